@@ -44,3 +44,26 @@ json_rows() {
 json_row_field() { # json_row_field SIZE NAME < json
 	json_rows | grep "\"bytes\":$1," | grep -o "\"$2\":[0-9.eE+-]*" | head -n 1 | cut -d: -f2
 }
+
+# a veth pair between the network namespaces NSa and NSb, PREFIX.1/24 on
+# NSa's end and PREFIX.2/24 on NSb's; fails without root (veth_down NS ends it)
+veth_up() { # NS PREFIX
+	ip netns add "$1a" 2>/dev/null || return 1
+	ip netns add "$1b" || return 1
+	ip -n "$1a" link add eth0 type veth peer name eth0 netns "$1b"
+	ip -n "$1a" addr add "$2.1/24" dev eth0
+	ip -n "$1b" addr add "$2.2/24" dev eth0
+	ip -n "$1a" link set eth0 up
+	ip -n "$1b" link set eth0 up
+}
+veth_down() { # NS
+	ip netns del "$1a" 2>/dev/null
+	ip netns del "$1b" 2>/dev/null
+}
+# tmp, a fresh directory, and ns, PREFIX and this shell's pid (the NS of
+# veth_up): both gone at exit
+veth_tmp() { # PREFIX
+	tmp=$(mktemp -d)
+	ns=$1$$
+	trap 'veth_down "$ns"; rm -rf "$tmp"' EXIT
+}

@@ -18,14 +18,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 command -v iperf3 >/dev/null || { echo "needs iperf3"; exit 2; }
-tmp=$(mktemp -d)
-ns=ftbw$$
-cleanup() {
-	ip netns del "${ns}a" 2>/dev/null
-	ip netns del "${ns}b" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+veth_tmp ftbw
 sizes=${SIZES:-65536 262144 1048576 4194304 16777216 67108864}
 vol=$((${VOL_MIB:-512} << 20))
 
@@ -92,13 +85,7 @@ echo "# tcp bandwidth (Gb/s), window 32, $((vol >> 20)) MiB per run; pairs: $run
 echo "# load at start: $(uptime)"
 case " $paths " in *" loopback "*) measure loopback "" "" 127.0.0.1 ;; esac
 case " $paths " in *" veth "*)
-	if [ "$(id -u)" = 0 ] && ip netns add "${ns}a" 2>/dev/null; then
-		ip netns add "${ns}b"
-		ip -n "${ns}a" link add eth0 type veth peer name eth0 netns "${ns}b"
-		ip -n "${ns}a" addr add 198.18.3.1/24 dev eth0
-		ip -n "${ns}b" addr add 198.18.3.2/24 dev eth0
-		ip -n "${ns}a" link set eth0 up
-		ip -n "${ns}b" link set eth0 up
+	if [ "$(id -u)" = 0 ] && veth_up "$ns" 198.18.3; then
 		measure veth "ip netns exec ${ns}a" "ip netns exec ${ns}b" 198.18.3.1
 	else
 		echo "veth: skipped (needs root and network namespaces)"

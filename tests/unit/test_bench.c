@@ -2070,6 +2070,139 @@ tcp_spin_large_rank(uint32_t rank, int lfd, uint16_t port, uint64_t how, struct 
 	return rc;
 }
 
+/* Wait until this process's TCP sockets have received @want bytes more than @before. */
+static int
+tcp_bytes_wait(const uint64_t *before, int nfd, uint64_t want, struct ft_error *err)
+{
+	uint64_t now[256], got = 0;
+	double t0 = ft__now();
+	int fd;
+
+	while (nfd <= 256 && ft__now() - t0 < 10) {
+		tcp_bytes_in(now, nfd);
+		for (got = 0, fd = 0; fd < nfd; fd++)
+			got += now[fd] - before[fd];
+		if (got >= want)
+			return 0;
+		usleep(1000);
+	}
+	return ft_error_set(err, FT_ETIMEDOUT, "%" PRIu64 " of %" PRIu64 " bytes arrived", got, want);
+}
+
+/*
+ * Rank 1 sends 16 messages of 4,000 bytes; once they wait in rank 0's
+ * socket, rank 0 posts 16 receives and one progress call takes them all in
+ * one recvmsg() (one recv() per message before).
+ */
+static int
+tcp_batch_recv(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
+{
+	enum { N = 16, LEN = 4000 };
+	struct ft_req q[N], *qp[N];
+	uint64_t before[256], calls;
+	size_t k, j;
+	int rc;
+
+	tcp_bytes_in(before, 256);
+	rc = ft__world_barrier(ep->w, err); /* rank 1 sends after rank 0 has counted */
+	for (k = 0; k < N && rc == 0; k++) {
+		for (j = 0; j < LEN; j++)
+			buf[k * LEN + j] = rank ? (unsigned char)(j * 5 + k) : 0;
+		qp[k] = &q[k];
+		if (rank)
+			rc = ft__ep_send(ep, &q[k], 0, buf + k * LEN, LEN, err);
+	}
+	if (rc == 0 && rank)
+		rc = ft__ep_wait(ep, qp, N, err);
+	if (rc == 0 && rank == 0)
+		rc = tcp_bytes_wait(before, 256, N * LEN, err);
+	for (k = 0; k < N && rc == 0 && rank == 0; k++)
+		rc = ft__ep_recv(ep, &q[k], 1, buf + k * LEN, LEN, err);
+	calls = ft__tcp_calls(ep);
+	if (rc == 0 && rank == 0)
+		rc = ep->ops->progress(ep, 0, err) < 0 ? -1 : 0;
+	for (k = 0; k < N && rc == 0 && rank == 0; k++)
+		if (!q[k].done)
+			rc = ft_error_set(err, FT_EIO, "receive %zu of %d not done", k, N);
+	if (rc == 0 && rank == 0 && ft__tcp_calls(ep) - calls != 1)
+		rc = ft_error_set(err, FT_EIO, "%d queued messages took %" PRIu64 " recv calls, want 1",
+		                  N, ft__tcp_calls(ep) - calls);
+	for (k = 0; k < N * LEN && rc == 0 && rank == 0; k++)
+		if (buf[k] != (unsigned char)((k % LEN) * 5 + k / LEN))
+			rc = ft_error_set(err, FT_EIO, "byte %zu wrong", k);
+	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
+}
+
+/*
+ * Rank 1 posts more 64 KiB sends than the sockets hold while rank 0 reads
+ * nothing: a spinning progress call that leaves sends queued and has no
+ * receive ends the wait's spin (spin_polls 0: it sleeps in poll() for
+ * POLLOUT), and the next post spins again. Then rank 0 reads them all.
+ */
+static int
+tcp_batch_send(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
+{
+	enum { N = 1024, LEN = 65536 };
+	struct ft_req *q = calloc(N, sizeof(*q));
+	struct ft_req **qp = calloc(N, sizeof(*qp));
+	bool full = false;
+	size_t k;
+	int rc = q && qp ? 0 : FT_ENOMEM;
+
+	for (k = 0; k < LEN; k++)
+		buf[k] = rank ? (unsigned char)(k * 3 + 1) : 0;
+	for (k = 0; k < N && rc == 0; k++) {
+		qp[k] = &q[k];
+		rc = rank ? ft__ep_send(ep, &q[k], 0, buf, LEN, err) :
+		            ft__ep_recv(ep, &q[k], 1, buf, LEN, err);
+		full = full || !q[k].done;
+	}
+	if (rc == 0 && rank == 1) {
+		if (!full || ep->spin_polls == 0)
+			rc = ft_error_set(err, FT_EIO, "64 MiB of sends all taken (%d) or no spin (%u)",
+			                  (int)full, ep->spin_polls);
+		else if (ep->ops->progress(ep, 0, err) < 0)
+			rc = -1;
+		else if (ep->spin_polls != 0)
+			rc = ft_error_set(err, FT_EIO, "a wait on full sockets alone kept spinning");
+	}
+	if (rc == 0) /* rank 0 reads from here on */
+		rc = ft__world_barrier(ep->w, err);
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, N, err);
+	for (k = 0; k < LEN && rc == 0 && rank == 0; k++)
+		if (buf[k] != (unsigned char)(k * 3 + 1))
+			rc = ft_error_set(err, FT_EIO, "byte %zu wrong", k);
+	free(q);
+	free(qp);
+	return rc;
+}
+
+static int
+tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = malloc(65536);
+	int rc = buf ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) : FT_ENOMEM;
+
+	(void)unused;
+	if (rc == 0)
+		rc = tcp_batch_recv(ep, rank, buf, err);
+	if (rc == 0)
+		rc = tcp_batch_send(ep, rank, buf, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+/* Queued stripes move in one call; a wait on full sockets alone sleeps. */
+static void
+test_tcp_batch(void **state)
+{
+	(void)state;
+	run_two(tcp_batch_rank, 0);
+}
+
 /* A pinned rank's saving for a @len-byte tcp message (ft__tcp_spin_terms). */
 static double
 tcp_pinned_saving(size_t len)
@@ -3803,6 +3936,7 @@ main(void)
 		cmocka_unit_test(test_tcp_stripes_streams),
 		cmocka_unit_test(test_abandon),
 		cmocka_unit_test(test_tcp_spin_large),
+		cmocka_unit_test(test_tcp_batch),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
