@@ -1891,10 +1891,13 @@ progress_a_while(struct ft_ep *ep, struct ft_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* A tcp receive given up on (a wait that failed): its stripes are dropped (test_abandon). */
+/*
+ * A receive given up on (a wait that failed) over transport @arg (0 tcp,
+ * 1 ucx): tcp drops its stripes, ucx closes the endpoint of the peer
+ * (test_abandon).
+ */
 static int
-tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
-                     struct ft_error *err)
+p2p_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
 	enum { LEN = 65536 };
 	struct ft_bench_cfg cfg;
@@ -1904,11 +1907,10 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	char chosen[16], *buf = malloc(LEN);
 	int rc = buf ? join_two(rank, lfd, port, &w, err) : FT_ENOMEM;
 
-	(void)unused;
 	if (rc == 0) {
 		ft_bench_cfg_init(&cfg);
 		cfg.timeout_s = 10;
-		ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+		ft_strlcpy(cfg.transport, arg ? "ucx" : "tcp", sizeof(cfg.transport));
 		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
 	}
 	if (rc == 0)
@@ -1919,15 +1921,15 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	}
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
-	if (rc == 0 && rank == 1) {
+	/* both progress: ucx's send needs the receiver's worker to take its fragments */
+	if (rc == 0 && rank == 1)
 		rc = ft__ep_send(ep, &q, 0, buf, LEN, err);
-		if (rc == 0)
-			rc = ft__ep_wait1(ep, &q, err);
-	}
+	if (rc == 0)
+		rc = progress_a_while(ep, err);
+	if (rc == 0 && rank == 1 && !q.done)
+		ft__ep_abandon(ep);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
-	if (rc == 0 && rank == 0)
-		rc = progress_a_while(ep, err);
 	return end_given_up(w, ep, rank == 0, buf, LEN, &q, rc, err);
 }
 
@@ -1980,12 +1982,95 @@ shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	return end_given_up(w, ep, copies[1] == 1 && rank == 0, buf, len, &q, rc, err);
 }
 
+/*
+ * Rank 0's receive of a single copy its sender gave up on (shm_quit_exchange):
+ * it must end with an error naming rank 1, having read none of the sender's
+ * buffer (now @stale bytes 0x77), and hold nothing.
+ */
+static int
+check_quit(struct ft_ep *ep, const char *buf, size_t len, struct ft_req *q, int e,
+           struct ft_error *err)
+{
+	char msg[sizeof(err->msg)];
+	size_t i, stale = 0;
+
+	for (i = 0; i < len; i++)
+		stale += buf[i] == 0x77;
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	if (e != FT_EPEER || !strstr(msg, "rank 1") || !strstr(msg, "gave up") || stale ||
+	    q->done || (ep->holds && ep->holds(ep, buf, len)))
+		return ft_error_set(err, FT_EIO,
+		                    "a receive whose sender gave up: %d (%s), %zu bytes of the "
+		                    "sender's given-up buffer read%s",
+		                    e, msg, stale, q->done ? ", the request marked done" : "");
+	ft_error_clear(err);
+	return 0;
+}
+
+/*
+ * An shm single copy given up on by its sender, rank 1, before (@begun 0)
+ * or after (@begun 1) rank 0 began reading it (claiming no piece: the
+ * sender's abandon runs between rank 0's claims). Rank 1 then rewrites its
+ * buffer with 0x77, as a freed one may be, and rank 0 must see the quit
+ * (check_quit): without it, rank 0 read all 1,048,613 bytes of 0x77 and
+ * marked the receive done. Skipped where the kernel refuses cross-memory
+ * attach (the message then goes pipelined).
+ */
+static int
+shm_quit_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t begun, struct ft_error *err)
+{
+	const size_t len = (1u << 20) + 37;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	uint64_t copies[2] = { 0, 0 };
+	char *buf = malloc(len);
+	int rc = buf ? open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err) : FT_ENOMEM;
+
+	if (rc == 0)
+		memset(buf, rank ? 0x55 : 0xaa, len);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+		if (rc == 0)
+			rc = ep->ops->progress(ep, 0, err); /* the descriptor, nothing else yet */
+		rc = rc < 0 ? rc : 0;
+		ft__shm_copies(ep, 0, copies);
+	}
+	if (rc == 0)
+		rc = ft__world_bcast(w, copies, sizeof(copies), 1, err);
+	if (rc == 0 && copies[1] == 1 && rank == 0) {
+		ft__shm_share_recv_off(ep, true);
+		rc = ft__ep_recv(ep, &q, 1, buf, len, err);
+		if (rc == 0 && begun)
+			rc = ep->ops->progress(ep, 0, err); /* reads it: the copy begins */
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0 && copies[1] == 1)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && copies[1] == 1 && rank == 1) {
+		ft__ep_abandon(ep);
+		memset(buf, 0x77, len);
+	}
+	if (rc == 0 && copies[1] == 1)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && copies[1] == 1 && rank == 0) {
+		ft__shm_share_recv_off(ep, false);
+		rc = check_quit(ep, buf, len, &q, ft__ep_wait1(ep, &q, err), err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
 static void
 test_abandon(void **state)
 {
 	(void)state;
-	run_two(tcp_abandon_exchange, 0);
+	run_two(p2p_abandon_exchange, 0);
 	run_two(shm_abandon_exchange, 0);
+	run_two(shm_quit_exchange, 0);
+	run_two(shm_quit_exchange, 1);
 }
 
 /*
