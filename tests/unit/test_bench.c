@@ -2068,6 +2068,9 @@ test_abandon(void **state)
 {
 	(void)state;
 	run_two(p2p_abandon_exchange, 0);
+#if FT_HAVE_UCX
+	run_two(p2p_abandon_exchange, 1);
+#endif
 	run_two(shm_abandon_exchange, 0);
 	run_two(shm_quit_exchange, 0);
 	run_two(shm_quit_exchange, 1);
