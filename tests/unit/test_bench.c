@@ -2557,6 +2557,7 @@ struct fake_qp {
 	size_t bytes;
 	char first[16];
 	int ndropped; /* UD datagrams that found no receive posted at the destination */
+	bool error;   /* moved to IBV_QPS_ERR */
 	int nonesided; /* RDMA reads and atomics posted on this QP */
 };
 
@@ -2791,6 +2792,21 @@ f_destroy_qp(struct ibv_qp *qp)
 	return 0;
 }
 
+static void push_wc(struct fake_cq *cq, uint64_t id, enum ibv_wc_opcode opc, uint32_t len);
+
+/* Off: a queue pair moved to Error keeps its receives (an adapter slow to flush them). */
+static bool fake_flush_off;
+
+/* The Error state: every receive still posted completes, flushed (IBA 11.4.2.1). */
+static void
+fake_flush(struct fake_qp *q)
+{
+	while (!fake_flush_off && q->rhead != q->rtail) {
+		push_wc(q->cq, q->rq[q->rhead++ % 64].wr_id, IBV_WC_RECV, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_WR_FLUSH_ERR;
+	}
+}
+
 static int
 f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
@@ -2809,6 +2825,10 @@ f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		q->qkey = a->qkey;
 	if (q->nstates < 4)
 		q->states[q->nstates++] = a->qp_state;
+	if (a->qp_state == IBV_QPS_ERR) {
+		q->error = true;
+		fake_flush(q);
+	}
 	return 0;
 }
 
@@ -2890,8 +2910,14 @@ f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 	struct fake_rwr *rw;
 
 	d = qp_by_num(ud ? wr->wr.ud.remote_qpn : q->dest);
-	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS)
+	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS || q->error)
 		return -1;
+	if (d->error && !ud) {
+		/* RC: the peer's queue pair answers nothing; the send runs out of retries */
+		push_wc(q->cq, wr->wr_id, IBV_WC_SEND, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_RETRY_EXC_ERR;
+		return 0;
+	}
 	if (wr->num_sge && !fake_lkey_ok(&wr->sg_list[0]))
 		return -1;
 	if (wr->num_sge)
@@ -3170,6 +3196,75 @@ test_verbs_mr_cache_forgets(void **state)
 	ft__ep_close(ep[1]);
 	for (int i = 0; i < nfake_mrs; i++)
 		assert_true(fake_mrs[i].mr->lkey < since);
+}
+
+/* A receive of @len bytes into @dst from rank 0, posted on @ep and given up on (verbs). */
+static void
+verbs_recv_given_up(struct ft_ep *ep, struct ft_req *r, char *dst, size_t len)
+{
+	struct ft_error err = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->buf = dst;
+	r->len = len;
+	assert_int_equal(ep->ops->post_recv(ep, r, &err), 0);
+	ft__ep_abandon(ep);
+}
+
+/*
+ * Rank 1 gives up on a posted receive: its queue pair goes to Error, the
+ * receive is flushed and polled, and the buffer is neither held nor written
+ * when rank 0 sends afterwards (rank 0's send fails, out of retries); a
+ * later receive from rank 0 is refused, naming it. Without the abandon, the
+ * send landed in the buffer and the freed request was marked done. An
+ * adapter that does not flush in time (fake_flush_off) keeps the buffer
+ * held and registered until the endpoint is closed.
+ */
+static void
+test_verbs_abandon(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 1 << 16 };
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	static char src[4096], dst[4096], zero[4096];
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	struct ft_req s, r;
+	uint32_t since = next_key;
+
+	(void)state;
+	verbs_pair(&o, ep);
+	memset(src, 0x55, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	verbs_recv_given_up(ep[1], &r, dst, sizeof(dst));
+	memset(&s, 0, sizeof(s));
+	s.peer = 1;
+	s.buf = src;
+	s.len = sizeof(src);
+	assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+	ops->progress(ep[1], 0, &err);
+	assert_false(r.done);
+	assert_memory_equal(dst, zero, sizeof(dst));
+	assert_true(fake_qps[1]->error);
+	assert_true(ep[1]->holds && !ep[1]->holds(ep[1], dst, sizeof(dst)));
+	assert_int_equal(ops->progress(ep[0], 0, &err), FT_EPEER);
+	assert_non_null(strstr(err.msg, "send with rank 1 failed"));
+	ft_error_clear(&err);
+	assert_int_equal(ops->post_recv(ep[1], &r, &err), FT_EPEER);
+	assert_non_null(strstr(err.msg, "a receive from rank 0 refused: an exchange with it was "
+	                                "given up on"));
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+
+	fake_flush_off = true;
+	verbs_pair(&o, ep);
+	verbs_recv_given_up(ep[1], &r, dst, sizeof(dst));
+	fake_flush_off = false;
+	assert_true(ep[1]->holds(ep[1], dst + 100, 1));
+	ep[1]->forget(ep[1], dst, sizeof(dst));
+	assert_true(fake_registered((uintptr_t)dst, since));
+	assert_true(ep[1]->holds_end_at_close);
+	ops->close(ep[0]);
+	ops->close(ep[1]);
 }
 
 /*
@@ -3897,6 +3992,7 @@ main(void)
 		cmocka_unit_test(test_pool),
 #if FT_HAVE_VERBS
 		cmocka_unit_test(test_verbs_double),
+		cmocka_unit_test(test_verbs_abandon),
 		cmocka_unit_test(test_verbs_qps),
 		cmocka_unit_test(test_verbs_mr_cache_forgets),
 		cmocka_unit_test(test_verbs_ud),
