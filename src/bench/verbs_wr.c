@@ -7,9 +7,10 @@
  * adapter may still read or write are known.
  *
  * Giving up (a wait or a post that failed): the adapter owns a posted work
- * request's buffer until its completion is polled (IBA 10.8.5, 11.4.2.1:
- * a queue pair moved to the Error state flushes every outstanding work
- * request, each completing with IBV_WC_WR_FLUSH_ERR). So the queue pairs
+ * request's buffer until its completion is polled, and a queue pair moved
+ * to the Error state (ibv_modify_qp, IBV_QPS_ERR) flushes every work
+ * request outstanding on it, each completing with IBV_WC_WR_FLUSH_ERR, as
+ * the InfiniBand Architecture specifies for that state. So the queue pairs
  * with work requests outstanding are moved to Error and the completion
  * queue is polled until every one of them has completed, for up to
  * VERBS_ABANDON_S; one still outstanding then keeps its buffer held

@@ -2797,7 +2797,7 @@ static void push_wc(struct fake_cq *cq, uint64_t id, enum ibv_wc_opcode opc, uin
 /* Off: a queue pair moved to Error keeps its receives (an adapter slow to flush them). */
 static bool fake_flush_off;
 
-/* The Error state: every receive still posted completes, flushed (IBA 11.4.2.1). */
+/* The Error state: every receive still posted completes, flushed (IBV_WC_WR_FLUSH_ERR). */
 static void
 fake_flush(struct fake_qp *q)
 {
