@@ -1941,45 +1941,63 @@ p2p_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct
  * afterwards (without the retraction it wrote all 9). Skipped where the
  * kernel refuses cross-memory attach (the message then goes pipelined).
  */
+/* Two ranks and one shm message of SHM_ONE bytes from rank 1 to rank 0 (test_abandon). */
+struct shm_one {
+	struct ft_world *w;
+	struct ft_ep *ep;
+	struct ft_req q;
+	char *buf;   /* 0x55 on rank 1, 0xaa on rank 0 */
+	bool single; /* it goes as a single copy (not where the kernel refuses cross-memory attach) */
+};
+#define SHM_ONE ((1u << 20) + 37)
+
+/* Open @m; rank 1 posts the send and publishes its descriptor, nothing else yet. */
+static int
+shm_one_send(uint32_t rank, int lfd, uint16_t port, struct shm_one *m, struct ft_error *err)
+{
+	uint64_t copies[2] = { 0, 0 };
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->buf = malloc(SHM_ONE);
+	rc = m->buf ? open_two_shm(rank, lfd, port, 16384, SHM_ONE, &m->w, &m->ep, err) : FT_ENOMEM;
+	if (rc == 0)
+		memset(m->buf, rank ? 0x55 : 0xaa, SHM_ONE);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(m->ep, &m->q, 0, m->buf, SHM_ONE, err);
+		if (rc == 0)
+			rc = m->ep->ops->progress(m->ep, 0, err);
+		ft__shm_copies(m->ep, 0, copies);
+	}
+	if (rc >= 0)
+		rc = ft__world_bcast(m->w, copies, sizeof(copies), 1, err);
+	m->single = copies[1] == 1;
+	return rc;
+}
+
 static int
 shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
                      struct ft_error *err)
 {
-	const size_t len = (1u << 20) + 37;
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	struct ft_req q;
-	uint64_t copies[2] = { 0, 0 };
-	char *buf = malloc(len);
-	int rc = buf ? open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err) : FT_ENOMEM;
+	struct shm_one m;
+	int rc = shm_one_send(rank, lfd, port, &m, err);
 
 	(void)unused;
-	if (rc == 0) {
-		memset(buf, rank ? 0x55 : 0xaa, len);
-		ft__shm_share_recv_off(ep, true);
-	}
-	if (rc == 0 && rank == 1) {
-		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, true);
+		rc = ft__ep_recv(m.ep, &m.q, 1, m.buf, SHM_ONE, err);
 		if (rc == 0)
-			rc = ep->ops->progress(ep, 0, err); /* the descriptor, nothing else yet */
-		ft__shm_copies(ep, 0, copies);
-	}
-	if (rc >= 0)
-		rc = ft__world_bcast(w, copies, sizeof(copies), 1, err);
-	if (rc == 0 && copies[1] == 1 && rank == 0) {
-		rc = ft__ep_recv(ep, &q, 1, buf, len, err);
-		if (rc == 0)
-			rc = ep->ops->progress(ep, 0, err); /* reads it: the copy begins */
+			rc = m.ep->ops->progress(m.ep, 0, err); /* reads it: the copy begins */
 		rc = rc < 0 ? rc : 0;
-		ft__ep_abandon(ep);
+		ft__ep_abandon(m.ep);
 	}
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	if (rc == 0 && copies[1] == 1 && rank == 1)
-		rc = progress_a_while(ep, err);
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	return end_given_up(w, ep, copies[1] == 1 && rank == 0, buf, len, &q, rc, err);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 1)
+		rc = progress_a_while(m.ep, err);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	return end_given_up(m.w, m.ep, m.single && rank == 0, m.buf, SHM_ONE, &m.q, rc, err);
 }
 
 /*
@@ -2019,48 +2037,32 @@ check_quit(struct ft_ep *ep, const char *buf, size_t len, struct ft_req *q, int 
 static int
 shm_quit_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t begun, struct ft_error *err)
 {
-	const size_t len = (1u << 20) + 37;
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	struct ft_req q;
-	uint64_t copies[2] = { 0, 0 };
-	char *buf = malloc(len);
-	int rc = buf ? open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err) : FT_ENOMEM;
+	struct shm_one m;
+	int rc = shm_one_send(rank, lfd, port, &m, err);
 
-	if (rc == 0)
-		memset(buf, rank ? 0x55 : 0xaa, len);
-	if (rc == 0 && rank == 1) {
-		rc = ft__ep_send(ep, &q, 0, buf, len, err);
-		if (rc == 0)
-			rc = ep->ops->progress(ep, 0, err); /* the descriptor, nothing else yet */
-		rc = rc < 0 ? rc : 0;
-		ft__shm_copies(ep, 0, copies);
-	}
-	if (rc == 0)
-		rc = ft__world_bcast(w, copies, sizeof(copies), 1, err);
-	if (rc == 0 && copies[1] == 1 && rank == 0) {
-		ft__shm_share_recv_off(ep, true);
-		rc = ft__ep_recv(ep, &q, 1, buf, len, err);
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, true);
+		rc = ft__ep_recv(m.ep, &m.q, 1, m.buf, SHM_ONE, err);
 		if (rc == 0 && begun)
-			rc = ep->ops->progress(ep, 0, err); /* reads it: the copy begins */
+			rc = m.ep->ops->progress(m.ep, 0, err); /* reads it: the copy begins */
 		rc = rc < 0 ? rc : 0;
 	}
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	if (rc == 0 && copies[1] == 1 && rank == 1) {
-		ft__ep_abandon(ep);
-		memset(buf, 0x77, len);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 1) {
+		ft__ep_abandon(m.ep);
+		memset(m.buf, 0x77, SHM_ONE);
 	}
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	if (rc == 0 && copies[1] == 1 && rank == 0) {
-		ft__shm_share_recv_off(ep, false);
-		rc = check_quit(ep, buf, len, &q, ft__ep_wait1(ep, &q, err), err);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, false);
+		rc = check_quit(m.ep, m.buf, SHM_ONE, &m.q, ft__ep_wait1(m.ep, &m.q, err), err);
 	}
 	if (rc == 0)
-		rc = ft__world_barrier(w, err);
-	free(buf);
-	return close_two(ep, w, rc);
+		rc = ft__world_barrier(m.w, err);
+	free(m.buf);
+	return close_two(m.ep, m.w, rc);
 }
 
 static void
