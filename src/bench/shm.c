@@ -88,7 +88,9 @@ struct ring {
 	_Atomic uint64_t inl_tag;
 	_Atomic uint64_t inl[INL_WORDS];
 	_Atomic uint64_t tail; /* bytes read, by the receiver */
-	char pad2[CACHELINE - sizeof(uint64_t)];
+	/* set by the receiver when it gave up on messages from the sender (shm_abandon) */
+	_Atomic uint64_t rquit;
+	char pad2[CACHELINE - 2 * sizeof(uint64_t)];
 	_Atomic uint64_t cma_done; /* single-copy messages the receiver has read */
 	char pad3[CACHELINE - sizeof(uint64_t)];
 	/*
@@ -1122,6 +1124,18 @@ share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 	return moved;
 }
 
+/* Send @q to @p cannot end: the receiver gave up on what it was receiving (its rquit). */
+static int
+receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_EPEER,
+	                    "shm: %s gave up on the messages it was receiving: a send of %zu "
+	                    "bytes to it cannot end",
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), q->len);
+}
+
 /*
  * Write the descriptor of two-way message @q to @p at @head (copy_choose).
  * True when it goes as a single copy: it then waits on cq for the receiver.
@@ -1210,6 +1224,9 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		}
 		req_done(&pp->sq, &pp->sq_tail);
 	}
+	/* stuck (a full ring, a single copy unread) on a receiver that gave up */
+	if (moved == 0 && (pp->sq || pp->cq) && atomic_load_explicit(&r->rquit, memory_order_acquire))
+		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, err);
 	return moved;
 }
 
@@ -1450,7 +1467,8 @@ send_quit(struct shm_ep *ep, uint32_t p)
  * process_vm_writev, its receiver reads pieces of the send buffer with
  * process_vm_readv. It is retracted (and a receiver told that the sender
  * quit, so that it ends its receive with an error rather than read a
- * freed buffer), and waited for up to SHM_ABANDON_S; a piece still
+ * freed buffer; a sender stuck on a receiver that gave up is told the same
+ * way, by rquit), and waited for up to SHM_ABANDON_S; a piece still
  * unfinished then (a peer stopped in the middle of it) keeps the buffer
  * held (shm_holds), never freed while it is.
  */
@@ -1473,6 +1491,10 @@ shm_abandon(struct ft_ep *base)
 			              atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1);
 		if (pp->sq || pp->cq)
 			send_quit(ep, p);
+		if (pp->rq) {
+			ft__shm_publish(&r->rquit, 1);
+			ft__shm_bell_ring(ep, p);
+		}
 		pp->lost = pp->lost || pp->sq || pp->rq || pp->cq;
 		pp->sq = pp->sq_tail = pp->rq = pp->rq_tail = pp->cq = pp->cq_tail = NULL;
 	}

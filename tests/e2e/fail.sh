@@ -92,7 +92,7 @@ done
 # receive (recv:1). The run must end at once with the fault named (exit 3),
 # never with a read of the freed buffer ("Bad address", as the shm receiver
 # of the old code said), a corrupted heap or a wait to --timeout; shm's
-# receiver must say that rank 0 gave up.
+# peer must say which rank gave up.
 # bench_fault TRANSPORT FAULT: $rc, $took, $tmp/err set
 bench_fault() {
 	local start
@@ -116,9 +116,13 @@ for t in $transports; do
 			"$tmp/err"; then
 			echo "not ok: $name: exit $rc"; sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
 		fi
-		if [ "$t $fault" = "shm send:0" ] &&
-			! grep -q "rank 0 (host [^)]*) gave up on the messages it was sending" "$tmp/err"; then
-			echo "not ok: $name: the receiver did not say the sender gave up"
+		case "$t $fault" in
+		"shm send:0") told="rank 0 (host [^)]*) gave up on the messages it was sending" ;;
+		"shm recv:1") told="rank 1 (host [^)]*) gave up on the messages it was receiving" ;;
+		*) told="" ;;
+		esac
+		if [ -n "$told" ] && ! grep -q "$told" "$tmp/err"; then
+			echo "not ok: $name: the peer did not say that rank gave up"
 			sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
 		fi
 		if [ "$(echo "$took > 4" | bc)" = 1 ]; then

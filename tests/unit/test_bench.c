@@ -1938,7 +1938,9 @@ p2p_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct
  * begun (the receiver claims no piece itself, ft__shm_share_recv_off):
  * the pieces not yet claimed are retracted, and rank 1, the sender, writes
  * none into rank 0's buffer with process_vm_writev when it makes progress
- * afterwards (without the retraction it wrote all 9). Skipped where the
+ * afterwards (without the retraction it wrote all 9), and its progress
+ * ends with an error naming rank 0 (sender_told; before, it went on until
+ * --timeout and blamed a silent peer). Skipped where the
  * kernel refuses cross-memory attach (the message then goes pipelined).
  */
 /* Two ranks and one shm message of SHM_ONE bytes from rank 1 to rank 0 (test_abandon). */
@@ -1975,6 +1977,23 @@ shm_one_send(uint32_t rank, int lfd, uint16_t port, struct shm_one *m, struct ft
 	return rc;
 }
 
+/* Rank 1's progress (@rc) on a send whose receiver gave up must end so, naming rank 0. */
+static int
+sender_told(int rc, struct ft_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	if (rc != FT_EPEER || !strstr(msg, "rank 0") ||
+	    !strstr(msg, "gave up on the messages it was receiving"))
+		return ft_error_set(err, FT_EIO,
+		                    "a send whose receiver gave up: %d (%s), not FT_EPEER naming "
+		                    "rank 0",
+		                    rc, msg);
+	ft_error_clear(err);
+	return 0;
+}
+
 static int
 shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
                      struct ft_error *err)
@@ -1994,7 +2013,7 @@ shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	if (rc == 0 && m.single)
 		rc = ft__world_barrier(m.w, err);
 	if (rc == 0 && m.single && rank == 1)
-		rc = progress_a_while(m.ep, err);
+		rc = sender_told(progress_a_while(m.ep, err), err);
 	if (rc == 0 && m.single)
 		rc = ft__world_barrier(m.w, err);
 	return end_given_up(m.w, m.ep, m.single && rank == 0, m.buf, SHM_ONE, &m.q, rc, err);
