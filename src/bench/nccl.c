@@ -719,8 +719,8 @@ nccl_enqueue(struct nccl_ep *ep, const struct ft_bench_coll_args *a, char **dr_o
 
 	if (!ep->comm)
 		return ft_error_set(err, FT_EPEER,
-		                    "GPU %d: nccl %s: the communicator was aborted when a collective "
-		                    "was given up on",
+		                    "GPU %d: nccl %s: the communicator was aborted when a "
+		                    "collective was given up on",
 		                    ep->device, ft_op_name(a->coll));
 	ft__bench_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
 	d0 = dscratch(ep, 0, sbytes);

@@ -1072,7 +1072,7 @@ static int
 share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, struct ft_error *err)
 {
 	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
-	/* seq_cst: after share_begin's publication, so that a sender that quit sees it or is seen */
+	/* seq_cst: after share_begin's publication: a sender that quit sees it or is seen */
 	bool quit = atomic_load_explicit(&r->quit, memory_order_seq_cst) != 0;
 	uint64_t got;
 	size_t off;
@@ -1225,7 +1225,8 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		req_done(&pp->sq, &pp->sq_tail);
 	}
 	/* stuck (a full ring, a single copy unread) on a receiver that gave up */
-	if (moved == 0 && (pp->sq || pp->cq) && atomic_load_explicit(&r->rquit, memory_order_acquire))
+	if (moved == 0 && (pp->sq || pp->cq) &&
+	    atomic_load_explicit(&r->rquit, memory_order_acquire))
 		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, err);
 	return moved;
 }
@@ -1400,7 +1401,7 @@ static void
 share_retract(struct shm_ep *ep, uint32_t p, int dir, const struct ft_req *q, uint64_t num)
 {
 	struct ring *r = hold_ring(ep, p, dir);
-	/* seq_cst: ordered after the sender's quit, as the receiver's begin before its look at it */
+	/* seq_cst: after the sender's quit, as the receiver's begin is before its look at it */
 	uint64_t w = atomic_load_explicit(&r->share, memory_order_seq_cst);
 	uint64_t all = (q->len + SHARE_PIECE - 1) / SHARE_PIECE;
 

@@ -539,8 +539,9 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
 	rc = ep->ops->progress(ep, 0, err);
 	if (rc < 0)
 		return rc;
-	return ft_error_set(err, FT_EIO, "%s: a %s of %zu bytes %s %s given up on: a fault injected "
-	                    "by FT_FAULT_EP",
+	return ft_error_set(err, FT_EIO,
+	                    "%s: a %s of %zu bytes %s %s given up on: a fault injected by "
+	                    "FT_FAULT_EP",
 	                    ep->ops->name, reqs[i]->is_send ? "send" : "receive", reqs[i]->len,
 	                    reqs[i]->is_send ? "to" : "from",
 	                    ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)));

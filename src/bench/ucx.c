@@ -331,7 +331,7 @@ reap(struct ucx_ep *ep, struct ft_error *err)
 		ucp_request_free(n->ucx);
 		ft__pool_put(&ep->nodes, n);
 		if (!q)
-			continue; /* given up on: UCX is done with its buffer, whatever the outcome */
+			continue; /* given up on: UCX is done with its buffer, whatever the end */
 		if (st != UCS_OK) {
 			char who[96];
 

@@ -1949,7 +1949,7 @@ struct shm_one {
 	struct ft_ep *ep;
 	struct ft_req q;
 	char *buf;   /* 0x55 on rank 1, 0xaa on rank 0 */
-	bool single; /* it goes as a single copy (not where the kernel refuses cross-memory attach) */
+	bool single; /* a single copy (not where the kernel refuses cross-memory attach) */
 };
 #define SHM_ONE ((1u << 20) + 37)
 
