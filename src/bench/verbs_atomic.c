@@ -127,10 +127,12 @@ ft__verbs_atomic_run(struct ft_ep *base, uint32_t peer, enum ft_verbs_atomic op,
 		rc = atomic_wait(base, peer, FT_VERBS_FETCH_ADD, 0, &res[window], &reqs[window],
 		                 &end, err);
 	*wrong = op == FT_VERBS_CMP_SWAP && ep->nqps > 1 ? -1 : end != start + n;
+	/* atomics still posted after a failure name reqs and write res: flushed first */
+	if (rc < 0)
+		ft__ep_abandon(base);
 	ft_free(reqs);
-	if (res)
-		ft__verbs_forget(base, res, ((size_t)window + 1) * sizeof(*res));
-	ft_free(res);
+	if (res && !ft__ep_forget(base, res, ((size_t)window + 1) * sizeof(*res), FT__MEM_HEAP))
+		ft_free(res);
 	return rc;
 }
 

@@ -452,8 +452,8 @@ ft__world_orphan(struct ft_world *w, const struct ft_ep *ep, void *p, size_t len
 {
 	struct ft__orphan o = { p, len, kind, ep };
 
-	/* out of memory: the block is never released, which is safe */
-	if (p && kind != FT__MEM_KEEP && ft_vec_push(&w->orphans, &o) < 0)
+	/* out of memory, or no world: the block is never released, which is safe */
+	if (w && p && kind != FT__MEM_KEEP && ft_vec_push(&w->orphans, &o) < 0)
 		return;
 }
 

@@ -2579,6 +2579,8 @@ struct fake_qp {
 	char first[16];
 	int ndropped; /* UD datagrams that found no receive posted at the destination */
 	bool error;   /* moved to IBV_QPS_ERR */
+	uint64_t held[8]; /* atomics whose completion the adapter holds back (fake_atomic_hold) */
+	int nheld;
 	int nonesided; /* RDMA reads and atomics posted on this QP */
 };
 
@@ -2822,6 +2824,10 @@ static bool fake_flush_off;
 static void
 fake_flush(struct fake_qp *q)
 {
+	while (q->nheld > 0) {
+		push_wc(q->cq, q->held[--q->nheld], IBV_WC_FETCH_ADD, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_WR_FLUSH_ERR;
+	}
 	while (!fake_flush_off && q->rhead != q->rtail) {
 		push_wc(q->cq, q->rq[q->rhead++ % 64].wr_id, IBV_WC_RECV, 0);
 		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_WR_FLUSH_ERR;
@@ -2895,6 +2901,8 @@ scatter(const struct fake_rwr *rw, const char *src, uint32_t len, uint32_t skip)
 
 /* Every fake_atomic_lose-th atomic leaves the word alone (an adapter that loses updates). */
 static int fake_atomic_lose, fake_natomics;
+/* On: atomics never complete (a peer that stopped answering) until the queue pair's Error. */
+static bool fake_atomic_hold;
 
 /* Fetch-and-add or compare-and-swap on a remote word; the old value into the local entry. */
 static int
@@ -2906,6 +2914,10 @@ fake_atomic(struct fake_qp *q, struct ibv_send_wr *wr)
 
 	if (!w || wr->wr.atomic.remote_addr % 8 || wr->num_sge != 1 || wr->sg_list[0].length != 8)
 		return -1;
+	if (fake_atomic_hold && q->nheld < 8) {
+		q->held[q->nheld++] = wr->wr_id;
+		return 0;
+	}
 	memcpy(&old, w, 8);
 	memcpy((char *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
 	if (fake_atomic_lose && ++fake_natomics % fake_atomic_lose == 0) {
@@ -3530,6 +3542,39 @@ test_verbs_atomics(void **state)
  * is, 8 in flight on one QP, all match (150); latency mode times each of 20.
  * An adapter that loses every 7th update is caught (#wrong 1).
  */
+/*
+ * An atomic run that gives up (no completion within --timeout) while
+ * atomics are posted: they name its requests and write its result words,
+ * which it frees next, so it gives up on them first (the queue pair goes
+ * to Error) and a later poll of their flushed completions touches nothing
+ * of them. Without that, the flushed completions marked the freed requests
+ * done (AddressSanitizer: heap-use-after-free in verbs_progress).
+ */
+static void
+verbs_atomic_run_gives_up(void)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 64 };
+	struct ft_error err = { 0 };
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ft_ep *ep[2];
+	double secs;
+	int64_t wrong;
+
+	verbs_pair(&o, ep);
+	ep[0]->timeout_s = 0.05;
+	fake_atomic_hold = true;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 10, 4, NULL, &secs,
+	                                      &wrong, &err),
+	                 FT_ETIMEDOUT);
+	fake_atomic_hold = false;
+	/* what a later failure would do: the queue pair in Error, its completions polled */
+	fake_api.modify_qp(&fake_qps[0]->qp, &attr, IBV_QP_STATE);
+	assert_int_equal(ep[0]->ops->progress(ep[0], 0, &err), 0);
+	assert_true(fake_qps[0]->error);
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+}
+
 static void
 test_verbs_atomic_run(void **state)
 {
@@ -3541,6 +3586,7 @@ test_verbs_atomic_run(void **state)
 	uint64_t word;
 	int i, nmrs;
 
+	verbs_atomic_run_gives_up();
 	verbs_pair(&o, ep);
 	nmrs = nfake_mrs;
 	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 100, 16, NULL, &secs,
