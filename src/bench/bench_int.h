@@ -44,9 +44,10 @@ struct ft_world {
 	int failed;            /* a rank known to have failed (ft_world_fail), -1 none */
 	char failed_why[256];  /* what it said, the notice's text */
 	/*
-	 * struct ft__orphan: memory of MPI requests given up on before they
+	 * struct ft__orphan: memory of requests given up on before they
 	 * completed (a collective of the control plane, a transport's message),
-	 * still the MPI library's until MPI_Finalize (world.c).
+	 * still the library's or a peer's until they let go of it (world.c,
+	 * ft__ep_reclaim), or for MPI's until MPI_Finalize.
 	 */
 	struct ft_vec orphans;
 };
@@ -58,19 +59,26 @@ enum ft__mem {
 	FT__MEM_KEEP, /* another allocator's (CUDA's pinned memory, a segment): never released */
 };
 
+struct ft_ep;
 struct ft__orphan {
 	void *p;
 	size_t len;
 	enum ft__mem kind;
+	const struct ft_ep *ep; /* whose request holds it; NULL once that endpoint closed */
 };
 
 /*
- * Take block [@p, @p + @len) from a caller that was about to free it: the
- * MPI library may still read or write it for a request given up on. It is
- * released as @kind says after MPI_Finalize, or never when the world cannot
- * record it (out of memory) or the caller's MPI outlives the world.
+ * Take block [@p, @p + @len) from a caller that was about to free it: a
+ * request of @ep given up on may still read or write it. It is released as
+ * @kind says once @ep no longer holds it (ft__ep_reclaim), or when @ep
+ * closes if its transport lets go of everything then (ft_ep.holds_end_at_close),
+ * else after MPI_Finalize, or never when the world cannot record it (out of
+ * memory) or the caller's MPI outlives the world.
  */
-void ft__world_orphan(struct ft_world *w, void *p, size_t len, enum ft__mem kind);
+void ft__world_orphan(struct ft_world *w, const struct ft_ep *ep, void *p, size_t len,
+                      enum ft__mem kind);
+/* Release the block of orphan @i now, and drop the record. */
+void ft__world_orphan_release(struct ft_world *w, size_t i);
 /*
  * Under MPI, whether another rank's failure notice (ft_world_fail) came:
  * FT_EPEER naming that rank and what it said, else 0. For waits that would
@@ -251,6 +259,14 @@ struct ft_ep {
 	void (*abandon)(struct ft_ep *ep);
 	/* Whether a request still in flight may read or write [p, p + len) (mpi). NULL: never. */
 	bool (*holds)(struct ft_ep *ep, const void *p, size_t len);
+	/*
+	 * Once closed, nothing of the transport's uses memory any more (ucx: the
+	 * worker is destroyed; verbs: the queue pairs and registrations are), so
+	 * the blocks its requests held are released then (ft__ep_close).
+	 */
+	bool holds_end_at_close;
+	/* FT_FAULT_EP armed on this rank (transport.c): its next wait on such a request gives up */
+	enum { FT__FAULT_NONE, FT__FAULT_SEND, FT__FAULT_RECV } fault;
 };
 
 /*
@@ -290,6 +306,8 @@ void *ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes);
 bool ft__ep_forget(struct ft_ep *ep, void *p, size_t len, enum ft__mem kind) FT_MUST_CHECK;
 /* The requests in flight on @ep are given up on (ep->abandon; NULL-safe). */
 void ft__ep_abandon(struct ft_ep *ep);
+/* Release the blocks @ep's requests held (ft__ep_forget) that it holds no longer. */
+void ft__ep_reclaim(struct ft_ep *ep);
 /* Does the transport place its buffers itself (mem_alloc: shm's segment)? */
 bool ft__ep_own_memory(const struct ft_ep *ep);
 /* How a block of @ep's mem_alloc is released when orphaned (ft__ep_forget). */

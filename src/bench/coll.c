@@ -120,13 +120,50 @@ ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes)
 void
 ft__ep_close(struct ft_ep *ep)
 {
-	unsigned i;
+	struct ft_world *w;
+	size_t i;
+	unsigned k;
+	bool end;
 
 	if (!ep)
 		return;
-	for (i = 0; i < FT_ARRAY_SIZE(ep->scratch); i++)
-		scratch_free(ep, i);
+	for (k = 0; k < FT_ARRAY_SIZE(ep->scratch); k++)
+		scratch_free(ep, k);
+	ft__ep_reclaim(ep);
+	w = ep->w;
+	end = ep->holds_end_at_close;
 	ep->ops->close(ep);
+	/* what is still held: released now, or left to MPI_Finalize (or never) */
+	for (i = 0; w && i < w->orphans.len;) {
+		struct ft__orphan *o = ft_vec_at(&w->orphans, i);
+
+		if (o->ep != ep) {
+			i++;
+		} else if (end) {
+			ft__world_orphan_release(w, i);
+		} else {
+			o->ep = NULL;
+			i++;
+		}
+	}
+}
+
+void
+ft__ep_reclaim(struct ft_ep *ep)
+{
+	struct ft_world *w = ep ? ep->w : NULL;
+	size_t i = 0;
+
+	while (w && ep->holds && i < w->orphans.len) {
+		struct ft__orphan *o = ft_vec_at(&w->orphans, i);
+
+		if (o->ep == ep && !ep->holds(ep, o->p, o->len)) {
+			if (ep->forget)
+				ep->forget(ep, o->p, o->len);
+			ft__world_orphan_release(w, i); /* i is now the former last one */
+		} else
+			i++;
+	}
 }
 
 bool
@@ -138,7 +175,7 @@ ft__ep_forget(struct ft_ep *ep, void *p, size_t len, enum ft__mem kind)
 		ep->forget(ep, p, len);
 	if (!ep->holds || !ep->holds(ep, p, len))
 		return false;
-	ft__world_orphan(ep->w, p, len, kind);
+	ft__world_orphan(ep->w, ep, p, len, kind);
 	return true;
 }
 

@@ -161,9 +161,11 @@ reap(struct mpi_ep *ep)
 
 /*
  * The caller gave up on what it posted. Receives are cancelled (a send is
- * not: MPI 4.1 deprecates cancelling one, and it may not take) and tested
- * until they complete, for ABANDON_S at most; what remains is in flight
- * for good, and its buffers are held (mpi_holds) until MPI_Finalize.
+ * not: MPI 4.1 deprecates cancelling one, and Open MPI's ob1 accepts the
+ * call and cancels nothing) and every request is tested until it
+ * completes, for ABANDON_S at most; what remains is in flight, and its
+ * buffers are held (mpi_holds) until it completes (ft__ep_reclaim, at
+ * close) or, for good, until MPI_Finalize.
  */
 static void
 mpi_abandon(struct ft_ep *base)

@@ -298,7 +298,67 @@ struct nccl_ep {
 	int device;
 	void *dbuf[2];
 	size_t dbytes[2];
+	/*
+	 * A collective may still run on the stream (enqueued, not yet waited
+	 * for): its device buffers are NCCL's until it ends or the communicator
+	 * is aborted. A collective cannot be cancelled, and cudaFree() of its
+	 * buffers would first wait for it, for ever if a peer stopped: every
+	 * path that gives up on one aborts the communicator first (nccl_give_up).
+	 */
+	bool inflight;
+	bool capturing; /* -G: collectives are recorded into a graph, not run */
+	bool fault;     /* FT_FAULT_NCCL=coll:R armed on this rank (nccl_fault) */
 };
+
+/* Give up on the communicator: the collective never completes, and the ranks are told. */
+static void
+abort_comm(struct nccl_ep *ep)
+{
+	if (ep->comm)
+		ep->api.CommAbort(ep->comm);
+	ep->comm = NULL;
+	ep->inflight = false;
+}
+
+/* An error ends the collective on the stream: it is given up on before its buffers go. */
+static int
+nccl_give_up(struct nccl_ep *ep, int rc)
+{
+	if (rc < 0 && ep->inflight)
+		abort_comm(ep);
+	return rc;
+}
+
+static void
+nccl_abandon(struct ft_ep *base)
+{
+	nccl_give_up(ft_container_of(base, struct nccl_ep, base), -1);
+}
+
+/*
+ * FT_FAULT_NCCL=coll:R, for tests: rank R gives up on its first collective
+ * (or graph launch) as soon as it is on the stream, as an error of a later
+ * call would, while the collective still runs.
+ */
+static bool
+nccl_fault_armed(const struct ft_world *w)
+{
+	const char *e = getenv("FT_FAULT_NCCL");
+	uint64_t r;
+
+	return e && strncmp(e, "coll:", 5) == 0 && ft_parse_u64(e + 5, &r) == 0 && r == w->rank;
+}
+
+static int
+nccl_fault(struct nccl_ep *ep, const char *what, struct ft_error *err)
+{
+	if (!ep->fault)
+		return 0;
+	ep->fault = false;
+	return ft_error_set(err, FT_EIO, "GPU %d: nccl %s given up on once enqueued: a fault "
+	                    "injected by FT_FAULT_NCCL",
+	                    ep->device, what);
+}
 
 static int
 nccl_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -327,6 +387,7 @@ nccl_close(struct ft_ep *base)
 	struct nccl_ep *ep = ft_container_of(base, struct nccl_ep, base);
 	int i;
 
+	nccl_give_up(ep, -1); /* before the buffers: cudaFree would wait for the collective */
 	for (i = 0; i < 2; i++)
 		if (ep->dbuf[i])
 			ep->api.cudaFree(ep->dbuf[i]);
@@ -539,6 +600,8 @@ nccl_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out
 		                  w->info[w->rank].host, ep->device, ep->api.GetErrorString(nr));
 		goto fail;
 	}
+	ep->base.abandon = nccl_abandon;
+	ep->fault = nccl_fault_armed(w);
 	*out = &ep->base;
 	return 0;
 fail:
@@ -580,15 +643,6 @@ nccl_type(enum ft_dtype t)
 #define CUDA_ERROR_NOT_READY 600
 #define NCCL_IN_PROGRESS     7 /* ncclInProgress (2.14+): not an error */
 
-/* Give up on the communicator: the collective never completes, and the ranks are told. */
-static void
-abort_comm(struct nccl_ep *ep)
-{
-	if (ep->comm)
-		ep->api.CommAbort(ep->comm);
-	ep->comm = NULL;
-}
-
 /*
  * Wait for the collective on the stream, within --timeout: a blocking
  * cudaStreamSynchronize() would wait forever for a stopped or dead peer (NCCL
@@ -608,8 +662,10 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 
 	for (;;) {
 		rc = ep->api.cudaStreamQuery(ep->stream);
-		if (rc == 0)
+		if (rc == 0) {
+			ep->inflight = false;
 			return 0;
+		}
 		if (rc != CUDA_ERROR_NOT_READY) {
 			abort_comm(ep);
 			return ft_error_set(err, FT_EIO, "GPU %d: nccl %s: %s", ep->device, what,
@@ -661,6 +717,11 @@ nccl_enqueue(struct nccl_ep *ep, const struct ft_bench_coll_args *a, char **dr_o
 	bool made_op = false;
 	char *d0, *d1, *ds, *dr;
 
+	if (!ep->comm)
+		return ft_error_set(err, FT_EPEER,
+		                    "GPU %d: nccl %s: the communicator was aborted when a "
+		                    "collective was given up on",
+		                    ep->device, ft_op_name(a->coll));
 	ft__bench_bufsizes(a->coll, a->count, es, n, &sbytes, &rbytes);
 	d0 = dscratch(ep, 0, sbytes);
 	d1 = dscratch(ep, 1, FT_MAX(sbytes, rbytes));
@@ -699,6 +760,7 @@ nccl_enqueue(struct nccl_ep *ep, const struct ft_bench_coll_args *a, char **dr_o
 			                    ep->api.GetErrorString(nr));
 		made_op = true;
 	}
+	ep->inflight = ep->inflight || !ep->capturing;
 	switch (a->coll) {
 	case FT_OP_ALL_REDUCE:
 		nr = ep->api.AllReduce(ds, dr, a->count, t, op, ep->comm, ep->stream);
@@ -757,8 +819,10 @@ nccl_coll(struct ft_ep *base, const struct ft_bench_coll_args *a, struct ft_erro
 	char *dr = NULL;
 	int nr = nccl_enqueue(ep, a, &dr, &rbytes, err);
 
+	if (nr == 0)
+		nr = nccl_fault(ep, ft_op_name(a->coll), err);
 	if (nr < 0)
-		return nr;
+		return nccl_give_up(ep, nr);
 	nr = stream_wait(ep, ft_op_name(a->coll), err);
 	if (nr < 0)
 		return nr;
@@ -792,8 +856,10 @@ nccl_coll_graph(struct ft_ep *base, const struct ft_bench_coll_args *a, uint32_t
 	if (cr != 0)
 		return ft_error_set(err, FT_EIO, "GPU %d: cudaStreamBeginCapture: %s", ep->device,
 		                    ep->api.cudaGetErrorString(cr));
+	ep->capturing = true;
 	for (i = 0; i < ops && rc == 0; i++)
 		rc = nccl_enqueue(ep, a, &dr, &rbytes, err);
+	ep->capturing = false;
 	/* end the capture whatever happened, or the stream stays unusable */
 	cr = ep->api.cudaStreamEndCapture(ep->stream, &graph);
 	if (rc == 0 && cr != 0)
@@ -802,12 +868,19 @@ nccl_coll_graph(struct ft_ep *base, const struct ft_bench_coll_args *a, uint32_t
 	if (rc == 0 && (cr = ep->api.cudaGraphInstantiateWithFlags(&exec, graph, 0)) != 0)
 		rc = ft_error_set(err, FT_EIO, "GPU %d: cudaGraphInstantiate: %s", ep->device,
 		                  ep->api.cudaGetErrorString(cr));
-	for (i = 0; i < launches && rc == 0; i++)
+	for (i = 0; i < launches && rc == 0; i++) {
 		if ((cr = ep->api.cudaGraphLaunch(exec, ep->stream)) != 0)
 			rc = ft_error_set(err, FT_EIO, "GPU %d: cudaGraphLaunch: %s", ep->device,
 			                  ep->api.cudaGetErrorString(cr));
+		else
+			ep->inflight = true;
+		if (rc == 0)
+			rc = nccl_fault(ep, ft_op_name(a->coll), err);
+	}
 	if (rc == 0)
 		rc = stream_wait(ep, ft_op_name(a->coll), err);
+	/* a launch that failed after others: those still run on their buffers */
+	nccl_give_up(ep, rc);
 	if (exec)
 		ep->api.cudaGraphExecDestroy(exec);
 	if (graph)

@@ -88,7 +88,9 @@ struct ring {
 	_Atomic uint64_t inl_tag;
 	_Atomic uint64_t inl[INL_WORDS];
 	_Atomic uint64_t tail; /* bytes read, by the receiver */
-	char pad2[CACHELINE - sizeof(uint64_t)];
+	/* set by the receiver when it gave up on messages from the sender (shm_abandon) */
+	_Atomic uint64_t rquit;
+	char pad2[CACHELINE - 2 * sizeof(uint64_t)];
 	_Atomic uint64_t cma_done; /* single-copy messages the receiver has read */
 	char pad3[CACHELINE - sizeof(uint64_t)];
 	/*
@@ -101,7 +103,13 @@ struct ring {
 	_Atomic uint64_t share_dst;
 	char pad4[CACHELINE - 2 * sizeof(uint64_t)];
 	_Atomic uint64_t share_done;
-	char pad5[CACHELINE - sizeof(uint64_t)];
+	/*
+	 * Set by the sender when it gave up on messages to the receiver
+	 * (shm_abandon): the single copies it described may point into freed
+	 * memory, and nothing more comes through the ring (sender_quit).
+	 */
+	_Atomic uint64_t quit;
+	char pad5[CACHELINE - 2 * sizeof(uint64_t)];
 	/* data follows */
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
@@ -1014,6 +1022,30 @@ share_claim(struct ring *r, uint64_t num, size_t len)
 }
 
 /*
+ * Whether the sender on ring @r gave up (its quit) with nothing left in
+ * the ring after @tail: what it published came before its quit.
+ */
+static bool
+sender_quit(struct ring *r, uint64_t tail)
+{
+	return atomic_load_explicit(&r->quit, memory_order_seq_cst) &&
+	       atomic_load_explicit(&r->head, memory_order_acquire) == tail;
+}
+
+/* Receive @q from @p, of which @got bytes came, ends: the sender gave up on it. */
+static int
+peer_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, uint64_t got,
+          struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_EPEER,
+	                    "shm: %s gave up on the messages it was sending: a receive of %zu "
+	                    "bytes from it ends after %" PRIu64,
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), q->len, got);
+}
+
+/*
  * The receiver begins single copy @q from @p's buffer at @addr: its number
  * (the copies read so far, plus one) and buffer go where the sender can
  * claim its pieces, and the sender is rung in case it sleeps.
@@ -1040,10 +1072,13 @@ static int
 share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, struct ft_error *err)
 {
 	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
+	/* seq_cst: after share_begin's publication: a sender that quit sees it or is seen */
+	bool quit = atomic_load_explicit(&r->quit, memory_order_seq_cst) != 0;
+	uint64_t got;
 	size_t off;
 	int rc;
 
-	while (!ep->share_recv_off && (off = share_claim(r, num, q->len)) < q->len) {
+	while (!quit && !ep->share_recv_off && (off = share_claim(r, num, q->len)) < q->len) {
 		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
 
 		rc = cma_copy(ep, p, (char *)q->buf + off, q->priv[0] + off, n, false, err);
@@ -1052,8 +1087,11 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 		atomic_fetch_add_explicit(&r->share_done, n, memory_order_relaxed);
 		ep->peers[p].pieces[0]++;
 	}
-	/* acquire: the sender's pieces, written before its additions, are in */
-	return atomic_load_explicit(&r->share_done, memory_order_acquire) >= q->len;
+	/* acquire: the sender's pieces, written before its additions (and its quit), are in */
+	got = atomic_load_explicit(&r->share_done, memory_order_acquire);
+	if (got >= q->len)
+		return 1;
+	return quit ? peer_quit(ep, p, q, got, err) : 0;
 }
 
 /*
@@ -1084,6 +1122,18 @@ share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 		moved++;
 	}
 	return moved;
+}
+
+/* Send @q to @p cannot end: the receiver gave up on what it was receiving (its rquit). */
+static int
+receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, struct ft_error *err)
+{
+	char who[96];
+
+	return ft_error_set(err, FT_EPEER,
+	                    "shm: %s gave up on the messages it was receiving: a send of %zu "
+	                    "bytes to it cannot end",
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), q->len);
 }
 
 /*
@@ -1174,6 +1224,10 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		}
 		req_done(&pp->sq, &pp->sq_tail);
 	}
+	/* stuck (a full ring, a single copy unread) on a receiver that gave up */
+	if (moved == 0 && (pp->sq || pp->cq) &&
+	    atomic_load_explicit(&r->rquit, memory_order_acquire))
+		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, err);
 	return moved;
 }
 
@@ -1199,6 +1253,10 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 		size_t avail = (size_t)(head - tail);
 
+		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
+			rc = peer_quit(ep, p, q, q->off, err);
+			break;
+		}
 		if (two_ways(ep, q->len) && q->priv[1] == 0) {
 			struct cma_desc d;
 
@@ -1322,42 +1380,82 @@ ft__shm_spin_paid(struct shm_ep *ep, double *prev)
 	ft__spin_paid(&ep->base);
 }
 
-/*
- * The receiver gives up on single copy @q from @p while it is under way:
- * every piece not yet claimed is claimed at once, so that the sender takes
- * no more of them, and the bytes of those claimed so far are what the copy
- * must reach before nobody writes into @q's buffer (the receiver's own
- * pieces are done: it claims one at a time and copies it).
- */
-static void
-share_retract(struct shm_ep *ep, uint32_t p, struct ft_req *q)
+/* The ring of a single copy with @p: its to this rank (@dir SHM_HOLD_RECV) or this rank's to it. */
+static struct ring *
+hold_ring(struct shm_ep *ep, uint32_t p, int dir)
 {
-	struct ring *r = ring_at(ep, p, ep->rank);
-	uint64_t num = (atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1) & SHARE_LOW;
-	uint64_t w = atomic_load_explicit(&r->share, memory_order_acquire);
-	uint64_t all = (q->len + SHARE_PIECE - 1) / SHARE_PIECE;
-
-	do {
-		if (w >> 32 != num || (w & SHARE_LOW) >= all)
-			break;
-	} while (!atomic_compare_exchange_weak_explicit(&r->share, &w, (num << 32) | all,
-	                                                memory_order_acq_rel,
-	                                                memory_order_acquire));
-	ep->peers[p].held = q->buf;
-	ep->peers[p].held_len = q->len;
-	ep->peers[p].held_claimed = FT_MIN((w & SHARE_LOW) * SHARE_PIECE, (uint64_t)q->len);
+	return dir == SHM_HOLD_RECV ? ring_at(ep, p, ep->rank) : ring_at(ep, ep->rank, p);
 }
 
-/* Whether peer @p may still write into a receive buffer given up on (drops it once done). */
+/*
+ * This rank gives up on single copy number @num, @q, with @p (@dir: as its
+ * receiver or its sender) while it may be under way: every piece not yet
+ * claimed is claimed at once, so that the peer takes no more of them, and
+ * the bytes of those claimed so far are what the copy must reach before
+ * the peer stops using @q's buffer (this rank's own pieces are done: it
+ * claims one at a time and copies it). A copy the receiver has not begun
+ * has no piece claimed: its receiver finds the sender's quit first
+ * (share_recv).
+ */
+static void
+share_retract(struct shm_ep *ep, uint32_t p, int dir, const struct ft_req *q, uint64_t num)
+{
+	struct ring *r = hold_ring(ep, p, dir);
+	/* seq_cst: after the sender's quit, as the receiver's begin is before its look at it */
+	uint64_t w = atomic_load_explicit(&r->share, memory_order_seq_cst);
+	uint64_t all = (q->len + SHARE_PIECE - 1) / SHARE_PIECE;
+
+	num &= SHARE_LOW;
+	do {
+		if (w >> 32 != num)
+			return;
+		if ((w & SHARE_LOW) >= all)
+			break;
+	} while (!atomic_compare_exchange_weak_explicit(&r->share, &w, (num << 32) | all,
+	                                                memory_order_seq_cst,
+	                                                memory_order_seq_cst));
+	ep->peers[p].hold[dir].buf = q->buf;
+	ep->peers[p].hold[dir].len = q->len;
+	ep->peers[p].hold[dir].claimed = FT_MIN((w & SHARE_LOW) * SHARE_PIECE, (uint64_t)q->len);
+}
+
+/*
+ * Whether peer @p may still use the buffer of a single copy given up on
+ * (@dir), dropping the hold once it cannot: the copy's bytes reached what
+ * was claimed, the sender gave up as well (it writes nothing after its
+ * quit), or the peer's process is gone.
+ */
 static bool
-share_held(struct shm_ep *ep, uint32_t p)
+share_held(struct shm_ep *ep, uint32_t p, int dir)
+{
+	struct shm_hold *h = &ep->peers[p].hold[dir];
+	struct ring *r = hold_ring(ep, p, dir);
+
+	if (!h->buf)
+		return false;
+	if (atomic_load_explicit(&r->share_done, memory_order_acquire) >= h->claimed ||
+	    (dir == SHM_HOLD_RECV && atomic_load_explicit(&r->quit, memory_order_acquire)) ||
+	    (kill((pid_t)ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH))
+		h->buf = NULL;
+	return h->buf != NULL;
+}
+
+/*
+ * This rank gives up on what it sends to @p: the receiver is told (quit)
+ * before the copy it may be reading is retracted, so that it either sees
+ * the quit before it claims a piece of a buffer freed next, or has begun,
+ * and then the pieces it claimed are waited for (share_retract).
+ */
+static void
+send_quit(struct shm_ep *ep, uint32_t p)
 {
 	struct shm_peer *pp = &ep->peers[p];
+	struct ring *r = ring_at(ep, ep->rank, p);
 
-	if (pp->held && atomic_load_explicit(&ring_at(ep, p, ep->rank)->share_done,
-	                                     memory_order_acquire) >= pp->held_claimed)
-		pp->held = NULL;
-	return pp->held != NULL;
+	ft__shm_publish(&r->quit, 1);
+	ft__shm_bell_ring(ep, p);
+	if (pp->cq)
+		share_retract(ep, p, SHM_HOLD_SEND, pp->cq, pp->cq->priv[0]);
 }
 
 /*
@@ -1365,11 +1463,15 @@ share_held(struct shm_ep *ep, uint32_t p)
  * next. The queues hold the struct ft_req, so they are dropped: no later
  * progress touches them, and a peer whose queues had some is out of step
  * (part of a message in its ring) and takes no more messages. A single
- * copy under way is the one thing another process may still do to this
- * one's memory: its sender writes pieces into the receive buffer with
- * process_vm_writev. It is retracted, and waited for up to
- * SHM_ABANDON_S; a piece still unwritten then (a sender stopped in the
- * middle of it) keeps the buffer held (shm_holds), never freed.
+ * copy under way is what another process may still do with this one's
+ * memory: its sender writes pieces into the receive buffer with
+ * process_vm_writev, its receiver reads pieces of the send buffer with
+ * process_vm_readv. It is retracted (and a receiver told that the sender
+ * quit, so that it ends its receive with an error rather than read a
+ * freed buffer; a sender stuck on a receiver that gave up is told the same
+ * way, by rquit), and waited for up to SHM_ABANDON_S; a piece still
+ * unfinished then (a peer stopped in the middle of it) keeps the buffer
+ * held (shm_holds), never freed while it is.
  */
 #define SHM_ABANDON_S 0.2
 
@@ -1383,16 +1485,25 @@ shm_abandon(struct ft_ep *base)
 
 	for (p = 0; p < ep->nranks; p++) {
 		struct shm_peer *pp = &ep->peers[p];
+		struct ring *r = ring_at(ep, p, ep->rank);
 
 		if (ep->cma && pp->rq && pp->rq->priv[1] == 2)
-			share_retract(ep, p, pp->rq);
+			share_retract(ep, p, SHM_HOLD_RECV, pp->rq,
+			              atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1);
+		if (pp->sq || pp->cq)
+			send_quit(ep, p);
+		if (pp->rq) {
+			ft__shm_publish(&r->rquit, 1);
+			ft__shm_bell_ring(ep, p);
+		}
 		pp->lost = pp->lost || pp->sq || pp->rq || pp->cq;
 		pp->sq = pp->sq_tail = pp->rq = pp->rq_tail = pp->cq = pp->cq_tail = NULL;
 	}
 	while (busy && ft__now() < end) {
 		busy = false;
 		for (p = 0; p < ep->nranks; p++)
-			busy = share_held(ep, p) || busy;
+			busy = share_held(ep, p, SHM_HOLD_RECV) | share_held(ep, p, SHM_HOLD_SEND) |
+			       busy;
 		if (busy)
 			ft__cpu_relax();
 	}
@@ -1403,11 +1514,14 @@ shm_holds(struct ft_ep *base, const void *ptr, size_t len)
 {
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
 	uint32_t p;
+	int dir;
 
 	for (p = 0; p < ep->nranks; p++)
-		if (share_held(ep, p) &&
-		    ft__overlaps(ep->peers[p].held, ep->peers[p].held_len, ptr, len))
-			return true;
+		for (dir = SHM_HOLD_RECV; dir <= SHM_HOLD_SEND; dir++)
+			if (share_held(ep, p, dir) && ft__overlaps(ep->peers[p].hold[dir].buf,
+			                                           ep->peers[p].hold[dir].len, ptr,
+			                                           len))
+				return true;
 	return false;
 }
 

@@ -42,6 +42,14 @@ _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 /* ranks the direct collectives take (pointer arrays on the stack); beyond: rings */
 #define FT_SHM_DIRECT_MAX 64
 
+/* A buffer of a single copy given up on that the peer may still use (struct shm_peer). */
+struct shm_hold {
+	const char *buf; /* NULL: none */
+	size_t len;
+	uint64_t claimed;
+};
+enum { SHM_HOLD_RECV, SHM_HOLD_SEND };
+
 struct shm_peer {
 	struct ft_req *sq, *sq_tail;
 	struct ft_req *rq, *rq_tail;
@@ -65,13 +73,12 @@ struct shm_peer {
 	                                the ring looks full, so its line stays with the reader */
 	bool lost;                   /* requests dropped (shm.c, shm_abandon): out of step */
 	/*
-	 * A receive given up on during its single copy: the peer may still be
-	 * writing pieces it claimed into [held, held + held_len) until the copy's
-	 * bytes reach held_claimed (shm_abandon, shm_holds). NULL: none.
+	 * Single copies given up on while under way (shm_abandon, shm_holds):
+	 * [SHM_HOLD_RECV] a receive, whose sender may still write pieces it
+	 * claimed into it; [SHM_HOLD_SEND] a send, whose receiver may still read
+	 * pieces it claimed from it. Held until the copy's bytes reach claimed.
 	 */
-	const char *held;
-	size_t held_len;
-	uint64_t held_claimed;
+	struct shm_hold hold[2];
 };
 
 struct shm_ep {

@@ -140,6 +140,8 @@ all_local(const struct ft_world *w)
 	return true;
 }
 
+static int fault_arm(const struct ft_world *w);
+
 int
 ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
                    char *chosen, size_t clen, struct ft_error *err)
@@ -220,6 +222,7 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 	(*out)->stop = cfg->stop;
 	if ((*out)->spin_polls == 0)
 		(*out)->spin_polls = (uint32_t)(*out)->ops->spin_polls;
+	(*out)->fault = fault_arm(w);
 	return 0;
 }
 
@@ -500,13 +503,61 @@ wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error
 }
 
 /*
+ * FT_FAULT_EP=send:R or recv:R, for tests: rank R's first wait that finds a
+ * send (a receive) of FAULT_MIN_BYTES or more not done moves what moves at
+ * once, then gives up, as a timeout would, so that the transport's abandon
+ * runs while the message is under way and its peer still sends or reads.
+ */
+#define FAULT_MIN_BYTES (64 * 1024)
+
+static int
+fault_arm(const struct ft_world *w)
+{
+	const char *e = getenv("FT_FAULT_EP");
+	uint64_t r;
+
+	if (!e || (strncmp(e, "send:", 5) != 0 && strncmp(e, "recv:", 5) != 0) ||
+	    ft_parse_u64(e + 5, &r) < 0 || r != w->rank)
+		return FT__FAULT_NONE;
+	return e[0] == 's' ? FT__FAULT_SEND : FT__FAULT_RECV;
+}
+
+static int
+fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
+{
+	char who[96];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (!reqs[i]->done && reqs[i]->len >= FAULT_MIN_BYTES &&
+		    reqs[i]->is_send == (ep->fault == FT__FAULT_SEND))
+			break;
+	if (i == n)
+		return 0;
+	ep->fault = FT__FAULT_NONE;
+	rc = ep->ops->progress(ep, 0, err);
+	if (rc < 0)
+		return rc;
+	return ft_error_set(err, FT_EIO,
+	                    "%s: a %s of %zu bytes %s %s given up on: a fault injected by "
+	                    "FT_FAULT_EP",
+	                    ep->ops->name, reqs[i]->is_send ? "send" : "receive", reqs[i]->len,
+	                    reqs[i]->is_send ? "to" : "from",
+	                    ft__world_who(ep->w, reqs[i]->peer, who, sizeof(who)));
+}
+
+/*
  * A wait that fails leaves its requests to the transport (ep->abandon): the
  * caller frees their buffers and struct ft_req next.
  */
 int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
-	int rc = wait_all(ep, reqs, n, err);
+	int rc = ep->fault ? fault_fire(ep, reqs, n, err) : 0;
+
+	if (rc == 0)
+		rc = wait_all(ep, reqs, n, err);
 
 	if (rc < 0)
 		ft__ep_abandon(ep);

@@ -25,10 +25,12 @@
 #include <poll.h>
 #include <ucp/api/ucp.h>
 
-/* One UCX request in flight and the caller's request it completes. */
+/* One UCX request in flight and the caller's request it completes (NULL: given up on). */
 struct inflight {
 	struct ft_req *req;
 	void *ucx;
+	const char *buf; /* what UCX may write or read until it completes */
+	size_t len;
 	struct inflight *next;
 };
 
@@ -41,6 +43,7 @@ struct ucx_ep {
 	uint32_t rank, nranks;
 	struct inflight *pending, *pending_tail; /* in posting order */
 	struct ft__pool nodes; /* struct inflight */
+	bool *lost; /* per rank: requests to or from it were given up on (ucx_abandon) */
 };
 
 static int
@@ -55,28 +58,37 @@ ucx_fail(struct ft_error *err, const char *what, ucs_status_t st)
 	return ft_error_set(err, FT_EIO, "%s: %s", what, ucs_status_string(st));
 }
 
+/*
+ * Close the endpoint to @p with @flags (UCP_EP_CLOSE_FLAG_FORCE or 0, a
+ * flush) and progress until that is done, for up to @wait_s. A close that
+ * takes longer goes on inside UCX until the worker is destroyed.
+ */
+static void
+close_ep(struct ucx_ep *ep, uint32_t p, uint32_t flags, double wait_s)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = flags };
+	double deadline = ft__now() + wait_s;
+	void *r;
+
+	if (!ep->eps[p])
+		return;
+	r = ucp_ep_close_nbx(ep->eps[p], &prm);
+	while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS &&
+	       ft__now() < deadline)
+		ucp_worker_progress(ep->worker);
+	if (UCS_PTR_IS_PTR(r))
+		ucp_request_free(r);
+	ep->eps[p] = NULL;
+}
+
 /* Close endpoints (flushed while the peers are still there, forced after a deadline). */
 static void
 close_eps(struct ucx_ep *ep)
 {
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
 	uint32_t p;
 
-	for (p = 0; ep->eps && p < ep->nranks; p++) {
-		void *r;
-		double deadline = ft__now() + 1;
-
-		if (!ep->eps[p])
-			continue;
-		r = ucp_ep_close_nbx(ep->eps[p], &prm);
-		while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS &&
-		       ft__now() < deadline)
-			ucp_worker_progress(ep->worker);
-		if (UCS_PTR_IS_PTR(r))
-			ucp_request_free(r);
-		ep->eps[p] = NULL;
-	}
+	for (p = 0; ep->eps && p < ep->nranks; p++)
+		close_ep(ep, p, UCP_EP_CLOSE_FLAG_FORCE, 1);
 }
 
 static void
@@ -97,6 +109,7 @@ ucx_close(struct ft_ep *base)
 		ucp_cleanup(ep->ctx);
 	ft__pool_release(&ep->nodes);
 	ft_free(ep->eps);
+	ft_free(ep->lost);
 	ft_free(ep);
 }
 
@@ -145,6 +158,9 @@ exchange_addresses(struct ft_world *w, struct ucx_ep *ep, char **all_out, size_t
 	return 0;
 }
 
+static void ucx_abandon(struct ft_ep *base);
+static bool ucx_holds(struct ft_ep *base, const void *p, size_t len);
+
 static int
 ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
          struct ft_error *err)
@@ -166,7 +182,11 @@ ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	ep->efd = -1;
 	ft__pool_init(&ep->nodes, sizeof(struct inflight));
 	ep->eps = ft_calloc(w->nranks, sizeof(*ep->eps));
-	if (!ep->eps)
+	ep->lost = ft_calloc(w->nranks, sizeof(*ep->lost));
+	ep->base.abandon = ucx_abandon;
+	ep->base.holds = ucx_holds;
+	ep->base.holds_end_at_close = true; /* the worker is destroyed: UCX lets go of everything */
+	if (!ep->eps || !ep->lost)
 		rc = FT_ENOMEM;
 	/* every rank sets up its own side, then all learn whether all could */
 	if (rc == 0 && (st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
@@ -250,6 +270,8 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 
 	if (req->peer >= ep->nranks || req->peer == ep->rank)
 		return ft_error_set(err, FT_EINVAL, "ucx: bad peer rank %u", req->peer);
+	if (ep->lost[req->peer])
+		return ft__ep_lost(base, "ucx", send, req->peer, err);
 	req->done = req->len == 0;
 	if (req->done)
 		return 0;
@@ -276,6 +298,8 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	}
 	n->req = req;
 	n->ucx = r;
+	n->buf = req->buf;
+	n->len = req->len;
 	if (ep->pending_tail)
 		ep->pending_tail->next = n;
 	else
@@ -306,6 +330,8 @@ reap(struct ucx_ep *ep, struct ft_error *err)
 		*pp = n->next;
 		ucp_request_free(n->ucx);
 		ft__pool_put(&ep->nodes, n);
+		if (!q)
+			continue; /* given up on: UCX is done with its buffer, whatever the end */
 		if (st != UCS_OK) {
 			char who[96];
 
@@ -343,6 +369,58 @@ ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		poll(&pfd, 1, FT_MIN(timeout_ms, 1));
 	}
 	return 0;
+}
+
+/*
+ * The caller gave up on what it posted and frees the buffers and requests
+ * next. Each UCX request is cancelled (UCX 1.13 cancels tagged and active
+ * message receives; a stream's is not cancelled that way), and the
+ * endpoint of every peer that had one is closed: destroying it ends the
+ * stream receives still posted on it (with an error), after which no
+ * progress of the worker copies into their buffers. The close flushes
+ * (UCX refuses a forced close, "Invalid parameter", on an endpoint made
+ * without peer error handling, as fabtune's are), so sends in flight end
+ * first. The requests are then progressed until they complete, for
+ * UCX_ABANDON_S at most; one still incomplete keeps its buffer held
+ * (ucx_holds) until the worker is destroyed at close. A peer whose
+ * messages were given up on is out of step and takes no more.
+ */
+#define UCX_ABANDON_S 0.2
+
+static void
+ucx_abandon(struct ft_ep *base)
+{
+	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
+	double end = ft__now() + UCX_ABANDON_S;
+	struct ft_error err = { 0 };
+	struct inflight *n;
+	uint32_t p;
+
+	for (n = ep->pending; n; n = n->next) {
+		if (n->req)
+			ep->lost[n->req->peer] = true;
+		n->req = NULL;
+		ucp_request_cancel(ep->worker, n->ucx);
+	}
+	for (p = 0; p < ep->nranks; p++)
+		if (ep->lost[p])
+			close_ep(ep, p, 0, UCX_ABANDON_S);
+	while (ep->pending && ft__now() < end) {
+		ucp_worker_progress(ep->worker);
+		reap(ep, &err);
+	}
+}
+
+static bool
+ucx_holds(struct ft_ep *base, const void *p, size_t len)
+{
+	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
+	const struct inflight *n;
+
+	for (n = ep->pending; n; n = n->next)
+		if (ft__overlaps(n->buf, n->len, p, len))
+			return true;
+	return false;
 }
 
 const struct ft_transport_ops ft_ucx_transport = {

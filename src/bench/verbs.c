@@ -237,6 +237,8 @@ ft__verbs_check_req(struct verbs_ep *ep, struct ft_req *req, struct ft_error *er
 {
 	if (req->peer >= ep->nranks || !ep->qp[(size_t)req->peer * ep->nqps])
 		return ft_error_set(err, FT_EINVAL, "verbs: bad peer rank %u", req->peer);
+	if (ep->lost[req->peer])
+		return ft__ep_lost(&ep->base, "verbs", req->is_send, req->peer, err);
 	if (req->len >= MAX_MSG)
 		return ft_error_set(err, FT_ERANGE, "verbs: message of %zu bytes is too large",
 		                    req->len);
@@ -249,10 +251,9 @@ ft__verbs_check_req(struct verbs_ep *ep, struct ft_req *req, struct ft_error *er
 	return 0;
 }
 
-/* A signaled work request for @req with one entry: @len bytes of req->buf, registered. */
 int
-ft__verbs_signaled_wr(struct verbs_ep *ep, struct ft_req *req, size_t len, struct ibv_send_wr *wr,
-            struct ibv_sge *sge, struct ft_error *err)
+ft__verbs_signaled_wr(struct verbs_ep *ep, struct ft_req *req, size_t len, size_t qp,
+                      struct ibv_send_wr *wr, struct ibv_sge *sge, struct ft_error *err)
 {
 	struct ibv_mr *mr = ft__verbs_mr_for(ep, req->buf, len, err);
 
@@ -262,7 +263,9 @@ ft__verbs_signaled_wr(struct verbs_ep *ep, struct ft_req *req, size_t len, struc
 	sge->length = (uint32_t)len;
 	sge->lkey = mr->lkey;
 	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = (uint64_t)(uintptr_t)req;
+	wr->wr_id = ft__verbs_wr_new(ep, req, len, qp);
+	if (!wr->wr_id)
+		return FT_ENOMEM;
 	wr->sg_list = sge;
 	wr->num_sge = len ? 1 : 0;
 	wr->send_flags = IBV_SEND_SIGNALED;
@@ -286,11 +289,11 @@ verbs_post_send(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 		req->done = true;
 		return 0;
 	}
-	rc = ft__verbs_signaled_wr(ep, req, req->len, &wr, &sge, err);
+	i = ft__verbs_next_qp(ep, req->peer, SEQ_TX);
+	rc = ft__verbs_signaled_wr(ep, req, req->len, i, &wr, &sge, err);
 	if (rc < 0)
 		return rc;
 	wr.opcode = IBV_WR_SEND;
-	i = ft__verbs_next_qp(ep, req->peer, SEQ_TX);
 	if (ep->opts.ud) {
 		wr.wr.ud.ah = ep->ah[req->peer];
 		wr.wr.ud.remote_qpn = ep->remote[i].qpn;
@@ -298,19 +301,23 @@ verbs_post_send(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 	} else if (req->len >= SMALL_MSG && ep->opts.op == FT_VERBS_WRITE) {
 		const struct ft_verbs_qp_info *r = &ep->remote[i];
 
-		if (req->len > r->len)
+		if (req->len > r->len) {
+			ft__verbs_wr_done(ep, wr.wr_id);
 			return ft_error_set(err, FT_ERANGE,
 			                    "verbs: %zu bytes do not fit rank %u's %" PRIu64
 			                    "-byte landing region",
 			                    req->len, req->peer, r->len);
+		}
 		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = htonl((uint32_t)req->len);
 		wr.wr.rdma.remote_addr = r->addr;
 		wr.wr.rdma.rkey = r->rkey;
 	}
-	if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0)
+	if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0) {
+		ft__verbs_wr_done(ep, wr.wr_id);
 		return ft_error_set(err, FT_EIO, "%s: ibv_post_send to rank %u failed: %s",
 		                    ep->devname, req->peer, strerror(errno));
+	}
 	return 0;
 }
 
@@ -342,38 +349,46 @@ verbs_post_recv(struct ft_ep *base, struct ft_req *req, struct ft_error *err)
 		i = ft__verbs_next_qp(ep, req->peer, SEQ_ONESIDED);
 		r = &ep->remote[i];
 
+		if (req->len > r->len)
+			return ft_error_set(err, FT_ERANGE,
+			                    "verbs: read of %zu bytes beyond rank "
+			                    "%u's region",
+			                    req->len, req->peer);
 		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = (uint64_t)(uintptr_t)req;
+		wr.wr_id = ft__verbs_wr_new(ep, req, req->len, i);
 		wr.sg_list = data;
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.wr.rdma.remote_addr = r->addr;
 		wr.wr.rdma.rkey = r->rkey;
-		if (req->len > r->len)
-			return ft_error_set(err, FT_ERANGE,
-			                    "verbs: read of %zu bytes beyond rank "
-			                    "%u's region",
-			                    req->len, req->peer);
-		if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0)
+		if (!wr.wr_id)
+			return FT_ENOMEM;
+		if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0) {
+			ft__verbs_wr_done(ep, wr.wr_id);
 			return ft_error_set(err, FT_EIO, "%s: RDMA read from rank %u failed: %s",
 			                    ep->devname, req->peer, strerror(errno));
+		}
 		return 0;
 	} else {
 		struct ibv_recv_wr wr, *bad = NULL;
 
+		i = ft__verbs_next_qp(ep, req->peer, SEQ_RX);
 		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = (uint64_t)(uintptr_t)req;
+		wr.wr_id = ft__verbs_wr_new(ep, req, req->len, i);
 		wr.sg_list = sge;
 		/* a write's bytes land in the region; the receive only takes the immediate */
 		wr.num_sge = ep->opts.ud +
 		             (req->len && !(req->len >= SMALL_MSG && ep->opts.op == FT_VERBS_WRITE));
 		if (!ep->opts.ud)
 			wr.sg_list = data;
-		i = ft__verbs_next_qp(ep, req->peer, SEQ_RX);
-		if (ep->api->post_recv(ep->qp[i], &wr, &bad) != 0)
+		if (!wr.wr_id)
+			return FT_ENOMEM;
+		if (ep->api->post_recv(ep->qp[i], &wr, &bad) != 0) {
+			ft__verbs_wr_done(ep, wr.wr_id);
 			return ft_error_set(err, FT_EIO, "%s: ibv_post_recv for rank %u failed: %s",
 			                    ep->devname, req->peer, strerror(errno));
+		}
 	}
 	return 0;
 }
@@ -383,27 +398,30 @@ verbs_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
 	struct verbs_ep *ep = ft_container_of(base, struct verbs_ep, base);
 	struct ibv_wc wc[32];
-	int n, i, done = 0;
+	int n, i, done = 0, rc = 0;
 
 	n = ep->api->poll_cq(ep->cq, (int)FT_ARRAY_SIZE(wc), wc);
 	if (n < 0)
 		return ft_error_set(err, FT_EIO, "%s: ibv_poll_cq failed", ep->devname);
+	/* every completion is taken, the first failure reported: none is polled twice */
 	for (i = 0; i < n; i++) {
-		struct ft_req *q = (struct ft_req *)(uintptr_t)wc[i].wr_id;
+		struct ft_req *q = ft__verbs_wr_done(ep, wc[i].wr_id);
 		char who[96];
 
-		if (wc[i].status != IBV_WC_SUCCESS)
-			return ft_error_set(
-			        err, FT_EPEER, "%s port %u: %s with %s failed: %s", ep->devname,
-			        ep->opts.port, wc[i].opcode & IBV_WC_RECV ? "receive" : "send",
-			        ft__world_who(base->w, q ? q->peer : 0, who, sizeof(who)),
-			        ibv_wc_status_str(wc[i].status));
-		if (q) {
+		if (!q)
+			continue; /* given up on (ft__verbs_abandon) */
+		if (wc[i].status != IBV_WC_SUCCESS && rc == 0)
+			rc = ft_error_set(err, FT_EPEER, "%s port %u: %s with %s failed: %s",
+			                  ep->devname, ep->opts.port,
+			                  wc[i].opcode & IBV_WC_RECV ? "receive" : "send",
+			                  ft__world_who(base->w, q->peer, who, sizeof(who)),
+			                  ibv_wc_status_str(wc[i].status));
+		if (wc[i].status == IBV_WC_SUCCESS) {
 			q->done = true;
 			done++;
 		}
 	}
-	return done;
+	return rc < 0 ? rc : done;
 }
 
 const struct ft_transport_ops ft_verbs_transport = {

@@ -34,7 +34,7 @@ ft__verbs_atomic(struct ft_ep *base, enum ft_verbs_atomic op, uint64_t offset, u
 		                    "verbs: atomic at offset %" PRIu64 " of rank %u's %" PRIu64
 		                    "-byte region: expected an 8-byte aligned word inside it",
 		                    offset, req->peer, r->len);
-	rc = ft__verbs_signaled_wr(ep, req, 8, &wr, &sge, err);
+	rc = ft__verbs_signaled_wr(ep, req, 8, i, &wr, &sge, err);
 	if (rc < 0)
 		return rc;
 	wr.opcode = op == FT_VERBS_FETCH_ADD ? IBV_WR_ATOMIC_FETCH_AND_ADD :
@@ -43,9 +43,11 @@ ft__verbs_atomic(struct ft_ep *base, enum ft_verbs_atomic op, uint64_t offset, u
 	wr.wr.atomic.rkey = r->rkey;
 	wr.wr.atomic.compare_add = arg;
 	wr.wr.atomic.swap = swap;
-	if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0)
+	if (ep->api->post_send(ep->qp[i], &wr, &bad) != 0) {
+		ft__verbs_wr_done(ep, wr.wr_id);
 		return ft_error_set(err, FT_EIO, "%s: atomic on rank %u failed: %s", ep->devname,
 		                    req->peer, strerror(errno));
+	}
 	return 0;
 }
 
@@ -125,10 +127,12 @@ ft__verbs_atomic_run(struct ft_ep *base, uint32_t peer, enum ft_verbs_atomic op,
 		rc = atomic_wait(base, peer, FT_VERBS_FETCH_ADD, 0, &res[window], &reqs[window],
 		                 &end, err);
 	*wrong = op == FT_VERBS_CMP_SWAP && ep->nqps > 1 ? -1 : end != start + n;
+	/* atomics still posted after a failure name reqs and write res: flushed first */
+	if (rc < 0)
+		ft__ep_abandon(base);
 	ft_free(reqs);
-	if (res)
-		ft__verbs_forget(base, res, ((size_t)window + 1) * sizeof(*res));
-	ft_free(res);
+	if (res && !ft__ep_forget(base, res, ((size_t)window + 1) * sizeof(*res), FT__MEM_HEAP))
+		ft_free(res);
 	return rc;
 }
 

@@ -42,6 +42,8 @@ ft__verbs_ep_free(struct verbs_ep *ep)
 	ft_free(ep->remote);
 	ft_free(ep->seq);
 	ft_free(ep->ah);
+	ft_free(ep->lost);
+	ft__pool_release(&ep->wrs);
 	ft_free(ep);
 }
 
@@ -153,7 +155,12 @@ ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, 
 	ep->nranks = nranks;
 	ep->nqps = o->nqps ? o->nqps : 1;
 	ft_vec_init(&ep->mrs, sizeof(struct mr_entry));
+	ft__pool_init(&ep->wrs, sizeof(struct verbs_wr));
 	ep->base.forget = ft__verbs_forget;
+	ep->base.abandon = ft__verbs_abandon;
+	ep->base.holds = ft__verbs_holds;
+	/* the queue pairs are destroyed before the registrations: the adapter lets go */
+	ep->base.holds_end_at_close = true;
 	if (ep->nqps > FT_VERBS_MAX_QPS) {
 		rc = ft_error_set(err, FT_ERANGE, "verbs: %u queue pairs per peer: expected 1 to %d",
 		                  ep->nqps, FT_VERBS_MAX_QPS);
@@ -169,7 +176,8 @@ ft__verbs_ep_new(const struct ft_verbs_api *api, const struct ft_verbs_opts *o, 
 	ep->remote = ft_calloc((size_t)nranks * ep->nqps, sizeof(*ep->remote));
 	ep->seq = ft_calloc((size_t)nranks * NSEQ, sizeof(*ep->seq));
 	ep->ah = ft_calloc(nranks, sizeof(*ep->ah));
-	if (!ep->qp || !ep->remote || !ep->seq || !ep->ah) {
+	ep->lost = ft_calloc(nranks, sizeof(*ep->lost));
+	if (!ep->qp || !ep->remote || !ep->seq || !ep->ah || !ep->lost) {
 		ft__verbs_ep_free(ep);
 		return FT_ENOMEM;
 	}

@@ -25,6 +25,15 @@ struct mr_entry {
 	bool device; /* GPU memory (ft__verbs_reg_cuda): undone by ft__verbs_unreg only */
 };
 
+/* A work request posted and not yet completed; its wr_id points here (verbs_wr.c). */
+struct verbs_wr {
+	struct ft_req *req; /* NULL once given up on (ft__verbs_abandon) */
+	const char *buf;    /* what the adapter may read or write until it completes */
+	size_t len;
+	size_t qp; /* index into qp[] */
+	struct verbs_wr *prev, *next;
+};
+
 struct verbs_ep {
 	struct ft_ep base;
 	const struct ft_verbs_api *api;
@@ -47,6 +56,9 @@ struct verbs_ep {
 	char grh[FT_VERBS_GRH_BYTES]; /* UD: where every receive's GRH goes, never read */
 	struct ibv_mr *grh_mr;
 	struct ft_vec mrs; /* struct mr_entry */
+	struct ft__pool wrs;      /* struct verbs_wr */
+	struct verbs_wr *posted;  /* outstanding, newest first */
+	bool *lost;               /* per peer: its queue pairs went to Error (ft__verbs_abandon) */
 };
 
 /*
@@ -69,6 +81,17 @@ ft__verbs_next_qp(struct verbs_ep *ep, uint32_t peer, int kind)
 	return (size_t)peer * ep->nqps + (*c)++ % ep->nqps;
 }
 
+/*
+ * Record a work request for @req over @len bytes of req->buf on queue pair
+ * @qp: its wr_id, 0 when out of memory. ft__verbs_wr_done: its completion
+ * was polled; the request it completes (NULL: given up on), the record
+ * released (verbs_wr.c).
+ */
+uint64_t ft__verbs_wr_new(struct verbs_ep *ep, struct ft_req *req, size_t len, size_t qp);
+struct ft_req *ft__verbs_wr_done(struct verbs_ep *ep, uint64_t wr_id);
+/* struct ft_ep's abandon and holds for verbs (verbs_wr.c). */
+void ft__verbs_abandon(struct ft_ep *base);
+bool ft__verbs_holds(struct ft_ep *base, const void *p, size_t len);
 /* Free everything @ep holds, in the order the adapter wants (verbs_ep.c). */
 void ft__verbs_ep_free(struct verbs_ep *ep);
 /* The registration covering @len bytes at @buf, registering it on first use (verbs_mr.c). */
@@ -77,8 +100,12 @@ struct ibv_mr *ft__verbs_mr_for(struct verbs_ep *ep, void *buf, size_t len, stru
 void ft__verbs_forget(struct ft_ep *base, const void *p, size_t len);
 /* Check @req against the endpoint (peer, size, UD's MTU) and mark it not done (verbs.c). */
 int ft__verbs_check_req(struct verbs_ep *ep, struct ft_req *req, struct ft_error *err);
-/* A signaled work request for @req with one entry: @len bytes of req->buf, registered. */
-int ft__verbs_signaled_wr(struct verbs_ep *ep, struct ft_req *req, size_t len,
+/*
+ * A signaled work request for @req on queue pair @qp with one entry: @len
+ * bytes of req->buf, registered, and recorded (ft__verbs_wr_new). A post
+ * that fails then drops the record: ft__verbs_wr_done(ep, wr->wr_id).
+ */
+int ft__verbs_signaled_wr(struct verbs_ep *ep, struct ft_req *req, size_t len, size_t qp,
                           struct ibv_send_wr *wr, struct ibv_sge *sge, struct ft_error *err);
 
 #endif

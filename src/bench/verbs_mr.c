@@ -32,6 +32,10 @@ ft__verbs_forget(struct ft_ep *base, const void *p, size_t len)
 	const char *lo = p, *hi = lo + (len ? len : 1);
 	size_t i = 0;
 
+	/* a work request given up on may still use it: it stays registered (ft__verbs_holds) */
+	if (ft__verbs_holds(base, p, len))
+		return;
+
 	while (i < ep->mrs.len) {
 		struct mr_entry *m = ft_vec_at(&ep->mrs, i);
 

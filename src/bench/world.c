@@ -447,13 +447,33 @@ fail:
 }
 
 void
-ft__world_orphan(struct ft_world *w, void *p, size_t len, enum ft__mem kind)
+ft__world_orphan(struct ft_world *w, const struct ft_ep *ep, void *p, size_t len,
+                 enum ft__mem kind)
 {
-	struct ft__orphan o = { p, len, kind };
+	struct ft__orphan o = { p, len, kind, ep };
 
-	/* out of memory: the block is never released, which is safe */
-	if (p && kind != FT__MEM_KEEP && ft_vec_push(&w->orphans, &o) < 0)
+	/* out of memory, or no world: the block is never released, which is safe */
+	if (w && p && kind != FT__MEM_KEEP && ft_vec_push(&w->orphans, &o) < 0)
 		return;
+}
+
+static void
+orphan_free(const struct ft__orphan *o)
+{
+	if (o->kind == FT__MEM_MAP)
+		munmap(o->p, o->len);
+	else
+		ft_free(o->p);
+}
+
+void
+ft__world_orphan_release(struct ft_world *w, size_t i)
+{
+	struct ft__orphan *o = ft_vec_at(&w->orphans, i);
+
+	orphan_free(o);
+	*o = *(struct ft__orphan *)ft_vec_at(&w->orphans, w->orphans.len - 1);
+	w->orphans.len--;
 }
 
 #if FT_HAVE_MPI
@@ -462,14 +482,8 @@ orphans_release(struct ft_world *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->orphans.len; i++) {
-		struct ft__orphan *o = ft_vec_at(&w->orphans, i);
-
-		if (o->kind == FT__MEM_MAP)
-			munmap(o->p, o->len);
-		else
-			ft_free(o->p);
-	}
+	for (i = 0; i < w->orphans.len; i++)
+		orphan_free(ft_vec_at(&w->orphans, i));
 	w->orphans.len = 0;
 }
 #endif

@@ -86,4 +86,49 @@ for fault in post wait coll; do
 		echo "ok: mpi $fault, $n ranks: rank 1's failure named, done in ${took}s (exit $rc)"
 	done
 done
+# shm and ucx, ranks started by --np: rank 0 gives up on a 1 MiB send still
+# under way (FT_FAULT_EP=send:0; shm sends it as a single copy, which its
+# receiver reads straight from the sender's buffer), or rank 1 on such a
+# receive (recv:1). The run must end at once with the fault named (exit 3),
+# never with a read of the freed buffer ("Bad address", as the shm receiver
+# of the old code said), a corrupted heap or a wait to --timeout; shm's
+# peer must say which rank gave up.
+# bench_fault TRANSPORT FAULT: $rc, $took, $tmp/err set
+bench_fault() {
+	local start
+	start=$(date +%s.%N)
+	FT_FAULT_EP=$2 MALLOC_PERTURB_=165 ASAN_OPTIONS=detect_leaks=0 UCX_TLS=shm,self \
+		timeout 60 "$fabtune" bench pt2pt_bw --transport "$1" --np 2 -b 1M -e 1M -n 20 \
+		--cma-min 256K --timeout 5s >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $start" | bc)
+}
+transports=shm
+"$fabtune" bench pt2pt_lat --transport ucx 2>&1 | grep -q "built without libucx" ||
+	transports="shm ucx"
+for t in $transports; do
+	for fault in send:0 recv:1; do
+		name="$t $fault"
+		bench_fault "$t" "$fault"
+		if [ "$rc" != 3 ] || ! grep -q "$t: a .* given up on: a fault injected by FT_FAULT_EP" \
+			"$tmp/err" || grep -qE \
+			'Bad address|corrupted|free\(\)|AddressSanitizer|runtime error|Segmentation|signal|stopped answering' \
+			"$tmp/err"; then
+			echo "not ok: $name: exit $rc"; sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
+		fi
+		case "$t $fault" in
+		"shm send:0") told="rank 0 (host [^)]*) gave up on the messages it was sending" ;;
+		"shm recv:1") told="rank 1 (host [^)]*) gave up on the messages it was receiving" ;;
+		*) told="" ;;
+		esac
+		if [ -n "$told" ] && ! grep -q "$told" "$tmp/err"; then
+			echo "not ok: $name: the peer did not say that rank gave up"
+			sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
+		fi
+		if [ "$(echo "$took > 4" | bc)" = 1 ]; then
+			echo "not ok: $name: took ${took}s"; fail=1; continue
+		fi
+		echo "ok: $name: given up on cleanly in ${took}s"
+	done
+done
 exit $fail

@@ -10,7 +10,9 @@
  * peer stopped. ncclCommAbort() writes "fake nccl: communicator aborted" on
  * stderr, so a test sees that the transport gave up on it.
  * FAKE_NCCL_HANG_INIT=1: ncclCommInitRank() never returns, as when a peer
- * stopped before the communicator exists.
+ * stopped before the communicator exists. cudaFree() of any memory while a
+ * collective never ends waits for ever, as the real one does (it
+ * synchronises the device first), after saying so on stderr.
  *
  * CUDA graphs: between cudaStreamBeginCapture() and cudaStreamEndCapture()
  * the collectives are recorded, not run; each cudaGraphLaunch() runs the
@@ -274,6 +276,11 @@ cudaMalloc(void **p, size_t n)
 int
 cudaFree(void *p)
 {
+	/* the real one first waits for the device: for ever under a collective that never ends */
+	if (p && cudaStreamQuery(NULL) == 600) {
+		fprintf(stderr, "fake nccl: cudaFree waits for a collective that never ends\n");
+		cudaStreamSynchronize(NULL);
+	}
 	free(p);
 	return 0;
 }

@@ -126,6 +126,23 @@ for t in tcp shm mpi ucx; do
 		one "$t" "$sig"
 	done
 done
+# fake_nccl VAR=VALUE... -- ARGS...: fabtune ARGS through the test double of
+# libnccl and the CUDA runtime with the VARs set; $rc and $took (seconds)
+# set, its output in $tmp/out and $tmp/err, the errors echoed as comments
+fake_nccl() {
+	local t0 vars=()
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	t0=$(date +%s.%N)
+	env FABTUNE_NCCL_LIBRARY="$FT_FAKE_NCCL" FABTUNE_CUDART_LIBRARY="$FT_FAKE_NCCL" "${vars[@]}" \
+		timeout -k 5 60 "$fabtune" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed "s/^/# /" "$tmp/err"
+}
 # nccl, through a test double of libnccl and the CUDA runtime (no GPU here):
 # after 50 collectives the stream never completes, as when a peer stopped.
 # Each rank must give up within --timeout and abort its communicator, where a
@@ -134,13 +151,8 @@ n=$((n + 1))
 if [ -z "${FT_FAKE_NCCL:-}" ]; then
 	echo "ok $n - nccl: a collective that never completes # SKIP no test double (FT_FAKE_NCCL)"
 else
-	t0=$(date +%s.%N)
-	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
-		FAKE_NCCL_HANG_AFTER=50 timeout -k 5 60 "$fabtune" bench all_reduce --transport nccl --np 2 \
-		-b 1M -e 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	took=$(echo "$(date +%s.%N) - $t0" | bc)
-	sed "s/^/# /" "$tmp/err"
+	fake_nccl FAKE_NCCL_HANG_AFTER=50 -- bench all_reduce --transport nccl --np 2 \
+		-b 1M -e 1M -n 1000000 -w 0 -c 0 --timeout "${timeout_s}s"
 	if [ "$rc" != 3 ]; then
 		echo "not ok $n - nccl: a collective that never completes: exit code $rc"
 		fail=$((fail + 1))
@@ -155,6 +167,34 @@ else
 		echo "ok $n - nccl: a collective that never completes ends in ${took}s, communicator aborted"
 	fi
 fi
+# nccl: rank 1 gives up on its first collective as soon as it is enqueued
+# (FT_FAULT_NCCL=coll:1), while it never completes (FAKE_NCCL_HANG_AFTER=0).
+# A collective cannot be cancelled: the rank must abort its communicator
+# before it frees the collective's buffers, where cudaFree() would wait for
+# the collective for ever (the double says so and waits), and end at once,
+# before rank 0's --timeout.
+n=$((n + 1))
+name="nccl: a collective given up on is aborted before its buffers are freed"
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - $name # SKIP no test double (FT_FAKE_NCCL)"
+else
+	fake_nccl FAKE_NCCL_HANG_AFTER=0 FT_FAULT_NCCL=coll:1 -- bench all_reduce --transport nccl \
+		--np 2 -b 1M -e 1M -n 10 -w 0 -c 0 --timeout "${timeout_s}s"
+	if [ "$rc" != 3 ] || grep -q 'cudaFree waits' "$tmp/err"; then
+		echo "not ok $n - $name: exit code $rc"
+		fail=$((fail + 1))
+	elif ! grep -q 'rank 1 .*nccl all_reduce given up on once enqueued: a fault injected by FT_FAULT_NCCL' "$tmp/err" ||
+		! grep -q 'fake nccl: communicator aborted' "$tmp/err"; then
+		echo "not ok $n - $name: rank 1's fault not named, or its communicator not aborted"
+		fail=$((fail + 1))
+	elif [ "$(echo "$took > $timeout_s" | bc)" = 1 ]; then
+		# before rank 0's --timeout: the abort was rank 1's (the launcher then stops rank 0)
+		echo "not ok $n - $name: took ${took}s"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - $name, in ${took}s"
+	fi
+fi
 # nccl again: ncclCommInitRank never returns (a peer that never joins the
 # communicator). Each rank must give up on it within --timeout (a watchdog
 # thread; the blocked one is left behind) and say so, naming itself.
@@ -163,13 +203,8 @@ name="nccl: a communicator init that never returns"
 if [ -z "${FT_FAKE_NCCL:-}" ]; then
 	echo "ok $n - $name # SKIP no test double (FT_FAKE_NCCL)"
 else
-	t0=$(date +%s.%N)
-	FABTUNE_NCCL_LIBRARY=$FT_FAKE_NCCL FABTUNE_CUDART_LIBRARY=$FT_FAKE_NCCL \
-		FAKE_NCCL_HANG_INIT=1 timeout -k 5 60 "$fabtune" bench all_reduce --transport nccl --np 2 \
-		--timeout "${timeout_s}s" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	took=$(echo "$(date +%s.%N) - $t0" | bc)
-	sed "s/^/# /" "$tmp/err"
+	fake_nccl FAKE_NCCL_HANG_INIT=1 -- bench all_reduce --transport nccl --np 2 \
+		--timeout "${timeout_s}s"
 	if [ "$rc" != 3 ]; then
 		echo "not ok $n - $name: exit code $rc"
 		fail=$((fail + 1))

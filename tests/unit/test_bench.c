@@ -1891,10 +1891,13 @@ progress_a_while(struct ft_ep *ep, struct ft_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-/* A tcp receive given up on (a wait that failed): its stripes are dropped (test_abandon). */
+/*
+ * A receive given up on (a wait that failed) over transport @arg (0 tcp,
+ * 1 ucx): tcp drops its stripes, ucx closes the endpoint of the peer
+ * (test_abandon).
+ */
 static int
-tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
-                     struct ft_error *err)
+p2p_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
 	enum { LEN = 65536 };
 	struct ft_bench_cfg cfg;
@@ -1904,11 +1907,10 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	char chosen[16], *buf = malloc(LEN);
 	int rc = buf ? join_two(rank, lfd, port, &w, err) : FT_ENOMEM;
 
-	(void)unused;
 	if (rc == 0) {
 		ft_bench_cfg_init(&cfg);
 		cfg.timeout_s = 10;
-		ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+		ft_strlcpy(cfg.transport, arg ? "ucx" : "tcp", sizeof(cfg.transport));
 		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
 	}
 	if (rc == 0)
@@ -1919,15 +1921,15 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
 	}
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
-	if (rc == 0 && rank == 1) {
+	/* both progress: ucx's send needs the receiver's worker to take its fragments */
+	if (rc == 0 && rank == 1)
 		rc = ft__ep_send(ep, &q, 0, buf, LEN, err);
-		if (rc == 0)
-			rc = ft__ep_wait1(ep, &q, err);
-	}
+	if (rc == 0)
+		rc = progress_a_while(ep, err);
+	if (rc == 0 && rank == 1 && !q.done)
+		ft__ep_abandon(ep);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
-	if (rc == 0 && rank == 0)
-		rc = progress_a_while(ep, err);
 	return end_given_up(w, ep, rank == 0, buf, LEN, &q, rc, err);
 }
 
@@ -1936,56 +1938,163 @@ tcp_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
  * begun (the receiver claims no piece itself, ft__shm_share_recv_off):
  * the pieces not yet claimed are retracted, and rank 1, the sender, writes
  * none into rank 0's buffer with process_vm_writev when it makes progress
- * afterwards (without the retraction it wrote all 9). Skipped where the
+ * afterwards (without the retraction it wrote all 9), and its progress
+ * ends with an error naming rank 0 (sender_told; before, it went on until
+ * --timeout and blamed a silent peer). Skipped where the
  * kernel refuses cross-memory attach (the message then goes pipelined).
  */
+/* Two ranks and one shm message of SHM_ONE bytes from rank 1 to rank 0 (test_abandon). */
+struct shm_one {
+	struct ft_world *w;
+	struct ft_ep *ep;
+	struct ft_req q;
+	char *buf;   /* 0x55 on rank 1, 0xaa on rank 0 */
+	bool single; /* a single copy (not where the kernel refuses cross-memory attach) */
+};
+#define SHM_ONE ((1u << 20) + 37)
+
+/* Open @m; rank 1 posts the send and publishes its descriptor, nothing else yet. */
+static int
+shm_one_send(uint32_t rank, int lfd, uint16_t port, struct shm_one *m, struct ft_error *err)
+{
+	uint64_t copies[2] = { 0, 0 };
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->buf = malloc(SHM_ONE);
+	rc = m->buf ? open_two_shm(rank, lfd, port, 16384, SHM_ONE, &m->w, &m->ep, err) : FT_ENOMEM;
+	if (rc == 0)
+		memset(m->buf, rank ? 0x55 : 0xaa, SHM_ONE);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(m->ep, &m->q, 0, m->buf, SHM_ONE, err);
+		if (rc == 0)
+			rc = m->ep->ops->progress(m->ep, 0, err);
+		ft__shm_copies(m->ep, 0, copies);
+	}
+	if (rc >= 0)
+		rc = ft__world_bcast(m->w, copies, sizeof(copies), 1, err);
+	m->single = copies[1] == 1;
+	return rc;
+}
+
+/* Rank 1's progress (@rc) on a send whose receiver gave up must end so, naming rank 0. */
+static int
+sender_told(int rc, struct ft_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	if (rc != FT_EPEER || !strstr(msg, "rank 0") ||
+	    !strstr(msg, "gave up on the messages it was receiving"))
+		return ft_error_set(err, FT_EIO,
+		                    "a send whose receiver gave up: %d (%s), not FT_EPEER naming "
+		                    "rank 0",
+		                    rc, msg);
+	ft_error_clear(err);
+	return 0;
+}
+
 static int
 shm_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
                      struct ft_error *err)
 {
-	const size_t len = (1u << 20) + 37;
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	struct ft_req q;
-	uint64_t copies[2] = { 0, 0 };
-	char *buf = malloc(len);
-	int rc = buf ? open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err) : FT_ENOMEM;
+	struct shm_one m;
+	int rc = shm_one_send(rank, lfd, port, &m, err);
 
 	(void)unused;
-	if (rc == 0) {
-		memset(buf, rank ? 0x55 : 0xaa, len);
-		ft__shm_share_recv_off(ep, true);
-	}
-	if (rc == 0 && rank == 1) {
-		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, true);
+		rc = ft__ep_recv(m.ep, &m.q, 1, m.buf, SHM_ONE, err);
 		if (rc == 0)
-			rc = ep->ops->progress(ep, 0, err); /* the descriptor, nothing else yet */
-		ft__shm_copies(ep, 0, copies);
-	}
-	if (rc >= 0)
-		rc = ft__world_bcast(w, copies, sizeof(copies), 1, err);
-	if (rc == 0 && copies[1] == 1 && rank == 0) {
-		rc = ft__ep_recv(ep, &q, 1, buf, len, err);
-		if (rc == 0)
-			rc = ep->ops->progress(ep, 0, err); /* reads it: the copy begins */
+			rc = m.ep->ops->progress(m.ep, 0, err); /* reads it: the copy begins */
 		rc = rc < 0 ? rc : 0;
-		ft__ep_abandon(ep);
+		ft__ep_abandon(m.ep);
 	}
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	if (rc == 0 && copies[1] == 1 && rank == 1)
-		rc = progress_a_while(ep, err);
-	if (rc == 0 && copies[1] == 1)
-		rc = ft__world_barrier(w, err);
-	return end_given_up(w, ep, copies[1] == 1 && rank == 0, buf, len, &q, rc, err);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 1)
+		rc = sender_told(progress_a_while(m.ep, err), err);
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	return end_given_up(m.w, m.ep, m.single && rank == 0, m.buf, SHM_ONE, &m.q, rc, err);
+}
+
+/*
+ * Rank 0's receive of a single copy its sender gave up on (shm_quit_exchange):
+ * it must end with an error naming rank 1, having read none of the sender's
+ * buffer (now @stale bytes 0x77), and hold nothing.
+ */
+static int
+check_quit(struct ft_ep *ep, const char *buf, size_t len, struct ft_req *q, int e,
+           struct ft_error *err)
+{
+	char msg[sizeof(err->msg)];
+	size_t i, stale = 0;
+
+	for (i = 0; i < len; i++)
+		stale += buf[i] == 0x77;
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	if (e != FT_EPEER || !strstr(msg, "rank 1") || !strstr(msg, "gave up") || stale ||
+	    q->done || (ep->holds && ep->holds(ep, buf, len)))
+		return ft_error_set(err, FT_EIO,
+		                    "a receive whose sender gave up: %d (%s), %zu bytes of the "
+		                    "sender's given-up buffer read%s",
+		                    e, msg, stale, q->done ? ", the request marked done" : "");
+	ft_error_clear(err);
+	return 0;
+}
+
+/*
+ * An shm single copy given up on by its sender, rank 1, before (@begun 0)
+ * or after (@begun 1) rank 0 began reading it (claiming no piece: the
+ * sender's abandon runs between rank 0's claims). Rank 1 then rewrites its
+ * buffer with 0x77, as a freed one may be, and rank 0 must see the quit
+ * (check_quit): without it, rank 0 read all 1,048,613 bytes of 0x77 and
+ * marked the receive done. Skipped where the kernel refuses cross-memory
+ * attach (the message then goes pipelined).
+ */
+static int
+shm_quit_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t begun, struct ft_error *err)
+{
+	struct shm_one m;
+	int rc = shm_one_send(rank, lfd, port, &m, err);
+
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, true);
+		rc = ft__ep_recv(m.ep, &m.q, 1, m.buf, SHM_ONE, err);
+		if (rc == 0 && begun)
+			rc = m.ep->ops->progress(m.ep, 0, err); /* reads it: the copy begins */
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 1) {
+		ft__ep_abandon(m.ep);
+		memset(m.buf, 0x77, SHM_ONE);
+	}
+	if (rc == 0 && m.single)
+		rc = ft__world_barrier(m.w, err);
+	if (rc == 0 && m.single && rank == 0) {
+		ft__shm_share_recv_off(m.ep, false);
+		rc = check_quit(m.ep, m.buf, SHM_ONE, &m.q, ft__ep_wait1(m.ep, &m.q, err), err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(m.w, err);
+	free(m.buf);
+	return close_two(m.ep, m.w, rc);
 }
 
 static void
 test_abandon(void **state)
 {
 	(void)state;
-	run_two(tcp_abandon_exchange, 0);
+	run_two(p2p_abandon_exchange, 0);
+#if FT_HAVE_UCX
+	run_two(p2p_abandon_exchange, 1);
+#endif
 	run_two(shm_abandon_exchange, 0);
+	run_two(shm_quit_exchange, 0);
+	run_two(shm_quit_exchange, 1);
 }
 
 /*
@@ -2602,6 +2711,9 @@ struct fake_qp {
 	size_t bytes;
 	char first[16];
 	int ndropped; /* UD datagrams that found no receive posted at the destination */
+	bool error;   /* moved to IBV_QPS_ERR */
+	uint64_t held[8]; /* atomics whose completion the adapter holds back (fake_atomic_hold) */
+	int nheld;
 	int nonesided; /* RDMA reads and atomics posted on this QP */
 };
 
@@ -2836,6 +2948,25 @@ f_destroy_qp(struct ibv_qp *qp)
 	return 0;
 }
 
+static void push_wc(struct fake_cq *cq, uint64_t id, enum ibv_wc_opcode opc, uint32_t len);
+
+/* Off: a queue pair moved to Error keeps its receives (an adapter slow to flush them). */
+static bool fake_flush_off;
+
+/* The Error state: every receive still posted completes, flushed (IBV_WC_WR_FLUSH_ERR). */
+static void
+fake_flush(struct fake_qp *q)
+{
+	while (q->nheld > 0) {
+		push_wc(q->cq, q->held[--q->nheld], IBV_WC_FETCH_ADD, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_WR_FLUSH_ERR;
+	}
+	while (!fake_flush_off && q->rhead != q->rtail) {
+		push_wc(q->cq, q->rq[q->rhead++ % 64].wr_id, IBV_WC_RECV, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_WR_FLUSH_ERR;
+	}
+}
+
 static int
 f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
@@ -2854,6 +2985,10 @@ f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		q->qkey = a->qkey;
 	if (q->nstates < 4)
 		q->states[q->nstates++] = a->qp_state;
+	if (a->qp_state == IBV_QPS_ERR) {
+		q->error = true;
+		fake_flush(q);
+	}
 	return 0;
 }
 
@@ -2899,6 +3034,8 @@ scatter(const struct fake_rwr *rw, const char *src, uint32_t len, uint32_t skip)
 
 /* Every fake_atomic_lose-th atomic leaves the word alone (an adapter that loses updates). */
 static int fake_atomic_lose, fake_natomics;
+/* On: atomics never complete (a peer that stopped answering) until the queue pair's Error. */
+static bool fake_atomic_hold;
 
 /* Fetch-and-add or compare-and-swap on a remote word; the old value into the local entry. */
 static int
@@ -2910,6 +3047,10 @@ fake_atomic(struct fake_qp *q, struct ibv_send_wr *wr)
 
 	if (!w || wr->wr.atomic.remote_addr % 8 || wr->num_sge != 1 || wr->sg_list[0].length != 8)
 		return -1;
+	if (fake_atomic_hold && q->nheld < 8) {
+		q->held[q->nheld++] = wr->wr_id;
+		return 0;
+	}
 	memcpy(&old, w, 8);
 	memcpy((char *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
 	if (fake_atomic_lose && ++fake_natomics % fake_atomic_lose == 0) {
@@ -2935,8 +3076,14 @@ f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 	struct fake_rwr *rw;
 
 	d = qp_by_num(ud ? wr->wr.ud.remote_qpn : q->dest);
-	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS)
+	if (!d || q->nstates < 3 || q->states[2] != IBV_QPS_RTS || q->error)
 		return -1;
+	if (d->error && !ud) {
+		/* RC: the peer's queue pair answers nothing; the send runs out of retries */
+		push_wc(q->cq, wr->wr_id, IBV_WC_SEND, 0);
+		q->cq->wc[(q->cq->tail - 1) % 256].status = IBV_WC_RETRY_EXC_ERR;
+		return 0;
+	}
 	if (wr->num_sge && !fake_lkey_ok(&wr->sg_list[0]))
 		return -1;
 	if (wr->num_sge)
@@ -3217,6 +3364,123 @@ test_verbs_mr_cache_forgets(void **state)
 		assert_true(fake_mrs[i].mr->lkey < since);
 }
 
+/* A receive of @len bytes into @dst from rank 0, posted on @ep and given up on (verbs). */
+static void
+verbs_recv_given_up(struct ft_ep *ep, struct ft_req *r, char *dst, size_t len)
+{
+	struct ft_error err = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	r->buf = dst;
+	r->len = len;
+	assert_int_equal(ep->ops->post_recv(ep, r, &err), 0);
+	ft__ep_abandon(ep);
+}
+
+/*
+ * Blocks held for a request given up on go back as soon as nothing holds
+ * them: a verbs receive flushed late (fake_flush_off) keeps its heap
+ * buffer, which ft__ep_forget gives to the world; once the flushed
+ * completion is polled, ft__ep_reclaim frees it (before, it stayed until
+ * MPI_Finalize, or outside MPI until the process exited); a second one
+ * still held when the endpoint closes is freed then (holds_end_at_close).
+ */
+static void
+verbs_orphans(const struct ft_verbs_opts *o)
+{
+	struct ft_world w = { 0 };
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	struct ft_req r;
+	char *buf = ft_malloc(4096);
+
+	assert_non_null(buf);
+	ft_vec_init(&w.orphans, sizeof(struct ft__orphan));
+	fake_flush_off = true;
+	verbs_pair(o, ep);
+	ep[1]->w = &w;
+	verbs_recv_given_up(ep[1], &r, buf, 4096);
+	assert_true(ft__ep_forget(ep[1], buf, 4096, FT__MEM_HEAP));
+	assert_int_equal(w.orphans.len, 1);
+	fake_flush_off = false;
+	fake_flush(fake_qps[1]);
+	assert_int_equal(ep[1]->ops->progress(ep[1], 0, &err), 0);
+	ft__ep_reclaim(ep[1]);
+	assert_int_equal(w.orphans.len, 0);
+	/* held until the close */
+	fake_flush_off = true;
+	buf = ft_malloc(4096);
+	assert_non_null(buf);
+	ep[0]->ops->close(ep[0]);
+	ft__ep_close(ep[1]);
+	verbs_pair(o, ep);
+	ep[1]->w = &w;
+	verbs_recv_given_up(ep[1], &r, buf, 4096);
+	fake_flush_off = false;
+	assert_true(ft__ep_forget(ep[1], buf, 4096, FT__MEM_HEAP));
+	ft__ep_close(ep[1]);
+	assert_int_equal(w.orphans.len, 0);
+	ep[0]->ops->close(ep[0]);
+	ft_vec_release(&w.orphans);
+}
+
+/*
+ * Rank 1 gives up on a posted receive: its queue pair goes to Error, the
+ * receive is flushed and polled, and the buffer is neither held nor written
+ * when rank 0 sends afterwards (rank 0's send fails, out of retries); a
+ * later receive from rank 0 is refused, naming it. Without the abandon, the
+ * send landed in the buffer and the freed request was marked done. An
+ * adapter that does not flush in time (fake_flush_off) keeps the buffer
+ * held and registered until the endpoint is closed.
+ */
+static void
+test_verbs_abandon(void **state)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 1 << 16 };
+	const struct ft_transport_ops *ops = &ft__verbs_test_ops;
+	static char src[4096], dst[4096], zero[4096];
+	struct ft_error err = { 0 };
+	struct ft_ep *ep[2];
+	struct ft_req s, r;
+	uint32_t since = next_key;
+
+	(void)state;
+	verbs_pair(&o, ep);
+	memset(src, 0x55, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	verbs_recv_given_up(ep[1], &r, dst, sizeof(dst));
+	memset(&s, 0, sizeof(s));
+	s.peer = 1;
+	s.buf = src;
+	s.len = sizeof(src);
+	assert_int_equal(ops->post_send(ep[0], &s, &err), 0);
+	ops->progress(ep[1], 0, &err);
+	assert_false(r.done);
+	assert_memory_equal(dst, zero, sizeof(dst));
+	assert_true(fake_qps[1]->error);
+	assert_true(ep[1]->holds && !ep[1]->holds(ep[1], dst, sizeof(dst)));
+	assert_int_equal(ops->progress(ep[0], 0, &err), FT_EPEER);
+	assert_non_null(strstr(err.msg, "send with rank 1 failed"));
+	ft_error_clear(&err);
+	assert_int_equal(ops->post_recv(ep[1], &r, &err), FT_EPEER);
+	assert_non_null(strstr(err.msg, "a receive from rank 0 refused: an exchange with it was "
+	                                "given up on"));
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+
+	fake_flush_off = true;
+	verbs_pair(&o, ep);
+	verbs_recv_given_up(ep[1], &r, dst, sizeof(dst));
+	fake_flush_off = false;
+	assert_true(ep[1]->holds(ep[1], dst + 100, 1));
+	ep[1]->forget(ep[1], dst, sizeof(dst));
+	assert_true(fake_registered((uintptr_t)dst, since));
+	assert_true(ep[1]->holds_end_at_close);
+	ops->close(ep[0]);
+	ops->close(ep[1]);
+	verbs_orphans(&o);
+}
+
 /*
  * Several queue pairs per peer (perftest's -q 4): 10 messages of 100 + i
  * bytes, message i carrying byte i. QP k carries messages k, k + 4, k + 8
@@ -3411,6 +3675,39 @@ test_verbs_atomics(void **state)
  * is, 8 in flight on one QP, all match (150); latency mode times each of 20.
  * An adapter that loses every 7th update is caught (#wrong 1).
  */
+/*
+ * An atomic run that gives up (no completion within --timeout) while
+ * atomics are posted: they name its requests and write its result words,
+ * which it frees next, so it gives up on them first (the queue pair goes
+ * to Error) and a later poll of their flushed completions touches nothing
+ * of them. Without that, the flushed completions marked the freed requests
+ * done (AddressSanitizer: heap-use-after-free in verbs_progress).
+ */
+static void
+verbs_atomic_run_gives_up(void)
+{
+	struct ft_verbs_opts o = { .device = "", .landing_bytes = 64 };
+	struct ft_error err = { 0 };
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ft_ep *ep[2];
+	double secs;
+	int64_t wrong;
+
+	verbs_pair(&o, ep);
+	ep[0]->timeout_s = 0.05;
+	fake_atomic_hold = true;
+	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 10, 4, NULL, &secs,
+	                                      &wrong, &err),
+	                 FT_ETIMEDOUT);
+	fake_atomic_hold = false;
+	/* what a later failure would do: the queue pair in Error, its completions polled */
+	fake_api.modify_qp(&fake_qps[0]->qp, &attr, IBV_QP_STATE);
+	assert_int_equal(ep[0]->ops->progress(ep[0], 0, &err), 0);
+	assert_true(fake_qps[0]->error);
+	ep[0]->ops->close(ep[0]);
+	ep[1]->ops->close(ep[1]);
+}
+
 static void
 test_verbs_atomic_run(void **state)
 {
@@ -3422,6 +3719,7 @@ test_verbs_atomic_run(void **state)
 	uint64_t word;
 	int i, nmrs;
 
+	verbs_atomic_run_gives_up();
 	verbs_pair(&o, ep);
 	nmrs = nfake_mrs;
 	assert_int_equal(ft__verbs_atomic_run(ep[0], 1, FT_VERBS_FETCH_ADD, 100, 16, NULL, &secs,
@@ -3943,6 +4241,7 @@ main(void)
 		cmocka_unit_test(test_pool),
 #if FT_HAVE_VERBS
 		cmocka_unit_test(test_verbs_double),
+		cmocka_unit_test(test_verbs_abandon),
 		cmocka_unit_test(test_verbs_qps),
 		cmocka_unit_test(test_verbs_mr_cache_forgets),
 		cmocka_unit_test(test_verbs_ud),
