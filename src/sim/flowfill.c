@@ -502,10 +502,11 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		memset(s->wf_live, 1, nsel);
 		for (k = 0; k < nsel; k++)
 			s->act_rate[k] = -1; /* unfrozen */
-	}
-	for (k = 0; k < nsel && !full; k++) {
-		s->act_rate[s->inc_sel[k]] = -1;
-		s->wf_live[s->inc_sel[k]] = 1;
+	} else {
+		for (k = 0; k < nsel; k++) {
+			s->act_rate[s->inc_sel[k]] = -1;
+			s->wf_live[s->inc_sel[k]] = 1;
+		}
 	}
 	rc = wf_collect_capped(s, nsel, &ncapped);
 	if (rc < 0)
