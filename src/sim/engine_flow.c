@@ -95,7 +95,8 @@ conn_lanes(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 {
 	const struct ft_vertex *a = ft_topo_vertex(fe->topo, src), *b = ft_topo_vertex(fe->topo, dst);
 
-	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || a->node == b->node)
+	/* one lane unless the GPUs talk over the network (NVLink peers of two trays too) */
+	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || !ft__sim_over_network(fe->topo, src, dst))
 		return 1;
 	return FT_MAX(ft__sim_gpu_lanes(fe->topo, src), ft__sim_gpu_lanes(fe->topo, dst));
 }
@@ -405,8 +406,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			}
 			if (a == b)
 				continue;
-			far = !ft__sim_same_nvlink_domain(fe->topo, ft_topo_vertex(fe->topo, a)->node,
-			                                  ft_topo_vertex(fe->topo, b)->node);
+			far = ft__sim_over_network(fe->topo, a, b);
 			net = net || far;
 			/* each connection at its own protocol: LL to an NVLink peer */
 			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,

@@ -756,8 +756,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
 		return every;
 	for (r = 0; r < n; r++)
-		if (!ft__sim_same_nvlink_domain(t, ft_topo_vertex(t, rank_gpu[r])->node,
-		                                ft_topo_vertex(t, rank_gpu[(r + 1) % n])->node))
+		if (ft__sim_over_network(t, rank_gpu[r], rank_gpu[(r + 1) % n]))
 			cross++;
 	if (cross < 2)
 		return 0;

@@ -107,6 +107,44 @@ ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32_t no
 	return node_a / per == node_b / per;
 }
 
+/*
+ * The one rule both engines follow for "does this pair leave the node": NCCL's
+ * (src/graph/paths.cc, ncclTopoCheckP2p: ranks of two hosts use P2P when MNNVL
+ * is on and ncclTopoCheckMNNVL finds them in one clique, i.e. one NVLink
+ * domain). Two GPUs of one multi-node NVLink domain (GB200/GB300 NVL72) talk
+ * over NVLink whichever trays they sit on; any other pair on two nodes (a GPU
+ * and a NIC, two NICs: a NIC is a port of its own tray) goes through the
+ * network. What is really about the tray (which NIC a GPU leaves through, its
+ * PCIe path) stays per node: ft__sim_gpu_nic(), the routes.
+ */
+bool
+ft__sim_nvlink_peers(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	const struct ft_vertex *x = ft_topo_vertex(t, a), *y = ft_topo_vertex(t, b);
+
+	return x->kind == FT_V_GPU && y->kind == FT_V_GPU && x->node != y->node &&
+	       ft__sim_same_nvlink_domain(t, x->node, y->node);
+}
+
+bool
+ft__sim_over_network(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	return ft_topo_vertex(t, a)->node != ft_topo_vertex(t, b)->node &&
+	       !ft__sim_nvlink_peers(t, a, b);
+}
+
+uint32_t
+ft__sim_nccl_node(const struct ft_topo *t, uint32_t v)
+{
+	const struct ft_vertex *x = ft_topo_vertex(t, v);
+	uint32_t per;
+
+	if (x->kind != FT_V_GPU || x->node == FT_NO_NODE)
+		return x->node;
+	per = ft__sim_node(t, x->node)->nvlink_domain_nodes;
+	return per > 1 ? x->node / per * per : x->node;
+}
+
 /* GPU vertex @gpu's NVLink to its node's NVSwitch (@out: from it, else into it). */
 static uint32_t
 nvswitch_link(const struct ft_topo *t, uint32_t gpu, bool out)
@@ -136,11 +174,9 @@ int
 ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
                             struct ft_path *path)
 {
-	const struct ft_vertex *a = ft_topo_vertex(t, src), *b = ft_topo_vertex(t, dst);
 	uint32_t up, down;
 
-	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || a->node == b->node ||
-	    !ft__sim_same_nvlink_domain(t, a->node, b->node))
+	if (!ft__sim_nvlink_peers(t, src, dst))
 		return 1;
 	up = nvswitch_link(t, src, true);
 	down = nvswitch_link(t, dst, false);
@@ -179,10 +215,10 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 bool
 ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n, uint32_t stride)
 {
-	uint32_t i, node = n ? ft_topo_vertex(t, gpu[0])->node : 0;
+	uint32_t i;
 
 	for (i = 1; i < n; i++)
-		if (ft_topo_vertex(t, gpu[(size_t)i * stride])->node != node)
+		if (ft__sim_over_network(t, gpu[0], gpu[(size_t)i * stride]))
 			return true;
 	return false;
 }

@@ -122,11 +122,7 @@ choose_by_hash(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 static bool
 nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
 {
-	const struct ft_vertex *a = ft_topo_vertex(e->topo, f->src);
-	const struct ft_vertex *b = ft_topo_vertex(e->topo, f->dst);
-
-	return a->kind == FT_V_GPU && b->kind == FT_V_GPU && a->node != b->node &&
-	       ft__sim_same_nvlink_domain(e->topo, a->node, b->node);
+	return ft__sim_nvlink_peers(e->topo, f->src, f->dst);
 }
 
 /*

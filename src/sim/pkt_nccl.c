@@ -509,11 +509,12 @@ p2p_nchannels(const struct pk_engine *e)
 	return ft__sim_p2p_nchannels(e->topo);
 }
 
-/* Whether vertices @a and @b are on two nodes: their send goes over the network. */
+/* Whether the send from vertex @a to @b goes over the network: two nodes, unless two GPUs
+ * of one NVLink domain (NCCL's MNNVL, ft__sim_over_network()). */
 static inline uint32_t
 crosses_nodes(const struct ft_topo *t, uint32_t a, uint32_t b)
 {
-	return ft_topo_vertex(t, a)->node != ft_topo_vertex(t, b)->node;
+	return ft__sim_over_network(t, a, b);
 }
 
 /* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
@@ -1170,8 +1171,9 @@ send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chun
 }
 
 /* How many of phase @p's sends cross nodes (the others stay in one), into @nnet: every
- * ordered pair of a group's ranks on two nodes: all m^2 pairs less those within a node,
- * counted from the group's nodes sorted (m log m, not a compare a pair). */
+ * ordered pair of a group's ranks on two of NCCL's nodes (ft__sim_nccl_node(): the trays of
+ * one NVLink domain are one, as crosses_nodes() has it): all m^2 pairs less those within a
+ * node, counted from the group's nodes sorted (m log m, not a compare a pair). */
 static int
 net_sends(const struct pk_engine *e, const struct lazy_phase *p, uint64_t *nnet)
 {
@@ -1185,8 +1187,9 @@ net_sends(const struct pk_engine *e, const struct lazy_phase *p, uint64_t *nnet)
 		uint64_t same = 0;
 
 		for (i = 0; i < p->m; i++)
-			node[i] = ft_topo_vertex(e->topo, p->gpu[base + i * p->stride])->node;
-		/* Pairs on one node: the square of each node's GPU count, summed. */
+			node[i] = ft__sim_nccl_node(e->topo, p->gpu[base + i * p->stride]);
+		/* Pairs on one of NCCL's nodes (a multi-node NVLink domain is one): the square
+		 * of each node's GPU count, summed. */
 		ft__fs_sort_u32(node, p->m);
 		for (i = 0; i < p->m; i = j) {
 			for (j = i; j < p->m && node[j] == node[i]; j++)

@@ -359,8 +359,8 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 
 				if (a == b)
 					continue;
-				if (ft_topo_vertex(e->topo, a)->node !=
-				    ft_topo_vertex(e->topo, b)->node)
+				/* NVLink peers of two trays stay off the network */
+				if (ft__sim_over_network(e->topo, a, b))
 					net = true;
 				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}

@@ -104,15 +104,15 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 	       (tree || chain || nvls);
 }
 
-/* Nodes the op's ranks are on (ranks in order, node by node). */
+/* NCCL's nodes the op's ranks are on (ranks in order, node by node; the trays of one
+ * NVLink domain are one, ft__sim_over_network()). */
 static uint32_t
 op_nodes(const struct pk_engine *e, const struct ft_sim_op *op)
 {
 	uint32_t r, n = 1;
 
 	for (r = 1; r < op->sched->nranks; r++)
-		if (ft_topo_vertex(e->topo, op->rank_gpu[r])->node !=
-		    ft_topo_vertex(e->topo, op->rank_gpu[r - 1])->node)
+		if (ft__sim_over_network(e->topo, op->rank_gpu[r], op->rank_gpu[r - 1]))
 			n++;
 	return n;
 }

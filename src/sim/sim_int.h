@@ -470,7 +470,8 @@ struct ft_model_p2p_comm;
  * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE). */
 void ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                       struct ft_model_p2p_comm *out);
-/* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one node: NCCL's
+/* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one of NCCL's
+ * nodes (a multi-node NVLink domain is one, MNNVL: ft__sim_over_network()): NCCL's
  * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_on()). */
 bool ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t n,
                          uint32_t stride);
@@ -478,6 +479,14 @@ bool ft__sim_spans_nodes(const struct ft_topo *t, const uint32_t *gpu, uint32_t 
  * @t has one over several nodes, whether two nodes share one, and the path between GPUs
  * of two nodes of one domain (1: not such GPUs; 0: @path set; FT_ENOENT). */
 bool ft__sim_nvlink_domain_spans_nodes(const struct ft_topo *t);
+/* "Leaves the node", one rule for both engines (NCCL's MNNVL, node.c): whether vertices
+ * @a and @b are GPUs of two nodes of one NVLink domain (they talk over NVLink), whether
+ * they talk over the network (two nodes, not such GPUs), and NCCL's node of vertex @v (a
+ * GPU of a multi-node domain: the domain's first node; else its own node), which tells
+ * apart the nodes of a set of GPUs, or of NICs (not of a set mixing them). */
+bool ft__sim_nvlink_peers(const struct ft_topo *t, uint32_t a, uint32_t b);
+bool ft__sim_over_network(const struct ft_topo *t, uint32_t a, uint32_t b);
+uint32_t ft__sim_nccl_node(const struct ft_topo *t, uint32_t v);
 bool ft__sim_same_nvlink_domain(const struct ft_topo *t, uint32_t node_a, uint32_t node_b);
 int ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
                                 struct ft_path *path);

@@ -636,16 +636,15 @@ path_latency(const struct ft_topo *t, uint32_t a, uint32_t b)
 }
 
 /*
- * An alltoall background among the first @m NICs of node 0 (@bytes a pair), run @bursts
+ * An alltoall background among the @m endpoints of @ends (@bytes a pair), run @bursts
  * times @off_s apart, as run.c submits it (no step latency, no NCCL chunks); the
  * counters in @c, with the rows of the first @nrows flows (packet engine).
  */
 static struct ft_engine *
-run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_t m,
-                   uint64_t bytes, uint32_t bursts, double off_s, uint32_t nrows,
-                   struct ft_sim_counters *c)
+run_a2a_background_on(const struct ft_engine_ops *ops, const struct net *n, const uint32_t *ends,
+                      uint32_t m, uint64_t bytes, uint32_t bursts, double off_s, uint32_t nrows,
+                      struct ft_sim_counters *c)
 {
-	uint32_t ends[8];
 	struct ft_sched_phase ph = { .steps = 1, .implicit_alltoall = true, .a2a_group_size = m,
 		                     .a2a_stride = 1, .bytes_per_pair = bytes,
 		                     .npairs = (uint64_t)m * (m - 1) };
@@ -655,8 +654,6 @@ run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_
 	struct ft_sim_cfg cfg;
 	struct ft_engine *e;
 
-	for (uint32_t i = 0; i < m; i++)
-		ends[i] = ft_topo_nic(n->t, 0, i);
 	traffic_schedule(&s, m, bytes);
 	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
 	op.sched = &s;
@@ -665,6 +662,18 @@ run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_
 	e = run_bursts(ops, n, &cfg, &op, bursts, off_s, c);
 	ft_schedule_release(&s);
 	return e;
+}
+
+/* run_a2a_background_on() among the first @m NICs of node 0. */
+static struct ft_engine *
+run_a2a_background(const struct ft_engine_ops *ops, const struct net *n, uint32_t m, uint64_t bytes,
+                   uint32_t bursts, double off_s, uint32_t nrows, struct ft_sim_counters *c)
+{
+	uint32_t ends[8];
+
+	for (uint32_t i = 0; i < m; i++)
+		ends[i] = ft_topo_nic(n->t, 0, i);
+	return run_a2a_background_on(ops, n, ends, m, bytes, bursts, off_s, nrows, c);
 }
 
 /*
@@ -724,6 +733,133 @@ test_a2a_round_start_closed_form(void **state)
 		assert_double_equal(start5, end1 + lat1, 5e-12);
 		ft_packet_engine.destroy(e);
 	}
+	ft_topo_free(n.t);
+}
+
+/* GPU @g's one NVLink port, into its tray's NVSwitch. */
+static uint32_t
+nvlink_port(const struct ft_topo *t, uint32_t g)
+{
+	uint32_t first, count, l, port = UINT32_MAX;
+
+	ft_topo_out_links(t, g, &first, &count);
+	for (l = first; l < first + count; l++)
+		if (ft_topo_link(t, l)->kind == FT_L_NVLINK) {
+			assert_int_equal(port, UINT32_MAX);
+			port = l;
+		}
+	assert_int_not_equal(port, UINT32_MAX);
+	return port;
+}
+
+/* The latency of the NVLink path from GPU @a to GPU @b of another tray of its domain: its
+ * port into its tray's NVSwitch, then @b's port out of its own (ft__sim_route_nvlink_domain). */
+static double
+nvlink_path_lat(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	return ft_topo_link(t, nvlink_port(t, a))->lat_s +
+	       ft_topo_link(t, ft_topo_link(t, nvlink_port(t, b))->rev)->lat_s;
+}
+
+/* Every byte of the run of @c went over NVLink links: none over a NIC, PCIe or the fabric. */
+static void
+check_nvlink_only(const struct net *n, const struct ft_sim_counters *c)
+{
+	double nvl = 0;
+
+	assert_int_equal(c->nlinks, ft_topo_nlinks(n->t));
+	for (uint32_t l = 0; l < c->nlinks; l++) {
+		if (c->link_bytes[l] > 0 && ft_topo_link(n->t, l)->kind != FT_L_NVLINK)
+			fail_msg("link %u (%s) carried %.0f bytes", l,
+			         ft_link_kind_name(ft_topo_link(n->t, l)->kind), c->link_bytes[l]);
+		nvl += c->link_bytes[l];
+	}
+	/* each byte over two NVLink links: the sender's port and the receiver's */
+	assert_double_equal(nvl, 2 * c->bytes, 0.5);
+}
+
+/*
+ * "Leaves the node" is one rule in both engines, NCCL's (MNNVL): GPUs of one NVLink
+ * domain talk over NVLink whichever trays they sit on (ft__sim_over_network()). An
+ * alltoall background among GPUs of the two trays of one GB200 NVL72 domain
+ * (gb200-nvl72:2) sends no byte over a NIC or the fabric in either engine, and no round
+ * prices the network's per-message cost: each ends on its last ACK, as a round inside a
+ * node does. Two GPUs of two trays exchange in one round of two flows, each taking F: a
+ * second burst `off` later starts at F + L + off, L the NVLink path (the sender's port
+ * into its tray's NVSwitch, the receiver's out of its own), in both engines (the packet
+ * engine within a packet's time). Among all 8 GPUs (7 rounds, 4 in flight) the makespans
+ * of the two engines agree within the packets' granularity: the packet engine moves each
+ * port's bytes in whole packets (the MTU, no headers on NVLink), so a round's end can fall
+ * up to one packet's time on each of its path's two ports from the fluid end, 2 x 7 packet
+ * times over a sender's 7 rounds (measured: 27 ns of 64 ns). Before, the packet engine
+ * took every pair of two trays as leaving the node and waited the network's per-message
+ * cost (NET's hardware latency, 14 us at Simple) where the flow engine waited the NVLink
+ * path: its second burst started 13.4 us later. NICs are ports of their own tray: two
+ * NICs of two trays talk over the fabric, and their round waits NET's cost in both engines
+ * (before, the flow engine took them as one domain's and waited their path's ACK alone).
+ */
+static void
+test_a2a_background_across_trays(void **state)
+{
+	const struct ft_engine_ops *engines[2] = { &ft_flow_engine, &ft_packet_engine };
+	double off = 10e-6, lat, span[2], t_pkt = 0;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint32_t ends[8];
+	struct net n;
+
+	(void)state;
+	net_build(&n, "gb200-nvl72:2", false);
+	assert_true(ft__sim_same_nvlink_domain(n.t, 0, 1));
+	ends[0] = ft_topo_gpu(n.t, 0, 0);
+	ends[1] = ft_topo_gpu(n.t, 1, 0);
+	lat = nvlink_path_lat(n.t, ends[0], ends[1]);
+	assert_double_equal(lat, nvlink_path_lat(n.t, ends[1], ends[0]), 1e-15);
+	for (int k = 0; k < 2; k++) {
+		e = run_a2a_background_on(engines[k], &n, ends, 2, 1u << 20, 2, off, 0, &c);
+		assert_int_equal(c.nflows, 4);
+		print_message("# engine %d: NVLink path %.3f us, second burst at %.3f us, flows "
+		              "end at %.3f us\n",
+		              k, lat * 1e6, c.ops[1].t_start_s * 1e6, c.fct_max_s * 1e6);
+		assert_double_equal(c.ops[1].t_start_s, c.fct_max_s + lat + off,
+		                    k ? 0.05e-6 : 1e-12);
+		check_nvlink_only(&n, &c);
+		engines[k]->destroy(e);
+	}
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	for (int k = 0; k < 2; k++) {
+		struct ft_schedule s;
+		double net;
+
+		traffic_schedule(&s, 2, 1u << 20);
+		net = ft_coll_hw_latency(FT_HW_NET, s.algo, s.proto);
+		ft_schedule_release(&s);
+		assert_true(net > 1e-6);
+		e = run_a2a_background_on(engines[k], &n, ends, 2, 1u << 20, 2, off, 0, &c);
+		assert_int_equal(c.nflows, 4);
+		for (uint32_t l = 0; l < c.nlinks; l++)
+			assert_true(ft_topo_link(n.t, l)->kind != FT_L_NVLINK ||
+			            c.link_bytes[l] == 0);
+		assert_double_equal(c.ops[1].t_start_s, c.fct_max_s + net + off,
+		                    k ? 0.05e-6 : 1e-12);
+		engines[k]->destroy(e);
+	}
+	for (uint32_t i = 0; i < 8; i++)
+		ends[i] = ft_topo_gpu(n.t, i % 2, i / 2);
+	for (int k = 0; k < 2; k++) {
+		e = run_a2a_background_on(engines[k], &n, ends, 8, 256u << 10, 1, 0, 0, &c);
+		assert_int_equal(c.nflows, 8 * 7);
+		check_nvlink_only(&n, &c);
+		span[k] = c.makespan_s;
+		if (k) /* one packet over a GPU's NVLink port */
+			t_pkt = pk(e)->mtu / ft_topo_link(n.t, nvlink_port(n.t, ends[0]))->cap_Bps;
+		engines[k]->destroy(e);
+	}
+	print_message("# 8 GPUs: flow %.3f us, packet %.3f us, packet time %.2f ns\n",
+	              span[0] * 1e6, span[1] * 1e6, t_pkt * 1e9);
+	assert_true(t_pkt > 0);
+	assert_true(fabs(span[1] - span[0]) <= 2 * 7 * t_pkt);
 	ft_topo_free(n.t);
 }
 
@@ -2943,6 +3079,7 @@ main(void)
 		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_start_offsets_closed_form),
 		cmocka_unit_test(test_a2a_round_start_closed_form),
+		cmocka_unit_test(test_a2a_background_across_trays),
 		cmocka_unit_test(test_lossless_incast),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_records_in_use),

@@ -665,6 +665,99 @@ leaf_uplinks(const struct ft_topo *t)
 	return cap;
 }
 
+/* Bytes the run of @rep carried over links of other kinds than NVLink. */
+static double
+off_nvlink_bytes(const struct ft_sim_report *rep)
+{
+	double b = 0;
+
+	for (size_t i = 0; i < rep->tiers.len; i++) {
+		const struct ft_sim_tier_stat *t = ft_vec_at(&rep->tiers, i);
+
+		if (strcmp(t->kind, "nvlink") != 0)
+			b += t->bytes;
+	}
+	return b;
+}
+
+/*
+ * An all-to-all job over the 8 GPUs of the two trays of one GB200 NVL72 domain
+ * (gb200-nvl72:2), NCCL's send/recv chunks: NCCL sees one node (MNNVL), so every send is
+ * an NVLink peer's, at its protocol and per-message cost, and no byte goes through a NIC,
+ * in both engines (one rule, ft__sim_over_network()). The two engines then differ only by
+ * what the packet engine adds: each send's end waits its completion back, one NVLink path
+ * latency L (GPU port in, the far tray's GPU port out), once since all 7 peers are in
+ * flight at once; and whole packets, up to one packet's time on each of a path's two
+ * ports per round (2 x 7 packet times). Before, the packet engine took the pairs of two
+ * trays as leaving the node: network chunks and NET's 14 us per-message cost, 27.75 us
+ * against the flow engine's 17.07 at 1 MiB.
+ */
+static void
+test_alltoall_across_trays(void **state)
+{
+	static const char text[] = "name: t\n"
+	                           "cluster: gb200-nvl72:2\n"
+	                           "packet: {mtu: 4096}\n"
+	                           "jobs:\n"
+	                           "  - name: a\n"
+	                           "    ops:\n"
+	                           "      - {op: alltoall, size: 1MiB}\n"
+	                           "      - {op: alltoall, size: 16MiB}\n";
+	static const char *const engines[2] = { "flow", "packet" };
+	struct ft_sim_report rep[2];
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_scenario *sc = NULL;
+	struct ft_model_p2p_chunking ch;
+	struct ft_model_p2p_comm comm;
+	uint32_t port, first, count, gpu[8];
+	double lat, t_pkt;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
+	for (uint32_t i = 0; i < 8; i++)
+		gpu[i] = ft_topo_gpu(t, i / 4, i % 4);
+	assert_false(ft__sim_spans_nodes(t, gpu, 8, 1));
+	assert_true(ft__sim_nvlink_peers(t, gpu[0], gpu[4]));
+	assert_false(ft__sim_over_network(t, gpu[0], gpu[4]));
+	assert_true(ft__sim_over_network(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 1, 0)));
+	/* every peer in flight at once: one completion wait */
+	ft__sim_p2p_comm(t, 8, false, sc->spec.node.nic_Bps, &comm);
+	ft_model_p2p_chunking_conn(&comm, 1u << 20, false, &ch);
+	assert_true(ch.peers_inflight >= 7);
+	ft_topo_out_links(t, gpu[0], &first, &count);
+	for (port = first; ft_topo_link(t, port)->kind != FT_L_NVLINK; port++)
+		assert_true(port + 1 < first + count);
+	lat = ft_topo_link(t, port)->lat_s + ft_topo_link(t, ft_topo_link(t, port)->rev)->lat_s;
+	t_pkt = 4096 / ft_topo_link(t, port)->cap_Bps;
+	for (int k = 0; k < 2; k++) {
+		struct ft_sim_overrides ov;
+
+		ft_sim_overrides_init(&ov);
+		ov.engine = engines[k];
+		ft_sim_report_init(&rep[k]);
+		if (ft_scenario_run(sc, &ov, NULL, &rep[k], &err) != 0)
+			fail_msg("run: %s", err.msg);
+		assert_int_equal(ft_run_nrows(&rep[k].run), 2);
+		assert_true(off_nvlink_bytes(&rep[k]) == 0);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const struct ft_result_row *f = ft_vec_at(&rep[0].run.rows, i);
+		const struct ft_result_row *p = ft_vec_at(&rep[1].run.rows, i);
+		double d = (p->time_us - f->time_us) * 1e-6;
+
+		print_message("# %llu B: flow %.2f us, packet %.2f us, L %.3f us, packet %.2f ns\n",
+		              (unsigned long long)f->bytes, f->time_us, p->time_us, lat * 1e6,
+		              t_pkt * 1e9);
+		assert_true(fabs(d - lat) <= 2 * 7 * t_pkt);
+	}
+	for (int k = 0; k < 2; k++)
+		ft_sim_report_release(&rep[k]);
+	ft_topo_free(t);
+	ft_scenario_free(sc);
+}
+
 /*
  * Lab 5, small form (scenarios/lab/moe-alltoall.yaml): on a rail-optimized fabric with
  * oversubscribed leaves, the flat all-to-all sends every cross-rail byte up through its
@@ -846,6 +939,7 @@ main(void)
 		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_alltoall_across_trays),
 		cmocka_unit_test(test_lazy_prio),
 		cmocka_unit_test(test_lazy_same_nvlink), cmocka_unit_test(test_a2a_notice_path),
 		cmocka_unit_test(test_lazy_phases_share),

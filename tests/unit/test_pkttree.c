@@ -274,6 +274,61 @@ test_tree_chunk_sizes(void **state)
 	assert_int_equal(ch.chunk_bytes, 576000);
 }
 
+/* Run @op (a line of a job's ops) alone on cluster @spec with the packet engine. */
+static void
+run_on(const char *spec, const char *op, struct ft_sim_report *rep)
+{
+	char text[256];
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+
+	snprintf(text, sizeof(text), "name: t\ncluster: %s\njobs:\n  - name: a\n    ops:\n"
+	         "      - %s\n", spec, op);
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ft_sim_report_init(rep);
+	if (ft_scenario_run(sc, &ov, NULL, rep, &err) != 0)
+		fail_msg("%s: %s", spec, err.msg);
+	ft_scenario_free(sc);
+}
+
+/*
+ * The two trays of one GB200 NVL72 domain (gb200-nvl72:2, 4 GPUs each) are one node to
+ * NCCL (MNNVL), so a tree's chunks are sized for one node of 8 ranks (LL128's
+ * 1 + log2(nodes) + 0.1 x ppn steps: 1.8, not 2.4 for two nodes of 4): the packet engine
+ * runs an LL128 tree all-reduce over them exactly as over one 8-GPU B200 node, whose
+ * NVLink ports are as fast (900 GB/s): the same messages, packets and time. Before, it
+ * counted the trays as two nodes (smaller chunks: 4 MiB took 36.61 us in 840 flows, not
+ * 38.07 us in 420).
+ */
+static void
+test_tree_one_domain_one_node(void **state)
+{
+	static const char op[] = "{op: all_reduce, algo: tree, proto: ll128, size: 4MiB}";
+	struct ft_sim_report rep[2];
+	const struct ft_result_row *row[2];
+
+	(void)state;
+	run_on("gb200-nvl72:2", op, &rep[0]);
+	run_on("dgx-b200:1", op, &rep[1]);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(ft_run_nrows(&rep[k].run), 1);
+		row[k] = ft_vec_at(&rep[k].run.rows, 0);
+		assert_string_equal(row[k]->algo, "tree");
+		assert_int_equal(rep[k].ngpus, 8);
+	}
+	print_message("# two trays %.2f us in %llu flows, one node %.2f us in %llu flows\n",
+	              row[0]->time_us, (unsigned long long)rep[0].c.nflows, row[1]->time_us,
+	              (unsigned long long)rep[1].c.nflows);
+	assert_int_equal(rep[0].c.nflows, rep[1].c.nflows);
+	assert_int_equal(rep[0].c.npackets, rep[1].c.npackets);
+	assert_true(row[0]->time_us == row[1]->time_us);
+	for (int k = 0; k < 2; k++)
+		ft_sim_report_release(&rep[k]);
+}
+
 /*
  * NCCL's p2p channels (src/graph/paths.cc ncclTopoComputeP2pChannels): the collective
  * channel count, clamped to 1 .. 64 (NCCL_MIN/MAX_P2P_NCHANNELS), rounded up to a power of
@@ -554,6 +609,7 @@ main(void)
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_tree_chunk_sizes),
+		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_labels),
