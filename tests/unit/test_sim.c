@@ -1743,6 +1743,62 @@ test_same_seed_same_bytes(void **state)
 	ft_strbuf_release(&c);
 }
 
+/*
+ * "Leaves the node", the rule both engines ask (NCCL's MNNVL): on two GB200 NVL72 domains
+ * of 18 trays (gb200-nvl72:36) GPUs of two trays of one domain are NVLink peers and stay
+ * off the network; GPUs of two domains, two NICs of two trays (even of one domain) and a
+ * GPU with another tray's NIC go over it; a GPU and its own tray's NIC do not. NCCL's node
+ * of a GPU is its domain's first tray, of a NIC its own tray. On DGX H100 nodes (no
+ * domain across nodes) every pair of two nodes goes over the network.
+ */
+static void
+test_over_network_rule(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	uint32_t g0, g1, g18, n0, n1;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	g0 = ft_topo_gpu(t, 0, 0);
+	g1 = ft_topo_gpu(t, 1, 3);
+	g18 = ft_topo_gpu(t, 18, 0);
+	n0 = ft_topo_nic(t, 0, 0);
+	n1 = ft_topo_nic(t, 1, 0);
+	assert_true(ft__sim_nvlink_peers(t, g0, g1));
+	assert_false(ft__sim_over_network(t, g0, g1));
+	assert_false(ft__sim_over_network(t, g1, g0));
+	assert_false(ft__sim_nvlink_peers(t, g0, ft_topo_gpu(t, 0, 1))); /* one tray */
+	assert_false(ft__sim_over_network(t, g0, ft_topo_gpu(t, 0, 1)));
+	assert_false(ft__sim_nvlink_peers(t, g0, g18));
+	assert_true(ft__sim_over_network(t, g0, g18));
+	assert_true(ft__sim_over_network(t, n0, n1));
+	assert_true(ft__sim_over_network(t, g0, n1));
+	assert_true(ft__sim_over_network(t, n1, g0));
+	assert_false(ft__sim_over_network(t, g0, n0));
+	assert_int_equal(ft__sim_nccl_node(t, ft_topo_gpu(t, 5, 2)), 0);
+	assert_int_equal(ft__sim_nccl_node(t, ft_topo_gpu(t, 20, 1)), 18);
+	assert_int_equal(ft__sim_nccl_node(t, ft_topo_nic(t, 5, 0)), 5);
+	{
+		uint32_t gpus[3] = { g0, g1, ft_topo_gpu(t, 17, 3) };
+
+		assert_false(ft__sim_spans_nodes(t, gpus, 3, 1));
+		gpus[2] = g18;
+		assert_true(ft__sim_spans_nodes(t, gpus, 3, 1));
+	}
+	ft_topo_free(t);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	t = NULL;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	assert_false(ft__sim_nvlink_peers(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 0)));
+	assert_true(ft__sim_over_network(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 0)));
+	assert_false(ft__sim_over_network(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 0, 7)));
+	assert_int_equal(ft__sim_nccl_node(t, ft_topo_gpu(t, 1, 4)), 1);
+	ft_topo_free(t);
+}
+
 /* The ideal and flow engines agree where nothing contends; the flow engine is slower where
  * things do. */
 static void
@@ -2832,6 +2888,7 @@ main(void)
 		cmocka_unit_test(test_same_seed_same_bytes),
 		cmocka_unit_test(test_qp_failure_report),
 		cmocka_unit_test(test_engines_agree_uncontended),
+		cmocka_unit_test(test_over_network_rule),
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),
