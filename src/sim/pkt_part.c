@@ -141,8 +141,8 @@ ft__pk_part_owns(const struct pk_engine *e, uint32_t v)
 /*
  * Vertex owners: fat-tree pods (group of the leaf and spine switches) in contiguous
  * blocks of ranks, or the leaves themselves when there are fewer pods than ranks; a
- * node's vertices with the switch its lowest NIC link reaches; other switches (cores)
- * in turn by id.
+ * node's vertices with the switch its lowest NIC link reaches (every tray of a
+ * multi-node NVLink domain with its first tray's); other switches (cores) in turn by id.
  */
 static void
 pp_owners(struct pk_engine *e, struct pk_part *pp)
@@ -182,6 +182,16 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 			if (a->node != FT_NO_NODE && a->node < nv && node_owner[a->node] == UINT32_MAX &&
 			    pp->owner[lk->dst] != UINT32_MAX && ft_topo_vertex(e->topo, lk->dst)->node == FT_NO_NODE)
 				node_owner[a->node] = pp->owner[lk->dst];
+		}
+		/* The trays of a multi-node NVLink domain go with its first tray: a packet
+		 * between two of them leaves one tray's NVSwitch and enters the other's
+		 * (ft__sim_route_nvlink_domain), a step that is no link, so no message
+		 * between partitions could carry it. */
+		for (uint32_t k = 0; k < ft_topo_spec(e->topo)->nnodes && k < nv; k++) {
+			uint32_t per = ft__sim_node(e->topo, k)->nvlink_domain_nodes;
+
+			if (per > 1 && k % per != 0)
+				node_owner[k] = node_owner[k - k % per];
 		}
 	}
 	for (v = 0; v < nv; v++) {

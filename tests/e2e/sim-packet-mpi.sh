@@ -141,6 +141,10 @@ check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
 # of the other trays' switches one path latency after their last part (a barrier
 # per switch that waits that long, which every rank runs, told at the window's end).
 check nvls-tree gb200-nvl72:36 1 '"algo": "nvls_tree"' --op all_reduce -b 16M --engine packet
+# One NVLink domain whose trays hang from several leaves: a packet between two
+# trays steps from one tray's NVSwitch to another's, which no link between
+# partitions carries, so the domain's trays are one rank's.
+check nvl72-trays tests/fixtures/sim/packet-mpi-nvl72-trays.yaml 1 '"pattern": "alltoall"'
 # NCCL's all-to-all sends: a send waits for the ends of the send W rounds
 # before from its rank and of the receive W rounds before at its receiver,
 # which learn of them one path latency later (every rank runs those barriers,
