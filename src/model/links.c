@@ -459,7 +459,7 @@ nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
 	l->inter_Bps = l->nrails * l->nic_Bps;
 	l->domain_nodes = trays;
 	if (ndom < 2)
-		l->fabric_lat_s = 0;
+		l->fabric_lat_s = l->net_lat_s = 0;
 	return 0;
 }
 
@@ -569,6 +569,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
+	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	return nvlink_domain(spec, l, err);
 }
@@ -610,6 +611,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
+	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
 }
 
