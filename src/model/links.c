@@ -210,7 +210,14 @@ wire_tech(const struct ft_cluster_spec *s)
 	return lp ? (int)lp->tech : -1;
 }
 
-/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+/*
+ * AWS EFA's SRD header is not published; the share of the card's rate that RDMA writes
+ * reach is: 3,108.283 of 3,200 Gb/s over the 32 cards of a p5 at once (libfabric
+ * fi_writemsg, docs/presets.md PS-EFA-RATE).
+ */
+#define EFA_ACHIEVED_SHARE (3108.283 / 3200.0)
+
+/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE); EFA's achieved. */
 static double
 wire_efficiency(const struct ft_cluster_spec *s)
 {
@@ -222,6 +229,8 @@ wire_efficiency(const struct ft_cluster_spec *s)
 	case FT_TECH_ROCE:
 		return mtu / (mtu + 82.0); /* Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
 		                            * + preamble and inter-frame gap 20 */
+	case FT_TECH_EFA:
+		return EFA_ACHIEVED_SHARE;
 	default:
 		return 1.0;
 	}

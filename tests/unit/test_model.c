@@ -2182,6 +2182,28 @@ test_net_latency(void **state)
 }
 
 /*
+ * An EFA card carries what RDMA writes reach on a p5, 3,108.283 of 3,200 Gb/s over
+ * its 32 cards (docs/presets.md PS-EFA-RATE): 12.5 GB/s x 0.97134 = 12.142 GB/s a
+ * card, 388.5 GB/s a node; NVLink's 360 still binds a ring across p5 instances.
+ */
+static void
+test_efa_achieved_rate(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	const double share = 3108.283 / 3200;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	assert_rel(ft_model_link_efficiency(&s, FT_L_FABRIC), share, 1e-12);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.nic_Bps, 12.5e9 * share, 1e-12);
+	assert_rel(l.inter_Bps, 32 * 12.5e9 * share, 1e-12);
+	assert_rel(l.intra_Bps, 360 * GB, 1e-12);
+}
+
+/*
  * nccl-tests -g N: one host thread launches each iteration on its N GPUs in
  * turn, so the host floor is N launches of 3.5 us (NVIDIA/nccl issue 1984):
  * a 2 KiB all-reduce on one 8-GPU node run with -g 8 takes 28 us, whatever
@@ -2743,6 +2765,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
 		cmocka_unit_test(test_net_latency),
+		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_ofi_tuner_regions),
