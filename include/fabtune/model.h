@@ -74,6 +74,9 @@ struct ft_model_links {
 	uint32_t domain_nodes;
 	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
 	double vm_msg_s;
+	/* The network plugin's reported latency (spec nics.net_latency), 0 on one node: where
+	 * given it is NCCL's latencyInter in place of fabric_lat_s. */
+	double net_lat_s;
 	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
 	 * spreads over them, a channel or QP on each. */
 	uint32_t gpu_nics;

@@ -96,6 +96,11 @@ struct ft_node_spec {
 	 * through a hypervisor or passthrough (doorbells, interrupt remapping); 0 on bare
 	 * metal. */
 	double vm_msg_s;
+	/* The latency the NCCL network plugin reports for each NIC (ncclNetProperties_t
+	 * .latency; aws-ofi-nccl on AWS p5/p5e: 75 us). NCCL's tuner adds it to every step
+	 * between nodes, twice for Simple; 0 for NCCL's own IB and socket transports,
+	 * which report none. */
+	double net_lat_s;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

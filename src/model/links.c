@@ -210,7 +210,14 @@ wire_tech(const struct ft_cluster_spec *s)
 	return lp ? (int)lp->tech : -1;
 }
 
-/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE). */
+/*
+ * AWS EFA's SRD header is not published; the share of the card's rate that RDMA writes
+ * reach is: 3,108.283 of 3,200 Gb/s over the 32 cards of a p5 at once (libfabric
+ * fi_writemsg, docs/presets.md PS-EFA-RATE).
+ */
+#define EFA_ACHIEVED_SHARE (3108.283 / 3200.0)
+
+/* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE); EFA's achieved. */
 static double
 wire_efficiency(const struct ft_cluster_spec *s)
 {
@@ -222,6 +229,8 @@ wire_efficiency(const struct ft_cluster_spec *s)
 	case FT_TECH_ROCE:
 		return mtu / (mtu + 82.0); /* Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
 		                            * + preamble and inter-frame gap 20 */
+	case FT_TECH_EFA:
+		return EFA_ACHIEVED_SHARE;
 	default:
 		return 1.0;
 	}
@@ -459,7 +468,7 @@ nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
 	l->inter_Bps = l->nrails * l->nic_Bps;
 	l->domain_nodes = trays;
 	if (ndom < 2)
-		l->fabric_lat_s = 0;
+		l->fabric_lat_s = l->net_lat_s = 0;
 	return 0;
 }
 
@@ -569,6 +578,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	fabric_factors(spec, l);
 	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
+	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	return nvlink_domain(spec, l, err);
 }
@@ -610,6 +620,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
+	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
 }
 

@@ -254,6 +254,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		               "fabric latency %.2f us",
 		               l->nrails, l->nrails == 1 ? "" : "s", l->nic_Bps / 1e9, l->nic_what,
 		               l->a2a_factor, l->ring_tier_factor, l->fabric_lat_s * 1e6);
+	if (l->net_lat_s > 0)
+		ft_strbuf_addf(sb, ", network plugin latency %.2f us", l->net_lat_s * 1e6);
 	ft_strbuf_adds(sb, "\n#\n");
 	if (ex->pick < ex->ncandidates) {
 		const struct ft_model_candidate *k = &ex->cand[ex->pick];
@@ -334,6 +336,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, l->ring_tier_factor, 6);
 	ft_json_key(&j, "fabric_latency_us");
 	ft_json_double_prec(&j, l->fabric_lat_s * 1e6, 6);
+	ft_json_key(&j, "net_latency_us");
+	ft_json_double_prec(&j, l->net_lat_s * 1e6, 6);
 	ft_json_obj_end(&j);
 	ft_json_kv_str(&j, "algo", ft_algo_name(r->algo));
 	ft_json_kv_str(&j, "proto", ft_proto_name(r->proto));

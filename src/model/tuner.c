@@ -373,6 +373,14 @@ struct lats {
 	double intra, inter;
 };
 
+/* NCCL's graph latencyInter for @l (kb NA-MODEL): the network plugin's reported
+ * latency where it gives one (spec nics.net_latency), else the fabric's. */
+static double
+inter_lat(const struct ft_model_links *l)
+{
+	return l->net_lat_s > 0 ? l->net_lat_s : l->fabric_lat_s;
+}
+
 /* Per-hop latencies of @a with @p (kb NA-MODEL hwLatencies and "Other constants"). */
 static struct lats
 hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
@@ -385,8 +393,10 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	if (l->nranks == l->nnodes && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
 		row = FT_ALGO_TREE;
 	h.inter = hw_lat(l, FT_HW_NET, row, p);
-	/* The topology's own latency, twice for Simple (flush). */
-	h.inter += l->fabric_lat_s * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
+	/* The topology's own latency, twice for Simple (flush): NCCL's graph latencyInter,
+	 * the latency the network plugin reports (aws-ofi-nccl: 75 us on p5, docs/presets.md
+	 * PS-EFA-NETLAT), else the fabric's switches and cables. */
+	h.inter += inter_lat(l) * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
 	/* A step across nodes is one network message: through a hypervisor it pays the
 	 * host's extra cost once (spec nics.vm_overhead). */
 	h.inter += l->vm_msg_s;

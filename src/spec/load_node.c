@@ -125,6 +125,7 @@ static const struct field nic_fields[] = {
 	{ "latency", SPEC_DURATION(node.lat_nic_s), GIVEN(given_nic_lat) },
 	{ "per_gpu", U32(node.nics_per_gpu, 1, FT_SPEC_MAX_NICS) },
 	{ "vm_overhead", SPEC_DURATION(node.vm_msg_s) },
+	{ "net_latency", SPEC_DURATION(node.net_lat_s) },
 };
 
 /* Placement lists: index into the node's arrays, with the count they must match. */

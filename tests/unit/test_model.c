@@ -2110,6 +2110,23 @@ test_nics_per_gpu(void **state)
 }
 
 /*
+ * The time a node field adds to (@op, @bytes, @algo, @proto) on @s when it goes
+ * from 0 to @value, with the pipeline (@full: the result with @value).
+ */
+static double
+added_time(struct ft_cluster_spec *s, double *field, double value, enum ft_op op, uint64_t bytes,
+           int algo, int proto, struct ft_model_result *full)
+{
+	struct ft_model_result t0, t1, r0;
+
+	*field = 0;
+	eval_both(s, op, bytes, algo, proto, &t0, &r0);
+	*field = value;
+	eval_both(s, op, bytes, algo, proto, &t1, full);
+	return t1.time_s - t0.time_s;
+}
+
+/*
  * nics.vm_overhead: each network message pays the hypervisor's cost once.
  * A tree LL all-reduce over 2 nodes crosses log2(2) = 1 network hop up and
  * 1 down: 2 x 5 us more; the proxy floor charges 1 + 5 us a message.
@@ -2118,21 +2135,72 @@ static void
 test_vm_overhead(void **state)
 {
 	struct ft_cluster_spec s;
-	struct ft_model_result t0, t1, r0, r1;
+	struct ft_model_result r;
+	double *f = &s.node.vm_msg_s;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
-	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t0, &r0);
-	s.node.vm_msg_s = 5 * US;
-	eval_both(&s, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &t1, &r1);
-	assert_rel(t1.time_s - t0.time_s, 10 * US, 1e-9);
-	assert_rel(r1.pipe.proxy_s, r1.pipe.messages * 6 * US, 1e-12);
+	assert_rel(added_time(&s, f, 5 * US, FT_OP_ALL_REDUCE, 8, FT_ALGO_TREE, FT_PROTO_LL, &r),
+	           10 * US, 1e-9);
+	assert_rel(r.pipe.proxy_s, r.pipe.messages * 6 * US, 1e-12);
 	/* One node: no network message, no cost. */
 	hopper_spec(&s, 1, 8, 400);
-	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t0, &r0);
-	s.node.vm_msg_s = 5 * US;
-	eval_both(&s, FT_OP_ALL_REDUCE, 8, -1, -1, &t1, &r1);
-	assert_rel(t1.time_s, t0.time_s, 1e-15);
+	assert_true(added_time(&s, f, 5 * US, FT_OP_ALL_REDUCE, 8, -1, -1, &r) == 0);
+}
+
+/*
+ * nics.net_latency: the latency a network plugin reports (aws-ofi-nccl on p5: 75 us)
+ * is NCCL's graph latencyInter, added to every step between nodes, twice for Simple
+ * (src/graph/tuning.cc), in place of the fabric's switch and cable latency.
+ * Over 8 nodes a tree all-reduce crosses 2 x log2(8) = 6 network steps: LL128
+ * 6 x (75 - 1) us more than with the fabric's 1 us, Simple twice that; a ring
+ * all-gather over 4 nodes crosses 3: 3 x 75 us; on one node nothing changes.
+ */
+static void
+test_net_latency(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	double *f = &s.node.net_lat_s;
+	const uint64_t S = 64 << 20;
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.fabric.lat_switch_s = 1 * US; /* one switch, no cable: 1 us */
+	assert_rel(
+	        added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, S, FT_ALGO_TREE, FT_PROTO_LL128, &r),
+	        6 * 74 * US, 1e-9);
+	assert_rel(
+	        added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, S, FT_ALGO_TREE, FT_PROTO_SIMPLE, &r),
+	        2 * 6 * 74 * US, 1e-9);
+	hopper_spec(&s, 4, 8, 400);
+	assert_rel(
+	        added_time(&s, f, 75 * US, FT_OP_ALL_GATHER, S, FT_ALGO_RING, FT_PROTO_LL128, &r),
+	        3 * 75 * US, 1e-9);
+	hopper_spec(&s, 1, 8, 400);
+	assert_true(added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, S, -1, -1, &r) == 0);
+}
+
+/*
+ * An EFA card carries what RDMA writes reach on a p5, 3,108.283 of 3,200 Gb/s over
+ * its 32 cards (docs/presets.md PS-EFA-RATE): 12.5 GB/s x 0.97134 = 12.142 GB/s a
+ * card, 388.5 GB/s a node; NVLink's 360 still binds a ring across p5 instances.
+ */
+static void
+test_efa_achieved_rate(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	const double share = 3108.283 / 3200;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	assert_rel(ft_model_link_efficiency(&s, FT_L_FABRIC), share, 1e-12);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.nic_Bps, 12.5e9 * share, 1e-12);
+	assert_rel(l.inter_Bps, 32 * 12.5e9 * share, 1e-12);
+	assert_rel(l.intra_Bps, 360 * GB, 1e-12);
 }
 
 /*
@@ -2696,6 +2764,8 @@ main(void)
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
+		cmocka_unit_test(test_net_latency),
+		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_ofi_tuner_regions),

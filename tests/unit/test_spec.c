@@ -174,13 +174,15 @@ test_cloud_presets(void **state)
 		uint32_t nnics, per_gpu;
 		double gbps, total_gbps; /* per NIC; the instance's GPU NICs together */
 		enum ft_routing routing;
+		double net_lat_us; /* the network plugin's reported latency (PS-EFA-NETLAT) */
 	} want[] = {
-		{ "aws-p5", "efa100", "H100-SXM5-80GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE },
-		{ "aws-p5e", "efa100", "H200-SXM-141GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE },
-		{ "gcp-a3-high", "tcpx200", "H100-SXM5-80GB", 4, 1, 200, 800, FT_ROUTING_ECMP },
-		{ "gcp-a3-mega", "tcpx200", "H100-SXM5-80GB", 8, 1, 200, 1600, FT_ROUTING_ECMP },
+		{ "aws-p5", "efa100", "H100-SXM5-80GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE, 75 },
+		{ "aws-p5e", "efa100", "H200-SXM-141GB", 32, 4, 100, 3200, FT_ROUTING_ADAPTIVE,
+		  75 },
+		{ "gcp-a3-high", "tcpx200", "H100-SXM5-80GB", 4, 1, 200, 800, FT_ROUTING_ECMP, 0 },
+		{ "gcp-a3-mega", "tcpx200", "H100-SXM5-80GB", 8, 1, 200, 1600, FT_ROUTING_ECMP, 0 },
 		{ "hgx-h100-spcx", "spcx400", "H100-SXM5-80GB", 8, 1, 400, 3200,
-		  FT_ROUTING_ADAPTIVE },
+		  FT_ROUTING_ADAPTIVE, 0 },
 	};
 	struct ft_error err = { 0 };
 	size_t i;
@@ -201,6 +203,7 @@ test_cloud_presets(void **state)
 		assert_string_equal(s.node.nic_link, want[i].link);
 		assert_true(s.node.nic_Bps == want[i].gbps * 1e9 / 8);
 		assert_true(s.node.nnics * s.node.nic_Bps * 8 / 1e9 == want[i].total_gbps);
+		assert_true(fabs(s.node.net_lat_s - want[i].net_lat_us * 1e-6) < 1e-15);
 		for (g = 0; g < 8; g++) {
 			uint32_t r = s.node.gpu_nic[g];
 
@@ -210,6 +213,16 @@ test_cloud_presets(void **state)
 		}
 		assert_int_equal(s.fabric.routing, want[i].routing);
 		assert_string_equal(s.fabric.link, want[i].link);
+	}
+	/* A spec may set the plugin's latency over the preset's (aws-ofi-nccl's p5en: 35 us). */
+	{
+		static const char y[] =
+		        "name: x\nnodes:\n  preset: aws-p5\n  nics: { net_latency: 35us }\n";
+		struct ft_cluster_spec s;
+
+		assert_int_equal(ft_spec_load_buffer(y, strlen(y), "t.yaml", &s, &err), 0);
+		assert_true(fabs(s.node.net_lat_s - 35e-6) < 1e-15);
+		assert_int_equal(s.node.nnics, 32);
 	}
 }
 
@@ -714,7 +727,7 @@ static const struct bad_case {
 	  "t.yaml:4:16: nodes.pcie.gen: expected an integer from 1 to 6, got '7'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { modl: CX7 }\n", FT_EPARSE,
 	  "t.yaml:4:11: nodes.nics.modl: unknown key (did you mean 'model'? expected one of: "
-	  "count, model, link, rate, latency, per_gpu, vm_overhead)" },
+	  "count, model, link, rate, latency, per_gpu, vm_overhead, net_latency)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { link: edr }\n", FT_EPARSE,
 	  "t.yaml:4:17: nodes.nics.link: expected a link preset (hdr, ndr, xdr, roce100, roce200, "
 	  "roce400, roce800, spcx400, efa100, tcpx200), got 'edr'" },
