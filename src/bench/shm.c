@@ -734,6 +734,12 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
 	}
 }
 
+bool
+ft__shm_peer_gone(const struct shm_ep *ep, uint32_t p)
+{
+	return kill((pid_t)ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH;
+}
+
 /* Is a peer's process gone? Every peer with @all, else those with requests pending. */
 int
 ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
@@ -745,7 +751,7 @@ ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err)
 
 		if (p == ep->rank || (!all && !ep->peers[p].sq && !ep->peers[p].rq))
 			continue;
-		if (kill(ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH)
+		if (ft__shm_peer_gone(ep, p))
 			return ft_error_set(err, FT_EPEER, "%s is gone (its process exited)",
 			                    ft__world_who(ep->base.w, p, who, sizeof(who)));
 	}
@@ -1435,7 +1441,7 @@ share_held(struct shm_ep *ep, uint32_t p, int dir)
 		return false;
 	if (atomic_load_explicit(&r->share_done, memory_order_acquire) >= h->claimed ||
 	    (dir == SHM_HOLD_RECV && atomic_load_explicit(&r->quit, memory_order_acquire)) ||
-	    (kill((pid_t)ep->base.w->info[p].pid, 0) < 0 && errno == ESRCH))
+	    ft__shm_peer_gone(ep, p))
 		h->buf = NULL;
 	return h->buf != NULL;
 }
