@@ -38,6 +38,7 @@
 
 #include "bench/bench_int.h"
 #include "bench/patterns.h"
+#include "bench/shm_int.h"
 #include "bench/verbs_int.h"
 
 #include <fabtune/obs.h>
@@ -2278,6 +2279,95 @@ test_shm_coll_quit(void **state)
 	close(coll_gate[1]);
 }
 
+/* What rank 1 waits for in shm_bell_exchange: nothing, so only a ring ends its sleep. */
+static int
+bell_never(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	(void)ep;
+	(void)ud;
+	(void)err;
+	return 0;
+}
+
+/* Rank 0 of shm_bell_exchange: until rank 1 has said that it sleeps, or 5 s. */
+static bool
+bell_asleep(struct shm_ep *ep)
+{
+	double end = ft__now() + 5;
+
+	while (!atomic_load(&ep->bells[1].sleeping) && ft__now() < end)
+		usleep(1000);
+	return atomic_load(&ep->bells[1].sleeping);
+}
+
+/*
+ * Rank 1 sleeps on its doorbell and rank 0 stops it (SIGSTOP) and rings
+ * BELL_RINGS times, as a sender publishing chunks to a receiver that waits
+ * for a CPU does: the doorbell must move once, one FUTEX_WAKE (before, it
+ * moved 100 times, a system call each, since only the sleeper took its
+ * flag down). Rank 1 then sleeps again for up to 10 s and one ring must
+ * wake it within a second: the flag that rank 0 took down is up again.
+ */
+#define BELL_RINGS 100
+static int
+shm_bell_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *base = NULL;
+	struct shm_ep *ep;
+	uint32_t b0 = 0, moved = 0;
+	double t0, took;
+	pid_t kid;
+	int k, rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 65536, &w, &base, err);
+
+	(void)unused;
+	if (rc < 0)
+		return close_two(base, w, rc);
+	ep = ft_container_of(base, struct shm_ep, base);
+	kid = (pid_t)w->info[1].pid;
+	rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__shm_bell_sleep(ep, 10000, bell_never, NULL, err);
+		t0 = ft__now();
+		if (rc == 0)
+			rc = ft__shm_bell_sleep(ep, 10000, bell_never, NULL, err);
+		took = ft__now() - t0;
+		if (rc == 0 && took > 1.0)
+			rc = ft_error_set(err, FT_EIO,
+			                  "a ring after a stop woke rank 1 after %.2fs", took);
+	} else if (rc == 0) {
+		if (!bell_asleep(ep) || kill(kid, SIGSTOP) < 0)
+			rc = ft_error_set(err, FT_EIO, "rank 1 does not sleep");
+		for (k = 0; rc == 0 && k < 50 && !ft__bench_pid_stopped(kid); k++)
+			usleep(10000);
+		b0 = atomic_load(&ep->bells[1].bell);
+		for (k = 0; rc == 0 && k < BELL_RINGS; k++)
+			ft__shm_bell_ring(ep, 1);
+		moved = atomic_load(&ep->bells[1].bell) - b0;
+		kill(kid, SIGCONT);
+		if (rc == 0 && moved != 1)
+			rc = ft_error_set(err, FT_EIO,
+			                  "%d rings of a stopped sleeper moved its doorbell "
+			                  "%u times, not once",
+			                  BELL_RINGS, moved);
+		if (rc == 0 && !bell_asleep(ep))
+			rc = ft_error_set(err, FT_EIO, "rank 1 does not sleep again");
+		usleep(20000); /* into its futex wait, most likely */
+		if (rc == 0)
+			ft__shm_bell_ring(ep, 1);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(base, w, rc);
+}
+
+static void
+test_shm_bell_once(void **state)
+{
+	(void)state;
+	run_two(shm_bell_exchange, 0);
+}
+
 static void
 test_abandon(void **state)
 {
@@ -4428,6 +4518,7 @@ main(void)
 		cmocka_unit_test(test_tcp_stripes_streams),
 		cmocka_unit_test(test_abandon),
 		cmocka_unit_test(test_shm_coll_quit),
+		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
 		cmocka_unit_test(test_bind_core),
