@@ -265,9 +265,19 @@ struct ft_ep {
 	 * the blocks its requests held are released then (ft__ep_close).
 	 */
 	bool holds_end_at_close;
-	/* FT_FAULT_EP armed on this rank (transport.c): its next wait on such a request gives up */
-	enum { FT__FAULT_NONE, FT__FAULT_SEND, FT__FAULT_RECV } fault;
+	/*
+	 * FT_FAULT_EP armed on this rank (transport.c): its next wait on such a
+	 * request gives up, or (coll) the next collective the transport runs itself
+	 */
+	enum {
+		FT__FAULT_NONE,
+		FT__FAULT_SEND,
+		FT__FAULT_RECV,
+		FT__FAULT_COLL
+	} fault;
 };
+/* FT_FAULT_EP passes over smaller messages and collectives: they may end before it looks */
+#define FT__FAULT_MIN_BYTES (64 * 1024)
 
 /*
  * The adaptive part of a spin budget (transport.c). ft__spin_budget: how
@@ -357,6 +367,8 @@ extern const struct ft_transport_ops ft_tcp_transport;
 extern const struct ft_transport_ops ft_shm_transport;
 /* Does this shm endpoint run the collectives directly on buffers in its segment? */
 bool ft__shm_direct(const struct ft_ep *ep);
+/* shm: may a peer still use this rank's buffer area for a direct collective it gave up on? */
+bool ft__shm_area_held(struct ft_ep *ep);
 /* memcpy whose stores bypass the cache (non-temporal), for destinations larger than it */
 void ft__shm_copy_stream(char *d, const char *s, size_t n);
 /* from this message size on, the shm receiver copies out of the ring with it */

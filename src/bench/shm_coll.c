@@ -10,11 +10,57 @@
  * writes the result once into every rank's output, and publishes the next
  * sequence number. Each element is read once per input and written once per
  * output: one pass, where the ring copies every byte into a ring and out again.
+ *
+ * A rank that gives up in the middle of one (a peer silent for --timeout,
+ * an interrupt, a peer that gave up first, FT_FAULT_EP=coll:R) says so in
+ * its line (coll_quit): its peers, which wait on that line, end their call
+ * with an error naming it within a spin, and its area is not reused while
+ * a peer may still read its inputs or write its outputs (coll_held). The
+ * segment itself outlives any one rank's unmapping: every rank maps the
+ * same memory, so a rank that closes takes away only its own view of it.
  */
 #include "shm_int.h"
 
+#include <inttypes.h>
+
 /* reduce and copy in pieces that stay in L1 between the reduction and the copies */
 #define PIECE_BYTES (16 * 1024)
+
+/*
+ * Whether a peer may still use this rank's area for the call it gave up on
+ * (coll_quit): one that may have begun that call (its seq below 2c: it may
+ * be reading this rank's inputs or writing its outputs), has not given up
+ * itself, and runs. Once none may, the hold is over for good.
+ */
+static bool
+coll_held(struct shm_ep *ep)
+{
+	uint64_t c = ep->coll_quit;
+	uint32_t p;
+
+	for (p = 0; ep->area_held && p < ep->nranks; p++)
+		if (p != ep->rank &&
+		    atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < 2 * c &&
+		    !atomic_load_explicit(&ep->ctl[p].quit, memory_order_acquire) &&
+		    !ft__shm_peer_gone(ep, p))
+			return true;
+	ep->area_held = false;
+	return false;
+}
+
+bool
+ft__shm_area_held(struct ft_ep *base)
+{
+	return coll_held(ft_container_of(base, struct shm_ep, base));
+}
+
+/* The bump allocator starts over once everything in the area is freed and no peer holds it. */
+static void
+area_reclaim(struct shm_ep *ep)
+{
+	if (ep->area_live == 0 && ep->area_used && !coll_held(ep))
+		ep->area_used = 0;
+}
 
 void *
 ft__shm_mem_alloc(struct ft_ep *base, size_t bytes)
@@ -22,6 +68,7 @@ ft__shm_mem_alloc(struct ft_ep *base, size_t bytes)
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
 	size_t need = ft__shm_align_up(bytes ? bytes : 1, SEG_ALIGN);
 
+	area_reclaim(ep);
 	if (ep->bufs && need <= ep->area_bytes - ep->area_used) {
 		char *p = ep->bufs + (size_t)ep->rank * ep->area_bytes + ep->area_used;
 
@@ -61,9 +108,9 @@ ft__shm_mem_free(struct ft_ep *base, void *p)
 		ft_free(p);
 		return;
 	}
-	/* a bump allocator: the area is reused once everything in it is freed */
-	if (ep->area_live && --ep->area_live == 0)
-		ep->area_used = 0;
+	if (ep->area_live)
+		ep->area_live--;
+	area_reclaim(ep);
 }
 
 struct seq_want {
@@ -76,12 +123,57 @@ ready_seq(struct shm_ep *ep, void *ud, struct ft_error *err)
 {
 	const struct seq_want *sw = ud;
 
-	return atomic_load_explicit(&ep->ctl[sw->p].seq, memory_order_acquire) >= sw->want;
+	return atomic_load_explicit(&ep->ctl[sw->p].seq, memory_order_acquire) >= sw->want ||
+	       atomic_load_explicit(&ep->ctl[sw->p].quit, memory_order_acquire);
 }
 
-/* Wait until every rank's sequence number reaches @want. */
+/* What a collective is called by: the larger of its buffers, nccl-tests' size. */
+static size_t
+coll_bytes(const struct shm_ep *ep, const struct ft_bench_coll_args *a)
+{
+	size_t sb, rb;
+
+	ft__bench_bufsizes(a->coll, a->count, ft_dtype_size(a->dtype), ep->nranks, &sb, &rb);
+	return FT_MAX(sb, rb);
+}
+
+/*
+ * The collective @a cannot end: rank @p gave up on call @q. When @p is this
+ * rank, the peer that gave up first, if one made it, is the one named.
+ */
 static int
-wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
+coll_gave_up(struct shm_ep *ep, uint32_t p, uint64_t q, const struct ft_bench_coll_args *a,
+             struct ft_error *err)
+{
+	int stopped = ft__world_stopped_rank(ep->base.w);
+	char who[96], why[160] = "";
+
+	if (p == ep->rank && ep->coll_cause)
+		p = ep->coll_cause - 1;
+	else if (p != ep->rank && !ep->coll_quit)
+		ep->coll_cause = p + 1;
+	/* what it likely gave up on: a rank of this host stopped in the call */
+	if (stopped >= 0 && (uint32_t)stopped != p) {
+		ft__world_who(ep->base.w, (uint32_t)stopped, who, sizeof(who));
+		snprintf(why, sizeof(why), " (%s is stopped: SIGSTOP or a debugger)", who);
+	}
+	if (p == ep->rank)
+		ft_strlcpy(who, "this rank", sizeof(who));
+	else
+		ft__world_who(ep->base.w, p, who, sizeof(who));
+	if (q == ep->calls && p != ep->rank)
+		return ft_error_set(err, FT_EPEER,
+		                    "shm: %s gave up on the %s of %zu bytes, which ends here too%s",
+		                    who, ft_op_name(a->coll), coll_bytes(ep, a), why);
+	return ft_error_set(err, FT_EPEER,
+	                    "shm: %s gave up on an earlier collective (call %" PRIu64 "): the "
+	                    "%s of %zu bytes is refused (out of step)%s",
+	                    who, q, ft_op_name(a->coll), coll_bytes(ep, a), why);
+}
+
+/* Wait until every peer's sequence number reaches @want, or one gives up (collective @a). */
+static int
+wait_all(struct shm_ep *ep, uint64_t want, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
 	double start = 0, now, prev = 0;
 	unsigned spins = 0;
@@ -89,9 +181,14 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 	int rc;
 
 	for (p = 0; p < ep->nranks; p++) {
-		while (atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
+		while (p != ep->rank &&
+		       atomic_load_explicit(&ep->ctl[p].seq, memory_order_acquire) < want) {
 			struct seq_want sw = { p, want };
+			/* the same line as seq: no cost to a spin */
+			uint64_t q = atomic_load_explicit(&ep->ctl[p].quit, memory_order_acquire);
 
+			if (q)
+				return coll_gave_up(ep, p, q, a, err);
 			/* spin while the peer is likely close, then sleep on the doorbell */
 			ft__cpu_relax();
 			if (++spins % 64)
@@ -122,16 +219,75 @@ wait_all(struct shm_ep *ep, uint64_t want, struct ft_error *err)
 	return 0;
 }
 
-/* Publish this rank's sequence number and wake the ranks waiting for it. */
+/* Publish @v in this rank's @x (its seq or quit) and wake the ranks waiting for it. */
 static void
-publish_seq(struct shm_ep *ep, uint64_t seq)
+publish_line(struct shm_ep *ep, _Atomic uint64_t *x, uint64_t v)
 {
 	uint32_t p;
 
-	ft__shm_publish(&ep->ctl[ep->rank].seq, seq);
+	ft__shm_publish(x, v);
 	for (p = 0; p < ep->nranks; p++)
 		if (p != ep->rank)
 			ft__shm_bell_ring(ep, p);
+}
+
+/*
+ * A rank that gave up before this rank's body reads its buffers (its quit
+ * seen once every rank published them): the call ends here, not after a
+ * pass over inputs that rank may free.
+ */
+static int
+quit_seen(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	uint32_t p;
+	uint64_t q;
+
+	for (p = 0; p < ep->nranks; p++) {
+		q = atomic_load_explicit(&ep->ctl[p].quit, memory_order_acquire);
+		if (q)
+			return coll_gave_up(ep, p, q, a, err);
+	}
+	return 0;
+}
+
+/*
+ * This rank gives up on call @c, which fails with @rc: its peers learn it
+ * from its line (the waits above look at quit, and the doorbells wake the
+ * sleepers), and its area stays out of use while one of them may still
+ * use it (coll_held). Every later direct collective on the endpoint is
+ * refused: the ranks' calls are out of step.
+ */
+static int
+coll_quit(struct shm_ep *ep, uint64_t c, int rc)
+{
+	ep->coll_quit = c;
+	ep->area_held = true;
+	publish_line(ep, &ep->ctl[ep->rank].quit, c);
+	return rc;
+}
+
+/*
+ * FT_FAULT_EP=coll:R: rank R gives up on its first direct collective of
+ * FT__FAULT_MIN_BYTES or more once it has done its share and seen every
+ * peer say that it has done its own (call @c), before it says so itself:
+ * its peers then all wait on its line, as they would on a rank stopped
+ * there until a timeout ended it.
+ */
+static int
+coll_fault(struct shm_ep *ep, uint64_t c, const struct ft_bench_coll_args *a, struct ft_error *err)
+{
+	int rc;
+
+	if (ep->base.fault != FT__FAULT_COLL || coll_bytes(ep, a) < FT__FAULT_MIN_BYTES)
+		return 0;
+	ep->base.fault = FT__FAULT_NONE;
+	rc = wait_all(ep, 2 * c, a, err);
+	if (rc < 0)
+		return rc;
+	return ft_error_set(err, FT_EIO,
+	                    "shm: the %s of %zu bytes given up on with this rank's share done: "
+	                    "a fault injected by FT_FAULT_EP",
+	                    ft_op_name(a->coll), coll_bytes(ep, a));
 }
 
 /*
@@ -227,13 +383,16 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 	uint32_t n = ep->nranks, r = ep->rank, k;
 	size_t es = ft_dtype_size(a->dtype), sb, rb;
 	struct shm_ctl *me = &ep->ctl[r];
-	uint64_t c = ++ep->calls;
+	uint64_t c;
 	const char *in[FT_SHM_DIRECT_MAX];
 	char *out[FT_SHM_DIRECT_MAX];
 	const char *s0 = a->sendbuf, *r0 = a->recvbuf;
 	bool ok = true;
 	int rc;
 
+	c = ++ep->calls;
+	if (ep->coll_quit)
+		return coll_gave_up(ep, r, ep->coll_quit, a, err);
 	ft__bench_bufsizes(a->coll, a->count, es, n, &sb, &rb);
 	me->ok = in_area(ep, r, s0, sb) && in_area(ep, r, r0, rb) &&
 	         (a->coll != FT_OP_ALLTOALL || s0 + sb <= r0 || r0 + rb <= s0);
@@ -244,10 +403,12 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 	me->dtype = (uint32_t)a->dtype;
 	me->op = (uint32_t)a->op;
 	me->root = a->root;
-	publish_seq(ep, 2 * c - 1);
-	rc = wait_all(ep, 2 * c - 1, err);
+	publish_line(ep, &me->seq, 2 * c - 1);
+	rc = wait_all(ep, 2 * c - 1, a, err);
+	if (rc == 0)
+		rc = quit_seen(ep, a, err);
 	if (rc < 0)
-		return rc;
+		return coll_quit(ep, c, rc);
 	/* every rank sees the same lines, so all take the same way */
 	for (k = 0; k < n; k++) {
 		const struct shm_ctl *pc = &ep->ctl[k];
@@ -262,12 +423,16 @@ direct_coll(struct shm_ep *ep, const struct ft_bench_coll_args *a, struct ft_err
 		}
 	}
 	if (!ok) {
-		publish_seq(ep, 2 * c);
+		publish_line(ep, &me->seq, 2 * c);
 		return FT_ENOTSUP;
 	}
 	direct_body(ep, a, in, out);
-	publish_seq(ep, 2 * c);
-	return wait_all(ep, 2 * c, err);
+	rc = coll_fault(ep, c, a, err);
+	if (rc == 0) {
+		publish_line(ep, &me->seq, 2 * c);
+		rc = wait_all(ep, 2 * c, a, err);
+	}
+	return rc < 0 ? coll_quit(ep, c, rc) : 0;
 }
 
 bool

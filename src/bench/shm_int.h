@@ -28,13 +28,17 @@ _Static_assert(sizeof(struct shm_bell) == CACHELINE, "one cache line per rank");
 /*
  * One line per rank, written only by that rank. seq is 2c-1 once call c's
  * buffers are published (offsets below), 2c once its outputs are written.
+ * quit is the call c this rank gave up on (shm_coll.c, coll_quit), 0 while
+ * it has not: in the line of seq, so that a peer waiting on seq sees it
+ * with the same load.
  */
 struct shm_ctl {
 	_Atomic uint64_t seq;
+	_Atomic uint64_t quit;
 	uint64_t send_off, recv_off, count; /* offsets from the buffer area's start */
 	uint32_t coll, dtype, op, ok;
 	int32_t root;
-	char pad[CACHELINE - 6 * sizeof(uint64_t) - sizeof(int32_t)];
+	char pad[CACHELINE - 7 * sizeof(uint64_t) - sizeof(int32_t)];
 };
 _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 
@@ -103,6 +107,9 @@ struct shm_ep {
 	uint64_t cma_probe;       /* read by the peers at open */
 	double spin_s;            /* spin this long before sleeping on the doorbell */
 	uint64_t calls;          /* direct collectives run */
+	uint64_t coll_quit;      /* the call this rank gave up on (its ctl line's quit), 0 none */
+	uint32_t coll_cause;     /* 1 + the peer that gave up first, which made it; 0 none */
+	bool area_held;          /* a peer may still use this rank's area for it (coll_held) */
 	uint32_t rank, nranks;
 	struct shm_peer *peers;
 	double next_check;
@@ -128,6 +135,8 @@ int ft__shm_bell_sleep(struct shm_ep *ep, int timeout_ms,
 bool ft__shm_spin_over(struct shm_ep *ep, double *prev, double t0);
 void ft__shm_spin_paid(struct shm_ep *ep, double *prev);
 int ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err);
+/* Whether peer @p's process is gone (kill(pid, 0) finds none). */
+bool ft__shm_peer_gone(const struct shm_ep *ep, uint32_t p);
 
 /* shm_coll.c: buffers in the segment and the collectives run on them */
 void *ft__shm_mem_alloc(struct ft_ep *base, size_t bytes);

@@ -504,22 +504,32 @@ wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error
 
 /*
  * FT_FAULT_EP=send:R or recv:R, for tests: rank R's first wait that finds a
- * send (a receive) of FAULT_MIN_BYTES or more not done moves what moves at
- * once, then gives up, as a timeout would, so that the transport's abandon
- * runs while the message is under way and its peer still sends or reads.
+ * send (a receive) of FT__FAULT_MIN_BYTES or more not done moves what moves
+ * at once, then gives up, as a timeout would, so that the transport's
+ * abandon runs while the message is under way and its peer still sends or
+ * reads. coll:R: rank R gives up inside the first of the transport's own
+ * collectives that moves that much (shm's direct ones, shm_coll.c).
  */
-#define FAULT_MIN_BYTES (64 * 1024)
-
 static int
 fault_arm(const struct ft_world *w)
 {
+	static const struct {
+		const char *word;
+		int fault;
+	} kinds[] = {
+		{ "send:", FT__FAULT_SEND },
+		{ "recv:", FT__FAULT_RECV },
+		{ "coll:", FT__FAULT_COLL },
+	};
 	const char *e = getenv("FT_FAULT_EP");
 	uint64_t r;
+	size_t k;
 
-	if (!e || (strncmp(e, "send:", 5) != 0 && strncmp(e, "recv:", 5) != 0) ||
-	    ft_parse_u64(e + 5, &r) < 0 || r != w->rank)
-		return FT__FAULT_NONE;
-	return e[0] == 's' ? FT__FAULT_SEND : FT__FAULT_RECV;
+	for (k = 0; e && k < FT_ARRAY_SIZE(kinds); k++)
+		if (strncmp(e, kinds[k].word, 5) == 0)
+			return ft_parse_u64(e + 5, &r) == 0 && r == w->rank ? kinds[k].fault :
+			                                                      FT__FAULT_NONE;
+	return FT__FAULT_NONE;
 }
 
 static int
@@ -530,7 +540,7 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
 	int rc;
 
 	for (i = 0; i < n; i++)
-		if (!reqs[i]->done && reqs[i]->len >= FAULT_MIN_BYTES &&
+		if (!reqs[i]->done && reqs[i]->len >= FT__FAULT_MIN_BYTES &&
 		    reqs[i]->is_send == (ep->fault == FT__FAULT_SEND))
 			break;
 	if (i == n)
@@ -554,7 +564,8 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
 int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
-	int rc = ep->fault ? fault_fire(ep, reqs, n, err) : 0;
+	bool armed = ep->fault == FT__FAULT_SEND || ep->fault == FT__FAULT_RECV;
+	int rc = armed ? fault_fire(ep, reqs, n, err) : 0;
 
 	if (rc == 0)
 		rc = wait_all(ep, reqs, n, err);

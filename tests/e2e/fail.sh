@@ -140,4 +140,35 @@ for t in $transports; do
 		echo "ok: $name: given up on cleanly in ${took}s"
 	done
 done
+# shm's direct collectives on 3 ranks: rank 1 gives up on the first one
+# once it has done its share and its peers theirs, before it says so
+# (FT_FAULT_EP=coll:1). Ranks 0 and 2, which wait on its line, must end at
+# once, naming rank 1, the collective and its size, not wait for --timeout
+# nor find rank 1 gone only once its process exited.
+for coll in all_reduce all_gather broadcast; do
+	name="shm $coll coll:1"
+	start=$(date +%s.%N)
+	FT_FAULT_EP=coll:1 MALLOC_PERTURB_=165 ASAN_OPTIONS=detect_leaks=0 timeout 60 \
+		"$fabtune" bench $coll --transport shm --np 3 -b 1M -e 1M -n 20 --timeout 5s \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	took=$(echo "$(date +%s.%N) - $start" | bc)
+	if [ "$rc" != 3 ] || ! grep -q "shm: the $coll of [0-9]* bytes given up on .*FT_FAULT_EP" \
+		"$tmp/err" || grep -qE \
+		'corrupted|free\(\)|AddressSanitizer|runtime error|Segmentation|signal|stopped answering|is gone' \
+		"$tmp/err"; then
+		echo "not ok: $name: exit $rc"; sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue
+	fi
+	for r in 0 2; do
+		if ! grep -q "rank $r (host [^)]*): shm: rank 1 (host [^)]*) gave up on the $coll of" \
+			"$tmp/err"; then
+			echo "not ok: $name: rank $r did not say that rank 1 gave up"
+			sed "s/^/# stderr: /" "$tmp/err"; fail=1; continue 2
+		fi
+	done
+	if [ "$(echo "$took > 4" | bc)" = 1 ]; then
+		echo "not ok: $name: took ${took}s"; fail=1; continue
+	fi
+	echo "ok: $name: given up on cleanly in ${took}s"
+done
 exit $fail

@@ -38,6 +38,7 @@
 
 #include "bench/bench_int.h"
 #include "bench/patterns.h"
+#include "bench/shm_int.h"
 #include "bench/verbs_int.h"
 
 #include <fabtune/obs.h>
@@ -822,15 +823,16 @@ shm_big(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
  * patterned messages of several sizes, a window at a time, and rank 0
  * checks every byte.
  */
-/* Rank @rank of a world of two on this host (rank 0 holds the bootstrap listener @lfd). */
+/* Rank @rank of a world of @n on this host (rank 0 holds the bootstrap listener @lfd). */
 static int
-join_two(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_error *err)
+join_ranks(uint32_t rank, uint32_t n, int lfd, uint16_t port, struct ft_world **w,
+           struct ft_error *err)
 {
 	struct ft_world_cfg wc;
 
 	ft_world_cfg_init(&wc);
 	wc.rank = rank;
-	wc.nranks = 2;
+	wc.nranks = n;
 	wc.bootstrap_fd = rank == 0 ? lfd : -1;
 	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
 	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
@@ -838,34 +840,57 @@ join_two(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_e
 	return ft_world_new(&wc, w, err);
 }
 
-/* Run @fn(rank, ...) as rank 0 here and rank 1 in a child; both must return 0. */
+static int
+join_two(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_error *err)
+{
+	return join_ranks(rank, 2, lfd, port, w, err);
+}
+
+/*
+ * Run @fn(rank, ...) as rank 0 here and ranks 1..@n-1 in children; all must
+ * return 0. A child that hangs is ended by its alarm and fails the test.
+ */
 static void
-run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err),
-        uint64_t arg)
+run_ranks(uint32_t n,
+          int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err),
+          uint64_t arg)
 {
 	struct ft_error err = { 0 };
 	uint16_t port;
 	int lfd, status, rc;
-	pid_t kid;
+	pid_t kids[4];
+	uint32_t r;
 
+	assert_true(n >= 2 && n - 1 <= FT_ARRAY_SIZE(kids));
 	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
-	kid = fork();
-	assert_true(kid >= 0);
-	if (kid == 0) {
-		close(lfd);
-		alarm(30);
-		rc = fn(1, -1, port, arg, &err);
-		if (rc < 0)
-			fprintf(stderr, "rank 1: %s\n", err.msg);
-		_exit(rc == 0 ? 0 : 1);
+	for (r = 1; r < n; r++) {
+		kids[r - 1] = fork();
+		assert_true(kids[r - 1] >= 0);
+		if (kids[r - 1] == 0) {
+			close(lfd);
+			alarm(30);
+			rc = fn(r, -1, port, arg, &err);
+			if (rc < 0)
+				fprintf(stderr, "rank %u: %s\n", r, err.msg);
+			_exit(rc == 0 ? 0 : 1);
+		}
 	}
 	rc = fn(0, lfd, port, arg, &err);
 	if (rc < 0)
 		fprintf(stderr, "rank 0: %s\n", err.msg);
 	assert_int_equal(rc, 0);
-	assert_int_equal(waitpid(kid, &status, 0), kid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	for (r = 1; r < n; r++) {
+		assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+}
+
+static void
+run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err),
+        uint64_t arg)
+{
+	run_ranks(2, fn, arg);
 }
 
 /* Ranks @rank of two on this host, joined and with a pt2pt_bw shm endpoint (--cma-min @cma). */
@@ -2082,6 +2107,265 @@ shm_quit_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t begun, struct 
 		rc = ft__world_barrier(m.w, err);
 	free(m.buf);
 	return close_two(m.ep, m.w, rc);
+}
+
+/*
+ * A direct shm all_reduce that rank 0 gives up on (test_shm_coll_quit), on
+ * 3 ranks. @fault 1: FT_FAULT_EP=coll:0 once every rank published its
+ * buffers; ranks 1 and 2 are then reading rank 0's input or waiting for
+ * it, and must end with FT_EPEER naming rank 0, the collective and its
+ * size within COLL_QUIT_S (without rank 0's quit they waited for --timeout,
+ * 5 s, and blamed a silent rank). @fault 0: rank 0 times out (0.2 s) on
+ * rank 2, which comes in only once rank 0 has freed its buffers and taken
+ * new ones (coll_gate): rank 1 still waits in the call and rank 2 is yet to
+ * read rank 0's input, so rank 0's area must stay out of use (without the
+ * hold the new buffer was the freed input, rewritten while the peers were
+ * to read it); the peers must then refuse to read it (their outputs
+ * untouched), and once they gave up the area is rank 0's again. Every
+ * later call is refused at once, out of step.
+ */
+#define COLL_QUIT_BYTES (1u << 20)
+#define COLL_QUIT_S     1.0
+static int coll_gate[2] = { -1, -1 }; /* rank 0 writes a byte when rank 2 may come in */
+
+/* A peer's end of it: @rc (@took s) must be a refusal naming rank 0 in words @words. */
+static int
+coll_quit_told(int rc, double took, const char *words, struct ft_error *err)
+{
+	char msg[sizeof(err->msg)];
+
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	ft_error_clear(err);
+	if (rc != FT_EPEER || !strstr(msg, "rank 0 (host") || !strstr(msg, words) ||
+	    took > COLL_QUIT_S)
+		return ft_error_set(err, FT_EIO,
+		                    "%d after %.2fs (%s), not FT_EPEER naming rank 0 "
+		                    "with \"%s\" within %.1fs",
+		                    rc, took, msg, words, COLL_QUIT_S);
+	return 0;
+}
+
+/*
+ * Rank 0 after giving up, its buffers freed: a new one must lie outside
+ * them while a peer may use its area (@held), and be the freed input once
+ * none may (the area starts over). It is filled as a reused buffer would be.
+ */
+static int
+coll_quit_area(struct ft_ep *ep, const char *sbuf, const char *rbuf, bool held, char **fresh,
+               struct ft_error *err)
+{
+	char *p;
+
+	if (ft__shm_area_held(ep) != held)
+		return ft_error_set(err, FT_EIO, "area held: %d, want %d", !held, held);
+	p = *fresh = ep->ops->mem_alloc(ep, COLL_QUIT_BYTES);
+	if (!p)
+		return FT_ENOMEM;
+	memset(p, 0x77, COLL_QUIT_BYTES);
+	if (held ? ft__overlaps(p, COLL_QUIT_BYTES, sbuf, COLL_QUIT_BYTES) ||
+	                    ft__overlaps(p, COLL_QUIT_BYTES, rbuf, COLL_QUIT_BYTES) :
+	           p != sbuf)
+		return ft_error_set(err, FT_EIO,
+		                    "a new buffer at %p, the freed input at %p (held %d)",
+		                    (void *)p, (const void *)sbuf, held);
+	return 0;
+}
+
+/* Free what @ep's mem_alloc gave (NULL-safe), as the runner does after a failure. */
+static void
+coll_quit_free(struct ft_ep *ep, char **p)
+{
+	if (ep && *p)
+		ep->ops->mem_free(ep, *p);
+	*p = NULL;
+}
+
+static int
+shm_coll_quit_rank(uint32_t rank, int lfd, uint16_t port, uint64_t fault, struct ft_error *err)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_bench_coll_args a = { 0 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	char chosen[16], gate = 1, *sbuf = NULL, *rbuf = NULL, *fresh = NULL;
+	double t0, took = 0;
+	size_t i;
+	int rc = join_ranks(rank, 3, lfd, port, &w, err), e = 0;
+
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	cfg.dtype = FT_DTYPE_FLOAT;
+	cfg.max_bytes = COLL_QUIT_BYTES;
+	cfg.timeout_s = rank == 0 && !fault ? 0.2 : 5;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	if (fault)
+		setenv("FT_FAULT_EP", "coll:0", 1);
+	if (rc == 0)
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	unsetenv("FT_FAULT_EP");
+	if (rc == 0) {
+		sbuf = ep->ops->mem_alloc(ep, COLL_QUIT_BYTES);
+		rbuf = ep->ops->mem_alloc(ep, COLL_QUIT_BYTES);
+		rc = sbuf && rbuf && ft__shm_direct(ep) ? 0 : FT_EIO;
+	}
+	if (rc == 0) {
+		for (i = 0; i < COLL_QUIT_BYTES / sizeof(float); i++)
+			((float *)(void *)sbuf)[i] = (float)(rank + 1);
+		memset(rbuf, 0xaa, COLL_QUIT_BYTES);
+		a.coll = FT_OP_ALL_REDUCE;
+		a.sendbuf = sbuf;
+		a.recvbuf = rbuf;
+		a.count = COLL_QUIT_BYTES / sizeof(float);
+		a.dtype = FT_DTYPE_FLOAT;
+		a.op = FT_REDOP_SUM;
+		rc = ft__world_barrier(w, err);
+	}
+	if (rc == 0 && rank == 2 && !fault && read(coll_gate[0], &gate, 1) != 1)
+		rc = FT_EIO;
+	if (rc == 0) {
+		t0 = ft__now();
+		e = ep->ops->coll(ep, &a, err);
+		took = ft__now() - t0;
+	}
+	if (rc == 0 && rank == 0) {
+		/* its own error, then its area: held while rank 1 or 2 may still read it */
+		rc = e == (fault ? FT_EIO : FT_ETIMEDOUT) ? 0 : FT_EIO;
+		if (rc == 0)
+			ft_error_clear(err);
+		if (rc == 0 && !fault) {
+			coll_quit_free(ep, &sbuf);
+			coll_quit_free(ep, &rbuf);
+			rc = coll_quit_area(ep, a.sendbuf, a.recvbuf, true, &fresh, err);
+		}
+		if (!fault && write(coll_gate[1], &gate, 1) != 1)
+			rc = rc ? rc : FT_EIO;
+	} else if (rc == 0) {
+		rc = coll_quit_told(e, fault ? took : 0,
+		                    "gave up on the all_reduce of 1048576 bytes", err);
+		for (i = 0; rc == 0 && !fault && i < COLL_QUIT_BYTES; i++)
+			if ((unsigned char)rbuf[i] != 0xaa)
+				rc = ft_error_set(err, FT_EIO, "byte %zu of the output written", i);
+		if (rc == 0) {
+			t0 = ft__now();
+			e = ep->ops->coll(ep, &a, err);
+			rc = coll_quit_told(e, ft__now() - t0, "refused (out of step)", err);
+		}
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	/* everyone gave up: nothing holds rank 0's area, which starts over */
+	if (rc == 0 && rank == 0) {
+		coll_quit_free(ep, &fresh);
+		coll_quit_free(ep, &sbuf);
+		coll_quit_free(ep, &rbuf);
+		rc = coll_quit_area(ep, a.sendbuf, a.recvbuf, false, &fresh, err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	coll_quit_free(ep, &fresh);
+	coll_quit_free(ep, &sbuf);
+	coll_quit_free(ep, &rbuf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_coll_quit(void **state)
+{
+	(void)state;
+	assert_int_equal(pipe(coll_gate), 0);
+	run_ranks(3, shm_coll_quit_rank, 1);
+	run_ranks(3, shm_coll_quit_rank, 0);
+	close(coll_gate[0]);
+	close(coll_gate[1]);
+}
+
+/* What rank 1 waits for in shm_bell_exchange: nothing, so only a ring ends its sleep. */
+static int
+bell_never(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	(void)ep;
+	(void)ud;
+	(void)err;
+	return 0;
+}
+
+/* Rank 0 of shm_bell_exchange: until rank 1 has said that it sleeps, or 5 s. */
+static bool
+bell_asleep(struct shm_ep *ep)
+{
+	double end = ft__now() + 5;
+
+	while (!atomic_load(&ep->bells[1].sleeping) && ft__now() < end)
+		usleep(1000);
+	return atomic_load(&ep->bells[1].sleeping);
+}
+
+/*
+ * Rank 1 sleeps on its doorbell and rank 0 stops it (SIGSTOP) and rings
+ * BELL_RINGS times, as a sender publishing chunks to a receiver that waits
+ * for a CPU does: the doorbell must move once, one FUTEX_WAKE (before, it
+ * moved 100 times, a system call each, since only the sleeper took its
+ * flag down). Rank 1 then sleeps again for up to 10 s and one ring must
+ * wake it within a second: the flag that rank 0 took down is up again.
+ */
+#define BELL_RINGS 100
+static int
+shm_bell_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *base = NULL;
+	struct shm_ep *ep;
+	uint32_t b0 = 0, moved = 0;
+	double t0, took;
+	pid_t kid;
+	int k, rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 65536, &w, &base, err);
+
+	(void)unused;
+	if (rc < 0)
+		return close_two(base, w, rc);
+	ep = ft_container_of(base, struct shm_ep, base);
+	kid = (pid_t)w->info[1].pid;
+	rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__shm_bell_sleep(ep, 10000, bell_never, NULL, err);
+		t0 = ft__now();
+		if (rc == 0)
+			rc = ft__shm_bell_sleep(ep, 10000, bell_never, NULL, err);
+		took = ft__now() - t0;
+		if (rc == 0 && took > 1.0)
+			rc = ft_error_set(err, FT_EIO,
+			                  "a ring after a stop woke rank 1 after %.2fs", took);
+	} else if (rc == 0) {
+		if (!bell_asleep(ep) || kill(kid, SIGSTOP) < 0)
+			rc = ft_error_set(err, FT_EIO, "rank 1 does not sleep");
+		for (k = 0; rc == 0 && k < 50 && !ft__bench_pid_stopped(kid); k++)
+			usleep(10000);
+		b0 = atomic_load(&ep->bells[1].bell);
+		for (k = 0; rc == 0 && k < BELL_RINGS; k++)
+			ft__shm_bell_ring(ep, 1);
+		moved = atomic_load(&ep->bells[1].bell) - b0;
+		kill(kid, SIGCONT);
+		if (rc == 0 && moved != 1)
+			rc = ft_error_set(err, FT_EIO,
+			                  "%d rings of a stopped sleeper moved its doorbell "
+			                  "%u times, not once",
+			                  BELL_RINGS, moved);
+		if (rc == 0 && !bell_asleep(ep))
+			rc = ft_error_set(err, FT_EIO, "rank 1 does not sleep again");
+		usleep(20000); /* into its futex wait, most likely */
+		if (rc == 0)
+			ft__shm_bell_ring(ep, 1);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(base, w, rc);
+}
+
+static void
+test_shm_bell_once(void **state)
+{
+	(void)state;
+	run_two(shm_bell_exchange, 0);
 }
 
 static void
@@ -4233,6 +4517,8 @@ main(void)
 		cmocka_unit_test(test_tcp_stripes),
 		cmocka_unit_test(test_tcp_stripes_streams),
 		cmocka_unit_test(test_abandon),
+		cmocka_unit_test(test_shm_coll_quit),
+		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
 		cmocka_unit_test(test_bind_core),
