@@ -39,43 +39,23 @@
 #define NSIZES     4
 
 struct side {
-	int fd;
+	int fd, send, failed;
 	char *buf;
 	size_t size;
 	double cpu_s;
-	int failed;
 };
 
+/* one side's thread: VOL_BYTES sent or received in calls of at most CALL_BYTES, through its buffer */
 static void *
-sender(void *arg)
+pump(void *arg)
 {
 	struct side *s = arg;
 	size_t done = 0, off = 0;
 	double t0 = cpu_now();
 
 	while (done < VOL_BYTES) {
-		ssize_t n = send(s->fd, s->buf + off, CALL_BYTES - off % CALL_BYTES, 0);
-
-		if (n <= 0) {
-			s->failed = 1;
-			break;
-		}
-		done += (size_t)n;
-		off = (off + (size_t)n) % s->size;
-	}
-	s->cpu_s = cpu_now() - t0;
-	return NULL;
-}
-
-static void *
-receiver(void *arg)
-{
-	struct side *s = arg;
-	size_t done = 0, off = 0;
-	double t0 = cpu_now();
-
-	while (done < VOL_BYTES) {
-		ssize_t n = recv(s->fd, s->buf + off, CALL_BYTES - off % CALL_BYTES, 0);
+		size_t want = CALL_BYTES - off % CALL_BYTES;
+		ssize_t n = s->send ? send(s->fd, s->buf + off, want, 0) : recv(s->fd, s->buf + off, want, 0);
 
 		if (n <= 0) {
 			s->failed = 1;
@@ -111,14 +91,14 @@ connect_pair(int fd[2])
 static int
 transfer(int fd[2], char *sb, char *rb, size_t size, double cpu_s[2], double *wall_s)
 {
-	struct side s = { fd[0], sb, size, 0, 0 }, r = { fd[1], rb, size, 0, 0 };
+	struct side s = { fd[0], 1, 0, sb, size, 0 }, r = { fd[1], 0, 0, rb, size, 0 };
 	struct timespec t0, t1;
 	pthread_t ts, tr;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&tr, NULL, receiver, &r) != 0)
+	if (pthread_create(&tr, NULL, pump, &r) != 0)
 		return -1;
-	if (pthread_create(&ts, NULL, sender, &s) != 0)
+	if (pthread_create(&ts, NULL, pump, &s) != 0)
 		return -1;
 	pthread_join(ts, NULL);
 	pthread_join(tr, NULL);
