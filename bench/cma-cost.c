@@ -25,33 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HUGE_BYTES ((size_t)2 << 20)
+#include "cpu-time.h"
+
 #define MAX_ROUNDS 99
-
-static double
-cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* @bytes of memory, 2 MiB-aligned, advised for huge pages or against them, touched */
-static char *
-buffer(size_t bytes, int huge)
-{
-	size_t len = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
-	char *p = mmap(NULL, len + HUGE_BYTES, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	p += -(size_t)(unsigned long)p & (HUGE_BYTES - 1);
-	(void)madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	memset(p, 1, len);
-	return p;
-}
 
 /* CPU seconds for @reps copies of @size bytes from @a to @b: memcpy when @piece is 0 */
 static double
@@ -79,21 +55,6 @@ copy_cpu(char *b, char *a, size_t size, size_t piece, long reps)
 		}
 	}
 	return cpu_now() - t0;
-}
-
-static int
-cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int
