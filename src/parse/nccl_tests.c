@@ -311,9 +311,10 @@ fit_row(const struct ft__nccl_state *st, struct ft__span *tok, int *n)
  * Whether @r's time is in microseconds (1) or milliseconds (1000), 0 when
  * the row cannot tell: nccl-tests 1.x and the NCCL 1 tests printed
  * milliseconds without a units line, later ones print microseconds. algbw
- * is bytes over time in every release (GB/s = bytes / us / 1e3), so the
- * unit is the one under which the printed algbw (two decimals) follows from
- * size and time, when exactly one does.
+ * is the size over the time (GB/s = bytes / us / 1e3), so the unit is the
+ * one under which the printed algbw (two decimals) follows from size and
+ * time, when exactly one does; where neither does (an old table whose size
+ * is not the one algbw was computed from) the time stays as printed.
  */
 static int
 time_unit(const struct ft_result_row *r)
