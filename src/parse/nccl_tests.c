@@ -512,12 +512,22 @@ rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint
 	st->nranks++;
 }
 
-/* The column-name line: "size" (or "bytes"), "time" and "busbw" in it. */
+/*
+ * The column-name line: the words "size" (or "bytes"), "time" and "busbw"
+ * in it, whole (a table of fabtune sim has "time(us)" and "busbw(GB/s)").
+ */
 static bool
 is_column_names(struct ft__span s)
 {
-	return (ft__find(s, "size") || ft__find(s, "bytes")) && ft__find(s, "time") &&
-	       ft__find(s, "busbw");
+	struct ft__span tok;
+	bool size = false, time = false, busbw = false;
+
+	while (ft__token(&s, &tok)) {
+		size = size || ft__eq(tok, "size") || ft__eq(tok, "bytes");
+		time = time || ft__eq(tok, "time");
+		busbw = busbw || ft__eq(tok, "busbw");
+	}
+	return size && time && busbw;
 }
 
 /*
