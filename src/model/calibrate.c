@@ -209,6 +209,15 @@ model_terms(const struct ft_cluster_spec *spec, const struct ft_model_query *q, 
 	return 0;
 }
 
+static bool
+has_size(const struct ft_model_calib_point *pts, size_t n, uint64_t bytes)
+{
+	for (size_t i = n; i-- > 0;)
+		if (pts[i].bytes == bytes)
+			return true;
+	return false;
+}
+
 /* Take the rows of @run that belong to @q's curve into @out (sorted, one per size). */
 static int
 collect(const struct ft_run *run, const struct ft_model_query *q, uint32_t nranks,
@@ -221,17 +230,17 @@ collect(const struct ft_run *run, const struct ft_model_query *q, uint32_t nrank
 		return ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
 	for (i = 0; i < n; i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
+		/* a table of in-place columns only (a benchmark printing one group) */
+		double t = r->time_us > 0 ? r->time_us : r->ip_time_us;
 		enum ft_op op;
 
 		if (ft_op_from_name(r->test, &op) < 0 || op != q->op)
 			continue;
-		if ((nranks && r->nranks && r->nranks != nranks) || r->bytes == 0 ||
-		    !(r->time_us > 0))
-			continue;
-		if (k > 0 && out->pts[k - 1].bytes == r->bytes)
-			continue; /* a repeated size: the first run counts */
+		if ((nranks && r->nranks && r->nranks != nranks) || r->bytes == 0 || !(t > 0) ||
+		    has_size(out->pts, k, r->bytes))
+			continue; /* a repeated size (a second run, -o all's rows): the first counts */
 		out->pts[k].bytes = r->bytes;
-		out->pts[k].time_s = r->time_us * 1e-6;
+		out->pts[k].time_s = t * 1e-6;
 		k++;
 	}
 	out->npoints = k;

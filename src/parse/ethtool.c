@@ -163,6 +163,27 @@ emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
 	}
 }
 
+/*
+ * bnx2x, qede and others print each queue's counters as "[3]: rx_bytes: 1234":
+ * `eth.counter.q3.rx_bytes`.
+ */
+static bool
+queue_counter(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	struct ft__span q, k, v;
+	char prefix[32];
+	uint64_t u, queue;
+
+	if (!s.n || s.p[0] != '[' || !ft__split(s, ':', &q, &v) || q.n < 3 || q.p[q.n - 1] != ']' ||
+	    !ft__u64((struct ft__span){ q.p + 1, q.n - 2 }, &queue) ||
+	    !ft__split(ft__trim(v), ':', &k, &v) || !ft__ethtool_is_counter(k, v))
+		return false;
+	(void)ft__u64(ft__trim(v), &u);
+	snprintf(prefix, sizeof(prefix), "eth.counter.q%" PRIu64 ".", queue);
+	ft__emit_named(c, line, prefix, k, true, (double)u, "count", FT__NOSTR);
+	return true;
+}
+
 int
 ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 {
@@ -209,8 +230,13 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__skipped(c, it.lineno, "not ethtool output", s);
 			continue;
 		}
-		/* A grep'd excerpt of `ethtool -S` has no "NIC statistics:" line. */
-		if (mode == M_NONE && ft__ethtool_is_counter(k, v))
+		if (queue_counter(c, it.lineno, s))
+			continue;
+		/*
+		 * A grep'd excerpt of `ethtool -S` has no "NIC statistics:" line;
+		 * nor has one pasted under `ethtool -i` (no driver field is a count).
+		 */
+		if ((mode == M_NONE || mode == M_DRIVER) && ft__ethtool_is_counter(k, v))
 			mode = M_STATS;
 		switch (mode) {
 		case M_STATS:

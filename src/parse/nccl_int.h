@@ -43,13 +43,17 @@ struct ft__nccl_state {
 	bool error_col;    /* old format: "error" (max abs error), not #wrong */
 	char test[32];     /* "all_reduce" */
 	bool test_known;
-	uint32_t nranks;      /* "#  Rank N ..." lines seen */
-	uint32_t header_line; /* line of "# nThread ..." (a test started), 0 if none */
-	uint64_t nrows;       /* table rows read */
-	size_t row0;          /* index in the run of the first row of this text */
+	uint32_t nranks;          /* "#  Rank N ..." lines seen */
+	uint32_t header_line;     /* line of "# nThread ..." (a test started), 0 if none */
+	uint64_t nrows;           /* table rows read */
+	size_t row0;              /* index in the run of the first row of this text */
 	uint32_t inferred_nranks; /* ranks from busbw/algbw when no "# Rank" line was seen */
 	uint32_t rank_end;        /* 1 + the highest rank a "# Rank" line named */
 	bool ranks_cut;           /* the rank lines do not run 0, 1, 2 ...: an excerpt */
+	bool ip_first;            /* the banner puts "in-place" before "out-of-place" */
+	int ntok_first;           /* tokens up to the first group's #wrong, 0 if unknown */
+	int time_scale;           /* 1: time in us, 1000: in ms (nccl-tests 1.x), 0: unknown */
+	size_t table_row0;        /* index in the run of the first row of this table */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

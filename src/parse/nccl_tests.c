@@ -60,8 +60,11 @@ find_collective(struct ft__span s, char *out, size_t size)
 static void
 set_test_from(struct ft__nccl_state *st, struct ft__span s)
 {
+	/* "all_reduce_perf"; "reduce_test", the NCCL 1 binaries' names */
 	const char *perf = ft__find(s, "_perf");
 
+	if (!perf)
+		perf = ft__find(s, "_test");
 	if (st->test_known || !perf)
 		return;
 	/* the word ending in _perf */
@@ -81,8 +84,15 @@ set_test_from(struct ft__nccl_state *st, struct ft__span s)
 	}
 }
 
+/*
+ * The column-name line. nccl-tests 1.x (and the NCCL 1 tests) name the
+ * columns "bytes N type op root ... res", later ones "size count type redop
+ * root ... #wrong" ("error" before 2.10); a benchmark mimicking nccl-tests
+ * may put the in-place group first, as its banner line then says
+ * (st->ip_first).
+ */
 static void
-header_columns(struct ft__nccl_state *st, struct ft__span s)
+header_columns(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s)
 {
 	struct ft__span tok;
 	int i = 0, pass = 0;
@@ -90,28 +100,34 @@ header_columns(struct ft__nccl_state *st, struct ft__span s)
 	for (int k = 0; k < NT_NCOLS; k++)
 		st->col[k] = -1;
 	st->error_col = false;
+	st->ntok_first = 0;
 	while (ft__token(&s, &tok)) {
+		bool ip = st->ip_first ? pass == 0 : pass == 1;
+
 		if (ft__eq(tok, "#")) {
 			continue;
-		} else if (ft__eq(tok, "size")) {
+		} else if (ft__eq(tok, "size") || ft__eq(tok, "bytes")) {
 			st->col[NT_SIZE] = i;
-		} else if (ft__eq(tok, "count")) {
+		} else if (ft__eq(tok, "count") || ft__eq(tok, "N")) {
 			st->col[NT_COUNT] = i;
 		} else if (ft__eq(tok, "type")) {
 			st->col[NT_TYPE] = i;
-		} else if (ft__eq(tok, "redop")) {
+		} else if (ft__eq(tok, "redop") || ft__eq(tok, "op")) {
 			st->col[NT_REDOP] = i;
 		} else if (ft__eq(tok, "root")) {
 			st->col[NT_ROOT] = i;
 		} else if (ft__eq(tok, "time")) {
-			st->col[pass ? NT_IP_TIME : NT_TIME] = i;
+			st->col[ip ? NT_IP_TIME : NT_TIME] = i;
 		} else if (ft__eq(tok, "algbw")) {
-			st->col[pass ? NT_IP_ALGBW : NT_ALGBW] = i;
+			st->col[ip ? NT_IP_ALGBW : NT_ALGBW] = i;
 		} else if (ft__eq(tok, "busbw")) {
-			st->col[pass ? NT_IP_BUSBW : NT_BUSBW] = i;
-		} else if (ft__eq(tok, "#wrong") || ft__eq(tok, "error") || ft__eq(tok, "wrong")) {
-			st->error_col = ft__eq(tok, "error");
-			st->col[pass ? NT_IP_WRONG : NT_WRONG] = i;
+			st->col[ip ? NT_IP_BUSBW : NT_BUSBW] = i;
+		} else if (ft__eq(tok, "#wrong") || ft__eq(tok, "wrong") || ft__eq(tok, "error") ||
+		           ft__eq(tok, "res")) {
+			st->error_col = ft__eq(tok, "error") || ft__eq(tok, "res");
+			st->col[ip ? NT_IP_WRONG : NT_WRONG] = i;
+			if (!pass)
+				st->ntok_first = i + 1;
 			pass = 1;
 		} else {
 			continue; /* "#" glued to a name, or an unknown column: not counted */
@@ -120,6 +136,8 @@ header_columns(struct ft__nccl_state *st, struct ft__span s)
 	}
 	st->ntok = i;
 	st->have_header = true;
+	st->time_scale = 0;
+	st->table_row0 = c->run ? ft_run_nrows(c->run) : 0;
 }
 
 /* Column layout from a row's token count when no header was seen. */
@@ -246,26 +264,112 @@ name_earlier_rows(struct ft__pctx *c, const struct ft__nccl_state *st)
 	}
 }
 
+/*
+ * The row's tokens, at most NT_MAXTOK (false past that): a Markdown table's
+ * " | " cell separators are not tokens.
+ */
+static bool
+row_tokens(struct ft__span s, struct ft__span *tok, int *n)
+{
+	struct ft__span t;
+
+	*n = 0;
+	while (ft__token(&s, &t)) {
+		if (ft__eq(t, "|"))
+			continue;
+		if (*n == NT_MAXTOK)
+			return false;
+		tok[(*n)++] = t;
+	}
+	return true;
+}
+
+/*
+ * Fit a row of @n tokens to the header of st->ntok columns: the row itself,
+ * a row of alltoall or all_gather from before nccl-tests 2.10 whose redop
+ * cell is printed empty (one token short, a number where the redop is), or
+ * a row of only the first column group (a benchmark that prints one group).
+ */
+static bool
+fit_row(const struct ft__nccl_state *st, struct ft__span *tok, int *n)
+{
+	int at = st->col[NT_REDOP];
+	double d;
+
+	if (*n == st->ntok)
+		return true;
+	if (*n == st->ntok - 1 && at >= 0 && at < *n && ft__dbl(tok[at], &d)) {
+		memmove(tok + at + 1, tok + at, (size_t)(*n - at) * sizeof(*tok));
+		tok[at] = (struct ft__span){ tok[at + 1].p, 0 };
+		(*n)++;
+		return true;
+	}
+	return st->ntok_first > 0 && *n == st->ntok_first;
+}
+
+/*
+ * Whether @r's time is in microseconds (1) or milliseconds (1000), 0 when
+ * the row cannot tell: nccl-tests 1.x and the NCCL 1 tests printed
+ * milliseconds without a units line, later ones print microseconds. algbw
+ * is the size over the time (GB/s = bytes / us / 1e3), so the unit is the
+ * one under which the printed algbw (two decimals) follows from size and
+ * time, when exactly one does; where neither does (an old table whose size
+ * is not the one algbw was computed from) the time stays as printed.
+ */
+static int
+time_unit(const struct ft_result_row *r)
+{
+	double us, ms, slack;
+	bool is_us, is_ms;
+
+	if (!r->bytes || !(r->time_us > 0) || isnan(r->algbw_GBps))
+		return 0;
+	us = (double)r->bytes / (r->time_us * 1e3);
+	ms = us / 1e3;
+	slack = 0.005 + 0.05 * r->algbw_GBps;
+	is_us = fabs(us - r->algbw_GBps) <= slack;
+	is_ms = fabs(ms - r->algbw_GBps) <= slack;
+	return is_us == is_ms ? 0 : is_us ? 1 : 1000;
+}
+
+/* The first row that tells the time unit sets it for its table: rescale the rows read before. */
+static void
+settle_time_unit(struct ft__pctx *c, struct ft__nccl_state *st, struct ft_result_row *r)
+{
+	int unit = st->time_scale ? 0 : time_unit(r);
+
+	if (unit == 1000 && c->run) {
+		for (size_t i = st->table_row0; i < ft_run_nrows(c->run); i++) {
+			struct ft_result_row *row = ft_vec_at(&c->run->rows, i);
+
+			row->time_us *= 1e3;
+			row->ip_time_us *= 1e3;
+		}
+	}
+	if (unit)
+		st->time_scale = unit;
+	if (st->time_scale == 1000) {
+		r->time_us *= 1e3;
+		r->ip_time_us *= 1e3;
+	}
+}
+
 static bool
 data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint32_t line)
 {
-	struct ft__span tok[NT_MAXTOK], rest = s;
+	struct ft__span tok[NT_MAXTOK + 1];
 	int n = 0;
 	struct ft_result_row r;
 	uint64_t u;
 	int64_t iv;
 	double d;
 
-	while (n < NT_MAXTOK && ft__token(&rest, &tok[n]))
-		n++;
-	if (ft__token(&rest, &tok[0]) || n < 6)
+	if (!row_tokens(s, tok, &n) || n < 6)
 		return false;
-	if (!st->have_header || n != st->ntok) {
-		if (st->have_header && n != st->ntok)
-			return false;
-		if (!guess_columns(st, n))
-			return false;
-	}
+	if (!st->have_header && !guess_columns(st, n))
+		return false;
+	if (st->have_header && !fit_row(st, tok, &n))
+		return false;
 	/* A header may name columns without a size: such a table has no rows to read. */
 	if (st->col[NT_SIZE] < 0 || st->col[NT_SIZE] >= n)
 		return false;
@@ -283,9 +387,10 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 			return false;
 		r.root = (int)iv;
 	}
+	/* a column past the row's end: a row of one column group */
 #define NUMCOL(which, field)                                          \
 	do {                                                          \
-		if (st->col[which] >= 0) {                            \
+		if (st->col[which] >= 0 && st->col[which] < n) {      \
 			if (ft__dbl(tok[st->col[which]], &d))         \
 				r.field = d;                          \
 			else if (!ft__eq(tok[st->col[which]], "N/A")) \
@@ -300,19 +405,21 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	NUMCOL(NT_IP_BUSBW, ip_busbw_GBps);
 #undef NUMCOL
 	r.wrong = -1;
-	if (!st->error_col && st->col[NT_WRONG] >= 0) {
+	if (!st->error_col && st->col[NT_WRONG] >= 0 && st->col[NT_WRONG] < n) {
 		struct ft__span w = tok[st->col[NT_WRONG]], w2;
 
+		/* a float there is the old "error" column (largest deviation), not a count */
 		if (ft__u64(w, &u))
 			r.wrong = (int64_t)u;
-		else if (!ft__eq(w, "N/A"))
+		else if (!ft__eq(w, "N/A") && !ft__dbl(w, &d))
 			return false;
-		if (st->col[NT_IP_WRONG] >= 0) {
+		if (st->col[NT_IP_WRONG] >= 0 && st->col[NT_IP_WRONG] < n) {
 			w2 = tok[st->col[NT_IP_WRONG]];
 			if (ft__u64(w2, &u) && (int64_t)u > r.wrong)
 				r.wrong = (int64_t)u;
 		}
 	}
+	settle_time_unit(c, st, &r);
 	if (!st->test_known) {
 		char name[32];
 		uint32_t nranks = 0;
@@ -351,25 +458,42 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	return true;
 }
 
-/* "#  Rank  0 Group  0 Pid  23654 on      gpu34 device  0 [0000:07:00] NVIDIA A100" */
+/*
+ * "#  Rank  0 Group  0 Pid  23654 on      gpu34 device  0 [0000:07:00] NVIDIA A100"
+ * (@s past its "#"): the host is every word between "on" and "device" (a
+ * name a poster typed may hold blanks), the first word after "on" when no
+ * "device" follows; the NCCL 1 tests' "Rank 0 uses device 0 [0x3b] MODEL"
+ * names none.
+ */
 static void
 rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint32_t line)
 {
-	struct ft__span rest = ft__skip(s, 1), tok, host = FT__NOSTR, bus = FT__NOSTR;
+	struct ft__span rest = s, tok = FT__NOSTR, host = FT__NOSTR, first = FT__NOSTR,
+	                bus = FT__NOSTR;
 	int64_t rank = -1, dev = -1;
 	const char *close;
+	bool on = false, device = false;
 
 	while (ft__token(&rest, &tok)) {
-		if (ft__eq(tok, "Rank") && ft__token(&rest, &tok))
+		if (ft__eq(tok, "Rank") && ft__token(&rest, &tok)) {
 			(void)ft__i64(tok, &rank);
-		else if (ft__eq(tok, "on") && ft__token(&rest, &tok))
-			host = tok;
-		else if (ft__eq(tok, "device") && ft__token(&rest, &tok))
-			(void)ft__i64(tok, &dev);
-		else if (tok.p[0] == '[')
+		} else if (ft__eq(tok, "on")) {
+			on = true;
+		} else if (ft__eq(tok, "device")) {
+			on = false;
+			device = true;
+			if (ft__token(&rest, &tok))
+				(void)ft__i64(tok, &dev);
+		} else if (tok.p[0] == '[') {
 			break;
+		} else if (on) {
+			first = first.p ? first : tok;
+			host = (struct ft__span){ first.p, (size_t)(tok.p + tok.n - first.p) };
+		}
 	}
-	if (rank < 0 || !host.p) {
+	if (!device)
+		host = first; /* no "device" word to end the name: its first word */
+	if (rank < 0 || (!host.p && dev < 0)) {
 		ft__skipped(c, line, "unreadable nccl-tests rank line", s);
 		return;
 	}
@@ -388,58 +512,181 @@ rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint
 	st->nranks++;
 }
 
+/*
+ * The column-name line: the words "size" (or "bytes"), "time" and "busbw"
+ * in it, whole (a table of fabtune sim has "time(us)" and "busbw(GB/s)").
+ */
+static bool
+is_column_names(struct ft__span s)
+{
+	struct ft__span tok;
+	bool size = false, time = false, busbw = false;
+
+	while (ft__token(&s, &tok)) {
+		size = size || ft__eq(tok, "size") || ft__eq(tok, "bytes");
+		time = time || ft__eq(tok, "time");
+		busbw = busbw || ft__eq(tok, "busbw");
+	}
+	return size && time && busbw;
+}
+
+/*
+ * A comment line of nccl-tests that lost its "#": Markdown removes it from
+ * text pasted outside a code block, and the 2018 releases printed the
+ * banner without it. Only the lines nccl-tests prints are taken.
+ */
+static bool
+is_bare_comment(struct ft__span t)
+{
+	return ft__starts(t, "nThread ") || ft__starts(t, "Using devices") ||
+	       (ft__starts(t, "Rank ") && ft__find(t, " device ")) ||
+	       ft__starts(t, "Out of bounds values") || ft__starts(t, "Avg bus bandwidth") ||
+	       ft__starts(t, "(B)") || ft__starts(t, "nccl-tests version ") ||
+	       ft__starts(t, "Collective test ") || is_column_names(t) ||
+	       (ft__find(t, "out-of-place") && ft__find(t, "in-place"));
+}
+
+/* A Markdown table rule, "-- | -- | --" or "|---|---|". */
+static bool
+is_pipe_rule(struct ft__span t)
+{
+	if (!memchr(t.p, '|', t.n))
+		return false;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.p[i] != '-' && t.p[i] != '|' && t.p[i] != ':' && !ft__is_space(t.p[i]))
+			return false;
+	return true;
+}
+
+/* "Avg bus bandwidth    : 6.6972", "Out of bounds values : 0 OK": what follows the colon. */
+static bool
+after_colon(struct ft__span s, struct ft__span *v)
+{
+	const char *colon = memchr(s.p, ':', s.n);
+
+	if (!colon)
+		return false;
+	*v = ft__skip(s, (size_t)(colon - s.p) + 1);
+	return true;
+}
+
+/* The banner over the column names: which group comes first. */
+static void
+banner_line(struct ft__nccl_state *st, struct ft__span rest)
+{
+	const char *oop = ft__find(rest, "out-of-place"), *ip = ft__find(rest, "in-place");
+
+	st->ip_first = oop && ip && ip < oop;
+	set_test_from(st, rest);
+}
+
 bool
 ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s,
                     uint32_t lineno)
 {
-	struct ft__span t = ft__trim(s), rest;
+	struct ft__span t = ft__trim(s), rest, v, tok;
 	double d;
+	uint64_t u;
 
 	if (!t.n)
 		return false;
-	if (t.p[0] != '#')
-		return ft__is_digit(t.p[0]) && data_row(c, st, t, lineno);
-	rest = ft__trim(ft__skip(t, 1));
+	if (t.n > 1 && t.p[0] == '\\' && t.p[1] == '#')
+		t = ft__skip(t, 1); /* "\#": a "#" escaped for Markdown */
+	if (t.p[0] != '#') {
+		if (ft__is_digit(t.p[0]))
+			return data_row(c, st, t, lineno);
+		if (ft__starts(t, "rccl-tests: Version ")) { /* rccl-tests' own version line */
+			v = ft__skip(t, 20);
+			if (ft__token(&v, &tok))
+				ft__emit_str(c, lineno, "bench.version", tok);
+			return true;
+		}
+		if (is_pipe_rule(t))
+			return true;
+		if (!is_bare_comment(t))
+			return false;
+		rest = t;
+	} else {
+		rest = ft__trim(ft__skip(t, 1));
+	}
 	c->host[0] = c->device[0] = '\0';
 	c->port = c->rank = -1;
 	if (ft__starts(rest, "Rank ")) {
-		rank_line(c, st, t, lineno);
-	} else if (ft__find(rest, "size") && ft__find(rest, "time") && ft__find(rest, "busbw")) {
-		header_columns(st, rest);
+		rank_line(c, st, rest, lineno);
+	} else if (is_column_names(rest)) {
+		header_columns(c, st, rest);
 	} else if (ft__starts(rest, "nccl-tests version ")) {
-		struct ft__span v = ft__skip(rest, 19), tok;
-
+		v = ft__skip(rest, 19);
 		if (ft__token(&v, &tok))
 			ft__emit_str(c, lineno, "bench.version", tok);
 	} else if (ft__starts(rest, "Collective test starting:")) {
 		set_test_from(st, rest);
 	} else if (ft__starts(rest, "Avg bus bandwidth")) {
-		const char *colon = memchr(rest.p, ':', rest.n);
-
-		if (colon && ft__dbl(ft__skip(rest, (size_t)(colon - rest.p) + 1), &d))
+		if (after_colon(rest, &v) && ft__dbl(v, &d))
 			ft__emit_num(c, lineno, "bench.avg_busbw", d, "GBps");
 	} else if (ft__starts(rest, "Out of bounds values")) {
-		const char *colon = memchr(rest.p, ':', rest.n);
-		struct ft__span v = colon ? ft__skip(rest, (size_t)(colon - rest.p) + 1) : rest,
-		                tok, verdict;
-		uint64_t u;
-
-		if (ft__token(&v, &tok) && ft__u64(tok, &u)) {
-			verdict = ft__trim(v);
+		if (after_colon(rest, &v) && ft__token(&v, &tok) && ft__u64(tok, &u))
 			ft__emit(c, lineno, "bench.out_of_bounds", true, (double)u, "count",
-			         verdict);
-		}
+			         ft__trim(v));
 	} else if (ft__starts(rest, "nThread")) {
 		if (!st->header_line)
 			st->header_line = lineno;
-	} else if (ft__starts(rest, "Using devices") || ft__starts(rest, "(B)") ||
-	           ft__find(rest, "out-of-place") || !rest.n ||
+	} else if (ft__find(rest, "out-of-place")) {
+		banner_line(st, rest);
+	} else if (ft__starts(rest, "Using devices") || ft__starts(rest, "(B)") || !rest.n ||
 	           ft__starts(rest, "Collective test concluded")) {
 		set_test_from(st, rest);
 	} else {
 		return false;
 	}
 	return true;
+}
+
+#define NT_LINE_MAX 4096
+
+/*
+ * @s without the tag a launcher puts on each line of a rank's output: Open
+ * MPI's --tag-output "[1,0]<stdout>:", Slurm's srun --label "0: ", Intel
+ * MPI's -prepend-rank "[0] ". The last tags each write, so the tag also
+ * sits glued to a field inside a row ("-1[0]    1626.5"): those copies go
+ * too (in @buf), not one after a blank, as the "[0]" of an NCCL INFO line.
+ */
+static struct ft__span
+untag(struct ft__span s, char *buf, size_t cap)
+{
+	struct ft__span t = ft__trim(s), tag, rest;
+	size_t i = 1, k = 0;
+
+	if (t.n && ft__is_digit(t.p[0])) {
+		while (i < t.n && ft__is_digit(t.p[i]))
+			i++;
+		/* "0: " but not a table row, whose first token is a bare number */
+		return i + 1 < t.n && t.p[i] == ':' && t.p[i + 1] == ' ' ? ft__skip(t, i + 1) : s;
+	}
+	if (!t.n || t.p[0] != '[')
+		return s;
+	while (i < t.n && (ft__is_digit(t.p[i]) || t.p[i] == ','))
+		i++;
+	if (i == 1 || i == t.n || t.p[i] != ']')
+		return s;
+	tag = (struct ft__span){ t.p, i + 1 };
+	rest = ft__skip(t, i + 1);
+	if (ft__starts(rest, "<stdout>:") || ft__starts(rest, "<stderr>:"))
+		return ft__skip(rest, 9);
+	if (rest.n >= cap)
+		return rest;
+	for (i = 0; i < rest.n; i++) {
+		struct ft__span at = ft__skip(rest, i);
+
+		if (i && !ft__is_space(rest.p[i - 1]) && ft__starts(at, "[") && at.n >= tag.n &&
+		    memcmp(at.p, tag.p, tag.n) == 0) {
+			buf[k++] = ' ';
+			i += tag.n - 1;
+		} else {
+			buf[k++] = rest.p[i];
+		}
+	}
+	return (struct ft__span){ buf, k };
 }
 
 int
@@ -456,7 +703,10 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 		set_test_from(st, c->hdr);
 	ft__pctx_run_kind(c, "nccl-tests");
 	while (ft__lines_next(&it, &raw) && !c->rc) {
+		char buf[NT_LINE_MAX];
 		bool done;
+
+		raw = untag(ft__unquote(raw), buf, sizeof(buf));
 
 		if (tests_first)
 			done = ft__nccl_tests_line(c, st, raw, it.lineno) ||
@@ -495,7 +745,7 @@ ft__nccl_tests_run(struct ft__pctx *c, const char *text, size_t len)
 	return ft__nccl_engine(c, text, len, true);
 }
 
-/* Table rows: 11 to 13 tokens, the first two (size, count) integers. */
+/* Table rows: 11 to 13 tokens, the first two (size, count) integers; launcher tags left out. */
 static int
 count_rows(const char *text, size_t len)
 {
@@ -505,12 +755,15 @@ count_rows(const char *text, size_t len)
 
 	ft__lines_init(&it, text, len, 0);
 	while (ft__lines_next(&it, &line)) {
+		char buf[NT_LINE_MAX];
 		struct ft__span tok[2];
 		uint64_t u;
 		int n = 0;
-		struct ft__span rest = line, t;
+		struct ft__span rest = untag(line, buf, sizeof(buf)), t;
 
 		while (ft__token(&rest, &t)) {
+			if (ft__eq(t, "|"))
+				continue;
 			if (n < 2)
 				tok[n] = t;
 			n++;
@@ -521,7 +774,11 @@ count_rows(const char *text, size_t len)
 	return rows;
 }
 
-/* The table header: a comment line naming both algbw and busbw (not prose mentioning them). */
+/*
+ * The table header: a comment line naming both algbw and busbw (not prose
+ * mentioning them), or one that lost its "#" but names the size and time
+ * columns too.
+ */
 static bool
 has_header(const char *text, size_t len)
 {
@@ -532,7 +789,9 @@ has_header(const char *text, size_t len)
 	while (ft__lines_next(&it, &line)) {
 		struct ft__span t = ft__trim(line);
 
-		if (ft__starts(t, "#") && ft__find(t, "busbw") && ft__find(t, "algbw"))
+		if (!ft__find(t, "busbw") || !ft__find(t, "algbw"))
+			continue;
+		if (ft__starts(t, "#") || ft__starts(t, "\\#") || is_column_names(t))
 			return true;
 	}
 	return false;
@@ -547,7 +806,8 @@ nccl_tests_sniff(const char *text, size_t len)
 		return 95;
 	if (count_rows(text, len) >= 3)
 		return 93; /* above nccl-log: a table among INFO lines is a test's output */
-	if (ft__find(s, "# nThread ") || ft__find(s, "# nccl-tests version"))
+	if (ft__find(s, "# nThread ") || ft__find(s, "# nccl-tests version") ||
+	    (ft__find(s, "nThread ") && ft__find(s, " nGpus ")))
 		return 80;
 	if (ft__find(s, "out-of-place") || ft__find(s, "Avg bus bandwidth"))
 		return 85;

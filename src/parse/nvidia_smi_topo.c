@@ -91,6 +91,32 @@ struct row {
 	char numa[16];
 };
 
+/*
+ * "0-47,96-143": ranges and single CPUs, each range rising. A row cut in
+ * the middle of its affinity ("112-127,240-25") fails, as does "N/A".
+ */
+static bool
+is_cpu_list(const char *s)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	do {
+		if (!isdigit((unsigned char)*s))
+			return false;
+		lo = hi = strtoul(s, &end, 10);
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				return false;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (hi < lo || (*end && *end != ','))
+			return false;
+		s = end + (*end == ',');
+	} while (*end);
+	return true;
+}
+
 static void
 emit_row(struct ft__pctx *c, const struct topo *t, const struct row *r)
 {
@@ -110,8 +136,10 @@ emit_row(struct ft__pctx *c, const struct topo *t, const struct row *r)
 		ft__emit_cstr(c, r->line, to_gpu ? "gpu.gpu_path" : "gpu.nic_path", r->cell[j]);
 	}
 	ft_strlcpy(c->device, r->name, sizeof(c->device));
-	if (r->cpu[0])
+	if (r->cpu[0] && is_cpu_list(r->cpu))
 		ft__emit_cstr(c, r->line, "gpu.cpu_affinity", r->cpu);
+	else if (r->cpu[0] && strcmp(r->cpu, "N/A") != 0)
+		ft__skipped(c, r->line, "CPU affinity is not a CPU list", ft__span_c(r->cpu));
 	if (ft__u64(numa, &u))
 		ft__emit_num(c, r->line, "gpu.numa_affinity", (double)u, NULL);
 	else if (r->numa[0])

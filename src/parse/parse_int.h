@@ -265,13 +265,29 @@ ft__pctx_lines(const struct ft__pctx *c, const char *text, size_t len)
  * The line loop of a run function: the next line that is not blank, while no
  * emit has failed; *@s gets it trimmed, @it->lineno its number.
  */
+/*
+ * @s without the quote markers of a mail or Markdown reply ("> ", "> > "):
+ * no tool output this project reads starts a line with ">".
+ */
+static inline struct ft__span
+ft__unquote(struct ft__span s)
+{
+	struct ft__span t = ft__trim(s);
+
+	if (!t.n || t.p[0] != '>')
+		return s;
+	while (t.n && t.p[0] == '>' && (t.n == 1 || t.p[1] == ' ' || t.p[1] == '>'))
+		t = ft__trim((struct ft__span){ t.p + 1, t.n - 1 });
+	return t;
+}
+
 static inline bool
 ft__next_line(struct ft__pctx *c, struct ft__lines *it, struct ft__span *s)
 {
 	struct ft__span raw;
 
 	while (!c->rc && ft__lines_next(it, &raw)) {
-		*s = ft__trim(raw);
+		*s = ft__trim(ft__unquote(raw));
 		if (s->n)
 			return true;
 	}

@@ -222,6 +222,51 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 			ft__emit(c, line, keys[k], true, v[k], "us", ft__span_c(size));
 }
 
+/*
+ * A settings line: its first key is one perftest prints, or is padded to
+ * the column of the colons ("Dual-port       : OFF"). "INFO: ...",
+ * "WARNING: ..." and time stamps around a run are not settings.
+ */
+static bool
+is_settings_line(struct ft__span s)
+{
+	const char *colon = memchr(s.p, ':', s.n);
+	struct ft__span k;
+
+	if (!colon || colon == s.p)
+		return false;
+	k = ft__trim((struct ft__span){ s.p, (size_t)(colon - s.p) });
+	for (size_t i = 0; i < FT_ARRAY_SIZE(fields); i++)
+		if (ft__eq(k, fields[i].name))
+			return true;
+	return ft__is_space(colon[-1]) && !memchr(k.p, ',', k.n);
+}
+
+/*
+ * A bandwidth row seen without its header: "#bytes #iterations BW peak BW
+ * average MsgRate", whole numbers then numbers with two decimals, and the
+ * message rate with six (perftest prints it with "%.6f").
+ */
+static bool
+bare_bw_row(struct ft__span s)
+{
+	struct ft__span t[6], rest = s;
+	size_t n = 0;
+	uint64_t u;
+	const char *dot;
+
+	while (n < 6 && ft__token(&rest, &t[n]))
+		n++;
+	if (n != 5 || !ft__u64(t[0], &u) || !ft__u64(t[1], &u))
+		return false;
+	for (size_t i = 2; i < 5; i++) {
+		dot = memchr(t[i].p, '.', t[i].n);
+		if (!dot || (size_t)(t[i].p + t[i].n - dot - 1) != (i == 4 ? 6u : 2u))
+			return false;
+	}
+	return true;
+}
+
 static bool
 perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -282,8 +327,13 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		ft__emit_str(c, line, "tool.error", s);
 		return true;
 	}
-	if (memchr(s.p, ':', s.n)) {
+	if (is_settings_line(s)) {
 		settings_line(c, line, s);
+		return true;
+	}
+	if (ft__is_digit(s.p[0]) && bare_bw_row(s)) {
+		/* rows without their column header (--run_infinitely prints one per interval) */
+		bw_row(c, ps, line, s);
 		return true;
 	}
 	return false;
@@ -299,7 +349,30 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	return ft__parse_lines(c, text, len, perftest_line, &ps, "not perftest output");
 }
 
-FT__PARSER(perftest, "perftest",
-           "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
-           { 95, { "#bytes", "#iterations|BW peak" } },
-           { 90, { " BW Test| Latency Test", "Device" } });
+static const struct ft__sniff_rule perftest_rules[] = {
+	{ 95, { "#bytes", "#iterations|BW peak" } },
+	{ 90, { " BW Test| Latency Test", "Device" } },
+};
+
+/* The banner or the column header; else three bandwidth rows without them. */
+static int
+perftest_sniff(const char *text, size_t len)
+{
+	int score = ft__sniff_rules(text, len, perftest_rules, FT_ARRAY_SIZE(perftest_rules));
+	struct ft__lines it;
+	struct ft__span line;
+	int rows = 0;
+
+	if (score)
+		return score;
+	ft__lines_init(&it, text, len, 0);
+	while (rows < 3 && ft__lines_next(&it, &line)) {
+		line = ft__trim(line);
+		rows += line.n && ft__is_digit(line.p[0]) && bare_bw_row(line);
+	}
+	return rows >= 3 ? 70 : 0;
+}
+
+FT__PARSER_SNIFF(perftest, "perftest",
+                 "perftest ib_*_bw / ib_*_lat: settings, GIDs, bandwidth or latency table",
+                 perftest_sniff);

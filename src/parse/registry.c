@@ -169,6 +169,24 @@ entry_for_command(struct ft__span cmd)
 	return NULL;
 }
 
+/*
+ * A shell prompt before a command (ft__is_prompt), or a root prompt typed
+ * without its blank, "#nvidia-smi topo -m", when the word after the "#"
+ * names a tool.
+ */
+static bool
+tool_prompt(struct ft__span line, struct ft__span *cmd)
+{
+	struct ft__span t = ft__trim(line);
+
+	if (ft__is_prompt(line, cmd))
+		return true;
+	if (t.n < 2 || t.p[0] != '#' || !isalpha((unsigned char)t.p[1]))
+		return false;
+	*cmd = ft__skip(t, 1);
+	return entry_for_command(*cmd) != NULL;
+}
+
 struct segment {
 	const char *p;
 	size_t n;
@@ -273,7 +291,7 @@ parse_buffer(const char *text, size_t len, const char *file, const char *format,
 	while (ft__lines_next(&it, &line)) {
 		const struct entry *ce;
 
-		if (!ft__is_prompt(line, &cmd) || !(ce = entry_for_command(cmd)))
+		if (!tool_prompt(line, &cmd) || !(ce = entry_for_command(cmd)))
 			continue;
 		if (nseg == MAX_SEGMENTS)
 			break;
@@ -293,6 +311,12 @@ parse_buffer(const char *text, size_t len, const char *file, const char *format,
 		const char *end = i + 1 < nseg ? seg[i + 1].p : text + len;
 
 		seg[i].n = (size_t)(end - seg[i].p);
+	}
+	/* a prelude in another known format (a table pasted before "$ ibstat") is a part too */
+	if (nseg > 1 && !seg[0].e && !mixed) {
+		const struct entry *pe = detect_entry(seg[0].p, seg[0].n);
+
+		mixed = pe && pe != first;
 	}
 	if (!mixed || nseg == 1) {
 		/* One tool (or none named): detect the whole text. */

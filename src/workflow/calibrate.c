@@ -12,6 +12,22 @@
 #include <fabtune/result.h>
 #include <fabtune/workflow.h>
 
+/*
+ * Rows whose collective the file does not tell ("unknown": an excerpt
+ * without command or header whose figures cannot name it) are the @op the
+ * user named with --op.
+ */
+static void
+name_unknown_rows(struct ft_run *run, enum ft_op op)
+{
+	for (size_t i = 0; i < ft_run_nrows(run); i++) {
+		struct ft_result_row *r = ft_run_row(run, i);
+
+		if (strcmp(r->test, "unknown") == 0)
+			ft_strlcpy(r->test, ft_op_name(op), sizeof(r->test));
+	}
+}
+
 /* The rank count of the first row of @run testing @op; 0 when none. */
 static uint32_t
 run_nranks(const struct ft_run *run, enum ft_op op)
@@ -43,8 +59,12 @@ ft_workflow_model_calibrate_file(const struct ft_cluster_spec *spec,
 	rc = ft_parse_file(path, "nccl-tests", &obs, &run, err);
 	if (rc == 0 && ft_run_nrows(&run) == 0)
 		rc = ft_error_set(err, FT_EINVAL, "no nccl-tests result rows");
+	if (rc == 0 && op_given)
+		name_unknown_rows(&run, one.op);
 	if (rc == 0 && !op_given && ft_op_from_name(ft_run_row(&run, 0)->test, &one.op) < 0)
-		rc = ft_error_set(err, FT_EINVAL, "%s: unknown test '%s'", path,
+		rc = ft_error_set(err, FT_EINVAL,
+		                  "the collective of its rows is not known (test '%s'): name it "
+		                  "with --op",
 		                  ft_run_row(&run, 0)->test);
 	if (rc == 0 && !one.ngpus)
 		one.ngpus = run_nranks(&run, one.op);

@@ -649,7 +649,82 @@ test_every_parser_every_fixture(void **state)
 	free_list(dirs, nd);
 }
 
+/*
+ * @src with @prefix put before every line of its body (after the corpus
+ * header's "# ---" line) and each "\n" of the body written as @eol.
+ */
+static void
+retransport(const char *src, const char *prefix, const char *eol, struct ft_strbuf *out)
+{
+	const char *body = strstr(src, "# ---\n"), *q;
 
+	assert_non_null(body);
+	body += 6;
+	ft_strbuf_add(out, src, (size_t)(body - src));
+	for (q = body; *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q) : strlen(q);
+
+		ft_strbuf_adds(out, prefix);
+		ft_strbuf_add(out, q, n);
+		ft_strbuf_adds(out, eol);
+		q += n + (nl != NULL);
+	}
+}
+
+/*
+ * A real nccl-tests output as it reaches users through a launcher or a
+ * mail: Open MPI's --tag-output, srun --label, Intel MPI's -prepend-rank,
+ * a quoted reply, Windows line endings. Every form gives the rows of the
+ * plain text, figures unchanged.
+ */
+static void
+test_nccl_tests_transport_forms(void **state)
+{
+	static const struct {
+		const char *prefix, *eol;
+	} forms[] = {
+		{ "", "\n" },          { "[1,0]<stdout>:", "\n" }, { "0: ", "\n" },
+		{ "[0] ", "\n" },      { "> ", "\n" },             { "", "\r\n" },
+		{ "> > ", "\r\n" },
+	};
+	struct ft_strbuf text;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_strbuf_init(&text);
+	assert_int_equal(ft_strbuf_read_file(&text,
+					     FIXTURES "/wild/nccl-tests/gb10-2node-nccl-tests-2.20-"
+						      "unalign-rows-cut.txt",
+					     &err),
+			 0);
+	for (size_t f = 0; f < FT_ARRAY_SIZE(forms); f++) {
+		struct ft_strbuf in;
+		struct ft_obs_set set;
+		struct ft_run run;
+		const struct ft_result_row *r;
+
+		ft_strbuf_init(&in);
+		retransport(text.buf, forms[f].prefix, forms[f].eol, &in);
+		ft_obs_set_init(&set);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		assert_int_equal(ft_parse_buffer(in.buf, in.len, "paste.txt", NULL, &set, &run,
+						 &err),
+				 0);
+		if (ft_run_nrows(&run) != 4)
+			fail_msg("form %zu (\"%s\"): %zu rows, expected 4", f, forms[f].prefix,
+				 ft_run_nrows(&run));
+		r = ft_run_row(&run, 2);
+		assert_string_equal(r->test, "all_reduce");
+		assert_int_equal(r->nranks, 2);
+		assert_int_equal(r->bytes, 32768);
+		assert_true(fabs(r->time_us - 39.56) < 1e-9 && fabs(r->ip_busbw_GBps - 0.88) < 1e-9);
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+		ft_strbuf_release(&in);
+	}
+	ft_strbuf_release(&text);
+}
 
 /* An nccl-tests table pasted without its header: the rows name the collective. */
 static void
@@ -1020,6 +1095,10 @@ test_fabtune_sim_summary(void **state)
 	static const char text[] =
 		"scenario x: x.yaml, 16 GPUs on 2 nodes, engine packet, routing ecmp, seed 1\n"
 		"\n"
+		/* the job table names its columns like nccl-tests, with units glued */
+		"job   op          algo   size  ranks  time(us)  algbw(GB/s)  busbw(GB/s)  bottleneck\n"
+		"ring  all_reduce  ring  64MiB     32  50158.64         1.34         2.59  tier2\n"
+		"\n"
 		"makespan: 1027.34 us\n"
 		"\n"
 		"hottest links:\n"
@@ -1044,7 +1123,7 @@ test_fabtune_sim_summary(void **state)
 	assert_non_null(o);
 	assert_true(fabs(o->num - 1027.34e-6) < 1e-15);
 	assert_string_equal(o->unit, "s");
-	assert_int_equal(o->line, 3);
+	assert_int_equal(o->line, 6);
 	assert_int_equal(count_obs(&set, "sim.nic.link_rate"), 2);
 	assert_true(find_obs(&set, "sim.nic.link_rate", "n0.nic0", -1)->num == 50.0);
 	assert_true(find_obs(&set, "sim.nic.link_rate", "n1.nic0", -1)->num == 25.0);
@@ -1547,6 +1626,7 @@ main(void)
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_failure_forms),
 		cmocka_unit_test(test_nccl_tests_headerless),
+		cmocka_unit_test(test_nccl_tests_transport_forms),
 		cmocka_unit_test(test_torch_trace),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_big_input),

@@ -1,0 +1,1 @@
+parse tests/fixtures/wild/perftest/send-bw-run-infinitely-rows-without-header-two-clients.txt

@@ -1,0 +1,1 @@
+--json parse tests/fixtures/wild/nccl-tests/rccl-tests-1.0-4gpu-bytes-n-op-res-milliseconds.txt
