@@ -713,15 +713,21 @@ pp_cmp_done(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Starts and completions in one process's order: by time, the tie key of the event they
- * happened in, and in one event a completion before the starts it causes (prio 1: a start). */
+/* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
+ * event it started in, and its task. */
+struct pp_start {
+	uint64_t t_ps, seq;
+	uint32_t task, pad;
+};
+
 static int
 pp_cmp_start(const void *a, const void *b)
 {
-	const struct pk_done *x = a, *y = b;
-	int c = pp_cmp_done(a, b);
+	const struct pp_start *x = a, *y = b;
 
-	return c ? c : (int)x->prio - (int)y->prio;
+	if (x->t_ps != y->t_ps)
+		return x->t_ps < y->t_ps ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /*
@@ -757,49 +763,59 @@ pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
 	return dn;
 }
 
+/* Flow @task's path: one more flow over each of its ports (@d 1) or one less (-1). */
+static void
+pp_count_path(struct pk_engine *e, uint32_t task, int d)
+{
+	const struct pk_flow *f =
+	        &FT_VEC_AT(&e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
+
+	for (uint32_t j = 0; j < f->npath; j++) {
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+
+		p->nactive = d > 0 ? p->nactive + 1 : p->nactive - 1;
+		p->maxflows = FT_MAX(p->maxflows, p->nactive);
+	}
+}
+
 /*
  * The most flows each port carried at once, counted again on rank 0 from the completions
- * (each with its flow's start): a flow started by another starts on its source's rank
- * alone, and a flow ends on its receiver's rank alone. Each record carries the tie key of
- * the event it happened in, so they are taken in one process's order (a barrier's event
- * names no vertex: it pops after every vertex's at its picosecond). The events are
- * completion records, prio 1 for a start.
+ * @dn (sorted by pp_cmp_done, each with its flow's start): a flow started by another
+ * starts on its source's rank alone, and a flow ends on its receiver's rank alone. Each
+ * record carries the tie key of the event it happened in, so they are taken in one
+ * process's order (a barrier's event names no vertex: it pops after every vertex's at
+ * its picosecond), and at one tie key a completion before the starts it causes. The
+ * starts are sorted apart (24 bytes a flow) and merged with the completions, which are
+ * in order already.
  */
 static int
 pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
 {
-	size_t n = 0;
-	struct pk_done *ev = ft_calloc(2 * ndone + 1, sizeof(*ev));
+	size_t i = 0, j = 0;
+	struct pp_start *st = ft_calloc(ndone + 1, sizeof(*st));
 
-	if (!ev)
+	if (!st)
 		return FT_ENOMEM;
-	for (size_t i = 0; i < ndone; i++) {
-		if (!FT_VEC_AT(&e->flows, struct pk_flow,
-		               FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task).flow).npath)
-			continue;
-		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_start_ps, .seq = dn[i].start_key,
-			                    .task = dn[i].task, .prio = 1 };
-		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_ps, .seq = dn[i].seq, .task = dn[i].task };
-	}
-	qsort(ev, n, sizeof(*ev), pp_cmp_start);
+	for (size_t k = 0; k < ndone; k++)
+		st[k] = (struct pp_start){ .t_ps = dn[k].t_start_ps, .seq = dn[k].start_key,
+			                   .task = dn[k].task };
+	qsort(st, ndone, sizeof(*st), pp_cmp_start);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct pk_flow *f = &FT_VEC_AT(
-		        &e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, ev[i].task).flow);
+	while (i < ndone || j < ndone) {
+		bool end = j == ndone || (i < ndone && (dn[i].t_ps < st[j].t_ps ||
+		                                    (dn[i].t_ps == st[j].t_ps &&
+		                                     dn[i].seq <= st[j].seq)));
 
-		for (uint32_t j = 0; j < f->npath; j++) {
-			struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
-
-			p->nactive = ev[i].prio ? p->nactive + 1 : p->nactive - 1;
-			p->maxflows = FT_MAX(p->maxflows, p->nactive);
-		}
+		if (end)
+			pp_count_path(e, dn[i++].task, -1);
+		else
+			pp_count_path(e, st[j++].task, 1);
 	}
-	ft_free(ev);
+	ft_free(st);
 	return 0;
 }
 
-/* The receiving side of a priority (at the link's dst): its ingress, pauses, credits. */
 static void
 pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 {
@@ -1096,6 +1112,7 @@ pp_gather(struct pk_engine *e)
 	dn = pp_collect_done(pp, 0, false, &ndone);
 	if (!dn)
 		return FT_ENOMEM;
+	ft_vec_release(&pp->done); /* rank 0 has them all now */
 	if (e->ntrace && pp_trace(e, ndone, dn) < 0) {
 		ft_free(dn);
 		return FT_ENOMEM;
@@ -1132,21 +1149,26 @@ pp_gather(struct pk_engine *e)
 		if (pp->task_kind[i] == PP_LEAF)
 			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
 	}
-	for (size_t i = 0; i < e->edges.len; i++) {
-		const uint32_t *pr = ft_vec_at(&e->edges, i);
-		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
-		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+	/* (From the successor lists: the edges are gone, ft__pk_start.) */
+	for (size_t i = 0; i < e->tasks.len; i++) {
+		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, i);
 
-		if (pp->task_kind[pr[1]] != PP_LEAF)
-			continue;
-		if (!a->done) {
-			b->npred++;
-			continue;
+		for (uint32_t j = 0; j < a->nsucc; j++) {
+			uint32_t u = e->succ[a->succ_off + j];
+			struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, u);
+
+			if (pp->task_kind[u] != PP_LEAF)
+				continue;
+			if (!a->done) {
+				b->npred++;
+				continue;
+			}
+			b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
+			if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
+				b->pred_lat_ps = FT_MAX(
+				        b->pred_lat_ps,
+				        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
 		}
-		b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
-		if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
-			b->pred_lat_ps = FT_MAX(b->pred_lat_ps,
-			                        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
 	}
 	for (size_t i = 0; i < e->tasks.len; i++) {
 		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);

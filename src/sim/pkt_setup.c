@@ -590,11 +590,10 @@ ft__pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
-	/* The successor lists say all the edges did, for the rest of one process's run
-	 * (a split run reads them at its end, pkt_part.c): 8 bytes a dependency freed
+	/* The successor lists say all the edges did, for the rest of the run (a split
+	 * run's checks read the edges before, pkt_part.c): 8 bytes a dependency freed
 	 * before the run's packets and events are. */
-	if (!e->part)
-		ft_vec_release(&e->edges);
+	ft_vec_release(&e->edges);
 	/* Tie keys: a count per vertex, the vertex in the bits above it. */
 	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
 	if (!e->vseq)

@@ -2910,7 +2910,10 @@ test_part_keeps_own_ports(void **state)
 	                                 (uint32_t)start, (uint32_t)bar, 0),
 	                 0);
 	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
+	assert_true(p->edges.len > 0);
 	assert_int_equal(ft__pk_start(p), 0);
+	/* The successor lists replace the edges in a split run too (its end reads them). */
+	assert_null(p->edges.data);
 	for (uint32_t l = 0; l < p->nlinks; l++) {
 		const struct pk_link *k = &p->links[l];
 		const struct pk_port *q = pk_port_at(p, l);
