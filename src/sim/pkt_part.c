@@ -467,6 +467,52 @@ pp_keep_ports(struct pk_engine *e, const struct pk_part *pp)
 	return 0;
 }
 
+/* Whether rank @r handles events at either end of flow @f (its source's or receiver's). */
+static bool
+pp_flow_of(const struct pk_part *pp, const struct pk_flow *f, uint32_t r)
+{
+	return pp->owner[f->src] == r || pp->owner[f->dst] == r;
+}
+
+/*
+ * A paced run's rank keeps the congestion control state of the flows it sends or
+ * receives alone: the reaction point's (rate, alpha, timers, CCTI, the RTT gradient) is
+ * read and written only at the source's NIC, the notification point's (the last CNP)
+ * only at the receiver's. Every other flow maps to one spare record, which only what
+ * every rank samples reads (--trace-qps, whose samples rank 0 takes from the source's
+ * rank). Before the run, nothing has changed them: each starts as a new QP. A run built
+ * for MPI made none yet (cc_later); the tests' split of a run built in one process
+ * drops the ones it made.
+ */
+static int
+pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
+{
+	uint32_t n = 0, j = 0, *slot;
+	struct pk_dcqcn d0 = ft__pk_cc0(e);
+
+	if (!e->paced)
+		return 0;
+	if (FT_NEVER(e->started || e->cc_slot))
+		return FT_EINVAL;
+	for (size_t f = 0; f < e->flows.len; f++)
+		n += pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank);
+	slot = ft_calloc(e->flows.len + 1, sizeof(*slot));
+	if (!slot)
+		return FT_ENOMEM;
+	ft_vec_release(&e->flow_cc);
+	for (uint32_t i = 0; i <= n; i++) {
+		if ((i == 0 && ft_vec_reserve(&e->flow_cc, (size_t)n + 1) < 0) ||
+		    ft_vec_push(&e->flow_cc, &d0) < 0) {
+			ft_free(slot);
+			return FT_ENOMEM;
+		}
+	}
+	for (size_t f = 0; f < e->flows.len; f++)
+		slot[f] = pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank) ? j++ : n;
+	e->cc_slot = slot;
+	return 0;
+}
+
 /*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
@@ -496,7 +542,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
 			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
 	rc = pp_check(e, pp, err);
-	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0)
+	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0 || (rc = pp_keep_cc(e, pp)) < 0)
 		return rc;
 	/* Leaf barriers never start during the run: they are replayed at the end. */
 	for (size_t i = 0; i < e->tasks.len; i++)
