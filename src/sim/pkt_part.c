@@ -24,7 +24,8 @@
  * destination, each flow's completion from the owner of its receiver, the
  * completions in the one-process order of (time, tie key). A rank holds the port and
  * priority records of the links with an end at its vertices alone (pp_keep_ports),
- * rank 0 the others' too once they send them at the end (pp_all_ports).
+ * rank 0 the others' too once they send them at the end (pp_all_ports), and the
+ * congestion control state of the flows with an end there (pp_keep_cc).
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -116,7 +117,7 @@ struct pk_msg {
 struct pk_done {
 	uint64_t t_ps, seq;
 	uint64_t t_start_ps, start_key; /* the flow's start, its event's tie key */
-	double fct, ideal;
+	double ideal; /* (its FCT is the time from its start) */
 	uint32_t task, prio;
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
@@ -640,7 +641,6 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
 	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, e->part->start_key[fid],
-		             (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
 
@@ -749,15 +749,14 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 	}
 }
 
-static int
-pp_cmp_done(const void *a, const void *b)
-{
-	const struct pk_done *x = a, *y = b;
-
-	if (x->t_ps != y->t_ps)
-		return x->t_ps < y->t_ps ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
+/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
+ * of flows per port read of it (48 bytes; the FCT is the time from its start). */
+struct pp_end {
+	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key;
+	double ideal;
+	uint32_t task, prio;
+};
 
 /* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
  * event it started in, and its task. */
@@ -766,47 +765,75 @@ struct pp_start {
 	uint32_t task, pad;
 };
 
+/* Records that begin with a time and the tie key of the event it happened in (pk_done,
+ * pp_end, pp_start), in one process's order. */
 static int
-pp_cmp_start(const void *a, const void *b)
+pp_cmp_done(const void *a, const void *b)
 {
-	const struct pp_start *x = a, *y = b;
+	uint64_t x[2], y[2];
 
-	if (x->t_ps != y->t_ps)
-		return x->t_ps < y->t_ps ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /*
- * The completions of every rank from its @from-th on, on rank 0 (@everyone: on every rank),
+ * @n records of @size bytes at @mine from every rank, on rank 0 (@everyone: on every rank),
  * unsorted; their count in @count. NULL when out of memory.
  */
-static struct pk_done *
-pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
+static void *
+pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bool everyone,
+           size_t *count)
 {
-	int n = pp->size, *cnt = ft_calloc((size_t)2 * n + 1, sizeof(int)), *dis, all = 0;
-	int my = (int)((pp->done.len - from) * sizeof(struct pk_done));
-	const void *mine = my ? (const char *)pp->done.data + from * sizeof(struct pk_done) : NULL;
-	struct pk_done *dn = NULL;
+	int nr = pp->size, *cnt = ft_calloc((size_t)2 * nr + 1, sizeof(int)), *dis, all = 0;
+	int my = (int)(n * size);
+	void *dn = NULL;
 
 	if (!cnt)
 		return NULL;
-	dis = cnt + n;
+	dis = cnt + nr;
 	if (everyone)
 		MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
 	else
 		MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int r = 0; r < n; r++) {
+	for (int r = 0; r < nr; r++) {
 		dis[r] = all;
 		all += cnt[r];
 	}
-	dn = ft_calloc((size_t)all / sizeof(*dn) + 1, sizeof(*dn));
+	dn = ft_calloc((size_t)all / size + 1, size);
 	if (dn && everyone)
-		MPI_Allgatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+		MPI_Allgatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	else if (dn)
-		MPI_Gatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
+		MPI_Gatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ft_free(cnt);
-	*count = (size_t)all / sizeof(*dn);
+	*count = (size_t)all / size;
 	return dn;
+}
+
+/*
+ * Every rank's completions, on rank 0, as 48-byte pp_end records (the 80-byte ones the
+ * windows swap carry what only the replay reads): this rank's are released once sent.
+ */
+static struct pp_end *
+pp_collect_ends(struct pk_part *pp, size_t *count)
+{
+	size_t n = pp->done.len;
+	struct pp_end *mine = ft_calloc(n + 1, sizeof(*mine)), *all;
+
+	if (!mine)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_done *d = ft_vec_at(&pp->done, i);
+
+		mine[i] = (struct pp_end){ d->t_ps, d->seq, d->t_start_ps, d->start_key,
+			                   d->ideal, d->task, d->prio };
+	}
+	ft_vec_release(&pp->done);
+	all = pp_collect(pp, mine, n, sizeof(*mine), false, count);
+	ft_free(mine);
+	return all;
 }
 
 /* Flow @task's path: one more flow over each of its ports (@d 1) or one less (-1). */
@@ -835,7 +862,7 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
  * in order already.
  */
 static int
-pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
+pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
 {
 	size_t i = 0, j = 0;
 	struct pp_start *st = ft_calloc(ndone + 1, sizeof(*st));
@@ -845,7 +872,7 @@ pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
 	for (size_t k = 0; k < ndone; k++)
 		st[k] = (struct pp_start){ .t_ps = dn[k].t_start_ps, .seq = dn[k].start_key,
 			                   .task = dn[k].task };
-	qsort(st, ndone, sizeof(*st), pp_cmp_start);
+	qsort(st, ndone, sizeof(*st), pp_cmp_done);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	while (i < ndone || j < ndone) {
@@ -947,7 +974,7 @@ pp_trace_take(struct pk_engine *e, struct ft_vec *v, size_t nt, size_t k,
  * ranks whose figures for them are right), and counts K events.
  */
 static int
-pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
+pp_trace(struct pk_engine *e, size_t ndone, const struct pp_end *dn)
 {
 	struct pk_part *pp = e->part;
 	size_t k = 1;
@@ -1105,7 +1132,7 @@ pp_gather(struct pk_engine *e)
 	uint64_t *bsw;
 	int n = pp->size;
 	size_t ndone;
-	struct pk_done *dn = NULL;
+	struct pp_end *dn = NULL;
 
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
@@ -1155,10 +1182,9 @@ pp_gather(struct pk_engine *e)
 	ft_free(bc);
 	ft_free(bsw);
 	/* The completions, in one process's order. */
-	dn = pp_collect_done(pp, 0, false, &ndone);
+	dn = pp_collect_ends(pp, &ndone);
 	if (!dn)
 		return FT_ENOMEM;
-	ft_vec_release(&pp->done); /* rank 0 has them all now */
 	if (e->ntrace && pp_trace(e, ndone, dn) < 0) {
 		ft_free(dn);
 		return FT_ENOMEM;
@@ -1178,7 +1204,7 @@ pp_gather(struct pk_engine *e)
 	for (size_t i = 0; i < e->nflows_done; i++) {
 		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
 
-		e->fct[i] = dn[i].fct;
+		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
 		e->ideal[i] = dn[i].ideal;
 		e->fct_prio[i] = (uint8_t)dn[i].prio;
 		if (e->fct_op)
@@ -1243,7 +1269,8 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	struct pk_done *dn = pp_collect_done(pp, pp->done_swapped, true, &ndone);
+	struct pk_done *dn = pp_collect(pp, (const struct pk_done *)pp->done.data + pp->done_swapped,
+	                                pp->done.len - pp->done_swapped, sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)
