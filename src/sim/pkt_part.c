@@ -840,8 +840,8 @@ pp_collect_ends(struct pk_part *pp, size_t *count)
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
-	const struct pk_flow *f =
-	        &FT_VEC_AT(&e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
+	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow,
+	                                     FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
 
 	for (uint32_t j = 0; j < f->npath; j++) {
 		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
@@ -876,9 +876,9 @@ pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	while (i < ndone || j < ndone) {
-		bool end = j == ndone || (i < ndone && (dn[i].t_ps < st[j].t_ps ||
-		                                    (dn[i].t_ps == st[j].t_ps &&
-		                                     dn[i].seq <= st[j].seq)));
+		bool end = j == ndone ||
+		           (i < ndone && (dn[i].t_ps < st[j].t_ps ||
+		                          (dn[i].t_ps == st[j].t_ps && dn[i].seq <= st[j].seq)));
 
 		if (end)
 			pp_count_path(e, dn[i++].task, -1);
@@ -1269,8 +1269,9 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	struct pk_done *dn = pp_collect(pp, (const struct pk_done *)pp->done.data + pp->done_swapped,
-	                                pp->done.len - pp->done_swapped, sizeof(*dn), true, &ndone);
+	struct pk_done *dn =
+	        pp_collect(pp, (const struct pk_done *)pp->done.data + pp->done_swapped,
+	                   pp->done.len - pp->done_swapped, sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)

@@ -2958,8 +2958,9 @@ test_part_keeps_own_cc(void **state)
 	struct pk_engine *p;
 	uint32_t *owner, nown = 0, *seen;
 	int64_t start, bar;
-	const uint32_t conns[][4] = { { 0, 0, 1, 0 }, { 1, 1, 0, 1 }, { 1, 2, 1, 3 },
-		                      { 1, 4, 1, 5 }, { 0, 6, 0, 7 } };
+	const uint32_t conns[][4] = {
+		{ 0, 0, 1, 0 }, { 1, 1, 0, 1 }, { 1, 2, 1, 3 }, { 1, 4, 1, 5 }, { 0, 6, 0, 7 }
+	};
 
 	(void)state;
 	net_build(&n, "dgx-h100:2", true);
@@ -2973,7 +2974,8 @@ test_part_keeps_own_cc(void **state)
 	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
 	assert_true(start >= 0 && bar >= 0);
 	for (uint32_t i = 0; i < FT_ARRAY_SIZE(conns); i++)
-		assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, conns[i][0], conns[i][1]),
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20,
+		                                 ft_topo_gpu(n.t, conns[i][0], conns[i][1]),
 		                                 ft_topo_gpu(n.t, conns[i][2], conns[i][3]),
 		                                 (uint32_t)start, (uint32_t)bar, 0),
 		                 0);
