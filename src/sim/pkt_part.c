@@ -385,11 +385,29 @@ ft__pk_part_wanted(void)
 #endif
 }
 
+/*
+ * A paced run built for a split (cc_later) that runs in one process after all (MPI was
+ * started in between, as by a sweep): a record per flow, as add_flow would have made.
+ */
+static int
+pp_cc_whole(struct pk_engine *e)
+{
+	struct pk_dcqcn d0 = ft__pk_cc0(e);
+
+	if (!e->paced || !e->cc_later)
+		return 0;
+	e->cc_later = false;
+	for (size_t f = e->flow_cc.len; f < e->flows.len; f++)
+		if (ft_vec_push(&e->flow_cc, &d0) < 0)
+			return FT_ENOMEM;
+	return 0;
+}
+
 int
 ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 {
 	if (!ft__pk_part_wanted())
-		return 0;
+		return pp_cc_whole(e);
 #if FT_HAVE_MPI
 	{
 		struct pk_part *pp = ft_calloc(1, sizeof(*pp));

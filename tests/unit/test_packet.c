@@ -3004,6 +3004,24 @@ test_part_keeps_own_cc(void **state)
 	}
 	free(seen);
 	ft_packet_engine.destroy(e);
+	/* Built for a split that does not happen (MPI started in between): a record per flow
+	 * once the run starts. */
+	e = NULL;
+	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	p->cc_later = true;
+	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
+	assert_true(start >= 0 && bar >= 0);
+	assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0), ft_topo_gpu(n.t, 1, 0),
+	                                 (uint32_t)start, (uint32_t)bar, 0),
+	                 0);
+	assert_int_equal(p->flow_cc.len, 0);
+	assert_int_equal(ft__pk_part_init(p, &err), 0);
+	assert_null(p->part);
+	assert_int_equal(p->flow_cc.len, p->flows.len);
+	assert_true(pk_flow_cc(p, flow_at(p, 0))->alpha == PK_DCQCN_ALPHA0);
+	ft_packet_engine.destroy(e);
 	free(owner);
 	ft_topo_free(n.t);
 }
