@@ -2879,6 +2879,35 @@ test_part_barrier_wait(void **state)
 }
 
 /*
+ * A packet engine on @n with @cfg (@cc_later: built for a split, pkt_part.c) and one 1 MiB
+ * connection per row of @conns (node and GPU of its source, node and GPU of its
+ * destination), all between a start barrier and one 10 us later.
+ */
+static struct pk_engine *
+conns_engine(const struct net *n, const struct ft_sim_cfg *cfg, bool cc_later,
+             const uint32_t (*conns)[4], size_t nconn)
+{
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+	int64_t start, bar;
+
+	assert_int_equal(ft_packet_engine.create(n->t, cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	p->cc_later = cc_later;
+	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
+	assert_true(start >= 0 && bar >= 0);
+	for (size_t i = 0; i < nconn; i++)
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20,
+		                                 ft_topo_gpu(n->t, conns[i][0], conns[i][1]),
+		                                 ft_topo_gpu(n->t, conns[i][2], conns[i][3]),
+		                                 (uint32_t)start, (uint32_t)bar, 0),
+		                 0);
+	return p;
+}
+
+/*
  * A rank of a split run keeps the port records of the links it handles events at (their
  * source or destination vertex is its own), and one spare, not one per link: node 0 of
  * two DGX H100 is rank 0's, the rest rank 1's. Rank 0 then holds its node's links and
@@ -2890,25 +2919,17 @@ test_part_keeps_own_ports(void **state)
 {
 	struct net n;
 	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct pk_engine *p;
 	uint32_t *owner, nown = 0;
-	int64_t start, bar;
+	const uint32_t conn[][4] = { { 0, 0, 1, 0 } };
 
 	(void)state;
 	owner = two_node_owners(&n);
 	ft_sim_cfg_init(&cfg);
-	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-	p = ft_container_of(e, struct pk_engine, base);
+	p = conns_engine(&n, &cfg, false, conn, 1);
 	assert_null(p->port_slot);
 	assert_int_equal(p->nports, p->nlinks);
-	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
-	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
-	assert_true(start >= 0 && bar >= 0);
-	assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0), ft_topo_gpu(n.t, 1, 0),
-	                                 (uint32_t)start, (uint32_t)bar, 0),
-	                 0);
 	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
 	assert_true(p->edges.len > 0);
 	assert_int_equal(ft__pk_start(p), 0);
@@ -2932,7 +2953,7 @@ test_part_keeps_own_ports(void **state)
 	print_message("# rank 0 keeps %u of %u ports\n", nown, p->nlinks);
 	assert_true(nown > 0 && nown < p->nlinks);
 	assert_int_equal(p->nports, nown + 1);
-	ft_packet_engine.destroy(e);
+	ft_packet_engine.destroy(&p->base);
 	free(owner);
 	ft_topo_free(n.t);
 }
@@ -2953,11 +2974,9 @@ test_part_keeps_own_cc(void **state)
 	struct net n;
 	struct ft_sim_cfg cfg;
 	struct ft_packet_cfg pc = { 0 };
-	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct pk_engine *p;
 	uint32_t *owner, nown = 0, *seen;
-	int64_t start, bar;
 	const uint32_t conns[][4] = {
 		{ 0, 0, 1, 0 }, { 1, 1, 0, 1 }, { 1, 2, 1, 3 }, { 1, 4, 1, 5 }, { 0, 6, 0, 7 }
 	};
@@ -2968,17 +2987,7 @@ test_part_keeps_own_cc(void **state)
 	ft_sim_cfg_init(&cfg);
 	pc.cc = FT_PKT_CC_DCQCN;
 	cfg.packet = &pc;
-	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-	p = ft_container_of(e, struct pk_engine, base);
-	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
-	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
-	assert_true(start >= 0 && bar >= 0);
-	for (uint32_t i = 0; i < FT_ARRAY_SIZE(conns); i++)
-		assert_int_equal(ft__pk_add_conn(p, 1u << 20,
-		                                 ft_topo_gpu(n.t, conns[i][0], conns[i][1]),
-		                                 ft_topo_gpu(n.t, conns[i][2], conns[i][3]),
-		                                 (uint32_t)start, (uint32_t)bar, 0),
-		                 0);
+	p = conns_engine(&n, &cfg, false, conns, FT_ARRAY_SIZE(conns));
 	assert_null(p->cc_slot);
 	assert_int_equal(p->flow_cc.len, p->flows.len);
 	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
@@ -3003,25 +3012,16 @@ test_part_keeps_own_cc(void **state)
 		assert_true(d->alpha == PK_DCQCN_ALPHA0);
 	}
 	free(seen);
-	ft_packet_engine.destroy(e);
+	ft_packet_engine.destroy(&p->base);
 	/* Built for a split that does not happen (MPI started in between): a record per flow
 	 * once the run starts. */
-	e = NULL;
-	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-	p = ft_container_of(e, struct pk_engine, base);
-	p->cc_later = true;
-	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
-	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
-	assert_true(start >= 0 && bar >= 0);
-	assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0), ft_topo_gpu(n.t, 1, 0),
-	                                 (uint32_t)start, (uint32_t)bar, 0),
-	                 0);
+	p = conns_engine(&n, &cfg, true, conns, 1);
 	assert_int_equal(p->flow_cc.len, 0);
 	assert_int_equal(ft__pk_part_init(p, &err), 0);
 	assert_null(p->part);
 	assert_int_equal(p->flow_cc.len, p->flows.len);
 	assert_true(pk_flow_cc(p, flow_at(p, 0))->alpha == PK_DCQCN_ALPHA0);
-	ft_packet_engine.destroy(e);
+	ft_packet_engine.destroy(&p->base);
 	free(owner);
 	ft_topo_free(n.t);
 }
