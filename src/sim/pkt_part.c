@@ -1287,9 +1287,9 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	struct pk_done *dn =
-	        pp_collect(pp, (const struct pk_done *)pp->done.data + pp->done_swapped,
-	                   pp->done.len - pp->done_swapped, sizeof(*dn), true, &ndone);
+	size_t nnew = pp->done.len - pp->done_swapped;
+	struct pk_done *dn = pp_collect(pp, nnew ? ft_vec_at(&pp->done, pp->done_swapped) : NULL,
+	                                nnew, sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)
