@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # bench/sim-split-memory.sh - peak memory of each rank of a packet run split
-# across MPI ranks (docs/internals/sim.md, "Split across MPI ranks"), against
-# the same run in one process measured in the same go: the 1,024-host htsim
-# permutation (scenarios/bench/htsim-permutation-1024.yaml) at 1, 2 and 4
-# ranks, each rank under /usr/bin/time. Every line gives the ranks' peak RSS
-# and each as a ratio to the one-process run's, and whether rank 0's JSON is
-# the one-process JSON to the byte. The 16-host MPI test fabric
-# (tests/fixtures/sim/packet-mpi-k4.yaml) comes first: what a rank costs with
-# next to no engine (MPI's own libraries and buffers), the floor under the
-# others. Other scenarios: bench/sim-split-memory.sh FILE... (2 and 4 ranks of
-# an all-to-all lab take minutes on a loaded 2-core machine).
+# across MPI ranks (docs/internals/sim.md, "Split across MPI ranks" and
+# "Memory per rank"), against the same run in one process measured in the
+# same go, at 1, 2 and 4 ranks, each rank under /usr/bin/time. Every line
+# gives each rank's peak RSS and its ratio to the one-process run's, the sum
+# over the ranks and its ratio, and whether rank 0's JSON is the one-process
+# JSON to the byte. The workloads: the 16-host MPI test fabric
+# (tests/fixtures/sim/packet-mpi-k4.yaml) first, what a rank costs with next
+# to no engine (MPI's own libraries and buffers, the floor under the
+# others); the 1,024-host htsim permutation
+# (scenarios/bench/htsim-permutation-1024.yaml); a chunked ring all-reduce
+# on 128 GPUs (scenarios/bench/split-allreduce-128.yaml, 292,608 flows); and
+# the MoE all-to-all lab's 64-GPU form (scenarios/lab/moe-alltoall.yaml,
+# flat and hierarchical, DCQCN). Other scenarios: bench/sim-split-memory.sh
+# FILE... (the 512-GPU all-to-all takes minutes and about 1.2 GB at 4 ranks).
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
@@ -36,16 +40,19 @@ split_case() {
 		same=differ
 		cmp -s "$tmp/one.json" "$tmp/mpi.json" && same=same
 		line="$sc: $np ranks:"
+		sum=0
 		for r in $(seq 0 $((np - 1))); do
 			kb=$(tail -n 1 "$tmp/rss.r$r")
+			sum=$((sum + kb))
 			line="$line rank $r $kb KB (x$(ratio "$kb" "$one"))"
 		done
-		echo "$line; JSON $same as one process"
+		echo "$line; sum $sum KB (x$(ratio "$sum" "$one")); JSON $same as one process"
 	done
 }
 
 if [ $# -eq 0 ]; then
-	set -- tests/fixtures/sim/packet-mpi-k4.yaml scenarios/bench/htsim-permutation-1024.yaml
+	set -- tests/fixtures/sim/packet-mpi-k4.yaml scenarios/bench/htsim-permutation-1024.yaml \
+		scenarios/bench/split-allreduce-128.yaml scenarios/lab/moe-alltoall.yaml
 fi
 for sc in "$@"; do
 	split_case "$sc"

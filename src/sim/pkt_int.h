@@ -333,6 +333,12 @@ struct pk_engine {
 	struct ft_vec tasks; /* struct pk_task */
 	struct ft_vec flows; /* struct pk_flow */
 	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
+	/* A split run (pkt_part.c) keeps the congestion control state of the flows whose
+	 * source or destination vertex its rank owns: cc_slot maps a flow to its record in
+	 * flow_cc (the others to one spare record, last, which nothing reads back), NULL when
+	 * every flow has its own. Such a run makes no records while it is built (cc_later). */
+	uint32_t *cc_slot;
+	bool cc_later;
 	struct ft_vec edges; /* uint32_t pairs (from, to) */
 	uint32_t *succ;
 	struct ft_vec paths;    /* uint32_t link ids */
@@ -407,13 +413,15 @@ task_at(struct pk_engine *e, uint32_t t)
 /*
  * The congestion control state of flow @f's QP (a record of e->flows). Only a paced run
  * (DCQCN, IB CC, TIMELY) has one: its 120 bytes kept out of every flow's record, which a
- * chunked collective has one of per message, leave an unpaced run's records at 144.
+ * chunked collective has one of per message, leave an unpaced run's records at 144. A
+ * split run's rank has them for its own flows alone (cc_slot).
  */
 static inline struct pk_dcqcn *
 pk_flow_cc(const struct pk_engine *e, const struct pk_flow *f)
 {
-	return &FT_VEC_AT(&e->flow_cc, struct pk_dcqcn,
-	                  (size_t)(f - (const struct pk_flow *)e->flows.data));
+	size_t i = (size_t)(f - (const struct pk_flow *)e->flows.data);
+
+	return &FT_VEC_AT(&e->flow_cc, struct pk_dcqcn, e->cc_slot ? e->cc_slot[i] : i);
 }
 
 /*
@@ -606,6 +614,8 @@ void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
 int64_t ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
                         double lat_mult, uint32_t op);
 int ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to);
+/* A QP's congestion control state at its start: the line rate, DCQCN's initial alpha. */
+struct pk_dcqcn ft__pk_cc0(const struct pk_engine *e);
 int ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
                     uint32_t prev, uint32_t bar, uint32_t op);
 /* Whether phase @ph of @sc runs as NCCL's chunks; submit it so, after @start, before @bar

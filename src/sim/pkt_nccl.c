@@ -111,6 +111,16 @@ ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, 
 	return put_record(&e->tasks, building(e) ? &e->lazy->cur_task : &append, &t);
 }
 
+struct pk_dcqcn
+ft__pk_cc0(const struct pk_engine *e)
+{
+	struct pk_dcqcn d = { 0 };
+
+	d.rc_Bps = d.rt_Bps = e->line_Bps;
+	d.alpha = PK_DCQCN_ALPHA0;
+	return d;
+}
+
 int
 ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 {
@@ -121,14 +131,12 @@ ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 }
 
 /* The congestion control state of flow record @id (new or reused) at its start: the line
- * rate, DCQCN's initial alpha; e->flow_cc follows e->flows record for record. */
+ * rate, DCQCN's initial alpha (ft__pk_cc0); e->flow_cc follows e->flows record for record. */
 static int
 flow_cc_init(struct pk_engine *e, uint32_t id)
 {
-	struct pk_dcqcn d = { 0 };
+	struct pk_dcqcn d = ft__pk_cc0(e);
 
-	d.rc_Bps = d.rt_Bps = e->line_Bps;
-	d.alpha = PK_DCQCN_ALPHA0;
 	if (id < e->flow_cc.len) {
 		*pk_flow_cc(e, flow_at(e, id)) = d;
 		return 0;
@@ -177,8 +185,10 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		e->bytes_submitted += bytes;
 		e->nflows_all++;
 	}
+	if (FT_NEVER(e->cc_slot))
+		return FT_EINVAL; /* a split run builds every flow before it starts */
 	id = put_record(&e->flows, cursor, &f);
-	if (id < 0 || (e->paced && flow_cc_init(e, (uint32_t)id) < 0))
+	if (id < 0 || (e->paced && !e->cc_later && flow_cc_init(e, (uint32_t)id) < 0))
 		return id < 0 ? id : FT_ENOMEM;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
 	return t;

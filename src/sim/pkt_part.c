@@ -24,7 +24,8 @@
  * destination, each flow's completion from the owner of its receiver, the
  * completions in the one-process order of (time, tie key). A rank holds the port and
  * priority records of the links with an end at its vertices alone (pp_keep_ports),
- * rank 0 the others' too once they send them at the end (pp_all_ports).
+ * rank 0 the others' too once they send them at the end (pp_all_ports), and the
+ * congestion control state of the flows with an end there (pp_keep_cc).
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -116,7 +117,7 @@ struct pk_msg {
 struct pk_done {
 	uint64_t t_ps, seq;
 	uint64_t t_start_ps, start_key; /* the flow's start, its event's tie key */
-	double fct, ideal;
+	double ideal; /* (its FCT is the time from its start) */
 	uint32_t task, prio;
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
@@ -394,11 +395,29 @@ ft__pk_part_wanted(void)
 #endif
 }
 
+/*
+ * A paced run built for a split (cc_later) that runs in one process after all (MPI was
+ * started in between, as by a sweep): a record per flow, as add_flow would have made.
+ */
+static int
+pp_cc_whole(struct pk_engine *e)
+{
+	struct pk_dcqcn d0 = ft__pk_cc0(e);
+
+	if (!e->paced || !e->cc_later)
+		return 0;
+	e->cc_later = false;
+	for (size_t f = e->flow_cc.len; f < e->flows.len; f++)
+		if (ft_vec_push(&e->flow_cc, &d0) < 0)
+			return FT_ENOMEM;
+	return 0;
+}
+
 int
 ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 {
 	if (!ft__pk_part_wanted())
-		return 0;
+		return pp_cc_whole(e);
 #if FT_HAVE_MPI
 	{
 		struct pk_part *pp = ft_calloc(1, sizeof(*pp));
@@ -477,6 +496,52 @@ pp_keep_ports(struct pk_engine *e, const struct pk_part *pp)
 	return 0;
 }
 
+/* Whether rank @r handles events at either end of flow @f (its source's or receiver's). */
+static bool
+pp_flow_of(const struct pk_part *pp, const struct pk_flow *f, uint32_t r)
+{
+	return pp->owner[f->src] == r || pp->owner[f->dst] == r;
+}
+
+/*
+ * A paced run's rank keeps the congestion control state of the flows it sends or
+ * receives alone: the reaction point's (rate, alpha, timers, CCTI, the RTT gradient) is
+ * read and written only at the source's NIC, the notification point's (the last CNP)
+ * only at the receiver's. Every other flow maps to one spare record, which only what
+ * every rank samples reads (--trace-qps, whose samples rank 0 takes from the source's
+ * rank). Before the run, nothing has changed them: each starts as a new QP. A run built
+ * for MPI made none yet (cc_later); the tests' split of a run built in one process
+ * drops the ones it made.
+ */
+static int
+pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
+{
+	uint32_t n = 0, j = 0, *slot;
+	struct pk_dcqcn d0 = ft__pk_cc0(e);
+
+	if (!e->paced)
+		return 0;
+	if (FT_NEVER(e->started || e->cc_slot))
+		return FT_EINVAL;
+	for (size_t f = 0; f < e->flows.len; f++)
+		n += pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank);
+	slot = ft_calloc(e->flows.len + 1, sizeof(*slot));
+	if (!slot)
+		return FT_ENOMEM;
+	ft_vec_release(&e->flow_cc);
+	for (uint32_t i = 0; i <= n; i++) {
+		if ((i == 0 && ft_vec_reserve(&e->flow_cc, (size_t)n + 1) < 0) ||
+		    ft_vec_push(&e->flow_cc, &d0) < 0) {
+			ft_free(slot);
+			return FT_ENOMEM;
+		}
+	}
+	for (size_t f = 0; f < e->flows.len; f++)
+		slot[f] = pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank) ? j++ : n;
+	e->cc_slot = slot;
+	return 0;
+}
+
 /*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
@@ -506,7 +571,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
 			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
 	rc = pp_check(e, pp, err);
-	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0)
+	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0 || (rc = pp_keep_cc(e, pp)) < 0)
 		return rc;
 	/* Leaf barriers never start during the run: they are replayed at the end. */
 	for (size_t i = 0; i < e->tasks.len; i++)
@@ -604,7 +669,6 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
 	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, e->part->start_key[fid],
-		             (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S,
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
 
@@ -713,103 +777,146 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 	}
 }
 
+/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
+ * of flows per port read of it (48 bytes; the FCT is the time from its start). */
+struct pp_end {
+	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key;
+	double ideal;
+	uint32_t task, prio;
+};
+
+/* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
+ * event it started in, and its task. */
+struct pp_start {
+	uint64_t t_ps, seq;
+	uint32_t task, pad;
+};
+
+/* Records that begin with a time and the tie key of the event it happened in (pk_done,
+ * pp_end, pp_start), in one process's order. */
 static int
 pp_cmp_done(const void *a, const void *b)
 {
-	const struct pk_done *x = a, *y = b;
+	uint64_t x[2], y[2];
 
-	if (x->t_ps != y->t_ps)
-		return x->t_ps < y->t_ps ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* Starts and completions in one process's order: by time, the tie key of the event they
- * happened in, and in one event a completion before the starts it causes (prio 1: a start). */
-static int
-pp_cmp_start(const void *a, const void *b)
-{
-	const struct pk_done *x = a, *y = b;
-	int c = pp_cmp_done(a, b);
-
-	return c ? c : (int)x->prio - (int)y->prio;
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /*
- * The completions of every rank from its @from-th on, on rank 0 (@everyone: on every rank),
+ * @n records of @size bytes at @mine from every rank, on rank 0 (@everyone: on every rank),
  * unsorted; their count in @count. NULL when out of memory.
  */
-static struct pk_done *
-pp_collect_done(struct pk_part *pp, size_t from, bool everyone, size_t *count)
+static void *
+pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bool everyone,
+           size_t *count)
 {
-	int n = pp->size, *cnt = ft_calloc((size_t)2 * n + 1, sizeof(int)), *dis, all = 0;
-	int my = (int)((pp->done.len - from) * sizeof(struct pk_done));
-	const void *mine = my ? (const char *)pp->done.data + from * sizeof(struct pk_done) : NULL;
-	struct pk_done *dn = NULL;
+	int nr = pp->size, *cnt = ft_calloc((size_t)2 * nr + 1, sizeof(int)), *dis, all = 0;
+	int my = (int)(n * size);
+	void *dn = NULL;
 
 	if (!cnt)
 		return NULL;
-	dis = cnt + n;
+	dis = cnt + nr;
 	if (everyone)
 		MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
 	else
 		MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	for (int r = 0; r < n; r++) {
+	for (int r = 0; r < nr; r++) {
 		dis[r] = all;
 		all += cnt[r];
 	}
-	dn = ft_calloc((size_t)all / sizeof(*dn) + 1, sizeof(*dn));
+	dn = ft_calloc((size_t)all / size + 1, size);
 	if (dn && everyone)
-		MPI_Allgatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+		MPI_Allgatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
 	else if (dn)
-		MPI_Gatherv(mine, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
+		MPI_Gatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ft_free(cnt);
-	*count = (size_t)all / sizeof(*dn);
+	*count = (size_t)all / size;
 	return dn;
 }
 
 /*
+ * Every rank's completions, on rank 0, as 48-byte pp_end records (the 80-byte ones the
+ * windows swap carry what only the replay reads): this rank's are released once sent.
+ */
+static struct pp_end *
+pp_collect_ends(struct pk_part *pp, size_t *count)
+{
+	size_t n = pp->done.len;
+	struct pp_end *mine = ft_calloc(n + 1, sizeof(*mine)), *all;
+
+	if (!mine)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_done *d = ft_vec_at(&pp->done, i);
+
+		mine[i] = (struct pp_end){ d->t_ps, d->seq, d->t_start_ps, d->start_key,
+			                   d->ideal, d->task, d->prio };
+	}
+	ft_vec_release(&pp->done);
+	all = pp_collect(pp, mine, n, sizeof(*mine), false, count);
+	ft_free(mine);
+	return all;
+}
+
+/* Flow @task's path: one more flow over each of its ports (@d 1) or one less (-1). */
+static void
+pp_count_path(struct pk_engine *e, uint32_t task, int d)
+{
+	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow,
+	                                     FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
+
+	for (uint32_t j = 0; j < f->npath; j++) {
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+
+		p->nactive = d > 0 ? p->nactive + 1 : p->nactive - 1;
+		p->maxflows = FT_MAX(p->maxflows, p->nactive);
+	}
+}
+
+/*
  * The most flows each port carried at once, counted again on rank 0 from the completions
- * (each with its flow's start): a flow started by another starts on its source's rank
- * alone, and a flow ends on its receiver's rank alone. Each record carries the tie key of
- * the event it happened in, so they are taken in one process's order (a barrier's event
- * names no vertex: it pops after every vertex's at its picosecond). The events are
- * completion records, prio 1 for a start.
+ * @dn (sorted by pp_cmp_done, each with its flow's start): a flow started by another
+ * starts on its source's rank alone, and a flow ends on its receiver's rank alone. Each
+ * record carries the tie key of the event it happened in, so they are taken in one
+ * process's order (a barrier's event names no vertex: it pops after every vertex's at
+ * its picosecond), and at one tie key a completion before the starts it causes. The
+ * starts are sorted apart (24 bytes a flow) and merged with the completions, which are
+ * in order already.
  */
 static int
-pp_maxflows(struct pk_engine *e, const struct pk_done *dn, size_t ndone)
+pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
 {
-	size_t n = 0;
-	struct pk_done *ev = ft_calloc(2 * ndone + 1, sizeof(*ev));
+	size_t i = 0, j = 0;
+	struct pp_start *st = ft_calloc(ndone + 1, sizeof(*st));
 
-	if (!ev)
+	if (!st)
 		return FT_ENOMEM;
-	for (size_t i = 0; i < ndone; i++) {
-		if (!FT_VEC_AT(&e->flows, struct pk_flow,
-		               FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task).flow).npath)
-			continue;
-		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_start_ps, .seq = dn[i].start_key,
-			                    .task = dn[i].task, .prio = 1 };
-		ev[n++] = (struct pk_done){ .t_ps = dn[i].t_ps, .seq = dn[i].seq, .task = dn[i].task };
-	}
-	qsort(ev, n, sizeof(*ev), pp_cmp_start);
+	for (size_t k = 0; k < ndone; k++)
+		st[k] = (struct pp_start){ .t_ps = dn[k].t_start_ps, .seq = dn[k].start_key,
+			                   .task = dn[k].task };
+	qsort(st, ndone, sizeof(*st), pp_cmp_done);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct pk_flow *f = &FT_VEC_AT(
-		        &e->flows, struct pk_flow, FT_VEC_AT(&e->tasks, struct pk_task, ev[i].task).flow);
+	while (i < ndone || j < ndone) {
+		bool end = j == ndone ||
+		           (i < ndone && (dn[i].t_ps < st[j].t_ps ||
+		                          (dn[i].t_ps == st[j].t_ps && dn[i].seq <= st[j].seq)));
 
-		for (uint32_t j = 0; j < f->npath; j++) {
-			struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
-
-			p->nactive = ev[i].prio ? p->nactive + 1 : p->nactive - 1;
-			p->maxflows = FT_MAX(p->maxflows, p->nactive);
-		}
+		if (end)
+			pp_count_path(e, dn[i++].task, -1);
+		else
+			pp_count_path(e, st[j++].task, 1);
 	}
-	ft_free(ev);
+	ft_free(st);
 	return 0;
 }
 
-/* The receiving side of a priority (at the link's dst): its ingress, pauses, credits. */
 static void
 pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 {
@@ -895,7 +1002,7 @@ pp_trace_take(struct pk_engine *e, struct ft_vec *v, size_t nt, size_t k,
  * ranks whose figures for them are right), and counts K events.
  */
 static int
-pp_trace(struct pk_engine *e, size_t ndone, const struct pk_done *dn)
+pp_trace(struct pk_engine *e, size_t ndone, const struct pp_end *dn)
 {
 	struct pk_part *pp = e->part;
 	size_t k = 1;
@@ -1053,7 +1160,7 @@ pp_gather(struct pk_engine *e)
 	uint64_t *bsw;
 	int n = pp->size;
 	size_t ndone;
-	struct pk_done *dn = NULL;
+	struct pp_end *dn = NULL;
 
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
@@ -1103,7 +1210,7 @@ pp_gather(struct pk_engine *e)
 	ft_free(bc);
 	ft_free(bsw);
 	/* The completions, in one process's order. */
-	dn = pp_collect_done(pp, 0, false, &ndone);
+	dn = pp_collect_ends(pp, &ndone);
 	if (!dn)
 		return FT_ENOMEM;
 	if (e->ntrace && pp_trace(e, ndone, dn) < 0) {
@@ -1125,7 +1232,7 @@ pp_gather(struct pk_engine *e)
 	for (size_t i = 0; i < e->nflows_done; i++) {
 		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
 
-		e->fct[i] = dn[i].fct;
+		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
 		e->ideal[i] = dn[i].ideal;
 		e->fct_prio[i] = (uint8_t)dn[i].prio;
 		if (e->fct_op)
@@ -1142,21 +1249,26 @@ pp_gather(struct pk_engine *e)
 		if (pp->task_kind[i] == PP_LEAF)
 			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
 	}
-	for (size_t i = 0; i < e->edges.len; i++) {
-		const uint32_t *pr = ft_vec_at(&e->edges, i);
-		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
-		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+	/* (From the successor lists: the edges are gone, ft__pk_start.) */
+	for (size_t i = 0; i < e->tasks.len; i++) {
+		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, i);
 
-		if (pp->task_kind[pr[1]] != PP_LEAF)
-			continue;
-		if (!a->done) {
-			b->npred++;
-			continue;
+		for (uint32_t j = 0; j < a->nsucc; j++) {
+			uint32_t u = e->succ[a->succ_off + j];
+			struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, u);
+
+			if (pp->task_kind[u] != PP_LEAF)
+				continue;
+			if (!a->done) {
+				b->npred++;
+				continue;
+			}
+			b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
+			if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
+				b->pred_lat_ps = FT_MAX(
+				        b->pred_lat_ps,
+				        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
 		}
-		b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
-		if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
-			b->pred_lat_ps = FT_MAX(b->pred_lat_ps,
-			                        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
 	}
 	for (size_t i = 0; i < e->tasks.len; i++) {
 		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);
@@ -1185,7 +1297,9 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	struct pk_done *dn = pp_collect_done(pp, pp->done_swapped, true, &ndone);
+	size_t nnew = pp->done.len - pp->done_swapped;
+	struct pk_done *dn = pp_collect(pp, nnew ? ft_vec_at(&pp->done, pp->done_swapped) : NULL,
+	                                nnew, sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)

@@ -160,6 +160,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
 	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
+	/* and its ranks make the congestion control records of their own flows alone,
+	 * once they know which those are (pkt_part.c pp_keep_cc). */
+	e->cc_later = e->a2a_eager;
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
 	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
@@ -590,11 +593,10 @@ ft__pk_start(struct pk_engine *e)
 		e->succ[t->succ_off + cnt[pr[0]]++] = pr[1];
 	}
 	ft_free(cnt);
-	/* The successor lists say all the edges did, for the rest of one process's run
-	 * (a split run reads them at its end, pkt_part.c): 8 bytes a dependency freed
+	/* The successor lists say all the edges did, for the rest of the run (a split
+	 * run's checks read the edges before, pkt_part.c): 8 bytes a dependency freed
 	 * before the run's packets and events are. */
-	if (!e->part)
-		ft_vec_release(&e->edges);
+	ft_vec_release(&e->edges);
 	/* Tie keys: a count per vertex, the vertex in the bits above it. */
 	e->vseq = ft_calloc((size_t)e->nvertices + 1, sizeof(*e->vseq));
 	if (!e->vseq)
@@ -677,7 +679,7 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq,
 			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
-			                 e->flow_rows,     e->port_slot };
+			                 e->flow_rows,     e->port_slot,   e->cc_slot };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->flow_cc,       &e->edges, &e->paths,
 			                        &e->ops,           &e->qp_samples };

@@ -3015,6 +3015,35 @@ test_part_barrier_wait(void **state)
 }
 
 /*
+ * A packet engine on @n with @cfg (@cc_later: built for a split, pkt_part.c) and one 1 MiB
+ * connection per row of @conns (node and GPU of its source, node and GPU of its
+ * destination), all between a start barrier and one 10 us later.
+ */
+static struct pk_engine *
+conns_engine(const struct net *n, const struct ft_sim_cfg *cfg, bool cc_later,
+             const uint32_t (*conns)[4], size_t nconn)
+{
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+	int64_t start, bar;
+
+	assert_int_equal(ft_packet_engine.create(n->t, cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	p->cc_later = cc_later;
+	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
+	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
+	assert_true(start >= 0 && bar >= 0);
+	for (size_t i = 0; i < nconn; i++)
+		assert_int_equal(ft__pk_add_conn(p, 1u << 20,
+		                                 ft_topo_gpu(n->t, conns[i][0], conns[i][1]),
+		                                 ft_topo_gpu(n->t, conns[i][2], conns[i][3]),
+		                                 (uint32_t)start, (uint32_t)bar, 0),
+		                 0);
+	return p;
+}
+
+/*
  * A rank of a split run keeps the port records of the links it handles events at (their
  * source or destination vertex is its own), and one spare, not one per link: node 0 of
  * two DGX H100 is rank 0's, the rest rank 1's. Rank 0 then holds its node's links and
@@ -3026,27 +3055,22 @@ test_part_keeps_own_ports(void **state)
 {
 	struct net n;
 	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
 	struct ft_error err = { 0 };
 	struct pk_engine *p;
 	uint32_t *owner, nown = 0;
-	int64_t start, bar;
+	const uint32_t conn[][4] = { { 0, 0, 1, 0 } };
 
 	(void)state;
 	owner = two_node_owners(&n);
 	ft_sim_cfg_init(&cfg);
-	assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
-	p = ft_container_of(e, struct pk_engine, base);
+	p = conns_engine(&n, &cfg, false, conn, 1);
 	assert_null(p->port_slot);
 	assert_int_equal(p->nports, p->nlinks);
-	start = ft__pk_add_task(p, PK_T_BARRIER, 0, 0, 0);
-	bar = ft__pk_add_task(p, PK_T_BARRIER, 10000000, 0, 0);
-	assert_true(start >= 0 && bar >= 0);
-	assert_int_equal(ft__pk_add_conn(p, 1u << 20, ft_topo_gpu(n.t, 0, 0), ft_topo_gpu(n.t, 1, 0),
-	                                 (uint32_t)start, (uint32_t)bar, 0),
-	                 0);
 	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
+	assert_true(p->edges.len > 0);
 	assert_int_equal(ft__pk_start(p), 0);
+	/* The successor lists replace the edges in a split run too (its end reads them). */
+	assert_null(p->edges.data);
 	for (uint32_t l = 0; l < p->nlinks; l++) {
 		const struct pk_link *k = &p->links[l];
 		const struct pk_port *q = pk_port_at(p, l);
@@ -3065,7 +3089,75 @@ test_part_keeps_own_ports(void **state)
 	print_message("# rank 0 keeps %u of %u ports\n", nown, p->nlinks);
 	assert_true(nown > 0 && nown < p->nlinks);
 	assert_int_equal(p->nports, nown + 1);
-	ft_packet_engine.destroy(e);
+	ft_packet_engine.destroy(&p->base);
+	free(owner);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A paced run split across MPI ranks keeps the congestion control state (120 bytes a
+ * flow) of the flows its rank sends or receives alone: the reaction point lives at the
+ * source's NIC, the notification point at the receiver's. Two DGX H100 split as two ranks
+ * would (node 0 rank 0's), DCQCN, and five 1 MiB connections: node 0 to node 1, node 1 to
+ * node 0, two inside node 1 and one inside node 0. Rank 0 keeps a record for each flow
+ * with an end in node 0 (counted here from the owners), each its own and as a new QP
+ * starts, and one spare record that the flows of node 1 alone share; keeping every
+ * flow's record (the split without pp_keep_cc) makes it fail.
+ */
+static void
+test_part_keeps_own_cc(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+	uint32_t *owner, nown = 0, *seen;
+	const uint32_t conns[][4] = {
+		{ 0, 0, 1, 0 }, { 1, 1, 0, 1 }, { 1, 2, 1, 3 }, { 1, 4, 1, 5 }, { 0, 6, 0, 7 }
+	};
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", true);
+	owner = node0_owners(&n);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_DCQCN;
+	cfg.packet = &pc;
+	p = conns_engine(&n, &cfg, false, conns, FT_ARRAY_SIZE(conns));
+	assert_null(p->cc_slot);
+	assert_int_equal(p->flow_cc.len, p->flows.len);
+	assert_int_equal(ft__pk_part_check(p, owner, 2, &err), 0);
+	assert_non_null(p->cc_slot);
+	seen = calloc(p->flows.len + 1, sizeof(uint32_t));
+	assert_non_null(seen);
+	for (uint32_t f = 0; f < p->flows.len; f++)
+		nown += owner[flow_at(p, f)->src] == 0 || owner[flow_at(p, f)->dst] == 0;
+	print_message("# rank 0 keeps the congestion control of %u of %zu flows\n", nown,
+	              p->flows.len);
+	assert_int_equal(nown, 3 * p->cfg.qps_per_conn);
+	assert_int_equal(p->flow_cc.len, nown + 1);
+	for (uint32_t f = 0; f < p->flows.len; f++) {
+		const struct pk_flow *fl = flow_at(p, f);
+		const struct pk_dcqcn *d = pk_flow_cc(p, fl);
+		uint32_t slot = (uint32_t)(d - (const struct pk_dcqcn *)p->flow_cc.data);
+		bool own = owner[fl->src] == 0 || owner[fl->dst] == 0;
+
+		assert_true(own ? slot < nown : slot == nown);
+		assert_true(!own || seen[slot]++ == 0); /* each its own */
+		assert_true(d->rc_Bps == p->line_Bps && d->rt_Bps == p->line_Bps);
+		assert_true(d->alpha == PK_DCQCN_ALPHA0);
+	}
+	free(seen);
+	ft_packet_engine.destroy(&p->base);
+	/* Built for a split that does not happen (MPI started in between): a record per flow
+	 * once the run starts. */
+	p = conns_engine(&n, &cfg, true, conns, 1);
+	assert_int_equal(p->flow_cc.len, 0);
+	assert_int_equal(ft__pk_part_init(p, &err), 0);
+	assert_null(p->part);
+	assert_int_equal(p->flow_cc.len, p->flows.len);
+	assert_true(pk_flow_cc(p, flow_at(p, 0))->alpha == PK_DCQCN_ALPHA0);
+	ft_packet_engine.destroy(&p->base);
 	free(owner);
 	ft_topo_free(n.t);
 }
@@ -3110,6 +3202,7 @@ main(void)
 		cmocka_unit_test(test_part_feed_shorter_than_lookahead),
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
+		cmocka_unit_test(test_part_keeps_own_cc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
