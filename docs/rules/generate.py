@@ -45,7 +45,7 @@ T = {
     "ib-port-down": ("`ib.port.state` is not Active, Init or Armed; info when the physical state is Disabled.", "IB-SPEED / KSYSFS states"),
     "ib-port-no-sm": ("`ib.port.state` is Init or Armed.", "IB-SM"),
     "ib-link-below-capability": ("on an Active port, width or speed below the largest supported value (down ports are skipped: they report base speed).", "IB-SPEED"),
-    "ib-rate-below-peers": ("an Active port's rate below the fastest Active port of the same link layer among the inputs.", "heuristic: the fleet norm is the fastest port seen (IB-SPEED)"),
+    "ib-rate-below-peers": ("an Active port's rate below the fastest Active port of the same link layer among the inputs and, where both are known, of the same adapter model (ibstat's `CA type`, ibv_devinfo's `vendor_part_id`): a ConnectX-6 HDR port at 200 beside ConnectX-7 NDR ports at 400 runs at its own top rate.", "heuristic: the fleet norm is the fastest port of its kind seen (IB-SPEED, SYM-LINK-DEGRADED)"),
     "ib-mtu-below-4096": ("an Active InfiniBand port with `mtu_active` < 4096.", "IB-MTU"),
     "ib-mtu-mismatch": ("Active InfiniBand ports with different `mtu_active`.", "IB-MTU"),
     "ib-ibdiagnet-warning": ("an `ibdiag.warning` from an ibdiagnet report: warning for a suboptimal IPoIB group rate, info for others; `Topology file is not specified` is ignored.", "the tool's own warning"),

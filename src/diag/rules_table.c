@@ -422,7 +422,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an active port runs at a lower rate than the other ports of its kind",
-	  .needs = "ib.port.rate ib.port.state ib.port.link_layer",
+	  .needs = "ib.port.rate ib.port.state ib.port.link_layer ib.dev.ca_type "
+		   "ib.dev.vendor_part_id",
 	  .eval = ft__diag_eval_rate_below_peers,
 	  .fix = "compare with iblinkinfo; replace the cable or transceiver of the slow port",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },

@@ -134,9 +134,12 @@ static const struct rule_case cases[] = {
 	  "ib.port.speed_supported@h1/mlx5_0/1=HDR, NDR" },
 	{ "ib-rate-below-peers",
 	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
-		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200",
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200;ib.dev.ca_type@h1/mlx5_0=MT4129;"
+			    "ib.dev.vendor_part_id@h1/mlx5_1=4129",
+	  /* a ConnectX-6 HDR port at its own top rate beside ConnectX-7 NDR ports */
 	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
-		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400" },
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200;ib.dev.ca_type@h1/mlx5_0=MT4129;"
+			    "ib.dev.ca_type@h1/mlx5_1=MT4123" },
 	{ "ib-mtu-below-4096", ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=2048",
 	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096" },
 	{ "ib-mtu-mismatch",
