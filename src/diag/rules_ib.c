@@ -144,6 +144,55 @@ is_active_port_rate(const struct ft_diag_ctx *c, const struct ft_obs *o, const c
 	return strcasecmp(ll ? ll->str : "InfiniBand", layer) == 0;
 }
 
+/*
+ * The adapter model of a port's device, as a number: ibstat's "CA type:
+ * MT4129" and ibv_devinfo's "vendor_part_id: 4129" name the same card
+ * (ConnectX-7); 0 when unknown.
+ */
+static long
+port_model(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	const struct ft_obs *m = ft__diag_find_dev(c, "ib.dev.ca_type", o);
+	const char *p;
+
+	if (!m)
+		m = ft__diag_find_dev(c, "ib.dev.vendor_part_id", o);
+	if (!m)
+		return 0;
+	if (m->has_num)
+		return (long)m->num;
+	for (p = m->str; *p && (*p < '0' || *p > '9'); p++)
+		;
+	return strtol(p, NULL, 10);
+}
+
+/*
+ * The fleet norm of a port (SYM-LINK-DEGRADED): the fastest active port of
+ * the same link layer and, where both are known, the same adapter model; a
+ * ConnectX-6 HDR port at 200 beside ConnectX-7 NDR ports at 400 runs at its
+ * own top rate, not a degraded one.
+ */
+static const struct ft_obs *
+fastest_peer(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *layer)
+{
+	const struct ft_obs *best = NULL;
+	long model = port_model(c, o);
+	size_t i;
+
+	for (i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *p = ft__obs(c, i);
+		long pm;
+
+		if (!is_active_port_rate(c, p, layer) || (best && p->num <= best->num))
+			continue;
+		pm = port_model(c, p);
+		if (model && pm && pm != model)
+			continue;
+		best = p;
+	}
+	return best;
+}
+
 int
 ft__diag_eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -152,24 +201,16 @@ ft__diag_eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *
 	int rc;
 
 	for (l = 0; l < FT_ARRAY_SIZE(layers); l++) {
-		const struct ft_obs *best = NULL;
-
 		for (i = 0; i < ft__nobs(c); i++) {
-			const struct ft_obs *o = ft__obs(c, i);
+			const struct ft_obs *o = ft__obs(c, i), *best;
 
-			if (is_active_port_rate(c, o, layers[l]) && (!best || o->num > best->num))
-				best = o;
-		}
-		if (!best)
-			continue;
-		for (i = 0; i < ft__nobs(c); i++) {
-			const struct ft_obs *o = ft__obs(c, i);
-			const struct ft_obs *ev[2] = { o, best };
-
-			if (!is_active_port_rate(c, o, layers[l]) || o->num >= best->num)
+			if (!is_active_port_rate(c, o, layers[l]))
+				continue;
+			best = fastest_peer(c, o, layers[l]);
+			if (!best || o->num >= best->num)
 				continue;
 			rc = ft__diag_emit(
-				c, out, -1, ev, 2,
+				c, out, -1, FT__EV(o, best),
 				"active %s port at %.0f Gb/s while its peers run at %.0f "
 				"Gb/s: a lane failed or the cable negotiated down",
 				layers[l], o->num, best->num);

@@ -262,6 +262,54 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 }
 FT__DIAG_EACH(ft__diag_eval_xid, "gpu.xid", check_xid)
 
+/* ---- GPU memory repair (nvidia-smi -q) -------------------------------------- */
+
+static bool
+says_yes(const struct ft_obs *o)
+{
+	return o && !o->has_num && ft__str_icontains(o->str, "yes");
+}
+
+/*
+ * A GPU repairs failing memory rows by remapping them to spares (A100 and
+ * later) or by retiring their pages (before): recorded at once, in effect
+ * only after a GPU reset, so until then the failing rows stay in use; when
+ * no spare is left the repair fails and the memory is bad (Xid 63 and 64 of
+ * NVIDIA's Xid catalog and its GPU memory error management guide). One
+ * finding per GPU: a failure, else a pending repair.
+ */
+static int
+check_remap(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	bool failure = strcmp(o->key, "gpu.remap.failure") == 0;
+	const struct ft_obs *unc = ft__diag_find_same(c, "gpu.remap.uncorrectable", o);
+	const struct ft_obs *cor = ft__diag_find_same(c, "gpu.remap.correctable", o);
+	const char *gpu = o->device[0] ? o->device : "(no GPU line)";
+
+	if (!says_yes(o))
+		return 0;
+	if (failure)
+		return ft__diag_emit(c, out, FT_SEV_CRITICAL, FT__EV(o, unc, cor),
+				     "row remapping failed on GPU %s: no spare row is left for "
+				     "a failing memory bank, so the errors recur",
+				     gpu);
+	if (says_yes(ft__diag_find_same(c, "gpu.remap.failure", o)))
+		return 0; /* the failure's finding says it */
+	if (strcmp(o->key, "gpu.retired.pending") == 0)
+		return ft__diag_emit(c, out, -1,
+				     FT__EV(o, ft__diag_find_same(c, "gpu.retired.dbe", o)),
+				     "page retirement pending on GPU %s: the pages with ECC errors "
+				     "stay in use until the driver is reloaded or the node rebooted",
+				     gpu);
+	return ft__diag_emit(c, out, -1, FT__EV(o, unc, cor),
+			     "row remapping pending on GPU %s (%.0f uncorrectable, %.0f correctable "
+			     "rows): the failing rows stay in use until the GPU is reset",
+			     gpu, unc && unc->has_num ? unc->num : 0,
+			     cor && cor->has_num ? cor->num : 0);
+}
+FT__DIAG_EACH(ft__diag_eval_remap, "gpu.remap.pending gpu.remap.failure gpu.retired.pending",
+	      check_remap)
+
 /* ---- DCGM ------------------------------------------------------------------ */
 
 /*

@@ -93,6 +93,15 @@ const struct ft_rule ft__diag_rules[] = {
 		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
 		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
 	  .kb = "XID-CATALOG HOST-PCIE" },
+	{ .id = "gpu-memory-remap",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a GPU memory repair (row remap, page retirement) is pending or failed",
+	  .needs = "gpu.remap.pending gpu.remap.failure gpu.retired.pending",
+	  .eval = ft__diag_eval_remap,
+	  .fix = "pending: drain the GPU and reset it (nvidia-smi -r) or reboot, so that the "
+		 "repair takes effect; failed: drain the node, run dcgmi diag -r 3 and RMA the GPU",
+	  .kb = "XID-CATALOG" },
 	/* ---- compute/communication overlap (rules_overlap.c) ------ */
 	{ .id = "job-overlap-low",
 	  .layer = FT_LAYER_APPLICATION,
@@ -413,7 +422,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,
 	  .summary = "an active port runs at a lower rate than the other ports of its kind",
-	  .needs = "ib.port.rate ib.port.state ib.port.link_layer",
+	  .needs = "ib.port.rate ib.port.state ib.port.link_layer ib.dev.ca_type "
+		   "ib.dev.vendor_part_id",
 	  .eval = ft__diag_eval_rate_below_peers,
 	  .fix = "compare with iblinkinfo; replace the cable or transceiver of the slow port",
 	  .kb = "IB-SPEED SYM-LINK-DEGRADED" },

@@ -164,24 +164,44 @@ emit_xoff_alias(struct ft__pctx *c, uint32_t line, struct ft__span k, double v)
 }
 
 /*
- * bnx2x, qede and others print each queue's counters as "[3]: rx_bytes: 1234":
- * `eth.counter.q3.rx_bytes`.
+ * Drivers that keep counters per queue print them with the queue in front:
+ * bnx2x "[3]: rx_discards: 0", be2net "rxq3: rx_drops_no_frags: 0". The
+ * counter is read as "q3_rx_discards" and "rxq3_rx_drops_no_frags", so that
+ * queues stay apart and the line is not lost.
  */
 static bool
-queue_counter(struct ft__pctx *c, uint32_t line, struct ft__span s)
+queue_counter(struct ft__span k, struct ft__span v, char *name, size_t cap, struct ft__span *val)
 {
-	struct ft__span q, k, v;
-	char prefix[32];
-	uint64_t u, queue;
+	struct ft__span k2, v2, q = ft__trim(k);
+	bool bracket = q.n >= 3 && q.p[0] == '[' && q.p[q.n - 1] == ']';
+	size_t i;
 
-	if (!s.n || s.p[0] != '[' || !ft__split(s, ':', &q, &v) || q.n < 3 || q.p[q.n - 1] != ']' ||
-	    !ft__u64((struct ft__span){ q.p + 1, q.n - 2 }, &queue) ||
-	    !ft__split(ft__trim(v), ':', &k, &v) || !ft__ethtool_is_counter(k, v))
+	if (bracket)
+		q = (struct ft__span){ q.p + 1, q.n - 2 };
+	if (!q.n || q.n > 16 || !ft__split(ft__trim(v), ':', &k2, &v2) ||
+	    !ft__ethtool_is_counter(ft__trim(k2), v2))
 		return false;
-	(void)ft__u64(ft__trim(v), &u);
-	snprintf(prefix, sizeof(prefix), "eth.counter.q%" PRIu64 ".", queue);
-	ft__emit_named(c, line, prefix, k, true, (double)u, "count", FT__NOSTR);
+	for (i = 0; i < q.n; i++)
+		if (!((q.p[i] >= '0' && q.p[i] <= '9') || (!bracket && q.p[i] >= 'a' && q.p[i] <= 'z')))
+			return false;
+	if (q.p[q.n - 1] < '0' || q.p[q.n - 1] > '9')
+		return false;
+	k2 = ft__trim(k2);
+	snprintf(name, cap, "%s%.*s_%.*s", bracket ? "q" : "", (int)q.n, q.p, (int)k2.n, k2.p);
+	*val = v2;
 	return true;
+}
+
+/* The flag names ethtool prints under "Current message level" ("drv probe link"). */
+static bool
+msglvl_flags(struct ft__span s)
+{
+	size_t i;
+
+	for (i = 0; i < s.n; i++)
+		if (!((s.p[i] >= 'a' && s.p[i] <= 'z') || s.p[i] == '_' || s.p[i] == ' '))
+			return false;
+	return s.n > 0;
 }
 
 int
@@ -194,6 +214,7 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 
 	while (ft__next_line(c, &it, &s)) {
 		struct ft__span k, v;
+		char qname[96];
 		double d;
 		uint64_t u;
 
@@ -227,11 +248,14 @@ ft__ethtool_run(struct ft__pctx *c, const char *text, size_t len)
 				modes_add(&m, s);
 				continue;
 			}
+			if (mode == M_LINK && msglvl_flags(s))
+				continue;
 			ft__skipped(c, it.lineno, "not ethtool output", s);
 			continue;
 		}
-		if (queue_counter(c, it.lineno, s))
-			continue;
+		if ((mode == M_NONE || mode == M_STATS || mode == M_DRIVER) &&
+		    queue_counter(k, v, qname, sizeof(qname), &v))
+			k = (struct ft__span){ qname, strlen(qname) };
 		/*
 		 * A grep'd excerpt of `ethtool -S` has no "NIC statistics:" line;
 		 * nor has one pasted under `ethtool -i` (no driver field is a count).

@@ -6,6 +6,9 @@
  * Width and speed fields are kept as printed ("1X or 4X", "2.5 Gbps"), with
  * the active speed's lane rate as the number. On a Down/Disabled port these
  * fields show defaults, not a degraded link: rules must check the state.
+ * The headings ibportstate prints before a block ("PortInfo:", "Peer
+ * PortInfo:" for the far end of a switch port, "After PortInfo set:" after
+ * an enable or a reset) carry nothing: the "# Port info" line names the port.
  */
 #include "dotted.h"
 
@@ -15,7 +18,7 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 	struct ft__span name, val;
 
 	(void)state;
-	if (ft__eq(s, "PortInfo:"))
+	if (ft__ends(s, "PortInfo:") || ft__eq(s, "After PortInfo set:"))
 		return true;
 	if (ft__lid_header(c, s))
 		return true;

@@ -170,5 +170,5 @@ FT__LINES_RUN(mlxlink, NULL)
 FT__PARSER(mlxlink, "mlxlink",
            "mlxlink: port state, FEC, recommendation, pre/post-FEC BER, link errors, module",
            { 90, { "Raw Physical BER|Effective Physical BER" } },
-           { 90, { "Operational Info", "Troubleshooting Info" } },
+           { 90, { "Operational Info", "Troubleshooting Info|Physical state" } },
            { 70, { "Recommendation", "Physical state", "FEC" } });

@@ -10,9 +10,22 @@
  *   GPU 00000000:10:1C.0                      a GPU's section: device = its address
  *       Product Name    : NVIDIA A100-SXM4-80GB -> gpu.model (str)
  *
+ *   Remapped Rows                             memory repair state (A100 and later)
+ *       Correctable Error   : 1            -> gpu.remap.correctable (count)
+ *       Uncorrectable Error : 0            -> gpu.remap.uncorrectable (count)
+ *       Pending             : Yes          -> gpu.remap.pending (str)
+ *       Remapping Failure Occurred : No    -> gpu.remap.failure (str)
+ *   Retired Pages                             the same before A100
+ *       Single Bit ECC      : 0            -> gpu.retired.sbe (count)
+ *       Double Bit ECC      : 2            -> gpu.retired.dbe (count)
+ *       Pending Page Blacklist : Yes       -> gpu.retired.pending (str; also
+ *                                             "Pending Page Retirement")
+ *
  * Fields are "Name : value" with the colon in a fixed column; sections are
- * indented. Only the top-level fields and each GPU's "Product Name" are
- * read: a grep'd or cut capture ("[...]") keeps what it holds.
+ * indented, a heading being a line without a colon (the remapping fields are
+ * read only under theirs: "Pending" also names a pending ECC or driver
+ * mode). Only these fields are read: a grep'd or cut capture ("[...]", or
+ * the Remapped Rows section alone, without its GPU line) keeps what it holds.
  */
 #include "parse_int.h"
 
@@ -22,11 +35,43 @@ static const struct ft__field top_fields[] = {
 	{ "Attached GPUs", "gpu.count", FT__F_NUM, "count" },
 };
 
+static const struct ft__field remap_fields[] = {
+	{ "Correctable Error", "gpu.remap.correctable", FT__F_NUM, "count" },
+	{ "Uncorrectable Error", "gpu.remap.uncorrectable", FT__F_NUM, "count" },
+	{ "Pending", "gpu.remap.pending", FT__F_STR, NULL },
+	{ "Remapping Failure Occurred", "gpu.remap.failure", FT__F_STR, NULL },
+};
+
+static const struct ft__field retired_fields[] = {
+	{ "Single Bit ECC", "gpu.retired.sbe", FT__F_NUM, "count" },
+	{ "Double Bit ECC", "gpu.retired.dbe", FT__F_NUM, "count" },
+	{ "Pending Page Blacklist", "gpu.retired.pending", FT__F_STR, NULL },
+	{ "Pending Page Retirement", "gpu.retired.pending", FT__F_STR, NULL },
+};
+
+/* The fields of the section a heading opens, or NULL (a section not read). */
+static const struct ft__field *
+section_fields(struct ft__span heading, size_t *n)
+{
+	if (ft__eq(heading, "Remapped Rows")) {
+		*n = FT_ARRAY_SIZE(remap_fields);
+		return remap_fields;
+	}
+	if (ft__eq(heading, "Retired Pages")) {
+		*n = FT_ARRAY_SIZE(retired_fields);
+		return retired_fields;
+	}
+	*n = 0;
+	return NULL;
+}
+
 int
 ft__nvidia_smi_q_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it;
 	struct ft__span raw, key, val;
+	const struct ft__field *sec = NULL;
+	size_t nsec = 0;
 
 	ft__lines_init(&it, text, len, c->line0);
 	ft__pctx_entity(c, "", -1);
@@ -41,10 +86,18 @@ ft__nvidia_smi_q_run(struct ft__pctx *c, const char *text, size_t len)
 
 			ft__copy(dev, sizeof(dev), addr);
 			ft__pctx_entity(c, dev, -1);
+			sec = NULL;
 			continue;
 		}
-		if (!ft__split(s, ':', &key, &val))
+		if (!ft__split(s, ':', &key, &val)) {
+			if (s.n)
+				sec = section_fields(s, &nsec);
 			continue;
+		}
+		if (sec && indented) {
+			(void)ft__field_emit(c, it.lineno, sec, nsec, key, val);
+			continue;
+		}
 		if (indented && ft__eq(key, "Product Name") && c->device[0])
 			ft__emit_str(c, it.lineno, "gpu.model", val);
 		else if (!indented)
@@ -55,6 +108,8 @@ ft__nvidia_smi_q_run(struct ft__pctx *c, const char *text, size_t len)
 }
 
 FT__PARSER(nvidia_smi_q, "nvidia-smi-q",
-           "nvidia-smi -q: driver and CUDA versions, attached GPUs, each GPU's product name",
+           "nvidia-smi -q: driver and CUDA versions, GPUs, remapped rows and retired pages",
            { 95, { "NVSMI LOG" } },
-           { 90, { "Attached GPUs", "Product Name" } });
+           { 90, { "Attached GPUs", "Product Name" } },
+           { 80, { "Remapped Rows", "Uncorrectable Error" } },
+           { 80, { "Retired Pages", "Pending Page" } });

@@ -134,9 +134,12 @@ static const struct rule_case cases[] = {
 	  "ib.port.speed_supported@h1/mlx5_0/1=HDR, NDR" },
 	{ "ib-rate-below-peers",
 	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
-		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200",
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200;ib.dev.ca_type@h1/mlx5_0=MT4129;"
+			    "ib.dev.vendor_part_id@h1/mlx5_1=4129",
+	  /* a ConnectX-6 HDR port at its own top rate beside ConnectX-7 NDR ports */
 	  ACT("mlx5_0") ";ib.port.rate@h1/mlx5_0/1=400;" ACT(
-		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=400" },
+		  "mlx5_1") ";ib.port.rate@h1/mlx5_1/1=200;ib.dev.ca_type@h1/mlx5_0=MT4129;"
+			    "ib.dev.ca_type@h1/mlx5_1=MT4123" },
 	{ "ib-mtu-below-4096", ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=2048",
 	  ACT("mlx5_0") ";ib.port.mtu_active@h1/mlx5_0/1=4096" },
 	{ "ib-mtu-mismatch",
@@ -365,6 +368,9 @@ static const struct rule_case cases[] = {
 	  "nccl.version=2.21.5" },
 	{ "gpu-xid", "gpu.xid@n1/0000:b3:00=79|GPU has fallen off the bus",
 	  "gpu.sxid@n1/0000:05:00=12028|Non-fatal" },
+	{ "gpu-memory-remap", "gpu.remap.pending@n1/00000000:10:1C.0=Yes",
+	  /* ECC mode's "Pending" is another section's field, not a repair */
+	  "gpu.remap.pending@n1/00000000:10:1C.0=No;gpu.remap.failure@n1/00000000:10:1C.0=No" },
 	/* post-FEC 2e-10 > 1e-12; the healthy fixture's 15E-255 is "none" */
 	{ "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
 	  "mlxlink.effective_ber@h1/mlx5_0=1.5e-254" },
@@ -1335,6 +1341,21 @@ test_job_rules(void **state)
 	assert_int_equal(ft_findings_at(&f, 1)->severity, FT_SEV_WARNING);
 	assert_non_null(strstr(ft_findings_at(&f, 1)->message, "Xid 13 on GPU 0000:07:00 (2 times)"));
 	assert_int_equal(ft_findings_at(&f, 2)->severity, FT_SEV_INFO);
+	ft_findings_release(&f);
+
+	/* A failed remap is critical and says it alone; a pending retirement is a warning. */
+	diagnose("gpu.remap.pending@n1/0000:10:1C.0=Yes;gpu.remap.failure@n1/0000:10:1C.0=Yes;"
+		 "gpu.remap.uncorrectable@n1/0000:10:1C.0=4;"
+		 "gpu.retired.pending@n1/0000:3b:00.0=Yes",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-memory-remap"), 2);
+	if (ft_findings_at(&f, 0)->severity != FT_SEV_CRITICAL ||
+	    !strstr(ft_findings_at(&f, 0)->message, "remapping failed on GPU 0000:10:1C.0") ||
+	    ft_findings_at(&f, 1)->severity != FT_SEV_WARNING ||
+	    !strstr(ft_findings_at(&f, 1)->message, "retirement pending on GPU 0000:3b:00.0"))
+		fail_msg("remap findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
+			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
+			 ft_findings_at(&f, 1)->message);
 	ft_findings_release(&f);
 }
 

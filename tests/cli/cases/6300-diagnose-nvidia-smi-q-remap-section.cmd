@@ -1,0 +1,1 @@
+diagnose tests/fixtures/wild-diag/nvidia-smi-q-remapped-rows-uncorrectable-4-pending-gpud80-excerpt.txt
