@@ -158,11 +158,11 @@ check_folder(const char *path, struct ft_error *err)
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
 	if (stat(dir, &st) < 0)
-		return ft_error_set(err, FT_ENOENT, "archive %s: no folder %s to create it in", path,
-		                    dir);
+		return ft_error_set(err, FT_ENOENT, "archive %s: no folder %s to create it in",
+		                    path, dir);
 	if (!S_ISDIR(st.st_mode))
-		return ft_error_set(err, FT_ENOENT, "archive %s: %s is a %s, not a folder", path, dir,
-		                    ft_file_type_name((unsigned)st.st_mode));
+		return ft_error_set(err, FT_ENOENT, "archive %s: %s is a %s, not a folder", path,
+		                    dir, ft_file_type_name((unsigned)st.st_mode));
 	return 0;
 }
 

@@ -206,7 +206,7 @@ ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_sce
 		return ft_error_set(err, fd, "%s", open_err.msg);
 	if (fd >= 0)
 		close(fd);
-	/* no such file: a spec (dgx-h100:4) is told to take --op, anything else why it is neither */
+	/* no such file: a spec (dgx-h100:4) is told to take --op, else why it is neither */
 	if (fd == FT_ENOENT && !yaml_name(arg) && (rc = not_a_spec(arg, err)) < 0)
 		return rc;
 	if ((access(arg, R_OK) == 0 || !yaml_name(arg)) && !ft_scenario_sniff(arg))
