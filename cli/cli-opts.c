@@ -191,6 +191,36 @@ find_short(const struct opt *tables[2], char c)
 	return NULL;
 }
 
+/*
+ * "unknown option '--maxbyte' (did you mean '--maxbytes'?)": the hint names
+ * the closest long option of the command's or the global table, if any is near.
+ */
+static void
+unknown_option(const struct cmd_usage *u, const struct opt *tables[2], const char *a)
+{
+	const char *names[128], *near = NULL;
+	char key[64];
+	size_t n = 0, len;
+
+	if (a[1] == '-') {
+		len = strcspn(a + 2, "=");
+		if (len < sizeof(key)) {
+			memcpy(key, a + 2, len);
+			key[len] = '\0';
+			for (int t = 0; t < 2; t++)
+				for (const struct opt *o = tables[t];
+				     o && o->type != OPT_TYPE_END && n < FT_ARRAY_SIZE(names); o++)
+					if (o->long_name)
+						names[n++] = o->long_name;
+			near = ft_name_closest(key, names, n);
+		}
+	}
+	if (near)
+		usage_error(u, "unknown option '%s' (did you mean '--%s'?)", a, near);
+	else
+		usage_error(u, "unknown option '%s'", a);
+}
+
 int
 opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -232,7 +262,7 @@ opts_parse(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, char **argv
 
 			o = find_long(tables, a + 2, len);
 			if (!o) {
-				usage_error(u, "unknown option '%s'", a);
+				unknown_option(u, tables, a);
 				return -1;
 			}
 			if (eq && !takes_arg(o)) {

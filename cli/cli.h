@@ -103,6 +103,10 @@ int cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc,
 
 /* Look up a command by name in @table; NULL when absent. */
 const struct cmd *cli_find_cmd(const struct cmd *table, size_t n, const char *name);
+/* "unknown command 'modle' (did you mean 'model'? see 'fabtune help')" for @name, not in
+ * @table (the verbs of @group, or the commands for NULL); EXIT_USAGE. */
+int cli_unknown_command(const struct cli_ctx *ctx, const struct cmd *table, size_t n,
+			const char *group, const char *name);
 /* Print "usage: ..." and the command list of @table to @out. */
 void cli_list_commands(const struct cmd *table, size_t n, const char *group, FILE *out);
 

@@ -285,6 +285,28 @@ verb_first(int argc, char **argv)
 	argv[1] = verb;
 }
 
+/*
+ * "unknown command 'modle' (did you mean 'model'? see 'fabtune help')", for a
+ * command or a verb of @group, with the closest name of @table when one is near.
+ */
+int
+cli_unknown_command(const struct cli_ctx *ctx, const struct cmd *table, size_t n,
+		    const char *group, const char *name)
+{
+	const char *names[32], *near;
+	char hint[96] = "";
+	size_t i;
+
+	for (i = 0; i < n && i < FT_ARRAY_SIZE(names); i++)
+		names[i] = table[i].name;
+	near = ft_name_closest(name, names, i);
+	if (near)
+		snprintf(hint, sizeof(hint), "did you mean '%s'? ", near);
+	cli_error(ctx, "unknown command '%s' (%ssee 'fabtune %s%shelp')", name, hint,
+		  group ? group : "", group ? " --" : "");
+	return EXIT_USAGE;
+}
+
 int
 cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 	     struct cli_ctx *ctx)
@@ -298,11 +320,8 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
 	c = cli_find_cmd(table, n, argv[1]);
-	if (!c) {
-		cli_error(ctx, "unknown command '%s' (see 'fabtune %s%shelp')", argv[1],
-			  group ? group : "", group ? " --" : "");
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return cli_unknown_command(ctx, table, n, group, argv[1]);
 	snprintf(name, sizeof(name), "%s %s", group, c->name);
 	ctx->cmd = name;
 	return c->run(argc - 1, argv + 1, ctx);
@@ -343,10 +362,8 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 		return EXIT_OK;
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[1]);
-	if (!c) {
-		cli_error(ctx, "unknown command '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return cli_unknown_command(ctx, cli_commands, cli_ncommands, NULL, argv[1]);
 	args[0] = argv[1];
 	args[1] = (char *)"--help";
 	args[2] = NULL;

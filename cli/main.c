@@ -46,10 +46,8 @@ main(int argc, char **argv)
 		argv[i] = (char *)"help";
 	}
 	c = cli_find_cmd(cli_commands, cli_ncommands, argv[i]);
-	if (!c) {
-		fprintf(stderr, "fabtune: unknown command '%s' (see 'fabtune help')\n", argv[i]);
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return cli_unknown_command(&ctx, cli_commands, cli_ncommands, NULL, argv[i]);
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
 		fprintf(stderr, "fabtune: out of memory\n");

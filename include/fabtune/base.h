@@ -206,6 +206,13 @@ FT_API size_t ft_utf8_seq_len(const char *s, size_t n);
 /* Copy @src into @dst of @size bytes, truncating, always NUL-terminated. */
 FT_API size_t ft_strlcpy(char *dst, const char *src, size_t size);
 
+/*
+ * The name of @known (@n names) closest to @key by edit distance, for a "did
+ * you mean" hint after an unknown key, option, command or preset; NULL when
+ * none is close (within a third of @key's length, at least 2 edits).
+ */
+FT_API const char *ft_name_closest(const char *key, const char *const *known, size_t n);
+
 /* ---- number parsing with field names in errors --------------------------- */
 
 /* Parse a whole string as an unsigned/signed integer or a double. FT_EPARSE. */

@@ -142,6 +142,31 @@ be32(const unsigned char *p)
 }
 
 /*
+ * A new archive is created in the folder of @path: a folder that is missing
+ * (or a file) is the user's mistake, said as such, not SQLite's "unable to
+ * open database file".
+ */
+static int
+check_folder(const char *path, struct ft_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if (stat(dir, &st) < 0)
+		return ft_error_set(err, FT_ENOENT, "archive %s: no folder %s to create it in",
+		                    path, dir);
+	if (!S_ISDIR(st.st_mode))
+		return ft_error_set(err, FT_ENOENT, "archive %s: %s is a %s, not a folder", path,
+		                    dir, ft_file_type_name((unsigned)st.st_mode));
+	return 0;
+}
+
+/*
  * Look at the file's first 100 bytes (the SQLite header) before SQLite opens
  * it, so that a text file, an image or another application's database is
  * refused without a single byte written. Empty or absent files are new.
@@ -156,8 +181,8 @@ check_header(const char *path, struct ft_error *err)
 	FILE *f;
 
 	if (stat(path, &stbuf) < 0)
-		return errno == ENOENT ?
-		               0 :
+		return errno == ENOENT || errno == ENOTDIR ?
+		               check_folder(path, err) :
 		               ft_error_set(err, FT_EIO, "archive %s: %s", path, strerror(errno));
 	if (!S_ISREG(stbuf.st_mode))
 		return ft_error_set(err, FT_EARCHIVE, "archive %s: not a regular file", path);

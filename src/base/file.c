@@ -68,6 +68,11 @@ ft_file_type_name(unsigned mode)
 static int
 open_error(const char *path, int e, struct ft_error *err)
 {
+	/* "-" is no file here: inputs are read whole from regular files, never a pipe */
+	if (e == ENOENT && strcmp(path, "-") == 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "-: standard input is not read; save the output to a file "
+		                    "and give its path");
 	switch (e) {
 	case ENOENT:
 	case ENOTDIR:

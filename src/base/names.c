@@ -7,6 +7,9 @@
  */
 #include "internal.h"
 
+/* The longest name ft_name_closest() compares; longer ones are never near. */
+#define NAME_MAX_LEN 160
+
 /* Lower case without '_', '-' and spaces. */
 static void
 squash(const char *s, char *out, size_t len)
@@ -78,4 +81,68 @@ ft__name_read(const struct ft__name_set *set, const char *label, const char *s, 
 	ft__names_expected(set->names, naccept, auto_value >= 0, what, sizeof(what));
 	return ft_error_set(err, FT_EINVAL, "%s%s%s, got '%s'", label ? label : "",
 	                    label ? ": " : "", what, s ? s : "");
+}
+
+/*
+ * Edit distance (insertions, deletions, substitutions, swaps of neighbours)
+ * of @a and the first @lb characters of @b: two short words.
+ */
+static size_t
+distance(const char *a, const char *b, size_t lb)
+{
+	size_t la = strlen(a), i, j;
+	size_t row[3][NAME_MAX_LEN + 1];
+
+	if (la > NAME_MAX_LEN || lb > NAME_MAX_LEN)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t *cur = row[i % 3], *prev = row[(i - 1) % 3], *prev2 = row[(i + 1) % 3];
+
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], best = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return row[la % 3][lb];
+}
+
+/*
+ * Near means within a third of the key's length (at least 2 edits), from the
+ * whole known key or from its start: "utilization" is near "utilisation_min".
+ */
+const char *
+ft_name_closest(const char *key, const char *const *known, size_t n)
+{
+	size_t i, best = SIZE_MAX, len = strlen(key), limit = len / 3;
+	const char *found = NULL;
+
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; i < n; i++) {
+		size_t lk = strlen(known[i]), dist = distance(key, known[i], lk);
+
+		if (len >= 4 && len < lk) {
+			size_t head = distance(key, known[i], len);
+
+			if (head < dist)
+				dist = head;
+		}
+
+		if (dist < best) {
+			best = dist;
+			found = known[i];
+		}
+	}
+	return best <= limit ? found : NULL;
 }

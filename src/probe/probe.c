@@ -115,8 +115,11 @@ ft_probe_host(const struct ft_probe_cfg *cfg, struct ft_obs_set *out, struct ft_
 	ft_strlcpy(root, cfg->root && strcmp(cfg->root, "/") != 0 ? cfg->root : "", sizeof(root));
 	while (root[0] && root[strlen(root) - 1] == '/')
 		root[strlen(root) - 1] = '\0';
-	if (root[0] && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)))
+	if (root[0] && stat(root, &st) != 0)
 		return ft_error_set(err, FT_ENOENT, "root %s: no such directory", cfg->root);
+	if (root[0] && !S_ISDIR(st.st_mode))
+		return ft_error_set(err, FT_ENOENT, "root %s: is a %s, not a directory", cfg->root,
+		                    ft_file_type_name((unsigned)st.st_mode));
 	if (cfg->interval_s < 0 || cfg->interval_s > 3600)
 		return ft_error_set(err, FT_ERANGE, "interval: expected 0 to 3600 seconds, got %g",
 		                    cfg->interval_s);

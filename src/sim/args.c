@@ -152,6 +152,20 @@ yaml_name(const char *path)
 	       (len > 4 && strcmp(path + len - 4, ".yml") == 0);
 }
 
+/* 0 when @arg resolves as a cluster spec, else why not (ft_spec_resolve()'s error). */
+static int
+not_a_spec(const char *arg, struct ft_error *err)
+{
+	struct ft_cluster_spec *spec = calloc(1, sizeof(*spec));
+	int rc;
+
+	if (!spec)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	rc = ft_spec_resolve(arg, spec, err);
+	free(spec);
+	return rc;
+}
+
 const char *
 ft_sim_args_op_only(const struct ft_sim_args *a)
 {
@@ -176,7 +190,7 @@ ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_sce
 {
 	struct ft_error open_err = { 0 };
 	const char *only;
-	int fd;
+	int fd, rc;
 
 	*sc = NULL;
 	if (a->op)
@@ -192,6 +206,9 @@ ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_sce
 		return ft_error_set(err, fd, "%s", open_err.msg);
 	if (fd >= 0)
 		close(fd);
+	/* no such file: a spec (dgx-h100:4) is told to take --op, else why it is neither */
+	if (fd == FT_ENOENT && !yaml_name(arg) && (rc = not_a_spec(arg, err)) < 0)
+		return rc;
 	if ((access(arg, R_OK) == 0 || !yaml_name(arg)) && !ft_scenario_sniff(arg))
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s: not a scenario (no top-level 'cluster:'); to run a "

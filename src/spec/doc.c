@@ -431,76 +431,12 @@ ft__doc_lookup(struct ft__doc *d, const yaml_node_t *map, const char *key)
 	return NULL;
 }
 
-/*
- * Edit distance (insertions, deletions, substitutions, swaps of neighbours)
- * of @a and the first @lb characters of @b: two short words.
- */
-static size_t
-distance(const char *a, const char *b, size_t lb)
-{
-	size_t la = strlen(a), i, j;
-	size_t row[3][FT__DOC_PATH_MAX + 1];
-
-	if (la > FT__DOC_PATH_MAX || lb > FT__DOC_PATH_MAX)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[0][j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t *cur = row[i % 3], *prev = row[(i - 1) % 3], *prev2 = row[(i + 1) % 3];
-
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1], best = prev[j - 1] + cost;
-
-			if (prev[j] + 1 < best)
-				best = prev[j] + 1;
-			if (cur[j - 1] + 1 < best)
-				best = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    prev2[j - 2] + 1 < best)
-				best = prev2[j - 2] + 1;
-			cur[j] = best;
-		}
-	}
-	return row[la % 3][lb];
-}
-
-/*
- * Near means within a third of the key's length (at least 2 edits), from the
- * whole known key or from its start: "utilization" is near "utilisation_min".
- */
-const char *
-ft__doc_closest(const char *key, const char *const *known, size_t n)
-{
-	size_t i, best = SIZE_MAX, len = strlen(key), limit = len / 3;
-	const char *found = NULL;
-
-	if (limit < 2)
-		limit = 2;
-	for (i = 0; i < n; i++) {
-		size_t lk = strlen(known[i]), dist = distance(key, known[i], lk);
-
-		if (len >= 4 && len < lk) {
-			size_t head = distance(key, known[i], len);
-
-			if (head < dist)
-				dist = head;
-		}
-
-		if (dist < best) {
-			best = dist;
-			found = known[i];
-		}
-	}
-	return best <= limit ? found : NULL;
-}
-
 int
 ft__doc_unknown(struct ft__doc *d, const yaml_node_t *k, const char *path, const char *key,
                 const char *const *known, size_t n, const char *whose)
 {
 	char keys[FT_ERROR_MSG_MAX], hint[FT__DOC_PATH_MAX + 32] = "";
-	const char *near = ft__doc_closest(key, known, n);
+	const char *near = ft_name_closest(key, known, n);
 	size_t i, used = 0;
 
 	keys[0] = '\0';

@@ -148,7 +148,5 @@ int ft__doc_unknown(struct ft__doc *d, const yaml_node_t *k, const char *path, c
 yaml_node_t *ft__doc_lookup(struct ft__doc *d, const yaml_node_t *map, const char *key);
 /* @path + "." + @key (or @key at the top) into @out. */
 void ft__doc_join(char *out, size_t len, const char *path, const char *key);
-/* The name of @known closest to @key by edit distance, or NULL when none is close. */
-const char *ft__doc_closest(const char *key, const char *const *known, size_t n);
 
 #endif

@@ -9,16 +9,25 @@
 
 #include <fabtune/spec.h>
 
-/* "dgx-a100, dgx-b200, ..." for messages. */
+/* "dgx-a100, dgx-b200, ..." for messages, and "; did you mean 'dgx-h100'?" into @hint
+ * when a preset is close to @name. */
 static void
-preset_list(char *buf, size_t len)
+preset_list(const char *name, char *buf, size_t len, char *hint, size_t hint_len)
 {
+	const char *names[64], *near;
 	size_t i, used = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < ft_node_preset_count() && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-		                         ft_node_preset_name(i));
+	for (i = 0; i < ft_node_preset_count() && i < FT_ARRAY_SIZE(names); i++) {
+		names[i] = ft_node_preset_name(i);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+			                         names[i]);
+	}
+	near = ft_name_closest(name, names, i);
+	hint[0] = '\0';
+	if (near)
+		snprintf(hint, hint_len, "; did you mean '%s'?", near);
 }
 
 static int
@@ -56,7 +65,7 @@ resolve_preset(const char *arg, const char *name, const char *count, struct ft_c
 int
 ft_spec_resolve(const char *arg, struct ft_cluster_spec *out, struct ft_error *err)
 {
-	char name[64], presets[256];
+	char name[64], presets[256], hint[96];
 	const char *colon;
 	size_t len;
 	int rc;
@@ -82,9 +91,9 @@ ft_spec_resolve(const char *arg, struct ft_cluster_spec *out, struct ft_error *e
 	}
 	if (access(arg, F_OK) == 0 || strchr(arg, '/') || strchr(arg, '.'))
 		return ft_spec_load_file(arg, out, err);
-	preset_list(presets, sizeof(presets));
+	preset_list(len < sizeof(name) ? name : arg, presets, sizeof(presets), hint, sizeof(hint));
 	return ft_error_set(err, FT_ENOENT,
 	                    "%s: expected a spec file or a node preset (%s), "
-	                    "optionally with ':NODES', got neither",
-	                    arg, presets);
+	                    "optionally with ':NODES', got neither%s",
+	                    arg, presets, hint);
 }

@@ -706,6 +706,18 @@ test_foreign_and_corrupt(void **state)
 	assert_int_equal(mkdir(cmd, 0755), 0);
 	assert_int_equal(ft_archive_open(cmd, &ar, &err), FT_EARCHIVE);
 	assert_non_null(strstr(err.msg, "not a regular file"));
+
+	/* A new archive needs its folder: a missing one, or a file, is named as such. */
+	snprintf(cmd, sizeof(cmd), "%s/no-such-folder/a.db", tmpdir);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_archive_open(cmd, &ar, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "no-such-folder to create it in"));
+	assert_null(ar);
+	snprintf(cmd, sizeof(cmd), "%s/a.db", path);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_archive_open(cmd, &ar, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "truncated.db is a regular file, not a folder"));
+	assert_null(ar);
 }
 
 /* ---- migration from schema version 1 ------------------------------------- */

@@ -349,16 +349,16 @@ test_closest(void **state)
 	size_t n = FT_ARRAY_SIZE(known);
 
 	(void)state;
-	assert_null(ft__doc_closest("count", known, 0));
-	assert_string_equal(ft__doc_closest("cuont", known, n), "count");   /* a swap */
-	assert_string_equal(ft__doc_closest("nmae", known, n), "name");     /* a swap */
-	assert_string_equal(ft__doc_closest("counts", known, n), "count");  /* one more */
-	assert_string_equal(ft__doc_closest("descriptoin", known, n), "description");
+	assert_null(ft_name_closest("count", known, 0));
+	assert_string_equal(ft_name_closest("cuont", known, n), "count");   /* a swap */
+	assert_string_equal(ft_name_closest("nmae", known, n), "name");     /* a swap */
+	assert_string_equal(ft_name_closest("counts", known, n), "count");  /* one more */
+	assert_string_equal(ft_name_closest("descriptoin", known, n), "description");
 	/* the start of a longer key, misspelled */
-	assert_string_equal(ft__doc_closest("utilization", known, n), "utilisation_min");
-	assert_string_equal(ft__doc_closest("pause_max", known, n), "pause_frames_max");
-	assert_null(ft__doc_closest("routing", known, n));
-	assert_null(ft__doc_closest("x", known, n));
+	assert_string_equal(ft_name_closest("utilization", known, n), "utilisation_min");
+	assert_string_equal(ft_name_closest("pause_max", known, n), "pause_frames_max");
+	assert_null(ft_name_closest("routing", known, n));
+	assert_null(ft_name_closest("x", known, n));
 }
 
 /* A strict document (cluster specs): numbers and booleans unquoted, booleans true/false. */

@@ -320,11 +320,19 @@ test_resolve_bad(void **state)
 	                             "switches), got 8193");
 	assert_true(is_zero(&s, sizeof(s)));
 	ft_error_clear(&err);
-	assert_int_equal(ft_spec_resolve("dgx-z900", &s, &err), FT_ENOENT);
-	assert_string_equal(err.msg, "dgx-z900: expected a spec file or a node preset (aws-p5, "
+	assert_int_equal(ft_spec_resolve("mi300x", &s, &err), FT_ENOENT);
+	assert_string_equal(err.msg, "mi300x: expected a spec file or a node preset (aws-p5, "
 	                             "aws-p5e, dgx-a100, dgx-b200, dgx-h100, gb200-nvl72, "
 	                             "gb300-nvl72, gcp-a3-high, gcp-a3-mega, hgx-h100-spcx, "
 	                             "hgx-h200, pcie-l40s), optionally with ':NODES', got neither");
+	ft_error_clear(&err);
+	/* a near preset is named; the count after ':' plays no part */
+	assert_int_equal(ft_spec_resolve("dgx-h10:4", &s, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "got neither; did you mean 'dgx-h100'?"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_spec_resolve("gb200-nlv72", &s, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "got neither; did you mean 'gb200-nvl72'?"));
+	assert_true(is_zero(&s, sizeof(s)));
 	ft_error_clear(&err);
 	assert_int_equal(ft_spec_resolve("no/such/spec.yaml", &s, &err), FT_ENOENT);
 	assert_non_null(strstr(err.msg, "no/such/spec.yaml"));

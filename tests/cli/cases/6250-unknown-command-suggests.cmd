@@ -1,0 +1,1 @@
+modle dgx-h100:2

@@ -1,0 +1,1 @@
+topo dgx-h100:2 --fromat=dot

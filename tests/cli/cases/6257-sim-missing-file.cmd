@@ -1,0 +1,1 @@
+sim tests/cli/cases/no-such-scenario

@@ -1,0 +1,1 @@
+archive list --archive tests/cli/cases/no-such-folder/a.db

@@ -1,0 +1,1 @@
+probe --root README.md

@@ -1,0 +1,1 @@
+diagnose --root README.md --json
