@@ -83,9 +83,17 @@ ft__name_read(const struct ft__name_set *set, const char *label, const char *s, 
 	                    label ? ": " : "", what, s ? s : "");
 }
 
+/* Two characters the same but for case. */
+static bool
+same_letter(char x, char y)
+{
+	return tolower((unsigned char)x) == tolower((unsigned char)y);
+}
+
 /*
  * Edit distance (insertions, deletions, substitutions, swaps of neighbours)
- * of @a and the first @lb characters of @b: two short words.
+ * of @a and the first @lb characters of @b: two short words. Case does not
+ * count: "DGX-H100" is a preset typed in capitals, not eight edits away.
  */
 static size_t
 distance(const char *a, const char *b, size_t lb)
@@ -102,14 +110,14 @@ distance(const char *a, const char *b, size_t lb)
 
 		cur[0] = i;
 		for (j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1], best = prev[j - 1] + cost;
+			size_t cost = !same_letter(a[i - 1], b[j - 1]), best = prev[j - 1] + cost;
 
 			if (prev[j] + 1 < best)
 				best = prev[j] + 1;
 			if (cur[j - 1] + 1 < best)
 				best = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    prev2[j - 2] + 1 < best)
+			if (i > 1 && j > 1 && same_letter(a[i - 1], b[j - 2]) &&
+			    same_letter(a[i - 2], b[j - 1]) && prev2[j - 2] + 1 < best)
 				best = prev2[j - 2] + 1;
 			cur[j] = best;
 		}

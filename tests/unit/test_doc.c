@@ -357,6 +357,9 @@ test_closest(void **state)
 	/* the start of a longer key, misspelled */
 	assert_string_equal(ft_name_closest("utilization", known, n), "utilisation_min");
 	assert_string_equal(ft_name_closest("pause_max", known, n), "pause_frames_max");
+	/* capitals are no edits */
+	assert_string_equal(ft_name_closest("NAME", known, n), "name");
+	assert_string_equal(ft_name_closest("Pause_Max", known, n), "pause_frames_max");
 	assert_null(ft_name_closest("routing", known, n));
 	assert_null(ft_name_closest("x", known, n));
 }
