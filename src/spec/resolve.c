@@ -46,7 +46,12 @@ resolve_preset(const char *arg, const char *name, const char *count, struct ft_c
 			return ft_error_set(err, FT_EPARSE,
 			                    "%s: expected a node count after ':', got '%s'", arg,
 			                    count);
-		if (n < 1 || n > UINT32_MAX)
+		/* the real upper bound is the fabric's, checked with it below (nodes.count) */
+		if (n < 1)
+			return ft_error_set(err, FT_ERANGE,
+			                    "%s: expected a node count of at least 1, got %s", arg,
+			                    count);
+		if (n > UINT32_MAX)
 			return ft_error_set(err, FT_ERANGE,
 			                    "%s: expected a node count from 1 to %u, got %s", arg,
 			                    UINT32_MAX, count);
