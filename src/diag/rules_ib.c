@@ -166,59 +166,115 @@ port_model(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	return strtol(p, NULL, 10);
 }
 
-/*
- * The fleet norm of a port (SYM-LINK-DEGRADED): the fastest active port of
- * the same link layer and, where both are known, the same adapter model; a
- * ConnectX-6 HDR port at 200 beside ConnectX-7 NDR ports at 400 runs at its
- * own top rate, not a degraded one.
- */
-static const struct ft_obs *
-fastest_peer(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *layer)
-{
-	const struct ft_obs *best = NULL;
-	long model = port_model(c, o);
+/* An active port's rate, or the fastest of a group of them: the observation and its index. */
+struct port_top {
+	long model; /* the adapter model (port_model), 0 when unknown */
+	const struct ft_obs *o;
 	size_t i;
+};
 
-	for (i = 0; i < ft__nobs(c); i++) {
-		const struct ft_obs *p = ft__obs(c, i);
-		long pm;
+/* @t becomes @o (index @i) when faster, the earlier one kept on a tie. */
+static void
+top_take(struct port_top *t, const struct ft_obs *o, size_t i)
+{
+	if (!t->o || o->num > t->o->num)
+		*t = (struct port_top){ t->model, o, i };
+}
 
-		if (!is_active_port_rate(c, p, layer) || (best && p->num <= best->num))
+/* The faster of two tops, the earlier one on a tie; NULL-safe. */
+static const struct port_top *
+top_max(const struct port_top *a, const struct port_top *b)
+{
+	if (!a->o || (b->o && (b->o->num > a->o->num || (b->o->num == a->o->num && b->i < a->i))))
+		return b;
+	return a;
+}
+
+/*
+ * Every active port of link layer @layer into @ports, and the fastest of
+ * them (@all), of those of unknown model (@unknown) and of each model
+ * (@models): one pass over the observations.
+ */
+static int
+rate_tops(const struct ft_diag_ctx *c, const char *layer, struct ft_vec *ports,
+          struct ft_vec *models, struct port_top *all, struct port_top *unknown)
+{
+	for (size_t i = 0; i < ft__nobs(c); i++) {
+		const struct ft_obs *o = ft__obs(c, i);
+		struct port_top me = { 0, o, i }, *m = NULL;
+
+		if (!is_active_port_rate(c, o, layer))
 			continue;
-		pm = port_model(c, p);
-		if (model && pm && pm != model)
+		me.model = port_model(c, o);
+		if (ft_vec_push(ports, &me) < 0)
+			return FT_ENOMEM;
+		top_take(all, o, i);
+		if (!me.model) {
+			top_take(unknown, o, i);
 			continue;
-		best = p;
+		}
+		for (size_t k = 0; k < models->len && !m; k++)
+			if (((struct port_top *)ft_vec_at(models, k))->model == me.model)
+				m = ft_vec_at(models, k);
+		if (!m && ft_vec_push(models, &me) < 0)
+			return FT_ENOMEM;
+		if (m)
+			top_take(m, o, i);
 	}
-	return best;
+	return 0;
+}
+
+/*
+ * The fleet norm of each port (SYM-LINK-DEGRADED): the fastest active port
+ * of the same link layer and, where both are known, the same adapter model;
+ * a ConnectX-6 HDR port at 200 beside ConnectX-7 NDR ports at 400 runs at
+ * its own top rate, not a degraded one. A port of unknown model is held to
+ * every port; one of a known model to its model's and the unknown ones.
+ */
+static int
+rate_below_peers_layer(const struct ft_diag_ctx *c, const char *layer, struct ft_vec *ports,
+                       struct ft_vec *models, struct ft_findings *out)
+{
+	struct port_top all = { 0 }, unknown = { 0 };
+	int rc = rate_tops(c, layer, ports, models, &all, &unknown);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < ports->len; i++) {
+		const struct port_top *me = ft_vec_at(ports, i), *best = &all;
+		const struct ft_obs *o = me->o;
+
+		for (size_t k = 0; me->model && k < models->len; k++)
+			if (((const struct port_top *)ft_vec_at(models, k))->model == me->model)
+				best = top_max(ft_vec_at(models, k), &unknown);
+		if (!best->o || o->num >= best->o->num)
+			continue;
+		rc = ft__diag_emit(c, out, -1, FT__EV(o, best->o),
+		                   "active %s port at %.0f Gb/s while its peers run at %.0f "
+		                   "Gb/s: a lane failed or the cable negotiated down",
+		                   layer, o->num, best->o->num);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int
 ft__diag_eval_rate_below_peers(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
 	static const char *const layers[] = { "InfiniBand", "Ethernet" };
-	size_t i, l;
-	int rc;
+	struct ft_vec ports, models;
+	int rc = 0;
 
-	for (l = 0; l < FT_ARRAY_SIZE(layers); l++) {
-		for (i = 0; i < ft__nobs(c); i++) {
-			const struct ft_obs *o = ft__obs(c, i), *best;
-
-			if (!is_active_port_rate(c, o, layers[l]))
-				continue;
-			best = fastest_peer(c, o, layers[l]);
-			if (!best || o->num >= best->num)
-				continue;
-			rc = ft__diag_emit(
-				c, out, -1, FT__EV(o, best),
-				"active %s port at %.0f Gb/s while its peers run at %.0f "
-				"Gb/s: a lane failed or the cable negotiated down",
-				layers[l], o->num, best->num);
-			if (rc < 0)
-				return rc;
-		}
+	ft_vec_init(&ports, sizeof(struct port_top));
+	ft_vec_init(&models, sizeof(struct port_top));
+	for (size_t l = 0; rc == 0 && l < FT_ARRAY_SIZE(layers); l++) {
+		ports.len = models.len = 0;
+		rc = rate_below_peers_layer(c, layers[l], &ports, &models, out);
 	}
-	return 0;
+	ft_vec_release(&ports);
+	ft_vec_release(&models);
+	return rc;
 }
 
 /* ---- MTU ----------------------------------------------------------------- */
