@@ -156,13 +156,13 @@ yaml_name(const char *path)
 static int
 not_a_spec(const char *arg, struct ft_error *err)
 {
-	struct ft_cluster_spec *spec = calloc(1, sizeof(*spec));
+	struct ft_cluster_spec *spec = ft_calloc(1, sizeof(*spec));
 	int rc;
 
 	if (!spec)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	rc = ft_spec_resolve(arg, spec, err);
-	free(spec);
+	ft_free(spec);
 	return rc;
 }
 
