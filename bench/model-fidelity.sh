@@ -89,12 +89,32 @@ NDMV4_CURVES = [("ndmv4-%s-%s" % (sc, short), NDMV4 % (sc, op), spec,
                 for sc, spec, more in (("1x8", "dgx-a100", []), ("2x1", "dgx-a100:2", ["--ppn", "1"]),
                                        ("2x8", "dgx-a100:2", []))
                 for op, short in (("all_gather", "ag"), ("all_reduce", "ar"), ("alltoall", "a2a"))]
+# Added 2026-12-03, after the model's terms above were set: public curves it
+# was never tuned on, the nearest stand-in for a held-out set. No bound holds
+# them (--check prints their medians and leave-one-out figures only); the
+# sources and what each spec rests on: docs/internals/model.md, "Curves added
+# 2026-12-03". The CoreWeave job forces NCCL_ALGO=COLLNETCHAIN, which the model
+# does not carry: its CollNetDirect stands in.
+ADDED_CURVES = [
+    ("azure-h100-1x8", "published/azure-nd-h100-v5-1x8-all-reduce-busbw.csv",
+     "dgx-h100", ["--nccl", "2.18", "--algo", "nvls", "--gpus-per-thread", "8"]),
+    ("oci-h200-roce-2x8", "oci-h200-2x8-roce-all-reduce-nccl2.27.txt",
+     "examples/oci-h200-roce.yaml", ["--nccl", "2.27"]),
+    ("coreweave-h100-sharp-8x8", "coreweave-h100-8x8-all-reduce-collnetchain-excerpt.txt",
+     "examples/dgx-h100-sharp.yaml", ["--nccl", "2.18", "--algo", "collnet", "--gpus", "64"]),
+    ("a100-1x8-sendrecv", "a100-1x8-sendrecv-g8-128m-1g.txt",
+     "dgx-a100", ["--gpus-per-thread", "8"]),
+    ("h100-roce-2x1-tree", "../wild/nccl-tests/h100-2node-1gpu-4nic-tree-prompt-then-banner-cut.txt",
+     "examples/hgx-h100-roce-2node.yaml", ["--ppn", "1", "--algo", "tree"]),
+]
 # The sets whose medians --check bounds: BOUND_ALL was set on the first
 # twelve curves and stays on them; the later sets have their own.
 SETS = [("first twelve curves", {c[0] for c in CURVES}),
         ("EFA curves", {c[0] for c in EFA_CURVES}),
-        ("NDmv4 points", {c[0] for c in NDMV4_CURVES})]
-CURVES += EFA_CURVES + NDMV4_CURVES
+        ("NDmv4 points", {c[0] for c in NDMV4_CURVES}),
+        ("added 2026-12-03", {c[0] for c in ADDED_CURVES})]
+UNBOUNDED = SETS[-1][1]
+CURVES += EFA_CURVES + NDMV4_CURVES + ADDED_CURVES
 BANDS = [("<= 1 MiB", 0, 1 << 20), ("2-128 MiB", (1 << 20) + 1, 128 << 20),
          (">= 256 MiB", 256 << 20, 1 << 62)]
 # --check: loose bounds on the median |error| with the pipeline, each of
@@ -107,7 +127,8 @@ BOUND_SET = {"first twelve curves": BOUND_ALL,
              # (nics.net_latency of aws-p5): 44%, 15.5%
              "EFA curves": {"2-128 MiB": 0.20, ">= 256 MiB": 0.16},
              # tuner only: 23%, 6.5%
-             "NDmv4 points": {"<= 1 MiB": 0.18, ">= 256 MiB": 0.09}}
+             "NDmv4 points": {"<= 1 MiB": 0.18, ">= 256 MiB": 0.09},
+             "added 2026-12-03": {}}
 BOUND_CURVE = {
     ("h100-ib-2x8", "2-128 MiB"): 0.08,      # the pipeline's ramp: 26% without
     ("xe9680-ib-2x8", "2-128 MiB"): 0.08,    # 23% without
@@ -277,7 +298,7 @@ for name, f, spec, extra in CURVES:
                   "(tuner only %+6.1f%%)" % (b, r["time_us"], after[b],
                                              100 * (after[b] / r["time_us"] - 1),
                                              100 * (before[b] / r["time_us"] - 1)))
-    if lo is not None and lo > BOUND_LOO:
+    if lo is not None and lo > BOUND_LOO and name not in UNBOUNDED:
         fails.append("%s: leave-one-out median %.1f%% > %.0f%%" % (name, 100 * lo,
                                                                    100 * BOUND_LOO))
 
