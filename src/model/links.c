@@ -106,6 +106,45 @@ slack_GBps(double Bps)
 	return Bps / 1e9 * (1 + 1e-9);
 }
 
+/*
+ * The channels of a graph whose ranks are one GPU a node (NVIDIA/nccl
+ * src/graph/search.cc, ncclTopoCompute; the same from 2.18 to 2.29 for NIC
+ * paths up to 48 GB/s, the newest Blackwell list adding 80-96 GB/s for 800G
+ * NICs, left out here). No NVLink hop is in it, so the search takes the Inter
+ * list and packs channels on the GPU's NICs alone, at the first speed not
+ * above a NIC's path and as many of it as the NICs hold, keeping the most
+ * bandwidth (the first of equals) until the next speed is under 0.49 of the
+ * kept one's; ncclTopoDupChannels then doubles the channels and halves the
+ * speed from 25 GB/s (on Hopper and later not when under 50 GB/s with more
+ * than 4), and ncclTopoPostset (src/graph/connect.cc) doubles them again.
+ * One 400G NIC gives 1 x 48, 2 x 24, then 4 channels; one HDR NIC 1 x 24,
+ * not duplicated, then 2; four 100G EFA NICs 4 x 12, then 8.
+ */
+static uint32_t
+net_graph_channels(enum ft_model_arch arch, double nic_Bps, uint32_t nics)
+{
+	static const double sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4 };
+	static const double sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4 };
+	const double *speed = arch >= FT_ARCH_HOPPER ? sm90 : sm80;
+	size_t n = arch >= FT_ARCH_HOPPER ? FT_ARRAY_SIZE(sm90) : FT_ARRAY_SIZE(sm80), i = 0;
+	double gbps = slack_GBps(nic_Bps), best = 0, best_speed = 0, best_nch = 1;
+
+	while (i < n - 1 && speed[i] > gbps)
+		i++;
+	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
+		double nch = FT_MIN(FT_MAX(floor(gbps / speed[i]), 1.0) * nics, 32.0);
+
+		if (nch * speed[i] > best) {
+			best = nch * speed[i];
+			best_speed = speed[i];
+			best_nch = nch;
+		}
+	}
+	if (best_speed >= 25 && !(arch >= FT_ARCH_HOPPER && best_speed < 50 && best_nch > 4))
+		best_nch = FT_MIN(2 * best_nch, 32.0);
+	return (uint32_t)FT_MIN(2 * best_nch, (double)FT_SPEC_MAX_CHANNELS);
+}
+
 /* The fastest of NCCL's speeds not above @max_Bps; the slowest of the list when none is. */
 static double
 graph_speed_Bps(enum ft_model_arch arch, uint32_t version, double max_Bps)
@@ -580,7 +619,10 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
-	return nvlink_domain(spec, l, err);
+	rc = nvlink_domain(spec, l, err);
+	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
+		l->nchannels = net_graph_channels(l->arch, l->nic_Bps, l->gpu_nics);
+	return rc;
 }
 
 /* The least and most GPUs of a node over @spec's groups. */

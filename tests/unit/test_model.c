@@ -584,6 +584,49 @@ test_nvl72_domain(void **state)
 	assert_non_null(strstr(err.msg, "whole NVLink domains of 18 nodes"));
 }
 
+/*
+ * One GPU a node: NCCL's graph holds no NVLink hop, so its channels are the
+ * ones its search packs on the GPU's NICs (search.cc ncclTopoCompute, then
+ * ncclTopoDupChannels, then ncclTopoPostset doubling): one 400G NIC 1 x 48
+ * GB/s -> 2 -> 4, one HDR NIC 1 x 24 -> 2, four 100G EFA NICs 4 x 12 -> 8;
+ * several GPUs a node keep one channel per NVLink. With the 18 channels of
+ * the NVLinks, a tree on LL128 between two such GPUs was held by one proxy
+ * thread's 18 channels of messages: 1.87 ms at 16 MiB (420 us measured,
+ * NVIDIA/nccl-tests issue #232).
+ */
+static void
+test_one_gpu_a_node_channels(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t ppn, nchannels;
+	} cases[] = {
+		{ "dgx-h100:2", 1, 4 }, { "dgx-a100:2", 1, 2 }, { "aws-p5:2", 1, 8 },
+		{ "dgx-h100:2", 0, 18 }, { "dgx-h100", 1, 18 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, cases[i].ppn, &l, &err), 0);
+		assert_int_equal(l.nchannels, cases[i].nchannels);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
+	q.ppn = 1;
+	q.force_algo = true;
+	q.algo = FT_ALGO_TREE;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.nchannels, 4);
+	assert_true(r.time_s < 0.6e-3);
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -2726,6 +2769,7 @@ main(void)
 		cmocka_unit_test(test_calibration_block_in_spec),
 		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_nvl72_domain),
+		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
