@@ -4,17 +4,31 @@
  * memcpy between two buffers of SIZE bytes (first touched, so page faults
  * are not timed), over five passes.
  *
- *   cc -O2 -o memcpy bench/memcpy.c && ./memcpy MINBYTES MAXBYTES
+ *   cc -O2 -pthread -o memcpy bench/memcpy.c && ./memcpy MINBYTES MAXBYTES [WCPU CCPU]
  *
  * One line per size (factors of 2): "bytes best median", both in GB/s: the
  * best pass is the core's rate when nothing else wanted it; the median pass
  * is the rate on the core as it was, the figure to set beside a benchmark
  * that reports its mean over a run on a shared host.
  *
+ * With WCPU and CCPU, the copy is of bytes another CPU has just written, as
+ * every copy between two processes is: a thread on WCPU rewrites the source
+ * before each copy, and the copying thread, on CCPU, times only its memcpy
+ * of it (the two take turns through one flag); a pass's rate is that of its
+ * median copy. The source's lines then come
+ * from the other core's cache, not from the copier's own L1 or L2, where a
+ * buffer of 64-256 KiB copied over and over stays. This is the copy that the
+ * receiver of a message makes, out of shm's ring or (the kernel's) out of
+ * the sender's buffer, and the like-for-like ceiling for one of them.
+ *
  * The buffers are 2 MiB-aligned and advised for transparent huge pages, as
  * fabtune's shm message buffers are (src/bench/coll.c, ft__ep_scratch):
  * the yardstick gets the same pages, and with them its fewest TLB misses.
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +36,8 @@
 #include <time.h>
 
 #define HUGE_BYTES (2L << 20)
+#define PASSES     5
+#define CROSS_REPS 64
 
 static double
 now(void)
@@ -32,20 +48,152 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Pin the calling thread to @cpu; a CPU it may not run on leaves it unpinned. */
+static void
+pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/*
+ * The cross-CPU copy: the writer (on wcpu) and the copier take turns, the
+ * writer on even values of turn, the copier on odd ones.
+ */
+struct cross {
+	char *src, *dst;
+	long size, reps;
+	int wcpu;
+	_Atomic long turn;
+};
+
+static void
+wait_turn(_Atomic long *turn, long want)
+{
+	while (atomic_load_explicit(turn, memory_order_acquire) != want)
+		__builtin_ia32_pause(); /* leaves the core's other thread its share */
+}
+
+static void *
+writer(void *arg)
+{
+	struct cross *x = arg;
+	long r;
+
+	pin(x->wcpu);
+	for (r = 0; r < PASSES * x->reps; r++) {
+		wait_turn(&x->turn, 2 * r);
+		memset(x->src, (int)(r & 0x7f) + 1, (size_t)x->size);
+		atomic_store_explicit(&x->turn, 2 * r + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One pass of @reps copies of @size bytes: bytes a second. The cross-CPU
+ * one (@x) times each copy alone (@t, @reps of them) and takes the median
+ * copy, so that neither the turns nor a copy that lost its CPU to another
+ * process count: the rate of one copy while it runs.
+ */
+static double
+pass_rate(char *dst, const char *src, long size, long reps, struct cross *x, long first, double *t)
+{
+	double t0 = now(), busy;
+	long r;
+
+	for (r = 0; r < reps; r++) {
+		double c0;
+
+		if (x)
+			wait_turn(&x->turn, 2 * (first + r) + 1);
+		c0 = x ? now() : 0;
+		memcpy(dst, src, (size_t)size);
+		__asm__ __volatile__("" : : "r"(dst) : "memory");
+		if (x) {
+			t[r] = now() - c0;
+			atomic_store_explicit(&x->turn, 2 * (first + r) + 2, memory_order_release);
+		}
+	}
+	if (x) {
+		qsort(t, (size_t)reps, sizeof(*t), cmp_double);
+		busy = t[reps / 2] * (double)reps;
+	} else {
+		busy = now() - t0;
+	}
+	return busy > 0 ? (double)size * (double)reps / busy / 1e9 : 0;
+}
+
+/* Five passes at @size; prints "size best median". */
+static void
+one_size(char *a, char *b, long size, int wcpu)
+{
+	/* about 128 MiB copied per pass, at least 4 copies */
+	long reps = (128L << 20) / size;
+	double rate[PASSES], t, *times = NULL;
+	struct cross x;
+	pthread_t th;
+	int pass, i, j;
+
+	if (reps < 4)
+		reps = 4;
+	/*
+	 * Across CPUs, each copy waits for the writer's turn, which on a loaded
+	 * host may wait for a time slice: CROSS_REPS copies a pass are enough
+	 * for a median.
+	 */
+	if (wcpu >= 0 && reps > CROSS_REPS)
+		reps = CROSS_REPS;
+	if (wcpu >= 0) {
+		x = (struct cross){ a, b, size, reps, wcpu, 0 };
+		times = malloc(sizeof(*times) * (size_t)reps);
+		if (!times || pthread_create(&th, NULL, writer, &x) != 0)
+			exit(3);
+	}
+	for (pass = 0; pass < PASSES; pass++)
+		rate[pass] = pass_rate(b, a, size, reps, wcpu >= 0 ? &x : NULL, pass * reps, times);
+	if (wcpu >= 0)
+		pthread_join(th, NULL);
+	free(times);
+	for (i = 1; i < PASSES; i++) /* sort the rates */
+		for (j = i; j > 0 && rate[j - 1] > rate[j]; j--) {
+			t = rate[j];
+			rate[j] = rate[j - 1];
+			rate[j - 1] = t;
+		}
+	printf("%ld %.3f %.3f\n", size, rate[PASSES - 1], rate[PASSES / 2]);
+	fflush(stdout);
+}
+
 int
 main(int argc, char **argv)
 {
 	long minb, maxb, size, len;
 	char *a = NULL, *b = NULL;
+	int wcpu = -1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: memcpy MINBYTES MAXBYTES\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: memcpy MINBYTES MAXBYTES [WRITER_CPU COPIER_CPU]\n");
 		return 2;
 	}
 	minb = strtol(argv[1], NULL, 10);
 	maxb = strtol(argv[2], NULL, 10);
 	if (minb <= 0 || maxb < minb)
 		return 3;
+	if (argc == 5) {
+		wcpu = atoi(argv[3]);
+		pin(atoi(argv[4]));
+	}
 	len = (maxb + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
 	if (posix_memalign((void **)&a, HUGE_BYTES, (size_t)len) ||
 	    posix_memalign((void **)&b, HUGE_BYTES, (size_t)len))
@@ -54,32 +202,8 @@ main(int argc, char **argv)
 	(void)madvise(b, (size_t)len, MADV_HUGEPAGE);
 	memset(a, 1, (size_t)maxb);
 	memset(b, 2, (size_t)maxb);
-	for (size = minb; size <= maxb; size *= 2) {
-		/* about 128 MiB copied per pass, at least 4 copies */
-		long reps = (128L << 20) / size, r;
-		double rate[5], t;
-		int pass, i, j;
-
-		if (reps < 4)
-			reps = 4;
-		for (pass = 0; pass < 5; pass++) {
-			double t0 = now(), dt;
-
-			for (r = 0; r < reps; r++) {
-				memcpy(b, a, (size_t)size);
-				__asm__ __volatile__("" : : "r"(b) : "memory");
-			}
-			dt = now() - t0;
-			rate[pass] = dt > 0 ? (double)size * reps / dt / 1e9 : 0;
-		}
-		for (i = 1; i < 5; i++) /* sort the five rates */
-			for (j = i; j > 0 && rate[j - 1] > rate[j]; j--) {
-				t = rate[j];
-				rate[j] = rate[j - 1];
-				rate[j - 1] = t;
-			}
-		printf("%ld %.3f %.3f\n", size, rate[4], rate[2]);
-	}
+	for (size = minb; size <= maxb; size *= 2)
+		one_size(a, b, size, wcpu);
 	free(a);
 	free(b);
 	return 0;

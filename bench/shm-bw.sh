@@ -28,6 +28,23 @@
 # as fabtune's are. The best pass of an unpinned memcpy after the rounds is
 # printed too, as the core's rate when nothing else wants it.
 #
+# Beside it, the like-for-like yardstick: a memcpy of bytes another CPU has
+# just written ("cross-CPU memcpy", bench/memcpy.c with two CPUs), written
+# on rank 0's CPU and copied on rank 1's, its median copy. A message between
+# two processes is always such a copy: the receiver reads lines the sender
+# (or, in the ring, the sender's copy) wrote on the other core, where the
+# memcpy above copies a 64-256 KiB buffer that stays in its own L2. The
+# target (>= 0.5) is read against the cross-CPU memcpy below 1 MiB.
+#
+# The CPU time of fabtune's run (both ranks, the shell's `time`) gives the
+# bytes it moved a CPU-second, a figure the load moves little: a rank that
+# waits for its CPU spends none. Set beside the cross-CPU memcpy, it is at
+# most 0.5 through the ring (each byte copied twice) and at most 1 for
+# single copies; spinning and system calls take it lower.
+#
+# STEP (4) is the factor between sizes. The copy each size's messages
+# took (fabtune's "copy" field, one per round) ends each line.
+#
 # HOG=1 runs one foreign CPU hog through the rounds: the memcpy on the CPU
 # the hog shares is then the slower one.
 set -u
@@ -37,22 +54,25 @@ tmp=$(mktemp -d)
 trap 'hog_stop; rm -rf "$tmp"' EXIT
 
 mpicc -O2 -o "$tmp/mpi_pt2pt" bench/mpi_pt2pt.c || exit 2
-cc -O2 -o "$tmp/memcpy" bench/memcpy.c || exit 2
+cc -O2 -pthread -o "$tmp/memcpy" bench/memcpy.c || exit 2
 min=${MIN:-65536}
 max=${MAX:-$((64 << 20))}
 iters=${ITERS:-5}
 window=${WINDOW:-16}
 cma=${CMA:+--cma-min $CMA}
 bytes=${BYTES:-$((1 << 30))}
+step=${STEP:-4}
 # windows at SIZE: ITERS, or enough to move BYTES
 nwin() { # SIZE
 	local n=$(((bytes + $1 * window - 1) / ($1 * window)))
 	echo $((n > iters ? n : iters))
 }
-fab() { # SIZE OUT: one JSON document
+fab() { # SIZE OUT: one JSON document; OUT.cpu: the CPU seconds of both ranks
+	local TIMEFORMAT='%U %S'
 	# shellcheck disable=SC2086
-	"$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$1" -e "$1" \
-		-n $(($(nwin "$1") * window)) --window "$window" $cma --json >"$2" 2>/dev/null
+	{ time "$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$1" -e "$1" \
+		-n $(($(nwin "$1") * window)) --window "$window" $cma --json >"$2" 2>/dev/null; } \
+		2>&1 | awk '{ print $1 + $2 }' >"$2.cpu"
 }
 bare() { # SIZE OUT: "SIZE GB/s"
 	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" bw "$1" "$1" "$(nwin "$1")" 3 \
@@ -66,11 +86,21 @@ cpy() { # SIZE FAB OUT: "SIZE GB/s"
 	done | awk '{ if (!($1 in m) || $3 < m[$1]) m[$1] = $3 } END { for (s in m) print s, m[s] }' >"$3"
 	[ -s "$3" ] || "$tmp/memcpy" "$1" "$1" | awk '{ print $1, $3 }' >"$3"
 }
+# the cross-CPU memcpy of SIZE: written on rank 0's CPU, copied on rank 1's (in FAB's JSON)
+xcpy() { # SIZE FAB OUT: "SIZE GB/s"
+	# shellcheck disable=SC2046
+	set -- "$1" "$3" $(grep -o '"cpus":"[^"]*"' "$2" | cut -d'"' -f4 | cut -d, -f1)
+	if [ $# -ge 4 ]; then
+		"$tmp/memcpy" "$1" "$1" "$3" "$4" | awk '{ print $1, $3 }' >"$2"
+	else
+		"$tmp/memcpy" "$1" "$1" 0 1 | awk '{ print $1, $3 }' >"$2"
+	fi
+}
 sizes=
 size=$min
 while [ "$size" -le "$max" ]; do
 	sizes="$sizes $size"
-	size=$((size * 4))
+	size=$((size * step))
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # one round: fabtune, memcpy and MPI at SIZE, in an order that rotates with ROUND
@@ -81,7 +111,10 @@ round() { # SIZE ROUND
 	2) bare "$1" "$d.mpi"; fab "$1" "$d.fab"; cpy "$1" "$d.fab" "$d.cpy" ;;
 	0) fab "$1" "$d.fab"; bare "$1" "$d.mpi"; cpy "$1" "$d.fab" "$d.cpy" ;;
 	esac
-	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi")" >"$d.row"
+	xcpy "$1" "$d.fab" "$d.xcpy"
+	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi") $(awk '{ print $2 }' "$d.xcpy") $(awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > 0) print b / $1 / 1e9 }' "$d.fab.cpu")" >"$d.row"
+	# the copy fabtune's messages took (ring, ring-nt, single, ring+single N%)
+	grep -o '"copy":"[^"]*"' "$d.fab" | cut -d'"' -f4 | tr ' ' _ >"$d.path"
 }
 hog_start
 for size in $sizes; do
@@ -100,7 +133,12 @@ for size in $sizes; do
 	m=$(awk '{ print $3 }' "$rows" | median)
 	rp=$(awk '{ if ($2 > 0) print $1 / $2 }' "$rows" | median)
 	rm=$(awk '{ if ($3 > 0) print $1 / $3 }' "$rows" | median)
+	x=$(awk '{ print $4 }' "$rows" | median)
+	rx=$(awk '{ if ($4 > 0) print $1 / $4 }' "$rows" | median)
+	u=$(awk '{ print $5 }' "$rows" | median)
+	ru=$(awk '{ if ($4 > 0 && $5 > 0) print $5 / $4 }' "$rows" | median)
 	c=$(awk -v s="$size" '$1 == s { print $2 }' "$tmp/alone")
-	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s\n" \
-		"$size" "$f" "$p" "$rp" "$m" "$rm" "$c" "$(ratio "$f" "$c")"
+	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  cross-CPU memcpy %6.2f GB/s  fabtune/that %5.3f  fabtune per CPU-second %6.2f GB  that/cross-CPU memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s  copy %s\n" \
+		"$size" "$f" "$p" "$rp" "$x" "$rx" "$u" "$ru" "$m" "$rm" "$c" "$(ratio "$f" "$c")" \
+		"$(cat "$tmp/$size".*.path | sort | uniq -c | awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')"
 done

@@ -557,14 +557,21 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			v[0] = row.lat_p50_us;
 		} else if (r < 2) {
 			bool bidir = cfg->bidir;
+			bool shm = r == 0 && strcmp(bc->ep->ops->name, ft_shm_transport.name) == 0;
 			int64_t wrong = -1;
+			uint64_t copies[2];
 
+			if (shm)
+				ft__shm_copies(bc->ep, 1, copies);
 			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = ft__bench_stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
 			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
 			            cfg->check ? &wrong : NULL, err);
 			if (wrong >= 0)
 				v[3] = (double)wrong;
+			/* which copy rank 0's messages took, for the row (shm) */
+			if (rc == 0 && shm)
+				ft__shm_path(bc->ep, 1, size, copies, row.algo, sizeof(row.algo));
 		}
 		all = ft_calloc(w->nranks, sizeof(v));
 		if (!all) {

@@ -915,6 +915,31 @@ ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
 }
 
+/*
+ * The copy that messages of @len bytes to @peer took since @before (its
+ * ft__shm_copies then), named in @out: "ring" (two copies through the
+ * ring, in SHM_CHUNK pieces), "ring-nt" (the same, read out through
+ * streaming stores, from nt_min), "single" (one copy by the kernel), or
+ * "ring+single N%" with the share of single copies among them.
+ */
+void
+ft__shm_path(const struct ft_ep *base, uint32_t peer, size_t len, const uint64_t before[2],
+             char *out, size_t n)
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+	uint64_t now[2], ring, single;
+
+	ft__shm_copies(base, peer, now);
+	ring = now[0] - before[0];
+	single = now[1] - before[1];
+	if (!two_ways(ep, len) || single == 0)
+		snprintf(out, n, "%s", len >= ep->nt_min ? "ring-nt" : "ring");
+	else if (ring == 0)
+		snprintf(out, n, "single");
+	else
+		snprintf(out, n, "ring+single %.0f%%", 100.0 * (double)single / (double)(ring + single));
+}
+
 void
 ft__shm_pieces(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 {

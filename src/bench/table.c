@@ -602,6 +602,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		}
 		if (cfg->pattern == FT_OP_PT2PT_BW)
 			ft_json_kv_double(&j, "peak_GBps", row->ip_algbw_GBps);
+		if (cfg->pattern == FT_OP_PT2PT_BW && row->algo[0])
+			ft_json_kv_str(&j, "copy", row->algo); /* shm: the copy rank 0's messages took */
 		if (!isnan(row->lat_p50_us) && row->lat_p50_us != 0) {
 			ft_json_kv_double(&j, "lat_min_us", row->lat_min_us);
 			ft_json_kv_double(&j, "lat_avg_us", row->lat_avg_us);

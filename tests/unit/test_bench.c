@@ -1290,6 +1290,56 @@ open_three(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t len, stru
 }
 
 /*
+ * The copy a size took, as pt2pt_bw's rows name it (shm.c, ft__shm_path),
+ * under --cma-min 64 KiB: 16 KiB messages go through the ring, 128 KiB ones
+ * as single copies (through the ring where the kernel refuses them), and
+ * the names follow the counts, a share of single copies included.
+ */
+static int
+shm_path(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const int now[2] = { 0, 0 };
+	static const size_t lens[] = { 16384, 131072 };
+	static const char *const want[][2] = { { "ring", "ring" }, { "ring", "single" } };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t before[2], fake[2];
+	char got[24];
+	bool cma;
+	size_t i;
+	int rc = open_three(rank, lfd, port, 65536, 131072, &w, &ep, buf, err);
+
+	cma = rank == 1 && parent_readable() && ft__shm_nt_min() > 131072;
+	for (i = 0; i < FT_ARRAY_SIZE(lens) && rc == 0; i++) {
+		ft__shm_copies(ep, 0, before);
+		rc = shm_round_len(ep, rank, buf, (unsigned)i, 3, lens[i], now, err);
+		if (rc == 0 && rank == 1) {
+			ft__shm_path(ep, 0, lens[i], before, got, sizeof(got));
+			if (strcmp(got, want[i][cma]) != 0)
+				rc = ft_error_set(err, FT_EIO, "%zu B: copy \"%s\", want \"%s\"",
+				                  lens[i], got, want[i][cma]);
+		}
+	}
+	if (rc == 0 && rank == 1 && cma) {
+		/* 3 single copies since: 1 pipelined one of 4 makes it a mix */
+		ft__shm_copies(ep, 0, fake);
+		fake[0] -= 1;
+		fake[1] -= 3;
+		ft__shm_path(ep, 0, 131072, fake, got, sizeof(got));
+		if (strcmp(got, "ring+single 75%") != 0)
+			rc = ft_error_set(err, FT_EIO, "mixed: copy \"%s\"", got);
+	}
+	return close_rounds(buf, ep, w, rc);
+}
+
+static void
+test_shm_path(void **state)
+{
+	run_two(shm_path, 0);
+}
+
+/*
  * Single copies are shared (shm.c, share_recv and share_send): a receiver
  * that claims no piece of them (@arg 1) leaves every piece to the sender,
  * which writes them into its buffer, 9 pieces of 128 KiB for 1 MiB plus
@@ -4499,6 +4549,7 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
+		cmocka_unit_test(test_shm_path),
 		cmocka_unit_test(test_shm_copy_backoff),
 		cmocka_unit_test(test_shm_copy_shared),
 		cmocka_unit_test(test_shm_huge_bufs),
