@@ -310,6 +310,73 @@ check_remap(const struct ft_diag_ctx *c, struct ft_findings *out, const struct f
 FT__DIAG_EACH(ft__diag_eval_remap, "gpu.remap.pending gpu.remap.failure gpu.retired.pending",
 	      check_remap)
 
+/* An uncorrectable ECC count above 0 of @span ("volatile" or "aggregate"). */
+static bool
+ecc_uncorrectable(const struct ft_obs *o, const char *span)
+{
+	char pre[32];
+	const char *name;
+	double v;
+
+	snprintf(pre, sizeof(pre), "gpu.ecc.%s.", span);
+	if (!ft__str_has_prefix(o->key, pre))
+		return false;
+	name = o->key + strlen(pre);
+	return (strstr(name, "uncorrectable") || strcmp(name, "dbe") == 0) && ft__obs_number(o, &v) &&
+	       v > 0;
+}
+
+/* The first uncorrectable ECC count of @span on the GPU of @o, or NULL; their sum in *@sum. */
+static const struct ft_obs *
+ecc_first(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *span, double *sum)
+{
+	const struct ft_obs *first = NULL;
+
+	*sum = 0;
+	for (size_t k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *p = ft__obs(c, k);
+
+		if (!ecc_uncorrectable(p, span) || strcmp(p->host, o->host) != 0 ||
+		    strcmp(p->device, o->device) != 0)
+			continue;
+		first = first ? first : p;
+		*sum += p->num;
+	}
+	return first;
+}
+
+/*
+ * Uncorrectable ECC errors in a GPU's memory (Xid 48, 94 and 95 of
+ * XID-CATALOG): counted since the driver loaded ("Volatile"), a job on this
+ * GPU met one now; counted only over its life ("Aggregate"), the event is
+ * past and the memory repair state (gpu-memory-remap) says whether it is
+ * dealt with, so that is only noted. Correctable errors are what ECC is for
+ * and are not reported. One finding per GPU, at its first count.
+ */
+static int
+check_ecc(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	bool vol = ft__str_has_prefix(o->key, "gpu.ecc.volatile.");
+	const char *gpu = o->device[0] ? o->device : "(no GPU line)";
+	double sum, vsum;
+
+	if (!ecc_uncorrectable(o, vol ? "volatile" : "aggregate") ||
+	    ecc_first(c, o, vol ? "volatile" : "aggregate", &sum) != o)
+		return 0;
+	if (vol)
+		return ft__diag_emit(c, out, -1, FT__EV(o),
+				     "%.0f uncorrectable ECC errors on GPU %s since the driver "
+				     "loaded: a job on it read corrupted memory",
+				     sum, gpu);
+	if (ecc_first(c, o, "volatile", &vsum))
+		return 0; /* the volatile finding says it */
+	return ft__diag_emit(c, out, FT_SEV_INFO, FT__EV(o),
+			     "%.0f uncorrectable ECC errors on GPU %s over its life, none since "
+			     "the driver loaded: see whether its memory repair is done",
+			     sum, gpu);
+}
+FT__DIAG_EACH(ft__diag_eval_ecc, "gpu.ecc.volatile.* gpu.ecc.aggregate.*", check_ecc)
+
 /* ---- DCGM ------------------------------------------------------------------ */
 
 /*

@@ -375,6 +375,10 @@ static const struct rule_case cases[] = {
 	{ "gpu-memory-remap", "gpu.remap.pending@n1/00000000:10:1C.0=Yes",
 	  /* ECC mode's "Pending" is another section's field, not a repair */
 	  "gpu.remap.pending@n1/00000000:10:1C.0=No;gpu.remap.failure@n1/00000000:10:1C.0=No" },
+	/* correctable errors are what ECC is for; only uncorrectable ones fire */
+	{ "gpu-ecc-uncorrectable", "gpu.ecc.volatile.dram_uncorrectable@n1/00000000:18:00.0=2",
+	  "gpu.ecc.volatile.dram_correctable@n1/00000000:18:00.0=177;"
+	  "gpu.ecc.volatile.dram_uncorrectable@n1/00000000:18:00.0=0" },
 	/* post-FEC 2e-10 > 1e-12; the healthy fixture's 15E-255 is "none" */
 	{ "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
 	  "mlxlink.effective_ber@h1/mlx5_0=1.5e-254" },
@@ -1360,6 +1364,66 @@ test_job_rules(void **state)
 		fail_msg("remap findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
 			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
 			 ft_findings_at(&f, 1)->message);
+	ft_findings_release(&f);
+
+	/*
+	 * ECC: one finding per GPU with the uncorrectable counts summed (SRAM and
+	 * DRAM, or the pre-A100 double-bit total); a lifetime count alone is info,
+	 * and says nothing when the volatile one already does.
+	 */
+	diagnose("gpu.ecc.volatile.sram_uncorrectable_parity@n1/G0=1;"
+		 "gpu.ecc.volatile.dram_uncorrectable@n1/G0=3;"
+		 "gpu.ecc.aggregate.dram_uncorrectable@n1/G0=9;"
+		 "gpu.ecc.volatile.dbe@n1/G1=0;gpu.ecc.aggregate.dbe@n1/G1=2;"
+		 "gpu.ecc.volatile.sbe@n1/G2=40;gpu.ecc.aggregate.sbe@n1/G2=400",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-ecc-uncorrectable"), 2);
+	if (ft_findings_at(&f, 0)->severity != FT_SEV_ERROR ||
+	    !strstr(ft_findings_at(&f, 0)->message, "4 uncorrectable ECC errors on GPU G0 since") ||
+	    ft_findings_at(&f, 1)->severity != FT_SEV_INFO ||
+	    !strstr(ft_findings_at(&f, 1)->message, "2 uncorrectable ECC errors on GPU G1 over its"))
+		fail_msg("ecc findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
+			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
+			 ft_findings_at(&f, 1)->message);
+	ft_findings_release(&f);
+}
+
+/*
+ * A GPU's PCIe link: a slower generation on a GPU nvidia-smi -q does not show
+ * at work is info (GPUs lower it to save power), on a busy one or a device
+ * not known as a GPU a warning; a narrower link is a warning either way.
+ */
+static void
+test_pcie_gpu_idle(void **state)
+{
+	static const struct {
+		const char *obs;
+		enum ft_severity sev; /* of the speed finding */
+	} idle[] = {
+		{ "gpu.util@h/G=0;gpu.pstate@h/G=P0", FT_SEV_INFO },
+		{ "gpu.pstate@h/G=P8", FT_SEV_INFO },
+		{ "gpu.util@h/G=87;gpu.pstate@h/G=P0", FT_SEV_WARNING },
+		{ "gpu.pstate@h/G=P2", FT_SEV_WARNING },
+		{ "gpu.model@h/G=H100", FT_SEV_INFO },
+		{ "pcie.device@h/G=3D controller", FT_SEV_WARNING },
+	};
+	char spec[256];
+	struct ft_findings f;
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(idle); i++) {
+		snprintf(spec, sizeof(spec),
+			 "pcie.link.speed_cur@h/G=2.5;pcie.link.speed_max@h/G=32;%s", idle[i].obs);
+		diagnose(spec, NULL, 0, &f);
+		assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+		if (ft_findings_at(&f, 0)->severity != idle[i].sev)
+			fail_msg("%s: severity %d, expected %d", idle[i].obs,
+				 ft_findings_at(&f, 0)->severity, idle[i].sev);
+		ft_findings_release(&f);
+	}
+	diagnose("pcie.link.width_cur@h/G=8;pcie.link.width_max@h/G=16;gpu.util@h/G=0", NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_WARNING);
 	ft_findings_release(&f);
 }
 
@@ -2984,6 +3048,7 @@ main(void)
 		cmocka_unit_test(test_pkey_membership),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
+		cmocka_unit_test(test_pcie_gpu_idle),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_utilisation_nccl),
 		cmocka_unit_test(test_thresholds_counters),
