@@ -26,7 +26,7 @@ gpu_not_busy(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	if (ps)
 		return !((ps->str[0] == 'P' || ps->str[0] == 'p') &&
 			 isdigit((unsigned char)ps->str[1]) && strtol(ps->str + 1, NULL, 10) <= 2);
-	return ft__diag_find_dev(c, "gpu.model", o) != NULL;
+	return ft__diag_find_dev(c, "gpu.model", o) || ft__diag_find_dev(c, "gpu.bus_id", o);
 }
 
 /*

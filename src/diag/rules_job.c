@@ -223,13 +223,61 @@ static const char *const action_text[] = {
 	[XID_WATCH] = "keep the job; record and trend it, act on a rising count",
 };
 
+/* The catalogue entry of Xid @code, or FT_ARRAY_SIZE(xids) when not known. */
+static size_t
+xid_find(int code)
+{
+	size_t k;
+
+	for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
+		if (xids[k].code == code)
+			break;
+	return k;
+}
+
+static int
+xid_severity(size_t k)
+{
+	if (k == FT_ARRAY_SIZE(xids))
+		return FT_SEV_WARNING;
+	return xids[k].action == XID_DRAIN	 ? FT_SEV_CRITICAL :
+	       xids[k].action == XID_RESET_GPU	 ? FT_SEV_ERROR :
+	       xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
+						   FT_SEV_INFO;
+}
+
+/*
+ * The Xid a line says it follows ("45, ... caused by previous Xid 149") when
+ * that Xid's own line on the same GPU is not among the inputs (a grep, a cut
+ * log), else 0: the cause is then known only from this line.
+ */
+static int
+xid_missing_cause(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	const char *at = strstr(o->str, "caused by previous Xid ");
+	const struct ft_obs *p;
+	size_t pos = 0;
+	long cause;
+
+	if (!at)
+		return 0;
+	cause = strtol(at + strlen("caused by previous Xid "), NULL, 10);
+	if (cause <= 0 || cause > 100000)
+		return 0;
+	while ((p = ft__diag_next(c, "gpu.xid", &pos)) != NULL)
+		if (p->has_num && (long)p->num == cause && strcmp(p->host, o->host) == 0 &&
+		    strcmp(p->device, o->device) == 0)
+			return 0;
+	return (int)cause;
+}
+
 /* One finding per GPU and code, with the count, at its first line. */
 static int
 check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	const struct ft_obs *p;
 	size_t k, pos = 0, count = 0;
-	int code, sev;
+	int code, sev, cause;
 
 	if (!o->has_num)
 		return 0;
@@ -243,19 +291,31 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 			return 0;
 		count++;
 	}
-	for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
-		if (xids[k].code == code)
-			break;
+	k = xid_find(code);
+	cause = xid_missing_cause(c, o);
+	if (cause) {
+		/* judged by its cause, which the line names but the inputs do not hold */
+		size_t kc = xid_find(cause);
+
+		sev = xid_severity(kc);
+		return ft__diag_emit(c, out, sev > xid_severity(k) ? sev : xid_severity(k), FT__EV(o),
+				     "Xid %d on GPU %s (%zu time%s) caused by previous Xid %d, "
+				     "whose own line is not among the inputs: %s; %s",
+				     code, o->device[0] ? o->device : "?", count,
+				     count == 1 ? "" : "s", cause,
+				     kc < FT_ARRAY_SIZE(xids) ? xids[kc].what
+							      : "a code not in this list, see NVIDIA's "
+								"Xid catalog",
+				     kc < FT_ARRAY_SIZE(xids) ? action_text[xids[kc].action]
+							      : "find its line in the full kernel log");
+	}
 	if (k == FT_ARRAY_SIZE(xids))
 		return ft__diag_emit(c, out, FT_SEV_WARNING, FT__EV(o),
 				     "Xid %d on GPU %s (%zu time%s): \"%.100s\"; look it up in "
 				     "NVIDIA's Xid catalog",
 				     code, o->device[0] ? o->device : "?", count,
 				     count == 1 ? "" : "s", o->str);
-	sev = xids[k].action == XID_DRAIN	? FT_SEV_CRITICAL :
-	      xids[k].action == XID_RESET_GPU	? FT_SEV_ERROR :
-	      xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
-						  FT_SEV_INFO;
+	sev = xid_severity(k);
 	return ft__diag_emit(c, out, sev, FT__EV(o), "Xid %d on GPU %s (%zu time%s): %s; %s", code,
 			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s",
 			     xids[k].what, action_text[xids[k].action]);

@@ -33,6 +33,8 @@
  *       PCIe Generation / Max, Current     -> pcie.link.speed_max, speed_cur
  *                                             (GT/s of that generation, HOST-PCIE)
  *       Link Width / Max, Current : 16x    -> pcie.link.width_max, width_cur (lanes)
+ *   PCI / Bus Id        : 00000000:01:00.0 -> gpu.bus_id (str; the GPU's name when
+ *                                             its GPU line was cut away)
  *   Performance State   : P8               -> gpu.pstate (str; P0 is full speed)
  *   Utilization / Gpu   : 0 %              -> gpu.util (%)
  *
@@ -176,6 +178,15 @@ gpu_field(struct ft__pctx *c, uint32_t line, const struct heads *h, struct ft__s
 	const struct ft__field *sec;
 	size_t nsec;
 
+	if (ft__eq(head(h, 0), "PCI") && ft__eq(key, "Bus Id")) {
+		char dev[48];
+
+		ft__copy(dev, sizeof(dev), val); /* the GPU line was cut away: its address */
+		if (!c->device[0])
+			ft__pctx_entity(c, dev, -1);
+		ft__emit_str(c, line, "gpu.bus_id", val);
+		return;
+	}
 	if (!h->n) {
 		if (ft__eq(key, "Product Name") && c->device[0])
 			ft__emit_str(c, line, "gpu.model", val);
@@ -243,4 +254,7 @@ FT__PARSER(nvidia_smi_q, "nvidia-smi-q",
            { 95, { "NVSMI LOG" } },
            { 90, { "Attached GPUs", "Product Name" } },
            { 80, { "Remapped Rows", "Uncorrectable Error" } },
-           { 80, { "Retired Pages", "Pending Page" } });
+           { 80, { "Retired Pages", "Pending Page" } },
+           { 80, { "GPU Link Info", "PCIe Generation" } },
+           { 75, { "Link Width", "Performance State", "Clocks Throttle Reasons|Clocks Event Reasons" } },
+           { 75, { "ECC Errors", "Volatile", "Aggregate" } });

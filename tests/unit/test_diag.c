@@ -1351,6 +1351,31 @@ test_job_rules(void **state)
 	assert_int_equal(ft_findings_at(&f, 2)->severity, FT_SEV_INFO);
 	ft_findings_release(&f);
 
+	/*
+	 * Xid 45 names its cause: judged by it when the cause's own line is not among
+	 * the inputs (a grep'd log), as the follow-up it is when it is.
+	 */
+	diagnose("gpu.xid@n1/0000:dc:00=45|pid=1, name=python3, Ch 00000001 caused by previous Xid 79;"
+		 "gpu.xid@n1/0000:ed:00=45|pid=2, name=python3, Ch 0000000c caused by previous Xid 145;"
+		 "gpu.xid@n1/0000:97:00=79|GPU has fallen off the bus;"
+		 "gpu.xid@n1/0000:97:00=45|pid=3, Ch 00000003 caused by previous Xid 79",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 4);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *g = ft_findings_at(&f, i);
+		bool follow = strstr(g->entity, "97:00") && strstr(g->message, "Xid 45");
+
+		if (strstr(g->entity, "dc:00"))
+			assert_true(g->severity == FT_SEV_CRITICAL &&
+				    strstr(g->message, "caused by previous Xid 79, whose own line"));
+		else if (strstr(g->entity, "ed:00"))
+			assert_true(g->severity == FT_SEV_WARNING &&
+				    strstr(g->message, "caused by previous Xid 145"));
+		else if (follow)
+			assert_int_equal(g->severity, FT_SEV_INFO);
+	}
+	ft_findings_release(&f);
+
 	/* A failed remap is critical and says it alone; a pending retirement is a warning. */
 	diagnose("gpu.remap.pending@n1/0000:10:1C.0=Yes;gpu.remap.failure@n1/0000:10:1C.0=Yes;"
 		 "gpu.remap.uncorrectable@n1/0000:10:1C.0=4;"
@@ -1405,6 +1430,7 @@ test_pcie_gpu_idle(void **state)
 		{ "gpu.util@h/G=87;gpu.pstate@h/G=P0", FT_SEV_WARNING },
 		{ "gpu.pstate@h/G=P2", FT_SEV_WARNING },
 		{ "gpu.model@h/G=H100", FT_SEV_INFO },
+		{ "gpu.bus_id@h/G=00000000:01:00.0", FT_SEV_INFO },
 		{ "pcie.device@h/G=3D controller", FT_SEV_WARNING },
 	};
 	char spec[256];
