@@ -1301,6 +1301,26 @@ test_advise_whatif_calibrated(void **state)
 	ft_obs_set_release(&set);
 }
 
+/*
+ * @f holds exactly two findings of @rule, the first of severity @sev0 whose
+ * message holds @msg0, the second @sev1 and @msg1; @f is released.
+ */
+static void
+expect_two(struct ft_findings *f, const char *rule, enum ft_severity sev0, const char *msg0,
+	   enum ft_severity sev1, const char *msg1)
+{
+	const struct ft_finding *a, *b;
+
+	assert_int_equal(ft_findings_count_rule(f, rule), 2);
+	a = ft_findings_at(f, 0);
+	b = ft_findings_at(f, 1);
+	if (a->severity != sev0 || !strstr(a->message, msg0) || b->severity != sev1 ||
+	    !strstr(b->message, msg1))
+		fail_msg("%s findings: [%d] %s / [%d] %s", rule, a->severity, a->message,
+			 b->severity, b->message);
+	ft_findings_release(f);
+}
+
 static void
 test_job_rules(void **state)
 {
@@ -1381,15 +1401,8 @@ test_job_rules(void **state)
 		 "gpu.remap.uncorrectable@n1/0000:10:1C.0=4;"
 		 "gpu.retired.pending@n1/0000:3b:00.0=Yes",
 		 NULL, 0, &f);
-	assert_int_equal(ft_findings_count_rule(&f, "gpu-memory-remap"), 2);
-	if (ft_findings_at(&f, 0)->severity != FT_SEV_CRITICAL ||
-	    !strstr(ft_findings_at(&f, 0)->message, "remapping failed on GPU 0000:10:1C.0") ||
-	    ft_findings_at(&f, 1)->severity != FT_SEV_WARNING ||
-	    !strstr(ft_findings_at(&f, 1)->message, "retirement pending on GPU 0000:3b:00.0"))
-		fail_msg("remap findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
-			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
-			 ft_findings_at(&f, 1)->message);
-	ft_findings_release(&f);
+	expect_two(&f, "gpu-memory-remap", FT_SEV_CRITICAL, "remapping failed on GPU 0000:10:1C.0",
+		   FT_SEV_WARNING, "retirement pending on GPU 0000:3b:00.0");
 
 	/*
 	 * ECC: one finding per GPU with the uncorrectable counts summed (SRAM and
@@ -1402,15 +1415,9 @@ test_job_rules(void **state)
 		 "gpu.ecc.volatile.dbe@n1/G1=0;gpu.ecc.aggregate.dbe@n1/G1=2;"
 		 "gpu.ecc.volatile.sbe@n1/G2=40;gpu.ecc.aggregate.sbe@n1/G2=400",
 		 NULL, 0, &f);
-	assert_int_equal(ft_findings_count_rule(&f, "gpu-ecc-uncorrectable"), 2);
-	if (ft_findings_at(&f, 0)->severity != FT_SEV_ERROR ||
-	    !strstr(ft_findings_at(&f, 0)->message, "4 uncorrectable ECC errors on GPU G0 since") ||
-	    ft_findings_at(&f, 1)->severity != FT_SEV_INFO ||
-	    !strstr(ft_findings_at(&f, 1)->message, "2 uncorrectable ECC errors on GPU G1 over its"))
-		fail_msg("ecc findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
-			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
-			 ft_findings_at(&f, 1)->message);
-	ft_findings_release(&f);
+	expect_two(&f, "gpu-ecc-uncorrectable", FT_SEV_ERROR,
+		   "4 uncorrectable ECC errors on GPU G0 since", FT_SEV_INFO,
+		   "2 uncorrectable ECC errors on GPU G1 over its");
 }
 
 /*
