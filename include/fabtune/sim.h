@@ -474,6 +474,9 @@ struct ft_sim_overrides {
 /* Fill @ov with "keep everything". */
 FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
 
+/* ft_sim_args.ranks when --ranks is not given. */
+#define FT_SIM_RANKS_UNSET UINT64_MAX
+
 /*
  * What `fabtune sim` is asked, as given: names and numbers still to check.
  * ft_sim_args_init() sets the defaults; NULL or 0 keeps the scenario's.
@@ -481,7 +484,8 @@ FT_API void ft_sim_overrides_init(struct ft_sim_overrides *ov);
 struct ft_sim_args {
 	const char *engine, *routing, *placement, *cluster;
 	const char *op, *algo, *proto; /* a collective on a spec, when op is set */
-	uint64_t minb, maxb, ranks;
+	uint64_t minb, maxb;
+	uint64_t ranks;	   /* FT_SIM_RANKS_UNSET: not given (every GPU); 0 is refused */
 	uint64_t channels; /* FT_SPEC_CHANNELS_UNSET: not given; 0 is refused */
 	double factor;
 	uint64_t qps;

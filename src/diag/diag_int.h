@@ -22,7 +22,7 @@ typedef int ft__diag_eval_fn(const struct ft_diag_ctx *c, struct ft_findings *ou
 
 /* The checks of the catalogue, one declaration per family file. */
 /* rules_job.c */
-ft__diag_eval_fn ft__diag_eval_dcgm_diag, ft__diag_eval_nvlink_down, ft__diag_eval_recovery,
+ft__diag_eval_fn ft__diag_eval_dcgm_diag, ft__diag_eval_ecc, ft__diag_eval_nvlink_down, ft__diag_eval_recovery,
 	ft__diag_eval_remap, ft__diag_eval_torch_nccl_error, ft__diag_eval_watchdog, ft__diag_eval_xid;
 /* rules_overlap.c */
 ft__diag_eval_fn ft__diag_eval_overlap_low;

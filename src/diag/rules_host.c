@@ -9,15 +9,39 @@
 #include "diag/diag_int.h"
 
 /*
+ * Whether @o's device is a GPU that nvidia-smi -q does not show at work: its
+ * utilization is 0%, or, with no utilization, its performance state is not
+ * P0-P2 (what a GPU runs work in) or not shown. A device without a GPU
+ * observation (lspci, sysfs) is not one.
+ */
+static bool
+gpu_not_busy(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	const struct ft_obs *util = ft__diag_find_dev(c, "gpu.util", o);
+	const struct ft_obs *ps = ft__diag_find_dev(c, "gpu.pstate", o);
+	double v;
+
+	if (util && ft__obs_number(util, &v))
+		return v <= 0;
+	if (ps)
+		return !((ps->str[0] == 'P' || ps->str[0] == 'p') &&
+			 isdigit((unsigned char)ps->str[1]) && strtol(ps->str + 1, NULL, 10) <= 2);
+	return ft__diag_find_dev(c, "gpu.model", o) || ft__diag_find_dev(c, "gpu.bus_id", o);
+}
+
+/*
  * A PCIe link trained below its capability: "pcie.link.<what>_cur" against
- * "pcie.link.<what>_max" of the same device, for speed and width.
+ * "pcie.link.<what>_max" of the same device, for speed and width. A GPU
+ * lowers its link speed when idle (HOST-PCIE), so a slow link of a GPU not
+ * shown at work is only noted; a narrow one is not explained by that.
  */
 static int
 check_pcie(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *cur)
 {
 	int nwhat = (int)(strlen(cur->key) - strlen("pcie.link._cur"));
 	const char *what = cur->key + strlen("pcie.link.");
-	const char *unit = ft__str_has_prefix(what, "speed") ? " GT/s" : "";
+	bool speed = ft__str_has_prefix(what, "speed");
+	const char *unit = speed ? " GT/s" : "";
 	const struct ft_obs *max;
 	char max_key[64];
 	double vc, vm;
@@ -26,6 +50,13 @@ check_pcie(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft
 	max = ft__diag_find_dev(c, max_key, cur);
 	if (!max || !ft__obs_number(cur, &vc) || !ft__obs_number(max, &vm) || vc <= 0 || vc >= vm)
 		return 0;
+	if (speed && gpu_not_busy(c, cur))
+		return ft__diag_emit(c, out, FT_SEV_INFO,
+				     FT__EV(cur, max, ft__diag_find_dev(c, "gpu.util", cur),
+					    ft__diag_find_dev(c, "gpu.pstate", cur)),
+				     "PCIe link speed %g GT/s is below its capability %g GT/s on a GPU "
+				     "not shown at work, which lowers it to save power: check under load",
+				     vc, vm);
 	return ft__diag_emit(c, out, -1, FT__EV(cur, max),
 			     "PCIe link %.*s %g%s is below its capability %g%s: the device gets "
 			     "%.0f%% of its PCIe bandwidth",

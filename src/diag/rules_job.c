@@ -223,13 +223,61 @@ static const char *const action_text[] = {
 	[XID_WATCH] = "keep the job; record and trend it, act on a rising count",
 };
 
+/* The catalogue entry of Xid @code, or FT_ARRAY_SIZE(xids) when not known. */
+static size_t
+xid_find(int code)
+{
+	size_t k;
+
+	for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
+		if (xids[k].code == code)
+			break;
+	return k;
+}
+
+static int
+xid_severity(size_t k)
+{
+	if (k == FT_ARRAY_SIZE(xids))
+		return FT_SEV_WARNING;
+	return xids[k].action == XID_DRAIN	 ? FT_SEV_CRITICAL :
+	       xids[k].action == XID_RESET_GPU	 ? FT_SEV_ERROR :
+	       xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
+						   FT_SEV_INFO;
+}
+
+/*
+ * The Xid a line says it follows ("45, ... caused by previous Xid 149") when
+ * that Xid's own line on the same GPU is not among the inputs (a grep, a cut
+ * log), else 0: the cause is then known only from this line.
+ */
+static int
+xid_missing_cause(const struct ft_diag_ctx *c, const struct ft_obs *o)
+{
+	const char *at = strstr(o->str, "caused by previous Xid ");
+	const struct ft_obs *p;
+	size_t pos = 0;
+	long cause;
+
+	if (!at)
+		return 0;
+	cause = strtol(at + strlen("caused by previous Xid "), NULL, 10);
+	if (cause <= 0 || cause > 100000)
+		return 0;
+	while ((p = ft__diag_next(c, "gpu.xid", &pos)) != NULL)
+		if (p->has_num && (long)p->num == cause && strcmp(p->host, o->host) == 0 &&
+		    strcmp(p->device, o->device) == 0)
+			return 0;
+	return (int)cause;
+}
+
 /* One finding per GPU and code, with the count, at its first line. */
 static int
 check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
 	const struct ft_obs *p;
 	size_t k, pos = 0, count = 0;
-	int code, sev;
+	int code, sev, cause;
 
 	if (!o->has_num)
 		return 0;
@@ -243,19 +291,31 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 			return 0;
 		count++;
 	}
-	for (k = 0; k < FT_ARRAY_SIZE(xids); k++)
-		if (xids[k].code == code)
-			break;
+	k = xid_find(code);
+	cause = xid_missing_cause(c, o);
+	if (cause) {
+		/* judged by its cause, which the line names but the inputs do not hold */
+		size_t kc = xid_find(cause);
+
+		sev = xid_severity(kc);
+		return ft__diag_emit(c, out, sev > xid_severity(k) ? sev : xid_severity(k), FT__EV(o),
+				     "Xid %d on GPU %s (%zu time%s) caused by previous Xid %d, "
+				     "whose own line is not among the inputs: %s; %s",
+				     code, o->device[0] ? o->device : "?", count,
+				     count == 1 ? "" : "s", cause,
+				     kc < FT_ARRAY_SIZE(xids) ? xids[kc].what
+							      : "a code not in this list, see NVIDIA's "
+								"Xid catalog",
+				     kc < FT_ARRAY_SIZE(xids) ? action_text[xids[kc].action]
+							      : "find its line in the full kernel log");
+	}
 	if (k == FT_ARRAY_SIZE(xids))
 		return ft__diag_emit(c, out, FT_SEV_WARNING, FT__EV(o),
 				     "Xid %d on GPU %s (%zu time%s): \"%.100s\"; look it up in "
 				     "NVIDIA's Xid catalog",
 				     code, o->device[0] ? o->device : "?", count,
 				     count == 1 ? "" : "s", o->str);
-	sev = xids[k].action == XID_DRAIN	? FT_SEV_CRITICAL :
-	      xids[k].action == XID_RESET_GPU	? FT_SEV_ERROR :
-	      xids[k].action == XID_RESTART_APP ? FT_SEV_WARNING :
-						  FT_SEV_INFO;
+	sev = xid_severity(k);
 	return ft__diag_emit(c, out, sev, FT__EV(o), "Xid %d on GPU %s (%zu time%s): %s; %s", code,
 			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s",
 			     xids[k].what, action_text[xids[k].action]);
@@ -309,6 +369,73 @@ check_remap(const struct ft_diag_ctx *c, struct ft_findings *out, const struct f
 }
 FT__DIAG_EACH(ft__diag_eval_remap, "gpu.remap.pending gpu.remap.failure gpu.retired.pending",
 	      check_remap)
+
+/* An uncorrectable ECC count above 0 of @span ("volatile" or "aggregate"). */
+static bool
+ecc_uncorrectable(const struct ft_obs *o, const char *span)
+{
+	char pre[32];
+	const char *name;
+	double v;
+
+	snprintf(pre, sizeof(pre), "gpu.ecc.%s.", span);
+	if (!ft__str_has_prefix(o->key, pre))
+		return false;
+	name = o->key + strlen(pre);
+	return (strstr(name, "uncorrectable") || strcmp(name, "dbe") == 0) && ft__obs_number(o, &v) &&
+	       v > 0;
+}
+
+/* The first uncorrectable ECC count of @span on the GPU of @o, or NULL; their sum in *@sum. */
+static const struct ft_obs *
+ecc_first(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *span, double *sum)
+{
+	const struct ft_obs *first = NULL;
+
+	*sum = 0;
+	for (size_t k = 0; k < ft__nobs(c); k++) {
+		const struct ft_obs *p = ft__obs(c, k);
+
+		if (!ecc_uncorrectable(p, span) || strcmp(p->host, o->host) != 0 ||
+		    strcmp(p->device, o->device) != 0)
+			continue;
+		first = first ? first : p;
+		*sum += p->num;
+	}
+	return first;
+}
+
+/*
+ * Uncorrectable ECC errors in a GPU's memory (Xid 48, 94 and 95 of
+ * XID-CATALOG): counted since the driver loaded ("Volatile"), a job on this
+ * GPU met one now; counted only over its life ("Aggregate"), the event is
+ * past and the memory repair state (gpu-memory-remap) says whether it is
+ * dealt with, so that is only noted. Correctable errors are what ECC is for
+ * and are not reported. One finding per GPU, at its first count.
+ */
+static int
+check_ecc(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
+{
+	bool vol = ft__str_has_prefix(o->key, "gpu.ecc.volatile.");
+	const char *gpu = o->device[0] ? o->device : "(no GPU line)";
+	double sum, vsum;
+
+	if (!ecc_uncorrectable(o, vol ? "volatile" : "aggregate") ||
+	    ecc_first(c, o, vol ? "volatile" : "aggregate", &sum) != o)
+		return 0;
+	if (vol)
+		return ft__diag_emit(c, out, -1, FT__EV(o),
+				     "%.0f uncorrectable ECC errors on GPU %s since the driver "
+				     "loaded: a job on it read corrupted memory",
+				     sum, gpu);
+	if (ecc_first(c, o, "volatile", &vsum))
+		return 0; /* the volatile finding says it */
+	return ft__diag_emit(c, out, FT_SEV_INFO, FT__EV(o),
+			     "%.0f uncorrectable ECC errors on GPU %s over its life, none since "
+			     "the driver loaded: see whether its memory repair is done",
+			     sum, gpu);
+}
+FT__DIAG_EACH(ft__diag_eval_ecc, "gpu.ecc.volatile.* gpu.ecc.aggregate.*", check_ecc)
 
 /* ---- DCGM ------------------------------------------------------------------ */
 

@@ -206,20 +206,37 @@ FT__DIAG_EACH(ft__diag_eval_roce_mtu, "ib.port.mtu_active perftest.mtu", check_r
 
 /* ---- pause, ECN and CNPs ------------------------------------------------- */
 
+/*
+ * A pause-frame counter of direction @dir ("tx" or "rx"): mlx5's per-priority,
+ * global and physical-port names (ROCE-PFC), and the plain `rx_pause_frames` /
+ * `tx_pause_frames` that other drivers (bnxt_en, and the grep'd counters of
+ * sosreports) print for link-level flow control.
+ */
+static bool
+is_pause(const char *key, const char *dir)
+{
+	static const char *const names[] = { "_prio[0-7]_pause", "_global_pause", "_pause_ctrl_phy",
+					     "_pause_frames" };
+	char pat[48];
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(names); i++) {
+		snprintf(pat, sizeof(pat), "eth.counter.%s%s", dir, names[i]);
+		if (ft__key_match(key, pat))
+			return true;
+	}
+	return false;
+}
+
 static bool
 is_tx_pause(const char *key)
 {
-	return ft__key_match(key, "eth.counter.tx_prio[0-7]_pause") ||
-	       strcmp(key, "eth.counter.tx_global_pause") == 0 ||
-	       strcmp(key, "eth.counter.tx_pause_ctrl_phy") == 0;
+	return is_pause(key, "tx");
 }
 
 static bool
 is_rx_pause(const char *key)
 {
-	return ft__key_match(key, "eth.counter.rx_prio[0-7]_pause") ||
-	       strcmp(key, "eth.counter.rx_global_pause") == 0 ||
-	       strcmp(key, "eth.counter.rx_pause_ctrl_phy") == 0;
+	return is_pause(key, "rx");
 }
 
 /*

@@ -102,6 +102,16 @@ const struct ft_rule ft__diag_rules[] = {
 	  .fix = "pending: drain the GPU and reset it (nvidia-smi -r) or reboot, so that the "
 		 "repair takes effect; failed: drain the node, run dcgmi diag -r 3 and RMA the GPU",
 	  .kb = "XID-CATALOG" },
+	{ .id = "gpu-ecc-uncorrectable",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "a GPU counted uncorrectable ECC errors in its memory",
+	  .needs = "gpu.ecc.volatile.* gpu.ecc.aggregate.*",
+	  .eval = ft__diag_eval_ecc,
+	  .fix = "drain the GPU: restart the job that hit the error elsewhere, reset the GPU "
+		 "(nvidia-smi -r) so that the failing rows are remapped, and RMA it when the "
+		 "errors return or the remap fails",
+	  .kb = "XID-CATALOG" },
 	/* ---- compute/communication overlap (rules_overlap.c) ------ */
 	{ .id = "job-overlap-low",
 	  .layer = FT_LAYER_APPLICATION,

@@ -332,6 +332,34 @@ ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const char 
 	return true;
 }
 
+/*
+ * infiniband-diags and libibumad print their warnings and, at a debug level,
+ * their trace as "ibwarn: [pid] function: message". Only a
+ * message that reports a failure is the tool's error; "umad_init: umad_init"
+ * or "umad_get_ca: opened mlx4_0" says the tool is working.
+ */
+bool
+ft__ibwarn(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	static const char *const failed[] = { "fail",	   "can't", "cannot", "error",	  "timed out",
+					      "timeout",   "no such", "not found", "unable", "invalid",
+					      "denied",	   "refused" };
+	char low[256];
+	size_t n = s.n < sizeof(low) - 1 ? s.n : sizeof(low) - 1;
+
+	if (!ft__starts(s, "ibwarn:"))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)s.p[i]);
+	low[n] = '\0';
+	for (size_t i = 0; i < FT_ARRAY_SIZE(failed); i++)
+		if (strstr(low, failed[i])) {
+			ft__emit_str(c, line, "tool.error", s);
+			break;
+		}
+	return true;
+}
+
 void
 ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text)
 {

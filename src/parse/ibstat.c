@@ -4,8 +4,10 @@
  * and one "Port N:" block per port (state, physical state, rate, LIDs, link layer).
  *
  * Rate is the port's data rate in Gb/s as ibstat prints it (IB-SPEED). A line
- * "ibpanic: ..." or "ibwarn: ..." (the tool failing half-way) becomes
- * `tool.error`; what precedes it is kept.
+ * "ibpanic: ..." (the tool failing half-way) becomes `tool.error`, and so
+ * does an "ibwarn: ..." that reports a failure; what precedes it is kept. The
+ * other "ibwarn:" lines are libibumad's debug trace ("umad_init: umad_init")
+ * and are passed over.
  */
 #include "parse_int.h"
 
@@ -22,7 +24,7 @@ ibstat_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		*in_ca = true;
 		return true;
 	}
-	if (ft__tool_error(c, line, s, "ibpanic:|ibwarn:|ibstat: "))
+	if (ft__ibwarn(c, line, s) || ft__tool_error(c, line, s, "ibpanic:|ibstat: "))
 		return true;
 	if (ft__starts(s, "Port ") && ft__ends(s, ":") &&
 	    ft__u64((struct ft__span){ s.p + 5, s.n - 6 }, &u) && u < 256) {

@@ -7,7 +7,8 @@
  * in ibstat's spelling (Active, LinkUp). MTUs "4096 (5)" become bytes. Fields
  * that only -v prints and that have no dedicated key keep the tool's name:
  * `ib.dev.<field>` and `ib.port.<field>`. "GID[ 3]: ..." becomes `ib.port.gid`
- * with the index as the number.
+ * with the index as the number. A paste that starts at a "port: N" line (its
+ * hca_id cut away) is read for a device without a name.
  */
 #include "parse_int.h"
 
@@ -36,8 +37,15 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		*in_hca = true;
 		return true;
 	}
+	/* a paste cut above its first port: the port's HCA is not named */
+	if (!*in_hca && ft__split(s, ':', &k, &v) && ft__eq(k, "port") && ft__u64(v, &u) && u < 256) {
+		c->device[0] = '\0';
+		*in_hca = true;
+	}
 	if (!*in_hca)
 		return ft__tool_error(c, line, s, "No IB devices");
+	while (s.n > 2 && s.p[0] == '*' && s.p[1] == '*')
+		s = ft__skip(s, 2); /* Markdown bold around a line of the paste */
 	if (ft__eq(s, "Device ports:"))
 		return true;
 	if (ft__starts(s, "GID[")) {
@@ -91,4 +99,5 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 FT__LINES_RUN_STATE(ibv_devinfo, bool, "not ibv_devinfo output")
 
 FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
-           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } });
+           { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } },
+           { 60, { "port:", "PORT_ACTIVE|PORT_DOWN|PORT_INIT|PORT_ARMED", "active_mtu:", "phys_state:" } });

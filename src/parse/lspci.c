@@ -10,6 +10,9 @@
  * `pcie.link.speed_max` / `pcie.link.width_max` from LnkCap,
  * `pcie.link.speed_cur` / `pcie.link.width_cur` from LnkSta (GT/s, lanes;
  * HOST-PCIE), and `numa.node`. Other lines of a block are passed over.
+ * LnkCap and LnkSta lines pasted without their device's line are read too,
+ * for a device without a name; other lines before the first device are not
+ * lspci's.
  */
 #include "parse_int.h"
 
@@ -59,12 +62,13 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__emit_str(c, it.lineno, "pcie.device", ft__trim(rest));
 			continue;
 		}
-		if (!in_dev) {
-			ft__unread(c, it.lineno, "not lspci output", s);
+		/* a cut paste may hold the link lines without their device's line (no BDF) */
+		if (!ft__split(s, ':', &k, &v) ||
+		    (!in_dev && !ft__eq(k, "LnkCap") && !ft__eq(k, "LnkSta"))) {
+			if (!in_dev)
+				ft__unread(c, it.lineno, "not lspci output", s);
 			continue;
 		}
-		if (!ft__split(s, ':', &k, &v))
-			continue;
 		if (ft__eq(k, "LnkCap"))
 			link_fields(c, it.lineno, v, "pcie.link.speed_max", "pcie.link.width_max");
 		else if (ft__eq(k, "LnkSta"))

@@ -232,6 +232,11 @@ void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struc
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 /* The tool's own error line, starting with one of the '|'-separated @starts: `tool.error`. */
 bool ft__tool_error(struct ft__pctx *c, uint32_t line, struct ft__span s, const char *starts);
+/*
+ * An "ibwarn:" line of infiniband-diags: true when @s is one; `tool.error`
+ * only when its message reports a failure (a debug trace line is passed over).
+ */
+bool ft__ibwarn(struct ft__pctx *c, uint32_t line, struct ft__span s);
 /* A line no branch of the parser read: passed over when it is a shell prompt, else ft__skipped(). */
 void ft__unread(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 void ft__add_row(struct ft__pctx *c, const struct ft_result_row *row);

@@ -13,7 +13,10 @@
  * the bus": both are read as Xid 79. Keys: gpu.xid and gpu.sxid (num: the
  * code, device: the PCI address, str: the driver's text after the code). The
  * host comes from a syslog/journal prefix ("Jan 18 11:38:05 node1 kernel:")
- * when there is one.
+ * when there is one. The kernel's line on a device's PCIe link ("63.008 Gb/s
+ * available PCIe bandwidth (8.0 GT/s PCIe x8 link)", with "limited by ... (capable
+ * of ...)" when it trained below its capability) gives pcie.link.* for the
+ * device, so a NIC or GPU trained down is seen in a plain dmesg.
  */
 #include "parse_int.h"
 
@@ -85,6 +88,71 @@ xid_fallen(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	ft__emit(c, line, "gpu.xid", true, 79, NULL, ft__span_c("GPU has fallen off the bus"));
 }
 
+/* "8.0 GT/s PCIe x16 link" at the start of @s: its speed (GT/s) and width; false when not that. */
+static bool
+link_words(struct ft__span s, double *gts, double *width)
+{
+	const char *x = ft__find(s, "PCIe x");
+	struct ft__span rest;
+
+	return ft__lead_dbl(s, gts, &rest) && ft__starts(ft__trim(rest), "GT/s") && x &&
+	       ft__lead_dbl(ft__skip(s, (size_t)(x - s.p) + 6), width, NULL);
+}
+
+/*
+ * The kernel's PCIe link line for a device (HOST-PCIE):
+ *   "mlx5_core 0000:03:00.0: 63.008 Gb/s available PCIe bandwidth (8.0 GT/s PCIe x8 link)"
+ *   "pci 0000:01:00.0: 7.876 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x1
+ *    link at 0000:00:00.0 (capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)"
+ * The first form is printed when the device gets all it can: the link is also its
+ * capability. Keys pcie.link.speed_cur/_max (GT/s), width_cur/_max, device = the BDF.
+ */
+static bool
+pcie_bandwidth(struct ft__pctx *c, struct ft__span s, uint32_t line)
+{
+	const char *at = ft__find(s, " Gb/s available PCIe bandwidth");
+	const char *lim, *cap, *p;
+	double cs, cw, ms, mw;
+	struct ft__span dev;
+
+	if (!at)
+		return false;
+	/* "... BDF: N Gb/s": back over the number and ": " to the BDF */
+	p = at;
+	while (p > s.p && p[-1] != ' ')
+		p--;
+	if (p - s.p < 3 || p[-1] != ' ' || p[-2] != ':')
+		return false;
+	dev.p = p - 2;
+	while (dev.p > s.p && dev.p[-1] != ' ')
+		dev.p--;
+	dev.n = (size_t)(p - 2 - dev.p);
+	lim = ft__find(s, "limited by ");
+	cap = ft__find(s, "(capable of ");
+	if (lim && cap) {
+		const char *with = ft__find(ft__skip(s, (size_t)(cap - s.p)), " with ");
+
+		if (!with || !link_words(ft__skip(s, (size_t)(lim - s.p) + 11), &cs, &cw) ||
+		    !link_words(ft__skip(s, (size_t)(with - s.p) + 6), &ms, &mw))
+			return false;
+	} else {
+		const char *open = memchr(at, '(', (size_t)(s.p + s.n - at));
+
+		if (!open || !link_words(ft__skip(s, (size_t)(open - s.p) + 1), &cs, &cw))
+			return false;
+		ms = cs;
+		mw = cw;
+	}
+	syslog_host(c, s);
+	ft__copy(c->device, sizeof(c->device), dev);
+	c->port = c->rank = -1;
+	ft__emit_num(c, line, "pcie.link.speed_cur", cs, "GT/s");
+	ft__emit_num(c, line, "pcie.link.width_cur", cw, "lanes");
+	ft__emit_num(c, line, "pcie.link.speed_max", ms, "GT/s");
+	ft__emit_num(c, line, "pcie.link.width_max", mw, "lanes");
+	return true;
+}
+
 bool
 ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 {
@@ -132,7 +200,7 @@ ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 		xid_fallen(c, s, line);
 		return true;
 	}
-	return false;
+	return pcie_bandwidth(c, s, line);
 }
 
 int
@@ -147,5 +215,6 @@ ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 	return c->rc;
 }
 
-FT__PARSER(xid, "xid", "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events",
-           { 88, { "NVRM: Xid (|SXid (PCI:" } }, { 80, { "NVRM:", "fallen off the bus" } });
+FT__PARSER(xid, "xid", "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events, PCIe links",
+           { 88, { "NVRM: Xid (|SXid (PCI:" } }, { 80, { "NVRM:", "fallen off the bus" } },
+           { 75, { "Gb/s available PCIe bandwidth" } });

@@ -20,6 +20,7 @@ ft_sim_args_init(struct ft_sim_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->fabric_scale = -1;
+	a->ranks = FT_SIM_RANKS_UNSET;
 	a->channels = FT_SPEC_CHANNELS_UNSET;
 }
 
@@ -131,14 +132,18 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 	s.op = (enum ft_op)op;
 	s.algo = a->algo ? (enum ft_algo)algo : FT_ALGO_COUNT;
 	s.proto = a->proto ? (enum ft_proto)proto : FT_PROTO_COUNT;
-	if (a->ranks > UINT32_MAX)
+	/* 0 is no default: a count that came out 0 (an unset variable) is refused */
+	if (a->ranks == 0)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--ranks: expected at least 1, got 0 (leave it out for every GPU)");
+	if (a->ranks != FT_SIM_RANKS_UNSET && a->ranks > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "--ranks: too many");
 	if (ft__channels_read(a->channels, &s.channels, err) < 0)
 		return FT_EINVAL;
 	s.min_bytes = a->minb ? a->minb : 1 << 20;
 	s.max_bytes = a->maxb ? a->maxb : s.min_bytes;
 	s.factor = a->factor ? a->factor : (s.max_bytes > s.min_bytes ? 2 : 0);
-	s.nranks = (uint32_t)a->ranks;
+	s.nranks = a->ranks == FT_SIM_RANKS_UNSET ? 0 : (uint32_t)a->ranks;
 	return ft_scenario_from_op(&s, sc, err);
 }
 
@@ -177,7 +182,7 @@ ft_sim_args_op_only(const struct ft_sim_args *a)
 		return a->minb ? "-b/--minbytes" : "-e/--maxbytes";
 	if (a->factor != 0)
 		return "-f/--stepfactor";
-	if (a->ranks)
+	if (a->ranks != FT_SIM_RANKS_UNSET)
 		return "--ranks";
 	if (a->channels != FT_SPEC_CHANNELS_UNSET)
 		return "--channels";

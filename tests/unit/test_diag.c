@@ -194,6 +194,10 @@ static const struct rule_case cases[] = {
 	  "eth.counter.tx_global_pause@h1/eth0=12;eth.counter.tx_prio3_bytes@h1/eth0=99999999" },
 	{ "eth-rx-pause-high", "eth.counter.rx_prio3_pause@h1/eth0=200000",
 	  "eth.counter.rx_prio3_pause@h1/eth0=10" },
+	{ "eth-rx-pause-high", "eth.counter.rx_pause_frames@h1/eth1=100001",
+	  "eth.counter.rx_pause_frames@h1/eth1=95331;eth.counter.rx_pause_bytes@h1/eth1=999999" },
+	{ "eth-tx-pause-high", "eth.counter.tx_pause_frames@h1/eth1=250000",
+	  "eth.counter.tx_pause_frames@h1/eth1=0;eth.counter.rx_pause_frames@h1/eth1=250000" },
 	{ "eth-pause-fraction", "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=300000",
 	  "eth.counter.rx_prio3_pause_duration.rate@h1/eth0=20000" },
 	{ "eth-pause-storm", "eth.counter.tx_pause_storm_error_events@h1/eth0=2",
@@ -371,6 +375,10 @@ static const struct rule_case cases[] = {
 	{ "gpu-memory-remap", "gpu.remap.pending@n1/00000000:10:1C.0=Yes",
 	  /* ECC mode's "Pending" is another section's field, not a repair */
 	  "gpu.remap.pending@n1/00000000:10:1C.0=No;gpu.remap.failure@n1/00000000:10:1C.0=No" },
+	/* correctable errors are what ECC is for; only uncorrectable ones fire */
+	{ "gpu-ecc-uncorrectable", "gpu.ecc.volatile.dram_uncorrectable@n1/00000000:18:00.0=2",
+	  "gpu.ecc.volatile.dram_correctable@n1/00000000:18:00.0=177;"
+	  "gpu.ecc.volatile.dram_uncorrectable@n1/00000000:18:00.0=0" },
 	/* post-FEC 2e-10 > 1e-12; the healthy fixture's 15E-255 is "none" */
 	{ "link-effective-ber", "mlxlink.effective_ber@h1/mlx5_0=2e-10",
 	  "mlxlink.effective_ber@h1/mlx5_0=1.5e-254" },
@@ -1293,6 +1301,26 @@ test_advise_whatif_calibrated(void **state)
 	ft_obs_set_release(&set);
 }
 
+/*
+ * @f holds exactly two findings of @rule, the first of severity @sev0 whose
+ * message holds @msg0, the second @sev1 and @msg1; @f is released.
+ */
+static void
+expect_two(struct ft_findings *f, const char *rule, enum ft_severity sev0, const char *msg0,
+	   enum ft_severity sev1, const char *msg1)
+{
+	const struct ft_finding *a, *b;
+
+	assert_int_equal(ft_findings_count_rule(f, rule), 2);
+	a = ft_findings_at(f, 0);
+	b = ft_findings_at(f, 1);
+	if (a->severity != sev0 || !strstr(a->message, msg0) || b->severity != sev1 ||
+	    !strstr(b->message, msg1))
+		fail_msg("%s findings: [%d] %s / [%d] %s", rule, a->severity, a->message,
+			 b->severity, b->message);
+	ft_findings_release(f);
+}
+
 static void
 test_job_rules(void **state)
 {
@@ -1343,19 +1371,92 @@ test_job_rules(void **state)
 	assert_int_equal(ft_findings_at(&f, 2)->severity, FT_SEV_INFO);
 	ft_findings_release(&f);
 
+	/*
+	 * Xid 45 names its cause: judged by it when the cause's own line is not among
+	 * the inputs (a grep'd log), as the follow-up it is when it is.
+	 */
+	diagnose("gpu.xid@n1/0000:dc:00=45|pid=1, name=python3, Ch 00000001 caused by previous Xid 79;"
+		 "gpu.xid@n1/0000:ed:00=45|pid=2, name=python3, Ch 0000000c caused by previous Xid 145;"
+		 "gpu.xid@n1/0000:97:00=79|GPU has fallen off the bus;"
+		 "gpu.xid@n1/0000:97:00=45|pid=3, Ch 00000003 caused by previous Xid 79",
+		 NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 4);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *g = ft_findings_at(&f, i);
+		bool follow = strstr(g->entity, "97:00") && strstr(g->message, "Xid 45");
+
+		if (strstr(g->entity, "dc:00"))
+			assert_true(g->severity == FT_SEV_CRITICAL &&
+				    strstr(g->message, "caused by previous Xid 79, whose own line"));
+		else if (strstr(g->entity, "ed:00"))
+			assert_true(g->severity == FT_SEV_WARNING &&
+				    strstr(g->message, "caused by previous Xid 145"));
+		else if (follow)
+			assert_int_equal(g->severity, FT_SEV_INFO);
+	}
+	ft_findings_release(&f);
+
 	/* A failed remap is critical and says it alone; a pending retirement is a warning. */
 	diagnose("gpu.remap.pending@n1/0000:10:1C.0=Yes;gpu.remap.failure@n1/0000:10:1C.0=Yes;"
 		 "gpu.remap.uncorrectable@n1/0000:10:1C.0=4;"
 		 "gpu.retired.pending@n1/0000:3b:00.0=Yes",
 		 NULL, 0, &f);
-	assert_int_equal(ft_findings_count_rule(&f, "gpu-memory-remap"), 2);
-	if (ft_findings_at(&f, 0)->severity != FT_SEV_CRITICAL ||
-	    !strstr(ft_findings_at(&f, 0)->message, "remapping failed on GPU 0000:10:1C.0") ||
-	    ft_findings_at(&f, 1)->severity != FT_SEV_WARNING ||
-	    !strstr(ft_findings_at(&f, 1)->message, "retirement pending on GPU 0000:3b:00.0"))
-		fail_msg("remap findings: [%d] %s / [%d] %s", ft_findings_at(&f, 0)->severity,
-			 ft_findings_at(&f, 0)->message, ft_findings_at(&f, 1)->severity,
-			 ft_findings_at(&f, 1)->message);
+	expect_two(&f, "gpu-memory-remap", FT_SEV_CRITICAL, "remapping failed on GPU 0000:10:1C.0",
+		   FT_SEV_WARNING, "retirement pending on GPU 0000:3b:00.0");
+
+	/*
+	 * ECC: one finding per GPU with the uncorrectable counts summed (SRAM and
+	 * DRAM, or the pre-A100 double-bit total); a lifetime count alone is info,
+	 * and says nothing when the volatile one already does.
+	 */
+	diagnose("gpu.ecc.volatile.sram_uncorrectable_parity@n1/G0=1;"
+		 "gpu.ecc.volatile.dram_uncorrectable@n1/G0=3;"
+		 "gpu.ecc.aggregate.dram_uncorrectable@n1/G0=9;"
+		 "gpu.ecc.volatile.dbe@n1/G1=0;gpu.ecc.aggregate.dbe@n1/G1=2;"
+		 "gpu.ecc.volatile.sbe@n1/G2=40;gpu.ecc.aggregate.sbe@n1/G2=400",
+		 NULL, 0, &f);
+	expect_two(&f, "gpu-ecc-uncorrectable", FT_SEV_ERROR,
+		   "4 uncorrectable ECC errors on GPU G0 since", FT_SEV_INFO,
+		   "2 uncorrectable ECC errors on GPU G1 over its");
+}
+
+/*
+ * A GPU's PCIe link: a slower generation on a GPU nvidia-smi -q does not show
+ * at work is info (GPUs lower it to save power), on a busy one or a device
+ * not known as a GPU a warning; a narrower link is a warning either way.
+ */
+static void
+test_pcie_gpu_idle(void **state)
+{
+	static const struct {
+		const char *obs;
+		enum ft_severity sev; /* of the speed finding */
+	} idle[] = {
+		{ "gpu.util@h/G=0;gpu.pstate@h/G=P0", FT_SEV_INFO },
+		{ "gpu.pstate@h/G=P8", FT_SEV_INFO },
+		{ "gpu.util@h/G=87;gpu.pstate@h/G=P0", FT_SEV_WARNING },
+		{ "gpu.pstate@h/G=P2", FT_SEV_WARNING },
+		{ "gpu.model@h/G=H100", FT_SEV_INFO },
+		{ "gpu.bus_id@h/G=00000000:01:00.0", FT_SEV_INFO },
+		{ "pcie.device@h/G=3D controller", FT_SEV_WARNING },
+	};
+	char spec[256];
+	struct ft_findings f;
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(idle); i++) {
+		snprintf(spec, sizeof(spec),
+			 "pcie.link.speed_cur@h/G=2.5;pcie.link.speed_max@h/G=32;%s", idle[i].obs);
+		diagnose(spec, NULL, 0, &f);
+		assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+		if (ft_findings_at(&f, 0)->severity != idle[i].sev)
+			fail_msg("%s: severity %d, expected %d", idle[i].obs,
+				 ft_findings_at(&f, 0)->severity, idle[i].sev);
+		ft_findings_release(&f);
+	}
+	diagnose("pcie.link.width_cur@h/G=8;pcie.link.width_max@h/G=16;gpu.util@h/G=0", NULL, 0, &f);
+	assert_int_equal(ft_findings_count_rule(&f, "pcie-link-degraded"), 1);
+	assert_int_equal(ft_findings_at(&f, 0)->severity, FT_SEV_WARNING);
 	ft_findings_release(&f);
 }
 
@@ -2980,6 +3081,7 @@ main(void)
 		cmocka_unit_test(test_pkey_membership),
 		cmocka_unit_test(test_thresholds_moved),
 		cmocka_unit_test(test_job_rules),
+		cmocka_unit_test(test_pcie_gpu_idle),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_utilisation_nccl),
 		cmocka_unit_test(test_thresholds_counters),

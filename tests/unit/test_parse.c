@@ -1369,6 +1369,22 @@ test_unread(void **state)
 	assert_string_equal(ft_obs_set_at(&set, 1)->str, "ibwarn: no port");
 	ft_obs_set_release(&set);
 
+	/* libibumad's debug trace is no error; a failure it reports is */
+	ft_obs_set_init(&set);
+	ft__pctx_init(&c, "x.txt", &set, NULL, &err);
+	assert_true(ft__ibwarn(&c, 1, ft__span_c("ibwarn: [168988] umad_init: umad_init")));
+	assert_true(ft__ibwarn(&c, 2, ft__span_c("ibwarn: [168988] umad_get_ca: opened mlx4_0")));
+	assert_true(ft__ibwarn(&c, 3, ft__span_c("ibwarn: [168950] umad_close_port: closed fd 3")));
+	assert_int_equal(ft_obs_set_len(&set), 0);
+	assert_false(ft__ibwarn(&c, 4, ft__span_c("ibpanic: [1] main: stat failed")));
+	assert_true(ft__ibwarn(&c, 5,
+			       ft__span_c("ibwarn: [3925] _do_madrpc: recv failed: Connection timed out")));
+	assert_true(ft__ibwarn(&c, 6, ft__span_c("ibwarn: [7] mad_rpc_open_port: can't open UMAD port")));
+	assert_int_equal(ft_obs_set_len(&set), 2);
+	assert_string_equal(ft_obs_set_at(&set, 0)->key, "tool.error");
+	assert_int_equal(ft_obs_set_at(&set, 1)->line, 6);
+	ft_obs_set_release(&set);
+
 	ft_obs_set_init(&set);
 	ft__pctx_init(&c, "x.txt", &set, NULL, &err);
 	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {

@@ -1,0 +1,1 @@
+parse --format ibstat tests/fixtures/ibstat/gzipped-by-mistake.txt.gz

@@ -1,0 +1,1 @@
+parse --format ibstat tests/fixtures/wild/perfquery/basic-counters-no-header-ibsim-zsh-prompt.txt
