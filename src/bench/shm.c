@@ -1544,6 +1544,26 @@ shm_holds(struct ft_ep *base, const void *ptr, size_t len)
 	return false;
 }
 
+/*
+ * Look for a peer gone, then at the rings: a peer whose process is gone
+ * published before it went all it ever will, a quit included, so the look
+ * that follows sees it, and a peer that gave up is named for that, not
+ * found gone (it may give up, ring this rank and exit while this rank
+ * waits for a CPU between its wake-up and its look). Progress, its error,
+ * or the gone peer's.
+ */
+static int
+check_then_move(struct shm_ep *ep, struct ft_error *err)
+{
+	struct ft_error gone_err = { 0 };
+	int gone = ft__shm_check_peers(ep, false, &gone_err);
+	int moved = move_all(ep, err);
+
+	if (moved != 0 || gone == 0)
+		return moved;
+	return ft_error_set(err, gone, "%s", gone_err.msg);
+}
+
 static int
 shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
@@ -1573,7 +1593,7 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		return moved;
 	if (ft__now() >= ep->next_check) {
 		ep->next_check = ft__now() + 0.05;
-		return ft__shm_check_peers(ep, false, err);
+		return check_then_move(ep, err);
 	}
 	return move_all(ep, err);
 }

@@ -846,6 +846,18 @@ join_two(uint32_t rank, int lfd, uint16_t port, struct ft_world **w, struct ft_e
 	return join_ranks(rank, 2, lfd, port, w, err);
 }
 
+/* The one child that rank 0 reaped itself (reap_rank), with its status, for run_ranks. */
+static pid_t reaped_pid;
+static int reaped_status;
+
+/* Rank 0: wait for the process of rank @kid to exit and reap it, so that it is gone (ESRCH). */
+static bool
+reap_rank(pid_t kid)
+{
+	reaped_pid = kid;
+	return waitpid(kid, &reaped_status, 0) == kid;
+}
+
 /*
  * Run @fn(rank, ...) as rank 0 here and ranks 1..@n-1 in children; all must
  * return 0. A child that hangs is ended by its alarm and fails the test.
@@ -862,6 +874,7 @@ run_ranks(uint32_t n,
 	uint32_t r;
 
 	assert_true(n >= 2 && n - 1 <= FT_ARRAY_SIZE(kids));
+	reaped_pid = 0;
 	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
 	for (r = 1; r < n; r++) {
 		kids[r - 1] = fork();
@@ -880,7 +893,10 @@ run_ranks(uint32_t n,
 		fprintf(stderr, "rank 0: %s\n", err.msg);
 	assert_int_equal(rc, 0);
 	for (r = 1; r < n; r++) {
-		assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
+		if (kids[r - 1] == reaped_pid)
+			status = reaped_status;
+		else
+			assert_int_equal(waitpid(kids[r - 1], &status, 0), kids[r - 1]);
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
@@ -893,25 +909,33 @@ run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 	run_ranks(2, fn, arg);
 }
 
-/* Ranks @rank of two on this host, joined and with a pt2pt_bw shm endpoint (--cma-min @cma). */
+/* A pt2pt_bw shm endpoint in world @w (--cma-min @cma, messages up to @max_bytes). */
 static int
-open_two_shm(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t max_bytes,
-             struct ft_world **w, struct ft_ep **ep, struct ft_error *err)
+open_shm_ep(struct ft_world *w, uint64_t cma, size_t max_bytes, struct ft_ep **ep,
+            struct ft_error *err)
 {
 	struct ft_bench_cfg cfg;
 	char chosen[16];
-	int rc = join_two(rank, lfd, port, w, err);
 
 	*ep = NULL;
-	if (rc < 0)
-		return rc;
 	ft_bench_cfg_init(&cfg);
 	cfg.pattern = FT_OP_PT2PT_BW;
 	cfg.max_bytes = max_bytes;
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
 	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
-	return ft__transport_open(*w, &cfg, ep, chosen, sizeof(chosen), err);
+	return ft__transport_open(w, &cfg, ep, chosen, sizeof(chosen), err);
+}
+
+/* Ranks @rank of two on this host, joined and with a pt2pt_bw shm endpoint (--cma-min @cma). */
+static int
+open_two_shm(uint32_t rank, int lfd, uint16_t port, uint64_t cma, size_t max_bytes,
+             struct ft_world **w, struct ft_ep **ep, struct ft_error *err)
+{
+	int rc = join_two(rank, lfd, port, w, err);
+
+	*ep = NULL;
+	return rc < 0 ? rc : open_shm_ep(*w, cma, max_bytes, ep, err);
 }
 
 /* Close what open_two_shm opened; @rc passes through. */
@@ -2366,6 +2390,120 @@ test_shm_bell_once(void **state)
 {
 	(void)state;
 	run_two(shm_bell_exchange, 0);
+}
+
+/*
+ * Rank 1 of shm_gone_exchange: receive a single copy of SHM_ONE bytes from
+ * rank 2, begun (claiming no piece) before rank 2 gives up on it, and wait.
+ */
+static int
+gone_receiver(struct ft_ep *ep, char *buf, struct ft_error *err)
+{
+	struct ft_req q;
+	char msg[sizeof(err->msg)];
+	int rc;
+
+	ft__shm_share_recv_off(ep, true);
+	rc = ft__ep_recv(ep, &q, 2, buf, SHM_ONE, err);
+	if (rc == 0)
+		rc = ep->ops->progress(ep, 0, err); /* reads the descriptor: the copy begins */
+	if (rc < 0)
+		return rc;
+	rc = ft__ep_wait1(ep, &q, err);
+	ft_strlcpy(msg, err->msg, sizeof(msg));
+	if (rc != FT_EPEER || !strstr(msg, "rank 2") ||
+	    !strstr(msg, "gave up on the messages it was sending"))
+		return ft_error_set(err, FT_EIO,
+		                    "a receive whose sender gave up and exited: %d (%s), not "
+		                    "FT_EPEER saying rank 2 gave up",
+		                    rc, msg);
+	ft_error_clear(err);
+	return 0;
+}
+
+/* Rank 2: once rank 1 is stopped (or after 5 s), give up on the send to it; the process exits next. */
+static int
+gone_sender(struct ft_world *w, struct ft_ep *ep)
+{
+	double end = ft__now() + 5;
+
+	while (!ft__bench_pid_stopped((pid_t)w->info[1].pid) && ft__now() < end)
+		usleep(1000);
+	ft__ep_abandon(ep);
+	return 0;
+}
+
+/*
+ * Rank 0 of shm_gone_exchange: stop rank 1 once it sleeps on its doorbell,
+ * let rank 2 give up and exit, reap it, and let rank 1 go on after longer
+ * than the 50 ms between its looks for gone peers.
+ */
+static int
+gone_controller(struct ft_world *w, struct ft_ep *base, struct ft_error *err)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	pid_t kid1 = (pid_t)w->info[1].pid, kid2 = (pid_t)w->info[2].pid;
+	struct timespec pause = { 0, 60 * 1000000L };
+	int rc = 0;
+
+	if (!bell_asleep(ep) || kill(kid1, SIGSTOP) < 0)
+		rc = ft_error_set(err, FT_EIO, "rank 1 does not sleep");
+	if (!reap_rank(kid2))
+		rc = rc < 0 ? rc : ft_error_set(err, FT_EIO, "rank 2 was not reaped");
+	nanosleep(&pause, NULL);
+	kill(kid1, SIGCONT);
+	return rc;
+}
+
+/*
+ * A sender that gives up on a single copy under way, rings its receiver and
+ * exits while the receiver, woken, waits for a CPU (rank 1 stopped between
+ * its doorbell's ring and its look, on 3 ranks: rank 0 stops it, reaps rank
+ * 2 and lets it go). The receiver must say that rank 2 gave up, as the quit
+ * rank 2 published says; before, it looked for gone peers first, found
+ * rank 2's process gone and said only that. Skipped where the kernel
+ * refuses cross-memory attach.
+ */
+static int
+shm_gone_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	uint64_t copies[2] = { 0, 0 };
+	char *buf = malloc(SHM_ONE);
+	int rc = buf ? join_ranks(rank, 3, lfd, port, &w, err) : FT_ENOMEM;
+
+	(void)unused;
+	if (rc == 0)
+		rc = open_shm_ep(w, 16384, SHM_ONE, &ep, err);
+	if (rc == 0 && rank == 2) {
+		memset(buf, 0x55, SHM_ONE);
+		rc = ft__ep_send(ep, &q, 1, buf, SHM_ONE, err);
+		if (rc == 0)
+			rc = ep->ops->progress(ep, 0, err);
+		ft__shm_copies(ep, 1, copies);
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc == 0)
+		rc = ft__world_bcast(w, copies, sizeof(copies), 2, err);
+	if (rc == 0 && copies[1] == 1) {
+		if (rank == 0)
+			rc = gone_controller(w, ep, err);
+		else if (rank == 1)
+			rc = gone_receiver(ep, buf, err);
+		else
+			rc = gone_sender(w, ep);
+	}
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_gone_after_quit(void **state)
+{
+	(void)state;
+	run_ranks(3, shm_gone_exchange, 0);
 }
 
 static void
@@ -4517,6 +4655,7 @@ main(void)
 		cmocka_unit_test(test_tcp_stripes),
 		cmocka_unit_test(test_tcp_stripes_streams),
 		cmocka_unit_test(test_abandon),
+		cmocka_unit_test(test_shm_gone_after_quit),
 		cmocka_unit_test(test_shm_coll_quit),
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_tcp_spin_large),
