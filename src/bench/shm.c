@@ -34,7 +34,7 @@
  * to a fifth of a memcpy and the single copy, which needs one, met half of
  * it (docs/internals/bench.md). So by default the sender chooses per
  * message from what it sees: the pipeline, until it finds the ring full
- * for longer than a running receiver needs to empty it (copy_stalled), then
+ * for longer than a running receiver needs to empty it (ft__shm_copy_stalled), then
  * single copies, trying the pipeline again after a back-off (copy_choose).
  * --cma-min SIZE makes every message from SIZE on a single copy, --cma-min
  * off none.
@@ -149,7 +149,7 @@ struct cma_desc {
  * holds a CPU) until the pipeline is tried again after probe_s: PROBE_MIN_S
  * at first, doubled up to PROBE_MAX_S each time a try delivered fewer bytes
  * a second, from its start to the end of its stall, than the single copies
- * before it (copy_stalled). A try is judged by its rate, not by how many
+ * before it (ft__shm_copy_stalled). A try is judged by its rate, not by how many
  * messages it passed before stalling: under load the two ranks share a
  * CPU-time slice often enough for a window of 1 MiB messages to pass
  * (about 1 ms), and a back-off reset by that sent the copies back to a
@@ -158,7 +158,7 @@ struct cma_desc {
 #define STALL_S     250e-6
 #define PROBE_MIN_S 10e-3
 #define PROBE_MAX_S 1.0
-/* a try of the pipeline that does not stall is judged after this many bytes (copy_judge) */
+/* a try of the pipeline that does not stall is judged after this many bytes (ft__shm_copy_judge) */
 #define TRY_BYTES   ((uint64_t)4 << 20)
 /*
  * A single copy is read in pieces of SHARE_PIECE bytes, each claimed by
@@ -459,12 +459,21 @@ copy_init(const struct ft_world *w, struct shm_ep *ep)
 	double now = ft__now();
 	uint32_t p;
 
-	for (p = 0; p < ep->nranks; p++) {
-		ep->peers[p].single = busy;
-		ep->peers[p].probe_s = PROBE_MIN_S;
-		ep->peers[p].probe_at = now + PROBE_MIN_S;
-		ep->peers[p].run_t0 = now;
-	}
+	for (p = 0; p < ep->nranks; p++)
+		ft__shm_copy_start(&ep->peers[p], busy, now);
+}
+
+/*
+ * The choice of copy to @pp begins at @now: single copies (@single) or the
+ * pipeline, the first try of the pipeline PROBE_MIN_S later.
+ */
+void
+ft__shm_copy_start(struct shm_peer *pp, bool single, double now)
+{
+	pp->single = single;
+	pp->probe_s = PROBE_MIN_S;
+	pp->probe_at = now + PROBE_MIN_S;
+	pp->run_t0 = now;
 }
 
 static void shm_abandon(struct ft_ep *base);
@@ -818,7 +827,7 @@ two_ways(const struct shm_ep *ep, size_t len)
 /*
  * Which copy the next two-way message to @pp takes: always the single one
  * with --cma-min SIZE; left to choose, the single one after a stall
- * (copy_stalled) until the pipeline's next try.
+ * (ft__shm_copy_stalled) until the pipeline's next try.
  */
 /*
  * The bytes a second that two-way messages to @pp were delivered at since
@@ -838,11 +847,21 @@ copy_run_end(struct shm_peer *pp, double now)
 static bool
 copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 {
-	double now;
-
 	if (!ep->cma_auto)
 		return true;
-	if (pp->single && (now = ft__now()) >= pp->probe_at) {
+	/* the clock is read only while single copies run */
+	return pp->single && ft__shm_copy_try(pp, ft__now());
+}
+
+/*
+ * Single copies run to @pp: at @now the back-off may have passed, and the
+ * pipeline is tried (the single copies' rate kept to judge it by). True
+ * while the copies stay single.
+ */
+bool
+ft__shm_copy_try(struct shm_peer *pp, double now)
+{
+	if (pp->single && now >= pp->probe_at) {
 		pp->single = false;
 		pp->single_rate = copy_run_end(pp, now);
 	}
@@ -869,8 +888,8 @@ copy_single(struct shm_peer *pp, double rate, double now)
  * than the single copies before it (stall included) doubles the wait for
  * the next try; one that delivered more brings it back to PROBE_MIN_S.
  */
-static void
-copy_stalled(struct shm_peer *pp, double now)
+void
+ft__shm_copy_stalled(struct shm_peer *pp, double now)
 {
 	double stall = now - pp->stall_t0;
 
@@ -890,8 +909,8 @@ copy_stalled(struct shm_peer *pp, double now)
  * kept their CPUs, but at a lower rate than the single copies, which one
  * rank or both share (share_recv), was kept for the rest of the run.
  */
-static void
-copy_judge(struct shm_peer *pp, double now)
+void
+ft__shm_copy_judge(struct shm_peer *pp, double now)
 {
 	double rate;
 
@@ -1180,7 +1199,7 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 /*
  * Sends to @p: descriptors for single copies, chunks through the ring
  * otherwise. A two-way message left unfinished with the ring full starts
- * a stall, which ends when the ring has room again (copy_stalled).
+ * a stall, which ends when the ring has room again (ft__shm_copy_stalled).
  */
 static int
 move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
@@ -1226,7 +1245,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 			space -= sizeof(struct cma_desc);
 		}
 		if (pp->stall_t0 > 0 && space > 0)
-			copy_stalled(pp, ft__now());
+			ft__shm_copy_stalled(pp, ft__now());
 		moved += ring_move(ep, p, r, &r->head, head, space, q, true);
 		if (q->off < q->len) {
 			if (two && ep->cma_auto && pp->stall_t0 == 0)
@@ -1236,7 +1255,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		if (two) {
 			pp->run_bytes += q->len;
 			if (ep->cma_auto)
-				copy_judge(pp, ft__now());
+				ft__shm_copy_judge(pp, ft__now());
 		}
 		req_done(&pp->sq, &pp->sq_tail);
 	}

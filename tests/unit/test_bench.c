@@ -1185,68 +1185,8 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 }
 
 /*
- * The pipeline's back-off judged by rate (shm.c, copy_stalled): the first
- * stall, with no single copies yet to compare with, leaves the wait at its
- * minimum (10 ms); a try that
- * stalls on its first message (receiver 40 ms late) delivered less a second
- * than the single copies before it and doubles the wait; one that passed a
- * round of 4 messages after 300 ms of single copies, then stalled 5 ms on a
- * last message (alone, so that no later try is judged), delivered more and
- * brings the wait back to its minimum (4 messages passed before the stall
- * would not have). Every byte arrives.
- */
-static int
-shm_backoff(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
-{
-	static const int late[4][2] = { { 30, 15 }, { 60, 20 }, { 0, 300 }, { 5, 0 } };
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
-	uint64_t c[5][2] = { { 0, 0 } };
-	double probe[4] = { 0 };
-	unsigned k;
-	bool skip;
-	int rc = open_rounds(rank, lfd, port, &w, &ep, buf, &skip, err);
-
-	if (rc < 0 && !w)
-		return rc;
-	for (k = 0; k < 4 && rc == 0; k++) {
-		ft__shm_copies(ep, 0, c[k]);
-		rc = shm_round(ep, rank, buf, k, k < 3 ? 4 : 1, late[k], err);
-		probe[k] = ft__shm_probe_s(ep, 0);
-	}
-	if (rc == 0)
-		ft__shm_copies(ep, 0, c[4]);
-	/*
-	 * A sender that lost its CPU for longer than the receiver's delay in
-	 * round 0 or 1 saw no stall there, and a stall of its own in round 2
-	 * leaves nothing to judge in round 3 (single copies in a round say it
-	 * stalled).
-	 */
-	skip = skip || c[1][1] == c[0][1] || c[2][1] == c[1][1];
-	if (rc == 0 && rank == 1 && !skip) {
-		if (probe[0] != 10e-3)
-			rc = ft_error_set(err, FT_EIO, "with no single copies to compare, a stalled "
-			                  "try set the wait to %g s, not PROBE_MIN_S", probe[0]);
-		else if (probe[1] != 2 * probe[0])
-			rc = ft_error_set(err, FT_EIO, "a stalled try: wait %g -> %g s", probe[0],
-			                  probe[1]);
-		else if (c[3][1] == c[2][1] && c[4][0] > c[3][0] && probe[3] != probe[0])
-			rc = ft_error_set(err, FT_EIO, "a paying try left the wait at %g s, not %g",
-			                  probe[3], probe[0]);
-	}
-	return close_rounds(buf, ep, w, rc);
-}
-
-static void
-test_shm_copy_backoff(void **state)
-{
-	run_two(shm_backoff, 0);
-}
-
-/*
  * A try of the pipeline that never stalls is still judged by its rate
- * (shm.c, copy_judge): after a stall (as in shm_switch) and its single
+ * (shm.c, ft__shm_copy_judge): after a stall (as in shm_switch) and its single
  * copies, the sender tries the pipeline with 512 KiB messages, which the
  * ring holds whole, so none can stall, one a round after sleeping 40 ms:
  * at most 4 MiB in 280 ms, against at least 3 MiB of single copies in
@@ -1297,6 +1237,132 @@ test_shm_copy_switch(void **state)
 {
 	run_two(shm_switch, 0);
 	run_two(shm_judge, 0);
+}
+
+/*
+ * One two-way message in a replay of the choice of copy on a clock driven
+ * by hand (copy_replay): posted at @t, @kib KiB long, the ring found full
+ * on it for @stall_s when pipelined; the copy it must take and the wait
+ * for the next try of the pipeline after it.
+ */
+struct copy_step {
+	double t, stall_s;
+	uint32_t kib;
+	bool single;
+	double probe_s;
+};
+
+/*
+ * Replay @steps on a peer whose copies start pipelined at time 0, as
+ * move_sends drives the choice (shm.c): the choice when the message is
+ * posted; a pipelined one stalls, then completes and is judged; a single
+ * copy's bytes count when it is read.
+ */
+static void
+copy_replay(const struct copy_step *steps, size_t n)
+{
+	struct shm_peer pp;
+	size_t i;
+
+	memset(&pp, 0, sizeof(pp));
+	ft__shm_copy_start(&pp, false, 0);
+	for (i = 0; i < n; i++) {
+		const struct copy_step *s = &steps[i];
+		bool single = pp.single && ft__shm_copy_try(&pp, s->t);
+		double end = s->t;
+
+		if (!single && s->stall_s > 0) {
+			pp.stall_t0 = s->t;
+			end += s->stall_s;
+			ft__shm_copy_stalled(&pp, end);
+		}
+		pp.run_bytes += (uint64_t)s->kib << 10;
+		if (!single)
+			ft__shm_copy_judge(&pp, end);
+		if (single != s->single || fabs(pp.probe_s - s->probe_s) > 1e-12)
+			fail_msg("step %zu (t %.3f s): %s copy, wait %g s; expected %s, %g s", i, s->t,
+			         single ? "single" : "pipelined", pp.probe_s,
+			         s->single ? "single" : "pipelined", s->probe_s);
+	}
+}
+
+/*
+ * The pipeline's back-off judged by rate (shm.c, ft__shm_copy_stalled), on a
+ * clock driven by hand, so that no load on the host moves it (run by two
+ * processes, a receiver that lost its CPU on the last pipelined message of
+ * a round stalled it unseen, no single copy following, and the next try
+ * was rightly judged against that: the wait doubled where the test
+ * expected 10 ms, once in 50 runs at a load of 17). The first
+ * stall, with no single copies yet to compare with, leaves the wait at its
+ * minimum (10 ms); the messages after it go single until the wait has
+ * passed; a try that stalls on its first message delivered less a second
+ * than the single copies before it and doubles the wait; one that passed
+ * 3 MiB then stalled 5 ms delivered more and brings it back to 10 ms; one
+ * that passed 2 MiB then stalled 300 ms delivered less and doubles it,
+ * messages passed or not. Repeated slow tries double it up to 1 s.
+ */
+static void
+test_shm_copy_backoff(void **state)
+{
+	static const struct copy_step steps[] = {
+		{ 0.015, 0.015, 1024, false, 10e-3 }, { 0.031, 0, 1024, true, 10e-3 },
+		{ 0.032, 0, 1024, true, 10e-3 },      { 0.033, 0, 1024, true, 10e-3 },
+		{ 0.100, 0.040, 1024, false, 20e-3 }, { 0.141, 0, 1024, true, 20e-3 },
+		{ 0.142, 0, 1024, true, 20e-3 },      { 0.155, 0, 1024, true, 20e-3 },
+		{ 0.450, 0, 1024, false, 20e-3 },     { 0.451, 0, 1024, false, 20e-3 },
+		{ 0.452, 0, 1024, false, 20e-3 },     { 0.453, 0.005, 1024, false, 10e-3 },
+		{ 0.460, 0, 1024, true, 10e-3 },      { 0.470, 0, 1024, false, 10e-3 },
+		{ 0.471, 0, 1024, false, 10e-3 },     { 0.472, 0.300, 1024, false, 20e-3 },
+		{ 0.780, 0, 1024, true, 20e-3 },
+	};
+	struct copy_step slow[24];
+	double probe = 10e-3, t = 0;
+	size_t k;
+
+	(void)state;
+	copy_replay(steps, FT_ARRAY_SIZE(steps));
+	/* a stall, then tries that each stall at once, a single copy between them */
+	for (k = 0; k < FT_ARRAY_SIZE(slow); k += 2) {
+		probe = k == 0 ? probe : FT_MIN(2 * probe, 1.0);
+		slow[k] = (struct copy_step){ t + 0.001, 0.010, 1024, false, probe };
+		slow[k + 1] = (struct copy_step){ t + 0.012, 0, 1024, true, probe };
+		t += 0.011 + probe + 0.001;
+	}
+	copy_replay(slow, FT_ARRAY_SIZE(slow));
+}
+
+/*
+ * A try of the pipeline that never stalls is judged by its rate (shm.c,
+ * ft__shm_copy_judge), on a clock driven by hand: after a stall and three
+ * single copies (4 MiB in 20 ms), 512 KiB messages one every 40 ms
+ * deliver 4 MiB in 280 ms, slower: the message after the eighth goes
+ * single with the wait doubled (unjudged, it was pipelined and the wait
+ * stayed at 10 ms). One every millisecond is faster: the pipeline is kept,
+ * with the wait at 10 ms, and not judged again before the next run of
+ * single copies, however slow.
+ */
+static void
+test_shm_copy_judge(void **state)
+{
+	struct copy_step steps[2][13];
+	size_t k, r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		double gap = r == 0 ? 0.040 : 0.001;
+
+		steps[r][0] = (struct copy_step){ 0.010, 0.010, 1024, false, 10e-3 };
+		for (k = 1; k <= 3; k++)
+			steps[r][k] = (struct copy_step){ 0.020 + 0.001 * (double)k, 0, 1024, true,
+				                          10e-3 };
+		for (k = 0; k < 8; k++)
+			steps[r][4 + k] = (struct copy_step){ 0.040 + gap * (double)k, 0, 512,
+				                              r == 0 && k == 8, 10e-3 };
+		steps[r][11].probe_s = r == 0 ? 20e-3 : 10e-3;
+		steps[r][12] = (struct copy_step){ 0.040 + gap * 7 + (r == 0 ? 0.001 : 1.0), 0, 512,
+			                           r == 0, r == 0 ? 20e-3 : 10e-3 };
+		copy_replay(steps[r], 13);
+	}
 }
 
 /* open_two_shm (--cma-min @cma), and three buffers of @len for shm_round_len. */
@@ -4638,6 +4704,7 @@ main(void)
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_copy_backoff),
+		cmocka_unit_test(test_shm_copy_judge),
 		cmocka_unit_test(test_shm_copy_shared),
 		cmocka_unit_test(test_shm_huge_bufs),
 		cmocka_unit_test(test_shm_cma_refused),
