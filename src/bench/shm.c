@@ -1159,16 +1159,22 @@ share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 	return moved;
 }
 
-/* Send @q to @p cannot end: the receiver gave up on what it was receiving (its rquit). */
+/*
+ * @q, a send to @p or a receive from it, cannot end: @p gave up on what it
+ * was receiving from this rank (its rquit), and takes and sends nothing
+ * more to it (shm_post refuses a peer whose requests it dropped).
+ */
 static int
-receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, struct ft_error *err)
+receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, bool send,
+              struct ft_error *err)
 {
 	char who[96];
 
 	return ft_error_set(err, FT_EPEER,
-	                    "shm: %s gave up on the messages it was receiving: a send of %zu "
-	                    "bytes to it cannot end",
-	                    ft__world_who(ep->base.w, p, who, sizeof(who)), q->len);
+	                    "shm: %s gave up on the messages it was receiving: a %s of %zu "
+	                    "bytes %s it cannot end",
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), send ? "send" : "receive",
+	                    q->len, send ? "to" : "from");
 }
 
 /*
@@ -1262,7 +1268,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 	/* stuck (a full ring, a single copy unread) on a receiver that gave up */
 	if (moved == 0 && (pp->sq || pp->cq) &&
 	    atomic_load_explicit(&r->rquit, memory_order_acquire))
-		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, err);
+		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, true, err);
 	return moved;
 }
 
@@ -1290,6 +1296,13 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 
 		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
 			rc = peer_quit(ep, p, q, q->off, err);
+			break;
+		}
+		/* nothing left from a peer that gave up receiving from this rank: nothing more comes */
+		if (avail == 0 && q->priv[1] != 2 &&
+		    atomic_load_explicit(&ring_at(ep, ep->rank, p)->rquit, memory_order_seq_cst) &&
+		    atomic_load_explicit(&r->head, memory_order_acquire) == tail) {
+			rc = receiver_quit(ep, p, q, false, err);
 			break;
 		}
 		if (two_ways(ep, q->len) && q->priv[1] == 0) {

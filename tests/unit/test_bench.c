@@ -2092,21 +2092,29 @@ shm_one_send(uint32_t rank, int lfd, uint16_t port, struct shm_one *m, struct ft
 	return rc;
 }
 
-/* Rank 1's progress (@rc) on a send whose receiver gave up must end so, naming rank 0. */
+/*
+ * @what ended with @rc and the message in @err, which must be FT_EPEER
+ * naming @who with @words; the message is replaced by what was wrong.
+ */
 static int
-sender_told(int rc, struct ft_error *err)
+peer_told(int rc, const char *what, const char *who, const char *words, struct ft_error *err)
 {
 	char msg[sizeof(err->msg)];
 
 	ft_strlcpy(msg, err->msg, sizeof(msg));
-	if (rc != FT_EPEER || !strstr(msg, "rank 0") ||
-	    !strstr(msg, "gave up on the messages it was receiving"))
-		return ft_error_set(err, FT_EIO,
-		                    "a send whose receiver gave up: %d (%s), not FT_EPEER naming "
-		                    "rank 0",
-		                    rc, msg);
 	ft_error_clear(err);
+	if (rc != FT_EPEER || !strstr(msg, who) || !strstr(msg, words))
+		return ft_error_set(err, FT_EIO, "%s: %d (%s), not FT_EPEER naming %s with \"%s\"",
+		                    what, rc, msg, who, words);
 	return 0;
+}
+
+/* Rank 1's progress (@rc) on a send whose receiver gave up must end so, naming rank 0. */
+static int
+sender_told(int rc, struct ft_error *err)
+{
+	return peer_told(rc, "a send whose receiver gave up", "rank 0",
+	                 "gave up on the messages it was receiving", err);
 }
 
 static int
@@ -2466,7 +2474,6 @@ static int
 gone_receiver(struct ft_ep *ep, char *buf, struct ft_error *err)
 {
 	struct ft_req q;
-	char msg[sizeof(err->msg)];
 	int rc;
 
 	ft__shm_share_recv_off(ep, true);
@@ -2475,16 +2482,8 @@ gone_receiver(struct ft_ep *ep, char *buf, struct ft_error *err)
 		rc = ep->ops->progress(ep, 0, err); /* reads the descriptor: the copy begins */
 	if (rc < 0)
 		return rc;
-	rc = ft__ep_wait1(ep, &q, err);
-	ft_strlcpy(msg, err->msg, sizeof(msg));
-	if (rc != FT_EPEER || !strstr(msg, "rank 2") ||
-	    !strstr(msg, "gave up on the messages it was sending"))
-		return ft_error_set(err, FT_EIO,
-		                    "a receive whose sender gave up and exited: %d (%s), not "
-		                    "FT_EPEER saying rank 2 gave up",
-		                    rc, msg);
-	ft_error_clear(err);
-	return 0;
+	return peer_told(ft__ep_wait1(ep, &q, err), "a receive whose sender gave up and exited",
+	                 "rank 2", "gave up on the messages it was sending", err);
 }
 
 /* Rank 2: once rank 1 is stopped (or after 5 s), give up on the send to it; the process exits next. */
@@ -2565,11 +2564,106 @@ shm_gone_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct
 	return close_two(ep, w, rc);
 }
 
+/*
+ * Rank 1 gives up on a receive from rank 0 and lives on (a library caller);
+ * rank 0 then waits to receive from rank 1, which takes and sends nothing
+ * more to it. Rank 0 must end at once, saying that rank 1 gave up on its
+ * receives; before, it waited out --timeout (10 s here) and blamed a
+ * silent peer, or, when rank 1's process exited first, found it gone (the
+ * 'recv:1' case of e2e-fail under load).
+ */
+static int
+shm_rquit_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	char buf[64];
+	int rc = open_two_shm(rank, lfd, port, 0, sizeof(buf), &w, &ep, err);
+
+	(void)unused;
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_recv(ep, &q, 0, buf, sizeof(buf), err);
+		ft__ep_abandon(ep);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 0) {
+		rc = ft__ep_recv(ep, &q, 1, buf, sizeof(buf), err);
+		if (rc == 0)
+			rc = peer_told(ft__ep_wait1(ep, &q, err),
+			               "a receive from a rank that gave up receiving", "rank 1",
+			               "gave up on the messages it was receiving", err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+/*
+ * FT_FAULT_EP=recv:1 on a receive that the fault's own look at the
+ * transport ends (the message was whole in the ring): nothing is under way,
+ * so the wait must end well and the fault wait for the next receive still
+ * under way, which it gives up on. Before, rank 1 gave up on the receive
+ * it had just finished, dropped nothing, and its peer, waiting for what
+ * came next, heard no word (the 'recv:1' and 'send:0' cases of e2e-fail
+ * under load, where the peer had moved the message first).
+ */
+static int
+shm_fault_done_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
+                        struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	char *buf = malloc(FT__FAULT_MIN_BYTES);
+	int rc;
+
+	(void)unused;
+	if (rank == 1)
+		setenv("FT_FAULT_EP", "recv:1", 1);
+	rc = buf ? open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, FT__FAULT_MIN_BYTES, &w, &ep, err) :
+	           FT_ENOMEM;
+	unsetenv("FT_FAULT_EP");
+	if (rc == 0 && rank == 0) {
+		memset(buf, 0x5a, FT__FAULT_MIN_BYTES);
+		rc = ft__ep_send(ep, &q, 1, buf, FT__FAULT_MIN_BYTES, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err); /* whole in the ring */
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_recv(ep, &q, 0, buf, FT__FAULT_MIN_BYTES, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		if (rc == 0 && (buf[0] != 0x5a || buf[FT__FAULT_MIN_BYTES - 1] != 0x5a))
+			rc = ft_error_set(err, FT_EIO, "the message did not arrive");
+		/* nothing sent now: the receive is under way when the fault looks */
+		if (rc == 0)
+			rc = ft__ep_recv(ep, &q, 0, buf, FT__FAULT_MIN_BYTES, err);
+		if (rc == 0) {
+			rc = ft__ep_wait1(ep, &q, err);
+			rc = rc == FT_EIO && strstr(err->msg, "a fault injected by FT_FAULT_EP") ?
+			             0 :
+			             ft_error_set(err, FT_EIO, "the next receive was not given up on");
+			if (rc == 0)
+				ft_error_clear(err);
+		}
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
 static void
 test_shm_gone_after_quit(void **state)
 {
 	(void)state;
 	run_ranks(3, shm_gone_exchange, 0);
+	run_two(shm_rquit_exchange, 0);
+	run_two(shm_fault_done_exchange, 0);
 }
 
 static void
