@@ -1185,14 +1185,16 @@ shm_switch(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 }
 
 /*
- * A try of the pipeline that never stalls is still judged by its rate
- * (shm.c, ft__shm_copy_judge): after a stall (as in shm_switch) and its single
- * copies, the sender tries the pipeline with 512 KiB messages, which the
- * ring holds whole, so none can stall, one a round after sleeping 40 ms:
- * at most 4 MiB in 280 ms, against at least 3 MiB of single copies in
- * 40 ms plus their own time. Once the try has delivered 4 MiB it gives way
- * to single copies with the wait doubled; unjudged, the next message was
- * pipelined and the wait stayed at 10 ms.
+ * A try of the pipeline that never stalls, run by two processes: after a
+ * stall (as in shm_switch) and its single copies, the sender tries the
+ * pipeline with 512 KiB messages, which the ring holds whole, one a round
+ * after sleeping 40 ms, then one more at once. Every byte of the 9
+ * messages must arrive, and each be counted once, whichever copy the
+ * judgment of the try (shm.c, ft__shm_copy_judge) gave it. Which one it
+ * gives rests on the rates the sender saw, and so on how the host
+ * scheduled both ranks (under ASan at a load of 15 the try was once not
+ * slower than the single copies before it): test_shm_copy_judge checks
+ * the judgment itself on a clock driven by hand.
  */
 static int
 shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
@@ -1201,7 +1203,7 @@ shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
-	uint64_t c0[2] = { 0, 0 }, c1[2], c2[2], last[2];
+	uint64_t c0[2] = { 0, 0 }, c2[2], last[2];
 	unsigned k;
 	bool skip;
 	int rc = open_stalled(rank, lfd, port, &w, &ep, buf, &skip, c0, last, err);
@@ -1211,23 +1213,12 @@ shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *
 	for (k = 1; k <= 8 && rc == 0; k++)
 		rc = shm_round_len(ep, rank, buf, k, 1, 512u << 10, slow_send, err);
 	if (rc == 0)
-		ft__shm_copies(ep, 0, c1);
-	if (rc == 0)
 		rc = shm_round_len(ep, rank, buf, 9, 1, 512u << 10, now, err);
 	if (rc == 0)
 		ft__shm_copies(ep, 0, c2);
-	/* no stall in round 0 (a sender slower than the receiver's delay): nothing to judge */
-	skip = skip || last[1] < 3;
-	if (rc == 0 && rank == 1 && !skip) {
-		if (c1[0] != c0[0] + 8)
-			rc = ft_error_set(err, FT_EIO, "the try sent %" PRIu64 " of 8 messages pipelined",
-			                  c1[0] - c0[0]);
-		else if (c2[1] != c1[1] + 1)
-			rc = ft_error_set(err, FT_EIO, "a slow try that never stalled kept the pipeline");
-		else if (ft__shm_probe_s(ep, 0) != 20e-3)
-			rc = ft_error_set(err, FT_EIO, "a slow try: wait %g s, not 0.02",
-			                  ft__shm_probe_s(ep, 0));
-	}
+	if (rc == 0 && rank == 1 && c2[0] + c2[1] != c0[0] + c0[1] + 9)
+		rc = ft_error_set(err, FT_EIO, "9 messages counted as %" PRIu64,
+		                  c2[0] + c2[1] - c0[0] - c0[1]);
 	return close_rounds(buf, ep, w, rc);
 }
 
