@@ -34,7 +34,7 @@
  * to a fifth of a memcpy and the single copy, which needs one, met half of
  * it (docs/internals/bench.md). So by default the sender chooses per
  * message from what it sees: the pipeline, until it finds the ring full
- * for longer than a running receiver needs to empty it (copy_stalled), then
+ * for longer than a running receiver needs to empty it (ft__shm_copy_stalled), then
  * single copies, trying the pipeline again after a back-off (copy_choose).
  * --cma-min SIZE makes every message from SIZE on a single copy, --cma-min
  * off none.
@@ -149,7 +149,7 @@ struct cma_desc {
  * holds a CPU) until the pipeline is tried again after probe_s: PROBE_MIN_S
  * at first, doubled up to PROBE_MAX_S each time a try delivered fewer bytes
  * a second, from its start to the end of its stall, than the single copies
- * before it (copy_stalled). A try is judged by its rate, not by how many
+ * before it (ft__shm_copy_stalled). A try is judged by its rate, not by how many
  * messages it passed before stalling: under load the two ranks share a
  * CPU-time slice often enough for a window of 1 MiB messages to pass
  * (about 1 ms), and a back-off reset by that sent the copies back to a
@@ -158,7 +158,7 @@ struct cma_desc {
 #define STALL_S     250e-6
 #define PROBE_MIN_S 10e-3
 #define PROBE_MAX_S 1.0
-/* a try of the pipeline that does not stall is judged after this many bytes (copy_judge) */
+/* a try of the pipeline that does not stall is judged after this many bytes (ft__shm_copy_judge) */
 #define TRY_BYTES   ((uint64_t)4 << 20)
 /*
  * A single copy is read in pieces of SHARE_PIECE bytes, each claimed by
@@ -459,12 +459,21 @@ copy_init(const struct ft_world *w, struct shm_ep *ep)
 	double now = ft__now();
 	uint32_t p;
 
-	for (p = 0; p < ep->nranks; p++) {
-		ep->peers[p].single = busy;
-		ep->peers[p].probe_s = PROBE_MIN_S;
-		ep->peers[p].probe_at = now + PROBE_MIN_S;
-		ep->peers[p].run_t0 = now;
-	}
+	for (p = 0; p < ep->nranks; p++)
+		ft__shm_copy_start(&ep->peers[p], busy, now);
+}
+
+/*
+ * The choice of copy to @pp begins at @now: single copies (@single) or the
+ * pipeline, the first try of the pipeline PROBE_MIN_S later.
+ */
+void
+ft__shm_copy_start(struct shm_peer *pp, bool single, double now)
+{
+	pp->single = single;
+	pp->probe_s = PROBE_MIN_S;
+	pp->probe_at = now + PROBE_MIN_S;
+	pp->run_t0 = now;
 }
 
 static void shm_abandon(struct ft_ep *base);
@@ -818,7 +827,7 @@ two_ways(const struct shm_ep *ep, size_t len)
 /*
  * Which copy the next two-way message to @pp takes: always the single one
  * with --cma-min SIZE; left to choose, the single one after a stall
- * (copy_stalled) until the pipeline's next try.
+ * (ft__shm_copy_stalled) until the pipeline's next try.
  */
 /*
  * The bytes a second that two-way messages to @pp were delivered at since
@@ -838,11 +847,21 @@ copy_run_end(struct shm_peer *pp, double now)
 static bool
 copy_choose(const struct shm_ep *ep, struct shm_peer *pp)
 {
-	double now;
-
 	if (!ep->cma_auto)
 		return true;
-	if (pp->single && (now = ft__now()) >= pp->probe_at) {
+	/* the clock is read only while single copies run */
+	return pp->single && ft__shm_copy_try(pp, ft__now());
+}
+
+/*
+ * Single copies run to @pp: at @now the back-off may have passed, and the
+ * pipeline is tried (the single copies' rate kept to judge it by). True
+ * while the copies stay single.
+ */
+bool
+ft__shm_copy_try(struct shm_peer *pp, double now)
+{
+	if (pp->single && now >= pp->probe_at) {
 		pp->single = false;
 		pp->single_rate = copy_run_end(pp, now);
 	}
@@ -869,8 +888,8 @@ copy_single(struct shm_peer *pp, double rate, double now)
  * than the single copies before it (stall included) doubles the wait for
  * the next try; one that delivered more brings it back to PROBE_MIN_S.
  */
-static void
-copy_stalled(struct shm_peer *pp, double now)
+void
+ft__shm_copy_stalled(struct shm_peer *pp, double now)
 {
 	double stall = now - pp->stall_t0;
 
@@ -890,8 +909,8 @@ copy_stalled(struct shm_peer *pp, double now)
  * kept their CPUs, but at a lower rate than the single copies, which one
  * rank or both share (share_recv), was kept for the rest of the run.
  */
-static void
-copy_judge(struct shm_peer *pp, double now)
+void
+ft__shm_copy_judge(struct shm_peer *pp, double now)
 {
 	double rate;
 
@@ -1165,16 +1184,22 @@ share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 	return moved;
 }
 
-/* Send @q to @p cannot end: the receiver gave up on what it was receiving (its rquit). */
+/*
+ * @q, a send to @p or a receive from it, cannot end: @p gave up on what it
+ * was receiving from this rank (its rquit), and takes and sends nothing
+ * more to it (shm_post refuses a peer whose requests it dropped).
+ */
 static int
-receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, struct ft_error *err)
+receiver_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, bool send,
+              struct ft_error *err)
 {
 	char who[96];
 
 	return ft_error_set(err, FT_EPEER,
-	                    "shm: %s gave up on the messages it was receiving: a send of %zu "
-	                    "bytes to it cannot end",
-	                    ft__world_who(ep->base.w, p, who, sizeof(who)), q->len);
+	                    "shm: %s gave up on the messages it was receiving: a %s of %zu "
+	                    "bytes %s it cannot end",
+	                    ft__world_who(ep->base.w, p, who, sizeof(who)), send ? "send" : "receive",
+	                    q->len, send ? "to" : "from");
 }
 
 /*
@@ -1205,7 +1230,7 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 /*
  * Sends to @p: descriptors for single copies, chunks through the ring
  * otherwise. A two-way message left unfinished with the ring full starts
- * a stall, which ends when the ring has room again (copy_stalled).
+ * a stall, which ends when the ring has room again (ft__shm_copy_stalled).
  */
 static int
 move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
@@ -1251,7 +1276,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 			space -= sizeof(struct cma_desc);
 		}
 		if (pp->stall_t0 > 0 && space > 0)
-			copy_stalled(pp, ft__now());
+			ft__shm_copy_stalled(pp, ft__now());
 		moved += ring_move(ep, p, r, &r->head, head, space, q, true);
 		if (q->off < q->len) {
 			if (two && ep->cma_auto && pp->stall_t0 == 0)
@@ -1261,14 +1286,14 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		if (two) {
 			pp->run_bytes += q->len;
 			if (ep->cma_auto)
-				copy_judge(pp, ft__now());
+				ft__shm_copy_judge(pp, ft__now());
 		}
 		req_done(&pp->sq, &pp->sq_tail);
 	}
 	/* stuck (a full ring, a single copy unread) on a receiver that gave up */
 	if (moved == 0 && (pp->sq || pp->cq) &&
 	    atomic_load_explicit(&r->rquit, memory_order_acquire))
-		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, err);
+		return receiver_quit(ep, p, pp->cq ? pp->cq : pp->sq, true, err);
 	return moved;
 }
 
@@ -1296,6 +1321,13 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 
 		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
 			rc = peer_quit(ep, p, q, q->off, err);
+			break;
+		}
+		/* nothing left from a peer that gave up receiving from this rank: nothing more comes */
+		if (avail == 0 && q->priv[1] != 2 &&
+		    atomic_load_explicit(&ring_at(ep, ep->rank, p)->rquit, memory_order_seq_cst) &&
+		    atomic_load_explicit(&r->head, memory_order_acquire) == tail) {
+			rc = receiver_quit(ep, p, q, false, err);
 			break;
 		}
 		if (two_ways(ep, q->len) && q->priv[1] == 0) {
@@ -1569,6 +1601,26 @@ shm_holds(struct ft_ep *base, const void *ptr, size_t len)
 	return false;
 }
 
+/*
+ * Look for a peer gone, then at the rings: a peer whose process is gone
+ * published before it went all it ever will, a quit included, so the look
+ * that follows sees it, and a peer that gave up is named for that, not
+ * found gone (it may give up, ring this rank and exit while this rank
+ * waits for a CPU between its wake-up and its look). Progress, its error,
+ * or the gone peer's.
+ */
+static int
+check_then_move(struct shm_ep *ep, struct ft_error *err)
+{
+	struct ft_error gone_err = { 0 };
+	int gone = ft__shm_check_peers(ep, false, &gone_err);
+	int moved = move_all(ep, err);
+
+	if (moved != 0 || gone == 0)
+		return moved;
+	return ft_error_set(err, gone, "%s", gone_err.msg);
+}
+
 static int
 shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
@@ -1598,7 +1650,7 @@ shm_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		return moved;
 	if (ft__now() >= ep->next_check) {
 		ep->next_check = ft__now() + 0.05;
-		return ft__shm_check_peers(ep, false, err);
+		return check_then_move(ep, err);
 	}
 	return move_all(ep, err);
 }

@@ -135,6 +135,15 @@ int ft__shm_bell_sleep(struct shm_ep *ep, int timeout_ms,
 bool ft__shm_spin_over(struct shm_ep *ep, double *prev, double t0);
 void ft__shm_spin_paid(struct shm_ep *ep, double *prev);
 int ft__shm_check_peers(struct shm_ep *ep, bool all, struct ft_error *err);
+/*
+ * The choice of copy for a message that may take either (shm.c): its
+ * state in struct shm_peer, the clock passed in, so that the back-off
+ * can be followed on any clock (tests drive it by hand).
+ */
+void ft__shm_copy_start(struct shm_peer *pp, bool single, double now);
+bool ft__shm_copy_try(struct shm_peer *pp, double now);
+void ft__shm_copy_stalled(struct shm_peer *pp, double now);
+void ft__shm_copy_judge(struct shm_peer *pp, double now);
 /* Whether peer @p's process is gone (kill(pid, 0) finds none). */
 bool ft__shm_peer_gone(const struct shm_ep *ep, uint32_t p);
 

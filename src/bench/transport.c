@@ -505,9 +505,9 @@ wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error
 /*
  * FT_FAULT_EP=send:R or recv:R, for tests: rank R's first wait that finds a
  * send (a receive) of FT__FAULT_MIN_BYTES or more not done moves what moves
- * at once, then gives up, as a timeout would, so that the transport's
- * abandon runs while the message is under way and its peer still sends or
- * reads. coll:R: rank R gives up inside the first of the transport's own
+ * at once, then, if the message is still not done, gives up, as a timeout
+ * would, so that the transport's abandon runs while the message is under
+ * way and its peer still sends or reads. coll:R: rank R gives up inside the first of the transport's own
  * collectives that moves that much (shm's direct ones, shm_coll.c).
  */
 static int
@@ -537,7 +537,7 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
 {
 	char who[96];
 	size_t i;
-	int rc;
+	int rc, kind;
 
 	for (i = 0; i < n; i++)
 		if (!reqs[i]->done && reqs[i]->len >= FT__FAULT_MIN_BYTES &&
@@ -545,10 +545,21 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
 			break;
 	if (i == n)
 		return 0;
+	kind = ep->fault;
 	ep->fault = FT__FAULT_NONE;
 	rc = ep->ops->progress(ep, 0, err);
 	if (rc < 0)
 		return rc;
+	/*
+	 * That look ended it (its peer, first, had moved the rest): nothing is
+	 * under way to give up on, and giving up anyway would leave the peer
+	 * waiting for what comes after, with no word from this rank. The fault
+	 * waits for the next wait that finds one.
+	 */
+	if (reqs[i]->done) {
+		ep->fault = kind;
+		return 0;
+	}
 	return ft_error_set(err, FT_EIO,
 	                    "%s: a %s of %zu bytes %s %s given up on: a fault injected by "
 	                    "FT_FAULT_EP",

@@ -93,10 +93,15 @@ done
 # never with a read of the freed buffer ("Bad address", as the shm receiver
 # of the old code said), a corrupted heap or a wait to --timeout; shm's
 # peer must say which rank gave up.
-# UCX copies a stream send into its shared-memory FIFO and may complete it
-# before the first wait looks (1 MiB: about half the runs), so its send case
-# moves 16 MiB and runs again, up to three times, when the fault found no
-# send under way (exit 0, nothing given up on).
+# The fault gives up only on a message still under way once its wait has
+# looked at the transport (transport.c, fault_fire): one that the peer had
+# moved whole is let end, and the fault waits for the next. UCX copies a
+# stream send into its shared-memory FIFO and may complete it before the
+# first wait looks (1 MiB: about half the runs), so its send case moves 16
+# MiB; shm's peer, given a CPU first on a loaded host, moves a message
+# whole now and then (1 run of 50 at load 21 found none under way in all
+# 20). A run whose fault found nothing under way (exit 0, nothing given up
+# on) says nothing here and is run again, up to three times.
 # bench_fault TRANSPORT FAULT: $rc, $took, $tmp/err set
 bench_fault() {
 	local start size=1M try=1
@@ -108,7 +113,7 @@ bench_fault() {
 			-e $size -n 20 --cma-min 256K --timeout 5s >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		took=$(echo "$(date +%s.%N) - $start" | bc)
-		[ "$rc" = 0 ] && [ "$1" = ucx ] && [ $try -lt 3 ] || break
+		[ "$rc" = 0 ] && [ $try -lt 3 ] || break
 		try=$((try + 1))
 	done
 }
