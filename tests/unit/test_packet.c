@@ -3162,6 +3162,71 @@ test_part_keeps_own_cc(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * The split's rule for nodes on a rail-optimized fabric, the MoE lab's small form: 8 DGX
+ * H100 whose NIC j hangs from rail j's leaf (radix 16, 3:1), the 8 leaves in one pod, so
+ * the ranks own the leaves in blocks. Split by the engine's own rule (no owners given)
+ * into 2 and 4 ranks, every rank owns nodes / ranks of the nodes, each node with all its
+ * vertices and with the rank of one of the leaves its NICs reach (so no link inside a
+ * node crosses). Counted here from the owners of the vertices; with each node following
+ * its first NIC's leaf (rail 0's), rank 0 owns all 8.
+ */
+static void
+test_part_spreads_rail_nodes(void **state)
+{
+	struct net n;
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:8", &n.spec, &err), 0);
+	n.spec.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
+	n.spec.fabric.radix = 16;
+	n.spec.fabric.tiers = 2;
+	n.spec.fabric.oversubscription = 3;
+	n.spec.fabric.nodes_per_unit = 12; /* a leaf's down ports, as the loader sets it */
+	n.t = NULL;
+	assert_int_equal(ft_topo_build(&n.spec, &n.t, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	for (int nranks = 2; nranks <= 4; nranks += 2) {
+		struct ft_engine *e = NULL;
+		struct pk_engine *p;
+		uint32_t nodes_of[4] = { 0 }, node_rank[8];
+
+		assert_int_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+		p = ft_container_of(e, struct pk_engine, base);
+		assert_int_equal(ft__pk_part_check(p, NULL, nranks, &err), 0);
+		for (uint32_t k = 0; k < 8; k++) {
+			bool at_a_leaf = false;
+
+			node_rank[k] = ft__pk_part_owner(p, ft_topo_gpu(n.t, k, 0));
+			assert_true(node_rank[k] < (uint32_t)nranks);
+			nodes_of[node_rank[k]]++;
+			for (uint32_t l = 0; l < p->nlinks; l++) {
+				const struct ft_vertex *a = ft_topo_vertex(n.t, p->links[l].src);
+				const struct ft_vertex *b = ft_topo_vertex(n.t, p->links[l].dst);
+
+				if (a->kind == FT_V_NIC && a->node == k && b->node == FT_NO_NODE)
+					at_a_leaf |= ft__pk_part_owner(p, p->links[l].dst) ==
+					             node_rank[k];
+			}
+			assert_true(at_a_leaf);
+		}
+		for (uint32_t v = 0; v < p->nvertices; v++) {
+			uint32_t k = ft_topo_vertex(n.t, v)->node;
+
+			if (k != FT_NO_NODE)
+				assert_int_equal(ft__pk_part_owner(p, v), node_rank[k]);
+		}
+		print_message("# %d ranks: nodes per rank %u %u %u %u\n", nranks, nodes_of[0],
+		              nodes_of[1], nodes_of[2], nodes_of[3]);
+		for (int r = 0; r < nranks; r++)
+			assert_int_equal(nodes_of[r], 8 / nranks);
+		ft_packet_engine.destroy(&p->base);
+	}
+	ft_topo_free(n.t);
+}
+
 int
 main(void)
 {
@@ -3203,6 +3268,7 @@ main(void)
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
 		cmocka_unit_test(test_part_keeps_own_cc),
+		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
