@@ -147,42 +147,57 @@ ft__pk_part_owns(const struct pk_engine *e, uint32_t v)
 	return !e->part || v >= e->nvertices || e->part->owner[v] == (uint32_t)e->part->rank;
 }
 
-/* A NIC's link to a switch with an owner: the NIC's node and the switch's rank. */
-struct pp_nic_leaf {
-	uint32_t node, rank;
-};
+/*
+ * Of the ranks @cand (@ncand, in NIC order) whose switches a node's NICs reach, the one
+ * it goes to: the earliest with fewer than @share nodes (@load per rank), or when every
+ * one has its share, the least loaded (the earliest on a tie). UINT32_MAX for none.
+ */
+static uint32_t
+pp_pick(const uint32_t *cand, uint32_t ncand, const uint32_t *load, uint32_t share)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t i = 0; i < ncand; i++) {
+		if (load[cand[i]] < share)
+			return cand[i];
+		if (best == UINT32_MAX || load[cand[i]] < load[best])
+			best = cand[i];
+	}
+	return best;
+}
 
 /*
  * The rank of each node (@node_owner, @nnodes entries; UINT32_MAX where its NICs reach no
  * owned switch), from @pp's switch owners. A node goes with a switch its NIC links reach,
  * so its in-node links never cross. When they all reach one rank's switches (one leaf, or
- * the leaves of one pod), that rank; when they reach several ranks' (a rail-optimized
- * fabric: NIC j of every node hangs from rail j's leaf, and the rails' leaves go to
- * several ranks), the one of those that owns the fewest nodes so far, the earliest NIC's
- * on a tie. Such a node's links to the other ranks' leaves cross whichever it takes, so
- * the links between partitions, and the lookahead, are the same kinds of link; by its
- * first NIC's leaf alone every node went to rail 0's rank. The trays of a multi-node NVLink
- * domain go with its first tray: a packet between two of them leaves one tray's NVSwitch
- * and enters the other's (ft__sim_route_nvlink_domain), a step that is no link, so no
- * message between partitions could carry it.
+ * the leaves of one pod), that rank, as before; when they reach several ranks' (a
+ * rail-optimized fabric: NIC j of every node hangs from rail j's leaf, and the rails'
+ * leaves go to ranks in blocks), the first of those, in NIC order, that owns fewer than
+ * its share of the nodes (nodes / ranks, rounded up), else the least loaded (pp_pick).
+ * Such a node's links to the other ranks' leaves cross whichever it takes, so the links
+ * between partitions, and the lookahead, are the same kinds of link; by its first NIC's
+ * leaf alone every node went to rail 0's rank. The trays of a multi-node NVLink domain go
+ * with its first tray: a packet between two of them leaves one tray's NVSwitch and enters
+ * the other's (ft__sim_route_nvlink_domain), a step that is no link, so no message
+ * between partitions could carry it.
  */
 static int
 pp_node_owners(const struct pk_engine *e, const struct pk_part *pp, uint32_t *node_owner,
                uint32_t nnodes)
 {
-	uint32_t n = (uint32_t)pp->size, npairs = 0, *at, *load;
-	struct pp_nic_leaf *pairs;
+	uint32_t n = (uint32_t)pp->size, share = (nnodes + n - 1) / n, *at, *load, *cand;
 
 	at = ft_calloc((size_t)nnodes + 1, sizeof(uint32_t));
 	load = ft_calloc(n, sizeof(uint32_t));
-	pairs = ft_calloc((size_t)e->nlinks + 1, sizeof(*pairs));
-	if (!at || !load || !pairs) {
+	cand = ft_calloc((size_t)e->nlinks + 1, sizeof(uint32_t));
+	if (!at || !load || !cand) {
 		ft_free(at);
 		ft_free(load);
-		ft_free(pairs);
+		ft_free(cand);
 		return FT_ENOMEM;
 	}
-	/* Each NIC link to an owned switch, by node (a counting sort keeps link order). */
+	/* The rank at the far end of each NIC link to an owned switch, by node (a counting
+	 * sort: link order, its first NIC's first). */
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t l = 0; l < e->nlinks; l++) {
 			const struct pk_link *lk = &e->links[l];
@@ -194,28 +209,23 @@ pp_node_owners(const struct pk_engine *e, const struct pk_part *pp, uint32_t *no
 			if (pass == 0)
 				at[node + 1]++;
 			else
-				pairs[at[node]++] = (struct pp_nic_leaf){ node, pp->owner[lk->dst] };
+				cand[at[node]++] = pp->owner[lk->dst];
 		}
 		for (uint32_t k = 0; pass == 0 && k < nnodes; k++)
 			at[k + 1] += at[k];
-		npairs = at[nnodes];
 	}
-	/* at[k] is now the end of node k's pairs, where node k + 1's begin. */
-	for (uint32_t k = 0, i = 0; k < nnodes; k++) {
-		uint32_t per = ft__sim_node(e->topo, k)->nvlink_domain_nodes, best = UINT32_MAX;
+	/* at[k] is now the end of node k's ranks, where node k + 1's begin. */
+	for (uint32_t k = 0; k < nnodes; k++) {
+		uint32_t per = ft__sim_node(e->topo, k)->nvlink_domain_nodes, from = k ? at[k - 1] : 0;
 
-		for (; i < at[k] && i < npairs; i++)
-			if (best == UINT32_MAX || load[pairs[i].rank] < load[best])
-				best = pairs[i].rank;
-		if (per > 1 && k % per != 0)
-			best = node_owner[k - k % per];
-		node_owner[k] = best;
-		if (best != UINT32_MAX)
-			load[best]++;
+		node_owner[k] = per > 1 && k % per != 0 ? node_owner[k - k % per] :
+		                                          pp_pick(cand + from, at[k] - from, load, share);
+		if (node_owner[k] != UINT32_MAX)
+			load[node_owner[k]]++;
 	}
 	ft_free(at);
 	ft_free(load);
-	ft_free(pairs);
+	ft_free(cand);
 	return 0;
 }
 
