@@ -170,7 +170,7 @@ pp_pick(const uint32_t *cand, uint32_t ncand, const uint32_t *load, uint32_t sha
  * The rank of each node (@node_owner, @nnodes entries; UINT32_MAX where its NICs reach no
  * owned switch), from @pp's switch owners. A node goes with a switch its NIC links reach,
  * so its in-node links never cross. When they all reach one rank's switches (one leaf, or
- * the leaves of one pod), that rank, as before; when they reach several ranks' (a
+ * the leaves of one pod), that rank; when they reach several ranks' (a
  * rail-optimized fabric: NIC j of every node hangs from rail j's leaf, and the rails'
  * leaves go to ranks in blocks), the first of those, in NIC order, that owns fewer than
  * its share of the nodes (nodes / ranks, rounded up), else the least loaded (pp_pick).
