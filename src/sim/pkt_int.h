@@ -439,6 +439,7 @@ int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
                       struct ft_error *err);
 bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
+uint32_t ft__pk_part_owner(const struct pk_engine *e, uint32_t v);
 int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
 int ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_part_run(struct pk_engine *e);

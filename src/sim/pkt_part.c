@@ -5,8 +5,9 @@
  * Under mpirun with more than one process (and MPI not yet started by a
  * sweep, which shares its points out instead), one packet run is divided by
  * vertex: each rank owns the vertices of some pods (a fat-tree's leaf and
- * spine switches by pod, each node with the leaf its first NIC hangs from,
- * the core switches in turn) and handles only the events that happen at its
+ * spine switches by pod, each node with a leaf its NICs hang from, shared out
+ * evenly when its rails' leaves have several owners, the core switches in
+ * turn) and handles only the events that happen at its
  * vertices. An event that happens at another rank's vertex (a packet reaching
  * the far end of a link between partitions, a PFC frame or a credit update
  * going back over one) is sent there, and every such link is at least the
@@ -133,6 +134,13 @@ pp_refuse(struct ft_error *err, const char *why)
 	                    why);
 }
 
+/* The rank that owns vertex @v of split @e (0 when not split). */
+uint32_t
+ft__pk_part_owner(const struct pk_engine *e, uint32_t v)
+{
+	return e->part && v < e->nvertices ? e->part->owner[v] : 0;
+}
+
 bool
 ft__pk_part_owns(const struct pk_engine *e, uint32_t v)
 {
@@ -140,17 +148,100 @@ ft__pk_part_owns(const struct pk_engine *e, uint32_t v)
 }
 
 /*
+ * Of the ranks @cand (@ncand, in NIC order) whose switches a node's NICs reach, the one
+ * it goes to: the earliest with fewer than @share nodes (@load per rank), or when every
+ * one has its share, the least loaded (the earliest on a tie). UINT32_MAX for none.
+ */
+static uint32_t
+pp_pick(const uint32_t *cand, uint32_t ncand, const uint32_t *load, uint32_t share)
+{
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t i = 0; i < ncand; i++) {
+		if (load[cand[i]] < share)
+			return cand[i];
+		if (best == UINT32_MAX || load[cand[i]] < load[best])
+			best = cand[i];
+	}
+	return best;
+}
+
+/*
+ * The rank of each node (@node_owner, @nnodes entries; UINT32_MAX where its NICs reach no
+ * owned switch), from @pp's switch owners. A node goes with a switch its NIC links reach,
+ * so its in-node links never cross. When they all reach one rank's switches (one leaf, or
+ * the leaves of one pod), that rank; when they reach several ranks' (a
+ * rail-optimized fabric: NIC j of every node hangs from rail j's leaf, and the rails'
+ * leaves go to ranks in blocks), the first of those, in NIC order, that owns fewer than
+ * its share of the nodes (nodes / ranks, rounded up), else the least loaded (pp_pick).
+ * Such a node's links to the other ranks' leaves cross whichever it takes, so the links
+ * between partitions, and the lookahead, are the same kinds of link; by its first NIC's
+ * leaf alone every node went to rail 0's rank. The trays of a multi-node NVLink domain go
+ * with its first tray: a packet between two of them leaves one tray's NVSwitch and enters
+ * the other's (ft__sim_route_nvlink_domain), a step that is no link, so no message
+ * between partitions could carry it.
+ */
+static int
+pp_node_owners(const struct pk_engine *e, const struct pk_part *pp, uint32_t *node_owner,
+               uint32_t nnodes)
+{
+	uint32_t n = (uint32_t)pp->size, share = (nnodes + n - 1) / n, *at, *load, *cand;
+
+	at = ft_calloc((size_t)nnodes + 1, sizeof(uint32_t));
+	load = ft_calloc(n, sizeof(uint32_t));
+	cand = ft_calloc((size_t)e->nlinks + 1, sizeof(uint32_t));
+	if (!at || !load || !cand) {
+		ft_free(at);
+		ft_free(load);
+		ft_free(cand);
+		return FT_ENOMEM;
+	}
+	/* The rank at the far end of each NIC link to an owned switch, by node (a counting
+	 * sort: link order, its first NIC's first). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t l = 0; l < e->nlinks; l++) {
+			const struct pk_link *lk = &e->links[l];
+			uint32_t node = ft_topo_vertex(e->topo, lk->src)->node;
+
+			if (node >= nnodes || pp->owner[lk->dst] == UINT32_MAX ||
+			    ft_topo_vertex(e->topo, lk->dst)->node != FT_NO_NODE)
+				continue;
+			if (pass == 0)
+				at[node + 1]++;
+			else
+				cand[at[node]++] = pp->owner[lk->dst];
+		}
+		for (uint32_t k = 0; pass == 0 && k < nnodes; k++)
+			at[k + 1] += at[k];
+	}
+	/* at[k] is now the end of node k's ranks, where node k + 1's begin. */
+	for (uint32_t k = 0; k < nnodes; k++) {
+		uint32_t per = ft__sim_node(e->topo, k)->nvlink_domain_nodes, from = k ? at[k - 1] : 0;
+
+		node_owner[k] = per > 1 && k % per != 0 ? node_owner[k - k % per] :
+		                                          pp_pick(cand + from, at[k] - from, load, share);
+		if (node_owner[k] != UINT32_MAX)
+			load[node_owner[k]]++;
+	}
+	ft_free(at);
+	ft_free(load);
+	ft_free(cand);
+	return 0;
+}
+
+/*
  * Vertex owners: fat-tree pods (group of the leaf and spine switches) in contiguous
  * blocks of ranks, or the leaves themselves when there are fewer pods than ranks; a
- * node's vertices with the switch its lowest NIC link reaches (every tray of a
- * multi-node NVLink domain with its first tray's); other switches (cores) in turn by id.
+ * node's vertices with a switch its NIC links reach (pp_node_owners); other switches
+ * (cores) in turn by id.
  */
-static void
+static int
 pp_owners(struct pk_engine *e, struct pk_part *pp)
 {
 	uint32_t nv = e->nvertices, v, npods = 0, nleaves = 0, n = (uint32_t)pp->size;
-	uint32_t *node_owner;
+	uint32_t nnodes = ft_topo_spec(e->topo)->nnodes, *node_owner;
 	bool by_pod;
+	int rc;
 
 	for (v = 0; v < nv; v++) {
 		const struct ft_vertex *x = ft_topo_vertex(e->topo, v);
@@ -171,43 +262,23 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
 			                                                   FT_MAX(nleaves, 1u)) :
 			                                        UINT32_MAX);
 	}
-	/* Nodes: with the switch their first host link reaches. */
-	node_owner = ft_calloc(nv + 1, sizeof(uint32_t));
-	if (node_owner) {
-		for (v = 0; v < nv; v++)
-			node_owner[v] = UINT32_MAX;
-		for (uint32_t l = 0; l < e->nlinks; l++) {
-			const struct pk_link *lk = &e->links[l];
-			const struct ft_vertex *a = ft_topo_vertex(e->topo, lk->src);
-
-			if (a->node != FT_NO_NODE && a->node < nv && node_owner[a->node] == UINT32_MAX &&
-			    pp->owner[lk->dst] != UINT32_MAX && ft_topo_vertex(e->topo, lk->dst)->node == FT_NO_NODE)
-				node_owner[a->node] = pp->owner[lk->dst];
-		}
-		/* The trays of a multi-node NVLink domain go with its first tray: a packet
-		 * between two of them leaves one tray's NVSwitch and enters the other's
-		 * (ft__sim_route_nvlink_domain), a step that is no link, so no message
-		 * between partitions could carry it. */
-		for (uint32_t k = 0; k < ft_topo_spec(e->topo)->nnodes && k < nv; k++) {
-			uint32_t per = ft__sim_node(e->topo, k)->nvlink_domain_nodes;
-
-			if (per > 1 && k % per != 0)
-				node_owner[k] = node_owner[k - k % per];
-		}
-	}
-	for (v = 0; v < nv; v++) {
+	node_owner = ft_calloc((size_t)nnodes + 1, sizeof(uint32_t));
+	if (!node_owner)
+		return FT_ENOMEM;
+	rc = pp_node_owners(e, pp, node_owner, nnodes);
+	for (v = 0; v < nv && rc == 0; v++) {
 		const struct ft_vertex *x = ft_topo_vertex(e->topo, v);
 
 		if (pp->owner[v] != UINT32_MAX)
 			continue;
-		if (x->node != FT_NO_NODE && node_owner && x->node < nv &&
-		    node_owner[x->node] != UINT32_MAX)
+		if (x->node < nnodes && node_owner[x->node] != UINT32_MAX)
 			pp->owner[v] = node_owner[x->node];
 		else
 			pp->owner[v] = v % n;
 	}
 	ft_free(node_owner);
 	pp->owner[nv] = (uint32_t)pp->rank; /* no vertex: every rank's */
+	return rc;
 }
 
 /*
@@ -560,8 +631,8 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	if (owner) {
 		memcpy(pp->owner, owner, (size_t)e->nvertices * sizeof(uint32_t));
 		pp->owner[e->nvertices] = (uint32_t)pp->rank;
-	} else {
-		pp_owners(e, pp);
+	} else if ((rc = pp_owners(e, pp)) < 0) {
+		return rc;
 	}
 	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
 	if (!pp->start_key)

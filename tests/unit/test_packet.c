@@ -3162,6 +3162,98 @@ test_part_keeps_own_cc(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * Split by the engine's own rule (no owners given) into @nranks ranks, the rank of each of
+ * the @nnodes nodes of @n into @node_rank, after checking that each node's vertices all
+ * have it and that it owns one of the leaves the node's NICs reach (so no link inside a
+ * node crosses); the nodes per rank into @nodes_of (@nranks entries).
+ */
+static void
+part_node_ranks(const struct net *n, int nranks, uint32_t nnodes, uint32_t *node_rank,
+                uint32_t *nodes_of)
+{
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct pk_engine *p;
+
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	assert_int_equal(ft__pk_part_check(p, NULL, nranks, &err), 0);
+	memset(nodes_of, 0, (size_t)nranks * sizeof(uint32_t));
+	for (uint32_t k = 0; k < nnodes; k++) {
+		node_rank[k] = ft__pk_part_owner(p, ft_topo_gpu(n->t, k, 0));
+		assert_true(node_rank[k] < (uint32_t)nranks);
+		nodes_of[node_rank[k]]++;
+	}
+	for (uint32_t v = 0; v < p->nvertices; v++) {
+		uint32_t k = ft_topo_vertex(n->t, v)->node;
+
+		if (k != FT_NO_NODE)
+			assert_int_equal(ft__pk_part_owner(p, v), node_rank[k]);
+	}
+	for (uint32_t k = 0; k < nnodes; k++) {
+		bool at_a_leaf = false;
+
+		for (uint32_t l = 0; l < p->nlinks; l++) {
+			const struct ft_vertex *a = ft_topo_vertex(n->t, p->links[l].src);
+			const struct ft_vertex *b = ft_topo_vertex(n->t, p->links[l].dst);
+
+			if (a->kind == FT_V_NIC && a->node == k && b->node == FT_NO_NODE)
+				at_a_leaf |= ft__pk_part_owner(p, p->links[l].dst) == node_rank[k];
+		}
+		assert_true(at_a_leaf);
+	}
+	ft_packet_engine.destroy(&p->base);
+}
+
+/*
+ * The split's rule for nodes on a rail-optimized fabric, the MoE labs' (3:1 leaves, one
+ * pod, so the ranks own the leaves in blocks): NIC j of a node hangs from rail j's leaf of
+ * its unit. 8 DGX H100 on radix 16 (one unit, 8 leaves) and 64 on radix 32 (3 units of
+ * up to 24 nodes, 24 leaves: a unit's rails span two ranks' leaves, the last unit's 16
+ * nodes the last two ranks'). Split into 2 and 4 ranks, every rank owns nodes / ranks of
+ * the nodes, counted here from the owners of the vertices. With each node following its
+ * first NIC's leaf (rail 0's), rank 0 owns all 8 of the small form, and ranks 0-3 own 24,
+ * 24, 16 and 0 of the large; with the least loaded of its leaves' ranks (no share), the
+ * large form's 2 ranks own 24 and 40.
+ */
+static void
+test_part_spreads_rail_nodes(void **state)
+{
+	const struct {
+		const char *preset;
+		uint32_t nnodes, radix, down;
+	} fab[] = { { "dgx-h100:8", 8, 16, 12 }, { "dgx-h100:64", 64, 32, 24 } };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(fab); i++) {
+		struct net n;
+		struct ft_error err = { 0 };
+		uint32_t node_rank[64], nodes_of[4];
+
+		assert_int_equal(ft_spec_resolve(fab[i].preset, &n.spec, &err), 0);
+		n.spec.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
+		n.spec.fabric.radix = fab[i].radix;
+		n.spec.fabric.tiers = 2;
+		n.spec.fabric.oversubscription = 3;
+		n.spec.fabric.nodes_per_unit = fab[i].down; /* as the loader sets it */
+		n.t = NULL;
+		assert_int_equal(ft_topo_build(&n.spec, &n.t, &err), 0);
+		for (int nranks = 2; nranks <= 4; nranks += 2) {
+			part_node_ranks(&n, nranks, fab[i].nnodes, node_rank, nodes_of);
+			print_message("# %u nodes, %d ranks: nodes per rank", fab[i].nnodes, nranks);
+			for (int r = 0; r < nranks; r++)
+				print_message(" %u", nodes_of[r]);
+			print_message("\n");
+			for (int r = 0; r < nranks; r++)
+				assert_int_equal(nodes_of[r], fab[i].nnodes / (uint32_t)nranks);
+		}
+		ft_topo_free(n.t);
+	}
+}
+
 int
 main(void)
 {
@@ -3203,6 +3295,7 @@ main(void)
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
 		cmocka_unit_test(test_part_keeps_own_cc),
+		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
