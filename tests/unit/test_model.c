@@ -2466,6 +2466,7 @@ test_write_explain(void **state)
 	ex->result.ppn = 8;
 	ex->result.nchannels = 16;
 	ex->result.time_s = 30e-6;
+	ex->result.algbw_Bps = 33.33e9;
 	ex->result.busbw_Bps = 58.33e9;
 	ft_strlcpy(ex->result.bottleneck, "nvlink", sizeof(ex->result.bottleneck));
 	ex->result.pipe.launch_s = 4e-6; /* no channel launched: the launch floor line */
@@ -2498,9 +2499,12 @@ test_write_explain(void **state)
 	        "#  picked ring/simple; NCCL's tuner: 30.00 us = latency 10.00 us + size / bandwidth "
 	        "20.00 us\n"
 	        "#    latency     base 4.00 us + steps 6.00 us\n"
-	        "#    bandwidth   50.00 GB/s algorithm bandwidth, busbw 58.33 GB/s\n"
+	        "#    bandwidth   50.00 GB/s algorithm bandwidth\n"
 	        "#    binds       nvlink (the slowest link class on the way)\n"
 	        "#    launch      4.00 us host launch floor\n"
+	        /* the row's algbw and busbw go with its time, not with the tuner's
+	           bandwidth term (50 GB/s, whose busbw would be 87.5 GB/s) */
+	        "#    time        30.00 us: algbw 33.33 GB/s, busbw 58.33 GB/s\n"
 	        "#\n"
 	        "#  algo/proto                time(us)  latency(us)  algbw(GB/s)  bound or why not\n"
 	        " * ring/simple                  30.00        10.00        33.33  nvlink\n"
