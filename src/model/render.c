@@ -299,10 +299,11 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               k->why);
 			continue;
 		}
+		/* The bandwidth the bound column names, as the picked line and the JSON's
+		 * algbw_GBps give it: NCCL's algorithm bandwidth, not size / time. */
 		ft_strbuf_addf(sb, "%s %-24s  %8.2f  %11.2f  %11.2f  %s\n",
 		               i == ex->pick ? " *" : "  ", name, k->time_s * 1e6,
-		               k->lat_s * k->lat_factor * 1e6,
-		               r->bytes ? (double)r->bytes / k->time_s / 1e9 : 0.0, k->bottleneck);
+		               k->lat_s * k->lat_factor * 1e6, k->bw_Bps / 1e9, k->bottleneck);
 	}
 }
 

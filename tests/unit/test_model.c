@@ -2507,7 +2507,9 @@ test_write_explain(void **state)
 	        "#    time        30.00 us: algbw 33.33 GB/s, busbw 58.33 GB/s\n"
 	        "#\n"
 	        "#  algo/proto                time(us)  latency(us)  algbw(GB/s)  bound or why not\n"
-	        " * ring/simple                  30.00        10.00        33.33  nvlink\n"
+	        /* the candidate's algorithm bandwidth, as in its JSON (algbw_GBps 50) and
+	           the bandwidth line, not the size over its time (33.33 GB/s) */
+	        " * ring/simple                  30.00        10.00        50.00  nvlink\n"
 	        "   nvls/ll                          -            -            -  NVLS runs Simple "
 	        "only\n");
 	ft_strbuf_reset(&sb);
