@@ -397,19 +397,23 @@ test_order(void **state)
 static void
 test_crosses_nvlink_domain(void **state)
 {
-	struct ft_cluster_spec s = spec("gb200-nvl72:2");
 	struct ft_plan_model m = preset("llama3-8b");
-	struct ft_plan_config c;
+	struct ft_cluster_spec s = spec("gb200-nvl72:2");
 	struct ft_plan *p = calloc(1, sizeof(*p));
 	struct ft_error err = { 0 };
+	struct ft_plan_config c;
 	const struct ft_plan_comm *pp;
+	static const struct {
+		const char *spec;
+		uint32_t batch, dp;
+	} more[] = { { "gb200-nvl72:36", 9, 9 }, { "dgx-h100:16", 64, 8 } };
 
 	(void)state;
-	assert_non_null(p);
 	ft_plan_config_init(&c);
 	c.tp = 4;
 	c.pp = 2;
 	c.global_batch = 8;
+	assert_non_null(p);
 	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
 	assert_true(p->place[FT_GROUP_PP].nnodes == 2);
 	pp = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
@@ -417,21 +421,17 @@ test_crosses_nvlink_domain(void **state)
 	assert_string_equal(pp->bottleneck, "nvlink");
 	assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
 	assert_string_equal(p->place[FT_GROUP_TP].crosses, "nvlink");
-	/* 36 trays are two domains: 9 DP ranks 4 trays apart span both. */
-	s = spec("gb200-nvl72:36");
-	c.pp = 4;
-	c.global_batch = 9;
-	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
-	assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
-	assert_true(p->place[FT_GROUP_DP].n == 9 && p->place[FT_GROUP_DP].stride == 16);
-	assert_string_equal(p->place[FT_GROUP_DP].crosses, "fabric");
-	/* One node with NVLink, and PCIe: unchanged. */
-	s = spec("dgx-h100:16");
-	c.pp = 4;
-	c.global_batch = 64;
-	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
-	assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
-	assert_string_equal(p->place[FT_GROUP_DP].crosses, "fabric");
+	/* 36 trays are two domains: 9 DP ranks 4 trays apart span both; on DGX H100
+	   nodes PP inside a node and DP across them are as before. */
+	for (size_t k = 0; k < FT_ARRAY_SIZE(more); k++) {
+		s = spec(more[k].spec);
+		c.pp = 4;
+		c.global_batch = more[k].batch;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
+		assert_true(p->place[FT_GROUP_DP].n == more[k].dp);
+		assert_string_equal(p->place[FT_GROUP_DP].crosses, "fabric");
+	}
 	free(p);
 }
 
