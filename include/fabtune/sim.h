@@ -242,6 +242,9 @@ struct ft_sim_op_result {
 	double t_start_s; /* when its first phase could start */
 	double t_end_s;   /* when its last phase ended */
 	uint32_t bottleneck_link; /* link that limited its slowest flow; UINT32_MAX when none */
+	/* What binds it when the engine took its time from the analytic model (the model's
+	 * own word: "nvlink", "channels", "latency", ...); "" when a link decides. */
+	char bottleneck[16];
 	bool failed;      /* the run ended before it did (a QP error): t_end_s is that instant */
 };
 

@@ -41,6 +41,7 @@ best_busbw(const struct ft_diag_ctx *c)
  * The busbw a healthy fabric should give: the largest expectation when the
  * model gave one, else NA-EXPECT's 90% of the aggregate rate of the active
  * InfiniBand-or-RoCE ports of the host that has the most. 0 when unknown.
+ * @basis says where it comes from, without the figure.
  */
 static double
 expected_busbw(const struct ft_diag_ctx *c, char *basis, size_t len)
@@ -52,7 +53,7 @@ expected_busbw(const struct ft_diag_ctx *c, char *basis, size_t len)
 		if (c->expect[i].busbw_GBps > best)
 			best = c->expect[i].busbw_GBps;
 	if (best > 0) {
-		snprintf(basis, len, "model expectation %.1f GB/s", best);
+		ft_strlcpy(basis, "model expectation", len);
 		return best;
 	}
 	for (i = 0; i < ft__nobs(c); i++) {
@@ -83,7 +84,7 @@ expected_busbw(const struct ft_diag_ctx *c, char *basis, size_t len)
 	}
 	if (!nports)
 		return 0;
-	snprintf(basis, len, "%.0f%% of %zu active port%s x %.0f Gb/s (NA-EXPECT)",
+	snprintf(basis, len, "%.0f%% of %zu active port%s x %.0f Gb/s, NA-EXPECT",
 		 100 * LINE_RATE_GOOD, nports, nports == 1 ? "" : "s", rate);
 	return LINE_RATE_GOOD * (double)nports * rate / 8.0;
 }
@@ -108,12 +109,13 @@ bandwidth_gain(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
 	if (m->num >= e) {
 		x->gain_pct = 0;
 		snprintf(x->gain_basis, sizeof(x->gain_basis),
-			 "measured %.1f GB/s already meets %s", m->num, basis);
+			 "measured %.1f GB/s already meets %.1f GB/s (%s)", m->num, e, basis);
 		return;
 	}
 	x->gain_pct = 100.0 * (e / m->num - 1);
-	snprintf(x->gain_basis, sizeof(x->gain_basis), "measured busbw %.1f GB/s vs %s = %.1f GB/s",
-		 m->num, basis, e);
+	/* the expected figure once, then where it comes from */
+	snprintf(x->gain_basis, sizeof(x->gain_basis), "measured busbw %.1f GB/s vs %.1f GB/s (%s)",
+		 m->num, e, basis);
 }
 
 /* Gain of regaining the smallest run's plateau at the largest scale (SYM-SCALE-DROP). */

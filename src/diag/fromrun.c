@@ -49,6 +49,21 @@ has_key_from(const struct ft_obs_set *set, const char *key, const char *file)
 	return false;
 }
 
+/*
+ * nccl-tests times each size twice, out of place and in place, back to back on the
+ * same ranks and path. The latency that size achieves is the lesser of the two: a
+ * spike in one column's average (68.52 us out of place against 24.70 us in place at
+ * 8 bytes on a healthy pair of nodes) is noise the other column did not see, not a
+ * slow small-message path. NaN (a column not printed) and 0 (not measured) leave the
+ * out-of-place time alone. (Bus bandwidth stays the out-of-place column's, as the
+ * parser's bench.busbw is: at the sizes it is judged on, the columns agree.)
+ */
+static double
+best_time_us(const struct ft_result_row *r)
+{
+	return r->ip_time_us > 0 && r->ip_time_us < r->time_us ? r->ip_time_us : r->time_us;
+}
+
 int
 ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_set *out)
 {
@@ -95,7 +110,7 @@ ft_diag_obs_from_run(const struct ft_run *run, const char *file, struct ft_obs_s
 		if (!have_busbw && r->busbw_GBps > 0 && isfinite(r->busbw_GBps))
 			rc = add(out, file, "bench.busbw", r, r->busbw_GBps, "GBps", NULL);
 		if (rc == 0 && !have_time && r->time_us > 0 && isfinite(r->time_us))
-			rc = add(out, file, "bench.time_us", r, r->time_us, "us", NULL);
+			rc = add(out, file, "bench.time_us", r, best_time_us(r), "us", NULL);
 		if (rc == 0 && !have_wrong && r->wrong > 0)
 			rc = add(out, file, "bench.wrong", r, (double)r->wrong, "count", NULL);
 		if (rc == 0 && !have_lat && r->lat_p50_us > 0 && r->lat_p99_us > 0 &&

@@ -232,7 +232,6 @@ explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r
 	               "#    floors      proxy %.0f messages = %.2f us, host launch %.2f us%s\n",
 	               pl->messages, pl->proxy_s * 1e6, pl->launch_s * 1e6,
 	               pl->launch_s > 0 ? "" : " (CUDA graph)");
-	ft_strbuf_addf(sb, "#    time        %.2f us\n", r->time_s * 1e6);
 }
 
 void
@@ -272,13 +271,17 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		ft_strbuf_addf(sb, "\n#    bandwidth   %.2f GB/s algorithm bandwidth", k->bw_Bps / 1e9);
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
-		ft_strbuf_addf(sb, ", busbw %.2f GB/s\n", r->busbw_Bps / 1e9);
+		ft_strbuf_adds(sb, "\n");
 		if (ex->carried_Bps > 0)
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
+		/* The row's figures, as the table prints them: of the time, not of the
+		 * tuner's bandwidth term above. */
+		ft_strbuf_addf(sb, "#    time        %.2f us: algbw %.2f GB/s, busbw %.2f GB/s\n",
+		               r->time_s * 1e6, r->algbw_Bps / 1e9, r->busbw_Bps / 1e9);
 	} else {
 		ft_strbuf_addf(sb, "#  one rank: nothing moves, %.2f us of launch latency\n",
 		               r->time_s * 1e6);
@@ -296,10 +299,11 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               k->why);
 			continue;
 		}
+		/* The bandwidth the bound column names, as the picked line and the JSON's
+		 * algbw_GBps give it: NCCL's algorithm bandwidth, not size / time. */
 		ft_strbuf_addf(sb, "%s %-24s  %8.2f  %11.2f  %11.2f  %s\n",
 		               i == ex->pick ? " *" : "  ", name, k->time_s * 1e6,
-		               k->lat_s * k->lat_factor * 1e6,
-		               r->bytes ? (double)r->bytes / k->time_s / 1e9 : 0.0, k->bottleneck);
+		               k->lat_s * k->lat_factor * 1e6, k->bw_Bps / 1e9, k->bottleneck);
 	}
 }
 

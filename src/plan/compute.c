@@ -134,6 +134,25 @@ ft__plan_place(uint32_t n, uint32_t stride, uint32_t gpn, struct ft_plan_place *
 	}
 }
 
+/*
+ * Does every instance of the group @pl stay inside one NVLink domain? Its
+ * instances fill aligned blocks of stride x n ranks, so they do when that block
+ * fits a node with NVLink, or tiles the NVLink domain of several trays (GB200
+ * NVL72: 18 trays of 4 GPUs) that the cluster fills or holds whole, as the model
+ * and the simulator decide who talks over NVLink (a domain is nodes / domain_nodes).
+ */
+static bool
+in_nvlink_domain(const struct ft_cluster_spec *spec, const struct ft_plan_place *pl)
+{
+	uint64_t span = (uint64_t)pl->stride * pl->n, dom = spec->node.ngpus;
+
+	if (!spec->node.nvlink_gen)
+		return false;
+	if (spec->node.nvlink_domain_nodes > 1)
+		dom *= FT_MIN(spec->node.nvlink_domain_nodes, spec->nnodes);
+	return pl->nnodes == 1 || (span <= dom && dom % span == 0);
+}
+
 int
 ft__plan_strides(const struct ft_plan_config *c, uint32_t stride[FT__DIM_COUNT],
                  struct ft_error *err)
@@ -375,9 +394,10 @@ place_groups(struct ctx *x)
 	if (c->cp > 1)
 		ft__plan_place(c->dp * c->cp, FT_MIN(s_cp, s_dp), gpn, &pl[FT_GROUP_DP]);
 	for (g = 0; g < FT_GROUP_COUNT; g++) {
-		const char *w = pl[g].n <= 1 ? "-" :
-		                pl[g].nnodes == 1 ? (x->spec->node.nvlink_gen ? "nvlink" : "pcie") :
-		                                    "fabric";
+		const char *w = pl[g].n <= 1                      ? "-" :
+		                in_nvlink_domain(x->spec, &pl[g]) ? "nvlink" :
+		                pl[g].nnodes == 1                 ? "pcie" :
+		                                                    "fabric";
 		ft_strlcpy(pl[g].crosses, w, sizeof(pl[g].crosses));
 	}
 	return 0;

@@ -173,7 +173,8 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
  * permutation or incast.
  */
 static int
-model_time(struct an_engine *ae, const struct ft_schedule *sc, double *t_s, struct ft_error *err)
+model_time(struct an_engine *ae, const struct ft_schedule *sc, struct ft_sim_op_result *res,
+           double *t_s, struct ft_error *err)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -194,6 +195,9 @@ model_time(struct an_engine *ae, const struct ft_schedule *sc, double *t_s, stru
 		return rc;
 	}
 	*t_s = r.time_s;
+	/* The time is the model's, so is what binds it: the link the schedule's slowest
+	 * flow would cross alone is not what `fabtune model` names for the same figure. */
+	ft_strlcpy(res->bottleneck, r.bottleneck, sizeof(res->bottleneck));
 	return 0;
 }
 
@@ -235,7 +239,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	if (ae->model && op->job != UINT32_MAX) {
 		double tm;
 
-		rc = model_time(ae, sc, &tm, err);
+		rc = model_time(ae, sc, &res, &tm, err);
 		if (rc < 0)
 			return rc;
 		t = res.t_start_s + tm;

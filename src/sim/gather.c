@@ -185,8 +185,12 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 			ft_strlcpy(row.algo, ft_algo_name((enum ft_algo)ap[0]), sizeof(row.algo));
 			ft_strlcpy(row.proto, ft_proto_name((enum ft_proto)ap[1]), sizeof(row.proto));
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
-			bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
-			                sizeof(row.bottleneck));
+			if (c->ops[id].bottleneck[0])
+				ft_strlcpy(row.bottleneck, c->ops[id].bottleneck,
+				           sizeof(row.bottleneck));
+			else
+				bottleneck_name(t, c->ops[id].bottleneck_link, row.bottleneck,
+				                sizeof(row.bottleneck));
 			if (ft_run_add(&r->run, &row) < 0 ||
 			    (c->op_counters &&
 			     ft_vec_push(&r->op_counters, &c->op_counters[id]) < 0))

@@ -2509,6 +2509,7 @@ test_write_explain(void **state)
 	ex->result.ppn = 8;
 	ex->result.nchannels = 16;
 	ex->result.time_s = 30e-6;
+	ex->result.algbw_Bps = 33.33e9;
 	ex->result.busbw_Bps = 58.33e9;
 	ft_strlcpy(ex->result.bottleneck, "nvlink", sizeof(ex->result.bottleneck));
 	ex->result.pipe.launch_s = 4e-6; /* no channel launched: the launch floor line */
@@ -2541,12 +2542,17 @@ test_write_explain(void **state)
 	        "#  picked ring/simple; NCCL's tuner: 30.00 us = latency 10.00 us + size / bandwidth "
 	        "20.00 us\n"
 	        "#    latency     base 4.00 us + steps 6.00 us\n"
-	        "#    bandwidth   50.00 GB/s algorithm bandwidth, busbw 58.33 GB/s\n"
+	        "#    bandwidth   50.00 GB/s algorithm bandwidth\n"
 	        "#    binds       nvlink (the slowest link class on the way)\n"
 	        "#    launch      4.00 us host launch floor\n"
+	        /* the row's algbw and busbw go with its time, not with the tuner's
+	           bandwidth term (50 GB/s, whose busbw would be 87.5 GB/s) */
+	        "#    time        30.00 us: algbw 33.33 GB/s, busbw 58.33 GB/s\n"
 	        "#\n"
 	        "#  algo/proto                time(us)  latency(us)  algbw(GB/s)  bound or why not\n"
-	        " * ring/simple                  30.00        10.00        33.33  nvlink\n"
+	        /* the candidate's algorithm bandwidth, as in its JSON (algbw_GBps 50) and
+	           the bandwidth line, not the size over its time (33.33 GB/s) */
+	        " * ring/simple                  30.00        10.00        50.00  nvlink\n"
 	        "   nvls/ll                          -            -            -  NVLS runs Simple "
 	        "only\n");
 	ft_strbuf_reset(&sb);

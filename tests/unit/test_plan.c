@@ -392,6 +392,49 @@ test_order(void **state)
 	free(p);
 }
 
+/* A group across the trays of one NVLink domain (GB200 NVL72: 18 trays of 4 GPUs) crosses
+ * NVLink, as the model times it; one across two domains crosses the fabric. */
+static void
+test_crosses_nvlink_domain(void **state)
+{
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_cluster_spec s = spec("gb200-nvl72:2");
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	struct ft_plan_config c;
+	const struct ft_plan_comm *pp;
+	static const struct {
+		const char *spec;
+		uint32_t batch, dp;
+	} more[] = { { "gb200-nvl72:36", 9, 9 }, { "dgx-h100:16", 64, 8 } };
+
+	(void)state;
+	ft_plan_config_init(&c);
+	c.tp = 4;
+	c.pp = 2;
+	c.global_batch = 8;
+	assert_non_null(p);
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_PP].nnodes == 2);
+	pp = find_comm(p, FT_GROUP_PP, FT_OP_SENDRECV);
+	assert_non_null(pp);
+	assert_string_equal(pp->bottleneck, "nvlink");
+	assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
+	assert_string_equal(p->place[FT_GROUP_TP].crosses, "nvlink");
+	/* 36 trays are two domains: 9 DP ranks 4 trays apart span both; on DGX H100
+	   nodes PP inside a node and DP across them are as before. */
+	for (size_t k = 0; k < FT_ARRAY_SIZE(more); k++) {
+		s = spec(more[k].spec);
+		c.pp = 4;
+		c.global_batch = more[k].batch;
+		assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+		assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
+		assert_true(p->place[FT_GROUP_DP].n == more[k].dp);
+		assert_string_equal(p->place[FT_GROUP_DP].crosses, "fabric");
+	}
+	free(p);
+}
+
 static void
 test_bubble(void **state)
 {
@@ -1334,6 +1377,7 @@ main(void)
 		cmocka_unit_test(test_wire_bytes),
 		cmocka_unit_test(test_comm_counts),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_crosses_nvlink_domain),
 		cmocka_unit_test(test_bubble),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_bad_config),

@@ -1437,6 +1437,10 @@ test_analytic_engine_is_the_model(void **state)
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 	run_sc(sc, "analytic", &rep);
 	assert_double_equal(op_time_s(&rep), m.time_s, m.time_s * 1e-9);
+	/* The same figure names the same bottleneck as the model (NVLink binds this ring;
+	 * the link the schedule's slowest flow crosses alone is the NIC's PCIe slot). */
+	assert_string_equal(m.bottleneck, "nvlink");
+	assert_string_equal(ft_run_row(&rep.run, 0)->bottleneck, m.bottleneck);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 }

@@ -1,0 +1,1 @@
+model dgx-h100:16 --op reduce_scatter --explain 24976656
