@@ -34,11 +34,14 @@
 # 11-13, twice each in turn): :64 1.12-1.46 s ECMP (3.7x), the binary before
 # 1.57-1.61 s (4.0-4.1x); :128 within its noise (12.1-12.4 s against
 # 11.9-15.2 s); instructions at :64, ECMP 4,589M -> 4,280M, D-mod-K 1,292M ->
-# 1,280M.
+# 1,280M. Measured 2026-12-03 (load 5-9): :64 0.41 s D-mod-K, 1.18 s ECMP
+# (2.9x), :128 1.44 s and 14.3 s (10.0x); a full pass's flows all have
+# distinct link sets (131,072 of 131,072 at :64), so none can be filled as
+# one.
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
 # "Ends that leave little room", "One full pass per hundredth of an FCT",
-# "First guesses cut at an eighth" and "One rate per bottleneck link: the
-# exact part, measured".
+# "First guesses cut at an eighth", "One rate per bottleneck link: the
+# exact part, measured" and "Where the ECMP all-to-all's time goes".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -65,6 +65,10 @@ struct route_memo {
 	uint64_t *salt;
 	uint32_t *in_first, *in_entry;
 	uint8_t *in_n;
+	/* ECMP's walk, read once per hop of every flow: per vertex, whether it is a switch;
+	 * per link, the vertex it leads to (the topology's records are larger and colder) */
+	uint8_t *sw;
+	uint32_t *head;
 };
 
 struct flow_engine {
@@ -189,7 +193,8 @@ fe_memo_first_slot(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 	const struct route_memo *m = &fe->memo;
 	uint64_t key;
 
-	if (!m->on || m->ecmp || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
+	/* ECMP's first equal-cost query, at the leaf, has D-mod-K's key (ecmp_walk()) */
+	if (!m->on || !m->up_n[src] || m->dense[dst] == UINT32_MAX)
 		return NULL;
 	key = (uint64_t)m->up_leaf[src] << 32 | m->dense[dst];
 	return m->slots + fe_memo_home(m, key);

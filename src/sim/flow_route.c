@@ -191,20 +191,26 @@ ft__sim_memo_init(struct route_memo *m, const struct ft_topo *topo, const struct
 	m->in_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->in_entry = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->in_n = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
-	if (!m->salt || !m->in_first || !m->in_entry || !m->in_n)
+	m->sw = ft_calloc(nv ? nv : 1, sizeof(uint8_t));
+	m->head = ft_calloc(nl ? nl : 1, sizeof(uint32_t));
+	if (!m->salt || !m->in_first || !m->in_entry || !m->in_n || !m->sw || !m->head)
 		return FT_ENOMEM;
 	for (uint32_t v = 0; v < nv; v++) {
 		m->salt[v] = ft__route_switch_salt(cfg->seed, v);
 		m->in_entry[v] = UINT32_MAX;
+		m->sw[v] = ft_topo_vertex(topo, v)->kind == FT_V_SWITCH;
 	}
+	for (l = 0; l < nl; l++)
+		m->head[l] = ft_topo_link(topo, l)->dst;
 	return 0;
 }
 
 void
 ft__sim_memo_release(struct route_memo *m)
 {
-	void *const arrays[] = { m->up_first, m->up_n, m->up_leaf,  m->dense,    m->vnode,
-		                 m->slots,    m->salt, m->in_first, m->in_entry, m->in_n };
+	void *const arrays[] = { m->up_first, m->up_n,     m->up_leaf,  m->dense,
+		                 m->vnode,    m->slots,    m->salt,     m->in_first,
+		                 m->in_entry, m->in_n,     m->sw,       m->head };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft_vec_release(&m->links);
@@ -466,13 +472,13 @@ ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint3
 	h = ft_route_flow_hash(src, dst, qp);
 	for (i = 0; i < k; i++)
 		links[i] = FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + i);
-	while (is_switch(fe, at)) {
+	while (m->sw[at]) {
 		n = ecmp_hops(fe, at, dst, buf, &first);
 		if (n == 0 || k >= max)
 			return 0;
 		i = n == 1 ? 0 : ft__route_ecmp_index(h, m->salt[at], n);
 		links[k] = first != UINT32_MAX ? first + i : buf[i];
-		at = link_head(fe, links[k++]);
+		at = m->head[links[k++]];
 	}
 	if (at != m->in_entry[dst] || k + m->in_n[dst] > max)
 		return 0;
