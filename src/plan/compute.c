@@ -153,6 +153,48 @@ in_nvlink_domain(const struct ft_cluster_spec *spec, const struct ft_plan_place 
 	return pl->nnodes == 1 || (span <= dom && dom % span == 0);
 }
 
+/*
+ * The nodes of one NVLink domain the model is to take for group @pl, where its
+ * instances do not stay in one: 0 when the spec's own rule holds (no multi-node
+ * domain, or one domain holds each instance). The model fills domains with
+ * consecutive trays, so a group whose ranks lie trays apart (data parallelism
+ * over the pipelines of GB200 NVL72 racks) would be taken for one domain. Its
+ * first instance's trays are counted per domain: the same count in each of D
+ * domains gives nnodes / D; an uneven spread gives 1, every tray a node on the
+ * fabric, so that no hop is credited to NVLink that may cross racks.
+ */
+static uint32_t
+model_domain_nodes(const struct ft_cluster_spec *spec, const struct ft_plan_place *pl)
+{
+	uint32_t per = spec->node.nvlink_domain_nodes, gpn = spec->node.ngpus;
+	uint32_t ndom = 0, first = 0, cnt = 0, i;
+	uint64_t tray, dom, last_tray = UINT64_MAX, last_dom = UINT64_MAX;
+	bool even = true;
+
+	if (per <= 1 || !spec->node.nvlink_gen || !gpn || pl->nnodes <= 1 ||
+	    in_nvlink_domain(spec, pl))
+		return 0;
+	for (i = 0; i < pl->n; i++) {
+		tray = (uint64_t)i * pl->stride / gpn;
+		dom = tray / per;
+		if (dom != last_dom) {
+			if (ndom == 1)
+				first = cnt;
+			else if (ndom > 1 && cnt != first)
+				even = false;
+			ndom++;
+			cnt = 0;
+			last_dom = dom;
+		}
+		if (tray != last_tray)
+			cnt++;
+		last_tray = tray;
+	}
+	if (ndom > 1 && cnt != first)
+		even = false;
+	return even && pl->nnodes % ndom == 0 ? pl->nnodes / ndom : 1;
+}
+
 int
 ft__plan_strides(const struct ft_plan_config *c, uint32_t stride[FT__DIM_COUNT],
                  struct ft_error *err)
@@ -201,6 +243,8 @@ struct ctx {
 	double t_mb0;     /* compute of one micro-batch on the busiest stage, seconds */
 	double attn_rate; /* FLOP/s of the attention core (BF16 under FP8 unless fp8_attention) */
 	double tp_f, cp_f, ep_f; /* TP, CP, EP communication per micro-batch, seconds */
+	struct ft_cluster_spec *dspec; /* the spec with a group's domains as the model is to
+	                                  see them (model_domain_nodes()); made when needed */
 };
 
 static int
@@ -306,6 +350,26 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	return 0;
 }
 
+/* @x's spec with the NVLink domains group @pl spans as the model is to see them. */
+static const struct ft_cluster_spec *
+group_spec(struct ctx *x, const struct ft_plan_place *pl)
+{
+	uint32_t dn = model_domain_nodes(x->spec, pl), i;
+
+	if (!dn)
+		return x->spec;
+	if (!x->dspec) {
+		x->dspec = ft_malloc(sizeof(*x->dspec));
+		if (!x->dspec)
+			return x->spec; /* the model's own rule, rather than no plan */
+		*x->dspec = *x->spec;
+	}
+	x->dspec->node.nvlink_domain_nodes = dn;
+	for (i = 0; i < x->dspec->ngroups && i < FT_SPEC_MAX_GROUPS; i++)
+		x->dspec->groups[i].node.nvlink_domain_nodes = dn;
+	return x->dspec;
+}
+
 /*
  * One collective of @bytes on @pl, reported as group @g's: the analytic model's time,
  * algorithm and bottleneck; with @ov, an engine's time for the same (group, op, bytes).
@@ -328,7 +392,7 @@ eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, 
 	q.ngpus = pl->n;
 	q.nnodes = pl->nnodes;
 	q.ppn = pl->ppn;
-	rc = ft_model_eval(x->spec, &q, &r, x->err);
+	rc = ft_model_eval(group_spec(x, pl), &q, &r, x->err);
 	if (rc < 0) {
 		ft_error_prefix(x->err, "%s group: ", ft_plan_group_name(g));
 		return rc;
@@ -876,6 +940,7 @@ compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
 		rc = micro_batch_comms(&x);
 	if (rc == 0)
 		rc = dp_comms(&x);
+	ft_free(x.dspec);
 	if (rc < 0)
 		return rc;
 	iteration(&x);

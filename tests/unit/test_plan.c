@@ -402,7 +402,7 @@ test_crosses_nvlink_domain(void **state)
 	struct ft_plan *p = calloc(1, sizeof(*p));
 	struct ft_error err = { 0 };
 	struct ft_plan_config c;
-	const struct ft_plan_comm *pp;
+	const struct ft_plan_comm *pp, *dp;
 	static const struct {
 		const char *spec;
 		uint32_t batch, dp;
@@ -431,7 +431,24 @@ test_crosses_nvlink_domain(void **state)
 		assert_string_equal(p->place[FT_GROUP_PP].crosses, "nvlink");
 		assert_true(p->place[FT_GROUP_DP].n == more[k].dp);
 		assert_string_equal(p->place[FT_GROUP_DP].crosses, "fabric");
+		/* Its gradients leave the racks: the ranks 4 trays apart, 5 in one rack and
+		   4 in the other, cross a tray's NICs at least once a ring, so no faster than
+		   those NICs carry the wire bytes (NVLink's 62 us before, for 22 MB). */
+		dp = find_comm(p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER);
+		assert_non_null(dp);
+		assert_string_not_equal(dp->bottleneck, "nvlink");
+		assert_true(dp->op_s >= (double)dp->wire_bytes / (s.node.nnics * s.node.nic_Bps));
 	}
+	/* 18 DP ranks 2 trays apart lie 9 in each rack: two domains of 9 to the model,
+	   not one of 18. */
+	s = spec("gb200-nvl72:36");
+	c.pp = 2;
+	c.global_batch = 18;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	assert_true(p->place[FT_GROUP_DP].n == 18);
+	dp = find_comm(p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER);
+	assert_non_null(dp);
+	assert_string_not_equal(dp->bottleneck, "nvlink");
 	free(p);
 }
 
