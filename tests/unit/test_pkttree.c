@@ -446,7 +446,8 @@ test_nvls_tree_closed_form(void **state)
 	const struct pk_flow *net = NULL;
 
 	(void)state;
-	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	/* (built whole: every message's record is read back) */
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP);
 	for (i = 0; i < pk(r.e)->flows.len; i++) {
 		const struct pk_flow *f = flow(&r, i);
 
@@ -520,7 +521,7 @@ test_nvls_tree_records(void **state)
 
 	(void)state;
 	assert_true(sizeof(struct pk_flow) <= 144);
-	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP); /* (whole) */
 	/* per node 4 stages x 4 ranks x 2 copies, 4 heads x 2 copies x 2 ways over the
 	 * network; each of those 80 connections 4 chunks */
 	assert_int_equal(pk(r.e)->flows.len, (2 * 4 * 4 * 2 + 4 * 2 * 2) * 4);
