@@ -125,8 +125,8 @@ ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, 
 }
 
 int64_t
-ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
-                 double lat_mult, uint32_t op, uint32_t task_rec_at)
+ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
+                 uint32_t op, uint32_t task_rec_at)
 {
 	return task_rec(e, kind, delay_ps, lat_mult, op, &task_rec_at);
 }

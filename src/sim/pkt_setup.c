@@ -162,16 +162,16 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
 	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
-	/* So are NVLS trees; FABTUNE_SIM_EAGER=1 builds both whole in one process too, for
-	 * comparisons (bench/sim-nvls.sh): the same run in more memory. */
+	/* So are NVLS trees (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds both whole in one
+	 * process too, for comparisons (bench/sim-nvls.sh): the same run in more memory. */
 	{
 		const char *eager = getenv("FABTUNE_SIM_EAGER");
 
 		e->tree_eager = e->a2a_eager || (eager && strcmp(eager, "1") == 0);
 		e->a2a_eager = e->tree_eager;
 	}
-	/* and its ranks make the congestion control records of their own flows alone,
-	 * once they know which those are (pkt_part.c pp_keep_cc). */
+	/* A split run's ranks make the congestion control records of their own flows
+	 * alone, once they know which those are (pkt_part.c pp_keep_cc). */
 	e->cc_later = ft__pk_part_wanted();
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate

@@ -47,7 +47,8 @@
  * latency after that switch's last part, through a task per switch that waits
  * that long: the wait a flow learning of another vertex's flow has
  * (pkt_flow.c flow_feeds), which a run split across MPI ranks carries as any
- * barrier after flows (pkt_part.c), so both give the same bytes.
+ * barrier after flows (pkt_part.c), so both give the same bytes. In one process an
+ * NVLS tree's messages are built as their waits end ("Lazy NVLS trees", at the end).
  */
 #include "pkt_int.h"
 
@@ -950,11 +951,11 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 	p->lat_max = FT_MAX(p->lat_max, lat_ps);
 	if (rc == 0)
 		rc = ft__pk_pred_done(e, p->tb.rb.bar, lat_ps);
-	if (rc == 0 && p->lag_of[ci] != PK_NONE)
-		rc = phase_pred(e, p,
-		                p->nmsg + p->lag_of[ci] +
-		                        m * node_switches(&p->tb, p->tb.edge[p->conn_edge[ci]].node),
-		                lat_ps);
+	if (rc == 0 && p->lag_of[ci] != PK_NONE) {
+		uint32_t nsw = node_switches(&p->tb, p->tb.edge[p->conn_edge[ci]].node);
+
+		rc = phase_pred(e, p, p->nmsg + p->lag_of[ci] + m * nsw, lat_ps);
+	}
 	for (i = p->succ_off[ci]; i < p->succ_off[ci + 1] && rc == 0; i++) {
 		const struct ring_conn *c = &p->tb.rb.c[p->succ[i] >> 1];
 		uint32_t mm = m + (p->succ[i] & 1 ? p->slots : 0);
@@ -1009,7 +1010,7 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 		return FT_EINVAL;
 	if (v < p->nmsg) {
 		rc = message_done(e, p, v, fid, lat_ps);
-		/* (a CNP or RTT sample of its last packets would be back within one path latency) */
+		/* (a CNP or RTT sample of its last packets is back within one path latency) */
 		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
 	}
 	rc = lag_done(e, p, v);
@@ -1121,9 +1122,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 		for (uint32_t m = 0; m < c->nmsg; m++) {
 			/* (and the start or the QP's message before, and the slot's) */
 			uint32_t n = nwait[ci] + 1 + (m >= p->slots);
-			uint16_t *lag = p->lag_of[ci] != PK_NONE ?
-			                        &p->pending[p->nmsg + p->lag_of[ci] + (size_t)m * nsw] :
-			                        NULL;
+			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
+			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
 			if (n > UINT16_MAX || (lag && *lag == UINT16_MAX))
 				return FT_ERANGE;
@@ -1232,7 +1232,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 		return rc;
 	}
 	for (ci = 0; ci < tb->rb.n; ci++)
-		bytes += tb->rb.c[ci].wire; /* (its messages' shares) */
+		bytes += tb->rb.c[ci].wire; /* (the sum of its messages' shares) */
 	task_at(e, tb->rb.bar)->npred += nmsg; /* every message ends before it */
 	e->nflows_all += nmsg;
 	e->bytes_submitted += bytes;

@@ -9,8 +9,9 @@
  * NCCL's (calcCollChunking); an NVLS tree's chunks through the switch, the
  * heads' trees and back end at its closed form and carry what whole flows
  * do, its records hold no congestion control state unless paced and no dependency
- * list once running, and its labels tie each head to its channel's trees; NCCL's p2p
- * channel count from its channel count.
+ * list once running, built as its messages may start it holds those in flight and gives
+ * the whole build's counters, and its labels tie each head to its channel's trees; NCCL's
+ * p2p channel count from its channel count.
  */
 #include <math.h>
 #include <setjmp.h>
