@@ -604,15 +604,11 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 static void
 tree_release(struct tree_build *tb)
 {
-	ft_free(tb->lag);
-	ft_free(tb->lag_off);
-	ft_free(tb->sw);
-	ft_free(tb->sw_off);
-	ft_free(tb->from);
+	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,
+		                 tb->from, tb->edge,     tb->into_off, tb->into_edge };
+
+	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft__pk_build_release(&tb->rb);
-	ft_free(tb->edge);
-	ft_free(tb->into_off);
-	ft_free(tb->into_edge);
 }
 
 static bool lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg);
