@@ -1264,6 +1264,8 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_RTT:
 		return FT_VEC_AT(&e->flows, struct pk_flow, id).src;
 	case PK_EV_PRED:
+		if (id >= PK_VIRT)
+			return ft__pk_tree_src(e, id);
 		return FT_VEC_AT(&e->flows, struct pk_flow,
 		                 FT_VEC_AT(&e->tasks, struct pk_task, id).flow).src;
 	default: /* a barrier, a trace sample: not at one vertex */

@@ -26,6 +26,8 @@ start_task(struct pk_engine *e, uint32_t t)
 		return start_flow(e, k->flow);
 	if (k->kind == PK_T_A2A)
 		return ft__pk_lazy_start(e, t);
+	if (k->kind == PK_T_TREE)
+		return ft__pk_tree_start(e, t);
 	return ev_push(e,
 	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
 	               PK_EV_TASK, t, 0);
@@ -35,7 +37,11 @@ start_task(struct pk_engine *e, uint32_t t)
 int
 ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
 {
-	struct pk_task *s = task_at(e, u);
+	struct pk_task *s;
+
+	if (u >= PK_VIRT) /* a lazy NVLS tree's task, not built yet */
+		return ft__pk_tree_pred(e, u, lat_ps);
+	s = task_at(e, u);
 
 	s->pred_lat_ps = FT_MAX(s->pred_lat_ps, lat_ps);
 	if (FT_NEVER(s->npred == 0) || --s->npred > 0)
@@ -63,13 +69,19 @@ flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
 static int
 task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 {
-	struct pk_task *k = task_at(e, t);
+	struct pk_task *k;
 	uint32_t i, u;
-	bool flow = k->kind == PK_T_FLOW;
+	bool flow;
 	int rc;
 
+	if (t >= PK_VIRT) /* a lazy NVLS tree's barrier: a QP's next message may go */
+		return ft__pk_tree_sent(e, t);
+	k = task_at(e, t);
+	flow = k->kind == PK_T_FLOW;
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
+	if (k->lazy) /* its successors are not built: the tree names them */
+		return ft__pk_tree_done(e, t, lat_ps);
 	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
 	for (i = 0; i < (k = task_at(e, t))->nsucc; i++) {
 		u = e->succ[k->succ_off + i];

@@ -23,6 +23,10 @@
 
 #define PK_NONE UINT32_MAX
 
+/* Task ids from here on name a task of a lazy NVLS tree not built yet (pkt_tree.c): a
+ * message, a switch's lag barrier or a QP's next-message barrier. Built tasks stay below. */
+#define PK_VIRT 0x80000000u
+
 /* Random stream kinds of RED marking and bit errors (ft_rng_stream(kind, port)). */
 #define PK_RNG_ECN 0x65636e6du
 #define PK_RNG_BER 0x62657272u
@@ -181,6 +185,8 @@ enum pk_task_kind {
 	PK_T_A2A_END, /* a barrier: the end of one of its sends (flow: the send's slot) */
 	PK_T_A2A_CTS, /* a barrier: its receiver's clear-to-send reaching the next sender
 	               * (flow: the send's slot) */
+	PK_T_TREE,    /* a lazy NVLS tree phase: starting it starts its first messages
+	               * (flow: the phase) */
 };
 
 struct pk_task {
@@ -194,6 +200,7 @@ struct pk_task {
 	uint32_t op;
 	uint8_t kind;
 	uint8_t done;
+	uint8_t lazy; /* a lazy NVLS tree's: its successors are named by pkt_tree.c */
 };
 
 /* DCQCN's alpha where a QP starts (initial_alpha_value 1023 of 1024, kb CC-DCQCN). */
@@ -261,6 +268,7 @@ struct pk_link {
 };
 
 struct pk_lazy;
+struct pk_tree_lazy;
 
 struct pk_engine {
 	struct ft_engine base;
@@ -349,6 +357,8 @@ struct pk_engine {
 	uint32_t nflows_built;  /* flow records built before the run (the rest: lazy sends') */
 	uint32_t nsucc_len;     /* entries of succ in use (lazy sends add theirs) */
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
+	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
+	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
 	struct pk_evq evq;
 	uint64_t now_ps;
 	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
@@ -680,6 +690,34 @@ int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
                        uint32_t tag, struct ft_error *err);
 
 /*
+ * Lazy NVLS trees (pkt_tree.c): a phase's messages are built when their waits are over
+ * (tasks not built yet have ids from PK_VIRT) and their records reused once they have
+ * ended, so memory holds the messages in flight. Start phase task @t (PK_T_TREE); a wait
+ * of task @u (virtual) is over; barrier @t (virtual: a QP's next message may go) is done;
+ * built task @t is done (its successors told in the order the whole graph has them); the
+ * vertex where a clear-to-send for virtual task @u arrives; before flow @i of the
+ * bottleneck walk, the links of the lazy phases submitted there; free.
+ */
+int ft__pk_tree_start(struct pk_engine *e, uint32_t t);
+int ft__pk_tree_pred(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
+int ft__pk_tree_sent(struct pk_engine *e, uint32_t t);
+int ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps);
+uint32_t ft__pk_tree_src(const struct pk_engine *e, uint32_t u);
+void ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i);
+void ft__pk_tree_free(struct pk_engine *e);
+/* Share @i of @n of @bytes (the remainder to the first ones); before flow @i of the
+ * bottleneck walk, the links in @first (per link the first flow to cross it, a key:
+ * UINT64_MAX none) in the order of their keys, for op @op (pkt_nccl.c). */
+uint64_t ft__pk_share(uint64_t bytes, uint64_t n, uint64_t i);
+void ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first);
+/* A task or a flow (and its task) into records @task_rec and @flow_rec (PK_NONE: new ones
+ * at the end), counted by the lazy phase that builds them (pkt_nccl.c). */
+int64_t ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
+                         double lat_mult, uint32_t op, uint32_t task_rec);
+int64_t ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
+                         uint32_t qp, uint32_t op, uint32_t task_rec, uint32_t flow_rec);
+
+/*
  * Lazy all-to-alls (pkt_nccl.c): a phase's sends are built when they may start and their
  * records reused once they have ended, so memory holds the sends in flight. Start phase
  * task @t (PK_T_A2A); send end @t (PK_T_A2A_END) is done; whether any phase is lazy;
@@ -712,6 +750,10 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 
 	if (t == PK_NONE)
 		return 0;
+	if (t >= PK_VIRT) { /* a lazy NVLS tree's: fired once (its next message is not built) */
+		f->sent_task = PK_NONE;
+		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+	}
 	k = &FT_VEC_AT(&e->tasks, struct pk_task, t);
 	if (k->npred == 0)
 		return 0; /* fired already: a go-back-N resend of the tail fires it once */

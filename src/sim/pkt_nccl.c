@@ -96,19 +96,39 @@ building(const struct pk_engine *e)
 	return e->lazy && e->lazy->building;
 }
 
-int64_t
-ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
-                uint32_t op)
+/* A task into the record at @cursor (see put_record()). */
+static int64_t
+task_rec(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
+         uint32_t op, uint32_t *cursor)
 {
 	struct pk_task t = { 0 };
-	uint32_t append = PK_NONE;
 
 	t.kind = (uint8_t)kind;
 	t.delay_ps = delay_ps;
 	t.lat_mult = lat_mult;
 	t.flow = PK_NONE;
 	t.op = op;
-	return put_record(&e->tasks, building(e) ? &e->lazy->cur_task : &append, &t);
+	/* (ids from PK_VIRT name a lazy NVLS tree's tasks not built yet) */
+	if (e->tasks.len >= PK_VIRT)
+		return FT_ERANGE;
+	return put_record(&e->tasks, cursor, &t);
+}
+
+int64_t
+ft__pk_add_task(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
+                uint32_t op)
+{
+	uint32_t append = PK_NONE;
+
+	return task_rec(e, kind, delay_ps, lat_mult, op,
+	                building(e) ? &e->lazy->cur_task : &append);
+}
+
+int64_t
+ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double lat_mult,
+                 uint32_t op, uint32_t task_rec_at)
+{
+	return task_rec(e, kind, delay_ps, lat_mult, op, &task_rec_at);
 }
 
 struct pk_dcqcn
@@ -144,17 +164,19 @@ flow_cc_init(struct pk_engine *e, uint32_t id)
 	return FT_NEVER(id != e->flow_cc.len) ? FT_EINVAL : ft_vec_push(&e->flow_cc, &d);
 }
 
-/* One flow: QP @qp of a connection, @bytes from @src to @dst; its task, or FT_E*. */
+/* One flow: QP @qp of a connection, @bytes from @src to @dst, its task and record at
+ * @tcur and @cursor (see put_record()), counted in the run's flows and bytes when
+ * @count; its task, or FT_E*. */
 static int64_t
-add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
+flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op,
+         uint32_t *tcur, uint32_t *cursor, bool count)
 {
 	struct pk_flow f = { 0 };
-	uint32_t append = PK_NONE, *cursor = building(e) ? &e->lazy->cur_flow : &append;
 	int64_t t, id;
 
 	if (bytes / e->mtu >= UINT32_MAX)
 		return FT_ERANGE;
-	t = ft__pk_add_task(e, PK_T_FLOW, 0, 0, op);
+	t = task_rec(e, PK_T_FLOW, 0, 0, op, tcur);
 	if (t < 0)
 		return t;
 	f.bytes = bytes;
@@ -181,7 +203,7 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.fl_off = old->fl_off;
 		f.fl_cap = old->fl_cap;
 		ft_free(old->ooo_bits);
-	} else if (!building(e)) { /* a lazy phase counted its flows and bytes */
+	} else if (count) { /* (a lazy phase counted its flows and bytes) */
 		e->bytes_submitted += bytes;
 		e->nflows_all++;
 	}
@@ -194,11 +216,35 @@ add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	return t;
 }
 
+static int64_t
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
+{
+	uint32_t append = PK_NONE, append2 = PK_NONE;
+
+	if (building(e))
+		return flow_rec(e, bytes, src, dst, qp, op, &e->lazy->cur_task, &e->lazy->cur_flow,
+		                false);
+	return flow_rec(e, bytes, src, dst, qp, op, &append, &append2, true);
+}
+
+int64_t
+ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp,
+                 uint32_t op, uint32_t task_at_rec, uint32_t flow_at_rec)
+{
+	return flow_rec(e, bytes, src, dst, qp, op, &task_at_rec, &flow_at_rec, false);
+}
+
 /* Share @i of @n of @bytes: the remainder goes to the first ones. */
 static uint64_t
 share(uint64_t bytes, uint64_t n, uint64_t i)
 {
 	return bytes / n + (i < bytes % n ? 1 : 0);
+}
+
+uint64_t
+ft__pk_share(uint64_t bytes, uint64_t n, uint64_t i)
+{
+	return share(bytes, n, i);
 }
 
 int
@@ -229,8 +275,8 @@ ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
 	const struct pk_task *k;
 
 	/* The barrier done when @f has left has one successor: the QP's next flow. */
-	if (f->sent_task == PK_NONE || !e->succ)
-		return NULL;
+	if (f->sent_task == PK_NONE || f->sent_task >= PK_VIRT || !e->succ)
+		return NULL; /* (a lazy NVLS tree's next message is not built: unpaced runs) */
 	k = task_of(e, f->sent_task);
 	if (k->nsucc != 1 || task_of(e, e->succ[k->succ_off])->kind != PK_T_FLOW)
 		return NULL;
@@ -725,7 +771,9 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 	};
 	int rc;
 
-	if (ph->implicit_alltoall && !e->may_drop && !e->a2a_eager) {
+	/* (lazy sends reuse records from where their first slot was: not beside the records
+	 * of a lazy NVLS tree, which has its own) */
+	if (ph->implicit_alltoall && !e->may_drop && !e->a2a_eager && !e->tlazy) {
 		rc = lazy_submit(e, op, ph, start, bar, tag);
 		if (rc == 0) /* the path latencies are simulated: the barrier keeps the rest */
 			task_of(e, bar)->lat_mult = 0;
@@ -1104,27 +1152,32 @@ struct first_link {
 };
 
 void
+ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
+{
+	uint32_t l, n = 0;
+	struct first_link *order = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*order));
+
+	if (!order)
+		return; /* no bottleneck named: not worth failing the run */
+	for (l = 0; l < e->nlinks; l++)
+		if (first[l] != UINT64_MAX)
+			order[n++] = (struct first_link){ first[l], l };
+	qsort(order, n, sizeof(*order), cmp_key);
+	for (l = 0; l < n; l++)
+		ft__pk_bottleneck_link(e, op, order[l].link);
+	ft_free(order);
+}
+
+void
 ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
 {
 	size_t p;
 
 	for (p = 0; e->lazy && p < e->lazy->phases.len; p++) {
 		const struct lazy_phase *ph = phase_of(e, (uint32_t)p);
-		uint32_t l, n = 0;
-		struct first_link *order;
 
-		if (ph->at_flow != i || !ph->first)
-			continue;
-		order = ft_calloc(e->nlinks, sizeof(*order));
-		if (!order)
-			continue; /* no bottleneck named: not worth failing the run */
-		for (l = 0; l < e->nlinks; l++)
-			if (ph->first[l] != UINT64_MAX)
-				order[n++] = (struct first_link){ ph->first[l], l };
-		qsort(order, n, sizeof(*order), cmp_key);
-		for (l = 0; l < n; l++)
-			ft__pk_bottleneck_link(e, ph->tag, order[l].link);
-		ft_free(order);
+		if (ph->at_flow == i && ph->first)
+			ft__pk_first_links(e, ph->tag, ph->first);
 	}
 }
 

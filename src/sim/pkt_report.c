@@ -337,6 +337,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		uint32_t j;
 
 		ft__pk_lazy_bottleneck(e, (uint32_t)i);
+		ft__pk_tree_bottleneck(e, (uint32_t)i);
 		if (i == e->nflows_built)
 			break;
 		f = ft_vec_at(&e->flows, i);

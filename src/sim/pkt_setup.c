@@ -8,6 +8,8 @@
 #include "pkt_int.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
@@ -160,9 +162,17 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
 	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
-	/* and its ranks make the congestion control records of their own flows alone,
-	 * once they know which those are (pkt_part.c pp_keep_cc). */
-	e->cc_later = e->a2a_eager;
+	/* So are NVLS trees (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds both whole in one
+	 * process too, for comparisons (bench/sim-nvls.sh): the same run in more memory. */
+	{
+		const char *eager = getenv("FABTUNE_SIM_EAGER");
+
+		e->tree_eager = e->a2a_eager || (eager && strcmp(eager, "1") == 0);
+		e->a2a_eager = e->tree_eager;
+	}
+	/* A split run's ranks make the congestion control records of their own flows
+	 * alone, once they know which those are (pkt_part.c pp_keep_cc). */
+	e->cc_later = ft__pk_part_wanted();
 	/* DCQCN defaults: the mlx5 firmware's (kb CC-DCQCN): min_time_between_cnps 4 us,
 	 * rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_ai_rate 5 Mb/s, rpg_hai_rate
 	 * 50 Mb/s, dce_tcp_g 1019/1024 retention (g = 5/1024), dce_tcp_rtt 1 us,
@@ -688,6 +698,7 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft__pk_phys_release(e);
 		ft__pk_part_free(e);
 		ft__pk_lazy_free(e);
+		ft__pk_tree_free(e);
 		ft_topo_free(e->topo_up);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);

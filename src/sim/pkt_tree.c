@@ -47,7 +47,8 @@
  * latency after that switch's last part, through a task per switch that waits
  * that long: the wait a flow learning of another vertex's flow has
  * (pkt_flow.c flow_feeds), which a run split across MPI ranks carries as any
- * barrier after flows (pkt_part.c), so both give the same bytes.
+ * barrier after flows (pkt_part.c), so both give the same bytes. In one process an
+ * NVLS tree's messages are built as their waits end ("Lazy NVLS trees", at the end).
  */
 #include "pkt_int.h"
 
@@ -237,10 +238,11 @@ lag_at(const struct tree_build *tb, uint32_t k, uint32_t w, uint32_t t, uint32_t
 /*
  * The lag tasks of the nodes of several switches: for each way in, copy, message and
  * switch that some part goes into, a barrier done one path latency (lat_mult 1: the
- * longest among its parts') after its last part has arrived.
+ * longest among its parts') after its last part has arrived (@lazy: only where they are,
+ * built as they start).
  */
 static int
-nvls_lags(struct tree_build *tb, uint32_t tag)
+nvls_lags(struct tree_build *tb, uint32_t tag, bool lazy)
 {
 	uint32_t k, w, t, m, j, i;
 	size_t n = 0;
@@ -275,6 +277,10 @@ nvls_lags(struct tree_build *tb, uint32_t tag)
 
 				if (*at != PK_NONE)
 					continue;
+				if (lazy) { /* (built as it may start: 0 says it is there) */
+					*at = 0;
+					continue;
+				}
 				b = ft__pk_add_task(tb->rb.e, PK_T_BARRIER, 0, 1.0, tag);
 				if (b < 0)
 					return FT_ENOMEM;
@@ -431,7 +437,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 	return rb->n ? 0 : 1;
 }
 
-/* The edges into each vertex (of every tree copy), for link_feeds(). */
+/* The edges into each vertex (of every tree copy), for tree_waits(). */
 static int
 index_edges(struct tree_build *tb)
 {
@@ -461,63 +467,82 @@ arrival(const struct tree_build *tb, const struct tree_edge *f, uint32_t m)
 }
 
 /*
- * What message @m of edge @ed's first leg waits for, besides its own connection's slots:
- * going up, chunk m from every child; going down, chunk m from the parent, or at the
- * root (no parent) chunk m from every child.
+ * A wait of a message m of an edge's first leg (see tree_waits()): on message m of
+ * connection @conn's arrival, or (@conn PK_NONE) on the lag task at @lag + m x @nsw (its
+ * node's, lag_at() at m = 0, the node's switches).
  */
-static int
-link_feeds(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t to)
-{
-	uint32_t lo = tb->into_off[ed->src], hi = tb->into_off[ed->src + 1], i;
-	uint32_t want = FT_SCHED_UP;
-
-	for (i = lo; i < hi && ed->dir == FT_SCHED_DOWN; i++)
-		if (tb->edge[tb->into_edge[i]].pipe == ed->pipe &&
-		    tb->edge[tb->into_edge[i]].dir == FT_SCHED_DOWN)
-			want = FT_SCHED_DOWN;
-	for (i = lo; i < hi; i++) {
-		const struct tree_edge *f = &tb->edge[tb->into_edge[i]];
-
-		if (f->pipe == ed->pipe && f->dir == want &&
-		    ft__pk_add_dep(tb->rb.e, arrival(tb, f, m), to) < 0)
-			return FT_ENOMEM;
-	}
-	return 0;
-}
+typedef int (*wait_fn)(void *ctx, uint32_t conn, size_t lag, uint32_t nsw);
 
 /*
- * The waits of NVLS stage @ed's message @m (chunk m of its copy) into its send @to: head h
- * reads chunk m once every rank's part has reached the switch, a rank gathers it once
- * every head's multicast has; a part that went into the switch it reads from counts at
- * once, one that went into another switch of the node one path latency later (its
- * switch's lag task). The multicast itself waits as a tree edge does (for the chunk from
- * the parent, or at the root from below).
+ * What message m of edge @ed's first leg waits for, besides its own connection's slots and
+ * QP and the phase's start, each told to @fn in the order the graph adds them. Going up a
+ * tree, chunk m from every child; going down, chunk m from the parent, or at the root (no
+ * parent) chunk m from every child. NVLS stages: head h reads chunk m once every rank's
+ * part has reached the switch, a rank gathers it once every head's multicast has; a part
+ * that went into the switch it reads from counts at once, one that went into another
+ * switch of the node one path latency later (its switch's lag task). The multicast itself
+ * waits as a tree edge does; a part into the switch waits for nothing more.
  */
 static int
-link_nvls(const struct tree_build *tb, const struct tree_edge *ed, uint32_t m, uint32_t to)
+tree_waits(const struct tree_build *tb, const struct tree_edge *ed, wait_fn fn, void *ctx)
 {
-	struct pk_engine *e = tb->rb.e;
-	uint32_t k = ed->node, nsw, w, want, i, j;
+	uint32_t lo = tb->into_off[ed->src], hi = tb->into_off[ed->src + 1], i, j, k, nsw, w;
+	uint32_t want = FT_SCHED_UP;
+	int rc = 0;
 
-	if (ed->kind == TE_TREE)
-		return link_feeds(tb, ed, m, to);
+	if (ed->kind == TE_TREE || ed->kind == TE_MCAST) {
+		for (i = lo; i < hi && ed->dir == FT_SCHED_DOWN; i++)
+			if (tb->edge[tb->into_edge[i]].pipe == ed->pipe &&
+			    tb->edge[tb->into_edge[i]].dir == FT_SCHED_DOWN)
+				want = FT_SCHED_DOWN;
+		for (i = lo; i < hi && rc == 0; i++) {
+			const struct tree_edge *f = &tb->edge[tb->into_edge[i]];
+
+			if (f->pipe == ed->pipe && f->dir == want)
+				rc = fn(ctx, f->conn + f->nlegs - 1, 0, 0);
+		}
+		return rc;
+	}
+	if (ed->kind == TE_SCATTER) /* its lag: lag_parts() */
+		return 0;
+	k = ed->node;
 	nsw = node_switches(tb, k);
-	if (ed->kind == TE_SCATTER || ed->kind == TE_MCAST) /* its lag: lag_parts() */
-		return ed->kind == TE_MCAST ? link_feeds(tb, ed, m, to) : 0;
 	w = ed->kind == TE_GATHER;
 	want = w ? TE_MCAST : TE_SCATTER;
-	for (i = tb->from[k]; i < tb->from[k + 1]; i++)
+	for (i = tb->from[k]; i < tb->from[k + 1] && rc == 0; i++)
 		if (tb->edge[i].kind == want && tb->edge[i].copy == ed->copy &&
-		    tb->edge[i].sw == ed->sw &&
-		    ft__pk_add_dep(e, arrival(tb, &tb->edge[i], m), to) < 0)
-			return FT_ENOMEM;
-	for (j = 0; j < nsw && nsw > 1; j++) {
-		uint32_t lag = j == ed->sw ? PK_NONE : tb->lag[lag_at(tb, k, w, ed->copy, m, j)];
+		    tb->edge[i].sw == ed->sw)
+			rc = fn(ctx, tb->edge[i].conn + tb->edge[i].nlegs - 1, 0, 0);
+	for (j = 0; j < nsw && nsw > 1 && rc == 0; j++) {
+		size_t at = lag_at(tb, k, w, ed->copy, 0, j);
 
-		if (lag != PK_NONE && ft__pk_add_dep(e, lag, to) < 0)
-			return FT_ENOMEM;
+		if (j != ed->sw && tb->lag[at] != PK_NONE)
+			rc = fn(ctx, PK_NONE, at, nsw);
 	}
-	return 0;
+	return rc;
+}
+
+/* A wait of message @m into its send @to, in the whole graph. */
+struct wait_dep {
+	const struct tree_build *tb;
+	uint32_t m, to;
+};
+
+static int
+wait_dep(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
+{
+	const struct wait_dep *w = ctx;
+	const struct tree_build *tb = w->tb;
+	uint32_t from;
+
+	if (conn == PK_NONE) {
+		from = tb->lag[lag + (size_t)w->m * nsw];
+	} else {
+		const struct ring_conn *c = &tb->rb.c[conn];
+
+		from = tb->rb.recv[c->first + FT_MIN(w->m, c->nmsg - 1)];
+	}
+	return ft__pk_add_dep(tb->rb.e, from, w->to) < 0 ? FT_ENOMEM : 0;
 }
 
 /*
@@ -559,10 +584,12 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
 
+			struct wait_dep w = { tb, m, to };
+
 			if (j > 0) /* a relay forwards what has arrived */
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
-				rc = link_nvls(tb, ed, m, to);
+				rc = tree_waits(tb, ed, wait_dep, &w);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -572,6 +599,22 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 	}
 	return rc < 0 ? FT_ENOMEM : 0;
 }
+
+/* What a tree build holds (its connections, edges, nodes, switches and lag layout). */
+static void
+tree_release(struct tree_build *tb)
+{
+	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,
+		                 tb->from, tb->edge,     tb->into_off, tb->into_edge };
+
+	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+	ft__pk_build_release(&tb->rb);
+}
+
+static bool lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg);
+struct tree_phase;
+static void phase_release(struct tree_phase *p);
+static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots);
 
 int
 ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -583,6 +626,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	};
 	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
 	struct ft_model_chunking ch;
+	bool lazy;
 	int rc;
 
 	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
@@ -615,24 +659,579 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
+	lazy = rc == 0 && tb.heads && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
-		rc = nvls_lags(&tb, tag);
-	if (rc == 0)
-		rc = ft__pk_add_messages(&tb.rb, nmsg);
-	if (rc == 0 && tb.heads)
-		rc = lag_parts(&tb);
-	for (i = 0; i < tb.nedges && rc == 0; i++)
-		rc = link_edge(&tb, &tb.edge[i], ch.slots);
-	ft_free(tb.lag);
-	ft_free(tb.lag_off);
-	ft_free(tb.sw);
-	ft_free(tb.sw_off);
-	ft_free(tb.from);
-	ft__pk_build_release(&tb.rb);
-	ft_free(tb.edge);
-	ft_free(tb.into_off);
-	ft_free(tb.into_edge);
+		rc = nvls_lags(&tb, tag, lazy);
+	if (lazy) {
+		/* (the phase keeps what it built: freed with the engine) */
+		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, ch.slots) : rc;
+		if (rc < 0)
+			tree_release(&tb);
+	} else {
+		if (rc == 0)
+			rc = ft__pk_add_messages(&tb.rb, nmsg);
+		if (rc == 0 && tb.heads)
+			rc = lag_parts(&tb);
+		for (i = 0; i < tb.nedges && rc == 0; i++)
+			rc = link_edge(&tb, &tb.edge[i], ch.slots);
+		tree_release(&tb);
+	}
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
 		FT_VEC_AT(&e->tasks, struct pk_task, bar).lat_mult = 0;
 	return rc;
+}
+
+/*
+ * ---- Lazy NVLS trees --------------------------------------------------------------------
+ *
+ * An NVLS tree of 1 GiB over 4 DGX H100 nodes is 720,896 messages, each a flow record,
+ * its task and the barrier its QP's next message waits for, built whole before the run
+ * (about 260 MB). Most of them wait: a connection has at most `slots` messages in
+ * flight. So an NVLS tree phase is one task in the graph (PK_T_TREE), and a message is
+ * built when its waits are over, as the lazy all-to-all's sends are (pkt_nccl.c): until
+ * then it is a number (PK_VIRT + its index among the phase's), with the count of the waits
+ * it still has. A message, a lag task (a switch of a node of several) and the barrier
+ * before a QP's next message each have one; the barrier is never built (the message that
+ * fires it tells the next one at once, as its event would). A built task's successors
+ * are named by the phase, in the order the whole graph lists them (tree_waits(), in
+ * connection order), and told as the whole graph tells them: a message that leaves the
+ * vertex it arrived at at once, any other one path latency later (its clear-to-send,
+ * PK_EV_PRED with the number), a barrier at once. Events, their times and their order are
+ * the whole graph's, so the run is the same to the byte; the records of an ended message
+ * are reused once twice the phase's longest path latency has passed (lossless and
+ * unpaced runs only: no CNP, RTT sample, NAK or retransmit outlives a flow there). For
+ * the op's bottleneck each link keeps the first message, in the whole graph's flow
+ * order, that crossed it.
+ */
+struct tree_phase {
+	struct tree_build tb;
+	uint32_t task, slots, nq, msgs;
+	uint32_t nmsg, nlag; /* numbers: messages, lag tasks, then the barrier before message i */
+	uint32_t base;       /* its first number, less PK_VIRT */
+	uint32_t at_flow;    /* flows built before it was submitted */
+	uint16_t *pending;   /* per message and lag task: the waits it still has */
+	uint64_t *lag_lat;   /* per lag task: the longest path latency of its parts so far */
+	uint32_t *conn_edge; /* per connection: its edge */
+	uint32_t *succ_off;  /* per connection: its messages' successors (succ_off[c] ..) */
+	uint32_t *succ;      /* connection << 1, | 1: its message `slots` on */
+	uint32_t *lag_of;    /* per connection: the lag task its parts go into at m = 0 */
+	uint64_t *first;     /* per link: the first message to cross it (key), UINT64_MAX */
+	uint64_t lat_max;    /* the longest path latency of its messages so far */
+};
+
+/* Records to reuse, oldest first. */
+struct free_recs {
+	struct ft_vec q; /* struct free_rec */
+	size_t head;
+};
+
+struct free_rec {
+	uint32_t task, flow;
+	uint64_t free_ps; /* reusable after */
+};
+
+struct pk_tree_lazy {
+	struct ft_vec phases; /* struct tree_phase */
+	uint32_t nvirt;       /* numbers handed out */
+	struct free_recs flows, tasks;
+};
+
+static bool
+lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
+{
+	uint32_t nq = e->cfg.qps_per_conn, i;
+	uint64_t n;
+
+	/* Built whole: asked for, or a split run (a2a_eager); lossy or paced runs, whose
+	 * NAKs, timers, CNPs and RTT samples outlive a flow; flows listed or QPs traced by
+	 * id; beside a lazy all-to-all (which reuses records from its first slot on); a
+	 * message split over QPs (its own barriers). */
+	if (e->tree_eager || e->may_drop || e->paced || e->lazy || e->pc.list_flows ||
+	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
+		return false;
+	for (i = 0; i < tb->rb.n; i++)
+		if (tb->rb.c[i].nmsg != tb->msgs ||
+		    (tb->rb.c[i].wire + tb->msgs - 1) / tb->msgs / e->mtu >= UINT32_MAX)
+			return false;
+	/* (the numbers it takes: two a message, four a message per switch of a node of several) */
+	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg;
+	for (i = 0; i < tb->nodes; i++)
+		n += node_switches(tb, i) > 1 ? 4ull * tb->msgs * node_switches(tb, i) : 0;
+	return n < PK_VIRT - 1;
+}
+
+/* The phase and index (@v) of number @u. */
+static struct tree_phase *
+phase_at(const struct pk_engine *e, uint32_t u, uint32_t *v)
+{
+	const struct pk_tree_lazy *tl = e->tlazy;
+
+	u -= PK_VIRT;
+	for (size_t i = 0; tl && i < tl->phases.len; i++) {
+		struct tree_phase *p = ft_vec_at(&tl->phases, i);
+
+		if (u - p->base < 2 * p->nmsg + p->nlag) {
+			*v = u - p->base;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The connection of message @v. */
+static uint32_t
+conn_of(const struct tree_phase *p, uint32_t v)
+{
+	uint32_t lo = 0, hi = p->tb.rb.n - 1;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi + 1) / 2;
+
+		if (p->tb.rb.c[mid].first <= v)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Records free to reuse now: the oldest if its time has come (*@task PK_NONE: none). */
+static void
+take_rec(struct free_recs *fr, uint64_t now_ps, uint32_t *task, uint32_t *flow)
+{
+	const struct free_rec *r = fr->head < fr->q.len ? ft_vec_at(&fr->q, fr->head) : NULL;
+
+	*task = *flow = PK_NONE;
+	if (!r || r->free_ps >= now_ps)
+		return;
+	*task = r->task;
+	*flow = r->flow;
+	if (++fr->head == fr->q.len || (fr->head >= 4096 && fr->head * 2 >= fr->q.len)) {
+		/* (the queue keeps what is still to come, from its start) */
+		memmove(fr->q.data, ft_vec_at(&fr->q, fr->head),
+		        (fr->q.len - fr->head) * fr->q.elem_size);
+		fr->q.len -= fr->head;
+		fr->head = 0;
+	}
+}
+
+static int
+put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps)
+{
+	struct free_rec r = { task, flow, free_ps };
+
+	return ft_vec_push(&fr->q, &r) < 0 ? FT_ENOMEM : 0;
+}
+
+/* Build message @v of phase @p (its waits are over) and start it. */
+static int
+build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
+{
+	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
+	uint32_t m = v - c->first, rt, rf;
+	struct pk_task *k;
+	int64_t t;
+
+	take_rec(&e->tlazy->flows, e->now_ps, &rt, &rf);
+	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst,
+	                     c->qp0 + m % p->nq, p->tb.rb.tag, rt, rf);
+	if (t < 0)
+		return (int)t;
+	k = task_at(e, (uint32_t)t);
+	k->lazy = 1;
+	k->succ_off = p->base + v; /* (its number: nsucc stays 0) */
+	/* its QP's next message waits for its last packet to leave */
+	flow_at(e, k->flow)->sent_task =
+	        m + p->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + p->nq : PK_NONE;
+	return ft__pk_start_task(e, (uint32_t)t);
+}
+
+/* Build lag task @v of phase @p (its parts are in) and start it. */
+static int
+build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
+{
+	uint32_t rt, rf;
+	struct pk_task *k;
+	int64_t t;
+
+	take_rec(&e->tlazy->tasks, e->now_ps, &rt, &rf);
+	t = ft__pk_task_into(e, PK_T_BARRIER, 0, 1.0, p->tb.rb.tag, rt);
+	if (t < 0)
+		return (int)t;
+	k = task_at(e, (uint32_t)t);
+	k->lazy = 1;
+	k->succ_off = p->base + v;
+	k->pred_lat_ps = p->lag_lat[v - p->nmsg];
+	return ft__pk_start_task(e, (uint32_t)t);
+}
+
+/* A wait of message or lag task @v of phase @p is over (a flow's, of path latency @lat_ps). */
+static int
+phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps)
+{
+	if (v >= p->nmsg + p->nlag) /* the barrier before message i */
+		v -= p->nmsg + p->nlag;
+	if (v >= p->nmsg)
+		p->lag_lat[v - p->nmsg] = FT_MAX(p->lag_lat[v - p->nmsg], lat_ps);
+	if (FT_NEVER(p->pending[v] == 0))
+		return FT_EINVAL;
+	if (--p->pending[v] > 0)
+		return 0;
+	return v < p->nmsg ? build_message(e, p, v) : build_lag(e, p, v);
+}
+
+int
+ft__pk_tree_pred(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
+{
+	uint32_t v;
+	struct tree_phase *p = phase_at(e, u, &v);
+
+	return FT_NEVER(!p) ? FT_EINVAL : phase_pred(e, p, v, lat_ps);
+}
+
+int
+ft__pk_tree_sent(struct pk_engine *e, uint32_t t)
+{
+	/* (its one successor: the QP's next message, told as a barrier's, at once) */
+	return ft__pk_tree_pred(e, t, 0);
+}
+
+int
+ft__pk_tree_start(struct pk_engine *e, uint32_t t)
+{
+	struct pk_task *k = task_at(e, t);
+	struct tree_phase *p = ft_vec_at(&e->tlazy->phases, k->flow);
+	uint32_t i, m;
+	int rc = 0;
+
+	/* The first message on each QP waits for the phase: as the start's successors, in
+	 * the order link_edge() adds them. */
+	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
+		for (m = 0; m < FT_MIN(p->nq, p->msgs) && rc == 0; m++)
+			rc = phase_pred(e, p, p->tb.rb.c[i].first + m, 0);
+	k = task_at(e, t);
+	k->done = 1;
+	k->t_done_ps = e->now_ps;
+	return rc;
+}
+
+/* Message @v of phase @p (flow @fid) has ended: the links it crossed, for the bottleneck. */
+static int
+note_links(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid)
+{
+	const struct pk_flow *f = flow_at(e, fid);
+
+	if (!p->first) {
+		p->first = ft_malloc((size_t)(e->nlinks ? e->nlinks : 1) * sizeof(uint64_t));
+		if (!p->first)
+			return FT_ENOMEM;
+		memset(p->first, 0xff, (size_t)(e->nlinks ? e->nlinks : 1) * sizeof(uint64_t));
+	}
+	for (uint32_t j = 0; j < f->npath; j++) {
+		uint32_t l = FT_VEC_AT(&e->paths, uint32_t, f->path_off + j);
+
+		p->first[l] = FT_MIN(p->first[l], (uint64_t)v << 8 | j);
+	}
+	return 0;
+}
+
+/* Message @v (of connection @ci, message @m) of phase @p, flow @fid, has ended: tell its
+ * successors, in the whole graph's order (bar, its lag task, the successors by connection). */
+static int
+message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid, uint64_t lat_ps)
+{
+	uint32_t ci = conn_of(p, v), m = v - p->tb.rb.c[ci].first, i;
+	uint32_t dst = flow_at(e, fid)->dst;
+	int rc = note_links(e, p, v, fid);
+
+	p->lat_max = FT_MAX(p->lat_max, lat_ps);
+	if (rc == 0)
+		rc = ft__pk_pred_done(e, p->tb.rb.bar, lat_ps);
+	if (rc == 0 && p->lag_of[ci] != PK_NONE) {
+		uint32_t nsw = node_switches(&p->tb, p->tb.edge[p->conn_edge[ci]].node);
+
+		rc = phase_pred(e, p, p->nmsg + p->lag_of[ci] + m * nsw, lat_ps);
+	}
+	for (i = p->succ_off[ci]; i < p->succ_off[ci + 1] && rc == 0; i++) {
+		const struct ring_conn *c = &p->tb.rb.c[p->succ[i] >> 1];
+		uint32_t mm = m + (p->succ[i] & 1 ? p->slots : 0);
+
+		if (mm >= c->nmsg)
+			continue;
+		/* (pkt_flow.c flow_feeds: at once from where it arrived, else its clear-to-send) */
+		if (c->src == dst)
+			rc = phase_pred(e, p, c->first + mm, lat_ps);
+		else
+			rc = ev_push(e, e->now_ps + lat_ps, PK_EV_PRED,
+			             PK_VIRT + p->base + c->first + mm, 0);
+	}
+	return rc;
+}
+
+/* Lag task @v of phase @p has ended: the reads (w 0) or gathers of its node, copy and
+ * message from the other switches. */
+static int
+lag_done(struct pk_engine *e, struct tree_phase *p, uint32_t v)
+{
+	const struct tree_build *tb = &p->tb;
+	uint32_t lag = v - p->nmsg, k = 0, nsw, j, m, t, w, i;
+	int rc = 0;
+
+	while (k + 1 < tb->nodes && tb->lag_off[k + 1] <= lag)
+		k++;
+	nsw = node_switches(tb, k);
+	lag -= tb->lag_off[k];
+	j = lag % nsw;
+	m = lag / nsw % tb->msgs;
+	t = lag / nsw / tb->msgs % 2;
+	w = lag / nsw / tb->msgs / 2;
+	for (i = tb->from[k]; i < tb->from[k + 1] && rc == 0; i++) {
+		const struct tree_edge *ed = &tb->edge[i];
+
+		if (ed->kind == (w ? TE_GATHER : TE_READ) && ed->copy == t && ed->sw != j)
+			rc = phase_pred(e, p, tb->rb.c[ed->conn].first + m, 0);
+	}
+	return rc;
+}
+
+int
+ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
+{
+	struct pk_task *k = task_at(e, t);
+	uint32_t v, fid = k->flow;
+	struct tree_phase *p = phase_at(e, PK_VIRT + k->succ_off, &v);
+	int rc;
+
+	if (FT_NEVER(!p))
+		return FT_EINVAL;
+	if (v < p->nmsg) {
+		rc = message_done(e, p, v, fid, lat_ps);
+		/* (a CNP or RTT sample of its last packets is back within one path latency) */
+		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
+	}
+	rc = lag_done(e, p, v);
+	return rc < 0 ? rc : put_rec(&e->tlazy->tasks, t, PK_NONE, e->now_ps);
+}
+
+uint32_t
+ft__pk_tree_src(const struct pk_engine *e, uint32_t u)
+{
+	uint32_t v;
+	const struct tree_phase *p = phase_at(e, u, &v);
+
+	return p && v < p->nmsg ? p->tb.rb.c[conn_of(p, v)].src : e->nvertices;
+}
+
+void
+ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i)
+{
+	for (size_t n = 0; e->tlazy && n < e->tlazy->phases.len; n++) {
+		const struct tree_phase *p = ft_vec_at(&e->tlazy->phases, n);
+
+		if (p->at_flow == i && p->first)
+			ft__pk_first_links(e, p->tb.rb.tag, p->first);
+	}
+}
+
+void
+ft__pk_tree_free(struct pk_engine *e)
+{
+	if (!e->tlazy)
+		return;
+	for (size_t n = 0; n < e->tlazy->phases.len; n++) {
+		struct tree_phase *p = ft_vec_at(&e->tlazy->phases, n);
+		tree_release(&p->tb);
+		phase_release(p);
+	}
+	ft_vec_release(&e->tlazy->phases);
+	ft_vec_release(&e->tlazy->flows.q);
+	ft_vec_release(&e->tlazy->tasks.q);
+	ft_free(e->tlazy);
+	e->tlazy = NULL;
+}
+
+/* The successors of each connection's messages: counted (@at NULL, into succ_off[c + 1])
+ * or listed (at[c]: where connection c's next one goes); the waits of each message on
+ * others (besides its slots, start and QP) into @nwait. */
+struct succ_fill {
+	struct tree_phase *p;
+	uint32_t to, nwait;
+	uint32_t *at;
+};
+
+static void
+succ_add(struct succ_fill *sf, uint32_t from, uint32_t entry)
+{
+	if (sf->at)
+		sf->p->succ[sf->at[from]++] = entry;
+	else
+		sf->p->succ_off[from + 1]++;
+}
+
+static int
+succ_wait(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
+{
+	struct succ_fill *sf = ctx;
+
+	(void)lag;
+	(void)nsw;
+	sf->nwait++;
+	if (conn != PK_NONE) /* (a lag task's successors are found from its node's edges) */
+		succ_add(sf, conn, sf->to << 1);
+	return 0;
+}
+
+/* In the order link_edge() adds the dependencies: by the successor's connection. */
+static void
+phase_succ(struct tree_phase *p, uint32_t *nwait, uint32_t *at)
+{
+	const struct tree_build *tb = &p->tb;
+	struct succ_fill sf = { p, 0, 0, at };
+
+	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
+		const struct tree_edge *ed = &tb->edge[p->conn_edge[ci]];
+
+		sf.to = ci;
+		sf.nwait = 0;
+		if (ci > ed->conn) { /* a relay leg forwards what the leg before brought */
+			succ_add(&sf, ci - 1, ci << 1);
+			sf.nwait = 1;
+		} else {
+			(void)tree_waits(tb, ed, succ_wait, &sf);
+		}
+		if (nwait)
+			nwait[ci] = sf.nwait;
+		succ_add(&sf, ci, ci << 1 | 1); /* its own message `slots` on */
+	}
+}
+
+/* The waits of every message and lag task: as many as the whole graph gives it. */
+static int
+phase_pending(struct tree_phase *p, const uint32_t *nwait)
+{
+	const struct tree_build *tb = &p->tb;
+
+	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
+		const struct ring_conn *c = &tb->rb.c[ci];
+		uint32_t nsw = node_switches(tb, tb->edge[p->conn_edge[ci]].node);
+
+		for (uint32_t m = 0; m < c->nmsg; m++) {
+			/* (and the start or the QP's message before, and the slot's) */
+			uint32_t n = nwait[ci] + 1 + (m >= p->slots);
+			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
+			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
+
+			if (n > UINT16_MAX || (lag && *lag == UINT16_MAX))
+				return FT_ERANGE;
+			p->pending[c->first + m] = (uint16_t)n;
+			if (lag)
+				(*lag)++;
+		}
+	}
+	return 0;
+}
+
+/* The connections' edges, and the lag task (at m = 0) each part into a switch of a node
+ * of several goes into. */
+static void
+phase_conns(struct tree_phase *p)
+{
+	const struct tree_build *tb = &p->tb;
+
+	for (uint32_t i = 0; i < tb->nedges; i++)
+		for (uint32_t j = 0; j < tb->edge[i].nlegs; j++)
+			p->conn_edge[tb->edge[i].conn + j] = i;
+	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
+		const struct tree_edge *ed = &tb->edge[p->conn_edge[ci]];
+		bool part = ed->kind == TE_SCATTER || ed->kind == TE_MCAST;
+
+		p->lag_of[ci] = part && node_switches(tb, ed->node) > 1 ?
+		                        (uint32_t)lag_at(tb, ed->node, ed->kind == TE_MCAST,
+		                                         ed->copy, 0, ed->sw) :
+		                        PK_NONE;
+	}
+}
+
+static void
+phase_release(struct tree_phase *p)
+{
+	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off,
+		                 p->succ,    p->lag_of,  p->first };
+
+	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
+}
+
+/*
+ * The NVLS tree @tb (its lag layout marked, nvls_lags()) as a lazy phase of @nmsg messages,
+ * @slots in flight on a connection: one task after the phase's start, its messages counted
+ * in the phase's end barrier and the run's flows and bytes. The phase keeps @tb (FT_E*:
+ * the caller still has it).
+ */
+static int
+lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots)
+{
+	struct tree_phase p = { .tb = *tb, .slots = slots, .nq = e->cfg.qps_per_conn };
+	uint32_t *nwait, *at, ci;
+	uint64_t bytes = 0;
+	int64_t t = -1;
+	int rc = 0;
+
+	if (!e->tlazy) {
+		e->tlazy = ft_calloc(1, sizeof(*e->tlazy));
+		if (!e->tlazy)
+			return FT_ENOMEM;
+		ft_vec_init(&e->tlazy->phases, sizeof(struct tree_phase));
+		ft_vec_init(&e->tlazy->flows.q, sizeof(struct free_rec));
+		ft_vec_init(&e->tlazy->tasks.q, sizeof(struct free_rec));
+	}
+	p.msgs = tb->msgs;
+	p.nmsg = nmsg;
+	p.nlag = tb->lag_off[tb->nodes];
+	p.base = e->tlazy->nvirt;
+	p.at_flow = (uint32_t)e->flows.len;
+	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));
+	p.lag_lat = ft_calloc((size_t)p.nlag + 1, sizeof(uint64_t));
+	p.conn_edge = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	p.succ_off = ft_calloc((size_t)tb->rb.n + 2, sizeof(uint32_t));
+	p.lag_of = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	nwait = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	at = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	if (!p.pending || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of || !nwait || !at)
+		rc = FT_ENOMEM;
+	if (rc == 0) {
+		phase_conns(&p);
+		phase_succ(&p, nwait, NULL);
+		for (ci = 0; ci < tb->rb.n; ci++)
+			p.succ_off[ci + 1] += p.succ_off[ci];
+		memcpy(at, p.succ_off, (size_t)tb->rb.n * sizeof(uint32_t));
+		p.succ = ft_calloc((size_t)p.succ_off[tb->rb.n] + 1, sizeof(uint32_t));
+		rc = p.succ ? 0 : FT_ENOMEM;
+	}
+	if (rc == 0) {
+		phase_succ(&p, NULL, at);
+		rc = phase_pending(&p, nwait);
+	}
+	if (rc == 0)
+		t = ft__pk_add_task(e, PK_T_TREE, 0, 0, tb->rb.tag);
+	if (rc == 0 && (t < 0 || ft__pk_add_dep(e, tb->rb.start, (uint32_t)t) < 0))
+		rc = FT_ENOMEM;
+	ft_free(nwait);
+	ft_free(at);
+	if (rc == 0) {
+		p.task = (uint32_t)t;
+		task_at(e, p.task)->flow = (uint32_t)e->tlazy->phases.len;
+		if (ft_vec_push(&e->tlazy->phases, &p) < 0)
+			rc = FT_ENOMEM;
+	}
+	if (rc < 0) {
+		phase_release(&p);
+		return rc;
+	}
+	for (ci = 0; ci < tb->rb.n; ci++)
+		bytes += tb->rb.c[ci].wire; /* (the sum of its messages' shares) */
+	task_at(e, tb->rb.bar)->npred += nmsg; /* every message ends before it */
+	e->nflows_all += nmsg;
+	e->bytes_submitted += bytes;
+	e->tlazy->nvirt += 2 * nmsg + p.nlag;
+	return 0;
 }

@@ -26,8 +26,8 @@ pk(const struct ft_engine *e)
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
- * builds as a run split across MPI ranks does: all-to-alls whole before the run; op k at
- * priority @prio[k] (@prio NULL: all at 0). */
+ * builds as a run split across MPI ranks does: all-to-alls and NVLS trees whole before the
+ * run; op k at priority @prio[k] (@prio NULL: all at 0). */
 static inline void
 pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, uint32_t gpn,
                    const struct ft_packet_cfg *pc, uint32_t qps, bool eager, uint32_t nops,
@@ -56,6 +56,7 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
 	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;
+	ft_container_of(r->e, struct pk_engine, base)->tree_eager = eager;
 	for (uint32_t k = 0; k < nops; k++) {
 		op.prio = prio ? prio[k] : 0;
 		op.after = ft_packet_engine.submit(r->e, &op, &err);

@@ -9,8 +9,9 @@
  * NCCL's (calcCollChunking); an NVLS tree's chunks through the switch, the
  * heads' trees and back end at its closed form and carry what whole flows
  * do, its records hold no congestion control state unless paced and no dependency
- * list once running, and its labels tie each head to its channel's trees; NCCL's p2p
- * channel count from its channel count.
+ * list once running, built as its messages may start it holds those in flight and gives
+ * the whole build's counters, and its labels tie each head to its channel's trees; NCCL's
+ * p2p channel count from its channel count.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -446,7 +447,8 @@ test_nvls_tree_closed_form(void **state)
 	const struct pk_flow *net = NULL;
 
 	(void)state;
-	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	/* (built whole: every message's record is read back) */
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP);
 	for (i = 0; i < pk(r.e)->flows.len; i++) {
 		const struct pk_flow *f = flow(&r, i);
 
@@ -520,7 +522,7 @@ test_nvls_tree_records(void **state)
 
 	(void)state;
 	assert_true(sizeof(struct pk_flow) <= 144);
-	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP); /* (whole) */
 	/* per node 4 stages x 4 ranks x 2 copies, 4 heads x 2 copies x 2 ways over the
 	 * network; each of those 80 connections 4 chunks */
 	assert_int_equal(pk(r.e)->flows.len, (2 * 4 * 4 * 2 + 4 * 2 * 2) * 4);
@@ -537,6 +539,78 @@ test_nvls_tree_records(void **state)
 	assert_true(op_time(&c) == op_time(&r));
 	pk_run_free(&c);
 	pk_run_free(&r);
+}
+
+/* The results of two runs of one op, the same to the bit: every counter the run reports. */
+static void
+assert_same_run(const struct pk_run *a, const struct pk_run *b)
+{
+	const struct ft_sim_counters *x = &a->c, *y = &b->c;
+
+	assert_int_equal(x->nflows, y->nflows);
+	assert_int_equal(x->nevents, y->nevents);
+	assert_int_equal(x->npackets, y->npackets);
+	assert_memory_equal(&x->makespan_s, &y->makespan_s, sizeof(double));
+	assert_memory_equal(&x->ops[0], &y->ops[0], sizeof(x->ops[0]));
+	assert_memory_equal(&x->fct_min_s, &y->fct_min_s, 4 * sizeof(double));
+	assert_memory_equal(&x->slowdown_p50, &y->slowdown_p50, 3 * sizeof(double));
+	assert_int_equal(x->nlinks, y->nlinks);
+	assert_memory_equal(x->link_bytes, y->link_bytes, x->nlinks * sizeof(double));
+	assert_memory_equal(x->link_max_flows, y->link_max_flows, x->nlinks * sizeof(uint32_t));
+	for (uint32_t l = 0; l < x->nlinks; l++) {
+		const struct ft_sim_port_counters *p = &x->port[l], *q = &y->port[l];
+
+		assert_int_equal(p->tx_bytes, q->tx_bytes);
+		assert_int_equal(p->tx_pkts, q->tx_pkts);
+		assert_int_equal(p->q_max_bytes, q->q_max_bytes);
+		assert_memory_equal(&p->q_mean_bytes, &q->q_mean_bytes, sizeof(double));
+		assert_memory_equal(&p->xmit_wait_s, &q->xmit_wait_s, sizeof(double));
+	}
+}
+
+/*
+ * An NVLS tree built as its messages may start holds the messages in flight, not the
+ * phase: 256 MiB over 2 DGX H100 nodes x 4 GPUs is 80 connections (test_nvls_tree_records)
+ * of L = 32 messages (128 KiB x 16 channels x 4 heads a loop), 2,560 flow records built
+ * whole. A connection has at most NCCL_STEPS (8) messages in flight (message m waits for
+ * message m - 8 to have arrived), and an ended message's records wait twice the phase's
+ * longest path latency before reuse: at most 80 x 2 x 8 = 1,280 records, fewer than
+ * half. Every counter of the run is the whole build's, to the bit; so with 2 QPs a
+ * connection (a QP's next message waits for the one before it to leave) and under
+ * adaptive routing.
+ */
+static void
+test_nvls_tree_lazy(void **state)
+{
+	struct ft_coll_args a = nvls_2x4;
+	const uint32_t nconn = 2 * 4 * 4 * 2 + 4 * 2 * 2, L = 32, slots = 8;
+	const struct {
+		uint32_t qps;
+		enum ft_routing routing;
+	} runs[] = { { 1, FT_ROUTING_ECMP }, { 2, FT_ROUTING_ECMP }, { 1, FT_ROUTING_ADAPTIVE } };
+
+	(void)state;
+	a.bytes = 256u << 20;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct pk_run r[2];
+
+		for (int i = 0; i < 2; i++)
+			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, 1,
+			              runs[k].routing);
+		assert_int_equal(pk(r[0].e)->flows.len, nconn * L);
+		assert_null(pk(r[0].e)->tlazy);
+		assert_non_null(pk(r[1].e)->tlazy);
+		assert_int_equal(pk(r[1].e)->nflows_built, 0);
+		assert_int_equal(r[1].c.nflows, nconn * L);
+		if (pk(r[1].e)->flows.len > nconn * 2 * slots)
+			fail_msg("run %zu: %zu flow records for %u connections of %u in flight",
+			         k, pk(r[1].e)->flows.len, nconn, slots);
+		print_message("lazy NVLS tree, run %zu: %zu flow records (whole: %u)\n", k,
+		              pk(r[1].e)->flows.len, nconn * L);
+		assert_same_run(&r[0], &r[1]);
+		pk_run_free(&r[1]);
+		pk_run_free(&r[0]);
+	}
 }
 
 /*
@@ -612,6 +686,7 @@ main(void)
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_records),
+		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
