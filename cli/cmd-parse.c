@@ -7,28 +7,10 @@
  * stands for the files under it (ft_input_paths_expand()); those in no
  * known format are listed as skipped.
  */
-#include <string.h>
-
 #include <fabtune/fabtune.h>
 
 #include "cli-archive.h"
 #include "cli.h"
-
-/*
- * Whether a file read as the format the user named gave nothing but lines
- * passed over (a binary file, another tool's output): an error then, as a
- * text in no known format is when the format is detected.
- */
-static bool
-read_nothing(const struct ft_obs_set *view, const struct ft_run *run)
-{
-	if (ft_run_nrows(run) || !ft_obs_set_len(view))
-		return false;
-	for (size_t i = 0; i < ft_obs_set_len(view); i++)
-		if (strcmp(ft_obs_set_at(view, i)->key, "parse.skipped") != 0)
-			return false;
-	return true;
-}
 
 int
 cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
@@ -106,7 +88,7 @@ cmd_parse(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			rc = cli_fail(ctx, rc, &err);
 		view = ft_parse_obs_since(&set, from); /* only this file's observations */
-		if (rc == 0 && format && read_nothing(&view, &run))
+		if (rc == 0 && format && ft_parse_read_nothing(&view, &run))
 			rc = cli_fail(ctx,
 			              ft_error_set(&err, FT_EPARSE,
 			                           "%s: no line of it reads as %s (%zu passed over; "

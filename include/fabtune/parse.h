@@ -71,6 +71,10 @@ FT_API void ft_parse_obs_value(const struct ft_obs *o, char *buf, size_t len);
 /* The observations of @set from index @from (at most its length) on: a view into @set,
    not owned (never released), valid while @set is unchanged. */
 FT_API struct ft_obs_set ft_parse_obs_since(const struct ft_obs_set *set, size_t from);
+/* Whether a file read into @view (its observations) and @run gave nothing but lines
+   passed over (parse.skipped): no row, no other observation. A file read as a format
+   the user named that gives nothing is another tool's output or not text at all. */
+FT_API bool ft_parse_read_nothing(const struct ft_obs_set *view, const struct ft_run *run);
 /* The formats of the registry as a table (format, reads) or JSON {"formats": [{name,
    summary}]}. */
 FT_API void ft_parse_write_formats(struct ft_strbuf *sb, bool json);

@@ -52,6 +52,17 @@ ft_parse_obs_since(const struct ft_obs_set *set, size_t from)
 	return view;
 }
 
+bool
+ft_parse_read_nothing(const struct ft_obs_set *view, const struct ft_run *run)
+{
+	if (ft_run_nrows(run) || !ft_obs_set_len(view))
+		return false;
+	for (size_t i = 0; i < ft_obs_set_len(view); i++)
+		if (strcmp(ft_obs_set_at(view, i)->key, "parse.skipped") != 0)
+			return false;
+	return true;
+}
+
 static void
 cell_num(struct ft_table *t, double v, const char *fmt)
 {

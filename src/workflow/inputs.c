@@ -54,14 +54,28 @@ read_file(struct ft_workflow_inputs *in, const struct ft_input_path *p, const ch
 	const char *path = p->path;
 	struct ft_run run;
 	bool known = true;
-	size_t r;
+	size_t r, from;
 	int rc;
 
 	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	from = ft_obs_set_len(&in->obs);
 	if (p->dir)
 		rc = ft_parse_file_known(path, format, &in->obs, &run, &known, err);
 	else
 		rc = ft_parse_file(path, format, &in->obs, &run, err);
+	if (rc == 0 && format && !p->dir) {
+		struct ft_obs_set view = ft_parse_obs_since(&in->obs, from);
+
+		/* a file named on the command line, read as the format named, that gave
+		 * nothing: a wrong file or a wrong --format, not a healthy input */
+		if (ft_parse_read_nothing(&view, &run)) {
+			ft_run_release(&run);
+			return ft_error_set(err, FT_EPARSE,
+			                    "%s: no line of it reads as %s (%zu passed over; "
+			                    "without --format the format is detected)",
+			                    path, format, ft_obs_set_len(&view));
+		}
+	}
 	if (rc == 0 && !known) {
 		ft_run_release(&run);
 		if (ft_vec_push(&in->unknown, &path) < 0)

@@ -1,0 +1,1 @@
+diagnose --format ibstat tests/fixtures/wild/perfquery/basic-counters-no-header-ibsim-zsh-prompt.txt
