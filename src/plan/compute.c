@@ -350,7 +350,8 @@ check_config(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
 	return 0;
 }
 
-/* @x's spec with the NVLink domains group @pl spans as the model is to see them. */
+/* @x's spec with the NVLink domains group @pl spans as the model is to see them; NULL
+ * when out of memory. */
 static const struct ft_cluster_spec *
 group_spec(struct ctx *x, const struct ft_plan_place *pl)
 {
@@ -361,7 +362,7 @@ group_spec(struct ctx *x, const struct ft_plan_place *pl)
 	if (!x->dspec) {
 		x->dspec = ft_malloc(sizeof(*x->dspec));
 		if (!x->dspec)
-			return x->spec; /* the model's own rule, rather than no plan */
+			return NULL;
 		*x->dspec = *x->spec;
 	}
 	x->dspec->node.nvlink_domain_nodes = dn;
@@ -378,6 +379,7 @@ static int
 eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
            uint64_t bytes, const struct ft_plan_comm *ov, size_t nov, struct ft_plan_comm *out)
 {
+	const struct ft_cluster_spec *spec;
 	struct ft_model_query q;
 	struct ft_model_result r;
 	int rc;
@@ -392,7 +394,11 @@ eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, 
 	q.ngpus = pl->n;
 	q.nnodes = pl->nnodes;
 	q.ppn = pl->ppn;
-	rc = ft_model_eval(group_spec(x, pl), &q, &r, x->err);
+	spec = group_spec(x, pl);
+	if (!spec)
+		return ft_error_set(x->err, FT_ENOMEM, "out of memory for the %s group's spec",
+		                    ft_plan_group_name(g));
+	rc = ft_model_eval(spec, &q, &r, x->err);
 	if (rc < 0) {
 		ft_error_prefix(x->err, "%s group: ", ft_plan_group_name(g));
 		return rc;
