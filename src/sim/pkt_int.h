@@ -705,6 +705,10 @@ int ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps);
 uint32_t ft__pk_tree_src(const struct pk_engine *e, uint32_t u);
 void ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_tree_free(struct pk_engine *e);
+/* Ring phase @rb (its @nmsg messages cut, connections paired, @slots in flight on each) as
+ * a lazy phase, as an NVLS tree's: 0 (the phase owns @rb's connections), 1 where it is to
+ * be built whole (nothing added), or FT_E*. */
+int ft__pk_lazy_ring(struct pk_engine *e, struct ring_build *rb, uint32_t nmsg, uint32_t slots);
 /* Share @i of @n of @bytes (the remainder to the first ones); before flow @i of the
  * bottleneck walk, the links in @first (per link the first flow to cross it, a key:
  * UINT64_MAX none) in the order of their keys, for op @op (pkt_nccl.c). */

@@ -542,7 +542,12 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		ft_free(rb.c);
 		return rc;
 	}
-	rc = build_messages(&rb, nmsg, ch.slots);
+	/* (built as its messages may start where it can be, pkt_tree.c; else whole) */
+	rc = ft__pk_lazy_ring(e, &rb, nmsg, ch.slots);
+	if (rc == 1)
+		rc = build_messages(&rb, nmsg, ch.slots);
+	else if (rc < 0)
+		ft__pk_build_release(&rb);
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
 		task_of(e, bar)->lat_mult = 0;
 	return rc;

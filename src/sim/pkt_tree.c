@@ -614,7 +614,8 @@ tree_release(struct tree_build *tb)
 static bool lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg);
 struct tree_phase;
 static void phase_release(struct tree_phase *p);
-static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots);
+static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots,
+                     bool ring);
 
 int
 ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -659,12 +660,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
-	lazy = rc == 0 && tb.heads && lazy_tree_ok(e, &tb, nmsg);
+	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
 	if (lazy) {
 		/* (the phase keeps what it built: freed with the engine) */
-		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, ch.slots) : rc;
+		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, ch.slots, false) : rc;
 		if (rc < 0)
 			tree_release(&tb);
 	} else {
@@ -704,7 +705,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
  * order, that crossed it.
  */
 struct tree_phase {
-	struct tree_build tb;
+	struct tree_build tb; /* a ring's: its connections alone (no edges) */
+	bool ring;            /* a ring's phase (its waits: ring_next()), else a tree's */
 	uint32_t task, slots, nq, msgs;
 	uint32_t nmsg, nlag; /* numbers: messages, lag tasks, then the barrier before message i */
 	uint32_t base;       /* its first number, less PK_VIRT */
@@ -713,11 +715,15 @@ struct tree_phase {
 	uint64_t *lag_lat;   /* per lag task: the longest path latency of its parts so far */
 	uint32_t *conn_edge; /* per connection: its edge */
 	uint32_t *succ_off;  /* per connection: its messages' successors (succ_off[c] ..) */
-	uint32_t *succ;      /* connection << 1, | 1: its message `slots` on */
+	uint32_t *succ;      /* connection << 2 | enum succ_kind */
 	uint32_t *lag_of;    /* per connection: the lag task its parts go into at m = 0 */
 	uint64_t *first;     /* per link: the first message to cross it (key), UINT64_MAX */
 	uint64_t lat_max;    /* the longest path latency of its messages so far */
 };
+
+/* Which of a successor connection's messages message m of a connection tells: message m
+ * (a tree's waits), its own message m + slots, or a ring's next step (ring_next()). */
+enum succ_kind { SUCC_SAME, SUCC_SLOT, SUCC_STEP };
 
 /* Records to reuse, oldest first. */
 struct free_recs {
@@ -740,6 +746,7 @@ static bool
 lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
 {
 	uint32_t nq = e->cfg.qps_per_conn, i;
+	bool ring = tb->nedges == 0; /* (a ring's phase has connections alone) */
 	uint64_t n;
 
 	/* Built whole: asked for, or a split run (a2a_eager); lossy or paced runs, whose
@@ -749,10 +756,20 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	if (e->tree_eager || e->may_drop || e->paced || e->lazy || e->pc.list_flows ||
 	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
 		return false;
-	for (i = 0; i < tb->rb.n; i++)
-		if (tb->rb.c[i].nmsg != tb->msgs ||
-		    (tb->rb.c[i].wire + tb->msgs - 1) / tb->msgs / e->mtu >= UINT32_MAX)
+	if (tb->rb.n >= 1u << 30)
+		return false;
+	for (i = 0; i < tb->rb.n; i++) {
+		const struct ring_conn *c = &tb->rb.c[i];
+
+		/* Cut alike, else built whole: a tree's connections (chunk m waits for chunk
+		 * m of those feeding it, or their last where they have fewer), a ring's and
+		 * the one feeding it (a message waits for the one `slices` before it there). */
+		if ((!ring && c->nmsg != tb->rb.c[0].nmsg) || (tb->heads && c->nmsg != tb->msgs) ||
+		    (ring && c->up != PK_NONE &&
+		     (tb->rb.c[c->up].loops != c->loops || tb->rb.c[c->up].slices != c->slices)) ||
+		    c->nmsg == 0 || (c->wire + c->nmsg - 1) / c->nmsg / e->mtu >= UINT32_MAX)
 			return false;
+	}
 	/* (the numbers it takes: two a message, four a message per switch of a node of several) */
 	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg;
 	for (i = 0; i < tb->nodes; i++)
@@ -907,7 +924,7 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
 	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
-		for (m = 0; m < FT_MIN(p->nq, p->msgs) && rc == 0; m++)
+		for (m = 0; m < FT_MIN(p->nq, p->tb.rb.c[i].nmsg) && rc == 0; m++)
 			rc = phase_pred(e, p, p->tb.rb.c[i].first + m, 0);
 	k = task_at(e, t);
 	k->done = 1;
@@ -935,12 +952,40 @@ note_links(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid)
 	return 0;
 }
 
+/* Message @mm of connection @c of phase @p waited for a message that ended at vertex @dst
+ * (path latency @lat_ps): as pkt_flow.c flow_feeds tells it, at once to a message leaving
+ * where it arrived, else with its clear-to-send. */
+static int
+tell(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *c, uint32_t mm,
+     uint32_t dst, uint64_t lat_ps)
+{
+	if (c->src == dst)
+		return phase_pred(e, p, c->first + mm, lat_ps);
+	return ev_push(e, e->now_ps + lat_ps, PK_EV_PRED, PK_VIRT + p->base + c->first + mm, 0);
+}
+
+/*
+ * Message @m of ring connection @u has ended: the message of connection @c (the one its
+ * destination sends on, cut as u is: lazy_tree_ok()) that waits for it. Message (loop,
+ * step s > 0, slice j) of c waits for (loop, s - 1, j) of u (pkt_nccl.c link_message()),
+ * which is `slices` messages before it; the last step's message feeds none.
+ */
+static int
+ring_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, uint32_t m,
+          const struct ring_conn *c, uint32_t dst, uint64_t lat_ps)
+{
+	if (m / u->slices % p->tb.rb.steps + 1 >= p->tb.rb.steps)
+		return 0;
+	return tell(e, p, c, m + c->slices, dst, lat_ps);
+}
+
 /* Message @v (of connection @ci, message @m) of phase @p, flow @fid, has ended: tell its
  * successors, in the whole graph's order (bar, its lag task, the successors by connection). */
 static int
 message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid, uint64_t lat_ps)
 {
 	uint32_t ci = conn_of(p, v), m = v - p->tb.rb.c[ci].first, i;
+	const struct ring_conn *u = &p->tb.rb.c[ci];
 	uint32_t dst = flow_at(e, fid)->dst;
 	int rc = note_links(e, p, v, fid);
 
@@ -953,17 +998,16 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 		rc = phase_pred(e, p, p->nmsg + p->lag_of[ci] + m * nsw, lat_ps);
 	}
 	for (i = p->succ_off[ci]; i < p->succ_off[ci + 1] && rc == 0; i++) {
-		const struct ring_conn *c = &p->tb.rb.c[p->succ[i] >> 1];
-		uint32_t mm = m + (p->succ[i] & 1 ? p->slots : 0);
+		const struct ring_conn *c = &p->tb.rb.c[p->succ[i] >> 2];
+		uint32_t kind = p->succ[i] & 3, mm;
 
-		if (mm >= c->nmsg)
+		if (kind == SUCC_STEP) {
+			rc = ring_next(e, p, u, m, c, dst, lat_ps);
 			continue;
-		/* (pkt_flow.c flow_feeds: at once from where it arrived, else its clear-to-send) */
-		if (c->src == dst)
-			rc = phase_pred(e, p, c->first + mm, lat_ps);
-		else
-			rc = ev_push(e, e->now_ps + lat_ps, PK_EV_PRED,
-			             PK_VIRT + p->base + c->first + mm, 0);
+		}
+		mm = m + (kind == SUCC_SLOT ? p->slots : 0);
+		if (mm < c->nmsg)
+			rc = tell(e, p, c, mm, dst, lat_ps);
 	}
 	return rc;
 }
@@ -1077,31 +1121,37 @@ succ_wait(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
 	(void)nsw;
 	sf->nwait++;
 	if (conn != PK_NONE) /* (a lag task's successors are found from its node's edges) */
-		succ_add(sf, conn, sf->to << 1);
+		succ_add(sf, conn, sf->to << 2 | SUCC_SAME);
 	return 0;
 }
 
-/* In the order link_edge() adds the dependencies: by the successor's connection. */
+/* In the order link_edge() (a ring's: link_message()) adds the dependencies: by the
+ * successor's connection. */
 static void
 phase_succ(struct tree_phase *p, uint32_t *nwait, uint32_t *at)
 {
 	const struct tree_build *tb = &p->tb;
 	struct succ_fill sf = { p, 0, 0, at };
 
-	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
+	for (uint32_t ci = 0; ci < tb->rb.n && p->ring; ci++) {
+		if (tb->rb.c[ci].up != PK_NONE)
+			succ_add(&sf, tb->rb.c[ci].up, ci << 2 | SUCC_STEP);
+		succ_add(&sf, ci, ci << 2 | SUCC_SLOT);
+	}
+	for (uint32_t ci = 0; ci < tb->rb.n && !p->ring; ci++) {
 		const struct tree_edge *ed = &tb->edge[p->conn_edge[ci]];
 
 		sf.to = ci;
 		sf.nwait = 0;
 		if (ci > ed->conn) { /* a relay leg forwards what the leg before brought */
-			succ_add(&sf, ci - 1, ci << 1);
+			succ_add(&sf, ci - 1, ci << 2 | SUCC_SAME);
 			sf.nwait = 1;
 		} else {
 			(void)tree_waits(tb, ed, succ_wait, &sf);
 		}
 		if (nwait)
 			nwait[ci] = sf.nwait;
-		succ_add(&sf, ci, ci << 1 | 1); /* its own message `slots` on */
+		succ_add(&sf, ci, ci << 2 | SUCC_SLOT); /* its own message `slots` on */
 	}
 }
 
@@ -1113,11 +1163,16 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 
 	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
 		const struct ring_conn *c = &tb->rb.c[ci];
-		uint32_t nsw = node_switches(tb, tb->edge[p->conn_edge[ci]].node);
+		uint32_t nsw = p->lag_of[ci] != PK_NONE ?
+		                       node_switches(tb, tb->edge[p->conn_edge[ci]].node) :
+		                       0;
 
 		for (uint32_t m = 0; m < c->nmsg; m++) {
-			/* (and the start or the QP's message before, and the slot's) */
-			uint32_t n = nwait[ci] + 1 + (m >= p->slots);
+			/* (and the start or the QP's message before, and the slot's; a ring's
+			 * step s > 0 waits for step s - 1 of the connection feeding it) */
+			uint32_t n = (p->ring ? c->up != PK_NONE && m / c->slices % tb->rb.steps > 0 :
+			                        nwait[ci]) +
+			             1 + (m >= p->slots);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
@@ -1132,7 +1187,7 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 }
 
 /* The connections' edges, and the lag task (at m = 0) each part into a switch of a node
- * of several goes into. */
+ * of several goes into (none outside NVLS trees). */
 static void
 phase_conns(struct tree_phase *p)
 {
@@ -1142,10 +1197,10 @@ phase_conns(struct tree_phase *p)
 		for (uint32_t j = 0; j < tb->edge[i].nlegs; j++)
 			p->conn_edge[tb->edge[i].conn + j] = i;
 	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
-		const struct tree_edge *ed = &tb->edge[p->conn_edge[ci]];
-		bool part = ed->kind == TE_SCATTER || ed->kind == TE_MCAST;
+		const struct tree_edge *ed = tb->nedges ? &tb->edge[p->conn_edge[ci]] : NULL;
+		bool part = ed && (ed->kind == TE_SCATTER || ed->kind == TE_MCAST);
 
-		p->lag_of[ci] = part && node_switches(tb, ed->node) > 1 ?
+		p->lag_of[ci] = part && tb->heads && node_switches(tb, ed->node) > 1 ?
 		                        (uint32_t)lag_at(tb, ed->node, ed->kind == TE_MCAST,
 		                                         ed->copy, 0, ed->sw) :
 		                        PK_NONE;
@@ -1168,9 +1223,11 @@ phase_release(struct tree_phase *p)
  * the caller still has it).
  */
 static int
-lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots)
+lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots, bool ring)
 {
-	struct tree_phase p = { .tb = *tb, .slots = slots, .nq = e->cfg.qps_per_conn };
+	struct tree_phase p = {
+		.tb = *tb, .ring = ring, .slots = slots, .nq = e->cfg.qps_per_conn
+	};
 	uint32_t *nwait, *at, ci;
 	uint64_t bytes = 0;
 	int64_t t = -1;
@@ -1186,7 +1243,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	}
 	p.msgs = tb->msgs;
 	p.nmsg = nmsg;
-	p.nlag = tb->lag_off[tb->nodes];
+	p.nlag = tb->lag_off ? tb->lag_off[tb->nodes] : 0;
 	p.base = e->tlazy->nvirt;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));
@@ -1234,4 +1291,18 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	e->bytes_submitted += bytes;
 	e->tlazy->nvirt += 2 * nmsg + p.nlag;
 	return 0;
+}
+
+int
+ft__pk_lazy_ring(struct pk_engine *e, struct ring_build *rb, uint32_t nmsg, uint32_t slots)
+{
+	struct tree_build tb = { .rb = *rb };
+	int rc;
+
+	if (!lazy_tree_ok(e, &tb, nmsg))
+		return 1;
+	rc = lazy_tree(e, &tb, nmsg, slots, true);
+	if (rc == 0)
+		*rb = (struct ring_build){ 0 }; /* (the phase has its connections) */
+	return rc;
 }

@@ -26,7 +26,7 @@ pk(const struct ft_engine *e)
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
- * builds as a run split across MPI ranks does: all-to-alls and NVLS trees whole before the
+ * builds as a run split across MPI ranks does: all-to-alls, rings and trees whole before the
  * run; op k at priority @prio[k] (@prio NULL: all at 0). */
 static inline void
 pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, uint32_t gpn,

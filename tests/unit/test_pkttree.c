@@ -69,7 +69,7 @@ test_chain(void **state)
 		struct pk_run r;
 		double t_pkt, d, t_msg, want, got;
 
-		pk_run_op(&r, &a, k, NULL, 1, false);
+		pk_run_op(&r, &a, k, NULL, 1, true); /* (whole: every message's record is read) */
 		pk_hop_times(&r, &t_pkt, &d);
 		assert_int_equal(pk(r.e)->flows.len, (k - 1) * n);
 		for (uint32_t i = 0; i < pk(r.e)->flows.len; i++)
@@ -111,7 +111,7 @@ test_tree_two_nodes(void **state)
 	double t_pkt, d, t_msg, lo, hi, got;
 
 	(void)state;
-	pk_run_op(&r, &a, 2, NULL, 1, false);
+	pk_run_op(&r, &a, 2, NULL, 1, true); /* (whole: every message's record is read) */
 	pk_hop_times(&r, &t_pkt, &d);
 	/* edges in schedule order: tree 0 up, down; tree 1 up, down; n messages each */
 	assert_int_equal(pk(r.e)->flows.len, 4 * n);
@@ -614,6 +614,66 @@ test_nvls_tree_lazy(void **state)
 }
 
 /*
+ * Rings and trees are built as their messages may start too, and hold the messages in
+ * flight, not the phase. 64 MiB over 2 DGX H100 nodes x 4 GPUs: the ring all-reduce is 8
+ * connections of 14 steps x 8 messages (896 flow records built whole; the all-gather 7
+ * steps, 448), NCCL's ring has 4 slots on a connection (slices of 2 of its 8 steps), so
+ * at most 8 x 2 x 4 = 64 records; the tree is 28 connections of 64 chunks (1,792), 8
+ * slots, at most 28 x 2 x 8 = 448. Every counter of the run is the whole build's to the
+ * bit, with 2 QPs a connection, under adaptive routing, and for two ops in a row (the
+ * second reuses the first's records).
+ */
+static void
+test_ring_tree_lazy(void **state)
+{
+	const struct {
+		enum ft_op op;
+		enum ft_algo algo;
+		uint32_t qps, nops;
+		enum ft_routing routing;
+		size_t whole, most;
+	} runs[] = {
+		{ FT_OP_ALL_REDUCE, FT_ALGO_RING, 1, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_OP_ALL_REDUCE, FT_ALGO_RING, 2, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_OP_ALL_REDUCE, FT_ALGO_RING, 1, 1, FT_ROUTING_ADAPTIVE, 896, 64 },
+		{ FT_OP_ALL_REDUCE, FT_ALGO_RING, 1, 2, FT_ROUTING_ECMP, 2 * 896, 64 },
+		{ FT_OP_ALL_GATHER, FT_ALGO_RING, 1, 1, FT_ROUTING_ECMP, 448, 64 },
+		{ FT_OP_ALL_REDUCE, FT_ALGO_TREE, 1, 1, FT_ROUTING_ECMP, 1792, 448 },
+		{ FT_OP_ALL_REDUCE, FT_ALGO_TREE, 2, 1, FT_ROUTING_ADAPTIVE, 1792, 448 },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct ft_coll_args a = { .op = runs[k].op,
+			                  .algo = runs[k].algo,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 8,
+			                  .ranks_per_node = 4,
+			                  .bytes = 64u << 20 };
+		struct pk_run r[2];
+
+		for (int i = 0; i < 2; i++)
+			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, runs[k].nops,
+			              runs[k].routing);
+		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
+		assert_null(pk(r[0].e)->tlazy);
+		assert_non_null(pk(r[1].e)->tlazy);
+		assert_int_equal(r[1].c.nflows, runs[k].whole);
+		if (pk(r[1].e)->flows.len > runs[k].most)
+			fail_msg("run %zu: %zu flow records, at most %zu in flight", k,
+			         pk(r[1].e)->flows.len, runs[k].most);
+		print_message("lazy %s, run %zu: %zu flow records (whole: %zu)\n",
+		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", k,
+		              pk(r[1].e)->flows.len, runs[k].whole);
+		assert_same_run(&r[0], &r[1]);
+		if (runs[k].nops > 1)
+			assert_memory_equal(&r[0].c.ops[1], &r[1].c.ops[1], sizeof(r[0].c.ops[1]));
+		pk_run_free(&r[1]);
+		pk_run_free(&r[0]);
+	}
+}
+
+/*
  * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
  * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
  * head 1's first; every in-node flow of a head names the first of its own channel's two
@@ -687,6 +747,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_lazy),
+		cmocka_unit_test(test_ring_tree_lazy),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
