@@ -39,7 +39,7 @@ ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
 {
 	struct pk_task *s;
 
-	if (u >= PK_VIRT) /* a lazy NVLS tree's task, not built yet */
+	if (u >= PK_VIRT) /* a lazy phase's task, not built yet */
 		return ft__pk_tree_pred(e, u, lat_ps);
 	s = task_at(e, u);
 
@@ -74,7 +74,7 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	bool flow;
 	int rc;
 
-	if (t >= PK_VIRT) /* a lazy NVLS tree's barrier: a QP's next message may go */
+	if (t >= PK_VIRT) /* a lazy phase's barrier: a QP's next message may go */
 		return ft__pk_tree_sent(e, t);
 	k = task_at(e, t);
 	flow = k->kind == PK_T_FLOW;

@@ -23,7 +23,8 @@
 
 #define PK_NONE UINT32_MAX
 
-/* Task ids from here on name a task of a lazy NVLS tree not built yet (pkt_tree.c): a
+/* Task ids from here on name a task of a lazy phase (an NVLS tree, a tree or a ring) not
+ * built yet (pkt_tree.c): a
  * message, a switch's lag barrier or a QP's next-message barrier. Built tasks stay below. */
 #define PK_VIRT 0x80000000u
 
@@ -185,8 +186,8 @@ enum pk_task_kind {
 	PK_T_A2A_END, /* a barrier: the end of one of its sends (flow: the send's slot) */
 	PK_T_A2A_CTS, /* a barrier: its receiver's clear-to-send reaching the next sender
 	               * (flow: the send's slot) */
-	PK_T_TREE,    /* a lazy NVLS tree phase: starting it starts its first messages
-	               * (flow: the phase) */
+	PK_T_TREE,    /* a lazy NVLS tree, tree or ring phase: starting it starts its first
+	               * messages (flow: the phase) */
 };
 
 struct pk_task {
@@ -200,7 +201,7 @@ struct pk_task {
 	uint32_t op;
 	uint8_t kind;
 	uint8_t done;
-	uint8_t lazy; /* a lazy NVLS tree's: its successors are named by pkt_tree.c */
+	uint8_t lazy; /* a lazy phase's: its successors are named by pkt_tree.c */
 };
 
 /* DCQCN's alpha where a QP starts (initial_alpha_value 1023 of 1024, kb CC-DCQCN). */
@@ -690,7 +691,8 @@ int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
                        uint32_t tag, struct ft_error *err);
 
 /*
- * Lazy NVLS trees (pkt_tree.c): a phase's messages are built when their waits are over
+ * Lazy NVLS trees, trees and rings (pkt_tree.c): a phase's messages are built when their
+ * waits are over
  * (tasks not built yet have ids from PK_VIRT) and their records reused once they have
  * ended, so memory holds the messages in flight. Start phase task @t (PK_T_TREE); a wait
  * of task @u (virtual) is over; barrier @t (virtual: a QP's next message may go) is done;
@@ -754,7 +756,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 
 	if (t == PK_NONE)
 		return 0;
-	if (t >= PK_VIRT) { /* a lazy NVLS tree's: fired once (its next message is not built) */
+	if (t >= PK_VIRT) { /* a lazy phase's: fired once (its next message is not built) */
 		f->sent_task = PK_NONE;
 		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 	}

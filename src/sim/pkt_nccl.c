@@ -108,7 +108,7 @@ task_rec(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double 
 	t.lat_mult = lat_mult;
 	t.flow = PK_NONE;
 	t.op = op;
-	/* (ids from PK_VIRT name a lazy NVLS tree's tasks not built yet) */
+	/* (ids from PK_VIRT name a lazy phase's tasks not built yet) */
 	if (e->tasks.len >= PK_VIRT)
 		return FT_ERANGE;
 	return put_record(&e->tasks, cursor, &t);

@@ -162,8 +162,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
 	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
-	/* So are NVLS trees (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds both whole in one
-	 * process too, for comparisons (bench/sim-nvls.sh): the same run in more memory. */
+	/* So are NVLS trees, trees and rings (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds them
+	 * all whole in one process too, for comparisons (bench/sim-nvls.sh): the same run in
+	 * more memory. */
 	{
 		const char *eager = getenv("FABTUNE_SIM_EAGER");
 

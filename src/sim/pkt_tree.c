@@ -48,7 +48,8 @@
  * that long: the wait a flow learning of another vertex's flow has
  * (pkt_flow.c flow_feeds), which a run split across MPI ranks carries as any
  * barrier after flows (pkt_part.c), so both give the same bytes. In one process an
- * NVLS tree's messages are built as their waits end ("Lazy NVLS trees", at the end).
+ * NVLS tree's messages, a tree's and a ring's (pkt_nccl.c) are built as their waits end
+ * ("Lazy NVLS trees", at the end).
  */
 #include "pkt_int.h"
 
@@ -703,6 +704,13 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
  * unpaced runs only: no CNP, RTT sample, NAK or retransmit outlives a flow there). For
  * the op's bottleneck each link keeps the first message, in the whole graph's flow
  * order, that crossed it.
+ *
+ * A plain tree (or chain) phase goes the same way, without lag tasks, and so does a ring
+ * phase (pkt_nccl.c ft__pk_submit_ring(), ft__pk_lazy_ring()): its connections alone, a
+ * message waiting for the one a step before it on the connection feeding its source
+ * (ring_next()), its own message `slots` back and the start or its QP's message before,
+ * as link_message() has them. Where a connection is cut otherwise than those it waits for
+ * (lazy_tree_ok()), the phase is built whole.
  */
 struct tree_phase {
 	struct tree_build tb; /* a ring's: its connections alone (no edges) */
@@ -1170,9 +1178,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 		for (uint32_t m = 0; m < c->nmsg; m++) {
 			/* (and the start or the QP's message before, and the slot's; a ring's
 			 * step s > 0 waits for step s - 1 of the connection feeding it) */
-			uint32_t n = (p->ring ? c->up != PK_NONE && m / c->slices % tb->rb.steps > 0 :
-			                        nwait[ci]) +
-			             1 + (m >= p->slots);
+			bool fed = c->up != PK_NONE && m / c->slices % tb->rb.steps > 0;
+			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
