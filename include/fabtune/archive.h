@@ -338,6 +338,15 @@ FT_API int ft_compare_opts_parse(struct ft_compare_opts *o, const char *threshol
                                  const char *floor, double sigma, int min_samples,
                                  const char *min_matched, struct ft_error *err) FT_MUST_CHECK;
 
+/*
+ * A baseline run whose per-iteration spread (coefficient of variation) is
+ * more than this many times the median of the other runs' is disturbed:
+ * set aside from a band of --min-samples or more runs (archive/compare.c).
+ * sqrt(F(7, 7)) at its 99th percentile (6.99): two deviations of 8
+ * iterations each differ this much by chance once in a hundred.
+ */
+#define FT_COMPARE_DISTURBED 2.64
+
 /* Where the noise band of a compared row came from. */
 enum ft_band_from {
 	FT_BAND_NONE,	    /* not judged (new or missing) */
@@ -369,7 +378,10 @@ struct ft_compare_row {
 	double current;       /* NaN when MISSING */
 	double base_mean;     /* NaN when NEW */
 	double base_stdev;    /* sample stdev, NaN with fewer than 2 samples */
-	unsigned base_n;      /* baseline samples */
+	unsigned base_n;      /* baseline samples, those set aside not counted */
+	unsigned base_aside;  /* baseline samples set aside as disturbed: a run whose own
+	                         iterations spread over FT_COMPARE_DISTURBED times the other
+	                         runs' (and beyond the floor); not in the mean or the band */
 	double delta_rel;     /* (current - base_mean) / base_mean, NaN when not both */
 	double threshold_rel; /* the band used, fraction of base_mean */
 	bool noise_aware;     /* band from samples (k sigma) rather than the stated threshold */
@@ -389,6 +401,7 @@ struct ft_compare {
 	        rows; /* struct ft_compare_row, in the current run's row order, then MISSING */
 	size_t count[FT_VERDICT_COUNT];
 	size_t nmatched; /* current keys found in the baseline (judged) */
+	size_t naside;   /* judged rows whose baseline had a disturbed run set aside */
 };
 
 /*

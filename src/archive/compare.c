@@ -36,6 +36,25 @@
  * few percent is told from noise. When the runs differ beyond their
  * iterations (a loaded or bimodal host), the band is the runs' alone.
  *
+ * A disturbed baseline run is set aside first. A run hit by a stall (a
+ * scheduling stall on a loaded host, a link flap) is slower as a whole and
+ * its own iterations spread far wider than the other runs': one such run
+ * among three makes s, and 22.2 s, wider than any loss worth flagging. So
+ * with min_samples or more baseline rows for a key, a row whose
+ * per-iteration coefficient of variation is above the floor and more than
+ * FT_COMPARE_DISTURBED (2.64) times the median of the other rows' is set
+ * aside: not in the mean, s, n or the iteration spread; the row reports how
+ * many (base_aside). The evidence is the run's own spread, never its value,
+ * so a baseline whose runs differ but each ran steadily keeps them all. At
+ * most a minority is set aside (none when more would be: then the steady
+ * runs cannot be told). 2.64 is the 99th percentile of the ratio of two
+ * deviations of 8 iterations each (sqrt of F(7, 7) = 6.99; the same 99% as
+ * the test for a run effect below), 8 being what a pt2pt_bw row of -n 32
+ * messages at --window 4 times: a ratio that chance gives once in a
+ * hundred, and less often with more iterations.
+ * With fewer than min_samples rows left, the band is that of a baseline of
+ * that many runs (below).
+ *
  * With fewer, it is the stated relative threshold, widened to
  * the per-iteration spread of the result itself (coefficient of variation of
  * the iterations, the root mean square of the baseline's and the run's):
@@ -175,6 +194,7 @@ key_cmp(const struct ft_result_row *a, const struct ft_result_row *b)
 struct ref {
 	const struct ft_result_row *row;
 	size_t order;
+	bool aside; /* a disturbed baseline run, set aside (set_aside()) */
 };
 
 static int
@@ -233,7 +253,8 @@ fill_key(struct ft_compare_row *cr, const struct ft_result_row *r)
 }
 
 /*
- * Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN;
+ * Mean and sample standard deviation of @m over refs[lo..hi), skipping NaN
+ * and the rows set aside;
  * *@cv2 gets the mean square of the rows' per-iteration spreads (NaN when
  * none has one), *@iter_df the degrees of freedom behind it (the sum of
  * nsamples - 1 over those rows) and *@p99 the mean 99th percentile (NaN when
@@ -250,6 +271,8 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 	for (i = lo; i < hi; i++) {
 		double v = metric_of(refs[i].row, m), cv = iter_cv(refs[i].row, m);
 
+		if (refs[i].aside)
+			continue;
 		if (isfinite(v)) {
 			sum += v;
 			n++;
@@ -274,12 +297,55 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 		for (i = lo; i < hi; i++) {
 			double v = metric_of(refs[i].row, m);
 
-			if (isfinite(v))
+			if (isfinite(v) && !refs[i].aside)
 				ss += (v - *mean) * (v - *mean);
 		}
 		*stdev = sqrt(ss / (n - 1));
 	}
 	return n;
+}
+
+/*
+ * Set aside the disturbed rows of the baseline group refs[lo..hi) (head
+ * comment): a row whose per-iteration spread is above @floor_rel and more
+ * than FT_COMPARE_DISTURBED times the median of the other rows' (at least
+ * two of them carrying one). None when more than a minority would be.
+ * @scratch holds hi - lo doubles. Returns how many were set aside.
+ */
+static unsigned
+set_aside(struct ref *refs, size_t lo, size_t hi, const struct metric *m, double floor_rel,
+          double *scratch)
+{
+	size_t i, k, n = hi - lo;
+	unsigned naside = 0;
+
+	for (i = lo; i < hi; i++) {
+		double cv = iter_cv(refs[i].row, m), med;
+		size_t nother = 0;
+
+		refs[i].aside = false;
+		if (!isfinite(metric_of(refs[i].row, m)) || !(cv > floor_rel))
+			continue;
+		for (k = lo; k < hi; k++) {
+			double o = iter_cv(refs[k].row, m);
+
+			if (k != i && isfinite(o) && isfinite(metric_of(refs[k].row, m)))
+				scratch[nother++] = o;
+		}
+		if (nother < 2)
+			continue;
+		med = ft__median(scratch, nother);
+		if (cv > FT_COMPARE_DISTURBED * med) {
+			refs[i].aside = true;
+			naside++;
+		}
+	}
+	if (naside > (n - 1) / 2) {
+		for (i = lo; i < hi; i++)
+			refs[i].aside = false;
+		naside = 0;
+	}
+	return naside;
 }
 
 /* Student's t at the coverage of @k_sigma normal sigmas, @df degrees of freedom, for a new run. */
@@ -385,6 +451,7 @@ sorted_refs(const struct ft_run *const *runs, size_t nruns, struct ref **out, si
 		for (k = 0; k < ft_run_nrows(runs[i]); k++) {
 			refs[total].row = ft_run_row(runs[i], k);
 			refs[total].order = total;
+			refs[total].aside = false;
 			total++;
 		}
 	qsort(refs, total, sizeof(*refs), ref_cmp);
@@ -405,6 +472,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
                 const struct ft_compare_opts *opts, struct ft_compare *out, struct ft_error *err)
 {
 	struct ref *crefs = NULL, *brefs = NULL;
+	double *scratch = NULL;
 	size_t ncur, nb, i;
 	int rc;
 
@@ -423,6 +491,10 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 	rc = sorted_refs(&cur, 1, &crefs, &ncur);
 	if (rc == 0)
 		rc = sorted_refs(base, nbase, &brefs, &nb);
+	if (rc == 0) {
+		scratch = ft_reallocarray(NULL, nb ? nb : 1, sizeof(*scratch));
+		rc = scratch ? 0 : FT_ENOMEM;
+	}
 	if (rc < 0)
 		goto out;
 	/* Every current key, in the order of its first row; duplicates are averaged. */
@@ -443,6 +515,9 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		blo = lower_bound(brefs, nb, r);
 		/* exact match only: lower_bound() lands on the next key when there is none */
 		bhi = blo < nb && key_cmp(brefs[blo].row, r) == 0 ? group_end(brefs, nb, blo) : blo;
+		if (bhi - blo >= out->opts.min_samples)
+			cr.base_aside =
+			        set_aside(brefs, blo, bhi, m, out->opts.floor_rel, scratch);
 		cr.base_n = stats(brefs, blo, bhi, m, &cr.base_mean, &cr.base_stdev, &cv2_base,
 		                  &cr.iter_df, &cr.base_p99);
 		if (isfinite(cv2_cur) && isfinite(cv2_base))
@@ -454,6 +529,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 		} else {
 			judge(&cr, &out->opts);
 			out->nmatched++;
+			out->naside += cr.base_aside > 0;
 		}
 		rc = push_row(out, &cr);
 	}
@@ -479,6 +555,7 @@ ft_compare_runs(const struct ft_run *cur, const struct ft_run *const *base, size
 out:
 	ft_free(crefs);
 	ft_free(brefs);
+	ft_free(scratch);
 	if (rc < 0) {
 		ft_compare_release(out);
 		return ft_error_set(err, rc, "compare: out of memory");
@@ -492,6 +569,7 @@ ft_compare_release(struct ft_compare *cmp)
 	ft_vec_release(&cmp->rows);
 	memset(cmp->count, 0, sizeof(cmp->count));
 	cmp->nmatched = 0;
+	cmp->naside = 0;
 }
 
 bool

@@ -59,6 +59,7 @@ compare_json(const struct ft_report_input *in, struct ft_json *j)
 		ft_json_kv_double(j, "baseline_mean", r->base_mean);
 		ft_json_kv_double(j, "baseline_stdev", r->base_stdev);
 		ft_json_kv_uint(j, "baseline_n", r->base_n);
+		ft_json_kv_uint(j, "baseline_set_aside", r->base_aside);
 		ft_json_kv_double(j, "delta_rel", r->delta_rel);
 		ft_json_kv_double(j, "threshold_rel", r->threshold_rel);
 		ft_json_kv_str(j, "threshold", r->noise_aware ? "noise" : "stated");

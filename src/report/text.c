@@ -245,6 +245,11 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 	ft_strbuf_addf(out, "  matched:    %zu of %zu baseline results%s\n", c->nmatched,
 	               c->nmatched + c->count[FT_VERDICT_MISSING],
 	               ft_compare_is_incomplete(c) ? " (too few: incomplete)" : "");
+	if (c->naside)
+		ft_strbuf_addf(out,
+		               "  set aside:  a disturbed baseline run at %zu results (n: runs used+set "
+		               "aside): its iterations spread over %.3gx the other runs'\n",
+		               c->naside, FT_COMPARE_DISTURBED);
 	if (c->rows.len == 0)
 		return;
 	ft_table_init(&t);
@@ -261,7 +266,10 @@ comparison(const struct ft_report_input *in, struct ft_strbuf *out)
 			               ft__rp_num(r->base_stdev, 2, b[2], sizeof(b[2])));
 		else
 			ft_table_cell(&t, ft__rp_num(r->base_mean, 2, b[1], sizeof(b[1])));
-		ft_table_cellf(&t, "%u", r->base_n);
+		if (r->base_aside)
+			ft_table_cellf(&t, "%u+%u", r->base_n, r->base_aside);
+		else
+			ft_table_cellf(&t, "%u", r->base_n);
 		ft_table_cell(&t, ft__rp_num(r->current, 2, b[3], sizeof(b[3])));
 		ft_table_cell(&t, ft__rp_pct(r->delta_rel, b[4], sizeof(b[4])));
 		if (isfinite(r->threshold_rel))

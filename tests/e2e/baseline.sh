@@ -56,13 +56,17 @@ for i in 1 2 3 4; do run; done
 "$fabtune" archive baseline add link 1 2 3 >/dev/null 2>&1 ||
 	{ echo "not ok: baseline add"; exit 1; }
 # N identical runs: zero regressions, against three runs and against one
-# A 2% floor for a machine shared with other work: the 20% step below is ten times it.
+# A 5% floor for identical runs on a machine shared with other work, where
+# another test's ranks at the same real-time priority share the two cores:
+# identical runs measured here lost up to 6.1% to a stall. (The 20% step
+# below is judged with the 2% floor, under which a baseline run whose
+# iterations spread wider is set aside when disturbed.)
 # A run on this shared machine can be hit by a scheduling stall that no
 # band should absorb: an identical run that is flagged gets one more identical
 # run, and only a second flag fails. A compare that flags every identical run
 # still fails.
 same_vs_link() { # RUN-ID
-	"$fabtune" archive compare "$1" --vs link --floor 2% >"$tmp/c4.out" 2>&1
+	"$fabtune" archive compare "$1" --vs link --floor 5% >"$tmp/c4.out" 2>&1
 	local rc=$?
 	sed 's/^/# /' "$tmp/c4.out"
 	[ "$rc" = 0 ] && grep -q ' 0 regressed' "$tmp/c4.out" && grep -q 'matched:    3 of 3' "$tmp/c4.out"
@@ -93,12 +97,19 @@ consistent() { # compare-output
 	}
 	END { exit !(rows == 3 && reg >= 1 && !bad) }' "$1"
 }
+every() { # compare-output: every size regressed
+	awk '$1 == "pt2pt_bw" { rows++; if ($NF == "regressed") reg++ }
+	END { exit !(rows == 3 && reg == 3) }' "$1"
+}
 # A baseline run hit by a stall on this shared machine (the suite runs two
-# tests at once) widens the 3-run band past the 20% step; such a band cannot
-# see the step, so a miss with no wrongly judged row rebuilds the baseline
-# from three fresh runs once. A compare that never flags still fails.
+# tests at once) shows it in its own iterations' spread and compare sets it
+# aside (docs/cmd/archive.md), so the 20% step must be flagged at every
+# size. A run slowed evenly, without that mark, can still widen the 3-run
+# band past the step: a miss with no wrongly judged row rebuilds the
+# baseline from three fresh runs once, against which the step must be
+# flagged (and no row judged wrongly). A compare that never flags fails.
 next_id=$((last + 1))
-slow_vs() { # BASELINE-NAME: one run at 640mbit (id $slow) compared with it
+slow_vs() { # BASELINE-NAME CHECK: one run at 640mbit (id $slow) compared with it
 	shape 640mbit
 	run
 	slow=$next_id
@@ -106,15 +117,16 @@ slow_vs() { # BASELINE-NAME: one run at 640mbit (id $slow) compared with it
 	"$fabtune" archive compare $slow --vs "$1" --floor 2% >"$tmp/c5.out" 2>"$tmp/c5.err"
 	rc=$?
 	sed 's/^/# /' "$tmp/c5.out" "$tmp/c5.err"
-	[ "$rc" = 1 ] && consistent "$tmp/c5.out"
+	[ "$rc" = 1 ] && "$2" "$tmp/c5.out"
 }
-wide_only() { # the miss was a band wider than the loss, no row judged wrongly
+wide_only() { # each size missed had a band wider than its loss, none judged wrongly
 	awk '$1 == "pt2pt_bw" { chg = $(NF - 3); band = $(NF - 2); sub("%", "", chg); sub("%", "", band)
+		if ($NF == "regressed") next
 		if ($NF != "unchanged" || -chg >= band + 0) bad++ }
 	END { exit bad > 0 }' "$tmp/c5.out"
 }
 ok=0
-if slow_vs link; then
+if slow_vs link every; then
 	ok=1
 elif wide_only; then
 	echo "# the baseline's band is wider than the step: three fresh runs"
@@ -125,10 +137,10 @@ elif wide_only; then
 	"$fabtune" archive baseline add link2 $first $((first + 1)) $((first + 2)) >/dev/null 2>&1 ||
 		{ echo "not ok: baseline add link2"; exit 1; }
 	last=$((first + 2))
-	slow_vs link2 && ok=1
+	slow_vs link2 consistent && ok=1
 fi
 if [ "$ok" = 1 ]; then
-	echo "ok: a 20% slower link is flagged (every size regressed, or its own band is wider than its loss)"
+	echo "ok: a 20% slower link is flagged (every size regressed, or after a rebuilt baseline its own band is wider than its loss)"
 else
 	echo "not ok: 20% slowdown not flagged (exit $rc)"; fail=1
 fi

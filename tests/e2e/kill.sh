@@ -9,7 +9,6 @@ fail=0
 for t in tcp shm tcp-stop; do
 	sig=9
 	[ "$t" = tcp-stop ] && sig=STOP
-	start=$(date +%s.%N)
 	"$fabtune" bench all_reduce --np 3 --transport "${t%-stop}" -b 8M -n 100000 -w 0 -c 0 \
 		--timeout 3s >"$tmp/out" 2>"$tmp/err" &
 	launcher=$!
@@ -24,11 +23,14 @@ for t in tcp shm tcp-stop; do
 	sleep 1
 	victim=$(pgrep -P "$launcher" -f -- '--rank 1 ')
 	[ -n "$victim" ] || { echo "not ok: $t: rank 1 not found"; kill "$launcher"; exit 1; }
+	# timed from the signal: the ranks' start (exec, bootstrap) is no part
+	# of how soon a lost peer is noticed, and takes seconds on a loaded host
+	start=$(date +%s.%N)
 	kill -"$sig" "$victim"
 	wait "$launcher"
 	rc=$?
 	kill "$watchdog" 2>/dev/null
-	took=$(echo "$(date +%s.%N) - $start - 1" | bc)
+	took=$(echo "$(date +%s.%N) - $start" | bc)
 	sed "s/^/# $t stderr: /" "$tmp/err"
 	if [ "$rc" = 0 ] || [ "$rc" = 124 ]; then
 		echo "not ok: $t: exit code $rc"; fail=1; continue
@@ -54,7 +56,8 @@ for t in tcp shm tcp-stop; do
 		echo "not ok: $t: no surviving rank named rank 1"; fail=1; continue
 	fi
 	# killed: the others see it at once; silent: they wait the 3 s timeout, then
-	# the launcher stops what is left (at most a second later)
+	# the launcher stops what is left (at most a second later); a second more
+	# for the processes to be scheduled and reaped on a loaded host
 	limit=5
 	if [ "$(echo "$took > $limit" | bc)" = 1 ]; then
 		echo "not ok: $t: the others took ${took}s to stop (timeout 3s)"; fail=1; continue

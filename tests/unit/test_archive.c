@@ -1196,6 +1196,129 @@ test_compare_iteration_band(void **state)
 	ft_run_release(&cur);
 }
 
+static void
+reset_run(struct ft_run *run)
+{
+	ft_run_release(run);
+	ft_run_init(run, FT_SOURCE_BENCH, "bench");
+}
+
+/* A bandwidth row of @busbw GB/s whose iterations' times spread by @cv (coefficient of variation). */
+static void
+add_bw_cv(struct ft_run *run, uint64_t bytes, double busbw, double cv)
+{
+	struct ft_result_row *row = add_keyed(run, "pt2pt_bw", "", "", bytes, 2, busbw);
+
+	row->time_stdev_us = cv * row->time_us;
+}
+
+/*
+ * A disturbed baseline run is set aside. The figures are the e2e baseline
+ * loop's (tests/e2e/baseline.sh, pt2pt_bw over a veth shaped to 800 Mbit/s,
+ * MB/s and the iterations' spread): two runs at 96.3 and 96.4 whose
+ * windows spread by 1.7-1.8%, one hit by a stall at 77.8 whose windows
+ * spread by 28%. With all three the band is 22.2 sample deviations, 263%,
+ * and a link 20% slower passes; the stalled run set aside, the two left
+ * are a baseline of two runs (stated 5%): the identical run is unchanged
+ * and the slower link regressed.
+ */
+static void
+test_compare_disturbed_run(void **state)
+{
+	struct ft_error err = { 0 };
+	static const double runs[3][2] = { { 96.3, 0.017 }, { 96.4, 0.018 }, { 77.8, 0.28 } };
+	struct ft_run base[3], same, slow;
+	const struct ft_run *bp[3] = { &base[0], &base[1], &base[2] };
+	struct ft_compare cmp;
+	struct ft_compare_opts o;
+	const struct ft_compare_row *r;
+	int i;
+
+	(void)state;
+	ft_compare_opts_init(&o);
+	o.floor_rel = 0.02;
+	for (i = 0; i < 3; i++) {
+		ft_run_init(&base[i], FT_SOURCE_BENCH, "bench");
+		add_bw_cv(&base[i], 1 << 20, runs[i][0], runs[i][1]);
+	}
+	ft_run_init(&same, FT_SOURCE_BENCH, "bench");
+	add_bw_cv(&same, 1 << 20, 96.3, 0.022);
+	ft_run_init(&slow, FT_SOURCE_BENCH, "bench");
+	add_bw_cv(&slow, 1 << 20, 77.1, 0.021);
+
+	assert_int_equal(ft_compare_runs(&slow, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	assert_int_equal(r->base_aside, 1);
+	assert_int_equal(r->base_n, 2);
+	assert_int_equal(cmp.naside, 1);
+	assert_true(fabs(r->base_mean - 96.35) < 1e-9);
+	assert_int_equal(r->band_from, FT_BAND_STATED);
+	assert_true(fabs(r->threshold_rel - 0.05) < 1e-12);
+	assert_true(fabs(r->delta_rel - (77.1 / 96.35 - 1)) < 1e-12);
+	assert_int_equal(r->verdict, FT_VERDICT_REGRESSED);
+	ft_compare_release(&cmp);
+	assert_int_equal(ft_compare_runs(&same, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->base_aside, 1);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	ft_compare_release(&cmp);
+
+	/* The same values from runs that each ran steadily: nothing is set aside,
+	   and the band is the three runs' (their values alone never set one aside). */
+	reset_run(&base[2]);
+	add_bw_cv(&base[2], 1 << 20, 77.8, 0.018);
+	assert_int_equal(ft_compare_runs(&slow, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->base_aside, 0);
+	assert_int_equal(r->base_n, 3);
+	assert_int_equal(cmp.naside, 0);
+	assert_int_equal(r->band_from, FT_BAND_RUNS);
+	assert_int_equal(r->verdict, FT_VERDICT_UNCHANGED);
+	ft_compare_release(&cmp);
+
+	/* A spread within the floor is no disturbance, however many times the others'. */
+	reset_run(&base[2]);
+	add_bw_cv(&base[2], 1 << 20, 96.0, 0.015);
+	reset_run(&base[0]);
+	reset_run(&base[1]);
+	add_bw_cv(&base[0], 1 << 20, 96.3, 0.002);
+	add_bw_cv(&base[1], 1 << 20, 96.4, 0.002);
+	assert_int_equal(ft_compare_runs(&same, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->base_aside, 0);
+	assert_int_equal(r->band_from, FT_BAND_RUNS);
+	ft_compare_release(&cmp);
+
+	/* Two of three disturbed: the steady one cannot be told from them, none is set aside. */
+	for (i = 0; i < 3; i++)
+		reset_run(&base[i]);
+	add_bw_cv(&base[0], 1 << 20, 96.3, 0.017);
+	add_bw_cv(&base[1], 1 << 20, 80.0, 0.25);
+	add_bw_cv(&base[2], 1 << 20, 77.8, 0.28);
+	assert_int_equal(ft_compare_runs(&slow, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->base_aside, 0);
+	assert_int_equal(r->base_n, 3);
+	ft_compare_release(&cmp);
+
+	/* Below --min-samples runs nothing is set aside: two runs are already judged
+	   on the stated threshold or their iterations. */
+	o.min_samples = 4;
+	reset_run(&base[1]);
+	add_bw_cv(&base[1], 1 << 20, 96.4, 0.018);
+	assert_int_equal(ft_compare_runs(&slow, bp, 3, &o, &cmp, &err), 0);
+	r = ft_vec_at(&cmp.rows, 0);
+	assert_int_equal(r->base_aside, 0);
+	assert_int_equal(r->base_n, 3);
+	assert_int_equal(r->band_from, FT_BAND_ITERATIONS);
+	ft_compare_release(&cmp);
+	for (i = 0; i < 3; i++)
+		ft_run_release(&base[i]);
+	ft_run_release(&same);
+	ft_run_release(&slow);
+}
+
 /* ---- fingerprints -------------------------------------------------------- */
 
 static void
@@ -1540,6 +1663,7 @@ main(void)
 		cmocka_unit_test(test_compare_band_few_runs),
 		cmocka_unit_test(test_compare_latency_direction),
 		cmocka_unit_test(test_compare_iteration_band),
+		cmocka_unit_test(test_compare_disturbed_run),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_fingerprint_many),
 		cmocka_unit_test(test_fingerprint_from_probe),

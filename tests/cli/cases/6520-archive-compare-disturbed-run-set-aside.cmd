@@ -1,0 +1,1 @@
+archive compare tests/fixtures/archive/veth-640mbit.json --vs tests/fixtures/archive/veth-800mbit-stall.json --floor 2%
