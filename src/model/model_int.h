@@ -22,6 +22,12 @@ double ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, doubl
  * (links.c). */
 double ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double links,
                                   double heads);
+/* The NVLS graph NCCL 2.19-2.27 finds across nodes on @heads GPUs with NICs of @nic_Bps, on
+ * NVLink of @links bytes/s a GPU: its channels, and its bwIntra and bwInter, bytes/s
+ * (links.c). */
+double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, double links,
+                                double heads, double nic_Bps, double *bw_intra,
+                                double *bw_inter);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

@@ -574,6 +574,38 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
 }
 
 /*
+ * NVLSTree as NCCL 2.19 to 2.27 price it (src/graph/tuning.cc at v2.19.4-1 to v2.27.7-1):
+ * from the NVLS graph alone, nChannels x min(bwIntra, bwInter) on 2 nodes and
+ * nChannels x min(bwIntra, bwInter / 2) on more, times 5/6 to algorithm bandwidth; the
+ * nvlsEfficiency, the per-channel NVLSTree caps and the nRanks / nSteps conversion are
+ * 2.28's. The graph is NCCL's NVLS search across nodes (ft__model_nvls_net_graph()): one
+ * head per GPU with a NIC of its own, each NIC as NCCL sees it (on p5, aws-ofi-nccl's RDMA
+ * protocol shows a GPU's four EFA cards as one device of their summed speed,
+ * nccl_ofi_rdma.c). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
+ * 2.28 gives 8 x 57.7 x 16/30 = 246.2; on more nodes 8 x 24 x 5/6 = 160 against 182.
+ */
+static void
+nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_cost *c)
+{
+	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
+	                      (double)FT__MODEL_NVLS_MAX_HEADS);
+	double nic = l->nic_Bps * (l->aws_p5 ? FT_MAX(l->gpu_nics, 1u) : 1u);
+	double links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
+	double bw_intra, bw_inter, inter, nch;
+
+	if (!l->nvlink || l->nvlinks == 0)
+		return;
+	nch = ft__model_nvls_net_graph(l->arch, l->nccl_version, links, heads, nic, &bw_intra,
+	                               &bw_inter);
+	if (nch < 1)
+		return;
+	inter = l->nnodes <= 2 ? bw_inter : bw_inter / 2.0;
+	c->bw_Bps = nch * FT_MIN(bw_intra, inter) * 5.0 / 6.0;
+	ft_strlcpy(c->bottleneck, bw_intra <= inter ? "nvlink" : l->nic_what,
+	           sizeof(c->bottleneck));
+}
+
+/*
  * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
  * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
  * per GPU). With 2 nodes each node's tree is a single edge that carries its
@@ -598,6 +630,8 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * ft_model_nvls_tree_channel_Bps(l), "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	if (l->nccl_version >= 21900 && l->nccl_version < 22800)
+		nvls_tree_graph_bw(l, ppn, c);
 	/* The NVLS stages run inside one node: at what an NVLS all-reduce of its ppn GPUs
 	 * alone reaches (cost_nvls()), not at the whole communicator's n / 2(n - 1). */
 	c->stage_intra_Bps = ppn > 1 ? intra * ppn / (2.0 * (ppn - 1)) : intra;

@@ -2017,6 +2017,48 @@ test_nvls_graph_speeds(void **state)
 }
 
 /*
+ * NVLSTree as NCCL 2.19-2.27 price it (src/graph/tuning.cc at v2.19.4-1 to v2.27.7-1):
+ * nChannels x min(bwIntra, bwInter) of the NVLS graph across nodes on 2 nodes,
+ * min(bwIntra, bwInter / 2) on more, x 5/6 to algorithm bandwidth. The graph on an H100 with
+ * a 400G NIC behind PCIe Gen5 (48 GB/s): 6 x 48, 7 x 45, 7 x 42 and 8 x 40 fit its NVLink
+ * (k + 1 channels' worth on a head's link), 8 x 40 is kept, bwInter raised to 48. 2 DGX
+ * H100: 8 x 40 x 5/6 = 266.67 GB/s (2.19, 18 x 20.0 a GPU, and 2.27, 18 x 20.6), where 2.28
+ * takes 8 x 57.7 x 16/30 = 246.19; 4 DGX H100: 8 x 24 x 5/6 = 160 against 2.28's
+ * 8 x 45.5 x 32/62 = 187.87. p5 under 2.27: aws-ofi-nccl shows a GPU's four EFA cards as one
+ * device (4 x 12.14 -> 48), 160 on 4 instances, not the 40 of one 12 GB/s card. The
+ * algorithm bandwidth is read from the tuner's times of 32 and 64 GiB.
+ */
+static void
+test_nvls_tree_by_release(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t version;
+		double algbw;
+	} cases[] = {
+		{ "dgx-h100:2", 21900, 266.6667 }, { "dgx-h100:2", 22700, 266.6667 },
+		{ "dgx-h100:2", 0, 246.1867 },     { "dgx-h100:4", 22700, 160 },
+		{ "dgx-h100:4", 0, 187.8710 },     { "aws-p5:4", 22700, 160 },
+	};
+	const double S = 64.0 * (1 << 30);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_error err = { 0 };
+		double t0, t1;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		t0 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S / 2, FT_ALGO_NVLS_TREE,
+		                FT_PROTO_SIMPLE, cases[i].version, 0);
+		t1 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE,
+		                FT_PROTO_SIMPLE, cases[i].version, 0);
+		assert_rel(S / 2 / (t1 - t0), cases[i].algbw * GB, 1e-5);
+	}
+}
+
+/*
  * The Intra speed list of the release a run names (src/graph/search.cc at the tags), NVLS
  * in one node at each list's fastest fitting speed. 6 H100s under 2.18 (18 x 20.0 = 360 a
  * GPU, no 50 in the list): 360 / 7 = 51.4 -> 40, busbw 6 x 40 x 0.85 x 5/6 x 2 = 340 (2.19's
@@ -2811,6 +2853,7 @@ main(void)
 		cmocka_unit_test(test_ring_graph_speeds),
 		cmocka_unit_test(test_nvls_graph_speeds),
 		cmocka_unit_test(test_graph_speeds_by_release),
+		cmocka_unit_test(test_nvls_tree_by_release),
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
