@@ -306,6 +306,135 @@ ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double lin
 	return graph_speed_Bps(arch, version, links / (heads + 1.0));
 }
 
+/*
+ * NCCL's per-channel search speeds across nodes (the Inter lists of src/graph/search.cc), GB/s,
+ * fastest first: speedArrayInter before Hopper; sm90SpeedArrayInter (the same from v2.19.4-1
+ * to v2.27.7-1; 2.18's lacks 22), which Blackwell shares until 2.27, whose
+ * sm100SpeedArrayInter (v2.27.7-1) starts at 96 and has 45.1 for 45.
+ */
+static const double *
+inter_speeds(enum ft_model_arch arch, uint32_t version, size_t *n)
+{
+	static const double sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3 };
+	static const double sm100_227[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6,
+	                                    3 };
+	static const double sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4 };
+
+	if (arch < FT_ARCH_HOPPER)
+		return speed_list(sm80, FT_ARRAY_SIZE(sm80), n);
+	if (arch == FT_ARCH_BLACKWELL && version >= 22700)
+		return speed_list(sm100_227, FT_ARRAY_SIZE(sm100_227), n);
+	return speed_list(sm90, FT_ARRAY_SIZE(sm90), n);
+}
+
+/*
+ * The NVLS graph NCCL release @version (2.19 to 2.27) finds on a node with a network
+ * (src/graph/search.cc, ncclTopoCompute and ncclTopoSearchTryNvls): one channel per head, a
+ * head being a GPU with a NIC of its own, at most @heads; every channel takes its bwIntra
+ * off each GPU's NVSwitch link in each direction and twice off its head's, so k channels
+ * fit where (k + 1) x bwIntra <= @links. The search starts at the fastest speed of the
+ * Inter list not above the GPU's path to its NIC (@nic_Bps), keeps the graph of the most
+ * channels x speed (the first of equals), and lowers the speed while the next is above
+ * 0.49 of the kept one's; its second pass then raises bwInter alone, a step of the list at
+ * a time with the channels fixed, while the NIC holds the next step and bwInter is still
+ * under twice bwIntra. 8 H100s with a 400G NIC
+ * each: 6 x 48, 7 x 45, 7 x 42, 8 x 40 -> 8 channels, bwIntra 40, bwInter 48. Returns the
+ * channels; @bw_intra and @bw_inter get the graph's speeds, bytes/s.
+ */
+double
+ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, double links, double heads,
+                         double nic_Bps, double *bw_intra, double *bw_inter)
+{
+	size_t n, i = 0, j;
+	const double *speed = inter_speeds(arch, version, &n);
+	double gbps = slack_GBps(links), nic = slack_GBps(nic_Bps), best = 0, best_speed = 0,
+	       best_nch = 0;
+
+	while (i < n - 1 && speed[i] > nic)
+		i++;
+	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
+		double nch = FT_MIN(floor(gbps / speed[i]) - 1.0, heads);
+
+		if (nch >= 1 && nch * speed[i] > best) {
+			best = nch * speed[i];
+			best_speed = speed[i];
+			best_nch = nch;
+		}
+	}
+	if (best_nch < 1) {
+		*bw_intra = *bw_inter = 0;
+		return 0;
+	}
+	for (j = 0; speed[j] != best_speed; j++)
+		;
+	while (j > 0 && speed[j - 1] <= nic && speed[j] < 2 * best_speed)
+		j--;
+	*bw_intra = best_speed * 1e9;
+	*bw_inter = speed[j] * 1e9;
+	return best_nch;
+}
+
+/*
+ * NCCL's tree graph across 2 nodes, as its tuner reads it there (nChannels x bwIntra;
+ * src/graph/tuning.cc takes bwIntra when nNodes <= 2). The ring graph comes first
+ * (src/graph/search.cc, ncclTopoCompute): at each speed of the Inter list not above a NIC's
+ * path (@nic_Bps), as many channels as the node's @nics hold (floor(path / speed) each) and
+ * the GPUs' NVLink carries (a channel crosses NVLink from all its @ppn GPUs but the one
+ * that leaves by the NIC: nCh x speed x (ppn - 1) / ppn <= @links), at most 32, keeping the
+ * most bandwidth and lowering the speed while the next is above 0.49 of the kept one's; then
+ * ncclTopoDupChannels (from 25 GB/s; on Hopper and later not under 50 with more than 4
+ * channels). The tree is searched with the ring's channels at most, the same graph, and
+ * its second pass raises bwIntra alone, a step of the list at a time, while the NVLink holds
+ * the next step and bwIntra is under twice bwInter. GCP A3 Mega (8 x 200G, 8 H100s): the
+ * ring 8 x 24, the tree's bwIntra 24 -> 48, 384 GB/s; DGX H100 (8 x 400G behind Gen5):
+ * 8 x 48, no step above 48, 384; DGX A100 (8 x HDR, Gen4): 8 x 24 -> 30 (48 would need
+ * 336 of 240), 240. Returns nChannels x bwIntra, bytes/s, and the channels in @nchannels;
+ * 0 without NVLink or NICs.
+ */
+double
+ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double links,
+                             double ppn, uint32_t nics, double nic_Bps, uint32_t *nchannels)
+{
+	size_t n, i = 0, j;
+	const double *speed = inter_speeds(arch, version, &n);
+	double nv = slack_GBps(links), path = slack_GBps(nic_Bps), share, best = 0, best_speed = 0,
+	       best_nch = 0, intra;
+
+	*nchannels = 0;
+	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0)
+		return 0;
+	share = (ppn - 1) / ppn;
+	while (i < n - 1 && speed[i] > path)
+		i++;
+	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
+		double nch = FT_MIN(FT_MIN(floor(path / speed[i]) * nics,
+		                           floor(nv / (speed[i] * share))), 32.0);
+
+		if (nch >= 1 && nch * speed[i] > best) {
+			best = nch * speed[i];
+			best_speed = speed[i];
+			best_nch = nch;
+		}
+	}
+	if (best_nch < 1)
+		return 0;
+	if (best_speed >= 25 && !(arch >= FT_ARCH_HOPPER && best_speed < 50 && best_nch > 4)) {
+		double dup = FT_MIN(2 * best_nch, 32.0);
+
+		best_speed /= ceil(dup / best_nch);
+		best_nch = dup;
+	}
+	for (j = 0; j < n && speed[j] > best_speed; j++)
+		;
+	intra = best_speed;
+	while (j > 0 && intra < 2 * best_speed && best_nch * speed[j - 1] * share <= nv) {
+		j--;
+		intra = speed[j];
+	}
+	*nchannels = (uint32_t)best_nch;
+	return best_nch * intra * 1e9;
+}
+
 double
 ft_model_nvls_channel_share(const struct ft_cluster_spec *spec, uint32_t heads)
 {

@@ -22,6 +22,18 @@ double ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, doubl
  * (links.c). */
 double ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double links,
                                   double heads);
+/* The NVLS graph NCCL 2.19-2.27 finds across nodes on @heads GPUs with NICs of @nic_Bps, on
+ * NVLink of @links bytes/s a GPU: its channels, and its bwIntra and bwInter, bytes/s
+ * (links.c). */
+double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, double links,
+                                double heads, double nic_Bps, double *bw_intra,
+                                double *bw_inter);
+/* NCCL's tree graph across 2 nodes as its tuner reads it, nChannels x bwIntra, bytes/s, and
+ * its channels (@nchannels): the network ring graph on @nics NICs of @nic_Bps and NVLink of
+ * @links a GPU, bwIntra raised (links.c); 0 where there is none. */
+double ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double links,
+                                    double ppn, uint32_t nics, double nic_Bps,
+                                    uint32_t *nchannels);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*
@@ -39,6 +51,10 @@ struct ft__model_cost {
 	/* NVLSTree: the algorithm bandwidth its NVLS stages and its network hops would each
 	 * allow alone (the pipeline's ramp crosses both); 0 elsewhere. */
 	double stage_intra_Bps, stage_inter_Bps;
+	/* A tree on 2 nodes: the algorithm bandwidth its links give at NCCL's x0.5, where
+	 * bw_Bps is NCCL's own figure from its tree graph (the time of a picked tree starts
+	 * from this one, ft__model_carried()); 0 elsewhere. */
+	double links_bw_Bps;
 	/* LL's absolute cap over the bandwidth the channels would carry without it, when it
 	 * binds (< 1); 0 when it does not. */
 	double cap_ratio;

@@ -449,22 +449,69 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	           ninter * h.inter;
 }
 
-static void
-cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+/* A tree's busBw from the graph's @bus on @nch channels: NCCL's refinements per protocol
+ * (kb NA-MODEL). */
+static double
+tree_bus(const struct ft_model_links *l, enum ft_proto p, double bus, double nch,
+         struct ft__model_cost *c)
 {
 	uint32_t b = node_bucket(l->nnodes);
-	double bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
-	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
 
-	bus = cap(bus * ft_model_tree_efficiency(), l->nchannels * tree_cap(l, b, false) * GB, "channels", c);
+	bus = cap(bus * ft_model_tree_efficiency(), nch * tree_cap(l, b, false) * GB, "channels", c);
 	if (p == FT_PROTO_LL)
 		bus = cap(bus / 3.8, ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
 		bus = cap(bus * (l->nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-		          l->nchannels * tree_cap(l, b, true) * GB, "channels", c);
+		          nch * tree_cap(l, b, true) * GB, "channels", c);
 	/* Inside one node the tree is a plain chain (kb NA-MODEL: x0.85 for the plain pattern). */
 	if (l->nnodes == 1)
 		bus *= 0.85;
+	return bus;
+}
+
+/*
+ * On 2 nodes NCCL's tuner reads the tree graph's bwIntra (src/graph/tuning.cc: bwIntra
+ * when nNodes <= 2, at v2.18.1-1 to v2.28.3-1), which its search raises above the NIC's
+ * speed while NVLink holds it (ft__model_tree_net_graph_Bps()): what it prices is the
+ * tree's two-node effect, a node sending S once each way. 0 where that graph is not the
+ * one of NVLink nodes on NICs (one GPU a node, PCIe, NVLink domains).
+ */
+static double
+tree_two_node_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
+{
+	uint32_t nics = l->nrails;
+	double nic = l->nic_Bps, graph;
+
+	*nch = 0;
+	if (l->nnodes != 2 || l->ppn < 2 || !l->nvlink || l->nvlinks == 0 || l->domain_nodes)
+		return 0;
+	/* aws-ofi-nccl's RDMA protocol shows a p5 GPU's cards as one device of their summed
+	 * speed (nccl_ofi_rdma.c) */
+	if (l->aws_p5 && l->gpu_nics > 1) {
+		nics = FT_MAX(l->nrails / l->gpu_nics, 1u);
+		nic *= l->gpu_nics;
+	}
+	graph = ft__model_tree_net_graph_Bps(l->arch, l->nccl_version,
+	                                     l->nvlinks * ft__model_nvlink_link_Bps_at(
+	                                                      l->arch, l->nccl_version),
+	                                     l->ppn, nics, nic, nch);
+	/* --channels (NCCL_MIN/MAX_NCHANNELS) bounds the graph's channels too */
+	if (*nch > l->nchannels) {
+		graph *= (double)l->nchannels / *nch;
+		*nch = l->nchannels;
+	}
+	return graph;
+}
+
+static void
+cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+{
+	double bus = tree_bus(l, p, graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)),
+	                      l->nchannels, c);
+	uint32_t nch2;
+	double graph2 = tree_two_node_graph_Bps(l, &nch2);
+	struct lats h = hop_lats(l, FT_ALGO_TREE, p);
+
 	c->bw_Bps = bus * 0.5;
 	/* A hop of the chain inside the node moves at the NVLink (PCIe) graph's rate, a hop
 	 * between nodes at the network's, both with the factors above (the ramp's stages). */
@@ -474,6 +521,16 @@ cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost
 
 		c->stage_intra_Bps = l->intra_Bps * scale;
 		c->stage_inter_Bps = inter * scale;
+	}
+	/* The tuner's figure on 2 nodes: NCCL's own graph; the stages above stay the links'
+	 * (the time of a picked tree, ft__model_carried()); its per-channel caps on NCCL's
+	 * channels. */
+	if (graph2 > 0) {
+		struct ft__model_cost t = *c;
+
+		c->links_bw_Bps = c->bw_Bps;
+		c->bw_Bps = tree_bus(l, p, graph2, nch2, &t) * 0.5;
+		c->cap_ratio = t.cap_ratio;
 	}
 	c->lat_s = base_lat(l, FT_ALGO_TREE, p) +
 	           2.0 * ((l->ppn - 1) * h.intra + log2_floor(l->nnodes) * h.inter);
@@ -574,6 +631,38 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
 }
 
 /*
+ * NVLSTree as NCCL 2.19 to 2.27 price it (src/graph/tuning.cc at v2.19.4-1 to v2.27.7-1):
+ * from the NVLS graph alone, nChannels x min(bwIntra, bwInter) on 2 nodes and
+ * nChannels x min(bwIntra, bwInter / 2) on more, times 5/6 to algorithm bandwidth; the
+ * nvlsEfficiency, the per-channel NVLSTree caps and the nRanks / nSteps conversion are
+ * 2.28's. The graph is NCCL's NVLS search across nodes (ft__model_nvls_net_graph()): one
+ * head per GPU with a NIC of its own, each NIC as NCCL sees it (on p5, aws-ofi-nccl's RDMA
+ * protocol shows a GPU's four EFA cards as one device of their summed speed,
+ * nccl_ofi_rdma.c). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
+ * 2.28 gives 8 x 57.7 x 16/30 = 246.2; on more nodes 8 x 24 x 5/6 = 160 against 182.
+ */
+static void
+nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_cost *c)
+{
+	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
+	                      (double)FT__MODEL_NVLS_MAX_HEADS);
+	double nic = l->nic_Bps * (l->aws_p5 ? FT_MAX(l->gpu_nics, 1u) : 1u);
+	double links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
+	double bw_intra, bw_inter, inter, nch;
+
+	if (!l->nvlink || l->nvlinks == 0)
+		return;
+	nch = ft__model_nvls_net_graph(l->arch, l->nccl_version, links, heads, nic, &bw_intra,
+	                               &bw_inter);
+	if (nch < 1)
+		return;
+	inter = l->nnodes <= 2 ? bw_inter : bw_inter / 2.0;
+	c->bw_Bps = nch * FT_MIN(bw_intra, inter) * 5.0 / 6.0;
+	ft_strlcpy(c->bottleneck, bw_intra <= inter ? "nvlink" : l->nic_what,
+	           sizeof(c->bottleneck));
+}
+
+/*
  * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
  * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
  * per GPU). With 2 nodes each node's tree is a single edge that carries its
@@ -598,6 +687,8 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	bus = cap(bus, nch * ft_model_nvls_tree_channel_Bps(l), "channels", c);
 	c->bw_Bps = bus * n / (2.0 * (n - 1));
+	if (l->nccl_version >= 21900 && l->nccl_version < 22800)
+		nvls_tree_graph_bw(l, ppn, c);
 	/* The NVLS stages run inside one node: at what an NVLS all-reduce of its ppn GPUs
 	 * alone reaches (cost_nvls()), not at the whole communicator's n / 2(n - 1). */
 	c->stage_intra_Bps = ppn > 1 ? intra * ppn / (2.0 * (ppn - 1)) : intra;
@@ -879,13 +970,15 @@ ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 		return;
 	if (a == FT_ALGO_TREE && l->ppn > 1 && c->stage_intra_Bps > 0)
 		c->stage_intra_Bps *= l->ppn / (l->ppn - 1.0);
-	bw = FT_MIN(c->bw_Bps * f, c->stage_inter_Bps * f);
+	bw = FT_MIN((c->links_bw_Bps > 0 ? c->links_bw_Bps : c->bw_Bps) * f, c->stage_inter_Bps * f);
 	if (c->stage_intra_Bps > 0 && c->stage_intra_Bps < bw) {
 		bw = c->stage_intra_Bps;
 		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
 	}
 	c->stage_inter_Bps *= f;
-	c->bw_Bps = FT_MAX(bw, c->bw_Bps);
+	/* never below the links' own figure; NCCL's graph figure of a 2-node tree is the pick's,
+	 * not the time's */
+	c->bw_Bps = FT_MAX(bw, c->links_bw_Bps > 0 ? c->links_bw_Bps : c->bw_Bps);
 }
 
 double

@@ -753,7 +753,8 @@ test_measured_h100_2node(void **state)
  * it. That holds from 4 nodes up; over 2 nodes each of the two trees is one
  * edge and a node sends S, over 3 the busiest node sends 1.5S, so the time
  * takes algbw = NIC x 0.92 x 1 and NIC x 0.92 / 1.5, while the tuner's
- * candidate (the pick) keeps NCCL's formula. One 100G NIC per node, so that
+ * candidate (the pick) keeps NCCL's formula (on 2 nodes its tree graph's bwIntra,
+ * 1 x 24 GB/s here, src/graph/tuning.cc). One 100G NIC per node, so that
  * the network binds and the chain inside the node (NVLink) does not.
  */
 static void
@@ -784,8 +785,9 @@ test_closed_tree_carried(void **state)
 		nic = ex->links.inter_Bps;
 		c = &ex->cand[ex->pick];
 		assert_int_equal(ex->result.algo, FT_ALGO_TREE);
-		/* the tuner's cost: 2S per node, whatever the node count */
-		assert_rel(c->bw_Bps, nic * 0.92 / 2, 1e-9);
+		/* the tuner's cost: 2S per node from 3 nodes; on 2 NCCL reads its tree graph's
+		 * bwIntra, raised from the NIC's 12 GB/s to 24 (test_tree_two_node_graph) */
+		assert_rel(c->bw_Bps, nn == 2 ? 24e9 * 0.92 / 2 : nic * 0.92 / 2, 1e-9);
 		/* the time: the bytes the busiest node really sends */
 		assert_rel(S / (ex->result.time_s - c->lat_s), nic * 0.92 / per_node[nn], 1e-9);
 		/* --explain shows the bandwidth the time uses, where it is not the tuner's */
@@ -2017,6 +2019,101 @@ test_nvls_graph_speeds(void **state)
 }
 
 /*
+ * NVLSTree as NCCL 2.19-2.27 price it (src/graph/tuning.cc at v2.19.4-1 to v2.27.7-1):
+ * nChannels x min(bwIntra, bwInter) of the NVLS graph across nodes on 2 nodes,
+ * min(bwIntra, bwInter / 2) on more, x 5/6 to algorithm bandwidth. The graph on an H100 with
+ * a 400G NIC behind PCIe Gen5 (48 GB/s): 6 x 48, 7 x 45, 7 x 42 and 8 x 40 fit its NVLink
+ * (k + 1 channels' worth on a head's link), 8 x 40 is kept, bwInter raised to 48. 2 DGX
+ * H100: 8 x 40 x 5/6 = 266.67 GB/s (2.19, 18 x 20.0 a GPU, and 2.27, 18 x 20.6), where 2.28
+ * takes 8 x 57.7 x 16/30 = 246.19; 4 DGX H100: 8 x 24 x 5/6 = 160 against 2.28's
+ * 8 x 45.5 x 32/62 = 187.87. p5 under 2.27: aws-ofi-nccl shows a GPU's four EFA cards as one
+ * device (4 x 12.14 -> 48), 160 on 4 instances, not the 40 of one 12 GB/s card. The
+ * algorithm bandwidth is read from the tuner's times of 32 and 64 GiB.
+ */
+static void
+test_nvls_tree_by_release(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t version;
+		double algbw;
+	} cases[] = {
+		{ "dgx-h100:2", 21900, 266.6667 }, { "dgx-h100:2", 22700, 266.6667 },
+		{ "dgx-h100:2", 0, 246.1867 },     { "dgx-h100:4", 22700, 160 },
+		{ "dgx-h100:4", 0, 187.8710 },     { "aws-p5:4", 22700, 160 },
+	};
+	const double S = 64.0 * (1 << 30);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_error err = { 0 };
+		double t0, t1;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		t0 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S / 2, FT_ALGO_NVLS_TREE,
+		                FT_PROTO_SIMPLE, cases[i].version, 0);
+		t1 = tuner_time(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_NVLS_TREE,
+		                FT_PROTO_SIMPLE, cases[i].version, 0);
+		assert_rel(S / 2 / (t1 - t0), cases[i].algbw * GB, 1e-5);
+	}
+}
+
+/*
+ * The tree on 2 nodes as NCCL's tuner prices it: nChannels x bwIntra of its tree graph
+ * (src/graph/tuning.cc reads bwIntra when nNodes <= 2), whose second search pass raises
+ * bwIntra above the NIC's speed while NVLink holds it. GCP A3 Mega (8 x 200G TCPXO, 8
+ * H100s): the network ring 8 x 24 GB/s, the tree's bwIntra 48, 8 x 48 x 0.92 = 353.3
+ * capped at 8 x 41.4 = 331.2, algbw 165.6 (the NICs alone gave 8 x 25 x 0.92 x 0.5 = 92),
+ * so the tree and not the ring (192 x 16/30 = 102.4) is NCCL's pick at 8 GiB; its time
+ * still moves each node's S through its NICs once, 8 x 25 x 0.92 = 184 GB/s. DGX A100
+ * (8 x HDR behind Gen4, 24 GB/s): 8 x 24, bwIntra 30 (48 would need 336 of 240), 8 x 30 x
+ * 0.92 = 220.8 capped at 8 x 23.6 = 188.8 on NCCL's 8 channels, 94.4: the ring (102.4)
+ * stays its pick, as NDm A100 v4's 2 x 8 all-reduce measured (187-190 GB/s busbw).
+ */
+static void
+test_tree_two_node_graph(void **state)
+{
+	static const struct {
+		const char *spec;
+		double tree_algbw;
+		enum ft_algo pick;
+	} cases[] = {
+		{ "gcp-a3-mega:2", 165.6, FT_ALGO_TREE },
+		{ "dgx-a100:2", 94.4, FT_ALGO_RING },
+	};
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_model_query q;
+		struct ft_error err = { 0 };
+		bool saw = false;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8ull << 30);
+		q.tuner_only = true;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		for (k = 0; k < ex->ncandidates; k++)
+			if (ex->cand[k].algo == FT_ALGO_TREE && ex->cand[k].proto == FT_PROTO_SIMPLE &&
+			    ex->cand[k].available) {
+				assert_rel(ex->cand[k].bw_Bps, cases[i].tree_algbw * GB, 1e-9);
+				saw = true;
+			}
+		assert_true(saw);
+		assert_int_equal(ex->result.algo, cases[i].pick);
+		/* A3 Mega's picked tree moves each node's S through its NICs once */
+		if (cases[i].pick == FT_ALGO_TREE)
+			assert_rel(ex->carried_Bps, 184.0 * GB, 1e-9);
+	}
+	free(ex);
+}
+
+/*
  * The Intra speed list of the release a run names (src/graph/search.cc at the tags), NVLS
  * in one node at each list's fastest fitting speed. 6 H100s under 2.18 (18 x 20.0 = 360 a
  * GPU, no 50 in the list): 360 / 7 = 51.4 -> 40, busbw 6 x 40 x 0.85 x 5/6 x 2 = 340 (2.19's
@@ -2811,6 +2908,8 @@ main(void)
 		cmocka_unit_test(test_ring_graph_speeds),
 		cmocka_unit_test(test_nvls_graph_speeds),
 		cmocka_unit_test(test_graph_speeds_by_release),
+		cmocka_unit_test(test_nvls_tree_by_release),
+		cmocka_unit_test(test_tree_two_node_graph),
 		cmocka_unit_test(test_nccl_nvlink_versions),
 		cmocka_unit_test(test_nics_per_gpu),
 		cmocka_unit_test(test_vm_overhead),
