@@ -53,8 +53,9 @@
  * tree's read learns that a chunk reached another switch of its node through a
  * barrier that waits one path latency (pkt_tree.c). Such a
  * flow starts on its source's rank alone: every rank routes every flow
- * before the run (the paths are shared by index), packets carry their
- * flow's start. A NIC's send pipeline and its QP-context cache count run on the
+ * before the run and keeps the paths that cross its vertices (rank 0 all of
+ * them), a packet that crosses takes its path's offset in the receiving
+ * rank's table (pp_path_here), and carries its flow's start. A NIC's send pipeline and its QP-context cache count run on the
  * rank that owns the NIC; a flow's end reaches the count one path latency after
  * the receiver took its last packet (PK_EV_QP_END, a message when it crosses).
  * The rest is refused with the reason: a barrier after flows
@@ -614,6 +615,30 @@ pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
 }
 
 /*
+ * Whether rank @pp keeps the fixed path of flow @f, just routed into the path table from
+ * @mark on. A packet follows such a path link by link, so only the ranks that own a
+ * vertex on it read it: those handle events there, and a packet that crosses to one takes
+ * its path offset from that rank's own record of the flow (pp_exchange). Rank 0 keeps
+ * every path: it counts the flows per port again from the completions and walks every
+ * flow's links for each op's bottleneck. Flowlet rows and paths routed per hop (adaptive
+ * routing) are kept whole: a packet may take any equal-cost port there.
+ */
+static bool
+pp_keep_path(const struct pk_engine *e, const struct pk_part *pp, const struct pk_flow *f,
+             size_t mark)
+{
+	uint32_t r = (uint32_t)pp->rank;
+
+	if (r == 0 || f->npath == 0 || f->fl_off != PK_NONE || f->path_off != mark ||
+	    (size_t)f->path_off + f->npath != e->paths.len)
+		return true;
+	for (uint32_t j = 0; j < f->npath; j++)
+		if (pp_port_of(e, pp, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j), r))
+			return true;
+	return false;
+}
+
+/*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
  */
@@ -637,10 +662,21 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
-	/* Every flow's path, in flow order: the same table on every rank. */
-	for (uint32_t f = 0; f < e->flows.len; f++)
+	/* Every flow routed, in flow order (its path latency, which the checks and the
+	 * barriers read); its path kept where this rank may need it (pp_keep_path). */
+	for (uint32_t f = 0; f < e->flows.len; f++) {
+		size_t mark = e->paths.len;
+
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
 			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
+		if (!pp_keep_path(e, pp, flow_at(e, f), mark)) {
+			struct pk_flow *x = flow_at(e, f);
+
+			e->paths.len = mark;
+			x->path_off = PK_NONE;
+			x->npath = x->path_cap = 0;
+		}
+	}
 	rc = pp_check(e, pp, err);
 	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0 || (rc = pp_keep_cc(e, pp)) < 0)
 		return rc;
@@ -660,11 +696,20 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 int
 ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks, struct ft_error *err)
 {
+	return ft__pk_part_check_as(e, owner, nranks, 0, err);
+}
+
+/* The same as rank @rank: what that rank keeps (its ports, paths and records). */
+int
+ft__pk_part_check_as(struct pk_engine *e, const uint32_t *owner, int nranks, int rank,
+                     struct ft_error *err)
+{
 	struct pk_part *pp = ft_calloc(1, sizeof(*pp));
 
 	if (!pp)
 		return FT_ENOMEM;
 	pp->size = nranks;
+	pp->rank = rank;
 	return pp_setup(e, pp, owner, err);
 }
 
@@ -750,6 +795,21 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 }
 
 #if FT_HAVE_MPI
+/*
+ * Packet @k came from another rank with its path offset in that rank's path table: the
+ * same path's (or flowlet row's) offset in this rank's (pp_keep_path keeps every path
+ * that crosses a vertex of this rank, and the row of every flowlet).
+ */
+static void
+pp_path_here(const struct pk_engine *e, struct pk_pkt *k)
+{
+	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, k->flow);
+
+	if (k->path_off == PK_NONE)
+		return;
+	k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, k->seq);
+}
+
 static int
 pp_cmp_out(const void *a, const void *b)
 {
@@ -803,6 +863,7 @@ pp_exchange(struct pk_engine *e)
 			}
 			e->pkts[id] = in[i].pkt;
 			ev.id = id;
+			pp_path_here(e, &e->pkts[id]);
 			FT_VEC_AT(&e->flows, struct pk_flow, in[i].pkt.flow).t_start_ps =
 			        in[i].t_start_ps;
 			e->part->start_key[in[i].pkt.flow] = in[i].start_key;
