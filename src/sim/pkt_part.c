@@ -96,7 +96,6 @@ struct pk_part {
 	uint64_t *start_key; /* per flow: the tie key of the event that started it */
 	uint64_t nroot;     /* root and middle barriers: events every rank handled */
 	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
-	size_t done_swapped; /* completions in done already swapped */
 	/* --trace: every rank samples at the same times (its own ports' figures are the
 	 * right ones), until no flow is left at a window's end; rank 0 keeps the samples
 	 * one process takes. */
@@ -104,7 +103,9 @@ struct pk_part {
 	uint64_t ntrace_ev; /* trace samples taken here */
 	uint64_t t_last_ps; /* the last other event handled here */
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
-	struct ft_vec done; /* struct pk_done: this rank's completions */
+	struct ft_vec done; /* struct pk_done: this window's completions, for the replay
+	                     * (only with middle barriers) */
+	struct ft_vec ends; /* struct pp_end: this rank's completions, for rank 0 at the end */
 };
 
 /* An event for another rank: packets travel with their record. */
@@ -124,6 +125,15 @@ struct pk_done {
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
 	uint32_t origin, pad; /* its receiver */
+};
+
+/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
+ * of flows per port read of it (48 bytes; the FCT is the time from its start). */
+struct pp_end {
+	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key;
+	double ideal;
+	uint32_t task, prio;
 };
 
 static int
@@ -649,6 +659,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 
 	ft_vec_init(&pp->out, sizeof(struct pk_msg));
 	ft_vec_init(&pp->done, sizeof(struct pk_done));
+	ft_vec_init(&pp->ends, sizeof(struct pp_end));
 	e->part = pp;
 	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
 	if (!pp->owner)
@@ -725,6 +736,7 @@ ft__pk_part_free(struct pk_engine *e)
 	ft_free(pp->start_key);
 	ft_vec_release(&pp->out);
 	ft_vec_release(&pp->done);
+	ft_vec_release(&pp->ends);
 #if FT_HAVE_MPI
 	if (pp->mpi_inited)
 		MPI_Finalize();
@@ -783,15 +795,21 @@ ft__pk_part_more(const struct pk_engine *e)
 int
 ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
+	struct pk_part *pp = e->part;
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
-	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, e->part->start_key[fid],
+	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, pp->start_key[fid],
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
+	struct pp_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
 
 	/* Its successors start (pp_replay) with keys from here, as in one process: the
 	 * counts are kept for them, so this vertex's later events stay after them. */
 	e->vseq[e->origin] += FT_VEC_AT(&e->tasks, struct pk_task, f->task).nsucc;
-	return ft_vec_push(&e->part->done, &d);
+	/* The window's record, swapped at its end, only where middle barriers read it; what
+	 * rank 0 reads at the end, kept until then (48 bytes, not 72). */
+	if (pp->nmid && ft_vec_push(&pp->done, &d) < 0)
+		return FT_ENOMEM;
+	return ft_vec_push(&pp->ends, &end);
 }
 
 #if FT_HAVE_MPI
@@ -909,15 +927,6 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 	}
 }
 
-/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
- * of flows per port read of it (48 bytes; the FCT is the time from its start). */
-struct pp_end {
-	uint64_t t_ps, seq;
-	uint64_t t_start_ps, start_key;
-	double ideal;
-	uint32_t task, prio;
-};
-
 /* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
  * event it started in, and its task. */
 struct pp_start {
@@ -973,26 +982,17 @@ pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bo
 }
 
 /*
- * Every rank's completions, on rank 0, as 48-byte pp_end records (the 80-byte ones the
- * windows swap carry what only the replay reads): this rank's are released once sent.
+ * Every rank's completions, on rank 0, as the 48-byte pp_end records each rank kept as its
+ * flows ended (the 72-byte ones the windows swap carry what only the replay reads, and
+ * live for one window): this rank's are released once sent.
  */
 static struct pp_end *
 pp_collect_ends(struct pk_part *pp, size_t *count)
 {
-	size_t n = pp->done.len;
-	struct pp_end *mine = ft_calloc(n + 1, sizeof(*mine)), *all;
+	struct pp_end *all = pp_collect(pp, pp->ends.len ? pp->ends.data : NULL, pp->ends.len,
+	                                sizeof(struct pp_end), false, count);
 
-	if (!mine)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct pk_done *d = ft_vec_at(&pp->done, i);
-
-		mine[i] = (struct pp_end){ d->t_ps, d->seq, d->t_start_ps, d->start_key,
-			                   d->ideal, d->task, d->prio };
-	}
-	ft_vec_release(&pp->done);
-	all = pp_collect(pp, mine, n, sizeof(*mine), false, count);
-	ft_free(mine);
+	ft_vec_release(&pp->ends);
 	return all;
 }
 
@@ -1429,14 +1429,13 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	size_t nnew = pp->done.len - pp->done_swapped;
-	struct pk_done *dn = pp_collect(pp, nnew ? ft_vec_at(&pp->done, pp->done_swapped) : NULL,
-	                                nnew, sizeof(*dn), true, &ndone);
+	struct pk_done *dn = pp_collect(pp, pp->done.len ? pp->done.data : NULL, pp->done.len,
+	                                sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)
 		return FT_ENOMEM;
-	pp->done_swapped = pp->done.len;
+	pp->done.len = 0; /* swapped: every rank has them now */
 	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
 	for (size_t i = 0; i < ndone && rc == 0; i++) {
 		const struct pk_done *d = &dn[i];
@@ -1505,7 +1504,7 @@ ft__pk_part_run(struct pk_engine *e)
 		if (rc < 0)
 			return rc;
 		if (e->ntrace) {
-			uint64_t mine = e->part->done.len;
+			uint64_t mine = e->part->ends.len;
 
 			MPI_Allreduce(&mine, &e->part->ndone_all, 1, MPI_UINT64_T, MPI_SUM,
 			              MPI_COMM_WORLD);
