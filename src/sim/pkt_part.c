@@ -927,15 +927,8 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 	}
 }
 
-/* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
- * event it started in, and its task. */
-struct pp_start {
-	uint64_t t_ps, seq;
-	uint32_t task, pad;
-};
-
 /* Records that begin with a time and the tie key of the event it happened in (pk_done,
- * pp_end, pp_start), in one process's order. */
+ * pp_end), in one process's order. */
 static int
 pp_cmp_done(const void *a, const void *b)
 {
@@ -1011,6 +1004,41 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
 	}
 }
 
+/* Whether completion @a's flow started before @b's (time, then tie key). */
+static bool
+pp_started_before(const struct pp_end *dn, uint32_t a, uint32_t b)
+{
+	return dn[a].t_start_ps < dn[b].t_start_ps ||
+	       (dn[a].t_start_ps == dn[b].t_start_ps && dn[a].start_key < dn[b].start_key);
+}
+
+/*
+ * The @n completions of @dn in the order of their flows' starts, as indices: a merge sort
+ * (bottom up, stable) of @idx (0 to n - 1) through @tmp, both of @n; the one that holds
+ * the result.
+ */
+static uint32_t *
+pp_sort_starts(const struct pp_end *dn, uint32_t *idx, uint32_t *tmp, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		uint32_t *t;
+
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = FT_MIN(lo + w, n), hi = FT_MIN(lo + 2 * w, n);
+			size_t a = lo, b = mid, k = lo;
+
+			while (a < mid || b < hi)
+				tmp[k++] = b == hi || (a < mid && !pp_started_before(dn, idx[b], idx[a])) ?
+				                   idx[a++] :
+				                   idx[b++];
+		}
+		t = idx;
+		idx = tmp;
+		tmp = t;
+	}
+	return idx;
+}
+
 /*
  * The most flows each port carried at once, counted again on rank 0 from the completions
  * @dn (sorted by pp_cmp_done, each with its flow's start): a flow started by another
@@ -1018,34 +1046,38 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
  * record carries the tie key of the event it happened in, so they are taken in one
  * process's order (a barrier's event names no vertex: it pops after every vertex's at
  * its picosecond), and at one tie key a completion before the starts it causes. The
- * starts are sorted apart (24 bytes a flow) and merged with the completions, which are
- * in order already.
+ * starts are put in order as indices into @dn (8 bytes a flow while sorting; before, a
+ * 24-byte copy of each) and merged with the completions, which are in order already.
  */
 static int
 pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
 {
 	size_t i = 0, j = 0;
-	struct pp_start *st = ft_calloc(ndone + 1, sizeof(*st));
+	uint32_t *mem = ft_calloc(2 * ndone + 1, sizeof(uint32_t)), *st;
 
-	if (!st)
+	if (!mem)
 		return FT_ENOMEM;
+	if (FT_NEVER(ndone >= UINT32_MAX)) {
+		ft_free(mem);
+		return FT_ERANGE;
+	}
 	for (size_t k = 0; k < ndone; k++)
-		st[k] = (struct pp_start){ .t_ps = dn[k].t_start_ps, .seq = dn[k].start_key,
-			                   .task = dn[k].task };
-	qsort(st, ndone, sizeof(*st), pp_cmp_done);
+		mem[k] = (uint32_t)k;
+	st = pp_sort_starts(dn, mem, mem + ndone, ndone);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	while (i < ndone || j < ndone) {
+		const struct pp_end *s = j < ndone ? &dn[st[j]] : NULL;
 		bool end = j == ndone ||
-		           (i < ndone && (dn[i].t_ps < st[j].t_ps ||
-		                          (dn[i].t_ps == st[j].t_ps && dn[i].seq <= st[j].seq)));
+		           (i < ndone && (dn[i].t_ps < s->t_start_ps ||
+		                          (dn[i].t_ps == s->t_start_ps && dn[i].seq <= s->start_key)));
 
 		if (end)
 			pp_count_path(e, dn[i++].task, -1);
 		else
-			pp_count_path(e, st[j++].task, 1);
+			pp_count_path(e, dn[st[j++]].task, 1);
 	}
-	ft_free(st);
+	ft_free(mem);
 	return 0;
 }
 
