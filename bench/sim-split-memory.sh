@@ -14,11 +14,13 @@
 # the MoE all-to-all lab's 64-GPU form (scenarios/lab/moe-alltoall.yaml,
 # flat and hierarchical, DCQCN). Other scenarios: bench/sim-split-memory.sh
 # FILE... (the 512-GPU all-to-all takes minutes and about 1.2 GB at 4 ranks).
-# Measured: the all-reduce holds 1.29-1.35x one process on rank 0 and
-# 1.13-1.22x on the others at 2 and 4 ranks, against one process that
-# built it whole (103.5 MB; it builds the ring as its messages may start
-# now, 19.1 MB, while a split run still builds it whole, so the ratios
-# are about 5.4x those now); the MoE lab's largest rank
+# Measured: the all-reduce held 1.29-1.35x one process on rank 0 and
+# 1.13-1.22x on the others at 2 and 4 ranks, and 1.26x / 1.08x once a rank
+# other than 0 kept only the paths that cross it, completions were kept
+# as the gathered records and rank 0 sorted the starts as indices, all
+# against one process that built the ring whole (103.5 MB; one process
+# builds it as its messages may start now, 19.1 MB, while a split run still
+# builds it whole, so the ratios are about 5.4x those now); the MoE lab's largest rank
 # went from 1.49x / 1.59x to 1.37x / 1.38x at 2 / 4 ranks once its nodes
 # were shared out among the ranks of their rails' leaves (the sum from
 # 2.65x / 5.18x to 2.69x / 5.32x).

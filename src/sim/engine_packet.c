@@ -360,15 +360,6 @@ fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 	}
 }
 
-/* The path row of packet @seq's flowlet (flowlet_room), PK_NONE without flowlets. */
-static uint32_t
-flowlet_row(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
-{
-	if (f->fl_off == PK_NONE || !e->cfg.flowlet_bytes)
-		return PK_NONE;
-	return f->fl_off + (uint32_t)((uint64_t)seq * e->mtu / e->cfg.flowlet_bytes) * f->fl_hops;
-}
-
 /* What priority @c of port @l would send next (pkt_int.h). */
 int
 ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why,
@@ -507,7 +498,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		k = &e->pkts[id];
 		k->flow = fid;
 		k->dst = f->dst;
-		k->path_off = f->npath ? f->path_off : flowlet_row(e, f, f->snd_nxt);
+		k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, f->snd_nxt);
 		k->seq = f->snd_nxt++;
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;

@@ -228,8 +228,8 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
 /*
  * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
  * and its ideal time. At its start in one process; a run split across MPI ranks routes
- * every flow before it starts, in flow order, so that every rank's path table is the same
- * although a flow started by another flow starts on its source's rank alone (pkt_part.c).
+ * every flow before it starts, in flow order, since a flow started by another flow starts
+ * on its source's rank alone; a rank keeps the paths that cross its vertices (pkt_part.c).
  */
 int
 ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
@@ -329,8 +329,9 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	f->t_una_ps = e->now_ps;
 	if (e->part)
 		ft__pk_part_flow_start(e, fid);
-	/* Every rank of a split run knows every flow's path (the paths are shared); the one
-	 * that owns its source sends it, with tie keys from there. */
+	/* Every rank of a split run that owns a vertex on a flow's path keeps the path (the
+	 * others count nothing for it); the one that owns its source sends it, with tie keys
+	 * from there. */
 	e->origin = f->src;
 	for (j = 0; j < f->npath; j++) {
 		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));

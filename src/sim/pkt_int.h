@@ -449,6 +449,8 @@ bool ft__pk_part_wanted(void);
 int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
                       struct ft_error *err);
+int ft__pk_part_check_as(struct pk_engine *e, const uint32_t *owner, int nranks, int rank,
+                         struct ft_error *err);
 bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);
 uint32_t ft__pk_part_owner(const struct pk_engine *e, uint32_t v);
 int ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev);
@@ -767,6 +769,15 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 	if (e->paced && (next = ft__pk_qp_next(e, f)) != NULL)
 		*pk_flow_cc(e, next) = *pk_flow_cc(e, f);
 	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+}
+
+/* The path row of packet @seq's flowlet (flowlet_room), PK_NONE without flowlets. */
+static inline uint32_t
+pk_flowlet_row(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
+{
+	if (f->fl_off == PK_NONE || !e->cfg.flowlet_bytes)
+		return PK_NONE;
+	return f->fl_off + (uint32_t)((uint64_t)seq * e->mtu / e->cfg.flowlet_bytes) * f->fl_hops;
 }
 
 /* Bytes on the wire of a packet of @payload bytes on link @l (headers, framing). */

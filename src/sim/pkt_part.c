@@ -53,8 +53,9 @@
  * tree's read learns that a chunk reached another switch of its node through a
  * barrier that waits one path latency (pkt_tree.c). Such a
  * flow starts on its source's rank alone: every rank routes every flow
- * before the run (the paths are shared by index), packets carry their
- * flow's start. A NIC's send pipeline and its QP-context cache count run on the
+ * before the run and keeps the paths that cross its vertices (rank 0 all of
+ * them), a packet that crosses takes its path's offset in the receiving
+ * rank's table (pp_path_here), and carries its flow's start. A NIC's send pipeline and its QP-context cache count run on the
  * rank that owns the NIC; a flow's end reaches the count one path latency after
  * the receiver took its last packet (PK_EV_QP_END, a message when it crosses).
  * The rest is refused with the reason: a barrier after flows
@@ -95,7 +96,6 @@ struct pk_part {
 	uint64_t *start_key; /* per flow: the tie key of the event that started it */
 	uint64_t nroot;     /* root and middle barriers: events every rank handled */
 	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
-	size_t done_swapped; /* completions in done already swapped */
 	/* --trace: every rank samples at the same times (its own ports' figures are the
 	 * right ones), until no flow is left at a window's end; rank 0 keeps the samples
 	 * one process takes. */
@@ -103,7 +103,9 @@ struct pk_part {
 	uint64_t ntrace_ev; /* trace samples taken here */
 	uint64_t t_last_ps; /* the last other event handled here */
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
-	struct ft_vec done; /* struct pk_done: this rank's completions */
+	struct ft_vec done; /* struct pk_done: this window's completions, for the replay
+	                     * (only with middle barriers) */
+	struct ft_vec ends; /* struct pp_end: this rank's completions, for rank 0 at the end */
 };
 
 /* An event for another rank: packets travel with their record. */
@@ -123,6 +125,15 @@ struct pk_done {
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
 	uint32_t origin, pad; /* its receiver */
+};
+
+/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
+ * of flows per port read of it (48 bytes; the FCT is the time from its start). */
+struct pp_end {
+	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key;
+	double ideal;
+	uint32_t task, prio;
 };
 
 static int
@@ -614,6 +625,30 @@ pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
 }
 
 /*
+ * Whether rank @pp keeps the fixed path of flow @f, just routed into the path table from
+ * @mark on. A packet follows such a path link by link, so only the ranks that own a
+ * vertex on it read it: those handle events there, and a packet that crosses to one takes
+ * its path offset from that rank's own record of the flow (pp_exchange). Rank 0 keeps
+ * every path: it counts the flows per port again from the completions and walks every
+ * flow's links for each op's bottleneck. Flowlet rows and paths routed per hop (adaptive
+ * routing) are kept whole: a packet may take any equal-cost port there.
+ */
+static bool
+pp_keep_path(const struct pk_engine *e, const struct pk_part *pp, const struct pk_flow *f,
+             size_t mark)
+{
+	uint32_t r = (uint32_t)pp->rank;
+
+	if (r == 0 || f->npath == 0 || f->fl_off != PK_NONE || f->path_off != mark ||
+	    (size_t)f->path_off + f->npath != e->paths.len)
+		return true;
+	for (uint32_t j = 0; j < f->npath; j++)
+		if (pp_port_of(e, pp, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j), r))
+			return true;
+	return false;
+}
+
+/*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
  */
@@ -624,6 +659,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 
 	ft_vec_init(&pp->out, sizeof(struct pk_msg));
 	ft_vec_init(&pp->done, sizeof(struct pk_done));
+	ft_vec_init(&pp->ends, sizeof(struct pp_end));
 	e->part = pp;
 	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
 	if (!pp->owner)
@@ -637,10 +673,21 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
-	/* Every flow's path, in flow order: the same table on every rank. */
-	for (uint32_t f = 0; f < e->flows.len; f++)
+	/* Every flow routed, in flow order (its path latency, which the checks and the
+	 * barriers read); its path kept where this rank may need it (pp_keep_path). */
+	for (uint32_t f = 0; f < e->flows.len; f++) {
+		size_t mark = e->paths.len;
+
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
 			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
+		if (!pp_keep_path(e, pp, flow_at(e, f), mark)) {
+			struct pk_flow *x = flow_at(e, f);
+
+			e->paths.len = mark;
+			x->path_off = PK_NONE;
+			x->npath = x->path_cap = 0;
+		}
+	}
 	rc = pp_check(e, pp, err);
 	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0 || (rc = pp_keep_cc(e, pp)) < 0)
 		return rc;
@@ -660,11 +707,20 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 int
 ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks, struct ft_error *err)
 {
+	return ft__pk_part_check_as(e, owner, nranks, 0, err);
+}
+
+/* The same as rank @rank: what that rank keeps (its ports, paths and records). */
+int
+ft__pk_part_check_as(struct pk_engine *e, const uint32_t *owner, int nranks, int rank,
+                     struct ft_error *err)
+{
 	struct pk_part *pp = ft_calloc(1, sizeof(*pp));
 
 	if (!pp)
 		return FT_ENOMEM;
 	pp->size = nranks;
+	pp->rank = rank;
 	return pp_setup(e, pp, owner, err);
 }
 
@@ -680,6 +736,7 @@ ft__pk_part_free(struct pk_engine *e)
 	ft_free(pp->start_key);
 	ft_vec_release(&pp->out);
 	ft_vec_release(&pp->done);
+	ft_vec_release(&pp->ends);
 #if FT_HAVE_MPI
 	if (pp->mpi_inited)
 		MPI_Finalize();
@@ -738,18 +795,39 @@ ft__pk_part_more(const struct pk_engine *e)
 int
 ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
+	struct pk_part *pp = e->part;
 	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
-	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, e->part->start_key[fid],
+	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, pp->start_key[fid],
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
+	struct pp_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
 
 	/* Its successors start (pp_replay) with keys from here, as in one process: the
 	 * counts are kept for them, so this vertex's later events stay after them. */
 	e->vseq[e->origin] += FT_VEC_AT(&e->tasks, struct pk_task, f->task).nsucc;
-	return ft_vec_push(&e->part->done, &d);
+	/* The window's record, swapped at its end, only where middle barriers read it; what
+	 * rank 0 reads at the end, kept until then (48 bytes, not 72). */
+	if (pp->nmid && ft_vec_push(&pp->done, &d) < 0)
+		return FT_ENOMEM;
+	return ft_vec_push(&pp->ends, &end);
 }
 
 #if FT_HAVE_MPI
+/*
+ * Packet @k came from another rank with its path offset in that rank's path table: the
+ * same path's (or flowlet row's) offset in this rank's (pp_keep_path keeps every path
+ * that crosses a vertex of this rank, and the row of every flowlet).
+ */
+static void
+pp_path_here(const struct pk_engine *e, struct pk_pkt *k)
+{
+	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, k->flow);
+
+	if (k->path_off == PK_NONE)
+		return;
+	k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, k->seq);
+}
+
 static int
 pp_cmp_out(const void *a, const void *b)
 {
@@ -803,6 +881,7 @@ pp_exchange(struct pk_engine *e)
 			}
 			e->pkts[id] = in[i].pkt;
 			ev.id = id;
+			pp_path_here(e, &e->pkts[id]);
 			FT_VEC_AT(&e->flows, struct pk_flow, in[i].pkt.flow).t_start_ps =
 			        in[i].t_start_ps;
 			e->part->start_key[in[i].pkt.flow] = in[i].start_key;
@@ -848,24 +927,8 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 	}
 }
 
-/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
- * of flows per port read of it (48 bytes; the FCT is the time from its start). */
-struct pp_end {
-	uint64_t t_ps, seq;
-	uint64_t t_start_ps, start_key;
-	double ideal;
-	uint32_t task, prio;
-};
-
-/* A flow's start for the recount of flows per port (pp_maxflows): the tie key of the
- * event it started in, and its task. */
-struct pp_start {
-	uint64_t t_ps, seq;
-	uint32_t task, pad;
-};
-
 /* Records that begin with a time and the tie key of the event it happened in (pk_done,
- * pp_end, pp_start), in one process's order. */
+ * pp_end), in one process's order. */
 static int
 pp_cmp_done(const void *a, const void *b)
 {
@@ -912,26 +975,17 @@ pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bo
 }
 
 /*
- * Every rank's completions, on rank 0, as 48-byte pp_end records (the 80-byte ones the
- * windows swap carry what only the replay reads): this rank's are released once sent.
+ * Every rank's completions, on rank 0, as the 48-byte pp_end records each rank kept as its
+ * flows ended (the 72-byte ones the windows swap carry what only the replay reads, and
+ * live for one window): this rank's are released once sent.
  */
 static struct pp_end *
 pp_collect_ends(struct pk_part *pp, size_t *count)
 {
-	size_t n = pp->done.len;
-	struct pp_end *mine = ft_calloc(n + 1, sizeof(*mine)), *all;
+	struct pp_end *all = pp_collect(pp, pp->ends.len ? pp->ends.data : NULL, pp->ends.len,
+	                                sizeof(struct pp_end), false, count);
 
-	if (!mine)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const struct pk_done *d = ft_vec_at(&pp->done, i);
-
-		mine[i] = (struct pp_end){ d->t_ps, d->seq, d->t_start_ps, d->start_key,
-			                   d->ideal, d->task, d->prio };
-	}
-	ft_vec_release(&pp->done);
-	all = pp_collect(pp, mine, n, sizeof(*mine), false, count);
-	ft_free(mine);
+	ft_vec_release(&pp->ends);
 	return all;
 }
 
@@ -950,6 +1004,41 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
 	}
 }
 
+/* Whether completion @a's flow started before @b's (time, then tie key). */
+static bool
+pp_started_before(const struct pp_end *dn, uint32_t a, uint32_t b)
+{
+	return dn[a].t_start_ps < dn[b].t_start_ps ||
+	       (dn[a].t_start_ps == dn[b].t_start_ps && dn[a].start_key < dn[b].start_key);
+}
+
+/*
+ * The @n completions of @dn in the order of their flows' starts, as indices: a merge sort
+ * (bottom up, stable) of @idx (0 to n - 1) through @tmp, both of @n; the one that holds
+ * the result.
+ */
+static uint32_t *
+pp_sort_starts(const struct pp_end *dn, uint32_t *idx, uint32_t *tmp, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2) {
+		uint32_t *t;
+
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = FT_MIN(lo + w, n), hi = FT_MIN(lo + 2 * w, n);
+			size_t a = lo, b = mid, k = lo;
+
+			while (a < mid || b < hi)
+				tmp[k++] = b == hi || (a < mid && !pp_started_before(dn, idx[b], idx[a])) ?
+				                   idx[a++] :
+				                   idx[b++];
+		}
+		t = idx;
+		idx = tmp;
+		tmp = t;
+	}
+	return idx;
+}
+
 /*
  * The most flows each port carried at once, counted again on rank 0 from the completions
  * @dn (sorted by pp_cmp_done, each with its flow's start): a flow started by another
@@ -957,34 +1046,38 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
  * record carries the tie key of the event it happened in, so they are taken in one
  * process's order (a barrier's event names no vertex: it pops after every vertex's at
  * its picosecond), and at one tie key a completion before the starts it causes. The
- * starts are sorted apart (24 bytes a flow) and merged with the completions, which are
- * in order already.
+ * starts are put in order as indices into @dn (8 bytes a flow while sorting; before, a
+ * 24-byte copy of each) and merged with the completions, which are in order already.
  */
 static int
 pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
 {
 	size_t i = 0, j = 0;
-	struct pp_start *st = ft_calloc(ndone + 1, sizeof(*st));
+	uint32_t *mem = ft_calloc(2 * ndone + 1, sizeof(uint32_t)), *st;
 
-	if (!st)
+	if (!mem)
 		return FT_ENOMEM;
+	if (FT_NEVER(ndone >= UINT32_MAX)) {
+		ft_free(mem);
+		return FT_ERANGE;
+	}
 	for (size_t k = 0; k < ndone; k++)
-		st[k] = (struct pp_start){ .t_ps = dn[k].t_start_ps, .seq = dn[k].start_key,
-			                   .task = dn[k].task };
-	qsort(st, ndone, sizeof(*st), pp_cmp_done);
+		mem[k] = (uint32_t)k;
+	st = pp_sort_starts(dn, mem, mem + ndone, ndone);
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	while (i < ndone || j < ndone) {
+		const struct pp_end *s = j < ndone ? &dn[st[j]] : NULL;
 		bool end = j == ndone ||
-		           (i < ndone && (dn[i].t_ps < st[j].t_ps ||
-		                          (dn[i].t_ps == st[j].t_ps && dn[i].seq <= st[j].seq)));
+		           (i < ndone && (dn[i].t_ps < s->t_start_ps ||
+		                          (dn[i].t_ps == s->t_start_ps && dn[i].seq <= s->start_key)));
 
 		if (end)
 			pp_count_path(e, dn[i++].task, -1);
 		else
-			pp_count_path(e, st[j++].task, 1);
+			pp_count_path(e, dn[st[j++]].task, 1);
 	}
-	ft_free(st);
+	ft_free(mem);
 	return 0;
 }
 
@@ -1368,14 +1461,13 @@ pp_replay(struct pk_engine *e)
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
 	size_t ndone;
-	size_t nnew = pp->done.len - pp->done_swapped;
-	struct pk_done *dn = pp_collect(pp, nnew ? ft_vec_at(&pp->done, pp->done_swapped) : NULL,
-	                                nnew, sizeof(*dn), true, &ndone);
+	struct pk_done *dn = pp_collect(pp, pp->done.len ? pp->done.data : NULL, pp->done.len,
+	                                sizeof(*dn), true, &ndone);
 	int rc = 0;
 
 	if (!dn)
 		return FT_ENOMEM;
-	pp->done_swapped = pp->done.len;
+	pp->done.len = 0; /* swapped: every rank has them now */
 	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
 	for (size_t i = 0; i < ndone && rc == 0; i++) {
 		const struct pk_done *d = &dn[i];
@@ -1444,7 +1536,7 @@ ft__pk_part_run(struct pk_engine *e)
 		if (rc < 0)
 			return rc;
 		if (e->ntrace) {
-			uint64_t mine = e->part->done.len;
+			uint64_t mine = e->part->ends.len;
 
 			MPI_Allreduce(&mine, &e->part->ndone_all, 1, MPI_UINT64_T, MPI_SUM,
 			              MPI_COMM_WORLD);

@@ -3095,6 +3095,63 @@ test_part_keeps_own_ports(void **state)
 }
 
 /*
+ * A rank other than 0 keeps the fixed paths that cross its vertices alone: node 0 of two
+ * DGX H100 is rank 0's, the rest rank 1's; of a send inside node 0 (NVLink: GPU 0 to
+ * GPU 1) and a send from node 0 to node 1 (over the leaf), rank 1 keeps the second's path
+ * alone, the same links as rank 0's, which keeps every path (it counts the flows per
+ * port again at the end). A crossing packet's path offset is taken from the receiving
+ * rank's record of its flow. Keeping every path on rank 1 makes it fail.
+ */
+static void
+test_part_keeps_own_paths(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct pk_engine *p[2];
+	uint32_t *owner;
+	const uint32_t conn[][4] = { { 0, 0, 0, 1 }, { 0, 0, 1, 0 } };
+	size_t whole = 0, kept = 0;
+
+	(void)state;
+	owner = two_node_owners(&n);
+	ft_sim_cfg_init(&cfg);
+	for (int r = 0; r < 2; r++) {
+		p[r] = conns_engine(&n, &cfg, false, conn, 2);
+		assert_int_equal(ft__pk_part_check_as(p[r], owner, 2, r, &err), 0);
+	}
+	/* Every flow routed on both ranks: the same path latencies (the checks read them). */
+	assert_int_equal(p[0]->flows.len, p[1]->flows.len);
+	for (uint32_t f = 0; f < p[0]->flows.len; f++) {
+		const struct pk_flow *a = flow_at(p[0], f), *b = flow_at(p[1], f);
+		bool cross = owner[a->dst] != owner[a->src];
+
+		assert_int_equal(a->lat_ps, b->lat_ps);
+		assert_true(a->npath > 0);
+		whole += a->npath;
+		if (!cross) {
+			assert_int_equal(b->npath, 0); /* no vertex of rank 1 on it */
+			assert_int_equal(b->path_off, PK_NONE);
+			continue;
+		}
+		assert_int_equal(b->npath, a->npath);
+		kept += b->npath;
+		assert_memory_equal(&FT_VEC_AT(&p[1]->paths, uint32_t, b->path_off),
+		                    &FT_VEC_AT(&p[0]->paths, uint32_t, a->path_off),
+		                    a->npath * sizeof(uint32_t));
+	}
+	print_message("# rank 0 keeps %zu path entries, rank 1 %zu\n", p[0]->paths.len,
+	              p[1]->paths.len);
+	assert_int_equal(p[0]->paths.len, whole);
+	assert_int_equal(p[1]->paths.len, kept);
+	assert_true(kept > 0 && kept < whole);
+	for (int r = 0; r < 2; r++)
+		ft_packet_engine.destroy(&p[r]->base);
+	free(owner);
+	ft_topo_free(n.t);
+}
+
+/*
  * A paced run split across MPI ranks keeps the congestion control state (120 bytes a
  * flow) of the flows its rank sends or receives alone: the reaction point lives at the
  * source's NIC, the notification point at the receiver's. Two DGX H100 split as two ranks
@@ -3294,6 +3351,7 @@ main(void)
 		cmocka_unit_test(test_part_feed_shorter_than_lookahead),
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
+		cmocka_unit_test(test_part_keeps_own_paths),
 		cmocka_unit_test(test_part_keeps_own_cc),
 		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
