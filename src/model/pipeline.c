@@ -555,17 +555,22 @@ ll_ramp(uint32_t net, double c_eff, double ch_Bps)
 }
 
 /*
- * Network messages the busiest proxy thread handles: each channel leaves a
- * node through one GPU's NIC (kb NA-ALGO-RING), so a proxy serves
- * ceil(channels / min(ppn, rails)) channels; per channel and loop it posts
- * one send and one receive per slice that crosses the network.
+ * Network messages one channel's connections carry one after another: per
+ * loop a send and a receive per slice that crosses the network. The
+ * per-message cost is NCCL's network post overhead (kb NA-MODEL, "Network
+ * post overhead per inter-node ring step"), which NCCL's tuner charges per
+ * step of a channel and never times the channel count (NVIDIA/nccl
+ * src/graph/tuning.cc, ncclTopoTuneModel at v2.18.5-1 and v2.27.7-1: a
+ * multi-node ring's intra-node steps take max(intraLat, netOverhead), with
+ * no nChannels factor): each channel posts on its own connections, whose
+ * steps go out while the other channels' are in flight, so the channels a
+ * GPU's NIC carries do not add their messages up.
  */
 static double
 proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-               uint32_t nch, uint64_t loops, uint32_t heads)
+               uint64_t loops)
 {
-	double per_proxy, per_loop;
-	uint32_t exits = FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+	double per_loop;
 
 	if (l->nnodes <= 1)
 		return 0;
@@ -577,23 +582,16 @@ proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		                                                          (double)(l->nranks - 1)) *
 		           (p == FT_PROTO_SIMPLE && op != FT_OP_BROADCAST && op != FT_OP_REDUCE ? 2 :
 		                                                                                 1);
-		per_proxy = ceil((double)nch / exits);
 		break;
 	case FT_ALGO_TREE:
-		per_loop = 1;
-		per_proxy = ceil((double)nch / exits);
-		break;
 	case FT_ALGO_NVLS_TREE:
 	case FT_ALGO_COLLNET:
-		/* Every head has its own NIC: a head's proxy serves all the NVLS channels. */
 		per_loop = 1;
-		per_proxy = nch;
-		(void)heads;
 		break;
 	default:
 		return 0;
 	}
-	return 2.0 * per_proxy * per_loop * (double)loops;
+	return 2.0 * per_loop * (double)loops;
 }
 
 void
@@ -651,7 +649,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		}
 		out->ramp_s = FT_MAX(0.0, sum - t_pace);
 	}
-	out->messages = proxy_messages(l, op, a, p, out->nchannels, out->loops, heads);
+	out->messages = proxy_messages(l, op, a, p, out->loops);
 	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
 }
 
