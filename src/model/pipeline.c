@@ -594,6 +594,28 @@ proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	return 2.0 * per_loop * (double)loops;
 }
 
+/*
+ * NCCL before 2.20 hands an NVLS or NVLS-tree buffer to its channels in
+ * blocks of heads x chunk: channel b of a loop takes the block at b x heads x
+ * chunk, whatever the size (src/collectives/device/all_reduce.h at v2.18.5-1,
+ * src/device/all_reduce.h at v2.19.4-1: the NVLS kernels' scatter, reduce and
+ * gather offsets are gridOffset + bid x nHeads x chunkSize). A buffer of less
+ * than a loop leaves the last channels idle and channel 0 with a whole block;
+ * from v2.20.3-1 the enqueue splits the count evenly over the channels
+ * (workCount, workOffset). The bytes channel 0 carries over @loops loops.
+ */
+static double
+nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes, uint32_t nch,
+                 uint32_t heads, uint64_t chunk, uint64_t loops)
+{
+	double block = (double)heads * (double)chunk, loop = block * nch;
+	double last = (double)bytes - (double)(loops - 1) * loop;
+
+	if (!is_nvls(a) || l->nccl_version == 0 || l->nccl_version >= 22000 || loops == 0)
+		return 0;
+	return (double)(loops - 1) * block + FT_MIN(block, last);
+}
+
 void
 ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
@@ -601,7 +623,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 {
 	uint32_t heads = is_nvls(a) ? nvls_heads(l) : a == FT_ALGO_COLLNET ? FT_MAX(l->ppn, 1u) : 1;
 	uint32_t stages, per_loop;
-	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum;
+	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum, block0, block_share = 1.0;
 
 	memset(out, 0, sizeof(*out));
 	out->launch_s = cuda_graph ? 0 : LAUNCH_S;
@@ -627,6 +649,13 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	/* NCCL spreads the buffer over its chunks; the average chunk is what crosses a hop. */
 	c_eff = (double)bytes / (pipes * (double)out->loops);
 	pace_Bps = c->bw_Bps * out->bw_share;
+	/* Before 2.20, NVLS channels take whole blocks: channel 0 sets the time, its chunks
+	 * cross the stages, and the channels' bandwidth counts at bytes / (nch x its bytes). */
+	block0 = nvls_block_bytes(l, a, bytes, out->nchannels, heads, out->chunk_bytes, out->loops);
+	if (block0 > 0) {
+		c_eff = block0 / ((double)heads * (double)out->loops);
+		block_share = (double)bytes / (block0 * out->nchannels);
+	}
 	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
 		out->net_hops = FT_MIN(net_hops(l, op, a), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {
@@ -649,6 +678,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		}
 		out->ramp_s = FT_MAX(0.0, sum - t_pace);
 	}
+	out->bw_share *= block_share;
 	out->messages = proxy_messages(l, op, a, p, out->loops);
 	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
 }

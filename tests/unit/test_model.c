@@ -1562,6 +1562,60 @@ test_pipe_nvls_ramp(void **state)
 }
 
 /*
+ * NCCL before 2.20 hands an NVLS buffer to its channels in blocks of heads x
+ * chunk (the kernel's offset bid x nHeads x chunkSize, all_reduce.h at
+ * v2.18.5-1): at 128 KiB on one 8 x Hopper node (16 KiB chunks, below 2 x
+ * 128 x 32 KiB) channel 0 takes the whole buffer and the other 15 idle. Its
+ * three stages each pass 8 chunks of 16 KiB at one channel's rate (272 / 16
+ * GB/s): the bandwidth term is 128 KiB x 16 / 272 GB/s, the ramp two rounds
+ * of the same, on NCCL 2.18's 23 us latency: 46.1 us, where an even split
+ * (2.20 on) gives 24.4. At 512 KiB four channels take a block each: the
+ * same time; at 4 MiB every channel has two, as the even split.
+ */
+static void
+test_pipe_nvls_blocks_before_2_20(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double round = 131072.0 * 16 / HOPPER8_NVLS_ALGBW;
+	static const struct {
+		uint64_t bytes;
+		uint32_t version;
+		double share;
+	} cases[] = {
+		{ 128u << 10, 21805, 1 / 16.0 }, { 512u << 10, 21805, 4 / 16.0 },
+		{ 128u << 10, 21904, 1 / 16.0 }, { 4u << 20, 21805, 1.0 },
+		{ 128u << 10, 22005, 1.0 }, { 128u << 10, 0, 1.0 },
+	};
+	size_t i;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, cases[i].bytes);
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS;
+		q.cuda_graph = true;
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, 16);
+		assert_int_equal(r.pipe.chunk_bytes, 16384);
+		assert_rel(r.pipe.bw_share, cases[i].share, 1e-12);
+		if (cases[i].version == 21805 && cases[i].bytes < (1u << 20)) {
+			assert_rel(r.pipe.ramp_s, 2 * round, 1e-9);
+			assert_rel(r.time_s, 23 * US + 3 * round, 1e-9);
+		}
+	}
+	/* The even split of 2.20 on: 128 KiB over all 16 channels, rounds of 1 KiB chunks. */
+	q.bytes = 128u << 10;
+	q.nccl_version = 22005;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.time_s, 23 * US + 3 * round / 16, 1e-9);
+}
+
+/*
  * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
@@ -2824,6 +2878,7 @@ main(void)
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
 		cmocka_unit_test(test_pipe_nvls_ramp),
+		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_ll_net_hop),
