@@ -390,10 +390,13 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 }
 		};
 
-		/* 2.18 started from a Simple step; later releases from NVLS_CHUNKSIZE, at most
+		/* 2.18 to 2.20 start from a Simple step, 2.21 on from NVLS_CHUNKSIZE
+		 * (src/enqueue.cc at v2.18.5-1, v2.20.5-1, v2.21.5-1); from 2.19 at most
 		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE). */
-		if (l->nccl_version == 0 || l->nccl_version >= 21900)
-			chunk = l->nnodes >= 4 ? 65536 : NVLS_CHUNK;
+		if (l->nccl_version == 0 || l->nccl_version >= 22100)
+			chunk = NVLS_CHUNK;
+		if ((l->nccl_version == 0 || l->nccl_version >= 21900) && l->nnodes >= 4)
+			chunk = 65536;
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_COLLNET) {
@@ -408,8 +411,9 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128)
 		return tree_ll128_chunk(chunk, bytes, nch, l->nnodes, l->nranks);
 	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
-	    l->nccl_version < 21900) {
-		/* 2.18 only: the Simple tree shrank its chunk with the tree's depth. */
+	    l->nccl_version < 22000) {
+		/* 2.18 and 2.19: the Simple tree shrank its chunk with the tree's depth (gone
+		 * from src/enqueue.cc at v2.20.3-1). */
 		double depth = (double)(l->ppn - 1) + ceil_log2(l->nnodes) + 1, per = b / nch;
 
 		while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)

@@ -1535,6 +1535,31 @@ test_pipe_nvls_tree_ramp(void **state)
 		q.nccl_version = 22100;
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(r.pipe.chunk_bytes, 131072);
+		/* 2.19 and 2.20 still start from the Simple step (enqueue.cc at v2.20.5-1). */
+		q.nccl_version = 22005;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 262144);
+		/* On 4 nodes 2.19 on caps it at 64 KiB (NVLS_TREE_MAX_CHUNKSIZE); 2.18 did not. */
+		hopper_spec(&s, 4, 8, 400);
+		q.nccl_version = 21904;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 65536);
+		q.nccl_version = 21800;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 262144);
+		/* The Simple tree's depth rule (depth 7 + 1 + 1 on 2 x 8) holds through 2.19:
+		 * 64 MiB on 18 channels halves 512 KiB to 64 KiB; from v2.20.3-1 it is gone. */
+		hopper_spec(&s, 2, 8, 400);
+		q.bytes = 64u << 20;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nccl_version = 21904;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 65536);
+		q.nccl_version = 22005;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 524288);
 	}
 }
 
