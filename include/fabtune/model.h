@@ -237,7 +237,7 @@ struct ft_model_pipeline {
 	double ramp_s;        /* pipeline fill: the first chunk through every stage */
 	uint32_t net_hops;    /* of those stages, hops between nodes an LL or LL128 step
 	                       * crosses whole (the proxy sends it as one message) */
-	double messages;      /* network messages the busiest proxy thread handles */
+	double messages;      /* network messages one channel's connections carry in series */
 	double proxy_s;       /* messages x the per-message cost: a floor under the time */
 	double launch_s;      /* host launch of one operation: a floor (0 with a CUDA graph) */
 };

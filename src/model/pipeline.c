@@ -390,10 +390,13 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 }
 		};
 
-		/* 2.18 started from a Simple step; later releases from NVLS_CHUNKSIZE, at most
+		/* 2.18 to 2.20 start from a Simple step, 2.21 on from NVLS_CHUNKSIZE
+		 * (src/enqueue.cc at v2.18.5-1, v2.20.5-1, v2.21.5-1); from 2.19 at most
 		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE). */
-		if (l->nccl_version == 0 || l->nccl_version >= 21900)
-			chunk = l->nnodes >= 4 ? 65536 : NVLS_CHUNK;
+		if (l->nccl_version == 0 || l->nccl_version >= 22100)
+			chunk = NVLS_CHUNK;
+		if ((l->nccl_version == 0 || l->nccl_version >= 21900) && l->nnodes >= 4)
+			chunk = 65536;
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_COLLNET) {
@@ -408,8 +411,9 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128)
 		return tree_ll128_chunk(chunk, bytes, nch, l->nnodes, l->nranks);
 	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
-	    l->nccl_version < 21900) {
-		/* 2.18 only: the Simple tree shrank its chunk with the tree's depth. */
+	    l->nccl_version < 22000) {
+		/* 2.18 and 2.19: the Simple tree shrank its chunk with the tree's depth (gone
+		 * from src/enqueue.cc at v2.20.3-1). */
 		double depth = (double)(l->ppn - 1) + ceil_log2(l->nnodes) + 1, per = b / nch;
 
 		while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)
@@ -555,17 +559,22 @@ ll_ramp(uint32_t net, double c_eff, double ch_Bps)
 }
 
 /*
- * Network messages the busiest proxy thread handles: each channel leaves a
- * node through one GPU's NIC (kb NA-ALGO-RING), so a proxy serves
- * ceil(channels / min(ppn, rails)) channels; per channel and loop it posts
- * one send and one receive per slice that crosses the network.
+ * Network messages one channel's connections carry one after another: per
+ * loop a send and a receive per slice that crosses the network. The
+ * per-message cost is NCCL's network post overhead (kb NA-MODEL, "Network
+ * post overhead per inter-node ring step"), which NCCL's tuner charges per
+ * step of a channel and never times the channel count (NVIDIA/nccl
+ * src/graph/tuning.cc, ncclTopoTuneModel at v2.18.5-1 and v2.27.7-1: a
+ * multi-node ring's intra-node steps take max(intraLat, netOverhead), with
+ * no nChannels factor): each channel posts on its own connections, whose
+ * steps go out while the other channels' are in flight, so the channels a
+ * GPU's NIC carries do not add their messages up.
  */
 static double
 proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-               uint32_t nch, uint64_t loops, uint32_t heads)
+               uint64_t loops)
 {
-	double per_proxy, per_loop;
-	uint32_t exits = FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+	double per_loop;
 
 	if (l->nnodes <= 1)
 		return 0;
@@ -577,23 +586,38 @@ proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		                                                          (double)(l->nranks - 1)) *
 		           (p == FT_PROTO_SIMPLE && op != FT_OP_BROADCAST && op != FT_OP_REDUCE ? 2 :
 		                                                                                 1);
-		per_proxy = ceil((double)nch / exits);
 		break;
 	case FT_ALGO_TREE:
-		per_loop = 1;
-		per_proxy = ceil((double)nch / exits);
-		break;
 	case FT_ALGO_NVLS_TREE:
 	case FT_ALGO_COLLNET:
-		/* Every head has its own NIC: a head's proxy serves all the NVLS channels. */
 		per_loop = 1;
-		per_proxy = nch;
-		(void)heads;
 		break;
 	default:
 		return 0;
 	}
-	return 2.0 * per_proxy * per_loop * (double)loops;
+	return 2.0 * per_loop * (double)loops;
+}
+
+/*
+ * NCCL before 2.20 hands an NVLS or NVLS-tree buffer to its channels in
+ * blocks of heads x chunk: channel b of a loop takes the block at b x heads x
+ * chunk, whatever the size (src/collectives/device/all_reduce.h at v2.18.5-1,
+ * src/device/all_reduce.h at v2.19.4-1: the NVLS kernels' scatter, reduce and
+ * gather offsets are gridOffset + bid x nHeads x chunkSize). A buffer of less
+ * than a loop leaves the last channels idle and channel 0 with a whole block;
+ * from v2.20.3-1 the enqueue splits the count evenly over the channels
+ * (workCount, workOffset). The bytes channel 0 carries over @loops loops.
+ */
+static double
+nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes, uint32_t nch,
+                 uint32_t heads, uint64_t chunk, uint64_t loops)
+{
+	double block = (double)heads * (double)chunk, loop = block * nch;
+	double last = (double)bytes - (double)(loops - 1) * loop;
+
+	if (!is_nvls(a) || l->nccl_version == 0 || l->nccl_version >= 22000 || loops == 0)
+		return 0;
+	return (double)(loops - 1) * block + FT_MIN(block, last);
 }
 
 void
@@ -603,7 +627,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 {
 	uint32_t heads = is_nvls(a) ? nvls_heads(l) : a == FT_ALGO_COLLNET ? FT_MAX(l->ppn, 1u) : 1;
 	uint32_t stages, per_loop;
-	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum;
+	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum, block0, block_share = 1.0;
 
 	memset(out, 0, sizeof(*out));
 	out->launch_s = cuda_graph ? 0 : LAUNCH_S;
@@ -629,6 +653,13 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	/* NCCL spreads the buffer over its chunks; the average chunk is what crosses a hop. */
 	c_eff = (double)bytes / (pipes * (double)out->loops);
 	pace_Bps = c->bw_Bps * out->bw_share;
+	/* Before 2.20, NVLS channels take whole blocks: channel 0 sets the time, its chunks
+	 * cross the stages, and the channels' bandwidth counts at bytes / (nch x its bytes). */
+	block0 = nvls_block_bytes(l, a, bytes, out->nchannels, heads, out->chunk_bytes, out->loops);
+	if (block0 > 0) {
+		c_eff = block0 / ((double)heads * (double)out->loops);
+		block_share = (double)bytes / (block0 * out->nchannels);
+	}
 	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
 		out->net_hops = FT_MIN(net_hops(l, op, a), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {
@@ -651,7 +682,8 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		}
 		out->ramp_s = FT_MAX(0.0, sum - t_pace);
 	}
-	out->messages = proxy_messages(l, op, a, p, out->nchannels, out->loops, heads);
+	out->bw_share *= block_share;
+	out->messages = proxy_messages(l, op, a, p, out->loops);
 	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
 }
 

@@ -589,10 +589,9 @@ test_nvl72_domain(void **state)
  * ones its search packs on the GPU's NICs (search.cc ncclTopoCompute, then
  * ncclTopoDupChannels, then ncclTopoPostset doubling): one 400G NIC 1 x 48
  * GB/s -> 2 -> 4, one HDR NIC 1 x 24 -> 2, four 100G EFA NICs 4 x 12 -> 8;
- * several GPUs a node keep one channel per NVLink. With the 18 channels of
- * the NVLinks, a tree on LL128 between two such GPUs was held by one proxy
- * thread's 18 channels of messages: 1.87 ms at 16 MiB (420 us measured,
- * NVIDIA/nccl-tests issue #232).
+ * several GPUs a node keep one channel per NVLink. A tree between two such
+ * H100s runs on NCCL's 4 (NVIDIA/nccl-tests issue #232 measured 420 us at
+ * 16 MiB).
  */
 static void
 test_one_gpu_a_node_channels(void **state)
@@ -1515,8 +1514,8 @@ test_pipe_nvls_tree_ramp(void **state)
 	c = 131072.0 * 128;
 	ramp = 2 * c / intra + 2 * c / inter - c / bw;
 	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
-	/* Each head's proxy: a send and a receive per channel and loop. */
-	assert_rel(r.pipe.messages, 2 * 16 * 4, 1e-12);
+	/* A send and a receive per loop on each channel's connections. */
+	assert_rel(r.pipe.messages, 2 * 4, 1e-12);
 	assert_rel(r.time_s, t.time_s + ramp, 1e-9);
 	/* 32 MiB is below 4 x 128 x 128 KiB: 64 KiB chunks, still 4 loops, half the ramp. */
 	eval_both(&s, FT_OP_ALL_REDUCE, 32u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
@@ -1538,6 +1537,31 @@ test_pipe_nvls_tree_ramp(void **state)
 		q.nccl_version = 22100;
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(r.pipe.chunk_bytes, 131072);
+		/* 2.19 and 2.20 still start from the Simple step (enqueue.cc at v2.20.5-1). */
+		q.nccl_version = 22005;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 262144);
+		/* On 4 nodes 2.19 on caps it at 64 KiB (NVLS_TREE_MAX_CHUNKSIZE); 2.18 did not. */
+		hopper_spec(&s, 4, 8, 400);
+		q.nccl_version = 21904;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 65536);
+		q.nccl_version = 21800;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 262144);
+		/* The Simple tree's depth rule (depth 7 + 1 + 1 on 2 x 8) holds through 2.19:
+		 * 64 MiB on 18 channels halves 512 KiB to 64 KiB; from v2.20.3-1 it is gone. */
+		hopper_spec(&s, 2, 8, 400);
+		q.bytes = 64u << 20;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nccl_version = 21904;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 65536);
+		q.nccl_version = 22005;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 524288);
 	}
 }
 
@@ -1562,6 +1586,60 @@ test_pipe_nvls_ramp(void **state)
 	assert_pipe(&r, 16, 32768, 4, 3);
 	assert_rel(r.pipe.ramp_s, 2 * (4u << 20) / HOPPER8_NVLS_ALGBW, 1e-9);
 	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
+}
+
+/*
+ * NCCL before 2.20 hands an NVLS buffer to its channels in blocks of heads x
+ * chunk (the kernel's offset bid x nHeads x chunkSize, all_reduce.h at
+ * v2.18.5-1): at 128 KiB on one 8 x Hopper node (16 KiB chunks, below 2 x
+ * 128 x 32 KiB) channel 0 takes the whole buffer and the other 15 idle. Its
+ * three stages each pass 8 chunks of 16 KiB at one channel's rate (272 / 16
+ * GB/s): the bandwidth term is 128 KiB x 16 / 272 GB/s, the ramp two rounds
+ * of the same, on NCCL 2.18's 23 us latency: 46.1 us, where an even split
+ * (2.20 on) gives 24.4. At 512 KiB four channels take a block each: the
+ * same time; at 4 MiB every channel has two, as the even split.
+ */
+static void
+test_pipe_nvls_blocks_before_2_20(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double round = 131072.0 * 16 / HOPPER8_NVLS_ALGBW;
+	static const struct {
+		uint64_t bytes;
+		uint32_t version;
+		double share;
+	} cases[] = {
+		{ 128u << 10, 21805, 1 / 16.0 }, { 512u << 10, 21805, 4 / 16.0 },
+		{ 128u << 10, 21904, 1 / 16.0 }, { 4u << 20, 21805, 1.0 },
+		{ 128u << 10, 22005, 1.0 }, { 128u << 10, 0, 1.0 },
+	};
+	size_t i;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, cases[i].bytes);
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS;
+		q.cuda_graph = true;
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, 16);
+		assert_int_equal(r.pipe.chunk_bytes, 16384);
+		assert_rel(r.pipe.bw_share, cases[i].share, 1e-12);
+		if (cases[i].version == 21805 && cases[i].bytes < (1u << 20)) {
+			assert_rel(r.pipe.ramp_s, 2 * round, 1e-9);
+			assert_rel(r.time_s, 23 * US + 3 * round, 1e-9);
+		}
+	}
+	/* The even split of 2.20 on: 128 KiB over all 16 channels, rounds of 1 KiB chunks. */
+	q.bytes = 128u << 10;
+	q.nccl_version = 22005;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.time_s, 23 * US + 3 * round / 16, 1e-9);
 }
 
 /*
@@ -1694,10 +1772,16 @@ test_pipe_channels(void **state)
 
 /*
  * Floors: a Simple ring all-reduce over 2 x 8 posts a send and a receive
- * per slice (two per chunk) at each of its 30 steps on the 3 channels the
- * busiest GPU's NIC carries; at 16 MiB (one loop) that is 360 messages,
- * 360 us at 1 us each, above the tuner's 269 us, so the proxy sets the time. The host
- * launch (3.5 us) is gone under a CUDA graph.
+ * per slice (two per chunk) at each of its 30 steps; the floor counts one
+ * channel's connections, which post in series, not the 3 channels the
+ * busiest GPU's NIC carries (NCCL's tuner charges its network overhead per
+ * step of a channel, never times the channels: tuning.cc). At 16 MiB (one
+ * loop) that is 120 messages, 120 us at 1 us each, under the tuner's
+ * 269 us. Two H100s at one rank a node (NVIDIA/nccl-tests #232: 154 us
+ * measured at 4 MiB), a tree on LL128 in 4 channels of 18,000-byte chunks,
+ * 59 loops: 118 messages, 118 us, where the three channels summed (472 us)
+ * would have set the time. The host launch (3.5 us) is gone under a CUDA
+ * graph.
  */
 static void
 test_pipe_floors(void **state)
@@ -1711,12 +1795,30 @@ test_pipe_floors(void **state)
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
 	assert_int_equal(r.pipe.loops, 1);
-	assert_rel(r.pipe.messages, 2 * 3 * 30 * 2, 1e-12);
-	assert_rel(r.pipe.proxy_s, 360 * US, 1e-12);
-	assert_true(t.time_s < 360 * US);
-	assert_rel(r.time_s, 360 * US, 1e-12);
-	assert_string_equal(r.bottleneck, "proxy");
+	assert_rel(r.pipe.messages, 2 * 30 * 2, 1e-12);
+	assert_rel(r.pipe.proxy_s, 120 * US, 1e-12);
+	assert_true(r.time_s > 240 * US);
+	assert_string_not_equal(r.bottleneck, "proxy");
 	assert_rel(r.pipe.launch_s, 3.5 * US, 1e-12);
+	{
+		struct ft_cluster_spec s1;
+
+		assert_int_equal(ft_spec_resolve("dgx-h100:2", &s1, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4u << 20);
+		q.ppn = 1;
+		q.force_algo = true;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = FT_PROTO_LL128;
+		assert_int_equal(ft_model_eval(&s1, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, 4);
+		assert_int_equal(r.pipe.chunk_bytes, 18000);
+		assert_int_equal(r.pipe.loops, 59);
+		assert_rel(r.pipe.messages, 2 * 59, 1e-12);
+		assert_rel(r.pipe.proxy_s, 118 * US, 1e-12);
+		assert_true(r.time_s < 200 * US);
+		assert_string_not_equal(r.bottleneck, "proxy");
+	}
 	/* LL's absolute cap (39 GB/s on 2 nodes) binds the tree's 87.2 GB/s: one channel of
 	 * 18 carries 87.2 / 18 of it, so the share is (1/18) / (39 / 87.2). */
 	eval_both(&s, FT_OP_ALL_REDUCE, 4096, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
@@ -2898,6 +3000,7 @@ main(void)
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
 		cmocka_unit_test(test_pipe_nvls_ramp),
+		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_ll_net_hop),
