@@ -2910,6 +2910,47 @@ tcp_batch_send(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_er
 	return rc;
 }
 
+/*
+ * Rank 1 posts N sends of 64 KiB and one of 4,000 bytes: posting the large
+ * ones makes no system call (each used to be sent as it was posted, one
+ * call a message), the small one is sent at its post and carries the
+ * queue before it in the same sendmsg(); the wait moves the rest and rank
+ * 0 checks every byte.
+ */
+static int
+tcp_lazy_send(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	enum { N = 8, LEN = 65536, SMALL = 4000 };
+	unsigned char *buf = malloc((size_t)N * LEN + SMALL);
+	struct ft_req q[N + 1], *qp[N + 1];
+	uint64_t calls = ft__tcp_calls(ep);
+	size_t k, j;
+	int rc = buf ? 0 : FT_ENOMEM;
+
+	for (k = 0; k <= N && rc == 0; k++) {
+		size_t len = k < N ? LEN : SMALL;
+
+		for (j = 0; j < len; j++)
+			buf[k * LEN + j] = rank ? (unsigned char)(j * 11 + k) : 0;
+		qp[k] = &q[k];
+		rc = rank ? ft__ep_send(ep, &q[k], 0, buf + k * LEN, len, err) :
+		            ft__ep_recv(ep, &q[k], 1, buf + k * LEN, len, err);
+		if (rc == 0 && rank && k == N - 1 && ft__tcp_calls(ep) != calls)
+			rc = ft_error_set(err, FT_EIO, "%d posts of 64 KiB made %" PRIu64
+			                  " calls, want 0", N, ft__tcp_calls(ep) - calls);
+		if (rc == 0 && rank && k == N && ft__tcp_calls(ep) == calls)
+			rc = ft_error_set(err, FT_EIO, "a post of %d bytes made no call", SMALL);
+	}
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, N + 1, err);
+	for (k = 0; k <= N && rc == 0 && rank == 0; k++)
+		for (j = 0; j < (k < N ? LEN : SMALL) && rc == 0; j++)
+			if (buf[k * LEN + j] != (unsigned char)(j * 11 + k))
+				rc = ft_error_set(err, FT_EIO, "message %zu byte %zu wrong", k, j);
+	free(buf);
+	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
+}
+
 static int
 tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
 {
@@ -2923,11 +2964,16 @@ tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft
 		rc = tcp_batch_recv(ep, rank, buf, err);
 	if (rc == 0)
 		rc = tcp_batch_send(ep, rank, buf, err);
+	if (rc == 0)
+		rc = tcp_lazy_send(ep, rank, err);
 	free(buf);
 	return close_two(ep, w, rc);
 }
 
-/* Queued stripes move in one call; a wait on full sockets alone sleeps. */
+/*
+ * Queued stripes move in one call; a wait on full sockets alone sleeps;
+ * large sends wait for the next progress, small ones go at their post.
+ */
 static void
 test_tcp_batch(void **state)
 {
