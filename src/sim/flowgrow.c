@@ -208,18 +208,23 @@ local_flows(struct fs_sim *s, uint32_t n)
 static uint32_t
 grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr, uint32_t lim)
 {
-	const struct fs_lf *L = &s->lf[l];
-	uint32_t q;
+	/* s's arrays in locals: without strict aliasing each store would reload them */
+	const struct fs_lf_ent *e = s->lf[l].e;
+	const uint32_t nent = s->lf[l].n;
+	const double *rate = s->act_rate;
+	uint8_t *in = s->inc_in;
+	uint32_t *sel = s->inc_sel, q;
+	double *old = s->inc_old;
 
-	for (q = 0; q < L->n && n <= lim; q++) {
-		uint32_t f = L->e[q].act;
-		double r = s->act_rate[f];
+	for (q = 0; q < nent && n <= lim; q++) {
+		uint32_t f = e[q].act;
+		double r = rate[f];
 
-		if (s->inc_in[f] || (r >= 0 && r < thr))
+		if (in[f] || (r >= 0 && r < thr))
 			continue;
-		s->inc_in[f] = 1;
-		s->inc_sel[n] = f;
-		s->inc_old[n++] = r;
+		in[f] = 1;
+		sel[n] = f;
+		old[n++] = r;
 	}
 	s->nsel_reads += q;
 	return n;
@@ -579,15 +584,19 @@ ft__fs_lf_remove(struct fs_sim *s, uint32_t i)
 {
 	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
 
-	for (uint32_t j = 0; j < s->act_np[i]; j++) {
-		struct fs_lf *L = &s->lf[p[j]];
-		uint32_t q = s->path_pos[pf + j];
+	struct fs_lf *lf = s->lf;
+	uint32_t *pos = s->path_pos, np = s->act_np[i];
+
+	/* s's arrays in locals: without strict aliasing each store would reload them */
+	for (uint32_t j = 0; j < np; j++) {
+		struct fs_lf *L = &lf[p[j]];
+		uint32_t q = pos[pf + j];
 		struct fs_lf_ent last = L->e[--L->n];
 
 		if (q == L->n)
 			continue;
 		L->e[q] = last;
-		s->path_pos[last.pf + last.hop] = q;
+		pos[last.pf + last.hop] = q;
 	}
 }
 
@@ -597,8 +606,11 @@ ft__fs_lf_moved(struct fs_sim *s, uint32_t i)
 {
 	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
 
-	for (uint32_t j = 0; j < s->act_np[i]; j++)
-		s->lf[p[j]].e[s->path_pos[pf + j]].act = i;
+	struct fs_lf *lf = s->lf;
+	const uint32_t *pos = s->path_pos, np = s->act_np[i];
+
+	for (uint32_t j = 0; j < np; j++)
+		lf[p[j]].e[pos[pf + j]].act = i;
 }
 
 /*
