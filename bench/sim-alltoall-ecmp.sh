@@ -37,11 +37,13 @@
 # 1,280M. Measured 2026-12-03 (load 5-9): :64 0.41 s D-mod-K, 1.18 s ECMP
 # (2.9x), :128 1.44 s and 14.3 s (10.0x); a full pass's flows all have
 # distinct link sets (131,072 of 131,072 at :64), so none can be filled as
-# one.
+# one. Hot loops with their arrays in locals and freezing walks two hops a
+# turn: instructions at :64, ECMP 4,317M -> 4,077M (D-mod-K 1,292M after).
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
 # "Ends that leave little room", "One full pass per hundredth of an FCT",
 # "First guesses cut at an eighth", "One rate per bottleneck link: the
-# exact part, measured" and "Where the ECMP all-to-all's time goes".
+# exact part, measured", "Where the ECMP all-to-all's time goes" and
+# "Arrays in locals, two hops a turn".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

@@ -31,13 +31,13 @@
 #define WF_RUN 16         /* its insertion-sorted runs */
 #define WF_AHEAD 16       /* flows ahead in a link's list whose memory is fetched early */
 
-/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
+/* A flow's bottleneck record @b becomes link @l at @now (@lk: the links' records):
+ * credit the time of the previous one. */
 static inline void
-ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
+ft__fs_bott_move(struct fs_act_bn *b, struct fs_link_st *lk, double now, uint32_t l)
 {
-	struct fs_act_bn *b = &s->act_bn[f];
 	uint32_t old = b->bott;
-	double held = s->now_s - b->since;
+	double held = now - b->since;
 
 	if (old == l)
 		return;
@@ -46,11 +46,18 @@ ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 		b->best_s = held;
 	}
 	if (old != FS_NONE)
-		s->lk[old].nbott--;
+		lk[old].nbott--;
 	if (l != FS_NONE)
-		s->lk[l].nbott++;
+		lk[l].nbott++;
 	b->bott = l;
-	b->since = s->now_s;
+	b->since = now;
+}
+
+/* Active flow @f's bottleneck becomes @l now: credit the time of the previous one. */
+static inline void
+ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
+{
+	ft__fs_bott_move(&s->act_bn[f], s->lk, s->now_s, l);
 }
 
 /* flowfill.c */

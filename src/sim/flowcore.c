@@ -944,7 +944,7 @@ fs_advance(struct fs_sim *s, double t_next, struct ft_error *err)
 	s->now_s = t_next;
 	s->nevents++;
 	/* The flows ending by the horizon stop sending (the others' bytes left are
-	 * brought up to date when their rates change: fin_rate() in flowgrow.c). */
+	 * brought up to date when their rates change: fin_rates() in flowgrow.c). */
 	rc = fin_end(s, fin_collect(s, horizon));
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory");

@@ -287,7 +287,9 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 	uint32_t n = 0;
 
 	s->npath_walks += nsel;
-	for (uint32_t k = 0; k < nsel; k++) {
+	/* each link's flows go from its end down, so the selected flows are
+	 * taken last first: a link lists them in selection order */
+	for (uint32_t k = nsel; k-- > 0;) {
 		uint32_t f = s->inc_sel[k];
 		const uint32_t *p = paths + s->act_pf[f];
 		struct wf_item best = { INFINITY, FS_NONE, f };
@@ -296,7 +298,7 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 			struct fs_wf_link *lk = &L[p[j]];
 
 			if (!inc || lk->cnt > 1) {
-				s->wf_flows[lk->end++] = f;
+				s->wf_flows[--lk->off] = f;
 			} else if (lk->rem < best.key || (lk->rem == best.key && p[j] < best.link)) {
 				/* a link of its own: its share is rem / 1, rem exactly */
 				best.key = lk->rem;
@@ -372,22 +374,38 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
  * flows are frozen, and nothing reads it before, so no hop needs a test for it.
  */
 static inline void
+wf_give_back(struct fs_wf_link *m, double rate)
+{
+	double r = m->rem - rate;
+
+	m->cnt--;
+	m->rem = r < 0 ? 0 : r;
+}
+
+/* Each of the @np links of path @p gives @rate back: two hops a turn (paths
+ * have 2 to 8), still in path order. */
+static inline void
+wf_walk(struct fs_wf_link *L, const uint32_t *p, uint32_t np, double rate)
+{
+	uint32_t j;
+
+	for (j = 0; j + 1 < np; j += 2) {
+		wf_give_back(&L[p[j]], rate);
+		wf_give_back(&L[p[j + 1]], rate);
+	}
+	if (j < np)
+		wf_give_back(&L[p[j]], rate);
+}
+
+static inline void
 wf_freeze_path(struct fs_sim *s, uint32_t f, const uint32_t *p, uint32_t np, double rate,
                uint32_t bott)
 {
-	struct fs_wf_link *L = s->wf_link;
-
 	s->act_rate[f] = rate;
 	s->wf_live[f] = 0;
 	s->npath_walks++;
 	s->wf_bott[f] = bott; /* ft__fs_set_bottleneck() once the rates stand */
-	for (uint32_t j = 0; j < np; j++) {
-		struct fs_wf_link *m = &L[p[j]];
-		double r = m->rem - rate;
-
-		m->cnt--;
-		m->rem = r < 0 ? 0 : r;
-	}
+	wf_walk(s->wf_link, p, np, rate);
 }
 
 static void
@@ -431,23 +449,35 @@ wf_layout_kept(struct fs_sim *s)
 static uint32_t
 wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 {
-	const struct fs_lf *F = &s->lf[l];
-	const uint32_t *paths = s->paths.data;
+	/* s's arrays in locals: a freeze stores a byte (the live flag), which as
+	 * far as the compiler knows could change any of s's fields, and it would
+	 * load each of them again for every entry */
+	const struct fs_lf_ent *e = s->lf[l].e;
+	const uint32_t *paths = s->paths.data, nent = s->lf[l].n;
+	struct fs_wf_link *L = s->wf_link;
+	uint8_t *live = s->wf_live;
+	double *rate = s->act_rate;
+	uint32_t *bott = s->wf_bott;
 	uint32_t k, n = 0;
 
-	for (k = 0; k < F->n; k++) {
-		const struct fs_lf_ent *e = &F->e[k];
+	for (k = 0; k < nent; k++) {
+		uint32_t f = e[k].act;
 
-		if (k + WF_AHEAD < F->n && s->wf_live[e[WF_AHEAD].act]) {
-			__builtin_prefetch(paths + e[WF_AHEAD].pf);
-			__builtin_prefetch(&s->act_rate[e[WF_AHEAD].act], 1);
-			__builtin_prefetch(&s->wf_bott[e[WF_AHEAD].act], 1);
+		if (k + WF_AHEAD < nent && live[e[k + WF_AHEAD].act]) {
+			__builtin_prefetch(paths + e[k + WF_AHEAD].pf);
+			__builtin_prefetch(&rate[e[k + WF_AHEAD].act], 1);
+			__builtin_prefetch(&bott[e[k + WF_AHEAD].act], 1);
 		}
-		if (s->wf_live[e->act]) {
-			wf_freeze_path(s, e->act, paths + e->pf, e->np, share, l);
+		if (live[f]) {
+			/* wf_freeze_path(), with the arrays at hand */
+			rate[f] = share;
+			live[f] = 0;
+			bott[f] = l;
+			wf_walk(L, paths + e[k].pf, e[k].np, share);
 			n++;
 		}
 	}
+	s->npath_walks += n;
 	return n;
 }
 
@@ -460,7 +490,8 @@ wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
 
 	if (kept)
 		return wf_freeze_kept(s, l, share);
-	for (k = L->off; k < L->end; k++) {
+	/* its unfrozen flows are all among its own; each freeze lowers cnt */
+	for (k = L->off; L->cnt > 0; k++) {
 		uint32_t f = s->wf_flows[k];
 
 		if (s->wf_live[f]) {
@@ -535,8 +566,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		if (!full && L[l].cnt == 1)
 			continue; /* its flow's own (wf_place()) */
 		if (!kept) {
-			L[l].off = L[l].end = off; /* end: wf_place()'s fill position */
 			off += L[l].cnt;
+			L[l].off = off; /* wf_place() fills it down from its end */
 		}
 		s->wf_items[nmulti].key = L[l].rem / L[l].cnt;
 		s->wf_items[nmulti++].link = l;

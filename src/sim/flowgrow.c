@@ -19,44 +19,56 @@ ft__fs_fin_place(struct fs_sim *s, uint32_t pos, uint32_t f)
 	s->act_hp[f] = pos;
 }
 
+/*
+ * The heap's walks keep its arrays in locals: the build has no strict
+ * aliasing, so each store into the heap would otherwise make the compiler
+ * load s's fields again at every level.
+ */
 static void
 fin_up(struct fs_sim *s, uint32_t pos)
 {
-	uint32_t f = s->fin_heap[pos];
-	double key = s->act_fin[f];
+	uint32_t *h = s->fin_heap, *hp = s->act_hp;
+	const double *fin = s->act_fin;
+	uint32_t f = h[pos];
+	double key = fin[f];
 
 	while (pos > 0) {
-		uint32_t p = (pos - 1) / 2, g = s->fin_heap[p];
+		uint32_t p = (pos - 1) / 2, g = h[p];
 
-		if (!(key < s->act_fin[g]))
+		if (!(key < fin[g]))
 			break;
-		ft__fs_fin_place(s, pos, g);
+		h[pos] = g;
+		hp[g] = pos;
 		pos = p;
 	}
-	ft__fs_fin_place(s, pos, f);
+	h[pos] = f;
+	hp[f] = pos;
 }
 
 /* Restore the order below @pos of the heap's first @n entries. */
 static void
 fin_down(struct fs_sim *s, uint32_t pos, uint32_t n)
 {
-	const uint32_t *h = s->fin_heap;
+	uint32_t *h = s->fin_heap, *hp = s->act_hp;
+	const double *fin = s->act_fin;
 	uint32_t f = h[pos];
-	double key = s->act_fin[f];
+	double key = fin[f];
 
 	for (;;) {
 		uint32_t c = 2 * pos + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && s->act_fin[h[c + 1]] < s->act_fin[h[c]])
+		if (c + 1 < n && fin[h[c + 1]] < fin[h[c]])
 			c++;
-		if (!(s->act_fin[h[c]] < key))
+		if (!(fin[h[c]] < key))
 			break;
-		ft__fs_fin_place(s, pos, h[c]);
+		h[pos] = h[c];
+		hp[h[c]] = pos;
 		pos = c;
 	}
-	ft__fs_fin_place(s, pos, f);
+	h[pos] = f;
+	hp[f] = pos;
 }
 
 /* The entry at @pos changed its key: move it up or down (the heap has @n entries). */
@@ -83,20 +95,40 @@ ft__fs_fin_remove(struct fs_sim *s, uint32_t i, uint32_t n)
 	fin_fix(s, pos, n);
 }
 
-/* Active flow @f's rate became act_rate[f] now, from @old (< 0: none): bring its bytes
- * left up to date and set when it ends (its heap place is left to the caller). */
-static inline void
-fin_rate(struct fs_sim *s, uint32_t f, double old)
+/*
+ * The @n selected flows (inc_sel; their rates before in inc_old) have their new
+ * rates in act_rate: give each its bottleneck, and to each whose rate moved
+ * its bytes left as of now and when it ends (@fix: its place in the heap of
+ * ends too; otherwise the caller heapifies). The arrays are read into locals
+ * once: the build has no strict aliasing, so each store would otherwise make
+ * the compiler load s's fields again for every flow.
+ */
+static void
+fin_rates(struct fs_sim *s, uint32_t n, bool fix)
 {
-	double r = s->act_rate[f];
+	const uint32_t *sel = s->inc_sel, *wb = s->wf_bott;
+	const double *olds = s->inc_old, *rate = s->act_rate, now = s->now_s;
+	double *left = s->act_left, *t0 = s->act_t0, *fin = s->act_fin;
+	struct fs_act_bn *bn = s->act_bn;
+	struct fs_link_st *lk = s->lk;
 
-	if (old > 0) {
-		double left = s->act_left[f] - old * (s->now_s - s->act_t0[f]);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t f = sel[k];
+		double r = rate[f], old = olds[k];
 
-		s->act_left[f] = left > 0 ? left : 0;
+		ft__fs_bott_move(&bn[f], lk, now, wb[f]);
+		if (r == old)
+			continue;
+		if (old > 0) {
+			double l = left[f] - old * (now - t0[f]);
+
+			left[f] = l > 0 ? l : 0;
+		}
+		t0[f] = now;
+		fin[f] = r > 0 ? now + left[f] / r : INFINITY;
+		if (fix)
+			fin_fix(s, s->act_hp[f], s->nactive);
 	}
-	s->act_t0[f] = s->now_s;
-	s->act_fin[f] = r > 0 ? s->now_s + s->act_left[f] / r : INFINITY;
 }
 
 /* The root of link @l's component (path halving). */
@@ -176,18 +208,23 @@ local_flows(struct fs_sim *s, uint32_t n)
 static uint32_t
 grow_link(struct fs_sim *s, uint32_t n, uint32_t l, double thr, uint32_t lim)
 {
-	const struct fs_lf *L = &s->lf[l];
-	uint32_t q;
+	/* s's arrays in locals: without strict aliasing each store would reload them */
+	const struct fs_lf_ent *e = s->lf[l].e;
+	const uint32_t nent = s->lf[l].n;
+	const double *rate = s->act_rate;
+	uint8_t *in = s->inc_in;
+	uint32_t *sel = s->inc_sel, q;
+	double *old = s->inc_old;
 
-	for (q = 0; q < L->n && n <= lim; q++) {
-		uint32_t f = L->e[q].act;
-		double r = s->act_rate[f];
+	for (q = 0; q < nent && n <= lim; q++) {
+		uint32_t f = e[q].act;
+		double r = rate[f];
 
-		if (s->inc_in[f] || (r >= 0 && r < thr))
+		if (in[f] || (r >= 0 && r < thr))
 			continue;
-		s->inc_in[f] = 1;
-		s->inc_sel[n] = f;
-		s->inc_old[n++] = r;
+		in[f] = 1;
+		sel[n] = f;
+		old[n++] = r;
 	}
 	s->nsel_reads += q;
 	return n;
@@ -547,15 +584,19 @@ ft__fs_lf_remove(struct fs_sim *s, uint32_t i)
 {
 	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
 
-	for (uint32_t j = 0; j < s->act_np[i]; j++) {
-		struct fs_lf *L = &s->lf[p[j]];
-		uint32_t q = s->path_pos[pf + j];
+	struct fs_lf *lf = s->lf;
+	uint32_t *pos = s->path_pos, np = s->act_np[i];
+
+	/* s's arrays in locals: without strict aliasing each store would reload them */
+	for (uint32_t j = 0; j < np; j++) {
+		struct fs_lf *L = &lf[p[j]];
+		uint32_t q = pos[pf + j];
 		struct fs_lf_ent last = L->e[--L->n];
 
 		if (q == L->n)
 			continue;
 		L->e[q] = last;
-		s->path_pos[last.pf + last.hop] = q;
+		pos[last.pf + last.hop] = q;
 	}
 }
 
@@ -565,8 +606,11 @@ ft__fs_lf_moved(struct fs_sim *s, uint32_t i)
 {
 	const uint32_t pf = s->act_pf[i], *p = (const uint32_t *)s->paths.data + pf;
 
-	for (uint32_t j = 0; j < s->act_np[i]; j++)
-		s->lf[p[j]].e[s->path_pos[pf + j]].act = i;
+	struct fs_lf *lf = s->lf;
+	const uint32_t *pos = s->path_pos, np = s->act_np[i];
+
+	for (uint32_t j = 0; j < np; j++)
+		lf[p[j]].e[pos[pf + j]].act = i;
 }
 
 /*
@@ -746,15 +790,7 @@ ft__fs_rates(struct fs_sim *s)
 		s->phase_churn = 0;
 		s->phase_filled = 0;
 	}
-	for (k = 0; k < nsel; k++) {
-		i = s->inc_sel[k];
-		ft__fs_set_bottleneck(s, i, s->wf_bott[i]);
-		if (s->act_rate[i] == s->inc_old[k])
-			continue;
-		fin_rate(s, i, s->inc_old[k]);
-		if (!full)
-			fin_fix(s, s->act_hp[i], s->nactive);
-	}
+	fin_rates(s, nsel, !full);
 	for (k = s->nactive / 2; full && k-- > 0;)
 		fin_down(s, k, s->nactive); /* every key may have moved: heapify */
 	/* the links' loads follow the new rates; a full pass leaves them to the next

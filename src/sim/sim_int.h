@@ -98,13 +98,17 @@ struct fs_tag_slowest {
 	uint32_t bott_link;
 };
 
-/* A link's water-filling state: one cache line holds all the filling touches of it. */
+/*
+ * A link's water-filling state: 16 bytes, so that a freezing walk, which
+ * touches it at every hop, finds it with one shift (four to a cache line).
+ * Its flows are wf_flows[off ...]: laid out (wf_place()) from off + cnt
+ * down to off, and read until the link has no unfrozen flow left, every
+ * unfrozen one being among them; the border check keeps its index in off.
+ */
 struct fs_wf_link {
 	double rem;   /* capacity not yet given to frozen flows */
 	uint32_t cnt; /* unfrozen flows crossing it; its share is rem / cnt */
-	uint32_t off; /* its flows: wf_flows[off .. end) */
-	uint32_t end;
-	uint32_t pad;
+	uint32_t off; /* where its flows start in wf_flows (or its place: above) */
 };
 
 /*
