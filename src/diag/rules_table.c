@@ -90,8 +90,9 @@ const struct ft_rule ft__diag_rules[] = {
 	  .needs = "gpu.xid",
 	  .eval = ft__diag_eval_xid,
 	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
-		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
-		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
+		 "firmware, uncontained and NVLink-unit errors (61, 62, 95, 119, 120, 144-150) "
+		 "reset the GPU; memory, NVLink and bus faults (48, 64, 74, 79, 171, 172) drain "
+		 "the node for diagnosis and RMA; after Xid 154 do the recovery it names",
 	  .kb = "XID-CATALOG HOST-PCIE" },
 	{ .id = "gpu-memory-remap",
 	  .layer = FT_LAYER_FIRMWARE_HW,
