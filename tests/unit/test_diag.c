@@ -452,6 +452,11 @@ static const struct rule_case cases[] = {
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030",
 	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32816|0x8030;"
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030" },
+	/* a module that went away and came back is healthy; one still unplugged is not */
+	{ "nic-driver-fault",
+	  "nic.module@h1/0000:63:00.1=1|plugged;nic.module@h1/0000:63:00.1=1|unplugged",
+	  "nic.module@h1/0000:63:00.1=1|unplugged;nic.module@h1/0000:63:00.1=1|plugged;"
+	  "nic.pcie_power@h1/0000:63:00.1=75|sufficient;nic.link@h1/0000:63:00.1=up" },
 	/* IB-VL: SL 0 on VL15 is dropped; on VL0 of VL0-1 it is served */
 	{ "ib-sl-vl-unserved", "ib.sl2vl.sl0@/LID 1/1=15|in 0",
 	  "ib.portinfo.OperVLs@/LID 1/1=VL0-1;ib.sl2vl.sl0@/LID 1/1=0|in 0" },
