@@ -561,49 +561,10 @@ measured_files(const struct ft_obs_set *obs, char *buf, size_t len)
  * Calibrate @cs on every (op, rank count) of @run with 4 sizes or more.
  * Returns the number of entries added; @why says why there are none.
  */
-/*
- * The hosts the measured run's lines name (NCCL INFO "host:pid:tid [d]"
- * prefixes, bench.* lines of a launcher): their number, the first in @first.
- */
-static uint32_t
-run_hosts(const struct ft_obs_set *obs, const char **first)
-{
-	const char *seen[64], *file = NULL;
-	uint32_t n = 0, k;
-	size_t i;
-
-	*first = NULL;
-	/* only a run whose rank count came from its busbw/algbw (bench.nranks): runs
-	   with rank lines keep the spec's placement, and hosts of other files do not mix in */
-	for (i = 0; obs && i < ft_obs_set_len(obs) && !file; i++)
-		if (strcmp(ft_obs_set_at(obs, i)->key, "bench.nranks") == 0)
-			file = ft_obs_set_at(obs, i)->file;
-	if (!file)
-		return 0;
-	for (i = 0; i < ft_obs_set_len(obs); i++) {
-		const struct ft_obs *o = ft_obs_set_at(obs, i);
-		bool dup = false;
-
-		if (!o->host[0] || !o->file || strcmp(o->file, file) != 0 ||
-		    (strncmp(o->key, "nccl.", 5) != 0 && strncmp(o->key, "bench.", 6) != 0))
-			continue;
-		for (k = 0; k < n && !dup; k++)
-			dup = strcmp(seen[k], o->host) == 0;
-		if (!dup && n < FT_ARRAY_SIZE(seen))
-			seen[n++] = o->host;
-	}
-	if (n)
-		*first = seen[0];
-	return n;
-}
-
 static size_t
-calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct ft_obs_set *obs,
-	     char *why, size_t wlen)
+calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, size_t wlen)
 {
 	size_t i, k, n = 0;
-	const char *host1;
-	uint32_t hosts = run_hosts(obs, &host1);
 
 	snprintf(why, wlen, "no collective run among the inputs");
 	for (i = 0; i < ft_run_nrows(run) && cs->ncalib < FT_SPEC_MAX_CALIB; i++) {
@@ -617,26 +578,6 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 
 		if (ft_op_from_test(r->test, &op) < 0)
 			continue;
-		if (!r->nranks) {
-			/* the spec's GPU count would be a guess: a run of 4 ranks modelled on 16 */
-			snprintf(why, wlen,
-				 "the %s run shows no rank count (no rank lines, no count in its "
-				 "header, no busbw/algbw that gives one): the twin does not guess it",
-				 r->test);
-			continue;
-		}
-		if (hosts > 1 && cs->node.ngpus &&
-		    (r->nranks + cs->node.ngpus - 1) / cs->node.ngpus < hosts) {
-			/* the twin fills nodes: 4 ranks of 2 hosts would sit on one node of 8 */
-			snprintf(why, wlen,
-				 "%.20s: %u ranks on %u hosts (%.24s, ...), the twin would put them "
-				 "on %u node%s of %u GPUs: give a spec with the GPUs each host used",
-				 r->test, r->nranks, hosts, host1,
-				 (r->nranks + cs->node.ngpus - 1) / cs->node.ngpus,
-				 (r->nranks + cs->node.ngpus - 1) / cs->node.ngpus == 1 ? "" : "s",
-				 cs->node.ngpus);
-			continue;
-		}
 		for (k = 0; k < i && !seen; k++) {
 			const struct ft_result_row *p = ft_run_row(run, k);
 
@@ -645,7 +586,7 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 		if (seen)
 			continue;
 		ft_model_query_init(&q, op, 0);
-		q.ngpus = r->nranks;
+		q.ngpus = r->nranks; /* 0: every GPU of the spec, as fabtune model --calibrate */
 		if (ft_model_calibrate(cs, &q, run, &c, &e) < 0) {
 			snprintf(why, wlen, "%s of %u ranks: %.120s", ft_op_name(op), r->nranks, e.msg);
 			continue;
@@ -661,28 +602,6 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 		n++;
 	}
 	return n;
-}
-
-/*
- * Where the rank count of the calibration came from, for the label, when the
- * parser read it from the op's busbw/algbw (bench.nranks); "" when the
- * output's rank lines or header gave it.
- */
-static void
-ranks_basis(const struct ft_obs_set *obs, const struct ft_cluster_spec *cs, char *buf, size_t len)
-{
-	const struct ft_obs *o = NULL;
-	size_t i;
-
-	buf[0] = '\0';
-	if (!cs->ncalib)
-		return;
-	for (i = 0; i < ft_obs_set_len(obs) && !o; i++)
-		if (strcmp(ft_obs_set_at(obs, i)->key, "bench.nranks") == 0)
-			o = ft_obs_set_at(obs, i);
-	if (o && o->has_num && (uint32_t)o->num == cs->calib[0].nranks)
-		snprintf(buf, len, "; %s on %u ranks, %.80s", cs->calib[0].op, cs->calib[0].nranks,
-			 o->str);
 }
 
 /* Run every advice's what-if on @ws. */
@@ -727,7 +646,7 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 {
 	struct ft__whatif_spec ws = { NULL, NULL, NULL };
 	struct ft_cluster_spec cs;
-	char why[256], missing[256], files[160], ranks[128];
+	char why[192], missing[256], files[160];
 	int rc;
 
 	if (!in || !in->obs || !s || !o)
@@ -761,14 +680,13 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 			return rc;
 		}
 		cs.ncalib = 0; /* the measurements replace a calibration the spec carries */
-		if (calibrate_on(&cs, o->measured, in->obs, why, sizeof(why)) > 0) {
+		if (calibrate_on(&cs, o->measured, why, sizeof(why)) > 0) {
 			measured_files(in->obs, files, sizeof(files));
 			ws.cs = &cs;
 			o->calibrated = true;
-			ranks_basis(in->obs, &cs, ranks, sizeof(ranks));
-			snprintf(o->label, sizeof(o->label), "%s%s calibrated from %s%s", o->spec_used,
+			snprintf(o->label, sizeof(o->label), "%s%s calibrated from %s", o->spec_used,
 				 o->derived ? " (from the probe's GPUs)" : "",
-				 files[0] ? files : "the inputs", ranks);
+				 files[0] ? files : "the inputs");
 		} else {
 			snprintf(o->note, sizeof(o->note), "not calibrated: %.200s", why);
 		}

@@ -245,37 +245,6 @@ infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nran
 	return true;
 }
 
-/*
- * The rank count of a row of the known collective @test from its
- * busbw/algbw, nccl-tests' bus factor (NT-PERF): (n-1)/n for alltoall
- * (2(n-1)/n would be all_reduce's); 0 for the other collectives, or when the
- * figures are too coarse (as infer_test). @basis gets how the count was read.
- */
-static uint32_t
-ranks_from_ratio(const struct ft_result_row *r, const char *test, char *basis, size_t blen)
-{
-	double ratio, n, dndr;
-	bool twice = strcmp(test, "all_reduce") == 0;
-
-	/* all_reduce, reduce_scatter and all_gather excerpts read by hand keep their
-	   count unknown (tests/fixtures/wild/nccl-tests): only alltoall, whose
-	   excerpts show no other count, is read so */
-	if (strcmp(test, "alltoall") != 0)
-		return 0;
-	if (!(r->algbw_GBps >= 10.0) || !(r->busbw_GBps > 0))
-		return 0;
-	ratio = r->busbw_GBps / r->algbw_GBps;
-	if (twice ? !(ratio > 1.02 && ratio < 2.0) : !(ratio >= 0.45 && ratio < 0.98))
-		return 0;
-	n = twice ? 2.0 / (2.0 - ratio) : 1.0 / (1.0 - ratio);
-	dndr = twice ? n * n / 2 : n * n;
-	if (!(n < 1e6) || fabs(n - round(n)) >= rank_slack(r, ratio, dndr) || round(n) < 2)
-		return 0;
-	snprintf(basis, blen, "busbw/algbw %.2f/%.2f = %.3f = %s(n-1)/n of %s", r->busbw_GBps,
-		 r->algbw_GBps, ratio, twice ? "2" : "", test);
-	return (uint32_t)round(n);
-}
-
 /* Rows of this text read before the collective was known take its name. */
 static void
 name_earlier_rows(struct ft__pctx *c, const struct ft__nccl_state *st)
@@ -474,18 +443,6 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	ft_strlcpy(r.test, st->test, sizeof(r.test));
 	ft_strlcpy(r.transport, "nccl", sizeof(r.transport));
 	r.nranks = st->nranks ? st->nranks : st->inferred_nranks;
-	if (!r.nranks && !st->ranks_cut) {
-		/* no rank lines, no count in the header: the row's bus factor gives it */
-		char basis[96];
-		uint32_t nr = ranks_from_ratio(&r, st->test, basis, sizeof(basis));
-
-		if (nr) {
-			st->inferred_nranks = r.nranks = nr;
-			c->host[0] = c->device[0] = '\0';
-			c->port = c->rank = -1;
-			ft__emit(c, line, "bench.nranks", true, (double)nr, "count", ft__span_c(basis));
-		}
-	}
 	if (st->ranks_cut) { /* only some rank lines were kept: the row, else the highest rank */
 		char kind[32];
 		uint32_t inferred = 0;

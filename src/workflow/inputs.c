@@ -12,8 +12,6 @@
 #include <fabtune/sim.h>
 #include <fabtune/workflow.h>
 
-#include "workflow/workflow_int.h"
-
 #include "sim/sim_int.h"
 
 void
@@ -95,42 +93,6 @@ read_file(struct ft_workflow_inputs *in, const struct ft_input_path *p, const ch
 	return rc;
 }
 
-/*
- * The hosts the measured runs' lines name (NCCL INFO "host:pid:tid" prefixes,
- * a launcher's tags): how many, 0 when none is named.
- */
-static uint32_t
-run_hosts(const struct ft_obs_set *obs)
-{
-	const char *seen[64], *file = NULL;
-	uint32_t n = 0, k;
-	size_t i;
-
-	/* only a run whose rank count came from its busbw/algbw (bench.nranks): runs
-	   with rank lines keep the spec's placement, and hosts of other files do not mix in */
-	for (i = 0; i < ft_obs_set_len(obs) && !file; i++)
-		if (strcmp(ft_obs_set_at(obs, i)->key, "bench.nranks") == 0)
-			file = ft_obs_set_at(obs, i)->file;
-	if (!file)
-		return 0;
-	for (i = 0; i < ft_obs_set_len(obs); i++) {
-		const struct ft_obs *o = ft_obs_set_at(obs, i);
-		bool dup = false;
-
-		if (!o->host[0] || !o->file || strcmp(o->file, file) != 0 ||
-		    (strncmp(o->key, "nccl.", 5) != 0 && strncmp(o->key, "bench.", 6) != 0))
-			continue;
-		for (k = 0; k < n && !dup; k++)
-			dup = strcmp(seen[k], o->host) == 0;
-		if (!dup) {
-			if (n == FT_ARRAY_SIZE(seen))
-				return 0; /* more hosts than a placement hint needs */
-			seen[n++] = o->host;
-		}
-	}
-	return n;
-}
-
 /* The model's expectations for the rows measured, and the fabric's structure. */
 static int
 read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
@@ -152,8 +114,8 @@ read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 	}
-	rc = ft__workflow_model_expectations_on(&cs, &in->rows, NULL, run_hosts(&in->obs),
-	                                        &in->expect, NULL, &in->nmodel, err);
+	rc = ft_workflow_model_expectations(&cs, &in->rows, NULL, &in->expect, NULL, &in->nmodel,
+	                                    err);
 	if (rc < 0 && rc != FT_ENOMEM)
 		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
 	if (rc < 0)
