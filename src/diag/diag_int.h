@@ -24,6 +24,8 @@ typedef int ft__diag_eval_fn(const struct ft_diag_ctx *c, struct ft_findings *ou
 /* rules_job.c */
 ft__diag_eval_fn ft__diag_eval_dcgm_diag, ft__diag_eval_ecc, ft__diag_eval_nvlink_down, ft__diag_eval_recovery,
 	ft__diag_eval_remap, ft__diag_eval_torch_nccl_error, ft__diag_eval_watchdog, ft__diag_eval_xid;
+/* rules_nicdrv.c */
+ft__diag_eval_fn ft__diag_eval_nic_driver;
 /* rules_overlap.c */
 ft__diag_eval_fn ft__diag_eval_overlap_low;
 /* rules_nccl.c */

@@ -212,6 +212,37 @@ static const struct {
 	{ 119, XID_RESET_GPU, "GSP firmware RPC timeout" },
 	{ 120, XID_RESET_GPU, "GSP firmware error" },
 	{ 140, XID_RESET_GPU, "unrecovered ECC error" },
+	/*
+	 * Hopper and later. Names from the driver's own list (NVIDIA
+	 * open-gpu-kernel-modules 595.45.04, src/common/sdk/nvidia/inc/nverror.h);
+	 * the class is the catalog's for the same kind of fault: an NVLink unit
+	 * as Xid 74, lost memory as 48/64, a lost bus as 79. An NVLink unit error
+	 * is followed by an Xid 154 that names the recovery the driver wants.
+	 */
+	{ 121, XID_RESET_GPU, "C2C (chip-to-chip, Grace-Hopper/Blackwell) link error" },
+	{ 136, XID_RESET_GPU, "NVLink link training failed when the GPU came up: it starts with "
+			      "fewer or no NVLinks" },
+	{ 137, XID_RESET_GPU, "NVLink privileged-register access error" },
+	{ 143, XID_DRAIN, "GPU initialization failed: the GPU is not usable" },
+	{ 144, XID_RESET_GPU, "NVLink error in the SAW unit" },
+	{ 145, XID_RESET_GPU, "NVLink error in the RLW unit (link layer)" },
+	{ 146, XID_RESET_GPU, "NVLink error in the TLW unit (transaction layer)" },
+	{ 147, XID_RESET_GPU, "NVLink error in the TREX unit" },
+	{ 148, XID_RESET_GPU, "NVLink error in the NVLPW control unit" },
+	{ 149, XID_RESET_GPU, "NVLink error reported by the link firmware (NETIR: a link went "
+			      "down or failed)" },
+	{ 150, XID_RESET_GPU, "NVLink error in the MSE unit (link management firmware)" },
+	{ 155, XID_RESET_GPU, "NVLink error defined by the driver (software-detected link fault)" },
+	{ 156, XID_WATCH, "GPU resource retirement recorded (memory or channel retired): trend "
+			  "the count" },
+	{ 157, XID_DRAIN, "GPU resource retirement failed: failing GPU resource" },
+	{ 158, XID_RESET_GPU, "GPU fatal timeout: the GPU stopped answering the driver" },
+	{ 167, XID_DRAIN, "PCIe fatal timeout: the GPU stopped answering on PCIe" },
+	{ 168, XID_DRAIN, "GPU memory capacity reduced (memory taken out of service)" },
+	{ 171, XID_DRAIN, "uncorrectable DRAM (GPU memory) error" },
+	{ 172, XID_DRAIN, "uncorrectable SRAM (on-chip memory) error" },
+	{ 173, XID_DRAIN, "C2C fatal link failure: the GPU lost its link to the CPU" },
+	{ 175, XID_DRAIN, "GPU memory subsystem error" },
 };
 
 static const char *const action_text[] = {
@@ -271,11 +302,58 @@ xid_missing_cause(const struct ft_diag_ctx *c, const struct ft_obs *o)
 	return (int)cause;
 }
 
+/*
+ * Xid 154 says which recovery the driver now wants ("GPU recovery action
+ * changed from 0x0 (None) to 0x4 (Drain and Reset)", the action names of
+ * open-gpu-kernel-modules' gpu.c; older drivers say "PF FLR" or "OS Reboot"):
+ * the severity is that action's. @last is
+ * the GPU's latest Xid 154 line, which holds the action in force.
+ */
+static int
+check_recovery_action(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o,
+		      const struct ft_obs *last, size_t count)
+{
+	static const struct {
+		const char *name;
+		int sev;
+		const char *todo;
+	} acts[] = {
+		{ "(None)", FT_SEV_INFO, "nothing to do: the GPU recovered by itself" },
+		{ "(Drain P2P)", FT_SEV_WARNING,
+		  "stop the jobs that use peer-to-peer (NVLink) traffic on this GPU, then reset it" },
+		{ "(Recover IMEX Domain)", FT_SEV_WARNING,
+		  "restart the IMEX domain (multi-node NVLink memory sharing) this GPU is in" },
+		{ "(GPU Reset Required)", FT_SEV_ERROR,
+		  "drain the GPU and reset it (nvidia-smi -r); run a DCGM diagnostic before returning it" },
+		{ "(Drain and Reset)", FT_SEV_ERROR,
+		  "drain the GPU's jobs, then reset it (nvidia-smi -r)" },
+		{ "(PF FLR)", FT_SEV_ERROR,
+		  "drain the GPU and reset it (a function-level reset, nvidia-smi -r)" },
+		{ "(Node Reboot Required)", FT_SEV_CRITICAL, "drain the node and reboot it" },
+		{ "(OS Reboot)", FT_SEV_CRITICAL, "drain the node and reboot it" },
+	};
+	const char *to = strstr(last->str, " to ");
+	size_t k;
+
+	for (k = 0; to && k < FT_ARRAY_SIZE(acts); k++)
+		if (ft__str_icontains(to, acts[k].name))
+			return ft__diag_emit(c, out, acts[k].sev, FT__EV(o, last != o ? last : NULL),
+					     "Xid 154 on GPU %s (%zu time%s): the driver's recovery "
+					     "action is now %.*s; %s",
+					     o->device[0] ? o->device : "?", count,
+					     count == 1 ? "" : "s", (int)strlen(acts[k].name) - 2,
+					     acts[k].name + 1, acts[k].todo);
+	return ft__diag_emit(c, out, FT_SEV_WARNING, FT__EV(o, last != o ? last : NULL),
+			     "Xid 154 on GPU %s (%zu time%s): the driver's recovery action changed, "
+			     "to one this list does not know: \"%.100s\"; see NVIDIA's Xid catalog",
+			     o->device[0] ? o->device : "?", count, count == 1 ? "" : "s", last->str);
+}
+
 /* One finding per GPU and code, with the count, at its first line. */
 static int
 check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	const struct ft_obs *p;
+	const struct ft_obs *p, *last = o;
 	size_t k, pos = 0, count = 0;
 	int code, sev, cause;
 
@@ -290,7 +368,11 @@ check_xid(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_
 		    (p->line < o->line || (p->line == o->line && strcmp(p->file, o->file) < 0)))
 			return 0;
 		count++;
+		if (p->line > last->line)
+			last = p;
 	}
+	if (code == 154)
+		return check_recovery_action(c, out, o, last, count);
 	k = xid_find(code);
 	cause = xid_missing_cause(c, o);
 	if (cause) {

@@ -90,9 +90,22 @@ const struct ft_rule ft__diag_rules[] = {
 	  .needs = "gpu.xid",
 	  .eval = ft__diag_eval_xid,
 	  .fix = "act on the Xid class: application faults (13, 31, 43, 94) restart the job; "
-		 "firmware or uncontained errors (61, 62, 95, 119, 120) reset the GPU; memory, "
-		 "NVLink and bus faults (48, 64, 74, 79) drain the node for diagnosis and RMA",
+		 "firmware, uncontained and NVLink-unit errors (61, 62, 95, 119, 120, 144-150) "
+		 "reset the GPU; memory, NVLink and bus faults (48, 64, 74, 79, 171, 172) drain "
+		 "the node for diagnosis and RMA; after Xid 154 do the recovery it names",
 	  .kb = "XID-CATALOG HOST-PCIE" },
+	{ .id = "nic-driver-fault",
+	  .layer = FT_LAYER_FIRMWARE_HW,
+	  .severity = FT_SEV_ERROR,
+	  .summary = "the NIC's driver (mlx5_core) logged a failed probe, a firmware fault, a "
+		     "failed command, low slot power, a module error or a link down",
+	  .needs = "nic.probe_failed nic.fw_error nic.cmd_error nic.pcie_power nic.module nic.link",
+	  .eval = ft__diag_eval_nic_driver,
+	  .fix = "a NIC that did not come up or whose firmware failed: power-cycle the node, "
+		 "check the firmware (mlxfwmanager), reseat or replace the card; a module "
+		 "error or absent module: reseat or replace it; low slot power: another slot "
+		 "or the BIOS slot power limit",
+	  .kb = "HOST-PCIE" },
 	{ .id = "gpu-memory-remap",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_WARNING,

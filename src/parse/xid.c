@@ -16,7 +16,9 @@
  * when there is one. The kernel's line on a device's PCIe link ("63.008 Gb/s
  * available PCIe bandwidth (8.0 GT/s PCIe x8 link)", with "limited by ... (capable
  * of ...)" when it trained below its capability) gives pcie.link.* for the
- * device, so a NIC or GPU trained down is seen in a plain dmesg.
+ * device, so a NIC or GPU trained down is seen in a plain dmesg. The mlx5
+ * driver's lines on a ConnectX NIC that failed to come up, lost its firmware,
+ * its module or its link give nic.* (mlx5_line below).
  */
 #include "parse_int.h"
 
@@ -153,6 +155,141 @@ pcie_bandwidth(struct ft__pctx *c, struct ft__span s, uint32_t line)
 	return true;
 }
 
+/* The span from @at to the end of @s. */
+static struct ft__span
+from(struct ft__span s, const char *at)
+{
+	return (struct ft__span){ at, (size_t)(s.p + s.n - at) };
+}
+
+/* The number after @word in @s ("error -16", "(27W)"), or false. */
+static bool
+num_after(struct ft__span s, const char *word, double *v)
+{
+	const char *at = ft__find(s, word);
+
+	return at && ft__lead_dbl(ft__trim(from(s, at + strlen(word))), v, NULL);
+}
+
+/*
+ * What the NIC's driver says, drivers/net/ethernet/mellanox/mlx5/core (mlx5_core):
+ *   "mlx5_core 0000:41:00.0: poll_health:852:(pid 0): device's health compromised - reached miss count"
+ *   "mlx5_core 0000:41:00.0 eth1: Link down"
+ *   "mlx5_core: probe of 468b:00:02.0 failed with error -16"
+ * @dev gets the BDF, @ifname the interface when the line names one, @msg the
+ * message without the "function:line:(pid N): " the driver puts before it.
+ */
+static bool
+mlx5_split(struct ft__span s, struct ft__span *dev, struct ft__span *ifname, struct ft__span *msg)
+{
+	const char *at = ft__find(s, "mlx5_core");
+	struct ft__span r, tok, pid;
+	const char *p;
+
+	if (!at)
+		return false;
+	r = from(s, at + 9);
+	*ifname = FT__NOSTR;
+	if (ft__starts(r, ": probe of ")) {
+		r = ft__skip(r, 11);
+		if (!ft__token(&r, dev))
+			return false;
+		*msg = ft__trim(r);
+		return true;
+	}
+	if (!ft__token(&r, &tok) || tok.n < 8 || !memchr(tok.p, ':', tok.n))
+		return false;
+	if (tok.p[tok.n - 1] == ':') {
+		tok.n--;
+	} else if (ft__token(&r, ifname) && ifname->n > 1 && ifname->p[ifname->n - 1] == ':') {
+		ifname->n--;
+	} else {
+		return false;
+	}
+	*dev = tok;
+	r = ft__trim(r);
+	pid = r;
+	p = ft__find(pid, "(pid ");
+	if (p && (p = memchr(p, ')', (size_t)(r.p + r.n - p))) != NULL && p + 1 < r.p + r.n &&
+	    p[1] == ':')
+		r = ft__trim(from(r, p + 2));
+	*msg = r;
+	return true;
+}
+
+/*
+ * The mlx5 driver's lines on a NIC that failed or lost its port (keys
+ * nic.probe_failed, nic.fw_error, nic.cmd_error, nic.pcie_power, nic.module,
+ * nic.link; device = the BDF). Formats from the driver's main.c (probe_one,
+ * wait_fw_init), health.c (poll_health, print_health_info), cmd.c
+ * (mlx5_cmd_out_err, wait_func), events.c (port_module, the PCIe power
+ * event) and en_main.c (carrier), and the driver core's "probe of ...
+ * failed with error" line.
+ */
+static bool
+mlx5_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
+{
+	struct ft__span dev, ifname, msg;
+	const char *at;
+	double v;
+
+	if (!mlx5_split(s, &dev, &ifname, &msg))
+		return false;
+	syslog_host(c, s);
+	ft__copy(c->device, sizeof(c->device), dev);
+	c->port = c->rank = -1;
+	if ((ft__find(msg, "failed with error") || ft__find(msg, "probe with driver")) &&
+	    (num_after(msg, "failed with error code ", &v) ||
+	     num_after(msg, "failed with error ", &v))) {
+		ft__emit(c, line, "nic.probe_failed", true, v, NULL, msg);
+	} else if (ft__find(msg, "health compromised") || ft__find(msg, "Fatal error ") ||
+		   ft__find(msg, "Health issue observed") || ft__starts(msg, "synd 0x") ||
+		   ft__find(msg, "pre-initializing state, aborting") ||
+		   ft__find(msg, "FW initialization timeout") ||
+		   ft__find(msg, "Failed initializing command interface") ||
+		   ft__find(msg, "firmware version: 65535.65535.65535") ||
+		   ft__find(msg, "Unable to respond to initialization segment")) {
+		ft__emit_str(c, line, "nic.fw_error", msg);
+	} else if (ft__find(s, "mlx5_cmd_out_err") || ft__find(msg, "Will cause a leak of a command") ||
+		   ft__find(msg, "enable hca failed")) {
+		if (num_after(msg, "err(", &v))
+			ft__emit(c, line, "nic.cmd_error", true, v, NULL, msg);
+		else
+			ft__emit_str(c, line, "nic.cmd_error", msg);
+	} else if ((at = ft__find(msg, "power on the PCIe slot")) != NULL ||
+		   (at = ft__find(msg, "advertised sufficient power")) != NULL) {
+		bool low = ft__find(msg, "insufficient power") != NULL;
+
+		if (num_after(msg, "(", &v))
+			ft__emit(c, line, "nic.pcie_power", true, v, "W",
+				 ft__span_c(low ? "insufficient" : "sufficient"));
+		else
+			ft__emit_cstr(c, line, "nic.pcie_power", low ? "insufficient" : "sufficient");
+	} else if ((at = ft__find(msg, "Port module event")) != NULL) {
+		struct ft__span r = from(msg, at), what;
+		const char *comma = ft__find(r, ", ");
+		bool err = ft__find(r, "[error]") != NULL;
+
+		if (!num_after(r, ": module ", &v) || !comma)
+			return true;
+		what = ft__trim(from(r, comma + 2));
+		if (err && (comma = ft__find(what, ", ")) != NULL)
+			what = ft__trim(from(what, comma + 2)); /* "Cable error, High Temperature" */
+		if (err) {
+			char buf[96];
+
+			snprintf(buf, sizeof(buf), "error: %.*s", (int)what.n, what.p);
+			ft__emit(c, line, "nic.module", true, v, NULL, ft__span_c(buf));
+		} else {
+			ft__emit(c, line, "nic.module", true, v, NULL,
+				 ft__span_c(ft__find(what, "unplugged") ? "unplugged" : "plugged"));
+		}
+	} else if (ifname.n && (ft__eq(msg, "Link down") || ft__eq(msg, "Link up"))) {
+		ft__emit_cstr(c, line, "nic.link", ft__eq(msg, "Link down") ? "down" : "up");
+	}
+	return true;
+}
+
 bool
 ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 {
@@ -200,7 +337,7 @@ ft__xid_line(struct ft__pctx *c, struct ft__span s, uint32_t line)
 		xid_fallen(c, s, line);
 		return true;
 	}
-	return pcie_bandwidth(c, s, line);
+	return pcie_bandwidth(c, s, line) || mlx5_line(c, s, line);
 }
 
 int
@@ -217,4 +354,5 @@ ft__xid_run(struct ft__pctx *c, const char *text, size_t len)
 
 FT__PARSER(xid, "xid", "kernel log: NVIDIA Xid / NVSwitch SXid GPU error events, PCIe links",
            { 88, { "NVRM: Xid (|SXid (PCI:" } }, { 80, { "NVRM:", "fallen off the bus" } },
-           { 75, { "Gb/s available PCIe bandwidth" } });
+           { 75, { "Gb/s available PCIe bandwidth" } },
+           { 72, { "mlx5_core 0000:|mlx5_core: probe of" } });

@@ -452,6 +452,11 @@ static const struct rule_case cases[] = {
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030",
 	  "ib.pkey.capacity@a/mlx5_0/1=64;ib.pkey.0@a/mlx5_0/1=32816|0x8030;"
 	  "ib.pkey.capacity@b/mlx5_0/1=64;ib.pkey.0@b/mlx5_0/1=48|0x0030" },
+	/* a module that went away and came back is healthy; one still unplugged is not */
+	{ "nic-driver-fault",
+	  "nic.module@h1/0000:63:00.1=1|plugged;nic.module@h1/0000:63:00.1=1|unplugged",
+	  "nic.module@h1/0000:63:00.1=1|unplugged;nic.module@h1/0000:63:00.1=1|plugged;"
+	  "nic.pcie_power@h1/0000:63:00.1=75|sufficient;nic.link@h1/0000:63:00.1=up" },
 	/* IB-VL: SL 0 on VL15 is dropped; on VL0 of VL0-1 it is served */
 	{ "ib-sl-vl-unserved", "ib.sl2vl.sl0@/LID 1/1=15|in 0",
 	  "ib.portinfo.OperVLs@/LID 1/1=VL0-1;ib.sl2vl.sl0@/LID 1/1=0|in 0" },
@@ -1383,9 +1388,10 @@ test_job_rules(void **state)
 	diagnose("gpu.xid@n1/0000:dc:00=45|pid=1, name=python3, Ch 00000001 caused by previous Xid 79;"
 		 "gpu.xid@n1/0000:ed:00=45|pid=2, name=python3, Ch 0000000c caused by previous Xid 145;"
 		 "gpu.xid@n1/0000:97:00=79|GPU has fallen off the bus;"
-		 "gpu.xid@n1/0000:97:00=45|pid=3, Ch 00000003 caused by previous Xid 79",
+		 "gpu.xid@n1/0000:97:00=45|pid=3, Ch 00000003 caused by previous Xid 79;"
+		 "gpu.xid@n1/0000:ba:00=45|pid=4, Ch 00000002 caused by previous Xid 152",
 		 NULL, 0, &f);
-	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 4);
+	assert_int_equal(ft_findings_count_rule(&f, "gpu-xid"), 5);
 	for (size_t i = 0; i < ft_findings_len(&f); i++) {
 		const struct ft_finding *g = ft_findings_at(&f, i);
 		bool follow = strstr(g->entity, "97:00") && strstr(g->message, "Xid 45");
@@ -1393,9 +1399,13 @@ test_job_rules(void **state)
 		if (strstr(g->entity, "dc:00"))
 			assert_true(g->severity == FT_SEV_CRITICAL &&
 				    strstr(g->message, "caused by previous Xid 79, whose own line"));
-		else if (strstr(g->entity, "ed:00"))
+		else if (strstr(g->entity, "ed:00")) /* an NVLink unit error: reset the GPU */
+			assert_true(g->severity == FT_SEV_ERROR &&
+				    strstr(g->message, "caused by previous Xid 145") &&
+				    strstr(g->message, "NVLink error in the RLW unit"));
+		else if (strstr(g->entity, "ba:00")) /* a cause not in the list */
 			assert_true(g->severity == FT_SEV_WARNING &&
-				    strstr(g->message, "caused by previous Xid 145"));
+				    strstr(g->message, "caused by previous Xid 152"));
 		else if (follow)
 			assert_int_equal(g->severity, FT_SEV_INFO);
 	}

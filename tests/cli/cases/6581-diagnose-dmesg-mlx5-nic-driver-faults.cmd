@@ -1,0 +1,1 @@
+diagnose tests/fixtures/xid/dmesg-mlx5-health-cmd-timeout-power-module-link-format.txt
