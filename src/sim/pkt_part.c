@@ -68,6 +68,8 @@
 
 #include <fabtune/launch.h>
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -943,34 +945,49 @@ pp_cmp_done(const void *a, const void *b)
 
 /*
  * @n records of @size bytes at @mine from every rank, on rank 0 (@everyone: on every rank),
- * unsorted; their count in @count. NULL when out of memory.
+ * unsorted; their count in @count. NULL when out of memory. The counts and offsets MPI
+ * takes are ints: they count records (one MPI type of @size bytes), not bytes, so a rank
+ * may send up to INT_MAX records (2^31 - 1, about 100 GB of 48-byte ones), not the 44
+ * million that fit in INT_MAX bytes.
  */
 static void *
 pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bool everyone,
            size_t *count)
 {
-	int nr = pp->size, *cnt = ft_calloc((size_t)2 * nr + 1, sizeof(int)), *dis, all = 0;
-	int my = (int)(n * size);
+	int nr = pp->size, *cnt = ft_calloc((size_t)2 * nr + 1, sizeof(int)), *dis, my;
+	size_t all = 0;
+	MPI_Datatype rec;
 	void *dn = NULL;
 
 	if (!cnt)
 		return NULL;
+	my = (int)FT_MIN(n, (size_t)INT_MAX);
 	dis = cnt + nr;
 	if (everyone)
 		MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, MPI_COMM_WORLD);
 	else
 		MPI_Gather(&my, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	for (int r = 0; r < nr; r++) {
-		dis[r] = all;
-		all += cnt[r];
+		dis[r] = (int)FT_MIN(all, (size_t)INT_MAX);
+		all += (size_t)cnt[r];
 	}
-	dn = ft_calloc((size_t)all / size + 1, size);
+	if (n > INT_MAX || all > INT_MAX) {
+		/* More records than MPI's int counts reach: no rank may wait for the rest. */
+		fprintf(stderr, "fabtune: sim: rank %d: %zu records to gather (%zu here) are more "
+		        "than MPI's counts reach (%d); split the run across more ranks\n",
+		        pp->rank, all, n, INT_MAX);
+		MPI_Abort(MPI_COMM_WORLD, 3);
+	}
+	MPI_Type_contiguous((int)size, MPI_BYTE, &rec);
+	MPI_Type_commit(&rec);
+	dn = ft_calloc(all + 1, size);
 	if (dn && everyone)
-		MPI_Allgatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, MPI_COMM_WORLD);
+		MPI_Allgatherv(my ? mine : NULL, my, rec, dn, cnt, dis, rec, MPI_COMM_WORLD);
 	else if (dn)
-		MPI_Gatherv(my ? mine : NULL, my, MPI_BYTE, dn, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
+		MPI_Gatherv(my ? mine : NULL, my, rec, dn, cnt, dis, rec, 0, MPI_COMM_WORLD);
+	MPI_Type_free(&rec);
 	ft_free(cnt);
-	*count = (size_t)all / size;
+	*count = all;
 	return dn;
 }
 
