@@ -470,6 +470,22 @@ tree_bus(const struct ft_model_links *l, enum ft_proto p, double bus, double nch
 }
 
 /*
+ * A node's NICs as NCCL's search sees them: their count in @nics and the speed of one,
+ * bytes/s. aws-ofi-nccl's RDMA protocol shows a p5 GPU's EFA cards as one device of their
+ * summed speed (nccl_ofi_rdma.c).
+ */
+static double
+nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics)
+{
+	if (l->aws_p5 && l->gpu_nics > 1) {
+		*nics = FT_MAX(l->nrails / l->gpu_nics, 1u);
+		return l->nic_Bps * l->gpu_nics;
+	}
+	*nics = l->nrails;
+	return l->nic_Bps;
+}
+
+/*
  * On 2 nodes NCCL's tuner reads the tree graph's bwIntra (src/graph/tuning.cc: bwIntra
  * when nNodes <= 2, at v2.18.1-1 to v2.28.3-1), which its search raises above the NIC's
  * speed while NVLink holds it (ft__model_tree_net_graph_Bps()): what it prices is the
@@ -479,18 +495,12 @@ tree_bus(const struct ft_model_links *l, enum ft_proto p, double bus, double nch
 static double
 tree_two_node_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
 {
-	uint32_t nics = l->nrails;
-	double nic = l->nic_Bps, graph;
+	uint32_t nics;
+	double nic = nic_as_nccl_sees(l, &nics), graph;
 
 	*nch = 0;
 	if (l->nnodes != 2 || l->ppn < 2 || !l->nvlink || l->nvlinks == 0 || l->domain_nodes)
 		return 0;
-	/* aws-ofi-nccl's RDMA protocol shows a p5 GPU's cards as one device of their summed
-	 * speed (nccl_ofi_rdma.c) */
-	if (l->aws_p5 && l->gpu_nics > 1) {
-		nics = FT_MAX(l->nrails / l->gpu_nics, 1u);
-		nic *= l->gpu_nics;
-	}
 	graph = ft__model_tree_net_graph_Bps(l->arch, l->nccl_version,
 	                                     l->nvlinks * ft__model_nvlink_link_Bps_at(
 	                                                      l->arch, l->nccl_version),
@@ -636,9 +646,8 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
  * nChannels x min(bwIntra, bwInter / 2) on more, times 5/6 to algorithm bandwidth; the
  * nvlsEfficiency, the per-channel NVLSTree caps and the nRanks / nSteps conversion are
  * 2.28's. The graph is NCCL's NVLS search across nodes (ft__model_nvls_net_graph()): one
- * head per GPU with a NIC of its own, each NIC as NCCL sees it (on p5, aws-ofi-nccl's RDMA
- * protocol shows a GPU's four EFA cards as one device of their summed speed,
- * nccl_ofi_rdma.c). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
+ * head per GPU with a NIC of its own, each NIC as NCCL sees it (nic_as_nccl_sees(): on p5
+ * a GPU's four EFA cards are one device of their summed speed). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
  * 2.28 gives 8 x 57.7 x 16/30 = 246.2; on more nodes 8 x 24 x 5/6 = 160 against 182.
  */
 static void
@@ -646,7 +655,8 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
 {
 	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
 	                      (double)FT__MODEL_NVLS_MAX_HEADS);
-	double nic = l->nic_Bps * (l->aws_p5 ? FT_MAX(l->gpu_nics, 1u) : 1u);
+	uint32_t nics;
+	double nic = nic_as_nccl_sees(l, &nics);
 	double links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
 	double bw_intra, bw_inter, inter, nch;
 
