@@ -20,7 +20,11 @@
 # as the gathered records and rank 0 sorted the starts as indices, all
 # against one process that built the ring whole (103.5 MB; one process
 # builds it as its messages may start now, 19.1 MB, while a split run still
-# builds it whole, so the ratios are about 5.4x those now); the MoE lab's largest rank
+# builds it whole, so the ratios are about 5.4x those now: 6.78x on rank 0 and
+# 5.82x on the others at 4 ranks, 130.6 and 112.1 MB against 19.3 MB; 5.82x
+# and 4.70x, 111.1 and 89.7 MB against 19.1 MB, once a QP's next message no
+# longer waited on a barrier of its own, 6.75x / 5.82x to 5.99x / 5.20x at
+# 2 ranks; docs/internals/sim.md, "Memory"); the MoE lab's largest rank
 # went from 1.49x / 1.59x to 1.37x / 1.38x at 2 / 4 ranks once its nodes
 # were shared out among the ranks of their rails' leaves (the sum from
 # 2.65x / 5.18x to 2.69x / 5.32x).

@@ -105,9 +105,13 @@ ft__pk_start_task(struct pk_engine *e, uint32_t t)
 	return start_task(e, t);
 }
 
+/* A barrier's wait is over, or, when @t is a flow's, the message before it on its QP has
+ * left the NIC (pk_flow_sent): one wait less, as that barrier's end once told it. */
 int
 ft__pk_task_done(struct pk_engine *e, uint32_t t)
 {
+	if (t < PK_VIRT && task_at(e, t)->kind == PK_T_FLOW)
+		return ft__pk_pred_done(e, t, 0);
 	return task_done(e, t, 0);
 }
 

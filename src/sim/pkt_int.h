@@ -202,6 +202,8 @@ struct pk_task {
 	uint8_t kind;
 	uint8_t done;
 	uint8_t lazy; /* a lazy phase's: its successors are named by pkt_tree.c */
+	uint8_t sent; /* PK_T_FLOW: its last packet has left the NIC (its QP's next message
+	               * told once: a go-back-N resend of the tail tells it no more) */
 };
 
 /* DCQCN's alpha where a QP starts (initial_alpha_value 1023 of 1024, kb CC-DCQCN). */
@@ -229,7 +231,8 @@ struct pk_flow {
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
-	uint32_t sent_task; /* a barrier done when its last packet first leaves, PK_NONE */
+	uint32_t sent_task; /* the task of its QP's next message, which waits for its last
+	                     * packet to first leave (a lazy phase's number), PK_NONE */
 	uint32_t nic_link;  /* the port of the NIC it leaves by (under any routing), PK_NONE */
 	uint32_t nic_rx_link; /* fixed path: its last network port (into the receiver's NIC), PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
@@ -748,12 +751,15 @@ int ft__pk_task_done(struct pk_engine *e, uint32_t t);
 struct pk_flow *ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f);
 
 /* Flow @f's last packet leaves its NIC: the next message on its QP may start, and
- * takes over the QP's congestion control state (a NIC keeps it per QP). */
+ * takes over the QP's congestion control state (a NIC keeps it per QP). The wait is told
+ * through an event at no vertex (PK_EV_TASK naming the next message's task: one wait
+ * less, ft__pk_task_done), as the barrier between the two messages once was, which the
+ * whole graph no longer builds (a task, an edge and a successor entry per message). */
 static inline int
 pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 {
 	uint32_t t = f->sent_task;
-	struct pk_task *k;
+	struct pk_task *own;
 	struct pk_flow *next;
 
 	if (t == PK_NONE)
@@ -762,10 +768,10 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 		f->sent_task = PK_NONE;
 		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 	}
-	k = &FT_VEC_AT(&e->tasks, struct pk_task, t);
-	if (k->npred == 0)
-		return 0; /* fired already: a go-back-N resend of the tail fires it once */
-	k->npred = 0;
+	own = &FT_VEC_AT(&e->tasks, struct pk_task, f->task);
+	if (own->sent)
+		return 0; /* told already: a go-back-N resend of the tail tells it once */
+	own->sent = 1;
 	if (e->paced && (next = ft__pk_qp_next(e, f)) != NULL)
 		*pk_flow_cc(e, next) = *pk_flow_cc(e, f);
 	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);

@@ -274,13 +274,11 @@ ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
 {
 	const struct pk_task *k;
 
-	/* The barrier done when @f has left has one successor: the QP's next flow. */
-	if (f->sent_task == PK_NONE || f->sent_task >= PK_VIRT || !e->succ)
+	/* The task its last packet's leaving tells: the QP's next flow. */
+	if (f->sent_task == PK_NONE || f->sent_task >= PK_VIRT)
 		return NULL; /* (a lazy NVLS tree's next message is not built: unpaced runs) */
 	k = task_of(e, f->sent_task);
-	if (k->nsucc != 1 || task_of(e, e->succ[k->succ_off])->kind != PK_T_FLOW)
-		return NULL;
-	return flow_at(e, task_of(e, e->succ[k->succ_off])->flow);
+	return k->kind == PK_T_FLOW ? flow_at(e, k->flow) : NULL;
 }
 
 /* ---- NCCL's chunking of a ring phase --------------------------------------------- */
@@ -354,14 +352,11 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
 		return (int)t;
 	*task = (uint32_t)t;
 	if (rb->last[qp] != PK_NONE) {
-		/* Done when the previous flow's last packet leaves the NIC (never started by
-		 * a predecessor: the send path completes it). */
-		int64_t sent = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, rb->tag);
-
-		if (sent < 0 || ft__pk_add_dep(e, (uint32_t)sent, (uint32_t)t) < 0)
-			return FT_ENOMEM;
-		task_of(e, (uint32_t)sent)->npred = 1;
-		flow_at(e, rb->last[qp])->sent_task = (uint32_t)sent;
+		/* It waits for the previous flow's last packet to leave the NIC, which the
+		 * send path tells it (pk_flow_sent): a wait with no edge, no barrier between
+		 * (one task, one edge and one successor entry less per message). */
+		task_of(e, (uint32_t)t)->npred++;
+		flow_at(e, rb->last[qp])->sent_task = (uint32_t)t;
 	}
 	rb->last[qp] = task_of(e, (uint32_t)t)->flow;
 	return 0;

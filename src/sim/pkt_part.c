@@ -49,7 +49,8 @@
  * NCCL's chunked pipelines: a flow that waits for a flow ending where it leaves starts there (local), one that
  * waits for a flow ending elsewhere (a slot's clear-to-send) learns of it one
  * path latency later (PK_EV_PRED, a message when it crosses), and a QP's
- * next message waits for a barrier the source's rank alone completes; an NVLS
+ * next message waits for its previous one to leave the NIC, which the
+ * source's rank alone tells it (pk_flow_sent, no barrier between); an NVLS
  * tree's read learns that a chunk reached another switch of its node through a
  * barrier that waits one path latency (pkt_tree.c). Such a
  * flow starts on its source's rank alone: every rank routes every flow
@@ -83,8 +84,6 @@
                     * completions */
 #define PP_MID  3u /* a barrier between flows (a phase's end, an op after another): every
                     * rank runs it, told of its flows' completions at each window's end */
-#define PP_LOCAL 4u /* a barrier a flow's send completes (its QP's next message waits for
-                     * it): the rank of the flow's source alone runs it */
 #define PP_SUCC 8u  /* (while checking) a task with successors */
 #define PP_FEED 16u /* (while checking) a flow another flow waits for */
 
@@ -343,32 +342,6 @@ pp_check_feed(const struct pk_engine *e, const struct pk_part *pp, const struct 
 	                    (double)a->lat_ps / 1e6, (double)pp->lookahead_ps / 1e6);
 }
 
-/* The barriers a flow's send completes: run by its source's rank, for the QP's next flow. */
-static int
-pp_check_sent(struct pk_engine *e, struct pk_part *pp, const uint32_t *nin, struct ft_error *err)
-{
-	for (size_t i = 0; i < e->flows.len; i++) {
-		const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, i);
-		const struct pk_task *k;
-
-		if (f->sent_task == PK_NONE)
-			continue;
-		k = &FT_VEC_AT(&e->tasks, struct pk_task, f->sent_task);
-		if (k->npred != 1 || nin[f->sent_task])
-			return pp_refuse(err, "a flow's send and another task complete one barrier");
-		pp->task_kind[f->sent_task] = PP_LOCAL;
-	}
-	for (size_t i = 0; i < e->edges.len; i++) {
-		const uint32_t *pr = ft_vec_at(&e->edges, i);
-		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
-
-		if (pp->task_kind[pr[0]] == PP_LOCAL && b->kind != PK_T_FLOW)
-			return pp_refuse(err, "a flow's send completes a barrier other than its "
-			                      "queue pair's next message");
-	}
-	return 0;
-}
-
 /* What the run may not do split, and the task graph's shape; the lookahead. */
 static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
@@ -413,7 +386,9 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		if (k->kind == PK_T_BARRIER && k->npred == nin[i])
 			pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
-	rc = pp_check_sent(e, pp, nin, err);
+	/* (A QP's next message waits for its previous one to leave the NIC with no barrier
+	 * between: the source's rank alone tells it, pk_flow_sent.) */
+	rc = 0;
 	/* nin now: per middle barrier, 1 after a flow; plat: its flows' longest path latency. */
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {

@@ -674,6 +674,66 @@ test_ring_tree_lazy(void **state)
 }
 
 /*
+ * Built whole (as a split run, a lossy or a paced run builds them), a ring's or a tree's
+ * message waits for the one before it on its QP to leave the NIC with no task between
+ * them: the send path tells the next message's task itself. 64 MiB over 2 DGX H100 nodes
+ * x 4 GPUs, as test_ring_tree_lazy cuts it: the ring all-reduce's 896 messages on 8
+ * connections, with 1 and 2 QPs (8 or 16 QPs, each a chain of messages), and the tree's
+ * 1,792 on 28. A task that is no message is a barrier of the op or of a phase, or a
+ * connection's end: at most one per connection and 4 more, 12 and 32 here (2 are made:
+ * the op's start and end), where a barrier per message but a QP's first made 888 (880
+ * with 2 QPs) and 1,764 more. Every counter is the lazy build's to the bit.
+ */
+static void
+test_ring_tree_whole_tasks(void **state)
+{
+	const struct {
+		enum ft_algo algo;
+		uint32_t qps, nconn;
+		size_t whole;
+	} runs[] = {
+		{ FT_ALGO_RING, 1, 8, 896 },
+		{ FT_ALGO_RING, 2, 8, 896 },
+		{ FT_ALGO_TREE, 1, 28, 1792 },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = runs[k].algo,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 8,
+			                  .ranks_per_node = 4,
+			                  .bytes = 64u << 20 };
+		struct pk_run r[2];
+		size_t nflow = 0, nbar = 0, most = (size_t)runs[k].nconn + 4;
+		const struct pk_engine *w;
+
+		for (int i = 0; i < 2; i++)
+			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, 1,
+			              FT_ROUTING_ECMP);
+		w = pk(r[0].e);
+		assert_int_equal(w->flows.len, runs[k].whole);
+		for (size_t t = 0; t < w->tasks.len; t++) {
+			const struct pk_task *tk = &FT_VEC_AT(&w->tasks, struct pk_task, t);
+
+			nflow += tk->kind == PK_T_FLOW;
+			nbar += tk->kind != PK_T_FLOW;
+		}
+		print_message("whole %s, %u QPs: %zu tasks, %zu of them no message (at most %zu)\n",
+		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", runs[k].qps,
+		              w->tasks.len, nbar, most);
+		assert_int_equal(nflow, runs[k].whole);
+		if (nbar > most)
+			fail_msg("run %zu: %zu tasks besides the %zu messages, at most %zu", k, nbar,
+			         nflow, most);
+		assert_same_run(&r[0], &r[1]);
+		pk_run_free(&r[1]);
+		pk_run_free(&r[0]);
+	}
+}
+
+/*
  * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
  * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
  * head 1's first; every in-node flow of a head names the first of its own channel's two
@@ -748,6 +808,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_ring_tree_lazy),
+		cmocka_unit_test(test_ring_tree_whole_tasks),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
