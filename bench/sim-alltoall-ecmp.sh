@@ -39,11 +39,16 @@
 # distinct link sets (131,072 of 131,072 at :64), so none can be filled as
 # one. Hot loops with their arrays in locals and freezing walks two hops a
 # turn: instructions at :64, ECMP 4,317M -> 4,077M (D-mod-K 1,292M after).
+# Measured 2026-12-03 (load 10-18, REPEAT=3): :16 0.033 s D-mod-K, 0.040 s
+# ECMP (1.2x); :64 0.537 s, 1.884 s (3.5x); :128 2.698 s, 22.502 s (8.3x).
+# Walks that leave out the links carrying the same flows as the one that
+# froze them: 4,077M -> 4,282M instructions at :64, not kept.
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
 # "Ends that leave little room", "One full pass per hundredth of an FCT",
 # "First guesses cut at an eighth", "One rate per bottleneck link: the
 # exact part, measured", "Where the ECMP all-to-all's time goes" and
-# "Arrays in locals, two hops a turn".
+# "Arrays in locals, two hops a turn" and "Links that carry the same flows,
+# measured and not kept".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
