@@ -1094,6 +1094,41 @@ test_selection(void **state)
 }
 
 /*
+ * CollNet runs as CollNetDirect or CollNetChain, whichever NCCL's tuner finds faster
+ * (src/graph/tuning.cc). 8 nodes of 8 H100s, a 400G NIC each GPU, SHARP: the chain's graph
+ * is a tree with CollNet, 8 channels of 48 GB/s (the Hopper Inter list's top under the 50
+ * GB/s NIC; no step above it), algbw 8 x 48 x 0.5 = 192 GB/s; the direct one takes the
+ * links, min(360 x 8/14, 400) x 0.85 = 174.9. A large all-reduce takes the chain; a small
+ * one the direct (2 x (3.7 + 0.4 x 7) + NET against the chain's 2 x 7 x 3 + NET).
+ */
+static void
+test_collnet_chain(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	const double direct = 360e9 * 8.0 / 14.0 * 0.85;
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+	q.tuner_only = true;
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+	q.bytes = 1024;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / direct - 1) < 1e-9);
+	/* NCCL 2.18's latencies: the chain's NVLink hop 4.75 us, NET 14 us */
+	q.bytes = 4ull << 30;
+	q.nccl_version = 21800;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+}
+
+/*
  * Send/recv and all-to-all pick their protocol per send as NCCL's
  * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
  * a channel where the connection has LL buffers, and a network connection has
@@ -3023,6 +3058,7 @@ main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_speed_lists_per_release),
+		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
