@@ -281,6 +281,11 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, l, err);
 	if (rc < 0)
 		return rc;
+	/* one GPU a node: the channels of the release's Inter list (links.c sized them on the
+	 * newest's) */
+	if (q->nccl_version && l->ppn == 1 && l->nnodes > 1)
+		l->nchannels = ft__model_net_graph_channels(l->arch, q->nccl_version, l->nic_Bps,
+		                                            l->gpu_nics);
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;

@@ -52,53 +52,6 @@ ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version)
 	return version < 22700 ? 40.0e9 : ft__model_nvlink_link_Bps(arch);
 }
 
-static const double *
-speed_list(const double *speeds, size_t len, size_t *n)
-{
-	*n = len;
-	return speeds;
-}
-
-/*
- * NCCL's per-channel search speeds inside a node, GB/s, fastest first, as NCCL release
- * @version (major x 10000 + minor x 100; 0: the newest) has them (NVIDIA/nccl
- * src/graph/search.cc at the tags): speedArrayIntra for GPUs before Hopper (the same in every
- * release); sm90SpeedArrayIntra for Hopper, without 50 and 11 in 2.18, with 50 from 2.19.1
- * and 11 from 2.21.5; sm100SpeedArrayIntra for Blackwell from 2.25.1 (before it compute
- * capability 10 took the sm90 list, ncclTopoCompute picking by ccMin >= 90), with 18 from
- * 2.27.3 and 45 from 2.29.2. ncclTopoCompute takes them when the communicator has no network
- * (one node, or one NVLink domain); across nodes it takes the Inter lists
- * (docs/internals/model.md, "NCCL's graph search").
- */
-static const double *
-graph_speeds(enum ft_model_arch arch, uint32_t version, size_t *n)
-{
-	static const double sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
-	static const double sm90_218[] = { 60, 40, 30, 24, 20, 15, 12, 6, 3 };
-	static const double sm90_219[] = { 60, 50, 40, 30, 24, 20, 15, 12, 6, 3 };
-	static const double sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
-	static const double sm100_225[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 };
-	static const double sm100_227[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18 };
-	static const double sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
-	bool newest = version == 0;
-
-	if (arch == FT_ARCH_BLACKWELL && (newest || version >= 22500)) {
-		if (newest || version >= 22900)
-			return speed_list(sm100, FT_ARRAY_SIZE(sm100), n);
-		if (version >= 22700)
-			return speed_list(sm100_227, FT_ARRAY_SIZE(sm100_227), n);
-		return speed_list(sm100_225, FT_ARRAY_SIZE(sm100_225), n);
-	}
-	if (arch >= FT_ARCH_HOPPER) {
-		if (newest || version >= 22100)
-			return speed_list(sm90, FT_ARRAY_SIZE(sm90), n);
-		if (version >= 21900)
-			return speed_list(sm90_219, FT_ARRAY_SIZE(sm90_219), n);
-		return speed_list(sm90_218, FT_ARRAY_SIZE(sm90_218), n);
-	}
-	return speed_list(sm80, FT_ARRAY_SIZE(sm80), n);
-}
-
 /* GB/s with a little slack, so that 9 channels of 40 fill 360 exactly. */
 static double
 slack_GBps(double Bps)
@@ -107,64 +60,210 @@ slack_GBps(double Bps)
 }
 
 /*
- * The channels of a graph whose ranks are one GPU a node (NVIDIA/nccl
- * src/graph/search.cc, ncclTopoCompute; the same from 2.18 to 2.29 for NIC
- * paths up to 48 GB/s, the newest Blackwell list adding 80-96 GB/s for 800G
- * NICs, left out here). No NVLink hop is in it, so the search takes the Inter
- * list and packs channels on the GPU's NICs alone, at the first speed not
- * above a NIC's path and as many of it as the NICs hold, keeping the most
- * bandwidth (the first of equals) until the next speed is under 0.49 of the
- * kept one's; ncclTopoDupChannels then doubles the channels and halves the
- * speed from 25 GB/s (on Hopper and later not when under 50 GB/s with more
- * than 4), and ncclTopoPostset (src/graph/connect.cc) doubles them again.
- * One 400G NIC gives 1 x 48, 2 x 24, then 4 channels; one HDR NIC 1 x 24,
- * not duplicated, then 2; four 100G EFA NICs 4 x 12, then 8.
+ * NCCL's per-channel search speeds, GB/s, fastest first (NVIDIA/nccl src/graph/search.cc,
+ * speedArrayIntra and speedArrayInter before Hopper, sm90SpeedArray* for Hopper,
+ * sm100SpeedArray* for Blackwell). ncclTopoCompute takes an Intra list when the
+ * communicator has no network (one node, or one NVLink domain) and an Inter list otherwise,
+ * by the least compute capability of its GPUs (ccMin >= 100, >= 90, else the oldest).
  */
-static uint32_t
-net_graph_channels(enum ft_model_arch arch, double nic_Bps, uint32_t nics)
+struct speeds {
+	const double *v;
+	size_t n;
+};
+
+#define SPEEDS(a) { a, FT_ARRAY_SIZE(a) }
+
+static const double intra_sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
+static const double inter_sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
+	                              7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12 };
+static const double intra_sm90_218[] = { 60, 40, 30, 24, 20, 15, 12, 6, 3 };
+static const double intra_sm90_219[] = { 60, 50, 40, 30, 24, 20, 15, 12, 6, 3 };
+static const double intra_sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
+static const double inter_sm90_218[] = { 48, 45, 42, 40, 30, 24, 20, 17.5,
+	                                 15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12 };
+static const double inter_sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5,
+	                             15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12 };
+static const double intra_sm100_225[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 };
+static const double intra_sm100_227[] = { 90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18 };
+static const double intra_sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
+static const double inter_sm100_227[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5,
+	                                  15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12 };
+static const double inter_sm100_229[] = { 96, 80, 48, 45.1, 42, 40,  30,  24,   22,  20,
+	                                  17.5, 15, 12, 6,  3, 2.4, 1.2, 0.24, 0.12 };
+static const double inter_sm100[] = { 96, 86, 80, 48, 45.1, 42,  40,  30,   24,  22,
+	                              20, 17.5, 15, 12, 6,  3, 2.4, 1.2, 0.24, 0.12 };
+
+/*
+ * The lists of each NCCL release from 2.18 (the oldest the model takes) on, read at the tag
+ * named; a release holds from its version up to the next row's. A minor release is read at
+ * its last patch tag (the model's versions carry no patch): 2.18.1 lacked 20 and 17.5 in
+ * the Hopper Inter list, 2.19.1 lacked 22, and 2.27.3 and 2.27.5 started Blackwell's Inter
+ * list at 47.9 and at 48, 45.1 without 96. Blackwell took the Hopper lists (ccMin >= 90)
+ * until sm100 lists of its own came in 2.25.1, whose Inter list was still Hopper's.
+ */
+struct speed_release {
+	uint32_t from;              /* major x 10000 + minor x 100 */
+	struct speeds intra[3];     /* before Hopper, Hopper, Blackwell */
+	struct speeds inter[3];
+};
+
+static const struct speed_release speed_releases[] = {
+	/* v2.18.6-1 */
+	{ 21800,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90_218), SPEEDS(intra_sm90_218) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90_218), SPEEDS(inter_sm90_218) } },
+	/* v2.19.4-1, v2.20.5-1: 50 Intra and 22 Inter on Hopper */
+	{ 21900,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90_219), SPEEDS(intra_sm90_219) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm90) } },
+	/* v2.21.5-1 to v2.24.3-1: 11 Intra on Hopper */
+	{ 22100,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90), SPEEDS(intra_sm90) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm90) } },
+	/* v2.25.1-1, v2.26.6-1: Blackwell's own Intra list */
+	{ 22500,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90), SPEEDS(intra_sm100_225) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm90) } },
+	/* v2.27.7-1, v2.28.9-1: 18 Intra; Blackwell's Inter list from 96, 45.1 for 45 */
+	{ 22700,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90), SPEEDS(intra_sm100_227) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm100_227) } },
+	/* v2.29.7-1: 45 Intra and 80 Inter on Blackwell */
+	{ 22900,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90), SPEEDS(intra_sm100) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm100_229) } },
+	/* v2.30.7-1, the newest: 86 Inter on Blackwell */
+	{ 23000,
+	  { SPEEDS(intra_sm80), SPEEDS(intra_sm90), SPEEDS(intra_sm100) },
+	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm100) } },
+};
+
+/* The speed list NCCL release @version (major x 10000 + minor x 100; 0: the newest) searches
+ * on GPUs of @arch: the Inter list when @inter (a communicator with a network). */
+static struct speeds
+nccl_speeds(enum ft_model_arch arch, uint32_t version, bool inter)
 {
-	static const double sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4 };
-	static const double sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4 };
-	const double *speed = arch >= FT_ARCH_HOPPER ? sm90 : sm80;
-	size_t n = arch >= FT_ARCH_HOPPER ? FT_ARRAY_SIZE(sm90) : FT_ARRAY_SIZE(sm80), i = 0;
-	double gbps = slack_GBps(nic_Bps), best = 0, best_speed = 0, best_nch = 1;
+	size_t r = FT_ARRAY_SIZE(speed_releases) - 1, col;
 
-	while (i < n - 1 && speed[i] > gbps)
-		i++;
-	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
-		double nch = FT_MIN(FT_MAX(floor(gbps / speed[i]), 1.0) * nics, 32.0);
-
-		if (nch * speed[i] > best) {
-			best = nch * speed[i];
-			best_speed = speed[i];
-			best_nch = nch;
-		}
-	}
-	if (best_speed >= 25 && !(arch >= FT_ARCH_HOPPER && best_speed < 50 && best_nch > 4))
-		best_nch = FT_MIN(2 * best_nch, 32.0);
-	return (uint32_t)FT_MIN(2 * best_nch, (double)FT_SPEC_MAX_CHANNELS);
+	if (version != 0)
+		while (r > 0 && speed_releases[r].from > version)
+			r--;
+	col = arch >= FT_ARCH_BLACKWELL ? 2 : arch == FT_ARCH_HOPPER ? 1 : 0;
+	return inter ? speed_releases[r].inter[col] : speed_releases[r].intra[col];
 }
 
-/* The fastest of NCCL's speeds not above @max_Bps; the slowest of the list when none is. */
+/* The index of the fastest speed of @s not above @max_GBps; the slowest when none is. */
+static size_t
+first_speed(struct speeds s, double max_GBps)
+{
+	size_t i = 0;
+
+	while (i < s.n - 1 && s.v[i] > max_GBps)
+		i++;
+	return i;
+}
+
+/* How many channels of @speed GB/s a graph packs on the links @ctx describes. */
+typedef double (*channel_fit)(double speed, const void *ctx);
+
+/*
+ * NCCL's first search pass (ncclTopoCompute): from the fastest speed of @s not above
+ * @max_GBps, the graph of the most channels x speed (the first of equals), lowering the
+ * speed while the next one is above 0.49 of the kept graph's. Returns the index of the
+ * kept speed, @s.n when no speed packs a channel; @nch gets its channels.
+ */
+static size_t
+search_speeds(struct speeds s, double max_GBps, channel_fit fit, const void *ctx, double *nch)
+{
+	size_t i, kept = s.n;
+	double best = 0;
+
+	*nch = 0;
+	for (i = first_speed(s, max_GBps);
+	     i < s.n && !(kept < s.n && s.v[i] / s.v[kept] <= 0.49); i++) {
+		double c = fit(s.v[i], ctx);
+
+		if (c >= 1 && c * s.v[i] > best) {
+			best = c * s.v[i];
+			kept = i;
+			*nch = c;
+		}
+	}
+	return kept;
+}
+
+/* ncclTopoDupChannels: the channels doubled (at most 32) at the speed divided alike, from
+ * 25 GB/s, and on Hopper and later not under 50 GB/s with more than 4 channels. */
+static void
+dup_channels(enum ft_model_arch arch, double *speed, double *nch)
+{
+	double dup;
+
+	if (*speed < 25 || (arch >= FT_ARCH_HOPPER && *speed < 50 && *nch > 4))
+		return;
+	dup = FT_MIN(2 * *nch, 32.0);
+	*speed /= ceil(dup / *nch);
+	*nch = dup;
+}
+
+/* Channels on a GPU's NICs alone: floor(path / speed) a NIC, at least one, at most 32. */
+struct nic_fit {
+	double path;
+	uint32_t nics;
+};
+
+static double
+fit_nics(double speed, const void *ctx)
+{
+	const struct nic_fit *f = ctx;
+
+	return FT_MIN(FT_MAX(floor(f->path / speed), 1.0) * f->nics, 32.0);
+}
+
+/*
+ * The channels of a graph whose ranks are one GPU a node (NVIDIA/nccl
+ * src/graph/search.cc, ncclTopoCompute). No NVLink hop is in it, so the
+ * search takes the Inter list of release @version and packs channels on the
+ * GPU's NICs alone, at the first speed not above a NIC's path and as many of
+ * it as the NICs hold; ncclTopoDupChannels then doubles them, and
+ * ncclTopoPostset (src/graph/connect.cc) doubles them again. One 400G NIC
+ * gives 1 x 48, 2 x 24, then 4 channels; one HDR NIC 1 x 24, not duplicated,
+ * then 2; four 100G EFA NICs 4 x 12, then 8; a 10 GbE NIC (1.25 GB/s) 1 x 1.2,
+ * then 2; an 8 Gb/s one 4 x 0.24, then 8.
+ */
+uint32_t
+ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps, uint32_t nics)
+{
+	struct speeds s = nccl_speeds(arch, version, true);
+	struct nic_fit f = { slack_GBps(nic_Bps), nics };
+	double nch, speed;
+	size_t kept = search_speeds(s, f.path, fit_nics, &f, &nch);
+
+	speed = s.v[kept];
+	dup_channels(arch, &speed, &nch);
+	return (uint32_t)FT_MIN(2 * nch, (double)FT_SPEC_MAX_CHANNELS);
+}
+
+/* The fastest of NCCL's Intra speeds not above @max_Bps; the slowest of the list when none is. */
 static double
 graph_speed_Bps(enum ft_model_arch arch, uint32_t version, double max_Bps)
 {
-	size_t n, i = 0;
-	const double *speed = graph_speeds(arch, version, &n);
-	double gbps = slack_GBps(max_Bps);
+	struct speeds s = nccl_speeds(arch, version, false);
 
-	while (i < n - 1 && speed[i] > gbps)
-		i++;
-	return speed[i] * 1e9;
+	return s.v[first_speed(s, slack_GBps(max_Bps))] * 1e9;
+}
+
+static double
+fit_links(double speed, const void *ctx)
+{
+	return FT_MIN(floor(*(const double *)ctx / speed), 32.0);
 }
 
 /*
  * The ring graph NCCL's search finds on NVLink of @total bytes/s a GPU (its links times the
- * per-link figure). The search tries one bandwidth per channel from its list of speeds
- * (graph_speeds), fastest first, and packs as many channels of that speed as the GPU's links
- * hold, at most MAXCHANNELS/2 = 32; it keeps the graph of the most bandwidth (nChannels x
- * speed; the first of equals) and stops lowering the speed once the next one is under 0.49
- * of the kept graph's, or once a graph fills the links. Duplicating channels afterwards
+ * per-link figure). The search tries one bandwidth per channel from its Intra list,
+ * fastest first, and packs as many channels of that speed as the GPU's links hold, at most
+ * MAXCHANNELS/2 = 32 (search_speeds()). Duplicating channels afterwards
  * (ncclTopoDupChannels) halves the speed and doubles the channels, so the total is what
  * this returns. An H100's 18 x 20.6 = 370.8 GB/s gives 6 x 60 = 360 (NCCL_DEBUG_SUBSYS=GRAPH
  * prints 12 x 30 after duplication), an A100's 12 x 20 = 240 gives 6 x 40 = 240, a Blackwell
@@ -173,23 +272,11 @@ graph_speed_Bps(enum ft_model_arch arch, uint32_t version, double max_Bps)
 double
 ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, double total)
 {
-	size_t n, i = 0;
-	const double *speed = graph_speeds(arch, version, &n);
-	double gbps = slack_GBps(total), best = 0, best_speed = 0;
+	struct speeds s = nccl_speeds(arch, version, false);
+	double gbps = slack_GBps(total), nch;
+	size_t kept = search_speeds(s, gbps, fit_links, &gbps, &nch);
 
-	while (i < n - 1 && speed[i] > gbps)
-		i++;
-	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
-		double nch = FT_MIN(floor(gbps / speed[i]), 32.0);
-
-		if (nch * speed[i] > best) {
-			best = nch * speed[i];
-			best_speed = speed[i];
-		}
-		if (best >= gbps / (1 + 1e-9) || nch >= 32)
-			break;
-	}
-	return best > 0 ? best * 1e9 : total;
+	return kept < s.n ? nch * s.v[kept] * 1e9 : total;
 }
 
 static enum ft_model_arch arch_of(const struct ft_node_spec *n);
@@ -306,25 +393,17 @@ ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, double lin
 	return graph_speed_Bps(arch, version, links / (heads + 1.0));
 }
 
-/*
- * NCCL's per-channel search speeds across nodes (the Inter lists of src/graph/search.cc), GB/s,
- * fastest first: speedArrayInter before Hopper; sm90SpeedArrayInter (the same from v2.19.4-1
- * to v2.27.7-1; 2.18's lacks 22), which Blackwell shares until 2.27, whose
- * sm100SpeedArrayInter (v2.27.7-1) starts at 96 and has 45.1 for 45.
- */
-static const double *
-inter_speeds(enum ft_model_arch arch, uint32_t version, size_t *n)
-{
-	static const double sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3 };
-	static const double sm100_227[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6,
-	                                    3 };
-	static const double sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4 };
+/* NVLS channels across nodes: (k + 1) x speed within a head's links, at most @heads. */
+struct nvls_fit {
+	double links, heads;
+};
 
-	if (arch < FT_ARCH_HOPPER)
-		return speed_list(sm80, FT_ARRAY_SIZE(sm80), n);
-	if (arch == FT_ARCH_BLACKWELL && version >= 22700)
-		return speed_list(sm100_227, FT_ARRAY_SIZE(sm100_227), n);
-	return speed_list(sm90, FT_ARRAY_SIZE(sm90), n);
+static double
+fit_nvls(double speed, const void *ctx)
+{
+	const struct nvls_fit *f = ctx;
+
+	return FT_MIN(floor(f->links / speed) - 1.0, f->heads);
 }
 
 /*
@@ -332,12 +411,10 @@ inter_speeds(enum ft_model_arch arch, uint32_t version, size_t *n)
  * (src/graph/search.cc, ncclTopoCompute and ncclTopoSearchTryNvls): one channel per head, a
  * head being a GPU with a NIC of its own, at most @heads; every channel takes its bwIntra
  * off each GPU's NVSwitch link in each direction and twice off its head's, so k channels
- * fit where (k + 1) x bwIntra <= @links. The search starts at the fastest speed of the
- * Inter list not above the GPU's path to its NIC (@nic_Bps), keeps the graph of the most
- * channels x speed (the first of equals), and lowers the speed while the next is above
- * 0.49 of the kept one's; its second pass then raises bwInter alone, a step of the list at
- * a time with the channels fixed, while the NIC holds the next step and bwInter is still
- * under twice bwIntra. 8 H100s with a 400G NIC
+ * fit where (k + 1) x bwIntra <= @links. The search runs the release's Inter list from the
+ * GPU's path to its NIC (@nic_Bps; search_speeds()); its second pass then raises bwInter
+ * alone, a step of the list at a time with the channels fixed, while the NIC holds the
+ * next step and bwInter is still under twice bwIntra. 8 H100s with a 400G NIC
  * each: 6 x 48, 7 x 45, 7 x 42, 8 x 40 -> 8 channels, bwIntra 40, bwInter 48. Returns the
  * channels; @bw_intra and @bw_inter get the graph's speeds, bytes/s.
  */
@@ -345,94 +422,81 @@ double
 ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, double links, double heads,
                          double nic_Bps, double *bw_intra, double *bw_inter)
 {
-	size_t n, i = 0, j;
-	const double *speed = inter_speeds(arch, version, &n);
-	double gbps = slack_GBps(links), nic = slack_GBps(nic_Bps), best = 0, best_speed = 0,
-	       best_nch = 0;
+	struct speeds s = nccl_speeds(arch, version, true);
+	struct nvls_fit f = { slack_GBps(links), heads };
+	double nic = slack_GBps(nic_Bps), nch;
+	size_t kept = search_speeds(s, nic, fit_nvls, &f, &nch), j;
 
-	while (i < n - 1 && speed[i] > nic)
-		i++;
-	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
-		double nch = FT_MIN(floor(gbps / speed[i]) - 1.0, heads);
-
-		if (nch >= 1 && nch * speed[i] > best) {
-			best = nch * speed[i];
-			best_speed = speed[i];
-			best_nch = nch;
-		}
-	}
-	if (best_nch < 1) {
+	if (kept == s.n) {
 		*bw_intra = *bw_inter = 0;
 		return 0;
 	}
-	for (j = 0; speed[j] != best_speed; j++)
-		;
-	while (j > 0 && speed[j - 1] <= nic && speed[j] < 2 * best_speed)
+	j = kept;
+	while (j > 0 && s.v[j - 1] <= nic && s.v[j] < 2 * s.v[kept])
 		j--;
-	*bw_intra = best_speed * 1e9;
-	*bw_inter = speed[j] * 1e9;
-	return best_nch;
+	*bw_intra = s.v[kept] * 1e9;
+	*bw_inter = s.v[j] * 1e9;
+	return nch;
+}
+
+/* Ring channels of a node on a network: floor(path / speed) a NIC, within what NVLink
+ * carries (nCh x speed x share), at most 32. */
+struct node_fit {
+	double path, nv, share;
+	uint32_t nics;
+};
+
+static double
+fit_node(double speed, const void *ctx)
+{
+	const struct node_fit *f = ctx;
+
+	return FT_MIN(FT_MIN(floor(f->path / speed) * f->nics, floor(f->nv / (speed * f->share))),
+	              32.0);
 }
 
 /*
  * NCCL's tree graph across 2 nodes, as its tuner reads it there (nChannels x bwIntra;
  * src/graph/tuning.cc takes bwIntra when nNodes <= 2). The ring graph comes first
- * (src/graph/search.cc, ncclTopoCompute): at each speed of the Inter list not above a NIC's
- * path (@nic_Bps), as many channels as the node's @nics hold (floor(path / speed) each) and
- * the GPUs' NVLink carries (a channel crosses NVLink from all its @ppn GPUs but the one
- * that leaves by the NIC: nCh x speed x (ppn - 1) / ppn <= @links), at most 32, keeping the
- * most bandwidth and lowering the speed while the next is above 0.49 of the kept one's; then
- * ncclTopoDupChannels (from 25 GB/s; on Hopper and later not under 50 with more than 4
- * channels). The tree is searched with the ring's channels at most, the same graph, and
- * its second pass raises bwIntra alone, a step of the list at a time, while the NVLink holds
- * the next step and bwIntra is under twice bwInter. GCP A3 Mega (8 x 200G, 8 H100s): the
- * ring 8 x 24, the tree's bwIntra 24 -> 48, 384 GB/s; DGX H100 (8 x 400G behind Gen5):
- * 8 x 48, no step above 48, 384; DGX A100 (8 x HDR, Gen4): 8 x 24 -> 30 (48 would need
- * 336 of 240), 240. Returns nChannels x bwIntra, bytes/s, and the channels in @nchannels;
- * 0 without NVLink or NICs.
+ * (src/graph/search.cc, ncclTopoCompute): on the Inter list of release @version from a
+ * NIC's path (@nic_Bps), as many channels as the node's @nics hold (floor(path / speed)
+ * each) and the GPUs' NVLink carries (a channel crosses NVLink from all its @ppn GPUs but
+ * the one that leaves by the NIC: nCh x speed x (ppn - 1) / ppn <= @links), at most 32
+ * (search_speeds()); then ncclTopoDupChannels. The tree is searched with the ring's
+ * channels at most, the same graph, and its second pass raises bwIntra alone, a step of
+ * the list at a time, while the NVLink holds the next step and bwIntra is under twice
+ * bwInter. GCP A3 Mega (8 x 200G, 8 H100s): the ring 8 x 24, the tree's bwIntra 24 -> 48,
+ * 384 GB/s; DGX H100 (8 x 400G behind Gen5): 8 x 48, no step above 48 on Hopper's list,
+ * 384; DGX B200 from 2.27 on: 8 x 48 -> 96 on Blackwell's, 768; DGX A100 (8 x HDR, Gen4):
+ * 8 x 24 -> 30 (48 would need 336 of 240), 240. Returns nChannels x bwIntra, bytes/s, and
+ * the channels in @nchannels; 0 without NVLink or NICs.
  */
 double
 ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double links,
                              double ppn, uint32_t nics, double nic_Bps, uint32_t *nchannels)
 {
-	size_t n, i = 0, j;
-	const double *speed = inter_speeds(arch, version, &n);
-	double nv = slack_GBps(links), path = slack_GBps(nic_Bps), share, best = 0, best_speed = 0,
-	       best_nch = 0, intra;
+	struct speeds s = nccl_speeds(arch, version, true);
+	struct node_fit f = { slack_GBps(nic_Bps), slack_GBps(links), (ppn - 1) / ppn, nics };
+	double nch, speed, intra;
+	size_t kept, j;
 
 	*nchannels = 0;
 	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0)
 		return 0;
-	share = (ppn - 1) / ppn;
-	while (i < n - 1 && speed[i] > path)
-		i++;
-	for (; i < n && !(best > 0 && speed[i] / best_speed <= 0.49); i++) {
-		double nch = FT_MIN(FT_MIN(floor(path / speed[i]) * nics,
-		                           floor(nv / (speed[i] * share))), 32.0);
-
-		if (nch >= 1 && nch * speed[i] > best) {
-			best = nch * speed[i];
-			best_speed = speed[i];
-			best_nch = nch;
-		}
-	}
-	if (best_nch < 1)
+	kept = search_speeds(s, f.path, fit_node, &f, &nch);
+	if (kept == s.n)
 		return 0;
-	if (best_speed >= 25 && !(arch >= FT_ARCH_HOPPER && best_speed < 50 && best_nch > 4)) {
-		double dup = FT_MIN(2 * best_nch, 32.0);
-
-		best_speed /= ceil(dup / best_nch);
-		best_nch = dup;
-	}
-	for (j = 0; j < n && speed[j] > best_speed; j++)
+	speed = s.v[kept];
+	dup_channels(arch, &speed, &nch);
+	for (j = 0; j < s.n && s.v[j] > speed; j++)
 		;
-	intra = best_speed;
-	while (j > 0 && intra < 2 * best_speed && best_nch * speed[j - 1] * share <= nv) {
+	intra = speed;
+	while (j > 0 && intra < 2 * speed && nch * s.v[j - 1] * f.share <= f.nv) {
 		j--;
-		intra = speed[j];
+		intra = s.v[j];
 	}
-	*nchannels = (uint32_t)best_nch;
-	return best_nch * intra * 1e9;
+	*nchannels = (uint32_t)nch;
+	return nch * intra * 1e9;
 }
 
 double
@@ -750,7 +814,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
-		l->nchannels = net_graph_channels(l->arch, l->nic_Bps, l->gpu_nics);
+		l->nchannels = ft__model_net_graph_channels(l->arch, 0, l->nic_Bps, l->gpu_nics);
 	return rc;
 }
 

@@ -76,17 +76,22 @@ struct lat_set {
 	double nvls_base;   /* baseLat NVLS and NVLSTree Simple, us */
 	double hw[3][4];    /* hwLat [NVLINK, PCI, NET][Tree, CollNetDirect, NVLS, NVLSTree] Simple */
 	bool ring_inter_2n; /* a ring all-reduce counts 2 x nNodes network steps, not 2 x (nNodes - 1) */
+	double chain_hw[3]; /* hwLat [NVLINK, PCI, NET][CollNetChain] Simple */
 };
 
 static const struct lat_set lat_sets[] = {
-	{ 21800, 0.0, 23.0, { { 4.0, 8.0, 0, 0 }, { 6.0, 8.0, 0, 0 }, { 14.0, 10.7, 18.0, 19.0 } }, true },
+	{ 21800, 0.0, 23.0, { { 4.0, 8.0, 0, 0 }, { 6.0, 8.0, 0, 0 }, { 14.0, 10.7, 18.0, 19.0 } }, true,
+	  { 4.75, 8.0, 14.0 } },
 	{ 21900, 0.0, 0.0, { { 28.0, 3.7, 23.0, 23.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } },
-	  true },
+	  true, { 2.8, 2.8, 30.0 } },
 	{ 22100, 0.0, 0.0, { { 28.0, 3.7, 25.0, 25.0 }, { 28.0, 3.7, 0, 0 }, { 28.0, 31.0, 18.0, 14.0 } },
-	  true },
+	  true, { 2.8, 2.8, 30.0 } },
 	{ 22300, 8.4, 0.0, { { 4.0, 3.7, 25.0, 25.0 }, { 4.0, 3.7, 0, 0 }, { 14.0, 31.0, 18.0, 14.0 } },
-	  false },
+	  false, { 2.8, 2.8, 30.0 } },
 };
+
+/* kb NA-MODEL hwLatencies of CollNetChain, Simple, us: NVLINK, PCI, NET (baseLat 0). */
+static const double chain_hw_us[3] = { 2.8, 2.8, 30.0 };
 
 #define LAT_SETS_END 22800 /* from here on: the kb's constants */
 
@@ -493,13 +498,13 @@ nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics)
  * one of NVLink nodes on NICs (one GPU a node, PCIe, NVLink domains).
  */
 static double
-tree_two_node_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
+tree_net_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
 {
 	uint32_t nics;
 	double nic = nic_as_nccl_sees(l, &nics), graph;
 
 	*nch = 0;
-	if (l->nnodes != 2 || l->ppn < 2 || !l->nvlink || l->nvlinks == 0 || l->domain_nodes)
+	if (l->nnodes < 2 || l->ppn < 2 || !l->nvlink || l->nvlinks == 0 || l->domain_nodes)
 		return 0;
 	graph = ft__model_tree_net_graph_Bps(l->arch, l->nccl_version,
 	                                     l->nvlinks * ft__model_nvlink_link_Bps_at(
@@ -511,6 +516,13 @@ tree_two_node_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
 		*nch = l->nchannels;
 	}
 	return graph;
+}
+
+static double
+tree_two_node_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
+{
+	*nch = 0;
+	return l->nnodes == 2 ? tree_net_graph_Bps(l, nch) : 0;
 }
 
 static void
@@ -730,7 +742,7 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
  * (kb NA-MODEL CollNetDirect).
  */
 static void
-cost_collnet(const struct ft_model_links *l, struct ft__model_cost *c)
+cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 {
 	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
 	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
@@ -748,6 +760,68 @@ cost_collnet(const struct ft_model_links *l, struct ft__model_cost *c)
 		c->bw_Bps *= 0.85;
 	c->lat_s =
 	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
+}
+
+/*
+ * CollNetChain (kb NA-ALGO-COLLNET; src/graph/tuning.cc): a chain through the node's GPUs
+ * to the head, whose NIC hands each channel's chunk to the switches, and the result back
+ * down the chain. NCCL searches its graph as a tree with CollNet (src/init.cc: pattern
+ * TREE, the ring's channels; src/graph/search.cc raises its bwIntra in the second pass, as
+ * for a tree on 2 nodes: tree_net_graph_Bps()), reads bwIntra for CollNet at any node
+ * count, and takes nChannels x bwIntra x 0.5 to algorithm bandwidth, Simple only, with
+ * neither CollNetDirect's GPU/NIC factor nor its x0.85 on sm_90+. The links bound it too: a
+ * GPU sends 2(ppn - 1)/ppn x S over NVLink (each chunk up once and down once, the head
+ * rotating over the channels) and the node S through its NICs. Latency 2(ppn - 1) x
+ * intraLat + interLat. 8 x H100 on 8 x 400G: 8 channels x 48 x 0.5 = 192 GB/s, where
+ * CollNetDirect gives min(360 x 8/14, 384) x 0.85 = 175.
+ */
+static void
+cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	const struct lat_set *set = lat_set_of(l);
+	const double *hw = set ? set->chain_hw : chain_hw_us;
+	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
+	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+	struct lats h = hop_lats(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
+	uint32_t nch;
+	double graph = tree_net_graph_Bps(l, &nch), links = FT_MIN(intra, inter);
+
+	/* NCCL's graph runs at a speed of its list on the NICs' path */
+	ft_strlcpy(c->bottleneck, l->nic_what, sizeof(c->bottleneck));
+	if (graph <= 0)
+		graph = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	c->bw_Bps = graph * 0.5;
+	if (links < c->bw_Bps) {
+		c->bw_Bps = links;
+		ft_strlcpy(c->bottleneck, intra < inter ? l->intra_what :
+		                          l->ring_tier_factor < 1 ? "tier1" : l->nic_what,
+		           sizeof(c->bottleneck));
+	}
+	/* the chain's own hop latencies in place of CollNetDirect's */
+	h.inter += hw[2] * US - hw_lat(l, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
+	h.intra = FT_MAX(hw[l->nvlink ? 0 : 1] * US, NET_OVERHEAD_S * 3.0);
+	c->lat_s = 2.0 * (ppn - 1) * h.intra + h.inter;
+}
+
+/*
+ * CollNet as NCCL runs it: CollNetDirect and, for all-reduce, CollNetChain, whichever
+ * its tuner finds faster at @bytes (both Simple; NCCL_ALGO=COLLNET allows both). The
+ * chain wins on large all-reduces (no x0.85), the direct one on small ones (one NVLink
+ * hop where the chain has ppn - 1).
+ */
+static void
+cost_collnet(const struct ft_model_links *l, enum ft_op op, uint64_t bytes,
+             struct ft__model_cost *c)
+{
+	struct ft__model_cost chain;
+
+	cost_collnet_direct(l, c);
+	if (op != FT_OP_ALL_REDUCE)
+		return;
+	memset(&chain, 0, sizeof(chain));
+	cost_collnet_chain(l, &chain);
+	if (chain.lat_s + (double)bytes / chain.bw_Bps < c->lat_s + (double)bytes / c->bw_Bps)
+		*c = chain;
 }
 
 /* Two sequential or overlapped transfer terms, in seconds per byte of S. */
@@ -906,7 +980,7 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		cost_nvls(l, op, c);
 		break;
 	case FT_ALGO_COLLNET:
-		cost_collnet(l, c);
+		cost_collnet(l, op, bytes, c);
 		break;
 	case FT_ALGO_NVLS_TREE:
 		cost_nvls_tree(l, c);

@@ -626,6 +626,53 @@ test_one_gpu_a_node_channels(void **state)
 	assert_true(r.time_s < 0.6e-3);
 }
 
+/*
+ * NCCL's Inter lists go down to 0.12 GB/s (src/graph/search.cc), and the release taken when
+ * none is named is the newest everywhere. One GPU a node on an 8 Gb/s NIC: 4 x 0.24, then
+ * ncclTopoPostset's doubling, 8 channels (the list cut at 2.4 gave 1 x 2.4, 2); on 10 GbE
+ * 1 x 1.2, 2. A Blackwell GPU on an 800G NIC (100 GB/s behind a Gen6 x16 link): the newest
+ * sm100SpeedArrayInter starts at 96, 1 x 96 doubled to 2 x 48, then 4; 2.26 searched
+ * Blackwell on Hopper's list, 2 x 48 doubled, then 8; 2.27.7 has 96 again.
+ */
+static void
+test_speed_lists_per_release(void **state)
+{
+	static const struct {
+		uint32_t nvlink_gen;
+		double nic_gbps;
+		uint32_t version, nchannels;
+	} cases[] = {
+		{ 4, 8, 0, 8 },     { 4, 8, 21800, 8 },  { 4, 10, 0, 2 },
+		{ 5, 800, 0, 4 },   { 5, 800, 22600, 8 }, { 5, 800, 22700, 4 },
+		{ 4, 800, 0, 8 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		hopper_spec(&s, 2, 8, cases[i].nic_gbps);
+		s.node.pcie_Bps_nic = 128e9;
+		if (cases[i].nvlink_gen == 5) {
+			s.node.nvlink_gen = 5;
+			s.node.nvlink_Bps = 900e9;
+		}
+		if (cases[i].version == 0) {
+			assert_int_equal(ft_model_links_get(&s, 0, 0, 1, &l, &err), 0);
+			assert_int_equal(l.nchannels, cases[i].nchannels);
+		}
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.ppn = 1;
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.nchannels, cases[i].nchannels);
+	}
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -1044,6 +1091,41 @@ test_selection(void **state)
 	q.proto = FT_PROTO_LL;
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
 	assert_non_null(strstr(err.msg, "proto ll"));
+}
+
+/*
+ * CollNet runs as CollNetDirect or CollNetChain, whichever NCCL's tuner finds faster
+ * (src/graph/tuning.cc). 8 nodes of 8 H100s, a 400G NIC each GPU, SHARP: the chain's graph
+ * is a tree with CollNet, 8 channels of 48 GB/s (the Hopper Inter list's top under the 50
+ * GB/s NIC; no step above it), algbw 8 x 48 x 0.5 = 192 GB/s; the direct one takes the
+ * links, min(360 x 8/14, 400) x 0.85 = 174.9. A large all-reduce takes the chain; a small
+ * one the direct (2 x (3.7 + 0.4 x 7) + NET against the chain's 2 x 7 x 3 + NET).
+ */
+static void
+test_collnet_chain(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	const double direct = 360e9 * 8.0 / 14.0 * 0.85;
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+	q.tuner_only = true;
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+	q.bytes = 1024;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / direct - 1) < 1e-9);
+	/* NCCL 2.18's latencies: the chain's NVLink hop 4.75 us, NET 14 us */
+	q.bytes = 4ull << 30;
+	q.nccl_version = 21800;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
 }
 
 /*
@@ -2975,6 +3057,8 @@ main(void)
 		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
+		cmocka_unit_test(test_speed_lists_per_release),
+		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
