@@ -158,7 +158,7 @@ int ft__tcp_lowat(size_t need);
 /* tcp.c: what a spin for a @len-byte message saves (a wake-up) and costs a pinned rank */
 void ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s);
 uint32_t ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part);
-/* tcp.c: the data calls (send, recv, sendmsg, recvmsg) a tcp endpoint has made so far */
+/* tcp.c: the data calls (send, recv, sendmsg, recvmsg, poll) a tcp endpoint has made so far */
 uint64_t ft__tcp_calls(struct ft_ep *ep);
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;

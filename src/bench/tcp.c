@@ -125,7 +125,7 @@ struct tcp_ep {
 	uint64_t pending; /* requests posted and not done: spin_s is the largest one's */
 	int *ctl;         /* [peer]: carries "stopped spinning" to a peer on this host; self -1 */
 	uint32_t *next;   /* [peer * 2 + send]: the stream of the next striped message */
-	uint64_t ncalls;  /* send(), recv(), sendmsg() and recvmsg() calls made (ft__tcp_calls) */
+	uint64_t ncalls;  /* send(), recv(), sendmsg(), recvmsg() and poll() calls made (ft__tcp_calls) */
 	bool unsent;      /* sends of STRIPE_MIN or more posted and not yet offered to a socket */
 };
 
@@ -717,6 +717,7 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		ep->pfd_conn[np++] = i;
 	}
 	rc = poll(ep->pfd, np, timeout_ms);
+	ep->ncalls++;
 	if (rc <= 0)
 		return 0;
 	for (i = 0; i < np; i++) {

@@ -2951,6 +2951,48 @@ tcp_lazy_send(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
 	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
 }
 
+/*
+ * A ping-pong whose ranks may not spin (--spin never, or a loaded host)
+ * makes what sockperf's client makes: one send() and one blocking recv() a
+ * message on each rank, no poll() before the recv() and no non-blocking
+ * recv() after the send(). N round trips of 14 bytes; a receive that
+ * outlives SO_RCVTIMEO (10 ms, a loaded host) costs one more call, so the
+ * bound allows one in eight; an extra call a message would make 3 N.
+ */
+static int
+tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	enum { N = 200, LEN = 14 };
+	unsigned char b[LEN];
+	struct ft_req q;
+	uint64_t calls;
+	size_t i, j;
+	int rc = ft__world_barrier(ep->w, err);
+
+	ep->w->may_spin = false;
+	ep->spin_polls = 0;
+	calls = ft__tcp_calls(ep);
+	for (i = 0; i < 2 * N && rc == 0; i++) {
+		bool send = (i % 2 == 0) == (rank == 1);
+
+		for (j = 0; j < LEN && send; j++)
+			b[j] = (unsigned char)(i + j);
+		rc = send ? ft__ep_send(ep, &q, 1 - rank, b, LEN, err) :
+		            ft__ep_recv(ep, &q, 1 - rank, b, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (j = 0; j < LEN && rc == 0 && !send; j++)
+			if (b[j] != (unsigned char)(i + j))
+				rc = ft_error_set(err, FT_EIO, "round trip %zu byte %zu wrong", i / 2, j);
+	}
+	calls = ft__tcp_calls(ep) - calls;
+	if (rc == 0 && (calls < 2 * N || calls > 2 * N + N / 4))
+		rc = ft_error_set(err, FT_EIO,
+		                  "rank %u: %d round trips made %" PRIu64 " calls, want %d (one "
+		                  "send, one recv a message)", rank, N, calls, 2 * N);
+	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
+}
+
 static int
 tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
 {
@@ -2966,13 +3008,16 @@ tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft
 		rc = tcp_batch_send(ep, rank, buf, err);
 	if (rc == 0)
 		rc = tcp_lazy_send(ep, rank, err);
+	if (rc == 0)
+		rc = tcp_pingpong_calls(ep, rank, err);
 	free(buf);
 	return close_two(ep, w, rc);
 }
 
 /*
  * Queued stripes move in one call; a wait on full sockets alone sleeps;
- * large sends wait for the next progress, small ones go at their post.
+ * large sends wait for the next progress, small ones go at their post; a
+ * ping-pong that may not spin makes one call a message.
  */
 static void
 test_tcp_batch(void **state)
