@@ -4,6 +4,8 @@
 # summary, needs, fix, kb) and the trigger notes below, which say what fires
 # the rule and whether its threshold is a knowledge-base number or a
 # heuristic. Run after changing a rule:  docs/rules/generate.py build/cli/fabtune
+# A rule's kb ids must be ids of the knowledge base (kb-ids.txt beside this
+# script): a rule citing another one is refused, and no page is written.
 import json
 import os
 import subprocess
@@ -187,22 +189,29 @@ def main():
     missing = [r["id"] for r in rules if r["id"] not in T]
     if missing:
         sys.exit("no trigger note for: " + " ".join(missing))
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "kb-ids.txt")) as f:
+        known = {l.strip() for l in f if l.strip() and not l.startswith("#")}
+    unknown = ["%s: %s" % (r["id"], k) for r in rules for k in r["kb"].split() if k not in known]
+    if unknown:
+        sys.exit("not an id of the knowledge base (docs/rules/kb-ids.txt): " + ", ".join(unknown)
+                 + " (a public source the knowledge base lacks goes in the rule's source)")
     for r in rules:
         trig, basis = T[r["id"]]
         if r["id"] in COUNTER_RULES:
             trig += (" With counter rates from `fabtune probe --interval` (`<key>.rate`): %s."
                      % RATE.get(r["id"], "any increase during the interval fires"))
-        kb = ", ".join("`%s`" % k for k in r["kb"].split())
+        kb = ", ".join("`%s`" % k for k in r["kb"].split()) or "none"
+        source = "| source | %s |\n" % r["source"] if r.get("source") else ""
         needs = ", ".join("`%s`" % k for k in r["needs"].split() if "(" not in k and ")" not in k)
         text = (
             "# %s\n\n%s.\n\n"
-            "| | |\n| --- | --- |\n| layer | %s |\n| severity | %s |\n| reads | %s |\n| knowledge base | %s |\n\n"
+            "| | |\n| --- | --- |\n| layer | %s |\n| severity | %s |\n| reads | %s |\n| knowledge base | %s |\n%s\n"
             "## When it fires\n\n%s\n\nThreshold basis: %s.\n\n%s"
             "## Evidence\n\nThe observations behind each finding, with their file and line "
             "(`fabtune diagnose` prints them as `file:line: entity key = value`).\n\n"
             "## Fix\n\n%s.\n"
         ) % (r["id"], r["summary"][0].upper() + r["summary"][1:], r["layer"], r["severity"],
-             needs, kb, trig, basis, LIMITS[r["id"]] + "\n\n" if r["id"] in LIMITS else "",
+             needs, kb, source, trig, basis, LIMITS[r["id"]] + "\n\n" if r["id"] in LIMITS else "",
              r["fix"][0].upper() + r["fix"][1:])
         with open(os.path.join(here, r["id"] + ".md"), "w") as f:
             f.write(text)

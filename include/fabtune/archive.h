@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 /* Current schema version (PRAGMA user_version) and the application id. */
-#define FT_ARCHIVE_SCHEMA_VERSION 3
+#define FT_ARCHIVE_SCHEMA_VERSION 4
 #define FT_ARCHIVE_APPLICATION_ID 0x46544142 /* "FTAB" */
 
 /* ---- fingerprint: where a run happened ----------------------------------- */
@@ -389,7 +389,8 @@ struct ft_compare_row {
 	double iter_cv;	      /* per-iteration coefficient of variation (RMS of run and
 	                         baseline), NaN when neither carries one */
 	double iter_df;	      /* degrees of freedom of the baseline's per-iteration spread
-	                         (sum of nsamples - 1), 0 when unknown */
+	                         (sum of samples - 1: spread_n, else nsamples), 0 when
+	                         unknown */
 	double current_p99;   /* latency rows: 99th percentiles, microseconds; NaN otherwise */
 	double base_p99;
 	enum ft_verdict verdict;

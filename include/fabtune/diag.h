@@ -212,6 +212,8 @@ struct ft_rule {
 	const char *fix;
 	const char *kb; /* knowledge-base ids, space separated */
 	const void *data;
+	const char *source; /* a public source the knowledge base has no entry for, by
+	                       name and address; NULL when the kb ids say it all */
 };
 
 FT_API size_t ft_rule_count(void);

@@ -64,6 +64,9 @@ struct ft_result_row {
 	uint32_t nsamples;   /* samples behind the figures (iterations) */
 	double time_stdev_us; /* per-iteration spread of time_us (sample stdev), NaN when
 	                         not measured: the noise band of a one-run baseline */
+	uint32_t spread_n;   /* independent samples behind time_stdev_us when they are not
+	                         nsamples: the full windows of a stream, whose nsamples
+	                         counts messages (pt2pt_bw, pairs); 0: nsamples */
 	char algo[24];	     /* "ring", "tree", "nvls", "halving_doubling", ... */
 	char proto[12];	     /* "simple", "ll", "ll128" */
 	char bottleneck[32]; /* "nvlink", "pcie", "nic", "tier1", ... */

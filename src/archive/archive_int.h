@@ -134,5 +134,6 @@ const char *ft__json_type_name(enum ft_jv_type t);
 
 /* The SQL of schema version 3 (store.c, next to the columns it adds). */
 extern const char ft__archive_schema_v3[];
+extern const char ft__archive_schema_v4[];
 
 #endif

@@ -27,7 +27,10 @@
  * own repetitions join the estimate, as a one-way analysis of variance
  * pools within-group variance: each baseline row carries its per-iteration
  * spread (iter_cv, taken at its conservative end as a run-to-run deviation,
- * as below) with sum(nsamples - 1) degrees of freedom. If the runs' deviation
+ * as below) with sum(k - 1) degrees of freedom, k the independent samples
+ * behind each spread: its iterations, or for a stream (pt2pt_bw, pairs),
+ * whose nsamples counts messages, its full windows (spread_n; a row of
+ * -n 2000 at --window 64 has 31, not 2000). If the runs' deviation
  * s_b is within what that spread explains (s_b^2 / s_w^2 under the 99th
  * percentile of chi-square(n - 1) / (n - 1): no run effect shows), s^2 =
  * ((n - 1) s_b^2 + df_w s_w^2) / (n - 1 + df_w), never below s_b, and t
@@ -280,8 +283,12 @@ stats(const struct ref *refs, size_t lo, size_t hi, const struct metric *m, doub
 		if (isfinite(cv)) {
 			cvs += cv * cv;
 			ncv++;
-			if (refs[i].row->nsamples > 1)
-				df += refs[i].row->nsamples - 1;
+			/* independent samples: a stream's windows, not its messages */
+			uint32_t k = refs[i].row->spread_n ? refs[i].row->spread_n :
+			                                     refs[i].row->nsamples;
+
+			if (k > 1)
+				df += k - 1;
 		}
 		if (isfinite(refs[i].row->lat_p99_us)) {
 			p99s += refs[i].row->lat_p99_us;

@@ -490,11 +490,19 @@ migrate_to_3(struct ft_archive *ar, struct ft_error *err)
 	return ft__archive_exec(ar, ft__archive_schema_v3, err);
 }
 
+/* Version 3 -> 4: the samples behind a result's spread (a stream's windows). */
+static int
+migrate_to_4(struct ft_archive *ar, struct ft_error *err)
+{
+	return ft__archive_exec(ar, ft__archive_schema_v4, err);
+}
+
 /* migrations[v] takes a version-v archive to v + 1. */
 static int (*const migrations[])(struct ft_archive *, struct ft_error *) = {
 	migrate_to_1,
 	migrate_to_2,
 	migrate_to_3,
+	migrate_to_4,
 };
 _Static_assert(FT_ARRAY_SIZE(migrations) == FT_ARCHIVE_SCHEMA_VERSION, "one migration per version");
 

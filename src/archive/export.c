@@ -66,6 +66,7 @@ static const struct field row_fields[] = {
 	ROW_NUM(lat_stdev_us, F_DBL),
 	ROW_NUM(nsamples, F_U32),
 	ROW_NUM(time_stdev_us, F_DBL),
+	ROW_NUM(spread_n, F_U32),
 	ROW_STR(algo),
 	ROW_STR(proto),
 	ROW_STR(bottleneck),

@@ -77,21 +77,28 @@ const char ft__archive_schema_v3[] =
         "ALTER TABLE runs ADD COLUMN load1 REAL;\n"
         "ALTER TABLE results ADD COLUMN time_stdev_us REAL;\n";
 
+/*
+ * Schema version 4: the samples behind a result's spread when they are not
+ * its nsamples (the windows of a stream that counts messages), so that the
+ * degrees of freedom of the spread count independent samples (compare.c).
+ */
+const char ft__archive_schema_v4[] = "ALTER TABLE results ADD COLUMN spread_n INTEGER NOT NULL DEFAULT 0;\n";
+
 /* ---- insert -------------------------------------------------------------- */
 
 static const char sql_insert_row[] =
         "INSERT INTO results (run_id, idx, test, transport, bytes, count, dtype, redop, root,"
         " nranks, time_us, algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps,"
         " wrong, lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us,"
-        " lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst, time_stdev_us) VALUES (?1,"
-        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
-        " ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
+        " lat_stdev_us, nsamples, algo, proto, bottleneck, src, dst, time_stdev_us, spread_n)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)";
 
 static const char sql_select_rows[] =
         "SELECT test, transport, bytes, count, dtype, redop, root, nranks, time_us,"
         " algbw_GBps, busbw_GBps, ip_time_us, ip_algbw_GBps, ip_busbw_GBps, wrong, lat_min_us,"
         " lat_avg_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us, lat_stdev_us, nsamples,"
-        " algo, proto, bottleneck, src, dst, time_stdev_us FROM results WHERE run_id = ?1"
+        " algo, proto, bottleneck, src, dst, time_stdev_us, spread_n FROM results WHERE run_id = ?1"
         " ORDER BY idx";
 
 static int
@@ -145,6 +152,7 @@ insert_rows(struct ft_archive *ar, int64_t id, const struct ft_run *run, struct 
 		ft__bind_text(st, 29, r->src);
 		ft__bind_text(st, 30, r->dst);
 		ft__bind_double(st, 31, r->time_stdev_us);
+		sqlite3_bind_int64(st, 32, r->spread_n);
 		rc = step_done(ar, st, "saving result rows", err);
 	}
 	sqlite3_finalize(st);
@@ -423,6 +431,7 @@ column_row(sqlite3_stmt *st, struct ft_result_row *r)
 	ft__column_text(st, 26, r->src, sizeof(r->src));
 	ft__column_text(st, 27, r->dst, sizeof(r->dst));
 	r->time_stdev_us = ft__column_double(st, 28);
+	r->spread_n = (uint32_t)sqlite3_column_int64(st, 29);
 }
 
 /* Run @sql with ?1 = @id, calling @fn for each row. */

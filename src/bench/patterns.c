@@ -606,6 +606,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			row.algbw_GBps = row.busbw_GBps = bw;
 			row.ip_algbw_GBps = peak; /* perftest's BW peak */
 			row.nsamples = (uint32_t)FT_MIN(nmsg, (uint64_t)UINT32_MAX);
+			/* the spread is one full window's time: that many samples, not messages */
+			row.spread_n = (uint32_t)FT_MIN(nmsg / cfg->window, (uint64_t)UINT32_MAX);
 			row.time_us = bw > 0 ? (double)size / (bw * 1e3) * (cfg->bidir ? 2 : 1) : 0;
 			row.time_stdev_us = cv * row.time_us;
 		}

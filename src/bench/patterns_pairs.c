@@ -234,6 +234,7 @@ ft__bench_pairs(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			/* the receiver's per-window spread: the pair's own noise band */
 			row.time_stdev_us = cvm[(size_t)s * n + d] * row.time_us;
 			row.nsamples = bc->cfg->iters * bc->cfg->window;
+			row.spread_n = bc->cfg->iters; /* the spread is per window */
 			rc = ft_run_add(&out->run, &row);
 			if (rc < 0)
 				goto out;

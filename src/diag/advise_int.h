@@ -50,7 +50,17 @@ struct ft__whatif_spec {
 	const char *arg;
 	const struct ft_cluster_spec *cs;
 	const char *label; /* how the basis names it: "dgx-h100:2 calibrated from a.txt" */
+	/* where the measured run placed its ranks (0: the twin fills nodes, as the engines do) */
+	uint32_t nnodes, ppn;
 };
+
+/*
+ * The hosts the lines of the measured nccl-tests output name (its NCCL INFO
+ * "host:pid:tid" prefixes, "# Rank ... on HOST" lines, a launcher's tags):
+ * how many, the first in @first; 0 when it names none or the rows come from
+ * more than one file.
+ */
+uint32_t ft__run_hosts(const struct ft_obs_set *obs, const char **first);
 
 /*
  * The twin's what-if for a change (diag/whatif.c): run the user's spec with

@@ -488,12 +488,13 @@ ecc_first(const struct ft_diag_ctx *c, const struct ft_obs *o, const char *span,
 }
 
 /*
- * Uncorrectable ECC errors in a GPU's memory (Xid 48, 94 and 95 of
- * XID-CATALOG): counted since the driver loaded ("Volatile"), a job on this
- * GPU met one now; counted only over its life ("Aggregate"), the event is
- * past and the memory repair state (gpu-memory-remap) says whether it is
- * dealt with, so that is only noted. Correctable errors are what ECC is for
- * and are not reported. One finding per GPU, at its first count.
+ * Uncorrectable ECC errors in a GPU's memory (Xid 48, 94 and 95 of NVIDIA's
+ * Xid catalog, https://docs.nvidia.com/deploy/xid-errors/): counted since
+ * the driver loaded ("Volatile"), a job on this GPU met one now; counted only
+ * over its life ("Aggregate"), the event is past and the memory repair state
+ * (gpu-memory-remap) says whether it is dealt with, so that is only noted.
+ * Correctable errors are what ECC is for and are not reported. One finding
+ * per GPU, at its first count.
  */
 static int
 check_ecc(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)

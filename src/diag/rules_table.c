@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diag/rules_table.c - the rule catalogue: every rule's metadata (id, layer,
- * default severity, summary, the keys it reads, fix, knowledge-base ids) in
- * one table, in the order of the registry. The checks (`eval`) and their
+ * default severity, summary, the keys it reads, fix, knowledge-base ids and a
+ * public source the knowledge base lacks) in one table, in the order of the
+ * registry. The checks (`eval`) and their
  * parameters (`data`) stay in the family files rules_*.c and are declared in
  * diag_int.h.
  *
@@ -28,6 +29,14 @@
 		.fix = fix_, .kb = kb_, .data = &data_                                             \
 	}
 
+/*
+ * The Xid codes and the GPU memory faults behind them are NVIDIA's public Xid
+ * catalog: the knowledge base has no entry for it, so the rules that rest on
+ * it name it as their source (docs/rules pages, `diagnose` text) next to the
+ * kb ids they do rest on.
+ */
+#define XID_CATALOG "NVIDIA Xid catalog (https://docs.nvidia.com/deploy/xid-errors/)"
+
 /* A counter rule (ft__diag_eval_counter, rules_ib.c and rules_roce.c). */
 #define COUNTER_RULE FT__DIAG_COUNTER_RULE
 
@@ -52,7 +61,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .fix = "check the NVLink bridges or the baseboard/NVSwitch (nvidia-smi nvlink -s, "
 		 "fabric manager status on NVSwitch systems); reset the GPUs or reboot; drain "
 		 "the node if links stay down",
-	  .kb = "HOST-TOPO XID-CATALOG" },
+	  .kb = "HOST-TOPO",
+	  .source = XID_CATALOG },
 	{ .id = "dcgm-diag",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_ERROR,
@@ -61,7 +71,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .eval = ft__diag_eval_dcgm_diag,
 	  .fix = "read the failing test's details (dcgmi diag -r N -v), act on the subsystem "
 		 "it names (PCIe, memory, NVLink, thermal) and re-run before returning the node",
-	  .kb = "XID-CATALOG HOST-PCIE" },
+	  .kb = "HOST-PCIE",
+	  .source = XID_CATALOG },
 	{ .id = "torch-watchdog-timeout",
 	  .layer = FT_LAYER_APPLICATION,
 	  .severity = FT_SEV_CRITICAL,
@@ -93,7 +104,8 @@ const struct ft_rule ft__diag_rules[] = {
 		 "firmware, uncontained and NVLink-unit errors (61, 62, 95, 119, 120, 144-150) "
 		 "reset the GPU; memory, NVLink and bus faults (48, 64, 74, 79, 171, 172) drain "
 		 "the node for diagnosis and RMA; after Xid 154 do the recovery it names",
-	  .kb = "XID-CATALOG HOST-PCIE" },
+	  .kb = "HOST-PCIE",
+	  .source = XID_CATALOG },
 	{ .id = "nic-driver-fault",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_ERROR,
@@ -114,7 +126,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .eval = ft__diag_eval_remap,
 	  .fix = "pending: drain the GPU and reset it (nvidia-smi -r) or reboot, so that the "
 		 "repair takes effect; failed: drain the node, run dcgmi diag -r 3 and RMA the GPU",
-	  .kb = "XID-CATALOG" },
+	  .kb = "",
+	  .source = XID_CATALOG },
 	{ .id = "gpu-ecc-uncorrectable",
 	  .layer = FT_LAYER_FIRMWARE_HW,
 	  .severity = FT_SEV_ERROR,
@@ -124,7 +137,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .fix = "drain the GPU: restart the job that hit the error elsewhere, reset the GPU "
 		 "(nvidia-smi -r) so that the failing rows are remapped, and RMA it when the "
 		 "errors return or the remap fails",
-	  .kb = "XID-CATALOG" },
+	  .kb = "",
+	  .source = XID_CATALOG },
 	/* ---- compute/communication overlap (rules_overlap.c) ------ */
 	{ .id = "job-overlap-low",
 	  .layer = FT_LAYER_APPLICATION,
@@ -292,7 +306,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .fix = "read the CUDA error's class: out of memory - lower the job's memory or "
 		 "NCCL_BUFFSIZE; peer access - check the topology and NCCL_P2P_LEVEL; unknown "
 		 "error or ECC - check the kernel log for Xid lines and reset or drain the GPU",
-	  .kb = "NCCL-TS-GPU HOST-TOPO XID-CATALOG" },
+	  .kb = "NCCL-TS-GPU HOST-TOPO",
+	  .source = XID_CATALOG },
 	{ .id = "nccl-env-link-layer",
 	  .layer = FT_LAYER_COMMLIB,
 	  .severity = FT_SEV_INFO,

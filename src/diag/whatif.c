@@ -183,6 +183,25 @@ engine_time(const struct ft__whatif_spec *ws, enum ft_op op, uint64_t bytes,
 	return rc;
 }
 
+/*
+ * Whether the flow and packet engines, which fill nodes, place the ranks as
+ * the measured run did; false (and @x's basis says so) when the run spread
+ * them over more nodes than filling would (2 ranks on each of 2 hosts).
+ */
+static bool
+engines_place(struct ft_advice *x, const struct ft__whatif_spec *ws, const struct ft__whatif *w)
+{
+	uint32_t per = ws->cs && ws->cs->node.ngpus ? ws->cs->node.ngpus : 0;
+
+	if (ws->nnodes <= 1 || !per || ws->ppn >= per)
+		return true;
+	snprintf(x->gain_basis, sizeof(x->gain_basis),
+		 "not computable: the measured run put %u ranks on each of %u hosts, and the %s "
+		 "fills nodes of %u GPUs",
+		 ws->ppn, ws->nnodes, w->engine, per);
+	return false;
+}
+
 static int
 whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
 	       enum ft_op op, struct ft_error *err)
@@ -193,7 +212,8 @@ whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft_
 	double t0, t1;
 	int rc;
 
-	(void)w;
+	if (!engines_place(x, ws, w))
+		return 0;
 	why[0] = '\0';
 	bytes = routing_packet_bytes(ws, op, why, sizeof(why), err, &rc);
 	if (rc < 0)
@@ -229,7 +249,7 @@ whatif_qps(struct ft_advice *x, const struct ft__whatif *w, const struct ft__wha
 	double t0, t1;
 	int rc;
 
-	if (q < 2 || q > 64)
+	if (q < 2 || q > 64 || !engines_place(x, ws, w))
 		return 0;
 	ft_sim_overrides_init(&ov);
 	ov.engine = "flow";
@@ -269,8 +289,11 @@ model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_s
 	else if ((rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
 		return rc;
 	ft_model_query_init(&q, op, WHATIF_BYTES);
-	if (calib_of(ws, op))
+	if (calib_of(ws, op)) {
 		q.ngpus = calib_of(ws, op)->nranks;
+		q.nnodes = ws->nnodes; /* as the measured run placed them */
+		q.ppn = ws->ppn;
+	}
 	for (k = 0; k < 2; k++) {
 		struct ft_cluster_spec one = cs;
 
@@ -557,14 +580,100 @@ measured_files(const struct ft_obs_set *obs, char *buf, size_t len)
 	}
 }
 
+uint32_t
+ft__run_hosts(const struct ft_obs_set *obs, const char **first)
+{
+	const char *seen[64], *file = NULL;
+	uint32_t n = 0;
+	size_t i, k;
+
+	*first = NULL;
+	/* the NCCL output (its nccl.* or bench.rank/bench.nranks lines) with the rows */
+	for (i = 0; obs && i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+
+		if (!o->file || (file && strcmp(file, o->file) == 0) ||
+		    (strncmp(o->key, "nccl.", 5) != 0 && strcmp(o->key, "bench.rank") != 0 &&
+		     strcmp(o->key, "bench.nranks") != 0))
+			continue;
+		for (k = 0; k < ft_obs_set_len(obs); k++) {
+			const struct ft_obs *b = ft_obs_set_at(obs, k);
+
+			if (strcmp(b->key, "bench.busbw") == 0 && b->file &&
+			    strcmp(b->file, o->file) == 0)
+				break;
+		}
+		if (k == ft_obs_set_len(obs))
+			continue; /* an NCCL log without a table */
+		if (file)
+			return 0; /* rows of two outputs: whose hosts would be a guess */
+		file = o->file;
+	}
+	for (i = 0; file && i < ft_obs_set_len(obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(obs, i);
+		bool dup = false;
+
+		if (!o->host[0] || !o->file || strcmp(o->file, file) != 0 ||
+		    (strncmp(o->key, "nccl.", 5) != 0 && strncmp(o->key, "bench.", 6) != 0))
+			continue;
+		for (k = 0; k < n && !dup; k++)
+			dup = strcmp(seen[k], o->host) == 0;
+		if (!dup && n == FT_ARRAY_SIZE(seen))
+			return 0;
+		if (!dup)
+			seen[n++] = o->host;
+	}
+	if (n)
+		*first = seen[0];
+	return n;
+}
+
 /*
- * Calibrate @cs on every (op, rank count) of @run with 4 sizes or more.
- * Returns the number of entries added; @why says why there are none.
+ * Where the twin puts the @nranks ranks of the measured run on @cs: over
+ * the @hosts hosts its output names, nranks / hosts on each, when they
+ * divide evenly; else (no host named) filling the spec's nodes, an
+ * assumption @place says. false (and @why) when the spec cannot hold it.
+ */
+static bool
+place_ranks(const struct ft_cluster_spec *cs, uint32_t nranks, uint32_t hosts, const char *host1,
+	    uint32_t *nnodes, uint32_t *ppn, char *place, size_t plen, char *why, size_t wlen)
+{
+	uint32_t per = cs->node.ngpus ? cs->node.ngpus : 1;
+
+	*nnodes = *ppn = 0;
+	if (hosts && nranks % hosts == 0) {
+		if (hosts > cs->nnodes || nranks / hosts > per) {
+			snprintf(why, wlen,
+				 "%u ranks on %u hosts (%.24s, ...): the spec has %u node%s of %u GPUs; "
+				 "give one of %u nodes or more with %u GPUs or more each",
+				 nranks, hosts, host1, cs->nnodes, cs->nnodes == 1 ? "" : "s", per,
+				 hosts, nranks / hosts);
+			return false;
+		}
+		*nnodes = hosts;
+		*ppn = nranks / hosts;
+		snprintf(place, plen, "%u per node on the %u hosts named", *ppn, hosts);
+		return true;
+	}
+	snprintf(place, plen, "filling nodes of %u GPUs (assumed: %s)", per,
+		 hosts ? "they do not divide among the hosts named" : "no hosts known");
+	return true;
+}
+
+/*
+ * Calibrate @cs on every (op, rank count) of @run with 4 sizes or more,
+ * the ranks placed as the run placed them (place_ranks; @ws gets where).
+ * A run that shows no rank count is not used: the twin does not take the
+ * spec's GPU count for it. Returns the number of entries added; @why says
+ * why there are none, @place where the ranks went.
  */
 static size_t
-calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, size_t wlen)
+calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct ft_obs_set *obs,
+	     struct ft__whatif_spec *ws, char *place, size_t plen, char *why, size_t wlen)
 {
 	size_t i, k, n = 0;
+	const char *host1 = NULL;
+	uint32_t hosts = ft__run_hosts(obs, &host1);
 
 	snprintf(why, wlen, "no collective run among the inputs");
 	for (i = 0; i < ft_run_nrows(run) && cs->ncalib < FT_SPEC_MAX_CALIB; i++) {
@@ -578,6 +687,13 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, si
 
 		if (ft_op_from_test(r->test, &op) < 0)
 			continue;
+		if (!r->nranks) {
+			snprintf(why, wlen,
+				 "the %.20s run shows no rank count (no rank lines, no nRanks, no "
+				 "busbw/algbw that gives one): the twin does not guess it",
+				 r->test);
+			continue;
+		}
 		for (k = 0; k < i && !seen; k++) {
 			const struct ft_result_row *p = ft_run_row(run, k);
 
@@ -586,7 +702,12 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, si
 		if (seen)
 			continue;
 		ft_model_query_init(&q, op, 0);
-		q.ngpus = r->nranks; /* 0: every GPU of the spec, as fabtune model --calibrate */
+		q.ngpus = r->nranks;
+		if (n && ws->nnodes && r->nranks != ws->nnodes * ws->ppn)
+			continue; /* one placement for the what-ifs: the first run's */
+		if (!place_ranks(cs, r->nranks, hosts, host1, &q.nnodes, &q.ppn, place, plen, why,
+				 wlen))
+			continue;
 		if (ft_model_calibrate(cs, &q, run, &c, &e) < 0) {
 			snprintf(why, wlen, "%s of %u ranks: %.120s", ft_op_name(op), r->nranks, e.msg);
 			continue;
@@ -599,9 +720,34 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, char *why, si
 		x->lat_scale = c.lat_scale;
 		x->bw_scale = c.bw_scale;
 		ft_model_calib_release(&c);
+		ws->nnodes = q.nnodes;
+		ws->ppn = q.ppn;
 		n++;
 	}
 	return n;
+}
+
+/*
+ * The rank count of the calibration and where it came from, for the note
+ * beside the label: "alltoall on 4 ranks (busbw/algbw = (n-1)/n in 26 figure
+ * pairs ...), 2 per node on the 2 hosts named".
+ */
+static void
+ranks_basis(const struct ft_obs_set *obs, const struct ft_cluster_spec *cs, const char *place,
+	    char *buf, size_t len)
+{
+	const struct ft_obs *o = NULL;
+	size_t i;
+
+	for (i = 0; i < ft_obs_set_len(obs) && !o; i++)
+		if (strcmp(ft_obs_set_at(obs, i)->key, "bench.nranks") == 0)
+			o = ft_obs_set_at(obs, i);
+	if (o && o->has_num && (uint32_t)o->num == cs->calib[0].nranks && o->str[0])
+		snprintf(buf, len, "%s on %u ranks (%.96s), %.90s", cs->calib[0].op,
+			 cs->calib[0].nranks, o->str, place);
+	else
+		snprintf(buf, len, "%s on %u ranks, %.90s", cs->calib[0].op, cs->calib[0].nranks,
+			 place);
 }
 
 /* Run every advice's what-if on @ws. */
@@ -644,9 +790,9 @@ int
 ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 		    struct ft_advice_set *s, struct ft_error *err)
 {
-	struct ft__whatif_spec ws = { NULL, NULL, NULL };
+	struct ft__whatif_spec ws = { NULL, NULL, NULL, 0, 0 };
 	struct ft_cluster_spec cs;
-	char why[192], missing[256], files[160];
+	char why[256], missing[256], files[160], place[96];
 	int rc;
 
 	if (!in || !in->obs || !s || !o)
@@ -680,15 +826,18 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 			return rc;
 		}
 		cs.ncalib = 0; /* the measurements replace a calibration the spec carries */
-		if (calibrate_on(&cs, o->measured, why, sizeof(why)) > 0) {
+		if (calibrate_on(&cs, o->measured, in->obs, &ws, place, sizeof(place), why,
+				 sizeof(why)) > 0) {
 			measured_files(in->obs, files, sizeof(files));
 			ws.cs = &cs;
 			o->calibrated = true;
 			snprintf(o->label, sizeof(o->label), "%s%s calibrated from %s", o->spec_used,
 				 o->derived ? " (from the probe's GPUs)" : "",
 				 files[0] ? files : "the inputs");
+			/* the rank count, its source and the placement: said once, beside the label */
+			ranks_basis(in->obs, &cs, place, o->note, sizeof(o->note));
 		} else {
-			snprintf(o->note, sizeof(o->note), "not calibrated: %.200s", why);
+			snprintf(o->note, sizeof(o->note), "not calibrated: %.230s", why);
 		}
 	}
 	ws.label = o->label;

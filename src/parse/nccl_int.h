@@ -54,6 +54,10 @@ struct ft__nccl_state {
 	int ntok_first;           /* tokens up to the first group's #wrong, 0 if unknown */
 	int time_scale;           /* 1: time in us, 1000: in ms (nccl-tests 1.x), 0: unknown */
 	size_t table_row0;        /* index in the run of the first row of this table */
+	size_t text_row0;         /* index in the run of the first row of this text */
+	uint32_t row_line;        /* line of the first table row of this text, 0 if none */
+	uint32_t log_nranks;      /* NCCL's own count ("comm 0x... nRanks N"), 0 if unseen */
+	uint32_t log_nranks_line;
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

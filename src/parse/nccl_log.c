@@ -358,8 +358,13 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 			*slot = (int)v;
 		c->rank = (int)v;
 		if (ft__starts(m, "comm 0x")) {
-			if (int_after(m, "nRanks", &v))
+			if (int_after(m, "nRanks", &v)) {
 				ft__emit_num(c, line, "nccl.nranks", (double)v, "count");
+				if (v > 0 && v < UINT32_MAX && !st->log_nranks) {
+					st->log_nranks = (uint32_t)v;
+					st->log_nranks_line = line;
+				}
+			}
 			if (int_after(m, "nNodes", &v))
 				ft__emit_num(c, line, "nccl.nnodes", (double)v, "count");
 		} else if (!ft__find(m, "COMPLETE")) {

@@ -245,6 +245,98 @@ infer_test(const struct ft_result_row *r, char *name, size_t len, uint32_t *nran
 	return true;
 }
 
+/*
+ * The rank counts busbw/algbw = @f(n) allows for one printed pair: the
+ * figures carry two decimals, so the ratio lies between (busbw - 0.005) /
+ * (algbw + 0.005) and (busbw + 0.005) / (algbw - 0.005), and n between the
+ * inverses of its ends (@twice: all_reduce's 2(n-1)/n, else (n-1)/n).
+ * Narrows [*lo, *hi]; false when the pair is not two figures.
+ */
+static bool
+ranks_interval(double algbw, double busbw, bool twice, double *lo, double *hi)
+{
+	double k = twice ? 2.0 : 1.0, rlo, rhi, nlo, nhi;
+
+	if (!(algbw > 0.005) || !(busbw > 0.005) || !isfinite(algbw) || !isfinite(busbw))
+		return false;
+	rlo = (busbw - 0.005) / (algbw + 0.005);
+	rhi = (busbw + 0.005) / (algbw - 0.005);
+	nlo = rlo < k ? k / (k - rlo) : INFINITY;
+	nhi = rhi < k ? k / (k - rhi) : INFINITY;
+	*lo = FT_MAX(*lo, nlo);
+	*hi = FT_MIN(*hi, nhi);
+	return true;
+}
+
+/*
+ * The rank count of the rows of this text that show none (no "# Rank"
+ * lines, no count in a header), from what the output does show: NCCL's own
+ * "comm ... nRanks N" line, else the bus factor nccl-tests applies
+ * (NT-PERF): busbw = algbw x 2(n-1)/n for all_reduce, x (n-1)/n for
+ * all_gather, reduce_scatter and alltoall. Every printed pair of every row,
+ * out-of-place and in-place, must allow the same single whole n (within the
+ * rounding of its two decimals, ranks_interval): figures that disagree, or
+ * too coarse to tell n from n + 1, give no count. The rows take it and
+ * `bench.nranks` says where it came from.
+ */
+static void
+ranks_of_text(struct ft__pctx *c, struct ft__nccl_state *st)
+{
+	double lo = 2, hi = INFINITY;
+	const char *test = NULL;
+	char basis[160];
+	size_t i, npairs = 0;
+	uint32_t n = 0, line = st->row_line;
+	bool twice;
+
+	if (!c->run)
+		return;
+	for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
+		const struct ft_result_row *r = ft_run_row(c->run, i);
+
+		if (strcmp(r->transport, "nccl") != 0 || r->nranks)
+			continue;
+		if (test && strcmp(test, r->test) != 0)
+			return; /* two collectives without a count: no one figure for both */
+		test = r->test;
+	}
+	if (!test)
+		return;
+	if (st->log_nranks) {
+		n = st->log_nranks;
+		line = st->log_nranks_line;
+		snprintf(basis, sizeof(basis), "nRanks %u of NCCL's communicator line", n);
+	} else {
+		twice = strcmp(test, "all_reduce") == 0;
+		if (!twice && strcmp(test, "all_gather") != 0 && strcmp(test, "reduce_scatter") != 0 &&
+		    strcmp(test, "alltoall") != 0)
+			return; /* a bus factor of 1 (broadcast, reduce, sendrecv) says nothing of n */
+		for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
+			const struct ft_result_row *r = ft_run_row(c->run, i);
+
+			if (strcmp(r->transport, "nccl") != 0 || r->nranks)
+				continue;
+			npairs += ranks_interval(r->algbw_GBps, r->busbw_GBps, twice, &lo, &hi);
+			npairs += ranks_interval(r->ip_algbw_GBps, r->ip_busbw_GBps, twice, &lo, &hi);
+		}
+		/* exactly one whole count in what every pair allows */
+		if (!npairs || !(hi < 1e6) || floor(hi) != ceil(lo) || floor(hi) < 2)
+			return;
+		n = (uint32_t)floor(hi);
+		snprintf(basis, sizeof(basis), "busbw/algbw = %s(n-1)/n in %zu figure pair%s (n %.2f-%.2f)",
+			 twice ? "2" : "", npairs, npairs == 1 ? "" : "s", lo, hi);
+	}
+	for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
+		struct ft_result_row *r = ft_vec_at(&c->run->rows, i);
+
+		if (strcmp(r->transport, "nccl") == 0 && !r->nranks && strcmp(r->test, test) == 0)
+			r->nranks = n;
+	}
+	c->host[0] = c->device[0] = '\0';
+	c->port = c->rank = -1;
+	ft__emit(c, line, "bench.nranks", true, (double)n, "count", ft__span_c(basis));
+}
+
 /* Rows of this text read before the collective was known take its name. */
 static void
 name_earlier_rows(struct ft__pctx *c, const struct ft__nccl_state *st)
@@ -454,6 +546,8 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
 	emit_rowobs(c, line, &r);
+	if (!st->row_line)
+		st->row_line = line;
 	st->nrows++;
 	return true;
 }
@@ -702,6 +796,7 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 	if (c->hdr.p)
 		set_test_from(st, c->hdr);
 	ft__pctx_run_kind(c, "nccl-tests");
+	st->text_row0 = c->run ? ft_run_nrows(c->run) : 0;
 	while (ft__lines_next(&it, &raw) && !c->rc) {
 		char buf[NT_LINE_MAX];
 		bool done;
@@ -729,6 +824,8 @@ ft__nccl_engine(struct ft__pctx *c, const char *text, size_t len, bool tests_fir
 		                                               "not NCCL or nccl-tests output",
 		            raw);
 	}
+	if (!c->rc)
+		ranks_of_text(c, st);
 	/* a test that started but printed no result (a hang, a crash): say so */
 	if (st->header_line && !c->rc) {
 		c->host[0] = c->device[0] = '\0';

@@ -83,6 +83,8 @@ rules_json(struct ft_strbuf *sb)
 		ft_json_obj_begin(&j);
 		for (size_t k = 0; k < FT_ARRAY_SIZE(fields); k++)
 			ft_json_kv_str(&j, fields[k][0], fields[k][1]);
+		if (r->source) /* a public source the kb has no entry for */
+			ft_json_kv_str(&j, "source", r->source);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
@@ -172,13 +174,17 @@ findings_text(struct ft_strbuf *sb, const struct ft_findings *f,
 	table_write(sb, cols, FT_ARRAY_SIZE(cols), finding_row, f, ft_findings_len(f), color);
 	for (i = 0; i < ft_findings_len(f); i++) {
 		const struct ft_finding *x = ft_findings_at(f, i);
+		const struct ft_rule *rule = ft_rule_find(x->rule_id);
 
 		counts[x->severity]++;
 		ft_strbuf_addf(sb, "\n%zu. [%s] %s (%s) %s\n", i + 1, ft_severity_name(x->severity),
 		               x->rule_id, ft_layer_name(x->layer), x->entity);
 		ft_strbuf_addf(sb, "  %s\n", x->message);
 		ft_strbuf_addf(sb, "  fix: %s\n", x->fix);
-		ft_strbuf_addf(sb, "  kb: %s\n", x->kb);
+		if (x->kb[0])
+			ft_strbuf_addf(sb, "  kb: %s\n", x->kb);
+		if (rule && rule->source)
+			ft_strbuf_addf(sb, "  source: %s\n", rule->source);
 		ft_strbuf_adds(sb, "  evidence:\n");
 		for (k = 0; k < x->nevidence; k++)
 			evidence_line(sb, &x->evidence[k], true);

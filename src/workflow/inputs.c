@@ -12,7 +12,9 @@
 #include <fabtune/sim.h>
 #include <fabtune/workflow.h>
 
+#include "diag/advise_int.h"
 #include "sim/sim_int.h"
+#include "workflow/workflow_int.h"
 
 void
 ft_workflow_inputs_init(struct ft_workflow_inputs *in)
@@ -98,6 +100,7 @@ static int
 read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
 {
 	struct ft_cluster_spec cs;
+	const char *host1;
 	int rc;
 
 	if (ft_scenario_sniff(spec)) {
@@ -114,8 +117,9 @@ read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
 		if (rc < 0)
 			return rc;
 	}
-	rc = ft_workflow_model_expectations(&cs, &in->rows, NULL, &in->expect, NULL, &in->nmodel,
-	                                    err);
+	rc = ft__workflow_model_expectations_on(&cs, &in->rows, NULL,
+	                                        ft__run_hosts(&in->obs, &host1), &in->expect,
+	                                        NULL, &in->nmodel, err);
 	if (rc < 0 && rc != FT_ENOMEM)
 		return ft_error_set(err, rc, "%s: the model: %s", spec, ft_error_msg(err, rc));
 	if (rc < 0)

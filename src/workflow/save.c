@@ -11,6 +11,8 @@
 #include <fabtune/parse.h>
 #include <fabtune/workflow.h>
 
+#include "workflow/workflow_int.h"
+
 int
 ft_workflow_save_run(struct ft_archive *ar, const struct ft_run *run, const struct ft_obs_set *obs,
                      const struct ft_finding *f, size_t nf, int64_t *id, struct ft_error *err)
@@ -125,6 +127,16 @@ ft_workflow_model_expectations(const struct ft_cluster_spec *spec, const struct 
                                const char *transport, struct ft_vec *expect, struct ft_run *model,
                                size_t *n, struct ft_error *err)
 {
+	return ft__workflow_model_expectations_on(spec, measured, transport, 0, expect, model, n,
+	                                          err);
+}
+
+int
+ft__workflow_model_expectations_on(const struct ft_cluster_spec *spec,
+                                   const struct ft_run *measured, const char *transport,
+                                   uint32_t hosts, struct ft_vec *expect, struct ft_run *model,
+                                   size_t *n, struct ft_error *err)
+{
 	uint64_t total = ft_spec_ngpus(spec);
 	size_t i, done = 0;
 	int rc;
@@ -143,6 +155,13 @@ ft_workflow_model_expectations(const struct ft_cluster_spec *spec, const struct 
 		/* The measured rank count when the spec holds that many GPUs (kb NA-MODEL). */
 		if (r->nranks > 1 && r->nranks <= total)
 			q.ngpus = r->nranks;
+		/* the run's hosts, when its lines name them, place its ranks: 4 ranks on 2
+		   hosts are 2 per node, not 4 on one node of the spec */
+		if (q.ngpus && hosts > 1 && r->nranks % hosts == 0 && hosts <= spec->nnodes &&
+		    r->nranks / hosts <= spec->node.ngpus) {
+			q.nnodes = hosts;
+			q.ppn = r->nranks / hosts;
+		}
 		rc = ft_model_eval(spec, &q, &res, err);
 		if (rc == FT_EINVAL || rc == FT_ERANGE) {
 			/* a rank count the spec cannot place (not a whole number of nodes) */

@@ -17,4 +17,14 @@
  */
 void ft__doctor_compare_opts(const struct ft_obs_set *obs, struct ft_compare_opts *o);
 
+/*
+ * ft_workflow_model_expectations() with the number of hosts the measured
+ * run's lines name (0: unknown): a rank count that divides among them is
+ * placed so, @hosts nodes of nranks/hosts ranks, rather than filling nodes.
+ */
+int ft__workflow_model_expectations_on(const struct ft_cluster_spec *spec,
+                                       const struct ft_run *measured, const char *transport,
+                                       uint32_t hosts, struct ft_vec *expect,
+                                       struct ft_run *model, size_t *n, struct ft_error *err);
+
 #endif

@@ -81,6 +81,7 @@ make_run(struct ft_run *run, size_t n, double salt)
 		r.busbw_GBps = 2.0 * r.algbw_GBps + salt;
 		r.wrong = 0;
 		r.nsamples = 20;
+		r.spread_n = i % 3; /* kept as stored */
 		ft_strlcpy(r.src, "node0", sizeof(r.src));
 		ft_strlcpy(r.dst, "node1", sizeof(r.dst));
 		assert_int_equal(ft_run_add(run, &r), 0);
@@ -156,6 +157,7 @@ assert_rows_equal(const struct ft_result_row *a, const struct ft_result_row *b)
 	assert_true(same_double(a->lat_p99_us, b->lat_p99_us));
 	assert_int_equal(a->wrong, b->wrong);
 	assert_int_equal(a->nsamples, b->nsamples);
+	assert_int_equal(a->spread_n, b->spread_n);
 	assert_string_equal(a->src, b->src);
 	assert_string_equal(a->dst, b->dst);
 }
@@ -1646,6 +1648,65 @@ test_fingerprint_many(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* One pt2pt_bw row of @bw GB/s: -n 2000 messages at --window 64, 31 full windows of 5 % spread. */
+static void
+stream_run(struct ft_run *run, double bw)
+{
+	struct ft_result_row r;
+
+	ft_run_init(run, FT_SOURCE_BENCH, "bench");
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
+	ft_strlcpy(r.transport, "shm", sizeof(r.transport));
+	r.bytes = 65536;
+	r.nranks = 2;
+	r.algbw_GBps = r.busbw_GBps = bw;
+	r.time_us = 65536 / (bw * 1e3);
+	r.time_stdev_us = 0.05 * r.time_us;
+	r.nsamples = 2000;
+	r.spread_n = 31;
+	assert_int_equal(ft_run_add(run, &r), 0);
+}
+
+/*
+ * The degrees of freedom of the baseline's per-iteration spread count
+ * independent samples: a stream's spread is one window's time, so 3 runs
+ * of 31 windows give 3 x 30 = 90, not the 3 x 1999 its messages would;
+ * a row stored before spread_n (0) counts its nsamples.
+ */
+static void
+test_compare_iter_df_windows(void **state)
+{
+	static const double b[3] = { 10.0, 10.5, 9.5 };
+	struct ft_run base[3], cur;
+	const struct ft_run *bp[3] = { &base[0], &base[1], &base[2] };
+	struct ft_compare_opts o;
+	struct ft_compare cmp;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		stream_run(&base[i], b[i]);
+	stream_run(&cur, 10.0);
+	ft_compare_opts_init(&o);
+	o.pool_iterations = true;
+	assert_int_equal(ft_compare_runs(&cur, bp, 3, &o, &cmp, &err), 0);
+	assert_int_equal(cmp.rows.len, 1);
+	assert_true(fabs(((const struct ft_compare_row *)ft_vec_at(&cmp.rows, 0))->iter_df - 90) <
+		    1e-12);
+	ft_compare_release(&cmp);
+	for (i = 0; i < 3; i++)
+		ft_run_row(&base[i], 0)->spread_n = 0;
+	assert_int_equal(ft_compare_runs(&cur, bp, 3, &o, &cmp, &err), 0);
+	assert_true(fabs(((const struct ft_compare_row *)ft_vec_at(&cmp.rows, 0))->iter_df -
+			 3 * 1999) < 1e-12);
+	ft_compare_release(&cmp);
+	for (i = 0; i < 3; i++)
+		ft_run_release(&base[i]);
+	ft_run_release(&cur);
+}
+
 int
 main(void)
 {
@@ -1669,6 +1730,7 @@ main(void)
 		cmocka_unit_test(test_fingerprint_from_probe),
 		cmocka_unit_test(test_fingerprint_of_tree),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_compare_iter_df_windows),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

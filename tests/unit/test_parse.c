@@ -726,6 +726,126 @@ test_nccl_tests_transport_forms(void **state)
 	ft_strbuf_release(&text);
 }
 
+/* The bench.nranks observation of @set, NULL when none. */
+static const struct ft_obs *
+nranks_obs(const struct ft_obs_set *set)
+{
+	for (size_t i = 0; i < ft_obs_set_len(set); i++)
+		if (strcmp(ft_obs_set_at(set, i)->key, "bench.nranks") == 0)
+			return ft_obs_set_at(set, i);
+	return NULL;
+}
+
+/* Parse @text as nccl-tests output named @name: the rank count of its rows (all the same). */
+static uint32_t
+text_nranks(const char *text, const char *name, struct ft_obs_set *set)
+{
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	uint32_t n;
+
+	ft_obs_set_init(set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(text, strlen(text), name, "nccl-tests", set, &run, &err), 0);
+	assert_true(ft_run_nrows(&run) >= 1);
+	n = ft_run_row(&run, 0)->nranks;
+	for (size_t i = 1; i < ft_run_nrows(&run); i++)
+		assert_int_equal(ft_run_row(&run, i)->nranks, n);
+	ft_run_release(&run);
+	return n;
+}
+
+/*
+ * The rank count of an output that prints no "# Rank" lines: NCCL's own
+ * nRanks, else busbw/algbw where every figure pair allows one whole n, and
+ * none where they disagree or a bus factor of 1 says nothing.
+ */
+static void
+test_nccl_tests_ranks_from_output(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+	size_t i;
+
+	(void)state;
+	/* the H20 alltoall excerpt (no header, no rank lines): (n-1)/n = 0.75, 4 ranks */
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_file(FIXTURES "/nccl-tests/h20-vm-2node-alltoall-vendor-plugin-"
+					     "50gbs-excerpt.txt",
+				       NULL, &set, &run, &err),
+			 0);
+	assert_int_equal(ft_run_nrows(&run), 13);
+	for (i = 0; i < ft_run_nrows(&run); i++)
+		assert_int_equal(ft_run_row(&run, i)->nranks, 4);
+	o = nranks_obs(&set);
+	assert_non_null(o);
+	assert_true(o->has_num && o->num == 4);
+	assert_non_null(strstr(o->str, "busbw/algbw = (n-1)/n in 26 figure pairs"));
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+
+	/* CoreWeave's README excerpt, from a manifest of 8 nodes x 8 GPUs: 10 pairs at
+	   2(n-1)/n = 1.9791-1.9792 allow 95.91 to 96.21 ranks together, 96 alone and not 64
+	   (1.96875, busbw 354.14 where 356.01 is printed). The log is not the 64-GPU job's: the
+	   pods listed above it include worker-10 (12 workers of 8 GPUs), and its banner's
+	   maxBytes 2 GiB is not the 8 GiB of its rows. */
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_file(FIXTURES "/nccl-tests/coreweave-h100-8x8-all-reduce-"
+					     "collnetchain-excerpt.txt",
+				       NULL, &set, &run, &err),
+			 0);
+	assert_int_equal(ft_run_nrows(&run), 5);
+	for (i = 0; i < ft_run_nrows(&run); i++)
+		assert_int_equal(ft_run_row(&run, i)->nranks, 96);
+	o = nranks_obs(&set);
+	assert_non_null(strstr(o->str, "2(n-1)/n in 10 figure pairs (n 95.91-96.21)"));
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+
+	/* one pair alone allows 8 (2 x 7/8 = 1.75); the in-place pair of 16 ranks contradicts it */
+	assert_int_equal(text_nranks("# Collective test starting: all_reduce_perf\n"
+				     "    33554432   8388608  float  sum  -1  1000.0  40.00  70.00  0"
+				     "  1000.0  40.00  70.00  0\n",
+				     "a.txt", &set),
+			 8);
+	ft_obs_set_release(&set);
+	assert_int_equal(text_nranks("# Collective test starting: all_reduce_perf\n"
+				     "    33554432   8388608  float  sum  -1  1000.0  40.00  70.00  0"
+				     "  1000.0  40.00  75.00  0\n",
+				     "a.txt", &set),
+			 0);
+	assert_null(nranks_obs(&set));
+	ft_obs_set_release(&set);
+	/* figures too coarse to tell n from n + 1 (2(n-1)/n near 2) give none */
+	assert_int_equal(text_nranks("# Collective test starting: all_reduce_perf\n"
+				     "    33554432   8388608  float  sum  -1  1000.0   1.00   1.99  0"
+				     "  1000.0   1.00   1.99  0\n",
+				     "a.txt", &set),
+			 0);
+	ft_obs_set_release(&set);
+	/* broadcast's factor is 1: nothing to read */
+	assert_int_equal(text_nranks("# Collective test starting: broadcast_perf\n"
+				     "    33554432   8388608  float  none  0  1000.0  40.00  40.00  0"
+				     "  1000.0  40.00  40.00  0\n",
+				     "a.txt", &set),
+			 0);
+	ft_obs_set_release(&set);
+	/* NCCL's communicator line says it outright */
+	assert_int_equal(text_nranks("h1:1:1 [0] NCCL INFO comm 0x55d0 rank 0 nRanks 6 nNodes 3 "
+				     "localRanks 2 localRank 0 MNNVL 0\n"
+				     "# Collective test starting: all_reduce_perf\n"
+				     "    33554432   8388608  float  sum  -1  1000.0  40.00  70.00  0"
+				     "  1000.0  40.00  70.00  0\n",
+				     "a.txt", &set),
+			 6);
+	assert_non_null(strstr(nranks_obs(&set)->str, "nRanks 6 of NCCL's communicator line"));
+	ft_obs_set_release(&set);
+}
+
 /* An nccl-tests table pasted without its header: the rows name the collective. */
 static void
 test_nccl_tests_headerless(void **state)
@@ -1642,6 +1762,7 @@ main(void)
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_failure_forms),
 		cmocka_unit_test(test_nccl_tests_headerless),
+		cmocka_unit_test(test_nccl_tests_ranks_from_output),
 		cmocka_unit_test(test_nccl_tests_transport_forms),
 		cmocka_unit_test(test_torch_trace),
 		cmocka_unit_test(test_garbage),

@@ -1,0 +1,1 @@
+parse tests/fixtures/nccl-tests/coreweave-h100-8x8-all-reduce-collnetchain-excerpt.txt
