@@ -276,7 +276,7 @@ ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
 
 	/* The barrier done when @f has left has one successor: the QP's next flow. */
 	if (f->sent_task == PK_NONE || f->sent_task >= PK_VIRT || !e->succ)
-		return NULL; /* (a lazy NVLS tree's next message is not built: unpaced runs) */
+		return NULL; /* (a lazy phase's next message is not built: ft__pk_tree_cc()) */
 	k = task_of(e, f->sent_task);
 	if (k->nsucc != 1 || task_of(e, e->succ[k->succ_off])->kind != PK_T_FLOW)
 		return NULL;

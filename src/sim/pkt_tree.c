@@ -700,8 +700,11 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
  * vertex it arrived at at once, any other one path latency later (its clear-to-send,
  * PK_EV_PRED with the number), a barrier at once. Events, their times and their order are
  * the whole graph's, so the run is the same to the byte; the records of an ended message
- * are reused once twice the phase's longest path latency has passed (lossless and
- * unpaced runs only: no CNP, RTT sample, NAK or retransmit outlives a flow there). For
+ * are reused once twice the phase's longest path latency has passed (lossless runs only:
+ * no NAK or retransmit outlives a flow there, and a CNP or RTT sample for its packets is
+ * back within one path latency of its end). A paced run's QP hands its congestion
+ * control state to its next message when its last packet leaves (pk_flow_sent()): the
+ * phase keeps it, per QP, until that message is built (flow_qp()). For
  * the op's bottleneck each link keeps the first message, in the whole graph's flow
  * order, that crossed it.
  *
@@ -727,6 +730,13 @@ struct tree_phase {
 	uint32_t *lag_of;    /* per connection: the lag task its parts go into at m = 0 */
 	uint64_t *first;     /* per link: the first message to cross it (key), UINT64_MAX */
 	uint64_t lat_max;    /* the longest path latency of its messages so far */
+	/* A paced run's, per QP (connection x nq + m % nq): its congestion control state
+	 * while no built message holds it (qhand: handed on by a message whose last packet
+	 * left, to a next one not built yet, or kept from its last message once it ended),
+	 * and the flow record of its latest message built (PK_NONE). */
+	struct pk_dcqcn *qcc;
+	uint32_t *qflow;
+	uint8_t *qhand;
 };
 
 /* Which of a successor connection's messages message m of a connection tells: message m
@@ -757,11 +767,13 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	bool ring = tb->nedges == 0; /* (a ring's phase has connections alone) */
 	uint64_t n;
 
-	/* Built whole: asked for, or a split run (a2a_eager); lossy or paced runs, whose
-	 * NAKs, timers, CNPs and RTT samples outlive a flow; flows listed or QPs traced by
-	 * id; beside a lazy all-to-all (which reuses records from its first slot on); a
-	 * message split over QPs (its own barriers). */
-	if (e->tree_eager || e->may_drop || e->paced || e->lazy || e->pc.list_flows ||
+	/* Built whole: asked for, or a split run (a2a_eager); lossy runs, whose NAKs,
+	 * retransmit timers and resent packets outlive a flow by no bound, and whose
+	 * resends may take a QP's state back from its next message; flows listed or QPs
+	 * traced by id; beside a lazy all-to-all (which reuses records from its first slot
+	 * on); a message split over QPs (its own barriers). A paced run's QP state is kept
+	 * by the phase between messages (flow_qp()). */
+	if (e->tree_eager || e->may_drop || e->lazy || e->pc.list_flows ||
 	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
 		return false;
 	if (tb->rb.n >= 1u << 30)
@@ -820,6 +832,62 @@ conn_of(const struct tree_phase *p, uint32_t v)
 	return lo;
 }
 
+/* The QP of message @v of phase @p, among the phase's (connection x nq + m % nq). */
+static uint32_t
+qp_of(const struct tree_phase *p, uint32_t v)
+{
+	uint32_t ci = conn_of(p, v);
+
+	return ci * p->nq + (v - p->tb.rb.c[ci].first) % p->nq;
+}
+
+/* The phase, message (@v) and QP (@q) of flow @f, if a lazy phase's message with QP state. */
+static struct tree_phase *
+flow_qp(struct pk_engine *e, const struct pk_flow *f, uint32_t *v, uint32_t *q)
+{
+	const struct pk_task *k = task_at(e, f->task);
+	struct tree_phase *p;
+
+	if (!e->tlazy || !k->lazy || k->kind != PK_T_FLOW)
+		return NULL;
+	p = phase_at(e, PK_VIRT + k->succ_off, v);
+	if (!p || !p->qcc || *v >= p->nmsg)
+		return NULL;
+	*q = qp_of(p, *v);
+	return p;
+}
+
+void
+ft__pk_tree_handoff(struct pk_engine *e, const struct pk_flow *f)
+{
+	uint32_t v, q;
+	struct tree_phase *p = flow_qp(e, f, &v, &q);
+
+	if (p) { /* (its next message is not built: it takes the state when it is) */
+		p->qcc[q] = *pk_flow_cc(e, f);
+		p->qhand[q] = 1;
+	}
+}
+
+struct pk_dcqcn *
+ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f)
+{
+	uint32_t v, q;
+	struct tree_phase *p = flow_qp(e, f, &v, &q);
+
+	/*
+	 * Built whole, the state of a QP whose message @f has sent its last packet is with
+	 * the first of its next messages that has not, or its last: a lossless run's
+	 * messages on a QP send one after the other, so that is the latest one built, or
+	 * the next one, not built yet, whose state the phase keeps.
+	 */
+	if (!p)
+		return NULL;
+	if (p->qhand[q] || FT_NEVER(p->qflow[q] == PK_NONE))
+		return &p->qcc[q];
+	return pk_flow_cc(e, flow_at(e, p->qflow[q]));
+}
+
 /* Records free to reuse now: the oldest if its time has come (*@task PK_NONE: none). */
 static void
 take_rec(struct free_recs *fr, uint64_t now_ps, uint32_t *task, uint32_t *flow)
@@ -865,6 +933,16 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	k = task_at(e, (uint32_t)t);
 	k->lazy = 1;
 	k->succ_off = p->base + v; /* (its number: nsucc stays 0) */
+	if (p->qcc) {
+		/* Its QP's state, as the message before handed it on (pk_flow_sent()) and
+		 * CNPs moved it since; the QP's first message starts from ft__pk_cc0(). */
+		uint32_t q = qp_of(p, v);
+
+		if (p->qhand[q])
+			*pk_flow_cc(e, flow_at(e, k->flow)) = p->qcc[q];
+		p->qhand[q] = 0;
+		p->qflow[q] = k->flow;
+	}
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
 	        m + p->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + p->nq : PK_NONE;
@@ -1057,6 +1135,20 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	if (FT_NEVER(!p))
 		return FT_EINVAL;
 	if (v < p->nmsg) {
+		if (p->qcc) {
+			/* Its record is reused in time: a CNP for the QP still finds its
+			 * state (a message that ends as its QP's latest has no next one
+			 * waiting: it would have handed its state on when its last packet
+			 * left). */
+			uint32_t q = qp_of(p, v);
+
+			if (p->qflow[q] == fid && !p->qhand[q]) {
+				p->qcc[q] = *pk_flow_cc(e, flow_at(e, fid));
+				p->qhand[q] = 1;
+			}
+			if (p->qflow[q] == fid)
+				p->qflow[q] = PK_NONE;
+		}
 		rc = message_done(e, p, v, fid, lat_ps);
 		/* (a CNP or RTT sample of its last packets is back within one path latency) */
 		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
@@ -1217,8 +1309,8 @@ phase_conns(struct tree_phase *p)
 static void
 phase_release(struct tree_phase *p)
 {
-	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off,
-		                 p->succ,    p->lag_of,  p->first };
+	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off, p->succ,
+		                 p->lag_of,  p->first,   p->qcc,       p->qflow,    p->qhand };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 }
@@ -1260,6 +1352,17 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.lag_of = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	nwait = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	at = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	if (e->paced) { /* (its QPs' congestion control state: flow_qp()) */
+		size_t nqp = (size_t)tb->rb.n * p.nq + 1;
+
+		p.qcc = ft_calloc(nqp, sizeof(*p.qcc));
+		p.qflow = ft_malloc(nqp * sizeof(uint32_t));
+		p.qhand = ft_calloc(nqp, 1);
+		if (!p.qcc || !p.qflow || !p.qhand)
+			rc = FT_ENOMEM;
+		else
+			memset(p.qflow, 0xff, nqp * sizeof(uint32_t));
+	}
 	if (!p.pending || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of || !nwait || !at)
 		rc = FT_ENOMEM;
 	if (rc == 0) {

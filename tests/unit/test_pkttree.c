@@ -674,6 +674,76 @@ test_ring_tree_lazy(void **state)
 }
 
 /*
+ * A paced run's rings and trees are built as their messages may start as well. What
+ * outlives a message there is its QP's congestion control state: handed on to the QP's
+ * next message when its last packet leaves, which may not be built yet (the phase keeps
+ * the state until it is, and CNPs in between move it there), and the CNPs and RTT
+ * samples for its packets, back within one path latency of its end (its records wait
+ * twice the longest). The runs of test_ring_tree_lazy under DCQCN and IB CC, switches
+ * marking every packet that queues behind another (the thresholds below one packet): the
+ * same records at most, and every counter the whole build's to the bit. The tree's fan-in
+ * queues at a parent's port, so its QPs take CNPs (70 under DCQCN, 2,198 under IB CC
+ * with 2 QPs) and their rates move across messages; a ring's hops share no port here.
+ */
+static void
+test_ring_tree_lazy_paced(void **state)
+{
+	const struct {
+		enum ft_algo algo;
+		enum ft_pkt_cc cc;
+		uint32_t qps;
+		enum ft_routing routing;
+		size_t whole, most;
+	} runs[] = {
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, 2, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, 1, FT_ROUTING_ADAPTIVE, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_IBCC, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_TREE, FT_PKT_CC_DCQCN, 1, FT_ROUTING_ECMP, 1792, 448 },
+		{ FT_ALGO_TREE, FT_PKT_CC_IBCC, 2, FT_ROUTING_ECMP, 1792, 448 },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = runs[k].algo,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 8,
+			                  .ranks_per_node = 4,
+			                  .bytes = 64u << 20 };
+		struct ft_packet_cfg pc = { .cc = runs[k].cc,
+			                    .ecn_kmin_bytes = 1,
+			                    .ecn_kmax_bytes = 2,
+			                    .ecn_pmax = 1,
+			                    .ibcc_threshold_bytes = 1,
+			                    .ibcc_marking_rate = 1 };
+		struct pk_run r[2];
+
+		for (int i = 0; i < 2; i++)
+			pk_run_ops_on(&r[i], &a, 2, 4, &pc, runs[k].qps, i == 0, 1, runs[k].routing);
+		assert_true(pk(r[1].e)->paced);
+		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
+		assert_null(pk(r[0].e)->tlazy);
+		assert_non_null(pk(r[1].e)->tlazy);
+		assert_int_equal(r[1].c.nflows, runs[k].whole);
+		if (pk(r[1].e)->flows.len > runs[k].most)
+			fail_msg("run %zu: %zu flow records, at most %zu in flight", k,
+			         pk(r[1].e)->flows.len, runs[k].most);
+		print_message("lazy paced %s, run %zu: %zu flow records (whole: %zu), %llu CNPs\n",
+		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", k,
+		              pk(r[1].e)->flows.len, runs[k].whole,
+		              (unsigned long long)r[1].c.ncnp);
+		if (runs[k].algo == FT_ALGO_TREE) /* (a ring's hops share no queue here) */
+			assert_true(r[0].c.ncnp > 0);
+		assert_int_equal(r[0].c.ncnp, r[1].c.ncnp);
+		assert_int_equal(r[0].c.necn, r[1].c.necn);
+		assert_same_run(&r[0], &r[1]);
+		pk_run_free(&r[1]);
+		pk_run_free(&r[0]);
+	}
+}
+
+/*
  * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
  * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
  * head 1's first; every in-node flow of a head names the first of its own channel's two
@@ -748,6 +818,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_ring_tree_lazy),
+		cmocka_unit_test(test_ring_tree_lazy_paced),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
