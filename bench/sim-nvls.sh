@@ -13,12 +13,12 @@
 # then ring (the NVLS tree's 1 GiB whole build takes about 260 MB and 14 s of
 # CPU, the ring's on 4 nodes about 31 MB and 21 s).
 #
-# Paced runs (DCQCN, IB CC, TIMELY) are built lazily too ("Lazy rings and
-# trees"); lossy ones (PFC off, bit errors) still whole. The labs, peak RSS
-# whole -> lazy, the JSON the same (one run each, a shared machine):
+# Paced (DCQCN, IB CC, TIMELY) and lossy runs (PFC off, bit errors) are
+# built lazily too ("Paced and lossy rings and trees"). The labs, peak RSS
+# whole -> lazy, the JSON the same (a shared machine, two runs each):
 #   lab/ring-ecmp-dcqcn        15.5 -> 8.6 MB, CPU 1.33 -> 1.33 s
 #   lab/ring-ecmp-dcqcn-tuned  16.0 -> 9.1 MB, CPU 1.37 -> 1.37 s
-#   lab/ring-ecmp-lossy        16.7 -> 16.6 MB (lossy: built whole both ways)
+#   lab/ring-ecmp-lossy        16.7 -> 9.8 MB, CPU 1.43 -> 1.46 s
 # The incast, spreading and MoE labs have no ring or tree to build lazily.
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -737,6 +737,10 @@ struct tree_phase {
 	struct pk_dcqcn *qcc;
 	uint32_t *qflow;
 	uint8_t *qhand;
+	/* A lossy run's (paced or not): per message, its flow record while built and not
+	 * released (PK_NONE); per QP, its messages built (a paced run's). */
+	uint32_t *mflow;
+	uint32_t *qbuilt;
 };
 
 /* Which of a successor connection's messages message m of a connection tells: message m
@@ -758,7 +762,16 @@ struct pk_tree_lazy {
 	struct ft_vec phases; /* struct tree_phase */
 	uint32_t nvirt;       /* numbers handed out */
 	struct free_recs flows, tasks;
+	/* A lossy run's: per flow record, what still names it (its packets, and its ACK,
+	 * NAK, CNP and RTT events), REF_ENDED once its message has ended. */
+	uint32_t *refs;
+	size_t nrefs;
+	int err; /* FT_E* met where it could not be returned (pkt_free) */
 };
+
+#define REF_ENDED 0x80000000u
+
+static int put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps);
 
 static bool
 lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
@@ -767,13 +780,12 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	bool ring = tb->nedges == 0; /* (a ring's phase has connections alone) */
 	uint64_t n;
 
-	/* Built whole: asked for, or a split run (a2a_eager); lossy runs, whose NAKs,
-	 * retransmit timers and resent packets outlive a flow by no bound, and whose
-	 * resends may take a QP's state back from its next message; flows listed or QPs
-	 * traced by id; beside a lazy all-to-all (which reuses records from its first slot
-	 * on); a message split over QPs (its own barriers). A paced run's QP state is kept
-	 * by the phase between messages (flow_qp()). */
-	if (e->tree_eager || e->may_drop || e->lazy || e->pc.list_flows ||
+	/* Built whole: asked for, or a split run (a2a_eager); flows listed or QPs traced by
+	 * id; beside a lazy all-to-all (which reuses records from its first slot on); a
+	 * message split over QPs (its own barriers). A paced run's QP state is kept by the
+	 * phase between messages (flow_qp()); a lossy run's records wait until nothing
+	 * names them (lossy_release()). */
+	if (e->tree_eager || e->lazy || e->pc.list_flows ||
 	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
 		return false;
 	if (tb->rb.n >= 1u << 30)
@@ -857,6 +869,32 @@ flow_qp(struct pk_engine *e, const struct pk_flow *f, uint32_t *v, uint32_t *q)
 	return p;
 }
 
+/*
+ * A lossy run's CNP for message @v (of QP @q, all its packets sent): built whole, its
+ * QP's state is with the first of its later messages that has a packet to send, or its
+ * last. A NAK or a timeout may send an earlier one's packets again after it handed the
+ * state on, so the walk goes over the messages built: one released had every packet
+ * acknowledged; one not built has the state the message before it handed on; the last
+ * one released left its state with the phase (lossy_release()).
+ */
+static struct pk_dcqcn *
+lossy_walk(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t q)
+{
+	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
+	uint32_t m = v - c->first, mm, last = m, fid;
+
+	for (mm = m + p->nq; mm < c->nmsg; mm += p->nq) {
+		if (mm / p->nq >= p->qbuilt[q])
+			return &p->qcc[q];
+		last = mm;
+		fid = p->mflow[c->first + mm];
+		if (fid != PK_NONE && flow_at(e, fid)->snd_nxt < flow_at(e, fid)->npkts)
+			return pk_flow_cc(e, flow_at(e, fid));
+	}
+	fid = p->mflow[c->first + last];
+	return fid != PK_NONE ? pk_flow_cc(e, flow_at(e, fid)) : &p->qcc[q];
+}
+
 void
 ft__pk_tree_handoff(struct pk_engine *e, const struct pk_flow *f)
 {
@@ -883,9 +921,93 @@ ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f)
 	 */
 	if (!p)
 		return NULL;
+	if (p->mflow)
+		return lossy_walk(e, p, v, q);
 	if (p->qhand[q] || FT_NEVER(p->qflow[q] == PK_NONE))
 		return &p->qcc[q];
 	return pk_flow_cc(e, flow_at(e, p->qflow[q]));
+}
+
+/* A lossy run's flow records: room for what names flow record @n - 1. */
+static int
+refs_room(struct pk_tree_lazy *tl, size_t n)
+{
+	size_t cap = FT_MAX(FT_MAX(n, 2 * tl->nrefs), (size_t)1024);
+	uint32_t *r;
+
+	if (n <= tl->nrefs)
+		return 0;
+	r = ft_reallocarray(tl->refs, cap, sizeof(uint32_t));
+	if (!r)
+		return FT_ENOMEM;
+	memset(r + tl->nrefs, 0, (cap - tl->nrefs) * sizeof(uint32_t));
+	tl->refs = r;
+	tl->nrefs = cap;
+	return 0;
+}
+
+/*
+ * A lossy run's message (flow @fid) may go once it has ended, its sender has every ACK
+ * (no NAK or timeout sends it again: go_back(), ev_rto() do nothing then), it waits in
+ * no port's ring and nothing names it: no packet of it in flight (resent ones arrive
+ * after its end), no ACK, NAK, CNP or RTT sample on its way. A retransmit timer still
+ * armed is no reference: its record's next message takes the next generation, so the
+ * timer finds it no longer its own, as it finds its own message acknowledged built whole.
+ * The QP's last message leaves the QP's state with the phase (lossy_walk()).
+ */
+static int
+lossy_release(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	const struct pk_flow *f = flow_at(e, fid);
+	const struct ring_conn *c;
+	struct tree_phase *p;
+	uint32_t v;
+
+	if (tl->refs[fid] != REF_ENDED || f->in_ring || f->snd_una < f->npkts)
+		return 0;
+	tl->refs[fid] = 0;
+	p = phase_at(e, PK_VIRT + task_at(e, f->task)->succ_off, &v);
+	if (FT_NEVER(!p || !p->mflow || v >= p->nmsg))
+		return FT_EINVAL;
+	p->mflow[v] = PK_NONE;
+	c = &p->tb.rb.c[conn_of(p, v)];
+	if (p->qcc && v - c->first + p->nq >= c->nmsg)
+		p->qcc[qp_of(p, v)] = *pk_flow_cc(e, f);
+	return put_rec(&tl->flows, f->task, fid, e->now_ps);
+}
+
+int
+ft__pk_tree_ref(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	int rc = refs_room(tl, (size_t)fid + 1);
+
+	if (rc == 0)
+		tl->refs[fid]++;
+	return rc;
+}
+
+void
+ft__pk_tree_unref(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	int rc;
+
+	if (FT_NEVER(fid >= tl->nrefs || (tl->refs[fid] & ~REF_ENDED) == 0)) {
+		tl->err = tl->err ? tl->err : FT_EINVAL;
+		return;
+	}
+	tl->refs[fid]--;
+	rc = lossy_release(e, fid);
+	if (rc < 0 && !tl->err)
+		tl->err = rc; /* (from pkt_free(): the event loop returns it) */
+}
+
+int
+ft__pk_tree_err(const struct pk_engine *e)
+{
+	return e->tlazy ? e->tlazy->err : 0;
 }
 
 /* Records free to reuse now: the oldest if its time has come (*@task PK_NONE: none). */
@@ -921,11 +1043,18 @@ static int
 build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 {
 	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
-	uint32_t m = v - c->first, rt, rf;
+	uint32_t m = v - c->first, rt, rf, gen = 0;
 	struct pk_task *k;
 	int64_t t;
 
 	take_rec(&e->tlazy->flows, e->now_ps, &rt, &rf);
+	if (p->mflow && rf != PK_NONE) {
+		/* (a timer of the record's last message finds it not its own: lossy_release) */
+		gen = flow_at(e, rf)->rto_gen + 1;
+		if (gen >= 1u << 27)
+			rt = rf = PK_NONE; /* (a new record: the generations would wrap) */
+		gen = rf == PK_NONE ? 0 : gen;
+	}
 	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst,
 	                     c->qp0 + m % p->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
@@ -933,6 +1062,10 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	k = task_at(e, (uint32_t)t);
 	k->lazy = 1;
 	k->succ_off = p->base + v; /* (its number: nsucc stays 0) */
+	if (p->mflow) {
+		p->mflow[v] = k->flow;
+		flow_at(e, k->flow)->rto_gen = gen;
+	}
 	if (p->qcc) {
 		/* Its QP's state, as the message before handed it on (pk_flow_sent()) and
 		 * CNPs moved it since; the QP's first message starts from ft__pk_cc0(). */
@@ -942,6 +1075,8 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 			*pk_flow_cc(e, flow_at(e, k->flow)) = p->qcc[q];
 		p->qhand[q] = 0;
 		p->qflow[q] = k->flow;
+		if (p->qbuilt)
+			p->qbuilt[q]++;
 	}
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
@@ -1135,7 +1270,7 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	if (FT_NEVER(!p))
 		return FT_EINVAL;
 	if (v < p->nmsg) {
-		if (p->qcc) {
+		if (p->qcc && !p->mflow) {
 			/* Its record is reused in time: a CNP for the QP still finds its
 			 * state (a message that ends as its QP's latest has no next one
 			 * waiting: it would have handed its state on when its last packet
@@ -1150,6 +1285,12 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 				p->qflow[q] = PK_NONE;
 		}
 		rc = message_done(e, p, v, fid, lat_ps);
+		if (rc == 0 && p->mflow) { /* (a lossy run's: once nothing names it) */
+			rc = refs_room(e->tlazy, (size_t)fid + 1);
+			if (rc == 0)
+				e->tlazy->refs[fid] |= REF_ENDED;
+			return rc < 0 ? rc : lossy_release(e, fid);
+		}
 		/* (a CNP or RTT sample of its last packets is back within one path latency) */
 		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
 	}
@@ -1190,6 +1331,7 @@ ft__pk_tree_free(struct pk_engine *e)
 	ft_vec_release(&e->tlazy->phases);
 	ft_vec_release(&e->tlazy->flows.q);
 	ft_vec_release(&e->tlazy->tasks.q);
+	ft_free(e->tlazy->refs);
 	ft_free(e->tlazy);
 	e->tlazy = NULL;
 }
@@ -1310,7 +1452,8 @@ static void
 phase_release(struct tree_phase *p)
 {
 	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off, p->succ,
-		                 p->lag_of,  p->first,   p->qcc,       p->qflow,    p->qhand };
+		                 p->lag_of,  p->first,   p->qcc,       p->qflow,    p->qhand,
+		                 p->mflow,   p->qbuilt };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 }
@@ -1358,10 +1501,18 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 		p.qcc = ft_calloc(nqp, sizeof(*p.qcc));
 		p.qflow = ft_malloc(nqp * sizeof(uint32_t));
 		p.qhand = ft_calloc(nqp, 1);
-		if (!p.qcc || !p.qflow || !p.qhand)
+		p.qbuilt = e->may_drop ? ft_calloc(nqp, sizeof(uint32_t)) : NULL;
+		if (!p.qcc || !p.qflow || !p.qhand || (e->may_drop && !p.qbuilt))
 			rc = FT_ENOMEM;
 		else
 			memset(p.qflow, 0xff, nqp * sizeof(uint32_t));
+	}
+	if (e->may_drop) { /* (its messages' records: lossy_release()) */
+		p.mflow = ft_malloc(((size_t)nmsg + 1) * sizeof(uint32_t));
+		if (p.mflow)
+			memset(p.mflow, 0xff, ((size_t)nmsg + 1) * sizeof(uint32_t));
+		else
+			rc = FT_ENOMEM;
 	}
 	if (!p.pending || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of || !nwait || !at)
 		rc = FT_ENOMEM;
