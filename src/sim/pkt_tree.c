@@ -700,11 +700,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
  * vertex it arrived at at once, any other one path latency later (its clear-to-send,
  * PK_EV_PRED with the number), a barrier at once. Events, their times and their order are
  * the whole graph's, so the run is the same to the byte; the records of an ended message
- * are reused once twice the phase's longest path latency has passed (lossless runs only:
- * no NAK or retransmit outlives a flow there, and a CNP or RTT sample for its packets is
- * back within one path latency of its end). A paced run's QP hands its congestion
- * control state to its next message when its last packet leaves (pk_flow_sent()): the
- * phase keeps it, per QP, until that message is built (flow_qp()). For
+ * are reused once twice the phase's longest path latency has passed in a lossless run
+ * (no NAK or retransmit outlives a flow there, and a CNP or RTT sample for its packets is
+ * back within one path latency of its end), and in a lossy one once nothing names them
+ * (lossy_release()). A paced run's QP hands its congestion control state to its next
+ * message when its last packet leaves (pk_flow_sent()): the phase keeps it, per QP, until
+ * that message is built (flow_qp()). For
  * the op's bottleneck each link keeps the first message, in the whole graph's flow
  * order, that crossed it.
  *
