@@ -7,10 +7,19 @@
 # line gives both peak RSS figures and their ratio (lazy / whole), both user
 # CPU times and their ratio, the flows run, and whether the two JSON outputs
 # are the same to the byte (wall time and peak memory aside). Cases:
-# bench/sim-nvls.sh [[ALGO/]CLUSTER:SIZE ...] (ALGO nvls_tree, the default,
-# ring or tree), default dgx-h100:2 and dgx-h100:4 at 64 MiB, 256 MiB and
-# 1 GiB, NVLS tree then ring (the NVLS tree's 1 GiB whole build takes about
-# 260 MB and 14 s of CPU, the ring's on 4 nodes about 31 MB and 21 s).
+# bench/sim-nvls.sh [[ALGO/]CLUSTER:SIZE | lab/NAME ...] (ALGO nvls_tree, the
+# default, ring or tree; lab/NAME runs scenarios/lab/NAME.yaml as it is),
+# default dgx-h100:2 and dgx-h100:4 at 64 MiB, 256 MiB and 1 GiB, NVLS tree
+# then ring (the NVLS tree's 1 GiB whole build takes about 260 MB and 14 s of
+# CPU, the ring's on 4 nodes about 31 MB and 21 s).
+#
+# Paced (DCQCN, IB CC, TIMELY) and lossy runs (PFC off, bit errors) are
+# built lazily too ("Paced and lossy rings and trees"). The labs, peak RSS
+# whole -> lazy, the JSON the same (a shared machine, two runs each):
+#   lab/ring-ecmp-dcqcn        15.5 -> 8.6 MB, CPU 1.33 -> 1.33 s
+#   lab/ring-ecmp-dcqcn-tuned  16.0 -> 9.1 MB, CPU 1.37 -> 1.37 s
+#   lab/ring-ecmp-lossy        16.7 -> 9.8 MB, CPU 1.43 -> 1.46 s
+# The incast, spreading and MoE labs have no ring or tree to build lazily.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
@@ -19,15 +28,17 @@ command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# nvls_case ALGO CLUSTER SIZE: the whole build, then the lazy one; one line.
+# nvls_case ALGO CLUSTER SIZE: the whole build, then the lazy one; one line
+# (ALGO lab: CLUSTER names scenarios/lab/CLUSTER.yaml, SIZE is not read).
 nvls_case() {
 	local algo=$1 cluster=$2 size=$3 k eager
+	local -a what=("$cluster" --engine packet --op all_reduce --algo "$algo" -b "$size")
+	[ "$algo" = lab ] && what=("scenarios/lab/$cluster.yaml")
 	for k in whole lazy; do
 		eager=0
 		[ "$k" = whole ] && eager=1
 		FABTUNE_SIM_EAGER=$eager /usr/bin/time -f "%M %U" -o "$tmp/time.$k" "$fabtune" sim \
-			"$cluster" --engine packet --op all_reduce --algo "$algo" -b "$size" \
-			--json >"$tmp/$k.json" ||
+			"${what[@]}" --json >"$tmp/$k.json" ||
 			{ echo "$algo $cluster $size ($k): fabtune sim failed"; return 1; }
 		sed -E 's/"(wall_s|peak_rss_bytes)":[^,}]*/"\1":_/g' "$tmp/$k.json" >"$tmp/$k.cmp"
 	done
@@ -48,5 +59,9 @@ fi
 for c in "$@"; do
 	algo=nvls_tree
 	case $c in */*) algo=${c%%/*} c=${c#*/} ;; esac
+	if [ "$algo" = lab ]; then
+		nvls_case lab "$c" -
+		continue
+	fi
 	nvls_case "$algo" "${c%:*}" "${c##*:}"
 done

@@ -93,12 +93,37 @@ pkt_alloc(struct pk_engine *e)
 	return id;
 }
 
+/* Whether a lossy run's lazy phases count what names a flow record (pkt_tree.c). */
+static inline bool
+refs_on(const struct pk_engine *e)
+{
+	return e->tlazy && e->may_drop;
+}
+
 static void
-pkt_free(struct pk_engine *e, uint32_t id)
+pkt_free_raw(struct pk_engine *e, uint32_t id)
 {
 	e->pkts[id].next = e->free_pkt;
 	e->free_pkt = id;
 	e->npkts_live--;
+}
+
+static void
+pkt_free(struct pk_engine *e, uint32_t id)
+{
+	if (refs_on(e)) /* (an error is kept: the event loop returns it) */
+		ft__pk_tree_unref(e, e->pkts[id].flow);
+	pkt_free_raw(e, id);
+}
+
+/* An event about flow @fid (an ACK, NAK, CNP or RTT sample on its way back to its
+ * sender): it names the flow's record until handled (step()). */
+static int
+ev_push_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, uint32_t arg)
+{
+	if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0)
+		return FT_ENOMEM;
+	return ev_push(e, t_ps, type, fid, arg);
 }
 
 uint32_t
@@ -493,6 +518,10 @@ try_send(struct pk_engine *e, uint32_t l)
 		id = pkt_alloc(e);
 		if (id == PK_NONE)
 			return FT_ENOMEM;
+		if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0) {
+			pkt_free_raw(e, id);
+			return FT_ENOMEM;
+		}
 		f = flow_at(e, fid);
 		payload = pkt_payload(e, f, f->snd_nxt);
 		k = &e->pkts[id];
@@ -673,7 +702,7 @@ send_ack(struct pk_engine *e, uint32_t fid, uint32_t before)
 	if (!(e->may_drop || e->ndrops) ||
 	    (f->rcv_nxt / PK_ACK_SEG == before / PK_ACK_SEG && f->rcv_nxt < f->npkts))
 		return 0;
-	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt);
+	return ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt);
 }
 
 /*
@@ -738,7 +767,7 @@ receive(struct pk_engine *e, uint32_t id)
 			rp->cnp_sent++;
 			e->ncnp++;
 			pk_op_acc(e, fid)->ncnp++;
-			rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
+			rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);
 			if (rc < 0) {
 				pkt_free(e, id);
 				return rc;
@@ -749,7 +778,7 @@ receive(struct pk_engine *e, uint32_t id)
 		/* A completion every 16 packets (64 KiB at 4 KiB): its RTT is the packet's
 		 * one-way time plus the way back at high priority (one path latency). */
 		uint64_t rtt = e->now_ps - e->pkts[id].t_sent_ps + f->lat_ps;
-		int rc = ev_push(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
+		int rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
 		                 (uint32_t)FT_MIN(rtt / 1000, (uint64_t)0x0fffffff));
 
 		if (rc < 0) {
@@ -783,7 +812,7 @@ receive(struct pk_engine *e, uint32_t id)
 	 * timed out), as an RC responder in its NAK-sent state. */
 	if (seq > f->rcv_nxt && f->nak_for != f->rcv_nxt) {
 		f->nak_for = f->rcv_nxt;
-		return ev_push(e, e->now_ps + f->lat_ps, PK_EV_NAK, fid, f->rcv_nxt);
+		return ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_NAK, fid, f->rcv_nxt);
 	}
 	return 0;
 }
@@ -1305,11 +1334,14 @@ prefetch_event(const struct pk_engine *e, const struct pk_event *ev)
 	}
 }
 
+static int step_event(struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg, uint64_t t_ps);
+
 static int
 step(struct pk_engine *e)
 {
 	struct pk_event ev;
 	uint32_t type, arg;
+	int rc;
 
 	if (pk_evq_pop(&e->evq, &ev) < 0)
 		return FT_ENOMEM;
@@ -1328,6 +1360,20 @@ step(struct pk_engine *e)
 	e->nevents++;
 	e->origin = ft__pk_ev_where(e, type, ev.id, arg);
 	e->cur_seq = ev.seq;
+	rc = step_event(e, type, ev.id, arg, ev.t_ps);
+	if (!refs_on(e))
+		return rc;
+	/* (a flow's event no longer names its record once handled) */
+	if (type == PK_EV_NAK || type == PK_EV_ACK || type == PK_EV_CNP || type == PK_EV_RTT)
+		ft__pk_tree_unref(e, ev.id);
+	return rc < 0 ? rc : ft__pk_tree_err(e);
+}
+
+static int
+step_event(struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg, uint64_t t_ps)
+{
+	struct pk_event ev = { .t_ps = t_ps, .id = id };
+
 	switch (type) {
 	case PK_EV_TX_DONE:
 		return ev_tx_done(e, ev.id, arg);

@@ -133,10 +133,13 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	struct pk_dcqcn *d;
 
 	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->cnp_handled++;
-	/* The QP's state moved on with its next message (pk_flow_sent()). */
-	while (f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+	/* The QP's state moved on with its next message (pk_flow_sent()); a lazy phase's
+	 * QP keeps it where no built message does (ft__pk_tree_cc()). */
+	d = f->snd_nxt >= f->npkts && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
+	while (!d && f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
 		f = next;
-	d = pk_flow_cc(e, f);
+	if (!d)
+		d = pk_flow_cc(e, f);
 	if (e->ibcc) {
 		/*
 		 * A BECN raises the CCTI by CCTI_Increase (from at least CCTI_Min), to

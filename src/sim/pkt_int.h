@@ -709,6 +709,11 @@ int ft__pk_tree_start(struct pk_engine *e, uint32_t t);
 int ft__pk_tree_pred(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_tree_sent(struct pk_engine *e, uint32_t t);
 int ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps);
+void ft__pk_tree_handoff(struct pk_engine *e, const struct pk_flow *f);
+struct pk_dcqcn *ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f);
+int ft__pk_tree_ref(struct pk_engine *e, uint32_t fid);
+void ft__pk_tree_unref(struct pk_engine *e, uint32_t fid);
+int ft__pk_tree_err(const struct pk_engine *e);
 uint32_t ft__pk_tree_src(const struct pk_engine *e, uint32_t u);
 void ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_tree_free(struct pk_engine *e);
@@ -766,6 +771,8 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 		return 0;
 	if (t >= PK_VIRT) { /* a lazy phase's: fired once (its next message is not built) */
 		f->sent_task = PK_NONE;
+		if (e->paced)
+			ft__pk_tree_handoff(e, f);
 		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 	}
 	own = &FT_VEC_AT(&e->tasks, struct pk_task, f->task);

@@ -276,7 +276,7 @@ ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f)
 
 	/* The task its last packet's leaving tells: the QP's next flow. */
 	if (f->sent_task == PK_NONE || f->sent_task >= PK_VIRT)
-		return NULL; /* (a lazy NVLS tree's next message is not built: unpaced runs) */
+		return NULL; /* (a lazy phase's next message is not built: ft__pk_tree_cc()) */
 	k = task_of(e, f->sent_task);
 	return k->kind == PK_T_FLOW ? flow_at(e, k->flow) : NULL;
 }

@@ -700,8 +700,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
  * vertex it arrived at at once, any other one path latency later (its clear-to-send,
  * PK_EV_PRED with the number), a barrier at once. Events, their times and their order are
  * the whole graph's, so the run is the same to the byte; the records of an ended message
- * are reused once twice the phase's longest path latency has passed (lossless and
- * unpaced runs only: no CNP, RTT sample, NAK or retransmit outlives a flow there). For
+ * are reused once twice the phase's longest path latency has passed in a lossless run
+ * (no NAK or retransmit outlives a flow there, and a CNP or RTT sample for its packets is
+ * back within one path latency of its end), and in a lossy one once nothing names them
+ * (lossy_release()). A paced run's QP hands its congestion control state to its next
+ * message when its last packet leaves (pk_flow_sent()): the phase keeps it, per QP, until
+ * that message is built (flow_qp()). For
  * the op's bottleneck each link keeps the first message, in the whole graph's flow
  * order, that crossed it.
  *
@@ -727,6 +731,17 @@ struct tree_phase {
 	uint32_t *lag_of;    /* per connection: the lag task its parts go into at m = 0 */
 	uint64_t *first;     /* per link: the first message to cross it (key), UINT64_MAX */
 	uint64_t lat_max;    /* the longest path latency of its messages so far */
+	/* A paced run's, per QP (connection x nq + m % nq): its congestion control state
+	 * while no built message holds it (qhand: handed on by a message whose last packet
+	 * left, to a next one not built yet, or kept from its last message once it ended),
+	 * and the flow record of its latest message built (PK_NONE). */
+	struct pk_dcqcn *qcc;
+	uint32_t *qflow;
+	uint8_t *qhand;
+	/* A lossy run's (paced or not): per message, its flow record while built and not
+	 * released (PK_NONE); per QP, its messages built (a paced run's). */
+	uint32_t *mflow;
+	uint32_t *qbuilt;
 };
 
 /* Which of a successor connection's messages message m of a connection tells: message m
@@ -748,7 +763,16 @@ struct pk_tree_lazy {
 	struct ft_vec phases; /* struct tree_phase */
 	uint32_t nvirt;       /* numbers handed out */
 	struct free_recs flows, tasks;
+	/* A lossy run's: per flow record, what still names it (its packets, and its ACK,
+	 * NAK, CNP and RTT events), REF_ENDED once its message has ended. */
+	uint32_t *refs;
+	size_t nrefs;
+	int err; /* FT_E* met where it could not be returned (pkt_free) */
 };
+
+#define REF_ENDED 0x80000000u
+
+static int put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps);
 
 static bool
 lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
@@ -757,11 +781,12 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	bool ring = tb->nedges == 0; /* (a ring's phase has connections alone) */
 	uint64_t n;
 
-	/* Built whole: asked for, or a split run (a2a_eager); lossy or paced runs, whose
-	 * NAKs, timers, CNPs and RTT samples outlive a flow; flows listed or QPs traced by
+	/* Built whole: asked for, or a split run (a2a_eager); flows listed or QPs traced by
 	 * id; beside a lazy all-to-all (which reuses records from its first slot on); a
-	 * message split over QPs (its own barriers). */
-	if (e->tree_eager || e->may_drop || e->paced || e->lazy || e->pc.list_flows ||
+	 * message split over QPs (its own barriers). A paced run's QP state is kept by the
+	 * phase between messages (flow_qp()); a lossy run's records wait until nothing
+	 * names them (lossy_release()). */
+	if (e->tree_eager || e->lazy || e->pc.list_flows ||
 	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
 		return false;
 	if (tb->rb.n >= 1u << 30)
@@ -820,6 +845,172 @@ conn_of(const struct tree_phase *p, uint32_t v)
 	return lo;
 }
 
+/* The QP of message @v of phase @p, among the phase's (connection x nq + m % nq). */
+static uint32_t
+qp_of(const struct tree_phase *p, uint32_t v)
+{
+	uint32_t ci = conn_of(p, v);
+
+	return ci * p->nq + (v - p->tb.rb.c[ci].first) % p->nq;
+}
+
+/* The phase, message (@v) and QP (@q) of flow @f, if a lazy phase's message with QP state. */
+static struct tree_phase *
+flow_qp(struct pk_engine *e, const struct pk_flow *f, uint32_t *v, uint32_t *q)
+{
+	const struct pk_task *k = task_at(e, f->task);
+	struct tree_phase *p;
+
+	if (!e->tlazy || !k->lazy || k->kind != PK_T_FLOW)
+		return NULL;
+	p = phase_at(e, PK_VIRT + k->succ_off, v);
+	if (!p || !p->qcc || *v >= p->nmsg)
+		return NULL;
+	*q = qp_of(p, *v);
+	return p;
+}
+
+/*
+ * A lossy run's CNP for message @v (of QP @q, all its packets sent): built whole, its
+ * QP's state is with the first of its later messages that has a packet to send, or its
+ * last. A NAK or a timeout may send an earlier one's packets again after it handed the
+ * state on, so the walk goes over the messages built: one released had every packet
+ * acknowledged; one not built has the state the message before it handed on; the last
+ * one released left its state with the phase (lossy_release()).
+ */
+static struct pk_dcqcn *
+lossy_walk(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t q)
+{
+	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
+	uint32_t m = v - c->first, mm, last = m, fid;
+
+	for (mm = m + p->nq; mm < c->nmsg; mm += p->nq) {
+		if (mm / p->nq >= p->qbuilt[q])
+			return &p->qcc[q];
+		last = mm;
+		fid = p->mflow[c->first + mm];
+		if (fid != PK_NONE && flow_at(e, fid)->snd_nxt < flow_at(e, fid)->npkts)
+			return pk_flow_cc(e, flow_at(e, fid));
+	}
+	fid = p->mflow[c->first + last];
+	return fid != PK_NONE ? pk_flow_cc(e, flow_at(e, fid)) : &p->qcc[q];
+}
+
+void
+ft__pk_tree_handoff(struct pk_engine *e, const struct pk_flow *f)
+{
+	uint32_t v, q;
+	struct tree_phase *p = flow_qp(e, f, &v, &q);
+
+	if (p) { /* (its next message is not built: it takes the state when it is) */
+		p->qcc[q] = *pk_flow_cc(e, f);
+		p->qhand[q] = 1;
+	}
+}
+
+struct pk_dcqcn *
+ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f)
+{
+	uint32_t v, q;
+	struct tree_phase *p = flow_qp(e, f, &v, &q);
+
+	/*
+	 * Built whole, the state of a QP whose message @f has sent its last packet is with
+	 * the first of its next messages that has not, or its last: a lossless run's
+	 * messages on a QP send one after the other, so that is the latest one built, or
+	 * the next one, not built yet, whose state the phase keeps.
+	 */
+	if (!p)
+		return NULL;
+	if (p->mflow)
+		return lossy_walk(e, p, v, q);
+	if (p->qhand[q] || FT_NEVER(p->qflow[q] == PK_NONE))
+		return &p->qcc[q];
+	return pk_flow_cc(e, flow_at(e, p->qflow[q]));
+}
+
+/* A lossy run's flow records: room for what names flow record @n - 1. */
+static int
+refs_room(struct pk_tree_lazy *tl, size_t n)
+{
+	size_t cap = FT_MAX(FT_MAX(n, 2 * tl->nrefs), (size_t)1024);
+	uint32_t *r;
+
+	if (n <= tl->nrefs)
+		return 0;
+	r = ft_reallocarray(tl->refs, cap, sizeof(uint32_t));
+	if (!r)
+		return FT_ENOMEM;
+	memset(r + tl->nrefs, 0, (cap - tl->nrefs) * sizeof(uint32_t));
+	tl->refs = r;
+	tl->nrefs = cap;
+	return 0;
+}
+
+/*
+ * A lossy run's message (flow @fid) may go once it has ended, its sender has every ACK
+ * (no NAK or timeout sends it again: go_back(), ev_rto() do nothing then), it waits in
+ * no port's ring and nothing names it: no packet of it in flight (resent ones arrive
+ * after its end), no ACK, NAK, CNP or RTT sample on its way. A retransmit timer still
+ * armed is no reference: its record's next message takes the next generation, so the
+ * timer finds it no longer its own, as it finds its own message acknowledged built whole.
+ * The QP's last message leaves the QP's state with the phase (lossy_walk()).
+ */
+static int
+lossy_release(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	const struct pk_flow *f = flow_at(e, fid);
+	const struct ring_conn *c;
+	struct tree_phase *p;
+	uint32_t v;
+
+	if (tl->refs[fid] != REF_ENDED || f->in_ring || f->snd_una < f->npkts)
+		return 0;
+	tl->refs[fid] = 0;
+	p = phase_at(e, PK_VIRT + task_at(e, f->task)->succ_off, &v);
+	if (FT_NEVER(!p || !p->mflow || v >= p->nmsg))
+		return FT_EINVAL;
+	p->mflow[v] = PK_NONE;
+	c = &p->tb.rb.c[conn_of(p, v)];
+	if (p->qcc && v - c->first + p->nq >= c->nmsg)
+		p->qcc[qp_of(p, v)] = *pk_flow_cc(e, f);
+	return put_rec(&tl->flows, f->task, fid, e->now_ps);
+}
+
+int
+ft__pk_tree_ref(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	int rc = refs_room(tl, (size_t)fid + 1);
+
+	if (rc == 0)
+		tl->refs[fid]++;
+	return rc;
+}
+
+void
+ft__pk_tree_unref(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_tree_lazy *tl = e->tlazy;
+	int rc;
+
+	if (FT_NEVER(fid >= tl->nrefs || (tl->refs[fid] & ~REF_ENDED) == 0)) {
+		tl->err = tl->err ? tl->err : FT_EINVAL;
+		return;
+	}
+	tl->refs[fid]--;
+	rc = lossy_release(e, fid);
+	if (rc < 0 && !tl->err)
+		tl->err = rc; /* (from pkt_free(): the event loop returns it) */
+}
+
+int
+ft__pk_tree_err(const struct pk_engine *e)
+{
+	return e->tlazy ? e->tlazy->err : 0;
+}
+
 /* Records free to reuse now: the oldest if its time has come (*@task PK_NONE: none). */
 static void
 take_rec(struct free_recs *fr, uint64_t now_ps, uint32_t *task, uint32_t *flow)
@@ -853,11 +1044,18 @@ static int
 build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 {
 	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
-	uint32_t m = v - c->first, rt, rf;
+	uint32_t m = v - c->first, rt, rf, gen = 0;
 	struct pk_task *k;
 	int64_t t;
 
 	take_rec(&e->tlazy->flows, e->now_ps, &rt, &rf);
+	if (p->mflow && rf != PK_NONE) {
+		/* (a timer of the record's last message finds it not its own: lossy_release) */
+		gen = flow_at(e, rf)->rto_gen + 1;
+		if (gen >= 1u << 27)
+			rt = rf = PK_NONE; /* (a new record: the generations would wrap) */
+		gen = rf == PK_NONE ? 0 : gen;
+	}
 	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst,
 	                     c->qp0 + m % p->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
@@ -865,6 +1063,22 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	k = task_at(e, (uint32_t)t);
 	k->lazy = 1;
 	k->succ_off = p->base + v; /* (its number: nsucc stays 0) */
+	if (p->mflow) {
+		p->mflow[v] = k->flow;
+		flow_at(e, k->flow)->rto_gen = gen;
+	}
+	if (p->qcc) {
+		/* Its QP's state, as the message before handed it on (pk_flow_sent()) and
+		 * CNPs moved it since; the QP's first message starts from ft__pk_cc0(). */
+		uint32_t q = qp_of(p, v);
+
+		if (p->qhand[q])
+			*pk_flow_cc(e, flow_at(e, k->flow)) = p->qcc[q];
+		p->qhand[q] = 0;
+		p->qflow[q] = k->flow;
+		if (p->qbuilt)
+			p->qbuilt[q]++;
+	}
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
 	        m + p->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + p->nq : PK_NONE;
@@ -1057,7 +1271,27 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	if (FT_NEVER(!p))
 		return FT_EINVAL;
 	if (v < p->nmsg) {
+		if (p->qcc && !p->mflow) {
+			/* Its record is reused in time: a CNP for the QP still finds its
+			 * state (a message that ends as its QP's latest has no next one
+			 * waiting: it would have handed its state on when its last packet
+			 * left). */
+			uint32_t q = qp_of(p, v);
+
+			if (p->qflow[q] == fid && !p->qhand[q]) {
+				p->qcc[q] = *pk_flow_cc(e, flow_at(e, fid));
+				p->qhand[q] = 1;
+			}
+			if (p->qflow[q] == fid)
+				p->qflow[q] = PK_NONE;
+		}
 		rc = message_done(e, p, v, fid, lat_ps);
+		if (rc == 0 && p->mflow) { /* (a lossy run's: once nothing names it) */
+			rc = refs_room(e->tlazy, (size_t)fid + 1);
+			if (rc == 0)
+				e->tlazy->refs[fid] |= REF_ENDED;
+			return rc < 0 ? rc : lossy_release(e, fid);
+		}
 		/* (a CNP or RTT sample of its last packets is back within one path latency) */
 		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
 	}
@@ -1098,6 +1332,7 @@ ft__pk_tree_free(struct pk_engine *e)
 	ft_vec_release(&e->tlazy->phases);
 	ft_vec_release(&e->tlazy->flows.q);
 	ft_vec_release(&e->tlazy->tasks.q);
+	ft_free(e->tlazy->refs);
 	ft_free(e->tlazy);
 	e->tlazy = NULL;
 }
@@ -1217,8 +1452,9 @@ phase_conns(struct tree_phase *p)
 static void
 phase_release(struct tree_phase *p)
 {
-	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off,
-		                 p->succ,    p->lag_of,  p->first };
+	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off, p->succ,
+		                 p->lag_of,  p->first,   p->qcc,       p->qflow,    p->qhand,
+		                 p->mflow,   p->qbuilt };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 }
@@ -1260,6 +1496,25 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.lag_of = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	nwait = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	at = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	if (e->paced) { /* (its QPs' congestion control state: flow_qp()) */
+		size_t nqp = (size_t)tb->rb.n * p.nq + 1;
+
+		p.qcc = ft_calloc(nqp, sizeof(*p.qcc));
+		p.qflow = ft_malloc(nqp * sizeof(uint32_t));
+		p.qhand = ft_calloc(nqp, 1);
+		p.qbuilt = e->may_drop ? ft_calloc(nqp, sizeof(uint32_t)) : NULL;
+		if (!p.qcc || !p.qflow || !p.qhand || (e->may_drop && !p.qbuilt))
+			rc = FT_ENOMEM;
+		else
+			memset(p.qflow, 0xff, nqp * sizeof(uint32_t));
+	}
+	if (e->may_drop) { /* (its messages' records: lossy_release()) */
+		p.mflow = ft_malloc(((size_t)nmsg + 1) * sizeof(uint32_t));
+		if (p.mflow)
+			memset(p.mflow, 0xff, ((size_t)nmsg + 1) * sizeof(uint32_t));
+		else
+			rc = FT_ENOMEM;
+	}
 	if (!p.pending || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of || !nwait || !at)
 		rc = FT_ENOMEM;
 	if (rc == 0) {

@@ -674,7 +674,7 @@ test_ring_tree_lazy(void **state)
 }
 
 /*
- * Built whole (as a split run, a lossy or a paced run builds them), a ring's or a tree's
+ * Built whole (as a split run builds them, or FABTUNE_SIM_EAGER=1), a ring's or a tree's
  * message waits for the one before it on its QP to leave the NIC with no task between
  * them: the send path tells the next message's task itself. 64 MiB over 2 DGX H100 nodes
  * x 4 GPUs, as test_ring_tree_lazy cuts it: the ring all-reduce's 896 messages on 8
@@ -727,6 +727,96 @@ test_ring_tree_whole_tasks(void **state)
 		if (nbar > most)
 			fail_msg("run %zu: %zu tasks besides the %zu messages, at most %zu", k, nbar,
 			         nflow, most);
+		assert_same_run(&r[0], &r[1]);
+		pk_run_free(&r[1]);
+		pk_run_free(&r[0]);
+	}
+}
+
+/*
+ * A paced or lossy run's rings and trees are built as their messages may start as well. What
+ * outlives a message there is its QP's congestion control state: handed on to the QP's
+ * next message when its last packet leaves, which may not be built yet (the phase keeps
+ * the state until it is, and CNPs in between move it there), and the CNPs and RTT
+ * samples for its packets, back within one path latency of its end (its records wait
+ * twice the longest). A lossy run's records wait until nothing names them: resent
+ * packets, ACKs, NAKs, CNPs and RTT samples are counted, a timer still armed finds the
+ * record's next message of another generation, and a CNP walks the QP's later messages,
+ * one of which may be sending again. The runs of test_ring_tree_lazy under DCQCN and IB
+ * CC, switches marking every packet that queues behind another (the thresholds below one
+ * packet), and lossy (bit errors, a 200 us timeout) with DCQCN and without: the same
+ * records at most, and every counter the whole build's to the bit, drops and resends
+ * with them. The tree's fan-in queues at a parent's port, so its QPs take CNPs (70 under
+ * DCQCN, 2,198 under IB CC with 2 QPs) and their rates move across messages; a ring's
+ * hops share no port here.
+ */
+static void
+test_ring_tree_lazy_lossy_paced(void **state)
+{
+	const struct {
+		enum ft_algo algo;
+		enum ft_pkt_cc cc;
+		bool lossy;
+		uint32_t qps;
+		enum ft_routing routing;
+		size_t whole, most;
+	} runs[] = {
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, false, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, false, 2, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, false, 1, FT_ROUTING_ADAPTIVE, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_IBCC, false, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_TREE, FT_PKT_CC_DCQCN, false, 1, FT_ROUTING_ECMP, 1792, 448 },
+		{ FT_ALGO_TREE, FT_PKT_CC_IBCC, false, 2, FT_ROUTING_ECMP, 1792, 448 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, true, 1, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_NONE, true, 2, FT_ROUTING_ECMP, 896, 64 },
+		{ FT_ALGO_RING, FT_PKT_CC_DCQCN, true, 1, FT_ROUTING_ADAPTIVE, 896, 64 },
+		{ FT_ALGO_TREE, FT_PKT_CC_DCQCN, true, 1, FT_ROUTING_ECMP, 1792, 448 },
+		{ FT_ALGO_TREE, FT_PKT_CC_NONE, true, 2, FT_ROUTING_ECMP, 1792, 448 },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = runs[k].algo,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 8,
+			                  .ranks_per_node = 4,
+			                  .bytes = 64u << 20 };
+		struct ft_packet_cfg pc = { .cc = runs[k].cc,
+			                    .ecn_kmin_bytes = 1,
+			                    .ecn_kmax_bytes = 2,
+			                    .ecn_pmax = 1,
+			                    .ibcc_threshold_bytes = 1,
+			                    .ibcc_marking_rate = 1,
+			                    .fc = runs[k].lossy ? FT_PKT_FC_NONE : FT_PKT_FC_AUTO,
+			                    .ber = runs[k].lossy ? 1e-7 : 0,
+			                    .rto_s = runs[k].lossy ? 200e-6 : 0 };
+		struct pk_run r[2];
+
+		for (int i = 0; i < 2; i++)
+			pk_run_ops_on(&r[i], &a, 2, 4, &pc, runs[k].qps, i == 0, 1, runs[k].routing);
+		assert_true(pk(r[1].e)->paced == (runs[k].cc != FT_PKT_CC_NONE));
+		assert_true(pk(r[1].e)->may_drop == runs[k].lossy);
+		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
+		assert_null(pk(r[0].e)->tlazy);
+		assert_non_null(pk(r[1].e)->tlazy);
+		assert_int_equal(r[1].c.nflows, runs[k].whole);
+		if (pk(r[1].e)->flows.len > runs[k].most)
+			fail_msg("run %zu: %zu flow records, at most %zu in flight", k,
+			         pk(r[1].e)->flows.len, runs[k].most);
+		print_message("lazy %s %s, run %zu: %zu flow records (whole: %zu), %llu CNPs, "
+		              "%llu drops, %llu resent\n", runs[k].lossy ? "lossy" : "paced",
+		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", k,
+		              pk(r[1].e)->flows.len, runs[k].whole,
+		              (unsigned long long)r[1].c.ncnp, (unsigned long long)r[1].c.ndrops,
+		              (unsigned long long)r[1].c.nretx);
+		assert_true(r[0].c.ndrops > 0 || !runs[k].lossy);
+		assert_int_equal(r[0].c.ndrops, r[1].c.ndrops);
+		assert_int_equal(r[0].c.nretx, r[1].c.nretx);
+		if (runs[k].algo == FT_ALGO_TREE && runs[k].cc != FT_PKT_CC_NONE)
+			assert_true(r[0].c.ncnp > 0); /* (a ring's hops share no queue here) */
+		assert_int_equal(r[0].c.ncnp, r[1].c.ncnp);
+		assert_int_equal(r[0].c.necn, r[1].c.necn);
 		assert_same_run(&r[0], &r[1]);
 		pk_run_free(&r[1]);
 		pk_run_free(&r[0]);
@@ -809,6 +899,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_ring_tree_lazy),
 		cmocka_unit_test(test_ring_tree_whole_tasks),
+		cmocka_unit_test(test_ring_tree_lazy_lossy_paced),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
