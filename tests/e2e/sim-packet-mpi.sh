@@ -7,17 +7,38 @@
 # retransmissions, NCCL's chunked pipelines, NVLS trees and all-to-alls, flowlet
 # choices, NIC context misses); a --trace of ports and QPs of every rank is
 # the same file; and a run the split cannot carry is refused with the reason.
+#
+# Every case runs on 2 ranks (two pods each, one rank per core of a 2-core
+# host). 4 ranks (one pod each) oversubscribe such a host: each window's end
+# is a collective that waits for all four ranks to be given a CPU, and a run
+# of a few thousand windows takes 45 to 90 s at a load of 20 where 2 ranks
+# take 3 to 8 s (pfc: 88 s against 5 s; phases: 45 s against 3 s). So by
+# default three cases also run on 4 ranks, those where most crosses
+# between more than two ranks: CNPs sent back from an incast into pod 0 to
+# the three other pods, the all-to-all's rounds whose barriers wait on
+# several ranks, and the QP traces rank 0 gathers from three others;
+# FABTUNE_LONG_TESTS=1 runs every case on 4 ranks as well. Each split run
+# prints its time ("# NAME, N ranks: S s").
 set -u
 fabtune=${1:?usage: sim-packet-mpi.sh PATH-TO-FABTUNE}
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
 . tests/e2e/lib-sim-mpi.sh
 fail=0
 ncase=0
+wide="dcqcn alltoall trace-qps"
+# nps NAME: the rank counts NAME runs on
+nps() {
+	if [ "${FABTUNE_LONG_TESTS:-0}" = 1 ] || [[ " $wide " == *" $1 "* ]]; then
+		echo 2 4
+	else
+		echo 2
+	fi
+}
 
 # check NAME SCENARIO SEED PATTERN [ARG...]: PATTERN (grep -E) must match the
-# one-process JSON or counters, then 2 and 4 ranks must give the same bytes.
+# one-process JSON or counters, then 2 (and 4: nps) ranks must give the same bytes.
 check() {
-	local name=$1 sc=$2 seed=$3 pat=$4 np
+	local name=$1 sc=$2 seed=$3 pat=$4 np start
 	shift 4
 	local one="$tmp/$name.one.json" c1="$tmp/$name.c1"
 
@@ -26,13 +47,15 @@ check() {
 		{ echo "$name: one-process run failed"; fail=1; return; }
 	grep -Eq "$pat" "$one" "$c1"/* ||
 		{ echo "$name: expected /$pat/ (what crosses the partitions)"; fail=1; return; }
-	for np in 2 4; do
+	for np in $(nps "$name"); do
 		# Rank 0 prints the result and writes the counters; the others stay silent
 		# (so the launcher's merged stdout is one document, into one directory).
+		start=$SECONDS
 		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
 			"$fabtune" sim "$sc" "$@" --json --seed "$seed" --counters "$tmp/$name.c$np" \
 			>"$tmp/$name.mpi$np.json" 2>"$tmp/err" ||
 			{ echo "$name, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; continue; }
+		echo "# $name, $np ranks: $((SECONDS - start)) s"
 		if [ -s "$tmp/err" ]; then
 			echo "$name, $np ranks: unexpected stderr"
 			head -5 "$tmp/err"
@@ -168,14 +191,16 @@ check qp-cache "$tmp/qp-cache.yaml" 1 '"nic_context_misses": [1-9]' --qps 2
 # trace_split NAME SCENARIO ARG...: a --trace (with what ARG adds) at 2 and 4
 # ranks is the one-process file.
 trace_split() {
-	local name=$1 sc=$2 np
+	local name=$1 sc=$2 np start
 	shift 2
 	"$fabtune" sim "$sc" --trace "$tmp/$name.1" "$@" >/dev/null ||
 		{ echo "$name: one-process run failed"; fail=1; return; }
-	for np in 2 4; do
+	for np in $(nps "$name"); do
+		start=$SECONDS
 		timeout 300 mpirun -np "$np" --oversubscribe --mca btl self,vader \
 			"$fabtune" sim "$sc" --trace "$tmp/$name.$np" "$@" >/dev/null 2>"$tmp/err" ||
 			{ echo "$name, $np ranks: mpirun failed"; cat "$tmp/err"; fail=1; }
+		echo "# $name, $np ranks: $((SECONDS - start)) s"
 		cmp "$tmp/$name.1" "$tmp/$name.$np" ||
 			{ echo "$name, $np ranks: the trace differs from one process"; fail=1; }
 	done
@@ -199,4 +224,5 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 grep -q "packet engine under mpirun: split_data_on_qps splits each chunked message over its QPs" \
 	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
-echo "ok: $ncase cases, 1, 2 and 4 ranks, same JSON and counters, from rank 0 alone"
+n4=all; [ "${FABTUNE_LONG_TESTS:-0}" = 1 ] || n4="$(echo $wide | wc -w) of them"
+echo "ok: $ncase cases on 1 and 2 ranks ($n4 on 4 too), same JSON and counters, from rank 0 alone"
