@@ -83,6 +83,9 @@ struct ft_model_links {
 	/* NCCL doubles NCCL_P2P_NET_CHUNKSIZE here: ARM hosts, Blackwell GPUs (GB200,
 	 * GB300; ft_model_p2p_net_chunk_x2(), kb ENV-BUFFSIZE). */
 	bool p2p_net_chunk_x2;
+	/* NCCL_P2P_NET_CHUNKSIZE as the node's network plugin sets it, bytes, 0 where it
+	 * leaves NCCL's default (ft_model_p2p_net_chunk_env(): aws-ofi-nccl on AWS p5, p5e). */
+	uint32_t p2p_net_chunk;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -346,12 +349,20 @@ struct ft_model_p2p_comm {
 	uint32_t p2p_nchannels; /* ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS */
 	bool net_chunk_x2;      /* ft_model_p2p_net_chunk_x2() */
 	bool pci_chunk;         /* ft_model_p2p_pci_chunk() */
+	uint32_t net_chunk;     /* ft_model_p2p_net_chunk_env(); 0: NCCL's default */
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
  * (node.host_arm: Grace) with Blackwell GPUs (NVLink 5; NCCL's minCompCap >= 100),
  * kb ENV-BUFFSIZE. */
 FT_API bool ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec);
+
+/* NCCL_P2P_NET_CHUNKSIZE as the network plugin of @spec's nodes sets it, bytes, or 0
+ * where it leaves NCCL's default: aws-ofi-nccl sets 512 KiB (with NCCL_BUFFSIZE 8 MiB,
+ * which keeps that chunk under NCCL's buffer / NCCL_STEPS cap) on every AWS p5 and
+ * p5e instance (node presets aws-p5, aws-p5e; src/platform-aws.cpp at v1.16.3,
+ * docs/presets.md PS-EFA-P2P). */
+FT_API uint32_t ft_model_p2p_net_chunk_env(const struct ft_cluster_spec *spec);
 
 /* Whether NCCL cuts the sends of a one-node communicator on @spec's nodes at
  * NCCL_P2P_PCI_CHUNKSIZE (128 KiB), not NCCL_P2P_NVL_CHUNKSIZE (512 KiB): some

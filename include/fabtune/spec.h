@@ -60,6 +60,18 @@ struct ft_link_preset {
 	uint64_t switch_buffer_bytes;
 };
 
+/*
+ * The host CPUs' vendor as NCCL's topology reads it (CPUID): NCCL's tuner
+ * prices a network message at 2 us on AMD x86 hosts, 1 us on Intel x86 and
+ * on every other host (getNetOverhead, kb NA-MODEL). Unknown is priced as
+ * NCCL prices a host it does not recognise: 1 us.
+ */
+enum ft_cpu_vendor {
+	FT_CPU_VENDOR_UNKNOWN = 0,
+	FT_CPU_VENDOR_INTEL,
+	FT_CPU_VENDOR_AMD,
+};
+
 struct ft_node_spec {
 	char preset[32];      /* preset it came from, "" if hand-written */
 	char gpu_model[32];   /* "H100-SXM5" */
@@ -84,6 +96,7 @@ struct ft_node_spec {
 	uint32_t nnuma;       /* NUMA domains (CPU sockets / NPS) */
 	double cpu_link_Bps;  /* socket-to-socket interconnect, per direction */
 	bool host_arm;        /* ARM host CPUs (Grace: GB200, GB300), else x86 */
+	enum ft_cpu_vendor cpu_vendor; /* the host CPUs' vendor (numa.vendor) */
 	uint32_t nnics;       /* scale-out NICs (compute fabric) */
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
@@ -267,6 +280,8 @@ FT_API void ft_spec_leaf_ports(const struct ft_fabric_spec *f, uint32_t *down, u
 FT_API uint64_t ft_spec_fabric_capacity(const struct ft_cluster_spec *s);
 
 FT_API const char *ft_link_tech_name(enum ft_link_tech t);
+/* "intel", "amd" or "unknown" (the spec's numa.vendor values). */
+FT_API const char *ft_cpu_vendor_name(enum ft_cpu_vendor v);
 FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
 FT_API const char *ft_routing_name(enum ft_routing r);
 FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);

@@ -294,6 +294,23 @@ ft_model_p2p_net_chunk_x2(const struct ft_cluster_spec *spec)
 	return every_node(spec, arm_blackwell);
 }
 
+/* aws-ofi-nccl's platform table (src/platform-aws.cpp at v1.16.3) gives the "p5/p5e"
+ * instances NCCL_BUFFSIZE 8 MiB and NCCL_P2P_NET_CHUNKSIZE 512 KiB; EFA has no NCCL
+ * transport of its own, so that plugin carries every job there. */
+#define OFI_P5_P2P_NET_CHUNK (512u << 10)
+
+static bool
+aws_p5_node(const struct ft_node_spec *n)
+{
+	return strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
+}
+
+uint32_t
+ft_model_p2p_net_chunk_env(const struct ft_cluster_spec *spec)
+{
+	return every_node(spec, aws_p5_node) ? OFI_P5_P2P_NET_CHUNK : 0;
+}
+
 static bool
 node_all_nvlink(const struct ft_node_spec *n)
 {
@@ -311,7 +328,8 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
                            struct ft_model_p2p_chunking *out)
 {
 	bool multi = c->nnodes > 1;
-	uint64_t step = multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
+	uint64_t step = multi && c->net_chunk ? c->net_chunk :
+	                multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
 	                c->pci_chunk ? P2P_PCI_CHUNK :
 	                               P2P_NVL_CHUNK;
 	uint64_t min_part, max_part, part;
@@ -366,7 +384,7 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 {
 	struct ft_model_p2p_comm c = { l->nranks, l->nnodes, l->nic_Bps / 1e9,
 		                       ft_model_p2p_nchannels(l->nchannels), l->p2p_net_chunk_x2,
-		                       !l->nvlink };
+		                       !l->nvlink, l->p2p_net_chunk };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

@@ -105,10 +105,29 @@ f_numa_arch(struct loader *L, yaml_node_t *v, const char *path)
 	return 0;
 }
 
+/* The host CPUs' vendor: NCCL's tuner prices a network message by it (kb NA-MODEL,
+ * getNetOverhead: AMD x86 2 us, else 1 us). */
+static int
+f_numa_vendor(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (s && strcmp(s, "intel") == 0)
+		NODE->cpu_vendor = FT_CPU_VENDOR_INTEL;
+	else if (s && strcmp(s, "amd") == 0)
+		NODE->cpu_vendor = FT_CPU_VENDOR_AMD;
+	else if (s && strcmp(s, "unknown") == 0)
+		NODE->cpu_vendor = FT_CPU_VENDOR_UNKNOWN;
+	else
+		return ft__spec_expected(L, v, path, "intel, amd or unknown");
+	return 0;
+}
+
 static const struct field numa_fields[] = {
 	{ "domains", U32(node.nnuma, 1, 64), GIVEN(given_numa) },
 	{ "interconnect", RATE(node.cpu_link_Bps) },
 	{ "arch", f_numa_arch, 0 },
+	{ "vendor", f_numa_vendor, 0 },
 };
 
 static int

@@ -61,6 +61,20 @@ ft_link_tech_name(enum ft_link_tech t)
 	return "?";
 }
 
+const char *
+ft_cpu_vendor_name(enum ft_cpu_vendor v)
+{
+	switch (v) {
+	case FT_CPU_VENDOR_INTEL:
+		return "intel";
+	case FT_CPU_VENDOR_AMD:
+		return "amd";
+	case FT_CPU_VENDOR_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
 FT__NAME_SET(ft__spec_routings, routing_names);
 FT__NAME_SET(ft__spec_kinds, kind_names);
 FT__FROM_NAME(ft_routing_from_name, enum ft_routing, ft__spec_routings, FT_ENOENT)

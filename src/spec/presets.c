@@ -185,6 +185,14 @@ ft__spec_pcie_Bps(uint32_t gen, uint32_t width)
 #define CPU_LINK_ERP 40e9
 #define CPU_LINK_AMD 16e9
 
+/*
+ * The host CPUs' vendor (node.cpu_vendor) is the one each datasheet names:
+ * AMD EPYC on DGX A100, Intel Xeon on DGX B200, DGX H100 and the HGX H200
+ * reference server. The NVL72 trays' Grace is ARM, where NCCL does not look
+ * at the vendor, and the L40S reference server names no CPU: both stay
+ * unknown, which NCCL's tuner prices as Intel (kb NA-MODEL, getNetOverhead).
+ */
+
 void
 ft__spec_node_defaults(struct ft_node_spec *n)
 {
@@ -285,6 +293,7 @@ static const struct node_preset node_presets[] = {
 	    PCIE_X16(4, 24e9, 4),
 	    .nnuma = 8,
 	    .cpu_link_Bps = CPU_LINK_AMD,
+	    .cpu_vendor = FT_CPU_VENDOR_AMD,
 	    NICS(8, "ConnectX-6", "hdr", 200),
 	    .gpu_pcie_switch = { 0, 0, 1, 1, 2, 2, 3, 3 },
 	    .gpu_numa = { 3, 3, 1, 1, 7, 7, 5, 5 },
@@ -321,6 +330,7 @@ static const struct node_preset node_presets[] = {
 	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_ERP,
+	    .cpu_vendor = FT_CPU_VENDOR_INTEL,
 	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*
@@ -352,6 +362,7 @@ static const struct node_preset node_presets[] = {
 	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .cpu_vendor = FT_CPU_VENDOR_INTEL,
 	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*
@@ -431,6 +442,7 @@ static const struct node_preset node_presets[] = {
 	    PCIE_X16(5, 48e9, 4),
 	    .nnuma = 2,
 	    .cpu_link_Bps = CPU_LINK_SPR,
+	    .cpu_vendor = FT_CPU_VENDOR_INTEL,
 	    NICS(8, "ConnectX-7", "ndr", 400),
 	    PLACE_4SW_2SOCKET } },
 	/*

@@ -104,8 +104,11 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 	               n->pcie_gen, n->pcie_width_gpu, rate_bytes(n->pcie_Bps_gpu, a, sizeof(a)),
 	               n->pcie_width_nic, rate_bytes(n->pcie_Bps_nic, b, sizeof(b)),
 	               n->npcie_switches, ft_format_duration(n->lat_pcie_s, c, sizeof(c)));
-	ft_strbuf_addf(sb, "  numa       %u domains, %s between sockets\n", n->nnuma,
-	               rate_bytes(n->cpu_link_Bps, a, sizeof(a)));
+	ft_strbuf_addf(sb, "  numa       %u domains, %s between sockets%s\n", n->nnuma,
+	               rate_bytes(n->cpu_link_Bps, a, sizeof(a)),
+	               n->cpu_vendor == FT_CPU_VENDOR_INTEL ? ", Intel CPUs" :
+	               n->cpu_vendor == FT_CPU_VENDOR_AMD   ? ", AMD CPUs" :
+	                                                      "");
 	if (n->nnics)
 		ft_strbuf_addf(sb, "  nics       %u x %s, %s, %s each, %s latency\n", n->nnics,
 		               n->nic_model[0] ? n->nic_model : "NIC",
@@ -211,6 +214,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	ft__json_fields(j, n, node_host_fields, FT_ARRAY_SIZE(node_host_fields));
 	if (n->host_arm)
 		ft_json_kv_str(j, "host_arch", "arm");
+	if (n->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
+		ft_json_kv_str(j, "host_cpu_vendor", ft_cpu_vendor_name(n->cpu_vendor));
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

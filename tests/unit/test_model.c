@@ -1307,6 +1307,51 @@ test_p2p_net_chunk_arm_blackwell(void **state)
 	}
 }
 
+/* aws-ofi-nccl sets NCCL_P2P_NET_CHUNKSIZE to 512 KiB (and NCCL_BUFFSIZE to 8 MiB) on p5
+ * and p5e (src/platform-aws.cpp at v1.16.3, docs/presets.md PS-EFA-P2P): the network sends
+ * there move in 512 KiB chunks, not NCCL's default 128 KiB. */
+static void
+test_p2p_net_chunk_aws_p5(void **state)
+{
+	struct ft_model_p2p_comm c = { 32, 4, 48.6, 32, false, false, 0 };
+	struct ft_model_p2p_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	assert_int_equal(ft_model_p2p_net_chunk_env(&s), 524288);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.p2p_net_chunk, 524288);
+	assert_int_equal(ft_spec_resolve("aws-p5e:2", &s, &err), 0);
+	assert_int_equal(ft_model_p2p_net_chunk_env(&s), 524288);
+	/* NCCL's own transports, and EFA cards on a node not named as a p5: the default. */
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	assert_int_equal(ft_model_p2p_net_chunk_env(&s), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.p2p_net_chunk, 0);
+	/* 4 MiB to a peer across nodes: 512 KiB chunks (128 KiB with NCCL's default); 1 MiB,
+	 * fewer than 8 of them: halved; 256 KiB, less than one: a quarter. */
+	ft_model_p2p_chunking_conn(&c, 4u << 20, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 131072);
+	c.net_chunk = 524288;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 524288);
+	assert_int_equal(ch.proto, FT_PROTO_SIMPLE);
+	ft_model_p2p_chunking_conn(&c, 1u << 20, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 262144);
+	ft_model_p2p_chunking_conn(&c, 256u << 10, true, &ch);
+	assert_int_equal(ch.chunk_bytes, 131072);
+	/* One node: NVLink's chunk, whatever the network's. */
+	c.nnodes = 1;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
+	assert_int_equal(ch.chunk_bytes, 524288);
+	c.net_chunk = 0;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &ch);
+	assert_int_equal(ch.chunk_bytes, 524288);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -3072,6 +3117,7 @@ main(void)
 		cmocka_unit_test(test_p2p_protocol),
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
+		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_published_h100_ring),
