@@ -64,7 +64,8 @@ struct ft_link_preset {
  * The host CPUs' vendor as NCCL's topology reads it (CPUID): NCCL's tuner
  * prices a network message at 2 us on AMD x86 hosts, 1 us on Intel x86 and
  * on every other host (getNetOverhead, kb NA-MODEL). Unknown is priced as
- * NCCL prices a host it does not recognise: 1 us.
+ * NCCL prices a host it does not recognise: 1 us. The model does not take the
+ * AMD figure yet: measured AMD hosts run faster than NCCL's estimate for them.
  */
 enum ft_cpu_vendor {
 	FT_CPU_VENDOR_UNKNOWN = 0,
