@@ -244,6 +244,7 @@ struct ft_ep {
 	double spin_wake_s;  /* > 0: what a spin that pays saves now; spinning may stop (transport.c) */
 	/* Spinning stopped for the run (ft__spin_stop): tell the peers on this host. NULL: none. */
 	void (*spin_stopped)(struct ft_ep *ep);
+	uint64_t nsends; /* sends posted through ft__ep_send since open, untimed ones too */
 	void *scratch[3]; /* algorithm buffers kept between iterations (coll.c) */
 	size_t scratch_bytes[3];
 	/* scratch buffers from SCRATCH_HUGE_MIN on are mapped for huge pages (coll.c) */

@@ -239,12 +239,17 @@ int
 ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
             struct ft_error *err)
 {
+	int rc;
+
 	memset(r, 0, sizeof(*r));
 	r->peer = peer;
 	r->buf = (void *)buf;
 	r->len = len;
 	r->is_send = true;
-	return posted(ep, ep->ops->post_send(ep, r, err));
+	rc = posted(ep, ep->ops->post_send(ep, r, err));
+	if (rc == 0)
+		ep->nsends++;
+	return rc;
 }
 
 int
