@@ -106,7 +106,8 @@ go_on(struct ft_bench_ctx *bc, uint32_t peer, bool leader, double t0, double dur
 
 /*
  * Stream @nmsg messages of @size bytes to and/or from @peer, @window in
- * flight (perftest's -n and tx depth); with @dur_s > 0 instead, windows
+ * flight (perftest's -n and tx depth), after @warmup untimed full windows
+ * (osu_bw's skip); with @dur_s > 0 instead, windows
  * until rank 0 has sent for that long (perftest's -D), and @nmsg_done says
  * how many went. @rx_GBps gets the receive bandwidth measured here,
  * @best_GBps the best window (perftest's "BW peak"; 0 in a timed run, as
@@ -227,9 +228,9 @@ ft__bench_check_msg(struct ft_ep *ep, uint32_t peer, bool send, bool recv, void 
 
 static int
 stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
-           uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
-           uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb,
-           struct ft_error *err);
+           uint32_t window, uint32_t warmup, uint64_t nmsg, double dur_s, double *rx_GBps,
+           double *best_GBps, uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb,
+           struct p2p_buf *rb, struct ft_error *err);
 
 /*
  * The stream's timed messages, then, with @wrong, the data check
@@ -239,8 +240,9 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
  */
 int
 ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
-                 uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps,
-                 uint64_t *nmsg_done, double *iter_cv, int64_t *wrong, struct ft_error *err)
+                 uint32_t window, uint32_t warmup, uint64_t nmsg, double dur_s, double *rx_GBps,
+                 double *best_GBps, uint64_t *nmsg_done, double *iter_cv, int64_t *wrong,
+                 struct ft_error *err)
 {
 	struct p2p_buf sb, rb;
 	int rc;
@@ -251,8 +253,8 @@ ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, s
 		return rc;
 	rc = ft__bench_p2p_open(bc, 1, size, &rb, err);
 	if (rc == 0) {
-		rc = stream_run(bc, peer, send, recv, size, window, nmsg, dur_s, rx_GBps, best_GBps,
-		                nmsg_done, iter_cv, &sb, &rb, err);
+		rc = stream_run(bc, peer, send, recv, size, window, warmup, nmsg, dur_s, rx_GBps,
+		                best_GBps, nmsg_done, iter_cv, &sb, &rb, err);
 		if (rc == 0 && wrong && !(bc->cuda && bc->gpu_direct))
 			rc = ft__bench_check_msg(bc->ep, peer, send, recv, sb.host, rb.host, size, wrong,
 			                         err);
@@ -262,52 +264,84 @@ ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, s
 	return rc;
 }
 
+/*
+ * One window: @w receives from and/or sends to @peer posted at once, then
+ * waited for, each send copied down from and each receive up to the GPU
+ * with staged buffers. @reqs and @ptrs hold 2 * @w.
+ */
 static int
-stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size, uint32_t window,
-       uint64_t nmsg, double dur_s, double *rx_GBps, double *best_GBps, uint64_t *nmsg_done,
-       double *iter_cv, struct p2p_buf *sb, struct p2p_buf *rb, struct ft_error *err)
+stream_window(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
+              uint32_t w, struct ft_req *reqs, struct ft_req **ptrs, struct p2p_buf *sb,
+              struct p2p_buf *rb, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
-	char *sbuf = sb->host, *rbuf = rb->host;
+	size_t n = 0;
+	uint32_t k;
+	int rc = 0;
+
+	for (k = 0; k < w && recv; k++, n++) {
+		rc = ft__ep_recv(ep, &reqs[n], peer, rb->host, size, err);
+		if (rc < 0)
+			return rc;
+		ptrs[n] = &reqs[n];
+	}
+	for (k = 0; k < w && send; k++, n++) {
+		rc = ft__bench_p2p_down(bc, sb, size, err);
+		if (rc == 0)
+			rc = ft__ep_send(ep, &reqs[n], peer, sb->host, size, err);
+		if (rc < 0)
+			return rc;
+		ptrs[n] = &reqs[n];
+	}
+	rc = ft__ep_wait(ep, ptrs, n, err);
+	for (k = 0; rc == 0 && k < w && recv; k++)
+		rc = ft__bench_p2p_up(bc, rb, size, err);
+	return rc;
+}
+
+static int
+stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
+           uint32_t window, uint32_t warmup, uint64_t nmsg, double dur_s, double *rx_GBps,
+           double *best_GBps, uint64_t *nmsg_done, double *iter_cv, struct p2p_buf *sb,
+           struct p2p_buf *rb, struct ft_error *err)
+{
+	struct ft_ep *ep = bc->ep;
 	struct ft_req *reqs = ft__ep_scratch(
 	        ep, 2, (sizeof(struct ft_req) + sizeof(struct ft_req *)) * 2 * window);
 	struct ft_req **ptrs;
 	double t0, tprev, best = 0, sum = 0, ss = 0;
 	uint64_t nwin = 0;
 	uint64_t done = 0;
-	uint32_t k;
+	uint32_t i;
 	bool more = true;
 	int rc;
 
 	*rx_GBps = *best_GBps = NAN;
-	if (!sbuf || !rbuf || !reqs)
+	if (!sb->host || !rb->host || !reqs)
 		return FT_ENOMEM;
 	ptrs = (struct ft_req **)(void *)(reqs + 2 * window);
+	/*
+	 * Untimed full windows first, as osu_bw skips its first windows and
+	 * perftest posts a send queue's depth before its clock starts: the
+	 * first timed window then pays no connection set-up, page faults of
+	 * fresh buffers or cold copy paths. Both ranks run them, so the
+	 * handshake below still starts the timed windows together.
+	 */
+	for (i = 0; i < warmup; i++) {
+		rc = stream_window(bc, peer, send, recv, size, window, reqs, ptrs, sb, rb, err);
+		if (rc < 0)
+			return rc;
+		if (bc->cfg->stop && *bc->cfg->stop)
+			return ft_error_set(err, FT_EINTR, "interrupted");
+	}
 	rc = sync_pair(bc, peer, err);
 	if (rc < 0)
 		return rc;
 	t0 = tprev = ft__now();
 	while (dur_s > 0 ? more : done < nmsg) {
 		uint32_t w = dur_s > 0 ? window : (uint32_t)FT_MIN((uint64_t)window, nmsg - done);
-		size_t n = 0;
 
-		for (k = 0; k < w && recv; k++, n++) {
-			rc = ft__ep_recv(ep, &reqs[n], peer, rbuf, size, err);
-			if (rc < 0)
-				return rc;
-			ptrs[n] = &reqs[n];
-		}
-		for (k = 0; k < w && send; k++, n++) {
-			rc = ft__bench_p2p_down(bc, sb, size, err);
-			if (rc == 0)
-				rc = ft__ep_send(ep, &reqs[n], peer, sbuf, size, err);
-			if (rc < 0)
-				return rc;
-			ptrs[n] = &reqs[n];
-		}
-		rc = ft__ep_wait(ep, ptrs, n, err);
-		for (k = 0; rc == 0 && k < w && recv; k++)
-			rc = ft__bench_p2p_up(bc, rb, size, err);
+		rc = stream_window(bc, peer, send, recv, size, w, reqs, ptrs, sb, rb, err);
 		if (rc < 0)
 			return rc;
 		done += w;
@@ -565,8 +599,8 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 				ft__shm_copies(bc->ep, 1, copies);
 			/* -n counts messages, as perftest's -n: not windows of them */
 			rc = ft__bench_stream(bc, 1 - r, r == 0 || bidir, r == 1 || bidir, size, cfg->window,
-			            cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg, &v[2],
-			            cfg->check ? &wrong : NULL, err);
+			            cfg->warmup, cfg->iters, cfg->duration_s, &v[0], &v[1], &nmsg,
+			            &v[2], cfg->check ? &wrong : NULL, err);
 			if (wrong >= 0)
 				v[3] = (double)wrong;
 			/* which copy rank 0's messages took, for the row (shm) */

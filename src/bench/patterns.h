@@ -88,9 +88,9 @@ int ft__bench_p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size,
                        struct ft_error *err);
 int ft__bench_p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err);
 int ft__bench_stream(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t size,
-                     uint32_t window, uint64_t nmsg, double dur_s, double *rx_GBps,
-                     double *best_GBps, uint64_t *nmsg_done, double *iter_cv, int64_t *wrong,
-                     struct ft_error *err);
+                     uint32_t window, uint32_t warmup, uint64_t nmsg, double dur_s,
+                     double *rx_GBps, double *best_GBps, uint64_t *nmsg_done, double *iter_cv,
+                     int64_t *wrong, struct ft_error *err);
 int ft__bench_check_msg(struct ft_ep *ep, uint32_t peer, bool send, bool recv, void *sbuf, void *rbuf,
                         size_t size, int64_t *wrong, struct ft_error *err);
 int ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,

@@ -19,7 +19,7 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *cv, double
 	int rc;
 
 	rc = ft__bench_stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
-	            (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, NULL, err);
+	            0, (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, NULL, err);
 	if (rc < 0)
 		return rc;
 	rc = ft__bench_pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -142,7 +142,7 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 
 			if (r == x || r == g)
 				rc = ft__bench_stream(bc, r == x ? g : x, true, true,
-				            (size_t)bc->cfg->max_bytes, bc->cfg->window,
+				            (size_t)bc->cfg->max_bytes, bc->cfg->window, 0,
 				            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &bw,
 				            &peak, NULL, NULL, NULL, err);
 			if (r == x)
@@ -286,7 +286,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		}
 		if (partner >= 0)
 			rc = ft__bench_stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-			            bc->cfg->window,
+			            bc->cfg->window, 0,
 			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine[0],
 			            &peak, NULL, &mine[1], NULL, err);
 		if (rc == 0)

@@ -4900,6 +4900,59 @@ test_pool(void **state)
 	ft__pool_release(&pool);
 }
 
+/*
+ * pt2pt_bw's warm-up: -w 3 with --window 4 and -n 8 messages sends
+ * (3 + 2) x 4 messages of the size from rank 0, 12 of them before the
+ * clock starts, plus the two one-byte handshakes around the timed windows;
+ * rank 1, which only receives, sends the two handshakes. Over shm (@arg 0)
+ * and tcp (@arg 1), as every transport runs the same stream.
+ */
+#define WARM_W 3u
+#define WARM_WINDOW 4u
+#define WARM_NMSG 8u
+
+static int
+stream_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	double rx, best, cv = NAN;
+	uint64_t before, done = 0;
+	uint64_t want = rank == 0 ? (WARM_W + WARM_NMSG / WARM_WINDOW) * WARM_WINDOW + 2 : 2;
+	int rc = arg ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) :
+	               open_two_shm(rank, lfd, port, 0, 65536, &w, &ep, err);
+
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PT2PT_BW;
+	memset(&bc, 0, sizeof(bc));
+	bc.w = w;
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	before = ep->nsends;
+	rc = ft__bench_stream(&bc, 1 - rank, rank == 0, rank == 1, 65536, WARM_WINDOW, WARM_W,
+	                      WARM_NMSG, 0, &rx, &best, &done, &cv, NULL, err);
+	if (rc == 0 && ep->nsends - before != want)
+		rc = ft_error_set(err, FT_EIO, "rank %u sent %" PRIu64 " messages, not %" PRIu64,
+		                  rank, ep->nsends - before, want);
+	/* the warm-up is not counted as timed messages */
+	if (rc == 0 && done != WARM_NMSG)
+		rc = ft_error_set(err, FT_EIO, "%" PRIu64 " timed messages, not %u", done, WARM_NMSG);
+	if (rc == 0 && rank == 1 && !(rx > 0))
+		rc = ft_error_set(err, FT_EIO, "rank 1 measured %g GB/s", rx);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pt2pt_stream_warmup(void **state)
+{
+	run_two(stream_warmup, 0);
+	run_two(stream_warmup, 1);
+}
+
 int
 main(void)
 {
@@ -4936,6 +4989,7 @@ main(void)
 		cmocka_unit_test(test_shm_huge_bufs),
 		cmocka_unit_test(test_shm_cma_refused),
 		cmocka_unit_test(test_pt2pt_data_check),
+		cmocka_unit_test(test_pt2pt_stream_warmup),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
