@@ -11,7 +11,8 @@
  * do, its records hold no congestion control state unless paced and no dependency
  * list once running, built as its messages may start it holds those in flight and gives
  * the whole build's counters, and its labels tie each head to its channel's trees; NCCL's
- * p2p channel count from its channel count.
+ * p2p channel count from its channel count; a lossy ring's trace ends with its last
+ * message, not with the stale retransmit timers after it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -824,6 +825,56 @@ test_ring_tree_lazy_lossy_paced(void **state)
 }
 
 /*
+ * A lossy run arms a retransmit timer at each message's tail, one timeout (here 100 ms)
+ * after its last packet left; a timer whose message was acknowledged meanwhile fires
+ * nothing. The trace samples while a message is unfinished and stops at the first sample
+ * that finds them all ended: the ring all-reduce of test_ring_tree_lazy under DCQCN with
+ * bit errors (1e-9: 7 drops, none a message's tail), traced every microsecond on rank 0's
+ * first link, has at most its makespan over the interval plus one samples, the last
+ * within 100 intervals of the makespan (its fixed latencies come after the last message):
+ * not one every microsecond up to the last timer, 100 ms after the op's end.
+ */
+static void
+test_lossy_trace_ends_with_op(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 8,
+		                  .ranks_per_node = 4,
+		                  .bytes = 64u << 20 };
+	const double dt = 1e-6, rto = 0.1;
+	const uint32_t link = 0; /* n0.gpu0 -> n0.pcie0: rank 0's data leaves by it */
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN,
+		                    .fc = FT_PKT_FC_NONE,
+		                    .ber = 1e-9,
+		                    .rto_s = rto,
+		                    .trace_links = &link,
+		                    .ntrace_links = 1,
+		                    .trace_interval_s = dt };
+	struct pk_run r;
+	const struct ft_sim_trace *t;
+
+	(void)state;
+	pk_run_ops_on(&r, &a, 2, 4, &pc, 1, false, 1, FT_ROUTING_ECMP);
+	assert_true(pk(r.e)->may_drop);
+	assert_true(r.c.ndrops > 0);
+	assert_true(r.c.makespan_s < rto);
+	assert_int_equal(r.c.ntrace, 1);
+	t = &r.c.trace[0];
+	print_message("lossy ring: makespan %.3f ms, %llu drops, %zu trace samples, the last at "
+	              "%.3f ms\n", r.c.makespan_s * 1e3, (unsigned long long)r.c.ndrops,
+	              t->nsamples, t->nsamples ? t->t_s[t->nsamples - 1] * 1e3 : 0.0);
+	assert_true(t->nsamples > 0);
+	if ((double)t->nsamples > r.c.makespan_s / dt + 1)
+		fail_msg("%zu samples of %g s for a makespan of %g s", t->nsamples, dt,
+		         r.c.makespan_s);
+	assert_true(t->t_s[t->nsamples - 1] <= r.c.makespan_s + dt);
+	assert_true(t->t_s[t->nsamples - 1] >= r.c.makespan_s - 100 * dt);
+	pk_run_free(&r);
+}
+
+/*
  * The labels of the NVLS tree the runner builds (sim/nccl.c: 8 heads a node, one per NIC,
  * on 2 DGX H100 nodes), copied on 4 channels: a node's in-node flows come together, its
  * head 1's first; every in-node flow of a head names the first of its own channel's two
@@ -900,6 +951,7 @@ main(void)
 		cmocka_unit_test(test_ring_tree_lazy),
 		cmocka_unit_test(test_ring_tree_whole_tasks),
 		cmocka_unit_test(test_ring_tree_lazy_lossy_paced),
+		cmocka_unit_test(test_lossy_trace_ends_with_op),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
 	};
