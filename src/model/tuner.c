@@ -772,6 +772,7 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
+	ft_strlcpy(c->variant, "direct", sizeof(c->variant));
 	c->lat_s =
 	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
 }
@@ -804,6 +805,7 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 	ft_strlcpy(c->bottleneck, l->nic_what, sizeof(c->bottleneck));
 	if (graph <= 0)
 		graph = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	ft_strlcpy(c->variant, "chain", sizeof(c->variant));
 	c->bw_Bps = graph * 0.5;
 	if (links < c->bw_Bps) {
 		c->bw_Bps = links;

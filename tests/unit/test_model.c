@@ -1118,9 +1118,16 @@ test_collnet_chain(void **state)
 	q.algo = FT_ALGO_COLLNET;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+	assert_string_equal(r.algo_label, "collnet_chain");
 	q.bytes = 1024;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_true(fabs(r.bw_Bps / direct - 1) < 1e-9);
+	assert_string_equal(r.algo_label, "collnet_direct");
+	/* elsewhere the label is the algorithm's name */
+	q.algo = FT_ALGO_RING;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "ring");
+	q.algo = FT_ALGO_COLLNET;
 	/* NCCL 2.18's latencies: the chain's NVLink hop 4.75 us, NET 14 us */
 	q.bytes = 4ull << 30;
 	q.nccl_version = 21800;
