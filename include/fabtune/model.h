@@ -398,6 +398,9 @@ struct ft_model_result {
 	enum ft_op op;
 	enum ft_algo algo; /* the winner, or the forced one */
 	enum ft_proto proto;
+	/* The algorithm as printed: ft_algo_name(), or for CollNet the variant NCCL runs,
+	 * "collnet_direct" or "collnet_chain" (ft_model_algo_label). */
+	char algo_label[24];
 	uint32_t nranks, nnodes, ppn, nchannels;
 	uint32_t ppn_min, ppn_max; /* ft_model_links: they differ on nodes of unequal GPUs */
 	uint64_t bytes;
@@ -413,6 +416,11 @@ struct ft_model_result {
 	bool calibrated; /* the spec's calibration: block was applied */
 	struct ft_model_pipeline pipe; /* the pipeline terms inside time_s (uncalibrated) */
 };
+
+/* @a as the model prints it: ft_algo_name(@a), or "collnet_" @variant for CollNet's
+ * "direct" or "chain" (NCCL's CollNetDirect, CollNetChain); into @buf. */
+FT_API const char *ft_model_algo_label(enum ft_algo a, const char *variant, char *buf,
+                                       size_t len);
 
 /*
  * Evaluate one collective. FT_EINVAL for a bad query, FT_ENOTSUP when a
@@ -438,6 +446,7 @@ FT_API int ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_mo
 struct ft_model_candidate {
 	enum ft_algo algo;
 	enum ft_proto proto;
+	char algo_label[24]; /* as ft_model_result's; ft_algo_name() when not available */
 	bool available;
 	char why[96];     /* when not available */
 	double time_s;    /* lat_s x lat_factor + bytes / (bw_Bps x bw_factor) */

@@ -18,6 +18,16 @@ ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes)
 	q->bytes = bytes;
 }
 
+const char *
+ft_model_algo_label(enum ft_algo a, const char *variant, char *buf, size_t len)
+{
+	if (a == FT_ALGO_COLLNET && variant && variant[0])
+		snprintf(buf, len, "%s_%s", ft_algo_name(a), variant);
+	else
+		ft_strlcpy(buf, ft_algo_name(a), len);
+	return buf;
+}
+
 static void
 fill(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
      enum ft_proto p, const struct ft__model_cost *c, double t, struct ft_model_result *out)
@@ -26,6 +36,7 @@ fill(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_alg
 	out->op = q->op;
 	out->algo = a;
 	out->proto = p;
+	ft_model_algo_label(a, c->variant, out->algo_label, sizeof(out->algo_label));
 	out->nranks = l->nranks;
 	out->nnodes = l->nnodes;
 	out->ppn = l->ppn;
@@ -209,6 +220,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				memset(k, 0, sizeof(*k));
 				k->algo = a;
 				k->proto = p;
+				ft_strlcpy(k->algo_label, ft_algo_name(a), sizeof(k->algo_label));
 			}
 			if (no) {
 				if (!*why)
@@ -220,6 +232,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 			ft__model_cost(l, q->op, a, p, q->bytes, &c);
 			t = ft__model_time(l, q->op, a, p, &c, q->bytes);
 			if (k) {
+				ft_model_algo_label(a, c.variant, k->algo_label,
+				                    sizeof(k->algo_label));
 				k->available = true;
 				k->time_s = t;
 				k->lat_s = c.lat_s;
@@ -469,7 +483,7 @@ ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *ro
 	row->time_us = r->time_s * 1e6;
 	row->algbw_GBps = r->algbw_Bps / 1e9;
 	row->busbw_GBps = r->busbw_Bps / 1e9;
-	ft_strlcpy(row->algo, ft_algo_name(r->algo), sizeof(row->algo));
+	ft_strlcpy(row->algo, r->algo_label, sizeof(row->algo));
 	ft_strlcpy(row->proto, ft_proto_name(r->proto), sizeof(row->proto));
 	ft_strlcpy(row->bottleneck, r->bottleneck, sizeof(row->bottleneck));
 }

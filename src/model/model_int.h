@@ -63,6 +63,9 @@ struct ft__model_cost {
 	 * binds (< 1); 0 when it does not. */
 	double cap_ratio;
 	char bottleneck[16];
+	/* CollNet: "direct" (CollNetDirect) or "chain" (CollNetChain), the one NCCL's tuner
+	 * runs; "" elsewhere. */
+	char variant[8];
 };
 
 /* NCCL's cutting of a @bytes send among @l's ranks (its whole communicator), over the

@@ -176,11 +176,12 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	ft_strbuf_addch(sb, '\n');
 }
 
-/* "ring/simple" into @buf. */
+/* "ring/simple" or "collnet_chain/simple" into @buf. */
 static const char *
-pair_name(enum ft_algo a, enum ft_proto p, char *buf, size_t len)
+pair_name(const struct ft_model_candidate *k, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", ft_algo_name(a), ft_proto_name(p));
+	snprintf(buf, len, "%s/%s", k->algo_label[0] ? k->algo_label : ft_algo_name(k->algo),
+	         ft_proto_name(k->proto));
 	return buf;
 }
 
@@ -261,7 +262,7 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		double lat = k->lat_s * k->lat_factor, bw = k->bw_Bps * k->bw_factor;
 
 		ft_strbuf_addf(sb, "#  picked %s%s; NCCL's tuner: %.2f us = latency %.2f us + size / bandwidth %.2f us\n",
-		               pair_name(k->algo, k->proto, name, sizeof(name)),
+		               pair_name(k, name, sizeof(name)),
 		               ex->plugin_pick ? " by aws-ofi-nccl's tuner plugin" : "",
 		               k->time_s * 1e6, lat * 1e6, (double)r->bytes / bw * 1e6);
 		ft_strbuf_addf(sb, "#    latency     base %.2f us + steps %.2f us", k->base_s * 1e6,
@@ -293,7 +294,7 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 	for (i = 0; i < ex->ncandidates; i++) {
 		const struct ft_model_candidate *k = &ex->cand[i];
 
-		pair_name(k->algo, k->proto, name, sizeof(name));
+		pair_name(k, name, sizeof(name));
 		if (!k->available) {
 			ft_strbuf_addf(sb, "   %-24s  %8s  %11s  %11s  %s\n", name, "-", "-", "-",
 			               k->why);
@@ -343,7 +344,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_key(&j, "net_latency_us");
 	ft_json_double_prec(&j, l->net_lat_s * 1e6, 6);
 	ft_json_obj_end(&j);
-	ft_json_kv_str(&j, "algo", ft_algo_name(r->algo));
+	ft_json_kv_str(&j, "algo", r->algo_label[0] ? r->algo_label : ft_algo_name(r->algo));
 	ft_json_kv_str(&j, "proto", ft_proto_name(r->proto));
 	ft_json_key(&j, "time_us");
 	ft_json_double_prec(&j, r->time_s * 1e6, 6);
@@ -378,7 +379,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 		const struct ft_model_candidate *k = &ex->cand[i];
 
 		ft_json_obj_begin(&j);
-		ft_json_kv_str(&j, "algo", ft_algo_name(k->algo));
+		ft_json_kv_str(&j, "algo", k->algo_label[0] ? k->algo_label : ft_algo_name(k->algo));
 		ft_json_kv_str(&j, "proto", ft_proto_name(k->proto));
 		ft_json_kv_bool(&j, "picked", i == ex->pick);
 		if (!k->available) {

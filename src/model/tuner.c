@@ -405,11 +405,23 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	/* A step across nodes is one network message: through a hypervisor it pays the
 	 * host's extra cost once (spec nics.vm_overhead). */
 	h.inter += l->vm_msg_s;
-	if (l->nnodes > 1) {
-		double ovh = NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0);
+	return h;
+}
 
-		h.intra = FT_MAX(h.intra, ovh);
-	}
+/*
+ * @h with a ring's intra-node step floored at the network post overhead (1 us, x3 for
+ * Simple) when the ring crosses nodes: each step inside a node waits for a network post
+ * further along the ring. NCCL's tuner applies it to the ring's all-reduce, all-gather
+ * and reduce-scatter only, not to ring broadcast/reduce nor to Tree, CollNet, NVLS or
+ * PAT (src/graph/tuning.cc, ncclTopoTuneModel, getNetOverhead, v2.18.5-1 and v2.27.7-1;
+ * kb NA-MODEL "Other constants"). The halving/doubling, hierarchical and all-to-all
+ * costs, which NCCL's tuner does not time, keep the ring's rule.
+ */
+static struct lats
+ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
+{
+	if (l->nnodes > 1)
+		h.intra = FT_MAX(h.intra, NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0));
 	return h;
 }
 
@@ -430,6 +442,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
 		nsteps = 2 * (n - 1);
+		h = ring_floor(l, p, h);
 		ninter = N > 1 && lat_set_of(l) && lat_set_of(l)->ring_inter_2n ? 2 * N : 2 * (N - 1);
 		ratio = n / nsteps;
 		break;
@@ -437,6 +450,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	case FT_OP_REDUCE_SCATTER:
 		nsteps = n - 1;
 		ninter = N - 1;
+		h = ring_floor(l, p, h);
 		ratio = n / nsteps;
 		break;
 	default:
@@ -758,6 +772,7 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
+	ft_strlcpy(c->variant, "direct", sizeof(c->variant));
 	c->lat_s =
 	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
 }
@@ -790,6 +805,7 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 	ft_strlcpy(c->bottleneck, l->nic_what, sizeof(c->bottleneck));
 	if (graph <= 0)
 		graph = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
+	ft_strlcpy(c->variant, "chain", sizeof(c->variant));
 	c->bw_Bps = graph * 0.5;
 	if (links < c->bw_Bps) {
 		c->bw_Bps = links;
@@ -799,7 +815,7 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	/* the chain's own hop latencies in place of CollNetDirect's */
 	h.inter += hw[2] * US - hw_lat(l, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
-	h.intra = FT_MAX(hw[l->nvlink ? 0 : 1] * US, NET_OVERHEAD_S * 3.0);
+	h.intra = hw[l->nvlink ? 0 : 1] * US;
 	c->lat_s = 2.0 * (ppn - 1) * h.intra + h.inter;
 }
 
@@ -850,7 +866,7 @@ cost_hd(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct f
 	double inter = l->inter_Bps * l->ring_tier_factor / ppn, eff = ft_proto_efficiency(p);
 	double t_inter = N > 1 ? (N - 1) / N / inter : 0;
 	double t_intra = (ppn - 1) / ppn / N / l->intra_Bps;
-	struct lats h = hop_lats(l, FT_ALGO_HALVING_DOUBLING, p);
+	struct lats h = ring_floor(l, p, hop_lats(l, FT_ALGO_HALVING_DOUBLING, p));
 
 	pick_terms(l, reps * t_intra / eff, reps * t_inter / eff, false,
 	           inter_name(l, l->ring_tier_factor, "tier1"), c);
@@ -865,7 +881,7 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	double ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
 	double t_intra = 2.0 * (ppn - 1) / ppn / l->intra_Bps;
 	double t_inter = N > 1 ? 2.0 * (N - 1) / N / (l->inter_Bps * l->ring_tier_factor) : 0;
-	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+	struct lats h = ring_floor(l, p, hop_lats(l, FT_ALGO_RING, p));
 
 	pick_terms(l, t_intra / eff, t_inter / eff, false,
 	           inter_name(l, l->ring_tier_factor, "tier1"), c);
@@ -902,7 +918,7 @@ a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t 
 	ft__model_p2p_chunking(&comm, per_pair, net, &ch);
 	if (!net && l->nnodes > 1 && p == FT_PROTO_SIMPLE)
 		p = ch.proto;
-	h = hop_lats(l, FT_ALGO_RING, p);
+	h = ring_floor(l, p, hop_lats(l, FT_ALGO_RING, p));
 	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u)) * (net ? h.inter : h.intra);
 }
 

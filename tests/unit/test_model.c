@@ -1118,14 +1118,78 @@ test_collnet_chain(void **state)
 	q.algo = FT_ALGO_COLLNET;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+	assert_string_equal(r.algo_label, "collnet_chain");
 	q.bytes = 1024;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_true(fabs(r.bw_Bps / direct - 1) < 1e-9);
+	assert_string_equal(r.algo_label, "collnet_direct");
+	/* elsewhere the label is the algorithm's name */
+	q.algo = FT_ALGO_RING;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "ring");
+	q.algo = FT_ALGO_COLLNET;
 	/* NCCL 2.18's latencies: the chain's NVLink hop 4.75 us, NET 14 us */
 	q.bytes = 4ull << 30;
 	q.nccl_version = 21800;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
+}
+
+/* NCCL's tuner latency of @op with @algo/@proto on @nodes x @ppn H100s (SHARP). */
+static double
+tuner_lat(uint32_t nodes, uint32_t ppn, enum ft_op op, uint64_t bytes, enum ft_algo a,
+          enum ft_proto p)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+
+	hopper_spec(&s, nodes, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, op, bytes);
+	q.tuner_only = true;
+	q.ppn = ppn;
+	q.force_algo = true;
+	q.algo = a;
+	q.force_proto = true;
+	q.proto = p;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_int_equal(r.algo, a);
+	assert_int_equal(r.proto, p);
+	return r.lat_s;
+}
+
+/*
+ * NCCL's tuner floors an intra-node step at the network post overhead (1 us, x3 for
+ * Simple) only for a ring's all-reduce, all-gather and reduce-scatter across nodes
+ * (src/graph/tuning.cc, getNetOverhead, v2.18.5-1 and v2.27.7-1). Each step inside the
+ * node costs what its ppn difference says, on 2 nodes:
+ *   tree LL all-reduce, 2(ppn-1) NVLink hops of 0.6 us: ppn 8 - ppn 2 = 12 x 0.6 = 7.2 us
+ *   CollNetChain, 2(ppn-1) hops of 2.8 us: 12 x 2.8 = 33.6 us (not 12 x 3)
+ *   ring LL all-gather, ppn-1 NVLink steps of 0.6 us floored at 1 us: 14 - 2 = 12 steps
+ *   of 1 us (16 - 1 - 1 and 4 - 1 - 1 steps inside nodes) = 12 us
+ *   ring LL broadcast, n - N chain hops, not floored: 12 x 0.6 = 7.2 us
+ */
+static void
+test_net_overhead_ring_only(void **state)
+{
+	const double us = 1e-6;
+
+	(void)state;
+	assert_true(fabs(tuner_lat(2, 8, FT_OP_ALL_REDUCE, 1024, FT_ALGO_TREE, FT_PROTO_LL) -
+	                 tuner_lat(2, 2, FT_OP_ALL_REDUCE, 1024, FT_ALGO_TREE, FT_PROTO_LL) -
+	                 7.2 * us) < 1e-9);
+	assert_true(fabs(tuner_lat(2, 8, FT_OP_ALL_REDUCE, 4ull << 30, FT_ALGO_COLLNET,
+	                           FT_PROTO_SIMPLE) -
+	                 tuner_lat(2, 2, FT_OP_ALL_REDUCE, 4ull << 30, FT_ALGO_COLLNET,
+	                           FT_PROTO_SIMPLE) -
+	                 33.6 * us) < 1e-9);
+	assert_true(fabs(tuner_lat(2, 8, FT_OP_ALL_GATHER, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 tuner_lat(2, 2, FT_OP_ALL_GATHER, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 12.0 * us) < 1e-9);
+	assert_true(fabs(tuner_lat(2, 8, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 tuner_lat(2, 2, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 7.2 * us) < 1e-9);
 }
 
 /*
@@ -3104,6 +3168,7 @@ main(void)
 		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_collnet_chain),
+		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_closed_nvls_tree),
