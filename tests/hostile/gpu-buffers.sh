@@ -135,7 +135,8 @@ fi
 # Point to point: ping-pong copies the message down before each send and up
 # after each receive, on both ranks (-w 2 -n 10: 12 round trips; one more
 # copy up fills the device buffer at the start). Streaming: rank 0 copies
-# each of its 100 messages down, rank 1 each of its 100 up.
+# each of its messages down, rank 1 each up: 100 timed and, before them,
+# the default 5 untimed windows of 10 (-w), 150 each way.
 FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$fabtune" bench pt2pt_lat \
 	--np 2 --transport tcp -s 4K -n 10 -w 2 --gpu-buffers --json >"$tmp/out" 2>"$tmp/err"
 want="fake cuda: alloc 1 free 1 hostalloc 1 freehost 1 register 0 unregister 0 dtoh 12 htod 13 "
@@ -146,8 +147,8 @@ else
 fi
 FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$fabtune" bench pt2pt_bw \
 	--np 2 --transport shm -s 64K -n 100 --window 10 --gpu-buffers >"$tmp/out" 2>"$tmp/err"
-if grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 100 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
-	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 102 .* bad 0 pageable 0" "$tmp/err"; then
+if grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 150 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 152 .* bad 0 pageable 0" "$tmp/err"; then
 	ok "pt2pt_bw: the sender copies each message down, the receiver each up"
 else
 	notok "pt2pt_bw: driver calls"
@@ -161,8 +162,8 @@ UCX_TLS=shm,self FABTUNE_CUDA_LIBRARY=$fake FAKE_CUDA_TRACE=1 timeout -k 5 60 "$
 if grep -q "ucx: not available" "$tmp/err"; then
 	n=$((n + 1)); echo "ok $n - ucx pt2pt # SKIP built without UCX"
 elif grep -q '"buffers":"device-staged"' "$tmp/out" &&
-	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 100 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
-	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 102 .* bad 0 pageable 0" "$tmp/err"; then
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 150 htod 2 .* bad 0 pageable 0" "$tmp/err" &&
+	grep -q "^fake cuda: alloc 2 free 2 hostalloc 2 freehost 2 .* dtoh 0 htod 152 .* bad 0 pageable 0" "$tmp/err"; then
 	ok "ucx pt2pt_bw without CUDA support in UCX: staged"
 else
 	notok "ucx pt2pt_bw: staging"
