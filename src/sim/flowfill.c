@@ -49,11 +49,20 @@ wf_less(const struct wf_item *a, const struct wf_item *b)
 	return a->key < b->key || (a->key == b->key && a->link < b->link);
 }
 
-/* Restore the heap order below @i (the heap has @n items). */
+/*
+ * Restore the heap order below @i (the heap has @n items), bottom-up: the
+ * hole at @i follows the smaller child down to a leaf, and the item then
+ * rises from there to its place. The item a pop moves to the root is the
+ * heap's last, which mostly belongs near the leaves, so this makes one
+ * comparison a level where the classic sift-down makes two. (share, link
+ * id) is a total order and a link is queued at most once, so the heap's
+ * minimum is one item whatever its layout: links pop in the same order.
+ */
 static void
 wf_sift_down(struct wf_item *h, size_t n, size_t i)
 {
 	struct wf_item it = h[i];
+	size_t top = i;
 
 	for (;;) {
 		size_t l = 2 * i + 1, m;
@@ -61,10 +70,16 @@ wf_sift_down(struct wf_item *h, size_t n, size_t i)
 		if (l >= n)
 			break;
 		m = l + 1 < n && wf_less(&h[l + 1], &h[l]) ? l + 1 : l;
-		if (!wf_less(&h[m], &it))
-			break;
 		h[i] = h[m];
 		i = m;
+	}
+	while (i > top) {
+		size_t p = (i - 1) / 2;
+
+		if (!wf_less(&it, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
 	}
 	h[i] = it;
 }
@@ -372,14 +387,24 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
  * (FS_NONE: its own cap): its links give the rate back. The link that froze it gives it
  * back too, though its room is spent: every caller sets that link's room to 0 once its
  * flows are frozen, and nothing reads it before, so no hop needs a test for it.
+ *
+ * A room can fall below 0 by rounding; no hop clamps it, its readers do
+ * (wf_room()). Rates are not negative, so once a room is below 0 it stays
+ * there, and the clamped room a reader sees is the one a clamp at every
+ * hop would have kept: 0 from then on, and the same bits before.
  */
 static inline void
 wf_give_back(struct fs_wf_link *m, double rate)
 {
-	double r = m->rem - rate;
-
 	m->cnt--;
-	m->rem = r < 0 ? 0 : r;
+	m->rem -= rate;
+}
+
+/* Link @m's room as a clamp at every hop would have left it (wf_give_back()). */
+static inline double
+wf_room(const struct fs_wf_link *m)
+{
+	return m->rem < 0 ? 0 : m->rem;
 }
 
 /* Each of the @np links of path @p gives @rate back: two hops a turn (paths
@@ -529,10 +554,11 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		rc = FT_ENOMEM;
 		goto out;
 	}
-	if (full) { /* inc_sel lists every active flow in order */
+	if (full) {
+		/* inc_sel lists every active flow in order. The filling reads the live
+		 * flags, not the rates, so a flow's old rate stays until it freezes; one
+		 * that does not gets -1 (unfrozen) at the end, below. */
 		memset(s->wf_live, 1, nsel);
-		for (k = 0; k < nsel; k++)
-			s->act_rate[k] = -1; /* unfrozen */
 	} else {
 		for (k = 0; k < nsel; k++) {
 			s->act_rate[s->inc_sel[k]] = -1;
@@ -627,7 +653,7 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		l = it.link;
 		if (L[l].cnt == 0)
 			continue; /* all its flows are frozen */
-		share = L[l].rem / L[l].cnt;
+		share = wf_room(&L[l]) / L[l].cnt;
 		if (it.key != share) {
 			wf_push(s, share, l);
 			continue;
@@ -640,14 +666,20 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	for (i = 0; i < ntouched && full && s->lf && s->keep; i++) {
 		uint32_t l = s->wf_touched[i];
 
-		s->lk[l].load = L[l].rem < s->cap_Bps[l] ? s->cap_Bps[l] - L[l].rem : 0;
+		s->lk[l].load = wf_room(&L[l]) < s->cap_Bps[l] ? s->cap_Bps[l] - wf_room(&L[l]) : 0;
 	}
 	rc = 0;
 out:
-	/* every flow frozen took itself off its links' counts and live flags */
+	/* every flow frozen took itself off its links' counts and live flags; one
+	 * left unfrozen is rated -1 (none) */
 	for (i = 0; i < ntouched && (rc < 0 || unfrozen > 0); i++)
 		L[s->wf_touched[i]].cnt = 0;
-	for (k = 0; k < nsel && (rc < 0 || unfrozen > 0); k++)
-		s->wf_live[s->inc_sel[k]] = 0;
+	for (k = 0; k < nsel && (rc < 0 || unfrozen > 0); k++) {
+		uint32_t f = s->inc_sel[k];
+
+		if (s->wf_live[f])
+			s->act_rate[f] = -1;
+		s->wf_live[f] = 0;
+	}
 	return rc;
 }
