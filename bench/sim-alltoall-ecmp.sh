@@ -42,13 +42,22 @@
 # Measured 2026-12-03 (load 10-18, REPEAT=3): :16 0.033 s D-mod-K, 0.040 s
 # ECMP (1.2x); :64 0.537 s, 1.884 s (3.5x); :128 2.698 s, 22.502 s (8.3x).
 # Walks that leave out the links carrying the same flows as the one that
-# froze them: 4,077M -> 4,282M instructions at :64, not kept.
+# froze them: 4,077M -> 4,282M instructions at :64, not kept. Hops without
+# a clamp, the links' heap sifted bottom-up, no -1 written before a full
+# pass (all exact): instructions at :64, ECMP 4,077M -> 3,896M (D-mod-K
+# 1,292M -> 1,287M); user CPU within its noise (load 16-25, REPEAT=3, the
+# binaries in turn, twice each): :16 0.044-0.046 s ECMP before, 0.041-0.042
+# s after; :64 1.905-2.276 s, 2.039-2.074 s (3.5-3.9x D-mod-K); :128
+# 19.650-21.496 s, 21.044-21.632 s (9.0-9.8x). An exact max-min core
+# cannot reach D-mod-K here: ECMP's full passes (171 at :64, 721 at :128)
+# are set by the ends, not by the core.
 # Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
 # "Ends that leave little room", "One full pass per hundredth of an FCT",
 # "First guesses cut at an eighth", "One rate per bottleneck link: the
-# exact part, measured", "Where the ECMP all-to-all's time goes" and
-# "Arrays in locals, two hops a turn" and "Links that carry the same flows,
-# measured and not kept".
+# exact part, measured", "Where the ECMP all-to-all's time goes",
+# "Arrays in locals, two hops a turn", "Links that carry the same flows,
+# measured and not kept" and "A full filling with fewer instructions, and
+# where exact parity stops".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
