@@ -97,7 +97,7 @@ pkt_alloc(struct pk_engine *e)
 static inline bool
 refs_on(const struct pk_engine *e)
 {
-	return e->tlazy && e->may_drop;
+	return (e->tlazy || e->lazy) && e->may_drop;
 }
 
 static void
@@ -112,7 +112,7 @@ static void
 pkt_free(struct pk_engine *e, uint32_t id)
 {
 	if (refs_on(e)) /* (an error is kept: the event loop returns it) */
-		ft__pk_tree_unref(e, e->pkts[id].flow);
+		ft__pk_unref(e, e->pkts[id].flow);
 	pkt_free_raw(e, id);
 }
 
@@ -121,7 +121,7 @@ pkt_free(struct pk_engine *e, uint32_t id)
 static int
 ev_push_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, uint32_t arg)
 {
-	if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0)
+	if (refs_on(e) && ft__pk_ref(e, fid) < 0)
 		return FT_ENOMEM;
 	return ev_push(e, t_ps, type, fid, arg);
 }
@@ -518,7 +518,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		id = pkt_alloc(e);
 		if (id == PK_NONE)
 			return FT_ENOMEM;
-		if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0) {
+		if (refs_on(e) && ft__pk_ref(e, fid) < 0) {
 			pkt_free_raw(e, id);
 			return FT_ENOMEM;
 		}
@@ -1365,8 +1365,8 @@ step(struct pk_engine *e)
 		return rc;
 	/* (a flow's event no longer names its record once handled) */
 	if (type == PK_EV_NAK || type == PK_EV_ACK || type == PK_EV_CNP || type == PK_EV_RTT)
-		ft__pk_tree_unref(e, ev.id);
-	return rc < 0 ? rc : ft__pk_tree_err(e);
+		ft__pk_unref(e, ev.id);
+	return rc < 0 ? rc : ft__pk_ref_err(e);
 }
 
 static int
