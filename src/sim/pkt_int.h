@@ -376,6 +376,7 @@ struct pk_engine {
 	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
 	struct pk_refs refs;    /* a lossy run's, where a phase is lazy */
 	struct pk_evq evq;
+	uint64_t nrto_queued; /* retransmit timers in evq */
 	uint64_t now_ps;
 	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
 	 * handled (nvertices: none, the run's start or a barrier), and per vertex
