@@ -664,7 +664,9 @@ test_lazy_lossy(void **state)
 	const struct {
 		enum ft_pkt_cc cc;
 		uint32_t qps, nops;
-	} runs[] = { { FT_PKT_CC_NONE, 2, 1 }, { FT_PKT_CC_DCQCN, 1, 1 }, { FT_PKT_CC_DCQCN, 1, 2 } };
+	} runs[] = { { FT_PKT_CC_NONE, 2, 1 },
+		     { FT_PKT_CC_DCQCN, 1, 1 },
+		     { FT_PKT_CC_DCQCN, 1, 2 } };
 
 	(void)state;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
@@ -675,7 +677,8 @@ test_lazy_lossy(void **state)
 			                    .fc = FT_PKT_FC_NONE,
 			                    .ber = 1e-7,
 			                    .rto_s = 200e-6 };
-		const size_t whole = (size_t)runs[k].nops * 260 * 259; /* (8 KiB: one message a send) */
+		/* (8 KiB: one message a send) */
+		const size_t whole = (size_t)runs[k].nops * 260 * 259;
 		struct pk_run r[2];
 
 		for (int i = 0; i < 2; i++) /* the first built whole before the run */
@@ -699,7 +702,8 @@ test_lazy_lossy(void **state)
 		lazy_runs_same(&r[0], &r[1], runs[k].nops);
 		assert_int_equal(r[0].c.nlinks, r[1].c.nlinks);
 		for (uint32_t l = 0; l < r[0].c.nlinks; l++) {
-			const struct ft_sim_port_counters *p = &r[0].c.port[l], *q = &r[1].c.port[l];
+			const struct ft_sim_port_counters *p = &r[0].c.port[l];
+			const struct ft_sim_port_counters *q = &r[1].c.port[l];
 
 			assert_int_equal(p->tx_bytes, q->tx_bytes);
 			assert_int_equal(p->drops, q->drops);
