@@ -273,7 +273,8 @@ struct ft_sim_port_counters {
 	uint64_t cnp_sent;          /* CNPs its far end (a receiving NIC) sent */
 	uint64_t cnp_handled;       /* CNPs that reached senders whose NIC it leaves */
 	uint64_t q_max_bytes;       /* its egress queue: largest */
-	double q_mean_bytes;        /* and time-averaged over the run */
+	double q_mean_bytes;        /* and time-averaged from the run's start to its ops'
+	                             * end (or its last change, if later) */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones

@@ -97,7 +97,7 @@ pkt_alloc(struct pk_engine *e)
 static inline bool
 refs_on(const struct pk_engine *e)
 {
-	return e->tlazy && e->may_drop;
+	return (e->tlazy || e->lazy) && e->may_drop;
 }
 
 static void
@@ -112,7 +112,7 @@ static void
 pkt_free(struct pk_engine *e, uint32_t id)
 {
 	if (refs_on(e)) /* (an error is kept: the event loop returns it) */
-		ft__pk_tree_unref(e, e->pkts[id].flow);
+		ft__pk_unref(e, e->pkts[id].flow);
 	pkt_free_raw(e, id);
 }
 
@@ -121,7 +121,7 @@ pkt_free(struct pk_engine *e, uint32_t id)
 static int
 ev_push_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, uint32_t arg)
 {
-	if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0)
+	if (refs_on(e) && ft__pk_ref(e, fid) < 0)
 		return FT_ENOMEM;
 	return ev_push(e, t_ps, type, fid, arg);
 }
@@ -225,6 +225,7 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 	struct pk_flow *f = flow_at(e, fid);
 
 	f->rto_una = f->snd_una;
+	e->nrto_queued++;
 	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
 }
 
@@ -518,7 +519,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		id = pkt_alloc(e);
 		if (id == PK_NONE)
 			return FT_ENOMEM;
-		if (refs_on(e) && ft__pk_tree_ref(e, fid) < 0) {
+		if (refs_on(e) && ft__pk_ref(e, fid) < 0) {
 			pkt_free_raw(e, id);
 			return FT_ENOMEM;
 		}
@@ -1098,6 +1099,16 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 	return try_send(e, l);
 }
 
+/* Whether retransmit timer @gen of flow @fid fires nothing: a later one was armed, or
+ * its sender has every ACK (a reused record of a lazy phase: another generation). */
+static inline bool
+rto_stale(struct pk_engine *e, uint32_t fid, uint32_t gen)
+{
+	const struct pk_flow *f = flow_at(e, fid);
+
+	return gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts;
+}
+
 static int
 ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
@@ -1113,8 +1124,10 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		 */
 		f->rto_una = f->snd_una;
 		f->retries = 0;
-		if (f->t_una_ps + e->rto_ps > e->now_ps)
+		if (f->t_una_ps + e->rto_ps > e->now_ps) {
+			e->nrto_queued++;
 			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+		}
 	}
 	/*
 	 * A timeout without progress: the QP retries NCCL_IB_RETRY_CNT times, and at the
@@ -1356,6 +1369,13 @@ step(struct pk_engine *e)
 	}
 	type = ev.aux & 15u;
 	arg = ev.aux >> 4;
+	if (type == PK_EV_RTO) {
+		e->nrto_queued--;
+		/* (a timer that fires nothing is no event of the run: not counted, and the
+		 * run's clock stays at its last event) */
+		if (rto_stale(e, ev.id, arg))
+			return 0;
+	}
 	e->now_ps = ev.t_ps;
 	e->nevents++;
 	e->origin = ft__pk_ev_where(e, type, ev.id, arg);
@@ -1365,8 +1385,8 @@ step(struct pk_engine *e)
 		return rc;
 	/* (a flow's event no longer names its record once handled) */
 	if (type == PK_EV_NAK || type == PK_EV_ACK || type == PK_EV_CNP || type == PK_EV_RTT)
-		ft__pk_tree_unref(e, ev.id);
-	return rc < 0 ? rc : ft__pk_tree_err(e);
+		ft__pk_unref(e, ev.id);
+	return rc < 0 ? rc : ft__pk_ref_err(e);
 }
 
 static int
@@ -1452,6 +1472,11 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	while (!e->part && e->evq.n > 0 && rc == 0) {
 		const struct pk_event *next = pk_evq_min(&e->evq);
 
+		/* Every flow has ended and only retransmit timers are left: each flow's
+		 * last ACK is in (an ACK is an event), so every one of them fires nothing
+		 * (rto_stale()): the run ends at its last event. */
+		if (e->nflows_done == e->nflows_all && e->evq.n == e->nrto_queued)
+			break;
 		if (!next) {
 			rc = FT_ENOMEM;
 			break;

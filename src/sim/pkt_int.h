@@ -274,6 +274,17 @@ struct pk_link {
 struct pk_lazy;
 struct pk_tree_lazy;
 
+/* A lossy run's lazy phases (pkt_tree.c, pkt_nccl.c): per flow record, what still names
+ * it (its packets in flight, its ACK, NAK, CNP and RTT events on their way), with
+ * PK_REF_ENDED once its message has ended; the record is reused once nothing does. */
+struct pk_refs {
+	uint32_t *n;
+	size_t len;
+	int err; /* FT_E* met where it could not be returned (pkt_free) */
+};
+
+#define PK_REF_ENDED 0x80000000u
+
 struct pk_engine {
 	struct ft_engine base;
 	const struct ft_topo *topo;
@@ -363,7 +374,9 @@ struct pk_engine {
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
 	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
 	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
+	struct pk_refs refs;    /* a lossy run's, where a phase is lazy */
 	struct pk_evq evq;
+	uint64_t nrto_queued; /* retransmit timers in evq */
 	uint64_t now_ps;
 	/* Tie key of the events queued (pk_ev_key): the vertex whose event is being
 	 * handled (nvertices: none, the run's start or a barrier), and per vertex
@@ -711,9 +724,13 @@ int ft__pk_tree_sent(struct pk_engine *e, uint32_t t);
 int ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps);
 void ft__pk_tree_handoff(struct pk_engine *e, const struct pk_flow *f);
 struct pk_dcqcn *ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f);
-int ft__pk_tree_ref(struct pk_engine *e, uint32_t fid);
-void ft__pk_tree_unref(struct pk_engine *e, uint32_t fid);
-int ft__pk_tree_err(const struct pk_engine *e);
+/* A lossy run's references to flow record @fid (struct pk_refs): one more, one less (the
+ * record released when nothing names it and its message has ended), its message ended;
+ * the error met in an unref. */
+int ft__pk_ref(struct pk_engine *e, uint32_t fid);
+void ft__pk_unref(struct pk_engine *e, uint32_t fid);
+int ft__pk_ref_ended(struct pk_engine *e, uint32_t fid);
+int ft__pk_ref_err(const struct pk_engine *e);
 uint32_t ft__pk_tree_src(const struct pk_engine *e, uint32_t u);
 void ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_tree_free(struct pk_engine *e);
@@ -743,6 +760,7 @@ int64_t ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint
 int ft__pk_lazy_start(struct pk_engine *e, uint32_t t);
 int ft__pk_lazy_end(struct pk_engine *e, uint32_t t);
 int ft__pk_lazy_notice(struct pk_engine *e, uint32_t t);
+int ft__pk_lazy_release(struct pk_engine *e, uint32_t fid);
 bool ft__pk_lazy_any(const struct pk_engine *e);
 void ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i);
 void ft__pk_lazy_free(struct pk_engine *e);

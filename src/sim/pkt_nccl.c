@@ -70,6 +70,11 @@ struct pk_lazy {
 	bool rewound, based, fresh;
 	uint32_t base_task, base_flow, base_succ, next_task, next_flow, next_succ;
 	uint64_t rewind_ps, last_free_ps;
+	/* A lossy run's: per flow record, the slot whose send it is (ft__pk_lazy_release());
+	 * the slots whose send has ended with a flow record still named (struct pk_refs). */
+	uint32_t *fslot;
+	size_t nfslot;
+	uint32_t nheld;
 };
 
 /* A record of @vec at @cursor (advanced: at the end, appended), or a new one at the end
@@ -198,6 +203,9 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	if (*cursor != PK_NONE && *cursor < e->flows.len) { /* a reused record keeps its path room */
 		const struct pk_flow *old = flow_at(e, *cursor);
 
+		/* (and a lossy run's timer generations go on: a timer of its last flow finds
+		 * the record not its own, pkt_tree.c lossy_release()) */
+		f.rto_gen = e->may_drop ? old->rto_gen + 1 : 0;
 		f.path_off = old->path_off;
 		f.path_cap = old->path_cap;
 		f.fl_off = old->fl_off;
@@ -773,14 +781,14 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 
 	/* (lazy sends reuse records from where their first slot was: not beside the records
 	 * of a lazy NVLS tree, which has its own) */
-	if (ph->implicit_alltoall && !e->may_drop && !e->a2a_eager && !e->tlazy) {
+	if (ph->implicit_alltoall && !e->a2a_eager && !e->tlazy) {
 		rc = lazy_submit(e, op, ph, start, bar, tag);
 		if (rc == 0) /* the path latencies are simulated: the barrier keeps the rest */
 			task_of(e, bar)->lat_mult = 0;
 		return rc;
 	}
-	/* Built whole (lossy runs; a2a_eager: a split run, the tests), the sends are those
-	 * lazy_send() builds. */
+	/* Built whole (a2a_eager: a split run, the tests; beside a lazy NVLS tree, tree or
+	 * ring), the sends are those lazy_send() builds. */
 	rc = ph->implicit_alltoall ? p2p_alltoall(&pb, op, ph) : p2p_flows(&pb, op, ph, err);
 	if (rc < 0) {
 		ft_free(pb.rb.c);
@@ -806,8 +814,11 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
  * order it adds them), so the run is the same. An ended send's records wait twice its
  * path latency (and for its notice, PK_T_A2A_CTS, whose end tells the send that waited
  * for the receiver's clear-to-send) before reuse: a CNP or an RTT sample for its last packets is still on
- * its way back until one path latency after the end (lossy runs, whose NAKs and timers
- * outlive a flow, build the whole graph). What the records do not keep: the links its
+ * its way back until one path latency after the end. A lossy run's NAKs, resent packets
+ * and timers outlive a flow by no bounded time: there a send's records wait for its
+ * notice and until nothing names its flows (struct pk_refs, pkt_tree.c lossy_release(),
+ * slot_put()), and a reused flow record takes its timer generations on. What the records
+ * do not keep: the links its
  * flows crossed, for the op's bottleneck, kept per link as the first flow that crossed
  * it (the order of the whole graph's flows). A send has one of two shapes, its
  * connection's (an NVLink peer's protocol or the network's: ft_model_p2p_chunking_conn()),
@@ -819,6 +830,7 @@ struct lazy_slot {
 	uint32_t task0, flow0; /* its records */
 	uint32_t succ0;        /* its successor entries in e->succ, PK_NONE: none yet */
 	uint32_t next;         /* the next ended slot, PK_NONE */
+	uint32_t held;         /* a lossy run's: its flows still named once it has ended */
 	uint64_t send;         /* round-major: ((k - 1) x groups + g) x m + i */
 	uint64_t free_ps;      /* reusable after */
 };
@@ -853,6 +865,17 @@ slot_of(struct pk_engine *e, uint32_t i)
 	return ft_vec_at(&e->lazy->slots, i);
 }
 
+/* Whether the @n flow records from @flow0 (those that exist) may take another message: a
+ * lossy run's timer generations go on in a reused record, and would wrap at 2^28. */
+static bool
+gens_left(struct pk_engine *e, uint32_t flow0, uint32_t n)
+{
+	for (uint32_t f = flow0; e->may_drop && f < e->flows.len && f - flow0 < n; f++)
+		if (flow_at(e, f)->rto_gen >= 1u << 27)
+			return false;
+	return true;
+}
+
 /* The oldest ended slot of shape @net of phase @pi if it may be reused now, else a new one. */
 static int64_t
 take_slot(struct pk_engine *e, uint32_t pi, uint64_t send, uint32_t net)
@@ -860,9 +883,14 @@ take_slot(struct pk_engine *e, uint32_t pi, uint64_t send, uint32_t net)
 	struct pk_lazy *lz = e->lazy;
 	struct lazy_phase *ph = phase_of(e, pi);
 	struct lazy_slot sl = { pi, net, (uint32_t)e->tasks.len, (uint32_t)e->flows.len,
-		                PK_NONE, PK_NONE, send, 0 };
+		                PK_NONE, PK_NONE, 0, send, 0 };
 	uint32_t id = ph->free_head[net];
 
+	if (id != PK_NONE && slot_of(e, id)->free_ps < e->now_ps &&
+	    !gens_left(e, slot_of(e, id)->flow0, ph->nflow[net])) {
+		ph->free_head[net] = slot_of(e, id)->next; /* (dropped: a new slot) */
+		id = PK_NONE;
+	}
 	if (id != PK_NONE && slot_of(e, id)->free_ps < e->now_ps) {
 		ph->free_head[net] = slot_of(e, id)->next;
 		slot_of(e, id)->send = send;
@@ -877,8 +905,11 @@ take_slot(struct pk_engine *e, uint32_t pi, uint64_t send, uint32_t net)
 		lz->base_flow = sl.flow0;
 		lz->base_succ = e->nsucc_len;
 	}
-	if (lz->rewound && lz->rewind_ps >= e->now_ps)
-		lz->rewound = false; /* too early: appended, as before the phases ended */
+	/* (too early, or a lossy run's ended sends still named: appended, as before the
+	 * phases ended) */
+	if (lz->rewound && (lz->rewind_ps >= e->now_ps || lz->nheld ||
+	                    !gens_left(e, lz->next_flow, ph->nflow[net])))
+		lz->rewound = false;
 	lz->cur_task = lz->cur_flow = PK_NONE;
 	if (lz->rewound) {
 		sl.task0 = lz->cur_task = lz->next_task;
@@ -948,6 +979,27 @@ slot_succ(struct pk_engine *e, uint32_t si)
 	return 0;
 }
 
+/* A lossy run's: slot @si's @n flow records are its. */
+static int
+slot_flows(struct pk_engine *e, uint32_t si, uint32_t n)
+{
+	struct pk_lazy *lz = e->lazy;
+	uint32_t flow0 = slot_of(e, si)->flow0;
+
+	if (flow0 + (size_t)n > lz->nfslot) {
+		size_t cap = FT_MAX(FT_MAX(2 * lz->nfslot, flow0 + (size_t)n), (size_t)1024);
+		uint32_t *p = ft_reallocarray(lz->fslot, cap, sizeof(uint32_t));
+
+		if (!p)
+			return FT_ENOMEM;
+		lz->fslot = p;
+		lz->nfslot = cap;
+	}
+	for (uint32_t f = 0; f < n; f++)
+		lz->fslot[flow0 + f] = si;
+	return 0;
+}
+
 /* Build send @send of phase @pi and start it (its per-message cost first), at its
  * connection's shape. */
 static int
@@ -1006,7 +1058,9 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 		lz->next_task = lz->cur_task;
 		lz->next_flow = lz->cur_flow;
 	}
-	rc = slot_succ(e, (uint32_t)si);
+	if (e->may_drop) /* (its flows' slot, for when nothing names them) */
+		rc = slot_flows(e, (uint32_t)si, nflow);
+	rc = rc < 0 ? rc : slot_succ(e, (uint32_t)si);
 	return rc < 0 ? rc : ft__pk_start_task(e, (uint32_t)s0);
 }
 
@@ -1024,7 +1078,48 @@ ft__pk_lazy_start(struct pk_engine *e, uint32_t t)
 	return rc;
 }
 
-/* Slot @si's send has ended: note the links its flows crossed; reusable later. */
+/*
+ * Slot @si's send has ended and a lossy run's flows of it (@held of them counted) are no
+ * longer named: one less; with none left, its records may go to the phase's next send
+ * of its shape (or, its phase done, to the next phase's once no phase runs).
+ */
+static int
+slot_put(struct pk_engine *e, uint32_t si)
+{
+	struct pk_lazy *lz = e->lazy;
+	struct lazy_slot *sl = slot_of(e, si);
+	struct lazy_phase *ph = phase_of(e, sl->phase);
+
+	if (FT_NEVER(sl->held == 0))
+		return FT_EINVAL;
+	if (--sl->held > 0)
+		return 0;
+	if (e->may_drop && --lz->nheld == 0 && lz->nrunning == 0)
+		lz->slots.len = 0; /* (phase_done() kept them while a flow was named) */
+	if (!ph->pending)
+		return 0; /* its phase has ended: no send of it takes the slot */
+	sl->free_ps = FT_MAX(sl->free_ps, e->now_ps);
+	sl->next = PK_NONE;
+	if (ph->free_head[sl->net] == PK_NONE)
+		ph->free_head[sl->net] = si;
+	else
+		slot_of(e, ph->free_tail[sl->net])->next = si;
+	ph->free_tail[sl->net] = si;
+	return 0;
+}
+
+int
+ft__pk_lazy_release(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_lazy *lz = e->lazy;
+
+	if (FT_NEVER(!lz || fid >= lz->nfslot || lz->fslot[fid] >= lz->slots.len))
+		return FT_EINVAL;
+	return slot_put(e, lz->fslot[fid]);
+}
+
+/* Slot @si's send has ended: note the links its flows crossed; reusable later (a lossy
+ * run's once nothing names its flows: struct pk_refs). */
 static int
 slot_ended(struct pk_engine *e, uint32_t si)
 {
@@ -1051,16 +1146,25 @@ slot_ended(struct pk_engine *e, uint32_t si)
 			ph->first[l] = FT_MIN(ph->first[l], key | j);
 		}
 	}
-	/* (and after its notice, which may travel a longer path than its flows) */
-	sl->free_ps = e->now_ps + FT_MAX(2 * lat, task_of(e, sl->task0 + 2)->delay_ps);
+	/* (and after its notice, which may travel a longer path than its flows; a lossy
+	 * run's flows are counted instead, their CNPs and RTT samples with them) */
+	sl->free_ps = e->now_ps + FT_MAX(e->may_drop ? 0 : 2 * lat,
+	                                 task_of(e, sl->task0 + 2)->delay_ps);
 	e->lazy->last_free_ps = FT_MAX(e->lazy->last_free_ps, sl->free_ps);
-	sl->next = PK_NONE;
-	if (ph->free_head[sl->net] == PK_NONE)
-		ph->free_head[sl->net] = si;
-	else
-		slot_of(e, ph->free_tail[sl->net])->next = si;
-	ph->free_tail[sl->net] = si;
-	return 0;
+	sl->held = 1; /* (one more than its flows, while they are marked) */
+	if (e->may_drop) {
+		uint32_t n = ph->nflow[sl->net], flow0 = sl->flow0;
+
+		e->lazy->nheld++;
+		sl->held += n;
+		for (f = 0; f < n; f++) {
+			int rc = ft__pk_ref_ended(e, flow0 + f);
+
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return slot_put(e, si);
 }
 
 /*
@@ -1082,7 +1186,10 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 	ph->free_head[0] = ph->free_tail[0] = ph->free_head[1] = ph->free_tail[1] = PK_NONE;
 	if (FT_NEVER(lz->nrunning == 0) || --lz->nrunning > 0)
 		return;
-	lz->slots.len = 0;
+	/* (a lossy run's slots whose flows are still named stay until none is: slot_put();
+	 * the records are not reused before, take_slot()) */
+	if (lz->nheld == 0)
+		lz->slots.len = 0;
 	lz->rewound = true;
 	lz->next_task = lz->base_task;
 	lz->next_flow = lz->base_flow;
@@ -1196,6 +1303,7 @@ ft__pk_lazy_free(struct pk_engine *e)
 	ft_vec_release(&e->lazy->phases);
 	ft_vec_release(&e->lazy->slots);
 	ft_vec_release(&e->lazy->edges);
+	ft_free(e->lazy->fslot);
 	ft_free(e->lazy);
 	e->lazy = NULL;
 }

@@ -298,6 +298,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 {
 	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
 	size_t i, n = e->ops.len;
+	uint64_t end_ops_ps = 0; /* the end of the ops, if every one has ended (ended) */
+	bool ended = true;
 	uint32_t l;
 	int rc;
 
@@ -328,6 +330,9 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;
+		ended = ended && (r->failed || task_at(e, o->end)->done);
+		end_ops_ps = FT_MAX(end_ops_ps,
+		                    r->failed ? e->qp_err_ps : task_at(e, o->end)->t_done_ps);
 	}
 	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
@@ -348,7 +353,12 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	for (l = 0; l < e->nlinks; l++) {
 		const struct pk_port *p = pk_port_at(e, l);
 		struct ft_sim_port_counters *pc = &e->port_counters[l];
-		double span = (double)e->now_ps;
+		/* A port is observed from the run's start to its ops' end (the last one's, a
+		 * failed one's at its QP error; a run stopped early: its last event), or to
+		 * its queue's last change if later (a lossy run's resent duplicates still on
+		 * their way): not to a retransmit timer that fires nothing after the ops. */
+		uint64_t end_ps = FT_MAX(ended ? end_ops_ps : e->now_ps, p->t_q_ps);
+		double span = (double)end_ps;
 
 		e->link_bytes[l] = (double)p->tx_payload;
 		e->link_maxflows[l] = p->maxflows;
@@ -392,7 +402,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->rx_writes = p->rq_writes;
 		pc->q_mean_bytes =
 		        span > 0 ?
-		                (p->q_area + (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps)) /
+		                (p->q_area + (double)p->q_bytes * (double)(end_ps - p->t_q_ps)) /
 		                        span :
 		                0;
 	}

@@ -690,7 +690,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->port_counters, e->trace_links, e->trace_last,
 			                 e->traces,        e->trace_cols,  e->vseq,
 			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
-			                 e->flow_rows,     e->port_slot,   e->cc_slot };
+			                 e->flow_rows,     e->port_slot,   e->cc_slot,
+			                 e->refs.n };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
 			                        &e->flow_cc,       &e->edges, &e->paths,
 			                        &e->ops,           &e->qp_samples };

@@ -763,14 +763,7 @@ struct pk_tree_lazy {
 	struct ft_vec phases; /* struct tree_phase */
 	uint32_t nvirt;       /* numbers handed out */
 	struct free_recs flows, tasks;
-	/* A lossy run's: per flow record, what still names it (its packets, and its ACK,
-	 * NAK, CNP and RTT events), REF_ENDED once its message has ended. */
-	uint32_t *refs;
-	size_t nrefs;
-	int err; /* FT_E* met where it could not be returned (pkt_free) */
 };
-
-#define REF_ENDED 0x80000000u
 
 static int put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps);
 
@@ -931,19 +924,19 @@ ft__pk_tree_cc(struct pk_engine *e, const struct pk_flow *f)
 
 /* A lossy run's flow records: room for what names flow record @n - 1. */
 static int
-refs_room(struct pk_tree_lazy *tl, size_t n)
+refs_room(struct pk_refs *r, size_t n)
 {
-	size_t cap = FT_MAX(FT_MAX(n, 2 * tl->nrefs), (size_t)1024);
-	uint32_t *r;
+	size_t cap = FT_MAX(FT_MAX(n, 2 * r->len), (size_t)1024);
+	uint32_t *p;
 
-	if (n <= tl->nrefs)
+	if (n <= r->len)
 		return 0;
-	r = ft_reallocarray(tl->refs, cap, sizeof(uint32_t));
-	if (!r)
+	p = ft_reallocarray(r->n, cap, sizeof(uint32_t));
+	if (!p)
 		return FT_ENOMEM;
-	memset(r + tl->nrefs, 0, (cap - tl->nrefs) * sizeof(uint32_t));
-	tl->refs = r;
-	tl->nrefs = cap;
+	memset(p + r->len, 0, (cap - r->len) * sizeof(uint32_t));
+	r->n = p;
+	r->len = cap;
 	return 0;
 }
 
@@ -954,20 +947,22 @@ refs_room(struct pk_tree_lazy *tl, size_t n)
  * after its end), no ACK, NAK, CNP or RTT sample on its way. A retransmit timer still
  * armed is no reference: its record's next message takes the next generation, so the
  * timer finds it no longer its own, as it finds its own message acknowledged built whole.
- * The QP's last message leaves the QP's state with the phase (lossy_walk()).
+ * The QP's last message leaves the QP's state with the phase (lossy_walk()). A lazy
+ * all-to-all's flow goes back to its send's slot (pkt_nccl.c ft__pk_lazy_release()).
  */
 static int
 lossy_release(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_tree_lazy *tl = e->tlazy;
 	const struct pk_flow *f = flow_at(e, fid);
 	const struct ring_conn *c;
 	struct tree_phase *p;
 	uint32_t v;
 
-	if (tl->refs[fid] != REF_ENDED || f->in_ring || f->snd_una < f->npkts)
+	if (e->refs.n[fid] != PK_REF_ENDED || f->in_ring || f->snd_una < f->npkts)
 		return 0;
-	tl->refs[fid] = 0;
+	e->refs.n[fid] = 0;
+	if (!e->tlazy)
+		return ft__pk_lazy_release(e, fid);
 	p = phase_at(e, PK_VIRT + task_at(e, f->task)->succ_off, &v);
 	if (FT_NEVER(!p || !p->mflow || v >= p->nmsg))
 		return FT_EINVAL;
@@ -975,40 +970,50 @@ lossy_release(struct pk_engine *e, uint32_t fid)
 	c = &p->tb.rb.c[conn_of(p, v)];
 	if (p->qcc && v - c->first + p->nq >= c->nmsg)
 		p->qcc[qp_of(p, v)] = *pk_flow_cc(e, f);
-	return put_rec(&tl->flows, f->task, fid, e->now_ps);
+	return put_rec(&e->tlazy->flows, f->task, fid, e->now_ps);
 }
 
 int
-ft__pk_tree_ref(struct pk_engine *e, uint32_t fid)
+ft__pk_ref(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_tree_lazy *tl = e->tlazy;
-	int rc = refs_room(tl, (size_t)fid + 1);
+	int rc = refs_room(&e->refs, (size_t)fid + 1);
 
 	if (rc == 0)
-		tl->refs[fid]++;
+		e->refs.n[fid]++;
 	return rc;
 }
 
 void
-ft__pk_tree_unref(struct pk_engine *e, uint32_t fid)
+ft__pk_unref(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_tree_lazy *tl = e->tlazy;
+	struct pk_refs *r = &e->refs;
 	int rc;
 
-	if (FT_NEVER(fid >= tl->nrefs || (tl->refs[fid] & ~REF_ENDED) == 0)) {
-		tl->err = tl->err ? tl->err : FT_EINVAL;
+	if (FT_NEVER(fid >= r->len || (r->n[fid] & ~PK_REF_ENDED) == 0)) {
+		r->err = r->err ? r->err : FT_EINVAL;
 		return;
 	}
-	tl->refs[fid]--;
+	r->n[fid]--;
 	rc = lossy_release(e, fid);
-	if (rc < 0 && !tl->err)
-		tl->err = rc; /* (from pkt_free(): the event loop returns it) */
+	if (rc < 0 && !r->err)
+		r->err = rc; /* (from pkt_free(): the event loop returns it) */
 }
 
 int
-ft__pk_tree_err(const struct pk_engine *e)
+ft__pk_ref_ended(struct pk_engine *e, uint32_t fid)
 {
-	return e->tlazy ? e->tlazy->err : 0;
+	int rc = refs_room(&e->refs, (size_t)fid + 1);
+
+	if (rc < 0)
+		return rc;
+	e->refs.n[fid] |= PK_REF_ENDED;
+	return lossy_release(e, fid);
+}
+
+int
+ft__pk_ref_err(const struct pk_engine *e)
+{
+	return e->refs.err;
 }
 
 /* Records free to reuse now: the oldest if its time has come (*@task PK_NONE: none). */
@@ -1287,10 +1292,7 @@ ft__pk_tree_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 		}
 		rc = message_done(e, p, v, fid, lat_ps);
 		if (rc == 0 && p->mflow) { /* (a lossy run's: once nothing names it) */
-			rc = refs_room(e->tlazy, (size_t)fid + 1);
-			if (rc == 0)
-				e->tlazy->refs[fid] |= REF_ENDED;
-			return rc < 0 ? rc : lossy_release(e, fid);
+			return ft__pk_ref_ended(e, fid);
 		}
 		/* (a CNP or RTT sample of its last packets is back within one path latency) */
 		return rc < 0 ? rc : put_rec(&e->tlazy->flows, t, fid, e->now_ps + 2 * p->lat_max);
@@ -1332,7 +1334,6 @@ ft__pk_tree_free(struct pk_engine *e)
 	ft_vec_release(&e->tlazy->phases);
 	ft_vec_release(&e->tlazy->flows.q);
 	ft_vec_release(&e->tlazy->tasks.q);
-	ft_free(e->tlazy->refs);
 	ft_free(e->tlazy);
 	e->tlazy = NULL;
 }

@@ -1719,6 +1719,70 @@ test_tail_loss_one_timeout(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * A port's mean queue is its queue's time integral over the span it was observed: from the
+ * run's start to its ops' end, not to a retransmit timer that fires nothing after them.
+ * Two flows of K = 16 full packets from NIC 0 of nodes 1 and 2 into NIC 0 of node 0, at
+ * once, store and forward, PFC off (lossy: a timer at each flow's tail, 1 ms on): the
+ * leaf's port to node 0 takes two packets each packet time T and sends one, so one more
+ * waits behind the one it sends after each of the K pairs, and one less each T after the
+ * last: the integral is W T (1 + 2 + ... + K + (K - 1) + ... + 1) = W T K^2 for a packet
+ * of W wire bytes (the one on the wire not counted),
+ * and the mean that over the op's time. The run ends at its last event that does
+ * something: the timers, 1 ms on, fire nothing and are not popped.
+ */
+static void
+test_q_mean_op_span(void **state)
+{
+	static uint32_t ends[4];
+	const uint32_t K = 16;
+	struct net n;
+	struct ft_packet_cfg pc = { .mtu_bytes = 4096, .store_forward = true,
+		                    .fc = FT_PKT_FC_NONE, .rto_s = 1e-3 };
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	const struct pk_engine *pe;
+	const struct pk_flow *f;
+	const struct pk_port *p;
+	uint32_t l;
+	double t_pkt, want;
+
+	(void)state;
+	net_build(&n, "dgx-h100:3", false);
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	ends[2] = ft_topo_nic(n.t, 2, 0);
+	ends[3] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 2, (uint64_t)K * 4096, &c);
+	pe = pk(e);
+	assert_true(pe->may_drop);
+	assert_int_equal(c.ndrops, 0);
+	f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+	assert_int_equal(f->npath, 2);
+	l = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + 1); /* the leaf's port to node 0 */
+	p = ft__pk_port(e, l);
+	t_pkt = (double)pk_port_ser_ps(p, 4096 + p->hdr);
+	want = (4096.0 + p->hdr) * t_pkt * K * K;
+	print_message("# q_area %.6g, closed form %.6g; makespan %.3f us, last event %.3f us\n",
+	              p->q_area, want, c.makespan_s * 1e6, (double)pe->now_ps / 1e6);
+	assert_true(p->q_area == want);
+	/* The run ends at its last event that does something: the timers armed at the two
+	 * tails, 1 ms on, fire nothing (each flow's last ACK is in) and are not popped. */
+	print_message("# %llu events; %zu timers left, the last ACK at %.3f us\n",
+	              (unsigned long long)c.nevents, (size_t)pe->evq.n,
+	              (double)(f->t_una_ps) / 1e6);
+	assert_int_equal(pe->evq.n, 2);
+	assert_int_equal(pe->nrto_queued, 2);
+	assert_true(pe->now_ps < f->t_start_ps + pe->rto_ps);
+	assert_double_equal(c.port[l].q_mean_bytes, want / (c.makespan_s * PK_PS_PER_S),
+	                    1e-9 * c.port[l].q_mean_bytes);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /* One QP from a NIC of node 1 to one of node 0 on RoCE with DCQCN (@pc), submitted, not
  * run: its flow is flow 0 of the returned engine, for CNPs and sends at set times. */
 static struct pk_engine *
@@ -3334,7 +3398,7 @@ main(void)
 		cmocka_unit_test(test_rdma_statistic_round_trip),
 		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
 		cmocka_unit_test(test_retry_reset_by_progress),
-		cmocka_unit_test(test_tail_loss_one_timeout),
+		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),

@@ -646,6 +646,77 @@ test_lazy_phases_share(void **state)
 		pk_run_free(&r[i]);
 }
 
+/*
+ * A lossy all-to-all (PFC off, bit errors, a 200 us retransmit timeout) is built as its
+ * sends may start too. Its records outlive a send's end by what still names them: resent
+ * packets, ACKs, NAKs, CNPs and RTT samples on their way (struct pk_refs); a timer still
+ * armed finds the record's next flow of another generation. test_lazy_same's 260 ranks
+ * (67,340 flows whole, one a send), unpaced with 2 QPs and under DCQCN with switches
+ * marking every packet that queues, one op and two in a row: every figure and every
+ * port's counters are the whole build's, drops and resends with them. One op holds
+ * fewer records than it has flows (256 of its 259 rounds start at once: little to
+ * reuse); two in a row hold one op's at most, the second op's sends going to the first
+ * op's records once nothing names them (built whole: both ops', 134,680).
+ */
+static void
+test_lazy_lossy(void **state)
+{
+	const struct {
+		enum ft_pkt_cc cc;
+		uint32_t qps, nops;
+	} runs[] = { { FT_PKT_CC_NONE, 2, 1 },
+		     { FT_PKT_CC_DCQCN, 1, 1 },
+		     { FT_PKT_CC_DCQCN, 1, 2 } };
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+		struct ft_packet_cfg pc = { .cc = runs[k].cc,
+			                    .ecn_kmin_bytes = 1,
+			                    .ecn_kmax_bytes = 2,
+			                    .ecn_pmax = 1,
+			                    .fc = FT_PKT_FC_NONE,
+			                    .ber = 1e-7,
+			                    .rto_s = 200e-6 };
+		/* (8 KiB: one message a send) */
+		const size_t whole = (size_t)runs[k].nops * 260 * 259;
+		struct pk_run r[2];
+
+		for (int i = 0; i < 2; i++) /* the first built whole before the run */
+			pk_run_ops(&r[i], &lazy_a2a, 260, &pc, runs[k].qps, i == 0, runs[k].nops);
+		assert_true(pk(r[1].e)->may_drop);
+		assert_non_null(pk(r[1].e)->lazy);
+		assert_int_equal(pk(r[0].e)->flows.len, whole);
+		assert_int_equal(pk(r[1].e)->nflows_all, whole);
+		print_message("# lazy lossy all-to-all, run %zu: %zu flow records (whole: %zu), "
+		              "%llu drops, %llu resent, %llu CNPs\n", k, pk(r[1].e)->flows.len,
+		              whole, (unsigned long long)r[1].c.ndrops,
+		              (unsigned long long)r[1].c.nretx, (unsigned long long)r[1].c.ncnp);
+		assert_true(pk(r[1].e)->flows.len < whole);
+		if (pk(r[1].e)->flows.len > (size_t)260 * 259)
+			fail_msg("run %zu: %zu flow records, more than one op's %u flows", k,
+			         pk(r[1].e)->flows.len, 260 * 259);
+		assert_true(r[0].c.ndrops > 0 && r[0].c.nretx > 0);
+		assert_int_equal(r[0].c.ndrops, r[1].c.ndrops);
+		assert_int_equal(r[0].c.nretx, r[1].c.nretx);
+		assert_true(runs[k].cc == FT_PKT_CC_NONE || r[0].c.ncnp > 0);
+		lazy_runs_same(&r[0], &r[1], runs[k].nops);
+		assert_int_equal(r[0].c.nlinks, r[1].c.nlinks);
+		for (uint32_t l = 0; l < r[0].c.nlinks; l++) {
+			const struct ft_sim_port_counters *p = &r[0].c.port[l];
+			const struct ft_sim_port_counters *q = &r[1].c.port[l];
+
+			assert_int_equal(p->tx_bytes, q->tx_bytes);
+			assert_int_equal(p->drops, q->drops);
+			assert_int_equal(p->ack_timeouts, q->ack_timeouts);
+			assert_int_equal(p->seq_naks, q->seq_naks);
+			assert_int_equal(p->q_max_bytes, q->q_max_bytes);
+			assert_memory_equal(&p->q_mean_bytes, &q->q_mean_bytes, sizeof(double));
+		}
+		for (int i = 0; i < 2; i++)
+			pk_run_free(&r[i]);
+	}
+}
+
 /* The rail leaf of NIC 0 of node 0 in @t, and the capacity of its uplinks, bytes/s. */
 static double
 leaf_uplinks(const struct ft_topo *t)
@@ -942,7 +1013,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_across_trays),
 		cmocka_unit_test(test_lazy_prio),
 		cmocka_unit_test(test_lazy_same_nvlink), cmocka_unit_test(test_a2a_notice_path),
-		cmocka_unit_test(test_lazy_phases_share),
+		cmocka_unit_test(test_lazy_phases_share), cmocka_unit_test(test_lazy_lossy),
 		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
