@@ -257,6 +257,12 @@ struct pk_far {
 	uint32_t src, dst;
 };
 
+/* Rank 0 of a split run reads the path of every flow (the recount of flows per port, each
+ * op's bottleneck), kept or not: where it is in paths, and its task. */
+struct pk_fpath {
+	uint32_t off, task, n;
+};
+
 struct pk_op {
 	uint32_t start, end; /* barrier tasks */
 	uint32_t next;       /* the barrier an op waiting for it waits for: end, or its nominal end */
@@ -351,9 +357,9 @@ struct pk_engine {
 	/* tasks and flows */
 	struct ft_vec tasks; /* struct pk_task */
 	struct ft_vec flows; /* struct pk_flow */
-	/* A rank other than 0 of a run split across MPI ranks that knew its partition when
-	 * it was built (pkt_part.c ft__pk_part_plan): flows holds the whole record of a flow
-	 * with a vertex of the rank on its path alone, fslot maps a flow id to its record
+	/* A rank of a run split across MPI ranks that knew its partition when it was built
+	 * (pkt_part.c ft__pk_part_plan): flows holds the whole record of a flow with a
+	 * vertex of the rank on its path alone, fslot maps a flow id to its record
 	 * there (0: one spare record, which the other flows share and nothing reads back),
 	 * and far holds what every rank reads of every flow (struct pk_far). fsplit false:
 	 * flows holds every flow by id. plan_owner: the vertex owners it was built for. */
@@ -363,6 +369,7 @@ struct pk_engine {
 	uint32_t plan_err_flow; /* the first flow that could not be routed, PK_NONE */
 	struct ft_vec fslot;    /* uint32_t per flow id */
 	struct ft_vec far;      /* struct pk_far per flow id */
+	struct ft_vec fpath;    /* rank 0: struct pk_fpath per flow id, kept or not */
 	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
 	/* A split run (pkt_part.c) keeps the congestion control state of the flows whose
 	 * source or destination vertex its rank owns: cc_slot maps a flow to its record in
@@ -445,6 +452,27 @@ static inline bool
 pk_flow_kept(const struct pk_engine *e, uint32_t f)
 {
 	return !e->fsplit || FT_VEC_AT(&e->fslot, uint32_t, f) != 0;
+}
+
+/* Flow @f's path (its links from paths[*off] on, the count returned: 0 when routed per
+ * hop or not kept here) and its task (into *task): from its record, or on rank 0 of a
+ * split run from fpath, which every flow has. */
+static inline uint32_t
+pk_flow_path(const struct pk_engine *e, uint32_t f, uint32_t *off, uint32_t *task)
+{
+	const struct pk_flow *x;
+
+	if (e->fpath.len) {
+		const struct pk_fpath *fp = &FT_VEC_AT(&e->fpath, struct pk_fpath, f);
+
+		*off = fp->off;
+		*task = fp->task;
+		return fp->n;
+	}
+	x = flow_at(e, f);
+	*off = x->path_off;
+	*task = x->task;
+	return x->npath;
 }
 
 /* Flow ids: every flow built, whether or not its record is kept here. */

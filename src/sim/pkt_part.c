@@ -26,7 +26,10 @@
  * completions in the one-process order of (time, tie key). A rank holds the port and
  * priority records of the links with an end at its vertices alone (pp_keep_ports),
  * rank 0 the others' too once they send them at the end (pp_all_ports), and the
- * congestion control state of the flows with an end there (pp_keep_cc).
+ * congestion control state of the flows with an end there (pp_keep_cc). Told its rank by
+ * the launcher before anything is built, it keeps whole only the records of the flows
+ * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), rank 0
+ * every flow's path besides.
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -635,12 +638,13 @@ pp_keep_path(const struct pk_engine *e, const struct pk_part *pp, const struct p
 /*
  * Before anything is built: the partition this process will run as rank @rank of
  * @nranks, with vertex owners @owner (NULL: from the launcher, by pod, when mpirun started
- * this process for a split; pp_owners needs the fabric alone), so that a rank other than
- * 0 keeps whole only the records of the flows with a vertex of it on their path
- * (ft__pk_part_add_flow). Rank 0 keeps every flow (it walks every path for the recount of
- * flows per port and for each op's bottleneck), and so does a run whose flows any rank
- * may read whole: adaptive routing (any switch may be a hop), --list-flows and
- * --trace-qps. pp_setup checks that MPI gives the rank and size planned for.
+ * this process for a split; pp_owners needs the fabric alone), so that the rank keeps
+ * whole only the records of the flows with a vertex of it on their path
+ * (ft__pk_part_add_flow); rank 0 keeps every flow's path and task besides (it walks every
+ * path for the recount of flows per port and for each op's bottleneck). Every flow is
+ * kept whole where any rank may read it: adaptive routing (any switch may be a hop),
+ * --list-flows and --trace-qps. pp_setup checks that MPI gives the rank and size planned
+ * for.
  */
 int
 ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int rank)
@@ -657,7 +661,7 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		nranks = (int)l.size;
 		rank = (int)l.rank;
 	}
-	if (rank <= 0 || nranks < 2 || rank >= nranks || e->flows.len || e->plan_owner ||
+	if (rank < 0 || nranks < 2 || rank >= nranks || e->flows.len || e->plan_owner ||
 	    e->cfg.routing == FT_ROUTING_ADAPTIVE || e->pc.list_flows || e->ntrace_qps)
 		return 0;
 	pp.rank = rank;
@@ -692,7 +696,7 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
  * and the barriers read), and kept whole only when a vertex of the rank is on its path
  * (an end, or a hop: the ranks that handle its packets' events), its path with it;
  * otherwise its ends and path latency alone (struct pk_far, 16 bytes against the 144 of
- * a record). Its id, or FT_E*. A flow that cannot be routed is kept, and pp_setup
+ * a record), and on rank 0 its path and task (struct pk_fpath, 12). Its id, or FT_E*. A flow that cannot be routed is kept, and pp_setup
  * routes it again for the error.
  */
 int64_t
@@ -706,7 +710,8 @@ ft__pk_part_add_flow(struct pk_engine *e, const struct pk_flow *rec)
 	bool keep;
 	int rc;
 
-	if (ft_vec_reserve(&e->far, 1) < 0 || ft_vec_push(&e->flows, rec) < 0)
+	if (ft_vec_reserve(&e->far, 1) < 0 || (r == 0 && ft_vec_reserve(&e->fpath, 1) < 0) ||
+	    ft_vec_push(&e->flows, rec) < 0)
 		return FT_ENOMEM;
 	if (ft_vec_push(&e->fslot, &at) < 0) {
 		e->flows.len = at;
@@ -729,8 +734,16 @@ ft__pk_part_add_flow(struct pk_engine *e, const struct pk_flow *rec)
 		e->plan_err_flow = id;
 	if (ft_vec_push(&e->far, &far) < 0)
 		return FT_ENOMEM; /* (reserved: cannot fail) */
+	/* Every path on rank 0: it walks them all at the end. */
+	if (r == 0) {
+		struct pk_fpath fp = { f->npath ? f->path_off : PK_NONE, f->task, f->npath };
+
+		if (ft_vec_push(&e->fpath, &fp) < 0)
+			return FT_ENOMEM; /* (reserved) */
+	}
 	if (!keep) {
-		e->paths.len = mark;
+		if (r != 0)
+			e->paths.len = mark;
 		e->flows.len = at;
 		FT_VEC_AT(&e->fslot, uint32_t, id) = 0;
 	}
@@ -1111,10 +1124,11 @@ pp_collect_ends(struct pk_part *pp, size_t *count)
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
-	const struct pk_flow *f = flow_at(e, FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
+	uint32_t flow = FT_VEC_AT(&e->tasks, struct pk_task, task).flow, off, t;
+	uint32_t n = pk_flow_path(e, flow, &off, &t);
 
-	for (uint32_t j = 0; j < f->npath; j++) {
-		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+	for (uint32_t j = 0; j < n; j++) {
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j));
 
 		p->nactive = d > 0 ? p->nactive + 1 : p->nactive - 1;
 		p->maxflows = FT_MAX(p->maxflows, p->nactive);

@@ -333,19 +333,19 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
 	 * them where it was submitted). */
 	for (i = 0; i <= e->nflows_built; i++) {
-		const struct pk_flow *f;
-		uint32_t j;
+		uint32_t j, off, task, np;
 
 		ft__pk_lazy_bottleneck(e, (uint32_t)i);
 		ft__pk_tree_bottleneck(e, (uint32_t)i);
 		if (i == e->nflows_built)
 			break;
-		if (!pk_flow_kept(e, (uint32_t)i))
-			continue; /* (a split rank other than 0: rank 0 reports) */
-		f = flow_at(e, (uint32_t)i);
-		for (j = 0; j < f->npath; j++)
-			ft__pk_bottleneck_link(e, task_at(e, f->task)->op,
-			                       FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+		/* (a split rank other than 0 keeps its own flows alone: rank 0 reports) */
+		if (!pk_flow_kept(e, (uint32_t)i) && !e->fpath.len)
+			continue;
+		np = pk_flow_path(e, (uint32_t)i, &off, &task);
+		for (j = 0; j < np; j++)
+			ft__pk_bottleneck_link(e, task_at(e, task)->op,
+			                       FT_VEC_AT(&e->paths, uint32_t, off + j));
 	}
 	for (l = 0; l < e->nlinks; l++) {
 		const struct pk_port *p = pk_port_at(e, l);

@@ -324,6 +324,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
 	ft_vec_init(&e->fslot, sizeof(uint32_t));
 	ft_vec_init(&e->far, sizeof(struct pk_far));
+	ft_vec_init(&e->fpath, sizeof(struct pk_fpath));
 	e->plan_err_flow = PK_NONE;
 	/* A rank of a split run learns its partition from the launcher before it builds
 	 * anything, so that it keeps only the flow records it needs (pkt_part.c). */
@@ -700,10 +701,10 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_cols,  e->vseq,          e->trace_qps,
 			                 e->qp_traces,   e->qp_cols,       e->flow_rows,
 			                 e->port_slot,   e->cc_slot,       e->plan_owner };
-		struct ft_vec *const vecs[] = {
-			&e->trace_samples, &e->tasks, &e->flows,      &e->flow_cc, &e->edges,
-			&e->paths,         &e->ops,   &e->qp_samples, &e->fslot,   &e->far
-		};
+		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
+			                        &e->flow_cc,       &e->edges,      &e->paths,
+			                        &e->ops,           &e->qp_samples, &e->fslot,
+			                        &e->far,           &e->fpath };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
