@@ -159,8 +159,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	if (!e->pc.ibcc_threshold_bytes)
 		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
 	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
-	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
-	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
+	/* A run split across MPI ranks names every flow by one index on every rank:
+	 * all-to-alls are built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
 	/* So are NVLS trees, trees and rings (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds them
 	 * all whole in one process too, for comparisons (bench/sim-nvls.sh): the same run in
