@@ -24,7 +24,14 @@
 # 5.82x on the others at 4 ranks, 130.6 and 112.1 MB against 19.3 MB; 5.82x
 # and 4.70x, 111.1 and 89.7 MB against 19.1 MB, once a QP's next message no
 # longer waited on a barrier of its own, 6.75x / 5.82x to 5.99x / 5.20x at
-# 2 ranks; docs/internals/sim.md, "Memory"); the MoE lab's largest rank
+# 2 ranks; docs/internals/sim.md, "Memory"); once each rank kept whole
+# only the records of the flows with a vertex of it on their path (told its
+# rank by the launcher before it builds; docs/internals/sim.md, "Memory per
+# rank"), against the lazy one process at 19.1-19.2 MB, the all-reduce's
+# rank 0 went from 111.0 to 90.1 MB at 4 ranks (5.80x to 4.70x) and from
+# 113.9 to 103.5 MB at 2 (5.95x to 5.40x), the others from 89.1-89.6 to
+# 64.8-65.0 MB at 4 ranks (4.68x to 3.38x) and from 99.0 to 84.9 MB at 2
+# (5.17x to 4.42x), the same JSON; the MoE lab's largest rank
 # went from 1.49x / 1.59x to 1.37x / 1.38x at 2 / 4 ranks once its nodes
 # were shared out among the ranks of their rails' leaves (the sum from
 # 2.65x / 5.18x to 2.69x / 5.32x).

@@ -1295,12 +1295,11 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_RTO:
 	case PK_EV_CNP:
 	case PK_EV_RTT:
-		return FT_VEC_AT(&e->flows, struct pk_flow, id).src;
+		return pk_flow_src(e, id);
 	case PK_EV_PRED:
 		if (id >= PK_VIRT)
 			return ft__pk_tree_src(e, id);
-		return FT_VEC_AT(&e->flows, struct pk_flow,
-		                 FT_VEC_AT(&e->tasks, struct pk_task, id).flow).src;
+		return pk_flow_src(e, FT_VEC_AT(&e->tasks, struct pk_task, id).flow);
 	default: /* a barrier, a trace sample: not at one vertex */
 		return e->nvertices;
 	}
@@ -1455,11 +1454,12 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		if (rc == 0 && e->part && FT_NEVER(ft__pk_lazy_any(e)))
 			return FT_EINVAL; /* a split run builds all-to-alls whole (pkt_setup.c) */
 		for (uint32_t i = 0; rc == 0 && i < e->ntrace_qps; i++)
-			if (e->trace_qps[i] >= e->flows.len)
-				return ft_error_set(err, FT_ERANGE,
-				                    "--trace-qps: expected flow ids below %zu, got %u "
-				                    "(--list-flows N lists them)",
-				                    e->flows.len, e->trace_qps[i]);
+			if (e->trace_qps[i] >= pk_nflows(e))
+				return ft_error_set(
+				        err, FT_ERANGE,
+				        "--trace-qps: expected flow ids below %zu, got %u "
+				        "(--list-flows N lists them)",
+				        pk_nflows(e), e->trace_qps[i]);
 		if (rc < 0 || (rc = ft__pk_start(e)) < 0)
 			goto fail;
 	}

@@ -61,7 +61,7 @@ flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
 {
 	const struct pk_flow *f = flow_at(e, fid);
 
-	if (flow_at(e, task_at(e, u)->flow)->src == f->dst)
+	if (pk_flow_src(e, task_at(e, u)->flow) == f->dst)
 		return ft__pk_pred_done(e, u, f->lat_ps);
 	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
 }
@@ -328,11 +328,17 @@ start_flow(struct pk_engine *e, uint32_t fid)
 
 	if (rc < 0)
 		return rc;
+	if (e->part)
+		ft__pk_part_flow_start(e, fid);
+	/* A split rank that has no vertex on the flow's path keeps no record of it: it
+	 * only starts it where one process would, at its source. */
+	if (!pk_flow_kept(e, fid)) {
+		e->origin = pk_flow_src(e, fid);
+		return 0;
+	}
 	f = flow_at(e, fid);
 	f->t_start_ps = e->now_ps;
 	f->t_una_ps = e->now_ps;
-	if (e->part)
-		ft__pk_part_flow_start(e, fid);
 	/* Every rank of a split run that owns a vertex on a flow's path keeps the path (the
 	 * others count nothing for it); the one that owns its source sends it, with tie keys
 	 * from there. */

@@ -250,6 +250,19 @@ struct pk_flow {
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
+/* What every rank of a split run reads of a flow that has no vertex of it on its path:
+ * its ends (where its events happen) and its path latency (the checks, the barriers). */
+struct pk_far {
+	uint64_t lat_ps;
+	uint32_t src, dst;
+};
+
+/* Rank 0 of a split run reads the path of every flow (the recount of flows per port, each
+ * op's bottleneck), kept or not: where it is in paths, and its task. */
+struct pk_fpath {
+	uint32_t off, task, n;
+};
+
 struct pk_op {
 	uint32_t start, end; /* barrier tasks */
 	uint32_t next;       /* the barrier an op waiting for it waits for: end, or its nominal end */
@@ -355,6 +368,19 @@ struct pk_engine {
 	/* tasks and flows */
 	struct ft_vec tasks; /* struct pk_task */
 	struct ft_vec flows; /* struct pk_flow */
+	/* A rank of a run split across MPI ranks that knew its partition when it was built
+	 * (pkt_part.c ft__pk_part_plan): flows holds the whole record of a flow with a
+	 * vertex of the rank on its path alone, fslot maps a flow id to its record
+	 * there (0: one spare record, which the other flows share and nothing reads back),
+	 * and far holds what every rank reads of every flow (struct pk_far). fsplit false:
+	 * flows holds every flow by id. plan_owner: the vertex owners it was built for. */
+	bool fsplit;
+	int plan_rank, plan_size;
+	uint32_t *plan_owner;
+	uint32_t plan_err_flow; /* the first flow that could not be routed, PK_NONE */
+	struct ft_vec fslot;    /* uint32_t per flow id */
+	struct ft_vec far;      /* struct pk_far per flow id */
+	struct ft_vec fpath;    /* rank 0: struct pk_fpath per flow id, kept or not */
 	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
 	/* A split run (pkt_part.c) keeps the congestion control state of the flows whose
 	 * source or destination vertex its rank owns: cc_slot maps a flow to its record in
@@ -425,10 +451,67 @@ s_to_ps(double s)
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
 }
 
+/* Flow @f's record: its own, or, on a split rank that has no vertex on its path
+ * (fsplit), the spare one, whose fields mean nothing (pk_flow_kept()). */
 static inline struct pk_flow *
-flow_at(struct pk_engine *e, uint32_t f)
+flow_at(const struct pk_engine *e, uint32_t f)
 {
-	return &FT_VEC_AT(&e->flows, struct pk_flow, f);
+	return &FT_VEC_AT(&e->flows, struct pk_flow,
+	                  e->fsplit ? FT_VEC_AT(&e->fslot, uint32_t, f) : f);
+}
+
+/* Whether flow @f has a record of its own here. */
+static inline bool
+pk_flow_kept(const struct pk_engine *e, uint32_t f)
+{
+	return !e->fsplit || FT_VEC_AT(&e->fslot, uint32_t, f) != 0;
+}
+
+/* Flow @f's path (its links from paths[*off] on, the count returned: 0 when routed per
+ * hop or not kept here) and its task (into *task): from its record, or on rank 0 of a
+ * split run from fpath, which every flow has. */
+static inline uint32_t
+pk_flow_path(const struct pk_engine *e, uint32_t f, uint32_t *off, uint32_t *task)
+{
+	const struct pk_flow *x;
+
+	if (e->fpath.len) {
+		const struct pk_fpath *fp = &FT_VEC_AT(&e->fpath, struct pk_fpath, f);
+
+		*off = fp->off;
+		*task = fp->task;
+		return fp->n;
+	}
+	x = flow_at(e, f);
+	*off = x->path_off;
+	*task = x->task;
+	return x->npath;
+}
+
+/* Flow ids: every flow built, whether or not its record is kept here. */
+static inline size_t
+pk_nflows(const struct pk_engine *e)
+{
+	return e->fsplit ? e->fslot.len : e->flows.len;
+}
+
+/* Flow @f's source and receiver vertices and path latency, on every rank. */
+static inline uint32_t
+pk_flow_src(const struct pk_engine *e, uint32_t f)
+{
+	return e->fsplit ? FT_VEC_AT(&e->far, struct pk_far, f).src : flow_at(e, f)->src;
+}
+
+static inline uint32_t
+pk_flow_dst(const struct pk_engine *e, uint32_t f)
+{
+	return e->fsplit ? FT_VEC_AT(&e->far, struct pk_far, f).dst : flow_at(e, f)->dst;
+}
+
+static inline uint64_t
+pk_flow_lat(const struct pk_engine *e, uint32_t f)
+{
+	return e->fsplit ? FT_VEC_AT(&e->far, struct pk_far, f).lat_ps : flow_at(e, f)->lat_ps;
 }
 
 static inline struct pk_task *
@@ -465,6 +548,8 @@ bool ft__pk_part_wanted(void);
 int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
                       struct ft_error *err);
+int ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int rank);
+int64_t ft__pk_part_add_flow(struct pk_engine *e, const struct pk_flow *f);
 int ft__pk_part_check_as(struct pk_engine *e, const uint32_t *owner, int nranks, int rank,
                          struct ft_error *err);
 bool ft__pk_part_owns(const struct pk_engine *e, uint32_t v);

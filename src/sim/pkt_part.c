@@ -26,7 +26,10 @@
  * completions in the one-process order of (time, tie key). A rank holds the port and
  * priority records of the links with an end at its vertices alone (pp_keep_ports),
  * rank 0 the others' too once they send them at the end (pp_all_ports), and the
- * congestion control state of the flows with an end there (pp_keep_cc).
+ * congestion control state of the flows with an end there (pp_keep_cc). Told its rank by
+ * the launcher before anything is built, it keeps whole only the records of the flows
+ * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), rank 0
+ * every flow's path besides.
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -328,18 +331,20 @@ pp_check_wait(const struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_
  * between partitions may take if it is at least the lookahead.
  */
 static int
-pp_check_feed(const struct pk_engine *e, const struct pk_part *pp, const struct pk_flow *a,
-              const struct pk_flow *b, struct ft_error *err)
+pp_check_feed(struct pk_engine *e, const struct pk_part *pp, uint32_t a, uint32_t b,
+              struct ft_error *err)
 {
-	if (a->dst == b->src || pp->owner[a->dst] == pp->owner[b->src] ||
-	    a->lat_ps >= pp->lookahead_ps)
+	uint32_t a_dst = pk_flow_dst(e, a), b_src = pk_flow_src(e, b);
+	uint64_t a_lat = pk_flow_lat(e, a);
+
+	if (a_dst == b_src || pp->owner[a_dst] == pp->owner[b_src] || a_lat >= pp->lookahead_ps)
 		return 0;
 	return ft_error_set(err, FT_EINVAL,
 	                    "sim: packet engine under mpirun: a flow waits for the clear-to-send "
 	                    "of a flow whose path latency (%.3f us) is less than the lookahead "
 	                    "(%.3f us, the shortest link between partitions); run it in one "
 	                    "process (without mpirun) instead",
-	                    (double)a->lat_ps / 1e6, (double)pp->lookahead_ps / 1e6);
+	                    (double)a_lat / 1e6, (double)pp->lookahead_ps / 1e6);
 }
 
 /* What the run may not do split, and the task graph's shape; the lookahead. */
@@ -395,15 +400,12 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
 		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
 		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
-		const struct pk_flow *f;
 
 		if (a->kind == PK_T_BARRIER)
 			continue; /* every rank runs it (a send's: the source's rank) */
-		f = &FT_VEC_AT(&e->flows, struct pk_flow, a->flow);
 		if (b->kind == PK_T_FLOW) {
 			pp->task_kind[pr[0]] = PP_FEED;
-			rc = pp_check_feed(e, pp, f, &FT_VEC_AT(&e->flows, struct pk_flow, b->flow),
-			                   err);
+			rc = pp_check_feed(e, pp, a->flow, b->flow, err);
 			continue;
 		}
 		/* A flow's barriers are told at the window's end with the keys they would
@@ -412,7 +414,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 			rc = pp_refuse(err, "a flow starts a barrier after a flow");
 		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
 			nin[pr[1]] = 1;
-			plat[pr[1]] = FT_MAX(plat[pr[1]], f->lat_ps);
+			plat[pr[1]] = FT_MAX(plat[pr[1]], pk_flow_lat(e, a->flow));
 		}
 	}
 	for (size_t i = 0; i < nt && rc == 0; i++)
@@ -475,8 +477,15 @@ pp_cc_whole(struct pk_engine *e)
 int
 ft__pk_part_init(struct pk_engine *e, struct ft_error *err)
 {
-	if (!ft__pk_part_wanted())
+	if (!ft__pk_part_wanted()) {
+		/* (MPI started in between, as by a sweep: this rank holds its flows alone) */
+		if (e->fsplit)
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine: built as rank %d of %d of a split "
+			                    "run, but MPI was started before the run",
+			                    e->plan_rank, e->plan_size);
 		return pp_cc_whole(e);
+	}
 #if FT_HAVE_MPI
 	{
 		struct pk_part *pp = ft_calloc(1, sizeof(*pp));
@@ -582,8 +591,9 @@ pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
 		return 0;
 	if (FT_NEVER(e->started || e->cc_slot))
 		return FT_EINVAL;
+	/* (By record: a rank built for the split holds the flows it keeps alone.) */
 	for (size_t f = 0; f < e->flows.len; f++)
-		n += pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank);
+		n += pp_flow_of(pp, ft_vec_at(&e->flows, f), (uint32_t)pp->rank);
 	slot = ft_calloc(e->flows.len + 1, sizeof(*slot));
 	if (!slot)
 		return FT_ENOMEM;
@@ -596,7 +606,7 @@ pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
 		}
 	}
 	for (size_t f = 0; f < e->flows.len; f++)
-		slot[f] = pp_flow_of(pp, flow_at(e, (uint32_t)f), (uint32_t)pp->rank) ? j++ : n;
+		slot[f] = pp_flow_of(pp, ft_vec_at(&e->flows, f), (uint32_t)pp->rank) ? j++ : n;
 	e->cc_slot = slot;
 	return 0;
 }
@@ -626,6 +636,121 @@ pp_keep_path(const struct pk_engine *e, const struct pk_part *pp, const struct p
 }
 
 /*
+ * Before anything is built: the partition this process will run as rank @rank of
+ * @nranks, with vertex owners @owner (NULL: from the launcher, by pod, when mpirun started
+ * this process for a split; pp_owners needs the fabric alone), so that the rank keeps
+ * whole only the records of the flows with a vertex of it on their path
+ * (ft__pk_part_add_flow); rank 0 keeps every flow's path and task besides (it walks every
+ * path for the recount of flows per port and for each op's bottleneck). Every flow is
+ * kept whole where any rank may read it: adaptive routing (any switch may be a hop),
+ * --list-flows and --trace-qps. pp_setup checks that MPI gives the rank and size planned
+ * for.
+ */
+int
+ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int rank)
+{
+	struct pk_part pp = { 0 };
+	struct pk_flow spare = { 0 };
+	int rc;
+
+	if (!owner) {
+		struct ft_launch l;
+
+		if (!ft__pk_part_wanted() || ft_launch_detect(NULL, &l, NULL) < 0)
+			return 0;
+		nranks = (int)l.size;
+		rank = (int)l.rank;
+	}
+	if (rank < 0 || nranks < 2 || rank >= nranks || e->flows.len || e->plan_owner ||
+	    e->cfg.routing == FT_ROUTING_ADAPTIVE || e->pc.list_flows || e->ntrace_qps)
+		return 0;
+	pp.rank = rank;
+	pp.size = nranks;
+	pp.owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
+	if (!pp.owner)
+		return FT_ENOMEM;
+	if (owner) {
+		memcpy(pp.owner, owner, (size_t)e->nvertices * sizeof(uint32_t));
+		pp.owner[e->nvertices] = (uint32_t)rank;
+	} else if ((rc = pp_owners(e, &pp)) < 0) {
+		ft_free(pp.owner);
+		return rc;
+	}
+	/* Record 0: the spare, which every flow not kept maps to. */
+	spare.path_off = spare.fl_off = spare.sent_task = spare.ring_next = PK_NONE;
+	spare.nic_link = spare.nic_rx_link = spare.nak_for = spare.task = PK_NONE;
+	if (ft_vec_push(&e->flows, &spare) < 0) {
+		ft_free(pp.owner);
+		return FT_ENOMEM;
+	}
+	e->plan_owner = pp.owner;
+	e->plan_rank = rank;
+	e->plan_size = nranks;
+	e->fsplit = true;
+	return 0;
+}
+
+/*
+ * Flow @rec, built on a rank planned for a split: routed now, in flow order (every rank
+ * routes every flow, as pp_setup did after the build: its path latency, which the checks
+ * and the barriers read), and kept whole only when a vertex of the rank is on its path
+ * (an end, or a hop: the ranks that handle its packets' events), its path with it;
+ * otherwise its ends and path latency alone (struct pk_far, 16 bytes against the 144 of
+ * a record), and on rank 0 its path and task (struct pk_fpath, 12). Its id, or FT_E*. A flow that cannot be routed is kept, and pp_setup
+ * routes it again for the error.
+ */
+int64_t
+ft__pk_part_add_flow(struct pk_engine *e, const struct pk_flow *rec)
+{
+	uint32_t id = (uint32_t)e->fslot.len, at = (uint32_t)e->flows.len;
+	uint32_t r = (uint32_t)e->plan_rank;
+	size_t mark = e->paths.len;
+	const struct pk_flow *f;
+	struct pk_far far;
+	bool keep;
+	int rc;
+
+	if (ft_vec_reserve(&e->far, 1) < 0 || (r == 0 && ft_vec_reserve(&e->fpath, 1) < 0) ||
+	    ft_vec_push(&e->flows, rec) < 0)
+		return FT_ENOMEM;
+	if (ft_vec_push(&e->fslot, &at) < 0) {
+		e->flows.len = at;
+		return FT_ENOMEM;
+	}
+	rc = ft__pk_route_flow(e, id);
+	if (rc == FT_ENOMEM)
+		return rc;
+	f = flow_at(e, id);
+	far = (struct pk_far){ f->lat_ps, f->src, f->dst };
+	keep = rc < 0 || f->npath == 0 || f->fl_off != PK_NONE || e->plan_owner[f->src] == r ||
+	       e->plan_owner[f->dst] == r;
+	for (uint32_t j = 0; !keep && j < f->npath; j++) {
+		const struct pk_link *lk =
+		        &e->links[FT_VEC_AT(&e->paths, uint32_t, f->path_off + j)];
+
+		keep = e->plan_owner[lk->src] == r || e->plan_owner[lk->dst] == r;
+	}
+	if (rc < 0 && e->plan_err_flow == PK_NONE)
+		e->plan_err_flow = id;
+	if (ft_vec_push(&e->far, &far) < 0)
+		return FT_ENOMEM; /* (reserved: cannot fail) */
+	/* Every path on rank 0: it walks them all at the end. */
+	if (r == 0) {
+		struct pk_fpath fp = { f->npath ? f->path_off : PK_NONE, f->task, f->npath };
+
+		if (ft_vec_push(&e->fpath, &fp) < 0)
+			return FT_ENOMEM; /* (reserved) */
+	}
+	if (!keep) {
+		if (r != 0)
+			e->paths.len = mark;
+		e->flows.len = at;
+		FT_VEC_AT(&e->fslot, uint32_t, id) = 0;
+	}
+	return id;
+}
+
+/*
  * The split @pp of @e: vertex owners (@owner, or by pod), every flow routed, what may
  * not be split refused.
  */
@@ -647,12 +772,27 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	} else if ((rc = pp_owners(e, pp)) < 0) {
 		return rc;
 	}
-	pp->start_key = ft_calloc(e->flows.len + 1, sizeof(uint64_t));
+	pp->start_key = ft_calloc(pk_nflows(e) + 1, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
+	/* Built for this split: routed as built (ft__pk_part_add_flow), for the same rank
+	 * and owners (a launcher that numbers the ranks as MPI does not would own the wrong
+	 * flows). */
+	if (e->plan_owner) {
+		if (pp->rank != e->plan_rank || pp->size != e->plan_size ||
+		    memcmp(pp->owner, e->plan_owner, (size_t)e->nvertices * sizeof(uint32_t)))
+			return ft_error_set(err, FT_EINVAL,
+			                    "sim: packet engine under mpirun: built as rank %d of "
+			                    "%d (from the launcher's environment), but MPI says "
+			                    "rank %d of %d",
+			                    e->plan_rank, e->plan_size, pp->rank, pp->size);
+		if (e->plan_err_flow != PK_NONE &&
+		    (rc = ft__pk_route_flow(e, e->plan_err_flow)) < 0)
+			return rc == FT_ENOMEM ? rc : ft_error_set(err, rc, "%s", e->route_err.msg);
+	}
 	/* Every flow routed, in flow order (its path latency, which the checks and the
 	 * barriers read); its path kept where this rank may need it (pp_keep_path). */
-	for (uint32_t f = 0; f < e->flows.len; f++) {
+	for (uint32_t f = 0; !e->plan_owner && f < e->flows.len; f++) {
 		size_t mark = e->paths.len;
 
 		if ((rc = ft__pk_route_flow(e, f)) < 0)
@@ -742,7 +882,7 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 	m.dst = pp->owner[where];
 	if (type == PK_EV_ARRIVE) {
 		m.pkt = e->pkts[ev->id];
-		m.t_start_ps = FT_VEC_AT(&e->flows, struct pk_flow, m.pkt.flow).t_start_ps;
+		m.t_start_ps = flow_at(e, m.pkt.flow)->t_start_ps;
 		m.start_key = pp->start_key[m.pkt.flow];
 		ft__pk_pkt_free(e, ev->id);
 	}
@@ -765,7 +905,7 @@ ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid)
 bool
 ft__pk_part_more(const struct pk_engine *e)
 {
-	return e->part && e->part->ndone_all < e->flows.len;
+	return e->part && e->part->ndone_all < pk_nflows(e);
 }
 
 /* Flow @fid's receiver took its last packet now, in the event of tie key @seq. */
@@ -773,7 +913,7 @@ int
 ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_part *pp = e->part;
-	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, fid);
+	const struct pk_flow *f = flow_at(e, fid);
 	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, pp->start_key[fid],
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
@@ -798,7 +938,7 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 static void
 pp_path_here(const struct pk_engine *e, struct pk_pkt *k)
 {
-	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow, k->flow);
+	const struct pk_flow *f = flow_at(e, k->flow);
 
 	if (k->path_off == PK_NONE)
 		return;
@@ -859,8 +999,7 @@ pp_exchange(struct pk_engine *e)
 			e->pkts[id] = in[i].pkt;
 			ev.id = id;
 			pp_path_here(e, &e->pkts[id]);
-			FT_VEC_AT(&e->flows, struct pk_flow, in[i].pkt.flow).t_start_ps =
-			        in[i].t_start_ps;
+			flow_at(e, in[i].pkt.flow)->t_start_ps = in[i].t_start_ps;
 			e->part->start_key[in[i].pkt.flow] = in[i].start_key;
 		}
 		rc = pk_evq_push(&e->evq, &ev);
@@ -985,11 +1124,11 @@ pp_collect_ends(struct pk_part *pp, size_t *count)
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
-	const struct pk_flow *f = &FT_VEC_AT(&e->flows, struct pk_flow,
-	                                     FT_VEC_AT(&e->tasks, struct pk_task, task).flow);
+	uint32_t flow = FT_VEC_AT(&e->tasks, struct pk_task, task).flow, off, t;
+	uint32_t n = pk_flow_path(e, flow, &off, &t);
 
-	for (uint32_t j = 0; j < f->npath; j++) {
-		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+	for (uint32_t j = 0; j < n; j++) {
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j));
 
 		p->nactive = d > 0 ? p->nactive + 1 : p->nactive - 1;
 		p->maxflows = FT_MAX(p->maxflows, p->nactive);
@@ -1116,7 +1255,7 @@ pp_trace_port_at(const struct pk_engine *e, size_t i)
 static uint32_t
 pp_trace_qp_at(const struct pk_engine *e, size_t i)
 {
-	return FT_VEC_AT(&e->flows, struct pk_flow, e->trace_qps[i]).src;
+	return pk_flow_src(e, e->trace_qps[i]);
 }
 
 /*
@@ -1421,9 +1560,7 @@ pp_gather(struct pk_engine *e)
 			}
 			b->t_start_ps = FT_MAX(b->t_start_ps, a->t_done_ps);
 			if (a->kind == PK_T_FLOW) /* a barrier passes no path latency on */
-				b->pred_lat_ps = FT_MAX(
-				        b->pred_lat_ps,
-				        FT_VEC_AT(&e->flows, struct pk_flow, a->flow).lat_ps);
+				b->pred_lat_ps = FT_MAX(b->pred_lat_ps, pk_flow_lat(e, a->flow));
 		}
 	}
 	for (size_t i = 0; i < e->tasks.len; i++) {

@@ -233,7 +233,7 @@ by_entry(const struct ft_vec *samples, uint32_t n, size_t *ns)
 static int
 flow_rows(struct pk_engine *e, struct ft_sim_counters *c)
 {
-	size_t n = FT_MIN((size_t)e->pc.list_flows, e->flows.len);
+	size_t n = FT_MIN((size_t)e->pc.list_flows, pk_nflows(e));
 
 	ft_free(e->flow_rows);
 	e->flow_rows = ft_calloc(n + 1, sizeof(*e->flow_rows));
@@ -257,7 +257,7 @@ flow_rows(struct pk_engine *e, struct ft_sim_counters *c)
 	}
 	c->flow_rows = e->flow_rows;
 	c->nflow_rows = n;
-	c->nflow_ids = e->flows.len;
+	c->nflow_ids = pk_nflows(e);
 	return 0;
 }
 
@@ -338,17 +338,19 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
 	 * them where it was submitted). */
 	for (i = 0; i <= e->nflows_built; i++) {
-		const struct pk_flow *f;
-		uint32_t j;
+		uint32_t j, off, task, np;
 
 		ft__pk_lazy_bottleneck(e, (uint32_t)i);
 		ft__pk_tree_bottleneck(e, (uint32_t)i);
 		if (i == e->nflows_built)
 			break;
-		f = ft_vec_at(&e->flows, i);
-		for (j = 0; j < f->npath; j++)
-			ft__pk_bottleneck_link(e, task_at(e, f->task)->op,
-			                       FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+		/* (a split rank other than 0 keeps its own flows alone: rank 0 reports) */
+		if (!pk_flow_kept(e, (uint32_t)i) && !e->fpath.len)
+			continue;
+		np = pk_flow_path(e, (uint32_t)i, &off, &task);
+		for (j = 0; j < np; j++)
+			ft__pk_bottleneck_link(e, task_at(e, task)->op,
+			                       FT_VEC_AT(&e->paths, uint32_t, off + j));
 	}
 	for (l = 0; l < e->nlinks; l++) {
 		const struct pk_port *p = pk_port_at(e, l);

@@ -159,8 +159,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	if (!e->pc.ibcc_threshold_bytes)
 		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
 	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
-	/* A run split across MPI ranks shares every flow's record by index: all-to-alls are
-	 * built whole, not as their sends start (the same run, pkt_nccl.c). */
+	/* A run split across MPI ranks names every flow by one index on every rank:
+	 * all-to-alls are built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
 	/* So are NVLS trees, trees and rings (pkt_tree.c); FABTUNE_SIM_EAGER=1 builds them
 	 * all whole in one process too, for comparisons (bench/sim-nvls.sh): the same run in
@@ -322,6 +322,16 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
 	ft_vec_init(&e->paths, sizeof(uint32_t));
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
+	ft_vec_init(&e->fslot, sizeof(uint32_t));
+	ft_vec_init(&e->far, sizeof(struct pk_far));
+	ft_vec_init(&e->fpath, sizeof(struct pk_fpath));
+	e->plan_err_flow = PK_NONE;
+	/* A rank of a split run learns its partition from the launcher before it builds
+	 * anything, so that it keeps only the flow records it needs (pkt_part.c). */
+	if (ft__pk_part_plan(e, NULL, 0, -1) < 0) {
+		ft__pk_destroy(&e->base);
+		return ft_error_set(err, FT_ENOMEM, "sim: out of memory");
+	}
 	*out = &e->base;
 	return 0;
 }
@@ -584,7 +594,7 @@ ft__pk_start(struct pk_engine *e)
 	e->op_acc = ft_calloc(e->ops.len ? e->ops.len : 1, sizeof(*e->op_acc));
 	if (e->ops.len > 1)
 		e->fct_op = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(uint32_t));
-	e->nflows_built = (uint32_t)e->flows.len;
+	e->nflows_built = (uint32_t)pk_nflows(e);
 	e->nsucc_len = (uint32_t)e->edges.len;
 	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio || !e->op_acc ||
 	    (e->ops.len > 1 && !e->fct_op)) {
@@ -653,7 +663,7 @@ ft__pk_start(struct pk_engine *e)
 		if (k->npred)
 			continue;
 		/* A flow starts at its source, as if its NIC had queued it. */
-		e->origin = k->kind == PK_T_FLOW ? flow_at(e, k->flow)->src : e->nvertices;
+		e->origin = k->kind == PK_T_FLOW ? pk_flow_src(e, k->flow) : e->nvertices;
 		rc = ft__pk_start_task(e, (uint32_t)i);
 	}
 	return rc;
@@ -682,19 +692,20 @@ ft__pk_destroy(struct ft_engine *eng)
 	e = ft_container_of(eng, struct pk_engine, base);
 	{
 		/* What the engine owns: its arrays and vectors. */
-		void *const arrays[] = { e->links,         e->ports_mem,       e->sw_used,
-			                 e->pkts,          e->succ,        e->fct,
-			                 e->ideal,         e->fct_prio,    e->cls_mem,
-			                 e->fct_op,        e->op_acc,
-			                 e->op_results,    e->link_bytes,  e->link_maxflows,
-			                 e->port_counters, e->trace_links, e->trace_last,
-			                 e->traces,        e->trace_cols,  e->vseq,
-			                 e->trace_qps,     e->qp_traces,   e->qp_cols,
-			                 e->flow_rows,     e->port_slot,   e->cc_slot,
+		void *const arrays[] = { e->links,       e->ports_mem,     e->sw_used,
+			                 e->pkts,        e->succ,          e->fct,
+			                 e->ideal,       e->fct_prio,      e->cls_mem,
+			                 e->fct_op,      e->op_acc,        e->op_results,
+			                 e->link_bytes,  e->link_maxflows, e->port_counters,
+			                 e->trace_links, e->trace_last,    e->traces,
+			                 e->trace_cols,  e->vseq,          e->trace_qps,
+			                 e->qp_traces,   e->qp_cols,       e->flow_rows,
+			                 e->port_slot,   e->cc_slot,       e->plan_owner,
 			                 e->refs.n };
-		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks, &e->flows,
-			                        &e->flow_cc,       &e->edges, &e->paths,
-			                        &e->ops,           &e->qp_samples };
+		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
+			                        &e->flow_cc,       &e->edges,      &e->paths,
+			                        &e->ops,           &e->qp_samples, &e->fslot,
+			                        &e->far,           &e->fpath };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

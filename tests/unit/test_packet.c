@@ -3215,6 +3215,129 @@ test_part_keeps_own_paths(void **state)
 	ft_topo_free(n.t);
 }
 
+/* A chunked 4 MiB ring all-reduce over the 16 GPUs of @n on the packet engine, built
+ * for rank @rank of @nranks with vertex owners @owner (@rank -1: as one process builds
+ * it for a split, every flow whole), then split as that rank (its flows routed). */
+static struct pk_engine *
+ring_built_as(const struct net *n, const uint32_t *owner, int nranks, int rank,
+              struct ft_schedule *s, uint32_t *ends)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 4u << 20 };
+	struct ft_sim_cfg cfg;
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+
+	for (uint32_t i = 0; i < 16; i++)
+		ends[i] = ft_topo_gpu(n->t, i / 8, i % 8);
+	ft_schedule_init(s);
+	assert_int_equal(ft_coll_schedule(&a, s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	p = ft_container_of(e, struct pk_engine, base);
+	p->a2a_eager = p->tree_eager = true; /* as a split run builds it */
+	if (rank >= 0)
+		assert_int_equal(ft__pk_part_plan(p, owner, nranks, rank), 0);
+	op.sched = s;
+	op.rank_gpu = ends;
+	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft__pk_part_check_as(p, owner, nranks, rank < 0 ? 0 : rank, &err), 0);
+	return p;
+}
+
+/*
+ * A rank of a split run that knows its partition before it builds keeps the whole record
+ * of a flow (144 bytes) only when a vertex of it is on the flow's path: an end, where its
+ * packets are sent or taken, or a hop, where they pass; of every other flow it keeps the
+ * ends and the path latency (what the checks, the barriers and where an event happens
+ * read), and rank 0 its path and task besides (the recount of flows per port and each
+ * op's bottleneck walk every path). A chunked ring all-reduce over the 16 GPUs of two DGX
+ * H100, node 0 rank 0's and the rest rank 1's: each rank keeps, besides one spare
+ * record, exactly the flows with a vertex of it on their path, counted here from the
+ * whole build (the bound: rank 1 every network message and node 1's NVLink messages,
+ * rank 0 the network messages and node 0's), each the whole build's record and path.
+ * Building every record (without ft__pk_part_plan) fails it.
+ */
+static void
+test_part_keeps_own_flows(void **state)
+{
+	struct net n;
+	struct ft_schedule s[2];
+	uint32_t ends[2][16], *owner;
+	struct pk_engine *w, *p;
+	size_t nflows;
+
+	(void)state;
+	owner = two_node_owners(&n);
+	w = ring_built_as(&n, owner, 2, -1, &s[0], ends[0]);
+	nflows = w->flows.len;
+	for (uint32_t r = 0; r < 2; r++) {
+		uint32_t need = 0;
+
+		p = ring_built_as(&n, owner, 2, (int)r, &s[1], ends[1]);
+		assert_int_equal(pk_nflows(p), nflows);
+		assert_int_equal(p->tasks.len, w->tasks.len);
+		assert_int_equal(p->fpath.len, r == 0 ? nflows : 0);
+		for (uint32_t f = 0; f < nflows; f++) {
+			const struct pk_flow *a = flow_at(w, f), *b;
+			bool mine = owner[a->src] == r || owner[a->dst] == r;
+			uint32_t off, task;
+
+			for (uint32_t j = 0; j < a->npath; j++) {
+				const struct pk_link *lk =
+				        &w->links[FT_VEC_AT(&w->paths, uint32_t, a->path_off + j)];
+
+				mine = mine || owner[lk->src] == r || owner[lk->dst] == r;
+			}
+			/* What every rank reads of every flow, kept or not. */
+			assert_int_equal(pk_flow_src(p, f), a->src);
+			assert_int_equal(pk_flow_dst(p, f), a->dst);
+			assert_int_equal(pk_flow_lat(p, f), a->lat_ps);
+			assert_int_equal(pk_flow_kept(p, f), mine);
+			if (r == 0) { /* and rank 0 every path */
+				assert_int_equal(pk_flow_path(p, f, &off, &task), a->npath);
+				assert_int_equal(task, a->task);
+				assert_memory_equal(&FT_VEC_AT(&p->paths, uint32_t, off),
+				                    &FT_VEC_AT(&w->paths, uint32_t, a->path_off),
+				                    a->npath * sizeof(uint32_t));
+			}
+			if (!mine)
+				continue;
+			need++;
+			b = flow_at(p, f);
+			assert_int_equal(b->task, a->task);
+			assert_int_equal(b->bytes, a->bytes);
+			assert_int_equal(b->sent_task, a->sent_task);
+			assert_int_equal(b->nic_link, a->nic_link);
+			assert_true(b->ideal_s == a->ideal_s);
+			assert_int_equal(b->npath, a->npath);
+			assert_memory_equal(&FT_VEC_AT(&p->paths, uint32_t, b->path_off),
+			                    &FT_VEC_AT(&w->paths, uint32_t, a->path_off),
+			                    a->npath * sizeof(uint32_t));
+		}
+		print_message("# %zu flows: rank %u keeps %zu records (%u with a vertex of it "
+		              "on the path, and the spare)\n",
+		              nflows, r, p->flows.len, need);
+		assert_true(need > 0 && need < nflows);
+		if (p->flows.len > (size_t)need + 1)
+			fail_msg("rank %u keeps %zu flow records, at most %u + 1", r, p->flows.len,
+			         need);
+		assert_int_equal(p->flows.len, (size_t)need + 1);
+		ft_packet_engine.destroy(&p->base);
+		ft_schedule_release(&s[1]);
+	}
+	ft_packet_engine.destroy(&w->base);
+	ft_schedule_release(&s[0]);
+	free(owner);
+	ft_topo_free(n.t);
+}
+
 /*
  * A paced run split across MPI ranks keeps the congestion control state (120 bytes a
  * flow) of the flows its rank sends or receives alone: the reaction point lives at the
@@ -3416,6 +3539,7 @@ main(void)
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
 		cmocka_unit_test(test_part_keeps_own_paths),
+		cmocka_unit_test(test_part_keeps_own_flows),
 		cmocka_unit_test(test_part_keeps_own_cc),
 		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
