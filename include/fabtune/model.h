@@ -86,6 +86,10 @@ struct ft_model_links {
 	/* NCCL_P2P_NET_CHUNKSIZE as the node's network plugin sets it, bytes, 0 where it
 	 * leaves NCCL's default (ft_model_p2p_net_chunk_env(): aws-ofi-nccl on AWS p5, p5e). */
 	uint32_t p2p_net_chunk;
+	/* NCCL_BUFFSIZE, bytes: the Simple buffer of a connection, whose NCCL_STEPS slots set
+	 * the Simple chunk of every collective and cap the p2p chunk (ft_model_buffsize():
+	 * nccl.buffsize, 8 MiB on AWS p5 and p5e, else NCCL's 4 MiB; kb ENV-BUFFSIZE). */
+	uint64_t buffsize;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -251,8 +255,9 @@ struct ft_model_pipeline {
  * slots; a chunk is CHUNKSTEPS slots of payload (what a channel moves per
  * ring step of one loop, at most), a slice SLICESTEPS slots (one network
  * message the proxy posts). Simple ring all-reduce, all-gather and
- * reduce-scatter: chunk 4 slots (2 MiB), slice 2 (1 MiB); otherwise one slot
- * each (Simple 512 KiB, LL 32 KiB of payload, LL128 562.5 KiB).
+ * reduce-scatter: chunk 4 slots (2 MiB of NCCL_BUFFSIZE's default 4 MiB, 4 of
+ * 8 MiB), slice 2 (1 MiB); otherwise one slot each (Simple 512 KiB, LL 32 KiB
+ * of payload, LL128 562.5 KiB).
  */
 struct ft_model_chunking {
 	uint64_t chunk_bytes; /* payload per ring step and loop of one channel, at most */
@@ -260,9 +265,18 @@ struct ft_model_chunking {
 	uint32_t slots;       /* messages in flight per connection: NCCL_STEPS / slice steps */
 };
 
-/* NCCL's chunking of (@op, @algo, @proto) at its default buffer sizes into @out. */
+/* NCCL's chunking of (@op, @algo, @proto) into @out, with a Simple buffer of @buffsize
+ * bytes (NCCL_BUFFSIZE; 0: NCCL's default, 4 MiB; LL and LL128 keep their own). */
 FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
-                                  struct ft_model_chunking *out);
+                                  uint64_t buffsize, struct ft_model_chunking *out);
+
+/*
+ * NCCL_BUFFSIZE as @spec's jobs run with it, bytes (kb ENV-BUFFSIZE; NVIDIA/nccl
+ * src/init.cc computeBuffSizes): the nodes' nccl.buffsize (aws-p5, aws-p5e: 8 MiB, as
+ * aws-ofi-nccl sets it, docs/presets.md PS-EFA-P2P), NCCL's default 4 MiB
+ * (FT_SPEC_NCCL_BUFFSIZE) where a node leaves it; the smallest where node groups differ.
+ */
+FT_API uint64_t ft_model_buffsize(const struct ft_cluster_spec *spec);
 
 /*
  * The same for an operation of @bytes on @nchannels channels, @nranks ranks on
@@ -274,8 +288,9 @@ FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_prot
  * tree's depth (down to 128 KiB, then 32 KiB).
  */
 FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
-                                    uint64_t bytes, uint32_t nchannels, uint32_t nnodes,
-                                    uint32_t nranks, struct ft_model_chunking *out);
+                                    uint64_t buffsize, uint64_t bytes, uint32_t nchannels,
+                                    uint32_t nnodes, uint32_t nranks,
+                                    struct ft_model_chunking *out);
 
 /*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
@@ -350,6 +365,9 @@ struct ft_model_p2p_comm {
 	bool net_chunk_x2;      /* ft_model_p2p_net_chunk_x2() */
 	bool pci_chunk;         /* ft_model_p2p_pci_chunk() */
 	uint32_t net_chunk;     /* ft_model_p2p_net_chunk_env(); 0: NCCL's default */
+	/* ft_model_buffsize(); 0: 4 MiB. NCCL caps the p2p chunk at a slot of it
+	 * (NCCL_BUFFSIZE / NCCL_STEPS). */
+	uint64_t buffsize;
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts

@@ -31,6 +31,12 @@ extern "C" {
 /* A --channels that was not given (the tuner's or the engine's own count): 0 is a value,
  * refused as NCCL refuses it. */
 #define FT_SPEC_CHANNELS_UNSET UINT64_MAX
+/* NCCL_BUFFSIZE's default, and the range a spec's nccl.buffsize takes (kb ENV-BUFFSIZE;
+ * NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE): at least a 8 KiB slot of each of the
+ * NCCL_STEPS (8), at most 1 GiB a connection. */
+#define FT_SPEC_NCCL_BUFFSIZE     (4ull << 20)
+#define FT_SPEC_NCCL_BUFFSIZE_MIN (64ull << 10)
+#define FT_SPEC_NCCL_BUFFSIZE_MAX (1ull << 30)
 
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */
@@ -115,6 +121,11 @@ struct ft_node_spec {
 	 * between nodes, twice for Simple; 0 for NCCL's own IB and socket transports,
 	 * which report none. */
 	double net_lat_s;
+	/* NCCL_BUFFSIZE as the node's jobs run with it (nccl.buffsize), bytes: the Simple
+	 * protocol's buffer per connection, cut into NCCL_STEPS (8) slots, that sets the
+	 * Simple chunk of every collective (kb ENV-BUFFSIZE); 0: NCCL's default, 4 MiB
+	 * (FT_SPEC_NCCL_BUFFSIZE). aws-ofi-nccl sets 8 MiB on AWS p5 and p5e. */
+	uint64_t nccl_buffsize;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

@@ -813,6 +813,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	l->p2p_net_chunk = ft_model_p2p_net_chunk_env(spec);
+	l->buffsize = ft_model_buffsize(spec);
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		l->nchannels = ft__model_net_graph_channels(l->arch, 0, l->nic_Bps, l->gpu_nics);
@@ -859,6 +860,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
 	l->p2p_net_chunk = l->p2p_net_chunk == g->p2p_net_chunk ? l->p2p_net_chunk : 0;
+	l->buffsize = FT_MIN(l->buffsize, g->buffsize);
 }
 
 /*

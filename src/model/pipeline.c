@@ -20,9 +20,9 @@
 
 /* NCCL_STEPS: slots of a connection's buffer (kb NA-CONCEPTS). */
 #define NSTEPS 8
-/* Default buffer per protocol: Simple NCCL_BUFFSIZE 4 MiB; LL 8 lines per thread x 512
- * threads x 8 steps x 16 bytes; LL128 120 elements per thread x 640 threads x 8 steps x 8. */
-#define SIMPLE_BUFF (1u << 22)
+/* Default buffer per protocol: Simple NCCL_BUFFSIZE 4 MiB (FT_SPEC_NCCL_BUFFSIZE; a spec's
+ * nccl.buffsize sets it, ft_model_buffsize()); LL 8 lines per thread x 512 threads x 8 steps
+ * x 16 bytes; LL128 120 elements per thread x 640 threads x 8 steps x 8. */
 #define LL_BUFF (8u * 512u * NSTEPS * 16u)
 #define LL128_BUFF (120u * 640u * NSTEPS * 8u)
 /* NVLS_CHUNKSIZE default and NVLS channels per GPU generation (src/transport/nvls.cc). */
@@ -48,9 +48,11 @@ ceil_log2(uint32_t v)
 	return k;
 }
 
-/* The bytes of payload one step of @p carries (buffer / NCCL_STEPS, less LL's flags). */
+/* The bytes of payload one step of @p carries (buffer / NCCL_STEPS, less LL's flags), with
+ * a Simple buffer of @buff bytes (0: NCCL's default; src/enqueue.cc calcCollChunking takes
+ * comm->buffSizes[protocol] / NCCL_STEPS). */
 static uint64_t
-step_payload(enum ft_proto p)
+step_payload(enum ft_proto p, uint64_t buff)
 {
 	switch (p) {
 	case FT_PROTO_LL:
@@ -58,8 +60,23 @@ step_payload(enum ft_proto p)
 	case FT_PROTO_LL128:
 		return LL128_BUFF / NSTEPS / 16 * 15; /* 120 of every 128 bytes */
 	default:
-		return SIMPLE_BUFF / NSTEPS;
+		return (buff ? buff : FT_SPEC_NCCL_BUFFSIZE) / NSTEPS;
 	}
+}
+
+/* The least NCCL_BUFFSIZE of @spec's node and node groups, 0 where all leave it. */
+uint64_t
+ft_model_buffsize(const struct ft_cluster_spec *spec)
+{
+	uint64_t b = spec->node.nccl_buffsize ? spec->node.nccl_buffsize : FT_SPEC_NCCL_BUFFSIZE;
+	uint32_t g;
+
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		uint64_t x = spec->groups[g].node.nccl_buffsize;
+
+		b = FT_MIN(b, x ? x : FT_SPEC_NCCL_BUFFSIZE);
+	}
+	return b;
 }
 
 /* Payload one round of a channel's threads carries: LL128, a 16-byte store per thread of
@@ -203,22 +220,23 @@ ring_steps(enum ft_op op, enum ft_algo a, enum ft_proto p, uint32_t simple_ring)
 }
 
 void
-ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t buffsize,
                       struct ft_model_chunking *out)
 {
 	uint32_t slice_steps = ring_steps(op, algo, proto, NSTEPS / 4);
+	uint64_t step = step_payload(proto, buffsize);
 
-	out->chunk_bytes = step_payload(proto) * ring_steps(op, algo, proto, NSTEPS / 2);
-	out->slice_bytes = step_payload(proto) * slice_steps;
+	out->chunk_bytes = step * ring_steps(op, algo, proto, NSTEPS / 2);
+	out->slice_bytes = step * slice_steps;
 	out->slots = NSTEPS / slice_steps;
 }
 
 void
-ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t bytes,
-                        uint32_t nchannels, uint32_t nnodes, uint32_t nranks,
+ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t buffsize,
+                        uint64_t bytes, uint32_t nchannels, uint32_t nnodes, uint32_t nranks,
                         struct ft_model_chunking *out)
 {
-	ft_model_chunking_get(op, algo, proto, out);
+	ft_model_chunking_get(op, algo, proto, buffsize, out);
 	if (algo == FT_ALGO_TREE && proto == FT_PROTO_LL128 && nranks > 0)
 		out->chunk_bytes = out->slice_bytes =
 		        tree_ll128_chunk(out->chunk_bytes, bytes, nchannels, nnodes, nranks);
@@ -332,11 +350,14 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	                multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
 	                c->pci_chunk ? P2P_PCI_CHUNK :
 	                               P2P_NVL_CHUNK;
-	uint64_t min_part, max_part, part;
+	uint64_t min_part, max_part, part, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
 	uint32_t nranks = c->nranks;
 	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
 	uint32_t per_peer, nmin, nch = 1;
 	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+
+	/* computeBuffSizes: the chunk never exceeds a slot of the Simple buffer. */
+	step = FT_MIN(step, slot);
 
 	/* The communicator's (init.cc, paths.cc): across nodes the network chunk, and channels
 	 * per peer the fewest any peer gets, a network one's: one per P2P_PER_CHANNEL_NET_BW
@@ -368,7 +389,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	 * or PCIe one has them, inside a multi-node communicator too. */
 	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
 	                                                                 FT_PROTO_SIMPLE;
-	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL) : step;
+	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL, 0) : step;
 	/* A network send shorter than 8 chunks uses smaller ones. */
 	if (net && out->proto == FT_PROTO_SIMPLE && bytes < step)
 		out->chunk_bytes = step / 4;
@@ -382,9 +403,14 @@ void
 ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
                        struct ft_model_p2p_chunking *out)
 {
-	struct ft_model_p2p_comm c = { l->nranks, l->nnodes, l->nic_Bps / 1e9,
-		                       ft_model_p2p_nchannels(l->nchannels), l->p2p_net_chunk_x2,
-		                       !l->nvlink, l->p2p_net_chunk };
+	struct ft_model_p2p_comm c = { l->nranks,
+		                       l->nnodes,
+		                       l->nic_Bps / 1e9,
+		                       ft_model_p2p_nchannels(l->nchannels),
+		                       l->p2p_net_chunk_x2,
+		                       !l->nvlink,
+		                       l->p2p_net_chunk,
+		                       l->buffsize };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }
@@ -394,7 +420,7 @@ static uint64_t
 chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
          uint64_t bytes, uint32_t nch, uint32_t heads)
 {
-	uint64_t chunk = step_payload(p) * ring_steps(op, a, p, NSTEPS / 2);
+	uint64_t chunk = step_payload(p, l->buffsize) * ring_steps(op, a, p, NSTEPS / 2);
 	double b = (double)bytes, ops = (double)nch * heads;
 
 	if (a == FT_ALGO_NVLS) {
@@ -451,7 +477,7 @@ ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
 	uint32_t nch = ft_model_nvls_nchannels(l), heads = nvls_heads(l);
 	uint64_t per_loop;
 
-	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, out);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, l->buffsize, out);
 	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
 	                                               FT_PROTO_SIMPLE, bytes, nch, heads);
 	per_loop = (uint64_t)nch * heads * out->chunk_bytes;

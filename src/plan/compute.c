@@ -407,7 +407,7 @@ eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, 
 	for (size_t i = 0; i < nov; i++)
 		if (ov[i].group == g && ov[i].op == op && ov[i].bytes == bytes)
 			out->op_s = ov[i].op_s;
-	ft_strlcpy(out->algo, ft_algo_name(r.algo), sizeof(out->algo));
+	ft_strlcpy(out->algo, r.algo_label, sizeof(out->algo));
 	ft_strlcpy(out->bottleneck, r.bottleneck, sizeof(out->bottleneck));
 	return 0;
 }

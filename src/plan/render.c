@@ -59,6 +59,7 @@ ft_plan_write_text(const char *spec_arg, const struct ft_cluster_spec *spec, con
 	const struct ft_plan_memory *mm = &p->mem;
 	char a[32], b[32], c2[32], d[32];
 	size_t i;
+	int algo_w = 8;
 	int g;
 
 	ft_strbuf_addf(sb, "# fabtune plan: %s on %s (%u GPUs %s)\n", p->model.name, spec_arg,
@@ -118,19 +119,23 @@ ft_plan_write_text(const char *spec_arg, const struct ft_cluster_spec *spec, con
 		               pl->nnodes, pl->ppn, pl->stride, pl->crosses);
 	}
 
+	/* the algo column fits its longest name: 8, collnet_direct and collnet_chain wider */
+	for (i = 0; i < p->ncomms; i++)
+		algo_w = FT_MAX(algo_w, (int)strlen(p->comms[i].algo));
 	ft_strbuf_adds(sb, "\ncommunication per iteration (one GPU)\n");
-	ft_strbuf_adds(sb, "  group  op              what                     size   count  "
-	                   "wire/op      time/op     total   exposed  algo      bottleneck\n");
+	ft_strbuf_addf(sb, "  group  op              what                     size   count  "
+	                   "wire/op      time/op     total   exposed  %-*s  bottleneck\n",
+	               algo_w, "algo");
 	for (i = 0; i < p->ncomms; i++) {
 		const struct ft_plan_comm *cm = &p->comms[i];
 		char s1[24], s2[24];
 
-		ft_strbuf_addf(sb, "  %-5s  %-14s  %-22s %7s  %6" PRIu64 "  %7s  %11s  %8s  %8s  %-8s  %s\n",
+		ft_strbuf_addf(sb, "  %-5s  %-14s  %-22s %7s  %6" PRIu64 "  %7s  %11s  %8s  %8s  %-*s  %s\n",
 		               ft_plan_group_name(cm->group), ft_op_name(cm->op), cm->what,
 		               ft_format_size(cm->bytes, s1, sizeof(s1)), cm->count,
 		               ft_format_size(cm->wire_bytes, s2, sizeof(s2)), dur(cm->op_s, a, sizeof(a)),
 		               dur(cm->total_s, b, sizeof(b)), dur(cm->exposed_s, c2, sizeof(c2)),
-		               cm->algo, cm->bottleneck);
+		               algo_w, cm->algo, cm->bottleneck);
 	}
 	if (!p->ncomms)
 		ft_strbuf_adds(sb, "  (none: one GPU)\n");

@@ -540,7 +540,8 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	uint32_t nmsg = 0;
 	int rc;
 
-	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &ch);
+	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto,
+	                      ft_model_buffsize(ft_topo_spec(e->topo)), &ch);
 	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
 	rc = rb.c ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
 	if (rc == 0 && nmsg == 0)

@@ -147,6 +147,13 @@ static const struct field nic_fields[] = {
 	{ "net_latency", SPEC_DURATION(node.net_lat_s) },
 };
 
+/* The NCCL settings the node's jobs run with, by the name users set them by. */
+static const struct field nccl_fields[] = {
+	{ "buffsize",
+	  .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_buffsize), .lo = FT_SPEC_NCCL_BUFFSIZE_MIN,
+	           .hi = FT_SPEC_NCCL_BUFFSIZE_MAX, .what = "a size from 64KiB to 1GiB" } },
+};
+
 /* Placement lists: index into the node's arrays, with the count they must match. */
 enum {
 	PL_GPU_SWITCH,
@@ -220,6 +227,7 @@ static const struct field node_fields[] = {
 	{ "pcie", SUB(pcie_fields), GIVEN(given_pcie) },
 	{ "numa", SUB(numa_fields) },
 	{ "nics", SUB(nic_fields) },
+	{ "nccl", SUB(nccl_fields) },
 	{ "placement", NULL, 0 },
 };
 

@@ -117,6 +117,9 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 		               ft_format_duration(n->lat_nic_s, b, sizeof(b)));
 	else
 		ft_strbuf_adds(sb, "  nics       none\n");
+	if (n->nccl_buffsize)
+		ft_strbuf_addf(sb, "  nccl       NCCL_BUFFSIZE %s\n",
+		               ft_format_size(n->nccl_buffsize, a, sizeof(a)));
 	ft_strbuf_adds(sb, "  placement\n");
 	text_placement(sb, n);
 
@@ -216,6 +219,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 		ft_json_kv_str(j, "host_arch", "arm");
 	if (n->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
 		ft_json_kv_str(j, "host_cpu_vendor", ft_cpu_vendor_name(n->cpu_vendor));
+	if (n->nccl_buffsize)
+		ft_json_kv_uint(j, "nccl_buffsize", n->nccl_buffsize);
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

@@ -1416,6 +1416,83 @@ test_p2p_net_chunk_aws_p5(void **state)
 	assert_int_equal(ch.chunk_bytes, 524288);
 }
 
+/* NCCL_BUFFSIZE (kb ENV-BUFFSIZE; NVIDIA/nccl src/init.cc computeBuffSizes, src/enqueue.cc
+ * calcCollChunking): the Simple chunk is a slot of it (buffer / NCCL_STEPS) times the ring's
+ * chunk steps, so aws-ofi-nccl's 8 MiB on p5 doubles it; the p2p chunk is capped at a
+ * slot; a spec sets it as nodes.nccl.buffsize. */
+static void
+test_buffsize(void **state)
+{
+	static const char p5_4m[] = "nodes:\n  preset: aws-p5\n  count: 4\n"
+	                            "  nccl:\n    buffsize: 4MiB\n";
+	static const char tiny[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    buffsize: 32KiB\n";
+	struct ft_model_p2p_comm c = { 8, 1, 50, 32, false, false, 0, 1u << 20 };
+	struct ft_model_p2p_chunking pc;
+	struct ft_model_chunking ch;
+	struct ft_model_result r;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	/* Ring all-reduce: chunk 4 slots, slice 2; 4 MiB by default, 8 MiB doubles both. */
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 0, &ch);
+	assert_int_equal(ch.chunk_bytes, 2u << 20);
+	assert_int_equal(ch.slice_bytes, 1u << 20);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 8u << 20, &ch);
+	assert_int_equal(ch.chunk_bytes, 4u << 20);
+	assert_int_equal(ch.slice_bytes, 2u << 20);
+	assert_int_equal(ch.slots, 4);
+	/* A tree: one slot; LL and LL128 keep their own buffers. */
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 8u << 20, 1u << 30,
+	                        16, 4, 32, &ch);
+	assert_int_equal(ch.chunk_bytes, 1u << 20);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, 8u << 20, &ch);
+	assert_int_equal(ch.chunk_bytes, 32u << 10);
+
+	/* The presets: 8 MiB on p5 and p5e, NCCL's 4 MiB elsewhere; a spec overrides it. */
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	assert_int_equal(ft_model_buffsize(&s), 8u << 20);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.buffsize, 8u << 20);
+	/* A Simple tree on 4 p5 nodes at 16 MiB: one loop of 1 MiB chunks over 18 stages. */
+	{
+		struct ft_model_query q;
+		double t8, t4;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 1u << 20);
+		assert_int_equal(r.pipe.loops, 1);
+		t8 = r.time_s;
+		assert_int_equal(ft_spec_load_buffer(p5_4m, strlen(p5_4m), "t.yaml", &s, &err), 0);
+		assert_int_equal(ft_model_buffsize(&s), 4u << 20);
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, 512u << 10);
+		assert_int_equal(r.pipe.loops, 2);
+		t4 = r.time_s;
+		/* the larger chunk fills the 18 stages later: the ramp doubles */
+		assert_true(t8 > t4 * 1.3);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	assert_int_equal(ft_model_buffsize(&s), 4u << 20);
+	/* Below 64 KiB NCCL's slots would not hold a p2p chunk: refused, naming the field. */
+	assert_int_equal(ft_spec_load_buffer(tiny, strlen(tiny), "t.yaml", &s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "t.yaml:4:"));
+	assert_non_null(strstr(err.msg, "nccl.buffsize"));
+	assert_non_null(strstr(err.msg, "64KiB to 1GiB"));
+
+	/* p2p: NVLink's 512 KiB chunk capped at a slot of a 1 MiB buffer, 128 KiB. */
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &pc);
+	assert_int_equal(pc.chunk_bytes, 128u << 10);
+	c.buffsize = 0;
+	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &pc);
+	assert_int_equal(pc.chunk_bytes, 512u << 10);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -3182,6 +3259,7 @@ main(void)
 		cmocka_unit_test(test_p2p_protocol),
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
+		cmocka_unit_test(test_buffsize),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),

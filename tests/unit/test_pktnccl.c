@@ -117,7 +117,7 @@ test_chunk_sizes(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct ft_model_chunking ch;
 
-		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, &ch);
+		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, 0, &ch);
 		assert_int_equal(ch.chunk_bytes, want[i].chunk);
 		assert_int_equal(ch.slice_bytes, want[i].slice);
 		assert_int_equal(ch.slots, want[i].slots);

@@ -854,6 +854,51 @@ test_moe_plan(void **state)
 	free(p);
 }
 
+/* SHARP on the fabric: NCCL's tuner runs the DP all-reduce as CollNet, and the plan names
+ * the variant the model picks (collnet_direct or collnet_chain, as fabtune model prints it),
+ * which the engines read back as CollNet, as they read plain "collnet". */
+static void
+test_collnet_variant(void **state)
+{
+	static const char text[] = "nodes: { preset: dgx-h100, count: 8 }\n"
+	                           "fabric: { kind: fat-tree, link: ndr, sharp: true }\n";
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	const struct ft_plan_comm *cm;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	enum ft_algo a = FT_ALGO_RING;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &s, &err), 0);
+	ft_plan_config_init(&c);
+	c.tp = 8;
+	c.zero = 0;
+	c.global_batch = 64;
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_DP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	assert_string_equal(cm->algo, "collnet_direct");
+	assert_int_equal(ft_algo_from_name(cm->algo, &a), 0);
+	assert_int_equal(a, FT_ALGO_COLLNET);
+	a = FT_ALGO_RING;
+	assert_int_equal(ft_algo_from_name("collnet_chain", &a), 0);
+	assert_int_equal(a, FT_ALGO_COLLNET);
+	a = FT_ALGO_RING;
+	assert_int_equal(ft_algo_from_name("collnet", &a), 0);
+	assert_int_equal(a, FT_ALGO_COLLNET);
+	/* the flow engine runs it from that name */
+	ft_strlcpy(c.engine, "flow", sizeof(c.engine));
+	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
+	cm = find_comm(p, FT_GROUP_DP, FT_OP_ALL_REDUCE);
+	assert_non_null(cm);
+	assert_string_equal(cm->algo, "collnet_direct");
+	assert_true(cm->op_s > 0);
+	free(p);
+}
+
 static void
 test_flow_engine(void **state)
 {
@@ -1403,6 +1448,7 @@ main(void)
 		cmocka_unit_test(test_moe_plan),
 		cmocka_unit_test(test_replica_gradients),
 		cmocka_unit_test(test_fp8_overhead),
+		cmocka_unit_test(test_collnet_variant),
 		cmocka_unit_test(test_flow_engine),
 		cmocka_unit_test(test_packet_engine),
 		cmocka_unit_test(test_goodput),

@@ -202,7 +202,9 @@ test_nvls_part_of_a_node(void **state)
 /*
  * CollNet with SHARP: each rank sends its shard (S / 8) to the leaf switch
  * that reduces it and gets the reduced shard back, so every NIC host link
- * carries S / 8 each way, and nothing crosses a spine.
+ * carries S / 8 each way, and nothing crosses a spine. The engines run
+ * CollNetDirect whichever variant NCCL's tuner picks (here CollNetChain, as
+ * fabtune model names it), and the row says so.
  */
 static void
 test_collnet_sharp_runs(void **state)
@@ -221,8 +223,25 @@ test_collnet_sharp_runs(void **state)
 	double shard = 256.0 * 1048576 / 8;
 
 	(void)state;
+	{
+		static const char spec[] =
+		        "name: sharp\n"
+		        "nodes: { preset: dgx-h100, count: 4 }\n"
+		        "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n";
+		struct ft_cluster_spec cs;
+		struct ft_model_query q;
+		struct ft_model_result r;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_load_buffer(spec, strlen(spec), "t.yaml", &cs, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 256u << 20);
+		q.force_algo = true;
+		q.algo = FT_ALGO_COLLNET;
+		assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+		assert_string_equal(r.algo_label, "collnet_chain");
+	}
 	run_ok(text, "flow", &rep);
-	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet");
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_direct");
 	assert_close(port_bytes(&rep, "n0.nic0 -> leaf0"), shard, shard * 1e-6);
 	assert_close(port_bytes(&rep, "n3.nic7 -> leaf7"), shard, shard * 1e-6);
 	assert_close(tier_bytes(&rep, "fabric", 2), 0, 0);

@@ -564,7 +564,7 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpuz: 4\n", FT_EPARSE,
 	  "t.yaml:4:3: nodes.gpuz: unknown key (did you mean 'gpus'? expected one of: preset, "
 	  "count, gpus, gpu_model, gpu_tflops, gpu_memory, gpu_fp8_tflops, gpu_hbm_bandwidth, "
-	  "gpu_gemm_efficiency, nvlink, pcie, numa, nics, placement)" },
+	  "gpu_gemm_efficiency, nvlink, pcie, numa, nics, nccl, placement)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  count: 3\n", FT_EPARSE,
 	  "t.yaml:5:3: nodes.count: expected each key once, got 'count' again (first at line 4)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 300\nfabric:\n  kind: rail-fat-tree\n"

@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/p5-buffsize-4m.yaml
