@@ -93,6 +93,13 @@ struct ft_model_links {
 	/* The nodes are AWS p5 or p5e instances (node presets aws-p5, aws-p5e), whose
 	 * all-reduce aws-ofi-nccl's tuner plugin has regions for (model/tuner_ofi.c). */
 	bool aws_p5;
+	/* NCCL flushes a GPUDirect receive before handing it on (src/graph/paths.cc
+	 * ncclTopoNeedFlush): on Ampere and older, and on C2C hosts (Grace); not on Hopper
+	 * or later behind an x86 host. Its tuner prices the flush on Simple either way. */
+	bool net_flush;
+	/* Set on a copy of the links that times a pick, not prices it: where net_flush is
+	 * false the Simple protocol's step across nodes pays latencyInter once, not twice. */
+	bool time_unflushed;
 };
 
 /*
