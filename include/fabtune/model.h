@@ -475,6 +475,10 @@ struct ft_model_explain {
 	/* The pick's algorithm bandwidth once timed by the bytes its tree really
 	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
 	double carried_Bps;
+	/* The latency the tuner's estimate of the pick holds for a flush NCCL does not do
+	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
+	 * out; 0 where none. */
+	double unflushed_s;
 	/* The pick is aws-ofi-nccl's tuner plugin's (--tuner-plugin), not the cheapest. */
 	bool plugin_pick;
 	size_t ncandidates;

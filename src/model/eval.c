@@ -434,6 +434,12 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 
 		t.time_unflushed = true;
 		ft__model_cost(&t, q->op, best_a, best_p, q->bytes, &c);
+		if (ex) {
+			double lf, bf;
+
+			ft__model_factors(&l, q->op, best_a, best_p, q->bytes, &lf, &bf);
+			ex->unflushed_s = (best_c.lat_s - c.lat_s) * lf;
+		}
 		best_c.lat_s = c.lat_s;
 	}
 	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */

@@ -2653,6 +2653,7 @@ test_flush_only_where_nccl_flushes(void **state)
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
 	struct ft_model_result tuner, timed;
+	struct ft_model_explain *ex;
 	struct ft_model_links l;
 	struct ft_error err = { 0 };
 	size_t i;
@@ -2672,6 +2673,12 @@ test_flush_only_where_nccl_flushes(void **state)
 	q.tuner_only = false;
 	assert_int_equal(ft_model_eval(&s, &q, &timed, &err), 0);
 	assert_rel(tuner.lat_s - timed.lat_s, 2 * 3 * 75 * US, 1e-9);
+	/* --explain names it: the 450 us at the ring plateau's x 1.4 */
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(ex->unflushed_s, 1.4 * 2 * 3 * 75 * US, 1e-9);
+	assert_rel(ex->result.time_s, timed.time_s, 1e-12);
 	/* LL128 has no flush to drop */
 	q.proto = FT_PROTO_LL128;
 	q.tuner_only = true;
@@ -2679,6 +2686,9 @@ test_flush_only_where_nccl_flushes(void **state)
 	q.tuner_only = false;
 	assert_int_equal(ft_model_eval(&s, &q, &timed, &err), 0);
 	assert_rel(timed.lat_s, tuner.lat_s, 1e-12);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_true(ex->unflushed_s == 0);
+	free(ex);
 	for (i = 0; i < FT_ARRAY_SIZE(flushed); i++) {
 		assert_int_equal(ft_spec_resolve(flushed[i], &s, &err), 0);
 		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
