@@ -97,6 +97,13 @@ struct ft_model_links {
 	/* The nodes are AWS p5 or p5e instances (node presets aws-p5, aws-p5e), whose
 	 * all-reduce aws-ofi-nccl's tuner plugin has regions for (model/tuner_ofi.c). */
 	bool aws_p5;
+	/* NCCL flushes a GPUDirect receive before handing it on (src/graph/paths.cc
+	 * ncclTopoNeedFlush): on Ampere and older, and on C2C hosts (Grace); not on Hopper
+	 * or later behind an x86 host. Its tuner prices the flush on Simple either way. */
+	bool net_flush;
+	/* Set on a copy of the links that times a pick, not prices it: where net_flush is
+	 * false the Simple protocol's step across nodes pays latencyInter once, not twice. */
+	bool time_unflushed;
 };
 
 /*
@@ -486,6 +493,10 @@ struct ft_model_explain {
 	/* The pick's algorithm bandwidth once timed by the bytes its tree really
 	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
 	double carried_Bps;
+	/* The latency the tuner's estimate of the pick holds for a flush NCCL does not do
+	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
+	 * out; 0 where none. */
+	double unflushed_s;
 	/* The pick is aws-ofi-nccl's tuner plugin's (--tuner-plugin), not the cheapest. */
 	bool plugin_pick;
 	size_t ncandidates;

@@ -425,6 +425,23 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		out->calibrated = true;
 		return 0;
 	}
+	/* The tuner's cost made the pick, a flush on every Simple step across nodes included;
+	 * the time pays it only where NCCL flushes a GPUDirect receive: not on Hopper or
+	 * later behind an x86 host (src/graph/paths.cc ncclTopoNeedFlush, v2.27.7-1). */
+	if (!q->tuner_only && best_p == FT_PROTO_SIMPLE && l.nnodes > 1 && !l.net_flush) {
+		struct ft_model_links t = l;
+		struct ft__model_cost c;
+
+		t.time_unflushed = true;
+		ft__model_cost(&t, q->op, best_a, best_p, q->bytes, &c);
+		if (ex) {
+			double lf, bf;
+
+			ft__model_factors(&l, q->op, best_a, best_p, q->bytes, &lf, &bf);
+			ex->unflushed_s = (best_c.lat_s - c.lat_s) * lf;
+		}
+		best_c.lat_s = c.lat_s;
+	}
 	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */
 	{
 		double tuner_Bps = best_c.bw_Bps;

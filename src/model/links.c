@@ -764,6 +764,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->sharp = spec->fabric.sharp;
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
 	l->aws_p5 = strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
+	l->net_flush = l->arch < FT_ARCH_HOPPER || n->host_arm;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
@@ -853,6 +854,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->nvlink = l->nvlink && g->nvlink;
 	l->nvls = l->nvls && g->nvls;
 	l->arch = FT_MIN(l->arch, g->arch);
+	l->net_flush = l->net_flush || g->net_flush;
 	l->a2a_factor = FT_MIN(l->a2a_factor, g->a2a_factor);
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);

@@ -277,6 +277,10 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
+		if (ex->unflushed_s > 0)
+			ft_strbuf_addf(sb, "#    flush       none here (Hopper or later, x86 host): the time "
+			               "leaves out the tuner's %.2f us for it\n",
+			               ex->unflushed_s * 1e6);
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
 		/* The row's figures, as the table prints them: of the time, not of the
@@ -355,6 +359,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_bool(&j, "tuner_plugin_pick", ex->plugin_pick);
 	ft_json_key(&j, "carried_algbw_GBps");
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
+	ft_json_key(&j, "unflushed_latency_us");
+	ft_json_double_prec(&j, ex->unflushed_s * 1e6, 6);
 	ft_json_key(&j, "pipeline");
 	ft_json_obj_begin(&j);
 	ft_json_kv_uint(&j, "nchannels", r->pipe.nchannels);

@@ -400,8 +400,11 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	h.inter = hw_lat(l, FT_HW_NET, row, p);
 	/* The topology's own latency, twice for Simple (flush): NCCL's graph latencyInter,
 	 * the latency the network plugin reports (aws-ofi-nccl: 75 us on p5, docs/presets.md
-	 * PS-EFA-NETLAT), else the fabric's switches and cables. */
-	h.inter += inter_lat(l) * (p == FT_PROTO_SIMPLE ? 2.0 : 1.0);
+	 * PS-EFA-NETLAT), else the fabric's switches and cables. The tuner prices the flush
+	 * on every Simple step (src/graph/tuning.cc, v2.27.7-1); the time of a pick pays it
+	 * only where NCCL flushes (links net_flush, src/graph/paths.cc ncclTopoNeedFlush). */
+	h.inter += inter_lat(l) *
+	           (p == FT_PROTO_SIMPLE && !(l->time_unflushed && !l->net_flush) ? 2.0 : 1.0);
 	/* A step across nodes is one network message: through a hypervisor it pays the
 	 * host's extra cost once (spec nics.vm_overhead). */
 	h.inter += l->vm_msg_s;

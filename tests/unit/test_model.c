@@ -2714,6 +2714,76 @@ test_efa_achieved_rate(void **state)
 }
 
 /*
+ * NCCL flushes a GPUDirect receive only on Ampere and older GPUs, or on C2C
+ * hosts (src/graph/paths.cc ncclTopoNeedFlush, v2.27.7-1), while its tuner
+ * prices the flush on every Simple step across nodes: latencyInter a second
+ * time (src/graph/tuning.cc, "Also add the flush extra latency"). The pick
+ * keeps NCCL's price; the time pays latencyInter once on Hopper behind an
+ * x86 host. A ring/Simple all-reduce on 4 AWS p5 (75 us, PS-EFA-NETLAT)
+ * has 2 x 3 steps across nodes: 450 us less latency than the tuner's; on
+ * DGX A100 pairs and GB200 racks (Grace, C2C) the two are the same.
+ */
+static void
+test_flush_only_where_nccl_flushes(void **state)
+{
+	static const char *const flushed[] = { "dgx-a100:2", "gb200-nvl72:36" };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result tuner, timed;
+	struct ft_model_explain *ex;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_false(l.net_flush);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_RING;
+	q.force_proto = true;
+	q.proto = FT_PROTO_SIMPLE;
+	q.nccl_version = 22700;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &tuner, &err), 0);
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(&s, &q, &timed, &err), 0);
+	assert_rel(tuner.lat_s - timed.lat_s, 2 * 3 * 75 * US, 1e-9);
+	/* --explain names it: the 450 us at the ring plateau's x 1.4 */
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(ex->unflushed_s, 1.4 * 2 * 3 * 75 * US, 1e-9);
+	assert_rel(ex->result.time_s, timed.time_s, 1e-12);
+	/* LL128 has no flush to drop */
+	q.proto = FT_PROTO_LL128;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &tuner, &err), 0);
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(&s, &q, &timed, &err), 0);
+	assert_rel(timed.lat_s, tuner.lat_s, 1e-12);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_true(ex->unflushed_s == 0);
+	free(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(flushed); i++) {
+		assert_int_equal(ft_spec_resolve(flushed[i], &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_true(l.net_flush);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+		q.force_algo = true;
+		q.algo = FT_ALGO_RING;
+		q.force_proto = true;
+		q.proto = FT_PROTO_SIMPLE;
+		q.tuner_only = true;
+		assert_int_equal(ft_model_eval(&s, &q, &tuner, &err), 0);
+		q.tuner_only = false;
+		assert_int_equal(ft_model_eval(&s, &q, &timed, &err), 0);
+		assert_rel(timed.lat_s, tuner.lat_s, 1e-12);
+	}
+}
+
+/*
  * nccl-tests -g N: one host thread launches each iteration on its N GPUs in
  * turn, so the host floor is N launches of 3.5 us (NVIDIA/nccl issue 1984):
  * a 2 KiB all-reduce on one 8-GPU node run with -g 8 takes 28 us, whatever
@@ -3291,6 +3361,7 @@ main(void)
 		cmocka_unit_test(test_vm_overhead),
 		cmocka_unit_test(test_net_latency),
 		cmocka_unit_test(test_efa_achieved_rate),
+		cmocka_unit_test(test_flush_only_where_nccl_flushes),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_ofi_tuner_regions),
