@@ -18,6 +18,10 @@
 # FAB_ARGS adds options to fabtune's command line (--spin never, ...).
 # Each pair prints the host's load (uptime) so that a figure taken on a
 # busy machine says so.
+# One stream over loopback, 4/16/64 MiB, against iperf3 -l: 0.91/0.75/0.74
+# before tcp asked for 256 KiB socket buffers to a same-host peer, 2.61/4.96/
+# 1.13 after (RUNS=5, load 14-21; docs/internals/bench.md, "One tcp stream
+# from 4 MiB").
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh

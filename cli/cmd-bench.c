@@ -205,7 +205,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "ifname", &a.ifname, "SPEC",
 		           "interfaces as NCCL_SOCKET_IFNAME: eth, ^docker, =eth0"),
 		OPT_U64(0, "streams", &a.streams, "N", "tcp: sockets per peer (1)"),
-		OPT_SIZE(0, "sockbuf", &a.sockbuf, "tcp: socket buffer size (kernel default)"),
+		OPT_SIZE(0, "sockbuf", &a.sockbuf, "tcp: socket buffer size (256K on one host, else the kernel's)"),
 		OPT_BOOL(0, "no-nodelay", &a.no_nodelay, "tcp: leave Nagle's algorithm on"),
 		OPT_SIZE(0, "shm-max", &a.shm_max,
 		         "shm: most buffer memory in the segment (half the RAM)"),

@@ -168,7 +168,7 @@ struct ft_bench_cfg {
 	enum ft_bench_spin spin;       /* waiting ranks busy-poll first (default auto) */
 	uint32_t streams;              /* tcp: sockets per peer (default 1) */
 	char ifname[64];        /* tcp: NCCL_SOCKET_IFNAME syntax ("eth", "^docker", "=eth0") */
-	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = kernel default */
+	uint64_t sockbuf_bytes; /* tcp: SO_SNDBUF/SO_RCVBUF, 0 = 256 KiB to a peer on this host, else autotuned */
 	bool nodelay;           /* tcp: TCP_NODELAY (default on) */
 	uint64_t shm_max_bytes; /* shm: cap on the collectives' buffers in the segment, all
 	                           ranks together; 0 = half the memory. Over it: ring */

@@ -160,6 +160,10 @@ void ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s);
 uint32_t ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part);
 /* tcp.c: the data calls (send, recv, sendmsg, recvmsg, poll) a tcp endpoint has made so far */
 uint64_t ft__tcp_calls(struct ft_ep *ep);
+/* tcp.c: SO_SNDBUF and SO_RCVBUF to ask for a socket to a peer (0: the kernel's autotuning) */
+size_t ft__tcp_sockbuf(const struct ft_bench_cfg *cfg, bool same_host);
+/* tcp.c: the kernel's SO_SNDBUF and SO_RCVBUF of stream 0 to @peer; -1 on error */
+int ft__tcp_bufs(struct ft_ep *ep, uint32_t peer, int *snd, int *rcv);
 int ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out,
                     struct ft_error *err) FT_MUST_CHECK;
 /* Connect with retries until @deadline (ft__now() clock); message names @what. */

@@ -139,19 +139,48 @@ tcp_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * The SO_SNDBUF and SO_RCVBUF asked for a socket to a peer (0: the
+ * kernel's autotuning): --sockbuf where given, else LOCAL_SOCKBUF to a peer
+ * on this host, whose bytes never leave the machine: what the sender copies
+ * in, the receiver copies out, and the bytes in between should still be in
+ * a cache. Autotuned, one loopback stream grew its buffers towards
+ * tcp_rmem's and tcp_wmem's maxima (32 and 4 MiB on the build hosts), so
+ * several MiB were queued between the two copies, past a core's L2 and
+ * much of an 8 MiB L3, and each byte went out to memory and back: one
+ * stream of 16 MiB messages read 0.37-0.40 GB/s autotuned, 0.69-2.07 with
+ * 128 KiB and 2.29-2.48 with 256 KiB (three runs each, alternated, load
+ * 17-21; 512 KiB and 1 MiB read as autotuned). 128 KiB also made a 256 KiB
+ * ping-pong wait for room (p50 98-105 us against 86-97 autotuned); 256 KiB
+ * read 81-88. The kernel doubles the value asked for (its bookkeeping); a
+ * loopback round trip of 10-20 us at 10 GB/s needs 100-200 KB in flight,
+ * so the window does not cap the stream. Peers on other hosts keep
+ * autotuning: their round trip, not the cache, sets what is in flight.
+ */
+#define LOCAL_SOCKBUF (256 * 1024)
+
+size_t
+ft__tcp_sockbuf(const struct ft_bench_cfg *cfg, bool same_host)
+{
+	if (cfg->sockbuf_bytes)
+		return cfg->sockbuf_bytes;
+	return same_host ? LOCAL_SOCKBUF : 0;
+}
+
 static void
-tune(int fd, const struct ft_bench_cfg *cfg)
+tune(int fd, const struct ft_bench_cfg *cfg, bool same_host)
 {
 	/* sockets stay blocking: non-blocking calls pass MSG_DONTWAIT, waits time out */
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 10000 };
+	size_t buf = ft__tcp_sockbuf(cfg, same_host);
 	int one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 
 	if (cfg->nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (cfg->sockbuf_bytes) {
-		int v = cfg->sockbuf_bytes > INT_MAX / 2 ? INT_MAX / 2 : (int)cfg->sockbuf_bytes;
+	if (buf) {
+		int v = buf > INT_MAX / 2 ? INT_MAX / 2 : (int)buf;
 
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
@@ -292,7 +321,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			                      cfg->stop, &fd, err);
 			if (rc < 0)
 				break;
-			tune(fd, cfg);
+			tune(fd, cfg, same_host(w, p));
 			*conn_fd(ep, p, s) = fd;
 			rc = ft__sock_send_all(fd, &h, sizeof(h), deadline, who, cfg->stop, err);
 		}
@@ -323,7 +352,7 @@ tcp_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 			close(fd);
 			break;
 		}
-		tune(fd, cfg);
+		tune(fd, cfg, same_host(w, h.rank));
 		*conn_fd(ep, h.rank, h.stream) = fd;
 		nacc--;
 	}
@@ -611,6 +640,19 @@ uint64_t
 ft__tcp_calls(struct ft_ep *base)
 {
 	return ft_container_of(base, struct tcp_ep, base)->ncalls;
+}
+
+int
+ft__tcp_bufs(struct ft_ep *base, uint32_t peer, int *snd, int *rcv)
+{
+	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
+	int fd = ep->conns[peer * ep->nstreams].fd;
+	socklen_t l = sizeof(*snd);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, snd, &l) < 0)
+		return -1;
+	l = sizeof(*rcv);
+	return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, rcv, &l);
 }
 
 /*

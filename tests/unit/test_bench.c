@@ -2993,6 +2993,21 @@ tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
 	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
 }
 
+/* A number in a /proc/sys file, or @dflt when it cannot be read (the kernel's cap on SO_*BUF). */
+static long
+sysctl_long(const char *path, long dflt)
+{
+	FILE *f = fopen(path, "r");
+	long v = dflt;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
 static int
 tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
 {
@@ -3002,6 +3017,21 @@ tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft
 	int rc = buf ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) : FT_ENOMEM;
 
 	(void)unused;
+	if (rc == 0) {
+		/*
+		 * Two ranks on one host: 256 KiB asked for each way, which the
+		 * kernel doubles, where autotuning starts at tcp_rmem's 128 KiB
+		 * and tcp_wmem's 16 KiB and grows from there.
+		 */
+		int snd = 0, rcv = 0;
+		long wmax = sysctl_long("/proc/sys/net/core/wmem_max", 256 * 1024);
+		long rmax = sysctl_long("/proc/sys/net/core/rmem_max", 256 * 1024);
+		long want_snd = 2 * FT_MIN(256 * 1024L, wmax), want_rcv = 2 * FT_MIN(256 * 1024L, rmax);
+
+		if (ft__tcp_bufs(ep, 1 - rank, &snd, &rcv) != 0 || snd != want_snd || rcv != want_rcv)
+			rc = ft_error_set(err, FT_EIO, "socket buffers %d and %d, not %ld and %ld", snd,
+			                  rcv, want_snd, want_rcv);
+	}
 	if (rc == 0)
 		rc = tcp_batch_recv(ep, rank, buf, err);
 	if (rc == 0)
@@ -3034,6 +3064,20 @@ tcp_pinned_saving(size_t len)
 
 	ft__tcp_spin_terms(len, &wake_s, &copy_s);
 	return wake_s - copy_s;
+}
+
+/* Socket buffers: --sockbuf wins; else 256 KiB on one host, autotuning across hosts. */
+static void
+test_tcp_sockbuf(void **state)
+{
+	struct ft_bench_cfg cfg = { 0 };
+
+	(void)state;
+	assert_int_equal(ft__tcp_sockbuf(&cfg, true), 256 * 1024);
+	assert_int_equal(ft__tcp_sockbuf(&cfg, false), 0);
+	cfg.sockbuf_bytes = 4 << 20;
+	assert_int_equal(ft__tcp_sockbuf(&cfg, true), 4 << 20);
+	assert_int_equal(ft__tcp_sockbuf(&cfg, false), 4 << 20);
 }
 
 static void
@@ -5008,6 +5052,7 @@ main(void)
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
+		cmocka_unit_test(test_tcp_sockbuf),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
