@@ -4953,6 +4953,73 @@ test_pt2pt_stream_warmup(void **state)
 	run_two(stream_warmup, 1);
 }
 
+/*
+ * pairs and bisection warm up as pt2pt_bw does: -w 3 with --window 4 and
+ * -n 2 (windows per pair) sends (3 + 2) x 4 messages from each rank of a
+ * pair, which streams both ways, 12 of them untimed, plus the two one-byte
+ * handshakes around the timed windows; pairs then sends 10 + 100 8-byte
+ * ping-pongs (the latency probe) from each side, and bisection's 2 rounds
+ * stream twice. @arg: bit 0 bisection (else pairs), bit 1 tcp (else shm).
+ */
+#define WARM_PAIRS_N 2u
+#define WARM_ROUNDS 2u
+
+static int
+pattern_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	bool bisection = arg & 1;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	struct ft_bench_report rep;
+	uint64_t before, stream = (WARM_W + WARM_PAIRS_N) * WARM_WINDOW + 2;
+	uint64_t want = bisection ? WARM_ROUNDS * stream : stream + 10 + LAT_PROBE_ITERS;
+	int rc = arg & 2 ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) :
+	                   open_two_shm(rank, lfd, port, 0, 65536, &w, &ep, err);
+
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = bisection ? FT_OP_BISECTION : FT_OP_PAIRS;
+	cfg.max_bytes = 65536;
+	cfg.window = WARM_WINDOW;
+	cfg.warmup = WARM_W;
+	cfg.iters = WARM_PAIRS_N;
+	cfg.rounds = WARM_ROUNDS;
+	memset(&bc, 0, sizeof(bc));
+	bc.w = w;
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	ft_bench_report_init(&rep);
+	rep.ranks = ft_calloc(2, sizeof(*rep.ranks));
+	if (!rep.ranks)
+		rc = FT_ENOMEM;
+	before = ep->nsends;
+	if (rc == 0)
+		rc = bisection ? ft__bench_bisection(&bc, &rep, err) : ft__bench_pairs(&bc, &rep, err);
+	if (rc == 0 && ep->nsends - before != want)
+		rc = ft_error_set(err, FT_EIO, "%s: rank %u sent %" PRIu64 " messages, not %" PRIu64,
+		                  bisection ? "bisection" : "pairs", rank, ep->nsends - before, want);
+	/* the warm-up is not counted as timed messages, and the pair was measured */
+	if (rc == 0 && rep.run.rows.len != (bisection ? WARM_ROUNDS : 2))
+		rc = ft_error_set(err, FT_EIO, "%zu rows", rep.run.rows.len);
+	if (rc == 0 && !bisection && !(rep.bw_GBps[1] > 0 && rep.bw_GBps[2] > 0))
+		rc = ft_error_set(err, FT_EIO, "pairs measured %g and %g GB/s", rep.bw_GBps[1],
+		                  rep.bw_GBps[2]);
+	ft_bench_report_release(&rep);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pattern_warmup(void **state)
+{
+	uint64_t arg;
+
+	for (arg = 0; arg < 4; arg++)
+		run_two(pattern_warmup, arg);
+}
+
 int
 main(void)
 {
@@ -4990,6 +5057,7 @@ main(void)
 		cmocka_unit_test(test_shm_cma_refused),
 		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_pt2pt_stream_warmup),
+		cmocka_unit_test(test_pattern_warmup),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
