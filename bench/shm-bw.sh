@@ -13,7 +13,9 @@
 # 64, 128, 256 KiB; fabtune / MPI 3.9 -> 5.0, 2.8 -> 6.9, 3.8 -> 5.6;
 # fabtune / memcpy as it ran 0.21 -> 0.13, 0.14 -> 0.25, 0.21 -> 0.37.
 # Same-sitting alternated pairs of the two builds: 1.64 at 64 KiB, 1.70
-# at 128 KiB, and 1.44 at 256 KiB, whose path did not change (the noise).
+# at 128 KiB, and 1.44 at 256 KiB, whose path did not change (the noise;
+# the new build against itself read 0.65): faster in 8 of 10 pairs at
+# 128 KiB, 10 of 16 at 64 KiB.
 #
 # The three are interleaved: for each size, RUNS (5) rounds, each round
 # fabtune, the memcpy and MPI back to back, the order rotating from round
