@@ -140,10 +140,11 @@ struct cma_desc {
  * through it unless both ranks run at once; a single copy needs only the
  * receiver, so on a loaded host the window passes in one of its time
  * slices rather than in several turns of both. From 256 KiB to 64 KiB,
- * alternated pairs on the 2-CPU VM at load 12-17 (window 16): fabtune /
- * the build before, median of per-pair ratios, 1.96 at 128 KiB (5 pairs)
- * and 1.68 at 64 KiB (11 pairs; docs/internals/bench.md, "shm 64-256 KiB
- * under load"). A host where both ranks hold their CPUs never stalls
+ * alternated pairs on the 2-CPU VM at load 12-17 (window 16) against the
+ * build before: faster in 8 of 10 pairs at 128 KiB (median ratio
+ * 1.70-1.96), in 10 of 16 at 64 KiB (1.64), where five pairs of one
+ * build against itself read 0.65 (docs/internals/bench.md, "shm 64-256
+ * KiB under load"). A host where both ranks hold their CPUs never stalls
  * (ft__shm_copy_stalled) and keeps the pipeline, one descriptor a message
  * dearer.
  */
