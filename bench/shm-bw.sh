@@ -6,6 +6,17 @@
 # ratio to MPI >= 1.0, ratio to memcpy >= 0.5 for large messages.
 # CMA=SIZE adds --cma-min SIZE (CMA=off: the pipelined copies only).
 #
+# Figures (docs/internals/bench.md, "shm 64-256 KiB under load"), STEP=2
+# MIN=65536 MAX=262144 RUNS=5 on the 2-CPU VM, before -> after single
+# copies were allowed from 64 KiB (256 KiB before), load 10-12 before and
+# 16-18 after: fabtune 1.04 -> 1.42, 0.92 -> 1.99, 1.54 -> 2.42 GB/s at
+# 64, 128, 256 KiB; fabtune / MPI 3.9 -> 5.0, 2.8 -> 6.9, 3.8 -> 5.6;
+# fabtune / memcpy as it ran 0.21 -> 0.13, 0.14 -> 0.25, 0.21 -> 0.37.
+# Same-sitting alternated pairs of the two builds: 1.64 at 64 KiB, 1.70
+# at 128 KiB, and 1.44 at 256 KiB, whose path did not change (the noise;
+# the new build against itself read 0.65): faster in 8 of 10 pairs at
+# 128 KiB, 10 of 16 at 64 KiB.
+#
 # The three are interleaved: for each size, RUNS (5) rounds, each round
 # fabtune, the memcpy and MPI back to back, the order rotating from round
 # to round, so that a host whose load moves between seconds moves all

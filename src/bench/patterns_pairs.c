@@ -8,7 +8,11 @@
 
 #include <fabtune/rng.h>
 
-/* Measure @peer both ways at once; rx_from[peer] and lat[peer] on the lower rank. */
+/*
+ * Measure @peer both ways at once; rx_from[peer] and lat[peer] on the lower
+ * rank. The stream runs -w untimed windows first, as pt2pt_bw's does: each
+ * pair is a fresh peer whose connection, buffers and copy path are cold.
+ */
 static int
 pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *cv, double *lat,
           struct ft_error *err)
@@ -19,7 +23,8 @@ pair_test(struct ft_bench_ctx *bc, uint32_t peer, double *rx, double *cv, double
 	int rc;
 
 	rc = ft__bench_stream(bc, peer, true, true, (size_t)cfg->max_bytes, cfg->window,
-	            0, (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, NULL, err);
+	            cfg->warmup, (uint64_t)cfg->iters * cfg->window, 0, rx, &best, NULL, cv, NULL,
+	            err);
 	if (rc < 0)
 		return rc;
 	rc = ft__bench_pingpong(bc, peer, bc->w->rank < peer, 8, 10, LAT_PROBE_ITERS, samples, err);
@@ -142,7 +147,7 @@ pairs_retest(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_err
 
 			if (r == x || r == g)
 				rc = ft__bench_stream(bc, r == x ? g : x, true, true,
-				            (size_t)bc->cfg->max_bytes, bc->cfg->window, 0,
+				            (size_t)bc->cfg->max_bytes, bc->cfg->window, bc->cfg->warmup,
 				            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &bw,
 				            &peak, NULL, NULL, NULL, err);
 			if (r == x)
@@ -286,7 +291,7 @@ ft__bench_bisection(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		}
 		if (partner >= 0)
 			rc = ft__bench_stream(bc, (uint32_t)partner, true, true, (size_t)bc->cfg->max_bytes,
-			            bc->cfg->window, 0,
+			            bc->cfg->window, bc->cfg->warmup,
 			            (uint64_t)bc->cfg->iters * bc->cfg->window, 0, &mine[0],
 			            &peak, NULL, &mine[1], NULL, err);
 		if (rc == 0)

@@ -135,11 +135,20 @@ struct cma_desc {
 
 /*
  * Left to choose (--cma-min auto, the default), messages from CMA_AUTO_MIN
- * bytes on take either copy: the size from which single copies met half
- * the memcpy rate under load (0.52 at 256 KiB, load 17.7), and a quarter
- * of the ring, so a stalled pipeline is seen within the message.
+ * bytes on take either copy. A window of them larger than the 1 MiB ring
+ * (16 of 128 KiB in bench/shm-bw.sh, 64 of 64 KiB by default) cannot pass
+ * through it unless both ranks run at once; a single copy needs only the
+ * receiver, so on a loaded host the window passes in one of its time
+ * slices rather than in several turns of both. From 256 KiB to 64 KiB,
+ * alternated pairs on the 2-CPU VM at load 12-17 (window 16) against the
+ * build before: faster in 8 of 10 pairs at 128 KiB (median ratio
+ * 1.70-1.96), in 10 of 16 at 64 KiB (1.64), where five pairs of one
+ * build against itself read 0.65 (docs/internals/bench.md, "shm 64-256
+ * KiB under load"). A host where both ranks hold their CPUs never stalls
+ * (ft__shm_copy_stalled) and keeps the pipeline, one descriptor a message
+ * dearer.
  */
-#define CMA_AUTO_MIN (256 * 1024)
+#define CMA_AUTO_MIN (64 * 1024)
 /*
  * The pipeline stalls when the sender finds the ring full for STALL_S or
  * more: a receiver that holds a CPU empties the whole 1 MiB ring in 35-135

@@ -170,11 +170,12 @@ else
 fi
 
 # pairs, bisection and incast stage as pt2pt does: -n 4 --window 5 is 20
-# messages per stream. pairs (2 ranks): one stream each way (20 down, 20 up)
-# and the 8-byte latency probe (10 warm-up + 100 round trips, one copy each
-# way per round trip on both ranks), 3 buffers each filled once: dtoh 130,
-# htod 133. bisection (4 ranks, --rounds 3): per round one stream each way
-# with a partner: dtoh 60, htod 60 + 6. incast (3 ranks): the sender copies
+# messages per stream, after -w 5 untimed windows of 5 (25) for pairs and
+# bisection. pairs (2 ranks): one stream each way (45 down, 45 up) and the
+# 8-byte latency probe (10 warm-up + 100 round trips, one copy each way
+# per round trip on both ranks), 3 buffers each filled once: dtoh 155,
+# htod 158. bisection (4 ranks, --rounds 3): per round one stream each way
+# with a partner: dtoh 135, htod 135 + 6. incast (3 ranks): the sender copies
 # each of its 20 messages down; the root copies each up as it lands (one
 # buffer per phase: htod 2 + 20); the victim ping-pongs in both phases.
 p2p=(--transport tcp -s 16K -n 4 --window 5 --gpu-buffers --json)
@@ -202,9 +203,9 @@ PY
 c0="register 0 unregister 0"
 c1="dtod 0 launches 0 modules 0"
 stage_case pairs "pairs --np 2" \
-	"2x alloc 3 free 3 hostalloc 3 freehost 3 $c0 dtoh 130 htod 133 $c1"
+	"2x alloc 3 free 3 hostalloc 3 freehost 3 $c0 dtoh 155 htod 158 $c1"
 stage_case bisection "bisection --np 4 --rounds 3" \
-	"4x alloc 6 free 6 hostalloc 6 freehost 6 $c0 dtoh 60 htod 66 $c1"
+	"4x alloc 6 free 6 hostalloc 6 freehost 6 $c0 dtoh 135 htod 141 $c1"
 stage_case incast "incast --np 3" \
 	"1x alloc 1 free 1 hostalloc 1 freehost 1 $c0 dtoh 20 htod 1 $c1" \
 	"1x alloc 2 free 2 hostalloc 2 freehost 2 $c0 dtoh 0 htod 22 $c1" \

@@ -1222,12 +1222,56 @@ shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *
 	return close_rounds(buf, ep, w, rc);
 }
 
+/*
+ * Left to choose, 64 KiB messages may take the single copy too
+ * (CMA_AUTO_MIN): right after a stalled round of 1 MiB messages (as in
+ * shm_switch), within the back-off, a round of four 64 KiB messages goes
+ * at least partly as single copies, every byte intact. A sender that lost
+ * its CPU past the back-off tries the pipeline again instead; the pair of
+ * rounds is then run again, up to STALL_TRIES times.
+ */
+static int
+shm_small_single(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const int late_recv[2] = { 50, 20 }, now[2] = { 0, 0 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[4] = { NULL, NULL, NULL, NULL };
+	uint64_t c0[2] = { 0, 0 }, c1[2] = { 0, 0 }, last[2];
+	unsigned char single = 0;
+	unsigned t;
+	bool skip;
+	int rc = open_stalled(rank, lfd, port, &w, &ep, buf, &skip, c0, last, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	for (t = 0; t < STALL_TRIES && rc == 0 && !single && !skip; t++) {
+		if (t > 0)
+			rc = shm_round(ep, rank, buf, 20 + t, 4, late_recv, err);
+		if (rc == 0)
+			ft__shm_copies(ep, 0, c0);
+		if (rc == 0)
+			rc = shm_round_len(ep, rank, buf, 10 + t, 4, 64u << 10, now, err);
+		if (rc == 0)
+			ft__shm_copies(ep, 0, c1);
+		single = c1[1] > c0[1];
+		if (rc == 0)
+			rc = ft__world_bcast(w, &single, 1, 1, err);
+	}
+	if (rc == 0 && rank == 1 && !skip && !single)
+		rc = ft_error_set(err, FT_EIO,
+		                  "no 64 KiB message took the single copy after a stall (%d tries)",
+		                  STALL_TRIES);
+	return close_rounds(buf, ep, w, rc);
+}
+
 /* The sender switches to single copies after a stall, and after a slow try that did not stall. */
 static void
 test_shm_copy_switch(void **state)
 {
 	run_two(shm_switch, 0);
 	run_two(shm_judge, 0);
+	run_two(shm_small_single, 0);
 }
 
 /*
@@ -1498,9 +1542,9 @@ advised_huge(const void *p)
 
 /*
  * shm's message buffers (ft__ep_scratch on an shm endpoint, coll.c) from
- * 256 KiB on are mapped on their own, 2 MiB-aligned and advised for huge
- * pages, since single copies pin their pages; smaller ones come from the
- * heap. A buffer that grows unmaps the old mapping. Single copies of
+ * 64 KiB on (256 KiB and 64 KiB here) are mapped on their own, 2 MiB-aligned
+ * and advised for huge pages, since single copies pin their pages; smaller
+ * ones come from the heap. A buffer that grows unmaps the old mapping. Single copies of
  * 1 MiB + 37 bytes, and a 100,000-byte message, go between such buffers
  * with every byte intact.
  */
@@ -1546,7 +1590,14 @@ shm_huge_bufs(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_err
 		rc = ft_error_set(err, FT_EIO, "the grown buffer is not 2 MiB-aligned");
 	if (rc == 0 && (msync(old, 4096, MS_ASYNC) == 0 || errno != ENOMEM))
 		rc = ft_error_set(err, FT_EIO, "the 256 KiB buffer is still mapped after growing");
-	/* below 256 KiB: the heap */
+	/* from 64 KiB, the smallest message that may take the single copy, mapped too */
+	if (rc == 0 && !(b = ft__ep_scratch(ep, 2, 64u << 10)))
+		rc = FT_ENOMEM;
+	if (rc == 0 && ((uintptr_t)b & ((2u << 20) - 1)))
+		rc = ft_error_set(err, FT_EIO, "a 64 KiB buffer at %p: not 2 MiB-aligned", (void *)b);
+	if (rc == 0 && thp && advised_huge(b) != 1)
+		rc = ft_error_set(err, FT_EIO, "a 64 KiB buffer not advised for huge pages");
+	/* below 64 KiB: the heap */
 	if (rc == 0 && !(b = ft__ep_scratch(ep, 1, 4096)))
 		rc = FT_ENOMEM;
 	if (rc == 0 && thp && advised_huge(b) == 1)
@@ -4997,6 +5048,73 @@ test_pt2pt_stream_warmup(void **state)
 	run_two(stream_warmup, 1);
 }
 
+/*
+ * pairs and bisection warm up as pt2pt_bw does: -w 3 with --window 4 and
+ * -n 2 (windows per pair) sends (3 + 2) x 4 messages from each rank of a
+ * pair, which streams both ways, 12 of them untimed, plus the two one-byte
+ * handshakes around the timed windows; pairs then sends 10 + 100 8-byte
+ * ping-pongs (the latency probe) from each side, and bisection's 2 rounds
+ * stream twice. @arg: bit 0 bisection (else pairs), bit 1 tcp (else shm).
+ */
+#define WARM_PAIRS_N 2u
+#define WARM_ROUNDS 2u
+
+static int
+pattern_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	bool bisection = arg & 1;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	struct ft_bench_report rep;
+	uint64_t before, stream = (WARM_W + WARM_PAIRS_N) * WARM_WINDOW + 2;
+	uint64_t want = bisection ? WARM_ROUNDS * stream : stream + 10 + LAT_PROBE_ITERS;
+	int rc = arg & 2 ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) :
+	                   open_two_shm(rank, lfd, port, 0, 65536, &w, &ep, err);
+
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = bisection ? FT_OP_BISECTION : FT_OP_PAIRS;
+	cfg.max_bytes = 65536;
+	cfg.window = WARM_WINDOW;
+	cfg.warmup = WARM_W;
+	cfg.iters = WARM_PAIRS_N;
+	cfg.rounds = WARM_ROUNDS;
+	memset(&bc, 0, sizeof(bc));
+	bc.w = w;
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	ft_bench_report_init(&rep);
+	rep.ranks = ft_calloc(2, sizeof(*rep.ranks));
+	if (!rep.ranks)
+		rc = FT_ENOMEM;
+	before = ep->nsends;
+	if (rc == 0)
+		rc = bisection ? ft__bench_bisection(&bc, &rep, err) : ft__bench_pairs(&bc, &rep, err);
+	if (rc == 0 && ep->nsends - before != want)
+		rc = ft_error_set(err, FT_EIO, "%s: rank %u sent %" PRIu64 " messages, not %" PRIu64,
+		                  bisection ? "bisection" : "pairs", rank, ep->nsends - before, want);
+	/* the warm-up is not counted as timed messages, and the pair was measured */
+	if (rc == 0 && rep.run.rows.len != (bisection ? WARM_ROUNDS : 2))
+		rc = ft_error_set(err, FT_EIO, "%zu rows", rep.run.rows.len);
+	if (rc == 0 && !bisection && !(rep.bw_GBps[1] > 0 && rep.bw_GBps[2] > 0))
+		rc = ft_error_set(err, FT_EIO, "pairs measured %g and %g GB/s", rep.bw_GBps[1],
+		                  rep.bw_GBps[2]);
+	ft_bench_report_release(&rep);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pattern_warmup(void **state)
+{
+	uint64_t arg;
+
+	for (arg = 0; arg < 4; arg++)
+		run_two(pattern_warmup, arg);
+}
+
 int
 main(void)
 {
@@ -5034,6 +5152,7 @@ main(void)
 		cmocka_unit_test(test_shm_cma_refused),
 		cmocka_unit_test(test_pt2pt_data_check),
 		cmocka_unit_test(test_pt2pt_stream_warmup),
+		cmocka_unit_test(test_pattern_warmup),
 		cmocka_unit_test(test_shm_single_copy),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
