@@ -7,14 +7,37 @@
 # compared: a case without NAME.err expects an empty stderr, so a new warning
 # or message fails the case until its .err is added (and reviewed).
 # FT_UPDATE_GOLDEN=1 rewrites the expected files for review in the diff.
+#
+# run.sh FABTUNE K/N runs shard K of N: the cases whose place in the sorted
+# list, counted from 0, is K-1 modulo N, so that meson can run the shards side
+# by side (tests/meson.build) and each case runs in exactly one of them.
+# run.sh --list [K/N] prints the names of the cases (of one shard) instead of
+# running them (tests/shards.sh checks that the shards cover every case once).
 set -u
-fabtune=${1:?usage: run.sh PATH-TO-FABTUNE}
+usage="usage: run.sh PATH-TO-FABTUNE|--list [K/N]"
+fabtune=${1:?$usage}
+shard=${2:-1/1}
+if ! [[ $shard =~ ^([0-9]+)/([0-9]+)$ ]] || [ "${BASH_REMATCH[2]}" -lt 1 ] ||
+	[ "${BASH_REMATCH[1]}" -lt 1 ] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+	echo "run.sh: shard '$shard' is not K/N with 1 <= K <= N; $usage" >&2
+	exit 2
+fi
+k=$((BASH_REMATCH[1] - 1)) nshards=${BASH_REMATCH[2]}
 export LC_ALL=C TZ=UTC FABTUNE_TEST_STABLE=1 NO_COLOR=1
 cd "${FT_SOURCE_ROOT:-$(dirname "$0")/../..}" || exit 1
 dir=tests/cli/cases
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cases=("$dir"/*.cmd)
+if [ -n "${2:-}" ]; then # one shard: every nshards-th case from the k-th
+	all=("${cases[@]}")
+	cases=()
+	for ((i = k; i < ${#all[@]}; i += nshards)); do cases+=("${all[i]}"); done
+fi
+if [ "$fabtune" = --list ]; then
+	for c in "${cases[@]}"; do basename "$c" .cmd; done
+	exit 0
+fi
 echo "1..${#cases[@]}"
 n=0
 fail=0

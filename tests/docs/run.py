@@ -28,8 +28,17 @@
 # Commands run with bash from a scratch folder that mirrors the repository
 # root (its top-level entries linked), so relative paths in the docs resolve
 # as from the root and files the examples write stay out of the tree;
-# `fabtune` on PATH is the binary under test. The blocks of one page share an
-# archive (FABTUNE_ARCHIVE), so a page can import runs and then compare them.
+# `fabtune` on PATH is the binary under test. Each block has a scratch folder,
+# HOME and archive (FABTUNE_ARCHIVE) of its own: the commands of one block share
+# them, so a block can import runs and then compare them, and no block depends
+# on another (which lets the blocks run in shards, in any order).
+#
+# run.py FABTUNE K/N runs shard K of N: the examples whose place in the list,
+# counted from 0, is K-1 modulo N, so that meson can run the shards side by
+# side (tests/meson.build) and each example runs in exactly one of them.
+# run.py --list [K/N] prints the examples' names (PAGE:LINE) of one shard
+# instead of running them (tests/shards.sh checks that the shards cover every
+# example once).
 import os
 import re
 import shutil
@@ -138,8 +147,18 @@ def scratch_root(root, fabtune):
     return d, bindir
 
 
+def parse_shard(arg):
+    m = re.match(r"^(\d+)/(\d+)$", arg)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        sys.exit("run.py: shard '%s' is not K/N with 1 <= K <= N" % arg)
+    return int(m.group(1)) - 1, int(m.group(2))
+
+
 def main():
-    fabtune = os.path.abspath(sys.argv[1])
+    if len(sys.argv) < 2:
+        sys.exit("usage: run.py PATH-TO-FABTUNE|--list [K/N]")
+    if len(sys.argv) > 2:
+        k, nshards = parse_shard(sys.argv[2])
     root = os.path.abspath(os.environ.get("FT_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "../..")))
     cases = []
     for page in find_pages(root):
@@ -149,6 +168,13 @@ def main():
             # an example the test cannot see would go stale unnoticed
             cases.append((os.path.relpath(page, root), line, None,
                           "a console example outside a ```console block: " + text))
+    if len(sys.argv) > 2:  # one shard: every nshards-th example from the k-th
+        cases = cases[k::nshards]
+    if sys.argv[1] == "--list":
+        for page, line, _, _ in cases:
+            print("%s:%d" % (page, line))
+        return 0
+    fabtune = os.path.abspath(sys.argv[1])
     print("1..%d" % len(cases))
     fails = 0
     for n, (page, line, reason, cmds) in enumerate(cases, 1):
