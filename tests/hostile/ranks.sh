@@ -86,9 +86,10 @@ one() { # transport signal
 	fi
 	# fabtune's own launcher ends everything within a second of the timeout;
 	# mpirun takes a second of its own after MPI_Abort, and now and then (an
-	# ORTE_ERROR_LOG in its teardown) several more, which are not ours to cut
+	# ORTE_ERROR_LOG in its teardown) several more, which are not ours to cut:
+	# 10.8 s past the timeout once on a host at a load of 14
 	limit=$((timeout_s + 2))
-	[ "$t" = mpi ] && limit=$((timeout_s + 10))
+	[ "$t" = mpi ] && limit=$((timeout_s + 20))
 	if [ "$(echo "$took > $limit" | bc)" = 1 ]; then
 		echo "not ok $n - $name: the others took ${took}s to stop (timeout ${timeout_s}s)"
 		fail=$((fail + 1)); return
