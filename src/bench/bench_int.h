@@ -380,6 +380,11 @@ void ft__shm_copy_stream(char *d, const char *s, size_t n);
 size_t ft__shm_nt_min(void);
 /* shm: messages to @peer that could take either copy, as sent: [0] pipelined, [1] single */
 void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
+/*
+ * shm, for tests: which bytes of the stream to @peer the head's block
+ * holds, from *@pos, *@len of them (0: none)
+ */
+void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
 /* shm: the copy messages of @len bytes to @peer took since @before (ft__shm_copies), named */
 void ft__shm_path(const struct ft_ep *ep, uint32_t peer, size_t len, const uint64_t before[2],
                   char *out, size_t n);

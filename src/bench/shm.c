@@ -11,7 +11,9 @@
  * the same lengths in the same order. A peer whose process vanished is
  * noticed by kill(pid, 0) while waiting on it. Up to 176 bytes also ride in
  * the lines of the ring's head (ring_put, ring_get), so that a small
- * message costs the receiver one cache-line transfer, not two.
+ * message costs the receiver one cache-line transfer, not two, and so do
+ * the bytes of a larger publication up to the end of the line it starts
+ * in (ring_split), a line that the one before it shares.
  *
  * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
  * in, so that the receiver copies one chunk out while the sender copies the
@@ -64,6 +66,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -188,6 +191,23 @@ static int
 shm_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
 {
 	return 0;
+}
+
+/*
+ * Whether this CPU has PREFETCHW (CPUID 0x80000001, ECX bit 8): a load
+ * that asks for the line in the exclusive state, as a store would, without
+ * storing.
+ */
+static bool
+has_prefetchw(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+
+	return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 8));
+#else
+	return false;
+#endif
 }
 
 static struct ring *
@@ -566,6 +586,7 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		ep->cma_min = 0;
 	copy_init(w, ep);
 	ep->nt_min = ft__shm_nt_min();
+	ep->prefetchw = has_prefetchw();
 	rc = shm_open_seg(w, ep, err);
 	if (rc == 0 && ep->cma_min)
 		rc = cma_check(w, ep, err);
@@ -687,14 +708,57 @@ ring_data(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len
 	}
 }
 
+static inline void
+prefetch_w(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
+#else
+	(void)p;
+#endif
+}
+
 /*
- * Write @len bytes at position @pos, not yet published. Small ones go into
- * the head's block only, and true says that their copy in the ring is due
- * once they are published (ring_put_rest): written first, its stores (to
+ * How many bytes of a publication of @len bytes at position @pos travel in
+ * the head's block (ring_put): all of a small one; of a larger one, the
+ * bytes up to the end of the cache line it starts in (none when it starts
+ * a line). That line also holds the end of the publication before, which
+ * the receiver read last: written into the ring before the head, it had to
+ * come back from the receiver's cache before the head could be published,
+ * where the lines after it are new ones that no other core holds. Messages
+ * of 8 bytes leave every later position 32 bytes into a line
+ * (bench/shm-lat.sh starts there), and 256 B read 0.89 us against 0.58 for
+ * 128 B, 0.64 with the first line in the block (p50, -n 2000, load 10-11).
+ */
+static size_t
+ring_split(uint64_t pos, size_t len)
+{
+	size_t into = (size_t)(pos % CACHELINE);
+
+	if (len <= INL_MAX)
+		return len;
+	return into ? CACHELINE - into : 0;
+}
+
+/*
+ * Write @len bytes at position @pos, not yet published, into the head's
+ * block (ring_split says how much goes there; the rest of a publication is
+ * written into the ring first, ring_move). True says that their copy in
+ * the ring is due once they are published: written first, its stores (to
  * lines no cache holds near the sender) held up the locked exchange that
  * publishes the head. The next block's "none" follows that copy behind a
  * release fence, so a receiver that finds the block rewritten finds the
  * ring's copy.
+ *
+ * The block's lines after the head's are asked for first (PREFETCHW),
+ * so that the stores from "none" to the new tag follow each other with
+ * every line already held: the receiver spins on the head's line, and
+ * while a store to a line it still held waited, the receiver read the
+ * head's line back between "none" and the tag, and the sender had to take
+ * it a second time. Which builds paid that second transfer depended on the
+ * code the compiler laid out around the stores: the same source read 0.58
+ * and 0.84 us at 64 B and 128 B from one build to the next (p50, load
+ * 10-11), 0.58-0.61 with the lines asked for first.
  */
 static bool
 ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_t len)
@@ -706,6 +770,9 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 		ring_data(ep, r, pos, (char *)buf, len, RING_IN);
 		return false;
 	}
+	/* inl[6] starts the block's second line, inl[14] its third */
+	for (i = 6; ep->prefetchw && i * sizeof(uint64_t) < len; i += 8)
+		prefetch_w(&r->inl[i]);
 	w[(len - 1) / sizeof(uint64_t)] = 0;
 	memcpy(w, buf, len);
 	atomic_thread_fence(memory_order_release);
@@ -943,6 +1010,19 @@ ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
 }
 
+void
+ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *len)
+{
+	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
+	uint64_t tag = peer < ep->nranks && peer != ep->rank ?
+	                       atomic_load_explicit(&ring_at(ep, ep->rank, peer)->inl_tag,
+	                                            memory_order_acquire) :
+	                       INL_NONE;
+
+	*pos = tag == INL_NONE ? 0 : tag / 256;
+	*len = tag == INL_NONE ? 0 : (size_t)(tag % 256);
+}
+
 /*
  * The copy that messages of @len bytes to @peer took since @before (its
  * ft__shm_copies then), named in @out: "ring" (two copies through the
@@ -1025,7 +1105,13 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		size_t n = FT_MIN(FT_MIN(room, q->len - q->off), (size_t)SHM_CHUNK);
 
 		char *b = (char *)q->buf + q->off;
-		bool rest = in && ring_put(ep, r, pos, b, n);
+		/* the block takes what ring_split says, the ring the rest, before the head */
+		size_t inl = in ? ring_split(pos, n) : 0;
+		bool rest;
+
+		if (inl < n && in)
+			ring_data(ep, r, pos + inl, b + inl, n - inl, RING_IN);
+		rest = inl > 0 && ring_put(ep, r, pos, b, inl);
 
 		if (!in)
 			ring_get(ep, r, pos, b, n, q->len >= ep->nt_min ? RING_OUT_NT : RING_OUT);
@@ -1035,7 +1121,7 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		ft__shm_publish(edge, pos);
 		ft__shm_bell_ring(ep, p);
 		if (rest)
-			ring_data(ep, r, pos - n, b, n, RING_IN);
+			ring_data(ep, r, pos - n, b, inl, RING_IN);
 		moved++;
 	}
 	return moved;

@@ -104,6 +104,7 @@ struct shm_ep {
 	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
 	size_t cma_min;           /* from this size on (--cma-min) */
 	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
+	bool prefetchw;           /* the CPU has PREFETCHW (shm.c, ring_put) */
 	uint64_t cma_probe;       /* read by the peers at open */
 	double spin_s;            /* spin this long before sleeping on the doorbell */
 	uint64_t calls;          /* direct collectives run */

@@ -1025,6 +1025,97 @@ test_shm_chunks(void **state)
 	shm_exchange_check(FT_SHM_CMA_OFF);
 }
 
+/*
+ * Messages past the head's block that start inside a cache line: the bytes
+ * of that first line travel in the block, the rest in the ring. Rank 1
+ * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the next
+ * line), then, from every offset in a line, sizes on both sides of the
+ * block's 176 bytes, in pairs posted together; rank 0 checks every byte.
+ */
+static int
+shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { 176, 177, 200, 239, 240, 241, 255, 256, 257, 320, 1024, 4097 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[2] = { NULL, NULL };
+	size_t i, shift, k, j, len[2];
+	uint64_t pos0 = 0, pos;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (k = 0; k < 2 && rc == 0; k++)
+		if (!(buf[k] = malloc(8192)))
+			rc = FT_ENOMEM;
+	/* the 8 bytes, then the 256 after them: what the block holds after each */
+	for (k = 0; k < 2 && rc == 0; k++) {
+		struct ft_req q;
+
+		len[0] = k ? 256 : 8;
+		memset(buf[0], (int)(0x40 + k), len[0]);
+		rc = rank ? ft__ep_send(ep, &q, 0, buf[0], len[0], err) :
+		            ft__ep_recv(ep, &q, 1, buf[0], len[0], err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (j = 0; j < len[0] && rc == 0 && rank == 0; j++)
+			if (buf[0][j] != 0x40 + k)
+				rc = ft_error_set(err, FT_EIO, "message %zu byte %zu", k, j);
+		if (rc < 0 || rank == 0)
+			continue;
+		ft__shm_block(ep, 0, &pos, &len[1]);
+		if (k == 0)
+			pos0 = pos;
+		if (k == 0 && len[1] != 8)
+			rc = ft_error_set(err, FT_EIO, "8 B: block holds %zu bytes", len[1]);
+		if (k == 1 && ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
+		               len[1] != 64 - (size_t)((pos0 + 8) % 64)))
+			rc = ft_error_set(err, FT_EIO,
+			                  "256 B at %llu: block holds %zu bytes from %llu, not the "
+			                  "%llu to the next line",
+			                  (unsigned long long)(pos0 + 8), len[1],
+			                  (unsigned long long)pos,
+			                  (unsigned long long)(64 - (pos0 + 8) % 64));
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++)
+		for (shift = 1; shift <= 64 && rc == 0; shift++) {
+			struct ft_req q[2], *qp[2] = { &q[0], &q[1] };
+
+			len[0] = shift;
+			len[1] = sizes[i];
+			for (k = 0; k < 2; k++)
+				for (j = 0; j < len[k]; j++)
+					buf[k][j] = rank ? (unsigned char)(j * 13 + k + i + shift) : 0;
+			for (k = 0; k < 2 && rc == 0; k++)
+				rc = rank ? ft__ep_send(ep, &q[k], 0, buf[k], len[k], err) :
+				            ft__ep_recv(ep, &q[k], 1, buf[k], len[k], err);
+			if (rc == 0)
+				rc = ft__ep_wait(ep, qp, 2, err);
+			for (k = 0; k < 2 && rc == 0 && rank == 0; k++)
+				for (j = 0; j < len[k]; j++)
+					if (buf[k][j] != (unsigned char)(j * 13 + k + i + shift)) {
+						rc = ft_error_set(err, FT_EIO,
+						                  "size %zu after %zu: msg %zu byte %zu",
+						                  sizes[i], shift, k, j);
+						break;
+					}
+		}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (k = 0; k < 2; k++)
+		free(buf[k]);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_line_split(void **state)
+{
+	run_two(shm_line_split, 0);
+}
+
 /* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
 static void
 test_shm_copy_auto(void **state)
@@ -5142,6 +5233,7 @@ main(void)
 		cmocka_unit_test(test_conformance_ucx),
 #endif
 		cmocka_unit_test(test_shm_chunks),
+		cmocka_unit_test(test_shm_line_split),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_path),
