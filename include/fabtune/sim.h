@@ -553,6 +553,8 @@ struct ft_sim_hot_link {
 	char kind[12];  /* nvlink, pcie, host, fabric */
 	uint32_t tier;  /* fabric level crossed (1 host-leaf, 2 leaf-spine, 3 spine-core) */
 	double cap_Bps; /* effective capacity (after faults) */
+	bool has_port;  /* packet engine: @port holds the port's counters */
+	struct ft_sim_port_counters port;
 };
 
 #define FT_SIM_NHOT      10   /* hottest links in a report */

@@ -24,6 +24,10 @@ link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l,
 	        makespan > 0 && h->cap_Bps > 0 ? c->link_bytes[l] / (h->cap_Bps * makespan) : 0;
 	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
 	h->tier = lk->tier;
+	if (c->port) { /* packet engine: what --counters renders, for --json too */
+		h->has_port = true;
+		h->port = c->port[l];
+	}
 	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
 	ft_topo_vertex_name(t, lk->src, a, sizeof(a));
 	ft_topo_vertex_name(t, lk->dst, b, sizeof(b));

@@ -114,7 +114,79 @@ static const struct ft__field link_fields[] = {
 	F(ft_sim_hot_link, "max_flows", UINT, stat.max_flows),
 };
 
+/* A packet engine port's counters (struct ft_sim_port_counters), as --counters renders
+ * them: on the link's sender, what it put on the wire, how long it was paused or waited
+ * for credits, the CE marks its egress queue set and that queue's depth; at the far end,
+ * the drops and pause frames of the ingress buffer; on a NIC's fabric links, the CE
+ * packets delivered and the CNPs sent and handled there. */
+static const struct ft__field port_fields[] = {
+	F(ft_sim_port_counters, "packets", UINT, tx_pkts),
+	F(ft_sim_port_counters, "wire_bytes", UINT, tx_bytes),
+	F(ft_sim_port_counters, "drops", UINT, drops),
+	F(ft_sim_port_counters, "drops_corrupt", UINT, drops_corrupt),
+	F(ft_sim_port_counters, "pause_sent", UINT, pause_tx),
+	F(ft_sim_port_counters, "pause_received", UINT, pause_rx),
+	F(ft_sim_port_counters, "paused_us", US, paused_s),
+	F(ft_sim_port_counters, "xmit_wait_us", US, xmit_wait_s),
+	F(ft_sim_port_counters, "ecn_marked", UINT, ecn_marked),
+	F(ft_sim_port_counters, "ecn_received", UINT, ecn_rx),
+	F(ft_sim_port_counters, "cnp_sent", UINT, cnp_sent),
+	F(ft_sim_port_counters, "cnp_handled", UINT, cnp_handled),
+	F(ft_sim_port_counters, "queue_mean_bytes", NUM, q_mean_bytes),
+	F(ft_sim_port_counters, "queue_max_bytes", UINT, q_max_bytes),
+	F(ft_sim_port_counters, "pfc_watchdog", UINT, pfc_wd_fires),
+};
+
+static const struct ft__field prio_fields[] = {
+	F(ft_sim_prio_counters, "packets", UINT, tx_pkts),
+	F(ft_sim_prio_counters, "wire_bytes", UINT, tx_bytes),
+	F(ft_sim_prio_counters, "drops", UINT, drops),
+	F(ft_sim_prio_counters, "drops_corrupt", UINT, drops_corrupt),
+	F(ft_sim_prio_counters, "pause_sent", UINT, pause_tx),
+	F(ft_sim_prio_counters, "pause_received", UINT, pause_rx),
+	F(ft_sim_prio_counters, "paused_us", US, paused_s),
+};
+
 #undef F
+
+/* "ports": each link's byte counters and, from the packet engine, its port counters under
+ * "packet" with the priorities that carried or paused anything under "priorities". */
+static void
+ports_json(struct ft_json *j, const struct ft_vec *v)
+{
+	size_t i;
+	uint32_t p;
+
+	ft_json_key(j, "ports");
+	ft_json_arr_begin(j);
+	for (i = 0; i < v->len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(v, i);
+
+		ft_json_obj_begin(j);
+		ft__json_fields(j, h, link_fields, FT_ARRAY_SIZE(link_fields));
+		if (h->has_port) {
+			ft_json_key(j, "packet");
+			ft_json_obj_begin(j);
+			ft__json_fields(j, &h->port, port_fields, FT_ARRAY_SIZE(port_fields));
+			ft_json_key(j, "priorities");
+			ft_json_arr_begin(j);
+			for (p = 0; p < FT_PKT_NPRIO; p++) {
+				const struct ft_sim_prio_counters *q = &h->port.prio[p];
+
+				if (!q->tx_pkts && !q->pause_tx && !q->pause_rx && !q->drops)
+					continue;
+				ft_json_obj_begin(j);
+				ft_json_kv_uint(j, "priority", p);
+				ft__json_fields(j, q, prio_fields, FT_ARRAY_SIZE(prio_fields));
+				ft_json_obj_end(j);
+			}
+			ft_json_arr_end(j);
+			ft_json_obj_end(j);
+		}
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
 
 /* A vector of records, each an object of @fields, as the array at @key. */
 static void
@@ -307,7 +379,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	records_json(j, "by_size", &r->by_size, size_fields, FT_ARRAY_SIZE(size_fields));
 	records_json(j, "hot_links", &r->hot, link_fields, FT_ARRAY_SIZE(link_fields));
 	ft_json_kv_uint(j, "ports_used", r->nlinks_used);
-	records_json(j, "ports", &r->ports, link_fields, FT_ARRAY_SIZE(link_fields));
+	ports_json(j, &r->ports);
 
 	ft_json_key(j, "engine_stats");
 	ft_json_obj_begin(j);

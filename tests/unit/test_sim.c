@@ -1727,6 +1727,97 @@ test_qp_failure_report(void **state)
 	ft_arena_release(&arena);
 }
 
+/*
+ * --json carries the packet engine's port counters (what --counters renders) under each
+ * port's "packet", so a script reads pauses, marks and queues without parsing ethtool
+ * text. 15 NICs send 4 MiB each into n0.nic0 under PFC alone (the incast lab's small
+ * form): the 12 from other nodes arrive over leaf0 -> n0.nic0, 12 x 1024 packets of a
+ * 4096-byte MTU, each with RoCEv2's 82 bytes of wire overhead (kb ROCE-WIRE); the pause
+ * frames the ports' ingress buffers sent add up to the run's, and one reached n1.nic0's
+ * port to the fabric, which was paused. The flow engine has no port counters.
+ */
+static const char *const incast_json_scenario =
+        "name: incast-json\n"
+        "engine: packet\n"
+        "cluster:\n"
+        "  name: lab-incast\n"
+        "  nodes: {preset: dgx-h100, count: 4, nics: {link: roce400}}\n"
+        "  fabric: {kind: fat-tree, link: roce400, tiers: 2}\n"
+        "routing: ecmp\n"
+        "packet: {switch_buffer: 32MiB, flow_control: pfc, congestion_control: none}\n"
+        "background:\n"
+        "  - {pattern: incast, size: 4MiB, hosts: 16, target: 0}\n";
+
+static const struct ft_jv *
+port_named(const struct ft_jv *ports, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ports->n; i++)
+		if (strcmp(jget(ports->items[i], "name", FT_JV_STRING)->str, name) == 0)
+			return ports->items[i];
+	print_error("no port %s in the JSON\n", name);
+	fail();
+	return NULL;
+}
+
+static void
+test_ports_json_packet_counters(void **state)
+{
+	struct ft_scenario *sc;
+	struct ft_sim_report rep;
+	struct ft_arena arena;
+	struct ft_strbuf sb;
+	const struct ft_jv *doc, *ports, *pk, *prios, *pr;
+	double pauses = 0, pause_rx = 0;
+	size_t i;
+
+	(void)state;
+	sc = load_text(incast_json_scenario);
+	run_sc(sc, "packet", &rep);
+	ft_arena_init(&arena, 4096);
+	doc = report_jv(&rep, &arena, &sb);
+	ports = jget(doc, "ports", FT_JV_ARRAY);
+	assert_int_equal(ports->n, rep.nlinks_used);
+	for (i = 0; i < ports->n; i++) {
+		pk = jget(ports->items[i], "packet", FT_JV_OBJECT);
+		pauses += jget(pk, "pause_sent", FT_JV_NUMBER)->num;
+		pause_rx += jget(pk, "pause_received", FT_JV_NUMBER)->num;
+	}
+	assert_true(rep.c.npause > 0);
+	assert_double_equal(pauses, (double)rep.c.npause, 0);
+	assert_double_equal(pause_rx, (double)rep.c.npause, 0);
+
+	pk = jget(port_named(ports, "leaf0 -> n0.nic0"), "packet", FT_JV_OBJECT);
+	assert_double_equal(jget(pk, "packets", FT_JV_NUMBER)->num, 12 * 1024, 0);
+	assert_double_equal(jget(pk, "wire_bytes", FT_JV_NUMBER)->num, 12 * 1024 * (4096.0 + 82), 0);
+	assert_double_equal(jget(pk, "drops", FT_JV_NUMBER)->num, 0, 0);
+	assert_double_equal(jget(pk, "ecn_marked", FT_JV_NUMBER)->num, 0, 0);
+	assert_true(jget(pk, "queue_max_bytes", FT_JV_NUMBER)->num > 0);
+	assert_true(jget(pk, "queue_mean_bytes", FT_JV_NUMBER)->num > 0);
+	prios = jget(pk, "priorities", FT_JV_ARRAY);
+	assert_int_equal(prios->n, 1); /* the default priority alone */
+	pr = prios->items[0];
+	assert_double_equal(jget(pr, "priority", FT_JV_NUMBER)->num, 3, 0);
+	assert_double_equal(jget(pr, "packets", FT_JV_NUMBER)->num, 12 * 1024, 0);
+
+	pk = jget(port_named(ports, "n1.nic0 -> leaf0"), "packet", FT_JV_OBJECT);
+	assert_true(jget(pk, "pause_received", FT_JV_NUMBER)->num > 0);
+	assert_true(jget(pk, "paused_us", FT_JV_NUMBER)->num > 0);
+	ft_strbuf_release(&sb);
+	ft_sim_report_release(&rep);
+
+	run_sc(sc, "flow", &rep);
+	doc = report_jv(&rep, &arena, &sb);
+	ports = jget(doc, "ports", FT_JV_ARRAY);
+	assert_true(ports->n > 0);
+	assert_null(ft__json_get(ports->items[0], "packet"));
+	ft_strbuf_release(&sb);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_arena_release(&arena);
+}
+
 static void
 test_same_seed_same_bytes(void **state)
 {
@@ -2897,6 +2988,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_message_cost),
 		cmocka_unit_test(test_same_seed_same_bytes),
 		cmocka_unit_test(test_qp_failure_report),
+		cmocka_unit_test(test_ports_json_packet_counters),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_over_network_rule),
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
