@@ -250,13 +250,14 @@ struct pk_flow {
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
-/* What a split rank other than 0 keeps of the task of a flow with no vertex of it on its
- * path (16 bytes against the 64 of a record, pk_task_far()): its flow, its waits (the
+/* What a rank of a split run keeps of the task of a flow with no vertex of it on its
+ * path (20 bytes against the 64 of a record, pk_task_far()): its flow, its waits (the
  * barriers every rank runs start it, which sets where the next events happen), its
  * successors (the middle barriers a completion tells on every rank, pkt_part.c
- * pp_replay). */
+ * pp_replay; on rank 0 the leaf barriers, pp_gather) and its op (rank 0: each
+ * completion's, each op's bottleneck walk). */
 struct pk_tfar {
-	uint32_t flow, npred, succ_off, nsucc;
+	uint32_t flow, npred, succ_off, nsucc, op;
 };
 
 /* What every rank of a split run reads of a flow that has no vertex of it on its path:
@@ -388,8 +389,8 @@ struct pk_engine {
 	uint32_t *plan_owner;
 	uint32_t plan_err_flow; /* the first flow that could not be routed, PK_NONE */
 	struct ft_vec fslot;    /* uint32_t per flow id */
-	/* A rank other than 0 so built keeps the records of the tasks of those flows alone
-	 * (and every other task's): tsplit, tslot maps a task id to its record in tasks or
+	/* A rank so built keeps the records of the tasks of those flows alone (and every
+	 * other task's): tsplit, tslot maps a task id to its record in tasks or
 	 * (from PK_VIRT) to its struct pk_tfar in tfar, read through tspare (pk_task_far()),
 	 * which holds task tspare_id (tfar record tspare_far), PK_NONE: none. */
 	bool tsplit;
@@ -539,6 +540,21 @@ pk_ntasks(const struct pk_engine *e)
 	return e->tsplit ? e->tslot.len : e->tasks.len;
 }
 
+/* The far task the spare holds, written back to its struct pk_tfar (before tfar is read
+ * directly). */
+static inline void
+pk_task_flush(struct pk_engine *e)
+{
+	if (e->tspare_id != PK_NONE) {
+		struct pk_tfar *r = &FT_VEC_AT(&e->tfar, struct pk_tfar, e->tspare_far);
+
+		r->npred = e->tspare.npred;
+		r->succ_off = e->tspare.succ_off;
+		r->nsucc = e->tspare.nsucc;
+		e->tspare_id = PK_NONE;
+	}
+}
+
 /*
  * Task @t of a split rank that keeps no record of it (a flow with no vertex of the rank on
  * its path: struct pk_tfar @i): the spare record, holding what the rank reads of it (its
@@ -553,15 +569,10 @@ pk_task_far(struct pk_engine *e, uint32_t t, uint32_t i)
 
 	if (e->tspare_id == t)
 		return k;
-	if (e->tspare_id != PK_NONE) {
-		r = &FT_VEC_AT(&e->tfar, struct pk_tfar, e->tspare_far);
-		r->npred = k->npred;
-		r->succ_off = k->succ_off;
-		r->nsucc = k->nsucc;
-	}
+	pk_task_flush(e);
 	r = &FT_VEC_AT(&e->tfar, struct pk_tfar, i);
 	*k = (struct pk_task){ .kind = PK_T_FLOW, .flow = r->flow, .npred = r->npred,
-		               .succ_off = r->succ_off, .nsucc = r->nsucc };
+		               .succ_off = r->succ_off, .nsucc = r->nsucc, .op = r->op };
 	e->tspare_id = t;
 	e->tspare_far = i;
 	return k;
@@ -579,6 +590,13 @@ pk_task_flow(const struct pk_engine *e, uint32_t t)
 	if (s < PK_VIRT)
 		return FT_VEC_AT(&e->tasks, struct pk_task, s).flow;
 	return FT_VEC_AT(&e->tfar, struct pk_tfar, s - PK_VIRT).flow;
+}
+
+/* Whether task @t has no record of its own here (a struct pk_tfar). */
+static inline bool
+pk_task_far_id(const struct pk_engine *e, uint32_t t)
+{
+	return e->tsplit && FT_VEC_AT(&e->tslot, uint32_t, t) >= PK_VIRT;
 }
 
 /* The kind of task @t (enum pk_task_kind), the same way. */

@@ -136,12 +136,13 @@ task_rec(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double 
 static int
 task_far(struct pk_engine *e, uint32_t t, uint32_t id)
 {
-	struct pk_tfar r = { id, 0, 0, 0 };
+	struct pk_tfar r = { id, 0, 0, 0, 0 };
 	uint32_t at = (uint32_t)e->tfar.len | PK_VIRT, *slot = ft_vec_at(&e->tslot, t);
 
 	if (FT_NEVER(*slot + 1 != e->tasks.len || e->tfar.len >= PK_VIRT))
 		return FT_EINVAL;
 	r.npred = task_at(e, t)->npred;
+	r.op = task_at(e, t)->op;
 	if (ft_vec_push(&e->tfar, &r) < 0)
 		return FT_ENOMEM;
 	e->tasks.len--;
@@ -255,8 +256,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	if (id < 0 || (e->paced && !e->cc_later && flow_cc_init(e, (uint32_t)id) < 0))
 		return id < 0 ? id : FT_ENOMEM;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
-	/* ... and, on a rank other than 0, its task's record alone (rank 0 reads every
-	 * task at the end: each completion's op, the leaf barriers' replay). */
+	/* ... and its task's record alone. */
 	if (e->tsplit && !pk_flow_kept(e, (uint32_t)id)) {
 		int rc = task_far(e, (uint32_t)t, (uint32_t)id);
 

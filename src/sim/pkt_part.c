@@ -28,8 +28,9 @@
  * rank 0 the others' too once they send them at the end (pp_all_ports), and the
  * congestion control state of the flows with an end there (pp_keep_cc). Told its rank by
  * the launcher before anything is built, it keeps whole only the records of the flows
- * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), rank 0
- * every flow's path besides.
+ * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), and of
+ * their tasks (of the others' tasks, what it reads: struct pk_tfar), rank 0 every
+ * flow's path besides.
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -678,9 +679,9 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		ft_free(pp.owner);
 		return rc;
 	}
-	/* A rank other than 0 keeps the tasks of the flows it keeps (and every other task):
-	 * the ids of any built before map to their records. */
-	for (uint32_t t = 0; rank != 0 && t < e->tasks.len; t++)
+	/* It keeps the tasks of the flows it keeps (and every other task): the ids of any
+	 * built before map to their records. */
+	for (uint32_t t = 0; t < e->tasks.len; t++)
 		if (ft_vec_push(&e->tslot, &t) < 0) {
 			e->tslot.len = 0;
 			ft_free(pp.owner);
@@ -693,7 +694,7 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		ft_free(pp.owner);
 		return FT_ENOMEM;
 	}
-	e->tsplit = rank != 0;
+	e->tsplit = true;
 	e->plan_owner = pp.owner;
 	e->plan_rank = rank;
 	e->plan_size = nranks;
@@ -1451,6 +1452,29 @@ pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *
 	}
 }
 
+/*
+ * Flow task @t, of which this rank keeps no record, ended at @t_ps (its completion): its
+ * leaf barriers wait for it no more, start no earlier and take its path latency.
+ */
+static void
+pp_leaf_done(struct pk_engine *e, uint32_t t, uint64_t t_ps)
+{
+	const struct pk_task *k = task_at(e, t);
+	uint32_t off = k->succ_off, n = k->nsucc, flow = k->flow; /* (k: the spare) */
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t u = e->succ[off + j];
+		struct pk_task *b;
+
+		if (e->part->task_kind[u] != PP_LEAF)
+			continue;
+		b = task_at(e, u);
+		b->npred--;
+		b->t_start_ps = FT_MAX(b->t_start_ps, t_ps);
+		b->pred_lat_ps = FT_MAX(b->pred_lat_ps, pk_flow_lat(e, flow));
+	}
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -1535,18 +1559,6 @@ pp_gather(struct pk_engine *e)
 		ft_free(dn);
 		return FT_ENOMEM;
 	}
-	for (size_t i = 0; i < e->nflows_done; i++) {
-		struct pk_task *k = task_at(e, dn[i].task);
-
-		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
-		e->ideal[i] = dn[i].ideal;
-		e->fct_prio[i] = (uint8_t)dn[i].prio;
-		if (e->fct_op)
-			e->fct_op[i] = k->op;
-		k->done = 1;
-		k->t_done_ps = dn[i].t_ps;
-	}
-	ft_free(dn);
 	/* Leaf barriers: started by their last flow, done after their wait (task_done and
 	 * start_task in one process). */
 	for (size_t i = 0; i < pk_ntasks(e); i++) {
@@ -1556,10 +1568,37 @@ pp_gather(struct pk_engine *e)
 			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
 		}
 	}
+	/* A flow's task this rank keeps no record of is done where its completion says:
+	 * each of its leaf barriers waits for it until then. */
+	pk_task_flush(e);
+	for (size_t i = 0; i < e->tfar.len; i++) {
+		const struct pk_tfar *r = &FT_VEC_AT(&e->tfar, struct pk_tfar, i);
+
+		for (uint32_t j = 0; j < r->nsucc; j++)
+			if (pp->task_kind[e->succ[r->succ_off + j]] == PP_LEAF)
+				task_at(e, e->succ[r->succ_off + j])->npred++;
+	}
+	for (size_t i = 0; i < e->nflows_done; i++) {
+		struct pk_task *k = task_at(e, dn[i].task);
+
+		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
+		e->ideal[i] = dn[i].ideal;
+		e->fct_prio[i] = (uint8_t)dn[i].prio;
+		if (e->fct_op)
+			e->fct_op[i] = k->op;
+		if (pk_task_far_id(e, dn[i].task))
+			pp_leaf_done(e, dn[i].task, dn[i].t_ps);
+		else
+			k->done = 1, k->t_done_ps = dn[i].t_ps;
+	}
+	ft_free(dn);
 	/* (From the successor lists: the edges are gone, ft__pk_start.) */
 	for (size_t i = 0; i < pk_ntasks(e); i++) {
-		const struct pk_task *a = task_at(e, (uint32_t)i);
+		const struct pk_task *a;
 
+		if (pk_task_far_id(e, (uint32_t)i))
+			continue; /* (above) */
+		a = task_at(e, (uint32_t)i);
 		for (uint32_t j = 0; j < a->nsucc; j++) {
 			uint32_t u = e->succ[a->succ_off + j];
 			struct pk_task *b;
