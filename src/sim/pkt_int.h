@@ -398,8 +398,8 @@ struct pk_engine {
 	struct ft_vec tfar;  /* struct pk_tfar */
 	struct pk_task tspare;
 	uint32_t tspare_id, tspare_far;
-	struct ft_vec far;      /* struct pk_far per flow id */
-	struct ft_vec fpath;    /* rank 0: struct pk_fpath per flow id, kept or not */
+	struct ft_vec far;     /* struct pk_far per flow id */
+	struct ft_vec fpath;   /* rank 0: struct pk_fpath per flow id, kept or not */
 	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
 	/* A split run (pkt_part.c) keeps the congestion control state of the flows whose
 	 * source or destination vertex its rank owns: cc_slot maps a flow to its record in
@@ -571,8 +571,12 @@ pk_task_far(struct pk_engine *e, uint32_t t, uint32_t i)
 		return k;
 	pk_task_flush(e);
 	r = &FT_VEC_AT(&e->tfar, struct pk_tfar, i);
-	*k = (struct pk_task){ .kind = PK_T_FLOW, .flow = r->flow, .npred = r->npred,
-		               .succ_off = r->succ_off, .nsucc = r->nsucc, .op = r->op };
+	*k = (struct pk_task){ .kind = PK_T_FLOW,
+		               .flow = r->flow,
+		               .npred = r->npred,
+		               .succ_off = r->succ_off,
+		               .nsucc = r->nsucc,
+		               .op = r->op };
 	e->tspare_id = t;
 	e->tspare_far = i;
 	return k;
