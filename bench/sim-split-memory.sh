@@ -34,7 +34,14 @@
 # (5.17x to 4.42x), the same JSON; the MoE lab's largest rank
 # went from 1.49x / 1.59x to 1.37x / 1.38x at 2 / 4 ranks once its nodes
 # were shared out among the ranks of their rails' leaves (the sum from
-# 2.65x / 5.18x to 2.69x / 5.32x).
+# 2.65x / 5.18x to 2.69x / 5.32x). Once each rank kept whole only the task
+# records of those flows too (20 bytes of every other flow's task;
+# docs/internals/sim.md, "Memory per rank"), against the lazy one process
+# at 19.0-19.3 MB, the all-reduce's rank 0 went from 89.9-90.3 to
+# 81.5-81.8 MB at 4 ranks (4.68x to 4.25x) and from 103.3-103.6 to
+# 98.4-98.5 MB at 2 (5.37x to 5.13x), the others from 64.8-65.0 to
+# 56.5-57.1 MB at 4 ranks (3.37x to 2.95x) and from 84.9 to 80.0 MB at 2
+# (4.41x to 4.17x), the same JSON (two runs each, alternated).
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1

@@ -1299,7 +1299,7 @@ ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t 
 	case PK_EV_PRED:
 		if (id >= PK_VIRT)
 			return ft__pk_tree_src(e, id);
-		return pk_flow_src(e, FT_VEC_AT(&e->tasks, struct pk_task, id).flow);
+		return pk_flow_src(e, pk_task_flow(e, id));
 	default: /* a barrier, a trace sample: not at one vertex */
 		return e->nvertices;
 	}

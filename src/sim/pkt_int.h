@@ -250,6 +250,16 @@ struct pk_flow {
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
+/* What a rank of a split run keeps of the task of a flow with no vertex of it on its
+ * path (20 bytes against the 64 of a record, pk_task_far()): its flow, its waits (the
+ * barriers every rank runs start it, which sets where the next events happen), its
+ * successors (the middle barriers a completion tells on every rank, pkt_part.c
+ * pp_replay; on rank 0 the leaf barriers, pp_gather) and its op (rank 0: each
+ * completion's, each op's bottleneck walk). */
+struct pk_tfar {
+	uint32_t flow, npred, succ_off, nsucc, op;
+};
+
 /* What every rank of a split run reads of a flow that has no vertex of it on its path:
  * its ends (where its events happen) and its path latency (the checks, the barriers). */
 struct pk_far {
@@ -379,8 +389,17 @@ struct pk_engine {
 	uint32_t *plan_owner;
 	uint32_t plan_err_flow; /* the first flow that could not be routed, PK_NONE */
 	struct ft_vec fslot;    /* uint32_t per flow id */
-	struct ft_vec far;      /* struct pk_far per flow id */
-	struct ft_vec fpath;    /* rank 0: struct pk_fpath per flow id, kept or not */
+	/* A rank so built keeps the records of the tasks of those flows alone (and every
+	 * other task's): tsplit, tslot maps a task id to its record in tasks or
+	 * (from PK_VIRT) to its struct pk_tfar in tfar, read through tspare (pk_task_far()),
+	 * which holds task tspare_id (tfar record tspare_far), PK_NONE: none. */
+	bool tsplit;
+	struct ft_vec tslot; /* uint32_t per task id */
+	struct ft_vec tfar;  /* struct pk_tfar */
+	struct pk_task tspare;
+	uint32_t tspare_id, tspare_far;
+	struct ft_vec far;     /* struct pk_far per flow id */
+	struct ft_vec fpath;   /* rank 0: struct pk_fpath per flow id, kept or not */
 	struct ft_vec flow_cc; /* struct pk_dcqcn, per flow, in a paced run only */
 	/* A split run (pkt_part.c) keeps the congestion control state of the flows whose
 	 * source or destination vertex its rank owns: cc_slot maps a flow to its record in
@@ -514,10 +533,99 @@ pk_flow_lat(const struct pk_engine *e, uint32_t f)
 	return e->fsplit ? FT_VEC_AT(&e->far, struct pk_far, f).lat_ps : flow_at(e, f)->lat_ps;
 }
 
+/* The number of tasks (ids), built records or not (tsplit). */
+static inline size_t
+pk_ntasks(const struct pk_engine *e)
+{
+	return e->tsplit ? e->tslot.len : e->tasks.len;
+}
+
+/* The far task the spare holds, written back to its struct pk_tfar (before tfar is read
+ * directly). */
+static inline void
+pk_task_flush(struct pk_engine *e)
+{
+	if (e->tspare_id != PK_NONE) {
+		struct pk_tfar *r = &FT_VEC_AT(&e->tfar, struct pk_tfar, e->tspare_far);
+
+		r->npred = e->tspare.npred;
+		r->succ_off = e->tspare.succ_off;
+		r->nsucc = e->tspare.nsucc;
+		e->tspare_id = PK_NONE;
+	}
+}
+
+/*
+ * Task @t of a split rank that keeps no record of it (a flow with no vertex of the rank on
+ * its path: struct pk_tfar @i): the spare record, holding what the rank reads of it (its
+ * flow, waits and successors) while no other such task is asked for. What was written to
+ * the spare goes back to the task it held first.
+ */
+static inline struct pk_task *
+pk_task_far(struct pk_engine *e, uint32_t t, uint32_t i)
+{
+	struct pk_task *k = &e->tspare;
+	struct pk_tfar *r;
+
+	if (e->tspare_id == t)
+		return k;
+	pk_task_flush(e);
+	r = &FT_VEC_AT(&e->tfar, struct pk_tfar, i);
+	*k = (struct pk_task){ .kind = PK_T_FLOW,
+		               .flow = r->flow,
+		               .npred = r->npred,
+		               .succ_off = r->succ_off,
+		               .nsucc = r->nsucc,
+		               .op = r->op };
+	e->tspare_id = t;
+	e->tspare_far = i;
+	return k;
+}
+
+/* The flow of task @t (PK_NONE: not a flow's), without reading it into the spare. */
+static inline uint32_t
+pk_task_flow(const struct pk_engine *e, uint32_t t)
+{
+	uint32_t s;
+
+	if (!e->tsplit)
+		return FT_VEC_AT(&e->tasks, struct pk_task, t).flow;
+	s = FT_VEC_AT(&e->tslot, uint32_t, t);
+	if (s < PK_VIRT)
+		return FT_VEC_AT(&e->tasks, struct pk_task, s).flow;
+	return FT_VEC_AT(&e->tfar, struct pk_tfar, s - PK_VIRT).flow;
+}
+
+/* Whether task @t has no record of its own here (a struct pk_tfar). */
+static inline bool
+pk_task_far_id(const struct pk_engine *e, uint32_t t)
+{
+	return e->tsplit && FT_VEC_AT(&e->tslot, uint32_t, t) >= PK_VIRT;
+}
+
+/* The kind of task @t (enum pk_task_kind), the same way. */
+static inline uint32_t
+pk_task_kind(const struct pk_engine *e, uint32_t t)
+{
+	uint32_t s;
+
+	if (!e->tsplit)
+		return FT_VEC_AT(&e->tasks, struct pk_task, t).kind;
+	s = FT_VEC_AT(&e->tslot, uint32_t, t);
+	return s < PK_VIRT ? FT_VEC_AT(&e->tasks, struct pk_task, s).kind : PK_T_FLOW;
+}
+
 static inline struct pk_task *
 task_at(struct pk_engine *e, uint32_t t)
 {
-	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+	uint32_t s;
+
+	if (!e->tsplit)
+		return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+	s = FT_VEC_AT(&e->tslot, uint32_t, t);
+	if (s < PK_VIRT)
+		return &FT_VEC_AT(&e->tasks, struct pk_task, s);
+	return pk_task_far(e, t, s - PK_VIRT);
 }
 
 /*
@@ -700,7 +808,7 @@ pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 static inline struct ft_sim_op_counters *
 pk_op_acc(struct pk_engine *e, uint32_t fid)
 {
-	return &e->op_acc[FT_VEC_AT(&e->tasks, struct pk_task, flow_at(e, fid)->task).op];
+	return &e->op_acc[task_at(e, flow_at(e, fid)->task)->op];
 }
 
 /* Congestion control (pkt_cc.c): a paced QP sent @wire bytes; a CNP or an RTT sample
@@ -878,7 +986,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 			ft__pk_tree_handoff(e, f);
 		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 	}
-	own = &FT_VEC_AT(&e->tasks, struct pk_task, f->task);
+	own = task_at(e, f->task);
 	if (own->sent)
 		return 0; /* told already: a go-back-N resend of the tail tells it once */
 	own->sent = 1;

@@ -46,7 +46,7 @@
 static inline struct pk_task *
 task_of(struct pk_engine *e, uint32_t t)
 {
-	return &FT_VEC_AT(&e->tasks, struct pk_task, t);
+	return task_at(e, t);
 }
 
 /*
@@ -114,9 +114,40 @@ task_rec(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps, double 
 	t.flow = PK_NONE;
 	t.op = op;
 	/* (ids from PK_VIRT name a lazy phase's tasks not built yet) */
-	if (e->tasks.len >= PK_VIRT)
+	if (pk_ntasks(e) >= PK_VIRT)
 		return FT_ERANGE;
+	if (e->tsplit) { /* a split rank: the id maps to its record (flow_rec may drop it) */
+		uint32_t at = (uint32_t)e->tasks.len;
+
+		if (FT_NEVER(*cursor != PK_NONE))
+			return FT_EINVAL; /* a split run builds every task whole, in order */
+		if (ft_vec_reserve(&e->tslot, 1) < 0 || ft_vec_push(&e->tasks, &t) < 0 ||
+		    ft_vec_push(&e->tslot, &at) < 0) /* (reserved: cannot fail) */
+			return FT_ENOMEM;
+		return (int64_t)e->tslot.len - 1;
+	}
 	return put_record(&e->tasks, cursor, &t);
+}
+
+/*
+ * Task @t of flow @id, just built on a split rank (tsplit) that keeps no record of the
+ * flow: its record, the last one, is dropped for a struct pk_tfar (pk_task_far()).
+ */
+static int
+task_far(struct pk_engine *e, uint32_t t, uint32_t id)
+{
+	struct pk_tfar r = { id, 0, 0, 0, 0 };
+	uint32_t at = (uint32_t)e->tfar.len | PK_VIRT, *slot = ft_vec_at(&e->tslot, t);
+
+	if (FT_NEVER(*slot + 1 != e->tasks.len || e->tfar.len >= PK_VIRT))
+		return FT_EINVAL;
+	r.npred = task_at(e, t)->npred;
+	r.op = task_at(e, t)->op;
+	if (ft_vec_push(&e->tfar, &r) < 0)
+		return FT_ENOMEM;
+	e->tasks.len--;
+	*slot = at;
+	return 0;
 }
 
 int64_t
@@ -225,6 +256,13 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	if (id < 0 || (e->paced && !e->cc_later && flow_cc_init(e, (uint32_t)id) < 0))
 		return id < 0 ? id : FT_ENOMEM;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
+	/* ... and its task's record alone. */
+	if (e->tsplit && !pk_flow_kept(e, (uint32_t)id)) {
+		int rc = task_far(e, (uint32_t)t, (uint32_t)id);
+
+		if (rc < 0)
+			return rc;
+	}
 	return t;
 }
 

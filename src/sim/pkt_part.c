@@ -28,8 +28,9 @@
  * rank 0 the others' too once they send them at the end (pp_all_ports), and the
  * congestion control state of the flows with an end there (pp_keep_cc). Told its rank by
  * the launcher before anything is built, it keeps whole only the records of the flows
- * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), rank 0
- * every flow's path besides.
+ * with a vertex of it on their path (ft__pk_part_plan, ft__pk_part_add_flow), and of
+ * their tasks (of the others' tasks, what it reads: struct pk_tfar), rank 0 every
+ * flow's path besides.
  *
  * Supported: background patterns (on/off bursts, with start jitter or not), jobs and
  * multi-phase ops, whose flows wait for barriers (an op's start, a phase's or an op's
@@ -306,10 +307,10 @@ pp_owners(struct pk_engine *e, struct pk_part *pp)
  * leaves no window: refused.
  */
 static int
-pp_check_wait(const struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
+pp_check_wait(struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
               struct ft_error *err)
 {
-	const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, b);
+	const struct pk_task *k = task_at(e, b);
 	uint64_t wait = k->delay_ps + (uint64_t)(k->lat_mult * (double)lat);
 
 	if (wait > 0) {
@@ -351,7 +352,7 @@ pp_check_feed(struct pk_engine *e, const struct pk_part *pp, uint32_t a, uint32_
 static int
 pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 {
-	size_t nt = e->tasks.len;
+	size_t nt = pk_ntasks(e);
 	uint64_t la = UINT64_MAX, *plat;
 	uint32_t *nin;
 	int rc;
@@ -384,11 +385,14 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		nin[pr[1]]++;
 	}
 	for (size_t i = 0; i < nt; i++) {
-		const struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+		const struct pk_task *k;
 		bool has_succ = pp->task_kind[i] == PP_SUCC;
 
 		pp->task_kind[i] = 0;
-		if (k->kind == PK_T_BARRIER && k->npred == nin[i])
+		if (pk_task_kind(e, (uint32_t)i) != PK_T_BARRIER)
+			continue;
+		k = task_at(e, (uint32_t)i);
+		if (k->npred == nin[i])
 			pp->task_kind[i] = k->npred == 0 ? PP_ROOT : has_succ ? PP_MID : PP_LEAF;
 	}
 	/* (A QP's next message waits for its previous one to leave the NIC with no barrier
@@ -398,14 +402,13 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
-		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, pr[0]);
-		const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, pr[1]);
+		uint32_t a_flow = pk_task_flow(e, pr[0]);
 
-		if (a->kind == PK_T_BARRIER)
+		if (pk_task_kind(e, pr[0]) == PK_T_BARRIER)
 			continue; /* every rank runs it (a send's: the source's rank) */
-		if (b->kind == PK_T_FLOW) {
+		if (pk_task_kind(e, pr[1]) == PK_T_FLOW) {
 			pp->task_kind[pr[0]] = PP_FEED;
-			rc = pp_check_feed(e, pp, a->flow, b->flow, err);
+			rc = pp_check_feed(e, pp, a_flow, pk_task_flow(e, pr[1]), err);
 			continue;
 		}
 		/* A flow's barriers are told at the window's end with the keys they would
@@ -414,7 +417,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 			rc = pp_refuse(err, "a flow starts a barrier after a flow");
 		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
 			nin[pr[1]] = 1;
-			plat[pr[1]] = FT_MAX(plat[pr[1]], pk_flow_lat(e, a->flow));
+			plat[pr[1]] = FT_MAX(plat[pr[1]], pk_flow_lat(e, a_flow));
 		}
 	}
 	for (size_t i = 0; i < nt && rc == 0; i++)
@@ -676,6 +679,14 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		ft_free(pp.owner);
 		return rc;
 	}
+	/* It keeps the tasks of the flows it keeps (and every other task): the ids of any
+	 * built before map to their records. */
+	for (uint32_t t = 0; t < e->tasks.len; t++)
+		if (ft_vec_push(&e->tslot, &t) < 0) {
+			e->tslot.len = 0;
+			ft_free(pp.owner);
+			return FT_ENOMEM;
+		}
 	/* Record 0: the spare, which every flow not kept maps to. */
 	spare.path_off = spare.fl_off = spare.sent_task = spare.ring_next = PK_NONE;
 	spare.nic_link = spare.nic_rx_link = spare.nak_for = spare.task = PK_NONE;
@@ -683,6 +694,7 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		ft_free(pp.owner);
 		return FT_ENOMEM;
 	}
+	e->tsplit = true;
 	e->plan_owner = pp.owner;
 	e->plan_rank = rank;
 	e->plan_size = nranks;
@@ -809,9 +821,9 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	if (rc < 0 || (rc = pp_keep_ports(e, pp)) < 0 || (rc = pp_keep_cc(e, pp)) < 0)
 		return rc;
 	/* Leaf barriers never start during the run: they are replayed at the end. */
-	for (size_t i = 0; i < e->tasks.len; i++)
+	for (size_t i = 0; i < pk_ntasks(e); i++)
 		if (pp->task_kind[i] == PP_LEAF)
-			FT_VEC_AT(&e->tasks, struct pk_task, i).npred = UINT32_MAX;
+			task_at(e, (uint32_t)i)->npred = UINT32_MAX;
 	return 0;
 }
 
@@ -921,7 +933,7 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 
 	/* Its successors start (pp_replay) with keys from here, as in one process: the
 	 * counts are kept for them, so this vertex's later events stay after them. */
-	e->vseq[e->origin] += FT_VEC_AT(&e->tasks, struct pk_task, f->task).nsucc;
+	e->vseq[e->origin] += task_at(e, f->task)->nsucc;
 	/* The window's record, swapped at its end, only where middle barriers read it; what
 	 * rank 0 reads at the end, kept until then (48 bytes, not 72). */
 	if (pp->nmid && ft_vec_push(&pp->done, &d) < 0)
@@ -1124,7 +1136,7 @@ pp_collect_ends(struct pk_part *pp, size_t *count)
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
-	uint32_t flow = FT_VEC_AT(&e->tasks, struct pk_task, task).flow, off, t;
+	uint32_t flow = task_at(e, task)->flow, off, t;
 	uint32_t n = pk_flow_path(e, flow, &off, &t);
 
 	for (uint32_t j = 0; j < n; j++) {
@@ -1440,6 +1452,29 @@ pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *
 	}
 }
 
+/*
+ * Flow task @t, of which this rank keeps no record, ended at @t_ps (its completion): its
+ * leaf barriers wait for it no more, start no earlier and take its path latency.
+ */
+static void
+pp_leaf_done(struct pk_engine *e, uint32_t t, uint64_t t_ps)
+{
+	const struct pk_task *k = task_at(e, t);
+	uint32_t off = k->succ_off, n = k->nsucc, flow = k->flow; /* (k: the spare) */
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t u = e->succ[off + j];
+		struct pk_task *b;
+
+		if (e->part->task_kind[u] != PP_LEAF)
+			continue;
+		b = task_at(e, u);
+		b->npred--;
+		b->t_start_ps = FT_MAX(b->t_start_ps, t_ps);
+		b->pred_lat_ps = FT_MAX(b->pred_lat_ps, pk_flow_lat(e, flow));
+	}
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -1524,36 +1559,53 @@ pp_gather(struct pk_engine *e)
 		ft_free(dn);
 		return FT_ENOMEM;
 	}
+	/* Leaf barriers: started by their last flow, done after their wait (task_done and
+	 * start_task in one process). */
+	for (size_t i = 0; i < pk_ntasks(e); i++) {
+		if (pp->task_kind[i] == PP_LEAF) {
+			struct pk_task *b = task_at(e, (uint32_t)i);
+
+			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
+		}
+	}
+	/* A flow's task this rank keeps no record of is done where its completion says:
+	 * each of its leaf barriers waits for it until then. */
+	pk_task_flush(e);
+	for (size_t i = 0; i < e->tfar.len; i++) {
+		const struct pk_tfar *r = &FT_VEC_AT(&e->tfar, struct pk_tfar, i);
+
+		for (uint32_t j = 0; j < r->nsucc; j++)
+			if (pp->task_kind[e->succ[r->succ_off + j]] == PP_LEAF)
+				task_at(e, e->succ[r->succ_off + j])->npred++;
+	}
 	for (size_t i = 0; i < e->nflows_done; i++) {
-		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, dn[i].task);
+		struct pk_task *k = task_at(e, dn[i].task);
 
 		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
 		e->ideal[i] = dn[i].ideal;
 		e->fct_prio[i] = (uint8_t)dn[i].prio;
 		if (e->fct_op)
 			e->fct_op[i] = k->op;
-		k->done = 1;
-		k->t_done_ps = dn[i].t_ps;
+		if (pk_task_far_id(e, dn[i].task))
+			pp_leaf_done(e, dn[i].task, dn[i].t_ps);
+		else
+			k->done = 1, k->t_done_ps = dn[i].t_ps;
 	}
 	ft_free(dn);
-	/* Leaf barriers: started by their last flow, done after their wait (task_done and
-	 * start_task in one process). */
-	for (size_t i = 0; i < e->tasks.len; i++) {
-		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);
-
-		if (pp->task_kind[i] == PP_LEAF)
-			b->npred = 0, b->t_start_ps = 0, b->pred_lat_ps = 0;
-	}
 	/* (From the successor lists: the edges are gone, ft__pk_start.) */
-	for (size_t i = 0; i < e->tasks.len; i++) {
-		const struct pk_task *a = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+	for (size_t i = 0; i < pk_ntasks(e); i++) {
+		const struct pk_task *a;
 
+		if (pk_task_far_id(e, (uint32_t)i))
+			continue; /* (above) */
+		a = task_at(e, (uint32_t)i);
 		for (uint32_t j = 0; j < a->nsucc; j++) {
 			uint32_t u = e->succ[a->succ_off + j];
-			struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, u);
+			struct pk_task *b;
 
 			if (pp->task_kind[u] != PP_LEAF)
 				continue;
+			b = task_at(e, u); /* (a barrier: its own record on every rank) */
 			if (!a->done) {
 				b->npred++;
 				continue;
@@ -1563,10 +1615,10 @@ pp_gather(struct pk_engine *e)
 				b->pred_lat_ps = FT_MAX(b->pred_lat_ps, pk_flow_lat(e, a->flow));
 		}
 	}
-	for (size_t i = 0; i < e->tasks.len; i++) {
-		struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, i);
+	for (size_t i = 0; i < pk_ntasks(e); i++) {
+		struct pk_task *b;
 
-		if (pp->task_kind[i] != PP_LEAF || b->npred)
+		if (pp->task_kind[i] != PP_LEAF || (b = task_at(e, (uint32_t)i))->npred)
 			continue;
 		b->t_done_ps = b->t_start_ps + b->delay_ps +
 		               (uint64_t)(b->lat_mult * (double)b->pred_lat_ps);
@@ -1600,22 +1652,26 @@ pp_replay(struct pk_engine *e)
 	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
 	for (size_t i = 0; i < ndone && rc == 0; i++) {
 		const struct pk_done *d = &dn[i];
-		struct pk_task *k = &FT_VEC_AT(&e->tasks, struct pk_task, d->task);
+		struct pk_task *k = task_at(e, d->task);
 		uint64_t keep = e->vseq[d->origin];
+		/* (copied: on a rank that keeps no record of the flow's task, k is the spare) */
+		uint32_t off = k->succ_off, nsucc = k->nsucc;
 
 		k->done = 1;
 		k->t_done_ps = d->t_ps;
 		e->now_ps = d->t_ps;
 		e->origin = d->origin;
 		e->vseq[d->origin] = d->vbase;
-		for (uint32_t j = 0; j < k->nsucc && rc == 0; j++) {
-			uint32_t u = e->succ[k->succ_off + j];
-			const struct pk_task *b = &FT_VEC_AT(&e->tasks, struct pk_task, u);
-			uint64_t wait = b->delay_ps + (uint64_t)(b->lat_mult *
-			                                         (double)FT_MAX(b->pred_lat_ps, d->lat_ps));
+		for (uint32_t j = 0; j < nsucc && rc == 0; j++) {
+			uint32_t u = e->succ[off + j];
+			const struct pk_task *b;
+			uint64_t wait;
 
 			if (pp->task_kind[u] != PP_MID)
 				continue;
+			b = task_at(e, u);
+			wait = b->delay_ps +
+			       (uint64_t)(b->lat_mult * (double)FT_MAX(b->pred_lat_ps, d->lat_ps));
 			/* It fires in a window already run: the lookahead would be wrong. */
 			if (FT_NEVER(b->npred == 1 && d->t_ps + wait < pp->end_ps))
 				rc = FT_EINVAL;

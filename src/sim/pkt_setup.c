@@ -324,6 +324,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
 	ft_vec_init(&e->fslot, sizeof(uint32_t));
 	ft_vec_init(&e->far, sizeof(struct pk_far));
+	ft_vec_init(&e->tslot, sizeof(uint32_t));
+	ft_vec_init(&e->tfar, sizeof(struct pk_tfar));
+	e->tspare_id = PK_NONE;
 	ft_vec_init(&e->fpath, sizeof(struct pk_fpath));
 	e->plan_err_flow = PK_NONE;
 	/* A rank of a split run learns its partition from the launcher before it builds
@@ -428,7 +431,7 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 			return FT_ENOMEM;
 		prev = (uint32_t)id;
 	}
-	first = (uint32_t)e->tasks.len;
+	first = (uint32_t)pk_ntasks(e);
 	rc = ft__pk_add_conn(e, bytes, src, dst, prev, bar, tag);
 	if (rc < 0 || rec->next == PK_NONE)
 		return rc;
@@ -582,7 +585,7 @@ pk_cls_map(struct pk_engine *e)
 int
 ft__pk_start(struct pk_engine *e)
 {
-	size_t nt = e->tasks.len, i;
+	size_t nt = pk_ntasks(e), i;
 	uint32_t *cnt;
 	int rc = 0;
 
@@ -705,7 +708,8 @@ ft__pk_destroy(struct ft_engine *eng)
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,
-			                        &e->far,           &e->fpath };
+			                        &e->far,           &e->fpath,      &e->tslot,
+			                        &e->tfar };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

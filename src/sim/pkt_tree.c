@@ -680,7 +680,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		tree_release(&tb);
 	}
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
-		FT_VEC_AT(&e->tasks, struct pk_task, bar).lat_mult = 0;
+		task_at(e, bar)->lat_mult = 0;
 	return rc;
 }
 

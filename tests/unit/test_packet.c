@@ -3282,7 +3282,7 @@ test_part_keeps_own_flows(void **state)
 
 		p = ring_built_as(&n, owner, 2, (int)r, &s[1], ends[1]);
 		assert_int_equal(pk_nflows(p), nflows);
-		assert_int_equal(p->tasks.len, w->tasks.len);
+		assert_int_equal(pk_ntasks(p), w->tasks.len);
 		assert_int_equal(p->fpath.len, r == 0 ? nflows : 0);
 		for (uint32_t f = 0; f < nflows; f++) {
 			const struct pk_flow *a = flow_at(w, f), *b;
@@ -3329,6 +3329,98 @@ test_part_keeps_own_flows(void **state)
 			fail_msg("rank %u keeps %zu flow records, at most %u + 1", r, p->flows.len,
 			         need);
 		assert_int_equal(p->flows.len, (size_t)need + 1);
+		ft_packet_engine.destroy(&p->base);
+		ft_schedule_release(&s[1]);
+	}
+	ft_packet_engine.destroy(&w->base);
+	ft_schedule_release(&s[0]);
+	free(owner);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A rank of a split run built for its partition keeps the 64-byte record of a task only
+ * for a barrier (every rank runs them) or for a flow it keeps (a vertex of it on the
+ * flow's path: it starts, forwards or ends it); of every other flow's task it keeps the
+ * flow, its waits, its successors and its op (20 bytes, struct pk_tfar), read through one
+ * spare record. The chunked ring all-reduce over two DGX H100 of
+ * test_part_keeps_own_flows, as rank 1 (node 1) and as rank 0 (node 0): the bound is the
+ * whole build's barriers plus the tasks of the flows with a vertex of the rank on their
+ * path, counted here from the whole build; every task reads as the whole build's (kind,
+ * flow, waits, op), a wait taken off one far task through the spare stays its own while
+ * another is read, and the dependencies are the same. Building every record fails it.
+ */
+static void
+test_part_keeps_own_tasks(void **state)
+{
+	struct net n;
+	struct ft_schedule s[2];
+	uint32_t ends[2][16], *owner;
+	struct pk_engine *w, *p;
+	size_t ntasks;
+
+	(void)state;
+	owner = two_node_owners(&n);
+	w = ring_built_as(&n, owner, 2, -1, &s[0], ends[0]);
+	ntasks = w->tasks.len;
+	for (uint32_t r = 0; r < 2; r++) {
+		uint32_t far[2] = { PK_NONE, PK_NONE }, nfar = 0;
+		size_t bound = 0, nbar = 0;
+
+		p = ring_built_as(&n, owner, 2, (int)r, &s[1], ends[1]);
+		assert_int_equal(pk_ntasks(p), ntasks);
+		for (uint32_t t = 0; t < ntasks; t++) {
+			const struct pk_task *a = &FT_VEC_AT(&w->tasks, struct pk_task, t);
+			bool mine = a->kind != PK_T_FLOW;
+
+			nbar += mine;
+			if (!mine) {
+				const struct pk_flow *f = flow_at(w, a->flow);
+
+				mine = owner[f->src] == r || owner[f->dst] == r;
+				for (uint32_t j = 0; j < f->npath; j++) {
+					const struct pk_link *lk = &w->links[FT_VEC_AT(
+					        &w->paths, uint32_t, f->path_off + j)];
+
+					mine = mine || owner[lk->src] == r || owner[lk->dst] == r;
+				}
+				if (!mine && nfar < 2)
+					far[nfar++] = t;
+			}
+			bound += mine;
+			assert_int_equal(pk_task_kind(p, t), a->kind);
+			assert_int_equal(pk_task_flow(p, t), a->flow);
+			assert_int_equal(pk_task_far_id(p, t), !mine);
+			assert_int_equal(task_at(p, t)->npred, a->npred);
+			assert_int_equal(task_at(p, t)->op, a->op);
+		}
+		print_message("# %zu tasks (%zu barriers): rank %u keeps %zu records, at most "
+		              "%zu (the barriers and the tasks of flows with a vertex of it on "
+		              "the path)\n",
+		              ntasks, nbar, r, p->tasks.len, bound);
+		assert_true(bound < ntasks && nfar == 2);
+		if (p->tasks.len > bound)
+			fail_msg("rank %u keeps %zu task records, at most %zu", r, p->tasks.len,
+			         bound);
+		assert_int_equal(p->tasks.len, bound);
+		assert_int_equal(p->tfar.len, ntasks - bound);
+		/* The spare writes back: a wait taken off one far task stays while another
+		 * is read. */
+		task_at(p, far[0])->npred += 5;
+		assert_int_equal(task_at(p, far[1])->npred,
+		                 FT_VEC_AT(&w->tasks, struct pk_task, far[1]).npred);
+		assert_int_equal(task_at(p, far[0])->npred,
+		                 FT_VEC_AT(&w->tasks, struct pk_task, far[0]).npred + 5);
+		task_at(p, far[0])->npred -= 5;
+		pk_task_flush(p);
+		assert_int_equal(FT_VEC_AT(&p->tfar, struct pk_tfar,
+		                           FT_VEC_AT(&p->tslot, uint32_t, far[0]) - PK_VIRT)
+		                         .npred,
+		                 FT_VEC_AT(&w->tasks, struct pk_task, far[0]).npred);
+		/* The same dependencies, in the same order. */
+		assert_int_equal(p->edges.len, w->edges.len);
+		assert_memory_equal(p->edges.data, w->edges.data,
+		                    w->edges.len * 2 * sizeof(uint32_t));
 		ft_packet_engine.destroy(&p->base);
 		ft_schedule_release(&s[1]);
 	}
@@ -3540,6 +3632,7 @@ main(void)
 		cmocka_unit_test(test_part_keeps_own_ports),
 		cmocka_unit_test(test_part_keeps_own_paths),
 		cmocka_unit_test(test_part_keeps_own_flows),
+		cmocka_unit_test(test_part_keeps_own_tasks),
 		cmocka_unit_test(test_part_keeps_own_cc),
 		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
