@@ -4952,6 +4952,91 @@ test_table_parse_roundtrip(void **state)
 }
 
 /*
+ * `fabtune parse` reads every table `fabtune bench` prints, found by content
+ * alone: each collective's nccl-tests table and perftest's bandwidth and
+ * latency tables come back with the test's name, every row and the
+ * transport the run used (not "nccl" or "verbs", the real tools' only ones),
+ * so that parsed rows match the rows `--save` stores.
+ */
+static void
+test_table_parse_every_pattern(void **state)
+{
+	static const enum ft_op ops[] = {
+		FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST,
+		FT_OP_REDUCE,     FT_OP_ALLTOALL,   FT_OP_SENDRECV,       FT_OP_GATHER,
+		FT_OP_SCATTER,    FT_OP_HYPERCUBE,  FT_OP_PT2PT_BW,       FT_OP_PT2PT_LAT,
+	};
+	static const char *const transports[] = { "tcp", "shm", "ucx" };
+	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	size_t k, i;
+
+	(void)state;
+	for (k = 0; k < FT_ARRAY_SIZE(ops) * FT_ARRAY_SIZE(transports); k++) {
+		enum ft_op op = ops[k % FT_ARRAY_SIZE(ops)];
+		const char *tr = transports[k / FT_ARRAY_SIZE(ops)];
+		bool p2p = op == FT_OP_PT2PT_BW || op == FT_OP_PT2PT_LAT;
+		struct ft_bench_cfg cfg;
+		struct ft_bench_report rep;
+		struct ft_strbuf sb;
+		struct ft_obs_set obs;
+		struct ft_run back;
+		struct ft_error err = { 0 };
+
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = op;
+		cfg.min_bytes = 1024;
+		cfg.max_bytes = 4096;
+		ft_bench_cfg_resolve(&cfg);
+		ft_bench_report_init(&rep);
+		ft_strlcpy(rep.transport, tr, sizeof(rep.transport));
+		for (i = 0; i < 3; i++) {
+			struct ft_result_row r;
+
+			ft_result_row_init(&r);
+			ft_strlcpy(r.test, ft_op_name(op), sizeof(r.test));
+			ft_strlcpy(r.transport, tr, sizeof(r.transport));
+			ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+			ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+			r.root = -1;
+			r.bytes = 1024u << i;
+			r.count = r.bytes / 4;
+			r.nsamples = 1000;
+			r.time_us = r.ip_time_us = 10.0 * (double)(i + 1);
+			r.algbw_GBps = r.ip_algbw_GBps = (double)r.bytes / (r.time_us * 1e3);
+			r.busbw_GBps = r.ip_busbw_GBps = r.algbw_GBps;
+			r.lat_min_us = 1.0;
+			r.lat_max_us = 3.0;
+			r.lat_p50_us = r.lat_avg_us = r.lat_p99_us = r.lat_p999_us = 2.0;
+			r.lat_stdev_us = 0.1;
+			r.wrong = 0;
+			assert_int_equal(ft_run_add(&rep.run, &r), 0);
+		}
+		ft_strbuf_init(&sb);
+		ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+		ft_obs_set_init(&obs);
+		ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+		assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "table", NULL, &obs, &back, &err),
+		                 0);
+		if (ft_run_nrows(&back) != 3)
+			fail_msg("%s over %s: %zu rows parsed of 3:\n%s", ft_op_name(op), tr,
+			         ft_run_nrows(&back), sb.buf);
+		for (i = 0; i < 3; i++) {
+			const struct ft_result_row *b = ft_run_row(&back, i);
+
+			assert_string_equal(b->test, ft_op_name(op));
+			assert_string_equal(b->transport, tr);
+			assert_int_equal(b->bytes, 1024u << i);
+			if (p2p)
+				assert_int_equal(b->nsamples, 1000);
+		}
+		ft_run_release(&back);
+		ft_obs_set_release(&obs);
+		ft_strbuf_release(&sb);
+		ft_bench_report_release(&rep);
+	}
+}
+
+/*
  * The transports' element pool: elements come zeroed, distinct and inside
  * 64-element blocks; a put element is the next one got; 130 elements take
  * three blocks; an element smaller than a pointer still holds the link.
@@ -5124,6 +5209,7 @@ main(void)
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_218),
 		cmocka_unit_test(test_table_parse_roundtrip),
+		cmocka_unit_test(test_table_parse_every_pattern),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
