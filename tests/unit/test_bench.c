@@ -4952,6 +4952,67 @@ test_table_parse_roundtrip(void **state)
 }
 
 /*
+ * nccl-tests' -N, -d all and -o all on one rank over shm: two cycles, each
+ * every type in ncclDataType_t's order (int8 ... bfloat16) with, for a
+ * reduction, every operation inside it (sum, prod, max, min, avg, mulsum),
+ * all rows in one report, each validated; a non-reduction takes the types
+ * only.
+ */
+static void
+test_sweep_cycles_types_ops(void **state)
+{
+	static const char *const types[] = { "int8",  "uint8", "int32",  "uint32", "int64",
+		                             "uint64", "half", "float", "double", "bfloat16" };
+	static const char *const ops[] = { "sum", "prod", "max", "min", "avg", "mulsum" };
+	static const enum ft_op pats[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER };
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_error err = { 0 };
+	size_t k, i;
+
+	(void)state;
+	ft_world_cfg_init(&wc);
+	wc.rank = 0;
+	wc.nranks = 1;
+	wc.timeout_s = 5;
+	assert_int_equal(ft_world_new(&wc, &w, &err), 0);
+	for (k = 0; k < FT_ARRAY_SIZE(pats); k++) {
+		bool red = pats[k] == FT_OP_ALL_REDUCE;
+		size_t nops = red ? FT_ARRAY_SIZE(ops) : 1;
+		struct ft_bench_args a;
+		struct ft_bench_cfg cfg;
+		struct ft_bench_report rep;
+
+		ft_bench_args_init(&a);
+		a.pattern = ft_op_name(pats[k]);
+		a.transport = "shm";
+		a.dtype = "all";
+		a.op = "all";
+		a.cycles = 2;
+		a.minb = a.maxb = 1024;
+		a.iters = 1;
+		a.warmup = 0;
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+		ft_bench_report_init(&rep);
+		if (ft_bench_run_sweep(w, &a, &cfg, &rep, &err) != 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(ft_run_nrows(&rep.run), 2 * FT_ARRAY_SIZE(types) * nops);
+		for (i = 0; i < ft_run_nrows(&rep.run); i++) {
+			const struct ft_result_row *r = ft_run_row(&rep.run, i);
+			size_t in_cycle = i % (FT_ARRAY_SIZE(types) * nops);
+
+			assert_string_equal(r->dtype, types[in_cycle / nops]);
+			if (red)
+				assert_string_equal(r->redop, ops[in_cycle % nops]);
+			assert_int_equal(r->bytes, 1024);
+			assert_int_equal(r->wrong, 0);
+		}
+		ft_bench_report_release(&rep);
+	}
+	ft_world_free(w);
+}
+
+/*
  * `fabtune parse` reads every table `fabtune bench` prints, found by content
  * alone: each collective's nccl-tests table and perftest's bandwidth and
  * latency tables come back with the test's name, every row and the
@@ -5210,6 +5271,7 @@ main(void)
 		cmocka_unit_test(test_table_218),
 		cmocka_unit_test(test_table_parse_roundtrip),
 		cmocka_unit_test(test_table_parse_every_pattern),
+		cmocka_unit_test(test_sweep_cycles_types_ops),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
