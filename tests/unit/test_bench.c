@@ -4951,6 +4951,101 @@ test_table_parse_roundtrip(void **state)
 	}
 }
 
+/* One rank of a perftest -D run over shm: @lat pt2pt_lat at 8 B, else pt2pt_bw at 64 KiB. */
+static int
+duration_rank(uint32_t rank, int lfd, uint16_t port, bool lat, double secs,
+              struct ft_result_row *out, double *wall)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	double t0;
+	int rc;
+
+	ft_world_cfg_init(&wc);
+	wc.rank = rank;
+	wc.nranks = 2;
+	wc.bootstrap_fd = rank == 0 ? lfd : -1;
+	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
+	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
+	wc.timeout_s = 10;
+	rc = ft_world_new(&wc, &w, &err);
+	if (rc < 0) {
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+		return rc;
+	}
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = lat ? FT_OP_PT2PT_LAT : FT_OP_PT2PT_BW;
+	cfg.min_bytes = cfg.max_bytes = lat ? 8 : 65536;
+	cfg.duration_s = secs;
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	ft_bench_cfg_resolve(&cfg);
+	ft_bench_report_init(&rep);
+	t0 = ft__now();
+	rc = ft_bench_run(w, &cfg, &rep, &err);
+	*wall = ft__now() - t0;
+	if (rc < 0)
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+	/* rank 0 reports */
+	if (rc == 0 && rank == 0 && ft_run_nrows(&rep.run) != 1)
+		rc = FT_EIO;
+	if (rc == 0 && rank == 0)
+		*out = *ft_run_row(&rep.run, 0);
+	ft_bench_report_release(&rep);
+	ft_world_free(w);
+	return rc;
+}
+
+/*
+ * perftest's -D over shm, 0.4 s a size: the run lasts that long, and its
+ * row accounts for it: the round trips counted times twice the one-way
+ * t_avg (pt2pt_lat), or the messages counted times their size over the
+ * average bandwidth (pt2pt_bw), come to about the duration and at most
+ * the run (on a loaded host the last batch can end well past it).
+ */
+static void
+test_pt2pt_duration(void **state)
+{
+	const double secs = 0.4;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		bool lat = k == 0;
+		struct ft_error err = { 0 };
+		struct ft_result_row r;
+		double wall = 0, spent;
+		int lfd, status;
+		uint16_t port;
+		pid_t kid;
+
+		assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+		kid = fork();
+		assert_true(kid >= 0);
+		if (kid == 0) {
+			struct ft_result_row r1;
+			double w1;
+
+			close(lfd);
+			alarm(30);
+			_exit(duration_rank(1, -1, port, lat, secs, &r1, &w1) == 0 ? 0 : 1);
+		}
+		assert_int_equal(duration_rank(0, lfd, port, lat, secs, &r, &wall), 0);
+		assert_int_equal(waitpid(kid, &status, 0), kid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_true(r.nsamples > 0);
+		spent = lat ? r.nsamples * 2 * r.lat_avg_us * 1e-6 :
+		              (double)r.nsamples * (double)r.bytes / (r.algbw_GBps * 1e9);
+		/* about the duration (less the stop flags between batches), within the run */
+		if (!(wall >= secs) || !(spent > 0.5 * secs && spent <= wall))
+			fail_msg("%s -D %.1f: ran %.3f s, row accounts for %.3f s (%u samples)",
+			         lat ? "pt2pt_lat" : "pt2pt_bw", secs, wall, spent, r.nsamples);
+	}
+}
+
 /*
  * nccl-tests' -N, -d all and -o all on one rank over shm: two cycles, each
  * every type in ncclDataType_t's order (int8 ... bfloat16) with, for a
@@ -5272,6 +5367,7 @@ main(void)
 		cmocka_unit_test(test_table_parse_roundtrip),
 		cmocka_unit_test(test_table_parse_every_pattern),
 		cmocka_unit_test(test_sweep_cycles_types_ops),
+		cmocka_unit_test(test_pt2pt_duration),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),
