@@ -222,6 +222,32 @@ ft_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep, cons
 static const char dashes[] =
         "---------------------------------------------------------------------------------------\n";
 
+/*
+ * The title's first words: over verbs, perftest's name of the operation
+ * (testsStr and atomicTypesStr in perftest_parameters.c: "RDMA_Write",
+ * "Atomic FETCH_AND_ADD"), as ib_write_bw prints it; else the transport.
+ */
+static const char *
+pt2pt_title(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	static const struct {
+		const char *op, *title;
+	} verbs[] = {
+		{ "send", "Send" },
+		{ "write", "RDMA_Write" },
+		{ "read", "RDMA_Read" },
+		{ "fadd", "Atomic FETCH_AND_ADD" },
+		{ "cswap", "Atomic CMP_AND_SWAP" },
+	};
+
+	if (strcmp(rep->transport, "verbs") != 0)
+		return rep->transport;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(verbs); i++)
+		if (strcmp(cfg->verbs_op, verbs[i].op) == 0)
+			return verbs[i].title;
+	return "Send";
+}
+
 static void
 pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft_bench_report *rep,
            const struct ft_bench_cfg *cfg)
@@ -229,7 +255,7 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
-	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", pt2pt_title(rep, cfg),
 	               lat        ? "Latency" :
 	               cfg->bidir ? "Bidirectional BW" :
 	                            "BW",

@@ -5122,7 +5122,7 @@ test_table_parse_every_pattern(void **state)
 		FT_OP_REDUCE,     FT_OP_ALLTOALL,   FT_OP_SENDRECV,       FT_OP_GATHER,
 		FT_OP_SCATTER,    FT_OP_HYPERCUBE,  FT_OP_PT2PT_BW,       FT_OP_PT2PT_LAT,
 	};
-	static const char *const transports[] = { "tcp", "shm", "ucx" };
+	static const char *const transports[] = { "tcp", "shm", "ucx", "verbs" };
 	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
 	size_t k, i;
 

@@ -356,6 +356,27 @@ test_bench_perftest_settings(void **state)
 	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
 	/* ib_write_bw's: " Number of qps   : 1\t\tTransport type : IB" */
 	assert_non_null(strstr(sb.buf, "\n Number of qps   : 2\t\tTransport type : tcp\n"));
+	assert_non_null(strstr(sb.buf, "\n                    tcp BW Test (fabtune)\n"));
+	/* over verbs, the title names the operation as perftest's does ("RDMA_Write BW Test") */
+	{
+		static const struct {
+			const char *op, *title;
+		} titles[] = {
+			{ "send", "                    Send BW Test (fabtune)\n" },
+			{ "write", "                    RDMA_Write BW Test (fabtune)\n" },
+			{ "read", "                    RDMA_Read BW Test (fabtune)\n" },
+			{ "fadd", "                    Atomic FETCH_AND_ADD BW Test (fabtune)\n" },
+			{ "cswap", "                    Atomic CMP_AND_SWAP BW Test (fabtune)\n" },
+		};
+
+		ft_strlcpy(rep.transport, "verbs", sizeof(rep.transport));
+		for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++) {
+			ft_strlcpy(cfg.verbs_op, titles[i].op, sizeof(cfg.verbs_op));
+			ft_strbuf_reset(&sb);
+			ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+			assert_non_null(strstr(sb.buf, titles[i].title));
+		}
+	}
 	ft_strbuf_release(&sb);
 	ft_bench_report_release(&rep);
 }
