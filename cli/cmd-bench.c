@@ -140,7 +140,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	struct ft_bench_args a;
-	bool gbits = false, save = false;
+	bool gbits = false, save = false, cpu_freq = false;
 	const struct opt opts[] = {
 		OPT_STRING(
 		        0, "pattern", &a.pattern, "NAME",
@@ -175,7 +175,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING('T', "timeout", &a.timeout_str, "TIME",
 		           "a silent peer is dead after this: seconds or 30s, 2min (30)"),
 		OPT_INT('G', "cudagraph", &a.graph, "N",
-		        "nccl-tests: CUDA graph launches (0 only)"),
+		        "nccl-tests: CUDA graph launches (nccl transport; 0: none)"),
 		OPT_INT('p', "parallel_init", &a.parallel_init, "0|1",
 		        "nccl-tests: init threads in parallel (no effect: one thread)"),
 		OPT_INT('y', "stream_null", &a.stream_null, "0|1",
@@ -200,6 +200,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        0, "all-sizes", &a.all_sizes,
 		        "perftest's -a: sizes 2 B to 8 MiB (-a is perftest's after a pt2pt pattern)"),
 		OPT_BOOL(0, "report_gbits", &gbits, "perftest: bandwidth in Gb/sec, not MB/sec"),
+		OPT_BOOL('F', "CPU-freq", &cpu_freq,
+		         "perftest: no CPU frequency warning (no effect: none is printed)"),
 		OPT_STRING(0, "table-format", &a.table_format, "VER",
 		           "nccl-tests' table layout: classic (default) or 2.18"),
 		OPT_STRING(0, "ifname", &a.ifname, "SPEC",

@@ -222,6 +222,32 @@ ft_bench_coll_foot(struct ft_strbuf *sb, const struct ft_bench_report *rep, cons
 static const char dashes[] =
         "---------------------------------------------------------------------------------------\n";
 
+/*
+ * The title's first words: over verbs, perftest's name of the operation
+ * (testsStr and atomicTypesStr in perftest_parameters.c: "RDMA_Write",
+ * "Atomic FETCH_AND_ADD"), as ib_write_bw prints it; else the transport.
+ */
+static const char *
+pt2pt_title(const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	static const struct {
+		const char *op, *title;
+	} verbs[] = {
+		{ "send", "Send" },
+		{ "write", "RDMA_Write" },
+		{ "read", "RDMA_Read" },
+		{ "fadd", "Atomic FETCH_AND_ADD" },
+		{ "cswap", "Atomic CMP_AND_SWAP" },
+	};
+
+	if (strcmp(rep->transport, "verbs") != 0)
+		return rep->transport;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(verbs); i++)
+		if (strcmp(cfg->verbs_op, verbs[i].op) == 0)
+			return verbs[i].title;
+	return "Send";
+}
+
 static void
 pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft_bench_report *rep,
            const struct ft_bench_cfg *cfg)
@@ -229,13 +255,13 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
 
 	ft_strbuf_adds(sb, dashes);
-	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", rep->transport,
+	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", pt2pt_title(rep, cfg),
 	               lat        ? "Latency" :
 	               cfg->bidir ? "Bidirectional BW" :
 	                            "BW",
 	               "fabtune");
-	/* perftest's settings block: "%-16s: " keys, two to a line */
-	ft_strbuf_addf(sb, " Number of qps   : %-14u Transport type : %s\n",
+	/* perftest's settings block: "%-16s: " keys, a second one after two tabs */
+	ft_strbuf_addf(sb, " Number of qps   : %u\t\tTransport type : %s\n",
 	               strcmp(rep->transport, "tcp") == 0 || strcmp(rep->transport, "verbs") == 0 ?
 	                       cfg->streams :
 	                       1u,
@@ -266,7 +292,7 @@ void
 ft_bench_pt2pt_head(struct ft_strbuf *sb, bool lat, bool timed, bool gbits)
 {
 	if (lat && timed)
-		ft_strbuf_adds(sb, " #bytes        #iterations       t_avg[usec]\n");
+		ft_strbuf_adds(sb, " #bytes        #iterations       t_avg[usec]    tps average\n");
 	else if (lat)
 		ft_strbuf_adds(sb,
 		               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
@@ -293,9 +319,11 @@ ft_bench_pt2pt_row(struct ft_strbuf *sb, bool lat, bool timed, bool gbits,
 {
 	double scale = gbits ? 8.0 : 1e9 / 1048576.0;
 
+	/* -D: perftest's transactions a second, round trips of twice the one-way t_avg */
 	if (lat && timed)
-		ft_strbuf_addf(sb, " %-7" PRIu64 "       %u            %-7.2f\n", r->bytes,
-		               r->nsamples, r->lat_avg_us);
+		ft_strbuf_addf(sb, " %-7" PRIu64 "       %u            %-7.2f        %-7.2f\n",
+		               r->bytes, r->nsamples, r->lat_avg_us,
+		               r->lat_avg_us > 0 ? 1e6 / (2 * r->lat_avg_us) : 0.0);
 	else if (lat)
 		ft_strbuf_addf(sb,
 		               " %-7" PRIu64 " %u          %-7.2f        %-7.2f      %-7.2f  \t"

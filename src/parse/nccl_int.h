@@ -58,6 +58,7 @@ struct ft__nccl_state {
 	uint32_t row_line;        /* line of the first table row of this text, 0 if none */
 	uint32_t log_nranks;      /* NCCL's own count ("comm 0x... nRanks N"), 0 if unseen */
 	uint32_t log_nranks_line;
+	char transport[16]; /* the rows' transport: nccl, or the one fabtune bench's first line names */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

@@ -26,6 +26,28 @@ ft__nccl_state_init(struct ft__nccl_state *st)
 	memset(st, 0, sizeof(*st));
 	for (int i = 0; i < NT_NCOLS; i++)
 		st->col[i] = -1;
+	ft_strlcpy(st->transport, "nccl", sizeof(st->transport));
+}
+
+/*
+ * fabtune bench's first line, "fabtune bench all_gather: transport shm, 2
+ * ranks" (@s past its "#"): the rows keep that transport, so that they
+ * match what `fabtune bench --save` stores; anything else leaves "nccl".
+ */
+static void
+fabtune_banner(struct ft__nccl_state *st, struct ft__span s)
+{
+	static const char *const own[] = { "tcp", "shm", "mpi", "nccl", "ucx", "verbs" };
+	struct ft__span tok;
+
+	if (!ft__token(&s, &tok) || !ft__token(&s, &tok) || !ft__token(&s, &tok) ||
+	    !ft__ends(tok, ":") || !ft__token(&s, &tok) || !ft__eq(tok, "transport") ||
+	    !ft__token(&s, &tok) || !ft__ends(tok, ","))
+		return;
+	tok.n--;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(own); i++)
+		if (ft__eq(tok, own[i]))
+			ft_strlcpy(st->transport, own[i], sizeof(st->transport));
 }
 
 static const char *const collectives[] = {
@@ -294,7 +316,7 @@ ranks_of_text(struct ft__pctx *c, struct ft__nccl_state *st)
 	for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
 		const struct ft_result_row *r = ft_run_row(c->run, i);
 
-		if (strcmp(r->transport, "nccl") != 0 || r->nranks)
+		if (strcmp(r->transport, st->transport) != 0 || r->nranks)
 			continue;
 		if (test && strcmp(test, r->test) != 0)
 			return; /* two collectives without a count: no one figure for both */
@@ -314,7 +336,7 @@ ranks_of_text(struct ft__pctx *c, struct ft__nccl_state *st)
 		for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
 			const struct ft_result_row *r = ft_run_row(c->run, i);
 
-			if (strcmp(r->transport, "nccl") != 0 || r->nranks)
+			if (strcmp(r->transport, st->transport) != 0 || r->nranks)
 				continue;
 			npairs += ranks_interval(r->algbw_GBps, r->busbw_GBps, twice, &lo, &hi);
 			npairs += ranks_interval(r->ip_algbw_GBps, r->ip_busbw_GBps, twice, &lo, &hi);
@@ -329,7 +351,7 @@ ranks_of_text(struct ft__pctx *c, struct ft__nccl_state *st)
 	for (i = st->text_row0; i < ft_run_nrows(c->run); i++) {
 		struct ft_result_row *r = ft_vec_at(&c->run->rows, i);
 
-		if (strcmp(r->transport, "nccl") == 0 && !r->nranks && strcmp(r->test, test) == 0)
+		if (strcmp(r->transport, st->transport) == 0 && !r->nranks && strcmp(r->test, test) == 0)
 			r->nranks = n;
 	}
 	c->host[0] = c->device[0] = '\0';
@@ -348,7 +370,7 @@ name_earlier_rows(struct ft__pctx *c, const struct ft__nccl_state *st)
 	for (i = st->row0; i < ft_run_nrows(c->run); i++) {
 		struct ft_result_row *row = ft_vec_at(&c->run->rows, i);
 
-		if (strcmp(row->test, "unknown") == 0 && strcmp(row->transport, "nccl") == 0) {
+		if (strcmp(row->test, "unknown") == 0 && strcmp(row->transport, st->transport) == 0) {
 			ft_strlcpy(row->test, st->test, sizeof(row->test));
 			if (!row->nranks)
 				row->nranks = st->inferred_nranks;
@@ -533,7 +555,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 		}
 	}
 	ft_strlcpy(r.test, st->test, sizeof(r.test));
-	ft_strlcpy(r.transport, "nccl", sizeof(r.transport));
+	ft_strlcpy(r.transport, st->transport, sizeof(r.transport));
 	r.nranks = st->nranks ? st->nranks : st->inferred_nranks;
 	if (st->ranks_cut) { /* only some rank lines were kept: the row, else the highest rank */
 		char kind[32];
@@ -707,6 +729,8 @@ ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__sp
 	c->port = c->rank = -1;
 	if (ft__starts(rest, "Rank ")) {
 		rank_line(c, st, rest, lineno);
+	} else if (ft__starts(rest, "fabtune bench ")) {
+		fabtune_banner(st, rest);
 	} else if (is_column_names(rest)) {
 		header_columns(c, st, rest);
 	} else if (ft__starts(rest, "nccl-tests version ")) {

@@ -55,12 +55,31 @@ struct pstate {
 	enum table table;
 	bool gbits;     /* BW columns in Gb/sec (else MB/sec) */
 	bool remote;    /* the next GID: line is the remote one */
+	char transport[16]; /* the rows' transport: verbs, or the one fabtune bench names */
+	bool fabtune;       /* the banner is fabtune bench's ("shm BW Test (fabtune)") */
 	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
 };
 
 /* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
+/*
+ * "Transport type : IB": perftest names the verbs transport (IB, IW, ...);
+ * fabtune bench prints its own transport there (shm, tcp, ucx, ...), which
+ * the rows keep, so that they match what `fabtune bench --save` stores.
+ */
 static void
-settings_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
+transport_of(struct pstate *ps, struct ft__span v)
+{
+	static const char *const own[] = { "tcp", "shm", "mpi", "nccl", "ucx", "verbs" };
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(own); i++)
+		if (ft__eq(v, own[i]) && ps->fabtune) {
+			ft_strlcpy(ps->transport, own[i], sizeof(ps->transport));
+			return;
+		}
+}
+
+static void
+settings_line(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 {
 	while (s.n) {
 		const char *colon = memchr(s.p, ':', s.n);
@@ -85,6 +104,8 @@ settings_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 			ft__skipped(c, line, "unknown perftest setting", k);
 		if (ft__eq(k, "Device"))
 			ft__copy(c->device, sizeof(c->device), v);
+		if (ft__eq(k, "Transport type"))
+			transport_of(ps, v);
 	}
 }
 
@@ -111,7 +132,7 @@ row_init(struct ft_result_row *r, const char *test, const struct pstate *ps, uin
 {
 	ft_result_row_init(r);
 	ft_strlcpy(r->test, test, sizeof(r->test));
-	ft_strlcpy(r->transport, "verbs", sizeof(r->transport));
+	ft_strlcpy(r->transport, ps->transport, sizeof(r->transport));
 	ft_strlcpy(r->algo, ps->test, sizeof(r->algo));
 	r->bytes = bytes;
 	r->nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
@@ -284,8 +305,10 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		return true;
 	}
 	/* fabtune bench's title: "shm BW Test (fabtune)" */
-	if (ft__ends(s, " Test (fabtune)") && !memchr(s.p, ':', s.n))
+	if (ft__ends(s, " Test (fabtune)") && !memchr(s.p, ':', s.n)) {
 		s.n -= strlen(" (fabtune)");
+		ps->fabtune = true;
+	}
 	if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
 		test_from_banner(ps, s);
 		ft__emit_str(c, line, "perftest.test", ft__span_c(ps->banner));
@@ -328,7 +351,7 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		return true;
 	}
 	if (is_settings_line(s)) {
-		settings_line(c, line, s);
+		settings_line(c, ps, line, s);
 		return true;
 	}
 	if (ft__is_digit(s.p[0]) && bare_bw_row(s)) {
@@ -345,6 +368,7 @@ ft__perftest_run(struct ft__pctx *c, const char *text, size_t len)
 	struct pstate ps = { .table = T_NONE };
 
 	ft_strlcpy(ps.test, "perftest", sizeof(ps.test));
+	ft_strlcpy(ps.transport, "verbs", sizeof(ps.transport));
 	ft__pctx_run_kind(c, "perftest");
 	return ft__parse_lines(c, text, len, perftest_line, &ps, "not perftest output");
 }

@@ -21,7 +21,7 @@ import sys
 
 FABTUNE = sys.argv[1]
 ROOT = os.environ.get("FT_SOURCE_ROOT", ".")
-OPT_RE = re.compile(r"(?<![\w-])--([a-z0-9][a-z0-9_-]*)")
+OPT_RE = re.compile(r"(?<![\w-])--([A-Za-z0-9][A-Za-z0-9_-]*)")  # perftest spells --CPU-freq
 
 
 def run(*args):

@@ -5042,6 +5042,247 @@ test_table_parse_roundtrip(void **state)
 	}
 }
 
+/* One rank of a perftest -D run over shm: @lat pt2pt_lat at 8 B, else pt2pt_bw at 64 KiB. */
+static int
+duration_rank(uint32_t rank, int lfd, uint16_t port, bool lat, double secs,
+              struct ft_result_row *out, double *wall)
+{
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	double t0;
+	int rc;
+
+	ft_world_cfg_init(&wc);
+	wc.rank = rank;
+	wc.nranks = 2;
+	wc.bootstrap_fd = rank == 0 ? lfd : -1;
+	snprintf(wc.bootstrap, sizeof(wc.bootstrap), "127.0.0.1:%u", (unsigned)port);
+	ft_strlcpy(wc.ifname, "lo", sizeof(wc.ifname));
+	wc.timeout_s = 10;
+	rc = ft_world_new(&wc, &w, &err);
+	if (rc < 0) {
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+		return rc;
+	}
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = lat ? FT_OP_PT2PT_LAT : FT_OP_PT2PT_BW;
+	cfg.min_bytes = cfg.max_bytes = lat ? 8 : 65536;
+	cfg.duration_s = secs;
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	ft_bench_cfg_resolve(&cfg);
+	ft_bench_report_init(&rep);
+	t0 = ft__now();
+	rc = ft_bench_run(w, &cfg, &rep, &err);
+	*wall = ft__now() - t0;
+	if (rc < 0)
+		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
+	/* rank 0 reports */
+	if (rc == 0 && rank == 0 && ft_run_nrows(&rep.run) != 1)
+		rc = FT_EIO;
+	if (rc == 0 && rank == 0)
+		*out = *ft_run_row(&rep.run, 0);
+	ft_bench_report_release(&rep);
+	ft_world_free(w);
+	return rc;
+}
+
+/*
+ * perftest's -D over shm, 0.4 s a size: the run lasts that long, and its
+ * row accounts for it: the round trips counted times twice the one-way
+ * t_avg (pt2pt_lat), or the messages counted times their size over the
+ * average bandwidth (pt2pt_bw), come to about the duration and at most
+ * the run (on a loaded host the last batch can end well past it).
+ */
+static void
+test_pt2pt_duration(void **state)
+{
+	const double secs = 0.4;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		bool lat = k == 0;
+		struct ft_error err = { 0 };
+		struct ft_result_row r;
+		double wall = 0, spent;
+		int lfd, status;
+		uint16_t port;
+		pid_t kid;
+
+		assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
+		kid = fork();
+		assert_true(kid >= 0);
+		if (kid == 0) {
+			struct ft_result_row r1;
+			double w1;
+
+			close(lfd);
+			alarm(30);
+			_exit(duration_rank(1, -1, port, lat, secs, &r1, &w1) == 0 ? 0 : 1);
+		}
+		assert_int_equal(duration_rank(0, lfd, port, lat, secs, &r, &wall), 0);
+		assert_int_equal(waitpid(kid, &status, 0), kid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_true(r.nsamples > 0);
+		spent = lat ? r.nsamples * 2 * r.lat_avg_us * 1e-6 :
+		              (double)r.nsamples * (double)r.bytes / (r.algbw_GBps * 1e9);
+		/* about the duration (less the stop flags between batches), within the run */
+		if (!(wall >= secs) || !(spent > 0.5 * secs && spent <= wall))
+			fail_msg("%s -D %.1f: ran %.3f s, row accounts for %.3f s (%u samples)",
+			         lat ? "pt2pt_lat" : "pt2pt_bw", secs, wall, spent, r.nsamples);
+	}
+}
+
+/*
+ * nccl-tests' -N, -d all and -o all on one rank over shm: two cycles, each
+ * every type in ncclDataType_t's order (int8 ... bfloat16) with, for a
+ * reduction, every operation inside it (sum, prod, max, min, avg, mulsum),
+ * all rows in one report, each validated; a non-reduction takes the types
+ * only.
+ */
+static void
+test_sweep_cycles_types_ops(void **state)
+{
+	static const char *const types[] = { "int8",  "uint8", "int32",  "uint32", "int64",
+		                             "uint64", "half", "float", "double", "bfloat16" };
+	static const char *const ops[] = { "sum", "prod", "max", "min", "avg", "mulsum" };
+	static const enum ft_op pats[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER };
+	struct ft_world_cfg wc;
+	struct ft_world *w = NULL;
+	struct ft_error err = { 0 };
+	size_t k, i;
+
+	(void)state;
+	ft_world_cfg_init(&wc);
+	wc.rank = 0;
+	wc.nranks = 1;
+	wc.timeout_s = 5;
+	assert_int_equal(ft_world_new(&wc, &w, &err), 0);
+	for (k = 0; k < FT_ARRAY_SIZE(pats); k++) {
+		bool red = pats[k] == FT_OP_ALL_REDUCE;
+		size_t nops = red ? FT_ARRAY_SIZE(ops) : 1;
+		struct ft_bench_args a;
+		struct ft_bench_cfg cfg;
+		struct ft_bench_report rep;
+
+		ft_bench_args_init(&a);
+		a.pattern = ft_op_name(pats[k]);
+		a.transport = "shm";
+		a.dtype = "all";
+		a.op = "all";
+		a.cycles = 2;
+		a.minb = a.maxb = 1024;
+		a.iters = 1;
+		a.warmup = 0;
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+		ft_bench_report_init(&rep);
+		if (ft_bench_run_sweep(w, &a, &cfg, &rep, &err) != 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(ft_run_nrows(&rep.run), 2 * FT_ARRAY_SIZE(types) * nops);
+		for (i = 0; i < ft_run_nrows(&rep.run); i++) {
+			const struct ft_result_row *r = ft_run_row(&rep.run, i);
+			size_t in_cycle = i % (FT_ARRAY_SIZE(types) * nops);
+
+			assert_string_equal(r->dtype, types[in_cycle / nops]);
+			if (red)
+				assert_string_equal(r->redop, ops[in_cycle % nops]);
+			assert_int_equal(r->bytes, 1024);
+			assert_int_equal(r->wrong, 0);
+		}
+		ft_bench_report_release(&rep);
+	}
+	ft_world_free(w);
+}
+
+/*
+ * `fabtune parse` reads every table `fabtune bench` prints, found by content
+ * alone: each collective's nccl-tests table and perftest's bandwidth and
+ * latency tables come back with the test's name, every row and the
+ * transport the run used (not "nccl" or "verbs", the real tools' only ones),
+ * so that parsed rows match the rows `--save` stores.
+ */
+static void
+test_table_parse_every_pattern(void **state)
+{
+	static const enum ft_op ops[] = {
+		FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST,
+		FT_OP_REDUCE,     FT_OP_ALLTOALL,   FT_OP_SENDRECV,       FT_OP_GATHER,
+		FT_OP_SCATTER,    FT_OP_HYPERCUBE,  FT_OP_PT2PT_BW,       FT_OP_PT2PT_LAT,
+	};
+	static const char *const transports[] = { "tcp", "shm", "ucx", "verbs" };
+	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	size_t k, i;
+
+	(void)state;
+	for (k = 0; k < FT_ARRAY_SIZE(ops) * FT_ARRAY_SIZE(transports); k++) {
+		enum ft_op op = ops[k % FT_ARRAY_SIZE(ops)];
+		const char *tr = transports[k / FT_ARRAY_SIZE(ops)];
+		bool p2p = op == FT_OP_PT2PT_BW || op == FT_OP_PT2PT_LAT;
+		struct ft_bench_cfg cfg;
+		struct ft_bench_report rep;
+		struct ft_strbuf sb;
+		struct ft_obs_set obs;
+		struct ft_run back;
+		struct ft_error err = { 0 };
+
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = op;
+		cfg.min_bytes = 1024;
+		cfg.max_bytes = 4096;
+		ft_bench_cfg_resolve(&cfg);
+		ft_bench_report_init(&rep);
+		ft_strlcpy(rep.transport, tr, sizeof(rep.transport));
+		for (i = 0; i < 3; i++) {
+			struct ft_result_row r;
+
+			ft_result_row_init(&r);
+			ft_strlcpy(r.test, ft_op_name(op), sizeof(r.test));
+			ft_strlcpy(r.transport, tr, sizeof(r.transport));
+			ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+			ft_strlcpy(r.redop, "sum", sizeof(r.redop));
+			r.root = -1;
+			r.bytes = 1024u << i;
+			r.count = r.bytes / 4;
+			r.nsamples = 1000;
+			r.time_us = r.ip_time_us = 10.0 * (double)(i + 1);
+			r.algbw_GBps = r.ip_algbw_GBps = (double)r.bytes / (r.time_us * 1e3);
+			r.busbw_GBps = r.ip_busbw_GBps = r.algbw_GBps;
+			r.lat_min_us = 1.0;
+			r.lat_max_us = 3.0;
+			r.lat_p50_us = r.lat_avg_us = r.lat_p99_us = r.lat_p999_us = 2.0;
+			r.lat_stdev_us = 0.1;
+			r.wrong = 0;
+			assert_int_equal(ft_run_add(&rep.run, &r), 0);
+		}
+		ft_strbuf_init(&sb);
+		ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+		ft_obs_set_init(&obs);
+		ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+		assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "table", NULL, &obs, &back, &err),
+		                 0);
+		if (ft_run_nrows(&back) != 3)
+			fail_msg("%s over %s: %zu rows parsed of 3:\n%s", ft_op_name(op), tr,
+			         ft_run_nrows(&back), sb.buf);
+		for (i = 0; i < 3; i++) {
+			const struct ft_result_row *b = ft_run_row(&back, i);
+
+			assert_string_equal(b->test, ft_op_name(op));
+			assert_string_equal(b->transport, tr);
+			assert_int_equal(b->bytes, 1024u << i);
+			if (p2p)
+				assert_int_equal(b->nsamples, 1000);
+		}
+		ft_run_release(&back);
+		ft_obs_set_release(&obs);
+		ft_strbuf_release(&sb);
+		ft_bench_report_release(&rep);
+	}
+}
+
 /*
  * The transports' element pool: elements come zeroed, distinct and inside
  * 64-element blocks; a put element is the next one got; 130 elements take
@@ -5215,6 +5456,9 @@ main(void)
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_218),
 		cmocka_unit_test(test_table_parse_roundtrip),
+		cmocka_unit_test(test_table_parse_every_pattern),
+		cmocka_unit_test(test_sweep_cycles_types_ops),
+		cmocka_unit_test(test_pt2pt_duration),
 		cmocka_unit_test(test_busbw_factors),
 		cmocka_unit_test(test_circle_schedule),
 		cmocka_unit_test(test_lat_stats),

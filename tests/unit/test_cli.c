@@ -318,7 +318,67 @@ test_bench_table_is_perftest(void **state)
 	ft_bench_pt2pt_row(&sb, true, false, false, &row);
 	assert_string_equal(sb.buf, " 4096    1000          2.11           19.52        2.19     \t"
 	                            "       2.31        \t0.88   \t\t9.74    \t\t19.52  \n");
+	/*
+	 * -D: t_avg and the transactions a second (round trips), as perftest
+	 * prints them since 2016 (an ib_write_lat -D run: 3.88 us, 128993.46)
+	 */
+	ft_strbuf_reset(&sb);
+	ft_bench_pt2pt_head(&sb, true, true, false);
+	assert_string_equal(sb.buf, " #bytes        #iterations       t_avg[usec]    tps average\n");
+	ft_result_row_init(&row);
+	row.bytes = 2;
+	row.nsamples = 1289984;
+	row.lat_avg_us = 1e6 / (2 * 128993.46);
+	ft_strbuf_reset(&sb);
+	ft_bench_pt2pt_row(&sb, true, true, false, &row);
+	assert_string_equal(sb.buf, " 2             1289984            3.88           128993.46\n");
 	ft_strbuf_release(&sb);
+}
+
+/* The settings line above the table: perftest's two tabs before the second key. */
+static void
+test_bench_perftest_settings(void **state)
+{
+	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PT2PT_BW;
+	cfg.min_bytes = cfg.max_bytes = 65536;
+	cfg.streams = 2;
+	ft_bench_cfg_resolve(&cfg);
+	ft_bench_report_init(&rep);
+	ft_strlcpy(rep.transport, "tcp", sizeof(rep.transport));
+	ft_strbuf_init(&sb);
+	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+	/* ib_write_bw's: " Number of qps   : 1\t\tTransport type : IB" */
+	assert_non_null(strstr(sb.buf, "\n Number of qps   : 2\t\tTransport type : tcp\n"));
+	assert_non_null(strstr(sb.buf, "\n                    tcp BW Test (fabtune)\n"));
+	/* over verbs, the title names the operation as perftest's does ("RDMA_Write BW Test") */
+	{
+		static const struct {
+			const char *op, *title;
+		} titles[] = {
+			{ "send", "                    Send BW Test (fabtune)\n" },
+			{ "write", "                    RDMA_Write BW Test (fabtune)\n" },
+			{ "read", "                    RDMA_Read BW Test (fabtune)\n" },
+			{ "fadd", "                    Atomic FETCH_AND_ADD BW Test (fabtune)\n" },
+			{ "cswap", "                    Atomic CMP_AND_SWAP BW Test (fabtune)\n" },
+		};
+
+		ft_strlcpy(rep.transport, "verbs", sizeof(rep.transport));
+		for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++) {
+			ft_strlcpy(cfg.verbs_op, titles[i].op, sizeof(cfg.verbs_op));
+			ft_strbuf_reset(&sb);
+			ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+			assert_non_null(strstr(sb.buf, titles[i].title));
+		}
+	}
+	ft_strbuf_release(&sb);
+	ft_bench_report_release(&rep);
 }
 
 /* The global options before a command, read from the global option table. */
@@ -417,6 +477,7 @@ main(void)
 		cmocka_unit_test(test_global_words),
 		cmocka_unit_test(test_bench_table_is_nccl_tests),
 		cmocka_unit_test(test_bench_table_is_perftest),
+		cmocka_unit_test(test_bench_perftest_settings),
 		cmocka_unit_test(test_cli_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
