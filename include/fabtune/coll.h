@@ -230,6 +230,7 @@ struct ft_schedule {
 	double proto_eff;        /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
 	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
 	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
+	bool collnet_chain;      /* CollNet all-reduce as NCCL's CollNetChain, not CollNetDirect */
 	struct ft_vec phases;    /* struct ft_sched_phase */
 	struct ft_vec flows;     /* struct ft_sched_flow, grouped by phase */
 };
@@ -244,6 +245,11 @@ struct ft_coll_args {
 	uint32_t root; /* broadcast/reduce */
 	/* 0 = default; schedules ignore it: channels split every flow evenly. */
 	uint32_t nchannels;
+	/* CollNet all-reduce as NCCL's CollNetChain (a chain through each node's GPUs to the
+	 * NIC of its head, the in-network reduction, the chain back) rather than
+	 * CollNetDirect; what NCCL's tuner picks (ft_model_eval()'s collnet_chain). Ignored
+	 * by every other algorithm and operation. */
+	bool collnet_chain;
 };
 
 FT_API void ft_schedule_init(struct ft_schedule *s);

@@ -90,6 +90,10 @@ struct ft_model_links {
 	 * the Simple chunk of every collective and cap the p2p chunk (ft_model_buffsize():
 	 * nccl.buffsize, 8 MiB on AWS p5 and p5e, else NCCL's 4 MiB; kb ENV-BUFFSIZE). */
 	uint64_t buffsize;
+	/* NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_NVLS_CHUNKSIZE, bytes, as
+	 * ft_model_buffs_get() gives them: the LL and LL128 buffers whose slots set those
+	 * protocols' chunks, and the most an NVLS or NVLS tree chunk carries. */
+	uint64_t ll_buffsize, ll128_buffsize, nvls_chunk;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -272,10 +276,28 @@ struct ft_model_chunking {
 	uint32_t slots;       /* messages in flight per connection: NCCL_STEPS / slice steps */
 };
 
-/* NCCL's chunking of (@op, @algo, @proto) into @out, with a Simple buffer of @buffsize
- * bytes (NCCL_BUFFSIZE; 0: NCCL's default, 4 MiB; LL and LL128 keep their own). */
+/*
+ * A connection's buffer per protocol and the NVLS chunk, bytes (NVIDIA/nccl src/init.cc
+ * computeBuffSizes, src/transport/nvls.cc; kb ENV-BUFFSIZE): each protocol reads its own
+ * variable (NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_BUFFSIZE) and NCCL_BUFFSIZE
+ * touches only Simple's; NCCL_NVLS_CHUNKSIZE is read from 2.21 on. A 0 is NCCL's default:
+ * Simple 4 MiB, LL 512 KiB, LL128 4,915,200, NVLS chunk 128 KiB.
+ */
+struct ft_model_buffs {
+	uint64_t simple, ll, ll128, nvls_chunk;
+};
+
+/* @spec's buffers as its jobs run with them: nodes.nccl.buffsize, ll_buffsize,
+ * ll128_buffsize, nvls_chunksize, NCCL's defaults where a node leaves them, the smallest
+ * where node groups differ (ft_model_buffsize() for Simple's). */
+FT_API void ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *out);
+
+/* NCCL's chunking of (@op, @algo, @proto) into @out, with the buffers @buffs (NULL or a
+ * 0 field: NCCL's default): a slot of the protocol's own buffer, LL half of it, LL128
+ * 15/16 of it (src/enqueue.cc calcCollChunking). */
 FT_API void ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
-                                  uint64_t buffsize, struct ft_model_chunking *out);
+                                  const struct ft_model_buffs *buffs,
+                                  struct ft_model_chunking *out);
 
 /*
  * NCCL_BUFFSIZE as @spec's jobs run with it, bytes (kb ENV-BUFFSIZE; NVIDIA/nccl
@@ -295,8 +317,8 @@ FT_API uint64_t ft_model_buffsize(const struct ft_cluster_spec *spec);
  * tree's depth (down to 128 KiB, then 32 KiB).
  */
 FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
-                                    uint64_t buffsize, uint64_t bytes, uint32_t nchannels,
-                                    uint32_t nnodes, uint32_t nranks,
+                                    const struct ft_model_buffs *buffs, uint64_t bytes,
+                                    uint32_t nchannels, uint32_t nnodes, uint32_t nranks,
                                     struct ft_model_chunking *out);
 
 /*

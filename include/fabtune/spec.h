@@ -37,6 +37,12 @@ extern "C" {
 #define FT_SPEC_NCCL_BUFFSIZE     (4ull << 20)
 #define FT_SPEC_NCCL_BUFFSIZE_MIN (64ull << 10)
 #define FT_SPEC_NCCL_BUFFSIZE_MAX (1ull << 30)
+/* NCCL_NVLS_CHUNKSIZE's default and the range a spec's nccl.nvls_chunksize takes
+ * (NVIDIA/nccl src/transport/nvls.cc NCCL_PARAM NvlsChunkSize, read from v2.21.5-1 on;
+ * docs/internals/model.md "Buffers and chunks"). */
+#define FT_SPEC_NCCL_NVLS_CHUNKSIZE     (128u << 10)
+#define FT_SPEC_NCCL_NVLS_CHUNKSIZE_MIN (4ull << 10)
+#define FT_SPEC_NCCL_NVLS_CHUNKSIZE_MAX (64ull << 20)
 
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */
@@ -126,6 +132,15 @@ struct ft_node_spec {
 	 * Simple chunk of every collective (kb ENV-BUFFSIZE); 0: NCCL's default, 4 MiB
 	 * (FT_SPEC_NCCL_BUFFSIZE). aws-ofi-nccl sets 8 MiB on AWS p5 and p5e. */
 	uint64_t nccl_buffsize;
+	/* NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE (nccl.ll_buffsize, nccl.ll128_buffsize),
+	 * bytes: the LL and LL128 buffers per connection, NCCL_STEPS slots each, which
+	 * NCCL_BUFFSIZE leaves alone (kb ENV-BUFFSIZE); 0: NCCL's defaults, 512 KiB and
+	 * 4,915,200 bytes. */
+	uint64_t nccl_ll_buffsize;
+	uint64_t nccl_ll128_buffsize;
+	/* NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize), bytes: the most an NVLS or NVLS tree
+	 * chunk carries (NCCL 2.21 on); 0: NCCL's 128 KiB (FT_SPEC_NCCL_NVLS_CHUNKSIZE). */
+	uint64_t nccl_nvls_chunksize;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

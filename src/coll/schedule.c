@@ -394,6 +394,56 @@ sched_hier_allreduce(struct builder *b, bool innet)
 }
 
 /*
+ * CollNetChain all-reduce (NVIDIA/nccl src/device/all_reduce.h runTreeUpDown over the
+ * collnetChain ring, src/graph/connect.cc, src/graph/tuning.cc; kb NA-ALGO-COLLNET): each
+ * channel is a chain through the node's GPUs up to the GPU whose NIC reaches the
+ * switches (the channel's head), which sends the chain's partial sums into the network
+ * and gets the reduced result back; the result then goes back down the chain. The heads
+ * rotate over the channels, one per NIC, so here every local rank j heads one copy with
+ * S / ppn: up from j + 1 through j + ppn - 1 to j, j to the network and back, and down
+ * again, all pipelined in one phase (2(ppn - 1) hops inside the node, 2 through the
+ * network). A rank sends 2(ppn - 1)/ppn x S over NVLink and S / ppn to the network.
+ * Flows of copy j carry pipe j + 1 and dir FT_SCHED_UP (towards and into the network)
+ * or FT_SCHED_DOWN.
+ */
+static int
+sched_collnet_chain(struct builder *b)
+{
+	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn, g, j, k;
+	uint64_t share = b->s->bytes / ppn;
+	int rc = phase_begin(b, "chain to the head's NIC, in-network all-reduce, chain back",
+	                     2 * (ppn - 1) + 2);
+
+	for (g = 0; rc == 0 && g < nn; g++) {
+		uint32_t base = g * ppn;
+
+		for (j = 0; rc == 0 && j < ppn; j++) {
+			for (k = 1; rc == 0 && k < ppn; k++) {
+				rc = add_flow(b, base + (j + k) % ppn, base + (j + k + 1) % ppn,
+				              share);
+				if (rc == 0)
+					tag_last(b, j + 1, FT_SCHED_UP);
+			}
+			if (rc == 0)
+				rc = add_flow(b, base + j, FT_SCHED_INNET, share);
+			if (rc == 0) {
+				tag_last(b, j + 1, FT_SCHED_UP);
+				rc = add_flow(b, FT_SCHED_INNET, base + j, share);
+			}
+			if (rc == 0)
+				tag_last(b, j + 1, FT_SCHED_DOWN);
+			for (k = ppn - 1; rc == 0 && k >= 1; k--) {
+				rc = add_flow(b, base + (j + k + 1) % ppn, base + (j + k) % ppn,
+				              share);
+				if (rc == 0)
+					tag_last(b, j + 1, FT_SCHED_DOWN);
+			}
+		}
+	}
+	return rc;
+}
+
+/*
  * NVLS inside one NVSwitch domain: the switch reads every rank's buffer and
  * reduces (multimem.ld_reduce), then multicasts each rank's reduced shard
  * (multimem.st). Per rank: all-reduce S(n+1)/n out and in; all-gather S/n
@@ -548,6 +598,11 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	 * on top of the path latency the simulator computes (kb NA-MODEL). */
 	out->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, args->algo, args->proto);
 	out->base_lat_s = ft_coll_base_latency(args->algo, args->proto);
+	out->collnet_chain = args->collnet_chain && args->algo == FT_ALGO_COLLNET &&
+	                     args->op == FT_OP_ALL_REDUCE;
+	/* kb NA-MODEL hwLatencies CollNetChain, Simple, NVLink: 2.8 us a hop (baseLat 0) */
+	if (out->collnet_chain)
+		out->step_lat_s = 2.8e-6;
 	if (args->nranks == 1)
 		return 0; /* nothing moves */
 
@@ -564,6 +619,8 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		else if (args->algo == FT_ALGO_COLLNET && ppn == args->nranks)
 			rc = ft_error_set(err, FT_ENOTSUP,
 			                  "schedule: collnet needs ranks on more than one node");
+		else if (args->algo == FT_ALGO_COLLNET && out->collnet_chain)
+			rc = sched_collnet_chain(&b);
 		else if (args->algo == FT_ALGO_COLLNET)
 			rc = sched_hier_allreduce(&b, true);
 		else if (args->algo == FT_ALGO_NVLS_TREE)

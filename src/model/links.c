@@ -748,6 +748,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
               struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
+	struct ft_model_buffs bu;
 	uint32_t gpn = n->ngpus, nnuma = 0;
 	int rc;
 
@@ -814,7 +815,11 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	l->p2p_net_chunk = ft_model_p2p_net_chunk_env(spec);
-	l->buffsize = ft_model_buffsize(spec);
+	ft_model_buffs_get(spec, &bu);
+	l->buffsize = bu.simple;
+	l->ll_buffsize = bu.ll;
+	l->ll128_buffsize = bu.ll128;
+	l->nvls_chunk = bu.nvls_chunk;
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		l->nchannels = ft__model_net_graph_channels(l->arch, 0, l->nic_Bps, l->gpu_nics);
@@ -863,6 +868,9 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
 	l->p2p_net_chunk = l->p2p_net_chunk == g->p2p_net_chunk ? l->p2p_net_chunk : 0;
 	l->buffsize = FT_MIN(l->buffsize, g->buffsize);
+	l->ll_buffsize = FT_MIN(l->ll_buffsize, g->ll_buffsize);
+	l->ll128_buffsize = FT_MIN(l->ll128_buffsize, g->ll128_buffsize);
+	l->nvls_chunk = FT_MIN(l->nvls_chunk, g->nvls_chunk);
 }
 
 /*

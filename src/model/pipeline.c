@@ -20,13 +20,18 @@
 
 /* NCCL_STEPS: slots of a connection's buffer (kb NA-CONCEPTS). */
 #define NSTEPS 8
-/* Default buffer per protocol: Simple NCCL_BUFFSIZE 4 MiB (FT_SPEC_NCCL_BUFFSIZE; a spec's
- * nccl.buffsize sets it, ft_model_buffsize()); LL 8 lines per thread x 512 threads x 8 steps
- * x 16 bytes; LL128 120 elements per thread x 640 threads x 8 steps x 8. */
+/* Default buffer per protocol (src/init.cc DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE,
+ * DEFAULT_BUFFSIZE at v2.18.3-1 to v2.30.7-1): Simple NCCL_BUFFSIZE 4 MiB
+ * (FT_SPEC_NCCL_BUFFSIZE); LL 8 lines per thread x 512 threads x 8 steps x 16 bytes; LL128
+ * 120 elements per thread x 640 threads x 8 steps x 8. computeBuffSizes takes each from its
+ * own variable (NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE; a spec's nccl.buffsize,
+ * ll_buffsize, ll128_buffsize, ft_model_buffs_get()), so NCCL_BUFFSIZE leaves LL and LL128
+ * alone. */
 #define LL_BUFF (8u * 512u * NSTEPS * 16u)
 #define LL128_BUFF (120u * 640u * NSTEPS * 8u)
-/* NVLS_CHUNKSIZE default and NVLS channels per GPU generation (src/transport/nvls.cc). */
-#define NVLS_CHUNK 131072u
+/* NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc, v2.21.5-1 on; before it the same
+ * 128 KiB fixed in src/enqueue.cc, v2.18.3-1 to v2.20.5-1). */
+#define NVLS_CHUNK FT_SPEC_NCCL_NVLS_CHUNKSIZE
 /*
  * The host cost of one NCCL operation launched on its own (enqueue plus kernel launch),
  * seconds. A 1 KiB all-reduce on four NVLink H800s took 3.5 us per operation launched one by
@@ -48,20 +53,41 @@ ceil_log2(uint32_t v)
 	return k;
 }
 
-/* The bytes of payload one step of @p carries (buffer / NCCL_STEPS, less LL's flags), with
- * a Simple buffer of @buff bytes (0: NCCL's default; src/enqueue.cc calcCollChunking takes
- * comm->buffSizes[protocol] / NCCL_STEPS). */
+/* The bytes of payload one step of @p carries (its buffer / NCCL_STEPS, less LL's and
+ * LL128's flags), with the buffers @b (NULL or 0: NCCL's defaults). src/enqueue.cc
+ * calcCollChunking takes comm->buffSizes[protocol] / NCCL_STEPS, halves it for LL and
+ * keeps NCCL_LL128_DATAELEMS of every NCCL_LL128_LINEELEMS for LL128. */
+static uint64_t
+step_of(enum ft_proto p, const struct ft_model_buffs *b)
+{
+	uint64_t ll = b && b->ll ? b->ll : LL_BUFF, ll128 = b && b->ll128 ? b->ll128 : LL128_BUFF;
+
+	switch (p) {
+	case FT_PROTO_LL:
+		return ll / NSTEPS / 2; /* 8 data bytes per 16-byte line */
+	case FT_PROTO_LL128:
+		return ll128 / NSTEPS / 16 * 15; /* 120 of every 128 bytes */
+	default:
+		return (b && b->simple ? b->simple : FT_SPEC_NCCL_BUFFSIZE) / NSTEPS;
+	}
+}
+
+/* The same with only a Simple buffer of @buff bytes (0: NCCL's default). */
 static uint64_t
 step_payload(enum ft_proto p, uint64_t buff)
 {
-	switch (p) {
-	case FT_PROTO_LL:
-		return LL_BUFF / NSTEPS / 2; /* 8 data bytes per 16-byte line */
-	case FT_PROTO_LL128:
-		return LL128_BUFF / NSTEPS / 16 * 15; /* 120 of every 128 bytes */
-	default:
-		return (buff ? buff : FT_SPEC_NCCL_BUFFSIZE) / NSTEPS;
-	}
+	struct ft_model_buffs b = { buff, 0, 0, 0 };
+
+	return step_of(p, &b);
+}
+
+/* @l's buffers. */
+static struct ft_model_buffs
+buffs_of(const struct ft_model_links *l)
+{
+	struct ft_model_buffs b = { l->buffsize, l->ll_buffsize, l->ll128_buffsize, l->nvls_chunk };
+
+	return b;
 }
 
 /* The least NCCL_BUFFSIZE of @spec's node and node groups, 0 where all leave it. */
@@ -77,6 +103,37 @@ ft_model_buffsize(const struct ft_cluster_spec *spec)
 		b = FT_MIN(b, x ? x : FT_SPEC_NCCL_BUFFSIZE);
 	}
 	return b;
+}
+
+/* The least of @spec's node's and node groups' @off field (a uint64_t of struct
+ * ft_node_spec), 0 where all leave it. */
+static uint64_t
+least_set(const struct ft_cluster_spec *spec, size_t off)
+{
+	uint64_t b = *(const uint64_t *)((const char *)&spec->node + off);
+	uint32_t g;
+
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		uint64_t x = *(const uint64_t *)((const char *)&spec->groups[g].node + off);
+
+		b = !b ? x : !x ? b : FT_MIN(b, x);
+	}
+	return b;
+}
+
+void
+ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *out)
+{
+	out->simple = ft_model_buffsize(spec);
+	out->ll = least_set(spec, offsetof(struct ft_node_spec, nccl_ll_buffsize));
+	out->ll128 = least_set(spec, offsetof(struct ft_node_spec, nccl_ll128_buffsize));
+	out->nvls_chunk = least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize));
+	if (!out->ll)
+		out->ll = LL_BUFF;
+	if (!out->ll128)
+		out->ll128 = LL128_BUFF;
+	if (!out->nvls_chunk)
+		out->nvls_chunk = NVLS_CHUNK;
 }
 
 /* Payload one round of a channel's threads carries: LL128, a 16-byte store per thread of
@@ -220,11 +277,11 @@ ring_steps(enum ft_op op, enum ft_algo a, enum ft_proto p, uint32_t simple_ring)
 }
 
 void
-ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t buffsize,
-                      struct ft_model_chunking *out)
+ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                      const struct ft_model_buffs *buffs, struct ft_model_chunking *out)
 {
 	uint32_t slice_steps = ring_steps(op, algo, proto, NSTEPS / 4);
-	uint64_t step = step_payload(proto, buffsize);
+	uint64_t step = step_of(proto, buffs);
 
 	out->chunk_bytes = step * ring_steps(op, algo, proto, NSTEPS / 2);
 	out->slice_bytes = step * slice_steps;
@@ -232,11 +289,11 @@ ft_model_chunking_get(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uin
 }
 
 void
-ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto, uint64_t buffsize,
-                        uint64_t bytes, uint32_t nchannels, uint32_t nnodes, uint32_t nranks,
-                        struct ft_model_chunking *out)
+ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
+                        const struct ft_model_buffs *buffs, uint64_t bytes, uint32_t nchannels,
+                        uint32_t nnodes, uint32_t nranks, struct ft_model_chunking *out)
 {
-	ft_model_chunking_get(op, algo, proto, buffsize, out);
+	ft_model_chunking_get(op, algo, proto, buffs, out);
 	if (algo == FT_ALGO_TREE && proto == FT_PROTO_LL128 && nranks > 0)
 		out->chunk_bytes = out->slice_bytes =
 		        tree_ll128_chunk(out->chunk_bytes, bytes, nchannels, nnodes, nranks);
@@ -420,13 +477,20 @@ static uint64_t
 chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
          uint64_t bytes, uint32_t nch, uint32_t heads)
 {
-	uint64_t chunk = step_payload(p, l->buffsize) * ring_steps(op, a, p, NSTEPS / 2);
+	struct ft_model_buffs bu = buffs_of(l);
+	uint64_t chunk = step_of(p, &bu) * ring_steps(op, a, p, NSTEPS / 2);
 	double b = (double)bytes, ops = (double)nch * heads;
+	/* NCCL_NVLS_CHUNKSIZE, read from 2.21 on (src/transport/nvls.cc at v2.21.5-1; 2.18 to
+	 * 2.20 fix 128 KiB in src/enqueue.cc) */
+	uint64_t nvls_chunk = l->nccl_version && l->nccl_version < 22100 ? NVLS_CHUNK :
+	                      l->nvls_chunk                              ? l->nvls_chunk :
+	                                                                   NVLS_CHUNK;
 
 	if (a == FT_ALGO_NVLS) {
 		static const uint64_t rule[][2] = { { 64, 65536 }, { 8, 32768 }, { 2, 16384 } };
 
-		chunk = FT_MIN(chunk, (uint64_t)NVLS_CHUNK);
+		/* a slot of the Simple buffer, at most the NVLS chunk */
+		chunk = FT_MIN(chunk, nvls_chunk);
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_NVLS_TREE) {
@@ -434,13 +498,14 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 }
 		};
 
-		/* 2.18 to 2.20 start from a Simple step, 2.21 on from NVLS_CHUNKSIZE
+		/* 2.18 to 2.20 start from a Simple step, 2.21 on from NCCL_NVLS_CHUNKSIZE
 		 * (src/enqueue.cc at v2.18.5-1, v2.20.5-1, v2.21.5-1); from 2.19 at most
-		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE). */
+		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE; min(nvlsChunkSize,
+		 * nvlsTreeMaxChunkSize) at v2.26.2-1, v2.30.7-1). */
 		if (l->nccl_version == 0 || l->nccl_version >= 22100)
-			chunk = NVLS_CHUNK;
+			chunk = nvls_chunk;
 		if ((l->nccl_version == 0 || l->nccl_version >= 21900) && l->nnodes >= 4)
-			chunk = 65536;
+			chunk = FT_MIN(chunk, 65536u);
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_COLLNET) {
@@ -477,7 +542,9 @@ ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
 	uint32_t nch = ft_model_nvls_nchannels(l), heads = nvls_heads(l);
 	uint64_t per_loop;
 
-	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, l->buffsize, out);
+	struct ft_model_buffs bu = buffs_of(l);
+
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &bu, out);
 	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
 	                                               FT_PROTO_SIMPLE, bytes, nch, heads);
 	per_loop = (uint64_t)nch * heads * out->chunk_bytes;

@@ -187,12 +187,12 @@ ft__sim_gather(const struct ft_scenario *sc, const struct ft_topo *t,
 			row.nsamples = 1;
 			const uint32_t *ap = ft_vec_at(&jr->first_algo, k);
 
-			/* CollNet runs as CollNetDirect in both engines, whichever variant
-			 * NCCL's tuner would pick (fabtune model's collnet_chain): the row
-			 * names what ran. */
+			/* CollNet: the variant NCCL's tuner picked and the engine ran */
 			ft_model_algo_label((enum ft_algo)ap[0],
-			                    ap[0] == FT_ALGO_COLLNET ? "direct" : NULL, row.algo,
-			                    sizeof(row.algo));
+			                    ap[0] != FT_ALGO_COLLNET ? NULL :
+			                    ap[2]                    ? "chain" :
+			                                               "direct",
+			                    row.algo, sizeof(row.algo));
 			ft_strlcpy(row.proto, ft_proto_name((enum ft_proto)ap[1]), sizeof(row.proto));
 			ft_strlcpy(row.src, j->name, sizeof(row.src));
 			if (c->ops[id].bottleneck[0])

@@ -30,7 +30,9 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 
 	args->algo = o->algo;
 	args->proto = o->proto;
-	if (o->algo != SC_ALGO_AUTO && o->proto != SC_PROTO_AUTO)
+	args->collnet_chain = false;
+	/* a forced CollNet still asks the tuner: it picks CollNetDirect or CollNetChain */
+	if (o->algo != SC_ALGO_AUTO && o->proto != SC_PROTO_AUTO && o->algo != FT_ALGO_COLLNET)
 		return;
 	ft_model_query_init(&q, o->op, bytes);
 	q.ngpus = nranks;
@@ -45,6 +47,8 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
 		args->algo = r.algo;
 		args->proto = r.proto;
+		args->collnet_chain =
+		        r.algo == FT_ALGO_COLLNET && strcmp(r.algo_label, "collnet_chain") == 0;
 		/* nodes of different GPU counts: the runner builds these itself */
 		if (!gpn && (r.algo == FT_ALGO_TREE || r.algo == FT_ALGO_NVLS_TREE))
 			return;
@@ -59,6 +63,7 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	             o->op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT :
 	                                       FT_ALGO_RING;
 	args->proto = o->proto != SC_PROTO_AUTO ? o->proto : FT_PROTO_SIMPLE;
+	args->collnet_chain = false;
 }
 
 /*

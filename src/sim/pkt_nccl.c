@@ -575,11 +575,13 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	struct ring_build rb = {
 		.e = e, .steps = ph->steps, .tag = tag, .start = start, .bar = bar
 	};
+	struct ft_model_buffs bu;
 	uint32_t nmsg = 0;
 	int rc;
 
-	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto,
-	                      ft_model_buffsize(ft_topo_spec(e->topo)), &ch);
+	/* the protocol's own buffer: NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE or NCCL_LL128_BUFFSIZE */
+	ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
+	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &bu, &ch);
 	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
 	rc = rb.c ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
 	if (rc == 0 && nmsg == 0)

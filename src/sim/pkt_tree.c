@@ -637,9 +637,11 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	if (tb.heads) {
 		nvls_shape(&tb, e, sc, nodes, &ch);
 	} else {
+		struct ft_model_buffs bu;
+
 		/* a channel runs both trees of an all-reduce, one copy each; a chain is one */
-		ft_model_chunking_sized(sc->op, sc->algo, sc->proto,
-		                        ft_model_buffsize(ft_topo_spec(e->topo)), sc->bytes,
+		ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
+		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes,
 		                        FT_MAX(sc->algo == FT_ALGO_TREE ? pipes / 2 : pipes, 1u),
 		                        op_nodes(e, op), sc->nranks, &ch);
 	}

@@ -328,7 +328,7 @@ tighter_cap(double a, double b)
 static int
 build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
                    const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-                   struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
+                   struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
 {
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
@@ -373,6 +373,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 		ft_error_set(err, rc, "out of memory");
 	ap[0] = built;
 	ap[1] = sched->proto;
+	ap[2] = 0;
 	if (rc < 0) {
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
@@ -408,7 +409,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 static int
 build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
                const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-               struct ft_schedule *sched, uint32_t ap[2], double *cap, struct ft_error *err)
+               struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	const struct sc_op *o = ft_vec_at(&j->ops, k);
@@ -438,6 +439,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
+	ap[2] = args.collnet_chain;
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
 	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
@@ -504,7 +506,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 		for (k = 0; k < j->ops.len; k++) {
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_schedule sched;
-			uint32_t rep, ap[2];
+			uint32_t rep, ap[3];
 			double cap = 0;
 
 			rc = build_op_sched(sc, j, ji, k, t, jr, ft__sim_op_bytes(o, ov), &sched, ap, &cap,
@@ -580,7 +582,7 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		struct ft_schedule sched;
 		struct ft_engine *e = NULL;
 		size_t base = r->by_size.len;
-		uint32_t ap[2], l;
+		uint32_t ap[3], l;
 		double dur, cap = 0;
 
 		ft_strlcpy(first.op, ft_op_name(o->op), sizeof(first.op));
@@ -1064,7 +1066,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
 	for (i = 0; i < sc->jobs.len; i++)
-		ft_vec_init(&jrs[i].first_algo, 2 * sizeof(uint32_t));
+		ft_vec_init(&jrs[i].first_algo, 3 * sizeof(uint32_t));
 	rc = ft__sim_nccl_rates(topo, eng->wire_headers);
 	if (rc < 0) {
 		rc = ft_error_set(err, rc, "link rates: %s", ft_strerror(rc));

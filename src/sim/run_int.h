@@ -20,7 +20,8 @@ struct job_run {
 	uint32_t nnodes;
 	double compute_s;
 	struct ft_vec first_ops; /* int64_t op ids of iteration 0, one per sc_op (first repeat) */
-	struct ft_vec first_algo; /* uint32_t pairs (algo, proto) each of those ops ran with */
+	struct ft_vec first_algo; /* uint32_t triples (algo, proto, CollNetChain) each of those ops
+	                             ran with */
 	int64_t last_op;
 	/* The engine cuts NCCL's pipeline into chunks itself (the packet engine): NCCL's
 	 * tree correction, which stands for that pipeline's losses, is left out. */

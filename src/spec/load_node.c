@@ -152,6 +152,17 @@ static const struct field nccl_fields[] = {
 	{ "buffsize",
 	  .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_buffsize), .lo = FT_SPEC_NCCL_BUFFSIZE_MIN,
 	           .hi = FT_SPEC_NCCL_BUFFSIZE_MAX, .what = "a size from 64KiB to 1GiB" } },
+	{ "ll_buffsize", .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_ll_buffsize),
+	                          .lo = FT_SPEC_NCCL_BUFFSIZE_MIN, .hi = FT_SPEC_NCCL_BUFFSIZE_MAX,
+	                          .what = "a size from 64KiB to 1GiB" } },
+	{ "ll128_buffsize",
+	  .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_ll128_buffsize),
+	           .lo = FT_SPEC_NCCL_BUFFSIZE_MIN, .hi = FT_SPEC_NCCL_BUFFSIZE_MAX,
+	           .what = "a size from 64KiB to 1GiB" } },
+	{ "nvls_chunksize",
+	  .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_nvls_chunksize),
+	           .lo = FT_SPEC_NCCL_NVLS_CHUNKSIZE_MIN, .hi = FT_SPEC_NCCL_NVLS_CHUNKSIZE_MAX,
+	           .what = "a size from 4KiB to 64MiB" } },
 };
 
 /* Placement lists: index into the node's arrays, with the count they must match. */

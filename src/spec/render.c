@@ -117,9 +117,24 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 		               ft_format_duration(n->lat_nic_s, b, sizeof(b)));
 	else
 		ft_strbuf_adds(sb, "  nics       none\n");
-	if (n->nccl_buffsize)
-		ft_strbuf_addf(sb, "  nccl       NCCL_BUFFSIZE %s\n",
-		               ft_format_size(n->nccl_buffsize, a, sizeof(a)));
+	if (n->nccl_buffsize || n->nccl_ll_buffsize || n->nccl_ll128_buffsize ||
+	    n->nccl_nvls_chunksize) {
+		static const char *const env[] = { "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
+			                           "NCCL_LL128_BUFFSIZE", "NCCL_NVLS_CHUNKSIZE" };
+		const uint64_t val[] = { n->nccl_buffsize, n->nccl_ll_buffsize,
+			                 n->nccl_ll128_buffsize, n->nccl_nvls_chunksize };
+		const char *sep = "  nccl       ";
+		size_t k;
+
+		for (k = 0; k < FT_ARRAY_SIZE(env); k++) {
+			if (!val[k])
+				continue;
+			ft_strbuf_addf(sb, "%s%s %s", sep, env[k],
+			               ft_format_size(val[k], a, sizeof(a)));
+			sep = ", ";
+		}
+		ft_strbuf_adds(sb, "\n");
+	}
 	ft_strbuf_adds(sb, "  placement\n");
 	text_placement(sb, n);
 
@@ -221,6 +236,12 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 		ft_json_kv_str(j, "host_cpu_vendor", ft_cpu_vendor_name(n->cpu_vendor));
 	if (n->nccl_buffsize)
 		ft_json_kv_uint(j, "nccl_buffsize", n->nccl_buffsize);
+	if (n->nccl_ll_buffsize)
+		ft_json_kv_uint(j, "nccl_ll_buffsize", n->nccl_ll_buffsize);
+	if (n->nccl_ll128_buffsize)
+		ft_json_kv_uint(j, "nccl_ll128_buffsize", n->nccl_ll128_buffsize);
+	if (n->nccl_nvls_chunksize)
+		ft_json_kv_uint(j, "nccl_nvls_chunksize", n->nccl_nvls_chunksize);
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

@@ -23,6 +23,9 @@ pk(const struct ft_engine *e)
 	return ft_container_of(e, const struct pk_engine, base);
 }
 
+/* NCCL_LL_BUFFSIZE the next runs take (nodes.nccl.ll_buffsize; 0: NCCL's default). */
+static uint64_t pk_run_ll_buffsize;
+
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
@@ -40,6 +43,7 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 
 	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
 	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
+	r->spec.node.nccl_ll_buffsize = pk_run_ll_buffsize;
 	r->t = NULL;
 	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
 	assert_true((uint64_t)n * (gpn ? gpn : 1) <= FT_ARRAY_SIZE(r->ends));

@@ -412,6 +412,59 @@ test_innet(void **state)
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 8, 8, 800, &s), FT_ENOTSUP);
 	ft_schedule_release(&s);
 
+	/* CollNetChain on 2 nodes x 4, 800 B: one pipelined phase of 2(4 - 1) + 2 steps; each
+	 * rank heads one copy of S/4 (3 hops up, to the network and back, 3 down): it sends
+	 * 2(ppn - 1)/ppn x S = 1200 B to GPUs of its node and S/4 = 200 B to the network,
+	 * and gets as much back; hops use the chain's NVLink latency, 2.8 us. */
+	{
+		struct ft_coll_args ca = { .op = FT_OP_ALL_REDUCE,
+			                   .algo = FT_ALGO_COLLNET,
+			                   .proto = FT_PROTO_SIMPLE,
+			                   .nranks = 8,
+			                   .ranks_per_node = 4,
+			                   .bytes = 800,
+			                   .collnet_chain = true };
+		uint64_t peer_out[8] = { 0 }, peer_in[8] = { 0 }, net_out[8] = { 0 },
+		         net_in[8] = { 0 };
+		uint32_t r;
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&ca, &s, &err), 0);
+		assert_true(s.collnet_chain);
+		assert_int_equal(s.phases.len, 1);
+		assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 8);
+		assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 4 * 8);
+		assert_double_equal(s.step_lat_s, 2.8e-6, 1e-12);
+		for (size_t i = 0; i < s.flows.len; i++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&s.flows, i);
+
+			assert_int_equal(fl->bytes, 200);
+			if (fl->dst == FT_SCHED_INNET) {
+				net_out[fl->src] += fl->bytes;
+			} else if (fl->src == FT_SCHED_INNET) {
+				net_in[fl->dst] += fl->bytes;
+			} else {
+				assert_int_equal(fl->src / 4, fl->dst / 4); /* inside the node */
+				peer_out[fl->src] += fl->bytes;
+				peer_in[fl->dst] += fl->bytes;
+			}
+		}
+		for (r = 0; r < 8; r++) {
+			assert_int_equal(peer_out[r], 1200);
+			assert_int_equal(peer_in[r], 1200);
+			assert_int_equal(net_out[r], 200);
+			assert_int_equal(net_in[r], 200);
+		}
+		ft_schedule_release(&s);
+		/* only a CollNet all-reduce has the chain: elsewhere the flag is dropped */
+		ca.op = FT_OP_REDUCE_SCATTER;
+		ca.algo = FT_ALGO_RING;
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&ca, &s, &err), 0);
+		assert_false(s.collnet_chain);
+		ft_schedule_release(&s);
+	}
+
 	/* NVLSTree on 4 nodes × 8: 2 switch flows per rank, then per rail a double binary
 	 * tree over the 4 nodes (2 trees × 3 edges × 2 directions) with S/ppn. */
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 32, 8, 8000, &s), 0);

@@ -1427,6 +1427,7 @@ test_buffsize(void **state)
 	                            "  nccl:\n    buffsize: 4MiB\n";
 	static const char tiny[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    buffsize: 32KiB\n";
 	struct ft_model_p2p_comm c = { 8, 1, 50, 32, false, false, 0, 1u << 20 };
+	const struct ft_model_buffs b8 = { 8u << 20, 0, 0, 0 };
 	struct ft_model_p2p_chunking pc;
 	struct ft_model_chunking ch;
 	struct ft_model_result r;
@@ -1436,18 +1437,18 @@ test_buffsize(void **state)
 
 	(void)state;
 	/* Ring all-reduce: chunk 4 slots, slice 2; 4 MiB by default, 8 MiB doubles both. */
-	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 0, &ch);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, NULL, &ch);
 	assert_int_equal(ch.chunk_bytes, 2u << 20);
 	assert_int_equal(ch.slice_bytes, 1u << 20);
-	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 8u << 20, &ch);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, &b8, &ch);
 	assert_int_equal(ch.chunk_bytes, 4u << 20);
 	assert_int_equal(ch.slice_bytes, 2u << 20);
 	assert_int_equal(ch.slots, 4);
 	/* A tree: one slot; LL and LL128 keep their own buffers. */
-	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 8u << 20, 1u << 30,
-	                        16, 4, 32, &ch);
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, &b8, 1u << 30, 16,
+	                        4, 32, &ch);
 	assert_int_equal(ch.chunk_bytes, 1u << 20);
-	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, 8u << 20, &ch);
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, &b8, &ch);
 	assert_int_equal(ch.chunk_bytes, 32u << 10);
 
 	/* The presets: 8 MiB on p5 and p5e, NCCL's 4 MiB elsewhere; a spec overrides it. */
@@ -1491,6 +1492,143 @@ test_buffsize(void **state)
 	c.buffsize = 0;
 	ft_model_p2p_chunking_conn(&c, 4u << 20, false, &pc);
 	assert_int_equal(pc.chunk_bytes, 512u << 10);
+}
+
+/*
+ * NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE (src/init.cc computeBuffSizes at v2.18.3-1 to
+ * v2.30.7-1; kb ENV-BUFFSIZE): each protocol has its own buffer and variable, a chunk is a
+ * slot of it (an eighth), LL half of the slot, LL128 15/16; NCCL_BUFFSIZE leaves both
+ * alone. A spec sets them as nodes.nccl.ll_buffsize and ll128_buffsize.
+ */
+static void
+test_proto_buffsizes(void **state)
+{
+	static const char yaml[] = "nodes:\n  preset: dgx-h100\n  count: 2\n  nccl:\n"
+	                           "    buffsize: 8MiB\n    ll_buffsize: 1MiB\n"
+	                           "    ll128_buffsize: 2MiB\n";
+	static const char bad[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    ll128_buffsize: 1KiB\n";
+	const struct ft_model_buffs ll1 = { 0, 1u << 20, 2u << 20, 0 };
+	struct ft_model_chunking ch;
+	struct ft_model_buffs b;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	double t_def, t_big;
+
+	(void)state;
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, &ll1, &ch);
+	assert_int_equal(ch.chunk_bytes, 64u << 10); /* 1 MiB / 8 / 2 */
+	assert_int_equal(ch.slots, 8);
+	ft_model_chunking_get(FT_OP_ALL_GATHER, FT_ALGO_RING, FT_PROTO_LL128, &ll1, &ch);
+	assert_int_equal(ch.chunk_bytes, 245760); /* 2 MiB / 8 / 16 x 15 */
+	/* a Simple ring keeps its 4 slots of NCCL_BUFFSIZE's default */
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, &ll1, &ch);
+	assert_int_equal(ch.chunk_bytes, 2u << 20);
+
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "t.yaml", &s, &err), 0);
+	ft_model_buffs_get(&s, &b);
+	assert_int_equal(b.simple, 8u << 20);
+	assert_int_equal(b.ll, 1u << 20);
+	assert_int_equal(b.ll128, 2u << 20);
+	assert_int_equal(b.nvls_chunk, 128u << 10);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.ll_buffsize, 1u << 20);
+	assert_int_equal(l.ll128_buffsize, 2u << 20);
+	/* the model's LL ring: 64 KiB chunks; LL128's 240 KiB */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 64u << 10);
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 245760);
+	/* a tree's LL chunk crosses its stages one after another: the bigger one ramps longer */
+	q.algo = FT_ALGO_TREE;
+	q.proto = FT_PROTO_LL;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 64u << 10);
+	t_big = r.time_s;
+	q.algo = FT_ALGO_RING;
+	/* NCCL's defaults where the spec leaves them, whatever NCCL_BUFFSIZE says */
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	ft_model_buffs_get(&s, &b);
+	assert_int_equal(b.simple, 8u << 20);
+	assert_int_equal(b.ll, 512u << 10);
+	assert_int_equal(b.ll128, 4915200);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	q.proto = FT_PROTO_LL;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 32u << 10);
+	q.algo = FT_ALGO_TREE;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 32u << 10);
+	t_def = r.time_s;
+	assert_true(t_big > t_def);
+	/* below a 8 KiB slot: refused, naming the field */
+	assert_int_equal(ft_spec_load_buffer(bad, strlen(bad), "t.yaml", &s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "t.yaml:4:"));
+	assert_non_null(strstr(err.msg, "nccl.ll128_buffsize"));
+}
+
+/*
+ * NCCL_NVLS_CHUNKSIZE (src/transport/nvls.cc, src/enqueue.cc calcCollChunking at v2.21.5-1,
+ * v2.26.2-1, v2.30.7-1): the most an NVLS chunk carries, 128 KiB by default, below a slot
+ * of the Simple buffer; an NVLS tree starts from it, at most 64 KiB from 4 nodes on.
+ * 2.18 to 2.20 fix the one-node NVLS chunk at 128 KiB and ignore the variable.
+ */
+static void
+test_nvls_chunksize(void **state)
+{
+	static const char one[] =
+	        "nodes:\n  preset: dgx-h100\n  nccl:\n    nvls_chunksize: 64KiB\n";
+	static const char two[] = "nodes:\n  preset: dgx-h100\n  count: 2\n  nccl:\n"
+	                          "    nvls_chunksize: 256KiB\n";
+	static const char four[] = "nodes:\n  preset: dgx-h100\n  count: 4\n  nccl:\n"
+	                           "    nvls_chunksize: 32KiB\n";
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_NVLS;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_spec_resolve("dgx-h100:1", &s, &err), 0);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 128u << 10);
+	assert_int_equal(ft_spec_load_buffer(one, strlen(one), "t.yaml", &s, &err), 0);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 64u << 10);
+	q.nccl_version = 22005; /* 2.20: fixed at 128 KiB */
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 128u << 10);
+
+	/* NVLS tree, 2 nodes, 1 GiB: the chunk starts at 256 KiB and stays there */
+	assert_int_equal(ft_spec_load_buffer(two, strlen(two), "t.yaml", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nvls_chunk, 256u << 10);
+	/* 16 channels x 8 heads x 256 KiB a loop */
+	assert_int_equal(ft_model_nvls_tree_chunking(&l, 1u << 30, &ch), 32);
+	assert_int_equal(ch.chunk_bytes, 256u << 10);
+	l.nvls_chunk = 0; /* NCCL's default */
+	assert_int_equal(ft_model_nvls_tree_chunking(&l, 1u << 30, &ch), 64);
+	assert_int_equal(ch.chunk_bytes, 128u << 10);
+	/* 4 nodes: the smaller of the chunk and 64 KiB */
+	assert_int_equal(ft_spec_load_buffer(four, strlen(four), "t.yaml", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	ft_model_nvls_tree_chunking(&l, 1u << 30, &ch);
+	assert_int_equal(ch.chunk_bytes, 32u << 10);
+	l.nvls_chunk = 0;
+	ft_model_nvls_tree_chunking(&l, 1u << 30, &ch);
+	assert_int_equal(ch.chunk_bytes, 64u << 10);
 }
 
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
@@ -3330,6 +3468,8 @@ main(void)
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
 		cmocka_unit_test(test_buffsize),
+		cmocka_unit_test(test_proto_buffsizes),
+		cmocka_unit_test(test_nvls_chunksize),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),

@@ -117,11 +117,38 @@ test_chunk_sizes(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct ft_model_chunking ch;
 
-		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, 0, &ch);
+		ft_model_chunking_get(want[i].op, FT_ALGO_RING, want[i].proto, NULL, &ch);
 		assert_int_equal(ch.chunk_bytes, want[i].chunk);
 		assert_int_equal(ch.slice_bytes, want[i].slice);
 		assert_int_equal(ch.slots, want[i].slots);
 	}
+}
+
+/*
+ * An LL ring takes its chunk from the LL buffer (NCCL_LL_BUFFSIZE, nodes.nccl.ll_buffsize;
+ * src/init.cc computeBuffSizes, src/enqueue.cc calcCollChunking at v2.30.7-1): 4 ranks,
+ * 1 MiB, 256 KiB a connection and ring step over 6 steps; NCCL's 512 KiB buffer gives
+ * 32 KiB of data a message, 8 a step, 48 a connection; 1 MiB gives 64 KiB, 24 a connection.
+ */
+static void
+test_ring_ll_buffsize(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_LL,
+		                  .nranks = 4,
+		                  .ranks_per_node = 1,
+		                  .bytes = 1u << 20 };
+	struct pk_run r;
+
+	(void)state;
+	for (int big = 0; big < 2; big++) {
+		pk_run_ll_buffsize = big ? 1u << 20 : 0;
+		pk_run_op(&r, &a, 4, NULL, 1, true);
+		assert_int_equal(r.c.nflows, 4 * (big ? 24 : 48));
+		pk_run_free(&r);
+	}
+	pk_run_ll_buffsize = 0;
 }
 
 /* Chunking off: one flow per connection carrying all of it, as the flow engine does. */
@@ -1005,16 +1032,24 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring_pipelined), cmocka_unit_test(test_chunk_sizes),
-		cmocka_unit_test(test_ring_unchunked), cmocka_unit_test(test_ring_qps),
-		cmocka_unit_test(test_qp_next), cmocka_unit_test(test_p2p_sizes),
+		cmocka_unit_test(test_ring_pipelined),
+		cmocka_unit_test(test_chunk_sizes),
+		cmocka_unit_test(test_ring_ll_buffsize),
+		cmocka_unit_test(test_ring_unchunked),
+		cmocka_unit_test(test_ring_qps),
+		cmocka_unit_test(test_qp_next),
+		cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
-		cmocka_unit_test(test_p2p_alltoall), cmocka_unit_test(test_lazy_same),
+		cmocka_unit_test(test_p2p_alltoall),
+		cmocka_unit_test(test_lazy_same),
 		cmocka_unit_test(test_alltoall_across_trays),
 		cmocka_unit_test(test_lazy_prio),
-		cmocka_unit_test(test_lazy_same_nvlink), cmocka_unit_test(test_a2a_notice_path),
-		cmocka_unit_test(test_lazy_phases_share), cmocka_unit_test(test_lazy_lossy),
-		cmocka_unit_test(test_lab_moe), cmocka_unit_test(test_nic_msg_rate),
+		cmocka_unit_test(test_lazy_same_nvlink),
+		cmocka_unit_test(test_a2a_notice_path),
+		cmocka_unit_test(test_lazy_phases_share),
+		cmocka_unit_test(test_lazy_lossy),
+		cmocka_unit_test(test_lab_moe),
+		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
 

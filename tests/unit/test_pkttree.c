@@ -258,21 +258,21 @@ test_tree_chunk_sizes(void **state)
 	struct ft_model_chunking ch;
 
 	(void)state;
-	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 0, 1u << 30, 16, 4,
-	                        32, &ch);
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, NULL, 1u << 30, 16,
+	                        4, 32, &ch);
 	assert_int_equal(ch.chunk_bytes, 512u << 10);
 	assert_int_equal(ch.slice_bytes, 512u << 10);
 	assert_int_equal(ch.slots, 8);
-	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 0, 1u << 30, 16, 4, 32,
-	                        &ch);
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, NULL, 1u << 30, 16, 4,
+	                        32, &ch);
 	assert_int_equal(ch.chunk_bytes, 32u << 10);
-	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, 0, 1u << 20, 2, 2, 16,
-	                        &ch);
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL, 1u << 20, 2,
+	                        2, 16, &ch);
 	assert_int_equal(ch.chunk_bytes, 72000);
 	assert_int_equal(ch.slice_bytes, 72000);
 	/* large enough: the full slot */
-	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, 0, 1ull << 33, 2, 2,
-	                        16, &ch);
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL, 1ull << 33, 2,
+	                        2, 16, &ch);
 	assert_int_equal(ch.chunk_bytes, 576000);
 }
 

@@ -202,9 +202,9 @@ test_nvls_part_of_a_node(void **state)
 /*
  * CollNet with SHARP: each rank sends its shard (S / 8) to the leaf switch
  * that reduces it and gets the reduced shard back, so every NIC host link
- * carries S / 8 each way, and nothing crosses a spine. The engines run
- * CollNetDirect whichever variant NCCL's tuner picks (here CollNetChain, as
- * fabtune model names it), and the row says so.
+ * carries S / 8 each way, and nothing crosses a spine. The engines run the
+ * variant NCCL's tuner picks, here CollNetChain (each GPU heads the chain of
+ * one NIC's channels, S / 8 into the network), and the row says so.
  */
 static void
 test_collnet_sharp_runs(void **state)
@@ -241,11 +241,74 @@ test_collnet_sharp_runs(void **state)
 		assert_string_equal(r.algo_label, "collnet_chain");
 	}
 	run_ok(text, "flow", &rep);
-	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_direct");
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_chain");
 	assert_close(port_bytes(&rep, "n0.nic0 -> leaf0"), shard, shard * 1e-6);
 	assert_close(port_bytes(&rep, "n3.nic7 -> leaf7"), shard, shard * 1e-6);
 	assert_close(tier_bytes(&rep, "fabric", 2), 0, 0);
 	ft_sim_report_release(&rep);
+}
+
+/*
+ * CollNetChain in both engines against a closed form (NVIDIA/nccl src/device/all_reduce.h
+ * collnet chain, src/graph/tuning.cc; kb NA-ALGO-COLLNET). On 2 x 8 H100 with SHARP a
+ * 64 MiB all-reduce is CollNetChain (the tuner's pick, and the row's), 16 MiB
+ * CollNetDirect. The chain's links: every GPU sends 2(ppn - 1)/ppn x S over NVLink (up
+ * the chains it is not the head of, down all but the one it starts) and S / ppn through
+ * its NIC, so on an uncontended fabric NVLink binds, at the model's link term for the
+ * chain, intra_Bps x ppn / (2(ppn - 1)) (tuner.c cost_collnet_chain): the op takes
+ * S / that + the schedule's 2(ppn - 1) + 2 steps x 2.8 us (hwLat CollNetChain NVLink), plus
+ * at most a path latency a step (the engines' per-step barrier; longest path bounded by
+ * the sum of the node's and fabric's element latencies) and, in the packet engine, a
+ * packet's serialisation at each end.
+ */
+static void
+test_collnet_chain_closed_form(void **state)
+{
+	static const char spec[] =
+	        "name: sharp\n"
+	        "nodes: { preset: dgx-h100, count: 2 }\n"
+	        "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n";
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp\n"
+	        "  nodes: { preset: dgx-h100, count: 2 }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 16MiB, algo: collnet}\n"
+	        "      - {op: all_reduce, size: 64MiB, algo: collnet}\n";
+	static const char *const engines[] = { "flow", "packet" };
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	double S = 64.0 * 1048576, ppn = 8, steps = 2 * (ppn - 1) + 2, t_bw, t_lat, d_max, pkt;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(spec, strlen(spec), "t.yaml", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	t_bw = S / (l.intra_Bps * ppn / (2 * (ppn - 1)));
+	t_lat = steps * 2.8e-6;
+	d_max = 2 * cs.node.lat_nvlink_s + 2 * cs.node.lat_pcie_s + cs.node.lat_nic_s +
+	        2 * cs.fabric.lat_cable_s + cs.fabric.lat_switch_s;
+	pkt = 2.0 * cs.fabric.mtu_bytes / cs.node.nic_Bps;
+	for (size_t e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		struct ft_sim_report rep;
+		const struct ft_result_row *r;
+		double t;
+
+		run_ok(text, engines[e], &rep);
+		assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_direct");
+		r = ft_run_row(&rep.run, 1);
+		assert_string_equal(r->algo, "collnet_chain");
+		t = r->time_us * 1e-6;
+		if (!(t >= t_bw + t_lat - 1e-9 && t <= t_bw + t_lat + (steps - 1) * d_max + pkt))
+			fail_msg("%s: %.3f us, closed form %.3f + %.3f us, at most %.3f more",
+			         engines[e], t * 1e6, t_bw * 1e6, t_lat * 1e6,
+			         ((steps - 1) * d_max + pkt) * 1e6);
+		ft_sim_report_release(&rep);
+	}
 }
 
 /*
@@ -1923,6 +1986,7 @@ main(void)
 		cmocka_unit_test(test_channels_stay_on_rail),
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
+		cmocka_unit_test(test_collnet_chain_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_fabric_mtu_counts),

@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/proto-buffs.yaml --json
