@@ -510,7 +510,7 @@ struct ft_sim_args {
 	const char *trace_qps;   /* "0,17": the QPs of these flows too */
 	double trace_interval;
 	uint64_t list_flows; /* --list-flows N, 0 = off (at most FT_SIM_LIST_FLOWS_MAX) */
-	double rate_tolerance; /* --rate-tolerance R, 0 to 0.1; -1: not given */
+	double rate_tolerance; /* --rate-tolerance R, 0 to 0.1; NAN: not given */
 	bool have_seed;
 	uint64_t seed;
 	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */

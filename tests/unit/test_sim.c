@@ -1604,6 +1604,10 @@ test_rate_tolerance(void **state)
 	a.rate_tolerance = 0.2;
 	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
 	assert_non_null(strstr(err.msg, "--rate-tolerance: expected a fraction from 0 to 0.1"));
+	a.rate_tolerance = -1;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "got -1"));
 	{
 		struct ft_sim_sweep_args sw = { .spec = "dgx-h100:2", .op = FT_OP_ALLTOALL,
 			                        .algo = FT_ALGO_DIRECT, .proto = FT_PROTO_SIMPLE,
