@@ -144,6 +144,9 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 		           "multiply host and fabric link rates (0.5 halves them)"),
+		OPT_DOUBLE(0, "rate-tolerance", &o.rate_tolerance, "R",
+		           "flow engine: ends share rate updates within R of an FCT and of "
+		           "a link (default 0.01; 0 exact)"),
 		OPT_STRING(0, "cluster", &o.cluster, "SPEC",
 		           "run the scenario on another cluster (dgx-h100:512)"),
 		OPT_STRING(0, "placement", &o.placement, "P",

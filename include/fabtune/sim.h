@@ -203,6 +203,12 @@ struct ft_sim_cfg {
 	uint64_t seed;           /* ECMP salts and random choices derive from it */
 	const struct ft_progress *progress; /* borrowed; NULL for none */
 	const struct ft_packet_cfg *packet; /* packet engine's knobs, borrowed; NULL: defaults */
+	/* flow engine: ends within rate_rtol of an FCT share a rate recomputation, and ends
+	 * that hand back at most rate_rtol of each limiting link's capacity wait for the next
+	 * (docs/internals/sim.md, "A coarser rate tolerance"); 0: every end recomputes, the
+	 * exact max-min rates. Read only with have_rate_rtol (else 1e-2). */
+	bool have_rate_rtol;
+	double rate_rtol;
 };
 
 FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);
@@ -473,6 +479,8 @@ struct ft_sim_overrides {
 	const uint32_t *trace_qps;   /* and the QPs of these flow ids (borrowed) */
 	uint32_t ntrace_qps;
 	uint32_t list_flows;         /* packet engine: list the first this many flow ids */
+	bool have_rate_rtol;         /* flow engine: rate_rtol given (ft_sim_cfg.rate_rtol) */
+	double rate_rtol;
 };
 
 /* Fill @ov with "keep everything". */
@@ -502,6 +510,7 @@ struct ft_sim_args {
 	const char *trace_qps;   /* "0,17": the QPs of these flows too */
 	double trace_interval;
 	uint64_t list_flows; /* --list-flows N, 0 = off (at most FT_SIM_LIST_FLOWS_MAX) */
+	double rate_tolerance; /* --rate-tolerance R, 0 to 0.1; NAN: not given */
 	bool have_seed;
 	uint64_t seed;
 	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */
@@ -578,6 +587,8 @@ struct ft_sim_report {
 	uint64_t nlinks_used;     /* links that carried bytes */
 	uint32_t qps_per_conn;
 	double fabric_scale;
+	bool have_rate_rtol; /* the flow engine's rate tolerance was given (--rate-tolerance) */
+	double rate_rtol;
 	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
 	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
 	size_t peak_rss_bytes; /* idem */

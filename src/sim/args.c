@@ -7,6 +7,7 @@
 #include "sim_int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ ft_sim_args_init(struct ft_sim_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->fabric_scale = -1;
+	a->rate_tolerance = NAN; /* the option parser takes finite numbers only */
 	a->ranks = FT_SIM_RANKS_UNSET;
 	a->channels = FT_SPEC_CHANNELS_UNSET;
 }
@@ -109,6 +111,14 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 		                    "--fabric-scale: expected a factor from 0.001 to 1000, got %g",
 		                    a->fabric_scale);
 	ov->fabric_scale = a->fabric_scale == -1 ? 0 : a->fabric_scale;
+	/* the bound is stated and measured up to a tenth (docs/internals/sim.md, "A coarser
+	 * rate tolerance"); -1 is refused, not read as "not given" */
+	if (!isnan(a->rate_tolerance) && !(a->rate_tolerance >= 0 && a->rate_tolerance <= 0.1))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--rate-tolerance: expected a fraction from 0 to 0.1, got %g",
+		                    a->rate_tolerance);
+	ov->have_rate_rtol = !isnan(a->rate_tolerance);
+	ov->rate_rtol = ov->have_rate_rtol ? a->rate_tolerance : 0;
 	return 0;
 }
 

@@ -64,6 +64,8 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	}
 	fe->core.route = ft__sim_flow_route;
 	fe->core.need_counts = fe->cfg.routing == FT_ROUTING_ADAPTIVE; /* the chooser's load */
+	if (cfg->have_rate_rtol)
+		fe->core.defer_rtol = fe->core.room_rtol = cfg->rate_rtol;
 	{
 		/* how rates are recomputed, for comparisons (bench/sim-alltoall-ecmp.sh):
 		 * "full" every rate every time, "level" every flow above the level,

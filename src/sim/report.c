@@ -305,6 +305,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_kv_str(j, "routing", r->routing);
 	ft_json_kv_uint(j, "qps_per_connection", r->qps_per_conn);
 	ft__json_kv_num(j, "fabric_scale", r->fabric_scale);
+	if (r->have_rate_rtol)
+		ft__json_kv_num(j, "rate_tolerance", r->rate_rtol);
 	ft_json_kv_str(j, "cluster", r->cluster);
 	ft_json_kv_uint(j, "nodes", r->nnodes);
 	ft_json_kv_uint(j, "gpus", r->ngpus);
@@ -607,6 +609,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_strbuf_addf(out, " x%u QPs", r->qps_per_conn);
 	if (r->fabric_scale != 1)
 		ft_strbuf_addf(out, ", fabric x%.3g", r->fabric_scale);
+	if (r->have_rate_rtol)
+		ft_strbuf_addf(out, ", rate tolerance %.3g", r->rate_rtol);
 	if (r->nfaults)
 		ft_strbuf_addf(out, ", %zu fault%s", r->nfaults, r->nfaults > 1 ? "s" : "");
 	ft_strbuf_addf(out, ", seed %" PRIu64 "\n", r->seed);

@@ -999,6 +999,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 			cfg.seed = ov->seed;
 		if (ov->fabric_scale > 0)
 			fscale = ov->fabric_scale;
+		if (ov->have_rate_rtol && strcmp(eng->name, "flow") != 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "--rate-tolerance: the flow engine's, not the %s engine's",
+			                    eng->name);
+		cfg.have_rate_rtol = ov->have_rate_rtol;
+		cfg.rate_rtol = ov->rate_rtol;
 	}
 	ft_strlcpy(out->scenario, sc->name, sizeof(out->scenario));
 	ft_strlcpy(out->engine, eng->name, sizeof(out->engine));
@@ -1008,6 +1014,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->seed = cfg.seed;
 	out->qps_per_conn = cfg.qps_per_conn;
 	out->fabric_scale = fscale;
+	out->have_rate_rtol = cfg.have_rate_rtol;
+	out->rate_rtol = cfg.rate_rtol;
 	out->nnodes = sc->spec.nnodes;
 	out->nfaults = ov && ov->no_faults ? 0 : sc->faults.len;
 	ft_strlcpy(out->description, sc->description, sizeof(out->description));
