@@ -100,6 +100,19 @@ FT_API const char *ft_proto_name(enum ft_proto p);
 FT_API int ft_op_from_name(const char *s, enum ft_op *out);
 FT_API int ft_algo_from_name(const char *s, enum ft_algo *out);
 FT_API int ft_proto_from_name(const char *s, enum ft_proto *out);
+
+/* Which CollNet algorithm a forced CollNet runs: NCCL_ALGO=CollNet lets NCCL's tuner choose
+ * between CollNetDirect and CollNetChain, NCCL_ALGO=CollNetDirect or CollNetChain forces one. */
+enum ft_collnet_variant {
+	FT_COLLNET_AUTO,   /* "collnet", "sharp": the tuner's choice */
+	FT_COLLNET_DIRECT, /* "collnet_direct", NCCL's "CollNetDirect" */
+	FT_COLLNET_CHAIN,  /* "collnet_chain", NCCL's "CollNetChain" */
+};
+/* The variant an --algo name @s asks for (any case, '_', '-' or none between the words);
+ * FT_COLLNET_AUTO for every other name and for NULL. */
+FT_API enum ft_collnet_variant ft_collnet_variant_from_name(const char *s);
+/* "collnet", "collnet_direct" or "collnet_chain". */
+FT_API const char *ft_collnet_variant_name(enum ft_collnet_variant v);
 /* The collectives the twin can schedule and model (all_reduce .. sendrecv); the model,
  * schedules and simulator refuse the others with a message naming the operation. */
 FT_API bool ft_op_is_modelled(enum ft_op op);

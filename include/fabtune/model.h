@@ -56,6 +56,9 @@ struct ft_model_links {
 	/* The NICs carry GPUDirect-TCPX/O (docs/presets.md PS-TCPX): across nodes NCCL runs
 	 * the Simple protocol alone and no NVLink SHARP, as the platform's NCCL profile sets. */
 	bool tcpx;
+	/* A forced CollNet's algorithm: NCCL_ALGO=CollNetDirect or CollNetChain, or AUTO (the
+	 * tuner picks between them, as NCCL_ALGO=CollNet lets it). */
+	enum ft_collnet_variant collnet;
 	uint32_t nvlinks;    /* NVLink links per GPU */
 	double intra_Bps;    /* ring graph bandwidth per GPU inside a node (all channels) */
 	char intra_what[16]; /* "nvlink", "pcie", "cpu_link" */
@@ -180,6 +183,9 @@ struct ft_model_query {
 	uint32_t ppn;    /* ranks per node; 0 = fill nodes (see ft_model_links_get) */
 	bool force_algo; /* NCCL_ALGO */
 	enum ft_algo algo;
+	/* With algo FT_ALGO_COLLNET forced: CollNetDirect or CollNetChain alone, or both, the
+	 * faster at the size (FT_COLLNET_AUTO, NCCL_ALGO=CollNet). */
+	enum ft_collnet_variant collnet;
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */

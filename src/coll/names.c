@@ -57,6 +57,31 @@ const struct ft__name_set ft__coll_protos = { proto_names, FT_PROTO_COUNT, 0, NU
 
 FT__FROM_NAME(ft_op_from_name, enum ft_op, ft__coll_ops, FT_EINVAL)
 
+enum ft_collnet_variant
+ft_collnet_variant_from_name(const char *s)
+{
+	char w[32];
+	size_t n = 0;
+
+	for (; s && *s && n + 1 < sizeof(w); s++)
+		if (*s != '_' && *s != '-' && *s != ' ')
+			w[n++] = (char)tolower((unsigned char)*s);
+	w[n] = '\0';
+	if (s && *s)
+		return FT_COLLNET_AUTO; /* longer than any name */
+	return strcmp(w, "collnetdirect") == 0 ? FT_COLLNET_DIRECT :
+	       strcmp(w, "collnetchain") == 0  ? FT_COLLNET_CHAIN :
+	                                         FT_COLLNET_AUTO;
+}
+
+const char *
+ft_collnet_variant_name(enum ft_collnet_variant v)
+{
+	return v == FT_COLLNET_DIRECT ? "collnet_direct" :
+	       v == FT_COLLNET_CHAIN  ? "collnet_chain" :
+	                                "collnet";
+}
+
 bool
 ft_op_is_modelled(enum ft_op op)
 {

@@ -52,6 +52,8 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	q->force_proto = a->proto != NULL;
 	if (a->algo)
 		q->algo = (enum ft_algo)algo;
+	/* NCCL_ALGO=CollNetDirect or CollNetChain: that one; collnet, sharp: the tuner's */
+	q->collnet = ft_collnet_variant_from_name(a->algo);
 	if (a->proto)
 		q->proto = (enum ft_proto)proto;
 	if (a->ppn > UINT32_MAX)

@@ -303,8 +303,17 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;
+	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;
 	release_nvlink(l);
 	return 0;
+}
+
+/* The forced algorithm's name: a forced CollNet variant's own. */
+static const char *
+forced_algo_name(const struct ft_model_query *q)
+{
+	return q->algo == FT_ALGO_COLLNET ? ft_collnet_variant_name(q->collnet) :
+	                                    ft_algo_name(q->algo);
 }
 
 static int
@@ -312,11 +321,11 @@ no_pick(const struct ft_model_query *q, const char *why, struct ft_error *err)
 {
 	if (q->force_algo && q->force_proto)
 		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s and proto %s: %s",
-		                    ft_op_name(q->op), ft_algo_name(q->algo),
+		                    ft_op_name(q->op), forced_algo_name(q),
 		                    ft_proto_name(q->proto), why ? why : "not available");
 	if (q->force_algo)
 		return ft_error_set(err, FT_ENOTSUP, "%s with algo %s: %s", ft_op_name(q->op),
-		                    ft_algo_name(q->algo), why ? why : "not available");
+		                    forced_algo_name(q), why ? why : "not available");
 	return ft_error_set(err, FT_ENOTSUP, "%s with proto %s: %s", ft_op_name(q->op),
 	                    ft_proto_name(q->proto), why ? why : "not available");
 }

@@ -32,6 +32,8 @@
 /* NCCL_NVLS_CHUNKSIZE's default (src/transport/nvls.cc, v2.21.5-1 on; before it the same
  * 128 KiB fixed in src/enqueue.cc, v2.18.3-1 to v2.20.5-1). */
 #define NVLS_CHUNK FT_SPEC_NCCL_NVLS_CHUNKSIZE
+/* CollNetChain's largest chunk (src/enqueue.cc, v2.18.3-1 to v2.30.7-1: 256 x 1024). */
+#define COLLNET_CHAIN_CHUNK (256u << 10)
 /*
  * The host cost of one NCCL operation launched on its own (enqueue plus kernel launch),
  * seconds. A 1 KiB all-reduce on four NVLink H800s took 3.5 us per operation launched one by
@@ -472,10 +474,34 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }
 
-/* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking). */
+/*
+ * CollNetChain's chunk at @bytes on @nch channels of a chain @depth GPUs deep (the GPUs per
+ * node: src/graph/connect.cc sets collnetChain.depth to nRanks / nNodes). src/enqueue.cc
+ * (calcCollChunking; computeColl before v2.20.3-1) starts from min(256 KiB, a Simple slot)
+ * and halves it while each channel would get fewer than depth x 64 chunks (down to 128 KiB),
+ * depth x 8 (down to 64 KiB) and depth (down to 32 KiB); the same rule at v2.18.3-1,
+ * v2.19.3-1, v2.20.3-1, v2.21.5-1, v2.23.4-1, v2.26.2-1, v2.27.3-1 and v2.30.7-1. Unlike
+ * CollNetDirect's it does not divide among heads: a chain moves one chunk per loop.
+ */
+static uint64_t
+collnet_chain_chunk(uint64_t slot, uint64_t bytes, uint32_t nch, uint32_t depth)
+{
+	uint64_t chunk = FT_MIN(slot, (uint64_t)COLLNET_CHAIN_CHUNK), per = bytes / FT_MAX(nch, 1u);
+
+	while (chunk > 131072 && per / chunk < (uint64_t)depth * 64)
+		chunk /= 2;
+	while (chunk > 65536 && per / chunk < (uint64_t)depth * 8)
+		chunk /= 2;
+	while (chunk > 32768 && per / chunk < (uint64_t)depth)
+		chunk /= 2;
+	return chunk;
+}
+
+/* NCCL's chunk size for (op, a, p) at @bytes on @nch channels (calcCollChunking); @chain:
+ * CollNet as CollNetChain. */
 static uint64_t
 chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-         uint64_t bytes, uint32_t nch, uint32_t heads)
+         uint64_t bytes, uint32_t nch, uint32_t heads, bool chain)
 {
 	struct ft_model_buffs bu = buffs_of(l);
 	uint64_t chunk = step_of(p, &bu) * ring_steps(op, a, p, NSTEPS / 2);
@@ -508,6 +534,9 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			chunk = FT_MIN(chunk, 65536u);
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
+	if (a == FT_ALGO_COLLNET && chain)
+		return collnet_chain_chunk(step_of(FT_PROTO_SIMPLE, &bu), bytes, nch,
+		                           FT_MAX(l->ppn, 1u));
 	if (a == FT_ALGO_COLLNET) {
 		double depth = 2, per = b / ops;
 
@@ -546,7 +575,7 @@ ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
 
 	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &bu, out);
 	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
-	                                               FT_PROTO_SIMPLE, bytes, nch, heads);
+	                                               FT_PROTO_SIMPLE, bytes, nch, heads, false);
 	per_loop = (uint64_t)nch * heads * out->chunk_bytes;
 	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
 }
@@ -736,7 +765,12 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
                struct ft_model_pipeline *out)
 {
-	uint32_t heads = is_nvls(a) ? nvls_heads(l) : a == FT_ALGO_COLLNET ? FT_MAX(l->ppn, 1u) : 1;
+	/* CollNetChain (the cost's variant): one chunk per loop (src/enqueue.cc getLoopInfo,
+	 * ncclPatternCollnetChain), not one per head as CollNetDirect's */
+	bool chain = a == FT_ALGO_COLLNET && strcmp(c->variant, "chain") == 0;
+	uint32_t heads = is_nvls(a) ? nvls_heads(l) :
+	                 a == FT_ALGO_COLLNET && !chain ? FT_MAX(l->ppn, 1u) :
+	                                                  1;
 	uint32_t stages, per_loop;
 	double loop_bytes, c_eff, pipes, pace_Bps, t_pace, sum, block0, block_share = 1.0;
 
@@ -753,7 +787,8 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 
 		out->bw_share = FT_MIN(1.0, (double)out->nchannels / l->nchannels / ratio);
 	}
-	out->chunk_bytes = chunk_of(l, op, a, p, bytes, out->nchannels, heads);
+	out->chunk_bytes = chunk_of(l, op, a, p, bytes, out->nchannels, heads, chain);
+	/* (the chain's stages as CollNetDirect's three: up the node, the switches, down) */
 	shape_of(l, op, a, heads, &stages, &per_loop);
 	out->stages = stages;
 	pipes = (double)out->nchannels * per_loop;

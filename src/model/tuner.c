@@ -314,10 +314,21 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls_tree needs at least 2 GPUs per node";
 	}
 	if (a == FT_ALGO_COLLNET) {
+		/* NCCL runs CollNetChain for all-reduce only (src/device/all_reduce.h) */
+		if (l->collnet == FT_COLLNET_CHAIN && op != FT_OP_ALL_REDUCE)
+			return "collnet_chain is for all_reduce only";
 		if (!l->sharp)
-			return "collnet needs in-network reduction (fabric.sharp)";
+			return l->collnet == FT_COLLNET_CHAIN ?
+			               "collnet_chain needs in-network reduction (fabric.sharp)" :
+			       l->collnet == FT_COLLNET_DIRECT ?
+			               "collnet_direct needs in-network reduction (fabric.sharp)" :
+			               "collnet needs in-network reduction (fabric.sharp)";
 		if (l->nnodes < 2)
-			return "collnet needs more than one node";
+			return l->collnet == FT_COLLNET_CHAIN ?
+			               "collnet_chain needs more than one node" :
+			       l->collnet == FT_COLLNET_DIRECT ?
+			               "collnet_direct needs more than one node" :
+			               "collnet needs more than one node";
 		/* NCCL maps CollNet ranks as node x localRanks and gives CollNet no
 		 * bandwidth where a node has more ranks than heads (src/transport/
 		 * coll_net.cc, src/graph/tuning.cc); not modelled on uneven nodes. */
@@ -826,7 +837,8 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
  * CollNet as NCCL runs it: CollNetDirect and, for all-reduce, CollNetChain, whichever
  * its tuner finds faster at @bytes (both Simple; NCCL_ALGO=COLLNET allows both). The
  * chain wins on large all-reduces (no x0.85), the direct one on small ones (one NVLink
- * hop where the chain has ppn - 1).
+ * hop where the chain has ppn - 1). NCCL_ALGO=CollNetDirect or CollNetChain (links
+ * collnet) leaves the tuner that one alone.
  */
 static void
 cost_collnet(const struct ft_model_links *l, enum ft_op op, uint64_t bytes,
@@ -834,8 +846,12 @@ cost_collnet(const struct ft_model_links *l, enum ft_op op, uint64_t bytes,
 {
 	struct ft__model_cost chain;
 
+	if (l->collnet == FT_COLLNET_CHAIN) {
+		cost_collnet_chain(l, c);
+		return;
+	}
 	cost_collnet_direct(l, c);
-	if (op != FT_OP_ALL_REDUCE)
+	if (op != FT_OP_ALL_REDUCE || l->collnet == FT_COLLNET_DIRECT)
 		return;
 	memset(&chain, 0, sizeof(chain));
 	cost_collnet_chain(l, &chain);

@@ -1135,6 +1135,79 @@ test_collnet_chain(void **state)
 	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
 }
 
+/*
+ * NCCL_ALGO=CollNetDirect or CollNetChain forces that one; CollNet leaves the tuner both.
+ * CollNetChain's chunk (src/enqueue.cc, v2.18.3-1 to v2.30.7-1): min(256 KiB, a Simple slot
+ * of 512 KiB), halved while a channel would get fewer than depth x 64 chunks (to 128 KiB),
+ * depth x 8 (to 64 KiB), depth (to 32 KiB), depth the 8 GPUs of a node; one chunk per loop.
+ * 8 x 8 H100 on the model's 18 channels: 4 GiB is 238609294 B a channel, 910 chunks of
+ * 256 KiB (>= 512): 256 KiB, ceil(16384 / 18) = 911 loops. 16 MiB is 932067 B a channel:
+ * 3 < 512 at 256 KiB, to 128 KiB; 7 < 64 there, to 64 KiB; 14 >= 8: 64 KiB, 15 loops.
+ * CollNetDirect's rule (per channel and head, 8 heads, depth 2: 56 < 128 at 512 KiB, 113
+ * < 128 at 256 KiB) gives 128 KiB at 4 GiB, the chunk the chain had before it had its own.
+ */
+static void
+test_collnet_forced_variant(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = FT_COLLNET_CHAIN;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_chain");
+	assert_int_equal(r.pipe.nchannels, 18);
+	assert_int_equal(r.pipe.chunk_bytes, 256u << 10);
+	assert_int_equal(r.pipe.loops, 911);
+	q.bytes = 16u << 20;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_int_equal(r.pipe.chunk_bytes, 64u << 10);
+	assert_int_equal(r.pipe.loops, 15);
+	/* a small all-reduce the tuner would give CollNetDirect stays on the chain */
+	q.bytes = 1024;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_chain");
+	/* forced direct at 4 GiB, where the tuner takes the chain */
+	q.collnet = FT_COLLNET_DIRECT;
+	q.bytes = 4ull << 30;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_direct");
+	assert_int_equal(r.pipe.chunk_bytes, 128u << 10);
+	q.collnet = FT_COLLNET_AUTO;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_chain");
+	/* where the variant cannot run, the error names it */
+	q.collnet = FT_COLLNET_CHAIN;
+	q.op = FT_OP_BROADCAST;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	ft_error_clear(&err);
+	q.op = FT_OP_ALL_REDUCE;
+	q.nnodes = 1;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg, "all_reduce with algo collnet_chain: collnet_chain needs "
+	                             "more than one node");
+	ft_error_clear(&err);
+	q.nnodes = 0;
+	s.fabric.sharp = false;
+	q.collnet = FT_COLLNET_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg, "all_reduce with algo collnet_direct: collnet_direct needs "
+	                             "in-network reduction (fabric.sharp)");
+	ft_error_clear(&err);
+	/* the names */
+	assert_int_equal(ft_collnet_variant_from_name("CollNetChain"), FT_COLLNET_CHAIN);
+	assert_int_equal(ft_collnet_variant_from_name("collnet_direct"), FT_COLLNET_DIRECT);
+	assert_int_equal(ft_collnet_variant_from_name("collnet"), FT_COLLNET_AUTO);
+	assert_int_equal(ft_collnet_variant_from_name(NULL), FT_COLLNET_AUTO);
+}
+
 /* NCCL's tuner latency of @op with @algo/@proto on @nodes x @ppn H100s (SHARP). */
 static double
 tuner_lat(uint32_t nodes, uint32_t ppn, enum ft_op op, uint64_t bytes, enum ft_algo a,
@@ -3453,6 +3526,7 @@ main(void)
 		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_collnet_chain),
+		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
