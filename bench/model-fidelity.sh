@@ -93,15 +93,14 @@ NDMV4_CURVES = [("ndmv4-%s-%s" % (sc, short), NDMV4 % (sc, op), spec,
 # was never tuned on, the nearest stand-in for a held-out set. No bound holds
 # them (--check prints their medians and leave-one-out figures only); the
 # sources and what each spec rests on: docs/internals/model.md, "Curves added
-# 2026-12-03". The CoreWeave job forces NCCL_ALGO=COLLNETCHAIN, which the model
-# does not carry: its CollNetDirect stands in.
+# 2026-12-03". The CoreWeave job forces NCCL_ALGO=COLLNETCHAIN: --algo collnet_chain.
 ADDED_CURVES = [
     ("azure-h100-1x8", "published/azure-nd-h100-v5-1x8-all-reduce-busbw.csv",
      "dgx-h100", ["--nccl", "2.18", "--algo", "nvls", "--gpus-per-thread", "8"]),
     ("oci-h200-roce-2x8", "oci-h200-2x8-roce-all-reduce-nccl2.27.txt",
      "examples/oci-h200-roce.yaml", ["--nccl", "2.27"]),
     ("coreweave-h100-sharp-8x8", "coreweave-h100-8x8-all-reduce-collnetchain-excerpt.txt",
-     "examples/dgx-h100-sharp.yaml", ["--nccl", "2.18", "--algo", "collnet", "--gpus", "64"]),
+     "examples/dgx-h100-sharp.yaml", ["--nccl", "2.18", "--algo", "collnet_chain", "--gpus", "64"]),
     ("a100-1x8-sendrecv", "a100-1x8-sendrecv-g8-128m-1g.txt",
      "dgx-a100", ["--gpus-per-thread", "8"]),
     ("h100-roce-2x1-tree", "../wild/nccl-tests/h100-2node-1gpu-4nic-tree-prompt-then-banner-cut.txt",

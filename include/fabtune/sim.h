@@ -450,6 +450,8 @@ struct ft_sim_sweep_args {
 	enum ft_op op;
 	enum ft_algo algo;   /* FT_ALGO_COUNT: NCCL's tuner picks, size by size */
 	enum ft_proto proto; /* FT_PROTO_COUNT: NCCL's tuner picks */
+	/* algo FT_ALGO_COLLNET: CollNetDirect or CollNetChain forced, or AUTO (the tuner's) */
+	enum ft_collnet_variant collnet;
 	uint64_t min_bytes, max_bytes;
 	double factor;     /* size multiplier, >= 2 or 0 for one size */
 	uint32_t nranks;   /* 0 = every GPU */

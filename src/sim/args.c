@@ -141,6 +141,7 @@ scenario_from_op(const struct ft_sim_args *a, const char *spec, struct ft_scenar
 		return rc;
 	s.op = (enum ft_op)op;
 	s.algo = a->algo ? (enum ft_algo)algo : FT_ALGO_COUNT;
+	s.collnet = ft_collnet_variant_from_name(a->algo);
 	s.proto = a->proto ? (enum ft_proto)proto : FT_PROTO_COUNT;
 	/* 0 is no default: a count that came out 0 (an unset variable) is refused */
 	if (a->ranks == 0)

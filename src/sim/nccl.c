@@ -42,6 +42,7 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	q.nvls_off = nvls_off;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
+	q.collnet = o->collnet;
 	q.force_proto = o->proto != SC_PROTO_AUTO;
 	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
 	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
@@ -49,6 +50,9 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 		args->proto = r.proto;
 		args->collnet_chain =
 		        r.algo == FT_ALGO_COLLNET && strcmp(r.algo_label, "collnet_chain") == 0;
+		/* a forced variant stands even where the tuner would not pick it */
+		if (r.algo == FT_ALGO_COLLNET && o->collnet != FT_COLLNET_AUTO)
+			args->collnet_chain = o->collnet == FT_COLLNET_CHAIN;
 		/* nodes of different GPU counts: the runner builds these itself */
 		if (!gpn && (r.algo == FT_ALGO_TREE || r.algo == FT_ALGO_NVLS_TREE))
 			return;

@@ -434,6 +434,20 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 		                    "%s: %s: the cluster's nodes have no NVLink SHARP "
 		                    "(nodes.nvlink.nvls: false, no NVSwitch, or GPUs before Hopper)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
+	/* NCCL_ALGO=CollNetDirect or CollNetChain where that one cannot run: NCCL finds no
+	 * algorithm for the operation (plain collnet keeps its schedule, as before) */
+	if (o->algo == FT_ALGO_COLLNET && o->collnet != FT_COLLNET_AUTO) {
+		const char *why = o->collnet == FT_COLLNET_CHAIN && o->op != FT_OP_ALL_REDUCE ?
+		                          "is for all_reduce only" :
+		                  !spec->fabric.sharp ? "needs in-network reduction (fabric.sharp)" :
+		                  jr->gpn && jr->nranks <= jr->gpn ? "needs more than one node" :
+		                                                     NULL;
+
+		if (why)
+			return ft_error_set(err, FT_EINVAL, "%s: %s %s",
+			                    WHERE(ji, "--algo", "ops[%zu].algo", k),
+			                    ft_collnet_variant_name(o->collnet), why);
+	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);

@@ -494,7 +494,9 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 			            .proto = a->proto,
 			            .bytes = b,
 			            .repeat = 1,
-			            .channels = a->channels };
+			            .channels = a->channels,
+			            .collnet = a->algo == FT_ALGO_COLLNET ? a->collnet :
+			                                                    FT_COLLNET_AUTO };
 
 		if (ft_vec_push(&job.ops, &op) < 0) {
 			rc = FT_ENOMEM;

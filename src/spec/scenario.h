@@ -39,6 +39,8 @@ struct sc_op {
 	uint64_t bytes;
 	uint32_t repeat;
 	uint32_t channels; /* NCCL channels (one ring per rail); 0 = one per NIC */
+	/* algo collnet: collnet_direct or collnet_chain forced, else the tuner's of the two */
+	enum ft_collnet_variant collnet;
 };
 
 struct sc_job {

@@ -54,6 +54,9 @@ read_op_name(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	                       sizeof(enum ft_proto) == sizeof(int),
 	               "sc_op's enums are ints");
 	*(int *)(void *)((char *)obj + names[i].at) = value;
+	/* collnet_direct, collnet_chain: that CollNet algorithm alone */
+	if (names[i].set == &ft__coll_algos)
+		((struct sc_op *)obj)->collnet = ft_collnet_variant_from_name(s);
 	return 0;
 }
 
