@@ -281,6 +281,9 @@ struct ft_sim_port_counters {
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged from the run's start to its ops'
 	                             * end (or its last change, if later) */
+	uint64_t q_p99_bytes;       /* and its time-weighted 99th percentile over that span:
+	                             * the upper edge of a histogram bin, at most the
+	                             * largest (less than a quarter above the true one) */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones

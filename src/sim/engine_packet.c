@@ -166,6 +166,7 @@ static void
 q_account(struct pk_engine *e, struct pk_port *p)
 {
 	p->q_area += (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps);
+	p->q_hist[pk_qbin(p->q_bytes)] += e->now_ps - p->t_q_ps;
 	p->t_q_ps = e->now_ps;
 }
 
