@@ -300,6 +300,8 @@ struct ft_sim_port_counters {
 		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
 		double paused_s;             /* time it was paused at the sender */
 		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
+		uint64_t ecn_marked, ecn_rx; /* CE marks set, CE packets delivered, */
+		uint64_t cnp_sent, cnp_handled; /* CNPs sent and handled, as above */
 	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 

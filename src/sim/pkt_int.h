@@ -123,6 +123,10 @@ struct pk_cls {
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t pause_tx, pause_rx;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
+	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
+	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
+	 * packets delivered and the CNPs sent back. Their sums are the port's. */
+	uint64_t ecn_marks, cnp_handled, ecn_rx, cnp_sent;
 };
 
 /*

@@ -409,6 +409,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->pause_rx = q->pause_rx;
 			pp->drops = q->drops;
 			pp->drops_corrupt = q->drops_corrupt;
+			pp->ecn_marked = q->ecn_marks;
+			pp->ecn_rx = q->ecn_rx;
+			pp->cnp_sent = q->cnp_sent;
+			pp->cnp_handled = q->cnp_handled;
 			pc->drops_corrupt += q->drops_corrupt;
 			pp->paused_s = (double)(q->paused_ps +
 			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /

@@ -1367,6 +1367,73 @@ test_dcqcn_incast(void **state)
 }
 
 /*
+ * ECN marks and CNPs per priority: two incasts of three QPs each into NIC 0 of node 0 under
+ * DCQCN, one at priority 3 and one at priority 0, through the same ports. Each op runs at
+ * one priority, so its own counters (op_counters) are that priority's: its marks are the
+ * CE marks the ports set on that priority, every one delivered (no drops), and its CNPs
+ * those sent and handled on it; the port's figures are the sums over priorities.
+ */
+static void
+test_prio_ecn_cnp(void **state)
+{
+	static const uint8_t prio[2] = { 3, 0 };
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t mark[2] = { 0 }, rx[2] = { 0 }, sent[2] = { 0 }, handled[2] = { 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	assert_int_equal(incast_ends(&n, ends), 15);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	{
+		struct prio_op ops[2] = { { ends, 3, 2u << 20, prio[0] },
+			                  { ends + 6, 3, 2u << 20, prio[1] } };
+
+		e = run_prio_ops(&n, &cfg, ops, 2, &c);
+	}
+	assert_int_equal(c.ndrops, 0);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		const struct ft_sim_port_counters *pt = &c.port[l];
+		uint64_t sm = 0, sr = 0, ss = 0, sh = 0;
+
+		for (uint32_t q = 0; q < FT_PKT_NPRIO; q++) {
+			sm += pt->prio[q].ecn_marked;
+			sr += pt->prio[q].ecn_rx;
+			ss += pt->prio[q].cnp_sent;
+			sh += pt->prio[q].cnp_handled;
+		}
+		assert_int_equal(sm, pt->ecn_marked);
+		assert_int_equal(sr, pt->ecn_rx);
+		assert_int_equal(ss, pt->cnp_sent);
+		assert_int_equal(sh, pt->cnp_handled);
+		for (uint32_t o = 0; o < 2; o++) {
+			mark[o] += pt->prio[prio[o]].ecn_marked;
+			rx[o] += pt->prio[prio[o]].ecn_rx;
+			sent[o] += pt->prio[prio[o]].cnp_sent;
+			handled[o] += pt->prio[prio[o]].cnp_handled;
+		}
+	}
+	for (uint32_t o = 0; o < 2; o++) {
+		print_message("# priority %u: %llu marks, %llu CNPs\n", prio[o],
+		              (unsigned long long)mark[o], (unsigned long long)sent[o]);
+		assert_true(mark[o] > 0 && sent[o] > 0);
+		assert_int_equal(mark[o], c.op_counters[o].necn);
+		assert_int_equal(rx[o], c.op_counters[o].necn);
+		assert_int_equal(sent[o], c.op_counters[o].ncnp);
+		assert_int_equal(handled[o], c.op_counters[o].ncnp);
+	}
+	assert_int_equal(mark[0] + mark[1], c.necn);
+	assert_int_equal(sent[0] + sent[1], c.ncnp);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * CNPs are handled, and counted, at the NIC port a QP leaves by, also under adaptive
  * routing, where the path is not kept: flows from GPUs (their first link a PCIe link into
  * the NIC) incast on one GPU, and every CNP handled is on a NIC's port onto the fabric.
@@ -3719,6 +3786,7 @@ main(void)
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
 		cmocka_unit_test(test_q_bins),
+		cmocka_unit_test(test_prio_ecn_cnp),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),
