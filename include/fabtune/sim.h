@@ -281,6 +281,9 @@ struct ft_sim_port_counters {
 	uint64_t q_max_bytes;       /* its egress queue: largest */
 	double q_mean_bytes;        /* and time-averaged from the run's start to its ops'
 	                             * end (or its last change, if later) */
+	uint64_t q_p99_bytes;       /* and its time-weighted 99th percentile over that span:
+	                             * the upper edge of a histogram bin, at most the
+	                             * largest (less than a quarter above the true one) */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
@@ -297,6 +300,8 @@ struct ft_sim_port_counters {
 		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
 		double paused_s;             /* time it was paused at the sender */
 		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
+		uint64_t ecn_marked, ecn_rx; /* CE marks set, CE packets delivered, */
+		uint64_t cnp_sent, cnp_handled; /* CNPs sent and handled, as above */
 	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 

@@ -166,6 +166,7 @@ static void
 q_account(struct pk_engine *e, struct pk_port *p)
 {
 	p->q_area += (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps);
+	p->q_hist[pk_qbin(p->q_bytes)] += e->now_ps - p->t_q_ps;
 	p->t_q_ps = e->now_ps;
 }
 
@@ -752,7 +753,8 @@ receive(struct pk_engine *e, uint32_t id)
 	uint32_t fid = k->flow, seq = k->seq, payload = k->payload;
 	struct pk_flow *f = flow_at(e, fid);
 	/* the receiving NIC's port, where its responder counts (kb ROCE-COUNTERS) */
-	struct pk_port *rp = pk_port_at(e, ft__pk_nic_port(f, false, k->link));
+	uint32_t rl = ft__pk_nic_port(f, false, k->link);
+	struct pk_port *rp = pk_port_at(e, rl);
 
 	if ((k->flags & PK_F_CE) && e->marking) {
 		/* Notification point: at most one CNP per QP per min_time_between_cnps; CNPs
@@ -760,12 +762,14 @@ receive(struct pk_engine *e, uint32_t id)
 		struct pk_dcqcn *d = pk_flow_cc(e, f);
 
 		rp->ecn_rx++;
+		pk_cls_at(e, rl, pk_prio(k))->ecn_rx++;
 		if (e->ibcc || !d->cnp_sent || e->now_ps - d->t_last_cnp_ps >= e->cnp_gap_ps) {
 			int rc;
 
 			d->cnp_sent = true;
 			d->t_last_cnp_ps = e->now_ps;
 			rp->cnp_sent++;
+			pk_cls_at(e, rl, pk_prio(k))->cnp_sent++;
 			e->ncnp++;
 			pk_op_acc(e, fid)->ncnp++;
 			rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_CNP, fid, 0);

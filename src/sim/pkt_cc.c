@@ -132,7 +132,13 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 	struct pk_flow *f = flow_at(e, fid), *next;
 	struct pk_dcqcn *d;
 
-	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->cnp_handled++;
+	{
+		struct pk_port *np = pk_port_at(e, ft__pk_nic_port(f, true, f->first_link));
+
+		np->cnp_handled++;
+		if (np->cls) /* (its priority records exist once the run starts) */
+			pk_port_cls(e, np, f->prio)->cnp_handled++;
+	}
 	/* The QP's state moved on with its next message (pk_flow_sent()); a lazy phase's
 	 * QP keeps it where no built message does (ft__pk_tree_cc()). */
 	d = f->snd_nxt >= f->npkts && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
@@ -275,6 +281,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 			return;
 		p->fecn_skip = 0;
 		p->ecn_marks++;
+		pk_cls_at(e, l, pk_prio(k))->ecn_marks++;
 		e->necn++;
 		pk_op_acc(e, k->flow)->necn++;
 		k->flags |= PK_F_CE;
@@ -288,6 +295,7 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 	if (pr >= 1.0 || ft_rng_unit(&e->ecn_rng[l]) < pr) {
 		if (!(k->flags & PK_F_CE)) {
 			pk_port_at(e, l)->ecn_marks++;
+			pk_cls_at(e, l, pk_prio(k))->ecn_marks++;
 			e->necn++;
 			pk_op_acc(e, k->flow)->necn++;
 		}

@@ -123,7 +123,34 @@ struct pk_cls {
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	uint64_t pause_tx, pause_rx;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
+	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
+	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
+	 * packets delivered and the CNPs sent back. Their sums are the port's. */
+	uint64_t ecn_marks, cnp_handled, ecn_rx, cnp_sent;
 };
+
+/*
+ * A port's egress queue depth, time-weighted, in bounded memory: the picoseconds it spent
+ * in each of PK_QBINS bins of depth. Bin 0 is an empty queue; bins 1 to 4 are 256 bytes
+ * wide up to 1,023 bytes; from 1,024 bytes on, four bins an octave ([2^e (4 + s) / 4,
+ * 2^e (5 + s) / 4), s = 0..3), so that a depth read back as its bin's upper edge is at
+ * most 255 bytes above the true one below 1,024 bytes and less than a quarter above it
+ * from there; the last bin, from 96 MiB, is open (its edge is the queue's largest). 576
+ * bytes a port.
+ */
+#define PK_QBINS 72u
+
+static inline uint32_t
+pk_qbin(uint64_t v)
+{
+	uint32_t lg, b;
+
+	if (v < 1024)
+		return v ? 1 + (uint32_t)(v >> 8) : 0;
+	lg = 63u - (uint32_t)__builtin_clzll(v);
+	b = 5 + (lg - 10) * 4 + (uint32_t)((v >> (lg - 2)) & 3u);
+	return b < PK_QBINS ? b : PK_QBINS - 1;
+}
 
 /*
  * Per directed link: a port at its source vertex and an ingress buffer at its destination.
@@ -177,6 +204,7 @@ struct pk_port {
 	uint64_t qp_naks; /* NIC side, requester: sequence NAKs its QPs received */
 	uint64_t rq_oos, rq_dup, rq_writes; /* NIC side, responder (at the link's dst): packets
 	                                     * past a gap, duplicates, messages received */
+	uint64_t q_hist[PK_QBINS]; /* its queue's depth over time (pk_qbin) */
 };
 
 enum pk_task_kind {
@@ -712,6 +740,11 @@ bool ft__pk_port_has(const struct pk_engine *e, uint32_t l, bool transit);
 uint32_t ft__pk_stuck_port(const struct pk_engine *e);
 bool ft__pk_name_cycle(const struct pk_engine *e, uint32_t l, struct ft_strbuf *out);
 int ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err);
+/* The depth port @p's queue stayed at or below for fraction @q of its time, the time since
+ * its last change (@tail_ps) at its present depth included: the upper edge of the
+ * histogram bin (pk_qbin) where the fraction is reached, at most its largest; 0 when no
+ * time passed. */
+uint64_t ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q);
 /* The QP that ran out of retries and ended the run (engine_packet.c), if one did. */
 void ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q);
 

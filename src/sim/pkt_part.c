@@ -1237,6 +1237,8 @@ pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 	to->fc_flush = from->fc_flush;
 	to->drops = from->drops;
 	to->drops_corrupt = from->drops_corrupt;
+	to->ecn_rx = from->ecn_rx;
+	to->cnp_sent = from->cnp_sent;
 }
 
 /* The receiving side of port @to from @from (with its priorities, when @cls). */

@@ -261,6 +261,34 @@ flow_rows(struct pk_engine *e, struct ft_sim_counters *c)
 	return 0;
 }
 
+uint64_t
+ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q)
+{
+	uint64_t tot = tail_ps, cum = 0, edge;
+	uint32_t b, lg;
+
+	for (b = 0; b < PK_QBINS; b++)
+		tot += p->q_hist[b];
+	if (tot == 0)
+		return 0;
+	for (b = 0; b < PK_QBINS - 1; b++) {
+		cum += p->q_hist[b] + (b == pk_qbin(p->q_bytes) ? tail_ps : 0);
+		if ((double)cum >= q * (double)tot)
+			break;
+	}
+	if (b == 0)
+		return 0;
+	if (b == PK_QBINS - 1)
+		return p->q_max_bytes;
+	if (b <= 4) {
+		edge = 256u * b - 1;
+	} else {
+		lg = 10 + (b - 5) / 4;
+		edge = ((uint64_t)(5 + (b - 5) % 4) << (lg - 2)) - 1;
+	}
+	return FT_MIN(edge, p->q_max_bytes);
+}
+
 /* The traced QPs' samples by QP, as views in @c. */
 static int
 qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
@@ -381,6 +409,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->pause_rx = q->pause_rx;
 			pp->drops = q->drops;
 			pp->drops_corrupt = q->drops_corrupt;
+			pp->ecn_marked = q->ecn_marks;
+			pp->ecn_rx = q->ecn_rx;
+			pp->cnp_sent = q->cnp_sent;
+			pp->cnp_handled = q->cnp_handled;
 			pc->drops_corrupt += q->drops_corrupt;
 			pp->paused_s = (double)(q->paused_ps +
 			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
@@ -402,6 +434,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->out_of_seq = p->rq_oos;
 		pc->dup_requests = p->rq_dup;
 		pc->rx_writes = p->rq_writes;
+		pc->q_p99_bytes = ft__pk_q_quantile(p, end_ps - p->t_q_ps, 0.99);
 		pc->q_mean_bytes =
 		        span > 0 ?
 		                (p->q_area + (double)p->q_bytes * (double)(end_ps - p->t_q_ps)) /

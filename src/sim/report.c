@@ -133,6 +133,7 @@ static const struct ft__field port_fields[] = {
 	F(ft_sim_port_counters, "cnp_sent", UINT, cnp_sent),
 	F(ft_sim_port_counters, "cnp_handled", UINT, cnp_handled),
 	F(ft_sim_port_counters, "queue_mean_bytes", NUM, q_mean_bytes),
+	F(ft_sim_port_counters, "queue_p99_bytes", UINT, q_p99_bytes),
 	F(ft_sim_port_counters, "queue_max_bytes", UINT, q_max_bytes),
 	F(ft_sim_port_counters, "pfc_watchdog", UINT, pfc_wd_fires),
 };
@@ -145,6 +146,10 @@ static const struct ft__field prio_fields[] = {
 	F(ft_sim_prio_counters, "pause_sent", UINT, pause_tx),
 	F(ft_sim_prio_counters, "pause_received", UINT, pause_rx),
 	F(ft_sim_prio_counters, "paused_us", US, paused_s),
+	F(ft_sim_prio_counters, "ecn_marked", UINT, ecn_marked),
+	F(ft_sim_prio_counters, "ecn_received", UINT, ecn_rx),
+	F(ft_sim_prio_counters, "cnp_sent", UINT, cnp_sent),
+	F(ft_sim_prio_counters, "cnp_handled", UINT, cnp_handled),
 };
 
 #undef F

@@ -1367,6 +1367,73 @@ test_dcqcn_incast(void **state)
 }
 
 /*
+ * ECN marks and CNPs per priority: two incasts of three QPs each into NIC 0 of node 0 under
+ * DCQCN, one at priority 3 and one at priority 0, through the same ports. Each op runs at
+ * one priority, so its own counters (op_counters) are that priority's: its marks are the
+ * CE marks the ports set on that priority, every one delivered (no drops), and its CNPs
+ * those sent and handled on it; the port's figures are the sums over priorities.
+ */
+static void
+test_prio_ecn_cnp(void **state)
+{
+	static const uint8_t prio[2] = { 3, 0 };
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_DCQCN };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	uint64_t mark[2] = { 0 }, rx[2] = { 0 }, sent[2] = { 0 }, handled[2] = { 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	assert_int_equal(incast_ends(&n, ends), 15);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	{
+		struct prio_op ops[2] = { { ends, 3, 2u << 20, prio[0] },
+			                  { ends + 6, 3, 2u << 20, prio[1] } };
+
+		e = run_prio_ops(&n, &cfg, ops, 2, &c);
+	}
+	assert_int_equal(c.ndrops, 0);
+	for (uint32_t l = 0; l < c.nlinks; l++) {
+		const struct ft_sim_port_counters *pt = &c.port[l];
+		uint64_t sm = 0, sr = 0, ss = 0, sh = 0;
+
+		for (uint32_t q = 0; q < FT_PKT_NPRIO; q++) {
+			sm += pt->prio[q].ecn_marked;
+			sr += pt->prio[q].ecn_rx;
+			ss += pt->prio[q].cnp_sent;
+			sh += pt->prio[q].cnp_handled;
+		}
+		assert_int_equal(sm, pt->ecn_marked);
+		assert_int_equal(sr, pt->ecn_rx);
+		assert_int_equal(ss, pt->cnp_sent);
+		assert_int_equal(sh, pt->cnp_handled);
+		for (uint32_t o = 0; o < 2; o++) {
+			mark[o] += pt->prio[prio[o]].ecn_marked;
+			rx[o] += pt->prio[prio[o]].ecn_rx;
+			sent[o] += pt->prio[prio[o]].cnp_sent;
+			handled[o] += pt->prio[prio[o]].cnp_handled;
+		}
+	}
+	for (uint32_t o = 0; o < 2; o++) {
+		print_message("# priority %u: %llu marks, %llu CNPs\n", prio[o],
+		              (unsigned long long)mark[o], (unsigned long long)sent[o]);
+		assert_true(mark[o] > 0 && sent[o] > 0);
+		assert_int_equal(mark[o], c.op_counters[o].necn);
+		assert_int_equal(rx[o], c.op_counters[o].necn);
+		assert_int_equal(sent[o], c.op_counters[o].ncnp);
+		assert_int_equal(handled[o], c.op_counters[o].ncnp);
+	}
+	assert_int_equal(mark[0] + mark[1], c.necn);
+	assert_int_equal(sent[0] + sent[1], c.ncnp);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * CNPs are handled, and counted, at the NIC port a QP leaves by, also under adaptive
  * routing, where the path is not kept: flows from GPUs (their first link a PCIe link into
  * the NIC) incast on one GPU, and every CNP handled is on a NIC's port onto the fabric.
@@ -1719,6 +1786,109 @@ test_tail_loss_one_timeout(void **state)
 	ft_topo_free(n.t);
 }
 
+/* The upper edge of histogram bin @b (pk_qbin), by its definition. */
+static uint64_t
+qbin_edge(uint32_t b)
+{
+	if (b <= 4)
+		return b ? 256u * b - 1 : 0;
+	return ((uint64_t)(5 + (b - 5) % 4) << (10 + (b - 5) / 4 - 2)) - 1;
+}
+
+/*
+ * The queue of test_q_mean_op_span's port @l, level by level: it holds k packets of W
+ * wire bytes for 2T (k = 1 .. K - 1, once rising, once falling) and K packets for T, and
+ * is empty the rest of the span (the op's time M). Its histogram has exactly those times
+ * in the bins of kW, and its p99 is the depth below which the queue spends 99 % of M:
+ * the bin where the time from the empty queue up reaches 0.99 M (that of KW: T > 1 % of
+ * M), read as its upper edge and at most the largest, (K + 1) W, which the queue reaches
+ * for no time (a packet lands at the instant one leaves, counted before it leaves).
+ */
+static void
+q_hist_closed_form(struct ft_engine *e, uint32_t l, const struct ft_sim_counters *c, uint32_t K)
+{
+	const struct pk_engine *pe = pk(e);
+	const struct pk_port *p = ft__pk_port(e, l);
+	uint64_t want[PK_QBINS] = { 0 }, W = 4096 + p->hdr, T = pk_port_ser_ps(p, W);
+	uint64_t M = (uint64_t)(c->makespan_s * PK_PS_PER_S + 0.5), tail, cum = 0;
+	uint64_t p50 = 0, got;
+
+	assert_true(pe->now_ps >= p->t_q_ps);
+	tail = M - p->t_q_ps;
+	assert_int_equal(p->q_bytes, 0);
+	for (uint32_t k = 1; k <= K; k++)
+		want[pk_qbin(k * W)] += k < K ? 2 * T : T;
+	want[0] = M - (2 * K - 1) * T;
+	assert_int_equal(p->q_max_bytes, (K + 1) * W); /* for no time: see above */
+	for (uint32_t b = 1; b < PK_QBINS; b++)
+		assert_int_equal(p->q_hist[b], want[b]);
+	assert_int_equal(p->q_hist[0] + tail, want[0]);
+	assert_true(T * 100 > M);
+	assert_int_equal(c->port[l].q_p99_bytes, FT_MIN(qbin_edge(pk_qbin(K * W)), (K + 1) * W));
+	assert_int_equal(c->port[l].q_p99_bytes, 70074); /* 17 x 4,122: a sixth above KW */
+	/* The median, by hand from the levels: the first bin whose time from 0 up reaches
+	 * M / 2, read as its upper edge (W = 4,122 bytes on this IB fabric: bins of a
+	 * quarter octave hold one to three levels each). */
+	for (uint32_t b = 0; b < PK_QBINS; b++) {
+		cum += want[b];
+		if (2 * cum >= M) {
+			p50 = qbin_edge(b);
+			break;
+		}
+	}
+	got = ft__pk_q_quantile(p, tail, 0.5);
+	print_message("# W %llu, T %llu ps, M %llu ps; p50 %llu (closed form %llu), p99 %llu\n",
+	              (unsigned long long)W, (unsigned long long)T, (unsigned long long)M,
+	              (unsigned long long)got, (unsigned long long)p50,
+	              (unsigned long long)c->port[l].q_p99_bytes);
+	assert_int_equal(got, p50);
+	assert_true(p50 > 0 && p50 < K * W);
+}
+
+/* The queue-depth bins: empty, 256-byte ones to 1,023, then four an octave; the last open. */
+static void
+test_q_bins(void **state)
+{
+	static struct pk_port p; /* (zeroes; 64-byte aligned) */
+
+	(void)state;
+	assert_int_equal(pk_qbin(0), 0);
+	assert_int_equal(pk_qbin(1), 1);
+	assert_int_equal(pk_qbin(255), 1);
+	assert_int_equal(pk_qbin(256), 2);
+	assert_int_equal(pk_qbin(1023), 4);
+	assert_int_equal(pk_qbin(1024), 5);
+	assert_int_equal(pk_qbin(1279), 5);
+	assert_int_equal(pk_qbin(1280), 6);
+	assert_int_equal(pk_qbin(2047), 8);
+	assert_int_equal(pk_qbin(2048), 9);
+	assert_int_equal(pk_qbin(4122), 13); /* [4,096, 5,120) */
+	assert_int_equal(qbin_edge(13), 5119);
+	assert_int_equal(pk_qbin((96ull << 20) - 1), PK_QBINS - 2);
+	assert_int_equal(pk_qbin(96ull << 20), PK_QBINS - 1);
+	assert_int_equal(pk_qbin(UINT64_MAX), PK_QBINS - 1);
+	for (uint32_t b = 1; b + 1 < PK_QBINS; b++) {
+		assert_int_equal(pk_qbin(qbin_edge(b)), b);
+		assert_int_equal(pk_qbin(qbin_edge(b) + 1), b + 1);
+	}
+	/* 98 % of the time empty, 1 % at 4,122 bytes, 1 % at 70,000 (bin [65,536, 81,920)):
+	 * p98 is 0, p99 the first's edge, above it the second's, capped at the largest. */
+	p.q_hist[0] = 9800;
+	p.q_hist[pk_qbin(4122)] = 100;
+	p.q_hist[pk_qbin(70000)] = 60;
+	p.q_bytes = 70000;
+	p.q_max_bytes = 70000;
+	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.5), 0);
+	assert_int_equal(ft__pk_q_quantile(&p, 40, 0.98), 0);
+	assert_int_equal(ft__pk_q_quantile(&p, 40, 0.99), 5119);
+	assert_int_equal(ft__pk_q_quantile(&p, 40, 0.995), 70000);
+	p.q_max_bytes = 90000;
+	assert_int_equal(ft__pk_q_quantile(&p, 40, 0.995), 81919);
+	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.995), 81919);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.99), 0);
+}
+
 /*
  * A port's mean queue is its queue's time integral over the span it was observed: from the
  * run's start to its ops' end, not to a retransmit timer that fires nothing after them.
@@ -1779,6 +1949,7 @@ test_q_mean_op_span(void **state)
 	assert_true(pe->now_ps < f->t_start_ps + pe->rto_ps);
 	assert_double_equal(c.port[l].q_mean_bytes, want / (c.makespan_s * PK_PS_PER_S),
 	                    1e-9 * c.port[l].q_mean_bytes);
+	q_hist_closed_form(e, l, &c, K);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
@@ -3614,6 +3785,8 @@ main(void)
 		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
+		cmocka_unit_test(test_q_bins),
+		cmocka_unit_test(test_prio_ecn_cnp),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
 		cmocka_unit_test(test_dcqcn_drain_collapse),
 		cmocka_unit_test(test_trace_qp_rate),
