@@ -18,14 +18,17 @@ ft_plan_args_init(struct ft_plan_args *a)
 	ft_plan_config_init(&a->cfg);
 	a->mb = a->tp = a->cp = a->ep = a->pp = a->vpp = a->zero = 1;
 	a->recover_s = 600;
-	a->fail_gpu = a->fail_nic = a->fail_link = a->fail_node = -1;
+	/* NaN is "not given": the option parser takes finite numbers only, so a negative
+	 * rate is refused, not read as absent */
+	a->fail_gpu = a->fail_nic = a->fail_link = a->fail_node = NAN;
 }
 
-/* A number option and the range it must lie in (NaN never does). */
+/* A number option and the range it must lie in (NaN never does, unless @unset_nan). */
 struct arg_range {
 	const char *what; /* as the message names it */
 	double value, lo, hi;
-	bool below; /* value < hi, not <= hi */
+	bool below;     /* value < hi, not <= hi */
+	bool unset_nan; /* NaN is the option not given */
 };
 
 static int
@@ -36,21 +39,21 @@ check_ranges(const struct ft_plan_args *a, struct ft_error *err)
 		{ "--zipf (0 to 10)", a->cfg.zipf, 0, 10, false },
 		{ "--gemm-eff (0 to 1)", a->cfg.gemm_eff, 0, 1, false },
 		{ "--peak-tflops", a->cfg.peak_tflops, 0, INFINITY, false },
-		{ "--fail-gpu (interruptions per GPU per day, below 1)", a->fail_gpu, -INFINITY, 1,
+		{ "--fail-gpu (interruptions per GPU per day, below 1)", a->fail_gpu, 0, 1, true,
 		  true },
-		{ "--fail-nic (interruptions per NIC per day, below 1)", a->fail_nic, -INFINITY, 1,
+		{ "--fail-nic (interruptions per NIC per day, below 1)", a->fail_nic, 0, 1, true,
 		  true },
-		{ "--fail-link (interruptions per port per day, below 1)", a->fail_link, -INFINITY,
-		  1, true },
-		{ "--fail-node (interruptions per node per day, below 100)", a->fail_node,
-		  -INFINITY, 100, true },
+		{ "--fail-link (interruptions per port per day, below 1)", a->fail_link, 0, 1,
+		  true, true },
+		{ "--fail-node (interruptions per node per day, below 100)", a->fail_node, 0,
+		  100, true, true },
 	};
 
 	for (size_t i = 0; i < FT_ARRAY_SIZE(r); i++) {
 		bool in = r[i].value >= r[i].lo &&
 		          (r[i].below ? r[i].value < r[i].hi : r[i].value <= r[i].hi);
 
-		if (!in)
+		if (!in && !(r[i].unset_nan && isnan(r[i].value)))
 			return ft_error_set(err, FT_EINVAL, "%s: value out of range", r[i].what);
 	}
 	return 0;
@@ -206,16 +209,17 @@ write_goodput(const struct ft_plan_args *a, uint32_t ngpus, uint32_t gpn, struct
               struct ft_strbuf *sb)
 {
 	struct ft_plan_failure_rates r;
-	bool defaults = a->fail_gpu < 0 && a->fail_nic < 0 && a->fail_link < 0 && a->fail_node < 0;
+	bool defaults = isnan(a->fail_gpu) && isnan(a->fail_nic) && isnan(a->fail_link) &&
+	                isnan(a->fail_node);
 
 	ft_plan_failure_rates_default(&r);
-	if (a->fail_gpu >= 0)
+	if (!isnan(a->fail_gpu))
 		r.gpu_per_day = a->fail_gpu;
-	if (a->fail_nic >= 0)
+	if (!isnan(a->fail_nic))
 		r.nic_per_day = a->fail_nic;
-	if (a->fail_link >= 0)
+	if (!isnan(a->fail_link))
 		r.link_per_day = a->fail_link;
-	if (a->fail_node >= 0)
+	if (!isnan(a->fail_node))
 		r.host_per_day = a->fail_node;
 	ft_plan_goodput_write(&r, defaults, ngpus, gpn, a->ckpt_s, a->recover_s, j, sb);
 }

@@ -20,8 +20,10 @@ void
 ft_sim_args_init(struct ft_sim_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->fabric_scale = -1;
-	a->rate_tolerance = NAN; /* the option parser takes finite numbers only */
+	/* "not given": the option parser takes finite numbers only, so -1 is refused, not
+	 * read as absent */
+	a->fabric_scale = NAN;
+	a->rate_tolerance = NAN;
 	a->ranks = FT_SIM_RANKS_UNSET;
 	a->channels = FT_SPEC_CHANNELS_UNSET;
 }
@@ -106,11 +108,11 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 		                    a->qps);
 	ov->qps_per_conn = (uint32_t)a->qps;
 	/* 0 would silently mean "keep", a tiny factor prints times of hundreds of digits */
-	if (a->fabric_scale != -1 && !(a->fabric_scale >= 0.001 && a->fabric_scale <= 1000))
+	if (!isnan(a->fabric_scale) && !(a->fabric_scale >= 0.001 && a->fabric_scale <= 1000))
 		return ft_error_set(err, FT_EINVAL,
 		                    "--fabric-scale: expected a factor from 0.001 to 1000, got %g",
 		                    a->fabric_scale);
-	ov->fabric_scale = a->fabric_scale == -1 ? 0 : a->fabric_scale;
+	ov->fabric_scale = isnan(a->fabric_scale) ? 0 : a->fabric_scale;
 	/* the bound is stated and measured up to a tenth (docs/internals/sim.md, "A coarser
 	 * rate tolerance"); -1 is refused, not read as "not given" */
 	if (!isnan(a->rate_tolerance) && !(a->rate_tolerance >= 0 && a->rate_tolerance <= 0.1))

@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received */
@@ -2647,6 +2648,204 @@ test_shm_bell_once(void **state)
 {
 	(void)state;
 	run_two(shm_bell_exchange, 0);
+}
+
+/* Minor page faults of this process so far. */
+static long
+minor_faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : -1;
+}
+
+/*
+ * The point-to-point rings are prefaulted at open: each of ranks 0 and 1
+ * then reads every page of both its rings (out to the peer and in from it,
+ * 1 MiB each) and must take almost no minor page fault. Without the
+ * prefault each page's first touch maps it: a fault a page, 512 here.
+ */
+static int
+shm_prefault_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused,
+                      struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *base = NULL;
+	struct shm_ep *ep;
+	size_t off, pages = 0;
+	long f0, faults;
+	uint32_t k;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 65536, &w, &base, err);
+
+	(void)unused;
+	if (rc < 0)
+		return close_two(base, w, rc);
+	ep = ft_container_of(base, struct shm_ep, base);
+	f0 = minor_faults();
+	for (k = 0; k < 2; k++) {
+		uint32_t from = k ? 1 - rank : rank, to = k ? rank : 1 - rank;
+		const volatile char *ring =
+		        ep->rings + ((size_t)from * ep->nranks + to) * ep->ring_stride;
+
+		for (off = 0; off < ep->ring_stride; off += SEG_ALIGN, pages++)
+			(void)ring[off];
+	}
+	faults = minor_faults() - f0;
+	/* a stack page or two may be new; a ring page never */
+	if (f0 < 0 || faults > 8)
+		rc = ft_error_set(err, FT_EIO,
+		                  "%ld minor faults reading %zu pages of its rings after the "
+		                  "prefault",
+		                  faults, pages);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(base, w, rc);
+}
+
+static void
+test_shm_prefault(void **state)
+{
+	(void)state;
+	run_two(shm_prefault_exchange, 0);
+}
+
+/*
+ * One shm all_reduce of 64 KiB on the world @w with -n @iters, -m @agg and
+ * -C @cputime; its out-of-place time in @time_us.
+ */
+static int
+timed_allreduce(struct ft_world *w, uint32_t iters, uint32_t agg, bool cputime,
+                double *time_us, struct ft_error *err)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	int rc;
+
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	cfg.min_bytes = cfg.max_bytes = 65536;
+	cfg.iters = iters;
+	cfg.agg_iters = agg;
+	cfg.warmup = 1;
+	cfg.report_cputime = cputime;
+	cfg.average = FT_BENCH_AVG_RANK0;
+	cfg.timeout_s = 20;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	ft_bench_report_init(&rep);
+	rc = ft_bench_run(w, &cfg, &rep, err);
+	if (rc == 0 && ft_run_nrows(&rep.run) != 1)
+		rc = ft_error_set(err, FT_EIO, "%zu rows, expected one", ft_run_nrows(&rep.run));
+	if (rc == 0)
+		*time_us = ft_run_row(&rep.run, 0)->time_us;
+	ft_bench_report_release(&rep);
+	return rc;
+}
+
+/*
+ * -C reports the ranks' CPU time (nccl-tests' --report_cputime): while a
+ * child of rank 0 keeps rank 1 stopped 5 ms in every 5.5, rank 0 spends
+ * most of the timed region (4000 calls of a few microseconds, many of those
+ * windows) asleep on its doorbell. The same run with and without -C
+ * (rank 0's times), alternated three times: the median of wall time over
+ * CPU time must be 2 or more (the sleeps count in one only; 1 if -C
+ * reported wall time).
+ */
+static int
+cputime_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	double wall = 0, cpu = 0, ratio[3] = { 0, 0, 0 };
+	pid_t stopper = -1;
+	int k, rc = join_two(rank, lfd, port, &w, err);
+
+	(void)unused;
+	if (rc == 0 && rank == 0) {
+		pid_t kid = (pid_t)w->info[1].pid;
+
+		stopper = fork();
+		if (stopper == 0) {
+			alarm(30);
+			for (;;) {
+				kill(kid, SIGSTOP);
+				usleep(5000);
+				kill(kid, SIGCONT);
+				usleep(500);
+			}
+		}
+		if (stopper < 0)
+			rc = ft_error_set(err, FT_EIO, "fork: %s", strerror(errno));
+	}
+	for (k = 0; rc == 0 && k < 3; k++) {
+		rc = timed_allreduce(w, 4000, 1, false, &wall, err);
+		if (rc == 0)
+			rc = timed_allreduce(w, 4000, 1, true, &cpu, err);
+		ratio[k] = cpu > 0 ? wall / cpu : 0;
+	}
+	if (stopper > 0) {
+		kill(stopper, SIGKILL);
+		waitpid(stopper, NULL, 0);
+		kill((pid_t)w->info[1].pid, SIGCONT);
+	}
+	if (rc == 0 && rank == 0) {
+		double m = FT_MAX(FT_MIN(ratio[0], ratio[1]),
+		                  FT_MIN(FT_MAX(ratio[0], ratio[1]), ratio[2]));
+
+		if (!(m >= 2))
+			rc = ft_error_set(err, FT_EIO,
+			                  "-C: wall time %.2fx the time reported (%.2f %.2f %.2f): "
+			                  "not CPU time",
+			                  m, ratio[0], ratio[1], ratio[2]);
+	}
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_bench_cputime(void **state)
+{
+	(void)state;
+	run_two(cputime_exchange, 0);
+}
+
+/*
+ * -m 16 (nccl-tests' agg_iters: operations per launch) reports the time of
+ * one operation, not of a launch of 16: -n 4 -m 16 against -n 64 -m 1, the
+ * same 64 operations, alternated three times; the median ratio of their
+ * times must be near 1 (below 4; a launch's time would be about 16 times).
+ */
+static int
+agg_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	double one = 0, agg = 0, ratio[3];
+	int k, rc = join_two(rank, lfd, port, &w, err);
+
+	(void)unused;
+	for (k = 0; rc == 0 && k < 3; k++) {
+		rc = timed_allreduce(w, 64, 1, false, &one, err);
+		if (rc == 0)
+			rc = timed_allreduce(w, 4, 16, false, &agg, err);
+		ratio[k] = agg / one;
+	}
+	if (rc == 0 && rank == 0) {
+		double m = FT_MAX(FT_MIN(ratio[0], ratio[1]),
+		                  FT_MIN(FT_MAX(ratio[0], ratio[1]), ratio[2]));
+
+		if (!(m > 0.25 && m < 4))
+			rc = ft_error_set(err, FT_EIO,
+			                  "-m 16: %.2fx the time of -m 1 (median of %.2f %.2f %.2f): "
+			                  "not a time per operation",
+			                  m, ratio[0], ratio[1], ratio[2]);
+	}
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_bench_agg_iters(void **state)
+{
+	(void)state;
+	run_two(agg_exchange, 0);
 }
 
 /*
@@ -5505,6 +5704,9 @@ main(void)
 		cmocka_unit_test(test_shm_gone_after_quit),
 		cmocka_unit_test(test_shm_coll_quit),
 		cmocka_unit_test(test_shm_bell_once),
+		cmocka_unit_test(test_shm_prefault),
+		cmocka_unit_test(test_bench_cputime),
+		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
 		cmocka_unit_test(test_tcp_sockbuf),

@@ -1329,7 +1329,8 @@ test_plan_job_args(void **state)
 	assert_non_null(p);
 	ft_plan_args_init(&a);
 	assert_int_equal(a.tp, 1);
-	assert_true(a.fail_gpu < 0 && a.recover_s == 600);
+	/* NaN: not given, so that a negative rate is refused */
+	assert_true(isnan(a.fail_gpu) && isnan(a.fail_node) && a.recover_s == 600);
 	/* no model: the option is named */
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
@@ -1348,7 +1349,13 @@ test_plan_job_args(void **state)
 	assert_string_equal(err.msg, "--fail-node (interruptions per node per day, below 100): "
 	                             "value out of range");
 	ft_plan_job_release(&job);
-	a.fail_node = -1;
+	a.fail_node = -1; /* not read as "not given" */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--fail-node (interruptions per node per day, below 100): "
+	                             "value out of range");
+	ft_plan_job_release(&job);
+	a.fail_node = NAN;
 	a.cfg.gemm_eff = NAN;
 	err = (struct ft_error){ 0 };
 	assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:2", &job, &err), FT_EINVAL);

@@ -1,0 +1,1 @@
+plan dgx-h100:4 --model llama3-8b --batch 32 --checkpoint 1min --fail-node -1 --json
