@@ -90,13 +90,15 @@ members(const struct layout *L, enum ft_plan_group g, uint32_t r, uint32_t *out,
 	}
 }
 
-/* Compile @op of @bytes for a group of @n ranks, @ppn per node, with @algo or the op's default. */
+/* Compile @op of @bytes for a group of @n ranks, @ppn per node, with @algo (CollNet as
+ * CollNetChain where @chain) or the op's default. */
 static int
-schedule(enum ft_op op, enum ft_algo algo, uint32_t n, uint32_t ppn, uint64_t bytes,
+schedule(enum ft_op op, enum ft_algo algo, bool chain, uint32_t n, uint32_t ppn, uint64_t bytes,
          struct ft_schedule *out, struct ft_error *err)
 {
 	struct ft_coll_args args = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
-		                     .nranks = n, .ranks_per_node = ppn, .bytes = bytes };
+		                     .nranks = n, .ranks_per_node = ppn, .bytes = bytes,
+		                     .collnet_chain = chain };
 	int rc;
 
 	ft_schedule_init(out);
@@ -176,7 +178,8 @@ prepare(struct ft_plan_engine *pe, const struct ft_plan_config *cfg, struct layo
 int
 ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
                      enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
-                     enum ft_algo algo, uint64_t bytes, double *out_s, struct ft_error *err)
+                     enum ft_algo algo, bool chain, uint64_t bytes, double *out_s,
+                     struct ft_error *err)
 {
 	uint32_t n = g == FT_GROUP_PP ? 2 : pl->n;
 	struct ft_schedule sched;
@@ -190,7 +193,7 @@ ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg
 	ft_schedule_init(&sched);
 	rc = prepare(pe, cfg, &L, &e, err);
 	if (rc == 0)
-		rc = schedule(op, algo, n, g == FT_GROUP_PP ? 1 : pl->ppn, bytes, &sched, err);
+		rc = schedule(op, algo, chain, n, g == FT_GROUP_PP ? 1 : pl->ppn, bytes, &sched, err);
 	if (rc == 0)
 		rc = submit_group(pe, e, &L, g, n, &sched, &first, &last, err);
 	if (rc == 0)
@@ -237,7 +240,8 @@ ft__plan_engine_together(struct ft_plan_engine *pe, const struct ft_plan_config 
 		seen[c->group] = true;
 		if (ft_algo_from_name(c->algo, &algo) < 0)
 			algo = ft_coll_default_algo(c->op);
-		rc = schedule(c->op, algo, n, c->group == FT_GROUP_PP ? 1 : pl->ppn, c->bytes,
+		rc = schedule(c->op, algo, ft_collnet_variant_from_name(c->algo) == FT_COLLNET_CHAIN,
+		              n, c->group == FT_GROUP_PP ? 1 : pl->ppn, c->bytes,
 		              &sched[nsched], err);
 		if (rc < 0)
 			break;
