@@ -41,7 +41,14 @@
 # 81.5-81.8 MB at 4 ranks (4.68x to 4.25x) and from 103.3-103.6 to
 # 98.4-98.5 MB at 2 (5.37x to 5.13x), the others from 64.8-65.0 to
 # 56.5-57.1 MB at 4 ranks (3.37x to 2.95x) and from 84.9 to 80.0 MB at 2
-# (4.41x to 4.17x), the same JSON (two runs each, alternated).
+# (4.41x to 4.17x), the same JSON (two runs each, alternated). Once a rank
+# kept a flow's dependency on a flow only where the first flow ends (437,473
+# of 868,609 dependencies at 4 ranks, 581,185 at 2), against the lazy one
+# process at 20.4-20.7 MB, rank 0 went from 83.6 to 81.0 MB at 4 ranks
+# (4.07x to 3.93x) and from 98.5 to 97.0 MB at 2, the others from
+# 58.7-59.4 to 57.9-58.4 MB at 4 ranks and from 79.9-80.1 to 78.4 MB at 2;
+# their high-water mark where the run starts fell by 6.5-6.8 MB, so the
+# run and its gather set the peak now (two runs each, alternated).
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1

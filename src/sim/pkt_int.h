@@ -416,6 +416,16 @@ struct pk_engine {
 	int plan_rank, plan_size;
 	uint32_t *plan_owner;
 	uint32_t plan_err_flow; /* the first flow that could not be routed, PK_NONE */
+	/* Such a rank keeps a dependency of one flow on another only where the first flow's
+	 * receiver is its own (the only rank that reads it: ft__pk_part_dep); the checks that
+	 * read such dependencies are made as each is built, on every rank, against plan_la
+	 * (the shortest latency of a link between the planned partitions), the first refusal
+	 * kept in plan_dep_err; plan_feeds marks (a bit per task id) each flow another flow
+	 * waits for. ndeps: the dependencies built, kept here or not. */
+	uint64_t plan_la;
+	struct ft_vec plan_feeds; /* uint64_t */
+	struct ft_error plan_dep_err;
+	uint64_t ndeps;
 	struct ft_vec fslot;    /* uint32_t per flow id */
 	/* A rank so built keeps the records of the tasks of those flows alone (and every
 	 * other task's): tsplit, tslot maps a task id to its record in tasks or
@@ -685,6 +695,7 @@ int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,
                       struct ft_error *err);
 int ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int rank);
+int ft__pk_part_dep(struct pk_engine *e, uint32_t from, uint32_t to);
 int64_t ft__pk_part_add_flow(struct pk_engine *e, const struct pk_flow *f);
 int ft__pk_part_check_as(struct pk_engine *e, const uint32_t *owner, int nranks, int rank,
                          struct ft_error *err);

@@ -183,6 +183,15 @@ ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 	uint32_t pair[2] = { from, to };
 
 	task_of(e, to)->npred++;
+	e->ndeps++;
+	/* A rank built for a split keeps a flow's dependency on a flow only where it reads
+	 * it (pkt_part.c); the waits are counted on every rank all the same. */
+	if (e->plan_owner && !building(e) && pk_task_kind(e, from) != PK_T_BARRIER) {
+		int keep = ft__pk_part_dep(e, from, to);
+
+		if (keep <= 0)
+			return keep;
+	}
 	return ft_vec_push(building(e) ? &e->lazy->edges : &e->edges, pair);
 }
 

@@ -400,6 +400,12 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 	rc = 0;
 	/* nin now: per middle barrier, 1 after a flow; plat: its flows' longest path latency. */
 	memset(nin, 0, (nt + 1) * sizeof(uint32_t));
+	/* (Built for this split: those two checks were made as each dependency was built,
+	 * on every rank, ft__pk_part_dep, which kept a flow's on a flow only where read.) */
+	if (e->plan_owner && e->plan_dep_err.code) {
+		*err = e->plan_dep_err;
+		rc = err->code;
+	}
 	for (size_t i = 0; i < e->edges.len && rc == 0; i++) {
 		const uint32_t *pr = ft_vec_at(&e->edges, i);
 		uint32_t a_flow = pk_task_flow(e, pr[0]);
@@ -408,12 +414,13 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 			continue; /* every rank runs it (a send's: the source's rank) */
 		if (pk_task_kind(e, pr[1]) == PK_T_FLOW) {
 			pp->task_kind[pr[0]] = PP_FEED;
-			rc = pp_check_feed(e, pp, a_flow, pk_task_flow(e, pr[1]), err);
+			if (!e->plan_owner)
+				rc = pp_check_feed(e, pp, a_flow, pk_task_flow(e, pr[1]), err);
 			continue;
 		}
 		/* A flow's barriers are told at the window's end with the keys they would
 		 * have had: before the flows it starts (task_done takes them in order). */
-		if (pp->task_kind[pr[0]] == PP_FEED)
+		if (pp->task_kind[pr[0]] == PP_FEED && !e->plan_owner)
 			rc = pp_refuse(err, "a flow starts a barrier after a flow");
 		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
 			nin[pr[1]] = 1;
@@ -694,12 +701,60 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		ft_free(pp.owner);
 		return FT_ENOMEM;
 	}
+	/* The lookahead the links give (pp_check), for the checks made as each
+	 * dependency is built (ft__pk_part_dep). */
+	e->plan_la = UINT64_MAX;
+	for (uint32_t l = 0; l < e->nlinks; l++)
+		if (pp.owner[e->links[l].src] != pp.owner[e->links[l].dst])
+			e->plan_la = FT_MIN(e->plan_la, e->links[l].lat_ps);
 	e->tsplit = true;
 	e->plan_owner = pp.owner;
 	e->plan_rank = rank;
 	e->plan_size = nranks;
 	e->fsplit = true;
 	return 0;
+}
+
+/*
+ * A dependency of task @to on flow task @from (or on another task that is not a barrier),
+ * built on a rank planned for a split: whether the rank keeps it (1; 0: dropped, FT_E*).
+ * A flow's dependency on a flow is read only where the first flow ends, at its receiver
+ * (task_done there tells the second flow at once or sends it the clear-to-send,
+ * flow_feeds), so only the rank that owns that receiver keeps it; the wait it makes is
+ * counted on every rank (ft__pk_add_dep), and a dependency that ends at a barrier is
+ * kept on every rank (every rank tells its barriers of each completion). What pp_check
+ * reads of such dependencies is checked here instead, on every rank, in the order they
+ * are built (the order it reads them in): a flow waited for across the partitions by a
+ * path shorter than the lookahead of the links (pp_check_feed), and a flow that starts a
+ * barrier after a flow; the first refusal is kept for pp_check to return.
+ */
+int
+ft__pk_part_dep(struct pk_engine *e, uint32_t from, uint32_t to)
+{
+	uint32_t a = pk_task_flow(e, from), b;
+	size_t w = from / 64;
+	uint64_t bit = (uint64_t)1 << (from % 64), *feeds;
+	struct pk_part pp = { .owner = e->plan_owner, .lookahead_ps = e->plan_la };
+
+	while (e->plan_feeds.len <= w) {
+		uint64_t zero = 0;
+
+		if (ft_vec_push(&e->plan_feeds, &zero) < 0)
+			return FT_ENOMEM;
+	}
+	feeds = ft_vec_at(&e->plan_feeds, w);
+	if (pk_task_kind(e, to) != PK_T_FLOW) {
+		if ((*feeds & bit) && !e->plan_dep_err.code)
+			pp_refuse(&e->plan_dep_err, "a flow starts a barrier after a flow");
+		return 1;
+	}
+	*feeds |= bit;
+	b = pk_task_flow(e, to);
+	if (!e->plan_dep_err.code)
+		pp_check_feed(e, &pp, a, b, &e->plan_dep_err);
+	if (pk_task_kind(e, from) != PK_T_FLOW)
+		return 1;
+	return e->plan_owner[pk_flow_dst(e, a)] == (uint32_t)e->plan_rank;
 }
 
 /*

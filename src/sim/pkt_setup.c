@@ -329,6 +329,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->tspare_id = PK_NONE;
 	ft_vec_init(&e->fpath, sizeof(struct pk_fpath));
 	e->plan_err_flow = PK_NONE;
+	ft_vec_init(&e->plan_feeds, sizeof(uint64_t));
 	/* A rank of a split run learns its partition from the launcher before it builds
 	 * anything, so that it keeps only the flow records it needs (pkt_part.c). */
 	if (ft__pk_part_plan(e, NULL, 0, -1) < 0) {
@@ -709,7 +710,7 @@ ft__pk_destroy(struct ft_engine *eng)
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,
 			                        &e->far,           &e->fpath,      &e->tslot,
-			                        &e->tfar };
+			                        &e->tfar,          &e->plan_feeds };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
