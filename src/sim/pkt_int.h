@@ -714,6 +714,8 @@ int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t ha
  */
 int ft__pk_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_flow_send(struct pk_engine *e, uint32_t fid);
+/* Adaptive routing's pick among equal-cost ports (engine_packet.c), @ud a struct choose_ctx. */
+uint32_t ft__pk_choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
 
 struct choose_ctx {
 	struct pk_engine *e;

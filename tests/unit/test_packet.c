@@ -1312,6 +1312,82 @@ test_adaptive(void **state)
 }
 
 /*
+ * Adaptive routing's pick at a switch (kb IB-AR): of the equal-cost ports toward a NIC
+ * of another node, the one with the fewest queued bytes; a port sending counts one byte
+ * more than an idle one with the same queue; among equals, the (hash ^ vertex) mod
+ * (number of equals)-th in the candidates' order. Queues set by hand on the engine's
+ * ports after a run (every queue empty then).
+ */
+static void
+test_adaptive_least_queued(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, cand[64], v, dst, k, m = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct choose_ctx cc;
+	int nh = 0;
+	uint32_t seen[2] = { 0, 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	dst = ft_topo_nic(n.t, 3, 0);
+	for (v = 0; v < ft_topo_nvertices(n.t); v++) {
+		nh = ft_route_next_hops(n.t, v, dst, cand, FT_ARRAY_SIZE(cand));
+		if (nh >= 4)
+			break;
+	}
+	assert_true(nh >= 4); /* a leaf with four or more uplinks toward node 3 */
+	m = 4;
+	for (k = 0; k < m; k++) {
+		assert_int_equal(pk_port_at(pe, cand[k])->q_bytes, 0);
+		assert_false(pk_port_at(pe, cand[k])->busy);
+	}
+	cc.e = pe;
+	cc.hash = 0x1234;
+	/* Queues of 2, 1, 3 and 1 packets of 4,096 + 82 wire bytes, the second port busy:
+	 * 8,356, 4,178 + 1, 12,534, 4,178: the fourth. */
+	pk_port_at(pe, cand[0])->q_bytes = 8356;
+	pk_port_at(pe, cand[1])->q_bytes = 4178;
+	pk_port_at(pe, cand[1])->busy = true;
+	pk_port_at(pe, cand[2])->q_bytes = 12534;
+	pk_port_at(pe, cand[3])->q_bytes = 4178;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m), 3);
+	/* The first port drops to 4,177 bytes, one below: it wins, idle or not (4,177 + 1
+	 * ties with the fourth's 4,178, and the tie goes by hash). */
+	pk_port_at(pe, cand[0])->q_bytes = 4177;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m), 0);
+	pk_port_at(pe, cand[0])->busy = true;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++) {
+		uint32_t want = (uint32_t)(ft_mix64(cc.hash ^ v) % 2) == 0 ? 0 : 3;
+		uint32_t got = ft__pk_choose_least_queued(&cc, v, cand, m);
+
+		assert_int_equal(got, want);
+		seen[got == 3]++;
+	}
+	assert_true(seen[0] > 0 && seen[1] > 0); /* both equals are taken, by hash */
+	/* Every queue empty and idle: the tie is all four, (hash ^ v) mod 4. */
+	for (k = 0; k < m; k++) {
+		pk_port_at(pe, cand[k])->q_bytes = 0;
+		pk_port_at(pe, cand[k])->busy = false;
+	}
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m),
+		                 (uint32_t)(ft_mix64(cc.hash ^ v) % 4));
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * ECN and DCQCN under incast (RoCE, PFC): switches mark, receivers send at most one CNP
  * per QP per min_time_between_cnps, senders cut their rates, and the fabric pauses far
  * less than without congestion control; every byte still arrives, nothing drops.
@@ -3778,6 +3854,7 @@ main(void)
 		cmocka_unit_test(test_drops_and_recovery),
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_adaptive_least_queued),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
