@@ -3129,6 +3129,72 @@ test_timely_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * TIMELY's rate update (Mittal et al., SIGCOMM 2015, Algorithm 1; kb CC-TIMELY-HPCC), one
+ * RTT sample at a time on one QP, against the rule by hand: EWMA alpha 0.875 of the RTT
+ * difference, normalised by the 20 us minimum RTT; below T_low (50 us) rate + delta;
+ * above T_high (500 us) rate x (1 - beta (1 - T_high / RTT)), beta 0.8; in between rate +
+ * delta on a gradient <= 0, + 5 delta from the fifth such sample in a row (HAI), else
+ * rate x (1 - beta x gradient). delta is rpg_ai_rate, 5 Mb/s = 625,000 B/s.
+ */
+static void
+test_timely_rule(void **state)
+{
+	/* RTT samples (us), and the rate after each (B/s) from 20 GB/s:
+	 *  30: below T_low, the first sample (no difference): 20e9 + 625,000;
+	 * 600: above T_high: x (1 - 0.8 (1 - 500/600)) = x 13/15 = 17,333,875,000
+	 *      (rtt_diff 0.875 x 570 = 498.75 us);
+	 * 300: rtt_diff 0.125 x 498.75 - 0.875 x 300 = -200.15625 us, gradient < 0: + delta;
+	 * 310: rtt_diff -16.26953125 us: + delta (2nd in a row); 310, 310: -2.03369140625,
+	 *      -0.25421142578125 us: + delta (3rd, 4th); 310: -0.0317764282 us, the 5th in a
+	 *      row: + 5 delta = 17,339,500,000;
+	 * 312: rtt_diff -0.0039720535 + 1.75 = 1.7460279465 us, gradient 0.0873013973:
+	 *      x (1 - 0.8 x 0.0873013973) = 16,128,489,936.89, and the count starts again;
+	 * 300: rtt_diff -10.2817465067 us: + delta (1st in a row again). */
+	static const uint32_t rtt_us[] = { 30, 600, 300, 310, 310, 310, 310, 312, 300 };
+	static const double want[] = { 20000625000.0, 17333875000.0, 17334500000.0,
+		                       17335125000.0, 17335750000.0, 17336375000.0,
+		                       17339500000.0, 16128489936.885838, 16129114936.885838 };
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_dcqcn *d;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	(void)incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_TIMELY;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	assert_double_equal(pe->pc.dcqcn_ai_bps, 5e6, 0);
+	assert_true(pe->line_Bps > 20e9);
+	d = pk_flow_cc(pe, ft_vec_at(&pe->flows, 0));
+	memset(d, 0, sizeof(*d));
+	d->rc_Bps = 20e9;
+	d->limited = true;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(rtt_us); i++) {
+		assert_int_equal(ft__pk_ev_rtt(pe, 0, rtt_us[i] * 1000), 0);
+		assert_double_equal(d->rc_Bps, want[i], 1e-3);
+		assert_true(d->limited);
+	}
+	assert_double_equal(d->prev_rtt_s, 300e-6, 1e-15);
+	assert_double_equal(d->rtt_diff_s, -10.281746506690997e-6, 1e-15);
+	assert_int_equal(d->hai_n, 1);
+	/* An increase never goes past line rate, and a QP back at it is no longer paced. */
+	d->rc_Bps = pe->line_Bps - 1000;
+	assert_int_equal(ft__pk_ev_rtt(pe, 0, 30 * 1000), 0);
+	assert_double_equal(d->rc_Bps, pe->line_Bps, 0);
+	assert_false(d->limited);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 static void
 test_bad_config(void **state)
 {
@@ -3855,6 +3921,7 @@ main(void)
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_adaptive_least_queued),
+		cmocka_unit_test(test_timely_rule),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
