@@ -1505,6 +1505,11 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 		uint32_t l = ft__pk_stuck_port(e);
 		char a[64] = "?", b[64] = "?";
 
+		/* Nothing more can happen: the counters stand as they are now (a split run
+		 * reports its stall from each rank, without them). */
+		e->stalled = !e->part;
+		e->stall_ps = e->now_ps;
+
 		if (l != PK_NONE) {
 			struct ft_strbuf cyc;
 

@@ -351,6 +351,9 @@ struct pk_engine {
 	struct ft_topo *topo_up;
 	uint32_t qp_err_flow; /* the flow whose QP went to the error state, PK_NONE */
 	uint64_t qp_err_ps;   /* and when */
+	bool stalled;         /* the run stopped with flows unfinished and nothing left to
+	                       * happen (a buffer deadlock): its counters are up to stall_ps */
+	uint64_t stall_ps;
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
 	bool ibcc;

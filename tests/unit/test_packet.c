@@ -2864,6 +2864,106 @@ test_prio_lossy_counters(void **state)
 }
 
 /*
+ * A buffer deadlock (the 16-node torus of scenarios/lab/torus-deadlock.yaml under
+ * dimension-order routing, InfiniBand credits) still reports what happened up to the
+ * instant it was found: the run's error as before (FT_EINVAL, the cycle named), and a
+ * report marked failed, its flows and makespan to that instant, its ports' counters and
+ * the --counters files; 64 of the 240 flows (16 x 15) had ended, 176 had not.
+ */
+static void
+test_deadlock_counters(void **state)
+{
+	static const char text[] = "name: dl\n"
+	                           "engine: packet\n"
+	                           "cluster:\n"
+	                           "  name: t\n"
+	                           "  nodes: {preset: dgx-h100, count: 16}\n"
+	                           "  fabric: {kind: torus, link: ndr, dims: [8, 2], "
+	                           "nodes_per_switch: 1, routing: dor}\n"
+	                           "background:\n"
+	                           "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+	uint32_t nwait = 0;
+	bool sw_file = false;
+	double tx = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "dl.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.counters = true;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "buffer deadlock with 176 of 240 flows unfinished"));
+	assert_non_null(strstr(err.msg, "the cycle sw0.0 -> sw1.0 -> "));
+	assert_true(rep.failure.failed);
+	assert_true(rep.failure.deadlock);
+	assert_string_equal(rep.failure.message, err.msg);
+	assert_true(rep.c.stall.stalled);
+	assert_int_equal(rep.c.stall.unfinished, 176);
+	assert_int_equal(rep.c.stall.nflows_all, 240);
+	assert_int_equal(rep.c.nflows, 240 - 176);
+	assert_true(rep.c.stall.t_s > 0);
+	assert_double_equal(rep.c.makespan_s, rep.c.stall.t_s, 0);
+	assert_int_equal(rep.c.nlinks, rep.nlinks);
+	for (uint64_t l = 0; l < rep.c.nlinks; l++) {
+		const struct ft_sim_port_counters *pc = &rep.c.port[l];
+
+		tx += (double)pc->tx_bytes;
+		assert_true(pc->xmit_wait_s <= rep.c.stall.t_s);
+		nwait += pc->xmit_wait_s > 0;
+	}
+	assert_true(tx > 0);
+	assert_true(nwait >= 8); /* the cycle's eight ports at least, held at the end */
+	for (size_t k = 0; k < rep.counter_files.len; k++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, k);
+
+		sw_file = sw_file || strncmp(f->name, "perfquery-x.sw0.0.", 18) == 0;
+	}
+	assert_true(sw_file);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* A port still held by flow control when the counters are read (a deadlocked run's) has
+ * waited from when it was held to then: 2 us counted before, plus 1.5 us. */
+static void
+test_xmit_wait_to_the_end(void **state)
+{
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_port *p;
+	uint32_t l;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", false);
+	(void)incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	l = pe->nlinks - 1;
+	p = pk_port_at(pe, l);
+	assert_false(p->blocked);
+	assert_true(pe->now_ps > 1500000);
+	p->xmit_wait_ps = 2000000;
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_double_equal(c.port[l].xmit_wait_s, 2e-6, 1e-18);
+	p->blocked = true;
+	p->t_blocked_ps = pe->now_ps - 1500000;
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_double_equal(c.port[l].xmit_wait_s, 3.5e-6, 1e-18);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -3939,6 +4039,8 @@ main(void)
 		cmocka_unit_test(test_counters_link_speed),
 		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
+		cmocka_unit_test(test_deadlock_counters),
+		cmocka_unit_test(test_xmit_wait_to_the_end),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_counters_nccl_tests),
