@@ -361,7 +361,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;
 		ended = ended && (r->failed || task_at(e, o->end)->done);
-		end_ops_ps = FT_MAX(end_ops_ps, r->failed ? fail_ps : task_at(e, o->end)->t_done_ps);
+		end_ops_ps =
+		        FT_MAX(end_ops_ps, r->failed ? fail_ps : task_at(e, o->end)->t_done_ps);
 	}
 	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
