@@ -52,19 +52,21 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	struct ft_error err = { 0 }, qerr = { 0 };
 	struct ft_strbuf sb;
 	bool failed;
-	int rc;
+	int rc, frc;
 
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, ov, &ctx->progress, &rep, &err);
 	ft_progress_bar_finish(&ctx->bar);
-	/* A QP out of retries ended the run: its report up to then is printed and its
-	 * counters written (a real cluster's are read after the job failed), the error
-	 * said last, and the exit code is the run's (3). */
-	failed = rc == FT_EIO && rep.failure.failed;
+	/* A QP out of retries or a buffer deadlock ended the run: its report up to then is
+	 * printed and its counters written (a real cluster's are read after the job
+	 * failed), the error said last, and the exit code is the run's (3 for the QP, 2 for
+	 * the deadlock, as before the report was kept). */
+	failed = (rc == FT_EIO || (rc == FT_EINVAL && rep.failure.deadlock)) && rep.failure.failed;
 	/* (split across MPI ranks, the failing rank has no whole report: its counters) */
 	if (rc < 0 && !failed && counters_dir && rep.counter_files.len &&
 	    ft_sim_report_write_counters(&rep, counters_dir, NULL) < 0)
 		cli_error(ctx, "--counters: %s: not written", counters_dir);
+	frc = rc;
 	if (failed) {
 		qerr = err;
 		rc = 0;
@@ -96,7 +98,7 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 		cli_write(&sb);
 		ft_strbuf_release(&sb);
 		fflush(stdout); /* the report, then the error that ended it */
-		rc = cli_fail(ctx, FT_EIO, &qerr);
+		rc = cli_fail(ctx, frc, &qerr);
 		/* Its rows are not a measurement of the op: the archive keeps none of them. */
 		if (save)
 			cli_error(ctx, "--save: not saved: the run failed before its ops ended "

@@ -95,7 +95,11 @@ struct ft_packet_cfg {
 	uint64_t pfc_xoff_bytes;      /* 0 = 15 MTU-sized packets */
 	uint64_t pfc_xon_bytes;       /* 0 = 12 MTU-sized packets */
 	uint64_t pfc_headroom_bytes;  /* 0 = 2 x (rate x latency + wire MTU) of the link */
-	bool store_forward;           /* false: cut-through */
+	bool store_forward;           /* false: cut-through, as InfiniBand and data-centre
+	                               * Ethernet switch ASICs forward (NVIDIA's Quantum
+	                               * product briefs: port-to-port latency of about 130 ns
+	                               * on HDR, less than a 4 KiB packet's 164 ns on the
+	                               * wire, which store and forward could not reach) */
 	uint32_t ib_timeout;          /* NCCL_IB_TIMEOUT: retransmit after 4.096 us x 2^n; 0 = 20 */
 	double rto_s;                 /* retransmit timeout, overrides ib_timeout when > 0 */
 	/* NCCL_IB_RETRY_CNT (kb ENV-IB_RETRY_CNT): retransmit timeouts in a row without
@@ -373,6 +377,15 @@ struct ft_sim_counters {
 	/* packet engine split across MPI ranks: this process's rank; only rank 0 holds the
 	 * result (the rest of this struct is not valid elsewhere). 0 when not split. */
 	uint32_t part_rank;
+	/* Packet engine: the run stopped because nothing could move any more while flows
+	 * were unfinished (a cyclic buffer dependency: a deadlock of credits or pauses);
+	 * the counters are up to then, when the last thing happened. */
+	struct ft_sim_stall {
+		bool stalled;
+		double t_s;          /* the last event, when the deadlock was detected */
+		uint64_t unfinished; /* flows left unfinished, of nflows_all */
+		uint64_t nflows_all;
+	} stall;
 	/* Packet engine: the QP that ran out of retries and ended the run (its send
 	 * completing with IBV_WC_RETRY_EXC_ERR, status 12; kb SYM-ERR-12), when one did. */
 #define FT_SIM_QP_ERR_STATUS 12u /* ibv_wc_status of a QP out of retries (kb SYM-ERR-12) */
@@ -618,10 +631,12 @@ struct ft_sim_report {
 	/* A packet run split across MPI ranks (mpirun): this process's rank. Only rank 0's
 	 * report holds the result; the others' are empty and print nothing. */
 	uint32_t part_rank;
-	/* A packet run that ended with a QP out of retries (c.qp_error.failed): the report
-	 * holds what was measured up to then, and ft_scenario_run() returns FT_EIO. */
+	/* A packet run that ended with a QP out of retries (c.qp_error.failed) or in a
+	 * buffer deadlock (c.stall.stalled, @deadlock): the report holds what was measured
+	 * up to then, and ft_scenario_run() returns FT_EIO, or FT_EINVAL for a deadlock. */
 	struct ft_sim_failure {
 		bool failed;
+		bool deadlock;
 		char src[48], dst[48], nic[48]; /* nic "" when the flow leaves by none */
 		char link_down[100];            /* "leaf3 -> n1.nic3", "" when none */
 		char message[FT_ERROR_MSG_MAX]; /* the run's error, as said on stderr */

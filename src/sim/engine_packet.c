@@ -251,9 +251,16 @@ drop(struct pk_engine *e, uint32_t l, uint32_t id)
 
 /* ---- flows: adaptive routing per hop, the first port ---------------------- */
 
-/* Adaptive routing: the equal-cost port with the fewest queued bytes, ties by hash. */
-static uint32_t
-choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
+/*
+ * Adaptive routing: of the @n equal-cost ports @links at vertex @at, the index of the one
+ * with the fewest bytes queued (all priorities), a port sending a packet counting one byte
+ * more than an idle one with the same queue, so that an idle port wins; among equals,
+ * the (hash ^ at) mod (number of equals)-th of them in @links' order. The switch's choice
+ * by load among the ports of the destination's AR group (kb IB-AR; NVIDIA's adaptive
+ * routing, NV-AR, and Spectrum-X's per-packet load balancing pick by egress load).
+ */
+uint32_t
+ft__pk_choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n)
 {
 	const struct choose_ctx *c = ud;
 	uint64_t best = UINT64_MAX;
@@ -623,7 +630,7 @@ least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 				cand[nup++] = cand[i];
 		if (nup == 0)
 			return FT_ENOENT;
-		*out = cand[choose_least_queued(&cc, v, cand, nup)];
+		*out = cand[ft__pk_choose_least_queued(&cc, v, cand, nup)];
 	}
 	return 0;
 }
@@ -1497,6 +1504,11 @@ ft__pk_run(struct ft_engine *eng, double until_s, struct ft_error *err)
 	if (e->nflows_done < e->nflows_all && until == UINT64_MAX) {
 		uint32_t l = ft__pk_stuck_port(e);
 		char a[64] = "?", b[64] = "?";
+
+		/* Nothing more can happen: the counters stand as they are now (a split run
+		 * reports its stall from each rank, without them). */
+		e->stalled = !e->part;
+		e->stall_ps = e->now_ps;
 
 		if (l != PK_NONE) {
 			struct ft_strbuf cyc;

@@ -351,6 +351,9 @@ struct pk_engine {
 	struct ft_topo *topo_up;
 	uint32_t qp_err_flow; /* the flow whose QP went to the error state, PK_NONE */
 	uint64_t qp_err_ps;   /* and when */
+	bool stalled;         /* the run stopped with flows unfinished and nothing left to
+	                       * happen (a buffer deadlock): its counters are up to stall_ps */
+	uint64_t stall_ps;
 	bool may_drop; /* lossy, bit errors or a PFC headroom given by hand */
 	bool dcqcn;
 	bool ibcc;
@@ -725,6 +728,8 @@ int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t ha
  */
 int ft__pk_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_flow_send(struct pk_engine *e, uint32_t fid);
+/* Adaptive routing's pick among equal-cost ports (engine_packet.c), @ud a struct choose_ctx. */
+uint32_t ft__pk_choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
 
 struct choose_ctx {
 	struct pk_engine *e;

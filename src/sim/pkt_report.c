@@ -327,6 +327,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
 	size_t i, n = e->ops.len;
 	uint64_t end_ops_ps = 0; /* the end of the ops, if every one has ended (ended) */
+	uint64_t fail_ps = e->qp_err_flow != PK_NONE ? e->qp_err_ps : e->stall_ps;
 	bool ended = true;
 	uint32_t l;
 	int rc;
@@ -351,16 +352,17 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		r->t_start_s =
 		        (double)(task_at(e, o->start)->t_done_ps - o->base_lat_ps) / PK_PS_PER_S;
 		r->t_end_s = (double)task_at(e, o->end)->t_done_ps / PK_PS_PER_S;
-		/* A QP error ended the run before this op did: it ends, failed, there. */
-		r->failed = e->qp_err_flow != PK_NONE && !task_at(e, o->end)->done;
+		/* A QP error or a deadlock ended the run before this op did: it ends, failed,
+		 * there. */
+		r->failed = (e->qp_err_flow != PK_NONE || e->stalled) && !task_at(e, o->end)->done;
 		if (r->failed)
-			r->t_end_s = (double)e->qp_err_ps / PK_PS_PER_S;
+			r->t_end_s = (double)fail_ps / PK_PS_PER_S;
 		r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;
 		ended = ended && (r->failed || task_at(e, o->end)->done);
-		end_ops_ps = FT_MAX(end_ops_ps,
-		                    r->failed ? e->qp_err_ps : task_at(e, o->end)->t_done_ps);
+		end_ops_ps =
+		        FT_MAX(end_ops_ps, r->failed ? fail_ps : task_at(e, o->end)->t_done_ps);
 	}
 	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
@@ -421,7 +423,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pc->pause_rx += q->pause_rx;
 			pc->paused_s += pp->paused_s;
 		}
-		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
+		/* (a port still held when the run stopped, a deadlock's, waits to its end) */
+		pc->xmit_wait_s =
+		        (double)(p->xmit_wait_ps + (p->blocked ? e->now_ps - p->t_blocked_ps : 0)) /
+		        PK_PS_PER_S;
 		pc->ecn_marked = p->ecn_marks;
 		pc->ecn_rx = p->ecn_rx;
 		pc->cnp_sent = p->cnp_sent;
@@ -469,6 +474,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->link_max_flows = e->link_maxflows;
 	c->port = e->port_counters;
 	ft__pk_qp_error(e, &c->qp_error);
+	c->stall.stalled = e->stalled;
+	c->stall.t_s = e->stalled ? (double)e->stall_ps / PK_PS_PER_S : 0;
+	c->stall.unfinished = e->stalled ? e->nflows_all - e->nflows_done : 0;
+	c->stall.nflows_all = e->stalled ? e->nflows_all : 0;
 	if (e->ntrace) {
 		size_t ns;
 

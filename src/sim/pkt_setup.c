@@ -71,6 +71,12 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		ft__pk_destroy(&e->base);
 		return rc;
 	}
+	/* ber: 0 by default. Links are specified at a BER of 1e-12 or better (ibdiagnet's
+	 * legacy threshold, kb IBDIAG-BER, IB-COUNTERS; IEEE 802.3's 100 Gb/s PHYs), 1e-13
+	 * at the MAC for 400 GbE (IEEE 802.3bs, after the RS-FEC that PAM4 links need, kb
+	 * IB-RATES): at 1e-12 one 4 KiB packet (33,424 bits) in 30 million is hit; a 1 ms
+	 * run at 400 Gb/s puts 12,000 packets on a link, a 4e-4 chance of one error. So a
+	 * healthy link drops nothing in a run; a given ber models a degraded one. */
 	if (!(e->pc.ber >= 0 && e->pc.ber < 1)) {
 		int rc = ft_error_set(err, FT_ERANGE, "packet.ber: expected 0 to 1, got %g",
 		                      e->pc.ber);
@@ -84,7 +90,14 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	/* Defaults (kb CC-PFC-ECN): 32 MiB of shared buffer per switch and a dynamic PFC
 	 * threshold of 1/8 of what is free (the HPCC simulator's); 32 wire MTUs of credits
 	 * or lossy room per ingress port. A given XOFF without XON resumes 3 MTUs lower
-	 * (htsim's RoCE model pauses at 15 and resumes at 12 packets). */
+	 * (htsim's RoCE model pauses at 15 and resumes at 12 packets).
+	 * port_buffer: no switch vendor publishes a per-port (per-VL) ingress buffer: the
+	 * data sheets give a shared buffer per ASIC (docs/presets.md "Switch buffers"). Credits
+	 * must cover the link's round trip for line rate (IBA credit flow control, kb IB-FC,
+	 * CC-IB): 32 wire MTUs, 133,696 bytes at 4 KiB on InfiniBand, is 2.7 us of a 400 Gb/s
+	 * link against a round trip of well under 1 us on a data-centre cable; htsim holds 15
+	 * packets per input before it pauses (kb CC-PFC-ECN). A modelling choice, not a
+	 * figure of a given ASIC; no public source says it is wrong. */
 	if (!e->pc.port_buffer_bytes)
 		e->pc.port_buffer_bytes = 32ull * (e->mtu + hdr);
 	if (!e->pc.switch_buffer_bytes)

@@ -231,7 +231,8 @@ flows_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_arr_end(j);
 }
 
-/* The QP error that ended a packet run (kb SYM-ERR-12): NCCL's completion status. */
+/* The QP error that ended a packet run (kb SYM-ERR-12): NCCL's completion status; or
+ * the buffer deadlock that stopped it. */
 static void
 failure_json(const struct ft_sim_report *r, struct ft_json *j)
 {
@@ -239,6 +240,15 @@ failure_json(const struct ft_sim_report *r, struct ft_json *j)
 
 	ft_json_key(j, "failure");
 	ft_json_obj_begin(j);
+	if (r->failure.deadlock) {
+		ft_json_kv_str(j, "name", "buffer deadlock");
+		ft__json_kv_num(j, "time_us", r->c.stall.t_s * 1e6);
+		ft_json_kv_uint(j, "flows_unfinished", r->c.stall.unfinished);
+		ft_json_kv_uint(j, "flows", r->c.stall.nflows_all);
+		ft_json_kv_str(j, "message", r->failure.message);
+		ft_json_obj_end(j);
+		return;
+	}
 	ft_json_kv_uint(j, "status", FT_SIM_QP_ERR_STATUS);
 	ft_json_kv_str(j, "name", FT_SIM_QP_ERR_NAME);
 	ft_json_kv_uint(j, "qp", q->qp);
@@ -262,6 +272,16 @@ failure_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 	const char *nic = strcmp(r->failure.nic, r->failure.src) ? r->failure.nic : "";
 	char t[32], dt[32];
 
+	if (r->failure.deadlock) {
+		ft_format_duration(r->c.stall.t_s, t, sizeof(t));
+		ft_strbuf_addf(out,
+		               "failed: buffer deadlock found at %s (the last event: nothing "
+		               "moved after it) with %" PRIu64 " of %" PRIu64
+		               " flows unfinished; what follows, counters included, is up to "
+		               "then\n",
+		               t, r->c.stall.unfinished, r->c.stall.nflows_all);
+		return;
+	}
 	ft_format_duration(q->t_s, t, sizeof(t));
 	ft_format_duration(q->timeout_s, dt, sizeof(dt));
 	ft_strbuf_addf(out, "failed: QP %u from %s%s%s%s to %s at %s with %s (status %u): %u "
@@ -677,7 +697,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               us(c->prio_fct[i].fct_p99_s, b, sizeof(b)),
 		               us(c->prio_fct[i].fct_max_s, d, sizeof(d)), c->prio_fct[i].slowdown_p50);
 	ft_strbuf_addf(out, "makespan: %s us%s\n", us(c->makespan_s, a, sizeof(a)),
-	               r->failure.failed ? " (to the QP error)" : "");
+	               !r->failure.failed ? "" :
+	               r->failure.deadlock ? " (to the deadlock)" : " (to the QP error)");
 	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,
 		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "

@@ -1137,6 +1137,18 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 			rc = FT_EIO;
 			goto out;
 		}
+	} else if (rc == FT_EINVAL && strcmp(eng->name, "packet") == 0) {
+		/* A buffer deadlock: the report and counters up to the instant it was found,
+		 * the run's error kept for the end (exit code as any deadlock's). */
+		struct ft_error derr = *err;
+
+		if (e->ops->counters(e, &c, err) == 0 && c.stall.stalled && !c.part_rank) {
+			out->failure.failed = true;
+			out->failure.deadlock = true;
+			ft_strlcpy(out->failure.message, derr.msg, sizeof(out->failure.message));
+			rc = 0;
+		}
+		*err = derr;
 	}
 	if (rc < 0)
 		goto out;
@@ -1164,11 +1176,12 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->wall_s = ft_now_s() - t0;
 	out->peak_rss_bytes = peak_rss();
 	if (rc == 0 && out->failure.failed)
-		rc = ft_error_set(err, FT_EIO, "%s", out->failure.message);
+		rc = ft_error_set(err, out->failure.deadlock ? FT_EINVAL : FT_EIO, "%s",
+		                  out->failure.message);
 out:
 	if (rc < 0)
 		ft__scenario_name_packet_error(sc, ov && ov->engine, err);
-	if (rc == FT_EIO && out->failure.failed)
+	if ((rc == FT_EIO || (rc == FT_EINVAL && out->failure.deadlock)) && out->failure.failed)
 		ft_strlcpy(out->failure.message, err->msg, sizeof(out->failure.message));
 	if (e)
 		e->ops->destroy(e);

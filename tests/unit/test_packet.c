@@ -1312,6 +1312,82 @@ test_adaptive(void **state)
 }
 
 /*
+ * Adaptive routing's pick at a switch (kb IB-AR): of the equal-cost ports toward a NIC
+ * of another node, the one with the fewest queued bytes; a port sending counts one byte
+ * more than an idle one with the same queue; among equals, the (hash ^ vertex) mod
+ * (number of equals)-th in the candidates' order. Queues set by hand on the engine's
+ * ports after a run (every queue empty then).
+ */
+static void
+test_adaptive_least_queued(void **state)
+{
+	struct net n;
+	uint32_t ends[64], np, cand[64], v, dst, k, m = 0;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct choose_ctx cc;
+	int nh = 0;
+	uint32_t seen[2] = { 0, 0 };
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_ADAPTIVE;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	dst = ft_topo_nic(n.t, 3, 0);
+	for (v = 0; v < ft_topo_nvertices(n.t); v++) {
+		nh = ft_route_next_hops(n.t, v, dst, cand, FT_ARRAY_SIZE(cand));
+		if (nh >= 4)
+			break;
+	}
+	assert_true(nh >= 4); /* a leaf with four or more uplinks toward node 3 */
+	m = 4;
+	for (k = 0; k < m; k++) {
+		assert_int_equal(pk_port_at(pe, cand[k])->q_bytes, 0);
+		assert_false(pk_port_at(pe, cand[k])->busy);
+	}
+	cc.e = pe;
+	cc.hash = 0x1234;
+	/* Queues of 2, 1, 3 and 1 packets of 4,096 + 82 wire bytes, the second port busy:
+	 * 8,356, 4,178 + 1, 12,534, 4,178: the fourth. */
+	pk_port_at(pe, cand[0])->q_bytes = 8356;
+	pk_port_at(pe, cand[1])->q_bytes = 4178;
+	pk_port_at(pe, cand[1])->busy = true;
+	pk_port_at(pe, cand[2])->q_bytes = 12534;
+	pk_port_at(pe, cand[3])->q_bytes = 4178;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m), 3);
+	/* The first port drops to 4,177 bytes, one below: it wins, idle or not (4,177 + 1
+	 * ties with the fourth's 4,178, and the tie goes by hash). */
+	pk_port_at(pe, cand[0])->q_bytes = 4177;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m), 0);
+	pk_port_at(pe, cand[0])->busy = true;
+	for (cc.hash = 0; cc.hash < 64; cc.hash++) {
+		uint32_t want = (uint32_t)(ft_mix64(cc.hash ^ v) % 2) == 0 ? 0 : 3;
+		uint32_t got = ft__pk_choose_least_queued(&cc, v, cand, m);
+
+		assert_int_equal(got, want);
+		seen[got == 3]++;
+	}
+	assert_true(seen[0] > 0 && seen[1] > 0); /* both equals are taken, by hash */
+	/* Every queue empty and idle: the tie is all four, (hash ^ v) mod 4. */
+	for (k = 0; k < m; k++) {
+		pk_port_at(pe, cand[k])->q_bytes = 0;
+		pk_port_at(pe, cand[k])->busy = false;
+	}
+	for (cc.hash = 0; cc.hash < 64; cc.hash++)
+		assert_int_equal(ft__pk_choose_least_queued(&cc, v, cand, m),
+		                 (uint32_t)(ft_mix64(cc.hash ^ v) % 4));
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * ECN and DCQCN under incast (RoCE, PFC): switches mark, receivers send at most one CNP
  * per QP per min_time_between_cnps, senders cut their rates, and the fabric pauses far
  * less than without congestion control; every byte still arrives, nothing drops.
@@ -2788,6 +2864,108 @@ test_prio_lossy_counters(void **state)
 }
 
 /*
+ * A buffer deadlock (the 16-node torus of scenarios/lab/torus-deadlock.yaml under
+ * dimension-order routing, InfiniBand credits) still reports what happened up to the
+ * instant it was found: the run's error as before (FT_EINVAL, the cycle named), and a
+ * report marked failed, its flows and makespan to that instant, its ports' counters and
+ * the --counters files; 64 of the 240 flows (16 x 15) had ended, 176 had not.
+ */
+static void
+test_deadlock_counters(void **state)
+{
+	static const char text[] = "name: dl\n"
+	                           "engine: packet\n"
+	                           "cluster:\n"
+	                           "  name: t\n"
+	                           "  nodes: {preset: dgx-h100, count: 16}\n"
+	                           "  fabric: {kind: torus, link: ndr, dims: [8, 2], "
+	                           "nodes_per_switch: 1, routing: dor}\n"
+	                           "background:\n"
+	                           "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+	uint32_t nwait = 0;
+	bool sw_file = false;
+	double tx = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "dl.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.counters = true;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "buffer deadlock with 176 of 240 flows unfinished"));
+	assert_non_null(strstr(err.msg, "the cycle sw0.0 -> sw1.0 -> "));
+	assert_true(rep.failure.failed);
+	assert_true(rep.failure.deadlock);
+	assert_string_equal(rep.failure.message, err.msg);
+	assert_true(rep.c.stall.stalled);
+	assert_int_equal(rep.c.stall.unfinished, 176);
+	assert_int_equal(rep.c.stall.nflows_all, 240);
+	assert_int_equal(rep.c.nflows, 240 - 176);
+	assert_true(rep.c.stall.t_s > 0);
+	assert_double_equal(rep.c.makespan_s, rep.c.stall.t_s, 0);
+	assert_true(rep.ports.len > 0); /* (rep.c's arrays are the engine's, gone with it) */
+	for (size_t k = 0; k < rep.ports.len; k++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&rep.ports, k);
+		const struct ft_sim_port_counters *pc = &h->port;
+
+		assert_true(h->has_port);
+		tx += (double)pc->tx_bytes;
+		assert_true(pc->xmit_wait_s <= rep.c.stall.t_s);
+		nwait += pc->xmit_wait_s > 0;
+	}
+	assert_true(tx > 0);
+	assert_true(nwait >= 8); /* the cycle's eight ports at least, held at the end */
+	for (size_t k = 0; k < rep.counter_files.len; k++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, k);
+
+		sw_file = sw_file || strncmp(f->name, "perfquery-x.sw0.0.", 18) == 0;
+	}
+	assert_true(sw_file);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* A port still held by flow control when the counters are read (a deadlocked run's) has
+ * waited from when it was held to then: 2 us counted before, plus 1.5 us. */
+static void
+test_xmit_wait_to_the_end(void **state)
+{
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_port *p;
+	uint32_t l;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", false);
+	(void)incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	l = pe->nlinks - 1;
+	p = pk_port_at(pe, l);
+	assert_false(p->blocked);
+	assert_true(pe->now_ps > 1500000);
+	p->xmit_wait_ps = 2000000;
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_double_equal(c.port[l].xmit_wait_s, 2e-6, 1e-18);
+	p->blocked = true;
+	p->t_blocked_ps = pe->now_ps - 1500000;
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_double_equal(c.port[l].xmit_wait_s, 3.5e-6, 1e-18);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -3049,6 +3227,72 @@ test_timely_incast(void **state)
 			nlimited++;
 	}
 	assert_true(nlimited > 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * TIMELY's rate update (Mittal et al., SIGCOMM 2015, Algorithm 1; kb CC-TIMELY-HPCC), one
+ * RTT sample at a time on one QP, against the rule by hand: EWMA alpha 0.875 of the RTT
+ * difference, normalised by the 20 us minimum RTT; below T_low (50 us) rate + delta;
+ * above T_high (500 us) rate x (1 - beta (1 - T_high / RTT)), beta 0.8; in between rate +
+ * delta on a gradient <= 0, + 5 delta from the fifth such sample in a row (HAI), else
+ * rate x (1 - beta x gradient). delta is rpg_ai_rate, 5 Mb/s = 625,000 B/s.
+ */
+static void
+test_timely_rule(void **state)
+{
+	/* RTT samples (us), and the rate after each (B/s) from 20 GB/s:
+	 *  30: below T_low, the first sample (no difference): 20e9 + 625,000;
+	 * 600: above T_high: x (1 - 0.8 (1 - 500/600)) = x 13/15 = 17,333,875,000
+	 *      (rtt_diff 0.875 x 570 = 498.75 us);
+	 * 300: rtt_diff 0.125 x 498.75 - 0.875 x 300 = -200.15625 us, gradient < 0: + delta;
+	 * 310: rtt_diff -16.26953125 us: + delta (2nd in a row); 310, 310: -2.03369140625,
+	 *      -0.25421142578125 us: + delta (3rd, 4th); 310: -0.0317764282 us, the 5th in a
+	 *      row: + 5 delta = 17,339,500,000;
+	 * 312: rtt_diff -0.0039720535 + 1.75 = 1.7460279465 us, gradient 0.0873013973:
+	 *      x (1 - 0.8 x 0.0873013973) = 16,128,489,936.89, and the count starts again;
+	 * 300: rtt_diff -10.2817465067 us: + delta (1st in a row again). */
+	static const uint32_t rtt_us[] = { 30, 600, 300, 310, 310, 310, 310, 312, 300 };
+	static const double want[] = { 20000625000.0, 17333875000.0,      17334500000.0,
+		                       17335125000.0, 17335750000.0,      17336375000.0,
+		                       17339500000.0, 16128489936.885838, 16129114936.885838 };
+	struct net n;
+	uint32_t ends[64];
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_dcqcn *d;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4", true);
+	(void)incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	pc.cc = FT_PKT_CC_TIMELY;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64u << 10, &c);
+	pe = ft_container_of(e, struct pk_engine, base);
+	assert_double_equal(pe->pc.dcqcn_ai_bps, 5e6, 0);
+	assert_true(pe->line_Bps > 20e9);
+	d = pk_flow_cc(pe, ft_vec_at(&pe->flows, 0));
+	memset(d, 0, sizeof(*d));
+	d->rc_Bps = 20e9;
+	d->limited = true;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(rtt_us); i++) {
+		assert_int_equal(ft__pk_ev_rtt(pe, 0, rtt_us[i] * 1000), 0);
+		assert_double_equal(d->rc_Bps, want[i], 1e-3);
+		assert_true(d->limited);
+	}
+	assert_double_equal(d->prev_rtt_s, 300e-6, 1e-15);
+	assert_double_equal(d->rtt_diff_s, -10.281746506690997e-6, 1e-15);
+	assert_int_equal(d->hai_n, 1);
+	/* An increase never goes past line rate, and a QP back at it is no longer paced. */
+	d->rc_Bps = pe->line_Bps - 1000;
+	assert_int_equal(ft__pk_ev_rtt(pe, 0, 30 * 1000), 0);
+	assert_double_equal(d->rc_Bps, pe->line_Bps, 0);
+	assert_false(d->limited);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
@@ -3860,6 +4104,8 @@ main(void)
 		cmocka_unit_test(test_drops_and_recovery),
 		cmocka_unit_test(test_permutation_deterministic),
 		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_adaptive_least_queued),
+		cmocka_unit_test(test_timely_rule),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),
@@ -3877,6 +4123,8 @@ main(void)
 		cmocka_unit_test(test_counters_link_speed),
 		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
+		cmocka_unit_test(test_deadlock_counters),
+		cmocka_unit_test(test_xmit_wait_to_the_end),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_counters_nccl_tests),

@@ -1,0 +1,1 @@
+sim scenarios/lab/torus-deadlock.yaml --json
