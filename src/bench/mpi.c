@@ -311,7 +311,20 @@ mpi_wait(struct ft_ep *base, struct mpi_pend *pd, const char *what, struct ft_er
 			return 0;
 		if (++spins < 4096)
 			continue;
-		sched_yield();
+		/*
+		 * Wait as the peer, MPI's own blocking call (MPI_Wait, MPI_Allreduce),
+		 * does: Open MPI polls its progress engine without yielding unless
+		 * the node is oversubscribed, when its runtime turns
+		 * mpi_yield_when_idle on (default off since open-mpi/ompi#3971, set
+		 * from the node's oversubscription since #7168). A rank that may
+		 * spin (cpu.c) tests without a break; one that may not (more ranks
+		 * than CPUs here, --spin never) yields between tests, as Open MPI
+		 * then does. A yield beside a busy process hands it the CPU for a
+		 * whole time slice: a 4 MiB all_reduce on 2 ranks made 3,400
+		 * sched_yield() calls an operation while its peer was running.
+		 */
+		if (!base->w->may_spin)
+			sched_yield();
 		if (spins % 64)
 			continue;
 		now = ft__now();

@@ -671,7 +671,16 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 			return ft_error_set(err, FT_EIO, "GPU %d: nccl %s: %s", ep->device, what,
 			                    ep->api.cudaGetErrorString(rc));
 		}
-		/* busy first: the collective is usually microseconds away */
+		/*
+		 * Busy first: the collective is usually microseconds away. Then
+		 * yield between queries, as the peer does: nccl-tests' own wait
+		 * (testStreamSynchronize, src/common.cu, 2.19.6) yields the thread
+		 * after every pass that found a stream still running, so that
+		 * NCCL's proxy threads, which move the data of net and shm
+		 * transports, get the CPU. There is no descriptor or futex to
+		 * sleep on: the GPU signals the end of a kernel only through the
+		 * stream, and a blocking synchronize has no deadline (above).
+		 */
 		if (++polls < 4096)
 			continue;
 		if (polls % 64) {

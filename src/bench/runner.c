@@ -377,15 +377,19 @@ stage_check_pass(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, struct f
  * One variant (out-of-place or in-place) of one size: #wrong, time per
  * iteration and, when @stdev_us is not NULL, the per-iteration spread (the
  * sample standard deviation of one iteration's time, largest over the ranks).
+ * With -C the time is the ranks' CPU time, and *@wall_us the wall time the
+ * bandwidths come from, as nccl-tests computes algbw and busbw from the wall
+ * time whatever -C says (src/common.cu, deltaSec); without -C both are the
+ * wall time.
  */
 static int
-coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us, int64_t *wrong,
-             double *stdev_us, struct ft_error *err)
+coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time_us,
+             double *wall_us, int64_t *wrong, double *stdev_us, struct ft_error *err)
 {
 	struct ft_ep *ep = bc->ep;
 	const struct ft_bench_cfg *cfg = bc->cfg;
 	uint32_t n = ep->w->nranks, r = ep->w->rank, i;
-	double t0, tprev, mine[2], *all, sum = 0, ss = 0;
+	double t0, w0, tprev, mine[3], *all, sum = 0, ss = 0;
 	int64_t w_local = 0, *w_all;
 	int rc;
 
@@ -422,7 +426,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	if (rc < 0)
 		return rc;
 	t0 = cfg->report_cputime ? cpu_now() : ft__now();
-	tprev = ft__now();
+	w0 = tprev = ft__now();
 	if (cfg->graph_launches) {
 		/* -G: one graph of -n x -m operations, launched G times; time per operation */
 		uint64_t ops = (uint64_t)cfg->iters * FT_MAX(cfg->agg_iters, 1u);
@@ -434,6 +438,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 			return rc;
 		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
 		          ((double)ops * cfg->graph_launches) * 1e6;
+		mine[2] = (ft__now() - w0) / ((double)ops * cfg->graph_launches) * 1e6;
 		mine[1] = NAN; /* one measurement: no per-iteration spread */
 	}
 	for (i = 0; !cfg->graph_launches && i < cfg->iters; i++) {
@@ -458,6 +463,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 	if (!cfg->graph_launches) {
 		mine[0] = ((cfg->report_cputime ? cpu_now() : ft__now()) - t0) /
 		          ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
+		mine[2] = (ft__now() - w0) / ((double)cfg->iters * FT_MAX(cfg->agg_iters, 1u)) * 1e6;
 		/* sample variance from the sums; rounding can make it a hair negative */
 		mine[1] = cfg->iters > 1 ? sqrt(FT_MAX(0.0, (ss - sum * sum / cfg->iters) /
 		                                                    (cfg->iters - 1))) :
@@ -468,7 +474,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 		return FT_ENOMEM;
 	rc = ft__world_allgather(ep->w, mine, sizeof(mine), all, err);
 	if (rc == 0) {
-		double *t = ft_calloc(n, sizeof(*t)), sd = NAN;
+		double *t = ft_calloc(2 * (size_t)n, sizeof(*t)), sd = NAN;
 		uint32_t k;
 
 		if (!t) {
@@ -476,11 +482,13 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 			return FT_ENOMEM;
 		}
 		for (k = 0; k < n; k++) {
-			t[k] = all[2 * k];
-			if (isfinite(all[2 * k + 1]))
-				sd = isfinite(sd) ? FT_MAX(sd, all[2 * k + 1]) : all[2 * k + 1];
+			t[k] = all[3 * k];
+			t[n + k] = all[3 * k + 2];
+			if (isfinite(all[3 * k + 1]))
+				sd = isfinite(sd) ? FT_MAX(sd, all[3 * k + 1]) : all[3 * k + 1];
 		}
 		*time_us = combine(t, n, cfg->average);
+		*wall_us = combine(t + n, n, cfg->average);
 		if (stdev_us)
 			*stdev_us = sd;
 		ft_free(t);
@@ -649,6 +657,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		struct ft_bench_coll_args a;
 		size_t count, bytes;
 		double factor = ft_coll_busbw_factor(cfg->pattern, n);
+		double wall_us = NAN, ip_wall_us = NAN; /* the bandwidths' times (-C: not the rows') */
 
 		coll_args(cfg, n, size, &a, &bytes);
 		count = a.count;
@@ -673,7 +682,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		a.sendbuf = sendbuf;
 		a.recvbuf = recvbuf;
 		a.in_place = false;
-		rc = coll_variant(bc, &a, &row.time_us, &row.wrong, &row.time_stdev_us, err);
+		rc = coll_variant(bc, &a, &row.time_us, &wall_us, &row.wrong, &row.time_stdev_us, err);
 		if (rc < 0)
 			break;
 		/* in-place: nccl-tests' layouts */
@@ -697,15 +706,16 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 				a.sendbuf = recvbuf;
 				break;
 			}
-			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wrong, NULL, err);
+			rc = coll_variant(bc, &a, &row.ip_time_us, &ip_wall_us, &ip_wrong, NULL, err);
 			if (rc < 0)
 				break;
 			if (row.wrong >= 0)
 				row.wrong += ip_wrong;
 		}
-		row.algbw_GBps = row.time_us > 0 ? (double)bytes / (row.time_us * 1e3) : 0;
+		/* from the wall time, -C or not (coll_variant) */
+		row.algbw_GBps = wall_us > 0 ? (double)bytes / (wall_us * 1e3) : 0;
 		row.busbw_GBps = row.algbw_GBps * factor;
-		row.ip_algbw_GBps = row.ip_time_us > 0 ? (double)bytes / (row.ip_time_us * 1e3) : 0;
+		row.ip_algbw_GBps = ip_wall_us > 0 ? (double)bytes / (ip_wall_us * 1e3) : 0;
 		row.ip_busbw_GBps = row.ip_algbw_GBps * factor;
 		rc = ft_run_add(&out->run, &row);
 		if (rc == 0 && r == 0 && cfg->on_row)

@@ -85,21 +85,33 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 	ft_strbuf_adds(sb, "#\n");
 }
 
-void
-ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style)
+/*
+ * The column heads; @cputime (-C 1) names the time columns "cputime", as
+ * nccl-tests does (src/util.cu writeResultHeader), so that a reader of the
+ * table, fabtune parse among them, does not take them for wall time.
+ */
+static void
+coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style, bool cputime)
 {
 	bool wide = style == FT_BENCH_STYLE_218;
+	const char *tw = cputime ? "cputime" : "   time";
 
 	ft_strbuf_adds(sb, "#                                                              "
 	                   "out-of-place                       in-place\n");
 	ft_strbuf_addf(sb,
-	               "#       size         count      type   redop    root     time   algbw"
-	               "   busbw %s     time   algbw   busbw %s\n",
-	               wide ? " #wrong" : "#wrong", wide ? " #wrong" : "#wrong");
+	               "#       size         count      type   redop    root  %s   algbw"
+	               "   busbw %s  %s   algbw   busbw %s\n",
+	               tw, wide ? " #wrong" : "#wrong", tw, wide ? " #wrong" : "#wrong");
 	ft_strbuf_addf(sb,
 	               "#        (B)    (elements)                               (us)  (GB/s)"
 	               "  (GB/s)%s(us)  (GB/s)  (GB/s)\n",
 	               wide ? "             " : "            ");
+}
+
+void
+ft_bench_coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style)
+{
+	coll_head(sb, style, false);
 }
 
 /*
@@ -369,7 +381,7 @@ ft_bench_table_head(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		pt2pt_head(sb, t, rep, cfg);
 	} else {
 		render_header(sb, t, rep, cfg);
-		ft_bench_coll_head(sb, t->style);
+		coll_head(sb, t->style, cfg->report_cputime);
 	}
 }
 

@@ -27,6 +27,8 @@ enum ft__nt_col {
 	NT_IP_ALGBW,
 	NT_IP_BUSBW,
 	NT_IP_WRONG,
+	NT_CPUTIME, /* -C 1 (--report_cputime): "cputime" in place of "time" */
+	NT_IP_CPUTIME,
 	NT_NCOLS
 };
 

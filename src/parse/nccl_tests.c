@@ -140,6 +140,8 @@ header_columns(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s)
 			st->col[NT_ROOT] = i;
 		} else if (ft__eq(tok, "time")) {
 			st->col[ip ? NT_IP_TIME : NT_TIME] = i;
+		} else if (ft__eq(tok, "cputime")) {
+			st->col[ip ? NT_IP_CPUTIME : NT_CPUTIME] = i;
 		} else if (ft__eq(tok, "algbw")) {
 			st->col[ip ? NT_IP_ALGBW : NT_ALGBW] = i;
 		} else if (ft__eq(tok, "busbw")) {
@@ -166,9 +168,9 @@ header_columns(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s)
 static bool
 guess_columns(struct ft__nccl_state *st, int ntok)
 {
-	static const int with_root[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-	static const int no_root[] = { 0, 1, 2, 3, -1, 4, 5, 6, 7, 8, 9, 10, 11 };
-	static const int no_redop[] = { 0, 1, 2, -1, -1, 3, 4, 5, 6, 7, 8, 9, 10 };
+	static const int with_root[NT_NCOLS] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, -1 };
+	static const int no_root[NT_NCOLS] = { 0, 1, 2, 3, -1, 4, 5, 6, 7, 8, 9, 10, 11, -1, -1 };
+	static const int no_redop[NT_NCOLS] = { 0, 1, 2, -1, -1, 3, 4, 5, 6, 7, 8, 9, 10, -1, -1 };
 	const int *m;
 
 	if (ntok == 13)
@@ -187,8 +189,16 @@ guess_columns(struct ft__nccl_state *st, int ntok)
 
 #define NT_MAXTOK 24
 
+/*
+ * A row's observations. @cpu holds the "cputime" columns of a table printed
+ * with -C 1 (out-of-place, in-place; NaN where absent): nccl-tests puts
+ * there the host time of launching one operation (src/common.cu, timed
+ * before the wait for completion), while algbw and busbw stay computed from
+ * the wall time. The row's time_us is wall time and stays unknown; those
+ * figures go to `bench.cputime` and `bench.cputime_ip` instead.
+ */
 static void
-emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
+emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r, const double cpu[2])
 {
 	char size[24], *q = size + sizeof(size);
 	uint64_t v = r->bytes;
@@ -204,6 +214,10 @@ emit_rowobs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 		ft__emit(c, line, "bench.busbw", true, r->busbw_GBps, "GBps", sz);
 	if (r->wrong > 0)
 		ft__emit(c, line, "bench.wrong", true, (double)r->wrong, "count", sz);
+	if (!isnan(cpu[0]))
+		ft__emit(c, line, "bench.cputime", true, cpu[0], "us", sz);
+	if (!isnan(cpu[1]))
+		ft__emit(c, line, "bench.cputime_ip", true, cpu[1], "us", sz);
 }
 
 /*
@@ -476,7 +490,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	struct ft_result_row r;
 	uint64_t u;
 	int64_t iv;
-	double d;
+	double d, cpu[2];
 
 	if (!row_tokens(s, tok, &n) || n < 6)
 		return false;
@@ -518,6 +532,13 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	NUMCOL(NT_IP_ALGBW, ip_algbw_GBps);
 	NUMCOL(NT_IP_BUSBW, ip_busbw_GBps);
 #undef NUMCOL
+	for (int k = 0; k < 2; k++) {
+		int at = st->col[k ? NT_IP_CPUTIME : NT_CPUTIME];
+
+		cpu[k] = NAN;
+		if (at >= 0 && at < n && !ft__dbl(tok[at], &cpu[k]) && !ft__eq(tok[at], "N/A"))
+			return false;
+	}
 	r.wrong = -1;
 	if (!st->error_col && st->col[NT_WRONG] >= 0 && st->col[NT_WRONG] < n) {
 		struct ft__span w = tok[st->col[NT_WRONG]], w2;
@@ -567,7 +588,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	c->host[0] = c->device[0] = '\0';
 	c->port = c->rank = -1;
 	ft__add_row(c, &r);
-	emit_rowobs(c, line, &r);
+	emit_rowobs(c, line, &r, cpu);
 	if (!st->row_line)
 		st->row_line = line;
 	st->nrows++;
@@ -629,7 +650,8 @@ rank_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint
 }
 
 /*
- * The column-name line: the words "size" (or "bytes"), "time" and "busbw"
+ * The column-name line: the words "size" (or "bytes"), "time" ("cputime"
+ * under -C 1) and "busbw"
  * in it, whole (a table of fabtune sim has "time(us)" and "busbw(GB/s)").
  */
 static bool
@@ -640,7 +662,7 @@ is_column_names(struct ft__span s)
 
 	while (ft__token(&s, &tok)) {
 		size = size || ft__eq(tok, "size") || ft__eq(tok, "bytes");
-		time = time || ft__eq(tok, "time");
+		time = time || ft__eq(tok, "time") || ft__eq(tok, "cputime"); /* -C 1 */
 		busbw = busbw || ft__eq(tok, "busbw");
 	}
 	return size && time && busbw;

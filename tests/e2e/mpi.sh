@@ -54,6 +54,24 @@ mpi 2 "$fabtune" bench pt2pt_lat --transport mpi -n 200 >"$tmp/d.out" 2>"$tmp/d.
 	{ echo "not ok: mpi latency exited $?"; cat "$tmp/d.err"; exit 1; }
 grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||
 	{ echo "not ok: mpi latency table"; cat "$tmp/d.out"; fail=1; }
+# A rank that may spin waits for MPI's collective as MPI_Allreduce itself
+# does, testing without sched_yield() (Open MPI yields only when told the
+# node is oversubscribed: mpi_yield_when_idle, left off here). 20 + 2
+# all_reduce of 4 MiB with --spin always made 2,200 yields an operation when
+# every idle test yielded, 34 since (the bootstrap's and the library's).
+if command -v strace >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	timeout 120 strace -f -qq -c -e trace=sched_yield -o "$tmp/y.txt" \
+		mpirun -np 2 --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+		"$fabtune" bench all_reduce --transport mpi -b 4M -e 4M -n 20 -w 2 --spin always \
+		>"$tmp/y.out" 2>"$tmp/y.err" ||
+		{ echo "not ok: mpi all_reduce under strace exited $?"; cat "$tmp/y.err"; exit 1; }
+	y=$(awk '$NF == "sched_yield" { print $4 }' "$tmp/y.txt")
+	if [ "${y:-0}" -lt $((22 * 200)) ]; then
+		echo "ok: mpi waits without sched_yield when it may spin (${y:-0} calls, 22 operations)"
+	else
+		echo "not ok: mpi --spin always: $y sched_yield calls for 22 operations"; fail=1
+	fi
+fi
 # Two ranks on one host: the host is probed once, not once per rank.
 "$fabtune" probe --no-tools --json >"$tmp/p1.json" 2>"$tmp/p1.err" ||
 	{ echo "not ok: probe alone exited $?"; cat "$tmp/p1.err"; exit 1; }

@@ -2711,11 +2711,12 @@ test_shm_prefault(void **state)
 
 /*
  * One shm all_reduce of 64 KiB on the world @w with -n @iters, -m @agg and
- * -C @cputime; its out-of-place time in @time_us.
+ * -C @cputime; its out-of-place time in @time_us and, when @bw_us is not
+ * NULL, the time its algbw stands for (bytes / algbw).
  */
 static int
 timed_allreduce(struct ft_world *w, uint32_t iters, uint32_t agg, bool cputime,
-                double *time_us, struct ft_error *err)
+                double *time_us, double *bw_us, struct ft_error *err)
 {
 	struct ft_bench_cfg cfg;
 	struct ft_bench_report rep;
@@ -2737,6 +2738,8 @@ timed_allreduce(struct ft_world *w, uint32_t iters, uint32_t agg, bool cputime,
 		rc = ft_error_set(err, FT_EIO, "%zu rows, expected one", ft_run_nrows(&rep.run));
 	if (rc == 0)
 		*time_us = ft_run_row(&rep.run, 0)->time_us;
+	if (rc == 0 && bw_us)
+		*bw_us = 65536 / (ft_run_row(&rep.run, 0)->algbw_GBps * 1e3);
 	ft_bench_report_release(&rep);
 	return rc;
 }
@@ -2748,13 +2751,15 @@ timed_allreduce(struct ft_world *w, uint32_t iters, uint32_t agg, bool cputime,
  * windows) asleep on its doorbell. The same run with and without -C
  * (rank 0's times), alternated three times: the median of wall time over
  * CPU time must be 2 or more (the sleeps count in one only; 1 if -C
- * reported wall time).
+ * reported wall time). The bandwidths of the -C run stay the wall time's,
+ * as nccl-tests' do: the time its algbw stands for over its CPU time must
+ * be 2 or more as well (1 when algbw was computed from the CPU time).
  */
 static int
 cputime_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
 {
 	struct ft_world *w = NULL;
-	double wall = 0, cpu = 0, ratio[3] = { 0, 0, 0 };
+	double wall = 0, cpu = 0, bw = 0, ratio[3] = { 0, 0, 0 }, bwr[3] = { 0, 0, 0 };
 	pid_t stopper = -1;
 	int k, rc = join_two(rank, lfd, port, &w, err);
 
@@ -2776,10 +2781,11 @@ cputime_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct 
 			rc = ft_error_set(err, FT_EIO, "fork: %s", strerror(errno));
 	}
 	for (k = 0; rc == 0 && k < 3; k++) {
-		rc = timed_allreduce(w, 4000, 1, false, &wall, err);
+		rc = timed_allreduce(w, 4000, 1, false, &wall, NULL, err);
 		if (rc == 0)
-			rc = timed_allreduce(w, 4000, 1, true, &cpu, err);
+			rc = timed_allreduce(w, 4000, 1, true, &cpu, &bw, err);
 		ratio[k] = cpu > 0 ? wall / cpu : 0;
+		bwr[k] = cpu > 0 ? bw / cpu : 0;
 	}
 	if (stopper > 0) {
 		kill(stopper, SIGKILL);
@@ -2790,11 +2796,18 @@ cputime_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct 
 		double m = FT_MAX(FT_MIN(ratio[0], ratio[1]),
 		                  FT_MIN(FT_MAX(ratio[0], ratio[1]), ratio[2]));
 
+		double mb = FT_MAX(FT_MIN(bwr[0], bwr[1]), FT_MIN(FT_MAX(bwr[0], bwr[1]), bwr[2]));
+
 		if (!(m >= 2))
 			rc = ft_error_set(err, FT_EIO,
 			                  "-C: wall time %.2fx the time reported (%.2f %.2f %.2f): "
 			                  "not CPU time",
 			                  m, ratio[0], ratio[1], ratio[2]);
+		else if (!(mb >= 2))
+			rc = ft_error_set(err, FT_EIO,
+			                  "-C: algbw's time %.2fx the CPU time (%.2f %.2f %.2f): "
+			                  "bandwidth not from the wall time",
+			                  mb, bwr[0], bwr[1], bwr[2]);
 	}
 	ft_world_free(w);
 	return rc;
@@ -2825,9 +2838,9 @@ agg_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_e
 
 	(void)unused;
 	for (k = 0; rc == 0 && k < 7; k++) {
-		rc = timed_allreduce(w, 64, 1, false, &one, err);
+		rc = timed_allreduce(w, 64, 1, false, &one, NULL, err);
 		if (rc == 0)
-			rc = timed_allreduce(w, 4, 16, false, &agg, err);
+			rc = timed_allreduce(w, 4, 16, false, &agg, NULL, err);
 		least_one = k == 0 ? one : FT_MIN(least_one, one);
 		least_agg = k == 0 ? agg : FT_MIN(least_agg, agg);
 	}
@@ -5085,6 +5098,37 @@ test_table_rows(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/*
+ * -C heads the time columns "cputime", as nccl-tests does (src/util.cu
+ * writeResultHeader): a table of CPU times read back by fabtune parse must
+ * not pass for one of wall times. The same head without -C keeps "time".
+ */
+static void
+test_bench_cputime_head(void **state)
+{
+	struct ft_bench_table t = { .stable = true, .style = FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_report rep;
+	struct ft_bench_cfg cfg;
+	struct ft_strbuf sb;
+	int k;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	ft_bench_report_init(&rep);
+	ft_strlcpy(rep.transport, "shm", sizeof(rep.transport));
+	ft_strbuf_init(&sb);
+	for (k = 0; k < 2; k++) {
+		cfg.report_cputime = k == 1;
+		ft_strbuf_reset(&sb);
+		ft_bench_table_head(&sb, &t, &rep, &cfg);
+		assert_non_null(strstr(sb.buf, k ? "    root  cputime   algbw   busbw #wrong  cputime   algbw"
+		                                 : "    root     time   algbw   busbw #wrong     time   algbw"));
+	}
+	ft_strbuf_release(&sb);
+	ft_bench_report_release(&rep);
+}
+
 
 /*
  * nccl-tests 2.18's layout, byte for byte against a real 2.18 output
@@ -5709,6 +5753,7 @@ main(void)
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_shm_prefault),
 		cmocka_unit_test(test_bench_cputime),
+		cmocka_unit_test(test_bench_cputime_head),
 		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),

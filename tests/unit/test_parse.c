@@ -513,6 +513,34 @@ test_nccl_facts(void **state)
 	assert_string_equal(ft_run_row(&run, 0)->test, "all_gather");
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/*
+	 * -C 1: the time columns are named "cputime" and hold the host time of a
+	 * launch; algbw and busbw are still the wall time's. Every column keeps
+	 * its place, the wall time stays unknown (4 us could never move 4 MiB at
+	 * 27.9 GB/s), and the CPU times become observations.
+	 */
+	parse_fixture(FIXTURES "/nccl-tests/handmade-all-reduce-cputime-c1-nccltests-2.19.txt", &set,
+	              &run);
+	assert_int_equal(ft_run_nrows(&run), 5);
+	r = ft_run_row(&run, 3);
+	assert_string_equal(r->test, "all_reduce");
+	assert_int_equal(r->bytes, 524288);
+	assert_true(isnan(r->time_us) && isnan(r->ip_time_us));
+	assert_true(r->algbw_GBps == 17.40 && r->busbw_GBps == 17.40);
+	assert_true(r->ip_algbw_GBps == 17.46 && r->ip_busbw_GBps == 17.46);
+	assert_int_equal(r->wrong, 0);
+	assert_int_equal(count_obs(&set, "bench.cputime"), 5);
+	assert_int_equal(count_obs(&set, "bench.cputime_ip"), 5);
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
+		o = ft_obs_set_at(&set, i);
+		if (strcmp(o->key, "bench.cputime") == 0 && strcmp(o->str, "524288") == 0)
+			assert_true(o->num == 4.33 && strcmp(o->unit, "us") == 0);
+		if (strcmp(o->key, "bench.cputime_ip") == 0 && strcmp(o->str, "524288") == 0)
+			assert_true(o->num == 4.30);
+	}
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
 }
 
 static void
