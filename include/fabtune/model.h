@@ -86,6 +86,10 @@ struct ft_model_links {
 	/* NCCL doubles NCCL_P2P_NET_CHUNKSIZE here: ARM hosts, Blackwell GPUs (GB200,
 	 * GB300; ft_model_p2p_net_chunk_x2(), kb ENV-BUFFSIZE). */
 	bool p2p_net_chunk_x2;
+	/* Some node is an ARM host that leaves NCCL_BUFFSIZE unset: NCCL before 2.19 gives
+	 * its Simple buffer 1 MiB there, not 4 MiB (src/init.cc DEFAULT_BUFFSIZE_ARM,
+	 * v2.10.3-1 to v2.18.6-1); the query's release applies it. */
+	bool arm_buff_default;
 	/* NCCL_P2P_NET_CHUNKSIZE as the node's network plugin sets it, bytes, 0 where it
 	 * leaves NCCL's default (ft_model_p2p_net_chunk_env(): aws-ofi-nccl on AWS p5, p5e). */
 	uint32_t p2p_net_chunk;

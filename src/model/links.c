@@ -814,6 +814,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
+	l->arm_buff_default = n->host_arm && n->nccl_buffsize == 0;
 	l->p2p_net_chunk = ft_model_p2p_net_chunk_env(spec);
 	ft_model_buffs_get(spec, &bu);
 	l->buffsize = bu.simple;
@@ -866,6 +867,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
+	l->arm_buff_default = l->arm_buff_default || g->arm_buff_default;
 	l->p2p_net_chunk = l->p2p_net_chunk == g->p2p_net_chunk ? l->p2p_net_chunk : 0;
 	l->buffsize = FT_MIN(l->buffsize, g->buffsize);
 	l->ll_buffsize = FT_MIN(l->ll_buffsize, g->ll_buffsize);

@@ -1568,6 +1568,48 @@ test_buffsize(void **state)
 }
 
 /*
+ * NCCL 2.10 to 2.18 give an ARM host's Simple buffer 1 MiB by default, not 4 MiB (src/init.cc
+ * computeBuffSizes, DEFAULT_BUFFSIZE_ARM, v2.10.3-1 to v2.18.6-1, gone at v2.19.1-1): with
+ * --nccl 2.18 a ring all-reduce on an ARM host cuts 512 KiB chunks (4 steps of 128 KiB),
+ * with 2.19, the newest release or an x86 host 2 MiB; an NCCL_BUFFSIZE of the spec wins.
+ */
+static void
+test_arm_buffsize_2_18(void **state)
+{
+	static const char arm[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: arm\n";
+	static const char arm4m[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: arm\n"
+	                            "  nccl:\n    buffsize: 4MiB\n";
+	static const char x86[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: x86\n";
+	static const struct {
+		const char *yaml;
+		uint32_t nccl;
+		uint64_t chunk;
+	} cases[] = {
+		{ arm, 21800, 512u << 10 },  { arm, 21900, 2u << 20 }, { arm, 0, 2u << 20 },
+		{ x86, 21800, 2u << 20 },    { arm4m, 21800, 2u << 20 },
+	};
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 256u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_SIMPLE;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_load_buffer(cases[i].yaml, strlen(cases[i].yaml), "t.yaml",
+		                                     &s, &err),
+		                 0);
+		q.nccl_version = cases[i].nccl;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, cases[i].chunk);
+	}
+}
+
+/*
  * NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE (src/init.cc computeBuffSizes at v2.18.3-1 to
  * v2.30.7-1; kb ENV-BUFFSIZE): each protocol has its own buffer and variable, a chunk is a
  * slot of it (an eighth), LL half of the slot, LL128 15/16; NCCL_BUFFSIZE leaves both
@@ -3542,6 +3584,7 @@ main(void)
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
 		cmocka_unit_test(test_buffsize),
+		cmocka_unit_test(test_arm_buffsize_2_18),
 		cmocka_unit_test(test_proto_buffsizes),
 		cmocka_unit_test(test_nvls_chunksize),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
