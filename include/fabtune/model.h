@@ -115,6 +115,16 @@ struct ft_model_links {
 	/* Set on a copy of the links that times a pick, not prices it: where net_flush is
 	 * false the Simple protocol's step across nodes pays latencyInter once, not twice. */
 	bool time_unflushed;
+	/* Every node is an AMD x86 host (spec numa.vendor amd, not arm): NCCL's tuner prices
+	 * a network post at 2 us there, not 1, and caps multi-node LL at its AMD row (kb
+	 * NA-MODEL "Other constants", NA-PROTO-LL; src/graph/tuning.cc getNetOverhead and
+	 * llMaxBws). cpu_mixed: the nodes name different vendors, NCCL's MIXED (v2.24.3-1
+	 * on), which takes the AMD LL row and the 1 us overhead. */
+	bool cpu_amd, cpu_mixed;
+	enum ft_cpu_vendor cpu_vendor; /* a named x86 vendor of the nodes, else unknown */
+	/* Set on a copy of the links that times a pick: the vendor's figures price NCCL's
+	 * pick (and --tuner-only's time) but not the time (docs/internals/model.md). */
+	bool time_any_vendor;
 };
 
 /*

@@ -463,6 +463,19 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		}
 		best_c.lat_s = c.lat_s;
 	}
+	/* NCCL's AMD figures (network post overhead, multi-node LL caps) made the pick; the
+	 * time takes every host's: the EPYC hosts measured run faster than NCCL's AMD
+	 * estimate (docs/internals/model.md, "The tuner"). */
+	if (!q->tuner_only && l.nnodes > 1 && (l.cpu_amd || l.cpu_mixed)) {
+		struct ft__model_cost c;
+		struct ft_model_links t;
+
+		l.time_any_vendor = true;
+		t = l;
+		t.time_unflushed = best_p == FT_PROTO_SIMPLE && !l.net_flush;
+		ft__model_cost(&t, q->op, best_a, best_p, q->bytes, &c);
+		best_c = c;
+	}
 	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */
 	{
 		double tuner_Bps = best_c.bw_Bps;
