@@ -86,6 +86,10 @@ struct ft_model_links {
 	/* NCCL doubles NCCL_P2P_NET_CHUNKSIZE here: ARM hosts, Blackwell GPUs (GB200,
 	 * GB300; ft_model_p2p_net_chunk_x2(), kb ENV-BUFFSIZE). */
 	bool p2p_net_chunk_x2;
+	/* Some node is an ARM host that leaves NCCL_BUFFSIZE unset: NCCL before 2.19 gives
+	 * its Simple buffer 1 MiB there, not 4 MiB (src/init.cc DEFAULT_BUFFSIZE_ARM,
+	 * v2.10.3-1 to v2.18.6-1); the query's release applies it. */
+	bool arm_buff_default;
 	/* NCCL_P2P_NET_CHUNKSIZE as the node's network plugin sets it, bytes, 0 where it
 	 * leaves NCCL's default (ft_model_p2p_net_chunk_env(): aws-ofi-nccl on AWS p5, p5e). */
 	uint32_t p2p_net_chunk;
@@ -111,6 +115,16 @@ struct ft_model_links {
 	/* Set on a copy of the links that times a pick, not prices it: where net_flush is
 	 * false the Simple protocol's step across nodes pays latencyInter once, not twice. */
 	bool time_unflushed;
+	/* Every node is an AMD x86 host (spec numa.vendor amd, not arm): NCCL's tuner prices
+	 * a network post at 2 us there, not 1, and caps multi-node LL at its AMD row (kb
+	 * NA-MODEL "Other constants", NA-PROTO-LL; src/graph/tuning.cc getNetOverhead and
+	 * llMaxBws). cpu_mixed: the nodes name different vendors, NCCL's MIXED (v2.24.3-1
+	 * on), which takes the AMD LL row and the 1 us overhead. */
+	bool cpu_amd, cpu_mixed;
+	enum ft_cpu_vendor cpu_vendor; /* a named x86 vendor of the nodes, else unknown */
+	/* Set on a copy of the links that times a pick: the vendor's figures price NCCL's
+	 * pick (and --tuner-only's time) but not the time (docs/internals/model.md). */
+	bool time_any_vendor;
 };
 
 /*

@@ -283,6 +283,16 @@ release_nvlink(struct ft_model_links *l)
 	l->p2p_Bps *= scale;
 }
 
+/*
+ * NCCL 2.10 to 2.18 default the Simple buffer of an ARM host to 1 MiB, not 4 MiB
+ * (src/init.cc computeBuffSizes, DEFAULT_BUFFSIZE_ARM, v2.10.3-1 to v2.18.6-1; gone at
+ * v2.19.1-1; the 4 MiB: kb ENV-BUFFSIZE): a Simple step carries a quarter of the bytes
+ * and a ring chunk is 512 KiB, not 2 MiB. As for NCCL_BUFFSIZE, the least over the
+ * nodes holds for the job.
+ */
+#define ARM_BUFFSIZE (1u << 20)
+#define ARM_BUFF_UNTIL 21900
+
 /* The link classes of @q on @spec, with its channels; the first checks of a query. */
 static int
 query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
@@ -303,6 +313,8 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;
+	if (l->arm_buff_default && q->nccl_version && q->nccl_version < ARM_BUFF_UNTIL)
+		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
 	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;
 	release_nvlink(l);
 	return 0;
@@ -450,6 +462,19 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 			ex->unflushed_s = (best_c.lat_s - c.lat_s) * lf;
 		}
 		best_c.lat_s = c.lat_s;
+	}
+	/* NCCL's AMD figures (network post overhead, multi-node LL caps) made the pick; the
+	 * time takes every host's: the EPYC hosts measured run faster than NCCL's AMD
+	 * estimate (docs/internals/model.md, "The tuner"). */
+	if (!q->tuner_only && l.nnodes > 1 && (l.cpu_amd || l.cpu_mixed)) {
+		struct ft__model_cost c;
+		struct ft_model_links t;
+
+		l.time_any_vendor = true;
+		t = l;
+		t.time_unflushed = best_p == FT_PROTO_SIMPLE && !l.net_flush;
+		ft__model_cost(&t, q->op, best_a, best_p, q->bytes, &c);
+		best_c = c;
 	}
 	/* The tuner's cost made the pick; the time follows the bytes the pick carries. */
 	{

@@ -814,6 +814,9 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
+	l->arm_buff_default = n->host_arm && n->nccl_buffsize == 0;
+	l->cpu_amd = !n->host_arm && n->cpu_vendor == FT_CPU_VENDOR_AMD;
+	l->cpu_vendor = n->host_arm ? FT_CPU_VENDOR_UNKNOWN : n->cpu_vendor;
 	l->p2p_net_chunk = ft_model_p2p_net_chunk_env(spec);
 	ft_model_buffs_get(spec, &bu);
 	l->buffsize = bu.simple;
@@ -866,6 +869,16 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
+	l->arm_buff_default = l->arm_buff_default || g->arm_buff_default;
+	/* NCCL's MIXED: ranks whose CPUs differ (src/graph/topo.cc, v2.24.3-1 on); a
+	 * vendor the spec does not name differs from none */
+	if (l->cpu_vendor != g->cpu_vendor && l->cpu_vendor != FT_CPU_VENDOR_UNKNOWN &&
+	    g->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
+		l->cpu_mixed = true;
+	if (l->cpu_vendor == FT_CPU_VENDOR_UNKNOWN)
+		l->cpu_vendor = g->cpu_vendor;
+	l->cpu_mixed = l->cpu_mixed || g->cpu_mixed;
+	l->cpu_amd = l->cpu_amd && g->cpu_amd;
 	l->p2p_net_chunk = l->p2p_net_chunk == g->p2p_net_chunk ? l->p2p_net_chunk : 0;
 	l->buffsize = FT_MIN(l->buffsize, g->buffsize);
 	l->ll_buffsize = FT_MIN(l->ll_buffsize, g->ll_buffsize);

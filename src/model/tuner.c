@@ -16,9 +16,11 @@
 
 /* kb NA-PROTO-LL llMaxBws, GB/s: one node by GPU generation. */
 static const double ll_max_1node[FT_ARCH_COUNT] = { 39.0, 87.7, 141.0, 282.0 };
-/* kb NA-PROTO-LL llMaxBws, GB/s: several nodes, Intel hosts (2 nodes, > 2 nodes). The spec
- * names no CPU vendor; AMD hosts would get 22.5 / 19.0. */
-static const double ll_max_multi[2] = { 39.0, 20.4 };
+/* kb NA-PROTO-LL llMaxBws, GB/s: several nodes (2 nodes, > 2 nodes), Intel or other hosts,
+ * then AMD's (and from v2.24.3-1 on hosts of mixed vendors'; src/graph/tuning.cc index1). */
+static const double ll_max_multi[2][2] = { { 39.0, 20.4 }, { 22.5, 19.0 } };
+/* NCCL_TOPO_CPU_VENDOR_MIXED's first release (src/graph/tuning.cc, v2.24.3-1). */
+#define MIXED_FROM 22400
 /* kb NA-PROTO-LL128 perChMaxRingLL128Bws, GB/s per channel. */
 static const double ring_ll128_per_ch[FT_ARCH_COUNT] = { 20.0, 20.0, 36.7, 40.0 };
 /* kb NA-PROTO-LL128 perChMaxTreeLL128Bws, GB/s per channel, [1 node, 2 nodes, > 2 nodes]. */
@@ -228,8 +230,18 @@ tree_cap(const struct ft_model_links *l, uint32_t bucket, bool ll128)
 	return (ll128 ? tree_ll128_per_ch[a][bucket] : tree_per_ch[a][bucket]) * m;
 }
 
-/* kb NA-MODEL: network post overhead per inter-node step (Intel hosts), x3 for Simple. */
+/* kb NA-MODEL: network post overhead per inter-node step, x3 for Simple: 2 us on AMD x86
+ * hosts, 1 us on any other, mixed included (src/graph/tuning.cc getNetOverhead, the same at
+ * v2.18.6-1 and v2.30.7-1). */
 #define NET_OVERHEAD_S (1.0 * US)
+#define NET_OVERHEAD_AMD_S (2.0 * US)
+
+static double
+net_overhead(const struct ft_model_links *l)
+{
+	return l->cpu_amd && !l->cpu_mixed && !l->time_any_vendor ? NET_OVERHEAD_AMD_S :
+	                                                              NET_OVERHEAD_S;
+}
 /* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
 #define COLLNET_PER_RANK_S (0.4 * US)
 
@@ -250,6 +262,17 @@ ring_ll_share(const struct ft_model_links *l, enum ft_op op)
 	return l->nnodes > 1 || op == FT_OP_ALL_REDUCE || op == FT_OP_REDUCE ? 0.25 : 1.0 / 3.0;
 }
 
+/* NCCL's tuner takes its AMD row of llMaxBws: AMD hosts, or hosts of mixed vendors where
+ * the release knows them (kb NA-PROTO-LL; src/graph/tuning.cc at v2.18.6-1 and v2.30.7-1). */
+static bool
+amd_row(const struct ft_model_links *l)
+{
+	if (l->time_any_vendor)
+		return false;
+	return l->cpu_amd ||
+	       (l->cpu_mixed && (l->nccl_version == 0 || l->nccl_version >= MIXED_FROM));
+}
+
 static double
 ll_max_Bps(const struct ft_model_links *l)
 {
@@ -257,7 +280,7 @@ ll_max_Bps(const struct ft_model_links *l)
 
 	if (l->nnodes <= 1)
 		return (set ? set->ll_1node[l->arch] : ll_max_1node[l->arch]) * GB;
-	return ll_max_multi[l->nnodes == 2 ? 0 : 1] * GB;
+	return ll_max_multi[amd_row(l) ? 1 : 0][l->nnodes == 2 ? 0 : 1] * GB;
 }
 
 static uint32_t
@@ -435,7 +458,7 @@ static struct lats
 ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 {
 	if (l->nnodes > 1)
-		h.intra = FT_MAX(h.intra, NET_OVERHEAD_S * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0));
+		h.intra = FT_MAX(h.intra, net_overhead(l) * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0));
 	return h;
 }
 

@@ -1568,6 +1568,116 @@ test_buffsize(void **state)
 }
 
 /*
+ * NCCL 2.10 to 2.18 give an ARM host's Simple buffer 1 MiB by default, not 4 MiB (src/init.cc
+ * computeBuffSizes, DEFAULT_BUFFSIZE_ARM, v2.10.3-1 to v2.18.6-1, gone at v2.19.1-1): with
+ * --nccl 2.18 a ring all-reduce on an ARM host cuts 512 KiB chunks (4 steps of 128 KiB),
+ * with 2.19, the newest release or an x86 host 2 MiB; an NCCL_BUFFSIZE of the spec wins.
+ */
+static void
+test_arm_buffsize_2_18(void **state)
+{
+	static const char arm[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: arm\n";
+	static const char arm4m[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: arm\n"
+	                            "  nccl:\n    buffsize: 4MiB\n";
+	static const char x86[] = "nodes:\n  preset: dgx-h100\n  numa:\n    arch: x86\n";
+	static const struct {
+		const char *yaml;
+		uint32_t nccl;
+		uint64_t chunk;
+	} cases[] = {
+		{ arm, 21800, 512u << 10 },  { arm, 21900, 2u << 20 }, { arm, 0, 2u << 20 },
+		{ x86, 21800, 2u << 20 },    { arm4m, 21800, 2u << 20 },
+	};
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 256u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_SIMPLE;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_load_buffer(cases[i].yaml, strlen(cases[i].yaml), "t.yaml",
+		                                     &s, &err),
+		                 0);
+		q.nccl_version = cases[i].nccl;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.chunk_bytes, cases[i].chunk);
+	}
+}
+
+/* The time of one forced (algorithm, protocol) on @yaml, NCCL's tuner alone or not. */
+static double
+forced_time(const char *yaml, enum ft_algo a, enum ft_proto p, uint64_t bytes, uint32_t nccl,
+            bool tuner_only)
+{
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "t.yaml", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+	q.force_algo = q.force_proto = true;
+	q.algo = a;
+	q.proto = p;
+	q.nccl_version = nccl;
+	q.tuner_only = tuner_only;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	return r.time_s;
+}
+
+/*
+ * NCCL's tuner on AMD x86 hosts (src/graph/tuning.cc getNetOverhead and llMaxBws, v2.18.6-1
+ * and v2.30.7-1; kb NA-MODEL, NA-PROTO-LL): a ring's step inside a node across nodes costs
+ * at least 2 us (x3 Simple) instead of 1 us, and multi-node LL is capped at 22.5 / 19.0 GB/s
+ * instead of 39.0 / 20.4; from v2.24.3-1 hosts of mixed vendors take the AMD LL row and
+ * 1 us. Those figures price the pick (and --tuner-only's time), not the time.
+ */
+static void
+test_amd_tuner_overhead(void **state)
+{
+	static const char amd2[] = "nodes:\n  preset: dgx-a100\n  count: 2\n";
+	static const char intel2[] = "nodes:\n  preset: dgx-a100\n  count: 2\n"
+	                             "  numa:\n    vendor: intel\n";
+	static const char amd3[] = "nodes:\n  preset: dgx-a100\n  count: 3\n";
+	static const char intel3[] = "nodes:\n  preset: dgx-a100\n  count: 3\n"
+	                             "  numa:\n    vendor: intel\n";
+	static const char mixed3[] = "nodes:\n  - { preset: dgx-a100, count: 2 }\n"
+	                             "  - preset: dgx-a100\n    count: 1\n"
+	                             "    numa:\n      vendor: intel\n";
+	double a, i, m;
+
+	(void)state;
+	/* 16 ranks, 2.18: 30 steps, 2 x 2 across nodes; each of the 26 inside a node
+	 * max(3.4 us NVLink, 3 x 2 us) on AMD against max(3.4, 3 x 1) on Intel. */
+	a = forced_time(amd2, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 21800, true);
+	i = forced_time(intel2, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 21800, true);
+	assert_float_equal(a - i, 26 * (6.0 - 3.4) * 1e-6, 1e-9);
+	/* the time: every host's */
+	a = forced_time(amd2, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 21800, false);
+	i = forced_time(intel2, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 21800, false);
+	assert_float_equal(a, i, 1e-12);
+	/* LL on 3 nodes at 1 GiB: the cap binds, 19.0 GB/s against 20.4 */
+	a = forced_time(amd3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 21800, true);
+	i = forced_time(intel3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 21800, true);
+	assert_float_equal(a / i, 20.4 / 19.0, 1e-3);
+	/* mixed vendors: Intel's row before 2.24, AMD's from 2.24 on; 1 us either way */
+	m = forced_time(mixed3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 22300, true);
+	i = forced_time(intel3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 22300, true);
+	assert_float_equal(m / i, 1.0, 1e-9);
+	m = forced_time(mixed3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 22400, true);
+	i = forced_time(intel3, FT_ALGO_RING, FT_PROTO_LL, 1u << 30, 22400, true);
+	assert_float_equal(m / i, 20.4 / 19.0, 1e-3);
+	m = forced_time(mixed3, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 22400, true);
+	i = forced_time(intel3, FT_ALGO_RING, FT_PROTO_SIMPLE, 8, 22400, true);
+	assert_float_equal(m, i, 1e-12);
+}
+
+/*
  * NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE (src/init.cc computeBuffSizes at v2.18.3-1 to
  * v2.30.7-1; kb ENV-BUFFSIZE): each protocol has its own buffer and variable, a chunk is a
  * slot of it (an eighth), LL half of the slot, LL128 15/16; NCCL_BUFFSIZE leaves both
@@ -2947,7 +3057,9 @@ test_flush_only_where_nccl_flushes(void **state)
 	size_t i;
 
 	(void)state;
+	/* the AMD hosts priced as others: the vendor's part is test_amd_tuner_overhead's */
 	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	s.node.cpu_vendor = FT_CPU_VENDOR_INTEL;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_false(l.net_flush);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
@@ -2979,6 +3091,7 @@ test_flush_only_where_nccl_flushes(void **state)
 	free(ex);
 	for (i = 0; i < FT_ARRAY_SIZE(flushed); i++) {
 		assert_int_equal(ft_spec_resolve(flushed[i], &s, &err), 0);
+		s.node.cpu_vendor = FT_CPU_VENDOR_INTEL;
 		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 		assert_true(l.net_flush);
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
@@ -3542,6 +3655,8 @@ main(void)
 		cmocka_unit_test(test_p2p_per_connection),
 		cmocka_unit_test(test_p2p_net_chunk_arm_blackwell),
 		cmocka_unit_test(test_buffsize),
+		cmocka_unit_test(test_arm_buffsize_2_18),
+		cmocka_unit_test(test_amd_tuner_overhead),
 		cmocka_unit_test(test_proto_buffsizes),
 		cmocka_unit_test(test_nvls_chunksize),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
