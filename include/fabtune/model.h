@@ -362,6 +362,18 @@ FT_API uint64_t ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint
                                             struct ft_model_chunking *out);
 
 /*
+ * NCCL's pipeline of a CollNet all-reduce (NVIDIA/nccl src/enqueue.cc calcCollChunking;
+ * kb NA-ALGO-COLLNET), Simple, on @l's channels: CollNetDirect halves a Simple slot while
+ * each of its channels x heads (one per local rank) would get fewer than 128 or 16
+ * chunks (down to 128 KiB, then 32 KiB); CollNetChain (@chain) starts from 256 KiB and
+ * halves while a channel gets fewer than ppn x 64, x 8 or x 1 chunks, one chunk per loop.
+ * Returns the chunks each pipeline moves one after another: ceil(bytes / (channels x
+ * heads x chunk)), at least 1.
+ */
+FT_API uint64_t ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes,
+                                          bool chain, struct ft_model_chunking *out);
+
+/*
  * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's

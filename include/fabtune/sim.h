@@ -244,6 +244,14 @@ struct ft_sim_op {
 	 * on/off source waits so. False: when its last flow's receiver had everything.
 	 */
 	bool end_acked;
+	/*
+	 * NCCL's pipeline: the chunks each copy of a pipelined phase (an NVLS tree, CollNet)
+	 * moves one after another, every flow cut into as many (the flow engine). 0: as NCCL
+	 * cuts it on the engine's cluster (ft_model_nvls_tree_chunking(),
+	 * ft_model_collnet_chunking()); 1: whole flows. Engines that chunk by their own rule
+	 * (the packet engine) may ignore it.
+	 */
+	uint32_t pipe_chunks;
 };
 
 /* Timing of one submitted op. */

@@ -373,12 +373,17 @@ sched_hier_allreduce(struct builder *b, bool innet)
 			rc = rings(b, nn, ppn, 1, ft__coll_muldiv(S, ppn - 1, ppn));
 	}
 	if (rc == 0 && nn > 1 && innet) {
-		/* Each rank's shard goes up the SHARP tree and comes back reduced. */
+		/* Each rank's shard goes up the SHARP tree and comes back reduced (dir: up into
+		 * the switches, down out of them, so that an engine can pipeline the two). */
 		rc = phase_begin(b, "inter in-network all-reduce", 2);
 		for (j = 0; rc == 0 && j < b->s->nranks; j++) {
 			rc = add_flow(b, j, FT_SCHED_INNET, shard);
-			if (rc == 0)
+			if (rc == 0) {
+				tag_last(b, 0, FT_SCHED_UP);
 				rc = add_flow(b, FT_SCHED_INNET, j, shard);
+			}
+			if (rc == 0)
+				tag_last(b, 0, FT_SCHED_DOWN);
 		}
 	} else if (rc == 0 && nn > 1) {
 		rc = phase_begin(b, "inter all-reduce per rail", 2 * (nn - 1));

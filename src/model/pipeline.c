@@ -580,6 +580,22 @@ ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
 	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
 }
 
+uint64_t
+ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes, bool chain,
+                          struct ft_model_chunking *out)
+{
+	uint32_t nch = launched_channels(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes);
+	uint32_t heads = chain ? 1 : FT_MAX(l->ppn, 1u);
+	struct ft_model_buffs bu = buffs_of(l);
+	uint64_t per_loop;
+
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, &bu, out);
+	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET,
+	                                               FT_PROTO_SIMPLE, bytes, nch, heads, chain);
+	per_loop = (uint64_t)nch * heads * out->chunk_bytes;
+	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
+}
+
 /*
  * Stages a chunk crosses one after another, and chunks per loop per channel
  * (NCCL's nchunksPerLoop). A ring moves every rank's chunk at every step, so

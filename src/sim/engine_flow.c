@@ -186,6 +186,269 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 }
 
 /*
+ * ---- NCCL's pipeline in chunks ----------------------------------------------------------
+ *
+ * NCCL moves a channel's share of an NVLS tree or a CollNet all-reduce in chunks (kb
+ * NA-CONCEPTS, NA-ALGO-NVLSTREE, NA-ALGO-COLLNET; NVIDIA/nccl src/enqueue.cc
+ * calcCollChunking, src/device/all_reduce.h): chunk c leaves a rank once chunk c has come
+ * in from the stage before, so the first chunk crosses every stage before the last stage
+ * starts (the ramp), and a stage then passes one chunk after another. A phase of such a
+ * schedule runs here in k chunks (pipe_chunks(): NCCL's loops, ft_model_nvls_tree_chunking()
+ * and ft_model_collnet_chunking(), the counts the model prices its ramp with), every flow in
+ * three pieces: its first chunk, which waits for the first chunks of the stage before (a
+ * wave per stage); its k - 2 middle chunks, after its own first; its last chunk, after its
+ * middle ones and the last chunks of the stage before. A chain of H stages of one rate then
+ * takes (k + H - 1) chunk times, and where one stage is slower, (k - 1) of its chunk times
+ * plus one chunk time at every stage: a pipeline's time, from three flows per connection
+ * whatever k is. In one chunk (k = 1: a buffer NCCL's channels and heads hold in one loop)
+ * the stages take turns, one flow each. Each piece pays its path latency, so the phase's end
+ * pays no longest path of its own on top (its predecessors are the waves: barriers).
+ */
+
+/* NCCL's nodes the op's ranks are on (ranks node by node; an NVLink domain is one). */
+static uint32_t
+op_nodes(const struct flow_engine *fe, const struct ft_sim_op *op)
+{
+	uint32_t r, n = 1;
+
+	for (r = 1; r < op->sched->nranks; r++)
+		if (ft__sim_over_network(fe->topo, op->rank_gpu[r], op->rank_gpu[r - 1]))
+			n++;
+	return n;
+}
+
+/* The chunks each pipeline copy of @op moves one after another: op->pipe_chunks, else
+ * NCCL's loops for an NVLS tree or CollNet all-reduce on the engine's cluster; 0: its
+ * flows run whole (packet.chunking: off, another algorithm, on/off sources). */
+static uint32_t
+pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_links l;
+	struct ft_model_chunking ch;
+	uint32_t nodes, f, heads = 0;
+	uint64_t loops;
+
+	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked)
+		return 0;
+	if (op->pipe_chunks)
+		return op->pipe_chunks;
+	if (sc->op != FT_OP_ALL_REDUCE ||
+	    (sc->algo != FT_ALGO_NVLS_TREE && sc->algo != FT_ALGO_COLLNET))
+		return 0;
+	if (ft_model_links_get(ft_topo_spec(fe->topo), 0, 0, 0, &l, NULL) < 0)
+		return 0;
+	nodes = op_nodes(fe, op);
+	l.nranks = sc->nranks;
+	l.nnodes = nodes;
+	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
+	if (sc->algo == FT_ALGO_NVLS_TREE) {
+		for (f = 0; f < sc->flows.len; f++)
+			heads = FT_MAX(heads,
+			               (uint32_t)FT_VEC_AT(&sc->flows, struct ft_sched_flow, f).head);
+		l.nrails = FT_MAX(heads, 1u);
+		loops = ft_model_nvls_tree_chunking(&l, sc->bytes, &ch);
+	} else {
+		loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, &ch);
+	}
+	return (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX);
+}
+
+/* Order of flows by (pipe, destination, direction): a flow's inputs are a range. */
+static const struct ft_sched_flow *sort_flows;
+
+static int
+cmp_into(const void *a, const void *b)
+{
+	const struct ft_sched_flow *x = &sort_flows[*(const uint32_t *)a];
+	const struct ft_sched_flow *y = &sort_flows[*(const uint32_t *)b];
+
+	if (x->pipe != y->pipe)
+		return x->pipe < y->pipe ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return (x->dir > y->dir) - (x->dir < y->dir);
+}
+
+/* The first of @ord (sorted by cmp_into) at or after (pipe, dst). */
+static uint32_t
+first_into(const struct ft_sched_flow *fl, const uint32_t *ord, uint32_t n, uint32_t pipe,
+           uint32_t dst)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct ft_sched_flow *m = &fl[ord[mid]];
+
+		if (m->pipe < pipe || (m->pipe == pipe && m->dst < dst))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The stage of every flow of a pipelined phase @fl[0..n-1] in @stage, from its labels
+ * (struct ft_sched_flow pipe, dir): a flow a -> b of copy p takes its data from the flows
+ * of p into a: going up (the reduction) from those going up; going down from those going
+ * down, or at the top (no flow of p comes down into a) from those going up. Its stage is
+ * one more than theirs (0 with none). An NVLS tree's flows into and out of the switch are
+ * its first and last stages around its trees. Returns the stages, or 0 when the phase is no
+ * pipeline (a flow without a direction, or a cycle).
+ */
+static uint32_t
+phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint32_t n,
+             uint32_t *stage)
+{
+	bool nvls = sc->algo == FT_ALGO_NVLS_TREE;
+	uint32_t *ord, m = 0, f, it, top = 0;
+	bool changed = true;
+
+	for (f = 0; f < n; f++)
+		if (fl[f].dir != FT_SCHED_UP && fl[f].dir != FT_SCHED_DOWN)
+			return 0;
+	ord = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
+	if (!ord)
+		return 0;
+	for (f = 0; f < n; f++) {
+		stage[f] = 0;
+		if (!nvls || (fl[f].src != FT_SCHED_INNET && fl[f].dst != FT_SCHED_INNET))
+			ord[m++] = f;
+	}
+	sort_flows = fl;
+	qsort(ord, m, sizeof(uint32_t), cmp_into);
+	for (it = 0; changed && it <= m; it++) {
+		changed = false;
+		for (uint32_t i = 0; i < m; i++) {
+			const struct ft_sched_flow *x = &fl[ord[i]];
+			uint32_t j = first_into(fl, ord, m, x->pipe, x->src), s = 0, j0 = j;
+			bool down_in = false;
+
+			for (; j < m && fl[ord[j]].pipe == x->pipe && fl[ord[j]].dst == x->src; j++)
+				down_in = down_in || fl[ord[j]].dir == FT_SCHED_DOWN;
+			for (j = j0; j < m && fl[ord[j]].pipe == x->pipe && fl[ord[j]].dst == x->src;
+			     j++) {
+				bool down = fl[ord[j]].dir == FT_SCHED_DOWN;
+
+				if (x->dir == FT_SCHED_UP ? !down : down == down_in)
+					s = FT_MAX(s, stage[ord[j]] + 1);
+			}
+			if (s > stage[ord[i]]) {
+				stage[ord[i]] = s;
+				changed = true;
+			}
+		}
+	}
+	ft_free(ord);
+	if (changed)
+		return 0; /* a cycle: no pipeline */
+	for (f = 0; f < n; f++)
+		top = FT_MAX(top, stage[f] + 1);
+	if (!nvls)
+		return top;
+	/* into the switch first, the trees after, out of the switch last */
+	for (f = 0; f < n; f++) {
+		if (fl[f].dst == FT_SCHED_INNET)
+			stage[f] = 0;
+		else if (fl[f].src == FT_SCHED_INNET)
+			stage[f] = top + 1;
+		else
+			stage[f]++;
+	}
+	return top + 2;
+}
+
+/*
+ * Phase @ph of @op in @k chunks (the comment above): its flows' stages, a wave of first
+ * chunks and one of last chunks per stage, each flow's three pieces between them. The last
+ * wave ends in @bar. Returns 1 when the phase is no pipeline (run it whole), 0 or FT_E*.
+ */
+static int
+submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+               double eff, uint32_t start, uint32_t bar, uint32_t tag, uint32_t k,
+               struct ft_error *err)
+{
+	struct fs_sim *s = &fe->core;
+	const struct ft_schedule *sc = op->sched;
+	struct ft_sched_flow *fl = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(*fl));
+	uint32_t *stage = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(uint32_t));
+	uint32_t *wave = NULL, nst = 0, f, st;
+	int rc = FT_ENOMEM;
+
+	if (!fl || !stage)
+		goto out;
+	for (f = 0; f < ph->nflows; f++) {
+		ft_sched_phase_flow(sc, ph, f, &fl[f]);
+		if (fl[f].start_ns > 0)
+			break;
+	}
+	if (f == ph->nflows)
+		nst = phase_stages(sc, fl, ph->nflows, stage);
+	if (nst < 2) {
+		rc = 1;
+		goto out;
+	}
+	/* wave[2 st]: the first chunks of stage st are out; wave[2 st + 1]: the last */
+	wave = ft_calloc(2 * (size_t)nst, sizeof(uint32_t));
+	if (!wave)
+		goto out;
+	for (st = 0; st < 2 * nst; st++) {
+		int64_t id = ft__fs_add_barrier(s, 0, 0, tag);
+
+		if (id < 0 || ft__fs_add_dep(s, st < 2 ? start : wave[st - 2], (uint32_t)id) < 0)
+			goto out;
+		wave[st] = (uint32_t)id;
+	}
+	if (ft__fs_add_dep(s, wave[2 * nst - 1], bar) < 0)
+		goto out;
+	for (f = 0; f < ph->nflows; f++) {
+		uint32_t a = 0, b = 0, in_first = stage[f] ? wave[2 * stage[f] - 2] : start;
+		double piece;
+		int64_t first, join;
+
+		rc = ft__sim_flow_ends(fe->topo, sc, op, &fl[f], &a, &b, err);
+		if (rc < 0)
+			goto out;
+		rc = FT_ENOMEM;
+		if (a == b || fl[f].bytes == 0)
+			continue;
+		piece = (double)fl[f].bytes / eff / k;
+		first = ft__fs_add_barrier(s, 0, 0, tag);
+		join = ft__fs_add_barrier(s, 0, 0, tag);
+		if (first < 0 || join < 0 ||
+		    ft__fs_add_dep(s, (uint32_t)first, wave[2 * stage[f]]) < 0 ||
+		    (stage[f] && ft__fs_add_dep(s, wave[2 * stage[f] - 1], (uint32_t)join) < 0))
+			goto out;
+		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, op->conn_cap_Bps);
+		if (rc == 0 && k == 1) {
+			/* one chunk: the stage's end is its first chunk's */
+			if (ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0 ||
+			    ft__fs_add_dep(s, (uint32_t)join, wave[2 * stage[f] + 1]) < 0)
+				goto out;
+			continue;
+		}
+		if (rc == 0 && k > 2)
+			rc = add_conn(fe, piece * (k - 2), a, b, (uint32_t)first, (uint32_t)join, tag,
+			              op->conn_cap_Bps);
+		else if (rc == 0 && ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0)
+			rc = FT_ENOMEM;
+		if (rc == 0)
+			rc = add_conn(fe, piece, a, b, (uint32_t)join, wave[2 * stage[f] + 1], tag,
+			              op->conn_cap_Bps);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	ft_free(fl);
+	ft_free(stage);
+	ft_free(wave);
+	return rc;
+}
+
+/*
  * The vertex a schedule endpoint stands for: the rank's GPU, or for the
  * in-network reduction engine (FT_SCHED_INNET) the NVSwitch of the node
  * (NVLS, and NVLSTree's in-node part) or the first switch of the GPU's NIC (CollNet / SHARP).
@@ -433,7 +696,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	const struct ft_schedule *sc = op->sched;
 	struct flow_op rec = { 0 };
 	const struct flow_op *after;
-	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns;
+	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns, chunks;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	int64_t id;
 	int rc;
@@ -458,6 +721,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.end = rec.start;
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
+	chunks = pipe_chunks(fe, op);
 	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;
@@ -478,6 +742,17 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		if (ph->implicit_alltoall) {
 			if (submit_a2a(fe, op, ph, eff, rec.end, (uint32_t)bar, tag) < 0)
 				goto oom;
+		} else if (chunks > 0 &&
+		           (rc = submit_chunked(fe, op, ph, eff, rec.end, (uint32_t)bar, tag,
+		                                chunks, err)) <= 0) {
+			if (rc == FT_ERANGE)
+				return ft_error_set(err, rc, "sim: more than %d distinct channel caps",
+				                    FS_MAX_CAPS);
+			if (rc == FT_ENOMEM)
+				goto oom;
+			if (rc < 0)
+				return rc;
+			rec.piped = true;
 		} else {
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
@@ -647,11 +922,17 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 		for (i = 0; i < n; i++) {
 			const struct fs_task *t = ft__fs_task(s, i);
 
+			double key;
+
 			if (t->kind != FS_FLOW || t->spawned || t->tag >= fe->ops.len ||
 			    t->bott_link == FS_NONE)
 				continue;
-			if (t->t_done > slowest[t->tag]) {
-				slowest[t->tag] = t->t_done;
+			/* a pipeline's last flow is its last chunk, which any stage ends with: its
+			 * longest flow (the slowest stage's middle chunks) names what held it */
+			key = FT_VEC_AT(&fe->ops, struct flow_op, t->tag).piped ? t->t_done - t->t_start :
+			                                                         t->t_done;
+			if (key > slowest[t->tag]) {
+				slowest[t->tag] = key;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
 			}
 		}

@@ -20,6 +20,7 @@ struct flow_op {
 	double base_lat_s; /* launch latency inside the start barrier */
 	double shift_s;    /* how much later than its nominal end `next` is (its largest offset) */
 	bool acked;        /* `next` counts each flow's end one path latency later (end_acked) */
+	bool piped;        /* a phase ran in NCCL's chunks: its longest flow names the bottleneck */
 };
 
 /*

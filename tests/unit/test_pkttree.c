@@ -488,8 +488,10 @@ test_nvls_tree_closed_form(void **state)
 	}
 	whole = op_time(&w);
 	pk_run_free(&w);
-	/* the flow engine on the same schedule: every stage at once, no fill */
+	/* the flow engine on the same schedule, whole (chunking off: it would cut NCCL's
+	 * chunks too): every stage at once, no fill */
 	ft_sim_cfg_init(&cfg);
+	cfg.packet = &off;
 	op.sched = &r.s;
 	op.rank_gpu = r.ends;
 	assert_int_equal(ft_flow_engine.create(r.t, &cfg, &ef, &err), 0);

@@ -2661,6 +2661,85 @@ test_hier_alltoall_stays_on_rail(void **state)
 }
 
 /*
+ * A pipelined phase in chunks, by hand: a chain of two hops (GPU 0 -> 1 -> 2 of one DGX
+ * H100, each hop over its own NVLink links at rate R, path latency L), S bytes in k = 8
+ * chunks of c = S / k. Each chunk piece pays its path latency, so the flow engine's
+ * pipeline ends at (k + 1) c / R + 4 L: hop 1's first chunk (c / R + L), its middle six and
+ * its last (each one more L), hop 2's last chunk after both (c / R + L): NCCL's (k + hops -
+ * 1) chunk times. In one chunk (k = 1) the hops take turns: 2 (S / R + L). Whole flows
+ * (packet.chunking: off) take S / R + 2 L (both hops at once, one longest path at the
+ * phase's end), one chunk time less than 8 chunks. The phase's per-step overhead is 0 here.
+ */
+static void
+test_flow_pipelines_chunks_closed_form(void **state)
+{
+	static const uint32_t ks[] = { 8, 1, 0 }; /* 0: whole */
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	uint32_t rank_gpu[3];
+	const uint64_t S = 64u << 20;
+	double R = INFINITY, L;
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 3; r++)
+		rank_gpu[r] = ft_topo_gpu(t, 0, r);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[0], rank_gpu[1], 0, NULL, NULL, &path,
+	                               &err),
+	                 0);
+	for (uint32_t i = 0; i < path.nlinks; i++)
+		R = fmin(R, ft_topo_link(t, path.links[i])->cap_Bps);
+	L = path.lat_s;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(ks); i++) {
+		uint32_t k = ks[i];
+		double c = k ? (double)S / k / R : 0;
+		double want = k == 8 ? (k + 1) * c + 4 * L : k == 1 ? 2 * (c + L) : S / R + 2 * L;
+		struct ft_schedule sch;
+		struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 2, .npairs = 2 };
+		struct ft_sched_flow fl[2] = {
+			{ .src = 0, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+			{ .src = 1, .dst = 2, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		};
+		struct ft_packet_cfg pc = { .chunking = k ? FT_PKT_CHUNK_AUTO : FT_PKT_CHUNK_OFF };
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1, .pipe_chunks = k };
+		struct ft_sim_counters cn;
+
+		ft_schedule_init(&sch);
+		sch.op = FT_OP_ALL_REDUCE;
+		sch.algo = FT_ALGO_COLLNET;
+		sch.proto = FT_PROTO_SIMPLE;
+		sch.nranks = 3;
+		sch.ranks_per_node = 3;
+		sch.bytes = S;
+		sch.proto_eff = 1.0;
+		ft_strlcpy(ph.what, "chain", sizeof(ph.what));
+		assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[0]), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[1]), 0);
+		op.sched = &sch;
+		cfg.packet = &pc;
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &cn, &err), 0);
+		print_message("%u chunks: %.3f us, by hand %.3f us\n", k, cn.makespan_s * 1e6,
+		              want * 1e6);
+		assert_double_equal(cn.makespan_s, want, want * 1e-9);
+		/* every byte arrives, cut or not: 2 S */
+		assert_double_equal(cn.bytes, 2.0 * (double)S, 1.0);
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t);
+}
+
+/*
  * A flat all-to-all takes its paths from the flow engine's route memo (D-mod-K: a GPU's way
  * up, then the (leaf, destination) rest; ECMP: the ways up and in, the switches walked with
  * the flow's hash): every link must carry exactly the flows that routing each pair and QP
@@ -3070,6 +3149,7 @@ main(void)
 		cmocka_unit_test(test_ends_leaving_little_room),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
+		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_ecmp_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_maxmin_invariants_random),

@@ -311,6 +311,15 @@ test_collnet_chain_closed_form(void **state)
 	}
 }
 
+/* Whether the flow engine runs @m's pick in NCCL's chunks: an NVLS tree or a CollNet
+ * all-reduce (engine_flow.c pipe_chunks()). */
+static bool
+model_pipelines(const struct ft_model_result *m)
+{
+	return m->op == FT_OP_ALL_REDUCE &&
+	       (m->algo == FT_ALGO_NVLS_TREE || m->algo == FT_ALGO_COLLNET);
+}
+
 /*
  * Without --algo the flow engine runs what NCCL's tuner picks, the model's
  * choice, size by size: at 1,984 ranks (248 DGX H100) a 256 MiB all-reduce
@@ -342,8 +351,12 @@ test_flow_picks_as_the_tuner(void **state)
 		const struct ft_result_row *r;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
-		q.tuner_only = true; /* the flow engine has no pipeline ramp */
+		q.tuner_only = true; /* the pick; an NVLS tree's time with its pipeline */
 		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+		if (model_pipelines(&m)) {
+			q.tuner_only = false;
+			assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+		}
 		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 		ft_sim_overrides_init(&ov);
 		ft_sim_report_init(&rep);
@@ -364,6 +377,7 @@ static char model_bottleneck[16]; /* of the last busbw() by the model */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
+static bool busbw_tuner_only;     /* busbw()'s model without its pipeline, whatever the pick */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
@@ -379,7 +393,10 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 
 		assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
 		ft_model_query_init(&q, op, bytes);
-		q.tuner_only = true; /* the flow engine has no pipeline ramp */
+		/* The flow engine runs rings and trees whole (no pipeline ramp): the tuner's
+		 * time; an NVLS tree or CollNet all-reduce in NCCL's chunks, the first chunk
+		 * through every stage: the model's time with its pipeline (model_pipelines()). */
+		q.tuner_only = true;
 		q.force_algo = algo >= 0;
 		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
 		q.force_proto = proto >= 0;
@@ -389,6 +406,11 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.nvls_off = busbw_no_nvls;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
+		if (model_pipelines(&m) && !busbw_tuner_only) {
+			q.tuner_only = false; /* the same pick, with its pipeline */
+			if (ft_model_eval(&cs, &q, &m, &err) < 0)
+				print_error("%s\n", err.msg);
+		}
 		assert_true(m.time_s > 0);
 		memcpy(model_bottleneck, m.bottleneck, sizeof(model_bottleneck));
 		return m.busbw_Bps / 1e9;
@@ -593,12 +615,25 @@ flow_agrees_on_trees(void)
 			for (a = 0; a < 2; a++) {
 				const char *spec = specs[i] ? specs[i] : four_nics;
 				int algo = a ? FT_ALGO_NVLS_TREE : FT_ALGO_TREE;
-				double m, f;
+				double m, f, mt;
 
 				m = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
 				          sizes[k], NULL);
 				f = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
 				          "flow");
+				if (a && sizes[k] < (256u << 20)) {
+					/* between the model with its ramp and without it */
+					busbw_tuner_only = true;
+					mt = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
+					           sizes[k], NULL);
+					busbw_tuner_only = false;
+					print_message("%s nvls_tree %llu: flow %.2f model %.2f, "
+					              "without its ramp %.2f GB/s\n",
+					              specs[i] ? specs[i] : "4 NICs",
+					              (unsigned long long)sizes[k], f, m, mt);
+					assert_true(f >= 0.9 * m && f <= 1.1 * mt);
+					continue;
+				}
 				if (fabs(f / m - 1) > 0.10)
 					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i] ? specs[i] : "4 NICs", ft_algo_name(algo),
