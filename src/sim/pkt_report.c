@@ -327,6 +327,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	struct pk_engine *e = ft_container_of(eng, struct pk_engine, base);
 	size_t i, n = e->ops.len;
 	uint64_t end_ops_ps = 0; /* the end of the ops, if every one has ended (ended) */
+	uint64_t npause = 0; /* the refreshes of XOFFs still held */
 	bool ended = true;
 	uint32_t l;
 	int rc;
@@ -405,8 +406,16 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 
 			pp->tx_bytes = q->tx_bytes;
 			pp->tx_pkts = q->tx_pkts;
-			pp->pause_tx = q->pause_tx;
-			pp->pause_rx = q->pause_rx;
+			/* (an XOFF still held: its refreshes up to now, sent and received) */
+			pp->pause_tx = q->pause_tx + (q->xoff_sent ? pk_pfc_refreshes(
+			                                                     e->now_ps - q->t_xoff_ps,
+			                                                     pk_pfc_refresh_ps(e, p), true) :
+			                                             0);
+			pp->pause_rx = q->pause_rx +
+			               (q->xoff_rx ? pk_pfc_refreshes(e->now_ps - q->t_xoff_rx_ps,
+			                                              pk_pfc_refresh_ps(e, p), true) :
+			                             0);
+			npause += pp->pause_tx - q->pause_tx;
 			pp->drops = q->drops;
 			pp->drops_corrupt = q->drops_corrupt;
 			pp->ecn_marked = q->ecn_marks;
@@ -417,8 +426,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->paused_s = (double)(q->paused_ps +
 			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
 			               PK_PS_PER_S;
-			pc->pause_tx += q->pause_tx;
-			pc->pause_rx += q->pause_rx;
+			pc->pause_tx += pp->pause_tx;
+			pc->pause_rx += pp->pause_rx;
 			pc->paused_s += pp->paused_s;
 		}
 		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
@@ -454,7 +463,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->npackets = e->npackets;
 	c->ndrops = e->ndrops;
 	c->nretx = e->nretx;
-	c->npause = e->npause;
+	c->npause = e->npause + npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;
 	c->nwatchdog = e->nwdog;
