@@ -372,6 +372,16 @@ pkt_payload(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 	return seq + 1 == f->npkts ? f->last_payload : e->mtu;
 }
 
+/* Priority record @q's flow control let go (credits came, a pause ended): its XmitWait. */
+static inline void
+cls_unheld(struct pk_engine *e, struct pk_cls *q)
+{
+	if (q->held) {
+		q->xmit_wait_ps += e->now_ps - q->t_held_ps;
+		q->held = false;
+	}
+}
+
 static bool
 fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 {
@@ -422,6 +432,10 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 	*wire = payload + pk_port_at(e, l)->hdr;
 	if (fc_blocks(e, l, c, *wire)) {
 		*why |= PK_HELD;
+		if (!p->held) {
+			p->held = true;
+			p->t_held_ps = e->now_ps;
+		}
 		return 0;
 	}
 	return 1;
@@ -879,7 +893,10 @@ credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 static int
 credit_update(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
-	pk_cls_at(e, l, arg & 7u)->credits += (int64_t)(arg >> 3);
+	struct pk_cls *q = pk_cls_at(e, l, arg & 7u);
+
+	q->credits += (int64_t)(arg >> 3);
+	cls_unheld(e, q); /* (held again at once if still short: try_send) */
 	return try_send(e, l);
 }
 
@@ -1096,6 +1113,7 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, c);
 	} else if (!on && p->paused) {
 		p->paused = false;
+		cls_unheld(e, p);
 		pk_port_at(e, l)->npaused--;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
 	}
@@ -1115,6 +1133,7 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
 	p->paused = false;
+	cls_unheld(e, p);
 	pk_port_at(e, l)->npaused--;
 	p->paused_ps += e->now_ps - p->t_paused_ps;
 	pk_port_at(e, l)->wd_fires++;

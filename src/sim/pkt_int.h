@@ -128,6 +128,10 @@ struct pk_cls {
 	uint64_t pause_tx, pause_rx;
 	uint64_t t_xoff_ps, t_xoff_rx_ps;
 	bool xoff_rx;
+	/* XmitWait of this priority: time it had a packet to send that its flow control
+	 * (credits, a pause) held, as arbitration found it; held since t_held_ps. */
+	bool held;
+	uint64_t t_held_ps, xmit_wait_ps;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
 	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE

@@ -429,6 +429,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pc->pause_tx += pp->pause_tx;
 			pc->pause_rx += pp->pause_rx;
 			pc->paused_s += pp->paused_s;
+			pp->xmit_wait_s = (double)q->xmit_wait_ps / PK_PS_PER_S;
 		}
 		pc->xmit_wait_s = (double)p->xmit_wait_ps / PK_PS_PER_S;
 		pc->ecn_marked = p->ecn_marks;

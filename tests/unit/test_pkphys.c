@@ -280,6 +280,11 @@ test_pfc_quanta_frames(void **state)
 	assert_int_equal(c.port[l].prio[3].pause_rx, 25);
 	assert_int_equal(c.port[l].pause_rx, 25);
 	assert_true(fabs(c.port[l].prio[3].paused_s - 1e-3) < 1e-15);
+	/* XmitWait of priority 3: its data held from the end of the packet on the wire at t0
+	 * (at most one of 4,096 + 82 bytes, 83,560 ps) to the XON, the port's as well. */
+	assert_true(c.port[l].prio[3].xmit_wait_s <= 1e-3 + 1e-15);
+	assert_true(c.port[l].prio[3].xmit_wait_s >= 1e-3 - 83560e-12 - 1e-15);
+	assert_true(fabs(c.port[l].prio[3].xmit_wait_s - c.port[l].xmit_wait_s) < 1e-15);
 	ft_packet_engine.destroy(e);
 
 	/* Held from t0 and never released: the report counts the refreshes up to the run's
@@ -341,6 +346,11 @@ test_pfc_quanta_refresh_count(void **state)
 		paused[k] = test_calloc(nl, sizeof(uint64_t));
 		for (uint32_t l = 0; l < nl; l++) {
 			assert_int_equal(c.port[l].prio[3].pause_tx, c.port[l].prio[3].pause_rx);
+			/* one priority: its XmitWait is the port's */
+			assert_true(fabs(c.port[l].prio[3].xmit_wait_s - c.port[l].xmit_wait_s) <
+			            1e-15);
+			if (c.port[l].prio[3].pause_rx)
+				assert_true(c.port[l].prio[3].xmit_wait_s > 0);
 			frames[k][l] = c.port[l].prio[3].pause_rx;
 			if (ft__pk_port(e, l)->cls)
 				paused[k][l] = pk_port_cls(pk(e), ft__pk_port(e, l), 3)->paused_ps;
