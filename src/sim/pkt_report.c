@@ -403,18 +403,15 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		for (uint32_t k = 0; p->cls && k < e->ncls; k++) {
 			const struct pk_cls *q = &p->cls[k];
 			struct ft_sim_prio_counters *pp = &pc->prio[e->cls_prio[k]];
+			/* (an XOFF still held: its refreshes up to now, sent and received) */
+			uint64_t r_ps = pk_pfc_refresh_ps(e, p);
+			uint64_t held_tx = q->xoff_sent ? e->now_ps - q->t_xoff_ps : 0;
+			uint64_t held_rx = q->xoff_rx ? e->now_ps - q->t_xoff_rx_ps : 0;
 
 			pp->tx_bytes = q->tx_bytes;
 			pp->tx_pkts = q->tx_pkts;
-			/* (an XOFF still held: its refreshes up to now, sent and received) */
-			pp->pause_tx = q->pause_tx + (q->xoff_sent ? pk_pfc_refreshes(
-			                                                     e->now_ps - q->t_xoff_ps,
-			                                                     pk_pfc_refresh_ps(e, p), true) :
-			                                             0);
-			pp->pause_rx = q->pause_rx +
-			               (q->xoff_rx ? pk_pfc_refreshes(e->now_ps - q->t_xoff_rx_ps,
-			                                              pk_pfc_refresh_ps(e, p), true) :
-			                             0);
+			pp->pause_tx = q->pause_tx + pk_pfc_refreshes(held_tx, r_ps, true);
+			pp->pause_rx = q->pause_rx + pk_pfc_refreshes(held_rx, r_ps, true);
 			npause += pp->pause_tx - q->pause_tx;
 			pp->drops = q->drops;
 			pp->drops_corrupt = q->drops_corrupt;
