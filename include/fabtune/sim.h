@@ -131,6 +131,9 @@ struct ft_packet_cfg {
 	uint32_t ncct;                /* entries given (cct), 0 = build the table */
 	uint16_t cct[FT_PKT_CCT_MAX]; /* CCT_Shift << 14 | CCT_Multiplier, per index */
 	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* Pause time an XOFF asks for, in quanta of 512 bit times at the link's speed (IEEE
+	 * 802.1Qbb); a paused buffer refreshes it at half that; 0 = 0xFFFF. */
+	uint32_t pfc_quanta;
 	/* NCCL inside a connection (kb NA-CONCEPTS, ENV-IB_QPS, ENV-IB_SPLIT): ring phases cut
 	 * into NCCL's slices, pipelined hop by hop; a connection's QPs take its messages
 	 * round robin, or every message split over all of them (NCCL_IB_SPLIT_DATA_ON_QPS). */
@@ -280,8 +283,9 @@ struct ft_sim_port_counters {
 	uint64_t tx_bytes, tx_pkts; /* on the wire: headers and retransmissions included */
 	uint64_t drops;             /* dropped at its ingress (full buffer, bit errors) */
 	uint64_t drops_corrupt;     /* of which bit errors (the rest: no buffer) */
-	uint64_t pause_tx;          /* PFC XOFF frames its ingress buffer sent upstream */
-	uint64_t pause_rx;          /* PFC XOFF frames its sender received */
+	uint64_t pause_tx;          /* PFC frames its ingress buffer sent upstream: XOFF, its
+	                             * refreshes and XON (ethtool -S tx_prio<p>_pause) */
+	uint64_t pause_rx;          /* PFC frames its sender received (rx_prio<p>_pause) */
 	double paused_s;            /* time its sender was paused */
 	double xmit_wait_s;         /* time it had data but no credits / was paused */
 	uint64_t ecn_marked;        /* packets it marked CE */
@@ -309,8 +313,9 @@ struct ft_sim_port_counters {
 	uint64_t seq_naks, out_of_seq, dup_requests, rx_writes;
 	struct ft_sim_prio_counters {
 		uint64_t tx_bytes, tx_pkts; /* of this priority, on the wire */
-		uint64_t pause_tx, pause_rx; /* PFC XOFF frames for it, as above */
+		uint64_t pause_tx, pause_rx; /* PFC frames for it, as above */
 		double paused_s;             /* time it was paused at the sender */
+		double xmit_wait_s;          /* time it had data its flow control held */
 		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
 		uint64_t ecn_marked, ecn_rx; /* CE marks set, CE packets delivered, */
 		uint64_t cnp_sent, cnp_handled; /* CNPs sent and handled, as above */

@@ -379,6 +379,16 @@ pkt_payload(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 	return seq + 1 == f->npkts ? f->last_payload : e->mtu;
 }
 
+/* Priority record @q's flow control let go (credits came, a pause ended): its XmitWait. */
+static inline void
+cls_unheld(struct pk_engine *e, struct pk_cls *q)
+{
+	if (q->held) {
+		q->xmit_wait_ps += e->now_ps - q->t_held_ps;
+		q->held = false;
+	}
+}
+
 static bool
 fc_blocks(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t wire)
 {
@@ -429,6 +439,10 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 	*wire = payload + pk_port_at(e, l)->hdr;
 	if (fc_blocks(e, l, c, *wire)) {
 		*why |= PK_HELD;
+		if (!p->held) {
+			p->held = true;
+			p->t_held_ps = e->now_ps;
+		}
 		return 0;
 	}
 	return 1;
@@ -886,7 +900,10 @@ credit_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 static int
 credit_update(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
-	pk_cls_at(e, l, arg & 7u)->credits += (int64_t)(arg >> 3);
+	struct pk_cls *q = pk_cls_at(e, l, arg & 7u);
+
+	q->credits += (int64_t)(arg >> 3);
+	cls_unheld(e, q); /* (held again at once if still short: try_send) */
 	return try_send(e, l);
 }
 
@@ -1012,6 +1029,7 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 	if (fc == FT_PKT_FC_PFC && !q->xoff_sent && q->in_bytes >= pfc_xoff(e, l)) {
 		q->xoff_at = q->in_bytes;
 		q->xoff_sent = true;
+		q->t_xoff_ps = e->now_ps;
 		q->pause_tx++;
 		e->npause++;
 		if ((rc = ev_push(e, e->now_ps + p->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
@@ -1050,7 +1068,14 @@ ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 			break;
 		case FT_PKT_FC_PFC:
 			if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
+				/* The XOFF's refreshes meanwhile, and the XON. */
+				uint64_t n = pk_pfc_refreshes(e->now_ps - rq->t_xoff_ps,
+				                              pk_pfc_refresh_ps(e, rp), false) +
+				             1;
+
 				rq->xoff_sent = false;
+				rq->pause_tx += n;
+				e->npause += n;
 				rc = ev_push(e, e->now_ps + rp->lat_ps, PK_EV_PAUSE, r, c << 1);
 				if (rc < 0)
 					return rc;
@@ -1064,25 +1089,38 @@ ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 	return try_send(e, l);
 }
 
-/* A PFC frame for priority @c of port @l's sender: XOFF (@on) or XON. */
+/*
+ * A PFC frame for priority @c of port @l's sender: XOFF (@on) or XON. The XOFF's refreshes
+ * are not events: they come a link latency after the buffer sent them, every
+ * pk_pfc_refresh_ps(), so the sender counts them when the XON comes (the same number the
+ * buffer counted), and they keep it paused until then.
+ */
 static int
 ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 {
 	struct pk_cls *p = pk_cls_at(e, l, c);
 
-	if (on && e->now_ps < p->wd_until_ps) {
-		p->pause_rx++; /* the watchdog has this port ignore pauses for a while */
-		return 0;
+	if (on) {
+		p->pause_rx++;
+		p->xoff_rx = true;
+		p->t_xoff_rx_ps = e->now_ps;
+	} else if (p->xoff_rx) {
+		p->pause_rx += pk_pfc_refreshes(e->now_ps - p->t_xoff_rx_ps,
+		                                pk_pfc_refresh_ps(e, pk_port_at(e, l)), false) +
+		               1;
+		p->xoff_rx = false;
 	}
+	if (on && e->now_ps < p->wd_until_ps)
+		return 0; /* the watchdog has this port ignore pauses for a while */
 	if (on && !p->paused) {
 		p->paused = true;
 		pk_port_at(e, l)->npaused++;
-		p->pause_rx++;
 		p->t_paused_ps = e->now_ps;
 		if (e->wd_ps)
 			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, c);
 	} else if (!on && p->paused) {
 		p->paused = false;
+		cls_unheld(e, p);
 		pk_port_at(e, l)->npaused--;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
 	}
@@ -1102,6 +1140,7 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
 	p->paused = false;
+	cls_unheld(e, p);
 	pk_port_at(e, l)->npaused--;
 	p->paused_ps += e->now_ps - p->t_paused_ps;
 	pk_port_at(e, l)->wd_fires++;

@@ -121,7 +121,17 @@ struct pk_cls {
 	 * update in flight lands), pause accounting. */
 	uint64_t fc_freed, fc_snap, fc_until;
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
+	/* PFC frames of this priority: sent by the buffer at dst (XOFF, its refreshes and
+	 * XON), received by the sender, as ethtool -S tx/rx_prio<p>_pause count them; the
+	 * buffer's XOFF went out at t_xoff_ps, the sender's last XOFF came in at
+	 * t_xoff_rx_ps (xoff_rx: no XON since). */
 	uint64_t pause_tx, pause_rx;
+	uint64_t t_xoff_ps, t_xoff_rx_ps;
+	bool xoff_rx;
+	/* XmitWait of this priority: time it had a packet to send that its flow control
+	 * (credits, a pause) held, as arbitration found it; held since t_held_ps. */
+	bool held;
+	uint64_t t_held_ps, xmit_wait_ps;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
 	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
@@ -366,6 +376,7 @@ struct pk_engine {
 	uint32_t ncct;     /* entries: CCTI_Limit + 1 */
 	struct pk_vlarb *vlarb; /* per port: VL arbitration state (FT_PKT_ARB_VLARB) */
 	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
+	uint32_t pfc_quanta; /* pause time of an XOFF, quanta of 512 bit times */
 	uint64_t nwdog;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
@@ -509,6 +520,32 @@ static inline uint64_t
 s_to_ps(double s)
 {
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
+}
+
+/*
+ * PFC pause refresh (IEEE 802.1Qbb; kb ROCE-PFC): an XOFF asks the sender to pause for
+ * pfc_quanta quanta of 512 bit times (64 bytes) at the link's speed, and a buffer still
+ * above XON sends the XOFF again every half of that, so a sender it holds never sees its
+ * pause run out before the XON: the period of those refreshes on port @p's link.
+ * (0xFFFF quanta by default, the largest the 16-bit field holds, as MACs reset to: at
+ * 100 Gb/s a quantum is 5.12 ns, a pause 335.5 us and the refresh 167.8 us.)
+ */
+static inline uint64_t
+pk_pfc_refresh_ps(const struct pk_engine *e, const struct pk_port *p)
+{
+	double r = (double)e->pfc_quanta * 32.0 * p->ps_per_byte;
+
+	return r >= 1 ? (uint64_t)(r + 0.5) : 1;
+}
+
+/* Refresh frames a buffer sent in the @d_ps it held XOFF (each at a whole period after
+ * it; @upto: one falling on the end counted, as a report's instant, not as an XON's). */
+static inline uint64_t
+pk_pfc_refreshes(uint64_t d_ps, uint64_t period_ps, bool upto)
+{
+	if (!upto)
+		return d_ps ? (d_ps - 1) / period_ps : 0;
+	return d_ps / period_ps;
 }
 
 /* Flow @f's record: its own, or, on a split rank that has no vertex on its path

@@ -1285,6 +1285,7 @@ pp_take_rx_cls(struct pk_cls *to, const struct pk_cls *from)
 	to->in_bytes = from->in_bytes;
 	to->xoff_at = from->xoff_at;
 	to->xoff_sent = from->xoff_sent;
+	to->t_xoff_ps = from->t_xoff_ps;
 	to->pause_tx = from->pause_tx;
 	to->fc_freed = from->fc_freed;
 	to->fc_snap = from->fc_snap;

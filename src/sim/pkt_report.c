@@ -328,6 +328,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	size_t i, n = e->ops.len;
 	uint64_t end_ops_ps = 0; /* the end of the ops, if every one has ended (ended) */
 	uint64_t fail_ps = e->qp_err_flow != PK_NONE ? e->qp_err_ps : e->stall_ps;
+	uint64_t npause = 0; /* the refreshes of XOFFs still held */
 	bool ended = true;
 	uint32_t l;
 	int rc;
@@ -404,11 +405,16 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		for (uint32_t k = 0; p->cls && k < e->ncls; k++) {
 			const struct pk_cls *q = &p->cls[k];
 			struct ft_sim_prio_counters *pp = &pc->prio[e->cls_prio[k]];
+			/* (an XOFF still held: its refreshes up to now, sent and received) */
+			uint64_t r_ps = pk_pfc_refresh_ps(e, p);
+			uint64_t held_tx = q->xoff_sent ? e->now_ps - q->t_xoff_ps : 0;
+			uint64_t held_rx = q->xoff_rx ? e->now_ps - q->t_xoff_rx_ps : 0;
 
 			pp->tx_bytes = q->tx_bytes;
 			pp->tx_pkts = q->tx_pkts;
-			pp->pause_tx = q->pause_tx;
-			pp->pause_rx = q->pause_rx;
+			pp->pause_tx = q->pause_tx + pk_pfc_refreshes(held_tx, r_ps, true);
+			pp->pause_rx = q->pause_rx + pk_pfc_refreshes(held_rx, r_ps, true);
+			npause += pp->pause_tx - q->pause_tx;
 			pp->drops = q->drops;
 			pp->drops_corrupt = q->drops_corrupt;
 			pp->ecn_marked = q->ecn_marks;
@@ -419,9 +425,12 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->paused_s = (double)(q->paused_ps +
 			                        (q->paused ? e->now_ps - q->t_paused_ps : 0)) /
 			               PK_PS_PER_S;
-			pc->pause_tx += q->pause_tx;
-			pc->pause_rx += q->pause_rx;
+			pc->pause_tx += pp->pause_tx;
+			pc->pause_rx += pp->pause_rx;
 			pc->paused_s += pp->paused_s;
+			pp->xmit_wait_s = (double)(q->xmit_wait_ps +
+			                           (q->held ? e->now_ps - q->t_held_ps : 0)) /
+			                  PK_PS_PER_S;
 		}
 		/* (a port still held when the run stopped, a deadlock's, waits to its end) */
 		pc->xmit_wait_s =
@@ -459,7 +468,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->npackets = e->npackets;
 	c->ndrops = e->ndrops;
 	c->nretx = e->nretx;
-	c->npause = e->npause;
+	c->npause = e->npause + npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;
 	c->nwatchdog = e->nwdog;

@@ -213,6 +213,15 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->dcq_dec_ps = s_to_ps(4e-6);
 	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
 	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
+	if (e->pc.pfc_quanta > 0xFFFFu) {
+		int rc = ft_error_set(err, FT_ERANGE,
+		                      "packet.pfc_quanta: expected 1 to 65535, got %u",
+		                      e->pc.pfc_quanta);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	e->pfc_quanta = e->pc.pfc_quanta ? e->pc.pfc_quanta : 0xFFFFu;
 	/* Losses the configuration allows: then every sender times out its tail. */
 	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
 	              (e->pc.fc == FT_PKT_FC_PFC &&

@@ -234,6 +234,152 @@ test_buffer_sets_pfc_threshold(void **state)
 }
 
 /*
+ * PFC pause quanta (IEEE 802.1Qbb, kb ROCE-PFC): an XOFF asks for 0xFFFF quanta of 512 bit
+ * times and is refreshed every half of that while the buffer holds XOFF. At 400 Gb/s
+ * (20 ps a byte) a quantum is 1.28 ns and the refresh period 65535 x 32 x 20 ps =
+ * 41,942,400 ps; a sender held 1 ms gets the XOFF, floor((1e9 - 1) / 41942400) = 23
+ * refreshes and the XON: 25 frames (ethtool -S rx_prio3_pause), and is paused exactly
+ * the 1 ms between the XOFF and the XON (rx_prio3_pause_duration 1000 us).
+ */
+static void
+test_pfc_quanta_frames(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t ends[2], l;
+	struct op_desc op = { ends, 1, 8 * MIB, 3 };
+	struct ft_engine *e;
+	const struct pk_cls *q;
+	const uint64_t t0 = 1000000, held = 1000000000; /* 1 us, 1 ms */
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	l = host_link(n.t, ends[0], false);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	cfg.packet = &pc;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	assert_int_equal(pk(e)->pfc_quanta, 0xFFFF);
+	/* The NIC's sender is paused from t0 for 1 ms (frames from the switch, by hand). */
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	assert_int_equal(ev_push(pk(e), t0 + held, PK_EV_PAUSE, l, 3u << 1), 0);
+	run_to(e, 0);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 41942400);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	assert_int_equal(q->pause_rx, 25);
+	assert_int_equal(q->paused_ps, held);
+	assert_false(q->xoff_rx);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.port[l].prio[3].pause_rx, 25);
+	assert_int_equal(c.port[l].pause_rx, 25);
+	assert_true(fabs(c.port[l].prio[3].paused_s - 1e-3) < 1e-15);
+	/* XmitWait of priority 3: its data held from the end of the packet on the wire at t0
+	 * (at most one of 4,096 + 82 bytes, 83,560 ps) to the XON, the port's as well. */
+	assert_true(c.port[l].prio[3].xmit_wait_s <= 1e-3 + 1e-15);
+	assert_true(c.port[l].prio[3].xmit_wait_s >= 1e-3 - 83560e-12 - 1e-15);
+	assert_true(fabs(c.port[l].prio[3].xmit_wait_s - c.port[l].xmit_wait_s) < 1e-15);
+	ft_packet_engine.destroy(e);
+
+	/* Held from t0 and never released: the report counts the refreshes up to the run's
+	 * end, 1 + floor((end - t0) / period). */
+	pc.pfc_quanta = 10; /* 6,400 ps at 400 Gb/s */
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	run_to(e, 50e-6);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 6400);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.port[l].prio[3].pause_rx, 1 + (pk(e)->now_ps - t0) / 6400);
+	assert_true(c.port[l].prio[3].pause_rx > 50);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * The same run with 1-quantum pauses (a refresh every 640 ps at 400 Gb/s) and with
+ * 0xFFFF: the pauses happen at the same instants (the buffer refreshes before the
+ * sender's pause runs out), so the run and each sender's paused time are the same; each
+ * of E pauses held d_i adds floor((d_i - 1) / R) refreshes, so a port's frames are
+ * 2E + sum_i floor((d_i - 1) / R), within E of 2E + paused / R, where the 0xFFFF run's
+ * pauses (each shorter than its 42 us period) count 2E. Sent and received agree.
+ */
+static void
+test_pfc_quanta_refresh_count(void **state)
+{
+	struct net n;
+	uint64_t *frames[2], *paused[2];
+	uint64_t end_ps[2], npause[2];
+	uint32_t nl = 0;
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	for (int k = 0; k < 2; k++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		uint32_t ends[2] = { ft_topo_nic(n.t, 1, 0), ft_topo_nic(n.t, 0, 0) };
+		struct op_desc op = { ends, 1, 64 * MIB, 3 };
+		struct ft_sim_counters c;
+		struct ft_error err = { 0 };
+		struct ft_engine *e;
+		uint64_t sum = 0;
+
+		assert_int_equal(
+		        ft_topo_set_link_scale(n.t, host_link(n.t, ends[1], true), 0.5), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = FT_ROUTING_ECMP;
+		pc.fc = FT_PKT_FC_PFC;
+		pc.cc = FT_PKT_CC_NONE;
+		pc.pfc_quanta = k ? 1 : 0;
+		cfg.packet = &pc;
+		e = submit_ops(&n, &cfg, &op, 1, 0);
+		run_to(e, 0);
+		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		nl = pk(e)->nlinks;
+		frames[k] = test_calloc(nl, sizeof(uint64_t));
+		paused[k] = test_calloc(nl, sizeof(uint64_t));
+		for (uint32_t l = 0; l < nl; l++) {
+			assert_int_equal(c.port[l].prio[3].pause_tx, c.port[l].prio[3].pause_rx);
+			/* one priority: its XmitWait is the port's */
+			assert_true(fabs(c.port[l].prio[3].xmit_wait_s - c.port[l].xmit_wait_s) <
+			            1e-15);
+			if (c.port[l].prio[3].pause_rx)
+				assert_true(c.port[l].prio[3].xmit_wait_s > 0);
+			frames[k][l] = c.port[l].prio[3].pause_rx;
+			if (ft__pk_port(e, l)->cls)
+				paused[k][l] = pk_port_cls(pk(e), ft__pk_port(e, l), 3)->paused_ps;
+			sum += c.port[l].pause_tx;
+		}
+		assert_int_equal(sum, c.npause);
+		end_ps[k] = pk(e)->now_ps;
+		npause[k] = c.npause;
+		ft_packet_engine.destroy(e);
+	}
+	assert_int_equal(end_ps[0], end_ps[1]);
+	assert_true(npause[0] > 0);
+	assert_true(npause[1] > 100 * npause[0]);
+	for (uint32_t l = 0; l < nl; l++) {
+		uint64_t e2 = frames[0][l], r = 640; /* 1 quantum x 32 B x 20 ps */
+
+		assert_int_equal(paused[0][l], paused[1][l]);
+		assert_int_equal(e2 % 2, 0);
+		assert_true(frames[1][l] <= e2 + paused[1][l] / r);
+		assert_true(frames[1][l] + e2 / 2 + 1 >= e2 + paused[1][l] / r);
+	}
+	for (int k = 0; k < 2; k++) {
+		test_free(frames[k]);
+		test_free(paused[k]);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
  * Lossy RoCE: a queue at a switch takes a packet while it holds no more than alpha x the
  * shared buffer still free (the dynamic threshold). One sender into a receiver whose port
  * runs at half rate fills one ingress queue alone: a packet of wire bytes joins q while
@@ -782,6 +928,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_preset_buffers),
 		cmocka_unit_test(test_buffer_sets_pfc_threshold),
+		cmocka_unit_test(test_pfc_quanta_frames),
+		cmocka_unit_test(test_pfc_quanta_refresh_count),
 		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/pfc-quanta-100.yaml
