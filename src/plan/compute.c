@@ -977,8 +977,8 @@ engine_times(struct ft_plan_engine *pe, struct ft_plan *p, struct ft_plan_comm *
 		if (ft_algo_from_name(c->algo, &algo) < 0)
 			algo = ft_coll_default_algo(c->op);
 		rc = ft__plan_engine_time(pe, &p->cfg, c->group, &p->place[c->group], c->op, algo,
-		                          ft_collnet_variant_from_name(c->algo) == FT_COLLNET_CHAIN,
-		                          c->bytes, &alone[i], err);
+		                          ft_collnet_variant_from_name(c->algo), c->bytes, &alone[i],
+		                          err);
 		if (rc < 0)
 			return rc;
 	}

@@ -8,11 +8,15 @@
  * op's time is the makespan of the run. A second run puts the first
  * operation of every group on the engine at the same time (TP, CP, EP and
  * PP traffic meeting the gradient buckets), and each operation's time is
- * the slowest of its instances there.
+ * the slowest of its instances there. Every operation is made ready as
+ * `fabtune sim` makes it (sim/prep.h: NCCL's link rates, the tuner's
+ * protocol, channels, efficiency and caps), so one instance alone takes
+ * the sim's time for it.
  *
  * Ranks follow the plan's order: rank = Σ coordinate × stride (ft__plan_strides()).
  */
 #include "plan_int.h"
+#include "sim/prep.h"
 
 #include <fabtune/sim.h>
 #include <fabtune/topo.h>
@@ -90,36 +94,27 @@ members(const struct layout *L, enum ft_plan_group g, uint32_t r, uint32_t *out,
 	}
 }
 
-/* Compile @op of @bytes for a group of @n ranks, @ppn per node, with @algo (CollNet as
- * CollNetChain where @chain) or the op's default. */
-static int
-schedule(enum ft_op op, enum ft_algo algo, bool chain, uint32_t n, uint32_t ppn, uint64_t bytes,
-         struct ft_schedule *out, struct ft_error *err)
-{
-	struct ft_coll_args args = { .op = op, .algo = algo, .proto = FT_PROTO_SIMPLE,
-		                     .nranks = n, .ranks_per_node = ppn, .bytes = bytes,
-		                     .collnet_chain = chain };
-	int rc;
-
-	ft_schedule_init(out);
-	rc = ft_coll_schedule(&args, out, NULL);
-	if (rc < 0) { /* an algorithm the simulator does not lay out: NCCL's default for the op */
-		ft_schedule_release(out);
-		ft_schedule_init(out);
-		args.algo = ft_coll_default_algo(op);
-		rc = ft_coll_schedule(&args, out, err);
-	}
-	return rc;
-}
-
-/* Submit @sched once per instance of group @g to @e; *@first and *@last get the op ids. */
+/*
+ * Submit @op of @bytes once per instance of group @g (@n ranks, @ppn per node) to @e,
+ * prepared as `fabtune sim` prepares it (ft__sim_prepare_op(): the tuner's protocol for
+ * @algo, NCCL's channels, efficiency and caps) on the first instance's GPUs into @sched
+ * (initialised by the caller, released by it after the run); @algo COLLNET as @collnet's
+ * variant. An algorithm the simulator does not lay out gives way to the tuner's choice.
+ * *@first and *@last get the op ids.
+ */
 static int
 submit_group(struct ft_plan_engine *pe, struct ft_engine *e, const struct layout *L,
-             enum ft_plan_group g, uint32_t n, const struct ft_schedule *sched, int64_t *first,
-             int64_t *last, struct ft_error *err)
+             enum ft_plan_group g, uint32_t n, uint32_t ppn, enum ft_op op, enum ft_algo algo,
+             enum ft_collnet_variant collnet, uint64_t bytes, struct ft_schedule *sched,
+             int64_t *first, int64_t *last, struct ft_error *err)
 {
 	uint32_t gpn = pe->spec->node.ngpus, ngpus = L->tp * L->cp * L->pp * L->dp, r, i;
 	uint32_t *ranks = ft_calloc(n, sizeof(*ranks));
+	struct sc_op o = { .op = op, .algo = algo, .proto = SC_PROTO_AUTO, .bytes = bytes,
+		           .repeat = 1, .collnet = algo == FT_ALGO_COLLNET ? collnet :
+		                                                            FT_COLLNET_AUTO };
+	bool ready = false;
+	double cap = 0;
 	int rc = 0;
 
 	*first = *last = -1;
@@ -141,7 +136,21 @@ submit_group(struct ft_plan_engine *pe, struct ft_engine *e, const struct layout
 		}
 		for (i = 0; i < n; i++)
 			rg[i] = ft_topo_gpu(pe->topo, ranks[i] / gpn, ranks[i] % gpn);
+		if (!ready) {
+			rc = ft__sim_prepare_op(pe->topo, pe->ops, &o, rg, n, ppn, sched, &cap, err);
+			if (rc < 0 && rc != FT_ENOMEM && o.algo != SC_ALGO_AUTO) {
+				ft_schedule_release(sched);
+				o.algo = SC_ALGO_AUTO;
+				o.collnet = FT_COLLNET_AUTO;
+				rc = ft__sim_prepare_op(pe->topo, pe->ops, &o, rg, n, ppn, sched,
+				                        &cap, err);
+			}
+			if (rc < 0)
+				break;
+			ready = true;
+		}
 		sop.rank_gpu = rg;
+		sop.conn_cap_Bps = cap;
 		id = pe->ops->submit(e, &sop, err);
 		if (id < 0) {
 			rc = (int)id;
@@ -168,18 +177,20 @@ prepare(struct ft_plan_engine *pe, const struct ft_plan_config *cfg, struct layo
 		return rc;
 	if (!pe->topo) {
 		rc = ft_topo_build(pe->spec, &pe->topo, err);
+		if (rc == 0)
+			rc = ft__sim_prepare_topo(pe->topo, pe->ops, err);
 		if (rc < 0)
 			return rc;
 	}
-	ft_sim_cfg_init(&sc);
+	ft__sim_prepare_cfg(pe->spec, &sc);
 	return pe->ops->create(pe->topo, &sc, e, err);
 }
 
 int
 ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
                      enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
-                     enum ft_algo algo, bool chain, uint64_t bytes, double *out_s,
-                     struct ft_error *err)
+                     enum ft_algo algo, enum ft_collnet_variant collnet, uint64_t bytes,
+                     double *out_s, struct ft_error *err)
 {
 	uint32_t n = g == FT_GROUP_PP ? 2 : pl->n;
 	struct ft_schedule sched;
@@ -193,9 +204,8 @@ ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg
 	ft_schedule_init(&sched);
 	rc = prepare(pe, cfg, &L, &e, err);
 	if (rc == 0)
-		rc = schedule(op, algo, chain, n, g == FT_GROUP_PP ? 1 : pl->ppn, bytes, &sched, err);
-	if (rc == 0)
-		rc = submit_group(pe, e, &L, g, n, &sched, &first, &last, err);
+		rc = submit_group(pe, e, &L, g, n, g == FT_GROUP_PP ? 1 : pl->ppn, op, algo, collnet,
+		                  bytes, &sched, &first, &last, err);
 	if (rc == 0)
 		rc = pe->ops->run(e, 0, err);
 	if (rc == 0)
@@ -240,14 +250,10 @@ ft__plan_engine_together(struct ft_plan_engine *pe, const struct ft_plan_config 
 		seen[c->group] = true;
 		if (ft_algo_from_name(c->algo, &algo) < 0)
 			algo = ft_coll_default_algo(c->op);
-		rc = schedule(c->op, algo, ft_collnet_variant_from_name(c->algo) == FT_COLLNET_CHAIN,
-		              n, c->group == FT_GROUP_PP ? 1 : pl->ppn, c->bytes,
-		              &sched[nsched], err);
-		if (rc < 0)
-			break;
-		nsched++;
-		rc = submit_group(pe, e, &L, c->group, n, &sched[nsched - 1], &first[i], &last[i],
-		                  err);
+		ft_schedule_init(&sched[nsched++]);
+		rc = submit_group(pe, e, &L, c->group, n, c->group == FT_GROUP_PP ? 1 : pl->ppn,
+		                  c->op, algo, ft_collnet_variant_from_name(c->algo), c->bytes,
+		                  &sched[nsched - 1], &first[i], &last[i], err);
 	}
 	if (rc == 0)
 		rc = pe->ops->run(e, 0, err);

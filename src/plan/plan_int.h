@@ -43,14 +43,15 @@ struct ft_plan_engine {
 
 /*
  * Time of @op of @bytes on group @g when every instance of the group runs it
- * at once on @pe's engine (the makespan), with @algo (CollNet as CollNetChain where
- * @chain: the algo column's collnet_chain) or, when the simulator cannot lay it out, the
- * op's default algorithm.
+ * at once on @pe's engine (the makespan), each prepared as `fabtune sim` prepares
+ * it (ft__sim_prepare_op()) with @algo (CollNet as @collnet's variant: the algo
+ * column's collnet_direct or collnet_chain) and the tuner's protocol or, when the
+ * simulator cannot lay it out, the tuner's algorithm.
  */
 int ft__plan_engine_time(struct ft_plan_engine *pe, const struct ft_plan_config *cfg,
                          enum ft_plan_group g, const struct ft_plan_place *pl, enum ft_op op,
-                         enum ft_algo algo, bool chain, uint64_t bytes, double *out_s,
-                         struct ft_error *err);
+                         enum ft_algo algo, enum ft_collnet_variant collnet, uint64_t bytes,
+                         double *out_s, struct ft_error *err);
 /*
  * Run the first operation of every group of @p at once, every instance of
  * each, on @pe's engine; together[i] gets the slowest instance's time of

@@ -9,6 +9,7 @@
  * times, per-link counters, the hottest links and per-tier utilization).
  */
 #include "run_int.h"
+#include "prep.h"
 
 #include <sys/resource.h>
 
@@ -24,8 +25,9 @@
 /* Where job @ji's field is for an error: "file:line:col: jobs[i].<field>", or the option
  * @opt for a scenario built from the command line (ft__scenario_job_where); the text lives
  * in a buffer of the enclosing block. */
-#define WHERE(ji, opt, ...) \
-	ft__scenario_job_where(sc, ji, opt, (char[320]){ 0 }, 320, __VA_ARGS__)
+#define WHERE(ji, opt, ...)                                                            \
+	(sc ? ft__scenario_job_where(sc, ji, opt, (char[320]){ 0 }, 320, __VA_ARGS__) : \
+	      (opt))
 
 
 /* Whether the nodes from @first on differ in GPU count. */
@@ -326,11 +328,10 @@ tighter_cap(double a, double b)
  * algorithms are refused.
  */
 static int
-build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
+build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
                    const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
                    struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
 {
-	const struct sc_op *o = ft_vec_at(&j->ops, k);
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
@@ -401,18 +402,18 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t 
 }
 
 /*
- * The schedule op @o of job @jr runs at @bytes, as NCCL would run it: the
+ * The schedule op @o (ops[@k] of job @ji of @sc, for errors; @sc NULL: errors
+ * name the options) of job @jr runs at @bytes, as NCCL would run it: the
  * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
  * with each channel's cap (@cap, 0 = none), NVLS efficiency. @sched is
  * initialised here; the caller releases it.
  */
 static int
-build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, size_t k,
+build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
                const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
                struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	const struct sc_op *o = ft_vec_at(&j->ops, k);
 	uint32_t nch, node0, sgpn;
 	struct ft_coll_args args;
 	int rc;
@@ -449,7 +450,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 			                    ft_collnet_variant_name(o->collnet), why);
 	}
 	if (jr->node_first)
-		return build_uneven_sched(sc, j, ji, k, t, jr, bytes, sched, ap, cap, err);
+		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
@@ -491,6 +492,38 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, 
 	return 0;
 }
 
+int
+ft__sim_prepare_topo(struct ft_topo *t, const struct ft_engine_ops *eng, struct ft_error *err)
+{
+	int rc = ft__sim_nccl_rates(t, eng->wire_headers);
+
+	return rc < 0 ? ft_error_set(err, rc, "link rates: %s", ft_strerror(rc)) : 0;
+}
+
+void
+ft__sim_prepare_cfg(const struct ft_cluster_spec *spec, struct ft_sim_cfg *cfg)
+{
+	ft_sim_cfg_init(cfg);
+	cfg->routing = spec->fabric.routing;
+}
+
+int
+ft__sim_prepare_op(const struct ft_topo *t, const struct ft_engine_ops *eng,
+                   const struct sc_op *o, const uint32_t *rank_gpu, uint32_t nranks,
+                   uint32_t gpn, struct ft_schedule *sched, double *cap, struct ft_error *err)
+{
+	struct job_run jr = { .rank_gpu = (uint32_t *)rank_gpu, .nranks = nranks,
+		              .gpn = FT_MAX(gpn, 1u), .chunked = eng == &ft_packet_engine };
+	uint32_t ap[3];
+
+	/* as place_job() leaves a packed job's ranks per node */
+	if (nranks > 0 && nranks < jr.gpn)
+		jr.gpn = nranks;
+	if (nranks % jr.gpn)
+		jr.gpn = 1;
+	return build_op_sched(NULL, o, 0, 0, t, &jr, o->bytes, sched, ap, cap, err);
+}
+
 static int
 submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, const struct ft_topo *t,
            struct ft_engine *e, const double *gpu_slow, struct job_run *jr,
@@ -523,8 +556,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			uint32_t rep, ap[3];
 			double cap = 0;
 
-			rc = build_op_sched(sc, j, ji, k, t, jr, ft__sim_op_bytes(o, ov), &sched, ap, &cap,
-			                    err);
+			rc = build_op_sched(sc, o, ji, k, t, jr, ft__sim_op_bytes(o, ov), &sched, ap,
+			                    &cap, err);
 			if (rc < 0) {
 				ft_schedule_release(&sched);
 				return rc;
@@ -600,7 +633,7 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		double dur, cap = 0;
 
 		ft_strlcpy(first.op, ft_op_name(o->op), sizeof(first.op));
-		rc = build_op_sched(sc, j, 0, k, t, jr, first.bytes, &sched, ap, &cap, err);
+		rc = build_op_sched(sc, o, 0, k, t, jr, first.bytes, &sched, ap, &cap, err);
 		if (rc == 0)
 			rc = eng->create(t, cfg, &e, err);
 		if (rc == 0) {
@@ -1089,11 +1122,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_algo, 3 * sizeof(uint32_t));
-	rc = ft__sim_nccl_rates(topo, eng->wire_headers);
-	if (rc < 0) {
-		rc = ft_error_set(err, rc, "link rates: %s", ft_strerror(rc));
+	rc = ft__sim_prepare_topo(topo, eng, err);
+	if (rc < 0)
 		goto out;
-	}
 	if (!(ov && ov->no_faults))
 		rc = ft__sim_apply_faults(sc, topo, gpu_slow, err);
 	if (rc == 0 && (rc = ft__sim_apply_fabric_scale(topo, fscale)) < 0)

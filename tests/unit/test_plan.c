@@ -20,6 +20,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "plan/plan_int.h"
+
 #define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 
 static struct ft_plan_model
@@ -704,7 +706,7 @@ test_replica_gradients(void **state)
 	assert_int_equal(cm->bytes, (uint64_t)expert_grad);
 	/* EP inside a node (DP fastest after TP): the pair is on NVLink. */
 	c.order[0] = '\0';
-	strcpy(c.order, "tp-cp-dp-pp");
+	ft_strlcpy(c.order, "tp-cp-dp-pp", sizeof(c.order));
 	assert_int_equal(ft_plan_compute(&s, &m, &c, p, &err), 0);
 	assert_int_equal(p->place[FT_GROUP_EP].nnodes, 2);
 	c.ep = 4;
@@ -1003,35 +1005,32 @@ test_packet_engine(void **state)
 		assert_int_equal(pk->comms[i].group, flow->comms[i].group);
 		assert_int_equal(pk->comms[i].op, flow->comms[i].op);
 		r = pk->comms[i].op_s / flow->comms[i].op_s;
-		/* The packet engine runs ring all-reduces, all-gathers and reduce-scatters as
-		 * NCCL's chunks: the path latencies of their steps overlap instead of adding
-		 * up (sim/pkt_nccl.c), a few percent of these small ops (the tensor-parallel
-		 * all-gather takes 0.948 of the flow engine's time). */
+		/* Both engines take each op as `fabtune sim` prepares it, with the protocol
+		 * NCCL's tuner picks: LL128 for these ring ops in one node. The packet engine
+		 * runs LL128's chunks step by step where the flow engine rates the op as a
+		 * whole at LL128's efficiency: 1.20 x the flow engine's time here, 1.145 for
+		 * `fabtune sim dgx-h100:2 --op all_gather -b 8M -e 8M --ranks 8` (56.85 us
+		 * against 49.65 us; the sim's own tests own those figures).
+		 * The stage send is one flow: the same time on both. */
 		bool ring = pk->comms[i].op == FT_OP_ALL_REDUCE ||
 		            pk->comms[i].op == FT_OP_ALL_GATHER ||
 		            pk->comms[i].op == FT_OP_REDUCE_SCATTER;
 
-		assert_true(r > (ring ? 0.92 : 0.99) && r < hdr_ratio + 0.01);
+		if (ring)
+			assert_true(r >= 1 && r < 1.25);
+		else
+			assert_true(NEAR(r, 1, 1e-3));
 	}
-	/* NIC-bound: the flow engine's time plus the headers' share of the bytes at the NIC's
-	 * rate (the latencies are the same on both engines), to a tenth of that share. */
+	/* NIC-bound: the same time on both engines, the headers charged once by each (the
+	 * flow engine runs the NIC at its rate less the headers' share at the MTU,
+	 * ft__sim_nccl_rates; the packet engine sends them), to a tenth of that share. */
 	f = find_comm(flow, FT_GROUP_PP, FT_OP_SENDRECV);
 	k = find_comm(pk, FT_GROUP_PP, FT_OP_SENDRECV);
 	assert_non_null(f);
 	assert_non_null(k);
 	extra = (hdr_ratio - 1) * (double)f->bytes / s.node.nic_Bps;
 	assert_true(extra > 0);
-	assert_true(fabs(k->op_s - (f->op_s + extra)) <= 0.1 * extra);
-	/* NVLink-bound: the payload alone, the same time: the packet engine's pipeline of
-	 * NCCL's chunks overlaps the path latencies of the ring's 7 steps, and the flow
-	 * engine charges a ring inside one node NCCL's NVLink per-hop latency per step and
-	 * no path on top (sim/nccl.c ft__sim_far_steps; it charged 6 x the NVLink path,
-	 * 3.6 us more). */
-	f = find_comm(flow, FT_GROUP_TP, FT_OP_ALL_GATHER);
-	k = find_comm(pk, FT_GROUP_TP, FT_OP_ALL_GATHER);
-	assert_non_null(f);
-	assert_non_null(k);
-	assert_true(NEAR(k->op_s, f->op_s, 1e-3));
+	assert_true(fabs(k->op_s - f->op_s) <= 0.1 * extra);
 	/* The engines the planner knows, named when another is asked for. */
 	ft_strlcpy(c.engine, "ideal", sizeof(c.engine));
 	memset(&err, 0, sizeof(err));
@@ -1434,6 +1433,114 @@ test_plan_presets_write(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/*
+ * The planner's engine time of @p's communication named @op on group @g (one
+ * instance of the group on @s) against `fabtune sim`'s time of the same
+ * operation (its size, the plan's algorithm, every GPU of @s, packed) on
+ * engine @engine: the two prepare it the same way (ft__sim_prepare_op()),
+ * so they agree to rounding. @want_algo: the algo column the case is about.
+ */
+static void
+assert_plan_times_as_sim(const char *cluster, const struct ft_plan *p, enum ft_plan_group g,
+                         enum ft_op op, const char *want_algo, const char *engine)
+{
+	struct ft_cluster_spec s = spec(cluster);
+	struct ft_plan_engine pe = { .spec = &s, .ops = ft_sim_engine_find(engine) };
+	const struct ft_plan_comm *c = NULL;
+	struct ft_sim_sweep_args sw = { .spec = cluster, .proto = FT_PROTO_COUNT };
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double plan_s = 0, sim_s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->ncomms && !c; i++)
+		if (p->comms[i].group == g && p->comms[i].op == op)
+			c = &p->comms[i];
+	assert_non_null(c);
+	assert_string_equal(c->algo, want_algo);
+	assert_int_equal(ft_algo_from_name(c->algo, &sw.algo), 0);
+	sw.collnet = ft_collnet_variant_from_name(c->algo);
+	sw.op = op;
+	sw.min_bytes = sw.max_bytes = c->bytes;
+	/* one instance of the group: every GPU of the cluster */
+	assert_int_equal(p->place[g].n, ft_spec_ngpus(&s));
+
+	ft_vec_init(&pe.keep, sizeof(uint32_t *));
+	rc = ft__plan_engine_time(&pe, &p->cfg, g, &p->place[g], op, sw.algo, sw.collnet, c->bytes,
+	                          &plan_s, &err);
+	ft_vec_release(&pe.keep);
+	ft_topo_free(pe.topo);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	sim_s = ft_run_row(&rep.run, 0)->time_us * 1e-6;
+	if (!NEAR(plan_s, sim_s, 1e-9))
+		print_error("%s %s %s on %s: plan %.9g s, sim %.9g s\n", engine,
+		            ft_plan_group_name(g), c->algo, cluster, plan_s, sim_s);
+	assert_true(NEAR(plan_s, sim_s, 1e-9));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/* Plan @model on @cluster (@tp, @ep, @batch, DP bucket @bucket, ZeRO @zero, SP off). */
+static void
+plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint32_t batch,
+         uint64_t bucket, uint32_t zero, struct ft_plan *p)
+{
+	struct ft_cluster_spec s = spec(cluster);
+	struct ft_plan_model m = preset(model);
+	struct ft_plan_config c;
+	struct ft_error err = { 0 };
+
+	ft_plan_config_init(&c);
+	c.tp = tp;
+	c.ep = ep;
+	c.global_batch = batch;
+	c.bucket_bytes = bucket;
+	c.zero = zero;
+	c.sp = false;
+	if (ft_plan_compute(&s, &m, &c, p, &err) < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(p->ncomms > 0, 1);
+}
+
+/* The plan's flow and packet engines time an operation as `fabtune sim` does: a ring
+ * all-reduce in one node, CollNetChain and CollNetDirect DP buckets across a SHARP
+ * fabric's nodes, an expert all-to-all across two nodes. */
+static void
+test_plan_engine_times_as_sim(void **state)
+{
+	static const char sharp[] = "examples/dgx-h100-sharp.yaml";
+	struct ft_plan *p = calloc(1, sizeof(*p));
+
+	(void)state;
+	assert_non_null(p);
+	plan_for("dgx-a100:1", "llama3-8b", 8, 1, 8, 0, 1, p);
+	assert_plan_times_as_sim("dgx-a100:1", p, FT_GROUP_TP, FT_OP_ALL_REDUCE, "ring", "flow");
+	assert_plan_times_as_sim("dgx-a100:1", p, FT_GROUP_TP, FT_OP_ALL_REDUCE, "ring", "packet");
+	plan_for(sharp, "llama3-8b", 1, 1, 64, 256u << 20, 0, p);
+	assert_plan_times_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain", "flow");
+	plan_for(sharp, "llama3-8b", 1, 1, 64, 16u << 20, 0, p);
+	assert_plan_times_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
+	                         "flow");
+	plan_for("dgx-h100:2", "deepseek-v3", 1, 16, 16, 0, 1, p);
+	assert_plan_times_as_sim("dgx-h100:2", p, FT_GROUP_EP, FT_OP_ALLTOALL, "direct", "flow");
+	free(p);
+}
+
 int
 main(void)
 {
@@ -1465,6 +1572,7 @@ main(void)
 		cmocka_unit_test(test_plan_to_run),
 		cmocka_unit_test(test_plan_job_args),
 		cmocka_unit_test(test_plan_presets_write),
+		cmocka_unit_test(test_plan_engine_times_as_sim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
