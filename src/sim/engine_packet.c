@@ -162,12 +162,24 @@ blocks(uint32_t wire)
 	return (wire + PK_BLOCK - 1) / PK_BLOCK;
 }
 
-static void
+/* Port @p's queue stayed at its depth since t_q_ps: into its mean and histogram (the bins
+ * past the first taken from the pool the first time they gain any). */
+static int
 q_account(struct pk_engine *e, struct pk_port *p)
 {
-	p->q_area += (double)p->q_bytes * (double)(e->now_ps - p->t_q_ps);
-	p->q_hist[pk_qbin(p->q_bytes)] += e->now_ps - p->t_q_ps;
+	uint64_t dt = e->now_ps - p->t_q_ps;
+	uint32_t b = pk_qbin(p->q_bytes);
+
+	p->q_area += (double)p->q_bytes * (double)dt;
+	if (b == 0) {
+		p->q_hist0 += dt;
+	} else if (dt) {
+		if (!p->q_bins && !(p->q_bins = ft__pk_qbins_new(e)))
+			return FT_ENOMEM;
+		p->q_bins[b - 1] += dt;
+	}
 	p->t_q_ps = e->now_ps;
+	return 0;
 }
 
 /* Keep port @l's cls_live bit of priority @c in step with its record @q. */
@@ -594,7 +606,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		} else { /* read at this port's next turn, a serialisation time from now */
 			__builtin_prefetch(&e->pkts[q->head]);
 		}
-		q_account(e, p);
+		if (q_account(e, p) < 0)
+			return FT_ENOMEM;
 		p->q_bytes -= payload + p->hdr;
 	}
 	return transmit(e, l, id);
@@ -616,7 +629,8 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 		e->pkts[q->tail].next = id;
 	q->tail = id;
 	p->cls_live |= (uint8_t)(1u << pk_prio(&e->pkts[id]));
-	q_account(e, p);
+	if (q_account(e, p) < 0)
+		return FT_ENOMEM;
 	p->q_bytes += e->pkts[id].payload + p->hdr;
 	if (p->q_bytes > p->q_max_bytes)
 		p->q_max_bytes = p->q_bytes;

@@ -145,8 +145,11 @@ struct pk_cls {
  * wide up to 1,023 bytes; from 1,024 bytes on, four bins an octave ([2^e (4 + s) / 4,
  * 2^e (5 + s) / 4), s = 0..3), so that a depth read back as its bin's upper edge is at
  * most 255 bytes above the true one below 1,024 bytes and less than a quarter above it
- * from there; the last bin, from 96 MiB, is open (its edge is the queue's largest). 576
- * bytes a port.
+ * from there; the last bin, from 96 MiB, is open (its edge is the queue's largest). Bin 0
+ * lives in the port record; bins 1 to PK_QBINS - 1 (568 bytes) come from the engine's
+ * pool (ft__pk_qbins_new) when the port first spends time with a queue, which most ports
+ * of a permutation never do: a packet that finds its port idle leaves at the instant it
+ * lands.
  */
 #define PK_QBINS 72u
 
@@ -214,7 +217,10 @@ struct pk_port {
 	uint64_t qp_naks; /* NIC side, requester: sequence NAKs its QPs received */
 	uint64_t rq_oos, rq_dup, rq_writes; /* NIC side, responder (at the link's dst): packets
 	                                     * past a gap, duplicates, messages received */
-	uint64_t q_hist[PK_QBINS]; /* its queue's depth over time (pk_qbin) */
+	/* Its queue's depth over time (pk_qbin): the picoseconds empty (bin 0), and bins 1
+	 * to PK_QBINS - 1 at q_bins[b - 1], NULL while no time was spent in them (pk_qhist). */
+	uint64_t q_hist0;
+	uint64_t *q_bins;
 };
 
 enum pk_task_kind {
@@ -415,6 +421,10 @@ struct pk_engine {
 	uint64_t lossy_cap;  /* and at most this (a given port_buffer; else no cap) */
 	int64_t credits0; /* per port, blocks */
 	/* packets */
+	/* The ports' histogram bins 1 to PK_QBINS - 1, in chunks (ft__pk_qbins_new); qb_left
+	 * rows are still free in the newest. */
+	struct pk_qb_chunk *qb_chunks;
+	uint32_t qb_left;
 	struct pk_pkt *pkts;
 	uint32_t npkts_cap, free_pkt, npkts_live;
 	/* tasks and flows */
@@ -798,6 +808,19 @@ int ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_
  * histogram bin (pk_qbin) where the fraction is reached, at most its largest; 0 when no
  * time passed. */
 uint64_t ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q);
+/* Zeroed bins 1 to PK_QBINS - 1 of a port's histogram, from @e's pool (freed with it):
+ * NULL when out of memory. */
+uint64_t *ft__pk_qbins_new(struct pk_engine *e);
+void ft__pk_qbins_free(struct pk_engine *e);
+
+/* The picoseconds port @p's queue spent in histogram bin @b (pk_qbin). */
+static inline uint64_t
+pk_qhist(const struct pk_port *p, uint32_t b)
+{
+	if (b == 0)
+		return p->q_hist0;
+	return p->q_bins ? p->q_bins[b - 1] : 0;
+}
 /* The QP that ran out of retries and ended the run (engine_packet.c), if one did. */
 void ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q);
 

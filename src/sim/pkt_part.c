@@ -1453,11 +1453,12 @@ pp_all_ports(struct pk_engine *e)
 	return 0;
 }
 
-/* Rank @r's record of link @l (@q, its priorities @qc) into rank 0's: the sending side
- * when @r owns its source, the receiving side when @r owns its destination. */
-static void
+/* Rank @r's record of link @l (@q, its priorities @qc, its histogram bins past the first
+ * @qb, NULL when it has none) into rank 0's: the sending side when @r owns its source,
+ * the receiving side when @r owns its destination. */
+static int
 pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port *q,
-              const struct pk_cls *qc)
+              const struct pk_cls *qc, const uint64_t *qb)
 {
 	const struct pk_part *pp = e->part;
 	struct pk_port *p = pk_port_at(e, l);
@@ -1469,6 +1470,11 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 
 		*p = *q;
 		p->cls = keep.cls;
+		p->q_bins = qb ? ft__pk_qbins_new(e) : NULL;
+		if (qb && !p->q_bins)
+			return FT_ENOMEM;
+		if (qb)
+			memcpy(p->q_bins, qb, (PK_QBINS - 1) * sizeof(*qb));
 		pp_take_rx(e, p, &keep, pc, pc, false);
 		for (uint32_t c = 0; c < e->ncls; c++) {
 			struct pk_cls k = pc[c];
@@ -1479,6 +1485,7 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 	}
 	if (pp->owner[e->links[l].dst] == r)
 		pp_take_rx(e, p, q, pc, qc, true);
+	return 0;
 }
 
 /* Records of ports (and their priorities) sent to rank 0 at a time: its buffers. */
@@ -1486,28 +1493,51 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 
 /*
  * Rank @r's port records (those it keeps, in link order, pp_keep_ports) to rank 0, in
- * pieces of PP_PIECE into @bp and @bc, each merged there before the next comes.
+ * pieces of PP_PIECE into @bp and @bc, each merged there before the next comes. The
+ * histogram bins of the piece's ports that have them follow, packed in their order into
+ * @bb (rank 0 counts them from the records: their q_bins is not NULL there either).
  */
-static void
-pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *bc)
+static int
+pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *bc,
+                 uint64_t *bb)
 {
 	const struct pk_part *pp = e->part;
+	const size_t nb = PK_QBINS - 1;
 	uint32_t nr = pp->rank ? e->nports - 1 : 0, l = 0;
+	int rc = 0;
 
 	for (uint32_t m = 0; pp->rank == 0 && m < e->nlinks; m++)
 		nr += pp_port_of(e, pp, m, (uint32_t)r);
+	/* Out of memory on rank 0, it still takes every piece (the sender waits on each). */
 	for (uint32_t off = 0; off < nr; off += PP_PIECE) {
 		uint32_t k = FT_MIN(PP_PIECE, nr - off);
+		size_t nbins = 0;
 
 		pp_to_root(r, pp->rank, e->ports + off, bp, (size_t)k * sizeof(*bp));
 		pp_to_root(r, pp->rank, e->cls_pool + (size_t)off * e->ncls, bc,
 		           (size_t)k * e->ncls * sizeof(*bc));
+		for (uint32_t i = 0; i < k; i++) {
+			const struct pk_port *q = pp->rank == 0 ? &bp[i] : &e->ports[off + i];
+
+			if (!q->q_bins)
+				continue;
+			if (pp->rank != 0)
+				memcpy(bb + nbins * nb, q->q_bins, nb * sizeof(*bb));
+			nbins++;
+		}
+		pp_to_root(r, pp->rank, bb, bb, nbins * nb * sizeof(*bb));
+		nbins = 0;
 		for (uint32_t i = 0; pp->rank == 0 && i < k; i++, l++) {
+			const uint64_t *qb = bp[i].q_bins ? bb + nb * nbins++ : NULL;
+
 			while (!pp_port_of(e, pp, l, (uint32_t)r))
 				l++;
-			pp_merge_port(e, l, (uint32_t)r, &bp[i], &bc[(size_t)i * e->ncls]);
+			if (rc == 0)
+				rc = pp_merge_port(e, l, (uint32_t)r, &bp[i],
+				                   &bc[(size_t)i * e->ncls], qb);
 		}
 	}
+	return rc;
 }
 
 /*
@@ -1545,8 +1575,8 @@ pp_gather(struct pk_engine *e)
 	uint64_t tot[13] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
-	uint64_t *bsw;
-	int n = pp->size;
+	uint64_t *bsw, *bb;
+	int n = pp->size, rc = 0;
 	size_t ndone;
 	struct pp_end *dn = NULL;
 
@@ -1554,10 +1584,12 @@ pp_gather(struct pk_engine *e)
 		return FT_ENOMEM;
 	bp = ft_calloc(PP_PIECE, sizeof(*bp));
 	bc = ft_calloc((size_t)PP_PIECE * e->ncls, sizeof(*bc));
+	bb = ft_calloc((size_t)PP_PIECE * (PK_QBINS - 1), sizeof(*bb));
 	bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
-	if (!bp || !bc || !bsw) {
+	if (!bp || !bc || !bb || !bsw) {
 		ft_free(bp);
 		ft_free(bc);
+		ft_free(bb);
 		ft_free(bsw);
 		return FT_ENOMEM;
 	}
@@ -1565,6 +1597,7 @@ pp_gather(struct pk_engine *e)
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
 		ft_free(bc);
+		ft_free(bb);
 		ft_free(bsw);
 		return FT_ENOMEM;
 	}
@@ -1586,7 +1619,8 @@ pp_gather(struct pk_engine *e)
 	e->nic_wait_ps = tot[12];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
-		pp_ports_to_root(e, r, bp, bc);
+		if (pp_ports_to_root(e, r, bp, bc, bb) < 0)
+			rc = FT_ENOMEM;
 		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
 		if (pp->rank != 0)
 			continue;
@@ -1596,7 +1630,10 @@ pp_gather(struct pk_engine *e)
 	}
 	ft_free(bp);
 	ft_free(bc);
+	ft_free(bb);
 	ft_free(bsw);
+	if (rc < 0)
+		return rc;
 	/* The completions, in one process's order. */
 	dn = pp_collect_ends(pp, &ndone);
 	if (!dn)

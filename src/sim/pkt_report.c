@@ -268,11 +268,11 @@ ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q)
 	uint32_t b, lg;
 
 	for (b = 0; b < PK_QBINS; b++)
-		tot += p->q_hist[b];
+		tot += pk_qhist(p, b);
 	if (tot == 0)
 		return 0;
 	for (b = 0; b < PK_QBINS - 1; b++) {
-		cum += p->q_hist[b] + (b == pk_qbin(p->q_bytes) ? tail_ps : 0);
+		cum += pk_qhist(p, b) + (b == pk_qbin(p->q_bytes) ? tail_ps : 0);
 		if ((double)cum >= q * (double)tot)
 			break;
 	}

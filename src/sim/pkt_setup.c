@@ -708,6 +708,42 @@ ft__pk_lines_alloc(size_t n, size_t size, void **mem)
 	return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
 }
 
+/* Ports' histogram rows a chunk of the pool: 71 KiB, a few chunks on a permutation's
+ * fabric, where few ports ever hold a queue. */
+#define PK_QB_ROWS 128u
+
+struct pk_qb_chunk {
+	struct pk_qb_chunk *next;
+	uint64_t rows[PK_QB_ROWS][PK_QBINS - 1];
+};
+
+uint64_t *
+ft__pk_qbins_new(struct pk_engine *e)
+{
+	if (e->qb_left == 0) {
+		struct pk_qb_chunk *k = ft_calloc(1, sizeof(*k));
+
+		if (!k)
+			return NULL;
+		k->next = e->qb_chunks;
+		e->qb_chunks = k;
+		e->qb_left = PK_QB_ROWS;
+	}
+	return e->qb_chunks->rows[PK_QB_ROWS - e->qb_left--];
+}
+
+void
+ft__pk_qbins_free(struct pk_engine *e)
+{
+	while (e->qb_chunks) {
+		struct pk_qb_chunk *k = e->qb_chunks;
+
+		e->qb_chunks = k->next;
+		ft_free(k);
+	}
+	e->qb_left = 0;
+}
+
 void
 ft__pk_destroy(struct ft_engine *eng)
 {
@@ -739,6 +775,7 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft__pk_part_free(e);
 		ft__pk_lazy_free(e);
 		ft__pk_tree_free(e);
+		ft__pk_qbins_free(e);
 		ft_topo_free(e->topo_up);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);

@@ -1896,9 +1896,10 @@ q_hist_closed_form(struct ft_engine *e, uint32_t l, const struct ft_sim_counters
 		want[pk_qbin(k * W)] += k < K ? 2 * T : T;
 	want[0] = M - (2 * K - 1) * T;
 	assert_int_equal(p->q_max_bytes, (K + 1) * W); /* for no time: see above */
+	assert_non_null(p->q_bins);
 	for (uint32_t b = 1; b < PK_QBINS; b++)
-		assert_int_equal(p->q_hist[b], want[b]);
-	assert_int_equal(p->q_hist[0] + tail, want[0]);
+		assert_int_equal(pk_qhist(p, b), want[b]);
+	assert_int_equal(p->q_hist0 + tail, want[0]);
 	assert_true(T * 100 > M);
 	assert_int_equal(c->port[l].q_p99_bytes, FT_MIN(qbin_edge(pk_qbin(K * W)), (K + 1) * W));
 	assert_int_equal(c->port[l].q_p99_bytes, 70074); /* 17 x 4,122: a sixth above KW */
@@ -1926,6 +1927,7 @@ static void
 test_q_bins(void **state)
 {
 	static struct pk_port p; /* (zeroes; 64-byte aligned) */
+	uint64_t bins[PK_QBINS - 1] = { 0 };
 
 	(void)state;
 	assert_int_equal(pk_qbin(0), 0);
@@ -1949,9 +1951,10 @@ test_q_bins(void **state)
 	}
 	/* 98 % of the time empty, 1 % at 4,122 bytes, 1 % at 70,000 (bin [65,536, 81,920)):
 	 * p98 is 0, p99 the first's edge, above it the second's, capped at the largest. */
-	p.q_hist[0] = 9800;
-	p.q_hist[pk_qbin(4122)] = 100;
-	p.q_hist[pk_qbin(70000)] = 60;
+	p.q_hist0 = 9800;
+	p.q_bins = bins;
+	bins[pk_qbin(4122) - 1] = 100;
+	bins[pk_qbin(70000) - 1] = 60;
 	p.q_bytes = 70000;
 	p.q_max_bytes = 70000;
 	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.5), 0);
@@ -1963,6 +1966,14 @@ test_q_bins(void **state)
 	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.995), 81919);
 	memset(&p, 0, sizeof(p));
 	assert_int_equal(ft__pk_q_quantile(&p, 0, 0.99), 0);
+	/* No bins past the first: all its time empty but for a tail at its present depth. */
+	p.q_hist0 = 9800;
+	p.q_bytes = 4122;
+	p.q_max_bytes = 4122;
+	assert_null(p.q_bins);
+	assert_int_equal(ft__pk_q_quantile(&p, 200, 0.98), 0);
+	assert_int_equal(ft__pk_q_quantile(&p, 200, 0.99), 4122);
+	memset(&p, 0, sizeof(p));
 }
 
 /*
@@ -2027,6 +2038,77 @@ test_q_mean_op_span(void **state)
 	                    1e-9 * c.port[l].q_mean_bytes);
 	q_hist_closed_form(e, l, &c, K);
 	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A port's histogram bins past the first are taken only once its queue holds bytes for
+ * some time. One flow of K full packets from NIC 0 of node 1 to NIC 0 of node 0 (as in
+ * test_q_mean_op_span, alone): each packet finds the leaf's port to node 0 idle and leaves
+ * at the instant it lands (its queue reaches W bytes for no time), and the sending NIC's
+ * port never queues its own flow's packets: no port holds bins, the pool is untouched,
+ * every p99 is 0. With test_q_mean_op_span's second flow into node 0 the leaf's port
+ * queues and holds them (its closed-form p99, q_hist_closed_form), the NIC's port still
+ * none: the pool gave one row.
+ */
+static void
+test_q_bins_lazy(void **state)
+{
+	static uint32_t ends[4];
+	const uint32_t K = 16;
+	struct net n;
+	struct ft_packet_cfg pc = { .mtu_bytes = 4096, .store_forward = true,
+		                    .fc = FT_PKT_FC_NONE, .rto_s = 1e-3 };
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	const struct pk_engine *pe;
+	const struct pk_flow *f;
+	const struct pk_port *p0, *p;
+	uint32_t l, l0, nheld;
+	uint64_t M;
+
+	(void)state;
+	net_build(&n, "dgx-h100:3", false);
+	ends[0] = ft_topo_nic(n.t, 1, 0);
+	ends[1] = ft_topo_nic(n.t, 0, 0);
+	ends[2] = ft_topo_nic(n.t, 2, 0);
+	ends[3] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	for (uint32_t nflows = 1; nflows <= 2; nflows++) {
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, nflows, (uint64_t)K * 4096, &c);
+		pe = pk(e);
+		f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+		l0 = FT_VEC_AT(&pe->paths, uint32_t, f->path_off); /* NIC of node 1 to the leaf */
+		l = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + 1); /* the leaf's to node 0 */
+		p0 = ft__pk_port(e, l0);
+		p = ft__pk_port(e, l);
+		M = (uint64_t)(c.makespan_s * PK_PS_PER_S + 0.5);
+		assert_int_equal(p0->tx_pkts, K);
+		assert_null(p0->q_bins);
+		assert_int_equal(p0->q_hist0 + (M - p0->t_q_ps), M);
+		assert_int_equal(c.port[l0].q_p99_bytes, 0);
+		assert_int_equal(p->tx_pkts, nflows * K);
+		nheld = 0;
+		for (uint32_t k = 0; k < pe->nlinks; k++)
+			nheld += ft__pk_port(e, k)->q_bins != NULL;
+		print_message("# %u flows: %u of %u ports hold bins\n", nflows, nheld, pe->nlinks);
+		if (nflows == 1) {
+			assert_int_equal(p->q_max_bytes, 4096 + p->hdr); /* for no time */
+			assert_null(p->q_bins);
+			assert_int_equal(p->q_hist0 + (M - p->t_q_ps), M);
+			assert_int_equal(c.port[l].q_p99_bytes, 0);
+			assert_int_equal(nheld, 0);
+			assert_null(pe->qb_chunks);
+		} else {
+			assert_non_null(p->q_bins);
+			assert_int_equal(c.port[l].q_p99_bytes, 70074); /* q_hist_closed_form */
+			assert_int_equal(nheld, 1);
+			assert_non_null(pe->qb_chunks);
+		}
+		ft_packet_engine.destroy(e);
+	}
 	ft_topo_free(n.t);
 }
 
@@ -4113,6 +4195,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
+		cmocka_unit_test(test_q_bins_lazy),
 		cmocka_unit_test(test_q_bins),
 		cmocka_unit_test(test_prio_ecn_cnp),
 		cmocka_unit_test(test_dcqcn_alpha_rule),
