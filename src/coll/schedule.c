@@ -649,9 +649,10 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	 * NVLink and 31 us through the network, spread over the four */
 	if (args->algo == FT_ALGO_COLLNET && args->op == FT_OP_ALL_REDUCE && !out->collnet_chain &&
 	    ppn > 1)
-		out->step_lat_s = (2 * (out->step_lat_s + 0.4e-6 * (ppn - 1)) +
-		                   ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE)) /
-		                  4;
+		out->step_lat_s =
+		        (2 * (out->step_lat_s + 0.4e-6 * (ppn - 1)) +
+		         ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE)) /
+		        4;
 	if (args->nranks == 1)
 		return 0; /* nothing moves */
 

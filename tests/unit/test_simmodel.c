@@ -319,9 +319,10 @@ test_collnet_chain_closed_form(void **state)
  * 2(ppn - 1)/ppn x S over NVLink (scatter and broadcast together) and S / ppn through its
  * NIC, and NVLink binds at 0.85 of its rate on Hopper. The op takes the link term
  * S / (0.85 x intra_Bps x ppn / (2(ppn - 1))) + NCCL's latency for it over its 4 steps,
- * 2 (3.7 + 0.4 x 7) + 31 us (kb NA-MODEL hwLat CollNetDirect), plus at most its ramp (three stages after the first, a chunk time each: the
- * link term / NCCL's loops) and a path latency a step. The three steps one after another
- * would add the network's S / ppn at the NIC rate (here a third more).
+ * 2 (3.7 + 0.4 x 7) + 31 us (kb NA-MODEL hwLat CollNetDirect), plus at most its ramp
+ * (three stages after the first, a chunk time each: the link term / NCCL's loops) and a
+ * path latency a step. The three steps one after another would add the network's S / ppn
+ * at the NIC rate (here a third more).
  */
 static void
 test_collnet_direct_closed_form(void **state)
