@@ -185,6 +185,11 @@ FT_API double ft_model_tree_carried_factor(const struct ft_model_links *l, enum 
 FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a,
                                       enum ft_proto p);
 
+/* The share of the links NCCL's tuner counts a CollNetDirect all-reduce to reach on
+ * @spec's GPUs: 0.85 on sm_90 and later, 1 before (kb NA-MODEL; NVIDIA/nccl
+ * src/graph/tuning.cc, v2.18.3-1 to v2.30.7-1: busBw x .85 where minCompCap >= 90). */
+FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec);
+
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
 FT_API double ft_model_tree_efficiency(void);

@@ -361,9 +361,9 @@ sched_chain(struct builder *b, uint32_t root)
 /* Hierarchical all-reduce: intra-node reduce-scatter, inter-node all-reduce per rail, all-gather.
  */
 static int
-sched_hier_allreduce(struct builder *b, bool innet)
+sched_hier_allreduce(struct builder *b)
 {
-	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn, j;
+	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn;
 	uint64_t S = b->s->bytes, shard = S / ppn;
 	int rc = 0;
 
@@ -372,20 +372,7 @@ sched_hier_allreduce(struct builder *b, bool innet)
 		if (rc == 0)
 			rc = rings(b, nn, ppn, 1, ft__coll_muldiv(S, ppn - 1, ppn));
 	}
-	if (rc == 0 && nn > 1 && innet) {
-		/* Each rank's shard goes up the SHARP tree and comes back reduced (dir: up into
-		 * the switches, down out of them, so that an engine can pipeline the two). */
-		rc = phase_begin(b, "inter in-network all-reduce", 2);
-		for (j = 0; rc == 0 && j < b->s->nranks; j++) {
-			rc = add_flow(b, j, FT_SCHED_INNET, shard);
-			if (rc == 0) {
-				tag_last(b, 0, FT_SCHED_UP);
-				rc = add_flow(b, FT_SCHED_INNET, j, shard);
-			}
-			if (rc == 0)
-				tag_last(b, 0, FT_SCHED_DOWN);
-		}
-	} else if (rc == 0 && nn > 1) {
+	if (rc == 0 && nn > 1) {
 		rc = phase_begin(b, "inter all-reduce per rail", 2 * (nn - 1));
 		if (rc == 0)
 			rc = rings(b, ppn, nn, ppn, ft__coll_muldiv(shard, 2 * (nn - 1), nn));
@@ -394,6 +381,55 @@ sched_hier_allreduce(struct builder *b, bool innet)
 		rc = phase_begin(b, "intra all-gather", ppn - 1);
 		if (rc == 0)
 			rc = rings(b, nn, ppn, 1, ft__coll_muldiv(S, ppn - 1, ppn));
+	}
+	return rc;
+}
+
+/*
+ * CollNetDirect all-reduce (NVIDIA/nccl src/device/all_reduce.h, RunWorkColl for
+ * NCCL_ALGO_COLLNET_DIRECT, v2.18.3-1 to v2.30.7-1; kb NA-ALGO-COLLNET): every local rank
+ * heads a share of S / ppn, which goes to the network through its NIC. A channel's warps
+ * are split into four groups that work on the same loop at once: scatter (every rank
+ * writes its piece of each head's share to that head over NVLink), reduce (the head sums
+ * the pieces and sends the sum into the network), receive-and-broadcast (the head takes
+ * the reduced share back and writes it to every other local rank) and gather (a rank takes
+ * the shares in). So the three steps of a hierarchical all-reduce pipeline chunk by chunk
+ * rather than one after another: one phase of four hops (scatter, up into the switches,
+ * down out of them, broadcast). A rank sends 2(ppn - 1)/ppn x S over NVLink, as a
+ * reduce-scatter and an all-gather would, and S / ppn to the network. Flows of head j's
+ * share carry pipe j + 1 and dir FT_SCHED_UP (towards and into the network) or
+ * FT_SCHED_DOWN.
+ */
+static int
+sched_collnet_direct(struct builder *b)
+{
+	uint32_t ppn = b->s->ranks_per_node, nn = b->s->nranks / ppn, g, j, k;
+	uint64_t share = b->s->bytes / ppn;
+	int rc = phase_begin(b, "scatter to the heads, in-network all-reduce, broadcast back", 4);
+
+	for (g = 0; rc == 0 && g < nn; g++) {
+		uint32_t base = g * ppn;
+
+		for (j = 0; rc == 0 && j < ppn; j++) {
+			for (k = 1; rc == 0 && k < ppn; k++) {
+				rc = add_flow(b, base + (j + k) % ppn, base + j, share);
+				if (rc == 0)
+					tag_last(b, j + 1, FT_SCHED_UP);
+			}
+			if (rc == 0)
+				rc = add_flow(b, base + j, FT_SCHED_INNET, share);
+			if (rc == 0) {
+				tag_last(b, j + 1, FT_SCHED_UP);
+				rc = add_flow(b, FT_SCHED_INNET, base + j, share);
+			}
+			if (rc == 0)
+				tag_last(b, j + 1, FT_SCHED_DOWN);
+			for (k = 1; rc == 0 && k < ppn; k++) {
+				rc = add_flow(b, base + j, base + (j + k) % ppn, share);
+				if (rc == 0)
+					tag_last(b, j + 1, FT_SCHED_DOWN);
+			}
+		}
 	}
 	return rc;
 }
@@ -608,6 +644,15 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	/* kb NA-MODEL hwLatencies CollNetChain, Simple, NVLink: 2.8 us a hop (baseLat 0) */
 	if (out->collnet_chain)
 		out->step_lat_s = 2.8e-6;
+	/* CollNetDirect's four hops cost NCCL's latency for it (kb NA-MODEL, src/graph/
+	 * tuning.cc): 2 (intraLat + 0.4 us x (ppn - 1)) + interLat, hwLat Simple 3.7 us over
+	 * NVLink and 31 us through the network, spread over the four */
+	if (args->algo == FT_ALGO_COLLNET && args->op == FT_OP_ALL_REDUCE && !out->collnet_chain &&
+	    ppn > 1)
+		out->step_lat_s =
+		        (2 * (out->step_lat_s + 0.4e-6 * (ppn - 1)) +
+		         ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE)) /
+		        4;
 	if (args->nranks == 1)
 		return 0; /* nothing moves */
 
@@ -620,14 +665,14 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		else if (args->algo == FT_ALGO_HALVING_DOUBLING)
 			rc = sched_hd(&b, true, true);
 		else if (args->algo == FT_ALGO_HIERARCHICAL)
-			rc = sched_hier_allreduce(&b, false);
+			rc = sched_hier_allreduce(&b);
 		else if (args->algo == FT_ALGO_COLLNET && ppn == args->nranks)
 			rc = ft_error_set(err, FT_ENOTSUP,
 			                  "schedule: collnet needs ranks on more than one node");
 		else if (args->algo == FT_ALGO_COLLNET && out->collnet_chain)
 			rc = sched_collnet_chain(&b);
 		else if (args->algo == FT_ALGO_COLLNET)
-			rc = sched_hier_allreduce(&b, true);
+			rc = sched_collnet_direct(&b);
 		else if (args->algo == FT_ALGO_NVLS_TREE)
 			rc = sched_nvls_tree(&b);
 		else

@@ -527,6 +527,12 @@ ft_model_nvls_efficiency(const struct ft_cluster_spec *spec)
 }
 
 double
+ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec)
+{
+	return arch_of(&spec->node) >= FT_ARCH_HOPPER ? 0.85 : 1.0;
+}
+
+double
 ft_model_tree_efficiency(void)
 {
 	return 0.92;

@@ -144,8 +144,10 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * 64), the share of its links a tree's pipeline keeps busy at that size,
  * which the model applies to its time), so every flow of a tree carries
  * 1/correction (@tree_corr; not where the engine chunks the pipeline
- * itself). Both slow the flows where the links bind and change nothing
- * where a cap binds first.
+ * itself); a CollNetDirect all-reduce reaches NCCL's 0.85 of its links on
+ * sm_90 and later (ft_model_collnet_direct_efficiency: its four groups of warps
+ * share the channel), on every flow. All slow the flows where the links bind and
+ * change nothing where a cap binds first.
  */
 void
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr)
@@ -159,6 +161,8 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 
 	if (s->algo == FT_ALGO_NVLS)
 		eff *= ft_model_nvls_channel_share(spec, s->nranks);
+	if (s->algo == FT_ALGO_COLLNET && s->op == FT_OP_ALL_REDUCE && !s->collnet_chain)
+		eff = ft_model_collnet_direct_efficiency(spec);
 
 	if (!(eff > 0 && eff < 1))
 		return;

@@ -402,12 +402,39 @@ test_innet(void **state)
 	assert_non_null(strstr(err.msg, "nvls"));
 	ft_schedule_release(&s);
 
+	/* CollNetDirect on 2 nodes x 8, 800 B: NCCL's scatter to the heads, in-network
+	 * all-reduce and broadcast pipelined in one phase of 4 hops; head j's share (S / 8)
+	 * comes from the 7 others, goes up and down through j's NIC and out to the 7 others,
+	 * so every rank sends 2 x 7 x 100 B over NVLink and 100 B to the network. */
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 16, 8, 800, &s), 0);
-	assert_int_equal(s.phases.len, 3);
-	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 1), 1, &f);
-	assert_int_equal(f.src, FT_SCHED_INNET);
-	assert_int_equal(f.dst, 0);
-	assert_int_equal(f.bytes, 100);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 4);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 8 * (7 + 2 + 7));
+	{
+		uint64_t nvl[16] = { 0 }, net[16] = { 0 };
+
+		for (uint32_t i = 0; i < ft_sched_phase_at(&s, 0)->nflows; i++) {
+			ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), i, &f);
+			assert_int_equal(f.bytes, 100);
+			if (f.dst == FT_SCHED_INNET)
+				net[f.src] += f.bytes;
+			else if (f.src != FT_SCHED_INNET)
+				nvl[f.src] += f.bytes;
+		}
+		for (uint32_t r = 0; r < 16; r++) {
+			assert_int_equal(nvl[r], 1400);
+			assert_int_equal(net[r], 100);
+		}
+	}
+	/* head 0: 1 -> 0 up first, 0 -> network up, network -> 0 down, 0 -> 1 down */
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 0, &f);
+	assert_true(f.src == 1 && f.dst == 0 && f.pipe == 1 && f.dir == FT_SCHED_UP);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 7, &f);
+	assert_true(f.src == 0 && f.dst == FT_SCHED_INNET && f.dir == FT_SCHED_UP);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 8, &f);
+	assert_true(f.src == FT_SCHED_INNET && f.dst == 0 && f.dir == FT_SCHED_DOWN);
+	ft_sched_phase_flow(&s, ft_sched_phase_at(&s, 0), 9, &f);
+	assert_true(f.src == 0 && f.dst == 1 && f.pipe == 1 && f.dir == FT_SCHED_DOWN);
 	ft_schedule_release(&s);
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, 8, 8, 800, &s), FT_ENOTSUP);
 	ft_schedule_release(&s);

@@ -311,6 +311,73 @@ test_collnet_chain_closed_form(void **state)
 	}
 }
 
+/*
+ * CollNetDirect in the flow engine against a closed form (NVIDIA/nccl
+ * src/device/all_reduce.h RunWorkColl for NCCL_ALGO_COLLNET_DIRECT, src/graph/tuning.cc;
+ * kb NA-ALGO-COLLNET, NA-MODEL). NCCL's channel scatters to the heads, reduces into the
+ * network, takes the result back and broadcasts it at once, chunk after chunk: a GPU sends
+ * 2(ppn - 1)/ppn x S over NVLink (scatter and broadcast together) and S / ppn through its
+ * NIC, and NVLink binds at 0.85 of its rate on Hopper. The op takes the link term
+ * S / (0.85 x intra_Bps x ppn / (2(ppn - 1))) + NCCL's latency for it over its 4 steps,
+ * 2 (3.7 + 0.4 x 7) + 31 us (kb NA-MODEL hwLat CollNetDirect), plus at most its ramp
+ * (three stages after the first, a chunk time each: the link term / NCCL's loops) and a
+ * path latency a step. The three steps one after another would add the network's S / ppn
+ * at the NIC rate (here a third more).
+ */
+static void
+test_collnet_direct_closed_form(void **state)
+{
+	static const char spec[] =
+	        "name: sharp\n"
+	        "nodes: { preset: dgx-h100, count: 2 }\n"
+	        "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n";
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp\n"
+	        "  nodes: { preset: dgx-h100, count: 2 }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 256MiB, algo: collnet_direct}\n";
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_model_chunking ch;
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	const struct ft_result_row *r;
+	double S = 256.0 * 1048576, ppn = 8, steps = 4, t_bw, t_lat, t_net, d_max, ramp, t;
+	uint64_t loops;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(spec, strlen(spec), "t.yaml", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	assert_close(ft_model_collnet_direct_efficiency(&cs), 0.85, 1e-12);
+	t_bw = S / (0.85 * l.intra_Bps * ppn / (2 * (ppn - 1)));
+	t_net = S / ppn / cs.node.nic_Bps;
+	t_lat = (2 * (3.7 + 0.4 * 7) + 31) * 1e-6;
+	l.nnodes = 2;
+	l.ppn = 8;
+	l.nranks = 16;
+	loops = ft_model_collnet_chunking(&l, (uint64_t)S, false, &ch);
+	assert_true(loops > 1);
+	ramp = 3 * t_bw / (double)loops;
+	d_max = 2 * cs.node.lat_nvlink_s + 2 * cs.node.lat_pcie_s + cs.node.lat_nic_s +
+	        2 * cs.fabric.lat_cable_s + cs.fabric.lat_switch_s;
+	run_ok(text, "flow", &rep);
+	r = ft_run_row(&rep.run, 0);
+	assert_string_equal(r->algo, "collnet_direct");
+	t = r->time_us * 1e-6;
+	if (!(t >= t_bw + t_lat - 1e-9 && t <= t_bw + t_lat + ramp + steps * d_max))
+		fail_msg("flow: %.3f us, closed form %.3f + %.3f us, at most %.3f more (one after "
+		         "another: %.3f more)",
+		         t * 1e6, t_bw * 1e6, t_lat * 1e6, (ramp + steps * d_max) * 1e6,
+		         t_net * 1e6);
+	assert_true(ramp + steps * d_max < 0.5 * t_net);
+	ft_sim_report_release(&rep);
+}
+
 /* Whether the flow engine runs @m's pick in NCCL's chunks: an NVLS tree or a CollNet
  * all-reduce (engine_flow.c pipe_chunks()). */
 static bool
@@ -377,6 +444,8 @@ static char model_bottleneck[16]; /* of the last busbw() by the model */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
+/* busbw() of FT_ALGO_COLLNET: the variant forced, or the tuner's (FT_COLLNET_AUTO) */
+static enum ft_collnet_variant busbw_collnet = FT_COLLNET_AUTO;
 static bool busbw_tuner_only;     /* busbw()'s model without its pipeline, whatever the pick */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
@@ -404,6 +473,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.nchannels = busbw_channels;
 		q.ngpus = busbw_ranks;
 		q.nvls_off = busbw_no_nvls;
+		q.collnet = busbw_collnet;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		if (model_pipelines(&m) && !busbw_tuner_only) {
@@ -424,7 +494,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 			.min_bytes = bytes,
 			.max_bytes = bytes,
 			.channels = busbw_channels,
-			.nranks = busbw_ranks
+			.nranks = busbw_ranks,
+			.collnet = busbw_collnet
 		};
 		struct ft_scenario *sc = NULL;
 		struct ft_sim_overrides ov;
@@ -836,6 +907,38 @@ test_flow_posts_on_p2p_channels(void **state)
  * flow engine applies the tree's and the NVLS tree's (ft__sim_tree_cap) and
  * the others do not bind at these sizes: nothing is left out.
  */
+/*
+ * CollNetDirect on 8 DGX H100 with SHARP (examples/dgx-h100-sharp.yaml): the flow engine
+ * pipelines NCCL's scatter, in-network all-reduce and broadcast chunk by chunk, as the
+ * model prices them (kb NA-ALGO-COLLNET); both within 10% from 128 MiB to 1 GiB.
+ */
+static void
+flow_agrees_on_collnet_direct(void)
+{
+	static const char spec[] =
+	        "name: dgx-h100-sharp\n"
+	        "nodes: { preset: dgx-h100, count: 8 }\n"
+	        "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n";
+	static const uint64_t sizes[] = { 128u << 20, 256u << 20, 512u << 20, 1u << 30 };
+	char path[512];
+
+	spec_file("simmodel-sharp.yaml", spec, path, sizeof(path));
+	for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+		double m, f;
+
+		busbw_collnet = FT_COLLNET_DIRECT;
+		m = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, sizes[k], NULL);
+		f = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, sizes[k],
+		          "flow");
+		busbw_collnet = FT_COLLNET_AUTO;
+		if (fabs(f / m - 1) > 0.10)
+			print_error("collnet_direct %llu: flow %.2f model %.2f GB/s\n",
+			            (unsigned long long)sizes[k], f, m);
+		assert_close(f, m, 0.10 * m);
+	}
+	remove(path);
+}
+
 static void
 test_flow_agrees_with_model(void **state)
 {
@@ -882,6 +985,7 @@ test_flow_agrees_with_model(void **state)
 			assert_close(fl, m, 0.10 * m);
 		}
 	flow_agrees_on_alltoall(four_nics);
+	flow_agrees_on_collnet_direct();
 	remove(four_nics);
 	remove(one_nic);
 	remove(p5);
@@ -2022,6 +2126,7 @@ main(void)
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
 		cmocka_unit_test(test_collnet_chain_closed_form),
+		cmocka_unit_test(test_collnet_direct_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_fabric_mtu_counts),
