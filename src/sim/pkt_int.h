@@ -740,6 +740,23 @@ pk_flow_cc(const struct pk_engine *e, const struct pk_flow *f)
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
+/* A completion as rank 0 takes it at the end of a split run (48 bytes; the FCT is the
+ * time from its start): its time and tie key, its flow's start and that event's tie key,
+ * the flow's ideal time, its task and priority. */
+struct pk_end {
+	uint64_t t_ps, seq;
+	uint64_t t_start_ps, start_key;
+	double ideal;
+	uint32_t task, prio;
+};
+/* Source @src's records @off to @off + @n - 1 of its completions in the order of their
+ * ends (@starts false) or of their flows' starts (true), into @buf. */
+typedef void (*ft__pk_pull_fn)(void *ctx, int src, bool starts, size_t off,
+                               struct pk_end *buf, size_t n);
+/* Each completion in order: @end true at its end, false at its flow's start. */
+typedef int (*ft__pk_take_fn)(void *ctx, const struct pk_end *d, bool end);
+int ft__pk_part_merge(int nsrc, const size_t *count, size_t piece, ft__pk_pull_fn pull,
+                      void *pctx, ft__pk_take_fn take, void *tctx);
 bool ft__pk_part_wanted(void);
 int ft__pk_part_init(struct pk_engine *e, struct ft_error *err);
 int ft__pk_part_check(struct pk_engine *e, const uint32_t *owner, int nranks,

@@ -23,7 +23,9 @@
  * the whole result: each port's sending side from the owner of its source,
  * its receiving side (ingress buffer, pause frames sent) from the owner of its
  * destination, each flow's completion from the owner of its receiver, the
- * completions in the one-process order of (time, tie key). A rank holds the port and
+ * completions in the one-process order of (time, tie key): each rank sorts its own, and
+ * rank 0 merges them a piece at a time as it asks for them (ft__pk_part_merge), keeping
+ * none of the other ranks' once taken into the result. A rank holds the port and
  * priority records of the links with an end at its vertices alone (pp_keep_ports),
  * rank 0 the others' too once they send them at the end (pp_all_ports), and the
  * congestion control state of the flows with an end there (pp_keep_cc). Told its rank by
@@ -110,7 +112,7 @@ struct pk_part {
 	struct ft_vec out;  /* struct pk_msg, with its destination in dst */
 	struct ft_vec done; /* struct pk_done: this window's completions, for the replay
 	                     * (only with middle barriers) */
-	struct ft_vec ends; /* struct pp_end: this rank's completions, for rank 0 at the end */
+	struct ft_vec ends; /* struct pk_end: this rank's completions, for rank 0 at the end */
 };
 
 /* An event for another rank: packets travel with their record. */
@@ -130,15 +132,6 @@ struct pk_done {
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
 	uint32_t origin, pad; /* its receiver */
-};
-
-/* A completion as rank 0 takes it at the end (pp_gather): what the result and the recount
- * of flows per port read of it (48 bytes; the FCT is the time from its start). */
-struct pp_end {
-	uint64_t t_ps, seq;
-	uint64_t t_start_ps, start_key;
-	double ideal;
-	uint32_t task, prio;
 };
 
 static int
@@ -539,7 +532,7 @@ pp_port_of(const struct pk_engine *e, const struct pk_part *pp, uint32_t l, uint
  * event of this rank happens at either end of it (where an event about a link happens
  * is read from the link, ft__pk_ev_where). What a flow's start and end touch on every
  * rank that runs them goes there and is never read: the count of flows over a port
- * (which rank 0 counts again from the completions, pp_maxflows) and a NIC's count of
+ * (which rank 0 counts again from the completions, pp_take_end) and a NIC's count of
  * its QPs (which the NIC's rank keeps). Before the run starts.
  */
 static int
@@ -828,7 +821,7 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 
 	ft_vec_init(&pp->out, sizeof(struct pk_msg));
 	ft_vec_init(&pp->done, sizeof(struct pk_done));
-	ft_vec_init(&pp->ends, sizeof(struct pp_end));
+	ft_vec_init(&pp->ends, sizeof(struct pk_end));
 	e->part = pp;
 	pp->owner = ft_calloc((size_t)e->nvertices + 1, sizeof(uint32_t));
 	if (!pp->owner)
@@ -984,7 +977,7 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, pp->start_key[fid],
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
-	struct pp_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
+	struct pk_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
 
 	/* Its successors start (pp_replay) with keys from here, as in one process: the
 	 * counts are kept for them, so this vertex's later events stay after them. */
@@ -994,6 +987,108 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 	if (pp->nmid && ft_vec_push(&pp->done, &d) < 0)
 		return FT_ENOMEM;
 	return ft_vec_push(&pp->ends, &end);
+}
+
+/* One source's completions, read a piece at a time: @n in all, @off read so far, the
+ * piece's @len of them at @buf, the next to take at @pos. */
+struct pp_stream {
+	struct pk_end *buf;
+	size_t n, off, len, pos;
+};
+
+/* Stream @s's next record (its next piece read first when the last is taken), or NULL. */
+static const struct pk_end *
+pp_head(struct pp_stream *s, int src, bool starts, ft__pk_pull_fn pull, void *pctx,
+        size_t piece)
+{
+	if (s->pos == s->len) {
+		if (s->off == s->n)
+			return NULL;
+		s->len = FT_MIN(piece, s->n - s->off);
+		pull(pctx, src, starts, s->off, s->buf, s->len);
+		s->off += s->len;
+		s->pos = 0;
+	}
+	return &s->buf[s->pos];
+}
+
+/* Whether @a comes before @b: by end (time, tie key) or by start. */
+static bool
+pp_before(const struct pk_end *a, const struct pk_end *b, bool starts)
+{
+	uint64_t ta = starts ? a->t_start_ps : a->t_ps, tb = starts ? b->t_start_ps : b->t_ps;
+	uint64_t ka = starts ? a->start_key : a->seq, kb = starts ? b->start_key : b->seq;
+
+	return ta < tb || (ta == tb && ka < kb);
+}
+
+/* The first of @nsrc streams' heads (the lowest source at a tie), its index in @at. */
+static const struct pk_end *
+pp_first(struct pp_stream *ss, int nsrc, bool starts, ft__pk_pull_fn pull, void *pctx,
+         size_t piece, int *at)
+{
+	const struct pk_end *best = NULL;
+
+	for (int r = 0; r < nsrc; r++) {
+		const struct pk_end *h = pp_head(&ss[r], r, starts, pull, pctx, piece);
+
+		if (h && (!best || pp_before(h, best, starts))) {
+			best = h;
+			*at = r;
+		}
+	}
+	return best;
+}
+
+/*
+ * Rank 0's merge of every rank's completions (@nsrc sources, @count each), without
+ * holding them all: each source gives them sorted twice, by end and by its flows'
+ * starts, read @piece at a time (pull), so rank 0 holds 2 x @nsrc pieces at most
+ * whatever the number of flows. take() sees every start and every end in one process's
+ * order: ends by (time, tie key), starts by theirs, and at one tie key a completion
+ * before the starts it causes (what the recount of flows per port needs). 0, FT_ENOMEM,
+ * FT_EINVAL (no source or an empty piece) or what take() returned.
+ */
+int
+ft__pk_part_merge(int nsrc, const size_t *count, size_t piece, ft__pk_pull_fn pull,
+                  void *pctx, ft__pk_take_fn take, void *tctx)
+{
+	struct pp_stream *ss;
+	struct pk_end *mem;
+	int rc = 0;
+
+	if (FT_NEVER(piece == 0 || nsrc <= 0))
+		return FT_EINVAL;
+	ss = ft_calloc((size_t)2 * nsrc + 1, sizeof(*ss));
+	mem = ss ? ft_calloc((size_t)2 * nsrc * piece + 1, sizeof(*mem)) : NULL;
+	if (!mem) {
+		ft_free(ss);
+		ft_free(mem);
+		return FT_ENOMEM;
+	}
+	for (int r = 0; r < 2 * nsrc; r++) {
+		ss[r].buf = mem + (size_t)r * piece;
+		ss[r].n = count[r % nsrc];
+	}
+	while (rc == 0) {
+		int ie = 0, is = 0;
+		const struct pk_end *d = pp_first(ss, nsrc, false, pull, pctx, piece, &ie);
+		const struct pk_end *s = pp_first(ss + nsrc, nsrc, true, pull, pctx, piece, &is);
+
+		if (!d && !s)
+			break;
+		if (!s || (d && (d->t_ps < s->t_start_ps ||
+		                 (d->t_ps == s->t_start_ps && d->seq <= s->start_key)))) {
+			rc = take(tctx, d, true);
+			ss[ie].pos++;
+		} else {
+			rc = take(tctx, s, false);
+			ss[nsrc + is].pos++;
+		}
+	}
+	ft_free(mem);
+	ft_free(ss);
+	return rc;
 }
 
 #if FT_HAVE_MPI
@@ -1111,7 +1206,7 @@ pp_to_root(int from, int rank, const void *src, void *buf, size_t n)
 }
 
 /* Records that begin with a time and the tie key of the event it happened in (pk_done,
- * pp_end), in one process's order. */
+ * pk_end), in one process's order. */
 static int
 pp_cmp_done(const void *a, const void *b)
 {
@@ -1172,21 +1267,6 @@ pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bo
 	return dn;
 }
 
-/*
- * Every rank's completions, on rank 0, as the 48-byte pp_end records each rank kept as its
- * flows ended (the 72-byte ones the windows swap carry what only the replay reads, and
- * live for one window): this rank's are released once sent.
- */
-static struct pp_end *
-pp_collect_ends(struct pk_part *pp, size_t *count)
-{
-	struct pp_end *all = pp_collect(pp, pp->ends.len ? pp->ends.data : NULL, pp->ends.len,
-	                                sizeof(struct pp_end), false, count);
-
-	ft_vec_release(&pp->ends);
-	return all;
-}
-
 /* Flow @task's path: one more flow over each of its ports (@d 1) or one less (-1). */
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
@@ -1204,7 +1284,7 @@ pp_count_path(struct pk_engine *e, uint32_t task, int d)
 
 /* Whether completion @a's flow started before @b's (time, then tie key). */
 static bool
-pp_started_before(const struct pp_end *dn, uint32_t a, uint32_t b)
+pp_started_before(const struct pk_end *dn, uint32_t a, uint32_t b)
 {
 	return dn[a].t_start_ps < dn[b].t_start_ps ||
 	       (dn[a].t_start_ps == dn[b].t_start_ps && dn[a].start_key < dn[b].start_key);
@@ -1216,7 +1296,7 @@ pp_started_before(const struct pp_end *dn, uint32_t a, uint32_t b)
  * the result.
  */
 static uint32_t *
-pp_sort_starts(const struct pp_end *dn, uint32_t *idx, uint32_t *tmp, size_t n)
+pp_sort_starts(const struct pk_end *dn, uint32_t *idx, uint32_t *tmp, size_t n)
 {
 	for (size_t w = 1; w < n; w *= 2) {
 		uint32_t *t;
@@ -1235,48 +1315,6 @@ pp_sort_starts(const struct pp_end *dn, uint32_t *idx, uint32_t *tmp, size_t n)
 		tmp = t;
 	}
 	return idx;
-}
-
-/*
- * The most flows each port carried at once, counted again on rank 0 from the completions
- * @dn (sorted by pp_cmp_done, each with its flow's start): a flow started by another
- * starts on its source's rank alone, and a flow ends on its receiver's rank alone. Each
- * record carries the tie key of the event it happened in, so they are taken in one
- * process's order (a barrier's event names no vertex: it pops after every vertex's at
- * its picosecond), and at one tie key a completion before the starts it causes. The
- * starts are put in order as indices into @dn (8 bytes a flow while sorting; before, a
- * 24-byte copy of each) and merged with the completions, which are in order already.
- */
-static int
-pp_maxflows(struct pk_engine *e, const struct pp_end *dn, size_t ndone)
-{
-	size_t i = 0, j = 0;
-	uint32_t *mem = ft_calloc(2 * ndone + 1, sizeof(uint32_t)), *st;
-
-	if (!mem)
-		return FT_ENOMEM;
-	if (FT_NEVER(ndone >= UINT32_MAX)) {
-		ft_free(mem);
-		return FT_ERANGE;
-	}
-	for (size_t k = 0; k < ndone; k++)
-		mem[k] = (uint32_t)k;
-	st = pp_sort_starts(dn, mem, mem + ndone, ndone);
-	for (uint32_t l = 0; l < e->nlinks; l++)
-		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
-	while (i < ndone || j < ndone) {
-		const struct pp_end *s = j < ndone ? &dn[st[j]] : NULL;
-		bool end = j == ndone ||
-		           (i < ndone && (dn[i].t_ps < s->t_start_ps ||
-		                          (dn[i].t_ps == s->t_start_ps && dn[i].seq <= s->start_key)));
-
-		if (end)
-			pp_count_path(e, dn[i++].task, -1);
-		else
-			pp_count_path(e, dn[st[j++]].task, 1);
-	}
-	ft_free(mem);
-	return 0;
 }
 
 static void
@@ -1362,19 +1400,16 @@ pp_trace_take(struct pk_engine *e, struct ft_vec *v, size_t nt, size_t k,
  * --trace: one process samples at k x interval for k = 1, 2, ... while flows are left
  * (a sample pops after every other event of its picosecond: its tie key has the highest
  * vertex), so it takes K samples, K the first with K x interval at or after the last
- * completion. Every rank took at least those; rank 0 keeps K, each port's from the owner
+ * completion (@t_end). Every rank took at least those; rank 0 keeps K, each port's from the owner
  * of its source and each --trace-qps QP's from the owner of its sending NIC (the only
  * ranks whose figures for them are right), and counts K events.
  */
 static int
-pp_trace(struct pk_engine *e, size_t ndone, const struct pp_end *dn)
+pp_trace(struct pk_engine *e, uint64_t t_end)
 {
 	struct pk_part *pp = e->part;
 	size_t k = 1;
-	uint64_t t_end = 0;
 
-	for (size_t i = 0; i < ndone; i++)
-		t_end = FT_MAX(t_end, dn[i].t_ps);
 	while ((uint64_t)k * e->trace_ps < t_end)
 		k++;
 	if (pp_trace_take(e, &e->trace_samples, e->ntrace, k, pp_trace_port_at) < 0 ||
@@ -1563,6 +1598,136 @@ pp_leaf_done(struct pk_engine *e, uint32_t t, uint64_t t_ps)
 	}
 }
 
+/* Completions a rank sends rank 0 at a time (48 bytes each), for each of its two orders. */
+#define PP_ENDS_PIECE 4096u
+#define PP_TAG_ENDS   1
+
+/* This rank's completions in the two orders rank 0 merges: by end and by start. */
+struct pp_own {
+	const struct pk_end *dn;
+	const uint32_t *by_start; /* indices into dn */
+	size_t n;
+};
+
+/* Completion @i of @o in the order of ends (@starts false) or of starts. */
+static const struct pk_end *
+pp_own_at(const struct pp_own *o, bool starts, size_t i)
+{
+	return &o->dn[starts ? o->by_start[i] : i];
+}
+
+/* Rank 0's pull (ft__pk_part_merge): its own records from memory, the others' asked for. */
+struct pp_pull {
+	const struct pp_own *own;
+};
+
+static void
+pp_pull_rank(void *ctx, int src, bool starts, size_t off, struct pk_end *buf, size_t n)
+{
+	const struct pp_pull *p = ctx;
+	uint64_t req[3] = { starts, off, n };
+
+	if (src == 0) {
+		for (size_t i = 0; i < n; i++)
+			buf[i] = *pp_own_at(p->own, starts, off + i);
+		return;
+	}
+	MPI_Send(req, 3, MPI_UINT64_T, src, PP_TAG_ENDS, MPI_COMM_WORLD);
+	MPI_Recv(buf, (int)(n * sizeof(*buf)), MPI_BYTE, src, PP_TAG_ENDS, MPI_COMM_WORLD,
+	         MPI_STATUS_IGNORE);
+}
+
+/* A rank other than 0: its pieces as rank 0 asks for them, until it asks for none. */
+static int
+pp_serve_ends(const struct pp_own *own)
+{
+	struct pk_end *buf = ft_calloc(PP_ENDS_PIECE, sizeof(*buf));
+
+	for (;;) {
+		uint64_t req[3];
+
+		MPI_Recv(req, 3, MPI_UINT64_T, 0, PP_TAG_ENDS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (req[0] > 1)
+			break;
+		for (size_t i = 0; buf && i < req[2]; i++)
+			buf[i] = *pp_own_at(own, req[0] != 0, req[1] + i);
+		if (!buf) /* (rank 0 waits for the bytes: a rank out of memory stops them all) */
+			MPI_Abort(MPI_COMM_WORLD, 3);
+		MPI_Send(buf, (int)(req[2] * sizeof(*buf)), MPI_BYTE, 0, PP_TAG_ENDS,
+		         MPI_COMM_WORLD);
+	}
+	ft_free(buf);
+	return 0;
+}
+
+/* Rank 0 takes each completion of the merge in one process's order. */
+struct pp_take {
+	struct pk_engine *e;
+	size_t i; /* ends taken */
+};
+
+/*
+ * A flow's start or end: one more or one less flow over each port of its path (the most
+ * each port carried at once, counted again here: a flow started by another starts on its
+ * source's rank alone, and ends on its receiver's rank alone); at its end, its FCT, and
+ * its task done (or its leaf barriers told, where rank 0 keeps no record of it).
+ */
+static int
+pp_take_end(void *ctx, const struct pk_end *d, bool end)
+{
+	struct pp_take *c = ctx;
+	struct pk_engine *e = c->e;
+	struct pk_task *k;
+	size_t i = c->i;
+
+	pp_count_path(e, d->task, end ? -1 : 1);
+	if (!end)
+		return 0;
+	if (FT_NEVER(i >= e->nflows_done))
+		return FT_ERANGE;
+	k = task_at(e, d->task);
+	e->fct[i] = (double)(d->t_ps - d->t_start_ps) / PK_PS_PER_S;
+	e->ideal[i] = d->ideal;
+	e->fct_prio[i] = (uint8_t)d->prio;
+	if (e->fct_op)
+		e->fct_op[i] = k->op;
+	if (pk_task_far_id(e, d->task))
+		pp_leaf_done(e, d->task, d->t_ps);
+	else
+		k->done = 1, k->t_done_ps = d->t_ps;
+	c->i++;
+	return 0;
+}
+
+/*
+ * This rank's completions in order of their ends (as they happened: sorted only if not)
+ * and, as indices in @o, of their flows' starts; @mem holds the indices.
+ */
+static int
+pp_own_sort(struct pk_part *pp, struct pp_own *o, uint32_t **mem)
+{
+	struct pk_end *dn = pp->ends.data;
+	size_t n = pp->ends.len;
+
+	if (FT_NEVER(n >= UINT32_MAX))
+		return FT_ERANGE;
+	for (size_t i = 1; i < n; i++) {
+		if (pp_cmp_done(&dn[i - 1], &dn[i]) > 0) {
+			qsort(dn, n, sizeof(*dn), pp_cmp_done);
+			break;
+		}
+	}
+	*mem = ft_calloc(2 * n + 1, sizeof(uint32_t));
+	if (!*mem)
+		return FT_ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		(*mem)[k] = (uint32_t)k;
+	o->dn = dn;
+	o->n = n;
+	o->by_start = n ? pp_sort_starts(dn, *mem, *mem + n, n) : *mem;
+	return 0;
+}
+
 /* Rank 0 gets the whole result (see the top of the file); the others only sum in. */
 static int
 pp_gather(struct pk_engine *e)
@@ -1577,8 +1742,9 @@ pp_gather(struct pk_engine *e)
 	struct pk_cls *bc;
 	uint64_t *bsw, *bb;
 	int n = pp->size, rc = 0;
-	size_t ndone;
-	struct pp_end *dn = NULL;
+	uint64_t t_end = 0, my, *cnt;
+	uint32_t *mem = NULL;
+	struct pp_own own;
 
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
@@ -1634,26 +1800,36 @@ pp_gather(struct pk_engine *e)
 	ft_free(bsw);
 	if (rc < 0)
 		return rc;
-	/* The completions, in one process's order. */
-	dn = pp_collect_ends(pp, &ndone);
-	if (!dn)
-		return FT_ENOMEM;
-	if (e->ntrace && pp_trace(e, ndone, dn) < 0) {
-		ft_free(dn);
-		return FT_ENOMEM;
+	/* The completions, in one process's order: each rank sorts its own, and rank 0
+	 * merges them a piece at a time (it keeps none of the others'). */
+	cnt = ft_calloc((size_t)n + 1, sizeof(*cnt));
+	if (!cnt || pp_own_sort(pp, &own, &mem) < 0) {
+		/* (the others would wait for this rank's records) */
+		fprintf(stderr, "fabtune: sim: rank %d: out of memory gathering completions\n",
+		        pp->rank);
+		MPI_Abort(MPI_COMM_WORLD, 3);
 	}
+	for (size_t i = 0; i < own.n; i++)
+		t_end = FT_MAX(t_end, own.dn[i].t_ps);
+	my = own.n;
+	MPI_Allreduce(MPI_IN_PLACE, &t_end, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Gather(&my, 1, MPI_UINT64_T, cnt, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	/* Every rank knows how many flows finished (a stalled run fails on all of them). */
-	e->nflows_done = ndone;
-	MPI_Bcast(&e->nflows_done, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-	if (pp->rank != 0) {
-		ft_free(dn);
-		return 0;
-	}
-	qsort(dn, ndone, sizeof(*dn), pp_cmp_done);
-	if (pp_maxflows(e, dn, ndone) < 0) {
-		ft_free(dn);
+	MPI_Allreduce(&my, &e->nflows_done, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	if (e->ntrace && pp_trace(e, t_end) < 0) {
+		ft_free(mem);
+		ft_free(cnt);
 		return FT_ENOMEM;
 	}
+	if (pp->rank != 0) {
+		rc = pp_serve_ends(&own);
+		ft_free(mem);
+		ft_free(cnt);
+		ft_vec_release(&pp->ends);
+		return rc;
+	}
+	for (uint32_t l = 0; l < e->nlinks; l++)
+		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
 	/* Leaf barriers: started by their last flow, done after their wait (task_done and
 	 * start_task in one process). */
 	for (size_t i = 0; i < pk_ntasks(e); i++) {
@@ -1673,20 +1849,22 @@ pp_gather(struct pk_engine *e)
 			if (pp->task_kind[e->succ[r->succ_off + j]] == PP_LEAF)
 				task_at(e, e->succ[r->succ_off + j])->npred++;
 	}
-	for (size_t i = 0; i < e->nflows_done; i++) {
-		struct pk_task *k = task_at(e, dn[i].task);
+	{
+		struct pp_pull pull = { &own };
+		struct pp_take take = { e, 0 };
+		uint64_t stop[3] = { 2, 0, 0 };
 
-		e->fct[i] = (double)(dn[i].t_ps - dn[i].t_start_ps) / PK_PS_PER_S;
-		e->ideal[i] = dn[i].ideal;
-		e->fct_prio[i] = (uint8_t)dn[i].prio;
-		if (e->fct_op)
-			e->fct_op[i] = k->op;
-		if (pk_task_far_id(e, dn[i].task))
-			pp_leaf_done(e, dn[i].task, dn[i].t_ps);
-		else
-			k->done = 1, k->t_done_ps = dn[i].t_ps;
+		static_assert(sizeof(size_t) == sizeof(uint64_t), "counts as size_t");
+		rc = ft__pk_part_merge(n, (const size_t *)cnt, PP_ENDS_PIECE, pp_pull_rank, &pull, pp_take_end,
+		                       &take);
+		for (int r = 1; r < n; r++)
+			MPI_Send(stop, 3, MPI_UINT64_T, r, PP_TAG_ENDS, MPI_COMM_WORLD);
 	}
-	ft_free(dn);
+	ft_free(mem);
+	ft_free(cnt);
+	ft_vec_release(&pp->ends);
+	if (rc < 0)
+		return rc;
 	/* (From the successor lists: the edges are gone, ft__pk_start.) */
 	for (size_t i = 0; i < pk_ntasks(e); i++) {
 		const struct pk_task *a;

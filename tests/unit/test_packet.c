@@ -3664,6 +3664,119 @@ test_part_keeps_own_ports(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Four ranks' completions as rank 0 merges them (ft__pk_part_merge). */
+#define MG_RANKS 4
+#define MG_FLOWS 3000
+#define MG_PIECE 64
+
+struct mg_src {
+	struct pk_end dn[MG_RANKS][MG_FLOWS];     /* each rank's, by end */
+	uint32_t by_start[MG_RANKS][MG_FLOWS];    /* and by start, as indices */
+	size_t held, peak;                        /* records handed to rank 0, not yet taken */
+	uint64_t seen[2 * MG_RANKS * MG_FLOWS][3]; /* what it took: time, tie key, start 1 */
+	size_t nseen;
+};
+
+static void
+mg_pull(void *ctx, int src, bool starts, size_t off, struct pk_end *buf, size_t n)
+{
+	struct mg_src *m = ctx;
+
+	for (size_t i = 0; i < n; i++)
+		buf[i] = m->dn[src][starts ? m->by_start[src][off + i] : off + i];
+	m->held += n;
+	m->peak = m->held > m->peak ? m->held : m->peak;
+}
+
+static int
+mg_take(void *ctx, const struct pk_end *d, bool end)
+{
+	struct mg_src *m = ctx;
+	uint64_t *s = m->seen[m->nseen++];
+
+	m->held--;
+	s[0] = end ? d->t_ps : d->t_start_ps;
+	s[1] = end ? d->seq : d->start_key;
+	s[2] = !end;
+	return 0;
+}
+
+static int
+mg_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+static int
+mg_cmp_start(const void *a, const void *b, void *ctx)
+{
+	const struct pk_end *dn = ctx, *x = &dn[*(const uint32_t *)a], *y = &dn[*(const uint32_t *)b];
+
+	if (x->t_start_ps != y->t_start_ps)
+		return x->t_start_ps < y->t_start_ps ? -1 : 1;
+	return (x->start_key > y->start_key) - (x->start_key < y->start_key);
+}
+
+/*
+ * Rank 0 keeps none of the other ranks' completions: of 4 ranks' 3,000 each, merged 64
+ * at a time, it holds at most 2 x 4 x 64 = 512 records at once (a piece of each rank's
+ * two orders), where gathering them held all 12,000 (and more: their starts sorted);
+ * and it takes every end by (time, tie key) and every start by its own, a completion
+ * before the starts of its tie key, as sorting them all at once does.
+ */
+static void
+test_part_merge_keeps_no_completions(void **state)
+{
+	struct mg_src *m = calloc(1, sizeof(*m));
+	uint64_t (*ref)[3] = calloc(2 * MG_RANKS * MG_FLOWS, sizeof(*ref));
+	size_t count[MG_RANKS], nref = 0;
+	uint64_t x = 12345;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(ref);
+	for (int r = 0; r < MG_RANKS; r++) {
+		uint64_t t = 0;
+
+		for (uint32_t i = 0; i < MG_FLOWS; i++) {
+			struct pk_end *d = &m->dn[r][i];
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			t += 1 + (x >> 33) % 50; /* ends in order, starts up to 2,000 ps before */
+			/* tie keys unique over the ranks; starts may share an end's time */
+			*d = (struct pk_end){ .t_ps = t, .seq = (uint64_t)i * MG_RANKS + r,
+				              .t_start_ps = t - (x >> 20) % 2000 - 1,
+				              .start_key = (x >> 40) % 100000, .task = i };
+			if (i % 7 == 0) /* a start at an end's time and key: after it */
+				d->t_start_ps = m->dn[r][i / 2].t_ps,
+				d->start_key = m->dn[r][i / 2].seq;
+			if (d->t_start_ps >= d->t_ps)
+				d->t_start_ps = d->t_ps - 1;
+			m->by_start[r][i] = i;
+			memcpy(ref[nref++], (uint64_t[3]){ d->t_ps, d->seq, 0 }, sizeof(*ref));
+			memcpy(ref[nref++], (uint64_t[3]){ d->t_start_ps, d->start_key, 1 },
+			       sizeof(*ref));
+		}
+		qsort_r(m->by_start[r], MG_FLOWS, sizeof(uint32_t), mg_cmp_start, m->dn[r]);
+		count[r] = MG_FLOWS;
+	}
+	assert_int_equal(ft__pk_part_merge(MG_RANKS, count, MG_PIECE, mg_pull, m, mg_take, m),
+	                 0);
+	assert_int_equal(m->nseen, nref);
+	assert_int_equal(m->held, 0);
+	assert_true(m->peak <= 2 * MG_RANKS * MG_PIECE);
+	assert_true(m->peak > MG_RANKS * MG_PIECE); /* (it does read both orders at once) */
+	qsort(ref, nref, sizeof(*ref), mg_cmp);
+	assert_memory_equal(m->seen, ref, nref * sizeof(*ref));
+	free(ref);
+	free(m);
+}
+
 /*
  * A rank other than 0 keeps the fixed paths that cross its vertices alone: node 0 of two
  * DGX H100 is rank 0's, the rest rank 1's; of a send inside node 0 (NVLink: GPU 0 to
@@ -4217,6 +4330,7 @@ main(void)
 		cmocka_unit_test(test_part_barrier_wait),
 		cmocka_unit_test(test_part_keeps_own_ports),
 		cmocka_unit_test(test_part_keeps_own_paths),
+		cmocka_unit_test(test_part_merge_keeps_no_completions),
 		cmocka_unit_test(test_part_keeps_own_flows),
 		cmocka_unit_test(test_part_keeps_own_tasks),
 		cmocka_unit_test(test_part_keeps_own_edges),
