@@ -252,7 +252,7 @@ struct ft_sim_op {
 	 * moves one after another, every flow cut into as many (the flow engine). 0: as NCCL
 	 * cuts it on the engine's cluster (ft_model_nvls_tree_chunking(),
 	 * ft_model_collnet_chunking()); 1: whole flows. Engines that chunk by their own rule
-	 * (the packet engine) may ignore it.
+	 * may ignore it (the packet engine takes it for CollNet alone).
 	 */
 	uint32_t pipe_chunks;
 };

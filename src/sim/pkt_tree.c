@@ -50,6 +50,16 @@
  * barrier after flows (pkt_part.c), so both give the same bytes. In one process an
  * NVLS tree's messages, a tree's and a ring's (pkt_nccl.c) are built as their waits end
  * ("Lazy NVLS trees", at the end).
+ *
+ * A CollNet all-reduce's pipelined phase (CollNetDirect's in-network all-reduce,
+ * CollNetChain's chain to the head's NIC, through the switches and back; kb
+ * NA-ALGO-COLLNET, NVIDIA/nccl src/device/all_reduce.h) runs as a tree: every connection
+ * is cut into as many chunks as the flow engine's and the model's pipeline
+ * (ft_model_collnet_chunking(), or the op's pipe_chunks), a rank sends chunk c up once it
+ * has come up to it, down once it has come down, and the switches send chunk c back down
+ * a copy once it has come up from every rank of the copy: the switches of the network are
+ * one vertex of the tree (SHARP's reduction inside them costs no time here, as in the
+ * flow engine).
  */
 #include "pkt_int.h"
 
@@ -79,7 +89,7 @@ struct tree_build {
 	struct ring_build rb;
 	struct tree_edge *edge;
 	uint32_t nedges;
-	uint32_t *into_off;  /* [vertices + 2]: vertex v's arrivals are into_off[v] .. [v + 1] - 1 */
+	uint32_t *into_off;  /* [vertices + 3]: vertex v's arrivals are into_off[v] .. [v + 1] - 1 */
 	uint32_t *into_edge; /* the edges, grouped by destination, in schedule order */
 	/* An NVLS tree: heads per node, nodes (of every channel), messages per copy; per
 	 * node its stages' edges (from[k] .. from[k + 1] - 1) and the switch vertices they
@@ -88,6 +98,7 @@ struct tree_build {
 	 * and switch, the task done one path latency after that switch has every part sent
 	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
+	bool collnet; /* a CollNet pipeline: every connection msgs chunks, the switches one vertex */
 	uint32_t *from;
 	uint32_t *sw, *sw_off;
 	uint32_t *lag, *lag_off;
@@ -101,9 +112,10 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 	bool chain = sc->algo == FT_ALGO_RING &&
 	             (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
 	bool nvls = sc->algo == FT_ALGO_NVLS_TREE && sc->op == FT_OP_ALL_REDUCE;
+	bool collnet = sc->algo == FT_ALGO_COLLNET && sc->op == FT_OP_ALL_REDUCE;
 
 	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->nflows > 0 &&
-	       (tree || chain || nvls);
+	       (tree || chain || nvls || collnet);
 }
 
 /* NCCL's nodes the op's ranks are on (ranks in order, node by node; the trays of one
@@ -182,6 +194,31 @@ nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sch
 	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
 	l.nrails = tb->heads;
 	loops = ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
+	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
+}
+
+/*
+ * NCCL's pipeline of a CollNet all-reduce (ft_model_collnet_chunking(), the count the flow
+ * engine's chunks and the model's ramp take; CollNetDirect a head per local rank,
+ * CollNetChain one per channel), or @op's pipe_chunks where it sets one: every connection
+ * of the phase moves that many chunks one after another.
+ */
+static void
+collnet_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sim_op *op,
+              uint32_t nodes, struct ft_model_chunking *ch)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_links l;
+	uint64_t loops;
+
+	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
+		memset(&l, 0, sizeof(l));
+	l.nranks = sc->nranks;
+	l.nnodes = nodes;
+	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
+	loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, ch);
+	if (op->pipe_chunks)
+		loops = op->pipe_chunks;
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
 }
 
@@ -384,7 +421,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ring_build *rb = &tb->rb;
-	uint32_t f;
+	uint32_t f, innet = ft_topo_nvertices(rb->e->topo);
 	int rc;
 
 	*nmsg = 0;
@@ -403,12 +440,14 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 				return rc;
 			continue;
 		}
+		/* CollNetDirect's copy is pipe 0: a CollNet phase's pipes count from 1 here */
+		fl.pipe += tb->collnet;
 		if (fl.pipe == 0 || fl.dir == 0)
 			return 1;
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		ft__pk_cut(c, fl.bytes, 1, ch);
-		if (tb->heads) { /* an NVLS tree's copy: its pipeline's chunks */
+		if (tb->heads || tb->collnet) { /* NCCL's pipeline's chunks */
 			c->loops = c->nmsg = tb->msgs;
 			c->slices = 1;
 		}
@@ -423,8 +462,9 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 			ed->nlegs++;
 		} else {
 			ed = &tb->edge[tb->nedges++];
-			*ed = (struct tree_edge){ .src = c->src,
-				                  .dst = c->dst,
+			/* a CollNet's switches reduce as one: one vertex past the topology's */
+			*ed = (struct tree_edge){ .src = fl.src == FT_SCHED_INNET ? innet : c->src,
+				                  .dst = fl.dst == FT_SCHED_INNET ? innet : c->dst,
 				                  .pipe = fl.pipe,
 				                  .dir = fl.dir,
 				                  .conn = rb->n,
@@ -438,11 +478,12 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 	return rb->n ? 0 : 1;
 }
 
-/* The edges into each vertex (of every tree copy), for tree_waits(). */
+/* The edges into each vertex (of every tree copy), for tree_waits(); a CollNet's
+ * switches are one vertex past the topology's (tree_conns()). */
 static int
 index_edges(struct tree_build *tb)
 {
-	uint32_t nv = ft_topo_nvertices(tb->rb.e->topo), *off, i;
+	uint32_t nv = ft_topo_nvertices(tb->rb.e->topo) + 1, *off, i;
 
 	off = tb->into_off = ft_calloc((size_t)nv + 2, sizeof(uint32_t));
 	tb->into_edge = ft_calloc(tb->nedges + 1, sizeof(uint32_t));
@@ -634,8 +675,11 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
 	if (sc->algo == FT_ALGO_NVLS_TREE && (tb.heads == 0 || nodes == 0))
 		return 1; /* no labels: whole flows */
+	tb.collnet = sc->algo == FT_ALGO_COLLNET;
 	if (tb.heads) {
 		nvls_shape(&tb, e, sc, nodes, &ch);
+	} else if (tb.collnet) {
+		collnet_shape(&tb, e, op, op_nodes(e, op), &ch);
 	} else {
 		struct ft_model_buffs bu;
 

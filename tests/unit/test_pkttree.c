@@ -937,6 +937,174 @@ test_nvls_tree_labels(void **state)
 	ft_schedule_release(&s);
 }
 
+/*
+ * A CollNet pipeline in the packet engine (NCCL's chunks, kb NA-ALGO-COLLNET; the count
+ * op->pipe_chunks sets, else ft_model_collnet_chunking()): a chain of two NVLink hops of
+ * S = 64 MiB up to the switches, one copy, as test_flow_pipelines_chunks_closed_form
+ * gives the flow engine. In k = 8 chunks the second hop forwards chunk c once it has all
+ * arrived, so the last chunk ends at (k + 1) chunk times plus the two hops' path
+ * latencies; in one chunk the hops take turns, 2 (S / R + L). Within packet granularity:
+ * a packet's store and forward at the NVSwitch on each hop, up to 4 packet times over,
+ * and a packet time under (the engine's clock counts picoseconds, each packet's
+ * serialisation rounded). Whole
+ * flows (packet.chunking: off, or CollNet sent whole) run both hops at once, S / R + 2 L,
+ * a chunk time short of 8 chunks. The flow engine's chunks pay a path latency for each of
+ * a flow's three pieces: it is 2 L slower at k = 8 and the same at k = 1, within those
+ * packet times.
+ */
+static void
+test_collnet_closed_form(void **state)
+{
+	static const uint32_t ks[] = { 8, 1, 0 }; /* 0: whole */
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	uint32_t rank_gpu[3];
+	const uint64_t S = 64u << 20;
+	double R = INFINITY, L, pkt;
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 3; r++)
+		rank_gpu[r] = ft_topo_gpu(t, 0, r);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[0], rank_gpu[1], 0, NULL, NULL, &path,
+	                               &err),
+	                 0);
+	for (uint32_t i = 0; i < path.nlinks; i++)
+		R = fmin(R, ft_topo_link(t, path.links[i])->cap_Bps);
+	L = path.lat_s;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(ks); i++) {
+		uint32_t k = ks[i];
+		double c = k ? (double)S / k / R : 0;
+		double want = k == 8 ? (k + 1) * c + 2 * L : k == 1 ? 2 * (c + L) : S / R + 2 * L;
+		double flow_extra = k == 8 ? 2 * L : 0;
+		struct ft_schedule sch;
+		struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 2, .npairs = 2 };
+		struct ft_sched_flow fl[2] = {
+			{ .src = 0, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+			{ .src = 1, .dst = 2, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		};
+		struct ft_packet_cfg pc = { .chunking = k ? FT_PKT_CHUNK_AUTO : FT_PKT_CHUNK_OFF };
+		struct ft_engine *e = NULL, *ef = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1, .pipe_chunks = k };
+		struct ft_sim_counters cn, cf;
+
+		ft_schedule_init(&sch);
+		sch.op = FT_OP_ALL_REDUCE;
+		sch.algo = FT_ALGO_COLLNET;
+		sch.proto = FT_PROTO_SIMPLE;
+		sch.nranks = 3;
+		sch.ranks_per_node = 3;
+		sch.bytes = S;
+		sch.proto_eff = 1.0;
+		ft_strlcpy(ph.what, "chain", sizeof(ph.what));
+		assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[0]), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[1]), 0);
+		op.sched = &sch;
+		cfg.packet = &pc;
+		assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+		/* (built whole: every chunk's record stays to be counted) */
+		ft_container_of(e, struct pk_engine, base)->tree_eager = true;
+		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_packet_engine.counters(e, &cn, &err), 0);
+		pkt = (double)pk(e)->mtu / R;
+		/* every chunk a flow: k per hop */
+		assert_int_equal(pk(e)->flows.len, 2 * (k ? k : 1));
+		assert_true(fabs(cn.bytes - 2.0 * (double)S) <= 1.0);
+		print_message("%u chunks: %.3f us, by hand %.3f us (a packet %.4f us)\n", k,
+		              cn.makespan_s * 1e6, want * 1e6, pkt * 1e6);
+		if (!(cn.makespan_s >= want - pkt && cn.makespan_s <= want + 4 * pkt))
+			fail_msg("%u chunks: %.9g s, closed form %.9g s - 1 to + 4 packets of %.3g s",
+			         k, cn.makespan_s, want, pkt);
+		if (k == 8 && !(fabs(cn.makespan_s - (S / R + 2 * L)) > c / 2))
+			fail_msg("8 chunks: %.9g s, as whole flows", cn.makespan_s);
+		/* the flow engine on the same schedule and chunks */
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &ef, &err), 0);
+		assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
+		print_message("%u chunks: flow engine %.3f us\n", k, cf.makespan_s * 1e6);
+		if (!(fabs(cf.makespan_s - flow_extra - cn.makespan_s) <= 4 * pkt))
+			fail_msg("%u chunks: packet %.9g s, flow %.9g s (%.3g s apart by hand)", k,
+			         cn.makespan_s, cf.makespan_s, flow_extra);
+		ft_flow_engine.destroy(ef);
+		ft_packet_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t);
+}
+
+/*
+ * The packet and flow engines on NCCL's CollNet schedules (sim/nccl.c, coll/schedule.c)
+ * over 2 DGX H100 nodes x 8 GPUs on a SHARP fabric, both in the same chunks
+ * (ft_model_collnet_chunking()): CollNetDirect and CollNetChain all-reduces of 16 and
+ * 64 MiB end within 2% of each other (the flow engine pays a path latency for each of a
+ * flow's three pieces, the packet engine each packet's serialisation).
+ */
+static void
+test_collnet_engines_agree(void **state)
+{
+	static const uint64_t sizes[] = { 16u << 20, 64u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	uint32_t rank_gpu[16];
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	spec.fabric.sharp = true;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 16; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	ft_sim_cfg_init(&cfg);
+	for (uint32_t chain = 0; chain < 2; chain++) {
+		for (size_t i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+			struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+				                  .algo = FT_ALGO_COLLNET,
+				                  .proto = FT_PROTO_SIMPLE,
+				                  .nranks = 16,
+				                  .ranks_per_node = 8,
+				                  .bytes = sizes[i],
+				                  .collnet_chain = chain };
+			struct ft_schedule sch;
+			struct ft_engine *e = NULL, *ef = NULL;
+			struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+			struct ft_sim_counters cn, cf;
+
+			ft_schedule_init(&sch);
+			assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+			assert_true(sch.collnet_chain == (chain != 0));
+			op.sched = &sch;
+			assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+			assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+			assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+			assert_int_equal(ft_packet_engine.counters(e, &cn, &err), 0);
+			assert_int_equal(ft_flow_engine.create(t, &cfg, &ef, &err), 0);
+			assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
+			assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
+			assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
+			print_message("%s %llu MiB: packet %.3f us, flow %.3f us\n",
+			              chain ? "CollNetChain" : "CollNetDirect",
+			              (unsigned long long)(sizes[i] >> 20), cn.makespan_s * 1e6,
+			              cf.makespan_s * 1e6);
+			if (!(fabs(cn.makespan_s - cf.makespan_s) <= 0.02 * cf.makespan_s))
+				fail_msg("packet %.9g s, flow %.9g s: more than 2%% apart",
+				         cn.makespan_s, cf.makespan_s);
+			ft_flow_engine.destroy(ef);
+			ft_packet_engine.destroy(e);
+			ft_schedule_release(&sch);
+		}
+	}
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -949,6 +1117,8 @@ main(void)
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_records),
+		cmocka_unit_test(test_collnet_closed_form),
+		cmocka_unit_test(test_collnet_engines_agree),
 		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_ring_tree_lazy),
 		cmocka_unit_test(test_ring_tree_whole_tasks),
