@@ -62,8 +62,8 @@ ft__diag_eval_fn ft__diag_eval_dcqcn_params, ft__diag_eval_ecn_disabled;
 /* rules_nicfw.c */
 ft__diag_eval_fn ft__diag_eval_cc_prio, ft__diag_eval_cnp_class, ft__diag_eval_dcqcn_tuned;
 /* rules_switch.c */
-ft__diag_eval_fn ft__diag_eval_deadlock, ft__diag_eval_storm, ft__diag_eval_switch_drops,
-	ft__diag_eval_switch_fec, ft__diag_eval_switch_pause;
+ft__diag_eval_fn ft__diag_eval_deadlock, ft__diag_eval_ecmp_collision, ft__diag_eval_storm,
+	ft__diag_eval_switch_drops, ft__diag_eval_switch_fec, ft__diag_eval_switch_pause;
 /* rules_deadlock.c */
 ft__diag_eval_fn ft__diag_eval_pfc_deadlock;
 /* rules_perf.c */

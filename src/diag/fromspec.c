@@ -45,6 +45,9 @@ ft_diag_obs_from_spec(const struct ft_cluster_spec *spec, const char *file,
 			 false, 0);
 	if (rc == 0)
 		rc = add(out, file, "spec.nodes", NULL, true, (double)spec->nnodes);
+	/* The switch radix: a fat-tree switch's ports above radix/2 are its uplinks. */
+	if (rc == 0 && spec->fabric.radix)
+		rc = add(out, file, "spec.fabric.radix", NULL, true, (double)spec->fabric.radix);
 	/* The NIC line rate and the GPU/NIC counts per node: what the utilisation
 	   rule holds an inter-node nccl-tests run to. */
 	nlp = spec->node.nic_link[0] ? ft_link_preset_find(spec->node.nic_link) : lp;

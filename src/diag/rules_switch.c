@@ -174,3 +174,126 @@ ft__diag_eval_deadlock(const struct ft_diag_ctx *c, struct ft_findings *out)
 		torus ? "the rings of a torus wrap around" :
 			"dragonfly paths go local, global, local");
 }
+
+/* ---- ECMP collisions on a switch's uplinks ------------------------------- */
+
+/*
+ * ROCE-ECMP, IB-AR, ENV-IB_QPS: static per-flow hashing puts each long flow
+ * (a QP) on one uplink for good. With k flows hashed onto n equal-cost links
+ * the expected busiest link carries about k/n + sqrt(2 (k/n) ln n) flows (the
+ * balls-into-bins maximum), so max/mean ~ 1 + sqrt(2 n ln n / k): 8 flows on
+ * 8 uplinks reach 2 to 3, and it takes k > 8 n ln n (133 flows on 8 links)
+ * before chance alone stays under 1.5. A spreading that does not hash
+ * (D-mod-K, adaptive routing, packet spraying) keeps max/mean within a few
+ * per cent of 1. Past 1.5 the busiest uplink carries half again its fair
+ * share: a collective gated by it runs at most 1/1.5 of the balanced speed.
+ */
+#define ECMP_SPREAD_MAX 1.5
+
+/* The uplinks of one switch: the ports above radix/2 of a fat-tree switch
+   (down ports first, as fabtune's fat-tree numbers them and leaf cabling
+   commonly does). */
+struct ecmp_group {
+	const struct ft_obs *max, *min, *wait; /* wait: the uplinks' largest PortXmitWait */
+	double sum;
+	unsigned n, idle, first, last;
+};
+
+/*
+ * The load offered to a switch's uplinks comes in on its down ports: when
+ * what they received (PortRcvData of ports 1 to radix/2) is itself uneven
+ * past the mark, the unevenness may be the traffic's own, not the hash's, and
+ * a top-tier switch (all its ports go down, so its upper half are no uplinks)
+ * takes uneven traffic from the uplinks below it. Returns the down ports'
+ * max/mean, 0 when none has a count.
+ */
+static double
+ecmp_offered_spread(const struct ft_diag_ctx *c, const struct ft_obs *like, int half)
+{
+	const struct ft_obs *o;
+	size_t pos = 0;
+	double sum = 0, max = 0;
+	unsigned n = 0;
+
+	while ((o = ft__diag_next(c, "ib.counter.PortRcvData", &pos))) {
+		if (!o->has_num || o->port < 1 || o->port > half ||
+		    strcmp(o->device, like->device) != 0 || strcmp(o->host, like->host) != 0)
+			continue;
+		n++;
+		sum += o->num;
+		if (o->num > max)
+			max = o->num;
+	}
+	return n && sum > 0 ? max / (sum / n) : 0;
+}
+
+static int
+ecmp_emit(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ecmp_group *g,
+	  const struct ft_obs *radix)
+{
+	double mean = g->sum / g->n;
+
+	if (g->n < 2 || mean <= 0 || g->max->num / mean < ECMP_SPREAD_MAX)
+		return 0;
+	/*
+	 * Network-bound: an uplink of the switch had data it could not send
+	 * (PortXmitWait over IBD-THR's floor, IB-COUNTERS). Not necessarily the
+	 * busiest: a link draining at line rate has credits, the ports that feed
+	 * the congestion it causes downstream wait.
+	 */
+	if (!g->wait || g->wait->num < ft__diag_counter_wait.threshold)
+		return 0;
+	if (ecmp_offered_spread(c, g->max, (int)radix->num / 2) >= ECMP_SPREAD_MAX)
+		return 0;
+	return ft__diag_emit(c, out, -1, FT__EV(g->max, g->wait, g->min, radix),
+			     "switch %s: its %u uplinks (ports %u-%u) carried uneven traffic: "
+			     "port %d sent %.0f bytes, %.2fx the uplinks' mean of %.0f (mark "
+			     "%.1f), port %d sent %.0f, %u sent nothing; port %d waited %.0f "
+			     "ticks for credits, so the fabric held the job back: static ECMP "
+			     "hashing put several flows on one uplink",
+			     g->max->device, g->n, g->first, g->last, g->max->port,
+			     4 * g->max->num, g->max->num / mean, 4 * mean, ECMP_SPREAD_MAX,
+			     g->min->port, 4 * g->min->num, g->idle, g->wait->port, g->wait->num);
+}
+
+int
+ft__diag_eval_ecmp_collision(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
+	const struct ft_obs *radix = ft__diag_find(c, "spec.fabric.radix");
+	const struct ft_obs *o, *w;
+	struct ecmp_group g = { 0 };
+	size_t pos = 0;
+	int rc = 0;
+	int half;
+
+	if (!kind || !ft__str_icontains(kind->str, "fat-tree") || !radix || !radix->has_num ||
+	    radix->num < 4)
+		return 0;
+	half = (int)radix->num / 2;
+	/* PortXmitData counts 4-byte words (IB-COUNTERS); sorted by device, then port */
+	while (rc == 0 && (o = ft__diag_next(c, "ib.counter.PortXmitData", &pos))) {
+		if (!o->has_num || o->port <= half || o->port > (int)radix->num)
+			continue;
+		if (g.n && (strcmp(o->device, g.max->device) != 0 || strcmp(o->host, g.max->host) != 0)) {
+			rc = ecmp_emit(c, out, &g, radix);
+			g = (struct ecmp_group){ 0 };
+		}
+		if (!g.n)
+			g.first = (unsigned)o->port;
+		g.last = (unsigned)o->port;
+		g.n++;
+		g.sum += o->num;
+		g.idle += o->num <= 0;
+		w = ft__diag_find_same(c, "ib.counter.PortXmitWait", o);
+		if (w && w->has_num && (!g.wait || w->num > g.wait->num))
+			g.wait = w;
+		if (!g.max || o->num > g.max->num)
+			g.max = o;
+		if (!g.min || o->num < g.min->num)
+			g.min = o;
+	}
+	if (rc == 0 && g.n)
+		rc = ecmp_emit(c, out, &g, radix);
+	return rc;
+}

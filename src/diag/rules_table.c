@@ -918,6 +918,18 @@ const struct ft_rule ft__diag_rules[] = {
 		 "global hops on a dragonfly) to its own lossless priority, enable the switches' "
 		 "PFC watchdog; InfiniBand: a deadlock-free routing engine with enough VLs",
 	  .kb = "ROCE-PFC IB-SM" },
+	{ .id = "fabric-ecmp-collision",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_WARNING,
+	  .summary = "a fat-tree switch's equal-cost uplinks carry very uneven bytes while the "
+		     "fabric holds traffic back on them (ECMP hash collision)",
+	  .needs = "spec.fabric.kind spec.fabric.radix ib.counter.PortXmitData "
+		   "ib.counter.PortXmitWait",
+	  .eval = ft__diag_eval_ecmp_collision,
+	  .fix = "turn on adaptive routing (ar_updn or ar_ftree with an AR-enabled SL for NCCL), "
+		 "or route without hashing (D-mod-K, ftree in OpenSM); on RoCE, more QPs per "
+		 "connection (NCCL_IB_QPS_PER_CONNECTION=4) and a rail-optimised fabric",
+	  .kb = "ROCE-ECMP IB-AR ENV-IB_QPS SYM-SCALE-DROP" },
 	{ .id = "switch-pfc-storm",
 	  .layer = FT_LAYER_FABRIC,
 	  .severity = FT_SEV_ERROR,

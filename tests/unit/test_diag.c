@@ -421,6 +421,11 @@ static const struct rule_case cases[] = {
 	{ "fabric-pfc-deadlock-risk",
 	  "spec.fabric.kind=dragonfly;spec.fabric.routing=valiant;spec.fabric.link=roce",
 	  "spec.fabric.kind=rail-fat-tree;spec.fabric.routing=ecmp;spec.fabric.link=roce" },
+	{ "fabric-ecmp-collision",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;ib.counter.PortXmitData@sw/0x1/3=3000;"
+	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=0",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;ib.counter.PortXmitData@sw/0x1/3=1500;"
+	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=1500" },
 	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
 	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
 	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",
@@ -1736,6 +1741,83 @@ severity_under(const char *obs, const struct ft_expectation *exp,
 	ft_findings_release(&f);
 	ft_obs_set_release(&set);
 	return sev;
+}
+
+/*
+ * fabric-ecmp-collision: a leaf of a radix-16 fat-tree whose 8 uplinks
+ * (ports 9-16) carry 3, 2, 2, 1, 0, 0, 0, 0 ring flows of 1000 words each,
+ * as per-flow hashing of 8 flows onto 8 links leaves them: max/mean = 3000 /
+ * 1000 = 3.00. Quiet: the same at 1.4x (under the 1.5 mark), no uplink
+ * waiting for credits (not network-bound), uneven load offered on the down
+ * ports (PortRcvData of ports 1-8: the spread may be the traffic's own, or
+ * the switch is a top-tier one), one switch's uplinks spread
+ * over the lower ports (downlinks), and the same counters without a
+ * fat-tree spec.
+ */
+#define ECMP_SPEC "spec.fabric.kind=fat-tree;spec.fabric.radix=16;"
+#define ECMP_UP(p, v) "ib.counter.PortXmitData@sw/0x5d/" #p "=" #v ";"
+#define ECMP_COLLIDED                                                                              \
+	ECMP_UP(9, 0) ECMP_UP(10, 2000) ECMP_UP(11, 0) ECMP_UP(12, 1000) ECMP_UP(13, 2000)         \
+	ECMP_UP(14, 0) ECMP_UP(15, 0) ECMP_UP(16, 3000) ECMP_UP(1, 9000) ECMP_UP(2, 0)
+static void
+test_ecmp_collision(void **state)
+{
+	char msg[1024];
+
+	(void)state;
+	assert_int_equal(severity_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=18639",
+					NULL, NULL, "fabric-ecmp-collision", msg, sizeof(msg)),
+			 FT_SEV_WARNING);
+	assert_string_equal(msg, "switch 0x5d: its 8 uplinks (ports 9-16) carried uneven traffic: "
+				 "port 16 sent 12000 bytes, 3.00x the uplinks' mean of 4000 (mark "
+				 "1.5), port 9 sent 0, 4 sent nothing; port 16 waited 18639 ticks for "
+				 "credits, so the fabric held the job back: static ECMP hashing put "
+				 "several flows on one uplink");
+	/* the wait on another uplink than the busiest (it fed the congestion downstream) */
+	assert_int_equal(severity_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=0;"
+					"ib.counter.PortXmitWait@sw/0x5d/10=5000;"
+					"ib.counter.PortXmitWait@sw/0x5d/1=90000",
+					NULL, NULL, "fabric-ecmp-collision", msg, sizeof(msg)),
+			 FT_SEV_WARNING);
+	assert_non_null(strstr(msg, "; port 10 waited 5000 ticks for credits,"));
+	/* the down ports took an even load (a leaf of a ring): the hash made the spread */
+	assert_int_equal(count_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=18639;"
+				     "ib.counter.PortRcvData@sw/0x5d/1=1000;"
+				     "ib.counter.PortRcvData@sw/0x5d/2=1000;"
+				     "ib.counter.PortRcvData@sw/0x5d/3=1400",
+				     NULL, "fabric-ecmp-collision"),
+			 1);
+	/* uneven down ports (a top-tier switch, or uneven traffic): 2000 against their mean
+	   of 1333.3 is the 1.5 mark; above, 1400 against 1133.3 (1.24) was even */
+	assert_int_equal(count_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=18639;"
+				     "ib.counter.PortRcvData@sw/0x5d/1=1000;"
+				     "ib.counter.PortRcvData@sw/0x5d/2=1000;"
+				     "ib.counter.PortRcvData@sw/0x5d/3=2000",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	/* a downlink's wait is not the uplinks' */
+	assert_int_equal(count_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/1=90000",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	/* 1400 against a mean of 1000: a spread chance leaves with enough flows */
+	assert_int_equal(count_under(ECMP_SPEC ECMP_UP(9, 1400) ECMP_UP(10, 600) ECMP_UP(11, 1000)
+					     ECMP_UP(12, 1000) "ib.counter.PortXmitWait@sw/0x5d/9=18639",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	assert_int_equal(count_under(ECMP_SPEC ECMP_UP(9, 1500) ECMP_UP(10, 500) ECMP_UP(11, 1000)
+					     ECMP_UP(12, 1000) "ib.counter.PortXmitWait@sw/0x5d/9=18639",
+				     NULL, "fabric-ecmp-collision"),
+			 1);
+	assert_int_equal(count_under(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=999",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	assert_int_equal(count_under(ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=18639", NULL,
+				     "fabric-ecmp-collision"),
+			 0);
+	assert_int_equal(count_under("spec.fabric.kind=fat-tree;spec.fabric.radix=32;" ECMP_COLLIDED
+				     "ib.counter.PortXmitWait@sw/0x5d/16=18639",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
 }
 
 /*
@@ -3228,6 +3310,7 @@ main(void)
 		cmocka_unit_test(test_each_and_evidence),
 		cmocka_unit_test(test_evidence_collector),
 		cmocka_unit_test(test_match_and_disagree),
+		cmocka_unit_test(test_ecmp_collision),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
