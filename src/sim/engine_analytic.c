@@ -187,6 +187,9 @@ model_time(struct an_engine *ae, const struct ft_schedule *sc, struct ft_sim_op_
 	q.nnodes = (sc->nranks + ppn - 1) / ppn;
 	q.force_algo = true;
 	q.algo = sc->algo;
+	/* the schedule's CollNet is one variant, built as such: the model prices that one */
+	if (sc->algo == FT_ALGO_COLLNET)
+		q.collnet = sc->collnet_chain ? FT_COLLNET_CHAIN : FT_COLLNET_DIRECT;
 	q.force_proto = true;
 	q.proto = sc->proto;
 	rc = ft_model_eval(ft_topo_spec(ae->topo), &q, &r, err);
