@@ -470,6 +470,12 @@ FT_API int ft_scenario_load_buffer(const char *text, size_t len, const char *fil
 FT_API void ft_scenario_free(struct ft_scenario *sc);
 /* True when @path looks like a scenario (a YAML mapping with a top-level `cluster` key). */
 FT_API bool ft_scenario_sniff(const char *path);
+/*
+ * The cluster of @arg: a cluster spec as ft_spec_resolve() takes it, or a
+ * scenario file's `cluster:` (what --spec of diagnose and advise accepts).
+ */
+FT_API int ft_scenario_cluster_resolve(const char *arg, struct ft_cluster_spec *out,
+                                       struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * A scenario built from a spec and one collective swept over sizes (what

@@ -860,7 +860,7 @@ static const struct ft__adv_template templates[] = {
 	/* ---- fabric, placement, host, hardware ---- */
 	{ .id = "adaptive-routing", .category = "routing",
 	  .setting = "subnet manager routing engine",
-	  .rules = "ib-xmit-wait ib-xmit-discards perf-scale-drop",
+	  .rules = "ib-xmit-wait ib-xmit-discards perf-scale-drop fabric-ecmp-collision",
 	  .unless = "ib-link-downed ib-link-recovery ib-symbol-errors ib-rcv-errors "
 		    "ib-link-integrity ib-port-down",
 	  .kb = "IB-AR IB-SM SYM-IB-CONGESTION SYM-SCALE-DROP", .link = FT_ADV_BOTH,

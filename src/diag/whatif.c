@@ -146,7 +146,7 @@ routing_packet_bytes(const struct ft__whatif_spec *ws, enum ft_op op, char *why,
 	memset(&cs, 0, sizeof(cs));
 	if (ws->cs)
 		cs = *ws->cs;
-	else if ((*rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
+	else if ((*rc = ft_scenario_cluster_resolve(ws->arg, &cs, err)) < 0)
 		return 0;
 	ranks = c && c->nranks ? c->nranks : ft_spec_ngpus(&cs);
 	mtu = cs.fabric.mtu_bytes ? cs.fabric.mtu_bytes : 4096;
@@ -286,7 +286,7 @@ model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_s
 	memset(&cs, 0, sizeof(cs));
 	if (ws->cs)
 		cs = *ws->cs;
-	else if ((rc = ft_spec_resolve(ws->arg, &cs, err)) < 0)
+	else if ((rc = ft_scenario_cluster_resolve(ws->arg, &cs, err)) < 0)
 		return rc;
 	ft_model_query_init(&q, op, WHATIF_BYTES);
 	if (calib_of(ws, op)) {
@@ -820,7 +820,7 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 	}
 	if (ws.arg && o->measured && ft_run_nrows(o->measured)) {
 		memset(&cs, 0, sizeof(cs));
-		rc = ft_spec_resolve(ws.arg, &cs, err);
+		rc = ft_scenario_cluster_resolve(ws.arg, &cs, err);
 		if (rc < 0) {
 			ft_error_prefix(err, "what-if: ");
 			return rc;

@@ -440,6 +440,22 @@ ft_scenario_sniff(const char *path)
 	return yes;
 }
 
+int
+ft_scenario_cluster_resolve(const char *arg, struct ft_cluster_spec *out, struct ft_error *err)
+{
+	struct ft_scenario *sc = NULL;
+	int rc;
+
+	if (!ft_scenario_sniff(arg))
+		return ft_spec_resolve(arg, out, err);
+	rc = ft_scenario_load_file(arg, &sc, err);
+	if (rc < 0)
+		return rc;
+	*out = sc->spec;
+	ft_scenario_free(sc);
+	return 0;
+}
+
 void
 ft_scenario_free(struct ft_scenario *sc)
 {
@@ -475,7 +491,7 @@ ft_scenario_from_op(const struct ft_sim_sweep_args *a, struct ft_scenario **out,
 	if (!sc)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	sc->from_options = true;
-	rc = ft_spec_resolve(a->spec, &sc->spec, err);
+	rc = ft_scenario_cluster_resolve(a->spec, &sc->spec, err);
 	if (rc < 0) {
 		ft_scenario_free(sc);
 		return rc;

@@ -103,20 +103,10 @@ read_spec(struct ft_workflow_inputs *in, const char *spec, struct ft_error *err)
 	const char *host1;
 	int rc;
 
-	if (ft_scenario_sniff(spec)) {
-		/* a scenario: its cluster (the what-if runs its traffic, diag/whatif.c) */
-		struct ft_scenario *sc = NULL;
-
-		rc = ft_scenario_load_file(spec, &sc, err);
-		if (rc < 0)
-			return rc;
-		cs = sc->spec;
-		ft_scenario_free(sc);
-	} else {
-		rc = ft_spec_resolve(spec, &cs, err);
-		if (rc < 0)
-			return rc;
-	}
+	/* a scenario: its cluster (the what-if runs its traffic, diag/whatif.c) */
+	rc = ft_scenario_cluster_resolve(spec, &cs, err);
+	if (rc < 0)
+		return rc;
 	rc = ft__workflow_model_expectations_on(&cs, &in->rows, NULL,
 	                                        ft__run_hosts(&in->obs, &host1), &in->expect,
 	                                        NULL, &in->nmodel, err);

@@ -2279,6 +2279,45 @@ test_scenario_errors(void **state)
 	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk, adaptive, minimal, valiant");
 }
 
+/*
+ * What --spec of diagnose and advise takes: a cluster spec, or a scenario file whose
+ * cluster: is the cluster (scenarios/lab/ring-ecmp-ib.yaml: 4 DGX H100, 8 HDR NICs each,
+ * a 2-tier fat-tree of radix 16); the twin's what-ifs run on it as on a spec. Before,
+ * advise --spec SCENARIO stopped at the what-if: "jobs: a scenario, not a cluster spec".
+ */
+static void
+test_scenario_cluster_resolve(void **state)
+{
+	const char *root = getenv("FT_SOURCE_ROOT");
+	struct ft_sim_sweep_args a = { 0 };
+	struct ft_scenario *sc = NULL;
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	char path[1024];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/scenarios/lab/ring-ecmp-ib.yaml", root ? root : ".");
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(ft_scenario_cluster_resolve(path, &cs, &err), 0);
+	assert_int_equal(cs.nnodes, 4);
+	assert_int_equal(cs.node.nnics, 8);
+	assert_int_equal(cs.fabric.radix, 16);
+	assert_int_equal(cs.fabric.tiers, 2);
+	/* a spec as ft_spec_resolve() takes it */
+	memset(&cs, 0, sizeof(cs));
+	assert_int_equal(ft_scenario_cluster_resolve("dgx-h100:2", &cs, &err), 0);
+	assert_int_equal(cs.nnodes, 2);
+	assert_true(ft_scenario_cluster_resolve("nosuch:4", &cs, &err) < 0);
+	/* one op on the scenario's cluster */
+	a.spec = path;
+	a.op = FT_OP_ALL_REDUCE;
+	a.algo = FT_ALGO_RING;
+	a.proto = FT_PROTO_SIMPLE;
+	a.min_bytes = a.max_bytes = 1u << 20;
+	assert_int_equal(ft_scenario_from_op(&a, &sc, &err), 0);
+	ft_scenario_free(sc);
+}
+
 /* Errors found when the scenario meets the cluster still name the place in the file. */
 static void
 test_scenario_run_errors(void **state)
@@ -3173,6 +3212,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
 		cmocka_unit_test(test_degraded_nic_slows_ring),
 		cmocka_unit_test(test_scenario_errors),
+		cmocka_unit_test(test_scenario_cluster_resolve),
 		cmocka_unit_test(test_name_read),
 		cmocka_unit_test(test_packet_error_place),
 		cmocka_unit_test(test_scenario_run_errors),
