@@ -173,6 +173,18 @@ nvls_labels(const struct ft_schedule *sc, const struct ft_sched_phase *ph, uint3
 	}
 }
 
+/* The model's links of @sc's spec, for @sc's ranks over @nodes nodes (the chunk rules'). */
+static void
+shape_links(const struct pk_engine *e, const struct ft_schedule *sc, uint32_t nodes,
+            struct ft_model_links *l)
+{
+	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, l, NULL) < 0)
+		memset(l, 0, sizeof(*l));
+	l->nranks = sc->nranks;
+	l->nnodes = nodes;
+	l->ppn = sc->nranks / FT_MAX(nodes, 1u);
+}
+
 /*
  * NCCL's pipeline of an NVLS tree of @heads heads on @nodes nodes
  * (ft_model_nvls_tree_chunking(), on NCCL's NVLS channels of the cluster's GPUs): each
@@ -187,11 +199,7 @@ nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sch
 	struct ft_model_links l;
 	uint64_t loops;
 
-	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
-		memset(&l, 0, sizeof(l));
-	l.nranks = sc->nranks;
-	l.nnodes = nodes;
-	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
+	shape_links(e, sc, nodes, &l);
 	l.nrails = tb->heads;
 	loops = ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
@@ -211,11 +219,7 @@ collnet_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_
 	struct ft_model_links l;
 	uint64_t loops;
 
-	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, &l, NULL) < 0)
-		memset(&l, 0, sizeof(l));
-	l.nranks = sc->nranks;
-	l.nnodes = nodes;
-	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
+	shape_links(e, sc, nodes, &l);
 	loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, ch);
 	if (op->pipe_chunks)
 		loops = op->pipe_chunks;
