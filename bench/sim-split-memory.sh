@@ -48,7 +48,14 @@
 # (4.07x to 3.93x) and from 98.5 to 97.0 MB at 2, the others from
 # 58.7-59.4 to 57.9-58.4 MB at 4 ranks and from 79.9-80.1 to 78.4 MB at 2;
 # their high-water mark where the run starts fell by 6.5-6.8 MB, so the
-# run and its gather set the peak now (two runs each, alternated).
+# run and its gather set the peak now (two runs each, alternated). Once a
+# rank kept a flow's start key only in its record's slot and only rank 0
+# the report's per-flow FCT arrays, against the one process at 20.2-20.3
+# MB, the all-reduce's ranks 1-3 went from 57.7-58.1 to 54.9-55.3 MB at 4
+# ranks (2.86x to 2.73x) and rank 0 from 67.1 to 65.7 MB; rank 1 from 78.3
+# to 74.5 MB at 2; the 1,024-host bench, 1,024 flows, stayed at 49.8 MB on
+# rank 0 and 23.5-23.7 MB on the others at 4 ranks (docs/internals/sim.md,
+# "Where a rank's memory goes at 1,024 hosts").
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1

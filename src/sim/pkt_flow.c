@@ -363,11 +363,15 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 	uint32_t j, op = task_at(e, f->task)->op;
 	struct ft_sim_op_counters *oc = &e->op_acc[op];
 
-	e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
-	e->ideal[e->nflows_done] = f->ideal_s;
-	e->fct_prio[e->nflows_done] = f->prio;
-	if (e->fct_op)
-		e->fct_op[e->nflows_done] = op;
+	/* (A split run's rank other than 0 keeps no FCTs: rank 0 takes every one from the
+	 * gathered completions, pkt_part.c pp_take_end.) */
+	if (e->nflows_done < e->nfct) {
+		e->fct[e->nflows_done] = (double)(e->now_ps - f->t_start_ps) / PK_PS_PER_S;
+		e->ideal[e->nflows_done] = f->ideal_s;
+		e->fct_prio[e->nflows_done] = f->prio;
+		if (e->fct_op)
+			e->fct_op[e->nflows_done] = op;
+	}
 	oc->nflows++;
 	oc->npackets += f->npkts;
 	oc->bytes += f->bytes;

@@ -515,6 +515,7 @@ struct pk_engine {
 	double *qp_cols;
 	struct ft_sim_flow_row *flow_rows; /* pc.list_flows: counters()' rows */
 	double *fct, *ideal;
+	uint64_t nfct;     /* their room: every flow, or none on a split run's rank other than 0 */
 	uint8_t *fct_prio; /* the priority of each finished flow */
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
 	struct ft_sim_op_counters *op_acc; /* per op: its flows' counters */
@@ -774,6 +775,10 @@ int ft__pk_part_run(struct pk_engine *e);
 uint32_t ft__pk_part_rank(const struct pk_engine *e);
 bool ft__pk_part_more(const struct pk_engine *e);
 void ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid);
+/* The start keys a split rank holds (one per flow record it keeps, and the spare's), and
+ * flow @fid's (the spare's when its record is not kept here). */
+size_t ft__pk_part_nkeys(const struct pk_engine *e);
+uint64_t *ft__pk_part_skey(const struct pk_engine *e, uint32_t fid);
 void ft__pk_part_free(struct pk_engine *e);
 uint32_t ft__pk_ev_where(const struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg);
 uint32_t ft__pk_pkt_alloc(struct pk_engine *e);

@@ -100,7 +100,13 @@ struct pk_part {
 	uint64_t lookahead_ps;
 	uint64_t end_ps; /* the window's end: no message may take effect before it */
 	uint8_t *task_kind; /* PP_* per task */
-	uint64_t *start_key; /* per flow: the tie key of the event that started it */
+	/* Per flow record kept here (pp_skey: the flow's slot in e->flows, the spare's
+	 * shared by every flow not kept): the tie key of the event that started it. Only a
+	 * rank with a vertex on a flow's path reads or writes it (its source's starts the
+	 * flow, a crossing packet carries it to the others), so a rank holds nkey of them,
+	 * not one per flow. */
+	uint64_t *start_key;
+	size_t nkey;
 	uint64_t nroot;     /* root and middle barriers: events every rank handled */
 	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
 	/* --trace: every rank samples at the same times (its own ports' figures are the
@@ -832,7 +838,8 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	} else if ((rc = pp_owners(e, pp)) < 0) {
 		return rc;
 	}
-	pp->start_key = ft_calloc(pk_nflows(e) + 1, sizeof(uint64_t));
+	pp->nkey = e->flows.len ? e->flows.len : 1; /* (split: the spare is one of them) */
+	pp->start_key = ft_calloc(pp->nkey, sizeof(uint64_t));
 	if (!pp->start_key)
 		return FT_ENOMEM;
 	/* Built for this split: routed as built (ft__pk_part_add_flow), for the same rank
@@ -922,6 +929,28 @@ ft__pk_part_free(struct pk_engine *e)
 	e->part = NULL;
 }
 
+/* Flow @f's start key: in its record's slot (the spare's for a flow not kept here, which
+ * nothing reads back), so a rank holds one per record it keeps (test_part_keeps_own_flows). */
+static inline uint64_t *
+pp_skey(const struct pk_engine *e, uint32_t f)
+{
+	size_t i = e->fsplit ? FT_VEC_AT(&e->fslot, uint32_t, f) : f;
+
+	return &e->part->start_key[i < e->part->nkey ? i : 0];
+}
+
+size_t
+ft__pk_part_nkeys(const struct pk_engine *e)
+{
+	return e->part ? e->part->nkey : 0;
+}
+
+uint64_t *
+ft__pk_part_skey(const struct pk_engine *e, uint32_t f)
+{
+	return pp_skey(e, f);
+}
+
 /* Queue @ev here, or for the rank that owns where it happens. */
 int
 ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
@@ -943,7 +972,7 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 	if (type == PK_EV_ARRIVE) {
 		m.pkt = e->pkts[ev->id];
 		m.t_start_ps = flow_at(e, m.pkt.flow)->t_start_ps;
-		m.start_key = pp->start_key[m.pkt.flow];
+		m.start_key = *pp_skey(e, m.pkt.flow);
 		ft__pk_pkt_free(e, ev->id);
 	}
 	return ft_vec_push(&pp->out, &m);
@@ -959,7 +988,7 @@ ft__pk_part_rank(const struct pk_engine *e)
 void
 ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid)
 {
-	e->part->start_key[fid] = e->cur_seq;
+	*pp_skey(e, fid) = e->cur_seq;
 }
 
 bool
@@ -974,7 +1003,7 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_part *pp = e->part;
 	const struct pk_flow *f = flow_at(e, fid);
-	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, pp->start_key[fid],
+	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, *pp_skey(e, fid),
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
 		             e->origin, 0 };
 	struct pk_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
@@ -1162,7 +1191,7 @@ pp_exchange(struct pk_engine *e)
 			ev.id = id;
 			pp_path_here(e, &e->pkts[id]);
 			flow_at(e, in[i].pkt.flow)->t_start_ps = in[i].t_start_ps;
-			e->part->start_key[in[i].pkt.flow] = in[i].start_key;
+			*pp_skey(e, in[i].pkt.flow) = in[i].start_key;
 		}
 		rc = pk_evq_push(&e->evq, &ev);
 	}
@@ -1683,7 +1712,7 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 	pp_count_path(e, d->task, end ? -1 : 1);
 	if (!end)
 		return 0;
-	if (FT_NEVER(i >= e->nflows_done))
+	if (FT_NEVER(i >= e->nflows_done || i >= e->nfct))
 		return FT_ERANGE;
 	k = task_at(e, d->task);
 	e->fct[i] = (double)(d->t_ps - d->t_start_ps) / PK_PS_PER_S;

@@ -614,12 +614,16 @@ ft__pk_start(struct pk_engine *e)
 
 	e->succ = ft_calloc(e->edges.len ? e->edges.len : 1, sizeof(uint32_t));
 	cnt = ft_calloc(nt + 1, sizeof(uint32_t));
-	e->fct = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
-	e->ideal = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(double));
-	e->fct_prio = ft_calloc(e->nflows_all ? e->nflows_all : 1, 1);
+	/* The report's per-flow figures: every flow's in one process and on rank 0 of a
+	 * split run (which takes them from the gathered completions); a rank other than 0
+	 * reports nothing and keeps none of them (17 bytes a flow, 21 with several ops). */
+	e->nfct = e->part && ft__pk_part_rank(e) != 0 ? 0 : e->nflows_all;
+	e->fct = ft_calloc(e->nfct ? e->nfct : 1, sizeof(double));
+	e->ideal = ft_calloc(e->nfct ? e->nfct : 1, sizeof(double));
+	e->fct_prio = ft_calloc(e->nfct ? e->nfct : 1, 1);
 	e->op_acc = ft_calloc(e->ops.len ? e->ops.len : 1, sizeof(*e->op_acc));
 	if (e->ops.len > 1)
-		e->fct_op = ft_calloc(e->nflows_all ? e->nflows_all : 1, sizeof(uint32_t));
+		e->fct_op = ft_calloc(e->nfct ? e->nfct : 1, sizeof(uint32_t));
 	e->nflows_built = (uint32_t)pk_nflows(e);
 	e->nsucc_len = (uint32_t)e->edges.len;
 	if (!e->succ || !cnt || !e->fct || !e->ideal || !e->fct_prio || !e->op_acc ||

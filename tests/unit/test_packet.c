@@ -3940,9 +3940,25 @@ test_part_keeps_own_flows(void **state)
 			                    &FT_VEC_AT(&w->paths, uint32_t, a->path_off),
 			                    a->npath * sizeof(uint32_t));
 		}
+		/* The start keys: one per record kept (the spare's shared by the others), each
+		 * kept flow's its own (no two share a slot), and read back as written. */
+		assert_int_equal(ft__pk_part_nkeys(p), p->flows.len);
+		for (uint32_t f = 0; f < nflows; f++) {
+			p->cur_seq = 1000u + f;
+			ft__pk_part_flow_start(p, f);
+		}
+		for (uint32_t f = 0; f < nflows; f++)
+			if (pk_flow_kept(p, f))
+				assert_int_equal(*ft__pk_part_skey(p, f), 1000u + f);
+		/* The report's per-flow figures: rank 0 every flow's (from the gathered
+		 * completions), the others none. */
+		assert_int_equal(ft__pk_start(p), 0);
+		assert_int_equal(p->nfct, r == 0 ? p->nflows_all : 0);
+		assert_int_equal(p->nflows_all, nflows);
 		print_message("# %zu flows: rank %u keeps %zu records (%u with a vertex of it "
-		              "on the path, and the spare)\n",
-		              nflows, r, p->flows.len, need);
+		              "on the path, and the spare), %zu start keys, %zu FCT slots\n",
+		              nflows, r, p->flows.len, need, ft__pk_part_nkeys(p),
+		              (size_t)p->nfct);
 		assert_true(need > 0 && need < nflows);
 		if (p->flows.len > (size_t)need + 1)
 			fail_msg("rank %u keeps %zu flow records, at most %u + 1", r, p->flows.len,
