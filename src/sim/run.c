@@ -142,7 +142,8 @@ place_explicit(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 		at[3 * r + 1] = p[1];
 		at[3 * r + 2] = ft_topo_gpu(t, p[0], p[1]);
 		if (seen[at[3 * r + 2]]) {
-			rc = ft_error_set(err, FT_EINVAL, "%s: GPU %u:%u is placed twice (placement[%u] too)",
+			rc = ft_error_set(err, FT_EINVAL,
+			                  "%s: GPU %u:%u is placed twice (placement[%u] too)",
 			                  WHERE(ji, "--op", "placement[%u]", r), p[0], p[1],
 			                  seen[at[3 * r + 2]] - 1);
 			goto out;
@@ -424,8 +425,9 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_
 	if (sched->algo == FT_ALGO_TREE)
 		rc = ft__sim_tree_uneven(sched, nnodes, first);
 	else
-		rc = ft__sim_nvls_tree_uneven(sched, nnodes, first,
-		                              nvls_heads(t, jr->rank_gpu, gpus, nnodes, first, jr->gpn));
+		rc = ft__sim_nvls_tree_uneven(
+		        sched, nnodes, first,
+		        nvls_heads(t, jr->rank_gpu, gpus, nnodes, first, jr->gpn));
 	ft_free(first);
 	return rc;
 }

@@ -1557,8 +1557,8 @@ assert_plan_strided_as_sim(const char *cluster, const struct ft_plan *p, enum ft
 	assert_true(pl->stride > 1 && pl->ppn > 1 && pl->ppn < gpn && pl->nnodes > 1);
 
 	ft_vec_init(&pe.keep, sizeof(uint32_t *));
-	rc = ft__plan_engine_time(&pe, &p->cfg, g, pl, op, algo, ft_collnet_variant_from_name(c->algo),
-	                          c->bytes, &plan_s, &err);
+	rc = ft__plan_engine_time(&pe, &p->cfg, g, pl, op, algo,
+	                          ft_collnet_variant_from_name(c->algo), c->bytes, &plan_s, &err);
 	ft_vec_release(&pe.keep);
 	ft_topo_free(pe.topo);
 	if (rc < 0)

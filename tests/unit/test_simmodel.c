@@ -188,7 +188,8 @@ test_channels_strided_gpus(void **state)
 		for (node = 0; node < 2; node++)
 			for (nic = 0; nic < 8; nic++) {
 				snprintf(name, sizeof(name), "n%u.nic%u -> leaf0", node, nic);
-				assert_close(port_bytes(&rep, name), nic % 2 ? 0 : want, want * 1e-5);
+				assert_close(port_bytes(&rep, name), nic % 2 ? 0 : want,
+				             want * 1e-5);
 				snprintf(name, sizeof(name), "n%u.nic%u -> leaf0", node, nic / 2);
 				assert_close(port_bytes(&packed, name), want, want * 1e-5);
 			}
