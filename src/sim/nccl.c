@@ -191,6 +191,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 struct chan_map {
 	uint32_t ppn;            /* ranks of one NCCL node: a node, or an NVLink domain */
 	uint32_t tray_gpus;      /* GPUs of one physical node (ppn but in a domain) */
+	const uint32_t *gpus;    /* [ppn]: each local rank's GPU in its tray (NULL: g mod tray) */
 	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
 	uint32_t *rail;  /* [ppn]: the NIC of each local rank, numbered across the domain */
@@ -201,20 +202,33 @@ struct chan_map {
 };
 
 /*
- * The rail of local rank @g: its GPU's NIC. In an NVLink domain of several
+ * The GPU of local rank @g in its tray: @gpus[g] for a placement that skips
+ * GPUs (ranks on GPUs 0, 2, 4, 6 of every node: local rank 1 is GPU 2), else
+ * the rank's place in its tray.
+ */
+static uint32_t
+local_gpu(const uint32_t *gpus, uint32_t tray_gpus, uint32_t g)
+{
+	return gpus ? gpus[g] % FT_SPEC_MAX_GPUS : g % tray_gpus;
+}
+
+/*
+ * The rail of local rank @g: its own GPU's NIC (the node's GPU -> NIC
+ * affinity, as NCCL picks a rank's NIC). In an NVLink domain of several
  * trays (MNNVL) every tray's NICs are rails of their own, so the domain has
  * trays x NICs rails and a channel leaves it through one NIC of one tray.
  */
 static uint32_t
-node_rail(const struct ft_node_spec *node, uint32_t tray_gpus, uint32_t g)
+node_rail(const struct ft_node_spec *node, uint32_t tray_gpus, const uint32_t *gpus, uint32_t g)
 {
-	return (g / tray_gpus) * FT_SPEC_MAX_NICS + node->gpu_nic[g % tray_gpus] % FT_SPEC_MAX_NICS;
+	return (g / tray_gpus) * FT_SPEC_MAX_NICS +
+	       node->gpu_nic[local_gpu(gpus, tray_gpus, g)] % FT_SPEC_MAX_NICS;
 }
 
 static uint32_t
 chan_rail(const struct chan_map *m, uint32_t g)
 {
-	return node_rail(m->node, m->tray_gpus, g);
+	return node_rail(m->node, m->tray_gpus, m->gpus, g);
 }
 
 /* GPUs per tray of a node of @ppn local ranks: @tray_gpus, or all of them (at most a node's). */
@@ -225,15 +239,17 @@ tray_size(uint32_t ppn, uint32_t tray_gpus)
 	                                                    FT_MIN(ppn, (uint32_t)FT_SPEC_MAX_GPUS);
 }
 
-/* Fill @m's rail tables for @ppn local ranks, trays of @tray_gpus GPUs. */
+/* Fill @m's rail tables for @ppn local ranks on GPUs @gpus (NULL: in order), trays of
+ * @tray_gpus ranks. */
 static int
 chan_map_init(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-              const struct ft_node_spec *node)
+              const uint32_t *gpus, const struct ft_node_spec *node)
 {
 	uint32_t g, k;
 
 	*m = (struct chan_map){ .ppn = ppn,
 		                .tray_gpus = tray_size(ppn, tray_gpus),
+		                .gpus = gpus,
 		                .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
 		                .node = node };
 	m->rail = ft_calloc((size_t)ppn * 3, sizeof(uint32_t));
@@ -296,16 +312,17 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
  * no GPU is on the rail.
  */
 static uint32_t
-rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, uint32_t r)
+rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, const uint32_t *gpus,
+         uint32_t r)
 {
 	uint32_t g, first = UINT32_MAX;
 
 	for (g = 0; g < ppn; g++) {
-		if (node_rail(node, tray_gpus, g) != r)
+		if (node_rail(node, tray_gpus, gpus, g) != r)
 			continue;
 		if (first == UINT32_MAX)
 			first = g;
-		if (node->gpu_pcie_switch[g % tray_gpus] ==
+		if (node->gpu_pcie_switch[local_gpu(gpus, tray_gpus, g)] ==
 		    node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
 			return g;
 	}
@@ -315,7 +332,7 @@ rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, uint
 static uint32_t
 pxn_proxy(const struct chan_map *m, uint32_t r)
 {
-	return rail_gpu(m->node, m->ppn, m->tray_gpus, r);
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r);
 }
 
 /*
@@ -330,12 +347,12 @@ pxn_proxy(const struct chan_map *m, uint32_t r)
  */
 uint32_t
 ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus,
-                        uint32_t heads[FT__SIM_NVLS_MAX_HEADS])
+                        const uint32_t *gpus, uint32_t heads[FT__SIM_NVLS_MAX_HEADS])
 {
 	uint32_t g, k, n = 0, tray = tray_size(ppn, tray_gpus);
 
 	for (g = 0; g < ppn && n < FT__SIM_NVLS_MAX_HEADS; g++) {
-		uint32_t r = node_rail(node, tray, g), h = rail_gpu(node, ppn, tray, r);
+		uint32_t r = node_rail(node, tray, gpus, g), h = rail_gpu(node, ppn, tray, gpus, r);
 
 		for (k = 0; k < n && heads[k] != h; k++)
 			;
@@ -470,7 +487,7 @@ heads_perm(const struct chan_map *m, uint32_t *perm)
 {
 	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], n, g, k, pos;
 
-	n = ft__sim_nvls_node_heads(m->node, m->ppn, m->tray_gpus, heads);
+	n = ft__sim_nvls_node_heads(m->node, m->ppn, m->tray_gpus, m->gpus, heads);
 	memcpy(perm, heads, n * sizeof(*perm));
 	for (g = 0, pos = n; g < m->ppn; g++) {
 		for (k = 0; k < n && heads[k] != g; k++)
@@ -483,11 +500,11 @@ heads_perm(const struct chan_map *m, uint32_t *perm)
 /* Fill map @m for @nch channels, ranks placed as @order says. */
 static int
 chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-              const struct ft_node_spec *node, enum chan_order order)
+              const uint32_t *gpus, const struct ft_node_spec *node, enum chan_order order)
 {
 	uint32_t c, f;
 
-	if (chan_map_init(m, nch, ppn, tray_gpus, node) < 0)
+	if (chan_map_init(m, nch, ppn, tray_gpus, gpus, node) < 0)
 		return FT_ENOMEM;
 	for (c = 0; c < nch; c++) {
 		uint32_t *perm = m->perm + (size_t)c * ppn;
@@ -554,17 +571,19 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 
 /*
  * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
- * @out; @keep_order: ranks stay where they are (one copy: PXN only).
+ * @out; @keep_order: ranks stay where they are (one copy: PXN only); @gpus:
+ * each local rank's GPU in its tray, alike on every node (NULL: in order).
  */
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-                   const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out)
+                   const uint32_t *gpus, const struct ft_node_spec *node, bool keep_order,
+                   struct ft_schedule *out)
 {
 	struct chan_map m;
 	struct chan_set cs = {
 		.maps = &m, .nmaps = 1, .ppn = ppn, .own_nics = in->algo == FT_ALGO_NVLS_TREE
 	};
-	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, node, chan_order_of(in, keep_order));
+	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, gpus, node, chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
@@ -579,12 +598,13 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uin
  * cluster of node groups, kb NA-ALGO-RING): node k holds ranks first[k] to
  * first[k + 1] - 1 and is of kind @kind[k]; every node has its own rails and
  * permutation, so channel c enters and leaves each node on rail c mod its own
- * rails. Nodes of one kind and size share a map.
+ * rails. @gpus (NULL: in order) gives each rank's GPU in its node, so a node's
+ * rails are its placed GPUs' NICs. Nodes of one kind, size and GPUs share a map.
  */
 int
 ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
                           const uint32_t *first, const struct ft_node_spec *const *kind,
-                          struct ft_schedule *out)
+                          const uint32_t *gpus, struct ft_schedule *out)
 {
 	struct chan_set cs = { .nnodes = nnodes,
 		               .first = first,
@@ -600,12 +620,15 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
 	for (k = 0, rc = 0; k < nnodes && rc == 0; k++) {
 		uint32_t ppn = first[k + 1] - first[k];
 
+		const uint32_t *g = gpus ? gpus + first[k] : NULL;
+
 		for (i = 0; i < cs.nmaps; i++)
-			if (cs.maps[i].ppn == ppn && cs.maps[i].node == kind[k])
+			if (cs.maps[i].ppn == ppn && cs.maps[i].node == kind[k] &&
+			    (!g || !memcmp(cs.maps[i].gpus, g, ppn * sizeof(*g))))
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
-			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, kind[k],
+			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, g, kind[k],
 			                   chan_order_of(in, false));
 	}
 	if (rc == 0)

@@ -92,6 +92,105 @@ place_uneven(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
 	return 0;
 }
 
+/* Explicit ranks in NCCL's order: node by node, local rank by GPU index (qsort). */
+static int
+cmp_gpu_place(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] != y[1] ? (x[1] < y[1] ? -1 : 1) : 0;
+}
+
+/*
+ * An explicit placement (a list of node:gpu, as `fabtune plan` hands over a
+ * data-parallel group of a tensor-parallel job: GPUs 0, 2, 4, 6 of every
+ * node) as NCCL runs it: the ranks that share a node are that node's local
+ * ranks, the ring and tree visit them node by node in GPU order (kb
+ * NA-ALGO-RING, NA-ALGO-TREE), and each uses its own GPU's NIC (the
+ * channels' rails come from the placed GPUs, ft__sim_channelize()). Nodes
+ * of as many ranks each, on the same GPUs of one kind, are an ordinary job of
+ * that many ranks per node; else the job keeps its node boundaries for the
+ * channels (node_first), as nodes of different GPU counts do. A GPU placed
+ * twice is refused, naming both entries.
+ */
+static int
+place_explicit(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
+               const struct ft_topo *t, struct job_run *jr, struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	uint32_t r, k, n = jr->nranks, *at = ft_calloc(FT_MAX(n, 1u), 3 * sizeof(uint32_t));
+	uint32_t *seen = ft_calloc(ft_topo_nvertices(t), sizeof(uint32_t));
+	bool same = true;
+	int rc = 0;
+
+	if (!at || !seen) {
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (r = 0; r < n; r++) {
+		const uint32_t *p = ft_vec_at(&j->explicit_gpus, r);
+
+		if (p[0] >= spec->nnodes || p[1] >= ft__sim_node_ngpus(t, p[0])) {
+			rc = ft_error_set(err, FT_ERANGE, "%s: no GPU %u:%u (%u nodes of %u GPUs)",
+			                  WHERE(ji, "--op", "placement[%u]", r), p[0], p[1],
+			                  spec->nnodes,
+			                  p[0] < spec->nnodes ? ft__sim_node_ngpus(t, p[0]) :
+			                                        ft__sim_node_ngpus(t, 0));
+			goto out;
+		}
+		at[3 * r] = p[0];
+		at[3 * r + 1] = p[1];
+		at[3 * r + 2] = ft_topo_gpu(t, p[0], p[1]);
+		if (seen[at[3 * r + 2]]) {
+			rc = ft_error_set(err, FT_EINVAL,
+			                  "%s: GPU %u:%u is placed twice (placement[%u] too)",
+			                  WHERE(ji, "--op", "placement[%u]", r), p[0], p[1],
+			                  seen[at[3 * r + 2]] - 1);
+			goto out;
+		}
+		seen[at[3 * r + 2]] = r + 1;
+	}
+	qsort(at, n, 3 * sizeof(uint32_t), cmp_gpu_place);
+	jr->nnodes = 0;
+	for (r = 0; r < n; r++) {
+		jr->rank_gpu[r] = at[3 * r + 2];
+		jr->nnodes += r == 0 || at[3 * r] != at[3 * (r - 1)];
+	}
+	jr->node_first = ft_calloc(jr->nnodes + 1, sizeof(uint32_t));
+	jr->node_kind = ft_calloc(jr->nnodes + 1, sizeof(*jr->node_kind));
+	if (!jr->node_first || !jr->node_kind) {
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (r = 0, k = 0; r < n; r++)
+		if (r == 0 || at[3 * r] != at[3 * (r - 1)]) {
+			jr->node_first[k] = r;
+			jr->node_kind[k++] = ft__sim_node(t, at[3 * r]);
+		}
+	jr->node_first[k] = n;
+	jr->gpn = jr->node_first[1];
+	for (k = 1; k < jr->nnodes && same; k++) {
+		uint32_t f = jr->node_first[k];
+
+		same = jr->node_first[k + 1] - f == jr->gpn && jr->node_kind[k] == jr->node_kind[0];
+		for (r = 0; r < jr->gpn && same; r++)
+			same = at[3 * (f + r) + 1] == at[3 * r + 1];
+	}
+	if (!same) {
+		jr->gpn = 1; /* no uniform node structure: channels follow node_first */
+		goto out;
+	}
+	ft_free(jr->node_first);
+	ft_free(jr->node_kind);
+	jr->node_first = NULL;
+	jr->node_kind = NULL;
+	jr->nnodes = 0;
+out:
+	ft_free(at);
+	ft_free(seen);
+	return rc;
+}
+
 /* Place job @j's ranks on GPUs; errors name the job's place in the file. */
 static int
 place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, const struct ft_topo *t,
@@ -127,6 +226,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	if (!jr->rank_gpu)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	jr->gpn = gpn;
+	if (j->placement == SC_EXPLICIT)
+		return place_explicit(sc, j, ji, t, jr, err);
 	if (j->placement == SC_RANDOM) {
 		struct ft_rng rng;
 		uint32_t *slots = ft_calloc(cap, sizeof(uint32_t));
@@ -147,18 +248,7 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	for (r = 0; r < jr->nranks; r++) {
 		uint32_t node, gpu;
 
-		if (j->placement == SC_EXPLICIT) {
-			const uint32_t *p = ft_vec_at(&j->explicit_gpus, r);
-
-			node = p[0];
-			gpu = p[1];
-			if (node >= spec->nnodes || gpu >= ft__sim_node_ngpus(t, node))
-				return ft_error_set(
-				        err, FT_ERANGE, "%s: no GPU %u:%u (%u nodes of %u GPUs)",
-				        WHERE(ji, "--op", "placement[%u]", r), node, gpu, spec->nnodes,
-				        node < spec->nnodes ? ft__sim_node_ngpus(t, node) :
-				                              ft__sim_node_ngpus(t, 0));
-		} else if (j->placement == SC_SPREAD) {
+		if (j->placement == SC_SPREAD) {
 			uint32_t nn = (jr->nranks + gpn - 1) / gpn;
 
 			node = j->first_node + r % nn;
@@ -257,8 +347,8 @@ job_shape(const struct ft_topo *t, const struct job_run *jr, uint32_t *node0, ui
  * (MNNVL): its NICs are those of all its trays.
  */
 static uint32_t
-nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
-           const uint32_t *first, uint32_t tray_gpus)
+nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, const uint32_t *gpus,
+           uint32_t nnodes, const uint32_t *first, uint32_t tray_gpus)
 {
 	uint32_t k, heads = UINT32_MAX, at[FT__SIM_NVLS_MAX_HEADS];
 
@@ -269,9 +359,43 @@ nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
 
 		if (n < 2)
 			return 0;
-		heads = FT_MIN(heads, FT_MAX(ft__sim_nvls_node_heads(node, n, tray_gpus, at), 1u));
+		heads = FT_MIN(heads, FT_MAX(ft__sim_nvls_node_heads(node, n, tray_gpus,
+		                                                     gpus ? gpus + first[k] : NULL,
+		                                                     at),
+		                             1u));
 	}
 	return heads == UINT32_MAX ? 0 : heads;
+}
+
+/*
+ * Each of the first @n ranks of @rank_gpu's GPU in its node (its tray in an
+ * NVLink domain) into a new array, node k's ranks starting at first[k]
+ * (@first NULL: every @per ranks); NULL with rc 0 when every rank is on the
+ * GPU of its place in the node (packed): the channels' rails are then those
+ * of local ranks 0, 1, ... as they are.
+ */
+static int
+placed_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t n, uint32_t per,
+            const uint32_t *first, uint32_t **out)
+{
+	uint32_t r, k = 0, base = 0, *g;
+	bool in_order = true;
+
+	*out = NULL;
+	g = ft_calloc(FT_MAX(n, 1u), sizeof(*g));
+	if (!g)
+		return FT_ENOMEM;
+	for (r = 0; r < n; r++) {
+		if (first && r == first[k + 1])
+			base = first[++k];
+		g[r] = ft_topo_vertex(t, rank_gpu[r])->local;
+		in_order = in_order && g[r] == (first ? r - base : r % FT_MAX(per, 1u));
+	}
+	if (in_order)
+		ft_free(g);
+	else
+		*out = g;
+	return 0;
 }
 
 /*
@@ -283,8 +407,8 @@ nvls_heads(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nnodes,
  * head per NIC (kb NA-ALGO-NVLSTREE). Other schedules are left as they are.
  */
 static int
-nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, uint32_t per,
-                struct ft_schedule *sched)
+nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_t *gpus,
+                uint32_t per, struct ft_schedule *sched)
 {
 	uint32_t k, nnodes = jr->nranks / FT_MAX(per, 1u), *first;
 	int rc = 0;
@@ -301,8 +425,9 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, uint32_t per,
 	if (sched->algo == FT_ALGO_TREE)
 		rc = ft__sim_tree_uneven(sched, nnodes, first);
 	else
-		rc = ft__sim_nvls_tree_uneven(sched, nnodes, first,
-		                              nvls_heads(t, jr->rank_gpu, nnodes, first, jr->gpn));
+		rc = ft__sim_nvls_tree_uneven(
+		        sched, nnodes, first,
+		        nvls_heads(t, jr->rank_gpu, gpus, nnodes, first, jr->gpn));
 	ft_free(first);
 	return rc;
 }
@@ -328,18 +453,17 @@ tighter_cap(double a, double b)
  * algorithms are refused.
  */
 static int
-build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
-                   const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-                   struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
+                const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+                const uint32_t *gpus, uint32_t heads, struct ft_schedule *sched, uint32_t ap[3],
+                double *cap, struct ft_error *err)
 {
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
-	uint32_t heads = nvls_heads(t, jr->rank_gpu, jr->nnodes, jr->node_first, 0);
 	enum ft_algo built;
 	int rc;
 
-	ft_schedule_init(sched);
 	if (o->algo == FT_ALGO_COLLNET)
 		return ft_error_set(err, FT_ENOTSUP,
 		                    "%s: collnet needs the same GPUs on every node (NCCL numbers "
@@ -390,7 +514,7 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t j
 		struct ft_schedule merged;
 
 		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
-		                               jr->node_kind, &merged);
+		                               jr->node_kind, gpus, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 	}
@@ -401,17 +525,36 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t j
 	return 0;
 }
 
+static int
+build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
+                   const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+                   struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+{
+	uint32_t heads, *gpus = NULL;
+	int rc;
+
+	ft_schedule_init(sched);
+	if (placed_gpus(t, jr->rank_gpu, jr->nranks, 0, jr->node_first, &gpus) < 0)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	heads = nvls_heads(t, jr->rank_gpu, gpus, jr->nnodes, jr->node_first, 0);
+	rc = build_uneven_on(sc, o, ji, k, t, jr, bytes, gpus, heads, sched, ap, cap, err);
+	ft_free(gpus);
+	return rc;
+}
+
 /*
  * The schedule op @o (ops[@k] of job @ji of @sc, for errors; @sc NULL: errors
  * name the options) of job @jr runs at @bytes, as NCCL would run it: the
  * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
- * with each channel's cap (@cap, 0 = none), NVLS efficiency. @sched is
- * initialised here; the caller releases it.
+ * with each channel's cap (@cap, 0 = none), NVLS efficiency; the channels'
+ * rails are the NICs of @gpus (each rank's GPU in its node, NULL: in order).
+ * @sched is initialised here; the caller releases it.
  */
 static int
-build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
-               const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-               struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
+            const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+            const uint32_t *gpus, struct ft_schedule *sched, uint32_t ap[3], double *cap,
+            struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	uint32_t nch, node0, sgpn;
@@ -458,7 +601,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 	ft_schedule_init(sched);
 	rc = ft_coll_schedule(&args, sched, err);
 	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
-	if (rc == 0 && nccl_tree_sched(t, jr, sgpn, sched) < 0)
+	if (rc == 0 && nccl_tree_sched(t, jr, gpus, sgpn, sched) < 0)
 		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	/* NVLS inside one node or domain: at most 32 heads */
 	if (rc == 0 && ft__sim_nvls_heads(sched) < 0)
@@ -480,7 +623,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 		if (o->op != FT_OP_SENDRECV)
 			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                           o->channels != 0);
-		rc = ft__sim_channelize(sched, nch, sgpn, jr->gpn, ft__sim_node(t, node0),
+		rc = ft__sim_channelize(sched, nch, sgpn, jr->gpn, gpus, ft__sim_node(t, node0),
 		                        o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
@@ -490,6 +633,25 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
 	*cap = tighter_cap(*cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn));
 	return 0;
+}
+
+/* build_op_on() on the GPUs @jr's ranks are placed on. */
+static int
+build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
+               const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
+               struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+{
+	uint32_t *gpus = NULL;
+	int rc;
+
+	ft_schedule_init(sched);
+	/* ranks on GPUs other than 0, 1, ... of their nodes: the rails are their GPUs' NICs */
+	if (jr->gpn > 1 && !jr->node_first &&
+	    placed_gpus(t, jr->rank_gpu, jr->nranks, jr->gpn, NULL, &gpus) < 0)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
+	rc = build_op_on(sc, o, ji, k, t, jr, bytes, gpus, sched, ap, cap, err);
+	ft_free(gpus);
+	return rc;
 }
 
 int

@@ -520,10 +520,11 @@ int ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers);
  * head; the flows of the others carry S each way, a head's S + S / 32. */
 int ft__sim_nvls_heads(struct ft_schedule *s);
 /* NCCL's NVLS heads across nodes on one node (or NVLink domain) of kind @node, @ppn local
- * ranks in trays of @tray_gpus (0: one tray): the GPU that owns each NIC, NICs in the order
- * of their first GPU, at most 32, into @heads; their count. */
+ * ranks in trays of @tray_gpus (0: one tray) on GPUs @gpus of their tray (NULL: in order):
+ * the local rank that owns each NIC, NICs in the order of their first GPU, at most 32,
+ * into @heads; their count. */
 uint32_t ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus,
-                                 uint32_t heads[FT__SIM_NVLS_MAX_HEADS]);
+                                 const uint32_t *gpus, uint32_t heads[FT__SIM_NVLS_MAX_HEADS]);
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
  * flows 1/NCCL's tree correction at its size (@tree_corr). */
 void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
@@ -531,9 +532,12 @@ void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_sched
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
- * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain). */
+ * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain), on
+ * GPUs @gpus[ppn] of their tray, alike on every node (NULL: local rank g on GPU g mod tray):
+ * each rank's NIC is its own GPU's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-                       const struct ft_node_spec *node, bool keep_order, struct ft_schedule *out);
+                       const uint32_t *gpus, const struct ft_node_spec *node, bool keep_order,
+                       struct ft_schedule *out);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
@@ -541,10 +545,11 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
- * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]. */
+ * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
+ * node (NULL: in order). */
 int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
                               const uint32_t *first, const struct ft_node_spec *const *kind,
-                              struct ft_schedule *out);
+                              const uint32_t *gpus, struct ft_schedule *out);
 /* NCCL's tree all-reduce over @nnodes nodes of any sizes, one channel, node k holding
  * ranks first[k] to first[k + 1] - 1: @s (the flat tree's schedule) gets its flows. */
 int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first);

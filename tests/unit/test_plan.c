@@ -6,6 +6,7 @@
  * volumes (TRAIN-COMM), the 1F1B bubble (TRAIN-PP), expert placement,
  * Young/Daly goodput, and published training throughput.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1517,9 +1518,88 @@ plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint3
 	assert_int_equal(p->ncomms > 0, 1);
 }
 
+/*
+ * The planner's engine time of @p's @op on group @g, one instance of which is
+ * not every GPU (a data-parallel group of a tensor-parallel job: every
+ * stride-th GPU), against `fabtune sim`'s time of the same operation on
+ * @engine with the group's first instance as an explicit placement (ranks
+ * on GPUs 0, stride, 2 stride, ... of the nodes): the ranks sharing a node
+ * are its local ranks, each on its own GPU's NIC, in both. The other
+ * instances, which the planner runs at the same time, use other NICs and
+ * NVLink ports, so the two agree to rounding.
+ */
+static void
+assert_plan_strided_as_sim(const char *cluster, const struct ft_plan *p, enum ft_plan_group g,
+                           enum ft_op op, const char *want_algo, const char *engine)
+{
+	struct ft_cluster_spec s = spec(cluster);
+	struct ft_plan_engine pe = { .spec = &s, .ops = ft_sim_engine_find(engine) };
+	const struct ft_plan_place *pl = &p->place[g];
+	const struct ft_plan_comm *c = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	enum ft_algo algo;
+	double plan_s = 0, sim_s;
+	uint32_t i, gpn = s.node.ngpus;
+	size_t k;
+	int rc;
+
+	for (k = 0; k < p->ncomms && !c; k++)
+		if (p->comms[k].group == g && p->comms[k].op == op)
+			c = &p->comms[k];
+	assert_non_null(c);
+	assert_string_equal(c->algo, want_algo);
+	assert_int_equal(ft_algo_from_name(c->algo, &algo), 0);
+	/* strided inside its nodes: several ranks per node, not every GPU */
+	assert_true(pl->stride > 1 && pl->ppn > 1 && pl->ppn < gpn && pl->nnodes > 1);
+
+	ft_vec_init(&pe.keep, sizeof(uint32_t *));
+	rc = ft__plan_engine_time(&pe, &p->cfg, g, pl, op, algo,
+	                          ft_collnet_variant_from_name(c->algo), c->bytes, &plan_s, &err);
+	ft_vec_release(&pe.keep);
+	ft_topo_free(pe.topo);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+
+	ft_strbuf_init(&sb);
+	ft_strbuf_addf(&sb,
+	               "name: t\ncluster: %s\njobs:\n  - name: dp\n    placement: [", cluster);
+	for (i = 0; i < pl->n; i++)
+		ft_strbuf_addf(&sb, "%s'%u:%u'", i ? ", " : "", i * pl->stride / gpn,
+		               i * pl->stride % gpn);
+	ft_strbuf_addf(&sb, "]\n    ops:\n      - {op: %s, size: %" PRIu64 ", algo: %s}\n",
+	               ft_op_name(op), c->bytes, c->algo);
+	rc = ft_scenario_load_buffer(sb.buf, sb.len, "t.yaml", &sc, &err);
+	if (rc < 0)
+		print_error("%s\n%s\n", sb.buf, err.msg);
+	assert_int_equal(rc, 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, want_algo);
+	sim_s = ft_run_row(&rep.run, 0)->time_us * 1e-6;
+	if (!NEAR(plan_s, sim_s, 1e-9))
+		print_error("%s %s %s on %s, strided: plan %.9g s, sim %.9g s\n", engine,
+		            ft_plan_group_name(g), c->algo, cluster, plan_s, sim_s);
+	assert_true(NEAR(plan_s, sim_s, 1e-9));
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	ft_strbuf_release(&sb);
+}
+
 /* The plan's flow and packet engines time an operation as `fabtune sim` does: a ring
  * all-reduce in one node, CollNetChain and CollNetDirect DP buckets across a SHARP
- * fabric's nodes, an expert all-to-all across two nodes. */
+ * fabric's nodes, an expert all-to-all across two nodes, and a DP group strided across
+ * its nodes' GPUs (tensor-parallel 2) as an explicit placement. */
 static void
 test_plan_engine_times_as_sim(void **state)
 {
@@ -1538,6 +1618,24 @@ test_plan_engine_times_as_sim(void **state)
 	                         "flow");
 	plan_for("dgx-h100:2", "deepseek-v3", 1, 16, 16, 0, 1, p);
 	assert_plan_times_as_sim("dgx-h100:2", p, FT_GROUP_EP, FT_OP_ALLTOALL, "direct", "flow");
+	/* tensor-parallel 2: each DP group is on GPUs 0, 2, 4, 6 (or 1, 3, 5, 7) of every node */
+	plan_for("dgx-h100:4", "llama3-8b", 2, 1, 32, 0, 1, p);
+	assert_plan_strided_as_sim("dgx-h100:4", p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER, "ring",
+	                           "flow");
+	assert_plan_strided_as_sim("dgx-h100:4", p, FT_GROUP_DP, FT_OP_REDUCE_SCATTER, "ring",
+	                           "packet");
+	/* and on a SHARP fabric, 4 local ranks per node: CollNetDirect (4 MiB buckets) has a
+	 * head per local rank on its own NIC, CollNetChain (16 MiB) a chain per channel */
+	plan_for(sharp, "llama3-8b", 2, 1, 64, 4u << 20, 0, p);
+	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
+	                           "flow");
+	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
+	                           "packet");
+	plan_for(sharp, "llama3-8b", 2, 1, 64, 16u << 20, 0, p);
+	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain",
+	                           "flow");
+	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain",
+	                           "packet");
 	free(p);
 }
 

@@ -1302,7 +1302,7 @@ test_nvls_node_heads(void **state)
 		} else {
 			assert_int_equal(ft_spec_resolve(specs[i], &spec, &err), 0);
 		}
-		n = ft__sim_nvls_node_heads(&spec.node, nvl72 ? 72 : 8, nvl72 ? 4 : 0, heads);
+		n = ft__sim_nvls_node_heads(&spec.node, nvl72 ? 72 : 8, nvl72 ? 4 : 0, NULL, heads);
 		assert_int_equal(n, want_n[i]);
 		for (h = 0; h < n; h++)
 			assert_int_equal(heads[h], i == 1 ? 2 * h : h);

@@ -137,6 +137,102 @@ test_channels_use_every_nic(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/* A ring all-reduce of 256 MiB on two DGX H100 under one leaf, its ranks placed as @place. */
+static void
+run_placed(const char *place, const char *engine, struct ft_sim_report *rep)
+{
+	char text[768];
+
+	snprintf(text, sizeof(text),
+	         "name: t\n"
+	         "cluster:\n"
+	         "  name: h100-2\n"
+	         "  nodes: { preset: dgx-h100, count: 2 }\n"
+	         "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+	         "jobs:\n"
+	         "  - name: a\n"
+	         "    %s\n"
+	         "    ops:\n"
+	         "      - {op: all_reduce, size: 256MiB, algo: ring, proto: simple}\n",
+	         place);
+	run_ok(text, engine, rep);
+}
+
+/*
+ * Ranks on GPUs 0, 2, 4, 6 of each node (the data-parallel group of a
+ * tensor-parallel-2 job, as `fabtune plan` places it): four local ranks per
+ * node, four channels, each leaving and entering the node through the NIC
+ * of one of the placed GPUs (GPU g owns NIC g on a DGX H100), so NICs 0, 2,
+ * 4, 6 each send 2 (n - 1) / n of S / 4 and the others nothing; the time is
+ * that of the same job on GPUs 0 to 3 (gpus_per_node: 4), the same shape on
+ * other NICs, to rounding. Listed in any order, the ranks are grouped node
+ * by node (NCCL's ring visits a node's ranks together).
+ */
+static void
+test_channels_strided_gpus(void **state)
+{
+	static const char *const placed[] = {
+		"placement: ['0:0', '0:2', '0:4', '0:6', '1:0', '1:2', '1:4', '1:6']",
+		"placement: ['1:6', '0:2', '1:0', '0:0', '0:6', '1:4', '0:4', '1:2']",
+	};
+	struct ft_sim_report rep, packed;
+	double want = 2.0 * 7 / 8 * (256.0 * 1048576) / 4;
+	char name[64];
+	uint32_t node, nic, i;
+
+	(void)state;
+	run_placed("gpus_per_node: 4", "flow", &packed);
+	for (i = 0; i < 2; i++) {
+		run_placed(placed[i], "flow", &rep);
+		assert_int_equal(ft_run_row(&rep.run, 0)->nranks, 8);
+		for (node = 0; node < 2; node++)
+			for (nic = 0; nic < 8; nic++) {
+				snprintf(name, sizeof(name), "n%u.nic%u -> leaf0", node, nic);
+				assert_close(port_bytes(&rep, name), nic % 2 ? 0 : want,
+				             want * 1e-5);
+				snprintf(name, sizeof(name), "n%u.nic%u -> leaf0", node, nic / 2);
+				assert_close(port_bytes(&packed, name), want, want * 1e-5);
+			}
+		assert_close(ft_run_row(&rep.run, 0)->time_us, ft_run_row(&packed.run, 0)->time_us,
+		             ft_run_row(&packed.run, 0)->time_us * 1e-9);
+		ft_sim_report_release(&rep);
+	}
+	ft_sim_report_release(&packed);
+}
+
+/*
+ * Nodes of an explicit placement that hold different GPUs (0 and 2 on node 0,
+ * 1 and 3 on node 1) keep their own rails: each node's channels leave it
+ * through its placed GPUs' NICs. A GPU placed twice is refused, naming both.
+ */
+static void
+test_channels_placed_gpus_differ(void **state)
+{
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double want = 2.0 * 3 / 4 * (256.0 * 1048576) / 2;
+	char text[512], name[64];
+	uint32_t nic;
+
+	(void)state;
+	run_placed("placement: ['0:0', '0:2', '1:1', '1:3']", "flow", &rep);
+	for (nic = 0; nic < 8; nic++) {
+		snprintf(name, sizeof(name), "n0.nic%u -> leaf0", nic);
+		assert_close(port_bytes(&rep, name), nic == 0 || nic == 2 ? want : 0, want * 1e-5);
+		snprintf(name, sizeof(name), "n1.nic%u -> leaf0", nic);
+		assert_close(port_bytes(&rep, name), nic == 1 || nic == 3 ? want : 0, want * 1e-5);
+	}
+	ft_sim_report_release(&rep);
+	snprintf(text, sizeof(text),
+	         "name: t\ncluster: dgx-h100:2\njobs:\n  - name: a\n"
+	         "    placement: ['0:0', '0:2', '0:0']\n"
+	         "    ops:\n      - {op: all_reduce, size: 1MiB}\n");
+	assert_int_equal(run_text(text, "flow", &rep, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "jobs[0].placement[2]: GPU 0:0 is placed twice "
+	                                "(placement[0] too)"));
+	ft_sim_report_release(&rep);
+}
+
 /*
  * On a rail-optimized fat-tree every channel's node-to-node hop stays on its
  * rail: nothing crosses a spine. With eight NICs for eight GPUs the last rank
@@ -2160,6 +2256,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_channels_use_every_nic),
 		cmocka_unit_test(test_channels_stay_on_rail),
+		cmocka_unit_test(test_channels_strided_gpus),
+		cmocka_unit_test(test_channels_placed_gpus_differ),
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
 		cmocka_unit_test(test_collnet_chain_closed_form),

@@ -1,0 +1,1 @@
+sim scenarios/tp2-dp-strided.yaml
