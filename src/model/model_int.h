@@ -99,6 +99,10 @@ double ft__model_base_lat(const struct ft_model_links *l, enum ft_op op, enum ft
 bool ft__model_ofi_region(const struct ft_model_links *l, const struct ft_model_query *q,
                           enum ft_algo *algo, enum ft_proto *proto);
 
+/* What the busiest NIC moves, in buffers S, summed over the hops of NCCL's double binary
+ * tree over @nnodes nodes taken one after another (model/dtree.c); 0 for fewer than 2. */
+double ft__model_dtree_hop_load(uint32_t nnodes);
+
 /* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
 void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                     const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,

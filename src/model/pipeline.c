@@ -776,6 +776,33 @@ nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes,
 	return (double)(loops - 1) * block + FT_MIN(block, last);
 }
 
+/*
+ * An NVLS tree whose buffer is one loop (one chunk per channel and head): its hops
+ * between nodes take turns, each at the rate of its busiest NIC, as the flow engine runs
+ * them (sim/engine_flow.c, one chunk). A hop's busiest NIC moves S / 2 per edge of the
+ * double binary tree it serves in that hop (ft__model_dtree_hop_load(): over 2 nodes S / 2
+ * each way per hop, S in all; over 4, S, S / 2, S / 2, S), where the whole operation's
+ * pace charged every hop the busiest node's 2S (S over 2 nodes, 1.5S over 3). Each head
+ * sends its shard through its own NICs, so the rails of the heads move @loop_bytes x load:
+ * all of a node's where every GPU with a NIC heads a tree, 32 of 72 in an NVL72 domain
+ * (NCCL_MAX_NVLS_ARITY, FT__MODEL_NVLS_MAX_HEADS). The
+ * seconds the hops take; 0 where this does not apply (more loops: the hops overlap and
+ * share the NICs at the operation's pace).
+ */
+static double
+one_loop_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops,
+               double loop_bytes)
+{
+	double share = (double)nvls_heads(l) / FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
+	double net_Bps = l->inter_Bps * l->ring_tier_factor * FT_MIN(share, 1.0), load;
+
+	if (a != FT_ALGO_NVLS_TREE || loops != 1 || l->nnodes < 2 || !(net_Bps > 0) ||
+	    !isfinite(net_Bps))
+		return 0;
+	load = ft__model_dtree_hop_load(l->nnodes);
+	return load > 0 ? load * loop_bytes / net_Bps : 0;
+}
+
 void
 ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
@@ -836,9 +863,10 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
 			 * up and down), the hops between nodes at the network's. */
 			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;
+			double net = one_loop_net_s(l, a, out->loops, c_eff * pipes);
 
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +
-			      (stages - inside) * c_eff * pipes / c->stage_inter_Bps;
+			      (net > 0 ? net : (stages - inside) * c_eff * pipes / c->stage_inter_Bps);
 		} else {
 			sum = stages * t_pace;
 		}

@@ -2079,6 +2079,55 @@ assert_pipe(const struct ft_model_result *r, uint32_t nch, uint64_t chunk, uint6
 }
 
 /*
+ * An NVLS tree of one loop (one chunk per channel and head): its network hops take turns,
+ * each at its busiest NIC's rate (model/pipeline.c one_loop_net_s(), model/dtree.c), as
+ * the flow engine runs one chunk. NCCL's double binary tree over 2 nodes moves S / 2 each
+ * way per hop, S over its two hops; over 4 (0-2-{1,3} and 3-1-{2,0}) S, S / 2, S / 2, S;
+ * over 8, 1, 1, 1/2 up and as much down, 5S; where the operation's pace charged every hop
+ * the busiest node's whole load (S over 2 nodes, about 2S beyond). 4 MiB on 16 channels x
+ * 8 heads is one loop of 32 KiB chunks; 16 MiB on 4 nodes two loops, priced as before.
+ */
+static void
+test_pipe_nvls_tree_one_loop(void **state)
+{
+	static const struct {
+		uint32_t nodes;
+		double load, cap_GBps;
+	} cases[] = { { 2, 1.0, 57.7 }, { 4, 3.0, 45.5 }, { 8, 5.0, 45.5 } };
+	struct ft_cluster_spec s;
+	struct ft_model_result t, r;
+	double c = 4.0 * (1 << 20), inter = 8 * 50 * GB;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double n = 8.0 * cases[i].nodes, conv = n / (2 * (n - 1));
+		double bw = 8 * cases[i].cap_GBps * GB * conv, ramp;
+
+		hopper_spec(&s, cases[i].nodes, 8, 400);
+		eval_both(&s, FT_OP_ALL_REDUCE, 4u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t,
+		          &r);
+		assert_int_equal(r.pipe.loops, 1);
+		assert_int_equal(r.pipe.chunk_bytes, 32768);
+		ramp = 2 * c / HOPPER8_NVLS_ALGBW + cases[i].load * c / inter - c / bw;
+		assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+		assert_rel(r.time_s, t.time_s + ramp, 1e-9);
+	}
+	/* two loops: the hops overlap at the operation's pace, 2 x 2 hops of 64 KiB x 128 */
+	{
+		double n = 32, conv = n / (2 * (n - 1)), c2 = 65536.0 * 128;
+		double bw = 8 * 45.5 * GB * conv, ramp;
+
+		hopper_spec(&s, 4, 8, 400);
+		eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t,
+		          &r);
+		assert_int_equal(r.pipe.loops, 2);
+		ramp = 2 * c2 / HOPPER8_NVLS_ALGBW + 4 * c2 / (inter * conv) - c2 / bw;
+		assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+	}
+}
+
+/*
  * NVLSTree on 2 x 8 Hopper: 16 NVLS channels x 8 heads = 128 chunks in
  * flight; 64 MiB is not below 4 x 128 x 128 KiB, so the chunk stays 128 KiB
  * (NCCL's calcCollChunking), 4 loops. The first chunk crosses the NVLS
@@ -3671,6 +3720,7 @@ main(void)
 		cmocka_unit_test(test_train_dp),
 		cmocka_unit_test(test_dragonfly_alltoall),
 		cmocka_unit_test(test_pipe_nvls_tree_ramp),
+		cmocka_unit_test(test_pipe_nvls_tree_one_loop),
 		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),

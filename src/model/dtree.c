@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/dtree.c - NCCL's double binary tree over the nodes, hop by hop: what
+ * the busiest NIC of each network hop moves when the hops take turns.
+ *
+ * NCCL builds the tree part of Tree and NVLSTree across nodes with
+ * ncclGetDtree (src/graph/trees.cc; kb NA-ALGO-TREE): tree 0 is a binary
+ * tree whose root, node 0, has one child, and tree 1 is tree 0 shifted by one
+ * node (odd node counts) or mirrored (even ones), each carrying half the
+ * buffer up and down. When the whole buffer is one loop of chunks (one chunk
+ * per channel and head), each hop of the tree waits for the one before it:
+ * the hops take turns, and a hop lasts as long as its busiest NIC needs for
+ * what it sends or receives in that hop, not the whole operation's 2S. The
+ * hops are numbered as a chunk reaches them: going up, a node sends once
+ * everything below it has come in (a leaf at once); going down, a node
+ * sends once its own parent's copy has come in, the root once its children
+ * have (the flow engine's stages, sim/engine_flow.c phase_stages()).
+ */
+#include "model_int.h"
+
+/* The largest tree this walks; beyond it the hops are priced at the whole
+ * operation's rate (ft__model_dtree_hop_load() returns 0). */
+#define DTREE_MAX_NODES 4096u
+
+/*
+ * Node @r's parent in NCCL's binary tree over @n nodes (ncclGetBtree): node 0
+ * is the root; node r with lowest set bit b hangs below (r ^ b) | 2b, or
+ * r ^ b when that is past the end. -1 for the root.
+ */
+static int
+btree_parent(uint32_t n, uint32_t r)
+{
+	uint32_t bit, up;
+
+	if (r == 0)
+		return -1;
+	for (bit = 1; bit < n && !(bit & r); bit <<= 1)
+		;
+	up = (r ^ bit) | (bit << 1);
+	return (int)(up >= n ? r ^ bit : up);
+}
+
+/* Node @r's parent in tree @t of the double binary tree over @n nodes. */
+static int
+dtree_parent(uint32_t n, uint32_t t, uint32_t r)
+{
+	int up;
+
+	if (t == 0)
+		return btree_parent(n, r);
+	if (n % 2) {
+		up = btree_parent(n, (r + n - 1) % n);
+		return up < 0 ? -1 : (int)(((uint32_t)up + 1) % n);
+	}
+	up = btree_parent(n, n - 1 - r);
+	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
+}
+
+/* Hops of tree @t: @up[k], the up hop of node k's edge to its parent (its subtree's
+ * height less one); @down[k], the down hop of the same edge. Returns the hops the tree
+ * takes. */
+static uint32_t
+tree_hops(uint32_t n, uint32_t t, int *parent, uint32_t *up, uint32_t *down)
+{
+	uint32_t k, top = 0, hops;
+	bool changed = true;
+
+	for (k = 0; k < n; k++) {
+		parent[k] = dtree_parent(n, t, k);
+		up[k] = 0;
+	}
+	/* a node's height: one more than its highest child's (at most n passes) */
+	while (changed) {
+		changed = false;
+		for (k = 0; k < n; k++)
+			if (parent[k] >= 0 && up[parent[k]] < up[k] + 1) {
+				up[parent[k]] = up[k] + 1;
+				changed = true;
+			}
+	}
+	for (k = 0; k < n; k++)
+		if (parent[k] >= 0)
+			top = FT_MAX(top, up[k] + 1);
+	/* down: the root's children at hop top, then one more per level */
+	for (k = 0; k < n; k++) {
+		uint32_t d = 0;
+		int p = parent[k];
+
+		if (p < 0)
+			continue;
+		while (parent[p] >= 0) {
+			d++;
+			p = parent[p];
+		}
+		down[k] = top + d;
+	}
+	hops = top;
+	for (k = 0; k < n; k++)
+		if (parent[k] >= 0)
+			hops = FT_MAX(hops, down[k] + 1);
+	return hops;
+}
+
+double
+ft__model_dtree_hop_load(uint32_t nnodes)
+{
+	uint32_t n = nnodes, t, k, h, nhops = 0, hops[2];
+	int *parent = NULL;
+	uint32_t *up = NULL, *down = NULL;
+	double *sent = NULL, *got = NULL, load = 0;
+
+	if (n < 2 || n > DTREE_MAX_NODES)
+		return 0;
+	parent = ft_calloc(2 * (size_t)n, sizeof(*parent));
+	up = ft_calloc(2 * (size_t)n, sizeof(*up));
+	down = ft_calloc(2 * (size_t)n, sizeof(*down));
+	if (!parent || !up || !down)
+		goto out;
+	for (t = 0; t < 2; t++) {
+		hops[t] = tree_hops(n, t, parent + t * n, up + t * n, down + t * n);
+		nhops = FT_MAX(nhops, hops[t]);
+	}
+	sent = ft_calloc(n, sizeof(*sent));
+	got = ft_calloc(n, sizeof(*got));
+	if (!sent || !got)
+		goto out;
+	/* each hop: every edge of both trees at that hop moves S / 2 one way */
+	for (h = 0; h < nhops; h++) {
+		double busiest = 0;
+
+		for (k = 0; k < n; k++)
+			sent[k] = got[k] = 0;
+		for (t = 0; t < 2; t++)
+			for (k = 0; k < n; k++) {
+				uint32_t p = (uint32_t)parent[t * n + k];
+
+				if (parent[t * n + k] < 0)
+					continue;
+				if (up[t * n + k] == h) {
+					sent[k] += 0.5;
+					got[p] += 0.5;
+				}
+				if (down[t * n + k] == h) {
+					sent[p] += 0.5;
+					got[k] += 0.5;
+				}
+			}
+		for (k = 0; k < n; k++)
+			busiest = FT_MAX(busiest, FT_MAX(sent[k], got[k]));
+		load += busiest;
+	}
+out:
+	ft_free(parent);
+	ft_free(up);
+	ft_free(down);
+	ft_free(sent);
+	ft_free(got);
+	return load;
+}
