@@ -51,7 +51,11 @@
 # bytes it moved a CPU-second, a figure the load moves little: a rank that
 # waits for its CPU spends none. Set beside the cross-CPU memcpy, it is at
 # most 0.5 through the ring (each byte copied twice) and at most 1 for
-# single copies; spinning and system calls take it lower.
+# single copies; spinning and system calls take it lower. That CPU time
+# includes the start-up of the two ranks (exec, the segment, its prefault):
+# about 0.12 s on the 2-CPU VM, a third to a half of a GiB's 0.2-0.4 s at
+# 64-256 KiB. "less start-up" divides by the run's CPU less that of a run
+# of one window in the same round, the CPU the messages themselves took.
 #
 # STEP (4) is the factor between sizes. The copy each size's messages
 # took (fabtune's "copy" field, one per round) ends each line.
@@ -84,6 +88,15 @@ fab() { # SIZE OUT: one JSON document; OUT.cpu: the CPU seconds of both ranks
 	{ time "$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$1" -e "$1" \
 		-n $(($(nwin "$1") * window)) --window "$window" $cma --json >"$2" 2>/dev/null; } \
 		2>&1 | awk '{ print $1 + $2 }' >"$2.cpu"
+}
+# the CPU seconds of a run of one window, the same start-up for a few MB: what
+# the processes, the segment and its prefault cost before the first message
+fab0() { # SIZE OUT.cpu
+	local TIMEFORMAT='%U %S'
+	# shellcheck disable=SC2086
+	{ time "$fabtune" bench pt2pt_bw --np 2 --transport shm -b "$1" -e "$1" \
+		-n "$window" --window "$window" $cma --json >/dev/null 2>&1; } \
+		2>&1 | awk '{ print $1 + $2 }' >"$2"
 }
 bare() { # SIZE OUT: "SIZE GB/s"
 	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" bw "$1" "$1" "$(nwin "$1")" 3 \
@@ -123,7 +136,8 @@ round() { # SIZE ROUND
 	0) fab "$1" "$d.fab"; bare "$1" "$d.mpi"; cpy "$1" "$d.fab" "$d.cpy" ;;
 	esac
 	xcpy "$1" "$d.fab" "$d.xcpy"
-	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi") $(awk '{ print $2 }' "$d.xcpy") $(awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > 0) print b / $1 / 1e9 }' "$d.fab.cpu")" >"$d.row"
+	fab0 "$1" "$d.fab0.cpu"
+	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi") $(awk '{ print $2 }' "$d.xcpy") $(awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > 0) print b / $1 / 1e9 }' "$d.fab.cpu") $(paste "$d.fab.cpu" "$d.fab0.cpu" | awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > $2) print b / ($1 - $2) / 1e9; else print 0 }')" >"$d.row"
 	# the copy fabtune's messages took (ring, ring-nt, single, ring+single N%)
 	grep -o '"copy":"[^"]*"' "$d.fab" | cut -d'"' -f4 | tr ' ' _ >"$d.path"
 }
@@ -148,8 +162,10 @@ for size in $sizes; do
 	rx=$(awk '{ if ($4 > 0) print $1 / $4 }' "$rows" | median)
 	u=$(awk '{ print $5 }' "$rows" | median)
 	ru=$(awk '{ if ($4 > 0 && $5 > 0) print $5 / $4 }' "$rows" | median)
+	v=$(awk '{ print $6 }' "$rows" | median)
+	rv=$(awk '{ if ($4 > 0 && $6 > 0) print $6 / $4 }' "$rows" | median)
 	c=$(awk -v s="$size" '$1 == s { print $2 }' "$tmp/alone")
-	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  cross-CPU memcpy %6.2f GB/s  fabtune/that %5.3f  fabtune per CPU-second %6.2f GB  that/cross-CPU memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s  copy %s\n" \
-		"$size" "$f" "$p" "$rp" "$x" "$rx" "$u" "$ru" "$m" "$rm" "$c" "$(ratio "$f" "$c")" \
+	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  cross-CPU memcpy %6.2f GB/s  fabtune/that %5.3f  fabtune per CPU-second %6.2f GB  that/cross-CPU memcpy %5.3f  less start-up %6.2f GB  that/cross-CPU memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s  copy %s\n" \
+		"$size" "$f" "$p" "$rp" "$x" "$rx" "$u" "$ru" "$v" "$rv" "$m" "$rm" "$c" "$(ratio "$f" "$c")" \
 		"$(cat "$tmp/$size".*.path | sort | uniq -c | awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')"
 done

@@ -153,6 +153,28 @@ ft__cpu_relax(void)
 	__asm__ __volatile__("yield" ::: "memory");
 #endif
 }
+/*
+ * A polling wait that keeps off the core (nap.c): FT__NAP_PAUSES CPU pauses,
+ * then sleeps of FT__NAP_MIN_NS doubling up to FT__NAP_MAX_NS, the bound on
+ * how late the waiter notices its condition. Zero it to start (or
+ * ft__nap_reset, when work arrives); ft__nap() waits one step and returns
+ * the nanoseconds it slept (0: a pause); ft__nap_step() only says which.
+ */
+#define FT__NAP_PAUSES 1024u
+#define FT__NAP_MIN_NS 1000u
+#define FT__NAP_MAX_NS 1000000u
+struct ft__nap {
+	uint32_t pauses;   /* pauses made since the reset */
+	uint64_t sleep_ns; /* the next sleep once they are done; 0: FT__NAP_MIN_NS */
+};
+static inline void
+ft__nap_reset(struct ft__nap *n)
+{
+	n->pauses = 0;
+	n->sleep_ns = 0;
+}
+uint64_t ft__nap_step(struct ft__nap *n);
+uint64_t ft__nap(struct ft__nap *n);
 /* tcp.c: the SO_RCVLOWAT a sleeping receive that needs @need bytes sets */
 int ft__tcp_lowat(size_t need);
 /* tcp.c: what a spin for a @len-byte message saves (a wake-up) and costs a pinned rank */

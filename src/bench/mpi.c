@@ -172,7 +172,8 @@ mpi_abandon(struct ft_ep *base)
 {
 	struct mpi_ep *ep = ft_container_of(base, struct mpi_ep, base);
 	double end = ft__now() + ABANDON_S;
-	size_t i;
+	struct ft__nap nap = { 0 };
+	size_t i, left, prev;
 
 	for (i = 0; i < ep->pending.len; i++) {
 		struct mpi_pend *pd = pend_at(ep, i);
@@ -181,8 +182,17 @@ mpi_abandon(struct ft_ep *base)
 		if (!pd->send && !pd->coll)
 			MPI_Cancel(&pd->mr);
 	}
-	while (reap(ep) > 0 && ft__now() < end)
-		sched_yield();
+	/*
+	 * Nap between tests (nap.c), from pauses again whenever a request
+	 * completed: no sched_yield(), which beside a busy process gives it the
+	 * core for a whole slice of the ABANDON_S this may take.
+	 */
+	for (prev = left = reap(ep); left > 0 && ft__now() < end; prev = left) {
+		ft__nap(&nap);
+		left = reap(ep);
+		if (left < prev)
+			ft__nap_reset(&nap);
+	}
 }
 
 static bool
@@ -322,6 +332,10 @@ mpi_wait(struct ft_ep *base, struct mpi_pend *pd, const char *what, struct ft_er
 		 * then does. A yield beside a busy process hands it the CPU for a
 		 * whole time slice: a 4 MiB all_reduce on 2 ranks made 3,400
 		 * sched_yield() calls an operation while its peer was running.
+		 * The yield stays on purpose for the oversubscribed case, not a nap
+		 * (nap.c): ranks sharing a CPU take turns, and the peer it is
+		 * measured against takes them by yielding, without a sleep's
+		 * wake-up in every turn.
 		 */
 		if (!base->w->may_spin)
 			sched_yield();

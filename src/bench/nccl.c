@@ -680,6 +680,9 @@ stream_wait(struct nccl_ep *ep, const char *what, struct ft_error *err)
 		 * transports, get the CPU. There is no descriptor or futex to
 		 * sleep on: the GPU signals the end of a kernel only through the
 		 * stream, and a blocking synchronize has no deadline (above).
+		 * Not a nap (nap.c): the yield is what the proxy threads of this
+		 * very process need, and a sleep would add up to its bound to
+		 * every collective that nccl-tests reports without it.
 		 */
 		if (++polls < 4096)
 			continue;

@@ -614,12 +614,20 @@ ft__world_peer_failed(struct ft_world *w, struct ft_error *err)
 }
 
 #if FT_HAVE_MPI
-/* Poll the collective @mr until it completes, a peer's failure notice comes, or @deadline. */
+/*
+ * Poll the collective @mr until it completes, a peer's failure notice comes,
+ * or @deadline. Between tests the rank naps (nap.c): pauses, then sleeps of
+ * 1 us doubling to 1 ms. It used to call sched_yield() after 4,096 tests,
+ * which beside a busy process hands it the core for a whole slice, and on
+ * an idle core burns it; a bootstrap wait for a rank that starts late (a
+ * slow host, a debugger) now sleeps instead, and notices the answer within
+ * a millisecond.
+ */
 static int
 mpi_coll_wait(struct ft_world *w, MPI_Request *mr, double deadline, struct ft_error *err)
 {
+	struct ft__nap nap = { 0 };
 	char who[96];
-	uint64_t spins = 0;
 	int flag = 0, stopped;
 
 	for (;;) {
@@ -627,9 +635,9 @@ mpi_coll_wait(struct ft_world *w, MPI_Request *mr, double deadline, struct ft_er
 			return ft_error_set(err, FT_EMPI, "MPI_Iallgather failed");
 		if (flag)
 			return 0;
-		if (++spins < 4096 || spins % 64)
+		/* the checks below cost a clock read: once per sleep, not per pause */
+		if (ft__nap(&nap) == 0)
 			continue;
-		sched_yield();
 		if (w->stop && *w->stop)
 			return ft_error_set(err, FT_EINTR, "interrupted");
 		/* a rank that failed and went on never joins: its notice says so */

@@ -58,7 +58,8 @@ grep -q 't_typical' "$tmp/d.out" && echo "ok: mpi ping-pong latency" ||
 # does, testing without sched_yield() (Open MPI yields only when told the
 # node is oversubscribed: mpi_yield_when_idle, left off here). 20 + 2
 # all_reduce of 4 MiB with --spin always made 2,200 yields an operation when
-# every idle test yielded, 34 since (the bootstrap's and the library's).
+# every idle test yielded, 34 since (the bootstrap's and the library's), 8
+# once the bootstrap napped instead (the library's own).
 if command -v strace >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	timeout 120 strace -f -qq -c -e trace=sched_yield -o "$tmp/y.txt" \
 		mpirun -np 2 --mca btl self,vader --mca btl_vader_single_copy_mechanism none \

@@ -2643,6 +2643,87 @@ shm_bell_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct
 	return close_two(base, w, rc);
 }
 
+/*
+ * ft__nap (nap.c): FT__NAP_PAUSES pauses, then sleeps from 1 us doubling to
+ * the 1 ms bound and staying there, pauses again after a reset. Then a
+ * waiter in a child naps on a flag in shared memory that the parent raises
+ * after 300 ms: it must notice within the bound (plus what a loaded host
+ * adds to a wake-up; best of three tries), having slept, not spun. Without
+ * the bound, the doubling would have it asleep until 524 ms; spinning or
+ * yielding, it would burn its 300 ms of CPU.
+ */
+struct nap_probe {
+	_Atomic int flag;
+	double raised, woke, cpu_s;
+	uint64_t nsleeps, max_ns;
+};
+
+static void
+test_nap(void **state)
+{
+	struct ft__nap n = { 0 };
+	struct nap_probe *p;
+	uint64_t want = FT__NAP_MIN_NS, ns;
+	double best = 1e9;
+	uint32_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < FT__NAP_PAUSES; i++)
+		assert_int_equal(ft__nap_step(&n), 0);
+	for (i = 0; i < 16; i++) {
+		assert_int_equal(ft__nap_step(&n), want);
+		want = want * 2 > FT__NAP_MAX_NS ? FT__NAP_MAX_NS : want * 2;
+	}
+	assert_int_equal(want, FT__NAP_MAX_NS);
+	assert_int_equal(ft__nap_step(&n), FT__NAP_MAX_NS);
+	ft__nap_reset(&n);
+	assert_int_equal(ft__nap_step(&n), 0);
+	/* 1, 2, 4 ... 512 us, then the bound: the eleventh sleep is the first at 1 ms */
+	ft__nap_reset(&n);
+	for (i = 0; i < FT__NAP_PAUSES + 10; i++)
+		assert_true(ft__nap_step(&n) < FT__NAP_MAX_NS);
+	assert_int_equal(ft__nap_step(&n), FT__NAP_MAX_NS);
+
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (k = 0; k < 3; k++) {
+		struct timespec ts = { 0, 300 * 1000 * 1000 };
+		pid_t pid;
+		int st;
+
+		memset(p, 0, sizeof(*p));
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct ft__nap w = { 0 };
+
+			while (!atomic_load(&p->flag)) {
+				ns = ft__nap(&w);
+				p->nsleeps += ns > 0;
+				p->max_ns = ns > p->max_ns ? ns : p->max_ns;
+			}
+			p->woke = ft__now();
+			p->cpu_s = ft__clock_s(CLOCK_PROCESS_CPUTIME_ID);
+			_exit(0);
+		}
+		nanosleep(&ts, NULL);
+		p->raised = ft__now();
+		atomic_store(&p->flag, 1);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		assert_true(p->woke >= p->raised);
+		assert_true(p->max_ns <= FT__NAP_MAX_NS);
+		/* it slept: at least the ten sleeps up to the bound, at most one per us */
+		assert_true(p->nsleeps >= 10 && p->nsleeps <= 300 * 1000);
+		assert_true(p->cpu_s < 0.1);
+		if (p->woke - p->raised < best)
+			best = p->woke - p->raised;
+	}
+	assert_true(best < FT__NAP_MAX_NS * 1e-9 + 0.02);
+	munmap(p, sizeof(*p));
+}
+
 static void
 test_shm_bell_once(void **state)
 {
@@ -5755,6 +5836,7 @@ main(void)
 		cmocka_unit_test(test_shm_gone_after_quit),
 		cmocka_unit_test(test_shm_coll_quit),
 		cmocka_unit_test(test_shm_bell_once),
+		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),
 		cmocka_unit_test(test_bench_cputime),
 		cmocka_unit_test(test_bench_cputime_head),
