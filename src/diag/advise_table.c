@@ -489,11 +489,21 @@ bond_gain(const struct ft__adv_ctx *a, const struct ft__adv_template *t, const s
 		 "NIC-bound traffic over %.0f bond members instead of 1", t->num);
 }
 
+/* fabric-ecmp-collision found on SONiC switch counters: an Ethernet (RoCE) fabric,
+ * whether or not the inputs hold a NIC's counters too. */
+static bool
+ecmp_on_sonic(const struct ft__adv_ctx *a)
+{
+	const struct ft_finding *f = ft__adv_finding_of(a, "fabric-ecmp-collision");
+
+	return f && f->nevidence && ft__str_has_prefix(f->evidence[0].key, "switch.queue.");
+}
+
 static bool
 fill_qps_ecmp(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
 	      const struct ft_finding *f, struct ft_advice *x)
 {
-	return ft__diag_has_roce(a->c);
+	return ft__diag_has_roce(a->c) || ecmp_on_sonic(a);
 }
 
 static bool
@@ -634,7 +644,17 @@ static bool
 fill_routing(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
 	     const struct ft_finding *f, struct ft_advice *x)
 {
-	return !ft__adv_roce_only(a) || ft__diag_find(a->c, "ib.counter.PortXmitWait");
+	return (!ft__adv_roce_only(a) && !ecmp_on_sonic(a)) ||
+	       ft__diag_find(a->c, "ib.counter.PortXmitWait");
+}
+
+/* The RoCE form: a collision the SONiC counters showed, on a fabric without
+ * InfiniBand congestion counters (the InfiniBand form covers the rest). */
+static bool
+fill_routing_roce(const struct ft__adv_ctx *a, const struct ft__adv_template *t,
+		  const struct ft_finding *f, struct ft_advice *x)
+{
+	return ecmp_on_sonic(a) && !ft__diag_find(a->c, "ib.counter.PortXmitWait");
 }
 
 static bool
@@ -701,7 +721,7 @@ pcie_gain(const struct ft__adv_ctx *a, const struct ft__adv_template *t, const s
 #define RULES_IB_HCA                                                                              \
 	"nccl-mixed-link-layers nccl-ib-hca-ethernet nccl-incompatible-devices "                  \
 	"nccl-ib-hca-prefix"
-#define RULES_ECMP "roce-ecn-rate-high perf-pair-outlier perf-scale-drop"
+#define RULES_ECMP "roce-ecn-rate-high perf-pair-outlier perf-scale-drop fabric-ecmp-collision"
 #define RULES_PHYS_ERR12                                                                          \
 	"ib-link-downed ib-link-recovery ib-symbol-errors eth-phy-errors roce-ack-timeouts "      \
 	"roce-sequence-errors nccl-link-event nccl-peer-unreachable nccl-modify-qp-failed"
@@ -870,6 +890,16 @@ static const struct ft__adv_template templates[] = {
 	  .reason = "congestion counters without physical errors, or busbw falling with scale, "
 		    "point at routing imbalance; AR spreads flows by port load",
 	  .fill = fill_routing, .gain = scale_gain, .twin = &ft__whatif_routing },
+	/* RoCE: the switches balance, not a subnet manager (ROCE-ECMP) */
+	{ .id = "adaptive-routing", .category = "routing", .setting = "switch load balancing",
+	  .rules = "fabric-ecmp-collision", .kb = "ROCE-ECMP IB-AR SYM-SCALE-DROP",
+	  .link = FT_ADV_ROCE, .value = "adaptive routing (or packet spraying) on the RoCE class",
+	  .action = "enable adaptive routing on the leaf and spine switches for the RoCE traffic "
+		    "class, and NCCL_IB_ADAPTIVE_ROUTING=1 where the NICs place packets out of "
+		    "order",
+	  .reason = "the switches' uplinks carry uneven bytes under 5-tuple ECMP hashing: "
+		    "adaptive routing spreads packets by port load",
+	  .fill = fill_routing_roce, .gain = scale_gain, .twin = &ft__whatif_routing },
 	{ .id = "nccl-ib-timeout", .category = "nccl-env", .setting = "NCCL_IB_TIMEOUT",
 	  .rules = "nccl-retry-exceeded", .unless = RULES_PHYS_ERR12,
 	  .kb = "ENV-IB_TIMEOUT SYM-ERR-12", .link = FT_ADV_IB, .is_env = true, .value = "22",

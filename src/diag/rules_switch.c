@@ -256,6 +256,8 @@ ecmp_emit(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ecm
 			     g->min->port, 4 * g->min->num, g->idle, g->wait->port, g->wait->num);
 }
 
+static int ecmp_collision_roce(const struct ft_diag_ctx *c, struct ft_findings *out);
+
 int
 ft__diag_eval_ecmp_collision(const struct ft_diag_ctx *c, struct ft_findings *out)
 {
@@ -295,5 +297,186 @@ ft__diag_eval_ecmp_collision(const struct ft_diag_ctx *c, struct ft_findings *ou
 	}
 	if (rc == 0 && g.n)
 		rc = ecmp_emit(c, out, &g, radix);
+	return rc == 0 ? ecmp_collision_roce(c, out) : rc;
+}
+
+/*
+ * The same collision on a RoCE fabric of SONiC switches, from their CLI
+ * tables: `show queue counters` gives the bytes each port sent per queue
+ * (switch.queue.tx_bytes), `show queue wredcounters` the packets its queues
+ * marked CE, `show pfc counters` the PFC frames it received, and `show lldp
+ * table` who is behind it. A port's number is its place in SONiC's 4-lane
+ * naming (Ethernet<4(K-1)> is port K), as fabtune's fat-tree numbers a switch's
+ * links, down ports first: the uplinks are ports radix/2 + 1 to radix.
+ *
+ * Held back, as PortXmitWait says on InfiniBand: the uplinks' queues marked
+ * packets CE (a queue past the ECN threshold: each mark a CNP that cuts a
+ * DCQCN sender's rate, ROCE-DCQCN), dropped packets or received PFC pauses,
+ * ECMP_ROCE_HELD or more of them over the switch's uplinks together
+ * (heuristic: under adaptive routing the lab's uplinks mark none, under ECMP
+ * leaf0's mark 225). The load offered to the uplinks is read from the down ports'
+ * transmit bytes (SONiC's queue counters count transmit only): what a ring
+ * delivers to its hosts is what they send, and uneven traffic or a top-tier
+ * switch shows there as on PortRcvData.
+ */
+#define ECMP_ROCE_HELD  100.0
+#define ECMP_SONIC_PORTS 256
+
+struct ecmp_sonic_port {
+	const struct ft_obs *ev;   /* the port's busiest queue's bytes */
+	const struct ft_obs *held; /* its largest held-back count */
+	double bytes, nheld;
+};
+
+/* "Ethernet60" -> 16; 0 when @dev is no SONiC port name. */
+static int
+sonic_port_no(const char *dev)
+{
+	char *end;
+	unsigned long n;
+
+	if (strncmp(dev, "Ethernet", 8) != 0 || dev[8] < '0' || dev[8] > '9')
+		return 0;
+	n = strtoul(dev + 8, &end, 10);
+	if (*end || n % 4 || n / 4 + 1 >= ECMP_SONIC_PORTS)
+		return 0;
+	return (int)(n / 4 + 1);
+}
+
+/* The events that say port @like (any of its queues) held traffic back: CE marks,
+ * drops and PFC frames received; the largest of them into *@ev. */
+static double
+sonic_held(const struct ft_diag_ctx *c, const struct ft_obs *like, const struct ft_obs **ev)
+{
+	static const char *const keys[] = { "switch.queue.ecn_marked_pkts",
+					    "switch.queue.drop_pkts",
+					    "switch.queue.wred_drop_pkts" };
+	const struct ft_obs *o;
+	double n = 0;
+	char key[32];
+
+	for (size_t k = 0; k < FT_ARRAY_SIZE(keys); k++)
+		if ((o = ft__diag_find_same(c, keys[k], like)) && o->has_num && o->num > 0) {
+			n += o->num;
+			if (!*ev || o->num > (*ev)->num)
+				*ev = o;
+		}
+	/* PFC frames are per port, not per queue: counted once, with queue 0 */
+	for (int p = 0; p < 8 && like->port == 0; p++) {
+		snprintf(key, sizeof(key), "switch.pfc.rx_prio%d", p);
+		if ((o = ft__diag_find_dev(c, key, like)) && o->has_num && o->num > 0) {
+			n += o->num;
+			if (!*ev || o->num > (*ev)->num)
+				*ev = o;
+		}
+	}
+	return n;
+}
+
+/* " (to DEVICE PORT)" of switch port @o from the LLDP table, or "". */
+static void
+sonic_peer(const struct ft_diag_ctx *c, const struct ft_obs *o, char *buf, size_t n)
+{
+	const struct ft_obs *d = ft__diag_find_dev(c, "switch.lldp.remote_device", o);
+	const struct ft_obs *p = ft__diag_find_dev(c, "switch.lldp.remote_port", o);
+
+	buf[0] = '\0';
+	if (d && d->str[0])
+		snprintf(buf, n, " (to %.32s%s%.16s)", d->str, p && p->str[0] ? " " : "",
+			 p ? p->str : "");
+}
+
+static int
+ecmp_sonic_emit(const struct ft_diag_ctx *c, struct ft_findings *out,
+		const struct ecmp_sonic_port *P, int radix, const struct ft_obs *radix_obs)
+{
+	const struct ecmp_sonic_port *max = NULL, *min = NULL, *held = NULL;
+	double sum = 0, dsum = 0, dmax = 0, nheld = 0, mean;
+	unsigned n = 0, idle = 0, dn = 0;
+	int half = radix / 2, first = 0, last = 0;
+	char pmax[80], pmin[80];
+
+	for (int k = 1; k <= radix; k++) {
+		const struct ecmp_sonic_port *p = &P[k];
+
+		if (!p->ev)
+			continue;
+		if (k <= half) {
+			dn++;
+			dsum += p->bytes;
+			dmax = p->bytes > dmax ? p->bytes : dmax;
+			continue;
+		}
+		first = first ? first : k;
+		last = k;
+		n++;
+		sum += p->bytes;
+		idle += p->bytes <= 0;
+		if (!max || p->bytes > max->bytes)
+			max = p;
+		if (!min || p->bytes < min->bytes)
+			min = p;
+		nheld += p->nheld;
+		if (p->held && (!held || p->nheld > held->nheld))
+			held = p;
+	}
+	mean = n ? sum / n : 0;
+	if (n < 2 || mean <= 0 || max->bytes / mean < ECMP_SPREAD_MAX)
+		return 0;
+	if (!held || nheld < ECMP_ROCE_HELD)
+		return 0;
+	if (dn && dsum > 0 && dmax / (dsum / dn) >= ECMP_SPREAD_MAX)
+		return 0;
+	sonic_peer(c, max->ev, pmax, sizeof(pmax));
+	sonic_peer(c, min->ev, pmin, sizeof(pmin));
+	return ft__diag_emit(c, out, -1, FT__EV(max->ev, held->held, min->ev, radix_obs),
+			     "switch %s: its %u uplinks (Ethernet%d-Ethernet%d) carried uneven "
+			     "traffic: %s%s sent %.0f bytes, %.2fx the uplinks' mean of %.0f "
+			     "(mark %.1f), %s%s sent %.0f, %u sent nothing; %.0f packets marked "
+			     "CE, dropped or paused on them (%.0f on %s; floor %.0f): static ECMP "
+			     "hashing put several flows on one uplink",
+			     max->ev->host, n, 4 * (first - 1), 4 * (last - 1), max->ev->device,
+			     pmax, max->bytes, max->bytes / mean, mean, ECMP_SPREAD_MAX,
+			     min->ev->device, pmin, min->bytes, idle, nheld, held->nheld,
+			     held->ev->device, ECMP_ROCE_HELD);
+}
+
+static int
+ecmp_collision_roce(const struct ft_diag_ctx *c, struct ft_findings *out)
+{
+	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
+	const struct ft_obs *radix = ft__diag_find(c, "spec.fabric.radix");
+	struct ecmp_sonic_port *P;
+	const struct ft_obs *o, *prev = NULL;
+	size_t pos = 0;
+	int rc = 0, r;
+
+	if (!kind || !ft__str_icontains(kind->str, "fat-tree") || !radix || !radix->has_num ||
+	    radix->num < 4 || radix->num >= ECMP_SONIC_PORTS)
+		return 0;
+	r = (int)radix->num;
+	P = ft_calloc(ECMP_SONIC_PORTS, sizeof(*P));
+	if (!P)
+		return FT_ENOMEM;
+	/* sorted by host (the switch), device (its port), then queue */
+	while (rc == 0 && (o = ft__diag_next(c, "switch.queue.tx_bytes", &pos))) {
+		int k = sonic_port_no(o->device);
+		struct ecmp_sonic_port *p = &P[k];
+
+		if (prev && strcmp(o->host, prev->host) != 0) {
+			rc = ecmp_sonic_emit(c, out, P, r, radix);
+			memset(P, 0, ECMP_SONIC_PORTS * sizeof(*P));
+		}
+		prev = o;
+		if (!o->has_num || k < 1 || k > r)
+			continue;
+		p->bytes += o->num;
+		if (!p->ev || o->num > p->ev->num)
+			p->ev = o;
+		p->nheld += sonic_held(c, o, &p->held);
+	}
+	if (rc == 0 && prev)
+		rc = ecmp_sonic_emit(c, out, P, r, radix);
+	ft_free(P);
 	return rc;
 }

@@ -924,7 +924,8 @@ const struct ft_rule ft__diag_rules[] = {
 	  .summary = "a fat-tree switch's equal-cost uplinks carry very uneven bytes while the "
 		     "fabric holds traffic back on them (ECMP hash collision)",
 	  .needs = "spec.fabric.kind spec.fabric.radix ib.counter.PortXmitData "
-		   "ib.counter.PortXmitWait",
+		   "ib.counter.PortXmitWait switch.queue.tx_bytes switch.queue.ecn_marked_pkts "
+		   "switch.pfc.rx_prio(N) switch.lldp.remote_device",
 	  .eval = ft__diag_eval_ecmp_collision,
 	  .fix = "turn on adaptive routing (ar_updn or ar_ftree with an AR-enabled SL for NCCL), "
 		 "or route without hashing (D-mod-K, ftree in OpenSM); on RoCE, more QPs per "

@@ -6,6 +6,8 @@
  *   show pfcwd stats             "QUEUE STATUS STORM DETECTED/RESTORED TX OK/DROP ..."
  *   show interfaces counters     "IFACE STATE RX_OK RX_BPS ... RX_DRP ... TX_DRP ..."
  *   show queue counters          "Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes"
+ *   show queue wredcounters      "Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts
+ *                                 EcnMarked/bytes"
  *   show interfaces counters fec-stats
  *                                "IFACE STATE FEC_CORR FEC_UNCORR ... FEC_PRE_BER FEC_POST_BER"
  *   show lldp table              "LocalPort RemoteDevice RemotePortID Capability RemotePortDescr"
@@ -18,8 +20,11 @@
  * (detected), switch.pfcwd.tx_drop / rx_drop, switch.if.<column> (lower case:
  * rx_err, rx_drp, rx_ovr, tx_err, tx_drp, tx_ovr, fec_corr, fec_uncorr,
  * fec_symbol_err, fec_pre_ber, fec_post_ber). The host is the switch name of
- * a "user@host" prompt. Queue rows: switch.queue.tx_pkts, switch.queue.drop_pkts,
- * switch.queue.drop_bytes, port = the queue number, str = "UC1" / "MC8".
+ * a "user@host" prompt. Queue rows: switch.queue.tx_pkts, switch.queue.tx_bytes,
+ * switch.queue.drop_pkts, switch.queue.drop_bytes and, from the WRED table,
+ * switch.queue.wred_drop_pkts, switch.queue.wred_drop_bytes,
+ * switch.queue.ecn_marked_pkts, switch.queue.ecn_marked_bytes; port = the queue
+ * number, str = "UC1" / "MC8".
  * LLDP rows: switch.lldp.remote_device and switch.lldp.remote_port (str), device
  * = the local port: who is behind each port (the table's closing dashes and
  * "Total entries displayed" line are not rows).
@@ -225,10 +230,21 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 			c->port = (int)qi;
 		for (k = 2; k < t->n; k++) {
 			const char *n = t->name[k];
-			const char *qkey = strcmp(n, "Counter/pkts") == 0 ? "switch.queue.tx_pkts" :
-					  strcmp(n, "Drop/pkts") == 0	 ? "switch.queue.drop_pkts" :
-					  strcmp(n, "Drop/bytes") == 0	 ? "switch.queue.drop_bytes" :
-									   NULL;
+			static const char *const qkeys[][2] = {
+				{ "Counter/pkts", "switch.queue.tx_pkts" },
+				{ "Counter/bytes", "switch.queue.tx_bytes" },
+				{ "Drop/pkts", "switch.queue.drop_pkts" },
+				{ "Drop/bytes", "switch.queue.drop_bytes" },
+				{ "WredDrp/pkts", "switch.queue.wred_drop_pkts" },
+				{ "WredDrp/bytes", "switch.queue.wred_drop_bytes" },
+				{ "EcnMarked/pkts", "switch.queue.ecn_marked_pkts" },
+				{ "EcnMarked/bytes", "switch.queue.ecn_marked_bytes" },
+			};
+			const char *qkey = NULL;
+
+			for (size_t i = 0; i < FT_ARRAY_SIZE(qkeys) && !qkey; i++)
+				if (strcmp(n, qkeys[i][0]) == 0)
+					qkey = qkeys[i][1];
 
 			if (qkey && num_cell(cell(r, t, k), &v))
 				ft__emit(c, line, qkey, true, v,
@@ -277,7 +293,9 @@ ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 }
 
 FT__PARSER(sonic, "sonic",
-           "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, LLDP table",
+           "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, queue and "
+           "WRED/ECN counters, LLDP table",
            { 90, { "Port Rx|Port Tx", "PFC0", "PFC7" } }, { 90, { "STORM DETECTED/RESTORED" } },
            { 85, { "IFACE", "RX_DRP|FEC_PRE_BER" } }, { 88, { "TxQ", "Drop/pkts" } },
+           { 88, { "TxQ", "EcnMarked/pkts" } },
            { 85, { "LocalPort", "RemoteDevice", "RemotePortID" } });

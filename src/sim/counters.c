@@ -39,15 +39,31 @@
  * good FCS (a bit error fails the FCS first). The RoCE adaptive-retransmission group is
  * left out, as on a NIC without it.
  *
- * RoCE with the PFC watchdog having fired: one SONiC CLI transcript per switch
- * (sonic.<switch>.txt), `show pfcwd stats` for the lossless queue of every
- * port that carried traffic (storms detected and restored: the watchdog's
- * expiries on the port; its action here is to forward, so nothing counts
- * as a watchdog drop on transmit, and the receive drops are the ingress
- * buffer's) and `show lldp table` naming the device and port behind each
- * port, which is what lets `fabtune diagnose` follow a ring of stormed
- * ports from switch to switch (the pfc-deadlock rule). Ports are named as
- * SONiC names them on a 4-lane platform: Ethernet0, Ethernet4, ...
+ * RoCE: one SONiC CLI transcript per switch (sonic.<switch>.txt), each table after the
+ * prompt and command that print it, over the ports that carried traffic either way
+ * (kb ROCE-PFC, ROCE-ECMP):
+ *   show queue counters      per port the unicast queues UC0-UC7 (the sim's priorities:
+ *                            a queue per 802.1p priority, as SONiC's default TC map has
+ *                            it), the packets and bytes the port sent on each, and the
+ *                            packets dropped for lack of buffer at the far end of that
+ *                            link, counted at the congested egress as PortXmitDiscards
+ *                            is on InfiniBand (their bytes at the queue's mean packet
+ *                            size: the engine counts dropped packets, not bytes)
+ *   show queue wredcounters  per port and queue the packets it marked CE (and their bytes,
+ *                            the same way); WRED drops 0: the engine's queues mark and
+ *                            tail-drop, they never drop early
+ *   show pfc counters        the PFC frames each port received (Port Rx) and sent
+ *                            upstream from its ingress buffer (Port Tx) per priority
+ *   show pfcwd stats         when the PFC watchdog (packet.pfc_watchdog) fired, the
+ *                            lossless queue of each port: storms detected and restored (the
+ *                            watchdog's expiries on the port; its action here is to
+ *                            forward, so nothing counts as a watchdog drop on transmit,
+ *                            and the receive drops are the ingress buffer's)
+ *   show lldp table          the device and port behind each port, which is what lets
+ *                            `fabtune diagnose` name both ends of a link and follow a
+ *                            ring of stormed ports from switch to switch
+ * Ports are named as SONiC names them on a 4-lane platform: the switch's K-th link
+ * (from 1) is Ethernet<4(K-1)>: Ethernet0, Ethernet4, ...
  */
 #include "sim_int.h"
 
@@ -285,6 +301,23 @@ static const struct sonic_col lldp_cols[] = {
 	{ -12, "Capability" }, { -17, "RemotePortDescr" },
 };
 
+static const struct sonic_col queue_cols[] = {
+	{ 11, "Port" },         { 5, "TxQ" },         { 14, "Counter/pkts" },
+	{ 15, "Counter/bytes" }, { 11, "Drop/pkts" }, { 13, "Drop/bytes" },
+};
+static const struct sonic_col wred_cols[] = {
+	{ 11, "Port" },          { 5, "TxQ" },             { 14, "WredDrp/pkts" },
+	{ 15, "WredDrp/bytes" }, { 16, "EcnMarked/pkts" }, { 17, "EcnMarked/bytes" },
+};
+static const struct sonic_col pfc_rx_cols[] = {
+	{ 11, "Port Rx" }, { 6, "PFC0" }, { 6, "PFC1" }, { 6, "PFC2" }, { 6, "PFC3" },
+	{ 6, "PFC4" },     { 6, "PFC5" }, { 6, "PFC6" }, { 6, "PFC7" },
+};
+static const struct sonic_col pfc_tx_cols[] = {
+	{ 11, "Port Tx" }, { 6, "PFC0" }, { 6, "PFC1" }, { 6, "PFC2" }, { 6, "PFC3" },
+	{ 6, "PFC4" },     { 6, "PFC5" }, { 6, "PFC6" }, { 6, "PFC7" },
+};
+
 /*
  * A row of a SONiC show table, @cell NULL for the titles: each cell padded to its column's
  * width, two spaces between columns.
@@ -332,24 +365,140 @@ port_index(const struct ft_topo *topo, uint32_t l)
 	return l - first;
 }
 
-/* A SONiC CLI transcript on switch @v: show pfcwd stats and show lldp table. */
+/* @v with thousands separators, as SONiC's pfc counters print it. */
+static void
+sonic_commas(char *buf, size_t n, uint64_t v)
+{
+	char d[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(d, sizeof(d), "%" PRIu64, v);
+	for (i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+}
+
+/* Whether switch port link @l is one SONiC's tables list: a host or fabric link that
+ * carried traffic either way. */
+static bool
+sonic_listed(const struct ft_topo *topo, const struct ft_sim_counters *c, uint32_t l)
+{
+	const struct ft_link *lk = ft_topo_link(topo, l);
+
+	return (lk->kind == FT_L_HOST || lk->kind == FT_L_FABRIC) &&
+	       (c->port[l].tx_pkts || c->port[lk->rev].tx_pkts);
+}
+
+/* @pkts of priority @q's packets at its mean size on the wire: bytes for a count the
+ * engine keeps in packets only. */
+static uint64_t
+sonic_bytes_of(const struct ft_sim_prio_counters *q, uint64_t pkts)
+{
+	return q->tx_pkts ? (uint64_t)((double)pkts * (double)q->tx_bytes / (double)q->tx_pkts +
+	                               0.5) :
+	                    0;
+}
+
+/* show queue counters (@wred false) or show queue wredcounters (@wred true) of switch
+ * @v, whose links are @first to @first + @count - 1. */
+static void
+sonic_queues(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
+             uint32_t first, uint32_t count, const char *vname, bool wred)
+{
+	const struct sonic_col *col = wred ? wred_cols : queue_cols;
+
+	sonic_head(sb, vname, wred ? "show queue wredcounters" : "show queue counters", NULL, col,
+	           6);
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ft_sim_port_counters *tx = &c->port[first + i];
+		char port[32], q[8], a[24], b[24], d[24], e[24];
+
+		if (!sonic_listed(topo, c, first + i))
+			continue;
+		sonic_port(port, sizeof(port), i);
+		for (int p = 0; p < FT_PKT_NPRIO; p++) {
+			const struct ft_sim_prio_counters *t = &tx->prio[p];
+			uint64_t drop = t->drops - FT_MIN(t->drops_corrupt, t->drops);
+
+			snprintf(q, sizeof(q), "UC%d", p);
+			if (wred) {
+				snprintf(a, sizeof(a), "0");
+				snprintf(b, sizeof(b), "0");
+				snprintf(d, sizeof(d), "%" PRIu64, t->ecn_marked);
+				snprintf(e, sizeof(e), "%" PRIu64, sonic_bytes_of(t, t->ecn_marked));
+			} else {
+				snprintf(a, sizeof(a), "%" PRIu64, t->tx_pkts);
+				snprintf(b, sizeof(b), "%" PRIu64, t->tx_bytes);
+				snprintf(d, sizeof(d), "%" PRIu64, drop);
+				snprintf(e, sizeof(e), "%" PRIu64, sonic_bytes_of(t, drop));
+			}
+			sonic_row(sb, col, 6, (const char *const[]){ port, q, a, b, d, e });
+		}
+	}
+}
+
+/* show pfc counters of switch @v: the frames its ports received, then those they sent. */
+static void
+sonic_pfc(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
+          uint32_t first, uint32_t count, const char *vname)
+{
+	char port[32], v[FT_PKT_NPRIO][32];
+	const char *cell[1 + FT_PKT_NPRIO];
+
+	for (int tx = 0; tx < 2; tx++) {
+		const struct sonic_col *col = tx ? pfc_tx_cols : pfc_rx_cols;
+
+		if (tx)
+			ft_strbuf_adds(sb, "\n");
+		else
+			ft_strbuf_addf(sb, "root@%s:/home/admin# show pfc counters\n", vname);
+		sonic_row(sb, col, 1 + FT_PKT_NPRIO, NULL);
+		sonic_rule(sb, col, 1 + FT_PKT_NPRIO);
+		for (uint32_t i = 0; i < count; i++) {
+			const struct ft_link *lk = ft_topo_link(topo, first + i);
+
+			if (!sonic_listed(topo, c, first + i))
+				continue;
+			sonic_port(port, sizeof(port), i);
+			cell[0] = port;
+			for (int p = 0; p < FT_PKT_NPRIO; p++) {
+				/* received: by the port's sender; sent: by its ingress buffer */
+				sonic_commas(v[p], sizeof(v[p]),
+				             tx ? c->port[lk->rev].prio[p].pause_tx :
+				                  c->port[first + i].prio[p].pause_rx);
+				cell[1 + p] = v[p];
+			}
+			sonic_row(sb, col, 1 + FT_PKT_NPRIO, cell);
+		}
+	}
+}
+
+/* A SONiC CLI transcript on switch @v: its queue, WRED/ECN and PFC counters, its PFC
+ * watchdog's stats when it fired in the run (@wdog), and its LLDP table. */
 static void
 render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
-             uint32_t v, const char *vname)
+             uint32_t v, const char *vname, bool wdog)
 {
 	uint32_t first, count, i, nl = 0;
 	char port[32], cell[48], peer[48];
 
 	ft_topo_out_links(topo, v, &first, &count);
-	sonic_head(sb, vname, "show pfcwd stats", NULL, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols));
-	for (i = 0; i < count; i++) {
+	sonic_queues(sb, topo, c, first, count, vname, false);
+	sonic_queues(sb, topo, c, first, count, vname, true);
+	sonic_pfc(sb, topo, c, first, count, vname);
+	if (wdog)
+		sonic_head(sb, vname, "show pfcwd stats", NULL, pfcwd_cols,
+		           FT_ARRAY_SIZE(pfcwd_cols));
+	for (i = 0; wdog && i < count; i++) {
 		const struct ft_link *lk = ft_topo_link(topo, first + i);
 		const struct ft_sim_port_counters *tx = &c->port[first + i];
 		const struct ft_sim_port_counters *rx = &c->port[lk->rev];
 		char st[48], txc[48], rxc[48];
 
-		if ((lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC) ||
-		    (tx->tx_pkts == 0 && rx->tx_pkts == 0))
+		if (!sonic_listed(topo, c, first + i))
 			continue;
 		sonic_port(port, sizeof(port), i);
 		snprintf(cell, sizeof(cell), "%s:%d", port, ROCE_PRIO);
@@ -409,6 +558,7 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 {
 	uint32_t v, nv = ft_topo_nvertices(topo);
 	bool roce = ft__sim_fabric_is_roce(ft_topo_spec(topo));
+	bool wdog = c->nwatchdog > 0;
 	struct ft_strbuf sb;
 	int rc = 0;
 
@@ -425,12 +575,10 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			continue;
 		ft_topo_vertex_name(topo, v, vname, sizeof(vname));
 		if (roce && vx->kind == FT_V_SWITCH) {
-			/* ethtool -S is a NIC's view; the switch's is its watchdog's. */
-			if (c->nwatchdog) {
-				render_sonic(&sb, topo, c, v, vname);
-				snprintf(name, sizeof(name), "sonic.%s.txt", vname);
-				rc = add_file(files, &sb, name);
-			}
+			/* ethtool -S is a NIC's view; a switch's is its SONiC CLI. */
+			render_sonic(&sb, topo, c, v, vname, wdog);
+			snprintf(name, sizeof(name), "sonic.%s.txt", vname);
+			rc = add_file(files, &sb, name);
 			continue;
 		}
 		ft_topo_out_links(topo, v, &first, &count);

@@ -1821,6 +1821,137 @@ test_ecmp_collision(void **state)
 }
 
 /*
+ * fabric-ecmp-collision on RoCE, from SONiC's tables: leaf0's uplinks
+ * Ethernet32-Ethernet60 (ports 9-16 of the 4-lane naming) sent the bytes of
+ * the IB case above on queue UC3, so 3.00x the mean again; the busiest queue
+ * marked 150 packets CE, and LLDP names the far ends. Quiet: marks under the
+ * floor of 100 over the uplinks (another uplink's marks and the PFC frames an
+ * uplink received add to them, and cross it), uneven
+ * offered load (the down ports' transmit bytes), an even spread, and the
+ * same tables without a fat-tree spec.
+ */
+#define SQ(e, v) "switch.queue.tx_bytes@leaf0/Ethernet" #e "/3=" #v ";"
+#define SONIC_COLLIDED                                                                             \
+	SQ(32, 0) SQ(36, 8000) SQ(40, 0) SQ(44, 4000) SQ(48, 8000) SQ(52, 0) SQ(56, 0)              \
+	SQ(60, 12000) SQ(0, 4000) SQ(4, 4000) SQ(8, 4000)                                            \
+	"switch.lldp.remote_device@leaf0/Ethernet60=spine7;"                                        \
+	"switch.lldp.remote_port@leaf0/Ethernet60=Ethernet0;"
+static void
+test_ecmp_collision_roce(void **state)
+{
+	char msg[1024];
+
+	(void)state;
+	assert_int_equal(severity_under(ECMP_SPEC SONIC_COLLIDED
+					"switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150",
+					NULL, NULL, "fabric-ecmp-collision", msg, sizeof(msg)),
+			 FT_SEV_WARNING);
+	assert_string_equal(msg, "switch leaf0: its 8 uplinks (Ethernet32-Ethernet60) carried "
+				 "uneven traffic: Ethernet60 (to spine7 Ethernet0) sent 12000 bytes, "
+				 "3.00x the uplinks' mean of 4000 (mark 1.5), Ethernet32 sent 0, 4 "
+				 "sent nothing; 150 packets marked CE, dropped or paused on them (150 "
+				 "on Ethernet60; floor 100): static ECMP hashing put several flows on "
+				 "one uplink");
+	/* 99 marks: under the floor; another uplink's marks and the PFC frames an uplink
+	   received (counted on queue 0's row) add to them */
+	assert_int_equal(count_under(ECMP_SPEC SONIC_COLLIDED
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=99",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	assert_int_equal(count_under(ECMP_SPEC SONIC_COLLIDED
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=60;"
+				     "switch.queue.tx_bytes@leaf0/Ethernet36/0=0;"
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet36/3=39;"
+				     "switch.pfc.rx_prio3@leaf0/Ethernet36=1",
+				     NULL, "fabric-ecmp-collision"),
+			 1);
+	/* marks on a down port are not the uplinks' */
+	assert_int_equal(count_under(ECMP_SPEC SONIC_COLLIDED
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet0/3=90000",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	/* uneven offered load: a down port sent 3x the others */
+	assert_int_equal(count_under(ECMP_SPEC SONIC_COLLIDED SQ(12, 30000)
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	/* adaptive routing's spread: every uplink within a few per cent of the mean */
+	assert_int_equal(count_under(ECMP_SPEC SQ(32, 4000) SQ(36, 4100) SQ(40, 3900) SQ(44, 4000)
+				     SQ(48, 4050) SQ(52, 3950) SQ(56, 4000) SQ(60, 4000)
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	assert_int_equal(count_under(SONIC_COLLIDED
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150",
+				     NULL, "fabric-ecmp-collision"),
+			 0);
+	/* not a SONiC port name: left out */
+	assert_int_equal(count_under(ECMP_SPEC "switch.queue.tx_bytes@leaf0/Ethernet61/3=99999;"
+				     "switch.queue.tx_bytes@leaf0/Ethernet64/3=1;" SONIC_COLLIDED
+				     "switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150",
+				     NULL, "fabric-ecmp-collision"),
+			 1);
+}
+
+/*
+ * advise on the RoCE collision: the SONiC finding alone (no NIC counters) makes it a
+ * RoCE fabric, so the fixes are the RoCE ones, more QPs per connection and adaptive
+ * routing on the switches (not the subnet manager's). Their gains come from the twin
+ * run again on the lab's cluster, the times in each basis giving the gain: 4 QPs on the
+ * flow engine (+32.5% when measured), adaptive routing on the packet engine (+214.4%).
+ */
+static void
+test_advise_ecmp_roce(void **state)
+{
+	static const char obs[] = ECMP_SPEC SONIC_COLLIDED
+		"switch.queue.ecn_marked_pkts@leaf0/Ethernet60/3=150";
+	struct ft_obs_set set;
+	struct ft_diag_input in = { &set, NULL, 0, NULL };
+	struct ft_advice_set s;
+	struct ft_error err = { 0 };
+	const struct ft_advice *q, *r;
+	double t0 = 0, t1 = 0;
+	const char *p;
+
+	(void)state;
+	advise(obs, NULL, 0, &s);
+	q = ft_advice_find(&s, "nccl-qps-ecmp");
+	r = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(q);
+	assert_non_null(r);
+	assert_string_equal(q->value, "4");
+	assert_string_equal(r->setting, "switch load balancing");
+	assert_null(strstr(r->action, "opensm"));
+	assert_non_null(strstr(r->findings, "fabric-ecmp-collision"));
+	load(&set, obs);
+	if (ft_advise_whatif(&in, "scenarios/lab/ring-ecmp-dcqcn.yaml", &s, &err) != 0)
+		fail_msg("%s", err.msg);
+	q = ft_advice_find(&s, "nccl-qps-ecmp");
+	r = ft_advice_find(&s, "adaptive-routing");
+	assert_string_equal(q->gain_engine, "flow engine");
+	p = strstr(q->gain_basis, "MiB: ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "MiB: %lf us (1 QP) -> %lf us", &t0, &t1), 2);
+	assert_true(fabs(q->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	assert_true(q->gain_pct > 10);
+	assert_string_equal(r->gain_engine, "packet engine");
+	p = strstr(r->gain_basis, "MiB: ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "MiB: %lf us (ECMP) -> %lf us", &t0, &t1), 2);
+	assert_true(fabs(r->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	assert_true(r->gain_pct > 100);
+	ft_advice_set_release(&s);
+	ft_obs_set_release(&set);
+	/* the InfiniBand collision keeps the subnet manager's form */
+	advise(ECMP_SPEC ECMP_COLLIDED "ib.counter.PortXmitWait@sw/0x5d/16=18639", NULL, 0, &s);
+	r = ft_advice_find(&s, "adaptive-routing");
+	assert_non_null(r);
+	assert_string_equal(r->setting, "subnet manager routing engine");
+	assert_null(ft_advice_find(&s, "nccl-qps-ecmp"));
+	ft_advice_set_release(&s);
+}
+
+/*
  * The limits moved from the rules into the thresholds file: each, set in a
  * file, moves its rule across the line (a finding appears, disappears or
  * changes severity), and its default is the former constant.
@@ -3311,6 +3442,8 @@ main(void)
 		cmocka_unit_test(test_evidence_collector),
 		cmocka_unit_test(test_match_and_disagree),
 		cmocka_unit_test(test_ecmp_collision),
+		cmocka_unit_test(test_ecmp_collision_roce),
+		cmocka_unit_test(test_advise_ecmp_roce),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2945,6 +2945,138 @@ test_prio_lossy_counters(void **state)
 	ft_topo_free(n.t);
 }
 
+/* The vertex named @name, or UINT32_MAX. */
+static uint32_t
+vertex_named(const struct ft_topo *t, const char *name)
+{
+	char buf[48];
+
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+		ft_topo_vertex_name(t, v, buf, sizeof(buf));
+		if (strcmp(buf, name) == 0)
+			return v;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * RoCE --counters writes one SONiC transcript per switch whose tables fabtune's parser
+ * reads back as the engine's own per-port, per-priority figures: queue UCq of EthernetN
+ * (the switch's link N/4) sent prio[q]'s packets and bytes and marked prio[q].ecn_marked
+ * CE; its pfc counters are the pauses its sender received (Rx) and its ingress buffer
+ * sent (Tx); LLDP names the vertex at the link's far end. The incast under DCQCN marks and
+ * under PFC alone with a 2 MiB switch buffer pauses, so the figures checked are not all 0.
+ */
+static void
+sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	uint32_t ends[64], np, nsonic = 0, nq = 0, npfc = 0, nlldp = 0;
+	double bytes = 0, want_bytes = 0;
+
+	net_build(&n, "dgx-h100:4", true);
+	np = incast_ends(&n, ends);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = cc;
+	pc.switch_buffer_bytes = buffer;
+	cfg.packet = &pc;
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+	for (uint32_t l = 0; l < c.nlinks; l++)
+		if (ft_topo_vertex(n.t, ft_topo_link(n.t, l)->src)->kind == FT_V_SWITCH)
+			want_bytes += (double)c.port[l].tx_bytes;
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+		struct ft_obs_set obs;
+
+		if (strncmp(f->name, "sonic.", 6) != 0) {
+			ft_free(f->text);
+			continue;
+		}
+		nsonic++;
+		ft_obs_set_init(&obs);
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		for (size_t k = 0; k < ft_obs_set_len(&obs); k++) {
+			const struct ft_obs *o = ft_obs_set_at(&obs, k);
+			uint32_t v = vertex_named(n.t, o->host), first, count, l;
+			const struct ft_sim_port_counters *tx, *rx;
+			unsigned long eth;
+			int prio;
+
+			assert_int_not_equal(v, UINT32_MAX);
+			assert_int_equal(strncmp(o->device, "Ethernet", 8), 0);
+			eth = strtoul(o->device + 8, NULL, 10);
+			ft_topo_out_links(n.t, v, &first, &count);
+			assert_true(eth % 4 == 0 && eth / 4 < count);
+			l = first + (uint32_t)(eth / 4);
+			tx = &c.port[l];
+			rx = &c.port[ft_topo_link(n.t, l)->rev];
+			if (strncmp(o->key, "switch.queue.", 13) == 0) {
+				const struct ft_sim_prio_counters *q = &tx->prio[o->port];
+
+				assert_true(o->port >= 0 && o->port < FT_PKT_NPRIO);
+				if (strcmp(o->key, "switch.queue.tx_bytes") == 0) {
+					assert_double_equal(o->num, (double)q->tx_bytes, 0);
+					bytes += o->num;
+					nq++;
+				} else if (strcmp(o->key, "switch.queue.tx_pkts") == 0) {
+					assert_double_equal(o->num, (double)q->tx_pkts, 0);
+				} else if (strcmp(o->key, "switch.queue.ecn_marked_pkts") == 0) {
+					assert_double_equal(o->num, (double)q->ecn_marked, 0);
+					*ecn += o->num;
+				} else if (strcmp(o->key, "switch.queue.drop_pkts") == 0) {
+					assert_double_equal(o->num, (double)(q->drops - q->drops_corrupt),
+					                    0);
+				}
+			} else if (sscanf(o->key, "switch.pfc.rx_prio%d", &prio) == 1) {
+				assert_double_equal(o->num, (double)tx->prio[prio].pause_rx, 0);
+				*pause += o->num;
+				npfc++;
+			} else if (sscanf(o->key, "switch.pfc.tx_prio%d", &prio) == 1) {
+				assert_double_equal(o->num, (double)rx->prio[prio].pause_tx, 0);
+				*pause += o->num;
+			} else if (strcmp(o->key, "switch.lldp.remote_device") == 0) {
+				char peer[48];
+
+				ft_topo_vertex_name(n.t, ft_topo_link(n.t, l)->dst, peer, sizeof(peer));
+				assert_string_equal(o->str, peer);
+				nlldp++;
+			}
+		}
+		ft_obs_set_release(&obs);
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	assert_true(nsonic > 0);
+	assert_true(nq > 0 && npfc > 0 && nlldp > 0);
+	/* every switch port's bytes are in a queue row: none left out */
+	assert_double_equal(bytes, want_bytes, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+static void
+test_counters_sonic_roundtrip(void **state)
+{
+	double ecn = 0, pause = 0, ecn_pfc = 0, pause_pfc = 0;
+
+	(void)state;
+	sonic_roundtrip(FT_PKT_CC_DCQCN, 0, &ecn, &pause);
+	sonic_roundtrip(FT_PKT_CC_NONE, 2u << 20, &ecn_pfc, &pause_pfc);
+	assert_true(ecn > 0);       /* DCQCN: the queues mark */
+	assert_true(pause_pfc > 0); /* PFC alone: the buffers pause */
+	assert_double_equal(ecn_pfc, 0, 0);
+}
+
 /*
  * A buffer deadlock (the 16-node torus of scenarios/lab/torus-deadlock.yaml under
  * dimension-order routing, InfiniBand credits) still reports what happened up to the
@@ -4335,6 +4467,7 @@ main(void)
 		cmocka_unit_test(test_counters_link_speed),
 		cmocka_unit_test(test_prio_lossy_counters),
 		cmocka_unit_test(test_deadlock_named),
+		cmocka_unit_test(test_counters_sonic_roundtrip),
 		cmocka_unit_test(test_deadlock_counters),
 		cmocka_unit_test(test_xmit_wait_to_the_end),
 		cmocka_unit_test(test_ibcc_incast),
