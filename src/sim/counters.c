@@ -353,12 +353,17 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 			continue;
 		sonic_port(port, sizeof(port), i);
 		snprintf(cell, sizeof(cell), "%s:%d", port, ROCE_PRIO);
-		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires, tx->pfc_wd_fires);
+		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires,
+		         tx->pfc_wd_restores);
 		snprintf(txc, sizeof(txc), "%" PRIu64 "/0", tx->tx_pkts);
 		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
 		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
 		sonic_row(sb, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols),
-		          (const char *const[]){ cell, "operational", st, txc, rxc });
+		          (const char *const[]){ cell,
+		                                 tx->pfc_wd_fires > tx->pfc_wd_restores ?
+		                                         "stormed" :
+		                                         "operational",
+		                                 st, txc, rxc });
 	}
 	sonic_head(sb, vname, "show lldp table",
 	           "Capability codes: (R) Router, (B) Bridge, (O) Other", lldp_cols,

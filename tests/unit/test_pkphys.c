@@ -303,6 +303,113 @@ test_pfc_quanta_frames(void **state)
 }
 
 /*
+ * PFC watchdog restore and pause refresh against hand-computed instants. The NIC's
+ * sender at 400 Gb/s gets an XOFF at t0 = 1 us that its buffer never releases: with
+ * pfc_refresh 30 us the refreshes reach it at t0 + 30k us. With pfc_watchdog 10 us and
+ * pfc_watchdog_restore 25 us:
+ *   the watchdog fires at t0 + 10 us + 30k us (paused without a break for 10 us),
+ *   the last frame before it came at t0 + 30k us, so it is restored 25 us after that,
+ *   at t0 + 25 us + 30k us (before the next refresh, 30 us after the frame),
+ *   and that refresh pauses the sender again at exactly t0 + 30 (k + 1) us.
+ * To 200 us: fires at 11, 41, ..., 191 us (7) and restores at 26, ..., 176 us (6).
+ * With the refresh shorter than the restore time (the default half pause, 41.9 us,
+ * against 50 us) the storm is never over while the buffer holds XOFF: one expiry and no
+ * restoration until the XON at 100 us, 50 us after which (150 us) it is restored.
+ */
+static void
+test_pfc_watchdog_restore_refresh(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t ends[2], l;
+	struct op_desc op = { ends, 1, 64 * MIB, 3 };
+	struct ft_engine *e;
+	const struct pk_cls *q;
+	const uint64_t t0 = 1000000, us = 1000000; /* ps */
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	l = host_link(n.t, ends[0], false);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.pfc_watchdog_s = 10e-6;
+	pc.pfc_watchdog_restore_s = 25e-6;
+	pc.pfc_refresh_s = 30e-6;
+	cfg.packet = &pc;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	assert_int_equal(pk(e)->wd_restore_ps, 25 * us);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 30 * us);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	/* fired at 11 us: not paused, ignoring pauses */
+	run_to(e, 20e-6);
+	assert_false(q->paused);
+	assert_int_equal(q->wd_until_ps, UINT64_MAX);
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 0);
+	/* restored at 26 us, still running free until the refresh at 31 us */
+	run_to(e, 30.9e-6);
+	assert_false(q->paused);
+	assert_int_equal(q->wd_until_ps, 0);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 1);
+	run_to(e, 31.1e-6);
+	assert_true(q->paused);
+	assert_int_equal(q->t_paused_ps, t0 + 30 * us);
+	run_to(e, 200e-6);
+	assert_true(pk(e)->now_ps < 201 * us); /* still sending: the op is not over */
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 7);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 6);
+	/* paused 10 us of each 30 us cycle: 7 whole pauses (the last one ended by its
+	 * expiry at 191 us, after which the storm holds it unpaused) */
+	assert_int_equal(q->paused_ps, 7 * 10 * us);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nwatchdog, 7);
+	assert_int_equal(c.nwd_restores, 6);
+	assert_int_equal(c.port[l].pfc_wd_fires, 7);
+	assert_int_equal(c.port[l].pfc_wd_restores, 6);
+	ft_packet_engine.destroy(e);
+
+	/* Refresh (default: 65535 quanta x 64 B x 20 ps / 2 = 41,942,400 ps) shorter than
+	 * the restore time: no restoration while XOFF holds, one 50 us after the XON. */
+	pc.pfc_watchdog_restore_s = 50e-6;
+	pc.pfc_refresh_s = 0;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 41942400);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	assert_int_equal(ev_push(pk(e), 100 * us, PK_EV_PAUSE, l, 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	run_to(e, 149.9e-6);
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 0);
+	assert_int_equal(q->wd_until_ps, UINT64_MAX);
+	run_to(e, 150.1e-6);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 1);
+	assert_int_equal(q->wd_until_ps, 0);
+	assert_false(q->paused);
+	ft_packet_engine.destroy(e);
+
+	/* Bad values name their field. */
+	pc.pfc_refresh_s = 90e-6; /* the pause at 400 Gb/s is 83.9 us */
+	assert_int_not_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	assert_non_null(strstr(err.msg, "packet.pfc_refresh"));
+	assert_non_null(strstr(err.msg, "83.8848 us"));
+	pc.pfc_refresh_s = 0;
+	pc.pfc_watchdog_s = 0;
+	err = (struct ft_error){ 0 };
+	assert_int_not_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	assert_non_null(strstr(err.msg, "packet.pfc_watchdog_restore"));
+	ft_topo_free(n.t);
+}
+
+/*
  * The same run with 1-quantum pauses (a refresh every 640 ps at 400 Gb/s) and with
  * 0xFFFF: the pauses happen at the same instants (the buffer refreshes before the
  * sender's pause runs out), so the run and each sender's paused time are the same; each
@@ -930,6 +1037,7 @@ main(void)
 		cmocka_unit_test(test_buffer_sets_pfc_threshold),
 		cmocka_unit_test(test_pfc_quanta_frames),
 		cmocka_unit_test(test_pfc_quanta_refresh_count),
+		cmocka_unit_test(test_pfc_watchdog_restore_refresh),
 		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),
