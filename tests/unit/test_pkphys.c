@@ -794,6 +794,111 @@ test_drops_per_prio(void **state)
 }
 
 /*
+ * Per-VL XmitWait round trip: two NICs of an InfiniBand leaf send to a third at VL 1 and
+ * VL 3 (incast: the leaf's port to it is the bottleneck, which serves VL 3 first, so
+ * VL 1 backs up and NIC 1 waits for its credits). --counters appends perfquery --vlxmitcounters to each port's perfquery -x;
+ * the perfquery parser reads PortVLXmitWait<k> back as the engine's per-class XmitWait in
+ * ns, saturated at 65535 (16-bit IBA counters), and where none saturated the VLs add up
+ * to PortXmitWait. 256 KiB each stays below saturation (2.9 us), 8 MiB each goes beyond it.
+ */
+static void
+test_vl_xmit_wait_roundtrip(void **state)
+{
+	struct net n;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4");
+	for (int big = 0; big < 2; big++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_error err = { 0 };
+		struct ft_engine *e;
+		struct ft_vec files;
+		struct ft_obs_set obs;
+		struct ft_run run;
+		uint32_t a[2], b[2], src[2];
+		const uint64_t bytes = big ? 8 * MIB : 256 * 1024;
+		uint32_t nvl = 0, nsat = 0;
+
+		a[0] = src[0] = ft_topo_nic(n.t, 1, 0);
+		b[0] = src[1] = ft_topo_nic(n.t, 2, 0);
+		a[1] = b[1] = ft_topo_nic(n.t, 0, 0);
+		ft_sim_cfg_init(&cfg);
+		pc.cc = FT_PKT_CC_NONE;
+		cfg.packet = &pc;
+		{
+			struct op_desc ops[2] = { { a, 1, bytes, 1 }, { b, 1, bytes, 3 } };
+
+			e = submit_ops(&n, &cfg, ops, 2, 0);
+		}
+		run_to(e, 0);
+		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		ft_vec_init(&files, sizeof(struct ft_sim_file));
+		assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "perfquery");
+		for (size_t i = 0; i < files.len; i++) {
+			struct ft_sim_file *f = ft_vec_at(&files, i);
+
+			if (strncmp(f->name, "perfquery-x.", 12) == 0) {
+				assert_non_null(strstr(f->text, "# PortVLXmitWaitCounters counters: Lid "));
+				assert_int_equal(ft_parse_buffer(f->text, f->len, f->name, "perfquery",
+				                                 &obs, &run, &err),
+				                 0);
+			}
+			ft_free(f->text);
+		}
+		ft_vec_release(&files);
+		for (int s = 0; s < 2; s++) {
+			uint32_t l = host_link(n.t, src[s], false);
+			char lid[48];
+			double vl[16] = { 0 }, port_wait = -1, sum = 0;
+			bool sat = false;
+
+			snprintf(lid, sizeof(lid), "LID %u", src[s] + 1);
+			for (size_t i = 0; i < ft_obs_set_len(&obs); i++) {
+				const struct ft_obs *o = ft_vec_at(&obs.v, i);
+				unsigned k;
+
+				if (strcmp(o->device, lid) != 0 || o->port != 1)
+					continue;
+				if (sscanf(o->key, "ib.counter.PortVLXmitWait%u", &k) == 1 && k < 16)
+					vl[k] = o->num, nvl++;
+				else if (strcmp(o->key, "ib.counter.PortXmitWait") == 0)
+					port_wait = o->num;
+			}
+			for (unsigned k = 0; k < 16; k++) {
+				uint64_t want = k < FT_PKT_NPRIO ?
+				                        (uint64_t)(c.port[l].prio[k].xmit_wait_s * 1e9 + 0.5) :
+				                        0;
+
+				assert_true(vl[k] == (double)(want < 0xFFFF ? want : 0xFFFF));
+				sat = sat || want >= 0xFFFF;
+				sum += vl[k];
+			}
+			/* NIC 1 sends on VL 1 only, NIC 2 on VL 3 only; the leaf's arbitration
+			 * favours VL 3 (strict priority) toward the receiver, so VL 1 backs up
+			 * to NIC 1 and VL 3 does not */
+			assert_true(vl[s ? 1 : 3] == 0);
+			if (s == 0)
+				assert_true(vl[1] > 0 && port_wait > 0);
+			if (!sat)
+				assert_true(fabs(sum - port_wait) <= 1);
+			else
+				assert_true(port_wait > sum);
+			nsat += sat;
+		}
+		assert_int_equal(nvl, 2 * 16);
+		assert_int_equal(nsat, big ? 1 : 0);
+		ft_obs_set_release(&obs);
+		ft_run_release(&run);
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
  * Bit errors: every drop is a corrupted packet, counted at the receiving end and its
  * priority. On RoCE ethtool -S shows them as rx_crc_errors_phy, with rx_discards_phy and
  * rx_prio3_discards (buffer drops) at 0; on InfiniBand perfquery's PortRcvErrors has
@@ -1043,6 +1148,7 @@ main(void)
 		cmocka_unit_test(test_cct_built),
 		cmocka_unit_test(test_cct_paces_the_wire),
 		cmocka_unit_test(test_drops_per_prio),
+		cmocka_unit_test(test_vl_xmit_wait_roundtrip),
 		cmocka_unit_test(test_drops_corrupt),
 		cmocka_unit_test(test_vlarb_shares),
 		cmocka_unit_test(test_phys_bad_config),
