@@ -324,13 +324,17 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		double pause = (double)e->pfc_quanta * 64.0 * pl->ps_per_byte;
 
 		if (pl->net && isfinite(pause) && (double)e->pfc_refresh_ps >= pause) {
-			int rc = ft_error_set(
-			        err, FT_ERANGE,
-			        "packet.pfc_refresh: %g us is not shorter than the %g us pause of %u "
-			        "quanta on link %u (%.0f Gb/s): the sender would resume between "
-			        "refreshes",
-			        (double)e->pfc_refresh_ps * 1e-6, pause * 1e-6, e->pfc_quanta, l,
-			        8e3 / pl->ps_per_byte);
+			char a[48], b[48];
+			int rc;
+
+			ft_topo_vertex_name(topo, pl->src, a, sizeof(a));
+			ft_topo_vertex_name(topo, pl->dst, b, sizeof(b));
+			rc = ft_error_set(err, FT_ERANGE,
+			                  "packet.pfc_refresh: %g us is not shorter than the %g us "
+			                  "pause of %u quanta on link %u (%s -> %s, %.0f Gb/s): the "
+			                  "sender would resume between refreshes",
+			                  (double)e->pfc_refresh_ps * 1e-6, pause * 1e-6,
+			                  e->pfc_quanta, l, a, b, 8e3 / pl->ps_per_byte);
 
 			ft__pk_destroy(&e->base);
 			return rc;
