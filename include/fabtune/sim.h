@@ -130,10 +130,17 @@ struct ft_packet_cfg {
 	double cct_max_delay_s;       /* built table: delay of its last entry; 0 = 8 packet times */
 	uint32_t ncct;                /* entries given (cct), 0 = build the table */
 	uint16_t cct[FT_PKT_CCT_MAX]; /* CCT_Shift << 14 | CCT_Multiplier, per index */
-	double pfc_watchdog_s; /* a port paused this long ignores pauses as long again; 0 = off */
+	/* PFC watchdog (kb ROCE-PFC): a priority paused without a break this long stops
+	 * honouring pauses (a storm detected); 0 = off. It honours them again (restored) once
+	 * pfc_watchdog_restore_s passes without a PFC frame reaching it; 0 = the watchdog's
+	 * own time. */
+	double pfc_watchdog_s;
+	double pfc_watchdog_restore_s;
 	/* Pause time an XOFF asks for, in quanta of 512 bit times at the link's speed (IEEE
-	 * 802.1Qbb); a paused buffer refreshes it at half that; 0 = 0xFFFF. */
+	 * 802.1Qbb); 0 = 0xFFFF. A buffer still above XON re-sends its XOFF every
+	 * pfc_refresh_s; 0 = half the pause's time on each link. */
 	uint32_t pfc_quanta;
+	double pfc_refresh_s;
 	/* NCCL inside a connection (kb NA-CONCEPTS, ENV-IB_QPS, ENV-IB_SPLIT): ring phases cut
 	 * into NCCL's slices, pipelined hop by hop; a connection's QPs take its messages
 	 * round robin, or every message split over all of them (NCCL_IB_SPLIT_DATA_ON_QPS). */
@@ -301,6 +308,7 @@ struct ft_sim_port_counters {
 	                             * the upper edge of a histogram bin, at most the
 	                             * largest (less than a quarter above the true one) */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
+	uint64_t pfc_wd_restores;   /* of which restored (no PFC frame for the restore time) */
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
 	 * that ran out of retries (req_transport_retries_exceeded; kb ROCE-COUNTERS) */
@@ -352,6 +360,7 @@ struct ft_sim_counters {
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */
 	uint64_t nwatchdog;  /* PFC watchdog expiries (ports that stopped honouring pauses) */
+	uint64_t nwd_restores; /* of which restored (honouring pauses again) */
 	/* NIC send pipelines (packet.nic_msg_rate; 0 without): messages timed, of which
 	 * with their QP's context not cached, and the time they waited for the pipeline
 	 * (summed over messages) */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * parse/perfquery.c - `perfquery` (PortCounters), `perfquery -x` (extended,
- * 64-bit) and `perfquery -E` (PortRcvErrorDetails) output.
+ * 64-bit), `perfquery -E` (PortRcvErrorDetails) and `perfquery --vlxmitcounters`
+ * (PortVLXmitWaitCounters: PortVLXmitWait0 to 15, 16-bit, one per VL) output, one
+ * or several after another (a terminal capture of both commands).
  *
  * Each "Name:....value" becomes `ib.counter.<Name>` in the tool's spelling
  * (IB-COUNTERS). PortXmitData/PortRcvData count 4-byte words (unit "4B").
@@ -47,6 +49,6 @@ perfquery_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line
 FT__LINES_RUN_STATE(perfquery, bool, "not perfquery output")
 
 FT__PARSER(perfquery, "perfquery",
-           "perfquery [-x|-E]: IB port counters (errors, discards, XmitWait, data)",
+           "perfquery [-x|-E|--vlxmitcounters]: IB port counters (errors, discards, XmitWait, data)",
            { 95, { "counters: Lid ", ":......" } },
            { 80, { "PortXmitData:...|SymbolErrorCounter:..." } });

@@ -5,7 +5,8 @@
  * cluster exactly as a real one.
  *
  * InfiniBand: one `perfquery -x` (PortCountersExtended plus the error
- * counters) per port that carried traffic, host ports as node.nicN and
+ * counters) followed by `perfquery --vlxmitcounters` (PortVLXmitWaitCounters,
+ * render_vl_xmit_wait()) per port that carried traffic, host ports as node.nicN and
  * switch ports as switchname.pK (K: the port's index among the switch's
  * links, from 1). PortXmitData and PortRcvData count 32-bit words, as the
  * IBA defines them; PortXmitWait counts ticks, taken here as nanoseconds
@@ -55,10 +56,11 @@
  *   show pfc counters        the PFC frames each port received (Port Rx) and sent
  *                            upstream from its ingress buffer (Port Tx) per priority
  *   show pfcwd stats         when the PFC watchdog (packet.pfc_watchdog) fired, the
- *                            lossless queue of each port: storms detected and restored (the
- *                            watchdog's expiries on the port; its action here is to
+ *                            lossless queue of each port: storms detected (the
+ *                            watchdog's expiries on the port) and restored (those
+ *                            over; STATUS stormed while one is not); its action here is to
  *                            forward, so nothing counts as a watchdog drop on transmit,
- *                            and the receive drops are the ingress buffer's)
+ *                            and the receive drops are the ingress buffer's
  *   show lldp table          the device and port behind each port, which is what lets
  *                            `fabtune diagnose` name both ends of a link and follow a
  *                            ring of stormed ports from switch to switch
@@ -146,6 +148,35 @@ render_perfquery(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx,
 	pq_line(sb, "VL15Dropped", 0);
 	pq_line(sb, "PortXmitWait", (uint64_t)(tx->xmit_wait_s * 1e9 + 0.5));
 	pq_line(sb, "QP1Dropped", 0);
+}
+
+/*
+ * perfquery --vlxmitcounters of port @tx, appended to its perfquery -x as a terminal
+ * capture of both commands shows them: the PortVLXmitWaitCounters attribute (IBA
+ * PerfMgt, optional), one 16-bit counter per VL of the ticks that VL had a packet to send
+ * and no credit, header "# PortVLXmitWaitCounters counters: Lid L port P" as
+ * infiniband-diags prints it. Ticks are nanoseconds as for PortXmitWait; VL k is the
+ * engine's class k (its SL-to-VL map is the identity), VLs 8 to 15 carry nothing; a
+ * counter stops at 65535, as IBA counters saturate rather than wrap, so a port's VLs sum
+ * to its PortXmitWait only while none has saturated (kb IB-COUNTERS).
+ */
+static void
+render_vl_xmit_wait(struct ft_strbuf *sb, const struct ft_sim_port_counters *tx, uint32_t lid,
+                    uint32_t port)
+{
+	char name[32];
+
+	ft_strbuf_addf(sb, "# PortVLXmitWaitCounters counters: Lid %u port %u\n", lid, port);
+	pq_line(sb, "PortSelect", port);
+	ft_strbuf_adds(sb, "CounterSelect:...................0x0000\n");
+	for (uint32_t vl = 0; vl < 16; vl++) {
+		uint64_t ticks = vl < FT_PKT_NPRIO ?
+		                         (uint64_t)(tx->prio[vl].xmit_wait_s * 1e9 + 0.5) :
+		                         0;
+
+		snprintf(name, sizeof(name), "PortVLXmitWait%u", vl);
+		pq_line(sb, name, FT_MIN(ticks, (uint64_t)0xFFFF));
+	}
 }
 
 static void
@@ -502,12 +533,17 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 			continue;
 		sonic_port(port, sizeof(port), i);
 		snprintf(cell, sizeof(cell), "%s:%d", port, ROCE_PRIO);
-		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires, tx->pfc_wd_fires);
+		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires,
+		         tx->pfc_wd_restores);
 		snprintf(txc, sizeof(txc), "%" PRIu64 "/0", tx->tx_pkts);
 		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
 		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
 		sonic_row(sb, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols),
-		          (const char *const[]){ cell, "operational", st, txc, rxc });
+		          (const char *const[]){ cell,
+		                                 tx->pfc_wd_fires > tx->pfc_wd_restores ?
+		                                         "stormed" :
+		                                         "operational",
+		                                 st, txc, rxc });
 	}
 	sonic_head(sb, vname, "show lldp table",
 	           "Capability codes: (R) Router, (B) Bridge, (O) Other", lldp_cols,
@@ -602,6 +638,7 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 			} else {
 				render_perfquery(&sb, tx, rx, v + 1,
 				                 vx->kind == FT_V_NIC ? 1 : i + 1, down);
+				render_vl_xmit_wait(&sb, tx, v + 1, vx->kind == FT_V_NIC ? 1 : i + 1);
 				if (vx->kind == FT_V_NIC)
 					snprintf(name, sizeof(name), "perfquery-x.%s.txt", vname);
 				else

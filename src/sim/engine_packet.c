@@ -1103,6 +1103,8 @@ ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 	return try_send(e, l);
 }
 
+static int cls_pause(struct pk_engine *e, uint32_t l, uint32_t c);
+
 /*
  * A PFC frame for priority @c of port @l's sender: XOFF (@on) or XON. The XOFF's refreshes
  * are not events: they come a link latency after the buffer sent them, every
@@ -1114,6 +1116,7 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 {
 	struct pk_cls *p = pk_cls_at(e, l, c);
 
+	p->t_frame_rx_ps = e->now_ps;
 	if (on) {
 		p->pause_rx++;
 		p->xoff_rx = true;
@@ -1125,13 +1128,9 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 		p->xoff_rx = false;
 	}
 	if (on && e->now_ps < p->wd_until_ps)
-		return 0; /* the watchdog has this port ignore pauses for a while */
+		return 0; /* the watchdog has this port ignore pauses until it restores it */
 	if (on && !p->paused) {
-		p->paused = true;
-		pk_port_at(e, l)->npaused++;
-		p->t_paused_ps = e->now_ps;
-		if (e->wd_ps)
-			return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, c);
+		return cls_pause(e, l, c);
 	} else if (!on && p->paused) {
 		p->paused = false;
 		cls_unheld(e, p);
@@ -1142,15 +1141,68 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 }
 
 /*
- * PFC watchdog (kb ROCE-PFC): a port paused without a break for the watchdog's time stops
- * honouring pauses for as long again, so a stuck priority drains (the buffers beyond it
- * then drop what they cannot hold, and the transport retransmits).
+ * PFC watchdog (kb ROCE-PFC), one event kind with three jobs (the argument's top bits):
+ * a port paused without a break for the watchdog's time stops honouring pauses (a storm
+ * detected), so a stuck priority drains (the buffers beyond it then drop what they cannot
+ * hold, and the transport retransmits). It is restored, honouring pauses again, once
+ * wd_restore_ps has passed without a PFC frame reaching it (SONiC pfcwd's
+ * restoration_time: the storm is over when the pause frames stop); the buffer's
+ * refreshes count as frames, so a storm whose buffer stays above XON is restored only
+ * when the refresh period is longer than the restore time, and then its next refresh
+ * pauses the sender again, which the watchdog catches again after its time.
  */
+enum { PK_WD_CHECK = 0, PK_WD_RESTORE = 1, PK_WD_REFRESH = 2 };
+#define PK_WD_ARG(kind, c) ((uint32_t)(c) | (uint32_t)(kind) << 20)
+
+/* Priority @c of port @l's sender paused now (an XOFF, or a refresh after a restore). */
 static int
-ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
+cls_pause(struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	struct pk_cls *p = pk_cls_at(e, l, c);
 
+	p->paused = true;
+	pk_port_at(e, l)->npaused++;
+	p->t_paused_ps = e->now_ps;
+	if (e->wd_ps)
+		return ev_push(e, e->now_ps + e->wd_ps, PK_EV_WDOG, l, PK_WD_ARG(PK_WD_CHECK, c));
+	return 0;
+}
+
+/* The last PFC frame that reached priority @p's sender by now: an XOFF or XON event, or
+ * (while the buffer holds XOFF) the latest of its refreshes, one every @period_ps. */
+static uint64_t
+pfc_last_frame(const struct pk_engine *e, const struct pk_cls *p, uint64_t period_ps)
+{
+	if (!p->xoff_rx)
+		return p->t_frame_rx_ps;
+	return p->t_xoff_rx_ps + (e->now_ps - p->t_xoff_rx_ps) / period_ps * period_ps;
+}
+
+static int
+ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
+{
+	uint32_t c = arg & 0xFFFFFu, kind = arg >> 20;
+	struct pk_cls *p = pk_cls_at(e, l, c);
+	uint64_t period = pk_pfc_refresh_ps(e, pk_port_at(e, l)), last;
+
+	if (kind == PK_WD_REFRESH) {
+		/* A refresh reaches a restored sender that its buffer still holds. */
+		if (p->paused || !p->xoff_rx || e->now_ps < p->wd_until_ps)
+			return 0;
+		return cls_pause(e, l, c);
+	}
+	if (kind == PK_WD_RESTORE) {
+		last = pfc_last_frame(e, p, period);
+		if (e->now_ps - last < e->wd_restore_ps)
+			return ev_push(e, last + e->wd_restore_ps, PK_EV_WDOG, l,
+			               PK_WD_ARG(PK_WD_RESTORE, c));
+		p->wd_until_ps = 0;
+		pk_port_at(e, l)->wd_restores++;
+		e->nwd_restores++;
+		if (!p->xoff_rx)
+			return 0;
+		return ev_push(e, last + period, PK_EV_WDOG, l, PK_WD_ARG(PK_WD_REFRESH, c));
+	}
 	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
 	p->paused = false;
@@ -1159,7 +1211,16 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t c)
 	p->paused_ps += e->now_ps - p->t_paused_ps;
 	pk_port_at(e, l)->wd_fires++;
 	e->nwdog++;
-	p->wd_until_ps = e->now_ps + e->wd_ps;
+	p->wd_until_ps = UINT64_MAX;
+	last = pfc_last_frame(e, p, period);
+	{
+		int rc = ev_push(e, last + e->wd_restore_ps > e->now_ps ? last + e->wd_restore_ps :
+		                                                          e->now_ps,
+		                 PK_EV_WDOG, l, PK_WD_ARG(PK_WD_RESTORE, c));
+
+		if (rc < 0)
+			return rc;
+	}
 	return try_send(e, l);
 }
 

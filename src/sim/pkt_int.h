@@ -120,6 +120,8 @@ struct pk_cls {
 	/* The rest: credit updates (at the link's dst: blocks freed, of which sent, when the
 	 * update in flight lands), pause accounting. */
 	uint64_t fc_freed, fc_snap, fc_until;
+	/* wd_until_ps: while now is below it the watchdog has the sender ignore pauses
+	 * (UINT64_MAX from a storm's detection to its restoration). */
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
 	/* PFC frames of this priority: sent by the buffer at dst (XOFF, its refreshes and
 	 * XON), received by the sender, as ethtool -S tx/rx_prio<p>_pause count them; the
@@ -127,6 +129,7 @@ struct pk_cls {
 	 * t_xoff_rx_ps (xoff_rx: no XON since). */
 	uint64_t pause_tx, pause_rx;
 	uint64_t t_xoff_ps, t_xoff_rx_ps;
+	uint64_t t_frame_rx_ps; /* the last XOFF or XON that reached the sender */
 	bool xoff_rx;
 	/* XmitWait of this priority: time it had a packet to send that its flow control
 	 * (credits, a pause) held, as arbitration found it; held since t_held_ps. */
@@ -207,7 +210,7 @@ struct pk_port {
 	uint64_t xmit_wait_ps;
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
 	uint32_t nqps; /* NIC port: flows it sends whose end has not come back (their QPs) */
-	uint64_t wd_fires;
+	uint64_t wd_fires, wd_restores; /* PFC watchdog: storms detected, restored */
 	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
@@ -382,8 +385,10 @@ struct pk_engine {
 	uint32_t ncct;     /* entries: CCTI_Limit + 1 */
 	struct pk_vlarb *vlarb; /* per port: VL arbitration state (FT_PKT_ARB_VLARB) */
 	uint64_t wd_ps; /* PFC watchdog time, 0 = off */
+	uint64_t wd_restore_ps; /* time without PFC frames that restores a stormed priority */
 	uint32_t pfc_quanta; /* pause time of an XOFF, quanta of 512 bit times */
-	uint64_t nwdog;
+	uint64_t pfc_refresh_ps; /* XOFF refresh period given, 0 = half the pause's time */
+	uint64_t nwdog, nwd_restores;
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	/* NIC message rate (packet.nic_msg_rate): a message's time in a NIC's send
@@ -533,18 +538,33 @@ s_to_ps(double s)
 	return s > 0 ? (uint64_t)(s * PK_PS_PER_S + 0.5) : 0;
 }
 
+/* The time an XOFF pauses port @p's sender: pfc_quanta quanta of 512 bit times (64
+ * bytes) at the link's speed. */
+static inline double
+pk_pfc_pause_ps(const struct pk_engine *e, const struct pk_port *p)
+{
+	return (double)e->pfc_quanta * 64.0 * p->ps_per_byte;
+}
+
 /*
  * PFC pause refresh (IEEE 802.1Qbb; kb ROCE-PFC): an XOFF asks the sender to pause for
- * pfc_quanta quanta of 512 bit times (64 bytes) at the link's speed, and a buffer still
- * above XON sends the XOFF again every half of that, so a sender it holds never sees its
- * pause run out before the XON: the period of those refreshes on port @p's link.
- * (0xFFFF quanta by default, the largest the 16-bit field holds, as MACs reset to: at
- * 100 Gb/s a quantum is 5.12 ns, a pause 335.5 us and the refresh 167.8 us.)
+ * pk_pfc_pause_ps(), and a buffer still above XON sends the XOFF again before that runs
+ * out, so a sender it holds stays paused until the XON: the period of those refreshes
+ * on port @p's link. packet.pfc_refresh gives it; by default half the pause, which is
+ * an assumption: 802.1Qbb leaves the period to the implementation, and the one public
+ * figure found is Intel's 82599/X540 (Linux ixgbe writes its flow control refresh
+ * threshold register FCRTV as the pause time / 2). (0xFFFF quanta by default, the
+ * largest the 16-bit field holds, as MACs reset to: at 100 Gb/s a quantum is 5.12 ns,
+ * a pause 335.5 us and the refresh 167.8 us.)
  */
 static inline uint64_t
 pk_pfc_refresh_ps(const struct pk_engine *e, const struct pk_port *p)
 {
-	double r = (double)e->pfc_quanta * 32.0 * p->ps_per_byte;
+	double r;
+
+	if (e->pfc_refresh_ps)
+		return e->pfc_refresh_ps;
+	r = pk_pfc_pause_ps(e, p) / 2;
 
 	return r >= 1 ? (uint64_t)(r + 0.5) : 1;
 }

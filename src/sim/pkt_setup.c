@@ -222,6 +222,32 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		return rc;
 	}
 	e->pfc_quanta = e->pc.pfc_quanta ? e->pc.pfc_quanta : 0xFFFFu;
+	if (e->pc.pfc_watchdog_restore_s < 0 || e->pc.pfc_refresh_s < 0 ||
+	    e->pc.pfc_watchdog_s < 0) {
+		int rc = ft_error_set(err, FT_ERANGE, "packet.%s: expected a time of 0 or more, got %g s",
+		                      e->pc.pfc_watchdog_s < 0 ? "pfc_watchdog" :
+		                      e->pc.pfc_refresh_s < 0 ? "pfc_refresh" :
+		                                                "pfc_watchdog_restore",
+		                      e->pc.pfc_watchdog_s < 0 ? e->pc.pfc_watchdog_s :
+		                      e->pc.pfc_refresh_s < 0 ? e->pc.pfc_refresh_s :
+		                                                e->pc.pfc_watchdog_restore_s);
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	if (e->pc.pfc_watchdog_restore_s > 0 && !(e->pc.pfc_watchdog_s > 0)) {
+		int rc = ft_error_set(err, FT_EINVAL,
+		                      "packet.pfc_watchdog_restore: needs packet.pfc_watchdog (the "
+		                      "time that detects a storm), which is off");
+
+		ft__pk_destroy(&e->base);
+		return rc;
+	}
+	/* Restored after as long again without pauses, unless given (SONiC's pfcwd
+	 * defaults, detection and restoration 200 ms each, are equal too). */
+	e->wd_restore_ps = e->pc.pfc_watchdog_restore_s > 0 ? s_to_ps(e->pc.pfc_watchdog_restore_s) :
+	                                                      e->wd_ps;
+	e->pfc_refresh_ps = s_to_ps(e->pc.pfc_refresh_s);
 	/* Losses the configuration allows: then every sender times out its tail. */
 	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
 	              (e->pc.fc == FT_PKT_FC_PFC &&
@@ -289,6 +315,29 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 
 			if (need > p->credit_cap)
 				p->credit_cap = need;
+		}
+	}
+	/* A refresh given must come before the pause it renews runs out, on every link that
+	 * carries PFC (the pause is shortest on the fastest). */
+	for (l = 0; e->pfc_refresh_ps && e->pc.fc == FT_PKT_FC_PFC && l < n; l++) {
+		const struct pk_link *pl = &e->links[l];
+		double pause = (double)e->pfc_quanta * 64.0 * pl->ps_per_byte;
+
+		if (pl->net && isfinite(pause) && (double)e->pfc_refresh_ps >= pause) {
+			char a[48], b[48];
+			int rc;
+
+			ft_topo_vertex_name(topo, pl->src, a, sizeof(a));
+			ft_topo_vertex_name(topo, pl->dst, b, sizeof(b));
+			rc = ft_error_set(err, FT_ERANGE,
+			                  "packet.pfc_refresh: %g us is not shorter than the %g us "
+			                  "pause of %u quanta on link %u (%s -> %s, %.0f Gb/s): the "
+			                  "sender would resume between refreshes",
+			                  (double)e->pfc_refresh_ps * 1e-6, pause * 1e-6,
+			                  e->pfc_quanta, l, a, b, 8e3 / pl->ps_per_byte);
+
+			ft__pk_destroy(&e->base);
+			return rc;
 		}
 	}
 	e->free_pkt = PK_NONE;

@@ -422,6 +422,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "ecn_marked", c->necn);
 		ft_json_kv_uint(j, "cnps", c->ncnp);
 		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
+		if (c->nwatchdog)
+			ft_json_kv_uint(j, "pfc_watchdog_restored", c->nwd_restores);
 		if (c->nic_msgs) {
 			ft_json_kv_uint(j, "nic_messages", c->nic_msgs);
 			ft_json_kv_uint(j, "nic_context_misses", c->nic_missed);
@@ -703,8 +705,8 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,
 		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "
-		               "ignored pauses)\n",
-		               c->nwatchdog);
+		               "ignored pauses), %" PRIu64 " restored\n",
+		               c->nwatchdog, c->nwd_restores);
 	if (strcmp(r->engine, "packet") == 0)
 		ft_strbuf_addf(out,
 		               "packets: %" PRIu64 ", dropped %" PRIu64 ", retransmitted %" PRIu64

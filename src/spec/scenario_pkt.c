@@ -274,6 +274,8 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "cc_window", FT__DOC_U32, PKT(ccti_limit), .lo = 1, .hi = 16383 },
 	{ "pfc_watchdog", FT__DOC_DURATION, PKT(pfc_watchdog_s) },
 	{ "pfc_quanta", FT__DOC_U32, PKT(pfc_quanta), .lo = 1, .hi = 65535 },
+	{ "pfc_watchdog_restore", FT__DOC_DURATION, PKT(pfc_watchdog_restore_s) },
+	{ "pfc_refresh", FT__DOC_DURATION, PKT(pfc_refresh_s) },
 	{ "arbitration", FT__DOC_ENUM, PKT(arb), .names = arb_names },
 	{ "wrr_weights", FT__DOC_FN, .fn = read_weights },
 	{ "lossy_priorities", FT__DOC_FN, .fn = read_lossy },

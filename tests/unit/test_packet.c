@@ -3226,8 +3226,10 @@ test_deadlock_named(void **state)
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 	/* The same deadlock under PFC on RoCE; a PFC watchdog breaks it by dropping, and
-	 * go-back-N delivers every byte after NCCL's timeout (4.3 s); with a 200 us one a
-	 * QP whose packets the storms keep dropping runs out of retries first. */
+	 * go-back-N delivers every byte after NCCL's timeout (4.3 s); with a 150 us one a
+	 * QP whose packets the storms keep dropping runs out of retries first (a stormed
+	 * port stays unpaused until 100 us pass without a pause frame, the refreshes of a
+	 * buffer still above XON included, so a storm lasts until that buffer's XON). */
 	for (int shortto = 1; shortto >= 0; shortto--) {
 		char roce[512];
 		struct ft_scenario *sc2 = NULL;
@@ -3244,7 +3246,7 @@ test_deadlock_named(void **state)
 		         "packet: {congestion_control: none, pfc_watchdog: 100us%s}\n"
 		         "background:\n"
 		         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
-		         shortto ? ", retransmit_timeout: 200us" : "");
+		         shortto ? ", retransmit_timeout: 150us" : "");
 		memset(&err, 0, sizeof(err));
 		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
 		                 0);
@@ -3253,7 +3255,7 @@ test_deadlock_named(void **state)
 		if (shortto) {
 			assert_int_equal(rc, FT_EIO);
 			assert_non_null(strstr(err.msg, "IBV_WC_RETRY_EXC_ERR (status 12"));
-			assert_non_null(strstr(err.msg, "8 retransmit timeouts of 200us"));
+			assert_non_null(strstr(err.msg, "8 retransmit timeouts of 150us"));
 		} else {
 			if (rc != 0)
 				fail_msg("%s", err.msg);

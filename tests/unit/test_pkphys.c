@@ -303,6 +303,113 @@ test_pfc_quanta_frames(void **state)
 }
 
 /*
+ * PFC watchdog restore and pause refresh against hand-computed instants. The NIC's
+ * sender at 400 Gb/s gets an XOFF at t0 = 1 us that its buffer never releases: with
+ * pfc_refresh 30 us the refreshes reach it at t0 + 30k us. With pfc_watchdog 10 us and
+ * pfc_watchdog_restore 25 us:
+ *   the watchdog fires at t0 + 10 us + 30k us (paused without a break for 10 us),
+ *   the last frame before it came at t0 + 30k us, so it is restored 25 us after that,
+ *   at t0 + 25 us + 30k us (before the next refresh, 30 us after the frame),
+ *   and that refresh pauses the sender again at exactly t0 + 30 (k + 1) us.
+ * To 200 us: fires at 11, 41, ..., 191 us (7) and restores at 26, ..., 176 us (6).
+ * With the refresh shorter than the restore time (the default half pause, 41.9 us,
+ * against 50 us) the storm is never over while the buffer holds XOFF: one expiry and no
+ * restoration until the XON at 100 us, 50 us after which (150 us) it is restored.
+ */
+static void
+test_pfc_watchdog_restore_refresh(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t ends[2], l;
+	struct op_desc op = { ends, 1, 64 * MIB, 3 };
+	struct ft_engine *e;
+	const struct pk_cls *q;
+	const uint64_t t0 = 1000000, us = 1000000; /* ps */
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	l = host_link(n.t, ends[0], false);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.pfc_watchdog_s = 10e-6;
+	pc.pfc_watchdog_restore_s = 25e-6;
+	pc.pfc_refresh_s = 30e-6;
+	cfg.packet = &pc;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	assert_int_equal(pk(e)->wd_restore_ps, 25 * us);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 30 * us);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	/* fired at 11 us: not paused, ignoring pauses */
+	run_to(e, 20e-6);
+	assert_false(q->paused);
+	assert_int_equal(q->wd_until_ps, UINT64_MAX);
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 0);
+	/* restored at 26 us, still running free until the refresh at 31 us */
+	run_to(e, 30.9e-6);
+	assert_false(q->paused);
+	assert_int_equal(q->wd_until_ps, 0);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 1);
+	run_to(e, 31.1e-6);
+	assert_true(q->paused);
+	assert_int_equal(q->t_paused_ps, t0 + 30 * us);
+	run_to(e, 200e-6);
+	assert_true(pk(e)->now_ps < 201 * us); /* still sending: the op is not over */
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 7);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 6);
+	/* paused 10 us of each 30 us cycle: 7 whole pauses (the last one ended by its
+	 * expiry at 191 us, after which the storm holds it unpaused) */
+	assert_int_equal(q->paused_ps, 7 * 10 * us);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.nwatchdog, 7);
+	assert_int_equal(c.nwd_restores, 6);
+	assert_int_equal(c.port[l].pfc_wd_fires, 7);
+	assert_int_equal(c.port[l].pfc_wd_restores, 6);
+	ft_packet_engine.destroy(e);
+
+	/* Refresh (default: 65535 quanta x 64 B x 20 ps / 2 = 41,942,400 ps) shorter than
+	 * the restore time: no restoration while XOFF holds, one 50 us after the XON. */
+	pc.pfc_watchdog_restore_s = 50e-6;
+	pc.pfc_refresh_s = 0;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(pk_pfc_refresh_ps(pk(e), ft__pk_port(e, l)), 41942400);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l, 1u | 3u << 1), 0);
+	assert_int_equal(ev_push(pk(e), 100 * us, PK_EV_PAUSE, l, 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	run_to(e, 149.9e-6);
+	assert_int_equal(ft__pk_port(e, l)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 0);
+	assert_int_equal(q->wd_until_ps, UINT64_MAX);
+	run_to(e, 150.1e-6);
+	assert_int_equal(ft__pk_port(e, l)->wd_restores, 1);
+	assert_int_equal(q->wd_until_ps, 0);
+	assert_false(q->paused);
+	ft_packet_engine.destroy(e);
+
+	/* Bad values name their field. */
+	pc.pfc_refresh_s = 90e-6; /* the pause at 400 Gb/s is 83.9 us */
+	assert_int_not_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	assert_non_null(strstr(err.msg, "packet.pfc_refresh"));
+	assert_non_null(strstr(err.msg, "83.8848 us"));
+	pc.pfc_refresh_s = 0;
+	pc.pfc_watchdog_s = 0;
+	err = (struct ft_error){ 0 };
+	assert_int_not_equal(ft_packet_engine.create(n.t, &cfg, &e, &err), 0);
+	assert_non_null(strstr(err.msg, "packet.pfc_watchdog_restore"));
+	ft_topo_free(n.t);
+}
+
+/*
  * The same run with 1-quantum pauses (a refresh every 640 ps at 400 Gb/s) and with
  * 0xFFFF: the pauses happen at the same instants (the buffer refreshes before the
  * sender's pause runs out), so the run and each sender's paused time are the same; each
@@ -687,6 +794,111 @@ test_drops_per_prio(void **state)
 }
 
 /*
+ * Per-VL XmitWait round trip: two NICs of an InfiniBand leaf send to a third at VL 1 and
+ * VL 3 (incast: the leaf's port to it is the bottleneck, which serves VL 3 first, so
+ * VL 1 backs up and NIC 1 waits for its credits). --counters appends perfquery --vlxmitcounters to each port's perfquery -x;
+ * the perfquery parser reads PortVLXmitWait<k> back as the engine's per-class XmitWait in
+ * ns, saturated at 65535 (16-bit IBA counters), and where none saturated the VLs add up
+ * to PortXmitWait. 256 KiB each stays below saturation (2.9 us), 8 MiB each goes beyond it.
+ */
+static void
+test_vl_xmit_wait_roundtrip(void **state)
+{
+	struct net n;
+
+	(void)state;
+	net_build(&n, "dgx-h100:4");
+	for (int big = 0; big < 2; big++) {
+		struct ft_sim_cfg cfg;
+		struct ft_packet_cfg pc = { 0 };
+		struct ft_sim_counters c;
+		struct ft_error err = { 0 };
+		struct ft_engine *e;
+		struct ft_vec files;
+		struct ft_obs_set obs;
+		struct ft_run run;
+		uint32_t a[2], b[2], src[2];
+		const uint64_t bytes = big ? 8 * MIB : 256 * 1024;
+		uint32_t nvl = 0, nsat = 0;
+
+		a[0] = src[0] = ft_topo_nic(n.t, 1, 0);
+		b[0] = src[1] = ft_topo_nic(n.t, 2, 0);
+		a[1] = b[1] = ft_topo_nic(n.t, 0, 0);
+		ft_sim_cfg_init(&cfg);
+		pc.cc = FT_PKT_CC_NONE;
+		cfg.packet = &pc;
+		{
+			struct op_desc ops[2] = { { a, 1, bytes, 1 }, { b, 1, bytes, 3 } };
+
+			e = submit_ops(&n, &cfg, ops, 2, 0);
+		}
+		run_to(e, 0);
+		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		ft_vec_init(&files, sizeof(struct ft_sim_file));
+		assert_int_equal(ft__sim_render_counters(n.t, &c, &files, &err), 0);
+		ft_obs_set_init(&obs);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "perfquery");
+		for (size_t i = 0; i < files.len; i++) {
+			struct ft_sim_file *f = ft_vec_at(&files, i);
+
+			if (strncmp(f->name, "perfquery-x.", 12) == 0) {
+				assert_non_null(strstr(f->text, "# PortVLXmitWaitCounters counters: Lid "));
+				assert_int_equal(ft_parse_buffer(f->text, f->len, f->name, "perfquery",
+				                                 &obs, &run, &err),
+				                 0);
+			}
+			ft_free(f->text);
+		}
+		ft_vec_release(&files);
+		for (int s = 0; s < 2; s++) {
+			uint32_t l = host_link(n.t, src[s], false);
+			char lid[48];
+			double vl[16] = { 0 }, port_wait = -1, sum = 0;
+			bool sat = false;
+
+			snprintf(lid, sizeof(lid), "LID %u", src[s] + 1);
+			for (size_t i = 0; i < ft_obs_set_len(&obs); i++) {
+				const struct ft_obs *o = ft_vec_at(&obs.v, i);
+				unsigned k;
+
+				if (strcmp(o->device, lid) != 0 || o->port != 1)
+					continue;
+				if (sscanf(o->key, "ib.counter.PortVLXmitWait%u", &k) == 1 && k < 16)
+					vl[k] = o->num, nvl++;
+				else if (strcmp(o->key, "ib.counter.PortXmitWait") == 0)
+					port_wait = o->num;
+			}
+			for (unsigned k = 0; k < 16; k++) {
+				uint64_t want = k < FT_PKT_NPRIO ?
+				                        (uint64_t)(c.port[l].prio[k].xmit_wait_s * 1e9 + 0.5) :
+				                        0;
+
+				assert_true(vl[k] == (double)(want < 0xFFFF ? want : 0xFFFF));
+				sat = sat || want >= 0xFFFF;
+				sum += vl[k];
+			}
+			/* NIC 1 sends on VL 1 only, NIC 2 on VL 3 only; the leaf's arbitration
+			 * favours VL 3 (strict priority) toward the receiver, so VL 1 backs up
+			 * to NIC 1 and VL 3 does not */
+			assert_true(vl[s ? 1 : 3] == 0);
+			if (s == 0)
+				assert_true(vl[1] > 0 && port_wait > 0);
+			if (!sat)
+				assert_true(fabs(sum - port_wait) <= 1);
+			else
+				assert_true(port_wait > sum);
+			nsat += sat;
+		}
+		assert_int_equal(nvl, 2 * 16);
+		assert_int_equal(nsat, big ? 1 : 0);
+		ft_obs_set_release(&obs);
+		ft_run_release(&run);
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
  * Bit errors: every drop is a corrupted packet, counted at the receiving end and its
  * priority. On RoCE ethtool -S shows them as rx_crc_errors_phy, with rx_discards_phy and
  * rx_prio3_discards (buffer drops) at 0; on InfiniBand perfquery's PortRcvErrors has
@@ -930,11 +1142,13 @@ main(void)
 		cmocka_unit_test(test_buffer_sets_pfc_threshold),
 		cmocka_unit_test(test_pfc_quanta_frames),
 		cmocka_unit_test(test_pfc_quanta_refresh_count),
+		cmocka_unit_test(test_pfc_watchdog_restore_refresh),
 		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),
 		cmocka_unit_test(test_cct_paces_the_wire),
 		cmocka_unit_test(test_drops_per_prio),
+		cmocka_unit_test(test_vl_xmit_wait_roundtrip),
 		cmocka_unit_test(test_drops_corrupt),
 		cmocka_unit_test(test_vlarb_shares),
 		cmocka_unit_test(test_phys_bad_config),
