@@ -324,6 +324,9 @@ struct ft_sim_port_counters {
 		uint64_t pause_tx, pause_rx; /* PFC frames for it, as above */
 		double paused_s;             /* time it was paused at the sender */
 		double xmit_wait_s;          /* time it had data its flow control held */
+		double arb_wait_s;           /* time it could send (data, and its flow
+		                              * control let it) while the port sent another
+		                              * priority's packet: the arbiter held it */
 		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
 		uint64_t ecn_marked, ecn_rx; /* CE marks set, CE packets delivered, */
 		uint64_t cnp_sent, cnp_handled; /* CNPs sent and handled, as above */

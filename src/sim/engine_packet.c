@@ -461,6 +461,78 @@ ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigne
 }
 
 /*
+ * Arbitration wait. Whether priority @c of port @l could send now but for the arbiter: it
+ * has a packet (a transit one, or a sourced flow its rate lets send) and its flow control
+ * lets it go. Unlike ft__pk_cls_ready() this only reads: a priority the arbiter did not
+ * reach neither starts its XmitWait nor wakes its paced flows.
+ */
+static bool
+cls_arb_ready(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	const struct pk_port *pp = pk_port_at(e, l);
+	const struct pk_cls *p;
+	uint32_t payload;
+	bool src;
+
+	if (!(pp->cls_live >> c & 1u))
+		return false;
+	p = pk_cls_at(e, l, c);
+	src = p->nring > 0 && (p->head == PK_NONE || p->turn_src);
+	if (src && e->paced && !ft__pk_paced_ready(e, l, c))
+		src = false;
+	if (src) {
+		const struct pk_flow *f = flow_at(e, flow_at(e, p->ring)->ring_next);
+
+		payload = pkt_payload(e, f, f->snd_nxt);
+	} else if (p->head != PK_NONE) {
+		payload = e->pkts[p->head].payload;
+	} else {
+		return false;
+	}
+	return !fc_blocks(e, l, c, payload + pp->hdr);
+}
+
+/*
+ * Port @l sends (or is about to send) a packet of priority @cur: every other priority that
+ * could send now waits for the arbiter from now until the port's next pick
+ * (arb_wait_close()). Called at each pick, and while the port is busy whenever a priority's
+ * state changes (a packet queued, credits, a pause ended), so that a packet that comes
+ * during another priority's packet waits from when it came.
+ */
+static void
+arb_wait_open(struct pk_engine *e, uint32_t l, uint32_t cur)
+{
+	struct pk_port *p = pk_port_at(e, l);
+	uint32_t m = p->cls_live & ~(uint32_t)p->arb_wait & ~(1u << cur);
+
+	while (m) {
+		uint32_t c = (uint32_t)__builtin_ctz(m);
+
+		m &= m - 1;
+		if (cls_arb_ready(e, l, c)) {
+			pk_cls_at(e, l, c)->t_arb_ps = e->now_ps;
+			p->arb_wait |= (uint8_t)(1u << c);
+		}
+	}
+}
+
+/* Port @l picks again: the priorities that waited for it have waited until now. */
+static void
+arb_wait_close(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = pk_port_at(e, l);
+	uint32_t m = p->arb_wait;
+
+	while (m) {
+		struct pk_cls *q = pk_cls_at(e, l, (uint32_t)__builtin_ctz(m));
+
+		m &= m - 1;
+		q->arb_wait_ps += e->now_ps - q->t_arb_ps;
+	}
+	p->arb_wait = 0;
+}
+
+/*
  * The priority port @l sends from next (kb ROCE-QOS, IB-VL): strict: the highest ready one;
  * WRR: the one whose turn it is while it is ready and has sent fewer than its weight
  * in packets this turn, else the next ready one in turn. PK_NONE when none is ready.
@@ -525,8 +597,13 @@ try_send(struct pk_engine *e, uint32_t l)
 	struct pk_flow *f = NULL;
 	int rc;
 
-	if (p->busy)
+	if (p->busy) {
+		if (e->ncls > 1)
+			arb_wait_open(e, l, p->rel_prio);
 		return 0;
+	}
+	if (p->arb_wait)
+		arb_wait_close(e, l);
 	rc = arbitrate(e, l, &c, &src, &why);
 	if (rc < 0)
 		return rc;
@@ -544,6 +621,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		p->xmit_wait_ps += e->now_ps - p->t_blocked_ps;
 		p->blocked = false;
 	}
+	if (e->ncls > 1)
+		arb_wait_open(e, l, c);
 	q = pk_cls_at(e, l, c);
 	q->turn_src = !src;
 	if (src) {

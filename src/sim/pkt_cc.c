@@ -223,6 +223,26 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 	return 0;
 }
 
+/* Whether a sourced flow of priority @c of port @l may send now (pkt_int.h). The increase
+ * timers that have not run yet are left out: they only raise a rate, so a flow they would
+ * free counts from the next pick on. */
+bool
+ft__pk_paced_ready(const struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	const struct pk_cls *p = pk_cls_at(e, l, c);
+	uint32_t fid = p->ring, i;
+
+	for (i = 0; i < p->nring; i++) {
+		const struct pk_dcqcn *d;
+
+		fid = flow_at(e, fid)->ring_next;
+		d = pk_flow_cc(e, flow_at(e, fid));
+		if (!d->limited || dcqcn_next(d) <= e->now_ps)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Make the ring's head a flow whose rate lets it send now. Returns 1 when there is one,
  * 0 when all wait (a wake-up is then queued for the earliest), or FT_E*.

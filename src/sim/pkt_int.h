@@ -135,6 +135,10 @@ struct pk_cls {
 	 * (credits, a pause) held, as arbitration found it; held since t_held_ps. */
 	bool held;
 	uint64_t t_held_ps, xmit_wait_ps;
+	/* Arbitration wait of this priority: time it could send (a packet, its flow control
+	 * letting it) while its port sent another priority's packet; waiting since t_arb_ps
+	 * while its bit is set in the port's arb_wait (arb_wait_open()). */
+	uint64_t t_arb_ps, arb_wait_ps;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
 	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
 	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
@@ -195,6 +199,7 @@ struct pk_port {
 	uint8_t cls_live; /* bit c: priority c has transit packets or sourced flows (its
 	                   * record is read only then) */
 	uint8_t nic; /* a NIC's port onto the fabric: its send pipeline is timed */
+	uint8_t arb_wait; /* bit c: priority c waits for the arbiter (struct pk_cls) */
 	/* Second line: the per-packet counters. */
 	/* Per priority in use, from the engine's cls_pool once the run starts (pause
 	 * frames: sent by the buffer at dst, received by the sender). */
@@ -1198,6 +1203,9 @@ double ft__pk_cct_rate(const struct pk_engine *e, uint32_t ccti);
 #define PK_PACED 2u
 int ft__pk_cls_ready(struct pk_engine *e, uint32_t l, uint32_t c, bool *src, unsigned *why,
                      uint32_t *wire);
+/* Whether a sourced flow of priority @c of port @l may send now at its paced rate (reads
+ * only: the rates as last updated; pkt_cc.c). */
+bool ft__pk_paced_ready(const struct pk_engine *e, uint32_t l, uint32_t c);
 /* FT_EINVAL naming the tables when VL arbitration would never send priority @prio. */
 int ft__pk_vlarb_check(const struct pk_engine *e, uint32_t prio, struct ft_error *err);
 /* IB two-level VL arbitration of port @l: the VL it sends from next (*cls, PK_NONE when

@@ -431,6 +431,12 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->xmit_wait_s = (double)(q->xmit_wait_ps +
 			                           (q->held ? e->now_ps - q->t_held_ps : 0)) /
 			                  PK_PS_PER_S;
+			/* (and one still waiting for the arbiter, to the run's end) */
+			pp->arb_wait_s =
+			        (double)(q->arb_wait_ps + ((p->arb_wait >> e->cls_prio[k] & 1u) ?
+			                                           e->now_ps - q->t_arb_ps :
+			                                           0)) /
+			        PK_PS_PER_S;
 		}
 		/* (a port still held when the run stopped, a deadlock's, waits to its end) */
 		pc->xmit_wait_s =

@@ -147,6 +147,7 @@ static const struct ft__field prio_fields[] = {
 	F(ft_sim_prio_counters, "pause_received", UINT, pause_rx),
 	F(ft_sim_prio_counters, "paused_us", US, paused_s),
 	F(ft_sim_prio_counters, "xmit_wait_us", US, xmit_wait_s),
+	F(ft_sim_prio_counters, "arb_wait_us", US, arb_wait_s),
 	F(ft_sim_prio_counters, "ecn_marked", UINT, ecn_marked),
 	F(ft_sim_prio_counters, "ecn_received", UINT, ecn_rx),
 	F(ft_sim_prio_counters, "cnp_sent", UINT, cnp_sent),

@@ -961,10 +961,12 @@ test_drops_corrupt(void **state)
 /*
  * Two senders into one InfiniBand NIC, one on each of @vl_a and @vl_b, both saturated
  * at the receiver's port: packets of 4070 payload bytes are 4096 on the wire (64
- * credits). Runs 400 us, then returns the packets each VL sent on that port.
+ * credits). Runs 400 us, then returns the packets each VL sent on that port and the
+ * arbitration waits there that have ended (@wa, @wb, ps).
  */
 static void
-vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, uint64_t *nb)
+vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, uint64_t *nb,
+          uint64_t *wa, uint64_t *wb)
 {
 	struct net n;
 	struct ft_sim_cfg cfg;
@@ -994,6 +996,8 @@ vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, ui
 	assert_int_equal(pk(e)->mtu + PK_HDR_IB, 4096);
 	*na = pk_port_cls(pk(e), p, vl_a)->tx_pkts;
 	*nb = pk_port_cls(pk(e), p, vl_b)->tx_pkts;
+	*wa = pk_port_cls(pk(e), p, vl_a)->arb_wait_ps;
+	*wb = pk_port_cls(pk(e), p, vl_b)->arb_wait_ps;
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
@@ -1004,6 +1008,9 @@ vlarb_run(struct ft_packet_cfg *pc, uint8_t vl_a, uint8_t vl_b, uint64_t *na, ui
  * low packet goes: n_H = max(1, ceil(L x 4096 / 4096)) high packets per low packet, the low
  * VL's share 1 / (n_H + 1); 255 never yields. Within one table, weights share in
  * proportion to weight x 64 bytes: 64 and 192 (one and three packets per turn) give 1:3.
+ * Both VLs always able to send, each waits for the arbiter while the other sends: its
+ * share of the two waits is the other's share of the port (255: the low VL waits all
+ * along, the high one never).
  */
 static void
 test_vlarb_shares(void **state)
@@ -1014,28 +1021,35 @@ test_vlarb_shares(void **state)
 	(void)state;
 	for (int i = 0; i < 3; i++) {
 		struct ft_packet_cfg pc = { 0 };
-		uint64_t nh, nl;
+		uint64_t nh, nl, wh, wl;
 		double share;
 
 		pc.vlarb_high[0] = (struct ft_vlarb_entry){ 0, 4 };
 		pc.vlarb_low[0] = (struct ft_vlarb_entry){ 1, 4 };
 		pc.nvlarb_high = pc.nvlarb_low = 1;
 		pc.vlarb_high_limit = limits[i];
-		vlarb_run(&pc, 0, 1, &nh, &nl);
+		vlarb_run(&pc, 0, 1, &nh, &nl, &wh, &wl);
 		share = (double)nl / (double)(nh + nl);
 		assert_true(nh + nl > 4000); /* the port ran at line rate */
 		assert_true(fabs(share - low_share[i]) <= 4.0 / (double)(nh + nl));
+		print_message("# high limit %u: %" PRIu64 " high, %" PRIu64 " low packets; "
+		              "arbitration waits %.3f, %.3f us\n",
+		              limits[i], nh, nl, (double)wh / 1e6, (double)wl / 1e6);
+		assert_true(wl > 0);
+		assert_true(fabs((double)wh / (double)(wh + wl) - low_share[i]) <=
+		            4.0 / (double)(nh + nl));
 	}
 	{
 		struct ft_packet_cfg pc = { 0 };
-		uint64_t n2, n3;
+		uint64_t n2, n3, w2, w3;
 
 		pc.vlarb_low[0] = (struct ft_vlarb_entry){ 2, 64 };
 		pc.vlarb_low[1] = (struct ft_vlarb_entry){ 3, 192 };
 		pc.nvlarb_low = 2;
-		vlarb_run(&pc, 2, 3, &n2, &n3);
+		vlarb_run(&pc, 2, 3, &n2, &n3, &w2, &w3);
 		assert_true(n2 + n3 > 4000);
 		assert_true(fabs((double)n3 / (double)(n2 + n3) - 0.75) <= 4.0 / (double)(n2 + n3));
+		assert_true(fabs((double)w2 / (double)(w2 + w3) - 0.75) <= 4.0 / (double)(n2 + n3));
 	}
 }
 

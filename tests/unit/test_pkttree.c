@@ -570,6 +570,9 @@ assert_same_run(const struct pk_run *a, const struct pk_run *b)
 		assert_int_equal(p->q_max_bytes, q->q_max_bytes);
 		assert_memory_equal(&p->q_mean_bytes, &q->q_mean_bytes, sizeof(double));
 		assert_memory_equal(&p->xmit_wait_s, &q->xmit_wait_s, sizeof(double));
+		for (uint32_t k = 0; k < FT_PKT_NPRIO; k++)
+			assert_memory_equal(&p->prio[k].arb_wait_s, &q->prio[k].arb_wait_s,
+			                    sizeof(double));
 	}
 }
 

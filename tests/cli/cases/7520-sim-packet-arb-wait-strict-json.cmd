@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/packet-prio-arb.yaml --json
