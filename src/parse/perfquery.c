@@ -48,7 +48,8 @@ perfquery_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line
 
 FT__LINES_RUN_STATE(perfquery, bool, "not perfquery output")
 
-FT__PARSER(perfquery, "perfquery",
-           "perfquery [-x|-E|--vlxmitcounters]: IB port counters (errors, discards, XmitWait, data)",
-           { 95, { "counters: Lid ", ":......" } },
-           { 80, { "PortXmitData:...|SymbolErrorCounter:..." } });
+FT__PARSER(
+        perfquery, "perfquery",
+        "perfquery [-x|-E|--vlxmitcounters]: IB port counters (errors, discards, XmitWait, data)",
+        { 95, { "counters: Lid ", ":......" } },
+        { 80, { "PortXmitData:...|SymbolErrorCounter:..." } });
