@@ -35,7 +35,7 @@ if [ -n "${2:-}" ]; then # one shard: every nshards-th case from the k-th
 	for ((i = k; i < ${#all[@]}; i += nshards)); do cases+=("${all[i]}"); done
 fi
 if [ "$fabtune" = --list ]; then
-	for c in "${cases[@]}"; do basename "$c" .cmd; done
+	for c in "${cases[@]}"; do c=${c##*/}; echo "${c%.cmd}"; done
 	exit 0
 fi
 echo "1..${#cases[@]}"
