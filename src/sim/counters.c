@@ -333,12 +333,13 @@ static const struct sonic_col lldp_cols[] = {
 };
 
 static const struct sonic_col queue_cols[] = {
-	{ 11, "Port" },         { 5, "TxQ" },         { 14, "Counter/pkts" },
+	{ 11, "Port" },          { 5, "TxQ" },        { 14, "Counter/pkts" },
 	{ 15, "Counter/bytes" }, { 11, "Drop/pkts" }, { 13, "Drop/bytes" },
 };
 static const struct sonic_col wred_cols[] = {
-	{ 11, "Port" },          { 5, "TxQ" },             { 14, "WredDrp/pkts" },
-	{ 15, "WredDrp/bytes" }, { 16, "EcnMarked/pkts" }, { 17, "EcnMarked/bytes" },
+	{ 11, "Port" },           { 5, "TxQ" },
+	{ 14, "WredDrp/pkts" },   { 15, "WredDrp/bytes" },
+	{ 16, "EcnMarked/pkts" }, { 17, "EcnMarked/bytes" },
 };
 static const struct sonic_col pfc_rx_cols[] = {
 	{ 11, "Port Rx" }, { 6, "PFC0" }, { 6, "PFC1" }, { 6, "PFC2" }, { 6, "PFC3" },
@@ -428,9 +429,9 @@ sonic_listed(const struct ft_topo *topo, const struct ft_sim_counters *c, uint32
 static uint64_t
 sonic_bytes_of(const struct ft_sim_prio_counters *q, uint64_t pkts)
 {
-	return q->tx_pkts ? (uint64_t)((double)pkts * (double)q->tx_bytes / (double)q->tx_pkts +
-	                               0.5) :
-	                    0;
+	return q->tx_pkts ?
+	               (uint64_t)((double)pkts * (double)q->tx_bytes / (double)q->tx_pkts + 0.5) :
+	               0;
 }
 
 /* show queue counters (@wred false) or show queue wredcounters (@wred true) of switch
@@ -459,7 +460,8 @@ sonic_queues(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 				snprintf(a, sizeof(a), "0");
 				snprintf(b, sizeof(b), "0");
 				snprintf(d, sizeof(d), "%" PRIu64, t->ecn_marked);
-				snprintf(e, sizeof(e), "%" PRIu64, sonic_bytes_of(t, t->ecn_marked));
+				snprintf(e, sizeof(e), "%" PRIu64,
+				         sonic_bytes_of(t, t->ecn_marked));
 			} else {
 				snprintf(a, sizeof(a), "%" PRIu64, t->tx_pkts);
 				snprintf(b, sizeof(b), "%" PRIu64, t->tx_bytes);
