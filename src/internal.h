@@ -193,6 +193,16 @@ uint32_t ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n);
  */
 double ft__model_tree_correction(int p, uint64_t bytes); /* p: enum ft_proto */
 
+/*
+ * Node @r's parent in tree @t (0 or 1) of NCCL's double binary tree over @n
+ * nodes (src/graph/trees.cc, ncclGetDtree; kb NA-ALGO-TREE): tree 0 the
+ * binary tree (ncclGetBtree), tree 1 the same shifted by one node when @n is
+ * odd, mirrored when it is even. -1 for a root; @second says whether @r is
+ * its parent's second child, as NCCL's parentChildType. The model's tree
+ * hops and the flow engine's tree flows both take it (model/dtree.c).
+ */
+int ft__dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second);
+
 #include "banned.h"
 
 #endif

@@ -24,35 +24,40 @@
 
 /*
  * Node @r's parent in NCCL's binary tree over @n nodes (ncclGetBtree): node 0
- * is the root; node r with lowest set bit b hangs below (r ^ b) | 2b, or
- * r ^ b when that is past the end. -1 for the root.
+ * is the root and has one child, the largest power of two below @n; node r
+ * with lowest set bit b hangs below (r ^ b) | 2b, or r ^ b when that is past
+ * the end. -1 for the root; @second says whether r is its parent's second
+ * child (r above it), as NCCL's parentChildType.
  */
 static int
-btree_parent(uint32_t n, uint32_t r)
+btree_parent(uint32_t n, uint32_t r, bool *second)
 {
 	uint32_t bit, up;
 
+	*second = false;
 	if (r == 0)
 		return -1;
 	for (bit = 1; bit < n && !(bit & r); bit <<= 1)
 		;
 	up = (r ^ bit) | (bit << 1);
-	return (int)(up >= n ? r ^ bit : up);
+	if (up >= n)
+		up = r ^ bit;
+	*second = r > up;
+	return (int)up;
 }
 
-/* Node @r's parent in tree @t of the double binary tree over @n nodes. */
-static int
-dtree_parent(uint32_t n, uint32_t t, uint32_t r)
+int
+ft__dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second)
 {
 	int up;
 
 	if (t == 0)
-		return btree_parent(n, r);
+		return btree_parent(n, r, second);
 	if (n % 2) {
-		up = btree_parent(n, (r + n - 1) % n);
+		up = btree_parent(n, (r + n - 1) % n, second);
 		return up < 0 ? -1 : (int)(((uint32_t)up + 1) % n);
 	}
-	up = btree_parent(n, n - 1 - r);
+	up = btree_parent(n, n - 1 - r, second);
 	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
 }
 
@@ -66,7 +71,9 @@ tree_hops(uint32_t n, uint32_t t, int *parent, uint32_t *up, uint32_t *down)
 	bool changed = true;
 
 	for (k = 0; k < n; k++) {
-		parent[k] = dtree_parent(n, t, k);
+		bool second;
+
+		parent[k] = ft__dtree_parent(n, t, k, &second);
 		up[k] = 0;
 	}
 	/* a node's height: one more than its highest child's (at most n passes) */

@@ -809,50 +809,6 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	return far;
 }
 
-/*
- * NCCL's binary tree over @n nodes (src/graph/trees.cc, ncclGetBtree): node 0
- * is the root and has one child, the largest power of two below @n; node r
- * (lowest set bit b) hangs below (r ^ b) | 2b, or r ^ b when that is past
- * the end. Returns r's parent (-1 for the root) and in @second whether r is
- * its parent's second child (r above it), as NCCL's parentChildType.
- */
-static int
-btree_parent(uint32_t n, uint32_t r, bool *second)
-{
-	uint32_t bit, up;
-
-	*second = false;
-	if (r == 0)
-		return -1;
-	for (bit = 1; bit < n && !(bit & r); bit <<= 1)
-		;
-	up = (r ^ bit) | (bit << 1);
-	if (up >= n)
-		up = r ^ bit;
-	*second = r > up;
-	return (int)up;
-}
-
-/*
- * Node @r's parent in tree @t of NCCL's double binary tree over @n nodes
- * (ncclGetDtree): tree 0 the binary tree above, tree 1 the same shifted by
- * one node when @n is odd, mirrored when it is even.
- */
-static int
-dtree_parent(uint32_t n, uint32_t t, uint32_t r, bool *second)
-{
-	int up;
-
-	if (t == 0)
-		return btree_parent(n, r, second);
-	if (n % 2) {
-		up = btree_parent(n, (r + n - 1) % n, second);
-		return up < 0 ? -1 : (int)(((uint32_t)up + 1) % n);
-	}
-	up = btree_parent(n, n - 1 - r, second);
-	return up < 0 ? -1 : (int)(n - 1 - (uint32_t)up);
-}
-
 /* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */
 static int
 push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes, uint32_t pipe)
@@ -903,7 +859,7 @@ trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, 
 	for (t = 0; t < 2 && rc == 0; t++)
 		for (k = 0; k < nnodes && rc == 0; k++) {
 			bool second;
-			int up = dtree_parent(nnodes, t, k, &second);
+			int up = ft__dtree_parent(nnodes, t, k, &second);
 			uint32_t u = (uint32_t)up, head;
 
 			if (up < 0)
