@@ -2536,7 +2536,7 @@ test_fidelity_on_fixtures(void **state)
 		double before = median_of(mid[0], nmid), after = median_of(mid[1], nmid);
 		double b = median_of(big, nbig);
 
-		print_message("fidelity: 2-128 MiB %.1f%% -> %.1f%%, >= 256 MiB %.1f%%\n",
+		print_message("# fidelity: 2-128 MiB %.1f%% -> %.1f%%, >= 256 MiB %.1f%%\n",
 		              before * 100, after * 100, b * 100);
 		assert_true(after <= 0.15);
 		assert_true(after < before / 2);

@@ -1366,7 +1366,7 @@ test_drops_and_recovery(void **state)
 				writes += c.port[l].rx_writes;
 				naks += c.port[l].seq_naks;
 			}
-			print_message("drops mode %d: %" PRIu64 " drops, %" PRIu64
+			print_message("# drops mode %d: %" PRIu64 " drops, %" PRIu64
 			              " resent, %" PRIu64 " out of sequence, %" PRIu64
 			              " duplicates, %" PRIu64 " NAKs\n",
 			              mode, c.ndrops, c.nretx, oos, dup, naks);
@@ -2426,7 +2426,7 @@ test_dcqcn_drain_collapse(void **state)
 	}
 	/* At 400 Gb/s: 23 cuts, 92 us (alpha falls from 0.999 to 0.74 meanwhile, so the
 	 * later cuts take less than half); at 100 Gb/s 20. */
-	print_message("dcqcn drain: %.0f Gb/s at the floor after %u cuts, alpha %.3f\n",
+	print_message("# dcqcn drain: %.0f Gb/s at the floor after %u cuts, alpha %.3f\n",
 	              p->line_Bps * 8e-9, cuts, pk_flow_cc(p, f)->alpha);
 	assert_double_equal(p->line_Bps, 50e9, 0); /* the preset's 400 Gb/s NICs */
 	assert_int_equal(cuts, 23);
@@ -2554,7 +2554,7 @@ test_trace_qp_rate(void **state)
 		assert_double_equal(t->rate_Bps[k], rc, rc * 1e-12);
 		assert_double_equal(t->alpha[k], a, 1e-12);
 	}
-	print_message("qp trace: %.3f Gb/s after %u cuts (line %.0f Gb/s)\n",
+	print_message("# qp trace: %.3f Gb/s after %u cuts (line %.0f Gb/s)\n",
 	              t->rate_Bps[ncnp - 1] * 8e-9, ncnp, p->line_Bps * 8e-9);
 	qp_trace_obs(n.t, &c);
 	ft_schedule_release(&s);
@@ -2611,7 +2611,7 @@ test_dcqcn_rate_on_nic_wire(void **state)
 	assert_int_equal(c.port[nic_tx].tx_bytes, 256ull * (4096 + PK_HDR_ROCE));
 	want = 255.0 * (4096 + PK_HDR_ROCE) / R;
 	fct = c.fct_max_s;
-	print_message("paced GPU QP: fct %.3f us, closed form %.3f us + one packet's way\n",
+	print_message("# paced GPU QP: fct %.3f us, closed form %.3f us + one packet's way\n",
 	              fct * 1e6, want * 1e6);
 	assert_true(fct >= want && fct < want + 5e-6);
 	ft_packet_engine.destroy(e);
@@ -2891,7 +2891,7 @@ test_dcqcn_converges(void **state)
 			q_model += q1 / nseeds;
 			use_model += u1 / nseeds;
 		}
-		print_message("dcqcn N=%u: jain %.4f, link use %.3f (model %.3f), queue %.0f B "
+		print_message("# dcqcn N=%u: jain %.4f, link use %.3f (model %.3f), queue %.0f B "
 		              "(model %.0f B, x%.3f)\n",
 		              nf, jain, sum / cap, use_model, q_eng, q_model, q_eng / q_model);
 		assert_true(nq > 100);

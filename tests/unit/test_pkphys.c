@@ -535,7 +535,7 @@ test_lossy_dynamic_threshold(void **state)
 			drops += p->drops;
 		}
 		top = a * ((double)b + wire) / (1 + a);
-		print_message("lossy alpha %.3f: queue at most %" PRIu64 " B (bound %.0f), %" PRIu64
+		print_message("# lossy alpha %.3f: queue at most %" PRIu64 " B (bound %.0f), %" PRIu64
 		              " drops\n",
 		              a, qmax, top, drops);
 		assert_true((double)qmax <= top);

@@ -613,7 +613,7 @@ test_nvls_tree_lazy(void **state)
 		if (pk(r[1].e)->flows.len > nconn * 2 * slots)
 			fail_msg("run %zu: %zu flow records for %u connections of %u in flight",
 			         k, pk(r[1].e)->flows.len, nconn, slots);
-		print_message("lazy NVLS tree, run %zu: %zu flow records (whole: %u)\n", k,
+		print_message("# lazy NVLS tree, run %zu: %zu flow records (whole: %u)\n", k,
 		              pk(r[1].e)->flows.len, nconn * L);
 		assert_same_run(&r[0], &r[1]);
 		pk_run_free(&r[1]);
@@ -670,7 +670,7 @@ test_ring_tree_lazy(void **state)
 		if (pk(r[1].e)->flows.len > runs[k].most)
 			fail_msg("run %zu: %zu flow records, at most %zu in flight", k,
 			         pk(r[1].e)->flows.len, runs[k].most);
-		print_message("lazy %s, run %zu: %zu flow records (whole: %zu)\n",
+		print_message("# lazy %s, run %zu: %zu flow records (whole: %zu)\n",
 		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", k,
 		              pk(r[1].e)->flows.len, runs[k].whole);
 		assert_same_run(&r[0], &r[1]);
@@ -728,7 +728,7 @@ test_ring_tree_whole_tasks(void **state)
 			nflow += tk->kind == PK_T_FLOW;
 			nbar += tk->kind != PK_T_FLOW;
 		}
-		print_message("whole %s, %u QPs: %zu tasks, %zu of them no message (at most %zu)\n",
+		print_message("# whole %s, %u QPs: %zu tasks, %zu of them no message (at most %zu)\n",
 		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", runs[k].qps,
 		              w->tasks.len, nbar, most);
 		assert_int_equal(nflow, runs[k].whole);
@@ -812,7 +812,7 @@ test_ring_tree_lazy_lossy_paced(void **state)
 		if (pk(r[1].e)->flows.len > runs[k].most)
 			fail_msg("run %zu: %zu flow records, at most %zu in flight", k,
 			         pk(r[1].e)->flows.len, runs[k].most);
-		print_message("lazy %s %s, run %zu: %zu flow records (whole: %zu), %llu CNPs, "
+		print_message("# lazy %s %s, run %zu: %zu flow records (whole: %zu), %llu CNPs, "
 		              "%llu drops, %llu resent\n", runs[k].lossy ? "lossy" : "paced",
 		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", k,
 		              pk(r[1].e)->flows.len, runs[k].whole,
@@ -869,7 +869,7 @@ test_lossy_trace_ends_with_op(void **state)
 	assert_true(r.c.makespan_s < rto);
 	assert_int_equal(r.c.ntrace, 1);
 	t = &r.c.trace[0];
-	print_message("lossy ring: makespan %.3f ms, %llu drops, %zu trace samples, the last at "
+	print_message("# lossy ring: makespan %.3f ms, %llu drops, %zu trace samples, the last at "
 	              "%.3f ms\n", r.c.makespan_s * 1e3, (unsigned long long)r.c.ndrops,
 	              t->nsamples, t->nsamples ? t->t_s[t->nsamples - 1] * 1e3 : 0.0);
 	assert_true(t->nsamples > 0);
@@ -1022,7 +1022,7 @@ test_collnet_closed_form(void **state)
 		/* every chunk a flow: k per hop */
 		assert_int_equal(pk(e)->flows.len, 2 * (k ? k : 1));
 		assert_true(fabs(cn.bytes - 2.0 * (double)S) <= 1.0);
-		print_message("%u chunks: %.3f us, by hand %.3f us (a packet %.4f us)\n", k,
+		print_message("# %u chunks: %.3f us, by hand %.3f us (a packet %.4f us)\n", k,
 		              cn.makespan_s * 1e6, want * 1e6, pkt * 1e6);
 		if (!(cn.makespan_s >= want - pkt && cn.makespan_s <= want + 4 * pkt))
 			fail_msg("%u chunks: %.9g s, closed form %.9g s - 1 to + 4 packets of %.3g s",
@@ -1034,7 +1034,7 @@ test_collnet_closed_form(void **state)
 		assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
 		assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
 		assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
-		print_message("%u chunks: flow engine %.3f us\n", k, cf.makespan_s * 1e6);
+		print_message("# %u chunks: flow engine %.3f us\n", k, cf.makespan_s * 1e6);
 		if (!(fabs(cf.makespan_s - flow_extra - cn.makespan_s) <= 4 * pkt))
 			fail_msg("%u chunks: packet %.9g s, flow %.9g s (%.3g s apart by hand)", k,
 			         cn.makespan_s, cf.makespan_s, flow_extra);
@@ -1132,7 +1132,7 @@ test_collnet_direct_chunks_in_node(void **state)
 			eng[x]->destroy(e);
 			ft_schedule_release(&sch);
 		}
-		print_message("CollNetDirect %llu MiB: %llu chunks a connection; packet %.2f us, "
+		print_message("# CollNetDirect %llu MiB: %llu chunks a connection; packet %.2f us, "
 		              "flow %.2f us\n",
 		              (unsigned long long)(sizes[i] >> 20), (unsigned long long)k,
 		              c[0].makespan_s * 1e6, c[1].makespan_s * 1e6);
@@ -1197,7 +1197,7 @@ test_collnet_engines_agree(void **state)
 			assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
 			assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
 			assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
-			print_message("%s %llu MiB: packet %.3f us, flow %.3f us\n",
+			print_message("# %s %llu MiB: packet %.3f us, flow %.3f us\n",
 			              chain ? "CollNetChain" : "CollNetDirect",
 			              (unsigned long long)(sizes[i] >> 20), cn.makespan_s * 1e6,
 			              cf.makespan_s * 1e6);

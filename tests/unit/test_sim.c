@@ -2767,7 +2767,7 @@ test_flow_pipelines_chunks_closed_form(void **state)
 		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
 		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
 		assert_int_equal(ft_flow_engine.counters(e, &cn, &err), 0);
-		print_message("%u chunks: %.3f us, by hand %.3f us\n", k, cn.makespan_s * 1e6,
+		print_message("# %u chunks: %.3f us, by hand %.3f us\n", k, cn.makespan_s * 1e6,
 		              want * 1e6);
 		assert_double_equal(cn.makespan_s, want, want * 1e-9);
 		/* every byte arrives, cut or not: 2 S */

@@ -794,7 +794,7 @@ flow_agrees_on_trees(void)
 					mt = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
 					           sizes[k], NULL);
 					busbw_tuner_only = false;
-					print_message("%s nvls_tree %llu: flow %.2f model %.2f, "
+					print_message("# %s nvls_tree %llu: flow %.2f model %.2f, "
 					              "without its ramp %.2f GB/s\n",
 					              specs[i] ? specs[i] : "4 NICs",
 					              (unsigned long long)sizes[k], f, m, mt);
@@ -867,7 +867,7 @@ flow_agrees_on_nvls_tree_in_one_loop(void)
 				ok = fabs(slow - 1) <= 0.10;
 			else
 				ok = slow >= 0.70 && slow <= 1.02;
-			print_message("%s nvls_tree %llu (%llu loops): flow %.2f model %.2f GB/s, "
+			print_message("# %s nvls_tree %llu (%llu loops): flow %.2f model %.2f GB/s, "
 			              "time x%.3f\n",
 			              specs[i], (unsigned long long)sizes[k],
 			              (unsigned long long)loops, f, m, slow);
@@ -1050,7 +1050,7 @@ test_flow_posts_on_p2p_channels(void **state)
 		double m = busbw(cases[i].spec, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, cases[i].bytes,
 		                 NULL);
 
-		print_message("%s %llu: flow %.2f model %.2f GB/s\n", cases[i].spec,
+		print_message("# %s %llu: flow %.2f model %.2f GB/s\n", cases[i].spec,
 		              (unsigned long long)cases[i].bytes, f, m);
 		assert_close(f, m, 0.10 * m);
 	}
@@ -2309,7 +2309,7 @@ test_ring_in_one_domain_pays_nvlink_hops(void **state)
 			double f = busbw(specs[i], ops[j], FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 20,
 			                 "flow");
 
-			print_message("%s %s: flow %.2f model %.2f GB/s\n", specs[i],
+			print_message("# %s %s: flow %.2f model %.2f GB/s\n", specs[i],
 			              ft_op_name(ops[j]), f, m);
 			assert_close(f, m, 0.01 * m);
 		}
