@@ -1454,12 +1454,9 @@ assert_plan_times_as_sim(const char *cluster, const struct ft_plan *p, enum ft_p
 	struct ft_sim_report rep;
 	struct ft_error err = { 0 };
 	double plan_s = 0, sim_s;
-	size_t i;
 	int rc;
 
-	for (i = 0; i < p->ncomms && !c; i++)
-		if (p->comms[i].group == g && p->comms[i].op == op)
-			c = &p->comms[i];
+	c = find_comm(p, g, op);
 	assert_non_null(c);
 	assert_string_equal(c->algo, want_algo);
 	assert_int_equal(ft_algo_from_name(c->algo, &sw.algo), 0);
@@ -1544,12 +1541,9 @@ assert_plan_strided_as_sim(const char *cluster, const struct ft_plan *p, enum ft
 	enum ft_algo algo;
 	double plan_s = 0, sim_s;
 	uint32_t i, gpn = s.node.ngpus;
-	size_t k;
 	int rc;
 
-	for (k = 0; k < p->ncomms && !c; k++)
-		if (p->comms[k].group == g && p->comms[k].op == op)
-			c = &p->comms[k];
+	c = find_comm(p, g, op);
 	assert_non_null(c);
 	assert_string_equal(c->algo, want_algo);
 	assert_int_equal(ft_algo_from_name(c->algo, &algo), 0);
