@@ -378,6 +378,7 @@ struct ft_sim_counters {
 	uint64_t nwd_restores; /* of which restored (honouring pauses again) */
 	uint64_t nwd_drops;    /* packets stormed queues discarded (action drop) */
 	bool pfc_watchdog;     /* the packet engine ran with a PFC watchdog */
+	enum ft_pkt_wd_action pfc_wd_action; /* and its action */
 	/* NIC send pipelines (packet.nic_msg_rate; 0 without): messages timed, of which
 	 * with their QP's context not cached, and the time they waited for the pipeline
 	 * (summed over messages) */

@@ -90,7 +90,9 @@ check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 				     "drop), PFC is on; find why the queue was paused so long "
 				     "(a pause storm, a PFC deadlock)%s",
 				     o->device, o->str, o->num, 100 * share, FT_MIN(wd->num, o->num),
-				     wd->num >= o->num ? "" : "; the rest: its headroom is too small");
+				     wd->num >= o->num ? "" :
+							 "; the others overflowed the buffer beyond "
+							 "(headroom, or pauses ignored outside the storm)");
 	return ft__diag_emit(c, out, -1, FT__EV(o),
 			     "switch port %s queue %s dropped %.0f packets (%.1f%% of what it was "
 			     "given): if this queue carries the RDMA class, PFC is missing on its "

@@ -484,6 +484,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->nwd_restores = e->nwd_restores;
 	c->nwd_drops = e->nwd_drops;
 	c->pfc_watchdog = e->wd_ps > 0;
+	c->pfc_wd_action = e->pc.pfc_watchdog_action;
 	c->nic_msgs = e->nic_msgs;
 	c->nic_missed = e->nic_missed;
 	c->nic_wait_s = (double)e->nic_wait_ps / PK_PS_PER_S;

@@ -431,6 +431,11 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
 		if (c->nwatchdog)
 			ft_json_kv_uint(j, "pfc_watchdog_restored", c->nwd_restores);
+		if (c->pfc_watchdog)
+			ft_json_kv_str(j, "pfc_watchdog_action",
+			               c->pfc_wd_action == FT_PKT_WD_DROP  ? "drop" :
+			               c->pfc_wd_action == FT_PKT_WD_ALERT ? "alert" :
+			                                                     "forward");
 		if (c->nwd_drops)
 			ft_json_kv_uint(j, "pfc_watchdog_drops", c->nwd_drops);
 		if (c->nic_msgs) {
@@ -711,7 +716,12 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	ft_strbuf_addf(out, "makespan: %s us%s\n", us(c->makespan_s, a, sizeof(a)),
 	               !r->failure.failed ? "" :
 	               r->failure.deadlock ? " (to the deadlock)" : " (to the QP error)");
-	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
+	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog && c->pfc_wd_action == FT_PKT_WD_ALERT)
+		ft_strbuf_addf(out,
+		               "PFC watchdog: %" PRIu64 " storms detected (action alert: counted, the "
+		               "pauses still honoured), %" PRIu64 " restored\n",
+		               c->nwatchdog, c->nwd_restores);
+	else if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,
 		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "
 		               "ignored pauses), %" PRIu64 " restored\n",

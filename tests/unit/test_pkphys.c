@@ -326,7 +326,7 @@ test_pfc_watchdog_drop(void **state)
 	struct op_desc op = { ends, 1, 8 * MIB, 3 };
 	struct ft_engine *e;
 	const struct pk_cls *q, *qn;
-	const uint64_t t0 = 1000000, us = 1000000; /* ps */
+	const uint64_t t0 = 1000000; /* ps */
 	uint64_t held = 0, before, npk = 8 * MIB / 4096;
 
 	(void)state;
