@@ -77,6 +77,14 @@ struct ft_vlarb_entry {
 
 /* What the packet engine does inside a connection (kb NA-CONCEPTS): NCCL's
  * chunking of ring phases into slices, or one flow per QP carrying it all. */
+/* What a PFC watchdog does to a priority it finds stormed (SONiC's `config pfcwd start
+ * --action`, kb ROCE-PFC). */
+enum ft_pkt_wd_action {
+	FT_PKT_WD_FORWARD, /* the sender ignores pauses until restored */
+	FT_PKT_WD_DROP,    /* and its queue discards what it holds and what comes for it */
+	FT_PKT_WD_ALERT,   /* only counted: pauses are still honoured */
+};
+
 enum ft_pkt_chunking {
 	FT_PKT_CHUNK_AUTO, /* NCCL's for collectives; send/recv and background whole */
 	FT_PKT_CHUNK_NCCL, /* NCCL's, send/recv and background patterns too */
@@ -136,6 +144,7 @@ struct ft_packet_cfg {
 	 * own time. */
 	double pfc_watchdog_s;
 	double pfc_watchdog_restore_s;
+	enum ft_pkt_wd_action pfc_watchdog_action; /* 0: forward */
 	/* Pause time an XOFF asks for, in quanta of 512 bit times at the link's speed (IEEE
 	 * 802.1Qbb); 0 = 0xFFFF. A buffer still above XON re-sends its XOFF every
 	 * pfc_refresh_s; 0 = half the pause's time on each link. */
@@ -309,6 +318,9 @@ struct ft_sim_port_counters {
 	                             * largest (less than a quarter above the true one) */
 	uint64_t pfc_wd_fires;      /* PFC watchdog expiries of its sender (paused too long) */
 	uint64_t pfc_wd_restores;   /* of which restored (no PFC frame for the restore time) */
+	/* pfc_watchdog_action drop: packets its stormed queue discarded, those it held when
+	 * the storm was detected and those that came for it while the storm lasted */
+	uint64_t pfc_wd_drops_held, pfc_wd_drops_arrived;
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
 	 * that ran out of retries (req_transport_retries_exceeded; kb ROCE-COUNTERS) */
@@ -364,6 +376,9 @@ struct ft_sim_counters {
 	uint64_t ncnp;       /* CNPs sent by receivers */
 	uint64_t nwatchdog;  /* PFC watchdog expiries (ports that stopped honouring pauses) */
 	uint64_t nwd_restores; /* of which restored (honouring pauses again) */
+	uint64_t nwd_drops;    /* packets stormed queues discarded (action drop) */
+	bool pfc_watchdog;     /* the packet engine ran with a PFC watchdog */
+	enum ft_pkt_wd_action pfc_wd_action; /* and its action */
 	/* NIC send pipelines (packet.nic_msg_rate; 0 without): messages timed, of which
 	 * with their QP's context not cached, and the time they waited for the pipeline
 	 * (summed over messages) */

@@ -65,7 +65,7 @@ FT__DIAG_EACH(ft__diag_eval_switch_pause, "switch.pfc.[rt]x_prio[0-7]", check_sw
 static int
 check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
-	const struct ft_obs *sent;
+	const struct ft_obs *sent, *wd;
 	double share;
 
 	if (!o->has_num || o->num < c->thresholds->switch_drops_max)
@@ -78,6 +78,21 @@ check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 				     o->device, o->num, o->key[10] == 't' ? "egress" : "ingress");
 	sent = ft__diag_find_same(c, "switch.queue.tx_pkts", o);
 	share = sent && sent->has_num && sent->num + o->num > 0 ? o->num / (sent->num + o->num) : 0;
+	/* A PFC watchdog with action drop discards a stormed lossless queue's packets (its
+	 * TX DROP in show pfcwd stats, same port and queue): those drops are the
+	 * watchdog's, not a sign of PFC missing (kb ROCE-PFC). */
+	wd = ft__diag_find_same(c, "switch.pfcwd.tx_drop", o);
+	if (wd && wd->has_num && wd->num > 0)
+		return ft__diag_emit(c, out, -1, FT__EV(o, wd),
+				     "switch port %s queue %s dropped %.0f packets (%.1f%% of what it "
+				     "was given), of which %.0f are PFC watchdog drops: the watchdog "
+				     "discarded the queue's traffic while it was stormed (action "
+				     "drop), PFC is on; find why the queue was paused so long "
+				     "(a pause storm, a PFC deadlock)%s",
+				     o->device, o->str, o->num, 100 * share, FT_MIN(wd->num, o->num),
+				     wd->num >= o->num ? "" :
+							 "; the others overflowed the buffer beyond "
+							 "(headroom, or pauses ignored outside the storm)");
 	return ft__diag_emit(c, out, -1, FT__EV(o),
 			     "switch port %s queue %s dropped %.0f packets (%.1f%% of what it was "
 			     "given): if this queue carries the RDMA class, PFC is missing on its "

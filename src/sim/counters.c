@@ -55,12 +55,15 @@
  *                            tail-drop, they never drop early
  *   show pfc counters        the PFC frames each port received (Port Rx) and sent
  *                            upstream from its ingress buffer (Port Tx) per priority
- *   show pfcwd stats         when the PFC watchdog (packet.pfc_watchdog) fired, the
- *                            lossless queue of each port: storms detected (the
- *                            watchdog's expiries on the port) and restored (those
- *                            over; STATUS stormed while one is not); its action here is to
- *                            forward, so nothing counts as a watchdog drop on transmit,
- *                            and the receive drops are the ingress buffer's
+ *   show pfcwd stats         whenever the PFC watchdog is configured (packet.pfc_watchdog;
+ *                            storms 0/0 when it never fired, as SONiC prints a queue it
+ *                            watches), the lossless queue of each port: storms detected
+ *                            (the watchdog's expiries on the port) and restored (those
+ *                            over; STATUS stormed while one is not); TX DROP the packets
+ *                            the stormed queue discarded under pfc_watchdog_action drop
+ *                            (those it held at the detection and those that came for
+ *                            it during the storm; 0 under forward and alert), and the
+ *                            receive drops are the ingress buffer's
  *   show lldp table          the device and port behind each port, which is what lets
  *                            `fabtune diagnose` name both ends of a link and follow a
  *                            ring of stormed ports from switch to switch
@@ -510,7 +513,7 @@ sonic_pfc(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_
 }
 
 /* A SONiC CLI transcript on switch @v: its queue, WRED/ECN and PFC counters, its PFC
- * watchdog's stats when it fired in the run (@wdog), and its LLDP table. */
+ * watchdog's stats when it watched the run (@wdog), and its LLDP table. */
 static void
 render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
              uint32_t v, const char *vname, bool wdog)
@@ -537,7 +540,8 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 		snprintf(cell, sizeof(cell), "%s:%d", port, ROCE_PRIO);
 		snprintf(st, sizeof(st), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_fires,
 		         tx->pfc_wd_restores);
-		snprintf(txc, sizeof(txc), "%" PRIu64 "/0", tx->tx_pkts);
+		snprintf(txc, sizeof(txc), "%" PRIu64 "/%" PRIu64, tx->tx_pkts,
+		         tx->pfc_wd_drops_held + tx->pfc_wd_drops_arrived);
 		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
 		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
 		sonic_row(sb, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols),
@@ -596,7 +600,7 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 {
 	uint32_t v, nv = ft_topo_nvertices(topo);
 	bool roce = ft__sim_fabric_is_roce(ft_topo_spec(topo));
-	bool wdog = c->nwatchdog > 0;
+	bool wdog = c->pfc_watchdog || c->nwatchdog > 0;
 	struct ft_strbuf sb;
 	int rc = 0;
 

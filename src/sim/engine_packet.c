@@ -1061,6 +1061,8 @@ pfc_headroom(const struct pk_engine *e, uint32_t l)
 
 /* ---- events --------------------------------------------------------------- */
 
+static int wd_discard(struct pk_engine *e, uint32_t l, uint32_t id, bool held);
+
 /* Packet @id reached the far end of link @arg - 1 (0: the link is read from the packet). */
 static int
 ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
@@ -1073,6 +1075,7 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 	struct pk_cls *q = pk_cls_at(e, l, c);
 	uint32_t wire = k->payload + p->hdr;
 	enum ft_pkt_fc fc = cls_fc(e, l, c);
+	bool have_nl = false;
 	int rc;
 
 	if (k->path_off != PK_NONE && (size_t)k->path_off + k->hop < e->paths.len) {
@@ -1094,6 +1097,17 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		if (k->flags & (PK_F_CORRUPT | PK_F_DOWN))
 			return drop(e, l, id);
 		return receive(e, id);
+	}
+	if (e->nwd_dropping && fc == FT_PKT_FC_PFC) {
+		/* A stormed queue under the watchdog's action drop takes nothing: what comes
+		 * for it is discarded before the ingress buffer holds it, so it sends no
+		 * pause upstream (the port it goes to is looked up once, here). */
+		rc = next_link(e, id, v, &nl);
+		if (rc < 0)
+			return rc;
+		if (pk_cls_at(e, nl, c)->wd_storm)
+			return wd_discard(e, nl, id, false);
+		have_nl = true;
 	}
 	if (fc == FT_PKT_FC_PFC) {
 		/* Once paused a port still takes its headroom (reserved apart from the shared
@@ -1128,10 +1142,42 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 		if ((rc = ev_push(e, e->now_ps + p->lat_ps, PK_EV_PAUSE, l, 1u | c << 1)) < 0)
 			return rc;
 	}
-	rc = next_link(e, id, v, &nl);
-	if (rc < 0)
+	if (!have_nl && (rc = next_link(e, id, v, &nl)) < 0)
 		return rc;
 	return enqueue(e, nl, id);
+}
+
+/* @bytes of priority @c leave the ingress buffer of link @r (at its destination): its
+ * packet went on, or a stormed queue discarded it; a PFC buffer back at XON says so. */
+static int
+ingress_release(struct pk_engine *e, uint32_t r, uint32_t c, uint32_t bytes)
+{
+	struct pk_port *rp = pk_port_at(e, r);
+	struct pk_cls *rq = pk_cls_at(e, r, c);
+
+	rp->in_bytes -= bytes;
+	rq->in_bytes -= bytes;
+	if (rp->sw_dst)
+		e->sw_used[rp->dst] -= bytes;
+	switch (cls_fc(e, r, c)) {
+	case FT_PKT_FC_CREDIT:
+		return credit_free(e, r, c, blocks(bytes));
+	case FT_PKT_FC_PFC:
+		if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
+			/* The XOFF's refreshes meanwhile, and the XON. */
+			uint64_t n = pk_pfc_refreshes(e->now_ps - rq->t_xoff_ps,
+			                              pk_pfc_refresh_ps(e, rp), false) +
+			             1;
+
+			rq->xoff_sent = false;
+			rq->pause_tx += n;
+			e->npause += n;
+			return ev_push(e, e->now_ps + rp->lat_ps, PK_EV_PAUSE, r, c << 1);
+		}
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Port @l's packet has left; it came in over link @arg - 1 (0: none, PK_EV_ARG_MAX: read
@@ -1145,43 +1191,64 @@ ev_tx_done(struct pk_engine *e, uint32_t l, uint32_t arg)
 
 	p->busy = false;
 	if (r != PK_NONE) {
-		uint32_t c = p->rel_prio;
-		struct pk_port *rp = pk_port_at(e, r);
-		struct pk_cls *rq = pk_cls_at(e, r, c);
-
-		rp->in_bytes -= p->rel_bytes;
-		rq->in_bytes -= p->rel_bytes;
-		if (rp->sw_dst)
-			e->sw_used[rp->dst] -= p->rel_bytes;
-		switch (cls_fc(e, r, c)) {
-		case FT_PKT_FC_CREDIT:
-			rc = credit_free(e, r, c, blocks(p->rel_bytes));
-			if (rc < 0)
-				return rc;
-			break;
-		case FT_PKT_FC_PFC:
-			if (rq->xoff_sent && rq->in_bytes <= pfc_xon(e, rq)) {
-				/* The XOFF's refreshes meanwhile, and the XON. */
-				uint64_t n = pk_pfc_refreshes(e->now_ps - rq->t_xoff_ps,
-				                              pk_pfc_refresh_ps(e, rp), false) +
-				             1;
-
-				rq->xoff_sent = false;
-				rq->pause_tx += n;
-				e->npause += n;
-				rc = ev_push(e, e->now_ps + rp->lat_ps, PK_EV_PAUSE, r, c << 1);
-				if (rc < 0)
-					return rc;
-			}
-			break;
-		default:
-			break;
-		}
+		rc = ingress_release(e, r, p->rel_prio, p->rel_bytes);
+		if (rc < 0)
+			return rc;
 		p->rel_link = PK_NONE;
 	}
 	return try_send(e, l);
 }
 
+/*
+ * PFC watchdog action drop (SONiC pfcwd's default action, kb ROCE-PFC): packet @id, of
+ * stormed priority @c at port @l, is discarded, one it held when the storm was detected
+ * (@held) or one that came for it since. Counted as the port's drops and apart as the
+ * watchdog's (SONiC's show pfcwd stats TX DROP).
+ */
+static int
+wd_discard(struct pk_engine *e, uint32_t l, uint32_t id, bool held)
+{
+	struct pk_port *p = pk_port_at(e, l);
+
+	if (held)
+		p->wd_drops_held++;
+	else
+		p->wd_drops_arrived++;
+	e->nwd_drops++;
+	return drop(e, l, id);
+}
+
+/* Action drop, at the storm's detection: priority @c of port @l discards its FIFO, each
+ * packet giving back the ingress buffer it held (which then sends its XON upstream). */
+static int
+wd_flush(struct pk_engine *e, uint32_t l, uint32_t c)
+{
+	struct pk_port *p = pk_port_at(e, l);
+	struct pk_cls *q = pk_cls_at(e, l, c);
+	int rc;
+
+	while (q->head != PK_NONE) {
+		uint32_t id = q->head, in = e->pkts[id].link;
+		uint32_t payload = e->pkts[id].payload;
+
+		q->head = e->pkts[id].next;
+		if (q->head == PK_NONE)
+			q->tail = PK_NONE;
+		if (q_account(e, p) < 0)
+			return FT_ENOMEM;
+		p->q_bytes -= payload + p->hdr;
+		if (in != PK_NONE &&
+		    (rc = ingress_release(e, in, c, payload + pk_port_at(e, in)->hdr)) < 0)
+			return rc;
+		if ((rc = wd_discard(e, l, id, true)) < 0)
+			return rc;
+	}
+	cls_live_note(e, l, c, q);
+	return 0;
+}
+
+enum { PK_WD_CHECK = 0, PK_WD_RESTORE = 1, PK_WD_REFRESH = 2 };
+#define PK_WD_ARG(kind, c) ((uint32_t)(c) | (uint32_t)(kind) << 20)
 static int cls_pause(struct pk_engine *e, uint32_t l, uint32_t c);
 
 /*
@@ -1215,6 +1282,13 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
 		cls_unheld(e, p);
 		pk_port_at(e, l)->npaused--;
 		p->paused_ps += e->now_ps - p->t_paused_ps;
+		/* action alert: the storm it saw can end now that the pause has */
+		if (p->wd_storm && e->pc.pfc_watchdog_action == FT_PKT_WD_ALERT) {
+			int rc = ev_push(e, e->now_ps, PK_EV_WDOG, l, PK_WD_ARG(PK_WD_RESTORE, c));
+
+			if (rc < 0)
+				return rc;
+		}
 	}
 	return on ? 0 : try_send(e, l);
 }
@@ -1229,9 +1303,14 @@ ev_pause(struct pk_engine *e, uint32_t l, uint32_t c, bool on)
  * refreshes count as frames, so a storm whose buffer stays above XON is restored only
  * when the refresh period is longer than the restore time, and then its next refresh
  * pauses the sender again, which the watchdog catches again after its time.
+ * packet.pfc_watchdog_action (SONiC's `config pfcwd start --action`) picks what a storm
+ * does: forward, the above; drop, the above and the stormed queue discards the packets
+ * it holds (their ingress buffers freed, which sends XONs upstream) and every packet
+ * that comes for it until restored, before an ingress buffer takes it, so the storm
+ * sends no pause upstream (wd_flush(), ev_arrive()); alert, the storm counted and
+ * nothing else: the pause still holds the priority, which stays stormed until its XON
+ * and then the restore time without a frame.
  */
-enum { PK_WD_CHECK = 0, PK_WD_RESTORE = 1, PK_WD_REFRESH = 2 };
-#define PK_WD_ARG(kind, c) ((uint32_t)(c) | (uint32_t)(kind) << 20)
 
 /* Priority @c of port @l's sender paused now (an XOFF, or a refresh after a restore). */
 static int
@@ -1271,26 +1350,31 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
 		return cls_pause(e, l, c);
 	}
 	if (kind == PK_WD_RESTORE) {
+		if (!p->wd_storm)
+			return 0;
+		/* action alert: a priority still paused is still stormed (its XON, in
+		 * ev_pause(), looks again) */
+		if (e->pc.pfc_watchdog_action == FT_PKT_WD_ALERT && p->paused)
+			return 0;
 		last = pfc_last_frame(e, p, period);
 		if (e->now_ps - last < e->wd_restore_ps)
 			return ev_push(e, last + e->wd_restore_ps, PK_EV_WDOG, l,
 			               PK_WD_ARG(PK_WD_RESTORE, c));
 		p->wd_until_ps = 0;
+		p->wd_storm = false;
+		if (e->pc.pfc_watchdog_action == FT_PKT_WD_DROP)
+			e->nwd_dropping--;
 		pk_port_at(e, l)->wd_restores++;
 		e->nwd_restores++;
-		if (!p->xoff_rx)
+		if (!p->xoff_rx || e->pc.pfc_watchdog_action == FT_PKT_WD_ALERT)
 			return 0;
 		return ev_push(e, last + period, PK_EV_WDOG, l, PK_WD_ARG(PK_WD_REFRESH, c));
 	}
-	if (!p->paused || e->now_ps - p->t_paused_ps < e->wd_ps)
+	if (!p->paused || p->wd_storm || e->now_ps - p->t_paused_ps < e->wd_ps)
 		return 0;
-	p->paused = false;
-	cls_unheld(e, p);
-	pk_port_at(e, l)->npaused--;
-	p->paused_ps += e->now_ps - p->t_paused_ps;
 	pk_port_at(e, l)->wd_fires++;
 	e->nwdog++;
-	p->wd_until_ps = UINT64_MAX;
+	p->wd_storm = true;
 	last = pfc_last_frame(e, p, period);
 	{
 		int rc = ev_push(e, last + e->wd_restore_ps > e->now_ps ? last + e->wd_restore_ps :
@@ -1298,6 +1382,20 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
 		                 PK_EV_WDOG, l, PK_WD_ARG(PK_WD_RESTORE, c));
 
 		if (rc < 0)
+			return rc;
+	}
+	if (e->pc.pfc_watchdog_action == FT_PKT_WD_ALERT)
+		return 0; /* counted only: the pause still holds it */
+	p->paused = false;
+	cls_unheld(e, p);
+	pk_port_at(e, l)->npaused--;
+	p->paused_ps += e->now_ps - p->t_paused_ps;
+	p->wd_until_ps = UINT64_MAX;
+	if (e->pc.pfc_watchdog_action == FT_PKT_WD_DROP) {
+		int rc;
+
+		e->nwd_dropping++;
+		if ((rc = wd_flush(e, l, c)) < 0)
 			return rc;
 	}
 	return try_send(e, l);

@@ -123,6 +123,7 @@ struct pk_cls {
 	/* wd_until_ps: while now is below it the watchdog has the sender ignore pauses
 	 * (UINT64_MAX from a storm's detection to its restoration). */
 	uint64_t t_paused_ps, paused_ps, wd_until_ps;
+	bool wd_storm; /* the watchdog found it stormed and has not restored it (any action) */
 	/* PFC frames of this priority: sent by the buffer at dst (XOFF, its refreshes and
 	 * XON), received by the sender, as ethtool -S tx/rx_prio<p>_pause count them; the
 	 * buffer's XOFF went out at t_xoff_ps, the sender's last XOFF came in at
@@ -216,6 +217,7 @@ struct pk_port {
 	uint32_t nactive, maxflows; /* flows routed over it now / at most */
 	uint32_t nqps; /* NIC port: flows it sends whose end has not come back (their QPs) */
 	uint64_t wd_fires, wd_restores; /* PFC watchdog: storms detected, restored */
+	uint64_t wd_drops_held, wd_drops_arrived; /* and (action drop) packets discarded */
 	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
@@ -393,7 +395,8 @@ struct pk_engine {
 	uint64_t wd_restore_ps; /* time without PFC frames that restores a stormed priority */
 	uint32_t pfc_quanta; /* pause time of an XOFF, quanta of 512 bit times */
 	uint64_t pfc_refresh_ps; /* XOFF refresh period given, 0 = half the pause's time */
-	uint64_t nwdog, nwd_restores;
+	uint64_t nwdog, nwd_restores, nwd_drops;
+	uint32_t nwd_dropping; /* priorities stormed now under action drop */
 	bool ooo;     /* receivers place packets out of order (adaptive routing) */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	/* NIC message rate (packet.nic_msg_rate): a message's time in a NIC's send

@@ -1762,11 +1762,11 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[14] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
+	uint64_t sums[15] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
 		              e->npause,  e->necn,      e->ncnp,            e->nwdog,
 		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
-		              e->nic_wait_ps, e->nwd_restores };
-	uint64_t tot[14] = { 0 }, now = e->now_ps;
+		              e->nic_wait_ps, e->nwd_restores, e->nwd_drops };
+	uint64_t tot[15] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
 	uint64_t *bsw, *bb;
@@ -1788,7 +1788,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bsw);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 14, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 15, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
 		ft_free(bc);
@@ -1813,6 +1813,7 @@ pp_gather(struct pk_engine *e)
 	e->nic_missed = tot[11];
 	e->nic_wait_ps = tot[12];
 	e->nwd_restores = tot[13];
+	e->nwd_drops = tot[14];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
 		if (pp_ports_to_root(e, r, bp, bc, bb) < 0)

@@ -449,6 +449,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->q_max_bytes = p->q_max_bytes;
 		pc->pfc_wd_fires = p->wd_fires;
 		pc->pfc_wd_restores = p->wd_restores;
+		pc->pfc_wd_drops_held = p->wd_drops_held;
+		pc->pfc_wd_drops_arrived = p->wd_drops_arrived;
 		pc->ack_timeouts = p->qp_timeouts;
 		pc->retries_exceeded = p->qp_retry_exc;
 		pc->seq_naks = p->qp_naks;
@@ -480,6 +482,9 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->ncnp = e->ncnp;
 	c->nwatchdog = e->nwdog;
 	c->nwd_restores = e->nwd_restores;
+	c->nwd_drops = e->nwd_drops;
+	c->pfc_watchdog = e->wd_ps > 0;
+	c->pfc_wd_action = e->pc.pfc_watchdog_action;
 	c->nic_msgs = e->nic_msgs;
 	c->nic_missed = e->nic_missed;
 	c->nic_wait_s = (double)e->nic_wait_ps / PK_PS_PER_S;

@@ -249,7 +249,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	                                                      e->wd_ps;
 	e->pfc_refresh_ps = s_to_ps(e->pc.pfc_refresh_s);
 	/* Losses the configuration allows: then every sender times out its tail. */
-	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 || e->wd_ps ||
+	e->may_drop = e->pc.fc == FT_PKT_FC_NONE || e->pc.ber > 0 ||
+	              (e->wd_ps && e->pc.pfc_watchdog_action != FT_PKT_WD_ALERT) ||
 	              (e->pc.fc == FT_PKT_FC_PFC &&
 	               (e->pc.pfc_headroom_bytes > 0 || e->pc.lossy_prios));
 	e->nprio = 1;

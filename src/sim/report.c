@@ -175,6 +175,12 @@ ports_json(struct ft_json *j, const struct ft_vec *v)
 			ft_json_key(j, "packet");
 			ft_json_obj_begin(j);
 			ft__json_fields(j, &h->port, port_fields, FT_ARRAY_SIZE(port_fields));
+			if (h->port.pfc_wd_drops_held || h->port.pfc_wd_drops_arrived) {
+				/* the watchdog's action drop (docs/cmd/sim.md, packet:) */
+				ft_json_kv_uint(j, "pfc_watchdog_drops_held", h->port.pfc_wd_drops_held);
+				ft_json_kv_uint(j, "pfc_watchdog_drops_arrived",
+				                h->port.pfc_wd_drops_arrived);
+			}
 			ft_json_key(j, "priorities");
 			ft_json_arr_begin(j);
 			for (p = 0; p < FT_PKT_NPRIO; p++) {
@@ -425,6 +431,13 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "pfc_watchdog", c->nwatchdog);
 		if (c->nwatchdog)
 			ft_json_kv_uint(j, "pfc_watchdog_restored", c->nwd_restores);
+		if (c->pfc_watchdog)
+			ft_json_kv_str(j, "pfc_watchdog_action",
+			               c->pfc_wd_action == FT_PKT_WD_DROP  ? "drop" :
+			               c->pfc_wd_action == FT_PKT_WD_ALERT ? "alert" :
+			                                                     "forward");
+		if (c->nwd_drops)
+			ft_json_kv_uint(j, "pfc_watchdog_drops", c->nwd_drops);
 		if (c->nic_msgs) {
 			ft_json_kv_uint(j, "nic_messages", c->nic_msgs);
 			ft_json_kv_uint(j, "nic_context_misses", c->nic_missed);
@@ -703,11 +716,19 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 	ft_strbuf_addf(out, "makespan: %s us%s\n", us(c->makespan_s, a, sizeof(a)),
 	               !r->failure.failed ? "" :
 	               r->failure.deadlock ? " (to the deadlock)" : " (to the QP error)");
-	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
+	if (strcmp(r->engine, "packet") == 0 && c->nwatchdog && c->pfc_wd_action == FT_PKT_WD_ALERT)
+		ft_strbuf_addf(out,
+		               "PFC watchdog: %" PRIu64 " storms detected (action alert: counted, the "
+		               "pauses still honoured), %" PRIu64 " restored\n",
+		               c->nwatchdog, c->nwd_restores);
+	else if (strcmp(r->engine, "packet") == 0 && c->nwatchdog)
 		ft_strbuf_addf(out,
 		               "PFC watchdog: %" PRIu64 " expiries (ports paused too long that then "
 		               "ignored pauses), %" PRIu64 " restored\n",
 		               c->nwatchdog, c->nwd_restores);
+	if (strcmp(r->engine, "packet") == 0 && c->nwd_drops)
+		ft_strbuf_addf(out, "PFC watchdog drops: %" PRIu64 " packets of stormed queues\n",
+		               c->nwd_drops);
 	if (strcmp(r->engine, "packet") == 0)
 		ft_strbuf_addf(out,
 		               "packets: %" PRIu64 ", dropped %" PRIu64 ", retransmitted %" PRIu64

@@ -231,6 +231,7 @@ read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 static const char *const arb_names[] = { "strict", "wrr", "vlarb", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
+static const char *const wd_action_names[] = { "forward", "drop", "alert", NULL };
 static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
 
 #define PKT(m) FT__DOC_AT(struct ft_packet_cfg, m)
@@ -276,6 +277,7 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "pfc_quanta", FT__DOC_U32, PKT(pfc_quanta), .lo = 1, .hi = 65535 },
 	{ "pfc_watchdog_restore", FT__DOC_DURATION, PKT(pfc_watchdog_restore_s) },
 	{ "pfc_refresh", FT__DOC_DURATION, PKT(pfc_refresh_s) },
+	{ "pfc_watchdog_action", FT__DOC_ENUM, PKT(pfc_watchdog_action), .names = wd_action_names },
 	{ "arbitration", FT__DOC_ENUM, PKT(arb), .names = arb_names },
 	{ "wrr_weights", FT__DOC_FN, .fn = read_weights },
 	{ "lossy_priorities", FT__DOC_FN, .fn = read_lossy },

@@ -3439,6 +3439,52 @@ test_deadlock_named(void **state)
 		ft_sim_report_release(&rep2);
 		ft_scenario_free(sc2);
 	}
+	/* The watchdog's action: alert counts the storms and honours the pauses, so the ring
+	 * stays deadlocked and the engine names it; drop discards the stormed queues'
+	 * packets, which go-back-N sends again after 150 us until a QP runs out of
+	 * retries (the ring re-forms as each storm is restored, 20 us without a frame). */
+	for (int drop = 0; drop <= 1; drop++) {
+		char roce[640];
+		struct ft_scenario *sc2 = NULL;
+		struct ft_sim_report rep2;
+
+		snprintf(roce, sizeof(roce),
+		         "name: wd\n"
+		         "engine: packet\n"
+		         "cluster:\n"
+		         "  name: t\n"
+		         "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
+		         "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
+		         "nodes_per_switch: 1, routing: dor}\n"
+		         "packet: {switch_buffer: 32MiB, congestion_control: none, "
+		         "pfc_watchdog: 100us, pfc_watchdog_restore: 20us, "
+		         "pfc_watchdog_action: %s, retransmit_timeout: 150us}\n"
+		         "background:\n"
+		         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
+		         drop ? "drop" : "alert");
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
+		                 0);
+		ft_sim_report_init(&rep2);
+		rc = ft_scenario_run(sc2, NULL, NULL, &rep2, &err);
+		if (!drop) {
+			assert_int_equal(rc, FT_EINVAL);
+			assert_non_null(strstr(err.msg, "buffer deadlock"));
+			assert_non_null(strstr(err.msg, "the cycle sw0.0 -> sw1.0 -> "));
+			assert_non_null(strstr(err.msg, "-> sw7.0 -> sw0.0 waits on itself"));
+			assert_true(rep2.c.nwatchdog > 0);
+			assert_int_equal(rep2.c.nwd_restores, 0);
+			assert_int_equal(rep2.c.ndrops, 0);
+			assert_int_equal(rep2.c.nwd_drops, 0);
+		} else {
+			assert_int_equal(rc, FT_EIO);
+			assert_non_null(strstr(err.msg, "IBV_WC_RETRY_EXC_ERR (status 12"));
+			assert_true(rep2.c.nwd_drops > 0);
+			assert_true(rep2.c.ndrops >= rep2.c.nwd_drops);
+		}
+		ft_sim_report_release(&rep2);
+		ft_scenario_free(sc2);
+	}
 }
 
 /* IB congestion control under incast: FECN marks, one BECN per mark back to the source,

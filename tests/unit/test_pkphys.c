@@ -303,6 +303,100 @@ test_pfc_quanta_frames(void **state)
 }
 
 /*
+ * PFC watchdog action drop, by conservation. The switch's port to NIC 1 gets an XOFF at
+ * t0 = 1 us that is never released (its refreshes, every 41.9 us, come sooner than the
+ * 50 us restore time: the storm lasts to the end). NIC 0 sends 8 MiB (2,048 packets)
+ * to NIC 1 with a 1 s retransmit timeout (nothing is sent twice). At t0 + 10 us the
+ * watchdog fires: the queue holds H packets, which it discards; A packets had left it
+ * before the pause. Every packet NIC 0 sends after that is discarded as it arrives, so
+ * by 400 us (all 2,048 sent at line rate) drops held = H, drops arrived = 2,048 - A - H,
+ * the port's drops their sum, no byte of it left in the ingress buffer (the flush gave
+ * back what the held packets took, and nothing is taken since) and the NIC not paused. Action alert on the same run: one storm counted, nothing dropped, the queue
+ * still paused and holding its packets.
+ */
+static void
+test_pfc_watchdog_drop(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t ends[2], l, l2;
+	struct op_desc op = { ends, 1, 8 * MIB, 3 };
+	struct ft_engine *e;
+	const struct pk_cls *q, *qn;
+	const uint64_t t0 = 1000000; /* ps */
+	uint64_t held = 0, before, npk = 8 * MIB / 4096;
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	l = host_link(n.t, ends[0], false);
+	l2 = host_link(n.t, ends[1], true);
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.pfc_watchdog_s = 10e-6;
+	pc.pfc_watchdog_restore_s = 50e-6;
+	pc.pfc_watchdog_action = FT_PKT_WD_DROP;
+	pc.rto_s = 1.0;
+	cfg.packet = &pc;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l2, 1u | 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l2), 3);
+	qn = pk_port_cls(pk(e), ft__pk_port(e, l), 3);
+	run_to(e, 10.9999e-6);
+	assert_true(q->paused);
+	assert_true(ft__pk_port(e, l)->in_bytes > 0); /* the ingress buffer holds them */
+	for (uint32_t id = q->head; id != PK_NONE; id = pk(e)->pkts[id].next)
+		held++;
+	before = q->tx_pkts;
+	assert_true(held > 100);
+	assert_int_equal(ft__pk_port(e, l2)->wd_fires, 0);
+	run_to(e, 11.0001e-6);
+	assert_int_equal(ft__pk_port(e, l2)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l2)->wd_drops_held, held);
+	assert_int_equal(q->head, PK_NONE);
+	assert_int_equal(pk(e)->nwd_dropping, 1);
+	run_to(e, 400e-6);
+	assert_int_equal(ft__pk_port(e, l2)->wd_restores, 0);
+	assert_int_equal(q->tx_pkts, before);
+	assert_int_equal(ft__pk_port(e, l)->tx_pkts, npk);
+	assert_int_equal(ft__pk_port(e, l2)->wd_drops_arrived, npk - before - held);
+	assert_true(ft__pk_port(e, l2)->wd_drops_arrived > 0);
+	assert_int_equal(ft__pk_port(e, l2)->drops, npk - before);
+	assert_int_equal(ft__pk_port(e, l)->in_bytes, 0);
+	assert_false(qn->paused);
+	assert_false(qn->xoff_rx);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_true(c.pfc_watchdog);
+	assert_int_equal(c.nwd_drops, npk - before);
+	assert_int_equal(c.port[l2].pfc_wd_drops_held, held);
+	assert_int_equal(c.port[l2].pfc_wd_drops_arrived, npk - before - held);
+	ft_packet_engine.destroy(e);
+
+	/* alert: counted, not acted on */
+	pc.pfc_watchdog_action = FT_PKT_WD_ALERT;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l2, 1u | 3u << 1), 0);
+	q = pk_port_cls(pk(e), ft__pk_port(e, l2), 3);
+	run_to(e, 400e-6);
+	assert_int_equal(ft__pk_port(e, l2)->wd_fires, 1);
+	assert_int_equal(ft__pk_port(e, l2)->wd_restores, 0);
+	assert_true(q->paused && q->wd_storm);
+	assert_true(q->head != PK_NONE);
+	assert_int_equal(pk(e)->nwd_drops, 0);
+	assert_int_equal(pk(e)->ndrops, 0);
+	assert_int_equal(q->tx_pkts, before);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * PFC watchdog restore and pause refresh against hand-computed instants. The NIC's
  * sender at 400 Gb/s gets an XOFF at t0 = 1 us that its buffer never releases: with
  * pfc_refresh 30 us the refreshes reach it at t0 + 30k us. With pfc_watchdog 10 us and
@@ -1157,6 +1251,7 @@ main(void)
 		cmocka_unit_test(test_pfc_quanta_frames),
 		cmocka_unit_test(test_pfc_quanta_refresh_count),
 		cmocka_unit_test(test_pfc_watchdog_restore_refresh),
+		cmocka_unit_test(test_pfc_watchdog_drop),
 		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),

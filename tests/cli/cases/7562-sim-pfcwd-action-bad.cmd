@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/bad-pfcwd-action.yaml
