@@ -391,6 +391,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	char *buf;
 	struct ft_req q;
 	uint32_t i;
+	double tprev = 0; /* the clock when the last round trip ended */
 	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
@@ -398,8 +399,13 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	buf = b.host;
 	for (i = 0; i < warmup + iters && rc == 0; i++) {
 		if (initiator) {
-			/* only the initiator reads the clock: twice a round trip */
-			double t0 = ft__now();
+			/*
+			 * Only the initiator reads the clock, once a round trip: the
+			 * read that ends one round trip starts the next, so the
+			 * samples tile the loop and the few loads between two
+			 * round trips count in the later one.
+			 */
+			double t0 = tprev > 0 ? tprev : ft__now();
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -412,8 +418,11 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 				rc = ft__ep_wait1(ep, &q, err);
 			if (rc == 0)
 				rc = ft__bench_p2p_up(bc, &b, size, err);
-			if (rc == 0 && i >= warmup)
-				samples[i - warmup] = (ft__now() - t0) * 1e6 / 2;
+			if (rc == 0) {
+				tprev = ft__now();
+				if (i >= warmup)
+					samples[i - warmup] = (tprev - t0) * 1e6 / 2;
+			}
 		} else {
 			rc = ft__ep_recv(ep, &q, peer, buf, size, err);
 			if (rc == 0)

@@ -5712,6 +5712,66 @@ test_pt2pt_stream_warmup(void **state)
 }
 
 /*
+ * pt2pt_lat's samples (ft__bench_pingpong) over tcp: the initiator reads
+ * the clock once a round trip, the read that ends one round trip starting
+ * the next, so its PP_N samples (after PP_W untimed round trips) are
+ * positive and, doubled, add up to no more than the time around the call:
+ * no stretch counts twice. The answering rank fills none. Each round trip
+ * also makes one send and one receive a rank (ep->nsends).
+ */
+#define PP_W 20u
+#define PP_N 500u
+
+static int
+pingpong_samples(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	double samples[PP_N], sum = 0, t0, t1;
+	uint64_t before;
+	size_t i;
+	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PT2PT_LAT;
+	memset(&bc, 0, sizeof(bc));
+	bc.w = w;
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	for (i = 0; i < PP_N; i++)
+		samples[i] = -1;
+	before = ep->nsends;
+	t0 = ft__now();
+	rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, PP_W, PP_N, samples, err);
+	t1 = ft__now();
+	if (rc == 0 && ep->nsends - before != PP_W + PP_N)
+		rc = ft_error_set(err, FT_EIO, "rank %u sent %" PRIu64 " messages, not %u", rank,
+		                  ep->nsends - before, PP_W + PP_N);
+	for (i = 0; i < PP_N && rc == 0; i++) {
+		if (rank == 0 ? !(samples[i] > 0) : samples[i] != -1)
+			rc = ft_error_set(err, FT_EIO, "rank %u: sample %zu is %g", rank, i, samples[i]);
+		sum += samples[i];
+	}
+	/* samples are one-way microseconds: half a round trip each */
+	if (rc == 0 && rank == 0 && sum * 2 > (t1 - t0) * 1e6)
+		rc = ft_error_set(err, FT_EIO, "samples add up to %g us, the call took %g", sum * 2,
+		                  (t1 - t0) * 1e6);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pingpong_samples(void **state)
+{
+	(void)state;
+	run_two(pingpong_samples, 0);
+}
+
+/*
  * pairs and bisection warm up as pt2pt_bw does: -w 3 with --window 4 and
  * -n 2 (windows per pair) sends (3 + 2) x 4 messages from each rank of a
  * pair, which streams both ways, 12 of them untimed, plus the two one-byte
@@ -5843,6 +5903,7 @@ main(void)
 		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
+		cmocka_unit_test(test_pingpong_samples),
 		cmocka_unit_test(test_tcp_sockbuf),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_bootstrap_timeout),
