@@ -3352,6 +3352,38 @@ test_xmit_wait_to_the_end(void **state)
 }
 
 /*
+ * Run an all-to-all of 4 MiB over 16 DGX H100 on an 8 x 2 RoCE torus under
+ * dimension-order routing, PFC and no congestion control, with the packet keys
+ * @keys: the cyclic buffer dependency the PFC watchdog tests break or name.
+ * Returns ft_scenario_run()'s code; @rep holds the report and @sc the scenario
+ * (release the report, then free the scenario).
+ */
+static int
+run_torus_wd(const char *keys, struct ft_scenario **sc, struct ft_sim_report *rep,
+             struct ft_error *err)
+{
+	char yaml[640];
+
+	snprintf(yaml, sizeof(yaml),
+	         "name: wd\n"
+	         "engine: packet\n"
+	         "cluster:\n"
+	         "  name: t\n"
+	         "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
+	         "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
+	         "nodes_per_switch: 1, routing: dor}\n"
+	         "packet: {congestion_control: none, %s}\n"
+	         "background:\n"
+	         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
+	         keys);
+	memset(err, 0, sizeof(*err));
+	ft_sim_report_init(rep);
+	*sc = NULL;
+	assert_int_equal(ft_scenario_load_buffer(yaml, strlen(yaml), "wd.yaml", sc, err), 0);
+	return ft_scenario_run(*sc, NULL, NULL, rep, err);
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -3403,27 +3435,12 @@ test_deadlock_named(void **state)
 	 * port stays unpaused until 100 us pass without a pause frame, the refreshes of a
 	 * buffer still above XON included, so a storm lasts until that buffer's XON). */
 	for (int shortto = 1; shortto >= 0; shortto--) {
-		char roce[512];
-		struct ft_scenario *sc2 = NULL;
+		struct ft_scenario *sc2;
 		struct ft_sim_report rep2;
 
-		snprintf(roce, sizeof(roce),
-		         "name: wd\n"
-		         "engine: packet\n"
-		         "cluster:\n"
-		         "  name: t\n"
-		         "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
-		         "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
-		         "nodes_per_switch: 1, routing: dor}\n"
-		         "packet: {congestion_control: none, pfc_watchdog: 100us%s}\n"
-		         "background:\n"
-		         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
-		         shortto ? ", retransmit_timeout: 150us" : "");
-		memset(&err, 0, sizeof(err));
-		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
-		                 0);
-		ft_sim_report_init(&rep2);
-		rc = ft_scenario_run(sc2, NULL, NULL, &rep2, &err);
+		rc = run_torus_wd(shortto ? "pfc_watchdog: 100us, retransmit_timeout: 150us" :
+		                            "pfc_watchdog: 100us",
+		                  &sc2, &rep2, &err);
 		if (shortto) {
 			assert_int_equal(rc, FT_EIO);
 			assert_non_null(strstr(err.msg, "IBV_WC_RETRY_EXC_ERR (status 12"));
@@ -3444,29 +3461,16 @@ test_deadlock_named(void **state)
 	 * packets, which go-back-N sends again after 150 us until a QP runs out of
 	 * retries (the ring re-forms as each storm is restored, 20 us without a frame). */
 	for (int drop = 0; drop <= 1; drop++) {
-		char roce[640];
-		struct ft_scenario *sc2 = NULL;
+		struct ft_scenario *sc2;
 		struct ft_sim_report rep2;
 
-		snprintf(roce, sizeof(roce),
-		         "name: wd\n"
-		         "engine: packet\n"
-		         "cluster:\n"
-		         "  name: t\n"
-		         "  nodes: {preset: dgx-h100, count: 16, nics: {link: roce400}}\n"
-		         "  fabric: {kind: torus, link: roce400, dims: [8, 2], "
-		         "nodes_per_switch: 1, routing: dor}\n"
-		         "packet: {switch_buffer: 32MiB, congestion_control: none, "
-		         "pfc_watchdog: 100us, pfc_watchdog_restore: 20us, "
-		         "pfc_watchdog_action: %s, retransmit_timeout: 150us}\n"
-		         "background:\n"
-		         "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n",
-		         drop ? "drop" : "alert");
-		memset(&err, 0, sizeof(err));
-		assert_int_equal(ft_scenario_load_buffer(roce, strlen(roce), "wd.yaml", &sc2, &err),
-		                 0);
-		ft_sim_report_init(&rep2);
-		rc = ft_scenario_run(sc2, NULL, NULL, &rep2, &err);
+		rc = run_torus_wd(drop ? "switch_buffer: 32MiB, pfc_watchdog: 100us, "
+		                         "pfc_watchdog_restore: 20us, pfc_watchdog_action: drop, "
+		                         "retransmit_timeout: 150us" :
+		                         "switch_buffer: 32MiB, pfc_watchdog: 100us, "
+		                         "pfc_watchdog_restore: 20us, pfc_watchdog_action: alert, "
+		                         "retransmit_timeout: 150us",
+		                  &sc2, &rep2, &err);
 		if (!drop) {
 			assert_int_equal(rc, FT_EINVAL);
 			assert_non_null(strstr(err.msg, "buffer deadlock"));
