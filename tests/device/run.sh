@@ -23,12 +23,19 @@ command -v nvidia-smi >/dev/null && timeout 30 nvidia-smi -L
 build=${BUILD:-build-device}
 fail=0
 
-echo "== build"
-if [ ! -f "$build/build.ninja" ]; then
-	timeout 120 meson setup "$build" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
+# FABTUNE=PATH runs a fabtune built elsewhere (a machine without the -dev
+# packages: bring the binary and its shared libraries, on LD_LIBRARY_PATH).
+if [ -n "${FABTUNE:-}" ]; then
+	fabtune=$FABTUNE
+	"$fabtune" version || { echo "FAIL: $fabtune does not run"; exit 1; }
+else
+	echo "== build"
+	if [ ! -f "$build/build.ninja" ]; then
+		timeout 120 meson setup "$build" >/dev/null || { echo "FAIL: meson setup"; exit 1; }
+	fi
+	timeout 200 ninja -C "$build" >/dev/null || { echo "FAIL: build"; exit 1; }
+	fabtune=$build/cli/fabtune
 fi
-timeout 200 ninja -C "$build" >/dev/null || { echo "FAIL: build"; exit 1; }
-fabtune=$build/cli/fabtune
 
 echo "== ABI of the dlopen'd libraries against the local headers"
 inc=""
