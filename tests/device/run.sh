@@ -187,10 +187,14 @@ else
 fi
 
 echo "== nccl-tests' flags and table: -g 1 -d all, sizes 8 B to 1 MiB"
-if ! timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \
-	-d all -o all | tail -4; then
-	echo "FAIL: nccl with -d all -o all"; fail=1
+# (the table goes to a file first: a pipe into tail would hide fabtune's exit status)
+if timeout 60 "$fabtune" bench all_reduce --transport nccl -g 1 -b 8 -e 1M -f 32 -n 5 -w 1 \
+	-d all -o all >/tmp/ft-da.$$; then
+	tail -4 /tmp/ft-da.$$
+else
+	tail -4 /tmp/ft-da.$$; echo "FAIL: nccl with -d all -o all"; fail=1
 fi
+rm -f /tmp/ft-da.$$
 
 if command -v all_reduce_perf >/dev/null; then
 	echo "== nccl-tests all_reduce_perf, same sweep, for comparison"
