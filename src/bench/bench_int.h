@@ -50,7 +50,20 @@ struct ft_world {
 	 * ft__ep_reclaim), or for MPI's until MPI_Finalize.
 	 */
 	struct ft_vec orphans;
+	/*
+	 * The nccl endpoint stays open between the runs of one sweep (-d all,
+	 * -o all, -N: dropin.c), as nccl-tests keeps its communicator for every
+	 * type and operation: an init takes a second or more on a GPU, a run of
+	 * the sweep milliseconds. While keep_ep is set, a run that ends well
+	 * leaves its endpoint in kept_ep and the next run takes it from there;
+	 * ft__bench_drop_kept() closes it (ft_world_free() too).
+	 */
+	bool keep_ep;
+	struct ft_ep *kept_ep;
 };
+
+/* Close the endpoint a sweep kept open (ft_world.kept_ep), if any. */
+void ft__bench_drop_kept(struct ft_world *w);
 
 /* How a block kept for the MPI library is released once MPI is done with it. */
 enum ft__mem {

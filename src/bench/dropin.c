@@ -393,6 +393,8 @@ ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_
 	bool first = true;
 	int rc = 0;
 
+	/* one communicator for the whole sweep, as nccl-tests (runner.c) */
+	w->keep_ep = true;
 	for (cycle = 0; rc == 0 && (o->cycles == 0 || cycle < o->cycles); cycle++) {
 		for (t = 0; t < ntypes && rc == 0; t++) {
 			for (op = 0; op < nops && rc == 0; op++) {
@@ -420,6 +422,7 @@ ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_
 		if (c->stop && *c->stop)
 			break;
 	}
+	ft__bench_drop_kept(w);
 	/* several ranks: the message says which one failed, and where */
 	if (rc < 0 && ft_world_size(w) > 1 && err) {
 		const struct ft_rank_info *inf = ft_world_info(w, ft_world_rank(w));

@@ -886,9 +886,17 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			out->interrupted = true;
 		return rc;
 	}
-	rc = ft__transport_open(w, &cfg, &ep, out->transport, sizeof(out->transport), err);
-	if (rc < 0)
-		return rc;
+	if (w->kept_ep) {
+		/* the sweep's endpoint, from the run before: same transport, same ranks */
+		ep = w->kept_ep;
+		w->kept_ep = NULL;
+		ft_strlcpy(out->transport, "nccl", sizeof(out->transport));
+	} else {
+		rc = ft__transport_open(w, &cfg, &ep, out->transport, sizeof(out->transport),
+		                        err);
+		if (rc < 0)
+			return rc;
+	}
 	if (cfg.graph_launches && !ep->ops->coll_graph) {
 		rc = ft_error_set(err, FT_ENOTSUP,
 		                  "-G %u: not available: CUDA graphs launch NCCL's kernels, and "
@@ -928,9 +936,20 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 		if (rc == FT_EINTR)
 			out->interrupted = true;
 	}
-	ft__ep_close(ep);
+	if (rc == 0 && w->keep_ep && strcmp(out->transport, "nccl") == 0)
+		w->kept_ep = ep;
+	else
+		ft__ep_close(ep);
 	ft__cuda_close(bc.cuda);
 	return rc;
+}
+
+void
+ft__bench_drop_kept(struct ft_world *w)
+{
+	ft__ep_close(w->kept_ep);
+	w->kept_ep = NULL;
+	w->keep_ep = false;
 }
 
 /* The run with its wall-clock start and how busy this host was meanwhile (fabtune/usage.h). */

@@ -495,6 +495,7 @@ ft_world_free(struct ft_world *w)
 
 	if (!w)
 		return;
+	ft__bench_drop_kept(w);
 	if (w->ctrl_fd) {
 		uint32_t n = w->rank == 0 ? w->nranks : 1;
 

@@ -264,5 +264,31 @@ else
 	echo "ok $n - $name"
 fi
 
+# -d all: nccl-tests keeps one communicator for every type of the sweep, and
+# so does fabtune (the endpoint stays open between the sweep's runs): one
+# init and one destroy per rank, not one per type (the double's trace prints
+# a line per destroy), and a row for each type. (The double reduces nothing
+# across processes, so the rows' #wrong is not checked here: the GPU check,
+# tests/device/run.sh, runs -d all on a real NCCL.)
+n=$((n + 1))
+name="nccl: -d all runs its 10 types on one communicator a rank"
+if [ -z "${FT_FAKE_NCCL:-}" ]; then
+	echo "ok $n - $name # SKIP no test double (FT_FAKE_NCCL)"
+else
+	fake_nccl FAKE_NCCL_TRACE=1 -- bench all_reduce --transport nccl --np 2 -b 8 -e 64 \
+		-n 2 -w 1 -d all --json
+	destroys=$(grep -c '^fake nccl: rank [01]: ' "$tmp/err")
+	rows=$(grep -o '"dtype":"[a-z0-9]*"' "$tmp/out" | sort -u | wc -l)
+	if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
+		echo "not ok $n - $name: exit code $rc"
+		fail=$((fail + 1))
+	elif [ "$destroys" != 2 ] || [ "$rows" != 10 ]; then
+		echo "not ok $n - $name: $destroys communicators destroyed, $rows types"
+		fail=$((fail + 1))
+	else
+		echo "ok $n - $name"
+	fi
+fi
+
 echo "1..$n"
 exit 0
