@@ -504,13 +504,15 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	ft_result_row_init(&r);
 	if (!ft__u64(tok[st->col[NT_SIZE]], &r.bytes))
 		return false;
-	if (st->col[NT_COUNT] >= 0 && !ft__u64(tok[st->col[NT_COUNT]], &r.count))
+	/* a column the header names but this row does not reach is absent, as below */
+#define HAS(which) (st->col[which] >= 0 && st->col[which] < n)
+	if (HAS(NT_COUNT) && !ft__u64(tok[st->col[NT_COUNT]], &r.count))
 		return false;
-	if (st->col[NT_TYPE] >= 0)
+	if (HAS(NT_TYPE))
 		ft__copy(r.dtype, sizeof(r.dtype), tok[st->col[NT_TYPE]]);
-	if (st->col[NT_REDOP] >= 0)
+	if (HAS(NT_REDOP))
 		ft__copy(r.redop, sizeof(r.redop), tok[st->col[NT_REDOP]]);
-	if (st->col[NT_ROOT] >= 0) {
+	if (HAS(NT_ROOT)) {
 		if (!ft__i64(tok[st->col[NT_ROOT]], &iv))
 			return false;
 		r.root = (int)iv;
@@ -518,7 +520,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	/* a column past the row's end: a row of one column group */
 #define NUMCOL(which, field)                                          \
 	do {                                                          \
-		if (st->col[which] >= 0 && st->col[which] < n) {      \
+		if (HAS(which)) {                                     \
 			if (ft__dbl(tok[st->col[which]], &d))         \
 				r.field = d;                          \
 			else if (!ft__eq(tok[st->col[which]], "N/A")) \
@@ -532,6 +534,7 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	NUMCOL(NT_IP_ALGBW, ip_algbw_GBps);
 	NUMCOL(NT_IP_BUSBW, ip_busbw_GBps);
 #undef NUMCOL
+#undef HAS
 	for (int k = 0; k < 2; k++) {
 		int at = st->col[k ? NT_IP_CPUTIME : NT_CPUTIME];
 
