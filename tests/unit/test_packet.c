@@ -990,6 +990,83 @@ test_lossless_incast(void **state)
 }
 
 /*
+ * Lossless under any load, not only one incast: random loads on 4 DGX H100 nodes (8 to
+ * 48 flows among the 32 NICs, three in four into two hot receivers, 64 KiB to 4 MiB
+ * each), with a small (4 MiB) and a large (32 MiB) switch buffer. Credit flow control
+ * (InfiniBand) and PFC with the headroom the engine sizes (RoCE) drop nothing, retransmit
+ * nothing, deliver every byte, and never let an ingress buffer hold more than credits
+ * or XOFF plus headroom allow.
+ */
+static void
+test_lossless_random_loads(void **state)
+{
+	static const uint32_t bufs[] = { 4u << 20, 32u << 20 };
+	uint32_t runs = 0, paused_runs = 0;
+
+	(void)state;
+	for (int roce = 0; roce < 2; roce++) {
+		for (uint64_t seed = 1; seed <= 6; seed++) {
+			struct net n;
+			struct ft_sim_cfg cfg;
+			struct ft_packet_cfg pc = { .switch_buffer_bytes = bufs[seed % 2] };
+			struct ft_sim_counters c;
+			struct ft_engine *e;
+			struct ft_rng r;
+			uint32_t ends[96], np, hot[2];
+			uint64_t bytes;
+
+			ft_rng_seed(&r, seed, (uint64_t)roce);
+			net_build(&n, "dgx-h100:4", roce);
+			np = 8 + (uint32_t)ft_rng_below(&r, 41);
+			bytes = (uint64_t)64 << 10 << ft_rng_below(&r, 7); /* 64 KiB - 4 MiB */
+			for (uint32_t h = 0; h < 2; h++)
+				hot[h] = (uint32_t)ft_rng_below(&r, 32);
+			for (uint32_t i = 0; i < np; i++) {
+				uint32_t src, dst;
+
+				do {
+					src = (uint32_t)ft_rng_below(&r, 32);
+					dst = ft_rng_below(&r, 4) ? hot[ft_rng_below(&r, 2)] :
+								    (uint32_t)ft_rng_below(&r, 32);
+				} while (src / 8 == dst / 8);
+				ends[2 * i] = ft_topo_nic(n.t, src / 8, src % 8);
+				ends[2 * i + 1] = ft_topo_nic(n.t, dst / 8, dst % 8);
+			}
+			ft_sim_cfg_init(&cfg);
+			cfg.packet = &pc;
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, bytes, &c);
+			assert_int_equal(c.nflows, np);
+			assert_int_equal(c.ndrops, 0);
+			assert_int_equal(c.nretx, 0);
+			check_conservation(&n, e, &c);
+			for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+				const struct pk_port *p = ft__pk_port(e, l);
+
+				if (!roce || !pk(e)->links[l].net)
+					assert_true(p->in_max_bytes <= (uint64_t)p->credit_cap * 64);
+				else
+					assert_true(p->in_max_bytes <=
+					            pc.switch_buffer_bytes / 8 +
+					                    2 * (pk(e)->links[l].lat_ps * 50 / 1000 +
+					                         4178));
+			}
+			print_message("# %s seed %u: %u flows of %u KiB, %u KiB buffer: %.1f us, "
+			              "%u pauses\n", roce ? "RoCE" : "IB", (unsigned)seed, np,
+			              (unsigned)(bytes >> 10), (unsigned)(pc.switch_buffer_bytes >> 10),
+			              c.makespan_s * 1e6, (unsigned)c.npause);
+			runs++;
+			paused_runs += roce && c.npause > 0;
+			ft_packet_engine.destroy(e);
+			ft_topo_free(n.t);
+		}
+	}
+	/* The loads did press: most RoCE runs paused. */
+	print_message("# %u random loads lossless; %u of the 6 RoCE ones paused\n", runs,
+	              paused_runs);
+	assert_true(paused_runs >= 3);
+}
+
+/*
  * Two NIC pairs of a DGX H100 cluster (RoCE or InfiniBand) sharing one sender's port:
  * a, NIC 0 of node 1 to node 2's, b the same port to node 3's; cfg with pc; solo, the
  * time of a lone flow of bytes (4 MiB) over a at priority @prio.
@@ -4818,6 +4895,7 @@ main(void)
 		cmocka_unit_test(test_a2a_round_start_closed_form),
 		cmocka_unit_test(test_a2a_background_across_trays),
 		cmocka_unit_test(test_lossless_incast),
+		cmocka_unit_test(test_lossless_random_loads),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_arb_wait),
 		cmocka_unit_test(test_prio_arb_wait_transit),
