@@ -208,6 +208,81 @@ test_one_flow_line_rate(void **state)
 }
 
 /*
+ * A degraded link (a 4X port trained at 1X: scale 0.25, as `faults:` sets it) on one
+ * flow's path, the sender's link or the receiver's: the degraded link binds, so the
+ * last byte arrives after the packets' serialisation at a quarter of the line rate
+ * plus both latencies, and at most one packet's time on the healthy link more (the
+ * first packet crossing it before the slow one, or the last one after it).
+ */
+static void
+test_degraded_link_rate(void **state)
+{
+	(void)state;
+	for (int roce = 0; roce < 2; roce++) {
+		for (int at_rx = 0; at_rx < 2; at_rx++) {
+			struct net n;
+			struct ft_sim_cfg cfg;
+			struct ft_sim_counters c;
+			struct ft_engine *e;
+			uint32_t ends[2], hdr = roce ? 82 : 26, mtu = 4096, npk = 256, first, count;
+			uint32_t slow;
+			uint64_t bytes = (uint64_t)npk * mtu;
+			double cap, lat, ser_slow, ser_fast, lo;
+
+			net_build(&n, "dgx-h100:2", roce);
+			ends[0] = ft_topo_nic(n.t, 0, 0);
+			ends[1] = ft_topo_nic(n.t, 1, 0);
+			/* A NIC's one link to its leaf; the receiver's degraded link is the leaf's
+			 * link down to it (a NIC's other links go to its PCIe switch). */
+			ft_topo_out_links(n.t, ends[at_rx], &first, &count);
+			slow = UINT32_MAX;
+			for (uint32_t k = first; k < first + count; k++)
+				if (ft_topo_link(n.t, k)->kind == FT_L_HOST) {
+					assert_int_equal(slow, UINT32_MAX); /* one */
+					slow = k;
+				}
+			assert_int_not_equal(slow, UINT32_MAX);
+			if (at_rx)
+				slow = ft_topo_link(n.t, slow)->rev;
+			assert_int_equal(ft_topo_set_link_scale(n.t, slow, 0.25), 0);
+			cap = ft_topo_link(n.t, slow)->cap_Bps;
+			lat = ft_topo_link(n.t, slow)->lat_s;
+			ft_sim_cfg_init(&cfg);
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
+			{
+				const struct pk_flow *f = ft_vec_at(&pk(e)->flows, 0);
+				uint32_t other;
+
+				assert_int_equal(f->npath, 2);
+				assert_int_equal(FT_VEC_AT(&pk(e)->paths, uint32_t,
+				                           f->path_off + (at_rx ? 1 : 0)),
+				                 slow);
+				other = FT_VEC_AT(&pk(e)->paths, uint32_t, f->path_off + (at_rx ? 0 : 1));
+				assert_double_equal(ft_topo_link(n.t, other)->cap_Bps, cap, 0);
+				lat += ft_topo_link(n.t, other)->lat_s;
+			}
+			ser_fast = (mtu + hdr) / cap;
+			ser_slow = 4 * ser_fast;
+			lo = npk * ser_slow + lat;
+			print_message("# degraded %s link, %s: %.3f us (bound %.3f-%.3f us)\n",
+			              at_rx ? "receiver's" : "sender's", roce ? "RoCE" : "IB",
+			              c.fct_max_s * 1e6, lo * 1e6, (lo + ser_fast) * 1e6);
+			assert_int_equal(c.nflows, 1);
+			assert_true(c.fct_max_s >= lo - 2e-12);
+			assert_true(c.fct_max_s <= lo + ser_fast + 2e-12);
+			/* The rate: a quarter of the line's payload rate, to one packet in 256. */
+			assert_double_equal((double)bytes / (c.fct_max_s - lat) /
+			                            (0.25 * cap * mtu / (mtu + hdr)),
+			                    1.0, 1.0 / npk);
+			assert_int_equal(c.npackets, npk);
+			assert_int_equal(c.ndrops, 0);
+			ft_packet_engine.destroy(e);
+			ft_topo_free(n.t);
+		}
+	}
+}
+
+/*
  * Disjoint pairs, nothing shared: the flow engine's time is bytes / capacity + latency;
  * the packet engine's adds the headers' serialisation (and, for GPU endpoints, the
  * pipeline fill of one packet on each faster link before the bottleneck).
@@ -912,6 +987,83 @@ test_lossless_incast(void **state)
 		ft_packet_engine.destroy(e);
 		ft_topo_free(n.t);
 	}
+}
+
+/*
+ * Lossless under any load, not only one incast: random loads on 4 DGX H100 nodes (8 to
+ * 48 flows among the 32 NICs, three in four into two hot receivers, 64 KiB to 4 MiB
+ * each), with a small (4 MiB) and a large (32 MiB) switch buffer. Credit flow control
+ * (InfiniBand) and PFC with the headroom the engine sizes (RoCE) drop nothing, retransmit
+ * nothing, deliver every byte, and never let an ingress buffer hold more than credits
+ * or XOFF plus headroom allow.
+ */
+static void
+test_lossless_random_loads(void **state)
+{
+	static const uint32_t bufs[] = { 4u << 20, 32u << 20 };
+	uint32_t runs = 0, paused_runs = 0;
+
+	(void)state;
+	for (int roce = 0; roce < 2; roce++) {
+		for (uint64_t seed = 1; seed <= 6; seed++) {
+			struct net n;
+			struct ft_sim_cfg cfg;
+			struct ft_packet_cfg pc = { .switch_buffer_bytes = bufs[seed % 2] };
+			struct ft_sim_counters c;
+			struct ft_engine *e;
+			struct ft_rng r;
+			uint32_t ends[96], np, hot[2];
+			uint64_t bytes;
+
+			ft_rng_seed(&r, seed, (uint64_t)roce);
+			net_build(&n, "dgx-h100:4", roce);
+			np = 8 + (uint32_t)ft_rng_below(&r, 41);
+			bytes = (uint64_t)64 << 10 << ft_rng_below(&r, 7); /* 64 KiB - 4 MiB */
+			for (uint32_t h = 0; h < 2; h++)
+				hot[h] = (uint32_t)ft_rng_below(&r, 32);
+			for (uint32_t i = 0; i < np; i++) {
+				uint32_t src, dst;
+
+				do {
+					src = (uint32_t)ft_rng_below(&r, 32);
+					dst = ft_rng_below(&r, 4) ? hot[ft_rng_below(&r, 2)] :
+								    (uint32_t)ft_rng_below(&r, 32);
+				} while (src / 8 == dst / 8);
+				ends[2 * i] = ft_topo_nic(n.t, src / 8, src % 8);
+				ends[2 * i + 1] = ft_topo_nic(n.t, dst / 8, dst % 8);
+			}
+			ft_sim_cfg_init(&cfg);
+			cfg.packet = &pc;
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, bytes, &c);
+			assert_int_equal(c.nflows, np);
+			assert_int_equal(c.ndrops, 0);
+			assert_int_equal(c.nretx, 0);
+			check_conservation(&n, e, &c);
+			for (uint32_t l = 0; l < pk(e)->nlinks; l++) {
+				const struct pk_port *p = ft__pk_port(e, l);
+
+				if (!roce || !pk(e)->links[l].net)
+					assert_true(p->in_max_bytes <= (uint64_t)p->credit_cap * 64);
+				else
+					assert_true(p->in_max_bytes <=
+					            pc.switch_buffer_bytes / 8 +
+					                    2 * (pk(e)->links[l].lat_ps * 50 / 1000 +
+					                         4178));
+			}
+			print_message("# %s seed %u: %u flows of %u KiB, %u KiB buffer: %.1f us, "
+			              "%u pauses\n", roce ? "RoCE" : "IB", (unsigned)seed, np,
+			              (unsigned)(bytes >> 10), (unsigned)(pc.switch_buffer_bytes >> 10),
+			              c.makespan_s * 1e6, (unsigned)c.npause);
+			runs++;
+			paused_runs += roce && c.npause > 0;
+			ft_packet_engine.destroy(e);
+			ft_topo_free(n.t);
+		}
+	}
+	/* The loads did press: most RoCE runs paused. */
+	print_message("# %u random loads lossless; %u of the 6 RoCE ones paused\n", runs,
+	              paused_runs);
+	assert_true(paused_runs >= 3);
 }
 
 /*
@@ -2446,6 +2598,83 @@ test_dcqcn_drain_collapse(void **state)
 	}
 	/* 30 ms after the drain the QP is at 491 Mb/s: under 0.5 % of its line. */
 	assert_true(pk_flow_cc(p, f)->rc_Bps < 0.005 * p->line_Bps);
+	ft_schedule_release(&s);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * DCQCN's recovery after a cut (kb CC-DCQCN), event by event: with F = rpg_threshold = 1
+ * the first timer or byte-counter event is fast recovery (R_C = (R_T + R_C) / 2), then
+ * additive increase (R_T += R_AI) while only one counter is past F, and hyper increase
+ * (R_T += i R_HAI, i = min(timer, byte count) - F) once both are; R_C moves halfway to
+ * R_T at every event. Two CNPs first, so that R_T is below the line rate and the raises
+ * show.
+ */
+static void
+test_dcqcn_hyper_increase(void **state)
+{
+	struct net n;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_schedule s;
+	struct ft_engine *e = NULL;
+	struct pk_engine *p;
+	struct pk_flow *f;
+	const uint64_t t0 = UINT64_C(1000000000), gap = 4000000; /* 1 ms, 4 us */
+	/* Each step: time after the cut in timer periods (0: no timer event), bytes sent,
+	 * and the counters after it. */
+	static const struct {
+		uint32_t periods, chunks, it, ib;
+	} steps[] = {
+		{ 0, 1, 0, 1 }, /* byte counter 1: fast recovery */
+		{ 0, 1, 0, 2 }, /* byte counter 2: additive (only it is past F) */
+		{ 1, 0, 1, 2 }, /* timer 1: additive */
+		{ 2, 0, 2, 2 }, /* timer 2: both past F, hyper with i = 1 */
+		{ 0, 1, 2, 3 }, /* byte counter 3: hyper, i = min(2, 3) - 1 = 1 */
+		{ 0, 1, 2, 4 }, /* byte counter 4: hyper, i = 1 */
+		{ 3, 0, 3, 4 }, /* timer 3: hyper, i = 2 */
+		{ 4, 0, 4, 4 }, /* timer 4: hyper, i = 3 */
+	};
+	double ai, hai, rt, rc, rt0, line;
+	uint64_t t_cut, timer;
+	uint32_t bc;
+
+	(void)state;
+	p = one_qp_engine(&n, &s, &pc, &e);
+	f = ft_vec_at(&p->flows, 0);
+	assert_double_equal(p->pc.dcqcn_hai_bps, 50e6, 1e-6); /* rpg_hai_rate */
+	assert_int_equal(p->pc.dcqcn_byte_counter, 32767);    /* rpg_byte_reset */
+	ai = p->pc.dcqcn_ai_bps / 8;
+	hai = p->pc.dcqcn_hai_bps / 8;
+	bc = p->pc.dcqcn_byte_counter;
+	line = p->line_Bps;
+	timer = p->dcq_timer_ps;
+	p->now_ps = t0;
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	t_cut = p->now_ps = t0 + gap;
+	assert_int_equal(ft__pk_ev_cnp(p, 0), 0);
+	rt = rt0 = pk_flow_cc(p, f)->rt_Bps;
+	rc = pk_flow_cc(p, f)->rc_Bps;
+	assert_true(rt < line && rc < rt);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		uint32_t it = steps[i].it, ib = steps[i].ib;
+
+		if (steps[i].periods)
+			p->now_ps = t_cut + steps[i].periods * timer + 1;
+		/* One byte-counter's worth, or one byte to let the timer's events apply. */
+		ft__pk_dcqcn_sent(p, f, steps[i].chunks ? bc : 1);
+		assert_int_equal(pk_flow_cc(p, f)->it, it);
+		assert_int_equal(pk_flow_cc(p, f)->ib, ib);
+		if (it > 1 && ib > 1)
+			rt += (FT_MIN(it, ib) - 1) * hai;
+		else if (it > 1 || ib > 1)
+			rt += ai;
+		rc = (rt + rc) / 2;
+		assert_double_equal(pk_flow_cc(p, f)->rt_Bps, rt, rt * 1e-12);
+		assert_double_equal(pk_flow_cc(p, f)->rc_Bps, rc, rc * 1e-12);
+	}
+	/* In all R_T rose by 2 R_AI and 8 R_HAI (i = 1, 1, 1, 2, 3). */
+	assert_double_equal(pk_flow_cc(p, f)->rt_Bps, rt0 + 2 * ai + 8 * hai, rt0 * 1e-12);
 	ft_schedule_release(&s);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
@@ -4659,12 +4888,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_flow_line_rate),
+		cmocka_unit_test(test_degraded_link_rate),
 		cmocka_unit_test(test_agrees_with_flow_engine),
 		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_start_offsets_closed_form),
 		cmocka_unit_test(test_a2a_round_start_closed_form),
 		cmocka_unit_test(test_a2a_background_across_trays),
 		cmocka_unit_test(test_lossless_incast),
+		cmocka_unit_test(test_lossless_random_loads),
 		cmocka_unit_test(test_prio_arbitration),
 		cmocka_unit_test(test_prio_arb_wait),
 		cmocka_unit_test(test_prio_arb_wait_transit),
@@ -4680,6 +4911,7 @@ main(void)
 		cmocka_unit_test(test_retry_exceeded),
 		cmocka_unit_test(test_rdma_statistic_round_trip),
 		cmocka_unit_test(test_dcqcn_rate_on_nic_wire),
+		cmocka_unit_test(test_dcqcn_hyper_increase),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
 		cmocka_unit_test(test_q_bins_lazy),
