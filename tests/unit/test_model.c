@@ -3145,6 +3145,37 @@ test_net_latency(void **state)
 }
 
 /*
+ * NCCL's tree latency charges 2 x log2i(nNodes) network steps (src/graph/tuning.cc: 2 x
+ * ((nRanks / nNodes - 1) x intraLat + log2i(nNodes) x interLat)), log2 rounded down: 2
+ * steps over 2 and 3 nodes, 4 over 4 to 7, 6 over 8, though the tree over 3 nodes is 2
+ * hops deep (0-2-1) and over 5 to 7 is 3. A network latency of 75 us in place of the
+ * fabric's 1 us adds 74 us to each of them on LL128, twice on Simple (64 MiB, as
+ * test_net_latency over 8 nodes), on 2 to 8 nodes.
+ */
+static void
+test_tree_latency_log2i_nodes(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	double *f = &s.node.net_lat_s;
+	uint32_t n;
+
+	(void)state;
+	for (n = 2; n <= 8; n++) {
+		double steps = 2.0 * nccl_log2i(n);
+
+		hopper_spec(&s, n, 8, 400);
+		s.fabric.lat_switch_s = 1 * US;
+		assert_rel(added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_TREE,
+		                      FT_PROTO_LL128, &r),
+		           steps * 74 * US, 1e-9);
+		assert_rel(added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_TREE,
+		                      FT_PROTO_SIMPLE, &r),
+		           2 * steps * 74 * US, 1e-9);
+	}
+}
+
+/*
  * An EFA card carries what RDMA writes reach on a p5, 3,108.283 of 3,200 Gb/s over
  * its 32 cards (docs/presets.md PS-EFA-RATE): 12.5 GB/s x 0.97134 = 12.142 GB/s a
  * card, 388.5 GB/s a node; NVLink's 360 still binds a ring across p5 instances.
@@ -3808,6 +3839,7 @@ main(void)
 		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_tree_depth_in_chunking),
+		cmocka_unit_test(test_tree_latency_log2i_nodes),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_ll_net_hop),
 		cmocka_unit_test(test_pipe_channels),
