@@ -55,6 +55,19 @@ ceil_log2(uint32_t v)
 	return k;
 }
 
+/* log2 of @v rounded down, NCCL's log2i (src/include/utils.h): the tree's depth in its
+ * chunking and tuning formulas is this, 1 at 3 nodes and 2 at 5 to 7, though the double
+ * binary tree over 3 nodes is two hops deep (ceil_log2(): model/dtree.c walks it). */
+static uint32_t
+floor_log2(uint32_t v)
+{
+	uint32_t k = 0;
+
+	while (v >>= 1)
+		k++;
+	return k;
+}
+
 /* The bytes of payload one step of @p carries (its buffer / NCCL_STEPS, less LL's and
  * LL128's flags), with the buffers @b (NULL or 0: NCCL's defaults). src/enqueue.cc
  * calcCollChunking takes comm->buffSizes[protocol] / NCCL_STEPS, halves it for LL and
@@ -238,12 +251,14 @@ ll128_below(uint64_t chunk, const void *ctx)
 
 /* A tree's LL128 chunk at @bytes on @nch channels, @nranks ranks on @nnodes nodes
  * (calcCollChunking): halved while each channel would get too few chunks for the tree's
- * depth, down to 128 KiB, then (fewer still) to 32 KiB. */
+ * depth, down to 128 KiB, then (fewer still) to 32 KiB. The depth is NCCL's
+ * nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn, log2 rounded down (src/enqueue.cc at
+ * v2.18.3-1 and v2.29.7-1; kb NA-MODEL). */
 static uint64_t
 tree_ll128_chunk(uint64_t chunk, uint64_t bytes, uint32_t nch, uint32_t nnodes, uint32_t nranks)
 {
 	double ppn = (double)nranks / FT_MAX(nnodes, 1u);
-	double steps = 1 + ceil_log2(FT_MAX(nnodes, 1u)) + 0.1 * ppn;
+	double steps = 1 + floor_log2(FT_MAX(nnodes, 1u)) + 0.1 * ppn;
 	struct ll128_ctx c = { (double)bytes / FT_MAX(nch, 1u), steps * 64 / ppn };
 
 	chunk = halve_while(chunk, ll128_below, &c, 131072);
@@ -551,8 +566,9 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
 	    l->nccl_version < 22000) {
 		/* 2.18 and 2.19: the Simple tree shrank its chunk with the tree's depth (gone
-		 * from src/enqueue.cc at v2.20.3-1). */
-		double depth = (double)(l->ppn - 1) + ceil_log2(l->nnodes) + 1, per = b / nch;
+		 * from src/enqueue.cc at v2.20.3-1), channel.tree.depth = nRanks / nNodes - 1 +
+		 * log2i(nNodes) (src/graph/connect.cc at v2.18.3-1 and v2.19.4-1). */
+		double depth = (double)(l->ppn - 1) + floor_log2(l->nnodes), per = b / nch;
 
 		while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)
 			chunk /= 2;

@@ -203,6 +203,19 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
  * whatever k is. In one chunk (k = 1: a buffer NCCL's channels and heads hold in one loop)
  * the stages take turns, one flow each. Each piece pays its path latency, so the phase's end
  * pays no longest path of its own on top (its predecessors are the waves: barriers).
+ *
+ * NCCL's per-channel NVLSTree cap (ft__sim_tree_cap(), the op's conn_cap_Bps; an NVLS tree
+ * has no other) is a pace: every connection capped at its bytes over S / algbw makes a
+ * phase whose connections run together last S / algbw. Pipelined, it paces the chunks
+ * after the first. In one chunk the stages take turns and a capped stage would last S /
+ * algbw by itself: the two NVLS stages (into the switch and out of it, the largest
+ * connections) each did, the cap counted twice. So one chunk runs at its links' rates, as
+ * the model prices one loop (its time is the stages one after another at their links'
+ * rates, model/pipeline.c ft__model_pipe()): on 4 DGX H100 at 8 MiB the NVLS stages took
+ * 45 us each at the cap (8 channels x 45.5 GB/s x 32 / 62, 187.9 GB/s algbw; kb NA-ALGO-NVLS)
+ * where their NVLink carries them in 31 (266.2 us in all against the model's 236.8; now
+ * 238.6). Over 2 and 3 nodes the cap is higher (57.7 GB/s a channel; 4/3 of what the tree
+ * carries) and bound less: 5-7 us.
  */
 
 /* NCCL's nodes the op's ranks are on (ranks node by node; an NVLink domain is one). */
@@ -421,7 +434,9 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		    ft__fs_add_dep(s, (uint32_t)first, wave[2 * stage[f]]) < 0 ||
 		    (stage[f] && ft__fs_add_dep(s, wave[2 * stage[f] - 1], (uint32_t)join) < 0))
 			goto out;
-		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, op->conn_cap_Bps);
+		/* one chunk: no pace to keep (the comment above) */
+		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag,
+		              k == 1 && sc->algo == FT_ALGO_NVLS_TREE ? 0 : op->conn_cap_Bps);
 		if (rc == 0 && k == 1) {
 			/* one chunk: the stage's end is its first chunk's */
 			if (ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0 ||

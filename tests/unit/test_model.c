@@ -2308,6 +2308,89 @@ test_pipe_tree_ll128(void **state)
 	(void)bw;
 }
 
+/* NCCL's log2i: log2 rounded down (1 at 3 nodes, 2 at 5 to 7). */
+static uint32_t
+nccl_log2i(uint32_t n)
+{
+	uint32_t l = 0;
+
+	while (n >>= 1)
+		l++;
+	return l;
+}
+
+/* NCCL's halving of a chunk @c while a channel's @per bytes hold fewer than @limit of them. */
+static uint64_t
+halve_below(uint64_t c, uint64_t per, double limit, uint64_t floor_bytes)
+{
+	while ((double)(per / c) < limit && c > floor_bytes)
+		c /= 2;
+	return c;
+}
+
+/*
+ * The tree's depth in NCCL's chunking is its log2i of the nodes, rounded down: the LL128
+ * tree halves its chunk while a channel holds fewer than (1 + log2i(nNodes) + 0.1 ppn) x
+ * 64 / ppn chunks, then x 16 / ppn (src/enqueue.cc calcCollChunking), and 2.18-2.19's
+ * Simple tree while it holds fewer than depth x 8, x 4, x 1, depth = ppn - 1 +
+ * log2i(nNodes) (src/graph/connect.cc). Checked against these closed forms on 2 to 8
+ * nodes of 8 GPUs. At 3 nodes the LL128 depth is 2.8 (22.4 chunks a channel), not 3.8:
+ * 3.6 MB on one channel keeps 144,000-byte chunks (25 of them), where a depth rounded up
+ * (30.4) halved them to 72,000.
+ */
+static void
+test_tree_depth_in_chunking(void **state)
+{
+	struct ft_model_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+	uint32_t n;
+
+	(void)state;
+	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL, 3600000, 1,
+	                        3, 24, &ch);
+	assert_int_equal(ch.chunk_bytes, 144000);
+	for (n = 2; n <= 8; n++) {
+		static const uint64_t sizes[] = { 1u << 20, 3600000, 8u << 20, 64u << 20 };
+		double steps = 1 + nccl_log2i(n) + 0.1 * 8;
+		size_t k;
+
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			uint64_t c = halve_below(576000, sizes[k], steps * 64 / 8, 131072);
+
+			c = halve_below(c, sizes[k], steps * 16 / 8, 32768);
+			ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL,
+			                        sizes[k], 1, n, 8 * n, &ch);
+			assert_int_equal(ch.chunk_bytes, c);
+		}
+		/* 2.18's Simple tree: the chunk at a size whose channel holds depth + 0.5 chunks
+		 * of 64 KiB (kept at 64 KiB; a depth one deeper halved it), from the one at 4 GiB
+		 * (no halving) */
+		hopper_spec(&s, n, 8, 400);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nccl_version = 21800;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		{
+			uint64_t c = r.pipe.chunk_bytes, per;
+			uint32_t depth = 7 + nccl_log2i(n);
+
+			q.bytes = (uint64_t)r.pipe.nchannels * 65536 * (2 * depth + 1) / 2;
+			assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+			per = q.bytes / r.pipe.nchannels;
+			c = halve_below(c, per, depth * 8.0, 131072);
+			c = halve_below(c, per, depth * 4.0, 65536);
+			c = halve_below(c, per, depth, 32768);
+			assert_int_equal(r.pipe.chunk_bytes, c);
+			assert_int_equal(c, 65536);
+		}
+	}
+}
+
 /*
  * An LL128 chain (broadcast) of 4 MiB: one loop of 576,000-byte chunks on the
  * 18 channels, 4 MiB / 18 = 233,017 bytes a chunk. On one node of 8 its 7
@@ -3062,6 +3145,37 @@ test_net_latency(void **state)
 }
 
 /*
+ * NCCL's tree latency charges 2 x log2i(nNodes) network steps (src/graph/tuning.cc: 2 x
+ * ((nRanks / nNodes - 1) x intraLat + log2i(nNodes) x interLat)), log2 rounded down: 2
+ * steps over 2 and 3 nodes, 4 over 4 to 7, 6 over 8, though the tree over 3 nodes is 2
+ * hops deep (0-2-1) and over 5 to 7 is 3. A network latency of 75 us in place of the
+ * fabric's 1 us adds 74 us to each of them on LL128, twice on Simple (64 MiB, as
+ * test_net_latency over 8 nodes), on 2 to 8 nodes.
+ */
+static void
+test_tree_latency_log2i_nodes(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	double *f = &s.node.net_lat_s;
+	uint32_t n;
+
+	(void)state;
+	for (n = 2; n <= 8; n++) {
+		double steps = 2.0 * nccl_log2i(n);
+
+		hopper_spec(&s, n, 8, 400);
+		s.fabric.lat_switch_s = 1 * US;
+		assert_rel(added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_TREE,
+		                      FT_PROTO_LL128, &r),
+		           steps * 74 * US, 1e-9);
+		assert_rel(added_time(&s, f, 75 * US, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_TREE,
+		                      FT_PROTO_SIMPLE, &r),
+		           2 * steps * 74 * US, 1e-9);
+	}
+}
+
+/*
  * An EFA card carries what RDMA writes reach on a p5, 3,108.283 of 3,200 Gb/s over
  * its 32 cards (docs/presets.md PS-EFA-RATE): 12.5 GB/s x 0.97134 = 12.142 GB/s a
  * card, 388.5 GB/s a node; NVLink's 360 still binds a ring across p5 instances.
@@ -3724,6 +3838,8 @@ main(void)
 		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),
+		cmocka_unit_test(test_tree_depth_in_chunking),
+		cmocka_unit_test(test_tree_latency_log2i_nodes),
 		cmocka_unit_test(test_pipe_ll128_net_hop),
 		cmocka_unit_test(test_pipe_ll_net_hop),
 		cmocka_unit_test(test_pipe_channels),
