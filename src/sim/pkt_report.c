@@ -466,8 +466,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pc->pfc_wd_last_tx_ok = last[PK_WDL_TX_OK];
 			pc->pfc_wd_last_tx_drop = last[PK_WDL_TX_DROP];
 			pc->pfc_wd_last_rx_drop = last[PK_WDL_RX_DROP];
-			pc->pfc_wd_last_rx_ok = last[PK_WDL_RX_IN] - FT_MIN(last[PK_WDL_RX_DROP],
-			                                                      last[PK_WDL_RX_IN]);
+			pc->pfc_wd_last_rx_ok = last[PK_WDL_RX_IN] -
+			                        FT_MIN(last[PK_WDL_RX_DROP], last[PK_WDL_RX_IN]);
 		}
 		pc->ack_timeouts = p->qp_timeouts;
 		pc->retries_exceeded = p->qp_retry_exc;
