@@ -321,6 +321,12 @@ struct ft_sim_port_counters {
 	/* pfc_watchdog_action drop: packets its stormed queue discarded, those it held when
 	 * the storm was detected and those that came for it while the storm lasted */
 	uint64_t pfc_wd_drops_held, pfc_wd_drops_arrived;
+	/* The last storm on the port (SONiC's show pfcwd stats TX/RX LAST OK/DROP), from its
+	 * detection to its restoration (to the run's end while it lasts; 0 without one):
+	 * packets it sent and its watchdog discarded, and at its own switch's ingress
+	 * (the reverse link's far end) packets received whole and dropped */
+	uint64_t pfc_wd_last_tx_ok, pfc_wd_last_tx_drop;
+	uint64_t pfc_wd_last_rx_ok, pfc_wd_last_rx_drop;
 	/* A requester's RDMA counters, on a NIC's link to the fabric: retransmit timeouts of
 	 * the QPs that leave by it (mlx5 local_ack_timeout_err), and of those QPs the ones
 	 * that ran out of retries (req_transport_retries_exceeded; kb ROCE-COUNTERS) */

@@ -191,6 +191,14 @@ int ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 		  const struct ft_obs *const *ev, size_t nev, const char *fmt, ...) FT_PRINTF(6, 7);
 
 /*
+ * ft__diag_emit() with the finding's own fix, @fix, in place of the rule's: a rule whose
+ * findings have more than one cause gives each the fix of its own (NULL: the rule's).
+ */
+int ft__diag_emit_fix(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
+		      const char *fix, const struct ft_obs *const *ev, size_t nev,
+		      const char *fmt, ...) FT_PRINTF(7, 8);
+
+/*
  * The evidence arguments of ft__diag_emit() from a list of observations:
  * ft__diag_emit(c, out, -1, FT__EV(o, peer), "...") passes the array {o, peer}
  * and its length 2.

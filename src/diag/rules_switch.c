@@ -62,6 +62,19 @@ check_switch_pause(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 }
 FT__DIAG_EACH(ft__diag_eval_switch_pause, "switch.pfc.[rt]x_prio[0-7]", check_switch_pause)
 
+/* The fixes of a queue's drops that are the PFC watchdog's (all of them, or some with
+ * the rest the buffer's), in place of the rule's PFC-missing one (kb ROCE-PFC). */
+static const char wd_fix_all[] =
+	"the drops are the PFC watchdog's (action drop), not PFC missing: find what held "
+	"the queue paused past the watchdog's time (show pfcwd stats: storms and the last "
+	"storm's drops; a pause storm from a stuck receiver, a PFC deadlock ring: break it "
+	"with routing that has no cyclic buffer dependency)";
+static const char wd_fix_part[] =
+	"part of the drops are the PFC watchdog's (action drop): find what held the queue "
+	"paused past the watchdog's time (show pfcwd stats; a pause storm, a PFC deadlock "
+	"ring); for the rest, check that PFC is on for the priority and its buffer headroom "
+	"covers the link's round trip";
+
 static int
 check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const struct ft_obs *o)
 {
@@ -83,7 +96,8 @@ check_switch_drops(const struct ft_diag_ctx *c, struct ft_findings *out, const s
 	 * watchdog's, not a sign of PFC missing (kb ROCE-PFC). */
 	wd = ft__diag_find_same(c, "switch.pfcwd.tx_drop", o);
 	if (wd && wd->has_num && wd->num > 0)
-		return ft__diag_emit(c, out, -1, FT__EV(o, wd),
+		return ft__diag_emit_fix(c, out, -1, wd->num >= o->num ? wd_fix_all : wd_fix_part,
+				     FT__EV(o, wd),
 				     "switch port %s queue %s dropped %.0f packets (%.1f%% of what it "
 				     "was given), of which %.0f are PFC watchdog drops: the watchdog "
 				     "discarded the queue's traffic while it was stormed (action "

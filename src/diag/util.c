@@ -336,13 +336,12 @@ ft__diag_nccl_version(const struct ft_diag_ctx *c, const struct ft_obs **where)
 	return (int)(a * 10000 + b * 100 + p);
 }
 
-int
-ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
-	      const struct ft_obs *const *ev, size_t nev, const char *fmt, ...)
+static int
+diag_vemit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev, const char *fix,
+	   const struct ft_obs *const *ev, size_t nev, const char *fmt, va_list ap)
 {
 	const struct ft_rule *r = c->rule;
 	struct ft_finding *f;
-	va_list ap;
 	size_t i;
 	int rc;
 
@@ -352,11 +351,9 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 	ft_strlcpy(f->rule_id, r->id, sizeof(f->rule_id));
 	f->layer = r->layer;
 	f->severity = sev < 0 ? r->severity : (enum ft_severity)sev;
-	ft_strlcpy(f->fix, r->fix ? r->fix : "", sizeof(f->fix));
+	ft_strlcpy(f->fix, fix ? fix : r->fix ? r->fix : "", sizeof(f->fix));
 	ft_strlcpy(f->kb, r->kb ? r->kb : "", sizeof(f->kb));
-	va_start(ap, fmt);
 	vsnprintf(f->message, sizeof(f->message), fmt, ap);
-	va_end(ap);
 	for (i = 0; i < nev && f->nevidence < FT_FINDING_MAX_EVIDENCE; i++) {
 		if (!ev[i])
 			continue;
@@ -368,6 +365,33 @@ ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
 		ft_strlcpy(f->entity, "-", sizeof(f->entity));
 	rc = ft_findings_add(out, f);
 	ft_free(f);
+	return rc;
+}
+
+int
+ft__diag_emit(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
+	      const struct ft_obs *const *ev, size_t nev, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = diag_vemit(c, out, sev, NULL, ev, nev, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+ft__diag_emit_fix(const struct ft_diag_ctx *c, struct ft_findings *out, int sev,
+		  const char *fix, const struct ft_obs *const *ev, size_t nev, const char *fmt,
+		  ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = diag_vemit(c, out, sev, fix, ev, nev, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 

@@ -17,7 +17,9 @@
  * column; numbers may carry thousands separators ("9,268,210"). Keys, device
  * = switch port, port = queue for pfcwd: switch.pfc.rx_prioN /
  * switch.pfc.tx_prioN (frames), switch.pfcwd.status (str), switch.pfcwd.storms
- * (detected), switch.pfcwd.tx_drop / rx_drop, switch.if.<column> (lower case:
+ * (detected), switch.pfcwd.tx_drop / rx_drop, the last storm's (its detection to its
+ * restoration, SONiC's TX/RX LAST OK/DROP) switch.pfcwd.tx_last_ok / tx_last_drop /
+ * rx_last_ok / rx_last_drop, switch.if.<column> (lower case:
  * rx_err, rx_drp, rx_ovr, tx_err, tx_drp, tx_ovr, fec_corr, fec_uncorr,
  * fec_symbol_err, fec_pre_ber, fec_post_ber). The host is the switch name of
  * a "user@host" prompt. Queue rows: switch.queue.tx_pkts, switch.queue.tx_bytes,
@@ -200,6 +202,17 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 				ft__emit(c, line, "switch.pfcwd.tx_drop", true, b, "count", x);
 			else if (strcmp(t->name[k], "RX OK/DROP") == 0)
 				ft__emit(c, line, "switch.pfcwd.rx_drop", true, b, "count", x);
+			else if (strcmp(t->name[k], "TX LAST OK/DROP") == 0 ||
+			         strcmp(t->name[k], "RX LAST OK/DROP") == 0) {
+				/* the last storm's: from its detection to its restoration */
+				bool tx = t->name[k][0] == 'T';
+
+				ft__emit(c, line, tx ? "switch.pfcwd.tx_last_ok" : "switch.pfcwd.rx_last_ok",
+				         true, a, "count", x);
+				ft__emit(c, line,
+				         tx ? "switch.pfcwd.tx_last_drop" : "switch.pfcwd.rx_last_drop",
+				         true, b, "count", x);
+			}
 		}
 		break;
 	case T_IF:

@@ -63,7 +63,11 @@
  *                            the stormed queue discarded under pfc_watchdog_action drop
  *                            (those it held at the detection and those that came for
  *                            it during the storm; 0 under forward and alert), and the
- *                            receive drops are the ingress buffer's
+ *                            receive drops are the ingress buffer's; TX LAST and RX LAST
+ *                            OK/DROP the same counts over the port's last storm alone,
+ *                            from its detection to its restoration (to the run's end
+ *                            while it lasts; 0/0 when none came), as SONiC keeps them
+ *                            (kb ROCE-PFC)
  *   show lldp table          the device and port behind each port, which is what lets
  *                            `fabtune diagnose` name both ends of a link and follow a
  *                            ring of stormed ports from switch to switch
@@ -328,7 +332,8 @@ struct sonic_col {
 
 static const struct sonic_col pfcwd_cols[] = {
 	{ 13, "QUEUE" },      { 11, "STATUS" },     { 25, "STORM DETECTED/RESTORED" },
-	{ 16, "TX OK/DROP" }, { 16, "RX OK/DROP" },
+	{ 16, "TX OK/DROP" }, { 16, "RX OK/DROP" },   { 19, "TX LAST OK/DROP" },
+	{ 19, "RX LAST OK/DROP" },
 };
 static const struct sonic_col lldp_cols[] = {
 	{ -11, "LocalPort" },  { -14, "RemoteDevice" },    { -14, "RemotePortID" },
@@ -532,7 +537,7 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 		const struct ft_link *lk = ft_topo_link(topo, first + i);
 		const struct ft_sim_port_counters *tx = &c->port[first + i];
 		const struct ft_sim_port_counters *rx = &c->port[lk->rev];
-		char st[48], txc[48], rxc[48];
+		char st[48], txc[48], rxc[48], txl[48], rxl[48];
 
 		if (!sonic_listed(topo, c, first + i))
 			continue;
@@ -544,12 +549,16 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 		         tx->pfc_wd_drops_held + tx->pfc_wd_drops_arrived);
 		snprintf(rxc, sizeof(rxc), "%" PRIu64 "/%" PRIu64,
 		         rx->tx_pkts - FT_MIN(rx->drops, rx->tx_pkts), rx->drops);
+		snprintf(txl, sizeof(txl), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_last_tx_ok,
+		         tx->pfc_wd_last_tx_drop);
+		snprintf(rxl, sizeof(rxl), "%" PRIu64 "/%" PRIu64, tx->pfc_wd_last_rx_ok,
+		         tx->pfc_wd_last_rx_drop);
 		sonic_row(sb, pfcwd_cols, FT_ARRAY_SIZE(pfcwd_cols),
 		          (const char *const[]){ cell,
 		                                 tx->pfc_wd_fires > tx->pfc_wd_restores ?
 		                                         "stormed" :
 		                                         "operational",
-		                                 st, txc, rxc });
+		                                 st, txc, rxc, txl, rxl });
 	}
 	sonic_head(sb, vname, "show lldp table",
 	           "Capability codes: (R) Router, (B) Bridge, (O) Other", lldp_cols,

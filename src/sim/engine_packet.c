@@ -242,23 +242,33 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
 }
 
-/* Packet @id is lost: count it at port @l; a sender with nothing left to send times out. */
+/* Packet @id is lost, counted by the caller at its port: counted in its op and the run;
+ * a sender with nothing left to send times out. */
 static int
-drop(struct pk_engine *e, uint32_t l, uint32_t id)
+drop_pkt(struct pk_engine *e, uint32_t id)
 {
 	uint32_t fid = e->pkts[id].flow;
 	const struct pk_flow *f = flow_at(e, fid);
-	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
 
-	pk_port_at(e, l)->drops++;
 	pk_op_acc(e, fid)->ndrops++;
-	q->drops++;
-	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
 	e->ndrops++;
 	pkt_free(e, id);
 	if (f->snd_nxt == f->npkts && !e->may_drop)
 		return arm_rto(e, fid);
 	return 0;
+}
+
+/* Packet @id is lost at the ingress buffer of port @l's destination (no room, a bit
+ * error): counted there. */
+static int
+drop(struct pk_engine *e, uint32_t l, uint32_t id)
+{
+	struct pk_cls *q = pk_cls_at(e, l, pk_prio(&e->pkts[id]));
+
+	pk_port_at(e, l)->drops++;
+	q->drops++;
+	q->drops_corrupt += (e->pkts[id].flags & PK_F_CORRUPT) ? 1 : 0;
+	return drop_pkt(e, id);
 }
 
 /* ---- flows: adaptive routing per hop, the first port ---------------------- */
@@ -1078,6 +1088,8 @@ ev_arrive(struct pk_engine *e, uint32_t id, uint32_t arg)
 	bool have_nl = false;
 	int rc;
 
+	p->rx_pkts++;
+
 	if (k->path_off != PK_NONE && (size_t)k->path_off + k->hop < e->paths.len) {
 		/* The port it goes to next (a valid port even past its last hop): fetched
 		 * while its ingress is accounted here. */
@@ -1214,8 +1226,11 @@ wd_discard(struct pk_engine *e, uint32_t l, uint32_t id, bool held)
 		p->wd_drops_held++;
 	else
 		p->wd_drops_arrived++;
+	/* The sending side's count: the port's drops are its far end's (a split run takes
+	 * them from the rank that owns it), these are added to them in the report. */
+	pk_cls_at(e, l, pk_prio(&e->pkts[id]))->wd_drops++;
 	e->nwd_drops++;
-	return drop(e, l, id);
+	return drop_pkt(e, id);
 }
 
 /* Action drop, at the storm's detection: priority @c of port @l discards its FIFO, each
@@ -1336,6 +1351,36 @@ pfc_last_frame(const struct pk_engine *e, const struct pk_cls *p, uint64_t perio
 	return p->t_xoff_rx_ps + (e->now_ps - p->t_xoff_rx_ps) / period_ps * period_ps;
 }
 
+/*
+ * The last storm's figures (SONiC's show pfcwd stats TX/RX LAST OK/DROP: the queue's
+ * counts from the storm's detection to its restoration, kept until the next storm; kb
+ * ROCE-PFC): at a detection on port @l the counters they start from, at its
+ * restoration what they counted since. Per port: a second priority stormed on it
+ * starts the port's figures again.
+ */
+static void
+wd_last_open(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = pk_port_at(e, l);
+
+	pk_wd_now(e, l, p->wd_base);
+	p->wd_open = true;
+}
+
+static void
+wd_last_close(struct pk_engine *e, uint32_t l)
+{
+	struct pk_port *p = pk_port_at(e, l);
+	uint64_t now[PK_WDL_N];
+
+	if (!p->wd_open)
+		return;
+	pk_wd_now(e, l, now);
+	for (int i = 0; i < PK_WDL_N; i++)
+		p->wd_last[i] = now[i] - p->wd_base[i];
+	p->wd_open = false;
+}
+
 static int
 ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
 {
@@ -1364,6 +1409,7 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
 		p->wd_storm = false;
 		if (e->pc.pfc_watchdog_action == FT_PKT_WD_DROP)
 			e->nwd_dropping--;
+		wd_last_close(e, l);
 		pk_port_at(e, l)->wd_restores++;
 		e->nwd_restores++;
 		if (!p->xoff_rx || e->pc.pfc_watchdog_action == FT_PKT_WD_ALERT)
@@ -1375,6 +1421,7 @@ ev_wdog(struct pk_engine *e, uint32_t l, uint32_t arg)
 	pk_port_at(e, l)->wd_fires++;
 	e->nwdog++;
 	p->wd_storm = true;
+	wd_last_open(e, l);
 	last = pfc_last_frame(e, p, period);
 	{
 		int rc = ev_push(e, last + e->wd_restore_ps > e->now_ps ? last + e->wd_restore_ps :

@@ -141,6 +141,8 @@ struct pk_cls {
 	 * while its bit is set in the port's arb_wait (arb_wait_open()). */
 	uint64_t t_arb_ps, arb_wait_ps;
 	uint64_t drops, drops_corrupt; /* dropped at the link's dst: all, of which bit errors */
+	uint64_t wd_drops; /* discarded by the watchdog while stormed (action drop): the sending
+	                    * side's, apart from drops (added to them in the report) */
 	/* Congestion signals of this priority: CE marks its egress queue set, CNPs handled by
 	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
 	 * packets delivered and the CNPs sent back. Their sums are the port's. */
@@ -218,6 +220,13 @@ struct pk_port {
 	uint32_t nqps; /* NIC port: flows it sends whose end has not come back (their QPs) */
 	uint64_t wd_fires, wd_restores; /* PFC watchdog: storms detected, restored */
 	uint64_t wd_drops_held, wd_drops_arrived; /* and (action drop) packets discarded */
+	/* The last storm on the port (SONiC pfcwd's LAST counters, kb ROCE-PFC): at its
+	 * detection the packets sent and discarded by the watchdog here, and received and
+	 * dropped at the ingress buffer of the reverse link (wd_base, PK_WDL_*); at its
+	 * restoration the differences (wd_last); wd_open while it lasts. */
+	uint64_t wd_base[4], wd_last[4];
+	bool wd_open;
+	uint64_t rx_pkts; /* packets that reached the link's destination (receiving side) */
 	uint64_t nic_free_ps; /* NIC port: when its send pipeline takes the next message */
 	uint32_t fecn_skip;                     /* IB CC: congested packets since the last mark */
 	uint64_t cnp_sent, cnp_handled, ecn_rx; /* NIC side: NP CNPs sent, RP CNPs handled,
@@ -968,6 +977,24 @@ static inline struct pk_cls *
 pk_cls_at(const struct pk_engine *e, uint32_t l, uint32_t c)
 {
 	return &e->cls_pool[(size_t)pk_slot(e, l) * e->ncls + e->cls_slot[c]];
+}
+
+/* The figures of a port's last watchdog storm (struct pk_port wd_base, wd_last). */
+enum { PK_WDL_TX_OK, PK_WDL_TX_DROP, PK_WDL_RX_IN, PK_WDL_RX_DROP, PK_WDL_N };
+
+/* Port @l's counters the last storm's figures are differences of, now: packets sent,
+ * discarded by the watchdog, and at the reverse link's destination (this port's switch)
+ * received and dropped. All of them the sending switch's own: a split run keeps them
+ * on the rank that owns it. */
+static inline void
+pk_wd_now(const struct pk_engine *e, uint32_t l, uint64_t v[PK_WDL_N])
+{
+	const struct pk_port *p = pk_port_at(e, l), *r = pk_port_at(e, e->links[l].rev);
+
+	v[PK_WDL_TX_OK] = p->tx_pkts;
+	v[PK_WDL_TX_DROP] = p->wd_drops_held + p->wd_drops_arrived;
+	v[PK_WDL_RX_IN] = r->rx_pkts;
+	v[PK_WDL_RX_DROP] = r->drops;
 }
 
 /* The counters of the op flow @fid belongs to. */

@@ -1372,6 +1372,7 @@ pp_take_rx(const struct pk_engine *e, struct pk_port *to, const struct pk_port *
 	to->in_bytes = from->in_bytes;
 	to->in_max_bytes = from->in_max_bytes;
 	to->drops = from->drops;
+	to->rx_pkts = from->rx_pkts;
 	to->cnp_sent = from->cnp_sent;
 	to->ecn_rx = from->ecn_rx;
 	to->rq_oos = from->rq_oos;

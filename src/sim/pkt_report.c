@@ -7,6 +7,7 @@
 #include "pkt_int.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <fabtune/sim.h>
 
@@ -417,7 +418,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		e->link_maxflows[l] = p->maxflows;
 		pc->tx_bytes = p->tx_bytes;
 		pc->tx_pkts = p->tx_pkts;
-		pc->drops = p->drops;
+		/* (the watchdog's discards, the sending side's, are drops of the port) */
+		pc->drops = p->drops + p->wd_drops_held + p->wd_drops_arrived;
 		pc->drops_corrupt = 0;
 		pc->pause_tx = pc->pause_rx = 0;
 		pc->paused_s = 0;
@@ -435,7 +437,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			pp->pause_tx = q->pause_tx + pk_pfc_refreshes(held_tx, r_ps, true);
 			pp->pause_rx = q->pause_rx + pk_pfc_refreshes(held_rx, r_ps, true);
 			npause += pp->pause_tx - q->pause_tx;
-			pp->drops = q->drops;
+			pp->drops = q->drops + q->wd_drops;
 			pp->drops_corrupt = q->drops_corrupt;
 			pp->ecn_marked = q->ecn_marks;
 			pp->ecn_rx = q->ecn_rx;
@@ -471,6 +473,22 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		pc->pfc_wd_restores = p->wd_restores;
 		pc->pfc_wd_drops_held = p->wd_drops_held;
 		pc->pfc_wd_drops_arrived = p->wd_drops_arrived;
+		{
+			/* the last storm: one still on counts to the run's end */
+			uint64_t last[PK_WDL_N], now[PK_WDL_N];
+
+			memcpy(last, p->wd_last, sizeof(last));
+			if (p->wd_open) {
+				pk_wd_now(e, l, now);
+				for (int w = 0; w < PK_WDL_N; w++)
+					last[w] = now[w] - p->wd_base[w];
+			}
+			pc->pfc_wd_last_tx_ok = last[PK_WDL_TX_OK];
+			pc->pfc_wd_last_tx_drop = last[PK_WDL_TX_DROP];
+			pc->pfc_wd_last_rx_drop = last[PK_WDL_RX_DROP];
+			pc->pfc_wd_last_rx_ok = last[PK_WDL_RX_IN] -
+			                        FT_MIN(last[PK_WDL_RX_DROP], last[PK_WDL_RX_IN]);
+		}
 		pc->ack_timeouts = p->qp_timeouts;
 		pc->retries_exceeded = p->qp_retry_exc;
 		pc->seq_naks = p->qp_naks;

@@ -175,6 +175,21 @@ ports_json(struct ft_json *j, const struct ft_vec *v)
 			ft_json_key(j, "packet");
 			ft_json_obj_begin(j);
 			ft__json_fields(j, &h->port, port_fields, FT_ARRAY_SIZE(port_fields));
+			if (h->port.pfc_wd_fires) {
+				/* the watchdog fired on the port: how many of its storms were
+				 * restored, and its last storm's packets as show pfcwd stats
+				 * prints them (TX/RX LAST OK/DROP; docs/cmd/sim.md) */
+				const struct ft_sim_port_counters *w = &h->port;
+
+				ft_json_kv_uint(j, "pfc_watchdog_restored", w->pfc_wd_restores);
+				ft_json_key(j, "pfc_watchdog_last_storm");
+				ft_json_obj_begin(j);
+				ft_json_kv_uint(j, "tx_ok", w->pfc_wd_last_tx_ok);
+				ft_json_kv_uint(j, "tx_drop", w->pfc_wd_last_tx_drop);
+				ft_json_kv_uint(j, "rx_ok", w->pfc_wd_last_rx_ok);
+				ft_json_kv_uint(j, "rx_drop", w->pfc_wd_last_rx_drop);
+				ft_json_obj_end(j);
+			}
 			if (h->port.pfc_wd_drops_held || h->port.pfc_wd_drops_arrived) {
 				/* the watchdog's action drop (docs/cmd/sim.md, packet:) */
 				ft_json_kv_uint(j, "pfc_watchdog_drops_held", h->port.pfc_wd_drops_held);

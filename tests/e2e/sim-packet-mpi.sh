@@ -188,6 +188,15 @@ check ber "$tmp/ber.yaml" 1 '^[[:space:]]*rx_crc_errors_phy:[[:space:]]*[1-9]'
 sed 's/^  nic_msg_rate: 2e5$/&\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 4/' \
 	"$tmp/chunked-nic.yaml" >"$tmp/qp-cache.yaml"
 check qp-cache "$tmp/qp-cache.yaml" 1 '"nic_context_misses": [1-9]' --qps 2
+# The torus PFC watchdog lab under action drop (docs/scenarios/lab-torus-deadlock.md),
+# in the form that completes (NCCL's own retransmit timeout): 117 storms, every one
+# restored, 120,822 packets discarded by stormed queues. A stormed queue is its
+# switch's; its discards are counted on that sending side (the port's drops at its
+# far end come from that end's rank, which never sees them) and the last storm's
+# figures (show pfcwd stats TX/RX LAST) from that switch's own counters, so both
+# sides of a link between partitions give one process's bytes.
+sed '/retransmit_timeout/d' tests/fixtures/sim/pfcwd-drop.yaml >"$tmp/wd-drop.yaml"
+check wd-drop "$tmp/wd-drop.yaml" 1 '"pfc_watchdog_drops": [1-9]'
 # trace_split NAME SCENARIO ARG...: a --trace (with what ARG adds) at 2 and 4
 # ranks is the one-process file.
 trace_split() {

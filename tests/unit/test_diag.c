@@ -695,6 +695,63 @@ test_pairs_matrix_scale(void **state)
 	ft_obs_set_release(&set);
 }
 
+/*
+ * The switch-drops finding's fix follows its cause: a queue's drops with no PFC watchdog
+ * drops get the rule's (PFC missing on the priority, or headroom); all of them the
+ * watchdog's (show pfcwd stats TX DROP on the same port and queue), a fix that sends to
+ * the storm and not to PFC; some of them, one that names both. The JSON carries the
+ * finding's own.
+ */
+static void
+test_switch_drops_fix_by_cause(void **state)
+{
+#define QD "switch.queue.drop_pkts@sw/Ethernet40/3=20000|UC3;" \
+	   "switch.queue.tx_pkts@sw/Ethernet40/3=80000|UC3"
+	static const struct {
+		const char *obs;
+		const char *has, *lacks;
+	} by_cause[] = {
+		{ QD, "PFC is missing on that priority", "watchdog" },
+		{ QD ";switch.pfcwd.tx_drop@sw/Ethernet40/3=20000", "the drops are the PFC watchdog's",
+		  "PFC is missing" },
+		{ QD ";switch.pfcwd.tx_drop@sw/Ethernet40/3=12000",
+		  "part of the drops are the PFC watchdog's", "PFC is missing" },
+	};
+#undef QD
+	const struct ft_rule *r = ft_rule_find("switch-drops");
+
+	(void)state;
+	assert_non_null(r);
+	for (size_t k = 0; k < FT_ARRAY_SIZE(by_cause); k++) {
+		struct ft_findings f;
+		const struct ft_finding *x = NULL;
+		struct ft_strbuf sb;
+		struct ft_json j;
+		char want[600];
+
+		diagnose(by_cause[k].obs, NULL, 0, &f);
+		for (size_t i = 0; i < ft_findings_len(&f); i++)
+			if (strcmp(ft_findings_at(&f, i)->rule_id, "switch-drops") == 0)
+				x = ft_findings_at(&f, i);
+		assert_non_null(x);
+		assert_non_null(strstr(x->fix, by_cause[k].has));
+		assert_null(strstr(x->fix, by_cause[k].lacks));
+		if (k == 0)
+			assert_string_equal(x->fix, r->fix);
+		else
+			assert_non_null(strstr(x->fix, "show pfcwd stats"));
+		if (k == 2)
+			assert_non_null(strstr(x->fix, "headroom"));
+		ft_strbuf_init(&sb);
+		ft_json_init(&j, &sb, false);
+		ft_diag_json(&j, &f, 2);
+		snprintf(want, sizeof(want), "\"fix\":\"%s\"", x->fix);
+		assert_non_null(strstr(sb.buf, want));
+		ft_strbuf_release(&sb);
+		ft_findings_release(&f);
+	}
+}
+
 static void
 test_json_shape(void **state)
 {
@@ -2270,6 +2327,8 @@ static const struct {
 	  "torch-watchdog-timeout" },
 	{ "xid/syslog-gpu-fallen-off-bus-xid3-pastebin.txt", "gpu-xid" },
 	{ "sonic/z9332-pfcwd-stormed-p3-pfc-tx-counters-excerpt.txt", "switch-pfc-storm" },
+	{ "sonic/fabtune-sim-pfcwd-drop-sw0.0.txt", "switch-drops" },
+	{ "sonic/fabtune-sim-pfcwd-drop-sw1.1.txt", "switch-drops" },
 	{ "nvbandwidth/a6000-6gpu-d2d-read-ce-pcie-two-groups.txt", "host-copy-bw-outlier" },
 	{ "sonic/pfc2-queue-counters-uc1-drops-excerpt.txt", "switch-drops" },
 	{ "smpquery/ibsim-partc-0x0030-full-and-limited-members.txt", "ib-pkey-membership" },
@@ -3405,6 +3464,7 @@ main(void)
 		cmocka_unit_test(test_severity_escalation),
 		cmocka_unit_test(test_counter_rates),
 		cmocka_unit_test(test_pairs_matrix_scale),
+		cmocka_unit_test(test_switch_drops_fix_by_cause),
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_advise_mtu_gain),

@@ -367,7 +367,9 @@ test_pfc_watchdog_drop(void **state)
 	assert_int_equal(ft__pk_port(e, l)->tx_pkts, npk);
 	assert_int_equal(ft__pk_port(e, l2)->wd_drops_arrived, npk - before - held);
 	assert_true(ft__pk_port(e, l2)->wd_drops_arrived > 0);
-	assert_int_equal(ft__pk_port(e, l2)->drops, npk - before);
+	/* (the port's drops are its far end's, the NIC's ingress: none; the watchdog's are
+	 * the sending side's, and the report adds them to the port's) */
+	assert_int_equal(ft__pk_port(e, l2)->drops, 0);
 	assert_int_equal(ft__pk_port(e, l)->in_bytes, 0);
 	assert_false(qn->paused);
 	assert_false(qn->xoff_rx);
@@ -376,6 +378,8 @@ test_pfc_watchdog_drop(void **state)
 	assert_int_equal(c.nwd_drops, npk - before);
 	assert_int_equal(c.port[l2].pfc_wd_drops_held, held);
 	assert_int_equal(c.port[l2].pfc_wd_drops_arrived, npk - before - held);
+	assert_int_equal(c.port[l2].drops, npk - before);
+	assert_int_equal(c.port[l2].prio[3].drops, npk - before);
 	ft_packet_engine.destroy(e);
 
 	/* alert: counted, not acted on */
@@ -392,6 +396,157 @@ test_pfc_watchdog_drop(void **state)
 	assert_int_equal(pk(e)->nwd_drops, 0);
 	assert_int_equal(pk(e)->ndrops, 0);
 	assert_int_equal(q->tx_pkts, before);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/* The figures of port @l's row in the show pfcwd stats of its switch, read back by the
+ * SONiC parser from the --counters transcript: TX/RX LAST OK/DROP into @last. */
+static void
+pfcwd_last_parsed(const struct net *n, const struct ft_sim_counters *c, uint32_t l,
+                  double last[4])
+{
+	static const char *const keys[4] = { "switch.pfcwd.tx_last_ok", "switch.pfcwd.tx_last_drop",
+		                             "switch.pfcwd.rx_last_ok",
+		                             "switch.pfcwd.rx_last_drop" };
+	struct ft_error err = { 0 };
+	struct ft_vec files;
+	uint32_t sw = ft_topo_link(n->t, l)->src, first, count, found = 0;
+	char name[48], file[64], port[32];
+
+	ft_topo_vertex_name(n->t, sw, name, sizeof(name));
+	snprintf(file, sizeof(file), "sonic.%s.txt", name);
+	ft_topo_out_links(n->t, sw, &first, &count);
+	snprintf(port, sizeof(port), "Ethernet%u", 4 * (l - first));
+	ft_vec_init(&files, sizeof(struct ft_sim_file));
+	assert_int_equal(ft__sim_render_counters(n->t, c, &files, &err), 0);
+	for (size_t i = 0; i < files.len; i++) {
+		struct ft_sim_file *f = ft_vec_at(&files, i);
+		struct ft_obs_set obs;
+
+		if (strcmp(f->name, file) == 0) {
+			assert_non_null(strstr(f->text, " TX LAST OK/DROP  "));
+			assert_non_null(strstr(f->text, " RX LAST OK/DROP\n"));
+			ft_obs_set_init(&obs);
+			if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+				fail_msg("%s: %s", f->name, err.msg);
+			for (size_t k = 0; k < ft_obs_set_len(&obs); k++) {
+				const struct ft_obs *o = ft_obs_set_at(&obs, k);
+
+				for (int j = 0; j < 4; j++)
+					if (strcmp(o->key, keys[j]) == 0 &&
+					    strcmp(o->device, port) == 0 && o->port == 3) {
+						assert_true(o->has_num);
+						last[j] = o->num;
+						found |= 1u << j;
+					}
+			}
+			ft_obs_set_release(&obs);
+		}
+		ft_free(f->text);
+	}
+	ft_vec_release(&files);
+	assert_int_equal(found, 0xf);
+}
+
+/*
+ * The last storm's figures (SONiC's show pfcwd stats TX/RX LAST OK/DROP: what the port
+ * sent and its watchdog discarded, and what its switch received from the far end and
+ * dropped, from the storm's detection to its restoration), on the run of
+ * test_pfc_watchdog_drop. Before the storm: all 0. The storm that lasts to 400 us: sent
+ * nothing (the queue discards), dropped every packet that had not left before the
+ * pause (2,048 - A); the receive side the differences of the reverse link's arrivals
+ * and drops since the detection. The transcript prints them and the parser reads them
+ * back as the engine counted them. An XON at 401 us restores the storm 50 us later and
+ * freezes its figures; a second XOFF at 470 us is a second storm at 480 us (2 detected, 1
+ * restored), which starts them again: its TX LAST DROP is 0 while the run's TX DROP keeps
+ * 2,048 - A.
+ */
+static void
+test_pfc_watchdog_last_storm(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	uint32_t ends[2], l, l2, r2;
+	struct op_desc op = { ends, 1, 8 * MIB, 3 };
+	struct ft_engine *e;
+	const uint64_t t0 = 1000000, npk = 8 * MIB / 4096; /* ps, packets */
+	uint64_t tx0, rx0, rd0, before;
+	double parsed[4];
+
+	(void)state;
+	net_build(&n, "hgx-h100-spcx:2");
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	l = host_link(n.t, ends[0], false);
+	l2 = host_link(n.t, ends[1], true);
+	r2 = ft_topo_link(n.t, l2)->rev;
+	ft_sim_cfg_init(&cfg);
+	pc.fc = FT_PKT_FC_PFC;
+	pc.cc = FT_PKT_CC_NONE;
+	pc.pfc_watchdog_s = 10e-6;
+	pc.pfc_watchdog_restore_s = 50e-6;
+	pc.pfc_watchdog_action = FT_PKT_WD_DROP;
+	pc.rto_s = 1.0;
+	cfg.packet = &pc;
+	e = submit_ops(&n, &cfg, &op, 1, 0);
+	run_to(e, 0.5e-6);
+	assert_int_equal(ev_push(pk(e), t0, PK_EV_PAUSE, l2, 1u | 3u << 1), 0);
+	run_to(e, 10.9999e-6);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.port[l2].pfc_wd_fires, 0);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_ok + c.port[l2].pfc_wd_last_tx_drop +
+	                         c.port[l2].pfc_wd_last_rx_ok + c.port[l2].pfc_wd_last_rx_drop,
+	                 0);
+	tx0 = ft__pk_port(e, l2)->tx_pkts;
+	rx0 = ft__pk_port(e, r2)->rx_pkts;
+	rd0 = ft__pk_port(e, r2)->drops;
+	before = pk_port_cls(pk(e), ft__pk_port(e, l2), 3)->tx_pkts;
+	run_to(e, 11.0001e-6);
+	assert_int_equal(ft__pk_port(e, l2)->wd_fires, 1);
+	assert_true(ft__pk_port(e, l2)->wd_open);
+	assert_int_equal(ft__pk_port(e, l2)->wd_base[PK_WDL_TX_OK], tx0); /* paused: none sent */
+	assert_int_equal(ft__pk_port(e, l2)->wd_base[PK_WDL_TX_DROP], 0);
+	run_to(e, 400e-6);
+	assert_int_equal(ft__pk_port(e, l)->tx_pkts, npk);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	/* the storm still on: counted to the run's end */
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_ok, ft__pk_port(e, l2)->tx_pkts - tx0);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_ok, 0);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_drop, npk - before);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_drop,
+	                 c.port[l2].pfc_wd_drops_held + c.port[l2].pfc_wd_drops_arrived);
+	assert_int_equal(c.port[l2].pfc_wd_last_rx_drop, ft__pk_port(e, r2)->drops - rd0);
+	assert_int_equal(c.port[l2].pfc_wd_last_rx_ok,
+	                 ft__pk_port(e, r2)->rx_pkts - rx0 - c.port[l2].pfc_wd_last_rx_drop);
+	pfcwd_last_parsed(&n, &c, l2, parsed);
+	assert_true(parsed[0] == (double)c.port[l2].pfc_wd_last_tx_ok);
+	assert_true(parsed[1] == (double)(npk - before));
+	assert_true(parsed[2] == (double)c.port[l2].pfc_wd_last_rx_ok);
+	assert_true(parsed[3] == (double)c.port[l2].pfc_wd_last_rx_drop);
+
+	/* restored at 451 us: the figures kept */
+	assert_int_equal(ev_push(pk(e), 401000000, PK_EV_PAUSE, l2, 3u << 1), 0);
+	run_to(e, 460e-6);
+	assert_int_equal(ft__pk_port(e, l2)->wd_restores, 1);
+	assert_false(ft__pk_port(e, l2)->wd_open);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_drop, npk - before);
+
+	/* a second storm: its own figures */
+	assert_int_equal(ev_push(pk(e), 470000000, PK_EV_PAUSE, l2, 1u | 3u << 1), 0);
+	run_to(e, 500e-6);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	assert_int_equal(c.port[l2].pfc_wd_fires, 2);
+	assert_int_equal(c.port[l2].pfc_wd_restores, 1);
+	assert_int_equal(c.port[l2].pfc_wd_last_tx_drop, 0);
+	assert_int_equal(c.port[l2].pfc_wd_drops_held + c.port[l2].pfc_wd_drops_arrived,
+	                 npk - before);
+	pfcwd_last_parsed(&n, &c, l2, parsed);
+	assert_true(parsed[1] == 0);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
@@ -1252,6 +1407,7 @@ main(void)
 		cmocka_unit_test(test_pfc_quanta_refresh_count),
 		cmocka_unit_test(test_pfc_watchdog_restore_refresh),
 		cmocka_unit_test(test_pfc_watchdog_drop),
+		cmocka_unit_test(test_pfc_watchdog_last_storm),
 		cmocka_unit_test(test_lossy_dynamic_threshold),
 		cmocka_unit_test(test_cct_given),
 		cmocka_unit_test(test_cct_built),
