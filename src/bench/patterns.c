@@ -382,6 +382,13 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 	return sync_pair(bc, peer, err);
 }
 
+/* The ping-pong's clock: @bc's, else ft__now() inline (a branch that always goes one way). */
+static inline double
+pp_now(const struct ft_bench_ctx *bc)
+{
+	return bc->now ? bc->now() : ft__now();
+}
+
 int
 ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,
                    uint32_t warmup, uint32_t iters, double *samples, struct ft_error *err)
@@ -405,7 +412,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			 * samples tile the loop and the few loads between two
 			 * round trips count in the later one.
 			 */
-			double t0 = tprev > 0 ? tprev : ft__now();
+			double t0 = tprev > 0 ? tprev : pp_now(bc);
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -419,7 +426,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			if (rc == 0)
 				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0) {
-				tprev = ft__now();
+				tprev = pp_now(bc);
 				if (i >= warmup)
 					samples[i - warmup] = (tprev - t0) * 1e6 / 2;
 			}

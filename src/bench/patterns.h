@@ -16,6 +16,13 @@ struct ft_bench_ctx {
 	struct ft__cuda *cuda;          /* --gpu-buffers with a staging transport, else NULL */
 	struct ft__gpu_stage *stage;    /* its device buffers while collectives run (gpu_stage.c) */
 	bool gpu_direct; /* --gpu-buffers, ucx with CUDA support, pt2pt: device pointers go to UCX */
+	/*
+	 * The clock of the timed ping-pong (ft__bench_pingpong), NULL for
+	 * ft__now(): a test passes one that counts its reads, which is how it
+	 * tells a loop that reads the clock once a round trip from one that
+	 * reads it twice.
+	 */
+	double (*now)(void);
 };
 
 /* A pattern: measures over @bc's world and fills @out. */

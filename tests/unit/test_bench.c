@@ -5717,10 +5717,24 @@ test_pt2pt_stream_warmup(void **state)
  * the next, so its PP_N samples (after PP_W untimed round trips) are
  * positive and, doubled, add up to no more than the time around the call:
  * no stretch counts twice. The answering rank fills none. Each round trip
- * also makes one send and one receive a rank (ep->nsends).
+ * also makes one send and one receive a rank (ep->nsends). The ping-pong
+ * reads the test's clock (bc.now), which counts: the initiator reads it
+ * once before the first round trip and once after each, PP_W + PP_N + 1 in
+ * all (a loop that read it at both ends of every round trip would read it
+ * 2 (PP_W + PP_N) times, or 2 PP_N + 1 if it skipped the warm-up); the
+ * answering rank never reads it.
  */
 #define PP_W 20u
 #define PP_N 500u
+
+static uint64_t pp_clock_reads; /* per rank: each runs in its own process */
+
+static double
+pp_counting_now(void)
+{
+	pp_clock_reads++;
+	return ft__now();
+}
 
 static int
 pingpong_samples(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
@@ -5743,15 +5757,20 @@ pingpong_samples(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_
 	bc.w = w;
 	bc.ep = ep;
 	bc.cfg = &cfg;
+	bc.now = pp_counting_now;
 	for (i = 0; i < PP_N; i++)
 		samples[i] = -1;
 	before = ep->nsends;
+	pp_clock_reads = 0;
 	t0 = ft__now();
 	rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, PP_W, PP_N, samples, err);
 	t1 = ft__now();
 	if (rc == 0 && ep->nsends - before != PP_W + PP_N)
 		rc = ft_error_set(err, FT_EIO, "rank %u sent %" PRIu64 " messages, not %u", rank,
 		                  ep->nsends - before, PP_W + PP_N);
+	if (rc == 0 && pp_clock_reads != (rank == 0 ? PP_W + PP_N + 1 : 0))
+		rc = ft_error_set(err, FT_EIO, "rank %u read the clock %" PRIu64 " times, not %u", rank,
+		                  pp_clock_reads, rank == 0 ? PP_W + PP_N + 1 : 0);
 	for (i = 0; i < PP_N && rc == 0; i++) {
 		if (rank == 0 ? !(samples[i] > 0) : samples[i] != -1)
 			rc = ft_error_set(err, FT_EIO, "rank %u: sample %zu is %g", rank, i, samples[i]);
