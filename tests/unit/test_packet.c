@@ -3250,6 +3250,58 @@ test_counters_sonic_roundtrip(void **state)
 }
 
 /*
+ * The deadlocked torus's --counters read back as a user reads them: the fabric as
+ * `ibnetdiscover -p` prints it (one line per cabled port, the CA ports' far ends the
+ * switches) and every port's perfquery, which `ib-credit-loop` follows from waiting port
+ * to the switch behind it into the ring the engine named (sw0.0 -> ... -> sw7.0).
+ */
+static void
+deadlock_diagnose(const struct ft_sim_report *rep)
+{
+	struct ft_obs_set obs;
+	struct ft_findings f;
+	struct ft_diag_input in = { 0 };
+	struct ft_error err = { 0 };
+	bool ibnd = false;
+
+	ft_obs_set_init(&obs);
+	for (size_t k = 0; k < rep->counter_files.len; k++) {
+		const struct ft_sim_file *file = ft_vec_at(&rep->counter_files, k);
+		struct ft_run run;
+
+		if (strcmp(file->name, "ibnetdiscover-p.txt") == 0) {
+			ibnd = true;
+			assert_non_null(strstr(file->text, "\nSW   "));
+			assert_non_null(strstr(file->text, " 4x NDR - SW "));
+			assert_non_null(strstr(file->text, "( 'sw0.0' - 'sw1.0' )"));
+			assert_non_null(strstr(file->text, "( 'n0.nic0' - 'sw0.0' )"));
+		}
+		ft_run_init(&run, FT_SOURCE_IMPORT, "counters");
+		assert_int_equal(ft_parse_buffer(file->text, file->len, file->name, NULL, &obs,
+		                                 &run, &err),
+		                 0);
+		ft_run_release(&run);
+	}
+	assert_true(ibnd);
+	in.obs = &obs;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-credit-loop"), 1);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *x = ft_findings_at(&f, i);
+
+		if (strcmp(x->rule_id, "ib-credit-loop") != 0)
+			continue;
+		assert_non_null(strstr(x->message, "on 8 switches"));
+		assert_non_null(strstr(x->message, "sw0.0 (LID "));
+		assert_non_null(strstr(x->message, "-> sw7.0 (LID "));
+		assert_int_equal(x->nevidence, 8);
+	}
+	ft_findings_release(&f);
+	ft_obs_set_release(&obs);
+}
+
+/*
  * A buffer deadlock (the 16-node torus of scenarios/lab/torus-deadlock.yaml under
  * dimension-order routing, InfiniBand credits) still reports what happened up to the
  * instant it was found: the run's error as before (FT_EINVAL, the cycle named), and a
@@ -3311,6 +3363,7 @@ test_deadlock_counters(void **state)
 		sw_file = sw_file || strncmp(f->name, "perfquery-x.sw0.0.", 18) == 0;
 	}
 	assert_true(sw_file);
+	deadlock_diagnose(&rep);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 }
