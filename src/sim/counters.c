@@ -55,6 +55,9 @@
  *   show queue wredcounters  per port and queue the packets it marked CE (and their bytes,
  *                            the same way); WRED drops 0: the engine's queues mark and
  *                            tail-drop, they never drop early
+ *   show queue watermark unicast
+ *                            per port and queue the most bytes it held (the engine's
+ *                            per-port peak, on the queue that carried most of its bytes)
  *   show pfc counters        the PFC frames each port received (Port Rx) and sent
  *                            upstream from its ingress buffer (Port Tx) per priority
  *   show pfcwd stats         whenever the PFC watchdog is configured (packet.pfc_watchdog;
@@ -346,6 +349,10 @@ static const struct sonic_col wred_cols[] = {
 	{ 14, "WredDrp/pkts" },   { 15, "WredDrp/bytes" },
 	{ 16, "EcnMarked/pkts" }, { 17, "EcnMarked/bytes" },
 };
+static const struct sonic_col wm_cols[] = {
+	{ 11, "Port" }, { 9, "UC0" }, { 9, "UC1" }, { 9, "UC2" }, { 9, "UC3" },
+	{ 9, "UC4" },   { 9, "UC5" }, { 9, "UC6" }, { 9, "UC7" },
+};
 static const struct sonic_col pfc_rx_cols[] = {
 	{ 11, "Port Rx" }, { 6, "PFC0" }, { 6, "PFC1" }, { 6, "PFC2" }, { 6, "PFC3" },
 	{ 6, "PFC4" },     { 6, "PFC5" }, { 6, "PFC6" }, { 6, "PFC7" },
@@ -478,6 +485,45 @@ sonic_queues(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	}
 }
 
+/*
+ * show queue watermark unicast of switch @v: per port and unicast queue the most bytes it
+ * held, as SONiC's watermark counters keep them since they were last cleared (here: the
+ * run). The engine keeps one peak per port, over its priorities; it is shown on the queue
+ * that carried most of the port's bytes, the others 0. A queue builds only where packets
+ * come faster than the port drains them: k long flows hashed onto one uplink peak at
+ * (k - 1) flows' bytes, a spread that keeps every link under line rate at a few packets
+ * (kb ROCE-ECMP).
+ */
+static void
+sonic_watermark(struct ft_strbuf *sb, const struct ft_topo *topo,
+                const struct ft_sim_counters *c, uint32_t first, uint32_t count,
+                const char *vname)
+{
+	sonic_head(sb, vname, "show queue watermark unicast",
+	           "Egress shared pool occupancy per unicast queue:", wm_cols,
+	           FT_ARRAY_SIZE(wm_cols));
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ft_sim_port_counters *tx = &c->port[first + i];
+		char cell[FT_PKT_NPRIO + 1][24];
+		const char *row[FT_PKT_NPRIO + 1];
+		int busiest = 0;
+
+		if (!sonic_listed(topo, c, first + i))
+			continue;
+		sonic_port(cell[0], sizeof(cell[0]), i);
+		row[0] = cell[0];
+		for (int p = 1; p < FT_PKT_NPRIO; p++)
+			if (tx->prio[p].tx_bytes > tx->prio[busiest].tx_bytes)
+				busiest = p;
+		for (int p = 0; p < FT_PKT_NPRIO; p++) {
+			snprintf(cell[p + 1], sizeof(cell[p + 1]), "%" PRIu64,
+			         p == busiest ? tx->q_max_bytes : 0);
+			row[p + 1] = cell[p + 1];
+		}
+		sonic_row(sb, wm_cols, FT_ARRAY_SIZE(wm_cols), row);
+	}
+}
+
 /* show pfc counters of switch @v: the frames its ports received, then those they sent. */
 static void
 sonic_pfc(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
@@ -526,6 +572,7 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	ft_topo_out_links(topo, v, &first, &count);
 	sonic_queues(sb, topo, c, first, count, vname, false);
 	sonic_queues(sb, topo, c, first, count, vname, true);
+	sonic_watermark(sb, topo, c, first, count, vname);
 	sonic_pfc(sb, topo, c, first, count, vname);
 	if (wdog)
 		sonic_head(sb, vname, "show pfcwd stats", NULL, pfcwd_cols,

@@ -444,6 +444,18 @@ static const struct rule_case cases[] = {
 	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=0",
 	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;ib.counter.PortXmitData@sw/0x1/3=1500;"
 	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=1500" },
+	/* ROCE-ECMP on SONiC with neither marks nor pauses: the busy uplink (port 3 of 4,
+	 * Ethernet8) queued 2.1 MB, past 2 down ports x 9216 bytes; clean: the same bytes,
+	 * the queue at 4 KB (it kept up) */
+	{ "fabric-ecmp-collision",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;"
+	  "switch.queue.tx_bytes@sw/Ethernet0/3=1000;switch.queue.tx_bytes@sw/Ethernet4/3=1000;"
+	  "switch.queue.tx_bytes@sw/Ethernet8/3=4000;switch.queue.tx_bytes@sw/Ethernet12/3=0;"
+	  "switch.queue.watermark_bytes@sw/Ethernet8/3=2143314",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;"
+	  "switch.queue.tx_bytes@sw/Ethernet0/3=1000;switch.queue.tx_bytes@sw/Ethernet4/3=1000;"
+	  "switch.queue.tx_bytes@sw/Ethernet8/3=4000;switch.queue.tx_bytes@sw/Ethernet12/3=0;"
+	  "switch.queue.watermark_bytes@sw/Ethernet8/3=4178" },
 	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
 	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
 	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",

@@ -3149,8 +3149,8 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 	struct ft_engine *e;
 	struct ft_error err = { 0 };
 	struct ft_vec files;
-	uint32_t ends[64], np, nsonic = 0, nq = 0, npfc = 0, nlldp = 0;
-	double bytes = 0, want_bytes = 0;
+	uint32_t ends[64], np, nsonic = 0, nq = 0, npfc = 0, nlldp = 0, nwm = 0;
+	double bytes = 0, want_bytes = 0, wm = 0;
 
 	net_build(&n, "dgx-h100:4", true);
 	np = incast_ends(&n, ends);
@@ -3208,6 +3208,12 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 				} else if (strcmp(o->key, "switch.queue.drop_pkts") == 0) {
 					assert_double_equal(o->num, (double)(q->drops - q->drops_corrupt),
 					                    0);
+				} else if (strcmp(o->key, "switch.queue.watermark_bytes") == 0) {
+					/* the port's peak, on the queue that carried its bytes */
+					assert_double_equal(o->num,
+					                    q->tx_bytes ? (double)tx->q_max_bytes : 0, 0);
+					wm = o->num > wm ? o->num : wm;
+					nwm++;
 				}
 			} else if (sscanf(o->key, "switch.pfc.rx_prio%d", &prio) == 1) {
 				assert_double_equal(o->num, (double)tx->prio[prio].pause_rx, 0);
@@ -3230,6 +3236,9 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 	ft_vec_release(&files);
 	assert_true(nsonic > 0);
 	assert_true(nq > 0 && npfc > 0 && nlldp > 0);
+	/* one watermark per listed port and queue; the incast's hot port queued */
+	assert_int_equal(nwm, nq);
+	assert_true(wm > 0);
 	/* every switch port's bytes are in a queue row: none left out */
 	assert_double_equal(bytes, want_bytes, 0);
 	ft_packet_engine.destroy(e);
