@@ -334,8 +334,7 @@ ft__diag_eval_ib_credit_loop(const struct ft_diag_ctx *c, struct ft_findings *ou
 		for (i = 0; i < n; i++) {
 			const struct cl_edge *e = &g->e[ring[i]];
 
-			ft_strbuf_addf(&path, "%s (LID %u port %d) -> ", g->name[e->from],
-				       g->lid[e->from], e->wait->port);
+			ft_strbuf_addf(&path, "%s port %d -> ", g->name[e->from], e->wait->port);
 			if (i < nev)
 				ev[i] = e->wait;
 			if (i == 0 || e->wait->num < least)
@@ -346,13 +345,10 @@ ft__diag_eval_ib_credit_loop(const struct ft_diag_ctx *c, struct ft_findings *ou
 			rc = FT_ENOMEM;
 		} else {
 			rc = ft__diag_emit(c, out, -1, ev, nev,
-			                   "InfiniBand switch ports on %zu switches wait for credits "
-			                   "on one another in a ring: %s (each waited at least %.0f "
-			                   "ticks, floor %.0f); each switch's buffer waits on the "
-			                   "next one's, so credits can loop (a cyclic buffer "
-			                   "dependency: a deadlock once PortXmitWait grows on these "
-			                   "ports while PortXmitData stands still), not congestion "
-			                   "toward one hot spot",
+			                   "ports of %zu InfiniBand switches wait for credits on one "
+			                   "another in a ring: %s (each waited %.0f ticks or more, "
+			                   "floor %.0f): a credit loop (a cyclic buffer dependency), "
+			                   "not congestion toward one hot spot",
 			                   n, path.buf, least, ft__diag_counter_wait.threshold);
 		}
 		ft_strbuf_release(&path);

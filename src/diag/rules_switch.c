@@ -464,10 +464,9 @@ ecmp_sonic_emit(const struct ft_diag_ctx *c, struct ft_findings *out,
 			c, out, -1, FT__EV(max->ev, wm->wm, min->ev, radix_obs),
 			"switch %s: its %u uplinks (Ethernet%d-Ethernet%d) carried uneven "
 			"traffic: %s%s sent %.0f bytes, %.2fx the uplinks' mean of %.0f "
-			"(mark %.1f), %s%s sent %.0f, %u sent nothing; %s's queue held up to "
-			"%.0f bytes (more than %d down ports x %.0f-byte frames arriving at "
-			"once: packets came faster than it drains): static ECMP hashing put "
-			"several flows on one uplink",
+			"(mark %.1f), %s%s sent %.0f, %u sent nothing; %s queued %.0f bytes "
+			"(mark %d x %.0f): flows came faster than it drains, static ECMP "
+			"hashing put several on one uplink",
 			max->ev->host, n, 4 * (first - 1), 4 * (last - 1), max->ev->device, pmax,
 			max->bytes, max->bytes / mean, mean, ECMP_SPREAD_MAX, min->ev->device,
 			pmin, min->bytes, idle, wm->wm->device, wm->wm->num, half, ECMP_MAX_FRAME);

@@ -3301,9 +3301,9 @@ deadlock_diagnose(const struct ft_sim_report *rep)
 
 		if (strcmp(x->rule_id, "ib-credit-loop") != 0)
 			continue;
-		assert_non_null(strstr(x->message, "on 8 switches"));
-		assert_non_null(strstr(x->message, "sw0.0 (LID "));
-		assert_non_null(strstr(x->message, "-> sw7.0 (LID "));
+		assert_non_null(strstr(x->message, "ports of 8 InfiniBand switches"));
+		assert_non_null(strstr(x->message, "ring: sw0.0 port "));
+		assert_non_null(strstr(x->message, "-> sw7.0 port 9 -> sw0.0 ("));
 		assert_int_equal(x->nevidence, 8);
 	}
 	ft_findings_release(&f);
