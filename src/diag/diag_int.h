@@ -65,7 +65,7 @@ ft__diag_eval_fn ft__diag_eval_cc_prio, ft__diag_eval_cnp_class, ft__diag_eval_d
 ft__diag_eval_fn ft__diag_eval_deadlock, ft__diag_eval_ecmp_collision, ft__diag_eval_storm,
 	ft__diag_eval_switch_drops, ft__diag_eval_switch_fec, ft__diag_eval_switch_pause;
 /* rules_deadlock.c */
-ft__diag_eval_fn ft__diag_eval_pfc_deadlock;
+ft__diag_eval_fn ft__diag_eval_ib_credit_loop, ft__diag_eval_pfc_deadlock;
 /* rules_perf.c */
 ft__diag_eval_fn ft__diag_eval_busbw_model, ft__diag_eval_host_outlier, ft__diag_eval_jitter,
 	ft__diag_eval_latency_model, ft__diag_eval_no_results, ft__diag_eval_pair_outlier,

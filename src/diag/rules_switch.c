@@ -343,17 +343,30 @@ ft__diag_eval_ecmp_collision(const struct ft_diag_ctx *c, struct ft_findings *ou
  * DCQCN sender's rate, ROCE-DCQCN), dropped packets or received PFC pauses,
  * ECMP_ROCE_HELD or more of them over the switch's uplinks together
  * (heuristic: under adaptive routing the lab's uplinks mark none, under ECMP
- * leaf0's mark 225). The load offered to the uplinks is read from the down ports'
+ * leaf0's mark 225). On a fabric that neither marks nor pauses (no ECN, a
+ * buffer deep enough for the collisions), the queue itself says so: `show
+ * queue watermark unicast` gives the most bytes each uplink queue held. A
+ * queue grows only while packets come faster than the port drains them: k
+ * flows at line rate hashed onto one uplink peak at (k - 1) flows' bytes
+ * (2 MiB flows: 2.1 MB for two, 6.3 MB for four), while within line rate
+ * the most that can pile up is one packet from each down port arriving at
+ * once, radix/2 x ECMP_MAX_FRAME bytes (74 KB at radix 16). An uplink whose
+ * watermark passes that was oversubscribed: the fabric held traffic back.
+ * (kb ROCE-ECMP: per-flow hashing collides; ECMP_MAX_FRAME: a 9000-byte jumbo
+ * MTU, kb ROCE-MTU, with its headers, rounded up to the 9216 bytes switches
+ * commonly accept, so no frame size makes a balanced fabric pass the mark.) The load offered to the uplinks is read from the down ports'
  * transmit bytes (SONiC's queue counters count transmit only): what a ring
  * delivers to its hosts is what they send, and uneven traffic or a top-tier
  * switch shows there as on PortRcvData.
  */
 #define ECMP_ROCE_HELD  100.0
+#define ECMP_MAX_FRAME  9216.0
 #define ECMP_SONIC_PORTS 256
 
 struct ecmp_sonic_port {
 	const struct ft_obs *ev;   /* the port's busiest queue's bytes */
 	const struct ft_obs *held; /* its largest held-back count */
+	const struct ft_obs *wm;   /* its largest queue watermark */
 	double bytes, nheld;
 };
 
@@ -419,7 +432,7 @@ static int
 ecmp_sonic_emit(const struct ft_diag_ctx *c, struct ft_findings *out,
 		const struct ecmp_sonic_port *P, int radix, const struct ft_obs *radix_obs)
 {
-	const struct ecmp_sonic_port *max = NULL, *min = NULL, *held = NULL;
+	const struct ecmp_sonic_port *max = NULL, *min = NULL, *held = NULL, *wm = NULL;
 	double sum = 0, dsum = 0, dmax = 0, nheld = 0, mean;
 	unsigned n = 0, idle = 0, dn = 0;
 	int half = radix / 2, first = 0, last = 0;
@@ -448,16 +461,29 @@ ecmp_sonic_emit(const struct ft_diag_ctx *c, struct ft_findings *out,
 		nheld += p->nheld;
 		if (p->held && (!held || p->nheld > held->nheld))
 			held = p;
+		if (p->wm && (!wm || p->wm->num > wm->wm->num))
+			wm = p;
 	}
 	mean = n ? sum / n : 0;
 	if (n < 2 || mean <= 0 || max->bytes / mean < ECMP_SPREAD_MAX)
 		return 0;
-	if (!held || nheld < ECMP_ROCE_HELD)
+	if (!(held && nheld >= ECMP_ROCE_HELD) && !(wm && wm->wm->num > half * ECMP_MAX_FRAME))
 		return 0;
 	if (dn && dsum > 0 && dmax / (dsum / dn) >= ECMP_SPREAD_MAX)
 		return 0;
 	sonic_peer(c, max->ev, pmax, sizeof(pmax));
 	sonic_peer(c, min->ev, pmin, sizeof(pmin));
+	if (!(held && nheld >= ECMP_ROCE_HELD))
+		return ft__diag_emit(
+			c, out, -1, FT__EV(max->ev, wm->wm, min->ev, radix_obs),
+			"switch %s: its %u uplinks (Ethernet%d-Ethernet%d) carried uneven "
+			"traffic: %s%s sent %.0f bytes, %.2fx the uplinks' mean of %.0f "
+			"(mark %.1f), %s%s sent %.0f, %u sent nothing; %s queued %.0f bytes "
+			"(mark %d x %.0f): flows came faster than it drains, static ECMP "
+			"hashing put several on one uplink",
+			max->ev->host, n, 4 * (first - 1), 4 * (last - 1), max->ev->device, pmax,
+			max->bytes, max->bytes / mean, mean, ECMP_SPREAD_MAX, min->ev->device,
+			pmin, min->bytes, idle, wm->wm->device, wm->wm->num, half, ECMP_MAX_FRAME);
 	return ft__diag_emit(c, out, -1, FT__EV(max->ev, held->held, min->ev, radix_obs),
 			     "switch %s: its %u uplinks (Ethernet%d-Ethernet%d) carried uneven "
 			     "traffic: %s%s sent %.0f bytes, %.2fx the uplinks' mean of %.0f "
@@ -476,7 +502,7 @@ ecmp_collision_roce(const struct ft_diag_ctx *c, struct ft_findings *out)
 	const struct ft_obs *kind = ft__diag_find(c, "spec.fabric.kind");
 	const struct ft_obs *radix = ft__diag_find(c, "spec.fabric.radix");
 	struct ecmp_sonic_port *P;
-	const struct ft_obs *o, *prev = NULL;
+	const struct ft_obs *o, *w, *prev = NULL;
 	size_t pos = 0;
 	int rc = 0, r;
 
@@ -503,6 +529,9 @@ ecmp_collision_roce(const struct ft_diag_ctx *c, struct ft_findings *out)
 		if (!p->ev || o->num > p->ev->num)
 			p->ev = o;
 		p->nheld += sonic_held(c, o, &p->held);
+		if ((w = ft__diag_find_same(c, "switch.queue.watermark_bytes", o)) && w->has_num &&
+		    (!p->wm || w->num > p->wm->num))
+			p->wm = w;
 	}
 	if (rc == 0 && prev)
 		rc = ecmp_sonic_emit(c, out, P, r, radix);

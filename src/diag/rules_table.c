@@ -984,6 +984,19 @@ const struct ft_rule ft__diag_rules[] = {
 	         "(dimension, dateline crossing) its own lossless priority; keep the PFC watchdog "
 	         "as the safety net, not the fix",
 	  .kb = "ROCE-PFC SYM-ROCE-PFC-STORM" },
+	{ .id = "ib-credit-loop",
+	  .layer = FT_LAYER_FABRIC,
+	  .severity = FT_SEV_CRITICAL,
+	  .summary = "InfiniBand switch ports that wait for credits on one another in a ring "
+	             "(a credit loop: a cyclic buffer dependency)",
+	  .needs = "ib.counter.PortXmitWait ib.port.lid ib.port.node_type ib.link.peer",
+	  .eval = ft__diag_eval_ib_credit_loop,
+	  .fix = "route so that no credit dependency can close a loop: a deadlock-free routing "
+	         "engine (updn or ftree on a tree; torus-2QoS, lash, dfsssp or nue with enough "
+	         "VLs on a torus or other topology with cycles), then restart the job; read "
+	         "perfquery twice to confirm the ring's PortXmitWait grows while PortXmitData "
+	         "stands still",
+	  .kb = "IB-FC IB-SM IB-COUNTERS IB-VL" },
 	/* ---- performance: busbw and latency against expectations, jitter, outliers, results (rules_perf.c) ---- */
 	{ .id = "perf-utilisation-low",
 	  .layer = FT_LAYER_APPLICATION,

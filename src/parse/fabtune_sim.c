@@ -3,7 +3,8 @@
  * parse/fabtune_sim.c - the summary `fabtune sim SCENARIO` prints: what the
  * counters it writes with --counters do not say, the run's length and the
  * rate of the host links. `makespan: X us` becomes `sim.makespan` (seconds,
- * the span over which every counter of the run was counted); each host link
+ * the span over which every counter of the run was counted; a failed run's
+ * `makespan: X us (to the deadlock)` too, its counters stop there); each host link
  * of the "hottest links" table becomes `sim.nic.link_rate` (GB/s) of the NIC
  * at its end (device: the NIC's name, as in the ethtool -S files). The rest
  * of the summary (flow times, utilisation classes) is read by people.
@@ -48,7 +49,12 @@ ft__fabtune_sim_run(struct ft__pctx *c, const char *text, size_t len)
 			continue;
 		}
 		if (ft__split(s, ':', &k, &v) && ft__eq(k, "makespan")) {
-			if (ft__lead_dbl(v, &d, &rest) && d >= 0 && ft__eq(ft__trim(rest), "us")) {
+			/* "us", or "us (to the deadlock)" / "us (to the QP error)" of a failed
+			   run: its counters too are up to then */
+			if (ft__lead_dbl(v, &d, &rest) && d >= 0 &&
+			    (ft__eq(ft__trim(rest), "us") ||
+			     (ft__starts(ft__trim(rest), "us (to ") &&
+			      ft__trim(rest).p[ft__trim(rest).n - 1] == ')'))) {
 				ft__pctx_entity(c, "", -1);
 				ft__emit_num(c, it.lineno, "sim.makespan", d * 1e-6, "s");
 			} else {

@@ -5,8 +5,9 @@
  * or, for a port with no peer, "SW 2052 37 0xguid 4x ??? 'name'".
  *
  * Per port: `ib.port.width_active`, `ib.port.speed_active` (as printed: EDR,
- * HDR, "???" when unknown), `ib.port.lid`, and `ib.link.peer` ("'name' lid/port",
- * or "none"). The entity is the node's name when quoted, else its GUID.
+ * HDR, "???" when unknown), `ib.port.lid`, `ib.port.node_type` (SW, CA or RT: a
+ * switch, a host channel adapter or a router), and `ib.link.peer` ("'name' lid/port",
+ * or "none"); a link's peer type is its own line's `ib.port.node_type`. The entity is the node's name when quoted, else its GUID.
  */
 #include "parse_int.h"
 
@@ -46,6 +47,7 @@ ibnetdiscover_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t 
 			ft__copy(c->device, sizeof(c->device), t[3]);
 		c->port = (int)port;
 		ft__emit_num(c, line, "ib.port.lid", (double)lid, NULL);
+		ft__emit_str(c, line, "ib.port.node_type", t[0]);
 		{
 			/* "4x" as ibstat and iblinkinfo write it: "4X" */
 			char w[8];

@@ -10,6 +10,7 @@
  *                                 EcnMarked/bytes"
  *   show interfaces counters fec-stats
  *                                "IFACE STATE FEC_CORR FEC_UNCORR ... FEC_PRE_BER FEC_POST_BER"
+ *   show queue watermark unicast "Port UC0 ... UC7" (peak bytes per unicast queue)
  *   show lldp table              "LocalPort RemoteDevice RemotePortID Capability RemotePortDescr"
  *
  * Columns are found from the dashed line under each header (cells are
@@ -27,6 +28,8 @@
  * switch.queue.wred_drop_pkts, switch.queue.wred_drop_bytes,
  * switch.queue.ecn_marked_pkts, switch.queue.ecn_marked_bytes; port = the queue
  * number, str = "UC1" / "MC8".
+ * `show queue watermark unicast` ("Port UC0 ... UC7", the most bytes each unicast queue
+ * held): switch.queue.watermark_bytes, port = the queue number, str = "UC3".
  * LLDP rows: switch.lldp.remote_device and switch.lldp.remote_port (str), device
  * = the local port: who is behind each port (the table's closing dashes and
  * "Total entries displayed" line are not rows).
@@ -35,7 +38,7 @@
 
 #define SONIC_MAXCOLS 16
 
-enum table { T_NONE, T_PFC, T_PFCWD, T_IF, T_QUEUE, T_LLDP };
+enum table { T_NONE, T_PFC, T_PFCWD, T_IF, T_QUEUE, T_LLDP, T_WATERMARK };
 
 struct cols {
 	size_t n;
@@ -132,6 +135,9 @@ name_columns(struct ft__span header, struct cols *t)
 	} else if (strcmp(t->name[0], "Port") == 0 && t->n >= 6 &&
 		   strcmp(t->name[1], "TxQ") == 0) {
 		t->kind = T_QUEUE;
+	} else if (strcmp(t->name[0], "Port") == 0 && t->n >= 2 &&
+		   strcmp(t->name[1], "UC0") == 0) {
+		t->kind = T_WATERMARK;
 	}
 }
 
@@ -265,6 +271,23 @@ row(struct ft__pctx *c, uint32_t line, struct ft__span r, const struct cols *t)
 		}
 		break;
 	}
+	case T_WATERMARK:
+		/* "  Ethernet0   0   0   0  6421586 ..." : one cell per unicast queue */
+		for (k = 1; k < t->n; k++) {
+			const char *n = t->name[k];
+			char *end;
+			unsigned long qi;
+
+			if (strncmp(n, "UC", 2) != 0 || !num_cell(cell(r, t, k), &v))
+				continue;
+			qi = strtoul(n + 2, &end, 10);
+			if (*end || end == n + 2 || qi >= 64)
+				continue;
+			c->port = (int)qi;
+			ft__emit(c, line, "switch.queue.watermark_bytes", true, v, "bytes",
+				 (struct ft__span){ n, strlen(n) });
+		}
+		break;
 	case T_NONE:
 		break;
 	}
@@ -307,8 +330,9 @@ ft__sonic_run(struct ft__pctx *c, const char *text, size_t len)
 
 FT__PARSER(sonic, "sonic",
            "SONiC switch: show pfc counters, pfcwd stats, interface and FEC counters, queue and "
-           "WRED/ECN counters, LLDP table",
+           "WRED/ECN counters, queue watermarks, LLDP table",
            { 90, { "Port Rx|Port Tx", "PFC0", "PFC7" } }, { 90, { "STORM DETECTED/RESTORED" } },
            { 85, { "IFACE", "RX_DRP|FEC_PRE_BER" } }, { 88, { "TxQ", "Drop/pkts" } },
            { 88, { "TxQ", "EcnMarked/pkts" } },
-           { 85, { "LocalPort", "RemoteDevice", "RemotePortID" } });
+           { 85, { "LocalPort", "RemoteDevice", "RemotePortID" } },
+           { 85, { "occupancy per unicast queue", "UC0", "UC7" } });

@@ -13,7 +13,9 @@
  * (the tick is implementation-defined); PortRcvErrors counts the packets
  * it received corrupted (bit errors: dropped); PortXmitDiscards the packets
  * it sent that the far end had no buffer for, which is where a real fabric
- * counts them, at the congested egress (kb IB-COUNTERS).
+ * counts them, at the congested egress (kb IB-COUNTERS). The fabric itself comes as
+ * `ibnetdiscover -p` (ibnetdiscover-p.txt): every cabled switch and host port with its LID,
+ * the same LIDs the perfquery files give, and the LID, port and name at its far end.
  *
  * RoCE: per NIC one file: `ethtool DEV` (the link's speed in Mb/s and whether it is up, what
  * the rules that compare a NIC's traffic with its line rate read), then `ethtool -S`, each
@@ -53,6 +55,9 @@
  *   show queue wredcounters  per port and queue the packets it marked CE (and their bytes,
  *                            the same way); WRED drops 0: the engine's queues mark and
  *                            tail-drop, they never drop early
+ *   show queue watermark unicast
+ *                            per port and queue the most bytes it held (the engine's
+ *                            per-port peak, on the queue that carried most of its bytes)
  *   show pfc counters        the PFC frames each port received (Port Rx) and sent
  *                            upstream from its ingress buffer (Port Tx) per priority
  *   show pfcwd stats         whenever the PFC watchdog is configured (packet.pfc_watchdog;
@@ -349,6 +354,10 @@ static const struct sonic_col wred_cols[] = {
 	{ 14, "WredDrp/pkts" },   { 15, "WredDrp/bytes" },
 	{ 16, "EcnMarked/pkts" }, { 17, "EcnMarked/bytes" },
 };
+static const struct sonic_col wm_cols[] = {
+	{ 11, "Port" }, { 9, "UC0" }, { 9, "UC1" }, { 9, "UC2" }, { 9, "UC3" },
+	{ 9, "UC4" },   { 9, "UC5" }, { 9, "UC6" }, { 9, "UC7" },
+};
 static const struct sonic_col pfc_rx_cols[] = {
 	{ 11, "Port Rx" }, { 6, "PFC0" }, { 6, "PFC1" }, { 6, "PFC2" }, { 6, "PFC3" },
 	{ 6, "PFC4" },     { 6, "PFC5" }, { 6, "PFC6" }, { 6, "PFC7" },
@@ -481,6 +490,45 @@ sonic_queues(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	}
 }
 
+/*
+ * show queue watermark unicast of switch @v: per port and unicast queue the most bytes it
+ * held, as SONiC's watermark counters keep them since they were last cleared (here: the
+ * run). The engine keeps one peak per port, over its priorities; it is shown on the queue
+ * that carried most of the port's bytes, the others 0. A queue builds only where packets
+ * come faster than the port drains them: k long flows hashed onto one uplink peak at
+ * (k - 1) flows' bytes, a spread that keeps every link under line rate at a few packets
+ * (kb ROCE-ECMP).
+ */
+static void
+sonic_watermark(struct ft_strbuf *sb, const struct ft_topo *topo,
+                const struct ft_sim_counters *c, uint32_t first, uint32_t count,
+                const char *vname)
+{
+	sonic_head(sb, vname, "show queue watermark unicast",
+	           "Egress shared pool occupancy per unicast queue:", wm_cols,
+	           FT_ARRAY_SIZE(wm_cols));
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ft_sim_port_counters *tx = &c->port[first + i];
+		char cell[FT_PKT_NPRIO + 1][24];
+		const char *row[FT_PKT_NPRIO + 1];
+		int busiest = 0;
+
+		if (!sonic_listed(topo, c, first + i))
+			continue;
+		sonic_port(cell[0], sizeof(cell[0]), i);
+		row[0] = cell[0];
+		for (int p = 1; p < FT_PKT_NPRIO; p++)
+			if (tx->prio[p].tx_bytes > tx->prio[busiest].tx_bytes)
+				busiest = p;
+		for (int p = 0; p < FT_PKT_NPRIO; p++) {
+			snprintf(cell[p + 1], sizeof(cell[p + 1]), "%" PRIu64,
+			         p == busiest ? tx->q_max_bytes : 0);
+			row[p + 1] = cell[p + 1];
+		}
+		sonic_row(sb, wm_cols, FT_ARRAY_SIZE(wm_cols), row);
+	}
+}
+
 /* show pfc counters of switch @v: the frames its ports received, then those they sent. */
 static void
 sonic_pfc(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_sim_counters *c,
@@ -529,6 +577,7 @@ render_sonic(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 	ft_topo_out_links(topo, v, &first, &count);
 	sonic_queues(sb, topo, c, first, count, vname, false);
 	sonic_queues(sb, topo, c, first, count, vname, true);
+	sonic_watermark(sb, topo, c, first, count, vname);
 	sonic_pfc(sb, topo, c, first, count, vname);
 	if (wdog)
 		sonic_head(sb, vname, "show pfcwd stats", NULL, pfcwd_cols,
@@ -603,6 +652,71 @@ render_nccl_warn(struct ft_strbuf *sb, const struct ft_topo *topo, const struct 
 	               s->node, s->local, s->local, s->local, d->node, nic->local);
 }
 
+/* The IB speed name of a 4x link of @cap_Bps (kb IB-SPEED: 4x EDR 100, HDR 200, NDR 400,
+ * XDR 800 Gb/s), as ibnetdiscover prints it; "???" below 4x FDR. */
+static const char *
+ib_speed_name(double cap_Bps)
+{
+	static const struct {
+		double gbps;
+		const char *name;
+	} s[] = { { 800, "XDR" }, { 400, "NDR" }, { 200, "HDR" }, { 100, "EDR" }, { 56, "FDR" } };
+	double g = cap_Bps * 8 / 1e9;
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(s); i++)
+		if (g >= 0.9 * s[i].gbps)
+			return s[i].name;
+	return "???";
+}
+
+/* One `ibnetdiscover -p` line: port @port of vertex @v over link @l. */
+static void
+render_ibnd_port(struct ft_strbuf *sb, const struct ft_topo *topo, uint32_t v, uint32_t port,
+                 const struct ft_link *lk)
+{
+	const struct ft_vertex *a = ft_topo_vertex(topo, v), *b = ft_topo_vertex(topo, lk->dst);
+	uint32_t bport = b->kind == FT_V_SWITCH ? port_index(topo, lk->rev) + 1 : 1;
+	char an[48], bn[48];
+
+	ft_topo_vertex_name(topo, v, an, sizeof(an));
+	ft_topo_vertex_name(topo, lk->dst, bn, sizeof(bn));
+	ft_strbuf_addf(sb,
+	               "%s %5u %3u 0x%016" PRIx64 " 4x %s - %s %5u %3u 0x%016" PRIx64
+	               " ( '%s' - '%s' )\n",
+	               a->kind == FT_V_SWITCH ? "SW" : "CA", v + 1, port,
+	               UINT64_C(0x0002c90300000000) + v, ib_speed_name(lk->cap_Bps),
+	               b->kind == FT_V_SWITCH ? "SW" : "CA", lk->dst + 1, bport,
+	               UINT64_C(0x0002c90300000000) + lk->dst, an, bn);
+}
+
+/*
+ * `ibnetdiscover -p` (--ports) of an InfiniBand fabric: one line per cabled port of every
+ * switch and host, its LID (the same as its perfquery's), port, GUID, width and speed, and
+ * the LID, port and name at the other end. With the perfquery files it lets a reader
+ * follow a port that waits for credits to the switch it waits on (diag: ib-credit-loop).
+ */
+static void
+render_ibnetdiscover(struct ft_strbuf *sb, const struct ft_topo *topo)
+{
+	uint32_t v, nv = ft_topo_nvertices(topo);
+
+	for (v = 0; v < nv; v++) {
+		const struct ft_vertex *vx = ft_topo_vertex(topo, v);
+		uint32_t first, count, i;
+
+		if (vx->kind != FT_V_NIC && vx->kind != FT_V_SWITCH)
+			continue;
+		ft_topo_out_links(topo, v, &first, &count);
+		for (i = 0; i < count; i++) {
+			const struct ft_link *lk = ft_topo_link(topo, first + i);
+
+			if (lk->kind != FT_L_HOST && lk->kind != FT_L_FABRIC)
+				continue;
+			render_ibnd_port(sb, topo, v, vx->kind == FT_V_NIC ? 1 : i + 1, lk);
+		}
+	}
+}
+
 int
 ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                         struct ft_vec *files, struct ft_error *err)
@@ -667,6 +781,10 @@ ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters
 				rc = add_file(files, &sb, name);
 			}
 		}
+	}
+	if (rc == 0 && !roce) {
+		render_ibnetdiscover(&sb, topo);
+		rc = add_file(files, &sb, "ibnetdiscover-p.txt");
 	}
 	if (rc == 0 && c->qp_error.failed) {
 		render_nccl_warn(&sb, topo, &c->qp_error);

@@ -3,7 +3,14 @@
 #
 # Each case is tests/cli/cases/NAME.cmd: one line of arguments to fabtune
 # (shell words; run from the source root). Expected stdout is NAME.out,
-# stderr NAME.err and the exit code NAME.rc (default 0). Stderr is always
+# stderr NAME.err and the exit code NAME.rc (default 0). A case of several
+# lines runs each as a fabtune command in turn, the last one the case's: the
+# lines before it set up its input (e.g. `sim ... --counters $CASE_TMP/c`,
+# then `diagnose $CASE_TMP/c`; $CASE_TMP is an empty folder of the case's
+# own, written as the text CASE_TMP in what is compared); the stdout of line
+# K goes to $CASE_TMP/K.out, for the lines after it to read (a sim's report
+# that diagnose reads with its counters), their stderr is kept, and an exit
+# status other than 0 is added to stderr as "(line K: exit R)". Stderr is always
 # compared: a case without NAME.err expects an empty stderr, so a new warning
 # or message fails the case until its .err is added (and reviewed).
 # FT_UPDATE_GOLDEN=1 rewrites the expected files for review in the diff.
@@ -44,11 +51,26 @@ fail=0
 for c in "${cases[@]}"; do
 	n=$((n + 1))
 	name=$(basename "$c" .cmd)
-	args=$(head -n 1 "$c")
 	export FABTUNE_ARCHIVE="$tmp/$name.db"
+	CASE_TMP="$tmp/$name.d"
+	mkdir -p "$CASE_TMP"
+	: >"$tmp/err"
+	nl=$(grep -c '' "$c")
+	for ((ln = 1; ln < nl; ln++)); do
+		args=$(sed -n "${ln}p" "$c")
+		eval "set -- $args"
+		"$fabtune" "$@" >"$CASE_TMP/$ln.out" 2>>"$tmp/err" </dev/null
+		rc=$?
+		[ "$rc" = 0 ] || echo "(line $ln: exit $rc)" >>"$tmp/err"
+	done
+	args=$(sed -n "${nl}p" "$c")
 	eval "set -- $args"
-	"$fabtune" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	"$fabtune" "$@" >"$tmp/out" 2>>"$tmp/err" </dev/null
 	rc=$?
+	if [ "$nl" -gt 1 ]; then
+		sed -i "s|$CASE_TMP|CASE_TMP|g" "$tmp/out" "$tmp/err"
+	fi
+	rm -rf "$CASE_TMP"
 	want_rc=0
 	[ -f "$dir/$name.rc" ] && want_rc=$(cat "$dir/$name.rc")
 	if [ "${FT_UPDATE_GOLDEN:-0}" = 1 ]; then

@@ -119,6 +119,10 @@ struct rule_case {
 
 #define ACT(d) "ib.port.state@h1/" d "/1=Active;ib.port.link_layer@h1/" d "/1=InfiniBand"
 #define ROCEP  "ib.port.state@h1/mlx5_0/1=Active;ib.port.link_layer@h1/mlx5_0/1=Ethernet"
+/* One ibnetdiscover -p port: node @n port @p (LID @lid, type @t) and its far end @peer. */
+#define SWP(n, p, lid, t, peer)                                                                    \
+	"ib.port.lid@/" n "/" p "=" lid ";ib.port.node_type@/" n "/" p "=" t ";ib.link.peer@/" n   \
+	"/" p "=" peer ";"
 
 static const struct rule_case cases[] = {
 	{ "ib-port-down", "ib.port.state@h1/mlx5_0/1=Down;ib.port.phys_state@h1/mlx5_0/1=Polling",
@@ -413,6 +417,20 @@ static const struct rule_case cases[] = {
 	  "switch.pfcwd.storms@a/Ethernet0/3=2;switch.lldp.remote_device@a/Ethernet0=b;"
 	  "switch.pfcwd.storms@b/Ethernet4/3=1;switch.lldp.remote_device@b/Ethernet4=c;"
 	  "switch.pfcwd.storms@c/Ethernet8/3=3;switch.lldp.remote_device@c/Ethernet8=n0.nic0" },
+	/* IB-FC: three switches (LIDs 1-3) whose ports wait for credits on the next one,
+	 * joined as ibnetdiscover -p shows them, close a ring; clean: the third one's
+	 * waiting port faces a host (CA, LID 9), so the waits form a chain, not a cycle. */
+	{ "ib-credit-loop",
+	  SWP("a", "2", "1", "SW", "'b' 2/1") SWP("b", "1", "2", "SW", "'a' 1/2")
+	  SWP("b", "3", "2", "SW", "'c' 3/1") SWP("c", "1", "3", "SW", "'b' 2/3")
+	  SWP("c", "2", "3", "SW", "'a' 1/3") SWP("a", "3", "1", "SW", "'c' 3/2")
+	  "ib.counter.PortXmitWait@/LID 1/2=5000;ib.counter.PortXmitWait@/LID 2/3=4000;"
+	  "ib.counter.PortXmitWait@/LID 3/2=3000",
+	  SWP("a", "2", "1", "SW", "'b' 2/1") SWP("b", "1", "2", "SW", "'a' 1/2")
+	  SWP("b", "3", "2", "SW", "'c' 3/1") SWP("c", "1", "3", "SW", "'b' 2/3")
+	  SWP("c", "4", "3", "SW", "'h' 9/1") SWP("h", "1", "9", "CA", "'c' 3/4")
+	  "ib.counter.PortXmitWait@/LID 1/2=5000;ib.counter.PortXmitWait@/LID 2/3=4000;"
+	  "ib.counter.PortXmitWait@/LID 3/4=3000" },
 	{ "switch-pfc-pause", "switch.pfc.tx_prio3@sw/Ethernet6=250000",
 	  "switch.pfc.tx_prio3@sw/Ethernet6=15437" },
 	{ "switch-drops", "switch.if.tx_drp@sw/Ethernet0=9268210", "switch.if.tx_drp@sw/Ethernet0=0" },
@@ -426,6 +444,18 @@ static const struct rule_case cases[] = {
 	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=0",
 	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;ib.counter.PortXmitData@sw/0x1/3=1500;"
 	  "ib.counter.PortXmitWait@sw/0x1/3=5000;ib.counter.PortXmitData@sw/0x1/4=1500" },
+	/* ROCE-ECMP on SONiC with neither marks nor pauses: the busy uplink (port 3 of 4,
+	 * Ethernet8) queued 2.1 MB, past 2 down ports x 9216 bytes; clean: the same bytes,
+	 * the queue at 4 KB (it kept up) */
+	{ "fabric-ecmp-collision",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;"
+	  "switch.queue.tx_bytes@sw/Ethernet0/3=1000;switch.queue.tx_bytes@sw/Ethernet4/3=1000;"
+	  "switch.queue.tx_bytes@sw/Ethernet8/3=4000;switch.queue.tx_bytes@sw/Ethernet12/3=0;"
+	  "switch.queue.watermark_bytes@sw/Ethernet8/3=2143314",
+	  "spec.fabric.kind=fat-tree;spec.fabric.radix=4;"
+	  "switch.queue.tx_bytes@sw/Ethernet0/3=1000;switch.queue.tx_bytes@sw/Ethernet4/3=1000;"
+	  "switch.queue.tx_bytes@sw/Ethernet8/3=4000;switch.queue.tx_bytes@sw/Ethernet12/3=0;"
+	  "switch.queue.watermark_bytes@sw/Ethernet8/3=4178" },
 	{ "ib-cc-off", "opensm.mlnx_congestion_control=0;ib.counter.PortXmitWait@sw/0x1/1=50000",
 	  "opensm.mlnx_congestion_control=2;ib.counter.PortXmitWait@sw/0x1/1=50000" },
 	{ "nccl-env-link-layer", ACT("mlx5_0") ";nccl.env.NCCL_IB_TC@h1=106",

@@ -3379,8 +3379,8 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 	struct ft_engine *e;
 	struct ft_error err = { 0 };
 	struct ft_vec files;
-	uint32_t ends[64], np, nsonic = 0, nq = 0, npfc = 0, nlldp = 0;
-	double bytes = 0, want_bytes = 0;
+	uint32_t ends[64], np, nsonic = 0, nq = 0, npfc = 0, nlldp = 0, nwm = 0;
+	double bytes = 0, want_bytes = 0, wm = 0;
 
 	net_build(&n, "dgx-h100:4", true);
 	np = incast_ends(&n, ends);
@@ -3438,6 +3438,12 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 				} else if (strcmp(o->key, "switch.queue.drop_pkts") == 0) {
 					assert_double_equal(o->num, (double)(q->drops - q->drops_corrupt),
 					                    0);
+				} else if (strcmp(o->key, "switch.queue.watermark_bytes") == 0) {
+					/* the port's peak, on the queue that carried its bytes */
+					assert_double_equal(o->num,
+					                    q->tx_bytes ? (double)tx->q_max_bytes : 0, 0);
+					wm = o->num > wm ? o->num : wm;
+					nwm++;
 				}
 			} else if (sscanf(o->key, "switch.pfc.rx_prio%d", &prio) == 1) {
 				assert_double_equal(o->num, (double)tx->prio[prio].pause_rx, 0);
@@ -3460,6 +3466,9 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 	ft_vec_release(&files);
 	assert_true(nsonic > 0);
 	assert_true(nq > 0 && npfc > 0 && nlldp > 0);
+	/* one watermark per listed port and queue; the incast's hot port queued */
+	assert_int_equal(nwm, nq);
+	assert_true(wm > 0);
 	/* every switch port's bytes are in a queue row: none left out */
 	assert_double_equal(bytes, want_bytes, 0);
 	ft_packet_engine.destroy(e);
@@ -3477,6 +3486,58 @@ test_counters_sonic_roundtrip(void **state)
 	assert_true(ecn > 0);       /* DCQCN: the queues mark */
 	assert_true(pause_pfc > 0); /* PFC alone: the buffers pause */
 	assert_double_equal(ecn_pfc, 0, 0);
+}
+
+/*
+ * The deadlocked torus's --counters read back as a user reads them: the fabric as
+ * `ibnetdiscover -p` prints it (one line per cabled port, the CA ports' far ends the
+ * switches) and every port's perfquery, which `ib-credit-loop` follows from waiting port
+ * to the switch behind it into the ring the engine named (sw0.0 -> ... -> sw7.0).
+ */
+static void
+deadlock_diagnose(const struct ft_sim_report *rep)
+{
+	struct ft_obs_set obs;
+	struct ft_findings f;
+	struct ft_diag_input in = { 0 };
+	struct ft_error err = { 0 };
+	bool ibnd = false;
+
+	ft_obs_set_init(&obs);
+	for (size_t k = 0; k < rep->counter_files.len; k++) {
+		const struct ft_sim_file *file = ft_vec_at(&rep->counter_files, k);
+		struct ft_run run;
+
+		if (strcmp(file->name, "ibnetdiscover-p.txt") == 0) {
+			ibnd = true;
+			assert_non_null(strstr(file->text, "\nSW   "));
+			assert_non_null(strstr(file->text, " 4x NDR - SW "));
+			assert_non_null(strstr(file->text, "( 'sw0.0' - 'sw1.0' )"));
+			assert_non_null(strstr(file->text, "( 'n0.nic0' - 'sw0.0' )"));
+		}
+		ft_run_init(&run, FT_SOURCE_IMPORT, "counters");
+		assert_int_equal(ft_parse_buffer(file->text, file->len, file->name, NULL, &obs,
+		                                 &run, &err),
+		                 0);
+		ft_run_release(&run);
+	}
+	assert_true(ibnd);
+	in.obs = &obs;
+	ft_findings_init(&f);
+	assert_int_equal(ft_diag_run(&in, &f, &err), 0);
+	assert_int_equal(ft_findings_count_rule(&f, "ib-credit-loop"), 1);
+	for (size_t i = 0; i < ft_findings_len(&f); i++) {
+		const struct ft_finding *x = ft_findings_at(&f, i);
+
+		if (strcmp(x->rule_id, "ib-credit-loop") != 0)
+			continue;
+		assert_non_null(strstr(x->message, "ports of 8 InfiniBand switches"));
+		assert_non_null(strstr(x->message, "ring: sw0.0 port "));
+		assert_non_null(strstr(x->message, "-> sw7.0 port 9 -> sw0.0 ("));
+		assert_int_equal(x->nevidence, 8);
+	}
+	ft_findings_release(&f);
+	ft_obs_set_release(&obs);
 }
 
 /*
@@ -3541,6 +3602,7 @@ test_deadlock_counters(void **state)
 		sw_file = sw_file || strncmp(f->name, "perfquery-x.sw0.0.", 18) == 0;
 	}
 	assert_true(sw_file);
+	deadlock_diagnose(&rep);
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 }

@@ -1317,6 +1317,35 @@ test_fabtune_sim_summary(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* A failed run's summary gives its makespan up to the failure, with what it ran to. */
+static void
+test_fabtune_sim_failed_makespan(void **state)
+{
+	static const char text[] =
+		"scenario torus-deadlock: t.yaml, 128 GPUs on 16 nodes, engine packet, routing "
+		"dor, seed 1\n"
+		"failed: buffer deadlock found at 530.7us (the last event: nothing moved after "
+		"it)\n"
+		"\n"
+		"makespan: 530.72 us (to the deadlock)\n"
+		"makespan: 11036.91 us (to the QP error\n";
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(text, sizeof(text) - 1, "sim.txt", "fabtune-sim", &set,
+					 NULL, &err),
+			 0);
+	o = find_obs(&set, "sim.makespan", "", -1);
+	assert_non_null(o);
+	assert_true(fabs(o->num - 530.72e-6) < 1e-15);
+	assert_int_equal(count_obs(&set, "sim.makespan"), 1);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 1); /* the unclosed one */
+	ft_obs_set_release(&set);
+}
+
 /* A parser written the way docs/internals/parse.md says: a run function and one definition. */
 static int
 ft__demo_run(struct ft__pctx *c, const char *text, size_t len)
@@ -1835,6 +1864,7 @@ main(void)
 		cmocka_unit_test(test_big_input),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_fabtune_sim_summary),
+		cmocka_unit_test(test_fabtune_sim_failed_makespan),
 		cmocka_unit_test(test_sniff_rules),
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_parser_definition),
