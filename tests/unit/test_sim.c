@@ -1876,7 +1876,9 @@ test_ports_json_packet_counters(void **state)
 	ft_arena_init(&arena, 4096);
 	doc = report_jv(&rep, &arena, &sb);
 	ports = jget(doc, "ports", FT_JV_ARRAY);
-	assert_int_equal(ports->n, rep.nlinks_used);
+	assert_int_equal(ports->n, rep.nports_used);
+	assert_true(rep.nports_used > rep.nlinks_used); /* the leaf's ports back to the senders */
+	assert_double_equal(jget(doc, "ports_used", FT_JV_NUMBER)->num, (double)rep.nports_used, 0);
 	for (i = 0; i < ports->n; i++) {
 		pk = jget(ports->items[i], "packet", FT_JV_OBJECT);
 		pauses += jget(pk, "pause_sent", FT_JV_NUMBER)->num;
@@ -1899,11 +1901,47 @@ test_ports_json_packet_counters(void **state)
 	assert_double_equal(jget(pr, "priority", FT_JV_NUMBER)->num, 3, 0);
 	assert_double_equal(jget(pr, "packets", FT_JV_NUMBER)->num, 12 * 1024, 0);
 
+	/* A port's pause_sent is what its own device sent out of it, as ethtool -S and
+	 * SONiC count them: the leaf paused the NIC, the NIC paused nobody. */
 	pk = jget(port_named(ports, "n1.nic0 -> leaf0"), "packet", FT_JV_OBJECT);
 	assert_true(jget(pk, "pause_received", FT_JV_NUMBER)->num > 0);
 	assert_true(jget(pk, "paused_us", FT_JV_NUMBER)->num > 0);
+	assert_double_equal(jget(pk, "pause_sent", FT_JV_NUMBER)->num, 0, 0);
+	pr = jget(port_named(ports, "leaf0 -> n1.nic0"), "packet", FT_JV_OBJECT);
+	assert_double_equal(jget(pr, "pause_sent", FT_JV_NUMBER)->num,
+	                    jget(pk, "pause_received", FT_JV_NUMBER)->num, 0);
 	ft_strbuf_release(&sb);
 	ft_sim_report_release(&rep);
+
+	/* The same run's ethtool -S of n1.nic0 says the same. */
+	{
+		struct ft_sim_overrides ov;
+		struct ft_error err = { 0 };
+		const struct ft_sim_file *f = NULL;
+		char want[64];
+
+		ft_sim_overrides_init(&ov);
+		ov.engine = "packet";
+		ov.counters = true;
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		doc = report_jv(&rep, &arena, &sb);
+		ports = jget(doc, "ports", FT_JV_ARRAY);
+		for (i = 0; i < rep.counter_files.len; i++)
+			if (strcmp(((const struct ft_sim_file *)ft_vec_at(&rep.counter_files, i))->name,
+			           "ethtool-S.n1.nic0.txt") == 0)
+				f = ft_vec_at(&rep.counter_files, i);
+		assert_non_null(f);
+		pk = jget(port_named(ports, "n1.nic0 -> leaf0"), "packet", FT_JV_OBJECT);
+		snprintf(want, sizeof(want), "tx_prio3_pause: %.0f\n",
+		         jget(pk, "pause_sent", FT_JV_NUMBER)->num);
+		assert_non_null(strstr(f->text, want));
+		snprintf(want, sizeof(want), "rx_prio3_pause: %.0f\n",
+		         jget(pk, "pause_received", FT_JV_NUMBER)->num);
+		assert_non_null(strstr(f->text, want));
+		ft_strbuf_release(&sb);
+		ft_sim_report_release(&rep);
+	}
 
 	run_sc(sc, "flow", &rep);
 	doc = report_jv(&rep, &arena, &sb);
