@@ -1954,6 +1954,87 @@ test_ports_json_packet_counters(void **state)
 	ft_arena_release(&arena);
 }
 
+/* The victim job's time in lab scenario @path, run on the packet engine, or with
+ * @alone the same file without its background traffic; the victim NIC's CNPs handled
+ * (its ethtool -S rp_cnp_handled) into @cnps when not NULL. */
+static double
+lab_victim_us(const char *path, bool alone, uint64_t *cnps, const char *nic_file)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	char text[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	char *bg;
+	double us;
+
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (alone) {
+		bg = strstr(text, "\nbackground:");
+		assert_non_null(bg);
+		bg[1] = '\0';
+	}
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), path, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.counters = cnps != NULL;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s: %s", path, err.msg);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "ring");
+	us = ft_run_row(&rep.run, 0)->time_us;
+	if (cnps) {
+		const struct ft_sim_file *nf = NULL;
+		const char *k;
+
+		for (size_t i = 0; i < rep.counter_files.len; i++)
+			if (strcmp(((const struct ft_sim_file *)ft_vec_at(&rep.counter_files, i))
+			                   ->name,
+			           nic_file) == 0)
+				nf = ft_vec_at(&rep.counter_files, i);
+		assert_non_null(nf);
+		k = strstr(nf->text, "rp_cnp_handled: ");
+		assert_non_null(k);
+		*cnps = strtoull(k + strlen("rp_cnp_handled: "), NULL, 10);
+	}
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return us;
+}
+
+/*
+ * The InfiniBand tree-saturation lab (docs/scenarios/lab-ib-incast-xmitwait.md): a job
+ * between NIC 0 of nodes 1 and 2 shares those NICs' links to the leaf with the incast's
+ * flows. Without congestion control the credits the hot port holds back stop the
+ * incast's packets in the ingress buffers of those links, and the victim's behind them.
+ * IB CC throttles the incast's sources, and only as far as its table reaches: twelve
+ * fabric senders at the default table's last entry (line rate / 9) still offer 12 / 9 of
+ * the hot link, so its queue never drains and the tree stays saturated; with the last
+ * entry at line rate / 37 (cct_max_delay 3 us) they offer 12 / 37 of it and the victim
+ * gets most of its rate back. The switch ports that wait for credits are victims and do
+ * not mark (Victim_Mask clear), so the victim's own QPs are never throttled.
+ */
+static void
+test_lab_ib_victim(void **state)
+{
+	double alone, off, on, cct;
+
+	(void)state;
+	alone = lab_victim_us("scenarios/lab/ib-incast-victim.yaml", true, NULL, NULL);
+	off = lab_victim_us("scenarios/lab/ib-incast-victim.yaml", false, NULL, NULL);
+	on = lab_victim_us("scenarios/lab/ib-incast-victim-ibcc.yaml", false, NULL, NULL);
+	cct = lab_victim_us("scenarios/lab/ib-incast-victim-ibcc-cct.yaml", false, NULL, NULL);
+	assert_true(alone / off <= 0.7); /* tree saturation: 0.60 measured */
+	assert_true(on < off);          /* CC helps ... */
+	assert_true(alone / on < 0.8);  /* ... but 12 / 9 > 1: the tree stays saturated */
+	assert_true(alone / cct >= 0.8); /* 12 / 37 < 1: the victim recovers (0.85) */
+	assert_true(cct < 0.8 * off);
+}
+
 static void
 test_same_seed_same_bytes(void **state)
 {
@@ -3245,6 +3326,7 @@ main(void)
 		cmocka_unit_test(test_same_seed_same_bytes),
 		cmocka_unit_test(test_qp_failure_report),
 		cmocka_unit_test(test_ports_json_packet_counters),
+		cmocka_unit_test(test_lab_ib_victim),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_over_network_rule),
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
