@@ -25,6 +25,10 @@
  * durations in microseconds, and the RDMA congestion counters np_ecn_marked_roce_packets,
  * np_cnp_sent and rp_cnp_handled.
  *
+ * InfiniBand also: the subnet manager's opensm.conf, whether it configures congestion
+ * control and with what options (ft__sim_render_opensm_conf(), kb CC-IB), which the rule
+ * ib-cc-off reads beside the counters.
+ *
  * Per NIC also one file, both fabrics: `rdma statistic show link mlx5_N/1` after a prompt
  * naming its host (root@nK), as iproute2's rdma tool prints the port's hardware counters
  * (kb ROCE-COUNTERS, K-MLX5-RDMA), in the order and groups the mlx5 driver lists them:
@@ -592,6 +596,49 @@ render_nccl_warn(struct ft_strbuf *sb, const struct ft_topo *topo, const struct 
 	               "n%u:%u:%u [%u] NCCL WARN NET/IB : Got completion from peer n%u<0> with "
 	               "status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_%u\n",
 	               s->node, s->local, s->local, s->local, d->node, nic->local);
+}
+
+/*
+ * The subnet manager's opensm.conf, as a capture of an InfiniBand cluster holds it beside
+ * its port counters: whether the SM configures congestion control, and with it the
+ * options the twin ran with, under OpenSM's names (kb CC-IB): the switches' marking
+ * rate, the HCAs' CCTI_Timer (in the IBA's 1.024 us units), CCTI_Increase, CCTI_Limit
+ * and CCTI_Min. Zero fields of @pc take the engine's defaults (pkt_setup.c). The
+ * switch threshold is a queue depth in the twin and a 0-15 level in OpenSM: a comment
+ * gives the depth.
+ */
+int
+ft__sim_render_opensm_conf(const struct ft_packet_cfg *pc, struct ft_vec *files,
+                           struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	bool on = pc && pc->cc == FT_PKT_CC_IBCC;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	ft_strbuf_adds(&sb, "# opensm.conf: the subnet manager's options\n"
+	                    "# Enable Congestion Control Configuration\n");
+	ft_strbuf_addf(&sb, "congestion_control %s\n", on ? "TRUE" : "FALSE");
+	if (on) {
+		double timer = pc->ccti_timer_s > 0 ? pc->ccti_timer_s : 10e-6;
+
+		if (pc->ibcc_threshold_bytes)
+			ft_strbuf_addf(&sb, "# switches mark FECN above %" PRIu64 " bytes of queue\n",
+			               pc->ibcc_threshold_bytes);
+		else
+			ft_strbuf_adds(&sb, "# switches mark FECN above 8 MTUs of queue\n");
+		ft_strbuf_addf(&sb, "cc_sw_cong_setting_marking_rate %u\n",
+		               pc->ibcc_marking_rate ? pc->ibcc_marking_rate : 10);
+		ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_timer %.0f\n", timer / 1.024e-6);
+		ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_increase %u\n",
+		               pc->ccti_increase ? pc->ccti_increase : 1);
+		ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_limit %u\n",
+		               pc->ccti_limit ? pc->ccti_limit : 127);
+		ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_min %u\n", pc->ccti_min);
+	}
+	rc = add_file(files, &sb, "opensm.conf");
+	ft_strbuf_release(&sb);
+	return rc < 0 ? ft_error_set(err, rc, "--counters: out of memory") : 0;
 }
 
 int

@@ -2076,6 +2076,60 @@ test_lab_ib_victim(void **state)
 	assert_true(cct < 0.8 * off);
 }
 
+/*
+ * --counters on InfiniBand writes the subnet manager's opensm.conf beside the port
+ * counters: congestion_control FALSE without IB CC (OpenSM's default), TRUE with it and
+ * its options. Diagnosed with the counters, the tree-saturation lab then differs between
+ * CC off and on: ib-cc-off fires only off, ib-xmit-wait in both (the credits still wait).
+ */
+static void
+test_counters_opensm_conf(void **state)
+{
+	static const char *const files[2] = { "scenarios/lab/ib-incast-victim.yaml",
+		                              "scenarios/lab/ib-incast-victim-ibcc.yaml" };
+
+	(void)state;
+	for (int cc = 0; cc < 2; cc++) {
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_error err = { 0 };
+		struct ft_obs_set obs;
+		struct ft_findings fnd;
+		struct ft_diag_input in = { 0 };
+		const struct ft_sim_file *conf = NULL;
+
+		assert_int_equal(ft_scenario_load_file(files[cc], &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.counters = true;
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		ft_obs_set_init(&obs);
+		for (size_t i = 0; i < rep.counter_files.len; i++) {
+			const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, i);
+
+			if (strcmp(f->name, "opensm.conf") == 0)
+				conf = f;
+			if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+				fail_msg("%s: %s", f->name, err.msg);
+		}
+		assert_non_null(conf);
+		assert_non_null(strstr(conf->text, cc ? "\ncongestion_control TRUE\n" :
+		                                        "\ncongestion_control FALSE\n"));
+		assert_true((strstr(conf->text, "\ncc_ca_cong_setting_ccti_timer 10\n") != NULL) ==
+		            (cc == 1)); /* 10 us in 1.024 us units */
+		ft_findings_init(&fnd);
+		in.obs = &obs;
+		assert_int_equal(ft_diag_run(&in, &fnd, &err), 0);
+		assert_int_equal(ft_findings_count_rule(&fnd, "ib-cc-off") > 0, cc == 0);
+		assert_true(ft_findings_count_rule(&fnd, "ib-xmit-wait") > 0);
+		ft_findings_release(&fnd);
+		ft_obs_set_release(&obs);
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
 static void
 test_same_seed_same_bytes(void **state)
 {
@@ -3369,6 +3423,7 @@ main(void)
 		cmocka_unit_test(test_ports_json_packet_counters),
 		cmocka_unit_test(test_lab_burst_victim),
 		cmocka_unit_test(test_lab_ib_victim),
+		cmocka_unit_test(test_counters_opensm_conf),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_over_network_rule),
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
