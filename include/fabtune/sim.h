@@ -657,6 +657,8 @@ struct ft_sim_report {
 	struct ft_vec ports;      /* struct ft_sim_hot_link: byte counters of the links that carried
 	                           * bytes, by link id, the first FT_SIM_MAX_PORTS of them */
 	uint64_t nlinks_used;     /* links that carried bytes */
+	uint64_t nports_used;     /* links in ports: those, and (packet engine) those whose
+	                           * sender sent PFC frames without carrying data */
 	uint32_t qps_per_conn;
 	double fabric_scale;
 	bool have_rate_rtol; /* the flow engine's rate tolerance was given (--rate-tolerance) */

@@ -27,6 +27,10 @@
  * durations in microseconds, and the RDMA congestion counters np_ecn_marked_roce_packets,
  * np_cnp_sent and rp_cnp_handled.
  *
+ * InfiniBand also: the subnet manager's opensm.conf, whether it configures congestion
+ * control and with what options (ft__sim_render_opensm_conf(), kb CC-IB), which the rule
+ * ib-cc-off reads beside the counters.
+ *
  * Per NIC also one file, both fabrics: `rdma statistic show link mlx5_N/1` after a prompt
  * naming its host (root@nK), as iproute2's rdma tool prints the port's hardware counters
  * (kb ROCE-COUNTERS, K-MLX5-RDMA), in the order and groups the mlx5 driver lists them:
@@ -715,6 +719,55 @@ render_ibnetdiscover(struct ft_strbuf *sb, const struct ft_topo *topo)
 			render_ibnd_port(sb, topo, v, vx->kind == FT_V_NIC ? 1 : i + 1, lk);
 		}
 	}
+}
+
+/*
+ * The subnet manager's opensm.conf, as a capture of an InfiniBand cluster holds it beside
+ * its port counters: whether the SM configures congestion control, and with it the
+ * options the twin ran with, under OpenSM's names (kb CC-IB): the switches' marking
+ * rate, the HCAs' CCTI_Timer (in the IBA's 1.024 us units), CCTI_Increase and CCTI_Min
+ * per SL, and CCTI_Limit as a comment. Zero fields of @pc take the engine's defaults (pkt_setup.c). The
+ * switch threshold is a queue depth in the twin and a 0-15 level in OpenSM: a comment
+ * gives the depth.
+ */
+int
+ft__sim_render_opensm_conf(const struct ft_packet_cfg *pc, struct ft_vec *files,
+                           struct ft_error *err)
+{
+	struct ft_strbuf sb;
+	bool on = pc && pc->cc == FT_PKT_CC_IBCC;
+	int rc;
+
+	ft_strbuf_init(&sb);
+	ft_strbuf_adds(&sb, "# opensm.conf: the subnet manager's options\n"
+	                    "# Enable Congestion Control Configuration\n");
+	ft_strbuf_addf(&sb, "congestion_control %s\n", on ? "TRUE" : "FALSE");
+	if (on) {
+		double timer = pc->ccti_timer_s > 0 ? pc->ccti_timer_s : 10e-6;
+
+		if (pc->ibcc_threshold_bytes)
+			ft_strbuf_addf(&sb, "# switches mark FECN above %" PRIu64 " bytes of queue\n",
+			               pc->ibcc_threshold_bytes);
+		else
+			ft_strbuf_adds(&sb, "# switches mark FECN above 8 MTUs of queue\n");
+		ft_strbuf_addf(&sb, "cc_sw_cong_setting_marking_rate %u\n",
+		               pc->ibcc_marking_rate ? pc->ibcc_marking_rate : 10);
+		/* OpenSM takes the HCA settings per SL ("<option> <SL> <value>"); the twin runs
+		 * every SL alike. CCTI_Limit has no option of its own: it is the last index of
+		 * the table OpenSM loads (cc_cct), stated as a comment. */
+		for (uint32_t sl = 0; sl < 16; sl++) {
+			ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_timer %u %.0f\n", sl,
+			               timer / 1.024e-6);
+			ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_increase %u %u\n", sl,
+			               pc->ccti_increase ? pc->ccti_increase : 1);
+			ft_strbuf_addf(&sb, "cc_ca_cong_setting_ccti_min %u %u\n", sl, pc->ccti_min);
+		}
+		ft_strbuf_addf(&sb, "# CCTI_Limit %u: the congestion control table's last index\n",
+		               pc->ccti_limit ? pc->ccti_limit : 127);
+	}
+	rc = add_file(files, &sb, "opensm.conf");
+	ft_strbuf_release(&sb);
+	return rc < 0 ? ft_error_set(err, rc, "--counters: out of memory") : 0;
 }
 
 int

@@ -25,8 +25,18 @@ link_entry(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t l,
 	h->stat.max_flows = c->link_max_flows ? c->link_max_flows[l] : 0;
 	h->tier = lk->tier;
 	if (c->port) { /* packet engine: what --counters renders, for --json too */
+		const struct ft_sim_port_counters *rev = &c->port[lk->rev];
+
 		h->has_port = true;
 		h->port = c->port[l];
+		/* The engine keeps a PFC frame with the buffer that sent it, the ingress
+		 * buffer at the far end of the link it paused; the frame itself leaves on
+		 * the reverse link. A port's pause_sent is what its own device sent out
+		 * of it, as ethtool -S tx_prio<p>_pause and SONiC's Port Tx count them:
+		 * the frames of the ingress buffer behind the reverse link. */
+		h->port.pause_tx = rev->pause_tx;
+		for (int p = 0; p < FT_PKT_NPRIO; p++)
+			h->port.prio[p].pause_tx = rev->prio[p].pause_tx;
 	}
 	ft_strlcpy(h->kind, ft_link_kind_name(lk->kind), sizeof(h->kind));
 	ft_topo_vertex_name(t, lk->src, a, sizeof(a));
@@ -48,9 +58,23 @@ gather_links(const struct ft_topo *t, const struct ft_sim_counters *c, struct ft
 		double u = cap > 0 && mk > 0 ? c->link_bytes[l] / (cap * mk) : 0;
 		struct ft_sim_tier_stat *ts = NULL;
 
-		if (c->link_bytes[l] <= 0)
+		if (c->link_bytes[l] <= 0) {
+			/* No data, but its sender paused the far end: listed in "ports",
+			 * where its pause_sent is (link_entry) */
+			if (c->port && c->port[lk->rev].pause_tx > 0) {
+				r->nports_used++;
+				if (r->ports.len < FT_SIM_MAX_PORTS) {
+					struct ft_sim_hot_link h;
+
+					link_entry(t, c, l, mk, &h);
+					if (ft_vec_push(&r->ports, &h) < 0)
+						return FT_ENOMEM;
+				}
+			}
 			continue;
+		}
 		r->nlinks_used++;
+		r->nports_used++;
 		for (i = 0; i < r->tiers.len; i++) {
 			struct ft_sim_tier_stat *x = ft_vec_at(&r->tiers, i);
 

@@ -292,10 +292,16 @@ ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k)
 
 	if (e->ibcc) {
 		/* FECN: above the threshold, one of every Marking_Rate packets of at least
-		 * Packet_Size (512 bytes) (kb CC-IB). */
+		 * Packet_Size (512 bytes) (kb CC-IB). Only a switch marks, and only as the
+		 * root of the congestion: a VL that waits for credits is the victim of a
+		 * port further down, and with the Victim_Mask clear (the default) it does
+		 * not mark, so the flows that merely share its link are not throttled
+		 * (kb CC-IB, Victim / credit masks). */
 		struct pk_port *p = pk_port_at(e, l);
 
 		if (q <= e->pc.ibcc_threshold_bytes || k->payload < 512 || (k->flags & PK_F_CE))
+			return;
+		if (!e->links[lk->rev].sw_dst || pk_cls_at(e, l, pk_prio(k))->held)
 			return;
 		if (++p->fecn_skip < e->pc.ibcc_marking_rate)
 			return;

@@ -115,10 +115,11 @@ static const struct ft__field link_fields[] = {
 };
 
 /* A packet engine port's counters (struct ft_sim_port_counters), as --counters renders
- * them: on the link's sender, what it put on the wire, how long it was paused or waited
+ * them: on the link's sender, what it put on the wire, the pause frames it sent out of
+ * that port and received on it (gather.c link_entry), how long it was paused or waited
  * for credits, the CE marks its egress queue set and that queue's depth; at the far end,
- * the drops and pause frames of the ingress buffer; on a NIC's fabric links, the CE
- * packets delivered and the CNPs sent and handled there. */
+ * the drops of the ingress buffer; on a NIC's fabric links, the CE packets delivered and
+ * the CNPs sent and handled there. */
 static const struct ft__field port_fields[] = {
 	F(ft_sim_port_counters, "packets", UINT, tx_pkts),
 	F(ft_sim_port_counters, "wire_bytes", UINT, tx_bytes),
@@ -428,7 +429,7 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	records_json(j, "tiers", &r->tiers, tier_fields, FT_ARRAY_SIZE(tier_fields));
 	records_json(j, "by_size", &r->by_size, size_fields, FT_ARRAY_SIZE(size_fields));
 	records_json(j, "hot_links", &r->hot, link_fields, FT_ARRAY_SIZE(link_fields));
-	ft_json_kv_uint(j, "ports_used", r->nlinks_used);
+	ft_json_kv_uint(j, "ports_used", r->nports_used);
 	ports_json(j, &r->ports);
 
 	ft_json_key(j, "engine_stats");

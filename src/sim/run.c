@@ -1357,6 +1357,8 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = per_size_util(sc, topo, eng, &cfg, jrs, ov, out, err);
 	if (rc == 0 && ov && ov->counters)
 		rc = ft__sim_render_counters(topo, &c, &out->counter_files, err);
+	if (rc == 0 && ov && ov->counters && !ft__sim_fabric_is_roce(&sc->spec))
+		rc = ft__sim_render_opensm_conf(cfg.packet, &out->counter_files, err);
 	if (rc == 0 && ov && ov->counters && !out->failure.failed)
 		rc = ft__sim_render_nccl_tests(&out->run, &out->op_counters, &out->counter_files,
 		                               err);

@@ -426,6 +426,11 @@ int ft__sim_fct_stats(const double *fct, const double *ideal, size_t n,
 int ft__sim_render_counters(const struct ft_topo *topo, const struct ft_sim_counters *c,
                             struct ft_vec *files, struct ft_error *err) FT_MUST_CHECK;
 
+/* The subnet manager's opensm.conf of an InfiniBand run with packet knobs @pc (its
+ * congestion control on or off and, when on, its options), appended to @files. */
+int ft__sim_render_opensm_conf(const struct ft_packet_cfg *pc, struct ft_vec *files,
+                               struct ft_error *err) FT_MUST_CHECK;
+
 /* The result rows of @run as nccl-tests tables, appended to @files (--counters); with
  * several rows, each with a comment line of its op's counters where @ops has them (one
  * per row, else empty). */

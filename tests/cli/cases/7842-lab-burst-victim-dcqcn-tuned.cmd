@@ -1,0 +1,1 @@
+sim scenarios/lab/incast-burst-victim-dcqcn-tuned.yaml

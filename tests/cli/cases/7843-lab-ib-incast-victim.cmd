@@ -1,0 +1,1 @@
+sim scenarios/lab/ib-incast-victim.yaml

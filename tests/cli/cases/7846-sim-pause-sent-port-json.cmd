@@ -1,0 +1,1 @@
+sim scenarios/lab/incast-pfc-only.yaml --json
