@@ -62,8 +62,6 @@
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
-#define PK_TIMELY_SEG 16u /* packets per TIMELY completion event */
-
 /* ---- packets -------------------------------------------------------------- */
 
 static uint32_t
@@ -903,9 +901,12 @@ receive(struct pk_engine *e, uint32_t id)
 			}
 		}
 	}
-	if (e->timely && (seq % PK_TIMELY_SEG == PK_TIMELY_SEG - 1 || seq + 1 == f->npkts)) {
-		/* A completion every 16 packets (64 KiB at 4 KiB): its RTT is the packet's
-		 * one-way time plus the way back at high priority (one path latency). */
+	if (e->timely) {
+		/* An RTT sample per packet, as the HPCC simulator acknowledges every packet
+		 * (kb CC-TIMELY-HPCC); the sender keeps one per round trip (ft__pk_ev_rtt()).
+		 * Samples every 16 packets left a QP cut to its floor a sample per 0.5 ms
+		 * (64 KiB at 1 Gb/s) to climb back by. Its RTT is the packet's one-way time
+		 * plus the way back at high priority (one path latency). */
 		uint64_t rtt = e->now_ps - e->pkts[id].t_sent_ps + f->lat_ps;
 		int rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
 		                 (uint32_t)FT_MIN(rtt / 1000, (uint64_t)0x0fffffff));

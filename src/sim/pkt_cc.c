@@ -187,6 +187,12 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
  * RTT) drives the rate: additive increase below T_low (50 us), multiplicative
  * decrease above T_high (500 us), and in between increase on a falling gradient (five
  * steps at once after five in a row) or decrease by beta (0.8) x gradient.
+ *
+ * At most one update per round trip, as the HPCC simulator's TIMELY does (its rate moves
+ * only on an ACK past the data sent before its last update): a sample whose packet left
+ * before the last update carries no news of it and is dropped. Taken sample by sample
+ * instead, one RTT of a deep queue brings as many cuts as completions (a 500 us queue
+ * holds about a hundred 64 KiB segments at 100 Gb/s), and the senders crawl.
  */
 int
 ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
@@ -194,9 +200,14 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_dcqcn *d = pk_flow_cc(e, f);
 	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
-	const double min_rtt = 20e-6, step = e->pc.dcqcn_ai_bps / 8;
+	const double min_rtt = 20e-6, step = e->tm_step_Bps;
 	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
+	/* The sample's packet left one RTT ago (the completion is back now). */
+	uint64_t t_sent_ps = e->now_ps - FT_MIN((uint64_t)rtt_ns * 1000, e->now_ps);
 
+	if (d->t_last_dec_ps && t_sent_ps < d->t_last_dec_ps)
+		return 0; /* sent before the last update: already counted */
+	d->t_last_dec_ps = FT_MAX(e->now_ps, 1);
 	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
 	d->prev_rtt_s = rtt;
 	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
@@ -213,7 +224,7 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 		r *= FT_MAX(1 - beta * grad, 0.0);
 		d->hai_n = 0;
 	}
-	d->rc_Bps = FT_MIN(FT_MAX(r, 1e6 / 8), e->line_Bps);
+	d->rc_Bps = FT_MIN(FT_MAX(r, e->tm_min_Bps), e->line_Bps);
 	if (d->rc_Bps < e->line_Bps && !d->limited) {
 		d->limited = true;
 		if (!d->last_wire)

@@ -83,7 +83,7 @@ struct pk_dcqcn {
 	double rc_Bps, rt_Bps; /* current and target rate */
 	double alpha;
 	uint64_t t_alpha_ps;    /* alpha updated for the periods before this (0: no CNP yet) */
-	uint64_t t_last_dec_ps; /* last rate decrease */
+	uint64_t t_last_dec_ps; /* last rate decrease (TIMELY: last rate update) */
 	uint64_t t_timer_ps;    /* increase timer started */
 	uint64_t bytes_since;   /* byte counter */
 	uint32_t it, ib;        /* increase events by timer and by bytes since the last cut */
@@ -395,6 +395,7 @@ struct pk_engine {
 	bool timely;
 	bool paced;   /* dcqcn, ibcc or timely: sources are rate-limited per QP */
 	bool marking; /* dcqcn or ibcc: switches mark congestion */
+	double tm_step_Bps, tm_min_Bps; /* TIMELY: additive step (delta) and minimum rate */
 	uint64_t ccti_timer_ps;
 	double *cct_delay; /* IB CC: per CCT index, the delay after a packet in its own
 	                    * transmission times (pkt_phys.c) */

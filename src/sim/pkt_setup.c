@@ -197,7 +197,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		e->pc.dcqcn_timer_s = 300e-6;
 	if (!e->pc.dcqcn_byte_counter)
 		e->pc.dcqcn_byte_counter = 32767;
-	if (!(e->pc.dcqcn_ai_bps > 0))
+	bool ai_set = e->pc.dcqcn_ai_bps > 0;
+
+	if (!ai_set)
 		e->pc.dcqcn_ai_bps = 5e6;
 	if (!(e->pc.dcqcn_hai_bps > 0))
 		e->pc.dcqcn_hai_bps = 50e6;
@@ -212,6 +214,11 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->dcq_alpha_ps = s_to_ps(1e-6);
 	e->dcq_dec_ps = s_to_ps(4e-6);
 	e->line_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	/* TIMELY (kb CC-TIMELY-HPCC): delta 10 Mb/s per 10 Gb/s of line rate, the paper's
+	 * 10 Mb/s on its 10 Gb/s NICs as the HPCC simulator scales it (its run script; hyper
+	 * increase 5 delta), unless rpg_ai_rate is given; a 1 Gb/s floor (its MIN_RATE). */
+	e->tm_step_Bps = ai_set ? e->pc.dcqcn_ai_bps / 8 : e->line_Bps * 1e-3;
+	e->tm_min_Bps = FT_MIN(1e9 / 8, e->line_Bps);
 	e->wd_ps = e->pc.fc == FT_PKT_FC_PFC ? s_to_ps(e->pc.pfc_watchdog_s) : 0;
 	if (e->pc.pfc_quanta > 0xFFFFu) {
 		int rc = ft_error_set(err, FT_ERANGE,
