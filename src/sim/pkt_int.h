@@ -548,6 +548,13 @@ struct pk_engine {
 	double *link_bytes;
 	uint32_t *link_maxflows;
 	struct ft_sim_port_counters *port_counters;
+	/* A split run's rank 0 widened its port records to every link for the report alone
+	 * (pkt_part.c): once the report's per-port counters are filled from them they are
+	 * freed (ports_gone), so they are gone before the link rows are made; a second call
+	 * (a stalled run's) gives the counters and bottlenecks the first filled, with the
+	 * PFC refreshes it counted (report_npause). */
+	bool drop_ports, ports_gone;
+	uint64_t report_npause;
 	/* --trace */
 	uint32_t *trace_links, ntrace;
 	uint64_t trace_ps;
@@ -1253,7 +1260,8 @@ int ft__pk_vlarb_check(const struct pk_engine *e, uint32_t prio, struct ft_error
  * none may send), as ft__pk_cls_ready reports it. */
 int ft__pk_vlarb_pick(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *why);
 
-/* Per-port statistics of one link, for tests and the counters writer. */
+/* Per-port statistics of one link, for tests and the counters writer; NULL once a split
+ * run's rank 0 has filled its report from them (drop_ports in pkt_report.c). */
 const struct pk_port *ft__pk_port(const struct ft_engine *e, uint32_t link);
 /* Bytes a flow's receiver got in order, over all flows, and bytes submitted. */
 void ft__pk_bytes(const struct ft_engine *e, uint64_t *submitted, uint64_t *delivered);

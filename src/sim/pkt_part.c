@@ -1835,6 +1835,8 @@ pp_gather(struct pk_engine *e)
 
 	if (pp->rank == 0 && pp_all_ports(e) < 0)
 		return FT_ENOMEM;
+	/* (widened for the report alone: it frees them once its counters are filled) */
+	e->drop_ports = pp->rank == 0;
 	bp = ft_calloc(PP_PIECE, sizeof(*bp));
 	bc = ft_calloc((size_t)PP_PIECE * e->ncls, sizeof(*bc));
 	bb = ft_calloc((size_t)PP_PIECE * (PK_QBINS - 1), sizeof(*bb));

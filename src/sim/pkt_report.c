@@ -338,6 +338,25 @@ qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * A split run's rank 0, its counters filled: the port and priority records it widened to
+ * every link for them (and their histogram bins) are read no more, and go before the
+ * report's link rows are made (docs/internals/sim.md, "Where a rank's memory goes at
+ * 1,024 hosts"). Kept: what a second call reads, the counters, bottlenecks and @npause.
+ */
+static void
+drop_ports(struct pk_engine *e, uint64_t npause)
+{
+	ft_free(e->ports_mem);
+	ft_free(e->cls_mem);
+	ft__pk_qbins_free(e);
+	e->ports_mem = e->cls_mem = NULL;
+	e->ports = NULL;
+	e->cls_pool = NULL;
+	e->report_npause = npause;
+	e->ports_gone = true;
+}
+
 int
 ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_error *err)
 {
@@ -375,7 +394,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		r->failed = (e->qp_err_flow != PK_NONE || e->stalled) && !task_at(e, o->end)->done;
 		if (r->failed)
 			r->t_end_s = (double)fail_ps / PK_PS_PER_S;
-		r->bottleneck_link = UINT32_MAX;
+		if (!e->ports_gone) /* (else the first call's, which read the records) */
+			r->bottleneck_link = UINT32_MAX;
 		if (r->t_end_s > c->makespan_s)
 			c->makespan_s = r->t_end_s;
 		ended = ended && (r->failed || task_at(e, o->end)->done);
@@ -385,7 +405,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	/* An op's bottleneck: the most-waited port among the links its flows crossed, ties
 	 * to the first crossed (the flows built before the run, a lazy phase's in between
 	 * them where it was submitted). */
-	for (i = 0; i <= e->nflows_built; i++) {
+	for (i = 0; !e->ports_gone && i <= e->nflows_built; i++) {
 		uint32_t j, off, task, np;
 
 		ft__pk_lazy_bottleneck(e, (uint32_t)i);
@@ -400,7 +420,7 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			ft__pk_bottleneck_link(e, task_at(e, task)->op,
 			                       FT_VEC_AT(&e->paths, uint32_t, off + j));
 	}
-	for (l = 0; l < e->nlinks; l++) {
+	for (l = 0; !e->ports_gone && l < e->nlinks; l++) {
 		const struct pk_port *p = pk_port_at(e, l);
 		struct ft_sim_port_counters *pc = &e->port_counters[l];
 		/* A port is observed from the run's start to its ops' end (the last one's, a
@@ -505,6 +525,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 			}
 		}
 	}
+	if (e->ports_gone)
+		npause = e->report_npause;
+	else if (e->drop_ports)
+		drop_ports(e, npause);
 	rc = ft__sim_fct_stats(e->fct, e->ideal, e->nflows_done, c);
 	if (rc == 0)
 		rc = prio_fct(e, c);
@@ -572,7 +596,7 @@ ft__pk_port(const struct ft_engine *eng, uint32_t link)
 {
 	const struct pk_engine *e = ft_container_of(eng, const struct pk_engine, base);
 
-	return link < e->nlinks ? pk_port_at(e, link) : NULL;
+	return link < e->nlinks && !e->ports_gone ? pk_port_at(e, link) : NULL;
 }
 
 void

@@ -21,6 +21,7 @@
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
+#include "spec/scenario.h"
 
 #define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
 static void
@@ -3719,6 +3720,140 @@ run_torus_wd(const char *keys, struct ft_scenario **sc, struct ft_sim_report *re
 }
 
 /*
+ * Run @sched's op on a new packet engine over @t (the whole run, to its end or its
+ * deadlock) and fill its counters, @drop: as a split run's rank 0, whose widened port
+ * records the report frees once its counters are filled. Returns the run's status.
+ */
+static int
+report_run(const struct ft_topo *t, const struct ft_sim_cfg *cfg, struct ft_schedule *sched,
+           const uint32_t *ends, bool drop, struct ft_engine **out, struct ft_sim_counters *c)
+{
+	struct ft_sim_op op = { .sched = sched, .rank_gpu = ends, .after = -1 };
+	struct ft_error err = { 0 };
+	struct pk_engine *p;
+	int rc;
+
+	assert_int_equal(ft_packet_engine.create(t, cfg, out, &err), 0);
+	assert_true(ft_packet_engine.submit(*out, &op, &err) >= 0);
+	rc = ft_packet_engine.run(*out, 0, &err);
+	p = ft_container_of(*out, struct pk_engine, base);
+	p->drop_ports = drop;
+	assert_int_equal(ft_packet_engine.counters(*out, c, &err), 0);
+	return rc;
+}
+
+/* Counters @a and @b field by field: the run's, each op's and each port's. */
+static void
+same_counters(const struct ft_sim_counters *a, const struct ft_sim_counters *b)
+{
+	assert_int_equal(a->nlinks, b->nlinks);
+	assert_int_equal(a->nops, b->nops);
+	assert_int_equal(a->nflows, b->nflows);
+	assert_int_equal(a->nevents, b->nevents);
+	assert_int_equal(a->npackets, b->npackets);
+	assert_int_equal(a->npause, b->npause);
+	assert_int_equal(a->necn, b->necn);
+	assert_true(a->makespan_s == b->makespan_s);
+	assert_true(a->fct_p99_s == b->fct_p99_s);
+	assert_int_equal(a->stall.stalled, b->stall.stalled);
+	assert_int_equal(a->stall.unfinished, b->stall.unfinished);
+	for (uint32_t i = 0; i < a->nops; i++) {
+		assert_int_equal(a->ops[i].bottleneck_link, b->ops[i].bottleneck_link);
+		assert_int_equal(a->ops[i].failed, b->ops[i].failed);
+		assert_true(a->ops[i].t_end_s == b->ops[i].t_end_s);
+	}
+	for (uint32_t l = 0; l < a->nlinks; l++) {
+		assert_true(a->link_bytes[l] == b->link_bytes[l]);
+		assert_int_equal(a->link_max_flows[l], b->link_max_flows[l]);
+		if (memcmp(&a->port[l], &b->port[l], sizeof(a->port[l])) != 0)
+			fail_msg("link %u: port counters differ", l);
+	}
+}
+
+/*
+ * A split run's rank 0 widens its port and priority records to every link for the report
+ * alone (pkt_part.c); the report frees them once its per-port counters are filled, before
+ * the link rows are made, and a second call (a deadlocked run's report asks twice) gives
+ * the same counters from what the first kept: the bottlenecks, the counters and the PFC
+ * refreshes of XOFFs still held. On the 16-node torus of test_deadlock_counters (an
+ * all-to-all of 4 MiB that deadlocks on InfiniBand credits, its ports still blocked at the
+ * end) and on two DGX H100 (a 4 MiB ring all-reduce that ends): the counters of a run
+ * whose records go equal those of the same run that keeps them, field by field, at the
+ * first call and the second; the records are gone after the first (ft__pk_port NULL).
+ */
+static void
+test_report_frees_ports(void **state)
+{
+	static const char text[] = "name: dl\n"
+	                           "engine: packet\n"
+	                           "cluster:\n"
+	                           "  name: t\n"
+	                           "  nodes: {preset: dgx-h100, count: 16}\n"
+	                           "  fabric: {kind: torus, link: ndr, dims: [8, 2], "
+	                           "nodes_per_switch: 1, routing: dor}\n"
+	                           "background:\n"
+	                           "  - {pattern: alltoall, size: 4MiB, hosts: 16}\n";
+
+	(void)state;
+	for (int stall = 1; stall >= 0; stall--) {
+		struct ft_scenario *sc = NULL;
+		struct ft_topo *t = NULL;
+		struct ft_error err = { 0 };
+		struct ft_coll_args a = { .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .bytes = 4u << 20 };
+		struct ft_schedule s;
+		struct ft_sim_cfg cfg;
+		struct ft_engine *keep, *drop;
+		struct ft_sim_counters ck, cd, cd2;
+		uint32_t ends[16];
+		struct net n;
+		int rk, rd;
+
+		ft_sim_cfg_init(&cfg);
+		if (stall) {
+			assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "dl.yaml", &sc,
+			                                         &err),
+			                 0);
+			assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
+			cfg.routing = sc->spec.fabric.routing;
+			a.op = FT_OP_ALLTOALL;
+			a.algo = FT_ALGO_DIRECT;
+			a.nranks = 16;
+			a.ranks_per_node = 1;
+			for (uint32_t i = 0; i < 16; i++)
+				ends[i] = ft_topo_gpu(t, i, 0);
+		} else {
+			net_build(&n, "dgx-h100:2", false);
+			t = n.t;
+			a.op = FT_OP_ALL_REDUCE;
+			a.nranks = 16;
+			a.ranks_per_node = 8;
+			for (uint32_t i = 0; i < 16; i++)
+				ends[i] = ft_topo_gpu(t, i / 8, i % 8);
+		}
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		rk = report_run(t, &cfg, &s, ends, false, &keep, &ck);
+		rd = report_run(t, &cfg, &s, ends, true, &drop, &cd);
+		assert_int_equal(rk, stall ? FT_EINVAL : 0);
+		assert_int_equal(rd, rk);
+		assert_int_equal(ck.stall.stalled, stall);
+		assert_non_null(ft__pk_port(keep, 0));
+		assert_null(ft__pk_port(drop, 0)); /* gone once the counters were filled */
+		same_counters(&ck, &cd);
+		assert_int_equal(ft_packet_engine.counters(drop, &cd2, &err), 0);
+		same_counters(&ck, &cd2);
+		ft_packet_engine.destroy(keep);
+		ft_packet_engine.destroy(drop);
+		ft_schedule_release(&s);
+		ft_topo_free(t);
+		if (sc)
+			ft_scenario_free(sc);
+	}
+}
+
+/*
  * A torus routed in dimension order over its wrap-around links with one virtual lane is
  * a cyclic buffer dependency: the all-to-all deadlocks, and the run stops with an error
  * that names the ring of switches instead of hanging.
@@ -5034,6 +5169,7 @@ main(void)
 		cmocka_unit_test(test_deadlock_named),
 		cmocka_unit_test(test_counters_sonic_roundtrip),
 		cmocka_unit_test(test_deadlock_counters),
+		cmocka_unit_test(test_report_frees_ports),
 		cmocka_unit_test(test_xmit_wait_to_the_end),
 		cmocka_unit_test(test_ibcc_incast),
 		cmocka_unit_test(test_trace),
