@@ -340,9 +340,10 @@ qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
 
 /*
  * A split run's rank 0, its counters filled: the port and priority records it widened to
- * every link for them (and their histogram bins) are read no more, and go before the
- * report's link rows are made (docs/internals/sim.md, "Where a rank's memory goes at
- * 1,024 hosts"). Kept: what a second call reads, the counters, bottlenecks and @npause.
+ * every link for them (their histogram bins and priorities' queue records too) are read
+ * no more, and go before the report's link rows are made (docs/internals/sim.md, "Where a
+ * rank's memory goes at 1,024 hosts"). Kept: what a second call reads, the counters,
+ * bottlenecks and @npause.
  */
 static void
 drop_ports(struct pk_engine *e, uint64_t npause)
@@ -350,6 +351,7 @@ drop_ports(struct pk_engine *e, uint64_t npause)
 	ft_free(e->ports_mem);
 	ft_free(e->cls_mem);
 	ft__pk_qbins_free(e);
+	ft__pk_cq_free(e); /* (the priorities' queue records: their bins went above) */
 	e->ports_mem = e->cls_mem = NULL;
 	e->ports = NULL;
 	e->cls_pool = NULL;
