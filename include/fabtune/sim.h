@@ -348,6 +348,11 @@ struct ft_sim_port_counters {
 		uint64_t drops, drops_corrupt; /* dropped at its ingress, as above */
 		uint64_t ecn_marked, ecn_rx; /* CE marks set, CE packets delivered, */
 		uint64_t cnp_sent, cnp_handled; /* CNPs sent and handled, as above */
+		/* Its own egress queue, as the port's above over the same span: bytes of
+		 * this priority's FIFO; a port where it alone ever queued gives the port's
+		 * figures (their means sum to the port's, their largest to at least its) */
+		double q_mean_bytes;
+		uint64_t q_p99_bytes, q_max_bytes;
 	} prio[FT_PKT_NPRIO];       /* per priority (the sums are the fields above) */
 };
 

@@ -180,6 +180,64 @@ q_account(struct pk_engine *e, struct pk_port *p)
 	return 0;
 }
 
+/* Priority record @c's queue stayed at its depth since its t_q_ps (q_account's, for one
+ * priority of a shared queue). */
+static int
+cq_account(struct pk_engine *e, struct pk_cq *c)
+{
+	uint64_t dt = e->now_ps - c->t_q_ps;
+	uint32_t b = pk_qbin(c->q_bytes);
+
+	c->q_area += (double)c->q_bytes * (double)dt;
+	if (b == 0) {
+		c->q_hist0 += dt;
+	} else if (dt) {
+		if (!c->q_bins && !(c->q_bins = ft__pk_qbins_new(e)))
+			return FT_ENOMEM;
+		c->q_bins[b - 1] += dt;
+	}
+	c->t_q_ps = e->now_ps;
+	return 0;
+}
+
+/* Priority @prio (record @q) queues at port @p, whose figures are accounted to now: its own
+ * record once the queue is shared (pk_port q_solo says how and why this is exact). */
+static int
+cq_enter(struct pk_engine *e, struct pk_port *p, uint32_t prio, struct pk_cls *q)
+{
+	if (p->q_solo == PK_QSOLO_NONE) {
+		p->q_solo = (uint8_t)(1u + prio);
+		return 0;
+	}
+	if (p->q_solo != PK_QSOLO_SHARED) {
+		/* The second priority: the first one's record takes the port's figures. */
+		struct pk_cls *f = pk_port_cls(e, p, p->q_solo - 1u);
+		struct pk_cq *c = ft__pk_cq_new(e);
+
+		if (!c)
+			return FT_ENOMEM;
+		*c = (struct pk_cq){ .q_bytes = p->q_bytes,
+			             .q_area = p->q_area,
+			             .t_q_ps = p->t_q_ps,
+			             .q_max_bytes = p->q_max_bytes,
+			             .q_hist0 = p->q_hist0 };
+		if (p->q_bins) {
+			if (!(c->q_bins = ft__pk_qbins_new(e)))
+				return FT_ENOMEM;
+			memcpy(c->q_bins, p->q_bins, (PK_QBINS - 1) * sizeof(*c->q_bins));
+		}
+		f->cq = c;
+		p->q_solo = PK_QSOLO_SHARED;
+	}
+	if (!q->cq) {
+		/* Empty from the run's start to now. */
+		if (!(q->cq = ft__pk_cq_new(e)))
+			return FT_ENOMEM;
+		*q->cq = (struct pk_cq){ .t_q_ps = e->now_ps, .q_hist0 = e->now_ps };
+	}
+	return 0;
+}
+
 /* Keep port @l's cls_live bit of priority @c in step with its record @q. */
 static inline void
 cls_live_note(struct pk_engine *e, uint32_t l, uint32_t c, const struct pk_cls *q)
@@ -696,6 +754,11 @@ try_send(struct pk_engine *e, uint32_t l)
 		if (q_account(e, p) < 0)
 			return FT_ENOMEM;
 		p->q_bytes -= payload + p->hdr;
+		if (q->cq) {
+			if (cq_account(e, q->cq) < 0)
+				return FT_ENOMEM;
+			q->cq->q_bytes -= payload + p->hdr;
+		}
 	}
 	return transmit(e, l, id);
 }
@@ -718,9 +781,18 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	p->cls_live |= (uint8_t)(1u << pk_prio(&e->pkts[id]));
 	if (q_account(e, p) < 0)
 		return FT_ENOMEM;
+	if (__builtin_expect(p->q_solo != 1u + pk_prio(&e->pkts[id]), 0) &&
+	    cq_enter(e, p, pk_prio(&e->pkts[id]), q) < 0)
+		return FT_ENOMEM;
 	p->q_bytes += e->pkts[id].payload + p->hdr;
 	if (p->q_bytes > p->q_max_bytes)
 		p->q_max_bytes = p->q_bytes;
+	if (q->cq) {
+		if (cq_account(e, q->cq) < 0)
+			return FT_ENOMEM;
+		q->cq->q_bytes += e->pkts[id].payload + p->hdr;
+		q->cq->q_max_bytes = FT_MAX(q->cq->q_max_bytes, q->cq->q_bytes);
+	}
 	return try_send(e, l);
 }
 
@@ -1253,6 +1325,11 @@ wd_flush(struct pk_engine *e, uint32_t l, uint32_t c)
 		if (q_account(e, p) < 0)
 			return FT_ENOMEM;
 		p->q_bytes -= payload + p->hdr;
+		if (q->cq) {
+			if (cq_account(e, q->cq) < 0)
+				return FT_ENOMEM;
+			q->cq->q_bytes -= payload + p->hdr;
+		}
 		if (in != PK_NONE &&
 		    (rc = ingress_release(e, in, c, payload + pk_port_at(e, in)->hdr)) < 0)
 			return rc;

@@ -147,7 +147,27 @@ struct pk_cls {
 	 * the senders whose NIC the port leaves; at the link's dst (a receiving NIC) the CE
 	 * packets delivered and the CNPs sent back. Their sums are the port's. */
 	uint64_t ecn_marks, cnp_handled, ecn_rx, cnp_sent;
+	/* Its own queue depth record (struct pk_cq), NULL until the port's queue is shared
+	 * (pk_port q_solo) and this priority has queued there since. */
+	struct pk_cq *cq;
 };
+
+/*
+ * A priority's own egress queue depth at a port, kept only where a second priority has
+ * queued (pk_port q_solo): bytes of its FIFO, their time integral, the largest, and the
+ * histogram as the port's (bin 0 here, bins 1 to PK_QBINS - 1 from the engine's pool
+ * when first needed). Its time starts, as the port's, at the run's start.
+ */
+struct pk_cq {
+	uint64_t q_bytes;
+	double q_area;
+	uint64_t t_q_ps, q_max_bytes, q_hist0;
+	uint64_t *q_bins;
+};
+
+/* pk_port q_solo: no priority has queued at the port yet, or more than one has. */
+#define PK_QSOLO_NONE  0u
+#define PK_QSOLO_SHARED 0xffu
 
 /*
  * A port's egress queue depth, time-weighted, in bounded memory: the picoseconds it spent
@@ -203,6 +223,16 @@ struct pk_port {
 	                   * record is read only then) */
 	uint8_t nic; /* a NIC's port onto the fabric: its send pipeline is timed */
 	uint8_t arb_wait; /* bit c: priority c waits for the arbiter (struct pk_cls) */
+	/* Whose bytes its queue figures (q_area, q_max_bytes, the histogram) count:
+	 * PK_QSOLO_NONE before any packet queued; 1 + p while only priority p ever queued
+	 * here, so that the port's figures are exactly priority p's and no priority keeps
+	 * its own; PK_QSOLO_SHARED from the moment a second priority first queues. That
+	 * moment the port's figures so far become the first priority's record (struct
+	 * pk_cq: every byte queued until then was its), the new one's starts empty over the
+	 * time so far, and from then on each priority's record follows its own FIFO (any
+	 * priority that first queues later starts the same way). A port that only ever
+	 * carries one priority, most runs' every port, keeps one histogram. */
+	uint8_t q_solo;
 	/* Second line: the per-packet counters. */
 	/* Per priority in use, from the engine's cls_pool once the run starts (pause
 	 * frames: sent by the buffer at dst, received by the sender). */
@@ -448,6 +478,9 @@ struct pk_engine {
 	 * rows are still free in the newest. */
 	struct pk_qb_chunk *qb_chunks;
 	uint32_t qb_left;
+	/* The priorities' own queue records (struct pk_cq, ft__pk_cq_new), likewise. */
+	struct pk_cq_chunk *cq_chunks;
+	uint32_t cq_left;
 	struct pk_pkt *pkts;
 	uint32_t npkts_cap, free_pkt, npkts_live;
 	/* tasks and flows */
@@ -875,6 +908,11 @@ int ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_
  * histogram bin (pk_qbin) where the fraction is reached, at most its largest; 0 when no
  * time passed. */
 uint64_t ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q);
+/* The same for one priority's record @c (struct pk_cq). */
+uint64_t ft__pk_cq_quantile(const struct pk_cq *c, uint64_t tail_ps, double q);
+/* A zeroed priority queue record from @e's pool (freed with it): NULL when out of memory. */
+struct pk_cq *ft__pk_cq_new(struct pk_engine *e);
+void ft__pk_cq_free(struct pk_engine *e);
 /* Zeroed bins 1 to PK_QBINS - 1 of a port's histogram, from @e's pool (freed with it):
  * NULL when out of memory. */
 uint64_t *ft__pk_qbins_new(struct pk_engine *e);

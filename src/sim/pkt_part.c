@@ -1546,6 +1546,17 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 
 			pc[c] = qc[c];
 			pp_take_rx_cls(&pc[c], &k);
+			/* (its queue record, with its bins, points into the piece's buffers) */
+			if (qc[c].cq) {
+				if (!(pc[c].cq = ft__pk_cq_new(e)))
+					return FT_ENOMEM;
+				*pc[c].cq = *qc[c].cq;
+				if (qc[c].cq->q_bins && !(pc[c].cq->q_bins = ft__pk_qbins_new(e)))
+					return FT_ENOMEM;
+				if (qc[c].cq->q_bins)
+					memcpy(pc[c].cq->q_bins, qc[c].cq->q_bins,
+					       (PK_QBINS - 1) * sizeof(*qb));
+			}
 		}
 	}
 	if (pp->owner[e->links[l].dst] == r)
@@ -1557,14 +1568,56 @@ pp_merge_port(struct pk_engine *e, uint32_t l, uint32_t r, const struct pk_port 
 #define PP_PIECE 1024u
 
 /*
+ * The priority queue records (struct pk_cq) of a piece's priority records @cls (@n of
+ * them) to rank 0, packed in their order into @bq, then their histogram bins into @bb
+ * (room for @n of each); rank 0 counts both from what it received (a record's pointers
+ * are not NULL there either) and points its records at them. Only a run with several
+ * priorities in use has such records.
+ */
+static void
+pp_cq_to_root(struct pk_engine *e, int r, struct pk_cls *cls, size_t n, struct pk_cq *bq,
+              uint64_t *bb)
+{
+	const size_t nb = PK_QBINS - 1;
+	int rank = e->part->rank;
+	size_t nq = 0, nbins = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!cls[i].cq)
+			continue;
+		if (rank != 0)
+			bq[nq] = *cls[i].cq;
+		nq++;
+	}
+	pp_to_root(r, rank, bq, bq, nq * sizeof(*bq));
+	for (size_t i = 0; i < nq; i++) {
+		if (!bq[i].q_bins)
+			continue;
+		if (rank != 0)
+			memcpy(bb + nbins * nb, bq[i].q_bins, nb * sizeof(*bb));
+		nbins++;
+	}
+	pp_to_root(r, rank, bb, bb, nbins * nb * sizeof(*bb));
+	nq = nbins = 0;
+	for (size_t i = 0; rank == 0 && i < n; i++) {
+		if (!cls[i].cq)
+			continue;
+		cls[i].cq = &bq[nq++];
+		if (cls[i].cq->q_bins)
+			cls[i].cq->q_bins = bb + nb * nbins++;
+	}
+}
+
+/*
  * Rank @r's port records (those it keeps, in link order, pp_keep_ports) to rank 0, in
  * pieces of PP_PIECE into @bp and @bc, each merged there before the next comes. The
  * histogram bins of the piece's ports that have them follow, packed in their order into
- * @bb (rank 0 counts them from the records: their q_bins is not NULL there either).
+ * @bb (rank 0 counts them from the records: their q_bins is not NULL there either), then
+ * their priorities' queue records into @bq and their bins into @bb (pp_cq_to_root).
  */
 static int
 pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *bc,
-                 uint64_t *bb)
+                 uint64_t *bb, struct pk_cq *bq, uint64_t *bqb)
 {
 	const struct pk_part *pp = e->part;
 	const size_t nb = PK_QBINS - 1;
@@ -1591,6 +1644,10 @@ pp_ports_to_root(struct pk_engine *e, int r, struct pk_port *bp, struct pk_cls *
 			nbins++;
 		}
 		pp_to_root(r, pp->rank, bb, bb, nbins * nb * sizeof(*bb));
+		if (e->ncls > 1)
+			pp_cq_to_root(e, r,
+			              pp->rank == 0 ? bc : e->cls_pool + (size_t)off * e->ncls,
+			              (size_t)k * e->ncls, bq, bqb);
 		nbins = 0;
 		for (uint32_t i = 0; pp->rank == 0 && i < k; i++, l++) {
 			const uint64_t *qb = bp[i].q_bins ? bb + nb * nbins++ : NULL;
@@ -1770,7 +1827,8 @@ pp_gather(struct pk_engine *e)
 	uint64_t tot[15] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
-	uint64_t *bsw, *bb;
+	uint64_t *bsw, *bb, *bqb;
+	struct pk_cq *bq;
 	int n = pp->size, rc = 0;
 	uint64_t t_end = 0, my, *cnt;
 	uint32_t *mem = NULL;
@@ -1784,11 +1842,17 @@ pp_gather(struct pk_engine *e)
 	bc = ft_calloc((size_t)PP_PIECE * e->ncls, sizeof(*bc));
 	bb = ft_calloc((size_t)PP_PIECE * (PK_QBINS - 1), sizeof(*bb));
 	bsw = ft_calloc((size_t)e->nvertices + 1, sizeof(uint64_t));
-	if (!bp || !bc || !bb || !bsw) {
+	/* (priority queue records exist only where a port had several priorities queue) */
+	bq = e->ncls > 1 ? ft_calloc((size_t)PP_PIECE * e->ncls, sizeof(*bq)) : NULL;
+	bqb = e->ncls > 1 ? ft_calloc((size_t)PP_PIECE * e->ncls * (PK_QBINS - 1), sizeof(*bqb)) :
+	                    NULL;
+	if (!bp || !bc || !bb || !bsw || (e->ncls > 1 && (!bq || !bqb))) {
 		ft_free(bp);
 		ft_free(bc);
 		ft_free(bb);
 		ft_free(bsw);
+		ft_free(bq);
+		ft_free(bqb);
 		return FT_ENOMEM;
 	}
 	MPI_Reduce(sums, tot, 15, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -1797,6 +1861,8 @@ pp_gather(struct pk_engine *e)
 		ft_free(bc);
 		ft_free(bb);
 		ft_free(bsw);
+		ft_free(bq);
+		ft_free(bqb);
 		return FT_ENOMEM;
 	}
 	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
@@ -1819,7 +1885,7 @@ pp_gather(struct pk_engine *e)
 	e->nwd_drops = tot[14];
 	e->now_ps = now;
 	for (int r = 1; r < n; r++) {
-		if (pp_ports_to_root(e, r, bp, bc, bb) < 0)
+		if (pp_ports_to_root(e, r, bp, bc, bb, bq, bqb) < 0)
 			rc = FT_ENOMEM;
 		pp_to_root(r, pp->rank, e->sw_used, bsw, (size_t)e->nvertices * sizeof(uint64_t));
 		if (pp->rank != 0)
@@ -1832,6 +1898,8 @@ pp_gather(struct pk_engine *e)
 	ft_free(bc);
 	ft_free(bb);
 	ft_free(bsw);
+	ft_free(bq);
+	ft_free(bqb);
 	if (rc < 0)
 		return rc;
 	/* The completions, in one process's order: each rank sorts its own, and rank 0

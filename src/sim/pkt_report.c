@@ -262,32 +262,49 @@ flow_rows(struct pk_engine *e, struct ft_sim_counters *c)
 	return 0;
 }
 
-uint64_t
-ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q)
+/* The quantile of a histogram: bin 0 @hist0, bins 1 on at @bins (NULL: empty), depth now
+ * @q_bytes, largest @q_max (ft__pk_q_quantile). */
+static uint64_t
+q_quantile(uint64_t hist0, const uint64_t *bins, uint64_t q_bytes, uint64_t q_max,
+           uint64_t tail_ps, double q)
 {
 	uint64_t tot = tail_ps, cum = 0, edge;
 	uint32_t b, lg;
 
+#define QH(b) ((b) == 0 ? hist0 : bins ? bins[(b) - 1] : 0)
 	for (b = 0; b < PK_QBINS; b++)
-		tot += pk_qhist(p, b);
+		tot += QH(b);
 	if (tot == 0)
 		return 0;
 	for (b = 0; b < PK_QBINS - 1; b++) {
-		cum += pk_qhist(p, b) + (b == pk_qbin(p->q_bytes) ? tail_ps : 0);
+		cum += QH(b) + (b == pk_qbin(q_bytes) ? tail_ps : 0);
 		if ((double)cum >= q * (double)tot)
 			break;
 	}
+#undef QH
 	if (b == 0)
 		return 0;
 	if (b == PK_QBINS - 1)
-		return p->q_max_bytes;
+		return q_max;
 	if (b <= 4) {
 		edge = 256u * b - 1;
 	} else {
 		lg = 10 + (b - 5) / 4;
 		edge = ((uint64_t)(5 + (b - 5) % 4) << (lg - 2)) - 1;
 	}
-	return FT_MIN(edge, p->q_max_bytes);
+	return FT_MIN(edge, q_max);
+}
+
+uint64_t
+ft__pk_q_quantile(const struct pk_port *p, uint64_t tail_ps, double q)
+{
+	return q_quantile(p->q_hist0, p->q_bins, p->q_bytes, p->q_max_bytes, tail_ps, q);
+}
+
+uint64_t
+ft__pk_cq_quantile(const struct pk_cq *c, uint64_t tail_ps, double q)
+{
+	return q_quantile(c->q_hist0, c->q_bins, c->q_bytes, c->q_max_bytes, tail_ps, q);
 }
 
 /* The traced QPs' samples by QP, as views in @c. */
@@ -324,9 +341,10 @@ qp_traces(struct pk_engine *e, struct ft_sim_counters *c, struct ft_error *err)
 
 /*
  * A split run's rank 0, its counters filled: the port and priority records it widened to
- * every link for them (and their histogram bins) are read no more, and go before the
- * report's link rows are made (docs/internals/sim.md, "Where a rank's memory goes at
- * 1,024 hosts"). Kept: what a second call reads, the counters, bottlenecks and @npause.
+ * every link for them (their histogram bins and priorities' queue records too) are read
+ * no more, and go before the report's link rows are made (docs/internals/sim.md, "Where a
+ * rank's memory goes at 1,024 hosts"). Kept: what a second call reads, the counters,
+ * bottlenecks and @npause.
  */
 static void
 drop_ports(struct pk_engine *e, uint64_t npause)
@@ -334,6 +352,7 @@ drop_ports(struct pk_engine *e, uint64_t npause)
 	ft_free(e->ports_mem);
 	ft_free(e->cls_mem);
 	ft__pk_qbins_free(e);
+	ft__pk_cq_free(e); /* (the priorities' queue records: their bins went above) */
 	e->ports_mem = e->cls_mem = NULL;
 	e->ports = NULL;
 	e->cls_pool = NULL;
@@ -501,6 +520,30 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 		                (p->q_area + (double)p->q_bytes * (double)(end_ps - p->t_q_ps)) /
 		                        span :
 		                0;
+		/* Each priority's queue: the port's own figures while one priority alone ever
+		 * queued there, else its record (pk_port q_solo); over the port's span. */
+		for (uint32_t k = 0; p->cls && k < e->ncls; k++) {
+			const struct pk_cq *cq = p->cls[k].cq;
+			struct ft_sim_prio_counters *pp = &pc->prio[e->cls_prio[k]];
+
+			if (p->q_solo == 1u + e->cls_prio[k]) {
+				pp->q_mean_bytes = pc->q_mean_bytes;
+				pp->q_p99_bytes = pc->q_p99_bytes;
+				pp->q_max_bytes = pc->q_max_bytes;
+			} else if (p->q_solo == PK_QSOLO_SHARED && cq) {
+				uint64_t tail = end_ps - cq->t_q_ps;
+
+				pp->q_max_bytes = cq->q_max_bytes;
+				pp->q_p99_bytes = ft__pk_cq_quantile(cq, tail, 0.99);
+				pp->q_mean_bytes =
+				        span > 0 ?
+				                (cq->q_area + (double)cq->q_bytes * (double)tail) / span :
+				                0;
+			} else {
+				pp->q_mean_bytes = 0;
+				pp->q_p99_bytes = pp->q_max_bytes = 0;
+			}
+		}
 	}
 	if (e->ports_gone)
 		npause = e->report_npause;

@@ -805,6 +805,42 @@ ft__pk_qbins_free(struct pk_engine *e)
 	e->qb_left = 0;
 }
 
+/* Priority queue records a chunk of the pool (3 KiB): only ports whose queue more than one
+ * priority used take them. */
+#define PK_CQ_ROWS 64u
+
+struct pk_cq_chunk {
+	struct pk_cq_chunk *next;
+	struct pk_cq rows[PK_CQ_ROWS];
+};
+
+struct pk_cq *
+ft__pk_cq_new(struct pk_engine *e)
+{
+	if (e->cq_left == 0) {
+		struct pk_cq_chunk *k = ft_calloc(1, sizeof(*k));
+
+		if (!k)
+			return NULL;
+		k->next = e->cq_chunks;
+		e->cq_chunks = k;
+		e->cq_left = PK_CQ_ROWS;
+	}
+	return &e->cq_chunks->rows[PK_CQ_ROWS - e->cq_left--];
+}
+
+void
+ft__pk_cq_free(struct pk_engine *e)
+{
+	while (e->cq_chunks) {
+		struct pk_cq_chunk *k = e->cq_chunks;
+
+		e->cq_chunks = k->next;
+		ft_free(k);
+	}
+	e->cq_left = 0;
+}
+
 void
 ft__pk_destroy(struct ft_engine *eng)
 {
@@ -837,6 +873,7 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft__pk_lazy_free(e);
 		ft__pk_tree_free(e);
 		ft__pk_qbins_free(e);
+		ft__pk_cq_free(e);
 		ft_topo_free(e->topo_up);
 		for (size_t i = 0; i < e->flows.len; i++)
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);

@@ -153,6 +153,9 @@ static const struct ft__field prio_fields[] = {
 	F(ft_sim_prio_counters, "ecn_received", UINT, ecn_rx),
 	F(ft_sim_prio_counters, "cnp_sent", UINT, cnp_sent),
 	F(ft_sim_prio_counters, "cnp_handled", UINT, cnp_handled),
+	F(ft_sim_prio_counters, "queue_mean_bytes", NUM, q_mean_bytes),
+	F(ft_sim_prio_counters, "queue_p99_bytes", UINT, q_p99_bytes),
+	F(ft_sim_prio_counters, "queue_max_bytes", UINT, q_max_bytes),
 };
 
 #undef F

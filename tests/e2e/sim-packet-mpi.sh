@@ -135,6 +135,17 @@ grep -Eq '^PortXmitWait:\.*[1-9]' "$tmp"/ib.c1/perfquery-x.core* ||
 check dcqcn tests/fixtures/sim/packet-mpi-k4-dcqcn.yaml 1 '"cnps": [1-9]'
 check ibcc tests/fixtures/sim/packet-mpi-k4-ibcc.yaml 1 '"cnps": [1-9]'
 check timely tests/fixtures/sim/packet-mpi-k4-timely.yaml 1 '"pause_frames": [1-9]'
+# Two priorities, strict: an incast of 512 KiB a host into pod 0 at priority 3 over the
+# permutation at priority 0. Ports where both queued keep each priority's own queue
+# depth (mean, p99, max), whose records and bins rank 0 gathers with the ports'; a
+# priority's queue figures are in its object under "priorities" (12 spaces in).
+{
+	sed 's/^  congestion_control: none$/&\n  arbitration: strict/' \
+		tests/fixtures/sim/packet-mpi-k4.yaml
+	printf '    priority: 0\n  - pattern: incast\n    size: 512KiB\n    hosts: 16\n'
+	printf '    target: 0\n    priority: 3\n'
+} >"$tmp/prio.yaml"
+check prio "$tmp/prio.yaml" 1 '^ {12}"queue_p99_bytes": [1-9]'
 # Lossy (PFC off): switches drop, receivers in pod 0 NAK the first gap and ACK
 # every 16 packets back to senders in other pods, which go back N on a NAK or
 # time out on what the ACKs told them. With adaptive routing the receivers

@@ -2367,6 +2367,112 @@ test_q_mean_op_span(void **state)
 }
 
 /*
+ * Queue depth per priority, at test_q_mean_op_span's leaf port to node 0 (two flows of K
+ * full packets from nodes 1 and 2, lossy, store and forward: the port's integral is
+ * W T K^2). Both flows at one priority: that priority's figures are the port's, exactly,
+ * and no priority record is made (the port's histogram is the only one). At priorities 1
+ * (node 1) and 0 (node 2), strict: the records' integrals add up to the port's exactly
+ * (each byte queued is one priority's). Each pair lands as the port ends its previous
+ * packet, and strict priority picks priority 1's at once: its queue holds one packet (W
+ * bytes) for no time, a mean of 0; priority 0's holds while priority 1 drains, all K of
+ * its packets by the last pair (K W; the port's largest is K + 1 packets, the last pair
+ * with them), and its mean is the port's. The bounds the physics gives whatever the
+ * order of a pair's landing are checked too: priority 1 waits at most one packet time.
+ */
+static void
+test_q_prio_split(void **state)
+{
+	const uint32_t K = 16;
+	struct ft_packet_cfg pc = { .mtu_bytes = 4096, .store_forward = true,
+		                    .fc = FT_PKT_FC_NONE, .rto_s = 1e-3 };
+	uint32_t one[2], two[2];
+	struct net n;
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	net_build(&n, "dgx-h100:3", false);
+	one[0] = ft_topo_nic(n.t, 1, 0);
+	two[0] = ft_topo_nic(n.t, 2, 0);
+	one[1] = two[1] = ft_topo_nic(n.t, 0, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	for (int mode = 0; mode < 2; mode++) {
+		struct prio_op ops[2] = { { one, 1, (uint64_t)K * 4096, mode ? 1 : 0 },
+			                  { two, 1, (uint64_t)K * 4096, 0 } };
+		struct ft_sim_counters c;
+		struct ft_engine *e = run_prio_ops(&n, &cfg, ops, 2, &c);
+		const struct pk_engine *pe = pk(e);
+		const struct pk_flow *f = &FT_VEC_AT(&pe->flows, struct pk_flow, 0);
+		uint32_t l = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + 1);
+		const struct pk_port *p = ft__pk_port(e, l);
+		const struct ft_sim_port_counters *pp = &c.port[l];
+		double W = 4096.0 + p->hdr, T = (double)pk_port_ser_ps(p, 4096 + p->hdr);
+		double span = c.makespan_s * PK_PS_PER_S;
+
+		assert_int_equal(c.ndrops, 0);
+		assert_true(p->q_area == W * T * K * K);
+		if (mode == 0) {
+			assert_null(pe->cq_chunks);
+			for (uint32_t k = 0; k < pe->nlinks; k++) {
+				const struct ft_sim_port_counters *x = &c.port[k];
+
+				assert_true(x->prio[0].q_mean_bytes == x->q_mean_bytes);
+				assert_int_equal(x->prio[0].q_p99_bytes, x->q_p99_bytes);
+				assert_int_equal(x->prio[0].q_max_bytes, x->q_max_bytes);
+				assert_null(ft__pk_port(e, k)->cls[0].cq);
+			}
+			assert_true(pp->prio[0].q_mean_bytes > 0);
+		} else {
+			const struct pk_cq *c0 = pk_port_cls(pe, p, 0)->cq;
+			const struct pk_cq *c1 = pk_port_cls(pe, p, 1)->cq;
+			const struct ft_sim_prio_counters *q0 = &pp->prio[0], *q1 = &pp->prio[1];
+
+			print_message("# port: mean %.1f B, p99 %llu, max %llu; prio 1: mean %.1f, "
+			              "max %llu; prio 0: mean %.1f, p99 %llu, max %llu (W %.0f)\n",
+			              pp->q_mean_bytes, (unsigned long long)pp->q_p99_bytes,
+			              (unsigned long long)pp->q_max_bytes, q1->q_mean_bytes,
+			              (unsigned long long)q1->q_max_bytes, q0->q_mean_bytes,
+			              (unsigned long long)q0->q_p99_bytes,
+			              (unsigned long long)q0->q_max_bytes, W);
+			assert_int_equal(p->q_solo, PK_QSOLO_SHARED);
+			assert_non_null(c0);
+			assert_non_null(c1);
+			assert_true(c0->q_bytes == 0 && c1->q_bytes == 0);
+			assert_true(c0->q_area + c1->q_area == p->q_area);
+			assert_true(c1->q_area <= W * T);
+			assert_true(q1->q_max_bytes <= W);
+			assert_true(q0->q_max_bytes >= (K - 1) * (uint64_t)W);
+			assert_true(c1->q_area == 0 && q1->q_mean_bytes == 0);
+			assert_int_equal(q1->q_max_bytes, (uint64_t)W);
+			assert_int_equal(q0->q_max_bytes, K * (uint64_t)W);
+			assert_int_equal(pp->q_max_bytes, (K + 1) * (uint64_t)W);
+			assert_true(q0->q_mean_bytes == pp->q_mean_bytes);
+			assert_true(q0->q_max_bytes <= pp->q_max_bytes);
+			assert_true(q0->q_max_bytes + q1->q_max_bytes >= pp->q_max_bytes);
+			assert_true(q0->q_p99_bytes <= q0->q_max_bytes);
+			assert_true(q1->q_p99_bytes <= q1->q_max_bytes);
+			assert_double_equal(q0->q_mean_bytes, (W * T * K * K - c1->q_area) / span,
+			                    1e-9 * q0->q_mean_bytes);
+			assert_double_equal(q0->q_mean_bytes + q1->q_mean_bytes, pp->q_mean_bytes,
+			                    1e-9 * pp->q_mean_bytes);
+			/* Every other port carried one priority: its figures, as above. */
+			for (uint32_t k = 0; k < pe->nlinks; k++) {
+				const struct ft_sim_port_counters *x = &c.port[k];
+				uint32_t pr = x->prio[1].tx_pkts ? 1 : 0;
+
+				if (k == l)
+					continue;
+				assert_true(x->prio[pr].q_mean_bytes == x->q_mean_bytes);
+				assert_int_equal(x->prio[pr].q_max_bytes, x->q_max_bytes);
+				assert_int_equal(x->prio[pr].q_p99_bytes, x->q_p99_bytes);
+			}
+		}
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
  * A port's histogram bins past the first are taken only once its queue holds bytes for
  * some time. One flow of K full packets from NIC 0 of node 1 to NIC 0 of node 0 (as in
  * test_q_mean_op_span, alone): each packet finds the leaf's port to node 0 idle and leaves
@@ -5223,6 +5329,7 @@ main(void)
 		cmocka_unit_test(test_dcqcn_hyper_increase),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
+		cmocka_unit_test(test_q_prio_split),
 		cmocka_unit_test(test_q_bins_lazy),
 		cmocka_unit_test(test_q_bins),
 		cmocka_unit_test(test_prio_ecn_cnp),
