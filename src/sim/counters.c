@@ -497,9 +497,9 @@ sonic_queues(struct ft_strbuf *sb, const struct ft_topo *topo, const struct ft_s
 /*
  * show queue watermark unicast of switch @v: per port and unicast queue the most bytes it
  * held, as SONiC's watermark counters keep them since they were last cleared (here: the
- * run). The engine keeps one peak per port, over its priorities; it is shown on the queue
- * that carried most of the port's bytes, the others 0. A queue builds only where packets
- * come faster than the port drains them: k long flows hashed onto one uplink peak at
+ * run): each priority's own peak (the engine's per-priority queue figures), 0 on a queue
+ * that never held a packet. A queue builds only where packets come faster than the port
+ * drains them: k long flows hashed onto one uplink peak at
  * (k - 1) flows' bytes, a spread that keeps every link under line rate at a few packets
  * (kb ROCE-ECMP).
  */
@@ -515,18 +515,13 @@ sonic_watermark(struct ft_strbuf *sb, const struct ft_topo *topo,
 		const struct ft_sim_port_counters *tx = &c->port[first + i];
 		char cell[FT_PKT_NPRIO + 1][24];
 		const char *row[FT_PKT_NPRIO + 1];
-		int busiest = 0;
 
 		if (!sonic_listed(topo, c, first + i))
 			continue;
 		sonic_port(cell[0], sizeof(cell[0]), i);
 		row[0] = cell[0];
-		for (int p = 1; p < FT_PKT_NPRIO; p++)
-			if (tx->prio[p].tx_bytes > tx->prio[busiest].tx_bytes)
-				busiest = p;
 		for (int p = 0; p < FT_PKT_NPRIO; p++) {
-			snprintf(cell[p + 1], sizeof(cell[p + 1]), "%" PRIu64,
-			         p == busiest ? tx->q_max_bytes : 0);
+			snprintf(cell[p + 1], sizeof(cell[p + 1]), "%" PRIu64, tx->prio[p].q_max_bytes);
 			row[p + 1] = cell[p + 1];
 		}
 		sonic_row(sb, wm_cols, FT_ARRAY_SIZE(wm_cols), row);

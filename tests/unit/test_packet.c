@@ -3545,7 +3545,9 @@ sonic_roundtrip(enum ft_pkt_cc cc, uint64_t buffer, double *ecn, double *pause)
 					assert_double_equal(o->num, (double)(q->drops - q->drops_corrupt),
 					                    0);
 				} else if (strcmp(o->key, "switch.queue.watermark_bytes") == 0) {
-					/* the port's peak, on the queue that carried its bytes */
+					/* the queue's own peak: here one priority carries a port's
+					 * bytes, so the port's peak on that queue, 0 on the others */
+					assert_double_equal(o->num, (double)q->q_max_bytes, 0);
 					assert_double_equal(o->num,
 					                    q->tx_bytes ? (double)tx->q_max_bytes : 0, 0);
 					wm = o->num > wm ? o->num : wm;

@@ -2077,6 +2077,61 @@ test_lab_ib_victim(void **state)
 }
 
 /*
+ * SONiC's watermark table from a run with two priorities through one switch port (the
+ * strict-priority lab: an incast at priority 3 over bulk traffic at priority 0): each
+ * queue shows its own peak, so the port into the hot receiver has two non-zero queues
+ * (UC0 1,600,174 and UC3 20,192,274 bytes), where one peak per port showed one.
+ */
+static void
+test_counters_watermark_per_priority(void **state)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	uint32_t two = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_file("scenarios/lab/prio-sp.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.counters = true;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	for (size_t i = 0; i < rep.counter_files.len; i++) {
+		const struct ft_sim_file *f = ft_vec_at(&rep.counter_files, i);
+		struct ft_obs_set obs;
+		char dev[64] = "";
+		uint32_t nonzero = 0;
+
+		if (strncmp(f->name, "sonic.", 6) != 0)
+			continue;
+		ft_obs_set_init(&obs);
+		if (ft_parse_buffer(f->text, f->len, f->name, NULL, &obs, NULL, &err) != 0)
+			fail_msg("%s: %s", f->name, err.msg);
+		/* rows come port by port, UC0 to UC7: count the non-zero peaks of each port */
+		for (size_t k = 0; k < ft_obs_set_len(&obs); k++) {
+			const struct ft_obs *o = ft_obs_set_at(&obs, k);
+
+			if (strcmp(o->key, "switch.queue.watermark_bytes") != 0)
+				continue;
+			if (strcmp(dev, o->device) != 0) {
+				two += nonzero >= 2;
+				nonzero = 0;
+				snprintf(dev, sizeof(dev), "%s", o->device);
+			}
+			nonzero += o->num > 0;
+			assert_true(o->num >= 0);
+		}
+		two += nonzero >= 2;
+		ft_obs_set_release(&obs);
+	}
+	print_message("# %u switch ports with two queues' peaks\n", two);
+	assert_true(two >= 1);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+}
+
+/*
  * --counters on InfiniBand writes the subnet manager's opensm.conf beside the port
  * counters: congestion_control FALSE without IB CC (OpenSM's default), TRUE with it and
  * its options. Diagnosed with the counters, the tree-saturation lab then differs between
@@ -3424,6 +3479,7 @@ main(void)
 		cmocka_unit_test(test_lab_burst_victim),
 		cmocka_unit_test(test_lab_ib_victim),
 		cmocka_unit_test(test_counters_opensm_conf),
+		cmocka_unit_test(test_counters_watermark_per_priority),
 		cmocka_unit_test(test_engines_agree_uncontended),
 		cmocka_unit_test(test_over_network_rule),
 		cmocka_unit_test(test_nvls_tree_nccl_channels),
