@@ -160,44 +160,40 @@ blocks(uint32_t wire)
 	return (wire + PK_BLOCK - 1) / PK_BLOCK;
 }
 
-/* Port @p's queue stayed at its depth since t_q_ps: into its mean and histogram (the bins
- * past the first taken from the pool the first time they gain any). */
+/* A queue of @q_bytes since *@t_q_ps: into its time integral @area and its histogram
+ * (*@hist0 for bin 0, the bins past it taken from the pool the first time they gain any). */
 static int
-q_account(struct pk_engine *e, struct pk_port *p)
+depth_account(struct pk_engine *e, uint64_t q_bytes, double *area, uint64_t *hist0,
+              uint64_t **bins, uint64_t *t_q_ps)
 {
-	uint64_t dt = e->now_ps - p->t_q_ps;
-	uint32_t b = pk_qbin(p->q_bytes);
+	uint64_t dt = e->now_ps - *t_q_ps;
+	uint32_t b = pk_qbin(q_bytes);
 
-	p->q_area += (double)p->q_bytes * (double)dt;
+	*area += (double)q_bytes * (double)dt;
 	if (b == 0) {
-		p->q_hist0 += dt;
+		*hist0 += dt;
 	} else if (dt) {
-		if (!p->q_bins && !(p->q_bins = ft__pk_qbins_new(e)))
+		if (!*bins && !(*bins = ft__pk_qbins_new(e)))
 			return FT_ENOMEM;
-		p->q_bins[b - 1] += dt;
+		(*bins)[b - 1] += dt;
 	}
-	p->t_q_ps = e->now_ps;
+	*t_q_ps = e->now_ps;
 	return 0;
 }
 
-/* Priority record @c's queue stayed at its depth since its t_q_ps (q_account's, for one
- * priority of a shared queue). */
-static int
+/* Port @p's queue stayed at its depth since t_q_ps. */
+static inline int
+q_account(struct pk_engine *e, struct pk_port *p)
+{
+	return depth_account(e, p->q_bytes, &p->q_area, &p->q_hist0, &p->q_bins, &p->t_q_ps);
+}
+
+/* Priority record @c's queue stayed at its depth since its t_q_ps (one priority of a
+ * shared queue). */
+static inline int
 cq_account(struct pk_engine *e, struct pk_cq *c)
 {
-	uint64_t dt = e->now_ps - c->t_q_ps;
-	uint32_t b = pk_qbin(c->q_bytes);
-
-	c->q_area += (double)c->q_bytes * (double)dt;
-	if (b == 0) {
-		c->q_hist0 += dt;
-	} else if (dt) {
-		if (!c->q_bins && !(c->q_bins = ft__pk_qbins_new(e)))
-			return FT_ENOMEM;
-		c->q_bins[b - 1] += dt;
-	}
-	c->t_q_ps = e->now_ps;
-	return 0;
+	return depth_account(e, c->q_bytes, &c->q_area, &c->q_hist0, &c->q_bins, &c->t_q_ps);
 }
 
 /* Priority @prio (record @q) queues at port @p, whose figures are accounted to now: its own
