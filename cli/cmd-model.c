@@ -62,7 +62,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	bool save = false, calibrate = false;
 	uint64_t minbytes = 8, maxbytes = 8ull << 30, factor = 2;
-	uint64_t explain = 0; /* --explain SIZE; 0: not asked */
+	uint64_t explain = UINT64_MAX; /* --explain SIZE; UINT64_MAX: not asked */
 	struct ft_model_args o;
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
@@ -131,6 +131,10 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		          n);
 		return EXIT_USAGE;
 	}
+	if (explain == 0) {
+		cli_error(ctx, "--explain: must be at least 1 byte");
+		return EXIT_USAGE;
+	}
 	if (!calibrate && (minbytes == 0 || maxbytes == 0 || minbytes > maxbytes)) {
 		cli_error(ctx, "%s",
 		          minbytes == 0 ? "-b/--minbytes: must be at least 1 byte" :
@@ -152,7 +156,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		                                       ctx->json, &sb, &err);
 		return cli_finish(ctx, &sb, rc, &err);
 	}
-	if (explain)
+	if (explain != UINT64_MAX)
 		return run_explain(&spec, &q, explain, ctx);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));

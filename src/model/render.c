@@ -95,25 +95,63 @@ group_range(const struct ft_cluster_spec *spec, size_t off, bool most)
 	return r;
 }
 
+/*
+ * The GPUs' model in the header: the one model, or, where the @nnodes nodes in use (the
+ * first ones, group by group) span node groups that differ in it (H100 and H200 nodes on
+ * one fabric), each group's node count and model.
+ */
+static const char *
+gpu_models(const struct ft_cluster_spec *spec, uint32_t nnodes, char *buf, size_t len)
+{
+	const char *one = spec->node.gpu_model;
+	uint32_t g, left = nnodes, kinds = 0;
+	size_t at = 0;
+
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS && left; g++) {
+		left -= FT_MIN(left, spec->groups[g].count);
+		if (strcmp(spec->groups[g].node.gpu_model, one) != 0)
+			kinds++;
+	}
+	if (kinds == 0)
+		return one[0] ? one : "(unnamed)";
+	left = nnodes;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS && left && at + 2 < len; g++) {
+		const char *m = spec->groups[g].node.gpu_model;
+		uint32_t c = FT_MIN(left, spec->groups[g].count);
+		int k = snprintf(buf + at, len - at, "%s%u x %s", g ? ", " : "(", c,
+		                 m[0] ? m : "(unnamed)");
+
+		if (k < 0 || (size_t)k >= len - at)
+			break;
+		at += (size_t)k;
+		left -= c;
+	}
+	if (at + 2 <= len)
+		memcpy(buf + at, ")", 2);
+	return buf;
+}
+
 void
 ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_model_result *first,
                           const struct ft_run *run, struct ft_strbuf *sb)
 {
 	const struct ft_node_spec *n = &spec->node;
+	char models[FT_SPEC_MAX_GROUPS * 48];
+	const char *gm = gpu_models(spec, first->nnodes, models, sizeof(models));
 	size_t i;
 
 	ft_strbuf_addf(sb, "# fabtune model: %s\n", spec->name);
 	if (n->nvlink_domain_nodes > 1 && first->ppn > n->ngpus)
 		ft_strbuf_addf(sb, "#  %u NVLink domain%s of %u nodes x %u GPUs %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn / n->ngpus, n->ngpus,
-		               n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+		               gm);
 	else if (first->ppn_min != first->ppn_max)
 		ft_strbuf_addf(sb, "#  %u nodes of %u to %u GPUs %s", first->nnodes, first->ppn_min,
-		               first->ppn_max, n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+		               first->ppn_max, gm);
 	else
 		ft_strbuf_addf(sb, "#  %u node%s x %u GPU%s %s", first->nnodes,
 		               first->nnodes == 1 ? "" : "s", first->ppn,
-		               first->ppn == 1 ? "" : "s", n->gpu_model[0] ? n->gpu_model : "(unnamed)");
+		               first->ppn == 1 ? "" : "s", gm);
 	if (n->nvlink_gen)
 		ft_strbuf_addf(sb, ", NVLink %u%s", n->nvlink_gen,
 		               n->nvswitch ? (n->nvls ? " NVSwitch+NVLS" : " NVSwitch") : "");

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <fabtune/json.h>
 #include <fabtune/table.h>
@@ -63,8 +64,15 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 	uint32_t down, up, i;
 
 	ft_strbuf_addf(sb, "cluster %s (%s)\n", s->name, s->source);
-	ft_strbuf_addf(sb, "  nodes      %u x %s, %" PRIu64 " GPUs\n", s->nnodes,
-	               n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
+	for (i = 1; i < s->ngroups && i < FT_SPEC_MAX_GROUPS; i++)
+		if (strcmp(s->groups[i].node.preset, n->preset) != 0)
+			break;
+	if (i < s->ngroups && i < FT_SPEC_MAX_GROUPS) /* groups of different kinds */
+		ft_strbuf_addf(sb, "  nodes      %u in %u groups, %" PRIu64 " GPUs\n", s->nnodes,
+		               s->ngroups, ft_spec_ngpus(s));
+	else
+		ft_strbuf_addf(sb, "  nodes      %u x %s, %" PRIu64 " GPUs\n", s->nnodes,
+		               n->preset[0] ? n->preset : "custom node", ft_spec_ngpus(s));
 	for (i = 0; i < s->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
 		const struct ft_node_spec *g = &s->groups[i].node;
 

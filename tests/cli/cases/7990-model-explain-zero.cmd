@@ -1,0 +1,1 @@
+model dgx-h100:2 --explain 0

@@ -1,0 +1,1 @@
+model examples/mixed-shapes.yaml -b 1G -e 1G

@@ -1,0 +1,1 @@
+spec examples/mixed-shapes.yaml
