@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * model/dtree.c - NCCL's double binary tree over the nodes, hop by hop: what
- * the busiest NIC of each network hop moves when the hops take turns.
+ * the busiest NIC of each network hop moves while the first chunk crosses it.
  *
  * NCCL builds the tree part of Tree and NVLSTree across nodes with
  * ncclGetDtree (src/graph/trees.cc; kb NA-ALGO-TREE): tree 0 is a binary
@@ -14,7 +14,11 @@
  * hops are numbered as a chunk reaches them: going up, a node sends once
  * everything below it has come in (a leaf at once); going down, a node
  * sends once its own parent's copy has come in, the root once its children
- * have (the flow engine's stages, sim/engine_flow.c phase_stages()).
+ * have (the flow engine's stages, sim/engine_flow.c phase_stages()). From two
+ * loops on the chunks follow one another a hop apart (NCCL's NVLSTree kernel
+ * runs every stage as a warp group looping over the chunks, src/device/
+ * all_reduce.h), so while the first chunk is in hop h its NICs also carry the
+ * second in hop h - 1, the third in hop h - 2, as far as there are loops.
  */
 #include "model_int.h"
 
@@ -108,15 +112,21 @@ tree_hops(uint32_t n, uint32_t t, int *parent, uint32_t *up, uint32_t *down)
 	return hops;
 }
 
+/*
+ * The pipeline's fill over @nnodes nodes in @loops loops, in S (the buffer): for each hop
+ * the busiest NIC's bytes, sent or received, in that hop and the @loops - 1 before it
+ * (the chunks behind the first), summed over the hops. One loop: the hops one after
+ * another, each with its own bytes; 0 past DTREE_MAX_NODES or out of memory.
+ */
 double
-ft__model_dtree_hop_load(uint32_t nnodes)
+ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops)
 {
-	uint32_t n = nnodes, t, k, h, nhops = 0, hops[2];
+	uint32_t n = nnodes, t, k, h, m, nhops = 0, hops[2];
 	int *parent = NULL;
 	uint32_t *up = NULL, *down = NULL;
 	double *sent = NULL, *got = NULL, load = 0;
 
-	if (n < 2 || n > DTREE_MAX_NODES)
+	if (n < 2 || n > DTREE_MAX_NODES || loops == 0)
 		return 0;
 	parent = ft_calloc(2 * (size_t)n, sizeof(*parent));
 	up = ft_calloc(2 * (size_t)n, sizeof(*up));
@@ -127,33 +137,37 @@ ft__model_dtree_hop_load(uint32_t nnodes)
 		hops[t] = tree_hops(n, t, parent + t * n, up + t * n, down + t * n);
 		nhops = FT_MAX(nhops, hops[t]);
 	}
-	sent = ft_calloc(n, sizeof(*sent));
-	got = ft_calloc(n, sizeof(*got));
+	/* sent[h n + k], got[h n + k]: what node k sends and receives in hop h, in S */
+	sent = ft_calloc((size_t)nhops * n, sizeof(*sent));
+	got = ft_calloc((size_t)nhops * n, sizeof(*got));
 	if (!sent || !got)
 		goto out;
 	/* each hop: every edge of both trees at that hop moves S / 2 one way */
+	for (t = 0; t < 2; t++)
+		for (k = 0; k < n; k++) {
+			uint32_t p = (uint32_t)parent[t * n + k];
+
+			if (parent[t * n + k] < 0)
+				continue;
+			sent[(size_t)up[t * n + k] * n + k] += 0.5;
+			got[(size_t)up[t * n + k] * n + p] += 0.5;
+			sent[(size_t)down[t * n + k] * n + p] += 0.5;
+			got[(size_t)down[t * n + k] * n + k] += 0.5;
+		}
+	/* the first chunk in hop h shares each NIC with the chunks behind it, one hop back per
+	 * loop: what the NIC moves in hops h, h - 1, ... h - (loops - 1) */
 	for (h = 0; h < nhops; h++) {
 		double busiest = 0;
 
-		for (k = 0; k < n; k++)
-			sent[k] = got[k] = 0;
-		for (t = 0; t < 2; t++)
-			for (k = 0; k < n; k++) {
-				uint32_t p = (uint32_t)parent[t * n + k];
+		for (k = 0; k < n; k++) {
+			double tx = 0, rx = 0;
 
-				if (parent[t * n + k] < 0)
-					continue;
-				if (up[t * n + k] == h) {
-					sent[k] += 0.5;
-					got[p] += 0.5;
-				}
-				if (down[t * n + k] == h) {
-					sent[p] += 0.5;
-					got[k] += 0.5;
-				}
+			for (m = 0; m <= h && m < loops; m++) {
+				tx += sent[(size_t)(h - m) * n + k];
+				rx += got[(size_t)(h - m) * n + k];
 			}
-		for (k = 0; k < n; k++)
-			busiest = FT_MAX(busiest, FT_MAX(sent[k], got[k]));
+			busiest = FT_MAX(busiest, FT_MAX(tx, rx));
+		}
 		load += busiest;
 	}
 out:
@@ -163,4 +177,11 @@ out:
 	ft_free(sent);
 	ft_free(got);
 	return load;
+}
+
+/* The hops of one loop taking turns (ft__model_dtree_fill_load() in one loop). */
+double
+ft__model_dtree_hop_load(uint32_t nnodes)
+{
+	return ft__model_dtree_fill_load(nnodes, 1);
 }

@@ -102,6 +102,9 @@ bool ft__model_ofi_region(const struct ft_model_links *l, const struct ft_model_
 /* What the busiest NIC moves, in buffers S, summed over the hops of NCCL's double binary
  * tree over @nnodes nodes taken one after another (model/dtree.c); 0 for fewer than 2. */
 double ft__model_dtree_hop_load(uint32_t nnodes);
+/* The same for the first of @loops loops, its hops shared with the chunks behind it, one
+ * hop back per loop (model/dtree.c): over 2 nodes 1 in one loop, 1.5 from two on. */
+double ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops);
 
 /* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
 void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,

@@ -793,29 +793,31 @@ nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes,
 }
 
 /*
- * An NVLS tree whose buffer is one loop (one chunk per channel and head): its hops
- * between nodes take turns, each at the rate of its busiest NIC, as the flow engine runs
- * them (sim/engine_flow.c, one chunk). A hop's busiest NIC moves S / 2 per edge of the
- * double binary tree it serves in that hop (ft__model_dtree_hop_load(): over 2 nodes S / 2
- * each way per hop, S in all; over 4, S, S / 2, S / 2, S), where the whole operation's
- * pace charged every hop the busiest node's 2S (S over 2 nodes, 1.5S over 3). Each head
- * sends its shard through its own NICs, so the rails of the heads move @loop_bytes x load:
- * all of a node's where every GPU with a NIC heads a tree, 32 of 72 in an NVL72 domain
- * (NCCL_MAX_NVLS_ARITY, FT__MODEL_NVLS_MAX_HEADS). The
- * seconds the hops take; 0 where this does not apply (more loops: the hops overlap and
- * share the NICs at the operation's pace).
+ * The network hops of an NVLS tree's first loop, the fill of its pipeline: the first chunk
+ * (one per channel and head) crosses the hops in turn, each at the rate of its busiest NIC,
+ * as the flow engine runs them (sim/engine_flow.c). A hop's busiest NIC moves S / 2 per
+ * edge of the double binary tree it serves in that hop; from two loops on it moves, beside
+ * the first chunk, the chunks behind it, one hop back per loop (ft__model_dtree_fill_load():
+ * over 2 nodes S / 2 then S, 1.5S per loop in all where the whole operation's pace charged
+ * 2S; over 4, 3S in one loop, 3.5S in two, 5.5S from four on, against 8S). NCCL's NVLSTree
+ * kernel runs each stage as a warp group of its own, looping over the channel's chunks
+ * (NVIDIA/nccl src/device/all_reduce.h, RunWorkColl for NCCL_ALGO_NVLS_TREE: the scatter,
+ * the reduce that sends up the tree, the receive from it that broadcasts, the gather), so
+ * chunk c + 1 enters a hop while chunk c is in the next. Each head sends its shard through
+ * its own NICs, so the rails of the heads move @loop_bytes x load: all of a node's where
+ * every GPU with a NIC heads a tree, 32 of 72 in an NVL72 domain (NCCL_MAX_NVLS_ARITY,
+ * FT__MODEL_NVLS_MAX_HEADS). The seconds the hops take; 0 where this does not apply.
  */
 static double
-one_loop_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops,
-               double loop_bytes)
+fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, double loop_bytes)
 {
 	double share = (double)nvls_heads(l) / FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
 	double net_Bps = l->inter_Bps * l->ring_tier_factor * FT_MIN(share, 1.0), load;
 
-	if (a != FT_ALGO_NVLS_TREE || loops != 1 || l->nnodes < 2 || !(net_Bps > 0) ||
+	if (a != FT_ALGO_NVLS_TREE || loops == 0 || l->nnodes < 2 || !(net_Bps > 0) ||
 	    !isfinite(net_Bps))
 		return 0;
-	load = ft__model_dtree_hop_load(l->nnodes);
+	load = ft__model_dtree_fill_load(l->nnodes, loops);
 	return load > 0 ? load * loop_bytes / net_Bps : 0;
 }
 
@@ -879,7 +881,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
 			 * up and down), the hops between nodes at the network's. */
 			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;
-			double net = one_loop_net_s(l, a, out->loops, c_eff * pipes);
+			double net = fill_net_s(l, a, out->loops, c_eff * pipes);
 
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +
 			      (net > 0 ? net : (stages - inside) * c_eff * pipes / c->stage_inter_Bps);

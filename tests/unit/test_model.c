@@ -2080,12 +2080,15 @@ assert_pipe(const struct ft_model_result *r, uint32_t nch, uint64_t chunk, uint6
 
 /*
  * An NVLS tree of one loop (one chunk per channel and head): its network hops take turns,
- * each at its busiest NIC's rate (model/pipeline.c one_loop_net_s(), model/dtree.c), as
+ * each at its busiest NIC's rate (model/pipeline.c fill_net_s(), model/dtree.c), as
  * the flow engine runs one chunk. NCCL's double binary tree over 2 nodes moves S / 2 each
  * way per hop, S over its two hops; over 4 (0-2-{1,3} and 3-1-{2,0}) S, S / 2, S / 2, S;
  * over 8, 1, 1, 1/2 up and as much down, 5S; where the operation's pace charged every hop
  * the busiest node's whole load (S over 2 nodes, about 2S beyond). 4 MiB on 16 channels x
- * 8 heads is one loop of 32 KiB chunks; 16 MiB on 4 nodes two loops, priced as before.
+ * 8 heads is one loop of 32 KiB chunks; 16 MiB on 4 nodes two loops, whose first chunk
+ * shares each hop's NICs with the second chunk one hop back: S, S / 2 + S, S / 2 + S / 2,
+ * S + S / 2 (its busiest NIC in each), 3.5S, where every hop at the operation's pace was
+ * 4 x 2S x 31/32.
  */
 static void
 test_pipe_nvls_tree_one_loop(void **state)
@@ -2113,7 +2116,7 @@ test_pipe_nvls_tree_one_loop(void **state)
 		assert_rel(r.pipe.ramp_s, ramp, 1e-9);
 		assert_rel(r.time_s, t.time_s + ramp, 1e-9);
 	}
-	/* two loops: the hops overlap at the operation's pace, 2 x 2 hops of 64 KiB x 128 */
+	/* two loops of 64 KiB x 128: the fill's hops 3.5 loops' worth at a NIC's rate */
 	{
 		double n = 32, conv = n / (2 * (n - 1)), c2 = 65536.0 * 128;
 		double bw = 8 * 45.5 * GB * conv, ramp;
@@ -2122,7 +2125,7 @@ test_pipe_nvls_tree_one_loop(void **state)
 		eval_both(&s, FT_OP_ALL_REDUCE, 16u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t,
 		          &r);
 		assert_int_equal(r.pipe.loops, 2);
-		ramp = 2 * c2 / HOPPER8_NVLS_ALGBW + 4 * c2 / (inter * conv) - c2 / bw;
+		ramp = 2 * c2 / HOPPER8_NVLS_ALGBW + 3.5 * c2 / inter - c2 / bw;
 		assert_rel(r.pipe.ramp_s, ramp, 1e-9);
 	}
 }
@@ -2133,8 +2136,10 @@ test_pipe_nvls_tree_one_loop(void **state)
  * (NCCL's calcCollChunking), 4 loops. The first chunk crosses the NVLS
  * reduce, the tree up and down and the multicast: two stages at the rate an
  * NVLS all-reduce of the node's 8 GPUs reaches alone (8 / 14 of its bus
- * bandwidth, not the 16 / 30 of the whole communicator), two at the
- * network's, less the steady round at the pace of the whole.
+ * bandwidth, not the 16 / 30 of the whole communicator), two at the NICs'
+ * (each NIC moves S / 2 up, then S / 2 down beside the second chunk's S / 2
+ * up: 1.5 loops' worth, model/dtree.c), less the steady round at the pace of
+ * the whole.
  */
 static void
 test_pipe_nvls_tree_ramp(void **state)
@@ -2143,14 +2148,14 @@ test_pipe_nvls_tree_ramp(void **state)
 	struct ft_model_result t, r;
 	const double n = 16, conv = n / (2 * (n - 1));
 	double intra = HOPPER8_NVLS_ALGBW;
-	double inter = 8 * 50 * GB * 2 * conv, bw = 8 * 57.7 * GB * conv, c, ramp;
+	double inter = 8 * 50 * GB, bw = 8 * 57.7 * GB * conv, c, ramp;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 64u << 20, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, &t, &r);
 	assert_pipe(&r, 16, 131072, 4, 4);
 	c = 131072.0 * 128;
-	ramp = 2 * c / intra + 2 * c / inter - c / bw;
+	ramp = 2 * c / intra + 1.5 * c / inter - c / bw;
 	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
 	/* A send and a receive per loop on each channel's connections. */
 	assert_rel(r.pipe.messages, 2 * 4, 1e-12);

@@ -762,14 +762,17 @@ flow_agrees_on_uneven_nodes(void)
  * the flow engine gives 359 at 1 GiB). The NVLS tree on 2 nodes is held by
  * NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb NA-ALGO-NVLS),
  * which the flow engine applies to its connections (ft__sim_tree_cap;
- * test_flow_nvls_tree_2node_measured).
+ * test_flow_nvls_tree_2node_measured). The plain tree at 16, 32 and 64 MiB
+ * (run whole by the flow engine, the tuner's time in the model): flow time /
+ * model time 1.00 on 2 nodes, 1.05-1.06 on 3, 0.95-0.97 on 4, 0.98-0.99 on 8.
  */
 static void
 flow_agrees_on_trees(void)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:3", "dgx-h100:4",
 		                             "dgx-h100:8", NULL };
-	static const uint64_t sizes[] = { 16u << 20, 64u << 20, 256u << 20, 1u << 30, 4ull << 30 };
+	static const uint64_t sizes[] = { 16u << 20, 32u << 20, 64u << 20, 256u << 20, 1u << 30,
+		                          4ull << 30 };
 	char four_nics[512];
 	size_t i, k, a;
 
@@ -833,21 +836,25 @@ nvls_tree_loops(const char *spec, uint64_t bytes)
  * model with its pipeline (flow time / model time, flow_agrees_on_trees() covers 16 MiB
  * on from the bandwidth side). Where the buffer is one loop of chunks (1 to 8 MiB here)
  * the flow engine runs the stages one after another and each network hop at its busiest
- * NIC's rate, which the model now prices too (model/dtree.c): within 5% (before, the
+ * NIC's rate, which the model prices too (model/dtree.c): within 5% (before, the
  * model charged every hop the whole operation's 2S: the flow engine 16-25% faster at 4
  * MiB from 3 nodes up, 30% at 8 MiB; then, with NCCL's per-channel cap slowing both NVLS
  * stages of the one chunk, up to 12% slower at 8 MiB from 4 nodes on:
- * test_flow_nvls_tree_one_loop_uncapped). From two loops on (16 to 64 MiB) the model prices every hop
- * at the operation's pace while the flow engine's hops overlap and share the NICs hop by
- * hop: on 3 nodes and more the flow engine stays 3-27% faster (docs/internals/model.md,
- * "The flow engine against the model"); on 2 nodes within 10%.
+ * test_flow_nvls_tree_one_loop_uncapped). From two loops on (16 to 64 MiB) the model's
+ * fill prices each hop at its busiest NIC with the chunks behind the first one hop back
+ * (ft__model_dtree_fill_load()) and the flow engine runs the first and last chunk of each
+ * stage at its links' rates: within 10% (flow time / model time 0.92 to 1.02). Before, the
+ * model charged every hop of the fill the operation's pace and the flow engine capped
+ * every chunk: the flow engine 3-25% faster from 3 nodes on (0.75 on 16 nodes at 16 MiB,
+ * 0.78 on 3).
  */
 static void
-flow_agrees_on_nvls_tree_in_one_loop(void)
+flow_agrees_on_nvls_tree_by_loops(void)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:3", "dgx-h100:4",
 		                             "dgx-h100:8", "dgx-h100:16" };
-	static const uint64_t sizes[] = { 1u << 20, 4u << 20, 8u << 20, 16u << 20, 64u << 20 };
+	static const uint64_t sizes[] = { 1u << 20, 4u << 20, 8u << 20, 16u << 20, 32u << 20,
+		                          64u << 20 };
 	size_t i, k;
 
 	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
@@ -858,19 +865,12 @@ flow_agrees_on_nvls_tree_in_one_loop(void)
 			double f = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
 			                 FT_PROTO_SIMPLE, sizes[k], "flow");
 			double slow = m / f; /* flow time / model time */
-			bool ok;
 
-			if (loops == 1)
-				ok = fabs(slow - 1) <= 0.05;
-			else if (strcmp(specs[i], "dgx-h100:2") == 0)
-				ok = fabs(slow - 1) <= 0.10;
-			else
-				ok = slow >= 0.70 && slow <= 1.02;
 			print_message("# %s nvls_tree %llu (%llu loops): flow %.2f model %.2f GB/s, "
 			              "time x%.3f\n",
 			              specs[i], (unsigned long long)sizes[k],
 			              (unsigned long long)loops, f, m, slow);
-			assert_true(ok);
+			assert_true(fabs(slow - 1) <= (loops == 1 ? 0.05 : 0.10));
 		}
 }
 
@@ -1240,7 +1240,7 @@ test_flow_agrees_with_model(void **state)
 	flow_agrees_on_nvl72();
 	flow_agrees_on_uneven_nodes();
 	flow_agrees_on_trees();
-	flow_agrees_on_nvls_tree_in_one_loop();
+	flow_agrees_on_nvls_tree_by_loops();
 }
 
 /*
