@@ -6,7 +6,8 @@
  * those parsers read them.)
  *
  * The first line names the pattern: "# fabtune bench pairs: transport tcp,
- * 8 ranks". Pairs: one result row per ordered pair (test pairs, src and dst
+ * 8 ranks". Pairs: one result row per ordered pair, of the size every pair
+ * streamed (maxBytes of the "# nThread" line) (test pairs, src and dst
  * "rank S", algbw in GB/s, lat_p50_us from the latency matrix), and
  * `bench.median_pair_bw` (GBps), `bench.outlier` (str: the line). Bisection
  * and incast: one result row per table row (size as printed, bw, min bw or
@@ -24,7 +25,7 @@
 struct fstate {
 	char pattern[16];
 	char transport[16];
-	uint64_t min_bytes;
+	uint64_t max_bytes; /* pairs: the size every pair streamed (-e, "maxBytes") */
 	int matrix;      /* 0 none, 1 bandwidth, 2 latency */
 	bool table;      /* inside the bisection/incast table */
 	uint32_t n;      /* ranks in the matrices */
@@ -94,7 +95,7 @@ pairs_rows(struct ft__pctx *c, struct fstate *fs)
 			ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
 			snprintf(r.src, sizeof(r.src), "rank %u", s);
 			snprintf(r.dst, sizeof(r.dst), "rank %u", d);
-			r.bytes = fs->min_bytes;
+			r.bytes = fs->max_bytes;
 			r.nranks = fs->n;
 			r.algbw_GBps = r.busbw_GBps = bw;
 			r.lat_p50_us = fs->lat[s * MAXRANKS + d];
@@ -162,11 +163,12 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 
 	if (ft__starts(s, "# fabtune bench ")) {
 		header_line(fs, s);
-	} else if (ft__starts(s, "# nThread") && (p = ft__find(s, "minBytes ")) != NULL) {
+	} else if (ft__starts(s, "# nThread") && (p = ft__find(s, "maxBytes ")) != NULL) {
+		/* pairs streams -e bytes each way (bench/patterns_pairs.c), not -b */
 		struct ft__span t = ft__skip(s, (size_t)(p - s.p) + 9), tok;
 
 		if (ft__token(&t, &tok))
-			(void)ft__u64(tok, &fs->min_bytes);
+			(void)ft__u64(tok, &fs->max_bytes);
 	} else if (ft__starts(s, "# bandwidth (GB/s)")) {
 		fs->matrix = 1;
 	} else if (ft__starts(s, "# latency (us")) {
