@@ -146,7 +146,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        0, "pattern", &a.pattern, "NAME",
 		        "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
 		        "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
-		        "scatter, hypercube, dev_memcpy, copy_matrix"),
+		        "scatter, hypercube, dev_memcpy, copy_matrix; or a program's name: "
+		        "all_reduce_perf, all_gather_perf_mpi, ..., ib_write_bw, ib_send_lat, ..."),
 		OPT_STRING(0, "transport", &a.transport, "NAME",
 		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
 		OPT_SIZE_RANGE(&a.minb, &a.maxb, "nccl-tests -b", "nccl-tests -e"),
@@ -247,6 +248,22 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_bench_args_init(&a);
+	/* -t is nccl-tests' thread count: a transport's name there is a slip worth naming */
+	for (n = 1; n + 1 < argc; n++) {
+		static const char *const transports[] = { "auto", "tcp", "shm", "mpi",
+			                                  "verbs", "nccl", "ucx" };
+
+		if (strcmp(argv[n], "-t") != 0 && strcmp(argv[n], "--nthreads") != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(transports) / sizeof(transports[0]); k++)
+			if (strcmp(argv[n + 1], transports[k]) == 0) {
+				cli_error(ctx,
+				          "%s %s: -t is nccl-tests' thread count; the transport is "
+				          "--transport %s",
+				          argv[n], argv[n + 1], argv[n + 1]);
+				return EXIT_USAGE;
+			}
+	}
 	orig = calloc((size_t)argc + 1, sizeof(*orig));
 	if (!orig)
 		return EXIT_RUNTIME;
@@ -264,6 +281,12 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	a.stop = &stop_flag;
 	if (rc < 0 &&
 	    (ft_bench_args_launch(&a, &err) < 0 || ft_bench_args_to_cfg(&a, &cfg, &err) < 0)) {
+		cli_error(ctx, "%s", err.msg);
+		rc = EXIT_USAGE;
+	}
+	/* --np N: what N ranks cannot run is said once, here, not by each of them */
+	if (rc < 0 && a.np > 1 && !a.have_rank && !ft_world_launched_by_mpi() &&
+	    ft_bench_cfg_check_world(&cfg, (uint32_t)a.np, &err) < 0) {
 		cli_error(ctx, "%s", err.msg);
 		rc = EXIT_USAGE;
 	}

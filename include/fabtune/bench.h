@@ -431,8 +431,38 @@ FT_API bool ft_bench_report_failed(const struct ft_bench_report *rep);
 FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_cfg *cfg,
                                 struct ft_error *err) FT_MUST_CHECK;
 /* perftest's -a (all sizes) and nccl-tests' -a N (averaging) share a letter: with a
-   point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes. */
+   point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes.
+   After a perftest program's name (ib_write_bw, ...) the letters perftest gives another
+   meaning than nccl-tests become fabtune's long options: -d DEV --rdma-device, -x N
+   --gid-index, -b --bidir, -t N --window (tx depth). */
 FT_API void ft_bench_args_perftest_a(int argc, char **argv);
+
+/* The checks of @cfg that need the number of ranks (hypercube: a power of two;
+   incast: 3 or more; pairs, bisection: 2 or more; --root: one of them), with the
+   messages a run gives: made once before ranks are started, so that one line says it
+   rather than one per rank. FT_EINVAL. */
+FT_API int ft_bench_cfg_check_world(const struct ft_bench_cfg *cfg, uint32_t nranks,
+                                    struct ft_error *err) FT_MUST_CHECK;
+
+/* What a test program's name stands for (ft_bench_dropin_name). */
+struct ft_bench_dropin {
+	enum ft_op pattern;
+	const char *tool;      /* "nccl-tests" or "perftest" */
+	const char *transport; /* perftest: "verbs"; nccl-tests: NULL (the --transport given) */
+	const char *verbs_op;  /* perftest: "send", "write", "read" or "fadd"; else NULL */
+	const char *program;   /* the name without its folder: "all_reduce_perf_mpi" */
+};
+
+/*
+ * nccl-tests' and perftest's program names as a pattern: all_reduce_perf and
+ * all_reduce_perf_mpi (every collective nccl-tests builds, sendrecv_perf,
+ * hypercube_perf, ...), ib_send_bw, ib_write_lat, ib_read_bw, ib_atomic_bw, ...
+ * FT_ENOENT for a name that is neither (a pattern name is not a program name);
+ * FT_ENOTSUP with a message for a program fabtune has no counterpart of
+ * (alltoallv_perf, raw_ethernet_bw).
+ */
+FT_API int ft_bench_dropin_name(const char *name, struct ft_bench_dropin *out,
+                                struct ft_error *err) FT_MUST_CHECK;
 /* ft_bench_run() once per cycle (-N), type (-d all) and reduction (-o all, reductions
    only), in nccl-tests' order, the rows in one report, labelled for the archive
    ("all_reduce over shm, 4 ranks"). Collective. On several ranks a failure's message

@@ -5184,6 +5184,179 @@ test_table_rows(void **state)
 }
 
 /*
+ * Program names as patterns: every program nccl-tests builds, with or without
+ * the _mpi suffix and a folder, and perftest's verbs programs, each to its
+ * pattern, transport and verb; names with no counterpart say so.
+ */
+static void
+test_dropin_names(void **state)
+{
+	static const struct {
+		const char *name;
+		enum ft_op op;
+	} nt[] = {
+		{ "all_reduce_perf", FT_OP_ALL_REDUCE },
+		{ "all_gather_perf_mpi", FT_OP_ALL_GATHER },
+		{ "broadcast_perf", FT_OP_BROADCAST },
+		{ "reduce_scatter_perf_mpi", FT_OP_REDUCE_SCATTER },
+		{ "reduce_perf", FT_OP_REDUCE },
+		{ "alltoall_perf", FT_OP_ALLTOALL },
+		{ "scatter_perf", FT_OP_SCATTER },
+		{ "gather_perf_mpi", FT_OP_GATHER },
+		{ "sendrecv_perf", FT_OP_SENDRECV },
+		{ "hypercube_perf", FT_OP_HYPERCUBE },
+		{ "./build/all_reduce_perf_mpi", FT_OP_ALL_REDUCE },
+	};
+	static const struct {
+		const char *name, *op;
+		enum ft_op pattern;
+	} pt[] = {
+		{ "ib_send_bw", "send", FT_OP_PT2PT_BW },    { "ib_send_lat", "send", FT_OP_PT2PT_LAT },
+		{ "ib_write_bw", "write", FT_OP_PT2PT_BW },  { "ib_write_lat", "write", FT_OP_PT2PT_LAT },
+		{ "ib_read_bw", "read", FT_OP_PT2PT_BW },    { "ib_read_lat", "read", FT_OP_PT2PT_LAT },
+		{ "ib_atomic_bw", "fadd", FT_OP_PT2PT_BW },  { "ib_atomic_lat", "fadd", FT_OP_PT2PT_LAT },
+		{ "/usr/bin/ib_write_bw", "write", FT_OP_PT2PT_BW },
+	};
+	static const char *const neither[] = { "all_reduce", "pt2pt_bw", "ib_write",
+		                               "ib_write_bandwidth", "reduce_perfx",
+		                               "foo_perf", "_perf", "ib_send_bw_mpi" };
+	struct ft_bench_dropin d;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(nt); i++) {
+		assert_int_equal(ft_bench_dropin_name(nt[i].name, &d, &err), 0);
+		assert_int_equal(d.pattern, nt[i].op);
+		assert_string_equal(d.tool, "nccl-tests");
+		assert_null(d.transport);
+		assert_null(d.verbs_op);
+	}
+	assert_string_equal(d.program, "all_reduce_perf_mpi"); /* the folder left out */
+	for (i = 0; i < FT_ARRAY_SIZE(pt); i++) {
+		assert_int_equal(ft_bench_dropin_name(pt[i].name, &d, &err), 0);
+		assert_int_equal(d.pattern, pt[i].pattern);
+		assert_string_equal(d.tool, "perftest");
+		assert_string_equal(d.transport, "verbs");
+		assert_string_equal(d.verbs_op, pt[i].op);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(neither); i++)
+		assert_int_equal(ft_bench_dropin_name(neither[i], &d, &err), FT_ENOENT);
+	assert_int_equal(ft_bench_dropin_name("alltoallv_perf_mpi", &d, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "alltoallv_perf_mpi: nccl-tests' alltoallv"));
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_dropin_name("raw_ethernet_bw", &d, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "raw_ethernet_bw: perftest's raw Ethernet"));
+}
+
+/* A program's name on the command line configures the run as the program would. */
+static void
+test_dropin_names_cfg(void **state)
+{
+	struct ft_bench_args a;
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	char *argv[] = { (char *)"bench", (char *)"ib_write_bw", (char *)"-d", (char *)"mlx5_0",
+		         (char *)"-x", (char *)"3", (char *)"-b", (char *)"-t", (char *)"128",
+		         (char *)"-a", (char *)"-F" };
+	char *argv2[] = { (char *)"bench", (char *)"all_gather_perf", (char *)"-d", (char *)"half",
+		          (char *)"-b", (char *)"8", (char *)"-t", (char *)"2" };
+
+	(void)state;
+	ft_bench_args_init(&a);
+	a.pattern = "all_reduce_perf_mpi";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_ALL_REDUCE);
+	assert_string_equal(cfg.transport, "auto");
+	a.pattern = "sendrecv_perf";
+	a.transport = "shm";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_SENDRECV);
+	assert_string_equal(cfg.transport, "shm");
+	/* perftest's programs: verbs and the verb, unless the line names others */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_read_lat";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_PT2PT_LAT);
+	assert_string_equal(cfg.transport, "verbs");
+	assert_string_equal(cfg.verbs_op, "read");
+	a.pattern = "ib_send_bw";
+	a.transport = "tcp";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_int_equal(cfg.pattern, FT_OP_PT2PT_BW);
+	assert_string_equal(cfg.transport, "tcp");
+	assert_string_equal(cfg.verbs_op, "send");
+	/* one-sided verbs have no counterpart over another transport */
+	a.pattern = "ib_write_bw";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "ib_write_bw: --transport tcp has no RDMA write; ib_write_bw "
+	                             "measures it over verbs (ib_send_bw sends over any "
+	                             "transport)");
+	/* ib_atomic_bw: 8 bytes, FETCH_AND_ADD unless -A says CMP_AND_SWAP */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_atomic_bw";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "fadd");
+	assert_int_equal(cfg.min_bytes, 8);
+	assert_int_equal(cfg.max_bytes, 8);
+	a.atomic_type = "CMP_AND_SWAP";
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+	assert_string_equal(cfg.verbs_op, "cswap");
+	/* no counterpart: refused, naming the program */
+	a.pattern = "alltoallv_perf";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "alltoallv_perf"));
+	/* after a perftest program, perftest's letters */
+	ft_bench_args_perftest_a((int)FT_ARRAY_SIZE(argv), argv);
+	assert_string_equal(argv[2], "--rdma-device");
+	assert_string_equal(argv[4], "--gid-index");
+	assert_string_equal(argv[6], "--bidir");
+	assert_string_equal(argv[7], "--window");
+	assert_string_equal(argv[9], "--all-sizes");
+	assert_string_equal(argv[10], "-F");
+	/* after nccl-tests', nccl-tests' */
+	ft_bench_args_perftest_a((int)FT_ARRAY_SIZE(argv2), argv2);
+	assert_string_equal(argv2[2], "-d");
+	assert_string_equal(argv2[4], "-b");
+	assert_string_equal(argv2[6], "-t");
+}
+
+/* What a number of ranks cannot run, refused before any rank starts, with the runs' words. */
+static void
+test_cfg_check_world(void **state)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_HYPERCUBE;
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 4, &err), 0);
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 3, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "hypercube needs a power-of-two number of ranks, not 3");
+	cfg.pattern = FT_OP_INCAST;
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 3, &err), 0);
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 2, &err), FT_EINVAL);
+	assert_string_equal(err.msg,
+	                    "incast needs at least 3 ranks (senders, a root and a victim)");
+	cfg.root = 3;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 3, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--root 3: the world has 3 ranks");
+	cfg.pattern = FT_OP_BROADCAST;
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 4, &err), 0);
+	cfg.pattern = FT_OP_ALL_REDUCE; /* no root */
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 2, &err), 0);
+	cfg.pattern = FT_OP_PAIRS;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_cfg_check_world(&cfg, 1, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "pairs needs at least 2 ranks");
+}
+
+/*
  * -C heads the time columns "cputime", as nccl-tests does (src/util.cu
  * writeResultHeader): a table of CPU times read back by fabtune parse must
  * not pass for one of wall times. The same head without -C keeps "time".
@@ -5919,6 +6092,9 @@ main(void)
 		cmocka_unit_test(test_shm_prefault),
 		cmocka_unit_test(test_bench_cputime),
 		cmocka_unit_test(test_bench_cputime_head),
+		cmocka_unit_test(test_dropin_names),
+		cmocka_unit_test(test_dropin_names_cfg),
+		cmocka_unit_test(test_cfg_check_world),
 		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
