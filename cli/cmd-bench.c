@@ -84,11 +84,18 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	struct ft_bench_cfg c = *cfg;
 	struct ft_error err = { 0 };
 	struct out stream = { ctx, { ctx->stable, gbits, getenv("NCCL_TESTS_MIN_BW") }, &c };
+	struct ft_bench_dropin prog;
 	int rc, ret;
 	uint32_t me;
 
 	if (a->table_format && ft_bench_table_style_from_name(a->table_format, &stream.t.style) < 0)
 		return EXIT_USAGE; /* ft_bench_args_to_cfg said why */
+	/* nccl-tests' header names -t and -g as given, and 2.18's lines the program run */
+	stream.t.nthreads = (uint32_t)a->nthreads;
+	stream.t.ngpus = (uint32_t)a->ngpus;
+	if (a->pattern && ft_bench_dropin_name(a->pattern, &prog, NULL) == 0 &&
+	    strcmp(prog.tool, "nccl-tests") == 0)
+		stream.t.test_name = prog.program;
 	rc = ft_bench_args_join(a, cfg, &w, &err);
 	if (rc < 0)
 		return cli_error(ctx, "%s", ft_error_msg(&err, rc)),

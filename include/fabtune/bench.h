@@ -523,6 +523,9 @@ struct ft_bench_table {
 	bool gbits;         /* perftest --report_gbits: bandwidth in Gb/sec, not MB/sec */
 	const char *min_bw; /* NCCL_TESTS_MIN_BW: "Avg bus bandwidth" floor, NULL = none */
 	enum ft_bench_table_style style; /* nccl-tests' layout (default classic) */
+	uint32_t nthreads, ngpus; /* nccl-tests' -t and -g as given, for its header (0: 1) */
+	const char *test_name;    /* 2.18's "Collective test" lines: the name the test was
+	                             run as ("all_reduce_perf_mpi"); NULL: PATTERN_perf */
 };
 
 /* Whether the pattern's text output is one row per size, printed as it is measured
