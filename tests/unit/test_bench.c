@@ -5408,6 +5408,75 @@ test_bench_header_layouts(void **state)
 }
 
 /*
+ * copy_matrix's two matrices (nvbandwidth's layout) read back by fabtune
+ * parse: one row per cell off the diagonal, its method (ce, sm), source,
+ * destination, size and bandwidth as printed.
+ */
+static void
+test_table_parse_copy_matrix(void **state)
+{
+	static const char *const names[] = { "host", "gpu0", "gpu1" };
+	struct ft_bench_table t = { .stable = true, .style = FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_strbuf sb;
+	struct ft_obs_set obs;
+	struct ft_run back;
+	struct ft_error err = { 0 };
+	size_t a, b, m, n = 0, i;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_COPY_MATRIX;
+	cfg.min_bytes = cfg.max_bytes = 64u << 20;
+	ft_bench_report_init(&rep);
+	ft_strlcpy(rep.transport, "nccl", sizeof(rep.transport));
+	for (m = 0; m < 2; m++)
+		for (a = 0; a < 3; a++)
+			for (b = 0; b < 3; b++) {
+				struct ft_result_row r;
+
+				if (a == b || (a == 0 && b == 0))
+					continue;
+				ft_result_row_init(&r);
+				ft_strlcpy(r.test, "copy_matrix", sizeof(r.test));
+				ft_strlcpy(r.algo, m ? "sm" : "ce", sizeof(r.algo));
+				ft_strlcpy(r.src, names[a], sizeof(r.src));
+				ft_strlcpy(r.dst, names[b], sizeof(r.dst));
+				r.bytes = 64u << 20;
+				r.algbw_GBps = r.busbw_GBps = 10.0 * (double)(m + 1) + (double)(a * 3 + b);
+				assert_int_equal(ft_run_add(&rep.run, &r), 0);
+			}
+	ft_strbuf_init(&sb);
+	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+	ft_obs_set_init(&obs);
+	ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+	assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "copy.txt", NULL, &obs, &back, &err), 0);
+	if (ft_run_nrows(&back) != ft_run_nrows(&rep.run))
+		fail_msg("%zu rows parsed of %zu:\n%s", ft_run_nrows(&back), ft_run_nrows(&rep.run),
+		         sb.buf);
+	for (i = 0; i < ft_obs_set_len(&obs); i++)
+		if (strcmp(ft_obs_set_at(&obs, i)->key, "parse.skipped") == 0)
+			n++;
+	assert_int_equal(n, 0);
+	for (i = 0; i < ft_run_nrows(&back); i++) {
+		const struct ft_result_row *x = ft_run_row(&rep.run, i), *y = ft_run_row(&back, i);
+
+		assert_string_equal(y->test, "copy_matrix");
+		assert_string_equal(y->transport, "nccl");
+		assert_string_equal(y->algo, x->algo);
+		assert_string_equal(y->src, x->src);
+		assert_string_equal(y->dst, x->dst);
+		assert_int_equal(y->bytes, 64u << 20);
+		assert_true(fabs(y->algbw_GBps - x->algbw_GBps) < 0.005);
+	}
+	ft_run_release(&back);
+	ft_obs_set_release(&obs);
+	ft_strbuf_release(&sb);
+	ft_bench_report_release(&rep);
+}
+
+/*
  * -C heads the time columns "cputime", as nccl-tests does (src/util.cu
  * writeResultHeader): a table of CPU times read back by fabtune parse must
  * not pass for one of wall times. The same head without -C keeps "time".
@@ -6154,6 +6223,7 @@ main(void)
 		cmocka_unit_test(test_dropin_names_cfg),
 		cmocka_unit_test(test_cfg_check_world),
 		cmocka_unit_test(test_bench_header_layouts),
+		cmocka_unit_test(test_table_parse_copy_matrix),
 		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
