@@ -92,6 +92,11 @@ fabtune_banner(struct ft__nccl_state *st, struct ft__span s)
 			ft_strlcpy(st->test, collectives[i], sizeof(st->test));
 			st->test_known = true;
 		}
+	/* dev_memcpy prints nccl-tests' table too, a row per size of one GPU's copies */
+	if (!st->test_known && ft__eq(pattern, "dev_memcpy")) {
+		ft_strlcpy(st->test, "dev_memcpy", sizeof(st->test));
+		st->test_known = true;
+	}
 	tok.n--;
 	for (size_t i = 0; i < FT_ARRAY_SIZE(own); i++)
 		if (ft__eq(tok, own[i]))

@@ -5843,6 +5843,7 @@ test_table_parse_every_pattern(void **state)
 		FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER, FT_OP_BROADCAST,
 		FT_OP_REDUCE,     FT_OP_ALLTOALL,   FT_OP_SENDRECV,       FT_OP_GATHER,
 		FT_OP_SCATTER,    FT_OP_HYPERCUBE,  FT_OP_PT2PT_BW,       FT_OP_PT2PT_LAT,
+		FT_OP_DEV_MEMCPY,
 	};
 	static const char *const transports[] = { "tcp", "shm", "ucx", "verbs" };
 	struct ft_bench_table t = { true, false, NULL, FT_BENCH_STYLE_CLASSIC };
