@@ -131,6 +131,14 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	return ret;
 }
 
+static bool
+is_perftest(const char *name)
+{
+	struct ft_bench_dropin d;
+
+	return ft_bench_dropin_name(name, &d, NULL) == 0 && strcmp(d.tool, "perftest") == 0;
+}
+
 static void
 say(void *ud, const char *msg)
 {
@@ -271,6 +279,11 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 				return EXIT_USAGE;
 			}
 	}
+	/* perftest's letters with no counterpart here: said, not taken for nccl-tests' */
+	if (ft_bench_args_perftest_check(argc, argv, &err) < 0) {
+		cli_error(ctx, "%s", err.msg);
+		return EXIT_USAGE;
+	}
 	orig = calloc((size_t)argc + 1, sizeof(*orig));
 	if (!orig)
 		return EXIT_RUNTIME;
@@ -278,7 +291,15 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	memcpy(orig, argv + 1, (size_t)(argc - 1) * sizeof(*orig));
 	n = opts_parse(&usage, ctx, argc, argv);
 	rc = n < 0 ? (n == -2 ? EXIT_OK : EXIT_USAGE) : -1;
-	if (rc < 0 && (n > 1 || (n == 1 && a.pattern))) {
+	if (rc < 0 && n == 2 && !a.pattern && is_perftest(argv[1])) {
+		/* perftest's client names its server; here both ends are ranks of one run */
+		cli_error(ctx,
+		          "%s %s: perftest's server and client forms are not taken; run both ends "
+		          "with --np 2 on one host, or --rank R --nranks 2 --bootstrap ADDR:PORT "
+		          "on each",
+		          argv[1], argv[2]);
+		rc = EXIT_USAGE;
+	} else if (rc < 0 && (n > 1 || (n == 1 && a.pattern))) {
 		cli_error(ctx, "one pattern at most (got '%s')", argv[n]);
 		rc = EXIT_USAGE;
 	}

@@ -436,6 +436,10 @@ FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_c
    meaning than nccl-tests become fabtune's long options: -d DEV --rdma-device, -x N
    --gid-index, -b --bidir, -t N --window (tx depth). */
 FT_API void ft_bench_args_perftest_a(int argc, char **argv);
+/* After a perftest program's name, its letters that have no counterpart here (-i port,
+   -m MTU, -p handshake port, -e events, -R rdma_cm, -l post list, -I inline) and that
+   nccl-tests' letters would otherwise take: FT_EINVAL naming the letter. */
+FT_API int ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err) FT_MUST_CHECK;
 
 /* The checks of @cfg that need the number of ranks (hypercube: a power of two;
    incast: 3 or more; pairs, bisection: 2 or more; --root: one of them), with the

@@ -649,3 +649,36 @@ ft_bench_args_perftest_a(int argc, char **argv)
 			argv[i] = (char *)"--window"; /* perftest: tx depth, not threads */
 	}
 }
+
+int
+ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err)
+{
+	static const struct {
+		const char *flag, *what, *instead;
+	} unsupported[] = {
+		{ "-i", "adapter port", "fabtune takes the device's first active port "
+		                        "(name the device with -d)" },
+		{ "-m", "MTU", "fabtune uses the port's active MTU" },
+		{ "-p", "handshake port", "ranks meet through --np, the launcher or "
+		                          "--bootstrap ADDR:PORT" },
+		{ "-e", "completion events", "fabtune polls the completion queue" },
+		{ "-R", "rdma_cm connection", "fabtune connects the queue pairs itself" },
+		{ "-l", "post list", "one work request is posted at a time" },
+		{ "-I", "inline size", "sends are not inlined" },
+	};
+	int i, k;
+
+	for (i = 1; i < argc; i++) {
+		if (!is_perftest_name(argv[i]))
+			continue;
+		for (k = i + 1; k < argc; k++)
+			for (size_t u = 0; u < FT_ARRAY_SIZE(unsupported); u++)
+				if (strcmp(argv[k], unsupported[u].flag) == 0)
+					return ft_error_set(err, FT_EINVAL,
+					                    "%s %s: perftest's %s is not offered; %s",
+					                    argv[i], argv[k], unsupported[u].what,
+					                    unsupported[u].instead);
+		return 0;
+	}
+	return 0;
+}

@@ -5316,6 +5316,24 @@ test_dropin_names_cfg(void **state)
 	assert_string_equal(argv[7], "--window");
 	assert_string_equal(argv[9], "--all-sizes");
 	assert_string_equal(argv[10], "-F");
+	/* perftest's letters with no counterpart are refused by name, nccl-tests' taken */
+	{
+		char *bad[] = { (char *)"bench", (char *)"ib_read_bw", (char *)"-a",
+			        (char *)"-i", (char *)"2" };
+		char *ok[] = { (char *)"bench", (char *)"all_reduce_perf", (char *)"-i",
+			       (char *)"1M", (char *)"-m", (char *)"4" };
+
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_args_perftest_check(5, bad, &err), FT_EINVAL);
+		assert_string_equal(err.msg,
+		                    "ib_read_bw -i: perftest's adapter port is not offered; fabtune "
+		                    "takes the device's first active port (name the device with -d)");
+		assert_int_equal(ft_bench_args_perftest_check(6, ok, &err), 0);
+		bad[3] = (char *)"-m";
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_args_perftest_check(5, bad, &err), FT_EINVAL);
+		assert_non_null(strstr(err.msg, "ib_read_bw -m: perftest's MTU"));
+	}
 	/* after nccl-tests', nccl-tests' */
 	ft_bench_args_perftest_a((int)FT_ARRAY_SIZE(argv2), argv2);
 	assert_string_equal(argv2[2], "-d");
