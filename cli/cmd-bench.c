@@ -84,11 +84,18 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	struct ft_bench_cfg c = *cfg;
 	struct ft_error err = { 0 };
 	struct out stream = { ctx, { ctx->stable, gbits, getenv("NCCL_TESTS_MIN_BW") }, &c };
+	struct ft_bench_dropin prog;
 	int rc, ret;
 	uint32_t me;
 
 	if (a->table_format && ft_bench_table_style_from_name(a->table_format, &stream.t.style) < 0)
 		return EXIT_USAGE; /* ft_bench_args_to_cfg said why */
+	/* nccl-tests' header names -t and -g as given, and 2.18's lines the program run */
+	stream.t.nthreads = (uint32_t)a->nthreads;
+	stream.t.ngpus = (uint32_t)a->ngpus;
+	if (a->pattern && ft_bench_dropin_name(a->pattern, &prog, NULL) == 0 &&
+	    strcmp(prog.tool, "nccl-tests") == 0)
+		stream.t.test_name = prog.program;
 	rc = ft_bench_args_join(a, cfg, &w, &err);
 	if (rc < 0)
 		return cli_error(ctx, "%s", ft_error_msg(&err, rc)),
@@ -124,6 +131,14 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	return ret;
 }
 
+static bool
+is_perftest(const char *name)
+{
+	struct ft_bench_dropin d;
+
+	return ft_bench_dropin_name(name, &d, NULL) == 0 && strcmp(d.tool, "perftest") == 0;
+}
+
 static void
 say(void *ud, const char *msg)
 {
@@ -146,7 +161,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		        0, "pattern", &a.pattern, "NAME",
 		        "pt2pt_bw, pt2pt_lat, pairs, bisection, incast, all_reduce (default), "
 		        "all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, "
-		        "scatter, hypercube, dev_memcpy, copy_matrix"),
+		        "scatter, hypercube, dev_memcpy, copy_matrix; or a program's name: "
+		        "all_reduce_perf, all_gather_perf_mpi, ..., ib_write_bw, ib_send_lat, ..."),
 		OPT_STRING(0, "transport", &a.transport, "NAME",
 		           "auto (default), tcp, shm, mpi, verbs, nccl, ucx"),
 		OPT_SIZE_RANGE(&a.minb, &a.maxb, "nccl-tests -b", "nccl-tests -e"),
@@ -247,6 +263,27 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	int n, rc;
 
 	ft_bench_args_init(&a);
+	/* -t is nccl-tests' thread count: a transport's name there is a slip worth naming */
+	for (n = 1; n + 1 < argc; n++) {
+		static const char *const transports[] = { "auto", "tcp", "shm", "mpi",
+			                                  "verbs", "nccl", "ucx" };
+
+		if (strcmp(argv[n], "-t") != 0 && strcmp(argv[n], "--nthreads") != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(transports) / sizeof(transports[0]); k++)
+			if (strcmp(argv[n + 1], transports[k]) == 0) {
+				cli_error(ctx,
+				          "%s %s: -t is nccl-tests' thread count; the transport is "
+				          "--transport %s",
+				          argv[n], argv[n + 1], argv[n + 1]);
+				return EXIT_USAGE;
+			}
+	}
+	/* perftest's letters with no counterpart here: said, not taken for nccl-tests' */
+	if (ft_bench_args_perftest_check(argc, argv, &err) < 0) {
+		cli_error(ctx, "%s", err.msg);
+		return EXIT_USAGE;
+	}
 	orig = calloc((size_t)argc + 1, sizeof(*orig));
 	if (!orig)
 		return EXIT_RUNTIME;
@@ -254,7 +291,15 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	memcpy(orig, argv + 1, (size_t)(argc - 1) * sizeof(*orig));
 	n = opts_parse(&usage, ctx, argc, argv);
 	rc = n < 0 ? (n == -2 ? EXIT_OK : EXIT_USAGE) : -1;
-	if (rc < 0 && (n > 1 || (n == 1 && a.pattern))) {
+	if (rc < 0 && n == 2 && !a.pattern && is_perftest(argv[1])) {
+		/* perftest's client names its server; here both ends are ranks of one run */
+		cli_error(ctx,
+		          "%s %s: perftest's server and client forms are not taken; run both ends "
+		          "with --np 2 on one host, or --rank R --nranks 2 --bootstrap ADDR:PORT "
+		          "on each",
+		          argv[1], argv[2]);
+		rc = EXIT_USAGE;
+	} else if (rc < 0 && (n > 1 || (n == 1 && a.pattern))) {
 		cli_error(ctx, "one pattern at most (got '%s')", argv[n]);
 		rc = EXIT_USAGE;
 	}
@@ -264,6 +309,12 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	a.stop = &stop_flag;
 	if (rc < 0 &&
 	    (ft_bench_args_launch(&a, &err) < 0 || ft_bench_args_to_cfg(&a, &cfg, &err) < 0)) {
+		cli_error(ctx, "%s", err.msg);
+		rc = EXIT_USAGE;
+	}
+	/* --np N: what N ranks cannot run is said once, here, not by each of them */
+	if (rc < 0 && a.np > 1 && !a.have_rank && !ft_world_launched_by_mpi() &&
+	    ft_bench_cfg_check_world(&cfg, (uint32_t)a.np, &err) < 0) {
 		cli_error(ctx, "%s", err.msg);
 		rc = EXIT_USAGE;
 	}

@@ -431,8 +431,42 @@ FT_API bool ft_bench_report_failed(const struct ft_bench_report *rep);
 FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_cfg *cfg,
                                 struct ft_error *err) FT_MUST_CHECK;
 /* perftest's -a (all sizes) and nccl-tests' -a N (averaging) share a letter: with a
-   point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes. */
+   point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes.
+   After a perftest program's name (ib_write_bw, ...) the letters perftest gives another
+   meaning than nccl-tests become fabtune's long options: -d DEV --rdma-device, -x N
+   --gid-index, -b --bidir, -t N --window (tx depth). */
 FT_API void ft_bench_args_perftest_a(int argc, char **argv);
+/* After a perftest program's name, its letters that have no counterpart here (-i port,
+   -m MTU, -p handshake port, -e events, -R rdma_cm, -l post list, -I inline) and that
+   nccl-tests' letters would otherwise take: FT_EINVAL naming the letter. */
+FT_API int ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err) FT_MUST_CHECK;
+
+/* The checks of @cfg that need the number of ranks (hypercube: a power of two;
+   incast: 3 or more; pairs, bisection: 2 or more; --root: one of them), with the
+   messages a run gives: made once before ranks are started, so that one line says it
+   rather than one per rank. FT_EINVAL. */
+FT_API int ft_bench_cfg_check_world(const struct ft_bench_cfg *cfg, uint32_t nranks,
+                                    struct ft_error *err) FT_MUST_CHECK;
+
+/* What a test program's name stands for (ft_bench_dropin_name). */
+struct ft_bench_dropin {
+	enum ft_op pattern;
+	const char *tool;      /* "nccl-tests" or "perftest" */
+	const char *transport; /* perftest: "verbs"; nccl-tests: NULL (the --transport given) */
+	const char *verbs_op;  /* perftest: "send", "write", "read" or "fadd"; else NULL */
+	const char *program;   /* the name without its folder: "all_reduce_perf_mpi" */
+};
+
+/*
+ * nccl-tests' and perftest's program names as a pattern: all_reduce_perf and
+ * all_reduce_perf_mpi (every collective nccl-tests builds, sendrecv_perf,
+ * hypercube_perf, ...), ib_send_bw, ib_write_lat, ib_read_bw, ib_atomic_bw, ...
+ * FT_ENOENT for a name that is neither (a pattern name is not a program name);
+ * FT_ENOTSUP with a message for a program fabtune has no counterpart of
+ * (alltoallv_perf, raw_ethernet_bw).
+ */
+FT_API int ft_bench_dropin_name(const char *name, struct ft_bench_dropin *out,
+                                struct ft_error *err) FT_MUST_CHECK;
 /* ft_bench_run() once per cycle (-N), type (-d all) and reduction (-o all, reductions
    only), in nccl-tests' order, the rows in one report, labelled for the archive
    ("all_reduce over shm, 4 ranks"). Collective. On several ranks a failure's message
@@ -493,6 +527,9 @@ struct ft_bench_table {
 	bool gbits;         /* perftest --report_gbits: bandwidth in Gb/sec, not MB/sec */
 	const char *min_bw; /* NCCL_TESTS_MIN_BW: "Avg bus bandwidth" floor, NULL = none */
 	enum ft_bench_table_style style; /* nccl-tests' layout (default classic) */
+	uint32_t nthreads, ngpus; /* nccl-tests' -t and -g as given, for its header (0: 1) */
+	const char *test_name;    /* 2.18's "Collective test" lines: the name the test was
+	                             run as ("all_reduce_perf_mpi"); NULL: PATTERN_perf */
 };
 
 /* Whether the pattern's text output is one row per size, printed as it is measured

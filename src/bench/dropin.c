@@ -179,9 +179,101 @@ connection(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_er
 	return 0;
 }
 
+/*
+ * The programs nccl-tests builds (src/Makefile BIN_FILES_LIST), each NAME_perf,
+ * and with MPI=1 usually NAME_perf_mpi (the suffix is nccl-tests' NAME_SUFFIX);
+ * alltoallv has no counterpart here.
+ */
+static const struct {
+	const char *name;
+	enum ft_op op;
+} nccl_tests_programs[] = {
+	{ "all_reduce", FT_OP_ALL_REDUCE }, { "all_gather", FT_OP_ALL_GATHER },
+	{ "broadcast", FT_OP_BROADCAST },   { "reduce_scatter", FT_OP_REDUCE_SCATTER },
+	{ "reduce", FT_OP_REDUCE },         { "alltoall", FT_OP_ALLTOALL },
+	{ "scatter", FT_OP_SCATTER },       { "gather", FT_OP_GATHER },
+	{ "sendrecv", FT_OP_SENDRECV },     { "hypercube", FT_OP_HYPERCUBE },
+};
+
+/* perftest's verbs programs: ib_<verb>_<bw|lat>, the verb as --verbs-op names it. */
+static const struct {
+	const char *verb, *op;
+} perftest_verbs[] = {
+	{ "send", "send" },
+	{ "write", "write" },
+	{ "read", "read" },
+	{ "atomic", "fadd" }, /* ib_atomic_*: FETCH_AND_ADD unless -A says otherwise */
+};
+
+int
+ft_bench_dropin_name(const char *name, struct ft_bench_dropin *out, struct ft_error *err)
+{
+	const char *base = name ? strrchr(name, '/') : NULL;
+	char stem[64];
+	size_t n, i;
+
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		return FT_ENOENT;
+	base = base ? base + 1 : name;
+	out->program = base;
+	n = strlen(base);
+	if (n >= sizeof(stem))
+		return FT_ENOENT;
+	memcpy(stem, base, n + 1);
+	/* nccl-tests: NAME_perf or NAME_perf_mpi */
+	if (n > 9 && strcmp(stem + n - 9, "_perf_mpi") == 0)
+		stem[n - 9] = '\0';
+	else if (n > 5 && strcmp(stem + n - 5, "_perf") == 0)
+		stem[n - 5] = '\0';
+	else
+		stem[0] = '\0';
+	if (stem[0]) {
+		for (i = 0; i < FT_ARRAY_SIZE(nccl_tests_programs); i++)
+			if (strcmp(stem, nccl_tests_programs[i].name) == 0) {
+				out->pattern = nccl_tests_programs[i].op;
+				out->tool = "nccl-tests";
+				return 0;
+			}
+		if (strcmp(stem, "alltoallv") == 0)
+			return ft_error_set(err, FT_ENOTSUP,
+			                    "%s: nccl-tests' alltoallv (uneven counts) has no "
+			                    "counterpart here; alltoall_perf measures even ones",
+			                    base);
+		return FT_ENOENT;
+	}
+	/* perftest: ib_VERB_bw, ib_VERB_lat */
+	if (strncmp(base, "raw_ethernet_", 13) == 0)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "%s: perftest's raw Ethernet tests are not offered; "
+		                    "ib_send_bw and ib_send_lat measure over verbs",
+		                    base);
+	if (strncmp(base, "ib_", 3) != 0)
+		return FT_ENOENT;
+	for (i = 0; i < FT_ARRAY_SIZE(perftest_verbs); i++) {
+		size_t v = strlen(perftest_verbs[i].verb);
+
+		if (strncmp(base + 3, perftest_verbs[i].verb, v) != 0 || base[3 + v] != '_')
+			continue;
+		if (strcmp(base + 4 + v, "bw") == 0)
+			out->pattern = FT_OP_PT2PT_BW;
+		else if (strcmp(base + 4 + v, "lat") == 0)
+			out->pattern = FT_OP_PT2PT_LAT;
+		else
+			return FT_ENOENT;
+		out->tool = "perftest";
+		out->transport = "verbs";
+		out->verbs_op = perftest_verbs[i].op;
+		return 0;
+	}
+	return FT_ENOENT;
+}
+
 int
 ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, struct ft_error *err)
 {
+	struct ft_bench_dropin prog;
+	struct ft_bench_args a;
 	int v, rc;
 
 	if (o->table_format && ft__name_read(&ft__bench_table_styles, "--table-format",
@@ -189,9 +281,41 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		return FT_EINVAL;
 
 	ft_bench_cfg_init(cfg);
-	rc = o->pattern ? ft__name_read(&ft__coll_ops, "pattern", o->pattern, -1, &v, err) : 0;
-	if (rc == 0 && o->pattern)
-		cfg->pattern = (enum ft_op)v;
+	/* a program's name (all_reduce_perf, ib_write_bw) stands for its pattern, and for
+	   perftest's the transport and verb unless the line names them */
+	rc = o->pattern ? ft_bench_dropin_name(o->pattern, &prog, err) : FT_ENOENT;
+	if (rc == FT_ENOTSUP)
+		return FT_EINVAL;
+	if (rc == 0) {
+		cfg->pattern = prog.pattern;
+		/* RDMA write, read and atomics are verbs' own: over another transport the
+		   program would measure something else under its name */
+		if (prog.verbs_op && strcmp(prog.verbs_op, "send") != 0 && o->transport &&
+		    strcmp(o->transport, "verbs") != 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s: --transport %s has no RDMA %s; %s measures it over "
+			                    "verbs (ib_send_%s sends over any transport)",
+			                    prog.program, o->transport,
+			                    strcmp(prog.verbs_op, "fadd") == 0 ? "atomics" :
+			                                                         prog.verbs_op,
+			                    prog.program,
+			                    prog.pattern == FT_OP_PT2PT_LAT ? "lat" : "bw");
+		a = *o;
+		if (!a.transport)
+			a.transport = prog.transport;
+		if (!a.verbs_op)
+			a.verbs_op = prog.verbs_op;
+		/* ib_atomic_*: one 8-byte word, perftest's only size */
+		if (prog.verbs_op && strcmp(prog.verbs_op, "fadd") == 0 && !a.msg_size &&
+		    !a.all_sizes && a.minb == UINT64_MAX && a.maxb == UINT64_MAX)
+			a.msg_size = 8;
+		o = &a;
+	} else {
+		rc = o->pattern ? ft__name_read(&ft__coll_ops, "pattern", o->pattern, -1, &v, err) :
+		                  0;
+		if (rc == 0 && o->pattern)
+			cfg->pattern = (enum ft_op)v;
+	}
 	if (o->transport)
 		ft_strlcpy(cfg->transport, o->transport, sizeof(cfg->transport));
 	if (rc == 0 && o->bind &&
@@ -354,6 +478,28 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 	return 0;
 }
 
+int
+ft_bench_cfg_check_world(const struct ft_bench_cfg *cfg, uint32_t n, struct ft_error *err)
+{
+	enum ft_op p = cfg->pattern;
+	bool rooted = p == FT_OP_BROADCAST || p == FT_OP_REDUCE || p == FT_OP_GATHER ||
+	              p == FT_OP_SCATTER || p == FT_OP_INCAST;
+
+	/* the messages of the runs' own checks (runner.c, patterns_pairs.c, patterns_incast.c) */
+	if (p == FT_OP_HYPERCUBE && (n == 0 || (n & (n - 1)) != 0))
+		return ft_error_set(err, FT_EINVAL,
+		                    "hypercube needs a power-of-two number of ranks, not %u", n);
+	if (p == FT_OP_INCAST && n < 3)
+		return ft_error_set(err, FT_EINVAL,
+		                    "incast needs at least 3 ranks (senders, a root and a victim)");
+	if ((p == FT_OP_PAIRS || p == FT_OP_BISECTION) && n < 2)
+		return ft_error_set(err, FT_EINVAL, "%s needs at least 2 ranks", ft_op_name(p));
+	if (rooted && cfg->root >= 0 && (uint32_t)cfg->root >= n)
+		return ft_error_set(err, FT_EINVAL, "--root %d: the world has %u ranks", cfg->root,
+		                    n);
+	return 0;
+}
+
 static bool
 reduces(enum ft_op p)
 {
@@ -443,9 +589,20 @@ ft_bench_run_sweep(struct ft_world *w, const struct ft_bench_args *o, struct ft_
 static bool
 is_pt2pt_name(const char *a)
 {
+	struct ft_bench_dropin d;
 	enum ft_op p;
 
+	if (ft_bench_dropin_name(a, &d, NULL) == 0)
+		return d.pattern == FT_OP_PT2PT_BW || d.pattern == FT_OP_PT2PT_LAT;
 	return ft_op_from_name(a, &p) == 0 && (p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT);
+}
+
+static bool
+is_perftest_name(const char *a)
+{
+	struct ft_bench_dropin d;
+
+	return ft_bench_dropin_name(a, &d, NULL) == 0 && strcmp(d.tool, "perftest") == 0;
 }
 
 /*
@@ -456,10 +613,12 @@ is_pt2pt_name(const char *a)
 void
 ft_bench_args_perftest_a(int argc, char **argv)
 {
-	bool pt2pt = false;
+	bool pt2pt = false, perftest = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
+		if (is_perftest_name(argv[i]))
+			perftest = true;
 		if (is_pt2pt_name(argv[i]) ||
 		    ((strcmp(argv[i - 1], "-p") == 0 || strcmp(argv[i - 1], "--pattern") == 0) &&
 		     is_pt2pt_name(argv[i])) ||
@@ -477,5 +636,49 @@ ft_bench_args_perftest_a(int argc, char **argv)
 		/* perftest's -c takes a connection type, nccl-tests' 0 or 1 */
 		if (strcmp(argv[i], "-c") == 0 && next && (next[0] < '0' || next[0] > '9'))
 			argv[i] = (char *)"--connection";
+		if (!perftest)
+			continue;
+		/* after ib_write_bw and its kin, perftest's letters where nccl-tests has others */
+		if (strcmp(argv[i], "-d") == 0)
+			argv[i] = (char *)"--rdma-device"; /* perftest: IB device, not the datatype */
+		else if (strcmp(argv[i], "-x") == 0)
+			argv[i] = (char *)"--gid-index";
+		else if (strcmp(argv[i], "-b") == 0)
+			argv[i] = (char *)"--bidir"; /* perftest: bidirectional, not -b SIZE */
+		else if (strcmp(argv[i], "-t") == 0)
+			argv[i] = (char *)"--window"; /* perftest: tx depth, not threads */
 	}
+}
+
+int
+ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err)
+{
+	static const struct {
+		const char *flag, *what, *instead;
+	} unsupported[] = {
+		{ "-i", "adapter port", "fabtune takes the device's first active port "
+		                        "(name the device with -d)" },
+		{ "-m", "MTU", "fabtune uses the port's active MTU" },
+		{ "-p", "handshake port", "ranks meet through --np, the launcher or "
+		                          "--bootstrap ADDR:PORT" },
+		{ "-e", "completion events", "fabtune polls the completion queue" },
+		{ "-R", "rdma_cm connection", "fabtune connects the queue pairs itself" },
+		{ "-l", "post list", "one work request is posted at a time" },
+		{ "-I", "inline size", "sends are not inlined" },
+	};
+	int i, k;
+
+	for (i = 1; i < argc; i++) {
+		if (!is_perftest_name(argv[i]))
+			continue;
+		for (k = i + 1; k < argc; k++)
+			for (size_t u = 0; u < FT_ARRAY_SIZE(unsupported); u++)
+				if (strcmp(argv[k], unsupported[u].flag) == 0)
+					return ft_error_set(err, FT_EINVAL,
+					                    "%s %s: perftest's %s is not offered; %s",
+					                    argv[i], argv[k], unsupported[u].what,
+					                    unsupported[u].instead);
+		return 0;
+	}
+	return 0;
 }

@@ -36,6 +36,17 @@ time_str(double us, char *buf, size_t len)
 	return buf;
 }
 
+/* "# Collective test starting: all_reduce_perf": the name the test was run as */
+static void
+coll_test_line(struct ft_strbuf *sb, const struct ft_bench_table *t,
+               const struct ft_bench_cfg *cfg, const char *what)
+{
+	if (t->test_name && t->test_name[0])
+		ft_strbuf_addf(sb, "# Collective test %s: %s\n", what, t->test_name);
+	else
+		ft_strbuf_addf(sb, "# Collective test %s: %s_perf\n", what, ft_op_name(cfg->pattern));
+}
+
 static void
 render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
               const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
@@ -56,16 +67,20 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		                       "GPU memory, read by the RDMA adapter (GPUDirect RDMA, "
 		                       "nvidia-peermem)" :
 		                       "GPU memory, read by the transport itself");
-	/* nccl-tests 2.18's opening line: the test's name for whoever reads the log */
-	if (ft_op_is_coll(cfg->pattern))
-		ft_strbuf_addf(sb, "# Collective test starting: %s_perf\n",
-		               ft_op_name(cfg->pattern));
-	/* every rank is one process with one thread and one device (or none) */
+	/*
+	 * "# Collective test starting: NAME" came with nccl-tests 2.16.7 (and
+	 * "concluded" at the end): the 2.18 layout has them, the classic one (the
+	 * releases from 2.13 to 2.16.6, the outputs most logs hold) does not.
+	 */
+	if (ft_op_is_coll(cfg->pattern) && t->style == FT_BENCH_STYLE_218)
+		coll_test_line(sb, t, cfg, "starting");
+	/* -t and -g as given: fabtune ran that many ranks per process's worth (--np x -t x -g) */
 	ft_strbuf_addf(sb,
-	               "# nThread 1 nGpus 1 minBytes %" PRIu64 " maxBytes %" PRIu64
+	               "# nThread %u nGpus %u minBytes %" PRIu64 " maxBytes %" PRIu64
 	               " step: %" PRIu64 "(%s) warmup iters: %u iters: %u agg iters: %u "
 	               "validation: %d graph: %u\n",
-	               cfg->min_bytes, cfg->max_bytes,
+	               t->nthreads ? t->nthreads : 1u, t->ngpus ? t->ngpus : 1u, cfg->min_bytes,
+	               cfg->max_bytes,
 	               cfg->step_bytes ? cfg->step_bytes : cfg->step_factor,
 	               cfg->step_bytes ? "bytes" : "factor", cfg->warmup, cfg->iters,
 	               cfg->agg_iters ? cfg->agg_iters : 1, cfg->check ? 1 : 0,
@@ -96,16 +111,24 @@ coll_head(struct ft_strbuf *sb, enum ft_bench_table_style style, bool cputime)
 	bool wide = style == FT_BENCH_STYLE_218;
 	const char *tw = cputime ? "cputime" : "   time";
 
+	/*
+	 * Trailing blanks included, as nccl-tests' format strings leave them: ten
+	 * after "in-place" in both layouts; the classic ends the units line with
+	 * "  %5s" of nothing (7 blanks), 2.17.3 on end both head lines with "%6s"
+	 * and an empty timestamp field ("%6s %*s": one blank after "#wrong", 9
+	 * after the units).
+	 */
 	ft_strbuf_adds(sb, "#                                                              "
-	                   "out-of-place                       in-place\n");
+	                   "out-of-place                       in-place          \n");
 	ft_strbuf_addf(sb,
 	               "#       size         count      type   redop    root  %s   algbw"
 	               "   busbw %s  %s   algbw   busbw %s\n",
-	               tw, wide ? " #wrong" : "#wrong", tw, wide ? " #wrong" : "#wrong");
+	               tw, wide ? " #wrong" : "#wrong", tw, wide ? " #wrong " : "#wrong");
 	ft_strbuf_addf(sb,
 	               "#        (B)    (elements)                               (us)  (GB/s)"
-	               "  (GB/s)%s(us)  (GB/s)  (GB/s)\n",
-	               wide ? "             " : "            ");
+	               "  (GB/s)%s(us)  (GB/s)  (GB/s)%s\n",
+	               wide ? "             " : "            ",
+	               wide ? "         " : "       ");
 }
 
 void
@@ -740,9 +763,10 @@ ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
 			pt2pt_wrong(sb, rep);
 		} else {
 			low = ft_bench_coll_foot(sb, rep, t->min_bw);
-			if (ft_op_is_coll(cfg->pattern))
-				ft_strbuf_addf(sb, "# Collective test concluded: %s_perf\n#\n",
-				               ft_op_name(cfg->pattern));
+			if (ft_op_is_coll(cfg->pattern) && t->style == FT_BENCH_STYLE_218) {
+				coll_test_line(sb, t, cfg, "concluded");
+				ft_strbuf_adds(sb, "#\n");
+			}
 		}
 	} else {
 		render_header(sb, t, rep, cfg);

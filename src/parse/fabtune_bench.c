@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * parse/fabtune_bench.c - the tables of `fabtune bench` that no other tool
- * prints: the pairs matrices, and the bisection and incast tables. (Its
+ * prints: the pairs matrices, the bisection and incast tables, and
+ * copy_matrix's matrices (nvbandwidth's layout: see copy_line). (Its
  * collectives print nccl-tests' table and its point-to-point perftest's;
  * those parsers read them.)
  *
  * The first line names the pattern: "# fabtune bench pairs: transport tcp,
- * 8 ranks". Pairs: one result row per ordered pair (test pairs, src and dst
+ * 8 ranks". Pairs: one result row per ordered pair, of the size every pair
+ * streamed (maxBytes of the "# nThread" line) (test pairs, src and dst
  * "rank S", algbw in GB/s, lat_p50_us from the latency matrix), and
  * `bench.median_pair_bw` (GBps), `bench.outlier` (str: the line). Bisection
  * and incast: one result row per table row (size as printed, bw, min bw or
@@ -24,11 +26,17 @@
 struct fstate {
 	char pattern[16];
 	char transport[16];
-	uint64_t min_bytes;
+	uint64_t max_bytes; /* pairs: the size every pair streamed (-e, "maxBytes") */
 	int matrix;      /* 0 none, 1 bandwidth, 2 latency */
 	bool table;      /* inside the bisection/incast table */
 	uint32_t n;      /* ranks in the matrices */
 	double *bw, *lat; /* n x n */
+	/* copy_matrix: the matrix being read ("ce", "sm"; "" none), its size and its
+	   column names (the line under "# memcpy ... bandwidth") */
+	char copy_algo[4];
+	uint64_t copy_bytes;
+	char cols[65][16];
+	uint32_t ncols; /* 0: the names line is next */
 };
 
 static void
@@ -94,12 +102,59 @@ pairs_rows(struct ft__pctx *c, struct fstate *fs)
 			ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
 			snprintf(r.src, sizeof(r.src), "rank %u", s);
 			snprintf(r.dst, sizeof(r.dst), "rank %u", d);
-			r.bytes = fs->min_bytes;
+			r.bytes = fs->max_bytes;
 			r.nranks = fs->n;
 			r.algbw_GBps = r.busbw_GBps = bw;
 			r.lat_p50_us = fs->lat[s * MAXRANKS + d];
 			ft__add_row(c, &r);
 		}
+}
+
+/*
+ * copy_matrix (nvbandwidth's layout, one matrix per copy method): the line of
+ * column names ("host gpu0 gpu1"), then a row per source, "-" on the
+ * diagonal. Each cell is a row: test copy_matrix, algo ce or sm, src, dst,
+ * algbw in GB/s, of the size the matrix's title gives.
+ */
+static void
+copy_line(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
+{
+	struct ft__span tok, name;
+	uint32_t d = 0;
+
+	if (fs->ncols == 0) {
+		while (fs->ncols < FT_ARRAY_SIZE(fs->cols) && ft__token(&s, &tok))
+			ft__copy(fs->cols[fs->ncols++], sizeof(fs->cols[0]), tok);
+		return;
+	}
+	if (!ft__token(&s, &name)) {
+		ft__skipped(c, line, "malformed fabtune copy_matrix row", s);
+		return;
+	}
+	while (ft__token(&s, &tok)) {
+		struct ft_result_row r;
+		double v;
+
+		if (d >= fs->ncols || (!ft__eq(tok, "-") && !ft__dbl(tok, &v))) {
+			ft__skipped(c, line, "malformed fabtune copy_matrix row", tok);
+			return;
+		}
+		if (ft__eq(tok, "-")) {
+			d++;
+			continue;
+		}
+		ft_result_row_init(&r);
+		ft_strlcpy(r.test, "copy_matrix", sizeof(r.test));
+		ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
+		ft_strlcpy(r.algo, fs->copy_algo, sizeof(r.algo));
+		ft__copy(r.src, sizeof(r.src), name);
+		ft_strlcpy(r.dst, fs->cols[d++], sizeof(r.dst));
+		r.bytes = fs->copy_bytes;
+		r.algbw_GBps = r.busbw_GBps = v;
+		if (v > 0)
+			r.time_us = (double)r.bytes / (v * 1e3);
+		ft__add_row(c, &r);
+	}
 }
 
 /* "bisection  64KiB  52.539  23.179  round2  vm/rank0 <-> vm/rank1" and incast's rows. */
@@ -162,11 +217,25 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 
 	if (ft__starts(s, "# fabtune bench ")) {
 		header_line(fs, s);
-	} else if (ft__starts(s, "# nThread") && (p = ft__find(s, "minBytes ")) != NULL) {
+	} else if (ft__starts(s, "# nThread") && (p = ft__find(s, "maxBytes ")) != NULL) {
+		/* pairs streams -e bytes each way (bench/patterns_pairs.c), not -b */
 		struct ft__span t = ft__skip(s, (size_t)(p - s.p) + 9), tok;
 
 		if (ft__token(&t, &tok))
-			(void)ft__u64(tok, &fs->min_bytes);
+			(void)ft__u64(tok, &fs->max_bytes);
+	} else if (ft__starts(s, "# memcpy CE bandwidth") || ft__starts(s, "# memcpy SM bandwidth")) {
+		/* "# memcpy CE bandwidth (GB/s), 536870912 bytes, row = source, ..." */
+		struct ft__span t = ft__skip(s, 7), tok;
+
+		ft_strlcpy(fs->copy_algo, s.p[9] == 'C' ? "ce" : "sm", sizeof(fs->copy_algo));
+		fs->ncols = 0;
+		fs->copy_bytes = 0;
+		p = ft__find(t, "), ");
+		if (p) {
+			t = ft__skip(t, (size_t)(p - t.p) + 3);
+			if (ft__token(&t, &tok))
+				(void)ft__u64(tok, &fs->copy_bytes);
+		}
 	} else if (ft__starts(s, "# bandwidth (GB/s)")) {
 		fs->matrix = 1;
 	} else if (ft__starts(s, "# latency (us")) {
@@ -206,6 +275,10 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 			comment(c, &fs, it.lineno, s);
 			continue;
 		}
+		if (fs.copy_algo[0]) {
+			copy_line(c, &fs, it.lineno, s);
+			continue;
+		}
 		if (fs.matrix && ft__is_digit(s.p[0])) {
 			matrix_row(c, &fs, it.lineno, s);
 			continue;
@@ -229,7 +302,7 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 
 /* 99: above nccl-tests, whose rank lines and settings line these outputs share */
 FT__PARSER(fabtune_bench, "fabtune-bench",
-           "fabtune bench's pairs matrices and bisection and incast tables",
+           "fabtune bench's pairs matrices, bisection and incast tables, copy matrices",
            { 99,
              { "# fabtune bench pairs:|# fabtune bench bisection:|"
-               "# fabtune bench incast:" } });
+               "# fabtune bench incast:|# fabtune bench copy_matrix:" } });

@@ -61,6 +61,10 @@ struct ft__nccl_state {
 	uint32_t log_nranks;      /* NCCL's own count ("comm 0x... nRanks N"), 0 if unseen */
 	uint32_t log_nranks_line;
 	char transport[16]; /* the rows' transport: nccl, or the one fabtune bench's first line names */
+	/* fabtune model's table: nccl-tests' first five columns, one time/algbw/busbw group,
+	   then the algorithm, protocol and bottleneck the model chose (-1: no such column) */
+	int algo_col, proto_col, bneck_col;
+	bool model; /* "# fabtune model: SPEC" was read: the rows are the model's */
 };
 
 void ft__nccl_state_init(struct ft__nccl_state *st);

@@ -20,13 +20,54 @@
  */
 #include "nccl_int.h"
 
+static const char *const collectives[10];
+
 void
 ft__nccl_state_init(struct ft__nccl_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (int i = 0; i < NT_NCOLS; i++)
 		st->col[i] = -1;
+	st->algo_col = st->proto_col = st->bneck_col = -1;
 	ft_strlcpy(st->transport, "nccl", sizeof(st->transport));
+}
+
+/*
+ * fabtune model's lines over its table: "fabtune model: dgx-h100:16" (@s past
+ * its "#"), then "all_reduce on 128 ranks, 18 channels" names the collective
+ * and the ranks. The rows have no transport: a model has none.
+ */
+static bool
+model_line(struct ft__nccl_state *st, struct ft__span s)
+{
+	struct ft__span tok, rest = s;
+	uint64_t n;
+
+	if (ft__starts(s, "fabtune model:")) {
+		st->model = true;
+		st->transport[0] = '\0';
+		st->test_known = false;
+		st->nranks = 0;
+		return true;
+	}
+	if (!st->model || !ft__token(&rest, &tok))
+		return false;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(collectives); i++) {
+		struct ft__span on, nr;
+
+		if (!ft__eq(tok, collectives[i]))
+			continue;
+		rest = ft__skip(s, tok.n);
+		rest = ft__trim(rest);
+		if (!ft__token(&rest, &on) || !ft__eq(on, "on") || !ft__token(&rest, &nr) ||
+		    !ft__u64(nr, &n) || n == 0 || n > UINT32_MAX)
+			return false;
+		ft_strlcpy(st->test, collectives[i], sizeof(st->test));
+		st->test_known = true;
+		st->nranks = (uint32_t)n;
+		return true;
+	}
+	return st->model && !st->have_header; /* the spec's description, before the table */
 }
 
 /*
@@ -38,19 +79,31 @@ static void
 fabtune_banner(struct ft__nccl_state *st, struct ft__span s)
 {
 	static const char *const own[] = { "tcp", "shm", "mpi", "nccl", "ucx", "verbs" };
-	struct ft__span tok;
+	struct ft__span tok, pattern;
 
-	if (!ft__token(&s, &tok) || !ft__token(&s, &tok) || !ft__token(&s, &tok) ||
-	    !ft__ends(tok, ":") || !ft__token(&s, &tok) || !ft__eq(tok, "transport") ||
+	if (!ft__token(&s, &tok) || !ft__token(&s, &tok) || !ft__token(&s, &pattern) ||
+	    !ft__ends(pattern, ":") || !ft__token(&s, &tok) || !ft__eq(tok, "transport") ||
 	    !ft__token(&s, &tok) || !ft__ends(tok, ","))
 		return;
+	/* the pattern names the collective (the classic layout has no "Collective test" line) */
+	pattern.n--;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(collectives) && !st->test_known; i++)
+		if (ft__eq(pattern, collectives[i])) {
+			ft_strlcpy(st->test, collectives[i], sizeof(st->test));
+			st->test_known = true;
+		}
+	/* dev_memcpy prints nccl-tests' table too, a row per size of one GPU's copies */
+	if (!st->test_known && ft__eq(pattern, "dev_memcpy")) {
+		ft_strlcpy(st->test, "dev_memcpy", sizeof(st->test));
+		st->test_known = true;
+	}
 	tok.n--;
 	for (size_t i = 0; i < FT_ARRAY_SIZE(own); i++)
 		if (ft__eq(tok, own[i]))
 			ft_strlcpy(st->transport, own[i], sizeof(st->transport));
 }
 
-static const char *const collectives[] = {
+static const char *const collectives[10] = {
 	"all_reduce", "all_gather", "alltoall", "reduce_scatter", "broadcast",
 	"reduce",     "sendrecv",   "scatter",  "gather",         "hypercube",
 };
@@ -123,6 +176,7 @@ header_columns(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s)
 		st->col[k] = -1;
 	st->error_col = false;
 	st->ntok_first = 0;
+	st->algo_col = st->proto_col = st->bneck_col = -1;
 	while (ft__token(&s, &tok)) {
 		bool ip = st->ip_first ? pass == 0 : pass == 1;
 
@@ -153,6 +207,12 @@ header_columns(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s)
 			if (!pass)
 				st->ntok_first = i + 1;
 			pass = 1;
+		} else if (st->model && ft__eq(tok, "algo")) { /* fabtune model's own columns */
+			st->algo_col = i;
+		} else if (st->model && ft__eq(tok, "proto")) {
+			st->proto_col = i;
+		} else if (st->model && ft__eq(tok, "bottleneck")) {
+			st->bneck_col = i;
 		} else {
 			continue; /* "#" glued to a name, or an unknown column: not counted */
 		}
@@ -535,6 +595,12 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 	NUMCOL(NT_IP_BUSBW, ip_busbw_GBps);
 #undef NUMCOL
 #undef HAS
+	if (st->algo_col >= 0 && st->algo_col < n)
+		ft__copy(r.algo, sizeof(r.algo), tok[st->algo_col]);
+	if (st->proto_col >= 0 && st->proto_col < n)
+		ft__copy(r.proto, sizeof(r.proto), tok[st->proto_col]);
+	if (st->bneck_col >= 0 && st->bneck_col < n)
+		ft__copy(r.bottleneck, sizeof(r.bottleneck), tok[st->bneck_col]);
 	for (int k = 0; k < 2; k++) {
 		int at = st->col[k ? NT_IP_CPUTIME : NT_CPUTIME];
 
@@ -756,6 +822,8 @@ ft__nccl_tests_line(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__sp
 		rank_line(c, st, rest, lineno);
 	} else if (ft__starts(rest, "fabtune bench ")) {
 		fabtune_banner(st, rest);
+	} else if (!is_column_names(rest) && model_line(st, rest)) {
+		/* fabtune model's lines over its table */
 	} else if (is_column_names(rest)) {
 		header_columns(c, st, rest);
 	} else if (ft__starts(rest, "nccl-tests version ")) {

@@ -106,6 +106,8 @@ static const struct member row_members[] = {
 	ROW(lat_stdev_us, M_DBL),
 	ROW(nsamples, M_UINT),
 	ROW(algo, M_STR),
+	ROW(proto, M_STR),      /* fabtune model's table */
+	ROW(bottleneck, M_STR), /* fabtune model's table */
 	ROW(src, M_STR),
 	ROW(dst, M_STR),
 };

@@ -153,7 +153,7 @@ test_opts_errors(void **state)
  * so it matches to the rounding of the rows).
  */
 static void
-table_matches(const char *name)
+table_matches(const char *name, bool blanks_kept)
 {
 	char path[256];
 	struct ft_strbuf text, out;
@@ -188,7 +188,18 @@ table_matches(const char *name)
 			memcpy(want, line, len);
 			want[len] = '\n';
 			want[len + 1] = '\0';
-			assert_non_null(strstr(out.buf, want));
+			if (blanks_kept) {
+				assert_non_null(strstr(out.buf, want));
+			} else {
+				/* the page that carried this output trimmed the lines' ends */
+				const char *at;
+
+				want[len] = '\0';
+				at = strstr(out.buf, want);
+				assert_non_null(at);
+				at += len;
+				assert_int_equal(strspn(at, " "), strcspn(at, "\n"));
+			}
 			heads++;
 		} else if (len > 12 && line[0] == ' ' && strspn(line, " ") < 12 &&
 		           line[strspn(line, " ")] >= '0' && line[strspn(line, " ")] <= '9') {
@@ -226,8 +237,11 @@ table_matches(const char *name)
 static void
 test_bench_table_is_nccl_tests(void **state)
 {
-	table_matches("h100-2node-16gpu-all-reduce-same-cluster-baseline.txt");
-	table_matches("dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt");
+	table_matches("h100-2node-16gpu-all-reduce-same-cluster-baseline.txt", false);
+	table_matches("dell-xe9680-2x8-h100-cx7-ib400-all-reduce-mpi-xpmem-warn.txt", false);
+	/* published as printed, the blanks nccl-tests leaves at the heads' ends included */
+	table_matches("gcp-a3-mega-2x8-h100-tcpxo-all-reduce.txt", true);
+	table_matches("coreweave-gb200-nvl72-2rack-128gpu-all-reduce-excerpt.txt", true);
 }
 
 /* @s with tabs expanded to 8-column stops, as a terminal or a web page shows them. */

@@ -754,6 +754,96 @@ test_nccl_tests_transport_forms(void **state)
 	ft_strbuf_release(&text);
 }
 
+/*
+ * fabtune model's table, as `fabtune model dgx-h100:16 --op alltoall -b 1M -e 1G
+ * -f 8` prints it: nccl-tests' first columns, one time/algbw/busbw group, then
+ * the model's algorithm, protocol and bottleneck, read into the rows' own
+ * fields; the lines above it name the collective and the ranks. No line is
+ * skipped.
+ */
+static void
+test_parse_model_table(void **state)
+{
+	static const char text[] =
+	        "# fabtune model: dgx-h100:16\n"
+	        "#  16 nodes x 8 GPUs H100-SXM5-80GB, NVLink 4 NVSwitch+NVLS, 8 NICs/node ndr, "
+	        "fabric rail-fat-tree\n"
+	        "#  alltoall on 128 ranks, 18 channels\n"
+	        "#\n"
+	        "#       size         count      type   redop    root      time   algbw   busbw"
+	        "  algo              proto   bottleneck\n"
+	        "#        (B)    (elements)                                (us)  (GB/s)  (GB/s)\n"
+	        "     1048576          2048     float    none      -1     43.13   24.31   24.12"
+	        "  direct            simple  latency\n"
+	        "     8388608         16384     float    none      -1     186.5   44.98   44.63"
+	        "  direct            simple  pcie\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_result_row *r;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(text, sizeof(text) - 1, "model.txt", NULL, &set, &run,
+	                                 &err),
+	                 0);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	assert_int_equal(ft_run_nrows(&run), 2);
+	r = ft_run_row(&run, 1);
+	assert_string_equal(r->test, "alltoall");
+	assert_int_equal(r->nranks, 128);
+	assert_int_equal(r->bytes, 8388608);
+	assert_int_equal(r->count, 16384);
+	assert_true(fabs(r->time_us - 186.5) < 1e-9);
+	assert_true(fabs(r->algbw_GBps - 44.98) < 1e-9 && fabs(r->busbw_GBps - 44.63) < 1e-9);
+	assert_true(isnan(r->ip_time_us));
+	assert_int_equal(r->wrong, -1);
+	assert_string_equal(r->algo, "direct");
+	assert_string_equal(r->proto, "simple");
+	assert_string_equal(r->bottleneck, "pcie");
+	assert_string_equal(r->transport, "");
+	assert_string_equal(ft_run_row(&run, 0)->bottleneck, "latency");
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+}
+
+/* fabtune bench pairs streams -e bytes each way: its rows carry maxBytes, not minBytes. */
+static void
+test_parse_pairs_size(void **state)
+{
+	static const char text[] =
+	        "# fabtune bench pairs: transport tcp, 2 ranks\n"
+	        "# nThread 1 nGpus 1 minBytes 1024 maxBytes 65536 step: 2(factor) warmup iters: 5 "
+	        "iters: 2 agg iters: 1 validation: 1 graph: 0\n"
+	        "# bandwidth (GB/s), row = sender, column = receiver\n"
+	        "#   rank        0        1  host\n"
+	        "       0        -    3.569  vm\n"
+	        "       1    4.031        -  vm\n"
+	        "# latency (us, p50 of ping-pong), row = sender, column = receiver\n"
+	        "#   rank        0        1  host\n"
+	        "       0        -   12.500  vm\n"
+	        "       1   12.250        -  vm\n"
+	        "# median pair bandwidth: 3.800 GB/s\n"
+	        "# outliers: none\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(text, sizeof(text) - 1, "pairs.txt", "fabtune-bench", &set,
+	                                 &run, &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 2);
+	assert_int_equal(ft_run_row(&run, 0)->bytes, 65536);
+	assert_int_equal(ft_run_row(&run, 1)->bytes, 65536);
+	assert_true(fabs(ft_run_row(&run, 1)->algbw_GBps - 4.031) < 1e-9);
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
+}
+
 /* The bench.nranks observation of @set, NULL when none. */
 static const struct ft_obs *
 nranks_obs(const struct ft_obs_set *set)
@@ -1869,6 +1959,8 @@ main(void)
 		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_parser_definition),
 		cmocka_unit_test(test_nvue_facts),
+		cmocka_unit_test(test_parse_model_table),
+		cmocka_unit_test(test_parse_pairs_size),
 		cmocka_unit_test(test_obs_write_table),
 	};
 

@@ -1,0 +1,2 @@
+bench all_reduce_perf_mpi -g 2 --transport shm -b 1K -e 4K -f 4 -n 2 -w 1
+parse --summary $CASE_TMP/1.out

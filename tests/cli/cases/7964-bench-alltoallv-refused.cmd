@@ -1,0 +1,1 @@
+bench alltoallv_perf_mpi -b 1M

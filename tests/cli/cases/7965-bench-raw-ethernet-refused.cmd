@@ -1,0 +1,1 @@
+bench raw_ethernet_bw

@@ -1,0 +1,1 @@
+bench all_reduce_perf -t shm -b 1K

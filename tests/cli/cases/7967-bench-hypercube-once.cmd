@@ -1,0 +1,1 @@
+bench hypercube_perf --np 3 --transport shm

@@ -1,0 +1,1 @@
+bench incast --np 2 --transport shm
