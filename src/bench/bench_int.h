@@ -429,6 +429,13 @@ double ft__shm_probe_s(const struct ft_ep *ep, uint32_t peer);
 void ft__shm_pieces(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
 /* shm, for tests: with @off the receiver claims no piece and waits for the sender to copy them */
 void ft__shm_share_recv_off(struct ft_ep *ep, bool off);
+/*
+ * shm, for tests: @late (NULL: none) runs between a chunk's ring and its
+ * plain (release) publication, which then comes last, as a store that
+ * waits in the store buffer while the ring's look at the peer's doorbell
+ * goes ahead may (shm.c, ring_move); @late may let the peer fall asleep.
+ */
+void ft__shm_late_store(struct ft_ep *ep, void (*late)(struct ft_ep *ep, uint32_t peer));
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

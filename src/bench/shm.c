@@ -1066,6 +1066,12 @@ ft__shm_share_recv_off(struct ft_ep *base, bool off)
 	ft_container_of(base, struct shm_ep, base)->share_recv_off = off;
 }
 
+void
+ft__shm_late_store(struct ft_ep *base, void (*late)(struct ft_ep *ep, uint32_t peer))
+{
+	ft_container_of(base, struct shm_ep, base)->late_store = late;
+}
+
 double
 ft__shm_probe_s(const struct ft_ep *base, uint32_t peer)
 {
@@ -1128,13 +1134,21 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		 * go on copying the next chunk while the stores of this one
 		 * drain. The locked exchange waited for them: 13 % of a 64 KiB
 		 * stream's samples on the two ranks sat on the instruction after
-		 * it. A peer already seen asleep is still rung at once.
+		 * it. A peer already seen asleep is still rung at once. A
+		 * release store may stay in the store buffer while the ring's
+		 * load of `sleeping` goes ahead: the peer may then fall asleep
+		 * without it, and only the last chunk's exchange and ring wake
+		 * it. Tests make that order happen (late_store) and time it.
 		 */
-		if (q->off < q->len && room > 0)
-			atomic_store_explicit(edge, pos, memory_order_release);
-		else
+		if (q->off >= q->len || room == 0)
 			ft__shm_publish(edge, pos);
+		else if (!ep->late_store)
+			atomic_store_explicit(edge, pos, memory_order_release);
 		ft__shm_bell_ring(ep, p);
+		if (q->off < q->len && room > 0 && ep->late_store) {
+			ep->late_store(&ep->base, p);
+			atomic_store_explicit(edge, pos, memory_order_release);
+		}
 		if (rest)
 			ring_data(ep, r, pos - n, b, inl, RING_IN);
 		moved++;

@@ -102,6 +102,8 @@ struct shm_ep {
 	bool cma;                 /* single copies through process_vm_readv */
 	bool cma_auto;            /* chosen per message (copy_choose), not always */
 	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
+	/* tests: a release publication comes after its ring, this run between (ring_move) */
+	void (*late_store)(struct ft_ep *ep, uint32_t peer);
 	size_t cma_min;           /* from this size on (--cma-min) */
 	size_t nt_min;            /* messages from this size on are read out bypassing the cache */
 	bool prefetchw;           /* the CPU has PREFETCHW (shm.c, ring_put) */

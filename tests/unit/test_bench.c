@@ -2731,6 +2731,279 @@ test_shm_bell_once(void **state)
 	run_two(shm_bell_exchange, 0);
 }
 
+/*
+ * Wake-ups of a sleeping peer (ft__shm_bell_ring, ft__shm_bell_sleep, and
+ * the publications of ring_move that they rest on). Both ranks spin for
+ * nothing (spin_s 0: a waiting rank sleeps after its first 64 polls, as
+ * --spin never makes it) and sleep for up to WAKE_SLEEP_MS a wait, far
+ * beyond any round trip: a peer rung late or never shows as a round trip
+ * of about that sleep, one woken in time takes microseconds (milliseconds
+ * when the host is busy).
+ */
+#define WAKE_SLEEP_MS 2000
+#define WAKE_LATE_S   0.5
+
+struct wake_probe {
+	_Atomic uint32_t looked, rung; /* the round the sleeper looked in, the round rung */
+};
+static struct wake_probe *wake_probe;
+
+/*
+ * The sleeper's last look (bell_sleep's @ready): finds nothing, then lets
+ * rank 0 publish and ring before it returns, so that the publication falls
+ * between that look and the futex wait, the race a doorbell exists for.
+ */
+static int
+wake_late_look(struct shm_ep *ep, void *ud, struct ft_error *err)
+{
+	uint32_t round = *(uint32_t *)ud;
+	double end = ft__now() + 5;
+
+	(void)ep;
+	(void)err;
+	atomic_store(&wake_probe->looked, round);
+	while (atomic_load(&wake_probe->rung) != round && ft__now() < end)
+		ft__cpu_relax();
+	return 0;
+}
+
+/*
+ * Rank 1 of shm_wake_exchange: WAKE_RACES sleeps, each with the peer's
+ * publication and ring forced between its last look and its wait. Every
+ * sleep must end at once (the ring took `sleeping` down, so the sleeper
+ * does not wait) and the doorbell move once per round, not never.
+ */
+#define WAKE_RACES 200
+static int
+wake_races(struct shm_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	uint32_t round, b0 = atomic_load(&ep->bells[1].bell);
+	double worst = 0;
+	int rc = 0;
+
+	for (round = 1; round <= WAKE_RACES && rc == 0 && worst <= WAKE_LATE_S; round++) {
+		if (rank == 1) {
+			double t0 = ft__now();
+
+			rc = ft__shm_bell_sleep(ep, WAKE_SLEEP_MS, wake_late_look, &round, err);
+			worst = FT_MAX(worst, ft__now() - t0);
+		} else {
+			double end = ft__now() + 5;
+
+			while (atomic_load(&wake_probe->looked) != round && ft__now() < end)
+				ft__cpu_relax();
+			if (atomic_load(&wake_probe->looked) != round)
+				rc = ft_error_set(err, FT_EIO, "rank 1 did not go to sleep %u", round);
+			ft__shm_bell_ring(ep, 1);
+			atomic_store(&wake_probe->rung, round);
+		}
+	}
+	if (rc == 0 && rank == 1 && worst > WAKE_LATE_S)
+		rc = ft_error_set(err, FT_EIO,
+		                  "a peer rung between the sleeper's last look and its wait "
+		                  "woke it after %.3f s",
+		                  worst);
+	if (rc == 0 && rank == 1 && atomic_load(&ep->bells[1].bell) - b0 != WAKE_RACES)
+		rc = ft_error_set(err, FT_EIO, "%d rings of a rank about to sleep moved its "
+		                  "doorbell %u times",
+		                  WAKE_RACES, atomic_load(&ep->bells[1].bell) - b0);
+	return rc;
+}
+
+/*
+ * Then WAKE_ROUNDS round trips through the rings, each waited on with
+ * progress(WAKE_SLEEP_MS): rank 1 sends a message, rank 0 answers with 8
+ * bytes. The sizes cycle through one line, one chunk and several (the
+ * receiver of those waits for the last chunk, which alone is published with
+ * the exchange a sleeper's fence pairs with). A rank starts to sleep while
+ * its peer publishes in some of them; the slowest round trip must stay far
+ * below the sleep.
+ */
+#define WAKE_ROUNDS 20000
+static int
+wake_wait(struct ft_ep *base, struct ft_req *q, struct ft_error *err)
+{
+	double end = ft__now() + 10 * WAKE_SLEEP_MS * 1e-3;
+	int rc = 0;
+
+	while (rc >= 0 && !q->done && ft__now() < end)
+		rc = base->ops->progress(base, WAKE_SLEEP_MS, err);
+	if (rc >= 0 && !q->done)
+		rc = ft_error_set(err, FT_ETIMEDOUT, "a message of %zu bytes did not come in %d s",
+		                  q->len, 10 * WAKE_SLEEP_MS / 1000);
+	return rc < 0 ? rc : 0;
+}
+
+static int
+wake_pingpong(struct ft_ep *base, uint32_t rank, char *buf, struct ft_error *err)
+{
+	static const size_t sizes[] = { 8, 4096, 16384, 40000 };
+	double worst = 0, t0;
+	uint32_t k, slow = 0;
+	int rc = 0;
+
+	for (k = 0; k < WAKE_ROUNDS && rc == 0 && slow == 0; k++) {
+		size_t len = sizes[k % FT_ARRAY_SIZE(sizes)];
+		struct ft_req q;
+
+		t0 = ft__now();
+		rc = rank ? ft__ep_send(base, &q, 0, buf, len, err) :
+		            ft__ep_recv(base, &q, 1, buf, len, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		if (rc == 0)
+			rc = rank ? ft__ep_recv(base, &q, 0, buf, 8, err) :
+			            ft__ep_send(base, &q, 1, buf, 8, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		slow += ft__now() - t0 > WAKE_LATE_S;
+		worst = FT_MAX(worst, ft__now() - t0);
+	}
+	if (rc == 0 && slow > 0)
+		rc = ft_error_set(err, FT_EIO,
+		                  "%u of %d round trips took over %.1f s (the slowest %.3f s): "
+		                  "a sleeping rank was not woken",
+		                  slow, WAKE_ROUNDS, WAKE_LATE_S, worst);
+	return rc;
+}
+
+/* The state letter of process @pid in /proc/PID/stat ('S' asleep), '?' when unread. */
+static char
+proc_state(int32_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+/*
+ * ring_move's late_store for the tests: the chunk's ring has been made and
+ * its release store waits until the peer sleeps on its doorbell (its flag
+ * up and its process in the futex wait), at most a second: the order in
+ * which a store still in the store buffer leaves a peer asleep without it.
+ */
+static uint32_t wake_late_calls, wake_late_asleep;
+
+static void
+wake_late_store(struct ft_ep *base, uint32_t peer)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	double end = ft__now() + 1;
+
+	wake_late_calls++;
+	while (ft__now() < end) {
+		if (atomic_load(&ep->bells[peer].sleeping) &&
+		    proc_state(base->w->info[peer].pid) == 'S') {
+			wake_late_asleep++;
+			return;
+		}
+		usleep(100);
+	}
+}
+
+/*
+ * Then WAKE_LATE messages of three chunks from rank 1, each answered with
+ * 8 bytes, with the first two chunks' publications held back until rank 0
+ * sleeps (wake_late_store): each time, the next chunk's ring or the last
+ * one's exchange and ring must wake it, and every round trip end far below
+ * the sleep. Published like the first two, the last chunk left rank 0
+ * asleep for the whole WAKE_SLEEP_MS every time. Most held-back stores must
+ * have found rank 0 asleep, else the order was not forced.
+ */
+#define WAKE_LATE 12
+static int
+wake_late(struct ft_ep *base, uint32_t rank, char *buf, struct ft_error *err)
+{
+	double worst = 0;
+	uint32_t k;
+	int rc = 0;
+
+	wake_late_calls = wake_late_asleep = 0;
+	ft__shm_late_store(base, wake_late_store);
+	for (k = 0; k < WAKE_LATE && rc == 0 && worst <= WAKE_LATE_S; k++) {
+		double t0 = ft__now();
+		struct ft_req q;
+
+		rc = rank ? ft__ep_send(base, &q, 0, buf, 2 * 16384 + 100, err) :
+		            ft__ep_recv(base, &q, 1, buf, 2 * 16384 + 100, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		if (rc == 0)
+			rc = rank ? ft__ep_recv(base, &q, 0, buf, 8, err) :
+			            ft__ep_send(base, &q, 1, buf, 8, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		worst = FT_MAX(worst, ft__now() - t0);
+	}
+	ft__shm_late_store(base, NULL);
+	if (rc == 0 && worst > WAKE_LATE_S)
+		rc = ft_error_set(err, FT_EIO,
+		                  "a receiver that fell asleep before a chunk's store was woken "
+		                  "after %.3f s",
+		                  worst);
+	if (rc == 0 && rank == 1 && wake_late_asleep * 4 < 3 * 2 * WAKE_LATE)
+		rc = ft_error_set(err, FT_EIO,
+		                  "only %u of %u held-back publications found the receiver "
+		                  "asleep",
+		                  wake_late_asleep, wake_late_calls);
+	return rc;
+}
+
+static int
+shm_wake_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *base = NULL;
+	struct shm_ep *ep;
+	char *buf = NULL;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 65536, &w, &base, err);
+
+	(void)unused;
+	if (rc < 0)
+		return close_two(base, w, rc);
+	ep = ft_container_of(base, struct shm_ep, base);
+	ep->spin_s = 0;
+	if (!(buf = calloc(1, 65536)))
+		rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0)
+		rc = wake_races(ep, rank, err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0)
+		rc = wake_pingpong(base, rank, buf, err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0)
+		rc = wake_late(base, rank, buf, err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(base, w, rc);
+}
+
+static void
+test_shm_wake(void **state)
+{
+	(void)state;
+	wake_probe = mmap(NULL, sizeof(*wake_probe), PROT_READ | PROT_WRITE,
+	                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(wake_probe != MAP_FAILED);
+	memset(wake_probe, 0, sizeof(*wake_probe));
+	run_two(shm_wake_exchange, 0);
+	munmap(wake_probe, sizeof(*wake_probe));
+}
+
 /* Minor page faults of this process so far. */
 static long
 minor_faults(void)
@@ -6234,6 +6507,7 @@ main(void)
 		cmocka_unit_test(test_shm_gone_after_quit),
 		cmocka_unit_test(test_shm_coll_quit),
 		cmocka_unit_test(test_shm_bell_once),
+		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),
 		cmocka_unit_test(test_bench_cputime),
