@@ -411,6 +411,14 @@ struct ft_model_p2p_chunking {
  */
 FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
 
+/*
+ * The channels NCCL's communicator runs on @l (comm->nChannels), what its p2p channels
+ * come from: across NVLink domains the ring graph's (struct ft_model_links nchannels,
+ * 16 on GB200 NVL72) doubled by ncclTopoPostset (src/graph/connect.cc), at most 64;
+ * elsewhere the model's count, which already stands for them.
+ */
+FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
+
 /* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
  * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32

@@ -279,7 +279,9 @@ release_nvlink(struct ft_model_links *l)
 	                                 l->nvlinks * ft__model_nvlink_link_Bps_at(
 	                                         l->arch, l->nccl_version)) /
 	        ft__model_ring_graph_Bps(l->arch, 0, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
-	l->intra_Bps *= scale;
+	/* across NVLink domains the graph is the release's already (query_links()) */
+	if (!(l->domain_nodes > 1 && l->nnodes > 1))
+		l->intra_Bps *= scale;
 	l->p2p_Bps *= scale;
 }
 
@@ -310,6 +312,10 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	if (q->nccl_version && l->ppn == 1 && l->nnodes > 1)
 		l->nchannels = ft__model_net_graph_channels(l->arch, q->nccl_version, l->nic_Bps,
 		                                            l->gpu_nics);
+	/* across NVLink domains: the ring graph of the release's Inter list (links.c sized it
+	 * on the newest's), already on the release's NVLink figure */
+	if (q->nccl_version)
+		ft__model_domain_channels(l, q->nccl_version);
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;

@@ -499,6 +499,42 @@ ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double l
 	return nch * intra * 1e9;
 }
 
+/*
+ * The ring graph NCCL builds in an NVLink domain (MNNVL) that reaches other domains through
+ * its NICs (src/graph/search.cc, ncclTopoCompute): the fused system of the domain keeps its
+ * NICs, so the search runs the Inter list of release @version from a NIC's path (@nic_Bps),
+ * as many channels of a speed as the domain's @nics hold (floor(path / speed) each) and a
+ * GPU's NVLink (@links) carries, at most 32 (search_speeds()); then ncclTopoDupChannels,
+ * which on Blackwell leaves more than 4 channels under 50 GB/s alone. The tree graph takes
+ * the ring's channels (src/init.cc). GB200 NVL72 (48 GB/s from a GPU to its NIC, 72 NICs):
+ * 15 x 48 = 720 on 2.25-2.26 (18 x 40.0 of NVLink, the search stops at the first graph
+ * that fills it), 16 x 45.1 = 721.6 from 2.27 (18 x 40.1: 15 x 48 leaves 1.8 GB/s, and
+ * the search goes on down the list while a speed is above 0.49 of the kept one). GB300
+ * NVL72 (96 GB/s PCIe Gen6 path to an 800G NIC) the same: 7 x 96 = 672 falls short of 9 x
+ * 80, 15 x 48 and 16 x 45.1. Returns the channels; @speed_Bps gets a channel's bwIntra
+ * (= bwInter), bytes/s; 0 without NVLink or NICs.
+ */
+uint32_t
+ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, double links, double ppn,
+                           uint32_t nics, double nic_Bps, double *speed_Bps)
+{
+	struct speeds s = nccl_speeds(arch, version, true);
+	struct node_fit f = { slack_GBps(nic_Bps), slack_GBps(links), (ppn - 1) / ppn, nics };
+	double nch, speed;
+	size_t kept;
+
+	*speed_Bps = 0;
+	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0)
+		return 0;
+	kept = search_speeds(s, f.path, fit_node, &f, &nch);
+	if (kept == s.n)
+		return 0;
+	speed = s.v[kept];
+	dup_channels(arch, &speed, &nch);
+	*speed_Bps = speed * 1e9;
+	return (uint32_t)nch;
+}
+
 double
 ft_model_nvls_channel_share(const struct ft_cluster_spec *spec, uint32_t heads)
 {
@@ -677,6 +713,28 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 }
 
 /*
+ * Several NVLink domains: the channels and rate of NCCL release @version's ring graph in a
+ * domain that has NICs (ft__model_domain_net_graph()), not one channel per NVLink; the
+ * graph's rate is channels x speed (15 x 48 = 720 GB/s on GB200 NVL72 with 2.26).
+ */
+void
+ft__model_domain_channels(struct ft_model_links *l, uint32_t version)
+{
+	double speed;
+	uint32_t nch;
+
+	if (!l->nvlink || l->domain_nodes < 2 || l->nnodes < 2 || l->nvlinks == 0)
+		return;
+	nch = ft__model_domain_net_graph(l->arch, version,
+	                                 l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, version),
+	                                 l->ppn, l->nrails, l->nic_Bps, &speed);
+	if (nch == 0)
+		return;
+	l->nchannels = nch;
+	l->intra_Bps = nch * speed;
+}
+
+/*
  * A multi-node NVLink domain (GB200/GB300 NVL72: 18 trays of 4 GPUs behind
  * NVLink switch trays): NCCL sees one NVLink "node" of all the domain's GPUs
  * (MNNVL), so the cost model's node becomes the domain. Its GPUs reach each
@@ -707,6 +765,8 @@ nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
 	l->domain_nodes = trays;
 	if (ndom < 2)
 		l->fabric_lat_s = l->net_lat_s = 0;
+	else
+		ft__model_domain_channels(l, 0);
 	return 0;
 }
 

@@ -38,6 +38,14 @@ double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, doubl
 double ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double links,
                                     double ppn, uint32_t nics, double nic_Bps,
                                     uint32_t *nchannels);
+/* NCCL's ring graph in an NVLink domain with NICs to other domains: its channels, and a
+ * channel's speed in @speed_Bps (links.c); 0 where there is none. */
+uint32_t ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, double links,
+                                    double ppn, uint32_t nics, double nic_Bps,
+                                    double *speed_Bps);
+/* @l across NVLink domains: the channels and graph rate of release @version's ring graph
+ * there (0: the newest); nothing elsewhere (links.c). */
+void ft__model_domain_channels(struct ft_model_links *l, uint32_t version);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

@@ -337,6 +337,16 @@ pow2_up(uint32_t v)
 #define P2P_MAX_NCHANNELS 64u
 
 uint32_t
+ft_model_comm_nchannels(const struct ft_model_links *l)
+{
+	uint32_t nch = FT_MAX(l->nchannels, 1u);
+
+	if (l->domain_nodes > 1 && l->nnodes > 1)
+		return FT_MIN(2 * nch, P2P_MAX_NCHANNELS);
+	return nch;
+}
+
+uint32_t
 ft_model_p2p_nchannels(uint32_t nchannels)
 {
 	return pow2_up(FT_MIN(FT_MAX(nchannels, 1u), P2P_MAX_NCHANNELS));
@@ -480,7 +490,7 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 	struct ft_model_p2p_comm c = { l->nranks,
 		                       l->nnodes,
 		                       l->nic_Bps / 1e9,
-		                       ft_model_p2p_nchannels(l->nchannels),
+		                       ft_model_p2p_nchannels(ft_model_comm_nchannels(l)),
 		                       l->p2p_net_chunk_x2,
 		                       !l->nvlink,
 		                       l->p2p_net_chunk,

@@ -685,6 +685,27 @@ ft_model_tree_carried_factor(const struct ft_model_links *l, enum ft_algo a)
 	return 1.0;
 }
 
+/*
+ * How far the tree's carried bytes lift the per-channel cap, as ft__model_carried() lifts
+ * it: the network stage by ft_model_tree_carried_factor(), the chain inside a node of
+ * @l->ppn GPUs by ppn / (ppn - 1) of the capped figure scaled to the node's links (the
+ * stage's rate where NVLink is the slower link class, more where the NICs are). So over 2
+ * GB200 NVL72 domains, whose chains of 72 GPUs bind, the cap allows 72/71 of the tuner's
+ * figure, not twice it.
+ */
+static double
+tree_cap_factor(const struct ft_model_links *l, enum ft_algo a)
+{
+	double f = ft_model_tree_carried_factor(l, a), inter, chain;
+
+	if (a != FT_ALGO_TREE || f == 1.0 || l->ppn < 2 || !(l->intra_Bps > 0))
+		return f;
+	inter = l->inter_Bps * l->ring_tier_factor;
+	chain = l->ppn / (l->ppn - 1.0) *
+	        (inter > 0 && inter < l->intra_Bps ? l->intra_Bps / inter : 1.0);
+	return FT_MIN(f, chain);
+}
+
 double
 ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 {
@@ -700,7 +721,7 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
 		bus = l->nchannels * ft_model_tree_channel_Bps(l, p) * 0.5;
 	else
 		return 0;
-	return bus * ft_model_tree_carried_factor(l, a);
+	return bus * tree_cap_factor(l, a);
 }
 
 /*

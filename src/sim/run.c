@@ -288,13 +288,35 @@ nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct
 	return FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
 }
 
+/*
+ * The ring (and tree) channels of a job over several NVLink domains of @sgpn GPUs each
+ * (@gpn a tray): those of NCCL's graph in a domain with NICs, as the model counts them
+ * (ft_model_links nchannels: 16 x 45.1 GB/s on GB200 NVL72, the newest release), not one
+ * per NIC of the domain; 0 elsewhere.
+ */
+static uint32_t
+domain_nchannels(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
+                 uint32_t sgpn, uint32_t gpn)
+{
+	struct ft_model_links l;
+
+	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn ||
+	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || l.domain_nodes < 2 ||
+	    l.nnodes < 2)
+		return 0;
+	return l.nchannels;
+}
+
 static uint32_t
 nchannels(const struct ft_cluster_spec *spec, const struct ft_schedule *s, const struct sc_op *o,
-          uint32_t nnics, uint32_t gpn)
+          uint32_t nnics, uint32_t sgpn, uint32_t nranks, uint32_t gpn)
 {
-	if (ft__sim_sched_is_flat(s, gpn))
+	uint32_t dom;
+
+	if (ft__sim_sched_is_flat(s, sgpn))
 		return 1;
-	return nchannels_of(spec, s->algo, o, nnics, gpn);
+	dom = o->channels ? 0 : domain_nchannels(spec, s->algo, nranks, sgpn, gpn);
+	return dom ? dom : nchannels_of(spec, s->algo, o, nnics, sgpn);
 }
 
 /*
@@ -612,7 +634,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	/* an NVLink domain leaves through the NICs of all its trays */
 	nch = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
-	                sgpn);
+	                sgpn, jr->nranks, jr->gpn);
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)

@@ -673,6 +673,108 @@ test_speed_lists_per_release(void **state)
 	}
 }
 
+/*
+ * Across NVLink domains (GB200/GB300 NVL72 racks joined by their NICs) NCCL's fused
+ * topology of a rack keeps its NICs, so its ring graph comes from the Inter list on a
+ * GPU's path to its NIC, not one channel per NVLink (src/graph/search.cc,
+ * ncclTopoCompute; links.c ft__model_domain_net_graph). 2.26 (18 x 40.0 of NVLink, the
+ * Inter list from 48): 15 x 48 = 720, the search stopping at the first graph that fills
+ * the links; from 2.27 (18 x 40.1, 45.1 in the list) 16 x 45.1 = 721.6. GB300's 96 GB/s
+ * path starts the newest list at 96, whose 7 channels (672) lose to 16 x 45.1; 2.26
+ * starts it at 48. ncclTopoDupChannels leaves them (under 50 GB/s, more than 4). One rack
+ * has no network: the model's one channel per NVLink, 18 x 40. The graph's rate is what
+ * a forced ring broadcast moves (busBw = nChannels x bwIntra), so a channel's is its
+ * share. NCCL runs twice the graph's channels (ncclTopoPostset), 32, and as many p2p
+ * channels, as on one rack. Before, every row was 18 channels of 40.
+ */
+static void
+test_domain_graph_channels(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t version, nchannels;
+		double channel_GBps;
+	} cases[] = {
+		{ "gb200-nvl72:36", 0, 16, 45.1 },      { "gb200-nvl72:360", 0, 16, 45.1 },
+		{ "gb300-nvl72:36", 0, 16, 45.1 },      { "gb200-nvl72:36", 22700, 16, 45.1 },
+		{ "gb200-nvl72:36", 22600, 15, 48.0 },  { "gb200-nvl72:360", 22600, 15, 48.0 },
+		{ "gb300-nvl72:36", 22600, 15, 48.0 },  { "gb200-nvl72:18", 0, 18, 40.0 },
+		{ "gb200-nvl72:18", 22600, 18, 40.0 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		if (cases[i].version == 0) {
+			assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+			assert_int_equal(l.nchannels, cases[i].nchannels);
+			assert_rel(l.intra_Bps, cases[i].nchannels * cases[i].channel_GBps * 1e9,
+			           1e-9);
+			/* the communicator's channels, doubled in ncclTopoPostset across
+			 * domains, and its p2p channels: 32 either way */
+			assert_int_equal(ft_model_comm_nchannels(&l), l.nnodes > 1 ? 32 : 18);
+			assert_int_equal(ft_model_p2p_nchannels(ft_model_comm_nchannels(&l)), 32);
+		}
+		ft_model_query_init(&q, FT_OP_BROADCAST, 1ull << 30);
+		q.nccl_version = cases[i].version;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		q.tuner_only = true;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.nchannels, cases[i].nchannels);
+		assert_rel(r.bw_Bps / r.nchannels, cases[i].channel_GBps * 1e9, 1e-9);
+	}
+}
+
+/*
+ * A mid-size time that the channel count sets: a 64 MiB ring broadcast on Simple over 2
+ * GB200 NVL72 racks with NCCL 2.26, 15 channels of 48 GB/s. Each channel moves its
+ * chunks of one 512 KiB step one after another, loops = ceil(S / (15 x 512 KiB)) = 9
+ * (8 on 18 channels), and the first chunk crosses the chain of 143 ranks before the
+ * last rank has it: a ramp of 142 x (S / loops) / 720 GB/s (the pipe's chunks at the
+ * graph's pace, "The pipeline" in docs/internals/model.md): 1,470.6 us, 1,654.4 on 18
+ * channels. The time is NCCL's latency + S / 720 GB/s + that ramp.
+ */
+static void
+test_domain_channels_mid_size(void **state)
+{
+	const double S = 64 << 20, graph = 720e9, chunk = 512 << 10;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r, t;
+	struct ft_error err = { 0 };
+	double loops = ceil(S / (15 * chunk)), ramp = 142 * (S / loops) / graph;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_BROADCAST, (uint64_t)S);
+	q.nccl_version = 22600;
+	q.nvls_off = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_SIMPLE;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &t, &err), 0);
+	assert_rel(t.bw_Bps, graph, 1e-9);
+	assert_rel(t.time_s, t.lat_s + S / graph, 1e-9);
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.nchannels, 15);
+	assert_int_equal(r.pipe.chunk_bytes, (uint64_t)chunk);
+	assert_int_equal(r.pipe.loops, 9);
+	assert_int_equal(r.pipe.stages, 143);
+	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+	assert_rel(ramp, 1470.595e-6, 1e-6);
+	assert_rel(r.time_s, t.lat_s + S / graph + ramp, 1e-9);
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -3806,6 +3908,8 @@ main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_speed_lists_per_release),
+		cmocka_unit_test(test_domain_graph_channels),
+		cmocka_unit_test(test_domain_channels_mid_size),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),

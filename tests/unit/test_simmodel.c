@@ -1245,14 +1245,19 @@ test_flow_agrees_with_model(void **state)
 
 /*
  * Four GB200 NVL72 domains (288 GPUs): NCCL's ring enters and leaves each
- * domain through one NIC per channel, and the default channels are one per
- * NIC of the domain (18 trays x 4 = 72), so in a ring all-gather of S every
- * NIC of every tray sends exactly one channel's hop out of its domain,
- * (n - 1) / n x S / 72 with n = 288, and receives as much; NVLink carries
- * the rest (nothing leaves a domain but through its NICs).
+ * domain through one NIC per channel, and its channels are those of its ring
+ * graph in a domain with NICs (src/graph/search.cc: 16 x 45.1 GB/s on the
+ * newest release), not one per NIC of the domain (72): the search hands
+ * channel c the domain's NIC c (ncclTopoSearchRecNet tries the NICs from the
+ * channel's index), the NICs of GPUs 0 to 15, trays 0 to 3. So in a ring
+ * all-gather of S those 16 NICs of every domain send exactly one channel's
+ * hop out of its domain, (n - 1) / n x S / 16 with n = 288, and receive as
+ * much, and the other 56 carry nothing; NVLink carries the rest (nothing
+ * leaves a domain but through its NICs). Before, the flow engine ran 72
+ * channels, S / 72 on every NIC.
  */
 static void
-test_nvl72_domains_use_every_nic(void **state)
+test_nvl72_domains_use_graph_nics(void **state)
 {
 	static const char text[] = "name: t\n"
 	                           "cluster: gb200-nvl72:72\n"
@@ -1260,17 +1265,24 @@ test_nvl72_domains_use_every_nic(void **state)
 	                           "  - name: a\n"
 	                           "    ops:\n"
 	                           "      - {op: all_gather, size: 1GiB, algo: ring, proto: simple}\n";
-	double want = 287.0 / 288 * (double)(1u << 30) / 72;
+	struct ft_error err = { 0 };
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
 	struct ft_sim_report rep;
 	uint32_t node, nic;
+	double want;
 
 	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:72", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nchannels, 16);
+	want = 287.0 / 288 * (double)(1u << 30) / l.nchannels;
 	run_ok(text, "flow", &rep);
 	assert_int_equal(ft_run_row(&rep.run, 0)->nranks, 288);
 	for (node = 0; node < 72; node++)
 		for (nic = 0; nic < 4; nic++) {
 			char out[64], in[64];
-			double b_out = 0, b_in = 0;
+			double b_out = 0, b_in = 0, w = node % 18 < 4 ? want : 0;
 			size_t i;
 
 			snprintf(out, sizeof(out), "n%u.nic%u -> ", node, nic);
@@ -1286,11 +1298,11 @@ test_nvl72_domains_use_every_nic(void **state)
 				    strncmp(h->name, "n", 1) != 0)
 					b_in += h->stat.bytes;
 			}
-			assert_close(b_out, want, want * 1e-5);
-			assert_close(b_in, want, want * 1e-5);
+			assert_close(b_out, w, want * 1e-5);
+			assert_close(b_in, w, want * 1e-5);
 		}
-	/* host links (NIC <-> leaf) carry nothing else: 288 NICs, both ways */
-	assert_close(tier_bytes(&rep, "host", 1), 2 * 288 * want, 2 * 288 * want * 1e-5);
+	/* host links (NIC <-> leaf) carry nothing else: 4 x 16 NICs, both ways */
+	assert_close(tier_bytes(&rep, "host", 1), 2 * 64 * want, 2 * 64 * want * 1e-5);
 	ft_sim_report_release(&rep);
 }
 
@@ -2244,8 +2256,10 @@ test_alltoall_protocol_per_pair(void **state)
  * NCCL sees each domain as one node (MNNVL) and builds a chain over its 72
  * GPUs and the double binary tree over the 2 domains, one edge per tree: a
  * domain sends S across (S / 2 per tree), at NCCL's tree efficiency (S /
- * 0.92 on the wire), spread over its 72 channels, one per NIC: S / 0.92 / 72
- * on every NIC. The NVLS tree sends the same S per domain without the 0.92,
+ * 0.92 on the wire), spread over the 16 channels of its graph (the ring's:
+ * 16 x 45.1 GB/s), each on NIC c of the domain: S / 0.92 / 16 on the NICs of
+ * trays 0 to 3, none on the others (S / 0.92 / 72 on every NIC while the
+ * flow engine ran a channel per NIC). The NVLS tree sends the same S per domain without the 0.92,
  * but only through its heads' NICs: NCCL's NVLS graph takes the domain's NICs
  * in GPU order (ncclTopoSelectNets), one head per NIC, at most 32, so the
  * heads are GPUs 0 to 31 (trays 0 to 7 of each domain), each sending S / 32
@@ -2270,7 +2284,9 @@ test_trees_over_nvl72_domains(void **state)
 		assert_string_equal(ft_run_row(&rep.run, 0)->algo, a ? "nvls_tree" : "tree");
 		for (node = 0; node < 36; node++)
 			for (nic = 0; nic < 4; nic++) {
-				double want = !a ? S / 0.92 / 72 : node % 18 < 8 ? S / 32 : 0;
+				double want = !a ? (node % 18 < 4 ? S / 0.92 / 16 : 0) :
+				              node % 18 < 8 ? S / 32 :
+				                              0;
 
 				assert_close(nic_sent(&rep, node, nic), want, S * 1e-7);
 			}
@@ -2280,17 +2296,24 @@ test_trees_over_nvl72_domains(void **state)
 
 /*
  * Four GB200 NVL72 domains (288 GPUs): NCCL's tuner gives the tree all-reduce
- * 18 channels of at most 24 GB/s of bus bandwidth each over more than 2 nodes
- * (kb NA-MODEL perChMaxTreeBws, Blackwell), 18 x 24 x 0.5 = 216 GB/s of
- * algorithm bandwidth, where the NVLink chains alone would allow 318 (what
- * the flow engine gave before it honoured the cap: 635 GB/s busbw against
- * the model's 417 at 4 GiB). The flow engine's time is that bound plus
- * the tree's latency (base + 2 x (71 NVLink + 2 network hops), 3% of it).
+ * its graph's 16 channels (16 x 45.1 GB/s, links.c ft__model_domain_net_graph)
+ * of at most 24 GB/s of bus bandwidth each over more than 2 nodes (kb NA-MODEL
+ * perChMaxTreeBws, Blackwell), 16 x 24 x 0.5 = 192 GB/s of algorithm
+ * bandwidth (216 while the model counted one channel per NVLink), where the
+ * NVLink chains alone would allow 318 (what the flow engine gave before it
+ * honoured the cap: 635 GB/s busbw against the model's 417 at 4 GiB). The
+ * flow engine's time is that bound plus the tree's latency (base + 2 x (71
+ * NVLink + 2 network hops), 3% of it). Over 2 domains the tree's carried
+ * bytes lift the cap on the network edge twofold but not on the chain of 72
+ * GPUs in each domain, where NVLink is the slower link class: 72/71 of the
+ * tuner's figure, as the model's own time takes it (ft__model_carried()),
+ * 16 x 31.67 x 0.5 x 72/71 GB/s on LL128 (twice the tuner's before: the flow
+ * engine then ran a 256 MiB tree 17% faster than the model on 16 channels).
  */
 static void
 test_tree_channel_cap_over_nvl72_domains(void **state)
 {
-	double S = (double)(4ull << 30), bound = 18 * 24e9 * 0.5;
+	double S = (double)(4ull << 30), bound = 16 * 24e9 * 0.5;
 	struct ft_error err = { 0 };
 	struct ft_cluster_spec cs;
 	struct ft_model_links l;
@@ -2301,12 +2324,19 @@ test_tree_channel_cap_over_nvl72_domains(void **state)
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:72", &cs, &err), 0);
 	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
-	assert_int_equal(l.nchannels, 18);
+	assert_int_equal(l.nchannels, 16);
 	assert_int_equal(l.nnodes, 4);
 	assert_close(ft_model_tree_channel_Bps(&l, FT_PROTO_SIMPLE), 24e9, 1);
 	assert_close(ft_model_tree_cap_algbw(&l, FT_ALGO_TREE, FT_PROTO_SIMPLE), bound, 1);
 	/* no cap on one domain; none for a ring */
 	assert_true(ft_model_tree_cap_algbw(&l, FT_ALGO_RING, FT_PROTO_SIMPLE) == 0);
+	/* 2 domains: the chain's 72/71, not the network edge's 2; the NVLS tree keeps 1 */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	assert_close(ft_model_tree_cap_algbw(&l, FT_ALGO_TREE, FT_PROTO_LL128),
+	             16 * 31.67e9 * 0.5 * 72 / 71, 1);
+	assert_close(ft_model_tree_cap_algbw(&l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE),
+	             72 * 96e9 * 144 / (2.0 * 143), 1);
 	snprintf(text, sizeof(text), job_on, "gb200-nvl72:72",
 	         "op: all_reduce, size: 4GiB, algo: tree, proto: simple");
 	run_ok(text, "flow", &rep);
@@ -2367,7 +2397,7 @@ main(void)
 		cmocka_unit_test(test_flow_posts_on_p2p_channels),
 		cmocka_unit_test(test_flow_nvls_tree_2node_measured),
 		cmocka_unit_test(test_flow_nvls_tree_one_loop_uncapped),
-		cmocka_unit_test(test_nvl72_domains_use_every_nic),
+		cmocka_unit_test(test_nvl72_domains_use_graph_nics),
 		cmocka_unit_test(test_nvls_heads_on_nvl72),
 		cmocka_unit_test(test_no_nvls),
 		cmocka_unit_test(test_trees_over_nvl72_domains),
