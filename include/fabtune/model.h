@@ -501,9 +501,9 @@ struct ft_model_result {
 	struct ft_model_pipeline pipe; /* the pipeline terms inside time_s (uncalibrated) */
 	/* The uncalibrated time in two parts that add up to it, the terms a calibration
 	 * scales (docs/internals/model.md, "Calibration from measured runs"): what moves
-	 * bytes (bytes / bandwidth at the channels launched, and the pipeline's ramp), and
-	 * the rest (the latency term, and what a proxy or launch floor adds over the GPU's
-	 * time). Without calibration time_s = lat_part_s + bw_part_s; with it, time_s =
+	 * bytes (bytes / bandwidth at the channels launched), and the rest, paid once an
+	 * operation (the latency term, the pipeline's ramp, and what a proxy or launch
+	 * floor adds over the GPU's time). Without calibration time_s = lat_part_s + bw_part_s; with it, time_s =
 	 * fixed + latency_scale x lat_part_s + bandwidth_scale x bw_part_s. */
 	double lat_part_s, bw_part_s;
 };

@@ -370,10 +370,11 @@ calib_for(const struct ft_cluster_spec *spec, const struct ft_model_query *q, ui
 
 /*
  * The model's time @t of the pick split in the two parts a calibration scales
- * (ft_model_result.lat_part_s, bw_part_s): the bytes' part, size / bandwidth
- * at the channels launched and the pipeline's ramp (ft__model_pipe_time();
- * NCCL's tuner alone: size / bandwidth), and the rest, the latency term with
- * what a proxy or launch floor adds over the GPU's time. They add up to @t.
+ * (ft_model_result.lat_part_s, bw_part_s): the bytes' part, size over the
+ * pick's bandwidth at the channels launched (ft__model_pipe_time()), and the
+ * rest, paid once an operation whatever its size: the latency term, the
+ * pipeline's ramp (the first chunk through every stage) and what a proxy or
+ * launch floor adds over the GPU's time. They add up to @t.
  */
 static void
 split(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
