@@ -19,7 +19,8 @@
 # faster than the measurement), and per band and curve how many sizes miss
 # the band's target on either side. For the nccl-tests outputs it also runs the
 # calibrated leave-one-out check (`fabtune model SPEC --calibrate FILE`)
-# and prints its median per curve.
+# and prints its median per curve; with --check, a curve whose check cannot
+# be computed fails.
 #
 # usage: bench/model-fidelity.sh [--check | --points] [path/to/fabtune]
 #        (default: build/cli/fabtune)
@@ -99,8 +100,10 @@ ADDED_CURVES = [
      "dgx-h100", ["--nccl", "2.18", "--algo", "nvls", "--gpus-per-thread", "8"]),
     ("oci-h200-roce-2x8", "oci-h200-2x8-roce-all-reduce-nccl2.27.txt",
      "examples/oci-h200-roce.yaml", ["--nccl", "2.27"]),
-    ("coreweave-h100-sharp-8x8", "coreweave-h100-8x8-all-reduce-collnetchain-excerpt.txt",
-     "examples/dgx-h100-sharp.yaml", ["--nccl", "2.18", "--algo", "collnet_chain", "--gpus", "64"]),
+    # The job file names 64 GPUs; the log's rows are of 96 ranks (busbw / algbw =
+    # 2 x 95 / 96 on every row), 12 nodes of 8: the model runs the rows' count.
+    ("coreweave-h100-sharp-12x8", "coreweave-h100-8x8-all-reduce-collnetchain-excerpt.txt",
+     "examples/dgx-h100-sharp.yaml", ["--nccl", "2.18", "--algo", "collnet_chain", "--nodes", "12"]),
     ("a100-1x8-sendrecv", "a100-1x8-sendrecv-g8-128m-1g.txt",
      "dgx-a100", ["--gpus-per-thread", "8"]),
     ("h100-roce-2x1-tree", "../wild/nccl-tests/h100-2node-1gpu-4nic-tree-prompt-then-banner-cut.txt",
@@ -234,15 +237,16 @@ def model(spec, op, sizes, extra, tuner_only):
     return out
 
 def loo(spec, f, extra):
-    """The calibrated leave-one-out median of an nccl-tests output, or None."""
+    """The calibrated leave-one-out median of an nccl-tests output (None for a
+    published table), or the error that kept it from being computed."""
     if ".csv" in f:
-        return None
+        return None, None
     args = ["model", spec, "--calibrate", FIX + f, "--json"] + extra
-    try:
-        res = run(args)
-    except subprocess.CalledProcessError:
-        return None
-    return res["curves"][0]["loo_median_err"]
+    p = subprocess.run([fabtune] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if p.returncode != 0:
+        return None, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+    return json.loads(p.stdout)["curves"][0]["loo_median_err"], None
 
 def band_errs(pts, lo, hi):
     return [p for p in pts if lo <= p[0] <= hi]
@@ -283,7 +287,9 @@ for name, f, spec, extra in CURVES:
             after[r["bytes"]] / r["time_us"] - 1) for r in rows]
     allpts += pts
     percurve.append((name, pts))
-    lo = loo(spec, f, extra)
+    lo, why = loo(spec, f, extra)
+    if why is not None:  # every nccl-tests output gets its figure, bound or not
+        fails.append("%s: no leave-one-out figure: %s" % (name, why))
     for band, nb, eb, ea, sa in medians(pts):
         bound = BOUND_CURVE.get((name, band))
         if bound is not None and nb and ea > bound:
@@ -291,6 +297,7 @@ for name, f, spec, extra in CURVES:
                                                                    100 * bound))
     show("%s: %s (%s%s, %s, %s ranks)%s" % (
         name, f, spec, "".join(" " + a for a in extra), op, n or "the file's",
+        ", calibrated leave-one-out: %s" % why if why is not None else
         "" if lo is None else ", calibrated leave-one-out median %.1f%%" % (100 * lo)),
         medians(pts))
     if points:
@@ -321,7 +328,7 @@ for name, lo, hi in BANDS:
             continue
         fast = sum(1 for p in sel if p[2] < -TARGET[name])
         slow = sum(1 for p in sel if p[2] > TARGET[name])
-        print("    %-22s %3d / %3d / %3d" % (cname, fast, slow, len(sel) - fast - slow))
+        print("    %-26s %3d / %3d / %3d" % (cname, fast, slow, len(sel) - fast - slow))
 for sname, names in SETS:
     sres = medians([p for cname, pts in percurve if cname in names for p in pts])
     show(sname, sres)

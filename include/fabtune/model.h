@@ -507,6 +507,13 @@ struct ft_model_result {
 	char bottleneck[16];
 	bool calibrated; /* the spec's calibration: block was applied */
 	struct ft_model_pipeline pipe; /* the pipeline terms inside time_s (uncalibrated) */
+	/* The uncalibrated time in two parts that add up to it, the terms a calibration
+	 * scales (docs/internals/model.md, "Calibration from measured runs"): what moves
+	 * bytes (bytes / bandwidth at the channels launched), and the rest, paid once an
+	 * operation (the latency term, the pipeline's ramp, and what a proxy or launch
+	 * floor adds over the GPU's time). Without calibration time_s = lat_part_s + bw_part_s; with it, time_s =
+	 * fixed + latency_scale x lat_part_s + bandwidth_scale x bw_part_s. */
+	double lat_part_s, bw_part_s;
 };
 
 /* @a as the model prints it: ft_algo_name(@a), or "collnet_" @variant for CollNet's
@@ -588,18 +595,25 @@ struct ft_model_calib_point {
 	uint64_t bytes;
 	double time_s;    /* measured (nccl-tests out-of-place time) */
 	double model_s;   /* the model before calibration */
-	double lat_s;     /* the model's latency term (after NCCL's size factor) */
-	double bw_s;      /* the model's bandwidth term, bytes / bandwidth */
+	double lat_s;     /* the model's latency part (ft_model_result.lat_part_s) */
+	double bw_s;      /* the model's bandwidth part (ft_model_result.bw_part_s) */
 	double fit_s;     /* fixed + lat_scale x lat_s + bw_scale x bw_s */
 	double loo_s;     /* predicted with this point left out of the fit */
 	double loo_err;   /* |loo_s / time_s - 1| */
+	/* Its time carries a one-off cost: the next size took too little more (see
+	 * ft_model_calibrate()). Left out of the fit and of the residual table; its
+	 * leave-one-out error is still counted. */
+	bool one_off;
 };
 
 /*
  * A curve's calibration: time(S) = fixed_s + lat_scale x latency(S) +
- * bw_scale x S / bandwidth(S), with the model's own terms at each size (its
- * algorithm and protocol choice included), fitted by least squares on the
- * relative error; then, as NCCL corrects its tree bandwidth by a table over
+ * bw_scale x bandwidth(S), with the two parts of the model's own time at each
+ * size (ft_model_result.lat_part_s, bw_part_s: its algorithm and protocol
+ * choice, pipeline and floors included, so 0, 1, 1 is the model itself),
+ * fitted by least squares on the relative error and never worse than the
+ * model on it; the constants are those the block prints, so a spec that
+ * includes the block gives fit_s at each measured size. Then, as NCCL corrects its tree bandwidth by a table over
  * log2(size), a residual factor per measured size, interpolated in log(size)
  * between them (the nearest one beyond the ends).
  */
@@ -610,6 +624,7 @@ struct ft_model_calib {
 	double lat_scale; /* multiplies the model's latency term */
 	double bw_scale;  /* multiplies the bandwidth term (1/bw_scale: achieved bandwidth share) */
 	size_t npoints;
+	size_t n_one_off; /* points left out of the fit as one-off costs */
 	struct ft_model_calib_point *pts; /* ascending sizes; owned */
 	double model_median_err; /* |model / measured - 1|, median over the points */
 	double fit_median_err;   /* the same for the three-constant fit */
@@ -621,8 +636,13 @@ struct ft_model_calib {
  * Fit @q's collective (op, ranks, placement; its size is ignored) on @spec to
  * the rows of @measured whose test is @q's op and rank count is @q's (all
  * ranks when q->ngpus is 0; rows with a size of 0 or no time are skipped).
- * At least 4 sizes are needed. FT_EINVAL naming what is missing; @out is
- * released with ft_model_calib_release().
+ * At least 4 sizes are needed. A size whose time the next measured size
+ * outgrows by less than half the curve's own bytes-per-second between sizes
+ * (where the model's time is mostly its bandwidth part on both), the pairs
+ * beside it in line, carries a one-off cost no rate explains, and is left out
+ * of the fit (its one_off).
+ * FT_EINVAL naming what is missing, and the rank counts the rows have when
+ * none are on q->ngpus; @out is released with ft_model_calib_release().
  */
 FT_API int ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
                               const struct ft_run *measured, struct ft_model_calib *out,

@@ -68,6 +68,7 @@ eval_one_rank(const struct ft_model_links *l, const struct ft_model_query *q,
 	fill(l, q, q->force_algo ? q->algo : ft_coll_default_algo(q->op),
 	     q->force_proto ? q->proto : FT_PROTO_SIMPLE, &c, c.lat_s, out);
 	ft_strlcpy(out->bottleneck, "latency", sizeof(out->bottleneck));
+	out->lat_part_s = out->time_s;
 	return 0;
 }
 
@@ -374,24 +375,45 @@ calib_for(const struct ft_cluster_spec *spec, const struct ft_model_query *q, ui
 }
 
 /*
- * Apply the spec's calibration to the tuner's pick (NCCL picks with its own
- * constants; the calibration says what that pick costs on this cluster):
- * fixed + lat_scale x latency + bw_scale x size / bandwidth.
+ * The model's time @t of the pick split in the two parts a calibration scales
+ * (ft_model_result.lat_part_s, bw_part_s): the bytes' part, size over the
+ * pick's bandwidth at the channels launched (ft__model_pipe_time()), and the
+ * rest, paid once an operation whatever its size: the latency term, the
+ * pipeline's ramp (the first chunk through every stage) and what a proxy or
+ * launch floor adds over the GPU's time. They add up to @t.
+ */
+static void
+split(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
+      enum ft_proto p, const struct ft__model_cost *c, const struct ft_model_pipeline *pl,
+      double t, struct ft_model_result *out)
+{
+	double lf, bf, share = pl->bw_share > 0 ? pl->bw_share : 1.0, bw;
+
+	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	bw = (double)q->bytes / (c->bw_Bps * bf * share);
+	if (!(bw >= 0) || bw > t)
+		bw = FT_MAX(0.0, FT_MIN(bw, t));
+	out->bw_part_s = bw;
+	out->lat_part_s = t - bw;
+}
+
+/*
+ * Apply the spec's calibration to the model's time of the pick (NCCL picks
+ * with its own constants; the calibration says what that pick costs on this
+ * cluster): fixed + lat_scale x latency part + bw_scale x bandwidth part,
+ * the parts of split(), in the order ft_model_calibrate() computes its fit.
  */
 static void
 calibrate(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
-          const struct ft_model_query *q, enum ft_algo a, enum ft_proto p,
-          struct ft__model_cost *c, double *t)
+          const struct ft_model_query *q, struct ft__model_cost *c, double *t,
+          const struct ft_model_result *parts)
 {
 	const struct ft_calib_entry *e = calib_for(spec, q, l->nranks);
-	double lf, bf;
 
 	if (!e)
 		return;
-	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
-	c->lat_s = e->fixed_s + e->lat_scale * c->lat_s * lf;
-	c->bw_Bps = c->bw_Bps * bf / e->bw_scale;
-	*t = c->lat_s + (double)q->bytes / c->bw_Bps;
+	*t = e->fixed_s + e->lat_scale * parts->lat_part_s + e->bw_scale * parts->bw_part_s;
+	c->lat_s = e->fixed_s + e->lat_scale * parts->lat_part_s;
 }
 
 /*
@@ -426,6 +448,7 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	struct ft_model_links l;
 	struct ft__model_cost best_c;
 	struct ft_model_pipeline pl;
+	struct ft_model_result parts = { 0 };
 	enum ft_algo best_a;
 	enum ft_proto best_p;
 	double best_t;
@@ -445,13 +468,6 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
 	if (best_t == INFINITY)
 		return no_pick(q, why, err);
-	if (spec->ncalib > 0) {
-		/* The calibration was fitted on the tuner's own terms; it stands for the rest. */
-		calibrate(spec, &l, q, best_a, best_p, &best_c, &best_t);
-		fill(&l, q, best_a, best_p, &best_c, best_t, out);
-		out->calibrated = true;
-		return 0;
-	}
 	/* The tuner's cost made the pick, a flush on every Simple step across nodes included;
 	 * the time pays it only where NCCL flushes a GPUDirect receive: not on Hopper or
 	 * later behind an x86 host (src/graph/paths.cc ncclTopoNeedFlush, v2.27.7-1). */
@@ -495,8 +511,15 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);
 	else
 		memset(&pl, 0, sizeof(pl));
+	split(&l, q, best_a, best_p, &best_c, &pl, best_t, &parts);
+	/* The calibration was fitted on the two parts of this time: it scales them. */
+	if (spec->ncalib > 0)
+		calibrate(spec, &l, q, &best_c, &best_t, &parts);
 	fill(&l, q, best_a, best_p, &best_c, best_t, out);
 	out->pipe = pl;
+	out->lat_part_s = parts.lat_part_s;
+	out->bw_part_s = parts.bw_part_s;
+	out->calibrated = spec->ncalib > 0;
 	return 0;
 }
 

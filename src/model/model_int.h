@@ -119,6 +119,12 @@ void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
                     const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
                     struct ft_model_pipeline *out);
 /* The time with them: max(lat x lf + bytes / (bw x bf x share) + ramp, proxy, launch). */
+/* How a calibration block prints its constants (render.c) and so the precision
+ * ft_model_calibrate() keeps them to: a spec that includes the block gives the fit. */
+#define FT__CALIB_FIXED_US_FMT "%.4f"
+#define FT__CALIB_SCALE_FMT    "%.6f"
+void ft__model_calib_round(double k[3]);
+
 double ft__model_pipe_time(const struct ft__model_cost *c, double lat_factor, double bw_factor,
                            uint64_t bytes, const struct ft_model_pipeline *pl);
 

@@ -47,11 +47,14 @@ static const struct ft__field calib_fields[] = {
 	CAL("fit_median_err", NUM, fit_median_err),
 	CAL("loo_median_err", NUM, loo_median_err),
 	CAL("loo_max_err", NUM, loo_max_err),
+	CAL("one_off_sizes", UINT, n_one_off),
 };
 
 static const struct ft__field point_fields[] = {
 	PT("bytes", UINT, bytes), PT("time_us", US, time_s), PT("model_us", US, model_s),
 	PT("fit_us", US, fit_s),  PT("loo_us", US, loo_s),   PT("loo_err", NUM, loo_err),
+	PT("model_latency_us", US, lat_s), PT("model_bandwidth_us", US, bw_s),
+	PT("one_off", BOOL, one_off),
 };
 
 #undef PT
@@ -247,10 +250,6 @@ static void
 explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r,
              struct ft_strbuf *sb)
 {
-	if (r->calibrated) {
-		ft_strbuf_adds(sb, "#    pipeline    replaced by the spec's calibration\n");
-		return;
-	}
 	if (pl->nchannels == 0) {
 		ft_strbuf_addf(sb, "#    launch      %.2f us host launch floor%s\n", pl->launch_s * 1e6,
 		               pl->launch_s > 0 ? "" : " (CUDA graph)");
@@ -321,6 +320,12 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               ex->unflushed_s * 1e6);
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
+		if (r->calibrated)
+			ft_strbuf_addf(sb,
+			               "#    calibrated  the model's %.2f us = latency part %.2f us + "
+			               "bandwidth part %.2f us, each scaled by the spec's calibration\n",
+			               (r->lat_part_s + r->bw_part_s) * 1e6, r->lat_part_s * 1e6,
+			               r->bw_part_s * 1e6);
 		/* The row's figures, as the table prints them: of the time, not of the
 		 * tuner's bandwidth term above. */
 		ft_strbuf_addf(sb, "#    time        %.2f us: algbw %.2f GB/s, busbw %.2f GB/s\n",
@@ -394,6 +399,10 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, r->busbw_Bps / 1e9, 6);
 	ft_json_kv_str(&j, "bottleneck", r->bottleneck);
 	ft_json_kv_bool(&j, "calibrated", r->calibrated);
+	ft_json_key(&j, "latency_part_us");
+	ft_json_double_prec(&j, r->lat_part_s * 1e6, 6);
+	ft_json_key(&j, "bandwidth_part_us");
+	ft_json_double_prec(&j, r->bw_part_s * 1e6, 6);
 	ft_json_kv_bool(&j, "tuner_plugin_pick", ex->plugin_pick);
 	ft_json_key(&j, "carried_algbw_GBps");
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
@@ -461,7 +470,7 @@ ft_model_calib_write_text(const char *file, const struct ft_model_calib *c, stru
 	ft_strbuf_addf(sb, "# %s: %s on %u ranks, %zu sizes\n", file, ft_op_name(c->op), c->nranks,
 	               c->npoints);
 	ft_strbuf_addf(sb,
-	               "#  fit: time = %.2f us + %.3f x latency + %.3f x size / bandwidth "
+	               "#  fit: time = %.2f us + %.3f x latency part + %.3f x bandwidth part "
 	               "(%.1f%% of the model's bandwidth achieved)\n",
 	               c->fixed_s * 1e6, c->lat_scale, c->bw_scale,
 	               c->bw_scale > 0 ? 100.0 / c->bw_scale : 0.0);
@@ -470,14 +479,19 @@ ft_model_calib_write_text(const char *file, const struct ft_model_calib *c, stru
 	               "(max %.1f%%)\n#\n",
 	               c->model_median_err * 100, c->fit_median_err * 100,
 	               c->loo_median_err * 100, c->loo_max_err * 100);
+	if (c->n_one_off)
+		ft_strbuf_addf(sb,
+		               "#  left out of the fit: %zu size%s marked one-off, whose time the "
+		               "next size outgrows by under half the curve's rate\n#\n",
+		               c->n_one_off, c->n_one_off == 1 ? "" : "s");
 	ft_strbuf_adds(sb, "#         size  measured(us)     model(us)       fit(us)  "
 	                   "leave-1-out(us)  error\n");
 	for (i = 0; i < c->npoints; i++) {
 		const struct ft_model_calib_point *p = &c->pts[i];
 
-		ft_strbuf_addf(sb, "%14" PRIu64 "  %12.2f  %12.2f  %12.2f  %15.2f  %5.1f%%\n",
+		ft_strbuf_addf(sb, "%14" PRIu64 "  %12.2f  %12.2f  %12.2f  %15.2f  %5.1f%%%s\n",
 		               p->bytes, p->time_s * 1e6, p->model_s * 1e6, p->fit_s * 1e6,
-		               p->loo_s * 1e6, p->loo_err * 100);
+		               p->loo_s * 1e6, p->loo_err * 100, p->one_off ? "  one-off" : "");
 	}
 	ft_strbuf_adds(sb, "#\n");
 }
@@ -504,8 +518,9 @@ void
 ft_model_calib_write_block(const struct ft_model_calib *c, struct ft_strbuf *sb)
 {
 	ft_strbuf_addf(sb,
-	               "  - {op: %s, ranks: %u, fixed: %.3fus, latency_scale: %.4f, "
-	               "bandwidth_scale: %.4f}\n",
+	               "  - {op: %s, ranks: %u, fixed: " FT__CALIB_FIXED_US_FMT
+	               "us, latency_scale: " FT__CALIB_SCALE_FMT
+	               ", bandwidth_scale: " FT__CALIB_SCALE_FMT "}\n",
 	               ft_op_name(c->op), c->nranks, c->fixed_s * 1e6, c->lat_scale, c->bw_scale);
 }
 

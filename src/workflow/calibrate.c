@@ -28,9 +28,12 @@ name_unknown_rows(struct ft_run *run, enum ft_op op)
 	}
 }
 
-/* The rank count of the first row of @run testing @op; 0 when none. */
+/*
+ * The rank count of the first row of @run testing @op, or with @want, of the
+ * first on @want ranks; 0 when none.
+ */
 static uint32_t
-run_nranks(const struct ft_run *run, enum ft_op op)
+run_nranks(const struct ft_run *run, enum ft_op op, uint32_t want)
 {
 	size_t i;
 
@@ -38,7 +41,8 @@ run_nranks(const struct ft_run *run, enum ft_op op)
 		const struct ft_result_row *r = ft_run_row(run, i);
 		enum ft_op o;
 
-		if (ft_op_from_name(r->test, &o) == 0 && o == op && r->nranks)
+		if (ft_op_from_name(r->test, &o) == 0 && o == op && r->nranks &&
+		    (!want || r->nranks == want))
 			return r->nranks;
 	}
 	return 0;
@@ -66,8 +70,16 @@ ft_workflow_model_calibrate_file(const struct ft_cluster_spec *spec,
 		                  "the collective of its rows is not known (test '%s'): name it "
 		                  "with --op",
 		                  ft_run_row(&run, 0)->test);
+	/* --gpus names the rows' rank count; a file whose rows are all on another (its rank
+	 * lines, or busbw / algbw where they are cut) says so rather than fitting nothing. */
+	if (rc == 0 && one.ngpus && !run_nranks(&run, one.op, one.ngpus) &&
+	    run_nranks(&run, one.op, 0))
+		rc = ft_error_set(err, FT_EINVAL,
+		                  "--gpus %u: the file's %s rows are on %u ranks (leave --gpus out "
+		                  "to take the file's count)",
+		                  one.ngpus, ft_op_name(one.op), run_nranks(&run, one.op, 0));
 	if (rc == 0 && !one.ngpus)
-		one.ngpus = run_nranks(&run, one.op);
+		one.ngpus = run_nranks(&run, one.op, 0);
 	if (rc == 0)
 		rc = ft_model_calibrate(spec, &one, &run, out, err);
 	ft_run_release(&run);
