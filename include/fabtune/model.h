@@ -190,6 +190,19 @@ FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_al
  * src/graph/tuning.cc, v2.18.3-1 to v2.30.7-1: busBw x .85 where minCompCap >= 90). */
 FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec);
 
+/*
+ * The fixed cost of one step of a collective between nodes on top of NCCL's per-hop
+ * network latency (hwLat NET), seconds: NCCL's latencyInter (the network plugin's
+ * reported latency where the spec gives one, nics.net_latency, in place of the fabric's
+ * switches and cables, fabric_lat_s), twice with @p Simple where the receive is flushed,
+ * plus the hypervisor's cost of a network message (nics.vm_overhead). The tuner prices
+ * the flush on every Simple step; with @l's time_unflushed set, only where NCCL flushes
+ * (net_flush), as the time of a pick pays it. 0 on one node (@l's
+ * latencies are 0 there). What the model's ring, tree, NVLS tree, CollNet, PAT and
+ * send/recv costs charge a step between nodes, and the simulator's engines too.
+ */
+FT_API double ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p);
+
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */
 FT_API double ft_model_tree_efficiency(void);

@@ -420,6 +420,25 @@ inter_lat(const struct ft_model_links *l)
 	return l->net_lat_s > 0 ? l->net_lat_s : l->fabric_lat_s;
 }
 
+/*
+ * What a step between nodes pays on top of NCCL's per-hop network latency: the
+ * topology's own latency, twice for Simple (flush): NCCL's graph latencyInter, the
+ * latency the network plugin reports (aws-ofi-nccl: 75 us on p5, docs/presets.md
+ * PS-EFA-NETLAT), else the fabric's switches and cables. The tuner prices the flush on
+ * every Simple step (src/graph/tuning.cc, v2.27.7-1); the time of a pick pays it only
+ * where NCCL flushes (links net_flush, src/graph/paths.cc ncclTopoNeedFlush). A step
+ * across nodes is one network message: through a hypervisor it pays the host's extra
+ * cost once (spec nics.vm_overhead). The one definition the model's costs and the
+ * simulator's steps between nodes share (sim/nccl.c ft__sim_far_steps()).
+ */
+double
+ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p)
+{
+	bool flush = p == FT_PROTO_SIMPLE && !(l->time_unflushed && !l->net_flush);
+
+	return inter_lat(l) * (flush ? 2.0 : 1.0) + l->vm_msg_s;
+}
+
 /* Per-hop latencies of @a with @p (kb NA-MODEL hwLatencies and "Other constants"). */
 static struct lats
 hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
@@ -431,17 +450,7 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 	/* With one rank per node NCCL uses Tree's NET latency for all algorithms. */
 	if (l->nranks == l->nnodes && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
 		row = FT_ALGO_TREE;
-	h.inter = hw_lat(l, FT_HW_NET, row, p);
-	/* The topology's own latency, twice for Simple (flush): NCCL's graph latencyInter,
-	 * the latency the network plugin reports (aws-ofi-nccl: 75 us on p5, docs/presets.md
-	 * PS-EFA-NETLAT), else the fabric's switches and cables. The tuner prices the flush
-	 * on every Simple step (src/graph/tuning.cc, v2.27.7-1); the time of a pick pays it
-	 * only where NCCL flushes (links net_flush, src/graph/paths.cc ncclTopoNeedFlush). */
-	h.inter += inter_lat(l) *
-	           (p == FT_PROTO_SIMPLE && !(l->time_unflushed && !l->net_flush) ? 2.0 : 1.0);
-	/* A step across nodes is one network message: through a hypervisor it pays the
-	 * host's extra cost once (spec nics.vm_overhead). */
-	h.inter += l->vm_msg_s;
+	h.inter = hw_lat(l, FT_HW_NET, row, p) + ft_model_net_step_s(l, p);
 	return h;
 }
 

@@ -522,7 +522,9 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
  * top of its bytes: the proxy posts it, the receiver's clear-to-send comes
  * back, the completion is polled. NCCL's tuner prices that cost as the
  * hardware latency of the link class (kb NA-MODEL hwLatencies: NET 14 us for
- * Simple), the figure its p2p path shares with a ring step's network hop.
+ * Simple), the figure its p2p path shares with a ring step's network hop; a
+ * message between nodes also pays what the model adds to such a hop (the
+ * network plugin's latency, the flush, a hypervisor's cost: ft__sim_net_step_s()).
  */
 static uint32_t
 a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
@@ -539,7 +541,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	    (op->job == UINT32_MAX && fe->chunking != FT_PKT_CHUNK_NCCL)) {
 		ap->channels = 1;
 		ap->wire = ap->wire_local = (double)ph->bytes_per_pair / eff;
-		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) +
+		                ft__sim_net_step_s(fe->topo, sc->proto);
 		ap->msg_local_s = sc->step_lat_s;
 		return FT_COLL_A2A_WINDOW;
 	}
@@ -551,7 +554,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ap->channels = FT_MAX(ch.channels, 1u);
 	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
 	ap->wire_local = (double)ph->bytes_per_pair / ft_proto_efficiency(local.proto);
-	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto);
+	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto) +
+	                ft__sim_net_step_s(fe->topo, ch.proto);
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	return FT_MAX(ch.peers_inflight, 1u);
 }

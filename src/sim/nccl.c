@@ -768,6 +768,17 @@ log2_floor(uint32_t n)
  * - 1 for other algorithms and a single step), and in @extra_s what the
  * phase adds to @steps step overheads (negative where NCCL charges less).
  */
+double
+ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
+		return 0;
+	l.time_unflushed = true;
+	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
+}
+
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
                   uint32_t steps, double *extra_s)
@@ -776,7 +787,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 
 	*extra_s = 0;
-	if (n < 2 || steps < 2)
+	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
 		return every;
 	if (sc->algo == FT_ALGO_NVLS) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
@@ -784,16 +795,27 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
 		return every;
 	}
+	for (r = 0; r < n; r++)
+		if (ft__sim_over_network(t, rank_gpu[r], rank_gpu[(r + 1) % n]))
+			cross++;
+	/* A step between nodes also pays the network plugin's latency, the flush and the
+	 * hypervisor's cost of a message, as the model's does (ft_model_net_step_s()). */
+	if (cross >= 2)
+		net += ft__sim_net_step_s(t, sc->proto);
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
 		return far;
 	}
+	if (sc->algo == FT_ALGO_COLLNET) {
+		/* its steps' overheads hold NCCL's network per-hop latency already (coll/
+		 * schedule.c); the model's CollNet crosses the network once (model/tuner.c) */
+		if (cross >= 2)
+			*extra_s = net - ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+		return every;
+	}
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
 		return every;
-	for (r = 0; r < n; r++)
-		if (ft__sim_over_network(t, rank_gpu[r], rank_gpu[(r + 1) % n]))
-			cross++;
 	if (cross < 2)
 		return 0;
 	if (sc->algo == FT_ALGO_TREE) {

@@ -549,6 +549,11 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
  * to @steps step overheads in @extra_s. */
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s);
+/* What a step between nodes pays with protocol @p on @t's cluster on top of NCCL's per-hop
+ * network latency and the path the engine walks (the fabric's own latency): the model's
+ * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where
+ * NCCL flushes). 0 on one node. */
+double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
  * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
  * node (NULL: in order). */

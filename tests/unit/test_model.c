@@ -745,6 +745,49 @@ test_nccl_versions(void **state)
  * domains of 72 GPUs leaving through 72 NICs each; part of a second domain
  * is refused.
  */
+/*
+ * What a step between nodes pays beyond NCCL's per-hop network latency
+ * (ft_model_net_step_s()): aws-ofi-nccl's 75 us on p5 in place of the fabric's
+ * latency, twice on Simple for the tuner, once for the time on Hopper behind an
+ * x86 host (no flush); the fabric's own latency twice where NCCL flushes (A100);
+ * a hypervisor's cost of a message once on every protocol; nothing on one node.
+ */
+static void
+test_net_step_cost(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_false(l.net_flush);
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_SIMPLE), 150e-6, 1e-9);
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_LL128), 75e-6, 1e-9);
+	l.time_unflushed = true;
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_SIMPLE), 75e-6, 1e-9);
+
+	assert_int_equal(ft_spec_resolve("dgx-a100:2", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(l.net_flush && l.fabric_lat_s > 0);
+	l.time_unflushed = true;
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_SIMPLE), 2 * l.fabric_lat_s, 1e-9);
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_LL), l.fabric_lat_s, 1e-9);
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	s.node.vm_msg_s = 10e-6;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_LL), l.fabric_lat_s + 10e-6, 1e-9);
+	l.time_unflushed = true;
+	assert_rel(ft_model_net_step_s(&l, FT_PROTO_SIMPLE), l.fabric_lat_s + 10e-6, 1e-9);
+
+	assert_int_equal(ft_spec_resolve("aws-p5", &s, &err), 0);
+	s.node.vm_msg_s = 10e-6;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(ft_model_net_step_s(&l, FT_PROTO_SIMPLE) == 0);
+}
+
 static void
 test_nvl72_domain(void **state)
 {
@@ -4190,6 +4233,7 @@ main(void)
 		cmocka_unit_test(test_model_args),
 		cmocka_unit_test(test_nvls_off),
 		cmocka_unit_test(test_model_sweep_report),
+		cmocka_unit_test(test_net_step_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
