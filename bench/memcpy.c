@@ -35,6 +35,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "pin.h"
+
 #define HUGE_BYTES (2L << 20)
 #define PASSES     5
 #define CROSS_REPS 64
@@ -46,17 +48,6 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Pin the calling thread to @cpu; a CPU it may not run on leaves it unpinned. */
-static void
-pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 /*

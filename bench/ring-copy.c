@@ -32,6 +32,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "pin.h"
+
 #define TOTAL_BYTES (256L << 20)
 #define HUGE_BYTES  (2L << 20)
 
@@ -51,16 +53,6 @@ clock_s(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void
-pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 static void *

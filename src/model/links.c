@@ -456,6 +456,24 @@ fit_node(double speed, const void *ctx)
 }
 
 /*
+ * The ring graph's search on @s for a node that @f describes, then ncclTopoDupChannels:
+ * the kept speed into @speed (GB/s) and the channels into @nch. Returns false where no
+ * speed of the list fits.
+ */
+static bool
+ring_graph(enum ft_model_arch arch, struct speeds s, const struct node_fit *f, double *speed,
+           double *nch)
+{
+	size_t kept = search_speeds(s, f->path, fit_node, f, nch);
+
+	if (kept == s.n)
+		return false;
+	*speed = s.v[kept];
+	dup_channels(arch, speed, nch);
+	return true;
+}
+
+/*
  * NCCL's tree graph across 2 nodes, as its tuner reads it there (nChannels x bwIntra;
  * src/graph/tuning.cc takes bwIntra when nNodes <= 2). The ring graph comes first
  * (src/graph/search.cc, ncclTopoCompute): on the Inter list of release @version from a
@@ -478,16 +496,12 @@ ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double l
 	struct speeds s = nccl_speeds(arch, version, true);
 	struct node_fit f = { slack_GBps(nic_Bps), slack_GBps(links), (ppn - 1) / ppn, nics };
 	double nch, speed, intra;
-	size_t kept, j;
+	size_t j;
 
 	*nchannels = 0;
-	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0)
+	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0 ||
+	    !ring_graph(arch, s, &f, &speed, &nch))
 		return 0;
-	kept = search_speeds(s, f.path, fit_node, &f, &nch);
-	if (kept == s.n)
-		return 0;
-	speed = s.v[kept];
-	dup_channels(arch, &speed, &nch);
 	for (j = 0; j < s.n && s.v[j] > speed; j++)
 		;
 	intra = speed;
@@ -521,16 +535,11 @@ ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, double lin
 	struct speeds s = nccl_speeds(arch, version, true);
 	struct node_fit f = { slack_GBps(nic_Bps), slack_GBps(links), (ppn - 1) / ppn, nics };
 	double nch, speed;
-	size_t kept;
 
 	*speed_Bps = 0;
-	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0)
+	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0 ||
+	    !ring_graph(arch, s, &f, &speed, &nch))
 		return 0;
-	kept = search_speeds(s, f.path, fit_node, &f, &nch);
-	if (kept == s.n)
-		return 0;
-	speed = s.v[kept];
-	dup_channels(arch, &speed, &nch);
 	*speed_Bps = speed * 1e9;
 	return (uint32_t)nch;
 }
