@@ -524,8 +524,9 @@ struct ft_model_result {
 	 * scales (docs/internals/model.md, "Calibration from measured runs"): what moves
 	 * bytes (bytes / bandwidth at the channels launched), and the rest, paid once an
 	 * operation (the latency term, the pipeline's ramp, and what a proxy or launch
-	 * floor adds over the GPU's time). Without calibration time_s = lat_part_s + bw_part_s; with it, time_s =
-	 * fixed + latency_scale x lat_part_s + bandwidth_scale x bw_part_s. */
+	 * floor adds over the GPU's time). Without calibration time_s = lat_part_s +
+	 * bw_part_s; with it, time_s = fixed + latency_scale x lat_part_s +
+	 * bandwidth_scale x bw_part_s. */
 	double lat_part_s, bw_part_s;
 };
 
@@ -626,9 +627,9 @@ struct ft_model_calib_point {
  * choice, pipeline and floors included, so 0, 1, 1 is the model itself),
  * fitted by least squares on the relative error and never worse than the
  * model on it; the constants are those the block prints, so a spec that
- * includes the block gives fit_s at each measured size. Then, as NCCL corrects its tree bandwidth by a table over
- * log2(size), a residual factor per measured size, interpolated in log(size)
- * between them (the nearest one beyond the ends).
+ * includes the block gives fit_s at each measured size. Then, as NCCL corrects
+ * its tree bandwidth by a table over log2(size), a residual factor per measured
+ * size, interpolated in log(size) between them (the nearest one beyond the ends).
  */
 struct ft_model_calib {
 	enum ft_op op;

@@ -237,7 +237,8 @@ cmp_point(const void *a, const void *b)
 	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
-/* The model's time of @q at @bytes, in its two parts, into @pt (the spec's own calibration aside). */
+/* The model's time of @q at @bytes, in its two parts, into @pt (the spec's own calibration
+ * aside). */
 static int
 model_terms(const struct ft_cluster_spec *spec, const struct ft_model_query *q, uint64_t bytes,
             struct ft_model_calib_point *pt, uint32_t *nranks, struct ft_error *err)

@@ -214,9 +214,10 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
  * engine was up to 16% slower than NCCL's pipeline as the model prices it (fill at the
  * links' rates, then a period per loop; model/pipeline.c), on 8 DGX H100 at 16 MiB (two
  * loops of 64 KiB chunks), 10% on 4; now within 9% from 2 to 16 nodes at 16 to 64 MiB
- * (flow time / model time 0.92 to 1.02, test_simmodel flow_agrees_on_nvls_tree_by_loops). In one chunk the stages take turns and a capped stage would last S /
- * algbw by itself: the two NVLS stages (into the switch and out of it, the largest
- * connections) each did, the cap counted twice. So one chunk runs at its links' rates, as
+ * (flow time / model time 0.92 to 1.02, test_simmodel flow_agrees_on_nvls_tree_by_loops).
+ * In one chunk the stages take turns and a capped stage would last S / algbw by itself:
+ * the two NVLS stages (into the switch and out of it, the largest connections) each did,
+ * the cap counted twice. So one chunk runs at its links' rates, as
  * the model prices one loop (its time is the stages one after another at their links'
  * rates, model/pipeline.c ft__model_pipe()): on 4 DGX H100 at 8 MiB the NVLS stages took
  * 45 us each at the cap (8 channels x 45.5 GB/s x 32 / 62, 187.9 GB/s algbw; kb NA-ALGO-NVLS)

@@ -729,6 +729,18 @@ log2_floor(uint32_t n)
 	return lg;
 }
 
+/* What a step between nodes pays on top of the fabric's latency (sim_int.h). */
+double
+ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
+		return 0;
+	l.time_unflushed = true;
+	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
+}
+
 /*
  * How a phase of @steps pipeline steps pays its hops' latencies, as NCCL's
  * model charges them (kb NA-MODEL latency formulas), where they differ from
@@ -768,17 +780,6 @@ log2_floor(uint32_t n)
  * - 1 for other algorithms and a single step), and in @extra_s what the
  * phase adds to @steps step overheads (negative where NCCL charges less).
  */
-double
-ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
-{
-	struct ft_model_links l;
-
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
-		return 0;
-	l.time_unflushed = true;
-	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
-}
-
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
                   uint32_t steps, double *extra_s)
