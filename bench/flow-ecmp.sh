@@ -23,10 +23,10 @@ FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
 [ -x "$FABTUNE" ] || { echo "build fabtune first (ninja -C build)"; exit 1; }
 
-clusters=${CLUSTERS:-"dgx-h100:32 dgx-h100:128"}
+read -r -a clusters <<<"${CLUSTERS:-dgx-h100:32 dgx-h100:128}"
 big=""
 [ "${BIG:-0}" = 1 ] && big="dgx-h100:512"
-exec python3 - "$FABTUNE" "${SIZE:-16M}" "${REPEAT:-3}" "$big" $clusters <<'PY'
+exec python3 - "$FABTUNE" "${SIZE:-16M}" "${REPEAT:-3}" "$big" "${clusters[@]}" <<'PY'
 import json, resource, subprocess, sys
 
 fabtune, size, repeat, big = sys.argv[1], sys.argv[2], max(int(sys.argv[3]), 1), sys.argv[4]

@@ -1587,7 +1587,7 @@ run_a2a36_16m(const char *rates, struct ft_sim_report *rep)
  * (FABTUNE_SIM_RATES=full, which lays every path out anew), and the bytes
  * every link carried are the same in both. The figures are pinned to those
  * measured before any change to the fast paths: the makespan and FCT
- * percentiles to a relative 1e-9, and a weighted sum of the bytes per link
+ * percentiles to a relative 1e-7, and a weighted sum of the bytes per link
  * id (sum of (id + 1) x bytes) to 1e-12, which moves when one flow crosses
  * another spine cable: a faster filling that moved rates, or routing that
  * hashed a flow onto another path, fails here.
@@ -1624,9 +1624,11 @@ test_ecmp_alltoall_fast_path_pinned(void **state)
 		assert_int_equal(a->stat.max_flows, b->stat.max_flows);
 		wsum += (a->stat.link + 1.0) * a->stat.bytes;
 	}
-	assert_double_equal(fast.c.makespan_s, A2A16_MAKESPAN, A2A16_MAKESPAN * 1e-9);
-	assert_double_equal(fast.c.fct_p50_s, A2A16_P50, A2A16_P50 * 1e-9);
-	assert_double_equal(fast.c.fct_p99_s, A2A16_P99, A2A16_P99 * 1e-9);
+	/* 1e-7: what a compiler that contracts or reorders differently may move; one flow
+	 * on another cable moves the makespan by 1e-2 */
+	assert_double_equal(fast.c.makespan_s, A2A16_MAKESPAN, A2A16_MAKESPAN * 1e-7);
+	assert_double_equal(fast.c.fct_p50_s, A2A16_P50, A2A16_P50 * 1e-7);
+	assert_double_equal(fast.c.fct_p99_s, A2A16_P99, A2A16_P99 * 1e-7);
 	assert_double_equal(wsum, A2A16_WSUM, A2A16_WSUM * 1e-12);
 	ft_sim_report_release(&fast);
 	ft_sim_report_release(&plain);
