@@ -1547,6 +1547,93 @@ run_a2a36(const struct ft_sim_overrides *ov, struct ft_sim_report *rep)
 	ft_scenario_free(sc);
 }
 
+/* The flat all-to-all of dgx-h100:36 at 16 MiB under ECMP through the flow engine
+ * (FABTUNE_SIM_RATES=@rates when not NULL). */
+/* measured: bench/flow-ecmp.sh's ECMP all-to-all at dgx-h100:36 (see below) */
+#define A2A16_MAKESPAN 405.14939873046872e-6 /* s */
+#define A2A16_P50      308.30581112145753e-6
+#define A2A16_P99      311.63799999999999e-6
+#define A2A16_WSUM     66440059347732.0 /* sum of (link id + 1) x bytes */
+static void
+run_a2a36_16m(const char *rates, struct ft_sim_report *rep)
+{
+	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:36", .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT, .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = 16u << 20, .max_bytes = 16u << 20 };
+	struct ft_sim_overrides ov;
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = "flow";
+	ov.routing = FT_ROUTING_ECMP;
+	if (rates)
+		assert_int_equal(setenv("FABTUNE_SIM_RATES", rates, 1), 0);
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	ft_sim_report_init(rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, rep, &err), 0);
+	ft_scenario_free(sc);
+	if (rates)
+		assert_int_equal(unsetenv("FABTUNE_SIM_RATES"), 0);
+}
+
+/*
+ * What bench/flow-ecmp.sh times, pinned (docs/internals/sim.md, "ECMP against
+ * D-mod-K at 16 MiB"): the ECMP all-to-all of dgx-h100:36 at 16 MiB (288 GPUs,
+ * 82,656 flows, ECMP collisions on the spine cables: 8,386 events) gives the
+ * same completion times with the engine's fast paths (grown selections, kept
+ * link -> flows lists, full passes over those lists, the route memo) as with
+ * a plain water filling over every flow at every recomputation
+ * (FABTUNE_SIM_RATES=full, which lays every path out anew), and the bytes
+ * every link carried are the same in both. The figures are pinned to those
+ * measured before any change to the fast paths: the makespan and FCT
+ * percentiles to a relative 1e-7, and a weighted sum of the bytes per link
+ * id (sum of (id + 1) x bytes) to 1e-12, which moves when one flow crosses
+ * another spine cable: a faster filling that moved rates, or routing that
+ * hashed a flow onto another path, fails here.
+ */
+static void
+test_ecmp_alltoall_fast_path_pinned(void **state)
+{
+	struct ft_sim_report fast, plain;
+	double wsum = 0;
+
+	(void)state;
+	run_a2a36_16m(NULL, &fast);
+	run_a2a36_16m("full", &plain);
+	assert_int_equal(fast.c.nflows, 288u * 287u);
+	assert_int_equal(plain.c.nflows, fast.c.nflows);
+	/* the same events and recomputations; only the plain one is full every time */
+	assert_int_equal(fast.c.nevents, plain.c.nevents);
+	assert_int_equal(fast.c.nrecompute, plain.c.nrecompute);
+	assert_int_equal(plain.c.nrecompute_full, plain.c.nrecompute);
+	assert_true(fast.c.nrecompute_full < fast.c.nrecompute);
+	assert_true(fast.c.nevents > 1000); /* collisions: flows end one by one */
+	assert_double_equal(fast.c.makespan_s, plain.c.makespan_s, plain.c.makespan_s * 1e-9);
+	assert_double_equal(fast.c.fct_p50_s, plain.c.fct_p50_s, plain.c.fct_p50_s * 1e-9);
+	assert_double_equal(fast.c.fct_p99_s, plain.c.fct_p99_s, plain.c.fct_p99_s * 1e-9);
+	assert_double_equal(fast.c.fct_max_s, plain.c.fct_max_s, plain.c.fct_max_s * 1e-9);
+	/* every link that carried bytes (fewer than FT_SIM_MAX_PORTS here), in link order */
+	assert_int_equal(fast.ports.len, plain.ports.len);
+	assert_true(fast.ports.len > 2000 && fast.ports.len < FT_SIM_MAX_PORTS);
+	for (size_t k = 0; k < fast.ports.len; k++) {
+		const struct ft_sim_hot_link *a = ft_vec_at(&fast.ports, k), *b = ft_vec_at(&plain.ports, k);
+
+		assert_int_equal(a->stat.link, b->stat.link);
+		assert_double_equal(a->stat.bytes, b->stat.bytes, 0);
+		assert_int_equal(a->stat.max_flows, b->stat.max_flows);
+		wsum += (a->stat.link + 1.0) * a->stat.bytes;
+	}
+	/* 1e-7: what a compiler that contracts or reorders differently may move; one flow
+	 * on another cable moves the makespan by 1e-2 */
+	assert_double_equal(fast.c.makespan_s, A2A16_MAKESPAN, A2A16_MAKESPAN * 1e-7);
+	assert_double_equal(fast.c.fct_p50_s, A2A16_P50, A2A16_P50 * 1e-7);
+	assert_double_equal(fast.c.fct_p99_s, A2A16_P99, A2A16_P99 * 1e-7);
+	assert_double_equal(wsum, A2A16_WSUM, A2A16_WSUM * 1e-12);
+	ft_sim_report_release(&fast);
+	ft_sim_report_release(&plain);
+}
+
 /*
  * --rate-tolerance R sets both of the flow engine's bounds (FS_DEFER_RTOL,
  * FS_ROOM_RTOL; docs/internals/sim.md, "A coarser rate tolerance"). On the
@@ -3452,6 +3539,7 @@ main(void)
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
 		cmocka_unit_test(test_ecmp_alltoall_recomputations),
 		cmocka_unit_test(test_rate_tolerance),
+		cmocka_unit_test(test_ecmp_alltoall_fast_path_pinned),
 		cmocka_unit_test(test_close_ends_share_a_recomputation),
 		cmocka_unit_test(test_ends_that_free_no_bottleneck),
 		cmocka_unit_test(test_ends_leaving_little_room),
