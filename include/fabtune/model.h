@@ -49,6 +49,12 @@ struct ft_model_links {
 	uint32_t nnodes;
 	uint32_t ppn;       /* ranks per node */
 	uint32_t nchannels; /* NCCL channels of the ring/tree graphs */
+	/* The ring graph NCCL's search keeps, after ncclTopoDupChannels: its channels and one
+	 * channel's bwIntra, GB/s (ft_model_run_nchannels() runs from them); 0 where nchannels
+	 * already stands for the channels NCCL runs (nodes joined by NICs, PCIe, a forced
+	 * count). */
+	uint32_t graph_nchannels;
+	double graph_GBps;
 	enum ft_model_arch arch;
 	bool nvlink;         /* intra-node traffic over NVLink (else PCIe) */
 	bool nvls;           /* NVSwitch with NVLink SHARP */
@@ -418,19 +424,33 @@ struct ft_model_p2p_chunking {
  * ENV-NCHANNELS): min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS = 64),
  * at least NCCL_MIN_P2P_NCHANNELS (1), rounded up to a power of two (p2p
  * peers are mapped to channels by bit tricks). The collective channel count
- * is the model's (struct ft_model_links nchannels: one per NVLink, at most
- * 32, or 2 over PCIe): 18 on a Hopper or Blackwell node gives 32, 12 on an
- * Ampere node 16, PCIe 2.
+ * is the communicator's (ft_model_comm_nchannels(): 32 over GB200 NVL72
+ * racks or in one; elsewhere the model's one per NVLink, at most 32, or 2
+ * over PCIe): 18 on a Hopper or Blackwell node gives 32, 12 on an Ampere
+ * node 16, PCIe 2.
  */
 FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
 
 /*
  * The channels NCCL's communicator runs on @l (comm->nChannels), what its p2p channels
- * come from: across NVLink domains the ring graph's (struct ft_model_links nchannels,
- * 16 on GB200 NVL72) doubled by ncclTopoPostset (src/graph/connect.cc), at most 64;
- * elsewhere the model's count, which already stands for them.
+ * come from: ft_model_run_nchannels() of the ring.
  */
 FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
+
+/*
+ * The channels NCCL runs algorithm @a on for @l at release @l nccl_version
+ * (model/channels.c; docs/internals/model.md, "Channels"): the ring and tree run the
+ * communicator's channels, the graph's (graph_nchannels) doubled by ncclTopoPostset
+ * within MAXCHANNELS (32 before 2.25, 64 from it), doubled again across nodes on
+ * Hopper and later where a graph channel takes more than 45 GB/s and fewer than 16
+ * are left, and on GPUDirect-TCPX (NCCL_NET_DEVICE_UNPACK) where fewer than 16 are
+ * left; CollNet half as many more with several GPUs a node; NVLS and NVLSTree their
+ * own (ft_model_nvls_nchannels()). Each ring or tree channel carries the graph's
+ * bandwidth over this count. GB200 NVL72 across racks: 15 x 48 -> 30 on 2.25-2.26,
+ * 16 x 45.1 -> 32 from 2.27; one rack 8 x 90 -> 16 x 45 -> 32. Where graph_nchannels
+ * is 0, nchannels as it is.
+ */
+FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a);
 
 /* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
  * ft_model_p2p_chunking_get() takes where no cluster is named. */

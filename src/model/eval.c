@@ -142,6 +142,8 @@ force_channels(struct ft_model_links *l, uint32_t nch)
 		l->inter_Bps = nch * l->nic_Bps;
 	}
 	l->nchannels = nch;
+	/* NCCL_MIN/MAX_NCHANNELS set the communicator's count itself */
+	l->graph_nchannels = 0;
 }
 
 /*
@@ -311,12 +313,14 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	/* one GPU a node: the channels of the release's Inter list (links.c sized them on the
 	 * newest's) */
 	if (q->nccl_version && l->ppn == 1 && l->nnodes > 1)
-		l->nchannels = ft__model_net_graph_channels(l->arch, q->nccl_version, l->nic_Bps,
-		                                            l->gpu_nics);
+		ft__model_net_channels(l, q->nccl_version);
 	/* across NVLink domains: the ring graph of the release's Inter list (links.c sized it
-	 * on the newest's), already on the release's NVLink figure */
-	if (q->nccl_version)
+	 * on the newest's), already on the release's NVLink figure; in one domain of several
+	 * trays the release's Intra list */
+	if (q->nccl_version) {
 		ft__model_domain_channels(l, q->nccl_version);
+		ft__model_rack_channels(l, q->nccl_version);
+	}
 	if (q->nchannels)
 		force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;

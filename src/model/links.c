@@ -192,16 +192,19 @@ search_speeds(struct speeds s, double max_GBps, channel_fit fit, const void *ctx
 	return kept;
 }
 
-/* ncclTopoDupChannels: the channels doubled (at most 32) at the speed divided alike, from
- * 25 GB/s, and on Hopper and later not under 50 GB/s with more than 4 channels. */
+/* ncclTopoDupChannels: the channels doubled (at most the graph's MAXCHANNELS / 2 of release
+ * @version: 16 before 2.25, 32 from it) at the speed divided alike, from 25 GB/s, and on
+ * Hopper and later not under 50 GB/s with more than 4 channels. */
 static void
-dup_channels(enum ft_model_arch arch, double *speed, double *nch)
+dup_channels(enum ft_model_arch arch, uint32_t version, double *speed, double *nch)
 {
 	double dup;
 
 	if (*speed < 25 || (arch >= FT_ARCH_HOPPER && *speed < 50 && *nch > 4))
 		return;
-	dup = FT_MIN(2 * *nch, 32.0);
+	dup = FT_MIN(2 * *nch, ft__model_max_channels(version) / 2.0);
+	if (dup <= *nch)
+		return;
 	*speed /= ceil(dup / *nch);
 	*nch = dup;
 }
@@ -232,16 +235,42 @@ fit_nics(double speed, const void *ctx)
  * then 2; an 8 Gb/s one 4 x 0.24, then 8.
  */
 uint32_t
-ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps, uint32_t nics)
+ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double nic_Bps, uint32_t nics,
+                    double *speed_GBps)
 {
 	struct speeds s = nccl_speeds(arch, version, true);
 	struct nic_fit f = { slack_GBps(nic_Bps), nics };
 	double nch, speed;
 	size_t kept = search_speeds(s, f.path, fit_nics, &f, &nch);
 
+	if (kept == s.n)
+		kept = s.n - 1;
 	speed = s.v[kept];
-	dup_channels(arch, &speed, &nch);
-	return (uint32_t)FT_MIN(2 * nch, (double)FT_SPEC_MAX_CHANNELS);
+	nch = FT_MAX(nch, 1.0);
+	dup_channels(arch, version, &speed, &nch);
+	*speed_GBps = speed;
+	return (uint32_t)nch;
+}
+
+uint32_t
+ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps, uint32_t nics)
+{
+	double speed;
+
+	return FT_MIN(2 * ft__model_net_graph(arch, version, nic_Bps, nics, &speed),
+	              (uint32_t)FT_SPEC_MAX_CHANNELS);
+}
+
+/*
+ * One GPU a node: the net graph of release @version on the GPU's NICs; the model's nchannels
+ * the communicator's (twice the graph's), which the tuner has read so far.
+ */
+void
+ft__model_net_channels(struct ft_model_links *l, uint32_t version)
+{
+	l->graph_nchannels = ft__model_net_graph(l->arch, version, l->nic_Bps, l->gpu_nics,
+	                                         &l->graph_GBps);
+	l->nchannels = FT_MIN(2 * l->graph_nchannels, (uint32_t)FT_SPEC_MAX_CHANNELS);
 }
 
 /* The fastest of NCCL's Intra speeds not above @max_Bps; the slowest of the list when none is. */
@@ -277,6 +306,31 @@ ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, double total
 	size_t kept = search_speeds(s, gbps, fit_links, &gbps, &nch);
 
 	return kept < s.n ? nch * s.v[kept] * 1e9 : total;
+}
+
+/*
+ * The same search as ft__model_ring_graph_Bps() on NVLink alone, then ncclTopoDupChannels
+ * (at most MAXCHANNELS / 2 of release @version): the channels, and a channel's bwIntra
+ * into @speed_GBps; 0 where no speed fits. A Blackwell GPU's 18 x 40.0 (2.25, 2.26) or
+ * 18 x 40.1 (2.27 on): 8 x 90 -> 16 x 45 on Blackwell's own Intra list; before 2.25 it
+ * took Hopper's figure and list, as an H100's 18 x 20.6: 6 x 60 -> 12 x 30. An A100's
+ * 12 x 20: 6 x 40 -> 12 x 20.
+ */
+uint32_t
+ft__model_intra_graph(enum ft_model_arch arch, uint32_t version, double total, double *speed_GBps)
+{
+	struct speeds s = nccl_speeds(arch, version, false);
+	double gbps = slack_GBps(total), nch, speed;
+	size_t kept = search_speeds(s, gbps, fit_links, &gbps, &nch);
+
+	*speed_GBps = 0;
+	if (kept == s.n)
+		return 0;
+	speed = s.v[kept];
+	nch = FT_MIN(nch, ft__model_max_channels(version) / 2.0);
+	dup_channels(arch, version, &speed, &nch);
+	*speed_GBps = speed;
+	return (uint32_t)nch;
 }
 
 static enum ft_model_arch arch_of(const struct ft_node_spec *n);
@@ -469,7 +523,7 @@ ring_graph(enum ft_model_arch arch, struct speeds s, const struct node_fit *f, d
 	if (kept == s.n)
 		return false;
 	*speed = s.v[kept];
-	dup_channels(arch, speed, nch);
+	dup_channels(arch, 0, speed, nch);
 	return true;
 }
 
@@ -740,7 +794,33 @@ ft__model_domain_channels(struct ft_model_links *l, uint32_t version)
 	if (nch == 0)
 		return;
 	l->nchannels = nch;
+	l->graph_nchannels = nch;
+	l->graph_GBps = speed / 1e9;
 	l->intra_Bps = nch * speed;
+}
+
+/*
+ * One NVLink domain of several trays (one GB200/GB300 NVL72 rack): no network, so NCCL's
+ * search runs release @version's Intra list on a GPU's NVLink (ft__model_intra_graph()):
+ * 8 x 90 -> 16 x 45 from 2.25, not one channel per NVLink. The graph's rate stays the
+ * links' (ft__model_ring_graph_Bps(), 720 GB/s).
+ */
+void
+ft__model_rack_channels(struct ft_model_links *l, uint32_t version)
+{
+	double speed;
+	uint32_t nch;
+
+	if (!l->nvlink || l->domain_nodes < 2 || l->nnodes != 1 || l->nvlinks == 0)
+		return;
+	nch = ft__model_intra_graph(l->arch, version,
+	                            l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, version),
+	                            &speed);
+	if (nch == 0)
+		return;
+	l->nchannels = nch;
+	l->graph_nchannels = nch;
+	l->graph_GBps = speed;
 }
 
 /*
@@ -772,10 +852,12 @@ nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
 	l->nrails *= trays;
 	l->inter_Bps = l->nrails * l->nic_Bps;
 	l->domain_nodes = trays;
-	if (ndom < 2)
+	if (ndom < 2) {
 		l->fabric_lat_s = l->net_lat_s = 0;
-	else
+		ft__model_rack_channels(l, 0);
+	} else {
 		ft__model_domain_channels(l, 0);
+	}
 	return 0;
 }
 
@@ -900,7 +982,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls_chunk = bu.nvls_chunk;
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
-		l->nchannels = ft__model_net_graph_channels(l->arch, 0, l->nic_Bps, l->gpu_nics);
+		ft__model_net_channels(l, 0);
 	return rc;
 }
 
@@ -933,6 +1015,8 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->nrails = FT_MIN(l->nrails, g->nrails);
 	l->gpu_nics = FT_MIN(l->gpu_nics, g->gpu_nics);
 	l->nchannels = FT_MIN(l->nchannels, g->nchannels);
+	l->graph_nchannels = FT_MIN(l->graph_nchannels, g->graph_nchannels);
+	l->graph_GBps = FT_MIN(l->graph_GBps, g->graph_GBps);
 	l->nvlinks = FT_MIN(l->nvlinks, g->nvlinks);
 	l->nvlink = l->nvlink && g->nvlink;
 	l->nvls = l->nvls && g->nvls;

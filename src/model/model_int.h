@@ -38,6 +38,21 @@ double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, doubl
 double ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double links,
                                     double ppn, uint32_t nics, double nic_Bps,
                                     uint32_t *nchannels);
+/* MAXCHANNELS of NCCL release @version (0: the newest): 32 before 2.25, 64 from it
+ * (channels.c). */
+uint32_t ft__model_max_channels(uint32_t version);
+/* NCCL's ring graph on NVLink alone, after ncclTopoDupChannels: its channels, and a
+ * channel's bwIntra in @speed_GBps (links.c); 0 where none fits. */
+uint32_t ft__model_intra_graph(enum ft_model_arch arch, uint32_t version, double total,
+                               double *speed_GBps);
+/* NCCL's ring graph of one GPU a node on @nics NICs of @nic_Bps, after
+ * ncclTopoDupChannels: its channels, and a channel's speed in @speed_GBps (links.c). */
+uint32_t ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double nic_Bps,
+                             uint32_t nics, double *speed_GBps);
+/* @l's graph of release @version for one GPU a node (ft__model_net_graph()), and for one
+ * NVLink domain of several trays (ft__model_intra_graph()); links.c. */
+void ft__model_net_channels(struct ft_model_links *l, uint32_t version);
+void ft__model_rack_channels(struct ft_model_links *l, uint32_t version);
 /* NCCL's ring graph in an NVLink domain with NICs to other domains: its channels, and a
  * channel's speed in @speed_Bps (links.c); 0 where there is none. */
 uint32_t ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, double links,

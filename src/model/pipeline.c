@@ -209,16 +209,17 @@ nvls_heads(const struct ft_model_links *l)
 	return FT_MAX(FT_MIN(heads, FT__MODEL_NVLS_MAX_HEADS), 1u);
 }
 
-/* Channels NCCL launches for @bytes (enqueue.cc: one fewer while a thread would get less
- * than its threshold; NVLS runs on its own channel count; CollNet keeps all here). */
+/* Channels NCCL launches for @bytes: the communicator's at run time (ft_model_run_nchannels(),
+ * twice the graph's), one fewer while a thread would get less than its threshold
+ * (enqueue.cc); NVLS runs on its own channel count; CollNet keeps all here. */
 static uint32_t
 launched_channels(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
                   uint64_t bytes)
 {
-	uint32_t nc = FT_MAX(l->nchannels, 1u), nt, thr;
+	uint32_t nc = ft_model_run_nchannels(l, a), nt, thr;
 
 	if (is_nvls(a))
-		return ft_model_nvls_nchannels(l);
+		return nc;
 	if (a == FT_ALGO_COLLNET)
 		return nc;
 	threads_of(a, p, l->nranks, &nt, &thr);
@@ -335,16 +336,6 @@ pow2_up(uint32_t v)
 
 /* NCCL_MAX_P2P_NCHANNELS' default, MAXCHANNELS (src/graph/paths.cc, device.h). */
 #define P2P_MAX_NCHANNELS 64u
-
-uint32_t
-ft_model_comm_nchannels(const struct ft_model_links *l)
-{
-	uint32_t nch = FT_MAX(l->nchannels, 1u);
-
-	if (l->domain_nodes > 1 && l->nnodes > 1)
-		return FT_MIN(2 * nch, P2P_MAX_NCHANNELS);
-	return nch;
-}
 
 uint32_t
 ft_model_p2p_nchannels(uint32_t nchannels)
@@ -710,7 +701,8 @@ ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double
 	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
 	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
 	                               l->intra_Bps;
-	double ch_Bps = graph / FT_MAX(l->nchannels, 1u) * ft_proto_efficiency(FT_PROTO_LL128);
+	double ch_Bps = graph / ft_model_run_nchannels(l, FT_ALGO_RING) *
+	                ft_proto_efficiency(FT_PROTO_LL128);
 
 	if (ch_Bps <= 0)
 		return 0;
@@ -856,7 +848,8 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		 * channels still reach the cap while they carry more than it. */
 		double ratio = c->cap_ratio > 0 ? c->cap_ratio : 1.0;
 
-		out->bw_share = FT_MIN(1.0, (double)out->nchannels / l->nchannels / ratio);
+		out->bw_share = FT_MIN(1.0, (double)out->nchannels /
+		                                    ft_model_run_nchannels(l, a) / ratio);
 	}
 	out->chunk_bytes = chunk_of(l, op, a, p, bytes, out->nchannels, heads, chain);
 	/* (the chain's stages as CollNetDirect's three: up the node, the switches, down) */

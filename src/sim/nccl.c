@@ -497,9 +497,10 @@ heads_perm(const struct chan_map *m, uint32_t *perm)
 	}
 }
 
-/* Fill map @m for @nch channels, ranks placed as @order says. */
+/* Fill map @m for @nch channels, ranks placed as @order says; channel c a copy of the
+ * graph's channel c mod @graph (0: none is a copy). */
 static int
-chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
+chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t graph, uint32_t ppn, uint32_t tray_gpus,
               const uint32_t *gpus, const struct ft_node_spec *node, enum chan_order order)
 {
 	uint32_t c, f;
@@ -510,7 +511,7 @@ chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus
 		uint32_t *perm = m->perm + (size_t)c * ppn;
 
 		if (order == CHAN_ROTATE)
-			channel_perm(m, c, perm);
+			channel_perm(m, graph ? c % graph : c, perm);
 		else if (order == CHAN_HEADS)
 			heads_perm(m, perm);
 		else
@@ -573,17 +574,21 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
  * Merge @nch rail-aligned copies of @in, each with 1/nch of the bytes, into
  * @out; @keep_order: ranks stay where they are (one copy: PXN only); @gpus:
  * each local rank's GPU in its tray, alike on every node (NULL: in order).
+ * Channel c runs the rails and order of channel c mod @graph (0: its own): the
+ * channels ncclTopoPostset copies take their graph channel's NIC
+ * (ncclTopoGetNetDev reads the graph at channelId mod nChannels).
  */
 int
-ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-                   const uint32_t *gpus, const struct ft_node_spec *node, bool keep_order,
-                   struct ft_schedule *out)
+ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
+                   uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
+                   bool keep_order, struct ft_schedule *out)
 {
 	struct chan_map m;
 	struct chan_set cs = {
 		.maps = &m, .nmaps = 1, .ppn = ppn, .own_nics = in->algo == FT_ALGO_NVLS_TREE
 	};
-	int rc = chan_map_fill(&m, nch, ppn, tray_gpus, gpus, node, chan_order_of(in, keep_order));
+	int rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
+	                       chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
@@ -628,7 +633,7 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
-			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, ppn, ppn, g, kind[k],
+			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, 0, ppn, ppn, g, kind[k],
 			                   chan_order_of(in, false));
 	}
 	if (rc == 0)

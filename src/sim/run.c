@@ -290,32 +290,38 @@ nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct
 
 /*
  * The ring (and tree) channels of a job over several NVLink domains of @sgpn GPUs each
- * (@gpn a tray): those of NCCL's graph in a domain with NICs, as the model counts them
- * (ft_model_links nchannels: 16 x 45.1 GB/s on GB200 NVL72, the newest release), not one
- * per NIC of the domain; 0 elsewhere.
+ * (@gpn a tray): the channels NCCL runs (ft_model_run_nchannels(), the model's pipeline
+ * count), twice those of its graph in a domain with NICs, each with its share of the
+ * graph's bandwidth: 32 on GB200 NVL72 (16 x 45.1 GB/s doubled, the newest release; 15 x
+ * 48 -> 30 with 2.26), not one per NIC of the domain; the graph's channels into @graph
+ * (the copies run on their graph channel's NIC); 0 elsewhere (inside one domain the ring
+ * runs without channel copies, ft__sim_sched_is_flat()).
  */
 static uint32_t
 domain_nchannels(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
-                 uint32_t sgpn, uint32_t gpn)
+                 uint32_t sgpn, uint32_t gpn, uint32_t *graph)
 {
 	struct ft_model_links l;
 
 	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn ||
 	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || l.domain_nodes < 2 ||
-	    l.nnodes < 2)
+	    l.nnodes < 2 || l.graph_nchannels == 0)
 		return 0;
-	return l.nchannels;
+	*graph = l.graph_nchannels;
+	return ft_model_run_nchannels(&l, algo);
 }
 
+/* The channels of op @o; @graph gets the graph's whose copies they are (0: none). */
 static uint32_t
 nchannels(const struct ft_cluster_spec *spec, const struct ft_schedule *s, const struct sc_op *o,
-          uint32_t nnics, uint32_t sgpn, uint32_t nranks, uint32_t gpn)
+          uint32_t nnics, uint32_t sgpn, uint32_t nranks, uint32_t gpn, uint32_t *graph)
 {
 	uint32_t dom;
 
+	*graph = 0;
 	if (ft__sim_sched_is_flat(s, sgpn))
 		return 1;
-	dom = o->channels ? 0 : domain_nchannels(spec, s->algo, nranks, sgpn, gpn);
+	dom = o->channels ? 0 : domain_nchannels(spec, s->algo, nranks, sgpn, gpn, graph);
 	return dom ? dom : nchannels_of(spec, s->algo, o, nnics, sgpn);
 }
 
@@ -579,7 +585,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
             struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	uint32_t nch, node0, sgpn;
+	uint32_t nch, graph, node0, sgpn;
 	struct ft_coll_args args;
 	int rc;
 
@@ -634,7 +640,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	/* an NVLink domain leaves through the NICs of all its trays */
 	nch = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
-	                sgpn, jr->nranks, jr->gpn);
+	                sgpn, jr->nranks, jr->gpn, &graph);
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)
@@ -645,7 +651,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (o->op != FT_OP_SENDRECV)
 			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                           o->channels != 0);
-		rc = ft__sim_channelize(sched, nch, sgpn, jr->gpn, gpus, ft__sim_node(t, node0),
+		rc = ft__sim_channelize(sched, nch, graph, sgpn, jr->gpn, gpus, ft__sim_node(t, node0),
 		                        o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;

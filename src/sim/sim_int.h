@@ -537,12 +537,13 @@ void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_sched
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
- * @ppn ranks per NCCL node, @tray_gpus per physical node (fewer in an NVLink domain), on
- * GPUs @gpus[ppn] of their tray, alike on every node (NULL: local rank g on GPU g mod tray):
- * each rank's NIC is its own GPU's. */
-int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-                       const uint32_t *gpus, const struct ft_node_spec *node, bool keep_order,
-                       struct ft_schedule *out);
+ * channel c on the rails of channel c mod @graph (0: its own); @ppn ranks per NCCL node,
+ * @tray_gpus per physical node (fewer in an NVLink domain), on GPUs @gpus[ppn] of their
+ * tray, alike on every node (NULL: local rank g on GPU g mod tray): each rank's NIC is its
+ * own GPU's. */
+int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
+                       uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
+                       bool keep_order, struct ft_schedule *out);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds

@@ -931,10 +931,11 @@ test_speed_lists_per_release(void **state)
  * the links; from 2.27 (18 x 40.1, 45.1 in the list) 16 x 45.1 = 721.6. GB300's 96 GB/s
  * path starts the newest list at 96, whose 7 channels (672) lose to 16 x 45.1; 2.26
  * starts it at 48. ncclTopoDupChannels leaves them (under 50 GB/s, more than 4). One rack
- * has no network: the model's one channel per NVLink, 18 x 40. The graph's rate is what
- * a forced ring broadcast moves (busBw = nChannels x bwIntra), so a channel's is its
- * share. NCCL runs twice the graph's channels (ncclTopoPostset), 32, and as many p2p
- * channels, as on one rack. Before, every row was 18 channels of 40.
+ * has no network: the Intra list on the NVLink, 8 x 90, doubled by ncclTopoDupChannels
+ * (90 is above 50) to 16 x 45 from 2.25 on. The graph's rate is what a forced ring
+ * broadcast moves (busBw = nChannels x bwIntra), so a channel's is its share. NCCL runs
+ * twice the graph's channels (ncclTopoPostset), 32 across racks and in one, 30 with 2.26
+ * across racks, and 32 p2p channels either way. Before, one rack was 18 channels of 40.
  */
 static void
 test_domain_graph_channels(void **state)
@@ -947,8 +948,8 @@ test_domain_graph_channels(void **state)
 		{ "gb200-nvl72:36", 0, 16, 45.1 },      { "gb200-nvl72:360", 0, 16, 45.1 },
 		{ "gb300-nvl72:36", 0, 16, 45.1 },      { "gb200-nvl72:36", 22700, 16, 45.1 },
 		{ "gb200-nvl72:36", 22600, 15, 48.0 },  { "gb200-nvl72:360", 22600, 15, 48.0 },
-		{ "gb300-nvl72:36", 22600, 15, 48.0 },  { "gb200-nvl72:18", 0, 18, 40.0 },
-		{ "gb200-nvl72:18", 22600, 18, 40.0 },
+		{ "gb300-nvl72:36", 22600, 15, 48.0 },  { "gb200-nvl72:18", 0, 16, 45.0 },
+		{ "gb200-nvl72:18", 22600, 16, 45.0 },
 	};
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
@@ -967,7 +968,7 @@ test_domain_graph_channels(void **state)
 			           1e-9);
 			/* the communicator's channels, doubled in ncclTopoPostset across
 			 * domains, and its p2p channels: 32 either way */
-			assert_int_equal(ft_model_comm_nchannels(&l), l.nnodes > 1 ? 32 : 18);
+			assert_int_equal(ft_model_comm_nchannels(&l), 32);
 			assert_int_equal(ft_model_p2p_nchannels(ft_model_comm_nchannels(&l)), 32);
 		}
 		ft_model_query_init(&q, FT_OP_BROADCAST, 1ull << 30);
@@ -983,45 +984,174 @@ test_domain_graph_channels(void **state)
 }
 
 /*
- * A mid-size time that the channel count sets: a 64 MiB ring broadcast on Simple over 2
- * GB200 NVL72 racks with NCCL 2.26, 15 channels of 48 GB/s. Each channel moves its
- * chunks of one 512 KiB step one after another, loops = ceil(S / (15 x 512 KiB)) = 9
- * (8 on 18 channels), and the first chunk crosses the chain of 143 ranks before the
- * last rank has it: a ramp of 142 x (S / loops) / 720 GB/s (the pipe's chunks at the
- * graph's pace, "The pipeline" in docs/internals/model.md): 1,470.6 us, 1,654.4 on 18
- * channels. The time is NCCL's latency + S / 720 GB/s + that ramp.
+ * A mid-size time that the run-time channel count sets: a 64 MiB ring broadcast on Simple
+ * (NCCL_ALGO=Ring NCCL_PROTO=Simple). NCCL runs twice its graph's channels
+ * (ncclTopoPostset, model/channels.c), each at its share of the graph's rate; each channel
+ * moves its chunks of one 512 KiB step one after another, loops = ceil(S / (nch x 512
+ * KiB)), and the first chunk crosses the chain of ranks - 1 hops before the last rank has
+ * it: a ramp of (ranks - 2) x (S / loops) / graph ("The pipeline" in
+ * docs/internals/model.md). The time is NCCL's latency + S / graph + that ramp.
+ *   2 GB200 NVL72 racks, 2.26: 15 x 48 -> 30 channels of 24 GB/s, 5 loops, ramp 142 x
+ *     S / 5 / 720 GB/s = 2,647.1 us (on the graph's 15: 9 loops, 1,470.6);
+ *   2 racks, 2.27: 16 x 45.1 -> 32 of 22.55, 4 loops, 142 x S / 4 / 721.6 = 3,301.5 us;
+ *   1 rack, 2.26 and 2.27: 8 x 90 -> 16 x 45 -> 32 of 22.5, 4 loops, 70 x S / 4 / 720 =
+ *     1,631.1 us (on the 18 channels of one per NVLink: 8 loops, 815.6).
  */
 static void
 test_domain_channels_mid_size(void **state)
 {
-	const double S = 64 << 20, graph = 720e9, chunk = 512 << 10;
+	static const struct {
+		const char *spec;
+		uint32_t version, nchannels, loops, stages;
+		double graph_GBps, ramp_us;
+	} cases[] = {
+		{ "gb200-nvl72:36", 22600, 30, 5, 143, 720.0, 2647.071 },
+		{ "gb200-nvl72:36", 22700, 32, 4, 143, 721.6, 3301.503 },
+		{ "gb200-nvl72:18", 22600, 32, 4, 71, 720.0, 1631.118 },
+		{ "gb200-nvl72:18", 22700, 32, 4, 71, 720.0, 1631.118 },
+	};
+	const double S = 64 << 20, chunk = 512 << 10;
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
 	struct ft_model_result r, t;
 	struct ft_error err = { 0 };
-	double loops = ceil(S / (15 * chunk)), ramp = 142 * (S / loops) / graph;
+	size_t i;
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &s, &err), 0);
-	ft_model_query_init(&q, FT_OP_BROADCAST, (uint64_t)S);
-	q.nccl_version = 22600;
-	q.nvls_off = true;
-	q.force_algo = q.force_proto = true;
-	q.algo = FT_ALGO_RING;
-	q.proto = FT_PROTO_SIMPLE;
-	q.tuner_only = true;
-	assert_int_equal(ft_model_eval(&s, &q, &t, &err), 0);
-	assert_rel(t.bw_Bps, graph, 1e-9);
-	assert_rel(t.time_s, t.lat_s + S / graph, 1e-9);
-	q.tuner_only = false;
-	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-	assert_int_equal(r.pipe.nchannels, 15);
-	assert_int_equal(r.pipe.chunk_bytes, (uint64_t)chunk);
-	assert_int_equal(r.pipe.loops, 9);
-	assert_int_equal(r.pipe.stages, 143);
-	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
-	assert_rel(ramp, 1470.595e-6, 1e-6);
-	assert_rel(r.time_s, t.lat_s + S / graph + ramp, 1e-9);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double graph = cases[i].graph_GBps * GB;
+		double loops = ceil(S / (cases[i].nchannels * chunk));
+		double ramp = (cases[i].stages - 1) * (S / loops) / graph;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		ft_model_query_init(&q, FT_OP_BROADCAST, (uint64_t)S);
+		q.nccl_version = cases[i].version;
+		q.nvls_off = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		q.tuner_only = true;
+		assert_int_equal(ft_model_eval(&s, &q, &t, &err), 0);
+		assert_rel(t.bw_Bps, graph, 1e-9);
+		assert_rel(t.time_s, t.lat_s + S / graph, 1e-9);
+		q.tuner_only = false;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, cases[i].nchannels);
+		assert_rel(r.pipe.bw_share, 1.0, 1e-12);
+		assert_int_equal(r.pipe.chunk_bytes, (uint64_t)chunk);
+		assert_int_equal(r.pipe.loops, (uint64_t)loops);
+		assert_int_equal(r.pipe.loops, cases[i].loops);
+		assert_int_equal(r.pipe.stages, cases[i].stages);
+		assert_rel(r.pipe.ramp_s, ramp, 1e-9);
+		assert_rel(ramp, cases[i].ramp_us * US, 1e-6);
+		assert_rel(r.time_s, t.lat_s + S / graph + ramp, 1e-9);
+	}
+}
+
+/*
+ * ft_model_run_nchannels() on links set by hand, rule by rule (NVIDIA/nccl
+ * src/graph/connect.cc ncclTopoPostset at v2.18.6-1, v2.20.5-1, v2.22.3-1, v2.25.1-1 and
+ * v2.30.7-1; MAXCHANNELS 32 before 2.25, 64 from it):
+ *   - the graph's channels doubled within MAXCHANNELS: 15 -> 30; 24 -> 48 from 2.25, 32
+ *     before it;
+ *   - across nodes on Hopper with a graph channel above 45 GB/s, doubled again while
+ *     fewer than 16 are left (4 x 48 -> 8 -> 16; 8 x 48 -> 16 stays), before 2.20 while
+ *     twice fits in MAXCHANNELS (8 x 48 -> 16 -> 32); Blackwell from 2.25 alike
+ *     (4 x 48 -> 16), before 2.25 not (8); not at 45 GB/s or on one node;
+ *   - GPUDirect-TCPX (UNPACK) across nodes from 2.22: 4 x 24 -> 8 -> 16; 8 before;
+ *   - CollNet with several GPUs a node: half as many again, 16 -> 24;
+ *   - NVLS its own (16 on Hopper); no graph: the model's nchannels as it is.
+ */
+static void
+test_run_channels_rules(void **state)
+{
+	static const struct {
+		enum ft_model_arch arch;
+		uint32_t version, nnodes, graph;
+		double speed;
+		bool tcpx;
+		enum ft_algo algo;
+		uint32_t run;
+	} cases[] = {
+		{ FT_ARCH_BLACKWELL, 22600, 2, 15, 48.0, false, FT_ALGO_RING, 30 },
+		{ FT_ARCH_BLACKWELL, 22600, 2, 15, 48.0, false, FT_ALGO_TREE, 30 },
+		{ FT_ARCH_HOPPER, 0, 1, 24, 30.0, false, FT_ALGO_RING, 48 },
+		{ FT_ARCH_HOPPER, 22400, 1, 24, 30.0, false, FT_ALGO_RING, 32 },
+		{ FT_ARCH_HOPPER, 0, 2, 4, 48.0, false, FT_ALGO_RING, 16 },
+		{ FT_ARCH_HOPPER, 0, 2, 8, 48.0, false, FT_ALGO_RING, 16 },
+		{ FT_ARCH_HOPPER, 21800, 2, 8, 48.0, false, FT_ALGO_RING, 32 },
+		{ FT_ARCH_HOPPER, 0, 2, 4, 45.0, false, FT_ALGO_RING, 8 },
+		{ FT_ARCH_HOPPER, 0, 1, 4, 48.0, false, FT_ALGO_RING, 8 },
+		{ FT_ARCH_BLACKWELL, 22500, 2, 4, 48.0, false, FT_ALGO_RING, 16 },
+		{ FT_ARCH_BLACKWELL, 22400, 2, 4, 48.0, false, FT_ALGO_RING, 8 },
+		{ FT_ARCH_AMPERE, 0, 2, 4, 24.0, true, FT_ALGO_RING, 16 },
+		{ FT_ARCH_AMPERE, 22100, 2, 4, 24.0, true, FT_ALGO_RING, 8 },
+		{ FT_ARCH_AMPERE, 0, 2, 8, 24.0, false, FT_ALGO_COLLNET, 24 },
+		{ FT_ARCH_HOPPER, 0, 2, 8, 24.0, false, FT_ALGO_NVLS, 16 },
+		{ FT_ARCH_HOPPER, 0, 2, 0, 0.0, false, FT_ALGO_RING, 18 },
+	};
+	struct ft_model_links l;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		memset(&l, 0, sizeof(l));
+		l.arch = cases[i].arch;
+		l.nccl_version = cases[i].version;
+		l.nnodes = cases[i].nnodes;
+		l.ppn = 8;
+		l.nranks = l.nnodes * l.ppn;
+		l.nchannels = cases[i].graph ? cases[i].graph : 18;
+		l.graph_nchannels = cases[i].graph;
+		l.graph_GBps = cases[i].speed;
+		l.tcpx = cases[i].tcpx;
+		assert_int_equal(ft_model_run_nchannels(&l, cases[i].algo), cases[i].run);
+		if (cases[i].algo == FT_ALGO_RING)
+			assert_int_equal(ft_model_comm_nchannels(&l), cases[i].run);
+	}
+}
+
+/*
+ * The one-rack graph per release (gb200-nvl72:18, one NVLink domain of 18 trays, no
+ * network): NCCL's Intra list on 18 links of 40.0 (2.25, 2.26) or 40.1 GB/s (2.27 on),
+ * 8 x 90 kept (9 x 80, 12 x 60, 16 x 45 on 2.29's list add nothing; 40 is under 0.49 of
+ * 90), duplicated to 16 x 45, run on 32; before 2.25 Blackwell took Hopper's figure (18 x
+ * 20.6) and list, 6 x 60, duplicated to 12 x 30, run on 24.
+ */
+static void
+test_rack_graph_per_release(void **state)
+{
+	static const struct {
+		uint32_t version, graph, run;
+	} cases[] = {
+		{ 22400, 12, 24 }, { 22500, 16, 32 }, { 22600, 16, 32 },
+		{ 22700, 16, 32 }, { 22900, 16, 32 }, { 0, 16, 32 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 1);
+	assert_int_equal(l.graph_nchannels, 16);
+	assert_rel(l.graph_GBps, 45.0, 1e-12);
+	assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), 32);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+		q.nccl_version = cases[i].version;
+		q.nvls_off = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.nchannels, cases[i].graph);
+		assert_int_equal(r.pipe.nchannels, cases[i].run);
+	}
 }
 
 static void
@@ -4170,6 +4300,8 @@ main(void)
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_domain_graph_channels),
 		cmocka_unit_test(test_domain_channels_mid_size),
+		cmocka_unit_test(test_run_channels_rules),
+		cmocka_unit_test(test_rack_graph_per_release),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),

@@ -162,7 +162,7 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 		assert_int_equal(ft__sim_nvls_tree_uneven(s, nnodes, first, heads), 0);
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
-	assert_int_equal(ft__sim_channelize(s, nch, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
+	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
 	                                    out),
 	                 0);
 	return ft_sched_phase_at(out, 0);

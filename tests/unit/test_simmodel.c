@@ -2346,6 +2346,45 @@ test_alltoall_protocol_per_pair(void **state)
 }
 
 /*
+ * The flow engine runs NCCL's run-time channels (ft_model_run_nchannels(), the model's
+ * pipeline count): twice the graph's, each copy on its graph channel's NIC and order
+ * (ncclTopoPostset, src/graph/connect.cc). A ring all-gather over 2 GB200 NVL72 racks runs
+ * 32 channels, copies of the graph's 16 (16 x 45.1), so it has exactly twice the flows of
+ * the 16 channels asked for (NCCL_MIN/MAX_NCHANNELS=16) and the same bytes on every NIC;
+ * 4 racks alike. Before, it ran the graph's 16. (Inside one rack the flow engine runs the
+ * ring without channel copies: fluid flows over the same links take the same time.)
+ */
+static void
+test_flow_runs_postset_channels(void **state)
+{
+	static const char *const specs[] = { "gb200-nvl72:36", "gb200-nvl72:72" };
+	char text[512];
+	struct ft_sim_report rep;
+	uint64_t nflows[2];
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		for (k = 0; k < 2; k++) {
+			snprintf(text, sizeof(text), job_on, specs[i],
+			         k ? "op: all_gather, size: 1GiB, algo: ring, proto: simple, "
+			             "channels: 16" :
+			             "op: all_gather, size: 1GiB, algo: ring, proto: simple");
+			run_ok(text, "flow", &rep);
+			nflows[k] = rep.c.nflows;
+			if (i == 0 && k == 0)
+				/* 16 NICs of a rack carry the ring, 2 channels each */
+				assert_close(nic_sent(&rep, 0, 0),
+				             143.0 / 144 * (double)(1u << 30) / 16,
+				             (double)(1u << 30) * 1e-6);
+			ft_sim_report_release(&rep);
+		}
+		assert_true(nflows[1] > 0);
+		assert_int_equal(nflows[0], 2 * nflows[1]);
+	}
+}
+
+/*
  * Trees over two GB200 NVL72 domains (2 x 72 GPUs, 36 trays of 4 NICs):
  * NCCL sees each domain as one node (MNNVL) and builds a chain over its 72
  * GPUs and the double binary tree over the 2 domains, one edge per tree: a
@@ -2496,6 +2535,7 @@ main(void)
 		cmocka_unit_test(test_nvls_heads_on_nvl72),
 		cmocka_unit_test(test_no_nvls),
 		cmocka_unit_test(test_trees_over_nvl72_domains),
+		cmocka_unit_test(test_flow_runs_postset_channels),
 		cmocka_unit_test(test_spec_without_nvls),
 		cmocka_unit_test(test_alltoall_protocol_per_pair),
 		cmocka_unit_test(test_tree_channel_cap_over_nvl72_domains),

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/channels.c - the channels NCCL runs a collective on, from the ring graph its
+ * search keeps: the one count the model's pipeline and the flow engine both take.
+ *
+ * NCCL builds its channels in three places (NVIDIA/nccl, read at v2.18.6-1, v2.26.6-1,
+ * v2.27.7-1 and v2.30.7-1; kb NA-CONCEPTS, ENV-NCHANNELS):
+ *
+ *  - the graph search (src/graph/search.cc ncclTopoCompute) packs channels of one speed
+ *    on the links, at most MAXCHANNELS / 2 (src/init.cc ringGraph->maxChannels), and
+ *    ncclTopoDupChannels doubles them at half the speed when a channel takes 25 GB/s or
+ *    more, except on Hopper and later under 50 GB/s with more than 4 channels (links.c);
+ *  - init (src/init.cc) gives the communicator the fewer of the ring's and the tree's
+ *    channels, the least over the ranks; the tuner prices nChannels x bwIntra of that
+ *    graph (kb NA-MODEL);
+ *  - ncclTopoPostset (src/graph/connect.cc) then copies every channel once more, at
+ *    most MAXCHANNELS (32 before v2.25.1-1, 64 from it: src/include/device.h); with
+ *    CollNet on, several GPUs a node and the CollNetChain graph faster inside a node
+ *    than across it, it adds half as many again (applied here where the model prices
+ *    CollNet); on Hopper (and from
+ *    v2.25.1-1 on any compute capability of 9 or more) across nodes, where the ring
+ *    graph's channel takes more than 45 GB/s, it doubles them again while fewer than 16
+ *    are left (before v2.20.3-1: while twice fits in MAXCHANNELS); on a network of
+ *    device type UNPACK (GPUDirect-TCPX) across nodes, from v2.22.3-1, it doubles them
+ *    while fewer than 16 are left (NCCL_UNPACK_DOUBLE_NCHANNELS=1); last
+ *    NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS (or the CTA bounds) cut or copy them.
+ *
+ * The enqueue (src/enqueue.cc) launches a ring or tree on the communicator's channels,
+ * one fewer while a thread would get less than its threshold (pipeline.c), CollNet on
+ * them too, NVLS and NVLSTree on the NVLS channels of src/transport/nvls.cc. The
+ * copies share the graph's links, so a run-time channel carries the graph's bandwidth
+ * over the run-time count: 720 GB/s over 30 channels of 24 GB/s on GB200 NVL72 racks
+ * with 2.26, where the search kept 15 x 48.
+ */
+#include "model_int.h"
+
+uint32_t
+ft__model_max_channels(uint32_t version)
+{
+	return version && version < 22500 ? 32u : 64u;
+}
+
+/* The compute capabilities ncclTopoPostset doubles the channels of across nodes: 9.0
+ * alone before v2.25.1-1 (minCompCap == 90), 9.0 and later from it. */
+static bool
+postset_doubles_arch(enum ft_model_arch arch, uint32_t version)
+{
+	if (arch == FT_ARCH_HOPPER)
+		return true;
+	return arch > FT_ARCH_HOPPER && (version == 0 || version >= 22500);
+}
+
+uint32_t
+ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a)
+{
+	uint32_t v = l->nccl_version, maxch = ft__model_max_channels(v), n;
+
+	if (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE)
+		return ft_model_nvls_nchannels(l);
+	if (l->graph_nchannels == 0)
+		return FT_MAX(l->nchannels, 1u);
+	n = FT_MIN(2 * l->graph_nchannels, maxch);
+	/* CollNet on (the model turns it on where it prices CollNet) */
+	if (a == FT_ALGO_COLLNET && l->nnodes > 1 && l->ppn > 1)
+		n = FT_MIN(n + n / 2, maxch);
+	/* "4 compute channels per search channel" */
+	if (l->nnodes > 1 && postset_doubles_arch(l->arch, v) && l->graph_GBps > 45.0 &&
+	    (v && v < 22000 ? 2 * n <= maxch : n < 16))
+		n *= 2;
+	if (l->tcpx && l->nnodes > 1 && n < 16 && (v == 0 || v >= 22200))
+		n *= 2;
+	return n;
+}
+
+uint32_t
+ft_model_comm_nchannels(const struct ft_model_links *l)
+{
+	return ft_model_run_nchannels(l, FT_ALGO_RING);
+}
