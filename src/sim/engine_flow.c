@@ -762,7 +762,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
 		double steps = ph->steps ? ph->steps : 1, extra = 0;
 		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
-		                                    &extra);
+		                                    &extra, NULL);
 		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra,
 		                                 far, tag);
 

@@ -782,12 +782,15 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  */
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
-                  uint32_t steps, double *extra_s)
+                  uint32_t steps, double *extra_s, uint32_t *net_steps)
 {
-	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0;
+	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
 	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 
+	if (!net_steps)
+		net_steps = &unused;
 	*extra_s = 0;
+	*net_steps = 0;
 	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
 		return every;
 	if (sc->algo == FT_ALGO_NVLS) {
@@ -806,13 +809,16 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
+		*net_steps = cross >= 2 ? far : 0;
 		return far;
 	}
 	if (sc->algo == FT_ALGO_COLLNET) {
 		/* its steps' overheads hold NCCL's network per-hop latency already (coll/
 		 * schedule.c); the model's CollNet crosses the network once (model/tuner.c) */
-		if (cross >= 2)
+		if (cross >= 2) {
 			*extra_s = net - ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+			*net_steps = 1;
+		}
 		return every;
 	}
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
@@ -829,6 +835,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	}
 	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
 	*extra_s = far * (net - sc->step_lat_s);
+	*net_steps = far;
 	return far;
 }
 
