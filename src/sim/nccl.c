@@ -839,6 +839,45 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	return far;
 }
 
+/*
+ * What NCCL's pipeline adds to @op on @t's cluster where the engine runs its ring or tree
+ * flows whole, as the model prices it (ft_model_pipe_terms(), model/pipeline.c): the ramp
+ * (the first chunk through every stage of a chain or tree before the last stage starts) in
+ * @ramp_s and the proxy's floor (a channel's network messages one after another, each
+ * 1 us of NCCL's post overhead plus nics.vm_overhead, kb NA-MODEL) in @proxy_s. Paid on
+ * GPUDirect-TCPX/O across nodes only (docs/presets.md PS-TCPX; docs/internals/sim.md):
+ * there both are most of the time from 4 MiB to 1 GiB (2 gcp-a3-mega, all-reduce 128 MiB:
+ * a 710 us ramp in the model's 1,614), and elsewhere the engines' agreement with the
+ * model's tuner terms stands as measured. Both 0 where they do not apply: one node, a
+ * cluster of another transport, an all-to-all or send/recv (no pipeline of this kind),
+ * ranks the model cannot lay out on whole nodes.
+ */
+void
+ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
+                   double *proxy_s)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_pipeline pl;
+	struct ft_model_links l;
+	uint32_t r, nodes = 1;
+
+	*ramp_s = *proxy_s = 0;
+	if (sc->nranks < 2 || sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
+		return;
+	for (r = 1; r < sc->nranks; r++)
+		if (ft__sim_over_network(t, op->rank_gpu[r], op->rank_gpu[r - 1]))
+			nodes++;
+	if (nodes < 2 || sc->nranks % nodes)
+		return;
+	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, sc->nranks / nodes, &l,
+	                       NULL) < 0 ||
+	    !l.tcpx || l.nnodes < 2)
+		return;
+	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, &pl);
+	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
+	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
+}
+
 /* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */
 static int
 push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes, uint32_t pipe)

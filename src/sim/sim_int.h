@@ -552,6 +552,11 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t ppn,
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);
+/* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
+ * or tree flows whole, the model's (ft_model_pipe_terms()), on GPUDirect-TCPX/O across
+ * nodes; 0 elsewhere (nccl.c). */
+void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
+                        double *proxy_s);
 /* What a step between nodes pays with protocol @p on @t's cluster on top of NCCL's per-hop
  * network latency and the path the engine walks (the fabric's own latency): the model's
  * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where
