@@ -305,6 +305,20 @@ struct ft_model_pipeline {
 };
 
 /*
+ * The pipeline terms NCCL's run of (@op, @a, @p) pays at @bytes on @l's ranks beyond the
+ * tuner's latency and bandwidth terms, as ft_model_eval() times that pick (its result's
+ * pipe; model/pipeline.c): the channels launched at this size, the chunks, the ramp of a
+ * chain or tree (the first chunk through every stage), the network messages a channel's
+ * proxy posts in series and their floor (messages x (1 us + nics.vm_overhead)), the host
+ * launch. All zero where the pair does not run on @l even forced (one rank, NVLS without
+ * NVLink SHARP, NVLS across nodes) or has no bandwidth. The flow engine, which runs a ring
+ * or tree's flows whole, pays the ramp and the proxy floor from here on GPUDirect-TCPX/O
+ * (docs/internals/sim.md).
+ */
+FT_API void ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out);
+
+/*
  * How NCCL cuts one channel's traffic on a connection (kb NA-CONCEPTS,
  * ENV-BUFFSIZE): the connection buffer of the protocol has NCCL_STEPS (8)
  * slots; a chunk is CHUNKSTEPS slots of payload (what a channel moves per

@@ -445,6 +445,34 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
 		ft_strlcpy(c->bottleneck, "proxy", sizeof(c->bottleneck));
 }
 
+/*
+ * The pipeline terms of (op, a, p) at @bytes on @l: what eval_into() adds to the tuner's
+ * terms when it times that pick (pipeline()), from the cost its time takes (the receive
+ * flushed only where NCCL flushes, every vendor's network overhead, the bytes the tree
+ * carries). The engines of the simulator that run flows whole take the ramp and the
+ * proxy floor from here, so both price them from one definition (model/pipeline.c).
+ */
+void
+ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                    enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out)
+{
+	struct ft_model_links t = *l;
+	struct ft__model_cost c;
+
+	memset(out, 0, sizeof(*out));
+	if (t.nranks < 2 || ft__model_unavailable(&t, op, a, p, true, true))
+		return;
+	if (t.nnodes > 1) {
+		t.time_unflushed = p == FT_PROTO_SIMPLE && !t.net_flush;
+		t.time_any_vendor = t.cpu_amd || t.cpu_mixed;
+	}
+	ft__model_cost(&t, op, a, p, bytes, &c);
+	ft__model_carried(&t, op, a, &c);
+	if (!(c.bw_Bps > 0))
+		return;
+	ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
+}
+
 static int
 eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
           struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)

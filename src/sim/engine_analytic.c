@@ -236,7 +236,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 			op_slowest = slowest;
 			res.bottleneck_link = bl;
 		}
-		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra);
+		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra, NULL);
 		t += slowest + steps * sc->step_lat_s + extra + far * maxlat;
 	}
 	if (ae->model && op->job != UINT32_MAX) {

@@ -717,6 +717,54 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	return 0;
 }
 
+/*
+ * ---- NCCL's pipeline over flows run whole ----------------------------------------------
+ *
+ * A ring or tree phase runs here as whole flows, all of its stages at once: it pays no
+ * pipeline fill and no proxy thread. NCCL's run of it does both (model/pipeline.c): the
+ * first chunk of a tree or chain crosses every stage before the last stage starts (the
+ * ramp), and a channel's proxy posts its network messages one after another, each at a
+ * fixed cost (1 us of NCCL's network post overhead plus nics.vm_overhead, kb NA-MODEL), a
+ * floor under the operation's time. On GPUDirect-TCPX/O both are most of the time from
+ * 4 MiB to 1 GiB, so there the engine pays them, from the model's own terms
+ * (ft__sim_pipe_terms(), ft_model_pipe_terms()): the ramp as a fixed cost at the end of
+ * the op's last phase, after its flows and step costs, as the model adds it to its
+ * latency and bandwidth terms; the floor as a barrier the proxy's time after the op's
+ * start, which the op's end waits for too: its time is max(flows + step costs + ramp,
+ * proxy), the model's max(lat + bytes / bw + ramp, proxy). Elsewhere the ramp is left out
+ * as before (docs/internals/sim.md lists where it shows). Ops whose end is not their
+ * last flow's (start jitter, on/off sources: struct ft_sim_op nominal_end, end_acked), a
+ * background pattern and packet.chunking: off pay neither.
+ */
+static void
+whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,
+           double *proxy_s)
+{
+	*ramp_s = *proxy_s = 0;
+	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
+	    op->job == UINT32_MAX)
+		return;
+	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s);
+}
+
+/* The proxy's floor of op @rec: its end becomes a barrier after both its last phase and a
+ * barrier @proxy_s after its start (whole_pipe()); the start barrier holds NCCL's base
+ * latency, which the op's time counts from before it. */
+static int
+proxy_floor(struct flow_engine *fe, struct flow_op *rec, double proxy_s, uint32_t tag)
+{
+	struct fs_sim *s = &fe->core;
+	int64_t at = ft__fs_add_barrier(s, FT_MAX(proxy_s - rec->base_lat_s, 0.0), 0, tag);
+	int64_t end = ft__fs_add_barrier(s, 0, 0, tag);
+
+	if (at < 0 || end < 0 || ft__fs_add_dep(s, rec->start, (uint32_t)at) < 0 ||
+	    ft__fs_add_dep(s, (uint32_t)at, (uint32_t)end) < 0 ||
+	    ft__fs_add_dep(s, rec->end, (uint32_t)end) < 0)
+		return FT_ENOMEM;
+	rec->end = (uint32_t)end;
+	return 0;
+}
+
 static int64_t
 flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -726,7 +774,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	struct flow_op rec = { 0 };
 	const struct flow_op *after;
 	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns, chunks;
-	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait, ramp_s = 0, proxy_s = 0;
 	int64_t id;
 	int rc;
 
@@ -751,6 +799,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
 	chunks = pipe_chunks(fe, op);
+	if (chunks == 0)
+		whole_pipe(fe, op, &ramp_s, &proxy_s);
 	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;
@@ -762,9 +812,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
 		double steps = ph->steps ? ph->steps : 1, extra = 0;
 		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
-		                                    &extra);
-		int64_t bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra,
-		                                 far, tag);
+		                                    &extra, NULL);
+		int64_t bar;
+
+		/* the pipeline's ramp once, at the end of the last phase (whole_pipe()) */
+		if (p + 1 == sc->phases.len)
+			extra += ramp_s;
+		bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra, far, tag);
 
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;
@@ -806,6 +860,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		}
 		rec.end = (uint32_t)bar;
 	}
+	if (proxy_s > 0 && (rc = proxy_floor(fe, &rec, proxy_s, tag)) < 0)
+		goto oom;
 	if (rec.next == FS_NONE)
 		rec.next = rec.end;
 	else if (ft__fs_task(s, rec.next)->npred == 0 && ft__fs_add_dep(s, rec.end, rec.next) < 0)

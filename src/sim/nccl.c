@@ -787,12 +787,15 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  */
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
-                  uint32_t steps, double *extra_s)
+                  uint32_t steps, double *extra_s, uint32_t *net_steps)
 {
-	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0;
+	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
 	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 
+	if (!net_steps)
+		net_steps = &unused;
 	*extra_s = 0;
+	*net_steps = 0;
 	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
 		return every;
 	if (sc->algo == FT_ALGO_NVLS) {
@@ -811,13 +814,16 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
+		*net_steps = cross >= 2 ? far : 0;
 		return far;
 	}
 	if (sc->algo == FT_ALGO_COLLNET) {
 		/* its steps' overheads hold NCCL's network per-hop latency already (coll/
 		 * schedule.c); the model's CollNet crosses the network once (model/tuner.c) */
-		if (cross >= 2)
+		if (cross >= 2) {
 			*extra_s = net - ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+			*net_steps = 1;
+		}
 		return every;
 	}
 	if (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE)
@@ -834,7 +840,47 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	}
 	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
 	*extra_s = far * (net - sc->step_lat_s);
+	*net_steps = far;
 	return far;
+}
+
+/*
+ * What NCCL's pipeline adds to @op on @t's cluster where the engine runs its ring or tree
+ * flows whole, as the model prices it (ft_model_pipe_terms(), model/pipeline.c): the ramp
+ * (the first chunk through every stage of a chain or tree before the last stage starts) in
+ * @ramp_s and the proxy's floor (a channel's network messages one after another, each
+ * 1 us of NCCL's post overhead plus nics.vm_overhead, kb NA-MODEL) in @proxy_s. Paid on
+ * GPUDirect-TCPX/O across nodes only (docs/presets.md PS-TCPX; docs/internals/sim.md):
+ * there both are most of the time from 4 MiB to 1 GiB (2 gcp-a3-mega, all-reduce 128 MiB:
+ * a 710 us ramp in the model's 1,614), and elsewhere the engines' agreement with the
+ * model's tuner terms stands as measured. Both 0 where they do not apply: one node, a
+ * cluster of another transport, an all-to-all or send/recv (no pipeline of this kind),
+ * ranks the model cannot lay out on whole nodes.
+ */
+void
+ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
+                   double *proxy_s)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_pipeline pl;
+	struct ft_model_links l;
+	uint32_t r, nodes = 1;
+
+	*ramp_s = *proxy_s = 0;
+	if (sc->nranks < 2 || sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
+		return;
+	for (r = 1; r < sc->nranks; r++)
+		if (ft__sim_over_network(t, op->rank_gpu[r], op->rank_gpu[r - 1]))
+			nodes++;
+	if (nodes < 2 || sc->nranks % nodes)
+		return;
+	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, sc->nranks / nodes, &l,
+	                       NULL) < 0 ||
+	    !l.tcpx || l.nnodes < 2)
+		return;
+	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, &pl);
+	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
+	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
 }
 
 /* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */

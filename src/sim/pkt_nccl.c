@@ -708,6 +708,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	struct ft_model_p2p_comm comm;
 	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends;
 	size_t per_round;
+	double net_step;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
@@ -727,6 +728,10 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	ends = ft_calloc(2 * (size_t)nbuf * per_round, sizeof(uint32_t));
 	if (!pb->rb.c || !ends)
 		rc = FT_ENOMEM;
+	/* a send between nodes also pays what the model adds to a network hop (the plugin's
+	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
+	 * engine's do */
+	net_step = ft__sim_net_step_s(e->topo, ch[1].proto);
 	for (k = 1; k < m && rc == 0; k++) {
 		for (g = 0; g < ngroups && rc == 0; g++) {
 			uint32_t base =
@@ -741,7 +746,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
 				uint32_t net = crosses_nodes(e->topo, a, b);
 				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
-				                                 sc->algo, ch[net].proto);
+				                                 sc->algo, ch[net].proto) +
+				              (net ? net_step : 0);
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
 				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 1, pb->rb.tag);
@@ -1464,7 +1470,11 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
-	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto));
+	/* a message between nodes also pays what the model adds to a network hop (the plugin's
+	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
+	 * engine's sends do */
+	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto) +
+	                       ft__sim_net_step_s(e->topo, p.ch[1].proto));
 	for (net = 0; net < 2 && rc == 0; net++)
 		rc = send_shape(e, p.payload, &p.ch[net], &p.nflow[net], &bytes[net]);
 	if (rc < 0)

@@ -434,10 +434,14 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	uint32_t m = ph->a2a_group_size, k, g, i, win = FT_COLL_A2A_WINDOW;
 	uint32_t ngroups, *ends;
 	uint64_t wire;
+	double net_step;
 	int rc = 0;
 
 	if (m < 2 || ph->bytes_per_pair == 0)
 		return 0;
+	/* a round between nodes also pays what the model adds to a network hop, as the flow
+	 * engine's waves do (ft__sim_net_step_s()) */
+	net_step = ft__sim_net_step_s(e->topo, sc->proto);
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	wire = (uint64_t)((double)ph->bytes_per_pair / eff + 0.5);
 	ends = ft_calloc(m, sizeof(uint32_t));
@@ -474,7 +478,8 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		}
 		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
 			rc = ft__pk_add_dep(e, (uint32_t)s0, (uint32_t)end);
-		cost = net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) : sc->step_lat_s;
+		cost = net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) + net_step :
+		             sc->step_lat_s;
 		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(cost);
 		task_at(e, (uint32_t)end)->lat_mult = ft__sim_a2a_round_ack(cost);
 		ends[k] = (uint32_t)end;
@@ -524,6 +529,28 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 		if (ft__pk_add_dep(e, t, (uint32_t)id) < 0)
 			return FT_ENOMEM;
 	return 0;
+}
+
+/*
+ * The fixed cost of phase @ph of @op, seconds: the protocol's overhead on each of its steps,
+ * and on each step between nodes what the model adds to NCCL's per-hop network latency
+ * (ft__sim_net_step_s(): the network plugin's reported latency over the fabric's, the
+ * flush where NCCL flushes, nics.vm_overhead), on as many steps as the flow engine pays it
+ * (ft__sim_far_steps(): a ring all-reduce over N nodes 2(N - 1), a tree 2 log2 N, an NVLS
+ * tree its steps across nodes, CollNet one). The path latencies themselves are in the
+ * packets' own run. Before, the engine paid none of the step costs between nodes: a ring
+ * over 2 DGX H100 with 10 us of nics.vm_overhead ran as fast as one without.
+ */
+static double
+phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
+	double extra, step = ft__sim_net_step_s(e->topo, sc->proto);
+
+	if (step > 0)
+		(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
+	return steps * sc->step_lat_s + net * step;
 }
 
 int64_t
@@ -579,8 +606,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1;
-		int64_t bar =
-		        ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(steps * sc->step_lat_s), steps - 1, tag);
+		int64_t bar = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(phase_cost(e, op, ph)),
+		                              steps - 1, tag);
 		uint32_t f;
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)

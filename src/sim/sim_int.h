@@ -547,9 +547,17 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t grap
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
- * to @steps step overheads in @extra_s. */
+ * to @steps step overheads in @extra_s. In @net_steps (NULL: not wanted) how many steps
+ * of those pay ft__sim_net_step_s() in that latency: the far steps of a ring, tree or
+ * NVLS tree across nodes, CollNet's one crossing, 0 elsewhere. */
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
-                           const uint32_t *rank_gpu, uint32_t steps, double *extra_s);
+                           const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
+                           uint32_t *net_steps);
+/* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
+ * or tree flows whole, the model's (ft_model_pipe_terms()), on GPUDirect-TCPX/O across
+ * nodes; 0 elsewhere (nccl.c). */
+void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
+                        double *proxy_s);
 /* What a step between nodes pays with protocol @p on @t's cluster on top of NCCL's per-hop
  * network latency and the path the engine walks (the fabric's own latency): the model's
  * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where

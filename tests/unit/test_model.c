@@ -3837,6 +3837,59 @@ test_tcpx_simple_only(void **state)
 	assert_int_equal(r.proto, FT_PROTO_LL);
 }
 
+/*
+ * ft_model_pipe_terms() gives the pipeline terms ft_model_eval() times its pick with, from
+ * the links alone: on 2 and 4 A3 Mega (GPUDirect-TCPXO) and 2 A3 High the tree's ramp and
+ * the proxy's floor of the all-reduce, all-gather and reduce-scatter from 4 MiB to 1 GiB,
+ * and on 2 p5 (aws-ofi-nccl's 75 us, AMD hosts) and 2 DGX H100 the same. The ramp is most
+ * of A3 Mega's time at mid sizes (more than 600 us at 128 MiB, a third of it and more);
+ * a pair the links do not run (NVLS across the nodes of A3 Mega, one rank) has none.
+ */
+static void
+test_pipe_terms(void **state)
+{
+	static const char *const specs[] = { "gcp-a3-mega:2", "gcp-a3-mega:4", "gcp-a3-high:2",
+		                             "aws-p5:2", "dgx-h100:2" };
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER,
+		                          FT_OP_REDUCE_SCATTER };
+	struct ft_model_pipeline pl;
+	struct ft_model_links l;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i, j;
+	uint64_t b;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++) {
+		assert_int_equal(ft_spec_resolve(specs[i], &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+			for (b = 4u << 20; b <= (1u << 30); b *= 4) {
+				ft_model_query_init(&q, ops[j], b);
+				assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+				ft_model_pipe_terms(&l, ops[j], r.algo, r.proto, b, &pl);
+				assert_int_equal(pl.nchannels, r.pipe.nchannels);
+				assert_int_equal(pl.loops, r.pipe.loops);
+				assert_true(pl.ramp_s == r.pipe.ramp_s);
+				assert_true(pl.proxy_s == r.pipe.proxy_s);
+				assert_true(pl.messages == r.pipe.messages);
+			}
+	}
+	assert_int_equal(ft_spec_resolve("gcp-a3-mega:2", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 128u << 20);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, r.algo, r.proto, 128u << 20, &pl);
+	assert_true(pl.ramp_s > 600e-6 && pl.ramp_s > r.time_s / 3);
+	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 128u << 20, &pl);
+	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0 && pl.loops == 0);
+	assert_int_equal(ft_model_links_get(&s, 1, 0, 0, &l, &err), 0);
+	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 20, &pl);
+	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0);
+}
+
 /* The all-reduce of @spec at @bytes, with aws-ofi-nccl's tuner plugin or not. */
 static struct ft_model_result
 ofi_eval(const struct ft_cluster_spec *s, uint64_t bytes, bool plugin, bool nvls_off)
@@ -4360,6 +4413,7 @@ main(void)
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
+		cmocka_unit_test(test_pipe_terms),
 		cmocka_unit_test(test_ofi_tuner_regions),
 		cmocka_unit_test(test_write_sweep),
 		cmocka_unit_test(test_write_explain),

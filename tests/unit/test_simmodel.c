@@ -22,6 +22,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "spec/scenario.h"
+
 static void
 assert_close_(double a, double b, double tol, const char *file, int line)
 {
@@ -474,13 +476,19 @@ test_collnet_direct_closed_form(void **state)
 	ft_sim_report_release(&rep);
 }
 
-/* Whether the flow engine runs @m's pick in NCCL's chunks: an NVLS tree or a CollNet
- * all-reduce (engine_flow.c pipe_chunks()). */
+/* Whether the flow engine pays @m's pipeline on @spec: it runs an NVLS tree or a CollNet
+ * all-reduce in NCCL's chunks (engine_flow.c pipe_chunks()), and on GPUDirect-TCPX/O across
+ * nodes a ring's or tree's ramp and proxy floor over its whole flows (whole_pipe()). */
 static bool
-model_pipelines(const struct ft_model_result *m)
+model_pipelines(const struct ft_cluster_spec *spec, const struct ft_model_result *m)
 {
-	return m->op == FT_OP_ALL_REDUCE &&
-	       (m->algo == FT_ALGO_NVLS_TREE || m->algo == FT_ALGO_COLLNET);
+	struct ft_model_links l;
+
+	if (m->op == FT_OP_ALL_REDUCE &&
+	    (m->algo == FT_ALGO_NVLS_TREE || m->algo == FT_ALGO_COLLNET))
+		return true;
+	return m->nnodes > 1 && m->op != FT_OP_ALLTOALL && m->op != FT_OP_SENDRECV &&
+	       ft_model_links_get(spec, m->nranks, m->nnodes, m->ppn, &l, NULL) == 0 && l.tcpx;
 }
 
 /*
@@ -516,7 +524,7 @@ test_flow_picks_as_the_tuner(void **state)
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
 		q.tuner_only = true; /* the pick; an NVLS tree's time with its pipeline */
 		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
-		if (model_pipelines(&m)) {
+		if (model_pipelines(&spec, &m)) {
 			q.tuner_only = false;
 			assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
 		}
@@ -543,6 +551,7 @@ static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_EN
 /* busbw() of FT_ALGO_COLLNET: the variant forced, or the tuner's (FT_COLLNET_AUTO) */
 static enum ft_collnet_variant busbw_collnet = FT_COLLNET_AUTO;
 static bool busbw_tuner_only;     /* busbw()'s model without its pipeline, whatever the pick */
+static double busbw_time_us;      /* the time of busbw()'s last answer, us */
 static int busbw_routing = -1;     /* the flow engine's routing (enum ft_routing; -1: the spec's) */
 
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
@@ -561,7 +570,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		ft_model_query_init(&q, op, bytes);
 		/* The flow engine runs rings and trees whole (no pipeline ramp): the tuner's
 		 * time; an NVLS tree or CollNet all-reduce in NCCL's chunks, the first chunk
-		 * through every stage: the model's time with its pipeline (model_pipelines()). */
+		 * through every stage, and on GPUDirect-TCPX/O a ring or tree with the ramp and
+		 * the proxy floor: the model's time with its pipeline (model_pipelines()). */
 		q.tuner_only = true;
 		q.force_algo = algo >= 0;
 		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
@@ -573,13 +583,14 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.collnet = busbw_collnet;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
-		if (model_pipelines(&m) && !busbw_tuner_only) {
+		if (model_pipelines(&cs, &m) && !busbw_tuner_only) {
 			q.tuner_only = false; /* the same pick, with its pipeline */
 			if (ft_model_eval(&cs, &q, &m, &err) < 0)
 				print_error("%s\n", err.msg);
 		}
 		assert_true(m.time_s > 0);
 		memcpy(model_bottleneck, m.bottleneck, sizeof(model_bottleneck));
+		busbw_time_us = m.time_s * 1e6;
 		return m.busbw_Bps / 1e9;
 	}
 	{
@@ -610,6 +621,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 			print_error("%s: %s\n", spec, err.msg);
 		assert_int_equal(rc, 0);
 		bw = ft_run_row(&rep.run, 0)->busbw_GBps;
+		busbw_time_us = ft_run_row(&rep.run, 0)->time_us;
 		ft_sim_report_release(&rep);
 		ft_scenario_free(sc);
 	}
@@ -1183,7 +1195,9 @@ static const char vm_text[] =
  * ring and tree on Google's A3 High and Mega, Spectrum-X, and a hypervisor's 10 us per
  * message: the flow engine pays them on every step that crosses nodes, as the model does,
  * and the two agree within 10% from 4 MiB to 1 GiB with the tuner's pick for all-reduce,
- * all-gather and reduce-scatter. Before, the flow engine left them out: 111.6 us against
+ * all-gather and reduce-scatter (on A3 High and Mega against the model with its pipeline,
+ * whose ramp and proxy floor the flow engine pays there: flow_pays_the_tcpx_pipeline()).
+ * Before, the flow engine left them out: 111.6 us against
  * the model's 399.3 for a 4 MiB all-reduce on 4 p5 (the tree's 4 steps between nodes).
  */
 static void
@@ -1227,17 +1241,163 @@ flow_pays_the_network_step_costs(void)
 }
 
 /*
+ * GPUDirect-TCPX/O's pipeline (ft_model_pipe_terms()): the flow engine runs a ring's or
+ * tree's flows whole and pays, on A3 High and Mega across nodes, the model's ramp of the
+ * tree (the first chunk through its 2((ppn - 1) + log2 N) stages) and the proxy's floor
+ * (a channel's messages x 1 us). The flow engine and the model with its pipeline agree
+ * within 10% for the tuner's all-reduce, all-gather and reduce-scatter on 2 A3 Mega and 2
+ * A3 High at 4, 16, 64, 128 MiB and 1 GiB. Before, the flow engine paid neither: 2 A3 Mega,
+ * all-reduce 8 MiB, 151 us against the model's 816; 128 MiB, 905 against 1,614.
+ */
+static void
+flow_pays_the_tcpx_pipeline(void)
+{
+	static const enum ft_op ops[] = { FT_OP_ALL_REDUCE, FT_OP_ALL_GATHER,
+		                          FT_OP_REDUCE_SCATTER };
+	static const uint64_t sizes[] = { 4u << 20, 16u << 20, 64u << 20, 128u << 20, 1u << 30 };
+	static const char *const specs[] = { "gcp-a3-mega:2", "gcp-a3-high:2" };
+	size_t i, j, k, nrun = 0;
+	double worst = 0;
+
+	busbw_routing = FT_ROUTING_DMODK; /* no two flows on one fabric link: the model's premise */
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (j = 0; j < FT_ARRAY_SIZE(ops); j++)
+			for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+				double f, m, tm;
+
+				m = busbw(specs[i], ops[j], -1, -1, sizes[k], NULL);
+				tm = busbw_time_us;
+				f = busbw(specs[i], ops[j], -1, -1, sizes[k], "flow");
+				nrun++;
+				print_message("# %s %s %llu: flow %.1f model %.1f us (%+.1f%%)\n",
+				              specs[i], ft_op_name(ops[j]),
+				              (unsigned long long)sizes[k], busbw_time_us, tm,
+				              100 * (m / f - 1));
+				if (fabs(m / f - 1) > fabs(worst))
+					worst = m / f - 1; /* flow time / model time - 1 */
+				if (fabs(f / m - 1) > 0.10)
+					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
+					            specs[i], ft_op_name(ops[j]),
+					            (unsigned long long)sizes[k], f, m);
+				assert_close(f, m, 0.10 * m);
+			}
+	busbw_routing = -1;
+	assert_int_equal(nrun, 30);
+	print_message("# tcpx pipeline: %zu cases, worst time %+.1f%%\n", nrun, 100 * worst);
+}
+
+/* The flow engine's time of one @op (@algo, Simple) of @bytes on @spec, us, with the
+ * scenario's packet.chunking @chunking. */
+static double
+flow_time_us(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
+             enum ft_pkt_chunking chunking)
+{
+	struct ft_sim_sweep_args sw = { .spec = spec,
+		                        .op = op,
+		                        .algo = algo,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = bytes,
+		                        .max_bytes = bytes };
+	struct ft_error err = { 0 };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	double t;
+
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	sc->packet.chunking = chunking;
+	ft_sim_overrides_init(&ov);
+	ov.engine = "flow";
+	ov.routing = FT_ROUTING_DMODK;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	t = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return t;
+}
+
+/* The model's pipeline terms of (@op, @algo, Simple) at @bytes on @spec. */
+static struct ft_model_result
+model_pick(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes)
+{
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_result m;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
+	ft_model_query_init(&q, op, bytes);
+	q.force_algo = q.force_proto = true;
+	q.algo = algo;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+	return m;
+}
+
+/*
+ * The closed forms of the two terms in the flow engine. The ramp is a fixed cost after the
+ * flows: a tree all-reduce of 128 MiB on 2 A3 Mega takes the model's ramp longer than the
+ * same flows with packet.chunking: off, which pays no pipeline (the proxy's 2 x loops
+ * messages do not bind). The proxy's floor binds where a message costs more than the bytes
+ * take: with 20 us of nics.vm_overhead a ring all-reduce of 4 MiB over 2 A3 Mega posts
+ * 2 x 2(n - 1) x 2 slices a loop, 120 messages of 21 us, and the flow engine's time is the
+ * floor, the model's 2,520 us, not the 400-odd us of its flows.
+ */
+static void
+test_flow_tcpx_closed_forms(void **state)
+{
+	static const char vm[] = "name: a3-vm\n"
+	                         "nodes: { preset: gcp-a3-mega, count: 2, "
+	                         "nics: { vm_overhead: 20us } }\n";
+	struct ft_model_result m;
+	double on, off;
+	char path[512];
+
+	(void)state;
+	m = model_pick("gcp-a3-mega:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 128u << 20);
+	assert_true(m.pipe.ramp_s > 100e-6);
+	assert_true(m.pipe.proxy_s < m.time_s / 2);
+	on = flow_time_us("gcp-a3-mega:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 128u << 20,
+	                  FT_PKT_CHUNK_AUTO);
+	off = flow_time_us("gcp-a3-mega:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 128u << 20,
+	                   FT_PKT_CHUNK_OFF);
+	print_message("# tree 128 MiB: %.3f - %.3f us, ramp %.3f\n", on, off, m.pipe.ramp_s * 1e6);
+	assert_close(on - off, m.pipe.ramp_s * 1e6, 0.01);
+
+	spec_file("simmodel-a3-vm.yaml", vm, path, sizeof(path));
+	m = model_pick(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, 4u << 20);
+	assert_string_equal(m.bottleneck, "proxy");
+	assert_close(m.pipe.proxy_s, m.pipe.messages * 21e-6, 1e-12);
+	on = flow_time_us(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, 4u << 20, FT_PKT_CHUNK_AUTO);
+	off = flow_time_us(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, 4u << 20, FT_PKT_CHUNK_OFF);
+	print_message("# ring 4 MiB, 20 us a message: %.3f us (%.3f without), floor %.3f\n", on,
+	              off, m.pipe.proxy_s * 1e6);
+	assert_true(off < m.pipe.proxy_s * 1e6 / 2);
+	assert_close(on, m.pipe.proxy_s * 1e6, 0.01);
+	remove(path);
+}
+
+/*
  * The closed form of a step's fixed cost: a forced ring all-reduce (Simple) over 2 DGX
- * H100 crosses the network on 2 of its 30 steps (2(N - 1), kb NA-ALGO-RING), so 10 us of
- * hypervisor cost per message (nics.vm_overhead) makes the flow engine's 20 us slower at
- * any size, as it adds 20 us to the steps of the model's latency term (124.2 -> 144.2 us
- * at 4 MiB, before the model's ring plateau factor).
+ * H100 crosses the network on 2 of its 30 steps (2(N - 1), kb NA-ALGO-RING), and a forced
+ * tree on 2 of its steps (2 log2 N), so 10 us of hypervisor cost per message
+ * (nics.vm_overhead) makes the flow engine's 20 us slower at any size, as it adds 20 us
+ * to the steps of the model's latency term (124.2 -> 144.2 us at 4 MiB for the ring,
+ * before the model's ring plateau factor). The packet engine pays the same on the same
+ * steps, exactly (pkt_setup.c phase_cost()); before, it paid none of the network's step
+ * costs, and ran as fast with the hypervisor as without.
  */
 static void
 test_vm_overhead_per_network_step(void **state)
 {
-	static const uint64_t sizes[] = { 4u << 20, 256u << 20 };
-	const double n = 16;
+	static const struct {
+		const char *engine;
+		enum ft_algo algo;
+		uint64_t bytes;
+	} cases[] = { { "flow", FT_ALGO_RING, 4u << 20 },   { "flow", FT_ALGO_RING, 256u << 20 },
+		      { "flow", FT_ALGO_TREE, 4u << 20 },   { "packet", FT_ALGO_RING, 1u << 20 },
+		      { "packet", FT_ALGO_RING, 4u << 20 }, { "packet", FT_ALGO_TREE, 4u << 20 } };
 	char bare[512], vm[512];
 	size_t k;
 
@@ -1248,14 +1408,19 @@ test_vm_overhead_per_network_step(void **state)
 	          "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
 	          bare, sizeof(bare));
 	spec_file("simmodel-vm1.yaml", vm_text, vm, sizeof(vm));
-	for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
-		double per = (double)sizes[k] * 2 * (n - 1) / n / 1e9; /* s x GB/s of busbw */
-		double t0 = per / busbw(bare, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
-		                        sizes[k], "flow");
-		double t1 = per / busbw(vm, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
-		                        sizes[k], "flow");
+	for (k = 0; k < FT_ARRAY_SIZE(cases); k++) {
+		double t0, t1;
 
-		assert_close(t1 - t0, 20e-6, 0.05e-6);
+		busbw(bare, FT_OP_ALL_REDUCE, cases[k].algo, FT_PROTO_SIMPLE, cases[k].bytes,
+		      cases[k].engine);
+		t0 = busbw_time_us;
+		busbw(vm, FT_OP_ALL_REDUCE, cases[k].algo, FT_PROTO_SIMPLE, cases[k].bytes,
+		      cases[k].engine);
+		t1 = busbw_time_us;
+		print_message("# %s %s %llu: %.4f -> %.4f us\n", cases[k].engine,
+		              ft_algo_name(cases[k].algo), (unsigned long long)cases[k].bytes, t0,
+		              t1);
+		assert_close(t1 - t0, 20.0, 0.05);
 	}
 	remove(bare);
 	remove(vm);
@@ -1335,6 +1500,7 @@ test_flow_agrees_with_model(void **state)
 	flow_agrees_on_trees();
 	flow_agrees_on_nvls_tree_by_loops();
 	flow_pays_the_network_step_costs();
+	flow_pays_the_tcpx_pipeline();
 }
 
 /*
@@ -2528,6 +2694,7 @@ main(void)
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
 		cmocka_unit_test(test_vm_overhead_per_network_step),
+		cmocka_unit_test(test_flow_tcpx_closed_forms),
 		cmocka_unit_test(test_flow_posts_on_p2p_channels),
 		cmocka_unit_test(test_flow_nvls_tree_2node_measured),
 		cmocka_unit_test(test_flow_nvls_tree_one_loop_uncapped),
