@@ -44,6 +44,7 @@
 
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
+#include <fabtune/units.h>
 
 static void
 test_names(void **state)
