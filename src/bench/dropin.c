@@ -101,7 +101,7 @@ peer_form(struct ft_bench_args *a, struct ft_error *err)
 		                    prog, a->port, with);
 	}
 	port = (uint16_t)(a->port ? a->port : FT_BENCH_PERFTEST_PORT);
-	if (a->server && (!a->server[0] || strlen(a->server) > 96 || a->server[0] == '-'))
+	if (a->server && (!a->server[0] || strlen(a->server) >= 96 || a->server[0] == '-'))
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s '%s': expected the server's host name or address", prog,
 		                    a->server);
