@@ -87,6 +87,7 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	struct ft_bench_dropin prog;
 	int rc, ret;
 	uint32_t me;
+	bool shows;
 
 	if (a->table_format && ft_bench_table_style_from_name(a->table_format, &stream.t.style) < 0)
 		return EXIT_USAGE; /* ft_bench_args_to_cfg said why */
@@ -97,19 +98,24 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	    strcmp(prog.tool, "nccl-tests") == 0)
 		stream.t.test_name = prog.program;
 	rc = ft_bench_args_join(a, cfg, &w, &err);
+	/* a transport this host lacks is a usage error, as when the run finds it (below) */
 	if (rc < 0)
 		return cli_error(ctx, "%s", ft_error_msg(&err, rc)),
-		       rc == FT_EINTR ? EXIT_RUNTIME : cli_exit_for(rc);
+		       rc == FT_EINTR   ? EXIT_RUNTIME :
+		       rc == FT_ENOTSUP ? EXIT_USAGE :
+		                          cli_exit_for(rc);
 	me = ft_world_rank(w);
+	/* perftest's client prints the table as its server does (both get the rows) */
+	shows = me == 0 || a->peer == FT_BENCH_PEER_CLIENT;
 	if (me == 0)
 		c.progress = ctx->progress;
-	if (me == 0 && !ctx->json && ft_bench_table_streams(&c)) {
+	if (shows && !ctx->json && ft_bench_table_streams(&c)) {
 		c.on_row = emit;
 		c.on_row_ud = &stream;
 	}
 	ft_bench_report_init(&rep);
 	rc = ft_bench_run_sweep(w, a, &c, &rep, &err);
-	if (me == 0 && (rc == 0 || rep.interrupted))
+	if (shows && (rc == 0 || rep.interrupted))
 		emit(&stream, &rep, NULL);
 	ret = stream.low ? EXIT_PROBLEM : EXIT_OK;
 	if (rc < 0 && !(rc == FT_EINTR && me != 0)) {
@@ -122,9 +128,9 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	} else if (rc == FT_EINTR) {
 		ret = EXIT_RUNTIME;
 	}
-	if (rc == 0 && me == 0 && ft_bench_report_failed(&rep))
+	if (rc == 0 && shows && ft_bench_report_failed(&rep))
 		ret = EXIT_PROBLEM;
-	if (rc == 0 && me == 0 && save && bench_save(&rep, ctx) < 0)
+	if (rc == 0 && shows && save && bench_save(&rep, ctx) < 0)
 		ret = EXIT_RUNTIME;
 	ft_bench_report_release(&rep);
 	ft_world_free(w);
@@ -151,6 +157,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	static const char *const synopsis[] = {
 		"fabtune bench [PATTERN] [--np N] [options]",
 		"fabtune bench [PATTERN] --rank R --nranks N --bootstrap ADDR:PORT [options]",
+		"fabtune bench ib_send_bw|ib_write_bw|... [options] [-p PORT] [SERVER]",
 		"mpirun -np N fabtune bench [PATTERN] [options]",
 		NULL,
 	};
@@ -208,6 +215,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_U64(0, "nranks", &a.nranks, "N", "manual launch: number of ranks"),
 		OPT_STRING(0, "bootstrap", &a.bootstrap, "ADDR:PORT",
 		           "manual launch: rank 0's bootstrap address"),
+		OPT_U64(0, "port", &a.port, "PORT",
+		        "perftest's -p: the server and client forms' TCP port (18515)"),
 		OPT_STRING('D', "duration", &a.duration_str, "SEC",
 		           "perftest: run each size this long instead of -n (pt2pt)"),
 		OPT_U64('q', "qp", &a.qps, "N", "perftest: queue pairs; tcp: sockets per peer (1)"),
@@ -291,19 +300,26 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	memcpy(orig, argv + 1, (size_t)(argc - 1) * sizeof(*orig));
 	n = opts_parse(&usage, ctx, argc, argv);
 	rc = n < 0 ? (n == -2 ? EXIT_OK : EXIT_USAGE) : -1;
+	/* perftest's client form: the server's name after the program's (and its options) */
 	if (rc < 0 && n == 2 && !a.pattern && is_perftest(argv[1])) {
-		/* perftest's client names its server; here both ends are ranks of one run */
-		cli_error(ctx,
-		          "%s %s: perftest's server and client forms are not taken; run both ends "
-		          "with --np 2 on one host, or --rank R --nranks 2 --bootstrap ADDR:PORT "
-		          "on each",
-		          argv[1], argv[2]);
+		a.pattern = argv[1];
+		a.server = argv[2];
+		n = 0;
+	} else if (rc < 0 && n == 1 && a.pattern && is_perftest(a.pattern)) {
+		a.server = argv[1];
+		n = 0;
+	}
+	if (rc < 0 && ((n > 2 && !a.pattern && is_perftest(argv[1])) ||
+	               (n > 1 && a.pattern && is_perftest(a.pattern)))) {
+		cli_error(ctx, "%s %s %s: perftest's client form names one server",
+		          a.pattern ? a.pattern : argv[1], argv[a.pattern ? 1 : 2],
+		          argv[a.pattern ? 2 : 3]);
 		rc = EXIT_USAGE;
 	} else if (rc < 0 && (n > 1 || (n == 1 && a.pattern))) {
 		cli_error(ctx, "one pattern at most (got '%s')", argv[n]);
 		rc = EXIT_USAGE;
 	}
-	if (rc < 0 && n == 1)
+	if (rc < 0 && n == 1 && !a.pattern)
 		a.pattern = argv[1];
 	a.seed = ctx->seed;
 	a.stop = &stop_flag;
@@ -319,7 +335,9 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		rc = EXIT_USAGE;
 	}
 	/* --save: the archive must open before minutes of measuring (rank 0 saves) */
-	if (rc < 0 && save && (a.have_rank ? a.rank == 0 : ft_bench_launcher_rank() == 0) &&
+	if (rc < 0 && save &&
+	    (a.peer == FT_BENCH_PEER_CLIENT ||
+	     (a.have_rank ? a.rank == 0 : ft_bench_launcher_rank() == 0)) &&
 	    cli_save_check(ctx, "the benchmark") < 0)
 		rc = EXIT_USAGE;
 	if (rc >= 0) {

@@ -187,7 +187,11 @@ struct ft_bench_cfg {
 	/* Set by the caller: checked between steps and in every wait. */
 	volatile sig_atomic_t *stop;
 	struct ft_progress progress; /* rank 0 reports sizes done / total */
-	/* Rank 0, collectives and pt2pt: each row as soon as it is measured (may be NULL). */
+	/* pt2pt: every rank gets rank 0's rows, in its report and through on_row, as both
+	   ends of perftest print the table (its server and client forms). */
+	bool rows_everywhere;
+	/* Rank 0, collectives and pt2pt: each row as soon as it is measured (may be NULL);
+	   with rows_everywhere, every rank. */
 	void (*on_row)(void *ud, const struct ft_bench_report *rep,
 	               const struct ft_result_row *row);
 	void *on_row_ud;
@@ -226,6 +230,9 @@ struct ft_world_cfg {
 	char ifname[64];     /* address selection, as ft_bench_cfg.ifname */
 	double timeout_s;    /* bootstrap deadline */
 	volatile sig_atomic_t *stop;
+	/* How the bootstrap's messages name the two ends of a pair (perftest's server and
+	   client forms: "the server", "client"); NULL: "rank 0 (bootstrap)", ranks. */
+	const char *root_name, *leaf_name;
 };
 
 FT_API void ft_world_cfg_init(struct ft_world_cfg *cfg);
@@ -387,6 +394,16 @@ FT_API int ft_bench_run(struct ft_world *w, const struct ft_bench_cfg *cfg,
  * minb, maxb, iters and window: not given. ft_bench_args_init() sets the
  * defaults of the command line.
  */
+/* Which end of perftest's server and client forms a process is (ft_bench_args.peer). */
+enum ft_bench_peer {
+	FT_BENCH_PEER_NONE,   /* --np, --rank, a launcher, or one rank */
+	FT_BENCH_PEER_SERVER, /* `ib_send_bw [opts]`: rank 0, listens at the port */
+	FT_BENCH_PEER_CLIENT, /* `ib_send_bw [opts] HOST`: rank 1, connects to HOST:port */
+};
+
+/* perftest's handshake port, its DEF_PORT: the server and client forms' default. */
+#define FT_BENCH_PERFTEST_PORT 18515
+
 struct ft_bench_args {
 	const char *pattern, *transport; /* NULL: all_reduce, auto */
 	const char *op, *dtype;          /* -o, -d: a name or "all" (a sweep of every one) */
@@ -414,11 +431,23 @@ struct ft_bench_args {
 	uint64_t np, rank, nranks, nthreads, ngpus; /* rank UINT64_MAX: no --rank */
 	const char *bootstrap;
 	bool have_rank; /* set by ft_bench_args_launch() */
+	/* perftest's server and client forms, after a perftest program's name and with
+	   no --np, --rank or launcher: `ib_send_bw [opts]` is the server, rank 0 of 2
+	   listening on every IPv4 address; `ib_send_bw [opts] HOST` the client, rank 1,
+	   connecting to HOST. Both meet through the --bootstrap machinery at the port. */
+	const char *server;          /* the client form's HOST, NULL: none given */
+	uint64_t port;               /* perftest's -p/--port; 0: not given (18515) */
+	enum ft_bench_peer peer;     /* set by ft_bench_args_launch() */
+	char peer_bootstrap[136];    /* set with it: "0.0.0.0:PORT" or "HOST:PORT" */
 };
 
 FT_API void ft_bench_args_init(struct ft_bench_args *a);
 /* Check the launching options; nccl-tests runs -t x -g ranks in each process, fabtune one:
-   --np is multiplied by them. FT_EINVAL with a message naming the option. */
+   --np is multiplied by them. After a perftest program's name with no --np, --rank or
+   launcher, perftest's server form (no @a->server) or client form (@a->server, the HOST)
+   becomes rank 0 or 1 of 2 meeting at @a->port (18515): @a->peer, @a->peer_bootstrap,
+   and the rank fields are set. FT_EINVAL with a message naming the option, the HOST or
+   the conflict (a HOST or --port with --np, --rank, --nranks, --bootstrap or mpirun). */
 FT_API int ft_bench_args_launch(struct ft_bench_args *a, struct ft_error *err) FT_MUST_CHECK;
 /* Join the world (ft_world_new): --rank/--nranks/--bootstrap (rank 0 of ft_bench_spawn()
    takes the listener it inherits), the one mpirun, srun or torchrun describe, else one
@@ -434,10 +463,10 @@ FT_API int ft_bench_args_to_cfg(const struct ft_bench_args *a, struct ft_bench_c
    point-to-point pattern on the line, an -a not followed by 0-3 becomes --all-sizes.
    After a perftest program's name (ib_write_bw, ...) the letters perftest gives another
    meaning than nccl-tests become fabtune's long options: -d DEV --rdma-device, -x N
-   --gid-index, -b --bidir, -t N --window (tx depth). */
+   --gid-index, -b --bidir, -t N --window (tx depth), -p PORT --port (handshake port). */
 FT_API void ft_bench_args_perftest_a(int argc, char **argv);
 /* After a perftest program's name, its letters that have no counterpart here (-i port,
-   -m MTU, -p handshake port, -e events, -R rdma_cm, -l post list, -I inline) and that
+   -m MTU, -e events, -R rdma_cm, -l post list, -I inline) and that
    nccl-tests' letters would otherwise take: FT_EINVAL naming the letter. */
 FT_API int ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err) FT_MUST_CHECK;
 

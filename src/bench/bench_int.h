@@ -400,6 +400,10 @@ int ft__ep_sendrecv(struct ft_ep *ep, uint32_t to, const void *sbuf, size_t slen
 
 /* Overlay @ops on defaults that return FT_ENOTSUP (no NULL methods at call sites). */
 void ft__transport_fill(struct ft_transport_ops *out, const struct ft_transport_ops *ops);
+/* Probe the transport @cfg names on this host alone (nothing for "auto"): what a rank
+   can say before it meets the others. FT_EINVAL for an unknown name, else the probe's
+   error prefixed with the transport's name. */
+int ft__transport_probe(const struct ft_bench_cfg *cfg, struct ft_error *err) FT_MUST_CHECK;
 int ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
                        char *chosen, size_t clen, struct ft_error *err) FT_MUST_CHECK;
 

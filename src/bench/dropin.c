@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 
+#include <fabtune/launch.h>
 #include <fabtune/units.h>
 
 #include "coll/names.h"
@@ -40,9 +41,90 @@ ft_bench_args_init(struct ft_bench_args *a)
 	a->rank = UINT64_MAX;
 }
 
+static bool is_perftest_name(const char *a);
+
+/*
+ * perftest's server and client forms (its perftest_parameters.c: a host name
+ * after the options makes the client, none the server; both meet on TCP port
+ * 18515 unless -p says otherwise). Here they are a world of two ranks joined by
+ * the --bootstrap machinery: the server is rank 0 and listens on every IPv4
+ * address, as perftest's server does; the client is rank 1 and connects to
+ * HOST, retrying until -T runs out where perftest tries once, so that a script
+ * may start both ends at the same moment.
+ */
+static int
+peer_form(struct ft_bench_args *a, struct ft_error *err)
+{
+	const char *prog = a->pattern ? a->pattern : "the pattern";
+	bool perftest = is_perftest_name(a->pattern);
+	bool launched = false, other;
+	struct ft_launch l;
+	uint16_t port;
+
+	a->peer = FT_BENCH_PEER_NONE;
+	a->peer_bootstrap[0] = '\0';
+	if (ft_launch_detect(NULL, &l, NULL) == 0 && l.size > 1)
+		launched = true;
+	other = a->rank != UINT64_MAX || a->nranks || a->bootstrap || a->np > 1 ||
+	        a->nthreads * a->ngpus > 1 || launched;
+	if (!a->server && !a->port && (!perftest || other))
+		return 0; /* not perftest's forms: --np, --rank, the launcher's world */
+	if (a->server && !perftest)
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s %s: a server's name follows a perftest program "
+		                    "(ib_send_bw HOST, ...), not %s",
+		                    prog, a->server, prog);
+	if (a->port && !perftest)
+		return ft_error_set(err, FT_EINVAL,
+		                    "--port %" PRIu64 ": perftest's handshake port, for its server "
+		                    "and client forms after ib_send_bw, ib_write_bw, ...",
+		                    a->port);
+	if (a->port > 65535)
+		return ft_error_set(err, FT_EINVAL, "-p/--port %" PRIu64 ": expected 1 to 65535",
+		                    a->port);
+	if (other) {
+		const char *what = a->server ? a->server : "--port";
+		const char *with = a->np > 1 ? "--np, which starts both ends here" :
+		                   launched  ? "a launcher's ranks (mpirun, srun, torchrun)" :
+		                   a->nthreads * a->ngpus > 1 ?
+		                               "-g, which starts local ranks" :
+		                               "--rank, --nranks and --bootstrap";
+
+		if (a->server)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s %s: perftest's client form is one end of a pair by "
+			                    "itself; it does not go with %s: give one or the other",
+			                    prog, what, with);
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s --port %" PRIu64 ": the port of perftest's server and "
+		                    "client forms does not go with %s: give one or the other",
+		                    prog, a->port, with);
+	}
+	port = (uint16_t)(a->port ? a->port : FT_BENCH_PERFTEST_PORT);
+	if (a->server && (!a->server[0] || strlen(a->server) >= 96 || a->server[0] == '-'))
+		return ft_error_set(err, FT_EINVAL,
+		                    "%s '%s': expected the server's host name or address", prog,
+		                    a->server);
+	if (a->server)
+		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap),
+		         strchr(a->server, ':') ? "[%s]:%u" : "%s:%u", a->server, (unsigned)port);
+	else
+		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap), "0.0.0.0:%u",
+		         (unsigned)port);
+	a->peer = a->server ? FT_BENCH_PEER_CLIENT : FT_BENCH_PEER_SERVER;
+	a->rank = a->server ? 1 : 0;
+	a->nranks = 2;
+	a->bootstrap = a->peer_bootstrap;
+	return 0;
+}
+
 int
 ft_bench_args_launch(struct ft_bench_args *a, struct ft_error *err)
 {
+	int rc = peer_form(a, err);
+
+	if (rc < 0)
+		return rc;
 	a->have_rank = a->rank != UINT64_MAX;
 	if (!a->have_rank)
 		a->rank = 0;
@@ -69,6 +151,129 @@ ft_bench_args_launch(struct ft_bench_args *a, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL,
 		                    "--np x -t x -g = %" PRIu64 ": at most 256 ranks", a->np);
 	return 0;
+}
+
+static const char *
+peer_name(enum ft_bench_peer p)
+{
+	return p == FT_BENCH_PEER_SERVER ? "server" : "client";
+}
+
+/* A server or client that could not meet its other end: which end, where, and what to do. */
+static int
+peer_error(const struct ft_bench_args *a, const struct ft_world_cfg *wc, int rc,
+           struct ft_error *err)
+{
+	char msg[FT_ERROR_MSG_MAX];
+
+	if (!err)
+		return rc;
+	ft_strlcpy(msg, err->msg[0] ? err->msg : ft_strerror(rc), sizeof(msg));
+	ft_error_clear(err);
+	if (rc == FT_ETIMEDOUT && a->peer == FT_BENCH_PEER_CLIENT)
+		return ft_error_set(err, rc,
+		                    "client: %s (tried for %.0fs: start `fabtune bench %s` on %s "
+		                    "first, or raise -T)",
+		                    msg, wc->timeout_s, a->pattern, a->server);
+	if (rc == FT_ETIMEDOUT && a->peer == FT_BENCH_PEER_SERVER)
+		return ft_error_set(err, rc,
+		                    "server: %s: start `fabtune bench %s THIS_HOST` on the other "
+		                    "host, or raise -T",
+		                    msg, a->pattern);
+	return ft_error_set(err, rc, "%s: %s", peer_name(a->peer), msg);
+}
+
+/* What the two ends of perftest's forms must agree on, or their loops part ways. */
+struct peer_terms {
+	uint64_t min_bytes, max_bytes, step_factor, step_bytes;
+	double duration_s;
+	uint32_t pattern, iters, warmup, window, streams;
+	uint8_t bidir, check;
+	char transport[16];
+	char verbs_op[8];
+};
+
+static void
+peer_terms(const struct ft_bench_cfg *cfg, struct peer_terms *t)
+{
+	memset(t, 0, sizeof(*t)); /* padding too: the struct travels as bytes */
+	t->min_bytes = cfg->min_bytes;
+	t->max_bytes = cfg->max_bytes;
+	t->step_factor = cfg->step_factor;
+	t->step_bytes = cfg->step_bytes;
+	t->duration_s = cfg->duration_s;
+	t->pattern = (uint32_t)cfg->pattern;
+	t->iters = cfg->iters;
+	t->warmup = cfg->warmup;
+	t->window = cfg->window;
+	t->streams = cfg->streams;
+	t->bidir = cfg->bidir;
+	t->check = cfg->check;
+	ft_strlcpy(t->transport, cfg->transport, sizeof(t->transport));
+	ft_strlcpy(t->verbs_op, cfg->verbs_op, sizeof(t->verbs_op));
+}
+
+/*
+ * The server and client of perftest's forms are started with separate command
+ * lines; perftest refuses some mismatches and hangs on others. Here the two
+ * exchange what their loops depend on and both stop, naming the first option
+ * that differs and both values, before anything is measured. Collective.
+ */
+static int
+peer_agree(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	struct peer_terms mine, all[2];
+	const struct peer_terms *s = &all[0], *c = &all[1];
+	char sv[48], cv[48];
+	const char *what = NULL;
+	int rc;
+
+	peer_terms(cfg, &mine);
+	rc = ft_world_allgather(w, &mine, sizeof(mine), all, err);
+	if (rc < 0)
+		return rc;
+#define DIFF_U(field, name)                                                              \
+	if (!what && s->field != c->field) {                                             \
+		what = name;                                                             \
+		snprintf(sv, sizeof(sv), "%" PRIu64, (uint64_t)s->field);                \
+		snprintf(cv, sizeof(cv), "%" PRIu64, (uint64_t)c->field);                \
+	}
+#define DIFF_S(field, name)                                                              \
+	if (!what && strcmp(s->field, c->field) != 0) {                                  \
+		what = name;                                                             \
+		snprintf(sv, sizeof(sv), "%s", s->field[0] ? s->field : "send");         \
+		snprintf(cv, sizeof(cv), "%s", c->field[0] ? c->field : "send");         \
+	}
+	if (s->pattern != c->pattern) {
+		what = "the program";
+		snprintf(sv, sizeof(sv), "%s", ft_op_name((enum ft_op)s->pattern));
+		snprintf(cv, sizeof(cv), "%s", ft_op_name((enum ft_op)c->pattern));
+	}
+	DIFF_S(transport, "--transport")
+	DIFF_S(verbs_op, "the verb (--verbs-op)")
+	DIFF_U(min_bytes, "the smallest size (-s, -a)")
+	DIFF_U(max_bytes, "the largest size (-s, -a)")
+	DIFF_U(step_factor, "the size step (-f)")
+	DIFF_U(step_bytes, "the size step (-i)")
+	DIFF_U(iters, "-n/--iters")
+	DIFF_U(warmup, "-w/--warmup_iters")
+	DIFF_U(window, "the tx depth (-t, --window)")
+	DIFF_U(streams, "-q/--qp")
+	DIFF_U(bidir, "-b/--bidir")
+	DIFF_U(check, "the data check (-c)")
+	if (!what && s->duration_s != c->duration_s) {
+		what = "-D/--duration";
+		snprintf(sv, sizeof(sv), "%gs", s->duration_s);
+		snprintf(cv, sizeof(cv), "%gs", c->duration_s);
+	}
+#undef DIFF_U
+#undef DIFF_S
+	if (!what)
+		return 0;
+	return ft_error_set(err, FT_EINVAL,
+	                    "server and client differ in %s: %s at the server (%s), %s at the "
+	                    "client (%s); give both ends the same options",
+	                    what, sv, ft_world_info(w, 0)->host, cv, ft_world_info(w, 1)->host);
 }
 
 int
@@ -101,7 +306,28 @@ ft_bench_args_join(const struct ft_bench_args *a, const struct ft_bench_cfg *cfg
 		ft_strlcpy(wc->ifname, a->ifname, sizeof(wc->ifname));
 	wc->timeout_s = cfg->timeout_s;
 	wc->stop = a->stop;
+	if (a->peer != FT_BENCH_PEER_NONE) {
+		/* perftest opens its device before the handshake: a transport this host
+		   lacks is said at once, not after waiting for the other end */
+		rc = ft__transport_probe(cfg, err);
+		if (rc < 0) {
+			ft_error_prefix(err, "%s: ", peer_name(a->peer));
+			return rc;
+		}
+		wc->root_name = "the server";
+		wc->leaf_name = "client";
+	}
 	rc = ft_world_new(wc, out, err);
+	if (rc < 0 && a->peer != FT_BENCH_PEER_NONE)
+		return peer_error(a, wc, rc, err);
+	if (rc == 0 && a->peer != FT_BENCH_PEER_NONE) {
+		rc = peer_agree(*out, cfg, err);
+		if (rc < 0) {
+			ft_world_free(*out);
+			*out = NULL;
+		}
+		return rc;
+	}
 	if (rc < 0 && a->have_rank && err && err->msg[0])
 		ft_error_prefix(err, "rank %u: ", (unsigned)a->rank);
 	else if (rc < 0 && a->have_rank)
@@ -465,6 +691,8 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		ft_strlcpy(cfg->rdma_device, o->rdma_dev, sizeof(cfg->rdma_device));
 	cfg->gid_index = o->gid_index;
 	cfg->stop = o->stop;
+	/* perftest's server and client both print the table */
+	cfg->rows_everywhere = o->peer != FT_BENCH_PEER_NONE;
 	{
 		if (cfg->min_bytes && cfg->max_bytes && cfg->min_bytes > cfg->max_bytes) {
 			return ft_error_set(err, FT_EINVAL,
@@ -602,7 +830,7 @@ is_perftest_name(const char *a)
 {
 	struct ft_bench_dropin d;
 
-	return ft_bench_dropin_name(a, &d, NULL) == 0 && strcmp(d.tool, "perftest") == 0;
+	return a && ft_bench_dropin_name(a, &d, NULL) == 0 && strcmp(d.tool, "perftest") == 0;
 }
 
 /*
@@ -647,6 +875,8 @@ ft_bench_args_perftest_a(int argc, char **argv)
 			argv[i] = (char *)"--bidir"; /* perftest: bidirectional, not -b SIZE */
 		else if (strcmp(argv[i], "-t") == 0)
 			argv[i] = (char *)"--window"; /* perftest: tx depth, not threads */
+		else if (strcmp(argv[i], "-p") == 0)
+			argv[i] = (char *)"--port"; /* perftest: handshake port, not -p 0|1 */
 	}
 }
 
@@ -659,8 +889,6 @@ ft_bench_args_perftest_check(int argc, char **argv, struct ft_error *err)
 		{ "-i", "adapter port", "fabtune takes the device's first active port "
 		                        "(name the device with -d)" },
 		{ "-m", "MTU", "fabtune uses the port's active MTU" },
-		{ "-p", "handshake port", "ranks meet through --np, the launcher or "
-		                          "--bootstrap ADDR:PORT" },
 		{ "-e", "completion events", "fabtune polls the completion queue" },
 		{ "-R", "rdma_cm connection", "fabtune connects the queue pairs itself" },
 		{ "-l", "post list", "one work request is posted at a time" },

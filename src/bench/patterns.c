@@ -546,6 +546,26 @@ atomics_size(struct ft_bench_ctx *bc, bool lat, double *samples, double v[3],
 	return rc == 0 ? sync_pair(bc, 1 - r, err) : rc;
 }
 
+/*
+ * Rank 0's finished row into every rank's @row (cfg.rows_everywhere): perftest's
+ * two ends exchange their reports after each size and both print the same
+ * figures. Collective.
+ */
+static int
+share_row(struct ft_world *w, struct ft_result_row *row, struct ft_error *err)
+{
+	struct ft_result_row *all = ft_calloc(w->nranks, sizeof(*all));
+	int rc;
+
+	if (!all)
+		return FT_ENOMEM;
+	rc = ft__world_allgather(w, row, sizeof(*row), all, err);
+	if (rc == 0)
+		*row = all[0];
+	ft_free(all);
+	return rc;
+}
+
 /* values each rank gathers per size in ft__bench_pt2pt */
 #define PT2PT_VALS 4
 
@@ -666,9 +686,11 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 			row.busbw_GBps = row.algbw_GBps;
 		}
 		ft_free(all);
-		if (rc == 0 && r == 0)
+		if (rc == 0 && cfg->rows_everywhere)
+			rc = share_row(w, &row, err);
+		if (rc == 0 && (r == 0 || cfg->rows_everywhere))
 			rc = ft_run_add(&out->run, &row);
-		if (rc == 0 && r == 0 && cfg->on_row)
+		if (rc == 0 && (r == 0 || cfg->rows_everywhere) && cfg->on_row)
 			cfg->on_row(cfg->on_row_ud, out, &row);
 		if (rc == 0 && r == 0)
 			ft_progress_update(&cfg->progress, row.test, ++done, total);

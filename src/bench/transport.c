@@ -140,6 +140,28 @@ all_local(const struct ft_world *w)
 	return true;
 }
 
+int
+ft__transport_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (strcmp(cfg->transport, "auto") == 0)
+		return 0; /* chosen with the other ranks, once they have met */
+	for (i = 0; i < FT_ARRAY_SIZE(registry); i++)
+		if (strcmp(registry[i]->name, cfg->transport) == 0)
+			break;
+	if (i == FT_ARRAY_SIZE(registry))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--transport: unknown transport '%s' (auto, tcp, shm, mpi, "
+		                    "verbs, nccl, ucx)",
+		                    cfg->transport);
+	rc = filled_ops(i)->probe(cfg, err);
+	if (rc < 0)
+		ft_error_prefix(err, "%s: ", registry[i]->name);
+	return rc;
+}
+
 static int fault_arm(const struct ft_world *w);
 
 int
@@ -154,19 +176,12 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 
 	*out = NULL;
 	if (strcmp(cfg->transport, "auto") != 0) {
+		rc = ft__transport_probe(cfg, err);
+		if (rc < 0)
+			return rc;
 		for (i = 0; i < FT_ARRAY_SIZE(registry); i++)
 			if (strcmp(registry[i]->name, cfg->transport) == 0)
 				break;
-		if (i == FT_ARRAY_SIZE(registry))
-			return ft_error_set(err, FT_EINVAL,
-			                    "--transport: unknown transport '%s' (auto, tcp, shm, "
-			                    "mpi, verbs, nccl, ucx)",
-			                    cfg->transport);
-		rc = filled_ops(i)->probe(cfg, err);
-		if (rc < 0) {
-			ft_error_prefix(err, "%s: ", registry[i]->name);
-			return rc;
-		}
 		if (strcmp(registry[i]->name, "shm") == 0 && !local)
 			return ft_error_set(err, FT_EINVAL,
 			                    "shm: the ranks are on different hosts (%s, %s, ...)",

@@ -211,7 +211,8 @@ open_data_listener(struct ft_world *w, const char *ifname, struct ft_rank_info *
 
 /* Rank 0: accept everyone, check, send the table. */
 static int
-boot_root(struct ft_world *w, double deadline, struct ft_error *err)
+boot_root(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline,
+          struct ft_error *err)
 {
 	uint32_t got = 1, r;
 	int rc;
@@ -231,6 +232,10 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 					used += (size_t)snprintf(missing + used,
 					                         sizeof(missing) - used, "%s%u",
 					                         used ? "," : "", r);
+			if (cfg->leaf_name)
+				return ft_error_set(err, FT_ETIMEDOUT,
+				                    "no %s connected to %s within %.0fs",
+				                    cfg->leaf_name, cfg->bootstrap, w->timeout_s);
 			return ft_error_set(err, FT_ETIMEDOUT,
 			                    "bootstrap: %u of %u ranks joined within %.0fs "
 			                    "(missing ranks %s)",
@@ -280,6 +285,7 @@ boot_root(struct ft_world *w, double deadline, struct ft_error *err)
 static int
 boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline, struct ft_error *err)
 {
+	const char *root = cfg->root_name ? cfg->root_name : "rank 0 (bootstrap)";
 	struct boot_hello h;
 	char host[96];
 	uint16_t port;
@@ -292,8 +298,7 @@ boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline, s
 	rc = ft__parse_hostport(cfg->bootstrap, host, sizeof(host), &port, err);
 	if (rc < 0)
 		return rc;
-	rc = ft__sock_connect(host, port, deadline, "rank 0 (bootstrap)", w->stop, &w->ctrl_fd[0],
-	                      err);
+	rc = ft__sock_connect(host, port, deadline, root, w->stop, &w->ctrl_fd[0], err);
 	if (rc < 0)
 		return rc;
 	memset(&h, 0, sizeof(h));
@@ -301,12 +306,11 @@ boot_leaf(struct ft_world *w, const struct ft_world_cfg *cfg, double deadline, s
 	h.rank = w->rank;
 	h.nranks = w->nranks;
 	h.info = w->info[w->rank];
-	rc = ft__sock_send_all(w->ctrl_fd[0], &h, sizeof(h), deadline, "rank 0 (bootstrap)",
-	                       w->stop, err);
+	rc = ft__sock_send_all(w->ctrl_fd[0], &h, sizeof(h), deadline, root, w->stop, err);
 	if (rc < 0)
 		return rc;
 	return ft__sock_recv_all(w->ctrl_fd[0], w->info, sizeof(*w->info) * w->nranks, deadline,
-	                         "rank 0 (bootstrap)", w->stop, err);
+	                         root, w->stop, err);
 }
 
 #if FT_HAVE_MPI
@@ -429,7 +433,7 @@ ft_world_new(const struct ft_world_cfg *cfg, struct ft_world **out, struct ft_er
 				goto fail;
 			}
 		}
-		rc = boot_root(w, deadline, err);
+		rc = boot_root(w, cfg, deadline, err);
 		close(w->boot_listen_fd);
 		w->boot_listen_fd = -1;
 		if (rc < 0)

@@ -44,6 +44,7 @@
 
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
+#include <fabtune/units.h>
 
 static void
 test_names(void **state)
@@ -5614,6 +5615,307 @@ test_dropin_names_cfg(void **state)
 	assert_string_equal(argv2[6], "-t");
 }
 
+/* perftest's server and client forms: which end, the address, and the conflicts named. */
+static void
+test_peer_form_args(void **state)
+{
+	struct ft_bench_args a;
+	struct ft_error err = { 0 };
+	char *argv[] = { (char *)"bench", (char *)"ib_send_bw", (char *)"-p", (char *)"20000",
+		         (char *)"node-b", NULL };
+	char *nccl[] = { (char *)"bench", (char *)"all_reduce_perf", (char *)"-p", (char *)"1",
+		         NULL };
+
+	(void)state;
+	/* no host: the server, rank 0 of 2, every IPv4 address, perftest's port */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_SERVER);
+	assert_true(a.have_rank);
+	assert_int_equal(a.rank, 0);
+	assert_int_equal(a.nranks, 2);
+	assert_string_equal(a.bootstrap, "0.0.0.0:18515");
+	/* a host: the client, rank 1, at HOST:-p */
+	ft_bench_args_init(&a);
+	a.pattern = "/usr/bin/ib_write_lat";
+	a.server = "node-b";
+	a.port = 20000;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_CLIENT);
+	assert_int_equal(a.rank, 1);
+	assert_int_equal(a.nranks, 2);
+	assert_string_equal(a.bootstrap, "node-b:20000");
+	/* an IPv6 address in brackets, as --bootstrap takes it */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_lat";
+	a.server = "fd00::2";
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_string_equal(a.bootstrap, "[fd00::2]:18515");
+	/* --np 2, --rank, or a pattern that is not perftest's program: no form, as before */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.np = 2;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_NONE);
+	assert_false(a.have_rank);
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.rank = 1;
+	a.nranks = 2;
+	a.bootstrap = "10.0.0.1:29500";
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_NONE);
+	assert_string_equal(a.bootstrap, "10.0.0.1:29500");
+	ft_bench_args_init(&a);
+	a.pattern = "pt2pt_bw";
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_NONE);
+	assert_false(a.have_rank);
+	/* conflicts, each named */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.server = "node-b";
+	a.np = 2;
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "ib_send_bw node-b: perftest's client form is one end of a "
+	                             "pair by itself; it does not go with --np, which starts both "
+	                             "ends here: give one or the other");
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.server = "node-b";
+	a.rank = 1;
+	a.nranks = 2;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "does not go with --rank, --nranks and --bootstrap"));
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.port = 20000;
+	a.bootstrap = "10.0.0.1:29500";
+	a.rank = 0;
+	a.nranks = 2;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "ib_send_bw --port 20000: the port of perftest's server and "
+	                             "client forms does not go with --rank, --nranks and "
+	                             "--bootstrap: give one or the other");
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.port = 70000;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "-p/--port 70000: expected 1 to 65535");
+	ft_bench_args_init(&a);
+	a.pattern = "all_reduce_perf";
+	a.server = "node-b";
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "all_reduce_perf node-b: a server's name follows a perftest "
+	                             "program (ib_send_bw HOST, ...), not all_reduce_perf");
+	ft_bench_args_init(&a);
+	a.pattern = "pt2pt_bw";
+	a.port = 20000;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--port 20000: perftest's handshake port"));
+	/* the server and client both print rows */
+	{
+		struct ft_bench_cfg cfg;
+
+		ft_bench_args_init(&a);
+		a.pattern = "ib_send_bw";
+		a.transport = "tcp";
+		assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+		assert_true(cfg.rows_everywhere);
+		a.peer = FT_BENCH_PEER_NONE;
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+		assert_false(cfg.rows_everywhere);
+	}
+	/* after perftest's program -p is its port, no longer refused; after nccl-tests' -p 0|1 */
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_perftest_check(5, argv, &err), 0);
+	ft_bench_args_perftest_a(5, argv);
+	assert_string_equal(argv[2], "--port");
+	ft_bench_args_perftest_a(4, nccl);
+	assert_string_equal(nccl[2], "-p");
+}
+
+/* A free TCP port on this host (closed again: the test's ends listen on it next). */
+static uint16_t
+free_port(void)
+{
+	struct ft_error err = { 0 };
+	uint16_t port = 0;
+	int fd;
+
+	assert_int_equal(ft_bench_listen("127.0.0.1", &fd, &port, &err), 0);
+	close(fd);
+	return port;
+}
+
+/* One end of perftest's forms over tcp on this host: launch, join, run; rows in @rep. */
+static int
+peer_end(const char *server, uint16_t port, const char *size, const char *timeout,
+         struct ft_bench_report *rep, struct ft_error *err)
+{
+	struct ft_bench_args a;
+	struct ft_bench_cfg cfg;
+	struct ft_world *w = NULL;
+	int rc;
+
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.transport = "tcp";
+	a.server = server;
+	a.port = port;
+	a.iters = 200;
+	a.timeout_str = timeout;
+	rc = ft_parse_size(size, &a.msg_size, err);
+	if (rc == 0)
+		rc = ft_bench_args_launch(&a, err);
+	if (rc == 0)
+		rc = ft_bench_args_to_cfg(&a, &cfg, err);
+	if (rc == 0)
+		rc = ft_bench_args_join(&a, &cfg, &w, err);
+	ft_bench_report_init(rep);
+	if (rc == 0)
+		rc = ft_bench_run_sweep(w, &a, &cfg, rep, err);
+	ft_world_free(w);
+	return rc;
+}
+
+/* The two ends as two processes: the client gets the server's row, the very same bytes. */
+static void
+test_peer_form_run(void **state)
+{
+	struct shared {
+		struct ft_result_row row;
+		int rc, nrows;
+		char msg[FT_ERROR_MSG_MAX];
+	} *kid;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	uint16_t port = free_port();
+	const struct ft_result_row *row;
+	int st, rc;
+	pid_t pid;
+
+	(void)state;
+	kid = mmap(NULL, sizeof(*kid), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(kid != MAP_FAILED);
+	memset(kid, 0, sizeof(*kid));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ft_bench_report r;
+		struct ft_error e = { 0 };
+
+		alarm(30);
+		kid->rc = peer_end("127.0.0.1", port, "64K", "10s", &r, &e);
+		kid->nrows = (int)ft_run_nrows(&r.run);
+		if (kid->nrows > 0)
+			kid->row = *ft_run_row(&r.run, 0);
+		ft_strlcpy(kid->msg, e.msg, sizeof(kid->msg));
+		ft_bench_report_release(&r);
+		_exit(0);
+	}
+	rc = peer_end(NULL, port, "64K", "10s", &rep, &err);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (rc < 0 || kid->rc < 0)
+		fprintf(stderr, "server: %s\nclient: %s\n", err.msg, kid->msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(kid->rc, 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	assert_int_equal(kid->nrows, 1);
+	row = ft_run_row(&rep.run, 0);
+	assert_string_equal(row->test, "pt2pt_bw");
+	assert_int_equal(row->bytes, 65536);
+	assert_int_equal(row->nsamples, 200);
+	assert_int_equal(row->wrong, 0);
+	assert_true(row->busbw_GBps > 0);
+	assert_memory_equal(&kid->row, row, sizeof(*row));
+	ft_bench_report_release(&rep);
+
+	/* different sizes on the two ends: both stop before measuring, naming -s */
+	port = free_port();
+	memset(kid, 0, sizeof(*kid));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ft_bench_report r;
+		struct ft_error e = { 0 };
+
+		alarm(30);
+		kid->rc = peer_end("127.0.0.1", port, "64K", "10s", &r, &e);
+		ft_strlcpy(kid->msg, e.msg, sizeof(kid->msg));
+		ft_bench_report_release(&r);
+		_exit(0);
+	}
+	ft_error_clear(&err);
+	rc = peer_end(NULL, port, "128K", "10s", &rep, &err);
+	ft_bench_report_release(&rep);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(rc, FT_EINVAL);
+	assert_int_equal(kid->rc, FT_EINVAL);
+	assert_non_null(strstr(err.msg, "server and client differ in the smallest size (-s, -a): "
+	                                "131072 at the server ("));
+	assert_non_null(strstr(err.msg, "), 65536 at the client ("));
+	assert_string_equal(err.msg, kid->msg);
+	munmap(kid, sizeof(*kid));
+}
+
+/* No other end within -T: the client names HOST:PORT, the server its address. */
+static void
+test_peer_form_timeouts(void **state)
+{
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	uint16_t port = free_port();
+	char want[160];
+	double t0;
+
+	(void)state;
+	t0 = ft__now();
+	assert_int_equal(peer_end("127.0.0.1", port, "64K", "1s", &rep, &err), FT_ETIMEDOUT);
+	ft_bench_report_release(&rep);
+	assert_true(ft__now() - t0 >= 0.9); /* retried, not refused at once */
+	snprintf(want, sizeof(want),
+	         "client: cannot reach the server at 127.0.0.1:%u: Connection refused (tried for "
+	         "1s: start `fabtune bench ib_send_bw` on 127.0.0.1 first, or raise -T)",
+	         (unsigned)port);
+	assert_string_equal(err.msg, want);
+	ft_error_clear(&err);
+	assert_int_equal(peer_end(NULL, port, "64K", "1s", &rep, &err), FT_ETIMEDOUT);
+	ft_bench_report_release(&rep);
+	snprintf(want, sizeof(want),
+	         "server: no client connected to 0.0.0.0:%u within 1s: start `fabtune bench "
+	         "ib_send_bw THIS_HOST` on the other host, or raise -T",
+	         (unsigned)port);
+	assert_string_equal(err.msg, want);
+	/* a transport this host lacks is said before waiting for the other end */
+	{
+		const struct ft_transport_ops *v = ft_transport_find("verbs");
+		struct ft_bench_cfg cfg;
+		struct ft_error e = { 0 };
+
+		ft_bench_cfg_init(&cfg);
+		ft_strlcpy(cfg.transport, "verbs", sizeof(cfg.transport));
+		if (!v || !v->probe || v->probe(&cfg, &e) == 0)
+			return; /* verbs works here: nothing to say */
+		ft_error_clear(&e);
+		assert_int_equal(ft__transport_probe(&cfg, &e) < 0, true);
+		assert_non_null(strstr(e.msg, "verbs: "));
+		ft_strlcpy(cfg.transport, "nosuch", sizeof(cfg.transport));
+		ft_error_clear(&e);
+		assert_int_equal(ft__transport_probe(&cfg, &e), FT_EINVAL);
+		ft_strlcpy(cfg.transport, "auto", sizeof(cfg.transport));
+		assert_int_equal(ft__transport_probe(&cfg, &e), 0);
+	}
+}
+
 /* What a number of ranks cannot run, refused before any rank starts, with the runs' words. */
 static void
 test_cfg_check_world(void **state)
@@ -6455,6 +6757,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_dropin_args),
+		cmocka_unit_test(test_peer_form_args),
+		cmocka_unit_test(test_peer_form_run),
+		cmocka_unit_test(test_peer_form_timeouts),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_218),
 		cmocka_unit_test(test_table_parse_roundtrip),

@@ -1,0 +1,1 @@
+bench ib_send_lat -p 70000 node-b

@@ -1,0 +1,1 @@
+bench ib_send_bw --transport tcp node-b node-c

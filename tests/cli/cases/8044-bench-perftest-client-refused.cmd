@@ -1,0 +1,1 @@
+bench ib_send_bw --transport tcp -s 64K -T 1s -p 1 127.0.0.1

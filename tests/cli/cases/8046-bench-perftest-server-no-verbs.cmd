@@ -1,0 +1,1 @@
+bench ib_write_bw -a -F

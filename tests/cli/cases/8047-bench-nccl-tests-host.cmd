@@ -1,0 +1,1 @@
+bench all_reduce_perf -b 8 node-b
