@@ -10,7 +10,7 @@
 # so that both percentiles come from a warmed, similar number of samples.
 # At BIG, both run BIG_ITERS (1,000) after 100 warm-up round trips.
 # Runs alternate which tool goes first; medians of RUNS (5) and the median
-# of per-run ratios. HOG=1 runs one foreign CPU hog during both. Targets:
+# of per-run ratios, with the lowest and the highest of those ratios. HOG=1 runs one foreign CPU hog during both. Targets:
 # p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0. FAB_ARGS adds options
 # to fabtune's command line (--spin never, --bind core, ...); SIZES= or
 # BIG= (empty) skips a part.
@@ -61,16 +61,20 @@ mpi_q() {
 }
 # report NAME SIZE Q PEER_FILE_PREFIX PEER_Q_FUNCTION
 report() {
-	local name=$1 size=$2 q=$3 p=$4 get=$5 f s pr
+	local name=$1 size=$2 q=$3 p=$4 get=$5 f s rs pr
 	f=$(for r in $(seq "$runs"); do json_field "lat_p${q}_us" <"$tmp/f.$size.$r"; done | median)
 	s=$(cat "$tmp/$p.$size".* | $get "$q" | median)
-	pr=$(for r in $(seq "$runs"); do
+	rs=$(for r in $(seq "$runs"); do
 		ratio "$(json_field "lat_p${q}_us" <"$tmp/f.$size.$r")" \
 			"$($get "$q" <"$tmp/$p.$size.$r")"
 		echo
-	done | median)
-	printf "tcp %7d B p%s  fabtune %8.2f us  %-8s %8.2f us  ratio %s  (median of per-run ratios %s)\n" \
-		"$size" "$q" "$f" "$name" "$s" "$(ratio "$f" "$s")" "$pr"
+	done | sort -g)
+	pr=$(echo "$rs" | median)
+	# and the lowest and highest per-run ratio: on a loaded host single runs
+	# of either tool switch between two speeds (docs/internals/bench.md)
+	printf "tcp %7d B p%s  fabtune %8.2f us  %-8s %8.2f us  ratio %s  (median of per-run ratios %s, %s-%s)\n" \
+		"$size" "$q" "$f" "$name" "$s" "$(ratio "$f" "$s")" "$pr" \
+		"$(echo "$rs" | head -n 1)" "$(echo "$rs" | tail -n 1)"
 }
 hog_start
 for size in $sizes; do
