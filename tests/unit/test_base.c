@@ -192,6 +192,44 @@ test_sizes(void **state)
 	assert_int_equal(ft_parse_size("99999999T", &(uint64_t){ 0 }, &err), FT_ERANGE);
 }
 
+/* A count of bytes in words: singular for one, plural otherwise, the number exact. */
+static void
+test_nbytes(void **state)
+{
+	char buf[48];
+
+	(void)state;
+	assert_string_equal(ft_format_nbytes(1, buf, sizeof(buf)), "1 byte");
+	assert_string_equal(ft_format_nbytes(0, buf, sizeof(buf)), "0 bytes");
+	assert_string_equal(ft_format_nbytes(2, buf, sizeof(buf)), "2 bytes");
+	assert_string_equal(ft_format_nbytes(67108864, buf, sizeof(buf)), "67108864 bytes");
+	assert_string_equal(ft_format_nbytes(UINT64_MAX, buf, sizeof(buf)),
+	                    "18446744073709551615 bytes");
+}
+
+/* The input limit's message counts in words too: a limit of one byte is "1 byte". */
+static void
+test_input_limit_one_byte(void **state)
+{
+	char path[] = "/tmp/ft-test-limit-XXXXXX";
+	struct ft_strbuf sb;
+	struct ft_error err = { 0 };
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "ab", 2), 2);
+	close(fd);
+	setenv("FABTUNE_MAX_INPUT", "1", 1);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_strbuf_read_file(&sb, path, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, ": file of 2 bytes is larger than the input limit of 1 "
+	                                "byte (FABTUNE_MAX_INPUT)"));
+	unsetenv("FABTUNE_MAX_INPUT");
+	ft_strbuf_release(&sb);
+	unlink(path);
+}
+
 /*
  * nccl-tests' table pieces (base/nccl_table.c): the classic row's time takes
  * 2, 1 or 0 decimals by magnitude, a NaN time and an unchecked #wrong print
@@ -1040,6 +1078,8 @@ main(void)
 		cmocka_unit_test(test_name_index),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_nbytes),
+		cmocka_unit_test(test_input_limit_one_byte),
 		cmocka_unit_test(test_nccl_table),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_durations),
