@@ -127,6 +127,13 @@ FT_API bool ft_op_is_coll(enum ft_op op);
  * point-to-point tests (sendrecv, pt2pt, pairs, ...) 1. */
 FT_API double ft_coll_busbw_factor(enum ft_op op, uint32_t nranks);
 
+struct ft_result_row;
+/* nccl-tests' arguments of a row of @op at @row->bytes on @row->nranks, as its
+ * table prints them: the count of floats (per rank for all_gather,
+ * reduce_scatter and alltoall, whose size is the whole array), the type, the
+ * reduction ("sum" or "none") and the root (0 for broadcast and reduce, else -1). */
+FT_API void ft_coll_row_args(struct ft_result_row *row, enum ft_op op);
+
 /*
  * Link classes of NCCL's latency table: the intra-node link is NVLINK when
  * the GPUs talk over NVLink, else PCI; across nodes it is NET (kb NA-MODEL).

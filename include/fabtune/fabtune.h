@@ -15,6 +15,7 @@
 #include <fabtune/json.h>
 #include <fabtune/launch.h>
 #include <fabtune/model.h>
+#include <fabtune/nccl_table.h>
 #include <fabtune/obs.h>
 #include <fabtune/parse.h>
 #include <fabtune/plan.h>

@@ -35,6 +35,8 @@ FT_API char *ft_format_size(uint64_t bytes, char *buf, size_t len);
 FT_API char *ft_format_rate_bits(double Bps, char *buf, size_t len);
 FT_API char *ft_format_rate_bytes(double Bps, char *buf, size_t len);
 FT_API char *ft_format_duration(double seconds, char *buf, size_t len);
+/* A count of bytes in words, exact: "1 byte", "0 bytes", "67108864 bytes". */
+FT_API char *ft_format_nbytes(uint64_t bytes, char *buf, size_t len);
 
 /* Picoseconds inside the packet engine, seconds at the API. */
 static inline double

@@ -93,6 +93,7 @@ ft_file_open_input(const char *path, uint64_t *size, struct ft_error *err)
 {
 	struct stat st;
 	uint64_t max = ft_input_max_bytes();
+	char got[48], lim[48];
 	int fd, flags;
 
 	/* O_NONBLOCK: opening a FIFO with no writer must not block (we refuse it below) */
@@ -114,10 +115,10 @@ ft_file_open_input(const char *path, uint64_t *size, struct ft_error *err)
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
 		return ft_error_set(err, FT_ERANGE,
-		                    "%s: file of %" PRIu64
-		                    " bytes is larger than the input limit of %" PRIu64
-		                    " bytes (FABTUNE_MAX_INPUT)",
-		                    path, (uint64_t)st.st_size, max);
+		                    "%s: file of %s is larger than the input limit of %s "
+		                    "(FABTUNE_MAX_INPUT)",
+		                    path, ft_format_nbytes((uint64_t)st.st_size, got, sizeof(got)),
+		                    ft_format_nbytes(max, lim, sizeof(lim)));
 	}
 	flags = fcntl(fd, F_GETFL);
 	if (flags >= 0)
@@ -131,7 +132,7 @@ int
 ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err)
 {
 	uint64_t max = ft_input_max_bytes(), total = 0, size = 0;
-	char chunk[65536];
+	char chunk[65536], lim[48];
 	ssize_t n;
 	int fd;
 
@@ -148,9 +149,8 @@ ft_strbuf_read_file(struct ft_strbuf *sb, const char *path, struct ft_error *err
 		if (total > max) {
 			close(fd);
 			return ft_error_set(err, FT_ERANGE,
-			                    "%s: more than the input limit of %" PRIu64
-			                    " bytes (FABTUNE_MAX_INPUT)",
-			                    path, max);
+			                    "%s: more than the input limit of %s (FABTUNE_MAX_INPUT)",
+			                    path, ft_format_nbytes(max, lim, sizeof(lim)));
 		}
 		ft_strbuf_add(sb, chunk, (size_t)n);
 		if (sb->oom) {

@@ -172,6 +172,13 @@ ft_format_size(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+char *
+ft_format_nbytes(uint64_t bytes, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu byte%s", (unsigned long long)bytes, bytes == 1 ? "" : "s");
+	return buf;
+}
+
 /* Print @v with up to 4 significant digits and no trailing zeros. */
 static void
 format_scaled(double v, const char *const *names, size_t nnames, double step, char *buf,

@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 
+#include <fabtune/result.h>
 #include <fabtune/spec.h>
 
 #include "coll_int.h"
@@ -296,4 +297,22 @@ ft__channels_read(uint64_t given, uint32_t *out, struct ft_error *err)
 		                    FT_SPEC_MAX_CHANNELS, given);
 	*out = (uint32_t)given;
 	return 0;
+}
+
+void
+ft_coll_row_args(struct ft_result_row *row, enum ft_op op)
+{
+	uint64_t elems = row->bytes / 4;
+
+	/* nccl-tests prints per-rank counts for the ops whose size is the total array. */
+	if (op == FT_OP_ALL_GATHER || op == FT_OP_REDUCE_SCATTER || op == FT_OP_ALLTOALL)
+		elems = row->nranks ? elems / row->nranks : elems;
+	row->count = elems;
+	ft_strlcpy(row->dtype, "float", sizeof(row->dtype));
+	ft_strlcpy(row->redop,
+	           op == FT_OP_ALL_REDUCE || op == FT_OP_REDUCE || op == FT_OP_REDUCE_SCATTER ?
+	                   "sum" :
+	                   "none",
+	           sizeof(row->redop));
+	row->root = op == FT_OP_BROADCAST || op == FT_OP_REDUCE ? 0 : -1;
 }

@@ -574,24 +574,11 @@ ft_model_explain(const struct ft_cluster_spec *spec, const struct ft_model_query
 void
 ft_model_result_to_row(const struct ft_model_result *r, struct ft_result_row *row)
 {
-	uint64_t elems = r->bytes / 4;
-
 	ft_result_row_init(row);
 	ft_strlcpy(row->test, ft_op_name(r->op), sizeof(row->test));
 	row->bytes = r->bytes;
-	/* nccl-tests prints per-rank counts for the ops whose size is the total array. */
-	if (r->op == FT_OP_ALL_GATHER || r->op == FT_OP_REDUCE_SCATTER || r->op == FT_OP_ALLTOALL)
-		elems = r->nranks ? elems / r->nranks : elems;
-	row->count = elems;
-	ft_strlcpy(row->dtype, "float", sizeof(row->dtype));
-	ft_strlcpy(row->redop,
-	           r->op == FT_OP_ALL_REDUCE || r->op == FT_OP_REDUCE ||
-	                           r->op == FT_OP_REDUCE_SCATTER ?
-	                   "sum" :
-	                   "none",
-	           sizeof(row->redop));
-	row->root = r->op == FT_OP_BROADCAST || r->op == FT_OP_REDUCE ? 0 : -1;
 	row->nranks = r->nranks;
+	ft_coll_row_args(row, r->op);
 	row->time_us = r->time_s * 1e6;
 	row->algbw_GBps = r->algbw_Bps / 1e9;
 	row->busbw_GBps = r->busbw_Bps / 1e9;

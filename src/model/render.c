@@ -16,6 +16,7 @@
 
 #include <fabtune/base.h>
 #include <fabtune/json.h>
+#include <fabtune/units.h>
 
 #include "base/fields.h"
 
@@ -170,8 +171,9 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 		ft_strbuf_addf(sb, ", %u NICs/node %s, fabric %s", n->nnics,
 		               n->nic_link[0] ? n->nic_link : "",
 		               ft_fabric_kind_name(spec->fabric.kind));
-	ft_strbuf_addf(sb, "\n#  %s on %u ranks, %u channels\n#\n", ft_op_name(first->op),
-	               first->nranks, first->nchannels);
+	ft_strbuf_addf(sb, "\n#  %s on %u rank%s, %u channel%s\n#\n", ft_op_name(first->op),
+	               first->nranks, first->nranks == 1 ? "" : "s", first->nchannels,
+	               first->nchannels == 1 ? "" : "s");
 	ft_strbuf_adds(sb,
 	               "#       size         count      type   redop    root      time   algbw   "
 	               "busbw  algo              proto   bottleneck\n");
@@ -267,8 +269,8 @@ explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r
 		               ft_proto_name(r->proto));
 	ft_strbuf_adds(sb, "\n");
 	ft_strbuf_addf(sb,
-	               "#    floors      proxy %.0f messages = %.2f us, host launch %.2f us%s\n",
-	               pl->messages, pl->proxy_s * 1e6, pl->launch_s * 1e6,
+	               "#    floors      proxy %.0f message%s = %.2f us, host launch %.2f us%s\n",
+	               pl->messages, pl->messages == 1 ? "" : "s", pl->proxy_s * 1e6, pl->launch_s * 1e6,
 	               pl->launch_s > 0 ? "" : " (CUDA graph)");
 }
 
@@ -278,13 +280,14 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 {
 	const struct ft_model_links *l = &ex->links;
 	const struct ft_model_result *r = &ex->result;
-	char name[48];
+	char name[48], size[48];
 	size_t i;
 
 	ft_strbuf_addf(sb, "# fabtune model --explain: %s\n", spec->name);
-	ft_strbuf_addf(sb, "#  %s of %" PRIu64 " bytes on %u ranks (%u node%s x %u), %u channels\n",
-	               ft_op_name(r->op), r->bytes, r->nranks, r->nnodes,
-	               r->nnodes == 1 ? "" : "s", r->ppn, r->nchannels);
+	ft_strbuf_addf(sb, "#  %s of %s on %u rank%s (%u node%s x %u), %u channel%s\n",
+	               ft_op_name(r->op), ft_format_nbytes(r->bytes, size, sizeof(size)),
+	               r->nranks, r->nranks == 1 ? "" : "s", r->nnodes, r->nnodes == 1 ? "" : "s",
+	               r->ppn, r->nchannels, r->nchannels == 1 ? "" : "s");
 	ft_strbuf_addf(sb, "#  links: %s %.1f GB/s per GPU", l->intra_what, l->intra_Bps / 1e9);
 	if (l->nnodes > 1)
 		ft_strbuf_addf(sb, ", %u rail%s x %.2f GB/s (%s), fabric share %.2f (ring %.2f), "

@@ -85,7 +85,9 @@
  */
 #include "sim_int.h"
 
+#include <fabtune/coll.h>
 #include <fabtune/json.h>
+#include <fabtune/nccl_table.h>
 #include <fabtune/obs.h>
 #include <fabtune/result.h>
 #include <fabtune/sim.h>
@@ -964,35 +966,29 @@ ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
 	for (i = 0; i < ft_run_nrows(run) && rc == 0; i++) {
 		const struct ft_result_row *r = ft_run_row(run, i);
 		const char *perf = perf_name(r->test);
+		struct ft_result_row row;
+		enum ft_op op;
 		char name[96];
 
 		if (!perf || !(r->time_us > 0))
 			continue;
 		/* One table per operation of each job's first iteration, as nccl-tests prints
-		 * one size; the simulated time stands for both out-of-place and in-place. */
+		 * one size. */
 		ft_strbuf_addf(&sb, "# %s: simulated by fabtune, %u ranks, %s/%s\n", perf,
 		               r->nranks, r->algo, r->proto);
 		ft_strbuf_adds(&sb, "#\n");
-		ft_strbuf_adds(&sb,
-		               "#                                                              "
-		               "out-of-place                       in-place\n");
-		ft_strbuf_adds(&sb,
-		               "#       size         count      type   redop    root     time   "
-		               "algbw   busbw #wrong     time   algbw   busbw #wrong\n");
-		ft_strbuf_adds(&sb,
-		               "#        (B)    (elements)                               (us)  "
-		               "(GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n");
-		ft_strbuf_addf(&sb,
-		               "%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  "
-		               "%5s  %7.2f  %6.2f  %6.2f  %5s\n",
-		               r->bytes, r->bytes / 4, "float",
-		               strcmp(r->test, "all_reduce") == 0 ||
-		                               strcmp(r->test, "reduce_scatter") == 0 ||
-		                               strcmp(r->test, "reduce") == 0 ?
-		                       "sum" :
-		                       "none",
-		               r->root, r->time_us, r->algbw_GBps, r->busbw_GBps, "N/A", r->time_us,
-		               r->algbw_GBps, r->busbw_GBps, "N/A");
+		/* nccl-tests' own layout (base/nccl_table.c, as `fabtune bench` prints it):
+		 * its arguments for the op, the simulated time standing for both
+		 * out-of-place and in-place, nothing checked (#wrong N/A). */
+		row = *r;
+		if (ft_op_from_name(r->test, &op) == 0)
+			ft_coll_row_args(&row, op);
+		row.ip_time_us = row.time_us;
+		row.ip_algbw_GBps = row.algbw_GBps;
+		row.ip_busbw_GBps = row.busbw_GBps;
+		row.wrong = -1;
+		ft_nccl_table_head(&sb, FT_NCCL_TABLE_CLASSIC, false);
+		ft_nccl_table_row(&sb, &row, FT_NCCL_TABLE_CLASSIC);
 		if (ops->len > 1 && i < ops->len) {
 			/* What nccl-tests cannot see, with several ops: the packet engine's
 			 * counters of this op's own flows (a comment line: readers of the
@@ -1007,7 +1003,7 @@ ft__sim_render_nccl_tests(const struct ft_run *run, const struct ft_vec *ops,
 			               o->nflows, o->npackets, o->ndrops, o->nretx, o->necn, o->ncnp,
 			               o->fct_p50_s * 1e6, o->fct_p99_s * 1e6, o->fct_max_s * 1e6);
 		}
-		ft_strbuf_addf(&sb, "# Avg bus bandwidth    : %g \n", r->busbw_GBps);
+		ft_nccl_table_foot(&sb, 0, r->busbw_GBps, "");
 		snprintf(name, sizeof(name), "nccl-tests.%zu.%s.txt", i, perf);
 		rc = add_file(files, &sb, name);
 	}

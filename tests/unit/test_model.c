@@ -207,6 +207,41 @@ test_closed_ring_channels(void **state)
 }
 
 /*
+ * The working's counts read as words: one byte, one rank, one channel, one
+ * proxy message are singular ("1 bytes" before), more are plural.
+ */
+static void
+test_explain_one_byte(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	hopper_spec(&s, 1, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "#  all_reduce of 1 byte on 8 ranks (1 node x 8), "));
+	assert_null(strstr(sb.buf, "1 bytes"));
+	assert_null(strstr(sb.buf, " 1 channels"));
+	assert_null(strstr(sb.buf, " 1 messages"));
+	ft_strbuf_release(&sb);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 2);
+	q.nchannels = 1;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "#  all_reduce of 2 bytes on 8 ranks (1 node x 8), 1 channel\n"));
+	ft_strbuf_release(&sb);
+	free(ex);
+}
+
+/*
  * --explain's working adds up: every available candidate's time is its
  * latency x factor + size / (bandwidth x factor), the pick is the least of
  * them and is ft_model_eval()'s; at 1 MiB the Simple tree carries NCCL's
@@ -4341,6 +4376,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_explain_adds_up),
+		cmocka_unit_test(test_explain_one_byte),
 		cmocka_unit_test(test_calibration_recovers_constants),
 		cmocka_unit_test(test_calibration_on_fixtures),
 		cmocka_unit_test(test_calibration_block_in_spec),

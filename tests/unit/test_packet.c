@@ -4118,7 +4118,23 @@ test_trace(void **state)
 	ft_topo_free(n.t);
 }
 
-/* --counters on a job: nccl-tests tables that fabtune's parser reads back as the rows. */
+/*
+ * The time as nccl-tests prints it has 2, 1 or 0 decimals by magnitude: what
+ * the parser reads back of @us is within half its last digit.
+ */
+static double
+printed_time_tol(double us)
+{
+	return us >= 10000 ? 0.5 : us >= 100 ? 0.05 : 0.005;
+}
+
+/*
+ * --counters on a job: nccl-tests tables that fabtune's parser reads back as
+ * the rows, in the one layout `fabtune bench` prints too: the column heads
+ * byte for byte as ft_bench_coll_head's (trailing blanks included), the row
+ * as ft_bench_coll_row's of the same row with nccl-tests' arguments (count of
+ * floats, redop, root) and "N/A" for #wrong, then the two closing lines.
+ */
 static void
 test_counters_nccl_tests(void **state)
 {
@@ -4152,10 +4168,34 @@ test_counters_nccl_tests(void **state)
 			const struct ft_result_row *got = ft_run_row(&run, 0);
 			const struct ft_result_row *want = ft_run_row(&rep.run, ntables);
 
+			struct ft_result_row row = *want;
+			struct ft_strbuf head, line;
+			enum ft_op op;
+
 			assert_string_equal(got->test, want->test);
 			assert_int_equal(got->bytes, want->bytes);
 			assert_double_equal(got->busbw_GBps, want->busbw_GBps, 0.006);
-			assert_double_equal(got->time_us, want->time_us, 0.006);
+			assert_double_equal(got->time_us, want->time_us,
+			                    printed_time_tol(want->time_us) + 1e-9);
+			/* the same heads and row as fabtune bench's */
+			ft_strbuf_init(&head);
+			ft_strbuf_init(&line);
+			ft_bench_coll_head(&head, FT_BENCH_STYLE_CLASSIC);
+			assert_int_equal(ft_op_from_name(want->test, &op), 0);
+			ft_coll_row_args(&row, op);
+			row.ip_time_us = row.time_us;
+			row.ip_algbw_GBps = row.algbw_GBps;
+			row.ip_busbw_GBps = row.busbw_GBps;
+			ft_bench_coll_row(&line, &row, FT_BENCH_STYLE_CLASSIC);
+			assert_non_null(strstr(f->text, head.buf));
+			assert_non_null(strstr(f->text, "in-place          \n"));
+			assert_non_null(strstr(f->text, line.buf));
+			assert_non_null(strstr(line.buf, "    N/A\n"));
+			assert_non_null(strstr(f->text, "# Out of bounds values : 0 OK\n"
+			                                "# Avg bus bandwidth    : "));
+			assert_int_equal(f->text[f->len - 2], '#');
+			ft_strbuf_release(&head);
+			ft_strbuf_release(&line);
 		}
 		ft_run_release(&run);
 		ft_obs_set_release(&obs);

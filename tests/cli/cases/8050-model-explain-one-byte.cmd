@@ -1,0 +1,1 @@
+model dgx-h100:1 --explain 1
