@@ -253,7 +253,8 @@ ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double nic_Bps, u
 }
 
 uint32_t
-ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps, uint32_t nics)
+ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps,
+			     uint32_t nics)
 {
 	double speed;
 

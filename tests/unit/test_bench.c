@@ -5789,25 +5789,19 @@ peer_end(const char *server, uint16_t port, const char *size, const char *timeou
 	return rc;
 }
 
-/* The two ends as two processes: the client gets the server's row, the very same bytes. */
-static void
-test_peer_form_run(void **state)
+/* What a client end run in a child process leaves for the test. */
+struct peer_kid {
+	struct ft_result_row row;
+	int rc, nrows;
+	char msg[FT_ERROR_MSG_MAX];
+};
+
+/* Fork the client end of a 64 KiB run on @port; its outcome lands in @kid (shared). */
+static pid_t
+fork_client(struct peer_kid *kid, uint16_t port)
 {
-	struct shared {
-		struct ft_result_row row;
-		int rc, nrows;
-		char msg[FT_ERROR_MSG_MAX];
-	} *kid;
-	struct ft_bench_report rep;
-	struct ft_error err = { 0 };
-	uint16_t port = free_port();
-	const struct ft_result_row *row;
-	int st, rc;
 	pid_t pid;
 
-	(void)state;
-	kid = mmap(NULL, sizeof(*kid), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	assert_true(kid != MAP_FAILED);
 	memset(kid, 0, sizeof(*kid));
 	pid = fork();
 	assert_true(pid >= 0);
@@ -5824,6 +5818,25 @@ test_peer_form_run(void **state)
 		ft_bench_report_release(&r);
 		_exit(0);
 	}
+	return pid;
+}
+
+/* The two ends as two processes: the client gets the server's row, the very same bytes. */
+static void
+test_peer_form_run(void **state)
+{
+	struct peer_kid *kid;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	uint16_t port = free_port();
+	const struct ft_result_row *row;
+	int st, rc;
+	pid_t pid;
+
+	(void)state;
+	kid = mmap(NULL, sizeof(*kid), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(kid != MAP_FAILED);
+	pid = fork_client(kid, port);
 	rc = peer_end(NULL, port, "64K", "10s", &rep, &err);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -5844,19 +5857,7 @@ test_peer_form_run(void **state)
 
 	/* different sizes on the two ends: both stop before measuring, naming -s */
 	port = free_port();
-	memset(kid, 0, sizeof(*kid));
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct ft_bench_report r;
-		struct ft_error e = { 0 };
-
-		alarm(30);
-		kid->rc = peer_end("127.0.0.1", port, "64K", "10s", &r, &e);
-		ft_strlcpy(kid->msg, e.msg, sizeof(kid->msg));
-		ft_bench_report_release(&r);
-		_exit(0);
-	}
+	pid = fork_client(kid, port);
 	ft_error_clear(&err);
 	rc = peer_end(NULL, port, "128K", "10s", &rep, &err);
 	ft_bench_report_release(&rep);
