@@ -6124,7 +6124,8 @@ test_table_218(void **state)
 	size_t rows = 0, nheads = 0;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", root ? root : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s",
+	         root ? root : FT_TEST_SOURCE_ROOT, name);
 	ft_strbuf_init(&text);
 	ft_strbuf_init(&heads);
 	ft_strbuf_init(&one);

@@ -164,7 +164,8 @@ table_matches(const char *name, bool blanks_kept)
 	size_t row = 0, heads = 0;
 	double want_avg = -1, got_avg;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s", root ? root : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nccl-tests/%s",
+	         root ? root : FT_TEST_SOURCE_ROOT, name);
 	ft_strbuf_init(&text);
 	ft_strbuf_init(&out);
 	ft_obs_set_init(&obs);

@@ -2652,7 +2652,8 @@ test_scenario_cluster_resolve(void **state)
 	char path[1024];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scenarios/lab/ring-ecmp-ib.yaml", root ? root : ".");
+	snprintf(path, sizeof(path), "%s/scenarios/lab/ring-ecmp-ib.yaml",
+	         root ? root : FT_TEST_SOURCE_ROOT);
 	memset(&cs, 0, sizeof(cs));
 	assert_int_equal(ft_scenario_cluster_resolve(path, &cs, &err), 0);
 	assert_int_equal(cs.nnodes, 4);
