@@ -270,8 +270,8 @@ explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r
 	ft_strbuf_adds(sb, "\n");
 	ft_strbuf_addf(sb,
 	               "#    floors      proxy %.0f message%s = %.2f us, host launch %.2f us%s\n",
-	               pl->messages, pl->messages == 1 ? "" : "s", pl->proxy_s * 1e6, pl->launch_s * 1e6,
-	               pl->launch_s > 0 ? "" : " (CUDA graph)");
+	               pl->messages, pl->messages == 1 ? "" : "s", pl->proxy_s * 1e6,
+	               pl->launch_s * 1e6, pl->launch_s > 0 ? "" : " (CUDA graph)");
 }
 
 void

@@ -651,8 +651,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (o->op != FT_OP_SENDRECV)
 			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                           o->channels != 0);
-		rc = ft__sim_channelize(sched, nch, graph, sgpn, jr->gpn, gpus, ft__sim_node(t, node0),
-		                        o->op == FT_OP_SENDRECV, &merged);
+		rc = ft__sim_channelize(sched, nch, graph, sgpn, jr->gpn, gpus,
+		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)
