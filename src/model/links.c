@@ -252,16 +252,6 @@ ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double nic_Bps, u
 	return (uint32_t)nch;
 }
 
-uint32_t
-ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps,
-			     uint32_t nics)
-{
-	double speed;
-
-	return FT_MIN(2 * ft__model_net_graph(arch, version, nic_Bps, nics, &speed),
-	              (uint32_t)FT_SPEC_MAX_CHANNELS);
-}
-
 /*
  * One GPU a node: the net graph of release @version on the GPU's NICs; the model's nchannels
  * the communicator's (twice the graph's), which the tuner has read so far.

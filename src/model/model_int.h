@@ -14,10 +14,6 @@
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
 /* The same in NCCL release @version (major x 10000 + minor x 100; 0: the newest). */
 double ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version);
-/* The channels NCCL release @version gives a graph of one GPU a node on @nics NICs of
- * @nic_Bps each (links.c). */
-uint32_t ft__model_net_graph_channels(enum ft_model_arch arch, uint32_t version, double nic_Bps,
-                                      uint32_t nics);
 /* The ring graph bandwidth NCCL release @version's search finds on NVLink of @total bytes/s a
  * GPU (links.c; @version 0: the newest). */
 double ft__model_ring_graph_Bps(enum ft_model_arch arch, uint32_t version, double total);
