@@ -44,7 +44,7 @@ import json, statistics, subprocess, sys
 fabtune, check, points = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
 FIX = "tests/fixtures/nccl-tests/"
 # name, file (under tests/fixtures/nccl-tests/), spec, extra model arguments.
-# The sources and what each spec rests on: docs/internals/model.md,
+# The sources and what each spec rests on: docs/internals/model-log.md,
 # "Fidelity against published measurements".
 CURVES = [
     ("h100-ib-2x8", "h100-2node-16gpu-all-reduce-same-cluster-baseline.txt",
@@ -93,7 +93,7 @@ NDMV4_CURVES = [("ndmv4-%s-%s" % (sc, short), NDMV4 % (sc, op), spec,
 # Added 2026-12-03, after the model's terms above were set: public curves it
 # was never tuned on, the nearest stand-in for a held-out set. No bound holds
 # them (--check prints their medians and leave-one-out figures only); the
-# sources and what each spec rests on: docs/internals/model.md, "Curves added
+# sources and what each spec rests on: docs/internals/model-log.md, "Curves added
 # 2026-12-03". The CoreWeave job forces NCCL_ALGO=COLLNETCHAIN: --algo collnet_chain.
 ADDED_CURVES = [
     ("azure-h100-1x8", "published/azure-nd-h100-v5-1x8-all-reduce-busbw.csv",

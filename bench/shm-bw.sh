@@ -6,7 +6,7 @@
 # ratio to MPI >= 1.0, ratio to memcpy >= 0.5 for large messages.
 # CMA=SIZE adds --cma-min SIZE (CMA=off: the pipelined copies only).
 #
-# Figures (docs/internals/bench.md, "shm 64-256 KiB under load"), STEP=2
+# Figures (docs/internals/bench-log.md, "shm 64-256 KiB under load"), STEP=2
 # MIN=65536 MAX=262144 RUNS=5 on the 2-CPU VM, before -> after single
 # copies were allowed from 64 KiB (256 KiB before), load 10-12 before and
 # 16-18 after: fabtune 1.04 -> 1.42, 0.92 -> 1.99, 1.54 -> 2.42 GB/s at

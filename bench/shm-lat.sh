@@ -9,7 +9,7 @@
 # bytes into a cache line (the ring is a byte stream), which is what made
 # 256 B read 1.32 before the first line's bytes went into the head's block:
 # MIN=8 MAX=1024 RUNS=5, load 13-16, 256 B 1.32 -> 0.93, 512 B 0.75 -> 0.55,
-# 1 KiB 0.87 -> 0.71, 8-128 B 0.91-0.94 -> 0.92-0.94 (docs/internals/bench.md).
+# 1 KiB 0.87 -> 0.71, 8-128 B 0.91-0.94 -> 0.92-0.94 (docs/internals/bench-log.md).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh

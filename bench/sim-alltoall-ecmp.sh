@@ -59,7 +59,7 @@
 # (4.1x). 237 of ECMP's 246 recomputations come from the room rule alone, set
 # off by a GPU's PCIe link 171 times; a border check with the rate tolerance
 # as its slack, or a refill of only the links past it, does not cut them.
-# Figures: docs/internals/sim.md, "The all-to-all on NCCL's p2p posting",
+# Figures: docs/internals/sim-log.md, "The all-to-all on NCCL's p2p posting",
 # "Ends that leave little room", "One full pass per hundredth of an FCT",
 # "First guesses cut at an eighth", "One rate per bottleneck link: the
 # exact part, measured", "Where the ECMP all-to-all's time goes",

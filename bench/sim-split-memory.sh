@@ -24,7 +24,7 @@
 # 5.82x on the others at 4 ranks, 130.6 and 112.1 MB against 19.3 MB; 5.82x
 # and 4.70x, 111.1 and 89.7 MB against 19.1 MB, once a QP's next message no
 # longer waited on a barrier of its own, 6.75x / 5.82x to 5.99x / 5.20x at
-# 2 ranks; docs/internals/sim.md, "Memory"); once each rank kept whole
+# 2 ranks; docs/internals/sim-log.md, "Memory"); once each rank kept whole
 # only the records of the flows with a vertex of it on their path (told its
 # rank by the launcher before it builds; docs/internals/sim.md, "Memory per
 # rank"), against the lazy one process at 19.1-19.2 MB, the all-reduce's

@@ -20,7 +20,7 @@
 # busy machine says so.
 # One stream over loopback, 4/16/64 MiB, against iperf3 -l: 0.91/0.75/0.74
 # before tcp asked for 256 KiB socket buffers to a same-host peer, 2.61/4.96/
-# 1.13 after (RUNS=5, load 14-21; docs/internals/bench.md, "One tcp stream
+# 1.13 after (RUNS=5, load 14-21; docs/internals/bench-log.md, "One tcp stream
 # from 4 MiB").
 set -u
 cd "$(dirname "$0")/.." || exit 1

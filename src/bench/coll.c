@@ -44,7 +44,7 @@
  * process_vm_writev, which pin the pages of every call: in 128 KiB calls
  * the kernel's copy took 1.66-1.76 times the CPU time of a memcpy of the
  * same bytes on 4 KiB pages, 1.19-1.26 times on 2 MiB pages
- * (bench/cma-cost.c; docs/internals/bench.md, "Huge pages for the single
+ * (bench/cma-cost.c; docs/internals/bench-log.md, "Huge pages for the single
  * copy"). From the size on which messages may take the single copy
  * (CMA_AUTO_MIN in shm.c, 64 KiB).
  */

@@ -146,7 +146,7 @@ struct cma_desc {
  * alternated pairs on the 2-CPU VM at load 12-17 (window 16) against the
  * build before: faster in 8 of 10 pairs at 128 KiB (median ratio
  * 1.70-1.96), in 10 of 16 at 64 KiB (1.64), where five pairs of one
- * build against itself read 0.65 (docs/internals/bench.md, "shm 64-256
+ * build against itself read 0.65 (docs/internals/bench-log.md, "shm 64-256
  * KiB under load"). A host where both ranks hold their CPUs never stalls
  * (ft__shm_copy_stalled) and keeps the pipeline, one descriptor a message
  * dearer.

@@ -732,7 +732,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * latency and bandwidth terms; the floor as a barrier the proxy's time after the op's
  * start, which the op's end waits for too: its time is max(flows + step costs + ramp,
  * proxy), the model's max(lat + bytes / bw + ramp, proxy). Elsewhere the ramp is left out
- * as before (docs/internals/sim.md lists where it shows). Ops whose end is not their
+ * as before (docs/internals/sim-log.md lists where it shows). Ops whose end is not their
  * last flow's (start jitter, on/off sources: struct ft_sim_op nominal_end, end_acked), a
  * background pattern and packet.chunking: off pay neither.
  */
