@@ -44,18 +44,19 @@ extern "C" {
  * fabrics, PFC on RoCE, or none (lossy: a full buffer drops, go-back-N).
  */
 enum ft_pkt_fc {
-	FT_PKT_FC_AUTO,   /* credits on IB, PFC on RoCE */
+	FT_PKT_FC_AUTO,   /* credits on IB and TCP, PFC on RoCE, none on EFA */
 	FT_PKT_FC_CREDIT, /* IB link-level credits (64-byte blocks) */
 	FT_PKT_FC_PFC,    /* 802.1Qbb XOFF/XON with headroom */
 	FT_PKT_FC_NONE,   /* lossy: drops and go-back-N recovery */
 };
 
 enum ft_pkt_cc {
-	FT_PKT_CC_AUTO,  /* DCQCN on RoCE, none on InfiniBand */
+	FT_PKT_CC_AUTO,  /* DCQCN on RoCE, SRD on EFA, none on InfiniBand and TCP */
 	FT_PKT_CC_NONE,
 	FT_PKT_CC_DCQCN,
 	FT_PKT_CC_IBCC,  /* InfiniBand congestion control (IBA annex A10): FECN, BECN, CCT */
 	FT_PKT_CC_TIMELY, /* RTT-gradient rate control (RoCE) */
+	FT_PKT_CC_SRD,    /* EFA: additive increase, multiplicative decrease on RTT */
 };
 
 /* How a port picks the next priority to send (kb ROCE-QOS, IB-VL): strict (the highest
@@ -116,6 +117,8 @@ struct ft_packet_cfg {
 	uint32_t ib_retry_cnt;
 	bool ib_retry_cnt_set;
 	double ber;                   /* bit error rate of host and fabric links (drops) */
+	/* TCP (GPUDirect-TCPX/O): bytes a flow may have unacknowledged; 0 = 1 MiB */
+	uint64_t tcp_window_bytes;
 	/* Congestion control (RoCE): ECN marking at switch egress (RED on the queue) and
 	 * DCQCN at the NICs; zero fields take the mlx5 / simulator defaults (kb CC-DCQCN). */
 	enum ft_pkt_cc cc;

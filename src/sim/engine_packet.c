@@ -734,6 +734,10 @@ try_send(struct pk_engine *e, uint32_t l)
 				if (rc < 0)
 					return rc;
 			}
+		} else if (e->wnd_pkts && f->snd_nxt - f->snd_una >= e->wnd_pkts) {
+			/* TCP: a full window waits out of the ring for an ACK (ev_acked) */
+			ring_pop(e, l, c);
+			f->wnd_held = true;
 		} else {
 			q->ring = fid; /* round robin: the next flow goes first next time */
 		}
@@ -792,15 +796,104 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
 	return try_send(e, l);
 }
 
-/* Adaptive routing at vertex @v: the equal-cost port that is up with the fewest queued bytes. */
+/*
+ * SRD's spraying at vertex @v (EFA), among the @n equal-cost ports @cand that are up: the
+ * sender picks each packet's path, spreading a flow over as many paths as it can while
+ * steering away from loaded ones (the IEEE Micro 2020 paper on SRD; how it rates a path
+ * is not published). Here: the ports with the fewest whole packets queued (a port with
+ * less than one wire MTU waiting is as free as an idle one), and among those a flow's
+ * packets take them in turn, packet after packet, from a place its hash sets at each
+ * vertex: with no queue anywhere, every run of n packets of a flow covers each of n
+ * ports once. SRD varies
+ * the entropy of each packet's encapsulation that the switches' ECMP hashes
+ * (docs/internals/sim.md, "EFA and GPUDirect-TCPX/O").
+ */
+static uint32_t
+spray_pick(const struct pk_engine *e, uint32_t id, uint32_t v, const uint32_t *cand, uint32_t n)
+{
+	const struct pk_pkt *k = &e->pkts[id];
+	uint64_t best = UINT64_MAX, wire = (uint64_t)e->mtu + e->hdr;
+	uint32_t i, nbest = 0, pick, j = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t q = pk_port_at(e, cand[i])->q_bytes / wire;
+
+		if (q < best) {
+			best = q;
+			nbest = 1;
+		} else if (q == best) {
+			nbest++;
+		}
+	}
+	pick = (uint32_t)((ft_mix64(flow_at(e, k->flow)->hash ^ v) + k->seq) % nbest);
+	for (i = 0; i < n; i++)
+		if (pk_port_at(e, cand[i])->q_bytes / wire == best && j++ == pick)
+			return i;
+	return 0;
+}
+
+/* The NIC of GPU vertex @g for @lane: its first NIC + lane mod its NICs (nics.per_gpu),
+ * as ft__sim_route() numbers lanes; a NIC vertex is its own. */
+static uint32_t
+lane_nic(const struct pk_engine *e, uint32_t g, uint32_t lane)
+{
+	const struct ft_vertex *vx = ft_topo_vertex(e->topo, g);
+	uint32_t first = ft__sim_gpu_nic_index(e->topo, g);
+
+	if (vx->kind == FT_V_NIC)
+		return g;
+	if (first == UINT32_MAX)
+		return UINT32_MAX;
+	return ft_topo_nic(e->topo, vx->node, first + lane % ft__sim_gpu_lanes(e->topo, g));
+}
+
+/*
+ * Where a sprayed packet at vertex @v heads for. SRD sprays over the fabric between two
+ * NICs, and aws-ofi-nccl stripes a GPU's transfers over all the NICs it groups for the
+ * GPU (docs/internals/sim.md, "EFA and GPUDirect-TCPX/O"): a flow between GPUs that drive
+ * several NICs takes them in turn packet by packet, lane (hash + seq) mod NICs on both
+ * ends (lane k of one GPU and of the other share a rail), else its route's NICs. Inside
+ * the sending node the packet heads for its NIC, from there through the fabric's switches
+ * for the receiving NIC, inside the receiving node for its destination.
+ */
+static uint32_t
+spray_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
+{
+	const struct pk_flow *f = flow_at(e, k->flow);
+	const struct ft_vertex *vx = ft_topo_vertex(e->topo, v);
+	uint32_t snic, dnic, lane;
+
+	if (f->nic_link == PK_NONE || f->nic_rx_link == PK_NONE)
+		return k->dst;
+	lane = (uint32_t)((ft_mix64(f->hash) + k->seq) %
+	                  FT_MAX(ft__sim_gpu_lanes(e->topo, f->src),
+	                         ft__sim_gpu_lanes(e->topo, k->dst)));
+	snic = lane_nic(e, f->src, lane);
+	dnic = lane_nic(e, k->dst, lane);
+	if (snic == UINT32_MAX || dnic == UINT32_MAX) {
+		snic = e->links[f->nic_link].src;
+		dnic = e->links[f->nic_rx_link].dst;
+	}
+	if (vx->kind == FT_V_SWITCH || v == snic)
+		return dnic;
+	if (vx->node == ft_topo_vertex(e->topo, f->src)->node &&
+	    vx->node != ft_topo_vertex(e->topo, k->dst)->node)
+		return snic;
+	return k->dst;
+}
+
+/* Adaptive routing at vertex @v: the equal-cost port that is up with the fewest queued
+ * bytes; under SRD's spraying the next one of the flow's rotation (spray_pick()). */
 static int
 least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 {
 	const struct pk_pkt *k = &e->pkts[id];
-	uint32_t cand[64];
+	uint32_t cand[64], target = k->dst;
 	int n;
 
-	n = ft_route_next_hops(e->topo, v, k->dst, cand, FT_ARRAY_SIZE(cand));
+	if (e->spray)
+		target = spray_target(e, k, v);
+	n = ft_route_next_hops(e->topo, v, target, cand, FT_ARRAY_SIZE(cand));
 	if (n <= 0)
 		return n < 0 ? n : FT_ENOENT;
 	{
@@ -813,7 +906,8 @@ least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 				cand[nup++] = cand[i];
 		if (nup == 0)
 			return FT_ENOENT;
-		*out = cand[ft__pk_choose_least_queued(&cc, v, cand, nup)];
+		*out = e->spray ? cand[spray_pick(e, id, v, cand, nup)] :
+		                  cand[ft__pk_choose_least_queued(&cc, v, cand, nup)];
 	}
 	return 0;
 }
@@ -874,6 +968,15 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 		f->t_una_ps = e->now_ps;
 	}
 	f->snd_una = FT_MAX(f->snd_una, seq);
+	if (f->wnd_held && f->snd_nxt - f->snd_una < e->wnd_pkts) {
+		/* TCP: the ACK opens the window again */
+		f->wnd_held = false;
+		ring_add(e, f->first_link, fid);
+		int rc = try_send(e, f->first_link);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (!nak)
 		return 0;
 	/* mlx5 packet_seq_err: a NAK-sequence-error the requester received (kb ROCE-COUNTERS) */
@@ -891,7 +994,7 @@ send_ack(struct pk_engine *e, uint32_t fid, uint32_t before)
 {
 	const struct pk_flow *f = flow_at(e, fid);
 
-	if (!(e->may_drop || e->ndrops) ||
+	if (!(e->may_drop || e->ndrops || e->wnd_pkts) ||
 	    (f->rcv_nxt / PK_ACK_SEG == before / PK_ACK_SEG && f->rcv_nxt < f->npkts))
 		return 0;
 	return ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt);
@@ -969,7 +1072,7 @@ receive(struct pk_engine *e, uint32_t id)
 			}
 		}
 	}
-	if (e->timely) {
+	if (e->timely || e->srd) {
 		/* An RTT sample per packet, as the HPCC simulator acknowledges every packet
 		 * (kb CC-TIMELY-HPCC); the sender keeps one per round trip (ft__pk_ev_rtt()).
 		 * Samples every 16 packets left a QP cut to its floor a sample per 0.5 ms

@@ -41,14 +41,20 @@ ft__sim_node_nnics(const struct ft_topo *t, uint32_t node)
 	return node_count(t, node, ft_topo_nic, FT_V_NIC);
 }
 
-bool
-ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec)
+int
+ft__sim_fabric_tech(const struct ft_cluster_spec *spec)
 {
 	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
 
 	if (!lp)
 		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp && lp->tech == FT_TECH_ROCE;
+	return lp ? (int)lp->tech : -1;
+}
+
+bool
+ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec)
+{
+	return ft__sim_fabric_tech(spec) == FT_TECH_ROCE;
 }
 
 uint32_t

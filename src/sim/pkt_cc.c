@@ -65,7 +65,7 @@ dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 {
 	uint32_t guard = 0;
 
-	if (e->timely)
+	if (e->timely || e->srd)
 		return; /* its rate moves only on RTT samples */
 	if (e->ibcc) {
 		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min. */
@@ -115,7 +115,7 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	dcqcn_timers(e, d);
 	d->t_last_tx_ps = e->now_ps;
 	d->last_wire = wire;
-	if (e->ibcc || e->timely)
+	if (e->ibcc || e->timely || e->srd)
 		return;
 	d->bytes_since += wire;
 	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
@@ -194,6 +194,35 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
  * instead, one RTT of a deep queue brings as many cuts as completions (a 500 us queue
  * holds about a hundred 64 KiB segments at 100 Gb/s), and the senders crawl.
  */
+/*
+ * EFA's SRD (the IEEE Micro 2020 paper on SRD): the sender's NIC limits each flow's rate
+ * from the round trips it measures, and sprays its packets (spray_pick(), engine_packet.c).
+ * The paper gives no law, so this one is ours, an AIMD on delay: once a round trip (the
+ * guard TIMELY has), a sample at or below T = the lowest RTT the flow has seen plus a
+ * target queueing delay (srd_target_s: 8 wire MTUs at line rate) adds 1 % of line rate;
+ * one above it multiplies the rate by 1 - beta (1 - T / RTT), beta 1/2: the more the
+ * queue exceeds the target the deeper the cut, at most by half (TIMELY's form above its
+ * T_high, kb CC-TIMELY-HPCC, with TCP's halving as the limit). Between the 1 Gb/s floor TIMELY has and line
+ * rate. An idle path never cuts: a flow alone sends at line rate.
+ */
+static int
+srd_rtt(struct pk_engine *e, struct pk_dcqcn *d, uint32_t rtt_ns)
+{
+	const double beta = 0.5, step = 0.01 * e->line_Bps;
+	double rtt = rtt_ns * 1e-9, r = d->rc_Bps, t;
+
+	if (!(d->prev_rtt_s > 0) || rtt < d->prev_rtt_s)
+		d->prev_rtt_s = rtt;
+	t = d->prev_rtt_s + e->srd_target_s;
+	d->rtt_diff_s = rtt - d->prev_rtt_s; /* the queueing delay the sample saw */
+	r = rtt > t ? r * (1 - beta * (1 - t / rtt)) : r + step;
+	d->rc_Bps = FT_MIN(FT_MAX(r, e->tm_min_Bps), e->line_Bps);
+	if (d->rc_Bps < e->line_Bps && !d->limited && !d->last_wire)
+		d->t_last_tx_ps = e->now_ps;
+	d->limited = d->rc_Bps < e->line_Bps;
+	return 0;
+}
+
 int
 ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 {
@@ -208,6 +237,8 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 	if (d->t_last_dec_ps && t_sent_ps < d->t_last_dec_ps)
 		return 0; /* sent before the last update: already counted */
 	d->t_last_dec_ps = FT_MAX(e->now_ps, 1);
+	if (e->srd)
+		return srd_rtt(e, d, rtt_ns);
 	diff = d->prev_rtt_s > 0 ? rtt - d->prev_rtt_s : 0;
 	d->prev_rtt_s = rtt;
 	d->rtt_diff_s = (1 - alpha) * d->rtt_diff_s + alpha * diff;
@@ -278,7 +309,7 @@ ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 			return 1;
 		}
 		/* Wake when it may send, or when its timer raises its rate first. */
-		if (e->timely)
+		if (e->timely || e->srd)
 			tmin = FT_MIN(tmin, t);
 		else
 			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :

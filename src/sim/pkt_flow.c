@@ -269,8 +269,10 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	/* Adaptive routing chooses per hop among equal-cost ports; a path across a
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
-	 * reaches: it stays fixed. */
-	if (e->cfg.routing != FT_ROUTING_ADAPTIVE || nvlink_domain_flow(e, f) || dead) {
+	 * reaches: it stays fixed. SRD's spraying chooses per packet too (flowlets are
+	 * adaptive routing's: not under it). */
+	if ((e->cfg.routing != FT_ROUTING_ADAPTIVE && !e->spray) || nvlink_domain_flow(e, f) ||
+	    dead) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */
 		if (f->path_cap < path.nlinks) {
 			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
@@ -282,7 +284,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 		f->npath = (uint16_t)path.nlinks;
 		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
 		       path.nlinks * sizeof(uint32_t));
-	} else if (e->cfg.flowlet_bytes && (rc = flowlet_room(e, f, &path)) < 0) {
+	} else if (e->cfg.flowlet_bytes && !e->spray && (rc = flowlet_room(e, f, &path)) < 0) {
 		return rc;
 	}
 	for (j = 0; j < path.nlinks; j++) {

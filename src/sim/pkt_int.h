@@ -93,7 +93,7 @@ struct pk_dcqcn {
 	bool cnp_sent;
 	bool limited;                  /* rate below line rate */
 	uint32_t ccti;                 /* IB CC: the congestion control table index */
-	double prev_rtt_s, rtt_diff_s; /* TIMELY */
+	double prev_rtt_s, rtt_diff_s; /* TIMELY; SRD: prev_rtt_s the lowest RTT seen */
 	uint32_t hai_n;
 };
 
@@ -337,6 +337,7 @@ struct pk_flow {
 	uint8_t prio;
 	bool in_ring;
 	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
+	bool wnd_held;   /* TCP: out of its ring, its window full until an ACK opens it */
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
@@ -437,7 +438,16 @@ struct pk_engine {
 	uint64_t pfc_refresh_ps; /* XOFF refresh period given, 0 = half the pause's time */
 	uint64_t nwdog, nwd_restores, nwd_drops;
 	uint32_t nwd_dropping; /* priorities stormed now under action drop */
-	bool ooo;     /* receivers place packets out of order (adaptive routing) */
+	bool ooo;     /* receivers place packets out of order (adaptive routing, EFA) */
+	/* EFA (SRD, pkt_cc.c): each packet on the next path of its flow's rotation over the
+	 * equal-cost ports (spray), a lossy fabric, the delay-based AIMD (srd). TCP
+	 * (GPUDirect-TCPX/O): a window of wnd_pkts packets per flow, ACK-clocked. */
+	bool spray;
+	bool srd;
+	bool tcp;
+	uint32_t wnd_pkts;  /* 0: no window (RDMA transports) */
+	uint16_t hdr;       /* header and framing bytes per packet on host and fabric links */
+	double srd_target_s; /* SRD: queueing delay above the lowest RTT that cuts the rate */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */
 	/* NIC message rate (packet.nic_msg_rate): a message's time in a NIC's send
 	 * pipeline, contexts cached or not; 0 = no limit. Messages that waited for it. */

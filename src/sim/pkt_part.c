@@ -671,7 +671,8 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		rank = (int)l.rank;
 	}
 	if (rank < 0 || nranks < 2 || rank >= nranks || e->flows.len || e->plan_owner ||
-	    e->cfg.routing == FT_ROUTING_ADAPTIVE || e->pc.list_flows || e->ntrace_qps)
+	    e->cfg.routing == FT_ROUTING_ADAPTIVE || e->spray || e->pc.list_flows ||
+	    e->ntrace_qps)
 		return 0;
 	pp.rank = rank;
 	pp.size = nranks;

@@ -104,7 +104,7 @@ cct_setup(struct pk_engine *e, struct ft_error *err)
 	}
 	{
 		/* The packet time of a full packet at the host link rate. */
-		double t_pkt = (double)(e->mtu + (e->roce ? PK_HDR_ROCE : PK_HDR_IB)) / e->line_Bps;
+		double t_pkt = (double)(e->mtu + e->hdr) / e->line_Bps;
 		double max_pkts = pc->cct_max_delay_s > 0 ? pc->cct_max_delay_s / t_pkt : 8;
 
 		cct_build(e->cct_delay, n, max_pkts);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fabtune/model.h>
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 
@@ -84,9 +85,30 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		ft__pk_destroy(&e->base);
 		return rc;
 	}
+	{
+		int tech = ft__sim_fabric_tech(spec);
+
+		e->tcp = tech == FT_TECH_TCP;
+		e->srd = tech == FT_TECH_EFA; /* until the congestion control is read */
+	}
+	/* EFA's SRD runs on a lossy fabric and recovers by its own retransmission; TCP's
+	 * loss recovery is not modelled: its fabric is taken as loss-free (credits stand
+	 * for buffers its windows never overflow; docs/internals/sim.md, "EFA and
+	 * GPUDirect-TCPX/O"). */
 	if (e->pc.fc == FT_PKT_FC_AUTO)
-		e->pc.fc = e->roce ? FT_PKT_FC_PFC : FT_PKT_FC_CREDIT;
+		e->pc.fc = e->roce ? FT_PKT_FC_PFC : e->srd ? FT_PKT_FC_NONE : FT_PKT_FC_CREDIT;
 	hdr = e->roce ? PK_HDR_ROCE : PK_HDR_IB;
+	if (e->srd || e->tcp) {
+		/* Neither SRD's header nor TCPX's framing share is published: the packet
+		 * carries what makes its payload the share of line rate the model and the
+		 * flow engine give the link (ft_model_link_efficiency(): EFA 3,108 of 3,200
+		 * Gb/s, docs/presets.md PS-EFA-RATE, 121 bytes at MTU 4096; TCP none,
+		 * PS-TCPX), so that all engines start from the same rates. */
+		double eff = ft_model_link_efficiency(spec, FT_L_HOST);
+
+		hdr = eff > 0 && eff < 1 ? (uint16_t)(e->mtu * (1 / eff - 1) + 0.5) : 0;
+	}
+	e->hdr = hdr;
 	/* Defaults (kb CC-PFC-ECN): 32 MiB of shared buffer per switch and a dynamic PFC
 	 * threshold of 1/8 of what is free (the HPCC simulator's); 32 wire MTUs of credits
 	 * or lossy room per ingress port. A given XOFF without XON resumes 3 MTUs lower
@@ -140,6 +162,13 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->rto_ps = e->pc.rto_s > 0 ?
 	                    s_to_ps(e->pc.rto_s) :
 	                    s_to_ps(4.096e-6 * ldexp(1.0, (int)FT_MIN(e->pc.ib_timeout, 31u)));
+	/* SRD retransmits from the NIC within a fraction of a millisecond (the IEEE Micro
+	 * 2020 paper on SRD; the timer's value is not published): 100 us, many times a
+	 * path's round trip with a full port queue (32 wire MTUs drain in 11 us at
+	 * 100 Gb/s), unless retransmit_timeout is given. NCCL_IB_TIMEOUT is an IB verbs
+	 * knob that EFA does not read. */
+	if (e->srd && !(e->pc.rto_s > 0))
+		e->rto_ps = s_to_ps(100e-6);
 	if (e->pc.ib_retry_cnt_set && e->pc.ib_retry_cnt > 7) {
 		int rc = ft_error_set(err, FT_ERANGE,
 		                      "packet.ib_retry_cnt: expected 0 to 7 (a 3-bit field), got %u",
@@ -152,11 +181,33 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->retry_cnt = e->pc.ib_retry_cnt_set ? e->pc.ib_retry_cnt : 7;
 	e->qp_err_flow = PK_NONE;
 	if (e->pc.cc == FT_PKT_CC_AUTO)
-		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : FT_PKT_CC_NONE;
+		e->pc.cc = e->roce ? FT_PKT_CC_DCQCN : e->srd ? FT_PKT_CC_SRD : FT_PKT_CC_NONE;
+	e->srd = e->pc.cc == FT_PKT_CC_SRD;
+	/* SRD's delay target: 8 wire MTUs at the NIC's line rate over the lowest RTT (2.7 us
+	 * at 100 Gb/s), a quarter of a port's default lossy room (pkt_cc.c). */
+	e->srd_target_s = 8.0 * (e->mtu + hdr) /
+	                  (spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps);
+	/* TCP: a window of tcp_window bytes, at least two ACK strides (an ACK comes back
+	 * every PK_ACK_SEG packets). */
+	if (e->tcp) {
+		uint64_t w = e->pc.tcp_window_bytes ? e->pc.tcp_window_bytes : 1u << 20;
+
+		if (w < 2ull * PK_ACK_SEG * e->mtu) {
+			int rc = ft_error_set(
+			        err, FT_ERANGE,
+			        "packet.tcp_window: expected at least %llu bytes (two ACKs of %u "
+			        "packets), got %llu",
+			        2ull * PK_ACK_SEG * e->mtu, PK_ACK_SEG, (unsigned long long)w);
+
+			ft__pk_destroy(&e->base);
+			return rc;
+		}
+		e->wnd_pkts = (uint32_t)FT_MIN(w / e->mtu, (uint64_t)UINT32_MAX);
+	}
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
 	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
 	e->timely = e->pc.cc == FT_PKT_CC_TIMELY;
-	e->paced = e->dcqcn || e->ibcc || e->timely;
+	e->paced = e->dcqcn || e->ibcc || e->timely || e->srd;
 	e->marking = e->dcqcn || e->ibcc;
 	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
 	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
@@ -171,7 +222,12 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->ccti_timer_ps = s_to_ps(e->pc.ccti_timer_s);
 	if (!e->pc.ibcc_threshold_bytes)
 		e->pc.ibcc_threshold_bytes = 8ull * (e->mtu + hdr);
-	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE;
+	/* SRD chooses each packet's path over the equal-cost set itself (ECMP's per-flow
+	 * hash and adaptive routing's switch choice give way to it); D-mod-K keeps its
+	 * fixed paths. Packets then arrive out of order, which SRD delivers as they come. */
+	e->spray = ft__sim_fabric_tech(spec) == FT_TECH_EFA &&
+	           (cfg->routing == FT_ROUTING_ECMP || cfg->routing == FT_ROUTING_ADAPTIVE);
+	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE || e->spray;
 	/* A run split across MPI ranks names every flow by one index on every rank:
 	 * all-to-alls are built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
@@ -553,6 +609,49 @@ phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct f
 	return steps * sc->step_lat_s + net * step;
 }
 
+/*
+ * GPUDirect-TCPX/O across nodes: what NCCL's pipeline adds there, as the flow engine pays
+ * it (engine_flow.c whole_pipe(), ft__sim_pipe_terms(): the model's own terms, kb
+ * NA-MODEL). The ramp (the model's time for the first chunk through every stage of a chain
+ * or tree before the last stage starts: 666 us of a 64 MiB tree all-reduce over 2
+ * gcp-a3-mega, most of its time) is a fixed cost at the end of the op's last phase, after
+ * its flows and step costs; the proxy's floor (a channel's network messages posted one
+ * after another at a fixed cost each) makes the op's end a barrier after both that and a
+ * barrier the proxy's time after its start (less NCCL's base latency, which the op's time
+ * counts from before it). The engine's own slices fill the pipeline in a few of their
+ * packet times, a small part of the model's ramp, which it adds whole. With chunking off,
+ * ops whose end is not their last flow's and background patterns it pays neither, as
+ * the flow engine does; other transports none (the terms are 0 there).
+ */
+static int
+pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag)
+{
+	double ramp_s, proxy_s;
+	int64_t ramp, at, end;
+
+	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
+	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
+		return 0;
+	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s);
+	if (ramp_s > 0) {
+		ramp = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(ramp_s), 0, tag);
+		if (ramp < 0 || ft__pk_add_dep(e, rec->end, (uint32_t)ramp) < 0)
+			return FT_ENOMEM;
+		rec->end = (uint32_t)ramp;
+	}
+	if (!(proxy_s > 0))
+		return 0;
+	at = ft__pk_add_task(e, PK_T_BARRIER,
+	                     s_to_ps(FT_MAX(proxy_s - op->sched->base_lat_s, 0.0)), 0, tag);
+	end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
+	if (at < 0 || end < 0 || ft__pk_add_dep(e, rec->start, (uint32_t)at) < 0 ||
+	    ft__pk_add_dep(e, (uint32_t)at, (uint32_t)end) < 0 ||
+	    ft__pk_add_dep(e, rec->end, (uint32_t)end) < 0)
+		return FT_ENOMEM;
+	rec->end = (uint32_t)end;
+	return 0;
+}
+
 int64_t
 ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -653,6 +752,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		}
 		rec.end = (uint32_t)bar;
 	}
+	if (pipe_terms(e, op, &rec, tag) < 0)
+		goto oom;
 	if (rec.next == PK_NONE)
 		rec.next = rec.end;
 	else if (task_at(e, rec.next)->npred == 0 && ft__pk_add_dep(e, rec.end, rec.next) < 0)

@@ -1118,29 +1118,6 @@ peak_rss(void)
  * Valiant a dragonfly's, dimension order a torus's. A single node has no
  * fabric: any routing is moot.
  */
-/*
- * The packet engine's links are InfiniBand (credits) or RoCE (PFC, ECN):
- * EFA's SRD (lossy, its own retransmission over many paths) and TCP are
- * neither, so it refuses them and names the engines that model them.
- */
-static int
-packet_engine_fits(const struct ft_cluster_spec *spec, const struct ft_engine_ops *eng,
-                   struct ft_error *err)
-{
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	if (strcmp(eng->name, "packet") != 0 || !lp ||
-	    (lp->tech != FT_TECH_EFA && lp->tech != FT_TECH_TCP))
-		return 0;
-	return ft_error_set(err, FT_ENOTSUP,
-	                    "%s: %s: the packet engine models InfiniBand and RoCE links, not "
-	                    "%s; the flow and analytic engines model them",
-	                    spec->name, lp->name,
-	                    lp->tech == FT_TECH_EFA ? "EFA's SRD" : "GPUDirect-TCPX's TCP");
-}
-
 static bool
 routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
 {
@@ -1286,9 +1263,6 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
 		                                                               " or dmodk");
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
-	rc = packet_engine_fits(spec, eng, err);
-	if (rc < 0)
-		return rc;
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;
 	out->run.seed = cfg.seed;

@@ -465,6 +465,8 @@ uint32_t ft__sim_node_ngpus(const struct ft_topo *t, uint32_t node);
 uint32_t ft__sim_node_nnics(const struct ft_topo *t, uint32_t node);
 /* Whether the fabric (else the NICs' link) is RoCE: Ethernet counters, ECN and PFC. */
 bool ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec);
+/* The fabric's (else the NICs' link's) enum ft_tech; -1 when neither names a preset. */
+int ft__sim_fabric_tech(const struct ft_cluster_spec *spec);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */

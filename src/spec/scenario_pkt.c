@@ -230,7 +230,7 @@ read_lossy(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 
 static const char *const arb_names[] = { "strict", "wrr", "vlarb", NULL };
 static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
-static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", NULL };
+static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", "srd", NULL };
 static const char *const wd_action_names[] = { "forward", "drop", "alert", NULL };
 static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
 
@@ -251,6 +251,7 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "ib_retry_cnt", FT__DOC_FN, .fn = read_retry_cnt },
 	{ "retransmit_timeout", FT__DOC_DURATION, PKT(rto_s) },
 	{ "ber", FT__DOC_DOUBLE, PKT(ber), .lo = 0, .hi = 1e-3 },
+	{ "tcp_window", FT__DOC_SIZE, PKT(tcp_window_bytes) },
 	{ "congestion_control", FT__DOC_ENUM, PKT(cc), .names = cc_names },
 	{ "ecn_kmin", FT__DOC_SIZE, PKT(ecn_kmin_bytes) },
 	{ "ecn_kmax", FT__DOC_SIZE, PKT(ecn_kmax_bytes) },

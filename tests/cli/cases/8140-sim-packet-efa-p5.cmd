@@ -1,0 +1,1 @@
+sim aws-p5:2 --op all_reduce -b 64M -e 64M --engine packet
