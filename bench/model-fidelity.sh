@@ -65,8 +65,13 @@ CURVES = [
      "dgx-a100", ["--nccl", "2.18", "--gpus-per-thread", "8"]),
     ("azure-gb200-1x4", "published/azure-nd-gb200-v6-1x4-all-reduce-busbw.csv",
      "gb200-nvl72", ["--nccl", "2.25", "--algo", "ring", "--gpus-per-thread", "4"]),
+    # The one-rack table was first published on 2025-02-20 (coreweave/nccl-tests
+    # pull request 43), before NCCL 2.26.2 was tagged (2025-03-12), with the job
+    # of that day: the 2.25.1 image and NCCL_NVLS_ENABLE=1. The twenty-rack
+    # table came with the job of 2025-04-21 (pull request 48): 2.26.2,
+    # NCCL_NVLS_ENABLE=0, NCCL_NET_GDR_C2C=1.
     ("gb200-nvl72-1rack", "coreweave-gb200-nvl72-1rack-72gpu-all-reduce-excerpt.txt",
-     "gb200-nvl72:18", ["--nccl", "2.26", "--no-nvls", "--gpus", "72"]),
+     "gb200-nvl72:18", ["--nccl", "2.25", "--gpus", "72"]),
     ("gb200-nvl64-2rack", "coreweave-gb200-nvl72-2rack-128gpu-all-reduce-excerpt.txt",
      "examples/gb200-nvl64x2.yaml", ["--nccl", "2.26", "--no-nvls", "--gpus", "128"]),
     ("gb200-nvl72-20rack", "coreweave-gb200-nvl72-20rack-1440gpu-all-reduce-excerpt.txt",

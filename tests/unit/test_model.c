@@ -646,8 +646,9 @@ test_calibration_on_fixtures(void **state)
 		/* the latency plateau alone: the fit keeps the model's bandwidth */
 		{ "tests/fixtures/nccl-tests/h20-2x8-ndr-nvlstree-all-reduce-nccl2.21-small-excerpt.txt",
 		  "hgx-h200:2", 0, 22100, FT_ALGO_NVLS_TREE },
+		/* the job the one-rack table was published with: NCCL 2.25.1, NVLS on */
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-1rack-72gpu-all-reduce-excerpt.txt",
-		  "gb200-nvl72:18", 0, 22600, -1, true },
+		  "gb200-nvl72:18", 0, 22500, -1, false },
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-2rack-128gpu-all-reduce-excerpt.txt",
 		  "examples/gb200-nvl64x2.yaml", 0, 22600, -1, true },
 		{ "tests/fixtures/nccl-tests/coreweave-gb200-nvl72-20rack-1440gpu-all-reduce-excerpt.txt",
@@ -682,7 +683,7 @@ test_calibration_on_fixtures(void **state)
 		q.ngpus = ft_run_row(&run, 0)->nranks;
 		q.ppn = cases[i].ppn;
 		q.nccl_version = cases[i].nccl;
-		q.nvls_off = cases[i].nvls_off; /* NCCL_NVLS_ENABLE=0 in CoreWeave's GB200 jobs */
+		q.nvls_off = cases[i].nvls_off; /* NCCL_NVLS_ENABLE=0 in CoreWeave's multi-rack jobs */
 		q.force_algo = cases[i].algo >= 0;
 		if (q.force_algo)
 			q.algo = (enum ft_algo)cases[i].algo;
@@ -823,6 +824,47 @@ test_net_step_cost(void **state)
 	s.node.vm_msg_s = 10e-6;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_true(ft_model_net_step_s(&l, FT_PROTO_SIMPLE) == 0);
+}
+
+/*
+ * GB200 NVLink domains joined over InfiniBand, NVLS off (NVIDIA/nccl issue 1801: NCCL
+ * 2.27.3, three racks, partitions of 4 and 8 GPUs, all_reduce of 16 GiB): NCCL picked
+ * the ring, 107.30 and 205.39 GB/s algbw, 49.2 GB/s a GPU's NIC. The model picks the
+ * ring on its 48 GB/s a NIC and lands within 5% of both (+2.6%, +2.9%).
+ */
+static void
+test_gb200_domains_ring_across_racks(void **state)
+{
+	static const struct {
+		unsigned trays;
+		double algbw_GBps;
+	} cases[] = { { 1, 107.30 }, { 2, 205.39 } };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_model_query q;
+		struct ft_model_result r;
+		struct ft_error err = { 0 };
+		char text[160];
+		uint64_t bytes = 16ull << 30;
+		double measured_s = (double)bytes / (cases[i].algbw_GBps * 1e9);
+		int n = snprintf(text, sizeof(text),
+		                 "name: t\nnodes:\n  preset: gb200-nvl72\n  count: %u\n"
+		                 "  nvlink: { domain_nodes: %u }\n",
+		                 3 * cases[i].trays, cases[i].trays);
+
+		assert_true(n > 0 && (size_t)n < sizeof(text));
+		assert_int_equal(ft_spec_load_buffer(text, (size_t)n, "t.yaml", &s, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+		q.nccl_version = 22700;
+		q.nvls_off = true;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.algo, FT_ALGO_RING);
+		assert_int_equal(r.nranks, 12 * cases[i].trays);
+		assert_true(fabs(r.time_s / measured_s - 1) < 0.05);
+	}
 }
 
 static void
@@ -4385,6 +4427,7 @@ main(void)
 		cmocka_unit_test(test_calibration_names_file_ranks),
 		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_nvl72_domain),
+		cmocka_unit_test(test_gb200_domains_ring_across_racks),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_domain_graph_channels),
