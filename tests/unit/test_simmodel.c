@@ -1269,7 +1269,7 @@ flow_pays_the_network_step_costs(void)
 	busbw_routing = -1;
 	remove(vm);
 	assert_int_equal(nrun, 105);
-	print_message("network step costs: %zu cases, worst %+.1f%%\n", nrun, 100 * worst);
+	print_message("# network step costs: %zu cases, worst %+.1f%%\n", nrun, 100 * worst);
 }
 
 /*
