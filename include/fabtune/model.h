@@ -145,6 +145,14 @@ FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus
                               struct ft_error *err) FT_MUST_CHECK;
 
 /*
+ * @l with @nch channels forced (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = @nch, kb
+ * ENV-NCHANNELS; a query's nchannels, --channels): the communicator runs @nch channels,
+ * each with its share of the graph's bandwidth inside a node and one NIC across nodes;
+ * NCCL still drops channels at small sizes (ft_model_pipe_terms()' nchannels). 0: no change.
+ */
+FT_API void ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch);
+
+/*
  * The share of a link's raw rate that NCCL's traffic reaches on @spec, per
  * link class (enum ft_link_kind of topo.h): NVLink, NCCL's own per-link figure
  * over the raw 25 / 50 GB/s (kb NA-MODEL, SRC src/graph/topo.h: H100 20.6 of
@@ -312,8 +320,9 @@ struct ft_model_pipeline {
  * proxy posts in series and their floor (messages x (1 us + nics.vm_overhead)), the host
  * launch. All zero where the pair does not run on @l even forced (one rank, NVLS without
  * NVLink SHARP, NVLS across nodes) or has no bandwidth. The flow engine, which runs a ring
- * or tree's flows whole, pays the ramp and the proxy floor from here on GPUDirect-TCPX/O
- * (docs/internals/sim.md).
+ * or tree's flows whole, pays the ramp and the proxy floor from here on every transport
+ * (docs/internals/sim.md); forced channels come in through @l
+ * (ft_model_links_force_channels()).
  */
 FT_API void ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                                 enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out);

@@ -274,6 +274,13 @@ struct ft_sim_op {
 	 * may ignore it (the packet engine takes it for CollNet alone).
 	 */
 	uint32_t pipe_chunks;
+	/*
+	 * The channels forced on the op (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS, a job op's
+	 * channels, --channels; kb ENV-NCHANNELS), 0: NCCL's own count. The schedule's flows
+	 * carry the channels already; the flow engine's pipeline terms of a ring or tree run
+	 * whole (its ramp, its proxy's floor) start from this count, as the model's do.
+	 */
+	uint32_t nchannels;
 };
 
 /* Timing of one submitted op. */

@@ -124,17 +124,20 @@ no_such_algo(const struct ft_model_query *q, struct ft_error *err)
 }
 
 /*
- * NCCL_MIN/MAX_NCHANNELS: @nch channels instead of the graph's. A channel is
- * one ring (or tree) with its share of the graph's bandwidth inside a node
- * (busBw = nChannels x per-channel bandwidth, kb NA-MODEL), and it leaves a
- * node through one NIC (kb NA-ALGO-RING): fewer channels than rails leave
- * NICs idle; more than the graph's add nothing.
+ * NCCL_MIN/MAX_NCHANNELS (kb ENV-NCHANNELS): @nch channels instead of the graph's. A
+ * channel is one ring (or tree) with its share of the graph's bandwidth inside a node
+ * (busBw = nChannels x per-channel bandwidth, kb NA-MODEL), and it leaves a node through
+ * one NIC (kb NA-ALGO-RING): fewer channels than rails leave NICs idle; more than the
+ * graph's add nothing. The count is the communicator's, so the pipeline's channels,
+ * chunks, loops, ramp and proxy messages start from it (model/pipeline.c).
  */
-static void
-force_channels(struct ft_model_links *l, uint32_t nch)
+void
+ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch)
 {
 	uint32_t graph = l->nchannels ? l->nchannels : 1;
 
+	if (nch == 0)
+		return;
 	if (nch < graph)
 		l->intra_Bps *= (double)nch / graph;
 	if (nch < l->nrails) {
@@ -322,7 +325,7 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		ft__model_rack_channels(l, q->nccl_version);
 	}
 	if (q->nchannels)
-		force_channels(l, q->nchannels);
+		ft_model_links_force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;
 	if (l->arm_buff_default && q->nccl_version && q->nccl_version < ARM_BUFF_UNTIL)
 		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);

@@ -725,16 +725,18 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * first chunk of a tree or chain crosses every stage before the last stage starts (the
  * ramp), and a channel's proxy posts its network messages one after another, each at a
  * fixed cost (1 us of NCCL's network post overhead plus nics.vm_overhead, kb NA-MODEL), a
- * floor under the operation's time. On GPUDirect-TCPX/O both are most of the time from
- * 4 MiB to 1 GiB, so there the engine pays them, from the model's own terms
- * (ft__sim_pipe_terms(), ft_model_pipe_terms()): the ramp as a fixed cost at the end of
+ * floor under the operation's time. The engine pays both, on every transport the model
+ * prices them on, from the model's own terms (ft__sim_pipe_terms(), ft_model_pipe_terms(),
+ * at the op's forced channels if any): the ramp as a fixed cost at the end of
  * the op's last phase, after its flows and step costs, as the model adds it to its
  * latency and bandwidth terms; the floor as a barrier the proxy's time after the op's
  * start, which the op's end waits for too: its time is max(flows + step costs + ramp,
- * proxy), the model's max(lat + bytes / bw + ramp, proxy). Elsewhere the ramp is left out
- * as before (docs/internals/sim-log.md lists where it shows). Ops whose end is not their
- * last flow's (start jitter, on/off sources: struct ft_sim_op nominal_end, end_acked), a
- * background pattern and packet.chunking: off pay neither.
+ * proxy), the model's max(lat + bytes / bw + ramp, proxy). The flows keep what the model
+ * has no term for (congestion, routing, the links they share); the ramp and the floor are
+ * what whole flows cannot show (docs/internals/sim.md, "The flow engine and the model's
+ * pipeline terms"). Ops whose end is not their last flow's (start jitter, on/off
+ * sources: struct ft_sim_op nominal_end, end_acked), a background pattern and
+ * packet.chunking: off pay neither.
  */
 static void
 whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,

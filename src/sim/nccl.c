@@ -850,12 +850,16 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
  * (the first chunk through every stage of a chain or tree before the last stage starts) in
  * @ramp_s and the proxy's floor (a channel's network messages one after another, each
  * 1 us of NCCL's post overhead plus nics.vm_overhead, kb NA-MODEL) in @proxy_s. Paid on
- * GPUDirect-TCPX/O across nodes only (docs/presets.md PS-TCPX; docs/internals/sim.md):
- * there both are most of the time from 4 MiB to 1 GiB (2 gcp-a3-mega, all-reduce 128 MiB:
- * a 710 us ramp in the model's 1,614), and elsewhere the engines' agreement with the
- * model's tuner terms stands as measured. Both 0 where they do not apply: one node, a
- * cluster of another transport, an all-to-all or send/recv (no pipeline of this kind),
- * ranks the model cannot lay out on whole nodes.
+ * every transport the model prices them on (InfiniBand, RoCE, EFA, sockets,
+ * GPUDirect-TCPX/O, NVLink alone): the model's terms for the op's ranks on the nodes they
+ * are placed on (as ft__sim_pick_algo() asks the tuner), at the channels forced on it
+ * (op->nchannels, NCCL_MIN/MAX_NCHANNELS, kb ENV-NCHANNELS) or NCCL's own count. On
+ * GPUDirect-TCPX/O both are most of the time from 4 MiB to 1 GiB (2 gcp-a3-mega,
+ * all-reduce 128 MiB: a 710 us ramp in the model's 1,614); on InfiniBand a tree's ramp is
+ * a tenth to a third of it at 1 to 128 MiB (docs/internals/sim.md). Both 0 where they do
+ * not apply: one rank, an algorithm the engine does not run as whole flows (NVLS, an NVLS
+ * tree or CollNet in NCCL's chunks, halving-doubling, all-to-all, send/recv), ranks the
+ * model cannot lay out.
  */
 void
 ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
@@ -867,17 +871,24 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	uint32_t r, nodes = 1;
 
 	*ramp_s = *proxy_s = 0;
-	if (sc->nranks < 2 || sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
+	if (sc->nranks < 2 || (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE) ||
+	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
 		return;
+	/* the physical nodes, node by node: an NVLink domain's trays the model joins itself */
 	for (r = 1; r < sc->nranks; r++)
-		if (ft__sim_over_network(t, op->rank_gpu[r], op->rank_gpu[r - 1]))
+		if (ft_topo_vertex(t, op->rank_gpu[r])->node !=
+		    ft_topo_vertex(t, op->rank_gpu[r - 1])->node)
 			nodes++;
-	if (nodes < 2 || sc->nranks % nodes)
+	/* nodes of different GPU counts: the model's layout of the ranks over the cluster, as
+	 * the tuner is asked there (no ranks per node) */
+	if (sc->nranks % nodes)
+		nodes = 0;
+	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0,
+	                       &l, NULL) < 0)
 		return;
-	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, sc->nranks / nodes, &l,
-	                       NULL) < 0 ||
-	    !l.tcpx || l.nnodes < 2)
-		return;
+	if (op->nchannels)
+		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,
+		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
 	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, &pl);
 	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
 	*proxy_s = FT_MAX(pl.proxy_s, 0.0);

@@ -762,7 +762,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 					                .after = jr->last_op,
 					                .job = (uint32_t)ji,
 					                .conn_cap_Bps = cap,
-					                .prio = (uint8_t)j->prio };
+					                .prio = (uint8_t)j->prio,
+					                .nchannels = o->channels };
 				int64_t id;
 
 				op.delay_s = (k == 0 && rep == 0) ? jr->compute_s : 0;
@@ -831,7 +832,8 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 				                .rank_gpu = jr->rank_gpu,
 				                .after = -1,
 				                .conn_cap_Bps = cap,
-				                .prio = (uint8_t)j->prio };
+				                .prio = (uint8_t)j->prio,
+				                .nchannels = o->channels };
 			int64_t id = e->ops->submit(e, &op, err);
 
 			rc = id < 0 ? (int)id : 0;

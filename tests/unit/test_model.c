@@ -3967,6 +3967,60 @@ test_pipe_terms(void **state)
 	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0);
 }
 
+/*
+ * Channels forced (NCCL_MIN/MAX_NCHANNELS, kb ENV-NCHANNELS; --channels): the links with
+ * ft_model_links_force_channels() give the pipeline terms ft_model_eval() times a query of
+ * that many channels with, so the engines that take the terms from the links price the
+ * same ramp and floor. On 2 DGX H100 a Simple tree all-reduce of 64 MiB runs 2 channels
+ * in 64 loops of 1 MiB (2 x 512 KiB chunks), 4 in 32, 8 in 16: the proxy's 2 messages
+ * a loop follow (2 us x loops), and so does the ramp (each loop's chunks at the channels'
+ * bandwidth). 0 leaves the links as they are.
+ */
+static void
+test_pipe_terms_forced_channels(void **state)
+{
+	static const uint32_t nch[] = { 2, 4, 8 };
+	static const uint64_t loops[] = { 64, 32, 16 };
+	struct ft_model_pipeline pl;
+	struct ft_model_links l, l0;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t k;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (k = 0; k < FT_ARRAY_SIZE(nch); k++) {
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		ft_model_links_force_channels(&l, nch[k]);
+		assert_int_equal(l.nchannels, nch[k]);
+		assert_int_equal(l.graph_nchannels, 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = nch[k];
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 64u << 20,
+		                    &pl);
+		assert_int_equal(pl.nchannels, nch[k]);
+		assert_int_equal(r.pipe.nchannels, nch[k]);
+		assert_int_equal(pl.chunk_bytes, 512u << 10);
+		assert_int_equal(pl.loops, loops[k]);
+		assert_int_equal(r.pipe.loops, pl.loops);
+		assert_true(pl.ramp_s == r.pipe.ramp_s && pl.ramp_s > 0);
+		assert_true(pl.proxy_s == r.pipe.proxy_s);
+		assert_true(fabs(pl.proxy_s - 2e-6 * (double)pl.loops) < 1e-15);
+	}
+	/* 0: NCCL's own count */
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l0, &err), 0);
+	l = l0;
+	ft_model_links_force_channels(&l, 0);
+	assert_int_equal(l.nchannels, l0.nchannels);
+	assert_int_equal(l.graph_nchannels, l0.graph_nchannels);
+}
+
 /* The all-reduce of @spec at @bytes, with aws-ofi-nccl's tuner plugin or not. */
 static struct ft_model_result
 ofi_eval(const struct ft_cluster_spec *s, uint64_t bytes, bool plugin, bool nvls_off)
@@ -4493,6 +4547,7 @@ main(void)
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_pipe_terms),
+		cmocka_unit_test(test_pipe_terms_forced_channels),
 		cmocka_unit_test(test_ofi_tuner_regions),
 		cmocka_unit_test(test_write_sweep),
 		cmocka_unit_test(test_write_explain),

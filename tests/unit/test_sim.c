@@ -1121,7 +1121,13 @@ assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
 	assert_flow_op_time_chunking(sw, FT_PKT_CHUNK_AUTO, want);
 }
 
-/* @cap_Bps > 0: the rate of the slowest flow, where several flows share a link. */
+/*
+ * The flow engine's time of one op against its closed form: its flows alone (packet.chunking:
+ * off) the bytes over the slowest link plus the steps' latencies; a ring or tree as NCCL runs
+ * it that plus the model's ramp, at least the model's proxy floor (whole_pipe(); one DGX H100,
+ * tree on one channel, 256 MiB: 1,693 us of flows and 868 of ramp, the chain's 14 stages).
+ * @cap_Bps > 0: the rate of the slowest flow, where several flows share a link.
+ */
 static void
 closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t nranks,
                  uint32_t ppn, uint64_t bytes, uint32_t nch, double cap_Bps)
@@ -1193,6 +1199,27 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 		/* and each one message cost: in-node rounds pay the step cost */
 		want += waves * (nranks > ppn ? ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE)
 		                               : s.step_lat_s);
+	}
+	/* the flows alone: no pipeline over them (packet.chunking: off) */
+	assert_flow_op_time_chunking(&sw, FT_PKT_CHUNK_OFF, want);
+	if (op != FT_OP_ALLTOALL) {
+		/* NCCL's pipeline over a ring's or tree's whole flows: the model's ramp after
+		 * them and its proxy floor under them, on the channels given (whole_pipe()) */
+		struct ft_cluster_spec cs;
+		struct ft_model_query q;
+		struct ft_model_result r;
+
+		assert_int_equal(ft_spec_resolve(cluster, &cs, &err), 0);
+		ft_model_query_init(&q, op, bytes);
+		q.force_algo = q.force_proto = true;
+		q.algo = algo;
+		q.proto = FT_PROTO_SIMPLE;
+		q.ngpus = nranks;
+		q.nnodes = nranks / ppn;
+		q.ppn = ppn;
+		q.nchannels = nch;
+		assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+		want = FT_MAX(want + r.pipe.ramp_s, r.pipe.proxy_s);
 	}
 	assert_flow_op_time(&sw, want);
 	ft_schedule_release(&s);

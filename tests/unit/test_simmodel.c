@@ -476,19 +476,18 @@ test_collnet_direct_closed_form(void **state)
 	ft_sim_report_release(&rep);
 }
 
-/* Whether the flow engine pays @m's pipeline on @spec: it runs an NVLS tree or a CollNet
- * all-reduce in NCCL's chunks (engine_flow.c pipe_chunks()), and on GPUDirect-TCPX/O across
- * nodes a ring's or tree's ramp and proxy floor over its whole flows (whole_pipe()). */
+/* Whether the flow engine pays @m's pipeline: it runs an NVLS tree or a CollNet all-reduce
+ * in NCCL's chunks (engine_flow.c pipe_chunks()), and a ring's or tree's ramp and proxy
+ * floor over its whole flows on every transport (whole_pipe()). */
 static bool
 model_pipelines(const struct ft_cluster_spec *spec, const struct ft_model_result *m)
 {
-	struct ft_model_links l;
-
+	(void)spec;
 	if (m->op == FT_OP_ALL_REDUCE &&
 	    (m->algo == FT_ALGO_NVLS_TREE || m->algo == FT_ALGO_COLLNET))
 		return true;
-	return m->nnodes > 1 && m->op != FT_OP_ALLTOALL && m->op != FT_OP_SENDRECV &&
-	       ft_model_links_get(spec, m->nranks, m->nnodes, m->ppn, &l, NULL) == 0 && l.tcpx;
+	return (m->algo == FT_ALGO_RING || m->algo == FT_ALGO_TREE) && m->op != FT_OP_ALLTOALL &&
+	       m->op != FT_OP_SENDRECV;
 }
 
 /*
@@ -554,12 +553,45 @@ static bool busbw_tuner_only;     /* busbw()'s model without its pipeline, whate
 static double busbw_time_us;      /* the time of busbw()'s last answer, us */
 static int busbw_routing = -1;     /* the flow engine's routing (enum ft_routing; -1: the spec's) */
 
+/* The last busbw() asked: what an agreement check names. */
+static char busbw_last[160];
+
+/* The flow engine's worst disagreement with the model in the agreement sweeps (flow busbw /
+ * model busbw - 1), and what it was, since agree_reset(). */
+static double agree_worst;
+static char agree_what[160];
+
+static void
+agree_reset(void)
+{
+	agree_worst = 0;
+	agree_what[0] = '\0';
+}
+
+/* flow @f against model @m (busbw): within 10%, the worst one noted. */
+static void
+assert_agree_(double f, double m, const char *file, int line)
+{
+	if (fabs(f / m - 1) > fabs(agree_worst)) {
+		agree_worst = f / m - 1;
+		snprintf(agree_what, sizeof(agree_what), "%s", busbw_last);
+	}
+	assert_close_(f, m, 0.10 * m, file, line);
+}
+#define assert_agree(f, m) assert_agree_((f), (m), __FILE__, __LINE__)
+
 /* busbw of one op of @bytes on @spec by @engine ("flow") or, for NULL, the model. */
 static double
 busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, const char *engine)
 {
 	struct ft_error err = { 0 };
 	double bw;
+	const char *base = strrchr(spec, '/');
+
+	snprintf(busbw_last, sizeof(busbw_last), "%s %s %s %llu B, %u channels (0: NCCL's)",
+	         base ? base + 1 : spec, ft_op_name(op),
+	         algo >= 0 ? ft_algo_name((enum ft_algo)algo) : "(tuner)",
+	         (unsigned long long)bytes, busbw_channels);
 
 	if (!engine) {
 		struct ft_cluster_spec cs;
@@ -568,10 +600,10 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 
 		assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
 		ft_model_query_init(&q, op, bytes);
-		/* The flow engine runs rings and trees whole (no pipeline ramp): the tuner's
-		 * time; an NVLS tree or CollNet all-reduce in NCCL's chunks, the first chunk
-		 * through every stage, and on GPUDirect-TCPX/O a ring or tree with the ramp and
-		 * the proxy floor: the model's time with its pipeline (model_pipelines()). */
+		/* The flow engine runs an NVLS tree or CollNet all-reduce in NCCL's chunks, the
+		 * first chunk through every stage, and a ring or tree whole with the model's ramp
+		 * and proxy floor: the model's time with its pipeline (model_pipelines()); other
+		 * picks (NVLS in one node, PAT, all-to-all, send/recv) the tuner's time. */
 		q.tuner_only = true;
 		q.force_algo = algo >= 0;
 		q.algo = algo >= 0 ? (enum ft_algo)algo : FT_ALGO_RING;
@@ -753,7 +785,7 @@ flow_agrees_on_uneven_nodes(void)
 			if (fabs(f / m - 1) > 0.10)
 				print_error("uneven %s %llu: flow %.2f model %.2f GB/s\n",
 				            ft_op_name(ops[j]), (unsigned long long)b, f, m);
-			assert_close(f, m, 0.10 * m);
+			assert_agree(f, m);
 		}
 	remove(five);
 }
@@ -822,7 +854,7 @@ flow_agrees_on_trees(void)
 					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i] ? specs[i] : "4 NICs", ft_algo_name(algo),
 					            (unsigned long long)sizes[k], f, m);
-				assert_close(f, m, 0.10 * m);
+				assert_agree(f, m);
 			}
 	remove(four_nics);
 }
@@ -977,7 +1009,7 @@ flow_agrees_across_domains(void)
 						            specs[i], ft_op_name(ops[j]),
 						            a ? "ring" : "auto",
 						            (unsigned long long)sizes[k], f, m);
-					assert_close(f, m, 0.10 * m);
+					assert_agree(f, m);
 				}
 }
 
@@ -1028,7 +1060,7 @@ flow_agrees_on_nvl72(void)
 						            algo < 0 ? "auto" :
 						                       ft_algo_name((enum ft_algo)algo),
 						            (unsigned long long)sizes[k], f, m);
-					assert_close(f, m, 0.10 * m);
+					assert_agree(f, m);
 				}
 	busbw_no_nvls = false;
 	assert_int_equal(nrun, 90);
@@ -1062,7 +1094,7 @@ flow_agrees_on_alltoall(const char *four_nics)
 					print_error("%s alltoall %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i], ft_algo_name(algos[j]),
 					            (unsigned long long)sizes[k], f, m);
-				assert_close(f, m, 0.10 * m);
+				assert_agree(f, m);
 			}
 }
 
@@ -1098,7 +1130,7 @@ test_flow_posts_on_p2p_channels(void **state)
 
 		print_message("# %s %llu: flow %.2f model %.2f GB/s\n", cases[i].spec,
 		              (unsigned long long)cases[i].bytes, f, m);
-		assert_close(f, m, 0.10 * m);
+		assert_agree(f, m);
 	}
 }
 
@@ -1141,7 +1173,7 @@ flow_agrees_on_collnet_direct(void)
 		if (fabs(f / m - 1) > 0.10)
 			print_error("collnet_direct %llu: flow %.2f model %.2f GB/s\n",
 			            (unsigned long long)sizes[k], f, m);
-		assert_close(f, m, 0.10 * m);
+		assert_agree(f, m);
 	}
 	remove(path);
 }
@@ -1232,12 +1264,12 @@ flow_pays_the_network_step_costs(void)
 					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i], ft_op_name(ops[j]),
 					            (unsigned long long)sizes[k], f, m);
-				assert_close(f, m, 0.10 * m);
+				assert_agree(f, m);
 			}
 	busbw_routing = -1;
 	remove(vm);
 	assert_int_equal(nrun, 105);
-	print_message("network step costs: %zu cases, worst %+.1f%%\n", nrun, 100 * worst);
+	print_message("# network step costs: %zu cases, worst %+.1f%%\n", nrun, 100 * worst);
 }
 
 /*
@@ -1279,25 +1311,26 @@ flow_pays_the_tcpx_pipeline(void)
 					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i], ft_op_name(ops[j]),
 					            (unsigned long long)sizes[k], f, m);
-				assert_close(f, m, 0.10 * m);
+				assert_agree(f, m);
 			}
 	busbw_routing = -1;
 	assert_int_equal(nrun, 30);
 	print_message("# tcpx pipeline: %zu cases, worst time %+.1f%%\n", nrun, 100 * worst);
 }
 
-/* The flow engine's time of one @op (@algo, Simple) of @bytes on @spec, us, with the
- * scenario's packet.chunking @chunking. */
+/* The flow engine's time of one @op (@algo, Simple) of @bytes on @spec on @channels
+ * (--channels; 0: NCCL's), us, with the scenario's packet.chunking @chunking. */
 static double
-flow_time_us(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
-             enum ft_pkt_chunking chunking)
+flow_time_ch_us(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
+                uint32_t channels, enum ft_pkt_chunking chunking)
 {
 	struct ft_sim_sweep_args sw = { .spec = spec,
 		                        .op = op,
 		                        .algo = algo,
 		                        .proto = FT_PROTO_SIMPLE,
 		                        .min_bytes = bytes,
-		                        .max_bytes = bytes };
+		                        .max_bytes = bytes,
+		                        .channels = channels };
 	struct ft_error err = { 0 };
 	struct ft_scenario *sc = NULL;
 	struct ft_sim_overrides ov;
@@ -1317,9 +1350,18 @@ flow_time_us(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
 	return t;
 }
 
-/* The model's pipeline terms of (@op, @algo, Simple) at @bytes on @spec. */
+/* flow_time_ch_us() on NCCL's channels. */
+static double
+flow_time_us(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
+             enum ft_pkt_chunking chunking)
+{
+	return flow_time_ch_us(spec, op, algo, bytes, 0, chunking);
+}
+
+/* The model's pick (@op, @algo, Simple) at @bytes on @spec on @channels (0: NCCL's). */
 static struct ft_model_result
-model_pick(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes)
+model_pick_ch(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes,
+              uint32_t channels)
 {
 	struct ft_cluster_spec cs;
 	struct ft_model_query q;
@@ -1331,8 +1373,16 @@ model_pick(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes)
 	q.force_algo = q.force_proto = true;
 	q.algo = algo;
 	q.proto = FT_PROTO_SIMPLE;
+	q.nchannels = channels;
 	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
 	return m;
+}
+
+/* The model's pipeline terms of (@op, @algo, Simple) at @bytes on @spec. */
+static struct ft_model_result
+model_pick(const char *spec, enum ft_op op, enum ft_algo algo, uint64_t bytes)
+{
+	return model_pick_ch(spec, op, algo, bytes, 0);
 }
 
 /*
@@ -1379,6 +1429,152 @@ test_flow_tcpx_closed_forms(void **state)
 }
 
 /*
+ * NCCL's pipeline on every transport (ft__sim_pipe_terms()): the flow engine runs a ring's or
+ * tree's flows whole and pays the model's ramp and proxy floor on InfiniBand (2 and 4 DGX
+ * H100), RoCE (2 HGX H100 on Spectrum-X) and EFA (2 AWS p5): a forced ring's all-reduce,
+ * all-gather and reduce-scatter and a forced tree's all-reduce at the tuner's protocol, and
+ * the tree on Simple (whose ramp is most of its time at mid sizes: 624 of 843 us at 16 MiB
+ * on 2 DGX H100), 1 MiB to 1 GiB. On one GB200 NVL72 rack (NVLink alone) the rings on
+ * Simple: a ring has no ramp and one node no proxy floor, so nothing moves there. The flow
+ * engine's time is within 10% of the model's with its pipeline; the worst is -5.7% (4 DGX
+ * H100, tree on LL128 at 256 MiB: the flows' bandwidth, not the pipeline). Before, the
+ * flow engine paid neither term off GPUDirect-TCPX/O and 25 cases were more than 10% off:
+ * the Simple tree of 16 MiB on 2 DGX H100 took 221 us against the model's 843, on 2 p5
+ * 370 against 1,615 (-77.1%, the worst).
+ */
+static void
+test_flow_pays_the_pipeline_everywhere(void **state)
+{
+	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:4", "hgx-h100-spcx:2",
+		                             "aws-p5:2", "gb200-nvl72:18" };
+	static const struct {
+		enum ft_op op;
+		enum ft_algo algo;
+		int proto; /* -1: the tuner's */
+		bool nvl72; /* run on the NVL72 rack too */
+	} runs[] = { { FT_OP_ALL_REDUCE, FT_ALGO_RING, -1, false },
+		     { FT_OP_ALL_GATHER, FT_ALGO_RING, -1, false },
+		     { FT_OP_REDUCE_SCATTER, FT_ALGO_RING, -1, false },
+		     { FT_OP_ALL_REDUCE, FT_ALGO_TREE, -1, false },
+		     { FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, false },
+		     { FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, true },
+		     { FT_OP_ALL_GATHER, FT_ALGO_RING, FT_PROTO_SIMPLE, true },
+		     { FT_OP_REDUCE_SCATTER, FT_ALGO_RING, FT_PROTO_SIMPLE, true } };
+	size_t i, j, nrun = 0;
+	double worst = 0;
+	char where[160] = "";
+	uint64_t b;
+
+	(void)state;
+	busbw_routing = FT_ROUTING_DMODK; /* no two flows on one fabric link: the model's premise */
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (j = 0; j < FT_ARRAY_SIZE(runs); j++)
+			for (b = 1u << 20; b <= (1u << 30); b *= 4) {
+				bool rack = strncmp(specs[i], "gb200", 5) == 0;
+				struct ft_cluster_spec cs;
+				struct ft_model_query q;
+				struct ft_model_result m;
+				struct ft_error err = { 0 };
+				double f, mt;
+
+				if (rack != runs[j].nvl72)
+					continue;
+				assert_int_equal(ft_spec_resolve(specs[i], &cs, &err), 0);
+				ft_model_query_init(&q, runs[j].op, b);
+				q.force_algo = true;
+				q.algo = runs[j].algo;
+				q.force_proto = runs[j].proto >= 0;
+				q.proto = q.force_proto ? (enum ft_proto)runs[j].proto : FT_PROTO_SIMPLE;
+				assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+				busbw(specs[i], runs[j].op, (int)runs[j].algo, (int)m.proto, b,
+				      "flow");
+				f = busbw_time_us;
+				mt = m.time_s * 1e6;
+				nrun++;
+				print_message("# %s %s %s/%s %llu: flow %.1f model %.1f us "
+				              "(ramp %.1f, floor %.1f) %+.2f%%\n",
+				              specs[i], ft_op_name(runs[j].op), ft_algo_name(m.algo),
+				              ft_proto_name(m.proto), (unsigned long long)b, f, mt,
+				              m.pipe.ramp_s * 1e6, m.pipe.proxy_s * 1e6,
+				              100 * (f / mt - 1));
+				if (fabs(f / mt - 1) > fabs(worst)) {
+					worst = f / mt - 1;
+					snprintf(where, sizeof(where), "%s %s %s/%s %llu", specs[i],
+					         ft_op_name(runs[j].op), ft_algo_name(m.algo),
+					         ft_proto_name(m.proto), (unsigned long long)b);
+				}
+				assert_close(f, mt, 0.10 * mt);
+			}
+	busbw_routing = -1;
+	assert_int_equal(nrun, 4 * 5 * 6 + 3 * 6);
+	print_message("# pipeline everywhere: %zu cases, worst time %+.2f%% (%s)\n", nrun,
+	              100 * worst, where);
+}
+
+/*
+ * The closed form of the ramp over whole flows: a forced ring broadcast (Simple) is NCCL's
+ * chain from the root, n - 1 stages, one 512 KiB chunk (a Simple slot) per channel and
+ * loop; its ramp is the n - 2 loops the first chunk takes to reach the last stage, (n - 2)
+ * x (bytes / bandwidth) / loops, with loops = bytes / (channels x 512 KiB) rounded up. The
+ * flow engine's time is that of the same flows without the pipeline (packet.chunking:
+ * off) plus the ramp, to 1e-6 us, on 2 DGX H100 (16 ranks) at 64 MiB; the proxy posts
+ * 2 x loops messages of 1 us, a floor that does not bind. --channels (NCCL_MIN_NCHANNELS =
+ * NCCL_MAX_NCHANNELS, kb ENV-NCHANNELS) sets the loops, so the ramp and the floor, in both
+ * engines: 2 channels make 64 loops, 8 make 16, and at 1 MiB (one loop whatever the count)
+ * the ramp is (n - 2) x bytes / bandwidth, twice as long on 4 channels as on 8 (each
+ * channel a ring of its share of the bandwidth).
+ */
+static void
+test_flow_ramp_closed_form(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		uint32_t channels, loops;
+	} cases[] = { { 64u << 20, 0, 0 },  { 64u << 20, 2, 64 }, { 64u << 20, 8, 16 },
+		      { 1u << 20, 4, 1 },   { 1u << 20, 8, 1 } };
+	const uint32_t n = 16;
+	double ramp_us[FT_ARRAY_SIZE(cases)];
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < FT_ARRAY_SIZE(cases); k++) {
+		struct ft_model_result m = model_pick_ch("dgx-h100:2", FT_OP_BROADCAST, FT_ALGO_RING,
+		                                         cases[k].bytes, cases[k].channels);
+		uint64_t chunk = 512u << 10, loops;
+		double on, off, ramp;
+
+		assert_int_equal(m.pipe.stages, n - 1);
+		assert_int_equal(m.pipe.chunk_bytes, chunk);
+		if (cases[k].channels) {
+			assert_int_equal(m.pipe.nchannels, cases[k].channels);
+			assert_int_equal(m.pipe.loops, cases[k].loops);
+		}
+		loops = (cases[k].bytes + m.pipe.nchannels * chunk - 1) /
+		        (m.pipe.nchannels * chunk);
+		assert_int_equal(m.pipe.loops, loops);
+		ramp = (n - 2) * m.bw_part_s / (double)loops;
+		assert_close(m.pipe.ramp_s, ramp, 1e-9 * ramp);
+		assert_close(m.pipe.messages, 2.0 * loops, 0);
+		assert_close(m.pipe.proxy_s, 2.0 * loops * 1e-6, 1e-12);
+		on = flow_time_ch_us("dgx-h100:2", FT_OP_BROADCAST, FT_ALGO_RING, cases[k].bytes,
+		                     cases[k].channels, FT_PKT_CHUNK_AUTO);
+		off = flow_time_ch_us("dgx-h100:2", FT_OP_BROADCAST, FT_ALGO_RING, cases[k].bytes,
+		                      cases[k].channels, FT_PKT_CHUNK_OFF);
+		print_message("# broadcast %llu B, %u channels (%llu loops): flow %.6f = %.6f + "
+		              "ramp %.6f us (model %.3f us)\n",
+		              (unsigned long long)cases[k].bytes, m.pipe.nchannels,
+		              (unsigned long long)loops, on, off, ramp * 1e6, m.time_s * 1e6);
+		assert_true(m.pipe.proxy_s * 1e6 < off);
+		assert_close(on - off, ramp * 1e6, 1e-6);
+		ramp_us[k] = on - off;
+	}
+	/* one loop: the ramp follows the channels' bandwidth */
+	assert_close(ramp_us[3], 2 * ramp_us[4], 1e-6);
+	/* 2 channels: 4 times the loops of 8, each a quarter as fast: the same ramp */
+	assert_close(ramp_us[1], ramp_us[2], 1e-6 * ramp_us[2]);
+}
+
+/*
  * The closed form of a step's fixed cost: a forced ring all-reduce (Simple) over 2 DGX
  * H100 crosses the network on 2 of its 30 steps (2(N - 1), kb NA-ALGO-RING), and a forced
  * tree on 2 of its steps (2 log2 N), so 10 us of hypervisor cost per message
@@ -1399,6 +1595,7 @@ test_vm_overhead_per_network_step(void **state)
 		      { "flow", FT_ALGO_TREE, 4u << 20 },   { "packet", FT_ALGO_RING, 1u << 20 },
 		      { "packet", FT_ALGO_RING, 4u << 20 }, { "packet", FT_ALGO_TREE, 4u << 20 } };
 	char bare[512], vm[512];
+	double floor_us;
 	size_t k;
 
 	(void)state;
@@ -1417,10 +1614,14 @@ test_vm_overhead_per_network_step(void **state)
 		busbw(vm, FT_OP_ALL_REDUCE, cases[k].algo, FT_PROTO_SIMPLE, cases[k].bytes,
 		      cases[k].engine);
 		t1 = busbw_time_us;
-		print_message("# %s %s %llu: %.4f -> %.4f us\n", cases[k].engine,
+		/* the flow engine: the proxy's floor too, messages x 11 us, where it binds */
+		floor_us = strcmp(cases[k].engine, "flow") != 0 ? 0 :
+		           model_pick(vm, FT_OP_ALL_REDUCE, cases[k].algo, cases[k].bytes)
+		                           .pipe.proxy_s * 1e6;
+		print_message("# %s %s %llu: %.4f -> %.4f us (floor %.1f)\n", cases[k].engine,
 		              ft_algo_name(cases[k].algo), (unsigned long long)cases[k].bytes, t0,
-		              t1);
-		assert_close(t1 - t0, 20.0, 0.05);
+		              t1, floor_us);
+		assert_close(t1, FT_MAX(t0 + 20.0, floor_us), 0.05);
 	}
 	remove(bare);
 	remove(vm);
@@ -1443,6 +1644,7 @@ test_flow_agrees_with_model(void **state)
 	FILE *fp;
 
 	(void)state;
+	agree_reset();
 	/* Four NICs for eight GPUs, and one 400G RoCE NIC per node (the NIC binds). */
 	snprintf(four_nics, sizeof(four_nics), "%s/simmodel-4nic.yaml",
 	         getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".");
@@ -1469,7 +1671,7 @@ test_flow_agrees_with_model(void **state)
 			if (fabs(fl / m - 1) > 0.10)
 				print_error("%s %s: flow %.2f model %.2f GB/s\n", files[i],
 				            ft_op_name(ops[j]), fl, m);
-			assert_close(fl, m, 0.10 * m);
+			assert_agree(fl, m);
 		}
 	flow_agrees_on_alltoall(four_nics);
 	flow_agrees_on_collnet_direct();
@@ -1491,7 +1693,7 @@ test_flow_agrees_with_model(void **state)
 					print_error("%s %s %llu: flow %.2f model %.2f GB/s\n",
 					            specs[i], ft_op_name(ops[j]),
 					            (unsigned long long)sizes[k], f, m);
-				assert_close(f, m, 0.10 * m);
+				assert_agree(f, m);
 			}
 	assert_true(nrun >= 70);
 	flow_agrees_across_domains();
@@ -1501,6 +1703,8 @@ test_flow_agrees_with_model(void **state)
 	flow_agrees_on_nvls_tree_by_loops();
 	flow_pays_the_network_step_costs();
 	flow_pays_the_tcpx_pipeline();
+	print_message("# flow against model, every sweep: worst busbw %+.1f%% (%s)\n",
+	              100 * agree_worst, agree_what);
 }
 
 /*
@@ -1618,7 +1822,7 @@ test_nics_per_gpu_spread(void **state)
 	four = busbw(four_path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
 	m = busbw(four_path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, NULL);
 	assert_close(four / one, 4.0, 0.4);
-	assert_close(four, m, 0.10 * m);
+	assert_agree(four, m);
 	remove(one_path);
 	remove(four_path);
 }
@@ -1681,7 +1885,7 @@ test_node_groups_slowest_member(void **state)
 	fm = busbw(mixed, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
 	fs = busbw(slow, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
 	assert_close(fm, fs, 0.02 * fs);
-	assert_close(fm, mm, 0.10 * mm);
+	assert_agree(fm, mm);
 	/* each node's NICs at its group's rate */
 	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
 	assert_close(host_cap(&cs, 2, 0), 25e9, 1);
@@ -1815,7 +2019,7 @@ test_node_groups_of_different_gpu_counts(void **state)
 			if (fabs(f / mm - 1) > 0.10)
 				print_error("%s %llu: flow %.2f model %.2f GB/s\n",
 				            ft_op_name(ops[i]), (unsigned long long)sizes[k], f, mm);
-			assert_close(f, mm, 0.10 * mm);
+			assert_agree(f, mm);
 		}
 
 	/* the flow engine's own pick (the tuner's protocol, a ring): every rank of
@@ -1940,6 +2144,7 @@ test_tree_over_uneven_nodes(void **state)
 	char mixed[512], five[512], text[1024];
 	const struct ft_result_row *row;
 	struct ft_sim_report rep;
+	double ramp_us;
 	size_t k;
 
 	(void)state;
@@ -1953,7 +2158,11 @@ test_tree_over_uneven_nodes(void **state)
 	assert_string_equal(row->algo, "tree");
 	assert_close(nic_sent(&rep, 1, 0) + nic_sent(&rep, 1, 1), wire, wire * 1e-6);
 	assert_close(nic_sent(&rep, 2, 0) + nic_sent(&rep, 2, 1), 1.5 * wire, wire * 1e-6);
-	assert_close(row->algbw_GBps, 2 * nic * 0.92 / 1.5 / 1e9, 0.01 * 2 * nic / 1.5 / 1e9);
+	/* the flows' time: the run's less the model's ramp of the tree (whole_pipe()) */
+	ramp_us = model_pick(mixed, FT_OP_ALL_REDUCE, FT_ALGO_TREE, 1u << 30).pipe.ramp_s * 1e6;
+	assert_true(ramp_us > 0);
+	assert_close(S / ((row->time_us - ramp_us) * 1e3), 2 * nic * 0.92 / 1.5 / 1e9,
+	             0.01 * 2 * nic / 1.5 / 1e9);
 	ft_sim_report_release(&rep);
 	/* NVLS trees: two heads per node (the 4-GPU nodes' NICs), each with S / 2 */
 	snprintf(text, sizeof(text), job_on, mixed,
@@ -1974,7 +2183,7 @@ test_tree_over_uneven_nodes(void **state)
 		if (fabs(f / m - 1) > 0.10)
 			print_error("%s %llu: flow %.2f model %.2f GB/s\n", ft_algo_name(a),
 			            (unsigned long long)b, f, m);
-		assert_close(f, m, 0.10 * m);
+		assert_agree(f, m);
 	}
 	/* the tuner's pick at 64 MiB is an NVLS tree, and the flow engine runs it */
 	snprintf(text, sizeof(text), job_on, mixed, "op: all_reduce, size: 64MiB");
@@ -2263,7 +2472,7 @@ test_channel_caps_agree_with_model(void **state)
 			if (fabs(f / m - 1) > 0.10)
 				print_error("%s, %u channels: flow %.2f model %.2f GB/s\n", specs[i],
 				            nch[k], f, m);
-			assert_close(f, m, 0.10 * m);
+			assert_agree(f, m);
 			assert_true(f > prev);
 			prev = f;
 		}
@@ -2625,7 +2834,7 @@ test_tree_channel_cap_over_nvl72_domains(void **state)
 	struct ft_model_links l;
 	struct ft_sim_report rep;
 	char text[512];
-	double t;
+	double t, ramp;
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:72", &cs, &err), 0);
@@ -2646,7 +2855,11 @@ test_tree_channel_cap_over_nvl72_domains(void **state)
 	snprintf(text, sizeof(text), job_on, "gb200-nvl72:72",
 	         "op: all_reduce, size: 4GiB, algo: tree, proto: simple");
 	run_ok(text, "flow", &rep);
-	t = ft_run_row(&rep.run, 0)->time_us * 1e-6;
+	/* the flows' time: the run's less the model's ramp of the tree (whole_pipe()) */
+	ramp = model_pick("gb200-nvl72:72", FT_OP_ALL_REDUCE, FT_ALGO_TREE, 4ull << 30).pipe.ramp_s;
+	t = ft_run_row(&rep.run, 0)->time_us * 1e-6 - ramp;
+	print_message("# 4 domains, tree 4 GiB: %.1f us of flows, %.1f of ramp, bound %.1f\n",
+	              t * 1e6, ramp * 1e6, S / bound * 1e6);
 	assert_true(t >= S / bound);
 	assert_true(t <= S / bound * 1.04);
 	ft_sim_report_release(&rep);
@@ -2702,6 +2915,8 @@ main(void)
 		cmocka_unit_test(test_flow_agrees_with_model),
 		cmocka_unit_test(test_vm_overhead_per_network_step),
 		cmocka_unit_test(test_flow_tcpx_closed_forms),
+		cmocka_unit_test(test_flow_pays_the_pipeline_everywhere),
+		cmocka_unit_test(test_flow_ramp_closed_form),
 		cmocka_unit_test(test_flow_posts_on_p2p_channels),
 		cmocka_unit_test(test_flow_nvls_tree_2node_measured),
 		cmocka_unit_test(test_flow_nvls_tree_one_loop_uncapped),
