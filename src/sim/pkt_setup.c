@@ -621,7 +621,9 @@ phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct f
  * counts from before it). The engine's own slices fill the pipeline in a few of their
  * packet times, a small part of the model's ramp, which it adds whole. With chunking off,
  * ops whose end is not their last flow's and background patterns it pays neither, as
- * the flow engine does; other transports none (the terms are 0 there).
+ * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
+ * are its pipeline, and it adds neither term (the flow engine, which runs whole flows,
+ * adds both everywhere).
  */
 static int
 pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag)
