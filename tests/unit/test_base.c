@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "internal.h"
@@ -1100,5 +1102,6 @@ main(void)
 		cmocka_unit_test(test_recset),
 		cmocka_unit_test(test_input_paths_walk),
 	};
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 /* clang-format on */
@@ -6849,5 +6851,6 @@ main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
