@@ -217,6 +217,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		           "manual launch: rank 0's bootstrap address"),
 		OPT_U64(0, "port", &a.port, "PORT",
 		        "perftest's -p: the server and client forms' TCP port (18515)"),
+		OPT_BOOL(0, "ipv6-addr", &a.ipv6_addr,
+		         "perftest's --ipv6-addr: the server and client forms meet over IPv6"),
 		OPT_STRING('D', "duration", &a.duration_str, "SEC",
 		           "perftest: run each size this long instead of -n (pt2pt)"),
 		OPT_U64('q', "qp", &a.qps, "N", "perftest: queue pairs; tcp: sockets per peer (1)"),

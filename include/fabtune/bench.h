@@ -437,8 +437,12 @@ struct ft_bench_args {
 	   connecting to HOST. Both meet through the --bootstrap machinery at the port. */
 	const char *server;          /* the client form's HOST, NULL: none given */
 	uint64_t port;               /* perftest's -p/--port; 0: not given (18515) */
+	bool ipv6_addr;              /* perftest's --ipv6-addr: the server listens on every
+	                                IPv6 address (and IPv4, dual-stack), the client
+	                                takes HOST's IPv6 address only */
 	enum ft_bench_peer peer;     /* set by ft_bench_args_launch() */
-	char peer_bootstrap[136];    /* set with it: "0.0.0.0:PORT" or "HOST:PORT" */
+	char peer_bootstrap[136];    /* set with it: "0.0.0.0:PORT", "[::]:PORT" or
+	                                "HOST:PORT" ("[ADDR]:PORT" for an IPv6 one) */
 };
 
 FT_API void ft_bench_args_init(struct ft_bench_args *a);

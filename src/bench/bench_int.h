@@ -121,6 +121,12 @@ int ft__world_bcast(struct ft_world *w, void *buf, size_t len, uint32_t root,
                     struct ft_error *err) FT_MUST_CHECK;
 /* "rank 3 (host h3)" into buf. */
 const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, size_t len);
+/*
+ * The idle waits a ucx endpoint made so far (ucx.c, ucx_progress): sleeps on
+ * the worker's event fd (with only receives in flight) and naps (with a send
+ * in flight, whose progress raises no event). Only with libucx.
+ */
+void ft__ucx_idle_waits(const struct ft_ep *ep, uint64_t *event_sleeps, uint64_t *naps);
 /* Whether process @pid of this host is stopped by a signal (state T; world.c). */
 bool ft__bench_pid_stopped(int32_t pid);
 /*

@@ -12,6 +12,9 @@
 #include "bench_int.h"
 
 #include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <fabtune/launch.h>
 #include <fabtune/units.h>
@@ -43,6 +46,48 @@ ft_bench_args_init(struct ft_bench_args *a)
 
 static bool is_perftest_name(const char *a);
 
+/* --ipv6-addr: HOST's first IPv6 address, numeric, or FT_ENOENT naming HOST. */
+static int
+ipv6_of(const char *host, char *addr, size_t len, struct ft_error *err)
+{
+	struct addrinfo hints, *res = NULL;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET6;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0 || !res)
+		return ft_error_set(err, FT_ENOENT,
+		                    "client: --ipv6-addr: server '%s' has no IPv6 address (%s); "
+		                    "leave --ipv6-addr out on both ends to meet over IPv4",
+		                    host, rc ? gai_strerror(rc) : "none");
+	rc = getnameinfo(res->ai_addr, res->ai_addrlen, addr, (socklen_t)len, NULL, 0,
+	                 NI_NUMERICHOST);
+	freeaddrinfo(res);
+	if (rc != 0)
+		return ft_error_set(err, FT_ENOENT, "client: --ipv6-addr: server '%s': %s", host,
+		                    gai_strerror(rc));
+	return 0;
+}
+
+/* Whether HOST's first address, as the client's connect takes it, is an IPv6 one. */
+static bool
+first_is_ipv6(const char *host)
+{
+	struct addrinfo hints, *res = NULL;
+	bool v6;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+		return false;
+	v6 = res->ai_family == AF_INET6;
+	freeaddrinfo(res);
+	return v6;
+}
+
 /*
  * perftest's server and client forms (its perftest_parameters.c: a host name
  * after the options makes the client, none the server; both meet on TCP port
@@ -51,6 +96,14 @@ static bool is_perftest_name(const char *a);
  * address, as perftest's server does; the client is rank 1 and connects to
  * HOST, retrying until -T runs out where perftest tries once, so that a script
  * may start both ends at the same moment.
+ *
+ * IPv6: perftest's --ipv6-addr (given to both ends) moves its handshake to an
+ * IPv6 socket; here the server then listens on [::] (which takes IPv4 clients
+ * too, unless net.ipv6.bindv6only is set) and the client connects to HOST's
+ * IPv6 address, FT_ENOENT when it has none. Without the flag the client still
+ * takes an IPv6 literal or a name with IPv6 addresses only (perftest's refuses
+ * them), but the server listens on IPv4 only: a client that cannot reach it
+ * there says so (peer_error).
  */
 static int
 peer_form(struct ft_bench_args *a, struct ft_error *err)
@@ -67,6 +120,11 @@ peer_form(struct ft_bench_args *a, struct ft_error *err)
 		launched = true;
 	other = a->rank != UINT64_MAX || a->nranks || a->bootstrap || a->np > 1 ||
 	        a->nthreads * a->ngpus > 1 || launched;
+	if (a->ipv6_addr && (!perftest || other))
+		return ft_error_set(err, FT_EINVAL,
+		                    "--ipv6-addr: perftest's handshake over IPv6, for its server "
+		                    "and client forms after ib_send_bw, ib_write_bw, ... (not with "
+		                    "--np, --rank or a launcher, which meet over --bootstrap)");
 	if (!a->server && !a->port && (!perftest || other))
 		return 0; /* not perftest's forms: --np, --rank, the launcher's world */
 	if (a->server && !perftest)
@@ -82,6 +140,7 @@ peer_form(struct ft_bench_args *a, struct ft_error *err)
 	if (a->port > 65535)
 		return ft_error_set(err, FT_EINVAL, "-p/--port %" PRIu64 ": expected 1 to 65535",
 		                    a->port);
+
 	if (other) {
 		const char *what = a->server ? a->server : "--port";
 		const char *with = a->np > 1 ? "--np, which starts both ends here" :
@@ -105,12 +164,21 @@ peer_form(struct ft_bench_args *a, struct ft_error *err)
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s '%s': expected the server's host name or address", prog,
 		                    a->server);
-	if (a->server)
+	if (a->server && a->ipv6_addr) {
+		char addr[INET6_ADDRSTRLEN];
+		int rc = ipv6_of(a->server, addr, sizeof(addr), err);
+
+		if (rc < 0)
+			return rc;
+		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap), "[%s]:%u", addr,
+		         (unsigned)port);
+	} else if (a->server) {
 		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap),
 		         strchr(a->server, ':') ? "[%s]:%u" : "%s:%u", a->server, (unsigned)port);
-	else
-		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap), "0.0.0.0:%u",
-		         (unsigned)port);
+	} else {
+		snprintf(a->peer_bootstrap, sizeof(a->peer_bootstrap),
+		         a->ipv6_addr ? "[::]:%u" : "0.0.0.0:%u", (unsigned)port);
+	}
 	a->peer = a->server ? FT_BENCH_PEER_CLIENT : FT_BENCH_PEER_SERVER;
 	a->rank = a->server ? 1 : 0;
 	a->nranks = 2;
@@ -170,6 +238,13 @@ peer_error(const struct ft_bench_args *a, const struct ft_world_cfg *wc, int rc,
 		return rc;
 	ft_strlcpy(msg, err->msg[0] ? err->msg : ft_strerror(rc), sizeof(msg));
 	ft_error_clear(err);
+	if (rc == FT_ETIMEDOUT && a->peer == FT_BENCH_PEER_CLIENT && !a->ipv6_addr &&
+	    first_is_ipv6(a->server))
+		return ft_error_set(err, rc,
+		                    "client: %s (tried for %.0fs: %s is an IPv6 address, and a "
+		                    "server started without --ipv6-addr listens on IPv4 only: "
+		                    "give --ipv6-addr to both ends, or an IPv4 address here)",
+		                    msg, wc->timeout_s, a->server);
 	if (rc == FT_ETIMEDOUT && a->peer == FT_BENCH_PEER_CLIENT)
 		return ft_error_set(err, rc,
 		                    "client: %s (tried for %.0fs: start `fabtune bench %s` on %s "

@@ -143,8 +143,10 @@ ft__sock_connect(const char *addr, uint16_t port, double deadline, const char *w
 		}
 		close(fd);
 		if (ft__now() >= deadline)
-			return ft_error_set(err, FT_ETIMEDOUT, "cannot reach %s at %s:%u: %s", what,
-			                    addr, (unsigned)port, strerror(last));
+			return ft_error_set(err, FT_ETIMEDOUT, "cannot reach %s at %s%s%s:%u: %s",
+			                    what, strchr(addr, ':') ? "[" : "", addr,
+			                    strchr(addr, ':') ? "]" : "", (unsigned)port,
+			                    strerror(last));
 		/* not listening yet, or refused: retry shortly */
 		poll(NULL, 0, 50);
 	}

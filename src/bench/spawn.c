@@ -22,6 +22,8 @@
 
 #include <fabtune/launch.h>
 
+#include "base/childwait_int.h"
+
 #define SPAWN_EXIT_RUNTIME 3 /* a rank killed by a signal: the CLI's runtime failure */
 #define STOPPED(sp)        ((sp)->stop && *(sp)->stop)
 
@@ -86,6 +88,23 @@ all_stopped(uint32_t n)
 	return true;
 }
 
+/*
+ * When the first rank seen stopped will have been stopped for longer than
+ * @timeout (watch_stopped() ends the run then), or 0 when none is stopped:
+ * a stop or continue wakes the launcher by SIGCHLD, so no other time is due.
+ */
+static double
+stop_due(uint32_t n, const double *since, double timeout)
+{
+	double due = 0;
+	uint32_t r;
+
+	for (r = 0; since && r < n; r++)
+		if (child_pids[r] > 0 && since[r] > 0 && (due == 0 || since[r] + timeout + 0.5 < due))
+			due = since[r] + timeout + 0.5;
+	return due;
+}
+
 static bool
 watch_stopped(uint32_t n, double *since, double timeout, const struct ft_bench_spawn *sp)
 {
@@ -127,8 +146,8 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 	int first_bad = -1;
 	bool killed_by_us = false;
 	double timeout = sp->timeout_s > 0 ? sp->timeout_s : 30, *stopped_since;
-	bool deadline_now = false;
-	unsigned polls = 0;
+	bool deadline_now = false, watching;
+	struct ft__childwait cw;
 
 	rc = ft_bench_listen("127.0.0.1", &lfd, &port, err);
 	if (rc < 0)
@@ -197,16 +216,20 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 	 * out with its). A rank stopped for longer than --timeout (SIGSTOP, a
 	 * debugger) is named by its process state, which only this launcher sees,
 	 * and ends the run: every rank is gone within --timeout and a second.
+	 * Between events the launcher sleeps (base/childwait_int.h): a rank's
+	 * exit, stop or continue wakes it, and so does the next deadline, to the
+	 * nanosecond; nothing else does.
 	 */
 	stopped_since = ft_calloc(n, sizeof(*stopped_since));
+	watching = ft__childwait_open(&cw, (const pid_t *)child_pids, nchildren, NULL) == 0;
 	while (alive > 0) {
 		int status;
 		pid_t pid = waitpid(-1, &status, WNOHANG);
 
 		if (pid == 0) {
-			struct timespec ts = { 0, 20 * 1000 * 1000 };
+			double wake;
 
-			if (stopped_since && ++polls % 5 == 0 && deadline == 0 &&
+			if (stopped_since && deadline == 0 &&
 			    watch_stopped(n, stopped_since, timeout, sp)) {
 				killed_by_us = true;
 				first_bad = first_bad < 0 ? 0 : first_bad;
@@ -216,15 +239,22 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 				deadline_now = false;
 			else if (deadline > 0)
 				deadline_now = true; /* only stopped ranks left: none will report */
-			if (deadline > 0 && (deadline_now || ft_now_s() > deadline)) {
+			if (deadline > 0 && (deadline_now || ft_now_s() >= deadline)) {
 				/* the survivors had their timeout to notice: stop the rest */
 				for (r = 0; r < nchildren; r++)
 					if (child_pids[r] > 0)
 						kill(child_pids[r], SIGKILL);
 				killed_by_us = true;
 				deadline = 0;
+				continue;
 			}
-			nanosleep(&ts, NULL);
+			/* sleep until a rank exits, stops or continues, or the next thing is due */
+			wake = deadline > 0 ? deadline : stop_due(n, stopped_since, timeout);
+			if (!watching || ft__childwait_wait(&cw, wake) < 0) {
+				struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+				nanosleep(&ts, NULL); /* no watch (or it failed): look again shortly */
+			}
 			continue;
 		}
 		if (pid < 0) {
@@ -238,6 +268,8 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 		if (r == nchildren)
 			continue;
 		child_pids[r] = -1;
+		if (watching)
+			ft__childwait_forget(&cw, r);
 		alive--;
 		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT && !STOPPED(sp)) {
 			if (!killed_by_us)
@@ -261,6 +293,8 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 			deadline = ft_now_s() + FT_MIN(timeout, 1.0);
 		}
 	}
+	if (watching)
+		ft__childwait_close(&cw);
 	ft_free(stopped_since);
 	/* the signal handler reads the list: empty it before it goes */
 	nchildren = 0;

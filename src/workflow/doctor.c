@@ -26,6 +26,7 @@
 #include <fabtune/usage.h>
 #include <fabtune/workflow.h>
 
+#include "base/childwait_int.h"
 #include "workflow/workflow_int.h"
 
 /* One step of the benchmark suite (the same list on every rank). */
@@ -455,27 +456,48 @@ child_rank(struct doctor *d, struct ft_world_cfg *wc, uint32_t r)
 	_exit(code);
 }
 
-/* Wait for the forked ranks, killing those still there past the timeout. */
+/*
+ * Wait for the forked ranks, killing those still there --timeout + 2 s after
+ * rank 0 got here. The wait sleeps until a rank exits or that deadline comes
+ * (base/childwait_int.h), with no tick in between.
+ */
 static void
-reap(const struct doctor *d, const pid_t *pids, uint32_t started)
+reap(const struct doctor *d, pid_t *pids, uint32_t started)
 {
-	uint32_t r;
+	double deadline = ft_now_s() + d->cfg->timeout_s + 2;
+	struct ft__childwait cw;
+	bool watching = ft__childwait_open(&cw, pids, started, NULL) == 0;
+	uint32_t r, left = started;
 
-	for (r = 0; r < started; r++) {
-		int status = 0;
-		double deadline = ft_now_s() + d->cfg->timeout_s + 2;
-		pid_t got;
+	while (left > 0) {
+		for (r = 0; r < started; r++) {
+			int status = 0;
 
-		while ((got = waitpid(pids[r], &status, WNOHANG)) == 0 && ft_now_s() < deadline) {
+			if (pids[r] > 0 && waitpid(pids[r], &status, WNOHANG) != 0) {
+				pids[r] = -1;
+				left--;
+				if (watching)
+					ft__childwait_forget(&cw, r);
+			}
+		}
+		if (left == 0 || ft_now_s() >= deadline)
+			break;
+		if (!watching || ft__childwait_wait(&cw, deadline) < 0) {
 			struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-			nanosleep(&ts, NULL);
+			nanosleep(&ts, NULL); /* no watch (or it failed): look again shortly */
 		}
-		if (got == 0) {
+	}
+	for (r = 0; r < started; r++) {
+		if (pids[r] > 0) {
+			int status = 0;
+
 			kill(pids[r], SIGKILL);
 			waitpid(pids[r], &status, 0);
 		}
 	}
+	if (watching)
+		ft__childwait_close(&cw);
 }
 
 /* Local ranks: this process is rank 0; ranks 1..N-1 are forked children. */

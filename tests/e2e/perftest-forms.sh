@@ -5,8 +5,10 @@
 # other (`fabtune bench ib_send_bw ... SERVER`), as perftest users script it.
 # The client starts first and must wait for the server; both ends must print
 # the whole table, the same rows; over a link capped at 1 Gbit/s by tc tbf the
-# bandwidth must be what the cap allows; --json and -p work on both ends; a
-# client with no server names HOST:PORT. Namespaces of our own, removed on exit.
+# bandwidth must be what the cap allows; --json and -p work on both ends; with
+# --save each end's archive gets the run, the same rows; perftest's --ipv6-addr
+# meets over ::1 where a namespace has no IPv4 address at all; a client with no
+# server names HOST:PORT. Namespaces of our own, removed on exit.
 set -u
 fabtune=${FABTUNE:?FABTUNE=path/to/fabtune}
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -120,7 +122,80 @@ cmp -s <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"]
 	fail "--json: the two ends' rows differ"
 echo "# --json: one pt2pt_lat row on both ends, the same"
 
-# 4. no server: the client names HOST:PORT after -T
+# 4. --save on both ends, each host its own archive: the client's archive holds
+# the run with the server's figures (rank 0's rows, sent after each size)
+arch() { # END: its archive
+	echo "$tmp/$1.db"
+}
+FABTUNE_ARCHIVE=$(arch server) on "$srv" nodea server -- ib_send_bw --transport tcp -a \
+	-n 100 -p 20517 --ifname eth --save &
+spid=$!
+pids+=("$spid")
+FABTUNE_ARCHIVE=$(arch client) on "$cli" nodeb client -- ib_send_bw --transport tcp -a \
+	-n 100 -p 20517 --ifname eth --save 198.18.1.1 &
+cpid=$!
+pids+=("$cpid")
+wait "$spid"; src=$?
+wait "$cpid"; crc=$?
+pids=()
+[ "$src" = 0 ] && [ "$crc" = 0 ] || fail "--save: exit codes server $src, client $crc"
+for end in server client; do
+	FABTUNE_ARCHIVE=$(arch $end) "$fabtune" archive export -o "$tmp/$end.export.json" \
+		2>"$tmp/$end.export.err" || fail "--save: the $end's archive cannot be exported"
+done
+python3 - "$tmp/server.export.json" "$tmp/client.export.json" <<'PY' || fail "--save: the two archives"
+import json, sys
+runs = [json.load(open(f))["runs"] for f in sys.argv[1:]]
+assert [len(r) for r in runs] == [1, 1], [len(r) for r in runs]
+srv, cli = runs[0][0], runs[1][0]
+rows = [sorted((x["bytes"], x["busbw_GBps"], x["time_us"]) for x in r["rows"]) for r in (srv, cli)]
+assert [x[0] for x in rows[1]] == [2 << i for i in range(23)], rows[1]
+assert rows[0] == rows[1], rows
+assert all(x[1] > 0 for x in rows[1]), rows[1]
+print("# --save: one run in each archive, %d rows, the same figures" % len(rows[1]))
+PY
+[ $? = 0 ] || fail "--save: the two archives"
+
+# 5. IPv6, perftest's --ipv6-addr: both ends in a namespace whose only address
+# is ::1 (127.0.0.1 removed), so that the handshake and the data can only go
+# over IPv6; then a server without the flag (IPv4 only) and a client that
+# names ::1, and a client with the flag that names an IPv4 address
+ip -n "$srv" addr del 127.0.0.1/8 dev lo
+ip -n "$srv" link set eth0 down
+on "$srv" nodea server -- ib_send_bw --transport tcp -s 64K -n 200 -p 20518 --ifname lo --ipv6-addr &
+spid=$!
+pids+=("$spid")
+on "$srv" nodeb client -- ib_send_bw --transport tcp -s 64K -n 200 -p 20518 --ifname lo --ipv6-addr ::1 &
+cpid=$!
+pids+=("$cpid")
+wait "$spid"; src=$?
+wait "$cpid"; crc=$?
+pids=()
+[ "$src" = 0 ] && [ "$crc" = 0 ] || fail "--ipv6-addr: exit codes server $src, client $crc"
+for end in server client; do
+	grep -qE '^ 65536 +200 ' "$tmp/$end.out" || fail "--ipv6-addr: no 64 KiB row on the $end"
+done
+echo "# --ipv6-addr over ::1: $(grep -E '^ 65536 +200 ' "$tmp/client.out")"
+on "$srv" nodea server -- ib_send_bw --transport tcp -s 64K -n 20 -p 20519 -T 3s --ifname lo &
+spid=$!
+pids+=("$spid")
+on "$srv" nodeb client -- ib_send_bw --transport tcp -s 64K -n 20 -p 20519 -T 2s --ifname lo ::1
+crc=$?
+wait "$spid"
+pids=()
+[ "$crc" != 0 ] || fail "IPv4-only server: the IPv6 client exited 0"
+grep -q 'client: cannot reach the server at \[::1\]:20519: .*::1 is an IPv6 address, and a server started without --ipv6-addr listens on IPv4 only' \
+	"$tmp/client.err" || fail "IPv4-only server: the client does not say why"
+sed 's/^/# /' "$tmp/client.err"
+on "$cli" nodeb client -- ib_send_bw --transport tcp -s 64K -T 2s --ifname eth --ipv6-addr 198.18.1.1
+crc=$?
+[ "$crc" != 0 ] || fail "--ipv6-addr to an IPv4 address: the client exited 0"
+grep -q "client: --ipv6-addr: server '198.18.1.1' has no IPv6 address" "$tmp/client.err" ||
+	fail "--ipv6-addr to an IPv4 address: the client does not say so"
+sed 's/^/# /' "$tmp/client.err"
+ip -n "$srv" link set eth0 up
+
+# 6. no server: the client names HOST:PORT after -T
 on "$cli" nodeb client -- ib_send_bw --transport tcp -s 1M -T 2s --ifname eth 198.18.1.1
 crc=$?
 [ "$crc" != 0 ] || fail "no server: the client exited 0"

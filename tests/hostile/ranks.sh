@@ -5,7 +5,8 @@
 # messages must name the rank that was stopped or killed, not a neighbour that
 # waited on it. tcp and shm run under fabtune's own launcher (--np), mpi under
 # mpirun, whose collectives are polled against --timeout; nccl through a test
-# double of libnccl (tests/hostile/fake_nccl.c), as no GPU is here.
+# double of libnccl (tests/hostile/fake_nccl.c), as no GPU is here. fabtune's
+# launcher must sleep while its ranks run (at most 10 wakes in 1.5 s).
 set -u
 fabtune=${1:?usage: ranks.sh PATH-TO-FABTUNE}
 export LC_ALL=C TZ=UTC NO_COLOR=1
@@ -59,7 +60,18 @@ one() { # transport signal
 	if [ -z "$victim" ]; then
 		echo "not ok $n - $name: rank 1 not found"; fail=$((fail + 1)); wait "$bg"; return
 	fi
+	# fabtune's launcher sleeps while its ranks run (it woke every 20 ms, 75
+	# times in these 1.5 s): only a rank's exit, stop or a deadline wakes it
+	launcher=$(pgrep -P "$bg" | head -n 1)
+	wakes=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$launcher/status" 2>/dev/null)
 	sleep 1.5 # in the middle of the collectives
+	if [ "$t" != mpi ] && [ -n "$wakes" ]; then
+		wakes=$(($(awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$launcher/status") - wakes))
+		if [ "$wakes" -gt 10 ]; then
+			echo "not ok $n - $name: the launcher woke $wakes times in 1.5 s while its ranks ran"
+			fail=$((fail + 1)); kill -KILL $(cut -d' ' -f2 "$tmp/ranks"); wait "$bg"; return
+		fi
+	fi
 	t0=$(date +%s.%N)
 	kill -"$sig" "$victim"
 	wait "$bg"

@@ -23,6 +23,8 @@
 /* clang-format off */
 #include <cmocka.h>
 /* clang-format on */
+
+#include "source_root.h"
 #include <sqlite3.h>
 
 #include <fabtune/fabtune.h>
@@ -1733,5 +1735,6 @@ main(void)
 		cmocka_unit_test(test_compare_iter_df_windows),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

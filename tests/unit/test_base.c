@@ -12,10 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "source_root.h"
 
 #include <fabtune/fabtune.h>
 
@@ -23,6 +27,7 @@
 #include "base/fields.h"
 #include "base/alloc_int.h"
 #include "base/recset_int.h"
+#include "base/childwait_int.h"
 
 static void
 test_error_first_wins(void **state)
@@ -1068,6 +1073,112 @@ test_input_paths_walk(void **state)
 	rmdir(dir);
 }
 
+/*
+ * A child that exits after @sleep_s seconds, writing the monotonic time at
+ * which it exits to @*exit_s (shared), or with @sleep_s < 0 that waits to be
+ * killed. Either ends by SIGALRM within 10 s, so that a failed test leaves no
+ * child behind holding the runner's output open.
+ */
+static pid_t
+child_after(double sleep_s, volatile double *exit_s)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec ts = { (time_t)sleep_s,
+			               (long)((sleep_s - (double)(time_t)sleep_s) * 1e9) };
+
+		alarm(10);
+		if (sleep_s < 0)
+			for (;;)
+				pause();
+		nanosleep(&ts, NULL);
+		if (exit_s)
+			*exit_s = ft_now_s();
+		_exit(7);
+	}
+	return pid;
+}
+
+/*
+ * base/childwait.c, the launchers' wait for their ranks: a child's exit
+ * wakes the wait at once (the launcher used to look every 20 ms, 50 wakes a
+ * second), a hung child is still there when the deadline comes and the wait
+ * ends at that deadline (never before it), and a child that stops (SIGSTOP)
+ * wakes it too, since the launcher names stopped ranks. The bounds on
+ * lateness are loose (a loaded host runs the waiter late); the counts of
+ * wakes are what a 20 ms tick would break.
+ */
+static void
+test_childwait(void **state)
+{
+	struct ft__childwait cw;
+	volatile double *exit_s;
+	pid_t pids[2];
+	double t0, seen = 0, deadline, woke;
+	int status = 0, rc;
+	unsigned long wakes_before;
+
+	(void)state;
+	exit_s = mmap(NULL, sizeof(*exit_s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+	              -1, 0);
+	assert_true(exit_s != MAP_FAILED);
+	*exit_s = 0;
+	pids[0] = child_after(0.3, exit_s);
+	pids[1] = child_after(-1, NULL);
+	t0 = ft_now_s();
+	deadline = t0 + 1.0;
+	assert_int_equal(ft__childwait_open(&cw, pids, 2, NULL), 0);
+	while (seen == 0) {
+		pid_t got = waitpid(pids[0], &status, WNOHANG);
+
+		assert_true(got == 0 || got == pids[0]);
+		if (got == pids[0]) {
+			seen = ft_now_s();
+			ft__childwait_forget(&cw, 0);
+			break;
+		}
+		assert_int_equal(ft__childwait_wait(&cw, deadline), 1);
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+	/* the exit was seen when it came: one or two wakes (pidfd, SIGCHLD), not 15 ticks */
+	assert_true(*exit_s > 0 && seen >= *exit_s && seen - *exit_s < 0.25);
+	assert_true(cw.nwakes <= 3);
+	/* the hung child: the wait sleeps through to the deadline in one go */
+	wakes_before = cw.nwakes;
+	do
+		rc = ft__childwait_wait(&cw, deadline);
+	while (rc == 1 && waitpid(pids[1], &status, WNOHANG) == 0 && ft_now_s() < deadline);
+	woke = ft_now_s();
+	assert_int_equal(rc, 0);
+	assert_true(woke >= deadline);
+	assert_true(woke < deadline + 0.25);
+	assert_true(cw.nwakes - wakes_before <= 2);
+	assert_int_equal(waitpid(pids[1], &status, WNOHANG), 0); /* still there: killed now */
+	kill(pids[1], SIGKILL);
+	assert_int_equal(waitpid(pids[1], &status, 0), pids[1]);
+	ft__childwait_close(&cw);
+	munmap((void *)exit_s, sizeof(*exit_s));
+
+	/* a stop wakes the wait long before its deadline */
+	pids[0] = child_after(-1, NULL);
+	assert_int_equal(ft__childwait_open(&cw, pids, 1, NULL), 0);
+	t0 = ft_now_s();
+	kill(pids[0], SIGSTOP);
+	assert_int_equal(ft__childwait_wait(&cw, t0 + 5), 1);
+	assert_true(ft_now_s() - t0 < 2);
+	kill(pids[0], SIGKILL);
+	assert_int_equal(waitpid(pids[0], &status, 0), pids[0]);
+	ft__childwait_close(&cw);
+	/* a deadline that passed makes it sleep not at all */
+	assert_int_equal(ft__childwait_open(&cw, pids, 0, NULL), 0);
+	t0 = ft_now_s();
+	assert_int_equal(ft__childwait_wait(&cw, t0 - 1), 0);
+	assert_true(ft_now_s() - t0 < 0.5);
+	ft__childwait_close(&cw);
+}
+
 int
 main(void)
 {
@@ -1099,6 +1210,8 @@ main(void)
 		cmocka_unit_test(test_file_write_planted_temp),
 		cmocka_unit_test(test_recset),
 		cmocka_unit_test(test_input_paths_walk),
+		cmocka_unit_test(test_childwait),
 	};
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

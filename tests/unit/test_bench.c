@@ -33,6 +33,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 /* clang-format on */
@@ -2232,6 +2234,73 @@ p2p_abandon_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct
 		rc = ft__world_barrier(w, err);
 	return end_given_up(w, ep, rank == 0, buf, LEN, &q, rc, err);
 }
+
+#if FT_HAVE_UCX
+/*
+ * ucx: rank 1 sends 8 MiB that rank 0 receives only 100 ms later, so the
+ * send waits for room in the receiver's FIFO. UCX raises no event when room
+ * is made, and a sender that slept on the event fd slept its whole 1 ms
+ * each time the FIFO filled: a 16 MiB stream ran at about 1 GB/s, 0.3 GB/s
+ * beside a CPU hog. Its idle waits are naps now, none an event-fd sleep;
+ * the receiver, with only a receive in flight, still sleeps on the fd.
+ */
+static int
+ucx_send_wait_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
+                       struct ft_error *err)
+{
+	enum { LEN = 8 << 20 };
+	struct ft_bench_cfg cfg;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q;
+	struct timespec later = { 0, 100 * 1000 * 1000 };
+	char chosen[16], *buf = malloc(LEN);
+	uint64_t sleeps = 0, naps = 0, i;
+	int rc = buf ? join_two(rank, lfd, port, &w, err) : FT_ENOMEM;
+
+	(void)arg;
+	if (rc == 0) {
+		ft_bench_cfg_init(&cfg);
+		cfg.timeout_s = 20;
+		ft_strlcpy(cfg.transport, "ucx", sizeof(cfg.transport));
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	}
+	for (i = 0; rc == 0 && i < LEN; i++)
+		buf[i] = rank ? (char)(i * 7 + 1) : 0;
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q, 0, buf, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		ft__ucx_idle_waits(ep, &sleeps, &naps);
+		if (rc == 0 && sleeps != 0)
+			rc = ft_error_set(err, FT_EIO,
+			                  "the sender slept %" PRIu64 " times on the event fd "
+			                  "(and napped %" PRIu64 " times) with its send in flight",
+			                  sleeps, naps);
+	} else if (rc == 0) {
+		nanosleep(&later, NULL);
+		rc = ft__ep_recv(ep, &q, 1, buf, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (i = 0; rc == 0 && i < LEN; i++)
+			if (buf[i] != (char)(i * 7 + 1))
+				rc = ft_error_set(err, FT_EIO, "byte %" PRIu64 " differs", i);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_ucx_send_wait(void **state)
+{
+	(void)state;
+	run_two(ucx_send_wait_exchange, 0);
+}
+#endif
 
 /*
  * An shm single copy given up on by its receiver, rank 0, once it has
@@ -5655,6 +5724,41 @@ test_peer_form_args(void **state)
 	a.server = "fd00::2";
 	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
 	assert_string_equal(a.bootstrap, "[fd00::2]:18515");
+	/* perftest's --ipv6-addr: the server on every IPv6 address, the client at HOST's IPv6 one */
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.ipv6_addr = true;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_SERVER);
+	assert_string_equal(a.bootstrap, "[::]:18515");
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.server = "0:0::1";
+	a.ipv6_addr = true;
+	assert_int_equal(ft_bench_args_launch(&a, &err), 0);
+	assert_int_equal(a.peer, FT_BENCH_PEER_CLIENT);
+	assert_string_equal(a.bootstrap, "[::1]:18515");
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.server = "192.0.2.7";
+	a.ipv6_addr = true;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_ENOENT);
+	assert_non_null(strstr(err.msg, "client: --ipv6-addr: server '192.0.2.7' has no IPv6 "
+	                                "address ("));
+	ft_bench_args_init(&a);
+	a.pattern = "ib_send_bw";
+	a.ipv6_addr = true;
+	a.np = 2;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--ipv6-addr: perftest's handshake over IPv6"));
+	ft_bench_args_init(&a);
+	a.pattern = "pt2pt_bw";
+	a.ipv6_addr = true;
+	ft_error_clear(&err);
+	assert_int_equal(ft_bench_args_launch(&a, &err), FT_EINVAL);
+	ft_error_clear(&err);
 	/* --np 2, --rank, or a pattern that is not perftest's program: no form, as before */
 	ft_bench_args_init(&a);
 	a.pattern = "ib_send_bw";
@@ -5758,6 +5862,9 @@ free_port(void)
 	return port;
 }
 
+/* The next peer_end()s meet over IPv6 (--ipv6-addr) and fork_client() names ::1. */
+static bool peer_ipv6;
+
 /* One end of perftest's forms over tcp on this host: launch, join, run; rows in @rep. */
 static int
 peer_end(const char *server, uint16_t port, const char *size, const char *timeout,
@@ -5773,6 +5880,7 @@ peer_end(const char *server, uint16_t port, const char *size, const char *timeou
 	a.transport = "tcp";
 	a.server = server;
 	a.port = port;
+	a.ipv6_addr = peer_ipv6;
 	a.iters = 200;
 	a.timeout_str = timeout;
 	rc = ft_parse_size(size, &a.msg_size, err);
@@ -5810,7 +5918,7 @@ fork_client(struct peer_kid *kid, uint16_t port)
 		struct ft_error e = { 0 };
 
 		alarm(30);
-		kid->rc = peer_end("127.0.0.1", port, "64K", "10s", &r, &e);
+		kid->rc = peer_end(peer_ipv6 ? "::1" : "127.0.0.1", port, "64K", "10s", &r, &e);
 		kid->nrows = (int)ft_run_nrows(&r.run);
 		if (kid->nrows > 0)
 			kid->row = *ft_run_row(&r.run, 0);
@@ -5869,6 +5977,61 @@ test_peer_form_run(void **state)
 	assert_non_null(strstr(err.msg, "), 65536 at the client ("));
 	assert_string_equal(err.msg, kid->msg);
 	munmap(kid, sizeof(*kid));
+}
+
+/*
+ * perftest's --ipv6-addr on both ends: the server listens on [::], the client
+ * connects to ::1, and the client gets the server's row as over IPv4. Without
+ * the flag a client that names ::1 cannot reach a server on IPv4 only, and
+ * says why. Skipped where this host has no ::1.
+ */
+static void
+test_peer_form_ipv6(void **state)
+{
+	struct sockaddr_in6 lo6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct peer_kid *kid;
+	struct ft_bench_report rep;
+	struct ft_error err = { 0 };
+	uint16_t port = free_port();
+	char want[160];
+	int st, rc, fd;
+	pid_t pid;
+
+	(void)state;
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	rc = fd >= 0 ? bind(fd, (struct sockaddr *)&lo6, sizeof(lo6)) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		skip();
+	kid = mmap(NULL, sizeof(*kid), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(kid != MAP_FAILED);
+	peer_ipv6 = true;
+	pid = fork_client(kid, port);
+	rc = peer_end(NULL, port, "64K", "10s", &rep, &err);
+	peer_ipv6 = false;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (rc < 0 || kid->rc < 0)
+		fprintf(stderr, "server: %s\nclient: %s\n", err.msg, kid->msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(kid->rc, 0);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	assert_int_equal(kid->nrows, 1);
+	assert_int_equal(ft_run_row(&rep.run, 0)->bytes, 65536);
+	assert_memory_equal(&kid->row, ft_run_row(&rep.run, 0), sizeof(kid->row));
+	ft_bench_report_release(&rep);
+	munmap(kid, sizeof(*kid));
+	/* no --ipv6-addr: nothing listens on ::1 here, and the client says what to change */
+	port = free_port();
+	ft_error_clear(&err);
+	assert_int_equal(peer_end("::1", port, "64K", "1s", &rep, &err), FT_ETIMEDOUT);
+	ft_bench_report_release(&rep);
+	snprintf(want, sizeof(want), "client: cannot reach the server at [::1]:%u: ",
+	         (unsigned)port);
+	assert_non_null(strstr(err.msg, want));
+	assert_non_null(strstr(err.msg, "::1 is an IPv6 address, and a server started without "
+	                                "--ipv6-addr listens on IPv4 only"));
 }
 
 /* No other end within -T: the client names HOST:PORT, the server its address. */
@@ -6764,6 +6927,7 @@ main(void)
 		cmocka_unit_test(test_dropin_args),
 		cmocka_unit_test(test_peer_form_args),
 		cmocka_unit_test(test_peer_form_run),
+		cmocka_unit_test(test_peer_form_ipv6),
 		cmocka_unit_test(test_peer_form_timeouts),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_218),
@@ -6787,6 +6951,7 @@ main(void)
 		cmocka_unit_test(test_conformance_shm_ring),
 #if FT_HAVE_UCX
 		cmocka_unit_test(test_conformance_ucx),
+		cmocka_unit_test(test_ucx_send_wait),
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_line_split),
@@ -6849,5 +7014,6 @@ main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include "cli.h"
 #include "cli-archive.h"
 #include "cli-run.h"
@@ -495,5 +497,6 @@ main(void)
 		cmocka_unit_test(test_bench_perftest_settings),
 		cmocka_unit_test(test_cli_run),
 	};
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

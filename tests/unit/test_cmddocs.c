@@ -33,6 +33,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include "cli.h"
 
 #define DOCS_DIR     "docs/cmd"
@@ -321,5 +323,6 @@ main(void)
 		cmocka_unit_test(test_checker_catches_disagreement),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

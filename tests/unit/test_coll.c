@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 /* |a - b| <= tol, printing both on failure (this cmocka has no double asserts). */
@@ -652,5 +654,6 @@ main(void)
 		cmocka_unit_test(test_op_from_test),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

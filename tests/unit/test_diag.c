@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
@@ -3536,5 +3538,6 @@ main(void)
 		cmocka_unit_test(test_advise_ecmp_roce),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "internal.h"
@@ -411,5 +413,6 @@ main(void)
 		cmocka_unit_test(test_strict),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 #include <fabtune/workflow.h>
 
@@ -924,5 +926,6 @@ main(void)
 		cmocka_unit_test(test_calibrate_write),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

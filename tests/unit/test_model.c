@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #define US 1e-6
@@ -4558,5 +4560,6 @@ main(void)
 		cmocka_unit_test(test_net_step_cost),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "internal.h"
@@ -225,5 +227,6 @@ main(void)
 		cmocka_unit_test(test_every_set_is_listed),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "base/alloc_int.h"
@@ -437,5 +439,6 @@ main(void)
 		cmocka_unit_test(test_oom_archive),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

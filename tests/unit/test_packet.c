@@ -18,6 +18,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
@@ -5404,5 +5406,6 @@ main(void)
 		cmocka_unit_test(test_part_spreads_rail_nodes),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

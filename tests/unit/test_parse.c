@@ -21,6 +21,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "parse/parse_int.h"
@@ -1964,5 +1966,6 @@ main(void)
 		cmocka_unit_test(test_obs_write_table),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
@@ -1420,5 +1422,6 @@ main(void)
 		cmocka_unit_test(test_scenario_keys),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

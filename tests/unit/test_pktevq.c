@@ -18,6 +18,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_evq.h"
@@ -139,5 +141,6 @@ main(void)
 		cmocka_unit_test(test_below_a_key_looked_at),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
@@ -1053,5 +1055,6 @@ main(void)
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
@@ -1236,5 +1238,6 @@ main(void)
 		cmocka_unit_test(test_p2p_nchannels),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

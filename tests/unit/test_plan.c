@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "plan/plan_int.h"
@@ -1667,5 +1669,6 @@ main(void)
 		cmocka_unit_test(test_plan_engine_times_as_sim),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

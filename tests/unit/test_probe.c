@@ -23,6 +23,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #define TREES "tests/fixtures/sysfs"
@@ -401,5 +403,6 @@ main(void)
 		cmocka_unit_test(test_write_json),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

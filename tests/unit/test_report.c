@@ -18,6 +18,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 static void
@@ -549,5 +551,6 @@ main(void)
 		cmocka_unit_test(test_format_pick),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

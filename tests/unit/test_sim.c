@@ -18,6 +18,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "sim/sim_int.h"
@@ -3617,5 +3619,6 @@ main(void)
 		cmocka_unit_test(test_sim_args),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 #include "spec/scenario.h"
@@ -2943,5 +2945,6 @@ main(void)
 		cmocka_unit_test(test_routing_is_honoured),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 
 static bool
@@ -1079,5 +1081,6 @@ main(void)
 		cmocka_unit_test(test_routing_from_arg),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

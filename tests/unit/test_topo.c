@@ -19,6 +19,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 #include <fabtune/spec.h>
 #include <fabtune/topo.h>
@@ -1414,5 +1416,6 @@ main(void)
 		cmocka_unit_test(test_topo_query),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

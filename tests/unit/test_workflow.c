@@ -22,6 +22,8 @@
 /* cmocka needs the headers above first */
 #include <cmocka.h>
 
+#include "source_root.h"
+
 #include <fabtune/fabtune.h>
 #include <fabtune/parse.h>
 #include <fabtune/workflow.h>
@@ -441,5 +443,6 @@ main(void)
 		cmocka_unit_test(test_text_out),
 	};
 
+	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
