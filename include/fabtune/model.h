@@ -50,14 +50,17 @@ struct ft_model_links {
 	uint32_t ppn;       /* ranks per node */
 	uint32_t nchannels; /* NCCL channels of the ring/tree graphs */
 	/* The ring graph NCCL's search keeps, after ncclTopoDupChannels: its channels and one
-	 * channel's bwIntra, GB/s (ft_model_run_nchannels() runs from them); 0 where nchannels
-	 * already stands for the channels NCCL runs (nodes joined by NICs, PCIe, a forced
+	 * channel's bwIntra, GB/s (ft_model_run_nchannels() runs from them; one NVSwitch node,
+	 * one GPU a node, NVLink domains); 0 where nchannels already stands for the channels
+	 * NCCL runs (NVSwitch nodes joined by NICs, PCIe, NVLink without an NVSwitch, a forced
 	 * count). */
 	uint32_t graph_nchannels;
 	double graph_GBps;
 	enum ft_model_arch arch;
 	bool nvlink;         /* intra-node traffic over NVLink (else PCIe) */
+	bool nvswitch;       /* NVLink through an NVSwitch: NCCL's graph is searched on it */
 	bool nvls;           /* NVSwitch with NVLink SHARP */
+	bool nvls_off;       /* NCCL_NVLS_ENABLE=0 (the query's nvls_off): no NVLS channels */
 	bool sharp;          /* in-network reduction in the fabric */
 	/* The NICs carry GPUDirect-TCPX/O (docs/presets.md PS-TCPX): across nodes NCCL runs
 	 * the Simple protocol alone and no NVLink SHARP, as the platform's NCCL profile sets. */
@@ -448,9 +451,8 @@ struct ft_model_p2p_chunking {
  * at least NCCL_MIN_P2P_NCHANNELS (1), rounded up to a power of two (p2p
  * peers are mapped to channels by bit tricks). The collective channel count
  * is the communicator's (ft_model_comm_nchannels(): 32 over GB200 NVL72
- * racks or in one; elsewhere the model's one per NVLink, at most 32, or 2
- * over PCIe): 18 on a Hopper or Blackwell node gives 32, 12 on an Ampere
- * node 16, PCIe 2.
+ * racks or in one, 24 on one DGX H100 or A100; elsewhere the model's one per
+ * NVLink, at most 32, or 2 over PCIe): 24 and 18 give 32, 12 gives 16, PCIe 2.
  */
 FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
 
@@ -468,10 +470,12 @@ FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
  * Hopper and later where a graph channel takes more than 45 GB/s and fewer than 16
  * are left, and on GPUDirect-TCPX (NCCL_NET_DEVICE_UNPACK) where fewer than 16 are
  * left; CollNet half as many more with several GPUs a node; NVLS and NVLSTree their
- * own (ft_model_nvls_nchannels()). Each ring or tree channel carries the graph's
- * bandwidth over this count. GB200 NVL72 across racks: 15 x 48 -> 30 on 2.25-2.26,
- * 16 x 45.1 -> 32 from 2.27; one rack 8 x 90 -> 16 x 45 -> 32. Where graph_nchannels
- * is 0, nchannels as it is.
+ * own (ft_model_nvls_nchannels()), NVLS across nodes at most the ring's from 2.28;
+ * from 2.20 to 2.27, where NVLS runs, the ring at least the NVLS channels. Each ring or
+ * tree channel carries the graph's bandwidth over this count. One DGX H100 12 x 30 ->
+ * 24; GB200 NVL72 across racks: 15 x 48 -> 30 on
+ * 2.25-2.26 (32 with NVLS), 16 x 45.1 -> 32 from 2.27; one rack 8 x 90 -> 16 x 45 -> 32.
+ * Where graph_nchannels is 0, nchannels as it is.
  */
 FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a);
 

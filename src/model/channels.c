@@ -23,11 +23,20 @@
  *    are left (before v2.20.3-1: while twice fits in MAXCHANNELS); on a network of
  *    device type UNPACK (GPUDirect-TCPX) across nodes, from v2.22.3-1, it doubles them
  *    while fewer than 16 are left (NCCL_UNPACK_DOUBLE_NCHANNELS=1); last
- *    NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS (or the CTA bounds) cut or copy them.
+ *    NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS (or the CTA bounds) cut or copy them;
+ *    from v2.20.3-1 to v2.27.7-1, where NVLS runs, it copies them up to the NVLS
+ *    channels (src/transport/nvls.cc: 16 on Hopper, 24 or 32 on Blackwell); v2.28.3-1
+ *    drops that copy and caps NVLS across nodes at the communicator's channels instead
+ *    (src/enqueue.cc, min(nvlsChannels, nChannels); NVLSTree keeps its own).
+ *
+ * The graphs come from the search on the node's links (links.c): on one NVSwitch node
+ * the Intra list (DGX H100: 6 x 60 -> 12 x 30 -> 24), with one GPU a node the Inter list
+ * on its NICs, in an NVLink domain of several trays the one or the other.
  *
  * The enqueue (src/enqueue.cc) launches a ring or tree on the communicator's channels,
  * one fewer while a thread would get less than its threshold (pipeline.c), CollNet on
- * them too, NVLS and NVLSTree on the NVLS channels of src/transport/nvls.cc. The
+ * them too, NVLS and NVLSTree on the NVLS channels of src/transport/nvls.cc (NVLS
+ * across nodes at most the communicator's from v2.28.3-1). The
  * copies share the graph's links, so a run-time channel carries the graph's bandwidth
  * over the run-time count: 720 GB/s over 30 channels of 24 GB/s on GB200 NVL72 racks
  * with 2.26, where the search kept 15 x 48.
@@ -50,13 +59,38 @@ postset_doubles_arch(enum ft_model_arch arch, uint32_t version)
 	return arch > FT_ARCH_HOPPER && (version == 0 || version >= 22500);
 }
 
+/* Whether NCCL runs NVLS on @l (src/transport/nvls.cc: an NVSwitch with NVLink SHARP,
+ * Hopper or later, two GPUs or more on every node; off with NCCL_NVLS_ENABLE=0 and on
+ * GPUDirect-TCPX hosts). */
+static bool
+nvls_runs(const struct ft_model_links *l)
+{
+	return l->nvls && !l->nvls_off && l->ppn >= 2 && (l->ppn_min == 0 || l->ppn_min >= 2) &&
+	       !(l->tcpx && l->nnodes > 1);
+}
+
+static uint32_t ring_nchannels(const struct ft_model_links *l, enum ft_algo a);
+
 uint32_t
 ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a)
 {
+	uint32_t v = l->nccl_version, nv;
+
+	if (a != FT_ALGO_NVLS && a != FT_ALGO_NVLS_TREE)
+		return ring_nchannels(l, a);
+	nv = ft_model_nvls_nchannels(l);
+	/* From v2.28.3-1 the enqueue runs NVLS across nodes on min(nvlsChannels, nChannels),
+	 * the communicator's ring count; NVLSTree keeps its own (src/enqueue.cc). */
+	if (a == FT_ALGO_NVLS && l->nnodes > 1 && (v == 0 || v >= 22800))
+		nv = FT_MIN(nv, ring_nchannels(l, FT_ALGO_RING));
+	return nv;
+}
+
+static uint32_t
+ring_nchannels(const struct ft_model_links *l, enum ft_algo a)
+{
 	uint32_t v = l->nccl_version, maxch = ft__model_max_channels(v), n;
 
-	if (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE)
-		return ft_model_nvls_nchannels(l);
 	if (l->graph_nchannels == 0)
 		return FT_MAX(l->nchannels, 1u);
 	n = FT_MIN(2 * l->graph_nchannels, maxch);
@@ -69,6 +103,10 @@ ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a)
 		n *= 2;
 	if (l->tcpx && l->nnodes > 1 && n < 16 && (v == 0 || v >= 22200))
 		n *= 2;
+	/* v2.20.3-1 to v2.27.7-1: where NVLS runs, the communicator takes at least the NVLS
+	 * channels, copied from its own (connect.cc, after NCCL_MIN/MAX_NCHANNELS) */
+	if (v >= 22000 && v < 22800 && nvls_runs(l))
+		n = FT_MAX(n, ft_model_nvls_nchannels(l));
 	return n;
 }
 

@@ -323,10 +323,13 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	if (q->nccl_version) {
 		ft__model_domain_channels(l, q->nccl_version);
 		ft__model_rack_channels(l, q->nccl_version);
+		/* one NVSwitch node: the release's Intra graph */
+		ft__model_node_channels(l, q->nccl_version);
 	}
 	if (q->nchannels)
 		ft_model_links_force_channels(l, q->nchannels);
 	l->nccl_version = q->nccl_version;
+	l->nvls_off = q->nvls_off;
 	if (l->arm_buff_default && q->nccl_version && q->nccl_version < ARM_BUFF_UNTIL)
 		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
 	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;

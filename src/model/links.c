@@ -501,20 +501,20 @@ fit_node(double speed, const void *ctx)
 }
 
 /*
- * The ring graph's search on @s for a node that @f describes, then ncclTopoDupChannels:
- * the kept speed into @speed (GB/s) and the channels into @nch. Returns false where no
- * speed of the list fits.
+ * The ring graph's search on @s for a node that @f describes, then ncclTopoDupChannels
+ * of release @version (at most MAXCHANNELS / 2): the kept speed into @speed (GB/s) and
+ * the channels into @nch. Returns false where no speed of the list fits.
  */
 static bool
-ring_graph(enum ft_model_arch arch, struct speeds s, const struct node_fit *f, double *speed,
-           double *nch)
+ring_graph(enum ft_model_arch arch, uint32_t version, struct speeds s, const struct node_fit *f,
+           double *speed, double *nch)
 {
 	size_t kept = search_speeds(s, f->path, fit_node, f, nch);
 
 	if (kept == s.n)
 		return false;
 	*speed = s.v[kept];
-	dup_channels(arch, 0, speed, nch);
+	dup_channels(arch, version, speed, nch);
 	return true;
 }
 
@@ -545,7 +545,7 @@ ft__model_tree_net_graph_Bps(enum ft_model_arch arch, uint32_t version, double l
 
 	*nchannels = 0;
 	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0 ||
-	    !ring_graph(arch, s, &f, &speed, &nch))
+	    !ring_graph(arch, version, s, &f, &speed, &nch))
 		return 0;
 	for (j = 0; j < s.n && s.v[j] > speed; j++)
 		;
@@ -583,7 +583,7 @@ ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, double lin
 
 	*speed_Bps = 0;
 	if (ppn < 2 || nics == 0 || links <= 0 || nic_Bps <= 0 ||
-	    !ring_graph(arch, s, &f, &speed, &nch))
+	    !ring_graph(arch, version, s, &f, &speed, &nch))
 		return 0;
 	*speed_Bps = speed * 1e9;
 	return (uint32_t)nch;
@@ -791,6 +791,61 @@ ft__model_domain_channels(struct ft_model_links *l, uint32_t version)
 }
 
 /*
+ * A node's NICs as NCCL's search sees them: their count in @nics and the speed of one,
+ * bytes/s. aws-ofi-nccl's RDMA protocol shows a p5 GPU's EFA cards as one device of their
+ * summed speed (nccl_ofi_rdma.c).
+ */
+double
+ft__model_nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics)
+{
+	if (l->aws_p5 && l->gpu_nics > 1) {
+		*nics = FT_MAX(l->nrails / l->gpu_nics, 1u);
+		return l->nic_Bps * l->gpu_nics;
+	}
+	*nics = l->nrails;
+	return l->nic_Bps;
+}
+
+/*
+ * One node of several GPUs on one NVSwitch (DGX/HGX H100, H200, A100, B200, one GB200
+ * tray), not an NVLink domain of several trays: the ring graph NCCL release @version's
+ * search finds (src/graph/search.cc ncclTopoCompute, then ncclTopoDupChannels), not one
+ * channel per NVLink. One node has no network, so the search runs the Intra list on a
+ * GPU's NVLink (ft__model_intra_graph()): 6 x 60 -> 12 x 30 on an H100 or H200, 6 x 40 ->
+ * 12 x 20 on an A100, 8 x 90 -> 16 x 45 on a B200 or a GB200 tray from 2.25;
+ * ft_model_run_nchannels() copies them at run time. Such nodes joined by NICs would run
+ * the Inter list from a NIC's path (ft__model_domain_net_graph(): 8 x 48 on 8 H100s with
+ * a 400G NIC each); they keep one channel per NVLink for now (docs/internals/model.md,
+ * "The channels NCCL runs"). nchannels keeps one per NVLink: the tuner's per-channel caps
+ * and a channel forced by NCCL_MIN/MAX_NCHANNELS read it; the graph's rate stays the
+ * links' (intra_Bps).
+ */
+void
+ft__model_node_channels(struct ft_model_links *l, uint32_t version)
+{
+	double speed, links;
+	uint32_t nch, nics;
+
+	if (!l->nvlink || !l->nvswitch || l->domain_nodes > 1 || l->ppn < 2 || l->nvlinks == 0 ||
+	    l->nnodes > 1)
+		return;
+	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, version);
+	if (l->nnodes == 1) {
+		nch = ft__model_intra_graph(l->arch, version, links, &speed);
+	} else {
+		double nic = ft__model_nic_as_nccl_sees(l, &nics);
+
+		nch = ft__model_domain_net_graph(l->arch, version, links, l->ppn, nics, nic,
+		                                 &speed);
+		speed /= 1e9;
+	}
+	if (nch == 0)
+		return;
+	l->graph_nchannels = nch;
+	l->graph_GBps = speed;
+}
+
+/*
  * One NVLink domain of several trays (one GB200/GB300 NVL72 rack): no network, so NCCL's
  * search runs release @version's Intra list on a GPU's NVLink (ft__model_intra_graph()):
  * 8 x 90 -> 16 x 45 from 2.25, not one channel per NVLink. The graph's rate stays the
@@ -909,6 +964,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		return rc;
 	l->arch = arch_of(n);
 	l->nvlink = n->nvlink_gen > 0 && n->nvlink_Bps > 0;
+	l->nvswitch = l->nvlink && n->nvswitch;
 	l->nvls = node_nvls(n);
 	l->sharp = spec->fabric.sharp;
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
@@ -974,6 +1030,8 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
+	if (rc == 0)
+		ft__model_node_channels(l, 0);
 	return rc;
 }
 
@@ -1010,6 +1068,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->graph_GBps = FT_MIN(l->graph_GBps, g->graph_GBps);
 	l->nvlinks = FT_MIN(l->nvlinks, g->nvlinks);
 	l->nvlink = l->nvlink && g->nvlink;
+	l->nvswitch = l->nvswitch && g->nvswitch;
 	l->nvls = l->nvls && g->nvls;
 	l->arch = FT_MIN(l->arch, g->arch);
 	l->net_flush = l->net_flush || g->net_flush;

@@ -57,6 +57,11 @@ uint32_t ft__model_domain_net_graph(enum ft_model_arch arch, uint32_t version, d
 /* @l across NVLink domains: the channels and graph rate of release @version's ring graph
  * there (0: the newest); nothing elsewhere (links.c). */
 void ft__model_domain_channels(struct ft_model_links *l, uint32_t version);
+/* @l on one NVSwitch node: the channels and a channel's bwIntra of release @version's
+ * ring graph (0: the newest); nothing elsewhere (links.c). */
+void ft__model_node_channels(struct ft_model_links *l, uint32_t version);
+/* A node's NICs as NCCL's search sees them: their count into @nics, one's speed (links.c). */
+double ft__model_nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

@@ -535,22 +535,6 @@ tree_bus(const struct ft_model_links *l, enum ft_proto p, double bus, double nch
 }
 
 /*
- * A node's NICs as NCCL's search sees them: their count in @nics and the speed of one,
- * bytes/s. aws-ofi-nccl's RDMA protocol shows a p5 GPU's EFA cards as one device of their
- * summed speed (nccl_ofi_rdma.c).
- */
-static double
-nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics)
-{
-	if (l->aws_p5 && l->gpu_nics > 1) {
-		*nics = FT_MAX(l->nrails / l->gpu_nics, 1u);
-		return l->nic_Bps * l->gpu_nics;
-	}
-	*nics = l->nrails;
-	return l->nic_Bps;
-}
-
-/*
  * On 2 nodes NCCL's tuner reads the tree graph's bwIntra (src/graph/tuning.cc: bwIntra
  * when nNodes <= 2, at v2.18.1-1 to v2.28.3-1), which its search raises above the NIC's
  * speed while NVLink holds it (ft__model_tree_net_graph_Bps()): what it prices is the
@@ -561,7 +545,7 @@ static double
 tree_net_graph_Bps(const struct ft_model_links *l, uint32_t *nch)
 {
 	uint32_t nics;
-	double nic = nic_as_nccl_sees(l, &nics), graph;
+	double nic = ft__model_nic_as_nccl_sees(l, &nics), graph;
 
 	*nch = 0;
 	if (l->nnodes < 2 || l->ppn < 2 || !l->nvlink || l->nvlinks == 0 || l->domain_nodes)
@@ -739,8 +723,9 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
  * nChannels x min(bwIntra, bwInter / 2) on more, times 5/6 to algorithm bandwidth; the
  * nvlsEfficiency, the per-channel NVLSTree caps and the nRanks / nSteps conversion are
  * 2.28's. The graph is NCCL's NVLS search across nodes (ft__model_nvls_net_graph()): one
- * head per GPU with a NIC of its own, each NIC as NCCL sees it (nic_as_nccl_sees(): on p5
- * a GPU's four EFA cards are one device of their summed speed). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
+ * head per GPU with a NIC of its own, each NIC as NCCL sees it
+ * (ft__model_nic_as_nccl_sees(): on p5 a GPU's four EFA cards are one device of their
+ * summed speed). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
  * 2.28 gives 8 x 57.7 x 16/30 = 246.2; on more nodes 8 x 24 x 5/6 = 160 against 182.
  */
 static void
@@ -749,7 +734,7 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
 	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
 	                      (double)FT__MODEL_NVLS_MAX_HEADS);
 	uint32_t nics;
-	double nic = nic_as_nccl_sees(l, &nics);
+	double nic = ft__model_nic_as_nccl_sees(l, &nics);
 	double links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
 	double bw_intra, bw_inter, inter, nch;
 
@@ -1097,9 +1082,10 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 	if (a == FT_ALGO_TREE)
 		*bw_factor = ft__model_tree_correction(p, bytes);
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
-	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect). */
+	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect); the channels are
+	 * the communicator's, not the graph's (src/graph/tuning.cc, comm->nChannels). */
 	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
-	    (double)bytes >= (double)l->nranks * l->nchannels * 64.0)
+	    (double)bytes >= (double)l->nranks * ft_model_comm_nchannels(l) * 64.0)
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
 }
 

@@ -1233,6 +1233,160 @@ test_rack_graph_per_release(void **state)
 	}
 }
 
+/*
+ * One NVSwitch node and such nodes on NICs: the ring graph NCCL's search keeps
+ * (src/graph/search.cc ncclTopoCompute, ncclTopoDupChannels; links.c), by hand:
+ *   - one node, the Intra list on a GPU's NVLink: H100 18 x 20.6 = 370.8 GB/s (20.0
+ *     before 2.20): 6 x 60 = 360 is the most (7 x 50 = 350, 9 x 40 and 12 x 30 only tie,
+ *     24 is under 0.49 of 60), duplicated to 12 x 30, run on 24 (ncclTopoPostset);
+ *     A100 12 x 20 = 240: 6 x 40 -> 12 x 20 -> 24; B200 18 x 40.1: 8 x 90 -> 16 x 45 ->
+ *     32 from 2.25, before it Hopper's figure and list: 12 x 30 -> 24;
+ *   - nodes joined by NICs keep one channel per NVLink, 18 (not yet NCCL's graph).
+ */
+static void
+test_node_graph_channels(void **state)
+{
+	static const struct {
+		uint32_t gen, nnodes, nnics, version;
+		double nvlink_GBps;
+		uint32_t graph;
+		double speed;
+		uint32_t run;
+	} cases[] = {
+		{ 4, 1, 8, 0, 450, 12, 30.0, 24 },     { 4, 1, 8, 21800, 450, 12, 30.0, 24 },
+		{ 3, 1, 8, 0, 300, 12, 20.0, 24 },     { 5, 1, 8, 0, 900, 16, 45.0, 32 },
+		{ 5, 1, 8, 22400, 900, 12, 30.0, 24 },
+		/* nodes joined by NICs keep one channel per NVLink (docs/internals/model.md) */
+		{ 4, 2, 8, 0, 450, 0, 0.0, 18 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		hopper_spec(&s, cases[i].nnodes, cases[i].nnics, 400);
+		s.node.nvlink_gen = cases[i].gen;
+		s.node.nvlink_Bps = cases[i].nvlink_GBps * GB;
+		ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+		q.nccl_version = cases[i].version;
+		q.nvls_off = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ex->links.graph_nchannels, cases[i].graph);
+		assert_rel(ex->links.graph_GBps, cases[i].speed, 1e-12);
+		assert_int_equal(ex->result.pipe.nchannels, cases[i].run);
+		/* the tuner's per-channel caps still read one channel per NVLink */
+		assert_int_equal(ex->result.nchannels, cases[i].gen == 3 ? 12 : 18);
+		if (cases[i].version == 0) {
+			struct ft_model_links l;
+
+			assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+			assert_int_equal(l.graph_nchannels, cases[i].graph);
+			assert_rel(l.graph_GBps, cases[i].speed, 1e-12);
+			assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), cases[i].run);
+		}
+	}
+	/* a node without an NVSwitch keeps one channel per NVLink */
+	hopper_spec(&s, 1, 8, 400);
+	s.node.nvswitch = false;
+	{
+		struct ft_model_links l;
+
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.graph_nchannels, 0);
+		assert_int_equal(l.nchannels, 18);
+	}
+	free(ex);
+}
+
+/*
+ * Ramp loops on one DGX H100 at 64 MiB, tree Simple all-reduce on the run's 24 channels
+ * (12 x 30 doubled): 2.30 (the newest) keeps the 512 KiB Simple chunk, 64 MiB / (24 x
+ * 512 KiB) = 5.33 -> 6 loops; 2.18 shrinks it with the tree's depth 7 (per channel 64 MiB
+ * / 24 = 2.67 MiB: 512 -> 128 KiB while under 56 chunks, -> 64 KiB while under 28),
+ * 64 MiB / (24 x 64 KiB) = 42.7 -> 43 loops. On 18 channels these were 8 and 57.
+ */
+static void
+test_node_ramp_loops(void **state)
+{
+	static const struct {
+		uint32_t version;
+		uint64_t chunk, loops;
+	} cases[] = { { 0, 512 << 10, 6 }, { 21800, 64 << 10, 43 } };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	hopper_spec(&s, 1, 8, 400);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64ull << 20);
+		q.nccl_version = cases[i].version;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, 24);
+		assert_int_equal(r.pipe.chunk_bytes, cases[i].chunk);
+		assert_int_equal(r.pipe.loops, cases[i].loops);
+		assert_int_equal(r.pipe.loops,
+		                 (uint64_t)ceil((64.0 * (1 << 20)) / (24.0 * cases[i].chunk)));
+	}
+}
+
+/*
+ * NVLS and the communicator's channels (src/graph/connect.cc, src/enqueue.cc): from 2.20
+ * to 2.27, where NVLS runs, the communicator is copied up to the NVLS channels (B200
+ * across nodes, 8 x 48 -> 16 -> 32); from 2.28 it is not, and NVLS across nodes runs on
+ * min(nvlsChannels, nChannels) = min(32, 16); NVLSTree keeps its 32; one node has no cap;
+ * before 2.20 nothing copies. Hopper: 16 either way.
+ */
+static void
+test_nvls_comm_cap(void **state)
+{
+	static const struct {
+		enum ft_model_arch arch;
+		uint32_t version, nnodes;
+		bool nvls;
+		uint32_t ring, nvls_run, nvls_tree;
+	} cases[] = {
+		{ FT_ARCH_BLACKWELL, 0, 2, true, 16, 16, 32 },
+		{ FT_ARCH_BLACKWELL, 22900, 2, true, 16, 16, 32 },
+		{ FT_ARCH_BLACKWELL, 22800, 2, true, 16, 16, 32 },
+		{ FT_ARCH_BLACKWELL, 22700, 2, true, 32, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 22000, 2, true, 32, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 22000, 2, false, 16, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 21900, 2, true, 16, 32, 32 },
+		{ FT_ARCH_HOPPER, 0, 1, true, 16, 16, 16 },
+	};
+	struct ft_model_links l;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		memset(&l, 0, sizeof(l));
+		l.arch = cases[i].arch;
+		l.nccl_version = cases[i].version;
+		l.nnodes = cases[i].nnodes;
+		l.ppn = l.ppn_min = l.ppn_max = 8;
+		l.nranks = l.nnodes * l.ppn;
+		l.nvls = cases[i].nvls;
+		l.nchannels = l.graph_nchannels = 8;
+		l.graph_GBps = 48.0;
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), cases[i].ring);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS), cases[i].nvls_run);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS_TREE), cases[i].nvls_tree);
+	}
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -2861,7 +3015,7 @@ test_pipe_tree_ll128(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
-	double bw = FT_MIN(0.92 * 360 * GB, 18 * 41.4 * GB) * 120 / 128.0 * 0.5, c;
+	double c;
 
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
@@ -2870,7 +3024,6 @@ test_pipe_tree_ll128(void **state)
 	c = (15 * 9600 + 2 * ((1u << 20) / 72.0 - 9600)) / (20.0 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
 	assert_rel(r.time_s, t.time_s + c, 1e-9);
-	(void)bw;
 }
 
 /* NCCL's log2i: log2 rounded down (1 at 3 nodes, 2 at 5 to 7). */
@@ -2958,24 +3111,26 @@ test_tree_depth_in_chunking(void **state)
 
 /*
  * An LL128 chain (broadcast) of 4 MiB: one loop of 576,000-byte chunks on the
- * 18 channels, 4 MiB / 18 = 233,017 bytes a chunk. On one node of 8 its 7
- * hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
- * Over 2 nodes of 8 the chain's 15 hops cross the network once, where the
- * sending GPU raises the step's tail after its last line and the proxy sends
- * the step whole: 14 rounds and one chunk less a round.
+ * run's channels. On one node of 8 (12 x 30 run on 24, 15 GB/s a channel) its
+ * 7 hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
+ * Over 2 nodes of 8 (one channel per NVLink, 18: 20 GB/s a channel, 4 MiB /
+ * 18 = 233,017 bytes a chunk) the chain's 15 hops cross the network once,
+ * where the sending GPU raises the step's tail after its last line and the
+ * proxy sends the step whole: 14 rounds and one chunk less a round.
  */
 static void
 test_pipe_ll128_net_hop(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
-	double ch = 20.0 * GB * 15 / 16.0, chunk = (4u << 20) / 18.0;
+	double ch = 15.0 * GB * 15 / 16.0, chunk = (4u << 20) / 18.0;
 
 	(void)state;
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
-	assert_pipe(&r, 18, 576000, 1, 7);
+	assert_pipe(&r, 24, 576000, 1, 7);
 	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
+	ch = 20.0 * GB * 15 / 16.0;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
 	assert_pipe(&r, 18, 576000, 1, 15);
@@ -3031,8 +3186,8 @@ test_pipe_ll_net_hop(void **state)
 
 /*
  * Channels: a Simple ring drops a channel while a thread would get fewer
- * than 64 bytes (512 threads): 64 KiB runs on 2 of the 18 channels, so its
- * bandwidth term is 9 times the tuner's.
+ * than 64 bytes (512 threads): 64 KiB runs on 2 of the 24 channels (12 x 30
+ * doubled), so its bandwidth term is 12 times the tuner's.
  */
 static void
 test_pipe_channels(void **state)
@@ -3045,14 +3200,14 @@ test_pipe_channels(void **state)
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 65536, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
 	assert_int_equal(r.pipe.nchannels, 2);
-	assert_rel(r.pipe.bw_share, 2 / 18.0, 1e-12);
+	assert_rel(r.pipe.bw_share, 2 / 24.0, 1e-12);
 	assert_rel(r.pipe.ramp_s, 0, 0);
 	bwterm = 65536 / (360 * GB * 8 / 14.0);
 	assert_rel(t.time_s, t.lat_s + bwterm, 1e-9);
-	assert_rel(r.time_s, t.lat_s + 9 * bwterm, 1e-9);
-	/* 1 MiB gives every channel its 32 KiB: all 18. */
+	assert_rel(r.time_s, t.lat_s + 12 * bwterm, 1e-9);
+	/* 1 MiB gives every channel its 32 KiB: all 24. */
 	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_RING, FT_PROTO_SIMPLE, &t, &r);
-	assert_int_equal(r.pipe.nchannels, 18);
+	assert_int_equal(r.pipe.nchannels, 24);
 	assert_rel(r.time_s, t.time_s, 1e-12);
 }
 
@@ -4490,6 +4645,9 @@ main(void)
 		cmocka_unit_test(test_domain_channels_mid_size),
 		cmocka_unit_test(test_run_channels_rules),
 		cmocka_unit_test(test_rack_graph_per_release),
+		cmocka_unit_test(test_node_graph_channels),
+		cmocka_unit_test(test_node_ramp_loops),
+		cmocka_unit_test(test_nvls_comm_cap),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
