@@ -87,20 +87,13 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	return 0;
 }
 
-/*
- * NICs a connection between two nodes spreads over: the most either GPU drives
- * (nics.per_gpu). QP q uses lane q (ft_route_policy.lane), so each NIC of a p5-like
- * GPU carries qps_per_conn QPs, as NCCL gives every NIC of a GPU its own channels.
- */
+/* NICs a connection between two nodes spreads over (ft__sim_conn_lanes(), the packet
+ * engine's rule too): QP q uses lane q, so each NIC of a p5-like GPU carries
+ * qps_per_conn QPs, as NCCL gives every NIC of a GPU its own channels. */
 static uint32_t
 conn_lanes(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 {
-	const struct ft_vertex *a = ft_topo_vertex(fe->topo, src), *b = ft_topo_vertex(fe->topo, dst);
-
-	/* one lane unless the GPUs talk over the network (NVLink peers of two trays too) */
-	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || !ft__sim_over_network(fe->topo, src, dst))
-		return 1;
-	return FT_MAX(ft__sim_gpu_lanes(fe->topo, src), ft__sim_gpu_lanes(fe->topo, dst));
+	return ft__sim_conn_lanes(fe->topo, src, dst);
 }
 
 /* How many flowlets a QP of @per bytes is cut into: several under adaptive routing with a

@@ -85,6 +85,24 @@ ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v)
 	return per > 1 ? per : 1;
 }
 
+/*
+ * The NICs a connection from @src to @dst spreads over: the most either GPU drives
+ * (nics.per_gpu) when the two talk over the network, else 1. Its QP q (of qps_per_conn x
+ * this) leaves by lane q: NIC gpu_nic + q mod per_gpu (ft_route_policy.lane), the
+ * receiver's NIC of the same lane, as NCCL gives each NIC of a GPU its own channels. Both
+ * engines split their connections by it, so they load the same NICs.
+ */
+uint32_t
+ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst)
+{
+	const struct ft_vertex *a = ft_topo_vertex(t, src), *b = ft_topo_vertex(t, dst);
+
+	/* one lane unless the GPUs talk over the network (NVLink peers of two trays too) */
+	if (a->kind != FT_V_GPU || b->kind != FT_V_GPU || !ft__sim_over_network(t, src, dst))
+		return 1;
+	return FT_MAX(ft__sim_gpu_lanes(t, src), ft__sim_gpu_lanes(t, dst));
+}
+
 uint32_t
 ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
 {

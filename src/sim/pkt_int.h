@@ -443,6 +443,9 @@ struct pk_engine {
 	 * equal-cost ports (spray), a lossy fabric, the delay-based AIMD (srd). TCP
 	 * (GPUDirect-TCPX/O): a window of wnd_pkts packets per flow, ACK-clocked. */
 	bool spray;
+	/* QPs a connection between nodes may have: qps_per_conn x the most NICs a GPU drives
+	 * (nics.per_gpu; ft__pk_conn_qps()), qps_per_conn under spray */
+	uint32_t max_qps;
 	bool srd;
 	bool tcp;
 	uint32_t wnd_pkts;  /* 0: no window (RDMA transports) */
@@ -1107,6 +1110,7 @@ int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
  */
 struct ring_conn {
 	uint32_t src, dst;      /* vertices */
+	uint32_t nq;            /* its QPs (ft__pk_conn_qps()); message m goes on QP m mod nq */
 	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
 	uint32_t notice;        /* a second task waiting for them all, + 1 (0: none) */
 	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
@@ -1116,6 +1120,18 @@ struct ring_conn {
 	uint32_t nmsg;          /* steps x loops x slices */
 	uint32_t first;         /* its first message in the ready / recv arrays */
 };
+
+/*
+ * The QPs of a connection from @src to @dst: qps_per_conn on every NIC it spreads over
+ * (ft__sim_conn_lanes(), the flow engine's rule), QP q leaving by the GPU's NIC of lane
+ * q mod per_gpu on InfiniBand and RoCE (NCCL's channels rotate over a GPU's NICs). Under
+ * SRD's spraying a flow's packets take the NICs in turn themselves (spray_target()).
+ */
+static inline uint32_t
+ft__pk_conn_qps(const struct pk_engine *e, uint32_t src, uint32_t dst)
+{
+	return e->cfg.qps_per_conn * (e->spray ? 1 : ft__sim_conn_lanes(e->topo, src, dst));
+}
 
 struct ring_build {
 	struct pk_engine *e;

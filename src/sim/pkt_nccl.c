@@ -310,7 +310,7 @@ int
 ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
                 uint32_t bar, uint32_t op)
 {
-	uint32_t q, nq = e->cfg.qps_per_conn;
+	uint32_t q, nq = ft__pk_conn_qps(e, src, dst);
 
 	for (q = 0; q < nq; q++) {
 		uint64_t b = share(bytes, nq, q);
@@ -435,7 +435,7 @@ static int
 add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 {
 	struct pk_engine *e = rb->e;
-	uint32_t nq = e->cfg.qps_per_conn, q, t;
+	uint32_t nq = c->nq, q, t;
 	uint64_t bytes = share(c->wire, c->nmsg, m);
 	int64_t ready, recv;
 	int rc;
@@ -469,7 +469,7 @@ static int
 link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 {
 	const struct ring_conn *c = &rb->c[i];
-	uint32_t per_loop = rb->steps * c->slices, nq = rb->e->cfg.qps_per_conn;
+	uint32_t per_loop = rb->steps * c->slices, nq = c->nq;
 	uint32_t loop = m / per_loop, s = m % per_loop / c->slices, j = m % c->slices;
 	uint32_t to = rb->ready[c->first + m];
 	int rc = 0;
@@ -524,6 +524,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		c->start = rb->start;
 		c->end = rb->bar;
 		c->qp0 = 0;
+		c->nq = ft__pk_conn_qps(rb->e, c->src, c->dst);
 		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
 			return 1;
 		c->first = *nmsg;
@@ -540,13 +541,13 @@ ft__pk_add_messages(struct ring_build *rb, uint32_t nmsg)
 	uint32_t i, m;
 	int rc = 0;
 
-	rb->last = ft_calloc(e->cfg.qps_per_conn, sizeof(uint32_t));
+	rb->last = ft_calloc(e->max_qps, sizeof(uint32_t));
 	rb->ready = ft_calloc((size_t)nmsg * 2 + 1, sizeof(uint32_t));
 	rb->recv = rb->ready ? rb->ready + nmsg : NULL;
 	if (!rb->last || !rb->ready)
 		rc = FT_ENOMEM;
 	for (i = 0; i < rb->n && rc == 0; i++) {
-		for (m = 0; m < e->cfg.qps_per_conn; m++)
+		for (m = 0; m < e->max_qps; m++)
 			rb->last[m] = PK_NONE;
 		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
 			rc = add_message(rb, &rb->c[i], m);
@@ -660,7 +661,9 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		c->end = end;
 		c->up = PK_NONE;
 		c->notice = pb->notice;
-		c->qp0 = k * pb->rb.e->cfg.qps_per_conn;
+		/* channel k's QPs, spread over the NICs as a ring's connection's are */
+		c->nq = ft__pk_conn_qps(pb->rb.e, a, b);
+		c->qp0 = k * c->nq;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
 		ft__pk_cut(c, part, 1, &by);
 		if ((uint64_t)pb->nmsg + c->nmsg >= UINT32_MAX)
@@ -1369,13 +1372,13 @@ ft__pk_lazy_free(struct pk_engine *e)
 }
 
 /* The flows and payload bytes of one send of @payload over @ch (as build_messages() cuts
- * it), or FT_E*. */
+ * it; @net: between nodes, its connections' QPs over the GPUs' NICs), or FT_E*. */
 static int
 send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chunking *ch,
-           uint32_t *nflow, uint64_t *bytes)
+           bool net, uint32_t *nflow, uint64_t *bytes)
 {
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1 }, .cap = ch->channels };
-	uint32_t nq = e->cfg.qps_per_conn, c, m, q;
+	uint32_t nq = net ? e->max_qps : e->cfg.qps_per_conn, c, m, q;
 	int rc;
 
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
@@ -1476,7 +1479,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto) +
 	                       ft__sim_net_step_s(e->topo, p.ch[1].proto));
 	for (net = 0; net < 2 && rc == 0; net++)
-		rc = send_shape(e, p.payload, &p.ch[net], &p.nflow[net], &bytes[net]);
+		rc = send_shape(e, p.payload, &p.ch[net], net == 1, &p.nflow[net], &bytes[net]);
 	if (rc < 0)
 		return rc;
 	p.key_nflow = FT_MAX(p.nflow[0], p.nflow[1]);

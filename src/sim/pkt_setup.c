@@ -228,6 +228,11 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->spray = ft__sim_fabric_tech(spec) == FT_TECH_EFA &&
 	           (cfg->routing == FT_ROUTING_ECMP || cfg->routing == FT_ROUTING_ADAPTIVE);
 	e->ooo = cfg->routing == FT_ROUTING_ADAPTIVE || e->spray;
+	e->max_qps = e->cfg.qps_per_conn;
+	if (!e->spray)
+		for (uint32_t node = 0; node < spec->nnodes; node++)
+			e->max_qps = FT_MAX(e->max_qps, e->cfg.qps_per_conn *
+			                                        ft__sim_node(e->topo, node)->nics_per_gpu);
 	/* A run split across MPI ranks names every flow by one index on every rank:
 	 * all-to-alls are built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();

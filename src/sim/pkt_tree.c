@@ -345,6 +345,7 @@ conn_open(const struct ring_build *rb, struct ring_conn *c, uint64_t bytes, doub
 	c->start = rb->start;
 	c->end = rb->bar;
 	c->qp0 = 0;
+	c->nq = ft__pk_conn_qps(rb->e, c->src, c->dst);
 	c->up = PK_NONE;
 	return c->wire < c->nmsg || (uint64_t)total + c->nmsg >= UINT32_MAX;
 }
@@ -621,11 +622,12 @@ static int
 link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slots)
 {
 	const struct ring_build *rb = &tb->rb;
-	uint32_t nq = rb->e->pc.split_data_on_qps ? 1 : rb->e->cfg.qps_per_conn, j, m;
+	uint32_t j, m;
 	int rc = 0;
 
 	for (j = 0; j < ed->nlegs && rc == 0; j++) {
 		const struct ring_conn *c = &rb->c[ed->conn + j];
+		uint32_t nq = rb->e->pc.split_data_on_qps ? 1 : c->nq;
 
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
@@ -821,7 +823,7 @@ static int put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t 
 static bool
 lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
 {
-	uint32_t nq = e->cfg.qps_per_conn, i;
+	uint32_t nq = e->max_qps, i;
 	bool ring = tb->nedges == 0; /* (a ring's phase has connections alone) */
 	uint64_t n;
 
@@ -889,13 +891,13 @@ conn_of(const struct tree_phase *p, uint32_t v)
 	return lo;
 }
 
-/* The QP of message @v of phase @p, among the phase's (connection x nq + m % nq). */
+/* The QP of message @v of phase @p, among the phase's (connection x nq + m % its nq). */
 static uint32_t
 qp_of(const struct tree_phase *p, uint32_t v)
 {
 	uint32_t ci = conn_of(p, v);
 
-	return ci * p->nq + (v - p->tb.rb.c[ci].first) % p->nq;
+	return ci * p->nq + (v - p->tb.rb.c[ci].first) % p->tb.rb.c[ci].nq;
 }
 
 /* The phase, message (@v) and QP (@q) of flow @f, if a lazy phase's message with QP state. */
@@ -928,8 +930,8 @@ lossy_walk(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t q)
 	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
 	uint32_t m = v - c->first, mm, last = m, fid;
 
-	for (mm = m + p->nq; mm < c->nmsg; mm += p->nq) {
-		if (mm / p->nq >= p->qbuilt[q])
+	for (mm = m + c->nq; mm < c->nmsg; mm += c->nq) {
+		if (mm / c->nq >= p->qbuilt[q])
 			return &p->qcc[q];
 		last = mm;
 		fid = p->mflow[c->first + mm];
@@ -1019,7 +1021,7 @@ lossy_release(struct pk_engine *e, uint32_t fid)
 		return FT_EINVAL;
 	p->mflow[v] = PK_NONE;
 	c = &p->tb.rb.c[conn_of(p, v)];
-	if (p->qcc && v - c->first + p->nq >= c->nmsg)
+	if (p->qcc && v - c->first + c->nq >= c->nmsg)
 		p->qcc[qp_of(p, v)] = *pk_flow_cc(e, f);
 	return put_rec(&e->tlazy->flows, f->task, fid, e->now_ps);
 }
@@ -1113,7 +1115,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 		gen = rf == PK_NONE ? 0 : gen;
 	}
 	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst,
-	                     c->qp0 + m % p->nq, p->tb.rb.tag, rt, rf);
+	                     c->qp0 + m % c->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
 		return (int)t;
 	k = task_at(e, (uint32_t)t);
@@ -1137,7 +1139,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	}
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
-	        m + p->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + p->nq : PK_NONE;
+	        m + c->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + c->nq : PK_NONE;
 	return ft__pk_start_task(e, (uint32_t)t);
 }
 
@@ -1202,7 +1204,7 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
 	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
-		for (m = 0; m < FT_MIN(p->nq, p->tb.rb.c[i].nmsg) && rc == 0; m++)
+		for (m = 0; m < FT_MIN(p->tb.rb.c[i].nq, p->tb.rb.c[i].nmsg) && rc == 0; m++)
 			rc = phase_pred(e, p, p->tb.rb.c[i].first + m, 0);
 	k = task_at(e, t);
 	k->done = 1;
@@ -1521,7 +1523,7 @@ static int
 lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots, bool ring)
 {
 	struct tree_phase p = {
-		.tb = *tb, .ring = ring, .slots = slots, .nq = e->cfg.qps_per_conn
+		.tb = *tb, .ring = ring, .slots = slots, .nq = e->max_qps
 	};
 	uint32_t *nwait, *at, ci;
 	uint64_t bytes = 0;

@@ -471,6 +471,8 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
+/* NICs a connection between two GPUs spreads its QPs over (node.c), for both engines. */
+uint32_t ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst);
 /* NCCL's p2p channels on @t's cluster (ft_model_p2p_nchannels() of the model's channel
  * count: 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
  * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
