@@ -100,7 +100,8 @@ stop_due(uint32_t n, const double *since, double timeout)
 	uint32_t r;
 
 	for (r = 0; since && r < n; r++)
-		if (child_pids[r] > 0 && since[r] > 0 && (due == 0 || since[r] + timeout + 0.5 < due))
+		if (child_pids[r] > 0 && since[r] > 0 &&
+		    (due == 0 || since[r] + timeout + 0.5 < due))
 			due = since[r] + timeout + 0.5;
 	return due;
 }
@@ -253,7 +254,8 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 			if (!watching || ft__childwait_wait(&cw, wake) < 0) {
 				struct timespec ts = { 0, 20 * 1000 * 1000 };
 
-				nanosleep(&ts, NULL); /* no watch (or it failed): look again shortly */
+				/* no watch (or it failed): look again shortly */
+				nanosleep(&ts, NULL);
 			}
 			continue;
 		}

@@ -824,21 +824,13 @@ void
 ft__model_node_channels(struct ft_model_links *l, uint32_t version)
 {
 	double speed, links;
-	uint32_t nch, nics;
+	uint32_t nch;
 
 	if (!l->nvlink || !l->nvswitch || l->domain_nodes > 1 || l->ppn < 2 || l->nvlinks == 0 ||
-	    l->nnodes > 1)
+	    l->nnodes != 1)
 		return;
 	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, version);
-	if (l->nnodes == 1) {
-		nch = ft__model_intra_graph(l->arch, version, links, &speed);
-	} else {
-		double nic = ft__model_nic_as_nccl_sees(l, &nics);
-
-		nch = ft__model_domain_net_graph(l->arch, version, links, l->ppn, nics, nic,
-		                                 &speed);
-		speed /= 1e9;
-	}
+	nch = ft__model_intra_graph(l->arch, version, links, &speed);
 	if (nch == 0)
 		return;
 	l->graph_nchannels = nch;

@@ -202,8 +202,9 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
  * target queueing delay (srd_target_s: 8 wire MTUs at line rate) adds 1 % of line rate;
  * one above it multiplies the rate by 1 - beta (1 - T / RTT), beta 1/2: the more the
  * queue exceeds the target the deeper the cut, at most by half (TIMELY's form above its
- * T_high, kb CC-TIMELY-HPCC, with TCP's halving as the limit). Between the 1 Gb/s floor TIMELY has and line
- * rate. An idle path never cuts: a flow alone sends at line rate.
+ * T_high, kb CC-TIMELY-HPCC, with TCP's halving as the limit). The rate stays between
+ * the 1 Gb/s floor TIMELY has and line rate. An idle path never cuts: a flow alone sends
+ * at line rate.
  */
 static int
 srd_rtt(struct pk_engine *e, struct pk_dcqcn *d, uint32_t rtt_ns)

@@ -231,8 +231,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->max_qps = e->cfg.qps_per_conn;
 	if (!e->spray)
 		for (uint32_t node = 0; node < spec->nnodes; node++)
-			e->max_qps = FT_MAX(e->max_qps, e->cfg.qps_per_conn *
-			                                        ft__sim_node(e->topo, node)->nics_per_gpu);
+			e->max_qps = FT_MAX(e->max_qps,
+			                    e->cfg.qps_per_conn *
+			                            ft__sim_node(e->topo, node)->nics_per_gpu);
 	/* A run split across MPI ranks names every flow by one index on every rank:
 	 * all-to-alls are built whole, not as their sends start (the same run, pkt_nccl.c). */
 	e->a2a_eager = ft__pk_part_wanted();
