@@ -405,9 +405,9 @@ ucx_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	}
 	/* idle: sleep until UCX has something (UCS_ERR_BUSY: it already has) */
 	if (ucp_worker_arm(ep->worker) == UCS_OK) {
-		ep->event_sleeps++;
 		struct pollfd pfd = { .fd = ep->efd, .events = POLLIN };
 
+		ep->event_sleeps++;
 		/* at most 1 ms: a wake-up UCX misses then costs little */
 		poll(&pfd, 1, FT_MIN(timeout_ms, 1));
 	}
