@@ -804,9 +804,8 @@ enqueue(struct pk_engine *e, uint32_t l, uint32_t id)
  * less than one wire MTU waiting is as free as an idle one), and among those a flow's
  * packets take them in turn, packet after packet, from a place its hash sets at each
  * vertex: with no queue anywhere, every run of n packets of a flow covers each of n
- * ports once. SRD varies
- * the entropy of each packet's encapsulation that the switches' ECMP hashes
- * (docs/internals/sim.md, "EFA and GPUDirect-TCPX/O").
+ * ports once. SRD varies the entropy of each packet's encapsulation that the switches'
+ * ECMP hashes (docs/internals/sim.md, "EFA and GPUDirect-TCPX/O").
  */
 static uint32_t
 spray_pick(const struct pk_engine *e, uint32_t id, uint32_t v, const uint32_t *cand, uint32_t n)
@@ -969,11 +968,12 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 	}
 	f->snd_una = FT_MAX(f->snd_una, seq);
 	if (f->wnd_held && f->snd_nxt - f->snd_una < e->wnd_pkts) {
+		int rc;
+
 		/* TCP: the ACK opens the window again */
 		f->wnd_held = false;
 		ring_add(e, f->first_link, fid);
-		int rc = try_send(e, f->first_link);
-
+		rc = try_send(e, f->first_link);
 		if (rc < 0)
 			return rc;
 	}
