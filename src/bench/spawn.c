@@ -8,7 +8,7 @@
  * N --bootstrap 127.0.0.1:PORT`), rank 0 inheriting the bootstrap listener
  * (FABTUNE_BOOTSTRAP_FD), and watches them. The first rank that fails is
  * named and the others get a short grace to report before they are killed; a
- * rank stopped (SIGSTOP, a debugger) for longer than the timeout is named by
+ * rank stopped (SIGSTOP, SIGTSTP) for longer than the timeout is named by
  * its process state, which only the launcher sees, and ends the run.
  */
 #include "bench_int.h"
@@ -214,8 +214,8 @@ ft_bench_spawn(const struct ft_bench_spawn *sp, struct ft_error *err)
 	/*
 	 * Watch the ranks. The first that fails is named, and the rest get a short
 	 * grace to report (they stalled when it did, so their own --timeout runs
-	 * out with its). A rank stopped for longer than --timeout (SIGSTOP, a
-	 * debugger) is named by its process state, which only this launcher sees,
+	 * out with its). A rank stopped for longer than --timeout (SIGSTOP,
+	 * SIGTSTP) is named by its process state, which only this launcher sees,
 	 * and ends the run: every rank is gone within --timeout and a second.
 	 * Between events the launcher sleeps (base/childwait_int.h): a rank's
 	 * exit, stop or continue wakes it, and so does the next deadline, to the
