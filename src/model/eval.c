@@ -444,6 +444,11 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
 	if (q->gpus_per_thread > 1)
 		pl->launch_s *= q->gpus_per_thread;
 	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	/* The ring's plateau factor (x 1.4 on a ring/Simple all-reduce across nodes, kb
+	 * NA-MODEL) is the tuner's price, steering its pick off ring/Simple where the
+	 * pipeline binds; the run does not pay it: the ramp and the proxy's floor above are
+	 * that cost, so the pick's time here pays its latency once. */
+	lf = 1.0;
 	*t = ft__model_pipe_time(c, lf, bf, q->bytes, pl);
 	if (*t <= pl->launch_s)
 		ft_strlcpy(c->bottleneck, "launch", sizeof(c->bottleneck));

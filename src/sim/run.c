@@ -441,7 +441,12 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_
 	uint32_t k, nnodes = jr->nranks / FT_MAX(per, 1u), *first;
 	int rc = 0;
 
-	if (per < 1 || nnodes < 2 || jr->nranks % per ||
+	/* One node (or one NVLink domain, which NCCL counts as one): NCCL's tree is the
+	 * chain alone (src/graph/connect.cc: tree.up and tree.down[0] are the neighbours
+	 * in the tree graph's intra order), 2 (n - 1) steps, the model's latency; not the
+	 * binary tree over the ranks that ft_coll_schedule() builds. */
+	if (per < 1 || jr->nranks < 2 || jr->nranks % per ||
+	    (nnodes < 2 && sched->algo != FT_ALGO_TREE) ||
 	    !(sched->algo == FT_ALGO_NVLS_TREE ||
 	      (sched->algo == FT_ALGO_TREE && sched->op == FT_OP_ALL_REDUCE)))
 		return 0;

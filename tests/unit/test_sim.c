@@ -1127,7 +1127,7 @@ assert_flow_op_time(const struct ft_sim_sweep_args *sw, double want)
  * The flow engine's time of one op against its closed form: its flows alone (packet.chunking:
  * off) the bytes over the slowest link plus the steps' latencies; a ring or tree as NCCL runs
  * it that plus the model's ramp, at least the model's proxy floor (whole_pipe(); one DGX H100,
- * tree on one channel, 256 MiB: 1,693 us of flows and 868 of ramp, the chain's 14 stages).
+ * tree on one channel, 256 MiB: 1,866 us of flows and 868 of ramp, the chain's 14 stages).
  * @cap_Bps > 0: the rate of the slowest flow, where several flows share a link.
  */
 static void
@@ -1166,14 +1166,16 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 			/* 2(n-1)/n S over the slowest link, 2(n-1) steps. */
 			want = 2 * (n - 1) / n * (double)bytes / bott;
 		} else {
-			/* Double binary tree: an interior rank sends S/2 to its parent and
-			 * to each of two children in one tree, S/2 to its parent in the
-			 * other: 2 S on its link, less NCCL's tree correction below
-			 * 1 GiB (kb NA-MODEL: x0.9 from 128 MiB to 1 GiB), which the
-			 * tree's flows carry as wire bytes. */
-			want = 2.0 * (double)bytes / bott;
+			/* Inside one node NCCL's tree is a chain (src/graph/connect.cc):
+			 * every rank but the ends sends S up and S down, 2 S on its link
+			 * at NCCL's tree efficiency (x0.92, kb NA-MODEL), less its tree
+			 * correction below 1 GiB (x0.9 from 128 MiB to 1 GiB), which the
+			 * flows carry as wire bytes; 2 (n - 1) steps. */
+			want = 2.0 * (double)bytes / bott / ft_model_tree_efficiency();
 			if (bytes >= (128u << 20) && bytes < (1u << 30))
 				want /= 0.9;
+			if (nranks == ppn)
+				steps = 2 * (n - 1);
 		}
 		break;
 	default: /* all-to-all: each rank sends (n-1)/n S over its own link */
