@@ -341,6 +341,11 @@ struct pk_flow {
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
+	/* SRD (EFA) sender: packets a selective ACK acknowledged, from the first such ACK
+	 * until every packet is (npkts bits, as the receiver's ooo_bits) */
+	uint64_t *sack_bits;
+	uint32_t snd_max; /* SRD sender: one past the highest packet put on the wire */
+	uint32_t nacked;  /* SRD sender: packets acknowledged (the retransmit timer's progress) */
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
@@ -447,6 +452,10 @@ struct pk_engine {
 	 * (nics.per_gpu; ft__pk_conn_qps()), qps_per_conn under spray */
 	uint32_t max_qps;
 	bool srd;
+	/* SRD's transport (EFA, whatever the congestion control): receivers take packets
+	 * out of order and acknowledge each one; senders resend only the packets no ACK
+	 * named (selective retransmission, engine_packet.c sack_rx()) */
+	bool sack;
 	bool tcp;
 	uint32_t wnd_pkts;  /* 0: no window (RDMA transports) */
 	uint16_t hdr;       /* header and framing bytes per packet on host and fabric links */

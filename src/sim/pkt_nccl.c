@@ -251,6 +251,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.fl_off = old->fl_off;
 		f.fl_cap = old->fl_cap;
 		ft_free(old->ooo_bits);
+		ft_free(old->sack_bits);
 	} else if (count) { /* (a lazy phase counted its flows and bytes) */
 		e->bytes_submitted += bytes;
 		e->nflows_all++;
