@@ -283,21 +283,14 @@ ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 
 static int try_send(struct pk_engine *e, uint32_t l);
 
-/* What the retransmit timer counts as progress: the first packet not acknowledged
- * (go-back-N), the packets acknowledged (SRD, whose ACKs name packets past a gap). */
-static inline uint32_t
-rto_mark(const struct pk_engine *e, const struct pk_flow *f)
-{
-	return e->sack ? f->nacked : f->snd_una;
-}
-
 /* Start (or restart) flow @fid's retransmit timer. */
 static int
 arm_rto(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	f->rto_una = rto_mark(e, f);
+	if (!e->sack) /* (SRD's timer reads the last ACK's time, ev_rto()) */
+		f->rto_una = f->snd_una;
 	e->nrto_queued++;
 	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
 }
@@ -306,7 +299,20 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 static inline bool
 sack_has(const struct pk_flow *f, uint32_t seq)
 {
-	return seq < f->snd_una || (f->sack_bits && (f->sack_bits[seq / 64] >> (seq % 64) & 1));
+	return seq < f->snd_una ||
+	       (f->sack_bits && (f->sack_bits[1 + seq / 64] >> (seq % 64) & 1));
+}
+
+/* SRD's sender's marks of flow @f (struct pk_flow sack_bits), made now if not yet. */
+static int
+sack_make(struct pk_flow *f)
+{
+	if (!f->sack_bits) {
+		f->sack_bits = ft_calloc(1 + (f->npkts + 63) / 64, sizeof(uint64_t));
+		if (!f->sack_bits)
+			return FT_ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -317,14 +323,14 @@ sack_has(const struct pk_flow *f, uint32_t seq)
 static void
 sack_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f)
 {
-	if (f->snd_nxt <= f->snd_max) {
-		e->nretx++;
-		pk_op_acc(e, fid)->nretx++;
-		pk_op_acc(e, fid)->npackets++;
-	} else {
-		f->snd_max = f->snd_nxt;
-	}
-	while (f->snd_nxt < f->snd_max && sack_has(f, f->snd_nxt))
+	uint64_t max = f->sack_bits ? f->sack_bits[0] : 0;
+
+	if (f->snd_nxt > max)
+		return; /* (a first send: the next packet is the next one) */
+	e->nretx++;
+	pk_op_acc(e, fid)->nretx++;
+	pk_op_acc(e, fid)->npackets++;
+	while (f->snd_nxt < max && sack_has(f, f->snd_nxt))
 		f->snd_nxt++;
 }
 
@@ -984,6 +990,9 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
 	if (e->sack) { /* SRD: a pass over the packets not acknowledged (sack_sent()) */
+		if (sack_make(f) < 0)
+			return FT_ENOMEM;
+		f->sack_bits[0] = FT_MAX(f->sack_bits[0], (uint64_t)f->snd_nxt);
 		f->snd_nxt = seq;
 		f->rto_gen++;
 		ring_add(e, f->first_link, fid);
@@ -1011,14 +1020,10 @@ sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
 
 	if (seq >= f->npkts || sack_has(f, seq))
 		return 0; /* (no ACK is lost, so none comes twice; a resent packet's is one) */
-	if (seq != f->snd_una && !f->sack_bits) {
-		f->sack_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
-		if (!f->sack_bits)
-			return FT_ENOMEM;
-	}
+	if (seq != f->snd_una && sack_make(f) < 0)
+		return FT_ENOMEM;
 	if (f->sack_bits)
-		f->sack_bits[seq / 64] |= UINT64_C(1) << (seq % 64);
-	f->nacked++;
+		f->sack_bits[1 + seq / 64] |= UINT64_C(1) << (seq % 64);
 	f->retries = 0;
 	f->t_una_ps = e->now_ps;
 	if (seq == f->snd_una)
@@ -1727,14 +1732,20 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 
 	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
 		return 0;
-	if (rto_mark(e, f) != f->rto_una) {
+	if (e->sack) {
+		/* SRD's counts from the last ACK of any packet (sack_rx()): one past a gap
+		 * is progress too */
+		if (f->t_una_ps + e->rto_ps > e->now_ps) {
+			e->nrto_queued++;
+			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+		}
+	} else if (f->snd_una > f->rto_una) {
 		/*
 		 * Acknowledged progress since it was armed: like an HCA's ACK timer, which
 		 * counts from the last ACK that moved the window, it fires one timeout after
-		 * that ACK (kb ENV-IB_TIMEOUT), not a whole timeout after this expiry. SRD's
-		 * counts from the last ACK of any packet: one past a gap is progress too.
+		 * that ACK (kb ENV-IB_TIMEOUT), not a whole timeout after this expiry.
 		 */
-		f->rto_una = rto_mark(e, f);
+		f->rto_una = f->snd_una;
 		f->retries = 0;
 		if (f->t_una_ps + e->rto_ps > e->now_ps) {
 			e->nrto_queued++;

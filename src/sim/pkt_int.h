@@ -317,10 +317,19 @@ struct pk_flow {
 	uint32_t npkts;
 	uint32_t snd_nxt; /* next packet the sender puts on the wire */
 	uint32_t rcv_nxt; /* next packet the receiver accepts (go-back-N) */
-	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t snd_una; /* sender: the first packet no ACK or NAK has acknowledged yet */
 	uint32_t rto_gen;
-	uint32_t rto_una;   /* snd_una when the timer was armed or last re-armed */
+	union {
+		struct { /* go-back-N (InfiniBand, RoCE, adaptive routing) */
+			uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
+			uint32_t rto_una; /* snd_una when the timer was armed or last re-armed */
+		};
+		/* SRD (e->sack): the sender's word 0 one past the highest packet it has put
+		 * on the wire, set at its first resend (0 before), then npkts bits, the
+		 * packets a selective ACK named; made at the first ACK past a gap or the
+		 * first resend, freed with the last ACK (engine_packet.c sack_rx()) */
+		uint64_t *sack_bits;
+	};
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
@@ -341,11 +350,6 @@ struct pk_flow {
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
-	/* SRD (EFA) sender: packets a selective ACK acknowledged, from the first such ACK
-	 * until every packet is (npkts bits, as the receiver's ooo_bits) */
-	uint64_t *sack_bits;
-	uint32_t snd_max; /* SRD sender: one past the highest packet put on the wire */
-	uint32_t nacked;  /* SRD sender: packets acknowledged (the retransmit timer's progress) */
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 

@@ -1014,7 +1014,8 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft_topo_free(e->topo_up);
 		for (size_t i = 0; i < e->flows.len; i++) {
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
-			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).sack_bits);
+			if (e->sack)
+				ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).sack_bits);
 		}
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
