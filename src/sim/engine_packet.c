@@ -289,9 +289,49 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	f->rto_una = f->snd_una;
+	if (!e->sack) /* (SRD's timer reads the last ACK's time, ev_rto()) */
+		f->rto_una = f->snd_una;
 	e->nrto_queued++;
 	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
+}
+
+/* Whether SRD's sender holds a selective ACK for packet @seq of @f. */
+static inline bool
+sack_has(const struct pk_flow *f, uint32_t seq)
+{
+	return seq < f->snd_una ||
+	       (f->sack_bits && (f->sack_bits[1 + seq / 64] >> (seq % 64) & 1));
+}
+
+/* SRD's sender's marks of flow @f (struct pk_flow sack_bits), made now if not yet. */
+static int
+sack_make(struct pk_flow *f)
+{
+	if (!f->sack_bits) {
+		f->sack_bits = ft_calloc(1 + (f->npkts + 63) / 64, sizeof(uint64_t));
+		if (!f->sack_bits)
+			return FT_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * SRD's sender put packet snd_nxt - 1 on the wire: one it sent before is a resend
+ * (counted in its op and the run), and the next one to send is the next that no ACK has
+ * named, so a recovery pass (go_back()) sends only the packets not acknowledged.
+ */
+static void
+sack_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f)
+{
+	uint64_t max = f->sack_bits ? f->sack_bits[0] : 0;
+
+	if (f->snd_nxt > max)
+		return; /* (a first send: the next packet is the next one) */
+	e->nretx++;
+	pk_op_acc(e, fid)->nretx++;
+	pk_op_acc(e, fid)->npackets++;
+	while (f->snd_nxt < max && sack_has(f, f->snd_nxt))
+		f->snd_nxt++;
 }
 
 /* Packet @id is lost, counted by the caller at its port: counted in its op and the run;
@@ -705,6 +745,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->dst = f->dst;
 		k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, f->snd_nxt);
 		k->seq = f->snd_nxt++;
+		if (e->sack)
+			sack_sent(e, fid, f);
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
 		k->hop = 0;
@@ -947,6 +989,15 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 
 	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
+	if (e->sack) { /* SRD: a pass over the packets not acknowledged (sack_sent()) */
+		if (sack_make(f) < 0)
+			return FT_ENOMEM;
+		f->sack_bits[0] = FT_MAX(f->sack_bits[0], (uint64_t)f->snd_nxt);
+		f->snd_nxt = seq;
+		f->rto_gen++;
+		ring_add(e, f->first_link, fid);
+		return try_send(e, f->first_link);
+	}
 	e->nretx += f->snd_nxt - seq;
 	pk_op_acc(e, fid)->nretx += f->snd_nxt - seq;
 	pk_op_acc(e, fid)->npackets += f->snd_nxt - seq;
@@ -956,11 +1007,44 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	return try_send(e, f->first_link);
 }
 
+/*
+ * SRD's ACK for packet @seq reached the sender: that packet arrived (whatever came
+ * before it). The sender marks it, moves snd_una past every packet marked, and counts
+ * the news as progress for its retransmit timer. The marks need a bitmap only once an
+ * ACK comes past a gap (npkts bits, freed with the last ACK).
+ */
+static int
+sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	if (seq >= f->npkts || sack_has(f, seq))
+		return 0; /* (no ACK is lost, so none comes twice; a resent packet's is one) */
+	if (seq != f->snd_una && sack_make(f) < 0)
+		return FT_ENOMEM;
+	if (f->sack_bits)
+		f->sack_bits[1 + seq / 64] |= UINT64_C(1) << (seq % 64);
+	f->retries = 0;
+	f->t_una_ps = e->now_ps;
+	if (seq == f->snd_una)
+		do
+			f->snd_una++;
+		while (f->snd_una < f->npkts && sack_has(f, f->snd_una));
+	if (f->snd_una >= f->npkts) {
+		ft_free(f->sack_bits);
+		f->sack_bits = NULL;
+	}
+	return 0;
+}
+
 /* An ACK or a NAK for packet @seq reached the sender: every packet before it arrived. */
 static int
 ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 {
 	struct pk_flow *f = flow_at(e, fid);
+
+	if (e->sack && !nak)
+		return sack_rx(e, fid, seq);
 
 	if (seq > f->snd_una) {
 		f->retries = 0; /* progress: the QP's retry counter starts again */
@@ -1028,8 +1112,14 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;
-	if ((rc = send_ack(e, fid, before)) < 0)
+	if (e->sack) {
+		/* SRD: an ACK per packet, naming it, one path latency back (sack_rx()) */
+		if ((e->may_drop || e->ndrops) &&
+		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, seq)) < 0)
+			return rc;
+	} else if ((rc = send_ack(e, fid, before)) < 0) {
 		return rc;
+	}
 	if (f->rcv_nxt == f->npkts) {
 		ft_free(f->ooo_bits);
 		f->ooo_bits = NULL;
@@ -1088,7 +1178,7 @@ receive(struct pk_engine *e, uint32_t id)
 		}
 	}
 	pkt_free(e, id);
-	if (e->ooo)
+	if (e->ooo || e->sack)
 		return receive_ooo(e, fid, seq, payload, rp);
 	if (seq == f->rcv_nxt) {
 		int rc;
@@ -1642,7 +1732,14 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 
 	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
 		return 0;
-	if (f->snd_una > f->rto_una) {
+	if (e->sack) {
+		/* SRD's counts from the last ACK of any packet (sack_rx()): one past a gap
+		 * is progress too */
+		if (f->t_una_ps + e->rto_ps > e->now_ps) {
+			e->nrto_queued++;
+			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+		}
+	} else if (f->snd_una > f->rto_una) {
 		/*
 		 * Acknowledged progress since it was armed: like an HCA's ACK timer, which
 		 * counts from the last ACK that moved the window, it fires one timeout after

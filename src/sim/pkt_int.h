@@ -317,10 +317,19 @@ struct pk_flow {
 	uint32_t npkts;
 	uint32_t snd_nxt; /* next packet the sender puts on the wire */
 	uint32_t rcv_nxt; /* next packet the receiver accepts (go-back-N) */
-	uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 	uint32_t snd_una; /* sender: the first packet no ACK or NAK has acknowledged yet */
 	uint32_t rto_gen;
-	uint32_t rto_una;   /* snd_una when the timer was armed or last re-armed */
+	union {
+		struct { /* go-back-N (InfiniBand, RoCE, adaptive routing) */
+			uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
+			uint32_t rto_una; /* snd_una when the timer was armed or last re-armed */
+		};
+		/* SRD (e->sack): the sender's word 0 one past the highest packet it has put
+		 * on the wire, set at its first resend (0 before), then npkts bits, the
+		 * packets a selective ACK named; made at the first ACK past a gap or the
+		 * first resend, freed with the last ACK (engine_packet.c sack_rx()) */
+		uint64_t *sack_bits;
+	};
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
 	uint32_t first_link;
 	uint32_t qp;       /* as the flow engine numbers it: QP index x 1024 */
@@ -447,6 +456,10 @@ struct pk_engine {
 	 * (nics.per_gpu; ft__pk_conn_qps()), qps_per_conn under spray */
 	uint32_t max_qps;
 	bool srd;
+	/* SRD's transport (EFA, whatever the congestion control): receivers take packets
+	 * out of order and acknowledge each one; senders resend only the packets no ACK
+	 * named (selective retransmission, engine_packet.c sack_rx()) */
+	bool sack;
 	bool tcp;
 	uint32_t wnd_pkts;  /* 0: no window (RDMA transports) */
 	uint16_t hdr;       /* header and framing bytes per packet on host and fabric links */

@@ -230,7 +230,8 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.task = (uint32_t)t;
 	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
 	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);
-	f.nak_for = PK_NONE;
+	if (!e->sack)
+		f.nak_for = PK_NONE; /* (SRD: sack_bits NULL) */
 	f.ring_next = PK_NONE;
 	f.fl_off = PK_NONE;
 	f.sent_task = PK_NONE;
@@ -251,6 +252,8 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 		f.fl_off = old->fl_off;
 		f.fl_cap = old->fl_cap;
 		ft_free(old->ooo_bits);
+		if (e->sack)
+			ft_free(old->sack_bits);
 	} else if (count) { /* (a lazy phase counted its flows and bytes) */
 		e->bytes_submitted += bytes;
 		e->nflows_all++;

@@ -696,7 +696,9 @@ ft__pk_part_plan(struct pk_engine *e, const uint32_t *owner, int nranks, int ran
 		}
 	/* Record 0: the spare, which every flow not kept maps to. */
 	spare.path_off = spare.fl_off = spare.sent_task = spare.ring_next = PK_NONE;
-	spare.nic_link = spare.nic_rx_link = spare.nak_for = spare.task = PK_NONE;
+	spare.nic_link = spare.nic_rx_link = spare.task = PK_NONE;
+	if (!e->sack)
+		spare.nak_for = PK_NONE; /* (SRD: sack_bits NULL) */
 	if (ft_vec_push(&e->flows, &spare) < 0) {
 		ft_free(pp.owner);
 		return FT_ENOMEM;

@@ -90,6 +90,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 
 		e->tcp = tech == FT_TECH_TCP;
 		e->srd = tech == FT_TECH_EFA; /* until the congestion control is read */
+		e->sack = tech == FT_TECH_EFA;
 	}
 	/* EFA's SRD runs on a lossy fabric and recovers by its own retransmission; TCP's
 	 * loss recovery is not modelled: its fabric is taken as loss-free (credits stand
@@ -1011,8 +1012,11 @@ ft__pk_destroy(struct ft_engine *eng)
 		ft__pk_qbins_free(e);
 		ft__pk_cq_free(e);
 		ft_topo_free(e->topo_up);
-		for (size_t i = 0; i < e->flows.len; i++)
+		for (size_t i = 0; i < e->flows.len; i++) {
 			ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).ooo_bits);
+			if (e->sack)
+				ft_free(FT_VEC_AT(&e->flows, struct pk_flow, i).sack_bits);
+		}
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 	}
