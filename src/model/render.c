@@ -308,7 +308,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		ft_strbuf_addf(sb, "#    latency     base %.2f us + steps %.2f us", k->base_s * 1e6,
 		               (k->lat_s - k->base_s) * 1e6);
 		if (k->lat_factor != 1.0)
-			ft_strbuf_addf(sb, ", x %.2f (ring plateau)", k->lat_factor);
+			ft_strbuf_addf(sb, ", x %.2f (ring plateau: the pick's, not the time's)",
+			               k->lat_factor);
 		ft_strbuf_addf(sb, "\n#    bandwidth   %.2f GB/s algorithm bandwidth", k->bw_Bps / 1e9);
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
