@@ -394,8 +394,10 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
 /*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
  * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
- * 16 on Hopper; on Blackwell 32 across nodes and 24 in one node (32 there too before NCCL
- * 2.27, @l nccl_version). Every NVLS tree channel carries every head's share.
+ * 16 on Hopper; on Blackwell 24 in one node (32 before NCCL 2.27, @l nccl_version) and 32
+ * across nodes, from 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
+ * 24 on more behind 48 GB/s (PCIe Gen5) paths, 24 (8 ranks a node or fewer) or 32 behind
+ * 96 GB/s. Every NVLS tree channel carries every head's share.
  */
 FT_API uint32_t ft_model_nvls_nchannels(const struct ft_model_links *l);
 
