@@ -331,6 +331,22 @@ FT_API void ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, e
                                 enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out);
 
 /*
+ * The algorithm bandwidth NCCL's kernels reach on a ring or tree (@op, @a, @p) at @bytes on
+ * @l where the protocol or the channels launched, not the links, set it, bytes/s: on LL and
+ * LL128 the rate NCCL's tuner gives the protocol (kb NA-PROTO-LL, NA-PROTO-LL128: a ring's
+ * LL share of the graph and LL's absolute cap, the tree's 1/3.8 and 7/9, the per-channel
+ * caps), on every protocol the share of the channels NCCL launches at @bytes (the pipeline's
+ * bw_share: 3 of 32 on a GB200 NVL72 rack's LL ring at 1 MiB), with the tree's correction
+ * at @bytes: the bytes over the bandwidth term of the time ft_model_eval() gives that pick.
+ * 0 for other algorithms, where the pair does not run on @l, and where nothing but the
+ * links binds (Simple on all its channels). The flow engine, whose flows reach the links'
+ * rates at the protocol's wire efficiency, caps a ring's or tree's connections by it
+ * (docs/internals/sim.md); forced channels come in through @l.
+ */
+FT_API double ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                    enum ft_proto p, uint64_t bytes);
+
+/*
  * How NCCL cuts one channel's traffic on a connection (kb NA-CONCEPTS,
  * ENV-BUFFSIZE): the connection buffer of the protocol has NCCL_STEPS (8)
  * slots; a chunk is CHUNKSTEPS slots of payload (what a channel moves per

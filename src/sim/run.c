@@ -555,6 +555,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
 	*cap = tighter_cap(*cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0));
+	*cap = tighter_cap(*cap,
+	                   ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels));
 	return 0;
 }
 
@@ -665,6 +667,9 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
 	*cap = tighter_cap(*cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn));
+	if (o->op != FT_OP_SENDRECV)
+		*cap = tighter_cap(*cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn,
+		                                            o->channels));
 	return 0;
 }
 
