@@ -331,6 +331,22 @@ FT_API void ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, e
                                 enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out);
 
 /*
+ * The algorithm bandwidth NCCL's kernels reach on a ring or tree (@op, @a, @p) at @bytes on
+ * @l where the protocol or the channels launched, not the links, set it, bytes/s: on LL and
+ * LL128 the rate NCCL's tuner gives the protocol (kb NA-PROTO-LL, NA-PROTO-LL128: a ring's
+ * LL share of the graph and LL's absolute cap, the tree's 1/3.8 and 7/9, the per-channel
+ * caps), on every protocol the share of the channels NCCL launches at @bytes (the pipeline's
+ * bw_share: 3 of 32 on a GB200 NVL72 rack's LL ring at 1 MiB), with the tree's correction
+ * at @bytes: the bytes over the bandwidth term of the time ft_model_eval() gives that pick.
+ * 0 for other algorithms, where the pair does not run on @l, and where nothing but the
+ * links binds (Simple on all its channels). The flow engine, whose flows reach the links'
+ * rates at the protocol's wire efficiency, caps a ring's or tree's connections by it
+ * (docs/internals/sim.md); forced channels come in through @l.
+ */
+FT_API double ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                    enum ft_proto p, uint64_t bytes);
+
+/*
  * How NCCL cuts one channel's traffic on a connection (kb NA-CONCEPTS,
  * ENV-BUFFSIZE): the connection buffer of the protocol has NCCL_STEPS (8)
  * slots; a chunk is CHUNKSTEPS slots of payload (what a channel moves per
@@ -394,8 +410,10 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
 /*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
  * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
- * 16 on Hopper; on Blackwell 32 across nodes and 24 in one node (32 there too before NCCL
- * 2.27, @l nccl_version). Every NVLS tree channel carries every head's share.
+ * 16 on Hopper; on Blackwell 24 in one node (32 before NCCL 2.27, @l nccl_version) and 32
+ * across nodes, from 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
+ * 24 on more behind 48 GB/s (PCIe Gen5) paths, 24 (8 ranks a node or fewer) or 32 behind
+ * 96 GB/s. Every NVLS tree channel carries every head's share.
  */
 FT_API uint32_t ft_model_nvls_nchannels(const struct ft_model_links *l);
 

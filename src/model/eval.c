@@ -463,25 +463,55 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
  * carries). The engines of the simulator that run flows whole take the ramp and the
  * proxy floor from here, so both price them from one definition (model/pipeline.c).
  */
+/* The cost (op, a, p) takes on @l when it is timed, in @c, and the links it is timed on in
+ * @t: the receive flushed only where NCCL flushes, every vendor's network overhead, the
+ * bytes the tree carries. False where the pair does not run on @l or has no bandwidth. */
+static bool
+timed_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+           uint64_t bytes, struct ft_model_links *t, struct ft__model_cost *c)
+{
+	*t = *l;
+	if (t->nranks < 2 || ft__model_unavailable(t, op, a, p, true, true))
+		return false;
+	if (t->nnodes > 1) {
+		t->time_unflushed = p == FT_PROTO_SIMPLE && !t->net_flush;
+		t->time_any_vendor = t->cpu_amd || t->cpu_mixed;
+	}
+	ft__model_cost(t, op, a, p, bytes, c);
+	ft__model_carried(t, op, a, c);
+	return c->bw_Bps > 0;
+}
+
 void
 ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                     enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out)
 {
-	struct ft_model_links t = *l;
+	struct ft_model_links t;
 	struct ft__model_cost c;
 
 	memset(out, 0, sizeof(*out));
-	if (t.nranks < 2 || ft__model_unavailable(&t, op, a, p, true, true))
-		return;
-	if (t.nnodes > 1) {
-		t.time_unflushed = p == FT_PROTO_SIMPLE && !t.net_flush;
-		t.time_any_vendor = t.cpu_amd || t.cpu_mixed;
-	}
-	ft__model_cost(&t, op, a, p, bytes, &c);
-	ft__model_carried(&t, op, a, &c);
-	if (!(c.bw_Bps > 0))
-		return;
-	ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
+	if (timed_cost(l, op, a, p, bytes, &t, &c))
+		ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
+}
+
+double
+ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                      enum ft_proto p, uint64_t bytes)
+{
+	struct ft_model_links t;
+	struct ft__model_cost c;
+	struct ft_model_pipeline pl;
+	double lf, bf, share;
+
+	if ((a != FT_ALGO_RING && a != FT_ALGO_TREE) || op == FT_OP_ALLTOALL ||
+	    op == FT_OP_SENDRECV || !timed_cost(l, op, a, p, bytes, &t, &c))
+		return 0;
+	ft__model_pipe(&t, op, a, p, &c, bytes, false, &pl);
+	share = pl.bw_share > 0 && pl.bw_share < 1 ? pl.bw_share : 1.0;
+	if (p == FT_PROTO_SIMPLE && share == 1.0)
+		return 0;
+	ft__model_factors(&t, op, a, p, bytes, &lf, &bf);
+	return c.bw_Bps * bf * share;
 }
 
 static int

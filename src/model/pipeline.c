@@ -186,17 +186,44 @@ is_nvls(enum ft_algo a)
 	return a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE;
 }
 
-/* NVLS channels per GPU (NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning: NVLS_NCHANNELS_SM90
- * 16; SM100 NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL 24 in one; in one
- * node 32 too before v2.27.3-1; kb NA-ALGO-NVLS). */
+/*
+ * NVLS channels per GPU (NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
+ * NVLS_NCHANNELS_SM90 16; SM100 NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL
+ * 24 in one (32 there too before v2.27.3-1). From v2.30.3-1, Blackwell across nodes
+ * (minCompCap >= 100, nNodes > 1) takes ncclNvlsTreeSm100Tuning's count by the slowest
+ * path from a GPU to its NIC (comm->minNetBw, GB/s: ncclTopoGetMinNetBw, 48 behind PCIe
+ * Gen5, 96 behind Gen6) and the fewest ranks a node (minLocalRanks): 2 nodes at 48 or more
+ * keep 32; more nodes at 96 or more take 24 with 8 ranks a node or fewer, 32 with more; at
+ * 48 to 96, 24; below 48 the 32 stand. The nodes are NVLink domains: 2 GB200 NVL72 racks
+ * (400G NICs behind Gen5) run 32, 4 of them 24; 4 DGX B200 24; GB300 NVL72 racks 32.
+ */
+static uint32_t
+nvls_sm100_multinode(const struct ft_model_links *l, uint32_t nch)
+{
+	uint32_t nics, ppn = l->ppn_min ? FT_MIN(l->ppn_min, l->ppn) : l->ppn;
+	double gbps = ft__model_nic_as_nccl_sees(l, &nics) / 1e9 * (1 + 1e-9);
+
+	if (l->nccl_version && l->nccl_version < 23000)
+		return nch;
+	if (l->nnodes == 2 && gbps >= 48.0)
+		return 32;
+	if (gbps >= 96.0)
+		return ppn <= 8 ? 24 : 32;
+	if (gbps >= 48.0)
+		return 24;
+	return nch;
+}
+
 uint32_t
 ft_model_nvls_nchannels(const struct ft_model_links *l)
 {
 	bool before_nvl = l->nccl_version && l->nccl_version < 22700;
 
-	if (l->arch >= FT_ARCH_BLACKWELL)
-		return l->nnodes > 1 || before_nvl ? 32 : 24;
-	return 16;
+	if (l->arch < FT_ARCH_BLACKWELL)
+		return 16;
+	if (l->nnodes > 1)
+		return nvls_sm100_multinode(l, 32);
+	return before_nvl ? 32 : 24;
 }
 
 /* NVLS heads: every GPU in one node; across nodes one per NIC the node uses; at most 32

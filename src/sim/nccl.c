@@ -708,6 +708,53 @@ ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s
 	return wmax * algbw / (double)s->bytes;
 }
 
+/*
+ * NCCL's LL and LL128 kernels move a channel's data at the rate its tuner gives the
+ * protocol, not at the links' rate times the protocol's wire efficiency (kb NA-PROTO-LL:
+ * a ring's LL share of the graph under llMaxBws, 282 GB/s busbw on one Blackwell node
+ * where the wire would allow 360; NA-PROTO-LL128: the per-channel caps; the tree's 1/3.8
+ * and 7/9), and at small sizes NCCL launches fewer channels than it has (src/enqueue.cc
+ * topoGetAlgoInfo: one fewer while a thread would get less than its threshold, 8 B x
+ * nranks on an LL ring: 3 of 32 on a GB200 NVL72 rack at 1 MiB). The model's one
+ * definition of both is ft_model_kernel_algbw(), the bandwidth term of its time; the
+ * op takes at least S over it. The phases of @s run one after another, the connections
+ * of a phase at once, so capping each connection at the phases' largest wire bytes,
+ * summed, over that time makes the op last at least that long and changes nothing where
+ * the links (or congestion) bind first. Returns that cap, bytes/s on the wire per
+ * connection; 0: none (Simple on all its channels, other algorithms, one rank).
+ */
+double
+ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                   uint32_t nranks, uint32_t gpn, uint32_t nch)
+{
+	double eff = s->proto_eff > 0 ? s->proto_eff : 1.0, algbw, wire = 0;
+	struct ft_model_links l;
+	size_t p;
+	uint32_t f;
+
+	if ((s->algo != FT_ALGO_RING && s->algo != FT_ALGO_TREE) || nranks < 2 ||
+	    s->bytes == 0 || s->op == FT_OP_ALLTOALL || s->op == FT_OP_SENDRECV ||
+	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+		return 0;
+	if (nch)
+		ft_model_links_force_channels(&l, FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS));
+	algbw = ft_model_kernel_algbw(&l, s->op, s->algo, s->proto, s->bytes);
+	if (!(algbw > 0))
+		return 0;
+	for (p = 0; p < s->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(s, p);
+		double wmax = 0;
+
+		if (ph->implicit_alltoall)
+			return 0;
+		for (f = 0; f < ph->nflows; f++)
+			wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow,
+			                                      ph->first_flow + f).bytes);
+		wire += wmax / eff;
+	}
+	return wire * algbw / (double)s->bytes;
+}
+
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all
  * rounds. */
 bool
@@ -853,12 +900,18 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
  * every transport the model prices them on (InfiniBand, RoCE, EFA, sockets,
  * GPUDirect-TCPX/O, NVLink alone): the model's terms for the op's ranks on the nodes they
  * are placed on (as ft__sim_pick_algo() asks the tuner), at the channels forced on it
- * (op->nchannels, NCCL_MIN/MAX_NCHANNELS, kb ENV-NCHANNELS) or NCCL's own count. On
+ * (op->nchannels, NCCL_MIN/MAX_NCHANNELS, kb ENV-NCHANNELS) or NCCL's own count. NVLS
+ * inside one node or NVLink domain too: its kernel hands each chunk from the warps that
+ * scatter it into the heads' buffers to those that reduce and multicast it through the
+ * switch to those that gather it out (model/pipeline.c, three stages), and with few loops
+ * the first chunk's way through them is a large part of the time (one GB200 NVL72 rack at
+ * 64 MiB: 3 loops of 24 channels x 32 heads x 32 KiB, a 96 us ramp in 265). On
  * GPUDirect-TCPX/O both are most of the time from 4 MiB to 1 GiB (2 gcp-a3-mega,
  * all-reduce 128 MiB: a 710 us ramp in the model's 1,614); on InfiniBand a tree's ramp is
  * a tenth to a third of it at 1 to 128 MiB (docs/internals/sim.md). Both 0 where they do
- * not apply: one rank, an algorithm the engine does not run as whole flows (NVLS, an NVLS
- * tree or CollNet in NCCL's chunks, halving-doubling, all-to-all, send/recv), ranks the
+ * not apply: one rank, an algorithm the engine does not run as whole flows (an NVLS tree
+ * or CollNet in NCCL's chunks, NVLS across nodes, halving-doubling, all-to-all,
+ * send/recv), ranks the
  * model cannot lay out.
  */
 void
@@ -871,7 +924,8 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	uint32_t r, nodes = 1;
 
 	*ramp_s = *proxy_s = 0;
-	if (sc->nranks < 2 || (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE) ||
+	if (sc->nranks < 2 ||
+	    (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE && sc->algo != FT_ALGO_NVLS) ||
 	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
 		return;
 	/* the physical nodes, node by node: an NVLink domain's trays the model joins itself */
@@ -885,6 +939,9 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 		nodes = 0;
 	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0,
 	                       &l, NULL) < 0)
+		return;
+	/* NVLS across nodes is not the one-node kernel the model's three stages price */
+	if (sc->algo == FT_ALGO_NVLS && l.nnodes > 1)
 		return;
 	if (op->nchannels)
 		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,

@@ -271,8 +271,8 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 
 /* The channels of op @o, built as @algo on @spec: NCCL's count when given (up to 64, kb
  * NA-CONCEPTS); an NVLS tree on NCCL's NVLS channels (ft_model_nvls_nchannels(): 16 on
- * Hopper, 32 on Blackwell across nodes; every channel carries every head's share); else one
- * per rail the node's ranks use. */
+ * Hopper, 24 or 32 on Blackwell across nodes; every channel carries every head's share);
+ * else one per rail the node's ranks use. */
 static uint32_t
 nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct sc_op *o,
              uint32_t nnics, uint32_t gpn)
@@ -282,7 +282,7 @@ nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct
 	if (o->channels)
 		return FT_MIN(o->channels, (uint32_t)FT_SPEC_MAX_CHANNELS);
 	if (algo == FT_ALGO_NVLS_TREE && ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0) {
-		l.nnodes = 2; /* NCCL runs no NVLS tree inside one node */
+		l.nnodes = FT_MAX(l.nnodes, 2u); /* NCCL runs no NVLS tree inside one node */
 		return ft_model_nvls_nchannels(&l);
 	}
 	return FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
@@ -555,6 +555,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
 	*cap = tighter_cap(*cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0));
+	*cap = tighter_cap(*cap,
+	                   ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels));
 	return 0;
 }
 
@@ -665,6 +667,9 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
 	*cap = tighter_cap(*cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn));
+	if (o->op != FT_OP_SENDRECV)
+		*cap = tighter_cap(*cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn,
+		                                            o->channels));
 	return 0;
 }
 

@@ -593,6 +593,12 @@ double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo
  * or NVLSTree cap, bytes/s; 0: no cap (another algorithm, one node, no NVLS). */
 double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn);
+/* What one connection of ring or tree @s over @nranks ranks, @gpn per node (0: nodes of
+ * different GPU counts), on @nch channels forced (0: NCCL's) can carry on the wire where
+ * NCCL's protocol or the channels it launches at the op's size set the rate
+ * (ft_model_kernel_algbw()), bytes/s; 0: no cap. */
+double ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                          uint32_t nranks, uint32_t gpn, uint32_t nch);
 
 /* Sort @n ids in increasing order (flowfill.c; both engines use it). */
 void ft__fs_sort_u32(uint32_t *q, uint32_t n);

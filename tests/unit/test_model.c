@@ -1428,6 +1428,118 @@ test_nvls_comm_cap(void **state)
 	}
 }
 
+/*
+ * NCCL 2.30's NVLS channels on Blackwell across nodes (NVIDIA/nccl v2.30.3-1 on,
+ * src/transport/nvls.cc ncclNvlsTreeSm100Tuning, called from ncclNvlsTuning): by the
+ * slowest GPU-to-NIC path (minNetBw) and the ranks a node. 2.29 (22900) keeps
+ * NVLS_NCHANNELS_SM100's 32 everywhere; from 2.30 (23000, and the newest, 0) 2 nodes at 48
+ * GB/s or more keep 32, more nodes take 24 at 48 GB/s, 24 or 32 at 96 by 8 ranks a node or
+ * more; below 48 GB/s 32. One node keeps 24, Hopper 16. Then the presets: 2 GB200 NVL72
+ * racks (48 GB/s behind PCIe Gen5) 32, 4 of them 24, 4 DGX B200 24, 4 GB300 NVL72 racks
+ * (96) 32; 2.29 gives all of them 32.
+ */
+static void
+test_nvls_sm100_channels_by_nic(void **state)
+{
+	static const struct {
+		enum ft_model_arch arch;
+		uint32_t version, nnodes, ppn;
+		double nic_GBps;
+		uint32_t nvls;
+	} cases[] = {
+		{ FT_ARCH_BLACKWELL, 22900, 4, 8, 48.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 48.0, 24 },
+		{ FT_ARCH_BLACKWELL, 0, 4, 8, 48.0, 24 },
+		{ FT_ARCH_BLACKWELL, 23000, 2, 8, 48.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23000, 2, 8, 25.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 25.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23000, 4, 72, 48.0, 24 },
+		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 96.0, 24 },
+		{ FT_ARCH_BLACKWELL, 23000, 4, 72, 96.0, 32 },
+		{ FT_ARCH_BLACKWELL, 22900, 4, 72, 96.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23000, 1, 8, 48.0, 24 },
+		{ FT_ARCH_HOPPER, 23000, 4, 8, 48.0, 16 },
+	};
+	static const struct {
+		const char *spec;
+		uint32_t v2_29, v2_30;
+	} presets[] = { { "gb200-nvl72:36", 32, 32 }, { "gb200-nvl72:72", 32, 24 },
+		        { "dgx-b200:4", 32, 24 },      { "gb300-nvl72:72", 32, 32 } };
+	struct ft_model_links l;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		memset(&l, 0, sizeof(l));
+		l.arch = cases[i].arch;
+		l.nccl_version = cases[i].version;
+		l.nnodes = cases[i].nnodes;
+		l.ppn = l.ppn_min = l.ppn_max = cases[i].ppn;
+		l.nranks = l.nnodes * l.ppn;
+		l.nvls = true;
+		l.nrails = 8;
+		l.nic_Bps = cases[i].nic_GBps * 1e9;
+		assert_int_equal(ft_model_nvls_nchannels(&l), cases[i].nvls);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS_TREE), cases[i].nvls);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(presets); i++) {
+		struct ft_cluster_spec cs;
+		struct ft_error err = { 0 };
+
+		assert_int_equal(ft_spec_resolve(presets[i].spec, &cs, &err), 0);
+		assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+		l.nccl_version = 22900;
+		assert_int_equal(ft_model_nvls_nchannels(&l), presets[i].v2_29);
+		l.nccl_version = 23000;
+		assert_int_equal(ft_model_nvls_nchannels(&l), presets[i].v2_30);
+	}
+}
+
+/*
+ * The rate NCCL's kernels reach where the protocol or the channels launched set it
+ * (ft_model_kernel_algbw()), in closed form on one GB200 NVL72 rack (72 ranks, one NCCL
+ * node; the ring graph 16 x 45 = 720 GB/s, run on 32 channels): an LL ring all-reduce's
+ * bus bandwidth is min(720 x 0.5, llMaxBws 282) = 282 GB/s (kb NA-PROTO-LL), algbw x
+ * 72 / 142; at 1 MiB NCCL launches 3 of its 32 channels (a thread's threshold of 8 B x 72
+ * ranks, 512 threads: 1 MiB < 4 x 512 x 576), each a 32nd of the 360 GB/s the channels
+ * carry before the cap: 360 x 3/32 x 72/142. The model's bandwidth term is the bytes over
+ * that rate. Simple on all its channels has none (the links set it), nor NVLS.
+ */
+static void
+test_kernel_algbw_closed_form(void **state)
+{
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double n = 72, ratio = n / (2 * (n - 1));
+	double big, small;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 1);
+	assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), 32);
+	big = ft_model_kernel_algbw(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, 1ull << 30);
+	small = ft_model_kernel_algbw(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, 1u << 20);
+	assert_rel(big, 282e9 * ratio, 1e-6);
+	assert_rel(small, 360e9 * 3.0 / 32.0 * ratio, 1e-6);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL;
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.nchannels, 3);
+	assert_rel(r.bw_part_s, (double)(1u << 20) / small, 1e-6);
+	assert_true(ft_model_kernel_algbw(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
+	                                  1u << 20) == 0);
+	assert_true(ft_model_kernel_algbw(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
+	                                  1u << 20) == 0);
+	assert_true(ft_model_kernel_algbw(&l, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128,
+	                                  1ull << 30) > 0);
+}
+
 static void
 test_closed_ring_multinode(void **state)
 {
@@ -4690,6 +4802,8 @@ main(void)
 		cmocka_unit_test(test_node_graph_channels),
 		cmocka_unit_test(test_node_ramp_loops),
 		cmocka_unit_test(test_nvls_comm_cap),
+		cmocka_unit_test(test_nvls_sm100_channels_by_nic),
+		cmocka_unit_test(test_kernel_algbw_closed_form),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
