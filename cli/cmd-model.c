@@ -82,8 +82,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "proto", &o.proto, "PROTO",
 		           "force a protocol, as NCCL_PROTO: simple, ll, ll128"),
 		OPT_U64(0, "channels", &o.channels, "N",
-		        "NCCL channels (default: NCCL's graph on one NVSwitch node, one GPU a "
-		        "node and NVLink domains; elsewhere one per NVLink)"),
+		        "NCCL channels (default: NCCL's graph on NVSwitch nodes, one GPU a node "
+		        "and NVLink domains; elsewhere one per NVLink)"),
 		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
 		           "constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
 		OPT_U64(0, "gpus-per-thread", &o.gpus_per_thread, "N",

@@ -50,10 +50,10 @@ struct ft_model_links {
 	uint32_t ppn;       /* ranks per node */
 	uint32_t nchannels; /* NCCL channels of the ring/tree graphs */
 	/* The ring graph NCCL's search keeps, after ncclTopoDupChannels: its channels and one
-	 * channel's bwIntra, GB/s (ft_model_run_nchannels() runs from them; one NVSwitch node,
+	 * channel's bwIntra, GB/s (ft_model_run_nchannels() runs from them, and on NVSwitch
+	 * nodes the tuner's per-channel caps read them; NVSwitch nodes alone or joined by NICs,
 	 * one GPU a node, NVLink domains); 0 where nchannels already stands for the channels
-	 * NCCL runs (NVSwitch nodes joined by NICs, PCIe, NVLink without an NVSwitch, a forced
-	 * count). */
+	 * NCCL runs (PCIe, NVLink without an NVSwitch, a forced count). */
 	uint32_t graph_nchannels;
 	double graph_GBps;
 	enum ft_model_arch arch;
@@ -134,6 +134,10 @@ struct ft_model_links {
 	/* Set on a copy of the links that times a pick: the vendor's figures price NCCL's
 	 * pick (and --tuner-only's time) but not the time (docs/internals/model.md). */
 	bool time_any_vendor;
+	/* Set on a copy of the links that times a pick: NCCL's tuner caps LL128 and the tree
+	 * per channel of its search graph (graph_nchannels), its kernel runs the run-time
+	 * channels (ft_model_run_nchannels()), each under that cap (model/tuner.c). */
+	bool time_run_channels;
 };
 
 /*
@@ -469,8 +473,10 @@ struct ft_model_p2p_chunking {
  * at least NCCL_MIN_P2P_NCHANNELS (1), rounded up to a power of two (p2p
  * peers are mapped to channels by bit tricks). The collective channel count
  * is the communicator's (ft_model_comm_nchannels(): 32 over GB200 NVL72
- * racks or in one, 24 on one DGX H100 or A100; elsewhere the model's one per
- * NVLink, at most 32, or 2 over PCIe): 24 and 18 give 32, 12 gives 16, PCIe 2.
+ * racks or in one, 24 on one DGX H100 or A100, 16 on DGX H100s joined by NICs;
+ * elsewhere the model's one per NVLink, at most 32, or 2 over PCIe): 24 and 18
+ * give 32, 16 gives 16, 12 gives 16, PCIe 2. ft_model_p2p_nchannels_of() is the
+ * count the model takes for a communicator.
  */
 FT_API uint32_t ft_model_p2p_nchannels(uint32_t nchannels);
 
@@ -491,11 +497,20 @@ FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
  * own (ft_model_nvls_nchannels()), NVLS across nodes at most the ring's from 2.28;
  * from 2.20 to 2.27, where NVLS runs, the ring at least the NVLS channels. Each ring or
  * tree channel carries the graph's bandwidth over this count. One DGX H100 12 x 30 ->
- * 24; GB200 NVL72 across racks: 15 x 48 -> 30 on
+ * 24; DGX H100s joined by 8 x 400G 8 x 48 -> 16 (32 on 2.18-2.19); GB200 NVL72 across
+ * racks: 15 x 48 -> 30 on
  * 2.25-2.26 (32 with NVLS), 16 x 45.1 -> 32 from 2.27; one rack 8 x 90 -> 16 x 45 -> 32.
  * Where graph_nchannels is 0, nchannels as it is.
  */
 FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a);
+
+/*
+ * The p2p channels of @l's communicator: ft_model_p2p_nchannels() of its channels
+ * (ft_model_comm_nchannels()), except on NVSwitch nodes joined by NICs, where they stay
+ * those of one channel per NVLink (model/channels.c says why). The model's all-to-all,
+ * the flow and the packet engines take this count.
+ */
+FT_API uint32_t ft_model_p2p_nchannels_of(const struct ft_model_links *l);
 
 /* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
  * ft_model_p2p_chunking_get() takes where no cluster is named. */
@@ -650,6 +665,10 @@ struct ft_model_explain {
 	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
 	 * out; 0 where none. */
 	double unflushed_s;
+	/* The pick's algorithm bandwidth once the per-channel caps NCCL's tuner reads on its
+	 * search graph's channels (graph_nchannels) are read on the channels the kernel runs
+	 * (ft_model_run_nchannels()), before the tree's carried bytes; 0 if unchanged. */
+	double run_channels_Bps;
 	/* The pick is aws-ofi-nccl's tuner plugin's (--tuner-plugin), not the cheapest. */
 	bool plugin_pick;
 	size_t ncandidates;

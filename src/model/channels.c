@@ -30,8 +30,9 @@
  *    (src/enqueue.cc, min(nvlsChannels, nChannels); NVLSTree keeps its own).
  *
  * The graphs come from the search on the node's links (links.c): on one NVSwitch node
- * the Intra list (DGX H100: 6 x 60 -> 12 x 30 -> 24), with one GPU a node the Inter list
- * on its NICs, in an NVLink domain of several trays the one or the other.
+ * the Intra list (DGX H100: 6 x 60 -> 12 x 30 -> 24), on NVSwitch nodes joined by NICs
+ * the Inter list from a NIC's path (DGX H100s: 8 x 48 -> 16), with one GPU a node the
+ * Inter list on its NICs, in an NVLink domain of several trays the one or the other.
  *
  * The enqueue (src/enqueue.cc) launches a ring or tree on the communicator's channels,
  * one fewer while a thread would get less than its threshold (pipeline.c), CollNet on
@@ -114,4 +115,26 @@ uint32_t
 ft_model_comm_nchannels(const struct ft_model_links *l)
 {
 	return ft_model_run_nchannels(l, FT_ALGO_RING);
+}
+
+/*
+ * NCCL's p2p channels are pow2Up(min(comm->nChannels, NCCL_MAX_P2P_NCHANNELS)), at least
+ * NCCL_MIN_P2P_NCHANNELS (src/graph/paths.cc ncclTopoComputeP2pChannels, read at
+ * v2.18.6-1, v2.23.4-1 and v2.30.7-1, called in src/init.cc right after ncclTopoPostset);
+ * what the NVLink or PCIe path and the NICs set is the channels per peer
+ * (ncclTopoGetNchannels), which ft_model_p2p_chunking_conn() takes. On NVSwitch nodes joined
+ * by NICs the model keeps the p2p channels of one collective channel per NVLink (18 on
+ * Hopper: 32; 12 on an A100: 16), not those of the run-time count of NCCL's ring graph
+ * there (8 x 48 -> 16 on DGX H100s from 2.20, whose p2p count NCCL makes 16): the
+ * all-to-all's sends in flight follow this count, and its halving is left for a check of
+ * its own against measured all-to-all curves (docs/internals/model-log.md, "The channels
+ * of NVSwitch nodes joined by NICs").
+ */
+uint32_t
+ft_model_p2p_nchannels_of(const struct ft_model_links *l)
+{
+	if (l->graph_nchannels && l->nnodes > 1 && l->nvswitch && l->ppn > 1 &&
+	    l->domain_nodes < 2)
+		return ft_model_p2p_nchannels(FT_MAX(l->nchannels, 1u));
+	return ft_model_p2p_nchannels(ft_model_comm_nchannels(l));
 }

@@ -477,6 +477,7 @@ timed_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum f
 		t->time_unflushed = p == FT_PROTO_SIMPLE && !t->net_flush;
 		t->time_any_vendor = t->cpu_amd || t->cpu_mixed;
 	}
+	t->time_run_channels = true;
 	ft__model_cost(t, op, a, p, bytes, c);
 	ft__model_carried(t, op, a, c);
 	return c->bw_Bps > 0;
@@ -541,6 +542,17 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
 	if (best_t == INFINITY)
 		return no_pick(q, why, err);
+	/* NCCL's per-channel caps priced the pick on its search graph's channels; the kernel
+	 * runs the run-time channels, each under the cap (model/tuner.c caps_nchannels()). */
+	if (!q->tuner_only) {
+		struct ft__model_cost tuner = best_c;
+
+		l.time_run_channels = true;
+		ft__model_cost(&l, q->op, best_a, best_p, q->bytes, &best_c);
+		if (ex && (best_c.bw_Bps != tuner.bw_Bps || best_c.links_bw_Bps != tuner.links_bw_Bps))
+			ex->run_channels_Bps =
+			        best_c.links_bw_Bps > 0 ? best_c.links_bw_Bps : best_c.bw_Bps;
+	}
 	/* The tuner's cost made the pick, a flush on every Simple step across nodes included;
 	 * the time pays it only where NCCL flushes a GPUDirect receive: not on Hopper or
 	 * later behind an x86 host (src/graph/paths.cc ncclTopoNeedFlush, v2.27.7-1). */

@@ -807,30 +807,39 @@ ft__model_nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics)
 }
 
 /*
- * One node of several GPUs on one NVSwitch (DGX/HGX H100, H200, A100, B200, one GB200
- * tray), not an NVLink domain of several trays: the ring graph NCCL release @version's
- * search finds (src/graph/search.cc ncclTopoCompute, then ncclTopoDupChannels), not one
- * channel per NVLink. One node has no network, so the search runs the Intra list on a
- * GPU's NVLink (ft__model_intra_graph()): 6 x 60 -> 12 x 30 on an H100 or H200, 6 x 40 ->
- * 12 x 20 on an A100, 8 x 90 -> 16 x 45 on a B200 or a GB200 tray from 2.25;
- * ft_model_run_nchannels() copies them at run time. Such nodes joined by NICs would run
- * the Inter list from a NIC's path (ft__model_domain_net_graph(): 8 x 48 on 8 H100s with
- * a 400G NIC each); they keep one channel per NVLink for now (docs/internals/model.md,
- * "The channels NCCL runs"). nchannels keeps one per NVLink: the tuner's per-channel caps
- * and a channel forced by NCCL_MIN/MAX_NCHANNELS read it; the graph's rate stays the
- * links' (intra_Bps).
+ * Nodes of several GPUs on one NVSwitch (DGX/HGX H100, H200, A100, B200, one GB200 tray),
+ * not NVLink domains of several trays: the ring graph NCCL release @version's search finds
+ * (src/graph/search.cc ncclTopoCompute, then ncclTopoDupChannels), not one channel per
+ * NVLink; ft_model_run_nchannels() copies it at run time and the tuner's per-channel caps
+ * read its channels (graphs[a]->nChannels, src/graph/tuning.cc).
+ *
+ * One node has no network, so the search runs the Intra list on a GPU's NVLink
+ * (ft__model_intra_graph()): 6 x 60 -> 12 x 30 on an H100 or H200, 6 x 40 -> 12 x 20 on an
+ * A100, 8 x 90 -> 16 x 45 on a B200 or a GB200 tray from 2.25. Nodes joined by NICs run
+ * the Inter list from a NIC's path, as many channels as the NICs (as NCCL sees them) and
+ * NVLink hold (ft__model_domain_net_graph()): 8 x 48 on DGX H100s (8 x 400G; 48 < 50 with
+ * more than 4 channels, so no duplication), 8 x 24 on DGX A100s (8 x HDR; under 25, none),
+ * 4 x 48 -> 8 x 24 on 4 NICs. nchannels keeps one per NVLink, the count a channel forced by
+ * NCCL_MIN/MAX_NCHANNELS and the flow engine's channel shares read; the graph's rate
+ * stays the links' (intra_Bps, inter_Bps).
  */
 void
 ft__model_node_channels(struct ft_model_links *l, uint32_t version)
 {
-	double speed, links;
-	uint32_t nch;
+	double speed, links, nic, Bps;
+	uint32_t nch, nics;
 
 	if (!l->nvlink || !l->nvswitch || l->domain_nodes > 1 || l->ppn < 2 || l->nvlinks == 0 ||
-	    l->nnodes != 1)
+	    l->nnodes < 1)
 		return;
 	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, version);
-	nch = ft__model_intra_graph(l->arch, version, links, &speed);
+	if (l->nnodes == 1) {
+		nch = ft__model_intra_graph(l->arch, version, links, &speed);
+	} else {
+		nic = ft__model_nic_as_nccl_sees(l, &nics);
+		nch = ft__model_domain_net_graph(l->arch, version, links, l->ppn, nics, nic, &Bps);
+		speed = Bps / 1e9;
+	}
 	if (nch == 0)
 		return;
 	l->graph_nchannels = nch;

@@ -314,6 +314,13 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
 		ft_strbuf_adds(sb, "\n");
+		if (ex->run_channels_Bps > 0)
+			ft_strbuf_addf(sb, "#    kernel      %.2f GB/s algorithm bandwidth: the per-channel "
+			               "caps on the %u channels the kernel runs, not the graph's %u the "
+			               "tuner prices\n",
+			               ex->run_channels_Bps / 1e9,
+			               ft_model_run_nchannels(&ex->links, r->algo),
+			               ex->links.graph_nchannels);
 		if (ex->carried_Bps > 0)
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
@@ -408,6 +415,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_key(&j, "bandwidth_part_us");
 	ft_json_double_prec(&j, r->bw_part_s * 1e6, 6);
 	ft_json_kv_bool(&j, "tuner_plugin_pick", ex->plugin_pick);
+	ft_json_key(&j, "kernel_algbw_GBps");
+	ft_json_double_prec(&j, ex->run_channels_Bps / 1e9, 6);
 	ft_json_key(&j, "carried_algbw_GBps");
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
 	ft_json_key(&j, "unflushed_latency_us");

@@ -230,6 +230,35 @@ tree_cap(const struct ft_model_links *l, uint32_t bucket, bool ll128)
 	return (ll128 ? tree_ll128_per_ch[a][bucket] : tree_per_ch[a][bucket]) * m;
 }
 
+/*
+ * The channels NCCL's tuner multiplies its per-channel caps by (perChMaxRingLL128Bw,
+ * perChMaxTreeBw, perChMaxTreeLL128Bw): graphs[a]->nChannels (src/graph/tuning.cc,
+ * ncclTopoTuneModel, the same at v2.18.6-1, v2.21.5-1, v2.23.4-1, v2.27.7-1 and
+ * v2.30.7-1), the ring graph as ncclTopoCompute left it, after ncclTopoDupChannels and
+ * before ncclTopoPostset copies it (which changes comm->nChannels, never the graph's
+ * count); init gives the tree graph the same count (src/init.cc). On NVSwitch nodes the
+ * model has that graph (ft__model_node_channels()): 12 on one DGX H100, 8 on DGX H100s or
+ * A100s joined by NICs. Elsewhere nchannels (one GPU a node: the communicator's, twice the
+ * graph's; a forced count: NCCL_MIN/MAX_NCHANNELS).
+ *
+ * A cap is what one channel of the kernel moves with the protocol; the kernel runs the
+ * run-time channels, the graph's copied by Postset (16 on DGX H100s), each under it. So
+ * the copy of the links that times a pick (time_run_channels) reads that count: the pick
+ * is NCCL's, the time the kernel's. On 32 AWS p5 instances the all-gather's ring/LL128
+ * measured 321 GB/s of bus bandwidth between 1 and 2 GiB, above the 8 x 36.7 = 293.6 its
+ * tuner prices (docs/internals/model-log.md, "The channels of NVSwitch nodes joined by
+ * NICs").
+ */
+static double
+caps_nchannels(const struct ft_model_links *l)
+{
+	if (!l->graph_nchannels || !l->nvswitch || l->ppn < 2 || l->domain_nodes > 1)
+		return l->nchannels;
+	if (l->time_run_channels)
+		return FT_MAX(ft_model_run_nchannels(l, FT_ALGO_RING), l->graph_nchannels);
+	return FT_MIN(l->graph_nchannels, l->nchannels ? l->nchannels : l->graph_nchannels);
+}
+
 /* kb NA-MODEL: network post overhead per inter-node step, x3 for Simple: 2 us on AMD x86
  * hosts, 1 us on any other, mixed included (src/graph/tuning.cc getNetOverhead, the same at
  * v2.18.6-1 and v2.30.7-1). */
@@ -483,7 +512,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 		bus = cap(bus * ring_ll_share(l, op), ll_max_Bps(l), "protocol", c);
 	else if (p == FT_PROTO_LL128)
 		bus = cap(bus * (l->ppn < 2 && bw_set_of(l) ? bw_set_of(l)->ring_ll128_ppn1 : 0.92),
-		          l->nchannels * ring_ll128_cap(l) * GB, "channels",
+		          caps_nchannels(l) * ring_ll128_cap(l) * GB, "channels",
 		          c);
 	switch (op) {
 	case FT_OP_ALL_REDUCE:
@@ -573,7 +602,7 @@ static void
 cost_tree(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
 {
 	double bus = tree_bus(l, p, graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)),
-	                      l->nchannels, c);
+	                      caps_nchannels(l), c);
 	uint32_t nch2;
 	double graph2 = tree_two_node_graph_Bps(l, &nch2);
 	struct lats h = hop_lats(l, FT_ALGO_TREE, p);

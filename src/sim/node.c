@@ -221,7 +221,7 @@ ft__sim_p2p_nchannels(const struct ft_topo *t)
 
 	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
 		return FT_MODEL_P2P_NCHANNELS;
-	return ft_model_p2p_nchannels(ft_model_comm_nchannels(&l));
+	return ft_model_p2p_nchannels_of(&l);
 }
 
 void

@@ -1297,8 +1297,13 @@ test_node_graph_channels(void **state)
 		{ 4, 1, 8, 0, 450, 12, 30.0, 24 },     { 4, 1, 8, 21800, 450, 12, 30.0, 24 },
 		{ 3, 1, 8, 0, 300, 12, 20.0, 24 },     { 5, 1, 8, 0, 900, 16, 45.0, 32 },
 		{ 5, 1, 8, 22400, 900, 12, 30.0, 24 },
-		/* nodes joined by NICs keep one channel per NVLink (docs/internals/model.md) */
-		{ 4, 2, 8, 0, 450, 0, 0.0, 18 },
+		/* nodes joined by NICs: the Inter list from a NIC's path, 8 x 48 on 8 x 400G, not
+		 * duplicated (48 < 50 with more than 4 channels), copied once by Postset; 2.18
+		 * and 2.19 doubled again while twice fits in MAXCHANNELS (32) */
+		{ 4, 2, 8, 0, 450, 8, 48.0, 16 },      { 4, 4, 8, 22300, 450, 8, 48.0, 16 },
+		{ 4, 2, 8, 21800, 450, 8, 48.0, 32 },
+		/* 4 NICs: 4 x 48 -> 8 x 24 (4 channels are duplicated), Postset 16 */
+		{ 4, 2, 4, 0, 450, 8, 24.0, 16 },
 	};
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
@@ -1343,6 +1348,105 @@ test_node_graph_channels(void **state)
 		assert_int_equal(l.graph_nchannels, 0);
 		assert_int_equal(l.nchannels, 18);
 	}
+	free(ex);
+}
+
+/*
+ * NVSwitch nodes joined by NICs run NCCL's network ring graph (src/graph/search.cc: the Inter
+ * list from a NIC's path, ncclTopoDupChannels; connect.cc ncclTopoPostset), not one channel
+ * per NVLink: 8 x 48 -> 16 on DGX H100s (32 on 2.18, which doubled while twice fitted in
+ * MAXCHANNELS; CollNet half as many again, 24, which 2.18 no longer doubles), 8 x 24 -> 16
+ * on DGX A100s, 4 x 24 -> 8 on 4 HDR
+ * NICs, 8 x 48 on p5 (a GPU's four EFA cards one device to NCCL). Their p2p channels stay
+ * those of one channel per NVLink (32, 16), which the all-to-all and both engines post on.
+ * NCCL's tuner reads its per-channel caps on the graph's channels (graphs[a]->nChannels,
+ * src/graph/tuning.cc): 8 x 36.7 for the ring's LL128 on Hopper, so the tuner prices it
+ * below 0.92 x 360 and picks ring/Simple for a 256 MiB all-gather on 2 p5 and the NVLS tree
+ * for a 64 MiB all-reduce on 64 DGX H100; the time of a pick reads the caps on the 16
+ * channels the kernel runs.
+ */
+static void
+test_nic_node_graph_channels(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t version, graph;
+		double speed;
+		uint32_t run, collnet, p2p;
+	} cases[] = {
+		{ "dgx-h100:2", 0, 8, 48.0, 16, 24, 32 },
+		{ "dgx-h100:36", 0, 8, 48.0, 16, 24, 32 },
+		{ "dgx-h100:2", 22300, 8, 48.0, 16, 24, 32 },
+		{ "dgx-h100:2", 21800, 8, 48.0, 32, 24, 32 },
+		{ "dgx-a100:4", 0, 8, 24.0, 16, 24, 16 },
+		{ "examples/dgx-a100-4nic.yaml", 0, 4, 24.0, 8, 12, 16 },
+		{ "aws-p5:2", 0, 8, 48.0, 16, 24, 32 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_model_links l;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &s, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+		q.nccl_version = cases[i].version;
+		q.nvls_off = true;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		l = ex->links;
+		assert_int_equal(l.graph_nchannels, cases[i].graph);
+		assert_rel(l.graph_GBps, cases[i].speed, 1e-12);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), cases[i].run);
+		assert_int_equal(ft_model_comm_nchannels(&l), cases[i].run);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_COLLNET), cases[i].collnet);
+		assert_int_equal(ft_model_p2p_nchannels_of(&l), cases[i].p2p);
+		/* the p2p count is the one of one channel per NVLink, as before */
+		assert_int_equal(ft_model_p2p_nchannels_of(&l), ft_model_p2p_nchannels(l.nchannels));
+	}
+	/* a forced count is the communicator's, for p2p too */
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+	q.nchannels = 4;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_p2p_nchannels_of(&ex->links), 4);
+
+	/* the tuner's LL128 ring on 4 DGX H100: 8 x 36.7 GB/s busbw, x 32/31 algbw */
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+	q.tuner_only = true;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	for (i = 0; i < ex->ncandidates; i++)
+		if (ex->cand[i].algo == FT_ALGO_RING && ex->cand[i].proto == FT_PROTO_LL128)
+			break;
+	assert_true(i < ex->ncandidates);
+	assert_rel(ex->cand[i].bw_Bps, 8 * 36.7 * GB * 32 / 31.0, 1e-9);
+	assert_string_equal(ex->cand[i].bottleneck, "channels");
+	/* forced, its time reads the caps on the kernel's 16 channels: 0.92 x 360 binds */
+	q.tuner_only = false;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(ex->run_channels_Bps, 0.92 * 360 * GB * 32 / 31.0, 1e-9);
+	assert_string_not_equal(ex->result.bottleneck, "channels");
+
+	/* the picks that move */
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 256u << 20);
+	q.nccl_version = 22700;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_RING);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+	assert_int_equal(ft_spec_resolve("dgx-h100:64", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS_TREE);
 	free(ex);
 }
 
@@ -1580,9 +1684,11 @@ test_closed_tree(void **state)
 	r = eval(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 8.4 * US + 2 * 7 * 4.0 * US + (1u << 20) / (bw * 0.5), 1e-9);
 
-	/* 16 nodes: >2-node per-channel cap 36.0, log2(16) = 4 NET hops of 14 us each way. */
+	/* 16 nodes: >2-node per-channel cap 36.0 on the ring graph's 8 channels (8 x 48 from
+	 * the NICs: graphs[a]->nChannels in tuning.cc), which binds under 0.92 x 360; log2(16)
+	 * = 4 NET hops of 14 us each way. */
 	hopper_spec(&s, 16, 8, 400);
-	bw = FT_MIN(0.92 * FT_MIN(H_INTRA, 400e9), 18 * 36.0 * GB) * 0.5;
+	bw = FT_MIN(0.92 * FT_MIN(H_INTRA, 400e9), 8 * 36.0 * GB) * 0.5;
 	r = eval(&s, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_TREE, FT_PROTO_SIMPLE);
 	assert_rel(r.time_s, 8.4 * US + 2 * (7 * 4.0 + 4 * 14.0) * US + S / bw, 1e-9);
 }
@@ -2007,9 +2113,11 @@ test_collnet_chain(void **state)
  * CollNetChain's chunk (src/enqueue.cc, v2.18.3-1 to v2.30.7-1): min(256 KiB, a Simple slot
  * of 512 KiB), halved while a channel would get fewer than depth x 64 chunks (to 128 KiB),
  * depth x 8 (to 64 KiB), depth (to 32 KiB), depth the 8 GPUs of a node; one chunk per loop.
- * 8 x 8 H100 on the model's 18 channels: 4 GiB is 238609294 B a channel, 910 chunks of
- * 256 KiB (>= 512): 256 KiB, ceil(16384 / 18) = 911 loops. 16 MiB is 932067 B a channel:
- * 3 < 512 at 256 KiB, to 128 KiB; 7 < 64 there, to 64 KiB; 14 >= 8: 64 KiB, 15 loops.
+ * 8 x 8 H100 run 24 channels (the ring graph's 8 x 48 copied by Postset to 16, then half as
+ * many again for CollNet, src/graph/connect.cc): 4 GiB is 178956971 B a channel, 682 chunks
+ * of 256 KiB (>= 512): 256 KiB, ceil(16384 / 24) = 683 loops. 16 MiB is 699051 B a
+ * channel: 2 < 512 at 256 KiB, to 128 KiB; 5 < 64 there, to 64 KiB; 10 >= 8: 64 KiB, 11
+ * loops. (On one channel per NVLink, 18, these were 911 and 15 loops.)
  * CollNetDirect's rule (per channel and head, 8 heads, depth 2: 56 < 128 at 512 KiB, 113
  * < 128 at 256 KiB) gives 128 KiB at 4 GiB, the chunk the chain had before it had its own.
  */
@@ -2030,13 +2138,13 @@ test_collnet_forced_variant(void **state)
 	q.collnet = FT_COLLNET_CHAIN;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_string_equal(r.algo_label, "collnet_chain");
-	assert_int_equal(r.pipe.nchannels, 18);
+	assert_int_equal(r.pipe.nchannels, 24);
 	assert_int_equal(r.pipe.chunk_bytes, 256u << 10);
-	assert_int_equal(r.pipe.loops, 911);
+	assert_int_equal(r.pipe.loops, 683);
 	q.bytes = 16u << 20;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
 	assert_int_equal(r.pipe.chunk_bytes, 64u << 10);
-	assert_int_equal(r.pipe.loops, 15);
+	assert_int_equal(r.pipe.loops, 11);
 	/* a small all-reduce the tuner would give CollNetDirect stays on the chain */
 	q.bytes = 1024;
 	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
@@ -3060,7 +3168,8 @@ test_pipe_nvls_tree_ramp(void **state)
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(r.pipe.chunk_bytes, 262144);
 		/* The Simple tree's depth rule (depth 7 + 1 + 1 on 2 x 8) holds through 2.19:
-		 * 64 MiB on 18 channels halves 512 KiB to 64 KiB; from v2.20.3-1 it is gone. */
+		 * 64 MiB on 32 channels (8 x 48 doubled twice by 2.19's Postset) halves 512 KiB
+		 * to 64 KiB; from v2.20.3-1 it is gone. */
 		hopper_spec(&s, 2, 8, 400);
 		q.bytes = 64u << 20;
 		q.algo = FT_ALGO_TREE;
@@ -3156,10 +3265,11 @@ test_pipe_nvls_blocks_before_2_20(void **state)
  * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
- * 14,563.6 bytes per channel; the chain up 7 GPUs and 1 node, and down again,
- * is 16 stages. LL128 forwards line by line over NVLink: the ramp is 15
- * rounds of the channel's 640 threads x 15 bytes at the channel's share of
- * the graph (360 / 18 GB/s) less LL128's flags (15/16), and the two hops
+ * 16,384 bytes per channel on the run's 16 channels (8 x 48 doubled); the chain
+ * up 7 GPUs and 1 node, and down again, is 16 stages. LL128 forwards line by
+ * line over NVLink: the ramp is 15 rounds of the channel's 640 threads x 15
+ * bytes at the channel's share of the graph (360 / 16 GB/s) less LL128's
+ * flags (15/16), and the two hops
  * between the nodes (up and down) wait for the whole chunk: each adds the
  * chunk less a round at that rate.
  */
@@ -3173,10 +3283,16 @@ test_pipe_tree_ll128(void **state)
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 1u << 20, FT_ALGO_TREE, FT_PROTO_LL128, &t, &r);
-	assert_pipe(&r, 18, 18000, 4, 16);
-	c = (15 * 9600 + 2 * ((1u << 20) / 72.0 - 9600)) / (20.0 * GB * 15 / 16.0);
+	assert_pipe(&r, 16, 18000, 4, 16);
+	c = (15 * 9600 + 2 * ((1u << 20) / 64.0 - 9600)) / (22.5 * GB * 15 / 16.0);
 	assert_rel(r.pipe.ramp_s, c, 1e-9);
-	assert_rel(r.time_s, t.time_s + c, 1e-9);
+	/* NCCL prices the tree's LL128 at its cap on the graph's 8 channels (8 x 36.7 under
+	 * 0.92 x 360 x 120/128); the kernel's 16 channels leave the links' rate to the time */
+	{
+		double k = 0.92 * 360 * 120 / 128.0 / (8 * 36.7);
+
+		assert_rel(r.time_s, t.time_s - t.bw_part_s + t.bw_part_s / k + c, 1e-9);
+	}
 }
 
 /* NCCL's log2i: log2 rounded down (1 at 3 nodes, 2 at 5 to 7). */
@@ -3266,8 +3382,8 @@ test_tree_depth_in_chunking(void **state)
  * An LL128 chain (broadcast) of 4 MiB: one loop of 576,000-byte chunks on the
  * run's channels. On one node of 8 (12 x 30 run on 24, 15 GB/s a channel) its
  * 7 hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
- * Over 2 nodes of 8 (one channel per NVLink, 18: 20 GB/s a channel, 4 MiB /
- * 18 = 233,017 bytes a chunk) the chain's 15 hops cross the network once,
+ * Over 2 nodes of 8 (8 x 48 from the NICs, run on 16: 22.5 GB/s a channel,
+ * 4 MiB / 16 = 262,144 bytes a chunk) the chain's 15 hops cross the network once,
  * where the sending GPU raises the step's tail after its last line and the
  * proxy sends the step whole: 14 rounds and one chunk less a round.
  */
@@ -3276,27 +3392,33 @@ test_pipe_ll128_net_hop(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_model_result t, r;
-	double ch = 15.0 * GB * 15 / 16.0, chunk = (4u << 20) / 18.0;
+	double ch = 15.0 * GB * 15 / 16.0, chunk = (4u << 20) / 16.0;
 
 	(void)state;
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
 	assert_pipe(&r, 24, 576000, 1, 7);
 	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
-	ch = 20.0 * GB * 15 / 16.0;
+	ch = 22.5 * GB * 15 / 16.0;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
-	assert_pipe(&r, 18, 576000, 1, 15);
+	assert_pipe(&r, 16, 576000, 1, 15);
 	assert_rel(r.pipe.ramp_s, (14 * 9600 + chunk - 9600) / ch, 1e-9);
-	assert_rel(r.time_s, t.time_s + r.pipe.ramp_s, 1e-9);
+	/* the tuner's price: the cap on the graph's 8 channels, under 0.92 x 360; the time:
+	 * the kernel's 16 channels, where it does not bind */
+	assert_rel(t.bw_Bps, 8 * 36.7 * GB, 1e-9);
+	assert_rel(r.time_s,
+	           t.time_s - (4u << 20) / (8 * 36.7 * GB) + (4u << 20) / (0.92 * 360 * GB) +
+	                   r.pipe.ramp_s,
+	           1e-9);
 }
 
 /*
  * LL's hops between nodes are whole steps: the sending GPU writes a step's
  * lines into the host-memory buffer of its network connection and the proxy
  * sends the step as one message once every line carries the step's flag.
- * On 2 x 8 Hopper a 128 KiB LL tree all-reduce runs on all 18 channels (one
- * per 512 threads x 8 bytes), one loop of 131,072 / 18 bytes a channel; its
+ * On 2 x 8 Hopper a 128 KiB LL tree all-reduce runs on all 16 channels (one
+ * per 512 threads x 8 bytes), one loop of 131,072 / 16 bytes a channel; its
  * 2 network hops (up and down the tree of 2 nodes) each wait for that chunk
  * less the 512 x 8 bytes NCCL's per-hop latency holds, at LL's capped pace
  * per channel: busBw 39 GB/s (llMaxBws, 2 nodes), x 0.5 for the tree, x 8/7
@@ -3317,10 +3439,10 @@ test_pipe_ll_net_hop(void **state)
 	(void)state;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 131072, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
-	assert_pipe(&r, 18, 32768, 1, 16);
+	assert_pipe(&r, 16, 32768, 1, 16);
 	assert_rel(t.bw_Bps, pace * 0.5, 1e-9); /* NCCL's tree correction for LL at 128 KiB */
 	assert_int_equal(r.pipe.net_hops, 2);
-	ramp = 2 * (131072 / 18.0 - round) * 18 / pace;
+	ramp = 2 * (131072 / 16.0 - round) * 16 / pace;
 	assert_rel(r.pipe.ramp_s, ramp, 1e-9);
 	assert_rel(r.time_s, t.time_s + ramp, 1e-9);
 	eval_both(&s, FT_OP_ALL_REDUCE, 65536, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
@@ -3415,10 +3537,10 @@ test_pipe_floors(void **state)
 		assert_string_not_equal(r.bottleneck, "proxy");
 	}
 	/* LL's absolute cap (39 GB/s on 2 nodes) binds the tree's 87.2 GB/s: one channel of
-	 * 18 carries 87.2 / 18 of it, so the share is (1/18) / (39 / 87.2). */
+	 * the run's 16 carries 87.2 / 16 of it, so the share is (1/16) / (39 / 87.2). */
 	eval_both(&s, FT_OP_ALL_REDUCE, 4096, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
 	assert_int_equal(r.pipe.nchannels, 1);
-	assert_rel(r.pipe.bw_share, 1 / 18.0 / (39.0 / (0.92 * 360 / 3.8)), 1e-9);
+	assert_rel(r.pipe.bw_share, 1 / 16.0 / (39.0 / (0.92 * 360 / 3.8)), 1e-9);
 	assert_rel(r.pipe.ramp_s, 0, 0);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 8);
 	q.cuda_graph = true;
@@ -4800,6 +4922,7 @@ main(void)
 		cmocka_unit_test(test_run_channels_rules),
 		cmocka_unit_test(test_rack_graph_per_release),
 		cmocka_unit_test(test_node_graph_channels),
+		cmocka_unit_test(test_nic_node_graph_channels),
 		cmocka_unit_test(test_node_ramp_loops),
 		cmocka_unit_test(test_nvls_comm_cap),
 		cmocka_unit_test(test_nvls_sm100_channels_by_nic),
