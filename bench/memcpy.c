@@ -4,7 +4,7 @@
  * memcpy between two buffers of SIZE bytes (first touched, so page faults
  * are not timed), over five passes.
  *
- *   cc -O2 -pthread -o memcpy bench/memcpy.c && ./memcpy MINBYTES MAXBYTES [WCPU CCPU]
+ *   cc -O2 -pthread -o memcpy bench/memcpy.c && ./memcpy [-w N] MINBYTES MAXBYTES [WCPU CCPU]
  *
  * One line per size (factors of 2): "bytes best median", both in GB/s: the
  * best pass is the core's rate when nothing else wanted it; the median pass
@@ -20,6 +20,14 @@
  * buffer of 64-256 KiB copied over and over stays. This is the copy that the
  * receiver of a message makes, out of shm's ring or (the kernel's) out of
  * the sender's buffer, and the like-for-like ceiling for one of them.
+ *
+ * With -w N (one core only), the copies cycle through N source and N
+ * destination buffers of SIZE, copy r using pair r mod N, as a stream of N
+ * messages in flight touches N buffers on each side (fabtune's pt2pt_bw
+ * with --window N): below the L2, one pair copied over and over stays in
+ * the core's cache, which no window of distinct messages does. The pairs
+ * take at most 256 MiB a side (fewer pairs at the largest sizes, where one
+ * already exceeds every cache).
  *
  * The buffers are 2 MiB-aligned and advised for transparent huge pages, as
  * fabtune's shm message buffers are (src/bench/coll.c, ft__ep_scratch):
@@ -40,6 +48,7 @@
 #define HUGE_BYTES (2L << 20)
 #define PASSES     5
 #define CROSS_REPS 64
+#define WINDOW_BYTES (256L << 20) /* -w: at most this much a side */
 
 static double
 now(void)
@@ -98,7 +107,8 @@ cmp_double(const void *a, const void *b)
  * process count: the rate of one copy while it runs.
  */
 static double
-pass_rate(char *dst, const char *src, long size, long reps, struct cross *x, long first, double *t)
+pass_rate(char *dst, const char *src, long size, long reps, long nbufs, struct cross *x,
+          long first, double *t)
 {
 	double t0 = now(), busy;
 	long r;
@@ -109,7 +119,7 @@ pass_rate(char *dst, const char *src, long size, long reps, struct cross *x, lon
 		if (x)
 			wait_turn(&x->turn, 2 * (first + r) + 1);
 		c0 = x ? now() : 0;
-		memcpy(dst, src, (size_t)size);
+		memcpy(dst + (r % nbufs) * size, src + (r % nbufs) * size, (size_t)size);
 		__asm__ __volatile__("" : : "r"(dst) : "memory");
 		if (x) {
 			t[r] = now() - c0;
@@ -125,9 +135,9 @@ pass_rate(char *dst, const char *src, long size, long reps, struct cross *x, lon
 	return busy > 0 ? (double)size * (double)reps / busy / 1e9 : 0;
 }
 
-/* Five passes at @size; prints "size best median". */
+/* Five passes at @size through @nbufs pairs (-w); prints "size best median". */
 static void
-one_size(char *a, char *b, long size, int wcpu)
+one_size(char *a, char *b, long size, long nbufs, int wcpu)
 {
 	/* about 128 MiB copied per pass, at least 4 copies */
 	long reps = (128L << 20) / size;
@@ -152,7 +162,8 @@ one_size(char *a, char *b, long size, int wcpu)
 			exit(3);
 	}
 	for (pass = 0; pass < PASSES; pass++)
-		rate[pass] = pass_rate(b, a, size, reps, wcpu >= 0 ? &x : NULL, pass * reps, times);
+		rate[pass] = pass_rate(b, a, size, reps, nbufs, wcpu >= 0 ? &x : NULL, pass * reps,
+		                       times);
 	if (wcpu >= 0)
 		pthread_join(th, NULL);
 	free(times);
@@ -169,12 +180,18 @@ one_size(char *a, char *b, long size, int wcpu)
 int
 main(int argc, char **argv)
 {
-	long minb, maxb, size, len;
+	long minb, maxb, size, len, window = 1, side;
 	char *a = NULL, *b = NULL;
 	int wcpu = -1;
 
-	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: memcpy MINBYTES MAXBYTES [WRITER_CPU COPIER_CPU]\n");
+	if (argc > 2 && strcmp(argv[1], "-w") == 0) {
+		window = strtol(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
+	if ((argc != 3 && argc != 5) || window < 1 || (argc == 5 && window > 1)) {
+		fprintf(stderr, "usage: memcpy [-w N] MINBYTES MAXBYTES | memcpy MINBYTES "
+		                "MAXBYTES WRITER_CPU COPIER_CPU\n");
 		return 2;
 	}
 	minb = strtol(argv[1], NULL, 10);
@@ -185,16 +202,27 @@ main(int argc, char **argv)
 		wcpu = atoi(argv[3]);
 		pin(atoi(argv[4]));
 	}
-	len = (maxb + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
+	/* the largest SIZE x pairs of the sizes asked for (one_size's nbufs) */
+	side = maxb;
+	for (size = minb; size <= maxb; size *= 2) {
+		long n = window < WINDOW_BYTES / size ? window : WINDOW_BYTES / size;
+
+		if (n > 1 && n * size > side)
+			side = n * size;
+	}
+	len = (side + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
 	if (posix_memalign((void **)&a, HUGE_BYTES, (size_t)len) ||
 	    posix_memalign((void **)&b, HUGE_BYTES, (size_t)len))
 		return 3;
 	(void)madvise(a, (size_t)len, MADV_HUGEPAGE);
 	(void)madvise(b, (size_t)len, MADV_HUGEPAGE);
-	memset(a, 1, (size_t)maxb);
-	memset(b, 2, (size_t)maxb);
-	for (size = minb; size <= maxb; size *= 2)
-		one_size(a, b, size, wcpu);
+	memset(a, 1, (size_t)side);
+	memset(b, 2, (size_t)side);
+	for (size = minb; size <= maxb; size *= 2) {
+		long n = window < WINDOW_BYTES / size ? window : WINDOW_BYTES / size;
+
+		one_size(a, b, size, n > 1 ? n : 1, wcpu);
+	}
 	free(a);
 	free(b);
 	return 0;

@@ -39,6 +39,13 @@
 # as fabtune's are. The best pass of an unpinned memcpy after the rounds is
 # printed too, as the core's rate when nothing else wants it.
 #
+# That memcpy copies one pair of buffers over and over, which below 512 KiB
+# (source and destination within the core's 512 KiB L2 on the 2-CPU VM)
+# never leave its cache, while fabtune's window of WINDOW messages touches
+# WINDOW distinct buffers on each side. "memcpy of a window" is the same
+# pinned memcpy cycling through WINDOW pairs (bench/memcpy.c -w), the
+# bytes fabtune's stream copies, cold as they are for it.
+#
 # Beside it, the like-for-like yardstick: a memcpy of bytes another CPU has
 # just written ("cross-CPU memcpy", bench/memcpy.c with two CPUs), written
 # on rank 0's CPU and copied on rank 1's, its median copy. A message between
@@ -110,6 +117,14 @@ cpy() { # SIZE FAB OUT: "SIZE GB/s"
 	done | awk '{ if (!($1 in m) || $3 < m[$1]) m[$1] = $3 } END { for (s in m) print s, m[s] }' >"$3"
 	[ -s "$3" ] || "$tmp/memcpy" "$1" "$1" | awk '{ print $1, $3 }' >"$3"
 }
+# the same through WINDOW pairs of buffers (memcpy.c -w): the slower median pass
+wcpy() { # SIZE FAB OUT: "SIZE GB/s"
+	local c
+	for c in $(grep -o '"cpus":"[^"]*"' "$2" | cut -d'"' -f4 | tr ',' '\n' | sort -u); do
+		taskset -c "$c" "$tmp/memcpy" -w "$window" "$1" "$1"
+	done | awk '{ if (!($1 in m) || $3 < m[$1]) m[$1] = $3 } END { for (s in m) print s, m[s] }' >"$3"
+	[ -s "$3" ] || "$tmp/memcpy" -w "$window" "$1" "$1" | awk '{ print $1, $3 }' >"$3"
+}
 # the cross-CPU memcpy of SIZE: written on rank 0's CPU, copied on rank 1's (in FAB's JSON)
 xcpy() { # SIZE FAB OUT: "SIZE GB/s"
 	# shellcheck disable=SC2046
@@ -136,8 +151,9 @@ round() { # SIZE ROUND
 	0) fab "$1" "$d.fab"; bare "$1" "$d.mpi"; cpy "$1" "$d.fab" "$d.cpy" ;;
 	esac
 	xcpy "$1" "$d.fab" "$d.xcpy"
+	wcpy "$1" "$d.fab" "$d.wcpy"
 	fab0 "$1" "$d.fab0.cpu"
-	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi") $(awk '{ print $2 }' "$d.xcpy") $(awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > 0) print b / $1 / 1e9 }' "$d.fab.cpu") $(paste "$d.fab.cpu" "$d.fab0.cpu" | awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > $2) print b / ($1 - $2) / 1e9; else print 0 }')" >"$d.row"
+	echo "$(json_row_field "$1" algbw_GBps <"$d.fab") $(awk '{ print $2 }' "$d.cpy") $(awk '{ print $2 }' "$d.mpi") $(awk '{ print $2 }' "$d.xcpy") $(awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > 0) print b / $1 / 1e9 }' "$d.fab.cpu") $(paste "$d.fab.cpu" "$d.fab0.cpu" | awk -v b="$(($1 * $(json_row_field "$1" nsamples <"$d.fab")))" '{ if ($1 > $2) print b / ($1 - $2) / 1e9; else print 0 }') $(awk '{ print $2 }' "$d.wcpy")" >"$d.row"
 	# the copy fabtune's messages took (ring, ring-nt, single, ring+single N%)
 	grep -o '"copy":"[^"]*"' "$d.fab" | cut -d'"' -f4 | tr ' ' _ >"$d.path"
 }
@@ -165,7 +181,9 @@ for size in $sizes; do
 	v=$(awk '{ print $6 }' "$rows" | median)
 	rv=$(awk '{ if ($4 > 0 && $6 > 0) print $6 / $4 }' "$rows" | median)
 	c=$(awk -v s="$size" '$1 == s { print $2 }' "$tmp/alone")
-	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  cross-CPU memcpy %6.2f GB/s  fabtune/that %5.3f  fabtune per CPU-second %6.2f GB  that/cross-CPU memcpy %5.3f  less start-up %6.2f GB  that/cross-CPU memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s  copy %s\n" \
-		"$size" "$f" "$p" "$rp" "$x" "$rx" "$u" "$ru" "$v" "$rv" "$m" "$rm" "$c" "$(ratio "$f" "$c")" \
+	w=$(awk '{ print $7 }' "$rows" | median)
+	rw=$(awk '{ if ($7 > 0) print $1 / $7 }' "$rows" | median)
+	printf "shm %9d B  fabtune %6.2f GB/s  memcpy as fabtune ran %6.2f GB/s  fabtune/memcpy %5.3f  memcpy of a window %6.2f GB/s  fabtune/that %5.3f  cross-CPU memcpy %6.2f GB/s  fabtune/that %5.3f  fabtune per CPU-second %6.2f GB  that/cross-CPU memcpy %5.3f  less start-up %6.2f GB  that/cross-CPU memcpy %5.3f  MPI %6.2f GB/s  fabtune/MPI %5.3f  memcpy alone, best %6.2f GB/s  fabtune/that %s  copy %s\n" \
+		"$size" "$f" "$p" "$rp" "$w" "$rw" "$x" "$rx" "$u" "$ru" "$v" "$rv" "$m" "$rm" "$c" "$(ratio "$f" "$c")" \
 		"$(cat "$tmp/$size".*.path | sort | uniq -c | awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')"
 done

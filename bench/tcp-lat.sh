@@ -14,6 +14,16 @@
 # p50 ratio <= 1.0; with HOG=1, p99 ratio <= 2.0. FAB_ARGS adds options
 # to fabtune's command line (--spin never, --bind core, ...); SIZES= or
 # BIG= (empty) skips a part.
+#
+# PIN places both tools' two ends the same way (sockperf's server and
+# client, fabtune's ranks; Open MPI keeps its own binding): PIN=one puts all on CPU 0,
+# PIN=two one end on CPU 0 and the other on CPU 1 (fabtune with --bind
+# core). Unset, the scheduler places them, and on a VM an end woken on
+# the other CPU takes about three times as long (tcp 14 B, --spin never,
+# 2-CPU VM: 8.5-8.7 us one way on one CPU, 26-38 on two, both tools), so
+# the ratio of one run can read where each tool's ends landed. Placed
+# the same way, runs spread by 1-2 % (docs/internals/bench-log.md,
+# "tcp ping-pong: where the two ends sit").
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -30,19 +40,26 @@ fi
 if [ -n "$big" ]; then
 	mpicc -O2 -o "$tmp/mpi_pt2pt" bench/mpi_pt2pt.c || exit 2
 fi
+case ${PIN:-} in
+'') on0=; on1=; fab_pin= ;;
+one) on0="taskset -c 0"; on1="taskset -c 0"; fab_pin="taskset -c 0" ;;
+two) on0="taskset -c 0"; on1="taskset -c 1"; fab_pin= ;;
+*) echo "PIN: expected one or two"; exit 2 ;;
+esac
+[ "${PIN:-}" = two ] && FAB_ARGS="${FAB_ARGS:-} --bind core"
 sock() { # SIZE RUN
 	local port=$((11200 + RANDOM % 500)) srv
-	sockperf server --tcp -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+	$on0 sockperf server --tcp -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
 	# sockperf colours its output: strip the escape codes before reading it
-	sockperf ping-pong --tcp -i 127.0.0.1 -p "$port" -t 2 -m "$1" 2>&1 |
+	$on1 sockperf ping-pong --tcp -i 127.0.0.1 -p "$port" -t 2 -m "$1" 2>&1 |
 		sed 's/\x1b\[[0-9;]*m//g' >"$tmp/s.$1.$2"
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 }
 fab() { # SIZE RUN ITERS WARMUP
-	"$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n "$3" -w "$4" ${FAB_ARGS:-} \
+	$fab_pin "$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n "$3" -w "$4" ${FAB_ARGS:-} \
 		--json 2>/dev/null >"$tmp/f.$1.$2"
 }
 # Open MPI's TCP BTL on loopback (it leaves lo out unless told), one size a run
@@ -90,7 +107,7 @@ for size in $big; do
 	done
 done
 hog_stop
-echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned}; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for size in $sizes; do
 	for q in 50 99; do report sockperf "$size" "$q" s sock_q; done
 done

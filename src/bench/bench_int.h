@@ -127,6 +127,12 @@ const char *ft__world_who(const struct ft_world *w, uint32_t rank, char *buf, si
  * in flight, whose progress raises no event). Only with libucx.
  */
 void ft__ucx_idle_waits(const struct ft_ep *ep, uint64_t *event_sleeps, uint64_t *naps);
+/*
+ * The requests a ucx endpoint's progress retired so far, and the nodes it
+ * looked at to find them (ucx.c, reap: only completed ones, so the two are
+ * equal). Only with libucx.
+ */
+void ft__ucx_reap_counts(const struct ft_ep *ep, uint64_t *reaped, uint64_t *visits);
 /* Whether process @pid of this host is stopped by a signal (state T; world.c). */
 bool ft__bench_pid_stopped(int32_t pid);
 /*

@@ -11,7 +11,11 @@
  * wait for all their bytes (UCP_STREAM_RECV_FLAG_WAITALL). UCX picks its own
  * transports (UCX_TLS: shared memory, tcp, verbs, cuda); fabtune only posts
  * and progresses. Requests in flight are tracked in nodes of the endpoint's
- * own, so closing after an error never touches a caller's request.
+ * own, so closing after an error never touches a caller's request. Each
+ * UCX request carries its node as user data; its completion callback, run
+ * inside ucp_worker_progress(), queues the node, and reap() retires only
+ * what was queued: a progress call costs the requests that completed, not
+ * every one in flight (a window of 64 walked all 64 at every call).
  *
  * Progress is ucp_worker_progress(); an idle wait arms the worker and sleeps
  * in poll() on its event descriptor, so ranks that share a CPU can run, but
@@ -33,7 +37,12 @@ struct inflight {
 	void *ucx;
 	const char *buf; /* what UCX may write or read until it completes */
 	size_t len;
-	struct inflight *next;
+	struct ucx_ep *ep;
+	bool is_send;
+	bool completed;              /* UCX called back (complete) */
+	ucs_status_t status;         /* its status then */
+	struct inflight *prev, *next; /* the endpoint's pending list */
+	struct inflight *done_next;  /* the endpoint's completed queue */
 };
 
 struct ucx_ep {
@@ -43,7 +52,10 @@ struct ucx_ep {
 	ucp_ep_h *eps; /* per rank; self NULL */
 	int efd;
 	uint32_t rank, nranks;
-	struct inflight *pending, *pending_tail; /* in posting order */
+	struct inflight *pending, *pending_tail; /* in posting order, until reaped */
+	struct inflight *done, *done_tail; /* completed, not yet reaped (complete) */
+	uint64_t sends; /* pending sends whose caller still waits (sending) */
+	uint64_t reaped, reap_visits; /* nodes retired, and looked at, by reap */
 	struct ft__pool nodes; /* struct inflight */
 	bool *lost; /* per rank: requests to or from it were given up on (ucx_abandon) */
 	struct ft__nap nap; /* an idle wait with a send in flight (ucx_progress) */
@@ -100,11 +112,21 @@ ucx_close(struct ft_ep *base)
 {
 	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
 
-	/* after an error: UCX's requests only; the callers' may be gone */
-	for (; ep->pending; ep->pending = ep->pending->next) {
-		ucp_request_cancel(ep->worker, ep->pending->ucx);
-		ucp_request_free(ep->pending->ucx);
+	struct inflight *n, *next;
+
+	/*
+	 * After an error: UCX's requests only; the callers' may be gone. A
+	 * cancel may complete its request at once, which queues the node on
+	 * ep->done but leaves the pending list as it is; no callback runs for
+	 * a request once it is freed.
+	 */
+	for (n = ep->pending; n; n = next) {
+		next = n->next;
+		if (!n->completed)
+			ucp_request_cancel(ep->worker, n->ucx);
+		ucp_request_free(n->ucx);
 	}
+	ep->pending = ep->done = NULL;
 	if (ep->worker)
 		close_eps(ep);
 	if (ep->worker)
@@ -261,11 +283,51 @@ ucx_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **out,
 	return 0;
 }
 
+/*
+ * UCX is done with a request (inside ucp_worker_progress(), or inside a
+ * cancel or an endpoint's close): queue its node for reap(). The node stays
+ * on the pending list until reaped, so the list can be walked (ucx_close,
+ * ucx_abandon) while cancels call back.
+ */
+static void
+complete(struct inflight *n, ucs_status_t st)
+{
+	struct ucx_ep *ep = n->ep;
+
+	if (n->completed)
+		return;
+	n->completed = true;
+	n->status = st;
+	n->done_next = NULL;
+	if (ep->done_tail)
+		ep->done_tail->done_next = n;
+	else
+		ep->done = n;
+	ep->done_tail = n;
+}
+
+static void
+send_done(void *request, ucs_status_t st, void *user_data)
+{
+	(void)request;
+	complete(user_data, st);
+}
+
+static void
+recv_done(void *request, ucs_status_t st, size_t length, void *user_data)
+{
+	(void)request;
+	(void)length;
+	complete(user_data, st);
+}
+
 static int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
 	struct ucx_ep *ep = ft_container_of(base, struct ucx_ep, base);
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
+		                                    UCP_OP_ATTR_FIELD_CALLBACK |
+		                                    UCP_OP_ATTR_FIELD_USER_DATA,
 		                    .datatype = ucp_dt_make_contig(1) };
 	ucs_status_ptr_t r;
 	struct inflight *n;
@@ -279,69 +341,95 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	req->done = req->len == 0;
 	if (req->done)
 		return 0;
+	/* the node first: UCX hands it back to the callback (complete) */
+	n = ft__pool_get(&ep->nodes);
+	if (!n)
+		return FT_ENOMEM;
+	memset(n, 0, sizeof(*n));
+	n->ep = ep;
+	prm.user_data = n;
 	if (send) {
+		prm.cb.send = send_done;
 		r = ucp_stream_send_nbx(ep->eps[req->peer], req->buf, req->len, &prm);
 	} else {
+		prm.cb.recv_stream = recv_done;
 		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
 		prm.flags = UCP_STREAM_RECV_FLAG_WAITALL;
 		r = ucp_stream_recv_nbx(ep->eps[req->peer], req->buf, req->len, &got, &prm);
 	}
-	if (UCS_PTR_IS_ERR(r))
-		return ft_error_set(err, FT_EPEER, "ucx: %s %s: %s", send ? "send to" : "receive from",
-		                    ft__world_who(base->w, req->peer, who, sizeof(who)),
-		                    ucs_status_string(UCS_PTR_STATUS(r)));
-	if (r == NULL) {
+	if (UCS_PTR_IS_ERR(r) || r == NULL) {
+		/* failed, or done at once: UCX calls no callback for either */
+		ft__pool_put(&ep->nodes, n);
+		if (UCS_PTR_IS_ERR(r))
+			return ft_error_set(err, FT_EPEER, "ucx: %s %s: %s",
+			                    send ? "send to" : "receive from",
+			                    ft__world_who(base->w, req->peer, who, sizeof(who)),
+			                    ucs_status_string(UCS_PTR_STATUS(r)));
 		req->done = true;
 		return 0;
-	}
-	n = ft__pool_get(&ep->nodes);
-	if (!n) {
-		ucp_request_cancel(ep->worker, r);
-		ucp_request_free(r);
-		return FT_ENOMEM;
 	}
 	n->req = req;
 	n->ucx = r;
 	n->buf = req->buf;
 	n->len = req->len;
+	n->is_send = send;
+	n->prev = ep->pending_tail;
 	if (ep->pending_tail)
 		ep->pending_tail->next = n;
 	else
 		ep->pending = n;
 	ep->pending_tail = n;
+	if (send)
+		ep->sends++;
 	return 0;
 }
 
 FT__TRANSPORT_POSTS(ucx, post)
 
-/* Retire the requests UCX has finished; the first error names its peer. */
+/* Take @n off the pending list. */
+static void
+unlink_pending(struct ucx_ep *ep, struct inflight *n)
+{
+	if (n->prev)
+		n->prev->next = n->next;
+	else
+		ep->pending = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	else
+		ep->pending_tail = n->prev;
+	if (n->req && n->is_send)
+		ep->sends--;
+}
+
+/*
+ * Retire the requests UCX has finished (those complete() queued, in the
+ * order they completed); the first error names its peer, and the rest stay
+ * queued and listed for the next reap or ucx_close.
+ */
 static int
 reap(struct ucx_ep *ep, struct ft_error *err)
 {
-	struct inflight **pp = &ep->pending, *n;
+	struct inflight *n;
 	int done = 0;
 
-	ep->pending_tail = NULL;
-	while ((n = *pp) != NULL) {
-		ucs_status_t st = ucp_request_check_status(n->ucx);
+	while ((n = ep->done) != NULL) {
 		struct ft_req *q = n->req;
+		ucs_status_t st = n->status;
 
-		if (st == UCS_INPROGRESS) {
-			ep->pending_tail = n;
-			pp = &n->next;
-			continue;
-		}
-		*pp = n->next;
+		ep->done = n->done_next;
+		if (!ep->done)
+			ep->done_tail = NULL;
+		ep->reap_visits++;
+		unlink_pending(ep, n);
 		ucp_request_free(n->ucx);
 		ft__pool_put(&ep->nodes, n);
+		ep->reaped++;
 		if (!q)
 			continue; /* given up on: UCX is done with its buffer, whatever the end */
 		if (st != UCS_OK) {
 			char who[96];
 
-			/* the rest stay listed for ucx_close to cancel */
-			for (n = *pp; n; n = n->next)
-				ep->pending_tail = n;
 			return ft_error_set(err, FT_EPEER, "ucx: %s %s: %s",
 			                    q->is_send ? "send to" : "receive from",
 			                    ft__world_who(ep->base.w, q->peer, who, sizeof(who)),
@@ -351,6 +439,15 @@ reap(struct ucx_ep *ep, struct ft_error *err)
 		done++;
 	}
 	return done;
+}
+
+void
+ft__ucx_reap_counts(const struct ft_ep *base, uint64_t *reaped, uint64_t *visits)
+{
+	const struct ucx_ep *ep = ft_container_of(base, const struct ucx_ep, base);
+
+	*reaped = ep->reaped;
+	*visits = ep->reap_visits;
 }
 
 void
@@ -366,12 +463,7 @@ ft__ucx_idle_waits(const struct ft_ep *base, uint64_t *event_sleeps, uint64_t *n
 static bool
 sending(const struct ucx_ep *ep)
 {
-	const struct inflight *n;
-
-	for (n = ep->pending; n; n = n->next)
-		if (n->req && n->req->is_send)
-			return true;
-	return false;
+	return ep->sends != 0;
 }
 
 static int
@@ -439,12 +531,15 @@ ucx_abandon(struct ft_ep *base)
 	struct inflight *n;
 	uint32_t p;
 
+	/* a cancel may call back (complete), which leaves the pending list as it is */
 	for (n = ep->pending; n; n = n->next) {
 		if (n->req)
 			ep->lost[n->req->peer] = true;
 		n->req = NULL;
-		ucp_request_cancel(ep->worker, n->ucx);
+		if (!n->completed)
+			ucp_request_cancel(ep->worker, n->ucx);
 	}
+	ep->sends = 0;
 	for (p = 0; p < ep->nranks; p++)
 		if (ep->lost[p])
 			close_ep(ep, p, 0, UCX_ABANDON_S);

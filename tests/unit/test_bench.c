@@ -2300,6 +2300,87 @@ test_ucx_send_wait(void **state)
 	(void)state;
 	run_two(ucx_send_wait_exchange, 0);
 }
+
+/*
+ * ucx: rank 0 posts 64 receives of 1 KiB from rank 1, which sends one
+ * message, then the other 63. Progress retires only the requests UCX
+ * completed: while the first is waited for, the 63 still in flight are not
+ * looked at (a walk of every pending request looked at 64 a progress call),
+ * and over the whole exchange the nodes looked at equal those retired.
+ */
+static int
+ucx_reap_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	enum { N = 64, LEN = 1024 };
+	struct ft_bench_cfg cfg;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q[N], *qp[N];
+	char chosen[16], *buf = malloc((size_t)N * LEN);
+	uint64_t reaped = 0, visits = 0;
+	size_t i;
+	int rc = buf ? join_two(rank, lfd, port, &w, err) : FT_ENOMEM;
+
+	(void)arg;
+	if (rc == 0) {
+		ft_bench_cfg_init(&cfg);
+		cfg.timeout_s = 20;
+		ft_strlcpy(cfg.transport, "ucx", sizeof(cfg.transport));
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	}
+	for (i = 0; rc == 0 && i < (size_t)N * LEN; i++)
+		buf[i] = rank ? (char)(i * 13 + 5) : 0;
+	for (i = 0; rc == 0 && rank == 0 && i < N; i++) {
+		qp[i] = &q[i];
+		rc = ft__ep_recv(ep, &q[i], 1, buf + i * LEN, LEN, err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q[0], 0, buf, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q[0], err);
+	} else if (rc == 0) {
+		rc = ft__ep_wait1(ep, &q[0], err);
+		ft__ucx_reap_counts(ep, &reaped, &visits);
+		if (rc == 0 && (reaped < 1 || visits != reaped))
+			rc = ft_error_set(err, FT_EIO,
+			                  "the first receive: %" PRIu64 " requests looked at, %" PRIu64
+			                  " retired, with %d in flight",
+			                  visits, reaped, N - 1);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (i = 1; rc == 0 && rank == 1 && i < N; i++) {
+		qp[i] = &q[i];
+		rc = ft__ep_send(ep, &q[i], 0, buf + i * LEN, LEN, err);
+	}
+	if (rc == 0 && rank == 1)
+		rc = ft__ep_wait(ep, qp + 1, N - 1, err);
+	if (rc == 0 && rank == 0) {
+		rc = ft__ep_wait(ep, qp + 1, N - 1, err);
+		ft__ucx_reap_counts(ep, &reaped, &visits);
+		if (rc == 0 && (reaped != N || visits != N))
+			rc = ft_error_set(err, FT_EIO,
+			                  "%" PRIu64 " requests looked at and %" PRIu64
+			                  " retired for %d receives",
+			                  visits, reaped, N);
+		for (i = 0; rc == 0 && i < (size_t)N * LEN; i++)
+			if (buf[i] != (char)(i * 13 + 5))
+				rc = ft_error_set(err, FT_EIO, "byte %zu differs", i);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_ucx_reap(void **state)
+{
+	(void)state;
+	run_two(ucx_reap_exchange, 0);
+}
 #endif
 
 /*
@@ -6952,6 +7033,7 @@ main(void)
 #if FT_HAVE_UCX
 		cmocka_unit_test(test_conformance_ucx),
 		cmocka_unit_test(test_ucx_send_wait),
+		cmocka_unit_test(test_ucx_reap),
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_line_split),
