@@ -24,96 +24,14 @@
 
 #include "sim/pkt_int.h"
 
-#define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
-static void
-assert_close_(double a, double b, double tol, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
-		_fail(file, line);
-	}
-}
-
-struct net {
-	struct ft_cluster_spec spec;
-	struct ft_topo *t;
-};
-
-/* @preset, its NICs and fabric on link preset @link when not NULL (rates unchanged). */
-static void
-net_build(struct net *n, const char *preset, const char *link)
-{
-	struct ft_error err = { 0 };
-
-	assert_int_equal(ft_spec_resolve(preset, &n->spec, &err), 0);
-	if (link) {
-		ft_strlcpy(n->spec.fabric.link, link, sizeof(n->spec.fabric.link));
-		ft_strlcpy(n->spec.node.nic_link, link, sizeof(n->spec.node.nic_link));
-	}
-	n->t = NULL;
-	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
-}
-
-static const struct pk_engine *
-pk(const struct ft_engine *e)
-{
-	return ft_container_of(e, const struct pk_engine, base);
-}
-
-/* Flows ends[2i] -> ends[2i + 1] of @bytes each, all at once, run to the end. */
-static struct ft_engine *
-run_pairs(const struct net *n, const struct ft_sim_cfg *cfg, const uint32_t *ends,
-          uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
-{
-	struct ft_sched_phase ph = { 0 };
-	struct ft_schedule s;
-	struct ft_engine *e = NULL;
-	struct ft_error err = { 0 };
-	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
-
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 2 * npairs;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
-	for (uint32_t i = 0; i < npairs; i++) {
-		struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1, .bytes = bytes };
-
-		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
-	}
-	ph.steps = 1;
-	ph.nflows = ph.npairs = npairs;
-	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-	op.sched = &s;
-	assert_int_equal(ft_packet_engine.create(n->t, cfg, &e, &err), 0);
-	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-	if (ft_packet_engine.run(e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ft_packet_engine.counters(e, c, &err), 0);
-	ft_schedule_release(&s);
-	return e;
-}
-
-/* The host link out of NIC vertex @nic. */
-static uint32_t
-nic_uplink(const struct net *n, uint32_t nic)
-{
-	uint32_t first, count;
-
-	ft_topo_out_links(n->t, nic, &first, &count);
-	for (uint32_t i = first; i < first + count; i++)
-		if (ft_topo_link(n->t, i)->kind == FT_L_HOST)
-			return i;
-	fail_msg("NIC %u has no host link", nic);
-	return 0;
-}
+#include "pk_net.h"
 
 /*
- * One flow between two NICs on one leaf (NIC -> leaf -> NIC: one path): the last byte
- * arrives after the packets' serialisation plus both latencies, at line rate x payload /
- * (payload + header). EFA: the header is the share the model gives the link (3,108 of
+ * One flow from NIC 0 of one node to NIC 0 of the other. The path crosses the spines
+ * (NIC -> leaf -> spine -> leaf -> NIC; a traced EFA run shows its packets sprayed over
+ * the spine links), every link at the same rate and every switch cutting through, so
+ * the last byte arrives after the packets' serialisation on one link plus the path's
+ * latency, at line rate x payload / (payload + header), however many paths it takes. EFA: the header is the share the model gives the link (3,108 of
  * 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the model counts none, PS-TCPX), so
  * exactly line rate, the default 1 MiB window not binding on a path of a few us.
  */
@@ -136,7 +54,7 @@ test_one_flow_line_rate(void **state)
 		ends[0] = ft_topo_nic(n.t, 0, 0);
 		ends[1] = ft_topo_nic(n.t, 1, 0);
 		ft_sim_cfg_init(&cfg);
-		e = run_pairs(&n, &cfg, ends, 1, bytes, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
 		hdr = pk(e)->hdr;
 		assert_int_equal(hdr, k == 0 ? 121 : 0);
 		assert_int_equal(pk(e)->ooo, k == 0);
@@ -214,7 +132,7 @@ test_spray_even(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.routing = FT_ROUTING_ECMP;
-		e = run_pairs(&n, &cfg, ends, N, npk * 4096, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, N, npk * 4096, &c);
 		assert_true(pk(e)->spray);
 		want = N * 64ull * (4096 + pk(e)->hdr);
 		for (uint32_t j = 0; j < K; j++) {
@@ -240,7 +158,7 @@ test_spray_even(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.routing = FT_ROUTING_ECMP;
-		e = run_pairs(&n, &cfg, ends, N, npk * 4096, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, N, npk * 4096, &c);
 		assert_false(pk(e)->spray);
 		for (uint32_t j = 0; j < K; j++)
 			used += c.port[up[j]].tx_bytes > 0;
@@ -304,7 +222,7 @@ test_efa_incast(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.packet = &pc;
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
 		pe = pk(e);
 		assert_true(pe->srd && pe->spray && pe->may_drop);
 		ft__pk_bytes(e, &sub, &del);
@@ -340,7 +258,7 @@ test_efa_incast(void **state)
 			              (unsigned long long)c.nretx,
 			              (unsigned long long)c.port[hot].q_max_bytes);
 		ft_packet_engine.destroy(e);
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c2);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c2);
 		assert_int_equal(c2.ndrops, c.ndrops);
 		assert_int_equal(c2.nretx, c.nretx);
 		assert_int_equal(c2.npackets, c.npackets);
@@ -394,7 +312,7 @@ test_srd_selective_closed_form(void **state)
 			}
 			ft_sim_cfg_init(&cfg);
 			cfg.packet = &pc;
-			e = run_pairs(&n, &cfg, ends, 1, N * 4096, &c);
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, N * 4096, &c);
 			assert_true(pk(e)->sack && pk(e)->may_drop && !pk(e)->srd);
 			ft__pk_bytes(e, &sub, &del);
 			assert_int_equal(sub, del);
@@ -408,7 +326,7 @@ test_srd_selective_closed_form(void **state)
 				assert_true(c.makespan_s > (double)P * 100e-6 &&
 				            c.makespan_s < (double)(P + 1) * 100e-6);
 			ft_packet_engine.destroy(e);
-			e = run_pairs(&n, &cfg, ends, 1, N * 4096, &c2);
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, N * 4096, &c2);
 			assert_int_equal(c2.ndrops, c.ndrops);
 			assert_int_equal(c2.nretx, c.nretx);
 			assert_int_equal(c2.nevents, c.nevents);
@@ -453,7 +371,7 @@ test_srd_rule(void **state)
 	ends[0] = ft_topo_nic(n.t, 0, 0);
 	ends[1] = ft_topo_nic(n.t, 1, 0);
 	ft_sim_cfg_init(&cfg);
-	e = run_pairs(&n, &cfg, ends, 1, 4096, &c);
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 4096, &c);
 	pe = ft_container_of(e, struct pk_engine, base);
 	assert_double_equal(pe->line_Bps, 12.5e9, 1);
 	assert_double_equal(pe->srd_target_s, 8 * 4217.0 / 12.5e9, 1e-15);
@@ -503,7 +421,7 @@ test_tcp_window(void **state)
 		pc.switch_buffer_bytes = 256u << 20;
 		pc.tcp_window_bytes = k == 0 ? 32 * 4096 : 64u << 20;
 		cfg.packet = &pc;
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
 		assert_true(pk(e)->tcp);
 		assert_int_equal(pk(e)->wnd_pkts, k == 0 ? 32 : 16384);
 		ft__pk_bytes(e, &sub, &del);

@@ -26,6 +26,8 @@
 #include "sim/sim_int.h"
 #include "spec/scenario.h"
 
+#include "pk_net.h"
+
 /* A scenario of one op, @op_line, on two DGX H100 with @nics (a YAML mapping) under one
  * NDR fat-tree. */
 static void
@@ -134,7 +136,7 @@ test_every_host_link_carries(void **state)
 				         node, nic, tx, rx, want);
 			sum += tx;
 		}
-	assert_true(fabs(sum / (64 * want) - 1) <= 1e-3);
+	assert_double_equal(sum / (64 * want), 1.0, 1e-3);
 	ft_sim_report_release(&rep);
 }
 
@@ -166,7 +168,7 @@ test_ring_agrees_with_flow(void **state)
 		if (getenv("FT_PKTNIC_PRINT"))
 			print_message("%s: flow %.2f us, packet %.2f us (%+.2f %%)\n", ops[k],
 			              tf * 1e6, tp * 1e6, (tp / tf - 1) * 100);
-		assert_true(fabs(tp / tf - 1) <= 0.04);
+		assert_double_equal(tp / tf, 1.0, 0.04);
 		if (k == 1) {
 			const struct ft_sim_hot_link *h = NULL;
 			double S = 256.0 * 1048576, cf;
@@ -218,7 +220,7 @@ test_alltoall_spreads(void **state)
 	if (getenv("FT_PKTNIC_PRINT"))
 		print_message("alltoall 16 MiB: flow %.2f us, packet %.2f us (%+.2f %%)\n", tf * 1e6,
 		              tp * 1e6, (tp / tf - 1) * 100);
-	assert_true(fabs(tp / tf - 1) <= 0.03);
+	assert_double_equal(tp / tf, 1.0, 0.03);
 	ft_sim_report_release(&rf);
 	ft_sim_report_release(&rp);
 }
@@ -248,7 +250,7 @@ test_shared_nic_agrees(void **state)
 	if (getenv("FT_PKTNIC_PRINT"))
 		print_message("shared NICs 64 MiB: flow %.2f us, packet %.2f us (%+.2f %%)\n",
 		              tf * 1e6, tp * 1e6, (tp / tf - 1) * 100);
-	assert_true(fabs(tp / tf - 1) <= 0.04);
+	assert_double_equal(tp / tf, 1.0, 0.04);
 	ft_sim_report_release(&rf);
 	ft_sim_report_release(&rp);
 }
