@@ -27,11 +27,12 @@
 #include "pk_net.h"
 
 /*
- * One flow from NIC 0 of one node to NIC 0 of the other. The path crosses the spines
- * (NIC -> leaf -> spine -> leaf -> NIC; a traced EFA run shows its packets sprayed over
- * the spine links), every link at the same rate and every switch cutting through, so
- * the last byte arrives after the packets' serialisation on one link plus the path's
- * latency, at line rate x payload / (payload + header), however many paths it takes. EFA: the header is the share the model gives the link (3,108 of
+ * One flow from NIC 0 of one node to NIC 0 of the other. On aws-p5:2 the two NICs hang
+ * under different leaves and the packets are sprayed over the spines (64 switch-to-switch
+ * links carry them); on gcp-a3-mega:2 they share a leaf (NIC -> leaf -> NIC). Every link
+ * runs at one rate and every switch cuts through, so the last byte arrives after the
+ * packets' serialisation on one link plus the path's latency, at line rate x payload /
+ * (payload + header), however many paths the packets take. EFA: the header is the share the model gives the link (3,108 of
  * 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the model counts none, PS-TCPX), so
  * exactly line rate, the default 1 MiB window not binding on a path of a few us.
  */
@@ -79,6 +80,22 @@ test_one_flow_line_rate(void **state)
 		assert_int_equal(c.npackets, npk);
 		assert_int_equal(c.ndrops, 0);
 		assert_int_equal(c.nretx, 0);
+		{ /* switch-to-switch links: EFA's 64 (sprayed over the spines), none for
+		   * TCP (one leaf) */
+			uint32_t nsw = 0;
+
+			for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+				const struct ft_link *lk = ft_topo_link(n.t, l);
+
+				nsw += lk->kind == FT_L_FABRIC && c.port[l].tx_bytes > 0 &&
+				       ft_topo_vertex(n.t, lk->src)->kind == FT_V_SWITCH &&
+				       ft_topo_vertex(n.t, lk->dst)->kind == FT_V_SWITCH;
+			}
+			if (getenv("FT_PKTCLOUD_PRINT"))
+				print_message("%s: %u switch links carried the flow\n", presets[k],
+				              nsw);
+			assert_int_equal(nsw, k == 0 ? 64 : 0);
+		}
 		ft_packet_engine.destroy(e);
 		ft_topo_free(n.t);
 	}
