@@ -306,6 +306,24 @@ struct pk_task {
  * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
 #define PK_ACK_SEG 16u
 
+/* SRD's sender's words ahead of its marks (struct pk_flow sack_bits): one past the
+ * highest packet it has put on the wire, set at its first resend (0 before); the packets
+ * below it a recovery pass went over or was told to (no gap hint resends them again); the
+ * end of the pass under way, after which it goes on from PK_SACK_MAX. */
+#define PK_SACK_MAX  0
+#define PK_SACK_HINT 1
+#define PK_SACK_END  2
+#define PK_SACK_HDR  3
+
+/*
+ * SRD's gap hint (engine_packet.c sack_hint()): a packet that no ACK has named when one
+ * names a packet this many places after it is taken as lost. Our choice: the SRD paper
+ * (Shalev et al., IEEE Micro 2020) says the sender resends quickly but publishes no
+ * figure; 64 is two ports' default lossy room (32 wire MTUs each) of reordering, more
+ * than spraying over the least queued ports makes on an idle fabric.
+ */
+#define PK_SRD_REORDER 64u
+
 struct pk_flow {
 	uint64_t bytes; /* payload */
 	uint64_t t_start_ps;
@@ -324,10 +342,10 @@ struct pk_flow {
 			uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 			uint32_t rto_una; /* snd_una when the timer was armed or last re-armed */
 		};
-		/* SRD (e->sack): the sender's word 0 one past the highest packet it has put
-		 * on the wire, set at its first resend (0 before), then npkts bits, the
-		 * packets a selective ACK named; made at the first ACK past a gap or the
-		 * first resend, freed with the last ACK (engine_packet.c sack_rx()) */
+		/* SRD (e->sack): the sender's PK_SACK_HDR words (PK_SACK_MAX, _HINT,
+		 * _END), then npkts bits, the packets a selective ACK named; made at the
+		 * first ACK past a gap or the first resend, freed with the last ACK
+		 * (engine_packet.c sack_rx()) */
 		uint64_t *sack_bits;
 	};
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
@@ -609,6 +627,7 @@ struct pk_engine {
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
 	struct ft_sim_op_counters *op_acc; /* per op: its flows' counters */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
+	uint64_t nsrd_hints; /* SRD: recovery passes a gap hint started (sack_hint()) */
 	uint64_t bytes_submitted, bytes_delivered;
 };
 
