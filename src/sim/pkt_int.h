@@ -1142,7 +1142,8 @@ int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
  */
 struct ring_conn {
 	uint32_t src, dst;      /* vertices */
-	uint32_t nq;            /* its QPs (ft__pk_conn_qps()); message m goes on QP m mod nq */
+	uint32_t nq;            /* its QPs (ft__pk_conn_qps()); message m goes on every lane
+	                         * (ft__pk_conn_lanes()), on QP m mod (nq / lanes) of each */
 	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
 	uint32_t notice;        /* a second task waiting for them all, + 1 (0: none) */
 	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
@@ -1165,6 +1166,16 @@ ft__pk_conn_qps(const struct pk_engine *e, uint32_t src, uint32_t dst)
 	return e->cfg.qps_per_conn * (e->spray ? 1 : ft__sim_conn_lanes(e->topo, src, dst));
 }
 
+/* The NICs connection @c spreads over: its QPs are qps_per_conn on each (1 where they
+ * are not counted so). */
+static inline uint32_t
+ft__pk_conn_lanes(const struct pk_engine *e, const struct ring_conn *c)
+{
+	uint32_t qpc = e->cfg.qps_per_conn ? e->cfg.qps_per_conn : 1;
+
+	return c->nq > qpc && c->nq % qpc == 0 ? c->nq / qpc : 1;
+}
+
 struct ring_build {
 	struct pk_engine *e;
 	struct ring_conn *c; /* owned: ft__pk_build_release() frees it */
@@ -1173,6 +1184,9 @@ struct ring_build {
 	uint32_t *recv;  /* per message: the task done once it has all arrived */
 	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
 	uint32_t tag, start, bar;
+	/* a ring's or tree's: each message split over the NICs' lanes (pkt_nccl.c
+	 * add_message()); a send's messages take its QPs in turn over every lane */
+	bool lane_split;
 };
 
 struct ft_model_chunking;

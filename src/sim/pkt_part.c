@@ -318,6 +318,10 @@ pp_check_wait(struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
 	}
 	/* A pure join (no delay, no path latency): a chunked message's parts meet there when
 	 * split_data_on_qps splits it (pkt_nccl.c add_message). */
+	if (e->max_qps > e->cfg.qps_per_conn)
+		return pp_refuse(err, "a GPU's several NICs each carry a share of every chunked "
+		                      "message, whose parts meet at barriers with no wait (the "
+		                      "message's arrival, the next message's start)");
 	if (e->pc.split_data_on_qps && e->max_qps > 1)
 		return pp_refuse(err, "split_data_on_qps splits each chunked message over its QPs, "
 		                      "whose parts meet at barriers with no wait (the message's "
