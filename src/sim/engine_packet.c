@@ -300,7 +300,7 @@ static inline bool
 sack_has(const struct pk_flow *f, uint32_t seq)
 {
 	return seq < f->snd_una ||
-	       (f->sack_bits && (f->sack_bits[1 + seq / 64] >> (seq % 64) & 1));
+	       (f->sack_bits && (f->sack_bits[PK_SACK_HDR + seq / 64] >> (seq % 64) & 1));
 }
 
 /* SRD's sender's marks of flow @f (struct pk_flow sack_bits), made now if not yet. */
@@ -308,7 +308,7 @@ static int
 sack_make(struct pk_flow *f)
 {
 	if (!f->sack_bits) {
-		f->sack_bits = ft_calloc(1 + (f->npkts + 63) / 64, sizeof(uint64_t));
+		f->sack_bits = ft_calloc(PK_SACK_HDR + (f->npkts + 63) / 64, sizeof(uint64_t));
 		if (!f->sack_bits)
 			return FT_ENOMEM;
 	}
@@ -318,20 +318,24 @@ sack_make(struct pk_flow *f)
 /*
  * SRD's sender put packet snd_nxt - 1 on the wire: one it sent before is a resend
  * (counted in its op and the run), and the next one to send is the next that no ACK has
- * named, so a recovery pass (go_back()) sends only the packets not acknowledged.
+ * named, so a recovery pass (go_back(), sack_hint()) sends only the packets not
+ * acknowledged; at the pass's end (PK_SACK_END) it goes on with the packets never sent.
  */
 static void
 sack_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f)
 {
-	uint64_t max = f->sack_bits ? f->sack_bits[0] : 0;
+	uint64_t max = f->sack_bits ? f->sack_bits[PK_SACK_MAX] : 0, end;
 
 	if (f->snd_nxt > max)
 		return; /* (a first send: the next packet is the next one) */
 	e->nretx++;
 	pk_op_acc(e, fid)->nretx++;
 	pk_op_acc(e, fid)->npackets++;
-	while (f->snd_nxt < max && sack_has(f, f->snd_nxt))
+	end = f->sack_bits[PK_SACK_END];
+	while (f->snd_nxt < end && sack_has(f, f->snd_nxt))
 		f->snd_nxt++;
+	if (f->snd_nxt >= end)
+		f->snd_nxt = (uint32_t)max;
 }
 
 /* Packet @id is lost, counted by the caller at its port: counted in its op and the run;
@@ -745,8 +749,17 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->dst = f->dst;
 		k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, f->snd_nxt);
 		k->seq = f->snd_nxt++;
-		if (e->sack)
+		if (e->sack) {
+			/* SRD's timer runs from the flow's first packet (RFC 6298 5.1: started
+			 * with the first send, restarted when snd_una moves, ev_rto()) */
+			if (k->seq == 0 && (e->may_drop || e->ndrops) &&
+			    !(f->sack_bits && f->sack_bits[PK_SACK_MAX]) &&
+			    (rc = arm_rto(e, fid)) < 0) {
+				pkt_free_raw(e, id);
+				return rc;
+			}
 			sack_sent(e, fid, f);
+		}
 		k->payload = (uint16_t)payload;
 		k->link = PK_NONE;
 		k->hop = 0;
@@ -770,8 +783,10 @@ try_send(struct pk_engine *e, uint32_t l)
 			rc = pk_flow_sent(e, f);
 			if (rc < 0)
 				return rc;
-			/* The tail may be lost (a drop, a bit error): time it out. */
-			if (e->may_drop || e->ndrops) {
+			/* The tail may be lost (a drop, a bit error): time it out. (SRD's
+			 * timer already runs on a lossy fabric: from the first packet, re-armed
+			 * at each timeout.) */
+			if ((e->may_drop || e->ndrops) && !(e->sack && e->may_drop)) {
 				rc = arm_rto(e, fid);
 				if (rc < 0)
 					return rc;
@@ -990,9 +1005,15 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	if (f->snd_una >= f->npkts || seq >= f->snd_nxt)
 		return 0;
 	if (e->sack) { /* SRD: a pass over the packets not acknowledged (sack_sent()) */
+		uint64_t *b;
+
 		if (sack_make(f) < 0)
 			return FT_ENOMEM;
-		f->sack_bits[0] = FT_MAX(f->sack_bits[0], (uint64_t)f->snd_nxt);
+		b = f->sack_bits;
+		b[PK_SACK_MAX] = FT_MAX(b[PK_SACK_MAX], (uint64_t)f->snd_nxt);
+		b[PK_SACK_END] = b[PK_SACK_MAX];
+		/* every packet sent before this pass has one now: no gap hint resends them */
+		b[PK_SACK_HINT] = FT_MAX(b[PK_SACK_HINT], b[PK_SACK_MAX]);
 		f->snd_nxt = seq;
 		f->rto_gen++;
 		ring_add(e, f->first_link, fid);
@@ -1008,10 +1029,47 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 }
 
 /*
+ * SRD's gap hint: an ACK named a packet PK_SRD_REORDER or more places past packets that
+ * no ACK has named, so those are taken as lost, not late, and resent at once, ahead of
+ * the timer: one pass over the packets below @end not acknowledged and not yet passed
+ * over (by a hint or a timeout: PK_SACK_HINT), each resent at most once so; a resend
+ * lost again waits for the timer, which the hint leaves as it runs (from the last move
+ * of snd_una). A pass under way is stretched to @end instead.
+ */
+static int
+sack_hint(struct pk_engine *e, uint32_t fid, struct pk_flow *f, uint32_t end)
+{
+	uint64_t *b;
+	uint32_t from;
+
+	if (sack_make(f) < 0)
+		return FT_ENOMEM;
+	b = f->sack_bits;
+	from = (uint32_t)FT_MAX((uint64_t)f->snd_una, b[PK_SACK_HINT]);
+	if (from >= end)
+		return 0;
+	b[PK_SACK_HINT] = end;
+	if (f->snd_nxt < b[PK_SACK_MAX]) { /* a pass under way: on to @end */
+		b[PK_SACK_END] = FT_MAX(b[PK_SACK_END], (uint64_t)end);
+		return 0;
+	}
+	while (from < end && sack_has(f, from))
+		from++;
+	if (from == end)
+		return 0;
+	e->nsrd_hints++;
+	b[PK_SACK_MAX] = FT_MAX(b[PK_SACK_MAX], (uint64_t)f->snd_nxt);
+	b[PK_SACK_END] = end;
+	f->snd_nxt = from;
+	ring_add(e, f->first_link, fid);
+	return try_send(e, f->first_link);
+}
+
+/*
  * SRD's ACK for packet @seq reached the sender: that packet arrived (whatever came
- * before it). The sender marks it, moves snd_una past every packet marked, and counts
- * the news as progress for its retransmit timer. The marks need a bitmap only once an
- * ACK comes past a gap (npkts bits, freed with the last ACK).
+ * before it). The sender marks it and moves snd_una past every packet marked; only a
+ * move of snd_una is progress for its retransmit timer. The marks need a bitmap only
+ * once an ACK comes past a gap (npkts bits, freed with the last ACK).
  */
 static int
 sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
@@ -1023,17 +1081,25 @@ sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	if (seq != f->snd_una && sack_make(f) < 0)
 		return FT_ENOMEM;
 	if (f->sack_bits)
-		f->sack_bits[1 + seq / 64] |= UINT64_C(1) << (seq % 64);
-	f->retries = 0;
-	f->t_una_ps = e->now_ps;
-	if (seq == f->snd_una)
+		f->sack_bits[PK_SACK_HDR + seq / 64] |= UINT64_C(1) << (seq % 64);
+	if (seq == f->snd_una) {
+		/* The oldest packet not acknowledged moved: the timer restarts and the
+		 * retries count again (RFC 6298 5.3's rule, our choice for SRD, whose timer
+		 * is not published). An ACK past a gap restarts neither: packets that keep
+		 * trickling in past a lost one do not hold off its resend. */
+		f->retries = 0;
+		f->t_una_ps = e->now_ps;
 		do
 			f->snd_una++;
 		while (f->snd_una < f->npkts && sack_has(f, f->snd_una));
+	}
 	if (f->snd_una >= f->npkts) {
 		ft_free(f->sack_bits);
 		f->sack_bits = NULL;
+		return 0;
 	}
+	if (seq >= f->snd_una + PK_SRD_REORDER)
+		return sack_hint(e, fid, f, seq + 1 - PK_SRD_REORDER);
 	return 0;
 }
 
@@ -1733,8 +1799,9 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
 		return 0;
 	if (e->sack) {
-		/* SRD's counts from the last ACK of any packet (sack_rx()): one past a gap
-		 * is progress too */
+		/* SRD's counts from the last ACK that moved snd_una (sack_rx()): the oldest
+		 * packet not acknowledged times out rto after it became the oldest, however
+		 * many packets past it are acknowledged meanwhile */
 		if (f->t_una_ps + e->rto_ps > e->now_ps) {
 			e->nrto_queued++;
 			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
@@ -1766,6 +1833,12 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	}
 	/* From the first packet not acknowledged; the receiver keeps its NAK-sent state
 	 * until the packet it waits for arrives (it is not the sender's to clear). */
+	if (e->sack && e->may_drop) {
+		/* SRD: the timer restarts with the pass (RFC 6298 5.6) */
+		int rc = go_back(e, fid, f->snd_una);
+
+		return rc < 0 || f->snd_una >= f->npkts ? rc : arm_rto(e, fid);
+	}
 	return go_back(e, fid, f->snd_una);
 }
 

@@ -306,6 +306,24 @@ struct pk_task {
  * ours, no public figure gives ConnectX's): only the retransmit timer reads them. */
 #define PK_ACK_SEG 16u
 
+/* SRD's sender's words ahead of its marks (struct pk_flow sack_bits): one past the
+ * highest packet it has put on the wire, set at its first resend (0 before); the packets
+ * below it a recovery pass went over or was told to (no gap hint resends them again); the
+ * end of the pass under way, after which it goes on from PK_SACK_MAX. */
+#define PK_SACK_MAX  0
+#define PK_SACK_HINT 1
+#define PK_SACK_END  2
+#define PK_SACK_HDR  3
+
+/*
+ * SRD's gap hint (engine_packet.c sack_hint()): a packet that no ACK has named when one
+ * names a packet this many places after it is taken as lost. Our choice: the SRD paper
+ * (Shalev et al., IEEE Micro 2020) says the sender resends quickly but publishes no
+ * figure; 64 is two ports' default lossy room (32 wire MTUs each) of reordering, more
+ * than spraying over the least queued ports makes on an idle fabric.
+ */
+#define PK_SRD_REORDER 64u
+
 struct pk_flow {
 	uint64_t bytes; /* payload */
 	uint64_t t_start_ps;
@@ -324,10 +342,10 @@ struct pk_flow {
 			uint32_t nak_for; /* rcv_nxt a NAK was sent for, PK_NONE */
 			uint32_t rto_una; /* snd_una when the timer was armed or last re-armed */
 		};
-		/* SRD (e->sack): the sender's word 0 one past the highest packet it has put
-		 * on the wire, set at its first resend (0 before), then npkts bits, the
-		 * packets a selective ACK named; made at the first ACK past a gap or the
-		 * first resend, freed with the last ACK (engine_packet.c sack_rx()) */
+		/* SRD (e->sack): the sender's PK_SACK_HDR words (PK_SACK_MAX, _HINT,
+		 * _END), then npkts bits, the packets a selective ACK named; made at the
+		 * first ACK past a gap or the first resend, freed with the last ACK
+		 * (engine_packet.c sack_rx()) */
 		uint64_t *sack_bits;
 	};
 	uint32_t ring_next; /* in its first port's ring (of its priority) */
@@ -609,6 +627,7 @@ struct pk_engine {
 	uint32_t *fct_op;  /* the op of each finished flow (with several ops), else NULL */
 	struct ft_sim_op_counters *op_acc; /* per op: its flows' counters */
 	uint64_t nflows_done, nevents, npackets, ndrops, nretx, npause, necn, ncnp;
+	uint64_t nsrd_hints; /* SRD: recovery passes a gap hint started (sack_hint()) */
 	uint64_t bytes_submitted, bytes_delivered;
 };
 
@@ -1123,7 +1142,8 @@ int ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op,
  */
 struct ring_conn {
 	uint32_t src, dst;      /* vertices */
-	uint32_t nq;            /* its QPs (ft__pk_conn_qps()); message m goes on QP m mod nq */
+	uint32_t nq;            /* its QPs (ft__pk_conn_qps()); message m goes on every lane
+	                         * (ft__pk_conn_lanes()), on QP m mod (nq / lanes) of each */
 	uint32_t start, end;    /* tasks: its first messages wait for start, end for them all */
 	uint32_t notice;        /* a second task waiting for them all, + 1 (0: none) */
 	uint32_t qp0;           /* its first QP (the connections of a send's channels differ) */
@@ -1146,6 +1166,16 @@ ft__pk_conn_qps(const struct pk_engine *e, uint32_t src, uint32_t dst)
 	return e->cfg.qps_per_conn * (e->spray ? 1 : ft__sim_conn_lanes(e->topo, src, dst));
 }
 
+/* The NICs connection @c spreads over: its QPs are qps_per_conn on each (1 where they
+ * are not counted so). */
+static inline uint32_t
+ft__pk_conn_lanes(const struct pk_engine *e, const struct ring_conn *c)
+{
+	uint32_t qpc = e->cfg.qps_per_conn ? e->cfg.qps_per_conn : 1;
+
+	return c->nq > qpc && c->nq % qpc == 0 ? c->nq / qpc : 1;
+}
+
 struct ring_build {
 	struct pk_engine *e;
 	struct ring_conn *c; /* owned: ft__pk_build_release() frees it */
@@ -1154,6 +1184,9 @@ struct ring_build {
 	uint32_t *recv;  /* per message: the task done once it has all arrived */
 	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
 	uint32_t tag, start, bar;
+	/* a ring's or tree's: each message split over the NICs' lanes (pkt_nccl.c
+	 * add_message()); a send's messages take its QPs in turn over every lane */
+	bool lane_split;
 };
 
 struct ft_model_chunking;

@@ -433,17 +433,27 @@ add_ends(struct pk_engine *e, const struct ring_conn *c, uint32_t t)
 	return c->notice ? ft__pk_add_dep(e, t, c->notice - 1) : 0;
 }
 
-/* The flows of message @m of connection @c: its ready and recv tasks. */
+/*
+ * The flows of message @m of connection @c: its ready and recv tasks. A ring's or tree's
+ * message (lane_split) over several NICs (lanes, ft__pk_conn_lanes()) is split evenly
+ * over them: NCCL binds a channel to one NIC and gives each NIC of a GPU its own
+ * channels, so each NIC carries its share of every step at once (the flow engine's split
+ * of a connection, kb ENV-IB_QPS). Within a NIC its QPs take the messages round robin,
+ * or each share split over them with NCCL_IB_SPLIT_DATA_ON_QPS (kb ENV-IB_SPLIT). QP q
+ * is on lane q mod lanes.
+ */
 static int
 add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 {
 	struct pk_engine *e = rb->e;
-	uint32_t nq = c->nq, q, t;
+	uint32_t nq = c->nq, lanes = rb->lane_split ? ft__pk_conn_lanes(e, c) : 1;
+	uint32_t per = nq / lanes, q, t;
+	bool split = e->pc.split_data_on_qps && per > 1;
 	uint64_t bytes = share(c->wire, c->nmsg, m);
 	int64_t ready, recv;
 	int rc;
 
-	if (!e->pc.split_data_on_qps || nq == 1) {
+	if (lanes == 1 && !split) {
 		rc = add_part(rb, c, bytes, m % nq, &t);
 		rb->ready[c->first + m] = rb->recv[c->first + m] = t;
 		return rc < 0 ? rc : add_ends(e, c, t);
@@ -454,15 +464,20 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 		return FT_ENOMEM;
 	rb->ready[c->first + m] = (uint32_t)ready;
 	rb->recv[c->first + m] = (uint32_t)recv;
-	for (q = 0; q < nq; q++) {
-		uint64_t b = share(bytes, nq, q);
+	for (uint32_t l = 0; l < lanes; l++) {
+		uint64_t bl = share(bytes, lanes, l);
 
-		if (b == 0)
-			continue;
-		rc = add_part(rb, c, b, q, &t);
-		if (rc < 0 || ft__pk_add_dep(e, (uint32_t)ready, t) < 0 ||
-		    ft__pk_add_dep(e, t, (uint32_t)recv) < 0)
-			return rc < 0 ? rc : FT_ENOMEM;
+		for (uint32_t i = 0; i < (split ? per : 1); i++) {
+			uint64_t b = split ? share(bl, per, i) : bl;
+
+			if (b == 0)
+				continue;
+			q = l + lanes * (split ? i : m % per);
+			rc = add_part(rb, c, b, q, &t);
+			if (rc < 0 || ft__pk_add_dep(e, (uint32_t)ready, t) < 0 ||
+			    ft__pk_add_dep(e, t, (uint32_t)recv) < 0)
+				return rc < 0 ? rc : FT_ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -472,7 +487,8 @@ static int
 link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 {
 	const struct ring_conn *c = &rb->c[i];
-	uint32_t per_loop = rb->steps * c->slices, nq = c->nq;
+	uint32_t per_loop = rb->steps * c->slices;
+	uint32_t nq = c->nq / (rb->lane_split ? ft__pk_conn_lanes(rb->e, c) : 1);
 	uint32_t loop = m / per_loop, s = m % per_loop / c->slices, j = m % c->slices;
 	uint32_t to = rb->ready[c->first + m];
 	int rc = 0;
@@ -486,7 +502,8 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	}
 	if (rc == 0 && m >= slots)
 		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
-	/* The first message on each QP waits for the phase; the others follow it. */
+	/* The first message on each QP waits for the phase; the others follow it (a
+	 * message is on every lane, on QP m mod nq of each). */
 	if (rc == 0 && m < (rb->e->pc.split_data_on_qps ? 1 : nq))
 		rc = ft__pk_add_dep(rb->e, c->start, to);
 	return rc;
@@ -585,9 +602,12 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
                    double eff, uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
 {
 	struct ft_model_chunking ch;
-	struct ring_build rb = {
-		.e = e, .steps = ph->steps, .tag = tag, .start = start, .bar = bar
-	};
+	struct ring_build rb = { .e = e,
+		                 .steps = ph->steps,
+		                 .tag = tag,
+		                 .start = start,
+		                 .bar = bar,
+		                 .lane_split = true };
 	struct ft_model_buffs bu;
 	uint32_t nmsg = 0;
 	int rc;

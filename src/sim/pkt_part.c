@@ -149,6 +149,18 @@ pp_refuse(struct ft_error *err, const char *why)
 	                    why);
 }
 
+/* A barrier fed by flows and feeding flows refused: by name where a GPU's several NICs
+ * split a message (pkt_nccl.c add_message(): its parts meet at barriers). */
+static int
+pp_refuse_join(const struct pk_engine *e, struct ft_error *err)
+{
+	if (e->max_qps > e->cfg.qps_per_conn)
+		return pp_refuse(err, "a GPU's several NICs (nics.per_gpu) each carry a share of "
+		                      "every chunked message, whose parts meet at barriers between "
+		                      "flows");
+	return pp_refuse(err, "a flow starts a barrier after a flow");
+}
+
 /* The rank that owns vertex @v of split @e (0 when not split). */
 uint32_t
 ft__pk_part_owner(const struct pk_engine *e, uint32_t v)
@@ -318,6 +330,10 @@ pp_check_wait(struct pk_engine *e, struct pk_part *pp, uint32_t b, uint64_t lat,
 	}
 	/* A pure join (no delay, no path latency): a chunked message's parts meet there when
 	 * split_data_on_qps splits it (pkt_nccl.c add_message). */
+	if (e->max_qps > e->cfg.qps_per_conn)
+		return pp_refuse(err, "a GPU's several NICs each carry a share of every chunked "
+		                      "message, whose parts meet at barriers with no wait (the "
+		                      "message's arrival, the next message's start)");
 	if (e->pc.split_data_on_qps && e->max_qps > 1)
 		return pp_refuse(err, "split_data_on_qps splits each chunked message over its QPs, "
 		                      "whose parts meet at barriers with no wait (the message's "
@@ -420,7 +436,7 @@ pp_check(struct pk_engine *e, struct pk_part *pp, struct ft_error *err)
 		/* A flow's barriers are told at the window's end with the keys they would
 		 * have had: before the flows it starts (task_done takes them in order). */
 		if (pp->task_kind[pr[0]] == PP_FEED && !e->plan_owner)
-			rc = pp_refuse(err, "a flow starts a barrier after a flow");
+			rc = pp_refuse_join(e, err);
 		if (pp->task_kind[pr[1]] != PP_LEAF) { /* leaves are replayed */
 			nin[pr[1]] = 1;
 			plat[pr[1]] = FT_MAX(plat[pr[1]], pk_flow_lat(e, a_flow));
@@ -747,7 +763,7 @@ ft__pk_part_dep(struct pk_engine *e, uint32_t from, uint32_t to)
 	feeds = ft_vec_at(&e->plan_feeds, w);
 	if (pk_task_kind(e, to) != PK_T_FLOW) {
 		if ((*feeds & bit) && !e->plan_dep_err.code)
-			pp_refuse(&e->plan_dep_err, "a flow starts a barrier after a flow");
+			pp_refuse_join(e, &e->plan_dep_err);
 		return 1;
 	}
 	*feeds |= bit;

@@ -156,6 +156,8 @@ op_fct(const struct pk_engine *e, const struct ft_sim_counters *c)
 	double *fct, *ideal;
 	int rc = 0;
 
+	if (!e->op_acc)
+		return 0; /* refused before its records were made (a split run's check) */
 	if (!e->fct_op) {
 		if (n == 1) {
 			e->op_acc[0].fct_p50_s = c->fct_p50_s;

@@ -627,7 +627,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 
 	for (j = 0; j < ed->nlegs && rc == 0; j++) {
 		const struct ring_conn *c = &rb->c[ed->conn + j];
-		uint32_t nq = rb->e->pc.split_data_on_qps ? 1 : c->nq;
+		uint32_t nq = rb->e->pc.split_data_on_qps ? 1 : c->nq / ft__pk_conn_lanes(rb->e, c);
 
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
@@ -671,7 +671,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 {
 	const struct ft_schedule *sc = op->sched;
 	struct tree_build tb = {
-		.rb = { .e = e, .steps = 1, .tag = tag, .start = start, .bar = bar }
+		.rb = { .e = e,
+		        .steps = 1,
+		        .tag = tag,
+		        .start = start,
+		        .bar = bar,
+		        .lane_split = true }
 	};
 	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
 	struct ft_model_chunking ch;
@@ -831,9 +836,10 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	 * id; beside a lazy all-to-all (which reuses records from its first slot on); a
 	 * message split over QPs (its own barriers). A paced run's QP state is kept by the
 	 * phase between messages (flow_qp()); a lossy run's records wait until nothing
-	 * names them (lossy_release()). */
-	if (e->tree_eager || e->lazy || e->pc.list_flows ||
-	    e->ntrace_qps || (e->pc.split_data_on_qps && nq > 1) || nmsg == 0)
+	 * names them (lossy_release()). A message split over a GPU's NICs (its own barriers,
+	 * nq above qps_per_conn) is built whole too. */
+	if (e->tree_eager || e->lazy || e->pc.list_flows || e->ntrace_qps ||
+	    (e->pc.split_data_on_qps && nq > 1) || nq > e->cfg.qps_per_conn || nmsg == 0)
 		return false;
 	if (tb->rb.n >= 1u << 30)
 		return false;

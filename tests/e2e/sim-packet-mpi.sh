@@ -243,6 +243,23 @@ timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
 	"$fabtune" sim "$tmp/split-qps.yaml" --qps 2 >/dev/null 2>"$tmp/err"
 grep -q "packet engine under mpirun: split_data_on_qps splits each chunked message over its QPs" \
 	"$tmp/err" || { echo "split data on QPs under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
+# A GPU's several NICs each carry a share of every chunked message of a ring
+# or tree, the parts meeting at barriers between flows: refused.
+cat >"$tmp/nics.yaml" <<'EOF2'
+name: nics
+cluster:
+  name: multi-nic
+  nodes: { preset: dgx-h100, count: 2, nics: { count: 32, rate: 100Gbps, per_gpu: 4 } }
+  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }
+jobs:
+  - name: a
+    ops:
+      - {op: all_reduce, size: 16MiB, algo: ring, proto: simple}
+EOF2
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim "$tmp/nics.yaml" --engine packet >/dev/null 2>"$tmp/err"
+grep -q "packet engine under mpirun: a GPU's several NICs (nics.per_gpu) each carry a share" \
+	"$tmp/err" || { echo "NICs per GPU under mpirun: expected a refusal"; cat "$tmp/err"; fail=1; }
 [ "$fail" = 0 ] || exit 1
 n4=all; [ "${FABTUNE_LONG_TESTS:-0}" = 1 ] || n4="$(echo $wide | wc -w) of them"
 echo "ok: $ncase cases on 1 and 2 ranks ($n4 on 4 too), same JSON and counters, from rank 0 alone"

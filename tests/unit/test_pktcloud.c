@@ -24,96 +24,15 @@
 
 #include "sim/pkt_int.h"
 
-#define assert_double_equal(a, b, tol) assert_close_((a), (b), (tol), __FILE__, __LINE__)
-static void
-assert_close_(double a, double b, double tol, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
-		_fail(file, line);
-	}
-}
-
-struct net {
-	struct ft_cluster_spec spec;
-	struct ft_topo *t;
-};
-
-/* @preset, its NICs and fabric on link preset @link when not NULL (rates unchanged). */
-static void
-net_build(struct net *n, const char *preset, const char *link)
-{
-	struct ft_error err = { 0 };
-
-	assert_int_equal(ft_spec_resolve(preset, &n->spec, &err), 0);
-	if (link) {
-		ft_strlcpy(n->spec.fabric.link, link, sizeof(n->spec.fabric.link));
-		ft_strlcpy(n->spec.node.nic_link, link, sizeof(n->spec.node.nic_link));
-	}
-	n->t = NULL;
-	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
-}
-
-static const struct pk_engine *
-pk(const struct ft_engine *e)
-{
-	return ft_container_of(e, const struct pk_engine, base);
-}
-
-/* Flows ends[2i] -> ends[2i + 1] of @bytes each, all at once, run to the end. */
-static struct ft_engine *
-run_pairs(const struct net *n, const struct ft_sim_cfg *cfg, const uint32_t *ends,
-          uint32_t npairs, uint64_t bytes, struct ft_sim_counters *c)
-{
-	struct ft_sched_phase ph = { 0 };
-	struct ft_schedule s;
-	struct ft_engine *e = NULL;
-	struct ft_error err = { 0 };
-	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
-
-	ft_schedule_init(&s);
-	s.op = FT_OP_SENDRECV;
-	s.algo = FT_ALGO_DIRECT;
-	s.nranks = 2 * npairs;
-	s.ranks_per_node = 1;
-	s.proto_eff = 1;
-	s.bytes = bytes;
-	for (uint32_t i = 0; i < npairs; i++) {
-		struct ft_sched_flow f = { .src = 2 * i, .dst = 2 * i + 1, .bytes = bytes };
-
-		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
-	}
-	ph.steps = 1;
-	ph.nflows = ph.npairs = npairs;
-	assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-	op.sched = &s;
-	assert_int_equal(ft_packet_engine.create(n->t, cfg, &e, &err), 0);
-	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-	if (ft_packet_engine.run(e, 0, &err) != 0)
-		fail_msg("run: %s", err.msg);
-	assert_int_equal(ft_packet_engine.counters(e, c, &err), 0);
-	ft_schedule_release(&s);
-	return e;
-}
-
-/* The host link out of NIC vertex @nic. */
-static uint32_t
-nic_uplink(const struct net *n, uint32_t nic)
-{
-	uint32_t first, count;
-
-	ft_topo_out_links(n->t, nic, &first, &count);
-	for (uint32_t i = first; i < first + count; i++)
-		if (ft_topo_link(n->t, i)->kind == FT_L_HOST)
-			return i;
-	fail_msg("NIC %u has no host link", nic);
-	return 0;
-}
+#include "pk_net.h"
 
 /*
- * One flow between two NICs on one leaf (NIC -> leaf -> NIC: one path): the last byte
- * arrives after the packets' serialisation plus both latencies, at line rate x payload /
- * (payload + header). EFA: the header is the share the model gives the link (3,108 of
+ * One flow from NIC 0 of one node to NIC 0 of the other. On aws-p5:2 the two NICs hang
+ * under different leaves and the packets are sprayed over the spines (64 switch-to-switch
+ * links carry them); on gcp-a3-mega:2 they share a leaf (NIC -> leaf -> NIC). Every link
+ * runs at one rate and every switch cuts through, so the last byte arrives after the
+ * packets' serialisation on one link plus the path's latency, at line rate x payload /
+ * (payload + header), however many paths the packets take. EFA: the header is the share the model gives the link (3,108 of
  * 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the model counts none, PS-TCPX), so
  * exactly line rate, the default 1 MiB window not binding on a path of a few us.
  */
@@ -136,7 +55,7 @@ test_one_flow_line_rate(void **state)
 		ends[0] = ft_topo_nic(n.t, 0, 0);
 		ends[1] = ft_topo_nic(n.t, 1, 0);
 		ft_sim_cfg_init(&cfg);
-		e = run_pairs(&n, &cfg, ends, 1, bytes, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, bytes, &c);
 		hdr = pk(e)->hdr;
 		assert_int_equal(hdr, k == 0 ? 121 : 0);
 		assert_int_equal(pk(e)->ooo, k == 0);
@@ -161,6 +80,22 @@ test_one_flow_line_rate(void **state)
 		assert_int_equal(c.npackets, npk);
 		assert_int_equal(c.ndrops, 0);
 		assert_int_equal(c.nretx, 0);
+		{ /* switch-to-switch links: EFA's 64 (sprayed over the spines), none for
+		   * TCP (one leaf) */
+			uint32_t nsw = 0;
+
+			for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++) {
+				const struct ft_link *lk = ft_topo_link(n.t, l);
+
+				nsw += lk->kind == FT_L_FABRIC && c.port[l].tx_bytes > 0 &&
+				       ft_topo_vertex(n.t, lk->src)->kind == FT_V_SWITCH &&
+				       ft_topo_vertex(n.t, lk->dst)->kind == FT_V_SWITCH;
+			}
+			if (getenv("FT_PKTCLOUD_PRINT"))
+				print_message("%s: %u switch links carried the flow\n", presets[k],
+				              nsw);
+			assert_int_equal(nsw, k == 0 ? 64 : 0);
+		}
 		ft_packet_engine.destroy(e);
 		ft_topo_free(n.t);
 	}
@@ -214,7 +149,7 @@ test_spray_even(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.routing = FT_ROUTING_ECMP;
-		e = run_pairs(&n, &cfg, ends, N, npk * 4096, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, N, npk * 4096, &c);
 		assert_true(pk(e)->spray);
 		want = N * 64ull * (4096 + pk(e)->hdr);
 		for (uint32_t j = 0; j < K; j++) {
@@ -240,7 +175,7 @@ test_spray_even(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.routing = FT_ROUTING_ECMP;
-		e = run_pairs(&n, &cfg, ends, N, npk * 4096, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, N, npk * 4096, &c);
 		assert_false(pk(e)->spray);
 		for (uint32_t j = 0; j < K; j++)
 			used += c.port[up[j]].tx_bytes > 0;
@@ -275,9 +210,12 @@ incast_ends(const struct net *n, uint32_t *ends)
  * run completes, no sooner than the receiver's link takes all 15 MiB. Every sender had
  * RTT samples for SRD's delay rule. SRD resends only what no ACK named: every packet
  * sent either drops or arrives, first or again, so resends = drops + duplicates at the
- * receivers exactly; here none arrives twice (a flow's timer runs 100 us from its last
- * ACK of any packet, so no packet still queued is resent): resends = drops (5,316 of
- * 9,156 packets sent; go-back-N resent 6,784 for 5,585). The run is the same twice.
+ * receivers exactly. A flow's timer runs 100 us from the last ACK that moved its snd_una,
+ * and a gap hint resends a packet 64 ACKs past it (28 hints), so a packet still queued
+ * may be resent: duplicates stay under 1 % of drops (measured: 4,646 drops of 8,486
+ * packets sent, 4,646 resends, none twice, 374.2 us; with the timer restarted by any
+ * ACK and no hint 5,316 drops and 548.9 us; go-back-N resent 6,784 for 5,585). The run is
+ * the same twice.
  */
 static void
 test_efa_incast(void **state)
@@ -304,7 +242,7 @@ test_efa_incast(void **state)
 
 		ft_sim_cfg_init(&cfg);
 		cfg.packet = &pc;
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
 		pe = pk(e);
 		assert_true(pe->srd && pe->spray && pe->may_drop);
 		ft__pk_bytes(e, &sub, &del);
@@ -317,8 +255,7 @@ test_efa_incast(void **state)
 		for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
 			dups += c.port[l].dup_requests;
 		assert_int_equal(c.nretx, c.ndrops + dups);
-		assert_int_equal(dups, 0);
-		assert_int_equal(c.nretx, c.ndrops);
+		assert_true(dups * 100 <= c.ndrops); /* a packet still queued, resent */
 		assert_true(c.port[hot].q_max_bytes <= pe->sw_limit);
 		if (k == 0)
 			assert_int_equal(c.ndrops, 0);
@@ -333,14 +270,16 @@ test_efa_incast(void **state)
 		assert_int_equal(nsampled, np);
 		if (getenv("FT_PKTCLOUD_PRINT"))
 			print_message("incast, buffer %llu B: makespan %.1f us (floor %.1f us), "
-			              "drops %llu of %llu packets, retx %llu, q_max %llu B\n",
+			              "drops %llu of %llu packets, retx %llu (%llu duplicates), "
+			              "q_max %llu B, %llu gap hints\n",
 			              (unsigned long long)pe->sw_limit, c.makespan_s * 1e6,
 			              (double)np * (1u << 20) / cap * 1e6,
 			              (unsigned long long)c.ndrops, (unsigned long long)c.npackets,
-			              (unsigned long long)c.nretx,
-			              (unsigned long long)c.port[hot].q_max_bytes);
+			              (unsigned long long)c.nretx, (unsigned long long)dups,
+			              (unsigned long long)c.port[hot].q_max_bytes,
+			              (unsigned long long)pe->nsrd_hints);
 		ft_packet_engine.destroy(e);
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c2);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c2);
 		assert_int_equal(c2.ndrops, c.ndrops);
 		assert_int_equal(c2.nretx, c.nretx);
 		assert_int_equal(c2.npackets, c.npackets);
@@ -348,6 +287,150 @@ test_efa_incast(void **state)
 		assert_true(c2.makespan_s == c.makespan_s);
 		ft_packet_engine.destroy(e);
 	}
+	ft_topo_free(n.t);
+}
+
+/* The timeouts the senders' NICs counted in @c. */
+static uint64_t
+timeouts_of(const struct net *n, const struct ft_sim_counters *c)
+{
+	uint64_t t = 0;
+
+	for (uint32_t l = 0; l < ft_topo_nlinks(n->t); l++)
+		t += c->port[l].ack_timeouts;
+	return t;
+}
+
+/*
+ * SRD's timer runs from the flow's first packet and restarts only when snd_una moves: a
+ * flow whose ACKs keep trickling in past a lost packet still times out. One flow of 64
+ * packets, store and forward with one-packet ingress buffers (the closed form below:
+ * the odd packets drop at the sender's leaf, the even ones arrive, each ACKed), a 5 us
+ * timeout: the sender's NIC takes 64 x 0.337 us = 21.6 us to put the flow on the wire,
+ * snd_una stops at packet 1 once packet 0's ACK is back (a path latency, about 2 us),
+ * and the timer fires 5 us after that, at about 7 us, while the ACKs of the even packets
+ * are still coming: by 15 us the flow has timed out and resent. (Before, the timer was
+ * armed at the tail's departure and restarted by every ACK: no timeout until the ACKs
+ * stopped, after 21.6 us.) No gap hint fires (64 packets: none is PK_SRD_REORDER past
+ * another). Run to the end every byte arrives and resends = drops + duplicates, exactly.
+ */
+static void
+test_srd_timer_oldest(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_NONE, .rto_s = 5e-6, .store_forward = true,
+		                    .port_buffer_bytes = 4096 + 121 };
+	struct ft_sim_counters c;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	uint64_t sub, del, dups = 0;
+
+	(void)state;
+	net_build(&n, "aws-p5:2", NULL);
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64 * 4096, &s);
+	assert_int_equal(ft_packet_engine.run(e, 15e-6, &err), 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	if (getenv("FT_PKTCLOUD_PRINT"))
+		print_message("timer: by 15 us %llu timeouts, %llu drops, %llu resends\n",
+		              (unsigned long long)timeouts_of(&n, &c),
+		              (unsigned long long)c.ndrops, (unsigned long long)c.nretx);
+	assert_true(c.ndrops > 0);
+	assert_int_equal(timeouts_of(&n, &c), 1);
+	assert_true(c.nretx > 0);
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
+		dups += c.port[l].dup_requests;
+	assert_int_equal(c.nretx, c.ndrops + dups);
+	assert_int_equal(pk(e)->nsrd_hints, 0);
+	if (getenv("FT_PKTCLOUD_PRINT"))
+		print_message("timer: makespan %.1f us, %llu timeouts, %llu drops, %llu resends, "
+		              "%llu duplicates\n",
+		              c.makespan_s * 1e6, (unsigned long long)timeouts_of(&n, &c),
+		              (unsigned long long)c.ndrops, (unsigned long long)c.nretx,
+		              (unsigned long long)dups);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
+/*
+ * SRD's gap hint: an ACK that names a packet PK_SRD_REORDER (64) places past one not
+ * acknowledged resends that one at once, ahead of the timer. One flow of N = 1024
+ * packets (345 us on the wire) over a link with a bit error rate of 1e-7, no rate
+ * control: 18 packets are lost. With the hint every loss but those among the last 64
+ * packets is resent within 64 packet times and a round trip, so when the tail has left
+ * (350 us) every packet more than 64 before the last one sent has arrived (measured:
+ * snd_una 990, snd_nxt 1021). With the timer alone the first loss still holds snd_una
+ * (726) until the next timeout. Every byte arrives, each resend is a drop or a
+ * duplicate, at most one timeout fires (a loss among the last 64 packets waits for the
+ * timer: no tail probe is modelled), and the run is the same twice.
+ */
+static void
+test_srd_gap_hint(void **state)
+{
+	struct net n;
+	uint32_t ends[2], N = 1024;
+	struct ft_sim_cfg cfg;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_NONE, .ber = 1e-7 };
+	struct ft_sim_counters c, c2;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	const struct pk_flow *f;
+	uint64_t sub, del, dups = 0, hints;
+
+	(void)state;
+	net_build(&n, "aws-p5:2", NULL);
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, (uint64_t)N * 4096, &s);
+	assert_int_equal(ft_packet_engine.run(e, 350e-6, &err), 0);
+	f = ft_vec_at(&pk(e)->flows, 0);
+	if (getenv("FT_PKTCLOUD_PRINT"))
+		print_message("gap hint: at 350 us snd_una %u, snd_nxt %u\n", f->snd_una,
+		              f->snd_nxt);
+	assert_true(pk(e)->nsrd_hints > 0);
+	assert_true(f->snd_nxt > N - 8 && f->snd_una + PK_SRD_REORDER > f->snd_nxt);
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	ft__pk_bytes(e, &sub, &del);
+	assert_int_equal(sub, del);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
+		dups += c.port[l].dup_requests;
+	hints = pk(e)->nsrd_hints;
+	if (getenv("FT_PKTCLOUD_PRINT"))
+		print_message("gap hint: makespan %.1f us, %llu hints, %llu timeouts, %llu drops, "
+		              "%llu resends, %llu duplicates\n",
+		              c.makespan_s * 1e6, (unsigned long long)hints,
+		              (unsigned long long)timeouts_of(&n, &c),
+		              (unsigned long long)c.ndrops, (unsigned long long)c.nretx,
+		              (unsigned long long)dups);
+	assert_true(c.ndrops > 0);
+	assert_int_equal(c.nretx, c.ndrops + dups);
+	assert_true(timeouts_of(&n, &c) <= 1);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, (uint64_t)N * 4096, &c2);
+	assert_int_equal(c2.ndrops, c.ndrops);
+	assert_int_equal(c2.nretx, c.nretx);
+	assert_int_equal(c2.nevents, c.nevents);
+	assert_int_equal(pk(e)->nsrd_hints, hints);
+	assert_true(c2.makespan_s == c.makespan_s);
+	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
 
@@ -394,7 +477,7 @@ test_srd_selective_closed_form(void **state)
 			}
 			ft_sim_cfg_init(&cfg);
 			cfg.packet = &pc;
-			e = run_pairs(&n, &cfg, ends, 1, N * 4096, &c);
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, N * 4096, &c);
 			assert_true(pk(e)->sack && pk(e)->may_drop && !pk(e)->srd);
 			ft__pk_bytes(e, &sub, &del);
 			assert_int_equal(sub, del);
@@ -408,7 +491,7 @@ test_srd_selective_closed_form(void **state)
 				assert_true(c.makespan_s > (double)P * 100e-6 &&
 				            c.makespan_s < (double)(P + 1) * 100e-6);
 			ft_packet_engine.destroy(e);
-			e = run_pairs(&n, &cfg, ends, 1, N * 4096, &c2);
+			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, N * 4096, &c2);
 			assert_int_equal(c2.ndrops, c.ndrops);
 			assert_int_equal(c2.nretx, c.nretx);
 			assert_int_equal(c2.nevents, c.nevents);
@@ -453,7 +536,7 @@ test_srd_rule(void **state)
 	ends[0] = ft_topo_nic(n.t, 0, 0);
 	ends[1] = ft_topo_nic(n.t, 1, 0);
 	ft_sim_cfg_init(&cfg);
-	e = run_pairs(&n, &cfg, ends, 1, 4096, &c);
+	e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 4096, &c);
 	pe = ft_container_of(e, struct pk_engine, base);
 	assert_double_equal(pe->line_Bps, 12.5e9, 1);
 	assert_double_equal(pe->srd_target_s, 8 * 4217.0 / 12.5e9, 1e-15);
@@ -503,7 +586,7 @@ test_tcp_window(void **state)
 		pc.switch_buffer_bytes = 256u << 20;
 		pc.tcp_window_bytes = k == 0 ? 32 * 4096 : 64u << 20;
 		cfg.packet = &pc;
-		e = run_pairs(&n, &cfg, ends, np, 1u << 20, &c);
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, np, 1u << 20, &c);
 		assert_true(pk(e)->tcp);
 		assert_int_equal(pk(e)->wnd_pkts, k == 0 ? 32 : 16384);
 		ft__pk_bytes(e, &sub, &del);
@@ -602,6 +685,8 @@ main(void)
 		cmocka_unit_test(test_spray_even),
 		cmocka_unit_test(test_efa_incast),
 		cmocka_unit_test(test_srd_selective_closed_form),
+		cmocka_unit_test(test_srd_timer_oldest),
+		cmocka_unit_test(test_srd_gap_hint),
 		cmocka_unit_test(test_srd_rule),
 		cmocka_unit_test(test_tcp_window),
 		cmocka_unit_test(test_tcp_window_too_small),
