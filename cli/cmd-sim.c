@@ -140,7 +140,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
-		           "analytic, flow, ideal or packet (default: flow)"),
+		           "analytic, flow, ideal or packet (default: the scenario's, else flow)"),
 		OPT_STRING(0, "routing", &o.routing, "R",
 		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
