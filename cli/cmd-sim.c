@@ -14,7 +14,7 @@
 #include "cli.h"
 
 static const char *const synopsis[] = {
-	"fabtune sim SCENARIO.yaml [--engine analytic|flow|packet] [--routing R] [--qps N]",
+	"fabtune sim SCENARIO.yaml [--engine analytic|flow|ideal|packet] [--routing R] [--qps N]",
 	"fabtune sim SPEC --op OP [-b SIZE] [-e SIZE] [-f FACTOR] [--algo A] [--proto P]",
 	"fabtune sim --sweep SWEEP.yaml",
 	NULL,
