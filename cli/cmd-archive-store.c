@@ -91,8 +91,10 @@ cmd_archive_import(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	const struct cmd_usage usage = CMD_USAGE(
 		"archive import",
-		"Import runs: a fabtune export (JSON), or the text output of nccl-tests or\n"
-		"perftest (through the parsers). Each file is imported whole or not at all.",
+		"Import runs: a fabtune export (JSON), or the output of any tool that\n"
+		"'fabtune parse --list' names (nccl-tests, perftest, OSU, ibstat, ...), through\n"
+		"the parsers; a tool's JSON output (iperf3 --json, a profiler trace) needs\n"
+		"--format. Each file is imported whole or not at all.",
 		opts, "fabtune archive import FILE... [--format NAME]");
 
 	return cli_archive_each(ctx, &usage, argc, argv, "FILE... to import", "imported",

@@ -171,7 +171,7 @@ static const struct cmd archive_cmds[] = {
 	{ "check", cmd_archive_check, "check the archive's integrity" },
 	{ "compare", archive_compare, "compare a run with a baseline; exit 1 on regression" },
 	{ "export", cmd_archive_export, "export runs as JSON" },
-	{ "import", cmd_archive_import, "import a fabtune export, nccl-tests or perftest output" },
+	{ "import", cmd_archive_import, "import a fabtune export or a tool's output" },
 	{ "list", archive_list, "list the archived runs" },
 	{ "rm", cmd_archive_rm, "delete runs" },
 	{ "show", archive_show, "show one run" },

@@ -14,7 +14,7 @@
 #include "cli.h"
 
 static const char *const synopsis[] = {
-	"fabtune sim SCENARIO.yaml [--engine analytic|flow|packet] [--routing R] [--qps N]",
+	"fabtune sim SCENARIO.yaml [--engine analytic|flow|ideal|packet] [--routing R] [--qps N]",
 	"fabtune sim SPEC --op OP [-b SIZE] [-e SIZE] [-f FACTOR] [--algo A] [--proto P]",
 	"fabtune sim --sweep SWEEP.yaml",
 	NULL,
@@ -140,7 +140,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	bool save = false;
 	const struct opt opts[] = {
 		OPT_STRING(0, "engine", &o.engine, "NAME",
-		           "analytic, flow, ideal or packet (default: flow)"),
+		           "analytic, flow, ideal or packet (default: the scenario's, else flow)"),
 		OPT_STRING(0, "routing", &o.routing, "R",
 		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),

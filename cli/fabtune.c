@@ -19,7 +19,7 @@
 /* Sorted by name; a unit test checks the order and that each has a doc page. */
 const struct cmd cli_commands[] = {
 	{ "advise", cmd_advise, "advise NCCL, MTU, PFC/ECN, routing and placement changes, with gains" },
-	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import" },
+	{ "archive", cmd_archive, "the run archive: list, show, compare, baseline, export, import, rm, check" },
 	{ "bench", cmd_bench, "measure this host or cluster (nccl-tests, perftest style)" },
 	{ "diagnose", cmd_diagnose, "locate the fault layer by layer, with evidence and fix" },
 	{ "doctor", cmd_doctor, "check this host end to end: probe, bench, model, diagnosis, baseline" },
@@ -307,17 +307,73 @@ cli_unknown_command(const struct cli_ctx *ctx, const struct cmd *table, size_t n
 	return EXIT_USAGE;
 }
 
+/*
+ * help --json, and a group's --help --json: the commands as
+ * {"schema": "fabtune.help/1", "command": GROUP, "commands": [{"name",
+ * "summary"}]}, "command" only for a group ("archive", "archive baseline"),
+ * as a command's own --help --json names it.
+ */
+static int
+list_commands_json(struct cli_ctx *ctx, const struct cmd *table, size_t n, const char *group)
+{
+	const char *cmd = ctx->cmd;
+	struct cli_answer a;
+	int rc;
+
+	cli_answer_begin(&a, NULL);
+	if (group)
+		ft_json_kv_str(&a.j, "command", group);
+	cli_answer_array(&a, "commands");
+	for (size_t i = 0; i < n; i++) {
+		ft_json_obj_begin(&a.j);
+		ft_json_kv_str(&a.j, "name", table[i].name);
+		ft_json_kv_str(&a.j, "summary", table[i].summary);
+		ft_json_obj_end(&a.j);
+	}
+	ctx->cmd = "help";
+	rc = cli_answer_end(ctx, &a, 0, NULL);
+	ctx->cmd = cmd;
+	return rc;
+}
+
+/*
+ * A group's arguments when no verb comes first: options only (verb_first()
+ * put a verb first when there is one). True when one is --help or -h, with
+ * *@json set when --json is among them, as "fabtune archive --json --help".
+ */
+static bool
+group_wants_help(int argc, char **argv, bool *json)
+{
+	bool help = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			help = true;
+		else if (strcmp(argv[i], "--json") == 0)
+			*json = true;
+	}
+	return help;
+}
+
 int
 cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, char **argv,
 	     struct cli_ctx *ctx)
 {
 	const struct cmd *c;
 	char name[64];
+	bool json = false;
 
 	verb_first(argc, argv);
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		cli_list_commands(table, n, group, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc < 2) {
+		cli_list_commands(table, n, group, stderr);
+		return EXIT_USAGE;
+	}
+	if (argv[1][0] == '-' && group_wants_help(argc, argv, &json)) {
+		ctx->json = ctx->json || json;
+		if (ctx->json)
+			return list_commands_json(ctx, table, n, group);
+		cli_list_commands(table, n, group, stdout);
+		return EXIT_OK;
 	}
 	c = cli_find_cmd(table, n, argv[1]);
 	if (!c)
@@ -325,22 +381,6 @@ cli_dispatch(const struct cmd *table, size_t n, const char *group, int argc, cha
 	snprintf(name, sizeof(name), "%s %s", group, c->name);
 	ctx->cmd = name;
 	return c->run(argc - 1, argv + 1, ctx);
-}
-
-/* help --json: the commands as {"commands": [{"name", "summary"}]}. */
-static int
-list_commands_json(struct cli_ctx *ctx, const struct cmd *table, size_t n)
-{
-	struct cli_answer a;
-
-	cli_answer_begin(&a, "commands");
-	for (size_t i = 0; i < n; i++) {
-		ft_json_obj_begin(&a.j);
-		ft_json_kv_str(&a.j, "name", table[i].name);
-		ft_json_kv_str(&a.j, "summary", table[i].summary);
-		ft_json_obj_end(&a.j);
-	}
-	return cli_answer_end(ctx, &a, 0, NULL);
 }
 
 int
@@ -356,7 +396,7 @@ cmd_help(int argc, char **argv, struct cli_ctx *ctx)
 	if (n < 0)
 		return rc;
 	if (n == 0 && ctx->json)
-		return list_commands_json(ctx, cli_commands, cli_ncommands);
+		return list_commands_json(ctx, cli_commands, cli_ncommands, NULL);
 	if (n == 0) {
 		cli_list_commands(cli_commands, cli_ncommands, NULL, stdout);
 		return EXIT_OK;
@@ -375,7 +415,7 @@ int
 cmd_version(int argc, char **argv, struct cli_ctx *ctx)
 {
 	const struct cmd_usage usage = CMD_USAGE(
-		"version", "Print the version of fabtune and its optional parts.", NULL,
+		"version", "Print the version of fabtune.", NULL,
 		"fabtune version");
 	const char *version = ctx->stable ? "VERSION" : ft_version();
 	struct cli_answer a;

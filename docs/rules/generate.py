@@ -185,7 +185,8 @@ LIMITS = {
 
 def main():
     exe = sys.argv[1] if len(sys.argv) > 1 else "build/cli/fabtune"
-    rules = json.loads(subprocess.check_output([exe, "diagnose", "--list-rules", "--json"]))
+    out = subprocess.check_output([exe, "diagnose", "--list-rules", "--json"])
+    rules = json.loads(out)["rules"]  # {"schema": "fabtune.diagnose/1", "rules": [...]}
     # the pages go beside this script, or to the folder named second (to compare)
     here = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.abspath(__file__))
     missing = [r["id"] for r in rules if r["id"] not in T]

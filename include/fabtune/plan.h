@@ -530,7 +530,7 @@ FT_API int ft_plan_job_search(const struct ft_plan_job *job, const struct ft_pla
 /* --html: the page of @p (ft_plan_html()) with its timeline and a top-40 search frontier. */
 FT_API int ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p,
                             struct ft_strbuf *sb, struct ft_error *err) FT_MUST_CHECK;
-/* The model presets: name, size and summary per line, or a JSON array and a newline. */
+/* The model presets: name, size and summary per line, or {"models": [...]} and a newline. */
 FT_API void ft_plan_model_presets_write(bool json, struct ft_strbuf *sb);
 
 #ifdef __cplusplus

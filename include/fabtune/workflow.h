@@ -191,7 +191,7 @@ FT_API int ft_workflow_inputs_gather(const struct ft_workflow_sources *src,
 
 /* ---- a diagnosis and its advice, written ---------------------------------- */
 
-/* The rules of ft_rule_at() as a table (rule, layer, severity, checks) or a JSON array. */
+/* The rules of ft_rule_at() as a table (rule, layer, severity, checks) or {"rules": [...]}. */
 FT_API void ft_workflow_rules_write(struct ft_strbuf *sb, bool json);
 
 /*

@@ -327,6 +327,8 @@ ft_plan_model_presets_write(bool json, struct ft_strbuf *sb)
 
 	if (json) {
 		ft_json_init(&j, sb, false);
+		ft_json_obj_begin(&j);
+		ft_json_key(&j, "models");
 		ft_json_arr_begin(&j);
 	}
 	for (size_t i = 0; i < ft_plan_model_preset_count(); i++) {
@@ -348,6 +350,7 @@ ft_plan_model_presets_write(bool json, struct ft_strbuf *sb)
 	}
 	if (json) {
 		ft_json_arr_end(&j);
+		ft_json_obj_end(&j);
 		ft_strbuf_addch(sb, '\n');
 	}
 }

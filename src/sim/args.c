@@ -213,11 +213,19 @@ ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_sce
 	*sc = NULL;
 	if (a->op)
 		return scenario_from_op(a, arg, sc, err);
-	/* a scenario file sets its own collectives: an option that would be ignored is refused */
-	if ((only = ft_sim_args_op_only(a)))
+	/*
+	 * a scenario file sets its own collectives: an option that would be ignored is
+	 * refused; a spec (dgx-h100:2, no such file) is told what it lacks
+	 */
+	if ((only = ft_sim_args_op_only(a))) {
+		if (!yaml_name(arg) && access(arg, F_OK) != 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s: only with SPEC --op OP; %s is a spec: give --op",
+			                    only, arg);
 		return ft_error_set(err, FT_EINVAL,
 		                    "%s: only with SPEC --op OP; %s sets its own collectives", only,
 		                    arg);
+	}
 	/* a FIFO, device, directory or oversized file: say that, not "not a scenario" */
 	fd = ft_file_open_input(arg, NULL, &open_err);
 	if (fd < 0 && fd != FT_ENOENT)

@@ -67,6 +67,8 @@ rules_json(struct ft_strbuf *sb)
 	struct ft_json j;
 
 	ft_json_init(&j, sb, false);
+	ft_json_obj_begin(&j);
+	ft_json_key(&j, "rules");
 	ft_json_arr_begin(&j);
 	for (size_t i = 0; i < ft_rule_count(); i++) {
 		const struct ft_rule *r = ft_rule_at(i);
@@ -88,6 +90,7 @@ rules_json(struct ft_strbuf *sb)
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
+	ft_json_obj_end(&j);
 	ft_strbuf_addch(sb, '\n');
 }
 

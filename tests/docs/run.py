@@ -6,8 +6,8 @@
 # is a fenced block whose info string is `console`:
 #
 #   ```console
-#   $ fabtune spec preset:dgx-h100:2      <- a command, run by bash
-#   name: dgx-h100:2                      <- its expected output, line by line
+#   $ fabtune spec dgx-h100:2              <- a command, run by bash
+#   cluster dgx-h100:2 (dgx-h100:2)       <- its expected output, line by line
 #   ...                                   <- any number of lines (elision)
 #   $ fabtune archive compare   # exit 1  <- the exit status it must give
 #   ```

@@ -483,6 +483,88 @@ test_cli_run(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * A group ("archive", "archive baseline") answers --help as a command does:
+ * its verbs as text, or as JSON with --json on either side of --help, the
+ * schema fabtune.help/1 and the group in "command".
+ */
+static int
+verb_ok(int argc, char **argv, struct cli_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	(void)ctx;
+	return 42;
+}
+
+static char *
+group_output(struct cli_ctx *ctx, int argc, char **argv, int *rc)
+{
+	static const struct cmd table[] = { { "one", verb_ok, "the first verb" },
+					    { "two", verb_ok, "the second verb" } };
+	FILE *saved_out = stdout, *saved_err = stderr, *f = tmpfile();
+	char *buf = calloc(1, 4096);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	stdout = f;
+	stderr = fopen("/dev/null", "w");
+	*rc = cli_dispatch(table, FT_ARRAY_SIZE(table), "grp", argc, argv, ctx);
+	fflush(stdout);
+	fclose(stderr);
+	stdout = saved_out;
+	stderr = saved_err;
+	rewind(f);
+	assert_true(fread(buf, 1, 4095, f) < 4095);
+	fclose(f);
+	return buf;
+}
+
+static void
+test_group_help(void **state)
+{
+	char *json_after[] = { "grp", "--help", "--json", NULL };
+	char *json_before[] = { "grp", "--json", "--help", NULL };
+	char *text[] = { "grp", "-h", NULL };
+	char *verb[] = { "grp", "two", NULL };
+	char *none[] = { "grp", "--json", NULL };
+	struct cli_ctx ctx;
+	char *out;
+	int rc;
+
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cmd = "grp";
+	cli_set_running(&ctx);
+	out = group_output(&ctx, 3, json_after, &rc);
+	assert_int_equal(rc, EXIT_OK);
+	assert_string_equal(out, "{\"schema\":\"fabtune.help/1\",\"command\":\"grp\",\"commands\":"
+				 "[{\"name\":\"one\",\"summary\":\"the first verb\"},"
+				 "{\"name\":\"two\",\"summary\":\"the second verb\"}]}\n");
+	assert_string_equal(ctx.cmd, "grp");
+	free(out);
+	out = group_output(&ctx, 3, json_before, &rc);
+	assert_int_equal(rc, EXIT_OK);
+	assert_non_null(strstr(out, "\"command\":\"grp\""));
+	free(out);
+	ctx.json = false; /* the --json above set it, as for the rest of a command */
+	out = group_output(&ctx, 2, text, &rc);
+	assert_int_equal(rc, EXIT_OK);
+	assert_non_null(strstr(out, "usage: fabtune grp <command>"));
+	assert_non_null(strstr(out, "  two        the second verb\n"));
+	assert_null(strchr(out, '{'));
+	free(out);
+	out = group_output(&ctx, 2, verb, &rc);
+	assert_int_equal(rc, 42);
+	free(out);
+	ctx.cmd = "grp"; /* the verb named it "grp two", in a buffer now gone */
+	out = group_output(&ctx, 2, none, &rc);
+	assert_int_equal(rc, EXIT_USAGE);
+	assert_string_equal(out, "");
+	free(out);
+	cli_set_running(NULL);
+}
+
 int
 main(void)
 {
@@ -496,6 +578,7 @@ main(void)
 		cmocka_unit_test(test_bench_table_is_perftest),
 		cmocka_unit_test(test_bench_perftest_settings),
 		cmocka_unit_test(test_cli_run),
+		cmocka_unit_test(test_group_help),
 	};
 	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3501,6 +3501,12 @@ test_sim_args(void **state)
 	assert_string_equal(err.msg, "--channels: only with SPEC --op OP; lab.yaml sets its own "
 	                             "collectives");
 	assert_null(sc);
+	/* a spec given such an option lacks --op: it sets no collectives of its own */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft_sim_args_scenario(&a, "dgx-h100:2", &sc, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--channels: only with SPEC --op OP; dgx-h100:2 is a spec: "
+	                             "give --op");
+	assert_null(sc);
 	a.channels = FT_SPEC_CHANNELS_UNSET;
 	a.maxb = 1 << 20;
 	assert_string_equal(ft_sim_args_op_only(&a), "-e/--maxbytes");

@@ -1,0 +1,1 @@
+--json archive baseline --help

@@ -1,0 +1,1 @@
+sim dgx-h100:2 --channels 2
