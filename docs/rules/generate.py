@@ -97,7 +97,7 @@ T = {
     "eth-not-rdma-netdev": ("the netdev driver is veth, bridge, tun or macvlan.", "configuration check (ROCE-GID)"),
     "perf-no-results": ("a benchmark listed its ranks but the same file holds no busbw, time, bandwidth or latency figure.", "output shape"),
     "perf-busbw-below-model": ("the best busbw (at the expected size, or the plateau when bytes = 0) is below 80% of the expectation (error below 55%).", "NA-EXPECT 80% heuristic; SYM-BW-HALF"),
-    "perf-latency-above-model": ("an expectation with lat_us: the measured latency (perftest p50, else the nccl-tests time: the lesser of its out-of-place and in-place columns, so a spike in one column's average is not taken for a slow path) at its size, or at the smallest size when bytes = 0, is >= 1.25x the expectation (error >= 2x).", "heuristic"),
+    "perf-latency-above-model": ("an expectation with lat_us: the measured latency (perftest p50, else the nccl-tests time: the lesser of its out-of-place and in-place columns, so a spike in one column's average is not taken for a slow path) at its size, or at the smallest size when bytes = 0, is >= 1.5x the expectation (error >= 2x).", "heuristic"),
     "perf-scale-drop": ("the same test in several runs (one file each) at different rank counts: the plateau busbw of the largest run is below 85% of the smallest's.", "SYM-SCALE-DROP signature; 85% is a heuristic"),
     "perf-latency-jitter": ("p99 / p50 >= 2 for one size (error >= 10).", "heuristic"),
     "perf-pair-outlier": ("a pair below 80% of the median of at least 3 pairs.", "heuristic"),

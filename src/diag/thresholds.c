@@ -40,7 +40,10 @@ const struct ft_diag_thresholds ft__diag_default_thresholds = {
 	.rx_out_of_buffer_rate_max = 100,
 	.busbw_model_min = 0.80,   /* NA-EXPECT */
 	.busbw_model_error = 0.55, /* SYM-BW-HALF */
-	.latency_model_max = 1.25,
+	/* Past the model's own spread: on the 41 published healthy curves of
+	 * bench/model-fidelity.sh (--points), 64 of the 208 sizes up to 128 MiB measure
+	 * over 1.25x the model and 23 over 1.5x (p90 1.51-1.53x). */
+	.latency_model_max = 1.5,
 	.latency_model_error = 2.0,
 	.jitter_max = 2.0,
 	.jitter_error = 10.0,

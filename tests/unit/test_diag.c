@@ -2073,6 +2073,10 @@ test_thresholds_moved(void **state)
 		/* 90 us against 40 us: 2.25x is an error; under 2.5x nothing */
 		{ "latency_model_max: 2.5", "perf-latency-above-model",
 		  "bench.test@h1=all_reduce_perf;bench.time_us@h1=90|8", true, E, NONE },
+		/* 52 us against 40 us: 1.3x is within the model's spread by default, warns from
+		 * 1.25x */
+		{ "latency_model_max: 1.25", "perf-latency-above-model",
+		  "bench.test@h1=all_reduce_perf;bench.time_us@h1=52|8", true, NONE, W },
 		/* 60 us against 40 us: 1.5x warns, and is an error from 1.4x */
 		{ "latency_model_error: 1.4", "perf-latency-above-model",
 		  "bench.test@h1=all_reduce_perf;bench.time_us@h1=60|8", true, W, E },
@@ -2179,7 +2183,7 @@ test_thresholds_moved(void **state)
 		assert_true(t.rx_discards_max == 1000 && t.rx_discards_rate_max == 1);
 		assert_true(t.rx_out_of_buffer_max == 1000 && t.rx_out_of_buffer_rate_max == 100);
 		assert_true(t.busbw_model_min == 0.80 && t.busbw_model_error == 0.55);
-		assert_true(t.latency_model_max == 1.25 && t.latency_model_error == 2.0);
+		assert_true(t.latency_model_max == 1.5 && t.latency_model_error == 2.0);
 		assert_true(t.jitter_max == 2.0 && t.jitter_error == 10.0 && t.jitter_min_us == 1.0);
 		assert_true(t.pair_outlier_min == 0.80 && t.scale_drop_min == 0.85);
 		assert_true(t.paused_fraction_error == 0.50 && t.copy_bw_min == 0.85);
