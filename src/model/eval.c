@@ -436,20 +436,20 @@ static void
 pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
          enum ft_proto p, struct ft__model_cost *c, double *t, struct ft_model_pipeline *pl)
 {
-	double lf, bf;
+	double lf_tuner, bf;
 
 	ft__model_pipe(l, q->op, a, p, c, q->bytes, q->cuda_graph, pl);
 	/* nccl-tests -g N: one thread launches the operation on its N GPUs in turn
 	 * (one group over N communicators), N host launches per iteration. */
 	if (q->gpus_per_thread > 1)
 		pl->launch_s *= q->gpus_per_thread;
-	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
-	/* The ring's plateau factor (x 1.4 on a ring/Simple all-reduce across nodes, kb
-	 * NA-MODEL) is the tuner's price, steering its pick off ring/Simple where the
-	 * pipeline binds; the run does not pay it: the ramp and the proxy's floor above are
-	 * that cost, so the pick's time here pays its latency once. */
-	lf = 1.0;
-	*t = ft__model_pipe_time(c, lf, bf, q->bytes, pl);
+	/* Only the bandwidth factor is the run's. The latency factor (the ring's plateau,
+	 * x 1.4 on a ring/Simple all-reduce across nodes, kb NA-MODEL) is the tuner's
+	 * price, steering its pick off ring/Simple where the pipeline binds; the run does
+	 * not pay it: the ramp and the proxy's floor above are that cost, so the pick's
+	 * time here pays its latency once. */
+	ft__model_factors(l, q->op, a, p, q->bytes, &lf_tuner, &bf);
+	*t = ft__model_pipe_time(c, 1.0, bf, q->bytes, pl);
 	if (*t <= pl->launch_s)
 		ft_strlcpy(c->bottleneck, "launch", sizeof(c->bottleneck));
 	else if (*t <= pl->proxy_s)
