@@ -549,7 +549,8 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 
 		l.time_run_channels = true;
 		ft__model_cost(&l, q->op, best_a, best_p, q->bytes, &best_c);
-		if (ex && (best_c.bw_Bps != tuner.bw_Bps || best_c.links_bw_Bps != tuner.links_bw_Bps))
+		if (ex && (best_c.bw_Bps != tuner.bw_Bps ||
+		           best_c.links_bw_Bps != tuner.links_bw_Bps))
 			ex->run_channels_Bps =
 			        best_c.links_bw_Bps > 0 ? best_c.links_bw_Bps : best_c.bw_Bps;
 	}

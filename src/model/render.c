@@ -315,9 +315,10 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
 		ft_strbuf_adds(sb, "\n");
 		if (ex->run_channels_Bps > 0)
-			ft_strbuf_addf(sb, "#    kernel      %.2f GB/s algorithm bandwidth: the per-channel "
-			               "caps on the %u channels the kernel runs, not the graph's %u the "
-			               "tuner prices\n",
+			ft_strbuf_addf(sb,
+			               "#    kernel      %.2f GB/s algorithm bandwidth: the "
+			               "per-channel caps on the %u channels the kernel runs, not the "
+			               "graph's %u the tuner prices\n",
 			               ex->run_channels_Bps / 1e9,
 			               ft_model_run_nchannels(&ex->links, r->algo),
 			               ex->links.graph_nchannels);
