@@ -382,6 +382,28 @@ test_host_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* ACSCtl of a bridge's ACS capability, as lspci prints it (HOST-ACS) */
+	parse_fixture(FIXTURES "/lspci/lspci-vvv-epyc-gpp-bridge-acs-on-rccl547.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "host.acs"), 1);
+	o = find_obs(&set, "host.acs", "40:01.1", -1);
+	assert_true(o && strcmp(o->str, "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+	                                  "EgressCtrl- DirectTrans-") == 0);
+	assert_false(o->has_num);
+	o = find_obs(&set, "numa.node", "40:01.1", -1);
+	assert_true(o && o->num == 1);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* `lspci -vvv | grep ACSCtl`: no device lines, each port read without a name */
+	parse_fixture(FIXTURES "/lspci/lspci-grep-acsctl-plx-on-and-off-nccl304.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "host.acs"), 2);
+	o = find_obs(&set, "host.acs", "", -1);
+	assert_true(o && strncmp(o->str, "SrcValid+ ", 10) == 0);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
 	parse_fixture(FIXTURES "/mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
 	              &set, &run);
 	o = find_obs(&set, "roce.qos.pfc_enabled_prios", "eth4", -1);
