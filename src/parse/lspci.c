@@ -67,10 +67,9 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__emit_str(c, it.lineno, "pcie.device", ft__trim(rest));
 			continue;
 		}
-		/* a cut paste may hold the link lines without their device's line (no BDF) */
-		if (!ft__split(s, ':', &k, &v) ||
-		    (!in_dev && !ft__eq(k, "LnkCap") && !ft__eq(k, "LnkSta") &&
-		     !ft__eq(k, "ACSCtl"))) {
+		/* a cut paste may hold link or ACSCtl lines without their device line (no BDF) */
+		if (!ft__split(s, ':', &k, &v) || (!in_dev && !ft__eq(k, "LnkCap") &&
+		                                   !ft__eq(k, "LnkSta") && !ft__eq(k, "ACSCtl"))) {
 			if (!in_dev)
 				ft__unread(c, it.lineno, "not lspci output", s);
 			continue;
