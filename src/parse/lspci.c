@@ -9,9 +9,14 @@
  * Keys for device = BDF: `pcie.device` (str "class: description"),
  * `pcie.link.speed_max` / `pcie.link.width_max` from LnkCap,
  * `pcie.link.speed_cur` / `pcie.link.width_cur` from LnkSta (GT/s, lanes;
- * HOST-PCIE), and `numa.node`. Other lines of a block are passed over.
- * LnkCap and LnkSta lines pasted without their device's line are read too,
- * for a device without a name; other lines before the first device are not
+ * HOST-PCIE), `numa.node`, and `host.acs` (str, the flags as lspci prints
+ * them: "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl-
+ * DirectTrans-") from the ACSCtl line of the Access Control Services
+ * capability, which bridges and switch ports carry (HOST-ACS: SrcValid+ or
+ * ReqRedir+ there sends GPU-NIC peer traffic up to the root complex). Other
+ * lines of a block are passed over. LnkCap, LnkSta and ACSCtl lines pasted
+ * without their device's line (`lspci -vvv | grep ACSCtl`) are read too, for
+ * a device without a name; other lines before the first device are not
  * lspci's.
  */
 #include "parse_int.h"
@@ -62,9 +67,9 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			ft__emit_str(c, it.lineno, "pcie.device", ft__trim(rest));
 			continue;
 		}
-		/* a cut paste may hold the link lines without their device's line (no BDF) */
-		if (!ft__split(s, ':', &k, &v) ||
-		    (!in_dev && !ft__eq(k, "LnkCap") && !ft__eq(k, "LnkSta"))) {
+		/* a cut paste may hold link or ACSCtl lines without their device line (no BDF) */
+		if (!ft__split(s, ':', &k, &v) || (!in_dev && !ft__eq(k, "LnkCap") &&
+		                                   !ft__eq(k, "LnkSta") && !ft__eq(k, "ACSCtl"))) {
 			if (!in_dev)
 				ft__unread(c, it.lineno, "not lspci output", s);
 			continue;
@@ -73,6 +78,8 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 			link_fields(c, it.lineno, v, "pcie.link.speed_max", "pcie.link.width_max");
 		else if (ft__eq(k, "LnkSta"))
 			link_fields(c, it.lineno, v, "pcie.link.speed_cur", "pcie.link.width_cur");
+		else if (ft__eq(k, "ACSCtl"))
+			ft__emit_str(c, it.lineno, "host.acs", ft__trim(v));
 		else if (ft__eq(k, "NUMA node") && ft__u64(v, &u))
 			ft__emit_num(c, it.lineno, "numa.node", (double)u, NULL);
 	}
@@ -80,4 +87,4 @@ ft__lspci_run(struct ft__pctx *c, const char *text, size_t len)
 }
 
 FT__PARSER(lspci, "lspci", "lspci -vv: PCIe link capability vs status (speed, width), NUMA node",
-           { 90, { "LnkCap:|LnkSta:" } });
+           { 90, { "LnkCap:|LnkSta:|ACSCtl:" } });

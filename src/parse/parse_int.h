@@ -501,7 +501,8 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
 	X(nvue)             \
 	X(nvidia_smi_q)     \
 	X(smpquery)         \
-	X(rdma_stat)
+	X(rdma_stat)        \
+	X(ulimit)
 
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read

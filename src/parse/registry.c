@@ -138,6 +138,7 @@ entry_for_command(struct ft__span cmd)
 		{ "lspci", "lspci" },
 		{ "iperf3", "iperf3-json" },
 		{ "nv", "nvue" },
+		{ "ulimit", "ulimit" },
 	};
 	struct ft__span w, rest = cmd;
 	int nwords = 0;

@@ -50,6 +50,10 @@ snapshot(struct ft__probe *p)
 		rc = ft__probe_pci(p);
 	if (rc == 0)
 		rc = ft__probe_ecn(p);
+	if (rc == 0 && !p->counters_only)
+		rc = ft__probe_iommu(p);
+	if (rc == 0 && !p->counters_only)
+		rc = ft__probe_memlock(p);
 	return rc;
 }
 

@@ -38,6 +38,11 @@ bool ft__probe_link_base(const char *path, char *buf, size_t size);
 int ft__probe_ecn(struct ft__probe *p);
 int ft__probe_host_facts(struct ft__probe *p);
 int ft__probe_ib(struct ft__probe *p);
+int ft__probe_iommu(struct ft__probe *p);
+int ft__probe_memlock(struct ft__probe *p);
+struct rlimit;
+/* RLIMIT_MEMLOCK's soft limit as `ulimit -l` shows it: KiB (true) or "unlimited" (false). */
+bool ft__memlock_kib(const struct rlimit *rl, char *buf, size_t size, double *kib);
 int ft__probe_net(struct ft__probe *p);
 int ft__probe_pci(struct ft__probe *p);
 int ft__probe_tools(struct ft__probe *p);

@@ -2,8 +2,10 @@
 /*
  * probe/tools.c - run the installed tools the probe cannot replace by sysfs
  * reads (nvidia-smi topo -m, ibv_devinfo -v, ethtool -S per physical
- * interface) and hand their output to the parsers. A tool that is not on
- * PATH is passed over; one that fails leaves a `probe.tool` observation with
+ * interface, and lspci -vvv as root for the ACS control of PCIe bridges,
+ * `host.acs`, HOST-ACS: config space past the first 64 bytes needs root)
+ * and hand their output to the parsers. A tool that is not on PATH is
+ * passed over; one that fails leaves a `probe.tool` observation with
  * its exit status. Only for the live root: a captured tree has no tools.
  */
 #include "probe_int.h"
@@ -29,9 +31,14 @@ on_path(const char *tool)
 	return false;
 }
 
-/* Run @cmd (a fixed string built here, never user input), parse its stdout as @format. */
+/*
+ * Run @cmd (a fixed string built here, never user input), parse its stdout
+ * as @format; with @only, keep only the observations of that key (the rest
+ * the sysfs reads already give), with the probed host's name.
+ */
 static void
-run_tool(struct ft__probe *p, const char *tool, const char *cmd, const char *format)
+run_tool_only(struct ft__probe *p, const char *tool, const char *cmd, const char *format,
+              const char *only)
 {
 	struct ft_strbuf sb;
 	char buf[4096];
@@ -57,12 +64,32 @@ run_tool(struct ft__probe *p, const char *tool, const char *cmd, const char *for
 		ft__emit_cstr(&p->c, 0, "probe.tool", msg);
 	} else if (sb.len && !sb.oom) {
 		struct ft_error err = { 0 };
-		int rc = ft_parse_buffer(sb.buf, sb.len, cmd, format, p->c.out, NULL, &err);
+		struct ft_obs_set part;
+		int rc;
 
+		ft_obs_set_init(&part);
+		rc = ft_parse_buffer(sb.buf, sb.len, cmd, format, only ? &part : p->c.out, NULL,
+		                     &err);
+		for (size_t i = 0; rc == 0 && i < ft_obs_set_len(&part); i++) {
+			struct ft_obs o = *ft_obs_set_at(&part, i);
+
+			if (strcmp(o.key, only) != 0)
+				continue;
+			ft_strlcpy(o.host, p->c.host, sizeof(o.host));
+			rc = ft_obs_set_add(p->c.out, &o);
+		}
+		ft_obs_set_release(&part);
 		if (rc == FT_ENOMEM)
-			p->c.rc = ft_error_set(p->c.err, rc, "%s", err.msg);
+			p->c.rc = ft_error_set(p->c.err, rc, "%s",
+			                       err.msg[0] ? err.msg : "out of memory");
 	}
 	ft_strbuf_release(&sb);
+}
+
+static void
+run_tool(struct ft__probe *p, const char *tool, const char *cmd, const char *format)
+{
+	run_tool_only(p, tool, cmd, format, NULL);
 }
 
 int
@@ -74,6 +101,8 @@ ft__probe_tools(struct ft__probe *p)
 
 	run_tool(p, "nvidia-smi", "nvidia-smi topo -m 2>/dev/null", "nvidia-smi-topo");
 	run_tool(p, "ibv_devinfo", "ibv_devinfo -v 2>/dev/null", "ibv_devinfo");
+	if (geteuid() == 0) /* as another user lspci shows no capabilities past 64 bytes */
+		run_tool_only(p, "lspci", "lspci -D -vvv 2>/dev/null", "lspci", "host.acs");
 	if (!ft__probe_path(p, dir, sizeof(dir), "/sys/class/net"))
 		return p->c.rc;
 	n = ft__probe_list(p->root, dir, &ifs);

@@ -382,6 +382,73 @@ test_host_facts(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* ACSCtl of a bridge's ACS capability, as lspci prints it (HOST-ACS) */
+	parse_fixture(FIXTURES "/lspci/lspci-vvv-epyc-gpp-bridge-acs-on-rccl547.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "host.acs"), 1);
+	o = find_obs(&set, "host.acs", "40:01.1", -1);
+	assert_true(o && strcmp(o->str, "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+	                                  "EgressCtrl- DirectTrans-") == 0);
+	assert_false(o->has_num);
+	o = find_obs(&set, "numa.node", "40:01.1", -1);
+	assert_true(o && o->num == 1);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* ulimit -a (bash), a real node's 64 KiB memlock (HOST-LIMITS) */
+	parse_fixture(FIXTURES "/ulimit/ulimit-a-memlock-64k-ucx8229.txt", &set, &run);
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	o = find_obs(&set, "host.memlock", NULL, -1);
+	assert_true(o && o->has_num && o->num == 64 && strcmp(o->unit, "KiB") == 0);
+	assert_int_equal(o->line, 11);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+	{
+		/* zsh's and dash's -a lines, `ulimit -l` alone, and a value that is neither */
+		static const struct {
+			const char *text;
+			bool num;
+			double kib;
+			const char *str;
+		} cases[] = {
+			{ "-t: cpu time (seconds)              unlimited\n"
+			  "-l: locked-in-memory size (kbytes)  8192\n",
+			  true, 8192, "8192" },
+			{ "-l: locked memory (kb)               unlimited\n", false, 0, "unlimited" },
+			{ "unlimited\n", false, 0, "unlimited" },
+			{ "65536\n", true, 65536, "65536" },
+		};
+		struct ft_error err = { 0 };
+
+		for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+			ft_obs_set_init(&set);
+			assert_int_equal(ft_parse_buffer(cases[i].text, strlen(cases[i].text), "u.txt",
+			                                 "ulimit", &set, NULL, &err),
+			                 0);
+			o = find_obs(&set, "host.memlock", NULL, -1);
+			assert_non_null(o);
+			assert_true(o->has_num == cases[i].num && (!o->has_num || o->num == cases[i].kib));
+			assert_string_equal(o->str, cases[i].str);
+			ft_obs_set_release(&set);
+		}
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer("-l: locked memory (kb)  lots\n", 29, "u.txt", "ulimit",
+		                                 &set, NULL, &err),
+		                 0);
+		assert_null(find_obs(&set, "host.memlock", NULL, -1));
+		assert_int_equal(count_obs(&set, "parse.skipped"), 1);
+		ft_obs_set_release(&set);
+	}
+
+	/* `lspci -vvv | grep ACSCtl`: no device lines, each port read without a name */
+	parse_fixture(FIXTURES "/lspci/lspci-grep-acsctl-plx-on-and-off-nccl304.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "host.acs"), 2);
+	o = find_obs(&set, "host.acs", "", -1);
+	assert_true(o && strncmp(o->str, "SrcValid+ ", 10) == 0);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
 	parse_fixture(FIXTURES "/mlnx_qos/mlnx_qos-roce-lossless-dscp-pfc-prio3-netarbiter.txt",
 	              &set, &run);
 	o = find_obs(&set, "roce.qos.pfc_enabled_prios", "eth4", -1);

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +28,9 @@
 #include "source_root.h"
 
 #include <fabtune/fabtune.h>
+
+/* probe/hostcfg.c */
+bool ft__memlock_kib(const struct rlimit *rl, char *buf, size_t size, double *kib);
 
 #define TREES "tests/fixtures/sysfs"
 
@@ -363,6 +368,153 @@ test_interval_rates(void **state)
 }
 
 /* The snapshot document: the root, the interval unless stable, every observation. */
+/* The host.iommu of a probe of @root, or NULL (and the count of them in *@n). */
+static const char *
+probe_iommu(const char *root, struct ft_obs_set *set, size_t *n)
+{
+	const struct ft_obs *o = NULL;
+
+	probe(root, 0, set);
+	*n = 0;
+	for (size_t i = 0; i < ft_obs_set_len(set); i++)
+		if (strcmp(ft_obs_set_at(set, i)->key, "host.iommu") == 0) {
+			o = ft_obs_set_at(set, i);
+			(*n)++;
+		}
+	return o ? o->str : NULL;
+}
+
+/*
+ * The IOMMU mode (HOST-ACS): a group that translates ("DMA-FQ") wins over a
+ * VFIO one ("unmanaged") and over the command line's intel_iommu=on;
+ * identity groups are "pt"; without the groups folder the command line
+ * decides (amd_iommu=off), and a tree with neither says nothing; an empty
+ * groups folder is a host without an IOMMU.
+ */
+static void
+test_iommu(void **state)
+{
+	char dir[] = "/tmp/ft-iommu-XXXXXX", path[256];
+	struct ft_obs_set set;
+	const char *v;
+	size_t n;
+
+	(void)state;
+	v = probe_iommu(TREES "/iommu-dma", &set, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(v, "DMA-FQ");
+	assert_string_equal(find_obs(&set, "host.iommu", "", -1)->host, "gpu09");
+	ft_obs_set_release(&set);
+	v = probe_iommu(TREES "/iommu-pt", &set, &n);
+	assert_true(n == 1 && strcmp(v, "pt") == 0);
+	ft_obs_set_release(&set);
+	v = probe_iommu(TREES "/iommu-off-cmdline", &set, &n);
+	assert_true(n == 1 && strcmp(v, "off") == 0);
+	ft_obs_set_release(&set);
+	v = probe_iommu(TREES "/no-rdma", &set, &n);
+	assert_int_equal(n, 0);
+	ft_obs_set_release(&set);
+	v = probe_iommu(TREES "/gpu-node", &set, &n);
+	assert_int_equal(n, 0);
+	ft_obs_set_release(&set);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sys", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/sys/kernel", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/sys/kernel/iommu_groups", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	v = probe_iommu(dir, &set, &n);
+	assert_true(n == 1 && strcmp(v, "off") == 0);
+	ft_obs_set_release(&set);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/kernel", dir);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/sys", dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * RLIMIT_MEMLOCK as `ulimit -l` shows it (HOST-LIMITS): whole KiB, or
+ * "unlimited"; and a captured tree has no limit of its own to report.
+ */
+static void
+test_memlock(void **state)
+{
+	struct rlimit rl = { .rlim_cur = 64 * 1024, .rlim_max = RLIM_INFINITY };
+	struct ft_obs_set set;
+	char buf[32];
+	double kib = -1;
+
+	(void)state;
+	assert_true(ft__memlock_kib(&rl, buf, sizeof(buf), &kib));
+	assert_string_equal(buf, "64");
+	assert_true(kib == 64);
+	rl.rlim_cur = 8ull << 30; /* 8 GiB, past 32 bits of bytes */
+	assert_true(ft__memlock_kib(&rl, buf, sizeof(buf), &kib));
+	assert_string_equal(buf, "8388608");
+	assert_true(kib == 8388608);
+	rl.rlim_cur = RLIM_INFINITY;
+	assert_false(ft__memlock_kib(&rl, buf, sizeof(buf), &kib));
+	assert_string_equal(buf, "unlimited");
+
+	probe(TREES "/gpu-node", 0, &set);
+	assert_null(find_obs(&set, "host.memlock", NULL, -1));
+	ft_obs_set_release(&set);
+}
+
+/*
+ * host.acs from `lspci -vvv` on the live host: a stand-in lspci on PATH
+ * prints a real output (the rccl #547 bridge); as root the probe keeps its
+ * ACSCtl flags, named by the probed host, and none of the other lspci keys
+ * (sysfs gives the links); as another user it does not run lspci at all.
+ */
+static void
+test_acs_from_lspci(void **state)
+{
+	char dir[] = "/tmp/ft-lspci-XXXXXX", tool[256], cwd[512], *old_path;
+	struct ft_probe_cfg cfg = { .root = "/", .run_tools = true, .host = "h1" };
+	struct ft_error err = { 0 };
+	struct ft_obs_set set;
+	const struct ft_obs *o;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	snprintf(tool, sizeof(tool), "%s/lspci", dir);
+	f = fopen(tool, "w");
+	assert_non_null(f);
+	fprintf(f,
+	        "#!/bin/sh\nPATH=/usr/bin:/bin sed '1,/^# ---$/d' '%s/tests/fixtures/lspci/"
+	        "lspci-vvv-epyc-gpp-bridge-acs-on-rccl547.txt'\n",
+	        cwd);
+	fclose(f);
+	assert_int_equal(chmod(tool, 0700), 0);
+	old_path = strdup(getenv("PATH") ? getenv("PATH") : "");
+	setenv("PATH", dir, 1);
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_probe_host(&cfg, &set, &err), 0);
+	setenv("PATH", old_path, 1);
+	free(old_path);
+	o = find_obs(&set, "host.acs", "40:01.1", -1);
+	if (geteuid() == 0) {
+		assert_non_null(o);
+		assert_string_equal(o->str, "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ "
+		                            "UpstreamFwd+ EgressCtrl- DirectTrans-");
+		assert_string_equal(o->host, "h1");
+	} else {
+		assert_null(o);
+	}
+	assert_null(find_obs(&set, "pcie.device", "40:01.1", -1));
+	ft_obs_set_release(&set);
+	assert_int_equal(unlink(tool), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void
 test_write_json(void **state)
 {
@@ -400,6 +552,9 @@ main(void)
 		        cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_interval_rates), cmocka_unit_test(test_rdma_devices),
 		cmocka_unit_test(test_host_facts),
+		cmocka_unit_test(test_iommu),
+		cmocka_unit_test(test_memlock),
+		cmocka_unit_test(test_acs_from_lspci),
 		cmocka_unit_test(test_write_json),
 	};
 

@@ -1,0 +1,1 @@
+diagnose tests/fixtures/lspci/lspci-vvv-epyc-gpp-bridge-acs-on-rccl547.txt

@@ -1,0 +1,1 @@
+diagnose --json tests/fixtures/lspci/lspci-grep-acsctl-plx-on-and-off-nccl304.txt
