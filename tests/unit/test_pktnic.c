@@ -195,6 +195,33 @@ test_ring_agrees_with_flow(void **state)
 }
 
 /*
+ * Scenario @text run by both engines: the packet engine's time within @tol of the flow
+ * engine's, and each of the first @nics NICs of both nodes sending (0: not checked).
+ * FT_PKTNIC_PRINT=1 prints the two times under @what.
+ */
+static void
+packet_agrees_with_flow(const char *text, const char *what, uint32_t nics, double tol)
+{
+	struct ft_sim_report rf, rp;
+	double tf, tp;
+
+	run_ok(text, "flow", &rf);
+	run_ok(text, "packet", &rp);
+	for (uint32_t node = 0; node < 2; node++)
+		for (uint32_t nic = 0; nic < nics; nic++)
+			if (!(nic_tx_bytes(&rp, node, nic) > 0))
+				fail_msg("%s: n%u.nic%u sent nothing", what, node, nic);
+	tf = row_time(&rf);
+	tp = row_time(&rp);
+	if (getenv("FT_PKTNIC_PRINT"))
+		print_message("%s: flow %.2f us, packet %.2f us (%+.2f %%)\n", what, tf * 1e6,
+		              tp * 1e6, (tp / tf - 1) * 100);
+	assert_double_equal(tp / tf, 1.0, tol);
+	ft_sim_report_release(&rf);
+	ft_sim_report_release(&rp);
+}
+
+/*
  * Four NICs per GPU (32 x 100 Gb/s a node), 64 MiB all-reduces, ring and NVLS tree: the
  * packet engine within 6 % of the flow engine (measured -4.1 % and -5.0 %). A ring's or
  * tree's connection over several NICs splits every message over them, each NIC's
@@ -207,7 +234,6 @@ static void
 test_four_nics_agree_with_flow(void **state)
 {
 	char text[1024];
-	struct ft_sim_report rf, rp;
 	static const char *const ops[] = {
 		"{op: all_reduce, size: 64MiB, algo: ring, proto: simple}",
 		"{op: all_reduce, size: 64MiB, algo: nvls_tree, proto: simple}"
@@ -215,19 +241,8 @@ test_four_nics_agree_with_flow(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(ops); k++) {
-		double tf, tp;
-
 		scenario_text(text, sizeof(text), "{ count: 32, rate: 100Gbps, per_gpu: 4 }", ops[k]);
-		run_ok(text, "flow", &rf);
-		run_ok(text, "packet", &rp);
-		tf = row_time(&rf);
-		tp = row_time(&rp);
-		if (getenv("FT_PKTNIC_PRINT"))
-			print_message("4 NICs %s: flow %.2f us, packet %.2f us (%+.2f %%)\n", ops[k],
-			              tf * 1e6, tp * 1e6, (tp / tf - 1) * 100);
-		assert_double_equal(tp / tf, 1.0, 0.06);
-		ft_sim_report_release(&rf);
-		ft_sim_report_release(&rp);
+		packet_agrees_with_flow(text, ops[k], 0, 0.06);
 	}
 }
 
@@ -241,26 +256,11 @@ static void
 test_alltoall_spreads(void **state)
 {
 	char text[1024];
-	struct ft_sim_report rf, rp;
-	double tf, tp;
 
 	(void)state;
 	scenario_text(text, sizeof(text), "{ count: 16, rate: 100Gbps, per_gpu: 2 }",
 	              "{op: alltoall, size: 16MiB}");
-	run_ok(text, "flow", &rf);
-	run_ok(text, "packet", &rp);
-	for (uint32_t node = 0; node < 2; node++)
-		for (uint32_t nic = 0; nic < 16; nic++)
-			if (!(nic_tx_bytes(&rp, node, nic) > 0))
-				fail_msg("n%u.nic%u sent nothing", node, nic);
-	tf = row_time(&rf);
-	tp = row_time(&rp);
-	if (getenv("FT_PKTNIC_PRINT"))
-		print_message("alltoall 16 MiB: flow %.2f us, packet %.2f us (%+.2f %%)\n", tf * 1e6,
-		              tp * 1e6, (tp / tf - 1) * 100);
-	assert_double_equal(tp / tf, 1.0, 0.03);
-	ft_sim_report_release(&rf);
-	ft_sim_report_release(&rp);
+	packet_agrees_with_flow(text, "alltoall 16 MiB", 16, 0.03);
 }
 
 /*
@@ -272,25 +272,11 @@ static void
 test_shared_nic_agrees(void **state)
 {
 	char text[1024];
-	struct ft_sim_report rf, rp;
-	double tf, tp;
 
 	(void)state;
 	scenario_text(text, sizeof(text), "{ count: 4 }",
 	              "{op: all_reduce, size: 64MiB, algo: ring, proto: simple}");
-	run_ok(text, "flow", &rf);
-	run_ok(text, "packet", &rp);
-	for (uint32_t node = 0; node < 2; node++)
-		for (uint32_t nic = 0; nic < 4; nic++)
-			assert_true(nic_tx_bytes(&rp, node, nic) > 0);
-	tf = row_time(&rf);
-	tp = row_time(&rp);
-	if (getenv("FT_PKTNIC_PRINT"))
-		print_message("shared NICs 64 MiB: flow %.2f us, packet %.2f us (%+.2f %%)\n",
-		              tf * 1e6, tp * 1e6, (tp / tf - 1) * 100);
-	assert_double_equal(tp / tf, 1.0, 0.04);
-	ft_sim_report_release(&rf);
-	ft_sim_report_release(&rp);
+	packet_agrees_with_flow(text, "shared NICs 64 MiB", 4, 0.04);
 }
 
 /* The one rule both engines split a connection by: lanes between GPUs of two nodes, the
