@@ -8,7 +8,9 @@
 # is repeated REPEAT times (default 3) and the least kept, since on a shared
 # machine a single slow start moves a short run by tens of percent. Besides
 # the CPU time it prints what sets it: events, rate recomputations (of them
-# full passes over every flow in flight) and the makespan, so that a change
+# full passes over every flow in flight), the path walks those recomputations
+# made per flow of the run (engine_stats.path_walks over flows.count; a full
+# pass walks every flow in flight once) and the makespan, so that a change
 # in the engine that moved results shows here too.
 #
 #   bench/flow-ecmp.sh                  dgx-h100:32 and dgx-h100:128, 16 MiB
@@ -50,17 +52,19 @@ def run(cluster, routing, n):
         cpu, d = run_once(cluster, routing)
         best = cpu if best is None else min(best, cpu)
     st = d["engine_stats"]
-    return best, st["events"], st["rate_recomputations"], st["full_recomputations"], d["makespan_us"]
+    walks = st["path_walks"] / max(d["flows"]["count"], 1)
+    return (best, st["events"], st["rate_recomputations"], st["full_recomputations"], walks,
+            d["makespan_us"])
 
 print(f"{'cluster':14} {'routing':7} {'cpu(s)':>8} {'events':>9} {'recomp':>7} {'full':>6} "
-      f"{'makespan(us)':>13}")
+      f"{'walks/flow':>10} {'makespan(us)':>13}")
 worst = 0.0
 for c, n in cases:
     row = {}
     for r in ("dmodk", "ecmp"):
         row[r] = run(c, r, n)
-        cpu, ev, rc, fu, mk = row[r]
-        print(f"{c:14} {r:7} {cpu:8.3f} {ev:9d} {rc:7d} {fu:6d} {mk:13.3f}")
+        cpu, ev, rc, fu, wk, mk = row[r]
+        print(f"{c:14} {r:7} {cpu:8.3f} {ev:9d} {rc:7d} {fu:6d} {wk:10.2f} {mk:13.3f}")
     ratio = row["ecmp"][0] / row["dmodk"][0]
     worst = max(worst, ratio)
     print(f"{c:14} ecmp/dmodk cpu {ratio:.2f}x")

@@ -81,11 +81,11 @@ fabtune, modes, repeat, rtols = sys.argv[1], sys.argv[2].split(), int(sys.argv[3
 clusters = sys.argv[5:]
 
 def run(cluster, routing, mode, rtol=None):
-    """The least CPU seconds of REPEAT runs, recomputations (full ones), makespan."""
+    """The least CPU seconds of REPEAT runs, recomputations (full ones), makespan, walks a flow."""
     return min(run_once(cluster, routing, mode, rtol) for _ in range(max(repeat, 1)))
 
 def run_once(cluster, routing, mode, rtol):
-    """CPU seconds, recomputations (full ones), makespan of one run."""
+    """CPU seconds, recomputations (full ones), makespan, path walks a flow of one run."""
     env = dict(os.environ, FABTUNE_SIM_RATES=mode)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     out = subprocess.run([fabtune, "sim", cluster, "--op", "alltoall", "-b", "64M", "-e", "64M",
@@ -97,16 +97,18 @@ def run_once(cluster, routing, mode, rtol):
         sys.exit("fabtune sim failed: " + out.stderr.strip())
     d = json.loads(out.stdout)
     st = d["engine_stats"]
-    return max(cpu, 1e-3), st["rate_recomputations"], st["full_recomputations"], d["makespan_us"]
+    return (max(cpu, 1e-3), st["rate_recomputations"], st["full_recomputations"], d["makespan_us"],
+            st["path_walks"] / max(d["flows"]["count"], 1))
 
 for c in clusters:
     for m in modes:
-        dc, dr, df, dm = run(c, "dmodk", m)
-        ec, er, ef, em = run(c, "ecmp", m)
+        dc, dr, df, dm, dw = run(c, "dmodk", m)
+        ec, er, ef, em, ew = run(c, "ecmp", m)
         print(f"alltoall {c} {m:5}: dmodk cpu {dc:.3f} s ({dr} recomputations, {dm:.1f} us), "
-              f"ecmp cpu {ec:.3f} s ({er}, {ef} full, {em:.1f} us), ecmp/dmodk {ec / dc:.1f}x")
+              f"ecmp cpu {ec:.3f} s ({er}, {ef} full, {ew:.2f} walks a flow, {em:.1f} us), "
+              f"ecmp/dmodk {ec / dc:.1f}x")
         for r in rtols:
-            tc, tr, tf, tm = run(c, "ecmp", m, r)
+            tc, tr, tf, tm, tw = run(c, "ecmp", m, r)
             print(f"alltoall {c} {m:5}: ecmp --rate-tolerance {r}: cpu {tc:.3f} s ({tr}, {tf} full, "
-                  f"{tm:.1f} us, {100 * (tm / em - 1):+.3f}% makespan), ecmp/dmodk {tc / dc:.1f}x")
+                  f"{tw:.2f} walks a flow, {tm:.1f} us, {100 * (tm / em - 1):+.3f}% makespan), ecmp/dmodk {tc / dc:.1f}x")
 PY

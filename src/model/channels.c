@@ -128,7 +128,10 @@ ft_model_comm_nchannels(const struct ft_model_links *l)
  * there (8 x 48 -> 16 on DGX H100s from 2.20, whose p2p count NCCL makes 16): the
  * all-to-all's sends in flight follow this count, and its halving is left for a check of
  * its own against measured all-to-all curves (docs/internals/model-log.md, "The channels
- * of NVSwitch nodes joined by NICs").
+ * of NVSwitch nodes joined by NICs"). NCCL's count there is 32 on 2.18-2.19 and 16 from
+ * 2.20 (test_nccl_p2p_channels_version_boundary); with 16 the flow engine's ECMP
+ * all-to-all pays a full pass per deferral window in each wave of rounds after the first
+ * (model-log.md, "The p2p channels of NVSwitch nodes joined by NICs, measured").
  */
 uint32_t
 ft_model_p2p_nchannels_of(const struct ft_model_links *l)

@@ -440,6 +440,9 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft_json_kv_uint(j, "events", c->nevents);
 	ft_json_kv_uint(j, "rate_recomputations", c->nrecompute);
 	ft_json_kv_uint(j, "full_recomputations", c->nrecompute_full);
+	/* what the recomputations cost: a full pass walks every path in flight once */
+	if (strcmp(r->engine, "flow") == 0)
+		ft_json_kv_uint(j, "path_walks", c->npath_walks);
 	if (strcmp(r->engine, "packet") == 0) {
 		ft_json_kv_uint(j, "packets", c->npackets);
 		ft_json_kv_uint(j, "drops", c->ndrops);

@@ -1451,6 +1451,61 @@ test_nic_node_graph_channels(void **state)
 }
 
 /*
+ * NCCL's p2p channel count on DGX H100s joined by NICs, at the release boundary that
+ * moves it (src/graph/paths.cc ncclTopoComputeP2pChannels, called in src/init.cc right
+ * after ncclTopoPostset: pow2Up(min(comm->nChannels, NCCL_MAX_P2P_NCHANNELS))): the
+ * communicator's channels are 8 x 48 -> 16, doubled by Postset to 32 on 2.18-2.19 (while
+ * twice fitted in MAXCHANNELS) and not from 2.20.3 (while fewer than 16), so NCCL's p2p
+ * count is 32 up to 2.19 and 16 from 2.20. The model keeps 32 for both
+ * (ft_model_p2p_nchannels_of(), model/channels.c; docs/internals/model-log.md, "The
+ * p2p channels of NVSwitch nodes joined by NICs, measured"): 16 would post 128 sends a
+ * rank (peers_inflight = 16 / 1 x 8) instead of 256, so the 287 peers of a 64 MiB
+ * all-to-all on dgx-h100:36 go in three waves instead of two.
+ */
+static void
+test_nccl_p2p_channels_version_boundary(void **state)
+{
+	static const struct {
+		uint32_t version, comm, nccl_p2p, waves;
+	} cases[] = {
+		{ 21800, 32, 32, 2 }, /* 2.18 */
+		{ 21900, 32, 32, 2 }, /* 2.19: the last release whose Postset doubles to 32 */
+		{ 22000, 16, 16, 3 }, /* 2.20: doubles only while fewer than 16 */
+		{ 22300, 16, 16, 3 },
+		{ 0, 16, 16, 3 },     /* the model's default release */
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:36", &s, &err), 0);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_model_p2p_comm c = { .nranks = 288, .nnodes = 36, .nic_GBps = 50 };
+		struct ft_model_p2p_chunking ch;
+		uint32_t nccl;
+
+		ft_model_query_init(&q, FT_OP_ALLTOALL, 64ull << 20);
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ft_model_comm_nchannels(&ex->links), cases[i].comm);
+		nccl = ft_model_p2p_nchannels(ft_model_comm_nchannels(&ex->links));
+		assert_int_equal(nccl, cases[i].nccl_p2p);
+		/* the model's count: one channel per NVLink's, whatever the release */
+		assert_int_equal(ft_model_p2p_nchannels_of(&ex->links), 32);
+		/* NCCL's count as the posting takes it: 233 kB a peer, one channel a send */
+		c.p2p_nchannels = nccl;
+		ft_model_p2p_chunking_conn(&c, (64ull << 20) / 288, true, &ch);
+		assert_int_equal(ch.channels, 1);
+		assert_int_equal(ch.peers_inflight, nccl * 8);
+		assert_int_equal((287 + ch.peers_inflight - 1) / ch.peers_inflight, cases[i].waves);
+	}
+	free(ex);
+}
+
+/*
  * Ramp loops on one DGX H100 at 64 MiB, tree Simple all-reduce on the run's 24 channels
  * (12 x 30 doubled): 2.30 (the newest) keeps the 512 KiB Simple chunk, 64 MiB / (24 x
  * 512 KiB) = 5.33 -> 6 loops; 2.18 shrinks it with the tree's depth 7 (per channel 64 MiB
@@ -4923,6 +4978,7 @@ main(void)
 		cmocka_unit_test(test_rack_graph_per_release),
 		cmocka_unit_test(test_node_graph_channels),
 		cmocka_unit_test(test_nic_node_graph_channels),
+		cmocka_unit_test(test_nccl_p2p_channels_version_boundary),
 		cmocka_unit_test(test_node_ramp_loops),
 		cmocka_unit_test(test_nvls_comm_cap),
 		cmocka_unit_test(test_nvls_sm100_channels_by_nic),

@@ -1872,6 +1872,59 @@ report_jv(const struct ft_sim_report *rep, struct ft_arena *arena, struct ft_str
 	return doc;
 }
 
+/*
+ * The flow engine's JSON counts the path walks of its rate recomputations
+ * (engine_stats.path_walks, the figure test_ecmp_alltoall_recomputations bounds a flow):
+ * a flat all-to-all on dgx-h100:4 (32 GPUs, 992 pairs, one wave) walks every flow once,
+ * in its one full pass at the start, under D-mod-K and under ECMP alike (on 4 nodes no
+ * two flows collide under ECMP, and the flows end in step); the ideal engine has no such
+ * pass and no member.
+ */
+static void
+test_path_walks_json(void **state)
+{
+	static const char *const engines[] = { "flow", "ideal" };
+	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:4", .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT, .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = 16u << 20, .max_bytes = 16u << 20 };
+
+	(void)state;
+	for (size_t e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		for (int ecmp = 0; ecmp < 2; ecmp++) {
+			struct ft_sim_overrides ov;
+			struct ft_scenario *sc = NULL;
+			struct ft_sim_report rep;
+			struct ft_error err = { 0 };
+			struct ft_arena arena;
+			struct ft_strbuf sb;
+			const struct ft_jv *doc, *st;
+
+			ft_sim_overrides_init(&ov);
+			ov.engine = engines[e];
+			ov.routing = ecmp ? FT_ROUTING_ECMP : FT_ROUTING_DMODK;
+			assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+			ft_sim_report_init(&rep);
+			assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+			ft_scenario_free(sc);
+			ft_arena_init(&arena, 4096);
+			doc = report_jv(&rep, &arena, &sb);
+			st = jget(doc, "engine_stats", FT_JV_OBJECT);
+			if (e == 0) {
+				assert_int_equal(rep.c.nflows % (32u * 31u), 0); /* flows per pair */
+				assert_int_equal(jget(st, "path_walks", FT_JV_NUMBER)->num,
+				                 (double)rep.c.npath_walks);
+				/* one full pass when the phase starts, the ends in step */
+				assert_int_equal(rep.c.npath_walks, rep.c.nflows);
+			} else {
+				assert_null(ft__json_get(st, "path_walks"));
+			}
+			ft_strbuf_release(&sb);
+			ft_arena_release(&arena);
+			ft_sim_report_release(&rep);
+		}
+	}
+}
+
 static void
 test_qp_failure_report(void **state)
 {
@@ -3600,6 +3653,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_closed_form_topo),
 		cmocka_unit_test(test_alltoall_message_cost),
 		cmocka_unit_test(test_same_seed_same_bytes),
+		cmocka_unit_test(test_path_walks_json),
 		cmocka_unit_test(test_qp_failure_report),
 		cmocka_unit_test(test_ports_json_packet_counters),
 		cmocka_unit_test(test_lab_burst_victim),
