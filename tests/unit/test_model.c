@@ -996,6 +996,45 @@ test_one_gpu_a_node_channels(void **state)
 }
 
 /*
+ * One GPU a node: NCCL's tuner multiplies its per-channel caps by the search graph's
+ * channels (graphs[a]->nChannels, src/graph/tuning.cc ncclTopoTuneModel), not by the
+ * communicator's, which ncclTopoPostset doubles. An A100 on one HDR NIC (dgx-a100:2 at one
+ * rank a node): a graph of 1 x 24 GB/s, run on 2. The ring's LL128 is priced at 1 x 20
+ * GB/s (perChMaxRingLL128Bws on Ampere, kb NA-PROTO-LL128; algbw = busbw on 2 ranks), the
+ * channels binding, where 2 x 20 left the NIC binding; the time runs the kernel's 2
+ * channels under the cap, so the NIC sets it there.
+ */
+static void
+test_one_gpu_a_node_caps(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-a100:2", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 1, &l, &err), 0);
+	assert_int_equal(l.graph_nchannels, 1);
+	assert_int_equal(l.nchannels, 2);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.ppn = 1;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.bw_Bps, 1 * 20.0 * GB, 1e-9);
+	assert_string_equal(r.bottleneck, "channels");
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(r.bw_Bps > 20.0 * GB);
+	assert_true(r.bw_Bps < 2 * 20.0 * GB);
+	assert_string_equal(r.bottleneck, "pcie");
+}
+
+/*
  * NCCL's Inter lists go down to 0.12 GB/s (src/graph/search.cc), and the release taken when
  * none is named is the newest everywhere. One GPU a node on an 8 Gb/s NIC: 4 x 0.24, then
  * ncclTopoPostset's doubling, 8 channels (the list cut at 2.4 gave 1 x 2.4, 2); on 10 GbE
@@ -4916,6 +4955,7 @@ main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_gb200_domains_ring_across_racks),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
+		cmocka_unit_test(test_one_gpu_a_node_caps),
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_domain_graph_channels),
 		cmocka_unit_test(test_domain_channels_mid_size),
