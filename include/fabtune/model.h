@@ -248,8 +248,9 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
-	/* NCCL release whose constants to use, major x 10000 + minor x 100 (21800 for 2.18);
-	 * 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
+	/* NCCL release whose constants to use, NCCL's code major x 10000 + minor x 100 + patch
+	 * (23003 for 2.30.3; a release line from --nccl 2.30, its newest: 23099); 0 = the kb's
+	 * (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
 	 * their tree, CollNet and NVLS latencies, and in LL caps, the one-GPU-per-node LL128
 	 * ring and Blackwell's per-channel caps (docs/internals/model.md). */
 	uint32_t nccl_version;

@@ -4934,8 +4934,18 @@ test_model_args(void **state)
 	assert_int_equal(q.op, FT_OP_ALL_GATHER);
 	assert_true(q.force_algo && q.algo == FT_ALGO_RING);
 	assert_true(q.force_proto && q.proto == FT_PROTO_LL128);
-	assert_int_equal(q.nccl_version, 22300);
+	assert_int_equal(q.nccl_version, 22304); /* NCCL_VERSION(2, 23, 4) */
 	assert_int_equal(q.ppn, 4);
+	/* a release line: its newest patch, every release of it (2.30.3 on has the rule) */
+	a.nccl = "2.30";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nccl_version, 23099);
+	a.nccl = "2.30.2";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nccl_version, 23002);
+	a.nccl = "2.30.100";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	err = (struct ft_error){ 0 };
 	a.nccl = "3.0";
 	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "--nccl: expected a version like 2.21 or 2.23.4, got '3.0'");
