@@ -110,6 +110,12 @@ struct ft_model_links {
 	 * ft_model_buffs_get() gives them: the LL and LL128 buffers whose slots set those
 	 * protocols' chunks, and the most an NVLS or NVLS tree chunk carries. */
 	uint64_t ll_buffsize, ll128_buffsize, nvls_chunk;
+	/* A node sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize): from 2.30 it overrides the
+	 * chunk NCCL's Blackwell NVLS tuning picks (ft_model_nvls_chunk()). */
+	bool nvls_chunk_set;
+	/* A GPU reaches its NIC through its host's C2C link (node.host_arm: Grace), NCCL's
+	 * PATH_P2C; otherwise through PCIe switches (PATH_PIX/PXB). */
+	bool nic_c2c;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -242,8 +248,9 @@ struct ft_model_query {
 	bool force_proto; /* NCCL_PROTO */
 	enum ft_proto proto;
 	uint32_t nchannels; /* 0 = the model's channel count */
-	/* NCCL release whose constants to use, major x 10000 + minor x 100 (21800 for 2.18);
-	 * 0 = the kb's (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
+	/* NCCL release whose constants to use, NCCL's code major x 10000 + minor x 100 + patch
+	 * (23003 for 2.30.3; a release line from --nccl 2.30, its newest: 23099); 0 = the kb's
+	 * (2.28 and later). 2.18, 2.19-2.20, 2.21-2.22 and 2.23-2.27 differ in
 	 * their tree, CollNet and NVLS latencies, and in LL caps, the one-GPU-per-node LL128
 	 * ring and Blackwell's per-channel caps (docs/internals/model.md). */
 	uint32_t nccl_version;
@@ -420,6 +427,16 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
  * 96 GB/s. Every NVLS tree channel carries every head's share.
  */
 FT_API uint32_t ft_model_nvls_nchannels(const struct ft_model_links *l);
+
+/*
+ * The chunk NCCL starts an NVLS or NVLS tree operation's chunking from, bytes, before its
+ * size steps it down (src/enqueue.cc calcCollChunking): NCCL_NVLS_CHUNKSIZE (128 KiB), the
+ * tree's at most 64 KiB from 4 nodes; from NCCL 2.30.3 on Blackwell across nodes what
+ * ncclNvlsTreeSm100Tuning sets (src/transport/nvls.cc): 256 KiB with 4 ranks a node or
+ * fewer on 2 nodes or 8 or fewer behind 96 GB/s NIC paths, a tree chunk of 64 or 128 KiB
+ * by ranks a node and the GPU's path to its NIC. 0 for other algorithms.
+ */
+FT_API uint64_t ft_model_nvls_chunk(const struct ft_model_links *l, enum ft_algo a);
 
 /*
  * The same for an NVLS tree all-reduce of @bytes on @l (src/enqueue.cc

@@ -250,6 +250,11 @@ struct ft_sim_op {
 	 * most, bytes/s on the wire, whatever its links leave it; 0: no cap. Engines
 	 * that model no channels may ignore it. */
 	double conn_cap_Bps;
+	/* What that cap is where it binds, in the words of the bottleneck column
+	 * ("kernel:LL128": the rate NCCL's kernel reaches with the protocol,
+	 * ft_model_kernel_algbw()); NULL or "": the link the op's slowest flow crosses names
+	 * it. Read while the op is submitted. */
+	const char *conn_cap_what;
 	uint8_t prio; /* priority (RoCE traffic class, IB VL) of its flows, < FT_PKT_NPRIO */
 	/*
 	 * Its flows' start offsets (struct ft_sched_flow.start_ns, largest L) are jitter

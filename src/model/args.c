@@ -11,7 +11,13 @@
 
 #include "coll/names.h"
 
-/* "2.21" or "2.23.4" into major x 10000 + minor x 100; FT_EINVAL otherwise. */
+/*
+ * "2.23.4" into NCCL's own code, NCCL_VERSION(2, 23, 4) = major x 10000 + minor x 100 +
+ * patch (src/nccl.h.in, from 2.9); "2.21", a release line, into its newest patch
+ * (major x 10000 + minor x 100 + 99), every release of it: the rules that came in the
+ * middle of a line (ncclNvlsTreeSm100Tuning from 2.30.3, the first 2.30 tag) hold for it.
+ * FT_EINVAL otherwise.
+ */
 static int
 nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 {
@@ -19,11 +25,11 @@ nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 	char tail = 0;
 	int n = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
 
-	if ((n != 2 && n != 3) || major != 2 || minor > 99)
+	if ((n != 2 && n != 3) || major != 2 || minor > 99 || patch > 99)
 		return ft_error_set(err, FT_EINVAL,
 		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
 		                    text);
-	*out = major * 10000 + minor * 100;
+	*out = major * 10000 + minor * 100 + (n == 3 ? patch : 99);
 	return 0;
 }
 

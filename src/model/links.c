@@ -947,6 +947,20 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 	return 0;
 }
 
+/* Whether @spec's node or a node group of it sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize). */
+static bool
+nvls_chunk_set(const struct ft_cluster_spec *spec)
+{
+	uint32_t g;
+
+	if (spec->node.nccl_nvls_chunksize)
+		return true;
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
+		if (spec->groups[g].node.nccl_nvls_chunksize)
+			return true;
+	return false;
+}
+
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
               struct ft_model_links *l, struct ft_error *err)
@@ -971,6 +985,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
 	l->aws_p5 = strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
 	l->net_flush = l->arch < FT_ARCH_HOPPER || n->host_arm;
+	l->nic_c2c = n->host_arm;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
@@ -1028,6 +1043,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->ll_buffsize = bu.ll;
 	l->ll128_buffsize = bu.ll128;
 	l->nvls_chunk = bu.nvls_chunk;
+	l->nvls_chunk_set = nvls_chunk_set(spec);
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
@@ -1094,6 +1110,9 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->ll_buffsize = FT_MIN(l->ll_buffsize, g->ll_buffsize);
 	l->ll128_buffsize = FT_MIN(l->ll128_buffsize, g->ll128_buffsize);
 	l->nvls_chunk = FT_MIN(l->nvls_chunk, g->nvls_chunk);
+	l->nvls_chunk_set = l->nvls_chunk_set || g->nvls_chunk_set;
+	/* NCCL's NVLS graph takes the farthest GPU-to-NIC path of its ranks */
+	l->nic_c2c = l->nic_c2c || g->nic_c2c;
 }
 
 /*

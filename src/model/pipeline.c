@@ -187,6 +187,22 @@ is_nvls(enum ft_algo a)
 }
 
 /*
+ * NCCL's version code of v2.30.3-1, NCCL_VERSION(2, 30, 3) = 2 x 10000 + 30 x 100 + 3
+ * (src/nccl.h.in; makefiles/version.mk at the tag), the first release with
+ * ncclNvlsTreeSm100Tuning (src/transport/nvls.cc): no 2.29 tag has it (v2.29.2-1 to
+ * v2.29.7-1), and it came in the squashed 2.30 development commit that v2.30.3-1 is the
+ * first tag of; v2.30.4-1 and v2.30.7-1 carry the same rules.
+ */
+#define NCCL_SM100_NVLS_TUNING 23003u
+
+/* What ncclNvlsTreeSm100Tuning sets: NVLS channels, NVLS chunk, NVLS tree's largest chunk
+ * (0: left to ncclNvlsTuning's fallback). */
+struct nvls_tuning {
+	uint32_t nch;
+	uint64_t chunk, tree_max;
+};
+
+/*
  * NVLS channels per GPU (NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
  * NVLS_NCHANNELS_SM90 16; SM100 NVLS_NCHANNELS_SM100 32 across nodes, NVLS_NCHANNELS_SM100_NVL
  * 24 in one (32 there too before v2.27.3-1). From v2.30.3-1, Blackwell across nodes
@@ -196,34 +212,105 @@ is_nvls(enum ft_algo a)
  * keep 32; more nodes at 96 or more take 24 with 8 ranks a node or fewer, 32 with more; at
  * 48 to 96, 24; below 48 the 32 stand. The nodes are NVLink domains: 2 GB200 NVL72 racks
  * (400G NICs behind Gen5) run 32, 4 of them 24; 4 DGX B200 24; GB300 NVL72 racks 32.
+ *
+ * The same function sets the NVLS chunk (nvlsChunkSize, 128 KiB before) and the NVLS tree's
+ * largest chunk (nvlsTreeMaxChunkSize; before 2.30 NCCL_NVLSTREE_MAX_CHUNKSIZE's default in
+ * src/enqueue.cc, 64 KiB from 4 nodes, else the NVLS chunk; ncclNvlsTuning keeps that as
+ * its fallback): 2 nodes, 256 KiB both with 4 ranks a node or fewer, else a 128 KiB tree
+ * chunk, 64 KiB with 16 ranks a node or more or with 8 or fewer behind PCIe switches
+ * (graphs[NCCL_ALGO_NVLS].typeInter <= PATH_PXB) under 96 GB/s; more nodes at 96 GB/s or
+ * more, 256 KiB both with 8 ranks a node or fewer, else a tree chunk of 128 KiB under 32
+ * ranks a node, 64 KiB from 32; at 48 to 96 GB/s 128 KiB, 64 KiB behind PCIe switches.
+ * A Grace host's GPU reaches its NIC over C2C (PATH_P2C, above PATH_PXB). src/enqueue.cc
+ * (calcCollChunking at v2.30.7-1) starts NVLS from min(a Simple slot, nvlsChunkSize) and
+ * the NVLS tree from min(nvlsChunkSize, nvlsTreeMaxChunkSize). False, @t at NCCL's
+ * defaults, where the function does not run.
  */
-static uint32_t
-nvls_sm100_multinode(const struct ft_model_links *l, uint32_t nch)
+static bool
+nvls_sm100_tuning(const struct ft_model_links *l, struct nvls_tuning *t)
 {
 	uint32_t nics, ppn = l->ppn_min ? FT_MIN(l->ppn_min, l->ppn) : l->ppn;
 	double gbps = ft__model_nic_as_nccl_sees(l, &nics) / 1e9 * (1 + 1e-9);
+	bool pxb = !l->nic_c2c;
 
-	if (l->nccl_version && l->nccl_version < 23000)
-		return nch;
-	if (l->nnodes == 2 && gbps >= 48.0)
-		return 32;
-	if (gbps >= 96.0)
-		return ppn <= 8 ? 24 : 32;
-	if (gbps >= 48.0)
-		return 24;
-	return nch;
+	t->nch = 32;
+	t->chunk = NVLS_CHUNK;
+	t->tree_max = 0;
+	if (l->arch < FT_ARCH_BLACKWELL || l->nnodes < 2 ||
+	    (l->nccl_version && l->nccl_version < NCCL_SM100_NVLS_TUNING))
+		return false;
+	if (l->nnodes == 2 && gbps >= 48.0) {
+		t->tree_max = 128u << 10;
+		if (ppn <= 4)
+			t->chunk = t->tree_max = 256u << 10;
+		else if (ppn >= 16 || (ppn <= 8 && pxb && gbps < 96.0))
+			t->tree_max = 64u << 10;
+	} else if (gbps >= 96.0) {
+		if (ppn <= 8) {
+			t->nch = 24;
+			t->chunk = t->tree_max = 256u << 10;
+		} else {
+			t->tree_max = ppn < 32 ? 128u << 10 : 64u << 10;
+		}
+	} else if (gbps >= 48.0) {
+		t->nch = 24;
+		t->tree_max = pxb ? 64u << 10 : 128u << 10;
+	}
+	return true;
 }
 
 uint32_t
 ft_model_nvls_nchannels(const struct ft_model_links *l)
 {
 	bool before_nvl = l->nccl_version && l->nccl_version < 22700;
+	struct nvls_tuning t;
 
 	if (l->arch < FT_ARCH_BLACKWELL)
 		return 16;
 	if (l->nnodes > 1)
-		return nvls_sm100_multinode(l, 32);
+		return nvls_sm100_tuning(l, &t) ? t.nch : 32;
 	return before_nvl ? 32 : 24;
+}
+
+/*
+ * The chunk NCCL starts @a's chunking from, before the size steps it down (src/enqueue.cc
+ * calcCollChunking): NCCL_NVLS_CHUNKSIZE (read from 2.21 on: src/transport/nvls.cc at
+ * v2.21.5-1; 2.18 to 2.20 fix 128 KiB in src/enqueue.cc), from v2.30.3-1 on Blackwell across
+ * nodes ncclNvlsTreeSm100Tuning's unless a node sets the variable (nvls_sm100_tuning());
+ * the NVLS tree at most its largest chunk: from 2.19, 64 KiB from 4 nodes on
+ * (NVLS_TREE_MAX_CHUNKSIZE; min(nvlsChunkSize, nvlsTreeMaxChunkSize) at v2.26.2-1 and
+ * v2.30.7-1), from v2.30.3-1 the tuning's where it sets one. 2.18 to 2.20 start the tree
+ * from a Simple step (src/enqueue.cc at v2.18.5-1, v2.20.5-1); @slot is that step.
+ */
+static uint64_t
+nvls_start_chunk(const struct ft_model_links *l, enum ft_algo a, uint64_t slot)
+{
+	uint32_t v = l->nccl_version;
+	uint64_t chunk = v && v < 22100 ? NVLS_CHUNK : l->nvls_chunk ? l->nvls_chunk : NVLS_CHUNK;
+	struct nvls_tuning t;
+	bool tuned = nvls_sm100_tuning(l, &t);
+
+	if (tuned && !l->nvls_chunk_set)
+		chunk = t.chunk;
+	if (a == FT_ALGO_NVLS)
+		return FT_MIN(slot, chunk);
+	if (tuned)
+		return FT_MIN(chunk, t.tree_max ? t.tree_max : l->nnodes >= 4 ? 65536u : chunk);
+	if (v && v < 22100)
+		chunk = slot;
+	if ((v == 0 || v >= 21900) && l->nnodes >= 4)
+		chunk = FT_MIN(chunk, 65536u);
+	return chunk;
+}
+
+uint64_t
+ft_model_nvls_chunk(const struct ft_model_links *l, enum ft_algo a)
+{
+	struct ft_model_buffs bu = buffs_of(l);
+
+	if (a != FT_ALGO_NVLS && a != FT_ALGO_NVLS_TREE)
+		return 0;
+	return nvls_start_chunk(l, a, step_of(FT_PROTO_SIMPLE, &bu));
 }
 
 /* NVLS heads: every GPU in one node; across nodes one per NIC the node uses; at most 32
@@ -549,17 +636,12 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	struct ft_model_buffs bu = buffs_of(l);
 	uint64_t chunk = step_of(p, &bu) * ring_steps(op, a, p, NSTEPS / 2);
 	double b = (double)bytes, ops = (double)nch * heads;
-	/* NCCL_NVLS_CHUNKSIZE, read from 2.21 on (src/transport/nvls.cc at v2.21.5-1; 2.18 to
-	 * 2.20 fix 128 KiB in src/enqueue.cc) */
-	uint64_t nvls_chunk = l->nccl_version && l->nccl_version < 22100 ? NVLS_CHUNK :
-	                      l->nvls_chunk                              ? l->nvls_chunk :
-	                                                                   NVLS_CHUNK;
 
 	if (a == FT_ALGO_NVLS) {
 		static const uint64_t rule[][2] = { { 64, 65536 }, { 8, 32768 }, { 2, 16384 } };
 
 		/* a slot of the Simple buffer, at most the NVLS chunk */
-		chunk = FT_MIN(chunk, nvls_chunk);
+		chunk = nvls_start_chunk(l, a, chunk);
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_NVLS_TREE) {
@@ -567,14 +649,7 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 			{ 32, 262144 }, { 16, 131072 }, { 4, 65536 }, { 1, 32768 }
 		};
 
-		/* 2.18 to 2.20 start from a Simple step, 2.21 on from NCCL_NVLS_CHUNKSIZE
-		 * (src/enqueue.cc at v2.18.5-1, v2.20.5-1, v2.21.5-1); from 2.19 at most
-		 * 64 KiB from 4 nodes on (NVLS_TREE_MAX_CHUNKSIZE; min(nvlsChunkSize,
-		 * nvlsTreeMaxChunkSize) at v2.26.2-1, v2.30.7-1). */
-		if (l->nccl_version == 0 || l->nccl_version >= 22100)
-			chunk = nvls_chunk;
-		if ((l->nccl_version == 0 || l->nccl_version >= 21900) && l->nnodes >= 4)
-			chunk = FT_MIN(chunk, 65536u);
+		chunk = nvls_start_chunk(l, a, chunk);
 		return nvls_step_down(chunk, b, ops, rule, FT_ARRAY_SIZE(rule));
 	}
 	if (a == FT_ALGO_COLLNET && chain)

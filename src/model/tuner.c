@@ -238,8 +238,11 @@ tree_cap(const struct ft_model_links *l, uint32_t bucket, bool ll128)
  * before ncclTopoPostset copies it (which changes comm->nChannels, never the graph's
  * count); init gives the tree graph the same count (src/init.cc). On NVSwitch nodes the
  * model has that graph (ft__model_node_channels()): 12 on one DGX H100, 8 on DGX H100s or
- * A100s joined by NICs. Elsewhere nchannels (one GPU a node: the communicator's, twice the
- * graph's; a forced count: NCCL_MIN/MAX_NCHANNELS).
+ * A100s joined by NICs. One GPU a node has that graph too (ft__model_net_channels(): the
+ * channels its search packs on the GPU's NICs), nchannels being the communicator's, twice
+ * it: the pick reads the graph's, the time the communicator's (one HDR NIC: 1 channel
+ * priced, 2 run). Elsewhere nchannels (a forced count: NCCL_MIN/MAX_NCHANNELS, which
+ * clears the graph's).
  *
  * A cap is what one channel of the kernel moves with the protocol; the kernel runs the
  * run-time channels, the graph's copied by Postset (16 on DGX H100s), each under it. So
@@ -252,6 +255,8 @@ tree_cap(const struct ft_model_links *l, uint32_t bucket, bool ll128)
 static double
 caps_nchannels(const struct ft_model_links *l)
 {
+	if (l->graph_nchannels && l->ppn == 1 && l->nnodes > 1 && l->domain_nodes <= 1)
+		return l->time_run_channels ? l->nchannels : l->graph_nchannels;
 	if (!l->graph_nchannels || !l->nvswitch || l->ppn < 2 || l->domain_nodes > 1)
 		return l->nchannels;
 	if (l->time_run_channels)

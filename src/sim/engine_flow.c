@@ -760,6 +760,26 @@ proxy_floor(struct flow_engine *fe, struct flow_op *rec, double proxy_s, uint32_
 	return 0;
 }
 
+/*
+ * Whether flow @t's own rate cap (an NCCL channel's: the op's conn_cap_Bps over its QPs)
+ * held it from its first byte to its last: it moved its bytes at that rate to within
+ * FLOW_CAPPED_RTOL, no link having slowed it below the cap for longer than that share of
+ * its time. Its bottleneck link is then the first of its path, which the water filling
+ * names for a flow its cap froze (flowfill.c), not what held it.
+ */
+#define FLOW_CAPPED_RTOL 1e-3
+
+static bool
+flow_capped(const struct fs_sim *s, const struct fs_task *t)
+{
+	double cap, sending = t->t_done - t->t_start - t->lat_s;
+
+	if (t->cap_idx == 0 || t->cap_idx > s->caps.len || !(sending > 0))
+		return false;
+	cap = FT_VEC_AT(&s->caps, double, t->cap_idx - 1);
+	return t->bytes / sending >= cap * (1 - FLOW_CAPPED_RTOL);
+}
+
 static int64_t
 flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -787,6 +807,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
+	if (op->conn_cap_Bps > 0 && op->conn_cap_what)
+		ft_strlcpy(rec.cap_what, op->conn_cap_what, sizeof(rec.cap_what));
 	rec.base_lat_s = sc->base_lat_s;
 	if (after && ft__fs_add_dep(s, after->next, rec.start) < 0)
 		goto oom;
@@ -991,14 +1013,19 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	}
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
-	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag). */
+	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag); where
+	 * its own cap held it all the way, what that cap is (flow_capped()). */
 	for (i = 0; i < fe->ops.len; i++)
 		fe->op_results[i].bottleneck_link = UINT32_MAX;
 	{
 		double *slowest = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(double));
+		uint8_t *capped = ft_calloc(fe->ops.len ? fe->ops.len : 1, 1);
 
-		if (!slowest)
+		if (!slowest || !capped) {
+			ft_free(slowest);
+			ft_free(capped);
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
+		}
 		for (i = 0; i < n; i++) {
 			const struct fs_task *t = ft__fs_task(s, i);
 
@@ -1014,6 +1041,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			if (key > slowest[t->tag]) {
 				slowest[t->tag] = key;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
+				capped[t->tag] = flow_capped(s, t);
 			}
 		}
 		for (i = 0; i < s->tag_slowest.len && i < fe->ops.len; i++) {
@@ -1022,9 +1050,18 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			if (ts->t_done > slowest[i]) {
 				slowest[i] = ts->t_done;
 				fe->op_results[i].bottleneck_link = ts->bott_link;
+				capped[i] = 0;
 			}
 		}
+		for (i = 0; i < fe->ops.len; i++) {
+			const struct flow_op *o = ft_vec_at(&fe->ops, i);
+
+			if (capped[i] && o->cap_what[0])
+				ft_strlcpy(fe->op_results[i].bottleneck, o->cap_what,
+				           sizeof(fe->op_results[i].bottleneck));
+		}
 		ft_free(slowest);
+		ft_free(capped);
 	}
 	for (i = 0; i < fe->ops.len; i++) {
 		const struct flow_op *o = ft_vec_at(&fe->ops, i);

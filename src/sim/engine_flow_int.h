@@ -21,6 +21,9 @@ struct flow_op {
 	double shift_s;    /* how much later than its nominal end `next` is (its largest offset) */
 	bool acked;        /* `next` counts each flow's end one path latency later (end_acked) */
 	bool piped;        /* a phase ran in NCCL's chunks: its longest flow names the bottleneck */
+	/* what its connections' cap is (struct ft_sim_op conn_cap_what), named where the cap
+	 * held its slowest flow; "" for none */
+	char cap_what[16];
 };
 
 /*

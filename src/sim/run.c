@@ -465,11 +465,33 @@ nccl_tree_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_
 	return rc;
 }
 
-/* The tighter of two connection caps, 0 meaning none. */
-static double
-tighter_cap(double a, double b)
+/* The cap on each connection of an op, bytes/s (0: none), and what it is where it binds, in
+ * the words of the bottleneck column ("": the link its flows cross names it). */
+struct op_cap {
+	double Bps;
+	char what[16];
+};
+
+/* @c made the tighter of itself and @b (0 meaning none), which @what names. */
+static void
+tighter_cap(struct op_cap *c, double b, const char *what)
 {
-	return a > 0 && b > 0 ? FT_MIN(a, b) : a > 0 ? a : b;
+	if (!(b > 0) || (c->Bps > 0 && c->Bps <= b))
+		return;
+	c->Bps = b;
+	ft_strlcpy(c->what, what, sizeof(c->what));
+}
+
+/*
+ * The words of the bottleneck column for the flow engine's kernel cap
+ * (ft__sim_kernel_cap()) where it binds: "kernel:" and the protocol, as the model's
+ * --explain "kernel" line names the rate NCCL's kernel reaches with it.
+ */
+static const char *
+kernel_what(const struct ft_schedule *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "kernel:%s", ft_proto_name(s->proto));
+	return buf;
 }
 
 /*
@@ -489,11 +511,12 @@ static int
 build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
                 const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
                 const uint32_t *gpus, uint32_t heads, struct ft_schedule *sched, uint32_t ap[3],
-                double *cap, struct ft_error *err)
+                struct op_cap *cap, struct ft_error *err)
 {
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
+	char kw[16];
 	enum ft_algo built;
 	int rc;
 
@@ -542,7 +565,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	nch = nchannels_of(ft_topo_spec(t), built, o,
 	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
 	if (o->channels)
-		*cap = ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true);
+		tighter_cap(cap, ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true),
+		            "");
 	{
 		struct ft_schedule merged;
 
@@ -554,16 +578,17 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
-	*cap = tighter_cap(*cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0));
-	*cap = tighter_cap(*cap,
-	                   ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels));
+	tighter_cap(cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0), "");
+	tighter_cap(cap, ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels),
+	            kernel_what(sched, kw, sizeof(kw)));
 	return 0;
 }
 
 static int
 build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
                    const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-                   struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+                   struct ft_schedule *sched, uint32_t ap[3], struct op_cap *cap,
+                   struct ft_error *err)
 {
 	uint32_t heads, *gpus = NULL;
 	int rc;
@@ -588,19 +613,20 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t j
 static int
 build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
             const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-            const uint32_t *gpus, struct ft_schedule *sched, uint32_t ap[3], double *cap,
-            struct ft_error *err)
+            const uint32_t *gpus, struct ft_schedule *sched, uint32_t ap[3],
+            struct op_cap *cap, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	uint32_t nch, graph, node0, sgpn;
 	struct ft_coll_args args;
+	char kw[16];
 	int rc;
 
 	job_shape(t, jr, &node0, &sgpn);
 	args = (struct ft_coll_args){
 		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
 	};
-	*cap = 0;
+	*cap = (struct op_cap){ 0 };
 	ft_schedule_init(sched);
 	if (jr->nvls_off && (o->algo == FT_ALGO_NVLS || o->algo == FT_ALGO_NVLS_TREE))
 		return ft_error_set(err, FT_EINVAL,
@@ -656,8 +682,10 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		struct ft_schedule merged;
 
 		if (o->op != FT_OP_SENDRECV)
-			*cap = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
-			                           o->channels != 0);
+			tighter_cap(cap,
+			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
+			                                o->channels != 0),
+			            "");
 		rc = ft__sim_channelize(sched, nch, graph, sgpn, jr->gpn, gpus,
 		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV, &merged);
 		ft_schedule_release(sched);
@@ -666,10 +694,10 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
 	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
-	*cap = tighter_cap(*cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn));
+	tighter_cap(cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn), "");
 	if (o->op != FT_OP_SENDRECV)
-		*cap = tighter_cap(*cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn,
-		                                            o->channels));
+		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),
+		            kernel_what(sched, kw, sizeof(kw)));
 	return 0;
 }
 
@@ -677,7 +705,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 static int
 build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
                const struct ft_topo *t, const struct job_run *jr, uint64_t bytes,
-               struct ft_schedule *sched, uint32_t ap[3], double *cap, struct ft_error *err)
+               struct ft_schedule *sched, uint32_t ap[3], struct op_cap *cap,
+               struct ft_error *err)
 {
 	uint32_t *gpus = NULL;
 	int rc;
@@ -715,13 +744,17 @@ ft__sim_prepare_op(const struct ft_topo *t, const struct ft_engine_ops *eng,
 	struct job_run jr = { .rank_gpu = (uint32_t *)rank_gpu, .nranks = nranks,
 		              .gpn = FT_MAX(gpn, 1u), .chunked = eng == &ft_packet_engine };
 	uint32_t ap[3];
+	struct op_cap c = { 0 };
+	int rc;
 
 	/* as place_job() leaves a packed job's ranks per node */
 	if (nranks > 0 && nranks < jr.gpn)
 		jr.gpn = nranks;
 	if (nranks % jr.gpn)
 		jr.gpn = 1;
-	return build_op_sched(NULL, o, 0, 0, t, &jr, o->bytes, sched, ap, cap, err);
+	rc = build_op_sched(NULL, o, 0, 0, t, &jr, o->bytes, sched, ap, &c, err);
+	*cap = c.Bps;
+	return rc;
 }
 
 static int
@@ -754,7 +787,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 			const struct sc_op *o = ft_vec_at(&j->ops, k);
 			struct ft_schedule sched;
 			uint32_t rep, ap[3];
-			double cap = 0;
+			struct op_cap cap = { 0 };
 
 			rc = build_op_sched(sc, o, ji, k, t, jr, ft__sim_op_bytes(o, ov), &sched, ap,
 			                    &cap, err);
@@ -771,7 +804,8 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 					                .rank_gpu = jr->rank_gpu,
 					                .after = jr->last_op,
 					                .job = (uint32_t)ji,
-					                .conn_cap_Bps = cap,
+					                .conn_cap_Bps = cap.Bps,
+					                .conn_cap_what = cap.what,
 					                .prio = (uint8_t)j->prio,
 					                .nchannels = o->channels };
 				int64_t id;
@@ -831,7 +865,8 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 		struct ft_engine *e = NULL;
 		size_t base = r->by_size.len;
 		uint32_t ap[3], l;
-		double dur, cap = 0;
+		struct op_cap cap = { 0 };
+		double dur;
 
 		ft_strlcpy(first.op, ft_op_name(o->op), sizeof(first.op));
 		rc = build_op_sched(sc, o, 0, k, t, jr, first.bytes, &sched, ap, &cap, err);
@@ -841,7 +876,8 @@ per_size_util(const struct ft_scenario *sc, const struct ft_topo *t,
 			struct ft_sim_op op = { .sched = &sched,
 				                .rank_gpu = jr->rank_gpu,
 				                .after = -1,
-				                .conn_cap_Bps = cap,
+				                .conn_cap_Bps = cap.Bps,
+				                .conn_cap_what = cap.what,
 				                .prio = (uint8_t)j->prio,
 				                .nchannels = o->channels };
 			int64_t id = e->ops->submit(e, &op, err);

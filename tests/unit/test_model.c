@@ -996,6 +996,45 @@ test_one_gpu_a_node_channels(void **state)
 }
 
 /*
+ * One GPU a node: NCCL's tuner multiplies its per-channel caps by the search graph's
+ * channels (graphs[a]->nChannels, src/graph/tuning.cc ncclTopoTuneModel), not by the
+ * communicator's, which ncclTopoPostset doubles. An A100 on one HDR NIC (dgx-a100:2 at one
+ * rank a node): a graph of 1 x 24 GB/s, run on 2. The ring's LL128 is priced at 1 x 20
+ * GB/s (perChMaxRingLL128Bws on Ampere, kb NA-PROTO-LL128; algbw = busbw on 2 ranks), the
+ * channels binding, where 2 x 20 left the NIC binding; the time runs the kernel's 2
+ * channels under the cap, so the NIC sets it there.
+ */
+static void
+test_one_gpu_a_node_caps(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-a100:2", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 1, &l, &err), 0);
+	assert_int_equal(l.graph_nchannels, 1);
+	assert_int_equal(l.nchannels, 2);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.ppn = 1;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_rel(r.bw_Bps, 1 * 20.0 * GB, 1e-9);
+	assert_string_equal(r.bottleneck, "channels");
+	q.tuner_only = false;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(r.bw_Bps > 20.0 * GB);
+	assert_true(r.bw_Bps < 2 * 20.0 * GB);
+	assert_string_equal(r.bottleneck, "pcie");
+}
+
+/*
  * NCCL's Inter lists go down to 0.12 GB/s (src/graph/search.cc), and the release taken when
  * none is named is the newest everywhere. One GPU a node on an 8 Gb/s NIC: 4 x 0.24, then
  * ncclTopoPostset's doubling, 8 channels (the list cut at 2.4 gave 1 x 2.4, 2); on 10 GbE
@@ -1607,17 +1646,20 @@ test_nvls_sm100_channels_by_nic(void **state)
 		uint32_t nvls;
 	} cases[] = {
 		{ FT_ARCH_BLACKWELL, 22900, 4, 8, 48.0, 32 },
-		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 48.0, 24 },
+		/* NCCL_VERSION(2, 30, 3): the first tag with ncclNvlsTreeSm100Tuning */
+		{ FT_ARCH_BLACKWELL, 23002, 4, 8, 48.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23002, 4, 8, 96.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 48.0, 24 },
 		{ FT_ARCH_BLACKWELL, 0, 4, 8, 48.0, 24 },
-		{ FT_ARCH_BLACKWELL, 23000, 2, 8, 48.0, 32 },
-		{ FT_ARCH_BLACKWELL, 23000, 2, 8, 25.0, 32 },
-		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 25.0, 32 },
-		{ FT_ARCH_BLACKWELL, 23000, 4, 72, 48.0, 24 },
-		{ FT_ARCH_BLACKWELL, 23000, 4, 8, 96.0, 24 },
-		{ FT_ARCH_BLACKWELL, 23000, 4, 72, 96.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 25.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 25.0, 32 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 48.0, 24 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 96.0, 24 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 96.0, 32 },
 		{ FT_ARCH_BLACKWELL, 22900, 4, 72, 96.0, 32 },
-		{ FT_ARCH_BLACKWELL, 23000, 1, 8, 48.0, 24 },
-		{ FT_ARCH_HOPPER, 23000, 4, 8, 48.0, 16 },
+		{ FT_ARCH_BLACKWELL, 23003, 1, 8, 48.0, 24 },
+		{ FT_ARCH_HOPPER, 23003, 4, 8, 48.0, 16 },
 	};
 	static const struct {
 		const char *spec;
@@ -1649,9 +1691,115 @@ test_nvls_sm100_channels_by_nic(void **state)
 		assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
 		l.nccl_version = 22900;
 		assert_int_equal(ft_model_nvls_nchannels(&l), presets[i].v2_29);
-		l.nccl_version = 23000;
+		l.nccl_version = 23002;
+		assert_int_equal(ft_model_nvls_nchannels(&l), presets[i].v2_29);
+		l.nccl_version = 23003;
 		assert_int_equal(ft_model_nvls_nchannels(&l), presets[i].v2_30);
 	}
+}
+
+/*
+ * NCCL 2.30's NVLS chunks on Blackwell across nodes (src/transport/nvls.cc
+ * ncclNvlsTreeSm100Tuning, v2.30.3-1 to v2.30.7-1; src/enqueue.cc calcCollChunking): NVLS
+ * starts from min(a 512 KiB Simple slot, nvlsChunkSize), the NVLS tree from
+ * min(nvlsChunkSize, nvlsTreeMaxChunkSize). 2 nodes at 48 GB/s or more: 256 KiB both with
+ * 4 ranks a node or fewer, else a tree chunk of 128 KiB, 64 with 16 ranks or more, or with 8
+ * or fewer behind PCIe switches under 96 GB/s; more nodes at 96 GB/s: 256 KiB both with 8 or
+ * fewer, else 128 KiB trees under 32 ranks, 64 from 32; at 48 to 96, 128 KiB trees, 64 behind
+ * PCIe switches; below 48 NCCL's fallback (64 KiB trees from 4 nodes). A node's
+ * NCCL_NVLS_CHUNKSIZE replaces the chunk, not the tree's largest. Before 2.30.3 and on
+ * Hopper: 128 KiB, trees 64 KiB from 4 nodes.
+ */
+static void
+test_nvls_sm100_chunks(void **state)
+{
+	static const struct {
+		enum ft_model_arch arch;
+		uint32_t version, nnodes, ppn;
+		double nic_GBps;
+		bool c2c;
+		uint32_t nvls_kib, tree_kib;
+	} cases[] = {
+		{ FT_ARCH_BLACKWELL, 23003, 2, 4, 48.0, false, 256, 256 },
+		{ FT_ARCH_BLACKWELL, 23002, 2, 4, 48.0, false, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, false, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, true, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 96.0, false, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 72, 48.0, true, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 25.0, false, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 96.0, false, 256, 256 },
+		{ FT_ARCH_BLACKWELL, 23002, 4, 8, 96.0, false, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 16, 96.0, true, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 96.0, true, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 48.0, false, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 48.0, true, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 25.0, false, 128, 64 },
+		{ FT_ARCH_BLACKWELL, 0, 4, 72, 48.0, true, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 1, 8, 96.0, false, 128, 128 },
+		{ FT_ARCH_HOPPER, 23003, 4, 8, 48.0, false, 128, 64 },
+	};
+	struct ft_model_links l;
+	struct ft_model_chunking ch;
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	const double S = 1ull << 30;
+	uint64_t loops;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		memset(&l, 0, sizeof(l));
+		l.arch = cases[i].arch;
+		l.nccl_version = cases[i].version;
+		l.nnodes = cases[i].nnodes;
+		l.ppn = l.ppn_min = l.ppn_max = cases[i].ppn;
+		l.nranks = l.nnodes * l.ppn;
+		l.nvls = true;
+		l.nrails = 8;
+		l.nic_Bps = cases[i].nic_GBps * 1e9;
+		l.nic_c2c = cases[i].c2c;
+		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), cases[i].nvls_kib << 10);
+		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE),
+		                 cases[i].tree_kib << 10);
+	}
+	/* NCCL_NVLS_CHUNKSIZE=64K: the chunk, under the tuning's 256 KiB tree maximum */
+	l.nvls_chunk_set = true;
+	l.nvls_chunk = 64u << 10;
+	l.nnodes = 4;
+	l.ppn = l.ppn_min = l.ppn_max = 8;
+	l.nic_Bps = 96e9;
+	l.nic_c2c = false;
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 64u << 10);
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE), 64u << 10);
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_RING), 0);
+
+	/* 4 GB200 NVL72 racks (48 GB/s NIC paths over C2C), 1 GiB on the NVLS tree: 2.30 runs
+	 * 24 channels x 32 heads of 128 KiB, ceil(2^30 / (24 x 32 x 2^17)) = 11 loops, a send
+	 * and a receive per loop on a channel's connections; 2.29, 32 x 32 x 64 KiB, 16. */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:72", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	assert_true(l.nic_c2c);
+	assert_false(l.nvls_chunk_set);
+	l.nccl_version = 23003;
+	loops = ft_model_nvls_tree_chunking(&l, 1ull << 30, &ch);
+	assert_int_equal(ch.chunk_bytes, 128u << 10);
+	assert_int_equal(loops, (uint64_t)ceil(S / (24.0 * 32 * 131072)));
+	assert_int_equal(loops, 11);
+	{
+		struct ft_model_pipeline pl;
+
+		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE,
+		                    1ull << 30, &pl);
+		assert_int_equal(pl.nchannels, 24);
+		assert_int_equal(pl.chunk_bytes, 128u << 10);
+		assert_int_equal(pl.loops, 11);
+		assert_rel(pl.messages, 2.0 * 11, 1e-12);
+	}
+	l.nccl_version = 22907;
+	loops = ft_model_nvls_tree_chunking(&l, 1ull << 30, &ch);
+	assert_int_equal(ch.chunk_bytes, 64u << 10);
+	assert_int_equal(loops, (uint64_t)ceil(S / (32.0 * 32 * 65536)));
+	assert_int_equal(loops, 16);
 }
 
 /*
@@ -4841,8 +4989,18 @@ test_model_args(void **state)
 	assert_int_equal(q.op, FT_OP_ALL_GATHER);
 	assert_true(q.force_algo && q.algo == FT_ALGO_RING);
 	assert_true(q.force_proto && q.proto == FT_PROTO_LL128);
-	assert_int_equal(q.nccl_version, 22300);
+	assert_int_equal(q.nccl_version, 22304); /* NCCL_VERSION(2, 23, 4) */
 	assert_int_equal(q.ppn, 4);
+	/* a release line: its newest patch, every release of it (2.30.3 on has the rule) */
+	a.nccl = "2.30";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nccl_version, 23099);
+	a.nccl = "2.30.2";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
+	assert_int_equal(q.nccl_version, 23002);
+	a.nccl = "2.30.100";
+	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
+	err = (struct ft_error){ 0 };
 	a.nccl = "3.0";
 	assert_int_equal(ft_model_args_query(&a, &q, &err), FT_EINVAL);
 	assert_string_equal(err.msg, "--nccl: expected a version like 2.21 or 2.23.4, got '3.0'");
@@ -4971,6 +5129,7 @@ main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_gb200_domains_ring_across_racks),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
+		cmocka_unit_test(test_one_gpu_a_node_caps),
 		cmocka_unit_test(test_speed_lists_per_release),
 		cmocka_unit_test(test_domain_graph_channels),
 		cmocka_unit_test(test_domain_channels_mid_size),
@@ -4982,6 +5141,7 @@ main(void)
 		cmocka_unit_test(test_node_ramp_loops),
 		cmocka_unit_test(test_nvls_comm_cap),
 		cmocka_unit_test(test_nvls_sm100_channels_by_nic),
+		cmocka_unit_test(test_nvls_sm100_chunks),
 		cmocka_unit_test(test_kernel_algbw_closed_form),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),

@@ -549,6 +549,7 @@ test_flow_picks_as_the_tuner(void **state)
 }
 
 static char model_bottleneck[16]; /* of the last busbw() by the model */
+static char flow_bottleneck[32];  /* of the last busbw() by an engine: its row's column */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
@@ -659,6 +660,8 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		assert_int_equal(rc, 0);
 		bw = ft_run_row(&rep.run, 0)->busbw_GBps;
 		busbw_time_us = ft_run_row(&rep.run, 0)->time_us;
+		ft_strlcpy(flow_bottleneck, ft_run_row(&rep.run, 0)->bottleneck,
+		           sizeof(flow_bottleneck));
 		ft_sim_report_release(&rep);
 		ft_scenario_free(sc);
 	}
@@ -691,6 +694,36 @@ test_nvlink_at_nccl_rates(void **state)
 	nvls *= busbw_time_us / (busbw_time_us - m.pipe.ramp_s * 1e6);
 	assert_close(ring, 360, 360 * 0.02);
 	assert_close(nvls, 360 * 0.85 * 14 / 9, 360 * 0.85 * 14 / 9 * 0.02);
+}
+
+/*
+ * Where the flow engine's kernel cap binds (ft__sim_kernel_cap(): the model's bandwidth term
+ * as the rate of each ring or tree connection, ft_model_kernel_algbw()), the bottleneck
+ * column names it, "kernel:" and the protocol, not the first link of the capped flows. One
+ * GB200 NVL72 rack, ring all-reduce of 1 GiB: on LL NCCL's kernel moves min(720 x 0.5,
+ * llMaxBws 282) = 282 GB/s busbw (kb NA-PROTO-LL), which the links' 720 x 0.5 wire share
+ * would pass, so the cap holds every flow; on LL128 the tuner's rate holds too. On Simple
+ * over all its channels there is no cap and NVLink binds; 2 DGX H100 on Simple, the NICs'
+ * or NVLink's class as before.
+ */
+static void
+test_flow_names_the_kernel_cap(void **state)
+{
+	double bw;
+
+	(void)state;
+	bw = busbw("gb200-nvl72:18", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL, 1u << 30,
+	           "flow");
+	assert_string_equal(flow_bottleneck, "kernel:ll");
+	assert_close(bw, 282, 282 * 0.02);
+	busbw("gb200-nvl72:18", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL128, 1u << 30, "flow");
+	assert_string_equal(flow_bottleneck, "kernel:ll128");
+	busbw("gb200-nvl72:18", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30,
+	      "flow");
+	assert_string_equal(flow_bottleneck, "nvlink");
+	busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 30, "flow");
+	assert_true(strncmp(flow_bottleneck, "kernel:", 7) != 0);
+	assert_true(flow_bottleneck[0] != '\0');
 }
 
 static const char mtu_spec[] = "name: roce-mtu\n"
@@ -3026,6 +3059,7 @@ main(void)
 		cmocka_unit_test(test_collnet_direct_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
+		cmocka_unit_test(test_flow_names_the_kernel_cap),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
 		cmocka_unit_test(test_vm_overhead_per_network_step),

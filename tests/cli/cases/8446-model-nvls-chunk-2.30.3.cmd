@@ -1,0 +1,1 @@
+model dgx-b200:2 --op all_reduce --algo nvls_tree --nccl 2.30.3 --explain 1G
