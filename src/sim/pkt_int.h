@@ -341,7 +341,12 @@ struct pk_task {
 #define PK_CUBIC_C     0.4  /* RFC 9438 4.2 */
 #define PK_CUBIC_BETA  0.7  /* RFC 9438 4.6 */
 #define PK_TCP_DUPACKS 3u   /* RFC 5681 3.2: duplicate ACKs that start fast retransmit */
-#define PK_TCP_ACK_SEG 2u   /* RFC 5681 4.2: an ACK at least every second full segment */
+/* The receiver's ACK stride: every packet, as Linux's receiver in quickack mode (at a
+ * connection's start and after a pause longer than its timeout). RFC 5681 4.2 allows
+ * one every second packet, with a delayed-ACK timer that this model does not have:
+ * after a timeout (a window of one packet) a stride of two would leave the resent
+ * packet unacknowledged until the next timeout. */
+#define PK_TCP_ACK_SEG 1u
 
 struct pk_tcp {
 	uint64_t key; /* 0: a free slot */
@@ -554,7 +559,7 @@ struct pk_engine {
 	uint64_t nsrd_probes;
 	/* Packets lost at their first send, the unit tests' deterministic losses (pairs of
 	 * flow and packet; each taken once) */
-	uint32_t lose[8];
+	uint32_t lose[24];
 	uint32_t nlose;
 	uint16_t hdr;       /* header and framing bytes per packet on host and fabric links */
 	double srd_target_s; /* SRD: queueing delay above the lowest RTT that cuts the rate */

@@ -210,6 +210,9 @@ ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f)
 	     j = (j + 1) & (e->tcp_cap - 1))
 		;
 	ft__pk_tcp_init(&e->tcp_conns[j], e->wnd_pkts);
+	/* the connection's handshake measured its round trip before any data (RFC 6298
+	 * 2.2's first sample): the path's latency both ways */
+	ft__pk_tcp_rtt(&e->tcp_conns[j], 2 * f->lat_ps);
 	e->tcp_conns[j].key = k;
 	e->tcp_n++;
 	return &e->tcp_conns[j];
