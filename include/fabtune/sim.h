@@ -396,7 +396,9 @@ struct ft_sim_counters {
 	/* packet engine (0 elsewhere) */
 	uint64_t npackets;   /* packets injected, retransmissions included */
 	uint64_t ndrops;     /* packets dropped (full buffer, bit errors) */
-	uint64_t nretx;      /* packets sent again by go-back-N */
+	uint64_t nretx;      /* packets sent again (go-back-N, selective, TCP) */
+	uint64_t nfast_retx; /* TCP: fast retransmits (three duplicate ACKs) */
+	uint64_t ntail_probes; /* SRD: tail-loss probes that resent packets */
 	uint64_t npause;     /* PFC pause frames sent */
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */

@@ -283,6 +283,18 @@ ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 
 static int try_send(struct pk_engine *e, uint32_t l);
 
+/* Flow @f's retransmit timeout: the run's, or (TCP) its connection's RFC 6298 estimate
+ * over the floor, backed off by its timeouts in a row. */
+static uint64_t
+rto_of(struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct pk_tcp *c;
+
+	if (!e->tcp || !(c = ft__pk_tcp_conn(e, f)))
+		return e->rto_ps;
+	return ft__pk_tcp_rto_ps(c, e->tcp_rto_min_ps, f->retries);
+}
+
 /* Start (or restart) flow @fid's retransmit timer. */
 static int
 arm_rto(struct pk_engine *e, uint32_t fid)
@@ -292,7 +304,30 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 	if (!e->sack) /* (SRD's timer reads the last ACK's time, ev_rto()) */
 		f->rto_una = f->snd_una;
 	e->nrto_queued++;
-	return ev_push(e, e->now_ps + e->rto_ps, PK_EV_RTO, fid, ++f->rto_gen & 0x0fffffffu);
+	return ev_push(e, e->now_ps + rto_of(e, f), PK_EV_RTO, fid, ++f->rto_gen & PK_RTO_GEN);
+}
+
+/*
+ * SRD's tail-loss probe timeout for flow @f: twice its round trip (RFC 8985 7.2's PTO,
+ * 2 SRTT, taken as the model: SRD's own tail recovery is not published), the round trip
+ * being the latest sample SRD's rate control keeps (its lowest RTT plus the queueing
+ * its last sample saw, pkt_cc.c srd_rtt()), or without one the path's both ways and one
+ * wire MTU at line rate; at most the retransmit timeout.
+ */
+static uint64_t
+srd_pto(struct pk_engine *e, const struct pk_flow *f)
+{
+	double rtt = 0;
+
+	if (e->srd) {
+		const struct pk_dcqcn *d = pk_flow_cc(e, f);
+
+		if (d->prev_rtt_s > 0)
+			rtt = d->prev_rtt_s + FT_MAX(d->rtt_diff_s, 0.0);
+	}
+	if (!(rtt > 0))
+		rtt = 2 * (double)f->lat_ps / PK_PS_PER_S + (double)(e->mtu + e->hdr) / e->line_Bps;
+	return FT_MIN(s_to_ps(2 * rtt), e->rto_ps);
 }
 
 /* Whether SRD's sender holds a selective ACK for packet @seq of @f. */
@@ -690,6 +725,94 @@ arbitrate(struct pk_engine *e, uint32_t l, uint32_t *cls, bool *src, unsigned *w
 	return 0;
 }
 
+/*
+ * TCP: flow @fid, the head of the ring of priority @c of port @l, is picked to send: its
+ * connection in @t, and in @rtx the packet fast retransmit or a partial ACK asked to
+ * resend first (tcp_acked()), PK_NONE. 1 when it has nothing it may send (all sent and
+ * not resent, or its window full): it leaves the ring (an ACK brings it back).
+ */
+static int
+tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tcp **t,
+         uint32_t *rtx)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	*t = ft__pk_tcp_conn(e, f);
+	if (!*t)
+		return FT_ENOMEM;
+	if ((*t)->rtx_flow == fid) {
+		(*t)->rtx_flow = PK_NONE;
+		if ((*t)->rtx_seq >= f->snd_una && (*t)->rtx_seq < f->npkts) {
+			*rtx = (*t)->rtx_seq;
+			return 0;
+		}
+	}
+	/* (a timeout went back, and an ACK covered what it had sent before) */
+	if (f->snd_nxt < f->snd_una)
+		f->snd_nxt = f->snd_una;
+	if (f->snd_nxt >= f->npkts) {
+		ring_pop(e, l, c);
+		return 1;
+	}
+	if (f->snd_nxt - f->snd_una >= ft__pk_tcp_wnd(*t)) {
+		ring_pop(e, l, c);
+		f->wnd_held = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * TCP: flow @fid sent packet @seq, again when @resent (fast retransmit, a partial ACK):
+ * counted as a resend, and the round trip it was timing, if any, dropped (Karn's rule,
+ * RFC 6298 3); a packet sent for the first time starts a measurement when none runs. A
+ * lossy run's timer starts with the flow's first packet (RFC 6298 5.1).
+ */
+static int
+tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, uint32_t seq,
+         bool resent)
+{
+	if (t->max_flow != fid) {
+		t->max_flow = fid;
+		t->snd_max = 0;
+	}
+	if (resent || seq < t->snd_max) {
+		if (resent) {
+			e->nretx++;
+			pk_op_acc(e, fid)->nretx++;
+			pk_op_acc(e, fid)->npackets++;
+		}
+		if (t->timed_flow == fid && seq <= t->timed_seq)
+			t->timed_flow = PK_NONE;
+		return 0;
+	}
+	t->snd_max = seq + 1;
+	if (t->timed_flow == PK_NONE) {
+		t->timed_flow = fid;
+		t->timed_seq = seq;
+		t->t_timed_ps = e->now_ps;
+	}
+	if (seq == 0 && (e->may_drop || e->ndrops))
+		return arm_rto(e, fid);
+	return 0;
+}
+
+/* The unit tests' deterministic losses (pk_engine lose): packet @k, if listed, is lost
+ * (the receiver drops it as corrupted), once. */
+static void
+lose_note(struct pk_engine *e, struct pk_pkt *k)
+{
+	for (uint32_t i = 0; i < e->nlose; i += 2) {
+		if (e->lose[i] != k->flow || e->lose[i + 1] != k->seq)
+			continue;
+		k->flags |= PK_F_CORRUPT;
+		e->lose[i] = e->lose[e->nlose - 2];
+		e->lose[i + 1] = e->lose[e->nlose - 1];
+		e->nlose -= 2;
+		return;
+	}
+}
+
 /* Port @l is free: send the next packet, transit and sourced in turn within a priority,
  * if flow control lets. */
 static int
@@ -732,9 +855,15 @@ try_send(struct pk_engine *e, uint32_t l)
 	q = pk_cls_at(e, l, c);
 	q->turn_src = !src;
 	if (src) {
-		uint32_t fid = flow_at(e, q->ring)->ring_next;
+		uint32_t fid = flow_at(e, q->ring)->ring_next, rtx = PK_NONE;
+		struct pk_tcp *t = NULL;
 		struct pk_pkt *k;
 
+		if (e->tcp) {
+			rc = tcp_pick(e, l, c, fid, &t, &rtx);
+			if (rc != 0)
+				return rc < 0 ? rc : try_send(e, l);
+		}
 		id = pkt_alloc(e);
 		if (id == PK_NONE)
 			return FT_ENOMEM;
@@ -748,8 +877,28 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->flow = fid;
 		k->dst = f->dst;
 		k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, f->snd_nxt);
-		k->seq = f->snd_nxt++;
+		k->seq = rtx != PK_NONE ? rtx : f->snd_nxt++;
+		if (t) {
+			rc = tcp_sent(e, fid, f, t, k->seq, rtx != PK_NONE);
+			if (rc < 0) {
+				pkt_free_raw(e, id);
+				return rc;
+			}
+		}
 		if (e->sack) {
+			/* SRD's tail-loss probe: armed when the tail first leaves (srd_probe()) */
+			bool tail = k->seq + 1 == f->npkts && e->may_drop &&
+			            !(f->sack_bits && k->seq < f->sack_bits[PK_SACK_MAX]);
+
+			if (tail) {
+				e->nrto_queued++;
+				rc = ev_push(e, e->now_ps + srd_pto(e, f), PK_EV_RTO, fid,
+				             (f->rto_gen & PK_RTO_GEN) | PK_RTO_PROBE);
+				if (rc < 0) {
+					pkt_free_raw(e, id);
+					return rc;
+				}
+			}
 			/* SRD's timer runs from the flow's first packet (RFC 6298 5.1: started
 			 * with the first send, restarted when snd_una moves, ev_rto()) */
 			if (k->seq == 0 && (e->may_drop || e->ndrops) &&
@@ -767,6 +916,8 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->tail_ps = 0;
 		k->t_sent_ps = e->now_ps;
 		k->next = PK_NONE;
+		if (e->nlose)
+			lose_note(e, k);
 		e->npackets++;
 		/* The reaction point meters the bytes its NIC puts on the fabric: a QP
 		 * sourced at a GPU is paced where its data leaves (the NIC pulls it over
@@ -791,7 +942,7 @@ try_send(struct pk_engine *e, uint32_t l)
 				if (rc < 0)
 					return rc;
 			}
-		} else if (e->wnd_pkts && f->snd_nxt - f->snd_una >= e->wnd_pkts) {
+		} else if (t && f->snd_nxt - f->snd_una >= ft__pk_tcp_wnd(t)) {
 			/* TCP: a full window waits out of the ring for an ACK (ev_acked) */
 			ring_pop(e, l, c);
 			f->wnd_held = true;
@@ -1080,8 +1231,10 @@ sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
 		return 0; /* (no ACK is lost, so none comes twice; a resent packet's is one) */
 	if (seq != f->snd_una && sack_make(f) < 0)
 		return FT_ENOMEM;
-	if (f->sack_bits)
+	if (f->sack_bits) {
 		f->sack_bits[PK_SACK_HDR + seq / 64] |= UINT64_C(1) << (seq % 64);
+		f->sack_bits[PK_SACK_TACK] = e->now_ps;
+	}
 	if (seq == f->snd_una) {
 		/* The oldest packet not acknowledged moved: the timer restarts and the
 		 * retries count again (RFC 6298 5.3's rule, our choice for SRD, whose timer
@@ -1103,6 +1256,89 @@ sack_rx(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	return 0;
 }
 
+/* TCP: flow @fid's sender is to send packet @seq again before new data (tcp_pick()). */
+static int
+tcp_resend(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint32_t seq)
+{
+	struct pk_flow *f = flow_at(e, fid);
+
+	t->rtx_flow = fid;
+	t->rtx_seq = seq;
+	f->wnd_held = false;
+	ring_add(e, f->first_link, fid);
+	return try_send(e, f->first_link);
+}
+
+/*
+ * TCP's cumulative ACK of every packet before @seq reached flow @fid's sender.
+ * New data acknowledged: the round trip timed, if covered, is a sample (RFC 6298); out
+ * of fast recovery the window grows (slow start, CUBIC: pkt_tcp.c); in it, a partial ACK
+ * (below `recover`) resends the next packet missing and deflates the window by what it
+ * acknowledged, less one (RFC 6582 3.2 step 5), a full one ends it with cwnd = ssthresh
+ * (step 3's first option). The same ACK again while packets are out is a duplicate: the
+ * third starts fast retransmit (RFC 5681 3.2: ssthresh and W_max from CUBIC's cut, the
+ * missing packet resent, cwnd = ssthresh + 3), unless a timeout went back over it since
+ * (RFC 6582 step 1); each further one in recovery inflates the window by one.
+ */
+static int
+tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t seq)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	int rc;
+
+	if (!t)
+		return FT_ENOMEM;
+	if (seq > f->snd_una) {
+		uint32_t acked = seq - f->snd_una;
+
+		f->retries = 0;
+		f->t_una_ps = e->now_ps;
+		f->snd_una = seq;
+		if (t->timed_flow == fid && seq > t->timed_seq) {
+			ft__pk_tcp_rtt(t, e->now_ps - t->t_timed_ps);
+			t->timed_flow = PK_NONE;
+		}
+		t->dupacks = 0;
+		if (t->rec_flow == fid) {
+			if (seq >= t->recover || seq >= f->npkts) {
+				t->rec_flow = PK_NONE;
+				t->cwnd = t->ssthresh;
+				t->inflate = 0;
+			} else {
+				t->inflate = FT_MAX(t->inflate - acked, 0.0) + 1;
+				if ((rc = arm_rto(e, fid)) < 0)
+					return rc;
+				return tcp_resend(e, fid, t, seq);
+			}
+		} else {
+			ft__pk_tcp_grow(t, acked, e->now_ps, (double)t->srtt_ps / PK_PS_PER_S);
+		}
+		if (f->snd_nxt < f->snd_una)
+			f->snd_nxt = f->snd_una;
+	} else if (seq == f->snd_una && f->snd_nxt > f->snd_una && seq < f->npkts) {
+		if (t->rec_flow == fid) {
+			t->inflate += 1;
+		} else if (++t->dupacks == PK_TCP_DUPACKS &&
+		           !(t->rto_flow == fid && seq < t->rto_recover)) {
+			e->ntcp_fast++;
+			ft__pk_tcp_cut(t);
+			t->rec_flow = fid;
+			t->recover = t->max_flow == fid ? t->snd_max : f->snd_nxt;
+			t->cwnd = t->ssthresh;
+			t->inflate = PK_TCP_DUPACKS;
+			return tcp_resend(e, fid, t, seq);
+		}
+	}
+	if (f->wnd_held && f->snd_nxt - f->snd_una < ft__pk_tcp_wnd(t) && f->snd_nxt < f->npkts) {
+		/* the ACK opens the window again */
+		f->wnd_held = false;
+		ring_add(e, f->first_link, fid);
+		return try_send(e, f->first_link);
+	}
+	return 0;
+}
+
 /* An ACK or a NAK for packet @seq reached the sender: every packet before it arrived. */
 static int
 ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
@@ -1111,6 +1347,8 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 
 	if (e->sack && !nak)
 		return sack_rx(e, fid, seq);
+	if (e->tcp)
+		return tcp_acked(e, fid, seq);
 
 	if (seq > f->snd_una) {
 		f->retries = 0; /* progress: the QP's retry counter starts again */
@@ -1164,6 +1402,19 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	uint64_t *bm;
 	int rc;
 
+	if (!f->ooo_bits && e->tcp && seq == f->rcv_nxt) {
+		/* TCP in order (its one path, every packet so on a fabric that does not
+		 * drop): no bitmap */
+		f->rcv_nxt++;
+		e->bytes_delivered += payload;
+		if ((f->rcv_nxt == f->npkts || f->rcv_nxt % PK_TCP_ACK_SEG == 0) &&
+		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt)) < 0)
+			return rc;
+		if (f->rcv_nxt < f->npkts)
+			return 0;
+		rq->rq_writes++;
+		return ft__pk_flow_done(e, fid);
+	}
 	if (!f->ooo_bits) {
 		f->ooo_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
 		if (!f->ooo_bits)
@@ -1172,13 +1423,28 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	bm = f->ooo_bits;
 	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1)) {
 		rq->rq_dup++; /* a duplicate */
-		return 0;
+		/* TCP: acknowledged at once (RFC 5681 4.2), a duplicate ACK */
+		return e->tcp ? ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt) :
+		                0;
 	}
 	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;
-	if (e->sack) {
+	if (e->tcp) {
+		/*
+		 * TCP's receiver (RFC 5681 4.2): a cumulative ACK every PK_TCP_ACK_SEG packets
+		 * in order and at the last; at once for a packet past a gap (a duplicate
+		 * ACK, which fast retransmit counts) and for one that fills a gap. One
+		 * path latency back, not queued or lost.
+		 */
+		bool now = seq != before || f->rcv_nxt > before + 1 || f->rcv_nxt == f->npkts ||
+		           f->rcv_nxt / PK_TCP_ACK_SEG != before / PK_TCP_ACK_SEG;
+
+		if (now &&
+		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt)) < 0)
+			return rc;
+	} else if (e->sack) {
 		/* SRD: an ACK per packet, naming it, one path latency back (sack_rx()) */
 		if ((e->may_drop || e->ndrops) &&
 		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, seq)) < 0)
@@ -1244,7 +1510,7 @@ receive(struct pk_engine *e, uint32_t id)
 		}
 	}
 	pkt_free(e, id);
-	if (e->ooo || e->sack)
+	if (e->ooo || e->sack || e->tcp)
 		return receive_ooo(e, fid, seq, payload, rp);
 	if (seq == f->rcv_nxt) {
 		int rc;
@@ -1788,7 +2054,70 @@ rto_stale(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
 	const struct pk_flow *f = flow_at(e, fid);
 
-	return gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts;
+	return (gen & PK_RTO_GEN) != (f->rto_gen & PK_RTO_GEN) || f->snd_una >= f->npkts;
+}
+
+/*
+ * SRD's tail-loss probe (armed when flow @fid's tail first left, srd_pto()): RFC 8985's
+ * TLP taken as the model, SRD's own tail recovery not being published. No ACK for a
+ * probe timeout while packets are out means that the ones no ACK named are lost, not
+ * late (the ACKs of packets still on their way would keep coming): one recovery pass
+ * resends them (RACK-TLP sends a probe whose ACK has RACK mark the losses; SRD's ACK
+ * per packet names every packet that arrived, so the pass goes straight to what the
+ * probe's ACK would show). It fires once per tail: the pass restarts the retransmit
+ * timer, which takes over if a resend is lost again. An ACK within the timeout moves
+ * it on to a timeout after that ACK (RFC 8985 7.2 re-arms at each ACK).
+ */
+static int
+srd_probe(struct pk_engine *e, uint32_t fid, uint32_t gen)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t last = f->t_una_ps, pto = srd_pto(e, f);
+	int rc;
+
+	if (f->sack_bits)
+		last = FT_MAX(last, f->sack_bits[PK_SACK_TACK]);
+	if (last + pto > e->now_ps) {
+		e->nrto_queued++;
+		return ev_push(e, last + pto, PK_EV_RTO, fid, gen);
+	}
+	e->nsrd_probes++;
+	rc = go_back(e, fid, f->snd_una);
+	return rc < 0 || f->snd_una >= f->npkts ? rc : arm_rto(e, fid);
+}
+
+/*
+ * TCP's retransmit timeout on flow @fid (RFC 5681 3.1, RFC 9438 4.8): ssthresh and
+ * W_max from CUBIC's cut, a loss window of one packet, fast recovery over, and the
+ * sender goes back to the first packet not acknowledged (no SACK: NewReno resends from
+ * there); the duplicate ACKs the resends draw start no fast retransmit below what was
+ * sent (RFC 6582 3.2 step 1). The timer restarts, backed off (RFC 6298 5.5-5.6).
+ */
+static int
+tcp_timeout(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	int rc;
+
+	if (!t)
+		return FT_ENOMEM;
+	e->ntcp_rto++;
+	ft__pk_tcp_cut(t);
+	t->cwnd = 1;
+	t->inflate = 0;
+	t->dupacks = 0;
+	if (t->rec_flow == fid)
+		t->rec_flow = PK_NONE;
+	if (t->rtx_flow == fid)
+		t->rtx_flow = PK_NONE;
+	if (t->timed_flow == fid)
+		t->timed_flow = PK_NONE;
+	t->rto_flow = fid;
+	t->rto_recover = t->max_flow == fid ? t->snd_max : f->snd_nxt;
+	f->wnd_held = false;
+	rc = go_back(e, fid, f->snd_una);
+	return rc < 0 || f->snd_una >= f->npkts ? rc : arm_rto(e, fid);
 }
 
 static int
@@ -1796,8 +2125,10 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
 	struct pk_flow *f = flow_at(e, fid);
 
-	if (gen != (f->rto_gen & 0x0fffffffu) || f->snd_una >= f->npkts)
+	if ((gen & PK_RTO_GEN) != (f->rto_gen & PK_RTO_GEN) || f->snd_una >= f->npkts)
 		return 0;
+	if (gen & PK_RTO_PROBE)
+		return srd_probe(e, fid, gen);
 	if (e->sack) {
 		/* SRD's counts from the last ACK that moved snd_una (sack_rx()): the oldest
 		 * packet not acknowledged times out rto after it became the oldest, however
@@ -1814,9 +2145,9 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		 */
 		f->rto_una = f->snd_una;
 		f->retries = 0;
-		if (f->t_una_ps + e->rto_ps > e->now_ps) {
+		if (f->t_una_ps + rto_of(e, f) > e->now_ps) {
 			e->nrto_queued++;
-			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+			return ev_push(e, f->t_una_ps + rto_of(e, f), PK_EV_RTO, fid, gen);
 		}
 	}
 	/*
@@ -1833,6 +2164,8 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	}
 	/* From the first packet not acknowledged; the receiver keeps its NAK-sent state
 	 * until the packet it waits for arrives (it is not the sender's to clear). */
+	if (e->tcp)
+		return tcp_timeout(e, fid);
 	if (e->sack && e->may_drop) {
 		/* SRD: the timer restarts with the pass (RFC 6298 5.6) */
 		int rc = go_back(e, fid, f->snd_una);

@@ -313,7 +313,8 @@ struct pk_task {
 #define PK_SACK_MAX  0
 #define PK_SACK_HINT 1
 #define PK_SACK_END  2
-#define PK_SACK_HDR  3
+#define PK_SACK_TACK 3 /* when its last ACK came (the tail-loss probe, srd_probe()) */
+#define PK_SACK_HDR  4
 
 /*
  * SRD's gap hint (engine_packet.c sack_hint()): a packet that no ACK has named when one
@@ -323,6 +324,72 @@ struct pk_task {
  * than spraying over the least queued ports makes on an idle fabric.
  */
 #define PK_SRD_REORDER 64u
+
+/* Retransmit timer events (PK_EV_RTO): the flow's timer generation in the low bits, and
+ * PK_RTO_PROBE set for SRD's tail-loss probe (srd_probe()), which shares the generation. */
+#define PK_RTO_GEN   0x07ffffffu
+#define PK_RTO_PROBE 0x08000000u
+
+/*
+ * TCP (GPUDirect-TCPX/O, pkt_tcp.c): the sender's state of one connection (a QP of the
+ * flow engine's numbering between two endpoints), which the messages it carries share
+ * one after the other: CUBIC's window (RFC 9438) with slow start (RFC 5681 3.1, an
+ * initial window of 10, RFC 6928), NewReno's fast recovery (RFC 6582), and the round-trip
+ * estimate of RFC 6298. Windows in packets. Kept in an open-addressed table by key.
+ */
+#define PK_TCP_IW      10.0 /* RFC 6928: initial window, segments */
+#define PK_CUBIC_C     0.4  /* RFC 9438 4.2 */
+#define PK_CUBIC_BETA  0.7  /* RFC 9438 4.6 */
+#define PK_TCP_DUPACKS 3u   /* RFC 5681 3.2: duplicate ACKs that start fast retransmit */
+/* The receiver's ACK stride: every packet, as Linux's receiver in quickack mode (at a
+ * connection's start and after a pause longer than its timeout). RFC 5681 4.2 allows
+ * one every second packet, with a delayed-ACK timer that this model does not have:
+ * after a timeout (a window of one packet) a stride of two would leave the resent
+ * packet unacknowledged until the next timeout. */
+#define PK_TCP_ACK_SEG 1u
+
+struct pk_tcp {
+	uint64_t key; /* 0: a free slot */
+	double cwnd, ssthresh, rwnd;
+	double inflate; /* NewReno: duplicate ACKs counted into the window in recovery */
+	/* CUBIC: the window before the last cut, the Reno-friendly estimate, K (s), and
+	 * the start of the congestion avoidance stage under way (epoch) */
+	double w_max, w_est, k_s;
+	double prior; /* the window before the last cut (cwnd_prior, RFC 9438 4.3) */
+	uint64_t t_epoch_ps;
+	bool epoch;
+	uint64_t srtt_ps, rttvar_ps; /* RFC 6298 (0: no sample yet) */
+	uint64_t t_timed_ps;         /* the timed packet left then (Karn: first sends only) */
+	uint32_t timed_flow, timed_seq;
+	uint32_t dupacks;
+	/* NewReno (RFC 6582 3.2): the flow in fast recovery (PK_NONE), and `recover`, one
+	 * past the highest packet sent when it began; after a timeout, rto_flow's
+	 * duplicate ACKs below rto_recover start no fast retransmit (step 1's rule) */
+	uint32_t rec_flow, recover;
+	uint32_t rto_flow, rto_recover;
+	uint32_t rtx_flow, rtx_seq; /* a packet to resend ahead of new data (PK_NONE) */
+	uint32_t max_flow, snd_max; /* one past the highest packet max_flow has sent */
+};
+
+void ft__pk_tcp_init(struct pk_tcp *c, double rwnd);
+/* CUBIC's K (RFC 9438 eq. 2) from W_max and the window where the stage starts, s; its
+ * window W_cubic(t) t_s into the stage (eq. 1). */
+double ft__pk_cubic_k(double w_max, double cwnd_epoch);
+double ft__pk_cubic_w(const struct pk_tcp *c, double t_s);
+/* @acked packets newly acknowledged at @now_ps (slow start, then CUBIC), round trip
+ * @rtt_s; a loss (fast retransmit or timeout): W_max and ssthresh (RFC 9438 4.6, 4.7). */
+void ft__pk_tcp_grow(struct pk_tcp *c, uint32_t acked, uint64_t now_ps, double rtt_s);
+void ft__pk_tcp_cut(struct pk_tcp *c);
+/* The retransmit timeout (RFC 6298), at least @min_ps, doubled @backoff times. */
+uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff);
+void ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps);
+/* Flow @f's connection, made at its first use (NULL: out of memory). */
+struct pk_engine;
+struct pk_flow;
+struct pk_tcp *ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f);
+/* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
+ * the receive window (packet.tcp_window), at least 1. */
+uint32_t ft__pk_tcp_wnd(const struct pk_tcp *c);
 
 struct pk_flow {
 	uint64_t bytes; /* payload */
@@ -480,6 +547,20 @@ struct pk_engine {
 	bool sack;
 	bool tcp;
 	uint32_t wnd_pkts;  /* 0: no window (RDMA transports) */
+	/* TCP: its connections' state (struct pk_tcp, pkt_tcp.c ft__pk_tcp_conn()), a table
+	 * of tcp_cap slots, tcp_n used; the floor of its retransmit timeout (Linux's
+	 * TCP_RTO_MIN, 200 ms, or packet.retransmit_timeout); fast retransmits and
+	 * retransmit timeouts */
+	struct pk_tcp *tcp_conns;
+	uint32_t tcp_cap, tcp_n;
+	uint64_t tcp_rto_min_ps;
+	uint64_t ntcp_fast, ntcp_rto;
+	/* SRD's tail-loss probes fired (engine_packet.c srd_probe()) */
+	uint64_t nsrd_probes;
+	/* Packets lost at their first send, the unit tests' deterministic losses (pairs of
+	 * flow and packet; each taken once) */
+	uint32_t lose[24];
+	uint32_t nlose;
 	uint16_t hdr;       /* header and framing bytes per packet on host and fabric links */
 	double srd_target_s; /* SRD: queueing delay above the lowest RTT that cuts the rate */
 	bool pfc_dyn; /* PFC threshold from the free shared buffer */

@@ -1839,11 +1839,12 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[15] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
+	uint64_t sums[17] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
 		              e->npause,  e->necn,      e->ncnp,            e->nwdog,
 		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
-		              e->nic_wait_ps, e->nwd_restores, e->nwd_drops };
-	uint64_t tot[15] = { 0 }, now = e->now_ps;
+		              e->nic_wait_ps, e->nwd_restores, e->nwd_drops, e->ntcp_fast,
+		              e->nsrd_probes };
+	uint64_t tot[17] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
 	uint64_t *bsw, *bb, *bqb;
@@ -1874,7 +1875,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bqb);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 15, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 17, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
 		ft_free(bc);
@@ -1892,6 +1893,8 @@ pp_gather(struct pk_engine *e)
 	e->npackets = tot[1];
 	e->ndrops = tot[2];
 	e->nretx = tot[3];
+	e->ntcp_fast = tot[15]; /* (each sender's, on its rank) */
+	e->nsrd_probes = tot[16];
 	e->npause = tot[4];
 	e->necn = tot[5];
 	e->ncnp = tot[6];

@@ -93,9 +93,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 		e->sack = tech == FT_TECH_EFA;
 	}
 	/* EFA's SRD runs on a lossy fabric and recovers by its own retransmission; TCP's
-	 * loss recovery is not modelled: its fabric is taken as loss-free (credits stand
-	 * for buffers its windows never overflow; docs/internals/sim.md, "EFA and
-	 * GPUDirect-TCPX/O"). */
+	 * fabric takes credits by default (buffers its windows do not overflow), and
+	 * recovers by its own retransmission where it drops (flow_control: none, bit
+	 * errors: pkt_tcp.c; docs/internals/sim.md, "EFA and GPUDirect-TCPX/O"). */
 	if (e->pc.fc == FT_PKT_FC_AUTO)
 		e->pc.fc = e->roce ? FT_PKT_FC_PFC : e->srd ? FT_PKT_FC_NONE : FT_PKT_FC_CREDIT;
 	hdr = e->roce ? PK_HDR_ROCE : PK_HDR_IB;
@@ -170,6 +170,14 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	 * knob that EFA does not read. */
 	if (e->srd && !(e->pc.rto_s > 0))
 		e->rto_ps = s_to_ps(100e-6);
+	/* TCP's timer (pkt_tcp.c ft__pk_tcp_rto_ps()): RFC 6298's estimate over Linux's
+	 * floor, TCP_RTO_MIN 200 ms (RFC 6298 2.4 asks for 1 s; Linux takes 200 ms, and a
+	 * data-centre round trip of microseconds leaves the floor as the timeout), or
+	 * retransmit_timeout as the floor where given. NCCL_IB_TIMEOUT is not read. */
+	if (e->tcp) {
+		e->tcp_rto_min_ps = e->pc.rto_s > 0 ? e->rto_ps : s_to_ps(200e-3);
+		e->rto_ps = e->tcp_rto_min_ps;
+	}
 	if (e->pc.ib_retry_cnt_set && e->pc.ib_retry_cnt > 7) {
 		int rc = ft_error_set(err, FT_ERANGE,
 		                      "packet.ib_retry_cnt: expected 0 to 7 (a 3-bit field), got %u",
@@ -997,7 +1005,7 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_cols,  e->vseq,          e->trace_qps,
 			                 e->qp_traces,   e->qp_cols,       e->flow_rows,
 			                 e->port_slot,   e->cc_slot,       e->plan_owner,
-			                 e->refs.n };
+			                 e->refs.n,      e->tcp_conns };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,

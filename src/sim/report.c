@@ -447,6 +447,10 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_json_kv_uint(j, "packets", c->npackets);
 		ft_json_kv_uint(j, "drops", c->ndrops);
 		ft_json_kv_uint(j, "retransmitted", c->nretx);
+		if (c->nfast_retx)
+			ft_json_kv_uint(j, "fast_retransmits", c->nfast_retx);
+		if (c->ntail_probes)
+			ft_json_kv_uint(j, "tail_probes", c->ntail_probes);
 		ft_json_kv_uint(j, "pause_frames", c->npause);
 		ft_json_kv_uint(j, "ecn_marked", c->necn);
 		ft_json_kv_uint(j, "cnps", c->ncnp);

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_pkttcp.c - the packet engine's TCP for GPUDirect-TCPX/O (pkt_tcp.c)
+ * and SRD's tail-loss probe against closed forms: CUBIC's K and cut, the Reno-friendly
+ * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
+ * recovered by fast retransmit with no timeout, a lost tail by the timeout, and SRD's
+ * lost tail by the probe within a probe timeout and a round trip.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka.h needs the headers above it. */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "sim/pkt_int.h"
+
+#include "pk_net.h"
+
+#define PS 1e12
+
+/*
+ * CUBIC by hand (RFC 9438): a cut at cwnd 100 gives W_max 100 and ssthresh 70 (beta
+ * 0.7); a second cut below W_max (at 80) gives up more of it (fast convergence: W_max
+ * 80 x 1.7 / 2 = 68). From the first cut, on a path of 100 ms round trip (where the cubic
+ * grows faster than the Reno estimate), acknowledging a window per round trip, the window
+ * is back at W_max about K = cbrt(W_max (1 - beta) / C) = cbrt(75) = 4.217 s later (the
+ * step aims one round trip ahead: within two round trips).
+ */
+static void
+test_cubic_k(void **state)
+{
+	struct pk_tcp c;
+	const double rtt = 0.1, K = cbrt(100 * (1 - PK_CUBIC_BETA) / PK_CUBIC_C);
+	double t = 0, t_back = -1;
+
+	(void)state;
+	ft__pk_tcp_init(&c, 1e9);
+	assert_double_equal(c.cwnd, 10, 0);
+	c.cwnd = 100;
+	ft__pk_tcp_cut(&c);
+	assert_double_equal(c.w_max, 100, 0);
+	assert_double_equal(c.ssthresh, 70, 1e-12);
+	assert_double_equal(ft__pk_cubic_k(100, 70), K, 1e-12);
+	assert_double_equal(K, 4.2171633265, 1e-9);
+	c.cwnd = c.ssthresh;
+	for (int i = 0; i < 200 && t_back < 0; i++) {
+		t += rtt;
+		ft__pk_tcp_grow(&c, (uint32_t)c.cwnd, s_to_ps(t), rtt);
+		if (c.cwnd >= 100)
+			t_back = t - rtt; /* (the stage started at the first ACK, one rtt in) */
+	}
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("cubic: back at W_max after %.3f s, K %.3f s\n", t_back, K);
+	assert_true(c.epoch);
+	assert_double_equal(c.k_s, K, 1e-12);
+	assert_double_equal(t_back, K, 2 * rtt);
+	/* fast convergence */
+	c.cwnd = 80;
+	ft__pk_tcp_cut(&c);
+	assert_double_equal(c.w_max, 68, 1e-12);
+	assert_double_equal(c.ssthresh, 56, 1e-12);
+}
+
+/*
+ * The Reno-friendly region (RFC 9438 4.3): at a data-centre round trip (10 us) the cubic
+ * stays flat for K ~ 4 s, so the window grows as the Reno estimate, alpha = 3 (1 - 0.7) /
+ * 1.7 = 0.5294 packets per round trip, and is cut to 0.7 of W at each loss: a loss each
+ * time it reaches W = 200 packets (a buffer that holds that) makes a sawtooth of period
+ * 0.3 W / alpha = 113.3 round trips whose time average is (1 + 0.7) / 2 W = 0.85 W = 170
+ * (Reno's 3/4 W with its beta of 0.5).
+ */
+static void
+test_cubic_sawtooth(void **state)
+{
+	struct pk_tcp c;
+	const double rtt = 10e-6, W = 200, alpha = 3 * (1 - PK_CUBIC_BETA) / (1 + PK_CUBIC_BETA);
+	double t = 0, sum = 0, n = 0, csum = 0, cn = 0;
+	int cuts = 0, first = -1, last = -1;
+
+	(void)state;
+	ft__pk_tcp_init(&c, 1e9);
+	c.cwnd = W;
+	ft__pk_tcp_cut(&c);
+	c.cwnd = c.ssthresh;
+	for (int i = 0; i < 20000; i++) {
+		t += rtt;
+		ft__pk_tcp_grow(&c, (uint32_t)c.cwnd, s_to_ps(t), rtt);
+		csum += c.cwnd;
+		cn++;
+		if (c.cwnd >= W) {
+			ft__pk_tcp_cut(&c);
+			c.cwnd = c.ssthresh;
+			cuts++;
+			if (cuts == 2)
+				first = i;
+			last = i;
+			if (cuts > 2) { /* whole periods, from the second cut on */
+				sum += csum;
+				n += cn;
+			}
+			csum = cn = 0;
+		}
+	}
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("sawtooth: %d cuts, period %.2f rtt, mean %.2f of W %g\n", cuts,
+		              (double)(last - first) / (cuts - 2), sum / n, W);
+	assert_true(cuts > 100);
+	/* each epoch starts from 0.7 W, the Reno estimate from the window: the whole
+	 * sawtooth, so the period and the mean to a packet's rounding */
+	assert_double_equal((double)(last - first) / (cuts - 2), 0.3 * W / alpha, 1.5);
+	assert_double_equal(sum / n / W, (1 + PK_CUBIC_BETA) / 2, 0.01);
+}
+
+/* Slow start by hand: a window per round trip acknowledged, from the initial window 10
+ * (RFC 6928) the window doubles each round trip: it reaches W after ceil(log2(W / 10)). */
+static void
+test_slow_start_doublings(void **state)
+{
+	static const double targets[] = { 11, 20, 21, 100, 256, 1000, 4096 };
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(targets); k++) {
+		struct pk_tcp c;
+		int rounds = 0;
+
+		ft__pk_tcp_init(&c, 1e9);
+		while (c.cwnd < targets[k]) {
+			ft__pk_tcp_grow(&c, (uint32_t)c.cwnd, s_to_ps(1e-5 * ++rounds), 1e-5);
+			assert_false(c.epoch); /* no ssthresh yet: slow start throughout */
+		}
+		assert_int_equal(rounds, (int)ceil(log2(targets[k] / PK_TCP_IW)));
+	}
+}
+
+/* The RFC 6298 timer by hand: 1 s before a sample; SRTT R, RTTVAR R / 2 after the first;
+ * Linux's 200 ms floor over a data-centre round trip; doubled per timeout, at most 120 s. */
+static void
+test_tcp_rto(void **state)
+{
+	struct pk_tcp c;
+	const uint64_t min = s_to_ps(0.2);
+
+	(void)state;
+	ft__pk_tcp_init(&c, 1e9);
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(1.0));
+	ft__pk_tcp_rtt(&c, s_to_ps(1.0)); /* R = 1 s: 1 + 4 x 0.5 = 3 s */
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(3.0));
+	ft__pk_tcp_rtt(&c, s_to_ps(0.2)); /* |1 - 0.2| : RTTVAR 0.575, SRTT 0.9 */
+	assert_int_equal(c.rttvar_ps, s_to_ps(0.575));
+	assert_int_equal(c.srtt_ps, s_to_ps(0.9));
+	ft__pk_tcp_init(&c, 1e9);
+	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), min);
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 3), 8 * min);
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 12), s_to_ps(120.0));
+}
+
+/* gcp-a3-mega:2 (TCPX) with @cable_s of cable latency per hop: NIC 0 of each node. */
+static void
+a3_pair(struct net *n, double cable_s, uint32_t *ends)
+{
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve("gcp-a3-mega:2", &n->spec, &err), 0);
+	if (cable_s > 0)
+		n->spec.fabric.lat_cable_s = cable_s;
+	n->t = NULL;
+	assert_int_equal(ft_topo_build(&n->spec, &n->t, &err), 0);
+	ends[0] = ft_topo_nic(n->t, 0, 0);
+	ends[1] = ft_topo_nic(n->t, 1, 0);
+}
+
+/* One flow of @npk packets, the packets listed in @lose lost at their first send; its
+ * counters in @c, the engine. */
+static struct ft_engine *
+tcp_flow(const struct net *n, const uint32_t *ends, struct ft_packet_cfg *pc, uint32_t npk,
+         const uint32_t *lose, uint32_t nlose, struct ft_sim_counters *c)
+{
+	struct ft_sim_cfg cfg;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	e = submit_pairs(&ft_packet_engine, n, &cfg, ends, 1, (uint64_t)npk * 4096, &s);
+	pe = ft_container_of(e, struct pk_engine, base);
+	for (uint32_t i = 0; i < nlose; i++) {
+		pe->lose[pe->nlose++] = 0;
+		pe->lose[pe->nlose++] = lose[i];
+	}
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, c, &err), 0);
+	ft_schedule_release(&s);
+	return e;
+}
+
+/*
+ * Slow start on the wire: on a path whose round trip (2 x 4 cable hops of 20 us) dwarfs a
+ * window's serialisation, a flow of 10 (2^r - 1) packets goes in r bursts of 10, 20, 40,
+ * ..., one round trip apart: it ends (r - 1) round trips after the first burst left, its
+ * last burst's serialisation and a path latency later; one packet more takes a round trip
+ * more (tcp_window 4 MiB, not reached). Then, once grown to a receive window of 64
+ * packets (tcp_window 256 KiB), the flow sends a
+ * window per round trip: 256 packets more take 4 round trips more, to 1 %, a rate of
+ * min(line rate, W / RTT).
+ */
+static void
+test_tcp_slow_start_wire(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { .tcp_window_bytes = 1024 * 4096 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double lat, T, rtt, want, fct[4];
+	const struct pk_flow *f;
+
+	(void)state;
+	a3_pair(&n, 20e-6, ends);
+	for (int r = 1; r <= 5; r++) {
+		uint32_t N = 10 * ((1u << r) - 1);
+
+		for (int more = 0; more < 2; more++) {
+			e = tcp_flow(&n, ends, &pc, N + (uint32_t)more, NULL, 0, &c);
+			f = ft_vec_at(&pk(e)->flows, 0);
+			lat = (double)f->lat_ps / PS;
+			T = 4096 / pk(e)->line_Bps;
+			/* a burst's first ACK comes back for its first packet (PK_TCP_ACK_SEG) */
+			rtt = 2 * lat + PK_TCP_ACK_SEG * T;
+			/* last burst: 10 x 2^(r-1) packets; one more packet, a round trip more */
+			want = more ? r * rtt + T + lat :
+			              (r - 1) * rtt + 10 * (1 << (r - 1)) * T + lat;
+			if (getenv("FT_PKTTCP_PRINT"))
+				print_message(
+				        "slow start: %u packets in %.3f us (closed form %.3f, "
+				        "rtt %.3f us)\n",
+				        N + more, c.makespan_s * 1e6, want * 1e6, rtt * 1e6);
+			assert_double_equal(c.makespan_s, want, T / 2);
+			assert_int_equal(c.nretx, 0);
+			ft_packet_engine.destroy(e);
+		}
+	}
+	/* window-bound: 64 packets per round trip */
+	pc.tcp_window_bytes = 64 * 4096;
+	for (int k = 0; k < 2; k++) {
+		e = tcp_flow(&n, ends, &pc, 1024 + 256 * (uint32_t)k, NULL, 0, &c);
+		fct[k] = c.makespan_s;
+		f = ft_vec_at(&pk(e)->flows, 0);
+		rtt = 2 * (double)f->lat_ps / PS + PK_TCP_ACK_SEG * 4096 / pk(e)->line_Bps;
+		ft_packet_engine.destroy(e);
+	}
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("window-bound: 256 packets more take %.3f us, 4 rtt %.3f us\n",
+		              (fct[1] - fct[0]) * 1e6, 4 * rtt * 1e6);
+	assert_double_equal((fct[1] - fct[0]) / (4 * rtt), 1, 0.01);
+	ft_topo_free(n.t);
+}
+
+/* The engine's connection of flow 0. */
+static const struct pk_tcp *
+conn0(struct ft_engine *e)
+{
+	struct pk_engine *pe = ft_container_of(e, struct pk_engine, base);
+
+	return ft__pk_tcp_conn(pe, ft_vec_at(&pe->flows, 0));
+}
+
+/*
+ * Loss recovery on a lossy TCPX fabric (flow_control: none), one flow of 2,000 packets
+ * (a few us of round trip; the window grows to tcp_window, 256 packets): packet 500 lost
+ * is found by three duplicate ACKs (fast retransmit), resent once, and the flow ends
+ * within a few round trips of the run without the loss, with no timeout; its window
+ * after it is CUBIC's cut, 0.7 of what it was, grown back. The last packet lost draws no
+ * duplicate ACK: the 200 ms timer (Linux's floor) resends it, and the flow ends 200 ms
+ * after it would have, within a few round trips.
+ */
+static void
+test_tcp_recovery(void **state)
+{
+	struct net n;
+	uint32_t ends[2], one = 500, tail = 1999;
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	double base, lat, T;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 2000, NULL, 0, &c0);
+	assert_true(pk(e)->tcp && pk(e)->may_drop);
+	assert_int_equal(c0.ndrops, 0);
+	assert_int_equal(pk(e)->ntcp_fast, 0);
+	base = c0.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = 4096 / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2000, &one, 1, &c);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("one loss: %.3f us against %.3f us, %llu fast retransmits, %llu "
+		              "timeouts, cwnd %.1f ssthresh %.1f\n",
+		              c.makespan_s * 1e6, base * 1e6, (unsigned long long)pk(e)->ntcp_fast,
+		              (unsigned long long)pk(e)->ntcp_rto, conn0(e)->cwnd,
+		              conn0(e)->ssthresh);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(c.nfast_retx, 1); /* (the counters' --json fast_retransmits) */
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_true(c.makespan_s > base && c.makespan_s < base + 20 * 2 * lat);
+	assert_double_equal(conn0(e)->ssthresh, 0.7 * 256, 1e-9);
+	{
+		uint64_t sub, del;
+
+		ft__pk_bytes(e, &sub, &del);
+		assert_int_equal(sub, del);
+	}
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2000, &tail, 1, &c);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message(
+		        "tail loss (lat %.3f us): %.6f ms, %llu fast retransmits, %llu timeouts, %llu "
+		        "packets, %llu resent, %llu dropped\n",
+		        lat * 1e6, c.makespan_s * 1e3, (unsigned long long)pk(e)->ntcp_fast,
+		        (unsigned long long)pk(e)->ntcp_rto, (unsigned long long)c.npackets,
+		        (unsigned long long)c.nretx, (unsigned long long)c.ndrops);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(pk(e)->ntcp_fast, 0);
+	assert_int_equal(pk(e)->ntcp_rto, 1);
+	assert_true(c.makespan_s > 0.2 + base && c.makespan_s < 0.2 + base + 3 * (2 * lat + 2 * T));
+	ft_packet_engine.destroy(e);
+
+	/* The whole initial window lost: nothing comes back, the timer (200 ms: the
+	 * handshake gave the connection its round trip, so not RFC 6298's 1 s) resends from
+	 * packet 0 with a window of one, which its ACK opens again: one timeout, the ten
+	 * packets resent once each, ssthresh max(0.7 x 10, 2) = 7. */
+	{
+		uint32_t iw[10];
+
+		for (uint32_t i = 0; i < 10; i++)
+			iw[i] = i;
+		e = tcp_flow(&n, ends, &pc, 200, iw, 10, &c);
+		if (getenv("FT_PKTTCP_PRINT"))
+			print_message("initial window lost: %.6f ms, %llu timeouts, %llu resent\n",
+			              c.makespan_s * 1e3, (unsigned long long)pk(e)->ntcp_rto,
+			              (unsigned long long)c.nretx);
+		assert_int_equal(c.ndrops, 10);
+		assert_int_equal(c.nretx, 10);
+		assert_int_equal(pk(e)->ntcp_rto, 1);
+		assert_int_equal(pk(e)->ntcp_fast, 0);
+		assert_double_equal(conn0(e)->ssthresh, 7, 1e-12);
+		assert_true(c.makespan_s > 0.2 && c.makespan_s < 0.2 + 1e-3);
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
+ * SRD's tail-loss probe (RFC 8985's PTO as the model): one EFA flow of 256 packets, no
+ * rate control, its packet 250 lost (within the last 64: no ACK comes 64 places past it,
+ * so no gap hint). The sender's last ACK (packet 255's) comes back a path latency after
+ * that packet arrived; a probe timeout later (2 x (2 path latencies + one wire packet time)
+ * without an RTT sample) the probe's pass resends packet 250, which arrives one wire time
+ * and a path latency later: the flow ends PTO + RTT after it would have, where the 100
+ * us timer would have taken 100 us. Nothing times out, one probe, one resend.
+ */
+static void
+test_srd_tail_probe(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lost = 250;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_NONE };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	double base, lat, T, pto;
+
+	(void)state;
+	net_build(&n, "aws-p5:2", NULL);
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	e = tcp_flow(&n, ends, &pc, 256, NULL, 0, &c0);
+	assert_true(pk(e)->sack && pk(e)->may_drop);
+	base = c0.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
+	pto = 2 * (2 * lat + T);
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 256, &lost, 1, &c);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("srd tail: %.3f us against %.3f us, PTO %.3f us, rtt %.3f us, "
+		              "%llu probes, %llu hints\n",
+		              c.makespan_s * 1e6, base * 1e6, pto * 1e6, (2 * lat + T) * 1e6,
+		              (unsigned long long)pk(e)->nsrd_probes,
+		              (unsigned long long)pk(e)->nsrd_hints);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(pk(e)->nsrd_probes, 1);
+	assert_int_equal(c.ntail_probes, 1); /* (--json tail_probes) */
+	assert_int_equal(pk(e)->nsrd_hints, 0);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
+		assert_int_equal(c.port[l].ack_timeouts, 0);
+	/* the last ACK at base + lat, the probe PTO later, the resend T + lat after it */
+	assert_double_equal(c.makespan_s, base + lat + pto + T + lat, 1e-9);
+	assert_true(c.makespan_s < base + 100e-6 / 5);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cubic_k),
+		cmocka_unit_test(test_cubic_sawtooth),
+		cmocka_unit_test(test_slow_start_doublings),
+		cmocka_unit_test(test_tcp_rto),
+		cmocka_unit_test(test_tcp_slow_start_wire),
+		cmocka_unit_test(test_tcp_recovery),
+		cmocka_unit_test(test_srd_tail_probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
