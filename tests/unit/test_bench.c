@@ -4349,6 +4349,42 @@ test_bind_core(void **state)
 	ft_bench_report_release(&rep);
 }
 
+/*
+ * A listening port that another socket holds: the error names the address
+ * and port and says the port is taken (a golden case's fixed port, held by
+ * another test, failed that way); port 0, the kernel's pick, still listens.
+ */
+static void
+test_sock_listen_busy(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct ft_error err = { 0 };
+	socklen_t sl = sizeof(sa);
+	char want[96];
+	uint16_t got = 0;
+	int holder, fd = -1;
+
+	(void)state;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	holder = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(holder >= 0);
+	assert_int_equal(bind(holder, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(holder, 1), 0);
+	assert_int_equal(getsockname(holder, (struct sockaddr *)&sa, &sl), 0);
+	assert_int_equal(ft__sock_listen("127.0.0.1", ntohs(sa.sin_port), &fd, NULL, &err),
+	                 FT_EIO);
+	assert_int_equal(fd, -1);
+	snprintf(want, sizeof(want), "listen on 127.0.0.1:%u: %s: another program",
+	         (unsigned)ntohs(sa.sin_port), strerror(EADDRINUSE));
+	assert_non_null(strstr(err.msg, want));
+	assert_non_null(strstr(err.msg, "choose another"));
+	ft_error_clear(&err);
+	assert_int_equal(ft__sock_listen("127.0.0.1", 0, &fd, &got, &err), 0);
+	assert_true(fd >= 0 && got != 0 && got != ntohs(sa.sin_port));
+	close(fd);
+	close(holder);
+}
+
 /* A rank that never shows up: the bootstrap names it and stops within the timeout. */
 static void
 test_bootstrap_timeout(void **state)
@@ -7215,6 +7251,7 @@ main(void)
 		cmocka_unit_test(test_pingpong_samples),
 		cmocka_unit_test(test_tcp_sockbuf),
 		cmocka_unit_test(test_bind_core),
+		cmocka_unit_test(test_sock_listen_busy),
 		cmocka_unit_test(test_bootstrap_timeout),
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_pool),
