@@ -2713,6 +2713,107 @@ test_shm_coll_quit(void **state)
 	close(coll_gate[1]);
 }
 
+/*
+ * Whom a rank waiting in a direct collective names (test_shm_quit_cause):
+ * rank 2 gave up on call 1 (its line's quit, cause 3 = itself) and rank 1
+ * either ended on that quit (its own quit, cause 3) or exited without a
+ * word, before rank 0 comes to the call; rank 0 waits on rank 1 first.
+ * Either way rank 0 must name rank 2, which gave up first: a busy host's
+ * late waiter named rank 1 ("gave up", having only ended on rank 2's quit,
+ * or "is gone", its process having exited).
+ */
+static int quit_ready[2] = { -1, -1 }, quit_release[2] = { -1, -1 };
+
+static int
+shm_quit_cause_rank(uint32_t rank, int lfd, uint16_t port, uint64_t gone, struct ft_error *err)
+{
+	struct ft_bench_cfg cfg;
+	struct ft_bench_coll_args a = { 0 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	char chosen[16], byte = 1, *sbuf = NULL, *rbuf = NULL;
+	int rc = join_ranks(rank, 3, lfd, port, &w, err), e;
+
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	cfg.dtype = FT_DTYPE_FLOAT;
+	cfg.max_bytes = COLL_QUIT_BYTES;
+	cfg.timeout_s = 5;
+	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
+	if (rc == 0)
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	if (rc == 0) {
+		sbuf = ep->ops->mem_alloc(ep, COLL_QUIT_BYTES);
+		rbuf = ep->ops->mem_alloc(ep, COLL_QUIT_BYTES);
+		rc = sbuf && rbuf && ft__shm_direct(ep) ? 0 : FT_EIO;
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank > 0) {
+		struct shm_ep *sep = ft_container_of(ep, struct shm_ep, base);
+
+		if (rank == 2 || !gone) {
+			atomic_store(&sep->ctl[rank].cause, 3);
+			ft__shm_publish(&sep->ctl[rank].quit, 1);
+		}
+		if (write(quit_ready[1], &byte, 1) != 1)
+			rc = FT_EIO;
+		if (rank == 1 && gone)
+			_exit(0); /* its process gone, nothing said */
+		if (rc == 0 && read(quit_release[0], &byte, 1) != 1)
+			rc = FT_EIO;
+	} else if (rc == 0) {
+		if (read(quit_ready[0], &byte, 1) != 1 || read(quit_ready[0], &byte, 1) != 1)
+			rc = FT_EIO;
+		if (rc == 0 && gone && !reap_rank((pid_t)w->info[1].pid))
+			rc = ft_error_set(err, FT_EIO, "rank 1 was not reaped");
+		if (rc == 0) {
+			a.coll = FT_OP_ALL_REDUCE;
+			a.sendbuf = sbuf;
+			a.recvbuf = rbuf;
+			a.count = COLL_QUIT_BYTES / sizeof(float);
+			a.dtype = FT_DTYPE_FLOAT;
+			a.op = FT_REDOP_SUM;
+			e = ep->ops->coll(ep, &a, err);
+			if (e != FT_EPEER || !strstr(err->msg, "shm: rank 2 (host ") ||
+			    !strstr(err->msg, "gave up on the all_reduce of 1048576 bytes, which "
+			                      "ends here too")) {
+				char msg[sizeof(err->msg)];
+
+				ft_strlcpy(msg, err->msg, sizeof(msg));
+				ft_error_clear(err);
+				rc = ft_error_set(err, FT_EIO, "%s: %d (%s), not FT_EPEER naming rank 2",
+				                  gone ? "rank 1 gone" : "rank 1 ended on its quit", e,
+				                  msg);
+			} else {
+				ft_error_clear(err);
+			}
+		}
+		if (write(quit_release[1], &byte, 1) != 1 ||
+		    (!gone && write(quit_release[1], &byte, 1) != 1))
+			rc = rc ? rc : FT_EIO;
+	}
+	if (ep && sbuf)
+		ep->ops->mem_free(ep, sbuf);
+	if (ep && rbuf)
+		ep->ops->mem_free(ep, rbuf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_quit_cause(void **state)
+{
+	(void)state;
+	assert_int_equal(pipe(quit_ready), 0);
+	assert_int_equal(pipe(quit_release), 0);
+	run_ranks(3, shm_quit_cause_rank, 0);
+	run_ranks(3, shm_quit_cause_rank, 1);
+	close(quit_ready[0]);
+	close(quit_ready[1]);
+	close(quit_release[0]);
+	close(quit_release[1]);
+}
+
 /* What rank 1 waits for in shm_bell_exchange: nothing, so only a ring ends its sleep. */
 static int
 bell_never(struct shm_ep *ep, void *ud, struct ft_error *err)
@@ -7234,6 +7335,7 @@ main(void)
 		cmocka_unit_test(test_abandon),
 		cmocka_unit_test(test_shm_gone_after_quit),
 		cmocka_unit_test(test_shm_coll_quit),
+		cmocka_unit_test(test_shm_quit_cause),
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
