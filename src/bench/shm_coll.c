@@ -147,7 +147,15 @@ coll_gave_up(struct shm_ep *ep, uint32_t p, uint64_t q, const struct ft_bench_co
 {
 	int stopped = ft__world_stopped_rank(ep->base.w);
 	char who[96], why[160] = "";
+	uint32_t c = p != ep->rank ? atomic_load_explicit(&ep->ctl[p].cause, memory_order_relaxed) : 0;
 
+	/* p ended on another rank's quit: that rank is the one to name (a rank
+	   woken late on a busy host saw the quit of a peer that ended on it first) */
+	if (c > 0 && c - 1 != p && c - 1 != ep->rank && c - 1 < ep->nranks &&
+	    atomic_load_explicit(&ep->ctl[c - 1].quit, memory_order_acquire)) {
+		p = c - 1;
+		q = atomic_load_explicit(&ep->ctl[p].quit, memory_order_acquire);
+	}
 	if (p == ep->rank && ep->coll_cause)
 		p = ep->coll_cause - 1;
 	else if (p != ep->rank && !ep->coll_quit)
@@ -170,6 +178,9 @@ coll_gave_up(struct shm_ep *ep, uint32_t p, uint64_t q, const struct ft_bench_co
 	                    "%s of %zu bytes is refused (out of step)%s",
 	                    who, q, ft_op_name(a->coll), coll_bytes(ep, a), why);
 }
+
+static int quit_seen(struct shm_ep *ep, const struct ft_bench_coll_args *a,
+                     struct ft_error *err);
 
 /* Wait until every peer's sequence number reaches @want, or one gives up (collective @a). */
 static int
@@ -202,10 +213,17 @@ wait_all(struct shm_ep *ep, uint64_t want, const struct ft_bench_coll_args *a, s
 				return ft_error_set(err, FT_EINTR, "interrupted");
 			/* any rank that died, not only this one: it may be what p waits on */
 			if (now >= ep->next_check) {
+				struct ft_error gone = { 0 };
+
 				ep->next_check = now + 0.05;
-				rc = ft__shm_check_peers(ep, true, err);
-				if (rc < 0)
-					return rc;
+				/* a process found gone may have given up first, or ended on
+				   another rank's quit: the quits its lines hold are named
+				   before its exit (a rank woken late on a busy host found
+				   the rank that quit, or one that ended on it, gone) */
+				if (ft__shm_check_peers(ep, true, &gone) < 0) {
+					rc = quit_seen(ep, a, err);
+					return rc < 0 ? rc : ft_error_set(err, gone.code, "%s", gone.msg);
+				}
 			}
 			if (now - start > ep->base.timeout_s)
 				return ft__ep_silent(&ep->base, p, err);
@@ -262,6 +280,8 @@ coll_quit(struct shm_ep *ep, uint64_t c, int rc)
 {
 	ep->coll_quit = c;
 	ep->area_held = true;
+	atomic_store_explicit(&ep->ctl[ep->rank].cause,
+	                      ep->coll_cause ? ep->coll_cause : ep->rank + 1, memory_order_relaxed);
 	publish_line(ep, &ep->ctl[ep->rank].quit, c);
 	return rc;
 }

@@ -30,7 +30,9 @@ _Static_assert(sizeof(struct shm_bell) == CACHELINE, "one cache line per rank");
  * buffers are published (offsets below), 2c once its outputs are written.
  * quit is the call c this rank gave up on (shm_coll.c, coll_quit), 0 while
  * it has not: in the line of seq, so that a peer waiting on seq sees it
- * with the same load.
+ * with the same load. cause, written before quit, is 1 + the rank that gave
+ * up first as this rank knew it (itself, or the peer whose quit ended its
+ * call), so that a peer that sees this quit first names that rank.
  */
 struct shm_ctl {
 	_Atomic uint64_t seq;
@@ -38,7 +40,7 @@ struct shm_ctl {
 	uint64_t send_off, recv_off, count; /* offsets from the buffer area's start */
 	uint32_t coll, dtype, op, ok;
 	int32_t root;
-	char pad[CACHELINE - 7 * sizeof(uint64_t) - sizeof(int32_t)];
+	_Atomic uint32_t cause;
 };
 _Static_assert(sizeof(struct shm_ctl) == CACHELINE, "one cache line per rank");
 

@@ -10,6 +10,7 @@
 #include "bench_int.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -77,8 +78,18 @@ ft__sock_listen(const char *addr, uint16_t port, int *fd_out, uint16_t *port_out
 		return ft_error_set(err, FT_EIO, "socket: %s", strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 512) < 0) {
-		rc = ft_error_set(err, FT_EIO, "listen on %s:%u: %s", addr ? addr : "*",
-		                  (unsigned)port, strerror(errno));
+		/* a port given (not 0, which the kernel picks free) that another
+		   socket holds: say so, for the user to pick another */
+		if (errno == EADDRINUSE && port)
+			rc = ft_error_set(err, FT_EIO,
+			                  "listen on %s:%u: %s: another program (or a run "
+			                  "still ending) holds that port; choose another",
+			                  addr && *addr ? addr : "*", (unsigned)port,
+			                  strerror(errno));
+		else
+			rc = ft_error_set(err, FT_EIO, "listen on %s:%u: %s",
+			                  addr && *addr ? addr : "*", (unsigned)port,
+			                  strerror(errno));
 		close(fd);
 		return rc;
 	}

@@ -15,6 +15,13 @@
 # or message fails the case until its .err is added (and reviewed).
 # FT_UPDATE_GOLDEN=1 rewrites the expected files for review in the diff.
 #
+# A case that listens on a TCP port names it $FREE_PORT: a port free at the
+# time (the kernel's pick for a bind to port 0), written as the text
+# FREE_PORT in what is compared. A fixed port could be held by anything else
+# on the host (a parallel test, another build's suite): the case then failed
+# with "Address already in use". Should the port be taken between the pick
+# and the case's bind, the case runs again with another, up to 3 times.
+#
 # run.sh FABTUNE K/N runs shard K of N: the cases whose place in the sorted
 # list, counted from 0, is K-1 modulo N, so that meson can run the shards side
 # by side (tests/meson.build) and each case runs in exactly one of them.
@@ -45,6 +52,10 @@ if [ "$fabtune" = --list ]; then
 	for c in "${cases[@]}"; do c=${c##*/}; echo "${c%.cmd}"; done
 	exit 0
 fi
+# free_port: a TCP port that no socket of this host holds now
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
+}
 echo "1..${#cases[@]}"
 n=0
 fail=0
@@ -54,21 +65,37 @@ for c in "${cases[@]}"; do
 	export FABTUNE_ARCHIVE="$tmp/$name.db"
 	CASE_TMP="$tmp/$name.d"
 	mkdir -p "$CASE_TMP"
-	: >"$tmp/err"
-	nl=$(grep -c '' "$c")
-	for ((ln = 1; ln < nl; ln++)); do
-		args=$(sed -n "${ln}p" "$c")
+	try=1
+	while :; do
+		: >"$tmp/err"
+		if grep -q FREE_PORT "$c"; then
+			FREE_PORT=$(free_port) || FREE_PORT=0
+			export FREE_PORT
+		fi
+		nl=$(grep -c '' "$c")
+		for ((ln = 1; ln < nl; ln++)); do
+			args=$(sed -n "${ln}p" "$c")
+			eval "set -- $args"
+			"$fabtune" "$@" >"$CASE_TMP/$ln.out" 2>>"$tmp/err" </dev/null
+			rc=$?
+			[ "$rc" = 0 ] || echo "(line $ln: exit $rc)" >>"$tmp/err"
+		done
+		args=$(sed -n "${nl}p" "$c")
 		eval "set -- $args"
-		"$fabtune" "$@" >"$CASE_TMP/$ln.out" 2>>"$tmp/err" </dev/null
+		"$fabtune" "$@" >"$tmp/out" 2>>"$tmp/err" </dev/null
 		rc=$?
-		[ "$rc" = 0 ] || echo "(line $ln: exit $rc)" >>"$tmp/err"
+		if grep -q FREE_PORT "$c" && grep -q "Address already in use" "$tmp/err" &&
+			[ $try -lt 3 ]; then
+			try=$((try + 1))
+			continue
+		fi
+		break
 	done
-	args=$(sed -n "${nl}p" "$c")
-	eval "set -- $args"
-	"$fabtune" "$@" >"$tmp/out" 2>>"$tmp/err" </dev/null
-	rc=$?
 	if [ "$nl" -gt 1 ]; then
 		sed -i "s|$CASE_TMP|CASE_TMP|g" "$tmp/out" "$tmp/err"
+	fi
+	if grep -q FREE_PORT "$c"; then
+		sed -i -E "s/(^|[^0-9])$FREE_PORT([^0-9]|\$)/\1FREE_PORT\2/g" "$tmp/out" "$tmp/err"
 	fi
 	rm -rf "$CASE_TMP"
 	want_rc=0

@@ -1,1 +1,1 @@
-bench ib_send_bw --transport tcp -s 64K -T 1s -p 28047
+bench ib_send_bw --transport tcp -s 64K -T 1s -p $FREE_PORT
