@@ -196,17 +196,17 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	 * at 100 Gb/s), a quarter of a port's default lossy room (pkt_cc.c). */
 	e->srd_target_s = 8.0 * (e->mtu + hdr) /
 	                  (spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps);
-	/* TCP: a window of tcp_window bytes, at least two ACK strides (an ACK comes back
-	 * every PK_ACK_SEG packets). */
+	/* TCP: a receive window of tcp_window bytes, at least 2 * PK_ACK_SEG packets: a
+	 * modelling floor (docs/cmd/sim.md), far below any window a TCPX/O host sets. */
 	if (e->tcp) {
 		uint64_t w = e->pc.tcp_window_bytes ? e->pc.tcp_window_bytes : 1u << 20;
 
 		if (w < 2ull * PK_ACK_SEG * e->mtu) {
 			int rc = ft_error_set(
 			        err, FT_ERANGE,
-			        "packet.tcp_window: expected at least %llu bytes (two ACKs of %u "
-			        "packets), got %llu",
-			        2ull * PK_ACK_SEG * e->mtu, PK_ACK_SEG, (unsigned long long)w);
+			        "packet.tcp_window: expected at least %llu bytes (%u packets), "
+			        "got %llu",
+			        2ull * PK_ACK_SEG * e->mtu, 2u * PK_ACK_SEG, (unsigned long long)w);
 
 			ft__pk_destroy(&e->base);
 			return rc;
