@@ -390,7 +390,8 @@ struct ft_sim_counters {
 	uint64_t nevents;    /* engine events processed */
 	uint64_t nrecompute; /* rate recomputations (flow engine) */
 	uint64_t nrecompute_full; /* of which over every active flow (the rest: incremental) */
-	uint64_t npath_walks; /* flow paths the recomputations walked: their cost (JSON path_walks) */
+	/* flow paths the recomputations walked: their cost (JSON path_walks) */
+	uint64_t npath_walks;
 	uint64_t nsel_reads;  /* link -> flows entries first grown guesses read (not printed) */
 	double bytes;        /* payload bytes moved (wire bytes) */
 	/* packet engine (0 elsewhere) */

@@ -565,7 +565,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	nch = nchannels_of(ft_topo_spec(t), built, o,
 	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
 	if (o->channels)
-		tighter_cap(cap, ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true),
+		tighter_cap(cap,
+		            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true),
 		            "");
 	{
 		struct ft_schedule merged;

@@ -332,8 +332,8 @@ test_tcp_recovery(void **state)
 	e = tcp_flow(&n, ends, &pc, 2000, &tail, 1, &c);
 	if (getenv("FT_PKTTCP_PRINT"))
 		print_message(
-		        "tail loss (lat %.3f us): %.6f ms, %llu fast retransmits, %llu timeouts, %llu "
-		        "packets, %llu resent, %llu dropped\n",
+		        "tail loss (lat %.3f us): %.6f ms, %llu fast retransmits, %llu timeouts, "
+		        "%llu packets, %llu resent, %llu dropped\n",
 		        lat * 1e6, c.makespan_s * 1e3, (unsigned long long)pk(e)->ntcp_fast,
 		        (unsigned long long)pk(e)->ntcp_rto, (unsigned long long)c.npackets,
 		        (unsigned long long)c.nretx, (unsigned long long)c.ndrops);

@@ -1910,7 +1910,8 @@ test_path_walks_json(void **state)
 			doc = report_jv(&rep, &arena, &sb);
 			st = jget(doc, "engine_stats", FT_JV_OBJECT);
 			if (e == 0) {
-				assert_int_equal(rep.c.nflows % (32u * 31u), 0); /* flows per pair */
+				/* flows per pair */
+				assert_int_equal(rep.c.nflows % (32u * 31u), 0);
 				assert_int_equal(jget(st, "path_walks", FT_JV_NUMBER)->num,
 				                 (double)rep.c.npath_walks);
 				/* one full pass when the phase starts, the ends in step */
