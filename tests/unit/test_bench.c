@@ -1626,16 +1626,19 @@ test_shm_copy_shared(void **state)
  * pipes carry the order between the two ranks.
  */
 static int quit_go[2], quit_resume[2];
+/* pieces rank 1 had read when it claimed the first piece of the second copy */
+static uint64_t quit_pieces_at_claim;
 
 static void
 quit_claimed(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off)
 {
+	uint64_t pieces[2];
 	char c = 1;
 
-	(void)ep;
-	(void)peer;
 	if (num != 2 || off != 0)
 		return;
+	ft__shm_pieces(ep, peer, pieces);
+	quit_pieces_at_claim = pieces[0];
 	if (write(quit_go[1], &c, 1) != 1 || read(quit_resume[0], &c, 1) != 1)
 		_exit(2);
 }
@@ -1710,10 +1713,10 @@ quit_receiver(struct ft_ep *ep, size_t len, bool unmap, struct ft_error *err)
 		    !strstr(got.msg, "gave up on the messages it was sending") ||
 		    strstr(got.msg, "Bad address"))
 			rc = ft_error_set(err, FT_EIO, "wait: %d, \"%s\"", rc, got.msg);
-		else if (pieces[0] != len / (128 * 1024) + !unmap)
-			rc = ft_error_set(err, FT_EIO, "%" PRIu64 " pieces read, not the first "
-			                  "copy's %zu%s", pieces[0], len / (128 * 1024),
-			                  unmap ? "" : " and the claimed one");
+		else if (pieces[0] != quit_pieces_at_claim + !unmap)
+			rc = ft_error_set(err, FT_EIO, "%" PRIu64 " pieces read, %" PRIu64
+			                  " before the claim of the second copy's first", pieces[0],
+			                  quit_pieces_at_claim);
 		else
 			rc = 0;
 	}
