@@ -1072,6 +1072,13 @@ ft__shm_late_store(struct ft_ep *base, void (*late)(struct ft_ep *ep, uint32_t p
 	ft_container_of(base, struct shm_ep, base)->late_store = late;
 }
 
+void
+ft__shm_claimed_hook(struct ft_ep *base,
+                     void (*claimed)(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off))
+{
+	ft_container_of(base, struct shm_ep, base)->claimed = claimed;
+}
+
 double
 ft__shm_probe_s(const struct ft_ep *base, uint32_t peer)
 {
@@ -1258,6 +1265,7 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
 	/* seq_cst: after share_begin's publication: a sender that quit sees it or is seen */
 	bool quit = atomic_load_explicit(&r->quit, memory_order_seq_cst) != 0;
+	struct ft_error read_err = { 0 };
 	uint64_t got;
 	size_t off;
 	int rc;
@@ -1265,9 +1273,22 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 	while (!quit && !ep->share_recv_off && (off = share_claim(r, num, q->len)) < q->len) {
 		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
 
-		rc = cma_copy(ep, p, (char *)q->buf + off, q->priv[0] + off, n, false, err);
+		if (ep->claimed)
+			ep->claimed(&ep->base, p, num, off);
+		rc = cma_copy(ep, p, (char *)q->buf + off, q->priv[0] + off, n, false, &read_err);
+		/*
+		 * A sender that gave up keeps the buffer of every piece claimed
+		 * before its quit (share_retract), so a read that fails despite
+		 * that (the sender's process gone after its hold ran out) is its
+		 * giving up: that, not "Bad address" or "No such process", is
+		 * what is reported.
+		 */
+		if (rc < 0 && atomic_load_explicit(&r->quit, memory_order_seq_cst))
+			return peer_quit(ep, p, q,
+			                 atomic_load_explicit(&r->share_done, memory_order_acquire),
+			                 err);
 		if (rc < 0)
-			return rc;
+			return ft_error_set(err, rc, "%s", read_err.msg);
 		atomic_fetch_add_explicit(&r->share_done, n, memory_order_relaxed);
 		ep->peers[p].pieces[0]++;
 	}
@@ -1645,17 +1666,29 @@ share_held(struct shm_ep *ep, uint32_t p, int dir)
  * before the copy it may be reading is retracted, so that it either sees
  * the quit before it claims a piece of a buffer freed next, or has begun,
  * and then the pieces it claimed are waited for (share_retract).
+ *
+ * The copy being read need not be the oldest in cq: the receiver ends a
+ * copy (cma_done) and begins the next one (share_begin) without this
+ * rank, which pops a copy from cq only when it next moves its sends. A
+ * sender that gave up between the two, with a window of single copies
+ * described, found the oldest one read, took the one under way for none
+ * of its own, and freed the buffer whose pieces the receiver was reading
+ * ("reading 131072 bytes from rank 0 failed: Bad address"). Every copy in
+ * cq is therefore retracted: the one whose number the receiver published
+ * is held, the others, not begun, cannot be (their receiver sees the quit
+ * first, share_recv).
  */
 static void
 send_quit(struct shm_ep *ep, uint32_t p)
 {
 	struct shm_peer *pp = &ep->peers[p];
 	struct ring *r = ring_at(ep, ep->rank, p);
+	struct ft_req *q;
 
 	ft__shm_publish(&r->quit, 1);
 	ft__shm_bell_ring(ep, p);
-	if (pp->cq)
-		share_retract(ep, p, SHM_HOLD_SEND, pp->cq, pp->cq->priv[0]);
+	for (q = pp->cq; q; q = q->next)
+		share_retract(ep, p, SHM_HOLD_SEND, q, q->priv[0]);
 }
 
 /*

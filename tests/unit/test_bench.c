@@ -1611,6 +1611,161 @@ test_shm_copy_shared(void **state)
 }
 
 /*
+ * A sender that gives up while its receiver reads a single copy that is
+ * not the oldest it described (shm.c, send_quit). Rank 0 describes two
+ * single copies of 1 MiB and then moves nothing; rank 1 reads the first
+ * whole (it claims every piece itself) and begins the second, and between
+ * its claim of that copy's first piece and its read of it (the claimed
+ * hook) rank 0 gives up, as FT_FAULT_EP=send:0 makes it: its oldest copy
+ * in cq is the one read, not the one under way. Rank 0 must then hold the
+ * second buffer until rank 1 has read its piece (rank 0 unmaps a buffer
+ * not held at once, as a caller that frees it would), and rank 1 must read
+ * that piece and end its receive naming rank 0's giving up, never "Bad
+ * address". With @arg 1, rank 0 unmaps the held buffer all the same (its
+ * hold ran out, or its process left): rank 1's read of the piece then
+ * fails, and what it reports is still rank 0's giving up (share_recv). The
+ * pipes carry the order between the two ranks.
+ */
+static int quit_go[2], quit_resume[2];
+/* pieces rank 1 had read when it claimed the first piece of the second copy */
+static uint64_t quit_pieces_at_claim;
+
+static void
+quit_claimed(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off)
+{
+	uint64_t pieces[2];
+	char c = 1;
+
+	if (num != 2 || off != 0)
+		return;
+	ft__shm_pieces(ep, peer, pieces);
+	quit_pieces_at_claim = pieces[0];
+	if (write(quit_go[1], &c, 1) != 1 || read(quit_resume[0], &c, 1) != 1)
+		_exit(2);
+}
+
+/* Rank 0: describe two single copies, give up once rank 1 claims a piece of the second. */
+static int
+quit_sender(struct ft_ep *ep, size_t len, bool unmap, struct ft_error *err)
+{
+	struct ft_req q[2];
+	unsigned char *b[2];
+	uint64_t c[2] = { 0, 0 };
+	bool held;
+	double end;
+	char ch = 1;
+	int k, rc = 0;
+
+	for (k = 0; k < 2; k++) {
+		b[k] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b[k] == MAP_FAILED)
+			return ft_error_set(err, FT_ENOMEM, "mmap");
+		memset(b[k], 0x40 + k, len);
+		if (rc == 0)
+			rc = ft__ep_send(ep, &q[k], 1, b[k], len, err);
+	}
+	for (end = ft__now() + 10; rc >= 0 && c[1] < 2 && ft__now() < end;) {
+		rc = ep->ops->progress(ep, 0, err);
+		ft__shm_copies(ep, 1, c);
+	}
+	if (rc < 0)
+		return rc;
+	if (c[1] != 2)
+		return ft_error_set(err, FT_EIO, "%" PRIu64 " single copies described, not 2", c[1]);
+	if (read(quit_go[0], &ch, 1) != 1)
+		return ft_error_set(err, FT_EIO, "rank 1 never claimed a piece of the second copy");
+	ft__ep_abandon(ep);
+	held = ep->holds && ep->holds(ep, b[1], len);
+	if (!held || unmap)
+		munmap(b[1], len);
+	if (write(quit_resume[1], &ch, 1) != 1)
+		return ft_error_set(err, FT_EIO, "write");
+	for (end = ft__now() + 10; held && !unmap && ep->holds(ep, b[1], len) && ft__now() < end;)
+		usleep(1000);
+	if (held && !unmap && ep->holds(ep, b[1], len))
+		return ft_error_set(err, FT_EIO, "the second buffer still held after rank 1 read");
+	if (held && !unmap)
+		munmap(b[1], len);
+	munmap(b[0], len);
+	if (!held)
+		return ft_error_set(err, FT_EIO, "the buffer of the copy under way was not held");
+	return 0;
+}
+
+/* Rank 1: read the first copy, then find that rank 0 gave up on the second. */
+static int
+quit_receiver(struct ft_ep *ep, size_t len, bool unmap, struct ft_error *err)
+{
+	struct ft_req q[2], *qp[2] = { &q[0], &q[1] };
+	struct ft_error got = { 0 };
+	unsigned char *b[2] = { malloc(len), malloc(len) };
+	uint64_t pieces[2];
+	size_t j;
+	int k, rc = 0;
+
+	for (k = 0; k < 2 && rc == 0; k++)
+		rc = b[k] ? ft__ep_recv(ep, &q[k], 0, b[k], len, err) : FT_ENOMEM;
+	if (rc == 0) {
+		ft__shm_claimed_hook(ep, quit_claimed);
+		rc = ft__ep_wait(ep, qp, 2, &got);
+		ft__shm_pieces(ep, 0, pieces);
+		if (rc != FT_EPEER ||
+		    !strstr(got.msg, "shm: rank 0 (host ") ||
+		    !strstr(got.msg, "gave up on the messages it was sending") ||
+		    strstr(got.msg, "Bad address"))
+			rc = ft_error_set(err, FT_EIO, "wait: %d, \"%s\"", rc, got.msg);
+		else if (pieces[0] != quit_pieces_at_claim + !unmap)
+			rc = ft_error_set(err, FT_EIO, "%" PRIu64 " pieces read, %" PRIu64
+			                  " before the claim of the second copy's first", pieces[0],
+			                  quit_pieces_at_claim);
+		else
+			rc = 0;
+	}
+	for (j = 0; rc == 0 && j < len; j++)
+		if (b[0][j] != 0x40)
+			rc = ft_error_set(err, FT_EIO, "first copy: byte %zu is %#x", j, b[0][j]);
+	free(b[0]);
+	free(b[1]);
+	return rc;
+}
+
+static int
+shm_quit_under_way(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	size_t len = 1u << 20;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	int rc = open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	/* both ranks agree (shm.c, cma_check): without process_vm_readv there is no single copy */
+	if (rc == 0 && !ft_container_of(ep, struct shm_ep, base)->cma) {
+		if (rank == 0)
+			fprintf(stderr, "# skipped: process_vm_readv refused between the ranks\n");
+		return close_two(ep, w, 0);
+	}
+	if (rc == 0)
+		rc = rank == 0 ? quit_sender(ep, len, arg != 0, err) :
+		                 quit_receiver(ep, len, arg != 0, err);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_quit_under_way(void **state)
+{
+	(void)state;
+	assert_int_equal(pipe(quit_go), 0);
+	assert_int_equal(pipe(quit_resume), 0);
+	run_two(shm_quit_under_way, 0);
+	run_two(shm_quit_under_way, 1);
+	close(quit_go[0]);
+	close(quit_go[1]);
+	close(quit_resume[0]);
+	close(quit_resume[1]);
+}
+
+/*
  * Is the mapping that holds @p advised for transparent huge pages ("hg" in
  * its VmFlags in /proc/self/smaps)? -1 when smaps cannot tell.
  */
@@ -7315,6 +7470,7 @@ main(void)
 		cmocka_unit_test(test_shm_copy_backoff),
 		cmocka_unit_test(test_shm_copy_judge),
 		cmocka_unit_test(test_shm_copy_shared),
+		cmocka_unit_test(test_shm_quit_under_way),
 		cmocka_unit_test(test_shm_huge_bufs),
 		cmocka_unit_test(test_shm_cma_refused),
 		cmocka_unit_test(test_pt2pt_data_check),
