@@ -457,8 +457,8 @@ void ft__shm_late_store(struct ft_ep *ep, void (*late)(struct ft_ep *ep, uint32_
  * copy between its claim of the piece at @off of copy number @num and its
  * read of it (shm.c, share_recv), where a sender may give up.
  */
-void ft__shm_claimed_hook(struct ft_ep *ep,
-                          void (*claimed)(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off));
+void ft__shm_claimed_hook(struct ft_ep *ep, void (*claimed)(struct ft_ep *ep, uint32_t peer,
+                                                             uint64_t num, size_t off));
 extern const struct ft_transport_ops ft_mpi_transport;
 extern const struct ft_transport_ops ft_verbs_transport;
 struct ft__cuda;

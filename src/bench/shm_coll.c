@@ -147,7 +147,9 @@ coll_gave_up(struct shm_ep *ep, uint32_t p, uint64_t q, const struct ft_bench_co
 {
 	int stopped = ft__world_stopped_rank(ep->base.w);
 	char who[96], why[160] = "";
-	uint32_t c = p != ep->rank ? atomic_load_explicit(&ep->ctl[p].cause, memory_order_relaxed) : 0;
+	uint32_t c = p != ep->rank
+	                     ? atomic_load_explicit(&ep->ctl[p].cause, memory_order_relaxed)
+	                     : 0;
 
 	/* p ended on another rank's quit: that rank is the one to name (a rank
 	   woken late on a busy host saw the quit of a peer that ended on it first) */
@@ -222,7 +224,9 @@ wait_all(struct shm_ep *ep, uint64_t want, const struct ft_bench_coll_args *a, s
 				   the rank that quit, or one that ended on it, gone) */
 				if (ft__shm_check_peers(ep, true, &gone) < 0) {
 					rc = quit_seen(ep, a, err);
-					return rc < 0 ? rc : ft_error_set(err, gone.code, "%s", gone.msg);
+					if (rc < 0)
+						return rc;
+					return ft_error_set(err, gone.code, "%s", gone.msg);
 				}
 			}
 			if (now - start > ep->base.timeout_s)

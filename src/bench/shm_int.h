@@ -106,7 +106,8 @@ struct shm_ep {
 	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
 	/* tests: a release publication comes after its ring, this run between (ring_move) */
 	void (*late_store)(struct ft_ep *ep, uint32_t peer);
-	/* tests: run by the receiver between claiming piece @off of single copy @num and reading it */
+	/* tests: run by the receiver between claiming piece @off of single copy @num and
+	 * reading it */
 	void (*claimed)(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off);
 	size_t cma_min;           /* from this size on (--cma-min) */
 	size_t nt_min;            /* messages from this size on are read out bypassing the cache */

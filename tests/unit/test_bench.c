@@ -1671,7 +1671,8 @@ quit_sender(struct ft_ep *ep, size_t len, bool unmap, struct ft_error *err)
 	if (rc < 0)
 		return rc;
 	if (c[1] != 2)
-		return ft_error_set(err, FT_EIO, "%" PRIu64 " single copies described, not 2", c[1]);
+		return ft_error_set(err, FT_EIO, "%" PRIu64 " single copies described, not 2",
+		                    c[1]);
 	if (read(quit_go[0], &ch, 1) != 1)
 		return ft_error_set(err, FT_EIO, "rank 1 never claimed a piece of the second copy");
 	ft__ep_abandon(ep);
@@ -2937,9 +2938,11 @@ shm_quit_cause_rank(uint32_t rank, int lfd, uint16_t port, uint64_t gone, struct
 
 				ft_strlcpy(msg, err->msg, sizeof(msg));
 				ft_error_clear(err);
-				rc = ft_error_set(err, FT_EIO, "%s: %d (%s), not FT_EPEER naming rank 2",
-				                  gone ? "rank 1 gone" : "rank 1 ended on its quit", e,
-				                  msg);
+				const char *how = gone ? "rank 1 gone" : "rank 1 ended on its quit";
+
+				rc = ft_error_set(err, FT_EIO,
+				                  "%s: %d (%s), not FT_EPEER naming rank 2", how,
+				                  e, msg);
 			} else {
 				ft_error_clear(err);
 			}
@@ -3676,18 +3679,23 @@ cputime_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct 
 			worst_s = FT_MIN(worst_s, cpu_s > 0 ? stop_s / cpu_s : 0);
 			if (stop_s >= CPUTIME_STOPS * cpu_s) {
 				judged++;
+				double rep_ms = rep_s * 1e3, cpu_ms = cpu_s * 1e3;
+				double stop_ms = stop_s * 1e3;
+
 				if (!(cpu_us > 0 && rep_s <= cpu_s * 1.001 + 1e-6))
-					rc = ft_error_set(err, FT_EIO,
-					                  "-C: %.1f ms reported (%d x %.2f us), rank 0 "
-					                  "used %.1f ms of CPU and waited through %.1f ms "
-					                  "of stops: not its CPU time",
-					                  rep_s * 1e3, CPUTIME_ITERS, cpu_us, cpu_s * 1e3, stop_s * 1e3);
+					rc = ft_error_set(
+					        err, FT_EIO,
+					        "-C: %.1f ms reported (%d x %.2f us), rank 0 used "
+					        "%.1f ms of CPU and waited through %.1f ms of "
+					        "stops: not its CPU time",
+					        rep_ms, CPUTIME_ITERS, cpu_us, cpu_ms, stop_ms);
 				else if (!(bw_us >= 2 * cpu_us))
-					rc = ft_error_set(err, FT_EIO,
-					                  "-C: algbw's time %.2f us, %.2fx the CPU time "
-					                  "(%.2f us) through %.1f ms of stops: bandwidth "
-					                  "not from the wall time",
-					                  bw_us, bw_us / cpu_us, cpu_us, stop_s * 1e3);
+					rc = ft_error_set(
+					        err, FT_EIO,
+					        "-C: algbw's time %.2f us, %.2fx the CPU time "
+					        "(%.2f us) through %.1f ms of stops: bandwidth not "
+					        "from the wall time",
+					        bw_us, bw_us / cpu_us, cpu_us, stop_ms);
 			}
 			again = rc == 0 && judged < CPUTIME_RUNS && tries < CPUTIME_TRIES;
 		}
