@@ -34,8 +34,8 @@ ft__model_nvlink_link_Bps(enum ft_model_arch arch)
 }
 
 /*
- * The same figure in an older NCCL release @version (major x 10000 + minor x 100; 0: the
- * newest). NVIDIA/nccl src/graph/topo.h at the tags: SM90_NVLINK_BW 20.0 until v2.19.4-1,
+ * The same figure in an older NCCL release @version (NCCL_VERSION's code, patch
+ * included; 0: the newest). NVIDIA/nccl src/graph/topo.h at the tags: SM90_NVLINK_BW 20.0 until v2.19.4-1,
  * 20.6 from v2.20.3-1; Blackwell had no constant of its own before v2.25.1-1 (compute
  * capability 10 took SM90's), SM100_NVLINK_BW 40.0 from v2.25.1-1 to v2.27.3-1 and 40.1 from
  * v2.27.5-1 (2.27 is taken as 40.1).
@@ -102,7 +102,7 @@ static const double inter_sm100[] = { 96, 86, 80, 48, 45.1, 42,  40,  30,   24, 
  * until sm100 lists of its own came in 2.25.1, whose Inter list was still Hopper's.
  */
 struct speed_release {
-	uint32_t from;              /* major x 10000 + minor x 100 */
+	uint32_t from;              /* first release: major x 10000 + minor x 100 */
 	struct speeds intra[3];     /* before Hopper, Hopper, Blackwell */
 	struct speeds inter[3];
 };
@@ -138,7 +138,7 @@ static const struct speed_release speed_releases[] = {
 	  { SPEEDS(inter_sm80), SPEEDS(inter_sm90), SPEEDS(inter_sm100) } },
 };
 
-/* The speed list NCCL release @version (major x 10000 + minor x 100; 0: the newest) searches
+/* The speed list NCCL release @version (NCCL_VERSION's code; 0: the newest) searches
  * on GPUs of @arch: the Inter list when @inter (a communicator with a network). */
 static struct speeds
 nccl_speeds(enum ft_model_arch arch, uint32_t version, bool inter)

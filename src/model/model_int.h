@@ -12,7 +12,8 @@
 
 /* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
-/* The same in NCCL release @version (major x 10000 + minor x 100; 0: the newest). */
+/* The same in NCCL release @version (NCCL_VERSION: major x 10000 + minor x 100 + patch;
+ * 0: the newest). */
 double ft__model_nvlink_link_Bps_at(enum ft_model_arch arch, uint32_t version);
 /* The ring graph bandwidth NCCL release @version's search finds on NVLink of @total bytes/s a
  * GPU (links.c; @version 0: the newest). */

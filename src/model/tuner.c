@@ -73,7 +73,7 @@ static const double tree_corr[FT_PROTO_COUNT][24] = {
  * 2 x (nNodes - 1) from v2.23.4-1 on).
  */
 struct lat_set {
-	uint32_t from;      /* major x 10000 + minor x 100 */
+	uint32_t from;      /* first release: major x 10000 + minor x 100 */
 	double tree_base;   /* baseLat Tree Simple, us */
 	double nvls_base;   /* baseLat NVLS and NVLSTree Simple, us */
 	double hw[3][4];    /* hwLat [NVLINK, PCI, NET][Tree, CollNetDirect, NVLS, NVLSTree] Simple */
