@@ -1636,6 +1636,25 @@ test_nvls_comm_cap(void **state)
  * racks (48 GB/s behind PCIe Gen5) 32, 4 of them 24, 4 DGX B200 24, 4 GB300 NVL72 racks
  * (96) 32; 2.29 gives all of them 32.
  */
+/*
+ * Links of an NVLS job on @nnodes Blackwell or Hopper nodes of @ppn GPUs, 8 rails of
+ * @nic_GBps, at NCCL release @version: what the NCCL 2.30 NVLS rules read.
+ */
+static void
+nvls_links(struct ft_model_links *l, enum ft_model_arch arch, uint32_t version,
+           uint32_t nnodes, uint32_t ppn, double nic_GBps)
+{
+	memset(l, 0, sizeof(*l));
+	l->arch = arch;
+	l->nccl_version = version;
+	l->nnodes = nnodes;
+	l->ppn = l->ppn_min = l->ppn_max = ppn;
+	l->nranks = nnodes * ppn;
+	l->nvls = true;
+	l->nrails = 8;
+	l->nic_Bps = nic_GBps * 1e9;
+}
+
 static void
 test_nvls_sm100_channels_by_nic(void **state)
 {
@@ -1671,15 +1690,8 @@ test_nvls_sm100_channels_by_nic(void **state)
 
 	(void)state;
 	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		memset(&l, 0, sizeof(l));
-		l.arch = cases[i].arch;
-		l.nccl_version = cases[i].version;
-		l.nnodes = cases[i].nnodes;
-		l.ppn = l.ppn_min = l.ppn_max = cases[i].ppn;
-		l.nranks = l.nnodes * l.ppn;
-		l.nvls = true;
-		l.nrails = 8;
-		l.nic_Bps = cases[i].nic_GBps * 1e9;
+		nvls_links(&l, cases[i].arch, cases[i].version, cases[i].nnodes, cases[i].ppn,
+		           cases[i].nic_GBps);
 		assert_int_equal(ft_model_nvls_nchannels(&l), cases[i].nvls);
 		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS_TREE), cases[i].nvls);
 	}
@@ -1748,15 +1760,8 @@ test_nvls_sm100_chunks(void **state)
 
 	(void)state;
 	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
-		memset(&l, 0, sizeof(l));
-		l.arch = cases[i].arch;
-		l.nccl_version = cases[i].version;
-		l.nnodes = cases[i].nnodes;
-		l.ppn = l.ppn_min = l.ppn_max = cases[i].ppn;
-		l.nranks = l.nnodes * l.ppn;
-		l.nvls = true;
-		l.nrails = 8;
-		l.nic_Bps = cases[i].nic_GBps * 1e9;
+		nvls_links(&l, cases[i].arch, cases[i].version, cases[i].nnodes, cases[i].ppn,
+		           cases[i].nic_GBps);
 		l.nic_c2c = cases[i].c2c;
 		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), cases[i].nvls_kib << 10);
 		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE),
