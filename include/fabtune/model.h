@@ -110,6 +110,9 @@ struct ft_model_links {
 	 * ft_model_buffs_get() gives them: the LL and LL128 buffers whose slots set those
 	 * protocols' chunks, and the most an NVLS or NVLS tree chunk carries. */
 	uint64_t ll_buffsize, ll128_buffsize, nvls_chunk;
+	/* NCCL_NVLSTREE_MAX_CHUNKSIZE (nccl.nvlstree_max_chunksize), bytes, the least a node
+	 * sets; 0: NCCL's default by version (ft_model_nvls_chunk()). */
+	uint64_t nvls_tree_max;
 	/* A node sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize): from 2.30 it overrides the
 	 * chunk NCCL's Blackwell NVLS tuning picks (ft_model_nvls_chunk()). */
 	bool nvls_chunk_set;
@@ -382,6 +385,9 @@ struct ft_model_chunking {
  */
 struct ft_model_buffs {
 	uint64_t simple, ll, ll128, nvls_chunk;
+	/* NCCL_NVLSTREE_MAX_CHUNKSIZE (nccl.nvlstree_max_chunksize), the least a node sets;
+	 * 0 where none does (NCCL's -2: its default by version, ft_model_nvls_chunk()). */
+	uint64_t nvls_tree_max;
 };
 
 /* @spec's buffers as its jobs run with them: nodes.nccl.buffsize, ll_buffsize,

@@ -43,6 +43,12 @@ extern "C" {
 #define FT_SPEC_NCCL_NVLS_CHUNKSIZE     (128u << 10)
 #define FT_SPEC_NCCL_NVLS_CHUNKSIZE_MIN (4ull << 10)
 #define FT_SPEC_NCCL_NVLS_CHUNKSIZE_MAX (64ull << 20)
+/* The range a spec's nccl.nvlstree_max_chunksize takes (NCCL_NVLSTREE_MAX_CHUNKSIZE: NVIDIA/nccl
+ * src/enqueue.cc NCCL_PARAM NvlsTreeChunkSize from v2.20.3-1, NvlsTreeMaxChunkSize from
+ * v2.21.5-1, src/transport/nvls.cc from v2.30.3-1). NCCL checks no range; the spec takes
+ * nccl.nvls_chunksize's, so a chunk stays a whole number of 4 KiB pages. */
+#define FT_SPEC_NCCL_NVLSTREE_MAX_MIN FT_SPEC_NCCL_NVLS_CHUNKSIZE_MIN
+#define FT_SPEC_NCCL_NVLSTREE_MAX_MAX FT_SPEC_NCCL_NVLS_CHUNKSIZE_MAX
 
 enum ft_link_tech {
 	FT_TECH_IB,   /* InfiniBand */
@@ -141,6 +147,10 @@ struct ft_node_spec {
 	/* NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize), bytes: the most an NVLS or NVLS tree
 	 * chunk carries (NCCL 2.21 on); 0: NCCL's 128 KiB (FT_SPEC_NCCL_NVLS_CHUNKSIZE). */
 	uint64_t nccl_nvls_chunksize;
+	/* NCCL_NVLSTREE_MAX_CHUNKSIZE (nccl.nvlstree_max_chunksize), bytes: the most an NVLS
+	 * tree chunk carries (NCCL 2.20 on); 0: NCCL's default, 64 KiB from 4 nodes on, else
+	 * the NVLS chunk, from 2.30.3 on Blackwell across nodes what NCCL's tuning picks. */
+	uint64_t nccl_nvlstree_max_chunksize;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

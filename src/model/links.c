@@ -1043,6 +1043,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->ll_buffsize = bu.ll;
 	l->ll128_buffsize = bu.ll128;
 	l->nvls_chunk = bu.nvls_chunk;
+	l->nvls_tree_max = bu.nvls_tree_max;
 	l->nvls_chunk_set = nvls_chunk_set(spec);
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
@@ -1110,6 +1111,9 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->ll_buffsize = FT_MIN(l->ll_buffsize, g->ll_buffsize);
 	l->ll128_buffsize = FT_MIN(l->ll128_buffsize, g->ll128_buffsize);
 	l->nvls_chunk = FT_MIN(l->nvls_chunk, g->nvls_chunk);
+	l->nvls_tree_max = !l->nvls_tree_max ? g->nvls_tree_max :
+	                   !g->nvls_tree_max ? l->nvls_tree_max :
+	                                       FT_MIN(l->nvls_tree_max, g->nvls_tree_max);
 	l->nvls_chunk_set = l->nvls_chunk_set || g->nvls_chunk_set;
 	/* NCCL's NVLS graph takes the farthest GPU-to-NIC path of its ranks */
 	l->nic_c2c = l->nic_c2c || g->nic_c2c;

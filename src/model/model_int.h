@@ -29,6 +29,9 @@ double ft__model_nvls_channel_Bps(enum ft_model_arch arch, uint32_t version, dou
 double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, double links,
                                 double heads, double nic_Bps, double *bw_intra,
                                 double *bw_inter);
+/* NCCL's NVLS all-reduce bandwidth across nodes as its tuner stores it, bytes/s; 0 where
+ * NVLS does not run across nodes (tuner.c). */
+double ft__model_nvls_net_algbw(const struct ft_model_links *l);
 /* NCCL's tree graph across 2 nodes as its tuner reads it, nChannels x bwIntra, bytes/s, and
  * its channels (@nchannels): the network ring graph on @nics NICs of @nic_Bps and NVLink of
  * @links a GPU, bwIntra raised (links.c); 0 where there is none. */

@@ -91,7 +91,7 @@ step_of(enum ft_proto p, const struct ft_model_buffs *b)
 static uint64_t
 step_payload(enum ft_proto p, uint64_t buff)
 {
-	struct ft_model_buffs b = { buff, 0, 0, 0 };
+	struct ft_model_buffs b = { buff, 0, 0, 0, 0 };
 
 	return step_of(p, &b);
 }
@@ -100,7 +100,8 @@ step_payload(enum ft_proto p, uint64_t buff)
 static struct ft_model_buffs
 buffs_of(const struct ft_model_links *l)
 {
-	struct ft_model_buffs b = { l->buffsize, l->ll_buffsize, l->ll128_buffsize, l->nvls_chunk };
+	struct ft_model_buffs b = { l->buffsize, l->ll_buffsize, l->ll128_buffsize, l->nvls_chunk,
+		                    l->nvls_tree_max };
 
 	return b;
 }
@@ -143,6 +144,8 @@ ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *ou
 	out->ll = least_set(spec, offsetof(struct ft_node_spec, nccl_ll_buffsize));
 	out->ll128 = least_set(spec, offsetof(struct ft_node_spec, nccl_ll128_buffsize));
 	out->nvls_chunk = least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize));
+	out->nvls_tree_max =
+	        least_set(spec, offsetof(struct ft_node_spec, nccl_nvlstree_max_chunksize));
 	if (!out->ll)
 		out->ll = LL_BUFF;
 	if (!out->ll128)
@@ -273,34 +276,92 @@ ft_model_nvls_nchannels(const struct ft_model_links *l)
 }
 
 /*
+ * NCCL versions of the NVLS chunk rules below (NCCL_VERSION codes, src/nccl.h.in):
+ * v2.19.3-1 is the first tag whose chunking (src/enqueue.cc computeColl) caps NVLS across
+ * nodes at 32 KiB on a slow network and the NVLS tree at 64 KiB from 4 nodes (neither at
+ * v2.19.1-1 nor any 2.18 tag); v2.20.3-1 the first to read NCCL_NVLSTREE_MAX_CHUNKSIZE
+ * (NCCL_PARAM NvlsTreeChunkSize, NvlsTreeMaxChunkSize from v2.21.5-1; moved to
+ * src/transport/nvls.cc at v2.30.3-1).
+ */
+#define NCCL_NVLS_2_19_3 21903u
+#define NCCL_NVLSTREE_MAX_ENV 22003u
+/* The 32 KiB cap and the NVLS bandwidth under which it applies, GB/s. */
+#define NVLS_NET_CAP_CHUNK (32u << 10)
+#define NVLS_NET_CAP_GBPS 150.0
+
+/*
+ * Whether NCCL cuts @l's NVLS chunk to 32 KiB: src/enqueue.cc (calcCollChunking at
+ * v2.21.5-1, v2.23.4-1, v2.27.7-1, v2.30.7-1; computeColl at v2.19.3-1) lowers the
+ * largest NVLS chunk to 32 KiB where the communicator spans nodes (nNodes > 1) and its
+ * tuner's NVLS all-reduce bandwidth, comm->bandwidths[ncclFuncAllReduce][NCCL_ALGO_NVLS]
+ * [NCCL_PROTO_SIMPLE] in GB/s, is under 150, whatever the operation. That figure is 0
+ * where NVLS is off across nodes (src/graph/tuning.cc zeroes a disabled algorithm's
+ * bandwidths: NVLS across nodes needs CollNet), otherwise NCCL's own price of NVLS with
+ * CollNet across nodes from its NVLS graph (ft__model_nvls_net_algbw()), so a slow NIC
+ * path drops it under 150. kb NA-ALGO-NVLS.
+ */
+static bool
+nvls_net_capped(const struct ft_model_links *l)
+{
+	uint32_t v = l->nccl_version;
+
+	if (l->nnodes < 2 || (v && v < NCCL_NVLS_2_19_3))
+		return false;
+	return ft__model_nvls_net_algbw(l) / 1e9 < NVLS_NET_CAP_GBPS;
+}
+
+/*
+ * The NVLS tree's largest chunk before its size rules (NCCL_NVLSTREE_MAX_CHUNKSIZE, -2
+ * unset): 2.18 and v2.19.1-1 have none; v2.19.3-1 and v2.19.4-1 fix 64 KiB from 4 nodes
+ * on; v2.20.3-1 to v2.29.7-1 take the variable where set, else 64 KiB from 4 nodes on and
+ * no cap on fewer (src/enqueue.cc, the tree's branch of calcCollChunking); from v2.30.3-1
+ * ncclNvlsTuning (src/transport/nvls.cc) takes the variable, else what
+ * ncclNvlsTreeSm100Tuning set (@tuned), else the same fallback. 0: no cap.
+ */
+static uint64_t
+nvls_tree_max(const struct ft_model_links *l, uint64_t tuned)
+{
+	uint32_t v = l->nccl_version;
+
+	if (v && v < NCCL_NVLS_2_19_3)
+		return 0;
+	if (l->nvls_tree_max && (v == 0 || v >= NCCL_NVLSTREE_MAX_ENV))
+		return l->nvls_tree_max;
+	if (tuned)
+		return tuned;
+	return l->nnodes >= 4 ? 65536u : 0;
+}
+
+/*
  * The chunk NCCL starts @a's chunking from, before the size steps it down (src/enqueue.cc
  * calcCollChunking): NCCL_NVLS_CHUNKSIZE (read from 2.21 on: src/transport/nvls.cc at
  * v2.21.5-1; 2.18 to 2.20 fix 128 KiB in src/enqueue.cc), from v2.30.3-1 on Blackwell across
  * nodes ncclNvlsTreeSm100Tuning's unless a node sets the variable (nvls_sm100_tuning());
- * the NVLS tree at most its largest chunk: from 2.19, 64 KiB from 4 nodes on
- * (NVLS_TREE_MAX_CHUNKSIZE; min(nvlsChunkSize, nvlsTreeMaxChunkSize) at v2.26.2-1 and
- * v2.30.7-1), from v2.30.3-1 the tuning's where it sets one. 2.18 to 2.20 start the tree
- * from a Simple step (src/enqueue.cc at v2.18.5-1, v2.20.5-1); @slot is that step.
+ * NVLS at most a Simple slot (@slot), 32 KiB across nodes where NCCL's NVLS bandwidth is
+ * under 150 GB/s (nvls_net_capped()); the NVLS tree at most its largest chunk
+ * (nvls_tree_max(); min(nvlsChunkSize, nvlsTreeMaxChunkSize) at v2.26.2-1 and v2.30.7-1).
+ * 2.18 to 2.20 start the tree from a Simple step (src/enqueue.cc at v2.18.5-1, v2.20.5-1).
  */
 static uint64_t
 nvls_start_chunk(const struct ft_model_links *l, enum ft_algo a, uint64_t slot)
 {
 	uint32_t v = l->nccl_version;
 	uint64_t chunk = v && v < 22100 ? NVLS_CHUNK : l->nvls_chunk ? l->nvls_chunk : NVLS_CHUNK;
+	uint64_t max;
 	struct nvls_tuning t;
 	bool tuned = nvls_sm100_tuning(l, &t);
 
 	if (tuned && !l->nvls_chunk_set)
 		chunk = t.chunk;
-	if (a == FT_ALGO_NVLS)
+	if (a == FT_ALGO_NVLS) {
+		if (nvls_net_capped(l))
+			chunk = FT_MIN(chunk, (uint64_t)NVLS_NET_CAP_CHUNK);
 		return FT_MIN(slot, chunk);
-	if (tuned)
-		return FT_MIN(chunk, t.tree_max ? t.tree_max : l->nnodes >= 4 ? 65536u : chunk);
+	}
 	if (v && v < 22100)
 		chunk = slot;
-	if ((v == 0 || v >= 21900) && l->nnodes >= 4)
-		chunk = FT_MIN(chunk, 65536u);
-	return chunk;
+	max = nvls_tree_max(l, tuned ? t.tree_max : 0);
+	return max ? FT_MIN(chunk, max) : chunk;
 }
 
 uint64_t

@@ -785,6 +785,41 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
 }
 
 /*
+ * NCCL's NVLS all-reduce bandwidth across nodes, what its tuner stores in
+ * bandwidths[ncclFuncAllReduce][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] (src/graph/tuning.cc,
+ * ncclTopoTuneModel), bytes/s: 0 where NVLS does not run across nodes (CollNet off, as
+ * without in-network reduction; the tuner zeroes a disabled algorithm's figures) or where
+ * the NVLS graph has fewer than 2 channels. Otherwise from NCCL's NVLS graph across nodes
+ * (ft__model_nvls_net_graph()): v2.19.3-1 to v2.27.7-1 nChannels x min(bwIntra, bwInter)
+ * x 5/6; from v2.28.3-1 nChannels x min(bwIntra x nvlsEfficiency x (nCh - 1)/nCh x 2,
+ * bwInter) x nRanks / 2(nRanks - 1). NCCL reads it to cap the NVLS chunk (src/enqueue.cc
+ * calcCollChunking, model/pipeline.c nvls_net_capped()). 2 x 8 H100 on 8 x 400G NICs:
+ * 8 x min(40, 48) x 5/6 = 266.7 GB/s at 2.27, 8 x min(40 x 0.85 x 7/8 x 2, 48) x 16/30 =
+ * 204.8 at 2.28; on 8 x 200G NICs (bwIntra = bwInter = 24), 160 and 102.4. kb NA-ALGO-NVLS
+ * (multi-node NVLS needs CollNet; nvlsEfficiency).
+ */
+double
+ft__model_nvls_net_algbw(const struct ft_model_links *l)
+{
+	double n = l->nranks, ppn = n / FT_MAX(l->nnodes, 1u);
+	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
+	                      (double)FT__MODEL_NVLS_MAX_HEADS);
+	uint32_t v = l->nccl_version, nics;
+	double nic = ft__model_nic_as_nccl_sees(l, &nics), links, intra, inter, nch;
+
+	if (l->nnodes < 2 || !l->sharp || !l->nvls || !l->nvlink || l->nvlinks == 0 || n < 2)
+		return 0;
+	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, v);
+	nch = ft__model_nvls_net_graph(l->arch, v, links, heads, nic, &intra, &inter);
+	if (nch < 2)
+		return 0;
+	if (v && v < 22800)
+		return nch * FT_MIN(intra, inter) * 5.0 / 6.0;
+	intra *= nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
+	return nch * FT_MIN(intra, inter) * n / (2.0 * (n - 1));
+}
+
+/*
  * NVLSTree (kb NA-ALGO-NVLS): the NVLS bandwidth inside the node (as above),
  * limited by the network and by NCCL's per-channel NVLSTree cap (one channel
  * per GPU). With 2 nodes each node's tree is a single edge that carries its

@@ -1720,7 +1720,9 @@ test_nvls_sm100_channels_by_nic(void **state)
  * fewer, else 128 KiB trees under 32 ranks, 64 from 32; at 48 to 96, 128 KiB trees, 64 behind
  * PCIe switches; below 48 NCCL's fallback (64 KiB trees from 4 nodes). A node's
  * NCCL_NVLS_CHUNKSIZE replaces the chunk, not the tree's largest. Before 2.30.3 and on
- * Hopper: 128 KiB, trees 64 KiB from 4 nodes.
+ * Hopper: 128 KiB, trees 64 KiB from 4 nodes. NVLS itself across nodes, without CollNet,
+ * starts from 32 KiB: NCCL's NVLS bandwidth there is 0, under 150 GB/s
+ * (test_nvls_net_chunk_cap), so the tuning's chunk shows in the tree's.
  */
 static void
 test_nvls_sm100_chunks(void **state)
@@ -1732,23 +1734,23 @@ test_nvls_sm100_chunks(void **state)
 		bool c2c;
 		uint32_t nvls_kib, tree_kib;
 	} cases[] = {
-		{ FT_ARCH_BLACKWELL, 23003, 2, 4, 48.0, false, 256, 256 },
-		{ FT_ARCH_BLACKWELL, 23002, 2, 4, 48.0, false, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, false, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, true, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 96.0, false, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 2, 72, 48.0, true, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 25.0, false, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 96.0, false, 256, 256 },
-		{ FT_ARCH_BLACKWELL, 23002, 4, 8, 96.0, false, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 16, 96.0, true, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 96.0, true, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 48.0, false, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 48.0, true, 128, 128 },
-		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 25.0, false, 128, 64 },
-		{ FT_ARCH_BLACKWELL, 0, 4, 72, 48.0, true, 128, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 4, 48.0, false, 32, 256 },
+		{ FT_ARCH_BLACKWELL, 23002, 2, 4, 48.0, false, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, false, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 48.0, true, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 96.0, false, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 72, 48.0, true, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 2, 8, 25.0, false, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 96.0, false, 32, 256 },
+		{ FT_ARCH_BLACKWELL, 23002, 4, 8, 96.0, false, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 16, 96.0, true, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 96.0, true, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 48.0, false, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 72, 48.0, true, 32, 128 },
+		{ FT_ARCH_BLACKWELL, 23003, 4, 8, 25.0, false, 32, 64 },
+		{ FT_ARCH_BLACKWELL, 0, 4, 72, 48.0, true, 32, 128 },
 		{ FT_ARCH_BLACKWELL, 23003, 1, 8, 96.0, false, 128, 128 },
-		{ FT_ARCH_HOPPER, 23003, 4, 8, 48.0, false, 128, 64 },
+		{ FT_ARCH_HOPPER, 23003, 4, 8, 48.0, false, 32, 64 },
 	};
 	struct ft_model_links l;
 	struct ft_model_chunking ch;
@@ -1774,7 +1776,7 @@ test_nvls_sm100_chunks(void **state)
 	l.ppn = l.ppn_min = l.ppn_max = 8;
 	l.nic_Bps = 96e9;
 	l.nic_c2c = false;
-	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 64u << 10);
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 32u << 10);
 	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE), 64u << 10);
 	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_RING), 0);
 
@@ -2683,7 +2685,7 @@ test_buffsize(void **state)
 	                            "  nccl:\n    buffsize: 4MiB\n";
 	static const char tiny[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    buffsize: 32KiB\n";
 	struct ft_model_p2p_comm c = { 8, 1, 50, 32, false, false, 0, 1u << 20 };
-	const struct ft_model_buffs b8 = { 8u << 20, 0, 0, 0 };
+	const struct ft_model_buffs b8 = { 8u << 20, 0, 0, 0, 0 };
 	struct ft_model_p2p_chunking pc;
 	struct ft_model_chunking ch;
 	struct ft_model_result r;
@@ -2873,7 +2875,7 @@ test_proto_buffsizes(void **state)
 	                           "    buffsize: 8MiB\n    ll_buffsize: 1MiB\n"
 	                           "    ll128_buffsize: 2MiB\n";
 	static const char bad[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    ll128_buffsize: 1KiB\n";
-	const struct ft_model_buffs ll1 = { 0, 1u << 20, 2u << 20, 0 };
+	const struct ft_model_buffs ll1 = { 0, 1u << 20, 2u << 20, 0, 0 };
 	struct ft_model_chunking ch;
 	struct ft_model_buffs b;
 	struct ft_model_query q;
@@ -2995,6 +2997,169 @@ test_nvls_chunksize(void **state)
 	l.nvls_chunk = 0;
 	ft_model_nvls_tree_chunking(&l, 1u << 30, &ch);
 	assert_int_equal(ch.chunk_bytes, 64u << 10);
+}
+
+/*
+ * NCCL_NVLSTREE_MAX_CHUNKSIZE (nodes.nccl.nvlstree_max_chunksize): the NVLS tree's largest
+ * chunk. 2.18 and v2.19.1-1 start the tree from a 512 KiB Simple slot; v2.19.3-1 fixes
+ * 64 KiB from 4 nodes and reads no variable; v2.20.3-1 (src/enqueue.cc NvlsTreeChunkSize)
+ * takes min(slot, variable), v2.21.5-1 to v2.29.7-1 min(NCCL_NVLS_CHUNKSIZE, variable), the
+ * default (-2) 64 KiB from 4 nodes and no cap on fewer; from v2.30.3-1 (src/transport/
+ * nvls.cc ncclNvlsTuning) the variable before what ncclNvlsTreeSm100Tuning picks. Loops of
+ * a 1 GiB all-reduce on 4 DGX H100 (16 NVLS channels x 8 heads), in closed form
+ * ceil(2^30 / (16 x 8 x chunk)), the chunk kept by the size rules at this size.
+ */
+static void
+test_nvlstree_max_chunksize(void **state)
+{
+	static const char four[] = "nodes:\n  preset: dgx-h100\n  count: 4\n  nccl:\n"
+	                           "    nvlstree_max_chunksize: 128KiB\n";
+	static const char bad[] = "nodes:\n  preset: dgx-h100\n  nccl:\n"
+	                          "    nvlstree_max_chunksize: 2KiB\n";
+	static const char huge[] = "nodes:\n  preset: dgx-h100\n  nccl:\n"
+	                           "    nvlstree_max_chunksize: 128MiB\n";
+	static const struct {
+		uint32_t version;
+		bool set;
+		uint32_t chunk_kib;
+	} cases[] = {
+		{ 21805, true, 256 },  /* 2.18: a 512 KiB slot, cut to 256 KiB by the size */
+		{ 21901, true, 256 },  /* v2.19.1-1: no 4-node rule yet */
+		{ 21903, false, 64 },  /* v2.19.3-1: 64 KiB from 4 nodes */
+		{ 21999, true, 64 },   /* 2.19 reads no variable */
+		{ 22003, true, 128 },  /* v2.20.3-1: min(512 KiB slot, 128 KiB) */
+		{ 22003, false, 64 },
+		{ 22707, true, 128 },  /* min(NCCL_NVLS_CHUNKSIZE 128 KiB, 128 KiB) */
+		{ 22707, false, 64 },
+		{ 0, true, 128 },
+		{ 0, false, 64 },
+	};
+	struct ft_model_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_links l, def;
+	struct ft_error err = { 0 };
+	const double S = 1ull << 30;
+	uint64_t loops;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(four, strlen(four), "t.yaml", &s, &err), 0);
+	assert_int_equal(s.node.nccl_nvlstree_max_chunksize, 128u << 10);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nvls_tree_max, 128u << 10);
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &def, &err), 0);
+	assert_int_equal(def.nvls_tree_max, 0);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_model_links *x = cases[i].set ? &l : &def;
+		uint64_t c = (uint64_t)cases[i].chunk_kib << 10;
+
+		x->nccl_version = cases[i].version;
+		assert_int_equal(ft_model_nvls_nchannels(x), 16);
+		loops = ft_model_nvls_tree_chunking(x, 1ull << 30, &ch);
+		assert_int_equal(ch.chunk_bytes, c);
+		assert_int_equal(loops, (uint64_t)ceil(S / (16.0 * 8 * (double)c)));
+	}
+	/* the variable only lowers: 512 KiB leaves NCCL_NVLS_CHUNKSIZE's 128 KiB; on 2 nodes,
+	 * where the default sets no cap, 64 KiB halves the chunk */
+	l.nccl_version = 0;
+	l.nvls_tree_max = 512u << 10;
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE), 128u << 10);
+	l.nnodes = def.nnodes = 2;
+	l.nvls_tree_max = 64u << 10;
+	def.nccl_version = 0;
+	assert_int_equal(ft_model_nvls_chunk(&def, FT_ALGO_NVLS_TREE), 128u << 10);
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE), 64u << 10);
+	/* NVLS keeps its own chunk */
+	l.nnodes = 1;
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 128u << 10);
+
+	/* from v2.30.3-1 the variable comes before the Blackwell tuning: 4 GB200 NVL72 racks
+	 * pick a 128 KiB tree chunk (11 loops on 24 channels x 32 heads); 64 KiB set, 22 */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:72", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	l.nccl_version = 23003;
+	assert_int_equal(ft_model_nvls_tree_chunking(&l, 1ull << 30, &ch), 11);
+	l.nvls_tree_max = 64u << 10;
+	loops = ft_model_nvls_tree_chunking(&l, 1ull << 30, &ch);
+	assert_int_equal(ch.chunk_bytes, 64u << 10);
+	assert_int_equal(loops, (uint64_t)ceil(S / (24.0 * 32 * 65536)));
+	assert_int_equal(loops, 22);
+
+	/* out of range: refused, naming the place and the field */
+	assert_int_equal(ft_spec_load_buffer(bad, strlen(bad), "t.yaml", &s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "t.yaml:4:"));
+	assert_non_null(strstr(err.msg, "nccl.nvlstree_max_chunksize"));
+	assert_non_null(strstr(err.msg, "2KiB"));
+	assert_int_equal(ft_spec_load_buffer(huge, strlen(huge), "t.yaml", &s, &err), FT_ERANGE);
+	assert_non_null(strstr(err.msg, "nccl.nvlstree_max_chunksize"));
+}
+
+/*
+ * NVLS across nodes on a slow network (src/enqueue.cc calcCollChunking, v2.19.3-1 to
+ * v2.30.7-1): the NVLS chunk drops to 32 KiB where nNodes > 1 and NCCL's NVLS all-reduce
+ * bandwidth, bandwidths[AllReduce][NVLS][Simple], is under 150 GB/s. NVLS runs across nodes
+ * with CollNet only; without it the figure is 0 and the cap holds. With CollNet on 2 DGX
+ * H100 (NVLS graph 8 channels, bwIntra 40, bwInter 48 on 400G NICs; 24 and 24 on 200G):
+ * 2.19 to 2.27 price 8 x min(bwIntra, bwInter) x 5/6, 266.7 and 160 GB/s, above 150; 2.28
+ * 8 x min(bwIntra x 0.85 x 7/8 x 2, bwInter) x 16/30, 204.8 and 102.4: the 200G NICs cap
+ * it there.
+ */
+static void
+test_nvls_net_chunk_cap(void **state)
+{
+	static const struct {
+		uint32_t version;
+		bool collnet;
+		double nic_Bps;
+		uint32_t chunk_kib;
+	} cases[] = {
+		{ 22707, false, 50e9, 32 },  /* NVLS off across nodes: 0 GB/s */
+		{ 22707, true, 50e9, 128 },  /* 266.7 GB/s */
+		{ 22707, true, 25e9, 128 },  /* 160 */
+		{ 22803, true, 25e9, 32 },   /* 102.4 */
+		{ 22803, true, 50e9, 128 },  /* 204.8 */
+		{ 0, true, 25e9, 32 },
+		{ 21903, true, 12.5e9, 32 }, /* 8 x 12 x 5/6 = 80 */
+		{ 21901, true, 12.5e9, 128 }, /* v2.19.1-1: no such rule */
+		{ 21805, false, 50e9, 128 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.nnodes, 2);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		l.nccl_version = cases[i].version;
+		l.sharp = cases[i].collnet;
+		l.nic_Bps = cases[i].nic_Bps;
+		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS),
+		                 (uint64_t)cases[i].chunk_kib << 10);
+		/* NVLS trees keep theirs */
+		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE),
+		                 cases[i].version && cases[i].version < 22100 ? 512u << 10 :
+		                                                                128u << 10);
+	}
+	/* one node: no cap, whatever the NICs */
+	assert_int_equal(ft_spec_resolve("dgx-h100:1", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 128u << 10);
+
+	/* the model prices no NVLS across nodes (NCCL needs CollNet there): the chunk is
+	 * NCCL's, no time rests on it */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_NVLS;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "nvls"));
 }
 
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
@@ -5169,6 +5334,8 @@ main(void)
 		cmocka_unit_test(test_amd_tuner_overhead),
 		cmocka_unit_test(test_proto_buffsizes),
 		cmocka_unit_test(test_nvls_chunksize),
+		cmocka_unit_test(test_nvlstree_max_chunksize),
+		cmocka_unit_test(test_nvls_net_chunk_cap),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),

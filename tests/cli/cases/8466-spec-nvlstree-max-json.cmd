@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/nvlstree-max.yaml --json
