@@ -86,6 +86,12 @@ enum ft_pkt_wd_action {
 	FT_PKT_WD_ALERT,   /* only counted: pauses are still honoured */
 };
 
+/* A feature of the packet engine that is on unless turned off (packet.tcp_sack, ...). */
+enum ft_pkt_onoff {
+	FT_PKT_ON,
+	FT_PKT_OFF
+};
+
 enum ft_pkt_chunking {
 	FT_PKT_CHUNK_AUTO, /* NCCL's for collectives; send/recv and background whole */
 	FT_PKT_CHUNK_NCCL, /* NCCL's, send/recv and background patterns too */
@@ -119,6 +125,9 @@ struct ft_packet_cfg {
 	double ber;                   /* bit error rate of host and fabric links (drops) */
 	/* TCP (GPUDirect-TCPX/O): bytes a flow may have unacknowledged; 0 = 1 MiB */
 	uint64_t tcp_window_bytes;
+	/* TCP's selective ACKs (net.ipv4.tcp_sack), the receiver's delayed ACKs, and the
+	 * sender's internal pacing: each FT_PKT_ON (0, as Linux) or FT_PKT_OFF */
+	enum ft_pkt_onoff tcp_sack, tcp_delayed_ack, tcp_pacing;
 	/* Congestion control (RoCE): ECN marking at switch egress (RED on the queue) and
 	 * DCQCN at the NICs; zero fields take the mlx5 / simulator defaults (kb CC-DCQCN). */
 	enum ft_pkt_cc cc;
@@ -400,6 +409,8 @@ struct ft_sim_counters {
 	uint64_t nretx;      /* packets sent again (go-back-N, selective, TCP) */
 	uint64_t nfast_retx; /* TCP: fast retransmits (three duplicate ACKs) */
 	uint64_t ntail_probes; /* SRD: tail-loss probes that resent packets */
+	uint64_t nsack_recoveries; /* TCP: fast recoveries led by selective ACKs */
+	uint64_t ndelayed_acks;    /* TCP: ACKs the receiver's delayed-ACK timer sent */
 	uint64_t npause;     /* PFC pause frames sent */
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */

@@ -124,6 +124,12 @@ ev_push_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, ui
 	return ev_push(e, t_ps, type, fid, arg);
 }
 
+int
+ft__pk_ev_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, uint32_t arg)
+{
+	return ev_push_flow(e, t_ps, type, fid, arg);
+}
+
 uint32_t
 ft__pk_pkt_alloc(struct pk_engine *e)
 {
@@ -740,6 +746,8 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 	*t = ft__pk_tcp_conn(e, f);
 	if (!*t)
 		return FT_ENOMEM;
+	if (e->tcp_pace)
+		ft__pk_tcp_pace(e, *t, f);
 	if ((*t)->rtx_flow == fid) {
 		(*t)->rtx_flow = PK_NONE;
 		if ((*t)->rtx_seq >= f->snd_una && (*t)->rtx_seq < f->npkts) {
@@ -750,11 +758,26 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 	/* (a timeout went back, and an ACK covered what it had sent before) */
 	if (f->snd_nxt < f->snd_una)
 		f->snd_nxt = f->snd_una;
+	if ((*t)->rec_sack && (*t)->rec_flow == fid) {
+		/* SACK's recovery (RFC 6675 NextSeg): while the pipe is below cwnd, the next
+		 * hole below the highest SACK, then new data */
+		uint32_t snd_max =
+		        (*t)->max_flow == fid ? FT_MAX((*t)->snd_max, f->snd_nxt) : f->snd_nxt;
+		uint32_t h = ft__pk_tcp_sack_next(*t, f->snd_una);
+
+		if (h != PK_NONE &&
+		    (double)ft__pk_tcp_pipe(*t, snd_max) < FT_MAX((*t)->cwnd, 1.0)) {
+			(*t)->high_rxt = h + 1;
+			(*t)->rtx_out++;
+			*rtx = h;
+			return 0;
+		}
+	}
 	if (f->snd_nxt >= f->npkts) {
 		ring_pop(e, l, c);
 		return 1;
 	}
-	if (f->snd_nxt - f->snd_una >= ft__pk_tcp_wnd(*t)) {
+	if (ft__pk_tcp_full(e, *t, fid, f)) {
 		ring_pop(e, l, c);
 		f->wnd_held = true;
 		return 1;
@@ -942,7 +965,7 @@ try_send(struct pk_engine *e, uint32_t l)
 				if (rc < 0)
 					return rc;
 			}
-		} else if (t && f->snd_nxt - f->snd_una >= ft__pk_tcp_wnd(t)) {
+		} else if (t && ft__pk_tcp_full(e, t, fid, f)) {
 			/* TCP: a full window waits out of the ring for an ACK (ev_acked) */
 			ring_pop(e, l, c);
 			f->wnd_held = true;
@@ -1269,31 +1292,66 @@ tcp_resend(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint32_t seq)
 	return try_send(e, f->first_link);
 }
 
+/* TCP's SACK recovery of flow @fid: back into its port's ring when its pipe lets it send a
+ * hole or new data (tcp_pick() picks which). */
+static int
+tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t)
+{
+	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+
+	if (f->in_ring || (double)ft__pk_tcp_pipe(t, snd_max) >= FT_MAX(t->cwnd, 1.0) ||
+	    (ft__pk_tcp_sack_next(t, f->snd_una) == PK_NONE &&
+	     (f->snd_nxt >= f->npkts || ft__pk_tcp_full(e, t, fid, f))))
+		return 0;
+	f->wnd_held = false;
+	ring_add(e, f->first_link, fid);
+	return try_send(e, f->first_link);
+}
+
 /*
- * TCP's cumulative ACK of every packet before @seq reached flow @fid's sender.
+ * TCP's ACK @arg reached flow @fid's sender: a cumulative ACK of every packet before it,
+ * or (PK_ACK_SACK) one that selectively acknowledges a packet past a gap, or (PK_ACK_DELAY)
+ * the receiver's delayed-ACK timer's, stale when an ACK went out since (pkt_tcp.c).
  * New data acknowledged: the round trip timed, if covered, is a sample (RFC 6298); out
- * of fast recovery the window grows (slow start, CUBIC: pkt_tcp.c); in it, a partial ACK
- * (below `recover`) resends the next packet missing and deflates the window by what it
+ * of fast recovery the window grows (slow start, CUBIC: pkt_tcp.c); in NewReno's, a partial
+ * ACK (below `recover`) resends the next packet missing and deflates the window by what it
  * acknowledged, less one (RFC 6582 3.2 step 5), a full one ends it with cwnd = ssthresh
- * (step 3's first option). The same ACK again while packets are out is a duplicate: the
- * third starts fast retransmit (RFC 5681 3.2: ssthresh and W_max from CUBIC's cut, the
- * missing packet resent, cwnd = ssthresh + 3), unless a timeout went back over it since
- * (RFC 6582 step 1); each further one in recovery inflates the window by one.
+ * (step 3's first option). The same ACK again while packets are out is a duplicate (a SACK
+ * is one): the third starts fast retransmit (RFC 5681 3.2: ssthresh and W_max from CUBIC's
+ * cut, the missing packet resent, cwnd = ssthresh + 3), unless a timeout went back over it
+ * since (RFC 6582 step 1); each further one in recovery inflates the window by one. With a
+ * scoreboard (SACK), the recovery is RFC 6675's instead: cwnd = ssthresh, no inflation,
+ * the first hole resent at once and the others as the pipe falls below cwnd (tcp_pick()),
+ * partial ACKs moving the scoreboard on.
  */
 static int
-tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t seq)
+tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	bool sack = arg & PK_ACK_SACK;
+	uint32_t seq = f->npkts <= PK_ACK_SEQ ? arg & PK_ACK_SEQ : arg;
 	int rc;
 
 	if (!t)
 		return FT_ENOMEM;
+	if (f->npkts <= PK_ACK_SEQ && (arg & PK_ACK_DELAY)) {
+		if (seq <= f->snd_una)
+			return 0; /* an ACK went out since the timer was armed: it was stopped */
+		e->ntcp_delack++;
+	}
+	if (sack) {
+		rc = ft__pk_tcp_sack_mark(t, fid, f, seq);
+		if (rc < 0)
+			return rc;
+		seq = f->snd_una; /* (its cumulative ACK: the last one) */
+	}
 	if (seq > f->snd_una) {
 		uint32_t acked = seq - f->snd_una;
 
 		f->retries = 0;
 		f->t_una_ps = e->now_ps;
+		ft__pk_tcp_sack_advance(t, fid, f->snd_una, seq);
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {
 			ft__pk_tcp_rtt(t, e->now_ps - t->t_timed_ps);
@@ -1305,6 +1363,11 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t seq)
 				t->rec_flow = PK_NONE;
 				t->cwnd = t->ssthresh;
 				t->inflate = 0;
+				t->rec_sack = false;
+				t->rtx_out = t->high_rxt = 0;
+			} else if (t->rec_sack) {
+				if ((rc = arm_rto(e, fid)) < 0) /* RFC 6298 5.3 */
+					return rc;
 			} else {
 				t->inflate = FT_MAX(t->inflate - acked, 0.0) + 1;
 				if ((rc = arm_rto(e, fid)) < 0)
@@ -1316,21 +1379,42 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t seq)
 		}
 		if (f->snd_nxt < f->snd_una)
 			f->snd_nxt = f->snd_una;
-	} else if (seq == f->snd_una && f->snd_nxt > f->snd_una && seq < f->npkts) {
+	} else if (seq == f->snd_una && (sack || f->snd_nxt > f->snd_una) && seq < f->npkts) {
 		if (t->rec_flow == fid) {
-			t->inflate += 1;
+			if (!t->rec_sack)
+				t->inflate += 1;
 		} else if (++t->dupacks == PK_TCP_DUPACKS &&
 		           !(t->rto_flow == fid && seq < t->rto_recover)) {
 			e->ntcp_fast++;
 			ft__pk_tcp_cut(t);
 			t->rec_flow = fid;
-			t->recover = t->max_flow == fid ? t->snd_max : f->snd_nxt;
+			t->recover =
+			        t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
 			t->cwnd = t->ssthresh;
+			if (e->tcp_sack && t->sb_flow == fid && t->sacked) {
+				/* RFC 6675 4: the first hole resent at once, whatever the pipe */
+				uint32_t h = ft__pk_tcp_sack_next(t, seq);
+
+				e->ntcp_sack++;
+				t->rec_sack = true;
+				t->inflate = 0;
+				t->high_rxt = (h == PK_NONE ? seq : h) + 1;
+				t->rtx_out = 1;
+				return tcp_resend(e, fid, t, h == PK_NONE ? seq : h);
+			}
 			t->inflate = PK_TCP_DUPACKS;
 			return tcp_resend(e, fid, t, seq);
 		}
 	}
-	if (f->wnd_held && f->snd_nxt - f->snd_una < ft__pk_tcp_wnd(t) && f->snd_nxt < f->npkts) {
+	if (e->tcp_pace) {
+		ft__pk_tcp_pace(e, t, f);
+		/* a waiting flow's next departure moves with its rate */
+		if (f->in_ring && (rc = try_send(e, f->first_link)) < 0)
+			return rc;
+	}
+	if (t->rec_sack && t->rec_flow == fid)
+		return tcp_sack_kick(e, fid, f, t);
+	if (f->wnd_held && !ft__pk_tcp_full(e, t, fid, f) && f->snd_nxt < f->npkts) {
 		/* the ACK opens the window again */
 		f->wnd_held = false;
 		ring_add(e, f->first_link, fid);
@@ -1407,8 +1491,7 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 		 * drop): no bitmap */
 		f->rcv_nxt++;
 		e->bytes_delivered += payload;
-		if ((f->rcv_nxt == f->npkts || f->rcv_nxt % PK_TCP_ACK_SEG == 0) &&
-		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt)) < 0)
+		if ((rc = ft__pk_tcp_rx(e, fid, seq, before, false)) < 0)
 			return rc;
 		if (f->rcv_nxt < f->npkts)
 			return 0;
@@ -1424,25 +1507,16 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1)) {
 		rq->rq_dup++; /* a duplicate */
 		/* TCP: acknowledged at once (RFC 5681 4.2), a duplicate ACK */
-		return e->tcp ? ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt) :
-		                0;
+		return e->tcp ? ft__pk_tcp_rx(e, fid, seq, f->rcv_nxt, true) : 0;
 	}
 	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;
 	if (e->tcp) {
-		/*
-		 * TCP's receiver (RFC 5681 4.2): a cumulative ACK every PK_TCP_ACK_SEG packets
-		 * in order and at the last; at once for a packet past a gap (a duplicate
-		 * ACK, which fast retransmit counts) and for one that fills a gap. One
-		 * path latency back, not queued or lost.
-		 */
-		bool now = seq != before || f->rcv_nxt > before + 1 || f->rcv_nxt == f->npkts ||
-		           f->rcv_nxt / PK_TCP_ACK_SEG != before / PK_TCP_ACK_SEG;
-
-		if (now &&
-		    (rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt)) < 0)
+		/* TCP's receiver (RFC 5681 4.2; delayed ACKs, SACK: pkt_tcp.c). One path
+		 * latency back, not queued or lost. */
+		if ((rc = ft__pk_tcp_rx(e, fid, seq, before, false)) < 0)
 			return rc;
 	} else if (e->sack) {
 		/* SRD: an ACK per packet, naming it, one path latency back (sack_rx()) */
@@ -2104,6 +2178,7 @@ tcp_timeout(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	e->ntcp_rto++;
 	ft__pk_tcp_cut(t);
+	ft__pk_tcp_sack_reset(t); /* (go-back-N from snd_una: the scoreboard starts again) */
 	t->cwnd = 1;
 	t->inflate = 0;
 	t->dupacks = 0;

@@ -65,8 +65,8 @@ dcqcn_timers(struct pk_engine *e, struct pk_dcqcn *d)
 {
 	uint32_t guard = 0;
 
-	if (e->timely || e->srd)
-		return; /* its rate moves only on RTT samples */
+	if (e->timely || e->srd || e->tcp)
+		return; /* its rate moves only on RTT samples (TCP: its ACKs, pkt_tcp.c) */
 	if (e->ibcc) {
 		/* CCTI_Timer: one step back down the table per expiry, to CCTI_Min. */
 		uint64_t n = d->limited ? (e->now_ps - d->t_timer_ps) / e->ccti_timer_ps : 0;
@@ -115,7 +115,7 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	dcqcn_timers(e, d);
 	d->t_last_tx_ps = e->now_ps;
 	d->last_wire = wire;
-	if (e->ibcc || e->timely || e->srd)
+	if (e->ibcc || e->timely || e->srd || e->tcp)
 		return;
 	d->bytes_since += wire;
 	while (d->limited && d->bytes_since >= e->pc.dcqcn_byte_counter && guard++ < 1024) {
@@ -310,7 +310,7 @@ ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c)
 			return 1;
 		}
 		/* Wake when it may send, or when its timer raises its rate first. */
-		if (e->timely || e->srd)
+		if (e->timely || e->srd || e->tcp)
 			tmin = FT_MIN(tmin, t);
 		else
 			tmin = FT_MIN(tmin, FT_MIN(t, d->t_timer_ps + (e->ibcc ? e->ccti_timer_ps :

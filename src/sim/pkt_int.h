@@ -341,12 +341,29 @@ struct pk_task {
 #define PK_CUBIC_C     0.4  /* RFC 9438 4.2 */
 #define PK_CUBIC_BETA  0.7  /* RFC 9438 4.6 */
 #define PK_TCP_DUPACKS 3u   /* RFC 5681 3.2: duplicate ACKs that start fast retransmit */
-/* The receiver's ACK stride: every packet, as Linux's receiver in quickack mode (at a
- * connection's start and after a pause longer than its timeout). RFC 5681 4.2 allows
- * one every second packet, with a delayed-ACK timer that this model does not have:
- * after a timeout (a window of one packet) a stride of two would leave the resent
- * packet unacknowledged until the next timeout. */
-#define PK_TCP_ACK_SEG 1u
+/*
+ * The receiver's ACKs (pkt_tcp.c ft__pk_tcp_rx()). Delayed ACKs (RFC 1122 4.2.3.2, RFC
+ * 5681 4.2, packet.tcp_delayed_ack): an ACK at least every PK_TCP_ACK_SEG full-sized
+ * packets in order, else when the delayed-ACK timer fires, PK_TCP_DELACK_S after the
+ * first packet it leaves unacknowledged (Linux's TCP_DELACK_MIN, HZ / 25); Linux's
+ * quick-ACK mode acknowledges the first PK_TCP_QUICKACKS packets of a connection each
+ * at once (TCP_MAX_QUICKACKS). Without delayed ACKs, every packet at once.
+ */
+#define PK_TCP_ACK_SEG   2u
+#define PK_TCP_DELACK_S  40e-3
+#define PK_TCP_QUICKACKS 16u
+/* Linux's internal pacing (net.ipv4.tcp_pacing_ss_ratio, tcp_pacing_ca_ratio): the rate
+ * is this many percent of cwnd x MSS / SRTT, the first while cwnd < ssthresh / 2. */
+#define PK_TCP_PACE_SS 200.0
+#define PK_TCP_PACE_CA 120.0
+/* A TCP ACK event's argument: the cumulative ACK (rcv_nxt), or with PK_ACK_SACK the one
+ * packet past a gap it selectively acknowledges (its cumulative ACK is the last one
+ * sent: ACKs are not lost and keep their order), and PK_ACK_DELAY when the delayed-ACK
+ * timer sends it (stale, and ignored, when an ACK went out since). Flows of more than
+ * PK_ACK_SEQ packets send plain cumulative ACKs at once. */
+#define PK_ACK_SACK  0x08000000u
+#define PK_ACK_DELAY 0x04000000u
+#define PK_ACK_SEQ   0x03ffffffu
 
 struct pk_tcp {
 	uint64_t key; /* 0: a free slot */
@@ -369,6 +386,21 @@ struct pk_tcp {
 	uint32_t rto_flow, rto_recover;
 	uint32_t rtx_flow, rtx_seq; /* a packet to resend ahead of new data (PK_NONE) */
 	uint32_t max_flow, snd_max; /* one past the highest packet max_flow has sent */
+	/*
+	 * SACK (RFC 2018, RFC 6675; pkt_tcp.c): the scoreboard of flow sb_flow (PK_NONE:
+	 * none), a bit per packet at or past snd_una that a selective ACK named (sb_words
+	 * words), sacked of them, high_sack one past the highest. In a recovery led by it
+	 * (rec_sack): high_rxt, one past the last hole resent, and rtx_out, the resends
+	 * neither ACK has covered yet.
+	 */
+	uint64_t *sb;
+	uint32_t sb_flow, sb_words, sacked, high_sack, high_rxt, rtx_out;
+	bool rec_sack;
+	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
+	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
+	uint32_t rcv_quick;
+	uint32_t rcv_dl_flow, rcv_dl_seq;
+	uint64_t rcv_dl_ps;
 };
 
 void ft__pk_tcp_init(struct pk_tcp *c, double rwnd);
@@ -390,6 +422,30 @@ struct pk_tcp *ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f);
 /* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
  * the receive window (packet.tcp_window), at least 1. */
 uint32_t ft__pk_tcp_wnd(const struct pk_tcp *c);
+/* SACK's scoreboard of flow @fid (@una its snd_una): @seq named by a selective ACK (1:
+ * newly, 0: not, or the scoreboard is another flow's), snd_una moved from @una to @to;
+ * the next hole to resend in recovery (PK_NONE: none); packets in flight in recovery
+ * (RFC 6675's pipe: every hole below the highest SACK taken as lost), @snd_max one past
+ * the highest sent; the scoreboard emptied (a timeout), and freed with the engine. */
+int ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, uint32_t seq);
+void ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, uint32_t una, uint32_t to);
+uint32_t ft__pk_tcp_sack_next(const struct pk_tcp *c, uint32_t una);
+uint32_t ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t snd_max);
+void ft__pk_tcp_sack_reset(struct pk_tcp *c);
+void ft__pk_tcp_free(struct pk_engine *e);
+/* Whether flow @fid (of connection @c) may send no more now: its window is full (in a
+ * SACK recovery, its pipe), or the receive window is. */
+bool ft__pk_tcp_full(const struct pk_engine *e, const struct pk_tcp *c, uint32_t fid,
+                     const struct pk_flow *f);
+/* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes
+ * (PK_TCP_PACE_SS, _CA); set on flow @f's pacing state (its QP's, pk_flow_cc()). */
+double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire);
+void ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f);
+/* TCP's receiver took packet @seq of flow @fid, rcv_nxt moving from @before (a
+ * duplicate when @dup): the ACKs it sends now, or its delayed-ACK timer. */
+int ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, bool dup);
+/* An event about flow @fid on its way back to its sender (engine_packet.c ev_push_flow()). */
+int ft__pk_ev_flow(struct pk_engine *e, uint64_t t_ps, uint32_t type, uint32_t fid, uint32_t arg);
 
 struct pk_flow {
 	uint64_t bytes; /* payload */
@@ -555,6 +611,11 @@ struct pk_engine {
 	uint32_t tcp_cap, tcp_n;
 	uint64_t tcp_rto_min_ps;
 	uint64_t ntcp_fast, ntcp_rto;
+	/* TCP as Linux runs it unless turned off (packet.tcp_sack, tcp_delayed_ack,
+	 * tcp_pacing); the delayed-ACK timer; recoveries SACK led, ACKs the timer sent */
+	bool tcp_sack, tcp_delack, tcp_pace;
+	uint64_t tcp_delack_ps;
+	uint64_t ntcp_sack, ntcp_delack;
 	/* SRD's tail-loss probes fired (engine_packet.c srd_probe()) */
 	uint64_t nsrd_probes;
 	/* Packets lost at their first send, the unit tests' deterministic losses (pairs of

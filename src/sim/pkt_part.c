@@ -1839,12 +1839,12 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[17] = { e->nevents, e->npackets,  e->ndrops,          e->nretx,
-		              e->npause,  e->necn,      e->ncnp,            e->nwdog,
-		              e->bytes_delivered, pp->ntrace_ev, e->nic_msgs, e->nic_missed,
-		              e->nic_wait_ps, e->nwd_restores, e->nwd_drops, e->ntcp_fast,
-		              e->nsrd_probes };
-	uint64_t tot[17] = { 0 }, now = e->now_ps;
+	uint64_t sums[19] = { e->nevents,         e->npackets,     e->ndrops,     e->nretx,
+		              e->npause,          e->necn,         e->ncnp,       e->nwdog,
+		              e->bytes_delivered, pp->ntrace_ev,   e->nic_msgs,   e->nic_missed,
+		              e->nic_wait_ps,     e->nwd_restores, e->nwd_drops,  e->ntcp_fast,
+		              e->nsrd_probes,     e->ntcp_sack,    e->ntcp_delack };
+	uint64_t tot[19] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
 	uint64_t *bsw, *bb, *bqb;
@@ -1875,7 +1875,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bqb);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 17, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, 19, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
 		ft_free(bc);
@@ -1895,6 +1895,8 @@ pp_gather(struct pk_engine *e)
 	e->nretx = tot[3];
 	e->ntcp_fast = tot[15]; /* (each sender's, on its rank) */
 	e->nsrd_probes = tot[16];
+	e->ntcp_sack = tot[17];
+	e->ntcp_delack = tot[18];
 	e->npause = tot[4];
 	e->necn = tot[5];
 	e->ncnp = tot[6];

@@ -566,6 +566,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->nretx = e->nretx;
 	c->nfast_retx = e->ntcp_fast;
 	c->ntail_probes = e->nsrd_probes;
+	c->nsack_recoveries = e->ntcp_sack;
+	c->ndelayed_acks = e->ntcp_delack;
 	c->npause = e->npause + npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;

@@ -216,7 +216,15 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->dcqcn = e->pc.cc == FT_PKT_CC_DCQCN;
 	e->ibcc = e->pc.cc == FT_PKT_CC_IBCC;
 	e->timely = e->pc.cc == FT_PKT_CC_TIMELY;
-	e->paced = e->dcqcn || e->ibcc || e->timely || e->srd;
+	/* TCP as Linux runs it (pkt_tcp.c), each feature unless turned off; its pacing
+	 * through the per-QP rate limiter, which DCQCN and the other rate controls would
+	 * otherwise drive */
+	e->tcp_sack = e->tcp && e->pc.tcp_sack == FT_PKT_ON;
+	e->tcp_delack = e->tcp && e->pc.tcp_delayed_ack == FT_PKT_ON;
+	e->tcp_delack_ps = s_to_ps(PK_TCP_DELACK_S);
+	e->tcp_pace = e->tcp && e->pc.tcp_pacing == FT_PKT_ON && !e->dcqcn && !e->ibcc &&
+	              !e->timely && !e->srd;
+	e->paced = e->dcqcn || e->ibcc || e->timely || e->srd || e->tcp_pace;
 	e->marking = e->dcqcn || e->ibcc;
 	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
 	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */
@@ -994,6 +1002,8 @@ ft__pk_destroy(struct ft_engine *eng)
 	if (!eng)
 		return;
 	e = ft_container_of(eng, struct pk_engine, base);
+	if (e->tcp_conns)
+		ft__pk_tcp_free(e);
 	{
 		/* What the engine owns: its arrays and vectors. */
 		void *const arrays[] = { e->links,       e->ports_mem,     e->sw_used,

@@ -13,6 +13,36 @@
  * few microseconds its cubic curve regrows over seconds (K below), so CUBIC runs in its
  * Reno-friendly region (RFC 9438 4.3): an AIMD with a cut to 0.7 and a growth of
  * 3 (1 - 0.7) / (1 + 0.7) packets per round trip.
+ *
+ * Three more of Linux's defaults, each a packet.* knob (docs/cmd/sim.md):
+ *
+ * - SACK (RFC 2018; net.ipv4.tcp_sack 1). Each ACK the receiver sends at once for a packet
+ *   past a gap names that packet: RFC 2018's first block holds the segment that drew the
+ *   ACK, and the other blocks repeat what earlier ACKs said, which this engine's ACKs
+ *   (never lost, never reordered) have told already. The sender keeps a scoreboard and
+ *   recovers as RFC 6675 does (a pipe of the packets in flight, the next hole resent while
+ *   pipe < cwnd, new data after the holes), with the loss marking of RACK (RFC 8985),
+ *   Linux's default loss detection (net.ipv4.tcp_recovery 1): with no reordering seen,
+ *   RACK's reordering window is zero in recovery and once three packets are SACKed, so
+ *   every hole below the highest SACKed packet is lost (it left before a packet that
+ *   arrived). The engine's TCP runs one path through FIFO queues: nothing reorders. It
+ *   enters recovery at the third SACK, as both RFC 6675 and Linux do there. Not
+ *   modelled: RACK's reordering timer (fewer than three SACKs wait for the timeout),
+ *   its detection of a lost resend (the timeout finds it), the tail-loss probe, PRR's
+ *   spreading of the sends (the pipe rule sends as RFC 6675 does).
+ * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
+ *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
+ *   after the packet it left unacknowledged; a packet past a gap, a duplicate, or one that
+ *   fills a gap is acknowledged at once; the first 16 ACKs of a connection go at once
+ *   (Linux's quick-ACK mode, TCP_MAX_QUICKACKS). Linux's slow start counts the packets an
+ *   ACK covers (tcp_slow_start(), RFC 3465 with no limit L): with an ACK per two packets the
+ *   window still doubles per round trip (one per ACK would make it 1.5x).
+ * - Pacing (Linux's internal pacing, tcp_update_pacing_rate()): packets leave a flow at
+ *   most at 200 % of cwnd x MSS / SRTT while cwnd < ssthresh / 2, 120 % after
+ *   (net.ipv4.tcp_pacing_ss_ratio, tcp_pacing_ca_ratio), spaced rather than in bursts; the
+ *   rate is set at every ACK and every send, on the flow's QP's pacing state (the one
+ *   DCQCN's rate limiter uses, engine_packet.c: the next packet waits wire bytes / rate
+ *   after the last one). Linux takes max(cwnd, packets out); the engine takes cwnd.
  */
 #include "pkt_int.h"
 
@@ -27,7 +57,9 @@ ft__pk_tcp_init(struct pk_tcp *c, double rwnd)
 	c->cwnd = PK_TCP_IW;
 	c->ssthresh = INFINITY; /* RFC 5681 3.1: arbitrarily high at first */
 	c->rwnd = rwnd;
-	c->rec_flow = c->rtx_flow = c->timed_flow = c->max_flow = PK_NONE;
+	c->rec_flow = c->rtx_flow = c->timed_flow = c->max_flow = c->sb_flow = PK_NONE;
+	c->rcv_quick = PK_TCP_QUICKACKS;
+	c->rcv_dl_flow = PK_NONE;
 }
 
 double
@@ -224,4 +256,200 @@ ft__pk_tcp_wnd(const struct pk_tcp *c)
 	double w = FT_MIN(c->cwnd + c->inflate, c->rwnd);
 
 	return w < 1 ? 1 : (uint32_t)w;
+}
+
+/* ---- SACK: the sender's scoreboard ---------------------------------------------------- */
+
+static inline bool
+sb_has(const struct pk_tcp *c, uint32_t s)
+{
+	return s / 64 < c->sb_words && (c->sb[s / 64] >> (s % 64) & 1);
+}
+
+void
+ft__pk_tcp_sack_reset(struct pk_tcp *c)
+{
+	if (c->sb)
+		memset(c->sb, 0, (size_t)c->sb_words * sizeof(*c->sb));
+	c->sb_flow = PK_NONE;
+	c->sacked = c->high_sack = c->high_rxt = c->rtx_out = 0;
+	c->rec_sack = false;
+}
+
+int
+ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, uint32_t seq)
+{
+	uint32_t words = (f->npkts + 63) / 64;
+
+	if (seq < f->snd_una || seq >= f->npkts)
+		return 0;
+	if (c->sb_flow != fid) {
+		/* one scoreboard per connection: another flow's holes keep it (this flow's
+		 * duplicate ACKs then count as NewReno's) */
+		if (c->sb_flow != PK_NONE && (c->sacked || c->rec_sack))
+			return 0;
+		c->sb_flow = fid;
+		c->sacked = c->high_sack = c->high_rxt = c->rtx_out = 0;
+	}
+	if (words > c->sb_words) {
+		uint64_t *n = ft_reallocarray(c->sb, words, sizeof(*n));
+
+		if (!n)
+			return FT_ENOMEM;
+		memset(n + c->sb_words, 0, (size_t)(words - c->sb_words) * sizeof(*n));
+		c->sb = n;
+		c->sb_words = words;
+	}
+	if (sb_has(c, seq))
+		return 0;
+	c->sb[seq / 64] |= UINT64_C(1) << (seq % 64);
+	c->sacked++;
+	c->high_sack = FT_MAX(c->high_sack, seq + 1);
+	/* a hole resent in this recovery arrived (nothing reorders: not its first copy) */
+	if (c->rec_sack && seq < c->high_rxt && c->rtx_out)
+		c->rtx_out--;
+	return 1;
+}
+
+void
+ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, uint32_t una, uint32_t to)
+{
+	if (c->sb_flow != fid || (!c->sacked && !c->rtx_out))
+		return;
+	for (uint32_t s = una; s < to; s++) {
+		if (sb_has(c, s)) {
+			c->sb[s / 64] &= ~(UINT64_C(1) << (s % 64));
+			c->sacked--;
+		} else if (c->rec_sack && s < c->high_rxt && c->rtx_out) {
+			c->rtx_out--; /* a resent hole, acknowledged */
+		}
+	}
+	if (!c->sacked)
+		c->high_sack = 0;
+}
+
+uint32_t
+ft__pk_tcp_sack_next(const struct pk_tcp *c, uint32_t una)
+{
+	uint32_t s = FT_MAX(c->high_rxt, una);
+
+	while (s < c->high_sack) {
+		uint64_t w = ~c->sb[s / 64] >> (s % 64); /* the holes from s on, in its word */
+
+		if (w) {
+			s += (uint32_t)__builtin_ctzll(w);
+			return s < c->high_sack ? s : PK_NONE;
+		}
+		s = (s / 64 + 1) * 64;
+	}
+	return PK_NONE;
+}
+
+uint32_t
+ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t snd_max)
+{
+	/* RFC 6675's SetPipe with RACK's marking: the packets past the highest SACKed one
+	 * (none known lost) and the resends out; the holes below it are lost, the SACKed
+	 * packets arrived */
+	return (snd_max > c->high_sack ? snd_max - c->high_sack : 0) + c->rtx_out;
+}
+
+bool
+ft__pk_tcp_full(const struct pk_engine *e, const struct pk_tcp *c, uint32_t fid,
+                const struct pk_flow *f)
+{
+	uint32_t out = f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0;
+
+	(void)e;
+	if (c->rec_sack && c->rec_flow == fid) {
+		uint32_t snd_max = c->max_flow == fid ? FT_MAX(c->snd_max, f->snd_nxt) : f->snd_nxt;
+
+		return (double)ft__pk_tcp_pipe(c, snd_max) >= FT_MAX(c->cwnd, 1.0) ||
+		       out >= c->rwnd;
+	}
+	return out >= ft__pk_tcp_wnd(c);
+}
+
+void
+ft__pk_tcp_free(struct pk_engine *e)
+{
+	for (uint32_t i = 0; i < e->tcp_cap; i++)
+		ft_free(e->tcp_conns[i].sb);
+}
+
+/* ---- pacing --------------------------------------------------------------------------- */
+
+double
+ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire)
+{
+	double ratio = c->cwnd < c->ssthresh / 2 ? PK_TCP_PACE_SS : PK_TCP_PACE_CA;
+
+	if (!c->srtt_ps)
+		return INFINITY;
+	return ratio / 100 * FT_MAX(c->cwnd, 1.0) * wire / ((double)c->srtt_ps / PK_PS_PER_S);
+}
+
+void
+ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f)
+{
+	struct pk_dcqcn *d = pk_flow_cc(e, f);
+	/* a full packet on the wire of its NIC (what the limiter meters, ft__pk_dcqcn_sent) */
+	double wire = e->mtu + (f->nic_link != PK_NONE ? pk_port_at(e, f->nic_link)->hdr : e->hdr);
+	double r = ft__pk_tcp_pace_Bps(c, wire);
+
+	d->limited = r < e->line_Bps;
+	d->rc_Bps = d->limited ? r : e->line_Bps;
+}
+
+/* ---- the receiver's ACKs ---------------------------------------------------------------- */
+
+int
+ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, bool dup)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t back = e->now_ps + f->lat_ps;
+	bool flags = f->npkts <= PK_ACK_SEQ;
+	struct pk_tcp *c = NULL;
+	uint32_t acked;
+	int rc;
+
+	if (e->tcp_delack && flags) {
+		c = ft__pk_tcp_conn(e, f);
+		if (!c)
+			return FT_ENOMEM;
+		if (c->rcv_dl_flow == fid && e->now_ps >= c->rcv_dl_ps) {
+			/* its delayed-ACK timer fired meanwhile (its ACK is on its way) */
+			f->nak_for = c->rcv_dl_seq;
+			c->rcv_dl_flow = PK_NONE;
+		}
+	}
+	/* (TCP's receiver keeps its last cumulative ACK in nak_for, which go-back-N's NAK
+	 * state is elsewhere; PK_NONE: none yet) */
+	acked = f->nak_for == PK_NONE ? 0 : f->nak_for;
+	if (!dup && seq == before && f->rcv_nxt == before + 1 && c &&
+	    f->rcv_nxt - acked < PK_TCP_ACK_SEG) {
+		/* in order, nothing else unacknowledged: at once in quick-ACK mode, else the
+		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK) */
+		if (!c->rcv_quick) {
+			c->rcv_dl_flow = fid;
+			c->rcv_dl_ps = e->now_ps + e->tcp_delack_ps;
+			c->rcv_dl_seq = f->rcv_nxt;
+			return ft__pk_ev_flow(e, back + e->tcp_delack_ps, PK_EV_ACK, fid,
+			                      f->rcv_nxt | PK_ACK_DELAY);
+		}
+		c->rcv_quick--;
+	}
+	if (c && c->rcv_dl_flow == fid)
+		c->rcv_dl_flow = PK_NONE; /* an ACK goes now: the timer stops */
+	if (!dup && seq > before) {
+		/* past a gap: at once (RFC 5681 4.2), after what in-order packets the timer
+		 * held; with SACK naming the packet, else a duplicate ACK */
+		if (before > acked && (rc = ft__pk_ev_flow(e, back, PK_EV_ACK, fid, before)) < 0)
+			return rc;
+		f->nak_for = before;
+		return ft__pk_ev_flow(e, back, PK_EV_ACK, fid,
+		                      e->tcp_sack && flags ? seq | PK_ACK_SACK : before);
+	}
+	f->nak_for = f->rcv_nxt;
+	return ft__pk_ev_flow(e, back, PK_EV_ACK, fid, f->rcv_nxt);
 }

@@ -451,6 +451,10 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 			ft_json_kv_uint(j, "fast_retransmits", c->nfast_retx);
 		if (c->ntail_probes)
 			ft_json_kv_uint(j, "tail_probes", c->ntail_probes);
+		if (c->nsack_recoveries)
+			ft_json_kv_uint(j, "sack_recoveries", c->nsack_recoveries);
+		if (c->ndelayed_acks)
+			ft_json_kv_uint(j, "delayed_acks", c->ndelayed_acks);
 		ft_json_kv_uint(j, "pause_frames", c->npause);
 		ft_json_kv_uint(j, "ecn_marked", c->necn);
 		ft_json_kv_uint(j, "cnps", c->ncnp);

@@ -233,6 +233,7 @@ static const char *const fc_names[] = { "auto", "credit", "pfc", "none", NULL };
 static const char *const cc_names[] = { "auto", "none", "dcqcn", "ibcc", "timely", "srd", NULL };
 static const char *const wd_action_names[] = { "forward", "drop", "alert", NULL };
 static const char *const chunk_names[] = { "auto", "nccl", "off", NULL };
+static const char *const onoff_names[] = { "on", "off", NULL };
 
 #define PKT(m) FT__DOC_AT(struct ft_packet_cfg, m)
 
@@ -252,6 +253,9 @@ static const struct ft__doc_field packet_fields[] = {
 	{ "retransmit_timeout", FT__DOC_DURATION, PKT(rto_s) },
 	{ "ber", FT__DOC_DOUBLE, PKT(ber), .lo = 0, .hi = 1e-3 },
 	{ "tcp_window", FT__DOC_SIZE, PKT(tcp_window_bytes) },
+	{ "tcp_sack", FT__DOC_ENUM, PKT(tcp_sack), .names = onoff_names },
+	{ "tcp_delayed_ack", FT__DOC_ENUM, PKT(tcp_delayed_ack), .names = onoff_names },
+	{ "tcp_pacing", FT__DOC_ENUM, PKT(tcp_pacing), .names = onoff_names },
 	{ "congestion_control", FT__DOC_ENUM, PKT(cc), .names = cc_names },
 	{ "ecn_kmin", FT__DOC_SIZE, PKT(ecn_kmin_bytes) },
 	{ "ecn_kmax", FT__DOC_SIZE, PKT(ecn_kmax_bytes) },

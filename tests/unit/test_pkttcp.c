@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include <fabtune/fabtune.h>
 
 #include "sim/pkt_int.h"
+#include "spec/scenario.h"
 
 #include "pk_net.h"
 
@@ -207,21 +209,26 @@ tcp_flow(const struct net *n, const uint32_t *ends, struct ft_packet_cfg *pc, ui
 }
 
 /*
- * Slow start on the wire: on a path whose round trip (2 x 4 cable hops of 20 us) dwarfs a
- * window's serialisation, a flow of 10 (2^r - 1) packets goes in r bursts of 10, 20, 40,
- * ..., one round trip apart: it ends (r - 1) round trips after the first burst left, its
- * last burst's serialisation and a path latency later; one packet more takes a round trip
- * more (tcp_window 4 MiB, not reached). Then, once grown to a receive window of 64
- * packets (tcp_window 256 KiB), the flow sends a
- * window per round trip: 256 packets more take 4 round trips more, to 1 %, a rate of
- * min(line rate, W / RTT).
+ * Slow start on the wire, unpaced (tcp_pacing off: the bursts are the point): on a path
+ * whose round trip (2 x 4 cable hops of 20 us) dwarfs a window's serialisation, a flow of
+ * 10 (2^r - 1) packets goes in r bursts of 10, 20, 40, ..., one round trip apart: it ends
+ * the first r - 1 bursts' round trips after the first burst left, its last burst's
+ * serialisation and a path latency later; one packet more takes a round trip more
+ * (tcp_window 4 MiB, not reached). A burst's round trip is two path latencies and the
+ * time its first ACK waits: one packet's serialisation when every packet is acknowledged
+ * (delayed ACKs off, or the first 16 ACKs of quick-ACK mode: bursts 1 and 2, packets 0 to
+ * 15), two with delayed ACKs (an ACK per two packets, from packet 16 on: bursts 3 on start
+ * at an even packet, 30, 70, ...). Either way the window doubles per round trip (Linux
+ * counts the packets an ACK covers). Then, once grown to a receive window of 64 packets
+ * (tcp_window 256 KiB), the flow sends a window per round trip: 256 packets more take 4
+ * round trips more, to 1 %, a rate of min(line rate, W / RTT).
  */
 static void
 test_tcp_slow_start_wire(void **state)
 {
 	struct net n;
 	uint32_t ends[2];
-	struct ft_packet_cfg pc = { .tcp_window_bytes = 1024 * 4096 };
+	struct ft_packet_cfg pc = { .tcp_window_bytes = 1024 * 4096, .tcp_pacing = FT_PKT_OFF };
 	struct ft_sim_counters c;
 	struct ft_engine *e;
 	double lat, T, rtt, want, fct[4];
@@ -229,27 +236,36 @@ test_tcp_slow_start_wire(void **state)
 
 	(void)state;
 	a3_pair(&n, 20e-6, ends);
-	for (int r = 1; r <= 5; r++) {
-		uint32_t N = 10 * ((1u << r) - 1);
+	for (int delack = 0; delack < 2; delack++) {
+		pc.tcp_delayed_ack = delack ? FT_PKT_ON : FT_PKT_OFF;
+		for (int r = 1; r <= 5; r++) {
+			uint32_t N = 10 * ((1u << r) - 1);
 
-		for (int more = 0; more < 2; more++) {
-			e = tcp_flow(&n, ends, &pc, N + (uint32_t)more, NULL, 0, &c);
-			f = ft_vec_at(&pk(e)->flows, 0);
-			lat = (double)f->lat_ps / PS;
-			T = 4096 / pk(e)->line_Bps;
-			/* a burst's first ACK comes back for its first packet (PK_TCP_ACK_SEG) */
-			rtt = 2 * lat + PK_TCP_ACK_SEG * T;
-			/* last burst: 10 x 2^(r-1) packets; one more packet, a round trip more */
-			want = more ? r * rtt + T + lat :
-			              (r - 1) * rtt + 10 * (1 << (r - 1)) * T + lat;
-			if (getenv("FT_PKTTCP_PRINT"))
-				print_message(
-				        "slow start: %u packets in %.3f us (closed form %.3f, "
-				        "rtt %.3f us)\n",
-				        N + more, c.makespan_s * 1e6, want * 1e6, rtt * 1e6);
-			assert_double_equal(c.makespan_s, want, T / 2);
-			assert_int_equal(c.nretx, 0);
-			ft_packet_engine.destroy(e);
+			for (int more = 0; more < 2; more++) {
+				double start = 0; /* the last burst's */
+
+				e = tcp_flow(&n, ends, &pc, N + (uint32_t)more, NULL, 0, &c);
+				f = ft_vec_at(&pk(e)->flows, 0);
+				lat = (double)f->lat_ps / PS;
+				T = 4096 / pk(e)->line_Bps;
+				for (int i = 1; i < r + more; i++) {
+					uint32_t first = 10 * ((1u << (i - 1)) - 1);
+
+					start += 2 * lat +
+					         (delack && first >= PK_TCP_QUICKACKS ? 2 : 1) * T;
+				}
+				/* last burst: 10 x 2^(r-1) packets; one more packet, a round
+				 * trip more */
+				want = start + (more ? 1 : 10 * (1 << (r - 1))) * T + lat;
+				if (getenv("FT_PKTTCP_PRINT"))
+					print_message("slow start (delayed ACKs %s): %u packets in "
+					              "%.3f us (closed form %.3f)\n",
+					              delack ? "on" : "off", N + more,
+					              c.makespan_s * 1e6, want * 1e6);
+				assert_double_equal(c.makespan_s, want, T / 2);
+				assert_int_equal(c.nretx, 0);
+				ft_packet_engine.destroy(e);
+			}
 		}
 	}
 	/* window-bound: 64 packets per round trip */
@@ -258,6 +274,7 @@ test_tcp_slow_start_wire(void **state)
 		e = tcp_flow(&n, ends, &pc, 1024 + 256 * (uint32_t)k, NULL, 0, &c);
 		fct[k] = c.makespan_s;
 		f = ft_vec_at(&pk(e)->flows, 0);
+		/* (an ACK per PK_TCP_ACK_SEG packets: delayed ACKs, on) */
 		rtt = 2 * (double)f->lat_ps / PS + PK_TCP_ACK_SEG * 4096 / pk(e)->line_Bps;
 		ft_packet_engine.destroy(e);
 	}
@@ -284,7 +301,10 @@ conn0(struct ft_engine *e)
  * within a few round trips of the run without the loss, with no timeout; its window
  * after it is CUBIC's cut, 0.7 of what it was, grown back. The last packet lost draws no
  * duplicate ACK: the 200 ms timer (Linux's floor) resends it, and the flow ends 200 ms
- * after it would have, within a few round trips.
+ * after it would have, within a few round trips, and 40 ms more: the timer runs from the
+ * last ACK that moved snd_una, packet 1998's, which the receiver's delayed-ACK timer sent
+ * (after the 16 quick ACKs, packets go in pairs from 16 on: 1998 is left alone, 1999
+ * lost), as it does the resent 1999's.
  */
 static void
 test_tcp_recovery(void **state)
@@ -341,7 +361,10 @@ test_tcp_recovery(void **state)
 	assert_int_equal(c.nretx, 1);
 	assert_int_equal(pk(e)->ntcp_fast, 0);
 	assert_int_equal(pk(e)->ntcp_rto, 1);
-	assert_true(c.makespan_s > 0.2 + base && c.makespan_s < 0.2 + base + 3 * (2 * lat + 2 * T));
+	assert_int_equal((tail - PK_TCP_QUICKACKS) % 2, 1);
+	assert_int_equal(c.ndelayed_acks, 2); /* (--json delayed_acks) */
+	assert_true(c.makespan_s > 0.2 + PK_TCP_DELACK_S + base &&
+	            c.makespan_s < 0.2 + PK_TCP_DELACK_S + base + 3 * (2 * lat + 2 * T));
 	ft_packet_engine.destroy(e);
 
 	/* The whole initial window lost: nothing comes back, the timer (200 ms: the
@@ -366,6 +389,211 @@ test_tcp_recovery(void **state)
 		assert_true(c.makespan_s > 0.2 && c.makespan_s < 0.2 + 1e-3);
 		ft_packet_engine.destroy(e);
 	}
+	ft_topo_free(n.t);
+}
+
+/*
+ * SACK against NewReno, k = 5 packets lost in the last window of a flow of 966 (a round
+ * trip of 2 x 4 cable hops of 20 us, a receive window of 64 packets, reached; pacing and
+ * delayed ACKs off, the closed form's terms alone). Once window-bound each window leaves
+ * as the one before is acknowledged, from packet 70 on (after bursts of 10, 20 and 40):
+ * the last, packets 902 to 965, leaves together; it loses 920, 928, ..., 952. The third
+ * duplicate ACK past 920 (923's) starts the recovery at about the time the run without
+ * losses ends (the last packet is 42 wire times later). NewReno learns of one hole per
+ * round trip (each partial ACK names the next): the flow ends about k round trips after
+ * the run without losses. With SACK every hole below the highest SACKed packet is known
+ * lost: the first is resent at once, the others as the pipe falls below cwnd, all within
+ * the first round trip of the recovery: the flow ends about one round trip after. Each
+ * resends the k packets once, one fast recovery, no timeout.
+ */
+static void
+test_tcp_sack_holes(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[5];
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_window_bytes = 64 * 4096,
+		                    .tcp_pacing = FT_PKT_OFF,
+		                    .tcp_delayed_ack = FT_PKT_OFF };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	double base, rtt, d[2];
+	const uint32_t k = FT_ARRAY_SIZE(lose);
+
+	(void)state;
+	for (uint32_t i = 0; i < k; i++)
+		lose[i] = 920 + 8 * i;
+	a3_pair(&n, 20e-6, ends);
+	e = tcp_flow(&n, ends, &pc, 966, NULL, 0, &c0);
+	base = c0.makespan_s;
+	rtt = 2 * (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS +
+	      4096 / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+	for (int sack = 0; sack < 2; sack++) {
+		pc.tcp_sack = sack ? FT_PKT_ON : FT_PKT_OFF;
+		e = tcp_flow(&n, ends, &pc, 966, lose, k, &c);
+		d[sack] = (c.makespan_s - base) / rtt;
+		if (getenv("FT_PKTTCP_PRINT"))
+			print_message("%u holes, SACK %s: %.3f us against %.3f us, %.2f rtt more "
+			              "(rtt %.3f us), %llu resent, %llu fast, %llu SACK-led, %llu "
+			              "timeouts\n",
+			              k, sack ? "on" : "off", c.makespan_s * 1e6, base * 1e6,
+			              d[sack], rtt * 1e6, (unsigned long long)c.nretx,
+			              (unsigned long long)c.nfast_retx,
+			              (unsigned long long)c.nsack_recoveries,
+			              (unsigned long long)pk(e)->ntcp_rto);
+		assert_int_equal(c.ndrops, k);
+		assert_int_equal(c.nretx, k);
+		assert_int_equal(c.nfast_retx, 1);
+		assert_int_equal(c.nsack_recoveries, (uint64_t)sack); /* (--json) */
+		assert_int_equal(pk(e)->ntcp_rto, 0);
+		ft_packet_engine.destroy(e);
+	}
+	assert_double_equal(d[0], k, 0.5);
+	assert_double_equal(d[1], 1, 0.5);
+	ft_topo_free(n.t);
+}
+
+/*
+ * Delayed ACKs (Linux's: an ACK per two packets after 16 quick ACKs, else the 40 ms
+ * timer): a flow of 17 packets leaves its last one alone (16 quick ACKs, packet 16 the
+ * first of a pair that never completes): the sender hears of it when the timer fires,
+ * 40 ms after it arrived, a path latency later, where 18 packets end with an ACK a path
+ * latency after the last arrived. One delayed ACK, then none; none with delayed ACKs off.
+ */
+static void
+test_tcp_delayed_ack(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { 0 };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	for (int off = 0; off < 2; off++) {
+		pc.tcp_delayed_ack = off ? FT_PKT_OFF : FT_PKT_ON;
+		for (uint32_t npk = PK_TCP_QUICKACKS + 1; npk <= PK_TCP_QUICKACKS + 2; npk++) {
+			const struct pk_flow *f;
+			double lat, last_ack, want;
+			bool alone = !off && npk % 2;
+
+			e = tcp_flow(&n, ends, &pc, npk, NULL, 0, &c);
+			f = ft_vec_at(&pk(e)->flows, 0);
+			lat = (double)f->lat_ps / PS;
+			last_ack = (double)f->t_una_ps / PS;
+			/* (the run ends when the last packet arrives: makespan) */
+			want = c.makespan_s + (alone ? PK_TCP_DELACK_S : 0) + lat;
+			if (getenv("FT_PKTTCP_PRINT"))
+				print_message(
+				        "delayed ACKs %s, %u packets: last packet at %.6f ms, "
+				        "its ACK at %.6f ms (%llu by the timer)\n",
+				        off ? "off" : "on", npk, c.makespan_s * 1e3, last_ack * 1e3,
+				        (unsigned long long)c.ndelayed_acks);
+			assert_int_equal(f->snd_una, npk);
+			assert_double_equal(last_ack, want, 1e-9);
+			assert_int_equal(c.ndelayed_acks, alone ? 1 : 0);
+			ft_packet_engine.destroy(e);
+		}
+	}
+	ft_topo_free(n.t);
+}
+
+/*
+ * Pacing (Linux's internal pacing): the initial window of 10 packets leaves at 200 % of
+ * cwnd x MSS / SRTT (slow start), the SRTT the handshake's 2 path latencies: one packet
+ * each SRTT / 20, so 10 packets end 9 gaps after 1 packet would (a round trip of 2 x 4
+ * cable hops of 20 us: a gap of 8 us, far above a packet's 0.16 us on the wire). The rate
+ * by hand: 120 % once cwnd >= ssthresh / 2.
+ */
+static void
+test_tcp_pacing_gap(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { .tcp_delayed_ack = FT_PKT_OFF };
+	struct ft_sim_counters c1, c;
+	struct ft_engine *e;
+	struct pk_tcp t;
+	double srtt, gap;
+
+	(void)state;
+	ft__pk_tcp_init(&t, 1e9);
+	ft__pk_tcp_rtt(&t, s_to_ps(1e-3));
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 2.0 * 10 * 4096 / 1e-3, 1e-3);
+	t.cwnd = 100;
+	t.ssthresh = 150; /* cwnd >= ssthresh / 2: congestion avoidance's ratio */
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 1.2 * 100 * 4096 / 1e-3, 1e-3);
+
+	a3_pair(&n, 20e-6, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c1);
+	assert_true(pk(e)->tcp_pace && pk(e)->paced);
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 10, NULL, 0, &c);
+	srtt = 2 * (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	gap = srtt / (PK_TCP_PACE_SS / 100 * PK_TCP_IW);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("paced: 10 packets end %.3f us after 1 does, 9 gaps of %.3f us: "
+		              "%.3f us\n",
+		              (c.makespan_s - c1.makespan_s) * 1e6, gap * 1e6, 9 * gap * 1e6);
+	assert_double_equal(c.makespan_s - c1.makespan_s, 9 * gap, 1e-9);
+	ft_packet_engine.destroy(e);
+	pc.tcp_pacing = FT_PKT_OFF;
+	e = tcp_flow(&n, ends, &pc, 10, NULL, 0, &c);
+	assert_false(pk(e)->paced);
+	/* unpaced: back to back, 9 wire times */
+	assert_true(c.makespan_s - c1.makespan_s < 9 * gap / 10);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * Incast of short messages on a lossy fabric with a small shared buffer (256 KiB per
+ * switch: 32 KiB, 8 packets, a queue): seven senders of 80 KiB (20 packets) each to one
+ * NIC (gcp-a3-mega:8, NIC 0 of each node, a round trip of 2 x 4 cable hops of 5 us).
+ * Unpaced, each opens with its initial window at once, 70 packets into one port: most
+ * are lost, and two tails wait for the 200 ms timer. Paced, each sends a packet per SRTT
+ * / 20 (2 us), 3.5 packets per us together, below the port's 6: nothing is lost. (Longer
+ * flows are another matter: docs/internals/sim.md gives the figures.)
+ */
+static void
+test_tcp_pacing_incast(void **state)
+{
+	struct net n;
+	struct ft_error err = { 0 };
+	uint32_t ends[14];
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .switch_buffer_bytes = 256 << 10 };
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c[2];
+	struct ft_engine *e;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gcp-a3-mega:8", &n.spec, &err), 0);
+	n.spec.fabric.lat_cable_s = 5e-6;
+	n.t = NULL;
+	assert_int_equal(ft_topo_build(&n.spec, &n.t, &err), 0);
+	for (uint32_t i = 0; i < 7; i++) {
+		ends[2 * i] = ft_topo_nic(n.t, i + 1, 0);
+		ends[2 * i + 1] = ft_topo_nic(n.t, 0, 0);
+	}
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	for (int paced = 0; paced < 2; paced++) {
+		pc.tcp_pacing = paced ? FT_PKT_ON : FT_PKT_OFF;
+		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 7, 20 * 4096, &c[paced]);
+		if (getenv("FT_PKTTCP_PRINT"))
+			print_message("incast 7 x 80 KiB, pacing %s: %llu drops, %llu resent, %llu "
+			              "timeouts, %.3f us\n",
+			              paced ? "on" : "off", (unsigned long long)c[paced].ndrops,
+			              (unsigned long long)c[paced].nretx,
+			              (unsigned long long)pk(e)->ntcp_rto,
+			              c[paced].makespan_s * 1e6);
+		ft_packet_engine.destroy(e);
+	}
+	assert_true(c[0].ndrops >= 35);
+	assert_int_equal(c[1].ndrops, 0);
+	assert_true(c[1].makespan_s < c[0].makespan_s);
 	ft_topo_free(n.t);
 }
 
@@ -420,6 +648,43 @@ test_srd_tail_probe(void **state)
 	ft_topo_free(n.t);
 }
 
+/* The knobs: packet.tcp_sack, tcp_delayed_ack and tcp_pacing read on or off, on when not
+ * given; anything else is an error that names the file, line and column, and the key. */
+static void
+test_tcp_knobs(void **state)
+{
+	static const char head[] = "cluster: gcp-a3-mega:2\nengine: packet\n"
+	                           "jobs: [{ops: [{op: all_reduce, size: 1M}]}]\npacket:\n";
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s  tcp_window: 1MiB\n", head);
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	assert_int_equal(sc->packet.tcp_sack, FT_PKT_ON);
+	assert_int_equal(sc->packet.tcp_delayed_ack, FT_PKT_ON);
+	assert_int_equal(sc->packet.tcp_pacing, FT_PKT_ON);
+	ft_scenario_free(sc);
+	sc = NULL;
+	snprintf(text, sizeof(text),
+	         "%s  tcp_sack: off\n  tcp_delayed_ack: off\n  tcp_pacing: on\n", head);
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	assert_int_equal(sc->packet.tcp_sack, FT_PKT_OFF);
+	assert_int_equal(sc->packet.tcp_delayed_ack, FT_PKT_OFF);
+	assert_int_equal(sc->packet.tcp_pacing, FT_PKT_ON);
+	ft_scenario_free(sc);
+	sc = NULL;
+	snprintf(text, sizeof(text), "%s  tcp_sack: on\n  tcp_pacing: fast\n", head);
+	assert_true(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err) < 0);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("bad knob: %s\n", err.msg);
+	assert_non_null(strstr(err.msg, "t.yaml:6:"));
+	assert_non_null(strstr(err.msg, "tcp_pacing"));
+	assert_non_null(strstr(err.msg, "off"));
+	ft_scenario_free(sc);
+}
+
 int
 main(void)
 {
@@ -430,6 +695,11 @@ main(void)
 		cmocka_unit_test(test_tcp_rto),
 		cmocka_unit_test(test_tcp_slow_start_wire),
 		cmocka_unit_test(test_tcp_recovery),
+		cmocka_unit_test(test_tcp_sack_holes),
+		cmocka_unit_test(test_tcp_delayed_ack),
+		cmocka_unit_test(test_tcp_pacing_gap),
+		cmocka_unit_test(test_tcp_pacing_incast),
+		cmocka_unit_test(test_tcp_knobs),
 		cmocka_unit_test(test_srd_tail_probe),
 	};
 

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/tcp-bad-knob.yaml
