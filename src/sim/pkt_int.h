@@ -1265,8 +1265,8 @@ struct ring_build {
 	uint32_t *recv;  /* per message: the task done once it has all arrived */
 	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
 	uint32_t tag, start, bar;
-	/* a ring's or tree's: each message split over the NICs' lanes (pkt_nccl.c
-	 * add_message()); a send's messages take its QPs in turn over every lane */
+	/* each message split over the NICs' lanes (pkt_nccl.c add_message()): a ring's,
+	 * tree's and send's connections; else a connection's messages take its QPs in turn */
 	bool lane_split;
 };
 
