@@ -690,7 +690,13 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		c->up = PK_NONE;
 		c->notice = pb->notice;
 		/* channel k's QPs: qps_per_conn on each NIC the send spreads over, each message
-		 * split over them (lane_split), as a ring's connection's are */
+		 * split over them (lane_split), as a ring's connection's are. NCCL binds a
+		 * channel to one NIC (ncclTopoGetLocalNet(): the channel id modulo the GPU's
+		 * NICs) and gives a network peer at least as many channels as the GPU has NICs
+		 * (NCCL_NCHANNELS_PER_NET_PEER, kb ENV-NCH_NET_PEER), so each NIC carries its
+		 * share of the send; the flow engine splits each channel over every lane
+		 * (engine_flow.c spawn_conn()), and the model's channels per peer (2 at 100
+		 * Gb/s) can be fewer than the NICs: the even split keeps both engines alike. */
 		c->nq = ft__pk_conn_qps(pb->rb.e, a, b);
 		c->qp0 = k * c->nq;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
