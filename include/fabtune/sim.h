@@ -470,6 +470,9 @@ struct ft_sim_counters {
 	 * completing with IBV_WC_RETRY_EXC_ERR, status 12; kb SYM-ERR-12), when one did. */
 #define FT_SIM_QP_ERR_STATUS 12u /* ibv_wc_status of a QP out of retries (kb SYM-ERR-12) */
 #define FT_SIM_QP_ERR_NAME "IBV_WC_RETRY_EXC_ERR"
+/* errno of a TCP connection that ran out of retransmissions (Linux's tcp_write_err()) */
+#define FT_SIM_TCP_ERR_STATUS 110u
+#define FT_SIM_TCP_ERR_NAME "ETIMEDOUT"
 	struct ft_sim_qp_error {
 		bool failed;
 		uint32_t src, dst;  /* its flow's vertices */
@@ -482,6 +485,10 @@ struct ft_sim_counters {
 		                                 * timeout given as packet.retransmit_timeout) */
 		double t_s, timeout_s; /* when, and the timeout it waited each time */
 		bool partial; /* split across MPI ranks: this rank's part of the run only */
+		/* a TCP connection (TCPX/O), failed by Linux's tcp_retries2 rule: retry_cnt is
+		 * tcp_retries2, timeouts the count it took, rtx_s its first resend */
+		bool tcp;
+		double rtx_s;
 	} qp_error;
 };
 

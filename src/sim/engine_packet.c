@@ -1350,6 +1350,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		uint32_t acked = seq - f->snd_una;
 
 		f->retries = 0;
+		t->rtx_ps = 0; /* (Linux's retrans_stamp: tcp_gives_up()) */
 		f->t_una_ps = e->now_ps;
 		ft__pk_tcp_sack_advance(t, fid, f->snd_una, seq);
 		f->snd_una = seq;
@@ -2195,6 +2196,31 @@ tcp_timeout(struct pk_engine *e, uint32_t fid)
 	return rc < 0 || f->snd_una >= f->npkts ? rc : arm_rto(e, fid);
 }
 
+/*
+ * Whether TCP gives flow @f's connection up at this timeout (@out): Linux's
+ * tcp_write_timeout() fails it once tcp_retries2's modelled time (924.6 s,
+ * ft__pk_tcp_give_up_ps()) has passed since its first resend by a timeout, its
+ * retrans_stamp (retransmits_timed_out(), net/ipv4/tcp_timer.c): a time, not a count of
+ * timeouts, so the count depends on the RTO it backs off from. Else this timeout counts,
+ * backing the timer off, and the first one stamps the connection.
+ */
+static int
+tcp_gives_up(struct pk_engine *e, struct pk_flow *f, bool *out)
+{
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+
+	if (!t)
+		return FT_ENOMEM;
+	*out = t->rtx_ps && e->now_ps - t->rtx_ps >= ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
+	if (!*out) {
+		if (!t->rtx_ps)
+			t->rtx_ps = e->now_ps;
+		if (f->retries < UINT8_MAX)
+			f->retries++;
+	}
+	return 0;
+}
+
 static int
 ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
@@ -2228,10 +2254,20 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	/*
 	 * A timeout without progress: the QP retries NCCL_IB_RETRY_CNT times, and at the
 	 * next one goes to the error state, its send completing with IBV_WC_RETRY_EXC_ERR
-	 * (kb ENV-IB_RETRY_CNT, SYM-ERR-12): the run ends there (ft__pk_run names it).
+	 * (kb ENV-IB_RETRY_CNT, SYM-ERR-12): the run ends there (ft__pk_run names it). A TCP
+	 * connection fails by Linux's rule instead (tcp_gives_up(): ETIMEDOUT).
 	 */
 	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_timeouts++;
-	if (++f->retries > e->retry_cnt) {
+	if (e->tcp) {
+		bool fail;
+		int rc = tcp_gives_up(e, f, &fail);
+
+		if (rc < 0)
+			return rc;
+		if (!fail)
+			return tcp_timeout(e, fid);
+	}
+	if (e->tcp || ++f->retries > e->retry_cnt) {
 		pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_retry_exc++;
 		e->qp_err_flow = fid;
 		e->qp_err_ps = e->now_ps;
@@ -2283,6 +2319,14 @@ ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q)
 	q->link_down = l == PK_NONE ? UINT32_MAX : l;
 	q->timeouts = e->retry_cnt + 1;
 	q->retry_cnt = e->retry_cnt;
+	if (e->tcp) { /* (tcp_gives_up(): it failed at the timeout after its retries) */
+		const struct pk_tcp *c = ft__pk_tcp_conn(e, f);
+
+		q->tcp = true;
+		q->timeouts = f->retries + 1u;
+		q->retry_cnt = PK_TCP_RETRIES2;
+		q->rtx_s = c ? (double)c->rtx_ps / PK_PS_PER_S : 0;
+	}
 	q->ib_timeout = e->pc.rto_s > 0 ? 0 : e->pc.ib_timeout;
 	q->t_s = (double)e->qp_err_ps / PK_PS_PER_S;
 	q->timeout_s = (double)e->rto_ps / PK_PS_PER_S;
@@ -2323,6 +2367,20 @@ qp_error(struct pk_engine *e, struct ft_error *err)
 		snprintf(tmo, sizeof(tmo), "packet.retransmit_timeout");
 	ft_format_duration(q.t_s, t, sizeof(t));
 	ft_format_duration(q.timeout_s, dt, sizeof(dt));
+	if (q.tcp) {
+		char t1[32], g[32];
+
+		ft_format_duration(q.rtx_s, t1, sizeof(t1));
+		ft_format_duration((double)ft__pk_tcp_give_up_ps(q.retry_cnt) / PK_PS_PER_S, g,
+		                   sizeof(g));
+		return ft_error_set(err, FT_EIO,
+		                    "sim: packet engine: TCP connection %u from %s%s to %s timed "
+		                    "out at %s (%s, status %u): %u retransmit timeouts in a row "
+		                    "without an ACK, the first resend at %s, tcp_retries2 %u's %s "
+		                    "since then passed%s",
+		                    q.qp, a, nic, b, t, FT_SIM_TCP_ERR_NAME, FT_SIM_TCP_ERR_STATUS,
+		                    q.timeouts, t1, q.retry_cnt, g, why);
+	}
 	return ft_error_set(err, FT_EIO,
 	                    "sim: packet engine: QP %u from %s%s to %s failed at %s with "
 	                    "IBV_WC_RETRY_EXC_ERR (status 12, transport retry counter "

@@ -377,6 +377,8 @@ struct pk_tcp {
 	bool epoch;
 	uint64_t srtt_ps, rttvar_ps; /* RFC 6298 (0: no sample yet) */
 	uint64_t t_timed_ps;         /* the timed packet left then (Karn: first sends only) */
+	uint64_t rtx_ps; /* its first resend by a timeout since an ACK last moved a flow's
+	                  * snd_una (Linux's retrans_stamp); 0: none */
 	uint32_t timed_flow, timed_seq;
 	uint32_t dupacks;
 	/* NewReno (RFC 6582 3.2): the flow in fast recovery (PK_NONE), and `recover`, one
@@ -415,6 +417,12 @@ void ft__pk_tcp_cut(struct pk_tcp *c);
 /* The retransmit timeout (RFC 6298), at least @min_ps, doubled @backoff times. */
 uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff);
 void ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps);
+/* tcp_retries2, Linux's default (net.ipv4.tcp_retries2) */
+#define PK_TCP_RETRIES2 15u
+/* How long after its first resend by a timeout a connection that @retries timeouts have
+ * not mended fails (Linux's tcp_model_timeout(), TCP_RTO_MIN and TCP_RTO_MAX): 924.6 s at
+ * PK_TCP_RETRIES2. */
+uint64_t ft__pk_tcp_give_up_ps(uint32_t retries);
 /* Flow @f's connection, made at its first use (NULL: out of memory). */
 struct pk_engine;
 struct pk_flow;
@@ -1326,8 +1334,8 @@ struct ring_build {
 	uint32_t *recv;  /* per message: the task done once it has all arrived */
 	uint32_t *last;  /* per QP: the flow sent before, PK_NONE */
 	uint32_t tag, start, bar;
-	/* a ring's or tree's: each message split over the NICs' lanes (pkt_nccl.c
-	 * add_message()); a send's messages take its QPs in turn over every lane */
+	/* each message split over the NICs' lanes (pkt_nccl.c add_message()): a ring's,
+	 * tree's and send's connections; else a connection's messages take its QPs in turn */
 	bool lane_split;
 };
 

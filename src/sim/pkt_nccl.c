@@ -488,9 +488,12 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 {
 	const struct ring_conn *c = &rb->c[i];
 	uint32_t per_loop = rb->steps * c->slices;
-	uint32_t nq = c->nq / (rb->lane_split ? ft__pk_conn_lanes(rb->e, c) : 1);
+	uint32_t lanes = rb->lane_split ? ft__pk_conn_lanes(rb->e, c) : 1, nq = c->nq / lanes;
 	uint32_t loop = m / per_loop, s = m % per_loop / c->slices, j = m % c->slices;
 	uint32_t to = rb->ready[c->first + m];
+	/* a message split over lanes or QPs starts at a barrier of its own (add_message()),
+	 * which no QP's previous flow holds back */
+	bool whole = lanes == 1 && !(rb->e->pc.split_data_on_qps && nq > 1);
 	int rc = 0;
 
 	if (s > 0 && c->up != PK_NONE) {
@@ -503,8 +506,10 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	if (rc == 0 && m >= slots)
 		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 	/* The first message on each QP waits for the phase; the others follow it (a
-	 * message is on every lane, on QP m mod nq of each). */
-	if (rc == 0 && m < (rb->e->pc.split_data_on_qps ? 1 : nq))
+	 * message is on every lane, on QP m mod nq of each). A split message that waits
+	 * for nothing else (a send's first slots) waits for the phase too. */
+	if (rc == 0 && (m < (rb->e->pc.split_data_on_qps ? 1 : nq) ||
+	                (!whole && m < slots && !(s > 0 && c->up != PK_NONE))))
 		rc = ft__pk_add_dep(rb->e, c->start, to);
 	return rc;
 }
@@ -684,7 +689,14 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		c->end = end;
 		c->up = PK_NONE;
 		c->notice = pb->notice;
-		/* channel k's QPs, spread over the NICs as a ring's connection's are */
+		/* channel k's QPs: qps_per_conn on each NIC the send spreads over, each message
+		 * split over them (lane_split), as a ring's connection's are. NCCL binds a
+		 * channel to one NIC (ncclTopoGetLocalNet(): the channel id modulo the GPU's
+		 * NICs) and gives a network peer at least as many channels as the GPU has NICs
+		 * (NCCL_NCHANNELS_PER_NET_PEER, kb ENV-NCH_NET_PEER), so each NIC carries its
+		 * share of the send; the flow engine splits each channel over every lane
+		 * (engine_flow.c spawn_conn()), and the model's channels per peer (2 at 100
+		 * Gb/s) can be fewer than the NICs: the even split keeps both engines alike. */
 		c->nq = ft__pk_conn_qps(pb->rb.e, a, b);
 		c->qp0 = k * c->nq;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
@@ -856,18 +868,41 @@ static int lazy_submit(struct pk_engine *e, const struct ft_sim_op *op,
                        const struct ft_sched_phase *ph, uint32_t start, uint32_t bar,
                        uint32_t tag);
 
+/* The NICs a send between nodes of @op spreads over (ft__pk_conn_qps()), the same for
+ * every pair of its ranks; 0 when two of its GPUs drive different numbers of NICs. */
+static uint32_t
+net_lanes(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	uint32_t l = ft__sim_gpu_lanes(e->topo, op->rank_gpu[0]);
+
+	for (uint32_t r = 1; r < op->sched->nranks; r++)
+		if (ft__sim_gpu_lanes(e->topo, op->rank_gpu[r]) != l)
+			return 0;
+	return e->spray ? 1 : l;
+}
+
+static bool
+even_lanes(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	return net_lanes(e, op) > 0;
+}
+
 int
 ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                   uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
 {
-	struct p2p_build pb = {
-		.rb = { .e = e, .steps = 1, .tag = tag, .start = start, .bar = bar }
-	};
+	struct p2p_build pb = { .rb = { .e = e,
+		                        .steps = 1,
+		                        .tag = tag,
+		                        .start = start,
+		                        .bar = bar,
+		                        .lane_split = true } };
 	int rc;
 
 	/* (lazy sends reuse records from where their first slot was: not beside the records
-	 * of a lazy NVLS tree, which has its own) */
-	if (ph->implicit_alltoall && !e->a2a_eager && !e->tlazy) {
+	 * of a lazy NVLS tree, which has its own; and every send of a shape must have as many
+	 * records: its NICs the same for all) */
+	if (ph->implicit_alltoall && !e->a2a_eager && !e->tlazy && even_lanes(e, op)) {
 		rc = lazy_submit(e, op, ph, start, bar, tag);
 		if (rc == 0) /* the path latencies are simulated: the barrier keeps the rest */
 			task_of(e, bar)->lat_mult = 0;
@@ -1099,7 +1134,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
 	uint32_t net = crosses_nodes(e->topo, a, b);
-	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag } };
+	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag, .lane_split = true } };
 	int64_t si = take_slot(e, pi, send, net), s0, end, cts;
 	uint32_t ntask, nflow;
 	int rc;
@@ -1395,13 +1430,15 @@ ft__pk_lazy_free(struct pk_engine *e)
 }
 
 /* The flows and payload bytes of one send of @payload over @ch (as build_messages() cuts
- * it; @net: between nodes, its connections' QPs over the GPUs' NICs), or FT_E*. */
+ * it: each message split over the @lanes NICs its connections spread over, one between
+ * GPUs of a node), or FT_E*. */
 static int
 send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chunking *ch,
-           bool net, uint32_t *nflow, uint64_t *bytes)
+           uint32_t lanes, uint32_t *nflow, uint64_t *bytes)
 {
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1 }, .cap = ch->channels };
-	uint32_t nq = net ? e->max_qps : e->cfg.qps_per_conn, c, m, q;
+	uint32_t per = FT_MAX(e->cfg.qps_per_conn, 1u), c, m, l, q;
+	bool split = e->pc.split_data_on_qps && per > 1;
 	int rc;
 
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
@@ -1413,13 +1450,16 @@ send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chun
 	for (c = 0; c < pb.rb.n && rc == 0; c++) {
 		for (m = 0; m < pb.rb.c[c].nmsg; m++) {
 			uint64_t part = share(pb.rb.c[c].wire, pb.rb.c[c].nmsg, m);
-			bool split = e->pc.split_data_on_qps && nq > 1;
 
-			for (q = 0; q < (split ? nq : 1); q++) {
-				uint64_t b = split ? share(part, nq, q) : part;
+			for (l = 0; l < lanes; l++) {
+				uint64_t bl = share(part, lanes, l);
 
-				*nflow += b > 0;
-				*bytes += b;
+				for (q = 0; q < (split ? per : 1); q++) {
+					uint64_t b = split ? share(bl, per, q) : bl;
+
+					*nflow += b > 0;
+					*bytes += b;
+				}
 			}
 		}
 	}
@@ -1502,7 +1542,8 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto) +
 	                       ft__sim_net_step_s(e->topo, p.ch[1].proto));
 	for (net = 0; net < 2 && rc == 0; net++)
-		rc = send_shape(e, p.payload, &p.ch[net], net == 1, &p.nflow[net], &bytes[net]);
+		rc = send_shape(e, p.payload, &p.ch[net], net ? net_lanes(e, op) : 1, &p.nflow[net],
+		                &bytes[net]);
 	if (rc < 0)
 		return rc;
 	p.key_nflow = FT_MAX(p.nflow[0], p.nflow[1]);

@@ -165,6 +165,24 @@ ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff)
 	return FT_MIN(r, max);
 }
 
+uint64_t
+ft__pk_tcp_give_up_ps(uint32_t retries)
+{
+	/* Linux's tcp_model_timeout() (net/ipv4/tcp_timer.c): the time @retries timeouts
+	 * take from TCP_RTO_MIN (200 ms) doubling up to TCP_RTO_MAX (120 s), the timeout
+	 * retransmits_timed_out() gives a connection whatever its own RTO: the doublings up
+	 * to the last below TCP_RTO_MAX (ilog2(120 s / 200 ms) = 9), then TCP_RTO_MAX each.
+	 * tcp_retries2 = 15: (2^10 - 1) x 200 ms + 6 x 120 s = 924.6 s. */
+	const uint64_t min = s_to_ps(0.2), max = s_to_ps(120.0);
+	uint32_t thresh = 0;
+
+	while ((min << (thresh + 1)) <= max)
+		thresh++;
+	if (retries <= thresh)
+		return ((UINT64_C(2) << retries) - 1) * min;
+	return ((UINT64_C(2) << thresh) - 1) * min + (uint64_t)(retries - thresh) * max;
+}
+
 void
 ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps)
 {

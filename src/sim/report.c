@@ -276,8 +276,8 @@ failure_json(const struct ft_sim_report *r, struct ft_json *j)
 		ft_json_obj_end(j);
 		return;
 	}
-	ft_json_kv_uint(j, "status", FT_SIM_QP_ERR_STATUS);
-	ft_json_kv_str(j, "name", FT_SIM_QP_ERR_NAME);
+	ft_json_kv_uint(j, "status", q->tcp ? FT_SIM_TCP_ERR_STATUS : FT_SIM_QP_ERR_STATUS);
+	ft_json_kv_str(j, "name", q->tcp ? FT_SIM_TCP_ERR_NAME : FT_SIM_QP_ERR_NAME);
 	ft_json_kv_uint(j, "qp", q->qp);
 	ft_json_kv_str(j, "src", r->failure.src);
 	ft_json_kv_str(j, "dst", r->failure.dst);
@@ -286,6 +286,8 @@ failure_json(const struct ft_sim_report *r, struct ft_json *j)
 	ft_json_kv_uint(j, "retries", q->retry_cnt); /* the QP's retry_cnt, NCCL_IB_RETRY_CNT */
 	ft_json_kv_uint(j, "timeouts", q->timeouts); /* in a row without an ACK: retries + 1 */
 	ft__json_kv_num(j, "timeout_us", q->timeout_s * 1e6);
+	if (q->tcp) /* its first resend by a timeout, from which tcp_retries2's time runs */
+		ft__json_kv_num(j, "first_resend_us", q->rtx_s * 1e6);
 	ft__json_kv_str_or_null(j, "link_down", r->failure.link_down);
 	ft_json_kv_str(j, "message", r->failure.message);
 	ft_json_obj_end(j);
@@ -311,6 +313,21 @@ failure_text(const struct ft_sim_report *r, struct ft_strbuf *out)
 	}
 	ft_format_duration(q->t_s, t, sizeof(t));
 	ft_format_duration(q->timeout_s, dt, sizeof(dt));
+	if (q->tcp) {
+		char t1[32];
+
+		ft_format_duration(q->rtx_s, t1, sizeof(t1));
+		ft_strbuf_addf(out, "failed: TCP connection %u from %s%s%s%s to %s at %s with %s "
+		               "(status %u): %u retransmit timeouts without an ACK from its first "
+		               "resend at %s (tcp_retries2 %u)",
+		               q->qp, r->failure.src, nic[0] ? " (by " : "", nic, nic[0] ? ")" : "",
+		               r->failure.dst, t, FT_SIM_TCP_ERR_NAME, FT_SIM_TCP_ERR_STATUS,
+		               q->timeouts, t1, q->retry_cnt);
+		if (r->failure.link_down[0])
+			ft_strbuf_addf(out, "; link %s is down", r->failure.link_down);
+		ft_strbuf_adds(out, "; what follows is up to then\n");
+		return;
+	}
 	ft_strbuf_addf(out, "failed: QP %u from %s%s%s%s to %s at %s with %s (status %u): %u "
 	               "retransmit timeouts of %s without an ACK (NCCL_IB_RETRY_CNT %u)",
 	               q->qp, r->failure.src, nic[0] ? " (by " : "", nic, nic[0] ? ")" : "",

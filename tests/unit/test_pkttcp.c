@@ -685,6 +685,79 @@ test_tcp_knobs(void **state)
 	ft_scenario_free(sc);
 }
 
+/*
+ * A blackholed TCP connection fails by Linux's rule (net/ipv4/tcp_timer.c
+ * tcp_write_timeout(), retransmits_timed_out(), tcp_model_timeout()): at the first timeout
+ * that comes at least tcp_retries2's modelled time after its first resend, 15 timeouts'
+ * doublings from TCP_RTO_MIN up to TCP_RTO_MAX, (2^10 - 1) x 200 ms + 6 x 120 s = 924.6 s
+ * (8: 102.2 s, RFC 1122's "at least 100 seconds"). One flow of TCPX (A3 Mega) whose
+ * sender's link to the fabric is down: each packet dies there, the timer doubles from its
+ * RTO r (the 200 ms floor, then a 250 ms one) to 120 s, and the run fails with
+ * ETIMEDOUT at the time the rule gives, to the picosecond: with r = 200 ms the 16th
+ * timeout comes 924.4 s after the first resend, short of the budget, so the 17th fails
+ * the connection, 1,044.6 s after its first send; with 250 ms the 16th, at 967.75 s.
+ * Before, TCP ran out at an InfiniBand QP's 8 timeouts: 51 s.
+ */
+static void
+test_tcp_blackhole_fails(void **state)
+{
+	static const double floors[] = { 0, 0.25 };
+	static const uint32_t want_k[] = { 17, 16 };
+
+	(void)state;
+	assert_int_equal(ft__pk_tcp_give_up_ps(15), s_to_ps(924.6));
+	assert_int_equal(ft__pk_tcp_give_up_ps(8), s_to_ps(102.2));
+	assert_int_equal(ft__pk_tcp_give_up_ps(9), s_to_ps(204.6));
+	assert_int_equal(ft__pk_tcp_give_up_ps(10), s_to_ps(324.6));
+	for (size_t i = 0; i < FT_ARRAY_SIZE(floors); i++) {
+		struct net n;
+		uint32_t ends[2], l, k;
+		struct ft_packet_cfg pc = { .rto_s = floors[i] };
+		struct ft_sim_cfg cfg;
+		struct ft_schedule s;
+		struct ft_error err = { 0 };
+		struct ft_sim_counters c;
+		struct ft_engine *e;
+		const struct pk_flow *f;
+		uint64_t r, t, first, give_up = ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
+
+		a3_pair(&n, 0, ends);
+		l = nic_uplink(&n, ends[0]);
+		assert_int_equal(ft_topo_set_link_scale(n.t, l, 0), 0);
+		assert_int_equal(ft_topo_set_link_scale(n.t, ft_topo_link(n.t, l)->rev, 0), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.packet = &pc;
+		e = submit_pairs(&ft_packet_engine, &n, &cfg, ends, 1, 64 * 4096, &s);
+		assert_true(pk(e)->tcp);
+		assert_int_equal(ft_packet_engine.run(e, 0, &err), FT_EIO);
+		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		f = ft_vec_at(&pk(e)->flows, 0);
+		r = ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, 0);
+		assert_int_equal(r, s_to_ps(floors[i] > 0 ? floors[i] : 0.2));
+		/* the rule, apart: timeout j at t; the first resends, the one give_up after
+		 * it fails */
+		first = t = f->t_start_ps + r;
+		for (k = 1; t - first < give_up; k++)
+			t += ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, k);
+		if (getenv("FT_PKTTCP_PRINT"))
+			print_message("floor %.0f ms: failed at %.6f s, timeout %u (rule %.6f s)\n",
+			              (double)r / 1e9, c.qp_error.t_s, c.qp_error.timeouts,
+			              (double)t / PS);
+		assert_int_equal(k, want_k[i]);
+		assert_true(c.qp_error.failed && c.qp_error.tcp);
+		assert_int_equal(pk(e)->now_ps, t);
+		assert_int_equal(c.qp_error.timeouts, k);
+		assert_int_equal(c.qp_error.retry_cnt, 15);
+		assert_double_equal(c.qp_error.rtx_s, (double)first / PS, 1e-12);
+		assert_double_equal(c.qp_error.t_s, (double)t / PS, 1e-12);
+		assert_non_null(strstr(err.msg, "ETIMEDOUT"));
+		assert_non_null(strstr(err.msg, "is down and no other path is left"));
+		ft_packet_engine.destroy(e);
+		ft_schedule_release(&s);
+		ft_topo_free(n.t);
+	}
+}
+
 int
 main(void)
 {
@@ -701,6 +774,7 @@ main(void)
 		cmocka_unit_test(test_tcp_pacing_incast),
 		cmocka_unit_test(test_tcp_knobs),
 		cmocka_unit_test(test_srd_tail_probe),
+		cmocka_unit_test(test_tcp_blackhole_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

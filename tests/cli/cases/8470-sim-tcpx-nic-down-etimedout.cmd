@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/tcpx-nic-down.yaml
