@@ -239,7 +239,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_SIZE(0, "shm-max", &a.shm_max,
 		         "shm: most buffer memory in the segment (half the RAM)"),
 		OPT_STRING(0, "cma-min", &a.cma_min, "SIZE",
-		           "shm: single copy (process_vm_readv) from this size on, or off (auto)"),
+		           "shm: single copy (process_vm_readv) from this size on, off, or "
+		           "auto[:SIZE] (auto:64K)"),
 		OPT_U64(0, "window", &a.window, "N", "messages in flight (pt2pt 64, pairs 8)"),
 		OPT_BOOL(0, "bidir", &a.bidir, "pt2pt: both directions at once"),
 		OPT_BOOL(0, "gpu-buffers", &a.gpu_buffers,

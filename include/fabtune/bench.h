@@ -132,6 +132,12 @@ FT_API int ft_bench_spin_from_name(const char *name, enum ft_bench_spin *out);
 
 /* shm_cma_min_bytes: never a single copy (--cma-min off) */
 #define FT_SHM_CMA_OFF UINT64_MAX
+/*
+ * shm_cma_auto_bytes' default: below it a message always takes the ring's
+ * two pipelined copies (docs/internals/bench.md, "The fixed cost of a
+ * single copy").
+ */
+#define FT_SHM_CMA_AUTO_MIN ((uint64_t)64 << 10)
 
 /*
  * What to measure and how. Every rank must pass the same values (the CLI
@@ -175,6 +181,9 @@ struct ft_bench_cfg {
 	uint64_t shm_cma_min_bytes; /* shm: copy messages this large once, through
 	                               process_vm_readv; 0 (default) = chosen per
 	                               message, FT_SHM_CMA_OFF = never */
+	uint64_t shm_cma_auto_bytes; /* shm: chosen per message, the size from which a
+	                                message may go as a single copy (--cma-min
+	                                auto:SIZE); 0 = FT_SHM_CMA_AUTO_MIN */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char verbs_conn[4];     /* verbs: "RC" (default) or "UD" (perftest's -c) */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */
@@ -418,7 +427,7 @@ struct ft_bench_args {
 	uint64_t agg_iters, cycles;                                         /* -m, -N (0: forever) */
 	uint64_t qps, msg_size; /* perftest -q, -s */
 	uint64_t rounds, sockbuf, shm_max;
-	const char *cma_min; /* --cma-min: auto (NULL), off or a SIZE */
+	const char *cma_min; /* --cma-min: auto (NULL), auto:SIZE, off or a SIZE */
 	int cputime, graph, parallel_init, stream_null, local_register; /* -C -G -p -y -R */
 	int check, blocking, average, root, gid_index;                  /* -c -z -a -r */
 	double timeout, threshold;

@@ -46,7 +46,7 @@
  * same bytes on 4 KiB pages, 1.19-1.26 times on 2 MiB pages
  * (bench/cma-cost.c; docs/internals/bench-log.md, "Huge pages for the single
  * copy"). From the size on which messages may take the single copy
- * (CMA_AUTO_MIN in shm.c, 64 KiB).
+ * (FT_SHM_CMA_AUTO_MIN, 64 KiB).
  */
 #define SCRATCH_HUGE_MIN (64u * 1024)
 #define HUGE_BYTES       ((size_t)2 << 20)

@@ -438,23 +438,35 @@ seconds(const char *text, const char *opt, double *out, struct ft_error *err)
 }
 
 /*
- * --cma-min: auto (NULL, the default: chosen per message), off (or 0: never
- * a single copy) or a SIZE from which every message is one.
+ * --cma-min: auto (NULL, the default: chosen per message from
+ * FT_SHM_CMA_AUTO_MIN on), auto:SIZE (chosen per message from SIZE on),
+ * off (or 0: never a single copy) or a SIZE from which every message is
+ * one. @auto_min gets auto's SIZE, 0 for the default.
  */
 static int
-cma_min(const char *text, uint64_t *out, struct ft_error *err)
+cma_min(const char *text, uint64_t *out, uint64_t *auto_min, struct ft_error *err)
 {
 	struct ft_error e = { 0 };
 
 	*out = 0;
+	*auto_min = 0;
 	if (!text || strcmp(text, "auto") == 0)
 		return 0;
+	if (strncmp(text, "auto:", 5) == 0) {
+		if (ft_parse_size(text + 5, auto_min, &e) < 0)
+			return ft_error_set(err, FT_EINVAL, "--cma-min %s: %s", text, e.msg);
+		if (*auto_min == 0)
+			return ft_error_set(err, FT_EINVAL,
+			                    "--cma-min %s: the size must be at least 1 byte "
+			                    "(off: no single copies)", text);
+		return 0;
+	}
 	if (strcmp(text, "off") == 0) {
 		*out = FT_SHM_CMA_OFF;
 		return 0;
 	}
 	if (ft_parse_size(text, out, &e) < 0)
-		return ft_error_set(err, FT_EINVAL, "--cma-min: %s (or auto, off)", e.msg);
+		return ft_error_set(err, FT_EINVAL, "--cma-min: %s (or auto, auto:SIZE, off)", e.msg);
 	if (*out == 0)
 		*out = FT_SHM_CMA_OFF;
 	return 0;
@@ -726,7 +738,7 @@ ft_bench_args_to_cfg(const struct ft_bench_args *o, struct ft_bench_cfg *cfg, st
 		ft_strlcpy(cfg->ifname, o->ifname, sizeof(cfg->ifname));
 	cfg->sockbuf_bytes = o->sockbuf;
 	cfg->shm_max_bytes = o->shm_max;
-	if (cma_min(o->cma_min, &cfg->shm_cma_min_bytes, err) < 0)
+	if (cma_min(o->cma_min, &cfg->shm_cma_min_bytes, &cfg->shm_cma_auto_bytes, err) < 0)
 		return FT_EINVAL;
 	cfg->nodelay = !o->no_nodelay;
 	cfg->timeout_s = o->timeout;

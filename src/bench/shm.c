@@ -137,21 +137,28 @@ struct cma_desc {
 };
 
 /*
- * Left to choose (--cma-min auto, the default), messages from CMA_AUTO_MIN
- * bytes on take either copy. A window of them larger than the 1 MiB ring
- * (16 of 128 KiB in bench/shm-bw.sh, 64 of 64 KiB by default) cannot pass
- * through it unless both ranks run at once; a single copy needs only the
- * receiver, so on a loaded host the window passes in one of its time
- * slices rather than in several turns of both. From 256 KiB to 64 KiB,
- * alternated pairs on the 2-CPU VM at load 12-17 (window 16) against the
- * build before: faster in 8 of 10 pairs at 128 KiB (median ratio
- * 1.70-1.96), in 10 of 16 at 64 KiB (1.64), where five pairs of one
- * build against itself read 0.65 (docs/internals/bench-log.md, "shm 64-256
- * KiB under load"). A host where both ranks hold their CPUs never stalls
- * (ft__shm_copy_stalled) and keeps the pipeline, one descriptor a message
- * dearer.
+ * Left to choose (--cma-min auto, the default), messages from
+ * FT_SHM_CMA_AUTO_MIN (64 KiB; --cma-min auto:SIZE moves it) on take either
+ * copy. A window of them larger than the 1 MiB ring (16 of 128 KiB in
+ * bench/shm-bw.sh, 64 of 64 KiB by default) cannot pass through it unless
+ * both ranks run at once; a single copy needs only the receiver, so on a
+ * loaded host the window passes in one of its time slices rather than in
+ * several turns of both. From 256 KiB to 64 KiB, alternated pairs on the
+ * 2-CPU VM at load 12-17 (window 16) against the build before: faster in 8
+ * of 10 pairs at 128 KiB (median ratio 1.70-1.96), in 10 of 16 at 64 KiB
+ * (1.64), where five pairs of one build against itself read 0.65
+ * (docs/internals/bench-log.md, "shm 64-256 KiB under load"). Below it the
+ * kernel's copy loses: its fixed cost (the call, the page walk and pinning)
+ * outweighs the second memcpy: one call on huge pages took 2.24 us of CPU
+ * at 16 KiB where a memcpy took 0.26, 4.23 at 64 KiB against 1.44.
+ * The crossover, measured with the sender woken only when it can help
+ * (share_begin), at a load of 10-12 (medians of 5-7 alternated runs, window
+ * 16): at 32 KiB the ring alone 2.24 GB/s and 5.7 us of CPU a message,
+ * auto:32K 1.82 and 7.4; at 64 KiB the ring alone (auto:128K) 1.86 and
+ * 11.0, auto:64K 2.29 and 9.1. A host where both ranks hold their CPUs
+ * never stalls (ft__shm_copy_stalled) and keeps the pipeline, one
+ * descriptor a message dearer.
  */
-#define CMA_AUTO_MIN (64 * 1024)
 /*
  * The pipeline stalls when the sender finds the ring full for STALL_S or
  * more: a receiver that holds a CPU empties the whole 1 MiB ring in 35-135
@@ -569,7 +576,9 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	ep->cma_min = cfg->shm_cma_min_bytes > SIZE_MAX ? SIZE_MAX : (size_t)cfg->shm_cma_min_bytes;
 	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
 	if (ep->cma_auto)
-		ep->cma_min = CMA_AUTO_MIN;
+		ep->cma_min = cfg->shm_cma_auto_bytes ?
+		                      (size_t)FT_MIN(cfg->shm_cma_auto_bytes, (uint64_t)SIZE_MAX) :
+		                      (size_t)FT_SHM_CMA_AUTO_MIN;
 	/*
 	 * The single copy needs both sides to post the same lengths; the collectives'
 	 * ring algorithms send a block that the receiver takes in pieces.
@@ -1239,9 +1248,11 @@ peer_quit(struct shm_ep *ep, uint32_t p, const struct ft_req *q, uint64_t got,
 /*
  * The receiver begins single copy @q from @p's buffer at @addr: its number
  * (the copies read so far, plus one) and buffer go where the sender can
- * claim its pieces, and the sender is rung in case it sleeps.
+ * claim its pieces. A sender that sleeps is rung only when there is a
+ * piece it could take while this rank reads the first one (share_wakes):
+ * true when it was.
  */
-static void
+static bool
 share_begin(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, uint64_t addr)
 {
 	uint64_t num = atomic_load_explicit(&r->cma_done, memory_order_relaxed) + 1;
@@ -1251,7 +1262,28 @@ share_begin(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, uin
 	atomic_store_explicit(&r->share_done, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->share_dst, (uint64_t)(uintptr_t)q->buf, memory_order_relaxed);
 	ft__shm_publish(&r->share, (num & SHARE_LOW) << 32);
+	if (!ft__shm_share_wakes(q->len, SHARE_PIECE, ep->share_recv_off))
+		return false;
 	ft__shm_bell_ring(ep, p);
+	return true;
+}
+
+/*
+ * Whether the receiver of a single copy of @len bytes, in pieces of
+ * @piece, rings its sender when it begins it: when the copy has a second
+ * piece, or when the receiver takes none (@recv_off, tests). A copy of one
+ * piece is read by the receiver, which begins it and claims that piece
+ * next, while it holds its CPU: a sender woken for it finds nothing to
+ * take and goes back to sleep. That wake and the sleep after it were 1.18
+ * futex calls a message in a stream of 64 KiB single copies (strace -c,
+ * --cma-min 64K, window 16), two system calls and a cross-CPU interrupt
+ * for nothing; the sender is still rung once the receiver has no more
+ * copies to read (move_recvs), which ends its requests.
+ */
+bool
+ft__shm_share_wakes(size_t len, size_t piece, bool recv_off)
+{
+	return recv_off || len > piece;
 }
 
 /*
@@ -1488,10 +1520,8 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 			tail += sizeof(d);
 			avail -= sizeof(d);
 			ft__shm_publish(&r->tail, tail);
-			if (d.addr != 0) {
-				share_begin(ep, p, r, q, d.addr);
+			if (d.addr != 0 && share_begin(ep, p, r, q, d.addr))
 				owe_bell = false;
-			}
 		}
 		if (q->priv[1] == 2) {
 			rc = share_recv(ep, p, r, q, err);

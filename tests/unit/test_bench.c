@@ -914,6 +914,9 @@ run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 	run_ranks(2, fn, arg);
 }
 
+/* --cma-min auto:SIZE for the endpoints open_shm_ep opens (0: plain auto) */
+static uint64_t shm_auto_min;
+
 /* A pt2pt_bw shm endpoint in world @w (--cma-min @cma, messages up to @max_bytes). */
 static int
 open_shm_ep(struct ft_world *w, uint64_t cma, size_t max_bytes, struct ft_ep **ep,
@@ -928,6 +931,7 @@ open_shm_ep(struct ft_world *w, uint64_t cma, size_t max_bytes, struct ft_ep **e
 	cfg.max_bytes = max_bytes;
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
+	cfg.shm_cma_auto_bytes = shm_auto_min;
 	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
 	return ft__transport_open(w, &cfg, ep, chosen, sizeof(chosen), err);
 }
@@ -1320,7 +1324,7 @@ shm_judge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *
 
 /*
  * Left to choose, 64 KiB messages may take the single copy too
- * (CMA_AUTO_MIN): right after a stalled round of 1 MiB messages (as in
+ * (FT_SHM_CMA_AUTO_MIN): right after a stalled round of 1 MiB messages (as in
  * shm_switch), within the back-off, a round of four 64 KiB messages goes
  * at least partly as single copies, every byte intact. A sender that lost
  * its CPU past the back-off tries the pipeline again instead; the pair of
@@ -1972,6 +1976,71 @@ static void
 test_shm_single_copy(void **state)
 {
 	shm_exchange_check(16384);
+}
+
+/* The threshold test_shm_cma_threshold sets: a multiple of neither the ring's chunks nor the pieces */
+#define CMA_EDGE 100003
+
+/*
+ * Messages at the edges of the size from which a single copy may be
+ * taken, CMA_EDGE: one byte under it, at it, one byte over it and a
+ * length that ends mid-piece, three of each at once, every byte checked
+ * by rank 0. Rank 1 counts the messages that were offered either copy
+ * (ft__shm_copies counts both): none under the threshold, all from it
+ * (where the kernel allows single copies), and with --cma-min SIZE (@arg
+ * 1) every one of them single.
+ */
+static int
+shm_cma_edge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { CMA_EDGE - 1, CMA_EDGE, CMA_EDGE + 1, 2 * CMA_EDGE + 16385 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf[3] = { NULL, NULL, NULL };
+	bool cma = rank == 1 && parent_readable() && ft__shm_nt_min() > 2 * CMA_EDGE + 16385;
+	size_t i, k;
+	int rc = open_two_shm(rank, lfd, port, arg ? CMA_EDGE : 0, 1 << 20, &w, &ep, err);
+
+	for (k = 0; k < 3 && rc == 0; k++)
+		if (!(buf[k] = malloc(1 << 20)))
+			rc = FT_ENOMEM;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		uint64_t before[2], after[2], want;
+
+		if (rank == 1)
+			ft__shm_copies(ep, 0, before);
+		rc = patterned_windows(ep, rank, &sizes[i], 1, buf, err);
+		if (rc < 0 || rank != 1)
+			continue;
+		ft__shm_copies(ep, 0, after);
+		want = cma && sizes[i] >= CMA_EDGE ? 3 : 0;
+		if (after[0] + after[1] - before[0] - before[1] != want)
+			rc = ft_error_set(err, FT_EIO, "%zu B: %" PRIu64 " messages offered either copy, "
+			                  "want %" PRIu64, sizes[i],
+			                  after[0] + after[1] - before[0] - before[1], want);
+		else if (arg && after[1] - before[1] != want)
+			rc = ft_error_set(err, FT_EIO, "%zu B: %" PRIu64 " single copies, want %" PRIu64,
+			                  sizes[i], after[1] - before[1], want);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (k = 0; k < 3; k++)
+		free(buf[k]);
+	return close_two(ep, w, rc);
+}
+
+/*
+ * The size from which a message may go as a single copy (--cma-min
+ * auto:SIZE, shm.c two_ways): chosen per message, and every such message
+ * single (--cma-min SIZE).
+ */
+static void
+test_shm_cma_threshold(void **state)
+{
+	shm_auto_min = CMA_EDGE;
+	run_two(shm_cma_edge, 0);
+	shm_auto_min = 0;
+	run_two(shm_cma_edge, 1);
 }
 
 /*
@@ -3140,6 +3209,94 @@ test_shm_bell_once(void **state)
 {
 	(void)state;
 	run_two(shm_bell_exchange, 0);
+}
+
+/* shm.c's pieces of a single copy (SHARE_PIECE) */
+#define SHARE_PIECE_BYTES (128 * 1024)
+
+/* What the receiver saw of its sender's doorbell when it claimed a copy's first piece */
+static struct {
+	bool seen;
+	uint32_t bell;
+} begin_claim;
+
+static void
+begin_claim_hook(struct ft_ep *base, uint32_t peer, uint64_t num, size_t off)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+
+	(void)num;
+	(void)off;
+	if (begin_claim.seen)
+		return;
+	begin_claim.seen = true;
+	begin_claim.bell = atomic_load(&ep->bells[peer].bell);
+}
+
+/*
+ * A single copy of @arg bytes (--cma-min 64K) to a receiver that posts
+ * its receive only once the sender sleeps: the receiver rings the sender
+ * when it begins the copy only if the sender has a piece to take
+ * (ft__shm_share_wakes), so by its first claim the sender's doorbell has
+ * not moved for one piece and has for two (a sender rung may claim the
+ * first piece itself; one that woke by its own timeout may take the only
+ * piece, and then the receiver claims none). Every byte is checked, and
+ * the sender's request must still end (it is rung once the copy is read).
+ */
+static int
+shm_begin_wake(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	size_t len = (size_t)arg, j;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = malloc(len);
+	struct ft_req q, *qp = &q;
+	int rc = buf ? open_two_shm(rank, lfd, port, 65536, len, &w, &ep, err) : FT_ENOMEM;
+
+	for (j = 0; buf && j < len; j++)
+		buf[j] = rank ? (unsigned char)(j * 13 + 5) : 0;
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q, 0, buf, len, err);
+	} else if (rc == 0) {
+		struct shm_ep *sep = ft_container_of(ep, struct shm_ep, base);
+		double end = ft__now() + 5;
+		uint32_t b0;
+
+		while (!atomic_load(&sep->bells[1].sleeping) && ft__now() < end)
+			usleep(1000);
+		b0 = atomic_load(&sep->bells[1].bell);
+		begin_claim.seen = false;
+		ft__shm_claimed_hook(ep, begin_claim_hook);
+		rc = ft__ep_recv(ep, &q, 1, buf, len, err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, &qp, 1, err);
+		for (j = 0; j < len && rc == 0; j++)
+			if (buf[j] != (unsigned char)(j * 13 + 5))
+				rc = ft_error_set(err, FT_EIO, "%zu B: byte %zu wrong", len, j);
+		if (rc == 0 && sep->cma && begin_claim.seen &&
+		    (begin_claim.bell != b0) != (len > SHARE_PIECE_BYTES))
+			rc = ft_error_set(err, FT_EIO, "%zu B: the sleeping sender's doorbell moved "
+			                  "%u times before the first piece", len, begin_claim.bell - b0);
+	}
+	if (rc == 0 && rank == 1)
+		rc = ft__ep_wait(ep, &qp, 1, err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return w ? close_two(ep, w, rc) : rc;
+}
+
+static void
+test_shm_begin_wake(void **state)
+{
+	(void)state;
+	assert_true(!ft__shm_share_wakes(65536, SHARE_PIECE_BYTES, false));
+	assert_true(!ft__shm_share_wakes(SHARE_PIECE_BYTES, SHARE_PIECE_BYTES, false));
+	assert_true(ft__shm_share_wakes(SHARE_PIECE_BYTES + 1, SHARE_PIECE_BYTES, false));
+	assert_true(ft__shm_share_wakes(65536, SHARE_PIECE_BYTES, true));
+	run_two(shm_begin_wake, 65536);
+	run_two(shm_begin_wake, SHARE_PIECE_BYTES);
+	run_two(shm_begin_wake, 2 * SHARE_PIECE_BYTES + 4097);
 }
 
 /*
@@ -5890,6 +6047,57 @@ test_verbs_gpudirect(void **state)
 }
 #endif
 
+/* --cma-min: auto, auto:SIZE, off, 0 and a SIZE; a bad size names the option and its value. */
+static void
+test_cma_min_args(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t min, auto_min;
+	} ok[] = {
+		{ NULL, 0, 0 },
+		{ "auto", 0, 0 },
+		{ "auto:96K", 0, 96 << 10 },
+		{ "auto:100003", 0, 100003 },
+		{ "off", FT_SHM_CMA_OFF, 0 },
+		{ "0", FT_SHM_CMA_OFF, 0 },
+		{ "256K", 256 << 10, 0 },
+	};
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "auto:", "--cma-min auto:: " },
+		{ "auto:0", "--cma-min auto:0: the size must be at least 1 byte (off: no single copies)" },
+		{ "auto:12Q", "--cma-min auto:12Q: " },
+		{ "sometimes", "--cma-min: " },
+	};
+	struct ft_bench_args a;
+	struct ft_bench_cfg cfg;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(ok); i++) {
+		ft_bench_args_init(&a);
+		a.pattern = "pt2pt_bw";
+		a.transport = "shm";
+		a.cma_min = ok[i].text;
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), 0);
+		assert_true(cfg.shm_cma_min_bytes == ok[i].min);
+		assert_true(cfg.shm_cma_auto_bytes == ok[i].auto_min);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		ft_bench_args_init(&a);
+		a.pattern = "pt2pt_bw";
+		a.transport = "shm";
+		a.cma_min = bad[i].text;
+		ft_error_clear(&err);
+		assert_int_equal(ft_bench_args_to_cfg(&a, &cfg, &err), FT_EINVAL);
+		assert_true(strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)) == 0);
+	}
+}
+
 /* nccl-tests' and perftest's flags become the configuration, or a message naming the flag. */
 static void
 test_dropin_args(void **state)
@@ -7485,6 +7693,8 @@ main(void)
 		cmocka_unit_test(test_pt2pt_stream_warmup),
 		cmocka_unit_test(test_pattern_warmup),
 		cmocka_unit_test(test_shm_single_copy),
+		cmocka_unit_test(test_shm_cma_threshold),
+		cmocka_unit_test(test_cma_min_args),
 		cmocka_unit_test(test_shm_copy_stream),
 		cmocka_unit_test(test_bind_names),
 		cmocka_unit_test(test_spin_decision),
@@ -7501,6 +7711,7 @@ main(void)
 		cmocka_unit_test(test_shm_coll_quit),
 		cmocka_unit_test(test_shm_quit_cause),
 		cmocka_unit_test(test_shm_bell_once),
+		cmocka_unit_test(test_shm_begin_wake),
 		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),

@@ -1,0 +1,1 @@
+bench pt2pt_bw --transport shm --np 2 --cma-min auto:0
