@@ -75,6 +75,18 @@ int ft__name_read(const struct ft__name_set *set, const char *label, const char 
                   int *out, struct ft_error *err);
 
 /*
+ * A function on a benchmark's per-message path: GCC places every such
+ * function in .text.hot, which the linker gathers into one run of pages,
+ * so that a message's code spans two or three pages instead of one page
+ * per source file. Where each switch between two processes empties the
+ * TLB (x86 without PCID, common in VMs), every page a round trip touches
+ * is walked again after every switch; a ping-pong of two ranks sharing a
+ * core switches twice a round trip (docs/internals/bench.md, "tcp
+ * ping-pong: the footprint between the calls").
+ */
+#define FT__HOT __attribute__((hot))
+
+/*
  * A clock (CLOCK_MONOTONIC for intervals, CLOCK_REALTIME for dates) in
  * seconds: behind ft_now_s(), ft_wall_s() and the benchmarks' ft__now().
  */

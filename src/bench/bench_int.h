@@ -207,6 +207,8 @@ void ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s);
 uint32_t ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part);
 /* tcp.c: the data calls (send, recv, sendmsg, recvmsg, poll) a tcp endpoint has made so far */
 uint64_t ft__tcp_calls(struct ft_ep *ep);
+/* tcp.c: the stripes a tcp endpoint took from its pool: messages posted behind others */
+uint64_t ft__tcp_pooled(struct ft_ep *ep);
 /* tcp.c: SO_SNDBUF and SO_RCVBUF to ask for a socket to a peer (0: the kernel's autotuning) */
 size_t ft__tcp_sockbuf(const struct ft_bench_cfg *cfg, bool same_host);
 /* tcp.c: the kernel's SO_SNDBUF and SO_RCVBUF of stream 0 to @peer; -1 on error */
@@ -257,17 +259,20 @@ void ft__pool_put(struct ft__pool *pool, void *elem);
 
 /*
  * A transport's two posting entries, <t>_post_send and <t>_post_recv, from
- * its one function @post(ep, req, bool send, err).
+ * its one function @post(ep, req, bool send, err); FT__TRANSPORT_POSTS_HOT
+ * marks them FT__HOT, for a transport whose @post is.
  */
-#define FT__TRANSPORT_POSTS(t, post)                                                     \
-	static int t##_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
-	{                                                                                \
-		return post(ep, req, true, err);                                         \
-	}                                                                                \
-	static int t##_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
-	{                                                                                \
-		return post(ep, req, false, err);                                        \
+#define FT__TRANSPORT_POSTS_AS(t, post, attr)                                                 \
+	static attr int t##_post_send(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                     \
+		return post(ep, req, true, err);                                              \
+	}                                                                                     \
+	static attr int t##_post_recv(struct ft_ep *ep, struct ft_req *req, struct ft_error *err) \
+	{                                                                                     \
+		return post(ep, req, false, err);                                             \
 	}
+#define FT__TRANSPORT_POSTS(t, post)     FT__TRANSPORT_POSTS_AS(t, post, )
+#define FT__TRANSPORT_POSTS_HOT(t, post) FT__TRANSPORT_POSTS_AS(t, post, FT__HOT)
 
 /*
  * The entries of a point-to-point transport's ops: its name and @summary,

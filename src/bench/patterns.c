@@ -179,7 +179,7 @@ ft__bench_p2p_close(struct ft_bench_ctx *bc, struct p2p_buf *b)
 }
 
 /* Before a send: the message from the GPU into the host buffer. */
-int
+FT__HOT int
 ft__bench_p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
 	return bc->cuda && !bc->gpu_direct ? ft__cuda_dtoh(bc->cuda, b->host, b->dev, size, err) :
@@ -187,7 +187,7 @@ ft__bench_p2p_down(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, stru
 }
 
 /* After a receive: the message up to the GPU. */
-int
+FT__HOT int
 ft__bench_p2p_up(struct ft_bench_ctx *bc, struct p2p_buf *b, size_t size, struct ft_error *err)
 {
 	return bc->cuda && !bc->gpu_direct ? ft__cuda_htod(bc->cuda, b->dev, b->host, size, err) :
@@ -382,14 +382,25 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 	return sync_pair(bc, peer, err);
 }
 
-/* The ping-pong's clock: @bc's, else ft__now() inline (a branch that always goes one way). */
-static inline double
-pp_now(const struct ft_bench_ctx *bc)
+/*
+ * The ping-pong's clock in nanoseconds: @bc's, else CLOCK_MONOTONIC inline
+ * (a branch that always goes one way). Whole nanoseconds keep the loop free
+ * of floating-point constants, which the compiler loads from .rodata: two
+ * more pages a round trip on a path whose every page is walked again after
+ * each switch between the ranks (FT__HOT).
+ */
+static inline int64_t
+pp_now_ns(const struct ft_bench_ctx *bc)
 {
-	return bc->now ? bc->now() : ft__now();
+	struct timespec ts;
+
+	if (bc->now)
+		return (int64_t)llround(bc->now() * 1e9);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int
+FT__HOT int
 ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_t size,
                    uint32_t warmup, uint32_t iters, double *samples, struct ft_error *err)
 {
@@ -398,21 +409,30 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	char *buf;
 	struct ft_req q;
 	uint32_t i;
-	double tprev = 0; /* the clock when the last round trip ended */
+	int64_t tprev = 0; /* the clock when the last round trip ended, ns */
+	bool have_prev = false;
 	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
 		return rc;
 	buf = b.host;
+	/*
+	 * Each sample written once before the loop: the array's pages fault in
+	 * here, not one in every 512 round trips inside the timed loop (the
+	 * array is calloc'ed, and a large one is mapped untouched).
+	 */
+	for (i = 0; initiator && i < iters; i++)
+		samples[i] = 0;
 	for (i = 0; i < warmup + iters && rc == 0; i++) {
 		if (initiator) {
 			/*
 			 * Only the initiator reads the clock, once a round trip: the
 			 * read that ends one round trip starts the next, so the
 			 * samples tile the loop and the few loads between two
-			 * round trips count in the later one.
+			 * round trips count in the later one. A sample holds the
+			 * round trip's nanoseconds until the loop ends.
 			 */
-			double t0 = tprev > 0 ? tprev : pp_now(bc);
+			int64_t t0 = have_prev ? tprev : pp_now_ns(bc);
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -426,9 +446,10 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			if (rc == 0)
 				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0) {
-				tprev = pp_now(bc);
+				tprev = pp_now_ns(bc);
+				have_prev = true;
 				if (i >= warmup)
-					samples[i - warmup] = (tprev - t0) * 1e6 / 2;
+					samples[i - warmup] = (double)(tprev - t0);
 			}
 		} else {
 			rc = ft__ep_recv(ep, &q, peer, buf, size, err);
@@ -446,6 +467,9 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
+	/* round trips in ns to one-way microseconds */
+	for (i = 0; initiator && rc == 0 && i < iters; i++)
+		samples[i] *= 1e-3 / 2;
 	ft__bench_p2p_close(bc, &b);
 	return rc;
 }

@@ -90,7 +90,7 @@
 #define CTL_EVERY          16
 #define TCP_IOV            64 /* stripes per sendmsg() or recvmsg() (iov_fill) */
 
-void
+FT__HOT void
 ft__tcp_spin_terms(size_t len, double *wake_s, double *copy_s)
 {
 	*wake_s = TCP_WAKE_S;
@@ -104,6 +104,14 @@ struct stripe {
 	struct stripe *next;
 };
 
+/*
+ * A stream to a peer. A stripe posted to an empty queue is the queue's own
+ * (lone[0] for receives, lone[1] for sends), not one from the pool: it is
+ * in use exactly while it sits in its queue, so an empty queue means it is
+ * free. A ping-pong's every message is such a lone stripe, and its post and
+ * completion then touch only this connection, not the pool's block and its
+ * memset (stripe_get).
+ */
 struct tcp_conn {
 	int fd;
 	int lowat; /* SO_RCVLOWAT in force (1 = the kernel's default) */
@@ -111,6 +119,7 @@ struct tcp_conn {
 	struct stripe *sq, *sq_tail; /* sends in order */
 	struct stripe *rq, *rq_tail; /* receives in order */
 	bool lost; /* stripes were dropped (tcp_abandon): out of step with the peer */
+	struct stripe lone[2]; /* [send]: the stripe of a message posted to an empty queue */
 };
 
 struct tcp_ep {
@@ -126,6 +135,7 @@ struct tcp_ep {
 	int *ctl;         /* [peer]: carries "stopped spinning" to a peer on this host; self -1 */
 	uint32_t *next;   /* [peer * 2 + send]: the stream of the next striped message */
 	uint64_t ncalls;  /* send(), recv(), sendmsg(), recvmsg() and poll() calls made (ft__tcp_calls) */
+	uint64_t npooled; /* stripes taken from the pool, not a queue's lone one (ft__tcp_pooled) */
 	bool unsent;      /* sends of STRIPE_MIN or more posted and not yet offered to a socket */
 };
 
@@ -251,7 +261,7 @@ tell_stopped(struct ft_ep *base)
 }
 
 /* Every CTL_EVERY-th spin poll: has a peer on this host stopped spinning? */
-static void
+static FT__HOT void
 notices_read(struct tcp_ep *ep)
 {
 	uint32_t p;
@@ -373,7 +383,7 @@ static int conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool bloc
  * stripe; above, len / nstreams rounded up, at least STRIPE_MIN (NCCL's
  * MIN_CHUNKSIZE), so that each send() and recv() moves at least 64 KiB.
  */
-uint32_t
+FT__HOT uint32_t
 ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part)
 {
 	size_t each;
@@ -387,6 +397,28 @@ ft__tcp_stripes(size_t len, uint32_t nstreams, size_t *part)
 	return (uint32_t)((len + each - 1) / each);
 }
 
+/*
+ * A stripe for @c's sends (@send) or receives: the queue's lone one when
+ * the queue is empty, else one from the pool (NULL: out of memory). Its
+ * fields are the caller's to set, next included.
+ */
+static FT__HOT struct stripe *
+stripe_get(struct tcp_ep *ep, struct tcp_conn *c, bool send)
+{
+	if (!(send ? c->sq : c->rq))
+		return &c->lone[send ? 1 : 0];
+	ep->npooled++;
+	return ft__pool_get(&ep->stripes);
+}
+
+/* @st has left @c's queue: back to the pool, unless it is a lone one. */
+static FT__HOT void
+stripe_put(struct tcp_ep *ep, struct tcp_conn *c, struct stripe *st)
+{
+	if (st != &c->lone[0] && st != &c->lone[1])
+		ft__pool_put(&ep->stripes, st);
+}
+
 static void
 drop_queue(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct stripe **tail)
 {
@@ -395,7 +427,7 @@ drop_queue(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct s
 	c->lost = c->lost || *head;
 	while ((st = *head) != NULL) {
 		*head = st->next;
-		ft__pool_put(&ep->stripes, st);
+		stripe_put(ep, c, st);
 	}
 	*tail = NULL;
 }
@@ -421,7 +453,7 @@ tcp_abandon(struct ft_ep *base)
 	ep->pending = 0;
 }
 
-static int
+static FT__HOT int
 post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 {
 	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);
@@ -465,7 +497,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	for (s = 0; s < n; s++) {
 		struct tcp_conn *c = &ep->conns[req->peer * ep->nstreams + (first + s) % ep->nstreams];
 		size_t part = FT_MIN(each, req->len - off);
-		struct stripe *st = ft__pool_get(&ep->stripes);
+		struct stripe *st = stripe_get(ep, c, send);
 
 		if (!st)
 			return FT_ENOMEM;
@@ -473,6 +505,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 		st->buf = (char *)req->buf + off;
 		st->len = part;
 		st->off = 0;
+		st->next = NULL;
 		off += part;
 		if (send) {
 			if (c->sq_tail)
@@ -514,7 +547,7 @@ post(struct ft_ep *base, struct ft_req *req, bool send, struct ft_error *err)
 	return 0;
 }
 
-FT__TRANSPORT_POSTS(tcp, post)
+FT__TRANSPORT_POSTS_HOT(tcp, post)
 
 static int
 peer_gone(struct tcp_ep *ep, struct tcp_conn *c, int e, struct ft_error *err)
@@ -549,6 +582,36 @@ iov_fill(const struct stripe *head, struct iovec *iov, size_t *bytes)
 	return n;
 }
 
+/* queue_call for more than one stripe: one sendmsg() or recvmsg() (iov_fill). */
+static __attribute__((noinline)) ssize_t
+queue_callmsg(int fd, const struct stripe *head, bool out, int flags, size_t *bytes)
+{
+	struct iovec iov[TCP_IOV];
+	struct msghdr m = { .msg_iov = iov };
+
+	m.msg_iovlen = (size_t)iov_fill(head, iov, bytes);
+	return out ? sendmsg(fd, &m, flags) : recvmsg(fd, &m, flags);
+}
+
+/*
+ * One system call for the stripes queued from @head on @fd, sends (@out)
+ * or receives: a lone stripe in send() or recv(), which skip the copy of
+ * the message header and its iovec (a ping-pong's every message), more in
+ * sendmsg() or recvmsg(). Returns what the call returned, the bytes
+ * offered in *@bytes. The iovec array (1 KiB) lives in queue_callmsg's
+ * frame, not in the frames of a ping-pong's path: on that path the stack
+ * stays within one page more often (FT__HOT).
+ */
+static FT__HOT ssize_t
+queue_call(int fd, const struct stripe *head, bool out, int flags, size_t *bytes)
+{
+	if (head->next)
+		return queue_callmsg(fd, head, out, flags, bytes);
+	*bytes = head->len - head->off;
+	return out ? send(fd, head->buf + head->off, *bytes, flags) :
+	             recv(fd, head->buf + head->off, *bytes, flags);
+}
+
 /*
  * The outcome @n of a sendmsg() or recvmsg() on @c for the stripes queued
  * from @head (@tail the last), which were offered @offered bytes: each
@@ -557,7 +620,7 @@ iov_fill(const struct stripe *head, struct iovec *iov, size_t *bytes)
  * socket took or gave all that was offered (more may move), 0 when it can
  * take or give no more for now, FT_E* when the peer is gone.
  */
-static int
+static FT__HOT int
 queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct stripe **tail,
             ssize_t n, size_t offered, bool *moved, int *done, struct ft_error *err)
 {
@@ -584,34 +647,27 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
 			ep->pending--;
 			(*done)++;
 		}
-		ft__pool_put(&ep->stripes, st);
+		stripe_put(ep, c, st);
 	}
 	return (size_t)n == offered ? 1 : 0;
 }
 
 /*
- * Move what can move on one connection: the queued sends in sendmsg()
- * calls, then the queued receives in recvmsg() calls (iov_fill); a lone
- * stripe in send() or recv(), which skip the copy of the message header
- * and its iovec (a ping-pong's every message). Returns requests finished
- * or FT_E*. With @block the first receive waits (up to SO_RCVTIMEO)
- * instead of poll() + recv(): one system call less per message in a
- * ping-pong.
+ * Move what can move on one connection: the queued sends, then the queued
+ * receives, each queue in as few calls as the socket allows (queue_call).
+ * Returns requests finished or FT_E*. With @block the first receive waits
+ * (up to SO_RCVTIMEO) instead of poll() + recv(): one system call less per
+ * message in a ping-pong.
  */
-static int
+static FT__HOT int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
 {
-	struct iovec iov[TCP_IOV];
-	struct msghdr m = { .msg_iov = iov };
 	size_t bytes;
 	int done = 0, rc = 0;
 
 	while (c->sq) {
-		ssize_t n;
+		ssize_t n = queue_call(c->fd, c->sq, true, MSG_NOSIGNAL | MSG_DONTWAIT, &bytes);
 
-		m.msg_iovlen = (size_t)iov_fill(c->sq, iov, &bytes);
-		n = m.msg_iovlen == 1 ? send(c->fd, iov[0].iov_base, bytes, MSG_NOSIGNAL | MSG_DONTWAIT) :
-		                        sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 		ep->ncalls++;
 		rc = queue_moved(ep, c, &c->sq, &c->sq_tail, n, bytes, moved, &done, err);
 		if (rc <= 0)
@@ -620,11 +676,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	if (rc < 0)
 		return rc;
 	while (c->rq) {
-		ssize_t n;
+		ssize_t n = queue_call(c->fd, c->rq, false, block ? 0 : MSG_DONTWAIT, &bytes);
 
-		m.msg_iovlen = (size_t)iov_fill(c->rq, iov, &bytes);
-		n = m.msg_iovlen == 1 ? recv(c->fd, iov[0].iov_base, bytes, block ? 0 : MSG_DONTWAIT) :
-		                        recvmsg(c->fd, &m, block ? 0 : MSG_DONTWAIT);
 		ep->ncalls++;
 		block = false;
 		if (n == 0)
@@ -640,6 +693,12 @@ uint64_t
 ft__tcp_calls(struct ft_ep *base)
 {
 	return ft_container_of(base, struct tcp_ep, base)->ncalls;
+}
+
+uint64_t
+ft__tcp_pooled(struct ft_ep *base)
+{
+	return ft_container_of(base, struct tcp_ep, base)->npooled;
 }
 
 int
@@ -673,14 +732,14 @@ ft__tcp_bufs(struct ft_ep *base, uint32_t peer, int *snd, int *rcv)
  * with its fragments; a plain blocking ping-pong with a 128 KiB mark even
  * hung there.
  */
-int
+FT__HOT int
 ft__tcp_lowat(size_t need)
 {
 	return need > LOWAT_MAX ? 1 : (int)FT_MAX(need, (size_t)1);
 }
 
 /* Set @c's mark for the stripe at the head of its receives (ft__tcp_lowat). */
-static void
+static FT__HOT void
 lowat_set(struct tcp_conn *c)
 {
 	int want;
@@ -693,7 +752,7 @@ lowat_set(struct tcp_conn *c)
 		c->lowat = want;
 }
 
-static int
+static FT__HOT int
 tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 {
 	struct tcp_ep *ep = ft_container_of(base, struct tcp_ep, base);

@@ -242,7 +242,7 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 }
 
 /* A post that fails ends the caller's exchange: what it posted before is given up on. */
-static int
+static FT__HOT int
 posted(struct ft_ep *ep, int rc)
 {
 	if (rc < 0)
@@ -250,7 +250,7 @@ posted(struct ft_ep *ep, int rc)
 	return rc;
 }
 
-int
+FT__HOT int
 ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
             struct ft_error *err)
 {
@@ -267,7 +267,7 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 	return rc;
 }
 
-int
+FT__HOT int
 ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
             struct ft_error *err)
 {
@@ -341,7 +341,7 @@ ft__ep_stopped(const struct ft_ep *ep, const char *lib, const char *what, struct
 #define SPIN_PREEMPT_S 200e-6
 #define SPIN_RECOVER   64.0
 
-double
+FT__HOT double
 ft__spin_budget(const struct ft_ep *ep, double dflt)
 {
 	return (ep->spin_s > 0 ? ep->spin_s : dflt) * (1.0 - ep->spin_cut);
@@ -372,7 +372,7 @@ ft__spin_budget(const struct ft_ep *ep, double dflt)
 #define SPIN_GRACE_S 2e-3
 #define SPIN_GRACE_N 4
 
-bool
+FT__HOT bool
 ft__spin_check(struct ft_ep *ep, double *prev, double now)
 {
 	double gap = now - *prev;
@@ -406,7 +406,7 @@ ft__spin_check(struct ft_ep *ep, double *prev, double now)
  * Returns the saving, which the transport keeps in spin_wake_s for the
  * balance while the message is the largest in flight.
  */
-double
+FT__HOT double
 ft__spin_saving(struct ft_ep *ep, double wake_s, double copy_s)
 {
 	double saves = wake_s - (ep->w->bound ? copy_s : 0);
@@ -429,14 +429,14 @@ ft__spin_stop(struct ft_ep *ep)
 		ep->spin_stopped(ep);
 }
 
-void
+FT__HOT void
 ft__spin_paid(struct ft_ep *ep)
 {
 	ep->spin_cut = FT_MAX(0.0, ep->spin_cut - 1.0 / SPIN_RECOVER);
 	ep->spin_saved_s += ep->spin_wake_s;
 }
 
-static int
+static FT__HOT int
 wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	double last = 0;
@@ -592,7 +592,7 @@ fault_fire(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_err
  * A wait that fails leaves its requests to the transport (ep->abandon): the
  * caller frees their buffers and struct ft_req next.
  */
-int
+FT__HOT int
 ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error *err)
 {
 	bool armed = ep->fault == FT__FAULT_SEND || ep->fault == FT__FAULT_RECV;
@@ -606,7 +606,7 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 	return rc;
 }
 
-int
+FT__HOT int
 ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
 	return ft__ep_wait(ep, &r, 1, err);

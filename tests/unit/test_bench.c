@@ -4249,14 +4249,15 @@ tcp_bytes_wait(const uint64_t *before, int nfd, uint64_t want, struct ft_error *
 /*
  * Rank 1 sends 16 messages of 4,000 bytes; once they wait in rank 0's
  * socket, rank 0 posts 16 receives and one progress call takes them all in
- * one recvmsg() (one recv() per message before).
+ * one recvmsg() (one recv() per message before). The first receive takes
+ * its queue's lone stripe, the 15 behind it stripes from the pool.
  */
 static int
 tcp_batch_recv(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
 {
 	enum { N = 16, LEN = 4000 };
 	struct ft_req q[N], *qp[N];
-	uint64_t before[256], calls;
+	uint64_t before[256], calls, pooled;
 	size_t k, j;
 	int rc;
 
@@ -4273,8 +4274,13 @@ tcp_batch_recv(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_er
 		rc = ft__ep_wait(ep, qp, N, err);
 	if (rc == 0 && rank == 0)
 		rc = tcp_bytes_wait(before, 256, N * LEN, err);
+	pooled = ft__tcp_pooled(ep);
 	for (k = 0; k < N && rc == 0 && rank == 0; k++)
 		rc = ft__ep_recv(ep, &q[k], 1, buf + k * LEN, LEN, err);
+	if (rc == 0 && rank == 0 && ft__tcp_pooled(ep) - pooled != N - 1)
+		rc = ft_error_set(err, FT_EIO, "%d queued receives took %" PRIu64 " pool stripes, "
+		                  "want %d (the first is the queue's lone one)", N,
+		                  ft__tcp_pooled(ep) - pooled, N - 1);
 	calls = ft__tcp_calls(ep);
 	if (rc == 0 && rank == 0)
 		rc = ep->ops->progress(ep, 0, err) < 0 ? -1 : 0;
@@ -4382,7 +4388,9 @@ tcp_lazy_send(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
  * message on each rank, no poll() before the recv() and no non-blocking
  * recv() after the send(). N round trips of 14 bytes; a receive that
  * outlives SO_RCVTIMEO (10 ms, a loaded host) costs one more call, so the
- * bound allows one in eight; an extra call a message would make 3 N.
+ * bound allows one in eight; an extra call a message would make 3 N. Every
+ * message is posted to an empty queue and takes the queue's lone stripe,
+ * none from the pool.
  */
 static int
 tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
@@ -4390,13 +4398,14 @@ tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
 	enum { N = 200, LEN = 14 };
 	unsigned char b[LEN];
 	struct ft_req q;
-	uint64_t calls;
+	uint64_t calls, pooled;
 	size_t i, j;
 	int rc = ft__world_barrier(ep->w, err);
 
 	ep->w->may_spin = false;
 	ep->spin_polls = 0;
 	calls = ft__tcp_calls(ep);
+	pooled = ft__tcp_pooled(ep);
 	for (i = 0; i < 2 * N && rc == 0; i++) {
 		bool send = (i % 2 == 0) == (rank == 1);
 
@@ -4415,6 +4424,11 @@ tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
 		rc = ft_error_set(err, FT_EIO,
 		                  "rank %u: %d round trips made %" PRIu64 " calls, want %d (one "
 		                  "send, one recv a message)", rank, N, calls, 2 * N);
+	if (rc == 0 && ft__tcp_pooled(ep) != pooled)
+		rc = ft_error_set(err, FT_EIO,
+		                  "rank %u: a ping-pong took %" PRIu64 " pool stripes, want none "
+		                  "(each message its queue's lone one)",
+		                  rank, ft__tcp_pooled(ep) - pooled);
 	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
 }
 
@@ -4479,6 +4493,99 @@ test_tcp_batch(void **state)
 {
 	(void)state;
 	run_two(tcp_batch_rank, 0);
+}
+
+/*
+ * A receive on its queue's lone stripe that its bytes reach in two parts:
+ * rank 1 sends LEN / 2 bytes, rank 0's progress takes them and leaves the
+ * receive open, rank 1 sends the rest, and the wait completes it with
+ * every byte in place, no pool stripe taken. Then a receive whose peer
+ * closes after half of it: the wait fails naming rank 1, and the stripe
+ * given up on leaves the stream refusing new messages.
+ */
+static int
+tcp_lone_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	enum { LEN = 4000 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char b[LEN];
+	uint64_t before[256], pooled = 0;
+	struct ft_req q;
+	char why[FT_ERROR_MSG_MAX];
+	size_t j;
+	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err), half;
+
+	(void)unused;
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	w->may_spin = false;
+	ep->spin_polls = 0;
+	for (j = 0; j < LEN; j++)
+		b[j] = rank ? (unsigned char)(j * 11 + 3) : 0;
+	for (half = 0; half < 2 && rc == 0; half++) {
+		if (rank == 0 && half == 0) {
+			pooled = ft__tcp_pooled(ep);
+			tcp_bytes_in(before, 256);
+			rc = ft__ep_recv(ep, &q, 1, b, LEN, err);
+		}
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc == 0 && rank == 1) {
+			rc = ft__ep_send(ep, &q, 0, b + half * (LEN / 2), LEN / 2, err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+		}
+		if (rc == 0 && rank == 0 && half == 0) {
+			rc = tcp_bytes_wait(before, 256, LEN / 2, err);
+			if (rc == 0 && ep->ops->progress(ep, 0, err) < 0)
+				rc = -1;
+			if (rc == 0 && q.done)
+				rc = ft_error_set(err, FT_EIO, "done with half its bytes");
+		}
+	}
+	if (rc == 0 && rank == 0)
+		rc = ft__ep_wait1(ep, &q, err);
+	for (j = 0; j < LEN && rc == 0 && rank == 0; j++)
+		if (b[j] != (unsigned char)(j * 11 + 3))
+			rc = ft_error_set(err, FT_EIO, "byte %zu wrong after two reads", j);
+	if (rc == 0 && rank == 0 && ft__tcp_pooled(ep) != pooled)
+		rc = ft_error_set(err, FT_EIO, "a lone receive took a pool stripe");
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	/* the peer closes with half of the next message sent */
+	if (rc == 0 && rank == 1) {
+		rc = ft__ep_send(ep, &q, 0, b, LEN / 2, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		ft__ep_close(ep);
+		ep = NULL;
+	}
+	if (rc == 0 && rank == 0) {
+		rc = ft__ep_recv(ep, &q, 1, b, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		ft_strlcpy(why, err->msg, sizeof(why));
+		ft_error_clear(err);
+		if (rc != FT_EPEER || !strstr(why, "rank 1") ||
+		    !strstr(why, "closed the connection"))
+			return close_two(ep, w,
+			                 ft_error_set(err, FT_EIO, "closed: %d (%s)", rc, why));
+		rc = ft__ep_recv(ep, &q, 1, b, LEN, err);
+		if (rc == 0)
+			return close_two(ep, w,
+			                 ft_error_set(err, FT_EIO, "a lost stream took a receive"));
+		ft_error_clear(err);
+		rc = 0;
+	}
+	return close_two(ep, w, rc);
+}
+
+static void
+test_tcp_lone(void **state)
+{
+	(void)state;
+	run_two(tcp_lone_rank, 0);
 }
 
 /* A pinned rank's saving for a @len-byte tcp message (ft__tcp_spin_terms). */
@@ -7577,6 +7684,70 @@ test_pingpong_samples(void **state)
 }
 
 /*
+ * The samples' pages fault in before the timed loop, not in it: the
+ * initiator's PF_N samples are a fresh calloc of 160 KB, which the C
+ * library maps untouched (above its 128 KiB mmap threshold), 40 pages that
+ * used to fault one every 512 round trips. The test's clock counts the
+ * process's minor faults at its first read (before the first round trip)
+ * and its last (after the last): a handful at most between them.
+ */
+#define PF_N 20000u
+
+static long pf_first = -1, pf_last; /* minor faults at the first and the latest clock read */
+
+static double
+pf_counting_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		if (pf_first < 0)
+			pf_first = ru.ru_minflt;
+		pf_last = ru.ru_minflt;
+	}
+	return ft__now();
+}
+
+static int
+pingpong_prefault(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	double *samples = calloc(PF_N, sizeof(*samples));
+	int rc = samples ? open_two_tcp(rank, lfd, port, false, &w, &ep, err) : FT_ENOMEM;
+
+	(void)arg;
+	if (rc == 0) {
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = FT_OP_PT2PT_LAT;
+		memset(&bc, 0, sizeof(bc));
+		bc.w = w;
+		bc.ep = ep;
+		bc.cfg = &cfg;
+		bc.now = pf_counting_now;
+		w->may_spin = false;
+		ep->spin_polls = 0;
+		rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, 0, PF_N, samples, err);
+	}
+	if (rc == 0 && rank == 0 && (pf_first < 0 || pf_last - pf_first > 8))
+		rc = ft_error_set(err, FT_EIO, "%ld minor faults inside the timed loop of %u round "
+		                  "trips, want at most 8", pf_last - pf_first, PF_N);
+	if (rc == 0 && rank == 0 && !(samples[PF_N - 1] > 0 && samples[PF_N - 1] < 1e6))
+		rc = ft_error_set(err, FT_EIO, "last sample %g us", samples[PF_N - 1]);
+	free(samples);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pingpong_prefault(void **state)
+{
+	(void)state;
+	run_two(pingpong_prefault, 0);
+}
+
+/*
  * pairs and bisection warm up as pt2pt_bw does: -w 3 with --window 4 and
  * -n 2 (windows per pair) sends (3 + 2) x 4 messages from each rank of a
  * pair, which streams both ways, 12 of them untimed, plus the two one-byte
@@ -7725,7 +7896,9 @@ main(void)
 		cmocka_unit_test(test_bench_agg_iters),
 		cmocka_unit_test(test_tcp_spin_large),
 		cmocka_unit_test(test_tcp_batch),
+		cmocka_unit_test(test_tcp_lone),
 		cmocka_unit_test(test_pingpong_samples),
+		cmocka_unit_test(test_pingpong_prefault),
 		cmocka_unit_test(test_tcp_sockbuf),
 		cmocka_unit_test(test_bind_core),
 		cmocka_unit_test(test_sock_listen_busy),
