@@ -28,16 +28,23 @@ struct cloud_preset {
 	/* NCCL_BUFFSIZE as the instance's network plugin sets it (PS-EFA-P2P), bytes; 0:
 	 * NCCL's default. */
 	uint64_t nccl_buffsize;
+	/* NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE as the same plugin sets them
+	 * (PS-EFA-P2P), bytes; 0: NCCL's default. A spec's own nodes.nccl values win, as the
+	 * plugin leaves a variable the job sets alone. */
+	uint64_t nccl_nvls_chunksize;
+	uint64_t nccl_nvlstree_max_chunksize;
 };
 
 /* Sorted by name (ft_node_preset_name() merges them with the board presets). */
 static const struct cloud_preset cloud_presets[] = {
 	/* PS-EFA: p5.48xlarge, 8x H100 80GB, 32 network cards, 3,200 Gb/s */
 	{ "aws-p5", "AWS p5.48xlarge: 8x H100-SXM5 80GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
-	  "dgx-h100", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20 },
+	  "dgx-h100", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20,
+	  512u << 10, 512u << 10 },
 	/* PS-EFA: p5e.48xlarge, 8x H200 141GB, the same 32 cards */
 	{ "aws-p5e", "AWS p5e.48xlarge: 8x H200-SXM 141GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
-	  "hgx-h200", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20 },
+	  "hgx-h200", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20,
+	  512u << 10, 512u << 10 },
 	/* PS-TCPX: a3-highgpu-8g, 4 GPU NICs of 200 Gb/s (GPUDirect-TCPX) */
 	{ "gcp-a3-high",
 	  "Google Cloud a3-highgpu-8g: 8x H100-SXM5 80GB, NVLink 4, 4x 200G GPUDirect-TCPX",
@@ -83,6 +90,8 @@ place_nics(const struct cloud_preset *c, const struct ft_link_preset *lp, struct
 	n->lat_nic_s = lp->lat_nic_s;
 	n->net_lat_s = c->net_lat_s;
 	n->nccl_buffsize = c->nccl_buffsize;
+	n->nccl_nvls_chunksize = c->nccl_nvls_chunksize;
+	n->nccl_nvlstree_max_chunksize = c->nccl_nvlstree_max_chunksize;
 	if (c->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
 		n->cpu_vendor = c->cpu_vendor;
 	for (g = 0; g < n->ngpus && g < FT_SPEC_MAX_GPUS; g++)

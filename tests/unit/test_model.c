@@ -3009,6 +3009,78 @@ test_nvls_chunksize(void **state)
  * a 1 GiB all-reduce on 4 DGX H100 (16 NVLS channels x 8 heads), in closed form
  * ceil(2^30 / (16 x 8 x chunk)), the chunk kept by the size rules at this size.
  */
+/*
+ * The aws-p5 presets carry aws-ofi-nccl's NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE,
+ * 512 KiB each, over its 8 MiB NCCL_BUFFSIZE (a 1 MiB Simple slot; docs/presets.md
+ * PS-EFA-P2P). A 2 GiB NVLS tree on 4 p5 (16 channels x 8 heads) starts from, by release:
+ * 2.18 and v2.19.1-1 the slot, cut to 256 KiB by the size rule (2 GiB < 32 x 128 x 1 MiB);
+ * 2.19 the fixed 64 KiB from 4 nodes; v2.20.3-1 min(slot, 512 KiB); 2.21 on min(512 KiB,
+ * 512 KiB), which the size rule keeps (2 GiB is not under 32 x 128 x 512 KiB). NCCL's
+ * defaults on a dgx-h100 give its 512 KiB slot (4 MiB buffer) before 2.19.3 and 64 KiB from
+ * it. loops = ceil(2^31 / (16 x 8 x chunk)).
+ */
+static void
+test_nvls_chunk_aws_p5(void **state)
+{
+	static const char own[] = "nodes:\n  preset: aws-p5\n  count: 4\n  nccl:\n"
+	                          "    nvlstree_max_chunksize: 128KiB\n";
+	static const struct {
+		uint32_t version;
+		uint32_t p5_kib, dgx_kib;
+	} cases[] = {
+		{ 21805, 256, 512 }, { 21901, 256, 512 }, { 21903, 64, 64 }, { 21999, 64, 64 },
+		{ 22003, 512, 64 },  { 22105, 512, 64 },  { 22707, 512, 64 }, { 0, 512, 64 },
+	};
+	const uint64_t bytes = 2ull << 30;
+	struct ft_model_chunking ch;
+	struct ft_cluster_spec s;
+	struct ft_model_links p5, dgx, p5one;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &p5, &err), 0);
+	assert_int_equal(p5.nvls_chunk, 512u << 10);
+	assert_int_equal(p5.nvls_tree_max, 512u << 10);
+	assert_int_equal(ft_spec_resolve("dgx-h100:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &dgx, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		uint64_t c = (uint64_t)cases[i].p5_kib << 10, d = (uint64_t)cases[i].dgx_kib << 10;
+
+		p5.nccl_version = dgx.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_nvls_nchannels(&p5), 16);
+		assert_int_equal(ft_model_nvls_tree_chunking(&p5, bytes, &ch), bytes / (16 * 8 * c));
+		assert_int_equal(ch.chunk_bytes, c);
+		assert_int_equal(ft_model_nvls_tree_chunking(&dgx, bytes, &ch), bytes / (16 * 8 * d));
+		assert_int_equal(ch.chunk_bytes, d);
+	}
+	/* 1 GiB: the size rule halves the 512 KiB (1 GiB < 32 x 128 x 512 KiB): 32 loops */
+	p5.nccl_version = 22707;
+	assert_int_equal(ft_model_nvls_tree_chunking(&p5, 1ull << 30, &ch), 32);
+	assert_int_equal(ch.chunk_bytes, 256u << 10);
+
+	/* the spec's own NCCL_NVLSTREE_MAX_CHUNKSIZE wins over the plugin's */
+	assert_int_equal(ft_spec_load_buffer(own, strlen(own), "t.yaml", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &p5, &err), 0);
+	assert_int_equal(p5.nvls_chunk, 512u << 10);
+	assert_int_equal(p5.nvls_tree_max, 128u << 10);
+	p5.nccl_version = 22707;
+	assert_int_equal(ft_model_nvls_tree_chunking(&p5, bytes, &ch), 128);
+	assert_int_equal(ch.chunk_bytes, 128u << 10);
+	p5.nccl_version = 21903; /* 2.19 reads no variable */
+	assert_int_equal(ft_model_nvls_tree_chunking(&p5, bytes, &ch), 256);
+
+	/* NVLS inside one p5: a Simple slot (1 MiB) at most the 512 KiB from 2.21; 2.18 to 2.20
+	 * fix 128 KiB and read no variable */
+	assert_int_equal(ft_spec_resolve("aws-p5:1", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &p5one, &err), 0);
+	p5one.nccl_version = 22707;
+	assert_int_equal(ft_model_nvls_chunk(&p5one, FT_ALGO_NVLS), 512u << 10);
+	p5one.nccl_version = 22003;
+	assert_int_equal(ft_model_nvls_chunk(&p5one, FT_ALGO_NVLS), 128u << 10);
+}
+
 static void
 test_nvlstree_max_chunksize(void **state)
 {
@@ -5335,6 +5407,7 @@ main(void)
 		cmocka_unit_test(test_proto_buffsizes),
 		cmocka_unit_test(test_nvls_chunksize),
 		cmocka_unit_test(test_nvlstree_max_chunksize),
+		cmocka_unit_test(test_nvls_chunk_aws_p5),
 		cmocka_unit_test(test_nvls_net_chunk_cap),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),

@@ -228,6 +228,58 @@ test_cloud_presets(void **state)
 	}
 }
 
+/*
+ * aws-ofi-nccl's "p5/p5e" platform entry (docs/presets.md PS-EFA-P2P) sets NCCL_BUFFSIZE,
+ * NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE unless the job sets them: the presets
+ * carry all three, the other cloud presets none, and a spec's own value wins, each variable
+ * on its own; spec text prints them as the nccl line.
+ */
+static void
+test_cloud_preset_nccl_env(void **state)
+{
+	static const char *const p5[] = { "aws-p5:2", "aws-p5e:2" };
+	static const char *const other[] = { "gcp-a3-high:2", "gcp-a3-mega:2", "hgx-h100-spcx:2",
+		                             "dgx-h100:2" };
+	static const char own[] = "name: x\nnodes:\n  preset: aws-p5\n  count: 4\n  nccl:\n"
+	                          "    nvls_chunksize: 128KiB\n";
+	static const char both[] = "name: x\nnodes:\n  preset: aws-p5e\n  nccl:\n"
+	                           "    nvls_chunksize: 1MiB\n    nvlstree_max_chunksize: 64KiB\n"
+	                           "    buffsize: 4MiB\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(p5); i++) {
+		assert_int_equal(ft_spec_resolve(p5[i], &s, &err), 0);
+		assert_int_equal(s.node.nccl_buffsize, 8u << 20);
+		assert_int_equal(s.node.nccl_nvls_chunksize, 512u << 10);
+		assert_int_equal(s.node.nccl_nvlstree_max_chunksize, 512u << 10);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(other); i++) {
+		assert_int_equal(ft_spec_resolve(other[i], &s, &err), 0);
+		assert_int_equal(s.node.nccl_nvls_chunksize, 0);
+		assert_int_equal(s.node.nccl_nvlstree_max_chunksize, 0);
+	}
+	/* the spec sets one: the plugin leaves it and sets the other */
+	assert_int_equal(ft_spec_load_buffer(own, strlen(own), "t.yaml", &s, &err), 0);
+	assert_int_equal(s.node.nccl_nvls_chunksize, 128u << 10);
+	assert_int_equal(s.node.nccl_nvlstree_max_chunksize, 512u << 10);
+	assert_int_equal(s.node.nccl_buffsize, 8u << 20);
+	assert_int_equal(ft_spec_load_buffer(both, strlen(both), "t.yaml", &s, &err), 0);
+	assert_int_equal(s.node.nccl_nvls_chunksize, 1u << 20);
+	assert_int_equal(s.node.nccl_nvlstree_max_chunksize, 64u << 10);
+	assert_int_equal(s.node.nccl_buffsize, 4u << 20);
+
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_spec_write_text(&s, &sb);
+	assert_non_null(strstr(sb.buf, "  nccl       NCCL_BUFFSIZE 8MiB, NCCL_NVLS_CHUNKSIZE 512KiB, "
+	                               "NCCL_NVLSTREE_MAX_CHUNKSIZE 512KiB\n"));
+	ft_strbuf_release(&sb);
+}
+
 static void
 test_names(void **state)
 {
@@ -1078,6 +1130,7 @@ main(void)
 		cmocka_unit_test(test_write_spec),
 		cmocka_unit_test(test_write_presets),
 		cmocka_unit_test(test_cloud_presets),
+		cmocka_unit_test(test_cloud_preset_nccl_env),
 		cmocka_unit_test(test_routing_from_arg),
 	};
 

@@ -1,0 +1,1 @@
+spec aws-p5e:2 --json
