@@ -466,7 +466,8 @@ cma_min(const char *text, uint64_t *out, uint64_t *auto_min, struct ft_error *er
 		return 0;
 	}
 	if (ft_parse_size(text, out, &e) < 0)
-		return ft_error_set(err, FT_EINVAL, "--cma-min: %s (or auto, auto:SIZE, off)", e.msg);
+		return ft_error_set(err, FT_EINVAL, "--cma-min: %s (or auto, auto:SIZE, off)",
+		                    e.msg);
 	if (*out == 0)
 		*out = FT_SHM_CMA_OFF;
 	return 0;

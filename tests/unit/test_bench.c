@@ -1978,7 +1978,7 @@ test_shm_single_copy(void **state)
 	shm_exchange_check(16384);
 }
 
-/* The threshold test_shm_cma_threshold sets: a multiple of neither the ring's chunks nor the pieces */
+/* test_shm_cma_threshold's threshold: a multiple of neither the ring's chunks nor the pieces */
 #define CMA_EDGE 100003
 
 /*
@@ -1993,7 +1993,8 @@ test_shm_single_copy(void **state)
 static int
 shm_cma_edge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t sizes[] = { CMA_EDGE - 1, CMA_EDGE, CMA_EDGE + 1, 2 * CMA_EDGE + 16385 };
+	static const size_t sizes[] = { CMA_EDGE - 1, CMA_EDGE, CMA_EDGE + 1,
+		                        2 * CMA_EDGE + 16385 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[3] = { NULL, NULL, NULL };
@@ -2015,11 +2016,14 @@ shm_cma_edge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_erro
 		ft__shm_copies(ep, 0, after);
 		want = cma && sizes[i] >= CMA_EDGE ? 3 : 0;
 		if (after[0] + after[1] - before[0] - before[1] != want)
-			rc = ft_error_set(err, FT_EIO, "%zu B: %" PRIu64 " messages offered either copy, "
-			                  "want %" PRIu64, sizes[i],
-			                  after[0] + after[1] - before[0] - before[1], want);
+			rc = ft_error_set(err, FT_EIO,
+			                  "%zu B: %" PRIu64 " messages offered either copy, "
+			                  "want %" PRIu64,
+			                  sizes[i], after[0] + after[1] - before[0] - before[1],
+			                  want);
 		else if (arg && after[1] - before[1] != want)
-			rc = ft_error_set(err, FT_EIO, "%zu B: %" PRIu64 " single copies, want %" PRIu64,
+			rc = ft_error_set(err, FT_EIO,
+			                  "%zu B: %" PRIu64 " single copies, want %" PRIu64,
 			                  sizes[i], after[1] - before[1], want);
 	}
 	if (rc == 0)
@@ -3275,8 +3279,10 @@ shm_begin_wake(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 				rc = ft_error_set(err, FT_EIO, "%zu B: byte %zu wrong", len, j);
 		if (rc == 0 && sep->cma && begin_claim.seen &&
 		    (begin_claim.bell != b0) != (len > SHARE_PIECE_BYTES))
-			rc = ft_error_set(err, FT_EIO, "%zu B: the sleeping sender's doorbell moved "
-			                  "%u times before the first piece", len, begin_claim.bell - b0);
+			rc = ft_error_set(err, FT_EIO,
+			                  "%zu B: the sleeping sender's doorbell moved "
+			                  "%u times before the first piece",
+			                  len, begin_claim.bell - b0);
 	}
 	if (rc == 0 && rank == 1)
 		rc = ft__ep_wait(ep, &qp, 1, err);
@@ -6174,7 +6180,8 @@ test_cma_min_args(void **state)
 		const char *text, *msg;
 	} bad[] = {
 		{ "auto:", "--cma-min auto:: " },
-		{ "auto:0", "--cma-min auto:0: the size must be at least 1 byte (off: no single copies)" },
+		{ "auto:0",
+		  "--cma-min auto:0: the size must be at least 1 byte (off: no single copies)" },
 		{ "auto:12Q", "--cma-min auto:12Q: " },
 		{ "sometimes", "--cma-min: " },
 	};

@@ -3050,9 +3050,11 @@ test_nvls_chunk_aws_p5(void **state)
 
 		p5.nccl_version = dgx.nccl_version = cases[i].version;
 		assert_int_equal(ft_model_nvls_nchannels(&p5), 16);
-		assert_int_equal(ft_model_nvls_tree_chunking(&p5, bytes, &ch), bytes / (16 * 8 * c));
+		assert_int_equal(ft_model_nvls_tree_chunking(&p5, bytes, &ch),
+		                 bytes / (16 * 8 * c));
 		assert_int_equal(ch.chunk_bytes, c);
-		assert_int_equal(ft_model_nvls_tree_chunking(&dgx, bytes, &ch), bytes / (16 * 8 * d));
+		assert_int_equal(ft_model_nvls_tree_chunking(&dgx, bytes, &ch),
+		                 bytes / (16 * 8 * d));
 		assert_int_equal(ch.chunk_bytes, d);
 	}
 	/* 1 GiB: the size rule halves the 512 KiB (1 GiB < 32 x 128 x 512 KiB): 32 loops */

@@ -115,8 +115,8 @@ struct nic_run {
 };
 
 /* Run @a on NICs of @rate, rank i on GPU i % @gpn of node i / @gpn, NCCL's chunking (a
- * send/recv's too) on every connection; @eager builds an all-to-all whole before the run, as a run split across
- * MPI ranks does, else its sends are built as they may start. */
+ * send/recv's too) on every connection; @eager builds an all-to-all whole before the run, as a run
+ * split across MPI ranks does, else its sends are built as they may start. */
 static void
 nic_run(struct nic_run *r, const struct ft_coll_args *a, uint32_t gpn, const char *rate,
         bool eager)
@@ -392,7 +392,7 @@ test_send_over_four_nics(void **state)
 		want = n * t_pkt + lat;
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
 		if (getenv("FT_PKTNIC_PRINT"))
-			print_message("send of %llu bytes: %.4f us, closed form %.4f us (+%.2f packets)\n",
+			print_message("send of %llu B: %.4f us, closed form %.4f us (+%.2f packets)\n",
 			              (unsigned long long)sizes[k], got * 1e6, want * 1e6,
 			              (got - want) / t_pkt);
 		if (!(got >= want && got <= want + 2 * t_pkt))
@@ -432,14 +432,16 @@ test_alltoall_lazy_same(void **state)
 	/* built whole: every NIC of GPUs 0 and 1 of both nodes sent */
 	for (uint32_t node = 0; node < 2; node++)
 		for (uint32_t nic = 0; nic < 8; nic++) {
-			const struct pk_engine *e = ft_container_of(r[1].e, const struct pk_engine, base);
+			const struct pk_engine *e =
+			        ft_container_of(r[1].e, const struct pk_engine, base);
 			uint32_t v = ft_topo_nic(r[1].t, node, nic);
 			bool sent = false;
 
 			for (size_t i = 0; i < e->flows.len && !sent; i++) {
 				const struct pk_flow *f = ft_vec_at(&e->flows, i);
 
-				sent = f->nic_link != PK_NONE && ft_topo_link(r[1].t, f->nic_link)->src == v;
+				sent = f->nic_link != PK_NONE &&
+				       ft_topo_link(r[1].t, f->nic_link)->src == v;
 			}
 			if (!sent)
 				fail_msg("n%u.nic%u sent nothing", node, nic);
@@ -508,8 +510,8 @@ test_nvls_tree_four_nics_as_one(void **state)
 		t4 = row_time(&r4);
 		t1 = row_time(&r1);
 		if (getenv("FT_PKTNIC_PRINT"))
-			print_message("%s: 4 x 100 Gb/s %.2f us, 1 x 400 Gb/s %.2f us\n", engines[k],
-			              t4 * 1e6, t1 * 1e6);
+			print_message("%s: 4 x 100 Gb/s %.2f us, 1 x 400 Gb/s %.2f us\n",
+			              engines[k], t4 * 1e6, t1 * 1e6);
 		assert_double_equal(t4 / t1, 1.0, 0.01);
 		ft_sim_report_release(&r4);
 		ft_sim_report_release(&r1);

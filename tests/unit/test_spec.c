@@ -275,8 +275,9 @@ test_cloud_preset_nccl_env(void **state)
 	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
 	ft_strbuf_init(&sb);
 	ft_spec_write_text(&s, &sb);
-	assert_non_null(strstr(sb.buf, "  nccl       NCCL_BUFFSIZE 8MiB, NCCL_NVLS_CHUNKSIZE 512KiB, "
-	                               "NCCL_NVLSTREE_MAX_CHUNKSIZE 512KiB\n"));
+	assert_non_null(strstr(sb.buf,
+	                       "  nccl       NCCL_BUFFSIZE 8MiB, NCCL_NVLS_CHUNKSIZE 512KiB, "
+	                       "NCCL_NVLSTREE_MAX_CHUNKSIZE 512KiB\n"));
 	ft_strbuf_release(&sb);
 }
 
