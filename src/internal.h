@@ -81,7 +81,7 @@ int ft__name_read(const struct ft__name_set *set, const char *label, const char 
  * per source file. Where each switch between two processes empties the
  * TLB (x86 without PCID, common in VMs), every page a round trip touches
  * is walked again after every switch; a ping-pong of two ranks sharing a
- * core switches twice a round trip (docs/internals/bench.md, "tcp
+ * core switches twice a round trip (docs/internals/bench-log.md, "tcp
  * ping-pong: the footprint between the calls").
  */
 #define FT__HOT __attribute__((hot))

@@ -48,7 +48,7 @@
  * copy"). From the size on which messages may take the single copy
  * (FT_SHM_CMA_AUTO_MIN, 64 KiB).
  */
-#define SCRATCH_HUGE_MIN (64u * 1024)
+#define SCRATCH_HUGE_MIN FT_SHM_CMA_AUTO_MIN
 #define HUGE_BYTES       ((size_t)2 << 20)
 
 static bool

@@ -385,9 +385,10 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 /*
  * The ping-pong's clock in nanoseconds: @bc's, else CLOCK_MONOTONIC inline
  * (a branch that always goes one way). Whole nanoseconds keep the loop free
- * of floating-point constants, which the compiler loads from .rodata: two
- * more pages a round trip on a path whose every page is walked again after
- * each switch between the ranks (FT__HOT).
+ * of floating-point constants, which the compiler loads from .rodata (two
+ * more pages a round trip, counted on the code's layout before this clock)
+ * on a path whose every page is walked again after each switch between the
+ * ranks (FT__HOT).
  */
 static inline int64_t
 pp_now_ns(const struct ft_bench_ctx *bc)
@@ -410,7 +411,6 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	struct ft_req q;
 	uint32_t i;
 	int64_t tprev = 0; /* the clock when the last round trip ended, ns */
-	bool have_prev = false;
 	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
@@ -432,7 +432,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			 * round trips count in the later one. A sample holds the
 			 * round trip's nanoseconds until the loop ends.
 			 */
-			int64_t t0 = have_prev ? tprev : pp_now_ns(bc);
+			int64_t t0 = i ? tprev : pp_now_ns(bc);
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -447,7 +447,6 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0) {
 				tprev = pp_now_ns(bc);
-				have_prev = true;
 				if (i >= warmup)
 					samples[i - warmup] = (double)(tprev - t0);
 			}

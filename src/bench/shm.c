@@ -190,7 +190,7 @@ struct cma_desc {
  * pages: 128 KiB is about 8 us of copying at the kernel's 16 GB/s here and
  * makes a 256 KiB message two pieces.
  */
-#define SHARE_PIECE (128 * 1024)
+#define SHARE_PIECE FT__SHM_SHARE_PIECE
 #define SHARE_LOW   0xffffffffull
 
 

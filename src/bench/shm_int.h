@@ -152,6 +152,8 @@ void ft__shm_copy_start(struct shm_peer *pp, bool single, double now);
 bool ft__shm_copy_try(struct shm_peer *pp, double now);
 void ft__shm_copy_stalled(struct shm_peer *pp, double now);
 void ft__shm_copy_judge(struct shm_peer *pp, double now);
+/* shm.c: the bytes of a piece of a single copy (SHARE_PIECE there) */
+#define FT__SHM_SHARE_PIECE (128 * 1024)
 /* Whether a receiver rings the sender when it begins a single copy (shm.c, share_begin). */
 bool ft__shm_share_wakes(size_t len, size_t piece, bool recv_off);
 /* Whether peer @p's process is gone (kill(pid, 0) finds none). */

@@ -599,8 +599,8 @@ queue_callmsg(int fd, const struct stripe *head, bool out, int flags, size_t *by
  * the message header and its iovec (a ping-pong's every message), more in
  * sendmsg() or recvmsg(). Returns what the call returned, the bytes
  * offered in *@bytes. The iovec array (1 KiB) lives in queue_callmsg's
- * frame, not in the frames of a ping-pong's path: on that path the stack
- * stays within one page more often (FT__HOT).
+ * frame, not in the frames of a ping-pong's path, which then use about
+ * half the stack (by the frames' sizes, not traced) (FT__HOT).
  */
 static FT__HOT ssize_t
 queue_call(int fd, const struct stripe *head, bool out, int flags, size_t *bytes)

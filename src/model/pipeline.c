@@ -233,7 +233,7 @@ static bool
 nvls_sm100_tuning(const struct ft_model_links *l, struct nvls_tuning *t)
 {
 	uint32_t nics, ppn = l->ppn_min ? FT_MIN(l->ppn_min, l->ppn) : l->ppn;
-	double gbps = ft__model_nic_as_nccl_sees(l, &nics) / 1e9 * (1 + 1e-9);
+	double gbps;
 	bool pxb = !l->nic_c2c;
 
 	t->nch = 32;
@@ -242,6 +242,7 @@ nvls_sm100_tuning(const struct ft_model_links *l, struct nvls_tuning *t)
 	if (l->arch < FT_ARCH_BLACKWELL || l->nnodes < 2 ||
 	    (l->nccl_version && l->nccl_version < NCCL_SM100_NVLS_TUNING))
 		return false;
+	gbps = ft__model_nic_as_nccl_sees(l, &nics) / 1e9 * (1 + 1e-9);
 	if (l->nnodes == 2 && gbps >= 48.0) {
 		t->tree_max = 128u << 10;
 		if (ppn <= 4)
@@ -354,8 +355,8 @@ nvls_start_chunk(const struct ft_model_links *l, enum ft_algo a, uint64_t slot)
 	if (tuned && !l->nvls_chunk_set)
 		chunk = t.chunk;
 	if (a == FT_ALGO_NVLS) {
-		if (nvls_net_capped(l))
-			chunk = FT_MIN(chunk, (uint64_t)NVLS_NET_CAP_CHUNK);
+		if (chunk > NVLS_NET_CAP_CHUNK && nvls_net_capped(l))
+			chunk = NVLS_NET_CAP_CHUNK;
 		return FT_MIN(slot, chunk);
 	}
 	if (v && v < 22100)
@@ -369,7 +370,7 @@ ft_model_nvls_chunk(const struct ft_model_links *l, enum ft_algo a)
 {
 	struct ft_model_buffs bu = buffs_of(l);
 
-	if (a != FT_ALGO_NVLS && a != FT_ALGO_NVLS_TREE)
+	if (!is_nvls(a))
 		return 0;
 	return nvls_start_chunk(l, a, step_of(FT_PROTO_SIMPLE, &bu));
 }

@@ -762,20 +762,27 @@ ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_algo a, enum ft_
  * summed speed). 2 x 8 H100 on 400G NICs: 8 x min(40, 48) x 5/6 = 266.7 GB/s where
  * 2.28 gives 8 x 57.7 x 16/30 = 246.2; on more nodes 8 x 24 x 5/6 = 160 against 182.
  */
-static void
-nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_cost *c)
+static double
+nvls_net_graph_of(const struct ft_model_links *l, double ppn, double *intra, double *inter)
 {
 	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
 	                      (double)FT__MODEL_NVLS_MAX_HEADS);
 	uint32_t nics;
 	double nic = ft__model_nic_as_nccl_sees(l, &nics);
 	double links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, l->nccl_version);
+
+	return ft__model_nvls_net_graph(l->arch, l->nccl_version, links, heads, nic, intra,
+	                                inter);
+}
+
+static void
+nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_cost *c)
+{
 	double bw_intra, bw_inter, inter, nch;
 
 	if (!l->nvlink || l->nvlinks == 0)
 		return;
-	nch = ft__model_nvls_net_graph(l->arch, l->nccl_version, links, heads, nic, &bw_intra,
-	                               &bw_inter);
+	nch = nvls_net_graph_of(l, ppn, &bw_intra, &bw_inter);
 	if (nch < 1)
 		return;
 	inter = l->nnodes <= 2 ? bw_inter : bw_inter / 2.0;
@@ -801,16 +808,12 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
 double
 ft__model_nvls_net_algbw(const struct ft_model_links *l)
 {
-	double n = l->nranks, ppn = n / FT_MAX(l->nnodes, 1u);
-	double heads = FT_MIN(FT_MIN(ppn, (double)FT_MAX(l->nrails, 1u)),
-	                      (double)FT__MODEL_NVLS_MAX_HEADS);
-	uint32_t v = l->nccl_version, nics;
-	double nic = ft__model_nic_as_nccl_sees(l, &nics), links, intra, inter, nch;
+	double n = l->nranks, intra, inter, nch;
+	uint32_t v = l->nccl_version;
 
 	if (l->nnodes < 2 || !l->sharp || !l->nvls || !l->nvlink || l->nvlinks == 0 || n < 2)
 		return 0;
-	links = l->nvlinks * ft__model_nvlink_link_Bps_at(l->arch, v);
-	nch = ft__model_nvls_net_graph(l->arch, v, links, heads, nic, &intra, &inter);
+	nch = nvls_net_graph_of(l, n / FT_MAX(l->nnodes, 1u), &intra, &inter);
 	if (nch < 2)
 		return 0;
 	if (v && v < 22800)

@@ -777,7 +777,7 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 		ring_pop(e, l, c);
 		return 1;
 	}
-	if (ft__pk_tcp_full(e, *t, fid, f)) {
+	if (ft__pk_tcp_full(*t, fid, f)) {
 		ring_pop(e, l, c);
 		f->wnd_held = true;
 		return 1;
@@ -965,7 +965,7 @@ try_send(struct pk_engine *e, uint32_t l)
 				if (rc < 0)
 					return rc;
 			}
-		} else if (t && ft__pk_tcp_full(e, t, fid, f)) {
+		} else if (t && ft__pk_tcp_full(t, fid, f)) {
 			/* TCP: a full window waits out of the ring for an ACK (ev_acked) */
 			ring_pop(e, l, c);
 			f->wnd_held = true;
@@ -1301,7 +1301,7 @@ tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tc
 
 	if (f->in_ring || (double)ft__pk_tcp_pipe(t, snd_max) >= FT_MAX(t->cwnd, 1.0) ||
 	    (ft__pk_tcp_sack_next(t, f->snd_una) == PK_NONE &&
-	     (f->snd_nxt >= f->npkts || ft__pk_tcp_full(e, t, fid, f))))
+	     (f->snd_nxt >= f->npkts || ft__pk_tcp_full(t, fid, f))))
 		return 0;
 	f->wnd_held = false;
 	ring_add(e, f->first_link, fid);
@@ -1415,7 +1415,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	}
 	if (t->rec_sack && t->rec_flow == fid)
 		return tcp_sack_kick(e, fid, f, t);
-	if (f->wnd_held && !ft__pk_tcp_full(e, t, fid, f) && f->snd_nxt < f->npkts) {
+	if (f->wnd_held && !ft__pk_tcp_full(t, fid, f) && f->snd_nxt < f->npkts) {
 		/* the ACK opens the window again */
 		f->wnd_held = false;
 		ring_add(e, f->first_link, fid);
@@ -2275,8 +2275,6 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	}
 	/* From the first packet not acknowledged; the receiver keeps its NAK-sent state
 	 * until the packet it waits for arrives (it is not the sender's to clear). */
-	if (e->tcp)
-		return tcp_timeout(e, fid);
 	if (e->sack && e->may_drop) {
 		/* SRD: the timer restarts with the pass (RFC 6298 5.6) */
 		int rc = go_back(e, fid, f->snd_una);

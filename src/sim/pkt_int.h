@@ -443,8 +443,7 @@ void ft__pk_tcp_sack_reset(struct pk_tcp *c);
 void ft__pk_tcp_free(struct pk_engine *e);
 /* Whether flow @fid (of connection @c) may send no more now: its window is full (in a
  * SACK recovery, its pipe), or the receive window is. */
-bool ft__pk_tcp_full(const struct pk_engine *e, const struct pk_tcp *c, uint32_t fid,
-                     const struct pk_flow *f);
+bool ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f);
 /* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes
  * (PK_TCP_PACE_SS, _CA); set on flow @f's pacing state (its QP's, pk_flow_cc()). */
 double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire);

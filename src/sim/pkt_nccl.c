@@ -881,12 +881,6 @@ net_lanes(const struct pk_engine *e, const struct ft_sim_op *op)
 	return e->spray ? 1 : l;
 }
 
-static bool
-even_lanes(const struct pk_engine *e, const struct ft_sim_op *op)
-{
-	return net_lanes(e, op) > 0;
-}
-
 int
 ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                   uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
@@ -902,7 +896,7 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
 	/* (lazy sends reuse records from where their first slot was: not beside the records
 	 * of a lazy NVLS tree, which has its own; and every send of a shape must have as many
 	 * records: its NICs the same for all) */
-	if (ph->implicit_alltoall && !e->a2a_eager && !e->tlazy && even_lanes(e, op)) {
+	if (ph->implicit_alltoall && !e->a2a_eager && !e->tlazy && net_lanes(e, op) > 0) {
 		rc = lazy_submit(e, op, ph, start, bar, tag);
 		if (rc == 0) /* the path latencies are simulated: the barrier keeps the rest */
 			task_of(e, bar)->lat_mult = 0;

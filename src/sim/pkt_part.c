@@ -1839,12 +1839,12 @@ static int
 pp_gather(struct pk_engine *e)
 {
 	struct pk_part *pp = e->part;
-	uint64_t sums[19] = { e->nevents,         e->npackets,     e->ndrops,     e->nretx,
+	uint64_t sums[] = { e->nevents,         e->npackets,     e->ndrops,     e->nretx,
 		              e->npause,          e->necn,         e->ncnp,       e->nwdog,
 		              e->bytes_delivered, pp->ntrace_ev,   e->nic_msgs,   e->nic_missed,
 		              e->nic_wait_ps,     e->nwd_restores, e->nwd_drops,  e->ntcp_fast,
 		              e->nsrd_probes,     e->ntcp_sack,    e->ntcp_delack };
-	uint64_t tot[19] = { 0 }, now = e->now_ps;
+	uint64_t tot[FT_ARRAY_SIZE(sums)] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
 	uint64_t *bsw, *bb, *bqb;
@@ -1875,7 +1875,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bqb);
 		return FT_ENOMEM;
 	}
-	MPI_Reduce(sums, tot, 19, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(sums, tot, (int)FT_ARRAY_SIZE(sums), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
 		ft_free(bc);

@@ -373,12 +373,10 @@ ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t snd_max)
 }
 
 bool
-ft__pk_tcp_full(const struct pk_engine *e, const struct pk_tcp *c, uint32_t fid,
-                const struct pk_flow *f)
+ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f)
 {
 	uint32_t out = f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0;
 
-	(void)e;
 	if (c->rec_sack && c->rec_flow == fid) {
 		uint32_t snd_max = c->max_flow == fid ? FT_MAX(c->snd_max, f->snd_nxt) : f->snd_nxt;
 

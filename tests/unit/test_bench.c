@@ -3215,9 +3215,6 @@ test_shm_bell_once(void **state)
 	run_two(shm_bell_exchange, 0);
 }
 
-/* shm.c's pieces of a single copy (SHARE_PIECE) */
-#define SHARE_PIECE_BYTES (128 * 1024)
-
 /* What the receiver saw of its sender's doorbell when it claimed a copy's first piece */
 static struct {
 	bool seen;
@@ -3278,7 +3275,7 @@ shm_begin_wake(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 			if (buf[j] != (unsigned char)(j * 13 + 5))
 				rc = ft_error_set(err, FT_EIO, "%zu B: byte %zu wrong", len, j);
 		if (rc == 0 && sep->cma && begin_claim.seen &&
-		    (begin_claim.bell != b0) != (len > SHARE_PIECE_BYTES))
+		    (begin_claim.bell != b0) != (len > FT__SHM_SHARE_PIECE))
 			rc = ft_error_set(err, FT_EIO,
 			                  "%zu B: the sleeping sender's doorbell moved "
 			                  "%u times before the first piece",
@@ -3296,13 +3293,13 @@ static void
 test_shm_begin_wake(void **state)
 {
 	(void)state;
-	assert_true(!ft__shm_share_wakes(65536, SHARE_PIECE_BYTES, false));
-	assert_true(!ft__shm_share_wakes(SHARE_PIECE_BYTES, SHARE_PIECE_BYTES, false));
-	assert_true(ft__shm_share_wakes(SHARE_PIECE_BYTES + 1, SHARE_PIECE_BYTES, false));
-	assert_true(ft__shm_share_wakes(65536, SHARE_PIECE_BYTES, true));
+	assert_true(!ft__shm_share_wakes(65536, FT__SHM_SHARE_PIECE, false));
+	assert_true(!ft__shm_share_wakes(FT__SHM_SHARE_PIECE, FT__SHM_SHARE_PIECE, false));
+	assert_true(ft__shm_share_wakes(FT__SHM_SHARE_PIECE + 1, FT__SHM_SHARE_PIECE, false));
+	assert_true(ft__shm_share_wakes(65536, FT__SHM_SHARE_PIECE, true));
 	run_two(shm_begin_wake, 65536);
-	run_two(shm_begin_wake, SHARE_PIECE_BYTES);
-	run_two(shm_begin_wake, 2 * SHARE_PIECE_BYTES + 4097);
+	run_two(shm_begin_wake, FT__SHM_SHARE_PIECE);
+	run_two(shm_begin_wake, 2 * FT__SHM_SHARE_PIECE + 4097);
 }
 
 /*

@@ -1627,16 +1627,6 @@ test_nvls_comm_cap(void **state)
 }
 
 /*
- * NCCL 2.30's NVLS channels on Blackwell across nodes (NVIDIA/nccl v2.30.3-1 on,
- * src/transport/nvls.cc ncclNvlsTreeSm100Tuning, called from ncclNvlsTuning): by the
- * slowest GPU-to-NIC path (minNetBw) and the ranks a node. 2.29 (22900) keeps
- * NVLS_NCHANNELS_SM100's 32 everywhere; from 2.30 (23000, and the newest, 0) 2 nodes at 48
- * GB/s or more keep 32, more nodes take 24 at 48 GB/s, 24 or 32 at 96 by 8 ranks a node or
- * more; below 48 GB/s 32. One node keeps 24, Hopper 16. Then the presets: 2 GB200 NVL72
- * racks (48 GB/s behind PCIe Gen5) 32, 4 of them 24, 4 DGX B200 24, 4 GB300 NVL72 racks
- * (96) 32; 2.29 gives all of them 32.
- */
-/*
  * Links of an NVLS job on @nnodes Blackwell or Hopper nodes of @ppn GPUs, 8 rails of
  * @nic_GBps, at NCCL release @version: what the NCCL 2.30 NVLS rules read.
  */
@@ -1655,6 +1645,16 @@ nvls_links(struct ft_model_links *l, enum ft_model_arch arch, uint32_t version,
 	l->nic_Bps = nic_GBps * 1e9;
 }
 
+/*
+ * NCCL 2.30's NVLS channels on Blackwell across nodes (NVIDIA/nccl v2.30.3-1 on,
+ * src/transport/nvls.cc ncclNvlsTreeSm100Tuning, called from ncclNvlsTuning): by the
+ * slowest GPU-to-NIC path (minNetBw) and the ranks a node. 2.29 (22900) keeps
+ * NVLS_NCHANNELS_SM100's 32 everywhere; from 2.30 (23000, and the newest, 0) 2 nodes at 48
+ * GB/s or more keep 32, more nodes take 24 at 48 GB/s, 24 or 32 at 96 by 8 ranks a node or
+ * more; below 48 GB/s 32. One node keeps 24, Hopper 16. Then the presets: 2 GB200 NVL72
+ * racks (48 GB/s behind PCIe Gen5) 32, 4 of them 24, 4 DGX B200 24, 4 GB300 NVL72 racks
+ * (96) 32; 2.29 gives all of them 32.
+ */
 static void
 test_nvls_sm100_channels_by_nic(void **state)
 {
@@ -3000,16 +3000,6 @@ test_nvls_chunksize(void **state)
 }
 
 /*
- * NCCL_NVLSTREE_MAX_CHUNKSIZE (nodes.nccl.nvlstree_max_chunksize): the NVLS tree's largest
- * chunk. 2.18 and v2.19.1-1 start the tree from a 512 KiB Simple slot; v2.19.3-1 fixes
- * 64 KiB from 4 nodes and reads no variable; v2.20.3-1 (src/enqueue.cc NvlsTreeChunkSize)
- * takes min(slot, variable), v2.21.5-1 to v2.29.7-1 min(NCCL_NVLS_CHUNKSIZE, variable), the
- * default (-2) 64 KiB from 4 nodes and no cap on fewer; from v2.30.3-1 (src/transport/
- * nvls.cc ncclNvlsTuning) the variable before what ncclNvlsTreeSm100Tuning picks. Loops of
- * a 1 GiB all-reduce on 4 DGX H100 (16 NVLS channels x 8 heads), in closed form
- * ceil(2^30 / (16 x 8 x chunk)), the chunk kept by the size rules at this size.
- */
-/*
  * The aws-p5 presets carry aws-ofi-nccl's NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE,
  * 512 KiB each, over its 8 MiB NCCL_BUFFSIZE (a 1 MiB Simple slot; docs/presets.md
  * PS-EFA-P2P). A 2 GiB NVLS tree on 4 p5 (16 channels x 8 heads) starts from, by release:
@@ -3083,6 +3073,16 @@ test_nvls_chunk_aws_p5(void **state)
 	assert_int_equal(ft_model_nvls_chunk(&p5one, FT_ALGO_NVLS), 128u << 10);
 }
 
+/*
+ * NCCL_NVLSTREE_MAX_CHUNKSIZE (nodes.nccl.nvlstree_max_chunksize): the NVLS tree's largest
+ * chunk. 2.18 and v2.19.1-1 start the tree from a 512 KiB Simple slot; v2.19.3-1 fixes
+ * 64 KiB from 4 nodes and reads no variable; v2.20.3-1 (src/enqueue.cc NvlsTreeChunkSize)
+ * takes min(slot, variable), v2.21.5-1 to v2.29.7-1 min(NCCL_NVLS_CHUNKSIZE, variable), the
+ * default (-2) 64 KiB from 4 nodes and no cap on fewer; from v2.30.3-1 (src/transport/
+ * nvls.cc ncclNvlsTuning) the variable before what ncclNvlsTreeSm100Tuning picks. Loops of
+ * a 1 GiB all-reduce on 4 DGX H100 (16 NVLS channels x 8 heads), in closed form
+ * ceil(2^30 / (16 x 8 x chunk)), the chunk kept by the size rules at this size.
+ */
 static void
 test_nvlstree_max_chunksize(void **state)
 {
