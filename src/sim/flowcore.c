@@ -116,7 +116,7 @@ ft__fs_release(struct fs_sim *s)
 		s->act_pf,   s->act_np,     s->act_rate,   s->act_left, s->act_bn,
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
 		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
-		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,
+		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,  s->act_path,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -495,6 +495,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->active = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->act_pf = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->act_np = ft_calloc(s->act_cap, sizeof(uint32_t));
+	s->act_path = ft_calloc((size_t)s->act_cap * FS_SLOT_HOPS, sizeof(uint32_t));
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
 	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
@@ -513,8 +514,9 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	/* grow mode (the default) keeps each link's active flows */
 	if (!s->full_rates && !s->level_only && !s->comp_only)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
-	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_rate ||
-	    !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped || !s->inc_sel ||
+	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_path ||
+	    !s->act_rate || !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped ||
+	    !s->inc_sel ||
 	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live || !s->act_t0 || !s->act_fin ||
 	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
@@ -624,6 +626,7 @@ grow_active(struct fs_sim *s)
 		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
 		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
 		{ &s->fin_tmp, sizeof(*s->fin_tmp) },   { &s->wf_live, sizeof(*s->wf_live) },
+		{ &s->act_path, FS_SLOT_HOPS * sizeof(*s->act_path) },
 	};
 	bool ok = true;
 
@@ -702,6 +705,8 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	t->active_idx = s->nactive;
 	s->act_pf[s->nactive] = t->path_first;
 	s->act_np[s->nactive] = t->npath;
+	memcpy(s->act_path + (size_t)s->nactive * FS_SLOT_HOPS, p,
+	       (t->npath < FS_SLOT_HOPS ? t->npath : FS_SLOT_HOPS) * sizeof(*p));
 	s->act_rate[s->nactive] = -1; /* none yet: ft__fs_rates() gives it one */
 	s->act_left[s->nactive] = t->bytes - t->sent;
 	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
@@ -858,6 +863,8 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->active[t->active_idx] = last;
 	s->act_pf[t->active_idx] = s->act_pf[s->nactive];
 	s->act_np[t->active_idx] = s->act_np[s->nactive];
+	memcpy(s->act_path + (size_t)t->active_idx * FS_SLOT_HOPS,
+	       s->act_path + (size_t)s->nactive * FS_SLOT_HOPS, FS_SLOT_HOPS * sizeof(uint32_t));
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	s->act_bn[t->active_idx] = s->act_bn[s->nactive];

@@ -463,6 +463,13 @@ wf_layout_kept(struct fs_sim *s)
 	return n;
 }
 
+/* The path of kept entry @e: its slot's copy (act_path, sim_int.h), or in @paths when longer. */
+static inline const uint32_t *
+wf_kept_path(const struct fs_lf_ent *e, const uint32_t *slot, const uint32_t *paths)
+{
+	return e->np <= FS_SLOT_HOPS ? slot + (size_t)e->act * FS_SLOT_HOPS : paths + e->pf;
+}
+
 /*
  * Freeze the unfrozen flows of link @l's kept list at @share; how many. A
  * link's flows sit anywhere in the active arrays and in paths, so in a full
@@ -478,7 +485,7 @@ wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 	 * far as the compiler knows could change any of s's fields, and it would
 	 * load each of them again for every entry */
 	const struct fs_lf_ent *e = s->lf[l].e;
-	const uint32_t *paths = s->paths.data, nent = s->lf[l].n;
+	const uint32_t *paths = s->paths.data, *slot = s->act_path, nent = s->lf[l].n;
 	struct fs_wf_link *L = s->wf_link;
 	uint8_t *live = s->wf_live;
 	double *rate = s->act_rate;
@@ -489,7 +496,7 @@ wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 		uint32_t f = e[k].act;
 
 		if (k + WF_AHEAD < nent && live[e[k + WF_AHEAD].act]) {
-			__builtin_prefetch(paths + e[k + WF_AHEAD].pf);
+			__builtin_prefetch(wf_kept_path(&e[k + WF_AHEAD], slot, paths));
 			__builtin_prefetch(&rate[e[k + WF_AHEAD].act], 1);
 			__builtin_prefetch(&bott[e[k + WF_AHEAD].act], 1);
 		}
@@ -498,7 +505,7 @@ wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 			rate[f] = share;
 			live[f] = 0;
 			bott[f] = l;
-			wf_walk(L, paths + e[k].pf, e[k].np, share);
+			wf_walk(L, wf_kept_path(&e[k], slot, paths), e[k].np, share);
 			n++;
 		}
 	}

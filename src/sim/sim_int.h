@@ -112,6 +112,14 @@ struct fs_wf_link {
 };
 
 /*
+ * Hops of an active flow's path copied into its slot (act_path), moved with
+ * it: a full filling over the kept lists walks the copy, in memory that
+ * holds only the flows in flight, not the path in paths among those of every
+ * flow of the run (a cache miss each). A longer path is walked in paths.
+ */
+#define FS_SLOT_HOPS 8
+
+/*
  * An active flow crossing a link: its index in active[], where its path starts
  * in paths (act_pf: it stays when the flow moves to another slot), which hop
  * of it this is, and its length (at most 4,096: ft__fs_add_flow()), so that a
@@ -207,6 +215,7 @@ struct fs_sim {
 	 * water filling and the event step touch only these arrays. */
 	uint32_t *act_pf;   /* path_first */
 	uint32_t *act_np;   /* npath */
+	uint32_t *act_path; /* its first FS_SLOT_HOPS hops, a copy of its path's */
 	double *act_rate;   /* current rate, bytes/s */
 	double *act_left;   /* bytes left to send at act_t0 */
 	double *act_t0;     /* when act_left was last brought up to date (its rate changed) */

@@ -646,6 +646,120 @@ test_local_rates_match_full(void **state)
 }
 
 /*
+ * An ECMP all-to-all whose paths are 2 hops (same leaf), 4 hops, or 9 (two
+ * NIC stages on each side, past FS_SLOT_HOPS): 24 hosts under 6 leaves of 4,
+ * 4 spines; links host up 0-23, host down 24-47, leaf to spine 48-71, spine
+ * to leaf 72-95, NIC stages 96-191 (host * 4 + stage), some at half rate.
+ * Shift rounds of random sizes, each waiting for the one two rounds before.
+ */
+#define SLOT_HOSTS 24
+
+static void
+slot_alltoall(struct fs_sim *s, uint64_t seed, bool full)
+{
+	struct ft_rng rng;
+	uint32_t gate[SLOT_HOSTS], i, k;
+
+	ft_rng_seed(&rng, seed, 17);
+	net_init(s, 192, 10 * GBPS, 1e-7);
+	s->full_rates = full;
+	for (i = 48; i < 192; i++)
+		if (ft_rng_below(&rng, 6) == 0)
+			s->cap_Bps[i] /= 2;
+	for (k = 1; k < SLOT_HOSTS; k++) {
+		int64_t b = ft__fs_add_barrier(s, 0, 0, FS_NONE);
+
+		assert_true(b >= 0);
+		for (i = 0; i < SLOT_HOSTS; i++) {
+			uint32_t d = (i + k) % SLOT_HOSTS, ls = i / 4, ld = d / 4, path[9], n = 0;
+			uint32_t sp = (uint32_t)ft_rng_below(&rng, 4), id;
+			bool nic = ft_rng_below(&rng, 2) == 0;
+
+			path[n++] = i;
+			if (nic) {
+				path[n++] = 96 + i * 4;
+				path[n++] = 96 + i * 4 + 1;
+			}
+			if (ls != ld) {
+				path[n++] = 48 + ls * 4 + sp;
+				path[n++] = 72 + sp * 6 + ld;
+			}
+			if (nic) {
+				path[n++] = 96 + d * 4 + 2;
+				path[n++] = 96 + d * 4 + 3;
+			}
+			path[n++] = 24 + d;
+			if (nic && ls != ld)
+				path[n++] = 96 + i * 4 + 3; /* a ninth hop: the sender's stage 3 */
+			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
+			if (k > 2)
+				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
+			assert_int_equal(ft__fs_add_dep(s, id, (uint32_t)b), 0);
+		}
+		gate[k] = (uint32_t)b;
+	}
+}
+
+/*
+ * The fast path of the full filling (the kept link -> flows lists, each
+ * flow's path walked in the copy its active slot holds, act_path) against
+ * full recomputations that lay every path out from paths: every completion
+ * within a relative 2e-9 (the bound of test_local_rates_match_full()), on
+ * ECMP all-to-alls whose paths are shorter and longer than FS_SLOT_HOPS.
+ * After every event each active slot's copy is its path's first hops, so a
+ * flow that ends and hands its slot to the last one moves its copy too
+ * (without that move the check fails at the first such end, and the rates
+ * of the flows that took another's slot go wrong).
+ */
+static void
+test_slot_paths_match_full(void **state)
+{
+	uint64_t seed, full_kept = 0;
+
+	for (seed = 1; seed <= 4; seed++) {
+		struct fs_sim a, b;
+		struct ft_error err = { 0 };
+		uint32_t i, longer = 0;
+		int rc;
+
+		slot_alltoall(&a, seed, false);
+		slot_alltoall(&b, seed, true);
+		assert_int_equal(ft__fs_start(&a, &err), 0);
+		do {
+			uint64_t full = a.nrecompute_full;
+			bool kept = a.lf && a.keep;
+
+			if (a.rates_dirty)
+				assert_int_equal(ft__fs_recompute(&a), 0);
+			full_kept += kept && a.nrecompute_full > full;
+			for (i = 0; i < a.nactive; i++) {
+				const uint32_t *p = (const uint32_t *)a.paths.data + a.act_pf[i];
+				uint32_t n = a.act_np[i] < FS_SLOT_HOPS ? a.act_np[i] : FS_SLOT_HOPS;
+
+				assert_memory_equal(a.act_path + (size_t)i * FS_SLOT_HOPS, p,
+				                    n * sizeof(*p));
+				longer += a.act_np[i] > FS_SLOT_HOPS;
+			}
+			rc = ft__fs_step(&a, &err);
+			assert_true(rc >= 0);
+		} while (rc > 0);
+		assert_int_equal(ft__fs_run(&b, 0, &err), 0);
+		assert_int_equal(b.nrecompute_full, b.nrecompute);
+		assert_true(longer > 0);
+		for (i = 0; i < ft__fs_ntasks(&a); i++) {
+			double tf = ft__fs_task(&b, i)->t_done;
+
+			assert_int_equal(ft__fs_task(&a, i)->state, FS_DONE);
+			assert_double_equal(ft__fs_task(&a, i)->t_done, tf, tf * 2e-9);
+		}
+		ft__fs_release(&a);
+		ft__fs_release(&b);
+	}
+	/* full passes over the kept lists ran (the path under test) */
+	assert_true(full_kept > 0);
+}
+
+/*
  * A full filling leaves one rate per bottleneck link: every flow a link froze
  * has that link's level, no flow on the link has more, and the link is full
  * to the bit (its load is its capacity exactly: a link that froze flows keeps
@@ -3626,6 +3740,7 @@ main(void)
 		cmocka_unit_test(test_incremental_rates_match_full),
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
 		cmocka_unit_test(test_local_rates_match_full),
+		cmocka_unit_test(test_slot_paths_match_full),
 		cmocka_unit_test(test_full_pass_one_level_per_bottleneck),
 		cmocka_unit_test(test_cap_gives_back_first_link),
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
