@@ -694,6 +694,13 @@ struct ft_model_explain {
 	double run_channels_Bps;
 	/* The pick is aws-ofi-nccl's tuner plugin's (--tuner-plugin), not the cheapest. */
 	bool plugin_pick;
+	/* NVLS across nodes picked (NVLS with CollNet): NCCL's NVLS graph its tuner prices it
+	 * from, channels 0 otherwise. efficiency is the nvlsEfficiency the release applies
+	 * (2.28 on), 0 where it takes 5/6 of nChannels x min(bwIntra, bwInter) (2.19 to 2.27). */
+	struct {
+		uint32_t nchannels;
+		double bw_intra_Bps, bw_inter_Bps, efficiency;
+	} nvls_net;
 	size_t ncandidates;
 	struct ft_model_candidate cand[FT_MODEL_MAX_CANDIDATES];
 };

@@ -592,6 +592,10 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex && best_c.bw_Bps != tuner_Bps)
 			ex->carried_Bps = best_c.bw_Bps;
 	}
+	if (ex && best_a == FT_ALGO_NVLS && l.nnodes > 1)
+		ex->nvls_net.nchannels = ft__model_nvls_net_terms(&l, &ex->nvls_net.bw_intra_Bps,
+		                                                  &ex->nvls_net.bw_inter_Bps,
+		                                                  &ex->nvls_net.efficiency);
 	best_t = ft__model_time(&l, q->op, best_a, best_p, &best_c, q->bytes);
 	if (!q->tuner_only)
 		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);

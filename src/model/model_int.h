@@ -32,6 +32,11 @@ double ft__model_nvls_net_graph(enum ft_model_arch arch, uint32_t version, doubl
 /* NCCL's NVLS all-reduce bandwidth across nodes as its tuner stores it, bytes/s; 0 where
  * NVLS does not run across nodes (tuner.c). */
 double ft__model_nvls_net_algbw(const struct ft_model_links *l);
+/* The NVLS graph across nodes NCCL's tuner prices NVLS with CollNet from: its channels
+ * (0: none), @bw_intra and @bw_inter bytes/s, and the nvlsEfficiency @l's release applies
+ * (0 before 2.28) into @eff (tuner.c). */
+uint32_t ft__model_nvls_net_terms(const struct ft_model_links *l, double *bw_intra,
+                                  double *bw_inter, double *eff);
 /* NCCL's tree graph across 2 nodes as its tuner reads it, nChannels x bwIntra, bytes/s, and
  * its channels (@nchannels): the network ring graph on @nics NICs of @nic_Bps and NVLink of
  * @links a GPU, bwIntra raised (links.c); 0 where there is none. */

@@ -807,8 +807,11 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		/* NCCL's one-node NVLS kernel (src/device/all_reduce.h) splits its warps in three
 		 * groups, each handing a whole Simple step to the next: the scatter into the
 		 * heads' NVLS buffers, the reduce and multicast through the switch (one
-		 * primitive), the gather out of them. */
-		*stages = 3;
+		 * primitive), the gather out of them. Across nodes (NVLS with CollNet, the same
+		 * kernel's other branch) the reduce hands its step to the network and a fourth
+		 * group multicasts what comes back: scatter, reduce and send, the switches,
+		 * receive and multicast, gather. */
+		*stages = l->nnodes > 1 ? 5 : 3;
 		*per_loop = heads;
 		break;
 	case FT_ALGO_NVLS_TREE:
@@ -928,6 +931,7 @@ proxy_messages(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	case FT_ALGO_TREE:
 	case FT_ALGO_NVLS_TREE:
 	case FT_ALGO_COLLNET:
+	case FT_ALGO_NVLS: /* across nodes: a head's send to CollNet and its receive */
 		per_loop = 1;
 		break;
 	default:

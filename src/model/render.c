@@ -248,6 +248,23 @@ bound_words(const char *b)
 }
 
 /* The pipeline terms of the pick (docs/internals/model.md, "The pipeline"). */
+/* NCCL's price of NVLS with CollNet across nodes from its NVLS graph (model/tuner.c,
+ * nvls_net_bw()). */
+static void
+explain_nvls_net(const struct ft_model_explain *ex, struct ft_strbuf *sb)
+{
+	uint32_t nch = ex->nvls_net.nchannels, n = ex->result.nranks;
+
+	ft_strbuf_addf(sb, "#    nvls net    NVLS with CollNet: %u channels x min(bwIntra %.2f",
+	               nch, ex->nvls_net.bw_intra_Bps / 1e9);
+	if (ex->nvls_net.efficiency > 0)
+		ft_strbuf_addf(sb, " x %.2f x %u/%u x 2, bwInter %.2f) GB/s x %u/%u\n",
+		               ex->nvls_net.efficiency, nch - 1, nch,
+		               ex->nvls_net.bw_inter_Bps / 1e9, n, 2 * (n - 1));
+	else
+		ft_strbuf_addf(sb, ", bwInter %.2f) GB/s x 5/6\n", ex->nvls_net.bw_inter_Bps / 1e9);
+}
+
 static void
 explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r,
              struct ft_strbuf *sb)
@@ -314,6 +331,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
 		ft_strbuf_adds(sb, "\n");
+		if (ex->nvls_net.nchannels > 0)
+			explain_nvls_net(ex, sb);
 		if (ex->run_channels_Bps > 0)
 			ft_strbuf_addf(sb,
 			               "#    kernel      %.2f GB/s algorithm bandwidth: the "
@@ -416,6 +435,18 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_key(&j, "bandwidth_part_us");
 	ft_json_double_prec(&j, r->bw_part_s * 1e6, 6);
 	ft_json_kv_bool(&j, "tuner_plugin_pick", ex->plugin_pick);
+	if (ex->nvls_net.nchannels > 0) {
+		ft_json_key(&j, "nvls_net");
+		ft_json_obj_begin(&j);
+		ft_json_kv_uint(&j, "channels", ex->nvls_net.nchannels);
+		ft_json_key(&j, "bw_intra_GBps");
+		ft_json_double_prec(&j, ex->nvls_net.bw_intra_Bps / 1e9, 6);
+		ft_json_key(&j, "bw_inter_GBps");
+		ft_json_double_prec(&j, ex->nvls_net.bw_inter_Bps / 1e9, 6);
+		ft_json_key(&j, "nvls_efficiency");
+		ft_json_double_prec(&j, ex->nvls_net.efficiency, 6);
+		ft_json_obj_end(&j);
+	}
 	ft_json_key(&j, "kernel_algbw_GBps");
 	ft_json_double_prec(&j, ex->run_channels_Bps / 1e9, 6);
 	ft_json_key(&j, "carried_algbw_GBps");

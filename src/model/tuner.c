@@ -335,6 +335,51 @@ is_pow2(uint32_t n)
 	return n && (n & (n - 1)) == 0;
 }
 
+/* NCCL's first release whose NVLS graph search across nodes the model follows
+ * (ft__model_nvls_net_graph(): v2.19.3-1 on; 2.18 searches it otherwise). */
+#define NVLS_NET_FROM 21900
+/* NCCL_MAX_DIRECT_ARITY + 1 (src/include/device.h, 7 + 1 at v2.18.6-1 to v2.30.7-1): CollNet
+ * is off where a node has more local ranks (src/init.cc). */
+#define COLLNET_MAX_LOCAL_RANKS 8u
+
+static double nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds);
+
+/*
+ * Why NCCL would not run NVLS across the nodes of @l (NULL: it does). Across nodes NCCL's
+ * NVLS is NVLS with CollNet: the tuner disables it where CollNet is off (src/graph/tuning.cc,
+ * ncclTopoTuneModel: collNetSupport == 0, collnetEnable == 0 from v2.28.3-1, disables
+ * NCCL_ALGO_NVLS when nNodes > 1; kb NA-ALGO-NVLS, NA-ALGO-COLLNET), and CollNet needs the
+ * network's in-network reduction (fabric.sharp: the SHARP plugin, NCCL_COLLNET_ENABLE=1) and
+ * at most 8 local ranks on every node (src/init.cc). NVLS itself needs 2 GPUs or more on
+ * every node (src/transport/nvls.cc) and its graph at least 2 channels (the tuner skips it
+ * below). All-reduce only: NCCL prices NVLS all-gather and reduce-scatter across nodes only
+ * where the CollNet plugin has iallgather/ireducescatter, and the model does not.
+ */
+static const char *
+nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
+{
+	bool nvlink_binds;
+
+	if (op != FT_OP_ALL_REDUCE)
+		return "nvls across nodes is modelled for all_reduce only";
+	if (!l->sharp)
+		return "nvls across nodes runs with CollNet: needs in-network reduction "
+		       "(fabric.sharp)";
+	if (l->domain_nodes > 1)
+		return "nvls across NVLink domains is not modelled";
+	if (l->ppn < 2 || l->ppn_min < 2)
+		return "nvls needs at least 2 GPUs per node";
+	if (l->ppn_min != l->ppn_max)
+		return "collnet needs the same GPUs on every node";
+	if (l->ppn_max > COLLNET_MAX_LOCAL_RANKS || l->ppn > COLLNET_MAX_LOCAL_RANKS)
+		return "collnet runs on at most 8 GPUs per node (NCCL turns it off above)";
+	if (l->nccl_version && l->nccl_version < NVLS_NET_FROM)
+		return "nvls across nodes is modelled from NCCL 2.19 on";
+	if (!(nvls_net_bw(l, &nvlink_binds) > 0))
+		return "nvls across nodes: NCCL's NVLS graph has fewer than 2 channels here";
+	return NULL;
+}
+
 const char *
 ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, bool algo_forced, bool proto_forced)
@@ -356,8 +401,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	if (a == FT_ALGO_NVLS) {
 		if (!l->nvls)
 			return "nvls needs NVSwitch with NVLink SHARP (Hopper or later)";
-		if (l->nnodes > 1)
-			return "nvls is modelled inside one node (across nodes NCCL needs CollNet)";
+		if (l->nnodes > 1 && nvls_net_unavailable(l, op))
+			return nvls_net_unavailable(l, op);
 		if (l->ppn < 2)
 			return "nvls needs at least 2 GPUs";
 	}
@@ -805,21 +850,74 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
  * 204.8 at 2.28; on 8 x 200G NICs (bwIntra = bwInter = 24), 160 and 102.4. kb NA-ALGO-NVLS
  * (multi-node NVLS needs CollNet; nvlsEfficiency).
  */
-double
-ft__model_nvls_net_algbw(const struct ft_model_links *l)
+static double
+nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds)
 {
 	double n = l->nranks, intra, inter, nch;
 	uint32_t v = l->nccl_version;
 
+	*nvlink_binds = false;
 	if (l->nnodes < 2 || !l->sharp || !l->nvls || !l->nvlink || l->nvlinks == 0 || n < 2)
 		return 0;
 	nch = nvls_net_graph_of(l, n / FT_MAX(l->nnodes, 1u), &intra, &inter);
 	if (nch < 2)
 		return 0;
-	if (v && v < 22800)
+	if (v && v < 22800) {
+		*nvlink_binds = intra <= inter;
 		return nch * FT_MIN(intra, inter) * 5.0 / 6.0;
+	}
 	intra *= nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
+	*nvlink_binds = intra <= inter;
 	return nch * FT_MIN(intra, inter) * n / (2.0 * (n - 1));
+}
+
+uint32_t
+ft__model_nvls_net_terms(const struct ft_model_links *l, double *bw_intra, double *bw_inter,
+                         double *eff)
+{
+	bool nvlink_binds;
+	double nch;
+
+	*bw_intra = *bw_inter = *eff = 0;
+	if (!(nvls_net_bw(l, &nvlink_binds) > 0))
+		return 0;
+	nch = nvls_net_graph_of(l, l->nranks / (double)FT_MAX(l->nnodes, 1u), bw_intra, bw_inter);
+	if (!(l->nccl_version && l->nccl_version < 22800))
+		*eff = nvls_eff[l->arch];
+	return (uint32_t)nch;
+}
+
+double
+ft__model_nvls_net_algbw(const struct ft_model_links *l)
+{
+	bool nvlink_binds;
+
+	return nvls_net_bw(l, &nvlink_binds);
+}
+
+/*
+ * NVLS across nodes, NVLS with CollNet (kb NA-ALGO-NVLS, NA-ALGO-COLLNET; NVIDIA/nccl
+ * src/device/all_reduce.h, the NVLS all-reduce when not oneNode): inside each node an NVLS
+ * reduce-scatter leaves every head GPU its share of each loop (1/heads), the head sends it
+ * through its NIC to the switches (CollNet: SHARP reduces it across nodes), receives the
+ * result and multicasts it back through NVLink SHARP, and the node's GPUs gather it. A node
+ * moves S each way through its NICs, as CollNetDirect does. NCCL's tuner prices it from its
+ * NVLS graph across nodes (nvls_net_bw(): 5/6 of nChannels x min(bwIntra, bwInter) at
+ * v2.19.3-1 to v2.27.7-1; the 2.28 form with nvlsEfficiency, (nCh - 1)/nCh, the x2 of
+ * all-reduce and nRanks / nSteps from v2.28.3-1), and its latency as intraLat + interLat
+ * (src/graph/tuning.cc: the NVLS latency is set, not added to baseLat, from v2.19.1-1):
+ * hwLat[NVLINK][NVLS] + hwLat[NET][NVLS] + latencyInter twice (the Simple flush).
+ * 2 x 8 H100 on 8 x 400G: 204.8 GB/s at 2.28, 266.7 at 2.21; latency 25 + 18 + 2 x lat.
+ */
+static void
+cost_nvls_net(const struct ft_model_links *l, struct ft__model_cost *c)
+{
+	bool nvlink_binds;
+	struct lats h = hop_lats(l, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+
+	c->bw_Bps = nvls_net_bw(l, &nvlink_binds);
+	ft_strlcpy(c->bottleneck, nvlink_binds ? "nvlink" : l->nic_what, sizeof(c->bottleneck));
+	c->lat_s = h.intra + h.inter;
 }
 
 /*
@@ -1122,7 +1220,10 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		cost_tree(l, p, c);
 		break;
 	case FT_ALGO_NVLS:
-		cost_nvls(l, op, c);
+		if (l->nnodes > 1)
+			cost_nvls_net(l, c);
+		else
+			cost_nvls(l, op, c);
 		break;
 	case FT_ALGO_COLLNET:
 		cost_collnet(l, op, bytes, c);

@@ -3225,8 +3225,8 @@ test_nvls_net_chunk_cap(void **state)
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS), 128u << 10);
 
-	/* the model prices no NVLS across nodes (NCCL needs CollNet there): the chunk is
-	 * NCCL's, no time rests on it */
+	/* without SHARP the model prices no NVLS across nodes (NCCL needs CollNet there): the
+	 * chunk is NCCL's, no time rests on it */
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
 	q.force_algo = q.force_proto = true;
 	q.algo = FT_ALGO_NVLS;
@@ -3234,6 +3234,190 @@ test_nvls_net_chunk_cap(void **state)
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
 	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "nvls"));
+}
+
+/*
+ * NVLS across nodes, NVLS with CollNet (SHARP), priced as NCCL's tuner does from its NVLS
+ * graph across nodes (src/graph/tuning.cc, ncclTopoTuneModel; docs/internals/model.md,
+ * "NVLS across nodes"). Eight H100s with eight 400G NICs (50 GB/s each) give NCCL's
+ * search 8 channels at bwIntra 40 GB/s ((8 + 1) x 40 <= 18 NVLinks' 370.8) and bwInter 48
+ * (raised while the NIC holds it and it stays under twice bwIntra). Written out by hand:
+ *   v2.21.5-1: busBw = 8 x min(40, 48) = 320, algbw = 320 x 5/6 = 266.67 GB/s, any N;
+ *   v2.28.3-1: busBw = 8 x min(40 x 0.85 x 7/8 x 2 = 59.5, 48) = 384,
+ *              algbw = 384 x n / 2(n - 1): 204.8 GB/s on 2 nodes (n = 16),
+ *              198.19 on 4 (n = 32).
+ * Latency intraLat + interLat = hwLat[NVLINK][NVLS] 25 + hwLat[NET][NVLS] 18 us + twice
+ * the graph's latencyInter (the fabric's; the Simple flush), the same at both releases.
+ */
+static struct ft_model_result
+eval_nvls_net(const struct ft_cluster_spec *s, uint64_t bytes, uint32_t version, int algo,
+              struct ft_model_explain *ex)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	int rc;
+
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+	q.tuner_only = true;
+	q.nccl_version = version;
+	if (algo >= 0) {
+		q.force_algo = true;
+		q.algo = (enum ft_algo)algo;
+	}
+	rc = ex ? ft_model_explain(s, &q, ex, &err) : ft_model_eval(s, &q, &r, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	return ex ? ex->result : r;
+}
+
+static void
+test_closed_nvls_net(void **state)
+{
+	static const struct {
+		uint32_t nnodes, version;
+		double algbw_GBps;
+		const char *bottleneck;
+	} cases[] = {
+		{ 2, 22803, 384.0 * 16 / 30, "nic" },
+		{ 4, 22803, 384.0 * 32 / 62, "nic" },
+		{ 2, 0, 384.0 * 16 / 30, "nic" },
+		{ 2, 22105, 320.0 * 5 / 6, "nvlink" },
+		{ 4, 22105, 320.0 * 5 / 6, "nvlink" },
+		{ 4, 22707, 320.0 * 5 / 6, "nvlink" },
+	};
+	const double S = 1ull << 30;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec s;
+		struct ft_model_links l;
+		struct ft_model_result r;
+		double lat;
+
+		hopper_spec(&s, cases[i].nnodes, 8, 400);
+		s.fabric.sharp = true;
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, NULL), 0);
+		lat = (25 + 18) * US + 2 * l.fabric_lat_s;
+		r = eval_nvls_net(&s, (uint64_t)S, cases[i].version, FT_ALGO_NVLS, ex);
+		assert_int_equal(r.algo, FT_ALGO_NVLS);
+		assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+		assert_rel(r.time_s, lat + S / (cases[i].algbw_GBps * GB), 1e-6);
+		assert_string_equal(r.bottleneck, cases[i].bottleneck);
+		/* the explain's terms: NCCL's NVLS graph and the release's efficiency */
+		assert_int_equal(ex->nvls_net.nchannels, 8);
+		assert_rel(ex->nvls_net.bw_intra_Bps, 40 * GB, 1e-12);
+		assert_rel(ex->nvls_net.bw_inter_Bps, 48 * GB, 1e-12);
+		assert_rel(ex->nvls_net.efficiency,
+		           cases[i].version && cases[i].version < 22800 ? 0.0 : 0.85, 1e-12);
+	}
+	free(ex);
+}
+
+/*
+ * NCCL's pick with NVLS across nodes on the table (SHARP on): a few KiB go to a tree or ring
+ * on LL (NVLS's 43.5 us of latency); 1 GiB on 4 nodes goes to NVLS at 2.21 (266.7 GB/s
+ * against NVLSTree's 8 x min(40, 48 / 2) x 5/6 = 160) and at 2.28 (198.19 against
+ * NVLSTree's 8 x min(59.5, 48, 45.5) x 32/62 = 187.87 and CollNetChain's 8 x 48 x 0.5 =
+ * 192); on 2 nodes at 2.28 NVLSTree's 8 x 57.7 x 16/30 = 246.19 beats NVLS's 204.8, while
+ * at 2.21 the two tie at 266.7 GB/s and NVLS's latency (43.5 us against NVLSTree's
+ * 25 + 2 x 14 us and flushes) takes it. Without SHARP NVLS across nodes is refused,
+ * naming what is missing, and never picked.
+ */
+static void
+test_nvls_net_pick(void **state)
+{
+	static const struct {
+		uint32_t nnodes, version;
+		uint64_t bytes;
+		int algo;
+	} cases[] = {
+		{ 4, 22803, 1ull << 30, FT_ALGO_NVLS },
+		{ 4, 22105, 1ull << 30, FT_ALGO_NVLS },
+		{ 2, 22803, 1ull << 30, FT_ALGO_NVLS_TREE },
+		{ 2, 22105, 1ull << 30, FT_ALGO_NVLS },
+		{ 4, 22803, 4096, FT_ALGO_TREE },
+		{ 2, 22105, 4096, FT_ALGO_TREE },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		hopper_spec(&s, cases[i].nnodes, 8, 400);
+		s.fabric.sharp = true;
+		r = eval_nvls_net(&s, cases[i].bytes, cases[i].version, -1, NULL);
+		if (r.algo != (enum ft_algo)cases[i].algo)
+			print_error("case %zu: picked %s\n", i, ft_algo_name(r.algo));
+		assert_int_equal(r.algo, cases[i].algo);
+		if (cases[i].bytes < 65536)
+			assert_int_not_equal(r.proto, FT_PROTO_SIMPLE);
+	}
+	/* no SHARP: refused when forced, never picked */
+	hopper_spec(&s, 4, 8, 400);
+	r = eval_nvls_net(&s, 1ull << 30, 22803, -1, NULL);
+	assert_int_not_equal(r.algo, FT_ALGO_NVLS);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "nvls across nodes runs with CollNet: needs in-network "
+	                                "reduction (fabric.sharp)"));
+	/* SHARP but NCCL 2.18 (its NVLS search across nodes is not the one modelled), one GPU
+	 * a node, an all-gather: refused with their reasons */
+	s.fabric.sharp = true;
+	q.nccl_version = 21806;
+	err = (struct ft_error){ 0 };
+	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "from NCCL 2.19 on"));
+	q.nccl_version = 0;
+	q.ppn = 1;
+	err = (struct ft_error){ 0 };
+	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "at least 2 GPUs per node"));
+	ft_model_query_init(&q, FT_OP_ALL_GATHER, 1ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	err = (struct ft_error){ 0 };
+	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "all_reduce only"));
+}
+
+/*
+ * The pipeline of NVLS across nodes (model/pipeline.c shape_of, proxy_messages): five
+ * stages (scatter, reduce and send, the switches, receive and multicast, gather) where one
+ * node has three, and a head's send to CollNet and its receive each loop: 2 x loops
+ * network messages a channel.
+ */
+static void
+test_pipe_nvls_net(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.stages, 5);
+	assert_true(r.pipe.loops > 1);
+	assert_rel(r.pipe.messages, 2.0 * (double)r.pipe.loops, 1e-12);
+	hopper_spec(&s, 1, 8, 400);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.pipe.stages, 3);
+	assert_rel(r.pipe.messages, 0.0, 0);
 }
 
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
@@ -5411,6 +5595,9 @@ main(void)
 		cmocka_unit_test(test_nvlstree_max_chunksize),
 		cmocka_unit_test(test_nvls_chunk_aws_p5),
 		cmocka_unit_test(test_nvls_net_chunk_cap),
+		cmocka_unit_test(test_closed_nvls_net),
+		cmocka_unit_test(test_nvls_net_pick),
+		cmocka_unit_test(test_pipe_nvls_net),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),

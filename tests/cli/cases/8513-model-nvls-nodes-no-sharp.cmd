@@ -1,0 +1,1 @@
+model dgx-h100:4 --algo nvls -b 1G -e 1G
