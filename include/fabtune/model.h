@@ -266,6 +266,9 @@ struct ft_model_query {
 	bool tuner_only;
 	/* NCCL_NVLS_ENABLE=0: NVLink SHARP off, neither NVLS nor NVLSTree is a candidate. */
 	bool nvls_off;
+	/* The caller has no schedule for NVLS across nodes (NVLS with CollNet; the flow engine):
+	 * the tuner leaves it out and picks among the others, as NCCL does where it is off. */
+	bool no_nvls_net;
 	/* NCCL_TUNER_PLUGIN is aws-ofi-nccl's tuner: on AWS p5/p5e its regions pick the
 	 * all-reduce's algorithm and protocol where it has them (model/tuner_ofi.c). */
 	bool ofi_tuner;

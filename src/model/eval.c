@@ -218,6 +218,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 			no = ft__model_unavailable(l, q->op, a, p, q->force_algo, q->force_proto);
 			if (!no && q->nvls_off && (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE))
 				no = "nvlink sharp is off (--no-nvls: NCCL_NVLS_ENABLE=0)";
+			if (!no && q->no_nvls_net && a == FT_ALGO_NVLS && l->nnodes > 1)
+				no = "nvls across nodes has no schedule here";
 			if (!no && !q->force_proto)
 				no = p2p_protocol(l, q, p);
 			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&

@@ -17,8 +17,10 @@
  * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
  * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
  * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it, and without NVLS
- * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). An algorithm the model
- * prices but the schedules don't build (PAT) falls back to ring.
+ * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). NVLS across nodes (with
+ * CollNet), which no schedule builds, is left out of the tuner's candidates;
+ * another algorithm the model prices but the schedules don't build (PAT)
+ * falls back to ring.
  */
 void
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
@@ -40,6 +42,8 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	q.nnodes = gpn ? nranks / gpn : 0;
 	q.nchannels = o->channels;
 	q.nvls_off = nvls_off;
+	/* no NVLS-with-CollNet schedule: the tuner's best among the algorithms built here */
+	q.no_nvls_net = true;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
 	q.collnet = o->collnet;

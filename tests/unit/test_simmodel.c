@@ -349,6 +349,48 @@ test_collnet_sharp_runs(void **state)
 }
 
 /*
+ * NVLS across nodes (NVLS with CollNet) has a price in the model but no schedule in the
+ * engines: where the model's tuner picks it (4 DGX H100 with SHARP, 1 GiB), the flow
+ * engine runs the tuner's best among the others, as NCCL does where NVLS is off for
+ * CollNet: here a CollNet variant, never the ring fallback.
+ */
+static void
+test_nvls_net_leaves_next_pick(void **state)
+{
+	static const char spec[] =
+	        "name: sharp\n"
+	        "nodes: { preset: dgx-h100, count: 4 }\n"
+	        "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n";
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp\n"
+	        "  nodes: { preset: dgx-h100, count: 4 }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1GiB}\n";
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(spec, strlen(spec), "t.yaml", &cs, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	assert_string_equal(r.algo_label, "nvls");
+	q.no_nvls_net = true;
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_COLLNET);
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, r.algo_label);
+	ft_sim_report_release(&rep);
+}
+
+/*
  * CollNetChain in both engines against a closed form (NVIDIA/nccl src/device/all_reduce.h
  * collnet chain, src/graph/tuning.cc; kb NA-ALGO-COLLNET). On 2 x 8 H100 with SHARP a
  * 64 MiB all-reduce is CollNetChain (the tuner's pick, and the row's), 16 MiB
@@ -3055,6 +3097,7 @@ main(void)
 		cmocka_unit_test(test_channels_placed_gpus_differ),
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
+		cmocka_unit_test(test_nvls_net_leaves_next_pick),
 		cmocka_unit_test(test_collnet_chain_closed_form),
 		cmocka_unit_test(test_collnet_direct_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
