@@ -99,6 +99,11 @@ struct tree_build {
 	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
 	bool collnet; /* a CollNet pipeline: every connection msgs chunks, the switches one vertex */
+	/* An NVLS tree under NCCL's per-channel cap (nvls_pace()): loop m >= 1 starts no
+	 * earlier than m x pace_ps after the phase (0: no pace); built whole, per loop m the
+	 * barrier done then (pace[m - 1]). */
+	uint64_t pace_ps;
+	uint32_t *pace;
 	uint32_t *from;
 	uint32_t *sw, *sw_off;
 	uint32_t *lag, *lag_off;
@@ -638,6 +643,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
+			if (rc == 0 && j == 0 && m > 0 && tb->pace)
+				rc = ft__pk_add_dep(rb->e, tb->pace[m - 1], to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -652,11 +659,65 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 static void
 tree_release(struct tree_build *tb)
 {
-	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,
-		                 tb->from, tb->edge,     tb->into_off, tb->into_edge };
+	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,   tb->from,
+		                 tb->edge, tb->into_off, tb->into_edge, tb->pace };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft__pk_build_release(&tb->rb);
+}
+
+/*
+ * NCCL's per-channel NVLSTree cap (kb NA-ALGO-NVLS perChMaxNVLSTreeBws; the op's
+ * conn_cap_Bps, ft__sim_tree_cap()) is the rate a channel's kernel moves its loops at,
+ * not a link's: its warps take one loop after another (NVIDIA/nccl v2.27.7-1
+ * src/device/all_reduce.h, the NVLS tree kernel's loops over elemOffset), so at the cap
+ * a channel starts loop m no earlier than m periods after its first, a period the
+ * largest connection's chunk at the cap, S / (algbw x k) for k loops. The flow engine
+ * paces its middle chunks so (engine_flow.c, "NCCL's pipeline in chunks"); here loop m
+ * >= 1 of every connection waits for that time after the phase's start, loop 0 and the
+ * fill at the links' rates. Sets @tb's pace_ps from @op's cap for phase @ph (wire bytes
+ * at @eff); none without a cap, in one loop, or where the period rounds to nothing.
+ */
+static void
+nvls_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+          double eff)
+{
+	double wmax = 0, period;
+	uint32_t f;
+
+	tb->pace_ps = 0;
+	if (!tb->heads || tb->msgs < 2 || !(op->conn_cap_Bps > 0) || !(eff > 0))
+		return;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(op->sched, ph, f, &fl);
+		wmax = FT_MAX(wmax, (double)fl.bytes);
+	}
+	period = wmax / eff / op->conn_cap_Bps / tb->msgs * PK_PS_PER_S;
+	if (period >= 1 && period < (double)UINT64_MAX / tb->msgs)
+		tb->pace_ps = (uint64_t)(period + 0.5);
+}
+
+/* Built whole: loop m's pace barrier, done m x pace_ps after the phase's start. */
+static int
+nvls_pace_tasks(struct tree_build *tb)
+{
+	struct ring_build *rb = &tb->rb;
+
+	if (!tb->pace_ps)
+		return 0;
+	tb->pace = ft_calloc(tb->msgs, sizeof(uint32_t));
+	if (!tb->pace)
+		return FT_ENOMEM;
+	for (uint32_t m = 1; m < tb->msgs; m++) {
+		int64_t b = ft__pk_add_task(rb->e, PK_T_BARRIER, m * tb->pace_ps, 0, rb->tag);
+
+		if (b < 0 || ft__pk_add_dep(rb->e, rb->start, (uint32_t)b) < 0)
+			return FT_ENOMEM;
+		tb->pace[m - 1] = (uint32_t)b;
+	}
+	return 0;
 }
 
 static bool lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg);
@@ -719,6 +780,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
+	nvls_pace(&tb, op, ph, eff);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
@@ -728,6 +790,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		if (rc < 0)
 			tree_release(&tb);
 	} else {
+		if (rc == 0)
+			rc = nvls_pace_tasks(&tb);
 		if (rc == 0)
 			rc = ft__pk_add_messages(&tb.rb, nmsg);
 		if (rc == 0 && tb.heads)
@@ -779,6 +843,7 @@ struct tree_phase {
 	bool ring;            /* a ring's phase (its waits: ring_next()), else a tree's */
 	uint32_t task, slots, nq, msgs;
 	uint32_t nmsg, nlag; /* numbers: messages, lag tasks, then the barrier before message i */
+	uint32_t npace;      /* then loop m's pace (m - 1: nvls_pace()), tb.pace_ps apart */
 	uint32_t base;       /* its first number, less PK_VIRT */
 	uint32_t at_flow;    /* flows built before it was submitted */
 	uint16_t *pending;   /* per message and lag task: the waits it still has */
@@ -855,8 +920,9 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 		    c->nmsg == 0 || (c->wire + c->nmsg - 1) / c->nmsg / e->mtu >= UINT32_MAX)
 			return false;
 	}
-	/* (the numbers it takes: two a message, four a message per switch of a node of several) */
-	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg;
+	/* (the numbers it takes: two a message, four a message per switch of a node of several,
+	 * one a loop's pace) */
+	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg + tb->msgs;
 	for (i = 0; i < tb->nodes; i++)
 		n += node_switches(tb, i) > 1 ? 4ull * tb->msgs * node_switches(tb, i) : 0;
 	return n < PK_VIRT - 1;
@@ -872,7 +938,7 @@ phase_at(const struct pk_engine *e, uint32_t u, uint32_t *v)
 	for (size_t i = 0; tl && i < tl->phases.len; i++) {
 		struct tree_phase *p = ft_vec_at(&tl->phases, i);
 
-		if (u - p->base < 2 * p->nmsg + p->nlag) {
+		if (u - p->base < 2 * p->nmsg + p->nlag + p->npace) {
 			*v = u - p->base;
 			return p;
 		}
@@ -1168,10 +1234,30 @@ build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	return ft__pk_start_task(e, (uint32_t)t);
 }
 
+static int phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps);
+
+/* Loop @m's pace is over: message m of every edge's first leg, in link_edge()'s order. */
+static int
+pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
+{
+	const struct tree_build *tb = &p->tb;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < tb->nedges && rc == 0; i++) {
+		const struct ring_conn *c = &tb->rb.c[tb->edge[i].conn];
+
+		if (m < c->nmsg)
+			rc = phase_pred(e, p, c->first + m, 0);
+	}
+	return rc;
+}
+
 /* A wait of message or lag task @v of phase @p is over (a flow's, of path latency @lat_ps). */
 static int
 phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps)
 {
+	if (v >= 2 * p->nmsg + p->nlag) /* loop m's pace */
+		return pace_done(e, p, v - 2 * p->nmsg - p->nlag + 1);
 	if (v >= p->nmsg + p->nlag) /* the barrier before message i */
 		v -= p->nmsg + p->nlag;
 	if (v >= p->nmsg)
@@ -1207,6 +1293,10 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	uint32_t i, m;
 	int rc = 0;
 
+	/* The loops' paces, as the start's first successors (nvls_pace_tasks()) */
+	for (m = 1; m <= p->npace && rc == 0; m++)
+		rc = ev_push(e, e->now_ps + m * p->tb.pace_ps, PK_EV_TASK,
+		             PK_VIRT + p->base + 2 * p->nmsg + p->nlag + m - 1, 0);
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
 	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
@@ -1475,6 +1565,10 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			 * step s > 0 waits for step s - 1 of the connection feeding it) */
 			bool fed = c->up != PK_NONE && m / c->slices % tb->rb.steps > 0;
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
+
+			/* (an edge's first leg: loop m's pace) */
+			n += p->npace && m > 0 && !p->ring &&
+			     p->tb.edge[p->conn_edge[ci]].conn == ci;
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
@@ -1547,6 +1641,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.msgs = tb->msgs;
 	p.nmsg = nmsg;
 	p.nlag = tb->lag_off ? tb->lag_off[tb->nodes] : 0;
+	p.npace = !ring && tb->pace_ps ? tb->msgs - 1 : 0;
 	p.base = e->tlazy->nvirt;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));
@@ -1611,7 +1706,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	task_at(e, tb->rb.bar)->npred += nmsg; /* every message ends before it */
 	e->nflows_all += nmsg;
 	e->bytes_submitted += bytes;
-	e->tlazy->nvirt += 2 * nmsg + p.nlag;
+	e->tlazy->nvirt += 2 * nmsg + p.nlag + p.npace;
 	return 0;
 }
 

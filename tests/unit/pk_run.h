@@ -26,6 +26,9 @@ pk(const struct ft_engine *e)
 /* NCCL_LL_BUFFSIZE the next runs take (nodes.nccl.ll_buffsize; 0: NCCL's default). */
 static uint64_t pk_run_ll_buffsize;
 
+/* The per-connection cap the next runs' ops take (struct ft_sim_op conn_cap_Bps; 0: none). */
+static double pk_run_conn_cap_Bps;
+
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
@@ -57,6 +60,7 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	cfg.routing = routing;
 	op.sched = &r->s;
 	op.rank_gpu = r->ends;
+	op.conn_cap_Bps = pk_run_conn_cap_Bps;
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
 	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;

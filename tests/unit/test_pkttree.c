@@ -512,6 +512,92 @@ test_nvls_tree_closed_form(void **state)
 	pk_run_free(&r);
 }
 
+/* The largest flow of @r's phase 0, bytes. */
+static double
+max_flow_bytes(const struct pk_run *r)
+{
+	const struct ft_sched_phase *ph = ft_sched_phase_at(&r->s, 0);
+	double w = 0;
+
+	for (uint32_t f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(&r->s, ph, f, &fl);
+		w = FT_MAX(w, (double)fl.bytes);
+	}
+	return w;
+}
+
+/*
+ * NCCL's per-channel NVLSTree cap as a pace (pkt_tree.c nvls_pace()): the NVLS tree of
+ * test_nvls_tree_closed_form (L = 4 loops, every GPU a head, NIC message t_net) with its
+ * connections capped so that a loop's period P = w / (cap x L) (w the largest flow, a
+ * head's S + S / 4) is longer than anything a loop does on one link (its scatter, its 2
+ * NIC messages, its gather). Loop m starts at m P and crosses the pipeline alone: the op
+ * takes (L - 1) P plus one loop's way through it: chunk 0 in (the scatter of S / L from a
+ * GPU, both copies' reads of M), the NIC's 2 messages (up, then the other copy's down
+ * once the far node's up has come: t_net + d_net + t_net), the last path latency, and the
+ * way out (multicast M, gather 4M). Within 1 % of a NIC message, for P and 2P alike; so
+ * the times of the two differ by (L - 1) P. Built as its messages may start, the same
+ * time to the picosecond. Without the pace the 4 loops overlap (test_nvls_tree_closed_form,
+ * 2L t_net at the NIC): the cap is what holds it.
+ */
+static void
+test_nvls_tree_paced(void **state)
+{
+	struct ft_coll_args a = nvls_2x4;
+	const uint64_t S = a.bytes, L = 4, M = S / 8 / L;
+	double nvl, nic, d_nvl, d_net, h_nvl, h_nic, t_net, fill, tail, w, P, want, got[2];
+	const struct pk_flow *net = NULL;
+	struct pk_run r, lz;
+	uint32_t i, sw = UINT32_MAX;
+
+	(void)state;
+	pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP);
+	for (i = 0; i < pk(r.e)->flows.len; i++) {
+		const struct pk_flow *f = flow(&r, i);
+
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_NVSWITCH && sw == UINT32_MAX)
+			sw = i;
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_GPU &&
+		    ft_topo_vertex(r.t, f->src)->kind == FT_V_GPU && !net)
+			net = f;
+	}
+	assert_non_null(net);
+	assert_int_not_equal(sw, UINT32_MAX);
+	path_of(&r, flow(&r, sw), &nvl, &d_nvl, &h_nvl);
+	path_of(&r, net, &nic, &d_net, &h_nic);
+	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
+	fill = (double)(S / L) / nvl + 2.0 * M / nvl + 2 * d_nvl;
+	tail = (double)M / nvl + 4.0 * M / nvl + 2 * d_nvl;
+	w = max_flow_bytes(&r);
+	assert_true(w == (double)(S + S / 4));
+	pk_run_free(&r);
+	for (int k = 0; k < 2; k++) {
+		P = (k + 1) * 4 * t_net;
+		pk_run_conn_cap_Bps = w / (P * L);
+		pk_run_ops_on(&r, &a, 2, 4, NULL, 1, true, 1, FT_ROUTING_ECMP);
+		pk_run_ops_on(&lz, &a, 2, 4, NULL, 1, false, 1, FT_ROUTING_ECMP);
+		pk_run_conn_cap_Bps = 0;
+		got[k] = op_time(&r);
+		want = (L - 1) * P + fill + 2 * t_net + 2 * d_net + tail;
+		if (getenv("FT_PKTTREE_PRINT"))
+			print_message("paced P %.3f us: %.4f us, closed form %.4f us "
+			              "(%+.3f t_net)\n",
+			              P * 1e6, got[k] * 1e6, want * 1e6, (got[k] - want) / t_net);
+		if (!(fabs(got[k] - want) <= 0.01 * t_net))
+			fail_msg("paced nvls tree: %.9g s, closed form %.9g s (NIC message %.3g s)",
+			         got[k], want, t_net);
+		assert_true(lz.c.ops[0].t_end_s == r.c.ops[0].t_end_s);
+		assert_int_equal(lz.c.npackets, r.c.npackets);
+		pk_run_free(&lz);
+		pk_run_free(&r);
+	}
+	if (!(fabs(got[1] - got[0] - (L - 1) * 4 * t_net) <= 1e-9))
+		fail_msg("P to 2P: %.9g s more, (L - 1) P %.9g s", got[1] - got[0],
+		         (L - 1) * 4 * t_net);
+}
+
 /*
  * What an NVLS tree's chunks hold while it runs: one flow record per message, 144 bytes
  * with no congestion control state in an unpaced run (InfiniBand, no IB CC), and no list
@@ -1227,6 +1313,7 @@ main(void)
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
+		cmocka_unit_test(test_nvls_tree_paced),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_collnet_closed_form),
 		cmocka_unit_test(test_collnet_engines_agree),
