@@ -734,7 +734,8 @@ test_slot_paths_match_full(void **state)
 			full_kept += kept && a.nrecompute_full > full;
 			for (i = 0; i < a.nactive; i++) {
 				const uint32_t *p = (const uint32_t *)a.paths.data + a.act_pf[i];
-				uint32_t n = a.act_np[i] < FS_SLOT_HOPS ? a.act_np[i] : FS_SLOT_HOPS;
+				uint32_t n =
+				        a.act_np[i] < FS_SLOT_HOPS ? a.act_np[i] : FS_SLOT_HOPS;
 
 				assert_memory_equal(a.act_path + (size_t)i * FS_SLOT_HOPS, p,
 				                    n * sizeof(*p));
