@@ -11,7 +11,11 @@
 # TRANSPORTS="shm tcp" (default) picks the transports, MIN and MAX the sizes,
 # ITERS (40) the timed iterations per size and WARMUP (5) the untimed ones:
 # a 1 MiB all_reduce takes a few hundred microseconds, and ten of them are
-# too short a sample on a shared machine.
+# too short a sample on a shared machine. NP (2) ranks: with more ranks
+# than CPUs neither side binds (fabtune's --bind auto keeps the mask then,
+# src/bench/cpu.c; mpirun refuses --bind-to core) and neither spins.
+# KEEP=DIR keeps every run's raw output there (fab.T.R: fabtune's --json;
+# mpi.T.R: bytes, microseconds, busbw per line).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -19,6 +23,8 @@ np=${NP:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
+bind="--bind-to core"
+[ "$np" -gt "$(nproc)" ] && bind="--bind-to none"
 min=${MIN:-$((64 << 10))}
 max=${MAX:-$((64 << 20))}
 iters=${ITERS:-40}
@@ -36,7 +42,7 @@ for t in ${TRANSPORTS:-shm tcp}; do
 	fi
 	bare() {
 		# shellcheck disable=SC2086
-		mpirun -np "$np" --bind-to core $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" \
+		mpirun -np "$np" $bind $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" \
 			"$warmup" "$step" >"$tmp/mpi.$t.$1"
 	}
 	fab() {
@@ -65,4 +71,7 @@ for t in ${TRANSPORTS:-shm tcp}; do
 		size=$((size * step))
 	done
 done
+if [ -n "${KEEP:-}" ]; then
+	mkdir -p "$KEEP" && cp "$tmp"/fab.* "$tmp"/mpi.* "$KEEP"/
+fi
 echo "# load at end: $(uptime)"
