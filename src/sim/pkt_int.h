@@ -515,9 +515,10 @@ void ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid);
  * SACK recovery, its pipe), or the receive window is. */
 bool ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
                      const struct pk_flow *f);
-/* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes
- * (PK_TCP_PACE_SS, _CA); set on flow @f's pacing state (its QP's, pk_flow_cc()). */
-double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire);
+/* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes, @out packets
+ * out (PK_TCP_PACE_SS, _CA of max(cwnd, @out) per SRTT); set on flow @f's pacing state
+ * (its QP's, pk_flow_cc()). */
+double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire, uint32_t out);
 void ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f);
 /* TCP's receiver took packet @seq of flow @fid, rcv_nxt moving from @before (a
  * duplicate when @dup): the ACKs it sends now, or its delayed-ACK timer. */

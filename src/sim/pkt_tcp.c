@@ -48,7 +48,8 @@
  *   (net.ipv4.tcp_pacing_ss_ratio, tcp_pacing_ca_ratio), spaced rather than in bursts; the
  *   rate is set at every ACK and every send, on the flow's QP's pacing state (the one
  *   DCQCN's rate limiter uses, engine_packet.c: the next packet waits wire bytes / rate
- *   after the last one). Linux takes max(cwnd, packets out); the engine takes cwnd.
+ *   after the last one). Like Linux it takes max(cwnd, packets out), the flow's packets
+ *   out standing for the connection's.
  */
 #include "pkt_int.h"
 
@@ -616,13 +617,16 @@ ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid)
 /* ---- pacing --------------------------------------------------------------------------- */
 
 double
-ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire)
+ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire, uint32_t out)
 {
+	/* tcp_update_pacing_rate(): max(cwnd, packets_out) MSS per SRTT, so that a window
+	 * cut in recovery leaves the packets still out their pace */
 	double ratio = c->cwnd < c->ssthresh / 2 ? PK_TCP_PACE_SS : PK_TCP_PACE_CA;
 
 	if (!c->srtt_ps)
 		return INFINITY;
-	return ratio / 100 * FT_MAX(c->cwnd, 1.0) * wire / ((double)c->srtt_ps / PK_PS_PER_S);
+	return ratio / 100 * FT_MAX(FT_MAX(c->cwnd, (double)out), 1.0) * wire /
+	       ((double)c->srtt_ps / PK_PS_PER_S);
 }
 
 void
@@ -631,7 +635,8 @@ ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f)
 	struct pk_dcqcn *d = pk_flow_cc(e, f);
 	/* a full packet on the wire of its NIC (what the limiter meters, ft__pk_dcqcn_sent) */
 	double wire = e->mtu + (f->nic_link != PK_NONE ? pk_port_at(e, f->nic_link)->hdr : e->hdr);
-	double r = ft__pk_tcp_pace_Bps(c, wire);
+	double r =
+	        ft__pk_tcp_pace_Bps(c, wire, f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0);
 
 	d->limited = r < e->line_Bps;
 	d->rc_Bps = d->limited ? r : e->line_Bps;

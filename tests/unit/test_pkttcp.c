@@ -704,10 +704,12 @@ test_tcp_pacing_gap(void **state)
 	(void)state;
 	ft__pk_tcp_init(&t, 1e9);
 	ft__pk_tcp_rtt(&t, s_to_ps(1e-3));
-	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 2.0 * 10 * 4096 / 1e-3, 1e-3);
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 0), 2.0 * 10 * 4096 / 1e-3, 1e-3);
 	t.cwnd = 100;
 	t.ssthresh = 150; /* cwnd >= ssthresh / 2: congestion avoidance's ratio */
-	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 1.2 * 100 * 4096 / 1e-3, 1e-3);
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 60), 1.2 * 100 * 4096 / 1e-3, 1e-3);
+	/* more out than cwnd (a recovery's cut): paced by what is out (tcp_update_pacing_rate()) */
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 140), 1.2 * 140 * 4096 / 1e-3, 1e-3);
 
 	a3_pair(&n, 20e-6, ends);
 	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c1);
