@@ -391,12 +391,11 @@ struct pk_tcp {
 	/*
 	 * SACK (RFC 2018, RFC 6675; pkt_tcp.c): the scoreboard of flow sb_flow (PK_NONE:
 	 * none), a bit per packet at or past snd_una that a selective ACK named (sb_words
-	 * words), sacked of them, high_sack one past the highest. In a recovery led by it
-	 * (rec_sack): high_rxt, one past the last hole resent, and rtx_out, the resends
-	 * neither ACK has covered yet.
+	 * words), sacked of them; rec_sack: a recovery led by it (RACK's marks, struct
+	 * pk_rack, say what to resend).
 	 */
 	uint64_t *sb;
-	uint32_t sb_flow, sb_words, sacked, high_sack;
+	uint32_t sb_flow, sb_words, sacked;
 	bool rec_sack;
 	/* RACK (RFC 8985): the lowest round trip seen (Linux's tcp_min_rtt(), its 5 min
 	 * window longer than a run), from the handshake's and every later sample */

@@ -324,7 +324,7 @@ ft__pk_tcp_sack_reset(struct pk_tcp *c, struct pk_rack *r)
 	if (c->sb)
 		memset(c->sb, 0, (size_t)c->sb_words * sizeof(*c->sb));
 	c->sb_flow = PK_NONE;
-	c->sacked = c->high_sack = 0;
+	c->sacked = 0;
 	c->rec_sack = false;
 	if (r) {
 		for (uint32_t i = 0; i <= r->mask; i++)
@@ -348,7 +348,7 @@ ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const st
 		if (c->sb_flow != PK_NONE && (c->sacked || c->rec_sack))
 			return 0;
 		c->sb_flow = fid;
-		c->sacked = c->high_sack = 0;
+		c->sacked = 0;
 	}
 	if (words > c->sb_words) {
 		uint64_t *n = ft_reallocarray(c->sb, words, sizeof(*n));
@@ -363,7 +363,6 @@ ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const st
 		return 0;
 	c->sb[seq / 64] |= UINT64_C(1) << (seq % 64);
 	c->sacked++;
-	c->high_sack = FT_MAX(c->high_sack, seq + 1);
 	/* (Linux's tcp_sacktag_one(): a SACKed packet is neither lost nor a resend out) */
 	seg_clear(r, f, seq);
 	return 1;
@@ -383,8 +382,6 @@ ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const
 			c->sacked--;
 		}
 	}
-	if (!c->sacked)
-		c->high_sack = 0;
 }
 
 uint32_t
