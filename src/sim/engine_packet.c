@@ -763,13 +763,12 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 		 * hole below the highest SACK, then new data */
 		uint32_t snd_max =
 		        (*t)->max_flow == fid ? FT_MAX((*t)->snd_max, f->snd_nxt) : f->snd_nxt;
-		uint32_t h = ft__pk_tcp_sack_next(*t, f->snd_una);
+		const struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
+		uint32_t h = ft__pk_tcp_sack_next(r, f, snd_max);
 
 		if (h != PK_NONE &&
-		    (double)ft__pk_tcp_pipe(*t, snd_max) < FT_MAX((*t)->cwnd, 1.0)) {
-			(*t)->high_rxt = h + 1;
-			(*t)->rtx_out++;
-			*rtx = h;
+		    (double)ft__pk_tcp_pipe(*t, fid, r, f, snd_max) < FT_MAX((*t)->cwnd, 1.0)) {
+			*rtx = h; /* (marked resent as it leaves, tcp_sent()) */
 			return 0;
 		}
 	}
@@ -777,7 +776,7 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 		ring_pop(e, l, c);
 		return 1;
 	}
-	if (ft__pk_tcp_full(*t, fid, f)) {
+	if (ft__pk_tcp_full(*t, fid, ft__pk_tcp_rack_of(e, fid), f)) {
 		ring_pop(e, l, c);
 		f->wnd_held = true;
 		return 1;
@@ -798,6 +797,16 @@ tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 	if (t->max_flow != fid) {
 		t->max_flow = fid;
 		t->snd_max = 0;
+	}
+	if (e->tcp_sack && f->npkts <= PK_ACK_SEQ && f->rcv_nxt < f->npkts) {
+		/* RACK's record of when it left (pkt_tcp.c) */
+		struct pk_rack **rp = ft__pk_tcp_rack_slot(e, fid);
+		int rc = rp ? ft__pk_tcp_rack_sent(t, rp, f, seq, e->now_ps,
+		                                   resent || seq < t->snd_max, resent) :
+		              FT_ENOMEM;
+
+		if (rc < 0)
+			return rc;
 	}
 	if (resent || seq < t->snd_max) {
 		if (resent) {
@@ -965,7 +974,7 @@ try_send(struct pk_engine *e, uint32_t l)
 				if (rc < 0)
 					return rc;
 			}
-		} else if (t && ft__pk_tcp_full(t, fid, f)) {
+		} else if (t && ft__pk_tcp_full(t, fid, ft__pk_tcp_rack_of(e, fid), f)) {
 			/* TCP: a full window waits out of the ring for an ACK (ev_acked) */
 			ring_pop(e, l, c);
 			f->wnd_held = true;
@@ -1298,14 +1307,102 @@ static int
 tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t)
 {
 	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	const struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
 
-	if (f->in_ring || (double)ft__pk_tcp_pipe(t, snd_max) >= FT_MAX(t->cwnd, 1.0) ||
-	    (ft__pk_tcp_sack_next(t, f->snd_una) == PK_NONE &&
-	     (f->snd_nxt >= f->npkts || ft__pk_tcp_full(t, fid, f))))
+	if (f->in_ring || (double)ft__pk_tcp_pipe(t, fid, r, f, snd_max) >= FT_MAX(t->cwnd, 1.0) ||
+	    (ft__pk_tcp_sack_next(r, f, snd_max) == PK_NONE &&
+	     (f->snd_nxt >= f->npkts || ft__pk_tcp_full(t, fid, r, f))))
 		return 0;
 	f->wnd_held = false;
 	ring_add(e, f->first_link, fid);
 	return try_send(e, f->first_link);
+}
+
+/*
+ * RACK marked packets of flow @fid lost (pkt_tcp.c ft__pk_tcp_rack_detect()) outside a
+ * recovery: one starts (Linux's tcp_time_to_recover(), "the loss is proven"), with
+ * CUBIC's cut, cwnd = ssthresh, recover one past the highest sent, and the first lost
+ * packet resent at once, whatever the pipe (RFC 6675 4); the others as the pipe falls
+ * below cwnd (tcp_pick()).
+ */
+static int
+tcp_rack_recover(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t)
+{
+	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	uint32_t h = ft__pk_tcp_sack_next(ft__pk_tcp_rack_of(e, fid), f, snd_max);
+
+	e->ntcp_fast++;
+	e->ntcp_sack++;
+	ft__pk_tcp_cut(t);
+	t->rec_flow = fid;
+	t->recover = snd_max;
+	t->cwnd = t->ssthresh;
+	t->inflate = 0;
+	t->dupacks = 0;
+	t->rec_sack = true;
+	return h == PK_NONE ? tcp_sack_kick(e, fid, f, t) : tcp_resend(e, fid, t, h);
+}
+
+/*
+ * RACK's reordering timer on flow @fid: packets left before the latest delivered one
+ * but within its round trip and the reordering window of now; @wait_ps until the last
+ * of them is past it, fired as Linux does (whole jiffies and TCP_TIMEOUT_MIN more, at
+ * most the RTO: tcp_rack_mark_lost()). Linux's retransmit timer slot holds it in place
+ * of the RTO (ICSK_TIME_REO_TIMEOUT): so does the flow's timer here (PK_RTO_PROBE).
+ */
+static int
+arm_reo(struct pk_engine *e, uint32_t fid, uint64_t wait_ps)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	uint64_t d = FT_MIN(ft__pk_tcp_reo_timer_ps(wait_ps), rto_of(e, f));
+
+	f->rto_una = f->snd_una;
+	e->nrto_queued++;
+	return ev_push(e, e->now_ps + d, PK_EV_RTO, fid,
+	               (++f->rto_gen & PK_RTO_GEN) | PK_RTO_PROBE);
+}
+
+/* RACK on flow @fid after an ACK (tcp_acked()) or at its reordering timer (@timer): the
+ * packets past their time marked lost, a recovery started or fed, the timer armed for
+ * the others (an ACK's only: Linux's timeout handler arms no second one). Not while a
+ * timeout's resends below rto_recover go out (Linux's Loss state: go-back-N resends
+ * them all). */
+static int
+tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer)
+{
+	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	bool rec = t->rec_flow == fid;
+	struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
+	uint32_t before;
+	uint64_t wait;
+
+	if (!r || t->sb_flow != fid || (t->rto_flow == fid && f->snd_una < t->rto_recover))
+		return 0;
+	before = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
+	wait = ft__pk_tcp_rack_detect(t, r, fid, f, snd_max, e->now_ps,
+	                              ft__pk_tcp_reo_wnd_ps(t, rec, t->sacked));
+	if (ft__pk_tcp_pipe(t, fid, r, f, snd_max) != before) {
+		if (timer)
+			t->nreo++;
+		if (!rec)
+			return tcp_rack_recover(e, fid, f, t);
+	}
+	return wait && !timer ? arm_reo(e, fid, wait) : 0;
+}
+
+/* Flow @fid's reordering timer fired: RACK again, the retransmit timer back. */
+static int
+tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	int rc;
+
+	if (!t)
+		return FT_ENOMEM;
+	if ((rc = arm_rto(e, fid)) < 0 || (rc = tcp_rack(e, fid, f, t, true)) < 0)
+		return rc;
+	return t->rec_sack && t->rec_flow == fid ? tcp_sack_kick(e, fid, f, t) : 0;
 }
 
 /*
@@ -1331,6 +1428,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
 	bool sack = arg & PK_ACK_SACK;
 	uint32_t seq = f->npkts <= PK_ACK_SEQ ? arg & PK_ACK_SEQ : arg;
+	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
 	int rc;
 
 	if (!t)
@@ -1341,9 +1439,11 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		e->ntcp_delack++;
 	}
 	if (sack) {
-		rc = ft__pk_tcp_sack_mark(t, fid, f, seq);
+		rc = ft__pk_tcp_sack_mark(t, fid, r, f, seq);
 		if (rc < 0)
 			return rc;
+		if (rc > 0 && r)
+			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
 		seq = f->snd_una; /* (its cumulative ACK: the last one) */
 	}
 	if (seq > f->snd_una) {
@@ -1352,7 +1452,9 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		f->retries = 0;
 		t->rtx_ps = 0; /* (Linux's retrans_stamp: tcp_gives_up()) */
 		f->t_una_ps = e->now_ps;
-		ft__pk_tcp_sack_advance(t, fid, f->snd_una, seq);
+		for (uint32_t s = f->snd_una; r && s < seq; s++)
+			ft__pk_tcp_rack_deliver(t, r, f, s, e->now_ps);
+		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {
 			ft__pk_tcp_rtt(t, e->now_ps - t->t_timed_ps);
@@ -1365,7 +1467,6 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 				t->cwnd = t->ssthresh;
 				t->inflate = 0;
 				t->rec_sack = false;
-				t->rtx_out = t->high_rxt = 0;
 			} else if (t->rec_sack) {
 				if ((rc = arm_rto(e, fid)) < 0) /* RFC 6298 5.3 */
 					return rc;
@@ -1380,33 +1481,29 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		}
 		if (f->snd_nxt < f->snd_una)
 			f->snd_nxt = f->snd_una;
+		if (r && f->snd_una >= f->npkts) {
+			ft__pk_tcp_rack_drop(e, fid);
+			r = NULL;
+		}
 	} else if (seq == f->snd_una && (sack || f->snd_nxt > f->snd_una) && seq < f->npkts) {
 		if (t->rec_flow == fid) {
 			if (!t->rec_sack)
 				t->inflate += 1;
-		} else if (++t->dupacks == PK_TCP_DUPACKS &&
+		} else if (!(r && t->sb_flow == fid) && ++t->dupacks == PK_TCP_DUPACKS &&
 		           !(t->rto_flow == fid && seq < t->rto_recover)) {
+			/* (with a scoreboard, RACK decides: tcp_rack()) */
 			e->ntcp_fast++;
 			ft__pk_tcp_cut(t);
 			t->rec_flow = fid;
 			t->recover =
 			        t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
 			t->cwnd = t->ssthresh;
-			if (e->tcp_sack && t->sb_flow == fid && t->sacked) {
-				/* RFC 6675 4: the first hole resent at once, whatever the pipe */
-				uint32_t h = ft__pk_tcp_sack_next(t, seq);
-
-				e->ntcp_sack++;
-				t->rec_sack = true;
-				t->inflate = 0;
-				t->high_rxt = (h == PK_NONE ? seq : h) + 1;
-				t->rtx_out = 1;
-				return tcp_resend(e, fid, t, h == PK_NONE ? seq : h);
-			}
 			t->inflate = PK_TCP_DUPACKS;
 			return tcp_resend(e, fid, t, seq);
 		}
 	}
+	if ((rc = tcp_rack(e, fid, f, t, false)) < 0)
+		return rc;
 	if (e->tcp_pace) {
 		ft__pk_tcp_pace(e, t, f);
 		/* a waiting flow's next departure moves with its rate */
@@ -1415,7 +1512,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	}
 	if (t->rec_sack && t->rec_flow == fid)
 		return tcp_sack_kick(e, fid, f, t);
-	if (f->wnd_held && !ft__pk_tcp_full(t, fid, f) && f->snd_nxt < f->npkts) {
+	if (f->wnd_held && !ft__pk_tcp_full(t, fid, r, f) && f->snd_nxt < f->npkts) {
 		/* the ACK opens the window again */
 		f->wnd_held = false;
 		ring_add(e, f->first_link, fid);
@@ -2179,7 +2276,8 @@ tcp_timeout(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	e->ntcp_rto++;
 	ft__pk_tcp_cut(t);
-	ft__pk_tcp_sack_reset(t); /* (go-back-N from snd_una: the scoreboard starts again) */
+	/* (go-back-N from snd_una: the scoreboard and RACK's marks start again) */
+	ft__pk_tcp_sack_reset(t, e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL);
 	t->cwnd = 1;
 	t->inflate = 0;
 	t->dupacks = 0;
@@ -2229,7 +2327,7 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	if ((gen & PK_RTO_GEN) != (f->rto_gen & PK_RTO_GEN) || f->snd_una >= f->npkts)
 		return 0;
 	if (gen & PK_RTO_PROBE)
-		return srd_probe(e, fid, gen);
+		return e->tcp ? tcp_reo_timeout(e, fid) : srd_probe(e, fid, gen);
 	if (e->sack) {
 		/* SRD's counts from the last ACK that moved snd_una (sack_rx()): the oldest
 		 * packet not acknowledged times out rto after it became the oldest, however

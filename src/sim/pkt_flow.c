@@ -374,6 +374,8 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 		if (e->fct_op)
 			e->fct_op[e->nflows_done] = op;
 	}
+	if (e->tcp_rack)
+		ft__pk_tcp_rack_drop(e, fid); /* (RACK is of no more use: every packet arrived) */
 	oc->nflows++;
 	oc->npackets += f->npkts;
 	oc->bytes += f->bytes;

@@ -391,18 +391,58 @@ struct pk_tcp {
 	/*
 	 * SACK (RFC 2018, RFC 6675; pkt_tcp.c): the scoreboard of flow sb_flow (PK_NONE:
 	 * none), a bit per packet at or past snd_una that a selective ACK named (sb_words
-	 * words), sacked of them, high_sack one past the highest. In a recovery led by it
-	 * (rec_sack): high_rxt, one past the last hole resent, and rtx_out, the resends
-	 * neither ACK has covered yet.
+	 * words), sacked of them; rec_sack: a recovery led by it (RACK's marks, struct
+	 * pk_rack, say what to resend).
 	 */
 	uint64_t *sb;
-	uint32_t sb_flow, sb_words, sacked, high_sack, high_rxt, rtx_out;
+	uint32_t sb_flow, sb_words, sacked;
 	bool rec_sack;
+	/* RACK (RFC 8985): the lowest round trip seen (Linux's tcp_min_rtt(), its 5 min
+	 * window longer than a run), from the handshake's and every later sample */
+	uint64_t min_rtt_ps;
+	/* resends RACK found lost again (Linux's TCPLostRetransmit); reordering timers that
+	 * found packets lost */
+	uint64_t nlost_rtx, nreo;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
 	uint32_t rcv_quick;
 	uint32_t rcv_dl_flow, rcv_dl_seq;
 	uint64_t rcv_dl_ps;
+};
+
+/*
+ * RACK (RFC 8985; Linux's tcp_recovery.c, net.ipv4.tcp_recovery 1) over the scoreboard: a
+ * flow's packets in flight, each with when it last left and its state (Linux's
+ * TCPCB_LOST, TCPCB_SACKED_RETRANS, TCPCB_EVER_RETRANS), in a ring of mask + 1 slots
+ * (a power of two above the receive window: snd_una + the window bounds what is out);
+ * RACK.xmit_ts, .end_seq and .rtt of the most recently sent packet delivered (end_seq
+ * PK_NONE: none yet); lost_out packets marked lost, rtx_out of them resent and not lost
+ * again (pipe = out - SACKed - lost_out + rtx_out, Linux's tcp_packets_in_flight()), the
+ * lowest lost one not resent at or past lost_lo; the start of the flow it is for (a
+ * reused flow record's is another's). Kept by the engine per flow (tcp_rack: a flow
+ * record has no room), made at the flow's first send with SACK on, freed when its
+ * receiver has it all (ft__pk_flow_done()) or the engine goes.
+ */
+#define PK_SEG_LOST 1u
+#define PK_SEG_RTX  2u
+#define PK_SEG_EVER 4u
+/* Linux's tp->reordering at start (net.ipv4.tcp_reordering 3): SACKed packets past which
+ * RACK's reordering window is zero while no reordering was seen (tcp_rack_reo_wnd()) */
+#define PK_TCP_REORDERING 3u
+/* RACK's reordering timer as Linux arms it (tcp_rack_mark_lost()): the wait rounded up
+ * to jiffies, and TCP_TIMEOUT_MIN (2 jiffies) more; HZ taken as 1000 (CONFIG_HZ_1000) */
+#define PK_TCP_JIFFY_S       1e-3
+#define PK_TCP_TIMEOUT_MIN_J 2u
+struct pk_seg {
+	uint64_t tx_ps;
+	uint32_t st;
+};
+struct pk_rack {
+	uint64_t t_start_ps;
+	uint64_t xmit_ps, rtt_ps;
+	uint32_t end_seq, mask;
+	uint32_t lost_out, rtx_out, lost_lo;
+	struct pk_seg seg[];
 };
 
 void ft__pk_tcp_init(struct pk_tcp *c, double rwnd);
@@ -430,23 +470,54 @@ struct pk_tcp *ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f);
 /* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
  * the receive window (packet.tcp_window), at least 1. */
 uint32_t ft__pk_tcp_wnd(const struct pk_tcp *c);
-/* SACK's scoreboard of flow @fid (@una its snd_una): @seq named by a selective ACK (1:
- * newly, 0: not, or the scoreboard is another flow's), snd_una moved from @una to @to;
- * the next hole to resend in recovery (PK_NONE: none); packets in flight in recovery
- * (RFC 6675's pipe: every hole below the highest SACK taken as lost), @snd_max one past
- * the highest sent; the scoreboard emptied (a timeout), and freed with the engine. */
-int ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, uint32_t seq);
-void ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, uint32_t una, uint32_t to);
-uint32_t ft__pk_tcp_sack_next(const struct pk_tcp *c, uint32_t una);
-uint32_t ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t snd_max);
-void ft__pk_tcp_sack_reset(struct pk_tcp *c);
+/* SACK's scoreboard of flow @fid (@f, its RACK state @r): @seq named by a selective ACK (1: newly,
+ * 0: not, or the scoreboard is another flow's; a packet marked lost or resent no longer is),
+ * snd_una moved on to @to (its packets' RACK state dropped); the next packet RACK marked
+ * lost and not yet resent, below @snd_max (PK_NONE: none); packets in flight (RFC 6675's
+ * pipe with RACK's marks), @snd_max one past the highest sent; the scoreboard and the
+ * flow's marks emptied (a timeout), and freed with the engine. */
+int ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const struct pk_flow *f,
+                         uint32_t seq);
+void ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, struct pk_rack *r,
+                             const struct pk_flow *f, uint32_t to);
+uint32_t ft__pk_tcp_sack_next(const struct pk_rack *r, const struct pk_flow *f, uint32_t snd_max);
+uint32_t ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
+                         const struct pk_flow *f, uint32_t snd_max);
+/* RACK on flow @fid (@f; its connection @c, its state @r): packet @seq left at @now_ps,
+ * @again when not for the first time, a lost one resent (@rtx: the scoreboard's resend),
+ * the state made at *@rp if none; the state freed; packet @seq delivered (SACKed or cumulatively
+ * acknowledged) at @now_ps, RACK.xmit_ts and .rtt moved on if it left after the packet they name (a
+ * resend's only if its round trip is at least min_rtt: tcp_rack_advance()); the
+ * reordering window at @sacked packets SACKed (0 in recovery and from
+ * PK_TCP_REORDERING on, else min(min_rtt / 4, SRTT)); the packets below @snd_max left
+ * before RACK's and @reo_ps past RACK.rtt ago marked lost, a resend among them lost
+ * again (tcp_rack_detect_loss()): the longest wait of those not yet past it, ps (0:
+ * none); how long after that Linux's timer fires (the jiffies above). */
+int ft__pk_tcp_rack_sent(struct pk_tcp *c, struct pk_rack **rp, const struct pk_flow *f,
+                         uint32_t seq, uint64_t now_ps, bool again, bool rtx);
+void ft__pk_tcp_rack_free(struct pk_rack **rp);
+void ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flow *f,
+                             uint32_t seq, uint64_t now_ps);
+uint64_t ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked);
+uint64_t ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid,
+                                const struct pk_flow *f, uint32_t snd_max, uint64_t now_ps,
+                                uint64_t reo_ps);
+uint64_t ft__pk_tcp_reo_timer_ps(uint64_t wait_ps);
+void ft__pk_tcp_sack_reset(struct pk_tcp *c, struct pk_rack *r);
 void ft__pk_tcp_free(struct pk_engine *e);
+/* The engine's RACK state of flow @fid (NULL: none); its slot, the table grown (NULL: out
+ * of memory); the state freed (the flow's receiver has every packet). */
+struct pk_rack *ft__pk_tcp_rack_of(struct pk_engine *e, uint32_t fid);
+struct pk_rack **ft__pk_tcp_rack_slot(struct pk_engine *e, uint32_t fid);
+void ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid);
 /* Whether flow @fid (of connection @c) may send no more now: its window is full (in a
  * SACK recovery, its pipe), or the receive window is. */
-bool ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f);
-/* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes
- * (PK_TCP_PACE_SS, _CA); set on flow @f's pacing state (its QP's, pk_flow_cc()). */
-double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire);
+bool ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
+                     const struct pk_flow *f);
+/* Linux's pacing rate of connection @c, bytes/s of packets of @wire bytes, @out packets
+ * out (PK_TCP_PACE_SS, _CA of max(cwnd, @out) per SRTT); set on flow @f's pacing state
+ * (its QP's, pk_flow_cc()). */
+double ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire, uint32_t out);
 void ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f);
 /* TCP's receiver took packet @seq of flow @fid, rcv_nxt moving from @before (a
  * duplicate when @dup): the ACKs it sends now, or its delayed-ACK timer. */
@@ -616,6 +687,9 @@ struct pk_engine {
 	 * retransmit timeouts */
 	struct pk_tcp *tcp_conns;
 	uint32_t tcp_cap, tcp_n;
+	/* RACK's state of each flow of a TCP run with SACK, by flow (pkt_tcp.c), tcp_nrack */
+	struct pk_rack **tcp_rack;
+	uint32_t tcp_nrack;
 	uint64_t tcp_rto_min_ps;
 	uint64_t ntcp_fast, ntcp_rto;
 	/* TCP as Linux runs it unless turned off (packet.tcp_sack, tcp_delayed_ack,

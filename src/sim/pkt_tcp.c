@@ -20,16 +20,22 @@
  *   past a gap names that packet: RFC 2018's first block holds the segment that drew the
  *   ACK, and the other blocks repeat what earlier ACKs said, which this engine's ACKs
  *   (never lost, never reordered) have told already. The sender keeps a scoreboard and
- *   recovers as RFC 6675 does (a pipe of the packets in flight, the next hole resent while
- *   pipe < cwnd, new data after the holes), with the loss marking of RACK (RFC 8985),
- *   Linux's default loss detection (net.ipv4.tcp_recovery 1): with no reordering seen,
- *   RACK's reordering window is zero in recovery and once three packets are SACKed, so
- *   every hole below the highest SACKed packet is lost (it left before a packet that
- *   arrived). The engine's TCP runs one path through FIFO queues: nothing reorders. It
- *   enters recovery at the third SACK, as both RFC 6675 and Linux do there. Not
- *   modelled: RACK's reordering timer (fewer than three SACKs wait for the timeout),
- *   its detection of a lost resend (the timeout finds it), the tail-loss probe, PRR's
- *   spreading of the sends (the pipe rule sends as RFC 6675 does).
+ *   recovers as RFC 6675 does (a pipe of the packets in flight, the next lost packet
+ *   resent while pipe < cwnd, new data after), with the loss marking of RACK (RFC 8985),
+ *   Linux's default loss detection (net.ipv4.tcp_recovery 1, net/ipv4/tcp_recovery.c):
+ *   a packet is lost once a packet sent after it was delivered and RACK.rtt (that
+ *   packet's round trip) and the reordering window have passed since it left. The window
+ *   is Linux's with no reordering seen (tcp_rack_reo_wnd(); the engine's TCP runs one
+ *   path through FIFO queues, so none is, and no DSACK grows it): zero in recovery and
+ *   once three packets are SACKed, else a quarter of min_rtt; a packet still within it
+ *   waits for RACK's reordering timer, which Linux arms in whole jiffies and
+ *   TCP_TIMEOUT_MIN more (3 ms at HZ 1000 for a data-centre wait of microseconds), in
+ *   place of the retransmit timer. A resend is timed as any packet: one that a packet
+ *   sent after it overtakes is lost again (tcp_rack_detect_loss(), TCPLostRetransmit),
+ *   found without a timeout. A recovery starts when RACK marks a loss (Linux's
+ *   tcp_time_to_recover()), not at a count of duplicate ACKs. Not modelled: the
+ *   tail-loss probe (a lost last packet, which no SACK follows, waits for the timeout),
+ *   PRR's spreading of the sends (the pipe rule sends as RFC 6675 does), DSACK.
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
  *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
  *   after the packet it left unacknowledged; a packet past a gap, a duplicate, or one that
@@ -42,7 +48,8 @@
  *   (net.ipv4.tcp_pacing_ss_ratio, tcp_pacing_ca_ratio), spaced rather than in bursts; the
  *   rate is set at every ACK and every send, on the flow's QP's pacing state (the one
  *   DCQCN's rate limiter uses, engine_packet.c: the next packet waits wire bytes / rate
- *   after the last one). Linux takes max(cwnd, packets out); the engine takes cwnd.
+ *   after the last one). Like Linux it takes max(cwnd, packets out), the flow's packets
+ *   out standing for the connection's.
  */
 #include "pkt_int.h"
 
@@ -60,6 +67,7 @@ ft__pk_tcp_init(struct pk_tcp *c, double rwnd)
 	c->rec_flow = c->rtx_flow = c->timed_flow = c->max_flow = c->sb_flow = PK_NONE;
 	c->rcv_quick = PK_TCP_QUICKACKS;
 	c->rcv_dl_flow = PK_NONE;
+	c->min_rtt_ps = UINT64_MAX;
 }
 
 double
@@ -187,6 +195,7 @@ void
 ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps)
 {
 	/* RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4 */
+	c->min_rtt_ps = FT_MIN(c->min_rtt_ps, r_ps);
 	if (!c->srtt_ps) {
 		c->srtt_ps = FT_MAX(r_ps, (uint64_t)1);
 		c->rttvar_ps = r_ps / 2;
@@ -284,18 +293,50 @@ sb_has(const struct pk_tcp *c, uint32_t s)
 	return s / 64 < c->sb_words && (c->sb[s / 64] >> (s % 64) & 1);
 }
 
+/* Flow @f's RACK slot of packet @s, NULL where it keeps none (no SACK, or out of the
+ * ring's reach of snd_una) */
+static inline struct pk_seg *
+seg_of(const struct pk_rack *r, const struct pk_flow *f, uint32_t s)
+{
+	if (!r || s < f->snd_una || s - f->snd_una > r->mask)
+		return NULL;
+	return (struct pk_seg *)&r->seg[s & r->mask];
+}
+
+/* Packet @s's marks dropped: SACKed, or acknowledged */
+static void
+seg_clear(struct pk_rack *r, const struct pk_flow *f, uint32_t s)
+{
+	struct pk_seg *g = seg_of(r, f, s);
+
+	if (!g)
+		return;
+	if (g->st & PK_SEG_LOST)
+		r->lost_out--;
+	if (g->st & PK_SEG_RTX)
+		r->rtx_out--;
+	g->st = 0;
+}
+
 void
-ft__pk_tcp_sack_reset(struct pk_tcp *c)
+ft__pk_tcp_sack_reset(struct pk_tcp *c, struct pk_rack *r)
 {
 	if (c->sb)
 		memset(c->sb, 0, (size_t)c->sb_words * sizeof(*c->sb));
 	c->sb_flow = PK_NONE;
-	c->sacked = c->high_sack = c->high_rxt = c->rtx_out = 0;
+	c->sacked = 0;
 	c->rec_sack = false;
+	if (r) {
+		for (uint32_t i = 0; i <= r->mask; i++)
+			r->seg[i].st &= PK_SEG_EVER;
+		r->lost_out = r->rtx_out = 0;
+		r->lost_lo = 0;
+	}
 }
 
 int
-ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, uint32_t seq)
+ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const struct pk_flow *f,
+                     uint32_t seq)
 {
 	uint32_t words = (f->npkts + 63) / 64;
 
@@ -307,7 +348,7 @@ ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, ui
 		if (c->sb_flow != PK_NONE && (c->sacked || c->rec_sack))
 			return 0;
 		c->sb_flow = fid;
-		c->sacked = c->high_sack = c->high_rxt = c->rtx_out = 0;
+		c->sacked = 0;
 	}
 	if (words > c->sb_words) {
 		uint64_t *n = ft_reallocarray(c->sb, words, sizeof(*n));
@@ -322,65 +363,205 @@ ft__pk_tcp_sack_mark(struct pk_tcp *c, uint32_t fid, const struct pk_flow *f, ui
 		return 0;
 	c->sb[seq / 64] |= UINT64_C(1) << (seq % 64);
 	c->sacked++;
-	c->high_sack = FT_MAX(c->high_sack, seq + 1);
-	/* a hole resent in this recovery arrived (nothing reorders: not its first copy) */
-	if (c->rec_sack && seq < c->high_rxt && c->rtx_out)
-		c->rtx_out--;
+	/* (Linux's tcp_sacktag_one(): a SACKed packet is neither lost nor a resend out) */
+	seg_clear(r, f, seq);
 	return 1;
 }
 
 void
-ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, uint32_t una, uint32_t to)
+ft__pk_tcp_sack_advance(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const struct pk_flow *f,
+                        uint32_t to)
 {
-	if (c->sb_flow != fid || (!c->sacked && !c->rtx_out))
+	for (uint32_t s = f->snd_una; r && s < to; s++)
+		seg_clear(r, f, s);
+	if (c->sb_flow != fid || !c->sacked)
 		return;
-	for (uint32_t s = una; s < to; s++) {
+	for (uint32_t s = f->snd_una; s < to; s++) {
 		if (sb_has(c, s)) {
 			c->sb[s / 64] &= ~(UINT64_C(1) << (s % 64));
 			c->sacked--;
-		} else if (c->rec_sack && s < c->high_rxt && c->rtx_out) {
-			c->rtx_out--; /* a resent hole, acknowledged */
 		}
 	}
-	if (!c->sacked)
-		c->high_sack = 0;
 }
 
 uint32_t
-ft__pk_tcp_sack_next(const struct pk_tcp *c, uint32_t una)
+ft__pk_tcp_sack_next(const struct pk_rack *r, const struct pk_flow *f, uint32_t snd_max)
 {
-	uint32_t s = FT_MAX(c->high_rxt, una);
+	if (!r || r->lost_out <= r->rtx_out)
+		return PK_NONE;
+	for (uint32_t s = FT_MAX(r->lost_lo, f->snd_una); s < snd_max; s++) {
+		const struct pk_seg *g = seg_of(r, f, s);
 
-	while (s < c->high_sack) {
-		uint64_t w = ~c->sb[s / 64] >> (s % 64); /* the holes from s on, in its word */
-
-		if (w) {
-			s += (uint32_t)__builtin_ctzll(w);
-			return s < c->high_sack ? s : PK_NONE;
-		}
-		s = (s / 64 + 1) * 64;
+		if (!g)
+			break;
+		if ((g->st & (PK_SEG_LOST | PK_SEG_RTX)) == PK_SEG_LOST)
+			return s;
 	}
 	return PK_NONE;
 }
 
 uint32_t
-ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t snd_max)
+ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
+                const struct pk_flow *f, uint32_t snd_max)
 {
-	/* RFC 6675's SetPipe with RACK's marking: the packets past the highest SACKed one
-	 * (none known lost) and the resends out; the holes below it are lost, the SACKed
-	 * packets arrived */
-	return (snd_max > c->high_sack ? snd_max - c->high_sack : 0) + c->rtx_out;
+	/* RFC 6675's SetPipe with RACK's marks (Linux's tcp_packets_in_flight()): the
+	 * packets out, less those SACKed and those marked lost, plus the lost ones resent */
+	uint32_t out = snd_max > f->snd_una ? snd_max - f->snd_una : 0;
+	uint32_t gone = (c->sb_flow == fid ? c->sacked : 0) + (r ? r->lost_out : 0);
+
+	return (out > gone ? out - gone : 0) + (r ? r->rtx_out : 0);
+}
+
+/* ---- RACK: loss by time (RFC 8985, Linux's tcp_recovery.c) ------------------------------ */
+
+int
+ft__pk_tcp_rack_sent(struct pk_tcp *c, struct pk_rack **rp, const struct pk_flow *f, uint32_t seq,
+                     uint64_t now_ps, bool again, bool rtx)
+{
+	struct pk_rack *r = *rp;
+	struct pk_seg *g;
+
+	if (!r) {
+		/* a ring above the receive window (what may be out past snd_una) */
+		uint32_t n = 1, want = (uint32_t)FT_MIN(c->rwnd + 1, (double)f->npkts);
+
+		while (n < want)
+			n *= 2;
+		r = ft_calloc(1, sizeof(*r) + (size_t)n * sizeof(struct pk_seg));
+		if (!r)
+			return FT_ENOMEM;
+		r->mask = n - 1;
+		r->end_seq = PK_NONE;
+		r->t_start_ps = f->t_start_ps;
+		*rp = r;
+	}
+	g = seg_of(r, f, seq);
+	if (!g)
+		return 0;
+	if (!again)
+		g->st = 0; /* (a slot a packet before it left) */
+	g->tx_ps = now_ps;
+	if (again)
+		g->st |= PK_SEG_EVER;
+	if (rtx && (g->st & (PK_SEG_LOST | PK_SEG_RTX)) == PK_SEG_LOST) {
+		g->st |= PK_SEG_RTX;
+		r->rtx_out++;
+		r->lost_lo = seq + 1;
+	}
+	return 0;
+}
+
+void
+ft__pk_tcp_rack_free(struct pk_rack **rp)
+{
+	ft_free(*rp);
+	*rp = NULL;
+}
+
+/* RACK's order of departures (tcp_rack_sent_after()): @t1 after @t2, or at the same time
+ * with a higher sequence */
+static inline bool
+sent_after(uint64_t t1, uint64_t t2, uint32_t s1, uint32_t s2)
+{
+	return t1 > t2 || (t1 == t2 && s1 > s2);
+}
+
+void
+ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flow *f, uint32_t seq,
+                        uint64_t now_ps)
+{
+	const struct pk_seg *g = seg_of(r, f, seq);
+	uint64_t rtt;
+
+	if (!g || (r->end_seq != PK_NONE && !sent_after(g->tx_ps, r->xmit_ps, seq, r->end_seq)))
+		return;
+	rtt = now_ps - g->tx_ps;
+	if (g->st & PK_SEG_EVER) {
+		/* which copy arrived is ambiguous: a resend's round trip counts only from
+		 * min_rtt up (tcp_rack_advance()) */
+		if (rtt < c->min_rtt_ps)
+			return;
+	} else if (rtt < c->min_rtt_ps) {
+		c->min_rtt_ps = rtt; /* (Linux's tcp_update_rtt_min(), from the same ACK) */
+	}
+	r->rtt_ps = rtt;
+	r->xmit_ps = g->tx_ps;
+	r->end_seq = seq;
+}
+
+uint64_t
+ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked)
+{
+	/* tcp_rack_reo_wnd() with no reordering seen (the engine's TCP runs one path
+	 * through FIFO queues: none is, and no DSACK grows the window): none in recovery
+	 * or once PK_TCP_REORDERING packets are SACKed (RFC 8985 6.2's DupThresh rule),
+	 * else a quarter of min_rtt, at most SRTT */
+	if (recovery || sacked >= PK_TCP_REORDERING)
+		return 0;
+	return FT_MIN(c->min_rtt_ps / 4, c->srtt_ps);
+}
+
+uint64_t
+ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid, const struct pk_flow *f,
+                       uint32_t snd_max, uint64_t now_ps, uint64_t reo_ps)
+{
+	uint64_t wait = 0;
+
+	if (!r || r->end_seq == PK_NONE)
+		return 0;
+	for (uint32_t s = f->snd_una; s < snd_max; s++) {
+		struct pk_seg *g = seg_of(r, f, s);
+		uint64_t due;
+
+		if (!g)
+			break;
+		if ((c->sb_flow == fid && sb_has(c, s)) ||
+		    (g->st & (PK_SEG_LOST | PK_SEG_RTX)) == PK_SEG_LOST)
+			continue; /* delivered, or lost and not resent yet */
+		if (!sent_after(r->xmit_ps, g->tx_ps, r->end_seq, s)) {
+			/* left after RACK's packet: so did every later first send, and every
+			 * resend of a later packet; only a resend below may still be older */
+			if (!(g->st & PK_SEG_EVER))
+				break;
+			continue;
+		}
+		/* lost once RACK.rtt + reo_wnd has passed since it left (RFC 8985 6.2) */
+		due = g->tx_ps + r->rtt_ps + reo_ps;
+		if (due <= now_ps) {
+			if (!(g->st & PK_SEG_LOST))
+				r->lost_out++;
+			if (g->st & PK_SEG_RTX) {
+				r->rtx_out--; /* a resend lost again (tcp_mark_skb_lost()) */
+				c->nlost_rtx++;
+			}
+			g->st = (g->st | PK_SEG_LOST) & ~PK_SEG_RTX;
+			r->lost_lo = FT_MIN(r->lost_lo, s);
+		} else {
+			wait = FT_MAX(wait, due - now_ps);
+		}
+	}
+	return wait;
+}
+
+uint64_t
+ft__pk_tcp_reo_timer_ps(uint64_t wait_ps)
+{
+	/* tcp_rack_mark_lost(): usecs_to_jiffies() rounds up, TCP_TIMEOUT_MIN more */
+	const uint64_t j = s_to_ps(PK_TCP_JIFFY_S);
+
+	return ((wait_ps + j - 1) / j + PK_TCP_TIMEOUT_MIN_J) * j;
 }
 
 bool
-ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f)
+ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
+                const struct pk_flow *f)
 {
 	uint32_t out = f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0;
 
 	if (c->rec_sack && c->rec_flow == fid) {
 		uint32_t snd_max = c->max_flow == fid ? FT_MAX(c->snd_max, f->snd_nxt) : f->snd_nxt;
 
-		return (double)ft__pk_tcp_pipe(c, snd_max) >= FT_MAX(c->cwnd, 1.0) ||
+		return (double)ft__pk_tcp_pipe(c, fid, r, f, snd_max) >= FT_MAX(c->cwnd, 1.0) ||
 		       out >= c->rwnd;
 	}
 	return out >= ft__pk_tcp_wnd(c);
@@ -391,18 +572,58 @@ ft__pk_tcp_free(struct pk_engine *e)
 {
 	for (uint32_t i = 0; i < e->tcp_cap; i++)
 		ft_free(e->tcp_conns[i].sb);
+	for (uint32_t i = 0; i < e->tcp_nrack; i++)
+		ft_free(e->tcp_rack[i]);
+	ft_free(e->tcp_rack);
+}
+
+struct pk_rack *
+ft__pk_tcp_rack_of(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_rack *r = fid < e->tcp_nrack ? e->tcp_rack[fid] : NULL;
+
+	if (r && r->t_start_ps != flow_at(e, fid)->t_start_ps)
+		ft__pk_tcp_rack_free(&e->tcp_rack[fid]); /* a reused record's last flow's */
+	return fid < e->tcp_nrack ? e->tcp_rack[fid] : NULL;
+}
+
+struct pk_rack **
+ft__pk_tcp_rack_slot(struct pk_engine *e, uint32_t fid)
+{
+	if (fid >= e->tcp_nrack) {
+		uint32_t n = FT_MAX(fid + 1, 2 * e->tcp_nrack);
+		struct pk_rack **v = ft_reallocarray(e->tcp_rack, n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + e->tcp_nrack, 0, (size_t)(n - e->tcp_nrack) * sizeof(*v));
+		e->tcp_rack = v;
+		e->tcp_nrack = n;
+	}
+	(void)ft__pk_tcp_rack_of(e, fid);
+	return &e->tcp_rack[fid];
+}
+
+void
+ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid)
+{
+	if (fid < e->tcp_nrack)
+		ft__pk_tcp_rack_free(&e->tcp_rack[fid]);
 }
 
 /* ---- pacing --------------------------------------------------------------------------- */
 
 double
-ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire)
+ft__pk_tcp_pace_Bps(const struct pk_tcp *c, double wire, uint32_t out)
 {
+	/* tcp_update_pacing_rate(): max(cwnd, packets_out) MSS per SRTT, so that a window
+	 * cut in recovery leaves the packets still out their pace */
 	double ratio = c->cwnd < c->ssthresh / 2 ? PK_TCP_PACE_SS : PK_TCP_PACE_CA;
 
 	if (!c->srtt_ps)
 		return INFINITY;
-	return ratio / 100 * FT_MAX(c->cwnd, 1.0) * wire / ((double)c->srtt_ps / PK_PS_PER_S);
+	return ratio / 100 * FT_MAX(FT_MAX(c->cwnd, (double)out), 1.0) * wire /
+	       ((double)c->srtt_ps / PK_PS_PER_S);
 }
 
 void
@@ -411,7 +632,8 @@ ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f)
 	struct pk_dcqcn *d = pk_flow_cc(e, f);
 	/* a full packet on the wire of its NIC (what the limiter meters, ft__pk_dcqcn_sent) */
 	double wire = e->mtu + (f->nic_link != PK_NONE ? pk_port_at(e, f->nic_link)->hdr : e->hdr);
-	double r = ft__pk_tcp_pace_Bps(c, wire);
+	double r =
+	        ft__pk_tcp_pace_Bps(c, wire, f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0);
 
 	d->limited = r < e->line_Bps;
 	d->rc_Bps = d->limited ? r : e->line_Bps;

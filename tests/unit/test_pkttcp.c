@@ -3,8 +3,9 @@
  * tests/unit/test_pkttcp.c - the packet engine's TCP for GPUDirect-TCPX/O (pkt_tcp.c)
  * and SRD's tail-loss probe against closed forms: CUBIC's K and cut, the Reno-friendly
  * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
- * recovered by fast retransmit with no timeout, a lost tail by the timeout, and SRD's
- * lost tail by the probe within a probe timeout and a round trip.
+ * recovered by fast retransmit with no timeout, a lost tail by the timeout, RACK's
+ * reordering window, timer and lost resends (by hand and on the wire), and SRD's lost
+ * tail by the probe within a probe timeout and a round trip.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -455,6 +456,188 @@ test_tcp_sack_holes(void **state)
 }
 
 /*
+ * RACK's law by hand (RFC 8985 6.2, Linux's tcp_recovery.c), times in us: every round
+ * trip 10 (min_rtt and SRTT), packets 0 to 9 leaving 1 apart from 0. Packets 0 to 3
+ * acknowledged at 13; packet 5 SACKed at 15, one SACK: RACK.rtt is 10, the reordering
+ * window min(10 / 4, 10) = 2.5, so packet 4 (left at 4, before 5) is lost at 4 + 10 +
+ * 2.5 = 16.5, not before: at 15 nothing is marked and the timer waits 1.5, which Linux
+ * fires a jiffy and TCP_TIMEOUT_MIN (2 jiffies) on, 3 ms. Reordered, not lost: 4 arrives
+ * at 16 and nothing is ever resent. Lost: at 16.5 the timer marks it, the one packet to
+ * resend, the pipe 10 - 4 out, less 1 SACKed and 1 lost = 4. With two SACKs more (7, 8
+ * at 15) DupThresh's rule zeroes the window and 4 and 6 are lost at once, as they are in
+ * recovery. The resend leaves at 17; packet 10 leaves at 18 and is SACKed at 28: the
+ * resend, older than it and 11 past, is lost again (a lost retransmission) with no
+ * timeout: resent 0, lost 5 (4, and 6 to 9, all left before 10), 4 the next to resend.
+ * A resend's ACK sooner than min_rtt after it left moves RACK on not (which copy arrived
+ * is ambiguous).
+ */
+static void
+test_rack_law(void **state)
+{
+	const uint64_t us = 1000000;
+	struct pk_tcp c;
+	struct pk_flow f;
+	struct pk_rack *r = NULL;
+	uint64_t wait;
+
+	(void)state;
+	for (int lost = 0; lost < 3; lost++) {
+		ft__pk_tcp_init(&c, 64);
+		ft__pk_tcp_rtt(&c, 10 * us);
+		memset(&f, 0, sizeof(f));
+		f.npkts = 100;
+		for (uint32_t i = 0; i < 10; i++) {
+			assert_int_equal(ft__pk_tcp_rack_sent(&c, &r, &f, i, i * us, false, false),
+			                 0);
+			f.snd_nxt = i + 1;
+		}
+		assert_int_equal(r->mask, 127); /* (above the window of 64) */
+		for (uint32_t i = 0; i < 4; i++)
+			ft__pk_tcp_rack_deliver(&c, r, &f, i, 13 * us);
+		ft__pk_tcp_sack_advance(&c, 0, r, &f, 4);
+		f.snd_una = 4;
+		assert_int_equal(ft__pk_tcp_sack_mark(&c, 0, r, &f, 5), 1);
+		ft__pk_tcp_rack_deliver(&c, r, &f, 5, 15 * us);
+		assert_int_equal(r->rtt_ps, 10 * us);
+		assert_int_equal(c.min_rtt_ps, 10 * us);
+		assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, c.sacked), 2500000);
+		assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, true, c.sacked), 0);
+		assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, PK_TCP_REORDERING), 0);
+		if (lost == 2) {
+			/* two SACKs more: DupThresh's rule, no window, 4 lost at once */
+			assert_int_equal(ft__pk_tcp_sack_mark(&c, 0, r, &f, 7), 1);
+			assert_int_equal(ft__pk_tcp_sack_mark(&c, 0, r, &f, 8), 1);
+			ft__pk_tcp_rack_deliver(&c, r, &f, 8, 15 * us);
+			wait = ft__pk_tcp_rack_detect(&c, r, 0, &f, 10, 15 * us,
+			                              ft__pk_tcp_reo_wnd_ps(&c, false, c.sacked));
+			assert_int_equal(wait, 0);
+			assert_int_equal(r->lost_out, 2); /* 4 and 6 */
+			assert_int_equal(ft__pk_tcp_sack_next(r, &f, 10), 4);
+			ft__pk_tcp_rack_free(&r);
+			ft__pk_tcp_sack_reset(&c, NULL);
+			ft_free(c.sb);
+			continue;
+		}
+		wait = ft__pk_tcp_rack_detect(&c, r, 0, &f, 10, 15 * us,
+		                              ft__pk_tcp_reo_wnd_ps(&c, false, c.sacked));
+		assert_int_equal(wait, 1500000);
+		assert_int_equal(r->lost_out, 0);
+		assert_int_equal(ft__pk_tcp_sack_next(r, &f, 10), PK_NONE);
+		assert_int_equal(ft__pk_tcp_reo_timer_ps(wait), s_to_ps(3e-3));
+		assert_int_equal(ft__pk_tcp_reo_timer_ps(s_to_ps(1e-3) + 1), s_to_ps(4e-3));
+		if (!lost) {
+			/* reordered: 4 arrives at 16, the cumulative ACK covers 4 to 5 */
+			ft__pk_tcp_rack_deliver(&c, r, &f, 4, 16 * us);
+			ft__pk_tcp_sack_advance(&c, 0, r, &f, 6);
+			f.snd_una = 6;
+			wait = ft__pk_tcp_rack_detect(&c, r, 0, &f, 10, 16500000, 2500000);
+			assert_int_equal(wait, 0);
+			assert_int_equal(r->lost_out, 0);
+			assert_int_equal(ft__pk_tcp_sack_next(r, &f, 10), PK_NONE);
+			assert_int_equal(ft__pk_tcp_pipe(&c, 0, r, &f, 10), 4);
+			ft__pk_tcp_rack_free(&r);
+			ft_free(c.sb);
+			continue;
+		}
+		/* the timer at 16.5: 4 lost */
+		wait = ft__pk_tcp_rack_detect(&c, r, 0, &f, 10, 16500000,
+		                              ft__pk_tcp_reo_wnd_ps(&c, false, c.sacked));
+		assert_int_equal(wait, 0);
+		assert_int_equal(r->lost_out, 1);
+		assert_int_equal(ft__pk_tcp_sack_next(r, &f, 10), 4);
+		assert_int_equal(ft__pk_tcp_pipe(&c, 0, r, &f, 10), 4);
+		/* resent at 17: out again, nothing left to resend */
+		assert_int_equal(ft__pk_tcp_rack_sent(&c, &r, &f, 4, 17 * us, true, true), 0);
+		assert_int_equal(r->rtx_out, 1);
+		assert_int_equal(ft__pk_tcp_pipe(&c, 0, r, &f, 10), 5);
+		assert_int_equal(ft__pk_tcp_sack_next(r, &f, 10), PK_NONE);
+		/* 10 leaves at 18, SACKed at 28: the resend is lost again */
+		assert_int_equal(ft__pk_tcp_rack_sent(&c, &r, &f, 10, 18 * us, false, false), 0);
+		assert_int_equal(ft__pk_tcp_sack_mark(&c, 0, r, &f, 10), 1);
+		ft__pk_tcp_rack_deliver(&c, r, &f, 10, 28 * us);
+		assert_int_equal(r->rtt_ps, 10 * us);
+		wait = ft__pk_tcp_rack_detect(&c, r, 0, &f, 11, 28 * us, 0);
+		assert_int_equal(wait, 0);
+		assert_int_equal(c.nlost_rtx, 1);
+		assert_int_equal(r->rtx_out, 0);
+		assert_int_equal(r->lost_out, 5); /* 4, and 6 to 9 (left before 10) */
+		assert_int_equal(ft__pk_tcp_sack_next(r, &f, 11), 4);
+		/* resent again at 29; its ACK at 30 (1 us: below min_rtt) leaves RACK as it is */
+		assert_int_equal(ft__pk_tcp_rack_sent(&c, &r, &f, 4, 29 * us, true, true), 0);
+		ft__pk_tcp_rack_deliver(&c, r, &f, 4, 30 * us);
+		assert_int_equal(r->end_seq, 10);
+		assert_int_equal(c.min_rtt_ps, 10 * us);
+		ft__pk_tcp_rack_free(&r);
+		assert_null(r);
+		ft_free(c.sb);
+	}
+}
+
+/*
+ * RACK on the wire (a flow of 2,000 packets as test_tcp_recovery's, Linux's defaults):
+ * packet 1998 lost draws one SACK (1999's), below DupThresh: RACK's reordering window
+ * (a quarter of min_rtt) holds it, and its timer, whole jiffies and TCP_TIMEOUT_MIN,
+ * 3 ms, marks it lost: one recovery, one resend, no timeout, the flow ending 3 ms and
+ * about a round trip after the run without the loss (the retransmit timer's 200 ms
+ * before). Packet 500 lost and its resend lost too: the packets sent after the resend
+ * and SACKed show it lost again (RACK's lost retransmission): resent twice, one
+ * recovery, no timeout, the flow ending within a few round trips of the run without
+ * the losses (before: 200 ms later, when the timer found it).
+ */
+static void
+test_tcp_rack_wire(void **state)
+{
+	struct net n;
+	uint32_t ends[2], near_tail = 1998, twice[2] = { 500, 500 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	double base, lat, T, d;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 2000, NULL, 0, &c0);
+	base = c0.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = 4096 / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2000, &near_tail, 1, &c);
+	d = c.makespan_s - base;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message(
+		        "near-tail loss: %.6f ms against %.6f ms, %.3f ms more, %llu "
+		        "reordering timers, %llu fast, %llu timeouts\n",
+		        c.makespan_s * 1e3, base * 1e3, d * 1e3, (unsigned long long)conn0(e)->nreo,
+		        (unsigned long long)pk(e)->ntcp_fast, (unsigned long long)pk(e)->ntcp_rto);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(conn0(e)->nreo, 1);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(c.nsack_recoveries, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_true(d > 3e-3 && d < 3e-3 + 3 * (2 * lat + 2 * T));
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2000, twice, 2, &c);
+	d = c.makespan_s - base;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("resend lost: %.3f us against %.3f us, %.2f rtt more, %llu lost "
+		              "resends, %llu resent, %llu timeouts\n",
+		              c.makespan_s * 1e6, base * 1e6, d / (2 * lat + T),
+		              (unsigned long long)conn0(e)->nlost_rtx, (unsigned long long)c.nretx,
+		              (unsigned long long)pk(e)->ntcp_rto);
+	assert_int_equal(c.ndrops, 2);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(conn0(e)->nlost_rtx, 1);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_true(d > 0 && d < 20 * 2 * lat);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * Delayed ACKs (Linux's: an ACK per two packets after 16 quick ACKs, else the 40 ms
  * timer): a flow of 17 packets leaves its last one alone (16 quick ACKs, packet 16 the
  * first of a pair that never completes): the sender hears of it when the timer fires,
@@ -521,10 +704,12 @@ test_tcp_pacing_gap(void **state)
 	(void)state;
 	ft__pk_tcp_init(&t, 1e9);
 	ft__pk_tcp_rtt(&t, s_to_ps(1e-3));
-	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 2.0 * 10 * 4096 / 1e-3, 1e-3);
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 0), 2.0 * 10 * 4096 / 1e-3, 1e-3);
 	t.cwnd = 100;
 	t.ssthresh = 150; /* cwnd >= ssthresh / 2: congestion avoidance's ratio */
-	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096), 1.2 * 100 * 4096 / 1e-3, 1e-3);
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 60), 1.2 * 100 * 4096 / 1e-3, 1e-3);
+	/* more out than cwnd (a recovery's cut): paced by what is out (tcp_update_pacing_rate()) */
+	assert_double_equal(ft__pk_tcp_pace_Bps(&t, 4096, 140), 1.2 * 140 * 4096 / 1e-3, 1e-3);
 
 	a3_pair(&n, 20e-6, ends);
 	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c1);
@@ -548,12 +733,29 @@ test_tcp_pacing_gap(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Over every TCP connection of @e: the resends RACK found lost again (@what 0), or the
+ * reordering timers that found packets lost (1). */
+static uint64_t
+tcp_sum(struct ft_engine *e, int what)
+{
+	const struct pk_engine *pe = pk(e);
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < pe->tcp_cap; i++)
+		if (pe->tcp_conns[i].key)
+			n += what ? pe->tcp_conns[i].nreo : pe->tcp_conns[i].nlost_rtx;
+	return n;
+}
+
 /*
  * Incast of short messages on a lossy fabric with a small shared buffer (256 KiB per
  * switch: 32 KiB, 8 packets, a queue): seven senders of 80 KiB (20 packets) each to one
  * NIC (gcp-a3-mega:8, NIC 0 of each node, a round trip of 2 x 4 cable hops of 5 us).
  * Unpaced, each opens with its initial window at once, 70 packets into one port: most
- * are lost, and two tails wait for the 200 ms timer. Paced, each sends a packet per SRTT
+ * are lost, each flow recovers once and none waits for the 200 ms timer: a hole with
+ * fewer than three packets SACKed past it is lost by RACK's clock when it left more than
+ * a quarter of min_rtt (10 us) before the latest of them, and the tails' did (before
+ * RACK, two tails waited for the timer: 200 ms). Paced, each sends a packet per SRTT
  * / 20 (2 us), 3.5 packets per us together, below the port's 6: nothing is lost. (Longer
  * flows are another matter: docs/internals/sim.md gives the figures.)
  */
@@ -567,6 +769,7 @@ test_tcp_pacing_incast(void **state)
 	struct ft_sim_cfg cfg;
 	struct ft_sim_counters c[2];
 	struct ft_engine *e;
+	uint64_t rto[2], nrec[2];
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gcp-a3-mega:8", &n.spec, &err), 0);
@@ -584,15 +787,25 @@ test_tcp_pacing_incast(void **state)
 		e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 7, 20 * 4096, &c[paced]);
 		if (getenv("FT_PKTTCP_PRINT"))
 			print_message("incast 7 x 80 KiB, pacing %s: %llu drops, %llu resent, %llu "
-			              "timeouts, %.3f us\n",
+			              "timeouts, %llu resends lost again, %llu reordering timers, "
+			              "%llu recoveries, %.3f us\n",
 			              paced ? "on" : "off", (unsigned long long)c[paced].ndrops,
 			              (unsigned long long)c[paced].nretx,
 			              (unsigned long long)pk(e)->ntcp_rto,
+			              (unsigned long long)tcp_sum(e, 0),
+			              (unsigned long long)tcp_sum(e, 1),
+			              (unsigned long long)pk(e)->ntcp_fast,
 			              c[paced].makespan_s * 1e6);
+		rto[paced] = pk(e)->ntcp_rto;
+		nrec[paced] = pk(e)->ntcp_fast;
 		ft_packet_engine.destroy(e);
 	}
 	assert_true(c[0].ndrops >= 35);
+	assert_int_equal(rto[0], 0);
+	assert_int_equal(nrec[0], 7);
+	assert_true(c[0].makespan_s < 100e-6);
 	assert_int_equal(c[1].ndrops, 0);
+	assert_int_equal(rto[1] + nrec[1], 0);
 	assert_true(c[1].makespan_s < c[0].makespan_s);
 	ft_topo_free(n.t);
 }
@@ -769,6 +982,8 @@ main(void)
 		cmocka_unit_test(test_tcp_slow_start_wire),
 		cmocka_unit_test(test_tcp_recovery),
 		cmocka_unit_test(test_tcp_sack_holes),
+		cmocka_unit_test(test_rack_law),
+		cmocka_unit_test(test_tcp_rack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
