@@ -760,7 +760,7 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 		f->snd_nxt = f->snd_una;
 	if ((*t)->rec_sack && (*t)->rec_flow == fid) {
 		/* SACK's recovery (RFC 6675 NextSeg): while the pipe is below cwnd, the next
-		 * hole below the highest SACK, then new data */
+		 * packet RACK marked lost and not yet resent, then new data */
 		uint32_t snd_max =
 		        (*t)->max_flow == fid ? FT_MAX((*t)->snd_max, f->snd_nxt) : f->snd_nxt;
 		const struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
@@ -1365,8 +1365,10 @@ arm_reo(struct pk_engine *e, uint32_t fid, uint64_t wait_ps)
 /* RACK on flow @fid after an ACK (tcp_acked()) or at its reordering timer (@timer): the
  * packets past their time marked lost, a recovery started or fed, the timer armed for
  * the others (an ACK's only: Linux's timeout handler arms no second one). Not while a
- * timeout's resends below rto_recover go out (Linux's Loss state: go-back-N resends
- * them all). */
+ * timeout's resends below rto_recover go out: the engine's own simplification (go-back-N
+ * resends them all); Linux's Loss state runs RACK there too (tcp_fastretrans_alert():
+ * tcp_identify_packet_loss() after tcp_process_loss()), so a lost go-back-N resend
+ * waits here for the next timeout. */
 static int
 tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer)
 {
@@ -1452,8 +1454,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		f->retries = 0;
 		t->rtx_ps = 0; /* (Linux's retrans_stamp: tcp_gives_up()) */
 		f->t_una_ps = e->now_ps;
-		for (uint32_t s = f->snd_una; r && s < seq; s++)
-			ft__pk_tcp_rack_deliver(t, r, f, s, e->now_ps);
+		ft__pk_tcp_rack_ack(t, fid, r, f, seq, e->now_ps);
 		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {

@@ -516,9 +516,8 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_path ||
 	    !s->act_rate || !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped ||
-	    !s->inc_sel ||
-	    !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live || !s->act_t0 || !s->act_fin ||
-	    !s->act_hp || !s->fin_heap || !s->fin_tmp ||
+	    !s->inc_sel || !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live ||
+	    !s->act_t0 || !s->act_fin || !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)

@@ -486,8 +486,9 @@ uint32_t ft__pk_tcp_pipe(const struct pk_tcp *c, uint32_t fid, const struct pk_r
 /* RACK on flow @fid (@f; its connection @c, its state @r): packet @seq left at @now_ps,
  * @again when not for the first time, a lost one resent (@rtx: the scoreboard's resend),
  * the state made at *@rp if none; the state freed; packet @seq delivered (SACKed or cumulatively
- * acknowledged) at @now_ps, RACK.xmit_ts and .rtt moved on if it left after the packet they name (a
- * resend's only if its round trip is at least min_rtt: tcp_rack_advance()); the
+ * acknowledged) at @now_ps: RACK.rtt set to its round trip, RACK.xmit_ts moved on if it left
+ * after the packet it names (a resend's neither if its round trip is below min_rtt:
+ * tcp_rack_advance()); the
  * reordering window at @sacked packets SACKed (0 in recovery and from
  * PK_TCP_REORDERING on, else min(min_rtt / 4, SRTT)); the packets below @snd_max left
  * before RACK's and @reo_ps past RACK.rtt ago marked lost, a resend among them lost
@@ -498,6 +499,10 @@ int ft__pk_tcp_rack_sent(struct pk_tcp *c, struct pk_rack **rp, const struct pk_
 void ft__pk_tcp_rack_free(struct pk_rack **rp);
 void ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flow *f,
                              uint32_t seq, uint64_t now_ps);
+/* ft__pk_tcp_rack_deliver() for each packet below @to a cumulative ACK covers, but those
+ * SACKed before (delivered then) */
+void ft__pk_tcp_rack_ack(struct pk_tcp *c, uint32_t fid, struct pk_rack *r,
+                         const struct pk_flow *f, uint32_t to, uint64_t now_ps);
 uint64_t ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked);
 uint64_t ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid,
                                 const struct pk_flow *f, uint32_t snd_max, uint64_t now_ps,

@@ -35,7 +35,8 @@
  *   found without a timeout. A recovery starts when RACK marks a loss (Linux's
  *   tcp_time_to_recover()), not at a count of duplicate ACKs. Not modelled: the
  *   tail-loss probe (a lost last packet, which no SACK follows, waits for the timeout),
- *   PRR's spreading of the sends (the pipe rule sends as RFC 6675 does), DSACK.
+ *   PRR's spreading of the sends (the pipe rule sends as RFC 6675 does), DSACK, and RACK
+ *   while a timeout's go-back-N resends go out (Linux runs it in its Loss state too).
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
  *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
  *   after the packet it left unacknowledged; a packet past a gap, a duplicate, or one that
@@ -315,7 +316,7 @@ seg_clear(struct pk_rack *r, const struct pk_flow *f, uint32_t s)
 		r->lost_out--;
 	if (g->st & PK_SEG_RTX)
 		r->rtx_out--;
-	g->st = 0;
+	g->st &= PK_SEG_EVER; /* (whether it was resent: RACK's ambiguity test still reads it) */
 }
 
 void
@@ -473,7 +474,7 @@ ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flo
 	const struct pk_seg *g = seg_of(r, f, seq);
 	uint64_t rtt;
 
-	if (!g || (r->end_seq != PK_NONE && !sent_after(g->tx_ps, r->xmit_ps, seq, r->end_seq)))
+	if (!g)
 		return;
 	rtt = now_ps - g->tx_ps;
 	if (g->st & PK_SEG_EVER) {
@@ -484,9 +485,24 @@ ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flo
 	} else if (rtt < c->min_rtt_ps) {
 		c->min_rtt_ps = rtt; /* (Linux's tcp_update_rtt_min(), from the same ACK) */
 	}
+	/* RACK.rtt from every delivery; RACK.xmit_ts and .end_seq only from one that left
+	 * after the packet they name (tcp_rack_advance(), RFC 8985 6.2 step 2) */
 	r->rtt_ps = rtt;
-	r->xmit_ps = g->tx_ps;
-	r->end_seq = seq;
+	if (r->end_seq == PK_NONE || sent_after(g->tx_ps, r->xmit_ps, seq, r->end_seq)) {
+		r->xmit_ps = g->tx_ps;
+		r->end_seq = seq;
+	}
+}
+
+void
+ft__pk_tcp_rack_ack(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const struct pk_flow *f,
+                    uint32_t to, uint64_t now_ps)
+{
+	/* a packet SACKed before was delivered then (tcp_clean_rtx_queue() skips
+	 * TCPCB_SACKED_ACKED) */
+	for (uint32_t s = f->snd_una; r && s < to; s++)
+		if (c->sb_flow != fid || !sb_has(c, s))
+			ft__pk_tcp_rack_deliver(c, r, f, s, now_ps);
 }
 
 uint64_t
