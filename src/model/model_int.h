@@ -71,6 +71,9 @@ void ft__model_domain_channels(struct ft_model_links *l, uint32_t version);
 void ft__model_node_channels(struct ft_model_links *l, uint32_t version);
 /* A node's NICs as NCCL's search sees them: their count into @nics, one's speed (links.c). */
 double ft__model_nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics);
+/* The least nonzero of @spec's node's and node groups' @off field (a uint64_t of struct
+ * ft_node_spec, its offsetof()), 0 where all leave it (pipeline.c). */
+uint64_t ft__model_least_set(const struct ft_cluster_spec *spec, size_t off);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

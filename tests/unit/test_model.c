@@ -21,6 +21,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "model/model_int.h"
+
 #define US 1e-6
 #define GB 1e9
 
@@ -744,6 +746,46 @@ test_calibration_on_fixtures(void **state)
 		ft_run_release(&run);
 		ft_obs_set_release(&obs);
 	}
+}
+
+/*
+ * The least nonzero of a node field over the node and its groups (the NCCL buffers and
+ * chunks a job of unequal nodes takes, ft_model_buffs_get()), and whether one is set at all
+ * (ft_model_links nvls_chunk_set): unset everywhere 0; set on the node alone, on a group
+ * alone, on both (the least); a group that leaves it does not lower it.
+ */
+static void
+test_least_set(void **state)
+{
+	const size_t off = offsetof(struct ft_node_spec, nccl_nvls_chunksize);
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	hopper_spec(s, 2, 8, 400);
+	assert_int_equal(ft__model_least_set(s, off), 0);
+	s->ngroups = 2;
+	s->groups[0] = (struct ft_node_group){ .count = 1, .node = s->node };
+	s->groups[1] = (struct ft_node_group){ .count = 1, .node = s->node };
+	assert_int_equal(ft__model_least_set(s, off), 0);
+	assert_int_equal(ft_model_links_get(s, 16, 0, 0, &l, &err), 0);
+	assert_false(l.nvls_chunk_set);
+	s->groups[1].node.nccl_nvls_chunksize = 64u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 64u << 10);
+	assert_int_equal(ft_model_links_get(s, 16, 0, 0, &l, &err), 0);
+	assert_true(l.nvls_chunk_set);
+	s->node.nccl_nvls_chunksize = 256u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 64u << 10);
+	s->groups[0].node.nccl_nvls_chunksize = 32u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 32u << 10);
+	s->groups[0].node.nccl_nvls_chunksize = 0;
+	s->groups[1].node.nccl_nvls_chunksize = 0;
+	assert_int_equal(ft__model_least_set(s, off), 256u << 10);
+	assert_int_equal(ft__model_least_set(s, offsetof(struct ft_node_spec, nccl_ll_buffsize)),
+	                 0);
+	free(s);
 }
 
 /*
@@ -5554,6 +5596,7 @@ main(void)
 		cmocka_unit_test(test_calibration_block_never_worse),
 		cmocka_unit_test(test_calibration_names_file_ranks),
 		cmocka_unit_test(test_nccl_versions),
+		cmocka_unit_test(test_least_set),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_gb200_domains_ring_across_racks),
 		cmocka_unit_test(test_one_gpu_a_node_channels),
