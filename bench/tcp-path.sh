@@ -95,7 +95,7 @@ for pid in [p for p, n in sends.items() if n > 1000]:
         if e.endswith('sys_enter'):
             n = int(tr.split()[1])
             if prev is not None and n in SEND | RECV:
-                pn, pt, cut = prev
+                pn, pt = prev
                 if pn in RECV and n in SEND:
                     f['recv->send'].append(t - pt)
                 elif pn in SEND and n in RECV and t - pt < 5e-6:
@@ -109,7 +109,7 @@ for pid in [p for p, n in sends.items() if n > 1000]:
             elif nr in RECV:
                 f['recv slept' if slept else 'recv now'].append(oncpu)
                 f['slept'].append(100.0 if slept else 0.0)
-            prev = (nr, t, slept)
+            prev = (nr, t)
             nr = None
     print(' '.join('%s=%.4f' % (k.replace(' ', '_'), statistics.mean(v) if k == 'slept' else
                                 statistics.median(v) * 1e6)

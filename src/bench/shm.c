@@ -573,26 +573,26 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 		shm_close(&ep->base);
 		return FT_ENOMEM;
 	}
-	ep->cma_min = cfg->shm_cma_min_bytes > SIZE_MAX ? SIZE_MAX : (size_t)cfg->shm_cma_min_bytes;
+	/*
+	 * Messages from cma_min bytes up take the single copy (0: none does). The single
+	 * copy needs both sides to post the same lengths, and the collectives' ring
+	 * algorithms send a block that the receiver takes in pieces: none there, nor with
+	 * --cma-min off. A ping-pong has one message in flight, which needs both ranks
+	 * whichever copy it takes: the pipelined copies were faster there (p50 at 1 MiB
+	 * 79-85 us against 106-109 chosen per message, load 13-15), so it takes them
+	 * unless --cma-min SIZE asks for single copies. Otherwise --cma-min SIZE, or with
+	 * none given (auto) --cma-min auto:SIZE or FT_SHM_CMA_AUTO_MIN.
+	 */
 	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
-	if (ep->cma_auto)
+	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF ||
+	    (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT))
+		ep->cma_min = 0;
+	else if (ep->cma_auto)
 		ep->cma_min = cfg->shm_cma_auto_bytes ?
 		                      (size_t)FT_MIN(cfg->shm_cma_auto_bytes, (uint64_t)SIZE_MAX) :
 		                      (size_t)FT_SHM_CMA_AUTO_MIN;
-	/*
-	 * The single copy needs both sides to post the same lengths; the collectives'
-	 * ring algorithms send a block that the receiver takes in pieces.
-	 */
-	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF)
-		ep->cma_min = 0;
-	/*
-	 * A ping-pong has one message in flight, which needs both ranks whichever
-	 * copy it takes: the pipelined copies were faster there (p50 at 1 MiB
-	 * 79-85 us against 106-109 chosen per message, load 13-15), so it takes
-	 * them unless --cma-min SIZE asks for single copies.
-	 */
-	if (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT)
-		ep->cma_min = 0;
+	else
+		ep->cma_min = (size_t)FT_MIN(cfg->shm_cma_min_bytes, (uint64_t)SIZE_MAX);
 	copy_init(w, ep);
 	ep->nt_min = ft__shm_nt_min();
 	ep->prefetchw = has_prefetchw();

@@ -44,6 +44,13 @@
  */
 #include "model_int.h"
 
+/* NVIDIA/nccl src/transport/nvls.cc, ncclNvlsInit(): NVLS is set up where the node's
+ * topology holds more than 2 GPUs (gpuCount <= 2 returns with nvlsSupport 0) at
+ * v2.18.1-1 to v2.28.3-1 (v2.21.5-1 to v2.24.3-1: with MNNVL, the clique's size), more
+ * than 1 before (v2.17.1-1: localRanks <= 1) and from v2.28.7-1 (gpuCount < 2). */
+#define NVLS_3GPUS_FROM  21800
+#define NVLS_3GPUS_UNTIL 22807
+
 uint32_t
 ft__model_max_channels(uint32_t version)
 {
@@ -60,13 +67,27 @@ postset_doubles_arch(enum ft_model_arch arch, uint32_t version)
 	return arch > FT_ARCH_HOPPER && (version == 0 || version >= 22500);
 }
 
+uint32_t
+ft__model_nvls_min_gpus(uint32_t version)
+{
+	return version >= NVLS_3GPUS_FROM && version < NVLS_3GPUS_UNTIL ? 3 : 2;
+}
+
+bool
+ft__model_nvls_gpus_ok(const struct ft_model_links *l)
+{
+	uint32_t least = ft__model_nvls_min_gpus(l->nccl_version);
+
+	return l->ppn >= least && (l->ppn_min == 0 || l->ppn_min >= least);
+}
+
 /* Whether NCCL runs NVLS on @l (src/transport/nvls.cc: an NVSwitch with NVLink SHARP,
- * Hopper or later, two GPUs or more on every node; off with NCCL_NVLS_ENABLE=0 and on
- * GPUDirect-TCPX hosts). */
+ * Hopper or later, enough GPUs on every node, ft__model_nvls_gpus_ok(); off with
+ * NCCL_NVLS_ENABLE=0 and on GPUDirect-TCPX hosts). */
 static bool
 nvls_runs(const struct ft_model_links *l)
 {
-	return l->nvls && !l->nvls_off && l->ppn >= 2 && (l->ppn_min == 0 || l->ppn_min >= 2) &&
+	return l->nvls && !l->nvls_off && ft__model_nvls_gpus_ok(l) &&
 	       !(l->tcpx && l->nnodes > 1);
 }
 

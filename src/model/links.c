@@ -947,20 +947,6 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 	return 0;
 }
 
-/* Whether @spec's node or a node group of it sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize). */
-static bool
-nvls_chunk_set(const struct ft_cluster_spec *spec)
-{
-	uint32_t g;
-
-	if (spec->node.nccl_nvls_chunksize)
-		return true;
-	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
-		if (spec->groups[g].node.nccl_nvls_chunksize)
-			return true;
-	return false;
-}
-
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
               struct ft_model_links *l, struct ft_error *err)
@@ -1044,7 +1030,9 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->ll128_buffsize = bu.ll128;
 	l->nvls_chunk = bu.nvls_chunk;
 	l->nvls_tree_max = bu.nvls_tree_max;
-	l->nvls_chunk_set = nvls_chunk_set(spec);
+	/* whether the node or a node group sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize) */
+	l->nvls_chunk_set =
+	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);

@@ -71,6 +71,14 @@ void ft__model_domain_channels(struct ft_model_links *l, uint32_t version);
 void ft__model_node_channels(struct ft_model_links *l, uint32_t version);
 /* A node's NICs as NCCL's search sees them: their count into @nics, one's speed (links.c). */
 double ft__model_nic_as_nccl_sees(const struct ft_model_links *l, uint32_t *nics);
+/* The least nonzero of @spec's node's and node groups' @off field (a uint64_t of struct
+ * ft_node_spec, its offsetof()), 0 where all leave it (pipeline.c). */
+uint64_t ft__model_least_set(const struct ft_cluster_spec *spec, size_t off);
+/* The fewest GPUs on a node NCCL release @version (0: the newest) sets NVLS up with: 3
+ * from 2.18 to 2.28.3, 2 before and after (channels.c). */
+uint32_t ft__model_nvls_min_gpus(uint32_t version);
+/* Whether every node of @l has the GPUs its release sets NVLS up with (channels.c). */
+bool ft__model_nvls_gpus_ok(const struct ft_model_links *l);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

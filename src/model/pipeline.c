@@ -121,10 +121,8 @@ ft_model_buffsize(const struct ft_cluster_spec *spec)
 	return b;
 }
 
-/* The least of @spec's node's and node groups' @off field (a uint64_t of struct
- * ft_node_spec), 0 where all leave it. */
-static uint64_t
-least_set(const struct ft_cluster_spec *spec, size_t off)
+uint64_t
+ft__model_least_set(const struct ft_cluster_spec *spec, size_t off)
 {
 	uint64_t b = *(const uint64_t *)((const char *)&spec->node + off);
 	uint32_t g;
@@ -141,11 +139,12 @@ void
 ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *out)
 {
 	out->simple = ft_model_buffsize(spec);
-	out->ll = least_set(spec, offsetof(struct ft_node_spec, nccl_ll_buffsize));
-	out->ll128 = least_set(spec, offsetof(struct ft_node_spec, nccl_ll128_buffsize));
-	out->nvls_chunk = least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize));
-	out->nvls_tree_max =
-	        least_set(spec, offsetof(struct ft_node_spec, nccl_nvlstree_max_chunksize));
+#define LEAST(field) ft__model_least_set(spec, offsetof(struct ft_node_spec, field))
+	out->ll = LEAST(nccl_ll_buffsize);
+	out->ll128 = LEAST(nccl_ll128_buffsize);
+	out->nvls_chunk = LEAST(nccl_nvls_chunksize);
+	out->nvls_tree_max = LEAST(nccl_nvlstree_max_chunksize);
+#undef LEAST
 	if (!out->ll)
 		out->ll = LL_BUFF;
 	if (!out->ll128)

@@ -344,6 +344,12 @@ is_pow2(uint32_t n)
 
 static double nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds);
 
+/* Why NVLS or NVLSTree (@a, its name) does not run on nodes of 2 GPUs with NCCL 2.18.1 to
+ * 2.28.3: its setup returns before NVLS is on where the node has 2 GPUs or fewer
+ * (src/transport/nvls.cc, ncclNvlsInit(); ft__model_nvls_min_gpus()). */
+#define NVLS_2GPUS_OFF(a) \
+	a " needs more than 2 GPUs per node with NCCL 2.18 to 2.28.3 (NCCL's NVLS setup)"
+
 /*
  * Why NCCL would not run NVLS across the nodes of @l (NULL: it does). Across nodes NCCL's
  * NVLS is NVLS with CollNet: the tuner disables it where CollNet is off (src/graph/tuning.cc,
@@ -369,6 +375,8 @@ nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
 		return "nvls across NVLink domains is not modelled";
 	if (l->ppn < 2 || l->ppn_min < 2)
 		return "nvls needs at least 2 GPUs per node";
+	if (!ft__model_nvls_gpus_ok(l))
+		return NVLS_2GPUS_OFF("nvls");
 	if (l->ppn_min != l->ppn_max)
 		return "collnet needs the same GPUs on every node";
 	if (l->ppn_max > COLLNET_MAX_LOCAL_RANKS || l->ppn > COLLNET_MAX_LOCAL_RANKS)
@@ -405,6 +413,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return nvls_net_unavailable(l, op);
 		if (l->ppn < 2)
 			return "nvls needs at least 2 GPUs";
+		if (!ft__model_nvls_gpus_ok(l))
+			return NVLS_2GPUS_OFF("nvls");
 	}
 	if (a == FT_ALGO_NVLS_TREE) {
 		if (!l->nvls)
@@ -414,6 +424,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 		/* NCCL turns NVLS off where a node has one GPU (src/transport/nvls.cc) */
 		if (l->ppn < 2 || l->ppn_min < 2)
 			return "nvls_tree needs at least 2 GPUs per node";
+		if (!ft__model_nvls_gpus_ok(l))
+			return NVLS_2GPUS_OFF("nvls_tree");
 	}
 	if (a == FT_ALGO_COLLNET) {
 		/* NCCL runs CollNetChain for all-reduce only (src/device/all_reduce.h) */

@@ -21,6 +21,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "model/model_int.h"
+
 #define US 1e-6
 #define GB 1e9
 
@@ -744,6 +746,152 @@ test_calibration_on_fixtures(void **state)
 		ft_run_release(&run);
 		ft_obs_set_release(&obs);
 	}
+}
+
+/*
+ * NCCL sets NVLS up only where a node's topology holds more than 2 GPUs from v2.18.1-1
+ * to v2.28.3-1 (NVIDIA/nccl src/transport/nvls.cc, ncclNvlsInit(): gpuCount <= 2 returns
+ * with nvlsSupport 0), more than 1 at v2.17.1-1 (localRanks <= 1) and from v2.28.7-1
+ * (gpuCount < 2). Each gate per tag read, then on 2 GPUs of one Hopper node: NVLS forced
+ * is refused naming why, or runs at its closed form (25 us at size 0, kb NA-ALGO-NVLS
+ * base 0 + NVLink hop 25 us; 23 us in 2.18), and NCCL's tuner leaves it out; NVLSTree on
+ * 2 nodes of 2 GPUs the same. Where NVLS is off, the communicator takes no NVLS channels
+ * (2.20 to 2.27 copy them up: channels.c): as with NCCL_NVLS_ENABLE=0.
+ */
+static void
+test_nvls_two_gpus(void **state)
+{
+	static const struct {
+		uint32_t v;
+		bool on; /* NVLS on 2 GPUs */
+		double nvls_us;
+	} cases[] = {
+		{ 21801, false, 23.0 }, { 21806, false, 23.0 }, { 21899, false, 23.0 },
+		{ 21904, false, 23.0 }, { 22005, false, 23.0 }, { 22105, false, 25.0 },
+		{ 22304, false, 25.0 }, { 22503, false, 25.0 }, { 22707, false, 25.0 },
+		{ 22803, false, 25.0 }, { 22807, true, 25.0 },  { 22809, true, 25.0 },
+		{ 22899, true, 25.0 },  { 22907, true, 25.0 },  { 0, true, 25.0 },
+	};
+	const char *why = "more than 2 GPUs per node with NCCL 2.18 to 2.28.3";
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft__model_nvls_min_gpus(21701), 2); /* v2.17.1-1 */
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		uint32_t v = cases[i].v;
+		bool seen = false;
+
+		assert_int_equal(ft__model_nvls_min_gpus(v), cases[i].on ? 2 : 3);
+		hopper_spec(&s, 1, 8, 400);
+		for (uint32_t g = 2; g <= 3; g++) {
+			bool on = cases[i].on || g == 3;
+
+			ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+			q.tuner_only = true;
+			q.ngpus = g;
+			q.nccl_version = v;
+			q.force_algo = q.force_proto = true;
+			q.algo = FT_ALGO_NVLS;
+			q.proto = FT_PROTO_SIMPLE;
+			memset(&err, 0, sizeof(err));
+			assert_int_equal(ft_model_eval(&s, &q, &r, &err), on ? 0 : FT_ENOTSUP);
+			if (on)
+				assert_rel(r.time_s, cases[i].nvls_us * US, 1e-9);
+			else
+				assert_non_null(strstr(err.msg, why));
+		}
+		/* the tuner on 2 GPUs, 1 GiB: NVLS a candidate or left out, and why */
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.tuner_only = true;
+		q.ngpus = 2;
+		q.nccl_version = v;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		for (k = 0; k < ex->ncandidates; k++) {
+			if (ex->cand[k].algo != FT_ALGO_NVLS)
+				continue;
+			seen = true;
+			assert_int_equal(ex->cand[k].available, cases[i].on);
+			if (!cases[i].on)
+				assert_non_null(strstr(ex->cand[k].why, why));
+		}
+		assert_true(seen);
+		if (!cases[i].on) {
+			uint32_t ch = ft_model_comm_nchannels(&ex->links);
+
+			assert_int_not_equal(ex->result.algo, FT_ALGO_NVLS);
+			q.nvls_off = true;
+			assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+			assert_int_equal(ft_model_comm_nchannels(&ex->links), ch);
+		}
+		/* NVLSTree, 2 nodes of 2 GPUs */
+		hopper_spec(&s, 2, 8, 400);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.tuner_only = true;
+		q.ngpus = 4;
+		q.ppn = 2;
+		q.nccl_version = v;
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS_TREE;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), cases[i].on ? 0 : FT_ENOTSUP);
+		if (!cases[i].on)
+			assert_non_null(strstr(err.msg, why));
+	}
+	/* 2.20 to 2.27 copy the NVLS channels into the communicator where NVLS runs: on 3 GPUs */
+	hopper_spec(&s, 1, 8, 400);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.tuner_only = true;
+	q.ngpus = 3;
+	q.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_true(ft_model_comm_nchannels(&ex->links) >= ft_model_nvls_nchannels(&ex->links));
+	free(ex);
+}
+
+/*
+ * The least nonzero of a node field over the node and its groups (the NCCL buffers and
+ * chunks a job of unequal nodes takes, ft_model_buffs_get()), and whether one is set at all
+ * (ft_model_links nvls_chunk_set): unset everywhere 0; set on the node alone, on a group
+ * alone, on both (the least); a group that leaves it does not lower it.
+ */
+static void
+test_least_set(void **state)
+{
+	const size_t off = offsetof(struct ft_node_spec, nccl_nvls_chunksize);
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	hopper_spec(s, 2, 8, 400);
+	assert_int_equal(ft__model_least_set(s, off), 0);
+	s->ngroups = 2;
+	s->groups[0] = (struct ft_node_group){ .count = 1, .node = s->node };
+	s->groups[1] = (struct ft_node_group){ .count = 1, .node = s->node };
+	assert_int_equal(ft__model_least_set(s, off), 0);
+	assert_int_equal(ft_model_links_get(s, 16, 0, 0, &l, &err), 0);
+	assert_false(l.nvls_chunk_set);
+	s->groups[1].node.nccl_nvls_chunksize = 64u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 64u << 10);
+	assert_int_equal(ft_model_links_get(s, 16, 0, 0, &l, &err), 0);
+	assert_true(l.nvls_chunk_set);
+	s->node.nccl_nvls_chunksize = 256u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 64u << 10);
+	s->groups[0].node.nccl_nvls_chunksize = 32u << 10;
+	assert_int_equal(ft__model_least_set(s, off), 32u << 10);
+	s->groups[0].node.nccl_nvls_chunksize = 0;
+	s->groups[1].node.nccl_nvls_chunksize = 0;
+	assert_int_equal(ft__model_least_set(s, off), 256u << 10);
+	assert_int_equal(ft__model_least_set(s, offsetof(struct ft_node_spec, nccl_ll_buffsize)),
+	                 0);
+	free(s);
 }
 
 /*
@@ -5554,6 +5702,8 @@ main(void)
 		cmocka_unit_test(test_calibration_block_never_worse),
 		cmocka_unit_test(test_calibration_names_file_ranks),
 		cmocka_unit_test(test_nccl_versions),
+		cmocka_unit_test(test_nvls_two_gpus),
+		cmocka_unit_test(test_least_set),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_gb200_domains_ring_across_racks),
 		cmocka_unit_test(test_one_gpu_a_node_channels),

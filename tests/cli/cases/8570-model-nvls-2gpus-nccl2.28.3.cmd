@@ -1,0 +1,1 @@
+model hgx-h200 --gpus 2 --algo nvls --nccl 2.28.3 -b 1G -e 1G

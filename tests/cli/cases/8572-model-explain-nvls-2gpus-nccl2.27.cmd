@@ -1,0 +1,1 @@
+model hgx-h200 --gpus 2 --nccl 2.27 --explain 1G

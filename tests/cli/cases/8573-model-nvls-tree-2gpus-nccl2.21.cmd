@@ -1,0 +1,1 @@
+model hgx-h200:2 --gpus 4 --ppn 2 --algo nvls_tree --nccl 2.21 -b 1G -e 1G

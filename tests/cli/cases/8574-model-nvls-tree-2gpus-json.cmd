@@ -1,0 +1,1 @@
+model hgx-h200:2 --gpus 4 --ppn 2 --algo nvls_tree -b 1G -e 1G --json
