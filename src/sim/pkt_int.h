@@ -1415,9 +1415,24 @@ struct ring_build {
 	/* each message split over the NICs' lanes (pkt_nccl.c add_message()): a ring's,
 	 * tree's and send's connections; else a connection's messages take its QPs in turn */
 	bool lane_split;
+	/* Under NCCL's per-channel caps (pkt_tree.c ft__pk_cap_period_ps()): message m >= 1
+	 * of a connection (a tree's: of an edge's first leg) starts no earlier than m x
+	 * pace_ps after the phase's start (0: no pace), m < pace_msgs; built whole, the
+	 * barrier done then (pace[m - 1]). */
+	uint64_t pace_ps;
+	uint32_t pace_msgs;
+	uint32_t *pace;
 };
 
 struct ft_model_chunking;
+
+/* The period, ps, between the loops of phase @ph of @op (wire bytes at @eff) cut into
+ * @msgs loops under its conn_cap_Bps (pkt_tree.c cap_pace()); 0: no cap, one loop, or a
+ * period that rounds to nothing. */
+uint64_t ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                              double eff, uint32_t msgs);
+/* Built whole: @rb's pace barriers (rb->pace), loop m's done m x pace_ps after its start. */
+int ft__pk_pace_tasks(struct ring_build *rb);
 
 /* Loops and slices of connection @c carrying @payload over @steps ring steps. */
 void ft__pk_cut(struct ring_conn *c, uint64_t payload, uint32_t steps,

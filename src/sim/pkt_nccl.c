@@ -503,6 +503,9 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 
 		rc = ft__pk_add_dep(rb->e, rb->recv[u->first + um], to);
 	}
+	/* under a cap, message m >= 1 waits for its pace (ft__pk_cap_period_ps()) */
+	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs)
+		rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
 	if (rc == 0 && m >= slots)
 		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 	/* The first message on each QP waits for the phase; the others follow it (a
@@ -586,6 +589,7 @@ ft__pk_build_release(struct ring_build *rb)
 	ft_free(rb->c);
 	ft_free(rb->last);
 	ft_free(rb->ready);
+	ft_free(rb->pace);
 }
 
 /* The messages of the @rb->n connections (@nmsg in all), @slots in flight on each. */
@@ -593,8 +597,10 @@ static int
 build_messages(struct ring_build *rb, uint32_t nmsg, uint32_t slots)
 {
 	uint32_t i, m;
-	int rc = ft__pk_add_messages(rb, nmsg);
+	int rc = ft__pk_pace_tasks(rb);
 
+	if (rc == 0)
+		rc = ft__pk_add_messages(rb, nmsg);
 	for (i = 0; i < rb->n && rc == 0; i++)
 		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
 			rc = link_message(rb, i, m, slots);
@@ -628,6 +634,11 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		ft_free(rb.c);
 		return rc;
 	}
+	/* NCCL's per-channel caps: a connection's message m >= 1 no earlier than m periods
+	 * after the phase's start (pkt_tree.c cap_pace()) */
+	for (uint32_t i = 0; i < rb.n; i++)
+		rb.pace_msgs = FT_MAX(rb.pace_msgs, rb.c[i].nmsg);
+	rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, rb.pace_msgs);
 	/* (built as its messages may start where it can be, pkt_tree.c; else whole) */
 	rc = ft__pk_lazy_ring(e, &rb, nmsg, ch.slots);
 	if (rc == 1)

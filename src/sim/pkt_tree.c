@@ -99,11 +99,6 @@ struct tree_build {
 	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
 	bool collnet; /* a CollNet pipeline: every connection msgs chunks, the switches one vertex */
-	/* An NVLS tree under NCCL's per-channel cap (nvls_pace()): loop m >= 1 starts no
-	 * earlier than m x pace_ps after the phase (0: no pace); built whole, per loop m the
-	 * barrier done then (pace[m - 1]). */
-	uint64_t pace_ps;
-	uint32_t *pace;
 	uint32_t *from;
 	uint32_t *sw, *sw_off;
 	uint32_t *lag, *lag_off;
@@ -643,8 +638,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
-			if (rc == 0 && j == 0 && m > 0 && tb->pace)
-				rc = ft__pk_add_dep(rb->e, tb->pace[m - 1], to);
+			if (rc == 0 && j == 0 && m > 0 && rb->pace)
+				rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -660,62 +655,76 @@ static void
 tree_release(struct tree_build *tb)
 {
 	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,   tb->from,
-		                 tb->edge, tb->into_off, tb->into_edge, tb->pace };
+		                 tb->edge, tb->into_off, tb->into_edge };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft__pk_build_release(&tb->rb);
 }
 
 /*
- * NCCL's per-channel NVLSTree cap (kb NA-ALGO-NVLS perChMaxNVLSTreeBws; the op's
- * conn_cap_Bps, ft__sim_tree_cap()) is the rate a channel's kernel moves its loops at,
- * not a link's: its warps take one loop after another (NVIDIA/nccl v2.27.7-1
- * src/device/all_reduce.h, the NVLS tree kernel's loops over elemOffset), so at the cap
- * a channel starts loop m no earlier than m periods after its first, a period the
+ * NCCL's caps on a channel (the op's conn_cap_Bps, the tightest the runner found: the
+ * per-channel tree and NVLSTree caps of ft__sim_tree_cap(), kb NA-MODEL perChMaxTreeBws,
+ * NA-ALGO-NVLS perChMaxNVLSTreeBws; a forced channel count's share of the graph,
+ * ft__sim_channel_cap(); the LL and LL128 kernels' rates, ft__sim_kernel_cap(), kb
+ * NA-PROTO-LL, NA-PROTO-LL128) are the rate a channel's kernel moves its loops at, not a
+ * link's: its warps take one loop after another (NVIDIA/nccl v2.27.7-1
+ * src/device/all_reduce.h, the tree and NVLS tree kernels' loops over elemOffset;
+ * prims_ll.h and prims_ll128.h move a loop's slices at the protocol's pace), so at the
+ * cap a channel starts loop m no earlier than m periods after its first, a period the
  * largest connection's chunk at the cap, S / (algbw x k) for k loops. The flow engine
- * paces its middle chunks so (engine_flow.c, "NCCL's pipeline in chunks"); here loop m
- * >= 1 of every connection waits for that time after the phase's start, loop 0 and the
- * fill at the links' rates. Sets @tb's pace_ps from @op's cap for phase @ph (wire bytes
- * at @eff); none without a cap, in one loop, or where the period rounds to nothing.
+ * caps each connection's rate so (engine_flow.c); here loop m >= 1 of every edge's first
+ * leg waits for that time after the phase's start, loop 0 and the fill at the links'
+ * rates. An NVLS tree's or CollNet pipeline's loops are its msgs; a plain tree's or
+ * chain's, its connections' messages (the most of any edge's first leg, into msgs). Sets
+ * @tb's pace_ps from @op's cap for phase @ph (wire bytes at @eff); none without a cap, in
+ * one loop, or where the period rounds to nothing.
  */
-static void
-nvls_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-          double eff)
+uint64_t
+ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
+                     uint32_t msgs)
 {
 	double wmax = 0, period;
 	uint32_t f;
 
-	tb->pace_ps = 0;
-	if (!tb->heads || tb->msgs < 2 || !(op->conn_cap_Bps > 0) || !(eff > 0))
-		return;
+	if (!(op->conn_cap_Bps > 0) || !(eff > 0) || msgs < 2)
+		return 0;
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
 
 		ft_sched_phase_flow(op->sched, ph, f, &fl);
 		wmax = FT_MAX(wmax, (double)fl.bytes);
 	}
-	period = wmax / eff / op->conn_cap_Bps / tb->msgs * PK_PS_PER_S;
-	if (period >= 1 && period < (double)UINT64_MAX / tb->msgs)
-		tb->pace_ps = (uint64_t)(period + 0.5);
+	period = wmax / eff / op->conn_cap_Bps / msgs * PK_PS_PER_S;
+	return period >= 1 && period < (double)UINT64_MAX / msgs ? (uint64_t)(period + 0.5) : 0;
 }
 
-/* Built whole: loop m's pace barrier, done m x pace_ps after the phase's start. */
-static int
-nvls_pace_tasks(struct tree_build *tb)
+static void
+cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+         double eff)
 {
-	struct ring_build *rb = &tb->rb;
+	if (!tb->heads && !tb->collnet) {
+		tb->msgs = 0;
+		for (uint32_t i = 0; i < tb->nedges; i++)
+			tb->msgs = FT_MAX(tb->msgs, tb->rb.c[tb->edge[i].conn].nmsg);
+	}
+	tb->rb.pace_msgs = tb->msgs;
+	tb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, tb->msgs);
+}
 
-	if (!tb->pace_ps)
+int
+ft__pk_pace_tasks(struct ring_build *rb)
+{
+	if (!rb->pace_ps)
 		return 0;
-	tb->pace = ft_calloc(tb->msgs, sizeof(uint32_t));
-	if (!tb->pace)
+	rb->pace = ft_calloc(rb->pace_msgs, sizeof(uint32_t));
+	if (!rb->pace)
 		return FT_ENOMEM;
-	for (uint32_t m = 1; m < tb->msgs; m++) {
-		int64_t b = ft__pk_add_task(rb->e, PK_T_BARRIER, m * tb->pace_ps, 0, rb->tag);
+	for (uint32_t m = 1; m < rb->pace_msgs; m++) {
+		int64_t b = ft__pk_add_task(rb->e, PK_T_BARRIER, m * rb->pace_ps, 0, rb->tag);
 
 		if (b < 0 || ft__pk_add_dep(rb->e, rb->start, (uint32_t)b) < 0)
 			return FT_ENOMEM;
-		tb->pace[m - 1] = (uint32_t)b;
+		rb->pace[m - 1] = (uint32_t)b;
 	}
 	return 0;
 }
@@ -780,7 +789,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
-	nvls_pace(&tb, op, ph, eff);
+	cap_pace(&tb, op, ph, eff);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
@@ -791,7 +800,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 			tree_release(&tb);
 	} else {
 		if (rc == 0)
-			rc = nvls_pace_tasks(&tb);
+			rc = ft__pk_pace_tasks(&tb.rb);
 		if (rc == 0)
 			rc = ft__pk_add_messages(&tb.rb, nmsg);
 		if (rc == 0 && tb.heads)
@@ -843,7 +852,7 @@ struct tree_phase {
 	bool ring;            /* a ring's phase (its waits: ring_next()), else a tree's */
 	uint32_t task, slots, nq, msgs;
 	uint32_t nmsg, nlag; /* numbers: messages, lag tasks, then the barrier before message i */
-	uint32_t npace;      /* then loop m's pace (m - 1: nvls_pace()), tb.pace_ps apart */
+	uint32_t npace;      /* then loop m's pace (m - 1: cap_pace()), tb.rb.pace_ps apart */
 	uint32_t base;       /* its first number, less PK_VIRT */
 	uint32_t at_flow;    /* flows built before it was submitted */
 	uint16_t *pending;   /* per message and lag task: the waits it still has */
@@ -922,7 +931,8 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 	}
 	/* (the numbers it takes: two a message, four a message per switch of a node of several,
 	 * one a loop's pace) */
-	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg + tb->msgs;
+	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg +
+	    FT_MAX(tb->msgs, tb->rb.pace_msgs);
 	for (i = 0; i < tb->nodes; i++)
 		n += node_switches(tb, i) > 1 ? 4ull * tb->msgs * node_switches(tb, i) : 0;
 	return n < PK_VIRT - 1;
@@ -1236,15 +1246,17 @@ build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 
 static int phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps);
 
-/* Loop @m's pace is over: message m of every edge's first leg, in link_edge()'s order. */
+/* Loop @m's pace is over: message m of every edge's first leg, in link_edge()'s order (a
+ * ring's: of every connection, in pkt_nccl.c link_message()'s). */
 static int
 pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 {
 	const struct tree_build *tb = &p->tb;
+	uint32_t n = p->ring ? tb->rb.n : tb->nedges;
 	int rc = 0;
 
-	for (uint32_t i = 0; i < tb->nedges && rc == 0; i++) {
-		const struct ring_conn *c = &tb->rb.c[tb->edge[i].conn];
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
 
 		if (m < c->nmsg)
 			rc = phase_pred(e, p, c->first + m, 0);
@@ -1293,9 +1305,9 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	uint32_t i, m;
 	int rc = 0;
 
-	/* The loops' paces, as the start's first successors (nvls_pace_tasks()) */
+	/* The loops' paces, as the start's first successors (ft__pk_pace_tasks()) */
 	for (m = 1; m <= p->npace && rc == 0; m++)
-		rc = ev_push(e, e->now_ps + m * p->tb.pace_ps, PK_EV_TASK,
+		rc = ev_push(e, e->now_ps + m * p->tb.rb.pace_ps, PK_EV_TASK,
 		             PK_VIRT + p->base + 2 * p->nmsg + p->nlag + m - 1, 0);
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
@@ -1567,8 +1579,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
 
 			/* (an edge's first leg: loop m's pace) */
-			n += p->npace && m > 0 && !p->ring &&
-			     p->tb.edge[p->conn_edge[ci]].conn == ci;
+			n += p->npace && m > 0 &&
+			     (p->ring || p->tb.edge[p->conn_edge[ci]].conn == ci);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
@@ -1641,7 +1653,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.msgs = tb->msgs;
 	p.nmsg = nmsg;
 	p.nlag = tb->lag_off ? tb->lag_off[tb->nodes] : 0;
-	p.npace = !ring && tb->pace_ps ? tb->msgs - 1 : 0;
+	p.npace = tb->rb.pace_ps ? tb->rb.pace_msgs - 1 : 0;
 	p.base = e->tlazy->nvirt;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));

@@ -118,6 +118,33 @@ pk_run_op(struct pk_run *r, const struct ft_coll_args *a, uint32_t n,
 	pk_run_ops(r, a, n, pc, qps, eager, 1);
 }
 
+/* The flow engine's time for @r's op alone at the per-connection cap @cap_Bps (0: none), less
+ * the op's fixed latency and per-step costs, as op_time() has the packet engine's. */
+static inline double
+flow_engine_time(const struct pk_run *r, double cap_Bps)
+{
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters cf;
+	struct ft_engine *ef = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+	double t;
+
+	ft_sim_cfg_init(&cfg);
+	op.sched = &r->s;
+	op.rank_gpu = r->ends;
+	op.conn_cap_Bps = cap_Bps;
+	assert_int_equal(ft_flow_engine.create(r->t, &cfg, &ef, &err), 0);
+	assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
+	t = cf.ops[0].t_end_s - cf.ops[0].t_start_s - r->s.base_lat_s;
+	for (size_t p = 0; p < r->s.phases.len; p++)
+		t -= ft_sched_phase_at(&r->s, p)->steps * r->s.step_lat_s;
+	ft_flow_engine.destroy(ef);
+	return t;
+}
+
 static inline void
 pk_run_free(struct pk_run *r)
 {

@@ -679,13 +679,18 @@ op_time(const char *cluster, enum ft_op op, uint64_t bytes, const char *engine)
  * Agreement with the flow engine where nothing contends: an all-reduce of 64 MiB over
  * aws-p5:2 (EFA, 16 GPUs, sprayed over each GPU's 4 NICs) and gcp-a3-mega:2 (TCPXO, with
  * the model's ramp and the proxy's floor), the packet engine within 3 % of the flow
- * engine (measured -0.46 % and -1.27 %; more sizes in docs/internals/sim.md, "EFA and
- * GPUDirect-TCPX/O"). Both used to be refused by the packet engine.
+ * engine on EFA (measured +0.39 %) and 5 % on TCPXO (-3.88 %; -1.14 % unpaced: NCCL's tree
+ * cap, 50.6 GB/s a connection, binds on the NVLink chains in each node, not on the NICs;
+ * paced at it, pkt_tree.c cap_pace(), the chains hand the NICs their loops 10 us apart
+ * and TCP queues less, where the flow engine's fluid rates do not see it; more sizes in
+ * docs/internals/sim.md, "EFA and GPUDirect-TCPX/O").
+ * Both used to be refused by the packet engine.
  */
 static void
 test_agrees_with_flow(void **state)
 {
 	static const char *const clusters[] = { "aws-p5:2", "gcp-a3-mega:2" };
+	static const double bound[] = { 0.03, 0.05 };
 
 	(void)state;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(clusters); k++) {
@@ -696,7 +701,7 @@ test_agrees_with_flow(void **state)
 			print_message("%s all_reduce 64 MiB: flow %.1f us, packet %.1f us "
 			              "(%+.2f %%)\n",
 			              clusters[k], tf * 1e6, tp * 1e6, (tp / tf - 1) * 100);
-		assert_double_equal(tp / tf, 1.0, 0.03);
+		assert_double_equal(tp / tf, 1.0, bound[k]);
 	}
 }
 

@@ -93,6 +93,79 @@ test_ring_pipelined(void **state)
 }
 
 /*
+ * NCCL's per-channel caps (a forced channel count's, LL's and LL128's: the op's
+ * conn_cap_Bps) as a pace on a ring (pkt_nccl.c, pkt_tree.c ft__pk_cap_period_ps()): 4
+ * ranks, 64 MiB: each connection carries w = 96 MiB in n = 96 messages of 1 MiB (t_msg =
+ * 256 packet times, path latency d), capped so that a period P = w / (cap n) is longer
+ * than a message's way over its hop (t_msg + d). Message m leaves at m P (the one it
+ * waits for a step before, on the connection feeding its source, left at (m - 2) P and
+ * has come), so the op takes (n - 1) P + t_msg + d, within two packet times, for P and
+ * 2P; the two apart by (n - 1) P. Unpaced it is n t_msg + d: the cap is what holds it.
+ * Built as its messages may start, the same time to the picosecond. The flow engine, each
+ * connection at the cap, takes w / cap = n P (within 2 %), and the two engines agree
+ * within 3 %.
+ */
+static void
+test_ring_paced(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 4,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64u << 20 };
+	const uint32_t n = 96;
+	double t_pkt, d, t_msg, P, w = 96 * MiB, want, got[2], flow_t[2], fixed;
+	struct pk_run r, lz;
+
+	(void)state;
+	ring_run(&r, 4, a.bytes, NULL, 1);
+	pk_hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 4 * n);
+	pk_run_free(&r);
+	t_msg = 256 * t_pkt;
+	for (int k = 0; k < 2; k++) {
+		P = (k + 1) * 2 * t_msg;
+		pk_run_conn_cap_Bps = w / (P * n);
+		pk_run_op(&r, &a, 4, NULL, 1, true);
+		pk_run_op(&lz, &a, 4, NULL, 1, false);
+		pk_run_conn_cap_Bps = 0;
+		assert_null(pk(r.e)->tlazy);
+		assert_non_null(pk(lz.e)->tlazy);
+		fixed = r.s.base_lat_s + ft_sched_phase_at(&r.s, 0)->steps * r.s.step_lat_s;
+		got[k] = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
+		want = (n - 1) * P + t_msg + d;
+		flow_t[k] = flow_engine_time(&r, w / (P * n));
+		if (getenv("FT_PKTNCCL_PRINT"))
+			print_message("ring paced P %.3f us: %.4f us, closed form %.4f us "
+			              "(%+.3f packets); flow %.4f us, n P %.4f us\n",
+			              P * 1e6, got[k] * 1e6, want * 1e6, (got[k] - want) / t_pkt,
+			              flow_t[k] * 1e6, n * P * 1e6);
+		if (!(fabs(got[k] - want) <= 2 * t_pkt))
+			fail_msg("paced ring: %.9g s, closed form %.9g s (packet %.3g s)", got[k],
+			         want, t_pkt);
+		if (!(fabs(flow_t[k] - n * P) <= 0.02 * n * P))
+			fail_msg("flow engine, capped ring: %.9g s, n P %.9g s", flow_t[k], n * P);
+		if (!(fabs(got[k] - flow_t[k]) <= 0.03 * flow_t[k]))
+			fail_msg("paced ring: packet %.9g s, flow %.9g s", got[k], flow_t[k]);
+		if (!(got[k] > 1.5 * (n * t_msg + d)))
+			fail_msg("paced ring: %.9g s, not held past the unpaced %.9g s", got[k],
+			         n * t_msg + d);
+		assert_true(lz.c.ops[0].t_end_s == r.c.ops[0].t_end_s);
+		assert_int_equal(lz.c.npackets, r.c.npackets);
+		pk_run_free(&lz);
+		pk_run_free(&r);
+	}
+	/* the flow engine's fill is the cap's alone: from P to 2P it takes n P more */
+	if (!(fabs(flow_t[1] - flow_t[0] - n * 2 * t_msg) <= 1e-9))
+		fail_msg("flow engine, P to 2P: %.9g s more, n P %.9g s", flow_t[1] - flow_t[0],
+		         n * 2 * t_msg);
+	if (!(fabs(got[1] - got[0] - (n - 1) * 2 * t_msg) <= 1e-9))
+		fail_msg("P to 2P: %.9g s more, (n - 1) P %.9g s", got[1] - got[0],
+		         (n - 1) * 2 * t_msg);
+}
+
+/*
  * NCCL's sizes (collectives.h, device.h; kb NA-CONCEPTS, ENV-BUFFSIZE): 8 slots of the
  * protocol's buffer per connection; a Simple ring all-reduce / all-gather / reduce-scatter
  * chunk is 4 slots of 512 KiB and its slice 2; everything else one slot; LL carries 8
@@ -1088,6 +1161,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined),
+		cmocka_unit_test(test_ring_paced),
 		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_ll_buffsize),
 		cmocka_unit_test(test_ring_unchunked),

@@ -140,6 +140,80 @@ test_tree_two_nodes(void **state)
 }
 
 /*
+ * NCCL's per-channel caps (the tree's, a forced channel count's, LL's and LL128's: the op's
+ * conn_cap_Bps) as a pace on a plain tree (pkt_tree.c cap_pace()): the two-rank tree of
+ * test_tree_two_nodes at 64 MiB (n = 64 messages of 512 KiB an edge, a message t_msg = 128
+ * packet times, path latency d) with its connections capped so that a loop's period P =
+ * w / (cap n) (w = S / 2 an edge) is longer than a loop's way over a NIC (its up message,
+ * then the other copy's down: 2 t_msg + d). Loop m's up leaves at m P and its down once
+ * the up has come: the op takes (n - 1) P + 2 (t_msg + d), within two packet times, for
+ * P and 2P; the two apart by (n - 1) P. Unpaced it is 2n t_msg + d (half of it at P = 4
+ * t_msg): the cap is what holds it. Built as its messages may start, the same time to the
+ * picosecond. The flow engine, each connection at the cap, takes w / cap = n P and the
+ * fill (within 2 % of n P + t_msg + d), and the two engines agree within 3 %.
+ */
+static void
+test_tree_paced(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64u << 20 };
+	const uint32_t n = 64;
+	double t_pkt, d, t_msg, P, w = (double)(a.bytes / 2), want, got[2], flow_t[2], flow_want;
+	struct pk_run r, lz;
+
+	(void)state;
+	pk_run_op(&r, &a, 2, NULL, 1, true);
+	pk_hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 4 * n);
+	pk_run_free(&r);
+	t_msg = 128 * t_pkt;
+	for (int k = 0; k < 2; k++) {
+		P = (k + 1) * 4 * t_msg;
+		pk_run_conn_cap_Bps = w / (P * n);
+		pk_run_op(&r, &a, 2, NULL, 1, true);
+		pk_run_op(&lz, &a, 2, NULL, 1, false);
+		pk_run_conn_cap_Bps = 0;
+		assert_null(pk(r.e)->tlazy);
+		assert_non_null(pk(lz.e)->tlazy);
+		got[k] = op_time(&r);
+		want = (n - 1) * P + 2 * (t_msg + d);
+		flow_t[k] = flow_engine_time(&r, w / (P * n));
+		flow_want = n * P + t_msg + d;
+		if (getenv("FT_PKTTREE_PRINT"))
+			print_message("tree paced P %.3f us: %.4f us, closed form %.4f us "
+			              "(%+.3f packets); flow %.4f us, n P + fill %.4f us\n",
+			              P * 1e6, got[k] * 1e6, want * 1e6, (got[k] - want) / t_pkt,
+			              flow_t[k] * 1e6, flow_want * 1e6);
+		if (!(fabs(got[k] - want) <= 2 * t_pkt))
+			fail_msg("paced tree: %.9g s, closed form %.9g s (packet %.3g s)", got[k],
+			         want, t_pkt);
+		if (!(fabs(flow_t[k] - flow_want) <= 0.02 * flow_want))
+			fail_msg("flow engine, capped tree: %.9g s, n P + fill %.9g s", flow_t[k],
+			         flow_want);
+		if (!(fabs(got[k] - flow_t[k]) <= 0.03 * flow_t[k]))
+			fail_msg("paced tree: packet %.9g s, flow %.9g s", got[k], flow_t[k]);
+		if (!(got[k] > 1.5 * (2 * n * t_msg + d)))
+			fail_msg("paced tree: %.9g s, not held past the unpaced %.9g s", got[k],
+			         2 * n * t_msg + d);
+		assert_true(lz.c.ops[0].t_end_s == r.c.ops[0].t_end_s);
+		assert_int_equal(lz.c.npackets, r.c.npackets);
+		pk_run_free(&lz);
+		pk_run_free(&r);
+	}
+	/* the flow engine's fill is the cap's alone: from P to 2P it takes n P more */
+	if (!(fabs(flow_t[1] - flow_t[0] - n * 4 * t_msg) <= 1e-9))
+		fail_msg("flow engine, P to 2P: %.9g s more, n P %.9g s", flow_t[1] - flow_t[0],
+		         n * 4 * t_msg);
+	if (!(fabs(got[1] - got[0] - (n - 1) * 4 * t_msg) <= 1e-9))
+		fail_msg("P to 2P: %.9g s more, (n - 1) P %.9g s", got[1] - got[0],
+		         (n - 1) * 4 * t_msg);
+}
+
+/*
  * The schedule the runner builds for @a on DGX H100 nodes of 8 ranks each, @nnodes of
  * them: NCCL's tree, or with @heads NCCL's NVLS tree with that many heads a node, in
  * @out copied on @nch rail-aligned channels (@s the one before); its phase.
@@ -1314,6 +1388,7 @@ main(void)
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_paced),
+		cmocka_unit_test(test_tree_paced),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_collnet_closed_form),
 		cmocka_unit_test(test_collnet_engines_agree),
