@@ -394,6 +394,9 @@ eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, 
 	q.ngpus = pl->n;
 	q.nnodes = pl->nnodes;
 	q.ppn = pl->ppn;
+	/* with an engine, an algorithm it runs: no engine has NVLS across nodes (with
+	 * CollNet), so the pick is the one `fabtune sim` makes (ft__sim_pick_algo()) */
+	q.no_nvls_net = x->c->engine[0] && strcmp(x->c->engine, "analytic") != 0;
 	spec = group_spec(x, pl);
 	if (!spec)
 		return ft_error_set(x->err, FT_ENOMEM, "out of memory for the %s group's spec",

@@ -1497,10 +1497,11 @@ assert_plan_times_as_sim(const char *cluster, const struct ft_plan *p, enum ft_p
 	ft_scenario_free(sc);
 }
 
-/* Plan @model on @cluster (@tp, @ep, @batch, DP bucket @bucket, ZeRO @zero, SP off). */
+/* Plan @model on @cluster (@tp, @ep, @batch, DP bucket @bucket, ZeRO @zero, SP off) with
+ * @engine's times (NULL: analytic). */
 static void
-plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint32_t batch,
-         uint64_t bucket, uint32_t zero, struct ft_plan *p)
+plan_on(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint32_t batch,
+        uint64_t bucket, uint32_t zero, const char *engine, struct ft_plan *p)
 {
 	struct ft_cluster_spec s = spec(cluster);
 	struct ft_plan_model m = preset(model);
@@ -1508,6 +1509,8 @@ plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint3
 	struct ft_error err = { 0 };
 
 	ft_plan_config_init(&c);
+	if (engine)
+		ft_strlcpy(c.engine, engine, sizeof(c.engine));
 	c.tp = tp;
 	c.ep = ep;
 	c.global_batch = batch;
@@ -1517,6 +1520,14 @@ plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint3
 	if (ft_plan_compute(&s, &m, &c, p, &err) < 0)
 		print_error("%s\n", err.msg);
 	assert_int_equal(p->ncomms > 0, 1);
+}
+
+/* plan_on(), analytic */
+static void
+plan_for(const char *cluster, const char *model, uint32_t tp, uint32_t ep, uint32_t batch,
+         uint64_t bucket, uint32_t zero, struct ft_plan *p)
+{
+	plan_on(cluster, model, tp, ep, batch, bucket, zero, NULL, p);
 }
 
 /*
@@ -1597,7 +1608,9 @@ assert_plan_strided_as_sim(const char *cluster, const struct ft_plan *p, enum ft
 /* The plan's flow and packet engines time an operation as `fabtune sim` does: a ring
  * all-reduce in one node, CollNetChain and CollNetDirect DP buckets across a SHARP
  * fabric's nodes, an expert all-to-all across two nodes, and a DP group strided across
- * its nodes' GPUs (tensor-parallel 2) as an explicit placement. */
+ * its nodes' GPUs (tensor-parallel 2) as an explicit placement. On the SHARP fabric the
+ * analytic plan picks NVLS across nodes, which no engine runs; planned with an engine,
+ * the pick is `fabtune sim`'s (the CollNet variants). */
 static void
 test_plan_engine_times_as_sim(void **state)
 {
@@ -1610,8 +1623,10 @@ test_plan_engine_times_as_sim(void **state)
 	assert_plan_times_as_sim("dgx-a100:1", p, FT_GROUP_TP, FT_OP_ALL_REDUCE, "ring", "flow");
 	assert_plan_times_as_sim("dgx-a100:1", p, FT_GROUP_TP, FT_OP_ALL_REDUCE, "ring", "packet");
 	plan_for(sharp, "llama3-8b", 1, 1, 64, 256u << 20, 0, p);
+	assert_string_equal(find_comm(p, FT_GROUP_DP, FT_OP_ALL_REDUCE)->algo, "nvls");
+	plan_on(sharp, "llama3-8b", 1, 1, 64, 256u << 20, 0, "flow", p);
 	assert_plan_times_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain", "flow");
-	plan_for(sharp, "llama3-8b", 1, 1, 64, 16u << 20, 0, p);
+	plan_on(sharp, "llama3-8b", 1, 1, 64, 16u << 20, 0, "flow", p);
 	assert_plan_times_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
 	                         "flow");
 	plan_for("dgx-h100:2", "deepseek-v3", 1, 16, 16, 0, 1, p);
@@ -1624,12 +1639,12 @@ test_plan_engine_times_as_sim(void **state)
 	                           "packet");
 	/* and on a SHARP fabric, 4 local ranks per node: CollNetDirect (4 MiB buckets) has a
 	 * head per local rank on its own NIC, CollNetChain (16 MiB) a chain per channel */
-	plan_for(sharp, "llama3-8b", 2, 1, 64, 4u << 20, 0, p);
+	plan_on(sharp, "llama3-8b", 2, 1, 64, 4u << 20, 0, "flow", p);
 	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
 	                           "flow");
 	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_direct",
 	                           "packet");
-	plan_for(sharp, "llama3-8b", 2, 1, 64, 16u << 20, 0, p);
+	plan_on(sharp, "llama3-8b", 2, 1, 64, 16u << 20, 0, "flow", p);
 	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain",
 	                           "flow");
 	assert_plan_strided_as_sim(sharp, p, FT_GROUP_DP, FT_OP_ALL_REDUCE, "collnet_chain",
