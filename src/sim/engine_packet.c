@@ -798,6 +798,8 @@ tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 		t->max_flow = fid;
 		t->snd_max = 0;
 	}
+	if (t->rec_sack && t->rec_flow == fid)
+		t->prr_out++; /* (PRR's count of what a recovery sent: pkt_tcp.c) */
 	if (e->tcp_sack && f->npkts <= PK_ACK_SEQ && f->rcv_nxt < f->npkts) {
 		/* RACK's record of when it left (pkt_tcp.c) */
 		struct pk_rack **rp = ft__pk_tcp_rack_slot(e, fid);
@@ -1321,26 +1323,27 @@ tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tc
 /*
  * RACK marked packets of flow @fid lost (pkt_tcp.c ft__pk_tcp_rack_detect()) outside a
  * recovery: one starts (Linux's tcp_time_to_recover(), "the loss is proven"), with
- * CUBIC's cut, cwnd = ssthresh, recover one past the highest sent, and the first lost
- * packet resent at once, whatever the pipe (RFC 6675 4); the others as the pipe falls
- * below cwnd (tcp_pick()).
+ * CUBIC's cut (ssthresh), recover one past the highest sent, and PRR's counts from zero
+ * (tcp_enter_recovery(), tcp_init_cwnd_reduction(): cwnd as it was). The ACK that found
+ * the loss sets cwnd by PRR (tcp_acked()); RACK's reordering timer (@timer) counts as
+ * one packet delivered, as Linux's tcp_rack_reo_timeout() does. The caller then sends
+ * what the pipe lets out (tcp_sack_kick(): the first lost packet first, tcp_pick()).
  */
-static int
-tcp_rack_recover(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t)
+static void
+tcp_rack_recover(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
+                 uint32_t pipe, bool timer)
 {
-	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
-	uint32_t h = ft__pk_tcp_sack_next(ft__pk_tcp_rack_of(e, fid), f, snd_max);
-
 	e->ntcp_fast++;
 	e->ntcp_sack++;
 	ft__pk_tcp_cut(t);
 	t->rec_flow = fid;
-	t->recover = snd_max;
-	t->cwnd = t->ssthresh;
+	t->recover = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
 	t->inflate = 0;
 	t->dupacks = 0;
 	t->rec_sack = true;
-	return h == PK_NONE ? tcp_sack_kick(e, fid, f, t) : tcp_resend(e, fid, t, h);
+	ft__pk_tcp_prr_start(t);
+	if (timer)
+		ft__pk_tcp_prr(t, pipe, 1, 0, false);
 }
 
 /*
@@ -1363,31 +1366,37 @@ arm_reo(struct pk_engine *e, uint32_t fid, uint64_t wait_ps)
 }
 
 /* RACK on flow @fid after an ACK (tcp_acked()) or at its reordering timer (@timer): the
- * packets past their time marked lost, a recovery started or fed, the timer armed for
- * the others (an ACK's only: Linux's timeout handler arms no second one). Not while a
- * timeout's resends below rto_recover go out: the engine's own simplification (go-back-N
- * resends them all); Linux's Loss state runs RACK there too (tcp_fastretrans_alert():
- * tcp_identify_packet_loss() after tcp_process_loss()), so a lost go-back-N resend
- * waits here for the next timeout. */
+ * packets past their time marked lost (*@lost of them), a recovery started or fed, the
+ * timer armed for the others (an ACK's only: Linux's timeout handler arms no second one).
+ * Not while a timeout's resends below rto_recover go out: the engine's own simplification
+ * (go-back-N resends them all); Linux's Loss state runs RACK there too
+ * (tcp_fastretrans_alert(): tcp_identify_packet_loss() after tcp_process_loss()), so a
+ * lost go-back-N resend waits here for the next timeout. */
 static int
-tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer)
+tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer,
+         uint32_t *lost)
 {
 	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
 	bool rec = t->rec_flow == fid;
 	struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
-	uint32_t before;
+	uint32_t before, after;
 	uint64_t wait;
 
+	*lost = 0;
 	if (!r || t->sb_flow != fid || (t->rto_flow == fid && f->snd_una < t->rto_recover))
 		return 0;
 	before = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
 	wait = ft__pk_tcp_rack_detect(t, r, fid, f, snd_max, e->now_ps,
 	                              ft__pk_tcp_reo_wnd_ps(t, rec, t->sacked));
-	if (ft__pk_tcp_pipe(t, fid, r, f, snd_max) != before) {
+	after = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
+	if (after != before) {
+		*lost = before > after ? before - after : 0;
 		if (timer)
 			t->nreo++;
-		if (!rec)
-			return tcp_rack_recover(e, fid, f, t);
+		if (!rec) {
+			tcp_rack_recover(e, fid, f, t, after, timer);
+			return 0;
+		}
 	}
 	return wait && !timer ? arm_reo(e, fid, wait) : 0;
 }
@@ -1398,11 +1407,12 @@ tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	uint32_t lost;
 	int rc;
 
 	if (!t)
 		return FT_ENOMEM;
-	if ((rc = arm_rto(e, fid)) < 0 || (rc = tcp_rack(e, fid, f, t, true)) < 0)
+	if ((rc = arm_rto(e, fid)) < 0 || (rc = tcp_rack(e, fid, f, t, true, &lost)) < 0)
 		return rc;
 	return t->rec_sack && t->rec_flow == fid ? tcp_sack_kick(e, fid, f, t) : 0;
 }
@@ -1419,9 +1429,10 @@ tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
  * is one): the third starts fast retransmit (RFC 5681 3.2: ssthresh and W_max from CUBIC's
  * cut, the missing packet resent, cwnd = ssthresh + 3), unless a timeout went back over it
  * since (RFC 6582 step 1); each further one in recovery inflates the window by one. With a
- * scoreboard (SACK), the recovery is RFC 6675's instead: cwnd = ssthresh, no inflation,
- * the first hole resent at once and the others as the pipe falls below cwnd (tcp_pick()),
- * partial ACKs moving the scoreboard on.
+ * scoreboard (SACK), the recovery is RFC 6675's with PRR's window instead (RFC 6937): no
+ * inflation, cwnd = pipe + what PRR lets this ACK send (pkt_tcp.c ft__pk_tcp_prr()), the
+ * lost packets resent first while the pipe is below it, then new data (tcp_pick()),
+ * partial ACKs moving the scoreboard on; the end leaves cwnd = ssthresh.
  */
 static int
 tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
@@ -1431,6 +1442,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	bool sack = arg & PK_ACK_SACK;
 	uint32_t seq = f->npkts <= PK_ACK_SEQ ? arg & PK_ACK_SEQ : arg;
 	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
+	uint32_t delivered = 0, lost;
+	bool una_moved = false;
 	int rc;
 
 	if (!t)
@@ -1446,16 +1459,21 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 			return rc;
 		if (rc > 0 && r)
 			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
+		delivered = rc > 0;
 		seq = f->snd_una; /* (its cumulative ACK: the last one) */
 	}
 	if (seq > f->snd_una) {
 		uint32_t acked = seq - f->snd_una;
+		uint32_t sacked = t->sb_flow == fid ? t->sacked : 0;
 
 		f->retries = 0;
 		t->rtx_ps = 0; /* (Linux's retrans_stamp: tcp_gives_up()) */
 		f->t_una_ps = e->now_ps;
 		ft__pk_tcp_rack_ack(t, fid, r, f, seq, e->now_ps);
 		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
+		/* (delivered now: those acknowledged less those SACKed before) */
+		delivered = acked - (sacked - (t->sb_flow == fid ? t->sacked : 0));
+		una_moved = true;
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {
 			ft__pk_tcp_rtt(t, e->now_ps - t->t_timed_ps);
@@ -1503,8 +1521,17 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 			return tcp_resend(e, fid, t, seq);
 		}
 	}
-	if ((rc = tcp_rack(e, fid, f, t, false)) < 0)
+	if ((rc = tcp_rack(e, fid, f, t, false, &lost)) < 0)
 		return rc;
+	if (t->rec_sack && t->rec_flow == fid) {
+		uint32_t snd_max =
+		        t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+
+		/* PRR sets the window for what this ACK lets out (Linux's tcp_cong_control()
+		 * after tcp_fastretrans_alert()) */
+		ft__pk_tcp_prr(t, ft__pk_tcp_pipe(t, fid, r, f, snd_max), delivered, lost,
+		               una_moved);
+	}
 	if (e->tcp_pace) {
 		ft__pk_tcp_pace(e, t, f);
 		/* a waiting flow's next departure moves with its rate */

@@ -397,6 +397,9 @@ struct pk_tcp {
 	uint64_t *sb;
 	uint32_t sb_flow, sb_words, sacked;
 	bool rec_sack;
+	/* PRR (RFC 6937) in a SACK recovery: the packets delivered (SACKed or acknowledged)
+	 * and the packets sent since it began (Linux's prr_delivered, prr_out) */
+	uint32_t prr_delivered, prr_out;
 	/* RACK (RFC 8985): the lowest round trip seen (Linux's tcp_min_rtt(), its 5 min
 	 * window longer than a run), from the handshake's and every later sample */
 	uint64_t min_rtt_ps;
@@ -454,6 +457,13 @@ double ft__pk_cubic_w(const struct pk_tcp *c, double t_s);
  * @rtt_s; a loss (fast retransmit or timeout): W_max and ssthresh (RFC 9438 4.6, 4.7). */
 void ft__pk_tcp_grow(struct pk_tcp *c, uint32_t acked, uint64_t now_ps, double rtt_s);
 void ft__pk_tcp_cut(struct pk_tcp *c);
+/* PRR (RFC 6937, Linux's tcp_cwnd_reduction()): a recovery starts (after the cut: prior
+ * is the window before it); an ACK delivered @delivered packets (SACKed or newly
+ * acknowledged; none: nothing changes), found @newly_lost lost, moved snd_una or not
+ * (@una_moved), leaving @pipe packets in flight: cwnd becomes pipe + what PRR lets go. */
+void ft__pk_tcp_prr_start(struct pk_tcp *c);
+void ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t newly_lost,
+                    bool una_moved);
 /* The retransmit timeout (RFC 6298), at least @min_ps, doubled @backoff times. */
 uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff);
 void ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps);

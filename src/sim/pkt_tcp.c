@@ -21,7 +21,8 @@
  *   ACK, and the other blocks repeat what earlier ACKs said, which this engine's ACKs
  *   (never lost, never reordered) have told already. The sender keeps a scoreboard and
  *   recovers as RFC 6675 does (a pipe of the packets in flight, the next lost packet
- *   resent while pipe < cwnd, new data after), with the loss marking of RACK (RFC 8985),
+ *   resent while pipe < cwnd, new data after), cwnd set at each ACK by PRR (RFC 6937,
+ *   Linux's tcp_cwnd_reduction(): ft__pk_tcp_prr()), with the loss marking of RACK (RFC 8985),
  *   Linux's default loss detection (net.ipv4.tcp_recovery 1, net/ipv4/tcp_recovery.c):
  *   a packet is lost once a packet sent after it was delivered and RACK.rtt (that
  *   packet's round trip) and the reordering window have passed since it left. The window
@@ -35,8 +36,8 @@
  *   found without a timeout. A recovery starts when RACK marks a loss (Linux's
  *   tcp_time_to_recover()), not at a count of duplicate ACKs. Not modelled: the
  *   tail-loss probe (a lost last packet, which no SACK follows, waits for the timeout),
- *   PRR's spreading of the sends (the pipe rule sends as RFC 6675 does), DSACK, and RACK
- *   while a timeout's go-back-N resends go out (Linux runs it in its Loss state too).
+ *   DSACK, and RACK while a timeout's go-back-N resends go out (Linux runs it in its Loss
+ *   state too).
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
  *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
  *   after the packet it left unacknowledged; a packet past a gap, a duplicate, or one that
@@ -156,6 +157,44 @@ ft__pk_tcp_cut(struct pk_tcp *c)
 		c->w_max = c->cwnd;
 	c->ssthresh = FT_MAX(c->cwnd * PK_CUBIC_BETA, 2.0);
 	c->epoch = false;
+}
+
+void
+ft__pk_tcp_prr_start(struct pk_tcp *c)
+{
+	/* Linux's tcp_init_cwnd_reduction(): cwnd itself is left as it was */
+	c->prr_delivered = 0;
+	c->prr_out = 0;
+}
+
+void
+ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t newly_lost,
+               bool una_moved)
+{
+	/* RFC 6937 3 as Linux's tcp_cwnd_reduction() (net/ipv4/tcp_input.c, since v5.12) does
+	 * it, in whole packets (Linux's snd_ssthresh and prior_cwnd are integers): while the
+	 * pipe is above ssthresh, the sends follow the deliveries in the ratio
+	 * ssthresh / prior cwnd, ceil(ssthresh x prr_delivered / prior) - prr_out in all;
+	 * at or below it, the slow-start reduction bound lets out what was delivered (at
+	 * least what this ACK delivered), one more when the ACK moved snd_una and found no
+	 * new loss, never past ssthresh; the first ACK of a recovery sends at least one (the
+	 * fast retransmit). */
+	int64_t ssth = (int64_t)c->ssthresh, prior = FT_MAX((int64_t)c->prior, (int64_t)1);
+	int64_t delta = ssth - (int64_t)pipe, snd;
+
+	if (!delivered)
+		return;
+	c->prr_delivered += delivered;
+	if (delta < 0) {
+		snd = (ssth * c->prr_delivered + prior - 1) / prior - c->prr_out;
+	} else {
+		snd = FT_MAX((int64_t)c->prr_delivered - c->prr_out, (int64_t)delivered);
+		if (una_moved && !newly_lost)
+			snd++;
+		snd = FT_MIN(delta, snd);
+	}
+	snd = FT_MAX(snd, c->prr_out ? (int64_t)0 : (int64_t)1);
+	c->cwnd = (double)FT_MAX((int64_t)pipe + snd, (int64_t)1);
 }
 
 uint64_t

@@ -456,6 +456,79 @@ test_tcp_sack_holes(void **state)
 }
 
 /*
+ * PRR by hand (RFC 6937 3, Linux's tcp_cwnd_reduction()), CUBIC's beta 0.7: a window of
+ * 20 packets (0 to 19) out, cut to ssthresh 14. One loss (packet 0), found at the first
+ * SACK: each of the 19 SACKs delivers one packet; what the ACK lets out leaves at once,
+ * the resend first. While the pipe is above ssthresh the sends follow the deliveries,
+ * ceil(14 d / 20) in all after d of them: 1 1 1 0 1 1 0 1 1 0 1 1 1 0 over the first 14
+ * ACKs (10 packets; RFC 6675's pipe rule sends the resend and then nothing until the
+ * pipe falls below 14, five ACKs on). The 15th finds the pipe at ssthresh, 19 - 15 + 10
+ * = 14, and sends nothing; from then on the slow-start reduction bound sends one per ACK,
+ * keeping it there: 14 sent in all, the pipe 14 at the last SACK, and the cumulative ACK
+ * of the resend ends the recovery with cwnd = ssthresh = 14. Twelve losses (0 to 11),
+ * found at the first of 8 SACKs: the pipe, 20 - 1 - 12 = 7, is below ssthresh, and the
+ * bound lets out what is delivered, one per SACK (never the 7 a window of 14 would let go
+ * at once); a cumulative ACK that moves snd_una with no new loss sends one more, two, the
+ * pipe 7 then 8 (slow start back towards ssthresh); with a new loss, one.
+ */
+static void
+test_prr_law(void **state)
+{
+	static const uint32_t want[19] = { 1, 1, 1, 0, 1, 1, 0, 1, 1, 0,
+		                           1, 1, 1, 0, 0, 1, 1, 1, 1 };
+	struct pk_tcp c;
+	uint32_t pipe, sent = 0;
+
+	(void)state;
+	ft__pk_tcp_init(&c, 256);
+	c.cwnd = 20;
+	ft__pk_tcp_cut(&c);
+	assert_double_equal(c.ssthresh, 14, 1e-12);
+	ft__pk_tcp_prr_start(&c);
+	ft__pk_tcp_prr(&c, 10, 0, 0, false); /* (nothing delivered: nothing changes) */
+	assert_double_equal(c.cwnd, 20, 0);
+	for (uint32_t n = 1; n <= 19; n++) {
+		uint32_t before;
+
+		pipe = 20 - n - 1 + sent; /* out 20 + new, less n SACKed, less 1 lost, plus 1 */
+		ft__pk_tcp_prr(&c, pipe, 1, n == 1, false);
+		before = sent;
+		for (; (double)pipe < c.cwnd; pipe++) {
+			sent++;
+			c.prr_out++; /* (the engine's tcp_sent()) */
+		}
+		assert_int_equal(sent - before, want[n - 1]);
+		if (n <= 14)
+			assert_int_equal(sent, (14 * n + 19) / 20);
+	}
+	assert_int_equal(sent, 14);
+	assert_int_equal(pipe, 14);
+	assert_int_equal(c.prr_delivered, 19);
+
+	ft__pk_tcp_init(&c, 256);
+	c.cwnd = 20;
+	ft__pk_tcp_cut(&c);
+	ft__pk_tcp_prr_start(&c);
+	sent = 0;
+	for (uint32_t n = 1; n <= 8; n++) {
+		pipe = 20 - n - 12 + sent;
+		assert_int_equal(pipe, 7);
+		ft__pk_tcp_prr(&c, pipe, 1, n == 1 ? 12 : 0, false);
+		assert_double_equal(c.cwnd, 8, 0);
+		sent++;
+		c.prr_out++;
+	}
+	/* resend 0's ACK: 1 delivered, snd_una moved, the pipe 7 - 1 */
+	ft__pk_tcp_prr(&c, 6, 1, 0, true);
+	assert_double_equal(c.cwnd, 8, 0);
+	c.prr_out += 2;
+	ft__pk_tcp_prr(&c, 7, 1, 1, true); /* (a new loss: no extra one) */
+	assert_double_equal(c.cwnd, 8, 0);
+	ft__pk_tcp_prr(&c, 13, 1, 0, true); /* (the bound: never past ssthresh) */
+	assert_double_equal(c.cwnd, 14, 0);
+}
+
+/*
  * RACK's law by hand (RFC 8985 6.2, Linux's tcp_recovery.c), times in us: every round
  * trip 10 (min_rtt and SRTT), packets 0 to 9 leaving 1 apart from 0. Packets 0 to 3
  * acknowledged at 13; packet 5 SACKed at 15, one SACK: RACK.rtt is 10, the reordering
@@ -993,6 +1066,7 @@ main(void)
 		cmocka_unit_test(test_tcp_slow_start_wire),
 		cmocka_unit_test(test_tcp_recovery),
 		cmocka_unit_test(test_tcp_sack_holes),
+		cmocka_unit_test(test_prr_law),
 		cmocka_unit_test(test_rack_law),
 		cmocka_unit_test(test_tcp_rack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
