@@ -761,8 +761,7 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 	if ((*t)->rec_sack && (*t)->rec_flow == fid) {
 		/* SACK's recovery (RFC 6675 NextSeg): while the pipe is below cwnd, the next
 		 * packet RACK marked lost and not yet resent, then new data */
-		uint32_t snd_max =
-		        (*t)->max_flow == fid ? FT_MAX((*t)->snd_max, f->snd_nxt) : f->snd_nxt;
+		uint32_t snd_max = pk_tcp_snd_max(*t, fid, f);
 		const struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
 		uint32_t h = ft__pk_tcp_sack_next(r, f, snd_max);
 
@@ -1308,7 +1307,7 @@ tcp_resend(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint32_t seq)
 static int
 tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t)
 {
-	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	uint32_t snd_max = pk_tcp_snd_max(t, fid, f);
 	const struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
 
 	if (f->in_ring || (double)ft__pk_tcp_pipe(t, fid, r, f, snd_max) >= FT_MAX(t->cwnd, 1.0) ||
@@ -1337,7 +1336,7 @@ tcp_rack_recover(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk
 	e->ntcp_sack++;
 	ft__pk_tcp_cut(t);
 	t->rec_flow = fid;
-	t->recover = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	t->recover = pk_tcp_snd_max(t, fid, f);
 	t->inflate = 0;
 	t->dupacks = 0;
 	t->rec_sack = true;
@@ -1376,7 +1375,7 @@ static int
 tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer,
          uint32_t *lost)
 {
-	uint32_t snd_max = t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+	uint32_t snd_max = pk_tcp_snd_max(t, fid, f);
 	bool rec = t->rec_flow == fid;
 	struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
 	uint32_t before, after;
@@ -1514,8 +1513,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 			e->ntcp_fast++;
 			ft__pk_tcp_cut(t);
 			t->rec_flow = fid;
-			t->recover =
-			        t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+			t->recover = pk_tcp_snd_max(t, fid, f);
 			t->cwnd = t->ssthresh;
 			t->inflate = PK_TCP_DUPACKS;
 			return tcp_resend(e, fid, t, seq);
@@ -1524,8 +1522,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	if ((rc = tcp_rack(e, fid, f, t, false, &lost)) < 0)
 		return rc;
 	if (t->rec_sack && t->rec_flow == fid) {
-		uint32_t snd_max =
-		        t->max_flow == fid ? FT_MAX(t->snd_max, f->snd_nxt) : f->snd_nxt;
+		uint32_t snd_max = pk_tcp_snd_max(t, fid, f);
 
 		/* PRR sets the window for what this ACK lets out (Linux's tcp_cong_control()
 		 * after tcp_fastretrans_alert()) */

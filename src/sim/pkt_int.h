@@ -587,6 +587,22 @@ struct pk_flow {
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
+/* One past the highest packet flow @fid (@f) of connection @c has sent: its own snd_nxt,
+ * or the connection's mark while it is the flow the mark is for (a timeout's go-back-N
+ * moves snd_nxt back below it) */
+static inline uint32_t
+pk_tcp_snd_max(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f)
+{
+	return c->max_flow == fid && c->snd_max > f->snd_nxt ? c->snd_max : f->snd_nxt;
+}
+
+/* The packets flow @f has out past snd_una */
+static inline uint32_t
+pk_flow_out(const struct pk_flow *f)
+{
+	return f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0;
+}
+
 /* What a rank of a split run keeps of the task of a flow with no vertex of it on its
  * path (20 bytes against the 64 of a record, pk_task_far()): its flow, its waits (the
  * barriers every rank runs start it, which sets where the next events happen), its

@@ -611,10 +611,10 @@ bool
 ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
                 const struct pk_flow *f)
 {
-	uint32_t out = f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0;
+	uint32_t out = pk_flow_out(f);
 
 	if (c->rec_sack && c->rec_flow == fid) {
-		uint32_t snd_max = c->max_flow == fid ? FT_MAX(c->snd_max, f->snd_nxt) : f->snd_nxt;
+		uint32_t snd_max = pk_tcp_snd_max(c, fid, f);
 
 		return (double)ft__pk_tcp_pipe(c, fid, r, f, snd_max) >= FT_MAX(c->cwnd, 1.0) ||
 		       out >= c->rwnd;
@@ -688,7 +688,7 @@ ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f)
 	/* a full packet on the wire of its NIC (what the limiter meters, ft__pk_dcqcn_sent) */
 	double wire = e->mtu + (f->nic_link != PK_NONE ? pk_port_at(e, f->nic_link)->hdr : e->hdr);
 	double r =
-	        ft__pk_tcp_pace_Bps(c, wire, f->snd_nxt > f->snd_una ? f->snd_nxt - f->snd_una : 0);
+	        ft__pk_tcp_pace_Bps(c, wire, pk_flow_out(f));
 
 	d->limited = r < e->line_Bps;
 	d->rc_Bps = d->limited ? r : e->line_Bps;

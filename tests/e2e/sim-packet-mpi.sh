@@ -164,10 +164,11 @@ check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_do
 # rank alone runs that barrier) and the receiver's clear-to-send for its
 # slot, one path latency back (a message between ranks). With 2 QPs per
 # connection the messages take the QPs in turn; there the NICs' send pipeline
-# is slowed to 200,000 messages a second so that it holds messages back (its
-# waits are counted on the rank that owns each NIC).
+# is slowed to 100,000 messages a second so that it holds messages back (its
+# waits are counted on the rank that owns each NIC; at 200,000 the loops,
+# paced at NCCL's per-channel caps, leave it nothing to hold).
 check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
-sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5/' \
+sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 1e5/' \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
 check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
 # NCCL's NVLS tree over two NVLink domains of 18 trays (GB200 NVL72): a head reads
@@ -193,11 +194,12 @@ check alltoall-notice tests/fixtures/sim/packet-mpi-a2a-notice.yaml 1 '"nranks":
 # dropped at the receiving port and sent again after a NAK or a timeout.
 sed 's/^  congestion_control: none$/&\n  ber: 1e-6/' tests/fixtures/sim/packet-mpi-k4.yaml >"$tmp/ber.yaml"
 check ber "$tmp/ber.yaml" 1 '^[[:space:]]*rx_crc_errors_phy:[[:space:]]*[1-9]'
-# A NIC's QP-context cache (4 contexts, half the rate on a miss): the count
-# lives with the rank that owns the NIC, and a flow's end reaches it one path
-# latency after its receiver (on another rank) took the last packet.
-sed 's/^  nic_msg_rate: 2e5$/&\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 4/' \
-	"$tmp/chunked-nic.yaml" >"$tmp/qp-cache.yaml"
+# A NIC's QP-context cache (1 context, half the rate on a miss: paced, a NIC
+# has no more than 2 QPs at work at once): the count lives with the rank that
+# owns the NIC, and a flow's end reaches it one path latency after its
+# receiver (on another rank) took the last packet.
+sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 1/' \
+	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/qp-cache.yaml"
 check qp-cache "$tmp/qp-cache.yaml" 1 '"nic_context_misses": [1-9]' --qps 2
 # The torus PFC watchdog lab under action drop (docs/scenarios/lab-torus-deadlock.md),
 # in the form that completes (NCCL's own retransmit timeout): 117 storms, every one
