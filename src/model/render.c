@@ -247,7 +247,6 @@ bound_words(const char *b)
 	return " (the slowest link class on the way)";
 }
 
-/* The pipeline terms of the pick (docs/internals/model.md, "The pipeline"). */
 /* NCCL's price of NVLS with CollNet across nodes from its NVLS graph (model/tuner.c,
  * nvls_net_bw()). */
 static void
@@ -265,6 +264,7 @@ explain_nvls_net(const struct ft_model_explain *ex, struct ft_strbuf *sb)
 		ft_strbuf_addf(sb, ", bwInter %.2f) GB/s x 5/6\n", ex->nvls_net.bw_inter_Bps / 1e9);
 }
 
+/* The pipeline terms of the pick (docs/internals/model.md, "The pipeline"). */
 static void
 explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r,
              struct ft_strbuf *sb)

@@ -336,13 +336,31 @@ is_pow2(uint32_t n)
 }
 
 /* NCCL's first release whose NVLS graph search across nodes the model follows
- * (ft__model_nvls_net_graph(): v2.19.3-1 on; 2.18 searches it otherwise). */
+ * (ft__model_nvls_net_graph()): the second pass that raises bwInter alone for the NVLS
+ * pattern is in src/graph/search.cc from v2.19.1-1 on ("pass 3" there, folded into pass 2
+ * at v2.19.3-1 with the same condition); v2.18.6-1 raises bwIntra only. Versions are
+ * encoded major x 10000 + minor x 100 + patch (2.19.1 = 21901). */
 #define NVLS_NET_FROM 21900
-/* NCCL_MAX_DIRECT_ARITY + 1 (src/include/device.h, 7 + 1 at v2.18.6-1 to v2.30.7-1): CollNet
- * is off where a node has more local ranks (src/init.cc). */
+/* NCCL_MAX_DIRECT_ARITY + 1 (src/include/device.h, 7 + 1 at v2.18.6-1 to v2.30.7-1): up to
+ * v2.22.3-1 CollNet is off where a node has more local ranks (src/init.cc: "CollNet
+ * currently only supports up to %d GPUs per node"); from v2.23.4-1 init.cc keeps CollNet on
+ * and only skips CollNetDirect's buffers there (maxLocalRanks <= NCCL_MAX_DIRECT_ARITY + 1).
+ * The first release without the refusal: */
 #define COLLNET_MAX_LOCAL_RANKS 8u
+#define COLLNET_ANY_LOCAL_RANKS_FROM 22300
+/* The tuner skips NVLS on a graph of fewer than 2 channels from v2.28.3-1
+ * (src/graph/tuning.cc, ncclTopoTuneModel: "NVLS/NVLStree needs at least 2 channels");
+ * before, only a graph of none turns NVLS off (src/init.cc: nvlsSupport = 0). */
+#define NVLS_TWO_CHANNELS_FROM 22800
 
-static double nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds);
+/* NCCL's NVLS graph across nodes and the price its tuner makes of it (nvls_net_bw()). */
+struct nvls_net_terms {
+	double nch, bw_intra, bw_inter; /* the graph: channels, GB/s as bytes/s */
+	double eff;                     /* nvlsEfficiency (0 before 2.28, which has none) */
+	bool nvlink_binds;              /* bwIntra's term is the smaller */
+};
+
+static double nvls_net_bw(const struct ft_model_links *l, struct nvls_net_terms *t);
 
 /* Why NVLS or NVLSTree (@a, its name) does not run on nodes of 2 GPUs with NCCL 2.18.1 to
  * 2.28.3: its setup returns before NVLS is on where the node has 2 GPUs or fewer
@@ -352,19 +370,23 @@ static double nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds);
 
 /*
  * Why NCCL would not run NVLS across the nodes of @l (NULL: it does). Across nodes NCCL's
- * NVLS is NVLS with CollNet: the tuner disables it where CollNet is off (src/graph/tuning.cc,
- * ncclTopoTuneModel: collNetSupport == 0, collnetEnable == 0 from v2.28.3-1, disables
- * NCCL_ALGO_NVLS when nNodes > 1; kb NA-ALGO-NVLS, NA-ALGO-COLLNET), and CollNet needs the
- * network's in-network reduction (fabric.sharp: the SHARP plugin, NCCL_COLLNET_ENABLE=1) and
- * at most 8 local ranks on every node (src/init.cc). NVLS itself needs 2 GPUs or more on
- * every node (src/transport/nvls.cc) and its graph at least 2 channels (the tuner skips it
- * below). All-reduce only: NCCL prices NVLS all-gather and reduce-scatter across nodes only
- * where the CollNet plugin has iallgather/ireducescatter, and the model does not.
+ * NVLS is NVLS with CollNet: the tuner disables NCCL_ALGO_NVLS when nNodes > 1 and CollNet
+ * is off (src/graph/tuning.cc, ncclTopoTuneModel: collNetSupport == 0 up to v2.26.6-1,
+ * config.collnetEnable == 0 from v2.27.3-1; kb NA-ALGO-NVLS, NA-ALGO-COLLNET), and CollNet
+ * needs the network's in-network reduction (fabric.sharp: the SHARP plugin,
+ * NCCL_COLLNET_ENABLE=1) and, before 2.23, at most 8 local ranks on every node
+ * (src/init.cc). NVLS itself needs 2 GPUs or more on every node (src/transport/nvls.cc) and
+ * its graph a channel, 2 from 2.28 (NVLS_TWO_CHANNELS_FROM). Not modelled: NVLink domains
+ * across nodes, and nodes of different GPU counts (NCCL has no such refusal; the model's
+ * one head a GPU with a NIC assumes every node alike). All-reduce only: NCCL prices NVLS
+ * all-gather and reduce-scatter across nodes only where the CollNet plugin has
+ * iallgather/ireducescatter, and the model does not.
  */
 static const char *
 nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
 {
-	bool nvlink_binds;
+	struct nvls_net_terms t;
+	uint32_t v = l->nccl_version;
 
 	if (op != FT_OP_ALL_REDUCE)
 		return "nvls across nodes is modelled for all_reduce only";
@@ -378,13 +400,18 @@ nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
 	if (!ft__model_nvls_gpus_ok(l))
 		return NVLS_2GPUS_OFF("nvls");
 	if (l->ppn_min != l->ppn_max)
-		return "collnet needs the same GPUs on every node";
-	if (l->ppn_max > COLLNET_MAX_LOCAL_RANKS || l->ppn > COLLNET_MAX_LOCAL_RANKS)
-		return "collnet runs on at most 8 GPUs per node (NCCL turns it off above)";
-	if (l->nccl_version && l->nccl_version < NVLS_NET_FROM)
+		return "nvls across nodes of different GPU counts is not modelled";
+	if (v && v < COLLNET_ANY_LOCAL_RANKS_FROM &&
+	    (l->ppn_max > COLLNET_MAX_LOCAL_RANKS || l->ppn > COLLNET_MAX_LOCAL_RANKS))
+		return "collnet runs on at most 8 GPUs per node before NCCL 2.23 "
+		       "(NCCL turns it off above)";
+	if (v && v < NVLS_NET_FROM)
 		return "nvls across nodes is modelled from NCCL 2.19 on";
-	if (!(nvls_net_bw(l, &nvlink_binds) > 0))
-		return "nvls across nodes: NCCL's NVLS graph has fewer than 2 channels here";
+	if (!(nvls_net_bw(l, &t) > 0))
+		return v && v < NVLS_TWO_CHANNELS_FROM ?
+		               "nvls across nodes: NCCL's NVLS graph has no channel here" :
+		               "nvls across nodes: NCCL's NVLS graph has fewer than 2 channels "
+		               "here (NCCL 2.28 on skips it)";
 	return NULL;
 }
 
@@ -407,10 +434,13 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	if (!ft_coll_supports(op, a, p))
 		return "this operation has no such algorithm and protocol";
 	if (a == FT_ALGO_NVLS) {
+		const char *why;
+
 		if (!l->nvls)
 			return "nvls needs NVSwitch with NVLink SHARP (Hopper or later)";
-		if (l->nnodes > 1 && nvls_net_unavailable(l, op))
-			return nvls_net_unavailable(l, op);
+		why = l->nnodes > 1 ? nvls_net_unavailable(l, op) : NULL; /* one graph search */
+		if (why)
+			return why;
 		if (l->ppn < 2)
 			return "nvls needs at least 2 GPUs";
 		if (!ft__model_nvls_gpus_ok(l))
@@ -853,8 +883,9 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
  * bandwidths[ncclFuncAllReduce][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] (src/graph/tuning.cc,
  * ncclTopoTuneModel), bytes/s: 0 where NVLS does not run across nodes (CollNet off, as
  * without in-network reduction; the tuner zeroes a disabled algorithm's figures) or where
- * the NVLS graph has fewer than 2 channels. Otherwise from NCCL's NVLS graph across nodes
- * (ft__model_nvls_net_graph()): v2.19.3-1 to v2.27.7-1 nChannels x min(bwIntra, bwInter)
+ * the NVLS graph has no channel (fewer than 2 from v2.28.3-1: NVLS_TWO_CHANNELS_FROM).
+ * Otherwise from NCCL's NVLS graph across nodes (ft__model_nvls_net_graph()), its terms
+ * into @t: v2.19.1-1 to v2.27.7-1 nChannels x min(bwIntra, bwInter)
  * x 5/6; from v2.28.3-1 nChannels x min(bwIntra x nvlsEfficiency x (nCh - 1)/nCh x 2,
  * bwInter) x nRanks / 2(nRanks - 1). NCCL reads it to cap the NVLS chunk (src/enqueue.cc
  * calcCollChunking, model/pipeline.c nvls_net_capped()). 2 x 8 H100 on 8 x 400G NICs:
@@ -863,48 +894,49 @@ nvls_tree_graph_bw(const struct ft_model_links *l, double ppn, struct ft__model_
  * (multi-node NVLS needs CollNet; nvlsEfficiency).
  */
 static double
-nvls_net_bw(const struct ft_model_links *l, bool *nvlink_binds)
+nvls_net_bw(const struct ft_model_links *l, struct nvls_net_terms *t)
 {
-	double n = l->nranks, intra, inter, nch;
+	double n = l->nranks, nch;
 	uint32_t v = l->nccl_version;
 
-	*nvlink_binds = false;
+	memset(t, 0, sizeof(*t));
 	if (l->nnodes < 2 || !l->sharp || !l->nvls || !l->nvlink || l->nvlinks == 0 || n < 2)
 		return 0;
-	nch = nvls_net_graph_of(l, n / FT_MAX(l->nnodes, 1u), &intra, &inter);
-	if (nch < 2)
+	nch = nvls_net_graph_of(l, n / FT_MAX(l->nnodes, 1u), &t->bw_intra, &t->bw_inter);
+	t->nch = nch;
+	if (nch < (v && v < NVLS_TWO_CHANNELS_FROM ? 1 : 2))
 		return 0;
 	if (v && v < 22800) {
-		*nvlink_binds = intra <= inter;
-		return nch * FT_MIN(intra, inter) * 5.0 / 6.0;
+		t->nvlink_binds = t->bw_intra <= t->bw_inter;
+		return nch * FT_MIN(t->bw_intra, t->bw_inter) * 5.0 / 6.0;
 	}
-	intra *= nvls_eff[l->arch] * (nch - 1) / nch * 2.0;
-	*nvlink_binds = intra <= inter;
-	return nch * FT_MIN(intra, inter) * n / (2.0 * (n - 1));
+	t->eff = nvls_eff[l->arch];
+	t->nvlink_binds = t->bw_intra * t->eff * (nch - 1) / nch * 2.0 <= t->bw_inter;
+	return nch * FT_MIN(t->bw_intra * t->eff * (nch - 1) / nch * 2.0, t->bw_inter) * n /
+	       (2.0 * (n - 1));
 }
 
 uint32_t
 ft__model_nvls_net_terms(const struct ft_model_links *l, double *bw_intra, double *bw_inter,
                          double *eff)
 {
-	bool nvlink_binds;
-	double nch;
+	struct nvls_net_terms t;
 
 	*bw_intra = *bw_inter = *eff = 0;
-	if (!(nvls_net_bw(l, &nvlink_binds) > 0))
+	if (!(nvls_net_bw(l, &t) > 0))
 		return 0;
-	nch = nvls_net_graph_of(l, l->nranks / (double)FT_MAX(l->nnodes, 1u), bw_intra, bw_inter);
-	if (!(l->nccl_version && l->nccl_version < 22800))
-		*eff = nvls_eff[l->arch];
-	return (uint32_t)nch;
+	*bw_intra = t.bw_intra;
+	*bw_inter = t.bw_inter;
+	*eff = t.eff;
+	return (uint32_t)t.nch;
 }
 
 double
 ft__model_nvls_net_algbw(const struct ft_model_links *l)
 {
-	bool nvlink_binds;
+	struct nvls_net_terms t;
 
-	return nvls_net_bw(l, &nvlink_binds);
+	return nvls_net_bw(l, &t);
 }
 
 /*
@@ -915,7 +947,7 @@ ft__model_nvls_net_algbw(const struct ft_model_links *l)
  * result and multicasts it back through NVLink SHARP, and the node's GPUs gather it. A node
  * moves S each way through its NICs, as CollNetDirect does. NCCL's tuner prices it from its
  * NVLS graph across nodes (nvls_net_bw(): 5/6 of nChannels x min(bwIntra, bwInter) at
- * v2.19.3-1 to v2.27.7-1; the 2.28 form with nvlsEfficiency, (nCh - 1)/nCh, the x2 of
+ * v2.19.1-1 to v2.27.7-1; the 2.28 form with nvlsEfficiency, (nCh - 1)/nCh, the x2 of
  * all-reduce and nRanks / nSteps from v2.28.3-1), and its latency as intraLat + interLat
  * (src/graph/tuning.cc: the NVLS latency is set, not added to baseLat, from v2.19.1-1):
  * hwLat[NVLINK][NVLS] + hwLat[NET][NVLS] + latencyInter twice (the Simple flush).
@@ -924,11 +956,11 @@ ft__model_nvls_net_algbw(const struct ft_model_links *l)
 static void
 cost_nvls_net(const struct ft_model_links *l, struct ft__model_cost *c)
 {
-	bool nvlink_binds;
+	struct nvls_net_terms t;
 	struct lats h = hop_lats(l, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
 
-	c->bw_Bps = nvls_net_bw(l, &nvlink_binds);
-	ft_strlcpy(c->bottleneck, nvlink_binds ? "nvlink" : l->nic_what, sizeof(c->bottleneck));
+	c->bw_Bps = nvls_net_bw(l, &t);
+	ft_strlcpy(c->bottleneck, t.nvlink_binds ? "nvlink" : l->nic_what, sizeof(c->bottleneck));
 	c->lat_s = h.intra + h.inter;
 }
 

@@ -3525,6 +3525,22 @@ test_nvls_net_pick(void **state)
 	err = (struct ft_error){ 0 };
 	assert_true(ft_model_eval(&s, &q, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "from NCCL 2.19 on"));
+	/* v2.19.1-1 is priced, as v2.19.3-1: its search already raises bwInter for the NVLS
+	 * pattern (src/graph/search.cc "pass 3", folded into pass 2 at v2.19.3-1) */
+	{
+		struct ft_model_result r3;
+
+		q.tuner_only = true;
+		q.nccl_version = 21901;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		q.nccl_version = 21903;
+		assert_int_equal(ft_model_eval(&s, &q, &r3, &err), 0);
+		assert_int_equal(r.algo, FT_ALGO_NVLS);
+		assert_rel(r.time_s, r3.time_s, 1e-12);
+		/* 8 x min(40, 48) x 5/6 = 266.67 GB/s with 2.19's latencies */
+		assert_rel((1ull << 30) / (r.time_s - r.lat_s), 320.0 * 5 / 6 * GB, 1e-9);
+		q.tuner_only = false;
+	}
 	q.nccl_version = 0;
 	q.ppn = 1;
 	err = (struct ft_error){ 0 };
@@ -3566,6 +3582,143 @@ test_pipe_nvls_net(void **state)
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_int_equal(r.pipe.stages, 3);
 	assert_rel(r.pipe.messages, 0.0, 0);
+}
+
+/*
+ * The ramp of NVLS across nodes in closed form: Simple fills its five stages in four rounds
+ * of one loop's bytes at the NVLS bandwidth, 4 x (S / loops) / algbw. 8 DGX H100 with SHARP
+ * (examples/dgx-h100-sharp.yaml, 64 ranks) at 2.28: algbw = 8 x min(59.5, 48) x 64/126 =
+ * 195.05 GB/s; 1 GiB on 8 channels x 8 heads of 256 KiB is 64 loops of 16 MiB, so the ramp
+ * is 4 x 16 MiB / 195.05 GB/s = 344.06 us.
+ */
+static void
+test_pipe_nvls_net_ramp(void **state)
+{
+	const double S = 1ull << 30, bw = 8 * 48.0 * GB * 64 / 126;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("examples/dgx-h100-sharp.yaml", &s, &err), 0);
+	assert_int_equal(s.nnodes, 8);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	q.nccl_version = 22803;
+	/* NCCL's own price first: the algorithm bandwidth the pipeline runs at */
+	r = eval_nvls_net(&s, (uint64_t)S, 22803, FT_ALGO_NVLS, NULL);
+	assert_rel(r.algbw_Bps, S / r.time_s, 1e-12);
+	assert_rel(S / (r.time_s - r.lat_s), 195.05 * GB, 1e-4);
+	assert_rel(S / (r.time_s - r.lat_s), bw, 1e-9);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_NVLS);
+	assert_int_equal(r.pipe.stages, 5);
+	assert_int_equal(r.pipe.loops, 64);
+	assert_rel(r.pipe.ramp_s, 4 * (S / 64) / bw, 1e-9);
+	assert_rel(r.pipe.ramp_s, 344.06 * US, 1e-4); /* as --explain prints it */
+}
+
+/* A spec from YAML @text with SHARP on (fabric.sharp), resolved into @s. */
+static void
+sharp_spec(const char *text, struct ft_cluster_spec *s)
+{
+	struct ft_error err = { 0 };
+	int rc = ft_spec_load_buffer(text, strlen(text), "c.yaml", s, &err);
+
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	s->fabric.sharp = true;
+}
+
+/* Forced NVLS all-reduce of 1 GiB on @s at NCCL @version: the model's error, "" if none. */
+static const char *
+nvls_net_refusal(const struct ft_cluster_spec *s, uint32_t version, struct ft_error *err)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+
+	*err = (struct ft_error){ 0 };
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+	q.force_algo = true;
+	q.algo = FT_ALGO_NVLS;
+	q.nccl_version = version;
+	if (ft_model_eval(s, &q, &r, err) == 0) {
+		assert_int_equal(r.algo, FT_ALGO_NVLS);
+		return "";
+	}
+	return err->msg;
+}
+
+/*
+ * NVLS across nodes refused, each with its reason, by release where NCCL's rule changed:
+ *   more than 8 GPUs a node: CollNet off up to v2.22.3-1 (src/init.cc "CollNet currently
+ *     only supports up to %d GPUs per node"), on from v2.23.4-1;
+ *   an NVLS graph of one channel (one NIC a node: one head): priced up to 2.27 (init.cc
+ *     turns NVLS off only on none), skipped by the 2.28 tuner ("needs at least 2 channels");
+ *   nodes of different GPU counts and NVLink domains across nodes: not modelled.
+ * With one channel at 2.27: 1 x min(bwIntra, bwInter) x 5/6, the explain's terms.
+ */
+static void
+test_nvls_net_refused(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_model_result r;
+	uint32_t g;
+
+	(void)state;
+	assert_non_null(ex);
+	/* 16 GPUs a node, two a NIC */
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.sharp = true;
+	s.node.ngpus = 16;
+	for (g = 0; g < 16; g++) {
+		s.node.gpu_nic[g] = g / 2;
+		s.node.gpu_numa[g] = g / 8;
+	}
+	assert_non_null(strstr(nvls_net_refusal(&s, 22203, &err),
+	                       "collnet runs on at most 8 GPUs per node before NCCL 2.23"));
+	assert_string_equal(nvls_net_refusal(&s, 22304, &err), "");
+	assert_string_equal(nvls_net_refusal(&s, 22803, &err), "");
+	assert_string_equal(nvls_net_refusal(&s, 0, &err), "");
+	/* one NIC a node: NCCL's NVLS graph has one head, one channel */
+	hopper_spec(&s, 4, 1, 400);
+	s.fabric.sharp = true;
+	assert_non_null(strstr(nvls_net_refusal(&s, 22803, &err),
+	                       "fewer than 2 channels here (NCCL 2.28 on skips it)"));
+	assert_non_null(strstr(nvls_net_refusal(&s, 0, &err), "fewer than 2 channels"));
+	assert_string_equal(nvls_net_refusal(&s, 22707, &err), "");
+	assert_string_equal(nvls_net_refusal(&s, 21901, &err), "");
+	r = eval_nvls_net(&s, 1ull << 30, 22707, FT_ALGO_NVLS, ex);
+	assert_int_equal(ex->nvls_net.nchannels, 1);
+	assert_rel(ex->nvls_net.efficiency, 0.0, 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, NULL), 0);
+	assert_rel(r.time_s - (25 + 18) * US - 2 * l.fabric_lat_s,
+	           (1ull << 30) / (FT_MIN(ex->nvls_net.bw_intra_Bps, ex->nvls_net.bw_inter_Bps) *
+	                           5 / 6),
+	           1e-6);
+	/* nodes of different GPU counts */
+	sharp_spec("name: uneven\n"
+	           "nodes:\n"
+	           "  - { preset: dgx-h100, count: 2 }\n"
+	           "  - { preset: dgx-h100, count: 2, gpus: 4,\n"
+	           "      nics: { count: 4, rate: 400Gbps } }\n"
+	           "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+	           &s);
+	assert_non_null(strstr(nvls_net_refusal(&s, 0, &err),
+	                       "nvls across nodes of different GPU counts is not modelled"));
+	assert_non_null(strstr(nvls_net_refusal(&s, 22105, &err), "not modelled"));
+	/* two NVLink domains of 16 trays */
+	assert_int_equal(ft_spec_resolve("examples/gb200-nvl64x2.yaml", &s, &err), 0);
+	s.fabric.sharp = true;
+	assert_non_null(strstr(nvls_net_refusal(&s, 0, &err),
+	                       "nvls across NVLink domains is not modelled"));
+	free(ex);
 }
 
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
@@ -5748,6 +5901,8 @@ main(void)
 		cmocka_unit_test(test_closed_nvls_net),
 		cmocka_unit_test(test_nvls_net_pick),
 		cmocka_unit_test(test_pipe_nvls_net),
+		cmocka_unit_test(test_pipe_nvls_net_ramp),
+		cmocka_unit_test(test_nvls_net_refused),
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),
