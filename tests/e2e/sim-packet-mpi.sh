@@ -198,7 +198,8 @@ check ber "$tmp/ber.yaml" 1 '^[[:space:]]*rx_crc_errors_phy:[[:space:]]*[1-9]'
 # has no more than 2 QPs at work at once): the count lives with the rank that
 # owns the NIC, and a flow's end reaches it one path latency after its
 # receiver (on another rank) took the last packet.
-sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 2e5\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 1/' \
+nic='  nic_msg_rate: 2e5\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 1'
+sed "s/^  congestion_control: none\$/&\\n$nic/" \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/qp-cache.yaml"
 check qp-cache "$tmp/qp-cache.yaml" 1 '"nic_context_misses": [1-9]' --qps 2
 # The torus PFC watchdog lab under action drop (docs/scenarios/lab-torus-deadlock.md),
