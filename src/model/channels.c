@@ -81,14 +81,23 @@ ft__model_nvls_gpus_ok(const struct ft_model_links *l)
 	return l->ppn >= least && (l->ppn_min == 0 || l->ppn_min >= least);
 }
 
+bool
+ft__model_nvls_nodes_off(const struct ft_model_links *l)
+{
+	uint32_t v = l->nccl_version;
+
+	return v >= 22000 && v < 22100 && (l->nnodes > 1 || l->domain_nodes > 1);
+}
+
 /* Whether NCCL runs NVLS on @l (src/transport/nvls.cc: an NVSwitch with NVLink SHARP,
- * Hopper or later, enough GPUs on every node, ft__model_nvls_gpus_ok(); off with
- * NCCL_NVLS_ENABLE=0 and on GPUDirect-TCPX hosts). */
+ * Hopper or later, enough GPUs on every node, ft__model_nvls_gpus_ok(), and with 2.20 one
+ * node, ft__model_nvls_nodes_off(); off with NCCL_NVLS_ENABLE=0 and on GPUDirect-TCPX
+ * hosts). */
 static bool
 nvls_runs(const struct ft_model_links *l)
 {
 	return l->nvls && !l->nvls_off && ft__model_nvls_gpus_ok(l) &&
-	       !(l->tcpx && l->nnodes > 1);
+	       !ft__model_nvls_nodes_off(l) && !(l->tcpx && l->nnodes > 1);
 }
 
 static uint32_t ring_nchannels(const struct ft_model_links *l, enum ft_algo a);

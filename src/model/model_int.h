@@ -79,6 +79,10 @@ uint64_t ft__model_least_set(const struct ft_cluster_spec *spec, size_t off);
 uint32_t ft__model_nvls_min_gpus(uint32_t version);
 /* Whether every node of @l has the GPUs its release sets NVLS up with (channels.c). */
 bool ft__model_nvls_gpus_ok(const struct ft_model_links *l);
+/* Whether NCCL 2.20 turns NVLS off on @l: a communicator of more than one node, or across
+ * an NVLink domain's trays (NVIDIA/nccl v2.20.3-1, v2.20.5-1 src/transport/nvls.cc,
+ * ncclNvlsInit(): comm->nNodes > 1 || comm->MNNVL; not before, not from v2.21.5-1). */
+bool ft__model_nvls_nodes_off(const struct ft_model_links *l);
 /* kb NA-ALGO-NVLS nvlsEfficiency of @arch (0 before Hopper). */
 double ft__model_nvls_eff(enum ft_model_arch arch);
 /*

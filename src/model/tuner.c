@@ -367,6 +367,7 @@ static double nvls_net_bw(const struct ft_model_links *l, struct nvls_net_terms 
  * (src/transport/nvls.cc, ncclNvlsInit(); ft__model_nvls_min_gpus()). */
 #define NVLS_2GPUS_OFF(a) \
 	a " needs more than 2 GPUs per node with NCCL 2.18 to 2.28.3 (NCCL's NVLS setup)"
+#define NVLS_NODES_OFF(a) a " is off across nodes with NCCL 2.20 (NCCL's NVLS setup)"
 
 /*
  * Why NCCL would not run NVLS across the nodes of @l (NULL: it does). Across nodes NCCL's
@@ -445,6 +446,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls needs at least 2 GPUs";
 		if (!ft__model_nvls_gpus_ok(l))
 			return NVLS_2GPUS_OFF("nvls");
+		if (ft__model_nvls_nodes_off(l))
+			return NVLS_NODES_OFF("nvls");
 	}
 	if (a == FT_ALGO_NVLS_TREE) {
 		if (!l->nvls)
@@ -456,6 +459,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "nvls_tree needs at least 2 GPUs per node";
 		if (!ft__model_nvls_gpus_ok(l))
 			return NVLS_2GPUS_OFF("nvls_tree");
+		if (ft__model_nvls_nodes_off(l))
+			return NVLS_NODES_OFF("nvls_tree");
 	}
 	if (a == FT_ALGO_COLLNET) {
 		/* NCCL runs CollNetChain for all-reduce only (src/device/all_reduce.h) */

@@ -749,6 +749,44 @@ test_calibration_on_fixtures(void **state)
 }
 
 /*
+ * NCCL 2.20 sets NVLS up on one node only (NVIDIA/nccl v2.20.3-1, v2.20.5-1
+ * src/transport/nvls.cc, ncclNvlsInit(): comm->nNodes > 1 || comm->MNNVL returns with
+ * NVLS off; v2.19.4-1 and v2.21.5-1 have no such clause): on 2 DGX H100 the tuner picks
+ * neither NVLS nor NVLSTree at 2.20 and a forced NVLSTree is refused with the reason,
+ * while 2.19 and 2.21 run the NVLS tree; one node keeps NVLS at 2.20.
+ */
+static void
+test_nvls_off_across_nodes_2_20(void **state)
+{
+	static const uint32_t vs[] = { 21904, 22003, 22005, 22105 };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(vs); i++) {
+		bool off = vs[i] >= 22000 && vs[i] < 22100;
+
+		hopper_spec(&s, 2, 8, 400);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1ull << 30);
+		q.nccl_version = vs[i];
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		if (off)
+			assert_true(r.algo != FT_ALGO_NVLS && r.algo != FT_ALGO_NVLS_TREE);
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS_TREE;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), off ? FT_ENOTSUP : 0);
+		if (off)
+			assert_non_null(strstr(err.msg, "nvls_tree is off across nodes with NCCL 2.20"));
+		hopper_spec(&s, 1, 8, 400);
+		q.algo = FT_ALGO_NVLS;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	}
+}
+
+/*
  * NCCL sets NVLS up only where a node's topology holds more than 2 GPUs from v2.18.1-1
  * to v2.28.3-1 (NVIDIA/nccl src/transport/nvls.cc, ncclNvlsInit(): gpuCount <= 2 returns
  * with nvlsSupport 0), more than 1 at v2.17.1-1 (localRanks <= 1) and from v2.28.7-1
@@ -1734,7 +1772,8 @@ test_node_ramp_loops(void **state)
  * to 2.27, where NVLS runs, the communicator is copied up to the NVLS channels (B200
  * across nodes, 8 x 48 -> 16 -> 32); from 2.28 it is not, and NVLS across nodes runs on
  * min(nvlsChannels, nChannels) = min(32, 16); NVLSTree keeps its 32; one node has no cap;
- * before 2.20 nothing copies. Hopper: 16 either way.
+ * before 2.20 nothing copies (and 2.20 runs NVLS in one node only: across nodes from
+ * 2.21). Hopper: 16 either way.
  */
 static void
 test_nvls_comm_cap(void **state)
@@ -1749,8 +1788,8 @@ test_nvls_comm_cap(void **state)
 		{ FT_ARCH_BLACKWELL, 22900, 2, true, 16, 16, 32 },
 		{ FT_ARCH_BLACKWELL, 22800, 2, true, 16, 16, 32 },
 		{ FT_ARCH_BLACKWELL, 22700, 2, true, 32, 32, 32 },
-		{ FT_ARCH_BLACKWELL, 22000, 2, true, 32, 32, 32 },
-		{ FT_ARCH_BLACKWELL, 22000, 2, false, 16, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 22100, 2, true, 32, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 22100, 2, false, 16, 32, 32 },
 		{ FT_ARCH_BLACKWELL, 21900, 2, true, 16, 32, 32 },
 		{ FT_ARCH_HOPPER, 0, 1, true, 16, 16, 16 },
 	};
@@ -4087,8 +4126,9 @@ test_pipe_nvls_tree_ramp(void **state)
 		q.nccl_version = 22100;
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(r.pipe.chunk_bytes, 131072);
-		/* 2.19 and 2.20 still start from the Simple step (enqueue.cc at v2.20.5-1). */
-		q.nccl_version = 22005;
+		/* 2.19 still starts from the Simple step (enqueue.cc at v2.19.4-1; 2.20 too, where
+		 * it runs no NVLS across nodes). */
+		q.nccl_version = 21904;
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(r.pipe.chunk_bytes, 262144);
 		/* On 4 nodes 2.19 on caps it at 64 KiB (NVLS_TREE_MAX_CHUNKSIZE); 2.18 did not. */
@@ -5856,6 +5896,7 @@ main(void)
 		cmocka_unit_test(test_calibration_names_file_ranks),
 		cmocka_unit_test(test_nccl_versions),
 		cmocka_unit_test(test_nvls_two_gpus),
+		cmocka_unit_test(test_nvls_off_across_nodes_2_20),
 		cmocka_unit_test(test_least_set),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_gb200_domains_ring_across_racks),
