@@ -1384,6 +1384,12 @@ tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 	*lost = 0;
 	if (!r || t->sb_flow != fid || (t->rto_flow == fid && f->snd_una < t->rto_recover))
 		return 0;
+	/* an ACK that moved RACK on nothing marks nothing (tcp_rack_mark_lost(): only when
+	 * rack.advanced); time alone is the reordering timer's */
+	if (!timer && !r->advanced)
+		return 0;
+	if (!timer)
+		r->advanced = false;
 	before = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
 	wait = ft__pk_tcp_rack_detect(t, r, fid, f, snd_max, e->now_ps,
 	                              ft__pk_tcp_reo_wnd_ps(t, rec, t->sacked));

@@ -445,6 +445,7 @@ struct pk_rack {
 	uint64_t xmit_ps, rtt_ps;
 	uint32_t end_seq, mask;
 	uint32_t lost_out, rtx_out, lost_lo;
+	bool advanced; /* a delivery moved RACK since the last ACK's look (rack.advanced) */
 	struct pk_seg seg[];
 };
 

@@ -527,6 +527,7 @@ ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flo
 	/* RACK.rtt from every delivery; RACK.xmit_ts and .end_seq only from one that left
 	 * after the packet they name (tcp_rack_advance(), RFC 8985 6.2 step 2) */
 	r->rtt_ps = rtt;
+	r->advanced = true;
 	if (r->end_seq == PK_NONE || sent_after(g->tx_ps, r->xmit_ps, seq, r->end_seq)) {
 		r->xmit_ps = g->tx_ps;
 		r->end_seq = seq;
