@@ -194,10 +194,10 @@ check alltoall-notice tests/fixtures/sim/packet-mpi-a2a-notice.yaml 1 '"nranks":
 # dropped at the receiving port and sent again after a NAK or a timeout.
 sed 's/^  congestion_control: none$/&\n  ber: 1e-6/' tests/fixtures/sim/packet-mpi-k4.yaml >"$tmp/ber.yaml"
 check ber "$tmp/ber.yaml" 1 '^[[:space:]]*rx_crc_errors_phy:[[:space:]]*[1-9]'
-# A NIC's QP-context cache (1 context, half the rate on a miss: paced, a NIC
-# has no more than 2 QPs at work at once): the count lives with the rank that
-# owns the NIC, and a flow's end reaches it one path latency after its
-# receiver (on another rank) took the last packet.
+# A NIC's QP-context cache (1 context, half the rate on a miss: with the loops
+# paced, a cache of 2 or 4 contexts never misses here): the count lives with
+# the rank that owns the NIC, and a flow's end reaches it one path latency
+# after its receiver (on another rank) took the last packet.
 nic='  nic_msg_rate: 2e5\n  nic_msg_rate_miss: 1e5\n  nic_qp_cache: 1'
 sed "s/^  congestion_control: none\$/&\\n$nic/" \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/qp-cache.yaml"

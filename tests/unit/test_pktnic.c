@@ -290,7 +290,7 @@ packet_agrees_with_flow(const char *text, const char *what, uint32_t nics, doubl
  * the NICs in turn: at 64 MiB a connection has few messages in flight, so its NICs idled
  * in turn (+13.5 % and +18.2 %: 548.68 and 539.78 us against 483.63 and 456.78). The NVLS
  * trees were -5.0 % and -7.8 % while the packet engine ran them past NCCL's per-channel
- * NVLSTree cap, which binds here, not the network (pkt_tree.c nvls_pace()).
+ * NVLSTree cap, which binds here, not the network (pkt_tree.c cap_pace()).
  */
 static void
 test_four_nics_agree_with_flow(void **state)
@@ -500,7 +500,7 @@ test_send_agrees_with_flow(void **state)
  * both engines take the model's time for NCCL's pipeline at the cap, its latency + S /
  * algbw + the ramp of its first loop (1,278.42 us), within 2 % (measured packet -0.59 %,
  * flow -0.30 %); the packet engine, which ran at the NVLink bound before it paced its loops
- * at the cap (pkt_tree.c nvls_pace()), was 8.0 % under it.
+ * at the cap (pkt_tree.c cap_pace()), was 8.0 % under it.
  */
 static void
 test_nvls_tree_four_nics_as_one(void **state)

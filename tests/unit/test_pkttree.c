@@ -603,7 +603,7 @@ max_flow_bytes(const struct pk_run *r)
 }
 
 /*
- * NCCL's per-channel NVLSTree cap as a pace (pkt_tree.c nvls_pace()): the NVLS tree of
+ * NCCL's per-channel NVLSTree cap as a pace (pkt_tree.c cap_pace()): the NVLS tree of
  * test_nvls_tree_closed_form (L = 4 loops, every GPU a head, NIC message t_net) with its
  * connections capped so that a loop's period P = w / (cap x L) (w the largest flow, a
  * head's S + S / 4) is longer than anything a loop does on one link (its scatter, its 2
