@@ -868,7 +868,7 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 	for (f = 0; f < pb->rb.n && rc == 0; f++)
 		pb->rb.pace_msgs = FT_MAX(pb->rb.pace_msgs, pb->rb.c[f].nmsg);
 	if (rc == 0)
-		pb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0,
+		pb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1,
 		                                      pb->rb.pace_msgs);
 	return rc;
 }

@@ -412,9 +412,9 @@ test_p2p_pipelined(void **state)
  * channel no earlier than m P after the start, P = the round trip / 8 = 25 us. The 4
  * channels share the rank's one NIC, so their last chunks, which leave together, take 4
  * t_msg (t_msg: a chunk's 32 packets) and the op takes (n - 1) P + 4 t_msg + d (d: the
- * path latency) within two packet times. The flow engine, the send capped at the window, takes 32 MiB / the
- * window = n P (within 1 %); the two agree within 2 %. Uncapped, the send is one flow per
- * rank at the NIC's rate, under half that time (687 us against 1,586).
+ * path latency) within two packet times. The flow engine, the send capped at the window,
+ * takes 32 MiB / the window = n P (within 1 %); the two agree within 2 %. Uncapped, the
+ * send is one flow per rank at the NIC's rate, under half that time (687 us against 1,586).
  */
 static void
 test_p2p_windowed(void **state)
