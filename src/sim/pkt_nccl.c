@@ -827,7 +827,15 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	return rc;
 }
 
-/* A point-to-point phase: every flow one send, all starting with the phase. */
+/*
+ * A point-to-point phase: every flow one send, all starting with the phase. Under NCCL's
+ * window (the op's conn_cap_Bps, which the runner sets from ft__sim_p2p_cap() where the
+ * window is below a send's path), message m >= 1 of each of a send's channels starts no
+ * earlier than m periods after the phase's start (ft__pk_cap_period_ps() over the
+ * messages of a channel: the send's bytes at the cap, as the flow engine caps the send's
+ * rate). The slots alone (m waits for message m - NCCL_STEPS to arrive) would count only
+ * the way there, not the clear-to-send's way back.
+ */
 static int
 p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
           struct ft_error *err)
@@ -857,6 +865,11 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		ft_model_p2p_chunking_conn(&comm, fl.bytes, crosses_nodes(pb->rb.e->topo, a, b), &ch);
 		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
 	}
+	for (f = 0; f < pb->rb.n && rc == 0; f++)
+		pb->rb.pace_msgs = FT_MAX(pb->rb.pace_msgs, pb->rb.c[f].nmsg);
+	if (rc == 0)
+		pb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1,
+		                                      pb->rb.pace_msgs);
 	return rc;
 }
 
@@ -868,8 +881,13 @@ ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
 	 * (incasts, permutations, synthetic all-to-alls): cut only when NCCL's chunking is
 	 * asked for by name. */
 	bool traffic = op->job == UINT32_MAX || op->sched->op == FT_OP_SENDRECV;
+	/* A send/recv under NCCL's window (conn_cap_Bps: the runner sets it only where the
+	 * window binds, ft__sim_p2p_cap()) is cut as NCCL cuts it, which paces it. */
+	bool windowed = op->sched->op == FT_OP_SENDRECV && op->conn_cap_Bps > 0 &&
+	                ft__sim_max_start_ns(op->sched) == 0;
 
-	if (e->pc.chunking == FT_PKT_CHUNK_OFF || (traffic && e->pc.chunking != FT_PKT_CHUNK_NCCL))
+	if (e->pc.chunking == FT_PKT_CHUNK_OFF ||
+	    (traffic && e->pc.chunking != FT_PKT_CHUNK_NCCL && !windowed))
 		return false;
 	return ph->implicit_alltoall ? ph->a2a_group_size > 1 && ph->bytes_per_pair > 0 :
 	                               op->sched->op == FT_OP_SENDRECV;

@@ -482,6 +482,10 @@ tighter_cap(struct op_cap *c, double b, const char *what)
 	ft_strlcpy(c->what, what, sizeof(c->what));
 }
 
+/* The words of the bottleneck column where NCCL's window on a send binds (ft__sim_p2p_cap()):
+ * its chunks in flight per round trip, not a link. */
+#define P2P_WINDOW_WHAT "p2p:window"
+
 /*
  * The words of the bottleneck column for the flow engine's kernel cap
  * (ft__sim_kernel_cap()) where it binds: "kernel:" and the protocol, as the model's
@@ -559,8 +563,11 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
 	}
-	if (o->op == FT_OP_SENDRECV || sched->phases.len == 0 ||
-	    ft_sched_phase_at(sched, 0)->implicit_alltoall)
+	if (o->op == FT_OP_SENDRECV) {
+		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), P2P_WINDOW_WHAT);
+		return 0;
+	}
+	if (sched->phases.len == 0 || ft_sched_phase_at(sched, 0)->implicit_alltoall)
 		return 0;
 	nch = nchannels_of(ft_topo_spec(t), built, o,
 	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
@@ -699,6 +706,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	if (o->op != FT_OP_SENDRECV)
 		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),
 		            kernel_what(sched, kw, sizeof(kw)));
+	else
+		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), P2P_WINDOW_WHAT);
 	return 0;
 }
 

@@ -403,6 +403,75 @@ test_p2p_pipelined(void **state)
 }
 
 /*
+ * NCCL's window on a send (sim/nccl.c ft__sim_p2p_window_Bps()): 4 channels x 8 chunks
+ * (NCCL_STEPS) of 128 KiB per round trip; at a round trip of 200 us, 4 MiB / 200 us =
+ * 20.97 GB/s. A send/recv of 32 MiB between two nodes (each rank sends to the other) at
+ * that cap (the op's conn_cap_Bps, which the runner takes from ft__sim_p2p_cap() where it
+ * is below the link) is cut as NCCL cuts it even under chunking: auto, which sends an
+ * uncapped send/recv whole: 4 channels of n = 64 chunks of 128 KiB, chunk m >= 1 of each
+ * channel no earlier than m P after the start, P = the round trip / 8 = 25 us. The 4
+ * channels share the rank's one NIC, so their last chunks, which leave together, take 4
+ * t_msg (t_msg: a chunk's 32 packets) and the op takes (n - 1) P + 4 t_msg + d (d: the
+ * path latency) within two packet times. The flow engine, the send capped at the window,
+ * takes 32 MiB / the window = n P (within 1 %); the two agree within 2 %. Uncapped, the
+ * send is one flow per rank at the NIC's rate, under half that time (687 us against 1,586).
+ */
+static void
+test_p2p_windowed(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 32u << 20 };
+	struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 128u << 10 };
+	const double rtt = 200e-6, P = rtt / 8;
+	const uint32_t n = 64;
+	double cap = ft__sim_p2p_window_Bps(&ch, rtt), t_pkt, d, want, got, flow_t, whole;
+	struct pk_run r;
+	uint32_t i;
+
+	(void)state;
+	assert_true(fabs(cap - 4.0 * 8 * 131072 / rtt) <= 1e-6 * cap);
+	assert_true(fabs(cap - 20.97152e9) <= 1e3);
+	assert_true(ft__sim_p2p_window_Bps(&ch, 0) == 0);
+	/* uncapped: whole, one flow a rank */
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	assert_int_equal(pk(r.e)->flows.len, 2);
+	whole = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s;
+	/* and NCCL's window binds nowhere on the preset's fabric */
+	assert_true(ft__sim_p2p_cap(r.t, &r.s, r.ends) == 0);
+	pk_run_free(&r);
+
+	pk_run_conn_cap_Bps = cap;
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	pk_run_conn_cap_Bps = 0;
+	pk_hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 2 * 4 * n);
+	for (i = 0; i < pk(r.e)->flows.len; i++)
+		assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, i))->bytes,
+		                 128u << 10);
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	want = (n - 1) * P + 4 * 32 * t_pkt + d;
+	flow_t = flow_engine_time(&r, cap);
+	if (getenv("FT_PKTNCCL_PRINT"))
+		print_message("p2p window: %.4f us, closed form %.4f us (%+.3f packets); flow "
+		              "%.4f us, n P %.4f us; whole %.4f us\n",
+		              got * 1e6, want * 1e6, (got - want) / t_pkt, flow_t * 1e6,
+		              n * P * 1e6, whole * 1e6);
+	if (!(fabs(got - want) <= 2 * t_pkt))
+		fail_msg("windowed send: %.9g s, closed form %.9g s (packet %.3g s)", got, want,
+		         t_pkt);
+	if (!(fabs(flow_t - n * P) <= 0.01 * n * P))
+		fail_msg("flow engine, windowed send: %.9g s, n P %.9g s", flow_t, n * P);
+	if (!(fabs(got - flow_t) <= 0.02 * flow_t))
+		fail_msg("windowed send: packet %.9g s, flow %.9g s", got, flow_t);
+	assert_true(whole < got / 2);
+	pk_run_free(&r);
+}
+
+/*
  * An all-to-all over 16 nodes (one rank each, 256 KiB per pair): each send on 2
  * channels (4 per peer, halved once since 16 ranks x 4 > 32) of two 64 KiB chunks, so
  * 15 peers fit in NCCL's 32 / 2 x 8 = 128 sends in flight: every rank sends to all at
@@ -1169,6 +1238,7 @@ main(void)
 		cmocka_unit_test(test_qp_next),
 		cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
+		cmocka_unit_test(test_p2p_windowed),
 		cmocka_unit_test(test_p2p_alltoall),
 		cmocka_unit_test(test_lazy_same),
 		cmocka_unit_test(test_alltoall_across_trays),

@@ -2633,6 +2633,66 @@ test_cloud_presets_bind_on_nics(void **state)
 }
 
 /*
+ * NCCL's window on a send (sim/nccl.c ft__sim_p2p_window_Bps()): each send between the
+ * two nodes runs on 4 channels (400 Gb/s / 14 GB/s, a power of two), each holding 8
+ * chunks of 128 KiB (NCCL_STEPS, NCCL_P2P_NET_CHUNKSIZE) in flight per round trip. With
+ * 50 us cables (host - leaf - host: about 100 us each way) that is 4 MiB per ~200 us,
+ * about 21 GB/s, where the link alone (PCIe at 48 GB/s) would allow more than twice as
+ * much: a 256 MiB send/recv moves at the window in both engines (the flow engine within
+ * 2 % below it, the packet engine within 4 %: its fill and last message), and the flow
+ * engine names the window as what bound. Before, both ran at the link's 47.6 GB/s. On the
+ * same nodes with the fabric's own cables the window (4 MiB per ~1 us) binds nowhere and
+ * both engines stay within 10 % of the model, which has no window.
+ */
+static void
+test_sendrecv_at_p2p_window(void **state)
+{
+	static const char far[] = "name: far\n"
+	                          "nodes: { preset: dgx-h100, count: 2 }\n"
+	                          "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
+	                          "          cable_latency: 50us }\n";
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_path there, back;
+	double window, f, pk, m;
+	char path[512];
+
+	(void)state;
+	spec_file("simmodel-far.yaml", far, path, sizeof(path));
+	assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+	/* rank 7 (node 0, GPU 7) sends to rank 8 (node 1, GPU 0) */
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 7), ft_topo_gpu(t, 1, 0), &pol,
+	                               &there), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 1, 0), ft_topo_gpu(t, 0, 7), &pol,
+	                               &back), 0);
+	ft_topo_free(t);
+	assert_true(there.lat_s + back.lat_s > 200e-6);
+	assert_true(there.lat_s + back.lat_s < 205e-6);
+	window = 4.0 * 8 * (128 << 10) / (there.lat_s + back.lat_s) / 1e9;
+	f = busbw(path, FT_OP_SENDRECV, -1, -1, 256u << 20, "flow");
+	assert_string_equal(flow_bottleneck, "p2p:window");
+	pk = busbw(path, FT_OP_SENDRECV, -1, -1, 256u << 20, "packet");
+	m = busbw(path, FT_OP_SENDRECV, -1, -1, 256u << 20, NULL);
+	if (getenv("FT_SIMMODEL_PRINT"))
+		print_message("send/recv at the window: %.3f GB/s; flow %.3f, packet %.3f, "
+		              "model %.3f\n", window, f, pk, m);
+	assert_true(f <= window * (1 + 1e-9));
+	assert_true(f >= 0.98 * window);
+	assert_true(pk <= window * (1 + 1e-9));
+	assert_true(pk >= 0.96 * window);
+	assert_true(m > 2 * window); /* what the links allow */
+	remove(path);
+	/* where the window is far above the links, nothing changes */
+	f = busbw("dgx-h100:2", FT_OP_SENDRECV, -1, -1, 256u << 20, "flow");
+	m = busbw("dgx-h100:2", FT_OP_SENDRECV, -1, -1, 256u << 20, NULL);
+	assert_string_not_equal(flow_bottleneck, "p2p:window");
+	assert_agree(f, m);
+}
+
+/*
  * One channel carries what one NVLink path and one SM's copies do: the model
  * gives each channel the graph's intra-node bandwidth / its channels (kb
  * NA-MODEL: 360 / 18 = 20 GB/s on Hopper), and the flow engine caps each channel's
@@ -3133,6 +3193,7 @@ main(void)
 		cmocka_unit_test(test_nvls_latency_once),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
+		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
 
