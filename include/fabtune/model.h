@@ -593,6 +593,19 @@ FT_API bool ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec);
 FT_API void ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes,
                                        bool net, struct ft_model_p2p_chunking *out);
 
+/*
+ * NCCL's window on one send cut as @ch whose round trip is @rtt_s (kb NA-CONCEPTS,
+ * ENV-BUFFSIZE, ENV-NCH_NET_PEER): on each of its ch->channels channels the Simple
+ * connection buffer holds ch->slots (NCCL_STEPS) chunks of ch->chunk_bytes, and the sender
+ * reuses a slot only once the receiver has emptied it and said so (v2.27.7-1
+ * src/transport/net.cc sendProxyProgress()/recvProxyProgress(); over NVLink the
+ * receiver's head pointer, which the sender polls). So a send carries at most
+ * channels x slots x chunk bytes of payload a round trip. Returns that rate, bytes/s;
+ * 0 without a round trip or a chunk. The model's send/recv and both simulator engines
+ * rest on it.
+ */
+FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s);
+
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
  * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out: the send

@@ -517,6 +517,30 @@ ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	return c.bw_Bps * bf * share;
 }
 
+/*
+ * A send between nodes moves no faster than NCCL's window lets it
+ * (ft_model_p2p_window_Bps()): its channels' chunks in flight per round trip, the round
+ * trip twice the switches and cables between the nodes (fabric_lat_s). NCCL's tuner
+ * does not price send/recv, so the time takes the window where it is below the links'
+ * rate, and names it; on the preset fabrics it is far above (4 channels x 8 x 128 KiB
+ * a few microseconds). The flow and packet engines hold each send to the same window.
+ */
+static void
+p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost *c)
+{
+	struct ft_model_p2p_chunking ch;
+	double w;
+
+	if (l->nnodes < 2)
+		return;
+	ft__model_p2p_chunking(l, bytes, true, &ch);
+	w = ft_model_p2p_window_Bps(&ch, 2 * l->fabric_lat_s);
+	if (w > 0 && w < c->bw_Bps) {
+		c->bw_Bps = w;
+		ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
+	}
+}
+
 static int
 eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
           struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
@@ -594,6 +618,8 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex && best_c.bw_Bps != tuner_Bps)
 			ex->carried_Bps = best_c.bw_Bps;
 	}
+	if (!q->tuner_only && q->op == FT_OP_SENDRECV)
+		p2p_window(&l, q->bytes, &best_c);
 	if (ex && best_a == FT_ALGO_NVLS && l.nnodes > 1)
 		ex->nvls_net.nchannels = ft__model_nvls_net_terms(&l, &ex->nvls_net.bw_intra_Bps,
 		                                                  &ex->nvls_net.bw_inter_Bps,

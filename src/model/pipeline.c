@@ -649,6 +649,14 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	out->peers_inflight = nch_all / nch * P2P_PER_BATCH;
 }
 
+double
+ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
+{
+	if (!(rtt_s > 0) || ch->channels == 0 || ch->slots == 0 || ch->chunk_bytes == 0)
+		return 0;
+	return (double)ch->channels * ch->slots * (double)ch->chunk_bytes / rtt_s;
+}
+
 void
 ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
                        struct ft_model_p2p_chunking *out)

@@ -242,6 +242,8 @@ bound_words(const char *b)
 		return " (the proxy thread's messages take longer than the data)";
 	if (strcmp(b, "launch") == 0)
 		return " (the host launches operations slower than the GPU runs them)";
+	if (strcmp(b, "p2p:window") == 0)
+		return " (NCCL's chunks in flight a round trip: the send waits for the receiver)";
 	if (strcmp(b, "tier1") == 0 || strcmp(b, "global") == 0)
 		return " (the fabric's share of the NIC rate)";
 	return " (the slowest link class on the way)";

@@ -759,29 +759,6 @@ ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule 
 	return wire * algbw / (double)s->bytes;
 }
 
-/*
- * NCCL's window on one send (kb NA-CONCEPTS, ENV-BUFFSIZE, ENV-NCH_NET_PEER): a send runs
- * over ch->channels channels, and on each the Simple protocol's connection buffer holds
- * NCCL_STEPS (ch->slots, 8) chunks of ch->chunk_bytes (NCCL_P2P_NET_CHUNKSIZE 128 KiB
- * between nodes, NCCL_P2P_NVL_CHUNKSIZE 512 KiB over NVLink; ft_model_p2p_chunking_conn()
- * reads NVIDIA/nccl src/init.cc, src/enqueue.cc and src/graph/paths.cc for them). The
- * sender posts chunk k + NCCL_STEPS only once the receiver has taken chunk k out of its
- * slot and posted the slot again: across nodes the receiver's proxy posts its receive and
- * its clear-to-send comes back to the sender's FIFO by an RDMA write (v2.27.7-1
- * src/transport/net.cc sendProxyProgress()/recvProxyProgress(), src/transport/net_ib.cc
- * ncclIbIsend() waits for the remote FIFO entry); over NVLink the receiver's kernel moves
- * its head pointer, which the sender polls. So a channel keeps at most slots x chunk in
- * flight per round trip, and the send at most channels x slots x chunk / @rtt_s bytes/s
- * of payload. Returns that rate; 0: no round trip, no chunk.
- */
-double
-ft__sim_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
-{
-	if (!(rtt_s > 0) || ch->channels == 0 || ch->slots == 0 || ch->chunk_bytes == 0)
-		return 0;
-	return (double)ch->channels * ch->slots * (double)ch->chunk_bytes / rtt_s;
-}
-
 /* The minimal path's latency from vertex @a to @b (the fabric's routing, one hash: every
  * equal-cost path is as long), and the rate its slowest link carries; -1: no path. */
 static double
@@ -806,7 +783,7 @@ path_lat(const struct ft_topo *t, uint32_t a, uint32_t b, double *rate_Bps)
 }
 
 /*
- * NCCL's window (ft__sim_p2p_window_Bps()) on the sends of send/recv @s, whose rank r is
+ * NCCL's window (ft_model_p2p_window_Bps()) on the sends of send/recv @s, whose rank r is
  * on GPU vertex @rank_gpu[r]: each send's chunking is its connection's, on the cluster's
  * p2p channels (ft__sim_p2p_comm(), as both engines cut it), its round trip the minimal
  * path there and back. The sends are independent and move the same bytes, so the op ends
@@ -847,7 +824,7 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 			continue;
 		net = ft__sim_over_network(t, a, b);
 		ft_model_p2p_chunking_conn(&comm, fl->bytes, net, &ch);
-		w = ft__sim_p2p_window_Bps(&ch, there + back);
+		w = ft_model_p2p_window_Bps(&ch, there + back);
 		if (net)
 			rate *= ft__sim_gpu_lanes(t, a);
 		if (w > 0 && w < rate * eff && (cap == 0 || w / eff < cap))

@@ -609,12 +609,9 @@ double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_sche
 double ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                           uint32_t nranks, uint32_t gpn, uint32_t nch);
 
-struct ft_model_p2p_chunking;
-/* NCCL's window on one send cut as @ch, whose round trip is @rtt_s: channels x NCCL_STEPS
- * chunks per round trip, payload bytes/s; 0: none. Both engines' p2p limit rests on it. */
-double ft__sim_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s);
 /* What each send of send/recv @s (rank r on GPU vertex @rank_gpu[r]) can carry on the wire
- * under NCCL's window, bytes/s, where that is below the send's path; 0: no cap. */
+ * under NCCL's window (ft_model_p2p_window_Bps()), bytes/s, where that is below the send's
+ * path; 0: no cap. */
 double ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s,
                        const uint32_t *rank_gpu);
 

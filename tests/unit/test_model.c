@@ -2125,6 +2125,44 @@ test_closed_other_ops(void **state)
 	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
 }
 
+/*
+ * NCCL's window on a send between nodes (ft_model_p2p_window_Bps(); kb NA-CONCEPTS):
+ * 2 Hopper nodes, 8 × 400G NICs (50 GB/s a GPU), 16 ranks: a 256 MiB send is striped over
+ * 4 of the 32 p2p channels (one per 14 GB/s of the NIC, rounded up to a power of two), each
+ * with 8 chunks of 128 KiB in flight. With 50 us cables the one-way fabric latency is 100 us
+ * (a switch, two cables), the round trip 200 us: 4 × 8 × 128 KiB / 200 us = 20.97 GB/s
+ * under the NIC's 50 GB/s, so the model's time takes it and names it; NCCL's tuner alone
+ * does not. With 0.5 us cables the window is 2.1 TB/s and the NIC binds.
+ */
+static void
+test_sendrecv_window(void **state)
+{
+	const double S = 256u << 20, w = 4.0 * 8 * 131072 / 200e-6;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	s.fabric.lat_cable_s = 50e-6;
+	s.fabric.lat_switch_s = 0;
+	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "p2p:window");
+	assert_rel(r.bw_Bps, w, 1e-12);
+	assert_rel(r.time_s, r.lat_s + S / w, 1e-9);
+	/* NCCL's own cost model has no window */
+	r = eval(&s, FT_OP_SENDRECV, (uint64_t)S, -1, -1);
+	assert_string_not_equal(r.bottleneck, "p2p:window");
+	assert_true(r.bw_Bps > 2 * w);
+	/* short cables: the NIC binds */
+	s.fabric.lat_cable_s = 0.5e-6;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_not_equal(r.bottleneck, "p2p:window");
+	assert_rel(r.bw_Bps, 50e9, 1e-12);
+}
+
 /* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
  * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
 static void
@@ -5920,6 +5958,7 @@ main(void)
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
+		cmocka_unit_test(test_sendrecv_window),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_closed_tree_carried),

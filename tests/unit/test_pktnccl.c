@@ -403,7 +403,7 @@ test_p2p_pipelined(void **state)
 }
 
 /*
- * NCCL's window on a send (sim/nccl.c ft__sim_p2p_window_Bps()): 4 channels x 8 chunks
+ * NCCL's window on a send (ft_model_p2p_window_Bps(), model/pipeline.c): 4 channels x 8 chunks
  * (NCCL_STEPS) of 128 KiB per round trip; at a round trip of 200 us, 4 MiB / 200 us =
  * 20.97 GB/s. A send/recv of 32 MiB between two nodes (each rank sends to the other) at
  * that cap (the op's conn_cap_Bps, which the runner takes from ft__sim_p2p_cap() where it
@@ -428,14 +428,14 @@ test_p2p_windowed(void **state)
 	struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 128u << 10 };
 	const double rtt = 200e-6, P = rtt / 8;
 	const uint32_t n = 64;
-	double cap = ft__sim_p2p_window_Bps(&ch, rtt), t_pkt, d, want, got, flow_t, whole;
+	double cap = ft_model_p2p_window_Bps(&ch, rtt), t_pkt, d, want, got, flow_t, whole;
 	struct pk_run r;
 	uint32_t i;
 
 	(void)state;
 	assert_true(fabs(cap - 4.0 * 8 * 131072 / rtt) <= 1e-6 * cap);
 	assert_true(fabs(cap - 20.97152e9) <= 1e3);
-	assert_true(ft__sim_p2p_window_Bps(&ch, 0) == 0);
+	assert_true(ft_model_p2p_window_Bps(&ch, 0) == 0);
 	/* uncapped: whole, one flow a rank */
 	pk_run_op(&r, &a, 2, NULL, 1, false);
 	assert_int_equal(pk(r.e)->flows.len, 2);
