@@ -411,6 +411,12 @@ struct ft_sim_counters {
 	uint64_t ntail_probes; /* SRD: tail-loss probes that resent packets */
 	uint64_t nsack_recoveries; /* TCP: fast recoveries led by selective ACKs */
 	uint64_t ndelayed_acks;    /* TCP: ACKs the receiver's delayed-ACK timer sent */
+	uint64_t ntcp_timeouts;    /* TCP: retransmit timeouts (RTO expiries) */
+	uint64_t nloss_probes;     /* TCP: tail-loss probes sent (RFC 8985 7) */
+	uint64_t nloss_probe_recoveries; /* TCP: of them, those that mended a loss */
+	uint64_t nreo_timeouts;    /* TCP: RACK reordering timers that marked packets lost */
+	uint64_t nlost_retransmits; /* TCP: resends RACK found lost again */
+	uint64_t ndsacks;          /* TCP: D-SACKs received (a packet that came twice) */
 	uint64_t npause;     /* PFC pause frames sent */
 	uint64_t necn;       /* packets marked CE */
 	uint64_t ncnp;       /* CNPs sent by receivers */

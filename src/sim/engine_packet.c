@@ -314,6 +314,86 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 }
 
 /*
+ * TCP: whether flow @fid (@f, connection @t) may have a tail-loss probe armed (Linux's
+ * tcp_schedule_loss_probe(), RFC 8985 7.2): SACK on, packets out, the connection neither
+ * in recovery nor in a timeout's loss state (Open or CWR), and no probe of it out (Linux
+ * arms one then, which sends nothing and arms the RTO: the RTO here at once).
+ */
+static bool
+tcp_tlp_ok(const struct pk_engine *e, uint32_t fid, const struct pk_flow *f,
+           const struct pk_tcp *t)
+{
+	return e->tcp_sack && f->npkts <= PK_ACK_SEQ && pk_tcp_snd_max(t, fid, f) > f->snd_una &&
+	       t->rec_flow == PK_NONE && t->tlp_flow == PK_NONE &&
+	       !(t->rto_flow == fid && f->snd_una < t->rto_recover);
+}
+
+/* Whether flow @fid's timer armed now is of kind @kind (PK_TMR_TLP: tcp_xmit_timer(),
+ * PK_TMR_REO: arm_reo()); a plain RTO otherwise. */
+static inline bool
+tcp_tmr_is(struct pk_engine *e, uint32_t fid, const struct pk_flow *f, uint8_t kind)
+{
+	const struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
+
+	return r && r->tmr_kind == kind && r->tmr_gen == (f->rto_gen & PK_RTO_GEN);
+}
+
+/*
+ * TCP: whether a retransmit timer of flow @fid that ACKs moved on (ev_rto()) becomes a
+ * tail-loss probe: one may be armed now, and its time, counted from the last of those
+ * ACKs, is still ahead. One whose time has passed stays the RTO: the connection could
+ * not probe then (another message of it in recovery), and a probe now would put the
+ * RTO off by one more RTO.
+ */
+static bool
+tcp_tlp_ahead(struct pk_engine *e, uint32_t fid, const struct pk_flow *f)
+{
+	const struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+
+	return t && tcp_tlp_ok(e, fid, f, t) &&
+	       f->t_una_ps + ft__pk_tcp_pto_ps(t, pk_tcp_snd_max(t, fid, f) - f->snd_una,
+	                                       rto_of(e, f)) >
+	               e->now_ps;
+}
+
+/*
+ * TCP: flow @fid's timer as Linux sets it after a send or an ACK (tcp_set_xmit_timer(),
+ * tcp_event_new_data_sent()): the tail-loss probe's timeout where one may be armed (*@tlp,
+ * ft__pk_tcp_pto_ps(): 2 SRTT and some, at most the RTO), else the RTO, counted from
+ * @from_ps. 1 when that time has come already (nothing armed: the caller acts now).
+ */
+static int
+tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	uint64_t d;
+
+	if (!t)
+		return FT_ENOMEM;
+	d = rto_of(e, f);
+	*tlp = tcp_tlp_ok(e, fid, f, t);
+	if (*tlp)
+		d = ft__pk_tcp_pto_ps(t, pk_tcp_snd_max(t, fid, f) - f->snd_una, d);
+	if (from_ps + d <= e->now_ps)
+		return 1;
+	f->rto_una = f->snd_una;
+	e->nrto_queued++;
+	++f->rto_gen;
+	if (*tlp && e->tcp_rack && ft__pk_tcp_rack_of(e, fid)) {
+		/* (none once the receiver has every packet: then nothing is lazy) */
+		struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
+
+		r->tmr_kind = PK_TMR_TLP;
+		r->tmr_gen = f->rto_gen & PK_RTO_GEN;
+		r->tmr_due_ps = from_ps + d;
+		r->tlp_tx_ps = from_ps;
+	}
+	return ev_push(e, from_ps + d, PK_EV_RTO, fid,
+	               (f->rto_gen & PK_RTO_GEN) | (*tlp ? PK_RTO_TLP : 0));
+}
+
+/*
  * SRD's tail-loss probe timeout for flow @f: twice its round trip (RFC 8985 7.2's PTO,
  * 2 SRTT, taken as the model: SRD's own tail recovery is not published), the round trip
  * being the latest sample SRD's rate control keeps (its lowest RTT plus the queueing
@@ -775,6 +855,10 @@ tcp_pick(struct pk_engine *e, uint32_t l, uint32_t c, uint32_t fid, struct pk_tc
 		ring_pop(e, l, c);
 		return 1;
 	}
+	if ((*t)->tlp_force == fid) {
+		(*t)->tlp_force = PK_NONE; /* a tail-loss probe of new data: past the window */
+		return 0;
+	}
 	if (ft__pk_tcp_full(*t, fid, ft__pk_tcp_rack_of(e, fid), f)) {
 		ring_pop(e, l, c);
 		f->wnd_held = true;
@@ -825,8 +909,25 @@ tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 		t->timed_seq = seq;
 		t->t_timed_ps = e->now_ps;
 	}
-	if (seq == 0 && (e->may_drop || e->ndrops))
-		return arm_rto(e, fid);
+	if (e->may_drop || e->ndrops) {
+		/* Linux schedules the tail-loss probe after new data leaves
+		 * (tcp_write_xmit(): tcp_schedule_loss_probe()); the flow's first packet
+		 * starts its timer in any case (RFC 6298 5.1). A probe armed already moves on
+		 * lazily (ev_rto()), unless the packets out now call for an earlier one (one
+		 * out: the delayed-ACK allowance; two: not), as does a reordering timer. */
+		struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
+		uint32_t out = pk_tcp_snd_max(t, fid, f) - f->snd_una;
+		bool tlp;
+		int rc = 0;
+
+		if (tcp_tmr_is(e, fid, f, PK_TMR_TLP) &&
+		    e->now_ps + ft__pk_tcp_pto_ps(t, out, rto_of(e, f)) >= r->tmr_due_ps)
+			r->tlp_tx_ps = e->now_ps;
+		else if (seq == 0 ||
+		         (!tcp_tmr_is(e, fid, f, PK_TMR_REO) && tcp_tlp_ok(e, fid, f, t)))
+			rc = tcp_xmit_timer(e, fid, e->now_ps, &tlp);
+		return rc < 0 ? rc : 0;
+	}
 	return 0;
 }
 
@@ -971,7 +1072,10 @@ try_send(struct pk_engine *e, uint32_t l)
 			 * timer already runs on a lossy fabric: from the first packet, re-armed
 			 * at each timeout.) */
 			if ((e->may_drop || e->ndrops) && !(e->sack && e->may_drop)) {
-				rc = arm_rto(e, fid);
+				bool tlp;
+
+				/* (TCP: the tail-loss probe, where one may be armed) */
+				rc = t ? tcp_xmit_timer(e, fid, e->now_ps, &tlp) : arm_rto(e, fid);
 				if (rc < 0)
 					return rc;
 			}
@@ -1357,11 +1461,13 @@ arm_reo(struct pk_engine *e, uint32_t fid, uint64_t wait_ps)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	uint64_t d = FT_MIN(ft__pk_tcp_reo_timer_ps(wait_ps), rto_of(e, f));
+	struct pk_rack *r = ft__pk_tcp_rack_of(e, fid); /* (there: tcp_rack()) */
 
 	f->rto_una = f->snd_una;
 	e->nrto_queued++;
-	return ev_push(e, e->now_ps + d, PK_EV_RTO, fid,
-	               (++f->rto_gen & PK_RTO_GEN) | PK_RTO_PROBE);
+	r->tmr_kind = PK_TMR_REO;
+	r->tmr_gen = ++f->rto_gen & PK_RTO_GEN;
+	return ev_push(e, e->now_ps + d, PK_EV_RTO, fid, r->tmr_gen | PK_RTO_PROBE);
 }
 
 /* RACK on flow @fid after an ACK (tcp_acked()) or at its reordering timer (@timer): the
@@ -1445,9 +1551,10 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
 	bool sack = arg & PK_ACK_SACK;
+	bool dsack = f->npkts <= PK_ACK_SEQ && (arg & PK_ACK_DSACK);
 	uint32_t seq = f->npkts <= PK_ACK_SEQ ? arg & PK_ACK_SEQ : arg;
 	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
-	uint32_t delivered = 0, lost;
+	uint32_t delivered = 0, lost, gen0 = f->rto_gen;
 	bool una_moved = false;
 	int rc;
 
@@ -1458,12 +1565,23 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 			return 0; /* an ACK went out since the timer was armed: it was stopped */
 		e->ntcp_delack++;
 	}
+	if (dsack)
+		ft__pk_tcp_dsack(t);
+	if (!sack && ft__pk_tcp_tlp_ack(t, fid, seq, dsack) && t->rec_flow == PK_NONE) {
+		/* the tail-loss probe mended a loss: one cut, as Linux's CWR state makes it
+		 * (tcp_init_cwnd_reduction(), tcp_end_cwnd_reduction(): cwnd = ssthresh) */
+		t->ntlp_rec++;
+		ft__pk_tcp_cut(t);
+		t->cwnd = t->ssthresh;
+	}
 	if (sack) {
 		rc = ft__pk_tcp_sack_mark(t, fid, r, f, seq);
 		if (rc < 0)
 			return rc;
-		if (rc > 0 && r)
+		if (rc > 0 && r) {
 			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
+			ft__pk_tcp_reo_update(t, r->xmit_ps, e->now_ps);
+		}
 		delivered = rc > 0;
 		seq = f->snd_una; /* (its cumulative ACK: the last one) */
 	}
@@ -1478,6 +1596,10 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
 		/* (delivered now: those acknowledged less those SACKed before) */
 		delivered = acked - (sacked - (t->sb_flow == fid ? t->sacked : 0));
+		if (delivered)
+			ft__pk_tcp_reo_update(t,
+			                      r && r->end_seq != PK_NONE ? r->xmit_ps : e->now_ps,
+			                      e->now_ps);
 		una_moved = true;
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {
@@ -1490,6 +1612,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 				t->rec_flow = PK_NONE;
 				t->cwnd = t->ssthresh;
 				t->inflate = 0;
+				if (t->rec_sack)
+					ft__pk_tcp_reo_recovered(t);
 				t->rec_sack = false;
 			} else if (t->rec_sack) {
 				if ((rc = arm_rto(e, fid)) < 0) /* RFC 6298 5.3 */
@@ -1527,6 +1651,16 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 	}
 	if ((rc = tcp_rack(e, fid, f, t, false, &lost)) < 0)
 		return rc;
+	if (una_moved && f->snd_una < f->npkts && (e->may_drop || e->ndrops) &&
+	    f->rto_gen == gen0 && !tcp_tmr_is(e, fid, f, PK_TMR_TLP) && tcp_tlp_ok(e, fid, f, t)) {
+		/* Linux re-arms the probe at each ACK that acknowledges data unless RACK
+		 * armed its reordering timer on it (tcp_set_xmit_timer(), FLAG_SET_XMIT_TIMER);
+		 * a probe armed already moves on lazily (ev_rto()) */
+		bool tlp;
+
+		if ((rc = tcp_xmit_timer(e, fid, e->now_ps, &tlp)) < 0)
+			return rc;
+	}
 	if (t->rec_sack && t->rec_flow == fid) {
 		uint32_t snd_max = pk_tcp_snd_max(t, fid, f);
 
@@ -2290,6 +2424,45 @@ srd_probe(struct pk_engine *e, uint32_t fid, uint32_t gen)
 }
 
 /*
+ * TCP's tail-loss probe on flow @fid (RFC 8985 7.3; Linux's tcp_send_loss_probe(),
+ * net/ipv4/tcp_output.c): no ACK for a probe timeout while packets are out. One packet
+ * goes: new data if the flow has some, past the congestion window (tcp_write_xmit()'s
+ * push_one 2), else the last packet sent again. Its ACK does the rest: a SACK past the
+ * holes has RACK mark them lost and recover (no timeout, no go-back-N), an ACK of all
+ * ends the episode (ft__pk_tcp_tlp_ack()). One probe per episode; the RTO is armed
+ * after it (tcp_rearm_rto()).
+ */
+static int
+tcp_tlp(struct pk_engine *e, uint32_t fid)
+{
+	struct pk_flow *f = flow_at(e, fid);
+	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	uint32_t snd_max;
+	int rc;
+
+	if (!t)
+		return FT_ENOMEM;
+	if (!tcp_tlp_ok(e, fid, f, t))
+		return arm_rto(e, fid);
+	snd_max = pk_tcp_snd_max(t, fid, f);
+	t->ntlp++;
+	t->tlp_flow = fid;
+	if ((rc = arm_rto(e, fid)) < 0)
+		return rc;
+	if (f->snd_nxt < f->npkts && f->snd_nxt >= snd_max && pk_flow_out(f) < t->rwnd) {
+		t->tlp_rtx = false;
+		t->tlp_high = f->snd_nxt + 1;
+		t->tlp_force = fid;
+		f->wnd_held = false;
+		ring_add(e, f->first_link, fid);
+		return try_send(e, f->first_link);
+	}
+	t->tlp_rtx = true;
+	t->tlp_high = snd_max;
+	return tcp_resend(e, fid, t, snd_max - 1);
+}
+
+/*
  * TCP's retransmit timeout on flow @fid (RFC 5681 3.1, RFC 9438 4.8): ssthresh and
  * W_max from CUBIC's cut, a loss window of one packet, fast recovery over, and the
  * sender goes back to the first packet not acknowledged (no SACK: NewReno resends from
@@ -2359,7 +2532,24 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		return 0;
 	if (gen & PK_RTO_PROBE)
 		return e->tcp ? tcp_reo_timeout(e, fid) : srd_probe(e, fid, gen);
-	if (e->sack) {
+	if (gen & PK_RTO_TLP) {
+		/* TCP's tail-loss probe, or where ACKs or new data came since it was armed,
+		 * the timer they would have set (tcp_set_xmit_timer()) */
+		const struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
+		uint64_t from = r ? r->tlp_tx_ps : 0;
+		bool tlp;
+		int rc;
+
+		if (f->snd_una > f->rto_una) {
+			f->retries = 0;
+			from = FT_MAX(from, f->t_una_ps);
+		}
+		if ((rc = tcp_xmit_timer(e, fid, from, &tlp)) != 1)
+			return rc;
+		if (tlp)
+			return tcp_tlp(e, fid);
+		/* (no probe may go, and the RTO is due: a timeout, below) */
+	} else if (e->sack) {
 		/* SRD's counts from the last ACK that moved snd_una (sack_rx()): the oldest
 		 * packet not acknowledged times out rto after it became the oldest, however
 		 * many packets past it are acknowledged meanwhile */
@@ -2371,10 +2561,18 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		/*
 		 * Acknowledged progress since it was armed: like an HCA's ACK timer, which
 		 * counts from the last ACK that moved the window, it fires one timeout after
-		 * that ACK (kb ENV-IB_TIMEOUT), not a whole timeout after this expiry.
+		 * that ACK (kb ENV-IB_TIMEOUT), not a whole timeout after this expiry. TCP's
+		 * is the tail-loss probe's or the RTO, as that ACK would have set it
+		 * (tcp_set_xmit_timer()).
 		 */
 		f->rto_una = f->snd_una;
 		f->retries = 0;
+		if (e->tcp && tcp_tlp_ahead(e, fid, f)) {
+			bool tlp;
+			int rc = tcp_xmit_timer(e, fid, f->t_una_ps, &tlp);
+
+			return rc < 0 ? rc : 0;
+		}
 		if (f->t_una_ps + rto_of(e, f) > e->now_ps) {
 			e->nrto_queued++;
 			return ev_push(e, f->t_una_ps + rto_of(e, f), PK_EV_RTO, fid, gen);

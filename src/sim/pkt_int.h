@@ -326,9 +326,13 @@ struct pk_task {
 #define PK_SRD_REORDER 64u
 
 /* Retransmit timer events (PK_EV_RTO): the flow's timer generation in the low bits, and
- * PK_RTO_PROBE set for SRD's tail-loss probe (srd_probe()), which shares the generation. */
-#define PK_RTO_GEN   0x07ffffffu
+ * PK_RTO_PROBE set for SRD's tail-loss probe (srd_probe()) or TCP's RACK reordering timer,
+ * PK_RTO_TLP for TCP's tail-loss probe (tcp_tlp()), which share the generation. */
+#define PK_RTO_GEN   0x03ffffffu
+#define PK_RTO_TLP   0x04000000u
 #define PK_RTO_PROBE 0x08000000u
+#define PK_TMR_TLP   1u
+#define PK_TMR_REO   2u
 
 /*
  * TCP (GPUDirect-TCPX/O, pkt_tcp.c): the sender's state of one connection (a QP of the
@@ -358,12 +362,14 @@ struct pk_task {
 #define PK_TCP_PACE_CA 120.0
 /* A TCP ACK event's argument: the cumulative ACK (rcv_nxt), or with PK_ACK_SACK the one
  * packet past a gap it selectively acknowledges (its cumulative ACK is the last one
- * sent: ACKs are not lost and keep their order), and PK_ACK_DELAY when the delayed-ACK
- * timer sends it (stale, and ignored, when an ACK went out since). Flows of more than
+ * sent: ACKs are not lost and keep their order), PK_ACK_DELAY when the delayed-ACK
+ * timer sends it (stale, and ignored, when an ACK went out since), and PK_ACK_DSACK when
+ * it answers a duplicate (RFC 2883's D-SACK: the packet came twice). Flows of more than
  * PK_ACK_SEQ packets send plain cumulative ACKs at once. */
 #define PK_ACK_SACK  0x08000000u
 #define PK_ACK_DELAY 0x04000000u
-#define PK_ACK_SEQ   0x03ffffffu
+#define PK_ACK_DSACK 0x02000000u
+#define PK_ACK_SEQ   0x01ffffffu
 
 struct pk_tcp {
 	uint64_t key; /* 0: a free slot */
@@ -375,7 +381,12 @@ struct pk_tcp {
 	double prior; /* the window before the last cut (cwnd_prior, RFC 9438 4.3) */
 	uint64_t t_epoch_ps;
 	bool epoch;
-	uint64_t srtt_ps, rttvar_ps; /* RFC 6298 (0: no sample yet) */
+	/* Linux's round-trip estimator (tcp_rtt_estimator(), net/ipv4/tcp_input.c): SRTT (0:
+	 * no sample yet), the mean deviation times four (mdev), its highest in the round
+	 * trip under way (mdev_max, from rto_min_ps up), and rttvar, what the RTO adds to
+	 * SRTT: at least rto_min_ps (the floor, TCP_RTO_MIN), decaying towards mdev_max a
+	 * quarter of the gap per round trip */
+	uint64_t srtt_ps, rttvar_ps, mdev_ps, mdev_max_ps, rto_min_ps;
 	uint64_t t_timed_ps;         /* the timed packet left then (Karn: first sends only) */
 	uint64_t rtx_ps; /* its first resend by a timeout since an ACK last moved a flow's
 	                  * snd_una (Linux's retrans_stamp); 0: none */
@@ -404,8 +415,22 @@ struct pk_tcp {
 	 * window longer than a run), from the handshake's and every later sample */
 	uint64_t min_rtt_ps;
 	/* resends RACK found lost again (Linux's TCPLostRetransmit); reordering timers that
-	 * found packets lost */
-	uint64_t nlost_rtx, nreo;
+	 * found packets lost; tail-loss probes sent (TCPLossProbes), and those whose ACK
+	 * showed they mended a loss (TCPLossProbeRecovery); D-SACKs received (TCPDSACKRecv) */
+	uint64_t nlost_rtx, nreo, ntlp, ntlp_rec, ndsack;
+	/* The tail-loss probe out (RFC 8985 7; Linux's tcp_send_loss_probe()): its flow
+	 * (PK_NONE: none), one past the highest packet sent with it (tlp_high_seq), and
+	 * whether it resent a packet (tlp_retrans) rather than sent new data; a probe to
+	 * send past the window (tlp_force, a flow) */
+	uint32_t tlp_flow, tlp_high, tlp_force;
+	bool tlp_rtx;
+	/* RACK's reordering window in steps of min_rtt / 4 (tcp_rack_update_reo_wnd()): a
+	 * D-SACK not yet acted on, the steps, the recoveries they still hold for, and when
+	 * the last step was taken (a D-SACK counts once a packet sent after it is delivered:
+	 * one a round trip) */
+	bool dsack_seen;
+	uint32_t reo_steps, reo_persist;
+	uint64_t reo_step_ps;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
 	uint32_t rcv_quick;
@@ -432,6 +457,10 @@ struct pk_tcp {
 /* Linux's tp->reordering at start (net.ipv4.tcp_reordering 3): SACKed packets past which
  * RACK's reordering window is zero while no reordering was seen (tcp_rack_reo_wnd()) */
 #define PK_TCP_REORDERING 3u
+/* Recoveries a reordering window widened by D-SACKs holds before it goes back to one step
+ * (Linux's TCP_RACK_RECOVERY_THRESH); the most steps (its u8) */
+#define PK_TCP_REO_PERSIST 16u
+#define PK_TCP_REO_STEPS   255u
 /* RACK's reordering timer as Linux arms it (tcp_rack_mark_lost()): the wait rounded up
  * to jiffies, and TCP_TIMEOUT_MIN (2 jiffies) more; HZ taken as 1000 (CONFIG_HZ_1000) */
 #define PK_TCP_JIFFY_S       1e-3
@@ -446,6 +475,12 @@ struct pk_rack {
 	uint32_t end_seq, mask;
 	uint32_t lost_out, rtx_out, lost_lo;
 	bool advanced; /* a delivery moved RACK since the last ACK's look (rack.advanced) */
+	/* The flow's timer when it is a tail-loss probe or RACK's reordering timer (tmr_kind
+	 * PK_TMR_TLP, PK_TMR_REO, for generation tmr_gen; else the RTO), when it is due, and
+	 * when the flow last sent new data (a probe armed moves on from there, ev_rto()) */
+	uint8_t tmr_kind;
+	uint32_t tmr_gen;
+	uint64_t tmr_due_ps, tlp_tx_ps;
 	struct pk_seg seg[];
 };
 
@@ -465,7 +500,10 @@ void ft__pk_tcp_cut(struct pk_tcp *c);
 void ft__pk_tcp_prr_start(struct pk_tcp *c);
 void ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t newly_lost,
                     bool una_moved);
-/* The retransmit timeout (RFC 6298), at least @min_ps, doubled @backoff times. */
+/* The retransmit timeout as Linux sets it (__tcp_set_rto()): SRTT + max(rttvar, @min_ps)
+ * rounded up to jiffies (1 s before a sample, TCP_TIMEOUT_INIT), doubled @backoff times,
+ * at most 120 s (TCP_RTO_MAX); a round-trip sample @r_ps taken (tcp_rtt_estimator(), one
+ * a round trip: each sample closes one). */
 uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff);
 void ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps);
 /* tcp_retries2, Linux's default (net.ipv4.tcp_retries2) */
@@ -519,6 +557,23 @@ uint64_t ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fi
                                 const struct pk_flow *f, uint32_t snd_max, uint64_t now_ps,
                                 uint64_t reo_ps);
 uint64_t ft__pk_tcp_reo_timer_ps(uint64_t wait_ps);
+/* D-SACK (RFC 2883) at an ACK: one received (Linux's tcp_check_dsack(): dsack_seen); an
+ * ACK that delivered packets, the newest of them sent at @sent_ps, at @now_ps: the
+ * reordering window a step wider for a D-SACK seen since a packet sent after the last
+ * step, else back to one step once PK_TCP_REO_PERSIST recoveries have ended since
+ * (tcp_rack_update_reo_wnd()); a recovery ended (tcp_try_undo_recovery()). */
+void ft__pk_tcp_dsack(struct pk_tcp *c);
+void ft__pk_tcp_reo_update(struct pk_tcp *c, uint64_t sent_ps, uint64_t now_ps);
+void ft__pk_tcp_reo_recovered(struct pk_tcp *c);
+/* The tail-loss probe's timeout (Linux's tcp_schedule_loss_probe()): 2 SRTT, and the floor
+ * (c->rto_min_ps) more with one packet @out (room for the receiver's delayed ACK), else
+ * TCP_TIMEOUT_MIN (2 jiffies), rounded up to jiffies, 1 s before a sample; at most @rto_ps */
+uint64_t ft__pk_tcp_pto_ps(const struct pk_tcp *c, uint32_t out, uint64_t rto_ps);
+/* An ACK of flow @fid up to @ack (cumulative), a D-SACK with it or not (@dsack), ends the
+ * probe's episode (tcp_process_tlp_ack()): 1 when the probe resent a packet and nothing
+ * says the first copy arrived (it mended a loss: outside a recovery the caller cuts the
+ * window, Linux's CWR, and counts it), else 0 */
+int ft__pk_tcp_tlp_ack(struct pk_tcp *c, uint32_t fid, uint32_t ack, bool dsack);
 void ft__pk_tcp_sack_reset(struct pk_tcp *c, struct pk_rack *r);
 void ft__pk_tcp_free(struct pk_engine *e);
 /* The engine's RACK state of flow @fid (NULL: none); its slot, the table grown (NULL: out

@@ -568,6 +568,19 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->ntail_probes = e->nsrd_probes;
 	c->nsack_recoveries = e->ntcp_sack;
 	c->ndelayed_acks = e->ntcp_delack;
+	c->ntcp_timeouts = e->ntcp_rto;
+	/* (kept per connection: pkt_tcp.c) */
+	for (uint32_t k = 0; k < e->tcp_cap; k++) {
+		const struct pk_tcp *t = &e->tcp_conns[k];
+
+		if (!t->key)
+			continue;
+		c->nloss_probes += t->ntlp;
+		c->nloss_probe_recoveries += t->ntlp_rec;
+		c->nreo_timeouts += t->nreo;
+		c->nlost_retransmits += t->nlost_rtx;
+		c->ndsacks += t->ndsack;
+	}
 	c->npause = e->npause + npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;

@@ -3,7 +3,7 @@
  * sim/pkt_tcp.c - TCP's sender for the GPUDirect-TCPX/O transport of the packet
  * engine: a congestion window per connection (CUBIC, RFC 9438, with RFC 5681's
  * slow start and RFC 6582's NewReno fast retransmit and fast recovery), and the
- * retransmit timer of RFC 6298 with Linux's floor. engine_packet.c calls in from
+ * retransmit timer as Linux sets it (SRTT plus its floor). engine_packet.c calls in from
  * its sender (a packet sent, an ACK, a timeout); the functions on struct pk_tcp
  * alone are the law, which the unit tests drive by hand.
  *
@@ -27,16 +27,18 @@
  *   a packet is lost once a packet sent after it was delivered and RACK.rtt (that
  *   packet's round trip) and the reordering window have passed since it left. The window
  *   is Linux's with no reordering seen (tcp_rack_reo_wnd(); the engine's TCP runs one
- *   path through FIFO queues, so none is, and no DSACK grows it): zero in recovery and
+ *   path through FIFO queues, so none is; D-SACKs widen it in steps): zero in recovery and
  *   once three packets are SACKed, else a quarter of min_rtt; a packet still within it
  *   waits for RACK's reordering timer, which Linux arms in whole jiffies and
  *   TCP_TIMEOUT_MIN more (3 ms at HZ 1000 for a data-centre wait of microseconds), in
  *   place of the retransmit timer. A resend is timed as any packet: one that a packet
  *   sent after it overtakes is lost again (tcp_rack_detect_loss(), TCPLostRetransmit),
  *   found without a timeout. A recovery starts when RACK marks a loss (Linux's
- *   tcp_time_to_recover()), not at a count of duplicate ACKs. Not modelled: the
- *   tail-loss probe (a lost last packet, which no SACK follows, waits for the timeout),
- *   DSACK, and RACK while a timeout's go-back-N resends go out (Linux runs it in its Loss
+ *   tcp_time_to_recover()), not at a count of duplicate ACKs. A lost tail, which no SACK
+ *   follows, draws the tail-loss probe (RFC 8985 7: ft__pk_tcp_pto_ps(), engine_packet.c
+ *   tcp_tlp()), whose SACK or ACK does the rest; a duplicate draws a D-SACK (RFC 2883),
+ *   which widens RACK's window (ft__pk_tcp_reo_update()). Not modelled: RACK while a
+ *   timeout's go-back-N resends go out (Linux runs it in its Loss
  *   state too).
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
  *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
@@ -70,6 +72,9 @@ ft__pk_tcp_init(struct pk_tcp *c, double rwnd)
 	c->rcv_quick = PK_TCP_QUICKACKS;
 	c->rcv_dl_flow = PK_NONE;
 	c->min_rtt_ps = UINT64_MAX;
+	c->rto_min_ps = s_to_ps(0.2); /* TCP_RTO_MIN (the engine's: tcp_rto_min_ps) */
+	c->tlp_flow = c->tlp_force = PK_NONE;
+	c->reo_steps = 1;
 }
 
 double
@@ -200,14 +205,16 @@ ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t new
 uint64_t
 ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff)
 {
-	/* RFC 6298 2.1-2.4: 1 s until a round trip is measured, then SRTT + 4 RTTVAR
-	 * (the clock granularity G taken as 0: the engine's clock is the picosecond),
-	 * at least min_ps (Linux's TCP_RTO_MIN, 200 ms); 5.5: doubled at each timeout in
-	 * a row, at most 120 s (Linux's TCP_RTO_MAX) */
-	uint64_t r = c->srtt_ps ? c->srtt_ps + 4 * c->rttvar_ps : s_to_ps(1.0);
-	const uint64_t max = s_to_ps(120.0);
+	/* Linux's __tcp_set_rto(): SRTT plus rttvar, which the estimator keeps at least
+	 * TCP_RTO_MIN (ft__pk_tcp_rtt()), in jiffies rounded up (usecs_to_jiffies()); 1 s
+	 * (TCP_TIMEOUT_INIT) before a sample. RFC 6298 2.3 would add 4 RTTVAR and then
+	 * floor the sum at the minimum: at a data-centre round trip Linux's is the floor
+	 * plus SRTT, one jiffy more once rounded. tcp_retransmit_timer() doubles it per
+	 * timeout, at most TCP_RTO_MAX (120 s). */
+	const uint64_t j = s_to_ps(PK_TCP_JIFFY_S), max = s_to_ps(120.0);
+	uint64_t r = c->srtt_ps ? c->srtt_ps + FT_MAX(c->rttvar_ps, min_ps) : s_to_ps(1.0);
 
-	r = FT_MAX(r, min_ps);
+	r = (r + j - 1) / j * j;
 	for (uint32_t i = 0; i < backoff && r < max; i++)
 		r *= 2;
 	return FT_MIN(r, max);
@@ -234,19 +241,42 @@ ft__pk_tcp_give_up_ps(uint32_t retries)
 void
 ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps)
 {
-	/* RFC 6298 2.2, 2.3: alpha 1/8, beta 1/4 */
+	/* Linux's tcp_rtt_estimator() (net/ipv4/tcp_input.c) in picoseconds: SRTT moves an
+	 * eighth of the way to the sample; mdev (four times the mean deviation) a quarter of
+	 * the way to four times the error, an eighth of that when the sample is below SRTT
+	 * (a falling round trip barely widens it); rttvar follows the round trip's highest
+	 * mdev up at once and decays a quarter of the gap per round trip, never below the
+	 * floor. The first sample sets SRTT to it, mdev to twice it (RTO = 3 RTT, RFC 6298
+	 * 2.2's RTTVAR = R / 2). The engine times one packet per round trip (Karn's rule),
+	 * so each sample ends a round (Linux's rtt_seq test). */
+	uint64_t floor = c->rto_min_ps;
+
 	c->min_rtt_ps = FT_MIN(c->min_rtt_ps, r_ps);
 	if (!c->srtt_ps) {
 		c->srtt_ps = FT_MAX(r_ps, (uint64_t)1);
-		c->rttvar_ps = r_ps / 2;
+		c->mdev_ps = 2 * r_ps;
+		c->rttvar_ps = FT_MAX(c->mdev_ps, floor);
+		c->mdev_max_ps = c->rttvar_ps;
 		return;
 	}
 	{
-		uint64_t d = c->srtt_ps > r_ps ? c->srtt_ps - r_ps : r_ps - c->srtt_ps;
+		int64_t err = (int64_t)r_ps - (int64_t)c->srtt_ps;
+		int64_t m = err < 0 ? -err : err;
 
-		c->rttvar_ps = (3 * c->rttvar_ps + d) / 4;
+		m -= (int64_t)(c->mdev_ps / 4);
+		if (err < 0 && m > 0)
+			m /= 8;
+		c->mdev_ps = (uint64_t)((int64_t)c->mdev_ps + m);
 		c->srtt_ps = FT_MAX((7 * c->srtt_ps + r_ps) / 8, (uint64_t)1);
 	}
+	if (c->mdev_ps > c->mdev_max_ps) {
+		c->mdev_max_ps = c->mdev_ps;
+		c->rttvar_ps = FT_MAX(c->rttvar_ps, c->mdev_max_ps);
+	}
+	/* the round ends: rttvar a quarter of the way down to its highest mdev */
+	if (c->mdev_max_ps < c->rttvar_ps)
+		c->rttvar_ps -= (c->rttvar_ps - c->mdev_max_ps) / 4;
+	c->mdev_max_ps = floor;
 }
 
 /* ---- connections ------------------------------------------------------------------- */
@@ -309,6 +339,8 @@ ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f)
 	     j = (j + 1) & (e->tcp_cap - 1))
 		;
 	ft__pk_tcp_init(&e->tcp_conns[j], e->wnd_pkts);
+	if (e->tcp_rto_min_ps)
+		e->tcp_conns[j].rto_min_ps = e->tcp_rto_min_ps;
 	/* the connection's handshake measured its round trip before any data (RFC 6298
 	 * 2.2's first sample): the path's latency both ways */
 	ft__pk_tcp_rtt(&e->tcp_conns[j], 2 * f->lat_ps);
@@ -548,13 +580,84 @@ ft__pk_tcp_rack_ack(struct pk_tcp *c, uint32_t fid, struct pk_rack *r, const str
 uint64_t
 ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked)
 {
-	/* tcp_rack_reo_wnd() with no reordering seen (the engine's TCP runs one path
-	 * through FIFO queues: none is, and no DSACK grows the window): none in recovery
-	 * or once PK_TCP_REORDERING packets are SACKed (RFC 8985 6.2's DupThresh rule),
-	 * else a quarter of min_rtt, at most SRTT */
+	/* tcp_rack_reo_wnd() with no reordering seen (reord_seen: the engine's TCP runs one
+	 * path through FIFO queues, so none is): none in recovery or once PK_TCP_REORDERING
+	 * packets are SACKed (RFC 8985 6.2's DupThresh rule), else min_rtt / 4 per step (one,
+	 * more after D-SACKs: ft__pk_tcp_reo_update()), at most SRTT */
 	if (recovery || sacked >= PK_TCP_REORDERING)
 		return 0;
-	return FT_MIN(c->min_rtt_ps / 4, c->srtt_ps);
+	return FT_MIN(c->min_rtt_ps / 4 * c->reo_steps, c->srtt_ps);
+}
+
+void
+ft__pk_tcp_dsack(struct pk_tcp *c)
+{
+	/* tcp_check_dsack(): a D-SACK names a packet that came twice; RACK acts on it at the
+	 * next ACK that delivers data (tcp_rack_update_reo_wnd() needs a rate sample) */
+	c->ndsack++;
+	c->dsack_seen = true;
+}
+
+void
+ft__pk_tcp_reo_update(struct pk_tcp *c, uint64_t sent_ps, uint64_t now_ps)
+{
+	/* tcp_rack_update_reo_wnd() (net/ipv4/tcp_recovery.c): a D-SACK may mean that a
+	 * resend was spurious because the window was too short for the reordering; once a
+	 * round trip has passed since the last step (the packet delivered now left after it:
+	 * Linux compares its delivered count then with the one at the step) the window takes
+	 * a step more and holds for PK_TCP_REO_PERSIST recoveries, then falls back to one */
+	if (c->dsack_seen && c->reo_step_ps && sent_ps < c->reo_step_ps)
+		c->dsack_seen = false; /* within the round trip of the last step */
+	if (c->dsack_seen) {
+		c->reo_steps = FT_MIN(c->reo_steps + 1, PK_TCP_REO_STEPS);
+		c->dsack_seen = false;
+		c->reo_step_ps = now_ps;
+		c->reo_persist = PK_TCP_REO_PERSIST;
+	} else if (!c->reo_persist) {
+		c->reo_steps = 1;
+	}
+}
+
+void
+ft__pk_tcp_reo_recovered(struct pk_tcp *c)
+{
+	/* tcp_try_undo_recovery(): a recovery that undoes nothing (the engine undoes none)
+	 * counts one down */
+	if (c->reo_persist)
+		c->reo_persist--;
+}
+
+uint64_t
+ft__pk_tcp_pto_ps(const struct pk_tcp *c, uint32_t out, uint64_t rto_ps)
+{
+	/* tcp_schedule_loss_probe() (net/ipv4/tcp_output.c): twice SRTT, with one packet out
+	 * the floor more (its ACK may wait for the receiver's delayed-ACK timer), else
+	 * TCP_TIMEOUT_MIN more (timer slack), in whole jiffies; TCP_TIMEOUT_INIT (1 s) before
+	 * a sample; never later than the RTO (RFC 8985 7.2) */
+	const uint64_t j = s_to_ps(PK_TCP_JIFFY_S);
+	uint64_t pto;
+
+	if (!c->srtt_ps)
+		return FT_MIN(s_to_ps(1.0), rto_ps);
+	pto = 2 * c->srtt_ps + (out == 1 ? c->rto_min_ps : PK_TCP_TIMEOUT_MIN_J * j);
+	pto = (pto + j - 1) / j * j;
+	return FT_MIN(pto, rto_ps);
+}
+
+int
+ft__pk_tcp_tlp_ack(struct pk_tcp *c, uint32_t fid, uint32_t ack, bool dsack)
+{
+	/* tcp_process_tlp_ack() (net/ipv4/tcp_input.c): the episode ends at an ACK that
+	 * covers what was out when the probe left. A probe of new data, or a resend that a
+	 * D-SACK shows arrived twice (FLAG_DSACK_TLP), mended nothing; a resend with no
+	 * D-SACK did (TCPLossProbeRecovery: Linux then cuts the window once, CWR). Linux
+	 * waits for an ACK past tlp_high_seq, which comes with the next data the connection
+	 * sends; here a flow's last ACK ends its episode, the next message being another
+	 * flow. */
+	if (c->tlp_flow != fid || ack < c->tlp_high)
+		return 0;
+	c->tlp_flow = PK_NONE;
+	return c->tlp_rtx && !dsack;
 }
 
 uint64_t
@@ -745,5 +848,8 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 		                      e->tcp_sack && flags ? seq | PK_ACK_SACK : before);
 	}
 	f->nak_for = f->rcv_nxt;
-	return ft__pk_ev_flow(e, back, PK_EV_ACK, fid, f->rcv_nxt);
+	/* a duplicate's ACK carries a D-SACK block for it (RFC 2883; Linux's tcp_dsack_set()
+	 * with net.ipv4.tcp_dsack 1): the sender learns it came twice */
+	return ft__pk_ev_flow(e, back, PK_EV_ACK, fid,
+	                      f->rcv_nxt | (dup && e->tcp_sack && flags ? PK_ACK_DSACK : 0));
 }

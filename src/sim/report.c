@@ -160,6 +160,15 @@ static const struct ft__field prio_fields[] = {
 
 #undef F
 
+/* Whether a run's TCP lost anything (its recovery counters shown, the packet engine's
+ * TCP for GPUDirect-TCPX/O: pkt_tcp.c): a lossless run keeps the report it had. */
+static bool
+tcp_counted(const struct ft_sim_counters *c)
+{
+	return c->nfast_retx || c->nsack_recoveries || c->ntcp_timeouts || c->nloss_probes ||
+	       c->nreo_timeouts || c->nlost_retransmits || c->ndsacks;
+}
+
 /* "ports": each link's byte counters and, from the packet engine, its port counters under
  * "packet" with the priorities that carried or paused anything under "priorities". */
 static void
@@ -472,6 +481,14 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 			ft_json_kv_uint(j, "sack_recoveries", c->nsack_recoveries);
 		if (c->ndelayed_acks)
 			ft_json_kv_uint(j, "delayed_acks", c->ndelayed_acks);
+		if (tcp_counted(c)) {
+			ft_json_kv_uint(j, "tcp_timeouts", c->ntcp_timeouts);
+			ft_json_kv_uint(j, "loss_probes", c->nloss_probes);
+			ft_json_kv_uint(j, "loss_probe_recoveries", c->nloss_probe_recoveries);
+			ft_json_kv_uint(j, "reordering_timeouts", c->nreo_timeouts);
+			ft_json_kv_uint(j, "lost_retransmits", c->nlost_retransmits);
+			ft_json_kv_uint(j, "dsacks", c->ndsacks);
+		}
 		ft_json_kv_uint(j, "pause_frames", c->npause);
 		ft_json_kv_uint(j, "ecn_marked", c->necn);
 		ft_json_kv_uint(j, "cnps", c->ncnp);
@@ -782,6 +799,16 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               ", pause frames %" PRIu64 ", ECN marked %" PRIu64 ", CNPs %" PRIu64
 		               "\n",
 		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
+	if (strcmp(r->engine, "packet") == 0 && tcp_counted(c))
+		ft_strbuf_addf(out,
+		               "TCP: %" PRIu64 " fast retransmits (%" PRIu64
+		               " led by SACK), %" PRIu64 " timeouts, %" PRIu64
+		               " tail-loss probes (%" PRIu64 " mended a loss), %" PRIu64
+		               " reordering timeouts, %" PRIu64 " resends lost again, %" PRIu64
+		               " D-SACKs, %" PRIu64 " delayed ACKs\n",
+		               c->nfast_retx, c->nsack_recoveries, c->ntcp_timeouts,
+		               c->nloss_probes, c->nloss_probe_recoveries, c->nreo_timeouts,
+		               c->nlost_retransmits, c->ndsacks, c->ndelayed_acks);
 	if (c->nic_msgs)
 		ft_strbuf_addf(out,
 		               "NIC send pipelines: %" PRIu64 " messages, %" PRIu64

@@ -144,8 +144,11 @@ test_slow_start_doublings(void **state)
 	}
 }
 
-/* The RFC 6298 timer by hand: 1 s before a sample; SRTT R, RTTVAR R / 2 after the first;
- * Linux's 200 ms floor over a data-centre round trip; doubled per timeout, at most 120 s. */
+/* Linux's timer by hand (tcp_rtt_estimator(), __tcp_set_rto()): 1 s before a sample; the
+ * first sample R sets SRTT R, mdev 2R, so RTO = 3R; a sample below SRTT moves mdev an
+ * eighth as far; rttvar decays a quarter of the way to the round's highest mdev; the
+ * 200 ms floor plus SRTT at a data-centre round trip, rounded up to the jiffy; doubled
+ * per timeout, at most 120 s. */
 static void
 test_tcp_rto(void **state)
 {
@@ -155,16 +158,39 @@ test_tcp_rto(void **state)
 	(void)state;
 	ft__pk_tcp_init(&c, 1e9);
 	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(1.0));
-	ft__pk_tcp_rtt(&c, s_to_ps(1.0)); /* R = 1 s: 1 + 4 x 0.5 = 3 s */
+	ft__pk_tcp_rtt(&c, s_to_ps(1.0)); /* R = 1 s: 1 + 2 = 3 s */
+	assert_int_equal(c.mdev_ps, s_to_ps(2.0));
 	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(3.0));
-	ft__pk_tcp_rtt(&c, s_to_ps(0.2)); /* |1 - 0.2| : RTTVAR 0.575, SRTT 0.9 */
-	assert_int_equal(c.rttvar_ps, s_to_ps(0.575));
+	/* R = 0.2 s, error -0.8 s: mdev += (0.8 - 2 / 4) / 8 = 0.0375, rttvar follows it up
+	 * (RFC 6298 would give RTTVAR 0.575 s, RTO 0.9 + 2.3 = 3.2 s) */
+	ft__pk_tcp_rtt(&c, s_to_ps(0.2));
 	assert_int_equal(c.srtt_ps, s_to_ps(0.9));
+	assert_int_equal(c.mdev_ps, s_to_ps(2.0375));
+	assert_int_equal(c.rttvar_ps, s_to_ps(2.0375));
+	assert_int_equal(c.mdev_max_ps, min);
+	/* 2.9375 s: 2.938 s in jiffies */
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(2.938));
+	/* R = SRTT: mdev loses a quarter (1.528125 s), rttvar a quarter of its gap to it:
+	 * 2.0375 - 0.509375 / 4 = 1.91015625 s; 2.81015625 s rounds up to 2.811 s */
+	ft__pk_tcp_rtt(&c, s_to_ps(0.9));
+	assert_int_equal(c.mdev_ps, s_to_ps(1.528125));
+	assert_int_equal(c.rttvar_ps, s_to_ps(1.91015625));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(2.811));
+	/* a data-centre round trip: the floor plus SRTT, 200.010 ms, is 201 jiffies */
 	ft__pk_tcp_init(&c, 1e9);
 	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), min);
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 3), 8 * min);
+	assert_int_equal(c.rttvar_ps, min);
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(0.201));
+	for (int i = 0; i < 50; i++)
+		ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
+	assert_int_equal(c.rttvar_ps, min); /* never below the floor */
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 3), 8 * s_to_ps(0.201));
 	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 12), s_to_ps(120.0));
+	/* a 1 ms floor (packet.retransmit_timeout): 1.010 ms rounds up to 2 ms */
+	ft__pk_tcp_init(&c, 1e9);
+	c.rto_min_ps = s_to_ps(1e-3);
+	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, s_to_ps(1e-3), 0), s_to_ps(2e-3));
 }
 
 /* gcp-a3-mega:2 (TCPX) with @cable_s of cable latency per hop: NIC 0 of each node. */
@@ -301,11 +327,12 @@ conn0(struct ft_engine *e)
  * is found by three duplicate ACKs (fast retransmit), resent once, and the flow ends
  * within a few round trips of the run without the loss, with no timeout; its window
  * after it is CUBIC's cut, 0.7 of what it was, grown back. The last packet lost draws no
- * duplicate ACK: the 200 ms timer (Linux's floor) resends it, and the flow ends 200 ms
- * after it would have, within a few round trips, and 40 ms more: the timer runs from the
- * last ACK that moved snd_una, packet 1998's, which the receiver's delayed-ACK timer sent
- * (after the 16 quick ACKs, packets go in pairs from 16 on: 1998 is left alone, 1999
- * lost), as it does the resent 1999's.
+ * duplicate ACK: the tail-loss probe resends it. After the 16 quick ACKs packets go in
+ * pairs from 16 on: 1998 waits at the receiver for its pair (delayed ACK), so 1997's ACK
+ * leaves two packets out and the probe goes 2 SRTT + 2 ms later (3 ms in jiffies); it
+ * completes the pair, whose ACK ends the flow 3 ms and a few round trips after the run
+ * without the loss (where RFC 6298's timer took 200 ms and the 40 ms of the delayed ACK
+ * it waited for), with no timeout and no delayed ACK.
  */
 static void
 test_tcp_recovery(void **state)
@@ -361,17 +388,20 @@ test_tcp_recovery(void **state)
 	assert_int_equal(c.ndrops, 1);
 	assert_int_equal(c.nretx, 1);
 	assert_int_equal(pk(e)->ntcp_fast, 0);
-	assert_int_equal(pk(e)->ntcp_rto, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 1);
 	assert_int_equal((tail - PK_TCP_QUICKACKS) % 2, 1);
-	assert_int_equal(c.ndelayed_acks, 2); /* (--json delayed_acks) */
-	assert_true(c.makespan_s > 0.2 + PK_TCP_DELACK_S + base &&
-	            c.makespan_s < 0.2 + PK_TCP_DELACK_S + base + 3 * (2 * lat + 2 * T));
+	assert_int_equal(c.ndelayed_acks, 0); /* (--json delayed_acks) */
+	assert_true(c.makespan_s > 3e-3 + base &&
+	            c.makespan_s < 3e-3 + base + 3 * (2 * lat + 2 * T));
 	ft_packet_engine.destroy(e);
 
-	/* The whole initial window lost: nothing comes back, the timer (200 ms: the
-	 * handshake gave the connection its round trip, so not RFC 6298's 1 s) resends from
-	 * packet 0 with a window of one, which its ACK opens again: one timeout, the ten
-	 * packets resent once each, ssthresh max(0.7 x 10, 2) = 7. */
+	/* The whole initial window lost: nothing comes back. The tail-loss probe, 2 SRTT +
+	 * 2 ms (3 ms in jiffies) after the tenth packet left, sends new data past the
+	 * window (packet 10); its SACK has RACK mark the ten lost (sent a probe timeout
+	 * before it), and a SACK recovery resends them: no timeout (RFC 6298's 200 ms
+	 * before), the ten resent once each, ssthresh max(0.7 x 10, 2) = 7. */
 	{
 		uint32_t iw[10];
 
@@ -384,10 +414,12 @@ test_tcp_recovery(void **state)
 			              (unsigned long long)c.nretx);
 		assert_int_equal(c.ndrops, 10);
 		assert_int_equal(c.nretx, 10);
-		assert_int_equal(pk(e)->ntcp_rto, 1);
-		assert_int_equal(pk(e)->ntcp_fast, 0);
+		assert_int_equal(pk(e)->ntcp_rto, 0);
+		assert_int_equal(c.nloss_probes, 1);
+		assert_int_equal(c.nloss_probe_recoveries, 0); /* (new data: mended nothing) */
+		assert_int_equal(c.nsack_recoveries, 1);
 		assert_double_equal(conn0(e)->ssthresh, 7, 1e-12);
-		assert_true(c.makespan_s > 0.2 && c.makespan_s < 0.2 + 1e-3);
+		assert_true(c.makespan_s > 3e-3 && c.makespan_s < 4e-3);
 		ft_packet_engine.destroy(e);
 	}
 	ft_topo_free(n.t);
@@ -725,6 +757,239 @@ test_tcp_rack_wire(void **state)
 }
 
 /*
+ * The tail-loss probe's laws by hand (Linux's tcp_schedule_loss_probe(),
+ * tcp_process_tlp_ack()): PTO = 2 SRTT + 2 ms with two packets out, + the 200 ms floor
+ * with one, in jiffies rounded up, at most the RTO, 1 s before a sample; the episode
+ * ends at an ACK of all that was out, a loss mended only by a resent probe whose ACK
+ * carries no D-SACK.
+ */
+static void
+test_tlp_law(void **state)
+{
+	struct pk_tcp c;
+	const uint64_t ms = s_to_ps(1e-3);
+
+	(void)state;
+	ft__pk_tcp_init(&c, 1e9);
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 2, s_to_ps(3.0)), s_to_ps(1.0));
+	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 2, 201 * ms), 3 * ms);     /* 2.02 ms */
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 5, 201 * ms), 3 * ms);
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 1, 300 * ms), 201 * ms);   /* 200.02 ms */
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 1, 201 * ms), 201 * ms);   /* the RTO */
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 2, 2 * ms), 2 * ms);
+	ft__pk_tcp_init(&c, 1e9);
+	ft__pk_tcp_rtt(&c, s_to_ps(0.6e-3));
+	assert_int_equal(ft__pk_tcp_pto_ps(&c, 2, s_to_ps(1.0)), 4 * ms); /* 3.2 ms */
+
+	c.tlp_flow = 3;
+	c.tlp_high = 10;
+	c.tlp_rtx = true;
+	assert_int_equal(ft__pk_tcp_tlp_ack(&c, 4, 10, false), 0); /* another flow's */
+	assert_int_equal(ft__pk_tcp_tlp_ack(&c, 3, 9, false), 0);  /* below: goes on */
+	assert_int_equal(c.tlp_flow, 3);
+	assert_int_equal(ft__pk_tcp_tlp_ack(&c, 3, 10, true), 0); /* both copies came */
+	assert_int_equal(c.tlp_flow, PK_NONE);
+	c.tlp_flow = 3;
+	assert_int_equal(ft__pk_tcp_tlp_ack(&c, 3, 10, false), 1); /* it mended a loss */
+	assert_int_equal(c.tlp_flow, PK_NONE);
+	c.tlp_flow = 3;
+	c.tlp_rtx = false;
+	assert_int_equal(ft__pk_tcp_tlp_ack(&c, 3, 11, false), 0); /* new data */
+	assert_int_equal(c.tlp_flow, PK_NONE);
+}
+
+/*
+ * D-SACK and RACK's reordering window by hand (tcp_rack_update_reo_wnd(),
+ * tcp_rack_reo_wnd()): min_rtt = SRTT = 100 us gives a window of 25 us; a D-SACK acted on
+ * at the next ACK that delivers data widens it a step (50 us), a second one whose ACK
+ * delivered only what left before that step is dropped, a third (a round trip later)
+ * takes it to 75 us, then 100 us, where SRTT caps it; 16 recoveries later it is one step
+ * again. Zero in recovery and at 3 packets SACKed, whatever the steps.
+ */
+static void
+test_dsack_law(void **state)
+{
+	struct pk_tcp c;
+	const uint64_t us = s_to_ps(1e-6);
+
+	(void)state;
+	ft__pk_tcp_init(&c, 1e9);
+	ft__pk_tcp_rtt(&c, 100 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 25 * us);
+	ft__pk_tcp_reo_update(&c, 1 * us, 2 * us); /* no D-SACK: nothing */
+	assert_int_equal(c.reo_steps, 1);
+	ft__pk_tcp_dsack(&c);
+	ft__pk_tcp_reo_update(&c, 5 * us, 10 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 50 * us);
+	assert_int_equal(c.reo_persist, PK_TCP_REO_PERSIST);
+	ft__pk_tcp_dsack(&c);
+	ft__pk_tcp_reo_update(&c, 9 * us, 11 * us); /* left before the step: dropped */
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 50 * us);
+	assert_false(c.dsack_seen);
+	ft__pk_tcp_dsack(&c);
+	ft__pk_tcp_reo_update(&c, 10 * us, 120 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 75 * us);
+	ft__pk_tcp_dsack(&c);
+	ft__pk_tcp_reo_update(&c, 130 * us, 230 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 100 * us);
+	ft__pk_tcp_dsack(&c);
+	ft__pk_tcp_reo_update(&c, 240 * us, 340 * us);
+	assert_int_equal(c.reo_steps, 5);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 100 * us); /* SRTT */
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, true, 0), 0);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, PK_TCP_REORDERING), 0);
+	assert_int_equal(c.ndsack, 5);
+	for (uint32_t i = 0; i < PK_TCP_REO_PERSIST - 1; i++)
+		ft__pk_tcp_reo_recovered(&c);
+	ft__pk_tcp_reo_update(&c, 400 * us, 500 * us);
+	assert_int_equal(c.reo_steps, 5); /* one recovery still to go */
+	ft__pk_tcp_reo_recovered(&c);
+	ft__pk_tcp_reo_update(&c, 500 * us, 600 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 25 * us);
+}
+
+/*
+ * The tail-loss probe on the wire (RFC 8985 7; Linux's tcp_schedule_loss_probe(),
+ * tcp_send_loss_probe()), to the picosecond, pacing off, delayed ACKs on: m(n) the
+ * lossless run of n packets (its last arrival), lat the path latency, which an ACK takes.
+ * - One packet, lost: nothing comes back; with one packet out the probe timeout is 2 SRTT
+ *   + 200 ms, 201 ms in jiffies (and the RTO, SRTT + 200 ms, too): the probe resends it
+ *   at 201 ms, and it arrives m(1) later; its ACK shows it mended a loss (one cut).
+ * - 18 packets, the last lost: 16 waits at the receiver for its pair, so 15's ACK (the
+ *   last quick ACK, at m(16) + lat) leaves two out: the probe goes 3 ms later (2 SRTT +
+ *   2 ms in jiffies), resends 17, which completes the pair: m(16) + lat + 3 ms + m(1).
+ * - 18 packets, 16 and 17 lost: the same probe arrives past the hole; its SACK (a latency
+ *   back) has RACK mark 16 lost (it left 3 ms before), a SACK recovery resends it at once:
+ *   m(16) + lat + 3 ms + m(1) + lat + m(1). No timeout in any; before, each waited for
+ *   RFC 6298's 200 ms timer (and the second and third for the 40 ms delayed ACK).
+ */
+static void
+test_tcp_tlp_wire(void **state)
+{
+	struct net n;
+	uint32_t ends[2], first = 0, last = 17, two[2] = { 16, 17 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	const struct pk_tcp *t;
+	double m1, m16, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	assert_int_equal(c.nloss_probes, 0);
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 16, NULL, 0, &c);
+	m16 = c.makespan_s;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 1, &first, 1, &c);
+	t = conn0(e);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("one packet lost: %.9f ms (m(1) %.9f ms), %llu probes, %llu "
+		              "timeouts\n",
+		              c.makespan_s * 1e3, m1 * 1e3, (unsigned long long)c.nloss_probes,
+		              (unsigned long long)c.ntcp_timeouts);
+	assert_int_equal(ft__pk_tcp_pto_ps(t, 1, ft__pk_tcp_rto_ps(t, pk(e)->tcp_rto_min_ps, 0)),
+	                 s_to_ps(0.201));
+	assert_double_equal(c.makespan_s, 0.201 + m1, 1e-12);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 1);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	/* one cut (0.7 x the initial 10), the ACK then grows it in congestion avoidance */
+	assert_double_equal(t->ssthresh, 7, 1e-12);
+	assert_true(t->cwnd >= t->ssthresh && t->cwnd < t->ssthresh + 1);
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 18, &last, 1, &c);
+	t = conn0(e);
+	want = m16 + lat + 3e-3 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("last of 18 lost: %.9f ms, want %.9f ms\n", c.makespan_s * 1e3,
+		              want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 1);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	assert_int_equal(c.nsack_recoveries, 0);
+	assert_int_equal(c.ndelayed_acks, 0);
+	assert_true(t->cwnd >= t->ssthresh && t->cwnd < t->ssthresh + 1); /* (cut once) */
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 18, two, 2, &c);
+	want = m16 + lat + 3e-3 + m1 + lat + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("last two of 18 lost: %.9f ms, want %.9f ms\n", c.makespan_s * 1e3,
+		              want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 0);
+	assert_int_equal(c.nsack_recoveries, 1);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A spurious probe and its D-SACK on the wire: 17 packets, none lost, a 1 ms floor
+ * (retransmit_timeout; at the 200 ms one the probe would wait 201 ms, after the delayed
+ * ACK): the last waits at the receiver for the 40 ms delayed-ACK timer, while the
+ * sender, one packet out, probes 2 ms after 15's ACK (2 SRTT + 1 ms in jiffies). The
+ * copy is a duplicate: the receiver answers at once with a D-SACK (its timer stopped).
+ * The probe mended nothing (no cut), the run ends when it did without the probe, and
+ * the D-SACK widens RACK's reordering window a step: min(2 min_rtt / 4, SRTT). The
+ * counters (--json loss_probes, dsacks; the text's TCP line) say so.
+ */
+static void
+test_tcp_dsack_wire(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	const struct pk_tcp *t;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	/* the 200 ms floor: the probe would wait 201 ms, the delayed ACK comes first */
+	e = tcp_flow(&n, ends, &pc, PK_TCP_QUICKACKS + 1, NULL, 0, &c0);
+	assert_int_equal(c0.nloss_probes, 0);
+	assert_int_equal(c0.ndelayed_acks, 1);
+	ft_packet_engine.destroy(e);
+	pc.rto_s = 1e-3;
+	e = tcp_flow(&n, ends, &pc, PK_TCP_QUICKACKS + 1, NULL, 0, &c);
+	t = conn0(e);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("spurious probe: %.9f ms against %.9f ms, %llu probes, %llu "
+		              "D-SACKs, reordering window %.3f us\n",
+		              c.makespan_s * 1e3, c0.makespan_s * 1e3,
+		              (unsigned long long)c.nloss_probes, (unsigned long long)c.ndsacks,
+		              (double)ft__pk_tcp_reo_wnd_ps(t, false, 0) / 1e6);
+	assert_double_equal(c.makespan_s, c0.makespan_s, 1e-12);
+	assert_int_equal(c.ndrops, 0);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 0);
+	assert_int_equal(c.ndsacks, 1);
+	assert_int_equal(c.ndelayed_acks, 0);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	assert_true(isinf(t->ssthresh)); /* no cut */
+	assert_int_equal(t->reo_steps, 2);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(t, false, 0),
+	                 FT_MIN(2 * (t->min_rtt_ps / 4), t->srtt_ps));
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * Delayed ACKs (Linux's: an ACK per two packets after 16 quick ACKs, else the 40 ms
  * timer): a flow of 17 packets leaves its last one alone (16 quick ACKs, packet 16 the
  * first of a pair that never completes): the sender hears of it when the timer fires,
@@ -991,18 +1256,19 @@ test_tcp_knobs(void **state)
  * that comes at least tcp_retries2's modelled time after its first resend, 15 timeouts'
  * doublings from TCP_RTO_MIN up to TCP_RTO_MAX, (2^10 - 1) x 200 ms + 6 x 120 s = 924.6 s
  * (8: 102.2 s, RFC 1122's "at least 100 seconds"). One flow of TCPX (A3 Mega) whose
- * sender's link to the fabric is down: each packet dies there, the timer doubles from its
- * RTO r (the 200 ms floor, then a 250 ms one) to 120 s, and the run fails with
- * ETIMEDOUT at the time the rule gives, to the picosecond: with r = 200 ms the 16th
- * timeout comes 924.4 s after the first resend, short of the budget, so the 17th fails
- * the connection, 1,044.6 s after its first send; with 250 ms the 16th, at 967.75 s.
- * Before, TCP ran out at an InfiniBand QP's 8 timeouts: 51 s.
+ * sender's link to the fabric is down: each packet dies there, a tail-loss probe goes
+ * first (and dies), the timer doubles from its RTO r (Linux's: SRTT plus the 200 ms
+ * floor, then a 250 ms one, in jiffies: 201 and 251 ms) to 120 s, and the run fails with
+ * ETIMEDOUT at the time the rule gives, to the picosecond: with r = 201 ms the 16th
+ * timeout comes 925.422 s after the first resend, past the budget, and fails the
+ * connection (with RFC 6298's r = 200 ms, 924.4 s: the 17th failed); with 251 ms the
+ * 16th too. Before, TCP ran out at an InfiniBand QP's 8 timeouts: 51 s.
  */
 static void
 test_tcp_blackhole_fails(void **state)
 {
 	static const double floors[] = { 0, 0.25 };
-	static const uint32_t want_k[] = { 17, 16 };
+	static const uint32_t want_k[] = { 16, 16 };
 
 	(void)state;
 	assert_int_equal(ft__pk_tcp_give_up_ps(15), s_to_ps(924.6));
@@ -1033,10 +1299,19 @@ test_tcp_blackhole_fails(void **state)
 		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
 		f = ft_vec_at(&pk(e)->flows, 0);
 		r = ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, 0);
-		assert_int_equal(r, s_to_ps(floors[i] > 0 ? floors[i] : 0.2));
+		/* Linux's: the handshake's SRTT (2 path latencies) over the floor, in jiffies */
+		assert_int_equal(r, (uint64_t)ceil((double)(2 * f->lat_ps + s_to_ps(floors[i] > 0 ?
+		                                                                  floors[i] :
+		                                                                  0.2)) /
+		                                   1e9) *
+		                            (uint64_t)1e9);
 		/* the rule, apart: timeout j at t; the first resends, the one give_up after
-		 * it fails */
-		first = t = f->t_start_ps + r;
+		 * it fails. The tail-loss probe came first (new data, packet 10, when the
+		 * initial window's last packet had left a probe timeout before: it too is
+		 * lost), and the timer after it. */
+		assert_int_equal(conn0(e)->ntlp, 1);
+		assert_int_equal(c.nloss_probes, 1);
+		first = t = pk(e)->tcp_rack[0]->tlp_tx_ps + ft__pk_tcp_pto_ps(conn0(e), 10, r) + r;
 		for (k = 1; t - first < give_up; k++)
 			t += ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, k);
 		if (getenv("FT_PKTTCP_PRINT"))
@@ -1072,6 +1347,10 @@ main(void)
 		cmocka_unit_test(test_prr_law),
 		cmocka_unit_test(test_rack_law),
 		cmocka_unit_test(test_tcp_rack_wire),
+		cmocka_unit_test(test_tlp_law),
+		cmocka_unit_test(test_dsack_law),
+		cmocka_unit_test(test_tcp_tlp_wire),
+		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
