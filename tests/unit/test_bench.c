@@ -1014,8 +1014,10 @@ hd_check(uint32_t rank, uint32_t n, const struct ft_bench_coll_args *a, const vo
 		                                            ((const int32_t *)in)[i];
 
 		if (got != want)
-			return ft_error_set(err, FT_EIO, "rank %u count %zu: element %zu is %" PRId64
-			                    ", not %" PRId64, rank, a->count, i, got, want);
+			return ft_error_set(err, FT_EIO,
+			                    "rank %u count %zu: element %zu is %" PRId64
+			                    ", not %" PRId64,
+			                    rank, a->count, i, got, want);
 		if (in != a->recvbuf && mine != (int64_t)(rank + 1) * k)
 			return ft_error_set(err, FT_EIO, "rank %u count %zu: input %zu changed",
 			                    rank, a->count, i);
@@ -1076,12 +1078,13 @@ hd_rank(uint32_t rank, int lfd, uint16_t port, uint64_t n, struct ft_error *err)
 			a.in_place = in_place;
 			rc = ft__bench_all_reduce_hd(ep, &a, err);
 			if (rc == 0)
-				rc = hd_check(rank, (uint32_t)n, &a, a.sendbuf == out ? out : in, err);
+				rc = hd_check(rank, (uint32_t)n, &a, a.sendbuf, err);
 			/* nothing past the count is written */
 			for (size_t i = a.count * 4; rc == 0 && i < max; i++)
 				if ((unsigned char)out[i] != 0xff)
-					rc = ft_error_set(err, FT_EIO, "count %zu: byte %zu written",
-					                  a.count, i);
+					rc = ft_error_set(err, FT_EIO,
+					                  "count %zu: byte %zu written", a.count,
+					                  i);
 		}
 	}
 	/* no rank closes its sockets while a peer may still read from them */
