@@ -522,6 +522,11 @@ int64_t ft__data_check_fill(const void *buf, size_t count, enum ft_dtype t, uint
 
 int ft__bench_coll_run(struct ft_ep *ep, const struct ft_bench_coll_args *a,
                  struct ft_error *err) FT_MUST_CHECK;
+/* Does all_reduce of @bytes on @nranks ranks take halving-doubling (else the ring)? */
+bool ft__bench_all_reduce_takes_hd(uint32_t nranks, size_t bytes);
+/* all_reduce by halving-doubling (Rabenseifner); FT_EINVAL unless the ranks are a power of 2. */
+int ft__bench_all_reduce_hd(struct ft_ep *ep, const struct ft_bench_coll_args *a,
+                            struct ft_error *err) FT_MUST_CHECK;
 /* Bytes of send and receive buffers nccl-tests uses for @count elements. */
 void ft__bench_bufsizes(enum ft_op p, size_t count, size_t esize, uint32_t nranks,
                        size_t *send_bytes, size_t *recv_bytes);

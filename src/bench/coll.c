@@ -5,7 +5,10 @@
  * Used by the tcp and shm transports (mpi and nccl run their libraries' own
  * algorithms). Buffer shapes follow nccl-tests so the tables compare:
  *
- *   all_reduce      ring: reduce-scatter then all-gather, 2(n-1) steps
+ *   all_reduce      ring: reduce-scatter then all-gather, 2(n-1) steps; on a
+ *                   power-of-two number of ranks from 4, up to a size
+ *                   (ft__bench_all_reduce_takes_hd), halving-doubling
+ *                   (Rabenseifner), 2 log2(n) steps
  *   reduce_scatter  ring, n-1 steps; rank r keeps chunk r
  *   all_gather      ring, n-1 steps
  *   alltoall        direct: every pair at once
@@ -328,6 +331,107 @@ ring_all_gather_blocks(struct ft_ep *ep, char *buf, size_t count, bool even_bloc
 	return rc;
 }
 
+/*
+ * all_reduce takes halving-doubling instead of the ring on a power-of-two
+ * number of ranks from 4, below HD_MAX_4 bytes on 4 ranks and below
+ * HD_MAX_WIDE on more; 2 ranks keep the ring, which moves the very same two
+ * messages. Measured over tcp on 2 CPUs that the ranks share, the ring's build
+ * and this one back to back, five times (docs/internals/bench-log.md,
+ * "all_reduce by halving-doubling"), median busbw over the ring's: at 4 ranks
+ * 1.4-2.3 from 1 to 64 KiB, 1.05-1.24 from 256 KiB to 16 MiB, 0.74 at 64 MiB;
+ * at 8 ranks 1.7-2.9 at 16 and 64 KiB, 0.78-0.93 from 256 KiB to 4 MiB. Its
+ * first exchange moves half the buffer to one peer, where each of the ring's
+ * steps moves 1/n of it. 16 ranks and more, not measured, follow the 8-rank
+ * rule.
+ */
+#define HD_MAX_4    ((size_t)32 << 20)
+#define HD_MAX_WIDE ((size_t)256 << 10)
+
+bool
+ft__bench_all_reduce_takes_hd(uint32_t nranks, size_t bytes)
+{
+	if (nranks < 4 || (nranks & (nranks - 1)) != 0)
+		return false;
+	return bytes < (nranks == 4 ? HD_MAX_4 : HD_MAX_WIDE);
+}
+
+/* The first element of block @b of @count elements cut into @n blocks (@b = @n: the end). */
+static size_t
+block_first(size_t count, uint32_t n, uint32_t b)
+{
+	size_t f, len;
+
+	ft__bench_chunk(count, n, b, &f, &len);
+	return f;
+}
+
+/*
+ * all_reduce by halving-doubling on a power-of-two number of ranks, Rabenseifner's
+ * algorithm (the twin's halving_doubling, src/coll/schedule.c sched_hd, with its
+ * distances; Open MPI 4.1.4's ompi_coll_base_allreduce_intra_redscat_allgather,
+ * ompi/mca/coll/base/coll_base_allreduce.c, which its tuned component runs for a
+ * commutative sum from 256 KiB below 4 ranks and from 8 KiB on 4 to 15).
+ *
+ * The buffer is cut into n blocks as the ring cuts it (ft__bench_chunk). A
+ * reduce-scatter by recursive halving: in round k (dist = n/2, n/4, ..., 1) rank
+ * r and rank r ^ dist split the window of 2 dist blocks both still reduce; each
+ * sends the half the other keeps and reduces the half it keeps with what
+ * arrives, so that after log2(n) rounds rank r holds block r reduced over all
+ * ranks. Then an all-gather by recursive doubling (dist = 1, 2, ..., n/2): rank
+ * r swaps the dist blocks it holds with rank r ^ dist. Each rank sends 2(n-1)/n
+ * of the buffer, as on the ring, in 2 log2(n) steps instead of 2(n-1): at 4
+ * ranks 4 instead of 6, and a rank that sleeps between steps (ranks that
+ * share a CPU) is woken fewer times. As in the ring, the first round reads the
+ * inputs in place and reduces into the output (no copy of the inputs).
+ */
+int
+ft__bench_all_reduce_hd(struct ft_ep *ep, const struct ft_bench_coll_args *a,
+                        struct ft_error *err)
+{
+	uint32_t n = ep->w->nranks, r = ep->w->rank, lo = 0, hi = n, dist;
+	size_t es = ft_dtype_size(a->dtype), count = a->count;
+	const char *src = a->sendbuf;
+	char *work = a->recvbuf, *tmp;
+	int rc = 0;
+
+	if (n & (n - 1))
+		return ft_error_set(err, FT_EINVAL,
+		                    "halving-doubling needs a power-of-two number of ranks, not %u",
+		                    n);
+	if (n == 1) {
+		if (a->sendbuf != a->recvbuf)
+			memcpy(a->recvbuf, a->sendbuf, count * es);
+		return 0;
+	}
+	/* the largest half: n/2 blocks of at most ceil(count/n) elements */
+	tmp = ft__ep_scratch(ep, 0, ((count + n - 1) / n) * (n / 2) * es);
+	if (!tmp)
+		return FT_ENOMEM;
+	for (dist = n / 2; dist >= 1 && rc == 0; dist /= 2) {
+		uint32_t mid = lo + dist, klo = r & dist ? mid : lo, khi = r & dist ? hi : mid;
+		uint32_t glo = r & dist ? lo : mid, ghi = r & dist ? mid : hi;
+		size_t kf = block_first(count, n, klo), kn = block_first(count, n, khi) - kf;
+		size_t gf = block_first(count, n, glo), gn = block_first(count, n, ghi) - gf;
+		/* the first round reads the inputs */
+		const char *in = lo == 0 && hi == n ? src : work;
+
+		rc = step(ep, r ^ dist, in + gf * es, gn * es, r ^ dist, tmp, kn * es,
+		          work + kf * es, in + kf * es, a, err);
+		lo = klo;
+		hi = khi;
+	}
+	for (dist = 1; dist < n && rc == 0; dist *= 2) {
+		uint32_t mine = r & ~(dist - 1), theirs = (r ^ dist) & ~(dist - 1);
+		size_t mf = block_first(count, n, mine), tf = block_first(count, n, theirs);
+		size_t mn = block_first(count, n, mine + dist) - mf;
+		size_t tn = block_first(count, n, theirs + dist) - tf;
+
+		rc = step(ep, r ^ dist, work + mf * es, mn * es, r ^ dist, work + tf * es, tn * es,
+		          NULL, NULL, a, err);
+	}
+	return rc;
+}
+
 static int
 all_reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error *err)
 {
@@ -339,6 +443,8 @@ all_reduce(struct ft_ep *ep, const struct ft_bench_coll_args *a, struct ft_error
 			memcpy(a->recvbuf, a->sendbuf, bytes);
 		return 0;
 	}
+	if (ft__bench_all_reduce_takes_hd(ep->w->nranks, bytes))
+		return ft__bench_all_reduce_hd(ep, a, err);
 	/* after the reduce-scatter phase rank r holds chunk r+1 (out of place: no copy) ... */
 	rc = ring_reduce_scatter_phase(ep, a->sendbuf, a->recvbuf, a->count, 0, a, err);
 	/* ... which the all-gather phase sends first */

@@ -498,7 +498,7 @@ coll_variant(struct ft_bench_ctx *bc, struct ft_bench_coll_args *a, double *time
 }
 
 static const char *
-coll_algo(const struct ft_ep *ep, enum ft_op p)
+coll_algo(const struct ft_ep *ep, enum ft_op p, size_t bytes)
 {
 	if (strcmp(ep->ops->name, "mpi") == 0 || strcmp(ep->ops->name, "nccl") == 0)
 		return "library";
@@ -522,6 +522,9 @@ coll_algo(const struct ft_ep *ep, enum ft_op p)
 	case FT_OP_BROADCAST:
 	case FT_OP_REDUCE:
 		return "chain";
+	case FT_OP_ALL_REDUCE:
+		return ft__bench_all_reduce_takes_hd(ep->w->nranks, bytes) ? "halving_doubling" :
+		                                                              "ring";
 	default:
 		return "ring";
 	}
@@ -671,7 +674,7 @@ run_colls(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_error 
 		                   ft_redop_name(cfg->op) :
 		                   "none",
 		           sizeof(row.redop));
-		ft_strlcpy(row.algo, coll_algo(ep, cfg->pattern), sizeof(row.algo));
+		ft_strlcpy(row.algo, coll_algo(ep, cfg->pattern, bytes), sizeof(row.algo));
 		row.bytes = bytes;
 		row.count = count;
 		row.root = a.root;

@@ -539,7 +539,21 @@ test_outliers(void **state)
 /* shm's --shm-max and --cma-min in the conformance runs (0: the defaults) */
 static uint64_t shm_max, cma_min;
 
-/* @algo: what every row must name (NULL: anything) */
+/*
+ * all_reduce over point-to-point takes halving-doubling on 4 ranks below 32 MiB
+ * and on 8, 16, ... below 256 KiB (coll.c, ft__bench_all_reduce_takes_hd), the
+ * ring otherwise
+ */
+static bool
+hd_expected(uint32_t n, uint64_t bytes)
+{
+	return (n == 4 && bytes < (32u << 20)) || (n >= 8 && (n & (n - 1)) == 0 && bytes < 262144);
+}
+
+/* rows of rank 0 that named halving_doubling, over the conformance runs since reset */
+static unsigned hd_rows;
+
+/* @algo: what every row must name (NULL: anything; "ring" for all_reduce: see hd_expected) */
 static int
 run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transport,
          enum ft_op p, enum ft_dtype t, enum ft_redop op, const char *algo,
@@ -585,12 +599,19 @@ run_rank(uint32_t rank, uint32_t n, int lfd, uint16_t port, const char *transpor
 		fprintf(stderr, "rank %u: %s\n", rank, err.msg);
 	*wrong = 0;
 	for (i = 0; rc == 0 && i < ft_run_nrows(&rep.run); i++) {
-		*wrong += ft_run_row(&rep.run, i)->wrong;
-		if (algo && strcmp(ft_run_row(&rep.run, i)->algo, algo) != 0) {
-			fprintf(stderr, "rank %u: algo %s, expected %s\n", rank,
-			        ft_run_row(&rep.run, i)->algo, algo);
+		const struct ft_result_row *row = ft_run_row(&rep.run, i);
+		const char *want = algo;
+
+		*wrong += row->wrong;
+		if (want && p == FT_OP_ALL_REDUCE && strcmp(want, "ring") == 0 &&
+		    hd_expected(n, row->bytes))
+			want = "halving_doubling";
+		if (want && strcmp(row->algo, want) != 0) {
+			fprintf(stderr, "rank %u: algo %s, expected %s\n", rank, row->algo, want);
 			rc = FT_EIO;
 		}
+		if (rank == 0 && strcmp(row->algo, "halving_doubling") == 0)
+			hd_rows++;
 	}
 	if (rc == 0 && ft_run_nrows(&rep.run) != 3)
 		rc = FT_EIO;
@@ -693,14 +714,26 @@ conformance(const char *transport)
 		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_HALF, FT_REDOP_MULSUM, 3 },
 		{ FT_OP_REDUCE, FT_DTYPE_BFLOAT16, FT_REDOP_AVG, 4 },
 		{ FT_OP_REDUCE_SCATTER, FT_DTYPE_FLOAT, FT_REDOP_AVG, 2 },
+		/* all_reduce over point-to-point: halving-doubling at 4 ranks (the two above
+		   and avg here), at 8 below 256 KiB (the ring above), never at 6 */
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 4 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_FLOAT, FT_REDOP_SUM, 8 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_FLOAT, FT_REDOP_SUM, 6 },
 	};
 	size_t c;
 
+	hd_rows = 0;
 	for (c = 0; c < FT_ARRAY_SIZE(colls); c++)
 		conform_one(transport, 3, colls[c], c % 2 ? FT_DTYPE_INT32 : FT_DTYPE_FLOAT,
 		            c == 5 ? FT_REDOP_MAX : FT_REDOP_SUM);
 	for (c = 0; c < FT_ARRAY_SIZE(more); c++)
 		conform_one(transport, more[c].n, more[c].p, more[c].t, more[c].op);
+	/* over point-to-point, 3 all_reduce at 4 ranks (3 rows each) and 1 at 8 (2 of 3
+	   rows: 4000 and 48000 bytes) took it; shm on its buffers runs none */
+	if (strcmp(transport, "shm") != 0 || shm_max)
+		assert_int_equal(hd_rows, 3 * 3 + 2);
+	else
+		assert_int_equal(hd_rows, 0);
 }
 
 static void
@@ -875,7 +908,7 @@ run_ranks(uint32_t n,
 	struct ft_error err = { 0 };
 	uint16_t port;
 	int lfd, status, rc;
-	pid_t kids[4];
+	pid_t kids[7];
 	uint32_t r;
 
 	assert_true(n >= 2 && n - 1 <= FT_ARRAY_SIZE(kids));
@@ -955,6 +988,186 @@ close_two(struct ft_ep *ep, struct ft_world *w, int rc)
 		ft__ep_close(ep);
 	ft_world_free(w);
 	return rc;
+}
+
+/*
+ * all_reduce by halving-doubling (coll.c, ft__bench_all_reduce_hd) on @n ranks
+ * over tcp, run directly whatever the choice by size: element i of rank r's
+ * input is (r + 1) * (i % 13 + 1), so the sum is n (n + 1) / 2 (i % 13 + 1) and
+ * the max n (i % 13 + 1), exact in float and int32. Counts below, at and above
+ * the rank count, and not a multiple of it (blocks of unequal length, some
+ * empty); out of place (the input must be left as it was) and in place.
+ */
+static int
+hd_check(uint32_t rank, uint32_t n, const struct ft_bench_coll_args *a, const void *in,
+         struct ft_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < a->count; i++) {
+		int64_t k = (int64_t)(i % 13 + 1), want = a->op == FT_REDOP_MAX ?
+		                                                 (int64_t)n * k :
+		                                                 (int64_t)n * (n + 1) / 2 * k;
+		int64_t got = a->dtype == FT_DTYPE_FLOAT ? (int64_t)((const float *)a->recvbuf)[i] :
+		                                           ((const int32_t *)a->recvbuf)[i];
+		int64_t mine = a->dtype == FT_DTYPE_FLOAT ? (int64_t)((const float *)in)[i] :
+		                                            ((const int32_t *)in)[i];
+
+		if (got != want)
+			return ft_error_set(err, FT_EIO,
+			                    "rank %u count %zu: element %zu is %" PRId64
+			                    ", not %" PRId64,
+			                    rank, a->count, i, got, want);
+		if (in != a->recvbuf && mine != (int64_t)(rank + 1) * k)
+			return ft_error_set(err, FT_EIO, "rank %u count %zu: input %zu changed",
+			                    rank, a->count, i);
+	}
+	return 0;
+}
+
+static void
+hd_fill(uint32_t rank, enum ft_dtype t, void *buf, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		int32_t v = (int32_t)((rank + 1) * (i % 13 + 1));
+
+		if (t == FT_DTYPE_FLOAT)
+			((float *)buf)[i] = (float)v;
+		else
+			((int32_t *)buf)[i] = v;
+	}
+}
+
+static int
+hd_rank(uint32_t rank, int lfd, uint16_t port, uint64_t n, struct ft_error *err)
+{
+	static const size_t counts[] = { 1, 3, 7, 8, 9, 1000, 65539, 300007 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	char chosen[16];
+	size_t max = counts[FT_ARRAY_SIZE(counts) - 1] * 4, c, v;
+	char *in = malloc(max), *out = malloc(max);
+	int rc = join_ranks(rank, (uint32_t)n, lfd, port, &w, err);
+
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	cfg.max_bytes = max;
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+	if (rc == 0 && (!in || !out))
+		rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	for (c = 0; c < FT_ARRAY_SIZE(counts) && rc == 0; c++) {
+		for (v = 0; v < 4 && rc == 0; v++) {
+			struct ft_bench_coll_args a = {
+				.coll = FT_OP_ALL_REDUCE, .count = counts[c], .root = -1,
+				.dtype = v & 1 ? FT_DTYPE_INT32 : FT_DTYPE_FLOAT,
+				.op = v & 2 ? FT_REDOP_MAX : FT_REDOP_SUM,
+			};
+			bool in_place = (c + v) % 2;
+
+			hd_fill(rank, a.dtype, in_place ? out : in, a.count);
+			memset(out + (in_place ? a.count * 4 : 0), 0xff,
+			       max - (in_place ? a.count * 4 : 0));
+			a.sendbuf = in_place ? out : in;
+			a.recvbuf = out;
+			a.in_place = in_place;
+			rc = ft__bench_all_reduce_hd(ep, &a, err);
+			if (rc == 0)
+				rc = hd_check(rank, (uint32_t)n, &a, a.sendbuf, err);
+			/* nothing past the count is written */
+			for (size_t i = a.count * 4; rc == 0 && i < max; i++)
+				if ((unsigned char)out[i] != 0xff)
+					rc = ft_error_set(err, FT_EIO,
+					                  "count %zu: byte %zu written", a.count,
+					                  i);
+		}
+	}
+	/* no rank closes its sockets while a peer may still read from them */
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(in);
+	free(out);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_all_reduce_hd(void **state)
+{
+	(void)state;
+	run_ranks(2, hd_rank, 2);
+	run_ranks(4, hd_rank, 4);
+	run_ranks(8, hd_rank, 8);
+}
+
+/* 3 ranks: refused at once on every rank, before any message, naming the count */
+static int
+hd_refused(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	char chosen[16];
+	float in[6] = { 1, 2, 3, 4, 5, 6 }, out[6];
+	struct ft_bench_coll_args a = { .coll = FT_OP_ALL_REDUCE, .sendbuf = in, .recvbuf = out,
+		                        .count = 6, .dtype = FT_DTYPE_FLOAT, .op = FT_REDOP_SUM,
+		                        .root = -1 };
+	struct ft_error e2 = { 0 };
+	int rc = join_ranks(rank, 3, lfd, port, &w, err);
+
+	(void)arg;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_ALL_REDUCE;
+	cfg.max_bytes = sizeof(in);
+	cfg.timeout_s = 10;
+	ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
+	if (rc == 0)
+		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
+	if (rc == 0 && (ft__bench_all_reduce_hd(ep, &a, &e2) != FT_EINVAL ||
+	                !strstr(e2.msg, "power-of-two number of ranks, not 3")))
+		rc = ft_error_set(err, FT_EIO, "rank %u: not refused (%s)", rank, e2.msg);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_all_reduce_hd_refused(void **state)
+{
+	(void)state;
+	run_ranks(3, hd_refused, 0);
+}
+
+/* the choice by ranks and size, in closed form (coll.c, ft__bench_all_reduce_takes_hd) */
+static void
+test_all_reduce_takes_hd(void **state)
+{
+	static const struct {
+		uint32_t n;
+		size_t bytes;
+		bool hd;
+	} cases[] = {
+		{ 1, 1 << 20, false },       { 2, 4, false },           { 2, 64 << 20, false },
+		{ 3, 4096, false },          { 4, 0, true },            { 4, 4, true },
+		{ 4, 262144, true },         { 4, (32 << 20) - 4, true }, { 4, 32 << 20, false },
+		{ 4, 64 << 20, false },      { 5, 4096, false },
+		{ 6, 65536, false },         { 8, 4, true },            { 8, 262143, true },
+		{ 8, 262144, false },        { 8, 64 << 20, false },    { 12, 4096, false },
+		{ 16, 65536, true },         { 16, 1 << 20, false },    { 1024, 1024, true },
+		{ 1023, 1024, false },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		if (ft__bench_all_reduce_takes_hd(cases[i].n, cases[i].bytes) != cases[i].hd)
+			fail_msg("%u ranks, %zu bytes: expected %s", cases[i].n, cases[i].bytes,
+			         cases[i].hd ? "halving_doubling" : "ring");
+	}
 }
 
 /*
@@ -7848,6 +8061,9 @@ main(void)
 		cmocka_unit_test(test_conformance_tcp),
 		cmocka_unit_test(test_conformance_shm),
 		cmocka_unit_test(test_conformance_shm_ring),
+		cmocka_unit_test(test_all_reduce_takes_hd),
+		cmocka_unit_test(test_all_reduce_hd),
+		cmocka_unit_test(test_all_reduce_hd_refused),
 #if FT_HAVE_UCX
 		cmocka_unit_test(test_conformance_ucx),
 		cmocka_unit_test(test_ucx_send_wait),
