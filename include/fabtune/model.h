@@ -700,6 +700,10 @@ struct ft_model_explain {
 	/* The pick's algorithm bandwidth once timed by the bytes its tree really
 	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
 	double carried_Bps;
+	/* A send/recv between nodes: the algorithm bandwidth NCCL's window allows
+	 * (ft_model_p2p_window_Bps(), the round trip twice links.fabric_lat_s) where the time
+	 * takes it, below the links; 0 where it does not bind. */
+	double p2p_window_Bps;
 	/* The latency the tuner's estimate of the pick holds for a flush NCCL does not do
 	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
 	 * out; 0 where none. */

@@ -524,21 +524,23 @@ ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_alg
  * does not price send/recv, so the time takes the window where it is below the links'
  * rate, and names it; on the preset fabrics it is far above (4 channels x 8 x 128 KiB
  * a few microseconds). The flow and packet engines hold each send to the same window.
+ * Returns the window where it binds, else 0.
  */
-static void
+static double
 p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost *c)
 {
 	struct ft_model_p2p_chunking ch;
 	double w;
 
 	if (l->nnodes < 2)
-		return;
+		return 0;
 	ft__model_p2p_chunking(l, bytes, true, &ch);
 	w = ft_model_p2p_window_Bps(&ch, 2 * l->fabric_lat_s);
-	if (w > 0 && w < c->bw_Bps) {
-		c->bw_Bps = w;
-		ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
-	}
+	if (!(w > 0 && w < c->bw_Bps))
+		return 0;
+	c->bw_Bps = w;
+	ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
+	return w;
 }
 
 static int
@@ -618,8 +620,12 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex && best_c.bw_Bps != tuner_Bps)
 			ex->carried_Bps = best_c.bw_Bps;
 	}
-	if (!q->tuner_only && q->op == FT_OP_SENDRECV)
-		p2p_window(&l, q->bytes, &best_c);
+	if (!q->tuner_only && q->op == FT_OP_SENDRECV) {
+		double w = p2p_window(&l, q->bytes, &best_c);
+
+		if (ex)
+			ex->p2p_window_Bps = w;
+	}
 	if (ex && best_a == FT_ALGO_NVLS && l.nnodes > 1)
 		ex->nvls_net.nchannels = ft__model_nvls_net_terms(&l, &ex->nvls_net.bw_intra_Bps,
 		                                                  &ex->nvls_net.bw_inter_Bps,

@@ -347,6 +347,11 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
+		if (ex->p2p_window_Bps > 0)
+			ft_strbuf_addf(sb, "#    window      %.2f GB/s algorithm bandwidth: NCCL's p2p "
+			               "chunks in flight a round trip of %.2f us (twice the fabric "
+			               "latency), below the links\n",
+			               ex->p2p_window_Bps / 1e9, 2 * ex->links.fabric_lat_s * 1e6);
 		if (ex->unflushed_s > 0)
 			ft_strbuf_addf(sb, "#    flush       none here (Hopper or later, x86 host): the time "
 			               "leaves out the tuner's %.2f us for it\n",
@@ -453,6 +458,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, ex->run_channels_Bps / 1e9, 6);
 	ft_json_key(&j, "carried_algbw_GBps");
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
+	ft_json_key(&j, "p2p_window_algbw_GBps");
+	ft_json_double_prec(&j, ex->p2p_window_Bps / 1e9, 6);
 	ft_json_key(&j, "unflushed_latency_us");
 	ft_json_double_prec(&j, ex->unflushed_s * 1e6, 6);
 	ft_json_key(&j, "pipeline");

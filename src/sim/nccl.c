@@ -783,10 +783,10 @@ path_lat(const struct ft_topo *t, uint32_t a, uint32_t b, double *rate_Bps)
 }
 
 /*
- * NCCL's window (ft_model_p2p_window_Bps()) on the sends of send/recv @s, whose rank r is
- * on GPU vertex @rank_gpu[r]: each send's chunking is its connection's, on the cluster's
- * p2p channels (ft__sim_p2p_comm(), as both engines cut it), its round trip the minimal
- * path there and back. The sends are independent and move the same bytes, so the op ends
+ * NCCL's window (ft_model_p2p_window_Bps()) on the sends between nodes of send/recv @s,
+ * whose rank r is on GPU vertex @rank_gpu[r] (as the model's send/recv takes it): each
+ * send's chunking is its connection's, on the cluster's p2p channels (ft__sim_p2p_comm(),
+ * as both engines cut it), its round trip the minimal path there and back. The sends are independent and move the same bytes, so the op ends
  * when the slowest does: capping every send at the tightest window changes no end where
  * the links bind first. Returns that window as wire bytes/s of the schedule's protocol
  * (its proto_eff), and only where it is below the send's path (its slowest link, times
@@ -810,7 +810,6 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 		struct ft_model_p2p_chunking ch;
 		double there, back, rate, rate_back, w;
 		uint32_t a, b;
-		bool net;
 
 		if (fl->src >= s->nranks || fl->dst >= s->nranks || fl->bytes == 0)
 			continue;
@@ -818,15 +817,15 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 		b = rank_gpu[fl->dst];
 		if (a == b)
 			continue;
+		if (!ft__sim_over_network(t, a, b))
+			continue; /* (an NVLink send's round trip is far too short to bind) */
 		there = path_lat(t, a, b, &rate);
 		back = path_lat(t, b, a, &rate_back);
 		if (there < 0 || back < 0)
 			continue;
-		net = ft__sim_over_network(t, a, b);
-		ft_model_p2p_chunking_conn(&comm, fl->bytes, net, &ch);
+		ft_model_p2p_chunking_conn(&comm, fl->bytes, true, &ch);
 		w = ft_model_p2p_window_Bps(&ch, there + back);
-		if (net)
-			rate *= ft__sim_gpu_lanes(t, a);
+		rate *= ft__sim_gpu_lanes(t, a);
 		if (w > 0 && w < rate * eff && (cap == 0 || w / eff < cap))
 			cap = w / eff;
 	}
