@@ -367,65 +367,70 @@ block_first(size_t count, uint32_t n, uint32_t b)
 
 /*
  * all_reduce by halving-doubling on a power-of-two number of ranks, Rabenseifner's
- * algorithm (the twin's halving_doubling, src/coll/schedule.c sched_hd, with its
- * distances; Open MPI 4.1.4's ompi_coll_base_allreduce_intra_redscat_allgather,
+ * algorithm, with Open MPI 4.1.4's order of distances
+ * (ompi_coll_base_allreduce_intra_redscat_allgather,
  * ompi/mca/coll/base/coll_base_allreduce.c, which its tuned component runs for a
- * commutative sum from 256 KiB below 4 ranks and from 8 KiB on 4 to 15).
+ * commutative sum from 256 KiB below 4 ranks and from 8 KiB on 4 to 15; the twin's
+ * halving_doubling, src/coll/schedule.c sched_hd, moves the same bytes).
  *
  * The buffer is cut into n blocks as the ring cuts it (ft__bench_chunk). A
- * reduce-scatter by recursive halving: in round k (dist = n/2, n/4, ..., 1) rank
- * r and rank r ^ dist split the window of 2 dist blocks both still reduce; each
- * sends the half the other keeps and reduces the half it keeps with what
- * arrives, so that after log2(n) rounds rank r holds block r reduced over all
- * ranks. Then an all-gather by recursive doubling (dist = 1, 2, ..., n/2): rank
- * r swaps the dist blocks it holds with rank r ^ dist. Each rank sends 2(n-1)/n
- * of the buffer, as on the ring, in 2 log2(n) steps instead of 2(n-1): at 4
- * ranks 4 instead of 6, and a rank that sleeps between steps (ranks that
- * share a CPU) is woken fewer times. As in the ring, the first round reads the
- * inputs in place and reduces into the output (no copy of the inputs).
+ * reduce-scatter by recursive halving: in round k (dist = 1, 2, ..., n/2) rank r
+ * and rank r ^ dist, which still reduce the same window of blocks, split it in two
+ * halves, the lower for the one whose bit dist is clear; each sends the half the
+ * other keeps and reduces the half it keeps with what arrives. After log2(n) rounds
+ * rank r holds one block reduced over all ranks (the block at r's bits reversed).
+ * Then an all-gather by recursive doubling walks the rounds back (dist = n/2, ...,
+ * 1): rank r swaps the window it holds for the other half of the window it held
+ * before that round. Each rank sends 2(n-1)/n of the buffer, as on the ring, in
+ * 2 log2(n) steps instead of 2(n-1): at 4 ranks 4 instead of 6, and a rank that
+ * sleeps between steps (ranks that share a CPU) is woken fewer times. The largest
+ * exchanges, half the buffer, go to the nearest rank (dist 1), which mpirun's
+ * block placement puts on the same host; the farthest, dist n/2, move one block
+ * each way. As in the ring, the first round reads the inputs in place and reduces
+ * into the output (no copy of the inputs).
  */
 int
 ft__bench_all_reduce_hd(struct ft_ep *ep, const struct ft_bench_coll_args *a,
                         struct ft_error *err)
 {
-	uint32_t n = ep->w->nranks, r = ep->w->rank, lo = 0, hi = n, dist;
+	uint32_t n = ep->w->nranks, r = ep->w->rank, lo = 0, hi = n, dist, k = 0;
+	uint32_t keep[32][2], give[32][2]; /* per round: the half kept, the half given */
 	size_t es = ft_dtype_size(a->dtype), count = a->count;
 	const char *src = a->sendbuf;
 	char *work = a->recvbuf, *tmp;
 	int rc = 0;
 
-	if (n & (n - 1))
+	if (n < 2 || (n & (n - 1)))
 		return ft_error_set(err, FT_EINVAL,
-		                    "halving-doubling needs a power-of-two number of ranks, not %u",
+		                    "halving-doubling needs a power-of-two number of ranks from "
+		                    "2, not %u",
 		                    n);
-	if (n == 1) {
-		if (a->sendbuf != a->recvbuf)
-			memcpy(a->recvbuf, a->sendbuf, count * es);
-		return 0;
-	}
 	/* the largest half: n/2 blocks of at most ceil(count/n) elements */
 	tmp = ft__ep_scratch(ep, 0, ((count + n - 1) / n) * (n / 2) * es);
 	if (!tmp)
 		return FT_ENOMEM;
-	for (dist = n / 2; dist >= 1 && rc == 0; dist /= 2) {
-		uint32_t mid = lo + dist, klo = r & dist ? mid : lo, khi = r & dist ? hi : mid;
-		uint32_t glo = r & dist ? lo : mid, ghi = r & dist ? mid : hi;
+	for (dist = 1; dist < n && rc == 0; dist *= 2, k++) {
+		uint32_t mid = lo + (hi - lo) / 2, up = r & dist;
+		uint32_t klo = up ? mid : lo, khi = up ? hi : mid;
+		uint32_t glo = up ? lo : mid, ghi = up ? mid : hi;
 		size_t kf = block_first(count, n, klo), kn = block_first(count, n, khi) - kf;
 		size_t gf = block_first(count, n, glo), gn = block_first(count, n, ghi) - gf;
 		/* the first round reads the inputs */
-		const char *in = lo == 0 && hi == n ? src : work;
+		const char *in = k == 0 ? src : work;
 
 		rc = step(ep, r ^ dist, in + gf * es, gn * es, r ^ dist, tmp, kn * es,
 		          work + kf * es, in + kf * es, a, err);
-		lo = klo;
-		hi = khi;
+		keep[k][0] = lo = klo;
+		keep[k][1] = hi = khi;
+		give[k][0] = glo;
+		give[k][1] = ghi;
 	}
-	for (dist = 1; dist < n && rc == 0; dist *= 2) {
-		uint32_t mine = r & ~(dist - 1), theirs = (r ^ dist) & ~(dist - 1);
-		size_t mf = block_first(count, n, mine), tf = block_first(count, n, theirs);
-		size_t mn = block_first(count, n, mine + dist) - mf;
-		size_t tn = block_first(count, n, theirs + dist) - tf;
+	while (k-- > 0 && rc == 0) {
+		size_t mf = block_first(count, n, keep[k][0]), tf = block_first(count, n, give[k][0]);
+		size_t mn = block_first(count, n, keep[k][1]) - mf;
+		size_t tn = block_first(count, n, give[k][1]) - tf;
 
+		dist = 1u << k;
 		rc = step(ep, r ^ dist, work + mf * es, mn * es, r ^ dist, work + tf * es, tn * es,
 		          NULL, NULL, a, err);
 	}

@@ -1128,7 +1128,7 @@ hd_refused(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error 
 	if (rc == 0)
 		rc = ft__transport_open(w, &cfg, &ep, chosen, sizeof(chosen), err);
 	if (rc == 0 && (ft__bench_all_reduce_hd(ep, &a, &e2) != FT_EINVAL ||
-	                !strstr(e2.msg, "power-of-two number of ranks, not 3")))
+	                !strstr(e2.msg, "power-of-two number of ranks from 2, not 3")))
 		rc = ft_error_set(err, FT_EIO, "rank %u: not refused (%s)", rank, e2.msg);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
