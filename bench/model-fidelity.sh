@@ -145,6 +145,7 @@ BOUND_CURVE = {
     ("azure-h200-1x8", "<= 1 MiB"): 0.15,    # launches of nccl-tests -g 8: 34% without
     ("azure-h200-1x8", "2-128 MiB"): 0.08,   # one-node NVLS in three stages: 13% with two
     ("azure-gb200-1x4", "<= 1 MiB"): 0.25,   # -g 4: 33% without
+    ("azure-a100-1x8", "2-128 MiB"): 0.26,   # 2.18's ring LL128 blocks: 28.1% without
     ("a3mega-tcpxo-2x8", "<= 1 MiB"): 0.35,  # Simple only over TCPX/O: 74% without
     ("a3mega-tcpxo-2x8", "2-128 MiB"): 0.58, # the tree's hops at their own rates: 63% without
     ("p5-efa-ar-8x8", "2-128 MiB"): 0.25,    # aws-ofi-nccl's reported latency: 53% without

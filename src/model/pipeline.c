@@ -970,6 +970,43 @@ nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes,
 }
 
 /*
+ * NCCL 2.17 to 2.19's ring all-reduce kernel cuts an LL or LL128 loop of less than
+ * channels x ranks x step into blocks of a whole number of its minimum chunk, nthreads x
+ * the protocol's bytes per grain (LL128 halved: 640 x 60 / 2 = 19,200 bytes of floats; LL
+ * 512 x 8 = 4,096), and deals them out chunk by chunk, block (chunk x nChannels + bid), so
+ * the last blocks of the loop are empty and channel 0 carries the most
+ * (src/collectives/device/all_reduce.h runRing at v2.17.1-1 to v2.18.6-1,
+ * src/device/all_reduce.h at v2.19.4-1: minChunkSize, realChunkSize, calcOffset). From
+ * v2.20.3-1 the enqueue splits the count over the channels (workCount, workOffset). The
+ * bytes of the buffer channel 0 carries over the loops; 0 where this does not apply.
+ */
+static double
+ring_ll_block_bytes(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                    enum ft_proto p, uint64_t bytes, uint32_t nch, uint64_t chunk)
+{
+	uint64_t minc = p == FT_PROTO_LL128 ? 640u * 60u / 2u : 512u * 8u;
+	uint64_t loop, rem, c, off, k, sum;
+
+	if (op != FT_OP_ALL_REDUCE || a != FT_ALGO_RING ||
+	    (p != FT_PROTO_LL && p != FT_PROTO_LL128) || l->nccl_version == 0 ||
+	    l->nccl_version >= 22000 || nch == 0 || l->nranks < 2 || chunk == 0 || bytes == 0)
+		return 0;
+	loop = (uint64_t)nch * l->nranks * chunk;
+	sum = bytes / loop * l->nranks * chunk;
+	rem = bytes % loop;
+	if (rem == 0)
+		return (double)sum;
+	c = (rem + (uint64_t)nch * l->nranks * minc - 1) / ((uint64_t)nch * l->nranks * minc);
+	c = FT_MIN(chunk, c * minc);
+	for (k = 0; k < l->nranks; k++) {
+		off = k * nch * c;
+		if (off < rem)
+			sum += FT_MIN(c, rem - off);
+	}
+	return (double)sum;
+}
+
+/*
  * The network hops of an NVLS tree's first loop, the fill of its pipeline: the first chunk
  * (one per channel and head) crosses the hops in turn, each at the rate of its busiest NIC,
  * as the flow engine runs them (sim/engine_flow.c). A hop's busiest NIC moves S / 2 per
@@ -1045,6 +1082,11 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		c_eff = block0 / ((double)heads * (double)out->loops);
 		block_share = (double)bytes / (block0 * out->nchannels);
 	}
+	/* Before 2.20, a ring's LL and LL128 blocks are whole minimum chunks: channel 0 carries
+	 * the most of a short loop, and the channels' bandwidth counts at its bytes. */
+	block0 = ring_ll_block_bytes(l, op, a, p, bytes, out->nchannels, out->chunk_bytes);
+	if (block0 > 0)
+		block_share = (double)bytes / (block0 * out->nchannels);
 	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
 		out->net_hops = FT_MIN(net_hops(l, op, a), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {

@@ -4272,6 +4272,62 @@ test_pipe_nvls_blocks_before_2_20(void **state)
 }
 
 /*
+ * NCCL 2.17-2.19's ring all-reduce cuts an LL128 loop into blocks of whole 19,200-byte
+ * minimum chunks (640 threads x 60 / 2) and deals them out chunk by chunk (all_reduce.h
+ * runRing, v2.18.5-1). One DGX A100 under 2.18 runs 24 channels: 4 MiB is blocks of 38,400
+ * bytes (ceil(4 MiB / (24 x 8 x 19,200)) = 2 minimum chunks), 109.2 of the 192 blocks hold
+ * data, and channel 0 carries 5 of them, 192,000 bytes, where an even split is 174,762.7;
+ * 8 MiB, blocks of 57,600, channel 0 carries 7 (403,200 against 349,525.3); LL at 1 MiB,
+ * blocks of 8,192 (2 x 4,096), channel 0 carries 6 (49,152 against 43,690.7). Time: NCCL's
+ * latency (14 + 14 x 1.9 us for LL128) plus the size at the tuner's bandwidth (12 x 20 x
+ * 0.92 busbw, x 8 / 14) over that share. From 2.20 the split is even; Simple is even.
+ */
+static void
+test_pipe_ring_ll_blocks_before_2_20(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	const double ll128_algbw = 12 * 20e9 * 0.92 * 8 / 14;
+	static const struct {
+		uint64_t bytes;
+		enum ft_proto proto;
+		uint32_t version;
+		double share;
+	} cases[] = {
+		{ 4u << 20, FT_PROTO_LL128, 21805, 4194304.0 / (24 * 192000.0) },
+		{ 8u << 20, FT_PROTO_LL128, 21805, 8388608.0 / (24 * 403200.0) },
+		{ 4u << 20, FT_PROTO_LL128, 21904, 4194304.0 / (24 * 192000.0) },
+		{ 1u << 20, FT_PROTO_LL, 21805, 1048576.0 / (24 * 49152.0) },
+		{ 4u << 20, FT_PROTO_LL128, 22005, 1.0 },
+		{ 4u << 20, FT_PROTO_LL128, 0, 1.0 },
+		{ 4u << 20, FT_PROTO_SIMPLE, 21805, 1.0 },
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-a100", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, cases[i].bytes);
+		q.force_algo = true;
+		q.algo = FT_ALGO_RING;
+		q.force_proto = true;
+		q.proto = cases[i].proto;
+		q.cuda_graph = true;
+		q.nccl_version = cases[i].version;
+		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+		assert_int_equal(r.pipe.nchannels, 24);
+		assert_rel(r.pipe.bw_share, cases[i].share, 1e-12);
+		assert_true(r.pipe.ramp_s == 0);
+		if (cases[i].proto == FT_PROTO_LL128 && cases[i].version == 21805)
+			assert_rel(r.time_s, (14 + 14 * 1.9) * US +
+			                     (double)cases[i].bytes / (ll128_algbw * cases[i].share),
+			           1e-9);
+	}
+}
+
+/*
  * Tree LL128 at 1 MiB on 2 nodes: NCCL halves the 576,000-byte LL128 chunk
  * while a channel holds fewer than (1 + log2 2 + 0.1 x 8) x 64 / 8 = 22.4
  * chunks (down to 72,000), then fewer than 5.6 (down to 18,000): 4 loops of
@@ -5998,6 +6054,7 @@ main(void)
 		cmocka_unit_test(test_pipe_nvls_tree_one_loop),
 		cmocka_unit_test(test_pipe_nvls_ramp),
 		cmocka_unit_test(test_pipe_nvls_blocks_before_2_20),
+		cmocka_unit_test(test_pipe_ring_ll_blocks_before_2_20),
 		cmocka_unit_test(test_pipe_tree_ll128),
 		cmocka_unit_test(test_tree_depth_in_chunking),
 		cmocka_unit_test(test_tree_latency_log2i_nodes),
