@@ -426,10 +426,26 @@ ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t
 /* Progress until all @n requests are done; deadline = timeout_s without progress. */
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
                 struct ft_error *err) FT_MUST_CHECK;
+/*
+ * One request. Where the endpoint may not spin (spin_polls 0), the first
+ * pass of ft__ep_wait would sleep in the transport's progress at once
+ * (tcp: a blocking recv() on a world of two); it is made here, so that a
+ * ping-pong's receive returns through the transport's progress and the C
+ * library alone. Whatever that pass leaves undone goes to ft__ep_wait,
+ * whose clock for --timeout starts then (at most one sleep of 10 ms later).
+ */
 static inline FT_MUST_CHECK int
 ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
-	return ft__ep_wait(ep, &r, 1, err);
+	if (!r->done && ep->spin_polls == 0 && ep->fault == FT__FAULT_NONE) {
+		int rc = ep->ops->progress(ep, 10, err);
+
+		if (rc < 0) {
+			ft__ep_abandon(ep);
+			return rc;
+		}
+	}
+	return r->done ? 0 : ft__ep_wait(ep, &r, 1, err);
 }
 /* FT_EPEER for a message to or from @peer after the transport dropped requests of it
    (ep->abandon): the stream is out of step. */
