@@ -388,7 +388,7 @@ void ft__ep_close(struct ft_ep *ep);
  * blocking send() or recv() is one more return after the call, and a
  * return after a context switch or a deep kernel path finds the CPU's
  * return stack emptied (the kernel refills it on every switch, against
- * Spectre v2) and mispredicts: 48 returns more a round trip cost 0.18-0.25
+ * Spectre v2) and mispredicts: 48 returns more a round trip cost 0.18-0.30
  * us one way on the 2-CPU VM (docs/internals/bench-log.md, "tcp ping-pong:
  * the frames around the blocking calls").
  */
@@ -411,18 +411,21 @@ ft__ep_post(struct ft_ep *ep, struct ft_req *r, bool send, uint32_t peer, void *
 		ep->nsends++;
 	return rc;
 }
+
 static inline FT_MUST_CHECK int
 ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
             struct ft_error *err)
 {
 	return ft__ep_post(ep, r, true, peer, (void *)buf, len, err);
 }
+
 static inline FT_MUST_CHECK int
 ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
             struct ft_error *err)
 {
 	return ft__ep_post(ep, r, false, peer, buf, len, err);
 }
+
 /* Progress until all @n requests are done; deadline = timeout_s without progress. */
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
                 struct ft_error *err) FT_MUST_CHECK;
@@ -447,6 +450,7 @@ ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 	}
 	return r->done ? 0 : ft__ep_wait(ep, &r, 1, err);
 }
+
 /* FT_EPEER for a message to or from @peer after the transport dropped requests of it
    (ep->abandon): the stream is out of step. */
 int ft__ep_lost(const struct ft_ep *ep, const char *lib, bool send, uint32_t peer,
