@@ -382,15 +382,75 @@ enum ft__mem ft__ep_mem_kind(const struct ft_ep *ep);
 /* Free the scratch buffers and close the endpoint. NULL-safe. */
 void ft__ep_close(struct ft_ep *ep);
 
-/* Post and wait helpers over any transport (wait.c). */
-int ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
-                struct ft_error *err) FT_MUST_CHECK;
-int ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
-                struct ft_error *err) FT_MUST_CHECK;
+/*
+ * Post and wait helpers over any transport (transport.c). The posts and
+ * ft__ep_wait1 are inline: each frame between a ping-pong's loop and the
+ * blocking send() or recv() is one more return after the call, and a
+ * return after a context switch or a deep kernel path finds the CPU's
+ * return stack emptied (the kernel refills it on every switch, against
+ * Spectre v2) and mispredicts: 48 returns more a round trip cost 0.18-0.30
+ * us one way on the 2-CPU VM (docs/internals/bench-log.md, "tcp ping-pong:
+ * the frames around the blocking calls").
+ */
+static inline FT_MUST_CHECK int
+ft__ep_post(struct ft_ep *ep, struct ft_req *r, bool send, uint32_t peer, void *buf, size_t len,
+            struct ft_error *err)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->peer = peer;
+	r->buf = buf;
+	r->len = len;
+	r->is_send = send;
+	rc = send ? ep->ops->post_send(ep, r, err) : ep->ops->post_recv(ep, r, err);
+	/* a post that fails ends the caller's exchange: what it posted before is given up on */
+	if (rc < 0)
+		ft__ep_abandon(ep);
+	if (rc == 0 && send)
+		ep->nsends++;
+	return rc;
+}
+
+static inline FT_MUST_CHECK int
+ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
+            struct ft_error *err)
+{
+	return ft__ep_post(ep, r, true, peer, (void *)buf, len, err);
+}
+
+static inline FT_MUST_CHECK int
+ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
+            struct ft_error *err)
+{
+	return ft__ep_post(ep, r, false, peer, buf, len, err);
+}
+
 /* Progress until all @n requests are done; deadline = timeout_s without progress. */
 int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
                 struct ft_error *err) FT_MUST_CHECK;
-int ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * One request. Where the endpoint may not spin (spin_polls 0), the first
+ * pass of ft__ep_wait would sleep in the transport's progress at once
+ * (tcp: a blocking recv() on a world of two); it is made here, so that a
+ * ping-pong's receive returns through the transport's progress and the C
+ * library alone. Whatever that pass leaves undone goes to ft__ep_wait,
+ * whose clock for --timeout starts then (at most one sleep of 10 ms later).
+ */
+static inline FT_MUST_CHECK int
+ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
+{
+	if (!r->done && ep->spin_polls == 0 && ep->fault == FT__FAULT_NONE) {
+		int rc = ep->ops->progress(ep, 10, err);
+
+		if (rc < 0) {
+			ft__ep_abandon(ep);
+			return rc;
+		}
+	}
+	return r->done ? 0 : ft__ep_wait(ep, &r, 1, err);
+}
+
 /* FT_EPEER for a message to or from @peer after the transport dropped requests of it
    (ep->abandon): the stream is out of step. */
 int ft__ep_lost(const struct ft_ep *ep, const char *lib, bool send, uint32_t peer,

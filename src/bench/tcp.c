@@ -600,9 +600,11 @@ queue_callmsg(int fd, const struct stripe *head, bool out, int flags, size_t *by
  * sendmsg() or recvmsg(). Returns what the call returned, the bytes
  * offered in *@bytes. The iovec array (1 KiB) lives in queue_callmsg's
  * frame, not in the frames of a ping-pong's path, which then use about
- * half the stack (by the frames' sizes, not traced) (FT__HOT).
+ * half the stack (by the frames' sizes, not traced) (FT__HOT). Inlined,
+ * with conn_io, into the post and the progress: no frame of theirs stands
+ * between the caller and the system call (ft__ep_post in bench_int.h).
  */
-static FT__HOT ssize_t
+static inline __attribute__((always_inline)) FT__HOT ssize_t
 queue_call(int fd, const struct stripe *head, bool out, int flags, size_t *bytes)
 {
 	if (head->next)
@@ -659,7 +661,7 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
  * (up to SO_RCVTIMEO) instead of poll() + recv(): one system call less per
  * message in a ping-pong.
  */
-static FT__HOT int
+static inline __attribute__((always_inline)) FT__HOT int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
 {
 	size_t bytes;

@@ -241,43 +241,6 @@ ft__transport_open(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft
 	return 0;
 }
 
-/* A post that fails ends the caller's exchange: what it posted before is given up on. */
-static FT__HOT int
-posted(struct ft_ep *ep, int rc)
-{
-	if (rc < 0)
-		ft__ep_abandon(ep);
-	return rc;
-}
-
-FT__HOT int
-ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, size_t len,
-            struct ft_error *err)
-{
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	r->peer = peer;
-	r->buf = (void *)buf;
-	r->len = len;
-	r->is_send = true;
-	rc = posted(ep, ep->ops->post_send(ep, r, err));
-	if (rc == 0)
-		ep->nsends++;
-	return rc;
-}
-
-FT__HOT int
-ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
-            struct ft_error *err)
-{
-	memset(r, 0, sizeof(*r));
-	r->peer = peer;
-	r->buf = buf;
-	r->len = len;
-	return posted(ep, ep->ops->post_recv(ep, r, err));
-}
-
 int
 ft__ep_silent(const struct ft_ep *ep, uint32_t peer, struct ft_error *err)
 {
@@ -604,12 +567,6 @@ ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_er
 	if (rc < 0)
 		ft__ep_abandon(ep);
 	return rc;
-}
-
-FT__HOT int
-ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
-{
-	return ft__ep_wait(ep, &r, 1, err);
 }
 
 int

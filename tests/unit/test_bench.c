@@ -4881,6 +4881,120 @@ test_spin_saving(void **state)
 	assert_int_equal(nstops, 1);
 }
 
+/*
+ * ft__ep_post and ft__ep_wait1, inline in bench_int.h. A post fills the
+ * request and counts a send that the transport took; one it refused gives
+ * the exchange up (ep->abandon). A wait on an endpoint that may not spin
+ * (spin_polls 0) makes its first progress call itself, a sleeping one
+ * (timeout 10 ms, as ft__ep_wait's first pass would); what that leaves
+ * undone goes to ft__ep_wait. One that may spin polls first (timeout 0).
+ */
+static struct {
+	int calls, fail_at, done_at, abandons, posts;
+	int timeouts[8];
+	struct ft_req *req;
+} wone;
+
+static int
+w1_progress(struct ft_ep *ep, int timeout_ms, struct ft_error *err)
+{
+	(void)ep;
+	if (wone.calls < (int)FT_ARRAY_SIZE(wone.timeouts))
+		wone.timeouts[wone.calls] = timeout_ms;
+	if (++wone.calls == wone.fail_at)
+		return ft_error_set(err, FT_EPEER, "fake: peer gone");
+	if (wone.calls == wone.done_at) {
+		wone.req->done = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+w1_post(struct ft_ep *ep, struct ft_req *req, struct ft_error *err)
+{
+	(void)ep;
+	wone.posts++;
+	if (req->len == 3)
+		return ft_error_set(err, FT_EINVAL, "fake: refused");
+	req->done = req->is_send;
+	return 0;
+}
+
+static void
+w1_abandon(struct ft_ep *ep)
+{
+	(void)ep;
+	wone.abandons++;
+}
+
+static void
+test_wait1_sleeps_first(void **state)
+{
+	static const struct ft_transport_ops ops = { .name = "w1fake", .progress = w1_progress,
+		                                     .post_send = w1_post, .post_recv = w1_post };
+	struct ft_world w = { .nranks = 2 };
+	struct ft_ep ep = { .ops = &ops, .w = &w, .timeout_s = 30, .abandon = w1_abandon };
+	struct ft_error err = { 0 };
+	struct ft_req req;
+	char buf[8];
+
+	(void)state;
+	memset(&wone, 0, sizeof(wone));
+	wone.req = &req;
+	/* posts: fields set, a send counted, a refused one given up on and not counted */
+	assert_int_equal(ft__ep_send(&ep, &req, 1, buf, 8, &err), 0);
+	assert_true(req.is_send && req.peer == 1 && req.buf == buf && req.len == 8);
+	assert_int_equal(ep.nsends, 1);
+	assert_int_equal(ft__ep_wait1(&ep, &req, &err), 0); /* done at the post: no progress */
+	assert_int_equal(wone.calls, 0);
+	assert_int_equal(ft__ep_send(&ep, &req, 1, buf, 3, &err), FT_EINVAL);
+	assert_int_equal(ep.nsends, 1);
+	assert_int_equal(wone.abandons, 1);
+	assert_int_equal(ft__ep_recv(&ep, &req, 1, buf, 8, &err), 0);
+	assert_false(req.is_send);
+	assert_false(req.done);
+	assert_int_equal(ep.nsends, 1);
+	assert_int_equal(wone.posts, 3);
+	/* no spin: the first call sleeps and ends it */
+	wone.done_at = 1;
+	assert_int_equal(ft__ep_wait1(&ep, &req, &err), 0);
+	assert_int_equal(wone.calls, 1);
+	assert_int_equal(wone.timeouts[0], 10);
+	/* nothing on the first sleep: ft__ep_wait goes on, sleeping too */
+	memset(wone.timeouts, 0, sizeof(wone.timeouts));
+	wone.calls = 0;
+	wone.done_at = 3;
+	req.done = false;
+	assert_int_equal(ft__ep_wait1(&ep, &req, &err), 0);
+	assert_int_equal(wone.calls, 3);
+	assert_int_equal(wone.timeouts[0], 10);
+	assert_int_equal(wone.timeouts[1], 10);
+	assert_int_equal(wone.timeouts[2], 10);
+	/* a failing first call is the wait's error, and the exchange is given up on */
+	wone.calls = 0;
+	wone.done_at = 0;
+	wone.fail_at = 1;
+	req.done = false;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ft__ep_wait1(&ep, &req, &err), FT_EPEER);
+	assert_int_equal(wone.calls, 1);
+	assert_int_equal(wone.abandons, 2);
+	assert_non_null(strstr(err.msg, "peer gone"));
+	/* an endpoint that may spin polls first */
+	memset(wone.timeouts, 0, sizeof(wone.timeouts));
+	wone.calls = 0;
+	wone.fail_at = 0;
+	wone.done_at = 2;
+	req.done = false;
+	ep.spin_polls = 4;
+	assert_int_equal(ft__ep_wait1(&ep, &req, &err), 0);
+	assert_int_equal(wone.calls, 2);
+	assert_int_equal(wone.timeouts[0], 0);
+	assert_int_equal(wone.timeouts[1], 0);
+	assert_int_equal(wone.abandons, 2);
+}
+
 static void
 test_spin_budget(void **state)
 {
@@ -8092,6 +8206,7 @@ main(void)
 		cmocka_unit_test(test_spin_names),
 		cmocka_unit_test(test_spin_saving),
 		cmocka_unit_test(test_spin_budget),
+		cmocka_unit_test(test_wait1_sleeps_first),
 		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_spin_notice_tcp),
 		cmocka_unit_test(test_tcp_lowat),
