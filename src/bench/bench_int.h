@@ -389,8 +389,8 @@ void ft__ep_close(struct ft_ep *ep);
  * return after a context switch or a deep kernel path finds the CPU's
  * return stack emptied (the kernel refills it on every switch, against
  * Spectre v2) and mispredicts: 48 returns more a round trip cost 0.18-0.30
- * us one way on the 2-CPU VM (docs/internals/bench-log.md, "tcp ping-pong:
- * the frames around the blocking calls").
+ * us one way on a 2-CPU host that refills it (docs/internals/bench-log.md,
+ * "tcp ping-pong: the frames around the blocking calls").
  */
 static inline FT_MUST_CHECK int
 ft__ep_post(struct ft_ep *ep, struct ft_req *r, bool send, uint32_t peer, void *buf, size_t len,
@@ -437,11 +437,15 @@ int ft__ep_wait(struct ft_ep *ep, struct ft_req *const *reqs, size_t n,
  * library alone. Whatever that pass leaves undone goes to ft__ep_wait,
  * whose clock for --timeout starts then (at most one sleep of 10 ms later).
  */
+/* The longest a wait's sleeping progress call sleeps when nothing arrives, milliseconds
+ * (ft__ep_wait1's first call and ft__ep_wait's passes once they may not spin). */
+#define FT__EP_SLEEP_MS 10
+
 static inline FT_MUST_CHECK int
 ft__ep_wait1(struct ft_ep *ep, struct ft_req *r, struct ft_error *err)
 {
 	if (!r->done && ep->spin_polls == 0 && ep->fault == FT__FAULT_NONE) {
-		int rc = ep->ops->progress(ep, 10, err);
+		int rc = ep->ops->progress(ep, FT__EP_SLEEP_MS, err);
 
 		if (rc < 0) {
 			ft__ep_abandon(ep);

@@ -426,7 +426,8 @@ wait_all(struct ft_ep *ep, struct ft_req *const *reqs, size_t n, struct ft_error
 		 * Busy-poll briefly (a reply is often microseconds away), then sleep
 		 * in the transport's poll() so that ranks sharing a core can run.
 		 */
-		rc = ep->ops->progress(ep, spins < ep->spin_polls && !spun_out ? 0 : 10, err);
+		rc = ep->ops->progress(ep, spins < ep->spin_polls && !spun_out ? 0 : FT__EP_SLEEP_MS,
+		                       err);
 		if (rc < 0)
 			return rc;
 		/*

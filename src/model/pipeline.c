@@ -972,38 +972,52 @@ nvls_block_bytes(const struct ft_model_links *l, enum ft_algo a, uint64_t bytes,
 /*
  * NCCL 2.17 to 2.19's ring all-reduce kernel cuts an LL or LL128 loop of less than
  * channels x ranks x step into blocks of a whole number of its minimum chunk, nthreads x
- * the protocol's bytes per grain (LL128 halved: 640 x 60 / 2 = 19,200 bytes of floats; LL
- * 512 x 8 = 4,096), and deals them out chunk by chunk, block (chunk x nChannels + bid), so
- * the last blocks of the loop are empty and channel 0 carries the most
+ * the protocol's bytes per grain (LL128 halved: 640 x 60 / 2 = 19,200 bytes of floats, two
+ * grain_of(); LL 512 x 8 = 4,096, one), and deals them out chunk by chunk, block (chunk x
+ * nChannels + bid), so the last blocks of the loop are empty and channel 0 carries the most
  * (src/collectives/device/all_reduce.h runRing at v2.17.1-1 to v2.18.6-1,
  * src/device/all_reduce.h at v2.19.4-1: minChunkSize, realChunkSize, calcOffset). From
- * v2.20.3-1 the enqueue splits the count over the channels (workCount, workOffset). The
- * bytes of the buffer channel 0 carries over the loops; 0 where this does not apply.
+ * v2.20.3-1 the enqueue splits the count over the channels (workCount, workOffset).
+ *
+ * On a channel the rank at ring index i sends every chunk of the loop once (the
+ * reduce-scatter and the reduce-copy-send of chunk i), then all but chunks i and i + 1
+ * again (the all-gather): 2 sum - s(i) - s(i + 1) bytes, the most for the rank whose two
+ * chunks are the least. LL and LL128 forward line by line, so that rank's sends set the
+ * channel's time. Returns channel 0's busiest rank's bytes over the loops, in the even
+ * split's units (x n / 2(n - 1), which a full loop's n chunks give); 0 where this does not
+ * apply.
  */
 static double
 ring_ll_block_bytes(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                     enum ft_proto p, uint64_t bytes, uint32_t nch, uint64_t chunk)
 {
-	uint64_t minc = p == FT_PROTO_LL128 ? 640u * 60u / 2u : 512u * 8u;
-	uint64_t loop, rem, c, off, k, sum;
+	uint64_t minc = (p == FT_PROTO_LL128 ? 2u : 1u) * grain_of(p);
+	uint64_t loop, rem, c, k, sum = 0, first = 0, prev = 0, pair = UINT64_MAX;
+	uint32_t n = l->nranks;
 
 	if (op != FT_OP_ALL_REDUCE || a != FT_ALGO_RING ||
 	    (p != FT_PROTO_LL && p != FT_PROTO_LL128) || l->nccl_version == 0 ||
-	    l->nccl_version >= 22000 || nch == 0 || l->nranks < 2 || chunk == 0 || bytes == 0)
+	    l->nccl_version >= 22000 || nch == 0 || n < 2 || chunk == 0 || bytes == 0)
 		return 0;
-	loop = (uint64_t)nch * l->nranks * chunk;
-	sum = bytes / loop * l->nranks * chunk;
+	loop = (uint64_t)nch * n * chunk;
 	rem = bytes % loop;
-	if (rem == 0)
-		return (double)sum;
-	c = (rem + (uint64_t)nch * l->nranks * minc - 1) / ((uint64_t)nch * l->nranks * minc);
-	c = FT_MIN(chunk, c * minc);
-	for (k = 0; k < l->nranks; k++) {
-		off = k * nch * c;
-		if (off < rem)
-			sum += FT_MIN(c, rem - off);
+	if (rem > 0) {
+		c = (rem + (uint64_t)nch * n * minc - 1) / ((uint64_t)nch * n * minc);
+		c = FT_MIN(chunk, c * minc);
+		for (k = 0; k < n; k++) {
+			uint64_t off = k * nch * c, s_k = off < rem ? FT_MIN(c, rem - off) : 0;
+
+			sum += s_k;
+			if (k == 0)
+				first = s_k;
+			else
+				pair = FT_MIN(pair, prev + s_k);
+			prev = s_k;
+		}
+		pair = FT_MIN(pair, prev + first);
 	}
-	return (double)sum;
+	return (double)(bytes / loop * n * chunk) +
+	       (rem > 0 ? (double)(2 * sum - pair) * n / (2.0 * (n - 1)) : 0);
 }
 
 /*

@@ -4276,11 +4276,17 @@ test_pipe_nvls_blocks_before_2_20(void **state)
  * minimum chunks (640 threads x 60 / 2) and deals them out chunk by chunk (all_reduce.h
  * runRing, v2.18.5-1). One DGX A100 under 2.18 runs 24 channels: 4 MiB is blocks of 38,400
  * bytes (ceil(4 MiB / (24 x 8 x 19,200)) = 2 minimum chunks), 109.2 of the 192 blocks hold
- * data, and channel 0 carries 5 of them, 192,000 bytes, where an even split is 174,762.7;
- * 8 MiB, blocks of 57,600, channel 0 carries 7 (403,200 against 349,525.3); LL at 1 MiB,
- * blocks of 8,192 (2 x 4,096), channel 0 carries 6 (49,152 against 43,690.7). Time: NCCL's
- * latency (14 + 14 x 1.9 us for LL128) plus the size at the tuner's bandwidth (12 x 20 x
- * 0.92 busbw, x 8 / 14) over that share. From 2.20 the split is even; Simple is even.
+ * data, and channel 0 holds 5 of them, 192,000 bytes, in chunks 0-4 of its ring. Each rank
+ * sends every chunk once and all but its own two again: the rank whose two chunks are
+ * empty sends 2 x 192,000 = 384,000 bytes, where the even split's busiest sends
+ * 2 x 7/8 x 174,762.7; in the even split's units 384,000 x 8 / 14. 8 MiB, blocks of
+ * 57,600, 7 of them on channel 0 (chunks 0-6): the least pair is 57,600 (chunks 6, 7 or
+ * 7, 0), 2 x 403,200 - 57,600 = 748,800. LL at 1 MiB, blocks of 8,192 (2 x 4,096), 6 on
+ * channel 0: 2 x 49,152. 128 MiB LL128 is one full loop of 576,000-byte chunks (4,608,000
+ * a channel) and a last loop of 134,400-byte blocks (7 minimum chunks) that fills all 8
+ * chunks of channel 0: even there, 4,608,000 + 8 x 134,400. Time: NCCL's latency (14 + 14
+ * x 1.9 us for LL128) plus the size at the tuner's bandwidth (12 x 20 x 0.92 busbw, x 8 /
+ * 14) over that share. From 2.20 the split is even; Simple is even.
  */
 static void
 test_pipe_ring_ll_blocks_before_2_20(void **state)
@@ -4296,10 +4302,11 @@ test_pipe_ring_ll_blocks_before_2_20(void **state)
 		uint32_t version;
 		double share;
 	} cases[] = {
-		{ 4u << 20, FT_PROTO_LL128, 21805, 4194304.0 / (24 * 192000.0) },
-		{ 8u << 20, FT_PROTO_LL128, 21805, 8388608.0 / (24 * 403200.0) },
-		{ 4u << 20, FT_PROTO_LL128, 21904, 4194304.0 / (24 * 192000.0) },
-		{ 1u << 20, FT_PROTO_LL, 21805, 1048576.0 / (24 * 49152.0) },
+		{ 4u << 20, FT_PROTO_LL128, 21805, 4194304.0 / (24 * 384000.0 * 8 / 14) },
+		{ 8u << 20, FT_PROTO_LL128, 21805, 8388608.0 / (24 * 748800.0 * 8 / 14) },
+		{ 4u << 20, FT_PROTO_LL128, 21904, 4194304.0 / (24 * 384000.0 * 8 / 14) },
+		{ 1u << 20, FT_PROTO_LL, 21805, 1048576.0 / (24 * 98304.0 * 8 / 14) },
+		{ 128u << 20, FT_PROTO_LL128, 21805, 134217728.0 / (24 * (4608000.0 + 8 * 134400)) },
 		{ 4u << 20, FT_PROTO_LL128, 22005, 1.0 },
 		{ 4u << 20, FT_PROTO_LL128, 0, 1.0 },
 		{ 4u << 20, FT_PROTO_SIMPLE, 21805, 1.0 },
