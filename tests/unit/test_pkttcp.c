@@ -1317,7 +1317,7 @@ test_tcp_blackhole_fails(void **state)
 		struct ft_sim_counters c;
 		struct ft_engine *e;
 		const struct pk_flow *f;
-		uint64_t r, t, first, give_up = ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
+		uint64_t r, t, T, first, give_up = ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
 
 		a3_pair(&n, 0, ends);
 		l = nic_uplink(&n, ends[0]);
@@ -1338,12 +1338,13 @@ test_tcp_blackhole_fails(void **state)
 		                                   1e9) *
 		                            (uint64_t)1e9);
 		/* the rule, apart: timeout j at t; the first resends, the one give_up after
-		 * it fails. The tail-loss probe came first (new data, packet 10, when the
-		 * initial window's last packet had left a probe timeout before: it too is
-		 * lost), and the timer after it. */
+		 * it fails. The tail-loss probe came first (new data, packet 10: it too is
+		 * lost), 3 ms (2 SRTT + 2 ms, in jiffies) after the initial window's last
+		 * packet left, 9 wire packet times T after the start; the RTO r after it. */
 		assert_int_equal(conn0(e)->ntlp, 1);
 		assert_int_equal(c.nloss_probes, 1);
-		first = t = pk(e)->tcp_rack[0]->tlp_tx_ps + ft__pk_tcp_pto_ps(conn0(e), 10, r) + r;
+		T = (uint64_t)llround((4096.0 + pk(e)->hdr) / pk(e)->line_Bps * PS);
+		first = t = 9 * T + s_to_ps(3e-3) + r;
 		for (k = 1; t - first < give_up; k++)
 			t += ft__pk_tcp_rto_ps(conn0(e), k);
 		if (getenv("FT_PKTTCP_PRINT"))
