@@ -917,6 +917,46 @@ test_tcp_tlp_wire(void **state)
 }
 
 /*
+ * A tail of two packets, both lost: nothing comes back, and with two out the probe
+ * timeout is 3 ms (2 SRTT + 2 ms in jiffies) from the last departure, one wire time T
+ * after the first, not the 201 ms of one packet out. The probe resends 1, whose SACK (a
+ * latency back) has RACK mark 0 lost and a recovery resend it:
+ * T + 3 ms + m(1) + lat + m(1), with no timeout.
+ */
+static void
+test_tcp_tlp_two_lost(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 0, 1 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, lat, T, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2, lose, 2, &c);
+	want = T + 3e-3 + m1 + lat + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("two packets lost: %.9f ms, want %.9f ms\n", c.makespan_s * 1e3,
+		              want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 0);
+	assert_int_equal(c.nsack_recoveries, 1);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A lost tail whose probe is lost too: 18 packets, 17 lost twice (its first send and the
  * probe's copy). The probe goes at m(16) + lat + 3 ms as in test_tcp_tlp_wire and arms
  * the RTO; 16, alone at the receiver, is acknowledged by the 40 ms delayed-ACK timer
@@ -1384,6 +1424,7 @@ main(void)
 		cmocka_unit_test(test_dsack_law),
 		cmocka_unit_test(test_tcp_tlp_wire),
 		cmocka_unit_test(test_tcp_tlp_lost_probe),
+		cmocka_unit_test(test_tcp_tlp_two_lost),
 		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
