@@ -298,7 +298,7 @@ rto_of(struct pk_engine *e, const struct pk_flow *f)
 
 	if (!e->tcp || !(c = ft__pk_tcp_conn(e, f)))
 		return e->rto_ps;
-	return ft__pk_tcp_rto_ps(c, e->tcp_rto_min_ps, f->retries);
+	return ft__pk_tcp_rto_ps(c, f->retries);
 }
 
 /* Start (or restart) flow @fid's retransmit timer. */
@@ -314,18 +314,39 @@ arm_rto(struct pk_engine *e, uint32_t fid)
 }
 
 /*
- * TCP: whether flow @fid (@f, connection @t) may have a tail-loss probe armed (Linux's
- * tcp_schedule_loss_probe(), RFC 8985 7.2): SACK on, packets out, the connection neither
- * in recovery nor in a timeout's loss state (Open or CWR), and no probe of it out (Linux
- * arms one then, which sends nothing and arms the RTO: the RTO here at once).
+ * TCP: whether connection @t is in Linux's Open or CWR state, the only ones in which
+ * tcp_schedule_loss_probe() arms a probe: no recovery (Recovery), no timeout's go-back-N
+ * under way on any of its messages (Loss), and no packet SACKed, marked lost or resent
+ * and not yet acknowledged (Disorder, tcp_try_to_open(): tcp_left_out(),
+ * tcp_any_retrans_done()). One message at a time has the scoreboard and RACK's marks
+ * (sb_flow), so its state is the connection's.
  */
 static bool
-tcp_tlp_ok(const struct pk_engine *e, uint32_t fid, const struct pk_flow *f,
-           const struct pk_tcp *t)
+tcp_open(struct pk_engine *e, const struct pk_tcp *t)
+{
+	const struct pk_rack *r;
+
+	if (t->rec_flow != PK_NONE)
+		return false;
+	if (t->rto_flow != PK_NONE && flow_at(e, t->rto_flow)->snd_una < t->rto_recover)
+		return false;
+	if (t->sb_flow == PK_NONE)
+		return true;
+	r = e->tcp_rack ? ft__pk_tcp_rack_of(e, t->sb_flow) : NULL;
+	return !t->sacked && !(r && (r->lost_out || r->rtx_out));
+}
+
+/*
+ * TCP: whether flow @fid (@f, connection @t) may have a tail-loss probe armed (Linux's
+ * tcp_schedule_loss_probe(), RFC 8985 7.2): SACK on, packets out, the connection Open or
+ * CWR (tcp_open()), and no probe of it out (Linux arms one then, which sends nothing and
+ * arms the RTO: the RTO here at once).
+ */
+static bool
+tcp_tlp_ok(struct pk_engine *e, uint32_t fid, const struct pk_flow *f, const struct pk_tcp *t)
 {
 	return e->tcp_sack && f->npkts <= PK_ACK_SEQ && pk_tcp_snd_max(t, fid, f) > f->snd_una &&
-	       t->rec_flow == PK_NONE && t->tlp_flow == PK_NONE &&
-	       !(t->rto_flow == fid && f->snd_una < t->rto_recover);
+	       t->tlp_flow == PK_NONE && tcp_open(e, t);
 }
 
 /* Whether flow @fid's timer armed now is of kind @kind (PK_TMR_TLP: tcp_xmit_timer(),
@@ -880,6 +901,10 @@ tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 	if (t->max_flow != fid) {
 		t->max_flow = fid;
 		t->snd_max = 0;
+	}
+	if (t->tlp_wait && t->tlp_flow == fid && seq + 1 == t->tlp_high) {
+		t->tlp_wait = false;
+		t->ntlp++; /* the tail-loss probe left (tcp_send_loss_probe()'s probe_sent) */
 	}
 	if (t->rec_sack && t->rec_flow == fid)
 		t->prr_out++; /* (PRR's count of what a recovery sent: pkt_tcp.c) */
@@ -1439,6 +1464,10 @@ tcp_rack_recover(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk
 	e->ntcp_fast++;
 	e->ntcp_sack++;
 	ft__pk_tcp_cut(t);
+	/* the recovery's cut ends the probe's episode (tcp_init_cwnd_reduction():
+	 * tlp_high_seq = 0), so its ACK cuts no second time */
+	t->tlp_flow = PK_NONE;
+	t->tlp_wait = false;
 	t->rec_flow = fid;
 	t->recover = pk_tcp_snd_max(t, fid, f);
 	t->inflate = 0;
@@ -1550,9 +1579,10 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
-	bool sack = arg & PK_ACK_SACK;
-	bool dsack = f->npkts <= PK_ACK_SEQ && (arg & PK_ACK_DSACK);
-	uint32_t seq = f->npkts <= PK_ACK_SEQ ? arg & PK_ACK_SEQ : arg;
+	bool flags = f->npkts <= PK_ACK_SEQ; /* (a longer flow's ACKs carry no flags) */
+	bool sack = flags && (arg & PK_ACK_SACK);
+	bool dsack = flags && (arg & PK_ACK_DSACK);
+	uint32_t seq = flags ? arg & PK_ACK_SEQ : arg;
 	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
 	uint32_t delivered = 0, lost, gen0 = f->rto_gen;
 	bool una_moved = false;
@@ -1560,7 +1590,7 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 
 	if (!t)
 		return FT_ENOMEM;
-	if (f->npkts <= PK_ACK_SEQ && (arg & PK_ACK_DELAY)) {
+	if (flags && (arg & PK_ACK_DELAY)) {
 		if (seq <= f->snd_una)
 			return 0; /* an ACK went out since the timer was armed: it was stopped */
 		e->ntcp_delack++;
@@ -1578,10 +1608,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		rc = ft__pk_tcp_sack_mark(t, fid, r, f, seq);
 		if (rc < 0)
 			return rc;
-		if (rc > 0 && r) {
+		if (rc > 0 && r)
 			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
-			ft__pk_tcp_reo_update(t, r->xmit_ps, e->now_ps);
-		}
 		delivered = rc > 0;
 		seq = f->snd_una; /* (its cumulative ACK: the last one) */
 	}
@@ -1596,10 +1624,6 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
 		/* (delivered now: those acknowledged less those SACKed before) */
 		delivered = acked - (sacked - (t->sb_flow == fid ? t->sacked : 0));
-		if (delivered)
-			ft__pk_tcp_reo_update(t,
-			                      r && r->end_seq != PK_NONE ? r->xmit_ps : e->now_ps,
-			                      e->now_ps);
 		una_moved = true;
 		f->snd_una = seq;
 		if (t->timed_flow == fid && seq > t->timed_seq) {
@@ -1612,8 +1636,6 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 				t->rec_flow = PK_NONE;
 				t->cwnd = t->ssthresh;
 				t->inflate = 0;
-				if (t->rec_sack)
-					ft__pk_tcp_reo_recovered(t);
 				t->rec_sack = false;
 			} else if (t->rec_sack) {
 				if ((rc = arm_rto(e, fid)) < 0) /* RFC 6298 5.3 */
@@ -1642,6 +1664,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 			/* (with a scoreboard, RACK decides: tcp_rack()) */
 			e->ntcp_fast++;
 			ft__pk_tcp_cut(t);
+			t->tlp_flow = PK_NONE; /* (tcp_init_cwnd_reduction(), as RACK's) */
+			t->tlp_wait = false;
 			t->rec_flow = fid;
 			t->recover = pk_tcp_snd_max(t, fid, f);
 			t->cwnd = t->ssthresh;
@@ -2445,8 +2469,8 @@ tcp_tlp(struct pk_engine *e, uint32_t fid)
 	if (!tcp_tlp_ok(e, fid, f, t))
 		return arm_rto(e, fid);
 	snd_max = pk_tcp_snd_max(t, fid, f);
-	t->ntlp++;
 	t->tlp_flow = fid;
+	t->tlp_wait = true; /* (counted as it leaves, tcp_sent(): TCPLossProbes at probe_sent) */
 	if ((rc = arm_rto(e, fid)) < 0)
 		return rc;
 	if (f->snd_nxt < f->npkts && f->snd_nxt >= snd_max && pk_flow_out(f) < t->rwnd) {
@@ -2493,6 +2517,10 @@ tcp_timeout(struct pk_engine *e, uint32_t fid)
 		t->timed_flow = PK_NONE;
 	t->rto_flow = fid;
 	t->rto_recover = t->max_flow == fid ? t->snd_max : f->snd_nxt;
+	/* a timeout ends the probe's episode (tcp_enter_loss(): tlp_high_seq = 0): the ACK
+	 * of its go-back-N resends is no probe's, and the cut above the only one */
+	t->tlp_flow = t->tlp_force = PK_NONE;
+	t->tlp_wait = false;
 	f->wnd_held = false;
 	rc = go_back(e, fid, f->snd_una);
 	return rc < 0 || f->snd_una >= f->npkts ? rc : arm_rto(e, fid);

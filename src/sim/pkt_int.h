@@ -421,16 +421,10 @@ struct pk_tcp {
 	/* The tail-loss probe out (RFC 8985 7; Linux's tcp_send_loss_probe()): its flow
 	 * (PK_NONE: none), one past the highest packet sent with it (tlp_high_seq), and
 	 * whether it resent a packet (tlp_retrans) rather than sent new data; a probe to
-	 * send past the window (tlp_force, a flow) */
+	 * send past the window (tlp_force, a flow); whether it has yet to leave (tlp_wait:
+	 * TCPLossProbes counts it once it does) */
 	uint32_t tlp_flow, tlp_high, tlp_force;
-	bool tlp_rtx;
-	/* RACK's reordering window in steps of min_rtt / 4 (tcp_rack_update_reo_wnd()): a
-	 * D-SACK not yet acted on, the steps, the recoveries they still hold for, and when
-	 * the last step was taken (a D-SACK counts once a packet sent after it is delivered:
-	 * one a round trip) */
-	bool dsack_seen;
-	uint32_t reo_steps, reo_persist;
-	uint64_t reo_step_ps;
+	bool tlp_rtx, tlp_wait;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
 	uint32_t rcv_quick;
@@ -457,10 +451,6 @@ struct pk_tcp {
 /* Linux's tp->reordering at start (net.ipv4.tcp_reordering 3): SACKed packets past which
  * RACK's reordering window is zero while no reordering was seen (tcp_rack_reo_wnd()) */
 #define PK_TCP_REORDERING 3u
-/* Recoveries a reordering window widened by D-SACKs holds before it goes back to one step
- * (Linux's TCP_RACK_RECOVERY_THRESH); the most steps (its u8) */
-#define PK_TCP_REO_PERSIST 16u
-#define PK_TCP_REO_STEPS   255u
 /* RACK's reordering timer as Linux arms it (tcp_rack_mark_lost()): the wait rounded up
  * to jiffies, and TCP_TIMEOUT_MIN (2 jiffies) more; HZ taken as 1000 (CONFIG_HZ_1000) */
 #define PK_TCP_JIFFY_S       1e-3
@@ -500,11 +490,12 @@ void ft__pk_tcp_cut(struct pk_tcp *c);
 void ft__pk_tcp_prr_start(struct pk_tcp *c);
 void ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t newly_lost,
                     bool una_moved);
-/* The retransmit timeout as Linux sets it (__tcp_set_rto()): SRTT + max(rttvar, @min_ps)
- * rounded up to jiffies (1 s before a sample, TCP_TIMEOUT_INIT), doubled @backoff times,
+/* The retransmit timeout as Linux sets it (__tcp_set_rto()): SRTT + rttvar (which the
+ * estimator keeps at least c->rto_min_ps, the floor) rounded up to jiffies (1 s before a
+ * sample, TCP_TIMEOUT_INIT), doubled @backoff times,
  * at most 120 s (TCP_RTO_MAX); a round-trip sample @r_ps taken (tcp_rtt_estimator(), one
  * a round trip: each sample closes one). */
-uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff);
+uint64_t ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint32_t backoff);
 void ft__pk_tcp_rtt(struct pk_tcp *c, uint64_t r_ps);
 /* tcp_retries2, Linux's default (net.ipv4.tcp_retries2) */
 #define PK_TCP_RETRIES2 15u
@@ -557,14 +548,10 @@ uint64_t ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fi
                                 const struct pk_flow *f, uint32_t snd_max, uint64_t now_ps,
                                 uint64_t reo_ps);
 uint64_t ft__pk_tcp_reo_timer_ps(uint64_t wait_ps);
-/* D-SACK (RFC 2883) at an ACK: one received (Linux's tcp_check_dsack(): dsack_seen); an
- * ACK that delivered packets, the newest of them sent at @sent_ps, at @now_ps: the
- * reordering window a step wider for a D-SACK seen since a packet sent after the last
- * step, else back to one step once PK_TCP_REO_PERSIST recoveries have ended since
- * (tcp_rack_update_reo_wnd()); a recovery ended (tcp_try_undo_recovery()). */
+/* A D-SACK (RFC 2883) received: counted (TCPDSACKRecv). Linux widens RACK's reordering
+ * window for it only once reordering was seen (tcp_dsack_seen(): reord_seen, and not for
+ * the probe's own copy), which the engine's one FIFO path never shows. */
 void ft__pk_tcp_dsack(struct pk_tcp *c);
-void ft__pk_tcp_reo_update(struct pk_tcp *c, uint64_t sent_ps, uint64_t now_ps);
-void ft__pk_tcp_reo_recovered(struct pk_tcp *c);
 /* The tail-loss probe's timeout (Linux's tcp_schedule_loss_probe()): 2 SRTT, and the floor
  * (c->rto_min_ps) more with one packet @out (room for the receiver's delayed ACK), else
  * TCP_TIMEOUT_MIN (2 jiffies), rounded up to jiffies, 1 s before a sample; at most @rto_ps */

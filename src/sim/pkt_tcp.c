@@ -27,7 +27,7 @@
  *   a packet is lost once a packet sent after it was delivered and RACK.rtt (that
  *   packet's round trip) and the reordering window have passed since it left. The window
  *   is Linux's with no reordering seen (tcp_rack_reo_wnd(); the engine's TCP runs one
- *   path through FIFO queues, so none is; D-SACKs widen it in steps): zero in recovery and
+ *   path through FIFO queues, so none is): zero in recovery and
  *   once three packets are SACKed, else a quarter of min_rtt; a packet still within it
  *   waits for RACK's reordering timer, which Linux arms in whole jiffies and
  *   TCP_TIMEOUT_MIN more (3 ms at HZ 1000 for a data-centre wait of microseconds), in
@@ -37,7 +37,8 @@
  *   tcp_time_to_recover()), not at a count of duplicate ACKs. A lost tail, which no SACK
  *   follows, draws the tail-loss probe (RFC 8985 7: ft__pk_tcp_pto_ps(), engine_packet.c
  *   tcp_tlp()), whose SACK or ACK does the rest; a duplicate draws a D-SACK (RFC 2883),
- *   which widens RACK's window (ft__pk_tcp_reo_update()). Not modelled: RACK while a
+ *   which is counted and, as in Linux with no reordering seen (tcp_dsack_seen()), leaves
+ *   RACK's window as it is (ft__pk_tcp_dsack()). Not modelled: RACK while a
  *   timeout's go-back-N resends go out (Linux runs it in its Loss
  *   state too).
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
@@ -74,7 +75,6 @@ ft__pk_tcp_init(struct pk_tcp *c, double rwnd)
 	c->min_rtt_ps = UINT64_MAX;
 	c->rto_min_ps = s_to_ps(0.2); /* TCP_RTO_MIN (the engine's: tcp_rto_min_ps) */
 	c->tlp_flow = c->tlp_force = PK_NONE;
-	c->reo_steps = 1;
 }
 
 double
@@ -203,7 +203,7 @@ ft__pk_tcp_prr(struct pk_tcp *c, uint32_t pipe, uint32_t delivered, uint32_t new
 }
 
 uint64_t
-ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff)
+ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint32_t backoff)
 {
 	/* Linux's __tcp_set_rto(): SRTT plus rttvar, which the estimator keeps at least
 	 * TCP_RTO_MIN (ft__pk_tcp_rtt()), in jiffies rounded up (usecs_to_jiffies()); 1 s
@@ -212,7 +212,7 @@ ft__pk_tcp_rto_ps(const struct pk_tcp *c, uint64_t min_ps, uint32_t backoff)
 	 * plus SRTT, one jiffy more once rounded. tcp_retransmit_timer() doubles it per
 	 * timeout, at most TCP_RTO_MAX (120 s). */
 	const uint64_t j = s_to_ps(PK_TCP_JIFFY_S), max = s_to_ps(120.0);
-	uint64_t r = c->srtt_ps ? c->srtt_ps + FT_MAX(c->rttvar_ps, min_ps) : s_to_ps(1.0);
+	uint64_t r = c->srtt_ps ? c->srtt_ps + c->rttvar_ps : s_to_ps(1.0);
 
 	r = (r + j - 1) / j * j;
 	for (uint32_t i = 0; i < backoff && r < max; i++)
@@ -582,49 +582,23 @@ ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked)
 {
 	/* tcp_rack_reo_wnd() with no reordering seen (reord_seen: the engine's TCP runs one
 	 * path through FIFO queues, so none is): none in recovery or once PK_TCP_REORDERING
-	 * packets are SACKed (RFC 8985 6.2's DupThresh rule), else min_rtt / 4 per step (one,
-	 * more after D-SACKs: ft__pk_tcp_reo_update()), at most SRTT */
+	 * packets are SACKed (RFC 8985 6.2's DupThresh rule), else a quarter of min_rtt (one
+	 * step: D-SACKs widen it only after reordering, ft__pk_tcp_dsack()), at most SRTT */
 	if (recovery || sacked >= PK_TCP_REORDERING)
 		return 0;
-	return FT_MIN(c->min_rtt_ps / 4 * c->reo_steps, c->srtt_ps);
+	return FT_MIN(c->min_rtt_ps / 4, c->srtt_ps);
 }
 
 void
 ft__pk_tcp_dsack(struct pk_tcp *c)
 {
-	/* tcp_check_dsack(): a D-SACK names a packet that came twice; RACK acts on it at the
-	 * next ACK that delivers data (tcp_rack_update_reo_wnd() needs a rate sample) */
+	/* tcp_check_dsack() counts it (TCPDSACKRecv). tcp_dsack_seen() sets rack.dsack_seen,
+	 * which widens RACK's reordering window (tcp_rack_update_reo_wnd(),
+	 * net/ipv4/tcp_recovery.c), only when tp->reord_seen is set and the D-SACK is not
+	 * for the tail-loss probe's copy (FLAG_DSACK_TLP): a D-SACK after a spurious
+	 * timeout or probe says nothing of reordering. The engine's TCP runs one path
+	 * through FIFO queues, so reord_seen is never set and the window stays one step. */
 	c->ndsack++;
-	c->dsack_seen = true;
-}
-
-void
-ft__pk_tcp_reo_update(struct pk_tcp *c, uint64_t sent_ps, uint64_t now_ps)
-{
-	/* tcp_rack_update_reo_wnd() (net/ipv4/tcp_recovery.c): a D-SACK may mean that a
-	 * resend was spurious because the window was too short for the reordering; once a
-	 * round trip has passed since the last step (the packet delivered now left after it:
-	 * Linux compares its delivered count then with the one at the step) the window takes
-	 * a step more and holds for PK_TCP_REO_PERSIST recoveries, then falls back to one */
-	if (c->dsack_seen && c->reo_step_ps && sent_ps < c->reo_step_ps)
-		c->dsack_seen = false; /* within the round trip of the last step */
-	if (c->dsack_seen) {
-		c->reo_steps = FT_MIN(c->reo_steps + 1, PK_TCP_REO_STEPS);
-		c->dsack_seen = false;
-		c->reo_step_ps = now_ps;
-		c->reo_persist = PK_TCP_REO_PERSIST;
-	} else if (!c->reo_persist) {
-		c->reo_steps = 1;
-	}
-}
-
-void
-ft__pk_tcp_reo_recovered(struct pk_tcp *c)
-{
-	/* tcp_try_undo_recovery(): a recovery that undoes nothing (the engine undoes none)
-	 * counts one down */
-	if (c->reo_persist)
-		c->reo_persist--;
 }
 
 uint64_t

@@ -157,10 +157,10 @@ test_tcp_rto(void **state)
 
 	(void)state;
 	ft__pk_tcp_init(&c, 1e9);
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(1.0));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(1.0));
 	ft__pk_tcp_rtt(&c, s_to_ps(1.0)); /* R = 1 s: 1 + 2 = 3 s */
 	assert_int_equal(c.mdev_ps, s_to_ps(2.0));
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(3.0));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(3.0));
 	/* R = 0.2 s, error -0.8 s: mdev += (0.8 - 2 / 4) / 8 = 0.0375, rttvar follows it up
 	 * (RFC 6298 would give RTTVAR 0.575 s, RTO 0.9 + 2.3 = 3.2 s) */
 	ft__pk_tcp_rtt(&c, s_to_ps(0.2));
@@ -169,28 +169,28 @@ test_tcp_rto(void **state)
 	assert_int_equal(c.rttvar_ps, s_to_ps(2.0375));
 	assert_int_equal(c.mdev_max_ps, min);
 	/* 2.9375 s: 2.938 s in jiffies */
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(2.938));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(2.938));
 	/* R = SRTT: mdev loses a quarter (1.528125 s), rttvar a quarter of its gap to it:
 	 * 2.0375 - 0.509375 / 4 = 1.91015625 s; 2.81015625 s rounds up to 2.811 s */
 	ft__pk_tcp_rtt(&c, s_to_ps(0.9));
 	assert_int_equal(c.mdev_ps, s_to_ps(1.528125));
 	assert_int_equal(c.rttvar_ps, s_to_ps(1.91015625));
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(2.811));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(2.811));
 	/* a data-centre round trip: the floor plus SRTT, 200.010 ms, is 201 jiffies */
 	ft__pk_tcp_init(&c, 1e9);
 	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
 	assert_int_equal(c.rttvar_ps, min);
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 0), s_to_ps(0.201));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(0.201));
 	for (int i = 0; i < 50; i++)
 		ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
 	assert_int_equal(c.rttvar_ps, min); /* never below the floor */
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 3), 8 * s_to_ps(0.201));
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, min, 12), s_to_ps(120.0));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 3), 8 * s_to_ps(0.201));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 12), s_to_ps(120.0));
 	/* a 1 ms floor (packet.retransmit_timeout): 1.010 ms rounds up to 2 ms */
 	ft__pk_tcp_init(&c, 1e9);
 	c.rto_min_ps = s_to_ps(1e-3);
 	ft__pk_tcp_rtt(&c, s_to_ps(10e-6));
-	assert_int_equal(ft__pk_tcp_rto_ps(&c, s_to_ps(1e-3), 0), s_to_ps(2e-3));
+	assert_int_equal(ft__pk_tcp_rto_ps(&c, 0), s_to_ps(2e-3));
 }
 
 /* gcp-a3-mega:2 (TCPX) with @cable_s of cable latency per hop: NIC 0 of each node. */
@@ -800,12 +800,11 @@ test_tlp_law(void **state)
 }
 
 /*
- * D-SACK and RACK's reordering window by hand (tcp_rack_update_reo_wnd(),
- * tcp_rack_reo_wnd()): min_rtt = SRTT = 100 us gives a window of 25 us; a D-SACK acted on
- * at the next ACK that delivers data widens it a step (50 us), a second one whose ACK
- * delivered only what left before that step is dropped, a third (a round trip later)
- * takes it to 75 us, then 100 us, where SRTT caps it; 16 recoveries later it is one step
- * again. Zero in recovery and at 3 packets SACKed, whatever the steps.
+ * D-SACK and RACK's reordering window by hand (tcp_dsack_seen(), tcp_rack_reo_wnd()):
+ * min_rtt = SRTT = 100 us gives a window of 25 us. Linux widens it for a D-SACK only once
+ * reordering was seen (reord_seen) and not for the probe's copy; the engine sees none, so
+ * D-SACKs are counted and the window stays 25 us. Zero in recovery and at 3 packets
+ * SACKed.
  */
 static void
 test_dsack_law(void **state)
@@ -817,36 +816,16 @@ test_dsack_law(void **state)
 	ft__pk_tcp_init(&c, 1e9);
 	ft__pk_tcp_rtt(&c, 100 * us);
 	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 25 * us);
-	ft__pk_tcp_reo_update(&c, 1 * us, 2 * us); /* no D-SACK: nothing */
-	assert_int_equal(c.reo_steps, 1);
-	ft__pk_tcp_dsack(&c);
-	ft__pk_tcp_reo_update(&c, 5 * us, 10 * us);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 50 * us);
-	assert_int_equal(c.reo_persist, PK_TCP_REO_PERSIST);
-	ft__pk_tcp_dsack(&c);
-	ft__pk_tcp_reo_update(&c, 9 * us, 11 * us); /* left before the step: dropped */
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 50 * us);
-	assert_false(c.dsack_seen);
-	ft__pk_tcp_dsack(&c);
-	ft__pk_tcp_reo_update(&c, 10 * us, 120 * us);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 75 * us);
-	ft__pk_tcp_dsack(&c);
-	ft__pk_tcp_reo_update(&c, 130 * us, 230 * us);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 100 * us);
-	ft__pk_tcp_dsack(&c);
-	ft__pk_tcp_reo_update(&c, 240 * us, 340 * us);
-	assert_int_equal(c.reo_steps, 5);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 100 * us); /* SRTT */
+	for (int i = 0; i < 5; i++)
+		ft__pk_tcp_dsack(&c);
+	assert_int_equal(c.ndsack, 5);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 25 * us);
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, PK_TCP_REORDERING - 1), 25 * us);
 	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, true, 0), 0);
 	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, PK_TCP_REORDERING), 0);
-	assert_int_equal(c.ndsack, 5);
-	for (uint32_t i = 0; i < PK_TCP_REO_PERSIST - 1; i++)
-		ft__pk_tcp_reo_recovered(&c);
-	ft__pk_tcp_reo_update(&c, 400 * us, 500 * us);
-	assert_int_equal(c.reo_steps, 5); /* one recovery still to go */
-	ft__pk_tcp_reo_recovered(&c);
-	ft__pk_tcp_reo_update(&c, 500 * us, 600 * us);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 25 * us);
+	/* SRTT caps it: min_rtt 100 us, SRTT brought down to 20 us */
+	c.srtt_ps = 20 * us;
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(&c, false, 0), 20 * us);
 }
 
 /*
@@ -893,7 +872,7 @@ test_tcp_tlp_wire(void **state)
 		              "timeouts\n",
 		              c.makespan_s * 1e3, m1 * 1e3, (unsigned long long)c.nloss_probes,
 		              (unsigned long long)c.ntcp_timeouts);
-	assert_int_equal(ft__pk_tcp_pto_ps(t, 1, ft__pk_tcp_rto_ps(t, pk(e)->tcp_rto_min_ps, 0)),
+	assert_int_equal(ft__pk_tcp_pto_ps(t, 1, ft__pk_tcp_rto_ps(t, 0)),
 	                 s_to_ps(0.201));
 	assert_double_equal(c.makespan_s, 0.201 + m1, 1e-12);
 	assert_int_equal(c.ndrops, 1);
@@ -938,14 +917,109 @@ test_tcp_tlp_wire(void **state)
 }
 
 /*
+ * A tail of two packets, both lost: nothing comes back, and with two out the probe
+ * timeout is 3 ms (2 SRTT + 2 ms in jiffies) from the last departure, one wire time T
+ * after the first, not the 201 ms of one packet out. The probe resends 1, whose SACK (a
+ * latency back) has RACK mark 0 lost and a recovery resend it:
+ * T + 3 ms + m(1) + lat + m(1), with no timeout.
+ */
+static void
+test_tcp_tlp_two_lost(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 0, 1 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, lat, T, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 2, lose, 2, &c);
+	want = T + 3e-3 + m1 + lat + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("two packets lost: %.9f ms, want %.9f ms\n", c.makespan_s * 1e3,
+		              want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 0);
+	assert_int_equal(c.nsack_recoveries, 1);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A lost tail whose probe is lost too: 18 packets, 17 lost twice (its first send and the
+ * probe's copy). The probe goes at m(16) + lat + 3 ms as in test_tcp_tlp_wire and arms
+ * the RTO; 16, alone at the receiver, is acknowledged by the 40 ms delayed-ACK timer
+ * (m(17) + 40 ms, a latency back), which restarts the RTO, 201 ms, from there; it fires,
+ * go-back-N resends 17, which arrives m(1) later: m(17) + 40 ms + lat + 201 ms + m(1).
+ * The timeout ends the probe's episode (Linux's tcp_enter_loss(): tlp_high_seq = 0), so
+ * the ACK of the resend is no probe's: no probe recovery counted, and the window cut
+ * once, by the timeout: 17 packets acknowledged in slow start from the initial 10 make
+ * cwnd 27, ssthresh 0.7 x 27 = 18.9 (a second cut at that ACK, from the loss window of
+ * 1, would leave 2).
+ */
+static void
+test_tcp_tlp_lost_probe(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 17, 17 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	const struct pk_tcp *t;
+	double m1, m17, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 17, NULL, 0, &c);
+	m17 = c.makespan_s;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 18, lose, 2, &c);
+	t = conn0(e);
+	want = m17 + 40e-3 + lat + 0.201 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("tail and probe lost: %.9f ms, want %.9f ms, ssthresh %.3f\n",
+		              c.makespan_s * 1e3, want * 1e3, t->ssthresh);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.ndrops, 2);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.ntcp_timeouts, 1);
+	assert_int_equal(c.nloss_probe_recoveries, 0);
+	assert_int_equal(c.nsack_recoveries, 0);
+	assert_int_equal(c.ndelayed_acks, 2); /* 16's, and the resent 17's (alone too) */
+	assert_double_equal(t->ssthresh, 0.7 * 27, 1e-12);
+	assert_int_equal(t->tlp_flow, PK_NONE);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A spurious probe and its D-SACK on the wire: 17 packets, none lost, a 1 ms floor
  * (retransmit_timeout; at the 200 ms one the probe would wait 201 ms, after the delayed
  * ACK): the last waits at the receiver for the 40 ms delayed-ACK timer, while the
  * sender, one packet out, probes 2 ms after 15's ACK (2 SRTT + 1 ms in jiffies). The
  * copy is a duplicate: the receiver answers at once with a D-SACK (its timer stopped).
  * The probe mended nothing (no cut), the run ends when it did without the probe, and
- * the D-SACK widens RACK's reordering window a step: min(2 min_rtt / 4, SRTT). The
- * counters (--json loss_probes, dsacks; the text's TCP line) say so.
+ * the D-SACK, the probe's own, is counted but leaves RACK's reordering window at one
+ * step, min(min_rtt / 4, SRTT) (Linux's tcp_dsack_seen(): FLAG_DSACK_TLP, and no
+ * reordering seen). The counters (--json loss_probes, dsacks; the text's TCP line) say
+ * so.
  */
 static void
 test_tcp_dsack_wire(void **state)
@@ -982,9 +1056,7 @@ test_tcp_dsack_wire(void **state)
 	assert_int_equal(c.ndelayed_acks, 0);
 	assert_int_equal(c.ntcp_timeouts, 0);
 	assert_true(isinf(t->ssthresh)); /* no cut */
-	assert_int_equal(t->reo_steps, 2);
-	assert_int_equal(ft__pk_tcp_reo_wnd_ps(t, false, 0),
-	                 FT_MIN(2 * (t->min_rtt_ps / 4), t->srtt_ps));
+	assert_int_equal(ft__pk_tcp_reo_wnd_ps(t, false, 0), FT_MIN(t->min_rtt_ps / 4, t->srtt_ps));
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
@@ -1285,7 +1357,7 @@ test_tcp_blackhole_fails(void **state)
 		struct ft_sim_counters c;
 		struct ft_engine *e;
 		const struct pk_flow *f;
-		uint64_t r, t, first, give_up = ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
+		uint64_t r, t, T, first, give_up = ft__pk_tcp_give_up_ps(PK_TCP_RETRIES2);
 
 		a3_pair(&n, 0, ends);
 		l = nic_uplink(&n, ends[0]);
@@ -1298,7 +1370,7 @@ test_tcp_blackhole_fails(void **state)
 		assert_int_equal(ft_packet_engine.run(e, 0, &err), FT_EIO);
 		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
 		f = ft_vec_at(&pk(e)->flows, 0);
-		r = ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, 0);
+		r = ft__pk_tcp_rto_ps(conn0(e), 0);
 		/* Linux's: the handshake's SRTT (2 path latencies) over the floor, in jiffies */
 		assert_int_equal(r, (uint64_t)ceil((double)(2 * f->lat_ps + s_to_ps(floors[i] > 0 ?
 		                                                                  floors[i] :
@@ -1306,14 +1378,15 @@ test_tcp_blackhole_fails(void **state)
 		                                   1e9) *
 		                            (uint64_t)1e9);
 		/* the rule, apart: timeout j at t; the first resends, the one give_up after
-		 * it fails. The tail-loss probe came first (new data, packet 10, when the
-		 * initial window's last packet had left a probe timeout before: it too is
-		 * lost), and the timer after it. */
+		 * it fails. The tail-loss probe came first (new data, packet 10: it too is
+		 * lost), 3 ms (2 SRTT + 2 ms, in jiffies) after the initial window's last
+		 * packet left, 9 wire packet times T after the start; the RTO r after it. */
 		assert_int_equal(conn0(e)->ntlp, 1);
 		assert_int_equal(c.nloss_probes, 1);
-		first = t = pk(e)->tcp_rack[0]->tlp_tx_ps + ft__pk_tcp_pto_ps(conn0(e), 10, r) + r;
+		T = (uint64_t)llround((4096.0 + pk(e)->hdr) / pk(e)->line_Bps * PS);
+		first = t = 9 * T + s_to_ps(3e-3) + r;
 		for (k = 1; t - first < give_up; k++)
-			t += ft__pk_tcp_rto_ps(conn0(e), pk(e)->tcp_rto_min_ps, k);
+			t += ft__pk_tcp_rto_ps(conn0(e), k);
 		if (getenv("FT_PKTTCP_PRINT"))
 			print_message("floor %.0f ms: failed at %.6f s, timeout %u (rule %.6f s)\n",
 			              (double)r / 1e9, c.qp_error.t_s, c.qp_error.timeouts,
@@ -1350,6 +1423,8 @@ main(void)
 		cmocka_unit_test(test_tlp_law),
 		cmocka_unit_test(test_dsack_law),
 		cmocka_unit_test(test_tcp_tlp_wire),
+		cmocka_unit_test(test_tcp_tlp_lost_probe),
+		cmocka_unit_test(test_tcp_tlp_two_lost),
 		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
