@@ -1021,7 +1021,9 @@ run_until(struct ft_engine *e, double until_s)
  * re-arms it as the probe, 3 ms later (2 SRTT + 2 ms in jiffies, two packets out). The
  * probe resends B's 1, whose SACK (a latency back) has RACK mark 0 lost and a recovery
  * resend it: 9T + 2 lat + 3 ms + m(1) + lat + m(1), with no timeout (the RTO's
- * go-back-N 201 ms after B's last send before).
+ * go-back-N 201 ms after B's last send before). A B of one packet, lost, keeps its RTO:
+ * its probe (201 ms, one packet out) would come after it; no probe, one timeout,
+ * 1.9 us + 201 ms + m(1).
  */
 static void
 test_tcp_tlp_reopen(void **state)
@@ -1079,6 +1081,21 @@ test_tcp_tlp_reopen(void **state)
 	assert_int_equal(c.nloss_probes, 1);
 	assert_int_equal(c.nsack_recoveries, 2);
 	assert_int_equal(c.ntcp_timeouts, 0);
+	ft_packet_engine.destroy(e);
+
+	/* B of one packet, lost: its probe (201 ms from the ACK that opens the connection)
+	 * would come after its RTO (201 ms from its send): the RTO stands, and its go-back-N
+	 * resend arrives m(1) after it */
+	e = tcp_two(&n, ends, &pc, 10, 1, 1.9e-6, lose, 2);
+	run_until(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	want = 1.9e-6 + 0.201 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("one-packet tail lost while another recovers: %.9f ms, want %.9f ms\n",
+		              c.makespan_s * 1e3, want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nloss_probes, 0);
+	assert_int_equal(c.ntcp_timeouts, 1);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
