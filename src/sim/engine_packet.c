@@ -306,9 +306,12 @@ static int
 arm_rto(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
+	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
 
 	if (!e->sack) /* (SRD's timer reads the last ACK's time, ev_rto()) */
 		f->rto_una = f->snd_una;
+	if (r)
+		r->held = false; /* (tcp_hold()) */
 	e->nrto_queued++;
 	return ev_push(e, e->now_ps + rto_of(e, f), PK_EV_RTO, fid, ++f->rto_gen & PK_RTO_GEN);
 }
@@ -360,6 +363,25 @@ tcp_tmr_is(struct pk_engine *e, uint32_t fid, const struct pk_flow *f, uint8_t k
 }
 
 /*
+ * TCP: flow @fid's timer was armed as the RTO (arm_rto(), which clears the mark, or
+ * tcp_xmit_timer()) where a probe was due: if connection @t is not Open (tcp_open()),
+ * the timer is held, and the ACK that opens it re-arms it as a probe (tcp_reopen()).
+ * One whose own probe went (tcp_tlp()) is not held: its RTO stands. Nor is one that a
+ * SACK reached while another message had the scoreboard (tcp_acked()): in Linux's one
+ * byte stream that SACK would keep the connection in Disorder, so no probe.
+ */
+static void
+tcp_hold(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint64_t due_ps)
+{
+	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
+
+	if (r && e->tcp_sack && !tcp_open(e, t)) {
+		r->held = t->rto_held = true;
+		r->held_ps = due_ps;
+	}
+}
+
+/*
  * TCP: whether a retransmit timer of flow @fid that ACKs moved on (ev_rto()) becomes a
  * tail-loss probe: one may be armed now, and its time, counted from the last of those
  * ACKs, is still ahead. One whose time has passed stays the RTO: the connection could
@@ -388,6 +410,7 @@ tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
+	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
 	uint64_t d;
 
 	if (!t)
@@ -401,10 +424,12 @@ tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
 	f->rto_una = f->snd_una;
 	e->nrto_queued++;
 	++f->rto_gen;
-	if (*tlp && e->tcp_rack && ft__pk_tcp_rack_of(e, fid)) {
+	if (r)
+		r->held = false;
+	if (!*tlp)
+		tcp_hold(e, fid, t, from_ps + d);
+	if (*tlp && r) {
 		/* (none once the receiver has every packet: then nothing is lazy) */
-		struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
-
 		r->tmr_kind = PK_TMR_TLP;
 		r->tmr_gen = f->rto_gen & PK_RTO_GEN;
 		r->tmr_due_ps = from_ps + d;
@@ -412,6 +437,40 @@ tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
 	}
 	return ev_push(e, from_ps + d, PK_EV_RTO, fid,
 	               (f->rto_gen & PK_RTO_GEN) | (*tlp ? PK_RTO_TLP : 0));
+}
+
+/*
+ * TCP: connection @t is Open (tcp_open()) at an ACK of flow @fid after a message of it had
+ * its timer held at the RTO (tcp_hold()). Linux keeps one timer for the socket, which
+ * that ACK re-arms as a probe (tcp_ack() -> tcp_set_xmit_timer() ->
+ * tcp_schedule_loss_probe(), net/ipv4/tcp_input.c, tcp_output.c): the PTO from now, at
+ * most the RTO. The engine keeps one per message, and an ACK re-arms its own message's
+ * (tcp_acked()): so each other message of @t with data in flight and its RTO held has it
+ * re-armed so here (tcp_xmit_timer() from now).
+ */
+static int
+tcp_reopen(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
+{
+	t->rto_held = false;
+	for (uint32_t g = 0; g < e->tcp_nrack; g++) {
+		struct pk_flow *h;
+		bool tlp;
+		int rc;
+
+		if (g == fid || !e->tcp_rack[g] || !ft__pk_tcp_rack_of(e, g) ||
+		    !e->tcp_rack[g]->held)
+			continue;
+		h = flow_at(e, g);
+		if (h->snd_una >= h->npkts || ft__pk_tcp_conn(e, h) != t ||
+		    tcp_tmr_is(e, g, h, PK_TMR_TLP) || tcp_tmr_is(e, g, h, PK_TMR_REO) ||
+		    !tcp_tlp_ok(e, g, h, t) ||
+		    e->now_ps + ft__pk_tcp_pto_ps(t, pk_tcp_snd_max(t, g, h) - h->snd_una,
+		                                  rto_of(e, h)) >= e->tcp_rack[g]->held_ps)
+			continue;
+		if ((rc = tcp_xmit_timer(e, g, e->now_ps, &tlp)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /*
@@ -1608,6 +1667,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		rc = ft__pk_tcp_sack_mark(t, fid, r, f, seq);
 		if (rc < 0)
 			return rc;
+		if (r && t->sb_flow != fid)
+			r->held = false; /* (a SACK the scoreboard could not take: tcp_hold()) */
 		if (rc > 0 && r)
 			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
 		delivered = rc > 0;
@@ -1685,6 +1746,8 @@ tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		if ((rc = tcp_xmit_timer(e, fid, e->now_ps, &tlp)) < 0)
 			return rc;
 	}
+	if (t->rto_held && tcp_open(e, t) && (rc = tcp_reopen(e, fid, t)) < 0)
+		return rc; /* (the connection's other messages' timers: Linux's one) */
 	if (t->rec_sack && t->rec_flow == fid) {
 		uint32_t snd_max = pk_tcp_snd_max(t, fid, f);
 
@@ -2466,8 +2529,11 @@ tcp_tlp(struct pk_engine *e, uint32_t fid)
 
 	if (!t)
 		return FT_ENOMEM;
-	if (!tcp_tlp_ok(e, fid, f, t))
-		return arm_rto(e, fid);
+	if (!tcp_tlp_ok(e, fid, f, t)) {
+		if ((rc = arm_rto(e, fid)) >= 0)
+			tcp_hold(e, fid, t, e->now_ps + rto_of(e, f));
+		return rc;
+	}
 	snd_max = pk_tcp_snd_max(t, fid, f);
 	t->tlp_flow = fid;
 	t->tlp_wait = true; /* (counted as it leaves, tcp_sent(): TCPLossProbes at probe_sent) */

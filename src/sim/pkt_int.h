@@ -425,6 +425,10 @@ struct pk_tcp {
 	 * TCPLossProbes counts it once it does) */
 	uint32_t tlp_flow, tlp_high, tlp_force;
 	bool tlp_rtx, tlp_wait;
+	/* A message of it has its timer held at the RTO (struct pk_rack held): the ACK that
+	 * finds the connection Open again re-arms those as probes (engine_packet.c
+	 * tcp_reopen()) */
+	bool rto_held;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
 	uint32_t rcv_quick;
@@ -465,6 +469,10 @@ struct pk_rack {
 	uint32_t end_seq, mask;
 	uint32_t lost_out, rtx_out, lost_lo;
 	bool advanced; /* a delivery moved RACK since the last ACK's look (rack.advanced) */
+	/* its timer is the RTO, due at held_ps, armed where a probe was due but the
+	 * connection was not Open (engine_packet.c tcp_hold(), tcp_reopen()) */
+	bool held;
+	uint64_t held_ps;
 	/* The flow's timer when it is a tail-loss probe or RACK's reordering timer (tmr_kind
 	 * PK_TMR_TLP, PK_TMR_REO, for generation tmr_gen; else the RTO), when it is due, and
 	 * when the flow last sent new data (a probe armed moves on from there, ev_rto()) */

@@ -956,6 +956,150 @@ test_tcp_tlp_two_lost(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Two messages on one connection (one pair of ends): @na packets at 0, @nb at @start_s
+ * (ops 0 and 1, flows 0 and 1), the (flow, packet) pairs in @lose (@nlose of them) lost
+ * at their first send; submitted to a new engine, not run. */
+static struct ft_engine *
+tcp_two(const struct net *n, const uint32_t *ends, struct ft_packet_cfg *pc, uint32_t na,
+        uint32_t nb, double start_s, const uint32_t *lose, uint32_t nlose)
+{
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_error err = { 0 };
+	struct pk_engine *pe;
+	uint32_t np[2] = { na, nb };
+
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	for (uint32_t o = 0; o < 2; o++) {
+		struct ft_schedule s;
+		struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
+		struct ft_sched_flow f = { .src = 0, .dst = 1, .bytes = (uint64_t)np[o] * 4096 };
+		struct ft_sim_op op = { .rank_gpu = ends, .after = -1, .delay_s = o ? start_s : 0 };
+
+		ft_schedule_init(&s);
+		s.op = FT_OP_SENDRECV;
+		s.algo = FT_ALGO_DIRECT;
+		s.nranks = 2;
+		s.ranks_per_node = 1;
+		s.proto_eff = 1;
+		s.bytes = f.bytes;
+		assert_int_equal(ft_vec_push(&s.flows, &f), 0);
+		assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+		op.sched = &s;
+		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+		ft_schedule_release(&s);
+	}
+	pe = ft_container_of(e, struct pk_engine, base);
+	for (uint32_t i = 0; i < 2 * nlose; i++)
+		pe->lose[pe->nlose++] = lose[i];
+	return e;
+}
+
+/* Run engine @e to @until_s (0: the end). */
+static void
+run_until(struct ft_engine *e, double until_s)
+{
+	struct ft_error err = { 0 };
+
+	if (ft_packet_engine.run(e, until_s, &err) != 0)
+		fail_msg("run: %s", err.msg);
+}
+
+/*
+ * A message that starts while another of its connection recovers has its lost tail
+ * probed once the connection is Open again, as Linux's next ACK re-arms the socket's
+ * timer (tcp_set_xmit_timer() -> tcp_schedule_loss_probe()), not at the RTO. Message A,
+ * 10 packets, loses packet 0; its packets leave back to back, k at kT (T a wire time).
+ * The SACK of 1 puts the connection in Disorder; the SACK of 2 (3T + 2 lat) has RACK mark
+ * 0 lost (2T past its round trip, over the window of min_rtt / 4 = lat / 2); the resend
+ * follows 7 on the wire at 8T, and its ACK (of 0 to 7) at 9T + 2 lat ends the recovery
+ * and clears the scoreboard: the connection is Open (Linux's tcp_try_to_open()). Message
+ * B, 2 packets, both lost, starts at 1.9 us, after A's 9 left (11T) and before that ACK:
+ * its timer is armed as the RTO (201 ms), no probe being allowed then, and that ACK
+ * re-arms it as the probe, 3 ms later (2 SRTT + 2 ms in jiffies, two packets out). The
+ * probe resends B's 1, whose SACK (a latency back) has RACK mark 0 lost and a recovery
+ * resend it: 9T + 2 lat + 3 ms + m(1) + lat + m(1), with no timeout (the RTO's
+ * go-back-N 201 ms after B's last send before). A B of one packet, lost, keeps its RTO:
+ * its probe (201 ms, one packet out) would come after it; no probe, one timeout,
+ * 1.9 us + 201 ms + m(1).
+ */
+static void
+test_tcp_tlp_reopen(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[6] = { 0, 0, 1, 0, 1, 1 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	const struct pk_flow *b;
+	const struct pk_rack *r;
+	double m1, lat, T, open, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+	open = 9 * T + 2 * lat;
+	assert_true(11 * T < 1.9e-6 && 1.9e-6 + T < open); /* (B's sends: between) */
+
+	e = tcp_two(&n, ends, &pc, 10, 2, 1.9e-6, lose, 3);
+	pe = ft_container_of(e, struct pk_engine, base);
+	/* B's two packets out, the connection not Open: its timer is the RTO */
+	run_until(e, (1.9e-6 + T + open) / 2);
+	b = ft_vec_at(&pe->flows, 1);
+	assert_ptr_equal(ft__pk_tcp_conn(pe, b),
+	                 ft__pk_tcp_conn(pe, ft_vec_at(&pe->flows, 0)));
+	assert_int_equal(b->snd_nxt, 2);
+	assert_true(ft__pk_tcp_conn(pe, b)->sacked > 0);
+	r = ft__pk_tcp_rack_of(pe, 1);
+	assert_non_null(r);
+	assert_false(r->tmr_kind == PK_TMR_TLP && r->tmr_gen == (b->rto_gen & PK_RTO_GEN));
+	/* the ACK that opens it: the probe, 3 ms from then */
+	run_until(e, open + T / 2);
+	b = ft_vec_at(&pe->flows, 1);
+	r = ft__pk_tcp_rack_of(pe, 1);
+	assert_non_null(r);
+	assert_int_equal(r->tmr_kind, PK_TMR_TLP);
+	assert_int_equal(r->tmr_gen, b->rto_gen & PK_RTO_GEN);
+	assert_int_equal(r->tmr_due_ps, s_to_ps(open) + s_to_ps(3e-3));
+	run_until(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	want = open + 3e-3 + m1 + lat + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("tail lost while another message recovers: %.9f ms, want %.9f ms\n",
+		              c.makespan_s * 1e3, want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.ndrops, 3);
+	assert_int_equal(c.nretx, 3);
+	assert_int_equal(c.nloss_probes, 1);
+	assert_int_equal(c.nsack_recoveries, 2);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	ft_packet_engine.destroy(e);
+
+	/* B of one packet, lost: its probe (201 ms from the ACK that opens the connection)
+	 * would come after its RTO (201 ms from its send): the RTO stands, and its go-back-N
+	 * resend arrives m(1) after it */
+	e = tcp_two(&n, ends, &pc, 10, 1, 1.9e-6, lose, 2);
+	run_until(e, 0);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	want = 1.9e-6 + 0.201 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("one-packet tail lost while another recovers: %.9f ms, want %.9f ms\n",
+		              c.makespan_s * 1e3, want * 1e3);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nloss_probes, 0);
+	assert_int_equal(c.ntcp_timeouts, 1);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /*
  * A lost tail whose probe is lost too: 18 packets, 17 lost twice (its first send and the
  * probe's copy). The probe goes at m(16) + lat + 3 ms as in test_tcp_tlp_wire and arms
@@ -1425,6 +1569,7 @@ main(void)
 		cmocka_unit_test(test_tcp_tlp_wire),
 		cmocka_unit_test(test_tcp_tlp_lost_probe),
 		cmocka_unit_test(test_tcp_tlp_two_lost),
+		cmocka_unit_test(test_tcp_tlp_reopen),
 		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
