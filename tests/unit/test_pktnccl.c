@@ -602,11 +602,12 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
  * the pace's bound, cost + 7 P + 68 t_msg + d + d (the last wave, its way there, the
  * completion back: an all-to-all's send ends when its sender knows), and the slots'
  * bound, cost + 2 P + 2 (68 t_msg + 2 d) (chunk 7 after the clear-to-send of chunk 2,
- * which left last in its wave) -- 5,000 to 5,178 us; it takes 5,166. The flow engine,
+ * which left last in its wave) -- 4,994 to 5,173 us; it takes 5,166. The flow engine,
  * each send capped at its window, takes the cost + 4 MiB / the window (8 P) + d within
  * 1 % (4,215 us): it has no completion back nor queue in its window. Built as its sends
- * start, the same run to the picosecond. Without the window the op is the NIC's: 68 MiB
- * in 1.4 ms, about 3.4 ms with the path latencies.
+ * start, the same run to the picosecond. Without the window (8 slots, no pace: no chunk
+ * of a channel's 8 waits) the op would be the NIC's, 68 MiB in 1.4 ms, about 3.4 ms with
+ * the path latencies: below the pace's bound.
  */
 static void
 test_p2p_alltoall_window(void **state)
