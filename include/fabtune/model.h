@@ -606,6 +606,24 @@ FT_API void ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64
  */
 FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s);
 
+/*
+ * The slots one send cut as @ch keeps in flight when its rank has @net_sends sends over
+ * the network in the same group (an all-to-all's), on a communicator of @nch_all p2p
+ * channels (0: FT_MODEL_P2P_NCHANNELS). NCCL gives each channel's p2p ops to work
+ * batches of at most NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8), one op per round (v2.27.7-1
+ * src/enqueue.cc addWorkBatchToPlan()); the network sends of one batch share an opCount
+ * (addP2pToPlan()), so the proxy runs them as the subs of one op on the channel's shared buffer
+ * (src/proxy.cc ProxyAppend(), shared connections' append pointer per channel,
+ * src/transport/net.cc), and each sub posts at most min(NCCL_STEPS, NCCL_SHARED_STEPS /
+ * subs) chunks past the ones the receiver has acknowledged (NCCL_SHARED_STEPS 16:
+ * sendProxyProgress(), recvProxyProgress()). A channel carries net_sends x channels /
+ * nch_all of the rank's sends (rounded up), at most a batch: 1 gives NCCL_STEPS (a
+ * send/recv's), 8 gives 2. Sets ch->slots to that (never above its NCCL_STEPS) and
+ * returns it; ft_model_p2p_window_Bps() of @ch then is the send's window.
+ */
+FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
+                                         uint32_t net_sends);
+
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
  * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out: the send

@@ -657,6 +657,24 @@ ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
 	return (double)ch->channels * ch->slots * (double)ch->chunk_bytes / rtt_s;
 }
 
+/* NCCL_SHARED_STEPS: the slots of a channel's shared p2p buffer (src/transport/net.cc). */
+#define P2P_SHARED_STEPS 16u
+
+uint32_t
+ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t net_sends)
+{
+	uint64_t subs;
+
+	if (nch_all == 0)
+		nch_all = FT_MODEL_P2P_NCHANNELS;
+	if (net_sends == 0 || ch->channels == 0)
+		return ch->slots;
+	subs = ((uint64_t)net_sends * ch->channels + nch_all - 1) / nch_all;
+	subs = FT_MIN(FT_MAX(subs, (uint64_t)1), (uint64_t)P2P_PER_BATCH);
+	ch->slots = FT_MIN(ch->slots, P2P_SHARED_STEPS / (uint32_t)subs);
+	return ch->slots;
+}
+
 void
 ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
                        struct ft_model_p2p_chunking *out)

@@ -551,6 +551,9 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto) +
 	                ft__sim_net_step_s(fe->topo, ch.proto);
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
+	ap->ch_net = ch;
+	ap->windowed = multi && ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride,
+	                                           comm.p2p_nchannels, &ap->ch_net);
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 
@@ -621,10 +624,11 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 }
 
 /* Spawn the connections of one send of an all-to-all round, one per channel of
- * @nch: qps_per_conn flows each (flowlets chained). */
+ * @nch: qps_per_conn flows each (flowlets chained), each at most @cap_Bps (wire) over
+ * the send's flows (0: no cap). */
 static int
 spawn_conn(struct flow_engine *fe, double wire, uint32_t nch, uint32_t src, uint32_t dst,
-           uint32_t end, uint32_t tag)
+           uint32_t end, uint32_t tag, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = nch * fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
@@ -644,6 +648,12 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t nch, uint32_t src, uint
 			if (id < 0)
 				return (int)id;
 			next = (uint32_t)id;
+			if (cap_Bps > 0) {
+				int rc = ft__fs_set_cap(s, next, cap_Bps / nq);
+
+				if (rc < 0)
+					return rc;
+			}
 			/* A memo path is known now: it starts routed (D-mod-K ignores load). */
 			sl = fe_memo_get(fe, src, dst, &up, &can);
 			if (sl) {
@@ -666,7 +676,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	const struct a2a_round *rd;
 	const struct a2a_phase *ap;
 	bool net = false, far;
-	double cost;
+	double cost, cap;
 
 	if (arg >= fe->a2a_rounds.len)
 		return ft_error_set(err, FT_EINVAL, "sim: spawner %u names no round", id);
@@ -695,9 +705,19 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 				continue;
 			far = ft__sim_over_network(fe->topo, a, b);
 			net = net || far;
+			/* NCCL's window on a send over the network (its slots shared with the
+			 * rank's other sends on its channels): its flows capped at it */
+			cap = far && ap->windowed ?
+			              ft__sim_p2p_send_window(fe->topo, &ap->ch_net, a, b, NULL) /
+			                      ft_proto_efficiency(ap->ch_net.proto) :
+			              0;
 			/* each connection at its own protocol: LL to an NVLink peer */
 			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,
-			                rd->end, ap->tag);
+			                rd->end, ap->tag, cap);
+			if (rc == FT_ERANGE)
+				return ft_error_set(err, rc,
+				                    "sim: more than %d distinct channel caps",
+				                    FS_MAX_CAPS);
 			if (rc < 0)
 				return ft_error_set(err, rc, "sim: out of memory spawning a round");
 		}

@@ -10,6 +10,8 @@
 #ifndef FT_ENGINE_FLOW_INT_H
 #define FT_ENGINE_FLOW_INT_H
 
+#include <fabtune/model.h>
+
 #include "sim_int.h"
 
 struct flow_op {
@@ -105,6 +107,10 @@ struct a2a_phase {
 	double wire_local;  /* wire bytes per pair inside one, at its connection's protocol */
 	double msg_net_s;   /* per-message cost of a round that leaves a node */
 	double msg_local_s; /* per-message cost of a round inside the nodes */
+	/* NCCL's window on a send over the network, where it binds anywhere
+	 * (ft__sim_a2a_window()): its cutting with the slots it shares, caps per send */
+	bool windowed;
+	struct ft_model_p2p_chunking ch_net;
 };
 
 struct a2a_round {

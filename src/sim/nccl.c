@@ -832,6 +832,52 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 	return cap;
 }
 
+double
+ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
+                        uint32_t a, uint32_t b, double *path_Bps)
+{
+	double there, back, rate = 0, rate_back;
+
+	if (path_Bps)
+		*path_Bps = 0;
+	if (a == b || !ft__sim_over_network(t, a, b))
+		return 0; /* (an NVLink send's round trip is far too short to bind) */
+	there = path_lat(t, a, b, &rate);
+	back = path_lat(t, b, a, &rate_back);
+	if (there < 0 || back < 0)
+		return 0;
+	if (path_Bps)
+		*path_Bps = rate * ft__sim_gpu_lanes(t, a);
+	return ft_model_p2p_window_Bps(ch, there + back);
+}
+
+/*
+ * An all-to-all's sends share their channels' slots (ft_model_p2p_share_slots()): with 8
+ * of a rank's sends over the network on a channel, each keeps 2 chunks in flight, so a
+ * channel carries 16 chunks a round trip, whatever the sends. The first rank of the first
+ * group stands for all (its sends over the network counted, the windows of its sends
+ * tried): the one formula both engines apply to every send (ft__sim_p2p_send_window()).
+ */
+bool
+ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
+                   uint32_t stride, uint32_t nch_all, struct ft_model_p2p_chunking *ch)
+{
+	double eff = ft_proto_efficiency(ch->proto);
+	uint32_t k, net = 0;
+	bool binds = false;
+
+	for (k = 1; k < m; k++)
+		net += ft__sim_over_network(t, rank_gpu[0], rank_gpu[k * stride]);
+	ft_model_p2p_share_slots(ch, nch_all, net);
+	for (k = 1; k < m && net && !binds; k++) {
+		double rate, w = ft__sim_p2p_send_window(t, ch, rank_gpu[0], rank_gpu[k * stride],
+		                                         &rate);
+
+		binds = w > 0 && w < rate * eff;
+	}
+	return binds;
+}
+
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all
  * rounds. */
 bool

@@ -1457,6 +1457,10 @@ struct ring_conn {
 	uint32_t loops, slices; /* loops, and slices per ring step of a loop */
 	uint32_t nmsg;          /* steps x loops x slices */
 	uint32_t first;         /* its first message in the ready / recv arrays */
+	uint32_t slots;         /* its messages in flight (0: the build's) */
+	/* a send's own pace (pkt_nccl.c send_pace()): message m, 1 <= m <= npace, waits for
+	 * task pace0 + m - 1, done m periods after the send's start */
+	uint32_t pace0, npace;
 };
 
 /*

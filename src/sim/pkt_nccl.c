@@ -503,9 +503,14 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 
 		rc = ft__pk_add_dep(rb->e, rb->recv[u->first + um], to);
 	}
-	/* under a cap, message m >= 1 waits for its pace (ft__pk_cap_period_ps()) */
+	/* under a cap, message m >= 1 waits for its pace (ft__pk_cap_period_ps()), or for
+	 * its send's own (send_pace()) */
 	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs)
 		rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
+	if (rc == 0 && m > 0 && m <= c->npace)
+		rc = ft__pk_add_dep(rb->e, c->pace0 + m - 1, to);
+	if (c->slots)
+		slots = c->slots;
 	if (rc == 0 && m >= slots)
 		rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 	/* The first message on each QP waits for the phase; the others follow it (a
@@ -716,10 +721,58 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 			return FT_ERANGE;
 		c->nmsg = (uint32_t)FT_MIN((uint64_t)c->nmsg, c->wire);
 		c->first = pb->nmsg;
+		c->slots = ch->slots;
 		pb->nmsg += c->nmsg;
 		pb->rb.n++;
 	}
 	return 0;
+}
+
+/*
+ * A send's own pace: message m >= 1 of each of the channels of connections @first to
+ * pb->rb.n (one send's, their start its start) no earlier than m x @pace_ps after that
+ * start (a barrier each, shared by its channels). NCCL's window holds each channel of a
+ * send to its slots' chunks a round trip, counted from the send's first post, not its
+ * phase's: a send that starts later is paced from then.
+ */
+static int
+send_pace(struct p2p_build *pb, uint32_t first, uint64_t pace_ps)
+{
+	uint32_t n = 0, k, m, pace0 = 0;
+
+	for (k = first; k < pb->rb.n; k++)
+		n = FT_MAX(n, pb->rb.c[k].nmsg);
+	for (m = 1; m < n; m++) {
+		int64_t b = ft__pk_add_task(pb->rb.e, PK_T_BARRIER, m * pace_ps, 0, pb->rb.tag);
+
+		if (b < 0 || ft__pk_add_dep(pb->rb.e, pb->rb.c[first].start, (uint32_t)b) < 0)
+			return FT_ENOMEM;
+		if (m == 1)
+			pace0 = (uint32_t)b;
+		else if (FT_NEVER((uint32_t)b != pace0 + m - 1))
+			return FT_EINVAL;
+	}
+	for (k = first; k < pb->rb.n && n > 1; k++) {
+		pb->rb.c[k].pace0 = pace0;
+		pb->rb.c[k].npace = pb->rb.c[k].nmsg - 1;
+	}
+	return 0;
+}
+
+/*
+ * The period of a send from @a to @b cut as @ch under NCCL's window
+ * (ft__sim_p2p_send_window(), its slots those it shares): a channel's chunk every
+ * channels x chunk / window, which is the round trip over its slots, ps; 0 where the
+ * send has no window.
+ */
+static uint64_t
+send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch, uint32_t a,
+               uint32_t b)
+{
+	double w = ft__sim_p2p_send_window(e->topo, ch, a, b, NULL);
+	double p = w > 0 ? (double)ch->channels * (double)ch->chunk_bytes / w * PK_PS_PER_S : 0;
+
+	return p >= 1 && p < 1e18 ? (uint64_t)(p + 0.5) : 0;
 }
 
 /* The clear-to-send of a receiver @b for its next sender @a2: a task of @kind after the
@@ -732,6 +785,18 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
 	int rc = ft__pk_path_lat(e, b, a2, ft_mix64(((uint64_t)b << 32) | a2), &lat);
 
 	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat, 0, tag);
+}
+
+/* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
+ * @ch on the channels of @comm: @ch's slots set to those a send shares; whether the
+ * window binds (ft__sim_a2a_window(), the flow engine's rule). */
+static bool
+a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
+             const struct ft_sched_phase *ph, const struct ft_model_p2p_comm *comm,
+             struct ft_model_p2p_chunking *ch)
+{
+	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
+	                          comm->p2p_nchannels, ch);
 }
 
 /*
@@ -755,9 +820,10 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
-	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first;
 	size_t per_round;
 	double net_step;
+	bool windowed;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
@@ -768,6 +834,9 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &ch[1]);
 	w = ch[1].peers_inflight;
+	/* a send over the network shares its channels' slots; where that window binds,
+	 * each such send is paced from its own start (send_pace()) */
+	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1]);
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
 	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX)
@@ -817,9 +886,12 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				now[i] = (uint32_t)end;
 				now[nbuf * per_round + i] = (uint32_t)cts;
 				pb->notice = (uint32_t)cts + 1;
+				first = pb->rb.n;
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
 					              &ch[net], (uint32_t)s0, (uint32_t)end);
+				if (rc == 0 && net && windowed)
+					rc = send_pace(pb, first, send_period_ps(e, &ch[1], a, b));
 			}
 		}
 	}
@@ -828,13 +900,15 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 }
 
 /*
- * A point-to-point phase: every flow one send, all starting with the phase. Under NCCL's
- * window (the op's conn_cap_Bps, which the runner sets from ft__sim_p2p_cap() where the
- * window is below a send's path), message m >= 1 of each of a send's channels starts no
- * earlier than m periods after the phase's start (ft__pk_cap_period_ps() over the
- * messages of a channel: the send's bytes at the cap, as the flow engine caps the send's
- * rate). The slots alone (m waits for message m - NCCL_STEPS to arrive) would count only
- * the way there, not the clear-to-send's way back.
+ * A point-to-point phase: every flow one send, starting with the phase or its offset after
+ * it (struct ft_sched_flow.start_ns: a barrier that long after the phase's start). Under
+ * NCCL's window (the op's conn_cap_Bps, which the runner sets from ft__sim_p2p_cap() where
+ * the window is below a send's path), message m >= 1 of each of a send's channels starts
+ * no earlier than m periods after the send's own start (send_pace(), the period
+ * ft__pk_cap_period_ps() over the messages of a channel: the send's bytes at the cap, as
+ * the flow engine caps the send's rate from whenever it starts). The slots alone (m waits
+ * for message m - NCCL_STEPS to arrive) would count only the way there, not the
+ * clear-to-send's way back.
  */
 static int
 p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -842,34 +916,58 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 {
 	const struct ft_schedule *sc = op->sched;
 	bool multi = ft__sim_spans_nodes(pb->rb.e->topo, op->rank_gpu, sc->nranks, 1);
-	uint32_t f, nch = p2p_nchannels(pb->rb.e);
+	uint32_t f, nch = p2p_nchannels(pb->rb.e), *first, nsend = 0, msgs = 0;
 	struct ft_model_p2p_comm comm;
+	uint64_t pace_ps;
 	int rc = 0;
 
 	ft__sim_p2p_comm(pb->rb.e->topo, sc->nranks, multi, pb->rb.e->line_Bps, &comm);
 
 	pb->cap = ph->nflows * nch;
 	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
-	if (!pb->rb.c)
+	first = ft_calloc((size_t)ph->nflows + 1, sizeof(uint32_t));
+	if (!pb->rb.c || !first) {
+		ft_free(first);
 		return FT_ENOMEM;
+	}
 	for (f = 0; f < ph->nflows && rc == 0; f++) {
 		struct ft_model_p2p_chunking ch;
 		struct ft_sched_flow fl;
-		uint32_t a = 0, b = 0;
+		uint32_t a = 0, b = 0, start = pb->rb.start;
+		int64_t at;
 
 		ft_sched_phase_flow(sc, ph, f, &fl);
 		rc = ft__sim_flow_ends(pb->rb.e->topo, sc, op, &fl, &a, &b, err);
 		if (rc < 0 || a == b || fl.bytes == 0)
 			continue;
+		if (fl.start_ns > 0) {
+			at = ft__pk_add_task(pb->rb.e, PK_T_BARRIER,
+			                     (uint64_t)fl.start_ns * 1000, 0, pb->rb.tag);
+			if (at < 0 || ft__pk_add_dep(pb->rb.e, start, (uint32_t)at) < 0) {
+				rc = FT_ENOMEM;
+				break;
+			}
+			start = (uint32_t)at;
+		}
 		/* Per connection: a send to an NVLink peer keeps LL in a multi-node job. */
 		ft_model_p2p_chunking_conn(&comm, fl.bytes, crosses_nodes(pb->rb.e->topo, a, b), &ch);
-		rc = p2p_send(pb, fl.bytes, a, b, &ch, pb->rb.start, pb->rb.bar);
+		first[nsend++] = pb->rb.n;
+		rc = p2p_send(pb, fl.bytes, a, b, &ch, start, pb->rb.bar);
 	}
+	first[nsend] = pb->rb.n;
 	for (f = 0; f < pb->rb.n && rc == 0; f++)
-		pb->rb.pace_msgs = FT_MAX(pb->rb.pace_msgs, pb->rb.c[f].nmsg);
-	if (rc == 0)
-		pb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1,
-		                                      pb->rb.pace_msgs);
+		msgs = FT_MAX(msgs, pb->rb.c[f].nmsg);
+	pace_ps = rc == 0 ? ft__pk_cap_period_ps(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1,
+	                                         msgs) :
+	                    0;
+	for (f = 0; f < nsend && pace_ps && rc == 0; f++) {
+		uint32_t n = pb->rb.n;
+
+		pb->rb.n = first[f + 1]; /* (send f's connections) */
+		rc = send_pace(pb, first[f], pace_ps);
+		pb->rb.n = n;
+	}
+	ft_free(first);
 	return rc;
 }
 
@@ -883,8 +981,7 @@ ft__pk_is_p2p(const struct pk_engine *e, const struct ft_sim_op *op,
 	bool traffic = op->job == UINT32_MAX || op->sched->op == FT_OP_SENDRECV;
 	/* A send/recv under NCCL's window (conn_cap_Bps: the runner sets it only where the
 	 * window binds, ft__sim_p2p_cap()) is cut as NCCL cuts it, which paces it. */
-	bool windowed = op->sched->op == FT_OP_SENDRECV && op->conn_cap_Bps > 0 &&
-	                ft__sim_max_start_ns(op->sched) == 0;
+	bool windowed = op->sched->op == FT_OP_SENDRECV && op->conn_cap_Bps > 0;
 
 	if (e->pc.chunking == FT_PKT_CHUNK_OFF ||
 	    (traffic && e->pc.chunking != FT_PKT_CHUNK_NCCL && !windowed))
@@ -986,6 +1083,7 @@ struct lazy_phase {
 	uint64_t payload;
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
+	bool windowed;               /* a send over the network paced (a2a_windowed()) */
 	uint64_t cost_ps[2];         /* per-message cost */
 	uint32_t ntask[2], nsucc[2]; /* records per send (the first one built says) */
 	uint32_t nflow[2];
@@ -1179,6 +1277,8 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 		pb.notice = (uint32_t)cts + 1;
 		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch[net], (uint32_t)s0, (uint32_t)end);
 	}
+	if (rc == 0 && net && ph->windowed) /* (p2p_alltoall()'s pace) */
+		rc = send_pace(&pb, 0, send_period_ps(e, &ph->ch[1], a, b));
 	if (rc == 0)
 		rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
 	else
@@ -1558,6 +1658,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
+	p.windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &p.ch[1]);
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow

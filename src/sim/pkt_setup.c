@@ -736,7 +736,9 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)
 			goto oom;
-		if (ft__pk_is_p2p(e, op, ph) && ft__sim_max_start_ns(sc) > 0)
+		/* (NCCL's chunks of a send start at its offset, pkt_nccl.c p2p_flows(); an op
+		 * whose dependents count from its nominal end needs its flows whole) */
+		if (ft__pk_is_p2p(e, op, ph) && shift_ns > 0)
 			return ft_error_set(err, FT_EINVAL,
 			                    "sim: packet engine: flows with start offsets (start "
 			                    "jitter) are not cut into NCCL's chunks: use chunking: "

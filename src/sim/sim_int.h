@@ -487,6 +487,7 @@ uint32_t ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst)
  * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
 uint32_t ft__sim_p2p_nchannels(const struct ft_topo *t);
 struct ft_model_p2p_comm;
+struct ft_model_p2p_chunking;
 /* The p2p communicator of @nranks ranks on @t's cluster, on several nodes (@multi) or
  * one, whose GPUs reach the network at @nic_Bps: what ft_model_p2p_chunking_conn() takes,
  * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE). */
@@ -614,6 +615,20 @@ double ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_sc
  * path; 0: no cap. */
 double ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s,
                        const uint32_t *rank_gpu);
+/* NCCL's window on a send from GPU vertex @a to @b cut as @ch (ft_model_p2p_window_Bps()),
+ * payload bytes/s, its round trip the minimal path there and back; 0 inside an NVLink
+ * domain or without a path. @path_Bps (may be NULL): the send's path, its slowest link
+ * times the NICs the GPU spreads a network send over. */
+double ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
+                               uint32_t a, uint32_t b, double *path_Bps);
+/* The sends over the network of an all-to-all of groups of @m ranks @stride apart (rank r
+ * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: sets ch->slots to a
+ * send's share of its channels' shared slots (ft_model_p2p_share_slots(), the first rank's
+ * sends over the network counted) and returns whether the window binds on any of the first
+ * rank's sends (below its path at the protocol's efficiency): every rank of a fabric
+ * alike sees the same distances. */
+bool ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
+                        uint32_t stride, uint32_t nch_all, struct ft_model_p2p_chunking *ch);
 
 /* Sort @n ids in increasing order (flowfill.c; both engines use it). */
 void ft__fs_sort_u32(uint32_t *q, uint32_t n);

@@ -29,6 +29,13 @@ static uint64_t pk_run_ll_buffsize;
 /* The per-connection cap the next runs' ops take (struct ft_sim_op conn_cap_Bps; 0: none). */
 static double pk_run_conn_cap_Bps;
 
+/* The next runs' cable latency, seconds (fabric.cable_latency; 0: the preset's). */
+static double pk_run_cable_lat_s;
+
+/* The next runs' start offset of every flow whose source is rank 1, ns (struct
+ * ft_sched_flow.start_ns; 0: none). */
+static uint32_t pk_run_rank1_start_ns;
+
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
@@ -47,6 +54,8 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	snprintf(preset, sizeof(preset), "dgx-h100:%u", n);
 	assert_int_equal(ft_spec_resolve(preset, &r->spec, &err), 0);
 	r->spec.node.nccl_ll_buffsize = pk_run_ll_buffsize;
+	if (pk_run_cable_lat_s > 0)
+		r->spec.fabric.lat_cable_s = pk_run_cable_lat_s;
 	r->t = NULL;
 	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
 	assert_true((uint64_t)n * (gpn ? gpn : 1) <= FT_ARRAY_SIZE(r->ends));
@@ -54,6 +63,12 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 		r->ends[i] = gpn ? ft_topo_gpu(r->t, i / gpn, i % gpn) : ft_topo_nic(r->t, i, 0);
 	ft_schedule_init(&r->s);
 	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
+	for (size_t f = 0; f < r->s.flows.len && pk_run_rank1_start_ns; f++) {
+		struct ft_sched_flow *fl = ft_vec_at(&r->s.flows, f);
+
+		if (fl->src == 1)
+			fl->start_ns = pk_run_rank1_start_ns;
+	}
 	ft_sim_cfg_init(&cfg);
 	cfg.packet = pc;
 	cfg.qps_per_conn = qps;

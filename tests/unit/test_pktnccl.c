@@ -472,6 +472,57 @@ test_p2p_windowed(void **state)
 }
 
 /*
+ * NCCL's window counts from a send's own first post: a send/recv of 32 MiB between two
+ * nodes at test_p2p_windowed()'s window (20.97 GB/s: 4 channels x 8 x 128 KiB a 200 us
+ * round trip), rank 1's send starting D = 500 us after rank 0's (struct
+ * ft_sched_flow.start_ns). Each send is paced from its own start (pkt_nccl.c
+ * send_pace()): the two sends cross the link in opposite directions and share nothing,
+ * so the op ends with rank 1's, at D + (n - 1) P + 4 t_msg + d (n = 64 chunks a channel,
+ * P = 25 us; the closed form of test_p2p_windowed() moved by D), within two packet
+ * times; the flow engine, each send capped from its start, at D + n P (within 1 %).
+ * Paced from the phase's start, or unpaced (whole flows, as before), rank 1's send would
+ * end near D + 687 us.
+ */
+static void
+test_p2p_staggered(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 32u << 20 };
+	struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 128u << 10 };
+	const double rtt = 200e-6, P = rtt / 8, D = 500e-6;
+	const uint32_t n = 64;
+	double cap = ft_model_p2p_window_Bps(&ch, rtt), t_pkt, d, want, got, flow_t;
+	struct pk_run r;
+
+	(void)state;
+	pk_run_conn_cap_Bps = cap;
+	pk_run_rank1_start_ns = 500000;
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	pk_run_conn_cap_Bps = 0;
+	pk_run_rank1_start_ns = 0;
+	pk_hop_times(&r, &t_pkt, &d);
+	assert_int_equal(pk(r.e)->flows.len, 2 * 4 * n);
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	want = D + (n - 1) * P + 4 * 32 * t_pkt + d;
+	flow_t = flow_engine_time(&r, cap);
+	if (getenv("FT_PKTNCCL_PRINT"))
+		print_message("staggered window: %.4f us, closed form %.4f us (%+.3f packets); "
+		              "flow %.4f us, D + n P %.4f us\n",
+		              got * 1e6, want * 1e6, (got - want) / t_pkt, flow_t * 1e6,
+		              (D + n * P) * 1e6);
+	if (!(fabs(got - want) <= 2 * t_pkt))
+		fail_msg("staggered send: %.9g s, closed form %.9g s (packet %.3g s)", got, want,
+		         t_pkt);
+	if (!(fabs(flow_t - D - n * P) <= 0.01 * n * P))
+		fail_msg("flow engine, staggered send: %.9g s, D + n P %.9g s", flow_t, D + n * P);
+	pk_run_free(&r);
+}
+
+/*
  * An all-to-all over 16 nodes (one rank each, 256 KiB per pair): each send on 2
  * channels (4 per peer, halved once since 16 ranks x 4 > 32) of two 64 KiB chunks, so
  * 15 peers fit in NCCL's 32 / 2 x 8 = 128 sends in flight: every rank sends to all at
@@ -532,6 +583,87 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
 	assert_true(a->c.fct_p99_s == b->c.fct_p99_s);
 	assert_true(a->c.fct_max_s == b->c.fct_max_s);
 	assert_true(a->c.slowdown_p99 == b->c.slowdown_p99);
+}
+
+/*
+ * NCCL's window on an all-to-all's sends (ft_model_p2p_share_slots(),
+ * ft__sim_a2a_window()): 18 nodes, one rank each on NIC 0 (one leaf), 4 MiB per pair,
+ * 500 us cables (a round trip of 2 ms). A send is striped over 4 of the 32 p2p channels
+ * (8 chunks of 128 KiB each), so a channel carries ceil(17 x 4 / 32) = 3 of a rank's
+ * sends over the network, one proxy op of 3 subs sharing NCCL_SHARED_STEPS: each keeps
+ * 16 / 3 = 5 chunks in flight, and a send's window is 4 x 5 x 128 KiB a round trip. A
+ * rank keeps 32 / 4 x 8 = 64 sends going, so all 17 start at once, and at 17 windows a
+ * round trip (22 GB/s) it leaves its NIC half idle: the window binds.
+ *
+ * The packet engine holds a channel's chunk m >= 1 to m P after its send's start (P =
+ * the round trip / 5) and chunk m >= 5 to the clear-to-send of chunk m - 5 (its arrival
+ * and a path latency back). A wave of chunks (one per channel of each of 17 sends: 68
+ * messages, t_msg 32 packets each) takes 68 t_msg to leave a NIC. So the op lies between
+ * the pace's bound, cost + 7 P + 68 t_msg + d + d (the last wave, its way there, the
+ * completion back: an all-to-all's send ends when its sender knows), and the slots'
+ * bound, cost + 2 P + 2 (68 t_msg + 2 d) (chunk 7 after the clear-to-send of chunk 2,
+ * which left last in its wave) -- 4,994 to 5,173 us; it takes 5,166. The flow engine,
+ * each send capped at its window, takes the cost + 4 MiB / the window (8 P) + d within
+ * 1 % (4,215 us): it has no completion back nor queue in its window. Built as its sends
+ * start, the same run to the picosecond. Without the window (8 slots, no pace: no chunk
+ * of a channel's 8 waits) the op would be the NIC's, 68 MiB in 1.4 ms, about 3.4 ms with
+ * the path latencies: below the pace's bound.
+ */
+static void
+test_p2p_alltoall_window(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 18,
+		                  .ranks_per_node = 1,
+		                  .bytes = 18u * (4u << 20) };
+	struct ft_model_p2p_chunking ch;
+	struct ft_model_p2p_comm comm;
+	struct pk_run r, lz;
+	double t_pkt, d, rtt, P, w, rate, cost, want, upper, got, flow_t, flow_want;
+
+	(void)state;
+	pk_run_cable_lat_s = 500e-6;
+	pk_run_op(&r, &a, 18, NULL, 1, true);
+	pk_run_op(&lz, &a, 18, NULL, 1, false);
+	pk_run_cable_lat_s = 0;
+	pk_hop_times(&r, &t_pkt, &d);
+	rtt = 2 * d;
+	ft__sim_p2p_comm(r.t, 18, true, r.spec.node.nic_Bps, &comm);
+	assert_int_equal(comm.p2p_nchannels, 32);
+	ft_model_p2p_chunking_conn(&comm, 4u << 20, true, &ch);
+	assert_int_equal(ch.channels, 4);
+	assert_int_equal(ch.chunk_bytes, 128u << 10);
+	assert_int_equal(ch.slots, 8);
+	assert_int_equal(ch.peers_inflight, 64);
+	assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch));
+	assert_int_equal(ch.slots, 5);
+	w = ft__sim_p2p_send_window(r.t, &ch, r.ends[0], r.ends[1], &rate);
+	if (!(fabs(w - 4.0 * 5 * 131072 / rtt) <= 1e-9 * w))
+		fail_msg("window %.9g B/s, 4 x 5 x 128 KiB / %.9g s", w, rtt);
+	assert_true(17 * w < rate * ft_proto_efficiency(FT_PROTO_SIMPLE));
+	P = rtt / 5;
+	cost = ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	want = cost + 7 * P + 68 * 32 * t_pkt + 2 * d;
+	upper = cost + 2 * P + 2 * (68 * 32 * t_pkt + 2 * d);
+	flow_t = flow_engine_time(&r, 0);
+	flow_want = cost + 8 * P + d;
+	if (getenv("FT_PKTNCCL_PRINT"))
+		print_message("a2a window: %.4f us, bounds %.4f to %.4f us; flow %.4f us, "
+		              "cost + 8 P + d %.4f us; P %.3f us\n",
+		              got * 1e6, want * 1e6, upper * 1e6, flow_t * 1e6, flow_want * 1e6,
+		              P * 1e6);
+	if (!(got >= want - 2 * t_pkt && got <= upper + 2 * t_pkt))
+		fail_msg("windowed all-to-all: %.9g s, not within %.9g s to %.9g s", got, want,
+		         upper);
+	if (!(fabs(flow_t - flow_want) <= 0.01 * flow_want))
+		fail_msg("flow engine, windowed all-to-all: %.9g s, closed form %.9g s", flow_t,
+		         flow_want);
+	lazy_runs_same(&r, &lz, 1);
+	pk_run_free(&r);
+	pk_run_free(&lz);
 }
 
 /*
@@ -1239,7 +1371,9 @@ main(void)
 		cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_windowed),
+		cmocka_unit_test(test_p2p_staggered),
 		cmocka_unit_test(test_p2p_alltoall),
+		cmocka_unit_test(test_p2p_alltoall_window),
 		cmocka_unit_test(test_lazy_same),
 		cmocka_unit_test(test_alltoall_across_trays),
 		cmocka_unit_test(test_lazy_prio),

@@ -2635,6 +2635,38 @@ test_cloud_presets_bind_on_nics(void **state)
 }
 
 /*
+ * An all-to-all's sends share their channels' slots (ft_model_p2p_share_slots(): NCCL's
+ * NCCL_SHARED_STEPS 16 over the network sends of one work batch, at most 8, each at most
+ * NCCL_STEPS): a channel carries ceil(net sends x channels / p2p channels) of a rank's
+ * sends. By hand: 1 send (a send/recv) keeps 8; 17 sends on 4 of 32 channels, 3 a
+ * channel, 16 / 3 = 5; 24 on 4, 3 again; 120 sends on 1 of 2 channels (PCIe), a full
+ * batch of 8, 2 each; 2 sharing keep 8 (16 / 2); 0 channels counted as the model's 32.
+ * A window at 5 slots is 5/8 of a send/recv's.
+ */
+static void
+test_a2a_shared_slots(void **state)
+{
+	static const struct {
+		uint32_t channels, nch_all, sends, slots;
+	} want[] = { { 4, 32, 1, 8 },  { 4, 32, 17, 5 }, { 4, 32, 24, 5 }, { 1, 2, 120, 2 },
+		     { 1, 32, 64, 8 }, { 2, 32, 48, 5 }, { 4, 0, 17, 5 },  { 1, 1, 6, 2 },
+		     { 1, 1, 5, 3 },   { 4, 32, 0, 8 } };
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_chunking ch = { .channels = want[i].channels,
+			                            .slots = 8,
+			                            .chunk_bytes = 128u << 10 };
+		double w8 = ft_model_p2p_window_Bps(&ch, 1e-3);
+
+		assert_int_equal(ft_model_p2p_share_slots(&ch, want[i].nch_all, want[i].sends),
+		                 want[i].slots);
+		assert_int_equal(ch.slots, want[i].slots);
+		assert_true(fabs(ft_model_p2p_window_Bps(&ch, 1e-3) - w8 * want[i].slots / 8) <=
+		            1e-9 * w8);
+	}
+}
+
+/*
  * NCCL's window on a send (ft_model_p2p_window_Bps(), model/pipeline.c): each send
  * between the two nodes runs on 4 channels (400 Gb/s / 14 GB/s, a power of two), each holding 8
  * chunks of 128 KiB (NCCL_STEPS, NCCL_P2P_NET_CHUNKSIZE) in flight per round trip. With
@@ -3201,6 +3233,7 @@ main(void)
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
+		cmocka_unit_test(test_a2a_shared_slots),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
 
