@@ -740,7 +740,8 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * fixed cost (1 us of NCCL's network post overhead plus nics.vm_overhead, kb NA-MODEL), a
  * floor under the operation's time. The engine pays both, on every transport the model
  * prices them on, from the model's own terms (ft__sim_pipe_terms(), ft_model_pipe_terms(),
- * at the op's forced channels if any): the ramp as a fixed cost at the end of
+ * at the op's forced channels if any; a tree's or chain's at NCCL's cap, the
+ * stages' periods at the cap: ft__sim_cap_fill_s()): the ramp as a fixed cost at the end of
  * the op's last phase, after its flows and step costs, as the model adds it to its
  * latency and bandwidth terms; the floor as a barrier the proxy's time after the op's
  * start, which the op's end waits for too: its time is max(flows + step costs + ramp,
@@ -755,11 +756,18 @@ static void
 whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,
            double *proxy_s)
 {
+	uint32_t stages = 0;
+	double fill;
+
 	*ramp_s = *proxy_s = 0;
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
 	    op->job == UINT32_MAX)
 		return;
-	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s);
+	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, &stages);
+	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()) */
+	fill = ft__sim_cap_fill_s(fe->topo, op, stages);
+	if (fill > 0)
+		*ramp_s = fill;
 }
 
 /* The proxy's floor of op @rec: its end becomes a barrier after both its last phase and a

@@ -1035,11 +1035,11 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
  * not apply: one rank, an algorithm the engine does not run as whole flows (an NVLS tree
  * or CollNet in NCCL's chunks, NVLS across nodes, halving-doubling, all-to-all,
  * send/recv), ranks the
- * model cannot lay out.
+ * model cannot lay out. In @stages (NULL: not wanted) the model's stages of the pipeline.
  */
 void
 ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
-                   double *proxy_s)
+                   double *proxy_s, uint32_t *stages)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_pipeline pl;
@@ -1047,6 +1047,8 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	uint32_t r, nodes = 1;
 
 	*ramp_s = *proxy_s = 0;
+	if (stages)
+		*stages = 0;
 	if (sc->nranks < 2 ||
 	    (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE && sc->algo != FT_ALGO_NVLS) ||
 	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
@@ -1072,6 +1074,8 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, &pl);
 	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
 	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
+	if (stages)
+		*stages = pl.stages;
 }
 
 /* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */

@@ -653,11 +653,15 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 {
 	double ramp_s, proxy_s;
 	int64_t ramp, at, end;
+	uint32_t stages = 0;
 
 	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
 	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
 		return 0;
-	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s);
+	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, &stages);
+	/* (at a cap, a tree's or chain's stages are paced: pkt_tree.c cap_pace()) */
+	if (ft__sim_cap_fill_s(e->topo, op, stages) > 0)
+		ramp_s = 0;
 	if (ramp_s > 0) {
 		ramp = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(ramp_s), 0, tag);
 		if (ramp < 0 || ft__pk_add_dep(e, rec->end, (uint32_t)ramp) < 0)

@@ -102,6 +102,9 @@ struct tree_build {
 	uint32_t *from;
 	uint32_t *sw, *sw_off;
 	uint32_t *lag, *lag_off;
+	/* A paced plain tree's or chain's: per edge, its stage on a chunk's way (the edges
+	 * it waits for one after another, tree_depths()), the deepest in dmax; NULL: all 0. */
+	uint32_t *depth, dmax;
 };
 
 bool
@@ -617,12 +620,19 @@ lag_parts(const struct tree_build *tb)
 	return 0;
 }
 
+/* Edge @ed's stage (tree_depths()): loop m of its first leg is paced at (m + it) periods. */
+static uint32_t
+edge_depth(const struct tree_build *tb, const struct tree_edge *ed)
+{
+	return tb->depth ? tb->depth[ed - tb->edge] : 0;
+}
+
 /* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
 static int
 link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slots)
 {
 	const struct ring_build *rb = &tb->rb;
-	uint32_t j, m;
+	uint32_t j, m, s = edge_depth(tb, ed);
 	int rc = 0;
 
 	for (j = 0; j < ed->nlegs && rc == 0; j++) {
@@ -638,8 +648,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
-			if (rc == 0 && j == 0 && m > 0 && rb->pace)
-				rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
+			if (rc == 0 && j == 0 && rb->pace && m + s > 0)
+				rc = ft__pk_add_dep(rb->e, rb->pace[m + s - 1], to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -654,8 +664,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 static void
 tree_release(struct tree_build *tb)
 {
-	void *const arrays[] = { tb->lag,  tb->lag_off,  tb->sw,       tb->sw_off,   tb->from,
-		                 tb->edge, tb->into_off, tb->into_edge };
+	void *const arrays[] = { tb->lag,      tb->lag_off,   tb->sw,   tb->sw_off, tb->from,
+		                 tb->edge,     tb->into_off,  tb->into_edge, tb->depth };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 	ft__pk_build_release(&tb->rb);
@@ -672,12 +682,12 @@ tree_release(struct tree_build *tb)
  * prims_ll.h and prims_ll128.h move a loop's slices at the protocol's pace), so at the
  * cap a channel starts loop m no earlier than m periods after its first, a period the
  * largest connection's chunk at the cap, S / (algbw x k) for k loops. The flow engine
- * caps each connection's rate so (engine_flow.c); here loop m >= 1 of every edge's first
- * leg waits for that time after the phase's start, loop 0 and the fill at the links'
- * rates. An NVLS tree's or CollNet pipeline's loops are its msgs; a plain tree's or
- * chain's, its connections' messages (the most of any edge's first leg, into msgs). Sets
- * @tb's pace_ps from @op's cap for phase @ph (wire bytes at @eff); none without a cap, in
- * one loop, or where the period rounds to nothing.
+ * caps each connection's rate so (engine_flow.c); here loop m of every edge's first leg at
+ * stage s waits for (m + s) periods after the phase's start (cap_pace()), an NVLS tree's
+ * or CollNet pipeline's loop m for m periods. An NVLS tree's or CollNet pipeline's loops
+ * are its msgs; a plain tree's or chain's, its connections' messages (the most of any
+ * edge's first leg, into msgs). The period of @msgs loops of phase @ph at @op's cap (wire
+ * bytes at @eff), ps; 0 without a cap, in one loop, or where it rounds to nothing.
  */
 uint64_t
 ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
@@ -698,7 +708,127 @@ ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph
 	return period >= 1 && period < (double)UINT64_MAX / msgs ? (uint64_t)(period + 0.5) : 0;
 }
 
-static void
+/* Edge @ed's waits on other edges (tree_waits()): counted, or listed into @pred. */
+struct depth_fill {
+	const uint32_t *conn_edge;
+	uint32_t *pred, n;
+};
+
+static int
+depth_wait(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
+{
+	struct depth_fill *df = ctx;
+
+	(void)lag;
+	(void)nsw;
+	if (conn == PK_NONE)
+		return 0;
+	if (df->pred)
+		df->pred[df->n] = df->conn_edge[conn];
+	df->n++;
+	return 0;
+}
+
+/*
+ * The stage of every edge of a plain tree or chain (@tb's depth, the deepest in dmax): 0
+ * where its first leg waits for no other edge (a leaf's way up, a chain's first hop), else
+ * one past the deepest edge it waits for (tree_waits(): going up, its children's; going
+ * down, its parent's, or at the root its children's way up). On a tree of 2 DGX H100 (a
+ * chain of 8 in each node, one hop between the nodes) the deepest way down is stage 15:
+ * 16 stages, the model's 2 (ppn - 1 + log2 nodes) (model/pipeline.c shape_of()). The
+ * edges in order of their waits (Kahn's), so a chain of thousands of ranks takes no deep
+ * recursion; a wait loop (none in a schedule's tree) leaves the stages 0.
+ */
+static int
+tree_depths(struct tree_build *tb)
+{
+	uint32_t ne = tb->nedges, i, j, k, head = 0, tail = 0, *conn_edge, *off, *pred;
+	uint32_t *succ, *left, *queue, *at;
+	struct depth_fill df;
+	int rc = 0;
+
+	tb->depth = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
+	conn_edge = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
+	off = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
+	left = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
+	queue = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
+	at = ft_calloc((size_t)ne + 2, sizeof(uint32_t));
+	pred = succ = NULL;
+	if (!tb->depth || !conn_edge || !off || !left || !queue || !at) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ne; i++)
+		for (j = 0; j < tb->edge[i].nlegs; j++)
+			conn_edge[tb->edge[i].conn + j] = i;
+	/* each edge's waits (off: where they start), then who waits for each (at) */
+	df = (struct depth_fill){ conn_edge, NULL, 0 };
+	for (i = 0; i < ne; i++) {
+		off[i] = df.n;
+		(void)tree_waits(tb, &tb->edge[i], depth_wait, &df);
+	}
+	pred = ft_calloc((size_t)df.n + 1, sizeof(uint32_t));
+	succ = ft_calloc((size_t)df.n + 1, sizeof(uint32_t));
+	if (!pred || !succ) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
+	df = (struct depth_fill){ conn_edge, pred, 0 };
+	for (i = 0; i < ne; i++) {
+		(void)tree_waits(tb, &tb->edge[i], depth_wait, &df);
+		left[i] = df.n - off[i];
+		if (left[i] == 0)
+			queue[tail++] = i;
+	}
+	for (k = 0; k < df.n; k++)
+		at[pred[k] + 2]++;
+	for (i = 2; i < ne + 2; i++)
+		at[i] += at[i - 1];
+	for (i = 0; i < ne; i++)
+		for (k = off[i]; k < (i + 1 < ne ? off[i + 1] : df.n); k++)
+			succ[at[pred[k] + 1]++] = i;
+	/* succ[at[u] .. at[u + 1] - 1]: the edges waiting for u */
+	while (head < tail) {
+		uint32_t u = queue[head++];
+
+		for (k = at[u]; k < at[u + 1]; k++) {
+			uint32_t v = succ[k];
+
+			tb->depth[v] = FT_MAX(tb->depth[v], tb->depth[u] + 1);
+			if (--left[v] == 0)
+				queue[tail++] = v;
+		}
+	}
+	tb->dmax = 0;
+	for (i = 0; i < ne; i++)
+		tb->dmax = FT_MAX(tb->dmax, tb->depth[i]);
+	if (FT_NEVER(tail != ne)) {
+		memset(tb->depth, 0, (size_t)ne * sizeof(uint32_t));
+		tb->dmax = 0;
+	}
+out:
+	ft_free(conn_edge);
+	ft_free(off);
+	ft_free(left);
+	ft_free(queue);
+	ft_free(at);
+	ft_free(pred);
+	ft_free(succ);
+	return rc;
+}
+
+/*
+ * @tb's pace from @op's cap for phase @ph (wire bytes at @eff): its period and the loops it
+ * counts. A plain tree's or chain's edge at stage s (tree_depths()) starts loop m no
+ * earlier than (m + s) periods after the phase's start: at the cap every stage is a
+ * kernel moving one chunk a period (NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h
+ * runTreeSplit(): each rank's up and down threads loop over the channel's chunks, a
+ * chunk once it has come from the children or the parent), so loop m reaches stage s
+ * s periods after it left the first, and the pipeline takes (loops + stages - 1)
+ * periods, NCCL's fill at the cap (kb NA-ALGO-TREE). An NVLS tree's and CollNet
+ * pipeline's loops keep the one pace (their stages are warps of one kernel).
+ */
+static int
 cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
          double eff)
 {
@@ -709,6 +839,12 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 	}
 	tb->rb.pace_msgs = tb->msgs;
 	tb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, tb->msgs);
+	if (!tb->rb.pace_ps || tb->heads || tb->collnet || !ft__sim_cap_staged(op))
+		return 0;
+	if (tree_depths(tb) < 0)
+		return FT_ENOMEM;
+	tb->rb.pace_msgs = tb->msgs + tb->dmax;
+	return 0;
 }
 
 int
@@ -789,7 +925,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
-	cap_pace(&tb, op, ph, eff);
+	if (rc == 0)
+		rc = cap_pace(&tb, op, ph, eff);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
@@ -1246,8 +1383,9 @@ build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 
 static int phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps);
 
-/* Loop @m's pace is over: message m of every edge's first leg, in link_edge()'s order (a
- * ring's: of every connection, in pkt_nccl.c link_message()'s). */
+/* Pace @m is over: message m - s of every edge's first leg at stage s (tree_depths()), in
+ * link_edge()'s order (a ring's: message m of every connection, in pkt_nccl.c
+ * link_message()'s). */
 static int
 pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 {
@@ -1257,9 +1395,11 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
+		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
 
-		if (m < c->nmsg)
-			rc = phase_pred(e, p, c->first + m, 0);
+		/* (an edge at stage s: its loop m - s) */
+		if (m >= s && m - s < c->nmsg)
+			rc = phase_pred(e, p, c->first + m - s, 0);
 	}
 	return rc;
 }
@@ -1568,9 +1708,9 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 
 	for (uint32_t ci = 0; ci < tb->rb.n; ci++) {
 		const struct ring_conn *c = &tb->rb.c[ci];
-		uint32_t nsw = p->lag_of[ci] != PK_NONE ?
-		                       node_switches(tb, tb->edge[p->conn_edge[ci]].node) :
-		                       0;
+		const struct tree_edge *ed = tb->nedges ? &tb->edge[p->conn_edge[ci]] : NULL;
+		uint32_t s = ed ? edge_depth(tb, ed) : 0;
+		uint32_t nsw = p->lag_of[ci] != PK_NONE ? node_switches(tb, ed->node) : 0;
 
 		for (uint32_t m = 0; m < c->nmsg; m++) {
 			/* (and the start or the QP's message before, and the slot's; a ring's
@@ -1578,9 +1718,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			bool fed = c->up != PK_NONE && m / c->slices % tb->rb.steps > 0;
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
 
-			/* (an edge's first leg: loop m's pace) */
-			n += p->npace && m > 0 &&
-			     (p->ring || p->tb.edge[p->conn_edge[ci]].conn == ci);
+			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0) */
+			n += p->npace && (p->ring ? m > 0 : ed->conn == ci && m + s > 0);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 

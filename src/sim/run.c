@@ -482,6 +482,72 @@ tighter_cap(struct op_cap *c, double b, const char *what)
 	ft_strlcpy(c->what, what, sizeof(c->what));
 }
 
+/*
+ * At NCCL's per-channel cap a tree's or chain's every stage is a kernel moving one chunk a
+ * period (NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h runTreeSplit(), broadcast.h and
+ * reduce.h: each rank loops over its channel's chunks, taking chunk m once it has come
+ * from its children or its parent), so the pipeline takes (loops + stages - 1) periods:
+ * the flows' loops at the cap, then (stages - 1) periods of fill. The period is the
+ * packet engine's pace (pkt_tree.c ft__pk_cap_period_ps()): the phase's largest
+ * connection on the wire over the cap, over its messages cut as that engine cuts them
+ * (one chunk of ft_model_chunking_sized() a message, a channel's two tree copies on one
+ * channel's chunking). The flow engine pays this fill in place of the model's ramp, whose
+ * stages move at the links' rates, not the cap's (engine_flow.c whole_pipe()); the packet
+ * engine paces stage s's loop m at (m + s) periods (pkt_tree.c cap_pace()).
+ */
+bool
+ft__sim_cap_staged(const struct ft_sim_op *op)
+{
+	const struct ft_schedule *sc = op->sched;
+	bool tree = sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE;
+	bool chain = sc->algo == FT_ALGO_RING &&
+	             (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
+
+	return (tree || chain) && sc->proto == FT_PROTO_SIMPLE && op->conn_cap_Bps > 0 &&
+	       op->nchannels > 0 && sc->nranks > 1;
+}
+
+double
+ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t stages)
+{
+	const struct ft_schedule *sc = op->sched;
+	bool tree = sc->algo == FT_ALGO_TREE;
+	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wmax = 0;
+	const struct ft_sched_phase *ph;
+	struct ft_model_chunking ch;
+	struct ft_model_buffs bu;
+	uint32_t f, r, pipes = 0, nodes = 1;
+	uint64_t w, loops, per_loop, n;
+
+	if (!ft__sim_cap_staged(op) || stages < 2 || sc->phases.len != 1)
+		return 0;
+	ph = ft_sched_phase_at(sc, 0);
+	if (ph->implicit_alltoall)
+		return 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		wmax = FT_MAX(wmax, (double)fl.bytes);
+		pipes = FT_MAX(pipes, (uint32_t)fl.pipe);
+	}
+	for (r = 1; r < sc->nranks; r++)
+		if (ft__sim_over_network(t, op->rank_gpu[r], op->rank_gpu[r - 1]))
+			nodes++;
+	ft_model_buffs_get(ft_topo_spec(t), &bu);
+	ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes,
+	                        FT_MAX(tree ? pipes / 2 : pipes, 1u), nodes, sc->nranks, &ch);
+	w = (uint64_t)wmax;
+	if (w == 0 || ch.chunk_bytes == 0 || ch.slice_bytes == 0)
+		return 0;
+	loops = (w + ch.chunk_bytes - 1) / ch.chunk_bytes;
+	per_loop = (w + loops - 1) / loops;
+	n = loops * FT_MAX((per_loop + ch.slice_bytes - 1) / ch.slice_bytes, 1u);
+	if (n < 2)
+		return 0;
+	return (stages - 1) * (wmax / eff / op->conn_cap_Bps / (double)n);
+}
+
 /* The words of the bottleneck column where NCCL's window on a send binds (ft__sim_p2p_cap()):
  * its chunks in flight per round trip, not a link. */
 #define P2P_WINDOW_WHAT "p2p:window"
@@ -496,6 +562,22 @@ kernel_what(const struct ft_schedule *s, char *buf, size_t len)
 {
 	snprintf(buf, len, "kernel:%s", ft_proto_name(s->proto));
 	return buf;
+}
+
+/*
+ * Whether the flows of @sched take NCCL's tree correction (ft__sim_nccl_efficiency()):
+ * not where the engine cuts the pipeline itself (@jr chunked), nor where the op's stages
+ * are paced at its cap (@o's channels forced, Simple, a cap already found in @cap:
+ * ft__sim_cap_staged()), whose fill both engines pay as NCCL's pipeline takes it
+ * (ft__sim_cap_fill_s()): the correction, the share of the links a tree's pipeline keeps
+ * busy below 1 GiB (kb NA-MODEL), would count that fill twice.
+ */
+static bool
+tree_corr(const struct job_run *jr, const struct sc_op *o, const struct ft_schedule *sched,
+          const struct op_cap *cap)
+{
+	return !jr->chunked &&
+	       !(o->channels && sched->proto == FT_PROTO_SIMPLE && cap->Bps > 0);
 }
 
 /*
@@ -585,7 +667,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, !jr->chunked);
+	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, tree_corr(jr, o, sched, cap));
 	tighter_cap(cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0), "");
 	tighter_cap(cap, ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels),
 	            kernel_what(sched, kw, sizeof(kw)));
@@ -701,7 +783,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nccl_efficiency(spec, sched, !jr->chunked);
+	ft__sim_nccl_efficiency(spec, sched, tree_corr(jr, o, sched, cap));
 	tighter_cap(cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn), "");
 	if (o->op != FT_OP_SENDRECV)
 		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),

@@ -568,10 +568,19 @@ uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);
 /* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
- * or tree flows whole, the model's (ft_model_pipe_terms()), on GPUDirect-TCPX/O across
- * nodes; 0 elsewhere (nccl.c). */
+ * or tree flows whole, the model's (ft_model_pipe_terms()), and its stages in @stages
+ * (NULL: not wanted); 0 where the model prices none (nccl.c). */
 void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
-                        double *proxy_s);
+                        double *proxy_s, uint32_t *stages);
+/* Whether @op's stages are paced at its cap (ft__sim_cap_fill_s(), pkt_tree.c cap_pace()):
+ * a plain tree all-reduce or a chain broadcast or reduce in Simple, on channels forced
+ * on it, with a per-connection cap (run.c). */
+bool ft__sim_cap_staged(const struct ft_sim_op *op);
+/* NCCL's pipeline fill at @op's per-connection cap where it runs as a plain tree
+ * all-reduce or a chain broadcast or reduce of @stages stages: (stages - 1) periods of
+ * its largest connection's chunk at the cap, seconds; 0: no cap, one stage or loop, or
+ * another algorithm (run.c). */
+double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t stages);
 /* What a step between nodes pays with protocol @p on @t's cluster on top of NCCL's per-hop
  * network latency and the path the engine walks (the fabric's own latency): the model's
  * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where

@@ -36,6 +36,9 @@ static double pk_run_cable_lat_s;
  * ft_sched_flow.start_ns; 0: none). */
 static uint32_t pk_run_rank1_start_ns;
 
+/* The channels forced on the next runs' ops (struct ft_sim_op nchannels; 0: NCCL's). */
+static uint32_t pk_run_nchannels;
+
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
@@ -76,6 +79,7 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	op.sched = &r->s;
 	op.rank_gpu = r->ends;
 	op.conn_cap_Bps = pk_run_conn_cap_Bps;
+	op.nchannels = pk_run_nchannels;
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
 	ft_container_of(r->e, struct pk_engine, base)->a2a_eager = eager;
@@ -149,6 +153,7 @@ flow_engine_time(const struct pk_run *r, double cap_Bps)
 	op.sched = &r->s;
 	op.rank_gpu = r->ends;
 	op.conn_cap_Bps = cap_Bps;
+	op.nchannels = pk_run_nchannels;
 	assert_int_equal(ft_flow_engine.create(r->t, &cfg, &ef, &err), 0);
 	assert_true(ft_flow_engine.submit(ef, &op, &err) >= 0);
 	assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);

@@ -145,12 +145,18 @@ test_tree_two_nodes(void **state)
  * test_tree_two_nodes at 64 MiB (n = 64 messages of 512 KiB an edge, a message t_msg = 128
  * packet times, path latency d) with its connections capped so that a loop's period P =
  * w / (cap n) (w = S / 2 an edge) is longer than a loop's way over a NIC (its up message,
- * then the other copy's down: 2 t_msg + d). Loop m's up leaves at m P and its down once
- * the up has come: the op takes (n - 1) P + 2 (t_msg + d), within two packet times, for
- * P and 2P; the two apart by (n - 1) P. Unpaced it is 2n t_msg + d (half of it at P = 4
- * t_msg): the cap is what holds it. Built as its messages may start, the same time to the
- * picosecond. The flow engine, each connection at the cap, takes w / cap = n P and the
- * fill (within 2 % of n P + t_msg + d), and the two engines agree within 3 %.
+ * then the other copy's down: 2 t_msg + d). The tree has S = 2 stages (up, then the
+ * root's way down: tree_depths()); at the cap each is a kernel moving a chunk a period,
+ * so NCCL takes (n + S - 1) P. The packet engine starts loop m of stage s at (m + s) P:
+ * its last loop down leaves at n P, and the op takes n P + t_msg + d, within two packet
+ * times, for P and 2P; the two apart by n P; NCCL's less P - t_msg - d, under 1 / (n + S
+ * - 1) = 1.6 % of it. The flow engine, each connection at the cap, takes n P and (S - 1)
+ * P of fill (ft__sim_cap_fill_s()): (n + S - 1) P within 0.1 %, and the two engines agree
+ * within 2 %. The stages are paced where the op's channels are forced (one here,
+ * ft__sim_cap_staged()); on NCCL's own channels loop m is paced at m P on every stage, as
+ * before: (n - 1) P + 2 (t_msg + d), a period short. Unpaced it is 2n t_msg + d (half of
+ * it at P = 4 t_msg): the cap is what holds it. Built as its messages may start, the same
+ * time to the picosecond.
  */
 static void
 test_tree_paced(void **state)
@@ -161,8 +167,8 @@ test_tree_paced(void **state)
 		                  .nranks = 2,
 		                  .ranks_per_node = 1,
 		                  .bytes = 64u << 20 };
-	const uint32_t n = 64;
-	double t_pkt, d, t_msg, P, w = (double)(a.bytes / 2), want, got[2], flow_t[2], flow_want;
+	const uint32_t n = 64, S = 2;
+	double t_pkt, d, t_msg, P, w = (double)(a.bytes / 2), want, nccl, got[2], flow_t[2];
 	struct pk_run r, lz;
 
 	(void)state;
@@ -171,6 +177,7 @@ test_tree_paced(void **state)
 	assert_int_equal(pk(r.e)->flows.len, 4 * n);
 	pk_run_free(&r);
 	t_msg = 128 * t_pkt;
+	pk_run_nchannels = 1;
 	for (int k = 0; k < 2; k++) {
 		P = (k + 1) * 4 * t_msg;
 		pk_run_conn_cap_Bps = w / (P * n);
@@ -180,21 +187,39 @@ test_tree_paced(void **state)
 		assert_null(pk(r.e)->tlazy);
 		assert_non_null(pk(lz.e)->tlazy);
 		got[k] = op_time(&r);
-		want = (n - 1) * P + 2 * (t_msg + d);
+		want = n * P + t_msg + d;
+		nccl = (n + S - 1) * P;
+		{
+			/* the flow engine's fill: (S - 1) P, forced channels and Simple only */
+			struct ft_sim_op op = { .sched = &r.s, .rank_gpu = r.ends, .nchannels = 1,
+				                .conn_cap_Bps = w / (P * n) };
+
+			assert_true(ft__sim_cap_staged(&op));
+			assert_true(fabs(ft__sim_cap_fill_s(r.t, &op, S) - (S - 1) * P) <= 1e-15);
+			assert_true(fabs(ft__sim_cap_fill_s(r.t, &op, 5) - 4 * P) <= 1e-15);
+			op.nchannels = 0;
+			assert_false(ft__sim_cap_staged(&op));
+			assert_true(ft__sim_cap_fill_s(r.t, &op, S) == 0);
+			op.nchannels = 1;
+			r.s.proto = FT_PROTO_LL;
+			assert_false(ft__sim_cap_staged(&op));
+			r.s.proto = FT_PROTO_SIMPLE;
+		}
 		flow_t[k] = flow_engine_time(&r, w / (P * n));
-		flow_want = n * P + t_msg + d;
 		if (getenv("FT_PKTTREE_PRINT"))
 			print_message("tree paced P %.3f us: %.4f us, closed form %.4f us "
-			              "(%+.3f packets); flow %.4f us, n P + fill %.4f us\n",
+			              "(%+.3f packets); flow %.4f us; (n + S - 1) P %.4f us\n",
 			              P * 1e6, got[k] * 1e6, want * 1e6, (got[k] - want) / t_pkt,
-			              flow_t[k] * 1e6, flow_want * 1e6);
+			              flow_t[k] * 1e6, nccl * 1e6);
 		if (!(fabs(got[k] - want) <= 2 * t_pkt))
 			fail_msg("paced tree: %.9g s, closed form %.9g s (packet %.3g s)", got[k],
 			         want, t_pkt);
-		if (!(fabs(flow_t[k] - flow_want) <= 0.02 * flow_want))
-			fail_msg("flow engine, capped tree: %.9g s, n P + fill %.9g s", flow_t[k],
-			         flow_want);
-		if (!(fabs(got[k] - flow_t[k]) <= 0.03 * flow_t[k]))
+		if (!(fabs(got[k] - nccl) <= nccl / (n + S - 1)))
+			fail_msg("paced tree: %.9g s, NCCL's %.9g s", got[k], nccl);
+		if (!(fabs(flow_t[k] - nccl) <= 1e-3 * nccl))
+			fail_msg("flow engine, capped tree: %.9g s, (n + S - 1) P %.9g s",
+			         flow_t[k], nccl);
+		if (!(fabs(got[k] - flow_t[k]) <= 0.02 * flow_t[k]))
 			fail_msg("paced tree: packet %.9g s, flow %.9g s", got[k], flow_t[k]);
 		if (!(got[k] > 1.5 * (2 * n * t_msg + d)))
 			fail_msg("paced tree: %.9g s, not held past the unpaced %.9g s", got[k],
@@ -204,13 +229,102 @@ test_tree_paced(void **state)
 		pk_run_free(&lz);
 		pk_run_free(&r);
 	}
-	/* the flow engine's fill is the cap's alone: from P to 2P it takes n P more */
-	if (!(fabs(flow_t[1] - flow_t[0] - n * 4 * t_msg) <= 1e-9))
-		fail_msg("flow engine, P to 2P: %.9g s more, n P %.9g s", flow_t[1] - flow_t[0],
-		         n * 4 * t_msg);
-	if (!(fabs(got[1] - got[0] - (n - 1) * 4 * t_msg) <= 1e-9))
-		fail_msg("P to 2P: %.9g s more, (n - 1) P %.9g s", got[1] - got[0],
-		         (n - 1) * 4 * t_msg);
+	pk_run_nchannels = 0;
+	/* both engines' time is the cap's alone: from P to 2P each takes its periods more */
+	if (!(fabs(flow_t[1] - flow_t[0] - (n + S - 1) * 4 * t_msg) <= 1e-9))
+		fail_msg("flow engine, P to 2P: %.9g s more, (n + S - 1) P %.9g s",
+		         flow_t[1] - flow_t[0], (n + S - 1) * 4 * t_msg);
+	if (!(fabs(got[1] - got[0] - n * 4 * t_msg) <= 1e-9))
+		fail_msg("P to 2P: %.9g s more, n P %.9g s", got[1] - got[0], n * 4 * t_msg);
+	/* on NCCL's own channels (none forced) the one pace: loop m at m P on every stage */
+	P = 4 * t_msg;
+	pk_run_conn_cap_Bps = w / (P * n);
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	pk_run_conn_cap_Bps = 0;
+	want = (n - 1) * P + 2 * (t_msg + d);
+	if (!(fabs(op_time(&r) - want) <= 2 * t_pkt))
+		fail_msg("paced tree, NCCL's channels: %.9g s, (n - 1) P + 2 (t_msg + d) %.9g s",
+		         op_time(&r), want);
+	pk_run_free(&r);
+}
+
+/*
+ * The fill at the cap on a deeper pipeline: a broadcast chain over 4 nodes (one rank
+ * each, NIC to NIC through one leaf, one channel forced; S = 3 stages, tree_depths() 0,
+ * 1, 2), 64 MiB: n =
+ * 128 messages of 512 KiB an edge, t_msg = 128 packet times, path latency d, each
+ * connection capped at a period P = S / (cap n) of 2 and 4 t_msg. NCCL takes (n + S - 1)
+ * P. The packet engine starts loop m of stage s at (m + s) P, so its last message leaves
+ * the last stage at (n + S - 2) P: (n + S - 2) P + t_msg + d within two packet times, on
+ * the whole graph and the lazy one to the picosecond; the flow engine n P and (S - 1) P
+ * of fill besides its latency terms (the chain's steps between nodes, 22 us here), (n +
+ * S - 1) P within 1 % and exactly (n + S - 1) P more from P to 2P; the two engines within
+ * 2 %. Paced
+ * alike on every stage (loop m at m P) the chain filled at the links' rates and took
+ * (n - 1) P + S (t_msg + d), (S - 1) P - (S - 1) (t_msg + d) short of it, over 800
+ * packet times: the closed form tells the two apart. The reduce chain, the same way up.
+ */
+static void
+test_chain_paced_fill(void **state)
+{
+	const uint32_t k = 4, S = 3, n = 128;
+
+	(void)state;
+	for (int reduce = 0; reduce < 2; reduce++) {
+		struct ft_coll_args a = { .op = reduce ? FT_OP_REDUCE : FT_OP_BROADCAST,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = k,
+			                  .ranks_per_node = 1,
+			                  .bytes = 64u << 20 };
+		double t_pkt, d, t_msg, P, want, nccl, got, lazy, ft, w = (double)a.bytes, ft1 = 0;
+		struct pk_run r, lz;
+
+		pk_run_op(&r, &a, k, NULL, 1, true);
+		pk_hop_times(&r, &t_pkt, &d);
+		assert_int_equal(pk(r.e)->flows.len, (k - 1) * n);
+		pk_run_free(&r);
+		t_msg = 128 * t_pkt;
+		pk_run_nchannels = 1;
+		for (int x = 1; x <= 2; x++) {
+			P = 2 * x * t_msg;
+			pk_run_conn_cap_Bps = w / (P * n);
+			pk_run_op(&r, &a, k, NULL, 1, true);
+			pk_run_op(&lz, &a, k, NULL, 1, false);
+			pk_run_conn_cap_Bps = 0;
+			assert_null(pk(r.e)->tlazy);
+			assert_non_null(pk(lz.e)->tlazy);
+			got = op_time(&r);
+			lazy = op_time(&lz);
+			ft = flow_engine_time(&r, w / (P * n));
+			want = (n + S - 2) * P + t_msg + d;
+			nccl = (n + S - 1) * P;
+			if (getenv("FT_PKTTREE_PRINT"))
+				print_message("%s chain P %.3f us: packet %.4f us, closed form "
+				              "%.4f us (%+.3f packets); flow %.4f us; NCCL's "
+				              "%.4f us\n",
+				              reduce ? "reduce" : "broadcast", P * 1e6, got * 1e6,
+				              want * 1e6, (got - want) / t_pkt, ft * 1e6,
+				              nccl * 1e6);
+			if (!(fabs(got - want) <= 2 * t_pkt))
+				fail_msg("paced chain: %.9g s, closed form %.9g s (packet %.3g s)",
+				         got, want, t_pkt);
+			assert_true(lazy == got);
+			assert_int_equal(lz.c.npackets, r.c.npackets);
+			if (!(fabs(ft - nccl) <= 0.01 * nccl))
+				fail_msg("flow engine, capped chain: %.9g s, (n + S - 1) P %.9g s",
+				         ft, nccl);
+			if (x == 2 && !(fabs(ft - ft1 - nccl / 2) <= 1e-9))
+				fail_msg("flow engine, P to 2P: %.9g s more, (n + S - 1) P %.9g s",
+				         ft - ft1, nccl / 2);
+			ft1 = ft;
+			if (!(fabs(got - ft) <= 0.02 * ft))
+				fail_msg("paced chain: packet %.9g s, flow %.9g s", got, ft);
+			pk_run_free(&lz);
+			pk_run_free(&r);
+		}
+		pk_run_nchannels = 0;
+	}
 }
 
 /*
@@ -1389,6 +1503,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_paced),
 		cmocka_unit_test(test_tree_paced),
+		cmocka_unit_test(test_chain_paced_fill),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_collnet_closed_form),
 		cmocka_unit_test(test_collnet_engines_agree),
