@@ -101,13 +101,19 @@ echo "# all_reduce busbw (GB/s), tcp, $hosts hosts (network namespaces) x $ppn r
 	"load at start: $(uptime)"
 
 bare() {
+	local rc=0
+	# in the background, so that a signal to this script ends it at once (wait is
+	# interrupted where a foreground command is not) and cleanup stops mpirun
 	# shellcheck disable=SC2086
 	ip netns exec "${p}h0" unshare --uts sh -c 'hostname host0; exec "$0" "$@"' \
 		timeout 1200 mpirun -np "$np" --hostfile "$tmp/hostfile" --bind-to none \
 		--mca plm_rsh_agent "$tmp/agent" --mca btl self,tcp --mca btl_tcp_if_include eth0 \
 		--mca oob_tcp_if_include eth0 $yield \
-		"$tmp/mpi_allreduce" "$min" "$max" "$iters" "$warmup" "$step" >"$tmp/mpi.tcp.$1" ||
-		{ echo "allreduce-netns: mpirun failed (pair $1)" >&2; exit 3; }
+		"$tmp/mpi_allreduce" "$min" "$max" "$iters" "$warmup" "$step" >"$tmp/mpi.tcp.$1" &
+	pids=($!)
+	wait "${pids[0]}" || rc=$?
+	pids=()
+	[ "$rc" = 0 ] || { echo "allreduce-netns: mpirun failed (pair $1, exit code $rc)" >&2; exit 3; }
 }
 fab() {
 	local i j rank rc=0 pid
