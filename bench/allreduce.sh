@@ -5,15 +5,25 @@
 # 64K, 256K, 1M, 4M, 16M, 64M), RUNS (5) pairs: fabtune and Open MPI back to
 # back, the order alternating from pair to pair; medians, and the median of
 # per-pair ratios (lowest-highest). Target: ratio >= 1.0 for every size.
-# Both pin their ranks one to a core (mpirun --bind-to core, its default at
-# two ranks; fabtune --np binds by default); each pair prints the load. Open MPI yields when idle
-# (mpi_yield_when_idle), as fabtune does, so a loaded machine treats both alike.
+# Placement and waiting, at NP ranks on a host of nproc CPUs (nproc 2 here):
+#  - NP <= nproc: mpirun --bind-to core pins a rank to a core. fabtune --np
+#    (--bind auto, src/bench/cpu.c) pins shm ranks to a core each too; a tcp
+#    rank is pinned at start but gives the pin up, and its polling, at its
+#    first send of 33 KB or more (ft__spin_saving, src/bench/transport.c),
+#    so at 64 KiB and up fabtune's tcp ranks run unpinned and sleep in
+#    the kernel (poll, recv) while Open MPI's stay pinned and poll, yielding
+#    between polls.
+#  - NP > nproc (oversubscribed): mpirun --bind-to none (--bind-to core is
+#    refused) and fabtune keeps the mask as it finds it; fabtune's --spin
+#    auto sleeps at once (a rank polls only where every local rank has a
+#    CPU), Open MPI polls with a sched_yield between polls.
+# Open MPI runs with mpi_yield_when_idle 1 at every NP, so a loaded machine
+# treats both alike. Ranks on other hosts (network namespaces): see
+# bench/allreduce-netns.sh.
 # TRANSPORTS="shm tcp" (default) picks the transports, MIN and MAX the sizes,
 # ITERS (40) the timed iterations per size and WARMUP (5) the untimed ones:
 # a 1 MiB all_reduce takes a few hundred microseconds, and ten of them are
-# too short a sample on a shared machine. NP (2) ranks: with more ranks
-# than CPUs neither side binds (fabtune's --bind auto keeps the mask then,
-# src/bench/cpu.c; mpirun refuses --bind-to core) and neither spins.
+# too short a sample on a shared machine. NP (2) ranks.
 # KEEP=DIR keeps every run's raw output there (fab.T.R: fabtune's --json;
 # mpi.T.R: bytes, microseconds, busbw per line).
 set -u

@@ -651,13 +651,13 @@ conform_one(const char *transport, uint32_t n, enum ft_op p, enum ft_dtype t,
 	                           "direct" :
 	                           fallback_algo(p);
 	struct ft_error err = { 0 };
-	pid_t kids[8];
+	pid_t kids[15];
 	int lfd, status;
 	uint16_t port;
 	int64_t wrong = -1;
 	uint32_t r;
 
-	assert_true(n <= FT_ARRAY_SIZE(kids));
+	assert_true(n >= 1 && n - 1 <= FT_ARRAY_SIZE(kids));
 	assert_int_equal(ft_bench_listen("127.0.0.1", &lfd, &port, &err), 0);
 	for (r = 1; r < n; r++) {
 		kids[r - 1] = fork();
@@ -719,6 +719,9 @@ conformance(const char *transport)
 		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_AVG, 4 },
 		{ FT_OP_ALL_REDUCE, FT_DTYPE_FLOAT, FT_REDOP_SUM, 8 },
 		{ FT_OP_ALL_REDUCE, FT_DTYPE_FLOAT, FT_REDOP_SUM, 6 },
+		/* 16 ranks, as bench/allreduce.sh NP=16 runs them: the sums checked */
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_FLOAT, FT_REDOP_SUM, 16 },
+		{ FT_OP_ALL_REDUCE, FT_DTYPE_INT32, FT_REDOP_SUM, 16 },
 	};
 	size_t c;
 
@@ -728,10 +731,10 @@ conformance(const char *transport)
 		            c == 5 ? FT_REDOP_MAX : FT_REDOP_SUM);
 	for (c = 0; c < FT_ARRAY_SIZE(more); c++)
 		conform_one(transport, more[c].n, more[c].p, more[c].t, more[c].op);
-	/* over point-to-point, 3 all_reduce at 4 ranks (3 rows each) and 1 at 8 (2 of 3
-	   rows: 4000 and 48000 bytes) took it; shm on its buffers runs none */
+	/* over point-to-point, 3 all_reduce at 4 ranks (3 rows each), 1 at 8 and 2 at 16
+	   (2 of 3 rows each: 4000 and 48000 bytes) took it; shm on its buffers runs none */
 	if (strcmp(transport, "shm") != 0 || shm_max)
-		assert_int_equal(hd_rows, 3 * 3 + 2);
+		assert_int_equal(hd_rows, 3 * 3 + 3 * 2);
 	else
 		assert_int_equal(hd_rows, 0);
 }
@@ -908,7 +911,7 @@ run_ranks(uint32_t n,
 	struct ft_error err = { 0 };
 	uint16_t port;
 	int lfd, status, rc;
-	pid_t kids[7];
+	pid_t kids[15];
 	uint32_t r;
 
 	assert_true(n >= 2 && n - 1 <= FT_ARRAY_SIZE(kids));
@@ -1102,6 +1105,7 @@ test_all_reduce_hd(void **state)
 	run_ranks(2, hd_rank, 2);
 	run_ranks(4, hd_rank, 4);
 	run_ranks(8, hd_rank, 8);
+	run_ranks(16, hd_rank, 16);
 }
 
 /* 3 ranks: refused at once on every rank, before any message, naming the count */
