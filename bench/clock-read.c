@@ -19,7 +19,9 @@
  * the medians to sockperf's plain rdtsc. Reads are timed hot (back to
  * back, by CPU time) and after a system call (as in a ping-pong, where
  * every read follows a blocking send or receive: each read alone between
- * two fenced counter reads, the median of READS/10 a repeat), and the
+ * two fenced counter reads, the mean of the lower 90 % of READS/10 a
+ * repeat, and likewise after each reply of a ping-pong over a socket pair
+ * with both ends on CPU 0, READS/100 a repeat), and the
  * last table adds up one round trip's reads each way from the second.
  *
  *   cc -O2 -o clock-read bench/clock-read.c
@@ -34,7 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -159,6 +164,25 @@ sample_fabtune_after(void)
 #endif
 
 #if defined(__x86_64__)
+/*
+ * The mean of the lower 90 % of @d[0..n) (which it sorts): the counter
+ * moves in steps of several ticks on some hypervisors (10 ns here), so a
+ * median of single reads lands on a step, while the mean of many reads
+ * falls between steps as the reads fall across them; the top 10 % holds
+ * the reads an interrupt or a preemption landed in.
+ */
+static double
+trimmed_mean(double *d, long n)
+{
+	long keep = n - n / 10, i;
+	double sum = 0;
+
+	qsort(d, (size_t)n, sizeof(*d), cmp_double);
+	for (i = 0; i < keep; i++)
+		sum += d[i];
+	return keep > 0 ? sum / (double)keep : 0;
+}
+
 static uint64_t
 rd_none(void)
 {
@@ -171,10 +195,10 @@ rd_none(void)
  * isolation and no PCID the TLB is empty again on return, and the vDSO's
  * code and data pages are walked anew. Each call of @fn is timed alone,
  * after a getppid() (the cheapest call), between two fenced counter reads;
- * the median of @n such calls, in ticks. A call that a preemption or an
- * interrupt lands in is an outlier the median leaves out, so the figure
- * holds under load; the bracket itself is the "nothing" row, taken off
- * the others.
+ * the mean of the lower 90 % of @n such calls, in ticks (a call that a
+ * preemption or an interrupt lands in is left out, so the figure holds
+ * under load); the bracket itself is the "nothing" row, taken off the
+ * others.
  */
 static double
 ticks_after_syscall(read_fn fn, long n, double *d, uint64_t *sink)
@@ -192,7 +216,68 @@ ticks_after_syscall(read_fn fn, long n, double *d, uint64_t *sink)
 		d[i] = (double)(t1 - t0);
 	}
 	*sink += s;
-	return median(d, (int)n);
+	return trimmed_mean(d, n);
+}
+
+/*
+ * The same after a blocking receive that slept: a ping-pong of 14-byte
+ * messages with a child over a Unix socket pair, both on CPU 0, so that
+ * each receive waits for the child to run (two context switches a round
+ * trip, as in a tcp ping-pong with both ends on one CPU). After each reply
+ * one call of @fn is timed alone as above; the trimmed mean of @n, ticks.
+ * Returns a negative value where the child is gone.
+ */
+static int pp_fd = -1;
+
+static int
+pp_start(void)
+{
+	int sv[2];
+	cpu_set_t one;
+	pid_t pid;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	(void)sched_setaffinity(0, sizeof(one), &one);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) { /* echo until the parent closes its end */
+		char m[14];
+
+		close(sv[0]);
+		while (recv(sv[1], m, sizeof(m), MSG_WAITALL) == (ssize_t)sizeof(m))
+			if (send(sv[1], m, sizeof(m), 0) != (ssize_t)sizeof(m))
+				break;
+		_exit(0);
+	}
+	close(sv[1]);
+	pp_fd = sv[0];
+	return 0;
+}
+
+static double
+ticks_after_reply(read_fn fn, long n, double *d, uint64_t *sink)
+{
+	char m[14] = { 0 };
+	uint64_t s = 0;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t t0, t1;
+
+		if (send(pp_fd, m, sizeof(m), 0) != (ssize_t)sizeof(m) ||
+		    recv(pp_fd, m, sizeof(m), MSG_WAITALL) != (ssize_t)sizeof(m))
+			return -1;
+		t0 = rd_lfence_tsc();
+		s += fn();
+		t1 = rd_lfence_tsc();
+		d[i] = (double)(t1 - t0);
+	}
+	*sink += s;
+	return trimmed_mean(d, n);
 }
 
 /* the counter's ns a tick, against CLOCK_MONOTONIC across 0.1 s (sockperf's window) */
@@ -212,7 +297,7 @@ ns_per_tick(void)
 struct kind {
 	const char *name;
 	read_fn fn;
-	int group; /* 0 a read, 1 a read after a system call, 2 a round trip's clock work */
+	int group; /* 0 a read, 1 after a system call, 3 after a reply, 2 a round trip's work */
 	double *ns; /* ns a call, one a repeat */
 	double med, lo, hi;
 };
@@ -242,6 +327,7 @@ static const char *const group_head[] = {
 	"one read",
 	"one read after getppid(), timed alone by the counter, the bracket taken off",
 	"the clock work of one round trip",
+	"one read after a ping-pong's blocking receive (both ends on CPU 0), likewise",
 };
 
 int
@@ -250,9 +336,9 @@ main(int argc, char **argv)
 	int repeats = argc > 1 ? atoi(argv[1]) : 201;
 	long reads = argc > 2 ? atol(argv[2]) : 20000;
 	struct kind k[16];
-	int nk = 0, r, i, g;
-	int ref[3] = { -1, -1, -1 }; /* each group's yardstick: sockperf's way */
-	int sys_base = -1;
+	int nk = 0, r, i, g, gi;
+	int ref[4] = { -1, -1, -1, -1 }; /* each group's yardstick: sockperf's way */
+	int sys_base = -1, pp_base = -1;
 	double tick_ns = 0, *d = calloc((size_t)(reads / 10 + 1), sizeof(double));
 	uint64_t sink = 0;
 	char src[64] = "?";
@@ -293,6 +379,14 @@ main(int argc, char **argv)
 	ref[1] = nk;
 	ADD("rdtsc (sockperf)", rd_tsc, 1);
 	ADD("lfence; rdtsc", rd_lfence_tsc, 1);
+	if (pp_start() == 0) {
+		pp_base = nk;
+		ADD("nothing (the bracket)", rd_none, 3);
+		ADD("clock_gettime MONOTONIC", rd_mono, 3);
+		ref[3] = nk;
+		ADD("rdtsc (sockperf)", rd_tsc, 3);
+		ADD("lfence; rdtsc", rd_lfence_tsc, 3);
+	}
 	tick_ns = ns_per_tick();
 	printf("counter: %.1f MHz against CLOCK_MONOTONIC\n", 1e3 / tick_ns);
 	ref[2] = nk;
@@ -314,27 +408,39 @@ main(int argc, char **argv)
 			if (k[i].group == 1)
 				k[i].ns[r] = ticks_after_syscall(k[i].fn, reads / 10 + 1, d, &sink) *
 				             tick_ns;
+			else if (k[i].group == 3)
+				k[i].ns[r] = ticks_after_reply(k[i].fn, reads / 100 + 1, d, &sink) *
+				             tick_ns;
 			else
 #endif
 				k[i].ns[r] = time_reads(k[i].fn, reads, &sink) / (double)reads * 1e9;
 	/* after a system call: each repeat less the same repeat's bracket */
 	for (i = 0; i < nk; i++)
-		if (k[i].group == 1 && i != sys_base)
+		if ((k[i].group == 1 && i != sys_base) || (k[i].group == 3 && i != pp_base))
 			for (r = 0; r < repeats; r++)
-				k[i].ns[r] -= k[sys_base].ns[r];
+				k[i].ns[r] -= k[k[i].group == 1 ? sys_base : pp_base].ns[r];
+#if defined(__x86_64__)
+	if (pp_fd >= 0) {
+		close(pp_fd);
+		wait(NULL);
+	}
+#endif
 	for (i = 0; i < nk; i++) {
 		k[i].med = median(k[i].ns, repeats); /* sorts */
 		k[i].lo = pct(k[i].ns, repeats, 0.1);
 		k[i].hi = pct(k[i].ns, repeats, 0.9);
 	}
-	for (g = 0; g < 3; g++) {
+	for (gi = 0; gi < 4; gi++) {
+		g = gi == 2 ? 3 : gi == 3 ? 2 : gi;
+		if (g == 3 && pp_base < 0)
+			continue;
 		printf("\n%s\n%-44s %8s %8s %8s %10s\n", group_head[g], "", "p50 ns", "p10",
 		       "p90", g == 2 ? "/ sockperf" : "/ rdtsc");
 		for (i = 0; i < nk; i++) {
 			if (k[i].group != g)
 				continue;
 			printf("%-44s %8.2f %8.2f %8.2f", k[i].name, k[i].med, k[i].lo, k[i].hi);
-			if (ref[g] >= 0 && i != sys_base && k[ref[g]].med > 0)
+			if (ref[g] >= 0 && i != sys_base && i != pp_base && k[ref[g]].med > 0)
 				printf(" %10.3f", k[i].med / k[ref[g]].med);
 			printf("\n");
 		}
@@ -345,11 +451,15 @@ main(int argc, char **argv)
 	 * work there is one MONOTONIC read before, two plain counter reads for
 	 * sockperf, one fenced counter read after (medians of the rows above).
 	 */
-	{
-		double before = k[sys_base + 1].med, sp = 2 * k[ref[1]].med;
-		double after = k[ref[1] + 1].med;
+	for (g = 1; g <= 3; g += 2) {
+		int base = g == 1 ? sys_base : pp_base;
+		double before = k[base + 1].med, sp = 2 * k[ref[g]].med;
+		double after = k[ref[g] + 1].med;
 
-		printf("\nthe clock work of one round trip, each read after a system call\n");
+		if (base < 0)
+			continue;
+		printf("\nthe clock work of one round trip, each read after %s\n",
+		       g == 1 ? "a system call" : "a blocking receive");
 		printf("%-44s %8.2f %21s %10.3f\n", "fabtune before (1 MONOTONIC)", before, "",
 		       before / sp);
 		printf("%-44s %8.2f %21s %10.3f\n", "sockperf (2 rdtsc)", sp, "", 1.0);
