@@ -323,6 +323,22 @@ pct(const double *v, int n, double q)
 	return v[(int)(q * (n - 1) + 0.5)];
 }
 
+/* ns a call of @k's kind, one repeat; @d is scratch for READS/10 + 1 values */
+static double
+measure(const struct kind *k, long reads, double tick_ns, double *d, uint64_t *sink)
+{
+#if defined(__x86_64__)
+	if (k->group == 1)
+		return ticks_after_syscall(k->fn, reads / 10 + 1, d, sink) * tick_ns;
+	if (k->group == 3)
+		return ticks_after_reply(k->fn, reads / 100 + 1, d, sink) * tick_ns;
+#else
+	(void)tick_ns;
+	(void)d;
+#endif
+	return time_reads(k->fn, reads, sink) / (double)reads * 1e9;
+}
+
 static const char *const group_head[] = {
 	"one read",
 	"one read after getppid(), timed alone by the counter, the bracket taken off",
@@ -404,16 +420,7 @@ main(int argc, char **argv)
 		return 1;
 	for (r = 0; r < repeats; r++)
 		for (i = 0; i < nk; i++)
-#if defined(__x86_64__)
-			if (k[i].group == 1)
-				k[i].ns[r] = ticks_after_syscall(k[i].fn, reads / 10 + 1, d, &sink) *
-				             tick_ns;
-			else if (k[i].group == 3)
-				k[i].ns[r] = ticks_after_reply(k[i].fn, reads / 100 + 1, d, &sink) *
-				             tick_ns;
-			else
-#endif
-				k[i].ns[r] = time_reads(k[i].fn, reads, &sink) / (double)reads * 1e9;
+			k[i].ns[r] = measure(&k[i], reads, tick_ns, d, &sink);
 	/* after a system call: each repeat less the same repeat's bracket */
 	for (i = 0; i < nk; i++)
 		if ((k[i].group == 1 && i != sys_base) || (k[i].group == 3 && i != pp_base))
