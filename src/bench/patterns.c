@@ -637,6 +637,13 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		samples = ft_calloc(cfg->iters, sizeof(*samples));
 		if (!samples)
 			return FT_ENOMEM;
+		/*
+		 * The initiator's sample clock is calibrated here (10 ms, once a
+		 * process), before the ranks meet, not while its peer waits on
+		 * the first round trip and its waits judge whether spinning pays.
+		 */
+		if (r == 0 && !bc->now)
+			(void)ft__ticks_get();
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;
