@@ -24,6 +24,14 @@
 # the ratio of one run can read where each tool's ends landed. Placed
 # the same way, runs spread by 1-2 % (docs/internals/bench-log.md,
 # "tcp ping-pong: where the two ends sit").
+#
+# BEFORE=<another fabtune binary> runs that build too, in the same runs,
+# the three rotated (sockperf, this build, BEFORE), and prints its p50,
+# its ratio to sockperf and the median of per-run ratios this build /
+# BEFORE: a change worth less than the host's run-to-run spread shows in
+# the last, where both builds meet the same speed of the host more often
+# than in two sittings. The 1-minute load is taken at every run and its
+# range printed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -58,9 +66,17 @@ sock() { # SIZE RUN
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 }
-fab() { # SIZE RUN ITERS WARMUP
-	$fab_pin "$fabtune" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n "$3" -w "$4" ${FAB_ARGS:-} \
-		--json 2>/dev/null >"$tmp/f.$1.$2"
+fab() { # SIZE RUN ITERS WARMUP [BINARY PREFIX]
+	$fab_pin "${5:-$fabtune}" bench pt2pt_lat --np 2 --transport tcp -b "$1" -n "$3" -w "$4" \
+		${FAB_ARGS:-} --json 2>/dev/null >"$tmp/${6:-f}.$1.$2"
+	cut -d' ' -f1 /proc/loadavg >>"$tmp/load"
+}
+before=${BEFORE:-}
+if [ -n "$before" ] && [ ! -x "$before" ]; then
+	echo "BEFORE: $before is not an executable"; exit 2
+fi
+fab_before() { # SIZE RUN ITERS WARMUP
+	[ -z "$before" ] || fab "$1" "$2" "$3" "$4" "$before" b
 }
 # Open MPI's TCP BTL on loopback (it leaves lo out unless told), one size a run
 mpi() { # SIZE RUN
@@ -96,7 +112,16 @@ report() {
 hog_start
 for size in $sizes; do
 	for r in $(seq "$runs"); do
-		if [ $((r % 2)) = 1 ]; then sock "$size" "$r"; fab "$size" "$r" "$iters" "$warmup"
+		if [ -n "$before" ]; then
+			case $((r % 3)) in
+			1) sock "$size" "$r"; fab "$size" "$r" "$iters" "$warmup"
+			   fab_before "$size" "$r" "$iters" "$warmup" ;;
+			2) fab "$size" "$r" "$iters" "$warmup"; fab_before "$size" "$r" "$iters" "$warmup"
+			   sock "$size" "$r" ;;
+			0) fab_before "$size" "$r" "$iters" "$warmup"; sock "$size" "$r"
+			   fab "$size" "$r" "$iters" "$warmup" ;;
+			esac
+		elif [ $((r % 2)) = 1 ]; then sock "$size" "$r"; fab "$size" "$r" "$iters" "$warmup"
 		else fab "$size" "$r" "$iters" "$warmup"; sock "$size" "$r"; fi
 	done
 done
@@ -107,9 +132,25 @@ for size in $big; do
 	done
 done
 hog_stop
-echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned}; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned}; host load: $(cut -d' ' -f1-3 /proc/loadavg); 1-minute load over the runs: $(sort -g "$tmp/load" 2>/dev/null | head -n 1)-$(sort -g "$tmp/load" 2>/dev/null | tail -n 1)"
+# BEFORE's p50, its ratio to sockperf, and the per-run ratios this build / BEFORE
+report_before() { # SIZE
+	local b bs ab
+	b=$(for r in $(seq "$runs"); do json_field lat_p50_us <"$tmp/b.$1.$r"; done | median)
+	bs=$(for r in $(seq "$runs"); do
+		ratio "$(json_field lat_p50_us <"$tmp/b.$1.$r")" "$(sock_q 50 <"$tmp/s.$1.$r")"; echo
+	done | median)
+	ab=$(for r in $(seq "$runs"); do
+		ratio "$(json_field lat_p50_us <"$tmp/f.$1.$r")" \
+			"$(json_field lat_p50_us <"$tmp/b.$1.$r")"; echo
+	done | sort -g)
+	printf "tcp %7d B p50  before  %8.2f us  before / sockperf %s  this / before %s (%s-%s)\n" \
+		"$1" "$b" "$bs" "$(echo "$ab" | median)" "$(echo "$ab" | head -n 1)" \
+		"$(echo "$ab" | tail -n 1)"
+}
 for size in $sizes; do
 	for q in 50 99; do report sockperf "$size" "$q" s sock_q; done
+	[ -z "$before" ] || report_before "$size"
 done
 for size in $big; do
 	for q in 50 99; do report "MPI tcp" "$size" "$q" m mpi_q; done

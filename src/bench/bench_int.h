@@ -168,6 +168,73 @@ ft__now(void)
 {
 	return ft__clock_s(CLOCK_MONOTONIC);
 }
+/* ---- the ping-pong's sample clock (ticks.c) ------------------------------ */
+
+/*
+ * A clock for intervals inside one process: the x86-64 time-stamp counter
+ * where CPUID says it is invariant, else CLOCK_MONOTONIC in nanoseconds.
+ * Readings are ticks; @ns_per_tick turns a difference of two into ns.
+ */
+struct ft__ticks {
+	bool tsc;           /* readings are counter ticks (else CLOCK_MONOTONIC ns) */
+	double ns_per_tick; /* 1 where !tsc */
+	double hz;          /* the counter's rate as calibrated, 0 where !tsc */
+	double error;       /* bound on ns_per_tick's relative error from the calibration */
+};
+
+/* A loop's span in ticks agrees with CLOCK_MONOTONIC's within this share plus ns. */
+#define FT__TICKS_AGREE_REL 0.01
+#define FT__TICKS_AGREE_NS  50000
+
+/* Whether the CPU's time-stamp counter is invariant (CPUID 0x80000007 EDX bit 8; x86-64). */
+bool ft__tsc_invariant(void);
+/*
+ * Fill @t: the counter, its rate measured against CLOCK_MONOTONIC over a
+ * sleep of @window_s, where @use_tsc and the rate is believable (100 MHz
+ * to 20 GHz); else CLOCK_MONOTONIC (ns_per_tick 1).
+ */
+void ft__ticks_calibrate(struct ft__ticks *t, bool use_tsc, double window_s);
+/*
+ * The process's sample clock, calibrated at the first call (a 10 ms sleep);
+ * CLOCK_MONOTONIC once distrusted.
+ */
+struct ft__ticks ft__ticks_get(void);
+/* Whether @ticks of @t's agree with @ns of CLOCK_MONOTONIC over the same span. */
+bool ft__ticks_agree(const struct ft__ticks *t, int64_t ticks, int64_t ns);
+/* The counter disagreed with CLOCK_MONOTONIC: ft__ticks_get gives the latter from now on. */
+void ft__ticks_distrust(void);
+
+/* The time-stamp counter after the instructions before it (lfence; rdtsc); 0 off x86-64. */
+static inline int64_t
+ft__tsc_read(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (int64_t)((uint64_t)hi << 32 | lo);
+#else
+	return 0;
+#endif
+}
+
+/* CLOCK_MONOTONIC in whole nanoseconds. */
+static inline int64_t
+ft__ticks_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A reading of @t: counter ticks, or CLOCK_MONOTONIC's nanoseconds. */
+static inline int64_t
+ft__ticks_now(const struct ft__ticks *t)
+{
+	return t->tsc ? ft__tsc_read() : ft__ticks_mono_ns();
+}
+
 /* One pause of a spin-wait loop: the CPU's hint that this is one (x86 pause, arm64 yield). */
 static inline void
 ft__cpu_relax(void)

@@ -383,22 +383,34 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 }
 
 /*
- * The ping-pong's clock in nanoseconds: @bc's, else CLOCK_MONOTONIC inline
- * (a branch that always goes one way). Whole nanoseconds keep the loop free
- * of floating-point constants, which the compiler loads from .rodata (two
- * more pages a round trip, counted on the code's layout before this clock)
- * on a path whose every page is walked again after each switch between the
- * ranks (FT__HOT).
+ * The ping-pong's clock: @bc's in nanoseconds, else @clk's ticks inline (a
+ * branch that always goes one way): the fenced time-stamp counter where it
+ * is invariant, CLOCK_MONOTONIC's nanoseconds elsewhere (ticks.c). Whole
+ * ticks keep the loop free of floating-point constants, which the compiler
+ * loads from .rodata (two more pages a round trip, counted on the code's
+ * layout before this clock) on a path whose every page is walked again
+ * after each switch between the ranks (FT__HOT).
  */
 static inline int64_t
-pp_now_ns(const struct ft_bench_ctx *bc)
+pp_now(const struct ft_bench_ctx *bc, const struct ft__ticks *clk)
 {
-	struct timespec ts;
-
-	if (bc->now)
+	if (__builtin_expect(bc->now != NULL, 0)) /* tests' clock: laid out of the path */
 		return (int64_t)llround(bc->now() * 1e9);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return ft__ticks_now(clk);
+}
+
+/*
+ * After the loop: @ticks from the first reading to the last, against
+ * @ns of CLOCK_MONOTONIC around them. A counter that disagrees is dropped
+ * for the process's later loops (this loop's samples keep the calibrated
+ * rate: a preemption between the two reads at either end also shows as a
+ * disagreement, and would make the loop's own rate the worse one).
+ */
+static void
+pp_check_clock(const struct ft__ticks *clk, int64_t ticks, int64_t ns)
+{
+	if (clk->tsc && !ft__ticks_agree(clk, ticks, ns))
+		ft__ticks_distrust();
 }
 
 FT__HOT int
@@ -410,7 +422,9 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	char *buf;
 	struct ft_req q;
 	uint32_t i;
-	int64_t tprev = 0; /* the clock when the last round trip ended, ns */
+	int64_t tprev = 0; /* the clock when the last round trip ended, ticks */
+	int64_t tfirst = 0, mono0 = 0;
+	struct ft__ticks clk = { .tsc = false, .ns_per_tick = 1.0 };
 	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
@@ -423,6 +437,11 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	 */
 	for (i = 0; initiator && i < iters; i++)
 		samples[i] = 0;
+	if (initiator && !bc->now) {
+		clk = ft__ticks_get(); /* the first call in a process calibrates (10 ms) */
+		mono0 = ft__ticks_mono_ns();
+		tfirst = tprev = ft__ticks_now(&clk);
+	}
 	for (i = 0; i < warmup + iters && rc == 0; i++) {
 		if (initiator) {
 			/*
@@ -430,9 +449,9 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			 * read that ends one round trip starts the next, so the
 			 * samples tile the loop and the few loads between two
 			 * round trips count in the later one. A sample holds the
-			 * round trip's nanoseconds until the loop ends.
+			 * round trip's ticks until the loop ends.
 			 */
-			int64_t t0 = i ? tprev : pp_now_ns(bc);
+			int64_t t0 = i || !bc->now ? tprev : pp_now(bc, &clk);
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -446,7 +465,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			if (rc == 0)
 				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0) {
-				tprev = pp_now_ns(bc);
+				tprev = pp_now(bc, &clk);
 				if (i >= warmup)
 					samples[i - warmup] = (double)(tprev - t0);
 			}
@@ -466,9 +485,11 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
-	/* round trips in ns to one-way microseconds */
+	if (initiator && rc == 0 && !bc->now)
+		pp_check_clock(&clk, tprev - tfirst, ft__ticks_mono_ns() - mono0);
+	/* round trips in ticks to one-way microseconds */
 	for (i = 0; initiator && rc == 0 && i < iters; i++)
-		samples[i] *= 1e-3 / 2;
+		samples[i] *= clk.ns_per_tick * 1e-3 / 2;
 	ft__bench_p2p_close(bc, &b);
 	return rc;
 }
@@ -616,6 +637,13 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		samples = ft_calloc(cfg->iters, sizeof(*samples));
 		if (!samples)
 			return FT_ENOMEM;
+		/*
+		 * The initiator's sample clock is calibrated here (10 ms, once a
+		 * process), before the ranks meet, not while its peer waits on
+		 * the first round trip and its waits judge whether spinning pays.
+		 */
+		if (r == 0 && !bc->now)
+			(void)ft__ticks_get();
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;

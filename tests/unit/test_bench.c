@@ -8023,6 +8023,200 @@ test_pingpong_samples(void **state)
 }
 
 /*
+ * The ping-pong's sample clock (ticks.c). On Intel, AMD and Hygon CPUs
+ * Linux sets its nonstop_tsc flag from the same CPUID bit (0x80000007 EDX
+ * bit 8: early_init_intel, early_init_amd, early_init_hygon in
+ * arch/x86/kernel/cpu/), so where /proc/cpuinfo names such a vendor and
+ * lists flags, the two must agree.
+ */
+static void
+test_ticks_invariant(void **state)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	int flags = -1, vendor = 0;
+
+	(void)state;
+	while (f && flags < 0 && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "vendor_id", 9) == 0)
+			vendor = strstr(line, "GenuineIntel") || strstr(line, "AuthenticAMD") ||
+			         strstr(line, "HygonGenuine");
+		if (strncmp(line, "flags", 5) == 0)
+			flags = strstr(line, " nonstop_tsc") != NULL;
+	}
+	if (f)
+		fclose(f);
+#if defined(__x86_64__)
+	if (vendor && flags >= 0)
+		assert_int_equal(ft__tsc_invariant(), flags);
+#else
+	(void)vendor;
+	assert_false(ft__tsc_invariant());
+#endif
+}
+
+/* CLOCK_MONOTONIC read between two counter reads, the narrowest of 9 such */
+static void
+ticks_pair(const struct ft__ticks *t, int64_t *tick, int64_t *ns)
+{
+	int64_t best = INT64_MAX;
+	int k;
+
+	for (k = 0; k < 9; k++) {
+		int64_t a = ft__ticks_now(t), m = ft__ticks_mono_ns(), b = ft__ticks_now(t);
+
+		if (b - a < best) {
+			best = b - a;
+			*tick = a + (b - a) / 2;
+			*ns = m;
+		}
+	}
+}
+
+/*
+ * Calibrated over 20 ms, the counter measures a 50 ms sleep as
+ * CLOCK_MONOTONIC does, within 0.1 % and 2 us. The calibration itself is
+ * good to its brackets (a few tens of ns at each end of 20 ms, about
+ * 1e-5); CLOCK_MONOTONIC's slewing by NTP moves it by at most 500 ppm.
+ * Off x86-64, or where the counter is not invariant, the clock is
+ * CLOCK_MONOTONIC itself and the same holds exactly.
+ */
+static void
+test_ticks_calibrate(void **state)
+{
+	struct ft__ticks t;
+	struct timespec nap = { 0, 50000000 };
+	int64_t k0 = 0, n0 = 0, k1 = 0, n1 = 0;
+	double got, want;
+
+	(void)state;
+	ft__ticks_calibrate(&t, ft__tsc_invariant(), 0.02);
+	assert_int_equal(t.tsc, ft__tsc_invariant());
+	if (t.tsc) {
+		assert_true(t.hz >= 1e8 && t.hz <= 2e10);
+		assert_true(fabs(t.ns_per_tick * t.hz - 1e9) < 1e-3);
+		assert_true(t.error >= 0 && t.error < 1e-4);
+	}
+	ticks_pair(&t, &k0, &n0);
+	nanosleep(&nap, NULL);
+	ticks_pair(&t, &k1, &n1);
+	got = (double)(k1 - k0) * t.ns_per_tick;
+	want = (double)(n1 - n0);
+	assert_true(want >= 5e7);
+	if (fabs(got - want) > 1e-3 * want + 2000)
+		fail_msg("the counter read %.0f ns where CLOCK_MONOTONIC read %.0f", got, want);
+	assert_true(ft__ticks_agree(&t, k1 - k0, n1 - n0));
+}
+
+/* Without the counter (or with no window to measure it over): CLOCK_MONOTONIC in ns. */
+static void
+test_ticks_fallback(void **state)
+{
+	struct ft__ticks t;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		int64_t a, r, b;
+
+		ft__ticks_calibrate(&t, k == 1, 0);
+		assert_false(t.tsc);
+		assert_true(t.ns_per_tick == 1.0);
+		assert_true(t.hz == 0);
+		a = ft__ticks_mono_ns();
+		r = ft__ticks_now(&t);
+		b = ft__ticks_mono_ns();
+		assert_true(a <= r && r <= b);
+	}
+	ft__ticks_calibrate(&t, false, 0.02);
+	assert_false(t.tsc);
+	assert_true(t.ns_per_tick == 1.0);
+}
+
+/* A span agrees within 1 % plus 50 us; a negative one never does. */
+static void
+test_ticks_agree(void **state)
+{
+	struct ft__ticks t = { .tsc = true, .ns_per_tick = 0.5, .hz = 2e9 };
+
+	(void)state;
+	assert_true(ft__ticks_agree(&t, 2000000, 1000000));
+	/* 10 ms: 100 us + 50 us allowed */
+	assert_true(ft__ticks_agree(&t, 2 * (10000000 + 149000), 10000000));
+	assert_true(ft__ticks_agree(&t, 2 * (10000000 - 149000), 10000000));
+	assert_false(ft__ticks_agree(&t, 2 * (10000000 + 151000), 10000000));
+	assert_false(ft__ticks_agree(&t, 2 * (10000000 - 151000), 10000000));
+	/* a counter at twice the rate believed: off by half */
+	assert_false(ft__ticks_agree(&t, 4000000000, 1000000000));
+	assert_false(ft__ticks_agree(&t, -2, 1));
+	assert_true(ft__ticks_agree(&t, 0, 0));
+}
+
+/*
+ * A ping-pong on the process's own clock (the counter where it is
+ * invariant): every sample positive, their sum not more than the call's
+ * time and not less than half of it (500 of 520 round trips are sampled),
+ * and the loop's span agreeing with CLOCK_MONOTONIC, so the clock is kept.
+ */
+static int
+pingpong_own_clock(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	double samples[PP_N], sum = 0, t0, t1;
+	size_t i;
+	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PT2PT_LAT;
+	memset(&bc, 0, sizeof(bc));
+	bc.w = w;
+	bc.ep = ep;
+	bc.cfg = &cfg;
+	(void)ft__ticks_get(); /* calibrated before the call is timed */
+	t0 = ft__now();
+	rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, PP_W, PP_N, samples, err);
+	t1 = ft__now();
+	for (i = 0; i < PP_N && rc == 0 && rank == 0; i++) {
+		if (!(samples[i] > 0))
+			rc = ft_error_set(err, FT_EIO, "sample %zu is %g", i, samples[i]);
+		sum += samples[i];
+	}
+	if (rc == 0 && rank == 0 && (sum * 2 > (t1 - t0) * 1e6 || sum * 2 < (t1 - t0) * 1e6 / 2))
+		rc = ft_error_set(err, FT_EIO, "samples add up to %g us, the call took %g", sum * 2,
+		                  (t1 - t0) * 1e6);
+	if (rc == 0 && ft__ticks_get().tsc != ft__tsc_invariant())
+		rc = ft_error_set(err, FT_EIO, "rank %u: the counter was dropped", rank);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pingpong_own_clock(void **state)
+{
+	(void)state;
+	run_two(pingpong_own_clock, 0);
+}
+
+/* Once distrusted, the process's clock is CLOCK_MONOTONIC (last: the process keeps it). */
+static void
+test_ticks_distrust(void **state)
+{
+	struct ft__ticks t = ft__ticks_get();
+
+	(void)state;
+	assert_int_equal(t.tsc, ft__tsc_invariant());
+	ft__ticks_distrust();
+	t = ft__ticks_get();
+	assert_false(t.tsc);
+	assert_true(t.ns_per_tick == 1.0);
+}
+
+/*
  * The samples' pages fault in before the timed loop, not in it: the
  * initiator's PF_N samples are a fresh calloc of 160 KB, which the C
  * library maps untouched (above its 128 KiB mmap threshold), 40 pages that
@@ -8241,6 +8435,11 @@ main(void)
 		cmocka_unit_test(test_tcp_batch),
 		cmocka_unit_test(test_tcp_lone),
 		cmocka_unit_test(test_pingpong_samples),
+		cmocka_unit_test(test_ticks_invariant),
+		cmocka_unit_test(test_ticks_calibrate),
+		cmocka_unit_test(test_ticks_fallback),
+		cmocka_unit_test(test_ticks_agree),
+		cmocka_unit_test(test_pingpong_own_clock),
 		cmocka_unit_test(test_pingpong_prefault),
 		cmocka_unit_test(test_tcp_sockbuf),
 		cmocka_unit_test(test_bind_core),
@@ -8258,6 +8457,8 @@ main(void)
 		cmocka_unit_test(test_verbs_atomic_run),
 		cmocka_unit_test(test_verbs_gpudirect),
 #endif
+		/* last: the process keeps CLOCK_MONOTONIC after it */
+		cmocka_unit_test(test_ticks_distrust),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
