@@ -515,6 +515,13 @@ uint64_t ft__pk_tcp_give_up_ps(uint32_t retries);
 struct pk_engine;
 struct pk_flow;
 struct pk_tcp *ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f);
+/* The counters each connection keeps (struct pk_tcp), in the order ft__pk_tcp_counters()
+ * sums them: tail-loss probes sent and those that mended a loss, reordering timeouts, resends
+ * lost again, D-SACKs */
+enum { PK_TCP_CTR_TLP, PK_TCP_CTR_TLP_REC, PK_TCP_CTR_REO, PK_TCP_CTR_LOST_RTX, PK_TCP_CTR_DSACK,
+       PK_TCP_NCTR };
+/* Those of every connection of @e summed into @v (PK_TCP_NCTR of them). */
+void ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v);
 /* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
  * the receive window (packet.tcp_window), at least 1. */
 uint32_t ft__pk_tcp_wnd(const struct pk_tcp *c);
@@ -779,6 +786,11 @@ struct pk_engine {
 	bool tcp_sack, tcp_delack, tcp_pace;
 	uint64_t tcp_delack_ps;
 	uint64_t ntcp_sack, ntcp_delack;
+	/* A split run's (pkt_part.c) per-connection counters (ft__pk_tcp_counters()) summed
+	 * over its ranks, where tcp_ctr_all: the report reads them there, not this rank's
+	 * connections */
+	uint64_t tcp_ctr[PK_TCP_NCTR];
+	bool tcp_ctr_all;
 	/* SRD's tail-loss probes fired (engine_packet.c srd_probe()) */
 	uint64_t nsrd_probes;
 	/* Packets lost at their first send, the unit tests' deterministic losses (pairs of

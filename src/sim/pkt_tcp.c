@@ -59,6 +59,7 @@
 #include "pkt_int.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ---- the law ---------------------------------------------------------------------- */
 
@@ -587,6 +588,23 @@ ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked)
 	if (recovery || sacked >= PK_TCP_REORDERING)
 		return 0;
 	return FT_MIN(c->min_rtt_ps / 4, c->srtt_ps);
+}
+
+void
+ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v)
+{
+	memset(v, 0, PK_TCP_NCTR * sizeof(*v));
+	for (uint32_t k = 0; k < e->tcp_cap; k++) {
+		const struct pk_tcp *t = &e->tcp_conns[k];
+
+		if (!t->key)
+			continue;
+		v[PK_TCP_CTR_TLP] += t->ntlp;
+		v[PK_TCP_CTR_TLP_REC] += t->ntlp_rec;
+		v[PK_TCP_CTR_REO] += t->nreo;
+		v[PK_TCP_CTR_LOST_RTX] += t->nlost_rtx;
+		v[PK_TCP_CTR_DSACK] += t->ndsack;
+	}
 }
 
 void
