@@ -1206,6 +1206,34 @@ test_tcp_dsack_wire(void **state)
 }
 
 /*
+ * A connection's list of messages with their timers held (ft__pk_tcp_held_add(),
+ * ft__pk_tcp_held_sort()): what was added, past the first room (8), comes back sorted by
+ * flow and each once.
+ */
+static void
+test_tcp_held_list(void **state)
+{
+	struct pk_tcp c;
+	const uint32_t add[] = { 9, 3, 7, 3, 12, 0, 9, 9, 5, 11, 2, 7 };
+	const uint32_t want[] = { 0, 2, 3, 5, 7, 9, 11, 12 };
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 0);
+	for (size_t k = 0; k < sizeof(add) / sizeof(add[0]); k++)
+		assert_int_equal(ft__pk_tcp_held_add(&c, add[k]), 0);
+	assert_int_equal(c.nheld, 12);
+	assert_true(c.held_cap >= 12);
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 8);
+	assert_int_equal(c.nheld, 8);
+	assert_memory_equal(c.held, want, sizeof(want));
+	/* sorted already: unchanged */
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 8);
+	assert_memory_equal(c.held, want, sizeof(want));
+	ft_free(c.held);
+}
+
+/*
  * The connections' counters summed (ft__pk_tcp_counters(), what the report and a split
  * run's ranks add up): a free slot (key 0) counts nothing, whatever it holds.
  */
@@ -1608,6 +1636,7 @@ main(void)
 		cmocka_unit_test(test_tcp_tlp_reopen),
 		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_counters_sum),
+		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
