@@ -804,9 +804,10 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
 	if (strcmp(r->engine, "packet") == 0 && tcp_counted(c))
 		ft_strbuf_addf(out,
-		               "TCP: %" PRIu64 " fast retransmit%s (%" PRIu64 " led by SACK), %" PRIu64
-		               " timeout%s, %" PRIu64 " tail-loss probe%s (%" PRIu64
-		               " mended a loss), %" PRIu64 " reordering timeout%s, %" PRIu64
+		               "TCP: %" PRIu64 " fast retransmit%s (%" PRIu64
+		               " led by SACK), %" PRIu64 " timeout%s, %" PRIu64
+		               " tail-loss probe%s (%" PRIu64 " mended a loss), %" PRIu64
+		               " reordering timeout%s, %" PRIu64
 		               " resend%s lost again, %" PRIu64 " D-SACK%s, %" PRIu64
 		               " delayed ACK%s\n",
 		               c->nfast_retx, PLURAL(c->nfast_retx), c->nsack_recoveries,
