@@ -370,7 +370,7 @@ tcp_tmr_is(struct pk_engine *e, uint32_t fid, const struct pk_flow *f, uint8_t k
  * SACK reached while another message had the scoreboard (tcp_acked()): in Linux's one
  * byte stream that SACK would keep the connection in Disorder, so no probe.
  */
-static void
+static int
 tcp_hold(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint64_t due_ps)
 {
 	struct pk_rack *r = e->tcp_rack ? ft__pk_tcp_rack_of(e, fid) : NULL;
@@ -378,7 +378,13 @@ tcp_hold(struct pk_engine *e, uint32_t fid, struct pk_tcp *t, uint64_t due_ps)
 	if (r && e->tcp_sack && !tcp_open(e, t)) {
 		r->held = t->rto_held = true;
 		r->held_ps = due_ps;
+		if (!r->listed) {
+			if (ft__pk_tcp_held_add(t, fid) < 0)
+				return FT_ENOMEM;
+			r->listed = true;
+		}
 	}
+	return 0;
 }
 
 /*
@@ -426,8 +432,8 @@ tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
 	++f->rto_gen;
 	if (r)
 		r->held = false;
-	if (!*tlp)
-		tcp_hold(e, fid, t, from_ps + d);
+	if (!*tlp && tcp_hold(e, fid, t, from_ps + d) < 0)
+		return FT_ENOMEM;
 	if (*tlp && r) {
 		/* (none once the receiver has every packet: then nothing is lazy) */
 		r->tmr_kind = PK_TMR_TLP;
@@ -446,30 +452,44 @@ tcp_xmit_timer(struct pk_engine *e, uint32_t fid, uint64_t from_ps, bool *tlp)
  * tcp_schedule_loss_probe(), net/ipv4/tcp_input.c, tcp_output.c): the PTO from now, at
  * most the RTO. The engine keeps one per message, and an ACK re-arms its own message's
  * (tcp_acked()): so each other message of @t with data in flight and its RTO held has it
- * re-armed so here (tcp_xmit_timer() from now).
+ * re-armed so here (tcp_xmit_timer() from now), in the order of their flows. @t's held
+ * list names them (and maybe some no longer held: dropped here); those still held after
+ * this stay in it.
  */
 static int
 tcp_reopen(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
 {
+	uint32_t n = ft__pk_tcp_held_sort(t), kept = 0;
+
 	t->rto_held = false;
-	for (uint32_t g = 0; g < e->tcp_nrack; g++) {
-		struct pk_flow *h;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t g = t->held[k];
+		struct pk_rack *r = ft__pk_tcp_rack_of(e, g);
+		struct pk_flow *h = flow_at(e, g);
 		bool tlp;
 		int rc;
 
-		if (g == fid || !e->tcp_rack[g] || !ft__pk_tcp_rack_of(e, g) ||
-		    !e->tcp_rack[g]->held)
+		if (!r || !r->held || ft__pk_tcp_conn(e, h) != t) {
+			if (r && ft__pk_tcp_conn(e, h) == t)
+				r->listed = false;
 			continue;
-		h = flow_at(e, g);
-		if (h->snd_una >= h->npkts || ft__pk_tcp_conn(e, h) != t ||
-		    tcp_tmr_is(e, g, h, PK_TMR_TLP) || tcp_tmr_is(e, g, h, PK_TMR_REO) ||
-		    !tcp_tlp_ok(e, g, h, t) ||
+		}
+		if (g != fid && h->snd_una < h->npkts && !tcp_tmr_is(e, g, h, PK_TMR_TLP) &&
+		    !tcp_tmr_is(e, g, h, PK_TMR_REO) && tcp_tlp_ok(e, g, h, t) &&
 		    e->now_ps + ft__pk_tcp_pto_ps(t, pk_tcp_snd_max(t, g, h) - h->snd_una,
-		                                  rto_of(e, h)) >= e->tcp_rack[g]->held_ps)
-			continue;
-		if ((rc = tcp_xmit_timer(e, g, e->now_ps, &tlp)) < 0)
+		                                  rto_of(e, h)) <
+		            r->held_ps &&
+		    (rc = tcp_xmit_timer(e, g, e->now_ps, &tlp)) < 0)
 			return rc;
+		if (r->held)
+			t->held[kept++] = g;
+		else
+			r->listed = false;
 	}
+	/* (none is added while this runs, a probe being armed for each: kept, in case) */
+	if (t->nheld > n)
+		memmove(t->held + kept, t->held + n, (size_t)(t->nheld - n) * sizeof(*t->held));
+	t->nheld = kept + t->nheld - n;
 	return 0;
 }
 
@@ -2531,7 +2551,7 @@ tcp_tlp(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	if (!tcp_tlp_ok(e, fid, f, t)) {
 		if ((rc = arm_rto(e, fid)) >= 0)
-			tcp_hold(e, fid, t, e->now_ps + rto_of(e, f));
+			rc = tcp_hold(e, fid, t, e->now_ps + rto_of(e, f));
 		return rc;
 	}
 	snd_max = pk_tcp_snd_max(t, fid, f);

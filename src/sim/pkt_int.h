@@ -425,10 +425,14 @@ struct pk_tcp {
 	 * TCPLossProbes counts it once it does) */
 	uint32_t tlp_flow, tlp_high, tlp_force;
 	bool tlp_rtx, tlp_wait;
-	/* A message of it has its timer held at the RTO (struct pk_rack held): the ACK that
-	 * finds the connection Open again re-arms those as probes (engine_packet.c
-	 * tcp_reopen()) */
+	/* A message of it has its timer held at the RTO (struct pk_rack held) since the last
+	 * re-arm: the ACK that finds the connection Open again re-arms those as probes
+	 * (engine_packet.c tcp_reopen()). held: the messages of it whose timers are held,
+	 * nheld of them (room for held_cap; one may be there whose timer is no longer held,
+	 * or twice, until tcp_reopen() sorts them: ft__pk_tcp_held_sort()) */
 	bool rto_held;
+	uint32_t *held;
+	uint32_t nheld, held_cap;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
 	uint32_t rcv_quick;
@@ -471,7 +475,7 @@ struct pk_rack {
 	bool advanced; /* a delivery moved RACK since the last ACK's look (rack.advanced) */
 	/* its timer is the RTO, due at held_ps, armed where a probe was due but the
 	 * connection was not Open (engine_packet.c tcp_hold(), tcp_reopen()) */
-	bool held;
+	bool held, listed; /* (listed: in its connection's held list, struct pk_tcp) */
 	uint64_t held_ps;
 	/* The flow's timer when it is a tail-loss probe or RACK's reordering timer (tmr_kind
 	 * PK_TMR_TLP, PK_TMR_REO, for generation tmr_gen; else the RTO), when it is due, and
@@ -515,6 +519,17 @@ uint64_t ft__pk_tcp_give_up_ps(uint32_t retries);
 struct pk_engine;
 struct pk_flow;
 struct pk_tcp *ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f);
+/* The counters each connection keeps (struct pk_tcp), in the order ft__pk_tcp_counters()
+ * sums them: tail-loss probes sent and those that mended a loss, reordering timeouts, resends
+ * lost again, D-SACKs */
+enum { PK_TCP_CTR_TLP, PK_TCP_CTR_TLP_REC, PK_TCP_CTR_REO, PK_TCP_CTR_LOST_RTX, PK_TCP_CTR_DSACK,
+       PK_TCP_NCTR };
+/* Those of every connection of @e summed into @v (PK_TCP_NCTR of them). */
+void ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v);
+/* Connection @c's list of messages whose timers are held (struct pk_tcp held): flow @fid
+ * added (FT_ENOMEM: no room); sorted by flow, each once, its length returned. */
+int ft__pk_tcp_held_add(struct pk_tcp *c, uint32_t fid);
+uint32_t ft__pk_tcp_held_sort(struct pk_tcp *c);
 /* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
  * the receive window (packet.tcp_window), at least 1. */
 uint32_t ft__pk_tcp_wnd(const struct pk_tcp *c);
@@ -779,6 +794,11 @@ struct pk_engine {
 	bool tcp_sack, tcp_delack, tcp_pace;
 	uint64_t tcp_delack_ps;
 	uint64_t ntcp_sack, ntcp_delack;
+	/* A split run's (pkt_part.c) per-connection counters (ft__pk_tcp_counters()) summed
+	 * over its ranks, where tcp_ctr_all: the report reads them there, not this rank's
+	 * connections */
+	uint64_t tcp_ctr[PK_TCP_NCTR];
+	bool tcp_ctr_all;
 	/* SRD's tail-loss probes fired (engine_packet.c srd_probe()) */
 	uint64_t nsrd_probes;
 	/* Packets lost at their first send, the unit tests' deterministic losses (pairs of

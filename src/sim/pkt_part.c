@@ -1843,7 +1843,11 @@ pp_gather(struct pk_engine *e)
 		              e->npause,          e->necn,         e->ncnp,       e->nwdog,
 		              e->bytes_delivered, pp->ntrace_ev,   e->nic_msgs,   e->nic_missed,
 		              e->nic_wait_ps,     e->nwd_restores, e->nwd_drops,  e->ntcp_fast,
-		              e->nsrd_probes,     e->ntcp_sack,    e->ntcp_delack };
+		              e->nsrd_probes,     e->ntcp_sack,    e->ntcp_delack, e->ntcp_rto,
+		              /* (ft__pk_tcp_counters(), below) */
+		              0, 0, 0, 0, 0 };
+	uint64_t *tcp_ctr = sums + FT_ARRAY_SIZE(sums) - PK_TCP_NCTR;
+	static_assert(FT_ARRAY_SIZE(sums) == 20 + PK_TCP_NCTR, "a zero for each TCP counter");
 	uint64_t tot[FT_ARRAY_SIZE(sums)] = { 0 }, now = e->now_ps;
 	struct pk_port *bp;
 	struct pk_cls *bc;
@@ -1875,6 +1879,7 @@ pp_gather(struct pk_engine *e)
 		ft_free(bqb);
 		return FT_ENOMEM;
 	}
+	ft__pk_tcp_counters(e, tcp_ctr); /* (each connection's, on its sender's rank) */
 	MPI_Reduce(sums, tot, (int)FT_ARRAY_SIZE(sums), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (pp_gather_ops(e) < 0) {
 		ft_free(bp);
@@ -1897,6 +1902,9 @@ pp_gather(struct pk_engine *e)
 	e->nsrd_probes = tot[16];
 	e->ntcp_sack = tot[17];
 	e->ntcp_delack = tot[18];
+	e->ntcp_rto = tot[19];
+	memcpy(e->tcp_ctr, tot + FT_ARRAY_SIZE(sums) - PK_TCP_NCTR, sizeof(e->tcp_ctr));
+	e->tcp_ctr_all = true;
 	e->npause = tot[4];
 	e->necn = tot[5];
 	e->ncnp = tot[6];

@@ -569,18 +569,14 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	c->nsack_recoveries = e->ntcp_sack;
 	c->ndelayed_acks = e->ntcp_delack;
 	c->ntcp_timeouts = e->ntcp_rto;
-	/* (kept per connection: pkt_tcp.c) */
-	for (uint32_t k = 0; k < e->tcp_cap; k++) {
-		const struct pk_tcp *t = &e->tcp_conns[k];
-
-		if (!t->key)
-			continue;
-		c->nloss_probes += t->ntlp;
-		c->nloss_probe_recoveries += t->ntlp_rec;
-		c->nreo_timeouts += t->nreo;
-		c->nlost_retransmits += t->nlost_rtx;
-		c->ndsacks += t->ndsack;
-	}
+	/* (kept per connection: pkt_tcp.c; a split run's summed over its ranks) */
+	if (!e->tcp_ctr_all)
+		ft__pk_tcp_counters(e, e->tcp_ctr);
+	c->nloss_probes = e->tcp_ctr[PK_TCP_CTR_TLP];
+	c->nloss_probe_recoveries = e->tcp_ctr[PK_TCP_CTR_TLP_REC];
+	c->nreo_timeouts = e->tcp_ctr[PK_TCP_CTR_REO];
+	c->nlost_retransmits = e->tcp_ctr[PK_TCP_CTR_LOST_RTX];
+	c->ndsacks = e->tcp_ctr[PK_TCP_CTR_DSACK];
 	c->npause = e->npause + npause;
 	c->necn = e->necn;
 	c->ncnp = e->ncnp;

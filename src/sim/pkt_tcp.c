@@ -59,6 +59,7 @@
 #include "pkt_int.h"
 
 #include <math.h>
+#include <string.h>
 
 /* ---- the law ---------------------------------------------------------------------- */
 
@@ -590,6 +591,60 @@ ft__pk_tcp_reo_wnd_ps(const struct pk_tcp *c, bool recovery, uint32_t sacked)
 }
 
 void
+ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v)
+{
+	memset(v, 0, PK_TCP_NCTR * sizeof(*v));
+	for (uint32_t k = 0; k < e->tcp_cap; k++) {
+		const struct pk_tcp *t = &e->tcp_conns[k];
+
+		if (!t->key)
+			continue;
+		v[PK_TCP_CTR_TLP] += t->ntlp;
+		v[PK_TCP_CTR_TLP_REC] += t->ntlp_rec;
+		v[PK_TCP_CTR_REO] += t->nreo;
+		v[PK_TCP_CTR_LOST_RTX] += t->nlost_rtx;
+		v[PK_TCP_CTR_DSACK] += t->ndsack;
+	}
+}
+
+int
+ft__pk_tcp_held_add(struct pk_tcp *c, uint32_t fid)
+{
+	if (c->nheld == c->held_cap) {
+		uint32_t cap = c->held_cap ? 2 * c->held_cap : 8;
+		uint32_t *v = ft_reallocarray(c->held, cap, sizeof(*v));
+
+		if (!v)
+			return FT_ENOMEM;
+		c->held = v;
+		c->held_cap = cap;
+	}
+	c->held[c->nheld++] = fid;
+	return 0;
+}
+
+static int
+fid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint32_t
+ft__pk_tcp_held_sort(struct pk_tcp *c)
+{
+	uint32_t n = 0;
+
+	if (c->nheld > 1)
+		qsort(c->held, c->nheld, sizeof(*c->held), fid_cmp);
+	for (uint32_t k = 0; k < c->nheld; k++)
+		if (!n || c->held[n - 1] != c->held[k])
+			c->held[n++] = c->held[k];
+	return c->nheld = n;
+}
+
+void
 ft__pk_tcp_dsack(struct pk_tcp *c)
 {
 	/* tcp_check_dsack() counts it (TCPDSACKRecv). tcp_dsack_seen() sets rack.dsack_seen,
@@ -703,8 +758,10 @@ ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,
 void
 ft__pk_tcp_free(struct pk_engine *e)
 {
-	for (uint32_t i = 0; i < e->tcp_cap; i++)
+	for (uint32_t i = 0; i < e->tcp_cap; i++) {
 		ft_free(e->tcp_conns[i].sb);
+		ft_free(e->tcp_conns[i].held);
+	}
 	for (uint32_t i = 0; i < e->tcp_nrack; i++)
 		ft_free(e->tcp_rack[i]);
 	ft_free(e->tcp_rack);

@@ -160,6 +160,9 @@ static const struct ft__field prio_fields[] = {
 
 #undef F
 
+/* The plural ending of a count of @n things */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
 /* Whether a run's TCP lost anything (its recovery counters shown, the packet engine's
  * TCP for GPUDirect-TCPX/O: pkt_tcp.c): a lossless run keeps the report it had. */
 static bool
@@ -801,14 +804,18 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               c->npackets, c->ndrops, c->nretx, c->npause, c->necn, c->ncnp);
 	if (strcmp(r->engine, "packet") == 0 && tcp_counted(c))
 		ft_strbuf_addf(out,
-		               "TCP: %" PRIu64 " fast retransmits (%" PRIu64
-		               " led by SACK), %" PRIu64 " timeouts, %" PRIu64
-		               " tail-loss probes (%" PRIu64 " mended a loss), %" PRIu64
-		               " reordering timeouts, %" PRIu64 " resends lost again, %" PRIu64
-		               " D-SACKs, %" PRIu64 " delayed ACKs\n",
-		               c->nfast_retx, c->nsack_recoveries, c->ntcp_timeouts,
-		               c->nloss_probes, c->nloss_probe_recoveries, c->nreo_timeouts,
-		               c->nlost_retransmits, c->ndsacks, c->ndelayed_acks);
+		               "TCP: %" PRIu64 " fast retransmit%s (%" PRIu64
+		               " led by SACK), %" PRIu64 " timeout%s, %" PRIu64
+		               " tail-loss probe%s (%" PRIu64 " mended a loss), %" PRIu64
+		               " reordering timeout%s, %" PRIu64
+		               " resend%s lost again, %" PRIu64 " D-SACK%s, %" PRIu64
+		               " delayed ACK%s\n",
+		               c->nfast_retx, PLURAL(c->nfast_retx), c->nsack_recoveries,
+		               c->ntcp_timeouts, PLURAL(c->ntcp_timeouts), c->nloss_probes,
+		               PLURAL(c->nloss_probes), c->nloss_probe_recoveries, c->nreo_timeouts,
+		               PLURAL(c->nreo_timeouts), c->nlost_retransmits,
+		               PLURAL(c->nlost_retransmits), c->ndsacks, PLURAL(c->ndsacks),
+		               c->ndelayed_acks, PLURAL(c->ndelayed_acks));
 	if (c->nic_msgs)
 		ft_strbuf_addf(out,
 		               "NIC send pipelines: %" PRIu64 " messages, %" PRIu64

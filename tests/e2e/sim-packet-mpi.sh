@@ -153,6 +153,31 @@ check prio "$tmp/prio.yaml" 1 '^ {12}"queue_p99_bytes": [1-9]'
 check lossy tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]'
 check lossy-adaptive tests/fixtures/sim/packet-mpi-k4-lossy.yaml 1 '"retransmitted": [1-9]' \
 	--routing adaptive
+# TCP (GPUDirect-TCPX) on a lossy fabric: each connection's counters (timeouts,
+# tail-loss probes and those that mended a loss, reordering timeouts, resends lost
+# again, D-SACKs) are kept on its sender's rank and summed over the ranks. The
+# JSON but its event count, and the counters, are the one process's bytes: the
+# split run handles 57 retransmit timers more (moved-on probe timers of messages
+# whose last ACK its sender has not yet applied there), which fire nothing.
+ncase=$((ncase + 1))
+"$fabtune" sim tests/fixtures/sim/tcpx-lossy.yaml --json --seed 1 --counters "$tmp/tcp.c1" \
+	>"$tmp/tcp.one.json" || { echo "tcpx-lossy: one-process run failed"; fail=1; }
+grep -Eq '"reordering_timeouts": [1-9]' "$tmp/tcp.one.json" &&
+	grep -Eq '"tcp_timeouts": [1-9]' "$tmp/tcp.one.json" &&
+	grep -Eq '"loss_probe_recoveries": [1-9]' "$tmp/tcp.one.json" &&
+	grep -Eq '"dsacks": [1-9]' "$tmp/tcp.one.json" ||
+	{ echo "tcpx-lossy: expected TCP's counters above zero"; fail=1; }
+timeout 300 mpirun -np 2 --oversubscribe --mca btl self,vader \
+	"$fabtune" sim tests/fixtures/sim/tcpx-lossy.yaml --json --seed 1 --counters "$tmp/tcp.c2" \
+	>"$tmp/tcp.mpi2.json" 2>"$tmp/err" || { echo "tcpx-lossy: mpirun failed"; fail=1; }
+if ! diff <(grep -v '^ *"events": ' "$tmp/tcp.one.json") \
+	<(grep -v '^ *"events": ' "$tmp/tcp.mpi2.json") >"$tmp/d"; then
+	echo "tcpx-lossy, 2 ranks: JSON differs from one process"
+	head -20 "$tmp/d"
+	fail=1
+fi
+diff -r "$tmp/tcp.c1" "$tmp/tcp.c2" >"$tmp/d" ||
+	{ echo "tcpx-lossy, 2 ranks: counters differ from one process"; head -20 "$tmp/d"; fail=1; }
 # Flows that wait for other flows: a job's ops one after the other, multi-phase
 # all-reduces (hierarchical, halving-doubling). Every rank runs the barriers
 # between them, told of the flows finished on the other ranks at each window's

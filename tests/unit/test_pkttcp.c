@@ -1206,6 +1206,70 @@ test_tcp_dsack_wire(void **state)
 }
 
 /*
+ * A connection's list of messages with their timers held (ft__pk_tcp_held_add(),
+ * ft__pk_tcp_held_sort()): what was added, past the first room (8), comes back sorted by
+ * flow and each once.
+ */
+static void
+test_tcp_held_list(void **state)
+{
+	struct pk_tcp c;
+	const uint32_t add[] = { 9, 3, 7, 3, 12, 0, 9, 9, 5, 11, 2, 7 };
+	const uint32_t want[] = { 0, 2, 3, 5, 7, 9, 11, 12 };
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 0);
+	for (size_t k = 0; k < sizeof(add) / sizeof(add[0]); k++)
+		assert_int_equal(ft__pk_tcp_held_add(&c, add[k]), 0);
+	assert_int_equal(c.nheld, 12);
+	assert_true(c.held_cap >= 12);
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 8);
+	assert_int_equal(c.nheld, 8);
+	assert_memory_equal(c.held, want, sizeof(want));
+	/* sorted already: unchanged */
+	assert_int_equal(ft__pk_tcp_held_sort(&c), 8);
+	assert_memory_equal(c.held, want, sizeof(want));
+	ft_free(c.held);
+}
+
+/*
+ * The connections' counters summed (ft__pk_tcp_counters(), what the report and a split
+ * run's ranks add up): a free slot (key 0) counts nothing, whatever it holds.
+ */
+static void
+test_tcp_counters_sum(void **state)
+{
+	static struct pk_engine pe;
+	struct pk_tcp conns[4];
+	uint64_t v[PK_TCP_NCTR];
+
+	(void)state;
+	memset(conns, 0, sizeof(conns));
+	for (int k = 0; k < 4; k++) {
+		conns[k].key = k == 2 ? 0 : 1 + (uint64_t)k;
+		conns[k].ntlp = 1u << k;
+		conns[k].ntlp_rec = 10u << k;
+		conns[k].nreo = 100u << k;
+		conns[k].nlost_rtx = 1000u << k;
+		conns[k].ndsack = 10000u << k;
+	}
+	pe.tcp_conns = conns;
+	pe.tcp_cap = 4;
+	ft__pk_tcp_counters(&pe, v);
+	/* slots 0, 1 and 3: 1 + 2 + 8 = 11 times each counter's unit */
+	assert_int_equal(v[PK_TCP_CTR_TLP], 11);
+	assert_int_equal(v[PK_TCP_CTR_TLP_REC], 110);
+	assert_int_equal(v[PK_TCP_CTR_REO], 1100);
+	assert_int_equal(v[PK_TCP_CTR_LOST_RTX], 11000);
+	assert_int_equal(v[PK_TCP_CTR_DSACK], 110000);
+	pe.tcp_cap = 0;
+	ft__pk_tcp_counters(&pe, v);
+	for (int k = 0; k < PK_TCP_NCTR; k++)
+		assert_int_equal(v[k], 0);
+}
+
+/*
  * Delayed ACKs (Linux's: an ACK per two packets after 16 quick ACKs, else the 40 ms
  * timer): a flow of 17 packets leaves its last one alone (16 quick ACKs, packet 16 the
  * first of a pair that never completes): the sender hears of it when the timer fires,
@@ -1571,6 +1635,8 @@ main(void)
 		cmocka_unit_test(test_tcp_tlp_two_lost),
 		cmocka_unit_test(test_tcp_tlp_reopen),
 		cmocka_unit_test(test_tcp_dsack_wire),
+		cmocka_unit_test(test_tcp_counters_sum),
+		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
