@@ -543,6 +543,56 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 	return w;
 }
 
+/*
+ * An all-to-all's sends between nodes are held to NCCL's window as a send/recv's are, with
+ * the slots they share (ft_model_p2p_share_slots(): NVIDIA/nccl v2.27.7-1 src/enqueue.cc
+ * addWorkBatchToPlan(), src/proxy.cc ProxyAppend(), src/transport/net.cc
+ * sendProxyProgress(): each of a channel's subs posts at most min(NCCL_STEPS 8,
+ * NCCL_SHARED_STEPS 16 / subs) chunks). The network phase is the direct one over all n
+ * ranks (n - ppn of a rank's sends leave its node, S / n each) or the hierarchical one
+ * over the N nodes of a rail (N - 1 sends, S / N each); either way (n - ppn) / n of S
+ * leaves each rank. At most min(peers_inflight, its network sends) of them are in flight,
+ * each at its window (the round trip twice fabric_lat_s, as p2p_window() takes it), so
+ * that part takes at least t_w = (n - ppn) / n / (k w) a byte of S. Where t_w is above
+ * the rails' term (ft__model_a2a_net_s()) it replaces it: the direct phase overlaps its
+ * NVLink part (time the larger), the hierarchical one follows it (times add). The flow
+ * and packet engines hold each send to the same window (ft__sim_a2a_window()). Returns
+ * 1 / t_w, the algorithm bandwidth the window alone allows, where it binds, else 0.
+ */
+static double
+a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
+           struct ft__model_cost *c)
+{
+	struct ft_model_links comm = *l;
+	struct ft_model_p2p_chunking ch;
+	bool direct = a == FT_ALGO_DIRECT;
+	uint32_t m = direct ? l->nranks : l->nnodes;
+	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k;
+	double w, t_w, t_net, t;
+
+	if (l->nnodes < 2 || l->nranks <= l->ppn || !(c->bw_Bps > 0))
+		return 0;
+	comm.nranks = m;
+	ft__model_p2p_chunking(&comm, bytes / m, true, &ch);
+	ft_model_p2p_share_slots(&ch, ft_model_p2p_nchannels_of(l), net);
+	w = ft_model_p2p_window_Bps(&ch, 2 * l->fabric_lat_s);
+	k = FT_MIN(FT_MAX(ch.peers_inflight, 1u), net);
+	if (!(w > 0))
+		return 0;
+	t_w = (double)(l->nranks - l->ppn) / l->nranks / (k * w);
+	t_net = ft__model_a2a_net_s(l) / ft_proto_efficiency(p);
+	if (!(t_w > t_net))
+		return 0;
+	t = 1.0 / c->bw_Bps;
+	t = direct ? FT_MAX(t, t_w) : t - t_net + t_w;
+	if (direct && t_w < 1.0 / c->bw_Bps)
+		return 0; /* (the NVLink part still binds) */
+	c->bw_Bps = 1.0 / t;
+	if (direct || t_w >= t - t_w)
+		ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
+	return 1.0 / t_w;
+}
+
 static int
 eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
           struct ft_model_result *out, struct ft_model_explain *ex, struct ft_error *err)
@@ -620,8 +670,10 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex && best_c.bw_Bps != tuner_Bps)
 			ex->carried_Bps = best_c.bw_Bps;
 	}
-	if (!q->tuner_only && q->op == FT_OP_SENDRECV) {
-		double w = p2p_window(&l, q->bytes, &best_c);
+	if (!q->tuner_only && (q->op == FT_OP_SENDRECV || q->op == FT_OP_ALLTOALL)) {
+		double w = q->op == FT_OP_SENDRECV ?
+		                   p2p_window(&l, q->bytes, &best_c) :
+		                   a2a_window(&l, best_a, best_p, q->bytes, &best_c);
 
 		if (ex)
 			ex->p2p_window_Bps = w;

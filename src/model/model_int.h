@@ -131,6 +131,11 @@ void ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_al
 /* Size-dependent corrections (tree correction table, ring plateau), then the time. */
 double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);
+/* An all-to-all's network term (cost_alltoall()): seconds per byte of S (what each rank sends
+ * in all) that the node's rails, at the fabric's all-to-all share, take to carry the
+ * ppn (n - ppn) / n of S a node sends across nodes, before the protocol's efficiency; 0 on
+ * one node. */
+double ft__model_a2a_net_s(const struct ft_model_links *l);
 /* The factors ft__model_time() applies to the latency and the bandwidth at @bytes. */
 void ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                        enum ft_proto p, uint64_t bytes, double *lat_factor, double *bw_factor);

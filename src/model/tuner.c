@@ -1205,14 +1205,23 @@ a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t 
  * once. Hierarchical (PXN): NVLink first, (ppn-1)/ppn of S per GPU, then the
  * same network volume rail-local.
  */
+double
+ft__model_a2a_net_s(const struct ft_model_links *l)
+{
+	double n = l->nranks, ppn = l->ppn;
+
+	if (l->nnodes < 2)
+		return 0;
+	return ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor);
+}
+
 static void
 cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
               struct ft__model_cost *c)
 {
 	double n = l->nranks, ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
-	double inter = l->inter_Bps * l->a2a_factor, t_intra, t_inter;
+	double t_intra, t_inter = ft__model_a2a_net_s(l);
 
-	t_inter = N > 1 ? ppn * (n - ppn) / n / inter : 0;
 	if (a == FT_ALGO_DIRECT)
 		t_intra = (ppn - 1) / n / l->p2p_Bps;
 	else

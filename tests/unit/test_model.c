@@ -2163,6 +2163,67 @@ test_sendrecv_window(void **state)
 	assert_rel(r.bw_Bps, 50e9, 1e-12);
 }
 
+/*
+ * An all-to-all's sends between nodes at NCCL's window with shared slots
+ * (ft_model_p2p_share_slots(); NVIDIA/nccl v2.27.7-1 src/transport/net.cc
+ * sendProxyProgress()): 4 Hopper nodes, 8 x 400G NICs, 32 ranks, 256 MiB (8 MiB a pair).
+ * Each send is cut into 4 channels of 128 KiB chunks on the 32 p2p channels; a rank's 24
+ * sends over the network put ceil(24 x 4 / 32) = 3 subs on a channel, each holding
+ * min(8, 16 / 3) = 5 chunks. With 500 us cables (no switch latency) the round trip is
+ * 2 ms, a send's window w = 4 x 5 x 128 KiB / 2 ms = 1.31 GB/s, and all 24 are in flight
+ * (64 peers): the 24/32 of S that leaves a rank moves at 24 w, an algorithm bandwidth of
+ * 32 w = 41.94 GB/s, under the links'. Hierarchical: 3 sends of 64 MiB a rank, alone on
+ * their channels (8 chunks each), w' = 4 x 8 x 128 KiB / 2 ms, so its network phase takes
+ * (24/32) / (3 w') = 1 / (4 w') a byte of S in place of the rails' 0.75 / (50 GB/s x
+ * eff), after the same NVLink phase. With 0.5 us cables no window binds and the time
+ * is NCCL's cost's.
+ */
+static void
+test_alltoall_window(void **state)
+{
+	const double S = 256u << 20, w = 4.0 * 5 * 131072 / 2e-3, wh = 4.0 * 8 * 131072 / 2e-3;
+	const double eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_model_result r, tuner;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.lat_cable_s = 500e-6;
+	s.fabric.lat_switch_s = 0;
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	r = ex.result;
+	assert_int_equal(r.algo, FT_ALGO_DIRECT);
+	assert_string_equal(r.bottleneck, "p2p:window");
+	assert_rel(ex.p2p_window_Bps, 32 * w, 1e-12);
+	assert_rel(r.bw_Bps, 32 * w, 1e-12);
+	assert_rel(r.time_s, r.lat_s + S / (32 * w), 1e-9);
+	/* NCCL's own cost model has no window */
+	tuner = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, -1);
+	assert_string_not_equal(tuner.bottleneck, "p2p:window");
+	assert_true(tuner.bw_Bps > 1.4 * 32 * w);
+	/* hierarchical: the window's phase follows the NVLink one */
+	q.force_algo = true;
+	q.algo = FT_ALGO_HIERARCHICAL;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	tuner = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_HIERARCHICAL, -1);
+	assert_rel(ex.p2p_window_Bps, 4 * wh, 1e-12);
+	assert_rel(1 / ex.result.bw_Bps,
+	           1 / tuner.bw_Bps - 0.75 / (50e9 * eff) + 1 / (4 * wh), 1e-9);
+	assert_string_equal(ex.result.bottleneck, "p2p:window");
+	/* short cables: the window is 1000 times wider and binds nowhere */
+	s.fabric.lat_cable_s = 0.5e-6;
+	q.force_algo = false;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	tuner = eval(&s, FT_OP_ALLTOALL, (uint64_t)S, FT_ALGO_DIRECT, -1);
+	assert_string_not_equal(ex.result.bottleneck, "p2p:window");
+	assert_true(ex.p2p_window_Bps == 0);
+	assert_rel(ex.result.bw_Bps, tuner.bw_Bps, 1e-12);
+}
+
 /* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
  * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
 static void
@@ -6022,6 +6083,7 @@ main(void)
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),
+		cmocka_unit_test(test_alltoall_window),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_closed_tree_carried),
