@@ -56,6 +56,8 @@ struct ft_model_links {
 	 * NCCL runs (PCIe, NVLink without an NVSwitch, a forced count). */
 	uint32_t graph_nchannels;
 	double graph_GBps;
+	/* The channels were forced (NCCL_MIN/MAX_NCHANNELS, ft_model_links_force_channels()) */
+	bool channels_forced;
 	enum ft_model_arch arch;
 	bool nvlink;         /* intra-node traffic over NVLink (else PCIe) */
 	bool nvswitch;       /* NVLink through an NVSwitch: NCCL's graph is searched on it */

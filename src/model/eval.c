@@ -147,6 +147,7 @@ ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch)
 	l->nchannels = nch;
 	/* NCCL_MIN/MAX_NCHANNELS set the communicator's count itself */
 	l->graph_nchannels = 0;
+	l->channels_forced = true;
 }
 
 /*
@@ -402,6 +403,8 @@ split(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_al
 	double lf, bf, share = pl->bw_share > 0 ? pl->bw_share : 1.0, bw;
 
 	ft__model_factors(l, q->op, a, p, q->bytes, &lf, &bf);
+	if (ft__model_forced_fill(l, a, p))
+		bf = 1.0;
 	bw = (double)q->bytes / (c->bw_Bps * bf * share);
 	if (!(bw >= 0) || bw > t)
 		bw = FT_MAX(0.0, FT_MIN(bw, t));
@@ -451,6 +454,9 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
 	 * not pay it: the ramp and the proxy's floor above are that cost, so the pick's
 	 * time here pays its latency once. */
 	ft__model_factors(l, q->op, a, p, q->bytes, &lf_tuner, &bf);
+	/* the ramp holds the fill NCCL's tree correction stands for (ft__model_forced_fill()) */
+	if (ft__model_forced_fill(l, a, p))
+		bf = 1.0;
 	*t = ft__model_pipe_time(c, 1.0, bf, q->bytes, pl);
 	if (*t <= pl->launch_s)
 		ft_strlcpy(c->bottleneck, "launch", sizeof(c->bottleneck));

@@ -156,6 +156,9 @@ double ft__model_dtree_hop_load(uint32_t nnodes);
  * hop back per loop (model/dtree.c): over 2 nodes 1 in one loop, 1.5 from two on. */
 double ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops);
 
+/* A tree on forced channels, Simple, across nodes: its ramp holds NCCL's fill. */
+bool ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p);
+
 /* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
 void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                     const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,

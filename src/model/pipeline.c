@@ -1067,6 +1067,23 @@ fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, doubl
 	return load > 0 ? load * loop_bytes / net_Bps : 0;
 }
 
+/*
+ * A tree on forced channels, Simple, across nodes: NCCL's kernel rate binds there (the
+ * channels' share, kb NA-MODEL perChMaxTreeBws), and every stage moves a chunk a period
+ * (src/device/all_reduce.h runTreeSplit(), one step a Simple tree chunk in src/enqueue.cc,
+ * NVIDIA/nccl v2.27.7-1), so chunk m leaves stage s s periods after the first stage: the
+ * op takes (loops + stages - 1) periods and its latency (kb NA-ALGO-TREE). The ramp is then
+ * (stages - 1) periods at the bandwidth term's pace, and the time takes no tree correction:
+ * NCCL's tuner divides the tree's bandwidth by it below 1 GiB (src/graph/tuning.cc,
+ * treeCorrectionFactor, kb NA-MODEL) for the same fill, which the ramp already holds. On
+ * NCCL's own channels the stages keep their links' rates and the correction.
+ */
+bool
+ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
+{
+	return l->channels_forced && a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nnodes > 1;
+}
+
 void
 ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
@@ -1128,8 +1145,10 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;
-		if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) && c->stage_intra_Bps > 0 &&
-		    c->stage_inter_Bps > 0) {
+		if (ft__model_forced_fill(l, a, p)) {
+			sum = stages * t_pace;
+		} else if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) &&
+		           c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
 			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
 			 * up and down), the hops between nodes at the network's. */
 			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;

@@ -211,6 +211,63 @@ test_closed_ring_channels(void **state)
 }
 
 /*
+ * A tree on 4 forced channels, Simple, over 2 DGX H100 (kb NA-ALGO-TREE, NA-MODEL): each
+ * channel runs one tree at its share of NVLink, 320 / 16 = 20 GB/s, with NCCL's 0.92 and
+ * the tree's x0.5, the chain of 8 GPUs carrying 7/8 of it: B = 4 x 20 x 0.92 x 0.5 x 8/7
+ * = 42.06 GB/s. A loop is 4 chunks of 512 KiB, one period P = 2 MiB / B; every stage
+ * moves a chunk a period (runTreeSplit()), so the op takes (loops + 16 - 1) P and its
+ * latency, the tuner's 93.4 us less the 0.5 us of a flush not done: 143 P + lat at 256
+ * MiB, 47 P + lat at 64 MiB; no tree correction on top (7,856.7 us at 256 MiB before: x 1/0.9 and
+ * a ramp at the links' rates).
+ */
+static void
+test_forced_tree_fill_closed_form(void **state)
+{
+	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	const double B = 4 * 20e9 * 0.92 * 0.5 * 8 / 7.0, P = 4 * 512 * 1024.0 / B;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		double loops = (double)sizes[i] / (4 * 512 * 1024.0), lat;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = 4;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_rel(ex->links.intra_Bps, 80e9, 1e-9);
+		assert_rel(ex->carried_Bps, B, 1e-9);
+		assert_int_equal(ex->result.pipe.loops, (uint64_t)loops);
+		assert_int_equal(ex->result.pipe.stages, 16);
+		/* the tuner's latency, base 8.4 us and 85 us of steps, less the 0.5 us of a
+		 * flush a Hopper behind an x86 host does not do */
+		assert_rel(ex->cand[ex->pick].lat_s, 93.4 * US, 1e-9);
+		assert_rel(ex->unflushed_s, 0.5 * US, 1e-9);
+		lat = 92.9 * US;
+		assert_rel(ex->result.pipe.ramp_s, 15 * P, 1e-9);
+		assert_rel(ex->result.time_s, (loops + 15) * P + lat, 1e-9);
+		/* the parts a calibration scales add up to it */
+		assert_rel(ex->result.lat_part_s + ex->result.bw_part_s, ex->result.time_s, 1e-12);
+		assert_rel(ex->result.bw_part_s, loops * P, 1e-9);
+	}
+	/* on NCCL's own channels the tuner's correction stays (x 1/0.9 at 256 MiB) */
+	q.nchannels = 0;
+	q.bytes = 256u << 20;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_true(ex->cand[ex->pick].bw_factor < 1.0);
+	assert_false(ex->links.channels_forced);
+	free(ex);
+}
+
+/*
  * The working's counts read as words: one byte, one rank, one channel, one
  * proxy message are singular ("1 bytes" before), more are plural.
  */
@@ -6048,6 +6105,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_allreduce),
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
+		cmocka_unit_test(test_forced_tree_fill_closed_form),
 		cmocka_unit_test(test_explain_adds_up),
 		cmocka_unit_test(test_explain_one_byte),
 		cmocka_unit_test(test_calibration_recovers_constants),
