@@ -12,8 +12,12 @@
 # in place of ssh, with --mca btl self,tcp, btl_tcp_if_include eth0 and
 # oob_tcp_if_include eth0.
 # RATE (e.g. 10gbit; empty: none) caps each host's link in both directions
-# with tc tbf, so that the wire rather than the CPU binds: then both sides
-# should reach about the same busbw and the ratio tests the algorithm.
+# with tc tbf, so that the wire binds whichever side reaches it. On a loaded
+# 2-CPU host only fabtune did (1 Gbit/s: 88-98 % of the cap); Open MPI
+# stayed CPU-bound at 31-43 % from 4 MiB and 4-14 % below, so the ratio
+# then says who reaches the wire, not which algorithm is better
+# (docs/internals/bench-log.md, "all_reduce against Open MPI with ranks
+# across hosts").
 # Placement: all namespaces share this host's CPUs, while each side sees
 # PPN ranks on a host of nproc CPUs; so that the two are treated alike,
 # neither binds (mpirun --bind-to none, fabtune --bind none) and, when
@@ -153,7 +157,8 @@ while [ "$size" -le "$max" ]; do
 			"$(awk -v s="$size" '$1 == s { print $3 }' "$tmp/mpi.tcp.$r")"
 		echo
 	done | sort -g >"$tmp/rv"
-	printf "tcp %dx%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s, %s-%s)\n" \
+	fmt="tcp %dx%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s"
+	printf "$fmt  (median of per-run ratios %s, %s-%s)\n" \
 		"$hosts" "$ppn" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$(median <"$tmp/rv")" \
 		"$(head -n 1 "$tmp/rv")" "$(tail -n 1 "$tmp/rv")"
 	size=$((size * step))

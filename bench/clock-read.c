@@ -7,7 +7,7 @@
  * without a trailing fence. Then what one ping-pong sample costs in clock
  * reads each way: fabtune's clock before this change (one CLOCK_MONOTONIC
  * read a round trip, turned into whole nanoseconds), sockperf's (two plain
- * counter reads a round trip less its base, Mellanox/sockperf
+ * counter reads a round trip less its base, Mellanox/sockperf at 050f8d6e:
  * src/ticks_os.h os_gettimeofclock/os_gettimeoftsc, src/packet.h
  * setTxTime/setRxTime) and fabtune's after it (one fenced counter read a
  * round trip, src/bench/ticks.c).

@@ -132,7 +132,11 @@ for size in $big; do
 	done
 done
 hog_stop
-echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs; fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned}; host load: $(cut -d' ' -f1-3 /proc/loadavg); 1-minute load over the runs: $(sort -g "$tmp/load" 2>/dev/null | head -n 1)-$(sort -g "$tmp/load" 2>/dev/null | tail -n 1)"
+lo=$(sort -g "$tmp/load" 2>/dev/null | head -n 1)
+hi=$(sort -g "$tmp/load" 2>/dev/null | tail -n 1)
+echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs;" \
+	"fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned};" \
+	"host load: $(cut -d' ' -f1-3 /proc/loadavg); 1-minute load over the runs: $lo-$hi"
 # BEFORE's p50, its ratio to sockperf, and the per-run ratios this build / BEFORE
 report_before() { # SIZE
 	local b bs ab

@@ -203,6 +203,26 @@ struct ft__ticks ft__ticks_get(void);
 bool ft__ticks_agree(const struct ft__ticks *t, int64_t ticks, int64_t ns);
 /* The counter disagreed with CLOCK_MONOTONIC: ft__ticks_get gives the latter from now on. */
 void ft__ticks_distrust(void);
+/*
+ * One counter reading paired with CLOCK_MONOTONIC (@ns): the narrowest of
+ * a few counter-clock-counter reads, the counter's side their midpoint.
+ * Returns the width in ticks (INT64_MAX where none was in order); off
+ * x86-64 both sides are CLOCK_MONOTONIC and the width is 0.
+ */
+int64_t ft__ticks_pair(int64_t *tick, int64_t *ns);
+/*
+ * After a loop timed on @clk: @ticks and @ns its span on the counter and
+ * on CLOCK_MONOTONIC (each end a paired read), @samples its @n round trips
+ * in ticks. Returns the ns per tick to convert the samples with: @clk's
+ * where the span agrees and every sample is above 0; the loop's own rate
+ * (@ns / @ticks) where only the span disagrees; 0 where a sample is 0 or
+ * less or the span is not positive (the counter ran backwards: readings
+ * taken on CPUs whose counters are not in step), which no rate mends.
+ * Where it is not @clk's, the counter is dropped for the process
+ * (ft__ticks_distrust). @clk on CLOCK_MONOTONIC: 1, nothing checked.
+ */
+double ft__ticks_settle(const struct ft__ticks *clk, int64_t ticks, int64_t ns,
+                        const double *samples, uint32_t n);
 
 /* The time-stamp counter after the instructions before it (lfence; rdtsc); 0 off x86-64. */
 static inline int64_t

@@ -383,34 +383,38 @@ stream_run(struct ft_bench_ctx *bc, uint32_t peer, bool send, bool recv, size_t 
 }
 
 /*
- * The ping-pong's clock: @bc's in nanoseconds, else @clk's ticks inline (a
- * branch that always goes one way): the fenced time-stamp counter where it
- * is invariant, CLOCK_MONOTONIC's nanoseconds elsewhere (ticks.c). Whole
- * ticks keep the loop free of floating-point constants, which the compiler
- * loads from .rodata (two more pages a round trip, counted on the code's
- * layout before this clock) on a path whose every page is walked again
- * after each switch between the ranks (FT__HOT).
+ * The ping-pong's clock: @bc's in nanoseconds or ticks (tests), else
+ * @clk's ticks inline (a branch that always goes one way): the fenced
+ * time-stamp counter where it is invariant, CLOCK_MONOTONIC's nanoseconds
+ * elsewhere (ticks.c). Whole ticks keep the loop free of floating-point
+ * constants, which the compiler loads from .rodata (two more pages a round
+ * trip, counted on the code's layout before this clock) on a path whose
+ * every page is walked again after each switch between the ranks (FT__HOT).
  */
 static inline int64_t
-pp_now(const struct ft_bench_ctx *bc, const struct ft__ticks *clk)
+pp_now(const struct ft_bench_ctx *bc, bool hooked, const struct ft__ticks *clk)
 {
-	if (__builtin_expect(bc->now != NULL, 0)) /* tests' clock: laid out of the path */
-		return (int64_t)llround(bc->now() * 1e9);
+	if (__builtin_expect(hooked, 0)) /* tests' clocks: laid out of the path */
+		return bc->now ? (int64_t)llround(bc->now() * 1e9) : bc->tick_now();
 	return ft__ticks_now(clk);
 }
 
 /*
- * After the loop: @ticks from the first reading to the last, against
- * @ns of CLOCK_MONOTONIC around them. A counter that disagrees is dropped
- * for the process's later loops (this loop's samples keep the calibrated
- * rate: a preemption between the two reads at either end also shows as a
- * disagreement, and would make the loop's own rate the worse one).
+ * One end of the loop's span: the counter and CLOCK_MONOTONIC read as a
+ * pair (ft__ticks_pair), so that a preemption between the two reads does
+ * not show as the counter disagreeing; tests' clocks read in turn.
  */
 static void
-pp_check_clock(const struct ft__ticks *clk, int64_t ticks, int64_t ns)
+pp_pair(const struct ft_bench_ctx *bc, int64_t *tick, int64_t *ns)
 {
-	if (clk->tsc && !ft__ticks_agree(clk, ticks, ns))
-		ft__ticks_distrust();
+	if (bc->tick_now) {
+		*tick = bc->tick_now();
+		*ns = bc->mono_now();
+	} else if (ft__ticks_pair(tick, ns) == INT64_MAX) {
+		/* no pair in order: plain reads, which the span's check then judges */
+		*tick = ft__tsc_read();
+		*ns = ft__ticks_mono_ns();
+	}
 }
 
 FT__HOT int
@@ -423,8 +427,10 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	struct ft_req q;
 	uint32_t i;
 	int64_t tprev = 0; /* the clock when the last round trip ended, ticks */
-	int64_t tfirst = 0, mono0 = 0;
+	int64_t k0 = 0, n0 = 0, k1 = 0, n1 = 0; /* the loop's span, paired reads at each end */
 	struct ft__ticks clk = { .tsc = false, .ns_per_tick = 1.0 };
+	bool hooked = bc->now || bc->tick_now, ticked = initiator && !bc->now;
+	double ns_per_tick = 1.0;
 	int rc = ft__bench_p2p_open(bc, 0, size, &b, err);
 
 	if (rc < 0)
@@ -437,10 +443,11 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 	 */
 	for (i = 0; initiator && i < iters; i++)
 		samples[i] = 0;
-	if (initiator && !bc->now) {
-		clk = ft__ticks_get(); /* the first call in a process calibrates (10 ms) */
-		mono0 = ft__ticks_mono_ns();
-		tfirst = tprev = ft__ticks_now(&clk);
+	if (ticked) {
+		clk = bc->tick_now ? bc->tick_clk : ft__ticks_get(); /* calibrated in setup */
+		if (clk.tsc)
+			pp_pair(bc, &k0, &n0);
+		tprev = pp_now(bc, hooked, &clk);
 	}
 	for (i = 0; i < warmup + iters && rc == 0; i++) {
 		if (initiator) {
@@ -451,7 +458,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			 * round trips count in the later one. A sample holds the
 			 * round trip's ticks until the loop ends.
 			 */
-			int64_t t0 = i || !bc->now ? tprev : pp_now(bc, &clk);
+			int64_t t0 = i || !bc->now ? tprev : pp_now(bc, hooked, &clk);
 
 			rc = ft__bench_p2p_down(bc, &b, size, err);
 			if (rc == 0)
@@ -465,7 +472,7 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			if (rc == 0)
 				rc = ft__bench_p2p_up(bc, &b, size, err);
 			if (rc == 0) {
-				tprev = pp_now(bc, &clk);
+				tprev = pp_now(bc, hooked, &clk);
 				if (i >= warmup)
 					samples[i - warmup] = (double)(tprev - t0);
 			}
@@ -485,11 +492,23 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 		if (rc == 0 && (i & 63) == 0 && bc->cfg->stop && *bc->cfg->stop)
 			rc = ft_error_set(err, FT_EINTR, "interrupted");
 	}
-	if (initiator && rc == 0 && !bc->now)
-		pp_check_clock(&clk, tprev - tfirst, ft__ticks_mono_ns() - mono0);
+	/*
+	 * A loop whose span disagrees with CLOCK_MONOTONIC is converted at its
+	 * own rate, and later loops run on CLOCK_MONOTONIC; a sample of 0 or
+	 * less (counters out of step across CPUs) cannot be mended.
+	 */
+	if (ticked && rc == 0 && clk.tsc) {
+		pp_pair(bc, &k1, &n1);
+		ns_per_tick = ft__ticks_settle(&clk, k1 - k0, n1 - n0, samples, iters);
+		if (ns_per_tick == 0)
+			rc = ft_error_set(err, FT_EIO,
+			                  "ping-pong: the time-stamp counter ran backwards in a "
+			                  "loop (CPUs whose counters are not in step); later "
+			                  "loops use CLOCK_MONOTONIC");
+	}
 	/* round trips in ticks to one-way microseconds */
 	for (i = 0; initiator && rc == 0 && i < iters; i++)
-		samples[i] *= clk.ns_per_tick * 1e-3 / 2;
+		samples[i] *= ns_per_tick * 1e-3 / 2;
 	ft__bench_p2p_close(bc, &b);
 	return rc;
 }
@@ -637,13 +656,6 @@ ft__bench_pt2pt(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct ft_
 		samples = ft_calloc(cfg->iters, sizeof(*samples));
 		if (!samples)
 			return FT_ENOMEM;
-		/*
-		 * The initiator's sample clock is calibrated here (10 ms, once a
-		 * process), before the ranks meet, not while its peer waits on
-		 * the first round trip and its waits judge whether spinning pays.
-		 */
-		if (r == 0 && !bc->now)
-			(void)ft__ticks_get();
 	}
 	for (size = cfg->min_bytes; size <= cfg->max_bytes && rc == 0;) {
 		struct ft_result_row row;

@@ -23,6 +23,14 @@ struct ft_bench_ctx {
 	 * reads it twice.
 	 */
 	double (*now)(void);
+	/*
+	 * Tests, with @now NULL: the ping-pong's counter and CLOCK_MONOTONIC
+	 * (ns) in place of the process's, and the clock the counter is
+	 * believed to be (@tick_clk, as ft__ticks_get gives it).
+	 */
+	int64_t (*tick_now)(void);
+	int64_t (*mono_now)(void);
+	struct ft__ticks tick_clk;
 };
 
 /* A pattern: measures over @bc's world and fills @out. */

@@ -889,6 +889,14 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 			out->interrupted = true;
 		return rc;
 	}
+	/*
+	 * The ping-pong's sample clock is calibrated here (10 ms, once a
+	 * process), before the ranks meet, not inside a first probe while the
+	 * peer waits on it (and its waits judge whether spinning pays).
+	 */
+	if (cfg.pattern == FT_OP_PT2PT_LAT || cfg.pattern == FT_OP_PAIRS ||
+	    cfg.pattern == FT_OP_INCAST)
+		(void)ft__ticks_get();
 	if (w->kept_ep) {
 		/* the sweep's endpoint, from the run before: same transport, same ranks */
 		ep = w->kept_ep;

@@ -5,25 +5,29 @@
  * against CLOCK_MONOTONIC; CLOCK_MONOTONIC's nanoseconds everywhere else.
  *
  * Why: the loop reads its clock once a round trip, right after a blocking
- * call. There the vDSO's clock_gettime() costs about 50 ns on a KVM guest
+ * call. There the vDSO's clock_gettime() costs about 61 ns on a KVM guest
  * whose clock source is kvm-clock (a fenced counter read, the
  * hypervisor's scale and offset from a shared page under a version check,
  * and, with page-table isolation and no PCID, the TLB walks for the vDSO's
- * pages emptied by the call), and a fenced counter read about 18 ns
- * (bench/clock-read.c; docs/internals/bench-log.md, "tcp ping-pong: the
+ * pages emptied by the call), and a fenced counter read about 16 ns; hot,
+ * back to back, 26 and 18 ns (bench/clock-read.c; medians 61.2, 15.8,
+ * 26.2 and 17.9 ns in docs/internals/bench-log.md, "tcp ping-pong: the
  * clock read inside each sample"). sockperf times its samples with the
  * counter too: two plain reads a round trip, scaled by a rate it measures
- * against CLOCK_MONOTONIC across a 0.1 s sleep at start (Mellanox/sockperf,
- * src/ticks.cpp get_tsc_rate_per_second, src/ticks_os.h os_gettimeoftsc).
+ * against CLOCK_MONOTONIC across a 0.1 s sleep at start (Mellanox/sockperf
+ * at commit 050f8d6e, src/ticks.cpp get_tsc_rate_per_second,
+ * src/ticks_os.h os_gettimeoftsc).
  *
  * The counter is used only for intervals (one process's samples, read on
  * one thread); nothing reported as a date comes from it. The CPU's word
  * (CPUID 0x80000007 EDX bit 8, the source of Linux's constant_tsc and
  * nonstop_tsc flags) is required, so that the rate does not follow the
  * core's frequency or stop in deep sleep states. Each loop checks its
- * whole span against CLOCK_MONOTONIC (ft__ticks_agree); a counter that
- * disagrees (a hypervisor that changed its rate, cores whose counters are
- * not in step) is dropped for the rest of the process.
+ * whole span against CLOCK_MONOTONIC, each end a paired read
+ * (ft__ticks_settle); a loop that disagrees (a hypervisor that changed the
+ * rate) is converted at its own measured rate, and a counter that
+ * disagrees or gives a sample of 0 or less (cores whose counters are not
+ * in step) is dropped for the rest of the process.
  */
 #include "bench_int.h"
 
@@ -62,19 +66,21 @@ ft__tsc_invariant(void)
 #endif
 }
 
-#if defined(__x86_64__)
 /*
- * One counter reading paired with CLOCK_MONOTONIC: the counter read on
- * each side of the clock, the pair whose two counter reads lie closest
- * kept (a pair with a preemption or an interrupt in it is wider); the
- * counter's side is their midpoint. Returns the width in ticks.
+ * The counter read on each side of CLOCK_MONOTONIC, the pair whose two
+ * counter reads lie closest kept (a pair with a preemption or an interrupt
+ * in it is wider).
  */
-static int64_t
-pair_read(int64_t *tick, int64_t *ns)
+int64_t
+ft__ticks_pair(int64_t *tick, int64_t *ns)
 {
 	int64_t best = INT64_MAX;
 	int k;
 
+#if !defined(__x86_64__)
+	*tick = *ns = ft__ticks_mono_ns();
+	return 0;
+#endif
 	for (k = 0; k < PAIR_TRIES; k++) {
 		int64_t a = ft__tsc_read(), m = ft__ticks_mono_ns(), b = ft__tsc_read();
 
@@ -87,6 +93,7 @@ pair_read(int64_t *tick, int64_t *ns)
 	return best;
 }
 
+#if defined(__x86_64__)
 /* the counter's rate from two pairs @window_s apart; @t unchanged where it is not believed */
 static void
 calibrate_tsc(struct ft__ticks *t, double window_s)
@@ -95,12 +102,12 @@ calibrate_tsc(struct ft__ticks *t, double window_s)
 	struct timespec nap;
 	double hz;
 
-	w0 = pair_read(&k0, &n0);
+	w0 = ft__ticks_pair(&k0, &n0);
 	nap.tv_sec = (time_t)window_s;
 	nap.tv_nsec = (long)((window_s - (double)nap.tv_sec) * 1e9);
 	while (nanosleep(&nap, &nap) != 0 && errno == EINTR)
 		;
-	w1 = pair_read(&k1, &n1);
+	w1 = ft__ticks_pair(&k1, &n1);
 	if (w0 == INT64_MAX || w1 == INT64_MAX || k1 <= k0 || n1 <= n0)
 		return;
 	hz = (double)(k1 - k0) / ((double)(n1 - n0) * 1e-9);
@@ -158,4 +165,22 @@ void
 ft__ticks_distrust(void)
 {
 	__atomic_store_n(&clock_distrusted, true, __ATOMIC_RELAXED);
+}
+
+double
+ft__ticks_settle(const struct ft__ticks *clk, int64_t ticks, int64_t ns, const double *samples,
+                 uint32_t n)
+{
+	uint32_t i;
+
+	if (!clk->tsc)
+		return clk->ns_per_tick;
+	for (i = 0; i < n && samples[i] > 0; i++)
+		;
+	if (i == n && ft__ticks_agree(clk, ticks, ns))
+		return clk->ns_per_tick;
+	ft__ticks_distrust();
+	if (i < n || ticks <= 0 || ns <= 0)
+		return 0;
+	return (double)ns / (double)ticks;
 }

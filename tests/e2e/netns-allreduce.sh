@@ -20,24 +20,32 @@ command -v unshare >/dev/null || { echo "skip: no unshare"; exit 77; }
 p=ftar$$
 tmp=$(mktemp -d)
 pids=()
+made=() # the namespaces created, the ones cleanup removes
 cleanup() {
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-	for i in 0 1 2 3 4 5; do ip netns del "${p}h$i" 2>/dev/null; done
-	ip netns del "${p}sw" 2>/dev/null
+	for ns in "${made[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# setup CMD...: a step of the network's setup; one that fails ends the test at once
+setup() {
+	"$@" || { echo "not ok: setup: $* (exit $?)"; exit 1; }
+}
 ip netns add "${p}sw" || { echo "skip: cannot create network namespaces"; exit 77; }
-ip -n "${p}sw" link add br0 type bridge
-ip -n "${p}sw" link set br0 up
+made+=("${p}sw")
+# the ranks run at real-time priority; a host that refuses it is skipped, not failed
+chrt -r 10 true 2>/dev/null || { echo "skip: chrt -r 10 refused"; exit 77; }
+setup ip -n "${p}sw" link add br0 type bridge
+setup ip -n "${p}sw" link set br0 up
 for i in 0 1 2 3; do
 	h=${p}h$i
-	ip netns add "$h"
-	ip -n "${p}sw" link add "p$i" type veth peer name eth0 netns "$h"
-	ip -n "${p}sw" link set "p$i" master br0 up
-	ip -n "$h" addr add "198.18.0.$((i + 1))/24" dev eth0
-	ip -n "$h" link set eth0 up
-	ip -n "$h" link set lo up
+	setup ip netns add "$h"
+	made+=("$h")
+	setup ip -n "${p}sw" link add "p$i" type veth peer name eth0 netns "$h"
+	setup ip -n "${p}sw" link set "p$i" master br0 up
+	setup ip -n "$h" addr add "198.18.0.$((i + 1))/24" dev eth0
+	setup ip -n "$h" link set eth0 up
+	setup ip -n "$h" link set lo up
 done
 
 # run NRANKS PPN PORT ARGS...: rank r on host r / PPN, rank 0's --json in $tmp/out0
@@ -48,7 +56,7 @@ run() {
 		# real-time priority, as netns-pairs.sh: the network is under test, not the
 		# scheduler of a loaded host (the ranks sleep while they wait: --spin never)
 		chrt -r 10 ip netns exec "${p}h$((r / ppn))" unshare --uts \
-			sh -c "hostname host$((r / ppn)); exec timeout 90 \"\$0\" \"\$@\"" \
+			sh -c "hostname host$((r / ppn)); exec timeout 40 \"\$0\" \"\$@\"" \
 			"$fabtune" bench all_reduce --rank "$r" --nranks "$n" \
 			--bootstrap "198.18.0.1:$port" --ifname eth0 --transport tcp --bind none \
 			--spin never --timeout 30s --json "$@" >"$tmp/out$r" 2>"$tmp/err$r" &
@@ -80,15 +88,18 @@ rows | while read -r row; do
 done || exit 1
 for r in 0 1 2 3 4 5 6 7; do
 	h=$((r / 2))
-	tr '{' '\n' <"$tmp/out0" | grep -q "\"rank\":$r,\"host\":\"host$h\",.*\"addr\":\"198.18.0.$((h + 1))\"" ||
+	pat="\"rank\":$r,\"host\":\"host$h\",.*\"addr\":\"198.18.0.$((h + 1))\""
+	tr '{' '\n' <"$tmp/out0" | grep -q "$pat" ||
 		{ echo "not ok: rank $r not seen on host$h (198.18.0.$((h + 1)))"; exit 1; }
 done
 echo "ok: 8 ranks on 4 hosts, sums right at every size, the algorithm coll.c picks"
 
 # 2 ranks on 2 hosts, 1 Gbit/s each way: host 0 and 1's links, both ends
 for i in 0 1; do
-	ip netns exec "${p}h$i" tc qdisc add dev eth0 root tbf rate 1gbit burst 256kb latency 100ms
-	ip netns exec "${p}sw" tc qdisc add dev "p$i" root tbf rate 1gbit burst 256kb latency 100ms
+	setup ip netns exec "${p}h$i" tc qdisc add dev eth0 root tbf rate 1gbit burst 256kb \
+		latency 100ms
+	setup ip netns exec "${p}sw" tc qdisc add dev "p$i" root tbf rate 1gbit burst 256kb \
+		latency 100ms
 done
 run 2 1 29712 -b 8M -e 8M -n 4 -w 1 -c 1
 rows | sed 's/^/# /' | cut -c1-160
