@@ -2839,11 +2839,11 @@ test_channel_caps_agree_with_model(void **state)
  * for the same fill. A connection carries size / 4 channels / 2 trees, on the wire at
  * NCCL's 0.92, cut in n messages of 512 KiB at a forced channel's cap of 320 / 16 = 20 GB/s
  * (kb NA-MODEL): P = wire / (20 GB/s n), and NCCL takes (n + 15) P and the tuner's latency
- * (93.4 us, the model's: test_model.c). 256 MiB: n = 70 at 26.05 us, 85 periods, 2,307.6
+ * (93.4 us, the model's: test_model.c). 256 MiB: n = 70 at 26.052 us, 85 periods, 2,307.8
  * us; flow 2,308.6 (within 0.1 %), packet 2,262.8 (its last chunk leaves the last stage at
  * (n + 14) P, under 2 P short). Before, 2,792.4 and 2,024.1 (27.5 % apart): the model's
  * ramp at its links' rates after flows carrying the correction, and a fill at the links'
- * rates. 64 MiB (n = 18): 929.3 us, flow 930.0, packet 884.9; the engines within 1 /
+ * rates. 64 MiB (n = 18): 929.2 us, flow 930.0, packet 884.9; the engines within 1 /
  * (loops + stages - 1) of each other and the chain's step costs, 5.1 % (1,336.1 and 626.0
  * before).
  */
