@@ -740,8 +740,9 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * fixed cost (1 us of NCCL's network post overhead plus nics.vm_overhead, kb NA-MODEL), a
  * floor under the operation's time. The engine pays both, on every transport the model
  * prices them on, from the model's own terms (ft__sim_pipe_terms(), ft_model_pipe_terms(),
- * at the op's forced channels if any; a tree's or chain's at NCCL's cap, the
- * stages' periods at the cap: ft__sim_cap_fill_s()): the ramp as a fixed cost at the end of
+ * at the op's forced channels if any; a tree's or chain's at NCCL's cap, the periods
+ * at the cap of the schedule's stages as built, ft__sim_tree_depths(), which the packet
+ * engine paces: ft__sim_cap_fill_s()): the ramp as a fixed cost at the end of
  * the op's last phase, after its flows and step costs, as the model adds it to its
  * latency and bandwidth terms; the floor as a barrier the proxy's time after the op's
  * start, which the op's end waits for too: its time is max(flows + step costs + ramp,
@@ -750,9 +751,9 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * what whole flows cannot show (docs/internals/sim.md, "The flow engine and the model's
  * pipeline terms"). Ops whose end is not their last flow's (start jitter, on/off
  * sources: struct ft_sim_op nominal_end, end_acked), a background pattern and
- * packet.chunking: off pay neither.
+ * packet.chunking: off pay neither. FT_ENOMEM where the stages cannot be counted.
  */
-static void
+static int
 whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,
            double *proxy_s)
 {
@@ -762,12 +763,18 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 	*ramp_s = *proxy_s = 0;
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
 	    op->job == UINT32_MAX)
-		return;
-	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, &stages);
-	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()) */
+		return 0;
+	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL);
+	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()), over the
+	 * stages of the schedule as built, which the packet engine paces (cap_pace()) */
+	if (!ft__sim_cap_staged(op) || op->sched->phases.len != 1)
+		return 0;
+	if (ft__sim_tree_depths(op->sched, ft_sched_phase_at(op->sched, 0), NULL, &stages) < 0)
+		return FT_ENOMEM;
 	fill = ft__sim_cap_fill_s(fe->topo, op, stages);
 	if (fill > 0)
 		*ramp_s = fill;
+	return 0;
 }
 
 /* The proxy's floor of op @rec: its end becomes a barrier after both its last phase and a
@@ -844,8 +851,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
 	chunks = pipe_chunks(fe, op);
-	if (chunks == 0)
-		whole_pipe(fe, op, &ramp_s, &proxy_s);
+	if (chunks == 0 && whole_pipe(fe, op, &ramp_s, &proxy_s) < 0)
+		goto oom;
 	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;

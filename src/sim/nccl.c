@@ -1078,6 +1078,128 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 		*stages = pl.stages;
 }
 
+/*
+ * The period of @msgs loops of phase @ph at @op's per-connection cap, s: its largest flow's
+ * wire bytes (at @eff) over the cap, over the loops; 0 without a cap or loops. The one
+ * pace both engines take at NCCL's cap (run.c ft__sim_cap_fill_s(), pkt_tree.c
+ * ft__pk_cap_period_ps()).
+ */
+double
+ft__sim_cap_period_s(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
+                     uint64_t msgs)
+{
+	double wmax = 0;
+	uint32_t f;
+
+	if (!(op->conn_cap_Bps > 0) || !(eff > 0) || msgs == 0)
+		return 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(op->sched, ph, f, &fl);
+		wmax = FT_MAX(wmax, (double)fl.bytes);
+	}
+	return wmax / eff / op->conn_cap_Bps / (double)msgs;
+}
+
+/*
+ * The stage of every flow of a plain tree's or chain's phase @ph, counted on the schedule
+ * as built: an edge (a flow and the relay legs after it) is stage 0 where it waits for no
+ * other edge (a leaf's way up, a chain's first hop), else one past the deepest edge it
+ * waits for: going up, the edges of its copy (pipe) into its source (its children's);
+ * going down, its parent's way down into its source, or at the root (none) its children's
+ * way up, as NCCL's runTreeSplit() takes a chunk once it has come from the children or
+ * the parent (NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h). NCCL counts 2 (ppn - 1 +
+ * log2 nodes) stages for its tuning ("not an exact value", src/graph/connect.cc) and the
+ * model does too; the schedule has one in-node hop more a level where a node's first child
+ * joins at its local rank 1 (connect.cc child0Index): this is the count both engines pace
+ * a tree at its cap with (engine_flow.c whole_pipe(), pkt_tree.c cap_pace()). Flows of no
+ * bytes are no edge (stage 0). @depth [ph->nflows] (NULL: not wanted), the stages in
+ * @stages (the deepest + 1; 0 with no edge or a wait loop, none in a schedule's tree).
+ */
+int
+ft__sim_tree_depths(const struct ft_schedule *sc, const struct ft_sched_phase *ph,
+                    uint32_t *depth, uint32_t *stages)
+{
+	uint32_t n = ph->nflows, nr = sc->nranks, f, e, k, ne = 0, pass, dmax = 0;
+	uint32_t *head = ft_calloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *dst = ft_calloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *d = ft_calloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *off = ft_calloc((size_t)nr + 2, sizeof(uint32_t));
+	uint32_t *into = ft_calloc((size_t)n + 1, sizeof(uint32_t));
+	struct ft_sched_flow fl, g;
+	bool moved = true;
+	int rc = 0;
+
+	*stages = 0;
+	if (!head || !dst || !d || !off || !into) {
+		rc = FT_ENOMEM;
+		goto out;
+	}
+	/* the edges: their first flows (head) and last legs' destinations */
+	for (f = 0; f < n; f++) {
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.src >= nr || fl.dst >= nr || fl.bytes == 0)
+			continue;
+		if (fl.relay && ne > 0)
+			dst[ne - 1] = fl.dst;
+		else {
+			head[ne] = f;
+			dst[ne++] = fl.dst;
+		}
+	}
+	for (e = 0; e < ne; e++)
+		off[dst[e] + 2]++;
+	for (k = 2; k < nr + 2; k++)
+		off[k] += off[k - 1];
+	for (e = 0; e < ne; e++)
+		into[off[dst[e] + 1]++] = e;
+	/* into[off[r] .. off[r + 1] - 1]: the edges into rank r; relaxed to the longest waits,
+	 * at most one pass an edge deeper */
+	for (pass = 0; moved && pass <= ne; pass++) {
+		moved = false;
+		for (e = 0; e < ne; e++) {
+			uint32_t want = FT_SCHED_UP, best = 0, lo, hi;
+
+			ft_sched_phase_flow(sc, ph, head[e], &fl);
+			lo = off[fl.src];
+			hi = off[fl.src + 1];
+			for (k = lo; k < hi && fl.dir == FT_SCHED_DOWN; k++) {
+				ft_sched_phase_flow(sc, ph, head[into[k]], &g);
+				if (g.pipe == fl.pipe && g.dir == FT_SCHED_DOWN)
+					want = FT_SCHED_DOWN;
+			}
+			for (k = lo; k < hi; k++) {
+				ft_sched_phase_flow(sc, ph, head[into[k]], &g);
+				if (g.pipe == fl.pipe && g.dir == want)
+					best = FT_MAX(best, d[into[k]] + 1);
+			}
+			if (best != d[e]) {
+				d[e] = best;
+				moved = true;
+			}
+		}
+	}
+	if (moved) /* a wait loop */
+		memset(d, 0, (size_t)(n + 1) * sizeof(uint32_t));
+	for (e = 0; e < ne; e++)
+		dmax = FT_MAX(dmax, d[e]);
+	*stages = ne && !moved ? dmax + 1 : 0;
+	if (depth) {
+		memset(depth, 0, (size_t)n * sizeof(uint32_t));
+		for (e = 0; e < ne; e++)
+			for (f = head[e]; f < (e + 1 < ne ? head[e + 1] : n); f++)
+				depth[f] = d[e];
+	}
+out:
+	ft_free(head);
+	ft_free(dst);
+	ft_free(d);
+	ft_free(off);
+	ft_free(into);
+	return rc;
+}
+
 /* Flows @a -> @b (up) and back (down) of tree copy @pipe (0: none). */
 static int
 push_pair(struct ft_schedule *s, uint32_t a, uint32_t b, uint64_t bytes, uint32_t pipe)

@@ -905,6 +905,7 @@ struct pk_engine {
 	uint32_t nsucc_len;     /* entries of succ in use (lazy sends add theirs) */
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
 	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
+	bool staged; /* the op being submitted has its stages paced at its cap (cap_pace()) */
 	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
 	struct pk_refs refs;    /* a lossy run's, where a phase is lazy */
 	struct pk_evq evq;

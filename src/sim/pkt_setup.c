@@ -653,14 +653,14 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 {
 	double ramp_s, proxy_s;
 	int64_t ramp, at, end;
-	uint32_t stages = 0;
 
 	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
 	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
 		return 0;
-	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, &stages);
-	/* (at a cap, a tree's or chain's stages are paced: pkt_tree.c cap_pace()) */
-	if (ft__sim_cap_fill_s(e->topo, op, stages) > 0)
+	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL);
+	/* where the op's stages were paced at its cap (pkt_tree.c cap_pace()), they are its
+	 * ramp: the model's is not added */
+	if (e->staged)
 		ramp_s = 0;
 	if (ramp_s > 0) {
 		ramp = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(ramp_s), 0, tag);
@@ -695,6 +695,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 
 	if (e->started)
 		return ft_error_set(err, FT_EINVAL, "sim: packet engine: op submitted after run");
+	e->staged = false;
 	if (op->after >= (int64_t)e->ops.len)
 		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
 		                    (long long)op->after);

@@ -83,6 +83,7 @@ struct tree_edge {
 	uint32_t copy; /* NVLS stages: the copy (0, 1) of every head they serve */
 	uint32_t node; /* NVLS stages: the node, in the order the schedule lists them */
 	uint32_t sw;   /* NVLS stages: the switch they meet at, its index in the node's */
+	uint32_t flow; /* a plain tree's or chain's: its first flow's index in the phase */
 };
 
 struct tree_build {
@@ -477,7 +478,8 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 				                  .dir = fl.dir,
 				                  .conn = rb->n,
 				                  .nlegs = 1,
-				                  .kind = TE_TREE };
+				                  .kind = TE_TREE,
+				                  .flow = f };
 		}
 		c->first = *nmsg;
 		*nmsg += c->nmsg;
@@ -693,127 +695,37 @@ uint64_t
 ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
                      uint32_t msgs)
 {
-	double wmax = 0, period;
-	uint32_t f;
+	double period;
 
-	if (!(op->conn_cap_Bps > 0) || !(eff > 0) || msgs < 2)
+	if (msgs < 2)
 		return 0;
-	for (f = 0; f < ph->nflows; f++) {
-		struct ft_sched_flow fl;
-
-		ft_sched_phase_flow(op->sched, ph, f, &fl);
-		wmax = FT_MAX(wmax, (double)fl.bytes);
-	}
-	period = wmax / eff / op->conn_cap_Bps / msgs * PK_PS_PER_S;
+	period = ft__sim_cap_period_s(op, ph, eff, msgs) * PK_PS_PER_S;
 	return period >= 1 && period < (double)UINT64_MAX / msgs ? (uint64_t)(period + 0.5) : 0;
 }
 
-/* Edge @ed's waits on other edges (tree_waits()): counted, or listed into @pred. */
-struct depth_fill {
-	const uint32_t *conn_edge;
-	uint32_t *pred, n;
-};
-
-static int
-depth_wait(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
-{
-	struct depth_fill *df = ctx;
-
-	(void)lag;
-	(void)nsw;
-	if (conn == PK_NONE)
-		return 0;
-	if (df->pred)
-		df->pred[df->n] = df->conn_edge[conn];
-	df->n++;
-	return 0;
-}
-
 /*
- * The stage of every edge of a plain tree or chain (@tb's depth, the deepest in dmax): 0
- * where its first leg waits for no other edge (a leaf's way up, a chain's first hop), else
- * one past the deepest edge it waits for (tree_waits(): going up, its children's; going
- * down, its parent's, or at the root its children's way up). On a tree of 2 DGX H100 (a
- * chain of 8 in each node, one hop between the nodes) the deepest way down is stage 15:
- * 16 stages, the model's 2 (ppn - 1 + log2 nodes) (model/pipeline.c shape_of()). The
- * edges in order of their waits (Kahn's), so a chain of thousands of ranks takes no deep
- * recursion; a wait loop (none in a schedule's tree) leaves the stages 0.
+ * The stage of every edge of a plain tree or chain (@tb's depth, the deepest in dmax), its
+ * first flow's in phase @ph of @op's schedule as built (ft__sim_tree_depths(), nccl.c: 0
+ * where it waits for no other edge, else one past the deepest it waits for, as
+ * tree_waits() has it wait), the count the flow engine's fill takes too (engine_flow.c
+ * whole_pipe()). On a tree of 2 DGX H100 (a chain of 8 in each node, one hop between the
+ * nodes) the deepest way down is stage 15: 16 stages, the model's 2 (ppn - 1 + log2
+ * nodes); from 4 nodes on the schedule has a hop more a level (NCCL's child0Index).
  */
 static int
-tree_depths(struct tree_build *tb)
+tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
-	uint32_t ne = tb->nedges, i, j, k, head = 0, tail = 0, *conn_edge, *off, *pred;
-	uint32_t *succ, *left, *queue, *at;
-	struct depth_fill df;
-	int rc = 0;
+	uint32_t *fd = ft_calloc((size_t)ph->nflows + 1, sizeof(uint32_t)), stages, i;
+	int rc;
 
-	tb->depth = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
-	conn_edge = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
-	off = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
-	left = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
-	queue = ft_calloc((size_t)ne + 1, sizeof(uint32_t));
-	at = ft_calloc((size_t)ne + 2, sizeof(uint32_t));
-	pred = succ = NULL;
-	if (!tb->depth || !conn_edge || !off || !left || !queue || !at) {
-		rc = FT_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < ne; i++)
-		for (j = 0; j < tb->edge[i].nlegs; j++)
-			conn_edge[tb->edge[i].conn + j] = i;
-	/* each edge's waits (off: where they start), then who waits for each (at) */
-	df = (struct depth_fill){ conn_edge, NULL, 0 };
-	for (i = 0; i < ne; i++) {
-		off[i] = df.n;
-		(void)tree_waits(tb, &tb->edge[i], depth_wait, &df);
-	}
-	pred = ft_calloc((size_t)df.n + 1, sizeof(uint32_t));
-	succ = ft_calloc((size_t)df.n + 1, sizeof(uint32_t));
-	if (!pred || !succ) {
-		rc = FT_ENOMEM;
-		goto out;
-	}
-	df = (struct depth_fill){ conn_edge, pred, 0 };
-	for (i = 0; i < ne; i++) {
-		(void)tree_waits(tb, &tb->edge[i], depth_wait, &df);
-		left[i] = df.n - off[i];
-		if (left[i] == 0)
-			queue[tail++] = i;
-	}
-	for (k = 0; k < df.n; k++)
-		at[pred[k] + 2]++;
-	for (i = 2; i < ne + 2; i++)
-		at[i] += at[i - 1];
-	for (i = 0; i < ne; i++)
-		for (k = off[i]; k < (i + 1 < ne ? off[i + 1] : df.n); k++)
-			succ[at[pred[k] + 1]++] = i;
-	/* succ[at[u] .. at[u + 1] - 1]: the edges waiting for u */
-	while (head < tail) {
-		uint32_t u = queue[head++];
-
-		for (k = at[u]; k < at[u + 1]; k++) {
-			uint32_t v = succ[k];
-
-			tb->depth[v] = FT_MAX(tb->depth[v], tb->depth[u] + 1);
-			if (--left[v] == 0)
-				queue[tail++] = v;
-		}
-	}
+	tb->depth = ft_calloc((size_t)tb->nedges + 1, sizeof(uint32_t));
+	rc = fd && tb->depth ? ft__sim_tree_depths(op->sched, ph, fd, &stages) : FT_ENOMEM;
 	tb->dmax = 0;
-	for (i = 0; i < ne; i++)
+	for (i = 0; i < tb->nedges && rc == 0; i++) {
+		tb->depth[i] = fd[tb->edge[i].flow];
 		tb->dmax = FT_MAX(tb->dmax, tb->depth[i]);
-	if (FT_NEVER(tail != ne)) {
-		memset(tb->depth, 0, (size_t)ne * sizeof(uint32_t));
-		tb->dmax = 0;
 	}
-out:
-	ft_free(conn_edge);
-	ft_free(off);
-	ft_free(left);
-	ft_free(queue);
-	ft_free(at);
-	ft_free(pred);
-	ft_free(succ);
+	ft_free(fd);
 	return rc;
 }
 
@@ -841,9 +753,10 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 	tb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, tb->msgs);
 	if (!tb->rb.pace_ps || tb->heads || tb->collnet || !ft__sim_cap_staged(op))
 		return 0;
-	if (tree_depths(tb) < 0)
+	if (tree_depths(tb, op, ph) < 0)
 		return FT_ENOMEM;
 	tb->rb.pace_msgs = tb->msgs + tb->dmax;
+	tb->rb.e->staged = true;
 	return 0;
 }
 

@@ -496,15 +496,20 @@ tighter_cap(struct op_cap *c, double b, const char *what)
  * engine paces stage s's loop m at (m + s) periods (pkt_tree.c cap_pace()).
  */
 bool
-ft__sim_cap_staged(const struct ft_sim_op *op)
+ft__sim_cap_staged_on(const struct ft_schedule *sc, uint32_t nchannels, double cap_Bps)
 {
-	const struct ft_schedule *sc = op->sched;
 	bool tree = sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE;
 	bool chain = sc->algo == FT_ALGO_RING &&
 	             (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
 
-	return (tree || chain) && sc->proto == FT_PROTO_SIMPLE && op->conn_cap_Bps > 0 &&
-	       op->nchannels > 0 && sc->nranks > 1;
+	return (tree || chain) && sc->proto == FT_PROTO_SIMPLE && cap_Bps > 0 && nchannels > 0 &&
+	       sc->nranks > 1;
+}
+
+bool
+ft__sim_cap_staged(const struct ft_sim_op *op)
+{
+	return ft__sim_cap_staged_on(op->sched, op->nchannels, op->conn_cap_Bps);
 }
 
 double
@@ -545,7 +550,7 @@ ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t
 	n = loops * FT_MAX((per_loop + ch.slice_bytes - 1) / ch.slice_bytes, 1u);
 	if (n < 2)
 		return 0;
-	return (stages - 1) * (wmax / eff / op->conn_cap_Bps / (double)n);
+	return (stages - 1) * ft__sim_cap_period_s(op, ph, eff, n);
 }
 
 /* The words of the bottleneck column where NCCL's window on a send binds (ft__sim_p2p_cap()):
@@ -567,17 +572,26 @@ kernel_what(const struct ft_schedule *s, char *buf, size_t len)
 /*
  * Whether the flows of @sched take NCCL's tree correction (ft__sim_nccl_efficiency()):
  * not where the engine cuts the pipeline itself (@jr chunked), nor where the op's stages
- * are paced at its cap (@o's channels forced, Simple, a cap already found in @cap:
- * ft__sim_cap_staged()), whose fill both engines pay as NCCL's pipeline takes it
- * (ft__sim_cap_fill_s()): the correction, the share of the links a tree's pipeline keeps
- * busy below 1 GiB (kb NA-MODEL), would count that fill twice.
+ * will be paced at its cap (ft__sim_cap_staged_on(), the engines' own predicate), whose
+ * fill both engines pay as NCCL's pipeline takes it (ft__sim_cap_fill_s()): the
+ * correction, the share of the links a tree's pipeline keeps busy below 1 GiB (kb
+ * NA-MODEL), would count that fill twice. The cap is the one the op will carry: @cap, the
+ * forced channels' share, or else the tree's and the kernel's caps the runner tightens it
+ * with next (ft__sim_tree_cap(), ft__sim_kernel_cap() on @gpn ranks a node); the
+ * correction moves their rates, not whether they exist.
  */
 static bool
-tree_corr(const struct job_run *jr, const struct sc_op *o, const struct ft_schedule *sched,
-          const struct op_cap *cap)
+tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const struct sc_op *o,
+          const struct ft_schedule *sched, const struct op_cap *cap, uint32_t gpn)
 {
-	return !jr->chunked &&
-	       !(o->channels && sched->proto == FT_PROTO_SIMPLE && cap->Bps > 0);
+	double bps = cap->Bps;
+
+	if (jr->chunked)
+		return false;
+	if (!(bps > 0))
+		bps = FT_MAX(ft__sim_tree_cap(spec, sched, jr->nranks, gpn),
+		             ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels));
+	return !ft__sim_cap_staged_on(sched, o->channels, bps);
 }
 
 /*
@@ -667,7 +681,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, tree_corr(jr, o, sched, cap));
+	ft__sim_nccl_efficiency(ft_topo_spec(t), sched,
+	                        tree_corr(ft_topo_spec(t), jr, o, sched, cap, 0));
 	tighter_cap(cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0), "");
 	tighter_cap(cap, ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels),
 	            kernel_what(sched, kw, sizeof(kw)));
@@ -783,7 +798,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nccl_efficiency(spec, sched, tree_corr(jr, o, sched, cap));
+	ft__sim_nccl_efficiency(spec, sched, tree_corr(spec, jr, o, sched, cap, jr->gpn));
 	tighter_cap(cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn), "");
 	if (o->op != FT_OP_SENDRECV)
 		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),

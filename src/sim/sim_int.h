@@ -576,6 +576,19 @@ void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, dou
  * a plain tree all-reduce or a chain broadcast or reduce in Simple, on channels forced
  * on it, with a per-connection cap (run.c). */
 bool ft__sim_cap_staged(const struct ft_sim_op *op);
+/* The period of @msgs loops of phase @ph at @op's cap (its largest flow on the wire at @eff
+ * over the cap, over the loops), s; 0 without a cap or loops (nccl.c). */
+double ft__sim_cap_period_s(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                            double eff, uint64_t msgs);
+/* The stage of every flow of a plain tree's or chain's phase @ph as its schedule is built,
+ * into @depth [ph->nflows] (NULL: not wanted), and the stages, the deepest + 1, into
+ * @stages (0: no edge); FT_ENOMEM (nccl.c). */
+int ft__sim_tree_depths(const struct ft_schedule *sc, const struct ft_sched_phase *ph,
+                        uint32_t *depth, uint32_t *stages);
+/* The same of a schedule @sc on @nchannels forced channels (0: NCCL's own) under a
+ * per-connection cap of @cap_Bps (0: none): the one predicate the runner's tree correction
+ * (run.c tree_corr()) and both engines use. */
+bool ft__sim_cap_staged_on(const struct ft_schedule *sc, uint32_t nchannels, double cap_Bps);
 /* NCCL's pipeline fill at @op's per-connection cap where it runs as a plain tree
  * all-reduce or a chain broadcast or reduce of @stages stages: (stages - 1) periods of
  * its largest connection's chunk at the cap, seconds; 0: no cap, one stage or loop, or

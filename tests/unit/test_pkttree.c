@@ -328,6 +328,87 @@ test_chain_paced_fill(void **state)
 }
 
 /*
+ * The pace at the cap on a branching tree: an all-reduce tree over 8 nodes (one rank each,
+ * NIC to NIC through one leaf, one channel forced), where interior ranks have two
+ * children and NCCL's double binary tree is 3 edges deep: S = 2 x 3 = 6 stages
+ * (ft__sim_tree_depths(): up from the leaves, down from the roots; checked against the
+ * trees' heights), more than the chain's 3, with stages that wait for two edges each. 64
+ * MiB: n = 64 messages of 512 KiB an edge, t_msg = 128 packet times, each connection
+ * capped at a period P = (S / 2) / (cap n) of 8 t_msg: a rank that is interior in both
+ * copies sends up to 6 messages a loop over its NIC (each copy's way up and its two
+ * children's way down), so at 4 t_msg the links, not the cap, would set the pace.
+ * The last message leaves the last stage at (n + S - 2) P: the op takes (n + S - 2) P +
+ * t_msg + d, and up to 2 t_msg more where a rank's two children's messages share its
+ * NIC. The whole graph and the lazy one (pace number m tells loop m - s of every edge at
+ * stage s) give the same time to the picosecond and the same packets.
+ */
+static void
+test_tree_paced_branching(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 8,
+		                  .ranks_per_node = 1,
+		                  .bytes = 64u << 20 };
+	const uint32_t k = 8, n = 64;
+	double t_pkt, d, t_msg, P, want, got, lazy, w = (double)(a.bytes / 2);
+	uint32_t S = 0, h = 0, parent[8], at, up, p, r0, f;
+	struct pk_run r, lz;
+
+	(void)state;
+	pk_run_op(&r, &a, k, NULL, 1, true);
+	pk_hop_times(&r, &t_pkt, &d);
+	/* two trees of 7 edges each, up and down: 28 edges of n messages */
+	assert_int_equal(pk(r.e)->flows.len, 28 * n);
+	/* S = 2 h, h the most edges from a rank up to its copy's root */
+	for (p = 1; p <= 2; p++) {
+		for (r0 = 0; r0 < k; r0++)
+			parent[r0] = UINT32_MAX;
+		for (f = 0; f < r.s.flows.len; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&r.s.flows, f);
+
+			if (fl->pipe == p && fl->dir == FT_SCHED_UP)
+				parent[fl->src] = fl->dst;
+		}
+		for (r0 = 0; r0 < k; r0++) {
+			for (at = r0, up = 0; parent[at] != UINT32_MAX && up <= k; up++)
+				at = parent[at];
+			h = FT_MAX(h, up);
+		}
+	}
+	assert_int_equal(ft__sim_tree_depths(&r.s, ft_sched_phase_at(&r.s, 0), NULL, &S), 0);
+	assert_int_equal(S, 2 * h);
+	assert_true(S > 3);
+	pk_run_free(&r);
+	t_msg = 128 * t_pkt;
+	P = 8 * t_msg;
+	pk_run_nchannels = 1;
+	pk_run_conn_cap_Bps = w / (P * n);
+	pk_run_op(&r, &a, k, NULL, 1, true);
+	pk_run_op(&lz, &a, k, NULL, 1, false);
+	pk_run_conn_cap_Bps = 0;
+	pk_run_nchannels = 0;
+	assert_null(pk(r.e)->tlazy);
+	assert_non_null(pk(lz.e)->tlazy);
+	got = op_time(&r);
+	lazy = op_time(&lz);
+	want = (n + S - 2) * P + t_msg + d;
+	if (getenv("FT_PKTTREE_PRINT"))
+		print_message("branching tree P %.3f us, S %u: packet %.4f us, lazy %.4f us, "
+		              "(n + S - 2) P + t_msg + d %.4f us (%+.3f packets)\n",
+		              P * 1e6, S, got * 1e6, lazy * 1e6, want * 1e6, (got - want) / t_pkt);
+	if (!(got >= want - 2 * t_pkt && got <= want + 2 * t_msg + 2 * t_pkt))
+		fail_msg("paced branching tree: %.9g s, closed form %.9g s to 2 t_msg more "
+		         "(packet %.3g s)",
+		         got, want, t_pkt);
+	assert_true(lazy == got);
+	assert_int_equal(lz.c.npackets, r.c.npackets);
+	pk_run_free(&lz);
+	pk_run_free(&r);
+}
+
+/*
  * The schedule the runner builds for @a on DGX H100 nodes of 8 ranks each, @nnodes of
  * them: NCCL's tree, or with @heads NCCL's NVLS tree with that many heads a node, in
  * @out copied on @nch rail-aligned channels (@s the one before); its phase.
@@ -356,6 +437,82 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 	                                    out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
+}
+
+/*
+ * The stages both engines pace a tree at its cap with (ft__sim_tree_depths(), nccl.c),
+ * counted on the runner's schedule for 2 and 4 DGX H100 nodes (8 ranks each, 4 channels):
+ * a chunk goes up from the deepest leaf to the root and down again, the root's way down
+ * waiting for its children's way up, so S = 2 h, h the most edges from a rank to its
+ * copy's root (walked here on the up edges' parents, relay legs included). On 2 nodes that
+ * is the model's 2 (ppn - 1 + log2 nodes) = 16; on 4 nodes 20, two more than the model's
+ * 18, where a node's first child joins its chain at local rank 1 (NCCL's child0Index,
+ * src/graph/connect.cc). A leaf's way up is stage 0 and every edge's stage is below S.
+ */
+static void
+test_tree_depths_sched(void **state)
+{
+	static const uint32_t nodes[] = { 2, 4 }, want[] = { 16, 20 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(nodes); i++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = FT_ALGO_TREE,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 8 * nodes[i],
+			                  .ranks_per_node = 1,
+			                  .bytes = 64u << 20 };
+		struct ft_schedule s, out;
+		const struct ft_sched_phase *ph = runner_sched(&a, nodes[i], 4, 0, &s, &out);
+		uint32_t *depth = calloc(ph->nflows, sizeof(uint32_t)), stages = 0, h = 0;
+		uint32_t parent[32], pipes = 0, p, f, r;
+
+		assert_non_null(depth);
+		assert_int_equal(ft__sim_tree_depths(&out, ph, depth, &stages), 0);
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+
+			pipes = FT_MAX(pipes, (uint32_t)fl->pipe);
+		}
+		for (p = 1; p <= pipes; p++) {
+			uint32_t src = UINT32_MAX;
+
+			for (r = 0; r < a.nranks; r++)
+				parent[r] = UINT32_MAX;
+			for (f = 0; f < ph->nflows; f++) {
+				const struct ft_sched_flow *fl =
+				        ft_vec_at(&out.flows, ph->first_flow + f);
+
+				if (fl->pipe != p || fl->dir != FT_SCHED_UP)
+					continue;
+				if (!fl->relay)
+					src = fl->src;
+				parent[src] = fl->dst;
+			}
+			for (r = 0; r < a.nranks; r++) {
+				uint32_t up = 0, at = r;
+
+				while (parent[at] != UINT32_MAX && up <= a.nranks) {
+					at = parent[at];
+					up++;
+				}
+				assert_true(up <= a.nranks);
+				h = FT_MAX(h, up);
+			}
+		}
+		assert_int_equal(stages, 2 * h);
+		assert_int_equal(stages, want[i]);
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+
+			assert_true(depth[f] < stages);
+			if (fl->dir == FT_SCHED_DOWN)
+				assert_true(depth[f] >= 1);
+		}
+		free(depth);
+		ft_schedule_release(&out);
+		ft_schedule_release(&s);
+	}
 }
 
 /*
@@ -1503,6 +1660,8 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_paced),
 		cmocka_unit_test(test_tree_paced),
+		cmocka_unit_test(test_tree_paced_branching),
+		cmocka_unit_test(test_tree_depths_sched),
 		cmocka_unit_test(test_chain_paced_fill),
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_collnet_closed_form),

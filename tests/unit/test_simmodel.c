@@ -2836,12 +2836,16 @@ test_channel_caps_agree_with_model(void **state)
  * and its latency. The packet engine paces stage s's loop m at (m + s) periods
  * (pkt_tree.c cap_pace()), the flow engine adds (stages - 1) periods after its flows
  * (ft__sim_cap_fill_s()), and neither takes NCCL's tree correction there, which stands
- * for the same fill. 256 MiB: 70 loops of 512 KiB a connection at 26.05 us, 16 stages:
- * 85 periods and 93.4 us of latency, 2,307.6 us; flow 2,308.6, packet 2,262.8 (its last
- * chunk leaves the last stage one period less its way early). Before, 2,792.4 and 2,024.1
- * (27.5 % apart): the model's ramp at its links' rates after flows carrying the
- * correction, and a fill at the links' rates. 64 MiB (18 loops): within 1 / (loops +
- * stages - 1) of each other and the chain's step costs, 5.1 % (1,336.1 and 626.0 before).
+ * for the same fill. A connection carries size / 4 channels / 2 trees, on the wire at
+ * NCCL's 0.92, cut in n messages of 512 KiB at a forced channel's cap of 320 / 16 = 20 GB/s
+ * (kb NA-MODEL): P = wire / (20 GB/s n), and NCCL takes (n + 15) P and the tuner's latency
+ * (93.4 us, the model's: test_model.c). 256 MiB: n = 70 at 26.052 us, 85 periods, 2,307.8
+ * us; flow 2,308.6 (within 0.1 %), packet 2,262.8 (its last chunk leaves the last stage at
+ * (n + 14) P, under 2 P short). Before, 2,792.4 and 2,024.1 (27.5 % apart): the model's
+ * ramp at its links' rates after flows carrying the correction, and a fill at the links'
+ * rates. 64 MiB (n = 18): 929.2 us, flow 930.0, packet 884.9; the engines within 1 /
+ * (loops + stages - 1) of each other and the chain's step costs, 5.1 % (1,336.1 and 626.0
+ * before).
  */
 static void
 test_forced_tree_fill_engines_agree(void **state)
@@ -2849,10 +2853,27 @@ test_forced_tree_fill_engines_agree(void **state)
 	static const uint64_t sizes[] = { 64u << 20, 256u << 20 };
 	static const double within[] = { 0.06, 0.025 };
 
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+
 	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
 	busbw_channels = 4;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
-		double f, p;
+		double wire = (double)(sizes[k] / 8) / 0.92, n = ceil(wire / (512 << 10));
+		double P = wire / 20e9 / n * 1e6, lat, nccl, f, p;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[k]);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = 4;
+		assert_int_equal(ft_model_explain(&cs, &q, ex, &err), 0);
+		lat = ex->cand[ex->pick].lat_s * 1e6;
+		nccl = (n + 15) * P + lat;
 
 		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
 		      "flow");
@@ -2861,11 +2882,15 @@ test_forced_tree_fill_engines_agree(void **state)
 		      "packet");
 		p = busbw_time_us;
 		print_message("# forced tree %llu MiB, 4 channels: flow %.2f us, packet %.2f us "
-		              "(%+.2f%%)\n",
-		              (unsigned long long)(sizes[k] >> 20), f, p, (p / f - 1) * 100);
+		              "(%+.2f%%); NCCL's (%.0f + 15) x %.3f + %.1f = %.2f us\n",
+		              (unsigned long long)(sizes[k] >> 20), f, p, (p / f - 1) * 100, n, P,
+		              lat, nccl);
 		assert_true(fabs(p / f - 1) <= within[k]);
+		assert_true(fabs(f / nccl - 1) <= 1e-3);
+		assert_true(p <= nccl && p >= nccl - 2 * P);
 	}
 	busbw_channels = 0;
+	free(ex);
 }
 
 static const char dragonfly_sc[] =
