@@ -1654,8 +1654,9 @@ test_tcp_line_text(void **state)
 		  "NIC send pipelines: 1 message, 1 with their QP context not cached, 0.500 us "
 		  "waited in all" },
 		{ 2,
-		  "TCP: 2 fast retransmits (2 led by SACK), 2 timeouts, 2 tail-loss probes (2 mended "
-		  "a loss), 2 reordering timeouts, 2 resends lost again, 2 D-SACKs, 2 delayed ACKs",
+		  "TCP: 2 fast retransmits (2 led by SACK), 2 timeouts, 2 tail-loss probes (2 "
+		  "mended a loss), 2 reordering timeouts, 2 resends lost again, 2 D-SACKs, 2 "
+		  "delayed ACKs",
 		  "NIC send pipelines: 2 messages, 2 with their QP context not cached, 0.500 us "
 		  "waited in all" },
 	};
