@@ -34,8 +34,9 @@ for c in n4 n8; do
 				[ -n "$FABTUNE_BASE" ] || continue
 				bin=$FABTUNE_BASE
 			fi
-			/usr/bin/time -f "%U" -o "$tmp/t.$c.$who.$r" "$bin" sim "$tmp/$c.yaml" --json \
-				>"$tmp/j.$c.$who" || { echo "$c $who: fabtune sim failed"; exit 1; }
+			/usr/bin/time -f "%U" -o "$tmp/t.$c.$who.$r" \
+				"$bin" sim "$tmp/$c.yaml" --json >"$tmp/j.$c.$who" ||
+				{ echo "$c $who: fabtune sim failed"; exit 1; }
 		done
 	done
 	if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
@@ -45,8 +46,8 @@ for c in n4 n8; do
 				[ -n "$FABTUNE_BASE" ] || continue
 				bin=$FABTUNE_BASE
 			fi
-			valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$c.$who" "$bin" sim \
-				"$tmp/$c.yaml" >/dev/null 2>"$tmp/cg.err" ||
+			valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$c.$who" \
+				"$bin" sim "$tmp/$c.yaml" >/dev/null 2>"$tmp/cg.err" ||
 				{ echo "$c $who: callgrind failed"; exit 1; }
 			grep '^summary:' "$tmp/cg.$c.$who" | cut -d' ' -f2 >"$tmp/ir.$c.$who"
 		done

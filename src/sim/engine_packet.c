@@ -486,10 +486,10 @@ tcp_reopen(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
 		else
 			r->listed = false;
 	}
-	/* (none is added while this runs, a probe being armed for each: kept, in case) */
-	if (t->nheld > n)
-		memmove(t->held + kept, t->held + n, (size_t)(t->nheld - n) * sizeof(*t->held));
-	t->nheld = kept + t->nheld - n;
+	/* (none is added while this runs: tcp_xmit_timer() arms a probe, never a hold) */
+	if (FT_NEVER(t->nheld != n))
+		return FT_EINVAL;
+	t->nheld = kept;
 	return 0;
 }
 

@@ -818,9 +818,9 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		               c->ndelayed_acks, PLURAL(c->ndelayed_acks));
 	if (c->nic_msgs)
 		ft_strbuf_addf(out,
-		               "NIC send pipelines: %" PRIu64 " messages, %" PRIu64
+		               "NIC send pipelines: %" PRIu64 " message%s, %" PRIu64
 		               " with their QP context not cached, %.3f us waited in all\n",
-		               c->nic_msgs, c->nic_missed, c->nic_wait_s * 1e6);
+		               c->nic_msgs, PLURAL(c->nic_msgs), c->nic_missed, c->nic_wait_s * 1e6);
 	if (r->op_counters.len > 1)
 		op_counters_text(r, out);
 

@@ -1614,6 +1614,94 @@ test_tcp_blackhole_fails(void **state)
 	}
 }
 
+/* The line of @text that starts with @prefix, without its newline, into @line ("" if none) */
+static void
+line_of(const char *text, const char *prefix, char *line, size_t len)
+{
+	const char *p = text;
+	size_t n;
+
+	line[0] = '\0';
+	while (p && *p) {
+		if (strncmp(p, prefix, strlen(prefix)) == 0) {
+			n = strcspn(p, "\n");
+			assert_true(n < len);
+			memcpy(line, p, n);
+			line[n] = '\0';
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+/*
+ * The TCP line and the NIC send pipelines line of a packet run's text report: each count
+ * takes its noun's singular at 1 and the plural otherwise ("led by SACK" and "mended a
+ * loss" take none); without any TCP recovery counted the TCP line is left out.
+ */
+static void
+test_tcp_line_text(void **state)
+{
+	static const struct {
+		uint64_t n;
+		const char *tcp, *nic;
+	} cases[] = {
+		{ 1,
+		  "TCP: 1 fast retransmit (1 led by SACK), 1 timeout, 1 tail-loss probe (1 mended a "
+		  "loss), 1 reordering timeout, 1 resend lost again, 1 D-SACK, 1 delayed ACK",
+		  "NIC send pipelines: 1 message, 1 with their QP context not cached, 0.500 us "
+		  "waited in all" },
+		{ 2,
+		  "TCP: 2 fast retransmits (2 led by SACK), 2 timeouts, 2 tail-loss probes (2 "
+		  "mended a loss), 2 reordering timeouts, 2 resends lost again, 2 D-SACKs, 2 "
+		  "delayed ACKs",
+		  "NIC send pipelines: 2 messages, 2 with their QP context not cached, 0.500 us "
+		  "waited in all" },
+	};
+	struct ft_sim_report rep;
+	struct ft_strbuf out;
+	char line[512];
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_sim_counters *c = &rep.c;
+		uint64_t n = cases[i].n;
+
+		ft_sim_report_init(&rep);
+		snprintf(rep.scenario, sizeof(rep.scenario), "s");
+		snprintf(rep.engine, sizeof(rep.engine), "packet");
+		snprintf(rep.routing, sizeof(rep.routing), "ecmp");
+		snprintf(rep.cluster, sizeof(rep.cluster), "c");
+		c->nfast_retx = c->nsack_recoveries = c->ntcp_timeouts = n;
+		c->nloss_probes = c->nloss_probe_recoveries = c->nreo_timeouts = n;
+		c->nlost_retransmits = c->ndsacks = c->ndelayed_acks = n;
+		c->nic_msgs = c->nic_missed = n;
+		c->nic_wait_s = 0.5e-6;
+		ft_strbuf_init(&out);
+		ft_sim_report_text(&rep, true, &out);
+		line_of(out.buf, "TCP: ", line, sizeof(line));
+		assert_string_equal(line, cases[i].tcp);
+		line_of(out.buf, "NIC send pipelines: ", line, sizeof(line));
+		assert_string_equal(line, cases[i].nic);
+		ft_strbuf_release(&out);
+
+		/* nothing recovered (only delayed ACKs): no TCP line */
+		c->nfast_retx = c->nsack_recoveries = c->ntcp_timeouts = 0;
+		c->nloss_probes = c->nloss_probe_recoveries = c->nreo_timeouts = 0;
+		c->nlost_retransmits = c->ndsacks = 0;
+		ft_strbuf_init(&out);
+		ft_sim_report_text(&rep, true, &out);
+		line_of(out.buf, "TCP: ", line, sizeof(line));
+		assert_string_equal(line, "");
+		line_of(out.buf, "makespan: ", line, sizeof(line));
+		assert_string_equal(line, "makespan: 0.00 us");
+		ft_strbuf_release(&out);
+		ft_sim_report_release(&rep);
+	}
+}
+
 int
 main(void)
 {
@@ -1643,6 +1731,7 @@ main(void)
 		cmocka_unit_test(test_tcp_knobs),
 		cmocka_unit_test(test_srd_tail_probe),
 		cmocka_unit_test(test_tcp_blackhole_fails),
+		cmocka_unit_test(test_tcp_line_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
