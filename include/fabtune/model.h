@@ -609,22 +609,27 @@ FT_API void ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64
 FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s);
 
 /*
- * The slots one send cut as @ch keeps in flight when its rank has @net_sends sends over
- * the network in the same group (an all-to-all's), on a communicator of @nch_all p2p
- * channels (0: FT_MODEL_P2P_NCHANNELS). NCCL gives each channel's p2p ops to work
- * batches of at most NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8), one op per round (v2.27.7-1
- * src/enqueue.cc addWorkBatchToPlan()); the network sends of one batch share an opCount
- * (addP2pToPlan()), so the proxy runs them as the subs of one op on the channel's shared buffer
- * (src/proxy.cc ProxyAppend(), shared connections' append pointer per channel,
- * src/transport/net.cc), and each sub posts at most min(NCCL_STEPS, NCCL_SHARED_STEPS /
- * subs) chunks past the ones the receiver has acknowledged (NCCL_SHARED_STEPS 16:
- * sendProxyProgress(), recvProxyProgress()). A channel carries net_sends x channels /
- * nch_all of the rank's sends (rounded up), at most a batch: 1 gives NCCL_STEPS (a
- * send/recv's), 8 gives 2. Sets ch->slots to that (never above its NCCL_STEPS) and
- * returns it; ft_model_p2p_window_Bps() of @ch then is the send's window.
+ * The slots the send of p2p round @round keeps in flight when every rank of a communicator
+ * of @nnodes nodes of @ppn ranks sends to all the others (an all-to-all), each send cut as
+ * @ch, on @nch_all p2p channels (0: FT_MODEL_P2P_NCHANNELS). Round r goes to the peer r / ppn
+ * nodes and r % ppn ranks ahead (src/init.cc's p2p schedule), so the rounds r < ppn stay in
+ * the node. NCCL puts part k of round r's send on channel ncclP2pChannelForPart(base(r), k)
+ * (v2.27.7-1 src/include/device.h), base(r) from ncclP2pChannelBaseForRound()
+ * (src/include/channel.h): across nodes all the sends of one node delta share a base, so
+ * they land on the same channels. A channel's ops go, in round order, into work batches of
+ * at most NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) (src/enqueue.cc addWorkBatchToPlan()); the
+ * network sends of a batch share an opCount and run as the subs of one proxy op
+ * (src/proxy.cc ProxyAppend()), each posting at most min(NCCL_STEPS, NCCL_SHARED_STEPS 16 /
+ * subs) chunks (src/transport/net.cc sendProxyProgress()). The send's equal parts end with
+ * its slowest channel: it keeps the fewest of its channels' slots. On 4 DGX H100 (8 ranks a
+ * node, 4 channels a send) every network send is one of 8 subs: 2 slots; 18 nodes of 1
+ * rank on 32 channels: rounds 1, 9, 17 share their channels (3 subs, 5 slots), the others
+ * 2 (8). A send inside the node, or @nnodes < 2, keeps ch->slots. Sets ch->slots to that
+ * (never above what it was) and returns it; ft_model_p2p_window_Bps() of @ch then is the
+ * send's window.
  */
 FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
-                                         uint32_t net_sends);
+                                         uint32_t nnodes, uint32_t ppn, uint32_t round);
 
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p

@@ -551,15 +551,17 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 
 /*
  * An all-to-all's sends between nodes are held to NCCL's window as a send/recv's are, with
- * the slots they share (ft_model_p2p_share_slots(): NVIDIA/nccl v2.27.7-1 src/enqueue.cc
- * addWorkBatchToPlan(), src/proxy.cc ProxyAppend(), src/transport/net.cc
- * sendProxyProgress(): each of a channel's subs posts at most min(NCCL_STEPS 8,
- * NCCL_SHARED_STEPS 16 / subs) chunks). The network phase is the direct one over all n
+ * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots():
+ * NVIDIA/nccl v2.27.7-1 src/include/channel.h, src/enqueue.cc addWorkBatchToPlan(),
+ * src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a proxy
+ * op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
+ * network phase is the direct one over all n
  * ranks (n - ppn of a rank's sends leave its node, S / n each) or the hierarchical one
  * over the N nodes of a rail (N - 1 sends, S / N each); either way (n - ppn) / n of S
  * leaves each rank. At most min(peers_inflight, its network sends) of them are in flight,
- * each at its window (the round trip twice fabric_lat_s, as p2p_window() takes it), so
- * that part takes at least t_w = (n - ppn) / n / (k w) a byte of S. Where t_w is above
+ * send i at its own window w_i (the round trip twice fabric_lat_s, as p2p_window() takes
+ * it), so that part takes at least t_w = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k) a
+ * byte of S (m the phase's ranks; with equal windows (n - ppn) / n / (k w)). Where t_w is above
  * the rails' term (ft__model_a2a_net_s()) it replaces it: the direct phase overlaps its
  * NVLink part (time the larger), the hierarchical one follows it (times add). The flow
  * and packet engines hold each send to the same window (ft__sim_a2a_window()). Returns
@@ -573,19 +575,29 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	struct ft_model_p2p_chunking ch;
 	bool direct = a == FT_ALGO_DIRECT;
 	uint32_t m = direct ? l->nranks : l->nnodes;
-	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k;
-	double w, t_w, t_net, t;
+	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r;
+	double t_max = 0, t_sum = 0, t_w, t_net, t;
 
 	if (l->nnodes < 2 || l->nranks <= l->ppn || !(c->bw_Bps > 0))
 		return 0;
 	comm.nranks = m;
 	ft__model_p2p_chunking(&comm, bytes / m, true, &ch);
-	ft_model_p2p_share_slots(&ch, ft_model_p2p_nchannels_of(l), net);
-	w = ft_model_p2p_window_Bps(&ch, 2 * l->fabric_lat_s);
 	k = FT_MIN(FT_MAX(ch.peers_inflight, 1u), net);
-	if (!(w > 0))
-		return 0;
-	t_w = (double)(l->nranks - l->ppn) / l->nranks / (k * w);
+	/* each network send (rounds ppn..m-1) at its own window, S / m bytes: k at a time,
+	 * the slowest at least its own time */
+	ppn = m / l->nnodes;
+	for (r = ppn; r < m; r++) {
+		struct ft_model_p2p_chunking mine = ch;
+		double w;
+
+		ft_model_p2p_share_slots(&mine, ft_model_p2p_nchannels_of(l), l->nnodes, ppn, r);
+		w = ft_model_p2p_window_Bps(&mine, 2 * l->fabric_lat_s);
+		if (!(w > 0))
+			return 0;
+		t_max = FT_MAX(t_max, 1.0 / (m * w));
+		t_sum += 1.0 / (m * w);
+	}
+	t_w = FT_MAX(t_max, t_sum / k);
 	t_net = ft__model_a2a_net_s(l) / ft_proto_efficiency(p);
 	if (!(t_w > t_net))
 		return 0;

@@ -660,19 +660,70 @@ ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
 /* NCCL_SHARED_STEPS: the slots of a channel's shared p2p buffer (src/transport/net.cc). */
 #define P2P_SHARED_STEPS 16u
 
-uint32_t
-ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t net_sends)
+/* The channel of part @part of the sends of p2p round @round (NVIDIA/nccl v2.27.7-1
+ * src/include/channel.h ncclP2pChannelBaseForRound(), src/include/device.h
+ * ncclP2pChannelForPart()): across nodes a round's base is its node delta times the
+ * batches a node's ranks fill, plus its local delta over a batch, so all the sends of one
+ * node delta (up to 8) start on one channel; on one node the round itself. A part adds
+ * its index with its bits reversed over the channel count's width. */
+static uint32_t
+p2p_channel_of(uint32_t round, uint32_t part, uint32_t nch_all, uint32_t nnodes, uint32_t ppn)
 {
-	uint64_t subs;
+	uint32_t base = round, bits = 0, rev = 0, i;
+
+	if (nnodes > 1)
+		base = round / ppn * ((ppn + P2P_PER_BATCH - 1) / P2P_PER_BATCH) +
+		       round % ppn / P2P_PER_BATCH;
+	base &= 0xff;
+	while ((1u << bits) < nch_all)
+		bits++;
+	for (i = 0; i < bits; i++)
+		rev |= ((part >> i) & 1u) << (bits - 1 - i);
+	return (base + rev) % nch_all;
+}
+
+uint32_t
+ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
+                         uint32_t ppn, uint32_t round)
+{
+	uint32_t rounds, slots = ch->slots, p;
 
 	if (nch_all == 0)
 		nch_all = FT_MODEL_P2P_NCHANNELS;
-	if (net_sends == 0 || ch->channels == 0)
+	ppn = FT_MAX(ppn, 1u);
+	rounds = nnodes * ppn;
+	/* only a send over the network runs through the proxy's shared buffer */
+	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
 		return ch->slots;
-	subs = ((uint64_t)net_sends * ch->channels + nch_all - 1) / nch_all;
-	subs = FT_MIN(FT_MAX(subs, (uint64_t)1), (uint64_t)P2P_PER_BATCH);
-	ch->slots = FT_MIN(ch->slots, P2P_SHARED_STEPS / (uint32_t)subs);
-	return ch->slots;
+	for (p = 0; p < ch->channels; p++) {
+		uint32_t c = p2p_channel_of(round, p, nch_all, nnodes, ppn), r, q;
+		uint64_t seen = 0, batch = 0, subs = 0;
+
+		/* The channel's ops in round order, cut into work batches of at most 8
+		 * (src/enqueue.cc addWorkBatchToPlan(): one op a round in a batch); the
+		 * network ones of the batch holding this send share one opCount and so run as
+		 * the subs of one proxy op (src/proxy.cc ProxyAppend()). */
+		for (r = 0; r < rounds; r++)
+			for (q = 0; q < ch->channels; q++)
+				if (p2p_channel_of(r, q, nch_all, nnodes, ppn) == c) {
+					if (r == round && q == p)
+						batch = seen / P2P_PER_BATCH;
+					seen++;
+				}
+		seen = 0;
+		for (r = 0; r < rounds; r++)
+			for (q = 0; q < ch->channels; q++)
+				if (p2p_channel_of(r, q, nch_all, nnodes, ppn) == c) {
+					subs += seen / P2P_PER_BATCH == batch && r / ppn != 0;
+					seen++;
+				}
+		/* each sub posts at most NCCL_SHARED_STEPS / subs chunks ahead
+		 * (src/transport/net.cc sendProxyProgress()); the send's equal parts end
+		 * with its slowest channel */
+		slots = FT_MIN(slots, P2P_SHARED_STEPS / (uint32_t)FT_MAX(subs, (uint64_t)1));
+	}
+	ch->slots = slots;
+	return slots;
 }
 
 void

@@ -553,7 +553,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	ap->ch_net = ch;
 	ap->windowed = multi && ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride,
-	                                           comm.p2p_nchannels, &ap->ch_net);
+	                                           comm.p2p_nchannels, &ap->ch_net, ap->slots,
+	                                           &ap->ppn);
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 
@@ -591,10 +592,14 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.stride = ph->a2a_stride;
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
+	ap.slots = ft_calloc(m, sizeof(uint8_t));
+	if (!ap.slots)
+		return FT_ENOMEM;
 	win = a2a_posting(fe, op, ph, eff, &ap);
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
 	if (!ap.rank_gpu || !ends || ft_vec_push(&fe->a2a, &ap) < 0) {
+		ft_free(ap.slots);
 		ft_free(ap.rank_gpu);
 		ft_free(ends);
 		return FT_ENOMEM;
@@ -707,10 +712,15 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			net = net || far;
 			/* NCCL's window on a send over the network (its slots shared with the
 			 * rank's other sends on its channels): its flows capped at it */
-			cap = far && ap->windowed ?
-			              ft__sim_p2p_send_window(fe->topo, &ap->ch_net, a, b, NULL) /
-			                      ft_proto_efficiency(ap->ch_net.proto) :
-			              0;
+			cap = 0;
+			if (far && ap->windowed) {
+				struct ft_model_p2p_chunking mine;
+
+				ft__sim_a2a_send_ch(&ap->ch_net, ap->slots, ap->m, ap->ppn, i,
+				                    (i + rd->k) % ap->m, &mine);
+				cap = ft__sim_p2p_send_window(fe->topo, &mine, a, b, NULL) /
+				      ft_proto_efficiency(mine.proto);
+			}
 			/* each connection at its own protocol: LL to an NVLink peer */
 			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,
 			                rd->end, ap->tag, cap);
@@ -1133,8 +1143,10 @@ flow_destroy(struct ft_engine *e)
 	ft__fs_release(&fe->core);
 	ft__sim_memo_release(&fe->memo);
 	ft_vec_release(&fe->ops);
-	for (size_t i = 0; i < fe->a2a.len; i++)
+	for (size_t i = 0; i < fe->a2a.len; i++) {
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);
+		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->slots);
+	}
 	ft_vec_release(&fe->a2a);
 	ft_vec_release(&fe->a2a_rounds);
 	ft_free(fe->op_results);

@@ -111,6 +111,8 @@ struct a2a_phase {
 	 * (ft__sim_a2a_window()): its cutting with the slots it shares, caps per send */
 	bool windowed;
 	struct ft_model_p2p_chunking ch_net;
+	uint8_t *slots; /* m: a send's slots by p2p round (ft__sim_a2a_send_ch()) */
+	uint32_t ppn;   /* the group's ranks a node */
 };
 
 struct a2a_round {

@@ -808,24 +808,12 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 	for (i = 0; i < s->flows.len; i++) {
 		const struct ft_sched_flow *fl = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 		struct ft_model_p2p_chunking ch;
-		double there, back, rate, rate_back, w;
-		uint32_t a, b;
+		double rate, w;
 
 		if (fl->src >= s->nranks || fl->dst >= s->nranks || fl->bytes == 0)
 			continue;
-		a = rank_gpu[fl->src];
-		b = rank_gpu[fl->dst];
-		if (a == b)
-			continue;
-		if (!ft__sim_over_network(t, a, b))
-			continue; /* (an NVLink send's round trip is far too short to bind) */
-		there = path_lat(t, a, b, &rate);
-		back = path_lat(t, b, a, &rate_back);
-		if (there < 0 || back < 0)
-			continue;
 		ft_model_p2p_chunking_conn(&comm, fl->bytes, true, &ch);
-		w = ft_model_p2p_window_Bps(&ch, there + back);
-		rate *= ft__sim_gpu_lanes(t, a);
+		w = ft__sim_p2p_send_window(t, &ch, rank_gpu[fl->src], rank_gpu[fl->dst], &rate);
 		if (w > 0 && w < rate * eff && (cap == 0 || w / eff < cap))
 			cap = w / eff;
 	}
@@ -852,30 +840,60 @@ ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunk
 }
 
 /*
- * An all-to-all's sends share their channels' slots (ft_model_p2p_share_slots()): with 8
- * of a rank's sends over the network on a channel, each keeps 2 chunks in flight, so a
- * channel carries 16 chunks a round trip, whatever the sends. The first rank of the first
- * group stands for all (its sends over the network counted, the windows of its sends
- * tried): the one formula both engines apply to every send (ft__sim_p2p_send_window()).
+ * An all-to-all's sends share their channels' slots with the sends NCCL puts in the same
+ * proxy op (ft_model_p2p_share_slots()): the sends of one node delta land on the same
+ * channels, so on 8 ranks a node each keeps 2 chunks in flight. The group's ranks are
+ * taken node-major (the rank ppn apart on the next node), @ppn those of the first rank's
+ * node (the group less its sends over the network). By symmetry every rank's send of p2p
+ * round r keeps the same slots, @slots[r] (for r < @m; NULL: not kept); the first rank of
+ * the first group stands for all, its send to the group's rank r being its round r: the
+ * window binds where one of its sends' (ft__sim_p2p_send_window()) is below its path.
  */
 bool
 ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
-                   uint32_t stride, uint32_t nch_all, struct ft_model_p2p_chunking *ch)
+                   uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
+                   uint8_t *slots, uint32_t *ppn)
 {
 	double eff = ft_proto_efficiency(ch->proto);
-	uint32_t k, net = 0;
+	uint32_t k, net = 0, local, nnodes;
 	bool binds = false;
 
 	for (k = 1; k < m; k++)
 		net += ft__sim_over_network(t, rank_gpu[0], rank_gpu[k * stride]);
-	ft_model_p2p_share_slots(ch, nch_all, net);
-	for (k = 1; k < m && net && !binds; k++) {
-		double rate, w = ft__sim_p2p_send_window(t, ch, rank_gpu[0], rank_gpu[k * stride],
-		                                         &rate);
+	local = FT_MAX(m - net, 1u);
+	nnodes = (m + local - 1) / local;
+	if (ppn)
+		*ppn = local;
+	for (k = 0; k < m; k++) {
+		struct ft_model_p2p_chunking mine = *ch;
+		double rate, w;
 
+		ft_model_p2p_share_slots(&mine, nch_all, nnodes, local, k);
+		if (slots)
+			slots[k] = (uint8_t)FT_MIN(mine.slots, 255u);
+		if (k == 0 || binds || !net)
+			continue;
+		w = ft__sim_p2p_send_window(t, &mine, rank_gpu[0], rank_gpu[k * stride], &rate);
 		binds = w > 0 && w < rate * eff;
 	}
 	return binds;
+}
+
+void
+ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const uint8_t *slots, uint32_t m,
+                    uint32_t ppn, uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out)
+{
+	uint32_t n, round;
+
+	*out = *ch;
+	if (!slots || m == 0 || i >= m || j >= m)
+		return;
+	ppn = FT_MAX(ppn, 1u);
+	n = (m + ppn - 1) / ppn;
+	/* src/init.cc's p2p schedule: the peer nodeDelta nodes and localDelta ranks ahead */
+	round = (j / ppn + n - i / ppn) % n * ppn + (j % ppn + ppn - i % ppn) % ppn;
+	if (round < m && slots[round])
+		out->slots = slots[round];
 }
 
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all

@@ -788,15 +788,16 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
 }
 
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
- * @ch on the channels of @comm: @ch's slots set to those a send shares; whether the
- * window binds (ft__sim_a2a_window(), the flow engine's rule). */
+ * @ch on the channels of @comm: @slots (the group's size of them) and @ppn set to what a
+ * send's slots come from (ft__sim_a2a_send_ch()); whether the window binds
+ * (ft__sim_a2a_window(), the flow engine's rule). */
 static bool
 a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_sched_phase *ph, const struct ft_model_p2p_comm *comm,
-             struct ft_model_p2p_chunking *ch)
+             const struct ft_model_p2p_chunking *ch, uint8_t *slots, uint32_t *ppn)
 {
 	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
-	                          comm->p2p_nchannels, ch);
+	                          comm->p2p_nchannels, ch, slots, ppn);
 }
 
 /*
@@ -820,7 +821,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
-	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, ppn = 1;
+	uint8_t *slots;
 	size_t per_round;
 	double net_step;
 	bool windowed;
@@ -834,13 +836,18 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &ch[1]);
 	w = ch[1].peers_inflight;
-	/* a send over the network shares its channels' slots; where that window binds,
-	 * each such send is paced from its own start (send_pace()) */
-	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1]);
+	/* a send over the network shares its channels' slots with the sends of its proxy op;
+	 * where that window binds, each such send is paced from its own start (send_pace()) */
+	slots = ft_calloc(m, sizeof(uint8_t));
+	if (!slots)
+		return FT_ENOMEM;
+	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], slots, &ppn);
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
-	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX)
+	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX) {
+		ft_free(slots);
 		return FT_ERANGE;
+	}
 	pb->cap = (uint32_t)(ph->npairs * ch[1].channels);
 	pb->rb.c = ft_calloc(pb->cap, sizeof(*pb->rb.c));
 	ends = ft_calloc(2 * (size_t)nbuf * per_round, sizeof(uint32_t));
@@ -866,6 +873,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
 				                                 sc->algo, ch[net].proto) +
 				              (net ? net_step : 0);
+				struct ft_model_p2p_chunking mine;
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
 				int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 1, pb->rb.tag);
@@ -887,14 +895,19 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				now[nbuf * per_round + i] = (uint32_t)cts;
 				pb->notice = (uint32_t)cts + 1;
 				first = pb->rb.n;
+				/* its own slots: those of the proxy op NCCL puts it in */
+				ft__sim_a2a_send_ch(&ch[1], net ? slots : NULL, m, ppn, i,
+				                    (i + k) % m, &mine);
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
-					              &ch[net], (uint32_t)s0, (uint32_t)end);
+					              net ? &mine : &ch[0], (uint32_t)s0,
+					              (uint32_t)end);
 				if (rc == 0 && net && windowed)
-					rc = send_pace(pb, first, send_period_ps(e, &ch[1], a, b));
+					rc = send_pace(pb, first, send_period_ps(e, &mine, a, b));
 			}
 		}
 	}
+	ft_free(slots);
 	ft_free(ends);
 	return rc;
 }
@@ -1067,7 +1080,7 @@ ft__pk_submit_p2p(struct pk_engine *e, const struct ft_sim_op *op, const struct 
  */
 struct lazy_slot {
 	uint32_t phase;
-	uint32_t net;          /* its shape: 1 over the network, 0 in the node */
+	uint32_t net;          /* its shape (a2a_shape()): 0 in the node */
 	uint32_t task0, flow0; /* its records */
 	uint32_t succ0;        /* its successor entries in e->succ, PK_NONE: none yet */
 	uint32_t next;         /* the next ended slot, PK_NONE */
@@ -1075,6 +1088,17 @@ struct lazy_slot {
 	uint64_t send;         /* round-major: ((k - 1) x groups + g) x m + i */
 	uint64_t free_ps;      /* reusable after */
 };
+
+/* A send's shape: its records and their dependencies. One in the node; over the network
+ * one per slot count a send can keep (ft_model_p2p_share_slots(): 8, 5, 4, 3, 2), since a
+ * chunk waits for the one its slots before it. */
+#define PK_A2A_SHAPES 6
+
+static uint32_t
+a2a_shape(uint32_t net, uint32_t slots)
+{
+	return !net ? 0 : slots >= 8 ? 1 : slots >= 5 ? 2 : slots == 4 ? 3 : slots == 3 ? 4 : 5;
+}
 
 struct lazy_phase {
 	uint32_t task, tag;
@@ -1084,10 +1108,15 @@ struct lazy_phase {
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
 	bool windowed;               /* a send over the network paced (a2a_windowed()) */
+	uint8_t *slots;              /* m: a send's slots by p2p round (ft__sim_a2a_send_ch()) */
+	uint32_t ppn;                /* the group's ranks a node */
 	uint64_t cost_ps[2];         /* per-message cost */
-	uint32_t ntask[2], nsucc[2]; /* records per send (the first one built says) */
-	uint32_t nflow[2];
-	uint32_t free_head[2], free_tail[2]; /* ended slots, oldest first */
+	/* Per send shape (a2a_shape()): in the node, or over the network at its slots. */
+	uint32_t ntask[PK_A2A_SHAPES], nsucc[PK_A2A_SHAPES]; /* records per send (the first
+	                                                        one built says) */
+	uint32_t nflow[PK_A2A_SHAPES];
+	uint32_t free_head[PK_A2A_SHAPES], free_tail[PK_A2A_SHAPES]; /* ended slots, oldest
+	                                                                first */
 	uint32_t key_nflow;          /* the most flows a send has: their keys' stride */
 	uint8_t *pending;            /* per send: the ends it still waits for */
 	uint64_t nsends, ndone;
@@ -1254,12 +1283,18 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t i = (uint32_t)(rest % ph->m), m = ph->m;
 	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
-	uint32_t net = crosses_nodes(e->topo, a, b);
+	uint32_t net = crosses_nodes(e->topo, a, b), shape;
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag, .lane_split = true } };
-	int64_t si = take_slot(e, pi, send, net), s0, end, cts;
+	struct ft_model_p2p_chunking mine;
+	int64_t si, s0, end, cts;
 	uint32_t ntask, nflow;
 	int rc;
 
+	/* its own slots: those of the proxy op NCCL puts it in (p2p_alltoall()'s) */
+	ft__sim_a2a_send_ch(&ph->ch[net], net ? ph->slots : NULL, m, ph->ppn, i, (i + k) % m,
+	                    &mine);
+	shape = a2a_shape(net, mine.slots);
+	si = take_slot(e, pi, send, shape);
 	if (si < 0)
 		return (int)si;
 	lz->building = true;
@@ -1275,10 +1310,10 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 		task_of(e, (uint32_t)end)->flow = (uint32_t)si;
 		task_of(e, (uint32_t)cts)->flow = (uint32_t)si;
 		pb.notice = (uint32_t)cts + 1;
-		rc = p2p_send(&pb, ph->payload, a, b, &ph->ch[net], (uint32_t)s0, (uint32_t)end);
+		rc = p2p_send(&pb, ph->payload, a, b, &mine, (uint32_t)s0, (uint32_t)end);
 	}
 	if (rc == 0 && net && ph->windowed) /* (p2p_alltoall()'s pace) */
-		rc = send_pace(&pb, 0, send_period_ps(e, &ph->ch[1], a, b));
+		rc = send_pace(&pb, 0, send_period_ps(e, &mine, a, b));
 	if (rc == 0)
 		rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
 	else
@@ -1291,12 +1326,12 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	                                  lz->cur_task - slot_of(e, (uint32_t)si)->task0;
 	nflow = lz->cur_flow == PK_NONE ? (uint32_t)e->flows.len - slot_of(e, (uint32_t)si)->flow0 :
 	                                  lz->cur_flow - slot_of(e, (uint32_t)si)->flow0;
-	if (!ph->ntask[net]) {
-		ph->ntask[net] = ntask;
-		ph->nsucc[net] = (uint32_t)lz->edges.len;
+	if (!ph->ntask[shape]) {
+		ph->ntask[shape] = ntask;
+		ph->nsucc[shape] = (uint32_t)lz->edges.len;
 	}
-	if (FT_NEVER(ntask != ph->ntask[net] || nflow != ph->nflow[net] ||
-	             lz->edges.len != ph->nsucc[net]))
+	if (FT_NEVER(ntask != ph->ntask[shape] || nflow != ph->nflow[shape] ||
+	             lz->edges.len != ph->nsucc[shape]))
 		return FT_EINVAL;
 	if (lz->rewound && lz->fresh) {
 		lz->next_task = lz->cur_task;
@@ -1425,9 +1460,12 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 
 	ft_free(ph->pending);
 	ft_free(ph->gpu);
+	ft_free(ph->slots);
 	ph->pending = NULL;
 	ph->gpu = NULL;
-	ph->free_head[0] = ph->free_tail[0] = ph->free_head[1] = ph->free_tail[1] = PK_NONE;
+	ph->slots = NULL;
+	for (uint32_t sh = 0; sh < PK_A2A_SHAPES; sh++)
+		ph->free_head[sh] = ph->free_tail[sh] = PK_NONE;
 	if (FT_NEVER(lz->nrunning == 0) || --lz->nrunning > 0)
 		return;
 	/* (a lossy run's slots whose flows are still named stay until none is: slot_put();
@@ -1543,6 +1581,7 @@ ft__pk_lazy_free(struct pk_engine *e)
 		ft_free(phase_of(e, (uint32_t)p)->gpu);
 		ft_free(phase_of(e, (uint32_t)p)->pending);
 		ft_free(phase_of(e, (uint32_t)p)->first);
+		ft_free(phase_of(e, (uint32_t)p)->slots);
 	}
 	ft_vec_release(&e->lazy->phases);
 	ft_vec_release(&e->lazy->slots);
@@ -1648,7 +1687,8 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.ngroups = (uint32_t)(ph->npairs / ((uint64_t)p.m * (p.m - 1)));
 	p.payload = ph->bytes_per_pair;
 	p.tag = tag;
-	p.free_head[0] = p.free_tail[0] = p.free_head[1] = p.free_tail[1] = PK_NONE;
+	for (net = 0; net < PK_A2A_SHAPES; net++)
+		p.free_head[net] = p.free_tail[net] = PK_NONE;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
 	ft__sim_p2p_comm(e->topo, p.m, ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride),
@@ -1658,7 +1698,11 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
-	p.windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &p.ch[1]);
+	p.slots = ft_calloc(p.m, sizeof(uint8_t));
+	if (!p.slots)
+		return FT_ENOMEM;
+	p.windowed = comm.nnodes > 1 &&
+	             a2a_windowed(e, op, ph, &comm, &p.ch[1], p.slots, &p.ppn);
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
@@ -1668,11 +1712,15 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	for (net = 0; net < 2 && rc == 0; net++)
 		rc = send_shape(e, p.payload, &p.ch[net], net ? net_lanes(e, op) : 1, &p.nflow[net],
 		                &bytes[net]);
-	if (rc < 0)
-		return rc;
+	for (net = 2; net < PK_A2A_SHAPES; net++)
+		p.nflow[net] = p.nflow[1]; /* (the slots change no flow) */
 	p.key_nflow = FT_MAX(p.nflow[0], p.nflow[1]);
-	if (p.nsends * p.key_nflow >= UINT32_MAX)
-		return FT_ERANGE;
+	if (rc == 0 && p.nsends * p.key_nflow >= UINT32_MAX)
+		rc = FT_ERANGE;
+	if (rc < 0) {
+		ft_free(p.slots);
+		return rc;
+	}
 	p.gpu = ft_calloc(sc->nranks, sizeof(uint32_t));
 	p.pending = ft_calloc(p.nsends, 1);
 	if (p.gpu)
@@ -1682,6 +1730,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	    ft_vec_push(&e->lazy->phases, &p) < 0) {
 		ft_free(p.gpu);
 		ft_free(p.pending);
+		ft_free(p.slots);
 		return FT_ENOMEM;
 	}
 	for (s = FT_MIN(p.w, p.m - 1) * (uint64_t)p.ngroups * p.m; s < p.nsends; s++)

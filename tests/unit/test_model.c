@@ -2224,12 +2224,13 @@ test_sendrecv_window(void **state)
  * An all-to-all's sends between nodes at NCCL's window with shared slots
  * (ft_model_p2p_share_slots(); NVIDIA/nccl v2.27.7-1 src/transport/net.cc
  * sendProxyProgress()): 4 Hopper nodes, 8 x 400G NICs, 32 ranks, 256 MiB (8 MiB a pair).
- * Each send is cut into 4 channels of 128 KiB chunks on the 32 p2p channels; a rank's 24
- * sends over the network put ceil(24 x 4 / 32) = 3 subs on a channel, each holding
- * min(8, 16 / 3) = 5 chunks. With 500 us cables (no switch latency) the round trip is
- * 2 ms, a send's window w = 4 x 5 x 128 KiB / 2 ms = 1.31 GB/s, and all 24 are in flight
- * (64 peers): the 24/32 of S that leaves a rank moves at 24 w, an algorithm bandwidth of
- * 32 w = 41.94 GB/s, under the links'. Hierarchical: 3 sends of 64 MiB a rank, alone on
+ * Each send is cut into 4 channels of 128 KiB chunks on the 32 p2p channels; the 8 sends
+ * of a node delta d share a base (ncclP2pChannelBaseForRound(): d x ceil(8 / 8)), so all 8
+ * sit on channels d + {0, 16, 8, 24}, the 8 subs of one proxy op, each holding
+ * min(8, 16 / 8) = 2 chunks (an even spread would say 3 subs, 5 chunks). With 500 us
+ * cables (no switch latency) the round trip is 2 ms, a send's window w = 4 x 2 x 128 KiB /
+ * 2 ms = 0.524 GB/s, and all 24 are in flight (64 peers): the 24/32 of S that leaves a rank
+ * moves at 24 w, an algorithm bandwidth of 32 w = 16.78 GB/s, under the links'. Hierarchical: 3 sends of 64 MiB a rank, alone on
  * their channels (8 chunks each), w' = 4 x 8 x 128 KiB / 2 ms, so its network phase takes
  * (24/32) / (3 w') = 1 / (4 w') a byte of S in place of the rails' 0.75 / (50 GB/s x
  * eff), after the same NVLink phase. With 0.5 us cables no window binds and the time
@@ -2238,7 +2239,7 @@ test_sendrecv_window(void **state)
 static void
 test_alltoall_window(void **state)
 {
-	const double S = 256u << 20, w = 4.0 * 5 * 131072 / 2e-3, wh = 4.0 * 8 * 131072 / 2e-3;
+	const double S = 256u << 20, w = 4.0 * 2 * 131072 / 2e-3, wh = 4.0 * 8 * 131072 / 2e-3;
 	const double eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
 	struct ft_cluster_spec s;
 	struct ft_model_query q;

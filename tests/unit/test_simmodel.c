@@ -2637,34 +2637,76 @@ test_cloud_presets_bind_on_nics(void **state)
 }
 
 /*
- * An all-to-all's sends share their channels' slots (ft_model_p2p_share_slots(): NCCL's
- * NCCL_SHARED_STEPS 16 over the network sends of one work batch, at most 8, each at most
- * NCCL_STEPS): a channel carries ceil(net sends x channels / p2p channels) of a rank's
- * sends. By hand: 1 send (a send/recv) keeps 8; 17 sends on 4 of 32 channels, 3 a
- * channel, 16 / 3 = 5; 24 on 4, 3 again; 120 sends on 1 of 2 channels (PCIe), a full
- * batch of 8, 2 each; 2 sharing keep 8 (16 / 2); 0 channels counted as the model's 32.
- * A window at 5 slots is 5/8 of a send/recv's.
+ * An all-to-all's sends share their channels' slots with the sends NCCL puts in the same
+ * proxy op (ft_model_p2p_share_slots(): NCCL_SHARED_STEPS 16 over the network sends of one
+ * work batch of a channel, each at most NCCL_STEPS 8). Counted by hand from
+ * ncclP2pChannelBaseForRound() / ncclP2pChannelForPart() (a round's base is its node delta
+ * times ceil(ppn / 8) plus its local delta / 8, part k adds k bit-reversed):
+ *  - 4 nodes of 8 (DGX H100), 4 channels a send of 16 (or 32): the 8 sends of node delta d
+ *    all sit on channels d + {0, 8, 4, 12}, one batch of 8 subs: 2 slots, all 24 (the
+ *    model's former even spread said 5);
+ *  - 18 nodes of 1, 4 of 32 channels: round r on r + {0, 16, 8, 24}, so channel 1 carries
+ *    rounds 1, 9, 17 (3 subs, 5 slots), channel 2 rounds 2 and 10 (8 slots), channel 0
+ *    rounds 0 (the rank itself, not a network send), 8, 16 (2 subs: 8);
+ *  - 16 nodes of 8 (golden 0816's L40S), 2 channels a send of 16 or 32: delta d's part 1
+ *    lands where delta d + 8's part 0 does, but in the next batch: 2 slots, every send;
+ *  - 4 nodes of 4, 4 of 16 channels: batches of 4 network sends: 4 slots;
+ *  - 121 nodes of 1 on 2 PCIe channels, 1 a send: odd rounds fill channel 1 in batches of 8
+ *    (2 slots), the last batch 113..119 of 4 (4 slots); channel 0's first batch is rounds
+ *    0..14, 7 network (2), its last 112..120, 5 (3);
+ *  - a send inside the node, or on one node, keeps its 8.
+ * A window at s slots is s / 8 of a send/recv's.
  */
 static void
 test_a2a_shared_slots(void **state)
 {
 	static const struct {
-		uint32_t channels, nch_all, sends, slots;
-	} want[] = { { 4, 32, 1, 8 },  { 4, 32, 17, 5 }, { 4, 32, 24, 5 }, { 1, 2, 120, 2 },
-		     { 1, 32, 64, 8 }, { 2, 32, 48, 5 }, { 4, 0, 17, 5 },  { 1, 1, 6, 2 },
-		     { 1, 1, 5, 3 },   { 4, 32, 0, 8 } };
+		uint32_t channels, nch_all, nnodes, ppn, round, slots;
+	} want[] = { { 4, 16, 4, 8, 8, 2 },     { 4, 16, 4, 8, 31, 2 },   { 4, 32, 4, 8, 20, 2 },
+		     { 4, 16, 4, 8, 3, 8 },     { 4, 32, 18, 1, 1, 5 },   { 4, 32, 18, 1, 9, 5 },
+		     { 4, 32, 18, 1, 17, 5 },   { 4, 32, 18, 1, 2, 8 },   { 4, 32, 18, 1, 10, 8 },
+		     { 4, 32, 18, 1, 8, 8 },    { 4, 32, 18, 1, 16, 8 },  { 4, 0, 18, 1, 9, 5 },
+		     { 2, 16, 16, 8, 8, 2 },    { 2, 16, 16, 8, 79, 2 },  { 2, 32, 16, 8, 127, 2 },
+		     { 4, 16, 4, 4, 5, 4 },     { 1, 2, 121, 1, 1, 2 },   { 1, 2, 121, 1, 119, 4 },
+		     { 1, 2, 121, 1, 113, 4 },  { 1, 2, 121, 1, 111, 2 }, { 1, 2, 121, 1, 14, 2 },
+		     { 1, 2, 121, 1, 120, 3 },  { 4, 32, 1, 8, 3, 8 } };
+	uint32_t n5 = 0, n8 = 0;
+
 	(void)state;
 	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
 		struct ft_model_p2p_chunking ch = { .channels = want[i].channels,
 			                            .slots = 8,
 			                            .chunk_bytes = 128u << 10 };
 		double w8 = ft_model_p2p_window_Bps(&ch, 1e-3);
+		uint32_t got = ft_model_p2p_share_slots(&ch, want[i].nch_all, want[i].nnodes,
+		                                        want[i].ppn, want[i].round);
 
-		assert_int_equal(ft_model_p2p_share_slots(&ch, want[i].nch_all, want[i].sends),
-		                 want[i].slots);
+		if (got != want[i].slots)
+			fail_msg("case %zu: %u slots, %u by hand", i, got, want[i].slots);
 		assert_int_equal(ch.slots, want[i].slots);
 		assert_true(fabs(ft_model_p2p_window_Bps(&ch, 1e-3) - w8 * want[i].slots / 8) <=
 		            1e-9 * w8);
+	}
+	/* 18 x 1: 3 sends keep 5, the 14 others 8; 4 x 8: all 24 keep 2 */
+	for (uint32_t r = 1; r < 18; r++) {
+		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 1 };
+
+		ft_model_p2p_share_slots(&ch, 32, 18, 1, r);
+		n5 += ch.slots == 5;
+		n8 += ch.slots == 8;
+	}
+	assert_int_equal(n5, 3);
+	assert_int_equal(n8, 14);
+	for (uint32_t r = 8; r < 32; r++) {
+		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 1 };
+
+		assert_int_equal(ft_model_p2p_share_slots(&ch, 16, 4, 8, r), 2);
+	}
+	/* never above what the send had */
+	{
+		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 3, .chunk_bytes = 1 };
+
+		assert_int_equal(ft_model_p2p_share_slots(&ch, 32, 18, 1, 2), 3);
 	}
 }
 
@@ -2755,7 +2797,7 @@ test_alltoall_at_p2p_window(void **state)
 	                           "nodes: { preset: dgx-h100, count: 4 }\n"
 	                           "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
 	                           "          cable_latency: 50us }\n";
-	const double window = 32.0 * 4 * 5 * 131072 / 2000.3e-6 / 1e9;
+	const double window = 32.0 * 4 * 2 * 131072 / 2000.3e-6 / 1e9;
 	double f, m;
 	char path[512];
 
