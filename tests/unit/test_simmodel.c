@@ -2812,6 +2812,8 @@ test_alltoall_at_p2p_window(void **state)
 	if (getenv("FT_SIMMODEL_PRINT"))
 		print_message("all-to-all at the window: %.3f GB/s algbw; busbw flow %.3f, "
 		              "model %.3f\n", window, f, m);
+	/* the flow engine names the window that held its slowest send (pcie before) */
+	assert_string_equal(flow_bottleneck, "p2p:window");
 	assert_agree(f, m);
 	/* hierarchical: 3 sends of 64 MiB a rank, 8 slots each, after the NVLink phase
 	 * (model 33,683 us, flow 33,700.5; 5,872.7 before the model's window) */
