@@ -80,7 +80,22 @@ struct ft_model_links {
 	double inter_Bps;    /* ring graph bandwidth of a node across nodes (nrails × nic_Bps) */
 	double a2a_factor;   /* share of all-to-all inter-node bandwidth the fabric delivers */
 	char a2a_what[16];   /* the fabric tier that sets a2a_factor ("tier1", "global") */
-	double fabric_lat_s; /* switch and cable latency of a path between two nodes */
+	/* Switch and cable latency of the paths between two nodes the op's sends take: on a
+	 * rail-optimized fat-tree a ring's, a tree's or a send/recv's stay on one rail
+	 * (fabric_rail_lat_s), a direct all-to-all's cross rails (fabric_xrail_lat_s; the
+	 * model's query sets it, ft_model_links_get() gives the in-rail one). */
+	double fabric_lat_s;
+	/* The longest path between two of the job's nodes that stays on one rail, and the
+	 * longest one from a NIC of one rail to a NIC of another: on a rail-optimized
+	 * fat-tree leaf, spine, leaf where all nodes share their rails' leaves (3 switches
+	 * against 1); elsewhere the two are equal. */
+	double fabric_rail_lat_s, fabric_xrail_lat_s;
+	/* Which of a node's first rail_ppn GPUs leave by the same NIC (node.gpu_nic): bit h of
+	 * same_rail[g] for GPUs g and h; local rank i of a node (or of an NVLink domain of
+	 * trays) is GPU i % rail_ppn. On nodes of several groups, the pairs every group
+	 * shares. */
+	uint16_t same_rail[FT_SPEC_MAX_GPUS];
+	uint32_t rail_ppn;
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
 	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
 	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is

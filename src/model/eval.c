@@ -304,6 +304,18 @@ release_nvlink(struct ft_model_links *l)
 #define ARM_BUFFSIZE (1u << 20)
 #define ARM_BUFF_UNTIL 21900
 
+/* Two ranks of a node leave by different rails (links same_rail). */
+static bool
+rails_differ(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
+
+	for (g = 0; g < n; g++)
+		if ((l->same_rail[g] & all) != all)
+			return true;
+	return false;
+}
+
 /* The link classes of @q on @spec, with its channels; the first checks of a query. */
 static int
 query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
@@ -337,6 +349,13 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
 	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;
 	release_nvlink(l);
+	/* The direct all-to-all sends from every GPU's own NIC to every other GPU's, so most
+	 * of its sends cross rails (through the spine of a rail-optimized fat-tree), as the
+	 * engines route it (NCCL with PXN off); a ring's, a tree's, a send/recv's and the
+	 * hierarchical all-to-all's (PXN) stay on their rails. */
+	if (q->op == FT_OP_ALLTOALL && !(q->force_algo && q->algo == FT_ALGO_HIERARCHICAL) &&
+	    rails_differ(l))
+		l->fabric_lat_s = l->fabric_xrail_lat_s;
 	return 0;
 }
 
@@ -550,22 +569,46 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 }
 
 /*
+ * The switch and cable latency of a send from local rank @g of a node to local rank @h of
+ * another: the path that stays on its rail where both GPUs leave by the same NIC, else the
+ * one that crosses rails (links fabric_rail_lat_s, fabric_xrail_lat_s: leaf, spine, leaf
+ * on a rail-optimized fat-tree). The engines route such a send from the sender's NIC to the
+ * receiver's (topo/route.c), NCCL's way with PXN off. Links without a rail map (built by
+ * hand) have one latency, fabric_lat_s.
+ */
+static double
+send_lat(const struct ft_model_links *l, uint32_t g, uint32_t h)
+{
+	uint32_t n = l->rail_ppn;
+
+	if (n == 0)
+		return l->fabric_lat_s;
+	return (l->same_rail[g % n] >> (h % n)) & 1u ? l->fabric_rail_lat_s :
+	                                                l->fabric_xrail_lat_s;
+}
+
+/*
  * An all-to-all's sends between nodes are held to NCCL's window as a send/recv's are, with
  * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots():
  * NVIDIA/nccl v2.27.7-1 src/include/channel.h, src/enqueue.cc addWorkBatchToPlan(),
  * src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a proxy
  * op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
- * network phase is the direct one over all n
- * ranks (n - ppn of a rank's sends leave its node, S / n each) or the hierarchical one
- * over the N nodes of a rail (N - 1 sends, S / N each); either way (n - ppn) / n of S
- * leaves each rank. At most min(peers_inflight, its network sends) of them are in flight,
- * send i at its own window w_i (the round trip twice fabric_lat_s, as p2p_window() takes
- * it), so that part takes at least t_w = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k) a
- * byte of S (m the phase's ranks; with equal windows (n - ppn) / n / (k w)). Where t_w is above
- * the rails' term (ft__model_a2a_net_s()) it replaces it: the direct phase overlaps its
- * NVLink part (time the larger), the hierarchical one follows it (times add). The flow
- * and packet engines hold each send to the same window (ft__sim_a2a_window()). Returns
- * 1 / t_w, the algorithm bandwidth the window alone allows, where it binds, else 0.
+ * network phase is the direct one over all n ranks (n - ppn of a rank's sends leave its
+ * node, S / n each) or the hierarchical one over the N nodes of a rail (N - 1 sends, S / N
+ * each); either way (n - ppn) / n of S leaves each rank. At most k = min(peers_inflight,
+ * its network sends) of them are in flight, send i at its own window w_i, whose round trip
+ * is twice the latency of the path it takes (send_lat()): round r of src/init.cc's p2p
+ * schedule goes r / ppn nodes and r mod ppn local ranks ahead, so local rank g sends to
+ * local rank (g + r) mod ppn, on its own rail (the leaf) or another (leaf, spine, leaf on a
+ * rail-optimized fat-tree); the hierarchical phase stays on its rail (NCCL's PXN). The
+ * sends of local rank g take at least t_w(g) = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k)
+ * a byte of S (m the phase's ranks; with equal windows (n - ppn) / n / (k w)), and the op
+ * ends with the slowest rank: t_w = max_g t_w(g), as the engines run each send at its own
+ * path's window. Where t_w is above the rails' term (ft__model_a2a_net_s()) it replaces it:
+ * the direct phase overlaps its NVLink part (time the larger), the hierarchical one
+ * follows it (times add). The flow and packet engines hold each send to the same window
+ * (ft__sim_a2a_window()). Returns 1 / t_w, the algorithm bandwidth the window alone
+ * allows, where it binds, else 0.
  */
 static double
 a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
@@ -575,8 +618,9 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	struct ft_model_p2p_chunking ch;
 	bool direct = a == FT_ALGO_DIRECT;
 	uint32_t m = direct ? l->nranks : l->nnodes;
-	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r;
-	double t_max = 0, t_sum = 0, t_w, t_net, t;
+	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r, g, nr;
+	double t_max[FT_SPEC_MAX_GPUS] = { 0 }, t_sum[FT_SPEC_MAX_GPUS] = { 0 };
+	double t_w = 0, t_net, t;
 
 	if (l->nnodes < 2 || l->nranks <= l->ppn || !(c->bw_Bps > 0))
 		return 0;
@@ -584,20 +628,26 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	ft__model_p2p_chunking(&comm, bytes / m, true, &ch);
 	k = FT_MIN(FT_MAX(ch.peers_inflight, 1u), net);
 	/* each network send (rounds ppn..m-1) at its own window, S / m bytes: k at a time,
-	 * the slowest at least its own time */
+	 * the slowest at least its own time; the local ranks a rail map tells apart (a
+	 * node's rails repeat every rail_ppn ranks, as do an NVLink domain's trays) */
 	ppn = m / l->nnodes;
+	nr = direct && l->rail_ppn ? FT_MIN(FT_MIN(l->rail_ppn, ppn), FT_SPEC_MAX_GPUS) : 1;
 	for (r = ppn; r < m; r++) {
 		struct ft_model_p2p_chunking mine = ch;
-		double w;
 
 		ft_model_p2p_share_slots(&mine, ft_model_p2p_nchannels_of(l), l->nnodes, ppn, r);
-		w = ft_model_p2p_window_Bps(&mine, 2 * l->fabric_lat_s);
-		if (!(w > 0))
-			return 0;
-		t_max = FT_MAX(t_max, 1.0 / (m * w));
-		t_sum += 1.0 / (m * w);
+		for (g = 0; g < nr; g++) {
+			uint32_t h = direct ? (g + r % ppn) % ppn : g;
+			double w = ft_model_p2p_window_Bps(&mine, 2 * send_lat(l, g, h));
+
+			if (!(w > 0))
+				return 0;
+			t_max[g] = FT_MAX(t_max[g], 1.0 / (m * w));
+			t_sum[g] += 1.0 / (m * w);
+		}
 	}
-	t_w = FT_MAX(t_max, t_sum / k);
+	for (g = 0; g < nr; g++)
+		t_w = FT_MAX(t_w, FT_MAX(t_max[g], t_sum[g] / k));
 	t_net = ft__model_a2a_net_s(l) / ft_proto_efficiency(p);
 	if (!(t_w > t_net))
 		return 0;

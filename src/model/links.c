@@ -706,12 +706,20 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 		l->ring_tier_factor = cap / (l->nrails * l->nic_Bps);
 }
 
-/* Switch and cable latency of the longest path between two of the job's nodes. */
+/*
+ * Switch and cable latency of the longest path between two of the job's nodes; @cross_rail:
+ * from a NIC of one rail to a NIC of another. A rail-optimized fat-tree puts NIC r of every
+ * node of a scalable unit on the unit's leaf r (topo/fattree.c), so a path that stays on
+ * its rail inside a unit crosses that leaf alone, and one between rails goes up to a spine
+ * and down to the other rail's leaf: 3 switches and 4 cables (a unit's leaves share their
+ * pod's spines on 3 tiers too). Between units either path is the tree's longest. On the
+ * other fabrics a node's NICs share their leaves, and the rail does not change the path.
+ */
 static double
-fabric_latency(const struct ft_cluster_spec *s, uint32_t nnodes)
+fabric_latency(const struct ft_cluster_spec *s, uint32_t nnodes, bool cross_rail)
 {
 	const struct ft_fabric_spec *f = &s->fabric;
-	uint32_t up, sw = 1, d;
+	uint32_t up, sw = 1, d, far;
 
 	if (nnodes < 2)
 		return 0;
@@ -719,7 +727,10 @@ fabric_latency(const struct ft_cluster_spec *s, uint32_t nnodes)
 	case FT_FABRIC_FAT_TREE:
 	case FT_FABRIC_RAIL_FAT_TREE:
 	case FT_FABRIC_MULTI_PLANE:
-		sw = nnodes <= nodes_per_leaf(s, &up) ? 1 : 2 * FT_MAX(f->tiers, 2u) - 1;
+		far = 2 * FT_MAX(f->tiers, 2u) - 1;
+		sw = nnodes > nodes_per_leaf(s, &up) ? far : 1;
+		if (cross_rail && f->kind == FT_FABRIC_RAIL_FAT_TREE)
+			sw = FT_MAX(sw, 3u);
 		break;
 	case FT_FABRIC_DRAGONFLY:
 		sw = 3; /* local, global, local (minimal route) */
@@ -764,6 +775,23 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 	}
 	if (*nrails == 0 && n->nnics)
 		*nrails = 1;
+}
+
+_Static_assert(FT_SPEC_MAX_GPUS <= 16, "same_rail holds a node's GPUs in 16 bits");
+
+/* Which of the first @ppn GPUs of @n leave by the same NIC (links same_rail, rail_ppn). */
+static void
+rail_pairs(const struct ft_node_spec *n, uint32_t ppn, struct ft_model_links *l)
+{
+	uint32_t g, h;
+
+	l->rail_ppn = FT_MIN(FT_MAX(ppn, 1u), (uint32_t)FT_SPEC_MAX_GPUS);
+	for (g = 0; g < l->rail_ppn; g++) {
+		l->same_rail[g] = 0;
+		for (h = 0; h < l->rail_ppn; h++)
+			if (n->gpu_nic[g] == n->gpu_nic[h])
+				l->same_rail[g] |= (uint16_t)(1u << h);
+	}
 }
 
 /*
@@ -901,6 +929,7 @@ nvlink_domain(const struct ft_cluster_spec *spec, struct ft_model_links *l,
 	l->domain_nodes = trays;
 	if (ndom < 2) {
 		l->fabric_lat_s = l->net_lat_s = 0;
+		l->fabric_rail_lat_s = l->fabric_xrail_lat_s = 0;
 		ft__model_rack_channels(l, 0);
 	} else {
 		ft__model_domain_channels(l, 0);
@@ -1016,7 +1045,10 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		        "%s: node.nics: %u nodes need scale-out NICs, the node has none",
 		        spec->name, l->nnodes);
 	fabric_factors(spec, l);
-	l->fabric_lat_s = fabric_latency(spec, l->nnodes);
+	l->fabric_rail_lat_s = fabric_latency(spec, l->nnodes, false);
+	l->fabric_xrail_lat_s = fabric_latency(spec, l->nnodes, true);
+	l->fabric_lat_s = l->fabric_rail_lat_s;
+	rail_pairs(n, l->ppn, l);
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
@@ -1058,6 +1090,8 @@ group_gpus(const struct ft_cluster_spec *spec, uint32_t *lo, uint32_t *hi)
 static void
 links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 {
+	uint32_t i;
+
 	if (g->intra_Bps < l->intra_Bps) {
 		l->intra_Bps = g->intra_Bps;
 		memcpy(l->intra_what, g->intra_what, sizeof(l->intra_what));
@@ -1081,6 +1115,11 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->a2a_factor = FT_MIN(l->a2a_factor, g->a2a_factor);
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
+	l->fabric_rail_lat_s = FT_MAX(l->fabric_rail_lat_s, g->fabric_rail_lat_s);
+	l->fabric_xrail_lat_s = FT_MAX(l->fabric_xrail_lat_s, g->fabric_xrail_lat_s);
+	for (i = 0; i < FT_MIN(l->rail_ppn, g->rail_ppn); i++)
+		l->same_rail[i] &= g->same_rail[i];
+	l->rail_ppn = FT_MIN(l->rail_ppn, g->rail_ppn);
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;

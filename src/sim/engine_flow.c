@@ -805,26 +805,6 @@ proxy_floor(struct flow_engine *fe, struct flow_op *rec, double proxy_s, uint32_
 	return 0;
 }
 
-/*
- * Whether flow @t's own rate cap (an NCCL channel's: the op's conn_cap_Bps over its QPs)
- * held it from its first byte to its last: it moved its bytes at that rate to within
- * FLOW_CAPPED_RTOL, no link having slowed it below the cap for longer than that share of
- * its time. Its bottleneck link is then the first of its path, which the water filling
- * names for a flow its cap froze (flowfill.c), not what held it.
- */
-#define FLOW_CAPPED_RTOL 1e-3
-
-static bool
-flow_capped(const struct fs_sim *s, const struct fs_task *t)
-{
-	double cap, sending = t->t_done - t->t_start - t->lat_s;
-
-	if (t->cap_idx == 0 || t->cap_idx > s->caps.len || !(sending > 0))
-		return false;
-	cap = FT_VEC_AT(&s->caps, double, t->cap_idx - 1);
-	return t->bytes / sending >= cap * (1 - FLOW_CAPPED_RTOL);
-}
-
 static int64_t
 flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -885,8 +865,16 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;
 		if (ph->implicit_alltoall) {
+			size_t had = fe->a2a.len;
+
 			if (submit_a2a(fe, op, ph, eff, rec.end, (uint32_t)bar, tag) < 0)
 				goto oom;
+			/* its sends over the network capped at NCCL's window: named so where the
+			 * cap held the slowest (as the model and the packet engine name it) */
+			if (fe->a2a.len > had && !rec.cap_what[0] &&
+			    ((const struct a2a_phase *)ft_vec_at(&fe->a2a, had))->windowed)
+				ft_strlcpy(rec.cap_what, FT__SIM_P2P_WINDOW_WHAT,
+				           sizeof(rec.cap_what));
 		} else if (chunks > 0 &&
 		           (rc = submit_chunked(fe, op, ph, eff, rec.end, (uint32_t)bar, tag,
 		                                chunks, err)) <= 0) {
@@ -1059,7 +1047,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	if (rc < 0)
 		return ft_error_set(err, rc, "sim: out of memory for counters");
 	/* Each op's slowest flow names its bottleneck (the op index is the flow's tag); where
-	 * its own cap held it all the way, what that cap is (flow_capped()). */
+	 * its own cap held it all the way, what that cap is (ft__fs_flow_capped()). */
 	for (i = 0; i < fe->ops.len; i++)
 		fe->op_results[i].bottleneck_link = UINT32_MAX;
 	{
@@ -1086,7 +1074,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			if (key > slowest[t->tag]) {
 				slowest[t->tag] = key;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
-				capped[t->tag] = flow_capped(s, t);
+				capped[t->tag] = ft__fs_flow_capped(s, t);
 			}
 		}
 		for (i = 0; i < s->tag_slowest.len && i < fe->ops.len; i++) {
@@ -1095,7 +1083,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			if (ts->t_done > slowest[i]) {
 				slowest[i] = ts->t_done;
 				fe->op_results[i].bottleneck_link = ts->bott_link;
-				capped[i] = 0;
+				capped[i] = ts->capped;
 			}
 		}
 		for (i = 0; i < fe->ops.len; i++) {

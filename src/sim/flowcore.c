@@ -742,7 +742,28 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 	return 0;
 }
 
-/* A spawned flow is done: keep what the counters need, free its slot. */
+/*
+ * Whether flow @t's own rate cap (an NCCL channel's: the op's conn_cap_Bps over its QPs; a
+ * send's window) held it from its first byte to its last: it moved its bytes at that rate
+ * to within FLOW_CAPPED_RTOL, no link having slowed it below the cap for longer than that
+ * share of its time. Its bottleneck link is then the first of its path, which the water
+ * filling names for a flow its cap froze (flowfill.c), not what held it.
+ */
+#define FLOW_CAPPED_RTOL 1e-3
+
+bool
+ft__fs_flow_capped(const struct fs_sim *s, const struct fs_task *t)
+{
+	double cap, sending = t->t_done - t->t_start - t->lat_s;
+
+	if (t->cap_idx == 0 || t->cap_idx > s->caps.len || !(sending > 0))
+		return false;
+	cap = FT_VEC_AT(&s->caps, double, t->cap_idx - 1);
+	return t->bytes / sending >= cap * (1 - FLOW_CAPPED_RTOL);
+}
+
+/* A spawned flow is done: keep what the counters need (the slowest of its tag, and whether
+ * its own cap held that one), free its slot. */
 static int
 retire(struct fs_sim *s, uint32_t id)
 {
@@ -772,6 +793,7 @@ retire(struct fs_sim *s, uint32_t id)
 			if (done > ts->t_done) {
 				ts->t_done = done;
 				ts->bott_link = bott;
+				ts->capped = ft__fs_flow_capped(s, t);
 			}
 		}
 	}

@@ -553,9 +553,6 @@ ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t
 	return (stages - 1) * ft__sim_cap_period_s(op, ph, eff, n);
 }
 
-/* The words of the bottleneck column where NCCL's window on a send binds (ft__sim_p2p_cap()):
- * its chunks in flight per round trip, not a link. */
-#define P2P_WINDOW_WHAT "p2p:window"
 
 /*
  * The words of the bottleneck column for the flow engine's kernel cap
@@ -660,7 +657,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return rc;
 	}
 	if (o->op == FT_OP_SENDRECV) {
-		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), P2P_WINDOW_WHAT);
+		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), FT__SIM_P2P_WINDOW_WHAT);
 		return 0;
 	}
 	if (sched->phases.len == 0 || ft_sched_phase_at(sched, 0)->implicit_alltoall)
@@ -804,7 +801,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),
 		            kernel_what(sched, kw, sizeof(kw)));
 	else
-		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), P2P_WINDOW_WHAT);
+		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), FT__SIM_P2P_WINDOW_WHAT);
 	return 0;
 }
 

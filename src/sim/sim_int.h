@@ -19,6 +19,9 @@
 #include <fabtune/base.h>
 
 #define FS_NONE UINT32_MAX
+/* The words of the bottleneck column where NCCL's window on a send binds (ft__sim_p2p_cap(),
+ * an all-to-all's windowed sends): its chunks in flight per round trip, not a link. */
+#define FT__SIM_P2P_WINDOW_WHAT "p2p:window"
 
 /* Fetch the cache line at @p early (a hint). Call it where the memory is used: GCC takes a
  * function whose only effect is a prefetch for a pure one and drops the calls. */
@@ -96,6 +99,7 @@ typedef int fs_spawn_fn(void *ud, struct fs_sim *s, uint32_t t, struct ft_error 
 struct fs_tag_slowest {
 	double t_done;
 	uint32_t bott_link;
+	bool capped; /* its own rate cap held it all the way (ft__fs_flow_capped()) */
 };
 
 /*
@@ -344,6 +348,8 @@ int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, ui
  */
 #define FS_MAX_CAPS 255 /* distinct rate caps in one run */
 int ft__fs_set_cap(struct fs_sim *s, uint32_t id, double cap_Bps) FT_MUST_CHECK;
+/* Flow @t, done, moved all its bytes at its own cap (the cap, not a link, held it). */
+bool ft__fs_flow_capped(const struct fs_sim *s, const struct fs_task *t);
 /* A barrier (no delay) that calls s->spawn when it starts, with @arg in its qp field. */
 int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
 /*

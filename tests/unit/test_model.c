@@ -2282,6 +2282,135 @@ test_alltoall_window(void **state)
 	assert_rel(ex.result.bw_Bps, tuner.bw_Bps, 1e-12);
 }
 
+/*
+ * The switches a path between two nodes crosses on a rail-optimized fat-tree (links
+ * fabric_latency(); topo/fattree.c puts NIC r of every node of a unit on leaf r): on its
+ * rail the leaf alone, 1 switch and 2 cables; from one rail to another leaf, spine, leaf, 3
+ * switches and 4 cables. 4 Hopper nodes of 8 NICs, radix 64 (32 nodes a unit), 1 us
+ * switches, 500 us cables: 1,001 us and 2,003 us. Rings, trees and send/recv stay on their
+ * rails; the direct all-to-all sends between rails (the hierarchical one, PXN, does not);
+ * with one GPU a node, or on a plain fat-tree (all of a node's NICs on one leaf), nothing
+ * crosses rails. Where the nodes span units every path is the tree's longest, 3 switches.
+ */
+static void
+test_fabric_latency_rail_paths(void **state)
+{
+	const double sw = 1e-6, cable = 500e-6, rail = sw + 2 * cable, xrail = 3 * sw + 4 * cable;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
+	s.fabric.radix = 64;
+	s.fabric.tiers = 2;
+	s.fabric.lat_switch_s = sw;
+	s.fabric.lat_cable_s = cable;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.fabric_rail_lat_s, rail, 1e-12);
+	assert_rel(l.fabric_xrail_lat_s, xrail, 1e-12);
+	assert_rel(l.fabric_lat_s, rail, 1e-12);
+	assert_int_equal(l.rail_ppn, 8);
+	assert_int_equal(l.same_rail[3], 1u << 3);
+	/* the op's paths */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	q.force_algo = true;
+	q.algo = FT_ALGO_HIERARCHICAL;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+	/* one GPU a node: every send stays on rail 0 */
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
+	q.ppn = 1;
+	q.ngpus = 4;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+	/* two GPUs a NIC (4 NICs): GPUs 2 and 3 share rail 1 */
+	hopper_spec(&s, 4, 4, 400);
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.same_rail[2], (1u << 2) | (1u << 3));
+	/* units of 2 nodes: 4 nodes span two, every path goes through a spine */
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .nodes_per_unit = 2,
+		                            .lat_switch_s = sw, .lat_cable_s = cable };
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.fabric_rail_lat_s, xrail, 1e-12);
+	assert_rel(l.fabric_xrail_lat_s, xrail, 1e-12);
+	/* a plain fat-tree: a node's NICs share a leaf (4 nodes of 8 NICs fill its 32 ports) */
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	s.fabric.nodes_per_unit = 0;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.fabric_rail_lat_s, rail, 1e-12);
+	assert_rel(l.fabric_xrail_lat_s, rail, 1e-12);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+}
+
+/*
+ * The all-to-all's window on the path each send takes (model/eval.c a2a_window()), counted
+ * by hand: 4 Hopper nodes on a rail-optimized fat-tree, 1 us switches, 500 us cables, 256
+ * MiB (8 MiB a pair). Rank g's sends 8, 16 and 24 rounds ahead go to GPU g of another node,
+ * on its own rail: leaf only, a round trip of 2 x (1 switch + 2 cables) = 2,002 us; its 21
+ * others go to other rails through a spine: 2 x (3 switches + 4 cables) = 4,006 us. Each
+ * keeps 4 channels x 2 chunks of 128 KiB in flight (test_alltoall_window), so a cross-rail
+ * send moves its 8 MiB in 8 round trips, 32.05 ms, and all 24 are in flight: the slowest
+ * send sets the time, S / 32.05 ms = 8.38 GB/s of algorithm bandwidth (one round trip for
+ * every send, as before, gave 16.76). Plus the fixed cost, whose one window of messages
+ * pays the cross-rail path. On a plain fat-tree every send is on the leaf.
+ */
+static void
+test_alltoall_window_rail_paths(void **state)
+{
+	const double S = 256u << 20, sw = 1e-6, cable = 500e-6;
+	const double win = 4.0 * 2 * 131072, rtt_x = 2 * (3 * sw + 4 * cable),
+	             rtt = 2 * (sw + 2 * cable);
+	const double t_w = S / 32 / (win / rtt_x);
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
+	assert_string_equal(ex.result.bottleneck, "p2p:window");
+	assert_rel(ex.p2p_window_Bps, S / t_w, 1e-12);
+	assert_rel(ex.result.bw_Bps, S / t_w, 1e-12);
+	assert_rel(ex.result.time_s, ex.result.lat_s + t_w, 1e-9);
+	/* its fixed cost: the launch, one window of messages (14 us, NET Simple) and the
+	 * cross-rail path once (no flush: Hopper behind an x86 host) */
+	assert_rel(ex.result.lat_s, 8.4 * US + 14 * US + 3 * sw + 4 * cable, 1e-9);
+	/* a plain fat-tree of the same latencies: every send on the leaf, half the time */
+	s.fabric.kind = FT_FABRIC_FAT_TREE;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.p2p_window_Bps, S / (S / 32 / (win / rtt)), 1e-12);
+	/* hierarchical (PXN): its 3 sends a rank stay on their rails, 8 chunks each */
+	s.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
+	q.force_algo = true;
+	q.algo = FT_ALGO_HIERARCHICAL;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.p2p_window_Bps, 4 * (4.0 * 8 * 131072 / rtt), 1e-12);
+}
+
 /* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
  * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
 static void
@@ -6143,6 +6272,8 @@ main(void)
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),
 		cmocka_unit_test(test_alltoall_window),
+		cmocka_unit_test(test_fabric_latency_rail_paths),
+		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_closed_tree_carried),

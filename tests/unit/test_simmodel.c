@@ -2779,12 +2779,15 @@ test_sendrecv_at_p2p_window(void **state)
  * An all-to-all at NCCL's window with shared slots (ft_model_p2p_share_slots()), priced
  * by the model as the flow engine runs it: 4 DGX H100 on one leaf with 500 us cables
  * (host - leaf - host: a round trip of 2 ms), 256 MiB (8 MiB a pair). Each of a rank's
- * 24 sends over the network keeps 4 channels x 5 chunks of 128 KiB in flight, so the
- * 24/32 of S leaving a rank moves at 24 x 1.31 GB/s: an algorithm bandwidth of 41.94 GB/s,
- * where the links would allow 64. Measured: model 7,423.5 us, flow 7,429.1 (0.1 % apart;
- * before the model's window 5,216.9). With 50 us cables the window binds nowhere in the
- * model and the two stay within 10 %. (On a rail fat-tree 21 of the 24 sends cross the
- * spine at twice the model's round trip: flow 14,831 us, outside this test.)
+ * 24 sends over the network keeps 4 channels x 2 chunks of 128 KiB in flight, so the
+ * 24/32 of S leaving a rank moves at 24 x 0.524 GB/s: an algorithm bandwidth of 16.78 GB/s,
+ * where the links would allow 64. Measured: model 17,025 us, flow 17,033.5. On a rail
+ * fat-tree 21 of a rank's 24 sends go from its NIC to another rail's, through the spine,
+ * a round trip of 4 ms: the model takes each send's path (model/eval.c a2a_window()), and
+ * both engines' slowest sends end the op (model 34,030 us, flow 34,038.6; before the
+ * model's per-path round trip 17,025). The flow engine names the window where it binds,
+ * as the model does, not the first link of the capped flows' paths (pcie). With 50 us
+ * cables the window binds nowhere in the model and the two stay within 10 %.
  */
 static void
 test_alltoall_at_p2p_window(void **state)
@@ -2793,6 +2796,10 @@ test_alltoall_at_p2p_window(void **state)
 	                          "nodes: { preset: dgx-h100, count: 4 }\n"
 	                          "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
 	                          "          cable_latency: 500us }\n";
+	static const char rail[] = "name: rail-a2a\n"
+	                           "nodes: { preset: dgx-h100, count: 4 }\n"
+	                           "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2,\n"
+	                           "          radix: 64, cable_latency: 500us }\n";
 	static const char near[] = "name: near-a2a\n"
 	                           "nodes: { preset: dgx-h100, count: 4 }\n"
 	                           "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
@@ -2812,12 +2819,24 @@ test_alltoall_at_p2p_window(void **state)
 	if (getenv("FT_SIMMODEL_PRINT"))
 		print_message("all-to-all at the window: %.3f GB/s algbw; busbw flow %.3f, "
 		              "model %.3f\n", window, f, m);
+	assert_string_equal(flow_bottleneck, "p2p:window");
 	assert_agree(f, m);
 	/* hierarchical: 3 sends of 64 MiB a rank, 8 slots each, after the NVLink phase
 	 * (model 33,683 us, flow 33,700.5; 5,872.7 before the model's window) */
 	m = busbw(path, FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, -1, 256u << 20, NULL);
 	assert_string_equal(model_bottleneck, "p2p:window");
 	f = busbw(path, FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, -1, 256u << 20, "flow");
+	assert_agree(f, m);
+	remove(path);
+	/* a rail fat-tree: 21 of 24 sends through the spine, twice the round trip */
+	spec_file("simmodel-rail-a2a.yaml", rail, path, sizeof(path));
+	m = busbw(path, FT_OP_ALLTOALL, -1, -1, 256u << 20, NULL);
+	assert_string_equal(model_bottleneck, "p2p:window");
+	assert_true(busbw_time_us > (256u << 20) / (window / 2 * 1e3));
+	f = busbw(path, FT_OP_ALLTOALL, -1, -1, 256u << 20, "flow");
+	assert_string_equal(flow_bottleneck, "p2p:window");
+	if (getenv("FT_SIMMODEL_PRINT"))
+		print_message("rail fat-tree all-to-all: busbw flow %.3f, model %.3f\n", f, m);
 	assert_agree(f, m);
 	remove(path);
 	spec_file("simmodel-near-a2a.yaml", near, path, sizeof(path));
