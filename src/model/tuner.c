@@ -1320,13 +1320,21 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
 }
 
-/* kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), below 1 GiB; 1 above. */
+/*
+ * kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), up to 256 MiB (index
+ * 22); 1 from 512 MiB. NCCL's ncclTopoGetAlgoTime (src/graph/tuning.cc) reads the table
+ * for the tree only while logSize < 23, at every tag from v2.18.5-1 to v2.30.7-1; the
+ * 24th entry (512 MiB) that v2.30 added is read for the NVLS tree alone.
+ */
+#define TREE_CORR_TREE_ENTRIES 23
+
 double
 ft__model_tree_correction(int p, uint64_t bytes)
 {
 	uint32_t idx = log2_floor(bytes >> 6);
 
-	return idx < 24 && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] : 1.0;
+	return idx < TREE_CORR_TREE_ENTRIES && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] :
+	                                                                       1.0;
 }
 
 /*

@@ -5459,6 +5459,60 @@ test_flush_only_where_nccl_flushes(void **state)
 }
 
 /*
+ * NCCL's tree correction stops at 256 MiB: ncclTopoGetAlgoTime (src/graph/tuning.cc,
+ * v2.18.5-1 to v2.30.7-1) multiplies the tree all-reduce's bandwidth by
+ * treeCorrectionFactor[proto][log2(bytes / 64)] only while that index is below 23, so 256
+ * MiB (index 22) takes Simple's 0.9 and 512 MiB (index 23) none, though the table of v2.30
+ * holds a 24th entry (read for the NVLS tree alone). Two DGX H100, the tree on Simple
+ * forced: the candidate's time is latency + S / (bandwidth x factor) with the factor 0.9,
+ * then 1 (0.9 at 512 MiB before), LL128 1 at both.
+ */
+static void
+test_tree_correction_to_256m(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		enum ft_proto p;
+		double factor;
+	} rows[] = {
+		{ 256ull << 20, FT_PROTO_SIMPLE, 0.9 },
+		{ 512ull << 20, FT_PROTO_SIMPLE, 1.0 },
+		{ 1ull << 30, FT_PROTO_SIMPLE, 1.0 },
+		{ 256ull << 20, FT_PROTO_LL128, 1.0 },
+		{ 512ull << 20, FT_PROTO_LL128, 1.0 },
+		{ 64ull << 20, FT_PROTO_LL128, 0.9 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex;
+	const struct ft_model_candidate *k;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, rows[i].bytes);
+		q.force_algo = true;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = rows[i].p;
+		q.tuner_only = true;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		k = &ex->cand[ex->pick];
+		assert_int_equal(k->algo, FT_ALGO_TREE);
+		assert_int_equal(k->proto, rows[i].p);
+		assert_rel(k->bw_factor, rows[i].factor, 1e-12);
+		assert_rel(k->time_s, k->lat_s * k->lat_factor +
+		                              (double)rows[i].bytes / (k->bw_Bps * rows[i].factor),
+		           1e-12);
+	}
+	free(ex);
+}
+
+/*
  * nccl-tests -g N: one host thread launches each iteration on its N GPUs in
  * turn, so the host floor is N launches of 3.5 us (NVIDIA/nccl issue 1984):
  * a 2 KiB all-reduce on one 8-GPU node run with -g 8 takes 28 us, whatever
@@ -6203,6 +6257,7 @@ main(void)
 		cmocka_unit_test(test_net_latency),
 		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
+		cmocka_unit_test(test_tree_correction_to_256m),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_pipe_terms),
