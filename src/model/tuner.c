@@ -416,6 +416,24 @@ nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
 	return NULL;
 }
 
+/*
+ * LL128 across nodes on a C2C host before NCCL 2.27. NCCL enables LL128 by default only
+ * where the graph's GPU-to-NIC path type (typeInter) is at most PATH_PXB, or PATH_PXN on
+ * compute capability 9.0 and later (src/graph/tuning.cc, the protocol-enable loop of
+ * ncclTopoTuneModel, the same from v2.18.5-1 to v2.26.6-1; kb NA-PROTO-LL128). On a Grace
+ * host (GH200, GB200, GB300: links nic_c2c) the GPU reaches its NIC over C2C to the CPU and
+ * the CPU's PCIe, which ncclTopoSetPaths (src/graph/paths.cc) types PATH_PHB: a PCIe link
+ * from a CPU. v2.27.3-1 retypes that path PATH_P2C (paths.cc, "update the GPU -> NIC path
+ * in the case of C2C + PHB") and enables LL128 up to it while NCCL_LL128_C2C (default 1)
+ * holds. One node (or NVLink domain) is unaffected: without a NIC the search keeps
+ * typeInter at PATH_PIX (src/graph/search.cc ncclTopoCompute). @l nccl_version 0 is 2.28+.
+ */
+static bool
+ll128_off_c2c(const struct ft_model_links *l)
+{
+	return l->nic_c2c && l->nnodes > 1 && l->nccl_version && l->nccl_version < 22700;
+}
+
 const char *
 ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, bool algo_forced, bool proto_forced)
@@ -493,6 +511,8 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	/* kb NA-PROTO-LL128: on by default only where the intra-node path is NVLink. */
 	if (!proto_forced && p == FT_PROTO_LL128 && !l->nvlink)
 		return "ll128 is off by default without NVLink";
+	if (!proto_forced && p == FT_PROTO_LL128 && ll128_off_c2c(l))
+		return "ll128 is off across nodes on C2C hosts before NCCL 2.27 (GPU-NIC path PHB)";
 	/* docs/presets.md PS-TCPX: GPUDirect-TCPX/O moves Simple only; the platform's NCCL
 	 * profile sets NCCL_PROTO=Simple, NCCL_ALGO=Ring,Tree and NCCL_NVLS_ENABLE=0. */
 	if (l->tcpx && l->nnodes > 1) {
@@ -1320,13 +1340,21 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
 }
 
-/* kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), below 1 GiB; 1 above. */
+/*
+ * kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), up to 256 MiB (index
+ * 22); 1 from 512 MiB. NCCL's ncclTopoGetAlgoTime (src/graph/tuning.cc) reads the table
+ * for the tree only while logSize < 23, at every tag from v2.18.5-1 to v2.30.7-1; the
+ * 24th entry (512 MiB) that v2.30 added is read for the NVLS tree alone.
+ */
+#define TREE_CORR_TREE_ENTRIES 23
+
 double
 ft__model_tree_correction(int p, uint64_t bytes)
 {
 	uint32_t idx = log2_floor(bytes >> 6);
 
-	return idx < 24 && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] : 1.0;
+	return idx < TREE_CORR_TREE_ENTRIES && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] :
+	                                                                       1.0;
 }
 
 /*

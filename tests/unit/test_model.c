@@ -5588,6 +5588,136 @@ test_flush_only_where_nccl_flushes(void **state)
 }
 
 /*
+ * LL128 across nodes on a Grace host before NCCL 2.27 (model/tuner.c ll128_off_c2c;
+ * NVIDIA/nccl src/graph/tuning.cc at v2.26.2-1, LL128 by default only up to PATH_PXN on
+ * sm_90+; src/graph/paths.cc types GPU -> C2C -> CPU -> PCIe -> NIC as PATH_PHB until
+ * v2.27.3-1 names it PATH_P2C and NCCL_LL128_C2C, default 1, lets LL128 up to it). Twenty
+ * GB200 NVL72 racks without NVLS at 2.26, 512 MiB: LL128 is refused, so the tuner's pick
+ * is the tree on Simple, at NCCL's tree bandwidth over more than 2 nodes, 15 channels of
+ * bwInter 48 GB/s x 0.92 x 1/2 = 331.2 GB/s (it picked tree/LL128 at 310.5 before). From
+ * 2.27, on one rack, on x86 hosts and where NCCL_PROTO forces it, LL128 stays.
+ */
+static void
+test_ll128_off_across_c2c_nodes(void **state)
+{
+	const uint64_t S = 512ull << 20;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_model_explain *ex;
+	struct ft_error err = { 0 };
+	size_t k, ll128;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:360", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, S);
+	q.nvls_off = true;
+	q.tuner_only = true;
+	q.nccl_version = 22602;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.algo, FT_ALGO_TREE);
+	assert_int_equal(r.proto, FT_PROTO_SIMPLE);
+	assert_rel(r.bw_Bps, 15 * 48e9 * 0.92 * 0.5, 1e-9);
+	assert_rel(r.time_s, r.lat_s + S / r.bw_Bps, 1e-12);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	for (k = 0, ll128 = 0; k < ex->ncandidates; k++) {
+		if (ex->cand[k].proto != FT_PROTO_LL128 ||
+		    (ex->cand[k].algo != FT_ALGO_RING && ex->cand[k].algo != FT_ALGO_TREE))
+			continue;
+		ll128++;
+		assert_false(ex->cand[k].available);
+		assert_non_null(strstr(ex->cand[k].why, "C2C hosts before NCCL 2.27"));
+	}
+	assert_int_equal(ll128, 2); /* the ring's and the tree's */
+	/* NCCL_PROTO=LL128 overrides the default */
+	q.force_proto = true;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.proto, FT_PROTO_LL128);
+	/* 2.27 (P2C, NCCL_LL128_C2C) and the newest constants: LL128 is the pick again */
+	q.force_proto = false;
+	q.nccl_version = 22703;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_int_equal(r.proto, FT_PROTO_LL128);
+	q.nccl_version = 0;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	for (k = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE)
+			assert_true(ex->cand[k].available);
+	/* one rack is one NCCL node without NICs (typeInter PATH_PIX), and an x86 host's NIC
+	 * sits behind a PCIe switch: LL128 stays at 2.25 and 2.26 */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
+	q.nccl_version = 22501;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	for (k = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_RING)
+			assert_true(ex->cand[k].available);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	q.nccl_version = 22602;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	for (k = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE)
+			assert_true(ex->cand[k].available);
+	free(ex);
+}
+
+/*
+ * NCCL's tree correction stops at 256 MiB: ncclTopoGetAlgoTime (src/graph/tuning.cc,
+ * v2.18.5-1 to v2.30.7-1) multiplies the tree all-reduce's bandwidth by
+ * treeCorrectionFactor[proto][log2(bytes / 64)] only while that index is below 23, so 256
+ * MiB (index 22) takes Simple's 0.9 and 512 MiB (index 23) none, though the table of v2.30
+ * holds a 24th entry (read for the NVLS tree alone). Two DGX H100, the tree on Simple
+ * forced: the candidate's time is latency + S / (bandwidth x factor) with the factor 0.9,
+ * then 1 (0.9 at 512 MiB before), LL128 1 at both.
+ */
+static void
+test_tree_correction_to_256m(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		enum ft_proto p;
+		double factor;
+	} rows[] = {
+		{ 256ull << 20, FT_PROTO_SIMPLE, 0.9 },
+		{ 512ull << 20, FT_PROTO_SIMPLE, 1.0 },
+		{ 1ull << 30, FT_PROTO_SIMPLE, 1.0 },
+		{ 256ull << 20, FT_PROTO_LL128, 1.0 },
+		{ 512ull << 20, FT_PROTO_LL128, 1.0 },
+		{ 64ull << 20, FT_PROTO_LL128, 0.9 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex;
+	const struct ft_model_candidate *k;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, rows[i].bytes);
+		q.force_algo = true;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = rows[i].p;
+		q.tuner_only = true;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		k = &ex->cand[ex->pick];
+		assert_int_equal(k->algo, FT_ALGO_TREE);
+		assert_int_equal(k->proto, rows[i].p);
+		assert_rel(k->bw_factor, rows[i].factor, 1e-12);
+		assert_rel(k->time_s, k->lat_s * k->lat_factor +
+		                              (double)rows[i].bytes / (k->bw_Bps * rows[i].factor),
+		           1e-12);
+	}
+	free(ex);
+}
+
+/*
  * nccl-tests -g N: one host thread launches each iteration on its N GPUs in
  * turn, so the host floor is N launches of 3.5 us (NVIDIA/nccl issue 1984):
  * a 2 KiB all-reduce on one 8-GPU node run with -g 8 takes 28 us, whatever
@@ -6334,6 +6464,8 @@ main(void)
 		cmocka_unit_test(test_net_latency),
 		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
+		cmocka_unit_test(test_ll128_off_across_c2c_nodes),
+		cmocka_unit_test(test_tree_correction_to_256m),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_pipe_terms),
