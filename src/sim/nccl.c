@@ -386,6 +386,7 @@ struct chan_set {
 	const uint32_t *first;
 	uint32_t *node_map;
 	bool own_nics; /* flows between nodes leave and arrive on their ends' NICs: no PXN */
+	const struct ft__sim_forced_trees *trees; /* one tree a channel (NULL: both) */
 };
 
 /* The map of rank @r's node, and the node's first rank in @base. */
@@ -532,7 +533,64 @@ chan_order_of(const struct ft_schedule *in, bool keep_order)
 	return keep_order ? CHAN_KEEP : in->algo == FT_ALGO_NVLS_TREE ? CHAN_HEADS : CHAN_ROTATE;
 }
 
-/* Merge @nch channel copies of @in, each with 1/nch of the bytes, into @out. */
+/*
+ * NVIDIA/nccl v2.27.7-1 src/graph/connect.cc: ncclTopoPreset() copies the @graph channels
+ * comm->channels[c] to c + graph, connectTrees() gives channel c tree 0 of the double binary
+ * tree and channel c + graph tree 1 (the in-node chain the same), and ncclTopoPostset()
+ * doubles the count; across nodes on Hopper and later, and on GPUDirect-TCPX, copyChannels()
+ * doubles it again, channel c a copy of c - 2 graph, to @run. NCCL_MAX_NCHANNELS then keeps
+ * the first min(@nch, @run) and NCCL_MIN_NCHANNELS copies channel c - n to c up to @nch.
+ */
+uint32_t
+ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
+{
+	uint32_t n = FT_MAX(FT_MIN(nch, run), 1u), g = FT_MAX(graph, 1u);
+
+	return (c % n) % (2 * g) >= g;
+}
+
+bool
+ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                         uint32_t nranks, uint32_t gpn, uint32_t nch,
+                         struct ft__sim_forced_trees *out)
+{
+	struct ft_model_links l;
+
+	*out = (struct ft__sim_forced_trees){ 0 };
+	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 || nranks < 2 ||
+	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+		return false;
+	out->run = FT_MAX(ft_model_run_nchannels(&l, FT_ALGO_TREE), 2u);
+	/* where the links hold no search graph, their count is the channels NCCL runs */
+	out->graph = l.graph_nchannels ? l.graph_nchannels : out->run / 2;
+	out->run = FT_MAX(out->run, 2 * out->graph);
+	return true;
+}
+
+/*
+ * Flow @fl (copy @pipe of @pipes a channel in @in) of channel @c of @nch: false where the
+ * channel does not carry its tree (@cs trees: one tree a channel, ft__sim_forced_tree());
+ * else its bytes, the channel's share of the flow's copies together (a tree copy of @in
+ * carries half a channel's wire bytes, the other half in the other copy).
+ */
+static bool
+channel_share(const struct ft_schedule *in, const struct chan_set *cs, uint32_t c, uint32_t nch,
+              uint32_t pipes, struct ft_sched_flow *fl)
+{
+	const struct ft__sim_forced_trees *t = cs->trees;
+	uint64_t all = fl->bytes;
+
+	if (t && pipes == 2 && fl->pipe) {
+		if (fl->pipe != 1 + ft__sim_forced_tree(c, nch, t->graph, t->run))
+			return false;
+		all = ft__sim_tree_wire(in->bytes);
+	}
+	fl->bytes = all / nch + (c < all % nch);
+	return true;
+}
+
+/* Merge @nch channel copies of @in, each with 1/nch of the bytes, into @out; where @cs
+ * places one tree a channel, each channel keeps its tree's flows with 1/nch of both's. */
 static int
 channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set *cs,
                struct ft_schedule *out)
@@ -561,7 +619,8 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 				struct ft_sched_flow fl = FT_VEC_AT(
 				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
-				fl.bytes = fl.bytes / nch + (c < fl.bytes % nch);
+				if (!channel_share(in, cs, c, nch, pipes, &fl))
+					continue;
 				if (fl.pipe)
 					fl.pipe = (uint16_t)FT_MIN(c * pipes + fl.pipe, UINT16_MAX);
 				rc = add_channel_flow(cs, c, fl, out, &ph);
@@ -585,12 +644,15 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                    uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                   bool keep_order, struct ft_schedule *out)
+                   bool keep_order, const struct ft__sim_forced_trees *trees,
+                   struct ft_schedule *out)
 {
 	struct chan_map m;
-	struct chan_set cs = {
-		.maps = &m, .nmaps = 1, .ppn = ppn, .own_nics = in->algo == FT_ALGO_NVLS_TREE
-	};
+	struct chan_set cs = { .maps = &m,
+		               .nmaps = 1,
+		               .ppn = ppn,
+		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
+		               .trees = trees };
 	int rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
 	                       chan_order_of(in, keep_order));
 
@@ -613,11 +675,13 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 int
 ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
                           const uint32_t *first, const struct ft_node_spec *const *kind,
-                          const uint32_t *gpus, struct ft_schedule *out)
+                          const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
+                          struct ft_schedule *out)
 {
 	struct chan_set cs = { .nnodes = nnodes,
 		               .first = first,
-		               .own_nics = in->algo == FT_ALGO_NVLS_TREE };
+		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
+		               .trees = trees };
 	uint32_t k, i;
 	int rc = FT_ENOMEM;
 
@@ -661,6 +725,15 @@ out:
  * graph's channels between them: together they may reach the whole graph
  * bandwidth, which the NVLink (or PCIe) links themselves enforce, so they get
  * no cap of their own.
+ *
+ * A forced tree channel runs one tree (ft__sim_forced_tree()), and its kernel splits the
+ * channel's threads into a reduce-up and a broadcast-down half (NVIDIA/nccl v2.27.7-1
+ * src/device/all_reduce.h runTreeSplit(): nthreads / 2 each on Simple), each moving a
+ * chunk a step: a connection carries half the channel's share, the tuner's x0.5 of a
+ * tree (src/graph/tuning.cc). Over 2 and 3 nodes, where the model lifts the tree's chain
+ * by ppn / (ppn - 1) (a GPU sends 2 (ppn - 1) / ppn x S over NVLink on the chain, not 2S:
+ * model/tuner.c ft__model_carried(), ft_model_tree_carried_factor() != 1), the channel's
+ * 2 (ppn - 1) connections in a node share its ppn GPUs' shares: 8/7 of the half on 8 GPUs.
  */
 double
 ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
@@ -668,13 +741,20 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
 {
 	struct ft_model_links l;
 	uint32_t graph;
+	double share;
 
 	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || nch == 0 || gpn == 1 || !given)
 		return 0;
 	if (ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || !(l.intra_Bps > 0))
 		return 0;
 	graph = l.nchannels ? l.nchannels : 1;
-	return l.intra_Bps / FT_MAX(nch, graph);
+	share = l.intra_Bps / FT_MAX(nch, graph);
+	if (algo != FT_ALGO_TREE || l.nnodes < 2)
+		return share;
+	share *= 0.5;
+	if (l.ppn > 1 && ft_model_tree_carried_factor(&l, FT_ALGO_TREE) != 1.0)
+		share *= l.ppn / (l.ppn - 1.0);
+	return share;
 }
 
 /*
@@ -1096,6 +1176,14 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 		*stages = pl.stages;
 }
 
+uint32_t
+ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes)
+{
+	/* channelize_set() numbers copy t of channel c 2c + t + 1, the channel's one tree
+	 * on forced channels too (its copy 1 or 2) */
+	return FT_MAX(sc->algo == FT_ALGO_TREE ? (pipes + 1) / 2 : pipes, 1u);
+}
+
 /*
  * The period of @msgs loops of phase @ph at @op's per-connection cap, s: its largest flow's
  * wire bytes (at @eff) over the cap, over the loops; 0 without a cap or loops. The one
@@ -1297,10 +1385,16 @@ trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, 
  * node) and gets its flows replaced; steps are NCCL's tree depth, twice
  * (connectTrees: nRanks / nNodes - 1 + log2(nNodes)).
  */
+uint64_t
+ft__sim_tree_wire(uint64_t bytes)
+{
+	return (uint64_t)((double)bytes / ft_model_tree_efficiency() + 0.5);
+}
+
 int
 ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first)
 {
-	uint64_t wire = (uint64_t)((double)s->bytes / ft_model_tree_efficiency() + 0.5);
+	uint64_t wire = ft__sim_tree_wire(s->bytes);
 	uint32_t t, k, i;
 	int rc = one_phase(s, "tree chain per node, over nodes",
 	                   2 * (s->nranks / FT_MAX(nnodes, 1u) - 1 + log2_floor(nnodes)));

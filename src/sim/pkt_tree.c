@@ -813,11 +813,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	} else {
 		struct ft_model_buffs bu;
 
-		/* a channel runs both trees of an all-reduce, one copy each; a chain is one */
+		/* a channel runs both trees of an all-reduce, one copy each, or on forced
+		 * channels the one NCCL puts on it; a chain is one */
 		ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
 		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes,
-		                        FT_MAX(sc->algo == FT_ALGO_TREE ? pipes / 2 : pipes, 1u),
-		                        op_nodes(e, op), sc->nranks, &ch);
+		                        ft__sim_pipe_channels(sc, pipes), op_nodes(e, op),
+		                        sc->nranks, &ch);
 	}
 	/* an NVLS tree's in-node flow is up to 4 stages */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));

@@ -490,9 +490,9 @@ tighter_cap(struct op_cap *c, double b, const char *what)
  * the flows' loops at the cap, then (stages - 1) periods of fill. The period is the
  * packet engine's pace (pkt_tree.c ft__pk_cap_period_ps()): the phase's largest
  * connection on the wire over the cap, over its messages cut as that engine cuts them
- * (one chunk of ft_model_chunking_sized() a message, a channel's two tree copies on one
- * channel's chunking). The flow engine pays this fill in place of the model's ramp, whose
- * stages move at the links' rates, not the cap's (engine_flow.c whole_pipe()); the packet
+ * (one chunk of ft_model_chunking_sized() a message on the channels the copies run on,
+ * ft__sim_pipe_channels()). The flow engine pays this fill in place of the model's ramp,
+ * whose stages move at the links' rates, not the cap's (engine_flow.c whole_pipe()); the packet
  * engine paces stage s's loop m at (m + s) periods (pkt_tree.c cap_pace()).
  */
 bool
@@ -516,7 +516,6 @@ double
 ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t stages)
 {
 	const struct ft_schedule *sc = op->sched;
-	bool tree = sc->algo == FT_ALGO_TREE;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wmax = 0;
 	const struct ft_sched_phase *ph;
 	struct ft_model_chunking ch;
@@ -541,7 +540,7 @@ ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t
 			nodes++;
 	ft_model_buffs_get(ft_topo_spec(t), &bu);
 	ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes,
-	                        FT_MAX(tree ? pipes / 2 : pipes, 1u), nodes, sc->nranks, &ch);
+	                        ft__sim_pipe_channels(sc, pipes), nodes, sc->nranks, &ch);
 	w = (uint64_t)wmax;
 	if (w == 0 || ch.chunk_bytes == 0 || ch.slice_bytes == 0)
 		return 0;
@@ -670,9 +669,12 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		            "");
 	{
 		struct ft_schedule merged;
+		struct ft__sim_forced_trees ft;
+		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
+		                                                   jr->nranks, 0, nch, &ft);
 
 		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
-		                               jr->node_kind, gpus, &merged);
+		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 	}
@@ -782,14 +784,19 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		nch = 1;
 	if (nch >= 1 && !ft__sim_sched_is_flat(sched, sgpn)) {
 		struct ft_schedule merged;
+		struct ft__sim_forced_trees ft;
+		/* forced channels: one tree a channel, on its graph channel's rails */
+		bool one = o->channels && ft__sim_forced_trees_get(spec, sched, jr->nranks,
+		                                                   jr->gpn, nch, &ft);
 
 		if (o->op != FT_OP_SENDRECV)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                                o->channels != 0),
 			            "");
-		rc = ft__sim_channelize(sched, nch, graph, sgpn, jr->gpn, gpus,
-		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV, &merged);
+		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
+		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV,
+		                        one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)

@@ -556,14 +556,38 @@ void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_sched
                              bool tree_corr);
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
+/*
+ * Where a tree all-reduce's channels are forced (NCCL_MIN/MAX_NCHANNELS, --channels), each
+ * runs the one tree NCCL puts on it (ft__sim_forced_tree()): @graph, the search graph's
+ * channels (comm->nChannels before ncclTopoPostset()); @run, the channels NCCL would run
+ * (ft_model_run_nchannels(), 2 graph or more).
+ */
+struct ft__sim_forced_trees {
+	uint32_t graph, run;
+};
+/* The tree (0 or 1 of NCCL's double binary tree) channel @c of @nch forced channels runs,
+ * @graph and @run as above: tree 1 on c mod 2 graph >= graph of the first min(nch, run),
+ * the channels past those copies of them. */
+uint32_t ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run);
+/* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven);
+ * false (and @out zero) where @s is no tree all-reduce across ranks or @nch is 0. */
+bool ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                              uint32_t nranks, uint32_t gpn, uint32_t nch,
+                              struct ft__sim_forced_trees *out);
+/* The wire bytes of a tree all-reduce of @bytes: both trees' copies together (1/0.92). */
+uint64_t ft__sim_tree_wire(uint64_t bytes);
+/* The channels a plain tree's or chain's phase of @pipes copies (the largest pipe number)
+ * runs on: copy p of a tree is tree (p - 1) mod 2 of channel (p - 1) / 2. */
+uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
  * channel c on the rails of channel c mod @graph (0: its own); @ppn ranks per NCCL node,
  * @tray_gpus per physical node (fewer in an NVLink domain), on GPUs @gpus[ppn] of their
  * tray, alike on every node (NULL: local rank g on GPU g mod tray): each rank's NIC is its
- * own GPU's. */
+ * own GPU's; @trees (NULL: every channel both trees): one tree a channel, NCCL's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                       bool keep_order, struct ft_schedule *out);
+                       bool keep_order, const struct ft__sim_forced_trees *trees,
+                       struct ft_schedule *out);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
@@ -610,7 +634,8 @@ double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
  * node (NULL: in order). */
 int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
                               const uint32_t *first, const struct ft_node_spec *const *kind,
-                              const uint32_t *gpus, struct ft_schedule *out);
+                              const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
+                              struct ft_schedule *out);
 /* NCCL's tree all-reduce over @nnodes nodes of any sizes, one channel, node k holding
  * ranks first[k] to first[k + 1] - 1: @s (the flat tree's schedule) gets its flows. */
 int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first);

@@ -434,7 +434,7 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
 	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
-	                                    out),
+	                                    NULL, out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
 }
@@ -1647,11 +1647,127 @@ test_collnet_engines_agree(void **state)
 	ft_topo_free(t);
 }
 
+/*
+ * The tree of each of @nch forced channels as NVIDIA/nccl v2.27.7-1 builds them, step by
+ * step, for a search graph of @g channels (src/graph/connect.cc): ncclTopoPreset() and
+ * connectTrees() give channel c tree 0 and c + g tree 1; ncclTopoPostset() doubles the
+ * count (within 64), doubles it again by copyChannels() on Hopper across nodes while under
+ * 16 (@dbl), keeps the first NCCL_MAX_NCHANNELS and copies channel c - n to c up to
+ * NCCL_MIN_NCHANNELS. Into @tree[nch]; the channels NCCL would run in @run.
+ */
+static void
+nccl_channel_trees(uint32_t g, bool dbl, uint32_t nch, uint32_t *tree, uint32_t *run)
+{
+	uint32_t t[128], n, c;
+
+	for (c = 0; c < g; c++) {
+		t[c] = 0;
+		t[c + g] = 1;
+	}
+	n = FT_MIN(2 * g, 64u);
+	if (dbl && n < 16) {
+		for (c = n; c < 2 * n; c++)
+			t[c] = t[c - n];
+		n *= 2;
+	}
+	*run = n;
+	n = FT_MIN(n, nch);
+	for (c = n; c < nch; c++)
+		t[c] = t[c - n];
+	memcpy(tree, t, nch * sizeof(*t));
+}
+
+/*
+ * On forced channels each channel runs the one tree NCCL puts on it (ft__sim_forced_tree()),
+ * checked against NCCL's construction (nccl_channel_trees()) for every graph of 1 to 32
+ * channels, with and without Hopper's doubling, and 1 to 64 forced channels; by hand on 2
+ * DGX H100 (8 graph channels, 16 run): 4 forced all tree 0, 12 tree 0 then 4 of tree 1, 24
+ * tree 0, 1, then copies of the first 8. The schedule of 12 forced channels on 2 nodes:
+ * channel c holds its tree's 30 flows (a chain of 8 up and down in each node, one pair
+ * between), tree 0 rooted at node 0 and tree 1 at node 1 (NCCL's double binary tree over 2
+ * nodes, src/graph/trees.cc), each connection carrying 1/12 of both trees' wire bytes.
+ */
+static void
+test_forced_tree_channels(void **state)
+{
+	static const uint32_t want12[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 2, .ranks_per_node = 1,
+		                  .bytes = 256u << 20 };
+	struct ft__sim_forced_trees ft;
+	struct ft_cluster_spec spec;
+	struct ft_schedule s, out;
+	struct ft_error err = { 0 };
+	const struct ft_sched_phase *ph;
+	uint32_t tree[64], run, g, n, c, f, flows[12] = { 0 }, first[3] = { 0, 8, 16 };
+	uint64_t wire = ft__sim_tree_wire(a.bytes), up_bytes = 0;
+	int dbl;
+
+	(void)state;
+	for (g = 1; g <= 32; g++)
+		for (dbl = 0; dbl < 2; dbl++)
+			for (n = 1; n <= 64; n++) {
+				nccl_channel_trees(g, dbl, n, tree, &run);
+				for (c = 0; c < n; c++)
+					if (ft__sim_forced_tree(c, n, g, run) != tree[c])
+						fail_msg("graph %u%s, %u forced: "
+						         "channel %u: tree %u",
+						         g, dbl ? "x2" : "", n, c, tree[c]);
+			}
+	for (c = 0; c < 24; c++) {
+		assert_int_equal(ft__sim_forced_tree(c, 4, 8, 16), 0);
+		assert_int_equal(ft__sim_forced_tree(c, 24, 8, 16), (c % 16) >= 8);
+		if (c < 12)
+			assert_int_equal(ft__sim_forced_tree(c, 12, 8, 16), want12[c]);
+	}
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	s.nranks = 16;
+	assert_int_equal(ft__sim_tree_uneven(&s, 2, first), 0);
+	assert_true(ft__sim_forced_trees_get(&spec, &s, 16, 8, 12, &ft));
+	assert_int_equal(ft.graph, 8);
+	assert_int_equal(ft.run, 16);
+	assert_false(ft__sim_forced_trees_get(&spec, &s, 16, 8, 0, &ft));
+	ft.graph = 8;
+	ft.run = 16;
+	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
+	                                    &ft, &out),
+	                 0);
+	ph = ft_sched_phase_at(&out, 0);
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(&out, ph, f, &fl);
+		if (fl.relay)
+			continue;
+		assert_true(fl.pipe >= 1 && fl.pipe <= 24);
+		c = (fl.pipe - 1u) / 2;
+		assert_int_equal((fl.pipe - 1u) % 2, want12[c]);
+		flows[c]++;
+		assert_true(fl.bytes == wire / 12 || fl.bytes == wire / 12 + 1);
+		if (fl.src / 8 != fl.dst / 8 && fl.dir == FT_SCHED_UP) {
+			/* the child node sends up to the root's */
+			assert_int_equal(fl.dst / 8, want12[c]);
+			up_bytes += fl.bytes;
+		}
+	}
+	for (c = 0; c < 12; c++)
+		assert_int_equal(flows[c], 30);
+	assert_int_equal(up_bytes, wire);
+	assert_int_equal(ft__sim_pipe_channels(&out, 24), 12);
+	assert_int_equal(ft__sim_pipe_channels(&out, 23), 12);
+	ft_schedule_release(&out);
+	ft_schedule_release(&s);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),

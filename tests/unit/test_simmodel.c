@@ -905,6 +905,46 @@ flow_agrees_on_uneven_nodes(void)
  * (run whole by the flow engine, the tuner's time in the model): flow time /
  * model time 1.00 on 2 nodes, 1.05-1.06 on 3, 0.95-0.97 on 4, 0.98-0.99 on 8.
  */
+/*
+ * The tree on 4 forced channels (NCCL_MIN/MAX_NCHANNELS=4), Simple, 2 and 4 DGX H100: NCCL
+ * puts tree 0 on all 4 (src/graph/connect.cc ncclTopoPostset(): tree 1 only from channel
+ * 8, the graph's count), each carrying S / 4, its up and down halves at half the channel's
+ * share (all_reduce.h runTreeSplit()), the model's 8/7 of it on 2 nodes. Both engines
+ * within 10 % of the model with its pipeline. Before, both trees on every channel (S / 8
+ * a copy, each connection at the whole share): 2 nodes 256 MiB flow 2,308.6 us against
+ * the model's 7,223.5 (3.1 x).
+ */
+static void
+flow_agrees_on_forced_trees(void)
+{
+	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:4" };
+	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
+	static const char *const engines[] = { "flow", "packet" };
+	size_t i, k, e;
+
+	busbw_channels = 4;
+	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			double m, mt, f[2], t[2];
+
+			m = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE,
+			          sizes[k], NULL);
+			mt = busbw_time_us;
+			for (e = 0; e < 2; e++) {
+				f[e] = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE,
+				             FT_PROTO_SIMPLE, sizes[k], engines[e]);
+				t[e] = busbw_time_us;
+			}
+			print_message("# %s tree 4 channels %4llu MiB: model %.1f, flow %.2f "
+			              "(%+.1f%%), packet %.2f us (%+.1f%%)\n",
+			              specs[i], (unsigned long long)(sizes[k] >> 20), mt, t[0],
+			              100 * (t[0] / mt - 1), t[1], 100 * (t[1] / mt - 1));
+			assert_agree(f[0], m);
+			assert_close(f[1], m, 0.10 * m);
+		}
+	busbw_channels = 0;
+}
+
 static void
 flow_agrees_on_trees(void)
 {
@@ -950,6 +990,7 @@ flow_agrees_on_trees(void)
 				assert_agree(f, m);
 			}
 	remove(four_nics);
+	flow_agrees_on_forced_trees();
 }
 
 /* The loops NCCL's NVLS tree all-reduce of @bytes takes on @spec (the model's pipeline). */
@@ -2897,22 +2938,24 @@ test_channel_caps_agree_with_model(void **state)
  * and its latency. The packet engine paces stage s's loop m at (m + s) periods
  * (pkt_tree.c cap_pace()), the flow engine adds (stages - 1) periods after its flows
  * (ft__sim_cap_fill_s()), and neither takes NCCL's tree correction there, which stands
- * for the same fill. A connection carries size / 4 channels / 2 trees, on the wire at
- * NCCL's 0.92, cut in n messages of 512 KiB at a forced channel's cap of 320 / 16 = 20 GB/s
- * (kb NA-MODEL): P = wire / (20 GB/s n), and NCCL takes (n + 15) P and the tuner's latency
- * (93.4 us, the model's: test_model.c). 256 MiB: n = 70 at 26.052 us, 85 periods, 2,307.8
- * us; flow 2,308.6 (within 0.1 %), packet 2,262.8 (its last chunk leaves the last stage at
- * (n + 14) P, under 2 P short). Before, 2,792.4 and 2,024.1 (27.5 % apart): the model's
- * ramp at its links' rates after flows carrying the correction, and a fill at the links'
- * rates. 64 MiB (n = 18): 929.2 us, flow 930.0, packet 884.9; the engines within 1 /
- * (loops + stages - 1) of each other and the chain's step costs, 5.1 % (1,336.1 and 626.0
- * before).
+ * for the same fill. Each of the 4 channels runs tree 0 alone (ncclTopoPostset(): tree 1
+ * from channel 8), so a connection carries size / 4 on the wire at NCCL's 0.92, cut in n
+ * messages of 512 KiB, at half the forced channel's 320 / 16 = 20 GB/s (runTreeSplit()'s
+ * halves) lifted by 8/7 as the model lifts a 2-node tree's chain: 11.43 GB/s. P = wire /
+ * (11.43 GB/s n), and NCCL takes (n + 15) P and the tuner's latency (93.4 us, the
+ * model's: test_model.c), which is the model's own time (its ramp 15 P, its bandwidth 4
+ * x 11.43 x 0.92 = 42.06 GB/s). 256 MiB: n = 140 at 45.586 us, 155 periods, 7,159.2 us;
+ * flow 7,160.7 (within 0.1 %), packet 7,095.4 (its last chunk leaves the last stage at
+ * (n + 14) P, under 2 P short). Before, both trees on every channel at 20 GB/s a
+ * connection: 2,308.6 and 2,262.8 us, a third of the model's 7,223.5. 64 MiB (n = 35):
+ * 2,372.9 us, flow 2,373.7, packet 2,308.4; 1 GiB (n = 557): 26,310.4, flow 26,312.3,
+ * packet 26,246.7.
  */
 static void
 test_forced_tree_fill_engines_agree(void **state)
 {
-	static const uint64_t sizes[] = { 64u << 20, 256u << 20 };
-	static const double within[] = { 0.06, 0.025 };
+	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
+	static const double within[] = { 0.035, 0.015, 0.005 };
 
 	struct ft_cluster_spec cs;
 	struct ft_model_query q;
@@ -2922,10 +2965,9 @@ test_forced_tree_fill_engines_agree(void **state)
 	(void)state;
 	assert_non_null(ex);
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
-	busbw_channels = 4;
 	for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
-		double wire = (double)(sizes[k] / 8) / 0.92, n = ceil(wire / (512 << 10));
-		double P = wire / 20e9 / n * 1e6, lat, nccl, f, p;
+		double wire = (double)(sizes[k] / 4) / 0.92, n = ceil(wire / (512 << 10));
+		double rate = 20e9 * 0.5 * 8 / 7, P = wire / rate / n * 1e6, lat, nccl, f, p;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[k]);
 		q.force_algo = q.force_proto = true;
@@ -2936,12 +2978,14 @@ test_forced_tree_fill_engines_agree(void **state)
 		lat = ex->cand[ex->pick].lat_s * 1e6;
 		nccl = (n + 15) * P + lat;
 
+		busbw_channels = 4;
 		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
 		      "flow");
 		f = busbw_time_us;
 		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
 		      "packet");
 		p = busbw_time_us;
+		busbw_channels = 0;
 		print_message("# forced tree %llu MiB, 4 channels: flow %.2f us, packet %.2f us "
 		              "(%+.2f%%); NCCL's (%.0f + 15) x %.3f + %.1f = %.2f us\n",
 		              (unsigned long long)(sizes[k] >> 20), f, p, (p / f - 1) * 100, n, P,
@@ -2950,7 +2994,6 @@ test_forced_tree_fill_engines_agree(void **state)
 		assert_true(fabs(f / nccl - 1) <= 1e-3);
 		assert_true(p <= nccl && p >= nccl - 2 * P);
 	}
-	busbw_channels = 0;
 	free(ex);
 }
 
