@@ -35,11 +35,6 @@ ppn=${PPN:-1}
 np=$((hosts * ppn))
 [ "$hosts" -ge 2 ] && [ "$hosts" -le 64 ] && [ "$ppn" -ge 1 ] ||
 	{ echo "allreduce-netns: HOSTS must be 2-64 and PPN at least 1" >&2; exit 2; }
-min=${MIN:-$((64 << 10))}
-max=${MAX:-$((64 << 20))}
-iters=${ITERS:-40}
-warmup=${WARMUP:-5}
-step=${STEP:-4}
 rate=${RATE:-}
 port=$((29600 + $$ % 300))
 p=ftar$$
@@ -55,7 +50,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
+allreduce_setup "$tmp" || exit 2
 
 tbf() { # tbf NETNS DEV: cap DEV's egress at RATE
 	[ -n "$rate" ] || return 0
@@ -108,10 +103,10 @@ bare() {
 	local rc=0
 	# in the background, so that a signal to this script ends it at once (wait is
 	# interrupted where a foreground command is not) and cleanup stops mpirun
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046
 	ip netns exec "${p}h0" unshare --uts sh -c 'hostname host0; exec "$0" "$@"' \
 		timeout 1200 mpirun -np "$np" --hostfile "$tmp/hostfile" --bind-to none \
-		--mca plm_rsh_agent "$tmp/agent" --mca btl self,tcp --mca btl_tcp_if_include eth0 \
+		--mca plm_rsh_agent "$tmp/agent" $(ompi_btl tcp eth0) \
 		--mca oob_tcp_if_include eth0 $yield \
 		"$tmp/mpi_allreduce" "$min" "$max" "$iters" "$warmup" "$step" >"$tmp/mpi.tcp.$1" &
 	pids=($!)
@@ -140,30 +135,10 @@ fab() {
 	mv "$tmp/fab.0" "$tmp/fab.tcp.$1"
 	port=$((port + 1))
 }
-fab_busbw() { # fab_busbw SIZE < fabtune's --json
-	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
-}
 # the order alternates between runs so that a drift of the machine hits both alike
 for r in $(seq "$runs"); do
 	if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
 	echo "#   pair $r (tcp, $hosts hosts): load $(cut -d' ' -f1 /proc/loadavg)" >&2
 done
-size=$min
-while [ "$size" -le "$max" ]; do
-	m=$(cat "$tmp"/mpi.tcp.* | awk -v s="$size" '$1 == s { print $3 }' | median)
-	f=$(cat "$tmp"/fab.tcp.* | fab_busbw "$size" | median)
-	for r in $(seq "$runs"); do
-		ratio "$(fab_busbw "$size" <"$tmp/fab.tcp.$r")" \
-			"$(awk -v s="$size" '$1 == s { print $3 }' "$tmp/mpi.tcp.$r")"
-		echo
-	done | sort -g >"$tmp/rv"
-	fmt="tcp %dx%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s"
-	printf "$fmt  (median of per-run ratios %s, %s-%s)\n" \
-		"$hosts" "$ppn" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$(median <"$tmp/rv")" \
-		"$(head -n 1 "$tmp/rv")" "$(tail -n 1 "$tmp/rv")"
-	size=$((size * step))
-done
-if [ -n "${KEEP:-}" ]; then
-	mkdir -p "$KEEP" && cp "$tmp"/fab.tcp.* "$tmp"/mpi.tcp.* "$KEEP"/
-fi
+allreduce_summary "$tmp" tcp "$(printf 'tcp %dx%d' "$hosts" "$ppn")"
 echo "# load at end: $(uptime)"

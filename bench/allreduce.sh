@@ -32,24 +32,12 @@ cd "$(dirname "$0")/.." || exit 1
 np=${NP:-2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mpicc -O2 -o "$tmp/mpi_allreduce" bench/mpi_allreduce.c || exit 2
+allreduce_setup "$tmp" || exit 2
 bind="--bind-to core"
 [ "$np" -gt "$(nproc)" ] && bind="--bind-to none"
-min=${MIN:-$((64 << 10))}
-max=${MAX:-$((64 << 20))}
-iters=${ITERS:-40}
-warmup=${WARMUP:-5}
-step=${STEP:-4}
 echo "# all_reduce busbw (GB/s), np=$np, iters $iters, warmup $warmup; pairs: $runs; load at start: $(uptime)"
-fab_busbw() { # fab_busbw SIZE < fabtune's --json
-	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
-}
 for t in ${TRANSPORTS:-shm tcp}; do
-	if [ "$t" = shm ]; then
-		btl="--mca btl self,vader --mca mpi_yield_when_idle 1"
-	else
-		btl="--mca btl self,tcp --mca btl_tcp_if_include lo --mca mpi_yield_when_idle 1"
-	fi
+	btl="$(ompi_btl "$t" lo) --mca mpi_yield_when_idle 1"
 	bare() {
 		# shellcheck disable=SC2086
 		mpirun -np "$np" $bind $btl "$tmp/mpi_allreduce" "$min" "$max" "$iters" \
@@ -64,24 +52,6 @@ for t in ${TRANSPORTS:-shm tcp}; do
 		if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
 		echo "#   pair $r ($t): load $(cut -d' ' -f1 /proc/loadavg)" >&2
 	done
-	size=$min
-	while [ "$size" -le "$max" ]; do
-		m=$(cat "$tmp"/mpi."$t".* | awk -v s="$size" '$1 == s { print $3 }' | median)
-		f=$(cat "$tmp"/fab."$t".* | fab_busbw "$size" | median)
-		# paired: each run's fabtune busbw over MPI's in the same run
-		for r in $(seq "$runs"); do
-			ratio "$(fab_busbw "$size" <"$tmp/fab.$t.$r")" \
-				"$(awk -v s="$size" '$1 == s { print $3 }' "$tmp/mpi.$t.$r")"
-			echo
-		done | sort -g >"$tmp/rv"
-		# the lowest and highest per-run ratio: a dip in some runs shows there
-		printf "%-3s np=%d %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s  (median of per-run ratios %s, %s-%s)\n" \
-			"$t" "$np" "$size" "$f" "$m" "$(ratio "$f" "$m")" "$(median <"$tmp/rv")" \
-			"$(head -n 1 "$tmp/rv")" "$(tail -n 1 "$tmp/rv")"
-		size=$((size * step))
-	done
+	allreduce_summary "$tmp" "$t" "$(printf '%-3s np=%d' "$t" "$np")"
 done
-if [ -n "${KEEP:-}" ]; then
-	mkdir -p "$KEEP" && cp "$tmp"/fab.* "$tmp"/mpi.* "$KEEP"/
-fi
 echo "# load at end: $(uptime)"

@@ -69,3 +69,59 @@ veth_tmp() { # PREFIX
 	ns=$1$$
 	trap 'veth_down "$ns"; rm -rf "$tmp"' EXIT
 }
+
+# ---- fabtune's all_reduce against Open MPI's MPI_Allreduce ----------------
+# (bench/allreduce.sh on one host, bench/allreduce-netns.sh across network
+# namespaces). allreduce_setup DIR: the sizes and counts their MIN, MAX,
+# STEP, ITERS and WARMUP give (min, max, step, iters, warmup), and
+# bench/mpi_allreduce.c built as DIR/mpi_allreduce; fails where mpicc does.
+allreduce_setup() { # DIR
+	min=${MIN:-$((64 << 10))}
+	max=${MAX:-$((64 << 20))}
+	iters=${ITERS:-40}
+	warmup=${WARMUP:-5}
+	step=${STEP:-4}
+	mpicc -O2 -o "$1/mpi_allreduce" bench/mpi_allreduce.c
+}
+
+# Open MPI's byte transfer layers for TRANSPORT: vader for shm, else its tcp
+# BTL on interface IF (self is required either way; bench/allreduce.sh adds
+# mpi_yield_when_idle, allreduce-netns.sh the out-of-band interface)
+ompi_btl() { # TRANSPORT [IF]
+	if [ "$1" = shm ]; then
+		echo "--mca btl self,vader"
+	else
+		echo "--mca btl self,tcp --mca btl_tcp_if_include ${2:-lo}"
+	fi
+}
+
+# the busbw of SIZE bytes in fabtune's --json
+fab_busbw() { # SIZE < json
+	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
+}
+
+# One line a size from DIR/fab.T.R (fabtune's --json) and DIR/mpi.T.R (bytes,
+# microseconds, busbw a line), R = 1..runs: the medians of both, their
+# ratio, and the median of per-run ratios (each run's fabtune busbw over
+# Open MPI's in the same run) with the lowest and highest, so that a dip in
+# some runs shows; LABEL starts the line. KEEP=DIR2 copies the files there.
+allreduce_summary() { # DIR T LABEL
+	local size=$min f m r
+	while [ "$size" -le "$max" ]; do
+		m=$(cat "$1"/mpi."$2".* | awk -v s="$size" '$1 == s { print $3 }' | median)
+		f=$(cat "$1"/fab."$2".* | fab_busbw "$size" | median)
+		for r in $(seq "$runs"); do
+			ratio "$(fab_busbw "$size" <"$1/fab.$2.$r")" \
+				"$(awk -v s="$size" '$1 == s { print $3 }' "$1/mpi.$2.$r")"
+			echo
+		done | sort -g >"$1/rv"
+		printf "%s %9d B  fabtune %6.3f GB/s  MPI_Allreduce %6.3f GB/s  ratio %s" \
+			"$3" "$size" "$f" "$m" "$(ratio "$f" "$m")"
+		printf "  (median of per-run ratios %s, %s-%s)\n" "$(median <"$1/rv")" \
+			"$(head -n 1 "$1/rv")" "$(tail -n 1 "$1/rv")"
+		size=$((size * step))
+	done
+	if [ -n "${KEEP:-}" ]; then
+		mkdir -p "$KEEP" && cp "$1"/fab."$2".* "$1"/mpi."$2".* "$KEEP"/
+	fi
+}

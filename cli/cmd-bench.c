@@ -26,6 +26,47 @@ on_sigint(int sig)
 	ft_bench_spawn_signal(sig);
 }
 
+/*
+ * What timed each rank's latency samples, as observations of that rank
+ * (rep->clocks): bench.clock_hz (str "tsc" or "monotonic", num the
+ * counter's calibrated rate in Hz, none on CLOCK_MONOTONIC) and
+ * bench.clock_error (ppm, the bound on that rate's error).
+ */
+static int
+clock_obs(const struct ft_bench_report *rep, struct ft_obs_set *obs)
+{
+	uint32_t r;
+	int rc = 0;
+
+	for (r = 0; rep->clocks && r < rep->nranks && rc == 0; r++) {
+		const struct ft_bench_clock *c = &rep->clocks[r];
+		struct ft_obs o;
+
+		if (!c->source[0])
+			continue;
+		ft_obs_init(&o, "bench.clock_hz");
+		o.rank = (int)r;
+		ft_strlcpy(o.host, rep->ranks[r].host, sizeof(o.host));
+		ft_strlcpy(o.str, c->source, sizeof(o.str));
+		ft_strlcpy(o.unit, "Hz", sizeof(o.unit));
+		o.has_num = c->hz == c->hz; /* not NaN */
+		o.num = o.has_num ? c->hz : 0;
+		o.file = "bench";
+		rc = ft_obs_set_add(obs, &o);
+		if (rc == 0 && c->error == c->error) {
+			ft_obs_init(&o, "bench.clock_error");
+			o.rank = (int)r;
+			ft_strlcpy(o.host, rep->ranks[r].host, sizeof(o.host));
+			ft_strlcpy(o.unit, "ppm", sizeof(o.unit));
+			o.has_num = true;
+			o.num = c->error * 1e6;
+			o.file = "bench";
+			rc = ft_obs_set_add(obs, &o);
+		}
+	}
+	return rc;
+}
+
 /* --save: the rows, and the observations the diagnosis reads from them, with the fingerprint. */
 static int
 bench_save(const struct ft_bench_report *rep, struct cli_ctx *ctx)
@@ -35,6 +76,8 @@ bench_save(const struct ft_bench_report *rep, struct cli_ctx *ctx)
 
 	ft_obs_set_init(&obs);
 	rc = ft_diag_obs_from_run(&rep->run, "bench", &obs);
+	if (rc >= 0)
+		rc = clock_obs(rep, &obs);
 	if (rc < 0)
 		cli_error(ctx, "--save: out of memory");
 	else

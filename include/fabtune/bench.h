@@ -215,6 +215,23 @@ FT_API int ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *e
 /* ---- the world of ranks ------------------------------------------------ */
 
 /* What each rank knows about itself and tells the others. */
+/*
+ * The clock that timed a rank's latency samples in a run (the ping-pong's,
+ * src/bench/ticks.c): the x86-64 time-stamp counter where the CPU says it
+ * is invariant, its rate calibrated against CLOCK_MONOTONIC once a
+ * process, else CLOCK_MONOTONIC. A loop is one timed ping-pong (a size of
+ * pt2pt_lat, a pair's or the victim's probe).
+ */
+struct ft_bench_clock {
+	char source[12];          /* "tsc", "monotonic"; "" where the rank timed none */
+	double hz;                /* the counter's calibrated rate; NaN on CLOCK_MONOTONIC */
+	double error;             /* bound on hz's relative error from the calibration; NaN */
+	uint32_t loops;           /* timed loops */
+	uint32_t loops_own_rate;  /* of them, converted at their own measured rate: the span
+	                             in ticks disagreed with CLOCK_MONOTONIC's */
+	uint32_t loops_monotonic; /* of them, on CLOCK_MONOTONIC after the counter was dropped */
+};
+
 struct ft_rank_info {
 	uint32_t rank;
 	int32_t pid;
@@ -376,6 +393,9 @@ struct ft_bench_report {
 	/* pairs: nranks x nranks, [src * nranks + dst]; NaN on the diagonal */
 	double *bw_GBps;
 	double *lat_us;
+	/* latency patterns (pt2pt_lat, pairs, incast): nranks entries, what timed each
+	   rank's samples; NULL in the others */
+	struct ft_bench_clock *clocks;
 	double median_GBps;
 	struct ft_vec outliers; /* struct ft_bench_outlier */
 	/* incast: victim latency idle and under congestion, and their ratio */

@@ -224,6 +224,18 @@ int64_t ft__ticks_pair(int64_t *tick, int64_t *ns);
 double ft__ticks_settle(const struct ft__ticks *clk, int64_t ticks, int64_t ns,
                         const double *samples, uint32_t n);
 
+/* @clk as a report's clock (struct ft_bench_clock): its source, rate and error, no loops. */
+void ft__bench_clock_describe(struct ft_bench_clock *c, const struct ft__ticks *clk);
+/*
+ * One timed loop into @c: run on @clk, its samples converted at
+ * @ns_per_tick (ft__ticks_settle's). The first loop describes @c; a later
+ * one on CLOCK_MONOTONIC where the first was on the counter counts as
+ * after the counter was dropped, one at a rate other than @clk's as at
+ * its own.
+ */
+void ft__bench_clock_note(struct ft_bench_clock *c, const struct ft__ticks *clk,
+                          double ns_per_tick);
+
 /* The time-stamp counter after the instructions before it (lfence; rdtsc); 0 off x86-64. */
 static inline int64_t
 ft__tsc_read(void)

@@ -506,6 +506,8 @@ ft__bench_pingpong(struct ft_bench_ctx *bc, uint32_t peer, bool initiator, size_
 			                  "loop (CPUs whose counters are not in step); later "
 			                  "loops use CLOCK_MONOTONIC");
 	}
+	if (ticked && rc == 0)
+		ft__bench_clock_note(&bc->clock, &clk, ns_per_tick);
 	/* round trips in ticks to one-way microseconds */
 	for (i = 0; initiator && rc == 0 && i < iters; i++)
 		samples[i] *= ns_per_tick * 1e-3 / 2;
@@ -603,10 +605,41 @@ atomics_size(struct ft_bench_ctx *bc, bool lat, double *samples, double v[3],
 	if (rc == 0 && r == 0) {
 		rc = ft__verbs_pt2pt_atomics(bc->ep, 1, bc->cfg->iters, bc->cfg->window,
 		                             lat ? samples : NULL, &v[0], &wrong, err);
+		if (rc == 0 && lat) {
+			/* verbs_atomic.c times each atomic on ft__now(): CLOCK_MONOTONIC */
+			struct ft__ticks mono;
+
+			ft__ticks_calibrate(&mono, false, 0);
+			ft__bench_clock_note(&bc->clock, &mono, mono.ns_per_tick);
+		}
 		v[1] = lat ? NAN : v[0];
 		v[2] = (double)wrong;
 	}
 	return rc == 0 ? sync_pair(bc, 1 - r, err) : rc;
+}
+
+bool
+ft__bench_times_latency(enum ft_op pattern)
+{
+	return pattern == FT_OP_PT2PT_LAT || pattern == FT_OP_PAIRS || pattern == FT_OP_INCAST;
+}
+
+int
+ft__bench_clock_gather(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+                       struct ft_error *err)
+{
+	struct ft_world *w = bc->w;
+	struct ft_bench_clock *all = ft_calloc(w->nranks, sizeof(*all));
+	uint32_t r;
+	int rc;
+
+	if (!all)
+		return FT_ENOMEM;
+	rc = ft__world_allgather(w, &bc->clock, sizeof(bc->clock), all, err);
+	for (r = 0; rc == 0 && r < w->nranks; r++)
+		out->clocks[r] = all[r];
+	ft_free(all);
+	return rc;
 }
 
 /*

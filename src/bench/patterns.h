@@ -31,6 +31,8 @@ struct ft_bench_ctx {
 	int64_t (*tick_now)(void);
 	int64_t (*mono_now)(void);
 	struct ft__ticks tick_clk;
+	/* what this rank's latency samples were timed on in the run (ft__bench_clock_note) */
+	struct ft_bench_clock clock;
 };
 
 /* A pattern: measures over @bc's world and fills @out. */
@@ -45,6 +47,15 @@ ft__bench_pattern_fn ft__bench_incast FT_MUST_CHECK;
 ft__bench_pattern_fn ft__bench_dev_memcpy FT_MUST_CHECK;
 ft__bench_pattern_fn ft__bench_copy_matrix FT_MUST_CHECK;
 uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
+/* Whether @pattern times latency samples (pt2pt_lat, pairs, incast): its report has clocks. */
+bool ft__bench_times_latency(enum ft_op pattern);
+/*
+ * Every rank's @bc->clock into @out->clocks (nranks entries), in place of
+ * the calibrated clock the runner put there for the table's head; a rank
+ * that timed no samples gets source "". Collective.
+ */
+int ft__bench_clock_gather(struct ft_bench_ctx *bc, struct ft_bench_report *out,
+                           struct ft_error *err) FT_MUST_CHECK;
 /*
  * The next size of a point-to-point or device-copy sweep into *@size: plus
  * -i bytes, or times -f (at least 2). False when the product would pass -e.

@@ -152,6 +152,8 @@ ft_bench_report_release(struct ft_bench_report *r)
 	ft_free(r->ranks);
 	ft_free(r->bw_GBps);
 	ft_free(r->lat_us);
+	ft_free(r->clocks);
+	r->clocks = NULL;
 	r->ranks = NULL;
 	r->bw_GBps = r->lat_us = NULL;
 }
@@ -894,9 +896,17 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	 * process), before the ranks meet, not inside a first probe while the
 	 * peer waits on it (and its waits judge whether spinning pays).
 	 */
-	if (cfg.pattern == FT_OP_PT2PT_LAT || cfg.pattern == FT_OP_PAIRS ||
-	    cfg.pattern == FT_OP_INCAST)
-		(void)ft__ticks_get();
+	if (ft__bench_times_latency(cfg.pattern)) {
+		struct ft__ticks clk = ft__ticks_get();
+
+		ft_free(out->clocks);
+		out->clocks = ft_calloc(w->nranks, sizeof(*out->clocks));
+		if (!out->clocks)
+			return FT_ENOMEM;
+		/* this rank's clock as calibrated, for a table head printed before the
+		   ranks' clocks are gathered at the end (ft__bench_clock_gather) */
+		ft__bench_clock_describe(&out->clocks[w->rank], &clk);
+	}
 	if (w->kept_ep) {
 		/* the sweep's endpoint, from the run before: same transport, same ranks */
 		ep = w->kept_ep;
@@ -930,6 +940,8 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 		}
 	}
 	rc = pattern_fn(cfg.pattern)(&bc, out, err);
+	if (rc == 0 && out->clocks)
+		rc = ft__bench_clock_gather(&bc, out, err);
 	if (rc == 0 && fault_here(w))
 		rc = ft_error_set(err, FT_EIO, "a fault injected by FT_FAULT_BENCH");
 	/* a peer that went away because it was interrupted too is still an interruption */

@@ -33,6 +33,56 @@ coll_test_line(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_strbuf_addf(sb, "# Collective test %s: %s_perf\n", what, ft_op_name(cfg->pattern));
 }
 
+/*
+ * A rank's sample clock for people: "tsc 2095.081 MHz, error 3.1 ppm" (the
+ * calibrated rate and the bound on its error; no figures with @stable, as
+ * they differ between machines) or "monotonic" (CLOCK_MONOTONIC).
+ */
+static void
+clock_text(struct ft_strbuf *sb, const struct ft_bench_clock *c, bool stable)
+{
+	ft_strbuf_adds(sb, c->source);
+	if (!stable && isfinite(c->hz))
+		ft_strbuf_addf(sb, " %.3f MHz", c->hz / 1e6);
+	if (!stable && isfinite(c->error))
+		ft_strbuf_addf(sb, ", error %.1f ppm", c->error * 1e6);
+}
+
+/*
+ * "; 1 of 4 loops at their own rate; 2 of 4 on CLOCK_MONOTONIC after the
+ * counter was dropped": the loops whose span in ticks disagreed with
+ * CLOCK_MONOTONIC (ft__ticks_settle), and those after them.
+ */
+static void
+clock_loops_text(struct ft_strbuf *sb, const struct ft_bench_clock *c)
+{
+	if (c->loops_own_rate)
+		ft_strbuf_addf(sb, "; %u of %u loops at their own rate", c->loops_own_rate,
+		               c->loops);
+	if (c->loops_monotonic)
+		ft_strbuf_addf(sb, "; %u of %u on CLOCK_MONOTONIC after the counter was dropped",
+		               c->loops_monotonic, c->loops);
+}
+
+/* "# clock: rank 2 tsc 2095.081 MHz, error 3.1 ppm", one line a rank that timed samples */
+static void
+clock_lines(struct ft_strbuf *sb, const struct ft_bench_table *t,
+            const struct ft_bench_report *rep)
+{
+	uint32_t r;
+
+	for (r = 0; rep->clocks && r < rep->nranks; r++) {
+		const struct ft_bench_clock *c = &rep->clocks[r];
+
+		if (!c->source[0])
+			continue;
+		ft_strbuf_addf(sb, "# clock: rank %u ", r);
+		clock_text(sb, c, t->stable);
+		clock_loops_text(sb, c);
+		ft_strbuf_addch(sb, '\n');
+	}
+}
+
 static void
 render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
               const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
@@ -83,6 +133,7 @@ render_header(struct ft_strbuf *sb, const struct ft_bench_table *t,
 			ft_strbuf_addf(sb, " cpus %s", i->cpus);
 		ft_strbuf_addch(sb, '\n');
 	}
+	clock_lines(sb, t, rep); /* pairs, incast: the clocks that timed their latencies */
 	ft_strbuf_adds(sb, "#\n");
 }
 
@@ -214,6 +265,12 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 		         t->stable || !rep->ranks[1].cpus[0] ? "" : " ",
 		         t->stable ? "" : rep->ranks[1].cpus);
 		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
+	}
+	/* rank 0 times the round trips: its clock as calibrated (loops noted at the end) */
+	if (lat && rep->clocks && rep->nranks >= 1 && rep->clocks[0].source[0]) {
+		ft_strbuf_adds(sb, " Clock           : ");
+		clock_text(sb, &rep->clocks[0], t->stable);
+		ft_strbuf_addch(sb, '\n');
 	}
 	ft_strbuf_adds(sb, dashes);
 	ft_bench_pt2pt_head(sb, lat, cfg->duration_s > 0, t->gbits);
@@ -448,6 +505,25 @@ render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 	render_copy_method(sb, rep, "sm", "SM");
 }
 
+/*
+ * "clock": {"source": "tsc"|"monotonic", "hz", "error_ppm", "loops",
+ * "loops_own_rate", "loops_monotonic"}; hz and error_ppm null on
+ * CLOCK_MONOTONIC (and with @stable).
+ */
+static void
+json_clock(struct ft_json *j, const struct ft_bench_clock *c, bool stable)
+{
+	ft_json_key(j, "clock");
+	ft_json_obj_begin(j);
+	ft_json_kv_str(j, "source", c->source);
+	ft_json_kv_double(j, "hz", stable ? NAN : c->hz);
+	ft_json_kv_double(j, "error_ppm", stable ? NAN : c->error * 1e6);
+	ft_json_kv_uint(j, "loops", c->loops);
+	ft_json_kv_uint(j, "loops_own_rate", c->loops_own_rate);
+	ft_json_kv_uint(j, "loops_monotonic", c->loops_monotonic);
+	ft_json_obj_end(j);
+}
+
 static void
 json_matrix(struct ft_json *j, const char *key, const double *m, uint32_t n)
 {
@@ -506,6 +582,10 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_kv_double(&j, "load1", rep->run.load1);
 		ft_json_obj_end(&j);
 	}
+	/* pt2pt_lat: rank 0 timed every row */
+	if (cfg->pattern == FT_OP_PT2PT_LAT && rep->clocks && rep->nranks >= 1 &&
+	    rep->clocks[0].source[0])
+		json_clock(&j, &rep->clocks[0], t->stable);
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -525,6 +605,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
 		if (!t->stable)
 			ft_json_kv_str(&j, "cpus", inf->cpus);
+		if (rep->clocks && rep->clocks[r].source[0])
+			json_clock(&j, &rep->clocks[r], t->stable);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);
@@ -657,6 +739,10 @@ ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		if (is_pt2pt(cfg)) {
 			ft_strbuf_adds(sb, dashes);
 			pt2pt_wrong(sb, rep);
+			/* loops whose counter disagreed, which the head could not know */
+			if (rep->clocks && rep->nranks >= 1 &&
+			    (rep->clocks[0].loops_own_rate || rep->clocks[0].loops_monotonic))
+				clock_lines(sb, t, rep);
 		} else {
 			low = ft_bench_coll_foot(sb, rep, t->min_bw);
 			if (ft_op_is_coll(cfg->pattern) && t->style == FT_BENCH_STYLE_218) {

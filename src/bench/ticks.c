@@ -32,6 +32,7 @@
 #include "bench_int.h"
 
 #include <errno.h>
+#include <string.h>
 #include <math.h>
 #include <pthread.h>
 #include <time.h>
@@ -183,4 +184,27 @@ ft__ticks_settle(const struct ft__ticks *clk, int64_t ticks, int64_t ns, const d
 	if (i < n || ticks <= 0 || ns <= 0)
 		return 0;
 	return (double)ns / (double)ticks;
+}
+
+void
+ft__bench_clock_describe(struct ft_bench_clock *c, const struct ft__ticks *clk)
+{
+	*c = (struct ft_bench_clock){ .hz = NAN, .error = NAN };
+	ft_strlcpy(c->source, clk->tsc ? "tsc" : "monotonic", sizeof(c->source));
+	if (clk->tsc) {
+		c->hz = clk->hz;
+		c->error = clk->error;
+	}
+}
+
+void
+ft__bench_clock_note(struct ft_bench_clock *c, const struct ft__ticks *clk, double ns_per_tick)
+{
+	if (!c->source[0] || !c->loops)
+		ft__bench_clock_describe(c, clk);
+	c->loops++;
+	if (!clk->tsc && strcmp(c->source, "tsc") == 0)
+		c->loops_monotonic++;
+	else if (clk->tsc && ns_per_tick != clk->ns_per_tick)
+		c->loops_own_rate++;
 }

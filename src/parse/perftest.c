@@ -12,7 +12,10 @@
  * algbw in GB/s) and `bench.bw_peak`, `bench.bw_avg` (Gbps), `bench.msg_rate`
  * (Mpps), str = size. Latency rows: a result row (pt2pt_lat) and
  * `bench.lat_min`, `bench.lat_p50` (t_typical), `bench.lat_avg`,
- * `bench.lat_p99`, `bench.lat_p999`, `bench.lat_max` (us). Error lines
+ * `bench.lat_p99`, `bench.lat_p999`, `bench.lat_max` (us). fabtune bench's
+ * banner adds `bench.binding` and, for latency, `bench.clock` (str: the
+ * sample clock, "tsc 2095.081 MHz, error 3.1 ppm" or "monotonic", and a
+ * "# clock:" line under the table where loops fell back). Error lines
  * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`.
  */
 #include "parse_int.h"
@@ -41,6 +44,7 @@ static const struct ft__field fields[] = {
 	{ "Using Enhanced Reorder", NULL, FT__F_IGN, NULL },
 	/* fabtune bench's point-to-point banner */
 	{ "Binding", "bench.binding", FT__F_STR, NULL },
+	{ "Clock", "bench.clock", FT__F_STR, NULL },
 };
 
 enum table {
@@ -297,6 +301,11 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 	if (ft__starts(s, "---") || ft__starts(s, "***") ||
 	    (ft__starts(s, "*") && ft__ends(s, "*")))
 		return true;
+	/* fabtune bench's note under a latency table (before a root prompt's "# ") */
+	if (ft__starts(s, "# clock: ")) {
+		ft__emit_str(c, line, "bench.clock", ft__trim(ft__skip(s, 9)));
+		return true;
+	}
 	if (ft__is_prompt(s, &cmd)) {
 		rest = cmd;
 		if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))

@@ -7901,6 +7901,37 @@ test_pool(void **state)
 #define WARM_WINDOW 4u
 #define WARM_NMSG 8u
 
+/*
+ * The clock hooks of a pattern's context (struct ft_bench_ctx): @now, a
+ * clock in seconds that the tests count reads of; or @tick_now, a counter
+ * read beside CLOCK_MONOTONIC and believed to be @tick_clk. All zero: the
+ * process's own clock (ft__ticks_get).
+ */
+struct clock_hooks {
+	double (*now)(void);
+	int64_t (*tick_now)(void);
+	struct ft__ticks tick_clk;
+};
+
+/* The context the pattern tests call ft__bench_* with: @cfg set to @pattern's defaults. */
+static void
+bench_ctx(struct ft_bench_ctx *bc, struct ft_bench_cfg *cfg, struct ft_world *w,
+          struct ft_ep *ep, enum ft_op pattern, const struct clock_hooks *h)
+{
+	ft_bench_cfg_init(cfg);
+	cfg->pattern = pattern;
+	memset(bc, 0, sizeof(*bc));
+	bc->w = w;
+	bc->ep = ep;
+	bc->cfg = cfg;
+	if (h) {
+		bc->now = h->now;
+		bc->tick_now = h->tick_now;
+		bc->mono_now = h->tick_now ? ft__ticks_mono_ns : NULL;
+		bc->tick_clk = h->tick_clk;
+	}
+}
+
 static int
 stream_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
@@ -7916,12 +7947,7 @@ stream_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_err
 
 	if (rc < 0)
 		return close_two(ep, w, rc);
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_BW;
-	memset(&bc, 0, sizeof(bc));
-	bc.w = w;
-	bc.ep = ep;
-	bc.cfg = &cfg;
+	bench_ctx(&bc, &cfg, w, ep, FT_OP_PT2PT_BW, NULL);
 	before = ep->nsends;
 	rc = ft__bench_stream(&bc, 1 - rank, rank == 0, rank == 1, 65536, WARM_WINDOW, WARM_W,
 	                      WARM_NMSG, 0, &rx, &best, &done, &cv, NULL, err);
@@ -7983,13 +8009,8 @@ pingpong_samples(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_
 	(void)arg;
 	if (rc < 0)
 		return close_two(ep, w, rc);
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_LAT;
-	memset(&bc, 0, sizeof(bc));
-	bc.w = w;
-	bc.ep = ep;
-	bc.cfg = &cfg;
-	bc.now = pp_counting_now;
+	bench_ctx(&bc, &cfg, w, ep, FT_OP_PT2PT_LAT,
+	          &(struct clock_hooks){ .now = pp_counting_now });
 	for (i = 0; i < PP_N; i++)
 		samples[i] = -1;
 	before = ep->nsends;
@@ -8160,64 +8181,20 @@ test_ticks_agree(void **state)
 }
 
 /*
- * A ping-pong on the process's own clock (the counter where it is
+ * A ping-pong on the process's own clock (@arg 0: the counter where it is
  * invariant): every sample positive, their sum not more than the call's
  * time and not less than half of it (500 of 520 round trips are sampled),
  * and the loop's span agreeing with CLOCK_MONOTONIC, so the clock is kept.
- */
-static int
-pingpong_own_clock(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
-{
-	struct ft_world *w = NULL;
-	struct ft_ep *ep = NULL;
-	struct ft_bench_cfg cfg;
-	struct ft_bench_ctx bc;
-	double samples[PP_N], sum = 0, t0, t1;
-	size_t i;
-	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
-
-	(void)arg;
-	if (rc < 0)
-		return close_two(ep, w, rc);
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_LAT;
-	memset(&bc, 0, sizeof(bc));
-	bc.w = w;
-	bc.ep = ep;
-	bc.cfg = &cfg;
-	(void)ft__ticks_get(); /* calibrated before the call is timed */
-	t0 = ft__now();
-	rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, PP_W, PP_N, samples, err);
-	t1 = ft__now();
-	for (i = 0; i < PP_N && rc == 0 && rank == 0; i++) {
-		if (!(samples[i] > 0))
-			rc = ft_error_set(err, FT_EIO, "sample %zu is %g", i, samples[i]);
-		sum += samples[i];
-	}
-	if (rc == 0 && rank == 0 && (sum * 2 > (t1 - t0) * 1e6 || sum * 2 < (t1 - t0) * 1e6 / 2))
-		rc = ft_error_set(err, FT_EIO, "samples add up to %g us, the call took %g", sum * 2,
-		                  (t1 - t0) * 1e6);
-	if (rc == 0 && ft__ticks_get().tsc != ft__tsc_invariant())
-		rc = ft_error_set(err, FT_EIO, "rank %u: the counter was dropped", rank);
-	return close_two(ep, w, rc);
-}
-
-static void
-test_pingpong_own_clock(void **state)
-{
-	(void)state;
-	run_two(pingpong_own_clock, 0);
-}
-
-/*
- * A counter running at twice the rate it is believed to (a hypervisor that
- * changed it after the calibration): the tests' counter reads 2 ticks a
- * nanosecond of CLOCK_MONOTONIC where the clock says 1. The loop's span
- * disagrees, so its samples are converted at the loop's own rate (0.5 ns a
- * tick) and come out as the round trips' true times: their sum, as in
- * pingpong_own_clock, between half the call's time and all of it (at the
- * believed rate it would be twice the loop's time, more than the call's).
- * The process's counter is dropped: ft__ticks_get gives CLOCK_MONOTONIC.
+ *
+ * @arg 1: a counter running at twice the rate it is believed to (a
+ * hypervisor that changed it after the calibration): the tests' counter
+ * reads 2 ticks a nanosecond of CLOCK_MONOTONIC where the clock says 1.
+ * The loop's span disagrees, so its samples are converted at the loop's
+ * own rate (0.5 ns a tick) and come out as the round trips' true times:
+ * their sum, as on the own clock, between half the call's time and all of
+ * it (at the believed rate it would be twice the loop's time, more than
+ * the call's). The process's counter is dropped: ft__ticks_get gives
+ * CLOCK_MONOTONIC.
  */
 static int64_t
 fast_counter(void)
@@ -8226,8 +8203,12 @@ fast_counter(void)
 }
 
 static int
-pingpong_fast_counter(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+pingpong_clock(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
+	const struct clock_hooks fast = {
+		.tick_now = fast_counter,
+		.tick_clk = { .tsc = true, .ns_per_tick = 1.0, .hz = 1e9 },
+	};
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	struct ft_bench_cfg cfg;
@@ -8236,18 +8217,11 @@ pingpong_fast_counter(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struc
 	size_t i;
 	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
 
-	(void)arg;
 	if (rc < 0)
 		return close_two(ep, w, rc);
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_LAT;
-	memset(&bc, 0, sizeof(bc));
-	bc.w = w;
-	bc.ep = ep;
-	bc.cfg = &cfg;
-	bc.tick_now = fast_counter;
-	bc.mono_now = ft__ticks_mono_ns;
-	bc.tick_clk = (struct ft__ticks){ .tsc = true, .ns_per_tick = 1.0, .hz = 1e9 };
+	bench_ctx(&bc, &cfg, w, ep, FT_OP_PT2PT_LAT, arg ? &fast : NULL);
+	if (!arg)
+		(void)ft__ticks_get(); /* calibrated before the call is timed */
 	t0 = ft__now();
 	rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, PP_W, PP_N, samples, err);
 	t1 = ft__now();
@@ -8259,16 +8233,25 @@ pingpong_fast_counter(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struc
 	if (rc == 0 && rank == 0 && (sum * 2 > (t1 - t0) * 1e6 || sum * 2 < (t1 - t0) * 1e6 / 2))
 		rc = ft_error_set(err, FT_EIO, "samples add up to %g us, the call took %g", sum * 2,
 		                  (t1 - t0) * 1e6);
-	if (rc == 0 && rank == 0 && ft__ticks_get().tsc)
+	if (rc == 0 && !arg && ft__ticks_get().tsc != ft__tsc_invariant())
+		rc = ft_error_set(err, FT_EIO, "rank %u: the counter was dropped", rank);
+	if (rc == 0 && arg && rank == 0 && ft__ticks_get().tsc)
 		rc = ft_error_set(err, FT_EIO, "the counter was kept");
 	return close_two(ep, w, rc);
+}
+
+static void
+test_pingpong_own_clock(void **state)
+{
+	(void)state;
+	run_two(pingpong_clock, 0);
 }
 
 static void
 test_pingpong_fast_counter(void **state)
 {
 	(void)state;
-	run_two(pingpong_fast_counter, 0);
+	run_two(pingpong_clock, 1);
 }
 
 /*
@@ -8310,6 +8293,293 @@ test_ticks_distrust(void **state)
 }
 
 /*
+ * A report's clock from the loops noted into it, in closed form: the first
+ * loop describes it (the counter's rate and error), a loop at a rate other
+ * than the clock's counts as at its own, one on CLOCK_MONOTONIC after a
+ * first on the counter as after the counter was dropped; a clock on
+ * CLOCK_MONOTONIC from the start has no rate and no error (NaN) and no
+ * loop after a drop.
+ */
+static void
+test_bench_clock_note(void **state)
+{
+	struct ft__ticks tsc = { .tsc = true, .ns_per_tick = 0.4, .hz = 2.5e9, .error = 0x1p-18 };
+	struct ft__ticks mono;
+	struct ft_bench_clock c, m;
+
+	(void)state;
+	ft__ticks_calibrate(&mono, false, 0);
+	memset(&c, 0, sizeof(c));
+	ft__bench_clock_note(&c, &tsc, 0.4);
+	assert_string_equal(c.source, "tsc");
+	assert_true(c.hz == 2.5e9 && c.error == 0x1p-18);
+	assert_int_equal(c.loops, 1);
+	assert_int_equal(c.loops_own_rate + c.loops_monotonic, 0);
+	ft__bench_clock_note(&c, &tsc, 0.5);
+	ft__bench_clock_note(&c, &mono, 1.0);
+	ft__bench_clock_note(&c, &mono, 1.0);
+	assert_string_equal(c.source, "tsc");
+	assert_true(c.hz == 2.5e9 && c.error == 0x1p-18);
+	assert_int_equal(c.loops, 4);
+	assert_int_equal(c.loops_own_rate, 1);
+	assert_int_equal(c.loops_monotonic, 2);
+	memset(&m, 0, sizeof(m));
+	ft__bench_clock_note(&m, &mono, 1.0);
+	ft__bench_clock_note(&m, &mono, 1.0);
+	assert_string_equal(m.source, "monotonic");
+	assert_true(isnan(m.hz) && isnan(m.error));
+	assert_int_equal(m.loops, 2);
+	assert_int_equal(m.loops_own_rate + m.loops_monotonic, 0);
+	ft__bench_clock_describe(&m, &tsc);
+	assert_string_equal(m.source, "tsc");
+	assert_true(m.hz == 2.5e9 && m.error == 0x1p-18);
+	assert_int_equal(m.loops, 0);
+}
+
+/* NULL when @sb holds @want; else an error that quotes both */
+static int
+holds(const struct ft_strbuf *sb, const char *want, struct ft_error *err)
+{
+	if (sb->buf && strstr(sb->buf, want))
+		return 0;
+	return ft_error_set(err, FT_EIO, "no \"%s\" in:\n%s", want, sb->buf ? sb->buf : "");
+}
+
+/* How many times @needle occurs in @hay. */
+static int
+occurrences(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; hay && (hay = strstr(hay, needle)) != NULL; hay++)
+		n++;
+	return n;
+}
+
+/*
+ * pt2pt_lat's report says which clock timed its rows, with an injected
+ * counter over a real 2-rank tcp ping-pong of 4 sizes (8 to 64 bytes):
+ * @arg 0, a counter at 2.5 ticks a nanosecond believed to be 2.5 GHz
+ * calibrated to 2^-18 (3.814697265625 ppm): the JSON's "clock" (the run's
+ * and rank 0's, none for rank 1, which timed nothing) is that rate and
+ * error, 4 loops, none at their own rate; the perftest head's "Clock" line
+ * says it, and `fabtune parse` reads it back as bench.clock with the 4
+ * rows. @arg 1, the same counter believed to be 1 GHz: each loop's span
+ * disagrees, so all 4 are converted at their own rate, which a "# clock:"
+ * line under the table says. @arg 2, CLOCK_MONOTONIC: no rate, no error.
+ */
+static int64_t
+counter_2g5(void)
+{
+	return ft__ticks_mono_ns() * 5 / 2;
+}
+
+static int
+pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
+                      struct ft_error *err)
+{
+	static const char *const want_json[] = {
+		"\"clock\":{\"source\":\"tsc\",\"hz\":2.5e+09,\"error_ppm\":3.814697265625,"
+		"\"loops\":4,\"loops_own_rate\":0,\"loops_monotonic\":0}",
+		"\"clock\":{\"source\":\"tsc\",\"hz\":1e+09,\"error_ppm\":3.814697265625,"
+		"\"loops\":4,\"loops_own_rate\":4,\"loops_monotonic\":0}",
+		"\"clock\":{\"source\":\"monotonic\",\"hz\":null,\"error_ppm\":null,"
+		"\"loops\":4,\"loops_own_rate\":0,\"loops_monotonic\":0}",
+	};
+	static const char *const want_head[] = {
+		" Clock           : tsc 2500.000 MHz, error 3.8 ppm\n",
+		" Clock           : tsc 1000.000 MHz, error 3.8 ppm\n",
+		" Clock           : monotonic\n",
+	};
+	const struct clock_hooks hooks[] = {
+		{ .tick_now = counter_2g5,
+		  .tick_clk = { .tsc = true, .ns_per_tick = 0.4, .hz = 2.5e9, .error = 0x1p-18 } },
+		{ .tick_now = counter_2g5,
+		  .tick_clk = { .tsc = true, .ns_per_tick = 1.0, .hz = 1e9, .error = 0x1p-18 } },
+		{ .tick_now = ft__ticks_mono_ns, .tick_clk = { .tsc = false, .ns_per_tick = 1.0 } },
+	};
+	struct ft_bench_table t = { false, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_ctx bc;
+	struct ft_bench_report rep;
+	struct ft_strbuf js, text;
+	struct ft_obs_set obs;
+	struct ft_run back;
+	size_t i, nclock = 0;
+	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
+
+	if (rc < 0)
+		return close_two(ep, w, rc);
+	bench_ctx(&bc, &cfg, w, ep, FT_OP_PT2PT_LAT, &hooks[arg]);
+	cfg.min_bytes = 8;
+	cfg.max_bytes = 64;
+	ft_bench_cfg_resolve(&cfg);
+	cfg.iters = 200;
+	cfg.warmup = 10;
+	ft_bench_report_init(&rep);
+	ft_strlcpy(rep.transport, "tcp", sizeof(rep.transport));
+	rep.nranks = 2;
+	rep.ranks = ft_calloc(2, sizeof(*rep.ranks));
+	rep.clocks = ft_calloc(2, sizeof(*rep.clocks));
+	ft_strbuf_init(&js);
+	ft_strbuf_init(&text);
+	ft_obs_set_init(&obs);
+	ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+	rc = rep.ranks && rep.clocks ? ft__bench_pt2pt(&bc, &rep, err) : FT_ENOMEM;
+	if (rc == 0)
+		rc = ft__bench_clock_gather(&bc, &rep, err);
+	if (rc == 0 && rank == 0) {
+		ft_bench_report_json(&js, &t, &rep, &cfg);
+		ft_bench_table_end(&text, &t, &rep, &cfg, false);
+		rc = holds(&js, want_json[arg], err);
+		if (rc == 0 && occurrences(js.buf, "\"clock\":") != 2)
+			rc = ft_error_set(err, FT_EIO, "%d clocks, want the run's and rank 0's:\n%s",
+			                  occurrences(js.buf, "\"clock\":"), js.buf);
+		if (rc == 0)
+			rc = holds(&text, want_head[arg], err);
+		if (rc == 0 && arg == 1)
+			rc = holds(&text,
+			           "\n# clock: rank 0 tsc 1000.000 MHz, error 3.8 ppm; 4 of 4 "
+			           "loops at their own rate\n",
+			           err);
+		if (rc == 0 && arg != 1 && strstr(text.buf, "# clock:"))
+			rc = ft_error_set(err, FT_EIO, "a clock note where no loop fell back:\n%s",
+			                  text.buf);
+		for (i = 0; rc == 0 && i < ft_run_nrows(&rep.run); i++) {
+			double p50 = ft_run_row(&rep.run, i)->lat_p50_us;
+
+			if (!(p50 > 0 && p50 < 1e5))
+				rc = ft_error_set(err, FT_EIO, "row %zu: p50 %g us", i, p50);
+		}
+		if (rc == 0)
+			rc = ft_parse_buffer(text.buf, text.len, "lat.txt", NULL, &obs, &back, err);
+		for (i = 0; rc == 0 && i < ft_obs_set_len(&obs); i++) {
+			const struct ft_obs *o = ft_obs_set_at(&obs, i);
+
+			if (strcmp(o->key, "parse.skipped") == 0)
+				rc = ft_error_set(err, FT_EIO, "line %u skipped: %s", o->line,
+				                  o->str);
+			/* the head's value, without its newline */
+			if (strcmp(o->key, "bench.clock") == 0 && nclock++ == 0 &&
+			    (strlen(o->str) + 1 != strlen(strchr(want_head[arg], ':') + 2) ||
+			     strncmp(o->str, strchr(want_head[arg], ':') + 2, strlen(o->str))))
+				rc = ft_error_set(err, FT_EIO, "bench.clock \"%s\"", o->str);
+		}
+		if (rc == 0 && (ft_run_nrows(&back) != 4 || nclock != (arg == 1 ? 2u : 1u)))
+			rc = ft_error_set(err, FT_EIO, "%zu rows and %zu clocks parsed:\n%s",
+			                  ft_run_nrows(&back), nclock, text.buf);
+	}
+	ft_run_release(&back);
+	ft_obs_set_release(&obs);
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&js);
+	ft_bench_report_release(&rep);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_pingpong_clock_report(void **state)
+{
+	uint64_t arg;
+
+	(void)state;
+	for (arg = 0; arg < 3; arg++)
+		run_two(pingpong_clock_report, arg);
+}
+
+/*
+ * pairs prints one "# clock:" line a rank that timed latencies, in its
+ * header, and its JSON a "clock" in each such rank's entry (no run-wide
+ * one: several ranks time); `fabtune parse` reads the lines back as
+ * bench.clock beside the pairs' rows. With a stable table the rates are
+ * left out, and the JSON's are null.
+ */
+static void
+test_table_clock_lines(void **state)
+{
+	struct ft_bench_table t = { false, false, NULL, FT_BENCH_STYLE_CLASSIC };
+	struct ft_bench_cfg cfg;
+	struct ft_bench_report rep;
+	struct ft_strbuf sb, js;
+	struct ft_obs_set obs;
+	struct ft_run back;
+	struct ft_error err = { 0 };
+	double bw[4] = { NAN, 1.5, 1.25, NAN }, lat[4] = { NAN, 9.5, 9.75, NAN };
+	const char *rank1 = "rank 1 tsc 3000.000 MHz, error 3.8 ppm; 1 of 3 loops at their own "
+	                    "rate; 1 of 3 on CLOCK_MONOTONIC after the counter was dropped";
+	size_t i, nclock = 0;
+
+	(void)state;
+	ft_bench_cfg_init(&cfg);
+	cfg.pattern = FT_OP_PAIRS;
+	ft_bench_cfg_resolve(&cfg);
+	ft_bench_report_init(&rep);
+	ft_strlcpy(rep.transport, "tcp", sizeof(rep.transport));
+	rep.nranks = 2;
+	rep.ranks = ft_calloc(2, sizeof(*rep.ranks));
+	rep.clocks = ft_calloc(2, sizeof(*rep.clocks));
+	rep.bw_GBps = ft_calloc(4, sizeof(double));
+	rep.lat_us = ft_calloc(4, sizeof(double));
+	assert_true(rep.ranks && rep.clocks && rep.bw_GBps && rep.lat_us);
+	memcpy(rep.bw_GBps, bw, sizeof(bw));
+	memcpy(rep.lat_us, lat, sizeof(lat));
+	rep.median_GBps = 1.375;
+	for (i = 0; i < 2; i++) {
+		ft_strlcpy(rep.ranks[i].host, i ? "h1" : "h0", sizeof(rep.ranks[i].host));
+		ft_strlcpy(rep.ranks[i].addr, "192.0.2.1", sizeof(rep.ranks[i].addr));
+		ft_strlcpy(rep.ranks[i].ifname, "eth0", sizeof(rep.ranks[i].ifname));
+	}
+	rep.clocks[0] = (struct ft_bench_clock){ "tsc", 2.5e9, 0x1p-18, 2, 0, 0 };
+	rep.clocks[1] = (struct ft_bench_clock){ "tsc", 3e9, 0x1p-18, 3, 1, 1 };
+	ft_strbuf_init(&sb);
+	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+	assert_non_null(strstr(sb.buf, "#  Rank  1 Pid      0 on         h1 numa  0 192.0.2.1 "
+	                                "(eth0) devices: - bind: none\n"
+	                                "# clock: rank 0 tsc 2500.000 MHz, error 3.8 ppm\n"
+	                                "# clock: rank 1 tsc 3000.000 MHz, error 3.8 ppm; 1 of 3 "
+	                                "loops at their own rate; 1 of 3 on CLOCK_MONOTONIC "
+	                                "after the counter was dropped\n#\n"));
+	ft_obs_set_init(&obs);
+	ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+	assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "pairs.txt", NULL, &obs, &back, &err), 0);
+	assert_int_equal(ft_run_nrows(&back), 2);
+	for (i = 0; i < ft_obs_set_len(&obs); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&obs, i);
+
+		assert_string_not_equal(o->key, "parse.skipped");
+		if (strcmp(o->key, "bench.clock") == 0)
+			assert_string_equal(o->str, nclock++ ? rank1 : "rank 0 tsc 2500.000 MHz, "
+			                                               "error 3.8 ppm");
+	}
+	assert_int_equal(nclock, 2);
+	ft_strbuf_init(&js);
+	ft_bench_report_json(&js, &t, &rep, &cfg);
+	assert_int_equal(occurrences(js.buf, "\"clock\":"), 2);
+	assert_non_null(strstr(js.buf, "\"bind\":\"none\",\"cpus\":\"\",\"clock\":{\"source\":"
+	                               "\"tsc\",\"hz\":3e+09,\"error_ppm\":3.814697265625,"
+	                               "\"loops\":3,\"loops_own_rate\":1,"
+	                               "\"loops_monotonic\":1}}"));
+	/* stable: no figures that differ between machines */
+	t.stable = true;
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
+	assert_non_null(strstr(sb.buf, "\n# clock: rank 0 tsc\n# clock: rank 1 tsc; 1 of 3"));
+	ft_strbuf_release(&js);
+	ft_strbuf_init(&js);
+	ft_bench_report_json(&js, &t, &rep, &cfg);
+	assert_non_null(strstr(js.buf, "\"clock\":{\"source\":\"tsc\",\"hz\":null,"
+	                               "\"error_ppm\":null,\"loops\":2,"));
+	ft_run_release(&back);
+	ft_obs_set_release(&obs);
+	ft_strbuf_release(&js);
+	ft_strbuf_release(&sb);
+	ft_bench_report_release(&rep);
+}
+
+/*
  * The samples' pages fault in before the timed loop, not in it: the
  * initiator's PF_N samples are a fresh calloc of 160 KB, which the C
  * library maps untouched (above its 128 KiB mmap threshold), 40 pages that
@@ -8346,13 +8616,8 @@ pingpong_prefault(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 
 	(void)arg;
 	if (rc == 0) {
-		ft_bench_cfg_init(&cfg);
-		cfg.pattern = FT_OP_PT2PT_LAT;
-		memset(&bc, 0, sizeof(bc));
-		bc.w = w;
-		bc.ep = ep;
-		bc.cfg = &cfg;
-		bc.now = pf_counting_now;
+		bench_ctx(&bc, &cfg, w, ep, FT_OP_PT2PT_LAT,
+		          &(struct clock_hooks){ .now = pf_counting_now });
 		w->may_spin = false;
 		ep->spin_polls = 0;
 		rc = ft__bench_pingpong(&bc, 1 - rank, rank == 0, 14, 0, PF_N, samples, err);
@@ -8400,17 +8665,12 @@ pattern_warmup(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 
 	if (rc < 0)
 		return close_two(ep, w, rc);
-	ft_bench_cfg_init(&cfg);
-	cfg.pattern = bisection ? FT_OP_BISECTION : FT_OP_PAIRS;
+	bench_ctx(&bc, &cfg, w, ep, bisection ? FT_OP_BISECTION : FT_OP_PAIRS, NULL);
 	cfg.max_bytes = 65536;
 	cfg.window = WARM_WINDOW;
 	cfg.warmup = WARM_W;
 	cfg.iters = WARM_PAIRS_N;
 	cfg.rounds = WARM_ROUNDS;
-	memset(&bc, 0, sizeof(bc));
-	bc.w = w;
-	bc.ep = ep;
-	bc.cfg = &cfg;
 	ft_bench_report_init(&rep);
 	rep.ranks = ft_calloc(2, sizeof(*rep.ranks));
 	if (!rep.ranks)
@@ -8554,6 +8814,9 @@ main(void)
 		cmocka_unit_test(test_pingpong_fast_counter),
 		cmocka_unit_test(test_ticks_settle),
 		cmocka_unit_test(test_ticks_distrust),
+		cmocka_unit_test(test_bench_clock_note),
+		cmocka_unit_test(test_pingpong_clock_report),
+		cmocka_unit_test(test_table_clock_lines),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
