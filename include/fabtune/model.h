@@ -492,6 +492,9 @@ struct ft_model_p2p_chunking {
 	uint32_t slots;          /* messages in flight per connection (NCCL_STEPS) */
 	uint32_t channels;       /* channels (connections) the send is striped over */
 	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
+	/* NCCL release whose p2p channel placement and work batches the send follows
+	 * (ft_model_p2p_share_slots(); ft_model_query's encoding, 0: the newest) */
+	uint32_t nccl_version;
 };
 
 /*
@@ -563,6 +566,9 @@ struct ft_model_p2p_comm {
 	/* ft_model_buffsize(); 0: 4 MiB. NCCL caps the p2p chunk at a slot of it
 	 * (NCCL_BUFFSIZE / NCCL_STEPS). */
 	uint64_t buffsize;
+	/* NCCL release (ft_model_query's encoding, 0: the newest), copied into the
+	 * chunking for ft_model_p2p_share_slots() */
+	uint32_t nccl_version;
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
