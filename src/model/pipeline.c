@@ -593,6 +593,38 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
 	return !every_node(spec, node_all_nvlink);
 }
 
+/*
+ * The channels NCCL gives each network peer (p2pnChannelsPerPeer) at release
+ * @c->nccl_version, NCCL_NCHANNELS_PER_NET_PEER at its default:
+ * - before v2.20 the variable's default, 2 (src/graph/paths.cc at v2.18.6-1, v2.19.4-1);
+ * - v2.20 to v2.28 (default -1: paths.cc ncclTopoGetNchannels() at v2.20.3-1 to v2.28.9-1):
+ *   2, halved while 2 x nRanks exceeds 4 x p2pnChannels, at least the NICs the GPU needs
+ *   to match its own link (getLocalNetCountByBw(); one here: the model knows one rate a
+ *   GPU reaches the network at);
+ * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the NIC, at
+ *   least 2, cut while the peers would not fit in one round of all channels
+ *   (ncclTopoComputeP2pChannels(): per peer x ceil(nRanks / 8) <= p2pnChannels).
+ * Then a power of two (ncclTopoComputeP2pChannels()).
+ */
+static uint32_t
+p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
+{
+	uint32_t v = c->nccl_version, n;
+
+	if (v && v < 22000)
+		return pow2_up(2);
+	if (v && v < 22900) {
+		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)nch_all * 4; n /= 2)
+			;
+		return pow2_up(FT_MAX(n, 1u));
+	}
+	n = pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
+	                                       P2P_CHANNEL_NET_GBPS)));
+	while (n > 1 && n * groups > nch_all)
+		n /= 2;
+	return n;
+}
+
 void
 ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bool net,
                            struct ft_model_p2p_chunking *out)
@@ -612,14 +644,9 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	step = FT_MIN(step, slot);
 
 	/* The communicator's (init.cc, paths.cc): across nodes the network chunk, and channels
-	 * per peer the fewest any peer gets, a network one's: one per P2P_PER_CHANNEL_NET_BW
-	 * of the NIC, at least 2, cut while the peers would not fit in one round of all
-	 * channels; inside an NVLink node all of them. */
-	per_peer = multi ? pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
-	                                                      P2P_CHANNEL_NET_GBPS))) :
-	                   nch_all;
-	while (multi && per_peer > 1 && per_peer * groups > nch_all)
-		per_peer /= 2;
+	 * per peer the fewest any peer gets, a network one's (p2p_net_per_peer(), by
+	 * release); inside an NVLink node all of them. */
+	per_peer = multi ? p2p_net_per_peer(c, nch_all, groups) : nch_all;
 	per_peer = FT_MIN(per_peer, nch_all);
 	/* Channels of this send (enqueue.cc): one per half chunk, fewer when every rank's
 	 * sends could not each have one, more while a part exceeds a chunk. */
