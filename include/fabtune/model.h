@@ -507,6 +507,9 @@ struct ft_model_p2p_chunking {
 	uint32_t slots;          /* messages in flight per connection (NCCL_STEPS) */
 	uint32_t channels;       /* channels (connections) the send is striped over */
 	uint32_t peers_inflight; /* sends a rank keeps in progress at once */
+	/* NCCL release whose p2p channel placement and work batches the send follows
+	 * (ft_model_p2p_share_slots(); ft_model_query's encoding, 0: the newest) */
+	uint32_t nccl_version;
 };
 
 /*
@@ -578,6 +581,9 @@ struct ft_model_p2p_comm {
 	/* ft_model_buffsize(); 0: 4 MiB. NCCL caps the p2p chunk at a slot of it
 	 * (NCCL_BUFFSIZE / NCCL_STEPS). */
 	uint64_t buffsize;
+	/* NCCL release (ft_model_query's encoding, 0: the newest), copied into the
+	 * chunking for ft_model_p2p_share_slots() */
+	uint32_t nccl_version;
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
@@ -628,20 +634,23 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * of @nnodes nodes of @ppn ranks sends to all the others (an all-to-all), each send cut as
  * @ch, on @nch_all p2p channels (0: FT_MODEL_P2P_NCHANNELS). Round r goes to the peer r / ppn
  * nodes and r % ppn ranks ahead (src/init.cc's p2p schedule), so the rounds r < ppn stay in
- * the node. NCCL puts part k of round r's send on channel ncclP2pChannelForPart(base(r), k)
- * (v2.27.7-1 src/include/device.h), base(r) from ncclP2pChannelBaseForRound()
- * (src/include/channel.h): across nodes all the sends of one node delta share a base, so
- * they land on the same channels. A channel's ops go, in round order, into work batches of
- * at most NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) (src/enqueue.cc addWorkBatchToPlan()); the
- * network sends of a batch share an opCount and run as the subs of one proxy op
- * (src/proxy.cc ProxyAppend()), each posting at most min(NCCL_STEPS, NCCL_SHARED_STEPS 16 /
- * subs) chunks (src/transport/net.cc sendProxyProgress()). The send's equal parts end with
- * its slowest channel: it keeps the fewest of its channels' slots. On 4 DGX H100 (8 ranks a
- * node, 4 channels a send) every network send is one of 8 subs: 2 slots; 18 nodes of 1
- * rank on 32 channels: rounds 1, 9, 17 share their channels (3 subs, 5 slots), the others
- * 2 (8). A send inside the node, or @nnodes < 2, keeps ch->slots. Sets ch->slots to that
- * (never above what it was) and returns it; ft_model_p2p_window_Bps() of @ch then is the
- * send's window.
+ * the node. NCCL puts part k of round r's send on a channel from the round's base and the
+ * part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
+ * addWorkBatchToPlan(); its 1024-byte budget holds 21), as the release ch->nccl_version
+ * does (0: the newest): v2.18-v2.21 base node delta + local delta / 8, channel rev(base) +
+ * k, a new batch at every 8th place of NCCL's walk; v2.22-v2.27 (ncclP2pChannelBaseForRound()
+ * and ncclP2pChannelForPart()) base node delta x ceil(ppn / 8) + local delta / 8, channel
+ * base + rev(k); v2.28.3 rev(base) + k; v2.28.7 and later the base over schedule groups of
+ * gcd(8, ppn), rev(base) + k, one group of 8 rounds a batch. The network sends of a batch
+ * share an opCount and run as the subs of one proxy op (src/proxy.cc ProxyAppend()), each
+ * posting at most min(NCCL_STEPS, NCCL_SHARED_STEPS 16 / subs) chunks
+ * (src/transport/net.cc sendProxyProgress()). The send's equal parts end with its slowest
+ * channel: it keeps the fewest of its channels' slots. On 4 DGX H100 (8 ranks a node, 4
+ * channels a send) every network send is one of 8 subs in every release: 2 slots; 18 nodes
+ * of 1 rank on 32 channels at v2.27.7: rounds 1, 9, 17 share their channels (3 subs, 5
+ * slots), the others 2 (8); from v2.28.7 all 8. A send inside the node, or @nnodes < 2,
+ * keeps ch->slots. Sets ch->slots to that (never above what it was) and returns it;
+ * ft_model_p2p_window_Bps() of @ch then is the send's window.
  */
 FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
                                          uint32_t nnodes, uint32_t ppn, uint32_t round);

@@ -14,6 +14,8 @@
  * src/transport/nvls.cc: NVLS channels and chunk size), at v2.30.7 unless a
  * release is named; docs/internals/model.md has the derivation.
  */
+#include <string.h>
+
 #include "model_int.h"
 
 #define US 1e-6
@@ -591,6 +593,38 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
 	return !every_node(spec, node_all_nvlink);
 }
 
+/*
+ * The channels NCCL gives each network peer (p2pnChannelsPerPeer) at release
+ * @c->nccl_version, NCCL_NCHANNELS_PER_NET_PEER at its default:
+ * - before v2.20 the variable's default, 2 (src/graph/paths.cc at v2.18.6-1, v2.19.4-1);
+ * - v2.20 to v2.28 (default -1: paths.cc ncclTopoGetNchannels() at v2.20.3-1 to v2.28.9-1):
+ *   2, halved while 2 x nRanks exceeds 4 x p2pnChannels, at least the NICs the GPU needs
+ *   to match its own link (getLocalNetCountByBw(); one here: the model knows one rate a
+ *   GPU reaches the network at);
+ * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the NIC, at
+ *   least 2, cut while the peers would not fit in one round of all channels
+ *   (ncclTopoComputeP2pChannels(): per peer x ceil(nRanks / 8) <= p2pnChannels).
+ * Then a power of two (ncclTopoComputeP2pChannels()).
+ */
+static uint32_t
+p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
+{
+	uint32_t v = c->nccl_version, n;
+
+	if (v && v < 22000)
+		return pow2_up(2);
+	if (v && v < 22900) {
+		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)nch_all * 4; n /= 2)
+			;
+		return pow2_up(FT_MAX(n, 1u));
+	}
+	n = pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
+	                                       P2P_CHANNEL_NET_GBPS)));
+	while (n > 1 && n * groups > nch_all)
+		n /= 2;
+	return n;
+}
+
 void
 ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bool net,
                            struct ft_model_p2p_chunking *out)
@@ -610,14 +644,9 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	step = FT_MIN(step, slot);
 
 	/* The communicator's (init.cc, paths.cc): across nodes the network chunk, and channels
-	 * per peer the fewest any peer gets, a network one's: one per P2P_PER_CHANNEL_NET_BW
-	 * of the NIC, at least 2, cut while the peers would not fit in one round of all
-	 * channels; inside an NVLink node all of them. */
-	per_peer = multi ? pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
-	                                                      P2P_CHANNEL_NET_GBPS))) :
-	                   nch_all;
-	while (multi && per_peer > 1 && per_peer * groups > nch_all)
-		per_peer /= 2;
+	 * per peer the fewest any peer gets, a network one's (p2p_net_per_peer(), by
+	 * release); inside an NVLink node all of them. */
+	per_peer = multi ? p2p_net_per_peer(c, nch_all, groups) : nch_all;
 	per_peer = FT_MIN(per_peer, nch_all);
 	/* Channels of this send (enqueue.cc): one per half chunk, fewer when every rank's
 	 * sends could not each have one, more while a part exceeds a chunk. */
@@ -647,6 +676,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 		out->chunk_bytes /= 2;
 	out->slots = NSTEPS;
 	out->peers_inflight = nch_all / nch * P2P_PER_BATCH;
+	out->nccl_version = c->nccl_version;
 }
 
 double
@@ -660,32 +690,258 @@ ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
 /* NCCL_SHARED_STEPS: the slots of a channel's shared p2p buffer (src/transport/net.cc). */
 #define P2P_SHARED_STEPS 16u
 
-/* The channel of part @part of the sends of p2p round @round (NVIDIA/nccl v2.27.7-1
- * src/include/channel.h ncclP2pChannelBaseForRound(), src/include/device.h
- * ncclP2pChannelForPart()): across nodes a round's base is its node delta times the
- * batches a node's ranks fill, plus its local delta over a batch, so all the sends of one
- * node delta (up to 8) start on one channel; on one node the round itself. A part adds
- * its index with its bits reversed over the channel count's width. */
-static uint32_t
-p2p_channel_of(uint32_t round, uint32_t part, uint32_t nch_all, uint32_t nnodes, uint32_t ppn)
-{
-	uint32_t base = round, bits = 0, rev = 0, i;
+/*
+ * A p2p work batch's budget (NVIDIA/nccl v2.22.3-1 to v2.30.7-1 src/include/device.h,
+ * src/enqueue.cc addWorkBatchToPlan()): NCCL_MAX_DEV_WORK_BATCH_BYTES (1024) bytes of work
+ * structs, each p2p op's struct ncclDevWorkP2p 48 bytes (two pointers, two size_t, two int,
+ * six uint8_t and a byte of flags, 47, aligned to 16); the count cap
+ * NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) binds first (8 x 48 = 384). v2.29's
+ * ncclMaxDevWorkBatchBytes() (1 to 16 KiB by arch) sizes the device's buffer; the host
+ * still tests the 1024. Before v2.22 a batch was an ncclWork of NCCL_MAX_WORK_ELEMENTS_P2P
+ * (16) elements, sends on the odd ones: 8 sends.
+ */
+#define P2P_BATCH_BYTES 1024u
+#define P2P_WORK_BYTES 48u
 
-	if (nnodes > 1)
-		base = round / ppn * ((ppn + P2P_PER_BATCH - 1) / P2P_PER_BATCH) +
-		       round % ppn / P2P_PER_BATCH;
-	base &= 0xff;
+/* Where NCCL's p2p placement changed (ft_model_query's release encoding). */
+enum p2p_rule {
+	P2P_RULE_2_18,   /* v2.18.1-1 to v2.21.5-1: ncclChannelCompute() */
+	P2P_RULE_2_22,   /* v2.22.3-1 to v2.27.7-1: base + reversed part */
+	P2P_RULE_2_28,   /* v2.28.3-1: reversed base + part */
+	P2P_RULE_2_28_7, /* v2.28.7-1 and later (and 0): schedule groups, batch groups */
+};
+
+static enum p2p_rule
+p2p_rule_of(uint32_t v)
+{
+	return v == 0 || v >= 22807 ? P2P_RULE_2_28_7 :
+	       v >= 22800           ? P2P_RULE_2_28 :
+	       v >= 22200           ? P2P_RULE_2_22 :
+	                              P2P_RULE_2_18;
+}
+
+/* The ops a channel's batch holds at most under @rule. */
+static uint32_t
+p2p_batch_ops(enum p2p_rule rule)
+{
+	if (rule == P2P_RULE_2_18)
+		return P2P_PER_BATCH;
+	return FT_MIN(P2P_PER_BATCH, P2P_BATCH_BYTES / P2P_WORK_BYTES);
+}
+
+/* The bottom @nbits bits of @x reversed, the others dropped (NCCL's reverseBits(), and
+ * mirrorBits() of src/graph/paths.cc before v2.22). */
+static uint32_t
+rev_bits(uint32_t x, uint32_t nbits)
+{
+	uint32_t r = 0, i;
+
+	for (i = 0; i < nbits; i++)
+		r |= ((x >> i) & 1u) << (nbits - 1 - i);
+	return r;
+}
+
+static uint32_t
+gcd_u32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* v2.28.7-1 src/init.cc ncclP2pSchedule(): across nodes the ranks are scheduled in groups of
+ * NCCL_P2P_SCHEDULE_GROUP_SIZE (default NCCL_MAX_DEV_WORK_P2P_PER_BATCH, 8), cut to
+ * gcd(8, ppn) where ppn is not a multiple of 8. */
+static uint32_t
+p2p_group_size(uint32_t ppn)
+{
+	uint32_t g = P2P_PER_BATCH;
+
+	if (ppn % g || ppn < g)
+		g = gcd_u32(g, ppn);
+	return FT_MAX(g, 1u);
+}
+
+/*
+ * The channel of part @part of the send of p2p round @round (the peer round / ppn nodes and
+ * round % ppn ranks ahead) under @rule, on @nch_all channels (a power of two, b bits):
+ * - v2.18-v2.21 (src/include/channel.h ncclChannelComputeBase() and
+ *   ncclChannelComputeFromBase(), src/graph/paths.cc p2pChannels[] = mirrorBits()): base
+ *   node delta + local delta / 8, channel rev_b(base) + part;
+ * - v2.22-v2.27 (channel.h ncclP2pChannelBaseForRound(), device.h ncclP2pChannelForPart()):
+ *   base node delta x ceil(ppn / 8) + local delta / 8, channel base + rev_b(part);
+ * - v2.28.3: that base, channel rev_b(base) + part;
+ * - v2.28.7 and later: the base over schedule groups (p2p_group_size()) in place of nodes,
+ *   channel rev_b(base) + part.
+ * On one node the base is the round itself.
+ */
+static uint32_t
+p2p_channel_of(enum p2p_rule rule, uint32_t round, uint32_t part, uint32_t nch_all,
+               uint32_t nnodes, uint32_t ppn)
+{
+	uint32_t base = round, bits = 0, gs;
+
 	while ((1u << bits) < nch_all)
 		bits++;
-	for (i = 0; i < bits; i++)
-		rev |= ((part >> i) & 1u) << (bits - 1 - i);
-	return (base + rev) % nch_all;
+	if (nnodes > 1 && rule == P2P_RULE_2_18) {
+		base = round / ppn + round % ppn / P2P_PER_BATCH;
+	} else if (nnodes > 1) {
+		gs = rule == P2P_RULE_2_28_7 ? p2p_group_size(ppn) : ppn;
+		base = round / gs * ((gs + P2P_PER_BATCH - 1) / P2P_PER_BATCH) +
+		       round % gs / P2P_PER_BATCH;
+	}
+	switch (rule) {
+	case P2P_RULE_2_18:
+		return (rev_bits(base % nch_all, bits) + part) % nch_all;
+	case P2P_RULE_2_22:
+		return ((base & 0xff) + rev_bits(part, bits)) % nch_all;
+	default:
+		return (rev_bits(base & 0xff, bits) + part) % nch_all;
+	}
+}
+
+/*
+ * The order NCCL walks the rounds in, as (node delta, local step) (src/init.cc): from
+ * v2.22 round by round; before, node deltas 0, d, -d, N/2 - d, -(N/2 - d) for d = 0 ..
+ * N/4, each without repeats, and in each ALIGN_POWER(ppn, 8) steps (a power of two below
+ * 8, else ppn rounded up to 8), those past ppn empty.
+ */
+struct p2p_order {
+	enum p2p_rule rule;
+	uint32_t nnodes, ppn, steps, i, d, index, step;
+	uint32_t deltas[4];
+};
+
+static void
+p2p_order_init(struct p2p_order *o, enum p2p_rule rule, uint32_t nnodes, uint32_t ppn)
+{
+	memset(o, 0, sizeof(*o));
+	o->rule = rule;
+	o->nnodes = nnodes;
+	o->ppn = ppn;
+	o->steps = ppn > P2P_PER_BATCH ? (ppn + P2P_PER_BATCH - 1) / P2P_PER_BATCH * P2P_PER_BATCH :
+	                                 P2P_PER_BATCH / (P2P_PER_BATCH / ppn);
+	o->deltas[0] = 0;
+}
+
+static void
+p2p_order_deltas(struct p2p_order *o)
+{
+	uint32_t n = o->nnodes, d = o->d;
+
+	o->deltas[0] = d % n;
+	o->deltas[1] = (n - d % n) % n;
+	o->deltas[2] = (n / 2 - d) % n;
+	o->deltas[3] = (n - (n / 2 - d) % n) % n;
+}
+
+/* The next op's position @i (its place in NCCL's walk) and round; false at the end. */
+static bool
+p2p_order_next(struct p2p_order *o, uint32_t *i, uint32_t *round)
+{
+	if (o->rule != P2P_RULE_2_18 || o->nnodes < 2) {
+		if (o->i >= o->nnodes * o->ppn)
+			return false;
+		*i = *round = o->i++;
+		return true;
+	}
+	for (;;) {
+		if (o->d > o->nnodes / 4)
+			return false;
+		if (o->step == 0 && o->index == 0)
+			p2p_order_deltas(o);
+		if (o->step < o->steps) {
+			uint32_t s = o->step++;
+
+			*i = o->i++;
+			if (s >= o->ppn)
+				continue;
+			*round = o->deltas[o->index] * o->ppn + s;
+			return true;
+		}
+		o->step = 0;
+		/* the next delta of this d, as init.cc skips the repeats */
+		o->index++;
+		if (o->index == 1 && o->deltas[1] == o->deltas[0])
+			o->index++;
+		if (o->index == 2 && o->deltas[2] == o->deltas[0])
+			o->index++;
+		if (o->index == 3 && o->deltas[3] == o->deltas[2])
+			o->index++;
+		if (o->index == 3 && o->deltas[3] == o->deltas[1])
+			o->index++;
+		if (o->index >= 4) {
+			o->index = 0;
+			o->d++;
+		}
+	}
+}
+
+/*
+ * Whether op @i (round @round) opens a new batch on a channel whose open batch holds @n ops,
+ * the last of round @last and the first of round @first: full (p2p_batch_ops()); the same
+ * round twice (v2.22 on: it would use the same connection); before v2.22 at every eighth
+ * position of the walk (src/enqueue.cc scheduleP2pTasksToPlan(): fuseOk false when
+ * i % 8 == 0); from v2.28.7 at another group of 8 rounds (addWorkBatchToPlan(): p2pRound / 8).
+ */
+static bool
+p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32_t last,
+              uint32_t first)
+{
+	if (n == 0)
+		return false;
+	if (n >= p2p_batch_ops(rule) || round == last)
+		return true;
+	if (rule == P2P_RULE_2_18)
+		return i % P2P_PER_BATCH == 0;
+	if (rule == P2P_RULE_2_28_7)
+		return round / P2P_PER_BATCH != first / P2P_PER_BATCH;
+	return false;
+}
+
+/* The network ops of the batch that holds part @p of round @round on its channel. */
+static uint32_t
+p2p_batch_subs(enum p2p_rule rule, uint32_t round, uint32_t p, uint32_t parts, uint32_t nch_all,
+               uint32_t nnodes, uint32_t ppn)
+{
+	uint32_t c = p2p_channel_of(rule, round, p, nch_all, nnodes, ppn);
+	uint32_t pass, mine = 0, subs = 0;
+
+	/* first the batch index of the send's op, then the network ops with that index */
+	for (pass = 0; pass < 2; pass++) {
+		struct p2p_order o;
+		uint32_t i, r, q, n = 0, last = 0, first = 0, batch = 0;
+
+		p2p_order_init(&o, rule, nnodes, ppn);
+		while (p2p_order_next(&o, &i, &r))
+			for (q = 0; q < parts; q++) {
+				if (p2p_channel_of(rule, r, q, nch_all, nnodes, ppn) != c)
+					continue;
+				if (p2p_new_batch(rule, n, i, r, last, first)) {
+					batch++;
+					n = 0;
+				}
+				if (n++ == 0)
+					first = r;
+				last = r;
+				if (pass == 0 && r == round && q == p)
+					mine = batch;
+				if (pass == 1 && batch == mine)
+					subs += r / ppn != 0;
+			}
+	}
+	return subs;
 }
 
 uint32_t
 ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
                          uint32_t ppn, uint32_t round)
 {
+	enum p2p_rule rule = p2p_rule_of(ch->nccl_version);
 	uint32_t rounds, slots = ch->slots, p;
 
 	if (nch_all == 0)
@@ -696,31 +952,13 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
 	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
 		return ch->slots;
 	for (p = 0; p < ch->channels; p++) {
-		uint32_t c = p2p_channel_of(round, p, nch_all, nnodes, ppn), r, q;
-		uint64_t seen = 0, batch = 0, subs = 0;
+		/* The network ops of one batch share an opCount and so run as the subs of
+		 * one proxy op (src/proxy.cc ProxyAppend()); each sub posts at most
+		 * NCCL_SHARED_STEPS / subs chunks ahead (src/transport/net.cc
+		 * sendProxyProgress()); the send's equal parts end with its slowest channel. */
+		uint32_t subs = p2p_batch_subs(rule, round, p, ch->channels, nch_all, nnodes, ppn);
 
-		/* The channel's ops in round order, cut into work batches of at most 8
-		 * (src/enqueue.cc addWorkBatchToPlan(): one op a round in a batch); the
-		 * network ones of the batch holding this send share one opCount and so run as
-		 * the subs of one proxy op (src/proxy.cc ProxyAppend()). */
-		for (r = 0; r < rounds; r++)
-			for (q = 0; q < ch->channels; q++)
-				if (p2p_channel_of(r, q, nch_all, nnodes, ppn) == c) {
-					if (r == round && q == p)
-						batch = seen / P2P_PER_BATCH;
-					seen++;
-				}
-		seen = 0;
-		for (r = 0; r < rounds; r++)
-			for (q = 0; q < ch->channels; q++)
-				if (p2p_channel_of(r, q, nch_all, nnodes, ppn) == c) {
-					subs += seen / P2P_PER_BATCH == batch && r / ppn != 0;
-					seen++;
-				}
-		/* each sub posts at most NCCL_SHARED_STEPS / subs chunks ahead
-		 * (src/transport/net.cc sendProxyProgress()); the send's equal parts end
-		 * with its slowest channel */
-		slots = FT_MIN(slots, P2P_SHARED_STEPS / (uint32_t)FT_MAX(subs, (uint64_t)1));
+		slots = FT_MIN(slots, P2P_SHARED_STEPS / FT_MAX(subs, 1u));
 	}
 	ch->slots = slots;
 	return slots;
@@ -737,7 +975,8 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 		                       l->p2p_net_chunk_x2,
 		                       !l->nvlink,
 		                       l->p2p_net_chunk,
-		                       l->buffsize };
+		                       l->buffsize,
+		                       l->nccl_version };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

@@ -2411,6 +2411,63 @@ test_alltoall_window_rail_paths(void **state)
 	assert_rel(ex.p2p_window_Bps, 4 * (4.0 * 8 * 131072 / rtt), 1e-12);
 }
 
+/*
+ * The channels a network send gets, by release (p2p_net_per_peer(), model/pipeline.c;
+ * NVIDIA/nccl src/graph/paths.cc ncclTopoGetNchannels() and ncclTopoComputeP2pChannels()),
+ * a large send taking them all: before v2.20 NCCL_NCHANNELS_PER_NET_PEER's default 2;
+ * v2.20 to v2.28 2, halved while 2 x nRanks > 4 x p2pnChannels; from v2.29 one per 14
+ * GB/s of the NIC (50 GB/s: 4), halved while per peer x ceil(nRanks / 8) > p2pnChannels.
+ * 32 ranks on 16 channels: 2, 2, 4. 48 ranks on 16: 2 (v2.19), 1 (96 > 64), 2 (4 x 6 > 16,
+ * 2 x 6 <= 16). So on the long cables of test_alltoall_window a v2.27 send runs on 2
+ * channels of 2 slots (8 subs, every release): w = 2 x 2 x 128 KiB / 2 ms, an algorithm
+ * bandwidth of 32 w = 8.39 GB/s, half the newest release's.
+ */
+static void
+test_alltoall_window_by_release(void **state)
+{
+	static const struct {
+		uint32_t version, nranks, nnodes, channels;
+	} want[] = { { 21903, 32, 4, 2 }, { 22707, 32, 4, 2 }, { 22902, 32, 4, 4 },
+		     { 0, 32, 4, 4 },     { 21903, 48, 6, 2 }, { 22707, 48, 6, 1 },
+		     { 22803, 48, 6, 1 }, { 22902, 48, 6, 2 }, { 0, 48, 6, 2 } };
+	static const uint32_t versions[] = { 21903, 22105, 22707, 22803, 22902, 0 };
+	const double S = 256u << 20, w2 = 2.0 * 2 * 131072 / 2e-3, w4 = 2 * w2;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nnodes,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 16,
+			                       .nccl_version = want[i].version };
+		struct ft_model_p2p_chunking ch;
+
+		ft_model_p2p_chunking_conn(&c, 8u << 20, true, &ch);
+		if (ch.channels != want[i].channels)
+			fail_msg("case %zu (v%u): %u channels, %u by hand", i, want[i].version,
+			         ch.channels, want[i].channels);
+		assert_int_equal(ch.nccl_version, want[i].version);
+	}
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.lat_cable_s = 500e-6;
+	s.fabric.lat_switch_s = 0;
+	for (size_t v = 0; v < FT_ARRAY_SIZE(versions); v++) {
+		double w = versions[v] && versions[v] < 22900 ? w2 : w4;
+
+		ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+		q.nccl_version = versions[v];
+		assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+		assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
+		assert_string_equal(ex.result.bottleneck, "p2p:window");
+		assert_rel(ex.p2p_window_Bps, 32 * w, 1e-12);
+		assert_rel(ex.result.time_s, ex.result.lat_s + S / (32 * w), 1e-9);
+	}
+}
+
 /* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
  * latency 25 us (NVLink) + 2·log2(N)·20.9 us (NET). */
 static void
@@ -6404,6 +6461,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window),
 		cmocka_unit_test(test_fabric_latency_rail_paths),
 		cmocka_unit_test(test_alltoall_window_rail_paths),
+		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_closed_tree_carried),

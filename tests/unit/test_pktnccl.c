@@ -589,29 +589,26 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
  * NCCL's window on an all-to-all's sends (ft_model_p2p_share_slots(),
  * ft__sim_a2a_window()): 18 nodes, one rank each on NIC 0 (one leaf), 4 MiB per pair,
  * 500 us cables (a round trip of 2 ms). A send is striped over 4 of the 32 p2p channels
- * (8 chunks of 128 KiB each), round r's on channels r + {0, 16, 8, 24}: channel 1 carries
- * rounds 1, 9 and 17, one proxy op of 3 subs sharing NCCL_SHARED_STEPS, so those sends
- * keep 16 / 3 = 5 chunks in flight (a window of 4 x 5 x 128 KiB a round trip); every
- * other channel carries 2 network sends, which keep 8. A rank keeps 32 / 4 x 8 = 64 sends
- * going, so all 17 start at once, and at 17 such windows a round trip it leaves its NIC
- * half idle: the window binds, and the sends at 5 slots end last.
+ * (8 chunks of 128 KiB each). The engines follow the newest release (NCCL v2.28.7 and
+ * later): round r's on channels rev5(r) + {0, 1, 2, 3}, and a work batch holds one group
+ * of 8 rounds, whose channels are disjoint here, so every send is alone in its proxy op
+ * and keeps NCCL_STEPS 8 chunks in flight: a window of 4 x 8 x 128 KiB = 4 MiB a round
+ * trip. (Under v2.27.7 rounds 1, 9 and 17 share channel 1 and one proxy op of 3 subs,
+ * 16 / 3 = 5 chunks each: checked below through the chunking's release.) A rank keeps
+ * 32 / 4 x 8 = 64 sends going, so all 17 start at once, and 17 such windows a round trip
+ * (35.7 GB/s) stay under the NIC: the window binds.
  *
  * The packet engine holds a channel's chunk m >= 1 to m P after its send's start (P =
- * the round trip / 5) and chunk m >= 5 to the clear-to-send of chunk m - 5 (its arrival
- * and a path latency back). A wave of chunks (one per channel of each of 17 sends: 68
- * messages, t_msg 32 packets each) takes 68 t_msg to leave a NIC; by the last wave of the
- * sends at 5 slots (7 P) those at 8 (pace 2 ms / 8) have ended, and 12 messages are left.
- * So the op lies between the pace's bound, cost + 7 P + 12 t_msg + d + d (the last wave,
- * its way there, the completion back: an all-to-all's send ends when its sender knows),
- * and the slots' bound, cost + 2 P + 2 (68 t_msg + 2 d) (chunk 7 after the clear-to-send
- * of chunk 2, which left last in its wave) -- 4,846 to 5,173 us; it takes 4,975. A run
- * holding every send at 8 slots would end by 7 x 2 ms / 8 + 68 t_msg + 2 d past the
- * cost, 1 ms earlier: below the pace's bound. The flow engine,
- * each send capped at its window, takes the cost + 4 MiB / the window (8 P) + d within
- * 1 % (4,215 us): it has no completion back nor queue in its window. Built as its sends
- * start, the same run to the picosecond. Without the window (8 slots, no pace: no chunk
- * of a channel's 8 waits) the op would be the NIC's, 68 MiB in 1.4 ms, about 3.4 ms with
- * the path latencies: below the pace's bound.
+ * the round trip / 8); with 8 chunks a channel no chunk waits for a clear-to-send. So
+ * the last wave (chunk 7 of every channel of the 17 sends: 68 messages of t_msg = 32
+ * packets) is released at 7 P and leaves the NIC within 68 t_msg (a wave, 177 us, is
+ * shorter than P, 250 us: waves do not queue into each other); its way there and the
+ * completion back add d + d (an all-to-all's send ends when its sender knows). The op
+ * lies between cost + 7 P + t_msg + 2 d and cost + 7 P + 68 t_msg + 2 d -- 3,767 to 3,944
+ * us; it takes 3,944, the whole last wave queued (4,975 us at the v2.27.7 counts: 5
+ * slots, P = 400 us, past the bound). The flow engine, each send capped at its window, takes the
+ * cost + 4 MiB / the window (one round trip, 8 P) + d within 1 %: it has no completion back nor
+ * queue in its window. Built as its sends start, the same run to the picosecond.
  */
 static void
 test_p2p_alltoall_window(void **state)
@@ -649,24 +646,30 @@ test_p2p_alltoall_window(void **state)
 		assert_int_equal(ppn, 1);
 		assert_int_equal(ch.slots, 8);
 		for (uint32_t k = 1; k < 18; k++)
+			assert_int_equal(slots[k], 8);
+		/* at v2.27.7: rounds 1, 9, 17 keep 5; rank 3's send to rank 12 is round 9,
+		 * its send to 5 round 2 */
+		ch.nccl_version = 22707;
+		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, slots, &ppn));
+		for (uint32_t k = 1; k < 18; k++)
 			assert_int_equal(slots[k], k % 8 == 1 ? 5 : 8);
-		/* rank 3's send to rank 12 is round 9; its send to 4 round 1, to 5 round 2 */
 		ft__sim_a2a_send_ch(&ch, slots, 18, 1, 3, 12, &ch);
 		assert_int_equal(ch.slots, 5);
 		ch.slots = 8;
 		ft__sim_a2a_send_ch(&ch, slots, 18, 1, 3, 5, &ch);
 		assert_int_equal(ch.slots, 8);
-		ch.slots = 5;
+		ch.nccl_version = 0;
 	}
 	w = ft__sim_p2p_send_window(r.t, &ch, r.ends[0], r.ends[1], &rate);
-	if (!(fabs(w - 4.0 * 5 * 131072 / rtt) <= 1e-9 * w))
-		fail_msg("window %.9g B/s, 4 x 5 x 128 KiB / %.9g s", w, rtt);
+	if (!(fabs(w - 4.0 * 8 * 131072 / rtt) <= 1e-9 * w))
+		fail_msg("window %.9g B/s, 4 x 8 x 128 KiB / %.9g s", w, rtt);
 	assert_true(17 * w < rate * ft_proto_efficiency(FT_PROTO_SIMPLE));
-	P = rtt / 5;
+	P = rtt / 8;
+	assert_true(68 * 32 * t_pkt < P);
 	cost = ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
 	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
-	want = cost + 7 * P + 12 * 32 * t_pkt + 2 * d;
-	upper = cost + 2 * P + 2 * (68 * 32 * t_pkt + 2 * d);
+	want = cost + 7 * P + 32 * t_pkt + 2 * d;
+	upper = cost + 7 * P + 68 * 32 * t_pkt + 2 * d;
 	flow_t = flow_engine_time(&r, 0);
 	flow_want = cost + 8 * P + d;
 	if (getenv("FT_PKTNCCL_PRINT"))

@@ -2680,7 +2680,8 @@ test_cloud_presets_bind_on_nics(void **state)
 /*
  * An all-to-all's sends share their channels' slots with the sends NCCL puts in the same
  * proxy op (ft_model_p2p_share_slots(): NCCL_SHARED_STEPS 16 over the network sends of one
- * work batch of a channel, each at most NCCL_STEPS 8). Counted by hand from
+ * work batch of a channel, each at most NCCL_STEPS 8). Counted by hand for NCCL v2.27.7
+ * (--nccl 2.27.7; test_a2a_shared_slots_by_release has the other releases) from
  * ncclP2pChannelBaseForRound() / ncclP2pChannelForPart() (a round's base is its node delta
  * times ceil(ppn / 8) plus its local delta / 8, part k adds k bit-reversed):
  *  - 4 nodes of 8 (DGX H100), 4 channels a send of 16 (or 32): the 8 sends of node delta d
@@ -2717,7 +2718,8 @@ test_a2a_shared_slots(void **state)
 	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
 		struct ft_model_p2p_chunking ch = { .channels = want[i].channels,
 			                            .slots = 8,
-			                            .chunk_bytes = 128u << 10 };
+			                            .chunk_bytes = 128u << 10,
+			                            .nccl_version = 22707 };
 		double w8 = ft_model_p2p_window_Bps(&ch, 1e-3);
 		uint32_t got = ft_model_p2p_share_slots(&ch, want[i].nch_all, want[i].nnodes,
 		                                        want[i].ppn, want[i].round);
@@ -2730,7 +2732,10 @@ test_a2a_shared_slots(void **state)
 	}
 	/* 18 x 1: 3 sends keep 5, the 14 others 8; 4 x 8: all 24 keep 2 */
 	for (uint32_t r = 1; r < 18; r++) {
-		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 1 };
+		struct ft_model_p2p_chunking ch = { .channels = 4,
+		                                    .slots = 8,
+		                                    .chunk_bytes = 1,
+		                                    .nccl_version = 22707 };
 
 		ft_model_p2p_share_slots(&ch, 32, 18, 1, r);
 		n5 += ch.slots == 5;
@@ -2739,15 +2744,106 @@ test_a2a_shared_slots(void **state)
 	assert_int_equal(n5, 3);
 	assert_int_equal(n8, 14);
 	for (uint32_t r = 8; r < 32; r++) {
-		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 8, .chunk_bytes = 1 };
+		struct ft_model_p2p_chunking ch = { .channels = 4,
+		                                    .slots = 8,
+		                                    .chunk_bytes = 1,
+		                                    .nccl_version = 22707 };
 
 		assert_int_equal(ft_model_p2p_share_slots(&ch, 16, 4, 8, r), 2);
 	}
 	/* never above what the send had */
 	{
-		struct ft_model_p2p_chunking ch = { .channels = 4, .slots = 3, .chunk_bytes = 1 };
+		struct ft_model_p2p_chunking ch = { .channels = 4,
+		                                    .slots = 3,
+		                                    .chunk_bytes = 1,
+		                                    .nccl_version = 22707 };
 
 		assert_int_equal(ft_model_p2p_share_slots(&ch, 32, 18, 1, 2), 3);
+	}
+}
+
+/*
+ * The same counts release by release (--nccl; ft_model_p2p_share_slots()), each by hand
+ * from that release's NVIDIA/nccl source:
+ *  - v2.21.5 (ncclChannelComputeBase(): base = node delta + local delta / 8, channel
+ *    mirrorBits(base) + part; src/init.cc walks the node deltas 0, d, -d, N/2 - d, ...; a
+ *    new ncclWork at every 8th position): 18 nodes of 1, 4 of 32 channels, walk r0 r9 r1
+ *    r17 r8 r10 r2 r16 | r7 r11 r3 r15 r6 r12 r4 r14 | r5 r13, round r on rev5(r) + 0..3:
+ *    channel 17 holds r1, r17, r14 in one batch (3 subs: 5), channel 4 r8, r16, r4 (5);
+ *    r5 opens a new batch at position 16, so channels 20-23 hold it with r13 at most (8):
+ *    rounds 1, 4, 8, 9, 14, 16, 17 keep 5, the 10 others 8. 17 nodes of 1 on one channel:
+ *    the batch of positions 0-7 holds r0 r8 r9 r1 r16 r7 r10 r2 (7 network: 2 slots), r13
+ *    at position 16 is alone (8), where v2.27.7 cuts at rounds 8 and 16 (r13 2, r16 8).
+ *  - v2.28.3 (channel rev_b(base) + part): 18 x 1 on the same channels as v2.21.5 but
+ *    batched in round order only: r5 shares channel 20 with r9 and r17 (5), r13 stays at
+ *    2 subs (8): rounds 1, 4, 5, 8, 9, 14, 16, 17 keep 5.
+ *  - v2.28.7 and the default (a batch holds one group of 8 rounds, the base over schedule
+ *    groups of gcd(8, ppn)): 18 x 1: each group's rounds sit on disjoint channels, 1 sub,
+ *    8 slots each; 121 x 1 on 2 channels: group 0's odd rounds 1 3 5 7 share channel 1 (4
+ *    slots), its even ones 2 4 6 channel 0 with the rank itself (3 subs: 5), round 120 is
+ *    alone (8); 3 nodes of 6, 2 of 16 channels: a pair of rounds a base (gcd 2), 2 subs (8)
+ *    where v2.27.7 puts a node delta's 6 on one base (2).
+ *  - 4 nodes of 8, 4 of 16 channels: a node delta's 8 sends one batch in every release (2).
+ * The work-byte budget never binds: 1024 bytes of 48-byte p2p work structs is 21 ops, the
+ * count cap 8 (17 x 1 on one channel: batches of 8).
+ */
+static void
+test_a2a_shared_slots_by_release(void **state)
+{
+	static const struct {
+		uint32_t version, channels, nch_all, nnodes, ppn, round, slots;
+	} want[] = {
+		{ 22105, 4, 32, 18, 1, 1, 5 },   { 22105, 4, 32, 18, 1, 17, 5 },
+		{ 22105, 4, 32, 18, 1, 14, 5 },  { 22105, 4, 32, 18, 1, 4, 5 },
+		{ 22105, 4, 32, 18, 1, 5, 8 },   { 22105, 4, 32, 18, 1, 13, 8 },
+		{ 22105, 4, 32, 18, 1, 7, 8 },   { 22105, 1, 1, 17, 1, 13, 8 },
+		{ 22105, 1, 1, 17, 1, 16, 2 },   { 22707, 1, 1, 17, 1, 13, 2 },
+		{ 22707, 1, 1, 17, 1, 16, 8 },   { 22707, 4, 32, 18, 1, 14, 8 },
+		{ 22803, 4, 32, 18, 1, 5, 5 },   { 22803, 4, 32, 18, 1, 13, 8 },
+		{ 22803, 4, 32, 18, 1, 2, 8 },   { 22807, 4, 32, 18, 1, 1, 8 },
+		{ 0, 4, 32, 18, 1, 17, 8 },      { 0, 1, 2, 121, 1, 1, 4 },
+		{ 0, 1, 2, 121, 1, 2, 5 },       { 0, 1, 2, 121, 1, 120, 8 },
+		{ 22707, 1, 2, 121, 1, 1, 2 },   { 0, 2, 16, 3, 6, 6, 8 },
+		{ 22707, 2, 16, 3, 6, 6, 2 },    { 22105, 2, 16, 3, 6, 17, 2 },
+		{ 0, 1, 1, 17, 1, 8, 2 },        { 0, 1, 1, 17, 1, 16, 8 },
+	};
+	static const uint32_t versions[] = { 22105, 22707, 22803, 22807, 0 };
+	static const uint32_t n5_18[] = { 7, 3, 8, 0, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_chunking ch = { .channels = want[i].channels,
+			                            .slots = 8,
+			                            .chunk_bytes = 1,
+			                            .nccl_version = want[i].version };
+		uint32_t got = ft_model_p2p_share_slots(&ch, want[i].nch_all, want[i].nnodes,
+		                                        want[i].ppn, want[i].round);
+
+		if (got != want[i].slots)
+			fail_msg("case %zu (v%u): %u slots, %u by hand", i, want[i].version, got,
+			         want[i].slots);
+	}
+	for (size_t v = 0; v < FT_ARRAY_SIZE(versions); v++) {
+		uint32_t n5 = 0, n2 = 0;
+
+		for (uint32_t r = 1; r < 18; r++) {
+			struct ft_model_p2p_chunking ch = { .channels = 4,
+				                            .slots = 8,
+				                            .chunk_bytes = 1,
+				                            .nccl_version = versions[v] };
+
+			n5 += ft_model_p2p_share_slots(&ch, 32, 18, 1, r) == 5;
+		}
+		assert_int_equal(n5, n5_18[v]);
+		for (uint32_t r = 8; r < 32; r++) {
+			struct ft_model_p2p_chunking ch = { .channels = 4,
+				                            .slots = 8,
+				                            .chunk_bytes = 1,
+				                            .nccl_version = versions[v] };
+
+			n2 += ft_model_p2p_share_slots(&ch, 16, 4, 8, r) == 2;
+		}
+		assert_int_equal(n2, 24);
 	}
 }
 
@@ -3458,6 +3554,7 @@ main(void)
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_a2a_shared_slots),
+		cmocka_unit_test(test_a2a_shared_slots_by_release),
 		cmocka_unit_test(test_routing_is_honoured),
 	};
 
