@@ -211,6 +211,61 @@ test_closed_ring_channels(void **state)
 }
 
 /*
+ * A Simple tree all-reduce on NCCL's own channels fills its pipeline with every stage at
+ * the shared rate of its link class: the chain inside a node up and down, 2 (ppn - 1)
+ * stages, at the in-node rate, the hops between nodes at the network's. NCCL's
+ * runTreeSplit() runs the reduce alone while the first chunk climbs (its broadcast
+ * threads wait for the parent), but the measured fill of 2 A3 Mega is the shared one:
+ * the way up at twice the rate puts 32 and 128 MiB at -18.4 and -14.4% (-3.8 and -5.0%
+ * now; docs/internals/model-log.md, the section on the Simple tree's fill). On 2 DGX H100
+ * at 512 MiB: 16 channels, 64 loops of 16 x 512 KiB (X = 8 MiB a round); the stage
+ * inside a node is the links' tree, 360 GB/s of NVLink x 0.92 x 0.5 = 165.6 GB/s, x 8/7
+ * carried, the network's the 8 NICs' 384 GB/s in the same proportion, x 2 carried over
+ * 2 nodes; 16 stages less the last round at the pace of the whole (the in-node rate,
+ * which binds): ramp = 14 X / intra + 2 X / inter - X / intra = 623.70 us. Over 2
+ * GB200 NVL64 racks (NCCL 2.26, no NVLS), 128 stages: 5,709.6 us.
+ */
+static void
+test_tree_simple_fill_shared(void **state)
+{
+	const double X = 16 * 524288.0, intra = 165.6 * GB * 8 / 7.0;
+	const double inter = 384 * GB / 360 * 165.6 * 2, ramp = 13 * X / intra + 2 * X / inter;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 512u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_TREE;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(ex->carried_Bps, intra, 1e-9);
+	assert_int_equal(ex->result.pipe.nchannels, 16);
+	assert_int_equal(ex->result.pipe.loops, 64);
+	assert_int_equal(ex->result.pipe.stages, 16);
+	assert_rel(ex->result.pipe.ramp_s, ramp, 1e-9);
+	assert_rel(ex->result.pipe.ramp_s, 623.70 * US, 1e-5); /* as --explain prints it */
+	/* the time: the tuner's latency (less a flush not done), S at the carried rate, ramp */
+	assert_rel(ex->result.time_s, ex->cand[ex->pick].lat_s - ex->unflushed_s +
+	                                      (512u << 20) / intra + ramp, 1e-9);
+
+	/* two GB200 NVL64 racks, one NCCL node each: 2 x 63 hops in a rack, 2 between */
+	assert_int_equal(ft_spec_resolve("examples/gb200-nvl64x2.yaml", &s, &err), 0);
+	q.nccl_version = 22600;
+	q.nvls_off = true;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ex->result.pipe.nchannels, 30);
+	assert_int_equal(ex->result.pipe.loops, 35);
+	assert_int_equal(ex->result.pipe.stages, 128);
+	assert_rel(ex->result.pipe.ramp_s, 5709.64 * US, 1e-5);
+	free(ex);
+}
+
+/*
  * A tree on 4 forced channels, Simple, over 2 DGX H100 (kb NA-ALGO-TREE, NA-MODEL): each
  * channel runs one tree at its share of NVLink, 320 / 16 = 20 GB/s, with NCCL's 0.92 and
  * the tree's x0.5, the chain of 8 GPUs carrying 7/8 of it: B = 4 x 20 x 0.92 x 0.5 x 8/7
@@ -6423,6 +6478,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
+		cmocka_unit_test(test_tree_simple_fill_shared),
 		cmocka_unit_test(test_explain_adds_up),
 		cmocka_unit_test(test_explain_one_byte),
 		cmocka_unit_test(test_calibration_recovers_constants),
