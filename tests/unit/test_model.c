@@ -2402,6 +2402,16 @@ test_alltoall_window_rail_paths(void **state)
 	/* its fixed cost: the launch, one window of messages (14 us, NET Simple) and the
 	 * cross-rail path once (no flush: Hopper behind an x86 host) */
 	assert_rel(ex.result.lat_s, 8.4 * US + 14 * US + 3 * sw + 4 * cable, 1e-9);
+	/* --explain gives both round trips, the cross-rail one as NCCL's with PXN off */
+	{
+		struct ft_strbuf sb;
+
+		ft_strbuf_init(&sb);
+		ft_model_explain_write_text(&s, &ex, &sb);
+		assert_non_null(strstr(sb.buf, "a round trip of 2002.00 us on a rail, 4006.00 us "
+		                                "across rails with PXN off"));
+		ft_strbuf_release(&sb);
+	}
 	/* a plain fat-tree of the same latencies: every send on the leaf, half the time */
 	s.fabric.kind = FT_FABRIC_FAT_TREE;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
