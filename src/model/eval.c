@@ -184,6 +184,37 @@ p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enu
 	return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) a channel use LL";
 }
 
+/* Two ranks of a node leave by different rails (links same_rail). */
+static bool
+rails_differ(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
+
+	for (g = 0; g < n; g++)
+		if ((l->same_rail[g] & all) != all)
+			return true;
+	return false;
+}
+
+/*
+ * The links @a is priced on for @q: the direct all-to-all sends from every GPU's own NIC to
+ * every other GPU's, so most of its sends cross rails (through the spine of a
+ * rail-optimized fat-tree), as the engines route it: NCCL with PXN off (NCCL_PXN_DISABLE=1
+ * or a v4 network plugin; kb ENV-PXN). Its candidates take the cross-rail latency, a copy
+ * in @buf; a ring's, a tree's, a send/recv's and the hierarchical all-to-all's (PXN) stay
+ * on their rails, on @l as it is.
+ */
+static const struct ft_model_links *
+algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
+           struct ft_model_links *buf)
+{
+	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT || !rails_differ(l))
+		return l;
+	*buf = *l;
+	buf->fabric_lat_s = buf->fabric_xrail_lat_s;
+	return buf;
+}
+
 /*
  * Weigh every (algorithm, protocol) @q allows on @l, as NCCL's tuner does;
  * fill @ex's candidates when it is not NULL. The pick goes to *@best_a,
@@ -196,6 +227,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
       double *best_t, const char **why)
 {
 	struct ft__model_cost c;
+	struct ft_model_links buf;
 	enum ft_algo a, pin_a = FT_ALGO_RING;
 	enum ft_proto p, pin_p = FT_PROTO_SIMPLE;
 	/* A tuner plugin's pick wins over the costs, as its cost of zero does in NCCL. */
@@ -208,21 +240,24 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 	*why = NULL;
 	memset(best_c, 0, sizeof(*best_c));
 	for (a = 0; a < FT_ALGO_COUNT; a++) {
+		const struct ft_model_links *la;
+
 		if (q->force_algo && a != q->algo)
 			continue;
+		la = algo_links(l, q, a, &buf);
 		for (p = 0; p < FT_PROTO_COUNT; p++) {
 			struct ft_model_candidate *k = NULL;
 			const char *no;
 
 			if (q->force_proto && p != q->proto)
 				continue;
-			no = ft__model_unavailable(l, q->op, a, p, q->force_algo, q->force_proto);
+			no = ft__model_unavailable(la, q->op, a, p, q->force_algo, q->force_proto);
 			if (!no && q->nvls_off && (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE))
 				no = "nvlink sharp is off (--no-nvls: NCCL_NVLS_ENABLE=0)";
 			if (!no && q->no_nvls_net && a == FT_ALGO_NVLS && l->nnodes > 1)
 				no = "nvls across nodes has no schedule here";
 			if (!no && !q->force_proto)
-				no = p2p_protocol(l, q, p);
+				no = p2p_protocol(la, q, p);
 			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&
 			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
 				k = &ex->cand[ex->ncandidates++];
@@ -238,8 +273,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 					ft_strlcpy(k->why, no, sizeof(k->why));
 				continue;
 			}
-			ft__model_cost(l, q->op, a, p, q->bytes, &c);
-			t = ft__model_time(l, q->op, a, p, &c, q->bytes);
+			ft__model_cost(la, q->op, a, p, q->bytes, &c);
+			t = ft__model_time(la, q->op, a, p, &c, q->bytes);
 			if (k) {
 				ft_model_algo_label(a, c.variant, k->algo_label,
 				                    sizeof(k->algo_label));
@@ -247,8 +282,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				k->time_s = t;
 				k->lat_s = c.lat_s;
 				k->bw_Bps = c.bw_Bps;
-				k->base_s = ft__model_base_lat(l, q->op, a, p);
-				ft__model_factors(l, q->op, a, p, q->bytes, &k->lat_factor,
+				k->base_s = ft__model_base_lat(la, q->op, a, p);
+				ft__model_factors(la, q->op, a, p, q->bytes, &k->lat_factor,
 				                  &k->bw_factor);
 				ft_strlcpy(k->bottleneck, c.bottleneck, sizeof(k->bottleneck));
 			}
@@ -304,18 +339,6 @@ release_nvlink(struct ft_model_links *l)
 #define ARM_BUFFSIZE (1u << 20)
 #define ARM_BUFF_UNTIL 21900
 
-/* Two ranks of a node leave by different rails (links same_rail). */
-static bool
-rails_differ(const struct ft_model_links *l)
-{
-	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
-
-	for (g = 0; g < n; g++)
-		if ((l->same_rail[g] & all) != all)
-			return true;
-	return false;
-}
-
 /* The link classes of @q on @spec, with its channels; the first checks of a query. */
 static int
 query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
@@ -349,13 +372,6 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
 	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;
 	release_nvlink(l);
-	/* The direct all-to-all sends from every GPU's own NIC to every other GPU's, so most
-	 * of its sends cross rails (through the spine of a rail-optimized fat-tree), as the
-	 * engines route it (NCCL with PXN off); a ring's, a tree's, a send/recv's and the
-	 * hierarchical all-to-all's (PXN) stay on their rails. */
-	if (q->op == FT_OP_ALLTOALL && !(q->force_algo && q->algo == FT_ALGO_HIERARCHICAL) &&
-	    rails_differ(l))
-		l->fabric_lat_s = l->fabric_xrail_lat_s;
 	return 0;
 }
 
@@ -688,6 +704,14 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	weigh(&l, q, ex, &best_a, &best_p, &best_c, &best_t, &why);
 	if (best_t == INFINITY)
 		return no_pick(q, why, err);
+	/* from here on the pick's path: a direct all-to-all's crosses rails (algo_links()) */
+	{
+		struct ft_model_links buf;
+
+		l.fabric_lat_s = algo_links(&l, q, best_a, &buf)->fabric_lat_s;
+		if (ex)
+			ex->links.fabric_lat_s = l.fabric_lat_s;
+	}
 	/* NCCL's per-channel caps priced the pick on its search graph's channels; the kernel
 	 * runs the run-time channels, each under the cap (model/tuner.c caps_nchannels()). */
 	if (!q->tuner_only) {

@@ -552,7 +552,6 @@ ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, uint32_t
 	return (stages - 1) * ft__sim_cap_period_s(op, ph, eff, n);
 }
 
-
 /*
  * The words of the bottleneck column for the flow engine's kernel cap
  * (ft__sim_kernel_cap()) where it binds: "kernel:" and the protocol, as the model's

@@ -2378,10 +2378,10 @@ test_fabric_latency_rail_paths(void **state)
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
 	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
-	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
-	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
-	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
 	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
 	q.algo = FT_ALGO_HIERARCHICAL;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
@@ -2445,6 +2445,9 @@ test_alltoall_window_rail_paths(void **state)
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
 	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	/* forced: the tuner picks the hierarchical one here, 2 ms less latency (its path) */
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
 	assert_string_equal(ex.result.bottleneck, "p2p:window");
@@ -2454,13 +2457,22 @@ test_alltoall_window_rail_paths(void **state)
 	/* its fixed cost: the launch, one window of messages (14 us, NET Simple) and the
 	 * cross-rail path once (no flush: Hopper behind an x86 host) */
 	assert_rel(ex.result.lat_s, 8.4 * US + 14 * US + 3 * sw + 4 * cable, 1e-9);
+	/* --explain gives both round trips, the cross-rail one as NCCL's with PXN off */
+	{
+		struct ft_strbuf sb;
+
+		ft_strbuf_init(&sb);
+		ft_model_explain_write_text(&s, &ex, &sb);
+		assert_non_null(strstr(sb.buf, "a round trip of 2002.00 us on a rail, 4006.00 us "
+		                                "across rails with PXN off"));
+		ft_strbuf_release(&sb);
+	}
 	/* a plain fat-tree of the same latencies: every send on the leaf, half the time */
 	s.fabric.kind = FT_FABRIC_FAT_TREE;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.p2p_window_Bps, S / (S / 32 / (win / rtt)), 1e-12);
 	/* hierarchical (PXN): its 3 sends a rank stay on their rails, 8 chunks each */
 	s.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
-	q.force_algo = true;
 	q.algo = FT_ALGO_HIERARCHICAL;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.p2p_window_Bps, 4 * (4.0 * 8 * 131072 / rtt), 1e-12);
@@ -2521,6 +2533,71 @@ test_alltoall_window_by_release(void **state)
 		assert_rel(ex.p2p_window_Bps, 32 * w, 1e-12);
 		assert_rel(ex.result.time_s, ex.result.lat_s + S / (32 * w), 1e-9);
 	}
+
+/* The candidate of @algo and @proto in @ex, else NULL. */
+static const struct ft_model_candidate *
+cand_of(const struct ft_model_explain *ex, enum ft_algo algo, enum ft_proto proto)
+{
+	size_t i;
+
+	for (i = 0; i < ex->ncandidates; i++)
+		if (ex->cand[i].algo == algo && ex->cand[i].proto == proto)
+			return &ex->cand[i];
+	return NULL;
+}
+
+/*
+ * Each all-to-all candidate is priced on its own path: the direct one's sends cross rails
+ * (leaf, spine, leaf), the hierarchical one's (PXN) stay on their rails, forced or not.
+ * 4 x 8 H100 on a rail fat-tree with 500 us cables, 1 MiB: the hierarchical candidate's
+ * latency, on the rail's 1,001 us path, is about 2 ms below the direct one's (2,003 us a
+ * step), so the tuner picks it (it picked direct while every candidate paid the spine).
+ */
+static void
+test_alltoall_candidates_own_path(void **state)
+{
+	const double sw = 1e-6, cable = 500e-6;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain any, forced;
+	struct ft_error err = { 0 };
+	enum ft_proto p;
+	uint32_t n = 0;
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, &any, &err), 0);
+	assert_int_equal(any.result.algo, FT_ALGO_HIERARCHICAL);
+	/* the explain's fabric latency is the pick's path: the rail's */
+	assert_rel(any.links.fabric_lat_s, sw + 2 * cable, 1e-12);
+	q.force_algo = true;
+	for (q.algo = FT_ALGO_DIRECT;; q.algo = FT_ALGO_HIERARCHICAL) {
+		assert_int_equal(ft_model_explain(&s, &q, &forced, &err), 0);
+		assert_rel(forced.links.fabric_lat_s,
+		           q.algo == FT_ALGO_DIRECT ? 3 * sw + 4 * cable : sw + 2 * cable, 1e-12);
+		for (p = 0; p < FT_PROTO_COUNT; p++) {
+			const struct ft_model_candidate *a = cand_of(&any, q.algo, p);
+			const struct ft_model_candidate *f = cand_of(&forced, q.algo, p);
+
+			if (!a || !a->available)
+				continue;
+			assert_non_null(f);
+			assert_true(f->available);
+			assert_true(a->time_s == f->time_s);
+			assert_true(a->lat_s == f->lat_s);
+			n++;
+		}
+		if (q.algo == FT_ALGO_HIERARCHICAL)
+			break;
+	}
+	assert_true(n >= 2);
+	/* the two paths' latencies apart: at least a step's 2 x (2 sw + 2 cables) */
+	assert_true(cand_of(&any, FT_ALGO_DIRECT, FT_PROTO_SIMPLE)->lat_s >
+	            cand_of(&any, FT_ALGO_HIERARCHICAL, FT_PROTO_SIMPLE)->lat_s +
+	                    2 * (2 * sw + 2 * cable) * 0.99);
 }
 
 /* NVLSTree on 2 nodes (kb NA-ALGO-NVLS): min(NVLS inside, 2 × rails, 8 ch × 57.7 GB/s),
@@ -6518,6 +6595,8 @@ main(void)
 		cmocka_unit_test(test_fabric_latency_rail_paths),
 		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_alltoall_window_by_release),
+
+		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
 		cmocka_unit_test(test_closed_tree_carried),
