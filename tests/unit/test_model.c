@@ -2533,6 +2533,7 @@ test_alltoall_window_by_release(void **state)
 		assert_rel(ex.p2p_window_Bps, 32 * w, 1e-12);
 		assert_rel(ex.result.time_s, ex.result.lat_s + S / (32 * w), 1e-9);
 	}
+}
 
 /* The candidate of @algo and @proto in @ex, else NULL. */
 static const struct ft_model_candidate *
