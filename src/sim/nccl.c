@@ -534,12 +534,16 @@ chan_order_of(const struct ft_schedule *in, bool keep_order)
 }
 
 /*
- * NVIDIA/nccl v2.27.7-1 src/graph/connect.cc: ncclTopoPreset() copies the @graph channels
- * comm->channels[c] to c + graph, connectTrees() gives channel c tree 0 of the double binary
- * tree and channel c + graph tree 1 (the in-node chain the same), and ncclTopoPostset()
- * doubles the count; across nodes on Hopper and later, and on GPUDirect-TCPX, copyChannels()
- * doubles it again, channel c a copy of c - 2 graph, to @run. NCCL_MAX_NCHANNELS then keeps
- * the first min(@nch, @run) and NCCL_MIN_NCHANNELS copies channel c - n to c up to @nch.
+ * NVIDIA/nccl src/graph/connect.cc (v2.27.7-1, v2.28.3-1): ncclTopoPreset() copies the
+ * @graph channels comm->channels[c] to c + graph, connectTrees() gives channel c tree 0 of
+ * the double binary tree and channel c + graph tree 1 (the in-node chain the same), and
+ * ncclTopoPostset() doubles the count; across nodes on Hopper and later, and on
+ * GPUDirect-TCPX, copyChannels() doubles it again, channel c a copy of c - 2 graph, to @run.
+ * NCCL_MAX_NCHANNELS then keeps the first min(@nch, @run) and NCCL_MIN_NCHANNELS copies
+ * channel c - n to c up to @nch.
+ * The rule follows v2.28.3-1 and later (to v2.29.7-1): from v2.20.3-1 to v2.27.7-1
+ * ncclTopoPostset() then copied the channels on up to nvlsChannels where NVLS is on
+ * (connect.cc:493-494 in v2.27.7-1), which this does not model (docs/internals/sim.md).
  */
 uint32_t
 ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
@@ -568,14 +572,15 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 }
 
 /*
- * Flow @fl (copy @pipe of @pipes a channel in @in) of channel @c of @nch: false where the
- * channel does not carry its tree (@cs trees: one tree a channel, ft__sim_forced_tree());
- * else its bytes, the channel's share of the flow's copies together (a tree copy of @in
- * carries half a channel's wire bytes, the other half in the other copy).
+ * Flow @fl (copy @pipe of @pipes a channel) of channel @c of @nch: false where the channel
+ * does not carry its tree (@cs trees: one tree a channel, ft__sim_forced_tree()); else its
+ * bytes, the channel's share of the flow's copies together: a tree copy carries half a
+ * channel's wire bytes, and @copy holds the bytes of a flow of copy 1 and of copy 2 in its
+ * phase, so the flow's own bytes and its other copy's make the whole.
  */
 static bool
-channel_share(const struct ft_schedule *in, const struct chan_set *cs, uint32_t c, uint32_t nch,
-              uint32_t pipes, struct ft_sched_flow *fl)
+channel_share(const struct chan_set *cs, uint32_t c, uint32_t nch, uint32_t pipes,
+              const uint64_t copy[2], struct ft_sched_flow *fl)
 {
 	const struct ft__sim_forced_trees *t = cs->trees;
 	uint64_t all = fl->bytes;
@@ -583,7 +588,7 @@ channel_share(const struct ft_schedule *in, const struct chan_set *cs, uint32_t 
 	if (t && pipes == 2 && fl->pipe) {
 		if (fl->pipe != 1 + ft__sim_forced_tree(c, nch, t->graph, t->run))
 			return false;
-		all = ft__sim_tree_wire(in->bytes);
+		all = fl->bytes + copy[fl->pipe == 1];
 	}
 	fl->bytes = all / nch + (c < all % nch);
 	return true;
@@ -607,19 +612,24 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 		struct ft_sched_phase ph = *iph;
 
 		uint32_t pipes = 0; /* tree copies per channel: every channel has its own */
+		uint64_t copy[2] = { 0, 0 }; /* the bytes of a flow of copy 1 and of copy 2 */
 
 		ph.first_flow = (uint32_t)out->flows.len;
 		ph.nflows = 0;
-		for (f = 0; f < iph->nflows; f++)
-			pipes = FT_MAX(pipes, (uint32_t)FT_VEC_AT(&in->flows, struct ft_sched_flow,
-			                                          iph->first_flow + f)
-			                              .pipe);
+		for (f = 0; f < iph->nflows; f++) {
+			const struct ft_sched_flow *fl =
+			        &FT_VEC_AT(&in->flows, struct ft_sched_flow, iph->first_flow + f);
+
+			pipes = FT_MAX(pipes, (uint32_t)fl->pipe);
+			if (fl->pipe == 1 || fl->pipe == 2)
+				copy[fl->pipe - 1] = FT_MAX(copy[fl->pipe - 1], fl->bytes);
+		}
 		for (c = 0; c < nch && rc == 0; c++) {
 			for (f = 0; f < iph->nflows && rc == 0; f++) {
 				struct ft_sched_flow fl = FT_VEC_AT(
 				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
-				if (!channel_share(in, cs, c, nch, pipes, &fl))
+				if (!channel_share(cs, c, nch, pipes, copy, &fl))
 					continue;
 				if (fl.pipe)
 					fl.pipe = (uint16_t)FT_MIN(c * pipes + fl.pipe, UINT16_MAX);
@@ -726,14 +736,16 @@ out:
  * bandwidth, which the NVLink (or PCIe) links themselves enforce, so they get
  * no cap of their own.
  *
- * A forced tree channel runs one tree (ft__sim_forced_tree()), and its kernel splits the
- * channel's threads into a reduce-up and a broadcast-down half (NVIDIA/nccl v2.27.7-1
- * src/device/all_reduce.h runTreeSplit(): nthreads / 2 each on Simple), each moving a
- * chunk a step: a connection carries half the channel's share, the tuner's x0.5 of a
- * tree (src/graph/tuning.cc). Over 2 and 3 nodes, where the model lifts the tree's chain
- * by ppn / (ppn - 1) (a GPU sends 2 (ppn - 1) / ppn x S over NVLink on the chain, not 2S:
- * model/tuner.c ft__model_carried(), ft_model_tree_carried_factor() != 1), the channel's
- * 2 (ppn - 1) connections in a node share its ppn GPUs' shares: 8/7 of the half on 8 GPUs.
+ * A forced tree channel runs one tree (ft__sim_forced_tree()), and a connection of it
+ * carries half the channel's share: NCCL's tuner takes a tree's per-channel algorithm
+ * bandwidth as the bus bandwidth x 0.5 (NVIDIA/nccl v2.27.7-1 src/graph/tuning.cc:325,
+ * the tree's bus-to-algorithm ratio). Over 2 and 3 nodes the half is lifted by
+ * ppn / (ppn - 1): this is the model's own carried factor (ft_model_tree_carried_factor(),
+ * model/tuner.c ft__model_carried(): a chain GPU sends 2 (ppn - 1) / ppn x S over NVLink,
+ * not 2S), not a rule of NCCL's, whose kernel and tuner have none by node count. It keeps
+ * both engines within 6 % of the model on 2 DGX H100 (without it 11-14 % slow; sim-log.md,
+ * "Forced tree channels, one tree each"), at the cost that a middle chain GPU sends
+ * 2 x 11.43 = 22.9 GB/s on a channel whose share is 20.
  */
 double
 ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
@@ -1369,6 +1381,13 @@ trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, 
 	return rc;
 }
 
+/* The wire bytes NCCL's tree moves for @bytes, at its tree efficiency (1/0.92). */
+uint64_t
+ft__sim_tree_wire(uint64_t bytes)
+{
+	return (uint64_t)((double)bytes / ft_model_tree_efficiency() + 0.5);
+}
+
 /*
  * NCCL's tree all-reduce over nodes of any sizes (src/graph/connect.cc,
  * ncclTopoPreset and connectTrees; kb NA-ALGO-TREE), one channel of it, over
@@ -1385,12 +1404,6 @@ trees_over_nodes(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first, 
  * node) and gets its flows replaced; steps are NCCL's tree depth, twice
  * (connectTrees: nRanks / nNodes - 1 + log2(nNodes)).
  */
-uint64_t
-ft__sim_tree_wire(uint64_t bytes)
-{
-	return (uint64_t)((double)bytes / ft_model_tree_efficiency() + 0.5);
-}
-
 int
 ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first)
 {

@@ -884,44 +884,25 @@ flow_agrees_on_uneven_nodes(void)
 }
 
 /*
- * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
- * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
- * NVLS in each node, the double binary tree over the nodes) and the model
- * times the bytes they carry (the busiest node sends 1.5S over 3 nodes, 2S
- * from 4 up; ft__model_carried). Before, a flat tree over every rank was
- * 20-28% slow on 4 and 8 nodes, and the model charged 3 nodes 2S (the flow
- * engine 37% faster with NVLS trees). Below 1 GiB both take NCCL's tree
- * correction (kb NA-MODEL; x0.8 at 64 MiB, x0.9 at 256 MiB), the flow engine
- * as wire bytes on the tree's flows (ft__sim_nccl_efficiency), and the tree's
- * steps between nodes pay the network's latency, its chain's NVLink's
- * (ft__sim_far_steps): without them the flow engine was up to 25% faster at
- * 64 MiB and 16 MiB. On 2 nodes the plain tree's chains carry 1.75S per GPU
- * over NVLink (each channel's chain starts at its NIC's GPU), which the
- * model now times too (it charged the tuner's 2S: 8/7 slow, 314 GB/s where
- * the flow engine gives 359 at 1 GiB). The NVLS tree on 2 nodes is held by
- * NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb NA-ALGO-NVLS),
- * which the flow engine applies to its connections (ft__sim_tree_cap;
- * test_flow_nvls_tree_2node_measured). The plain tree at 16, 32 and 64 MiB
- * (run whole by the flow engine, the tuner's time in the model): flow time /
- * model time 1.00 on 2 nodes, 1.05-1.06 on 3, 0.95-0.97 on 4, 0.98-0.99 on 8.
- */
-/*
  * The tree on 4 forced channels (NCCL_MIN/MAX_NCHANNELS=4), Simple, 2 and 4 DGX H100: NCCL
  * puts tree 0 on all 4 (src/graph/connect.cc ncclTopoPostset(): tree 1 only from channel
- * 8, the graph's count), each carrying S / 4, its up and down halves at half the channel's
- * share (all_reduce.h runTreeSplit()), the model's 8/7 of it on 2 nodes. Both engines
- * within 10 % of the model with its pipeline. Before, both trees on every channel (S / 8
+ * 8, the graph's count), each carrying S / 4, a connection at half the channel's share (the
+ * tree's x0.5 in src/graph/tuning.cc), lifted by 8/7 on 2 nodes as the model's own carried
+ * factor lifts a 2-node chain (no rule of NCCL's; without it the 2-node flow times are
+ * 10.8-14.0 % over the model's). Both engines within 10 % of the model with its pipeline.
+ * Before, both trees on every channel (S / 8
  * a copy, each connection at the whole share): 2 nodes 256 MiB flow 2,308.6 us against
  * the model's 7,223.5 (3.1 x).
  */
 static void
-flow_agrees_on_forced_trees(void)
+test_flow_agrees_on_forced_trees(void **state)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:4" };
 	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
 	static const char *const engines[] = { "flow", "packet" };
 	size_t i, k, e;
 
+	(void)state;
 	busbw_channels = 4;
 	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
 		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
@@ -945,6 +926,28 @@ flow_agrees_on_forced_trees(void)
 	busbw_channels = 0;
 }
 
+/*
+ * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
+ * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
+ * NVLS in each node, the double binary tree over the nodes) and the model
+ * times the bytes they carry (the busiest node sends 1.5S over 3 nodes, 2S
+ * from 4 up; ft__model_carried). Before, a flat tree over every rank was
+ * 20-28% slow on 4 and 8 nodes, and the model charged 3 nodes 2S (the flow
+ * engine 37% faster with NVLS trees). Below 1 GiB both take NCCL's tree
+ * correction (kb NA-MODEL; x0.8 at 64 MiB, x0.9 at 256 MiB), the flow engine
+ * as wire bytes on the tree's flows (ft__sim_nccl_efficiency), and the tree's
+ * steps between nodes pay the network's latency, its chain's NVLink's
+ * (ft__sim_far_steps): without them the flow engine was up to 25% faster at
+ * 64 MiB and 16 MiB. On 2 nodes the plain tree's chains carry 1.75S per GPU
+ * over NVLink (each channel's chain starts at its NIC's GPU), which the
+ * model now times too (it charged the tuner's 2S: 8/7 slow, 314 GB/s where
+ * the flow engine gives 359 at 1 GiB). The NVLS tree on 2 nodes is held by
+ * NCCL's per-channel NVLSTree cap (8 x 57.7 GB/s busbw, kb NA-ALGO-NVLS),
+ * which the flow engine applies to its connections (ft__sim_tree_cap;
+ * test_flow_nvls_tree_2node_measured). The plain tree at 16, 32 and 64 MiB
+ * (run whole by the flow engine, the tuner's time in the model): flow time /
+ * model time 1.00 on 2 nodes, 1.05-1.06 on 3, 0.95-0.97 on 4, 0.98-0.99 on 8.
+ */
 static void
 flow_agrees_on_trees(void)
 {
@@ -990,7 +993,6 @@ flow_agrees_on_trees(void)
 				assert_agree(f, m);
 			}
 	remove(four_nics);
-	flow_agrees_on_forced_trees();
 }
 
 /* The loops NCCL's NVLS tree all-reduce of @bytes takes on @spec (the model's pipeline). */
@@ -3042,11 +3044,13 @@ test_channel_caps_agree_with_model(void **state)
  * (ft__sim_cap_fill_s()), and neither takes NCCL's tree correction there, which stands
  * for the same fill. Each of the 4 channels runs tree 0 alone (ncclTopoPostset(): tree 1
  * from channel 8), so a connection carries size / 4 on the wire at NCCL's 0.92, cut in n
- * messages of 512 KiB, at half the forced channel's 320 / 16 = 20 GB/s (runTreeSplit()'s
- * halves) lifted by 8/7 as the model lifts a 2-node tree's chain: 11.43 GB/s. P = wire /
- * (11.43 GB/s n), and NCCL takes (n + 15) P and the tuner's latency (93.4 us, the
- * model's: test_model.c), which is the model's own time (its ramp 15 P, its bandwidth 4
- * x 11.43 x 0.92 = 42.06 GB/s). 256 MiB: n = 140 at 45.586 us, 155 periods, 7,159.2 us;
+ * messages of 512 KiB, at half the forced channel's 320 / 16 = 20 GB/s (the tree's x0.5 in
+ * NVIDIA/nccl v2.27.7-1 src/graph/tuning.cc:325) lifted by 8/7 as the model's own carried
+ * factor lifts a 2-node chain (ft_model_tree_carried_factor(); NCCL has no such rule):
+ * 11.43 GB/s. P = wire / (11.43 GB/s n); the pipeline's closed form at that rate is
+ * (n + 15) P and the tuner's latency (93.4 us, the model's: test_model.c), the model's own
+ * time (its ramp 15 P, its bandwidth 4 x 11.43 x 0.92 = 42.06 GB/s). 256 MiB: n = 140 at
+ * 45.586 us, 155 periods, 7,159.2 us;
  * flow 7,160.7 (within 0.1 %), packet 7,095.4 (its last chunk leaves the last stage at
  * (n + 14) P, under 2 P short). Before, both trees on every channel at 20 GB/s a
  * connection: 2,308.6 and 2,262.8 us, a third of the model's 7,223.5. 64 MiB (n = 35):
@@ -3069,7 +3073,7 @@ test_forced_tree_fill_engines_agree(void **state)
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
 	for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
 		double wire = (double)(sizes[k] / 4) / 0.92, n = ceil(wire / (512 << 10));
-		double rate = 20e9 * 0.5 * 8 / 7, P = wire / rate / n * 1e6, lat, nccl, f, p;
+		double rate = 20e9 * 0.5 * 8 / 7, P = wire / rate / n * 1e6, lat, cf, f, p;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[k]);
 		q.force_algo = q.force_proto = true;
@@ -3078,7 +3082,7 @@ test_forced_tree_fill_engines_agree(void **state)
 		q.nchannels = 4;
 		assert_int_equal(ft_model_explain(&cs, &q, ex, &err), 0);
 		lat = ex->cand[ex->pick].lat_s * 1e6;
-		nccl = (n + 15) * P + lat;
+		cf = (n + 15) * P + lat;
 
 		busbw_channels = 4;
 		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
@@ -3089,12 +3093,12 @@ test_forced_tree_fill_engines_agree(void **state)
 		p = busbw_time_us;
 		busbw_channels = 0;
 		print_message("# forced tree %llu MiB, 4 channels: flow %.2f us, packet %.2f us "
-		              "(%+.2f%%); NCCL's (%.0f + 15) x %.3f + %.1f = %.2f us\n",
+		              "(%+.2f%%); closed form (%.0f + 15) x %.3f + %.1f = %.2f us\n",
 		              (unsigned long long)(sizes[k] >> 20), f, p, (p / f - 1) * 100, n, P,
-		              lat, nccl);
+		              lat, cf);
 		assert_true(fabs(p / f - 1) <= within[k]);
-		assert_true(fabs(f / nccl - 1) <= 1e-3);
-		assert_true(p <= nccl && p >= nccl - 2 * P);
+		assert_true(fabs(f / cf - 1) <= 1e-3);
+		assert_true(p <= cf && p >= cf - 2 * P);
 	}
 	free(ex);
 }
@@ -3557,6 +3561,7 @@ main(void)
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
+		cmocka_unit_test(test_flow_agrees_on_forced_trees),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_a2a_shared_slots),
