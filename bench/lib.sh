@@ -95,9 +95,9 @@ ompi_btl() { # TRANSPORT [IF]
 	fi
 }
 
-# the busbw of SIZE bytes in fabtune's --json
+# the busbw of SIZE bytes in one fabtune --json document
 fab_busbw() { # SIZE < json
-	tr '{' '\n' | grep "\"bytes\":$1," | grep -o '"busbw_GBps":[0-9.eE+-]*' | cut -d: -f2
+	json_row_field "$1" busbw_GBps
 }
 
 # One line a size from DIR/fab.T.R (fabtune's --json) and DIR/mpi.T.R (bytes,
@@ -109,7 +109,7 @@ allreduce_summary() { # DIR T LABEL
 	local size=$min f m r
 	while [ "$size" -le "$max" ]; do
 		m=$(cat "$1"/mpi."$2".* | awk -v s="$size" '$1 == s { print $3 }' | median)
-		f=$(cat "$1"/fab."$2".* | fab_busbw "$size" | median)
+		f=$(for r in "$1"/fab."$2".*; do fab_busbw "$size" <"$r"; done | median)
 		for r in $(seq "$runs"); do
 			ratio "$(fab_busbw "$size" <"$1/fab.$2.$r")" \
 				"$(awk -v s="$size" '$1 == s { print $3 }' "$1/mpi.$2.$r")"

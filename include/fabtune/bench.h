@@ -214,7 +214,6 @@ FT_API int ft_bench_cfg_check(const struct ft_bench_cfg *cfg, struct ft_error *e
 
 /* ---- the world of ranks ------------------------------------------------ */
 
-/* What each rank knows about itself and tells the others. */
 /*
  * The clock that timed a rank's latency samples in a run (the ping-pong's,
  * src/bench/ticks.c): the x86-64 time-stamp counter where the CPU says it
@@ -232,6 +231,7 @@ struct ft_bench_clock {
 	uint32_t loops_monotonic; /* of them, on CLOCK_MONOTONIC after the counter was dropped */
 };
 
+/* What each rank knows about itself and tells the others. */
 struct ft_rank_info {
 	uint32_t rank;
 	int32_t pid;

@@ -624,6 +624,18 @@ ft__bench_times_latency(enum ft_op pattern)
 	return pattern == FT_OP_PT2PT_LAT || pattern == FT_OP_PAIRS || pattern == FT_OP_INCAST;
 }
 
+void
+ft__bench_clock_expected(const struct ft_bench_cfg *cfg, struct ft_bench_clock *c)
+{
+	struct ft__ticks clk;
+
+	if (strcmp(cfg->verbs_op, "fadd") == 0 || strcmp(cfg->verbs_op, "cswap") == 0)
+		ft__ticks_calibrate(&clk, false, 0); /* as atomics_size notes it */
+	else
+		clk = ft__ticks_get();
+	ft__bench_clock_describe(c, &clk);
+}
+
 int
 ft__bench_clock_gather(struct ft_bench_ctx *bc, struct ft_bench_report *out,
                        struct ft_error *err)

@@ -50,6 +50,13 @@ uint64_t ft__bench_nsizes(const struct ft_bench_cfg *cfg);
 /* Whether @pattern times latency samples (pt2pt_lat, pairs, incast): its report has clocks. */
 bool ft__bench_times_latency(enum ft_op pattern);
 /*
+ * Into @c, the clock @cfg's latency samples will be timed on, as the table's
+ * head names it before the run: CLOCK_MONOTONIC for --verbs-op fadd or
+ * cswap (verbs_atomic.c times each atomic on ft__now()), else the
+ * process's sample clock (ft__ticks_get, calibrated at the first call).
+ */
+void ft__bench_clock_expected(const struct ft_bench_cfg *cfg, struct ft_bench_clock *c);
+/*
  * Every rank's @bc->clock into @out->clocks (nranks entries), in place of
  * the calibrated clock the runner put there for the table's head; a rank
  * that timed no samples gets source "". Collective.

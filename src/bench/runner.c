@@ -897,15 +897,13 @@ run_bound(struct ft_world *w, struct ft_bench_cfg *cfgp, struct ft_bench_report 
 	 * peer waits on it (and its waits judge whether spinning pays).
 	 */
 	if (ft__bench_times_latency(cfg.pattern)) {
-		struct ft__ticks clk = ft__ticks_get();
-
 		ft_free(out->clocks);
 		out->clocks = ft_calloc(w->nranks, sizeof(*out->clocks));
 		if (!out->clocks)
 			return FT_ENOMEM;
 		/* this rank's clock as calibrated, for a table head printed before the
 		   ranks' clocks are gathered at the end (ft__bench_clock_gather) */
-		ft__bench_clock_describe(&out->clocks[w->rank], &clk);
+		ft__bench_clock_expected(&cfg, &out->clocks[w->rank]);
 	}
 	if (w->kept_ep) {
 		/* the sweep's endpoint, from the run before: same transport, same ranks */

@@ -307,6 +307,64 @@ ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struct ft_
 }
 
 void
+ft__emit_clock(struct ft__pctx *c, uint32_t line, int rank, struct ft__span s)
+{
+	const char *semi = memchr(s.p, ';', s.n);
+	struct ft__span src, rest, t = s;
+	double mhz = NAN, ppm = NAN;
+	int rank0 = c->rank;
+
+	if (semi)
+		t.n = (size_t)(semi - s.p);
+	t = ft__trim(t);
+	rest = t;
+	if (!ft__token(&rest, &src) || !(ft__eq(src, "tsc") || ft__eq(src, "monotonic"))) {
+		ft__skipped(c, line, "sample clock not tsc or monotonic", s);
+		return;
+	}
+	rest = ft__trim(rest);
+	/* the rate and its error: the counter's, printed outside stable output */
+	if (rest.n && ft__eq(src, "tsc") && ft__lead_dbl(rest, &mhz, &rest) && mhz > 0) {
+		rest = ft__trim(rest);
+		if (!ft__starts(rest, "MHz")) {
+			mhz = NAN;
+		} else {
+			rest = ft__trim(ft__skip(rest, 3));
+			if (ft__starts(rest, ", error ")) {
+				if (!ft__lead_dbl(ft__skip(rest, 8), &ppm, &rest) ||
+				    !ft__eq(ft__trim(rest), "ppm"))
+					mhz = NAN;
+				else
+					rest = FT__NOSTR;
+			}
+		}
+	}
+	if (rest.n || (mhz != mhz && ppm == ppm)) {
+		ft__skipped(c, line, "sample clock not \"tsc R MHz, error E ppm\"", s);
+		return;
+	}
+	c->rank = rank;
+	ft__emit(c, line, "bench.clock_hz", mhz == mhz, mhz * 1e6, "Hz", src);
+	if (ppm == ppm)
+		ft__emit_num(c, line, "bench.clock_error", ppm, "ppm");
+	c->rank = rank0;
+}
+
+void
+ft__emit_clock_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	struct ft__span rest = ft__trim(s), tok;
+	uint64_t r;
+
+	if (!ft__token(&rest, &tok) || !ft__eq(tok, "rank") || !ft__token(&rest, &tok) ||
+	    !ft__u64(tok, &r) || r > INT32_MAX) {
+		ft__skipped(c, line, "clock line without \"rank R\"", s);
+		return;
+	}
+	ft__emit_clock(c, line, (int)r, rest);
+}
+
+void
 ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text)
 {
 	char buf[160];

@@ -13,8 +13,9 @@
  * `bench.median_pair_bw` (GBps), `bench.outlier` (str: the line). Bisection
  * and incast: one result row per table row (size as printed, bw, min bw or
  * p50 latency, the round or victim and the pair or root), and for incast
- * `bench.congestion_impact` (ratio). Pairs and incast: `bench.clock` (str)
- * for each "# clock: rank R ..." line, the clock that timed a rank's latencies.
+ * `bench.congestion_impact` (ratio). Pairs and incast: for each "# clock:
+ * rank R ..." line, the clock that timed rank R's latencies, under the keys
+ * `--save` stores (ft__emit_clock: `bench.clock_hz`, `bench.clock_error`).
  */
 #include "parse_int.h"
 
@@ -247,7 +248,7 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 			ft__emit_num(c, line, "bench.median_pair_bw", v, "GBps");
 	} else if (ft__starts(s, "# clock: ")) {
 		/* "# clock: rank 2 tsc 2095.081 MHz, error 3.1 ppm": what timed its latencies */
-		ft__emit_str(c, line, "bench.clock", ft__trim(ft__skip(s, 9)));
+		ft__emit_clock_line(c, line, ft__skip(s, 9));
 	} else if (ft__starts(s, "# OUTLIER ")) {
 		ft__emit_str(c, line, "bench.outlier", ft__trim(ft__skip(s, 10)));
 	} else if (ft__starts(s, "# victim latency:") &&

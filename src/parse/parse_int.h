@@ -228,6 +228,16 @@ void ft__emit_cstr(struct ft__pctx *c, uint32_t line, const char *key, const cha
 /* "prefix" + name as key, e.g. ("ib.counter.", "SymbolErrorCounter"). */
 void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struct ft__span name,
                     bool has_num, double num, const char *unit, struct ft__span str);
+/*
+ * fabtune bench's sample clock of rank @rank, "tsc 2095.081 MHz, error 3.1
+ * ppm" or "monotonic" (stable output: the source alone), notes after a ';'
+ * passed over, as `fabtune bench --save` stores it: bench.clock_hz (str
+ * the source, num the rate in Hz where printed) and bench.clock_error
+ * (ppm), both of @rank. A text not so: `parse.skipped`.
+ */
+void ft__emit_clock(struct ft__pctx *c, uint32_t line, int rank, struct ft__span s);
+/* The same from the rest of a "# clock: rank R ..." line, @s after "# clock: ". */
+void ft__emit_clock_line(struct ft__pctx *c, uint32_t line, struct ft__span s);
 /* A line the parser could not read: `parse.skipped` with @why. */
 void ft__skipped(struct ft__pctx *c, uint32_t line, const char *why, struct ft__span text);
 /* The tool's own error line, starting with one of the '|'-separated @starts: `tool.error`. */

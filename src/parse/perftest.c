@@ -13,9 +13,10 @@
  * (Mpps), str = size. Latency rows: a result row (pt2pt_lat) and
  * `bench.lat_min`, `bench.lat_p50` (t_typical), `bench.lat_avg`,
  * `bench.lat_p99`, `bench.lat_p999`, `bench.lat_max` (us). fabtune bench's
- * banner adds `bench.binding` and, for latency, `bench.clock` (str: the
- * sample clock, "tsc 2095.081 MHz, error 3.1 ppm" or "monotonic", and a
- * "# clock:" line under the table where loops fell back). Error lines
+ * banner adds `bench.binding` and, for latency, rank 0's sample clock
+ * ("tsc 2095.081 MHz, error 3.1 ppm" or "monotonic"; a "# clock: rank 0"
+ * line under the table where loops fell back) as `--save` stores it:
+ * `bench.clock_hz` and `bench.clock_error` of rank 0. Error lines
  * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`.
  */
 #include "parse_int.h"
@@ -44,7 +45,7 @@ static const struct ft__field fields[] = {
 	{ "Using Enhanced Reorder", NULL, FT__F_IGN, NULL },
 	/* fabtune bench's point-to-point banner */
 	{ "Binding", "bench.binding", FT__F_STR, NULL },
-	{ "Clock", "bench.clock", FT__F_STR, NULL },
+	{ "Clock", NULL, FT__F_IGN, NULL }, /* rank 0's: settings_line, ft__emit_clock */
 };
 
 enum table {
@@ -104,7 +105,9 @@ settings_line(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__s
 		}
 		v = ft__trim((struct ft__span){ s.p, i });
 		s = ft__trim(ft__skip(s, i));
-		if (!ft__field_emit(c, line, fields, FT_ARRAY_SIZE(fields), k, v))
+		if (ft__eq(k, "Clock"))
+			ft__emit_clock(c, line, 0, v); /* rank 0 times the round trips */
+		else if (!ft__field_emit(c, line, fields, FT_ARRAY_SIZE(fields), k, v))
 			ft__skipped(c, line, "unknown perftest setting", k);
 		if (ft__eq(k, "Device"))
 			ft__copy(c->device, sizeof(c->device), v);
@@ -303,7 +306,7 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		return true;
 	/* fabtune bench's note under a latency table (before a root prompt's "# ") */
 	if (ft__starts(s, "# clock: ")) {
-		ft__emit_str(c, line, "bench.clock", ft__trim(ft__skip(s, 9)));
+		ft__emit_clock_line(c, line, ft__skip(s, 9));
 		return true;
 	}
 	if (ft__is_prompt(s, &cmd)) {

@@ -8336,6 +8336,45 @@ test_bench_clock_note(void **state)
 	assert_int_equal(m.loops, 0);
 }
 
+/*
+ * The clock a table's head names before a run: CLOCK_MONOTONIC (no rate,
+ * no error) for --verbs-op fadd and cswap, whose atomics are timed on
+ * ft__now(); for send, write and read the process's sample clock, whatever
+ * ft__ticks_get() calibrated.
+ */
+static void
+test_bench_clock_expected(void **state)
+{
+	static const char *const atomic[] = { "fadd", "cswap" };
+	static const char *const sampled[] = { "send", "write", "read" };
+	struct ft__ticks got = ft__ticks_get();
+	struct ft_bench_cfg cfg;
+	struct ft_bench_clock c, want;
+	size_t i;
+
+	(void)state;
+	ft__bench_clock_describe(&want, &got);
+	for (i = 0; i < 2; i++) {
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = FT_OP_PT2PT_LAT;
+		ft_strlcpy(cfg.verbs_op, atomic[i], sizeof(cfg.verbs_op));
+		memset(&c, 0x55, sizeof(c));
+		ft__bench_clock_expected(&cfg, &c);
+		assert_string_equal(c.source, "monotonic");
+		assert_true(isnan(c.hz) && isnan(c.error));
+		assert_int_equal(c.loops + c.loops_own_rate + c.loops_monotonic, 0);
+	}
+	for (i = 0; i < 3; i++) {
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = FT_OP_PT2PT_LAT;
+		ft_strlcpy(cfg.verbs_op, sampled[i], sizeof(cfg.verbs_op));
+		ft__bench_clock_expected(&cfg, &c);
+		assert_string_equal(c.source, want.source);
+		assert_true(got.tsc ? c.hz == want.hz && c.error == want.error :
+		                      isnan(c.hz) && isnan(c.error));
+	}
+}
+
 /* NULL when @sb holds @want; else an error that quotes both */
 static int
 holds(const struct ft_strbuf *sb, const char *want, struct ft_error *err)
@@ -8435,7 +8474,8 @@ pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
 		ft_bench_table_end(&text, &t, &rep, &cfg, false);
 		rc = holds(&js, want_json[arg], err);
 		if (rc == 0 && occurrences(js.buf, "\"clock\":") != 2)
-			rc = ft_error_set(err, FT_EIO, "%d clocks, want the run's and rank 0's:\n%s",
+			rc = ft_error_set(err, FT_EIO,
+			                  "%d clocks, want the run's and rank 0's:\n%s",
 			                  occurrences(js.buf, "\"clock\":"), js.buf);
 		if (rc == 0)
 			rc = holds(&text, want_head[arg], err);
@@ -8815,6 +8855,7 @@ main(void)
 		cmocka_unit_test(test_ticks_settle),
 		cmocka_unit_test(test_ticks_distrust),
 		cmocka_unit_test(test_bench_clock_note),
+		cmocka_unit_test(test_bench_clock_expected),
 		cmocka_unit_test(test_pingpong_clock_report),
 		cmocka_unit_test(test_table_clock_lines),
 	};

@@ -913,6 +913,84 @@ test_parse_pairs_size(void **state)
 	ft_obs_set_release(&set);
 }
 
+/* The observation @key of rank @rank in @set, NULL when none. */
+static const struct ft_obs *
+rank_obs(const struct ft_obs_set *set, const char *key, int rank)
+{
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		if (strcmp(o->key, key) == 0 && o->rank == rank)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * The sample clock read back under the keys `fabtune bench --save` stores:
+ * bench.clock_hz (str the source, num the rate: 2694.836 MHz is
+ * 2694836000 Hz) and bench.clock_error (ppm), each of its rank; from the
+ * point-to-point Clock line (rank 0) and from "# clock: rank R" lines; a
+ * monotonic clock has no rate and no error; a clock line that is neither
+ * is skipped, not guessed.
+ */
+static void
+test_parse_bench_clock(void **state)
+{
+	static const char lat[] =
+	        "------------------------------------------------------------------\n"
+	        "                    tcp Latency Test (fabtune)\n"
+	        " Number of qps   : 1\t\tTransport type : tcp\n"
+	        " Binding         : core 0 -> core 1\n"
+	        " Clock           : tsc 2694.836 MHz, error 3.4 ppm\n"
+	        "------------------------------------------------------------------\n";
+	static const char pairs[] =
+	        "# fabtune bench pairs: transport tcp, 2 ranks\n"
+	        "# clock: rank 0 tsc 2095.081 MHz, error 3.1 ppm; 1 of 4 loops at their own rate\n"
+	        "# clock: rank 1 monotonic\n"
+	        "# clock: rank 2 sundial\n";
+	struct ft_obs_set set;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	(void)state;
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(lat, sizeof(lat) - 1, "lat.txt", "perftest", &set, NULL,
+	                                 &err),
+	                 0);
+	o = rank_obs(&set, "bench.clock_hz", 0);
+	assert_non_null(o);
+	assert_string_equal(o->str, "tsc");
+	assert_true(o->has_num && fabs(o->num - 2694836000.0) < 1e-3);
+	assert_string_equal(o->unit, "Hz");
+	o = rank_obs(&set, "bench.clock_error", 0);
+	assert_non_null(o);
+	assert_true(o->has_num && fabs(o->num - 3.4) < 1e-12);
+	assert_string_equal(o->unit, "ppm");
+	assert_null(find_obs(&set, "bench.clock", NULL, -1));
+	ft_obs_set_release(&set);
+
+	ft_obs_set_init(&set);
+	assert_int_equal(ft_parse_buffer(pairs, sizeof(pairs) - 1, "pairs.txt", "fabtune-bench",
+	                                 &set, NULL, &err),
+	                 0);
+	o = rank_obs(&set, "bench.clock_hz", 0);
+	assert_non_null(o);
+	assert_true(o->has_num && fabs(o->num - 2095081000.0) < 1e-3);
+	o = rank_obs(&set, "bench.clock_error", 0);
+	assert_true(o && fabs(o->num - 3.1) < 1e-12);
+	o = rank_obs(&set, "bench.clock_hz", 1);
+	assert_non_null(o);
+	assert_string_equal(o->str, "monotonic");
+	assert_false(o->has_num);
+	assert_null(rank_obs(&set, "bench.clock_error", 1));
+	assert_null(rank_obs(&set, "bench.clock_hz", 2));
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_non_null(o);
+	assert_int_equal(o->line, 4);
+	ft_obs_set_release(&set);
+}
+
 /* The bench.nranks observation of @set, NULL when none. */
 static const struct ft_obs *
 nranks_obs(const struct ft_obs_set *set)
@@ -2030,6 +2108,7 @@ main(void)
 		cmocka_unit_test(test_nvue_facts),
 		cmocka_unit_test(test_parse_model_table),
 		cmocka_unit_test(test_parse_pairs_size),
+		cmocka_unit_test(test_parse_bench_clock),
 		cmocka_unit_test(test_obs_write_table),
 	};
 
