@@ -551,10 +551,10 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 
 /*
  * An all-to-all's sends between nodes are held to NCCL's window as a send/recv's are, with
- * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots():
- * NVIDIA/nccl v2.27.7-1 src/include/channel.h, src/enqueue.cc addWorkBatchToPlan(),
- * src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a proxy
- * op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
+ * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots(),
+ * by the release ch.nccl_version: placement and work batches as that release's NVIDIA/nccl
+ * does, src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a
+ * proxy op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
  * network phase is the direct one over all n
  * ranks (n - ppn of a rank's sends leave its node, S / n each) or the hierarchical one
  * over the N nodes of a rail (N - 1 sends, S / N each); either way (n - ppn) / n of S
