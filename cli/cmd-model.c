@@ -85,7 +85,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		        "NCCL channels (default: NCCL's graph on NVSwitch nodes, one GPU a node "
 		        "and NVLink domains; elsewhere one per NVLink)"),
 		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
-		           "constants of an NCCL release: 2.18 ... 2.27 (default: 2.28+)"),
+		           "constants of an NCCL release, X.Y or X.Y.Z: 2.18 ... 2.30 "
+		           "(default: the newest)"),
 		OPT_U64(0, "gpus-per-thread", &o.gpus_per_thread, "N",
 		        "GPUs one host thread drives (nccl-tests -g): N launches per operation"),
 		OPT_BOOL(0, "cuda-graph", &o.cuda_graph,

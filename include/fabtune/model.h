@@ -632,9 +632,13 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
 /*
  * The slots the send of p2p round @round keeps in flight when every rank of a communicator
  * of @nnodes nodes of @ppn ranks sends to all the others (an all-to-all), each send cut as
- * @ch, on @nch_all p2p channels (0: FT_MODEL_P2P_NCHANNELS). Round r goes to the peer r / ppn
- * nodes and r % ppn ranks ahead (src/init.cc's p2p schedule), so the rounds r < ppn stay in
- * the node. NCCL puts part k of round r's send on a channel from the round's base and the
+ * @ch, on @nch_all p2p channels (0: FT_MODEL_P2P_NCHANNELS). Round r is taken as the peer
+ * r / ppn nodes and r % ppn ranks ahead, so the rounds r < ppn stay in the node. That is
+ * src/init.cc's p2p schedule before v2.28.7. From v2.28.7 ncclP2pSchedule() walks schedule
+ * groups of gcd(8, ppn) ranks in a quadratic order: where the group is the whole node (ppn
+ * 1, 2, 4, 8) the slots come out the same; elsewhere a round past the first group may stay
+ * in the node (3 nodes of 6: rank 0's rounds 4, 5 go to node 1, rounds 14, 15 stay in node
+ * 0) and the node-major order is an approximation. NCCL puts part k of round r's send on a channel from the round's base and the
  * part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
  * addWorkBatchToPlan(); its 1024-byte budget holds 21), as the release ch->nccl_version
  * does (0: the newest): v2.18-v2.21 base node delta + local delta / 8, channel rev(base) +

@@ -612,11 +612,11 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 	uint32_t v = c->nccl_version, n;
 
 	if (v && v < 22000)
-		return pow2_up(2);
+		return 2;
 	if (v && v < 22900) {
 		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)nch_all * 4; n /= 2)
 			;
-		return pow2_up(FT_MAX(n, 1u));
+		return n;
 	}
 	n = pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
 	                                       P2P_CHANNEL_NET_GBPS)));
@@ -691,17 +691,15 @@ ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, double rtt_s)
 #define P2P_SHARED_STEPS 16u
 
 /*
- * A p2p work batch's budget (NVIDIA/nccl v2.22.3-1 to v2.30.7-1 src/include/device.h,
- * src/enqueue.cc addWorkBatchToPlan()): NCCL_MAX_DEV_WORK_BATCH_BYTES (1024) bytes of work
- * structs, each p2p op's struct ncclDevWorkP2p 48 bytes (two pointers, two size_t, two int,
- * six uint8_t and a byte of flags, 47, aligned to 16); the count cap
- * NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) binds first (8 x 48 = 384). v2.29's
- * ncclMaxDevWorkBatchBytes() (1 to 16 KiB by arch) sizes the device's buffer; the host
- * still tests the 1024. Before v2.22 a batch was an ncclWork of NCCL_MAX_WORK_ELEMENTS_P2P
- * (16) elements, sends on the odd ones: 8 sends.
+ * A channel's p2p work batch holds at most P2P_PER_BATCH (8) ops in every release. From
+ * v2.22 (NVIDIA/nccl v2.22.3-1 to v2.30.7-1 src/include/device.h, src/enqueue.cc
+ * addWorkBatchToPlan()) the cap is NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8); the batch's byte
+ * budget, NCCL_MAX_DEV_WORK_BATCH_BYTES (1024) of 48-byte struct ncclDevWorkP2p (two
+ * pointers, two size_t, two int, six uint8_t and a byte of flags, 47, aligned to 16),
+ * would hold 21 and never binds (v2.29's ncclMaxDevWorkBatchBytes(), 1 to 16 KiB by arch,
+ * sizes the device's buffer; the host still tests the 1024). Before v2.22 a batch was an
+ * ncclWork of NCCL_MAX_WORK_ELEMENTS_P2P (16) elements, sends on the odd ones: 8 sends.
  */
-#define P2P_BATCH_BYTES 1024u
-#define P2P_WORK_BYTES 48u
 
 /* Where NCCL's p2p placement changed (ft_model_query's release encoding). */
 enum p2p_rule {
@@ -718,15 +716,6 @@ p2p_rule_of(uint32_t v)
 	       v >= 22800           ? P2P_RULE_2_28 :
 	       v >= 22200           ? P2P_RULE_2_22 :
 	                              P2P_RULE_2_18;
-}
-
-/* The ops a channel's batch holds at most under @rule. */
-static uint32_t
-p2p_batch_ops(enum p2p_rule rule)
-{
-	if (rule == P2P_RULE_2_18)
-		return P2P_PER_BATCH;
-	return FT_MIN(P2P_PER_BATCH, P2P_BATCH_BYTES / P2P_WORK_BYTES);
 }
 
 /* The bottom @nbits bits of @x reversed, the others dropped (NCCL's reverseBits(), and
@@ -883,18 +872,18 @@ p2p_order_next(struct p2p_order *o, uint32_t *i, uint32_t *round)
 
 /*
  * Whether op @i (round @round) opens a new batch on a channel whose open batch holds @n ops,
- * the last of round @last and the first of round @first: full (p2p_batch_ops()); the same
- * round twice (v2.22 on: it would use the same connection); before v2.22 at every eighth
- * position of the walk (src/enqueue.cc scheduleP2pTasksToPlan(): fuseOk false when
- * i % 8 == 0); from v2.28.7 at another group of 8 rounds (addWorkBatchToPlan(): p2pRound / 8).
+ * the first of round @first: full (P2P_PER_BATCH); before v2.22 at every eighth position of
+ * the walk (src/enqueue.cc scheduleP2pTasksToPlan(): fuseOk false when i % 8 == 0); from
+ * v2.28.7 at another group of 8 rounds (addWorkBatchToPlan(): p2pRound / 8). From v2.22 NCCL
+ * also cuts where a round would come twice (the same connection); that never happens here:
+ * a send's parts (at most @nch_all) land on distinct channels.
  */
 static bool
-p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32_t last,
-              uint32_t first)
+p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32_t first)
 {
 	if (n == 0)
 		return false;
-	if (n >= p2p_batch_ops(rule) || round == last)
+	if (n >= P2P_PER_BATCH)
 		return true;
 	if (rule == P2P_RULE_2_18)
 		return i % P2P_PER_BATCH == 0;
@@ -914,20 +903,19 @@ p2p_batch_subs(enum p2p_rule rule, uint32_t round, uint32_t p, uint32_t parts, u
 	/* first the batch index of the send's op, then the network ops with that index */
 	for (pass = 0; pass < 2; pass++) {
 		struct p2p_order o;
-		uint32_t i, r, q, n = 0, last = 0, first = 0, batch = 0;
+		uint32_t i, r, q, n = 0, first = 0, batch = 0;
 
 		p2p_order_init(&o, rule, nnodes, ppn);
 		while (p2p_order_next(&o, &i, &r))
 			for (q = 0; q < parts; q++) {
 				if (p2p_channel_of(rule, r, q, nch_all, nnodes, ppn) != c)
 					continue;
-				if (p2p_new_batch(rule, n, i, r, last, first)) {
+				if (p2p_new_batch(rule, n, i, r, first)) {
 					batch++;
 					n = 0;
 				}
 				if (n++ == 0)
 					first = r;
-				last = r;
 				if (pass == 0 && r == round && q == p)
 					mine = batch;
 				if (pass == 1 && batch == mine)

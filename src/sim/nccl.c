@@ -933,8 +933,8 @@ ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunk
 
 /*
  * An all-to-all's sends share their channels' slots with the sends NCCL puts in the same
- * proxy op (ft_model_p2p_share_slots()): the sends of one node delta land on the same
- * channels, so on 8 ranks a node each keeps 2 chunks in flight. The group's ranks are
+ * proxy op (ft_model_p2p_share_slots() at ch->nccl_version): one schedule group's sends land
+ * in one batch, so on 8 ranks a node each keeps 2 chunks in flight. The group's ranks are
  * taken node-major (the rank ppn apart on the next node), @ppn those of the first rank's
  * node (the group less its sends over the network). By symmetry every rank's send of p2p
  * round r keeps the same slots, @slots[r] (for r < @m; NULL: not kept); the first rank of

@@ -2784,7 +2784,10 @@ test_a2a_shared_slots(void **state)
  *    8 slots each; 121 x 1 on 2 channels: group 0's odd rounds 1 3 5 7 share channel 1 (4
  *    slots), its even ones 2 4 6 channel 0 with the rank itself (3 subs: 5), round 120 is
  *    alone (8); 3 nodes of 6, 2 of 16 channels: a pair of rounds a base (gcd 2), 2 subs (8)
- *    where v2.27.7 puts a node delta's 6 on one base (2).
+ *    where v2.27.7 puts a node delta's 6 on one base (2). Round r is the peer r / ppn nodes
+ *    ahead, node-major: exact before v2.28.7 and where the group is the node (ppn 1, 2, 4,
+ *    8); ncclP2pSchedule()'s quadratic group order sends rank 0's rounds 4, 5 of 3 x 6 to
+ *    node 1 and keeps 14, 15 in node 0, so the 3 x 6 counts are the model's approximation.
  *  - 4 nodes of 8, 4 of 16 channels: a node delta's 8 sends one batch in every release (2).
  * The work-byte budget never binds: 1024 bytes of 48-byte p2p work structs is 21 ops, the
  * count cap 8 (17 x 1 on one channel: batches of 8).
