@@ -605,10 +605,10 @@ send_lat(const struct ft_model_links *l, uint32_t g, uint32_t h)
 
 /*
  * An all-to-all's sends between nodes are held to NCCL's window as a send/recv's are, with
- * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots():
- * NVIDIA/nccl v2.27.7-1 src/include/channel.h, src/enqueue.cc addWorkBatchToPlan(),
- * src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a proxy
- * op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
+ * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots(),
+ * by the release ch.nccl_version: placement and work batches as that release's NVIDIA/nccl
+ * does; src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a
+ * proxy op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
  * network phase is the direct one over all n ranks (n - ppn of a rank's sends leave its
  * node, S / n each) or the hierarchical one over the N nodes of a rail (N - 1 sends, S / N
  * each); either way (n - ppn) / n of S leaves each rank. At most k = min(peers_inflight,
@@ -625,22 +625,6 @@ send_lat(const struct ft_model_links *l, uint32_t g, uint32_t h)
  * follows it (times add). The flow and packet engines hold each send to the same window
  * (ft__sim_a2a_window()). Returns 1 / t_w, the algorithm bandwidth the window alone
  * allows, where it binds, else 0.
-
- * the slots each shares with the sends NCCL puts in its proxy op (ft_model_p2p_share_slots(),
- * by the release ch.nccl_version: placement and work batches as that release's NVIDIA/nccl
- * does, src/proxy.cc ProxyAppend(), src/transport/net.cc sendProxyProgress(): each of a
- * proxy op's subs posts at most min(NCCL_STEPS 8, NCCL_SHARED_STEPS 16 / subs) chunks). The
- * network phase is the direct one over all n
- * ranks (n - ppn of a rank's sends leave its node, S / n each) or the hierarchical one
- * over the N nodes of a rail (N - 1 sends, S / N each); either way (n - ppn) / n of S
- * leaves each rank. At most min(peers_inflight, its network sends) of them are in flight,
- * send i at its own window w_i (the round trip twice fabric_lat_s, as p2p_window() takes
- * it), so that part takes at least t_w = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k) a
- * byte of S (m the phase's ranks; with equal windows (n - ppn) / n / (k w)). Where t_w is above
- * the rails' term (ft__model_a2a_net_s()) it replaces it: the direct phase overlaps its
- * NVLink part (time the larger), the hierarchical one follows it (times add). The flow
- * and packet engines hold each send to the same window (ft__sim_a2a_window()). Returns
- * 1 / t_w, the algorithm bandwidth the window alone allows, where it binds, else 0.
  */
 static double
 a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
