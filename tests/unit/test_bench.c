@@ -8402,8 +8402,8 @@ occurrences(const char *hay, const char *needle)
  * calibrated to 2^-18 (3.814697265625 ppm): the JSON's "clock" (the run's
  * and rank 0's, none for rank 1, which timed nothing) is that rate and
  * error, 4 loops, none at their own rate; the perftest head's "Clock" line
- * says it, and `fabtune parse` reads it back as bench.clock with the 4
- * rows. @arg 1, the same counter believed to be 1 GHz: each loop's span
+ * says it, and `fabtune parse` reads it back as bench.clock_hz and
+ * bench.clock_error of rank 0 with the 4 rows. @arg 1, the same counter believed to be 1 GHz: each loop's span
  * disagrees, so all 4 are converted at their own rate, which a "# clock:"
  * line under the table says. @arg 2, CLOCK_MONOTONIC: no rate, no error.
  */
@@ -8430,6 +8430,9 @@ pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
 		" Clock           : tsc 1000.000 MHz, error 3.8 ppm\n",
 		" Clock           : monotonic\n",
 	};
+	/* what `fabtune parse` reads back from the head (the rate printed to 1 kHz) */
+	static const char *const want_src[] = { "tsc", "tsc", "monotonic" };
+	static const double want_hz[] = { 2.5e9, 1e9, 0 };
 	const struct clock_hooks hooks[] = {
 		{ .tick_now = counter_2g5,
 		  .tick_clk = { .tsc = true, .ns_per_tick = 0.4, .hz = 2.5e9, .error = 0x1p-18 } },
@@ -8446,7 +8449,7 @@ pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
 	struct ft_strbuf js, text;
 	struct ft_obs_set obs;
 	struct ft_run back;
-	size_t i, nclock = 0;
+	size_t i, nclock = 0, nerror = 0;
 	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
 
 	if (rc < 0)
@@ -8501,12 +8504,21 @@ pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
 			if (strcmp(o->key, "parse.skipped") == 0)
 				rc = ft_error_set(err, FT_EIO, "line %u skipped: %s", o->line,
 				                  o->str);
-			/* the head's value, without its newline */
-			if (strcmp(o->key, "bench.clock") == 0 && nclock++ == 0 &&
-			    (strlen(o->str) + 1 != strlen(strchr(want_head[arg], ':') + 2) ||
-			     strncmp(o->str, strchr(want_head[arg], ':') + 2, strlen(o->str))))
-				rc = ft_error_set(err, FT_EIO, "bench.clock \"%s\"", o->str);
+			/* the head's clock, rank 0's: its source, rate and error */
+			if (strcmp(o->key, "bench.clock_hz") == 0 && nclock++ == 0 &&
+			    (o->rank != 0 || strcmp(o->str, want_src[arg]) != 0 ||
+			     o->has_num != (want_hz[arg] > 0) ||
+			     (o->has_num && fabs(o->num - want_hz[arg]) > 0.5)))
+				rc = ft_error_set(err, FT_EIO, "bench.clock_hz %s %g Hz, rank %d",
+				                  o->str, o->num, o->rank);
+			if (strcmp(o->key, "bench.clock_error") == 0 && nerror++ == 0 &&
+			    (arg == 2 || o->rank != 0 || fabs(o->num - 3.8) > 1e-9))
+				rc = ft_error_set(err, FT_EIO, "bench.clock_error %g ppm, rank %d",
+				                  o->num, o->rank);
 		}
+		if (rc == 0 && nerror != (arg == 2 ? 0u : arg == 1 ? 2u : 1u))
+			rc = ft_error_set(err, FT_EIO, "%zu clock errors parsed:\n%s", nerror,
+			                  text.buf);
 		if (rc == 0 && (ft_run_nrows(&back) != 4 || nclock != (arg == 1 ? 2u : 1u)))
 			rc = ft_error_set(err, FT_EIO, "%zu rows and %zu clocks parsed:\n%s",
 			                  ft_run_nrows(&back), nclock, text.buf);
@@ -8533,8 +8545,9 @@ test_pingpong_clock_report(void **state)
  * pairs prints one "# clock:" line a rank that timed latencies, in its
  * header, and its JSON a "clock" in each such rank's entry (no run-wide
  * one: several ranks time); `fabtune parse` reads the lines back as
- * bench.clock beside the pairs' rows. With a stable table the rates are
- * left out, and the JSON's are null.
+ * bench.clock_hz and bench.clock_error of each rank beside the pairs'
+ * rows. With a stable table the rates are left out, and the JSON's are
+ * null.
  */
 static void
 test_table_clock_lines(void **state)
@@ -8547,9 +8560,7 @@ test_table_clock_lines(void **state)
 	struct ft_run back;
 	struct ft_error err = { 0 };
 	double bw[4] = { NAN, 1.5, 1.25, NAN }, lat[4] = { NAN, 9.5, 9.75, NAN };
-	const char *rank1 = "rank 1 tsc 3000.000 MHz, error 3.8 ppm; 1 of 3 loops at their own "
-	                    "rate; 1 of 3 on CLOCK_MONOTONIC after the counter was dropped";
-	size_t i, nclock = 0;
+	size_t i, nclock = 0, nerror = 0;
 
 	(void)state;
 	ft_bench_cfg_init(&cfg);
@@ -8589,11 +8600,20 @@ test_table_clock_lines(void **state)
 		const struct ft_obs *o = ft_obs_set_at(&obs, i);
 
 		assert_string_not_equal(o->key, "parse.skipped");
-		if (strcmp(o->key, "bench.clock") == 0)
-			assert_string_equal(o->str, nclock++ ? rank1 : "rank 0 tsc 2500.000 MHz, "
-			                                               "error 3.8 ppm");
+		if (strcmp(o->key, "bench.clock_hz") == 0) {
+			assert_int_equal(o->rank, (int)nclock);
+			assert_string_equal(o->str, "tsc");
+			assert_true(o->has_num);
+			assert_true(fabs(o->num - (nclock ? 3e9 : 2.5e9)) < 0.5);
+			nclock++;
+		}
+		if (strcmp(o->key, "bench.clock_error") == 0) {
+			assert_true(fabs(o->num - 3.8) < 1e-9);
+			nerror++;
+		}
 	}
 	assert_int_equal(nclock, 2);
+	assert_int_equal(nerror, 2);
 	ft_strbuf_init(&js);
 	ft_bench_report_json(&js, &t, &rep, &cfg);
 	assert_int_equal(occurrences(js.buf, "\"clock\":"), 2);
