@@ -136,10 +136,6 @@ struct ft_model_links {
 	/* A GPU reaches its NIC through its host's C2C link (node.host_arm: Grace), NCCL's
 	 * PATH_P2C; otherwise through PCIe switches (PATH_PIX/PXB). */
 	bool nic_c2c;
-	/* Every node is an x86 host (no node.host_arm): NCCL's comm->cpuArch is
-	 * NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for (src/graph/tuning.cc
-	 * ncclTopoGetAlgoTime, v2.29.2-1 on; a mix of hosts is NCCL's MIXED, not x86). */
-	bool cpu_x86;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
