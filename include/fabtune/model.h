@@ -638,8 +638,8 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * groups of gcd(8, ppn) ranks in a quadratic order: where the group is the whole node (ppn
  * 1, 2, 4, 8) the slots come out the same; elsewhere a round past the first group may stay
  * in the node (3 nodes of 6: rank 0's rounds 4, 5 go to node 1, rounds 14, 15 stay in node
- * 0) and the node-major order is an approximation. NCCL puts part k of round r's send on a channel from the round's base and the
- * part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
+ * 0) and the node-major order is an approximation. NCCL puts part k of round r's send on
+ * a channel from the round's base and the part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
  * addWorkBatchToPlan(); its 1024-byte budget holds 21), as the release ch->nccl_version
  * does (0: the newest): v2.18-v2.21 base node delta + local delta / 8, channel rev(base) +
  * k, a new batch at every 8th place of NCCL's walk; v2.22-v2.27 (ncclP2pChannelBaseForRound()

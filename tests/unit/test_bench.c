@@ -8403,8 +8403,8 @@ occurrences(const char *hay, const char *needle)
  * and rank 0's, none for rank 1, which timed nothing) is that rate and
  * error, 4 loops, none at their own rate; the perftest head's "Clock" line
  * says it, and `fabtune parse` reads it back as bench.clock_hz and
- * bench.clock_error of rank 0 with the 4 rows. @arg 1, the same counter believed to be 1 GHz: each loop's span
- * disagrees, so all 4 are converted at their own rate, which a "# clock:"
+ * bench.clock_error of rank 0 with the 4 rows. @arg 1, the same counter
+ * believed to be 1 GHz: each loop's span disagrees, so all 4 are converted at their own rate, which a "# clock:"
  * line under the table says. @arg 2, CLOCK_MONOTONIC: no rate, no error.
  */
 static int64_t
