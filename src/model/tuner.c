@@ -1343,8 +1343,9 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 /*
  * kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), up to 256 MiB (index
  * 22); 1 from 512 MiB. NCCL's ncclTopoGetAlgoTime (src/graph/tuning.cc) reads the table
- * for the tree only while logSize < 23, at every tag from v2.18.5-1 to v2.30.7-1; the
- * 24th entry (512 MiB) that v2.30 added is read for the NVLS tree alone.
+ * for the tree only while logSize < 23, at every tag from v2.18.5-1 to v2.30.7-1; its
+ * 24th entry (512 MiB), there from v2.29.2-1, is read for the NVLS tree alone (on sm_100
+ * and later behind x86 hosts), which the model does not apply.
  */
 #define TREE_CORR_TREE_ENTRIES 23
 
