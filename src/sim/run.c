@@ -662,16 +662,19 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return 0;
 	nch = nchannels_of(ft_topo_spec(t), built, o,
 	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
-	if (o->channels)
-		tighter_cap(cap,
-		            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true),
-		            "");
 	{
 		struct ft_schedule merged;
 		struct ft__sim_forced_trees ft;
 		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
 		                                                   jr->nranks, 0, nch, &ft);
 
+		if (one)
+			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
+		if (o->channels)
+			tighter_cap(cap,
+			            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
+			                                true),
+			            "");
 		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
 		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
@@ -788,6 +791,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		bool one = o->channels && ft__sim_forced_trees_get(spec, sched, jr->nranks,
 		                                                   jr->gpn, nch, &ft);
 
+		if (one)
+			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
 		if (o->op != FT_OP_SENDRECV)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,

@@ -927,6 +927,56 @@ test_flow_agrees_on_forced_trees(void **state)
 }
 
 /*
+ * The tree on 4 and 12 forced channels over nodes of different GPU counts (one DGX H100,
+ * four 4-GPU nodes of two 200G NICs: ft__sim_tree_uneven(), channelized one tree a channel,
+ * test_forced_trees_on_uneven_nodes in test_pkttree.c): the small nodes' NICs bind, and the
+ * flow and packet engines agree within 10 % at 64 and 256 MiB (1 GiB: flow alone, the model
+ * within 10 %). The model agrees within 10 % at 4 channels and from 256 MiB at 12; at
+ * 64 MiB on 12 channels it is 48 % slower than the flow engine: its ramp times every stage
+ * at a channel's share of the binding NIC (50 GB/s / 12), and grows by ~250 us a channel at
+ * every size (4,037, 5,046, 5,964, 7,065 us on 4, 8, 12, 16 channels), where the engines,
+ * whose NVLink stages run at NVLink's pace, stay within 3,690-4,160 us.
+ */
+static void
+test_agree_on_uneven_forced_trees(void **state)
+{
+	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
+	static const uint32_t counts[] = { 4, 12 };
+	char five[512];
+	size_t i, k;
+
+	(void)state;
+	spec_file("simmodel-five-forced.yaml", mixed_five_text, five, sizeof(five));
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++)
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			double m, mt, f, ft, p = 0, pt = 0;
+
+			busbw_channels = counts[i];
+			m = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+			          NULL);
+			mt = busbw_time_us;
+			f = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+			          "flow");
+			ft = busbw_time_us;
+			if (sizes[k] < (1u << 30)) {
+				p = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE,
+				          sizes[k], "packet");
+				pt = busbw_time_us;
+			}
+			print_message("# mixed-five tree %u channels %4llu MiB: model %.1f, flow "
+			              "%.2f (%+.1f%%), packet %.2f us\n",
+			              counts[i], (unsigned long long)(sizes[k] >> 20), mt, ft,
+			              100 * (ft / mt - 1), pt);
+			if (p > 0)
+				assert_close(p, f, 0.10 * f);
+			if (counts[i] == 4 || sizes[k] >= (256u << 20))
+				assert_agree(f, m);
+		}
+	busbw_channels = 0;
+	remove(five);
+}
+
+/*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
  * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
@@ -3565,6 +3615,7 @@ main(void)
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
+		cmocka_unit_test(test_agree_on_uneven_forced_trees),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_a2a_shared_slots),
