@@ -761,6 +761,22 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
+	/* NVLS across nodes or NVLink domains: NCCL runs it only with CollNet (src/graph/
+	 * tuning.cc ncclTopoTuneModel at v2.27.7-1: NVLS with nNodes > 1 is disabled where
+	 * collnetEnable is 0), the heads' shards reduced by SHARP between the nodes
+	 * (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out): no engine schedule */
+	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn)
+		return ft_error_set(
+		        err, FT_ENOTSUP,
+		        spec->fabric.sharp ?
+		                "%s: nvls across nodes is NCCL's NVLS with CollNet (NVLS in each "
+		                "node, SHARP between the nodes' heads), which the engines do not "
+		                "build; the model prices it (fabtune model), and collnet, "
+		                "nvls_tree, tree and ring run here" :
+		                "%s: NCCL runs nvls across nodes only with CollNet, which needs "
+		                "in-network reduction (fabric.sharp); nvls_tree, tree and ring "
+		                "run here",
+		        WHERE(ji, "--algo", "ops[%zu].algo", k));
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;

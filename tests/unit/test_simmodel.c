@@ -977,6 +977,55 @@ test_agree_on_uneven_forced_trees(void **state)
 }
 
 /*
+ * NVLS across nodes: NCCL runs it only with CollNet (NVIDIA/nccl v2.27.7-1
+ * src/graph/tuning.cc: NVLS with more than one node is disabled where collnetEnable is 0),
+ * each node's heads sending their reduced shards to SHARP and multicasting the result
+ * (src/device/all_reduce.h, the NVLS kernel with nvls->out). Both engines refuse it with
+ * what NCCL does: on a SHARP fabric that they do not build it and the model prices it,
+ * elsewhere that NCCL needs CollNet; NVLS inside one node or one NVLink domain of trays
+ * still runs.
+ */
+static void
+test_nvls_across_nodes_refused(void **state)
+{
+	static const char *const engines[] = { "flow", "packet" };
+	static const char job[] = "name: t\n"
+	                          "cluster: %s\n"
+	                          "jobs:\n"
+	                          "  - name: a\n"
+	                          "    ops:\n"
+	                          "      - {op: all_reduce, size: 64MiB, algo: nvls}\n";
+	char text[512];
+	struct ft_sim_report rep;
+	struct ft_error err;
+	size_t e;
+
+	(void)state;
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), job, "examples/dgx-h100-sharp.yaml");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is NCCL's NVLS "
+		                                "with CollNet"));
+		ft_sim_report_release(&rep);
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), job, "dgx-h100:2");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_non_null(strstr(err.msg, "only with CollNet, which needs in-network "
+		                                "reduction (fabric.sharp)"));
+		ft_sim_report_release(&rep);
+	}
+	snprintf(text, sizeof(text), job, "dgx-h100");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	snprintf(text, sizeof(text), job, "gb200-nvl72:2");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+}
+
+/*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
  * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
@@ -3616,6 +3665,7 @@ main(void)
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
 		cmocka_unit_test(test_agree_on_uneven_forced_trees),
+		cmocka_unit_test(test_nvls_across_nodes_refused),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_a2a_shared_slots),
