@@ -551,6 +551,15 @@ FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
 FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a);
 
 /*
+ * Whether NCCL sets NVLS up for @l's communicator at release @l nccl_version (NVIDIA/nccl
+ * src/transport/nvls.cc ncclNvlsInit): NVLink SHARP on the nodes, not NCCL_NVLS_ENABLE=0,
+ * enough GPUs on every node, one node only with 2.20, not on GPUDirect-TCPX across nodes.
+ * Where it does, v2.20.3-1 to v2.27.7-1 copy the communicator's channels up to the NVLS
+ * channels (ft_model_nvls_nchannels()) after NCCL_MIN/MAX_NCHANNELS.
+ */
+FT_API bool ft_model_nvls_runs(const struct ft_model_links *l);
+
+/*
  * The p2p channels of @l's communicator: ft_model_p2p_nchannels() of its channels
  * (ft_model_comm_nchannels()), except on NVSwitch nodes joined by NICs, where they stay
  * those of one channel per NVLink (model/channels.c says why). The model's all-to-all,

@@ -93,8 +93,8 @@ ft__model_nvls_nodes_off(const struct ft_model_links *l)
  * Hopper or later, enough GPUs on every node, ft__model_nvls_gpus_ok(), and with 2.20 one
  * node, ft__model_nvls_nodes_off(); off with NCCL_NVLS_ENABLE=0 and on GPUDirect-TCPX
  * hosts). */
-static bool
-nvls_runs(const struct ft_model_links *l)
+bool
+ft_model_nvls_runs(const struct ft_model_links *l)
 {
 	return l->nvls && !l->nvls_off && ft__model_nvls_gpus_ok(l) &&
 	       !ft__model_nvls_nodes_off(l) && !(l->tcpx && l->nnodes > 1);
@@ -136,7 +136,7 @@ ring_nchannels(const struct ft_model_links *l, enum ft_algo a)
 		n *= 2;
 	/* v2.20.3-1 to v2.27.7-1: where NVLS runs, the communicator takes at least the NVLS
 	 * channels, copied from its own (connect.cc, after NCCL_MIN/MAX_NCHANNELS) */
-	if (v >= 22000 && v < 22800 && nvls_runs(l))
+	if (v >= 22000 && v < 22800 && ft_model_nvls_runs(l))
 		n = FT_MAX(n, ft_model_nvls_nchannels(l));
 	return n;
 }

@@ -662,16 +662,19 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return 0;
 	nch = nchannels_of(ft_topo_spec(t), built, o,
 	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
-	if (o->channels)
-		tighter_cap(cap,
-		            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch, true),
-		            "");
 	{
 		struct ft_schedule merged;
 		struct ft__sim_forced_trees ft;
 		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
 		                                                   jr->nranks, 0, nch, &ft);
 
+		if (one)
+			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
+		if (o->channels)
+			tighter_cap(cap,
+			            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
+			                                true),
+			            "");
 		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
 		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
@@ -758,6 +761,22 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
+	/* NVLS across nodes or NVLink domains: NCCL runs it only with CollNet (src/graph/
+	 * tuning.cc ncclTopoTuneModel at v2.27.7-1: NVLS with nNodes > 1 is disabled where
+	 * collnetEnable is 0), the heads' shards reduced by SHARP between the nodes
+	 * (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out): no engine schedule */
+	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn)
+		return ft_error_set(
+		        err, FT_ENOTSUP,
+		        spec->fabric.sharp ?
+		                "%s: nvls across nodes is NCCL's NVLS with CollNet (NVLS in each "
+		                "node, SHARP between the nodes' heads), which the engines do not "
+		                "build; the model prices it (fabtune model), and collnet, "
+		                "nvls_tree, tree and ring run here" :
+		                "%s: NCCL runs nvls across nodes only with CollNet, which needs "
+		                "in-network reduction (fabric.sharp); nvls_tree, tree and ring "
+		                "run here",
+		        WHERE(ji, "--algo", "ops[%zu].algo", k));
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
@@ -788,6 +807,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		bool one = o->channels && ft__sim_forced_trees_get(spec, sched, jr->nranks,
 		                                                   jr->gpn, nch, &ft);
 
+		if (one)
+			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
 		if (o->op != FT_OP_SENDRECV)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,

@@ -1678,6 +1678,106 @@ nccl_channel_trees(uint32_t g, bool dbl, uint32_t nch, uint32_t *tree, uint32_t 
 }
 
 /*
+ * NCCL's channels after NCCL_MIN/MAX_NCHANNELS = @nch, by release @v (ft_model_query's
+ * encoding, 0 the newest), rebuilt from NVIDIA/nccl's steps apart from the code under test:
+ * nccl_channel_trees() above, then (connect.cc ncclTopoPostset, v2.20.3-1 to v2.27.7-1,
+ * not v2.19.4-1 nor v2.28.3-1) collChannels = nChannels and, where NVLS runs with @nvls
+ * channels, copyChannels() from nChannels up to them, one channel at a time from c - nch;
+ * the ring or tree launches on collChannels at v2.20-v2.21 (enqueue.cc
+ * getChannnelThreadInfo) and on nChannels from v2.22.3-1 (topoGetAlgoInfo). Into
+ * @tree[] the tree of each launched channel; returns their count.
+ */
+static uint32_t
+nccl_launched_trees(uint32_t g, bool dbl, uint32_t nch, uint32_t nvls, uint32_t v,
+                    uint32_t *tree)
+{
+	uint32_t run, count = nch, coll = nch;
+
+	nccl_channel_trees(g, dbl, nch, tree, &run);
+	if (v >= 22000 && v < 22800)
+		for (; count < nvls; count++)
+			tree[count] = tree[count - nch];
+	return v >= 22200 && v < 22800 ? count : coll;
+}
+
+/* ft__sim_forced_nchannels() and ft__sim_forced_tree() against nccl_launched_trees(). */
+static void
+check_launched(uint32_t g, bool dbl, uint32_t n, uint32_t nvls, uint32_t v)
+{
+	uint32_t tree[128], run, c, want, got;
+
+	want = nccl_launched_trees(g, dbl, n, nvls, v, tree);
+	got = ft__sim_forced_nchannels(n, nvls, v);
+	if (got != want)
+		fail_msg("v%u nvls %u graph %u%s, %u forced: %u channels, NCCL %u", v, nvls, g,
+		         dbl ? "x2" : "", n, got, want);
+	nccl_channel_trees(g, dbl, n, tree + 64, &run);
+	for (c = 0; c < want; c++)
+		if (ft__sim_forced_tree(c, n, g, run) != tree[c])
+			fail_msg("v%u nvls %u graph %u%s, %u forced: channel %u: tree %u", v, nvls,
+			         g, dbl ? "x2" : "", n, c, tree[c]);
+}
+
+/*
+ * From v2.20.3-1 to v2.27.7-1 NCCL copies the clamped channels up to its NVLS channels
+ * (16 on Hopper, 24 or 32 on Blackwell), and from v2.22.3-1 its ring and tree launch on
+ * them: ft__sim_forced_nchannels() and ft__sim_forced_tree() past the forced count against
+ * nccl_launched_trees() for graphs of 1 to 16 channels, doubled or not, NVLS channels 0,
+ * 16, 24 and 32, 1 to 64 forced, at 2.19.4, 2.20.3, 2.21.5, 2.22.3, 2.25.1, 2.27.7, 2.28.3
+ * and the newest. By hand, 2 DGX H100 (8 graph channels, 16 run, 16 NVLS) at 2.25:
+ * NCCL_MAX_NCHANNELS=4 launches 16 channels, all tree 0; 12 launches 16, channels 12-15
+ * copies of 0-3 (tree 0), so tree 1 keeps 4 of 16; 24 stays 24. At 2.21 and 2.28 4 stay 4.
+ * The engines follow the newest release: on dgx-h100:2 the forced count stays as given.
+ */
+static void
+test_forced_tree_nvls_copy(void **state)
+{
+	static const uint32_t vers[] = { 21904, 22003, 22105, 22203, 22501, 22707, 22803, 0 };
+	static const uint32_t nvls[] = { 0, 16, 24, 32 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 16, .ranks_per_node = 8,
+		                  .bytes = 256u << 20 };
+	struct ft__sim_forced_trees ft;
+	struct ft_cluster_spec spec;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	uint32_t g, n, c, vi, ni, ones;
+	int dbl;
+
+	(void)state;
+	for (vi = 0; vi < FT_ARRAY_SIZE(vers); vi++)
+		for (ni = 0; ni < FT_ARRAY_SIZE(nvls); ni++)
+			for (g = 1; g <= 16; g++)
+				for (dbl = 0; dbl < 2; dbl++)
+					for (n = 1; n <= 64; n++)
+						check_launched(g, dbl, n, nvls[ni], vers[vi]);
+	/* by hand: 2 DGX H100 */
+	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22501), 16);
+	assert_int_equal(ft__sim_forced_nchannels(12, 16, 22707), 16);
+	assert_int_equal(ft__sim_forced_nchannels(24, 16, 22501), 24);
+	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22105), 4);
+	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22803), 4);
+	assert_int_equal(ft__sim_forced_nchannels(4, 16, 0), 4);
+	assert_int_equal(ft__sim_forced_nchannels(4, 0, 22501), 4);
+	for (c = 0, ones = 0; c < 16; c++) {
+		assert_int_equal(ft__sim_forced_tree(c, 4, 8, 16), 0);
+		ones += ft__sim_forced_tree(c, 12, 8, 16);
+		if (c >= 12)
+			assert_int_equal(ft__sim_forced_tree(c, 12, 8, 16), 0);
+	}
+	assert_int_equal(ones, 4);
+	/* the engines: the newest release, the forced count as given */
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_true(ft__sim_forced_trees_get(&spec, &s, 16, 8, 4, &ft));
+	assert_int_equal(ft.graph, 8);
+	assert_int_equal(ft.run, 16);
+	assert_int_equal(ft.launched, 4);
+	ft_schedule_release(&s);
+}
+
+/*
  * On forced channels each channel runs the one tree NCCL puts on it (ft__sim_forced_tree()),
  * checked against NCCL's construction (nccl_channel_trees()) for every graph of 1 to 32
  * channels, with and without Hopper's doubling, and 1 to 64 forced channels; by hand on 2
@@ -1762,12 +1862,142 @@ test_forced_tree_channels(void **state)
 	ft_schedule_release(&s);
 }
 
+/* One DGX H100 beside four 4-GPU H100 nodes with two 200G NICs each. */
+static const char five_text[] =
+        "name: mixed-five\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1 }\n"
+        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+
+static uint32_t
+node_of(const uint32_t *first, uint32_t nnodes, uint32_t r)
+{
+	uint32_t k = 0;
+
+	while (k + 1 < nnodes && r >= first[k + 1])
+		k++;
+	return k;
+}
+
+/*
+ * Forced tree channels on nodes of different GPU counts (one DGX H100, four 4-GPU nodes:
+ * ft__sim_tree_uneven() and ft__sim_channelize_uneven()): each of 4 and 12 forced channels
+ * holds the one tree NCCL puts on it (ft__sim_forced_tree() of the job's graph and run
+ * counts), its chains and tree edges whole (the 24 ranks' flows of one tree: 2 x 23), each
+ * flow 1/nch of both trees' wire bytes; between every pair of nodes a tree's bytes are what
+ * the one-channel schedule gives both of its copies there, times the share of channels that
+ * run it (n_t / nch), so the node traffic is conserved, and the total between nodes is the
+ * unforced schedule's (the two trees have as many edges). The job's graph has 2 channels
+ * and NCCL runs 4 (the 4-GPU nodes' two rails): channels 0, 1 tree 0, 2, 3 tree 1, the
+ * rest copies of those, so half the channels run each tree at 4 and 12.
+ */
+static void
+test_forced_trees_on_uneven_nodes(void **state)
+{
+	static const uint32_t counts[] = { 4, 12 };
+	static const uint32_t first[6] = { 0, 8, 12, 16, 20, 24 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 24, .ranks_per_node = 1,
+		                  .bytes = 256u << 20 };
+	const struct ft_node_spec *kind[5];
+	struct ft__sim_forced_trees ft;
+	struct ft_cluster_spec spec;
+	struct ft_schedule s, out;
+	struct ft_error err = { 0 };
+	const struct ft_sched_phase *ph;
+	uint64_t wire = ft__sim_tree_wire(a.bytes);
+	double plain[2][5][5] = { { { 0 } } }, forced[2][5][5], total_plain = 0, total;
+	uint32_t i, k, f, c, t, ntree[2], flows[12];
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec,
+	                                     &err),
+	                 0);
+	for (k = 0; k < 5; k++)
+		kind[k] = ft_spec_node_at(&spec, k);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(ft__sim_tree_uneven(&s, 5, first), 0);
+	ph = ft_sched_phase_at(&s, 0);
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		uint32_t x, y;
+
+		ft_sched_phase_flow(&s, ph, f, &fl);
+		if (fl.relay || fl.src >= 24 || fl.dst >= 24)
+			continue;
+		assert_true(fl.pipe == 1 || fl.pipe == 2);
+		x = node_of(first, 5, fl.src);
+		y = node_of(first, 5, fl.dst);
+		if (x != y) {
+			plain[fl.pipe - 1][x][y] += (double)fl.bytes;
+			total_plain += (double)fl.bytes;
+		}
+	}
+	assert_true(total_plain > 0);
+	assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, 4, &ft));
+	print_message("# mixed-five: graph %u, run %u channels\n", ft.graph, ft.run);
+	assert_true(ft.graph >= 1 && ft.run >= 2 * ft.graph);
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		uint32_t n = counts[i];
+
+		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
+		assert_int_equal(ft.launched, n);
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, 5, first, kind, NULL, &ft, &out),
+		                 0);
+		memset(forced, 0, sizeof(forced));
+		memset(flows, 0, sizeof(flows));
+		ntree[0] = ntree[1] = 0;
+		for (c = 0; c < n; c++)
+			ntree[ft__sim_forced_tree(c, n, ft.graph, ft.run)]++;
+		ph = ft_sched_phase_at(&out, 0);
+		total = 0;
+		for (f = 0; f < ph->nflows; f++) {
+			struct ft_sched_flow fl;
+			uint32_t x, y;
+
+			ft_sched_phase_flow(&out, ph, f, &fl);
+			assert_true(fl.src < 24 && fl.dst < 24);
+			assert_true(fl.pipe >= 1 && fl.pipe <= 2 * n);
+			c = (fl.pipe - 1u) / 2;
+			t = (fl.pipe - 1u) % 2;
+			assert_int_equal(t, ft__sim_forced_tree(c, n, ft.graph, ft.run));
+			assert_true(fl.bytes == wire / n || fl.bytes == wire / n + 1);
+			/* a PXN hand-over's legs are one flow of the tree (relay: a leg after
+			 * the first), the leg between nodes counted once as any other */
+			flows[c] += !fl.relay;
+			x = node_of(first, 5, fl.src);
+			y = node_of(first, 5, fl.dst);
+			if (x != y) {
+				forced[t][x][y] += (double)fl.bytes;
+				total += (double)fl.bytes;
+			}
+		}
+		for (c = 0; c < n; c++)
+			assert_int_equal(flows[c], 2 * 23);
+		for (t = 0; t < 2; t++)
+			for (k = 0; k < 25; k++) {
+				double want = plain[t][k / 5][k % 5] * 2 * ntree[t] / n;
+
+				assert_true(fabs(forced[t][k / 5][k % 5] - want) <= n);
+			}
+		/* 2 graph channels: 4 forced are tree 0, 1, 0, 1's first; 12 copies of those */
+		assert_int_equal(ntree[1], n / 2);
+		assert_true(fabs(total - total_plain) <= 2.0 * n);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_forced_tree_channels),
+		cmocka_unit_test(test_forced_tree_nvls_copy),
+		cmocka_unit_test(test_forced_trees_on_uneven_nodes),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),

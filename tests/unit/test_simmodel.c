@@ -927,6 +927,105 @@ test_flow_agrees_on_forced_trees(void **state)
 }
 
 /*
+ * The tree on 4 and 12 forced channels over nodes of different GPU counts (one DGX H100,
+ * four 4-GPU nodes of two 200G NICs: ft__sim_tree_uneven(), channelized one tree a channel,
+ * test_forced_trees_on_uneven_nodes in test_pkttree.c): the small nodes' NICs bind, and the
+ * flow and packet engines agree within 10 % at 64 and 256 MiB (1 GiB: flow alone, the model
+ * within 10 %). The model agrees within 10 % at 4 channels and from 256 MiB at 12; at
+ * 64 MiB on 12 channels it is 48 % slower than the flow engine: its ramp times every stage
+ * at a channel's share of the binding NIC (50 GB/s / 12), and grows by ~250 us a channel at
+ * every size (4,037, 5,046, 5,964, 7,065 us on 4, 8, 12, 16 channels), where the engines,
+ * whose NVLink stages run at NVLink's pace, stay within 3,690-4,160 us.
+ */
+static void
+test_agree_on_uneven_forced_trees(void **state)
+{
+	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
+	static const uint32_t counts[] = { 4, 12 };
+	char five[512];
+	size_t i, k;
+
+	(void)state;
+	spec_file("simmodel-five-forced.yaml", mixed_five_text, five, sizeof(five));
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++)
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			double m, mt, f, ft, p = 0, pt = 0;
+
+			busbw_channels = counts[i];
+			m = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+			          NULL);
+			mt = busbw_time_us;
+			f = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, sizes[k],
+			          "flow");
+			ft = busbw_time_us;
+			if (sizes[k] < (1u << 30)) {
+				p = busbw(five, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE,
+				          sizes[k], "packet");
+				pt = busbw_time_us;
+			}
+			print_message("# mixed-five tree %u channels %4llu MiB: model %.1f, flow "
+			              "%.2f (%+.1f%%), packet %.2f us\n",
+			              counts[i], (unsigned long long)(sizes[k] >> 20), mt, ft,
+			              100 * (ft / mt - 1), pt);
+			if (p > 0)
+				assert_close(p, f, 0.10 * f);
+			if (counts[i] == 4 || sizes[k] >= (256u << 20))
+				assert_agree(f, m);
+		}
+	busbw_channels = 0;
+	remove(five);
+}
+
+/*
+ * NVLS across nodes: NCCL runs it only with CollNet (NVIDIA/nccl v2.27.7-1
+ * src/graph/tuning.cc: NVLS with more than one node is disabled where collnetEnable is 0),
+ * each node's heads sending their reduced shards to SHARP and multicasting the result
+ * (src/device/all_reduce.h, the NVLS kernel with nvls->out). Both engines refuse it with
+ * what NCCL does: on a SHARP fabric that they do not build it and the model prices it,
+ * elsewhere that NCCL needs CollNet; NVLS inside one node or one NVLink domain of trays
+ * still runs.
+ */
+static void
+test_nvls_across_nodes_refused(void **state)
+{
+	static const char *const engines[] = { "flow", "packet" };
+	static const char job[] = "name: t\n"
+	                          "cluster: %s\n"
+	                          "jobs:\n"
+	                          "  - name: a\n"
+	                          "    ops:\n"
+	                          "      - {op: all_reduce, size: 64MiB, algo: nvls}\n";
+	char text[512];
+	struct ft_sim_report rep;
+	struct ft_error err;
+	size_t e;
+
+	(void)state;
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), job, "examples/dgx-h100-sharp.yaml");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is NCCL's NVLS "
+		                                "with CollNet"));
+		ft_sim_report_release(&rep);
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), job, "dgx-h100:2");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_non_null(strstr(err.msg, "only with CollNet, which needs in-network "
+		                                "reduction (fabric.sharp)"));
+		ft_sim_report_release(&rep);
+	}
+	snprintf(text, sizeof(text), job, "dgx-h100");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	snprintf(text, sizeof(text), job, "gb200-nvl72:2");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+}
+
+/*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
  * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
@@ -3565,6 +3664,8 @@ main(void)
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
+		cmocka_unit_test(test_agree_on_uneven_forced_trees),
+		cmocka_unit_test(test_nvls_across_nodes_refused),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_a2a_shared_slots),
