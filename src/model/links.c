@@ -1001,6 +1001,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->aws_p5 = strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
 	l->net_flush = l->arch < FT_ARCH_HOPPER || n->host_arm;
 	l->nic_c2c = n->host_arm;
+	l->cpu_x86 = !n->host_arm;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
@@ -1144,6 +1145,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->nvls_chunk_set = l->nvls_chunk_set || g->nvls_chunk_set;
 	/* NCCL's NVLS graph takes the farthest GPU-to-NIC path of its ranks */
 	l->nic_c2c = l->nic_c2c || g->nic_c2c;
+	l->cpu_x86 = l->cpu_x86 && g->cpu_x86;
 }
 
 /*
