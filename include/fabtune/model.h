@@ -133,8 +133,9 @@ struct ft_model_links {
 	/* A node sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize): from 2.30 it overrides the
 	 * chunk NCCL's Blackwell NVLS tuning picks (ft_model_nvls_chunk()). */
 	bool nvls_chunk_set;
-	/* A GPU reaches its NIC through its host's C2C link (node.host_arm: Grace), NCCL's
-	 * PATH_P2C; otherwise through PCIe switches (PATH_PIX/PXB). */
+	/* A GPU reaches its NIC through its host's C2C link, NCCL's PATH_P2C (node.host_arm
+	 * with Hopper or later GPUs: Grace; NCCL reads no C2C link below sm_90); otherwise
+	 * through PCIe switches (PATH_PIX/PXB). An approximation: docs/internals/model.md. */
 	bool nic_c2c;
 	/* Every node is an x86 host (no node.host_arm): NCCL's comm->cpuArch is
 	 * NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for (src/graph/tuning.cc

@@ -5863,6 +5863,64 @@ test_ll128_off_across_c2c_nodes(void **state)
 }
 
 /*
+ * Which hosts reach their NICs over C2C (links nic_c2c, NCCL's PATH_P2C): NCCL links a GPU
+ * to its CPU by C2C only where NVML counts active C2C links, and asks that of sm_90 and
+ * later alone (src/graph/xml.cc ncclTopoGetXmlFromGpu, topo.cc ncclTopoAddC2c, v2.30.7-1).
+ * ARM hosts with Hopper GPUs (numa.arch: arm on DGX H100, GH200-like) and GB200 do; ARM
+ * hosts with A100s, and x86 hosts, do not. So at NCCL 2.25 two ARM-hosted DGX A100 keep
+ * LL128 across nodes (before, every ARM host counted as C2C and lost it), and two ARM-hosted
+ * DGX H100 lose it.
+ */
+static void
+test_c2c_from_hopper(void **state)
+{
+	static const char a100_arm[] =
+	        "nodes: { preset: dgx-a100, count: 2, numa: { arch: arm } }\n";
+	static const char h100_arm[] =
+	        "nodes: { preset: dgx-h100, count: 2, numa: { arch: arm } }\n";
+	static const struct {
+		const char *spec; /* a preset, or a spec's text */
+		bool c2c;
+	} rows[] = {
+		{ a100_arm, false },    { h100_arm, true },      { "gb200-nvl72:36", true },
+		{ "dgx-b200:2", false }, { "dgx-a100:2", false },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_explain *ex;
+	struct ft_error err = { 0 };
+	size_t i, k, n;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		if (strchr(rows[i].spec, '\n'))
+			assert_int_equal(ft_spec_load_buffer(rows[i].spec, strlen(rows[i].spec),
+			                                     "t.yaml", &s, &err),
+			                 0);
+		else
+			assert_int_equal(ft_spec_resolve(rows[i].spec, &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.nic_c2c, rows[i].c2c);
+		if (i >= 2)
+			continue;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+		q.nccl_version = 22501;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		for (k = 0, n = 0; k < ex->ncandidates; k++)
+			if (ex->cand[k].proto == FT_PROTO_LL128 &&
+			    ex->cand[k].algo == FT_ALGO_TREE) {
+				n++;
+				assert_int_equal(ex->cand[k].available, !rows[i].c2c);
+			}
+		assert_int_equal(n, 1);
+	}
+	free(ex);
+}
+
+/*
  * NCCL's tree correction stops at 256 MiB: ncclTopoGetAlgoTime (src/graph/tuning.cc,
  * v2.18.5-1 to v2.30.7-1) multiplies the tree all-reduce's bandwidth by
  * treeCorrectionFactor[proto][log2(bytes / 64)] only while that index is below 23, so 256
@@ -6808,6 +6866,7 @@ main(void)
 		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
 		cmocka_unit_test(test_ll128_off_across_c2c_nodes),
+		cmocka_unit_test(test_c2c_from_hopper),
 		cmocka_unit_test(test_tree_correction_to_256m),
 		cmocka_unit_test(test_nvls_tree_correction),
 		cmocka_unit_test(test_tree_correction_where),
