@@ -198,14 +198,6 @@ uint64_t ft__route_switch_salt(uint64_t seed, uint32_t s);
 uint32_t ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n);
 
 /*
- * NCCL's tuner correction of the tree's bandwidth at @bytes with protocol
- * @p (kb NA-MODEL: by log2(bytes / 64), below 1 GiB; 1 from there on):
- * the model's time and the flow engine's tree flows both take it
- * (model/tuner.c).
- */
-double ft__model_tree_correction(int p, uint64_t bytes); /* p: enum ft_proto */
-
-/*
  * Node @r's parent in tree @t (0 or 1) of NCCL's double binary tree over @n
  * nodes (src/graph/trees.cc, ncclGetDtree; kb NA-ALGO-TREE): tree 0 the
  * binary tree (ncclGetBtree), tree 1 the same shifted by one node when @n is

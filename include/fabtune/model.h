@@ -133,9 +133,15 @@ struct ft_model_links {
 	/* A node sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize): from 2.30 it overrides the
 	 * chunk NCCL's Blackwell NVLS tuning picks (ft_model_nvls_chunk()). */
 	bool nvls_chunk_set;
-	/* A GPU reaches its NIC through its host's C2C link (node.host_arm: Grace), NCCL's
-	 * PATH_P2C; otherwise through PCIe switches (PATH_PIX/PXB). */
+	/* A GPU reaches its NIC through its host's C2C link, NCCL's PATH_P2C (node.host_arm
+	 * with Hopper or later GPUs: Grace; NCCL reads no C2C link below sm_90); otherwise
+	 * through PCIe switches (PATH_PIX/PXB). An approximation: docs/internals/model.md. */
 	bool nic_c2c;
+	/* Every node is an x86 host (no node.host_arm): NCCL's comm->cpuArch is
+	 * NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for (src/graph/tuning.cc
+	 * ncclTopoGetAlgoTime, v2.29.2-1 on). Ranks whose hosts differ make it
+	 * NCCL_TOPO_CPU_ARCH_MIXED (src/init.cc initTransportsRank), not x86. */
+	bool cpu_x86;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn
 	 * is NCCL's nRanks / nNodes. */
@@ -249,6 +255,14 @@ FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *s
  * send/recv costs charge a step between nodes, and the simulator's engines too.
  */
 FT_API double ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p);
+
+/* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
+ * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc
+ * ncclTopoGetAlgoTime): the tree's to 256 MiB; the NVLS tree's to 512 MiB from NCCL 2.29.2
+ * on Blackwell behind x86 hosts (@l arch, cpu_x86, nccl_version); 1 elsewhere and for
+ * every other collective. The model's time and the simulator's tree flows both take it. */
+FT_API double ft_model_tree_correction(const struct ft_model_links *l, enum ft_op op,
+                                       enum ft_algo a, enum ft_proto p, uint64_t bytes);
 
 /* NCCL's tree efficiency: the share of the graph bandwidth its tree reaches across
  * nodes (kb NA-ALGO-TREE, NA-MODEL: busBw x 0.92). */

@@ -1000,7 +1000,11 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->tcpx = wire_tech(spec) == FT_TECH_TCP;
 	l->aws_p5 = strcmp(n->preset, "aws-p5") == 0 || strcmp(n->preset, "aws-p5e") == 0;
 	l->net_flush = l->arch < FT_ARCH_HOPPER || n->host_arm;
-	l->nic_c2c = n->host_arm;
+	/* NCCL links a GPU to its CPU by C2C only where NVML counts active C2C links, which it
+	 * asks of sm_90 and later alone (src/graph/xml.cc ncclTopoGetXmlFromGpu, topo.cc
+	 * ncclTopoAddC2c; v2.30.7-1): an ARM host with older GPUs has PCIe paths. */
+	l->nic_c2c = n->host_arm && l->arch >= FT_ARCH_HOPPER;
+	l->cpu_x86 = !n->host_arm;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
@@ -1144,6 +1148,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->nvls_chunk_set = l->nvls_chunk_set || g->nvls_chunk_set;
 	/* NCCL's NVLS graph takes the farthest GPU-to-NIC path of its ranks */
 	l->nic_c2c = l->nic_c2c || g->nic_c2c;
+	l->cpu_x86 = l->cpu_x86 && g->cpu_x86;
 }
 
 /*

@@ -53,7 +53,11 @@ ft__model_nvls_eff(enum ft_model_arch arch)
 {
 	return nvls_eff[arch];
 }
-/* kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order. */
+/*
+ * kb NA-MODEL tree correction factors, index log2(bytes/64), rows in enum ft_proto order:
+ * NCCL's treeCorrectionFactor (src/graph/tuning.cc), 64 B to 512 MiB, 24 columns from
+ * v2.29.2-1 (23, to 256 MiB, in v2.28.9-1 and before; the columns they share are equal).
+ */
 static const double tree_corr[FT_PROTO_COUNT][24] = {
 	[FT_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
 	                      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
@@ -425,8 +429,11 @@ nvls_net_unavailable(const struct ft_model_links *l, enum ft_op op)
  * the CPU's PCIe, which ncclTopoSetPaths (src/graph/paths.cc) types PATH_PHB: a PCIe link
  * from a CPU. v2.27.3-1 retypes that path PATH_P2C (paths.cc, "update the GPU -> NIC path
  * in the case of C2C + PHB") and enables LL128 up to it while NCCL_LL128_C2C (default 1)
- * holds. One node (or NVLink domain) is unaffected: without a NIC the search keeps
- * typeInter at PATH_PIX (src/graph/search.cc ncclTopoCompute). @l nccl_version 0 is 2.28+.
+ * holds. One node (or NVLink domain) is unaffected: where the ranks' NVLink domain holds
+ * every rank, ncclTopoTrimSystem (src/graph/paths.cc) drops the GPUs outside it and sets
+ * system->inter to 0, and ncclTopoCompute (src/graph/search.cc) then reads no GPU-to-NET
+ * path and keeps typeInter at PATH_PIX (the NET nodes stay in the system, unused).
+ * @l nccl_version 0 is 2.28+.
  */
 static bool
 ll128_off_c2c(const struct ft_model_links *l)
@@ -1324,38 +1331,62 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	}
 }
 
+/*
+ * How many of tree_corr's columns NCCL's ncclTopoGetAlgoTime (src/graph/tuning.cc) reads:
+ * the tree's while logSize < 23, to 256 MiB (index 22), at every tag from v2.18.5-1 to
+ * v2.30.7-1, so its 24th column is never read for the tree; the NVLS tree's while
+ * logSize < 24, to 512 MiB, from v2.29.2-1 (ft_model_tree_correction() says where).
+ */
+#define TREE_CORR_TREE_COLS 23
+#define TREE_CORR_NVLS_TREE_COLS FT_ARRAY_SIZE(tree_corr[0])
+
+/* tree_corr's factor for @p and @bytes, 1 from column @cols on. */
+static double
+tree_corr_at(int p, uint64_t bytes, size_t cols)
+{
+	uint32_t idx = log2_floor(bytes >> 6);
+
+	return idx < cols && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] : 1.0;
+}
+
+/*
+ * NCCL's corrections of a tree's bandwidth in ncclTopoGetAlgoTime (src/graph/tuning.cc;
+ * kb NA-MODEL), both of the all-reduce only (coll == ncclFuncAllReduce):
+ * - the tree's, to 256 MiB. The test of the collective is there from v2.23.4-1; v2.22.3-1
+ *   and before test the algorithm alone, but their tuner gives the tree no bandwidth for
+ *   another collective (and ft_coll_supports() gives it none but the all-reduce).
+ * - the NVLS tree's, to 512 MiB, from v2.29.2-1 (read there and at v2.30.7-1), where every
+ *   GPU is Blackwell or later (comm->minCompCap >= 100) and every host x86 (comm->cpuArch
+ *   NCCL_TOPO_CPU_ARCH_X86; ARM, POWER and a mix, NCCL's MIXED, are not). @l nccl_version 0
+ *   is the newest release, as the simulator's engines follow.
+ */
+double
+ft_model_tree_correction(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                         enum ft_proto p, uint64_t bytes)
+{
+	if (op != FT_OP_ALL_REDUCE)
+		return 1.0;
+	if (a == FT_ALGO_TREE)
+		return tree_corr_at(p, bytes, TREE_CORR_TREE_COLS);
+	if (a == FT_ALGO_NVLS_TREE && l->arch >= FT_ARCH_BLACKWELL && l->cpu_x86 &&
+	    (l->nccl_version == 0 || l->nccl_version >= 22902))
+		return tree_corr_at(p, bytes, TREE_CORR_NVLS_TREE_COLS);
+	return 1.0;
+}
+
 void
 ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                   uint64_t bytes, double *lat_factor, double *bw_factor)
 {
 	*lat_factor = 1.0;
 	*bw_factor = 1.0;
-	if (a == FT_ALGO_TREE)
-		*bw_factor = ft__model_tree_correction(p, bytes);
+	*bw_factor = ft_model_tree_correction(l, op, a, p, bytes);
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
 	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect); the channels are
 	 * the communicator's, not the graph's (src/graph/tuning.cc, comm->nChannels). */
 	if (a == FT_ALGO_RING && p == FT_PROTO_SIMPLE && op == FT_OP_ALL_REDUCE && l->nnodes > 1 &&
 	    (double)bytes >= (double)l->nranks * ft_model_comm_nchannels(l) * 64.0)
 		*lat_factor = l->arch >= FT_ARCH_AMPERE ? 1.4 : 1.9;
-}
-
-/*
- * kb NA-MODEL: the tree's bandwidth correction by log2(bytes/64), up to 256 MiB (index
- * 22); 1 from 512 MiB. NCCL's ncclTopoGetAlgoTime (src/graph/tuning.cc) reads the table
- * for the tree only while logSize < 23, at every tag from v2.18.5-1 to v2.30.7-1; its
- * 24th entry (512 MiB), there from v2.29.2-1, is read for the NVLS tree alone (on sm_100
- * and later behind x86 hosts), which the model does not apply.
- */
-#define TREE_CORR_TREE_ENTRIES 23
-
-double
-ft__model_tree_correction(int p, uint64_t bytes)
-{
-	uint32_t idx = log2_floor(bytes >> 6);
-
-	return idx < TREE_CORR_TREE_ENTRIES && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] :
-	                                                                       1.0;
 }
 
 /*

@@ -148,25 +148,37 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * efficiency (kb NA-ALGO-NVLS: 0.85 on Hopper) and, in one node or NVLink
  * domain, at the share of a channel NCCL's list of speeds keeps
  * (ft_model_nvls_channel_share: 20 of 21.8 GB/s on an NVL72 rack), so the
- * flows to and from the switch carry 1 / (eff x share); a tree below 1 GiB reaches only NCCL's tree
- * correction of its bandwidth (kb NA-MODEL: x0.5 to x0.9 by log2(bytes /
- * 64), the share of its links a tree's pipeline keeps busy at that size,
- * which the model applies to its time), so every flow of a tree carries
- * 1/correction (@tree_corr; not where the engine chunks the pipeline
- * itself); a CollNetDirect all-reduce reaches NCCL's 0.85 of its links on
- * sm_90 and later (ft_model_collnet_direct_efficiency: its four groups of warps
- * share the channel), on every flow. All slow the flows where the links bind and
- * change nothing where a cap binds first.
+ * flows to and from the switch carry 1 / (eff x share); a tree all-reduce reaches only
+ * NCCL's tree correction of its bandwidth (ft_model_tree_correction(), kb NA-MODEL: x0.5 to
+ * x0.9 by log2(bytes / 64), the share of its links a tree's pipeline keeps busy at that
+ * size, which the model applies to its time): the plain tree's to 256 MiB, the NVLS tree's
+ * to 512 MiB on Blackwell behind x86 hosts, so every flow of the tree carries 1/correction
+ * more (@tree_corr; not where the engine chunks the pipeline itself), the NVLS tree's
+ * flows to and from the switch 1 / (correction x eff); a CollNetDirect all-reduce reaches
+ * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
+ * four groups of warps share the channel), on every flow. All slow the flows where the
+ * links bind and change nothing where a cap binds first.
  */
 void
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr)
 {
 	bool nvls = s->algo == FT_ALGO_NVLS || s->algo == FT_ALGO_NVLS_TREE;
-	double eff = nvls ? ft_model_nvls_efficiency(spec) :
-	             s->algo == FT_ALGO_TREE && tree_corr ?
-	                    ft__model_tree_correction(s->proto, s->bytes) :
-	                    1.0;
+	double eff = nvls ? ft_model_nvls_efficiency(spec) : 1.0, corr = 1.0;
+	struct ft_model_links l;
 	size_t i;
+
+	/* the job's GPUs and hosts (NCCL's minCompCap and cpuArch), else the cluster's */
+	if (tree_corr && (s->algo == FT_ALGO_TREE || s->algo == FT_ALGO_NVLS_TREE) &&
+	    (ft_model_links_get(spec, s->nranks, 0, 0, &l, NULL) == 0 ||
+	     ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0))
+		corr = ft_model_tree_correction(&l, s->op, s->algo, s->proto, s->bytes);
+	if (corr > 0 && corr < 1) {
+		for (i = 0; i < s->flows.len; i++) {
+			struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
+
+			f->bytes = (uint64_t)((double)f->bytes / corr + 0.5);
+		}
+	}
 
 	if (s->algo == FT_ALGO_NVLS)
 		eff *= ft_model_nvls_channel_share(spec, s->nranks);

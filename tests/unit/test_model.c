@@ -5833,23 +5833,90 @@ test_ll128_off_across_c2c_nodes(void **state)
 	assert_int_equal(r.proto, FT_PROTO_LL128);
 	q.nccl_version = 0;
 	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
-	for (k = 0; k < ex->ncandidates; k++)
-		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE)
+	for (k = 0, ll128 = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE) {
+			ll128++;
 			assert_true(ex->cand[k].available);
+		}
+	assert_int_equal(ll128, 1);
 	/* one rack is one NCCL node without NICs (typeInter PATH_PIX), and an x86 host's NIC
 	 * sits behind a PCIe switch: LL128 stays at 2.25 and 2.26 */
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:18", &s, &err), 0);
 	q.nccl_version = 22501;
 	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
-	for (k = 0; k < ex->ncandidates; k++)
-		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_RING)
+	for (k = 0, ll128 = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_RING) {
+			ll128++;
 			assert_true(ex->cand[k].available);
+		}
+	assert_int_equal(ll128, 1);
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
 	q.nccl_version = 22602;
 	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
-	for (k = 0; k < ex->ncandidates; k++)
-		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE)
+	for (k = 0, ll128 = 0; k < ex->ncandidates; k++)
+		if (ex->cand[k].proto == FT_PROTO_LL128 && ex->cand[k].algo == FT_ALGO_TREE) {
+			ll128++;
 			assert_true(ex->cand[k].available);
+		}
+	assert_int_equal(ll128, 1);
+	free(ex);
+}
+
+/*
+ * Which hosts reach their NICs over C2C (links nic_c2c, NCCL's PATH_P2C): NCCL links a GPU
+ * to its CPU by C2C only where NVML counts active C2C links, and asks that of sm_90 and
+ * later alone (src/graph/xml.cc ncclTopoGetXmlFromGpu, topo.cc ncclTopoAddC2c, v2.30.7-1).
+ * ARM hosts with Hopper GPUs (numa.arch: arm on DGX H100, GH200-like) and GB200 do; ARM
+ * hosts with A100s, and x86 hosts, do not. So at NCCL 2.25 two ARM-hosted DGX A100 keep
+ * LL128 across nodes (before, every ARM host counted as C2C and lost it), and two ARM-hosted
+ * DGX H100 lose it.
+ */
+static void
+test_c2c_from_hopper(void **state)
+{
+	static const char a100_arm[] =
+	        "nodes: { preset: dgx-a100, count: 2, numa: { arch: arm } }\n";
+	static const char h100_arm[] =
+	        "nodes: { preset: dgx-h100, count: 2, numa: { arch: arm } }\n";
+	static const struct {
+		const char *spec; /* a preset, or a spec's text */
+		bool c2c;
+	} rows[] = {
+		{ a100_arm, false },    { h100_arm, true },      { "gb200-nvl72:36", true },
+		{ "dgx-b200:2", false }, { "dgx-a100:2", false },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_explain *ex;
+	struct ft_error err = { 0 };
+	size_t i, k, n;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		if (strchr(rows[i].spec, '\n'))
+			assert_int_equal(ft_spec_load_buffer(rows[i].spec, strlen(rows[i].spec),
+			                                     "t.yaml", &s, &err),
+			                 0);
+		else
+			assert_int_equal(ft_spec_resolve(rows[i].spec, &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.nic_c2c, rows[i].c2c);
+		if (i >= 2)
+			continue;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+		q.nccl_version = 22501;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		for (k = 0, n = 0; k < ex->ncandidates; k++)
+			if (ex->cand[k].proto == FT_PROTO_LL128 &&
+			    ex->cand[k].algo == FT_ALGO_TREE) {
+				n++;
+				assert_int_equal(ex->cand[k].available, !rows[i].c2c);
+			}
+		assert_int_equal(n, 1);
+	}
 	free(ex);
 }
 
@@ -5857,8 +5924,9 @@ test_ll128_off_across_c2c_nodes(void **state)
  * NCCL's tree correction stops at 256 MiB: ncclTopoGetAlgoTime (src/graph/tuning.cc,
  * v2.18.5-1 to v2.30.7-1) multiplies the tree all-reduce's bandwidth by
  * treeCorrectionFactor[proto][log2(bytes / 64)] only while that index is below 23, so 256
- * MiB (index 22) takes Simple's 0.9 and 512 MiB (index 23) none, though the table of v2.30
- * holds a 24th entry (read for the NVLS tree alone). Two DGX H100, the tree on Simple
+ * MiB (index 22) takes Simple's 0.9 and 512 MiB (index 23) none, though the table holds a
+ * 24th column from v2.29.2-1 (read for the NVLS tree on Blackwell behind x86 hosts
+ * alone). Two DGX H100, the tree on Simple
  * forced: the candidate's time is latency + S / (bandwidth x factor) with the factor 0.9,
  * then 1 (0.9 at 512 MiB before), LL128 1 at both.
  */
@@ -5905,6 +5973,145 @@ test_tree_correction_to_256m(void **state)
 		           1e-12);
 	}
 	free(ex);
+}
+
+/*
+ * NCCL's NVLS-tree correction (src/graph/tuning.cc ncclTopoGetAlgoTime, v2.29.2-1 on): the
+ * NVLS tree all-reduce's bandwidth takes treeCorrectionFactor[proto][log2(bytes / 64)]
+ * while that index is below 24, on Blackwell (minCompCap >= 100) behind x86 hosts only.
+ * Four DGX B200 at 2.29 and the newest, Simple (the NVLS tree's only protocol): 64 KiB
+ * (index 10) 0.6, 4 and 16 MiB (16, 18) 0.7, 64 MiB (20) 0.8, 256 MiB (22) and 512 MiB
+ * (23, a column past the plain tree's) 0.9, 1 GiB 1. None at 2.28,
+ * on GB200 (Grace, ARM), on Hopper; the plain tree keeps its 23 columns (512 MiB: 1).
+ * The candidate's time is latency + S / (bandwidth x factor).
+ */
+static void
+test_nvls_tree_correction(void **state)
+{
+	static const struct {
+		const char *preset;
+		uint32_t nccl;
+		enum ft_algo a;
+		uint64_t bytes;
+		enum ft_proto p;
+		double factor;
+	} rows[] = {
+		{ "dgx-b200:4", 22902, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 0.7 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 0.7 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 64ull << 10, FT_PROTO_SIMPLE, 0.6 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 16ull << 20, FT_PROTO_SIMPLE, 0.7 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 64ull << 20, FT_PROTO_SIMPLE, 0.8 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 256ull << 20, FT_PROTO_SIMPLE, 0.9 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 512ull << 20, FT_PROTO_SIMPLE, 0.9 },
+		{ "dgx-b200:4", 0, FT_ALGO_NVLS_TREE, 1ull << 30, FT_PROTO_SIMPLE, 1.0 },
+		{ "dgx-b200:4", 22809, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 1.0 },
+		{ "dgx-b200:4", 0, FT_ALGO_TREE, 512ull << 20, FT_PROTO_SIMPLE, 1.0 },
+		{ "gb200-nvl72:36", 0, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 1.0 },
+		{ "dgx-h100:4", 0, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 1.0 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex;
+	const struct ft_model_candidate *k;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	ex = calloc(1, sizeof(*ex));
+	assert_non_null(ex);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		assert_int_equal(ft_spec_resolve(rows[i].preset, &s, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, rows[i].bytes);
+		q.force_algo = true;
+		q.algo = rows[i].a;
+		q.force_proto = true;
+		q.proto = rows[i].p;
+		q.tuner_only = true;
+		q.nccl_version = rows[i].nccl;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		k = &ex->cand[ex->pick];
+		assert_int_equal(k->algo, rows[i].a);
+		assert_int_equal(k->proto, rows[i].p);
+		assert_rel(k->bw_factor, rows[i].factor, 1e-12);
+		assert_rel(k->time_s, k->lat_s * k->lat_factor +
+		                              (double)rows[i].bytes / (k->bw_Bps * rows[i].factor),
+		           1e-12);
+	}
+	free(ex);
+}
+
+/*
+ * Which collectives, GPUs and hosts take NCCL's tree corrections (src/graph/tuning.cc
+ * ncclTopoGetAlgoTime: both only where coll == ncclFuncAllReduce, from v2.23.4-1; the NVLS
+ * tree's where minCompCap >= 100 and cpuArch is x86, from v2.29.2-1), by
+ * ft_model_tree_correction() and the model's factors (ft__model_factors(), which the
+ * flow engine's wire bytes share): closed-form rows of the table (4 MiB is index 16:
+ * Simple 0.7, LL 0.7, LL128 0.8; 256 MiB index 22: Simple 0.9, LL 1, LL128 1). The
+ * reduce-scatter, all-gather, broadcast and reduce take none, for either tree (before,
+ * the model gave the plain tree's factor to every collective). DGX B200 behind ARM hosts
+ * (numa.arch: arm), and a cluster of x86 and ARM hosts (NCCL's MIXED), take no NVLS-tree
+ * correction; the plain tree's takes no heed of the host.
+ */
+static void
+test_tree_correction_where(void **state)
+{
+	static const char arm[] = "nodes: { preset: dgx-b200, count: 4, numa: { arch: arm } }\n";
+	static const char mixed[] = "nodes:\n"
+	                            "  - { preset: dgx-b200, count: 2 }\n"
+	                            "  - { preset: dgx-b200, count: 2, numa: { arch: arm } }\n";
+	static const struct {
+		const char *spec; /* a preset, or a spec's text */
+		enum ft_op op;
+		enum ft_algo a;
+		enum ft_proto p;
+		uint64_t bytes;
+		double factor;
+	} rows[] = {
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 4u << 20, 0.7 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, 4u << 20, 0.8 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 256u << 20, 0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 256u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20,
+		  0.7 },
+		{ "dgx-b200:4", FT_OP_REDUCE_SCATTER, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_GATHER, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_BROADCAST, FT_ALGO_TREE, FT_PROTO_LL128, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_REDUCE_SCATTER, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20,
+		  1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_GATHER, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20,
+		  1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ arm, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ arm, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
+		{ mixed, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ mixed, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	double lf, bf;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		if (strchr(rows[i].spec, '\n'))
+			assert_int_equal(ft_spec_load_buffer(rows[i].spec, strlen(rows[i].spec),
+			                                     "t.yaml", &s, &err),
+			                 0);
+		else
+			assert_int_equal(ft_spec_resolve(rows[i].spec, &s, &err), 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.arch, FT_ARCH_BLACKWELL);
+		assert_int_equal(l.cpu_x86, strcmp(rows[i].spec, "dgx-b200:4") == 0);
+		assert_rel(ft_model_tree_correction(&l, rows[i].op, rows[i].a, rows[i].p,
+		                                    rows[i].bytes),
+		           rows[i].factor, 1e-12);
+		ft__model_factors(&l, rows[i].op, rows[i].a, rows[i].p, rows[i].bytes, &lf, &bf);
+		assert_rel(bf, rows[i].factor, 1e-12);
+	}
 }
 
 /*
@@ -6659,7 +6866,10 @@ main(void)
 		cmocka_unit_test(test_efa_achieved_rate),
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
 		cmocka_unit_test(test_ll128_off_across_c2c_nodes),
+		cmocka_unit_test(test_c2c_from_hopper),
 		cmocka_unit_test(test_tree_correction_to_256m),
+		cmocka_unit_test(test_nvls_tree_correction),
+		cmocka_unit_test(test_tree_correction_where),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_pipe_terms),

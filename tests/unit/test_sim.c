@@ -3918,6 +3918,89 @@ test_tolerance_every_flow(void **state)
 	}
 }
 
+/*
+ * The engines' share of NCCL's tree corrections (ft__sim_nccl_efficiency(), the factor of
+ * ft_model_tree_correction(), kb NA-MODEL): every flow of a tree all-reduce carries
+ * 1/factor of its bytes, the NVLS tree's flows to and from the switch 1/(factor x NVLS
+ * efficiency). Four DGX B200 (x86 hosts), the NVLS tree at 4 MiB: x0.7 (index 16, Simple),
+ * none at 1 GiB, none without @tree_corr (the engine chunks the pipeline itself), none
+ * behind ARM hosts; two DGX H100, the plain tree at 4 MiB: x0.7, none for the same
+ * schedule as a reduce-scatter (NCCL corrects the all-reduce only). Before, the NVLS
+ * tree's flows took the NVLS efficiency alone.
+ */
+static void
+test_nccl_efficiency_tree_corrections(void **state)
+{
+	static const char arm[] = "nodes: { preset: dgx-b200, count: 4, numa: { arch: arm } }\n";
+	static const struct {
+		const char *spec; /* a preset, or a spec's text */
+		enum ft_algo a;
+		enum ft_op op;
+		uint64_t bytes;
+		bool tree_corr;
+		double factor;
+	} rows[] = {
+		{ "dgx-b200:4", FT_ALGO_NVLS_TREE, FT_OP_ALL_REDUCE, 4u << 20, true, 0.7 },
+		{ "dgx-b200:4", FT_ALGO_NVLS_TREE, FT_OP_ALL_REDUCE, 256u << 20, true, 0.9 },
+		{ "dgx-b200:4", FT_ALGO_NVLS_TREE, FT_OP_ALL_REDUCE, 1u << 30, true, 1.0 },
+		{ "dgx-b200:4", FT_ALGO_NVLS_TREE, FT_OP_ALL_REDUCE, 4u << 20, false, 1.0 },
+		{ arm, FT_ALGO_NVLS_TREE, FT_OP_ALL_REDUCE, 4u << 20, true, 1.0 },
+		{ "dgx-h100:2", FT_ALGO_TREE, FT_OP_ALL_REDUCE, 4u << 20, true, 0.7 },
+		{ "dgx-h100:2", FT_ALGO_TREE, FT_OP_REDUCE_SCATTER, 4u << 20, true, 1.0 },
+	};
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = rows[i].a,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .ranks_per_node = 8,
+			                  .bytes = rows[i].bytes };
+		struct ft_schedule sch;
+		uint64_t *was;
+		double eff;
+		size_t innet = 0;
+
+		if (strchr(rows[i].spec, '\n'))
+			assert_int_equal(ft_spec_load_buffer(rows[i].spec, strlen(rows[i].spec),
+			                                     "t.yaml", &cs, &err),
+			                 0);
+		else
+			assert_int_equal(ft_spec_resolve(rows[i].spec, &cs, &err), 0);
+		a.nranks = (uint32_t)ft_spec_ngpus(&cs);
+		ft_schedule_init(&sch);
+		assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+		sch.op = rows[i].op;
+		assert_true(sch.flows.len > 0);
+		was = calloc(sch.flows.len, sizeof(*was));
+		assert_non_null(was);
+		for (k = 0; k < sch.flows.len; k++)
+			was[k] = FT_VEC_AT(&sch.flows, struct ft_sched_flow, k).bytes;
+		eff = rows[i].a == FT_ALGO_NVLS_TREE ? ft_model_nvls_efficiency(&cs) : 1.0;
+		ft__sim_nccl_efficiency(&cs, &sch, rows[i].tree_corr);
+		for (k = 0; k < sch.flows.len; k++) {
+			const struct ft_sched_flow *f =
+			        &FT_VEC_AT(&sch.flows, struct ft_sched_flow, k);
+			bool sw = f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET;
+			uint64_t want = rows[i].factor < 1 ?
+			                        (uint64_t)((double)was[k] / rows[i].factor + 0.5) :
+			                        was[k];
+
+			if (sw && eff < 1)
+				want = (uint64_t)((double)want / eff + 0.5);
+			innet += sw;
+			assert_int_equal(f->bytes, want);
+		}
+		/* the NVLS tree's schedule has flows to and from the switch, the tree's none */
+		assert_true(rows[i].a == FT_ALGO_NVLS_TREE ? innet > 0 : innet == 0);
+		free(was);
+		ft_schedule_release(&sch);
+	}
+}
+
 int
 main(void)
 {
@@ -3983,6 +4066,7 @@ main(void)
 		cmocka_unit_test(test_list_flows),
 		cmocka_unit_test(test_report_write_counters),
 		cmocka_unit_test(test_sim_args),
+		cmocka_unit_test(test_nccl_efficiency_tree_corrections),
 	};
 
 	ft_test_enter_source_root();
