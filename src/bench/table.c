@@ -35,16 +35,24 @@ coll_test_line(struct ft_strbuf *sb, const struct ft_bench_table *t,
 
 /*
  * A rank's sample clock for people: "tsc 2095.081 MHz, error 3.1 ppm" (the
- * calibrated rate and the bound on its error; no figures with @stable, as
- * they differ between machines) or "monotonic" (CLOCK_MONOTONIC).
+ * calibrated rate and the bound on its error) or "monotonic"
+ * (CLOCK_MONOTONIC).
+ *
+ * A stable table (goldens) reports no clock at all, in text or JSON: which
+ * clock timed the samples is the host's (the counter where the CPU says it
+ * is invariant, CLOCK_MONOTONIC elsewhere), its rate and error the
+ * calibration's, and the loops that fell back the run's (a preemption
+ * across a loop's span), so none of it is the same from host to host or
+ * run to run. Leaving the lines out, not blanking their figures, keeps a
+ * stable table's parse (no bench.clock_* observation) alike on every host.
  */
 static void
-clock_text(struct ft_strbuf *sb, const struct ft_bench_clock *c, bool stable)
+clock_text(struct ft_strbuf *sb, const struct ft_bench_clock *c)
 {
 	ft_strbuf_adds(sb, c->source);
-	if (!stable && isfinite(c->hz))
+	if (isfinite(c->hz))
 		ft_strbuf_addf(sb, " %.3f MHz", c->hz / 1e6);
-	if (!stable && isfinite(c->error))
+	if (isfinite(c->error))
 		ft_strbuf_addf(sb, ", error %.1f ppm", c->error * 1e6);
 }
 
@@ -64,20 +72,23 @@ clock_loops_text(struct ft_strbuf *sb, const struct ft_bench_clock *c)
 		               c->loops_monotonic, c->loops);
 }
 
-/* "# clock: rank 2 tsc 2095.081 MHz, error 3.1 ppm", one line a rank that timed samples */
+/*
+ * "# clock: rank 2 tsc 2095.081 MHz, error 3.1 ppm", one line a rank that
+ * timed samples; none in a stable table (clock_text).
+ */
 static void
 clock_lines(struct ft_strbuf *sb, const struct ft_bench_table *t,
             const struct ft_bench_report *rep)
 {
 	uint32_t r;
 
-	for (r = 0; rep->clocks && r < rep->nranks; r++) {
+	for (r = 0; !t->stable && rep->clocks && r < rep->nranks; r++) {
 		const struct ft_bench_clock *c = &rep->clocks[r];
 
 		if (!c->source[0])
 			continue;
 		ft_strbuf_addf(sb, "# clock: rank %u ", r);
-		clock_text(sb, c, t->stable);
+		clock_text(sb, c);
 		clock_loops_text(sb, c);
 		ft_strbuf_addch(sb, '\n');
 	}
@@ -267,9 +278,9 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
 	}
 	/* rank 0 times the round trips: its clock as calibrated (loops noted at the end) */
-	if (lat && rep->clocks && rep->nranks >= 1 && rep->clocks[0].source[0]) {
+	if (lat && !t->stable && rep->clocks && rep->nranks >= 1 && rep->clocks[0].source[0]) {
 		ft_strbuf_adds(sb, " Clock           : ");
-		clock_text(sb, &rep->clocks[0], t->stable);
+		clock_text(sb, &rep->clocks[0]);
 		ft_strbuf_addch(sb, '\n');
 	}
 	ft_strbuf_adds(sb, dashes);
@@ -508,16 +519,17 @@ render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 /*
  * "clock": {"source": "tsc"|"monotonic", "hz", "error_ppm", "loops",
  * "loops_own_rate", "loops_monotonic"}; hz and error_ppm null on
- * CLOCK_MONOTONIC (and with @stable).
+ * CLOCK_MONOTONIC. A stable document has none (clock_text), as it has no
+ * pid or cpus.
  */
 static void
-json_clock(struct ft_json *j, const struct ft_bench_clock *c, bool stable)
+json_clock(struct ft_json *j, const struct ft_bench_clock *c)
 {
 	ft_json_key(j, "clock");
 	ft_json_obj_begin(j);
 	ft_json_kv_str(j, "source", c->source);
-	ft_json_kv_double(j, "hz", stable ? NAN : c->hz);
-	ft_json_kv_double(j, "error_ppm", stable ? NAN : c->error * 1e6);
+	ft_json_kv_double(j, "hz", c->hz);
+	ft_json_kv_double(j, "error_ppm", c->error * 1e6);
 	ft_json_kv_uint(j, "loops", c->loops);
 	ft_json_kv_uint(j, "loops_own_rate", c->loops_own_rate);
 	ft_json_kv_uint(j, "loops_monotonic", c->loops_monotonic);
@@ -583,9 +595,9 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_obj_end(&j);
 	}
 	/* pt2pt_lat: rank 0 timed every row */
-	if (cfg->pattern == FT_OP_PT2PT_LAT && rep->clocks && rep->nranks >= 1 &&
+	if (cfg->pattern == FT_OP_PT2PT_LAT && !t->stable && rep->clocks && rep->nranks >= 1 &&
 	    rep->clocks[0].source[0])
-		json_clock(&j, &rep->clocks[0], t->stable);
+		json_clock(&j, &rep->clocks[0]);
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -605,8 +617,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
 		if (!t->stable)
 			ft_json_kv_str(&j, "cpus", inf->cpus);
-		if (rep->clocks && rep->clocks[r].source[0])
-			json_clock(&j, &rep->clocks[r], t->stable);
+		if (!t->stable && rep->clocks && rep->clocks[r].source[0])
+			json_clock(&j, &rep->clocks[r]);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);

@@ -8522,6 +8522,16 @@ pingpong_clock_report(uint32_t rank, int lfd, uint16_t port, uint64_t arg,
 		if (rc == 0 && (ft_run_nrows(&back) != 4 || nclock != (arg == 1 ? 2u : 1u)))
 			rc = ft_error_set(err, FT_EIO, "%zu rows and %zu clocks parsed:\n%s",
 			                  ft_run_nrows(&back), nclock, text.buf);
+		/* stable (goldens): the same run with no Clock line, no note, no "clock" */
+		t.stable = true;
+		ft_strbuf_reset(&js);
+		ft_strbuf_reset(&text);
+		ft_bench_report_json(&js, &t, &rep, &cfg);
+		ft_bench_table_end(&text, &t, &rep, &cfg, false);
+		if (rc == 0 && (strstr(js.buf, "clock") || strstr(text.buf, "lock") ||
+		                !strstr(text.buf, " Binding         : none -> none\n---")))
+			rc = ft_error_set(err, FT_EIO, "a clock in a stable table:\n%s\n%s",
+			                  text.buf, js.buf);
 	}
 	ft_run_release(&back);
 	ft_obs_set_release(&obs);
@@ -8546,8 +8556,7 @@ test_pingpong_clock_report(void **state)
  * header, and its JSON a "clock" in each such rank's entry (no run-wide
  * one: several ranks time); `fabtune parse` reads the lines back as
  * bench.clock_hz and bench.clock_error of each rank beside the pairs'
- * rows. With a stable table the rates are left out, and the JSON's are
- * null.
+ * rows. A stable table has no clock lines and its JSON no clock.
  */
 static void
 test_table_clock_lines(void **state)
@@ -8621,17 +8630,32 @@ test_table_clock_lines(void **state)
 	                               "\"tsc\",\"hz\":3e+09,\"error_ppm\":3.814697265625,"
 	                               "\"loops\":3,\"loops_own_rate\":1,"
 	                               "\"loops_monotonic\":1}}"));
-	/* stable: no figures that differ between machines */
+	/*
+	 * stable: no clock, in text or JSON (the source is the host's, the loops
+	 * that fell back the run's); the header ends at the ranks, and a parse
+	 * of it reads no clock
+	 */
 	t.stable = true;
 	ft_strbuf_release(&sb);
 	ft_strbuf_init(&sb);
 	ft_bench_table_end(&sb, &t, &rep, &cfg, false);
-	assert_non_null(strstr(sb.buf, "\n# clock: rank 0 tsc\n# clock: rank 1 tsc; 1 of 3"));
+	assert_null(strstr(sb.buf, "clock"));
+	assert_non_null(strstr(sb.buf, "devices: - bind: none\n#\n# bandwidth (GB/s)"));
+	ft_obs_set_release(&obs);
+	ft_run_release(&back);
+	ft_obs_set_init(&obs);
+	ft_run_init(&back, FT_SOURCE_IMPORT, "bench");
+	assert_int_equal(ft_parse_buffer(sb.buf, sb.len, "pairs.txt", NULL, &obs, &back, &err), 0);
+	assert_int_equal(ft_run_nrows(&back), 2);
+	for (i = 0; i < ft_obs_set_len(&obs); i++) {
+		assert_null(strstr(ft_obs_set_at(&obs, i)->key, "clock"));
+		assert_string_not_equal(ft_obs_set_at(&obs, i)->key, "parse.skipped");
+	}
 	ft_strbuf_release(&js);
 	ft_strbuf_init(&js);
 	ft_bench_report_json(&js, &t, &rep, &cfg);
-	assert_non_null(strstr(js.buf, "\"clock\":{\"source\":\"tsc\",\"hz\":null,"
-	                               "\"error_ppm\":null,\"loops\":2,"));
+	assert_null(strstr(js.buf, "clock"));
+	assert_non_null(strstr(js.buf, "\"bind\":\"none\"},{\"rank\":1,"));
 	ft_run_release(&back);
 	ft_obs_set_release(&obs);
 	ft_strbuf_release(&js);
