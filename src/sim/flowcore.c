@@ -117,7 +117,6 @@ ft__fs_release(struct fs_sim *s)
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
 		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
 		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,  s->act_path,
-		s->fin_key,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -511,7 +510,6 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_fin = ft_calloc(s->act_cap, sizeof(double));
 	s->act_hp = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->fin_heap = ft_calloc(s->act_cap, sizeof(uint32_t));
-	s->fin_key = ft_calloc(s->act_cap, sizeof(double));
 	s->fin_tmp = ft_calloc(s->act_cap, sizeof(uint32_t));
 	/* grow mode (the default) keeps each link's active flows */
 	if (!s->full_rates && !s->level_only && !s->comp_only)
@@ -520,7 +518,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	    !s->act_rate || !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped ||
 	    !s->inc_sel || !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live ||
 	    !s->act_t0 || !s->act_fin || !s->act_hp || !s->fin_heap || !s->fin_tmp ||
-	    !s->fin_key || (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
+	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u tasks", n);
 	for (i = 0; i < ne; i++)
 		s->succ_first[e[2 * i] + 1]++;
@@ -627,7 +625,6 @@ grow_active(struct fs_sim *s)
 		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
 		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
 		{ &s->fin_tmp, sizeof(*s->fin_tmp) },   { &s->wf_live, sizeof(*s->wf_live) },
-		{ &s->fin_key, sizeof(*s->fin_key) },
 		{ &s->act_path, FS_SLOT_HOPS * sizeof(*s->act_path) },
 	};
 	bool ok = true;
@@ -913,14 +910,13 @@ static uint32_t
 fin_collect(struct fs_sim *s, double horizon)
 {
 	const uint32_t *h = s->fin_heap;
-	const double *key = s->fin_key;
 	uint32_t *q = s->fin_tmp, n = 0, k, c;
 
-	if (s->nactive && key[0] <= horizon)
+	if (s->nactive && s->act_fin[h[0]] <= horizon)
 		q[n++] = 0;
 	for (k = 0; k < n; k++) {
 		for (c = 2 * q[k] + 1; c <= 2 * q[k] + 2 && c < s->nactive; c++)
-			if (key[c] <= horizon)
+			if (s->act_fin[h[c]] <= horizon)
 				q[n++] = c;
 	}
 	for (k = 0; k < n; k++)
@@ -999,7 +995,7 @@ static double
 fs_next_time(struct fs_sim *s)
 {
 	const struct fs_event *first;
-	double t = s->nactive ? s->fin_key[0] : INFINITY;
+	double t = s->nactive ? s->act_fin[s->fin_heap[0]] : INFINITY;
 	int src;
 
 	first = ev_first(s, &src);
@@ -1039,7 +1035,7 @@ ft__fs_step(struct fs_sim *s, struct ft_error *err)
 	}
 	/* the first flow to end sets the window: its own time in flight, scaled */
 	window = t_next;
-	if (s->nactive && s->fin_key[0] == t_next)
+	if (s->nactive && s->act_fin[s->fin_heap[0]] == t_next)
 		window += (t_next - ft__fs_task(s, s->active[s->fin_heap[0]])->t_start) * s->defer_rtol;
 	do {
 		rc = fs_advance(s, t_next, err);

@@ -12,19 +12,10 @@
 
 /* ---- transmission ends: active flows in a min-heap on act_fin ------------ */
 
-/*
- * The heap keeps each place's key (fin_key[pos], the act_fin of the flow at
- * fin_heap[pos]) beside the flow, so a sift compares two children from one
- * cache line instead of fetching each child's act_fin from wherever its slot
- * lies; after a full pass over ~10^5 flows the heapify's reads were a cache
- * miss each. The keys are the same doubles compared in the same order, so
- * the heap's shape, and which flows end at each event, are those before.
- */
 void
 ft__fs_fin_place(struct fs_sim *s, uint32_t pos, uint32_t f)
 {
 	s->fin_heap[pos] = f;
-	s->fin_key[pos] = s->act_fin[f];
 	s->act_hp[f] = pos;
 }
 
@@ -37,22 +28,20 @@ static void
 fin_up(struct fs_sim *s, uint32_t pos)
 {
 	uint32_t *h = s->fin_heap, *hp = s->act_hp;
-	double *fk = s->fin_key;
+	const double *fin = s->act_fin;
 	uint32_t f = h[pos];
-	double key = fk[pos];
+	double key = fin[f];
 
 	while (pos > 0) {
 		uint32_t p = (pos - 1) / 2, g = h[p];
 
-		if (!(key < fk[p]))
+		if (!(key < fin[g]))
 			break;
 		h[pos] = g;
-		fk[pos] = fk[p];
 		hp[g] = pos;
 		pos = p;
 	}
 	h[pos] = f;
-	fk[pos] = key;
 	hp[f] = pos;
 }
 
@@ -61,36 +50,34 @@ static void
 fin_down(struct fs_sim *s, uint32_t pos, uint32_t n)
 {
 	uint32_t *h = s->fin_heap, *hp = s->act_hp;
-	double *fk = s->fin_key;
+	const double *fin = s->act_fin;
 	uint32_t f = h[pos];
-	double key = fk[pos];
+	double key = fin[f];
 
 	for (;;) {
 		uint32_t c = 2 * pos + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && fk[c + 1] < fk[c])
+		if (c + 1 < n && fin[h[c + 1]] < fin[h[c]])
 			c++;
-		if (!(fk[c] < key))
+		if (!(fin[h[c]] < key))
 			break;
 		h[pos] = h[c];
-		fk[pos] = fk[c];
 		hp[h[c]] = pos;
 		pos = c;
 	}
 	h[pos] = f;
-	fk[pos] = key;
 	hp[f] = pos;
 }
 
-/* The flow at @pos changed its act_fin: take the new key and move it up or down (the
- * heap has @n entries). */
+/* The entry at @pos changed its key: move it up or down (the heap has @n entries). */
 static void
 fin_fix(struct fs_sim *s, uint32_t pos, uint32_t n)
 {
-	s->fin_key[pos] = s->act_fin[s->fin_heap[pos]];
-	if (pos > 0 && s->fin_key[pos] < s->fin_key[(pos - 1) / 2])
+	uint32_t f = s->fin_heap[pos];
+
+	if (pos > 0 && s->act_fin[f] < s->act_fin[s->fin_heap[(pos - 1) / 2]])
 		fin_up(s, pos);
 	else
 		fin_down(s, pos, n);
@@ -804,8 +791,6 @@ ft__fs_rates(struct fs_sim *s)
 		s->phase_filled = 0;
 	}
 	fin_rates(s, nsel, !full);
-	for (k = 0; full && k < s->nactive; k++)
-		s->fin_key[k] = s->act_fin[s->fin_heap[k]];
 	for (k = s->nactive / 2; full && k-- > 0;)
 		fin_down(s, k, s->nactive); /* every key may have moved: heapify */
 	/* the links' loads follow the new rates; a full pass leaves them to the next

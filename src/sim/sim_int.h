@@ -226,7 +226,6 @@ struct fs_sim {
 	double *act_fin;    /* when it sends its last byte at its rate (INFINITY: rate 0) */
 	uint32_t *act_hp;   /* its place in fin_heap */
 	uint32_t *fin_heap; /* active flows, a min-heap on act_fin (act_cap) */
-	double *fin_key;    /* act_fin of the flow at each place of fin_heap (flowgrow.c) */
 	uint32_t *fin_tmp;  /* the flows ending in one event (act_cap) */
 	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
 	uint32_t *act_capi; /* its own rate cap (an NCCL channel's): fs_task.cap_idx */
