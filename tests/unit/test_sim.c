@@ -712,6 +712,62 @@ pod_alltoall(struct fs_sim *s, uint64_t seed, int mode)
  * of them, or every other one), that pod would keep rates whose room or
  * flows have changed: the max-min check fails at the next event.
  */
+/*
+ * The heap of ends (fin_heap, flowgrow.c): each flow's place is where act_hp
+ * says, each parent ends no later than its children, and the top is the
+ * earliest end of all.
+ */
+static void
+check_fin_heap(const struct fs_sim *s)
+{
+	double least = INFINITY;
+	uint32_t pos;
+
+	for (pos = 0; pos < s->nactive; pos++) {
+		uint32_t f = s->fin_heap[pos];
+
+		assert_true(f < s->nactive);
+		assert_int_equal(s->act_hp[f], pos);
+		if (pos > 0)
+			assert_false(s->act_fin[f] < s->act_fin[s->fin_heap[(pos - 1) / 2]]);
+		least = fmin(least, s->act_fin[pos]);
+	}
+	if (s->nactive)
+		assert_true(s->act_fin[s->fin_heap[0]] == least);
+}
+
+/* The heap after every event of the chained pod all-to-all (flows start
+ * and end one by one; full and grown passes both come), in grow mode and the
+ * level way. */
+static void
+test_fin_heap_order(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode <= 1; mode++) {
+		struct fs_sim s;
+		struct ft_error err = { 0 };
+		uint64_t events = 0;
+		int rc;
+
+		pod_alltoall(&s, 5, mode);
+		assert_int_equal(ft__fs_start(&s, &err), 0);
+		do {
+			if (s.rates_dirty)
+				assert_int_equal(ft__fs_recompute(&s), 0);
+			check_fin_heap(&s);
+			rc = ft__fs_step(&s, &err);
+			assert_true(rc >= 0);
+			events++;
+		} while (rc > 0);
+		assert_true(events > 100);
+		assert_true(s.nrecompute_full > 0);
+		assert_true(s.nrecompute_full < s.nrecompute);
+		for (uint32_t i = 0; i < ft__fs_ntasks(&s); i++)
+			assert_int_equal(ft__fs_task(&s, i)->state, FS_DONE);
+		ft__fs_release(&s);
+	}
+}
+
 static void
 test_disjoint_components_refill(void **state)
 {
@@ -4010,6 +4066,7 @@ main(void)
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
 		cmocka_unit_test(test_local_rates_match_full),
 		cmocka_unit_test(test_disjoint_components_refill),
+		cmocka_unit_test(test_fin_heap_order),
 		cmocka_unit_test(test_slot_paths_match_full),
 		cmocka_unit_test(test_full_pass_one_level_per_bottleneck),
 		cmocka_unit_test(test_cap_gives_back_first_link),
