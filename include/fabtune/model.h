@@ -96,6 +96,13 @@ struct ft_model_links {
 	 * shares. */
 	uint16_t same_rail[FT_SPEC_MAX_GPUS];
 	uint32_t rail_ppn;
+	/* NCCL's PXN for point-to-point sends (spec nccl.pxn_disable unset, NVLink between the
+	 * node's GPUs): a send to a peer on another rail goes over NVLink to the local GPU of
+	 * the peer's rail and out of its NIC, so it stays on the rail and pays one NVLink hop
+	 * (nvlink_hop_s, nodes.nvlink.latency) on top (NVIDIA/nccl src/graph/search.cc
+	 * ncclTopoGetNetDev(), v2.27.7-1 to v2.30.7-1; kb ENV-PXN). */
+	bool pxn;
+	double nvlink_hop_s;
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
 	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
 	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is

@@ -151,6 +151,12 @@ struct ft_node_spec {
 	 * tree chunk carries (NCCL 2.20 on); 0: NCCL's default, 64 KiB from 4 nodes on, else
 	 * the NVLS chunk, from 2.30.3 on Blackwell across nodes what NCCL's tuning picks. */
 	uint64_t nccl_nvlstree_max_chunksize;
+	/* NCCL_PXN_DISABLE=1 (nccl.pxn_disable): a send between nodes leaves through its own
+	 * GPU's NIC even where the peer's GPU sits on another rail; false (NCCL's default): a
+	 * point-to-point send to a peer on another rail goes over NVLink to the local GPU of
+	 * the peer's rail and out of that GPU's NIC (PXN; NVIDIA/nccl src/graph/search.cc
+	 * ncclTopoGetNetDev(), v2.27.7-1; kb ENV-PXN). */
+	bool nccl_pxn_disable;
 	/* Placement, index per GPU / NIC. */
 	uint32_t gpu_pcie_switch[FT_SPEC_MAX_GPUS];
 	uint32_t gpu_numa[FT_SPEC_MAX_GPUS];

@@ -197,12 +197,15 @@ rails_differ(const struct ft_model_links *l)
 }
 
 /*
- * The links @a is priced on for @q: the direct all-to-all sends from every GPU's own NIC to
- * every other GPU's, so most of its sends cross rails (through the spine of a
- * rail-optimized fat-tree), as the engines route it: NCCL with PXN off (NCCL_PXN_DISABLE=1
- * or a v4 network plugin; kb ENV-PXN). Its candidates take the cross-rail latency, a copy
- * in @buf; a ring's, a tree's, a send/recv's and the hierarchical all-to-all's (PXN) stay
- * on their rails, on @l as it is.
+ * The links @a is priced on for @q: the direct all-to-all sends from every GPU to every
+ * other GPU, so most of its sends go to a peer on another rail. By NCCL's default (PXN,
+ * links pxn; NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2;
+ * kb ENV-PXN) such a send goes over NVLink to the local GPU of the peer's rail and out of
+ * that GPU's NIC: the rail's path plus one NVLink hop. With NCCL_PXN_DISABLE=1 (spec
+ * nccl.pxn_disable) or a v4 network plugin it leaves by the sender's own NIC and crosses
+ * rails (through the spine of a rail-optimized fat-tree). Either way its candidates take
+ * that latency, a copy in @buf; a ring's, a tree's, a send/recv's and the hierarchical
+ * all-to-all's stay on their rails, on @l as it is.
  */
 static const struct ft_model_links *
 algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
@@ -211,7 +214,8 @@ algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum 
 	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT || !rails_differ(l))
 		return l;
 	*buf = *l;
-	buf->fabric_lat_s = buf->fabric_xrail_lat_s;
+	buf->fabric_lat_s = l->pxn ? buf->fabric_rail_lat_s + buf->nvlink_hop_s :
+	                             buf->fabric_xrail_lat_s;
 	return buf;
 }
 
@@ -585,22 +589,26 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 }
 
 /*
- * The switch and cable latency of a send from local rank @g of a node to local rank @h of
- * another: the path that stays on its rail where both GPUs leave by the same NIC, else the
- * one that crosses rails (links fabric_rail_lat_s, fabric_xrail_lat_s: leaf, spine, leaf
- * on a rail-optimized fat-tree). The engines route such a send from the sender's NIC to the
- * receiver's (topo/route.c), NCCL's way with PXN off. Links without a rail map (built by
- * hand) have one latency, fabric_lat_s.
+ * The round trip of a send from local rank @g of a node to local rank @h of another: twice
+ * the path that stays on its rail where both GPUs leave by the same NIC (links
+ * fabric_rail_lat_s). Else, with PXN (links pxn, algo_links()), the sender hands its
+ * chunks over NVLink to the GPU of the peer's rail, whose NIC sends them: twice the rail's
+ * path plus the one NVLink hop of the data (the credits come back to the proxy's NIC and,
+ * through host memory, to the sender: no NVLink hop back); without PXN twice the path that
+ * crosses rails (fabric_xrail_lat_s: leaf, spine, leaf on a rail-optimized fat-tree), the
+ * sender's NIC to the receiver's (topo/route.c). Links without a rail map (built by hand)
+ * have one latency, fabric_lat_s.
  */
 static double
-send_lat(const struct ft_model_links *l, uint32_t g, uint32_t h)
+send_rtt(const struct ft_model_links *l, uint32_t g, uint32_t h)
 {
 	uint32_t n = l->rail_ppn;
 
 	if (n == 0)
-		return l->fabric_lat_s;
-	return (l->same_rail[g % n] >> (h % n)) & 1u ? l->fabric_rail_lat_s :
-	                                                l->fabric_xrail_lat_s;
+		return 2 * l->fabric_lat_s;
+	if ((l->same_rail[g % n] >> (h % n)) & 1u)
+		return 2 * l->fabric_rail_lat_s;
+	return l->pxn ? 2 * l->fabric_rail_lat_s + l->nvlink_hop_s : 2 * l->fabric_xrail_lat_s;
 }
 
 /*
@@ -613,10 +621,11 @@ send_lat(const struct ft_model_links *l, uint32_t g, uint32_t h)
  * node, S / n each) or the hierarchical one over the N nodes of a rail (N - 1 sends, S / N
  * each); either way (n - ppn) / n of S leaves each rank. At most k = min(peers_inflight,
  * its network sends) of them are in flight, send i at its own window w_i, whose round trip
- * is twice the latency of the path it takes (send_lat()): round r of src/init.cc's p2p
- * schedule goes r / ppn nodes and r mod ppn local ranks ahead, so local rank g sends to
- * local rank (g + r) mod ppn, on its own rail (the leaf) or another (leaf, spine, leaf on a
- * rail-optimized fat-tree); the hierarchical phase stays on its rail (NCCL's PXN). The
+ * is that of the path it takes (send_rtt()): round r of src/init.cc's p2p schedule goes
+ * r / ppn nodes and r mod ppn local ranks ahead, so local rank g sends to local rank
+ * (g + r) mod ppn, on its own rail, or another: through the GPU of that rail (NCCL's PXN,
+ * one NVLink hop more) or, with PXN off, across rails (leaf, spine, leaf on a
+ * rail-optimized fat-tree); the hierarchical phase stays on its rail. The
  * sends of local rank g take at least t_w(g) = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k)
  * a byte of S (m the phase's ranks; with equal windows (n - ppn) / n / (k w)), and the op
  * ends with the slowest rank: t_w = max_g t_w(g), as the engines run each send at its own
@@ -654,7 +663,7 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 		ft_model_p2p_share_slots(&mine, ft_model_p2p_nchannels_of(l), l->nnodes, ppn, r);
 		for (g = 0; g < nr; g++) {
 			uint32_t h = direct ? (g + r % ppn) % ppn : g;
-			double w = ft_model_p2p_window_Bps(&mine, 2 * send_lat(l, g, h));
+			double w = ft_model_p2p_window_Bps(&mine, send_rtt(l, g, h));
 
 			if (!(w > 0))
 				return 0;

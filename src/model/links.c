@@ -1053,6 +1053,8 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->fabric_xrail_lat_s = fabric_latency(spec, l->nnodes, true);
 	l->fabric_lat_s = l->fabric_rail_lat_s;
 	rail_pairs(n, l->ppn, l);
+	l->pxn = l->nvlink && !n->nccl_pxn_disable;
+	l->nvlink_hop_s = l->nvlink ? n->lat_nvlink_s : 0;
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
@@ -1124,6 +1126,8 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	for (i = 0; i < FT_MIN(l->rail_ppn, g->rail_ppn); i++)
 		l->same_rail[i] &= g->same_rail[i];
 	l->rail_ppn = FT_MIN(l->rail_ppn, g->rail_ppn);
+	l->pxn = l->pxn && g->pxn;
+	l->nvlink_hop_s = FT_MAX(l->nvlink_hop_s, g->nvlink_hop_s);
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;

@@ -347,18 +347,22 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
-		/* a direct all-to-all's sends between rails cross the spine, NCCL's with PXN
-		 * off (NCCL_PXN_DISABLE=1; by default PXN keeps them on the peer's rail) */
+		/* a direct all-to-all's sends between rails: by NCCL's default through the GPU
+		 * of the peer's rail (PXN, one NVLink hop more), else across rails
+		 * (NCCL_PXN_DISABLE=1, spec nccl.pxn_disable; eval.c send_rtt()) */
 		if (ex->p2p_window_Bps > 0 && l->fabric_rail_lat_s > 0 &&
 		    l->fabric_lat_s != l->fabric_rail_lat_s)
 			ft_strbuf_addf(sb,
 			               "#    window      %.2f GB/s algorithm bandwidth: NCCL's "
 			               "p2p chunks in flight a round trip of %.2f us on a rail, "
-			               "%.2f us across rails with PXN off (twice each path's "
-			               "fabric latency), "
-			               "the slowest rank's sends, below the links\n",
+			               "%.2f us %s, the slowest rank's sends, below the links\n",
 			               ex->p2p_window_Bps / 1e9, 2 * l->fabric_rail_lat_s * 1e6,
-			               2 * l->fabric_xrail_lat_s * 1e6);
+			               (l->pxn ? 2 * l->fabric_rail_lat_s + l->nvlink_hop_s :
+			                         2 * l->fabric_xrail_lat_s) * 1e6,
+			               l->pxn ? "to another rail through its GPU (PXN: the rail's "
+			                        "path twice and an NVLink hop)" :
+			                        "across rails with PXN off (twice the path "
+			                        "through the spine)");
 		else if (ex->p2p_window_Bps > 0)
 			ft_strbuf_addf(sb, "#    window      %.2f GB/s algorithm bandwidth: NCCL's p2p "
 			               "chunks in flight a round trip of %.2f us (twice the fabric "

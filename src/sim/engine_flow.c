@@ -552,9 +552,10 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	                ft__sim_net_step_s(fe->topo, ch.proto);
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	ap->ch_net = ch;
+	ap->pxn = true;
 	ap->windowed = multi && ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride,
 	                                           comm.p2p_nchannels, &ap->ch_net, ap->slots,
-	                                           &ap->ppn);
+	                                           &ap->ppn, true);
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 
@@ -628,15 +629,48 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	return rc;
 }
 
+/*
+ * The path of a PXN send's flow (ft__sim_pxn_proxy()): @src to the proxy @via over NVLink,
+ * then the proxy's route to @dst (its NIC, the peer's rail), into @id's path room. One
+ * flow carries the send over both: NCCL's proxy forwards each chunk as it lands, so the
+ * send moves at the slower of the two legs and pays both latencies.
+ */
+static int
+pxn_path(struct flow_engine *fe, uint32_t id, uint32_t src, uint32_t via, uint32_t dst,
+         uint32_t qp, struct ft_error *err)
+{
+	uint32_t links[64], *room;
+	int n1, n2;
+
+	n1 = ft__sim_flow_route_pair(fe, src, via, qp, links, FT_ARRAY_SIZE(links), err);
+	if (n1 < 0)
+		return n1;
+	/* the proxy's leg hashes as its own QP (each sender's connection through the proxy
+	 * is one: NCCL's proxy connects per peer and channel), its lane (qp / 1024 modulo
+	 * the GPU's NICs) kept */
+	qp += (ft_topo_vertex(fe->topo, src)->local + 1) * 1024u *
+	      ft__sim_gpu_lanes(fe->topo, via);
+	n2 = ft__sim_flow_route_pair(fe, via, dst, qp, links + n1,
+	                             FT_ARRAY_SIZE(links) - (uint32_t)n1, err);
+	if (n2 < 0)
+		return n2;
+	room = ft__fs_path_room(&fe->core, id, (uint32_t)(n1 + n2));
+	if (!room)
+		return FT_ENOMEM;
+	memcpy(room, links, (size_t)(n1 + n2) * sizeof(uint32_t));
+	return 0;
+}
+
 /* Spawn the connections of one send of an all-to-all round, one per channel of
  * @nch: qps_per_conn flows each (flowlets chained), each at most @cap_Bps (wire) over
- * the send's flows (0: no cap). */
+ * the send's flows (0: no cap); through the PXN proxy @via (UINT32_MAX: none). */
 static int
 spawn_conn(struct flow_engine *fe, double wire, uint32_t nch, uint32_t src, uint32_t dst,
-           uint32_t end, uint32_t tag, double cap_Bps)
+           uint32_t via, uint32_t end, uint32_t tag, double cap_Bps, struct ft_error *err)
 {
 	struct fs_sim *s = &fe->core;
-	uint32_t q, nq = nch * fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
+	uint32_t q, nq = nch * fe->cfg.qps_per_conn *
+	                 conn_lanes(fe, via == UINT32_MAX ? src : via, dst);
 	double per = wire / nq;
 
 	for (q = 0; q < nq; q++) {
@@ -658,6 +692,13 @@ spawn_conn(struct flow_engine *fe, double wire, uint32_t nch, uint32_t src, uint
 
 				if (rc < 0)
 					return rc;
+			}
+			if (via != UINT32_MAX) {
+				int rc = pxn_path(fe, next, src, via, dst, q * 1024 + c, err);
+
+				if (rc < 0)
+					return rc;
+				continue;
 			}
 			/* A memo path is known now: it starts routed (D-mod-K ignores load). */
 			sl = fe_memo_get(fe, src, dst, &up, &can);
@@ -681,6 +722,7 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 	const struct a2a_round *rd;
 	const struct a2a_phase *ap;
 	bool net = false, far;
+	uint32_t via;
 	double cost, cap;
 
 	if (arg >= fe->a2a_rounds.len)
@@ -710,6 +752,8 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 				continue;
 			far = ft__sim_over_network(fe->topo, a, b);
 			net = net || far;
+			/* NCCL's PXN: a send to a peer on another rail through that rail's GPU */
+			via = far && ap->pxn ? ft__sim_pxn_proxy(fe->topo, a, b) : UINT32_MAX;
 			/* NCCL's window on a send over the network (its slots shared with the
 			 * rank's other sends on its channels): its flows capped at it */
 			cap = 0;
@@ -718,12 +762,14 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 
 				ft__sim_a2a_send_ch(&ap->ch_net, ap->slots, ap->m, ap->ppn, i,
 				                    (i + rd->k) % ap->m, &mine);
-				cap = ft__sim_p2p_send_window(fe->topo, &mine, a, b, NULL) /
+				cap = ft__sim_p2p_send_window_via(fe->topo, &mine, a, b, via, NULL) /
 				      ft_proto_efficiency(mine.proto);
 			}
 			/* each connection at its own protocol: LL to an NVLink peer */
-			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,
-			                rd->end, ap->tag, cap);
+			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b, via,
+			                rd->end, ap->tag, cap, err);
+			if (rc < 0 && err->code != 0)
+				return rc;
 			if (rc == FT_ERANGE)
 				return ft_error_set(err, rc,
 				                    "sim: more than %d distinct channel caps",

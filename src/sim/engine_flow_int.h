@@ -113,6 +113,9 @@ struct a2a_phase {
 	struct ft_model_p2p_chunking ch_net;
 	uint8_t *slots; /* m: a send's slots by p2p round (ft__sim_a2a_send_ch()) */
 	uint32_t ppn;   /* the group's ranks a node */
+	/* NCCL's posting (not packet.chunking: off, nor a background's): a send to a peer on
+	 * another rail goes through that rail's GPU (ft__sim_pxn_proxy()) */
+	bool pxn;
 };
 
 struct a2a_round {
@@ -216,6 +219,10 @@ fe_memo_first_slot(const struct flow_engine *fe, uint32_t src, uint32_t dst)
 int ft__sim_memo_init(struct route_memo *m, const struct ft_topo *topo,
                       const struct ft_sim_cfg *cfg) FT_MUST_CHECK;
 void ft__sim_memo_release(struct route_memo *m);
+/* The path from vertex @src to @dst for QP @qp, as the router takes it (memo, ECMP walk or
+ * a fresh route), into @links (at most @max): its length, or a negative FT_E*. */
+int ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp,
+                            uint32_t *links, uint32_t max, struct ft_error *err);
 int ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                        struct ft_error *err);
 

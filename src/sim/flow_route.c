@@ -489,33 +489,39 @@ ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint3
 }
 
 int
-ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
-                   struct ft_error *err)
+ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp,
+                        uint32_t *links, uint32_t max, struct ft_error *err)
 {
-	struct flow_engine *fe = ud;
-	const struct fs_task *t = ft__fs_task(s, id);
 	const struct memo_slot *sl;
 	struct ft_path path;
 	uint32_t up = 0;
 	bool can;
 	int rc;
 
-	sl = fe_memo_get(fe, t->src, t->dst, &up, &can);
+	sl = fe_memo_get(fe, src, dst, &up, &can);
 	if (sl && up + sl->n <= max)
-		return (int)fe_memo_copy(&fe->memo, t->src, up, sl, links);
-	if (can && fe->memo.ecmp && (up = ecmp_walk(fe, t->src, t->dst, t->qp, links, max)) > 0)
+		return (int)fe_memo_copy(&fe->memo, src, up, sl, links);
+	if (can && fe->memo.ecmp && (up = ecmp_walk(fe, src, dst, qp, links, max)) > 0)
 		return (int)up;
-	fe->cur_hash = ft_route_flow_hash(t->src, t->dst, t->qp);
-	rc = ft__sim_route(fe->topo, &fe->cfg, t->src, t->dst, t->qp, choose_least_loaded, fe,
-	                   &path, err);
+	fe->cur_hash = ft_route_flow_hash(src, dst, qp);
+	rc = ft__sim_route(fe->topo, &fe->cfg, src, dst, qp, choose_least_loaded, fe, &path, err);
 	if (rc < 0)
 		return rc;
 	if (path.nlinks > max)
 		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
 		                    path.nlinks);
 	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
-	if (can && (fe->memo.ecmp ? ecmp_learn : memo_learn)(fe, t->src, t->dst, path.links,
+	if (can && (fe->memo.ecmp ? ecmp_learn : memo_learn)(fe, src, dst, path.links,
 	                                                     path.nlinks) < 0)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
 	return (int)path.nlinks;
+}
+
+int
+ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
+                   struct ft_error *err)
+{
+	const struct fs_task *t = ft__fs_task(s, id);
+
+	return ft__sim_flow_route_pair(ud, t->src, t->dst, t->qp, links, max, err);
 }

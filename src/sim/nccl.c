@@ -958,14 +958,34 @@ double
 ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
                         uint32_t a, uint32_t b, double *path_Bps)
 {
-	double there, back, rate = 0, rate_back;
+	return ft__sim_p2p_send_window_via(t, ch, a, b, UINT32_MAX, path_Bps);
+}
+
+double
+ft__sim_p2p_send_window_via(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
+                            uint32_t a, uint32_t b, uint32_t via, double *path_Bps)
+{
+	double there, back, rate = 0, rate_back, rate_hop;
 
 	if (path_Bps)
 		*path_Bps = 0;
 	if (a == b || !ft__sim_over_network(t, a, b))
 		return 0; /* (an NVLink send's round trip is far too short to bind) */
-	there = path_lat(t, a, b, &rate);
-	back = path_lat(t, b, a, &rate_back);
+	/* PXN (ft__sim_pxn_proxy()): the data crosses NVLink to the proxy, then the proxy's
+	 * rail; the receiver's credits come back to the proxy's NIC */
+	if (via != UINT32_MAX) {
+		double hop = path_lat(t, a, via, &rate_hop);
+
+		there = path_lat(t, via, b, &rate);
+		back = path_lat(t, b, via, &rate_back);
+		if (hop < 0 || there < 0)
+			return 0;
+		there += hop;
+		rate = FT_MIN(rate, rate_hop);
+	} else {
+		there = path_lat(t, a, b, &rate);
+		back = path_lat(t, b, a, &rate_back);
+	}
 	if (there < 0 || back < 0)
 		return 0;
 	if (path_Bps)
@@ -986,7 +1006,7 @@ ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunk
 bool
 ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                    uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                   uint8_t *slots, uint32_t *ppn)
+                   uint8_t *slots, uint32_t *ppn, bool pxn)
 {
 	double eff = ft_proto_efficiency(ch->proto);
 	uint32_t k, net = 0, local, nnodes;
@@ -1007,7 +1027,10 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 			slots[k] = (uint8_t)FT_MIN(mine.slots, 255u);
 		if (k == 0 || binds || !net)
 			continue;
-		w = ft__sim_p2p_send_window(t, &mine, rank_gpu[0], rank_gpu[k * stride], &rate);
+		w = ft__sim_p2p_send_window_via(
+		        t, &mine, rank_gpu[0], rank_gpu[k * stride],
+		        pxn ? ft__sim_pxn_proxy(t, rank_gpu[0], rank_gpu[k * stride]) : UINT32_MAX,
+		        &rate);
 		binds = w > 0 && w < rate * eff;
 	}
 	return binds;

@@ -74,6 +74,40 @@ ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v)
 }
 
 uint32_t
+ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	const struct ft_vertex *va = ft_topo_vertex(t, a), *vb = ft_topo_vertex(t, b);
+	const struct ft_node_spec *n;
+	uint32_t ng, r, g, p = UINT32_MAX;
+
+	if (va->kind != FT_V_GPU || vb->kind != FT_V_GPU || va->node == FT_NO_NODE ||
+	    vb->node == FT_NO_NODE || !ft__sim_over_network(t, a, b))
+		return UINT32_MAX;
+	n = ft__sim_node(t, va->node);
+	if (n->nccl_pxn_disable || !(n->nvlink_gen > 0 && n->nvlink_Bps > 0))
+		return UINT32_MAX;
+	ng = FT_MIN(ft__sim_node_ngpus(t, va->node), (uint32_t)FT_SPEC_MAX_GPUS);
+	if (vb->local >= ng || va->local >= ng)
+		return UINT32_MAX;
+	r = n->gpu_nic[vb->local];
+	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
+		return UINT32_MAX;
+	for (g = 0; g < ng; g++) {
+		if (n->gpu_nic[g] != r)
+			continue;
+		if (p == UINT32_MAX)
+			p = g;
+		if (n->gpu_pcie_switch[g] == n->nic_pcie_switch[r]) {
+			p = g;
+			break;
+		}
+	}
+	if (p == UINT32_MAX || p == va->local)
+		return UINT32_MAX;
+	return ft_topo_gpu(t, va->node, p);
+}
+
+uint32_t
 ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v)
 {
 	const struct ft_vertex *g = ft_topo_vertex(t, gpu_v);

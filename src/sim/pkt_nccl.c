@@ -797,7 +797,7 @@ a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_model_p2p_chunking *ch, uint8_t *slots, uint32_t *ppn)
 {
 	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
-	                          comm->p2p_nchannels, ch, slots, ppn);
+	                          comm->p2p_nchannels, ch, slots, ppn, false);
 }
 
 /*

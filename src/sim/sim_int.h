@@ -483,6 +483,20 @@ bool ft__sim_fabric_is_roce(const struct ft_cluster_spec *spec);
 /* The fabric's (else the NICs' link's) enum ft_tech; -1 when neither names a preset. */
 int ft__sim_fabric_tech(const struct ft_cluster_spec *spec);
 uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
+/*
+ * NCCL's PXN for a point-to-point send from GPU vertex @a to GPU vertex @b over the network
+ * (NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev() with NCCL_P2P_PXN_LEVEL 2, the
+ * default, v2.27.7-1 to v2.30.7-1; kb ENV-PXN): the sender takes the NIC of its node's GPU
+ * with the peer's index (ncclTopoDevToRank(), ncclTopoGetLocalNet()), and where that NIC's
+ * own GPU (ncclTopoGetLocalGpu(): the first GPU of that rail, under the NIC's PCIe switch
+ * where one is, as rail_gpu() in nccl.c) is another GPU reached over NVLink, that GPU
+ * proxies the send: @a writes its chunks into the proxy's buffer over NVLink and the proxy's
+ * NIC sends them; the receiver takes its own NIC. Returns the proxy's GPU vertex, or
+ * UINT32_MAX where @a sends from its own NIC: the peer on @a's rail, no NVLink in @a's
+ * node, nodes.nccl.pxn_disable set (NCCL_PXN_DISABLE=1), or no GPU of the peer's index in
+ * @a's node (ncclTopoDevToRank() fails).
+ */
+uint32_t ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
@@ -678,20 +692,26 @@ double ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s,
                        const uint32_t *rank_gpu);
 /* NCCL's window on a send from GPU vertex @a to @b cut as @ch (ft_model_p2p_window_Bps()),
  * payload bytes/s, its round trip the minimal path there and back; 0 inside an NVLink
- * domain or without a path. @path_Bps (may be NULL): the send's path, its slowest link
+ * domain or without a path. The _via form goes through GPU vertex @via (UINT32_MAX: none),
+ * a PXN proxy (ft__sim_pxn_proxy()): NVLink to it and its rail there, the rail back to
+ * its NIC. @path_Bps (may be NULL): the send's path, its slowest link
  * times the NICs the GPU spreads a network send over. */
 double ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
                                uint32_t a, uint32_t b, double *path_Bps);
+double ft__sim_p2p_send_window_via(const struct ft_topo *t,
+                                   const struct ft_model_p2p_chunking *ch, uint32_t a,
+                                   uint32_t b, uint32_t via, double *path_Bps);
 /* The sends over the network of an all-to-all of groups of @m ranks @stride apart (rank r
  * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: fills @slots[r] (m of
  * them, may be NULL) with the slots of a rank's send of p2p round r (ft_model_p2p_share_slots():
  * those of the proxy op NCCL puts it in), @ppn (may be NULL) with the group's ranks a node
  * (the first rank's, node-major), and returns whether the window binds on any of the first
  * rank's sends (below its path at the protocol's efficiency): every rank of a fabric
- * alike sees the same distances. */
+ * alike sees the same distances. @pxn: a send to a peer on another rail takes its PXN
+ * proxy's path (ft__sim_pxn_proxy()), as the flow engine routes it; else its own NIC's. */
 bool ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                         uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                        uint8_t *slots, uint32_t *ppn);
+                        uint8_t *slots, uint32_t *ppn, bool pxn);
 /* @ch with the slots of the send from the group's rank @i to its rank @j (@slots and @ppn as
  * ft__sim_a2a_window() filled them: the p2p round is j's node and local rank ahead of i's) into
  * @out; @ch itself where @slots is NULL. */

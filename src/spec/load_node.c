@@ -167,6 +167,7 @@ static const struct field nccl_fields[] = {
 	  .doc = { "", FT__DOC_SIZE, SPEC_AT(node.nccl_nvlstree_max_chunksize),
 	           .lo = FT_SPEC_NCCL_NVLSTREE_MAX_MIN, .hi = FT_SPEC_NCCL_NVLSTREE_MAX_MAX,
 	           .what = "a size from 4KiB to 64MiB" } },
+	{ "pxn_disable", BOOL(node.nccl_pxn_disable) },
 };
 
 /* Placement lists: index into the node's arrays, with the count they must match. */

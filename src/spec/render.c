@@ -126,7 +126,7 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 	else
 		ft_strbuf_adds(sb, "  nics       none\n");
 	if (n->nccl_buffsize || n->nccl_ll_buffsize || n->nccl_ll128_buffsize ||
-	    n->nccl_nvls_chunksize || n->nccl_nvlstree_max_chunksize) {
+	    n->nccl_nvls_chunksize || n->nccl_nvlstree_max_chunksize || n->nccl_pxn_disable) {
 		static const char *const env[] = { "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
 			                           "NCCL_LL128_BUFFSIZE", "NCCL_NVLS_CHUNKSIZE",
 			                           "NCCL_NVLSTREE_MAX_CHUNKSIZE" };
@@ -143,6 +143,8 @@ ft_spec_write_text(const struct ft_cluster_spec *s, struct ft_strbuf *sb)
 			               ft_format_size(val[k], a, sizeof(a)));
 			sep = ", ";
 		}
+		if (n->nccl_pxn_disable)
+			ft_strbuf_addf(sb, "%sNCCL_PXN_DISABLE 1", sep);
 		ft_strbuf_adds(sb, "\n");
 	}
 	ft_strbuf_adds(sb, "  placement\n");
@@ -254,6 +256,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 		ft_json_kv_uint(j, "nccl_nvls_chunksize", n->nccl_nvls_chunksize);
 	if (n->nccl_nvlstree_max_chunksize)
 		ft_json_kv_uint(j, "nccl_nvlstree_max_chunksize", n->nccl_nvlstree_max_chunksize);
+	if (n->nccl_pxn_disable)
+		ft_json_kv_bool(j, "nccl_pxn_disable", true);
 	ft_json_key(j, "placement");
 	ft_json_obj_begin(j);
 	json_list(j, "gpu_pcie_switch", n->gpu_pcie_switch, n->ngpus);

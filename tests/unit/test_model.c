@@ -2343,7 +2343,9 @@ test_alltoall_window(void **state)
  * rail the leaf alone, 1 switch and 2 cables; from one rail to another leaf, spine, leaf, 3
  * switches and 4 cables. 4 Hopper nodes of 8 NICs, radix 64 (32 nodes a unit), 1 us
  * switches, 500 us cables: 1,001 us and 2,003 us. Rings, trees and send/recv stay on their
- * rails; the direct all-to-all sends between rails (the hierarchical one, PXN, does not);
+ * rails; the direct all-to-all's sends to another rail go through the GPU of that rail
+ * (NCCL's PXN: the rail's path and one NVLink hop), or, with NCCL_PXN_DISABLE=1, between
+ * rails (the hierarchical one does not);
  * with one GPU a node, or on a plain fat-tree (all of a node's NICs on one leaf), nothing
  * crosses rails. Where the nodes span units every path is the tree's longest, 3 switches.
  */
@@ -2380,8 +2382,17 @@ test_fabric_latency_rail_paths(void **state)
 	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
 	q.force_algo = true;
 	q.algo = FT_ALGO_DIRECT;
+	/* PXN (NCCL's default): the rail's path and one NVLink hop; off: across rails */
+	s.node.lat_nvlink_s = 0.6e-6;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_true(ex.links.pxn);
+	assert_rel(ex.links.fabric_lat_s, rail + 0.6e-6, 1e-12);
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_false(ex.links.pxn);
 	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	s.node.nccl_pxn_disable = false;
+	s.node.lat_nvlink_s = 0;
 	q.algo = FT_ALGO_HIERARCHICAL;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
@@ -2414,38 +2425,45 @@ test_fabric_latency_rail_paths(void **state)
 	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
 }
 
 /*
  * The all-to-all's window on the path each send takes (model/eval.c a2a_window()), counted
- * by hand: 4 Hopper nodes on a rail-optimized fat-tree, 1 us switches, 500 us cables, 256
- * MiB (8 MiB a pair). Rank g's sends 8, 16 and 24 rounds ahead go to GPU g of another node,
- * on its own rail: leaf only, a round trip of 2 x (1 switch + 2 cables) = 2,002 us; its 21
- * others go to other rails through a spine: 2 x (3 switches + 4 cables) = 4,006 us. Each
- * keeps 4 channels x 2 chunks of 128 KiB in flight (test_alltoall_window), so a cross-rail
- * send moves its 8 MiB in 8 round trips, 32.05 ms, and all 24 are in flight: the slowest
- * send sets the time, S / 32.05 ms = 8.38 GB/s of algorithm bandwidth (one round trip for
- * every send, as before, gave 16.76). Plus the fixed cost, whose one window of messages
- * pays the cross-rail path. On a plain fat-tree every send is on the leaf.
+ * by hand: 4 Hopper nodes on a rail-optimized fat-tree, 1 us switches, 500 us cables, a
+ * 0.6 us NVLink hop, 256 MiB (8 MiB a pair). Rank g's sends 8, 16 and 24 rounds ahead go
+ * to GPU g of another node, on its own rail: leaf only, a round trip of 2 x (1 switch + 2
+ * cables) = 2,002 us. Its 21 others go to another rail: by NCCL's default (PXN) over
+ * NVLink to the GPU of the peer's rail and out of that GPU's NIC, the leaf's round trip and
+ * the NVLink hop, 2,002.6 us; with NCCL_PXN_DISABLE=1 from its own NIC through a spine,
+ * 2 x (3 switches + 4 cables) = 4,006 us. Each keeps 4 channels x 2 chunks of 128 KiB in
+ * flight (test_alltoall_window), so a cross-rail send moves its 8 MiB in 8 round trips and
+ * all 24 are in flight: the slowest send sets the time, S / 16.02 ms = 16.76 GB/s of
+ * algorithm bandwidth with PXN, S / 32.05 ms = 8.38 GB/s without. Plus the fixed cost,
+ * whose one window of messages pays the slowest path. On a plain fat-tree every send is
+ * on the leaf, the cross-rail ones with PXN's NVLink hop.
  */
 static void
 test_alltoall_window_rail_paths(void **state)
 {
-	const double S = 256u << 20, sw = 1e-6, cable = 500e-6;
+	const double S = 256u << 20, sw = 1e-6, cable = 500e-6, hop = 0.6e-6;
 	const double win = 4.0 * 2 * 131072, rtt_x = 2 * (3 * sw + 4 * cable),
-	             rtt = 2 * (sw + 2 * cable);
-	const double t_w = S / 32 / (win / rtt_x);
+	             rtt = 2 * (sw + 2 * cable), rtt_p = rtt + hop;
+	const double t_w = S / 32 / (win / rtt_p), t_x = S / 32 / (win / rtt_x);
 	struct ft_cluster_spec s;
 	struct ft_model_query q;
 	struct ft_model_explain ex;
 	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
 
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
+	s.node.lat_nvlink_s = hop;
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
 	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
-	/* forced: the tuner picks the hierarchical one here, 2 ms less latency (its path) */
 	q.force_algo = true;
 	q.algo = FT_ALGO_DIRECT;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
@@ -2455,23 +2473,33 @@ test_alltoall_window_rail_paths(void **state)
 	assert_rel(ex.result.bw_Bps, S / t_w, 1e-12);
 	assert_rel(ex.result.time_s, ex.result.lat_s + t_w, 1e-9);
 	/* its fixed cost: the launch, one window of messages (14 us, NET Simple) and the
-	 * cross-rail path once (no flush: Hopper behind an x86 host) */
+	 * slowest path once, the rail's and the NVLink hop (no flush: Hopper, x86 host) */
+	assert_rel(ex.result.lat_s, 8.4 * US + 14 * US + sw + 2 * cable + hop, 1e-9);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, &ex, &sb);
+	assert_non_null(strstr(sb.buf, "a round trip of 2002.00 us on a rail, 2002.60 us to "
+	                               "another rail through its GPU (PXN"));
+	ft_strbuf_release(&sb);
+	/* NCCL_PXN_DISABLE=1: the cross-rail sends through the spine, twice the time */
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_string_equal(ex.result.bottleneck, "p2p:window");
+	assert_rel(ex.p2p_window_Bps, S / t_x, 1e-12);
+	assert_rel(ex.result.time_s, ex.result.lat_s + t_x, 1e-9);
 	assert_rel(ex.result.lat_s, 8.4 * US + 14 * US + 3 * sw + 4 * cable, 1e-9);
-	/* --explain gives both round trips, the cross-rail one as NCCL's with PXN off */
-	{
-		struct ft_strbuf sb;
-
-		ft_strbuf_init(&sb);
-		ft_model_explain_write_text(&s, &ex, &sb);
-		assert_non_null(strstr(sb.buf, "a round trip of 2002.00 us on a rail, 4006.00 us "
-		                                "across rails with PXN off"));
-		ft_strbuf_release(&sb);
-	}
-	/* a plain fat-tree of the same latencies: every send on the leaf, half the time */
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, &ex, &sb);
+	assert_non_null(strstr(sb.buf, "a round trip of 2002.00 us on a rail, 4006.00 us "
+	                               "across rails with PXN off"));
+	ft_strbuf_release(&sb);
+	/* a plain fat-tree of the same latencies: every send on the leaf */
 	s.fabric.kind = FT_FABRIC_FAT_TREE;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_rel(ex.p2p_window_Bps, S / (S / 32 / (win / rtt)), 1e-12);
-	/* hierarchical (PXN): its 3 sends a rank stay on their rails, 8 chunks each */
+	s.node.nccl_pxn_disable = false;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_rel(ex.p2p_window_Bps, S / t_w, 1e-12);
+	/* hierarchical: its 3 sends a rank stay on their rails, 8 chunks each */
 	s.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
 	q.algo = FT_ALGO_HIERARCHICAL;
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
@@ -2548,8 +2576,9 @@ cand_of(const struct ft_model_explain *ex, enum ft_algo algo, enum ft_proto prot
 }
 
 /*
- * Each all-to-all candidate is priced on its own path: the direct one's sends cross rails
- * (leaf, spine, leaf), the hierarchical one's (PXN) stay on their rails, forced or not.
+ * Each all-to-all candidate is priced on its own path: with NCCL_PXN_DISABLE=1 the direct
+ * one's sends cross rails (leaf, spine, leaf), the hierarchical one's stay on their rails,
+ * forced or not.
  * 4 x 8 H100 on a rail fat-tree with 500 us cables, 1 MiB: the hierarchical candidate's
  * latency, on the rail's 1,001 us path, is about 2 ms below the direct one's (2,003 us a
  * step), so the tuner picks it (it picked direct while every candidate paid the spine).
@@ -2569,6 +2598,7 @@ test_alltoall_candidates_own_path(void **state)
 	hopper_spec(&s, 4, 8, 400);
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	s.node.nccl_pxn_disable = true; /* the direct one through the spine */
 	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 20);
 	assert_int_equal(ft_model_explain(&s, &q, &any, &err), 0);
 	assert_int_equal(any.result.algo, FT_ALGO_HIERARCHICAL);

@@ -1790,6 +1790,12 @@ test_alltoall_closed_form_topo(void **state)
 }
 
 /*
+ * The ECMP all-to-alls below run with NCCL_PXN_DISABLE=1
+ * (nodes.nccl.pxn_disable), every send from its own GPU's NIC, so that the
+ * cross-rail sends load the spine cables whose collisions they measure; by NCCL's
+ * default (PXN) those sends stay on their rails' leaves.
+ */
+/*
  * A flat all-to-all under ECMP on dgx-h100:36 (288 GPUs, 255 sends in flight
  * per GPU, 82,656 flows of 233 kB): colliding flows end at thousands of
  * instants nanoseconds apart, and max-min couples them all through the PCIe
@@ -1820,6 +1826,7 @@ test_ecmp_alltoall_recomputations(void **state)
 
 	(void)state;
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	sc->spec.node.nccl_pxn_disable = true; /* PXN off, as noted above */
 	ft_sim_overrides_init(&ov);
 	ov.engine = "flow";
 	ov.routing = FT_ROUTING_ECMP;
@@ -1845,6 +1852,7 @@ run_a2a36(const struct ft_sim_overrides *ov, struct ft_sim_report *rep)
 	struct ft_error err = { 0 };
 
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	sc->spec.node.nccl_pxn_disable = true; /* PXN off, as noted above */
 	ft_sim_report_init(rep);
 	assert_int_equal(ft_scenario_run(sc, ov, NULL, rep, &err), 0);
 	ft_scenario_free(sc);
@@ -1873,6 +1881,7 @@ run_a2a36_16m(const char *rates, struct ft_sim_report *rep)
 	if (rates)
 		assert_int_equal(setenv("FABTUNE_SIM_RATES", rates, 1), 0);
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	sc->spec.node.nccl_pxn_disable = true; /* PXN off, as noted above */
 	ft_sim_report_init(rep);
 	assert_int_equal(ft_scenario_run(sc, &ov, NULL, rep, &err), 0);
 	ft_scenario_free(sc);
@@ -3339,30 +3348,136 @@ test_fct_stats_select(void **state)
 	}
 }
 
+/* Bytes the flow engine carried on the link from @a to @b (vertices) in @c. */
+static double
+link_bytes_between(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t a,
+                   uint32_t b)
+{
+	for (uint32_t l = 0; l < c->nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->src == a && lk->dst == b)
+			return c->link_bytes[l];
+	}
+	fail_msg("no link from %u to %u", a, b);
+	return 0;
+}
+
+/*
+ * NCCL's PXN (ft__sim_pxn_proxy(); NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(),
+ * NCCL_P2P_PXN_LEVEL 2): a send from GPU 0 of a DGX H100 to GPU 3 of another node goes
+ * through GPU 3 of its own node (the GPU of NIC 3, the peer's rail); to GPU 0 of another
+ * node (its own rail), inside the node, or with nodes.nccl.pxn_disable, none. In the flow
+ * engine's direct all-to-all over 2 nodes, 64 KiB a pair (4 KiB per send: LL over NVLink,
+ * Simple over the network), GPU 0's NVLink into the switch carries its 7 in-node sends at
+ * LL (twice their bytes) and its 7 network sends to other rails at Simple, and the
+ * switch's NVLink to GPU 3 the 7 in-node sends to it and the 7 network sends it relays to
+ * GPU 3 of node 1; NIC 3 sends the 8 sends of node 0 to that GPU. With PXN off the NVLink
+ * carries the in-node sends alone, and NIC 3 GPU 3's own 8 sends.
+ */
+static void
+test_pxn_proxy_routes(void **state)
+{
+	const double p = 4096, ll = ft_proto_efficiency(FT_PROTO_LL);
+	struct ft_cluster_spec spec;
+	struct ft_topo *t[2] = { NULL, NULL };
+	struct ft_error err = { 0 };
+	uint32_t rank_gpu[16];
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t[0], &err), 0);
+	spec.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_topo_build(&spec, &t[1], &err), 0);
+	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 3)),
+	                 ft_topo_gpu(t[0], 0, 3));
+	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 1, 5), ft_topo_gpu(t[0], 0, 2)),
+	                 ft_topo_gpu(t[0], 1, 2));
+	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 0)),
+	                 UINT32_MAX);
+	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 0, 3)),
+	                 UINT32_MAX);
+	assert_int_equal(ft__sim_pxn_proxy(t[1], ft_topo_gpu(t[1], 0, 0), ft_topo_gpu(t[1], 1, 3)),
+	                 UINT32_MAX);
+	for (uint32_t r = 0; r < 16; r++)
+		rank_gpu[r] = ft_topo_gpu(t[0], r / 8, r % 8);
+	for (int h = 0; h < 2; h++) {
+		struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+			                  .algo = FT_ALGO_DIRECT,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 16,
+			                  .ranks_per_node = 8,
+			                  .bytes = 64u << 10 };
+		struct ft_schedule sch;
+		struct ft_sim_cfg cfg;
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+		struct ft_sim_counters c;
+		uint32_t g0 = ft_topo_gpu(t[h], 0, 0), g3 = ft_topo_gpu(t[h], 0, 3);
+		uint32_t nvs = UINT32_MAX, nic3 = ft_topo_nic(t[h], 0, 3), first, count;
+		double in_node = 7 * p / ll, relayed = h == 0 ? 7 * p : 0;
+
+		ft_topo_out_links(t[h], g0, &first, &count);
+		for (uint32_t l = first; l < first + count; l++)
+			if (ft_topo_vertex(t[h], ft_topo_link(t[h], l)->dst)->kind ==
+			    FT_V_NVSWITCH)
+				nvs = ft_topo_link(t[h], l)->dst;
+		assert_int_not_equal(nvs, UINT32_MAX);
+		ft_schedule_init(&sch);
+		assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+		ft_sim_cfg_init(&cfg);
+		cfg.routing = spec.fabric.routing;
+		assert_int_equal(ft_flow_engine.create(t[h], &cfg, &e, &err), 0);
+		op.sched = &sch;
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+		assert_double_equal(link_bytes_between(t[h], &c, g0, nvs), in_node + relayed,
+		                    1e-6 * p);
+		assert_double_equal(link_bytes_between(t[h], &c, nvs, g3), in_node + relayed,
+		                    1e-6 * p);
+		/* NIC 3 out to its leaf: the 8 sends to GPU 3 of node 1, or GPU 3's own 8 */
+		ft_topo_out_links(t[h], nic3, &first, &count);
+		for (uint32_t l = first; l < first + count; l++)
+			if (ft_topo_link(t[h], l)->kind == FT_L_FABRIC)
+				assert_double_equal(c.link_bytes[l], 8 * p, 1e-6 * p);
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t[0]);
+	ft_topo_free(t[1]);
+}
+
 /*
  * Hierarchical all-to-all on 4 DGX H100 (one rail-optimized unit): NVLink inside the node
  * first, then between nodes GPU i to GPU i only, so every inter-node flow stays on its rail
  * (NIC -> rail leaf -> NIC, no spine) and there are far fewer of them than in the direct one
- * (4 x 3 x 8 = 96 instead of 32 x 24 = 768), each 8x larger.
+ * (4 x 3 x 8 = 96 instead of 32 x 24 = 768), each 8x larger. The direct one stays on the
+ * rails too by NCCL's PXN (a cross-rail send through the GPU of the peer's rail); with
+ * NCCL_PXN_DISABLE=1 (nodes.nccl.pxn_disable) its cross-rail sends go through the spines.
  */
 static void
 test_hier_alltoall_stays_on_rail(void **state)
 {
 	struct ft_cluster_spec spec;
-	struct ft_topo *t = NULL;
+	struct ft_topo *t = NULL, *t_off = NULL;
 	struct ft_error err = { 0 };
 	uint32_t rank_gpu[32];
-	double spine_bytes[3] = { 0, 0, 0 };
-	uint64_t nflows[3] = { 0, 0, 0 };
+	double spine_bytes[4] = { 0, 0, 0, 0 };
+	uint64_t nflows[4] = { 0, 0, 0, 0 };
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("dgx-h100:4", &spec, &err), 0);
 	assert_int_equal(spec.fabric.kind, FT_FABRIC_RAIL_FAT_TREE);
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	spec.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_topo_build(&spec, &t_off, &err), 0);
+	spec.node.nccl_pxn_disable = false;
 	for (uint32_t r = 0; r < 32; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
-	/* h = 2: direct again, adaptive routing with flowlets (chained spawned flows). */
-	for (int h = 0; h < 3; h++) {
+	/* h = 2: direct again, adaptive routing with flowlets (chained spawned flows); h = 3:
+	 * direct with PXN off (the same vertex ids: the same spec but for the knob) */
+	for (int h = 0; h < 4; h++) {
 		struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
 			                  .algo = h == 1 ? FT_ALGO_HIERARCHICAL : FT_ALGO_DIRECT,
 			                  .proto = FT_PROTO_SIMPLE,
@@ -3383,7 +3498,7 @@ test_hier_alltoall_stays_on_rail(void **state)
 			cfg.routing = FT_ROUTING_ADAPTIVE;
 			cfg.flowlet_bytes = 256 << 10; /* 1 MiB per pair: 4 flowlets */
 		}
-		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		assert_int_equal(ft_flow_engine.create(h == 3 ? t_off : t, &cfg, &e, &err), 0);
 		op.sched = &sch;
 		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
 		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
@@ -3408,9 +3523,14 @@ test_hier_alltoall_stays_on_rail(void **state)
 	assert_int_equal(nflows[0], 4 * 32 * 31);
 	assert_int_equal(nflows[1], 4 * (4 * 8 * 7 + 96));
 	assert_int_equal(nflows[2], 4 * 32 * 31); /* 4 channels of 256 KiB: one flowlet each */
-	assert_true(spine_bytes[0] > 0);   /* direct: cross-rail pairs go through the spines */
+	assert_true(spine_bytes[0] == 0); /* direct, PXN: every send leaves on its peer's rail */
 	assert_true(spine_bytes[1] == 0); /* hierarchical: every NIC talks to its own rail */
+	assert_int_equal(nflows[3], nflows[0]);
+	/* PXN off: 21 of a rank's 24 network sends of 1 MiB cross the spines (a tier-2
+	 * link each way: up from the sender's leaf, down to the receiver's) */
+	assert_double_equal(spine_bytes[3], 2.0 * 32 * 21 * (1 << 20), 1e3);
 	ft_topo_free(t);
+	ft_topo_free(t_off);
 }
 
 /*
@@ -4079,6 +4199,7 @@ main(void)
 		cmocka_unit_test(test_ends_that_free_no_bottleneck),
 		cmocka_unit_test(test_ends_leaving_little_room),
 		cmocka_unit_test(test_fct_stats_select),
+		cmocka_unit_test(test_pxn_proxy_routes),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),

@@ -3051,12 +3051,14 @@ test_sendrecv_at_p2p_window(void **state)
  * 24 sends over the network keeps 4 channels x 2 chunks of 128 KiB in flight, so the
  * 24/32 of S leaving a rank moves at 24 x 0.524 GB/s: an algorithm bandwidth of 16.78 GB/s,
  * where the links would allow 64. Measured: model 17,025 us, flow 17,033.5. On a rail
- * fat-tree 21 of a rank's 24 sends go from its NIC to another rail's, through the spine,
- * a round trip of 4 ms: the model takes each send's path (model/eval.c a2a_window()), and
- * both engines' slowest sends end the op (model 34,030 us, flow 34,038.6; before the
- * model's per-path round trip 17,025). The flow engine names the window where it binds,
- * as the model does, not the first link of the capped flows' paths (pcie). With 50 us
- * cables the window binds nowhere in the model and the two stay within 10 %.
+ * fat-tree 21 of a rank's 24 sends go to another rail: by NCCL's PXN through the GPU of
+ * that rail, on the leaf (a round trip of 2 ms and an NVLink hop), with PXN off from the
+ * rank's NIC through the spine, a round trip of 4 ms: the model takes each send's path
+ * (model/eval.c a2a_window()), and both engines' slowest sends end the op (model 34,030
+ * us, flow 34,038.6 with PXN off; before the model's per-path round trip 17,025). The
+ * flow engine names the window where it binds, as the model does, not the first link of
+ * the capped flows' paths (pcie). With 50 us cables the window binds nowhere in the model
+ * and the two stay within 10 %.
  */
 static void
 test_alltoall_at_p2p_window(void **state)
@@ -3069,6 +3071,11 @@ test_alltoall_at_p2p_window(void **state)
 	                           "nodes: { preset: dgx-h100, count: 4 }\n"
 	                           "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2,\n"
 	                           "          radix: 64, cable_latency: 500us }\n";
+	static const char rail_off[] = "name: rail-a2a-off\n"
+	                               "nodes: { preset: dgx-h100, count: 4,\n"
+	                               "         nccl: { pxn_disable: true } }\n"
+	                               "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2,\n"
+	                               "          radix: 64, cable_latency: 500us }\n";
 	static const char near[] = "name: near-a2a\n"
 	                           "nodes: { preset: dgx-h100, count: 4 }\n"
 	                           "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
@@ -3097,16 +3104,27 @@ test_alltoall_at_p2p_window(void **state)
 	f = busbw(path, FT_OP_ALLTOALL, FT_ALGO_HIERARCHICAL, -1, 256u << 20, "flow");
 	assert_agree(f, m);
 	remove(path);
-	/* a rail fat-tree: 21 of 24 sends through the spine, twice the round trip (forced:
-	 * the tuner picks the hierarchical one, on its rails) */
+	/* a rail fat-tree: by NCCL's PXN 21 of 24 sends go over NVLink to the GPU of the
+	 * peer's rail and stay on the leaf, the round trip one NVLink hop (0.6 us) above the
+	 * leaf's (model 17,030 us, flow 17,038.85); with NCCL_PXN_DISABLE=1 they go through
+	 * the spine, twice the round trip (model 34,030 us, flow 34,038.55) */
 	spec_file("simmodel-rail-a2a.yaml", rail, path, sizeof(path));
+	m = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 256u << 20, NULL);
+	assert_string_equal(model_bottleneck, "p2p:window");
+	assert_true(busbw_time_us > (256u << 20) / (window * 1e3));
+	assert_true(busbw_time_us < (256u << 20) / (window * 1e3) + 1100);
+	f = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 256u << 20, "flow");
+	assert_string_equal(flow_bottleneck, "p2p:window");
+	if (getenv("FT_SIMMODEL_PRINT"))
+		print_message("rail fat-tree all-to-all: busbw flow %.3f, model %.3f\n", f, m);
+	assert_agree(f, m);
+	remove(path);
+	spec_file("simmodel-rail-a2a-off.yaml", rail_off, path, sizeof(path));
 	m = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 256u << 20, NULL);
 	assert_string_equal(model_bottleneck, "p2p:window");
 	assert_true(busbw_time_us > (256u << 20) / (window / 2 * 1e3));
 	f = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 256u << 20, "flow");
 	assert_string_equal(flow_bottleneck, "p2p:window");
-	if (getenv("FT_SIMMODEL_PRINT"))
-		print_message("rail fat-tree all-to-all: busbw flow %.3f, model %.3f\n", f, m);
 	assert_agree(f, m);
 	remove(path);
 	spec_file("simmodel-near-a2a.yaml", near, path, sizeof(path));
@@ -3120,6 +3138,53 @@ test_alltoall_at_p2p_window(void **state)
 	assert_true(m > 1.2 * window);
 	assert_agree(f, m);
 	remove(path);
+}
+
+/*
+ * The direct all-to-all of 4 DGX H100 on a rail fat-tree with 500 us cables, by NCCL's
+ * default (PXN: a send to another rail through the GPU of that rail) and with
+ * NCCL_PXN_DISABLE=1 (through the spine): the flow engine within 10 % of the model at 256,
+ * 16 and 1 MiB (measured, PXN: model 17,030 / 3,024.0 / 2,023.6 us, flow 17,038.85 /
+ * 3,028.35 / 2,027.60; PXN off: 34,030 / 6,023.8 / 4,023.3 and 34,038.55 / 6,028.05 /
+ * 4,027.30). PXN halves the window's round trip, so the time at 256 MiB is at most 0.55
+ * of PXN off's in both.
+ */
+static void
+test_alltoall_pxn_sweep(void **state)
+{
+	static const char *const text[] = {
+		"name: rail-pxn\n"
+		"nodes: { preset: dgx-h100, count: 4 }\n"
+		"fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64,\n"
+		"          cable_latency: 500us }\n",
+		"name: rail-pxn-off\n"
+		"nodes: { preset: dgx-h100, count: 4, nccl: { pxn_disable: true } }\n"
+		"fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64,\n"
+		"          cable_latency: 500us }\n"
+	};
+	static const uint64_t sizes[] = { 256u << 20, 16u << 20, 1u << 20 };
+	double worst = 0, big[2][2] = { { 0 } };
+	char where[160] = "", path[512];
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(text); i++) {
+		spec_file(i ? "simmodel-pxn-off.yaml" : "simmodel-pxn.yaml", text[i], path,
+		          sizeof(path));
+		for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			pipeline_case(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, sizes[k], &worst,
+			              where, sizeof(where));
+			if (k == 0) {
+				big[i][0] = busbw_time_us;
+				busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, sizes[k], NULL);
+				big[i][1] = busbw_time_us;
+			}
+		}
+		remove(path);
+	}
+	print_message("# direct all-to-all, PXN on and off: worst %+.2f%% (%s)\n", 100 * worst,
+	              where);
+	assert_true(big[0][0] < 0.55 * big[1][0]);
+	assert_true(big[0][1] < 0.55 * big[1][1]);
 }
 
 /*
@@ -3453,15 +3518,18 @@ test_spec_without_nvls(void **state)
  * under NCCL_P2P_LL_THRESHOLD), the 8 to the other node Simple (a network
  * connection has none), so per connection. NVLink then carries each of
  * the 112 in-node sends at LL's efficiency (its flags: twice the bytes) on
- * 2 links (GPU to NVSwitch to GPU); the network sends leave through the
- * GPU's own PCIe switch and NIC. Before, every pair took the network's
- * protocol (Simple), so the in-node sends carried half their wire bytes.
+ * 2 links (GPU to NVSwitch to GPU); a network send to the peer's own rail
+ * leaves through the GPU's PCIe switch and NIC, and the 7 of each GPU's 8 to
+ * another rail cross NVLink first, Simple, to the GPU of that rail (NCCL's
+ * PXN): 16 x 7 sends more on 2 links each. Before, every pair took the
+ * network's protocol (Simple), so the in-node sends carried half their wire
+ * bytes.
  */
 static void
 test_alltoall_protocol_per_pair(void **state)
 {
 	double p = 4096, ll = ft_proto_efficiency(FT_PROTO_LL);
-	double want = 112 * 2 * p / ll;
+	double want = 112 * 2 * p / ll + 16 * 7 * 2 * p;
 	char text[512];
 	struct ft_sim_report rep;
 
@@ -3696,6 +3764,7 @@ main(void)
 		cmocka_unit_test(test_nvls_across_nodes_refused),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
+		cmocka_unit_test(test_alltoall_pxn_sweep),
 		cmocka_unit_test(test_a2a_shared_slots),
 		cmocka_unit_test(test_a2a_shared_slots_by_release),
 		cmocka_unit_test(test_routing_is_honoured),

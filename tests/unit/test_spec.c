@@ -281,6 +281,32 @@ test_cloud_preset_nccl_env(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/* nodes.nccl.pxn_disable: NCCL_PXN_DISABLE=1, off by default (NCCL's PXN on), printed on the
+ * nccl line; a value other than a boolean names its file, line, column and field. */
+static void
+test_nccl_pxn_disable(void **state)
+{
+	static const char on[] = "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  nccl:\n"
+	                         "    pxn_disable: true\n";
+	static const char bad[] = "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  nccl:\n"
+	                          "    pxn_disable: 2\n";
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	assert_false(s.node.nccl_pxn_disable);
+	assert_int_equal(ft_spec_load_buffer(on, strlen(on), "t.yaml", &s, &err), 0);
+	assert_true(s.node.nccl_pxn_disable);
+	ft_strbuf_init(&sb);
+	ft_spec_write_text(&s, &sb);
+	assert_non_null(strstr(sb.buf, "  nccl       NCCL_PXN_DISABLE 1\n"));
+	ft_strbuf_release(&sb);
+	assert_true(ft_spec_load_buffer(bad, strlen(bad), "t.yaml", &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "t.yaml:6:18: nodes.nccl.pxn_disable"));
+}
+
 static void
 test_names(void **state)
 {
@@ -1112,6 +1138,7 @@ main(void)
 		cmocka_unit_test(test_node_presets_validate),
 		cmocka_unit_test(test_node_preset_figures),
 		cmocka_unit_test(test_link_presets),
+		cmocka_unit_test(test_nccl_pxn_disable),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_resolve_shorthand),
 		cmocka_unit_test(test_resolve_bad),

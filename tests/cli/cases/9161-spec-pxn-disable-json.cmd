@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/pxn-off-rail.yaml --json
