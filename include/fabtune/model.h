@@ -562,12 +562,13 @@ FT_API uint32_t ft_model_comm_nchannels(const struct ft_model_links *l);
  * are left, and on GPUDirect-TCPX (NCCL_NET_DEVICE_UNPACK) where fewer than 16 are
  * left; CollNet half as many more with several GPUs a node; NVLS and NVLSTree their
  * own (ft_model_nvls_nchannels()), NVLS across nodes at most the ring's from 2.28;
- * from 2.20 to 2.27, where NVLS runs, the ring at least the NVLS channels. Each ring or
+ * where NVLS runs, the ring and tree at least the NVLS channels from 2.22 to 2.27, forced
+ * or not (ft_model_nvls_copy_nchannels(); the communicator's count from 2.20). Each ring or
  * tree channel carries the graph's bandwidth over this count. One DGX H100 12 x 30 ->
  * 24; DGX H100s joined by 8 x 400G 8 x 48 -> 16 (32 on 2.18-2.19); GB200 NVL72 across
  * racks: 15 x 48 -> 30 on
  * 2.25-2.26 (32 with NVLS), 16 x 45.1 -> 32 from 2.27; one rack 8 x 90 -> 16 x 45 -> 32.
- * Where graph_nchannels is 0, nchannels as it is.
+ * Where graph_nchannels is 0, nchannels as it is (forced: with the copy above).
  */
 FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a);
 
@@ -579,6 +580,28 @@ FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_a
  * channels (ft_model_nvls_nchannels()) after NCCL_MIN/MAX_NCHANNELS.
  */
 FT_API bool ft_model_nvls_runs(const struct ft_model_links *l);
+
+/*
+ * NCCL releases (ft_model_query's encoding) of the copy up to the NVLS channels that
+ * ncclTopoPostset() makes where NVLS runs (NVIDIA/nccl src/graph/connect.cc): from
+ * v2.20.3-1 comm->nChannels takes the copies (the p2p channels come from it); from
+ * v2.22.3-1 the ring and tree launch on them too (src/enqueue.cc topoGetAlgoInfo: nc =
+ * comm->nChannels; at v2.20.3-1 and v2.21.5-1 on comm->collChannels, set before the
+ * copy); v2.28.3-1 drops the copy.
+ */
+#define FT_NCCL_NVLS_COPY_COMM 22000u
+#define FT_NCCL_NVLS_COPY_RUN 22200u
+#define FT_NCCL_NVLS_COPY_END 22800u
+
+/*
+ * The channels of @nch (after NCCL_MIN/MAX_NCHANNELS) at release @version (0: the newest)
+ * where NVLS runs on @nvls channels (0 where it does not): max(@nch, @nvls) from
+ * FT_NCCL_NVLS_COPY_RUN (@run: what a ring or tree launches on) or FT_NCCL_NVLS_COPY_COMM
+ * (the communicator's count) up to FT_NCCL_NVLS_COPY_END, else @nch. NCCL_MAX_NCHANNELS=4
+ * on a DGX H100 at 2.25 launches 16 channels.
+ */
+FT_API uint32_t ft_model_nvls_copy_nchannels(uint32_t nch, uint32_t nvls, uint32_t version,
+                                             bool run);
 
 /*
  * The p2p channels of @l's communicator: ft_model_p2p_nchannels() of its channels

@@ -100,7 +100,7 @@ ft_model_nvls_runs(const struct ft_model_links *l)
 	       !ft__model_nvls_nodes_off(l) && !(l->tcpx && l->nnodes > 1);
 }
 
-static uint32_t ring_nchannels(const struct ft_model_links *l, enum ft_algo a);
+static uint32_t ring_nchannels(const struct ft_model_links *l, enum ft_algo a, bool run);
 
 uint32_t
 ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a)
@@ -108,22 +108,37 @@ ft_model_run_nchannels(const struct ft_model_links *l, enum ft_algo a)
 	uint32_t v = l->nccl_version, nv;
 
 	if (a != FT_ALGO_NVLS && a != FT_ALGO_NVLS_TREE)
-		return ring_nchannels(l, a);
+		return ring_nchannels(l, a, true);
 	nv = ft_model_nvls_nchannels(l);
 	/* From v2.28.3-1 the enqueue runs NVLS across nodes on min(nvlsChannels, nChannels),
 	 * the communicator's ring count; NVLSTree keeps its own (src/enqueue.cc). */
 	if (a == FT_ALGO_NVLS && l->nnodes > 1 && (v == 0 || v >= 22800))
-		nv = FT_MIN(nv, ring_nchannels(l, FT_ALGO_RING));
+		nv = FT_MIN(nv, ring_nchannels(l, FT_ALGO_RING, false));
 	return nv;
 }
 
+uint32_t
+ft_model_nvls_copy_nchannels(uint32_t nch, uint32_t nvls, uint32_t version, bool run)
+{
+	uint32_t first = run ? FT_NCCL_NVLS_COPY_RUN : FT_NCCL_NVLS_COPY_COMM;
+
+	if (version >= first && version < FT_NCCL_NVLS_COPY_END && nvls > nch)
+		return nvls;
+	return nch;
+}
+
+/* The ring's channels on @l: what a ring or tree launches on (@run) or the communicator's
+ * count (ft_model_nvls_copy_nchannels() says where the two part). */
 static uint32_t
-ring_nchannels(const struct ft_model_links *l, enum ft_algo a)
+ring_nchannels(const struct ft_model_links *l, enum ft_algo a, bool run)
 {
 	uint32_t v = l->nccl_version, maxch = ft__model_max_channels(v), n;
+	uint32_t nvls = ft_model_nvls_runs(l) ? ft_model_nvls_nchannels(l) : 0;
 
 	if (l->graph_nchannels == 0)
-		return FT_MAX(l->nchannels, 1u);
+		return l->channels_forced ?
+		               ft_model_nvls_copy_nchannels(FT_MAX(l->nchannels, 1u), nvls, v, run) :
+		               FT_MAX(l->nchannels, 1u);
 	n = FT_MIN(2 * l->graph_nchannels, maxch);
 	/* CollNet on (the model turns it on where it prices CollNet) */
 	if (a == FT_ALGO_COLLNET && l->nnodes > 1 && l->ppn > 1)
@@ -134,17 +149,16 @@ ring_nchannels(const struct ft_model_links *l, enum ft_algo a)
 		n *= 2;
 	if (l->tcpx && l->nnodes > 1 && n < 16 && (v == 0 || v >= 22200))
 		n *= 2;
-	/* v2.20.3-1 to v2.27.7-1: where NVLS runs, the communicator takes at least the NVLS
-	 * channels, copied from its own (connect.cc, after NCCL_MIN/MAX_NCHANNELS) */
-	if (v >= 22000 && v < 22800 && ft_model_nvls_runs(l))
-		n = FT_MAX(n, ft_model_nvls_nchannels(l));
-	return n;
+	/* where NVLS runs, at least the NVLS channels, copied from its own (connect.cc, after
+	 * NCCL_MIN/MAX_NCHANNELS): the communicator from v2.20.3-1, the ring and tree's launch
+	 * from v2.22.3-1 (enqueue.cc) */
+	return ft_model_nvls_copy_nchannels(n, nvls, v, run);
 }
 
 uint32_t
 ft_model_comm_nchannels(const struct ft_model_links *l)
 {
-	return ft_model_run_nchannels(l, FT_ALGO_RING);
+	return ring_nchannels(l, FT_ALGO_RING, false);
 }
 
 /*

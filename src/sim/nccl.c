@@ -12,11 +12,6 @@
 
 #include <fabtune/model.h>
 
-/* NCCL releases as ft_model_query encodes them (major x 10000 + minor x 100 + patch): the
- * first tags of 2.22 and 2.28 (v2.22.3-1, v2.28.3-1). */
-#define FT__SIM_NCCL_2_22 22200u
-#define FT__SIM_NCCL_2_28 22800u
-
 /*
  * The algorithm and protocol @o runs with: the op's own, or for those it
  * leaves to the tuner (SC_ALGO_AUTO, SC_PROTO_AUTO) NCCL's choice for its
@@ -559,7 +554,7 @@ chan_order_of(const struct ft_schedule *in, bool keep_order)
  * NCCL_MAX_NCHANNELS then keeps the first min(@nch, @run) and NCCL_MIN_NCHANNELS copies
  * channel c - n to c up to @nch. From v2.20.3-1 to v2.27.7-1 ncclTopoPostset() then copies
  * channel c - nch to c up to nvlsChannels where NVLS runs (connect.cc:493-494 at v2.27.7-1,
- * 473-474 at v2.20.3-1; ft__sim_forced_nchannels()), so channel c >= @nch runs channel
+ * 473-474 at v2.20.3-1; ft_model_nvls_copy_nchannels()), so channel c >= @nch runs channel
  * c mod @nch's tree (copyChannels() copies a copy past 2 nch).
  */
 uint32_t
@@ -570,44 +565,23 @@ ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
 	return (c % FT_MAX(nch, 1u) % n) % (2 * g) >= g;
 }
 
-/*
- * The copy above up to nvlsChannels sets comm->nChannels. Where a ring or tree collective
- * launches depends on the release (src/enqueue.cc): at v2.20.3-1 and v2.21.5-1 on
- * comm->collChannels, the count before that copy (getChannnelThreadInfo(): nc =
- * comm->collChannels; connect.cc sets collChannels just before it), so the copies carry
- * only NVLS and p2p work; from v2.22.3-1 to v2.27.7-1 on comm->nChannels (topoGetAlgoInfo:
- * nc = comm->nChannels; scheduleCollTasksToPlan's nMaxChannels), the copies included:
- * NCCL_MAX_NCHANNELS=4 on a DGX H100 runs 16 channels, 4 copies of each. v2.28.3-1 drops
- * the copy (connect.cc: connectNvls() right after collChannels).
- */
-uint32_t
-ft__sim_forced_nchannels(uint32_t nch, uint32_t nvls, uint32_t version)
-{
-	if (version >= FT__SIM_NCCL_2_22 && version < FT__SIM_NCCL_2_28 && nvls > nch)
-		return nvls;
-	return nch;
-}
-
 bool
 ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                          uint32_t nranks, uint32_t gpn, uint32_t nch,
                          struct ft__sim_forced_trees *out)
 {
-	struct ft_model_links l, plain;
+	struct ft_model_links l;
 
 	*out = (struct ft__sim_forced_trees){ 0 };
 	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 || nranks < 2 ||
 	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
 		return false;
-	/* the count NCCL_MAX_NCHANNELS cuts: before the copy up to the NVLS channels */
-	plain = l;
-	plain.nvls_off = true;
-	out->run = FT_MAX(ft_model_run_nchannels(&plain, FT_ALGO_TREE), 2u);
+	/* the count NCCL_MAX_NCHANNELS cuts: the engines run as the newest release, which
+	 * makes no copy up to the NVLS channels (ft_model_nvls_copy_nchannels()) */
+	out->run = FT_MAX(ft_model_run_nchannels(&l, FT_ALGO_TREE), 2u);
 	/* where the links hold no search graph, their count is the channels NCCL runs */
 	out->graph = l.graph_nchannels ? l.graph_nchannels : out->run / 2;
 	out->run = FT_MAX(out->run, 2 * out->graph);
-	out->launched = ft__sim_forced_nchannels(
-	        nch, ft_model_nvls_runs(&l) ? ft_model_nvls_nchannels(&l) : 0, l.nccl_version);
 	return true;
 }
 

@@ -668,8 +668,6 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
 		                                                   jr->nranks, 0, nch, &ft);
 
-		if (one)
-			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
 		if (o->channels)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
@@ -706,6 +704,61 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t j
 	rc = build_uneven_on(sc, o, ji, k, t, jr, bytes, gpus, heads, sched, ap, cap, err);
 	ft_free(gpus);
 	return rc;
+}
+
+/*
+ * Into @buf the algorithms of collnet, nvls_tree, tree and ring that run op @o of job @jr
+ * at @bytes here ("tree and ring run", "ring runs"): those the tuner takes forced
+ * (ft_model_eval() as ft__sim_pick_algo() asks it: no NVLS with CollNet, the job's
+ * NVLS-off flag) and whose schedule builds (nodes of different GPU counts: the runner
+ * builds those itself, build_uneven_on()).
+ */
+static void
+runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+          const struct job_run *jr, uint32_t sgpn, char *buf, size_t len)
+{
+	static const enum ft_algo cand[] = { FT_ALGO_COLLNET, FT_ALGO_NVLS_TREE, FT_ALGO_TREE,
+		                             FT_ALGO_RING };
+	const char *name[FT_ARRAY_SIZE(cand)];
+	/* nodes of different GPU counts: every GPU of the cluster, as build_uneven_on() asks */
+	uint32_t gpn = jr->node_first ? 0 : jr->gpn;
+	size_t i, n = 0, at = 0;
+
+	for (i = 0; i < FT_ARRAY_SIZE(cand); i++) {
+		struct ft_model_query q;
+		struct ft_model_result r;
+		struct ft_coll_args a = { .op = o->op, .nranks = jr->nranks,
+			                  .ranks_per_node = sgpn, .bytes = bytes };
+		struct ft_schedule probe;
+		bool ok;
+
+		ft_model_query_init(&q, o->op, bytes);
+		q.ngpus = jr->nranks;
+		q.ppn = gpn;
+		q.nnodes = gpn ? jr->nranks / gpn : 0;
+		q.nchannels = o->channels;
+		q.nvls_off = jr->nvls_off;
+		q.no_nvls_net = true;
+		q.force_algo = true;
+		q.algo = cand[i];
+		if (ft_model_eval(spec, &q, &r, NULL) < 0 || r.algo != cand[i])
+			continue;
+		a.algo = r.algo;
+		a.proto = r.proto;
+		a.collnet_chain = strcmp(r.algo_label, "collnet_chain") == 0;
+		ok = !gpn;
+		ft_schedule_init(&probe);
+		ok = ok || ft_coll_schedule(&a, &probe, NULL) == 0;
+		ft_schedule_release(&probe);
+		if (ok)
+			name[n++] = ft_algo_name(cand[i]);
+	}
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", name[i],
+		                       i + 2 < n ? ", " : i + 2 == n ? " and " : "");
+	if (at < len)
+		snprintf(buf + at, len - at, n == 1 ? " runs" : n ? " run" : "no algorithm runs");
 }
 
 /*
@@ -759,24 +812,31 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			                    WHERE(ji, "--algo", "ops[%zu].algo", k),
 			                    ft_collnet_variant_name(o->collnet), why);
 	}
+	/* NVLS across nodes or NVLink domains (or nodes of different GPU counts): NCCL runs it
+	 * only with CollNet (src/graph/tuning.cc ncclTopoTuneModel at v2.27.7-1: NVLS with
+	 * nNodes > 1 is disabled where collnetEnable is 0), the heads' shards reduced by SHARP
+	 * between the nodes (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out): no
+	 * engine schedule. Without SHARP NCCL itself finds no NVLS algorithm (FT_EINVAL, as a
+	 * CollNet variant without fabric.sharp). */
+	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn) {
+		char alt[96];
+
+		runs_here(spec, o, bytes, jr, sgpn, alt, sizeof(alt));
+		return spec->fabric.sharp ?
+		               ft_error_set(err, FT_ENOTSUP,
+		                            "%s: nvls across nodes is NCCL's NVLS with CollNet "
+		                            "(NVLS in each node, SHARP between the nodes' heads), "
+		                            "which the engines do not build; the model prices it "
+		                            "(fabtune model), and %s here",
+		                            WHERE(ji, "--algo", "ops[%zu].algo", k), alt) :
+		               ft_error_set(err, FT_EINVAL,
+		                            "%s: NCCL runs nvls across nodes only with CollNet, "
+		                            "which needs in-network reduction (fabric.sharp); %s "
+		                            "here",
+		                            WHERE(ji, "--algo", "ops[%zu].algo", k), alt);
+	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
-	/* NVLS across nodes or NVLink domains: NCCL runs it only with CollNet (src/graph/
-	 * tuning.cc ncclTopoTuneModel at v2.27.7-1: NVLS with nNodes > 1 is disabled where
-	 * collnetEnable is 0), the heads' shards reduced by SHARP between the nodes
-	 * (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out): no engine schedule */
-	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn)
-		return ft_error_set(
-		        err, FT_ENOTSUP,
-		        spec->fabric.sharp ?
-		                "%s: nvls across nodes is NCCL's NVLS with CollNet (NVLS in each "
-		                "node, SHARP between the nodes' heads), which the engines do not "
-		                "build; the model prices it (fabtune model), and collnet, "
-		                "nvls_tree, tree and ring run here" :
-		                "%s: NCCL runs nvls across nodes only with CollNet, which needs "
-		                "in-network reduction (fabric.sharp); nvls_tree, tree and ring "
-		                "run here",
-		        WHERE(ji, "--algo", "ops[%zu].algo", k));
 	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
@@ -807,8 +867,6 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		bool one = o->channels && ft__sim_forced_trees_get(spec, sched, jr->nranks,
 		                                                   jr->gpn, nch, &ft);
 
-		if (one)
-			nch = ft.launched; /* NCCL's copies up to its NVLS channels, by release */
 		if (o->op != FT_OP_SENDRECV)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,

@@ -578,19 +578,12 @@ bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
  */
 struct ft__sim_forced_trees {
 	uint32_t graph, run;
-	/* the channels NCCL launches the tree on (ft__sim_forced_nchannels()): the forced
-	 * count, or from v2.22.3-1 to v2.27.7-1 where NVLS runs at least its channels */
-	uint32_t launched;
 };
 /* The tree (0 or 1 of NCCL's double binary tree) channel @c of @nch forced channels runs,
  * @graph and @run as above: tree 1 on c mod 2 graph >= graph of the first min(nch, run),
  * the channels past those copies of them; a channel c >= @nch (NCCL's NVLS copies) runs
  * channel c mod @nch's tree. */
 uint32_t ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run);
-/* The channels NCCL launches a ring or tree collective on where NCCL_MIN_NCHANNELS and
- * NCCL_MAX_NCHANNELS are @nch, at release @version (ft_model_query's encoding, 0: the
- * newest), @nvls its NVLS channels where NVLS runs (0 where it does not). */
-uint32_t ft__sim_forced_nchannels(uint32_t nch, uint32_t nvls, uint32_t version);
 /* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven);
  * false (and @out zero) where @s is no tree all-reduce across ranks or @nch is 0. */
 bool ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,

@@ -1700,14 +1700,14 @@ nccl_launched_trees(uint32_t g, bool dbl, uint32_t nch, uint32_t nvls, uint32_t 
 	return v >= 22200 && v < 22800 ? count : coll;
 }
 
-/* ft__sim_forced_nchannels() and ft__sim_forced_tree() against nccl_launched_trees(). */
+/* ft_model_nvls_copy_nchannels() and ft__sim_forced_tree() against nccl_launched_trees(). */
 static void
 check_launched(uint32_t g, bool dbl, uint32_t n, uint32_t nvls, uint32_t v)
 {
 	uint32_t tree[128], run, c, want, got;
 
 	want = nccl_launched_trees(g, dbl, n, nvls, v, tree);
-	got = ft__sim_forced_nchannels(n, nvls, v);
+	got = ft_model_nvls_copy_nchannels(n, nvls, v, true);
 	if (got != want)
 		fail_msg("v%u nvls %u graph %u%s, %u forced: %u channels, NCCL %u", v, nvls, g,
 		         dbl ? "x2" : "", n, got, want);
@@ -1721,7 +1721,7 @@ check_launched(uint32_t g, bool dbl, uint32_t n, uint32_t nvls, uint32_t v)
 /*
  * From v2.20.3-1 to v2.27.7-1 NCCL copies the clamped channels up to its NVLS channels
  * (16 on Hopper, 24 or 32 on Blackwell), and from v2.22.3-1 its ring and tree launch on
- * them: ft__sim_forced_nchannels() and ft__sim_forced_tree() past the forced count against
+ * them: ft_model_nvls_copy_nchannels() and ft__sim_forced_tree() past the forced count against
  * nccl_launched_trees() for graphs of 1 to 16 channels, doubled or not, NVLS channels 0,
  * 16, 24 and 32, 1 to 64 forced, at 2.19.4, 2.20.3, 2.21.5, 2.22.3, 2.25.1, 2.27.7, 2.28.3
  * and the newest. By hand, 2 DGX H100 (8 graph channels, 16 run, 16 NVLS) at 2.25:
@@ -1752,13 +1752,20 @@ test_forced_tree_nvls_copy(void **state)
 					for (n = 1; n <= 64; n++)
 						check_launched(g, dbl, n, nvls[ni], vers[vi]);
 	/* by hand: 2 DGX H100 */
-	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22501), 16);
-	assert_int_equal(ft__sim_forced_nchannels(12, 16, 22707), 16);
-	assert_int_equal(ft__sim_forced_nchannels(24, 16, 22501), 24);
-	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22105), 4);
-	assert_int_equal(ft__sim_forced_nchannels(4, 16, 22803), 4);
-	assert_int_equal(ft__sim_forced_nchannels(4, 16, 0), 4);
-	assert_int_equal(ft__sim_forced_nchannels(4, 0, 22501), 4);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22501, true), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(12, 16, 22707, true), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(24, 16, 22501, true), 24);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22105, true), 4);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22803, true), 4);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 0, true), 4);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 0, 22501, true), 4);
+	/* 2.21: the communicator takes the copies, the ring and tree do not; 2.22: both */
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22105, false), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22003, false), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22203, true), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22203, false), 16);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 21904, false), 4);
+	assert_int_equal(ft_model_nvls_copy_nchannels(4, 16, 22803, false), 4);
 	for (c = 0, ones = 0; c < 16; c++) {
 		assert_int_equal(ft__sim_forced_tree(c, 4, 8, 16), 0);
 		ones += ft__sim_forced_tree(c, 12, 8, 16);
@@ -1766,14 +1773,13 @@ test_forced_tree_nvls_copy(void **state)
 			assert_int_equal(ft__sim_forced_tree(c, 12, 8, 16), 0);
 	}
 	assert_int_equal(ones, 4);
-	/* the engines: the newest release, the forced count as given */
+	/* the engines: the newest release, no copy */
 	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 	assert_true(ft__sim_forced_trees_get(&spec, &s, 16, 8, 4, &ft));
 	assert_int_equal(ft.graph, 8);
 	assert_int_equal(ft.run, 16);
-	assert_int_equal(ft.launched, 4);
 	ft_schedule_release(&s);
 }
 
@@ -1937,13 +1943,13 @@ test_forced_trees_on_uneven_nodes(void **state)
 	}
 	assert_true(total_plain > 0);
 	assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, 4, &ft));
-	print_message("# mixed-five: graph %u, run %u channels\n", ft.graph, ft.run);
-	assert_true(ft.graph >= 1 && ft.run >= 2 * ft.graph);
+	/* the 4-GPU nodes' two rails: 2 graph channels, doubled to 4 */
+	assert_int_equal(ft.graph, 2);
+	assert_int_equal(ft.run, 4);
 	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
 		uint32_t n = counts[i];
 
 		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
-		assert_int_equal(ft.launched, n);
 		assert_int_equal(ft__sim_channelize_uneven(&s, n, 5, first, kind, NULL, &ft, &out),
 		                 0);
 		memset(forced, 0, sizeof(forced));
@@ -1982,7 +1988,7 @@ test_forced_trees_on_uneven_nodes(void **state)
 
 				assert_true(fabs(forced[t][k / 5][k % 5] - want) <= n);
 			}
-		/* 2 graph channels: 4 forced are tree 0, 1, 0, 1's first; 12 copies of those */
+		/* 2 graph channels, 4 run: 4 forced are tree 0, 0, 1, 1; 12 copies of those */
 		assert_int_equal(ntree[1], n / 2);
 		assert_true(fabs(total - total_plain) <= 2.0 * n);
 		ft_schedule_release(&out);

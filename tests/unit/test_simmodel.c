@@ -971,9 +971,69 @@ test_agree_on_uneven_forced_trees(void **state)
 				assert_close(p, f, 0.10 * f);
 			if (counts[i] == 4 || sizes[k] >= (256u << 20))
 				assert_agree(f, m);
+			else /* the model's ramp per forced channel on uneven nodes (sim.md,
+			      * Limits): 5,964 against 4,034 us, 1.48 */
+				assert_true(mt / ft >= 1.3 && mt / ft <= 1.6);
 		}
 	busbw_channels = 0;
 	remove(five);
+}
+
+/*
+ * NCCL_MIN/MAX_NCHANNELS under the copy up to the NVLS channels (ft_model_nvls_copy_nchannels()):
+ * from v2.22.3-1 to v2.27.7-1, where NVLS runs, ncclTopoPostset() (src/graph/connect.cc)
+ * copies the forced channels up to nvlsChannels and the tree launches on them
+ * (src/enqueue.cc topoGetAlgoInfo: nc = comm->nChannels), so on 2 DGX H100 (16 NVLS
+ * channels) the model's run count is max(forced, 16); v2.20.3-1 and v2.21.5-1 launch the
+ * tree on collChannels (the forced count) while the communicator, which the p2p channels
+ * come from, takes the copies (2.20 runs no NVLS across nodes: no copy); 2.19, 2.28 and the
+ * newest make none, nor does NCCL_NVLS_ENABLE=0.
+ */
+static void
+test_model_forced_channels_nvls_copy(void **state)
+{
+	static const struct {
+		uint32_t version, forced, run, comm;
+		bool nvls_off;
+	} rows[] = {
+		{ 21904, 4, 4, 4, false },   { 22003, 4, 4, 4, false },
+		{ 22105, 4, 4, 16, false },  { 22203, 4, 16, 16, false },
+		{ 22501, 4, 16, 16, false }, { 22501, 12, 16, 16, false },
+		{ 22501, 24, 24, 24, false }, { 22707, 4, 16, 16, false },
+		{ 22501, 4, 4, 4, true },    { 22803, 4, 4, 4, false },
+		{ 0, 4, 4, 4, false },
+	};
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		struct ft_model_query q;
+		struct ft_model_result r;
+		struct ft_model_links l;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 256u << 20);
+		q.force_algo = true;
+		q.algo = FT_ALGO_TREE;
+		q.force_proto = true;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = rows[i].forced;
+		q.nccl_version = rows[i].version;
+		q.nvls_off = rows[i].nvls_off;
+		assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+		print_message("# dgx-h100:2 tree, %u forced, v%u%s: %u channels\n",
+		              rows[i].forced, rows[i].version, rows[i].nvls_off ? " no nvls" : "",
+		              r.pipe.nchannels);
+		assert_int_equal(r.pipe.nchannels, rows[i].run);
+		assert_int_equal(ft_model_links_get(&cs, 16, 0, 8, &l, &err), 0);
+		l.nccl_version = rows[i].version;
+		l.nvls_off = rows[i].nvls_off;
+		ft_model_links_force_channels(&l, rows[i].forced);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_TREE), rows[i].run);
+		assert_int_equal(ft_model_comm_nchannels(&l), rows[i].comm);
+	}
 }
 
 /*
@@ -981,9 +1041,11 @@ test_agree_on_uneven_forced_trees(void **state)
  * src/graph/tuning.cc: NVLS with more than one node is disabled where collnetEnable is 0),
  * each node's heads sending their reduced shards to SHARP and multicasting the result
  * (src/device/all_reduce.h, the NVLS kernel with nvls->out). Both engines refuse it with
- * what NCCL does: on a SHARP fabric that they do not build it and the model prices it,
- * elsewhere that NCCL needs CollNet; NVLS inside one node or one NVLink domain of trays
- * still runs.
+ * what NCCL does: on a SHARP fabric that they do not build it and the model prices it
+ * (FT_ENOTSUP), elsewhere, nodes of different GPU counts included, that NCCL needs CollNet
+ * (FT_EINVAL: NCCL itself finds no NVLS algorithm), naming the algorithms that run the op
+ * (all_gather: the ring alone); NVLS inside one node or one NVLink domain of trays still
+ * runs.
  */
 static void
 test_nvls_across_nodes_refused(void **state)
@@ -995,6 +1057,12 @@ test_nvls_across_nodes_refused(void **state)
 	                          "  - name: a\n"
 	                          "    ops:\n"
 	                          "      - {op: all_reduce, size: 64MiB, algo: nvls}\n";
+	static const char gather[] = "name: t\n"
+	                             "cluster: %s\n"
+	                             "jobs:\n"
+	                             "  - name: a\n"
+	                             "    ops:\n"
+	                             "      - {op: all_gather, size: 64MiB, algo: nvls}\n";
 	char text[512];
 	struct ft_sim_report rep;
 	struct ft_error err;
@@ -1010,9 +1078,24 @@ test_nvls_across_nodes_refused(void **state)
 		ft_sim_report_release(&rep);
 		memset(&err, 0, sizeof(err));
 		snprintf(text, sizeof(text), job, "dgx-h100:2");
-		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_EINVAL);
 		assert_non_null(strstr(err.msg, "only with CollNet, which needs in-network "
-		                                "reduction (fabric.sharp)"));
+		                                "reduction (fabric.sharp); nvls_tree, tree and "
+		                                "ring run here"));
+		ft_sim_report_release(&rep);
+		/* nodes of different GPU counts: the same refusal, not the schedule's */
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), job, "examples/mixed-gpus.yaml");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_EINVAL);
+		assert_non_null(strstr(err.msg, "ops[0].algo: NCCL runs nvls across nodes only "
+		                                "with CollNet"));
+		ft_sim_report_release(&rep);
+		/* an all-gather: only the ring runs it here */
+		memset(&err, 0, sizeof(err));
+		snprintf(text, sizeof(text), gather, "examples/dgx-h100-sharp.yaml");
+		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+		assert_non_null(strstr(err.msg, "the model prices it (fabtune model), and ring "
+		                                "runs here"));
 		ft_sim_report_release(&rep);
 	}
 	snprintf(text, sizeof(text), job, "dgx-h100");
@@ -3762,6 +3845,7 @@ main(void)
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
 		cmocka_unit_test(test_agree_on_uneven_forced_trees),
 		cmocka_unit_test(test_nvls_across_nodes_refused),
+		cmocka_unit_test(test_model_forced_channels_nvls_copy),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_alltoall_pxn_sweep),
