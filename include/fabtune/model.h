@@ -558,6 +558,14 @@ FT_API uint32_t ft_model_run_nchannels(const struct ft_model_links *l, enum ft_a
  */
 FT_API uint32_t ft_model_p2p_nchannels_of(const struct ft_model_links *l);
 
+/*
+ * The same count before NCCL rounds it up to a power of two: min(nChannels, 64), at least
+ * 1. NVIDIA/nccl v2.20.3-1 to v2.28.9-1 src/graph/paths.cc ncclTopoComputeP2pChannels()
+ * asks ncclTopoGetNchannels() for each peer's channels, whose halving reads
+ * comm->p2pnChannels, before its pow2Up(): 24 channels stay 24 there, 32 later.
+ */
+FT_API uint32_t ft_model_p2p_nchannels_raw_of(const struct ft_model_links *l);
+
 /* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
  * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32
@@ -584,6 +592,10 @@ struct ft_model_p2p_comm {
 	/* NCCL release (ft_model_query's encoding, 0: the newest), copied into the
 	 * chunking for ft_model_p2p_share_slots() */
 	uint32_t nccl_version;
+	/* The communicator's p2p channels before NCCL rounds them up to a power of two,
+	 * min(nChannels, 64) (ft_model_p2p_nchannels_raw_of(); 0: p2p_nchannels): what the
+	 * v2.20-v2.28 per-peer halving compares with. */
+	uint32_t p2p_nchannels_raw;
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts

@@ -600,7 +600,10 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
  * - v2.20 to v2.28 (default -1: paths.cc ncclTopoGetNchannels() at v2.20.3-1 to v2.28.9-1):
  *   2, halved while 2 x nRanks exceeds 4 x p2pnChannels, at least the NICs the GPU needs
  *   to match its own link (getLocalNetCountByBw(); one here: the model knows one rate a
- *   GPU reaches the network at);
+ *   GPU reaches the network at). ncclTopoComputeP2pChannels() asks for it before it rounds
+ *   p2pnChannels up to a power of two, so the halving reads the count as it was,
+ *   @c->p2p_nchannels_raw: 24 channels and 64 ranks give 1 (128 > 96), not 2 (128 > 128
+ *   fails on 32);
  * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the NIC, at
  *   least 2, cut while the peers would not fit in one round of all channels
  *   (ncclTopoComputeP2pChannels(): per peer x ceil(nRanks / 8) <= p2pnChannels).
@@ -614,7 +617,9 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 	if (v && v < 22000)
 		return 2;
 	if (v && v < 22900) {
-		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)nch_all * 4; n /= 2)
+		uint32_t raw = c->p2p_nchannels_raw ? c->p2p_nchannels_raw : nch_all;
+
+		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)raw * 4; n /= 2)
 			;
 		return n;
 	}
@@ -964,7 +969,8 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 		                       !l->nvlink,
 		                       l->p2p_net_chunk,
 		                       l->buffsize,
-		                       l->nccl_version };
+		                       l->nccl_version,
+		                       ft_model_p2p_nchannels_raw_of(l) };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

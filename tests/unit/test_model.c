@@ -2535,6 +2535,70 @@ test_alltoall_window_by_release(void **state)
 	}
 }
 
+/*
+ * v2.20 to v2.28 halve a network peer's 2 channels while 2 x nRanks > 4 x p2pnChannels, with
+ * p2pnChannels as the communicator has it before ncclTopoComputeP2pChannels() rounds it up
+ * to a power of two (NVIDIA/nccl src/graph/paths.cc ncclTopoGetNchannels(), v2.20.3-1 to
+ * v2.28.9-1). 24 channels and 64 ranks: 128 > 96, 1 channel (2 on the rounded 32: 128 >
+ * 128 fails). 48 ranks: 96 > 96 fails, 2; 49: 98 > 96, 1. v2.19 keeps 2 and v2.29 halves
+ * its 4 against the rounded count (4 x ceil(64 / 8) = 32 <= 32: 4). On DGX H100s joined by
+ * NICs the model's count is 18 (one per NVLink), so 40 ranks (80 > 72) get 1.
+ */
+static void
+test_p2p_per_peer_halving_unrounded(void **state)
+{
+	static const struct {
+		uint32_t version, nranks, raw, channels;
+	} want[] = { { 22003, 64, 24, 1 }, { 22707, 64, 24, 1 }, { 22803, 64, 24, 1 },
+		     { 22809, 64, 24, 1 }, { 22707, 64, 32, 2 }, { 22707, 64, 0, 2 },
+		     { 22707, 48, 24, 2 }, { 22707, 49, 24, 1 }, { 21903, 64, 24, 2 },
+		     { 22902, 64, 24, 4 }, { 0, 64, 24, 4 } };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_model_p2p_chunking ch;
+
+	(void)state;
+	assert_non_null(ex);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nranks / 8,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = want[i].version,
+			                       .p2p_nchannels_raw = want[i].raw };
+
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		if (ch.channels != want[i].channels)
+			fail_msg("case %zu (v%u, %u ranks, %u channels): %u channels a peer, %u by "
+			         "hand",
+			         i, want[i].version, want[i].nranks, want[i].raw, ch.channels,
+			         want[i].channels);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-h100:5", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64ull << 20);
+	q.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_p2p_nchannels_raw_of(&ex->links), 18);
+	assert_int_equal(ft_model_p2p_nchannels_of(&ex->links), 32);
+	{
+		struct ft_model_p2p_comm c = { .nranks = 40,
+			                       .nnodes = 5,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = 22707,
+			                       .p2p_nchannels_raw = 18 };
+
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		assert_int_equal(ch.channels, 1);
+		c.nranks = 36; /* 72 > 72 fails */
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		assert_int_equal(ch.channels, 2);
+	}
+	free(ex);
+}
+
 /* The candidate of @algo and @proto in @ex, else NULL. */
 static const struct ft_model_candidate *
 cand_of(const struct ft_model_explain *ex, enum ft_algo algo, enum ft_proto proto)
@@ -6596,6 +6660,7 @@ main(void)
 		cmocka_unit_test(test_fabric_latency_rail_paths),
 		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_alltoall_window_by_release),
+		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),
