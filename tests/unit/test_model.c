@@ -2599,6 +2599,118 @@ test_p2p_per_peer_halving_unrounded(void **state)
 	free(ex);
 }
 
+/*
+ * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
+ * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
+ * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
+ * power of two, and the send local (local + delta) % groupSize inside the group. For ppn 1
+ * to 9, 12 and 16 on 2, 3, 4, 5 and 8 nodes, for every rank, ft_model_p2p_schedule() gives
+ * the same peer in every round, and each rank's rounds reach every rank once. Before v2.28.7
+ * round r is node-major. 3 nodes of 6 (groups of 2): rank 0's rounds 4, 5 go to ranks 6, 7
+ * of node 1, rounds 14, 15 to ranks 4, 5 of node 0 (NCCL's walk 0, 1, 3, 6, 5, 4, 7, 2, 8).
+ */
+static int
+gcd_int(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void
+nccl_schedule_2_28_7(int nnodes, int ppn, int rank, uint32_t *send)
+{
+	int groupSize = 8, nRanks = nnodes * ppn, localRank = rank % ppn, node = rank / ppn;
+	int nGroups, nGroupsPow2 = 1, group, local, groupCount = 0, round = 0;
+	int groupToNode[16 * 16], groupToLocal[16 * 16];
+	uint32_t groupRound = 0, groupDelta = 0;
+
+	for (int n = 0; n < nnodes; n++)
+		if (ppn % groupSize != 0 || ppn < groupSize)
+			groupSize = gcd_int(groupSize, ppn);
+	local = localRank % groupSize;
+	group = localRank / groupSize;
+	nGroups = nRanks / groupSize;
+	while (nGroupsPow2 < nGroups)
+		nGroupsPow2 *= 2;
+	for (int n = 0; n < nnodes; ++n) {
+		int nGroupsInNode = ppn / groupSize;
+
+		for (int g = 0; g < nGroupsInNode; ++g) {
+			groupToLocal[groupCount] = g * groupSize;
+			groupToNode[groupCount] = n;
+			groupCount++;
+		}
+		if (n < node)
+			group += nGroupsInNode;
+	}
+	do {
+		if ((int)groupDelta < nGroups) {
+			int sendGroup = (group + (int)groupDelta) % nGroups;
+			int sendNode = groupToNode[sendGroup];
+
+			for (int delta = 0; delta < groupSize; delta++) {
+				int sendLocal = groupToLocal[sendGroup] + (local + delta) % groupSize;
+
+				send[round++] = (uint32_t)(sendNode * ppn + sendLocal);
+			}
+		}
+		groupRound += 1;
+		groupDelta = (groupDelta + groupRound) & (uint32_t)(nGroupsPow2 - 1);
+	} while ((int)groupRound != nGroupsPow2);
+	assert_int_equal(round, nRanks);
+}
+
+static void
+test_p2p_schedule_2_28_7(void **state)
+{
+	static const uint32_t ppns[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16 };
+	static const uint32_t nodes[] = { 2, 3, 4, 5, 8 };
+	uint32_t want[128], got[128], seen[128];
+
+	(void)state;
+	for (size_t a = 0; a < FT_ARRAY_SIZE(ppns); a++)
+		for (size_t b = 0; b < FT_ARRAY_SIZE(nodes); b++) {
+			uint32_t n = ppns[a] * nodes[b];
+
+			for (uint32_t r = 0; r < n; r++) {
+				nccl_schedule_2_28_7((int)nodes[b], (int)ppns[a], (int)r, want);
+				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 0, got), n);
+				memset(seen, 0, sizeof(seen));
+				for (uint32_t k = 0; k < n; k++) {
+					if (got[k] != want[k])
+						fail_msg("ppn %u, %u nodes, rank %u, round %u: %u, "
+						         "NCCL %u",
+						         ppns[a], nodes[b], r, k, got[k], want[k]);
+					seen[got[k]]++;
+				}
+				for (uint32_t k = 0; k < n; k++)
+					assert_int_equal(seen[k], 1);
+				/* the release's boundary: v2.28.7 as the newest, v2.28.3 not */
+				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 22807,
+				                                       got), n);
+				assert_memory_equal(got, want, n * sizeof(*got));
+				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 22803,
+				                                       got), n);
+				for (uint32_t k = 0; k < n; k++)
+					assert_int_equal(got[k], (r / ppns[a] + k / ppns[a]) %
+					                                 nodes[b] * ppns[a] +
+					                         (r % ppns[a] + k) % ppns[a]);
+			}
+		}
+	assert_int_equal(ft_model_p2p_schedule(3, 6, 0, 0, got), 18);
+	assert_int_equal(got[4], 6);
+	assert_int_equal(got[5], 7);
+	assert_int_equal(got[14], 4);
+	assert_int_equal(got[15], 5);
+	assert_int_equal(ft_model_p2p_schedule(0, 6, 0, 0, got), 0);
+	assert_int_equal(ft_model_p2p_schedule(3, 6, 18, 0, got), 0);
+}
+
 /* The candidate of @algo and @proto in @ex, else NULL. */
 static const struct ft_model_candidate *
 cand_of(const struct ft_model_explain *ex, enum ft_algo algo, enum ft_proto proto)
@@ -6661,6 +6773,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
+		cmocka_unit_test(test_p2p_schedule_2_28_7),
 
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),
