@@ -651,7 +651,8 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * peer @round is the p2p round that schedule gives rank 0 for it, its channel and batch
  * those of that round, and a batch's network ops those whose peer is on another node (3
  * nodes of 6: rank 0's rounds 4, 5 go to node 1, rounds 14, 15 stay in node 0). Rank 0
- * stands for every rank (another rank's groups start elsewhere in its node). NCCL puts part k of round r's send on
+ * stands for every rank (another rank's groups start elsewhere in its node). NCCL puts
+ * part k of round r's send on
  * a channel from the round's base and the part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
  * addWorkBatchToPlan(); its 1024-byte budget holds 21), as the release ch->nccl_version
  * does (0: the newest): v2.18-v2.21 base node delta + local delta / 8, channel rev(base) +

@@ -771,7 +771,8 @@ ft_model_p2p_schedule(uint32_t nnodes, uint32_t ppn, uint32_t rank, uint32_t ncc
 	if (p2p_rule_of(nccl_version) != P2P_RULE_2_28_7 || nnodes < 2) {
 		/* round r: r / ppn nodes and r % ppn ranks ahead */
 		for (pos = 0; pos < n; pos++)
-			peer[pos] = (rank / ppn + pos / ppn) % nnodes * ppn + (rank % ppn + pos) % ppn;
+			peer[pos] = (rank / ppn + pos / ppn) % nnodes * ppn +
+			            (rank % ppn + pos) % ppn;
 		return n;
 	}
 	gs = p2p_group_size(ppn);

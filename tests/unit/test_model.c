@@ -2654,7 +2654,8 @@ nccl_schedule_2_28_7(int nnodes, int ppn, int rank, uint32_t *send)
 			int sendNode = groupToNode[sendGroup];
 
 			for (int delta = 0; delta < groupSize; delta++) {
-				int sendLocal = groupToLocal[sendGroup] + (local + delta) % groupSize;
+				int sendLocal =
+				        groupToLocal[sendGroup] + (local + delta) % groupSize;
 
 				send[round++] = (uint32_t)(sendNode * ppn + sendLocal);
 			}
@@ -2679,7 +2680,8 @@ test_p2p_schedule_2_28_7(void **state)
 
 			for (uint32_t r = 0; r < n; r++) {
 				nccl_schedule_2_28_7((int)nodes[b], (int)ppns[a], (int)r, want);
-				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 0, got), n);
+				assert_int_equal(
+				        ft_model_p2p_schedule(nodes[b], ppns[a], r, 0, got), n);
 				memset(seen, 0, sizeof(seen));
 				for (uint32_t k = 0; k < n; k++) {
 					if (got[k] != want[k])
