@@ -611,6 +611,14 @@ FT_API uint32_t ft_model_nvls_copy_nchannels(uint32_t nch, uint32_t nvls, uint32
  */
 FT_API uint32_t ft_model_p2p_nchannels_of(const struct ft_model_links *l);
 
+/*
+ * The same count before NCCL rounds it up to a power of two: min(nChannels, 64), at least
+ * 1. NVIDIA/nccl v2.20.3-1 to v2.28.9-1 src/graph/paths.cc ncclTopoComputeP2pChannels()
+ * asks ncclTopoGetNchannels() for each peer's channels, whose halving reads
+ * comm->p2pnChannels, before its pow2Up(): 24 channels stay 24 there, 32 later.
+ */
+FT_API uint32_t ft_model_p2p_nchannels_raw_of(const struct ft_model_links *l);
+
 /* The p2p channels of a node of 18 NVLinks (ft_model_p2p_nchannels(18)): what
  * ft_model_p2p_chunking_get() takes where no cluster is named. */
 #define FT_MODEL_P2P_NCHANNELS 32
@@ -637,6 +645,10 @@ struct ft_model_p2p_comm {
 	/* NCCL release (ft_model_query's encoding, 0: the newest), copied into the
 	 * chunking for ft_model_p2p_share_slots() */
 	uint32_t nccl_version;
+	/* The communicator's p2p channels before NCCL rounds them up to a power of two,
+	 * min(nChannels, 64) (ft_model_p2p_nchannels_raw_of(); 0: p2p_nchannels): what the
+	 * v2.20-v2.28 per-peer halving compares with. */
+	uint32_t p2p_nchannels_raw;
 };
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
@@ -688,10 +700,12 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * @ch, on @nch_all p2p channels (0: FT_MODEL_P2P_NCHANNELS). Round r is taken as the peer
  * r / ppn nodes and r % ppn ranks ahead, so the rounds r < ppn stay in the node. That is
  * src/init.cc's p2p schedule before v2.28.7. From v2.28.7 ncclP2pSchedule() walks schedule
- * groups of gcd(8, ppn) ranks in a quadratic order: where the group is the whole node (ppn
- * 1, 2, 4, 8) the slots come out the same; elsewhere a round past the first group may stay
- * in the node (3 nodes of 6: rank 0's rounds 4, 5 go to node 1, rounds 14, 15 stay in node
- * 0) and the node-major order is an approximation. NCCL puts part k of round r's send on
+ * groups of gcd(8, ppn) ranks in a quadratic order (ft_model_p2p_schedule()): the send to
+ * peer @round is the p2p round that schedule gives rank 0 for it, its channel and batch
+ * those of that round, and a batch's network ops those whose peer is on another node (3
+ * nodes of 6: rank 0's rounds 4, 5 go to node 1, rounds 14, 15 stay in node 0). Rank 0
+ * stands for every rank (another rank's groups start elsewhere in its node). NCCL puts
+ * part k of round r's send on
  * a channel from the round's base and the part, and a channel's ops into work batches of at most 8 (src/enqueue.cc
  * addWorkBatchToPlan(); its 1024-byte budget holds 21), as the release ch->nccl_version
  * does (0: the newest): v2.18-v2.21 base node delta + local delta / 8, channel rev(base) +
@@ -711,6 +725,22 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  */
 FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
                                          uint32_t nnodes, uint32_t ppn, uint32_t round);
+
+/*
+ * The peer rank @rank sends to in each p2p round of NCCL's schedule at release
+ * @nccl_version (ft_model_query's encoding, 0: the newest), for @nnodes nodes of @ppn ranks
+ * numbered node by node, into @peer (nnodes x ppn entries); returns how many it wrote (0
+ * on bad arguments). Before v2.28.7 (and on one node) round r goes r / ppn nodes and
+ * r % ppn ranks ahead. From v2.28.7-1 (src/init.cc ncclP2pSchedule()) the ranks form
+ * schedule groups of gs = NCCL_P2P_SCHEDULE_GROUP_SIZE (8), cut to gcd(8, ppn) where ppn
+ * is not a multiple of 8, numbered over the nodes in turn; the group deltas follow the
+ * quadratic walk d += step (mod the groups rounded up to a power of two, those past the
+ * groups skipped), and inside a delta the gs rounds go to local + 0 .. gs - 1 of the
+ * group d ahead. The send to rank 0's peer @round of ft_model_p2p_share_slots() is the
+ * round whose entry is that peer.
+ */
+FT_API uint32_t ft_model_p2p_schedule(uint32_t nnodes, uint32_t ppn, uint32_t rank,
+                                      uint32_t nccl_version, uint32_t *peer);
 
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p

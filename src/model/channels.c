@@ -180,8 +180,17 @@ ft_model_comm_nchannels(const struct ft_model_links *l)
 uint32_t
 ft_model_p2p_nchannels_of(const struct ft_model_links *l)
 {
+	return ft_model_p2p_nchannels(ft_model_p2p_nchannels_raw_of(l));
+}
+
+uint32_t
+ft_model_p2p_nchannels_raw_of(const struct ft_model_links *l)
+{
+	uint32_t n = ft_model_comm_nchannels(l);
+
 	if (l->graph_nchannels && l->nnodes > 1 && l->nvswitch && l->ppn > 1 &&
 	    l->domain_nodes < 2)
-		return ft_model_p2p_nchannels(FT_MAX(l->nchannels, 1u));
-	return ft_model_p2p_nchannels(ft_model_comm_nchannels(l));
+		n = l->nchannels;
+	/* NCCL_MAX_P2P_NCHANNELS' default, MAXCHANNELS (64) */
+	return FT_MIN(FT_MAX(n, 1u), 64u);
 }

@@ -600,7 +600,10 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
  * - v2.20 to v2.28 (default -1: paths.cc ncclTopoGetNchannels() at v2.20.3-1 to v2.28.9-1):
  *   2, halved while 2 x nRanks exceeds 4 x p2pnChannels, at least the NICs the GPU needs
  *   to match its own link (getLocalNetCountByBw(); one here: the model knows one rate a
- *   GPU reaches the network at);
+ *   GPU reaches the network at). ncclTopoComputeP2pChannels() asks for it before it rounds
+ *   p2pnChannels up to a power of two, so the halving reads the count as it was,
+ *   @c->p2p_nchannels_raw: 24 channels and 64 ranks give 1 (128 > 96), not 2 (128 > 128
+ *   fails on 32);
  * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the NIC, at
  *   least 2, cut while the peers would not fit in one round of all channels
  *   (ncclTopoComputeP2pChannels(): per peer x ceil(nRanks / 8) <= p2pnChannels).
@@ -614,7 +617,9 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 	if (v && v < 22000)
 		return 2;
 	if (v && v < 22900) {
-		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)nch_all * 4; n /= 2)
+		uint32_t raw = c->p2p_nchannels_raw ? c->p2p_nchannels_raw : nch_all;
+
+		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)raw * 4; n /= 2)
 			;
 		return n;
 	}
@@ -755,6 +760,39 @@ p2p_group_size(uint32_t ppn)
 	return FT_MAX(g, 1u);
 }
 
+uint32_t
+ft_model_p2p_schedule(uint32_t nnodes, uint32_t ppn, uint32_t rank, uint32_t nccl_version,
+                      uint32_t *peer)
+{
+	uint32_t n = nnodes * ppn, gs, ng, ng2, group, local, gd = 0, step = 0, pos = 0, d;
+
+	if (nnodes == 0 || ppn == 0 || rank >= n)
+		return 0;
+	if (p2p_rule_of(nccl_version) != P2P_RULE_2_28_7 || nnodes < 2) {
+		/* round r: r / ppn nodes and r % ppn ranks ahead */
+		for (pos = 0; pos < n; pos++)
+			peer[pos] = (rank / ppn + pos / ppn) % nnodes * ppn +
+			            (rank % ppn + pos) % ppn;
+		return n;
+	}
+	gs = p2p_group_size(ppn);
+	ng = n / gs;
+	ng2 = pow2_up(ng);
+	group = rank / gs; /* groups numbered over the nodes in turn, gs ranks each */
+	local = rank % gs;
+	do {
+		if (gd < ng) {
+			uint32_t to = (group + gd) % ng;
+
+			for (d = 0; d < gs; d++)
+				peer[pos++] = to * gs + (local + d) % gs;
+		}
+		step++;
+		gd = (gd + step) & (ng2 - 1);
+	} while (step != ng2);
+	return pos;
+}
+
 /*
  * The channel of part @part of the send of p2p round @round (the peer round / ppn nodes and
  * round % ppn ranks ahead) under @rule, on @nch_all channels (a power of two, b bits):
@@ -892,13 +930,25 @@ p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32
 	return false;
 }
 
-/* The network ops of the batch that holds part @p of round @round on its channel. */
+/*
+ * The network ops of the batch that holds part @p of the send to the peer @round ranks
+ * ahead (node-major) on its channel, for rank 0 of the communicator. Before v2.28.7 that
+ * send is p2p round @round; from v2.28.7 @pos gives each p2p round's peer
+ * (ft_model_p2p_schedule()), and the send is the round whose peer is @round.
+ */
 static uint32_t
 p2p_batch_subs(enum p2p_rule rule, uint32_t round, uint32_t p, uint32_t parts, uint32_t nch_all,
-               uint32_t nnodes, uint32_t ppn)
+               uint32_t nnodes, uint32_t ppn, const uint32_t *pos)
 {
-	uint32_t c = p2p_channel_of(rule, round, p, nch_all, nnodes, ppn);
-	uint32_t pass, mine = 0, subs = 0;
+	uint32_t c, pass, mine = 0, subs = 0, at = round;
+
+	if (pos) {
+		for (at = 0; at < nnodes * ppn && pos[at] != round; at++)
+			;
+		if (at == nnodes * ppn)
+			return 0;
+	}
+	c = p2p_channel_of(rule, at, p, nch_all, nnodes, ppn);
 
 	/* first the batch index of the send's op, then the network ops with that index */
 	for (pass = 0; pass < 2; pass++) {
@@ -916,10 +966,10 @@ p2p_batch_subs(enum p2p_rule rule, uint32_t round, uint32_t p, uint32_t parts, u
 				}
 				if (n++ == 0)
 					first = r;
-				if (pass == 0 && r == round && q == p)
+				if (pass == 0 && r == at && q == p)
 					mine = batch;
 				if (pass == 1 && batch == mine)
-					subs += r / ppn != 0;
+					subs += (pos ? pos[r] : r) / ppn != 0;
 			}
 	}
 	return subs;
@@ -930,7 +980,7 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
                          uint32_t ppn, uint32_t round)
 {
 	enum p2p_rule rule = p2p_rule_of(ch->nccl_version);
-	uint32_t rounds, slots = ch->slots, p;
+	uint32_t rounds, slots = ch->slots, p, *pos = NULL;
 
 	if (nch_all == 0)
 		nch_all = FT_MODEL_P2P_NCHANNELS;
@@ -939,15 +989,25 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
 	/* only a send over the network runs through the proxy's shared buffer */
 	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
 		return ch->slots;
+	/* from v2.28.7 each p2p round's peer (rank 0's, ncclP2pSchedule()) */
+	if (rule == P2P_RULE_2_28_7) {
+		pos = ft_calloc(rounds, sizeof(*pos));
+		if (!pos || ft_model_p2p_schedule(nnodes, ppn, 0, ch->nccl_version, pos) != rounds) {
+			ft_free(pos);
+			return ch->slots; /* (out of memory: the slots as they were) */
+		}
+	}
 	for (p = 0; p < ch->channels; p++) {
 		/* The network ops of one batch share an opCount and so run as the subs of
 		 * one proxy op (src/proxy.cc ProxyAppend()); each sub posts at most
 		 * NCCL_SHARED_STEPS / subs chunks ahead (src/transport/net.cc
 		 * sendProxyProgress()); the send's equal parts end with its slowest channel. */
-		uint32_t subs = p2p_batch_subs(rule, round, p, ch->channels, nch_all, nnodes, ppn);
+		uint32_t subs =
+		        p2p_batch_subs(rule, round, p, ch->channels, nch_all, nnodes, ppn, pos);
 
 		slots = FT_MIN(slots, P2P_SHARED_STEPS / FT_MAX(subs, 1u));
 	}
+	ft_free(pos);
 	ch->slots = slots;
 	return slots;
 }
@@ -964,7 +1024,8 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 		                       !l->nvlink,
 		                       l->p2p_net_chunk,
 		                       l->buffsize,
-		                       l->nccl_version };
+		                       l->nccl_version,
+		                       ft_model_p2p_nchannels_raw_of(l) };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

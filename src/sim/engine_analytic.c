@@ -168,14 +168,16 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 
 /*
  * NCCL's tuner model for the op as the schedule describes it (op, size,
- * ranks and ranks per node, the algorithm and protocol forced). Background
- * patterns (no job) keep the schedule evaluation: the model has no
- * permutation or incast.
+ * ranks and ranks per node, the algorithm and protocol forced, and the
+ * channels where the op forces them: --channels, a job's channels, as
+ * `fabtune model --channels`). Background patterns (no job) keep the
+ * schedule evaluation: the model has no permutation or incast.
  */
 static int
-model_time(struct an_engine *ae, const struct ft_schedule *sc, struct ft_sim_op_result *res,
+model_time(struct an_engine *ae, const struct ft_sim_op *op, struct ft_sim_op_result *res,
            double *t_s, struct ft_error *err)
 {
+	const struct ft_schedule *sc = op->sched;
 	struct ft_model_query q;
 	struct ft_model_result r;
 	uint32_t ppn = sc->ranks_per_node ? sc->ranks_per_node : 1;
@@ -192,6 +194,7 @@ model_time(struct an_engine *ae, const struct ft_schedule *sc, struct ft_sim_op_
 		q.collnet = sc->collnet_chain ? FT_COLLNET_CHAIN : FT_COLLNET_DIRECT;
 	q.force_proto = true;
 	q.proto = sc->proto;
+	q.nchannels = op->nchannels;
 	rc = ft_model_eval(ft_topo_spec(ae->topo), &q, &r, err);
 	if (rc < 0) {
 		ft_error_prefix(err, "analytic engine: ");
@@ -242,7 +245,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	if (ae->model && op->job != UINT32_MAX) {
 		double tm;
 
-		rc = model_time(ae, sc, &res, &tm, err);
+		rc = model_time(ae, op, &res, &tm, err);
 		if (rc < 0)
 			return rc;
 		t = res.t_start_s + tm;

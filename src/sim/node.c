@@ -271,6 +271,7 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 	out->net_chunk = ft_model_p2p_net_chunk_env(ft_topo_spec(t));
 	out->buffsize = ft_model_buffsize(ft_topo_spec(t));
 	out->nccl_version = 0; /* (the engines follow the newest release) */
+	out->p2p_nchannels_raw = 0; /* (read only before v2.29) */
 }
 
 bool

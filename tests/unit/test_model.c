@@ -2563,6 +2563,184 @@ test_alltoall_window_by_release(void **state)
 	}
 }
 
+/*
+ * v2.20 to v2.28 halve a network peer's 2 channels while 2 x nRanks > 4 x p2pnChannels, with
+ * p2pnChannels as the communicator has it before ncclTopoComputeP2pChannels() rounds it up
+ * to a power of two (NVIDIA/nccl src/graph/paths.cc ncclTopoGetNchannels(), v2.20.3-1 to
+ * v2.28.9-1). 24 channels and 64 ranks: 128 > 96, 1 channel (2 on the rounded 32: 128 >
+ * 128 fails). 48 ranks: 96 > 96 fails, 2; 49: 98 > 96, 1. v2.19 keeps 2 and v2.29 halves
+ * its 4 against the rounded count (4 x ceil(64 / 8) = 32 <= 32: 4). On DGX H100s joined by
+ * NICs the model's count is 18 (one per NVLink), so 40 ranks (80 > 72) get 1.
+ */
+static void
+test_p2p_per_peer_halving_unrounded(void **state)
+{
+	static const struct {
+		uint32_t version, nranks, raw, channels;
+	} want[] = { { 22003, 64, 24, 1 }, { 22707, 64, 24, 1 }, { 22803, 64, 24, 1 },
+		     { 22809, 64, 24, 1 }, { 22707, 64, 32, 2 }, { 22707, 64, 0, 2 },
+		     { 22707, 48, 24, 2 }, { 22707, 49, 24, 1 }, { 21903, 64, 24, 2 },
+		     { 22902, 64, 24, 4 }, { 0, 64, 24, 4 } };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_model_p2p_chunking ch;
+
+	(void)state;
+	assert_non_null(ex);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nranks / 8,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = want[i].version,
+			                       .p2p_nchannels_raw = want[i].raw };
+
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		if (ch.channels != want[i].channels)
+			fail_msg("case %zu (v%u, %u ranks, %u channels): %u channels a peer, %u by "
+			         "hand",
+			         i, want[i].version, want[i].nranks, want[i].raw, ch.channels,
+			         want[i].channels);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-h100:5", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64ull << 20);
+	q.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_p2p_nchannels_raw_of(&ex->links), 18);
+	assert_int_equal(ft_model_p2p_nchannels_of(&ex->links), 32);
+	{
+		struct ft_model_p2p_comm c = { .nranks = 40,
+			                       .nnodes = 5,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = 22707,
+			                       .p2p_nchannels_raw = 18 };
+
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		assert_int_equal(ch.channels, 1);
+		c.nranks = 36; /* 72 > 72 fails */
+		ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+		assert_int_equal(ch.channels, 2);
+	}
+	free(ex);
+}
+
+/*
+ * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
+ * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
+ * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
+ * power of two, and the send local (local + delta) % groupSize inside the group. For ppn 1
+ * to 9, 12 and 16 on 2, 3, 4, 5 and 8 nodes, for every rank, ft_model_p2p_schedule() gives
+ * the same peer in every round, and each rank's rounds reach every rank once. Before v2.28.7
+ * round r is node-major. 3 nodes of 6 (groups of 2): rank 0's rounds 4, 5 go to ranks 6, 7
+ * of node 1, rounds 14, 15 to ranks 4, 5 of node 0 (NCCL's walk 0, 1, 3, 6, 5, 4, 7, 2, 8).
+ */
+static int
+gcd_int(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void
+nccl_schedule_2_28_7(int nnodes, int ppn, int rank, uint32_t *send)
+{
+	int groupSize = 8, nRanks = nnodes * ppn, localRank = rank % ppn, node = rank / ppn;
+	int nGroups, nGroupsPow2 = 1, group, local, groupCount = 0, round = 0;
+	int groupToNode[16 * 16], groupToLocal[16 * 16];
+	uint32_t groupRound = 0, groupDelta = 0;
+
+	for (int n = 0; n < nnodes; n++)
+		if (ppn % groupSize != 0 || ppn < groupSize)
+			groupSize = gcd_int(groupSize, ppn);
+	local = localRank % groupSize;
+	group = localRank / groupSize;
+	nGroups = nRanks / groupSize;
+	while (nGroupsPow2 < nGroups)
+		nGroupsPow2 *= 2;
+	for (int n = 0; n < nnodes; ++n) {
+		int nGroupsInNode = ppn / groupSize;
+
+		for (int g = 0; g < nGroupsInNode; ++g) {
+			groupToLocal[groupCount] = g * groupSize;
+			groupToNode[groupCount] = n;
+			groupCount++;
+		}
+		if (n < node)
+			group += nGroupsInNode;
+	}
+	do {
+		if ((int)groupDelta < nGroups) {
+			int sendGroup = (group + (int)groupDelta) % nGroups;
+			int sendNode = groupToNode[sendGroup];
+
+			for (int delta = 0; delta < groupSize; delta++) {
+				int sendLocal =
+				        groupToLocal[sendGroup] + (local + delta) % groupSize;
+
+				send[round++] = (uint32_t)(sendNode * ppn + sendLocal);
+			}
+		}
+		groupRound += 1;
+		groupDelta = (groupDelta + groupRound) & (uint32_t)(nGroupsPow2 - 1);
+	} while ((int)groupRound != nGroupsPow2);
+	assert_int_equal(round, nRanks);
+}
+
+static void
+test_p2p_schedule_2_28_7(void **state)
+{
+	static const uint32_t ppns[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16 };
+	static const uint32_t nodes[] = { 2, 3, 4, 5, 8 };
+	uint32_t want[128], got[128], seen[128];
+
+	(void)state;
+	for (size_t a = 0; a < FT_ARRAY_SIZE(ppns); a++)
+		for (size_t b = 0; b < FT_ARRAY_SIZE(nodes); b++) {
+			uint32_t n = ppns[a] * nodes[b];
+
+			for (uint32_t r = 0; r < n; r++) {
+				nccl_schedule_2_28_7((int)nodes[b], (int)ppns[a], (int)r, want);
+				assert_int_equal(
+				        ft_model_p2p_schedule(nodes[b], ppns[a], r, 0, got), n);
+				memset(seen, 0, sizeof(seen));
+				for (uint32_t k = 0; k < n; k++) {
+					if (got[k] != want[k])
+						fail_msg("ppn %u, %u nodes, rank %u, round %u: %u, "
+						         "NCCL %u",
+						         ppns[a], nodes[b], r, k, got[k], want[k]);
+					seen[got[k]]++;
+				}
+				for (uint32_t k = 0; k < n; k++)
+					assert_int_equal(seen[k], 1);
+				/* the release's boundary: v2.28.7 as the newest, v2.28.3 not */
+				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 22807,
+				                                       got), n);
+				assert_memory_equal(got, want, n * sizeof(*got));
+				assert_int_equal(ft_model_p2p_schedule(nodes[b], ppns[a], r, 22803,
+				                                       got), n);
+				for (uint32_t k = 0; k < n; k++)
+					assert_int_equal(got[k], (r / ppns[a] + k / ppns[a]) %
+					                                 nodes[b] * ppns[a] +
+					                         (r % ppns[a] + k) % ppns[a]);
+			}
+		}
+	assert_int_equal(ft_model_p2p_schedule(3, 6, 0, 0, got), 18);
+	assert_int_equal(got[4], 6);
+	assert_int_equal(got[5], 7);
+	assert_int_equal(got[14], 4);
+	assert_int_equal(got[15], 5);
+	assert_int_equal(ft_model_p2p_schedule(0, 6, 0, 0, got), 0);
+	assert_int_equal(ft_model_p2p_schedule(3, 6, 18, 0, got), 0);
+}
+
 /* The candidate of @algo and @proto in @ex, else NULL. */
 static const struct ft_model_candidate *
 cand_of(const struct ft_model_explain *ex, enum ft_algo algo, enum ft_proto proto)
@@ -6833,6 +7011,8 @@ main(void)
 		cmocka_unit_test(test_fabric_latency_rail_paths),
 		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_alltoall_window_by_release),
+		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
+		cmocka_unit_test(test_p2p_schedule_2_28_7),
 
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),

@@ -1749,6 +1749,48 @@ test_analytic_engine_is_the_model(void **state)
 	ft_scenario_free(sc);
 }
 
+/*
+ * Channels forced on the op (--channels, NCCL_MIN/MAX_NCHANNELS) reach the analytic
+ * engine's model as they reach `fabtune model --channels`: 1 and 3 channels on 2 DGX H100
+ * give the model's figure for that count, and 1 channel is slower than NCCL's own 18.
+ */
+static void
+test_analytic_engine_channels(void **state)
+{
+	static const uint32_t nch[] = { 1, 3 };
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_result m, own;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	q.ppn = 8;
+	q.force_algo = true;
+	q.algo = FT_ALGO_RING;
+	q.force_proto = true;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_eval(&spec, &q, &own, &err), 0);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(nch); i++) {
+		struct ft_sim_sweep_args sw = { .spec = "dgx-h100:2", .op = FT_OP_ALL_REDUCE,
+			                        .algo = FT_ALGO_RING, .proto = FT_PROTO_SIMPLE,
+			                        .min_bytes = 64u << 20, .max_bytes = 64u << 20,
+			                        .channels = nch[i] };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_report rep;
+
+		q.nchannels = nch[i];
+		assert_int_equal(ft_model_eval(&spec, &q, &m, &err), 0);
+		assert_true(m.time_s > 2 * own.time_s);
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		run_sc(sc, "analytic", &rep);
+		assert_double_equal(op_time_s(&rep), m.time_s, m.time_s * 1e-9);
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+}
+
 static void
 test_ring_closed_form_topo(void **state)
 {
@@ -4214,6 +4256,7 @@ main(void)
 		cmocka_unit_test(test_nvls_node_heads),
 		cmocka_unit_test(test_nodes_from_topology),
 		cmocka_unit_test(test_analytic_engine_is_the_model),
+		cmocka_unit_test(test_analytic_engine_channels),
 		cmocka_unit_test(test_tree_closed_form_topo),
 		cmocka_unit_test(test_alltoall_closed_form_topo),
 		cmocka_unit_test(test_alltoall_message_cost),

@@ -2991,13 +2991,14 @@ test_a2a_shared_slots(void **state)
  *    2 subs (8): rounds 1, 4, 5, 8, 9, 14, 16, 17 keep 5.
  *  - v2.28.7 and the default (a batch holds one group of 8 rounds, the base over schedule
  *    groups of gcd(8, ppn)): 18 x 1: each group's rounds sit on disjoint channels, 1 sub,
- *    8 slots each; 121 x 1 on 2 channels: group 0's odd rounds 1 3 5 7 share channel 1 (4
- *    slots), its even ones 2 4 6 channel 0 with the rank itself (3 subs: 5), round 120 is
- *    alone (8); 3 nodes of 6, 2 of 16 channels: a pair of rounds a base (gcd 2), 2 subs (8)
- *    where v2.27.7 puts a node delta's 6 on one base (2). Round r is the peer r / ppn nodes
- *    ahead, node-major: exact before v2.28.7 and where the group is the node (ppn 1, 2, 4,
- *    8); ncclP2pSchedule()'s quadratic group order sends rank 0's rounds 4, 5 of 3 x 6 to
- *    node 1 and keeps 14, 15 in node 0, so the 3 x 6 counts are the model's approximation.
+ *    8 slots each; 121 x 1 on 2 channels: ncclP2pSchedule()'s quadratic walk sends rank 0's
+ *    rounds 0-7 to peers 0 1 3 6 10 15 21 28 and round 120 to peer 64
+ *    (ft_model_p2p_schedule()); group 0's odd rounds share channel 1 (peers 1 3 15 28: 4
+ *    subs, 4 slots), its even ones channel 0 with the rank itself (peers 6 10 21: 3 subs,
+ *    5), peer 2 is round 109 and peer 120 round 15, both odd rounds of a full group (4),
+ *    peer 64 is round 120, alone (8); 3 nodes of 6, 2 of 16 channels: a pair of rounds a
+ *    base (gcd 2), 2 subs (8) where v2.27.7 puts a node delta's 6 on one base (2). Before
+ *    v2.28.7 round r is the peer r / ppn nodes ahead, node-major.
  *  - 4 nodes of 8, 4 of 16 channels: a node delta's 8 sends one batch in every release (2).
  * The work-byte budget never binds: 1024 bytes of 48-byte p2p work structs is 21 ops, the
  * count cap 8 (17 x 1 on one channel: batches of 8).
@@ -3017,7 +3018,8 @@ test_a2a_shared_slots_by_release(void **state)
 		{ 22803, 4, 32, 18, 1, 5, 5 },   { 22803, 4, 32, 18, 1, 13, 8 },
 		{ 22803, 4, 32, 18, 1, 2, 8 },   { 22807, 4, 32, 18, 1, 1, 8 },
 		{ 0, 4, 32, 18, 1, 17, 8 },      { 0, 1, 2, 121, 1, 1, 4 },
-		{ 0, 1, 2, 121, 1, 2, 5 },       { 0, 1, 2, 121, 1, 120, 8 },
+		{ 0, 1, 2, 121, 1, 2, 4 },       { 0, 1, 2, 121, 1, 120, 4 },
+		{ 0, 1, 2, 121, 1, 64, 8 },      { 0, 1, 2, 121, 1, 3, 5 },
 		{ 22707, 1, 2, 121, 1, 1, 2 },   { 0, 2, 16, 3, 6, 6, 8 },
 		{ 22707, 2, 16, 3, 6, 6, 2 },    { 22105, 2, 16, 3, 6, 17, 2 },
 		{ 0, 1, 1, 17, 1, 8, 2 },        { 0, 1, 1, 17, 1, 16, 8 },
