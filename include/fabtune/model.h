@@ -737,7 +737,9 @@ FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint3
  * quadratic walk d += step (mod the groups rounded up to a power of two, those past the
  * groups skipped), and inside a delta the gs rounds go to local + 0 .. gs - 1 of the
  * group d ahead. The send to rank 0's peer @round of ft_model_p2p_share_slots() is the
- * round whose entry is that peer.
+ * round whose entry is that peer. On one node this gives the linear order at every release,
+ * where NCCL v2.28.7-1 walks the groups there too (the one-node guard arrives in v2.28.9-1);
+ * no caller reads it: ft_model_p2p_share_slots() ends early on one node.
  */
 FT_API uint32_t ft_model_p2p_schedule(uint32_t nnodes, uint32_t ppn, uint32_t rank,
                                       uint32_t nccl_version, uint32_t *peer);

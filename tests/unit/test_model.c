@@ -1900,7 +1900,7 @@ test_nvls_comm_cap(void **state)
 		{ FT_ARCH_BLACKWELL, 22900, 2, true, 16, 16, 32 },
 		{ FT_ARCH_BLACKWELL, 22800, 2, true, 16, 16, 32 },
 		{ FT_ARCH_BLACKWELL, 22700, 2, true, 32, 32, 32 },
-		{ FT_ARCH_BLACKWELL, 22100, 2, true, 32, 32, 32 },
+		{ FT_ARCH_BLACKWELL, 22100, 2, true, 16, 32, 32 },
 		{ FT_ARCH_BLACKWELL, 22100, 2, false, 16, 32, 32 },
 		{ FT_ARCH_BLACKWELL, 21900, 2, true, 16, 32, 32 },
 		{ FT_ARCH_HOPPER, 0, 1, true, 16, 16, 16 },
@@ -1922,6 +1922,10 @@ test_nvls_comm_cap(void **state)
 		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), cases[i].ring);
 		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS), cases[i].nvls_run);
 		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS_TREE), cases[i].nvls_tree);
+		/* v2.20-v2.21: the ring launches before the NVLS copy (collChannels), the
+		 * communicator's count, which p2p reads, after it (enqueue.cc at v2.21.5-1) */
+		if (cases[i].version == 22100 && cases[i].nvls)
+			assert_int_equal(ft_model_comm_nchannels(&l), 32);
 	}
 }
 
