@@ -34,17 +34,28 @@ coll_test_line(struct ft_strbuf *sb, const struct ft_bench_table *t,
 }
 
 /*
- * A rank's sample clock for people: "tsc 2095.081 MHz, error 3.1 ppm" (the
- * calibrated rate and the bound on its error) or "monotonic"
- * (CLOCK_MONOTONIC).
- *
- * A stable table (goldens) reports no clock at all, in text or JSON: which
- * clock timed the samples is the host's (the counter where the CPU says it
- * is invariant, CLOCK_MONOTONIC elsewhere), its rate and error the
- * calibration's, and the loops that fell back the run's (a preemption
+ * The clock that timed rank @r's samples as the output shows it, or NULL:
+ * none where the rank timed none (a pattern without latencies, a rank that
+ * only answered), and none at all in a stable table (goldens), in text or
+ * JSON: which clock timed the samples is the host's (the counter where the
+ * CPU says it is invariant, CLOCK_MONOTONIC elsewhere), its rate and error
+ * the calibration's, and the loops that fell back the run's (a preemption
  * across a loop's span), so none of it is the same from host to host or
  * run to run. Leaving the lines out, not blanking their figures, keeps a
  * stable table's parse (no bench.clock_* observation) alike on every host.
+ */
+static const struct ft_bench_clock *
+shown_clock(const struct ft_bench_table *t, const struct ft_bench_report *rep, uint32_t r)
+{
+	if (t->stable || !rep->clocks || r >= rep->nranks || !rep->clocks[r].source[0])
+		return NULL;
+	return &rep->clocks[r];
+}
+
+/*
+ * A rank's sample clock for people: "tsc 2095.081 MHz, error 3.1 ppm" (the
+ * calibrated rate and the bound on its error) or "monotonic"
+ * (CLOCK_MONOTONIC).
  */
 static void
 clock_text(struct ft_strbuf *sb, const struct ft_bench_clock *c)
@@ -74,7 +85,7 @@ clock_loops_text(struct ft_strbuf *sb, const struct ft_bench_clock *c)
 
 /*
  * "# clock: rank 2 tsc 2095.081 MHz, error 3.1 ppm", one line a rank that
- * timed samples; none in a stable table (clock_text).
+ * timed samples; none in a stable table (shown_clock).
  */
 static void
 clock_lines(struct ft_strbuf *sb, const struct ft_bench_table *t,
@@ -82,10 +93,10 @@ clock_lines(struct ft_strbuf *sb, const struct ft_bench_table *t,
 {
 	uint32_t r;
 
-	for (r = 0; !t->stable && rep->clocks && r < rep->nranks; r++) {
-		const struct ft_bench_clock *c = &rep->clocks[r];
+	for (r = 0; r < rep->nranks; r++) {
+		const struct ft_bench_clock *c = shown_clock(t, rep, r);
 
-		if (!c->source[0])
+		if (!c)
 			continue;
 		ft_strbuf_addf(sb, "# clock: rank %u ", r);
 		clock_text(sb, c);
@@ -246,6 +257,7 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
            const struct ft_bench_cfg *cfg)
 {
 	bool lat = cfg->pattern == FT_OP_PT2PT_LAT;
+	const struct ft_bench_clock *c0;
 
 	ft_strbuf_adds(sb, dashes);
 	ft_strbuf_addf(sb, "                    %s %s Test (%s)\n", pt2pt_title(rep, cfg),
@@ -278,9 +290,9 @@ pt2pt_head(struct ft_strbuf *sb, const struct ft_bench_table *t, const struct ft
 		ft_strbuf_addf(sb, " Binding         : %s -> %s\n", b0, b1);
 	}
 	/* rank 0 times the round trips: its clock as calibrated (loops noted at the end) */
-	if (lat && !t->stable && rep->clocks && rep->nranks >= 1 && rep->clocks[0].source[0]) {
+	if (lat && (c0 = shown_clock(t, rep, 0))) {
 		ft_strbuf_adds(sb, " Clock           : ");
-		clock_text(sb, &rep->clocks[0]);
+		clock_text(sb, c0);
 		ft_strbuf_addch(sb, '\n');
 	}
 	ft_strbuf_adds(sb, dashes);
@@ -519,7 +531,7 @@ render_copy_matrix(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 /*
  * "clock": {"source": "tsc"|"monotonic", "hz", "error_ppm", "loops",
  * "loops_own_rate", "loops_monotonic"}; hz and error_ppm null on
- * CLOCK_MONOTONIC. A stable document has none (clock_text), as it has no
+ * CLOCK_MONOTONIC. A stable document has none (shown_clock), as it has no
  * pid or cpus.
  */
 static void
@@ -556,6 +568,7 @@ void
 ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
                      const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
 {
+	const struct ft_bench_clock *c;
 	struct ft_json j;
 	size_t i;
 	uint32_t r;
@@ -595,9 +608,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_obj_end(&j);
 	}
 	/* pt2pt_lat: rank 0 timed every row */
-	if (cfg->pattern == FT_OP_PT2PT_LAT && !t->stable && rep->clocks && rep->nranks >= 1 &&
-	    rep->clocks[0].source[0])
-		json_clock(&j, &rep->clocks[0]);
+	if (cfg->pattern == FT_OP_PT2PT_LAT && (c = shown_clock(t, rep, 0)))
+		json_clock(&j, c);
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -617,8 +629,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
 		if (!t->stable)
 			ft_json_kv_str(&j, "cpus", inf->cpus);
-		if (!t->stable && rep->clocks && rep->clocks[r].source[0])
-			json_clock(&j, &rep->clocks[r]);
+		if ((c = shown_clock(t, rep, r)))
+			json_clock(&j, c);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);

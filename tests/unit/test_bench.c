@@ -8552,6 +8552,142 @@ test_pingpong_clock_report(void **state)
 }
 
 /*
+ * The first "clock" object in @from, before @end (NULL: the string's end),
+ * copied into @out; false when there is none there. A clock object holds no
+ * other object, so its first '}' closes it.
+ */
+static bool
+json_clock_in(const char *from, const char *end, char *out, size_t n)
+{
+	const char *clk = strstr(from, "\"clock\":{"), *close;
+
+	if (!clk || (end && clk >= end))
+		return false;
+	close = strchr(clk, '}');
+	assert_non_null(close);
+	snprintf(out, n, "%.*s", (int)(close + 1 - clk), clk);
+	return true;
+}
+
+/*
+ * The "clock" objects of a bench --json document @doc of @nranks ranks,
+ * one a line into @out: "top {...}" for the run-wide one (before "ranks"),
+ * "rank N {...}" for each rank's entry that has one, "rows {...}" for any
+ * after the ranks (none is written there).
+ */
+static void
+json_clock_list(const char *doc, uint32_t nranks, struct ft_strbuf *out)
+{
+	const char *ranks = strstr(doc, "\"ranks\":["), *at, *end = NULL;
+	char want[32], clk[512];
+	uint32_t r;
+
+	assert_non_null(ranks);
+	if (json_clock_in(doc, ranks, clk, sizeof(clk)))
+		ft_strbuf_addf(out, "top %s\n", clk);
+	for (r = 0; r < nranks; r++) {
+		snprintf(want, sizeof(want), "{\"rank\":%u,", r);
+		at = strstr(ranks, want);
+		assert_non_null(at);
+		end = r + 1 < nranks ? strstr(at + 1, "{\"rank\":") : strstr(at, "],\"rows\"");
+		assert_non_null(end);
+		if (json_clock_in(at, end, clk, sizeof(clk)))
+			ft_strbuf_addf(out, "rank %u %s\n", r, clk);
+	}
+	if (json_clock_in(end, NULL, clk, sizeof(clk)))
+		ft_strbuf_addf(out, "rows %s\n", clk);
+}
+
+/*
+ * ft_bench_report_json against the --json of four real runs
+ * (tests/unit/data/bench-json-clock, README.md there: pt2pt_lat over tcp
+ * and shm, pairs over tcp on 3 ranks, incast over shm on 4): reports whose
+ * clocks carry those runs' rates, error bounds and loops give the same
+ * "clock" objects byte for byte, on the same ranks (pt2pt_lat rank 0, also
+ * at the top; pairs the two probing ranks 0 and 1; incast the victim, rank
+ * 3), every figure as printed (the rate to the last digit, the error in
+ * ppm from its relative bound). A stable report gives none of them.
+ */
+static void
+test_bench_json_clock_fixtures(void **state)
+{
+	static const struct {
+		const char *file;
+		enum ft_op pattern;
+		uint32_t nranks;
+		const char *ranks; /* the clock list's heads, in order */
+		struct ft_bench_clock clock[4];
+	} cases[] = {
+		{ "pt2pt-lat-tcp-clock.json", FT_OP_PT2PT_LAT, 2, "top rank 0",
+		  { { "tsc", 2694835880.877232, 3.5442768789097805 / 1e6, 4, 0, 0 } } },
+		{ "pt2pt-lat-shm-clock.json", FT_OP_PT2PT_LAT, 2, "top rank 0",
+		  { { "tsc", 2694836325.538294, 3.962644153564349 / 1e6, 4, 0, 0 } } },
+		{ "pairs-3-ranks-tcp-clock.json", FT_OP_PAIRS, 3, "rank 0 rank 1",
+		  { { "tsc", 2694835949.751446, 3.225104211179824 / 1e6, 2, 0, 0 },
+		    { "tsc", 2694833475.9116373, 3.974081043434719 / 1e6, 1, 0, 0 } } },
+		{ "incast-4-ranks-shm-clock.json", FT_OP_INCAST, 4, "rank 3",
+		  { [3] = { "tsc", 2694835870.2792625, 3.9751197256372364 / 1e6, 2, 0, 0 } } },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+		struct ft_bench_table t = { .stable = false, .style = FT_BENCH_STYLE_CLASSIC };
+		struct ft_strbuf want, doc, got, list, heads;
+		struct ft_bench_report rep;
+		struct ft_bench_cfg cfg;
+		struct ft_error err = { 0 };
+		char path[256];
+		uint32_t r;
+
+		snprintf(path, sizeof(path), "tests/unit/data/bench-json-clock/%s", cases[c].file);
+		ft_strbuf_init(&doc);
+		ft_strbuf_init(&want);
+		ft_strbuf_init(&got);
+		ft_strbuf_init(&list);
+		ft_strbuf_init(&heads);
+		assert_int_equal(ft_strbuf_read_file(&doc, path, &err), 0);
+		json_clock_list(doc.buf, cases[c].nranks, &want);
+
+		ft_bench_cfg_init(&cfg);
+		cfg.pattern = cases[c].pattern;
+		ft_bench_report_init(&rep);
+		ft_strlcpy(rep.transport, strstr(cases[c].file, "tcp") ? "tcp" : "shm",
+		           sizeof(rep.transport));
+		rep.nranks = cases[c].nranks;
+		rep.ranks = ft_calloc(rep.nranks, sizeof(*rep.ranks));
+		rep.clocks = ft_calloc(rep.nranks, sizeof(*rep.clocks));
+		assert_true(rep.ranks && rep.clocks);
+		for (r = 0; r < rep.nranks; r++)
+			rep.clocks[r] = cases[c].clock[r];
+		ft_bench_report_json(&got, &t, &rep, &cfg);
+		json_clock_list(got.buf, rep.nranks, &list);
+		if (strcmp(list.buf, want.buf) != 0)
+			fail_msg("%s: the writer's clocks\n%s differ from the run's\n%s", path,
+			         list.buf, want.buf);
+		/* the right ranks: the fixture's list is not empty, nor the writer's by chance */
+		for (const char *l = want.buf; *l; l = strchr(l, '\n') + 1) {
+			const char *sp = strchr(l, ' ');
+
+			if (strncmp(l, "rank", 4) == 0)
+				sp = strchr(sp + 1, ' ');
+			ft_strbuf_addf(&heads, "%s%.*s", heads.len ? " " : "", (int)(sp - l), l);
+		}
+		assert_string_equal(heads.buf, cases[c].ranks);
+		/* stable: no clock at all */
+		t.stable = true;
+		ft_strbuf_reset(&got);
+		ft_bench_report_json(&got, &t, &rep, &cfg);
+		assert_null(strstr(got.buf, "\"clock\""));
+		ft_bench_report_release(&rep);
+		ft_strbuf_release(&heads);
+		ft_strbuf_release(&list);
+		ft_strbuf_release(&got);
+		ft_strbuf_release(&want);
+		ft_strbuf_release(&doc);
+	}
+}
+
+/*
  * pairs prints one "# clock:" line a rank that timed latencies, in its
  * header, and its JSON a "clock" in each such rank's entry (no run-wide
  * one: several ranks time); `fabtune parse` reads the lines back as
@@ -8902,6 +9038,7 @@ main(void)
 		cmocka_unit_test(test_bench_clock_expected),
 		cmocka_unit_test(test_pingpong_clock_report),
 		cmocka_unit_test(test_table_clock_lines),
+		cmocka_unit_test(test_bench_json_clock_fixtures),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

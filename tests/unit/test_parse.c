@@ -1093,7 +1093,7 @@ test_parse_bench_clock_fixtures(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
-	/* from the shared corpus: perftest's own ib_write_bw, no Clock line */
+	/* perftest's own ib_write_bw (hpe-slingshot-...-98g.txt): no Clock line */
 	parse_fixture(FIXTURES "/perftest/hpe-slingshot-hsn-roce-ib-write-bw-server-client-98g.txt",
 	              &set, &run);
 	assert_int_equal(count_obs(&set, "bench.clock_hz"), 0);
@@ -1102,101 +1102,6 @@ test_parse_bench_clock_fixtures(void **state)
 	assert_true(fabs(ft_run_row(&run, 0)->algbw_GBps - 98.03 / 8) < 1e-9); /* 98.03 Gb/s */
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
-}
-
-/*
- * The "clock" object of rank @rank's entry of a bench --json document
- * @doc (its "ranks" array, one object a rank in order, none nested but the
- * clock), copied into @out; false when the entry has none.
- */
-static bool
-json_rank_clock(const char *doc, int rank, char *out, size_t n)
-{
-	char want[32];
-	const char *at = strstr(doc, "\"ranks\":["), *end, *clk;
-
-	snprintf(want, sizeof(want), "{\"rank\":%d,", rank);
-	assert_non_null(at);
-	at = strstr(at, want);
-	assert_non_null(at);
-	end = strstr(at + 1, "{\"rank\":");
-	if (!end)
-		end = strstr(at, "],\"rows\"");
-	assert_non_null(end);
-	clk = strstr(at, "\"clock\":{");
-	if (!clk || clk > end)
-		return false;
-	assert_non_null(strchr(clk, '}'));
-	snprintf(out, n, "%.*s", (int)(strchr(clk, '}') + 1 - clk), clk);
-	return true;
-}
-
-/*
- * The --json of the same four runs (tests/fixtures/fabtune-bench-json,
- * README.md there): each timing rank's "clock" exactly (rate in Hz,
- * error in ppm, loops: pt2pt_lat one a size, 4; pairs one a probe), no
- * clock on the others, and pt2pt_lat's run-wide clock rank 0's.
- */
-static void
-test_bench_json_clock_fixtures(void **state)
-{
-	static const struct {
-		const char *file;
-		int nranks;
-		unsigned ranks; /* one bit a rank that has a clock */
-		const char *clock[4];
-	} cases[] = {
-		{ "pt2pt-lat-tcp-clock.json", 2, 1u,
-		  { "\"clock\":{\"source\":\"tsc\",\"hz\":2694835880.877232,"
-		    "\"error_ppm\":3.5442768789097805,\"loops\":4,\"loops_own_rate\":0,"
-		    "\"loops_monotonic\":0}" } },
-		{ "pt2pt-lat-shm-clock.json", 2, 1u,
-		  { "\"clock\":{\"source\":\"tsc\",\"hz\":2694836325.538294,"
-		    "\"error_ppm\":3.962644153564349,\"loops\":4,\"loops_own_rate\":0,"
-		    "\"loops_monotonic\":0}" } },
-		{ "pairs-3-ranks-tcp-clock.json", 3, 3u,
-		  { "\"clock\":{\"source\":\"tsc\",\"hz\":2694835949.751446,"
-		    "\"error_ppm\":3.225104211179824,\"loops\":2,\"loops_own_rate\":0,"
-		    "\"loops_monotonic\":0}",
-		    "\"clock\":{\"source\":\"tsc\",\"hz\":2694833475.9116373,"
-		    "\"error_ppm\":3.974081043434719,\"loops\":1,\"loops_own_rate\":0,"
-		    "\"loops_monotonic\":0}" } },
-		{ "incast-4-ranks-shm-clock.json", 4, 1u << 3,
-		  { NULL, NULL, NULL,
-		    "\"clock\":{\"source\":\"tsc\",\"hz\":2694835870.2792625,"
-		    "\"error_ppm\":3.9751197256372364,\"loops\":2,\"loops_own_rate\":0,"
-		    "\"loops_monotonic\":0}" } },
-	};
-
-	(void)state;
-	for (size_t c = 0; c < FT_ARRAY_SIZE(cases); c++) {
-		char path[256], got[512];
-		struct ft_strbuf doc;
-		struct ft_error err = { 0 };
-		const char *top;
-
-		snprintf(path, sizeof(path), FIXTURES "/fabtune-bench-json/%s", cases[c].file);
-		ft_strbuf_init(&doc);
-		assert_int_equal(ft_strbuf_read_file(&doc, path, &err), 0);
-		for (int r = 0; r < cases[c].nranks; r++) {
-			bool has = json_rank_clock(doc.buf, r, got, sizeof(got));
-
-			if (has != !!(cases[c].ranks & 1u << r))
-				fail_msg("%s: rank %d %s a clock", path, r, has ? "has" : "lacks");
-			if (has)
-				assert_string_equal(got, cases[c].clock[r]);
-		}
-		/* pt2pt_lat: the same clock at the top, before "ranks"; others none there */
-		top = strstr(doc.buf, "\"clock\":{");
-		assert_non_null(top);
-		if (strncmp(cases[c].file, "pt2pt", 5) == 0) {
-			assert_true(top < strstr(doc.buf, "\"ranks\":["));
-			assert_memory_equal(top, cases[c].clock[0], strlen(cases[c].clock[0]));
-		} else {
-			assert_true(top > strstr(doc.buf, "\"ranks\":["));
-		}
-		ft_strbuf_release(&doc);
-	}
 }
 
 /* The bench.nranks observation of @set, NULL when none. */
@@ -2318,8 +2223,7 @@ main(void)
 		cmocka_unit_test(test_parse_pairs_size),
 		cmocka_unit_test(test_parse_bench_clock),
 		cmocka_unit_test(test_parse_bench_clock_fixtures),
-		cmocka_unit_test(test_bench_json_clock_fixtures),
-		cmocka_unit_test(test_obs_write_table),
+			cmocka_unit_test(test_obs_write_table),
 	};
 
 	ft_test_enter_source_root();
