@@ -144,10 +144,12 @@ struct ft_model_links {
 	 * with Hopper or later GPUs: Grace; NCCL reads no C2C link below sm_90); otherwise
 	 * through PCIe switches (PATH_PIX/PXB). An approximation: docs/internals/model.md. */
 	bool nic_c2c;
-	/* Every node is an x86 host (no node.host_arm): NCCL's comm->cpuArch is
-	 * NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for (src/graph/tuning.cc
-	 * ncclTopoGetAlgoTime, v2.29.2-1 on). Ranks whose hosts differ make it
-	 * NCCL_TOPO_CPU_ARCH_MIXED (src/init.cc initTransportsRank), not x86. */
+	/* Every node the job takes is an x86 host (node.host_arch; arm and power are not): NCCL's
+	 * comm->cpuArch is NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for
+	 * (src/graph/tuning.cc ncclTopoGetAlgoTime, v2.29.2-1 on). The job's nodes are its
+	 * first in spec order (ft_model_links_get()), not every node group of the cluster.
+	 * Ranks whose hosts differ make it NCCL_TOPO_CPU_ARCH_MIXED (src/init.cc
+	 * initTransportsRank), not x86. */
 	bool cpu_x86;
 	/* GPUs of the least and the most populated node: equal to ppn but on a cluster
 	 * whose node groups differ in GPUs per node and that runs every GPU, where ppn

@@ -91,6 +91,14 @@ enum ft_cpu_vendor {
 	FT_CPU_VENDOR_AMD,
 };
 
+/* The host CPUs' architecture (numa.arch), as NCCL's topology tells them apart
+ * (NCCL_TOPO_CPU_ARCH_X86, _POWER, _ARM; src/graph/topo.h). */
+enum ft_host_arch {
+	FT_HOST_ARCH_X86 = 0,
+	FT_HOST_ARCH_ARM,
+	FT_HOST_ARCH_POWER,
+};
+
 struct ft_node_spec {
 	char preset[32];      /* preset it came from, "" if hand-written */
 	char gpu_model[32];   /* "H100-SXM5" */
@@ -115,6 +123,7 @@ struct ft_node_spec {
 	uint32_t nnuma;       /* NUMA domains (CPU sockets / NPS) */
 	double cpu_link_Bps;  /* socket-to-socket interconnect, per direction */
 	bool host_arm;        /* ARM host CPUs (Grace: GB200, GB300), else x86 */
+	enum ft_host_arch host_arch; /* numa.arch: x86 (default), arm or power */
 	enum ft_cpu_vendor cpu_vendor; /* the host CPUs' vendor (numa.vendor) */
 	uint32_t nnics;       /* scale-out NICs (compute fabric) */
 	char nic_model[32];   /* "ConnectX-7" */

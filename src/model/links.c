@@ -1004,7 +1004,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	 * asks of sm_90 and later alone (src/graph/xml.cc ncclTopoGetXmlFromGpu, topo.cc
 	 * ncclTopoAddC2c; v2.30.7-1): an ARM host with older GPUs has PCIe paths. */
 	l->nic_c2c = n->host_arm && l->arch >= FT_ARCH_HOPPER;
-	l->cpu_x86 = !n->host_arm;
+	l->cpu_x86 = n->host_arch == FT_HOST_ARCH_X86;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 
 	if (l->nvlink) {
@@ -1152,7 +1152,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->nvls_chunk_set = l->nvls_chunk_set || g->nvls_chunk_set;
 	/* NCCL's NVLS graph takes the farthest GPU-to-NIC path of its ranks */
 	l->nic_c2c = l->nic_c2c || g->nic_c2c;
-	l->cpu_x86 = l->cpu_x86 && g->cpu_x86;
+	l->cpu_x86 = l->cpu_x86 && g->cpu_x86; /* the job's: ft_model_links_get() */
 }
 
 /*
@@ -1207,6 +1207,35 @@ first_nodes(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
 	if (part->ngroups == 1)
 		part->ngroups = 0;
 	return 0;
+}
+
+/*
+ * Whether every host of the nodes a job takes is x86, NCCL's comm->cpuArch
+ * NCCL_TOPO_CPU_ARCH_X86 (src/init.cc initTransportsRank: the ranks' own hosts; ARM,
+ * POWER or a mix, MIXED, are not): the first nodes of @spec in spec order, @nnodes of
+ * them, else as many as @ngpus take at @ppn (0: each node's GPUs) per node, as a job
+ * packed on the cluster is placed; @ngpus and @nnodes 0: every node.
+ */
+static bool
+job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn)
+{
+	uint64_t left = ngpus ? ngpus : UINT64_MAX;
+	uint32_t g, k, taken = 0;
+
+	for (g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++) {
+		const struct ft_node_spec *n = &spec->groups[g].node;
+		uint32_t per = ppn ? FT_MIN(ppn, n->ngpus) : n->ngpus;
+
+		for (k = 0; k < spec->groups[g].count; k++) {
+			if (nnodes ? taken >= nnodes : left == 0)
+				return true;
+			if (n->host_arch != FT_HOST_ARCH_X86)
+				return false;
+			taken++;
+			left -= FT_MIN(left, (uint64_t)per);
+		}
+	}
+	return true;
 }
 
 /*
@@ -1268,6 +1297,8 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 		if (i)
 			links_take_min(l, &g);
 	}
+	/* NCCL's host architecture is the job's, not the cluster's */
+	l->cpu_x86 = job_hosts_x86(spec, ngpus, nnodes, ppn);
 	l->inter_Bps = l->nrails * l->nic_Bps;
 	l->ppn_min = l->ppn_max = l->ppn;
 	if (mixed) {

@@ -1340,12 +1340,21 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 #define TREE_CORR_TREE_COLS 23
 #define TREE_CORR_NVLS_TREE_COLS FT_ARRAY_SIZE(tree_corr[0])
 
-/* tree_corr's factor for @p and @bytes, 1 from column @cols on. */
+/*
+ * tree_corr's factor for @p and @bytes, 1 from column @cols on. NCCL's column is
+ * log2i(nBytes >> 6), read where it is >= 0 and below the end: from v2.22.3-1 log2i is
+ * log2Down(), -1 for 0 (src/include/utils.h, bitops.h), so under 64 B no column is read
+ * (factor 1); to v2.21.5-1 its log2i counted shifts, 0 for 0, and column 0 was read
+ * there. @low_col0: read column 0 under 64 B (the tree on those releases).
+ */
 static double
-tree_corr_at(int p, uint64_t bytes, size_t cols)
+tree_corr_at(int p, uint64_t bytes, size_t cols, bool low_col0)
 {
-	uint32_t idx = log2_floor(bytes >> 6);
+	uint32_t idx;
 
+	if (bytes < 64 && !low_col0)
+		return 1.0;
+	idx = log2_floor(bytes >> 6);
 	return idx < cols && p >= 0 && p < FT_PROTO_COUNT ? tree_corr[p][idx] : 1.0;
 }
 
@@ -1357,8 +1366,9 @@ tree_corr_at(int p, uint64_t bytes, size_t cols)
  *   another collective (and ft_coll_supports() gives it none but the all-reduce).
  * - the NVLS tree's, to 512 MiB, from v2.29.2-1 (read there and at v2.30.7-1), where every
  *   GPU is Blackwell or later (comm->minCompCap >= 100) and every host x86 (comm->cpuArch
- *   NCCL_TOPO_CPU_ARCH_X86; ARM, POWER and a mix, NCCL's MIXED, are not). @l nccl_version 0
- *   is the newest release, as the simulator's engines follow.
+ *   NCCL_TOPO_CPU_ARCH_X86; ARM, POWER and a mix, NCCL's MIXED, are not).
+ * Both from 64 B: under it NCCL reads no column from v2.22.3-1 (tree_corr_at()). @l
+ * nccl_version 0 is the newest release, as the simulator's engines follow.
  */
 double
 ft_model_tree_correction(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
@@ -1367,10 +1377,11 @@ ft_model_tree_correction(const struct ft_model_links *l, enum ft_op op, enum ft_
 	if (op != FT_OP_ALL_REDUCE)
 		return 1.0;
 	if (a == FT_ALGO_TREE)
-		return tree_corr_at(p, bytes, TREE_CORR_TREE_COLS);
+		return tree_corr_at(p, bytes, TREE_CORR_TREE_COLS,
+		                    l->nccl_version != 0 && l->nccl_version < 22200);
 	if (a == FT_ALGO_NVLS_TREE && l->arch >= FT_ARCH_BLACKWELL && l->cpu_x86 &&
 	    (l->nccl_version == 0 || l->nccl_version >= 22902))
-		return tree_corr_at(p, bytes, TREE_CORR_NVLS_TREE_COLS);
+		return tree_corr_at(p, bytes, TREE_CORR_NVLS_TREE_COLS, false);
 	return 1.0;
 }
 
@@ -1379,7 +1390,6 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                   uint64_t bytes, double *lat_factor, double *bw_factor)
 {
 	*lat_factor = 1.0;
-	*bw_factor = 1.0;
 	*bw_factor = ft_model_tree_correction(l, op, a, p, bytes);
 	/* kb NA-MODEL: ring/Simple all-reduce across nodes, once every rank/channel slice holds
 	 * 64 bytes, pays 1.4x (sm_80+) or 1.9x the latency (plateau effect); the channels are

@@ -152,20 +152,22 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * flows to and from the switch 1 / (correction x eff); a CollNetDirect all-reduce reaches
  * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
  * four groups of warps share the channel), on every flow. All slow the flows where the
- * links bind and change nothing where a cap binds first.
+ * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node, as
+ * ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts).
  */
 void
-ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr)
+ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr,
+                        uint32_t gpn)
 {
 	bool nvls = s->algo == FT_ALGO_NVLS || s->algo == FT_ALGO_NVLS_TREE;
 	double eff = nvls ? ft_model_nvls_efficiency(spec) : 1.0, corr = 1.0;
 	struct ft_model_links l;
 	size_t i;
 
-	/* the job's GPUs and hosts (NCCL's minCompCap and cpuArch), else the cluster's */
+	/* the job's GPUs and hosts (NCCL's minCompCap and cpuArch); where the model cannot
+	 * place the job, no correction: the cluster's hosts need not be the job's */
 	if (tree_corr && (s->algo == FT_ALGO_TREE || s->algo == FT_ALGO_NVLS_TREE) &&
-	    (ft_model_links_get(spec, s->nranks, 0, 0, &l, NULL) == 0 ||
-	     ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0))
+	    ft_model_links_get(spec, s->nranks, 0, gpn, &l, NULL) == 0)
 		corr = ft_model_tree_correction(&l, s->op, s->algo, s->proto, s->bytes);
 	if (corr > 0 && corr < 1) {
 		for (i = 0; i < s->flows.len; i++) {

@@ -681,7 +681,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	ft__sim_nccl_efficiency(ft_topo_spec(t), sched,
-	                        tree_corr(ft_topo_spec(t), jr, o, sched, cap, 0));
+	                        tree_corr(ft_topo_spec(t), jr, o, sched, cap, 0), 0);
 	tighter_cap(cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0), "");
 	tighter_cap(cap, ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels),
 	            kernel_what(sched, kw, sizeof(kw)));
@@ -880,7 +880,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nccl_efficiency(spec, sched, tree_corr(spec, jr, o, sched, cap, jr->gpn));
+	ft__sim_nccl_efficiency(spec, sched, tree_corr(spec, jr, o, sched, cap, jr->gpn), jr->gpn);
 	tighter_cap(cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn), "");
 	if (o->op != FT_OP_SENDRECV)
 		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),

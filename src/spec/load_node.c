@@ -101,7 +101,10 @@ f_numa_arch(struct loader *L, yaml_node_t *v, const char *path)
 
 	if (!s || (strcmp(s, "x86") != 0 && strcmp(s, "arm") != 0 && strcmp(s, "power") != 0))
 		return ft__spec_expected(L, v, path, "x86, arm or power");
-	NODE->host_arm = strcmp(s, "arm") == 0;
+	NODE->host_arch = strcmp(s, "arm") == 0   ? FT_HOST_ARCH_ARM :
+	                  strcmp(s, "power") == 0 ? FT_HOST_ARCH_POWER :
+	                                            FT_HOST_ARCH_X86;
+	NODE->host_arm = NODE->host_arch == FT_HOST_ARCH_ARM;
 	return 0;
 }
 

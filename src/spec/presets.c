@@ -257,7 +257,8 @@ struct node_preset {
 #define PLACE_NVL72_TRAY                                                                          \
 	.gpu_pcie_switch = { 0, 0, 1, 1 }, .gpu_numa = { 0, 0, 1, 1 }, .gpu_nic = { 0, 1, 2, 3 }, \
 	.nic_pcie_switch = { 0, 0, 1, 1 }, .nic_numa = { 0, 0, 1, 1 },                            \
-	.pcie_switch_numa = { 0, 1 }, .nvlink_domain_nodes = 18, .host_arm = true
+	.pcie_switch_numa = { 0, 1 }, .nvlink_domain_nodes = 18, .host_arm = true,             \
+	.host_arch = FT_HOST_ARCH_ARM
 
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
 #define PLACE_4SW_2SOCKET                                                                      \

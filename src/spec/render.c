@@ -242,8 +242,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 	if (n->nvlink_domain_nodes > 1)
 		ft_json_kv_uint(j, "nvlink_domain_nodes", n->nvlink_domain_nodes);
 	ft__json_fields(j, n, node_host_fields, FT_ARRAY_SIZE(node_host_fields));
-	if (n->host_arm)
-		ft_json_kv_str(j, "host_arch", "arm");
+	if (n->host_arch != FT_HOST_ARCH_X86)
+		ft_json_kv_str(j, "host_arch", n->host_arch == FT_HOST_ARCH_ARM ? "arm" : "power");
 	if (n->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
 		ft_json_kv_str(j, "host_cpu_vendor", ft_cpu_vendor_name(n->cpu_vendor));
 	if (n->nccl_buffsize)

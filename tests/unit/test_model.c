@@ -6264,6 +6264,12 @@ test_nvls_tree_correction(void **state)
  * (numa.arch: arm), and a cluster of x86 and ARM hosts (NCCL's MIXED), take no NVLS-tree
  * correction; the plain tree's takes no heed of the host.
  */
+static double
+all_reduce_corr(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes)
+{
+	return ft_model_tree_correction(l, FT_OP_ALL_REDUCE, a, p, bytes);
+}
+
 static void
 test_tree_correction_where(void **state)
 {
@@ -6271,6 +6277,8 @@ test_tree_correction_where(void **state)
 	static const char mixed[] = "nodes:\n"
 	                            "  - { preset: dgx-b200, count: 2 }\n"
 	                            "  - { preset: dgx-b200, count: 2, numa: { arch: arm } }\n";
+	static const char power[] =
+	        "nodes: { preset: dgx-b200, count: 4, numa: { arch: power } }\n";
 	static const struct {
 		const char *spec; /* a preset, or a spec's text */
 		enum ft_op op;
@@ -6286,7 +6294,8 @@ test_tree_correction_where(void **state)
 		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 256u << 20, 1.0 },
 		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20,
 		  0.7 },
-		{ "dgx-b200:4", FT_OP_REDUCE_SCATTER, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ "dgx-b200:4", FT_OP_REDUCE_SCATTER, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20,
+		  1.0 },
 		{ "dgx-b200:4", FT_OP_ALL_GATHER, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
 		{ "dgx-b200:4", FT_OP_BROADCAST, FT_ALGO_TREE, FT_PROTO_LL128, 4u << 20, 1.0 },
 		{ "dgx-b200:4", FT_OP_REDUCE, FT_ALGO_TREE, FT_PROTO_LL, 4u << 20, 1.0 },
@@ -6300,6 +6309,21 @@ test_tree_correction_where(void **state)
 		{ arm, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
 		{ mixed, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
 		{ mixed, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
+		/* POWER hosts are not x86: NCCL's cpuArch NCCL_TOPO_CPU_ARCH_POWER */
+		{ power, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20, 1.0 },
+		{ power, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 4u << 20, 0.7 },
+		/* under 64 B log2i(0) is -1 and no column is read; 64 B reads column 0 */
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 32, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 32, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 0, 1.0 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 64, 0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 64, 0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 127, 0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 128, 0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 512u << 20,
+		  0.9 },
+		{ "dgx-b200:4", FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 1u << 30,
+		  1.0 },
 	};
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
@@ -6323,6 +6347,119 @@ test_tree_correction_where(void **state)
 		           rows[i].factor, 1e-12);
 		ft__model_factors(&l, rows[i].op, rows[i].a, rows[i].p, rows[i].bytes, &lf, &bf);
 		assert_rel(bf, rows[i].factor, 1e-12);
+	}
+	/* to v2.21.5-1 NCCL's log2i(0) was 0: the tree read column 0 under 64 B; the NVLS tree's
+	 * correction starts at v2.29.2-1, after the change */
+	assert_int_equal(ft_spec_resolve("dgx-b200:4", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	l.nccl_version = 22105;
+	assert_rel(all_reduce_corr(&l, FT_ALGO_TREE, FT_PROTO_SIMPLE, 32), 0.9, 1e-12);
+	assert_rel(all_reduce_corr(&l, FT_ALGO_TREE, FT_PROTO_LL, 32), 1.0, 1e-12);
+	l.nccl_version = 22203;
+	assert_rel(all_reduce_corr(&l, FT_ALGO_TREE, FT_PROTO_SIMPLE, 32), 1.0, 1e-12);
+	assert_rel(all_reduce_corr(&l, FT_ALGO_TREE, FT_PROTO_SIMPLE, 64), 0.9, 1e-12);
+	l.nccl_version = 22902;
+	assert_rel(all_reduce_corr(&l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 32), 1.0, 1e-12);
+	assert_rel(all_reduce_corr(&l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20), 0.7, 1e-12);
+	l.nccl_version = 22807;
+	assert_rel(all_reduce_corr(&l, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE, 4u << 20), 1.0, 1e-12);
+}
+
+/*
+ * The result's nchannels (the header's and the JSON's top level) is the communicator's count
+ * as the tuner prices it, here the 4 --channels forces; the pipeline's is what NCCL launches:
+ * at 2.25.1 the tree's launch copies up to the 16 NVLS channels of a DGX H100 (connect.cc
+ * ncclTopoPostset, enqueue.cc), at 2.21.5 it runs the 4. Text and JSON say the same.
+ */
+static void
+test_model_top_nchannels_forced(void **state)
+{
+	static const struct {
+		uint32_t version, launched;
+		const char *json;
+	} rows[] = {
+		{ 22501, 16, "\"pipeline\":{\"nchannels\":16," },
+		{ 22105, 4, "\"pipeline\":{\"nchannels\":4," },
+	};
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_model_query q;
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	char want[96];
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 256u << 20);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = 4;
+		q.nccl_version = rows[i].version;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ex->result.nchannels, 4);
+		assert_int_equal(ex->result.pipe.nchannels, rows[i].launched);
+		ft_strbuf_init(&sb);
+		ft_model_explain_write_text(&s, ex, &sb);
+		assert_non_null(strstr(sb.buf, "(2 nodes x 8), 4 channels\n"));
+		snprintf(want, sizeof(want), "#    pipeline    %u channels launched",
+		         rows[i].launched);
+		assert_non_null(strstr(sb.buf, want));
+		ft_strbuf_reset(&sb);
+		ft_model_explain_write_json(&s, ex, &sb);
+		assert_non_null(strstr(sb.buf, "\"nchannels\":4,\"links\":"));
+		assert_non_null(strstr(sb.buf, rows[i].json));
+		ft_strbuf_release(&sb);
+	}
+	free(ex);
+}
+
+/*
+ * NCCL's host architecture (comm->cpuArch) is that of the job's ranks' hosts: a job on the
+ * first, x86 nodes of an x86 + ARM cluster is x86 (NVLS tree correction), one reaching the
+ * ARM nodes is MIXED (none); ARM first, the x86 nodes are reached last.
+ */
+static void
+test_tree_correction_job_hosts(void **state)
+{
+	static const char x86_first[] = "nodes:\n"
+	                                "  - { preset: dgx-b200, count: 2 }\n"
+	                                "  - { preset: dgx-b200, count: 2, numa: { arch: arm } }\n";
+	static const char arm_first[] = "nodes:\n"
+	                                "  - { preset: dgx-b200, count: 2, numa: { arch: arm } }\n"
+	                                "  - { preset: dgx-b200, count: 2 }\n";
+	static const struct {
+		const char *spec;
+		uint32_t ngpus, nnodes, ppn;
+		bool x86;
+	} rows[] = {
+		{ x86_first, 16, 0, 0, true },  { x86_first, 16, 0, 8, true },
+		{ x86_first, 8, 0, 4, true },   { x86_first, 12, 0, 4, false },
+		{ x86_first, 24, 0, 8, false }, { x86_first, 0, 0, 0, false },
+		{ x86_first, 16, 4, 4, false }, { x86_first, 8, 2, 4, true },
+		{ x86_first, 24, 0, 0, false }, { arm_first, 16, 0, 0, false },
+		{ arm_first, 32, 0, 0, false },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		assert_int_equal(ft_spec_load_buffer(rows[i].spec, strlen(rows[i].spec), "t.yaml",
+		                                     &s, &err),
+		                 0);
+		assert_int_equal(ft_model_links_get(&s, rows[i].ngpus, rows[i].nnodes, rows[i].ppn,
+		                                    &l, &err),
+		                 0);
+		assert_int_equal(l.cpu_x86, rows[i].x86);
+		assert_rel(ft_model_tree_correction(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
+		                                    FT_PROTO_SIMPLE, 4u << 20),
+		           rows[i].x86 ? 0.7 : 1.0, 1e-12);
 	}
 }
 
@@ -7084,6 +7221,8 @@ main(void)
 		cmocka_unit_test(test_tree_correction_to_256m),
 		cmocka_unit_test(test_nvls_tree_correction),
 		cmocka_unit_test(test_tree_correction_where),
+		cmocka_unit_test(test_tree_correction_job_hosts),
+		cmocka_unit_test(test_model_top_nchannels_forced),
 		cmocka_unit_test(test_gpus_per_thread),
 		cmocka_unit_test(test_tcpx_simple_only),
 		cmocka_unit_test(test_pipe_terms),

@@ -1441,10 +1441,11 @@ closed_form_case(const char *cluster, enum ft_op op, enum ft_algo algo, uint32_t
 			/* Inside one node NCCL's tree is a chain (src/graph/connect.cc):
 			 * every rank but the ends sends S up and S down, 2 S on its link
 			 * at NCCL's tree efficiency (x0.92, kb NA-MODEL), less its tree
-			 * correction below 1 GiB (x0.9 from 128 MiB to 1 GiB), which the
-			 * flows carry as wire bytes; 2 (n - 1) steps. */
+			 * correction to 256 MiB (x0.9 from 128 MiB; at 512 MiB NCCL reads
+			 * no column for the tree, x1), which the flows carry as wire bytes;
+			 * 2 (n - 1) steps. */
 			want = 2.0 * (double)bytes / bott / ft_model_tree_efficiency();
-			if (bytes >= (128u << 20) && bytes < (1u << 30))
+			if (bytes >= (128u << 20) && bytes < (512u << 20))
 				want /= 0.9;
 			if (nranks == ppn)
 				steps = 2 * (n - 1);
@@ -4198,7 +4199,7 @@ test_nccl_efficiency_tree_corrections(void **state)
 		for (k = 0; k < sch.flows.len; k++)
 			was[k] = FT_VEC_AT(&sch.flows, struct ft_sched_flow, k).bytes;
 		eff = rows[i].a == FT_ALGO_NVLS_TREE ? ft_model_nvls_efficiency(&cs) : 1.0;
-		ft__sim_nccl_efficiency(&cs, &sch, rows[i].tree_corr);
+		ft__sim_nccl_efficiency(&cs, &sch, rows[i].tree_corr, 0);
 		for (k = 0; k < sch.flows.len; k++) {
 			const struct ft_sched_flow *f =
 			        &FT_VEC_AT(&sch.flows, struct ft_sched_flow, k);
