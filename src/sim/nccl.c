@@ -443,7 +443,8 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * hands it on to a destination that is not one itself (NCCL's PXN). A
  * source node without that rail (fewer NICs) sends from the GPU itself, and
  * so does every NVLS head (@cs own_nics: getNvlsNetDev() in search.cc gives a
- * head the NIC it owns, on every channel).
+ * head the NIC it owns, on every channel), and every send of a send/recv with
+ * nodes.nccl.pxn_disable (ft__sim_channelize()).
  */
 static int
 add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
@@ -679,8 +680,14 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 		               .ppn = ppn,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
 		               .trees = trees };
-	int rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
-	                       chan_order_of(in, keep_order));
+	int rc;
+
+	/* A send/recv with NCCL_PXN_DISABLE=1 (ncclPxnDisable(), src/graph/paths.cc; kb
+	 * ENV-PXN) leaves by its GPU's own NIC and arrives on its peer's: no relay. */
+	if (in->op == FT_OP_SENDRECV && node->nccl_pxn_disable)
+		cs.own_nics = true;
+	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
+	                   chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -574,6 +574,67 @@ test_tree_sched_marks(void **state)
 	ft_schedule_release(&s);
 }
 
+/*
+ * The runner's send/recv of 16 ranks on 2 DGX H100 nodes (rank i to i + 1, one channel, ranks
+ * in place): the sends 7 -> 8 and 15 -> 0 cross nodes and rails (GPU 7 to GPU 0 of the
+ * other node). By NCCL's PXN each goes over NVLink to the GPU of the peer's rail (local 0
+ * of its own node), which sends it on: 18 flows, 2 of them relay legs. With
+ * nodes.nccl.pxn_disable (NCCL_PXN_DISABLE=1) every send leaves by its own GPU's NIC: the
+ * 16 sends as scheduled, no relay (NVIDIA/nccl src/graph/paths.cc ncclPxnDisable(); kb
+ * ENV-PXN).
+ */
+static void
+test_sendrecv_pxn_disable(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 1u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_schedule s;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	for (int off = 0; off < 2; off++) {
+		struct ft_node_spec node = *ft_spec_node_at(&spec, 0);
+		struct ft_schedule out;
+		const struct ft_sched_phase *ph;
+		uint32_t f, relays = 0, cross = 0;
+
+		node.nccl_pxn_disable = off != 0;
+		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, true, NULL, &out),
+		                 0);
+		ph = ft_sched_phase_at(&out, 0);
+		assert_int_equal(ph->nflows, off ? 16 : 18);
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+
+			relays += fl->relay;
+			if (fl->src / 8 == fl->dst / 8)
+				continue;
+			cross++;
+			/* between nodes: from rail 0's GPU (PXN) or the sender itself */
+			if (off) {
+				assert_int_equal(fl->dst, (fl->src + 1) % 16);
+				assert_int_equal(fl->src % 8, 7);
+			} else {
+				assert_true(fl->relay);
+				assert_int_equal(fl->src % 8, 0);
+				assert_int_equal(fl->dst % 8, 0);
+			}
+		}
+		assert_int_equal(cross, 2);
+		assert_int_equal(relays, off ? 0 : 2);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
 /* Chunking off: one flow per edge carrying all of it, as the flow engine does. */
 static void
 test_tree_unchunked(void **state)
@@ -2007,6 +2068,7 @@ main(void)
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
+		cmocka_unit_test(test_sendrecv_pxn_disable),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
