@@ -568,7 +568,7 @@ void
 ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
                      const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
 {
-	const struct ft_bench_clock *c;
+	const struct ft_bench_clock *clk;
 	struct ft_json j;
 	size_t i;
 	uint32_t r;
@@ -608,8 +608,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_obj_end(&j);
 	}
 	/* pt2pt_lat: rank 0 timed every row */
-	if (cfg->pattern == FT_OP_PT2PT_LAT && (c = shown_clock(t, rep, 0)))
-		json_clock(&j, c);
+	if (cfg->pattern == FT_OP_PT2PT_LAT && (clk = shown_clock(t, rep, 0)))
+		json_clock(&j, clk);
 	ft_json_kv_uint(&j, "nranks", rep->nranks);
 	ft_json_kv_bool(&j, "interrupted", rep->interrupted);
 	ft_json_key(&j, "ranks");
@@ -629,8 +629,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		ft_json_kv_str(&j, "bind", inf->bind[0] ? inf->bind : "none");
 		if (!t->stable)
 			ft_json_kv_str(&j, "cpus", inf->cpus);
-		if ((c = shown_clock(t, rep, r)))
-			json_clock(&j, c);
+		if ((clk = shown_clock(t, rep, r)))
+			json_clock(&j, clk);
 		ft_json_obj_end(&j);
 	}
 	ft_json_arr_end(&j);

@@ -202,7 +202,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
  * the others in between in rotated order.
  *
  * A flow that leaves its node on a rail other than its destination's goes
- * through a proxy GPU, as NCCL's PXN does (kb NA-ENV NCCL_PXN_DISABLE, on by
+ * through a proxy GPU, as NCCL's PXN does (kb ENV-PXN, on by
  * default): over NVLink to the first GPU of the destination's rail, then out
  * through that GPU's NIC. Both legs are in the same phase: they pipeline.
  */
