@@ -135,10 +135,11 @@ ring_nchannels(const struct ft_model_links *l, enum ft_algo a, bool run)
 	uint32_t v = l->nccl_version, maxch = ft__model_max_channels(v), n;
 	uint32_t nvls = ft_model_nvls_runs(l) ? ft_model_nvls_nchannels(l) : 0;
 
-	if (l->graph_nchannels == 0)
-		return l->channels_forced ?
-		               ft_model_nvls_copy_nchannels(FT_MAX(l->nchannels, 1u), nvls, v, run) :
-		               FT_MAX(l->nchannels, 1u);
+	if (l->graph_nchannels == 0) {
+		uint32_t nch = FT_MAX(l->nchannels, 1u);
+
+		return l->channels_forced ? ft_model_nvls_copy_nchannels(nch, nvls, v, run) : nch;
+	}
 	n = FT_MIN(2 * l->graph_nchannels, maxch);
 	/* CollNet on (the model turns it on where it prices CollNet) */
 	if (a == FT_ALGO_COLLNET && l->nnodes > 1 && l->ppn > 1)

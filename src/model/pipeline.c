@@ -992,7 +992,8 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
 	/* from v2.28.7 each p2p round's peer (rank 0's, ncclP2pSchedule()) */
 	if (rule == P2P_RULE_2_28_7) {
 		pos = ft_calloc(rounds, sizeof(*pos));
-		if (!pos || ft_model_p2p_schedule(nnodes, ppn, 0, ch->nccl_version, pos) != rounds) {
+		if (!pos ||
+		    ft_model_p2p_schedule(nnodes, ppn, 0, ch->nccl_version, pos) != rounds) {
 			ft_free(pos);
 			return ch->slots; /* (out of memory: the slots as they were) */
 		}

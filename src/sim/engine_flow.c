@@ -762,12 +762,13 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 
 				ft__sim_a2a_send_ch(&ap->ch_net, ap->slots, ap->m, ap->ppn, i,
 				                    (i + rd->k) % ap->m, &mine);
-				cap = ft__sim_p2p_send_window_via(fe->topo, &mine, a, b, via, NULL) /
+				cap = ft__sim_p2p_send_window_via(fe->topo, &mine, a, b, via,
+				                                  NULL) /
 				      ft_proto_efficiency(mine.proto);
 			}
 			/* each connection at its own protocol: LL to an NVLink peer */
-			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b, via,
-			                rd->end, ap->tag, cap, err);
+			rc = spawn_conn(fe, far ? ap->wire : ap->wire_local, ap->channels, a, b,
+			                via, rd->end, ap->tag, cap, err);
 			if (rc < 0 && err->code != 0)
 				return rc;
 			if (rc == FT_ERANGE)
