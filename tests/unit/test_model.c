@@ -6133,6 +6133,37 @@ test_c2c_from_hopper(void **state)
 }
 
 /*
+ * The all-reduce of @bytes on @preset at release @nccl (0: the newest), @a and @p forced,
+ * tuner only: the pick is @a on @p, its bandwidth factor @factor and its time latency +
+ * S / (bandwidth x @factor).
+ */
+static void
+check_tree_factor(struct ft_model_explain *ex, const char *preset, uint32_t nccl, enum ft_algo a,
+                  enum ft_proto p, uint64_t bytes, double factor)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	const struct ft_model_candidate *k;
+	struct ft_error err = { 0 };
+
+	assert_int_equal(ft_spec_resolve(preset, &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+	q.force_algo = true;
+	q.algo = a;
+	q.force_proto = true;
+	q.proto = p;
+	q.tuner_only = true;
+	q.nccl_version = nccl;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	k = &ex->cand[ex->pick];
+	assert_int_equal(k->algo, a);
+	assert_int_equal(k->proto, p);
+	assert_rel(k->bw_factor, factor, 1e-12);
+	assert_rel(k->time_s, k->lat_s * k->lat_factor + (double)bytes / (k->bw_Bps * factor),
+	           1e-12);
+}
+
+/*
  * NCCL's tree correction stops at 256 MiB: ncclTopoGetAlgoTime (src/graph/tuning.cc,
  * v2.18.5-1 to v2.30.7-1) multiplies the tree all-reduce's bandwidth by
  * treeCorrectionFactor[proto][log2(bytes / 64)] only while that index is below 23, so 256
@@ -6157,33 +6188,15 @@ test_tree_correction_to_256m(void **state)
 		{ 512ull << 20, FT_PROTO_LL128, 1.0 },
 		{ 64ull << 20, FT_PROTO_LL128, 0.9 },
 	};
-	struct ft_cluster_spec s;
-	struct ft_model_query q;
 	struct ft_model_explain *ex;
-	const struct ft_model_candidate *k;
-	struct ft_error err = { 0 };
 	size_t i;
 
 	(void)state;
 	ex = calloc(1, sizeof(*ex));
 	assert_non_null(ex);
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &s, &err), 0);
-	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
-		ft_model_query_init(&q, FT_OP_ALL_REDUCE, rows[i].bytes);
-		q.force_algo = true;
-		q.algo = FT_ALGO_TREE;
-		q.force_proto = true;
-		q.proto = rows[i].p;
-		q.tuner_only = true;
-		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
-		k = &ex->cand[ex->pick];
-		assert_int_equal(k->algo, FT_ALGO_TREE);
-		assert_int_equal(k->proto, rows[i].p);
-		assert_rel(k->bw_factor, rows[i].factor, 1e-12);
-		assert_rel(k->time_s, k->lat_s * k->lat_factor +
-		                              (double)rows[i].bytes / (k->bw_Bps * rows[i].factor),
-		           1e-12);
-	}
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++)
+		check_tree_factor(ex, "dgx-h100:2", 0, FT_ALGO_TREE, rows[i].p, rows[i].bytes,
+		                  rows[i].factor);
 	free(ex);
 }
 
@@ -6221,34 +6234,15 @@ test_nvls_tree_correction(void **state)
 		{ "gb200-nvl72:36", 0, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 1.0 },
 		{ "dgx-h100:4", 0, FT_ALGO_NVLS_TREE, 4ull << 20, FT_PROTO_SIMPLE, 1.0 },
 	};
-	struct ft_cluster_spec s;
-	struct ft_model_query q;
 	struct ft_model_explain *ex;
-	const struct ft_model_candidate *k;
-	struct ft_error err = { 0 };
 	size_t i;
 
 	(void)state;
 	ex = calloc(1, sizeof(*ex));
 	assert_non_null(ex);
-	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
-		assert_int_equal(ft_spec_resolve(rows[i].preset, &s, &err), 0);
-		ft_model_query_init(&q, FT_OP_ALL_REDUCE, rows[i].bytes);
-		q.force_algo = true;
-		q.algo = rows[i].a;
-		q.force_proto = true;
-		q.proto = rows[i].p;
-		q.tuner_only = true;
-		q.nccl_version = rows[i].nccl;
-		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
-		k = &ex->cand[ex->pick];
-		assert_int_equal(k->algo, rows[i].a);
-		assert_int_equal(k->proto, rows[i].p);
-		assert_rel(k->bw_factor, rows[i].factor, 1e-12);
-		assert_rel(k->time_s, k->lat_s * k->lat_factor +
-		                              (double)rows[i].bytes / (k->bw_Bps * rows[i].factor),
-		           1e-12);
-	}
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++)
+		check_tree_factor(ex, rows[i].preset, rows[i].nccl, rows[i].a, rows[i].p,
+		                  rows[i].bytes, rows[i].factor);
 	free(ex);
 }
 
