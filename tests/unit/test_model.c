@@ -6730,6 +6730,49 @@ test_ofi_tuner_regions(void **state)
 	assert_true(r.algo == f.algo && r.proto == f.proto && r.time_s == f.time_s);
 }
 
+/*
+ * The plugin's p5/p5e table holds regions for the all-reduce only at 8 ranks a node
+ * (aws-ofi-nccl v1.16.3 src/tuner/nccl_ofi_regions.cpp region_init_internal_p5_p5e(): its
+ * all-gather and reduce-scatter regions are for one rank a node; the all-to-all is no
+ * collective to the tuner): on 4, 16 and 32 nodes the all-gather and the all-to-all of the
+ * published p5 runs keep NCCL's own pick and time, sizes both sides of the all-reduce's
+ * region edges (on 4 nodes at 1 GiB the all-reduce's ring/LL128 region would hold the
+ * all-gather, which NCCL runs ring/Simple). The all-reduce there does move (ring/LL128 on
+ * 32 nodes at 2 GiB, NCCL's own tuner the NVLS tree).
+ */
+static void
+test_ofi_tuner_leaves_gather_alltoall(void **state)
+{
+	static const enum ft_op ops[] = { FT_OP_ALL_GATHER, FT_OP_ALLTOALL };
+	static const uint64_t sizes[] = { 32ull << 20, 256ull << 20, 1ull << 30, 2ull << 30 };
+	static const char *const specs[] = { "aws-p5:4", "aws-p5:16", "aws-p5:32" };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r, f;
+	struct ft_error err = { 0 };
+	size_t i, j, k;
+
+	(void)state;
+	for (k = 0; k < FT_ARRAY_SIZE(specs); k++) {
+		assert_int_equal(ft_spec_resolve(specs[k], &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(ops); i++)
+			for (j = 0; j < FT_ARRAY_SIZE(sizes); j++) {
+				ft_model_query_init(&q, ops[i], sizes[j]);
+				assert_int_equal(ft_model_eval(&s, &q, &f, &err), 0);
+				q.ofi_tuner = true;
+				assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+				assert_int_equal(r.algo, f.algo);
+				assert_int_equal(r.proto, f.proto);
+				assert_true(r.time_s == f.time_s);
+			}
+	}
+	r = ofi_eval(&s, 2ull << 30, true, false);
+	assert_int_equal(r.algo, FT_ALGO_RING);
+	assert_int_equal(r.proto, FT_PROTO_LL128);
+	f = ofi_eval(&s, 2ull << 30, false, false);
+	assert_false(f.algo == r.algo && f.proto == r.proto);
+}
+
 /* ---- the writers, on results filled by hand ---------------------------------------------- */
 
 /* A 2-node sweep of two sizes: each column in nccl-tests' widths, times with fewer decimals
@@ -7222,6 +7265,7 @@ main(void)
 		cmocka_unit_test(test_pipe_terms),
 		cmocka_unit_test(test_pipe_terms_forced_channels),
 		cmocka_unit_test(test_ofi_tuner_regions),
+		cmocka_unit_test(test_ofi_tuner_leaves_gather_alltoall),
 		cmocka_unit_test(test_write_sweep),
 		cmocka_unit_test(test_write_explain),
 		cmocka_unit_test(test_write_calibration),
