@@ -266,6 +266,83 @@ test_tree_simple_fill_shared(void **state)
 }
 
 /*
+ * Two GB200 NVL72 racks of 64 GPUs (examples/gb200-nvl64x2.yaml), NCCL 2.26, NVLS off:
+ * NCCL's terms for a job across two NVLink domains, in closed form from NVIDIA/nccl
+ * v2.26.2-1. MNNVL makes each rack one node (src/graph/topo.cc fuses the clique's
+ * topologies; src/init.cc counts nodes by their ring graph's first rank): 2 nodes of 64.
+ * The ring all-reduce has 2 (128 - 1) = 254 steps of which 2 (nNodes - 1) = 2 cross the
+ * network (src/graph/tuning.cc nInterSteps), the other 252 at max(hwLat NVLink ring
+ * Simple 3.4, 3 x the 1 us post overhead of a non-AMD host) = 3.4 us; a network step is
+ * hwLat NET 14 us plus the network's own (ft_model_net_step_s()); the pick reads it x1.4
+ * (ring plateau). The tree's chain runs through the 64 GPUs of a rack (src/graph/
+ * connect.cc: depth nRanks / nNodes - 1 + log2i(nNodes) = 64): 2 (63 x 4.0 + 1 x net) us,
+ * 128 stages. Both on the ring graph's 15 channels of 48 GB/s (ft__model_domain_net_graph),
+ * the ring x 128/254, the tree x 0.92 x 0.5. The tree wins NCCL's tuner at 512 MiB (no
+ * tree correction from 512 MiB on), the ring at 4 GiB; the kernel runs 30 channels of
+ * 512 KiB chunks (4 MiB Simple buffer / 8 steps; no tree chunk rule in 2.26).
+ */
+static void
+test_two_domain_tuner_closed_form(void **state)
+{
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+	const struct ft_model_candidate *ring = NULL, *tree = NULL;
+	double net, ring_lat, tree_lat;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("examples/gb200-nvl64x2.yaml", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 512u << 20);
+	q.nccl_version = 22600;
+	q.nvls_off = true;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ex->links.nnodes, 2);
+	assert_int_equal(ex->links.ppn, 64);
+	for (i = 0; i < ex->ncandidates; i++) {
+		if (ex->cand[i].proto != FT_PROTO_SIMPLE)
+			continue;
+		if (ex->cand[i].algo == FT_ALGO_RING)
+			ring = &ex->cand[i];
+		else if (ex->cand[i].algo == FT_ALGO_TREE)
+			tree = &ex->cand[i];
+	}
+	assert_non_null(ring);
+	assert_non_null(tree);
+	net = 14.0 * US + ft_model_net_step_s(&ex->links, FT_PROTO_SIMPLE);
+	ring_lat = 8.4 * US + 252 * 3.4 * US + 2 * net;
+	tree_lat = 8.4 * US + 2 * (63 * 4.0 * US + 1 * net);
+	assert_rel(ring->lat_s, ring_lat, 1e-9);
+	assert_rel(ring->lat_factor, 1.4, 1e-12);
+	assert_rel(ring->bw_Bps, 15 * 48 * GB * 128 / 254.0, 1e-9);
+	assert_rel(tree->lat_s, tree_lat, 1e-9);
+	assert_rel(tree->bw_factor, 1.0, 1e-12);
+	assert_rel(tree->bw_Bps, 15 * 48 * GB * 0.92 * 0.5, 1e-9);
+	assert_rel(ring->time_s, 1.4 * ring_lat + (512u << 20) / (15 * 48 * GB * 128 / 254.0),
+	           1e-9);
+	/* as --explain prints them: 894.2 us (x1.4: 1,251.88) and 541.40 us */
+	assert_rel(ring_lat, 894.2 * US, 1e-4);
+	assert_rel(tree_lat, 541.4 * US, 1e-4);
+	assert_int_equal(ex->result.algo, FT_ALGO_TREE);
+	assert_int_equal(ex->result.proto, FT_PROTO_SIMPLE);
+	assert_int_equal(ex->result.pipe.nchannels, 30);
+	assert_int_equal(ex->result.pipe.chunk_bytes, 524288);
+	assert_int_equal(ex->result.pipe.stages, 2 * (63 + 1));
+
+	/* 4 GiB: the ring's 1.4 x 894.2 us + S x 254 / (128 x 720 GB/s) beats the tree */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 4ull << 30);
+	q.nccl_version = 22600;
+	q.nvls_off = true;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ex->result.algo, FT_ALGO_RING);
+	assert_int_equal(ex->result.pipe.stages, 1);
+	assert_rel(ex->result.pipe.ramp_s, 0.0, 1e-12);
+	free(ex);
+}
+
+/*
  * A tree on 4 forced channels, Simple, over 2 DGX H100 (kb NA-ALGO-TREE, NA-MODEL): each
  * channel runs one tree at its share of NVLink, 320 / 16 = 20 GB/s, with NCCL's 0.92 and
  * the tree's x0.5, the chain of 8 GPUs carrying 7/8 of it: B = 4 x 20 x 0.92 x 0.5 x 8/7
@@ -7150,6 +7227,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
 		cmocka_unit_test(test_tree_simple_fill_shared),
+		cmocka_unit_test(test_two_domain_tuner_closed_form),
 		cmocka_unit_test(test_explain_adds_up),
 		cmocka_unit_test(test_explain_one_byte),
 		cmocka_unit_test(test_calibration_recovers_constants),
