@@ -118,8 +118,8 @@ emit(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *ro
 	cli_write(&sb);
 	fflush(stdout);
 	ft_strbuf_release(&sb);
-	/* the same report as a document: what --json would have printed instead */
-	if (!row && st->json_file && !st->ctx->json) {
+	/* the same report as a document, beside the table (or the --json on stdout) */
+	if (!row && st->json_file) {
 		struct ft_error err = { 0 };
 
 		ft_strbuf_init(&sb);
