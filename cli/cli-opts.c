@@ -404,3 +404,12 @@ opts_usage(const struct cmd_usage *u, FILE *out)
 	print_opts(global_opts_template, out);
 	fprintf(out, "  %-26s %s\n", "-h, --help", "show this help");
 }
+
+void
+opts_size_alone(uint64_t *minb, uint64_t *maxb, uint64_t unset)
+{
+	if (*minb != unset && *maxb == unset)
+		*maxb = *minb;
+	else if (*maxb != unset && *minb == unset)
+		*minb = *maxb;
+}

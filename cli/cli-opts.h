@@ -106,6 +106,17 @@ int opts_parse_args(const struct cmd_usage *u, struct cli_ctx *ctx, int argc, ch
  * global option (or lacks its value).
  */
 int opts_global_words(int argc, char **argv);
+/*
+ * The reading of -b and -e that bench, model and sim share, after
+ * opts_parse with both preset to @unset: an end given alone is the only
+ * size, the other end taking its value; neither given, both stay @unset
+ * for the command's default range. (nccl-tests keeps its default, 32 MiB,
+ * for the end not given and refuses -b above -e: src/common.cu's minBytes,
+ * maxBytes and "invalid sizes for 'minbytes' and 'maxbytes'", tag v2.19.6.
+ * Its -b alone sweeps up to 32 MiB from below and fails above; here it is
+ * that one size whatever the command's default range.)
+ */
+void opts_size_alone(uint64_t *minb, uint64_t *maxb, uint64_t unset);
 
 /* Print the usage of @u to @out. */
 void opts_usage(const struct cmd_usage *u, FILE *out);

@@ -87,12 +87,14 @@ bench_save(const struct ft_bench_report *rep, struct cli_ctx *ctx)
 }
 
 /* Rank 0's text: rows as they come (nccl-tests and perftest print that way too), then the
-   rest; or the JSON document at the end. */
+   rest; or the JSON document at the end. --json-file: the table, and the document in a file. */
 struct out {
 	const struct cli_ctx *ctx;
 	struct ft_bench_table t;
 	const struct ft_bench_cfg *cfg;
 	bool started, low; /* low: NCCL_TESTS_MIN_BW was not reached */
+	const char *json_file;
+	bool json_failed; /* the file could not be written (said) */
 };
 
 /* One row (ft_bench_cfg.on_row), or with @row NULL what is left at the end. */
@@ -116,11 +118,23 @@ emit(void *ud, const struct ft_bench_report *rep, const struct ft_result_row *ro
 	cli_write(&sb);
 	fflush(stdout);
 	ft_strbuf_release(&sb);
+	/* the same report as a document, beside the table (or the --json on stdout) */
+	if (!row && st->json_file) {
+		struct ft_error err = { 0 };
+
+		ft_strbuf_init(&sb);
+		ft_bench_report_json(&sb, &st->t, rep, st->cfg);
+		if (cli_write_output(st->json_file, &sb, &err) < 0) {
+			cli_error(st->ctx, "--json-file: %s", err.msg);
+			st->json_failed = true;
+		}
+		ft_strbuf_release(&sb);
+	}
 }
 
 static int
-run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_bench_cfg *cfg,
-         struct cli_ctx *ctx)
+run_rank(const struct ft_bench_args *a, bool gbits, bool save, const char *json_file,
+         const struct ft_bench_cfg *cfg, struct cli_ctx *ctx)
 {
 	struct ft_world *w = NULL;
 	struct ft_bench_report rep;
@@ -132,6 +146,7 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	uint32_t me;
 	bool shows;
 
+	stream.json_file = json_file;
 	if (a->table_format && ft_bench_table_style_from_name(a->table_format, &stream.t.style) < 0)
 		return EXIT_USAGE; /* ft_bench_args_to_cfg said why */
 	/* nccl-tests' header names -t and -g as given, and 2.18's lines the program run */
@@ -173,6 +188,8 @@ run_rank(const struct ft_bench_args *a, bool gbits, bool save, const struct ft_b
 	}
 	if (rc == 0 && shows && ft_bench_report_failed(&rep))
 		ret = EXIT_PROBLEM;
+	if (stream.json_failed)
+		ret = EXIT_RUNTIME;
 	if (rc == 0 && shows && save && bench_save(&rep, ctx) < 0)
 		ret = EXIT_RUNTIME;
 	ft_bench_report_release(&rep);
@@ -206,6 +223,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	};
 	struct ft_bench_args a;
 	bool gbits = false, save = false, cpu_freq = false;
+	const char *json_file = NULL;
 	const struct opt opts[] = {
 		OPT_STRING(
 		        0, "pattern", &a.pattern, "NAME",
@@ -301,6 +319,8 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "rdma-device", &a.rdma_dev, "DEV", "verbs: device (first active)"),
 		OPT_INT(0, "gid-index", &a.gid_index, "N", "verbs on RoCE: GID index (0)"),
 		OPT_SAVE(&save, "the run"),
+		OPT_STRING(0, "json-file", &json_file, "FILE",
+		           "print the table and write the --json document of the same run to FILE"),
 		OPT_END(),
 	};
 	const struct cmd_usage usage = {
@@ -386,6 +406,14 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 	     (a.have_rank ? a.rank == 0 : ft_bench_launcher_rank() == 0)) &&
 	    cli_save_check(ctx, "the benchmark") < 0)
 		rc = EXIT_USAGE;
+	/* --json-file: checked before the run, written by the rank that prints the table */
+	if (rc < 0 && json_file &&
+	    (a.peer == FT_BENCH_PEER_CLIENT ||
+	     (a.have_rank ? a.rank == 0 : ft_bench_launcher_rank() == 0)) &&
+	    cli_check_output_path("--json-file", json_file, &err) < 0) {
+		cli_error(ctx, "%s", err.msg);
+		rc = EXIT_USAGE;
+	}
 	if (rc >= 0) {
 		free(orig);
 		return rc;
@@ -403,7 +431,7 @@ cmd_bench(int argc, char **argv, struct cli_ctx *ctx)
 		if (rc < 0)
 			rc = cli_fail(ctx, rc, &err);
 	} else {
-		rc = run_rank(&a, gbits, save, &cfg, ctx);
+		rc = run_rank(&a, gbits, save, json_file, &cfg, ctx);
 	}
 	free(orig);
 	return rc;

@@ -61,14 +61,16 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		NULL,
 	};
 	bool save = false, calibrate = false;
-	uint64_t minbytes = 8, maxbytes = 8ull << 30, factor = 2;
+	/* -b and -e: one given alone is the one size (opts_size_alone); neither, 8 to 8G */
+	uint64_t minbytes = UINT64_MAX, maxbytes = UINT64_MAX, factor = 2;
 	uint64_t explain = UINT64_MAX; /* --explain SIZE; UINT64_MAX: not asked */
 	struct ft_model_args o;
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
 		           "alltoall, sendrecv"),
-		OPT_SIZE_RANGE(&minbytes, &maxbytes, "default 8", "default 8G"),
+		OPT_SIZE_RANGE(&minbytes, &maxbytes, "default 8; alone: the one size",
+		               "default 8G, or -b"),
 		OPT_U64('f', "stepfactor", &factor, "N",
 		        "multiply the size by N each row (default 2)"),
 		OPT_U64(0, "gpus", &o.gpus, "N",
@@ -132,6 +134,11 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		                   "expected one SPEC, got %d arguments",
 		          n);
 		return EXIT_USAGE;
+	}
+	opts_size_alone(&minbytes, &maxbytes, UINT64_MAX);
+	if (minbytes == UINT64_MAX) {
+		minbytes = 8;
+		maxbytes = 8ull << 30;
 	}
 	if (explain == 0) {
 		cli_error(ctx, "--explain: must be at least 1 byte");

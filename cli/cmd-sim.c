@@ -162,7 +162,7 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "algo", &o.algo, "ALGO",
 		           "algorithm (auto: as NCCL's tuner; ring, tree, direct, ...)"),
 		OPT_STRING(0, "proto", &o.proto, "PROTO", "protocol (auto, simple, ll, ll128)"),
-		OPT_SIZE_RANGE(&o.minb, &o.maxb, "default 1M", "default: minbytes"),
+		OPT_SIZE_RANGE(&o.minb, &o.maxb, "default 1M, or -e", "default: minbytes"),
 		OPT_DOUBLE('f', "stepfactor", &o.factor, "F", "size multiplier (default 2)"),
 		OPT_U64(0, "ranks", &o.ranks, "N", "ranks of the collective (default: every GPU)"),
 		OPT_U64(0, "channels", &o.channels, "N",
@@ -229,6 +229,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 	/* --save: the archive must open before the simulation, not after it */
 	if (save && cli_save_check(ctx, "the simulation") < 0)
 		return EXIT_USAGE;
+	/* -e alone is the one size, as -b alone (0: not given) */
+	opts_size_alone(&o.minb, &o.maxb, 0);
 	rc = ft_sim_args_scenario(&o, argv[1], &sc, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);

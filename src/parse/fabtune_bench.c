@@ -8,14 +8,18 @@
  *
  * The first line names the pattern: "# fabtune bench pairs: transport tcp,
  * 8 ranks". Pairs: one result row per ordered pair, of the size every pair
- * streamed (maxBytes of the "# nThread" line) (test pairs, src and dst
- * "rank S", algbw in GB/s, lat_p50_us from the latency matrix), and
+ * streamed (maxBytes of the "# nThread" line), as the run's own rows (test
+ * pairs, 2 ranks, src and dst "HOST/rankS" from the host that ends each
+ * matrix row, algbw in GB/s, the time it gives at that size, lat_p50_us from
+ * the latency matrix), and
  * `bench.median_pair_bw` (GBps), `bench.outlier` (str: the line). Bisection
  * and incast: one result row per table row (size as printed, bw, min bw or
  * p50 latency, the round or victim and the pair or root), and for incast
  * `bench.congestion_impact` (ratio). Pairs and incast: for each "# clock:
  * rank R ..." line, the clock that timed rank R's latencies, under the keys
  * `--save` stores (ft__emit_clock: `bench.clock_hz`, `bench.clock_error`).
+ * A text that starts with '{' is the --json document of any pattern, read by
+ * ft__fabtune_bench_json (fabtune_bench_json.c) into the same records.
  */
 #include "parse_int.h"
 
@@ -29,10 +33,12 @@ struct fstate {
 	char pattern[16];
 	char transport[16];
 	uint64_t max_bytes; /* pairs: the size every pair streamed (-e, "maxBytes") */
+	uint32_t nranks;    /* of the header line: "transport tcp, 8 ranks" */
 	int matrix;      /* 0 none, 1 bandwidth, 2 latency */
 	bool table;      /* inside the bisection/incast table */
 	uint32_t n;      /* ranks in the matrices */
 	double *bw, *lat; /* n x n */
+	char (*host)[64]; /* each row's host, the name at its end ("" none) */
 	/* copy_matrix: the matrix being read ("ce", "sm"; "" none), its size and its
 	   column names (the line under "# memcpy ... bandwidth") */
 	char copy_algo[4];
@@ -45,6 +51,7 @@ static void
 header_line(struct fstate *fs, struct ft__span s)
 {
 	struct ft__span tok;
+	uint64_t n;
 
 	s = ft__skip(s, strlen("# fabtune bench "));
 	if (ft__token(&s, &tok)) {
@@ -57,6 +64,9 @@ header_line(struct fstate *fs, struct ft__span s)
 			tok.n--;
 		ft__copy(fs->transport, sizeof(fs->transport), tok);
 	}
+	/* "3 ranks": every rank takes part in a bisection round and an incast */
+	if (ft__token(&s, &tok) && ft__u64(tok, &n) && n <= UINT32_MAX)
+		fs->nranks = (uint32_t)n;
 }
 
 /* "       0        -    3.569    4.031  vm": one matrix row. */
@@ -75,16 +85,29 @@ matrix_row(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span
 	while (d < MAXRANKS && ft__token(&s, &tok)) {
 		double v;
 
-		if (ft__eq(tok, "-"))
+		if (ft__eq(tok, "-")) {
 			v = NAN;
-		else if (!ft__dbl(tok, &v))
-			break; /* the host name closes the row */
+		} else if (!ft__dbl(tok, &v)) {
+			ft__copy(fs->host[src], sizeof(fs->host[0]), tok); /* it closes the row */
+			break;
+		}
 		m[src * MAXRANKS + d++] = v;
 	}
 	if (src + 1 > fs->n)
 		fs->n = (uint32_t)src + 1;
 	if (d > fs->n)
 		fs->n = d;
+}
+
+/* "h0/rank0" as the run labels its ends (bench/patterns.c ft__bench_rank_label), or
+   "rank 0" where the matrix names no host */
+static void
+rank_label(const struct fstate *fs, uint32_t r, char *buf, size_t n)
+{
+	if (fs->host[r][0])
+		snprintf(buf, n, "%.40s/rank%u", fs->host[r], r);
+	else
+		snprintf(buf, n, "rank %u", r);
 }
 
 static void
@@ -102,11 +125,13 @@ pairs_rows(struct ft__pctx *c, struct fstate *fs)
 			ft_result_row_init(&r);
 			ft_strlcpy(r.test, "pairs", sizeof(r.test));
 			ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
-			snprintf(r.src, sizeof(r.src), "rank %u", s);
-			snprintf(r.dst, sizeof(r.dst), "rank %u", d);
+			rank_label(fs, s, r.src, sizeof(r.src));
+			rank_label(fs, d, r.dst, sizeof(r.dst));
 			r.bytes = fs->max_bytes;
-			r.nranks = fs->n;
+			r.nranks = 2; /* a pair, as the run's rows */
 			r.algbw_GBps = r.busbw_GBps = bw;
+			if (bw > 0)
+				r.time_us = (double)r.bytes / (bw * 1e3);
 			r.lat_p50_us = fs->lat[s * MAXRANKS + d];
 			ft__add_row(c, &r);
 		}
@@ -152,6 +177,7 @@ copy_line(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span 
 		ft__copy(r.src, sizeof(r.src), name);
 		ft_strlcpy(r.dst, fs->cols[d++], sizeof(r.dst));
 		r.bytes = fs->copy_bytes;
+		r.nranks = fs->nranks; /* "1 ranks": one process copies between its GPUs */
 		r.algbw_GBps = r.busbw_GBps = v;
 		if (v > 0)
 			r.time_us = (double)r.bytes / (v * 1e3);
@@ -188,6 +214,7 @@ table_row(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span 
 	ft__copy(r.test, sizeof(r.test), test);
 	ft_strlcpy(r.transport, fs->transport, sizeof(r.transport));
 	r.bytes = bytes;
+	r.nranks = fs->nranks;
 	r.algbw_GBps = v1;
 	if (strcmp(fs->pattern, "bisection") == 0) {
 		r.busbw_GBps = v2; /* the weakest direction of the round */
@@ -264,12 +291,20 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span s;
 	struct fstate fs = { .matrix = 0 };
+	size_t k = 0;
 
+	/* the --json document rather than a table */
+	while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'))
+		k++;
+	if (k < len && text[k] == '{')
+		return ft__fabtune_bench_json(c, text, len);
 	fs.bw = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
 	fs.lat = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
-	if (!fs.bw || !fs.lat) {
+	fs.host = ft_calloc(MAXRANKS, sizeof(*fs.host));
+	if (!fs.bw || !fs.lat || !fs.host) {
 		ft_free(fs.bw);
 		ft_free(fs.lat);
+		ft_free(fs.host);
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
 	}
 	ft__pctx_run_kind(c, "fabtune-bench");
@@ -302,12 +337,18 @@ ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 		pairs_rows(c, &fs);
 	ft_free(fs.bw);
 	ft_free(fs.lat);
+	ft_free(fs.host);
 	return c->rc;
 }
 
 /* 99: above nccl-tests, whose rank lines and settings line these outputs share */
 FT__PARSER(fabtune_bench, "fabtune-bench",
-           "fabtune bench's pairs matrices, bisection and incast tables, copy matrices",
+           "fabtune bench's pairs matrices, bisection and incast tables, copy matrices; "
+           "fabtune bench --json",
            { 99,
              { "# fabtune bench pairs:|# fabtune bench bisection:|"
-               "# fabtune bench incast:|# fabtune bench copy_matrix:" } });
+               "# fabtune bench incast:|# fabtune bench copy_matrix:" } },
+           /* the schema the CLI stamps first; the library's document starts with "source" */
+           { 99, { "\"fabtune.bench/1\"" } },
+           { 90, { "\"source\":\"bench\"|\"source\": \"bench\"", "\"interrupted\"",
+                   "\"rows\"" } });

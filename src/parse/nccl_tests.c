@@ -73,12 +73,13 @@ model_line(struct ft__nccl_state *st, struct ft__span s)
 /*
  * fabtune bench's first line, "fabtune bench all_gather: transport shm, 2
  * ranks" (@s past its "#"): the rows keep that transport, so that they
- * match what `fabtune bench --save` stores; anything else leaves "nccl".
+ * match what `fabtune bench --save` stores (dev_memcpy's "cuda" too); anything
+ * else leaves "nccl".
  */
 static void
 fabtune_banner(struct ft__nccl_state *st, struct ft__span s)
 {
-	static const char *const own[] = { "tcp", "shm", "mpi", "nccl", "ucx", "verbs" };
+	static const char *const own[] = { "tcp", "shm", "mpi", "nccl", "ucx", "verbs", "cuda" };
 	struct ft__span tok, pattern;
 
 	if (!ft__token(&s, &tok) || !ft__token(&s, &tok) || !ft__token(&s, &pattern) ||
@@ -577,15 +578,17 @@ data_row(struct ft__pctx *c, struct ft__nccl_state *st, struct ft__span s, uint3
 			return false;
 		r.root = (int)iv;
 	}
-	/* a column past the row's end: a row of one column group */
-#define NUMCOL(which, field)                                          \
-	do {                                                          \
-		if (HAS(which)) {                                     \
-			if (ft__dbl(tok[st->col[which]], &d))         \
-				r.field = d;                          \
-			else if (!ft__eq(tok[st->col[which]], "N/A")) \
-				return false;                         \
-		}                                                     \
+	/* a column past the row's end: a row of one column group; N/A or nan (fabtune
+	   bench's dev_memcpy, which has no in-place copy): not measured */
+#define NUMCOL(which, field)                                            \
+	do {                                                            \
+		if (HAS(which)) {                                       \
+			if (ft__dbl(tok[st->col[which]], &d))           \
+				r.field = d;                            \
+			else if (!ft__eq(tok[st->col[which]], "N/A") && \
+			         !ft__eq(tok[st->col[which]], "nan"))   \
+				return false;                           \
+		}                                                       \
 	} while (0)
 	NUMCOL(NT_TIME, time_us);
 	NUMCOL(NT_ALGBW, algbw_GBps);

@@ -519,6 +519,8 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
  * it (true) or leave it (false). Job logs mix them with NCCL's own lines, so
  * the NCCL log parser offers them every line it does not know.
  */
+/* fabtune bench --json's document (fabtune_bench_json.c), for the fabtune-bench parser. */
+int ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len);
 bool ft__torch_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
 bool ft__xid_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
 

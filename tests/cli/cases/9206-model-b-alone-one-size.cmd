@@ -1,0 +1,1 @@
+model dgx-b200:4 -b 512M

@@ -1,0 +1,1 @@
+model dgx-h100:2 -e 1M --json

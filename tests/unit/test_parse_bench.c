@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/unit/test_parse_bench.c - `fabtune parse` reads back what `fabtune
+ * bench` prints: every table kind src/bench/table.c writes (nccl-tests'
+ * layouts classic and 2.18 with and without -C, perftest's bandwidth in
+ * MB/sec and Gb/sec, latency, latency over -D, the verbs titles, the pairs
+ * matrices, the bisection and incast tables, copy_matrix's matrices) and the
+ * --json document, rendered by the library from one report per pattern, are
+ * read as the right test with all their rows; the table and the document of
+ * one report give the same records (to the table's printed digits); and the
+ * table and the document of one real run (--json-file) do too.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmocka needs the headers above first */
+/* clang-format off */
+#include <cmocka.h>
+/* clang-format on */
+
+#include <fabtune/fabtune.h>
+
+#include "source_root.h"
+
+#define FIXTURES "tests/fixtures"
+#define NR       3 /* ranks of the reports made here */
+
+/* ---- one report per pattern ---------------------------------------------- */
+
+static void
+add_row(struct ft_bench_report *rep, const struct ft_result_row *r)
+{
+	assert_int_equal(ft_run_add(&rep->run, r), 0);
+}
+
+static void
+base_row(struct ft_result_row *r, const char *test, uint64_t bytes, uint32_t nranks)
+{
+	ft_result_row_init(r);
+	ft_strlcpy(r->test, test, sizeof(r->test));
+	ft_strlcpy(r->transport, "shm", sizeof(r->transport));
+	ft_strlcpy(r->dtype, "uint8", sizeof(r->dtype));
+	ft_strlcpy(r->redop, "none", sizeof(r->redop));
+	r->bytes = r->count = bytes;
+	r->root = -1;
+	r->nranks = nranks;
+}
+
+static void
+label(char *buf, size_t n, uint32_t rank)
+{
+	snprintf(buf, n, "h%u/rank%u", rank, rank);
+}
+
+/*
+ * A report of @p as a run of it fills one: NR ranks on hosts h0.., the rows
+ * the pattern's code writes (src/bench/patterns*.c, coll.c), figures with
+ * more digits than a table prints, and each latency pattern's clocks.
+ */
+static void
+make_report(struct ft_bench_report *rep, struct ft_bench_cfg *cfg, enum ft_op p)
+{
+	struct ft_result_row r;
+	uint32_t i, s, d, n = p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT ? 2 : NR;
+
+	ft_bench_report_init(rep);
+	ft_bench_cfg_init(cfg);
+	cfg->pattern = p;
+	cfg->min_bytes = 1024;
+	cfg->max_bytes = p == FT_OP_INCAST || p == FT_OP_PAIRS || p == FT_OP_BISECTION ||
+	                                 p == FT_OP_COPY_MATRIX ?
+	                         1024 :
+	                         65536;
+	cfg->step_factor = 64;
+	cfg->iters = 20;
+	cfg->warmup = 5;
+	ft_strlcpy(rep->transport, p == FT_OP_COPY_MATRIX || p == FT_OP_DEV_MEMCPY ? "cuda" : "shm",
+	           sizeof(rep->transport));
+	ft_strlcpy(rep->buffers, "host", sizeof(rep->buffers));
+	if (p == FT_OP_COPY_MATRIX || p == FT_OP_DEV_MEMCPY)
+		n = 1; /* one process, its GPUs */
+	rep->nranks = n;
+	rep->ranks = ft_calloc(n, sizeof(*rep->ranks));
+	assert_non_null(rep->ranks);
+	for (i = 0; i < n; i++) {
+		rep->ranks[i].rank = i;
+		snprintf(rep->ranks[i].host, sizeof(rep->ranks[i].host), "h%u", i);
+		snprintf(rep->ranks[i].addr, sizeof(rep->ranks[i].addr), "192.0.2.%u", i + 1);
+		ft_strlcpy(rep->ranks[i].ifname, "eth0", sizeof(rep->ranks[i].ifname));
+		ft_strlcpy(rep->ranks[i].bind, "core", sizeof(rep->ranks[i].bind));
+	}
+	if (p == FT_OP_PT2PT_LAT || p == FT_OP_PAIRS || p == FT_OP_INCAST) {
+		rep->clocks = ft_calloc(n, sizeof(*rep->clocks));
+		assert_non_null(rep->clocks);
+		/* pt2pt_lat: rank 0 times the round trips, rank 1 nothing */
+		for (i = 0; i < (p == FT_OP_PT2PT_LAT ? 1 : n); i++) {
+			struct ft_bench_clock *c = &rep->clocks[i];
+
+			/* the last rank timed on CLOCK_MONOTONIC: no rate, no error */
+			ft_strlcpy(c->source, i + 1 < n ? "tsc" : "monotonic", sizeof(c->source));
+			c->hz = i + 1 < n ? 2694836325.538294 - 1000.25 * i : NAN;
+			c->error = i + 1 < n ? 3.962644e-6 : NAN;
+			c->loops = 2;
+		}
+	}
+	if (p == FT_OP_DEV_MEMCPY) {
+		/* as bench/nccl.c writes them: one process, no check, no in-place figures */
+		for (uint64_t b = cfg->min_bytes; b <= cfg->max_bytes; b *= cfg->step_factor) {
+			base_row(&r, "dev_memcpy", b, 1);
+			ft_strlcpy(r.transport, "cuda", sizeof(r.transport));
+			r.nsamples = cfg->iters;
+			r.time_us = 1.2345678 * (double)(b / 1024);
+			r.algbw_GBps = (double)b / (r.time_us * 1e3);
+			r.busbw_GBps = 2 * r.algbw_GBps;
+			add_row(rep, &r);
+		}
+	} else if (ft_op_is_coll(p)) {
+		for (uint64_t b = cfg->min_bytes; b <= cfg->max_bytes; b *= cfg->step_factor) {
+			base_row(&r, ft_op_name(p), b, n);
+			ft_strlcpy(r.dtype, "float", sizeof(r.dtype));
+			ft_strlcpy(r.redop, p == FT_OP_ALL_REDUCE ? "sum" : "none",
+			           sizeof(r.redop));
+			r.count = b / 4;
+			r.root = p == FT_OP_BROADCAST || p == FT_OP_REDUCE ? 0 : -1;
+			r.time_us = 12.3456 * (double)(b / 1024);
+			r.algbw_GBps = (double)b / (r.time_us * 1e3);
+			r.busbw_GBps = r.algbw_GBps * 1.3333333;
+			r.ip_time_us = r.time_us * 1.01;
+			r.ip_algbw_GBps = (double)b / (r.ip_time_us * 1e3);
+			r.ip_busbw_GBps = r.ip_algbw_GBps * 1.3333333;
+			r.wrong = 0;
+			ft_strlcpy(r.algo, "ring", sizeof(r.algo));
+			add_row(rep, &r);
+		}
+	} else if (p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT) {
+		for (uint64_t b = cfg->min_bytes; b <= cfg->max_bytes; b *= cfg->step_factor) {
+			base_row(&r, ft_op_name(p), b, 2);
+			label(r.src, sizeof(r.src), 0);
+			label(r.dst, sizeof(r.dst), 1);
+			r.nsamples = 1000;
+			if (p == FT_OP_PT2PT_BW) {
+				r.algbw_GBps = r.busbw_GBps = 1.234567 * (double)(b / 1024);
+				r.ip_algbw_GBps = r.algbw_GBps * 1.1;
+				r.time_us = (double)b / (r.algbw_GBps * 1e3);
+				r.wrong = 0;
+			} else {
+				r.lat_min_us = 0.5209963;
+				r.lat_avg_us = 0.6441819;
+				r.lat_p50_us = r.time_us = 0.6111688 + (double)(b / 1024);
+				r.lat_p99_us = 0.6963317 + (double)(b / 1024);
+				r.lat_p999_us = 15.549738;
+				r.lat_max_us = 16.671884;
+				r.lat_stdev_us = 0.6339903;
+				r.algbw_GBps = r.busbw_GBps = (double)b / (r.time_us * 1e3);
+			}
+			add_row(rep, &r);
+		}
+	} else if (p == FT_OP_PAIRS) {
+		rep->bw_GBps = ft_calloc((size_t)n * n, sizeof(double));
+		rep->lat_us = ft_calloc((size_t)n * n, sizeof(double));
+		assert_true(rep->bw_GBps && rep->lat_us);
+		for (s = 0; s < n; s++)
+			for (d = 0; d < n; d++) {
+				double bw = 2.0 + 0.123456 * s + 0.0111111 * d;
+
+				rep->bw_GBps[s * n + d] = s == d ? NAN : bw;
+				rep->lat_us[s * n + d] = s == d ? NAN : 13.525869 + s + d;
+				if (s == d)
+					continue;
+				base_row(&r, "pairs", cfg->max_bytes, 2);
+				label(r.src, sizeof(r.src), s);
+				label(r.dst, sizeof(r.dst), d);
+				r.algbw_GBps = r.busbw_GBps = bw;
+				r.time_us = (double)cfg->max_bytes / (bw * 1e3);
+				r.lat_p50_us = rep->lat_us[s * n + d];
+				r.nsamples = 32;
+				add_row(rep, &r);
+			}
+		rep->median_GBps = 2.1358024;
+		{
+			struct ft_bench_outlier o = { .rank_a = 2, .rank_b = 0 };
+
+			ft_strlcpy(o.kind, "pair", sizeof(o.kind));
+			ft_strlcpy(o.blame, "h2", sizeof(o.blame));
+			ft_strlcpy(o.text, "pair h2 -> h0: 0.900 GB/s, 0.42x the median",
+			           sizeof(o.text));
+			o.value_GBps = 0.9;
+			o.ratio = 0.42;
+			assert_int_equal(ft_vec_push(&rep->outliers, &o), 0);
+		}
+	} else if (p == FT_OP_BISECTION) {
+		for (i = 0; i < 2; i++) {
+			base_row(&r, "bisection", cfg->max_bytes, n);
+			r.algbw_GBps = 52.539123 + i;
+			r.busbw_GBps = 23.179456 + i;
+			r.time_us = (double)cfg->max_bytes / (r.busbw_GBps * 1e3);
+			snprintf(r.algo, sizeof(r.algo), "round%u", i + 1);
+			label(r.src, sizeof(r.src), i);
+			label(r.dst, sizeof(r.dst), i + 1);
+			add_row(rep, &r);
+		}
+	} else if (p == FT_OP_INCAST) {
+		for (i = 0; i < 2; i++) {
+			base_row(&r, i ? "incast" : "incast_idle", i ? cfg->max_bytes : 8, n);
+			r.root = 0;
+			r.lat_p50_us = r.time_us = 10.123456 + 40 * i;
+			if (i)
+				r.algbw_GBps = r.busbw_GBps = 3.4567891;
+			r.nsamples = 100;
+			label(r.src, sizeof(r.src), n - 1);
+			label(r.dst, sizeof(r.dst), 0);
+			add_row(rep, &r);
+		}
+		rep->victim_idle_us = 10.123456;
+		rep->victim_busy_us = 50.123456;
+		rep->congestion_impact = 50.123456 / 10.123456;
+	} else if (p == FT_OP_COPY_MATRIX) {
+		static const char *const names[] = { "host", "gpu0", "gpu1" };
+
+		for (i = 0; i < 2; i++)
+			for (s = 0; s < 3; s++)
+				for (d = 0; d < 3; d++) {
+					if (s == d || (s == 0 && d == 0))
+						continue;
+					base_row(&r, "copy_matrix", 1u << 29, 1);
+					ft_strlcpy(r.transport, "cuda", sizeof(r.transport));
+					ft_strlcpy(r.algo, i ? "sm" : "ce", sizeof(r.algo));
+					ft_strlcpy(r.src, names[s], sizeof(r.src));
+					ft_strlcpy(r.dst, names[d], sizeof(r.dst));
+					r.algbw_GBps = r.busbw_GBps = 25.123 + 10 * s + d + i;
+					r.time_us = (double)r.bytes / (r.algbw_GBps * 1e3);
+					r.wrong = 0;
+					add_row(rep, &r);
+				}
+	}
+}
+
+/* ---- parse and compare ----------------------------------------------------- */
+
+struct parsed {
+	struct ft_obs_set set;
+	struct ft_run run;
+	char format[32];
+};
+
+static void
+parse_text(const char *what, const struct ft_strbuf *sb, struct parsed *out)
+{
+	struct ft_error err = { 0 };
+	const struct ft_parser *p = ft_parser_detect(sb->buf, sb->len);
+
+	if (!p)
+		fail_msg("%s: no format detected in:\n%s", what, sb->buf);
+	ft_strlcpy(out->format, p->name, sizeof(out->format));
+	ft_obs_set_init(&out->set);
+	ft_run_init(&out->run, FT_SOURCE_IMPORT, "");
+	if (ft_parse_buffer(sb->buf, sb->len, "bench.out", NULL, &out->set, &out->run, &err) < 0)
+		fail_msg("%s: %s", what, err.msg);
+	for (size_t i = 0; i < ft_obs_set_len(&out->set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&out->set, i);
+
+		if (strcmp(o->key, "parse.skipped") == 0)
+			fail_msg("%s (%s): line %u skipped: %s\n%s", what, out->format, o->line,
+			         o->str, sb->buf);
+	}
+}
+
+static void
+parsed_release(struct parsed *p)
+{
+	ft_obs_set_release(&p->set);
+	ft_run_release(&p->run);
+}
+
+/* @a (from a table, rounded as printed) and @b (from the document) agree. */
+static bool
+near(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	/* the tables print 2 or 3 decimals, perftest's MB/sec of GB/s rounded so too */
+	return fabs(a - b) <= 0.0051 + 5e-4 * fabs(b);
+}
+
+/*
+ * The rows of @t (a table) are the rows of @j (the document of the same
+ * run): same count and order, the same names, sizes and ranks, and every
+ * figure the table holds the document's to its printed digits. The document
+ * may hold more figures (the table prints fewer): those are not compared.
+ */
+static void
+same_rows(const char *what, const struct parsed *t, const struct parsed *j)
+{
+	size_t i, n = ft_run_nrows(&t->run);
+
+	if (n != ft_run_nrows(&j->run))
+		fail_msg("%s: %zu rows from the table, %zu from the document", what, n,
+		         ft_run_nrows(&j->run));
+	for (i = 0; i < n; i++) {
+		const struct ft_result_row *a = ft_run_row(&t->run, i), *b = ft_run_row(&j->run, i);
+		static const struct {
+			const char *name;
+			size_t off;
+		} f[] = {
+#define F(x) { #x, offsetof(struct ft_result_row, x) }
+			F(time_us),       F(algbw_GBps),    F(busbw_GBps),  F(ip_time_us),
+			F(ip_algbw_GBps), F(ip_busbw_GBps), F(lat_min_us),  F(lat_avg_us),
+			F(lat_p50_us),    F(lat_p99_us),    F(lat_p999_us), F(lat_max_us),
+			F(lat_stdev_us),
+#undef F
+		};
+
+		/* perftest's layout names no ends (its Binding line has no host), nccl-tests'
+		   no algorithm: what a table leaves out is not compared */
+		if (strcmp(a->test, b->test) || strcmp(a->transport, b->transport) ||
+		    a->bytes != b->bytes || a->nranks != b->nranks ||
+		    (a->src[0] && strcmp(a->src, b->src)) ||
+		    (a->dst[0] && strcmp(a->dst, b->dst)) ||
+		    (a->algo[0] && strcmp(a->algo, b->algo)))
+			fail_msg("%s row %zu: table %s %s %" PRIu64 " B %u ranks %s->%s %s; "
+			         "document %s %s %" PRIu64 " B %u ranks %s->%s %s",
+			         what, i, a->test, a->transport, a->bytes, a->nranks, a->src,
+			         a->dst, a->algo, b->test, b->transport, b->bytes, b->nranks,
+			         b->src, b->dst, b->algo);
+		if (a->root != b->root && a->root != -1)
+			fail_msg("%s row %zu: root %d, document %d", what, i, a->root, b->root);
+		if (a->wrong != b->wrong && a->wrong != -1)
+			fail_msg("%s row %zu: wrong %" PRId64 ", document %" PRId64, what, i,
+			         a->wrong, b->wrong);
+		if (a->nsamples && a->nsamples != b->nsamples)
+			fail_msg("%s row %zu: nsamples %u, document %u", what, i, a->nsamples,
+			         b->nsamples);
+		for (size_t k = 0; k < FT_ARRAY_SIZE(f); k++) {
+			double x = *(const double *)(const void *)((const char *)a + f[k].off);
+			double y = *(const double *)(const void *)((const char *)b + f[k].off);
+
+			if (!isnan(x) && !near(x, y))
+				fail_msg(
+				        "%s row %zu: %s %.6g from the table, %.6g from the "
+				        "document",
+				        what, i, f[k].name, x, y);
+		}
+	}
+}
+
+/*
+ * The observations of fabtune bench's own lines (clocks, the pairs' median
+ * and outliers, incast's impact) are the same in both: key, rank, unit,
+ * text, and the number to the table's digits. (The nccl-tests and perftest
+ * parsers also give per-line figures of the rows, which `fabtune diagnose`
+ * derives from the rows of either.)
+ */
+static void
+same_obs(const char *what, const struct parsed *t, const struct parsed *j)
+{
+	static const char *const keys[] = { "bench.clock_hz", "bench.clock_error",
+		                            "bench.median_pair_bw", "bench.outlier",
+		                            "bench.congestion_impact" };
+	size_t nt = 0, nj = 0;
+
+	for (size_t i = 0; i < ft_obs_set_len(&t->set); i++) {
+		const struct ft_obs *a = ft_obs_set_at(&t->set, i);
+		bool mine = false, found = false;
+
+		for (size_t k = 0; k < FT_ARRAY_SIZE(keys); k++)
+			mine = mine || strcmp(a->key, keys[k]) == 0;
+		if (!mine)
+			continue;
+		nt++;
+		for (size_t k = 0; k < ft_obs_set_len(&j->set) && !found; k++) {
+			const struct ft_obs *b = ft_obs_set_at(&j->set, k);
+
+			found = strcmp(a->key, b->key) == 0 && a->rank == b->rank &&
+			        strcmp(a->unit, b->unit) == 0 && strcmp(a->str, b->str) == 0 &&
+			        a->has_num == b->has_num &&
+			        (!a->has_num ||
+			         (strcmp(a->key, "bench.clock_hz") == 0 ?
+			                  fabs(a->num - b->num) <= 500 : /* MHz to 3 decimals */
+			          strcmp(a->key, "bench.clock_error") == 0 ?
+			                  fabs(a->num - b->num) <= 0.051 : /* ppm to 1 decimal */
+			                  near(a->num, b->num)));
+		}
+		if (!found)
+			fail_msg("%s: %s of rank %d (%g %s \"%s\") not in the document", what,
+			         a->key, a->rank, a->num, a->unit, a->str);
+	}
+	for (size_t i = 0; i < ft_obs_set_len(&j->set); i++)
+		if (strncmp(ft_obs_set_at(&j->set, i)->key, "bench.", 6) == 0)
+			nj++;
+	if (nt != nj)
+		fail_msg("%s: %zu observations of bench's lines from the table, %zu from the "
+		         "document",
+		         what, nt, nj);
+}
+
+/* ---- every table kind ------------------------------------------------------ */
+
+struct kind {
+	const char *name;
+	enum ft_op op;
+	enum ft_bench_table_style style;
+	bool gbits, cputime, timed, bidir;
+	const char *verbs_op; /* NULL: the transport's title */
+	const char *format;   /* the parser that reads the table */
+};
+
+static void
+check_kind(const struct kind *k)
+{
+	struct ft_bench_report rep;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_table t = { .stable = false };
+	struct ft_strbuf text, doc;
+	struct parsed pt, pj;
+	char what[96];
+
+	make_report(&rep, &cfg, k->op);
+	t.style = k->style;
+	t.gbits = k->gbits;
+	cfg.report_cputime = k->cputime;
+	cfg.duration_s = k->timed ? 2 : 0;
+	cfg.bidir = k->bidir;
+	if (k->verbs_op) {
+		ft_strlcpy(rep.transport, "verbs", sizeof(rep.transport));
+		ft_strlcpy(cfg.verbs_op, k->verbs_op, sizeof(cfg.verbs_op));
+		for (size_t i = 0; i < ft_run_nrows(&rep.run); i++)
+			ft_strlcpy(((struct ft_result_row *)ft_vec_at(&rep.run.rows, i))->transport,
+			           "verbs", sizeof(rep.transport));
+	}
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&doc);
+	(void)ft_bench_table_end(&text, &t, &rep, &cfg, false);
+	ft_bench_report_json(&doc, &t, &rep, &cfg);
+	snprintf(what, sizeof(what), "%s table", k->name);
+	parse_text(what, &text, &pt);
+	if (strcmp(pt.format, k->format) != 0)
+		fail_msg("%s: read as %s, expected %s", what, pt.format, k->format);
+	/* every row, each as the test it is: none "unknown", none lost */
+	assert_int_equal(ft_run_nrows(&pt.run), ft_run_nrows(&rep.run));
+	for (size_t i = 0; i < ft_run_nrows(&rep.run); i++) {
+		const struct ft_result_row *want = ft_run_row(&rep.run, i);
+		const struct ft_result_row *got = ft_run_row(&pt.run, i);
+
+		if (strcmp(got->test, want->test) != 0 || got->bytes != want->bytes ||
+		    strcmp(got->transport, want->transport) != 0)
+			fail_msg("%s row %zu: %s %s %" PRIu64 " B, expected %s %s %" PRIu64 " B",
+			         what, i, got->test, got->transport, got->bytes, want->test,
+			         want->transport, want->bytes);
+	}
+	snprintf(what, sizeof(what), "%s document", k->name);
+	parse_text(what, &doc, &pj);
+	assert_string_equal(pj.format, "fabtune-bench");
+	snprintf(what, sizeof(what), "%s table and document", k->name);
+	same_rows(what, &pt, &pj);
+	same_obs(what, &pt, &pj);
+	parsed_release(&pt);
+	parsed_release(&pj);
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&doc);
+	ft_bench_report_release(&rep);
+}
+
+static void
+test_every_table_kind(void **state)
+{
+	static const struct kind layouts[] = {
+		{ "pt2pt_bw", FT_OP_PT2PT_BW, 0, false, false, false, false, NULL, "perftest" },
+		{ "pt2pt_bw --report_gbits", FT_OP_PT2PT_BW, 0, true, false, false, false, NULL,
+		  "perftest" },
+		{ "pt2pt_bw --bidir", FT_OP_PT2PT_BW, 0, false, false, false, true, NULL,
+		  "perftest" },
+		{ "pt2pt_bw verbs write", FT_OP_PT2PT_BW, 0, false, false, false, false, "write",
+		  "perftest" },
+		{ "pt2pt_lat", FT_OP_PT2PT_LAT, 0, false, false, false, false, NULL, "perftest" },
+		{ "pt2pt_lat -D", FT_OP_PT2PT_LAT, 0, false, false, true, false, NULL, "perftest" },
+		{ "pt2pt_lat verbs fadd", FT_OP_PT2PT_LAT, 0, false, false, false, false, "fadd",
+		  "perftest" },
+		{ "pairs", FT_OP_PAIRS, 0, false, false, false, false, NULL, "fabtune-bench" },
+		{ "bisection", FT_OP_BISECTION, 0, false, false, false, false, NULL,
+		  "fabtune-bench" },
+		{ "incast", FT_OP_INCAST, 0, false, false, false, false, NULL, "fabtune-bench" },
+		{ "copy_matrix", FT_OP_COPY_MATRIX, 0, false, false, false, false, NULL,
+		  "fabtune-bench" },
+	};
+	size_t ncoll = 0;
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(layouts); i++)
+		check_kind(&layouts[i]);
+	/* the collectives and dev_memcpy: nccl-tests' layouts, classic and 2.18, with -C */
+	for (int op = 0; op < FT_OP_COUNT; op++) {
+		char name[64];
+
+		if (!ft_op_is_coll((enum ft_op)op) && op != FT_OP_DEV_MEMCPY)
+			continue;
+		for (int style = 0; style < 2; style++)
+			for (int cpu = 0; cpu < 2; cpu++) {
+				struct kind k = {
+					name,  (enum ft_op)op, (enum ft_bench_table_style)style,
+					false, cpu != 0,       false,
+					false, NULL,           "nccl-tests"
+				};
+
+				snprintf(name, sizeof(name), "%s %s%s", ft_op_name((enum ft_op)op),
+				         style ? "2.18" : "classic", cpu ? " -C 1" : "");
+				check_kind(&k);
+			}
+		ncoll++;
+	}
+	/* every pattern has a table here: none was left out of the walk */
+	assert_int_equal(ncoll + 6, FT_OP_COUNT);
+}
+
+/* ---- the table and the document of one real run ------------------------------ */
+
+static void
+test_one_run_fixtures(void **state)
+{
+	/* each run: `fabtune bench ... --json-file X-json.txt > X.txt` (their headers) */
+	static const struct {
+		const char *table, *format;
+	} runs[] = {
+		{ "nccl-tests/fabtune-bench-all-reduce-3-ranks-shm.txt", "nccl-tests" },
+		{ "nccl-tests/fabtune-bench-sendrecv-3-ranks-tcp.txt", "nccl-tests" },
+		{ "perftest/fabtune-pt2pt-bw-tcp-one-run.txt", "perftest" },
+		{ "perftest/fabtune-pt2pt-lat-shm-one-run.txt", "perftest" },
+		/* nccl-tests' and perftest's program names, nccl-tests 2.18's layout */
+		{ "nccl-tests/fabtune-bench-all-gather-perf-218-shm.txt", "nccl-tests" },
+		{ "perftest/fabtune-ib-send-lat-shm-one-run.txt", "perftest" },
+		{ "fabtune-bench/pairs-3-ranks-shm-one-run.txt", "fabtune-bench" },
+		{ "fabtune-bench/bisection-4-ranks-tcp-one-run.txt", "fabtune-bench" },
+		{ "fabtune-bench/incast-3-ranks-shm-one-run.txt", "fabtune-bench" },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(runs); i++) {
+		char tpath[256], jpath[256];
+		struct ft_strbuf text, doc;
+		struct ft_error err = { 0 };
+		struct parsed pt, pj;
+		const char *base = strrchr(runs[i].table, '/') + 1;
+
+		snprintf(tpath, sizeof(tpath), FIXTURES "/%s", runs[i].table);
+		snprintf(jpath, sizeof(jpath), FIXTURES "/fabtune-bench/%.*s-json.txt",
+		         (int)(strlen(base) - 4), base);
+		ft_strbuf_init(&text);
+		ft_strbuf_init(&doc);
+		if (ft_strbuf_read_file(&text, tpath, &err) < 0 ||
+		    ft_strbuf_read_file(&doc, jpath, &err) < 0)
+			fail_msg("%s", err.msg);
+		parse_text(tpath, &text, &pt);
+		parse_text(jpath, &doc, &pj);
+		if (strcmp(pt.format, runs[i].format) != 0)
+			fail_msg("%s: read as %s, expected %s", tpath, pt.format, runs[i].format);
+		assert_string_equal(pj.format, "fabtune-bench");
+		assert_true(ft_run_nrows(&pt.run) > 0);
+		same_rows(tpath, &pt, &pj);
+		same_obs(tpath, &pt, &pj);
+		parsed_release(&pt);
+		parsed_release(&pj);
+		ft_strbuf_release(&text);
+		ft_strbuf_release(&doc);
+	}
+}
+
+/* ---- the document's own reading -------------------------------------------- */
+
+static void
+test_json_exact(void **state)
+{
+	/* what the document holds is read as written, every figure to its last digit */
+	static const char doc[] =
+	        "{\"schema\":\"fabtune.bench/1\",\"source\":\"bench\",\"kind\":\"bench\","
+	        "\"pattern\":\"pairs\",\"transport\":\"tcp\",\"nranks\":2,\"interrupted\":false,"
+	        "\"ranks\":[{\"rank\":0,\"host\":\"a\",\"clock\":{\"source\":\"tsc\","
+	        "\"hz\":2694835949.751446,\"error_ppm\":3.225104211179824,\"loops\":2}},"
+	        "{\"rank\":1,\"host\":\"b\",\"clock\":{\"source\":\"monotonic\",\"hz\":null,"
+	        "\"error_ppm\":null}}],\n"
+	        "\"rows\":[{\"test\":\"pairs\",\"transport\":\"tcp\",\"bytes\":65536,"
+	        "\"count\":65536,\"dtype\":\"uint8\",\"redop\":\"none\",\"root\":-1,"
+	        "\"nranks\":2,\"time_us\":28.414968710421817,"
+	        "\"algbw_GBps\":2.306390011119851,\"busbw_GBps\":2.306390011119851,"
+	        "\"lat_min_us\":null,\"lat_p50_us\":13.52586972997815,\"nsamples\":32,"
+	        "\"time_stdev_us\":9.187689250387551,\"src\":\"a/rank0\",\"dst\":\"b/rank1\"}],\n"
+	        "\"pairs\":{\"bw_GBps\":[[null,2.3],[2.1,null]],\"median_GBps\":1.93819},"
+	        "\"outliers\":[{\"kind\":\"pair\",\"rank_a\":1,\"rank_b\":0,"
+	        "\"text\":\"pair b -> a\","
+	        "\"blame\":\"b\"},{\"kind\":\"host\",\"text\":\"host b\",\"blame\":\"\"}]}\n";
+	struct ft_strbuf sb = { .buf = (char *)doc, .len = sizeof(doc) - 1 };
+	struct parsed p;
+	const struct ft_result_row *r;
+	size_t i, clocks = 0, outliers = 0;
+
+	parse_text("document", &sb, &p);
+	assert_string_equal(p.format, "fabtune-bench");
+	assert_int_equal(ft_run_nrows(&p.run), 1);
+	r = ft_run_row(&p.run, 0);
+	assert_string_equal(r->test, "pairs");
+	assert_string_equal(r->transport, "tcp");
+	assert_string_equal(r->src, "a/rank0");
+	assert_string_equal(r->dst, "b/rank1");
+	assert_true(r->bytes == 65536 && r->count == 65536 && r->nranks == 2 && r->root == -1);
+	assert_true(r->algbw_GBps == 2.306390011119851);
+	assert_true(r->time_us == 28.414968710421817);
+	assert_true(r->time_stdev_us == 9.187689250387551);
+	assert_true(r->lat_p50_us == 13.52586972997815);
+	assert_true(isnan(r->lat_min_us) && isnan(r->lat_p99_us));
+	assert_int_equal(r->nsamples, 32);
+	for (i = 0; i < ft_obs_set_len(&p.set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&p.set, i);
+
+		if (strcmp(o->key, "bench.clock_hz") == 0 && o->rank == 0) {
+			assert_true(o->has_num && o->num == 2694835949.751446);
+			assert_string_equal(o->str, "tsc");
+			assert_string_equal(o->unit, "Hz");
+			assert_int_equal(o->line, 1);
+			clocks++;
+		} else if (strcmp(o->key, "bench.clock_error") == 0) {
+			assert_int_equal(o->rank, 0); /* none on CLOCK_MONOTONIC */
+			assert_true(o->num == 3.225104211179824);
+			assert_string_equal(o->unit, "ppm");
+			clocks++;
+		} else if (strcmp(o->key, "bench.clock_hz") == 0) {
+			assert_int_equal(o->rank, 1);
+			assert_false(o->has_num);
+			assert_string_equal(o->str, "monotonic");
+			clocks++;
+		} else if (strcmp(o->key, "bench.median_pair_bw") == 0) {
+			assert_true(o->num == 1.93819);
+			assert_string_equal(o->unit, "GBps");
+			assert_int_equal(o->line, 3);
+		} else if (strcmp(o->key, "bench.outlier") == 0) {
+			assert_string_equal(o->str,
+			                    outliers ? "host b" : "pair b -> a; retest blames b");
+			outliers++;
+		}
+	}
+	assert_int_equal(clocks, 3);
+	assert_int_equal(outliers, 2);
+	parsed_release(&p);
+}
+
+static void
+test_json_broken(void **state)
+{
+	/* cut short in the second row: the first row is kept, the fault named by its line */
+	static const char doc[] = "{\"schema\":\"fabtune.bench/1\",\"pattern\":\"pt2pt_bw\",\n"
+	                          "\"rows\":[{\"test\":\"pt2pt_bw\",\"bytes\":8},\n"
+	                          "{\"test\":\"pt2pt_bw\",\"bytes\":";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o = NULL;
+
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(doc, sizeof(doc) - 1, "cut.json", NULL, &set, &run, &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(ft_run_row(&run, 0)->bytes, 8);
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++)
+		if (strcmp(ft_obs_set_at(&set, i)->key, "parse.skipped") == 0)
+			o = ft_obs_set_at(&set, i);
+	assert_non_null(o);
+	assert_int_equal(o->line, 3);
+	assert_non_null(strstr(o->str, "invalid JSON at line 3"));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_table_kind),
+		cmocka_unit_test(test_one_run_fixtures),
+		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_json_broken),
+	};
+
+	ft_test_enter_source_root();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
