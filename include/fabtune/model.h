@@ -103,6 +103,12 @@ struct ft_model_links {
 	 * ncclTopoGetNetDev(), v2.27.7-1 to v2.30.7-1; kb ENV-PXN). */
 	bool pxn;
 	double nvlink_hop_s;
+	/* Whether PXN relays: bit h of pxn_relay[g] where local rank g's send to a peer of
+	 * local rank h goes through another GPU of the node, the first of the job's GPUs on
+	 * h's NIC (ncclTopoGetLocalGpu()): every cross-rail pair, and on nodes whose GPUs
+	 * share a NIC the sends of a GPU that is not its NIC's first, its own rail's too. On
+	 * nodes of several groups, the pairs any group relays. */
+	uint16_t pxn_relay[FT_SPEC_MAX_GPUS];
 	double ring_tier_factor; /* share of a ring's inter-node bandwidth the fabric delivers */
 	uint32_t nccl_version;   /* whose latency constants (0: the kb's, 2.28 and later) */
 	/* Nodes per NVLink domain the job spans (GB200 NVL72: up to 18), 0 when the domain is

@@ -196,22 +196,49 @@ rails_differ(const struct ft_model_links *l)
 	return false;
 }
 
+/* PXN relays some send of a node's ranks through another GPU (links pxn_relay). */
+static bool
+relays(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
+
+	for (g = 0; g < n; g++)
+		if (l->pxn_relay[g] & all)
+			return true;
+	return false;
+}
+
 /*
  * The links @a is priced on for @q: the direct all-to-all sends from every GPU to every
  * other GPU, so most of its sends go to a peer on another rail. By NCCL's default (PXN,
  * links pxn; NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2;
  * kb ENV-PXN) such a send goes over NVLink to the local GPU of the peer's rail and out of
- * that GPU's NIC: the rail's path plus one NVLink hop. With NCCL_PXN_DISABLE=1 (spec
- * nccl.pxn_disable) or a v4 network plugin it leaves by the sender's own NIC and crosses
- * rails (through the spine of a rail-optimized fat-tree). Either way its candidates take
- * that latency, a copy in @buf; a ring's, a tree's, a send/recv's and the hierarchical
+ * that GPU's NIC: the rail's path plus one NVLink hop; where GPUs share a NIC, so do a
+ * GPU's sends to its own rail unless it is its NIC's first GPU (links pxn_relay). With
+ * NCCL_PXN_DISABLE=1 (spec nccl.pxn_disable) or a v4 network plugin it leaves by the
+ * sender's own NIC and crosses rails (through the spine of a rail-optimized fat-tree).
+ * Either way its candidates take that latency, a copy in @buf. A send/recv runs rank i to
+ * i + 1, so its sends between nodes go from a node's last local rank to the next node's
+ * first: with PXN through the GPU of the peer's rail, on that rail (the relay's NVLink
+ * leg left out, as the engines' windows leave it); with PXN off from the sender's own
+ * NIC, across rails where the two GPUs' NICs differ (as the flow engine routes it,
+ * ft__sim_channelize() with own_nics). A ring's, a tree's and the hierarchical
  * all-to-all's stay on their rails, on @l as it is.
  */
 static const struct ft_model_links *
 algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
            struct ft_model_links *buf)
 {
-	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT || !rails_differ(l))
+	uint32_t n = l->rail_ppn, g = l->ppn > 0 ? l->ppn - 1 : 0;
+
+	if (q->op == FT_OP_SENDRECV && !l->pxn && n > 0 &&
+	    !(l->same_rail[g % n] & 1u)) {
+		*buf = *l;
+		buf->fabric_lat_s = buf->fabric_xrail_lat_s;
+		return buf;
+	}
+	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT ||
+	    (l->pxn ? !relays(l) : !rails_differ(l)))
 		return l;
 	*buf = *l;
 	buf->fabric_lat_s = l->pxn ? buf->fabric_rail_lat_s + buf->nvlink_hop_s :
@@ -565,7 +592,8 @@ ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 /*
  * A send between nodes moves no faster than NCCL's window lets it
  * (ft_model_p2p_window_Bps()): its channels' chunks in flight per round trip, the round
- * trip twice the switches and cables between the nodes (fabric_lat_s). NCCL's tuner
+ * trip twice the switches and cables between the nodes (fabric_lat_s: with PXN off the
+ * cross-rail path where the send/recv's sends change rails, algo_links()). NCCL's tuner
  * does not price send/recv, so the time takes the window where it is below the links'
  * rate, and names it; on the preset fabrics it is far above (4 channels x 8 x 128 KiB
  * a few microseconds). The flow and packet engines hold each send to the same window.
@@ -589,12 +617,14 @@ p2p_window(const struct ft_model_links *l, uint64_t bytes, struct ft__model_cost
 }
 
 /*
- * The round trip of a send from local rank @g of a node to local rank @h of another: twice
- * the path that stays on its rail where both GPUs leave by the same NIC (links
- * fabric_rail_lat_s). Else, with PXN (links pxn, algo_links()), the sender hands its
- * chunks over NVLink to the GPU of the peer's rail, whose NIC sends them: twice the rail's
- * path plus the one NVLink hop of the data (the credits come back to the proxy's NIC and,
- * through host memory, to the sender: no NVLink hop back); without PXN twice the path that
+ * The round trip of a send from local rank @g of a node to local rank @h of another. With
+ * PXN (links pxn, algo_links()) where NCCL relays it (links pxn_relay: the peer's rail is
+ * another, or @g shares its NIC and is not the NIC's first GPU), the sender hands its
+ * chunks over NVLink to the first GPU of the peer's NIC, whose NIC sends them: twice the
+ * rail's path plus the one NVLink hop of the data (the credits come back to the proxy's
+ * NIC and, through host memory, to the sender: no NVLink hop back). Else twice the path
+ * that stays on its rail where both GPUs leave by the same NIC (links
+ * fabric_rail_lat_s); without PXN, on different NICs, twice the path that
  * crosses rails (fabric_xrail_lat_s: leaf, spine, leaf on a rail-optimized fat-tree), the
  * sender's NIC to the receiver's (topo/route.c). Links without a rail map (built by hand)
  * have one latency, fabric_lat_s.
@@ -606,9 +636,11 @@ send_rtt(const struct ft_model_links *l, uint32_t g, uint32_t h)
 
 	if (n == 0)
 		return 2 * l->fabric_lat_s;
+	if (l->pxn && ((l->pxn_relay[g % n] >> (h % n)) & 1u))
+		return 2 * l->fabric_rail_lat_s + l->nvlink_hop_s;
 	if ((l->same_rail[g % n] >> (h % n)) & 1u)
 		return 2 * l->fabric_rail_lat_s;
-	return l->pxn ? 2 * l->fabric_rail_lat_s + l->nvlink_hop_s : 2 * l->fabric_xrail_lat_s;
+	return 2 * l->fabric_xrail_lat_s;
 }
 
 /*

@@ -779,18 +779,54 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 
 _Static_assert(FT_SPEC_MAX_GPUS <= 16, "same_rail holds a node's GPUs in 16 bits");
 
-/* Which of the first @ppn GPUs of @n leave by the same NIC (links same_rail, rail_ppn). */
+/*
+ * The local rank of the first @ng GPUs of @n that NCCL's PXN makes the proxy of a send to
+ * a peer of local rank @h: the first of them on h's NIC, one under the NIC's own PCIe
+ * switch first (NVIDIA/nccl src/graph/topo.cc ncclTopoGetLocalGpu(), v2.27.7-1 and
+ * v2.30.7-1, on the comm's GPUs; as ft__sim_pxn_proxy_in() picks it).
+ */
+static uint32_t
+pxn_proxy(const struct ft_node_spec *n, uint32_t ng, uint32_t h)
+{
+	uint32_t r = n->gpu_nic[h], g, p = h;
+
+	for (g = ng; g-- > 0;)
+		if (n->gpu_nic[g] == r)
+			p = g;
+	for (g = 0; g < ng && r < FT_SPEC_MAX_NICS; g++)
+		if (n->gpu_nic[g] == r && n->gpu_pcie_switch[g] == n->nic_pcie_switch[r])
+			return g;
+	return p;
+}
+
+/*
+ * Which of the first @ppn GPUs of @n leave by the same NIC (links same_rail, rail_ppn), and
+ * which sends PXN relays (pxn_relay): those whose proxy (pxn_proxy(), among the job's
+ * GPUs 0 to ppn - 1 of the node) is not the sender. Local ranks past the node's GPUs (an
+ * NVLink domain of trays) relay where their rails differ.
+ */
 static void
 rail_pairs(const struct ft_node_spec *n, uint32_t ppn, struct ft_model_links *l)
 {
-	uint32_t g, h;
+	uint32_t g, h, ng;
 
 	l->rail_ppn = FT_MIN(FT_MAX(ppn, 1u), (uint32_t)FT_SPEC_MAX_GPUS);
+	ng = FT_MIN(l->rail_ppn, n->ngpus);
 	for (g = 0; g < l->rail_ppn; g++) {
 		l->same_rail[g] = 0;
 		for (h = 0; h < l->rail_ppn; h++)
 			if (n->gpu_nic[g] == n->gpu_nic[h])
 				l->same_rail[g] |= (uint16_t)(1u << h);
+	}
+	for (g = 0; g < l->rail_ppn; g++) {
+		l->pxn_relay[g] = 0;
+		for (h = 0; h < l->rail_ppn; h++) {
+			bool relay = g < ng && h < ng ? pxn_proxy(n, ng, h) != g :
+			                                !((l->same_rail[g] >> h) & 1u);
+
+			if (relay)
+				l->pxn_relay[g] |= (uint16_t)(1u << h);
+		}
 	}
 }
 
@@ -1123,8 +1159,10 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->fabric_rail_lat_s = FT_MAX(l->fabric_rail_lat_s, g->fabric_rail_lat_s);
 	l->fabric_xrail_lat_s = FT_MAX(l->fabric_xrail_lat_s, g->fabric_xrail_lat_s);
-	for (i = 0; i < FT_MIN(l->rail_ppn, g->rail_ppn); i++)
+	for (i = 0; i < FT_MIN(l->rail_ppn, g->rail_ppn); i++) {
 		l->same_rail[i] &= g->same_rail[i];
+		l->pxn_relay[i] |= g->pxn_relay[i];
+	}
 	l->rail_ppn = FT_MIN(l->rail_ppn, g->rail_ppn);
 	l->pxn = l->pxn && g->pxn;
 	l->nvlink_hop_s = FT_MAX(l->nvlink_hop_s, g->nvlink_hop_s);

@@ -249,6 +249,18 @@ bound_words(const char *b)
 	return " (the slowest link class on the way)";
 }
 
+/* All of a node's ranks leave by one NIC (links same_rail): PXN's relays stay on it. */
+static bool
+one_rail(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = n ? (1u << n) - 1 : 0, g;
+
+	for (g = 0; g < n; g++)
+		if ((l->same_rail[g] & all) != all)
+			return false;
+	return true;
+}
+
 /* NCCL's price of NVLS with CollNet across nodes from its NVLS graph (model/tuner.c,
  * nvls_net_bw()). */
 static void
@@ -349,7 +361,9 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");
 		/* a direct all-to-all's sends between rails: by NCCL's default through the GPU
 		 * of the peer's rail (PXN, one NVLink hop more), else across rails
-		 * (NCCL_PXN_DISABLE=1, spec nccl.pxn_disable; eval.c send_rtt()) */
+		 * (NCCL_PXN_DISABLE=1, spec nccl.pxn_disable; eval.c send_rtt()); on nodes
+		 * whose ranks share one NIC, PXN relays a GPU's sends through the NIC's first
+		 * GPU on the one rail (links pxn_relay) */
 		if (ex->p2p_window_Bps > 0 && l->fabric_rail_lat_s > 0 &&
 		    l->fabric_lat_s != l->fabric_rail_lat_s)
 			ft_strbuf_addf(sb,
@@ -359,10 +373,12 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               ex->p2p_window_Bps / 1e9, 2 * l->fabric_rail_lat_s * 1e6,
 			               (l->pxn ? 2 * l->fabric_rail_lat_s + l->nvlink_hop_s :
 			                         2 * l->fabric_xrail_lat_s) * 1e6,
-			               l->pxn ? "to another rail through its GPU (PXN: the rail's "
-			                        "path twice and an NVLink hop)" :
-			                        "across rails with PXN off (twice the path "
-			                        "through the spine)");
+			               !l->pxn ? "across rails with PXN off (twice the path "
+			                         "through the spine)" :
+			               one_rail(l) ? "through its NIC's first GPU (PXN: the "
+			                             "rail's path twice and an NVLink hop)" :
+			                             "to another rail through its GPU (PXN: the "
+			                             "rail's path twice and an NVLink hop)");
 		else if (ex->p2p_window_Bps > 0)
 			ft_strbuf_addf(sb, "#    window      %.2f GB/s algorithm bandwidth: NCCL's p2p "
 			               "chunks in flight a round trip of %.2f us (twice the fabric "

@@ -559,6 +559,33 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 
+/* The job's GPUs on each node of its @nranks ranks (ft__sim_comm_gpus()), by node id: an
+ * array of *@nnodes masks, NULL when out of memory. One pass over the ranks. */
+static uint32_t *
+comm_gpus_of(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
+             uint32_t *nnodes)
+{
+	uint32_t r, n = 0, *mask;
+
+	for (r = 0; r < nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
+
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
+			n = FT_MAX(n, v->node + 1);
+	}
+	*nnodes = n;
+	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
+	if (!mask)
+		return NULL;
+	for (r = 0; r < nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
+
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE && v->local < 32)
+			mask[v->node] |= 1u << v->local;
+	}
+	return mask;
+}
+
 /*
  * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
  * member i of every group sends to member i + k. A window of rounds is in
@@ -599,9 +626,11 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	win = a2a_posting(fe, op, ph, eff, &ap);
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
-	if (!ap.rank_gpu || !ends || ft_vec_push(&fe->a2a, &ap) < 0) {
+	ap.comm_gpus = comm_gpus_of(fe->topo, op->rank_gpu, nranks, &ap.ncomm);
+	if (!ap.rank_gpu || !ends || !ap.comm_gpus || ft_vec_push(&fe->a2a, &ap) < 0) {
 		ft_free(ap.slots);
 		ft_free(ap.rank_gpu);
+		ft_free(ap.comm_gpus);
 		ft_free(ends);
 		return FT_ENOMEM;
 	}
@@ -752,8 +781,15 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 				continue;
 			far = ft__sim_over_network(fe->topo, a, b);
 			net = net || far;
-			/* NCCL's PXN: a send to a peer on another rail through that rail's GPU */
-			via = far && ap->pxn ? ft__sim_pxn_proxy(fe->topo, a, b) : UINT32_MAX;
+			/* NCCL's PXN: a send to a peer on another rail through that rail's GPU,
+			 * one of the job's (its GPUs on the sender's node) */
+			via = UINT32_MAX;
+			if (far && ap->pxn) {
+				uint32_t na = ft_topo_vertex(fe->topo, a)->node;
+
+				via = ft__sim_pxn_proxy_in(fe->topo, a, b,
+				                           na < ap->ncomm ? ap->comm_gpus[na] : 0);
+			}
 			/* NCCL's window on a send over the network (its slots shared with the
 			 * rank's other sends on its channels): its flows capped at it */
 			cap = 0;
@@ -1181,6 +1217,7 @@ flow_destroy(struct ft_engine *e)
 	for (size_t i = 0; i < fe->a2a.len; i++) {
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->slots);
+		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->comm_gpus);
 	}
 	ft_vec_release(&fe->a2a);
 	ft_vec_release(&fe->a2a_rounds);

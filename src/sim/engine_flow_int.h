@@ -116,6 +116,9 @@ struct a2a_phase {
 	/* NCCL's posting (not packet.chunking: off, nor a background's): a send to a peer on
 	 * another rail goes through that rail's GPU (ft__sim_pxn_proxy()) */
 	bool pxn;
+	/* the job's GPUs a node (ft__sim_comm_gpus(), by node id, ncomm of them): a PXN proxy
+	 * is one of them (ft__sim_pxn_proxy_in()) */
+	uint32_t *comm_gpus, ncomm;
 };
 
 struct a2a_round {

@@ -992,9 +992,14 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
                    uint8_t *slots, uint32_t *ppn, bool pxn)
 {
 	double eff = ft_proto_efficiency(ch->proto);
-	uint32_t k, net = 0, local, nnodes;
+	uint32_t k, net = 0, local, nnodes, comm;
 	bool binds = false;
 
+	/* the job's GPUs on the first rank's node, its proxies' choice (ft__sim_pxn_proxy_in()):
+	 * ranks are node-major, so the group's span of ranks holds all of that node's */
+	comm = m ? ft__sim_comm_gpus(t, rank_gpu, (m - 1) * stride + 1,
+	                             ft_topo_vertex(t, rank_gpu[0])->node) :
+	           0;
 	for (k = 1; k < m; k++)
 		net += ft__sim_over_network(t, rank_gpu[0], rank_gpu[k * stride]);
 	local = FT_MAX(m - net, 1u);
@@ -1012,7 +1017,8 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 			continue;
 		w = ft__sim_p2p_send_window_via(
 		        t, &mine, rank_gpu[0], rank_gpu[k * stride],
-		        pxn ? ft__sim_pxn_proxy(t, rank_gpu[0], rank_gpu[k * stride]) : UINT32_MAX,
+		        pxn ? ft__sim_pxn_proxy_in(t, rank_gpu[0], rank_gpu[k * stride], comm) :
+		              UINT32_MAX,
 		        &rate);
 		binds = w > 0 && w < rate * eff;
 	}

@@ -76,6 +76,40 @@ ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v)
 uint32_t
 ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
 {
+	return ft__sim_pxn_proxy_in(t, a, b, FT__SIM_ALL_GPUS);
+}
+
+uint32_t
+ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
+                  uint32_t node)
+{
+	uint32_t r, mask = 0;
+
+	for (r = 0; r < nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
+
+		if (v->kind == FT_V_GPU && v->node == node && v->local < 32)
+			mask |= 1u << v->local;
+	}
+	return mask;
+}
+
+/*
+ * NCCL v2.27.7-1 and v2.30.7-1 alike (src/graph/search.cc ncclTopoGetNetDev(), PXN level 2;
+ * src/graph/topo.cc ncclTopoGetLocalGpu(); src/graph/topo.h ncclTopoDevToRank()), on the
+ * topology of the communicator, which holds its own GPUs only (topo.cc ncclTopoGetSystem()
+ * fills the GPU of each local rank, no other):
+ *  1. the GPU of the sender's node with the peer's device index must be a rank of the comm
+ *     (ncclTopoDevToRank()); where none is, the sender keeps its own NIC and no proxy;
+ *  2. that GPU's NIC (ncclTopoGetLocalNet()) is the NIC of the send;
+ *  3. its proxy is the NIC's first local GPU of the comm (ncclTopoGetLocalGpu(): the best
+ *     PCIe path first), taken even where the sender itself shares that NIC: a GPU that is
+ *     not its NIC's first hands its sends to the first over NVLink. The sender being that
+ *     GPU is its own proxy (PATH_LOC): no relay.
+ */
+uint32_t
+ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t comm)
+{
 	const struct ft_vertex *va = ft_topo_vertex(t, a), *vb = ft_topo_vertex(t, b);
 	const struct ft_node_spec *n;
 	uint32_t ng, r, g, p = UINT32_MAX;
@@ -87,13 +121,13 @@ ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
 	if (n->nccl_pxn_disable || !(n->nvlink_gen > 0 && n->nvlink_Bps > 0))
 		return UINT32_MAX;
 	ng = FT_MIN(ft__sim_node_ngpus(t, va->node), (uint32_t)FT_SPEC_MAX_GPUS);
-	if (vb->local >= ng || va->local >= ng)
+	if (vb->local >= ng || va->local >= ng || !((comm >> vb->local) & 1u))
 		return UINT32_MAX;
 	r = n->gpu_nic[vb->local];
 	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
 		return UINT32_MAX;
 	for (g = 0; g < ng; g++) {
-		if (n->gpu_nic[g] != r)
+		if (n->gpu_nic[g] != r || !((comm >> g) & 1u))
 			continue;
 		if (p == UINT32_MAX)
 			p = g;

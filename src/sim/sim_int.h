@@ -494,9 +494,24 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
  * NIC sends them; the receiver takes its own NIC. Returns the proxy's GPU vertex, or
  * UINT32_MAX where @a sends from its own NIC: the peer on @a's rail, no NVLink in @a's
  * node, nodes.nccl.pxn_disable set (NCCL_PXN_DISABLE=1), or no GPU of the peer's index in
- * @a's node (ncclTopoDevToRank() fails).
+ * @a's node (ncclTopoDevToRank() fails). Every GPU of the node counts as a rank here;
+ * a job on part of a node takes ft__sim_pxn_proxy_in().
  */
 uint32_t ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b);
+/*
+ * ft__sim_pxn_proxy() among the GPUs of a communicator only: bit g of @comm set where GPU
+ * g of @a's node is one of its ranks (ft__sim_comm_gpus(); FT__SIM_ALL_GPUS: every GPU,
+ * ft__sim_pxn_proxy()'s own view). NCCL's topology holds the comm's GPUs alone, so the
+ * peer's device index must be a rank of @a's node (else no PXN: @a's own NIC) and the
+ * proxy is the first GPU of the comm on that index's NIC; a GPU that shares its NIC but
+ * is not that NIC's first relays through the first even to the peer of its own rail.
+ */
+uint32_t ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t comm);
+#define FT__SIM_ALL_GPUS UINT32_MAX
+/* The GPUs of @node among @nranks ranks placed on GPU vertices @rank_gpu: bit g for local
+ * GPU g (ft__sim_pxn_proxy_in()'s @comm). */
+uint32_t ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
+                           uint32_t node);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);

@@ -2588,6 +2588,98 @@ test_alltoall_window_rail_paths(void **state)
 }
 
 /*
+ * GPUs that share a NIC (NVIDIA/nccl v2.27.7-1 and v2.30.7-1 src/graph/search.cc
+ * ncclTopoGetNetDev(), PXN level 2; src/graph/topo.cc ncclTopoGetLocalGpu()): the proxy of
+ * a send is the first GPU of the comm on the peer's NIC, so a GPU that shares its NIC and
+ * is not its first hands even its own rail's sends to the first over NVLink. 4 Hopper
+ * nodes with 4 NICs (GPUs 0 and 1 on NIC 0), 2 ranks a node on GPUs 0 and 1, a rail
+ * fat-tree of 500 us cables, 1 us switches, a 0.6 us NVLink hop: every send between nodes
+ * stays on rail 0, a round trip of rtt = 2 x (1 switch + 2 cables) = 2,002 us; rank 1's go
+ * through GPU 0, rtt + hop. Rank 1 is the slowest, each of its sends' windows
+ * rtt / (rtt + hop) of the same send's without PXN, so the op's window is that share of
+ * PXN off's; its fixed cost pays the slowest path once, the hop more. The flow engine
+ * relays the same sends (test_pxn_proxy_job_gpus in test_sim.c).
+ */
+static void
+test_alltoall_shared_nic_hop(void **state)
+{
+	const double S = 256u << 20, sw = 1e-6, cable = 500e-6, hop = 0.6e-6;
+	const double rtt = 2 * (sw + 2 * cable);
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain on, off;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 4, 400);
+	assert_int_equal(s.node.gpu_nic[1], 0);
+	s.node.lat_nvlink_s = hop;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	q.ppn = 2;
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
+	s.node.nccl_pxn_disable = false;
+	assert_int_equal(ft_model_explain(&s, &q, &on, &err), 0);
+	assert_int_equal(on.links.nranks, 8);
+	assert_int_equal(on.links.pxn_relay[0] & 3u, 0);
+	assert_int_equal(on.links.pxn_relay[1] & 3u, 3);
+	assert_string_equal(off.result.bottleneck, "p2p:window");
+	assert_string_equal(on.result.bottleneck, "p2p:window");
+	assert_true(off.p2p_window_Bps > 0);
+	assert_rel(on.p2p_window_Bps, off.p2p_window_Bps * rtt / (rtt + hop), 1e-12);
+	assert_rel(on.result.lat_s - off.result.lat_s, hop, 1e-6);
+	assert_rel(on.links.fabric_lat_s, sw + 2 * cable + hop, 1e-12);
+	assert_rel(off.links.fabric_lat_s, sw + 2 * cable, 1e-12);
+}
+
+/*
+ * A send/recv runs rank i to i + 1: on 4 Hopper nodes of 8 GPUs, each with its own NIC, the
+ * sends between nodes go from GPU 7 to GPU 0 of the next node. With NCCL_PXN_DISABLE=1
+ * (ncclPxnDisable(), src/graph/paths.cc; kb ENV-PXN) that send leaves by GPU 7's own NIC
+ * and crosses rails: on a rail fat-tree of 500 us cables and 1 us switches, leaf, spine,
+ * leaf, a round trip of 2 x (3 switches + 4 cables) = 4,006 us, where PXN's relay through
+ * GPU 0 stays on rail 0, 2 x (1 switch + 2 cables) = 2,002 us. The window is the p2p
+ * chunks in flight over that round trip, so PXN off's is 2,002 / 4,006 of PXN's, the
+ * fixed cost two switches and two cables more (the flow engine routes it so:
+ * 258,108.55 us against the model's 258,080 at 256 MiB on tests/fixtures/spec/
+ * pxn-off-rail.yaml, docs/internals/model-log.md).
+ */
+static void
+test_sendrecv_window_pxn_off(void **state)
+{
+	const double S = 256u << 20, sw = 1e-6, cable = 500e-6;
+	const double rtt = 2 * (sw + 2 * cable), rtt_x = 2 * (3 * sw + 4 * cable);
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain on, off;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
+	assert_int_equal(ft_model_explain(&s, &q, &on, &err), 0);
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
+	assert_string_equal(on.result.bottleneck, "p2p:window");
+	assert_string_equal(off.result.bottleneck, "p2p:window");
+	assert_rel(on.links.fabric_lat_s, rtt / 2, 1e-12);
+	assert_rel(off.links.fabric_lat_s, rtt_x / 2, 1e-12);
+	assert_rel(off.p2p_window_Bps, on.p2p_window_Bps * rtt / rtt_x, 1e-12);
+	assert_rel(off.result.time_s - off.result.lat_s, S / off.p2p_window_Bps, 1e-9);
+	assert_rel(off.result.lat_s - on.result.lat_s, 2 * sw + 2 * cable, 1e-6);
+	/* one rank a node: GPU 0 to GPU 0, on its rail either way */
+	q.ppn = 1;
+	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
+	assert_rel(off.links.fabric_lat_s, rtt / 2, 1e-12);
+}
+
+/*
  * The channels a network send gets, by release (p2p_net_per_peer(), model/pipeline.c;
  * NVIDIA/nccl src/graph/paths.cc ncclTopoGetNchannels() and ncclTopoComputeP2pChannels()),
  * a large send taking them all: before v2.20 NCCL_NCHANNELS_PER_NET_PEER's default 2;
@@ -7266,6 +7358,8 @@ main(void)
 		cmocka_unit_test(test_alltoall_window),
 		cmocka_unit_test(test_fabric_latency_rail_paths),
 		cmocka_unit_test(test_alltoall_window_rail_paths),
+		cmocka_unit_test(test_alltoall_shared_nic_hop),
+		cmocka_unit_test(test_sendrecv_window_pxn_off),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),

@@ -3481,14 +3481,132 @@ test_pxn_proxy_routes(void **state)
 		                    1e-6 * p);
 		/* NIC 3 out to its leaf: the 8 sends to GPU 3 of node 1, or GPU 3's own 8 */
 		ft_topo_out_links(t[h], nic3, &first, &count);
-		for (uint32_t l = first; l < first + count; l++)
-			if (ft_topo_link(t[h], l)->kind == FT_L_FABRIC)
+		for (uint32_t l = first, n = 0; l < first + count; l++)
+			if (ft_topo_link(t[h], l)->kind == FT_L_HOST) {
 				assert_double_equal(c.link_bytes[l], 8 * p, 1e-6 * p);
+				assert_int_equal(++n, 1);
+			}
 		ft_flow_engine.destroy(e);
 		ft_schedule_release(&sch);
 	}
 	ft_topo_free(t[0]);
 	ft_topo_free(t[1]);
+}
+
+/* Bytes on every link of GPU vertex @g to or from the node's NVSwitch and on NIC @nic's
+ * links (any kind), both ways. */
+static double
+gpu_nic_bytes(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t g, uint32_t nic)
+{
+	double sum = 0;
+
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->src == g || lk->dst == g || lk->src == nic || lk->dst == nic)
+			sum += c->link_bytes[l];
+	}
+	return sum;
+}
+
+/*
+ * PXN among the job's GPUs (ft__sim_pxn_proxy_in()): NCCL's topology holds the comm's GPUs
+ * alone (NVIDIA/nccl v2.27.7-1 src/graph/topo.cc ncclTopoGetSystem() fills each rank's
+ * GPU), so a send whose peer's device index has no rank on the sender's node keeps the
+ * sender's NIC (src/graph/topo.h ncclTopoDevToRank() fails, ncclTopoGetNetDev() returns
+ * the local NIC; v2.30.7-1 alike), and the proxy is the first of the comm's GPUs on the
+ * peer's NIC (ncclTopoGetLocalGpu()). 2 DGX H100, a job of 8 ranks on GPUs 0 to 3 of node
+ * 0 and 4 to 7 of node 1, direct all-to-all of 32 KiB a pair (4 KiB a send): every send
+ * between the nodes goes to a device index the sender's node lacks, so it leaves by the
+ * sender's own NIC: GPU g < 4 of node 0 puts its 4 sends on NIC g, 4 x 4 KiB each way
+ * (its 4 receives come in on it), and the 8 idle GPUs and their NICs carry nothing; the
+ * whole-node view relayed through node 0's idle GPUs 4 to 7 and their NICs. With GPUs 0
+ * to 3 of node 1 in the job the proxy of node 0's GPU 0 to node 1's GPU 2 is GPU 2; on a
+ * 4-NIC node (GPUs 0 and 1 on NIC 0) GPU 1's send to a peer's GPU 1 goes through GPU 0,
+ * or from GPU 1 itself where GPU 0 is not in the job.
+ */
+static void
+test_pxn_proxy_job_gpus(void **state)
+{
+	const double p = 4096;
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL, *t4 = NULL;
+	struct ft_error err = { 0 };
+	uint32_t rank_gpu[8];
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 8,
+		                  .ranks_per_node = 4,
+		                  .bytes = 32u << 10 };
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+	struct ft_sim_counters c;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 8; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 4, r % 4 + (r / 4) * 4);
+	/* the choice: node 0's job GPUs 0-3 (0x0f) */
+	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 0), 0x0fu);
+	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 1), 0xf0u);
+	assert_int_equal(ft__sim_pxn_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5)),
+	                 ft_topo_gpu(t, 0, 5));
+	assert_int_equal(ft__sim_pxn_proxy_in(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5), 0x0f),
+	                 UINT32_MAX);
+	assert_int_equal(ft__sim_pxn_proxy_in(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 2), 0x0f),
+	                 ft_topo_gpu(t, 0, 2));
+	/* the run: no byte on an idle GPU's links or its NIC's */
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = spec.fabric.routing;
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	op.sched = &sch;
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+	for (uint32_t g = 0; g < 8; g++) {
+		bool idle0 = g >= 4, idle1 = g < 4;
+		uint32_t first, count;
+		double up = 0;
+		double b0 = gpu_nic_bytes(t, &c, ft_topo_gpu(t, 0, g), ft_topo_nic(t, 0, g));
+		double b1 = gpu_nic_bytes(t, &c, ft_topo_gpu(t, 1, g), ft_topo_nic(t, 1, g));
+
+		assert_double_equal(idle0 ? b0 : 0, 0, 1e-9);
+		assert_double_equal(idle1 ? b1 : 0, 0, 1e-9);
+		if (idle0)
+			continue;
+		/* NIC g of node 0 into the fabric: GPU g's own 4 sends to node 1 */
+		ft_topo_out_links(t, ft_topo_nic(t, 0, g), &first, &count);
+		for (uint32_t l = first; l < first + count; l++)
+			if (ft_topo_link(t, l)->kind == FT_L_HOST)
+				up += c.link_bytes[l];
+		assert_double_equal(up, 4 * p, 1e-6 * p);
+	}
+	ft_flow_engine.destroy(e);
+	ft_schedule_release(&sch);
+	/* GPUs sharing a NIC: the NIC's first GPU of the job proxies */
+	assert_int_equal(ft_spec_resolve("dgx-a100:2", &spec, &err), 0);
+	spec.node.nnics = 4;
+	for (uint32_t g = 0; g < 8; g++)
+		spec.node.gpu_nic[g] = g / 2;
+	assert_int_equal(ft_topo_build(&spec, &t4, &err), 0);
+	assert_int_equal(ft__sim_pxn_proxy(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1)),
+	                 ft_topo_gpu(t4, 0, 0));
+	assert_int_equal(ft__sim_pxn_proxy(t4, ft_topo_gpu(t4, 0, 0), ft_topo_gpu(t4, 1, 1)),
+	                 UINT32_MAX);
+	assert_int_equal(ft__sim_pxn_proxy_in(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1),
+	                                      0xfe),
+	                 UINT32_MAX);
+	assert_int_equal(ft__sim_pxn_proxy_in(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 2),
+	                                      0xfe),
+	                 ft_topo_gpu(t4, 0, 2));
+	ft_topo_free(t4);
+	ft_topo_free(t);
 }
 
 /*
@@ -4243,6 +4361,7 @@ main(void)
 		cmocka_unit_test(test_ends_leaving_little_room),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_pxn_proxy_routes),
+		cmocka_unit_test(test_pxn_proxy_job_gpus),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),

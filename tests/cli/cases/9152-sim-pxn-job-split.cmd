@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/pxn-job-split.yaml
