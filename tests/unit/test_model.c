@@ -2632,6 +2632,77 @@ test_p2p_per_peer_halving_unrounded(void **state)
 }
 
 /*
+ * From v2.29 a network peer gets max(netCount, divUp((int)netBw, 14)) channels (NVIDIA/nccl
+ * src/graph/paths.cc ncclTopoGetNchannels() at v2.29.2-1 and v2.30.7-1), netCount the
+ * GPU's NICs NCCL takes until they reach its bandwidth to the CPU and netBw theirs summed
+ * (src/graph/topo.cc getLocalNetCountByBw()), NCCL's PCIe at width x speed / 80 (Gen5 x16
+ * 48 GB/s, Gen6 96). By hand, at the newest release, 2 nodes of 8 ranks (16 ranks: 2 p2p
+ * groups of 8, so up to 16 per peer fit 32 channels), a 64 MiB send:
+ * - 2 x 200G NICs a GPU on Gen5: 25 < 48, then 50: netCount 2, netBw 50, max(2, 4) = 4
+ *   (the old max(2, ceil(25 / 14)) gave 2);
+ * - one 100G NIC: netCount 1, netBw 12.5, max(1, divUp(12, 14) = 1) = 1 (old: 2);
+ * - one 800G NIC on Gen6: its path min(100, 96) = 96, max(1, divUp(96, 14) = 7) = 7, a power
+ *   of two: 8;
+ * - one 400G NIC on Gen5 (DGX H100): 48, max(1, 4) = 4, as before;
+ * - AWS p5's 4 x 100G EFA a GPU: 12.5 x 4 = 50 >= 48 at the fourth: max(4, 4) = 4.
+ * v2.28 keeps its halved 2 on each.
+ */
+static void
+test_p2p_per_peer_by_nics(void **state)
+{
+	static const struct {
+		const char *rate;
+		uint32_t nics, per_gpu, gen, count;
+		double GBps;
+		uint32_t channels;
+	} want[] = {
+		{ "200Gbps", 16, 2, 5, 2, 50, 4 }, { "100Gbps", 8, 1, 5, 1, 12.5, 1 },
+		{ "800Gbps", 8, 1, 6, 1, 96, 8 },  { "400Gbps", 8, 1, 5, 1, 48, 4 },
+		{ "100Gbps", 32, 4, 5, 4, 50, 4 },
+	};
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_cluster_spec s;
+		struct ft_model_links l;
+		struct ft_model_p2p_chunking ch;
+		char text[512];
+		uint32_t count;
+		double GBps;
+
+		snprintf(text, sizeof(text),
+		         "name: nics\nnodes: { preset: dgx-h100, count: 2, pcie: { gen: %u },\n"
+		         "  nics: { count: %u, rate: %s, per_gpu: %u } }\n"
+		         "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: %s }\n",
+		         want[i].gen, want[i].nics, want[i].rate, want[i].per_gpu, want[i].rate);
+		if (ft_spec_load_buffer(text, strlen(text), "n.yaml", &s, &err) < 0)
+			fail_msg("case %zu: %s", i, err.msg);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		ft_model_p2p_net_nics(&s, &l, &count, &GBps);
+		assert_int_equal(count, want[i].count);
+		assert_rel(GBps, want[i].GBps, 1e-12);
+		assert_int_equal(l.p2p_net_count, count);
+		{
+			struct ft_model_p2p_comm c = { .nranks = 16,
+				                       .nnodes = 2,
+				                       .nic_GBps = l.nic_Bps / 1e9,
+				                       .p2p_nchannels = 32,
+				                       .net_count = count,
+				                       .net_GBps = GBps };
+
+			ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+			if (ch.channels != want[i].channels)
+				fail_msg("case %zu: %u channels a peer, %u by hand", i, ch.channels,
+				         want[i].channels);
+			c.nccl_version = 22899;
+			ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+			assert_int_equal(ch.channels, 2);
+		}
+	}
+}
+
+/*
  * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
  * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
  * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
@@ -7230,6 +7301,7 @@ main(void)
 		cmocka_unit_test(test_model_sweep_report),
 		cmocka_unit_test(test_net_step_cost),
 		cmocka_unit_test(test_ring_plateau_priced_not_paid),
+		cmocka_unit_test(test_p2p_per_peer_by_nics),
 	};
 
 	ft_test_enter_source_root();
