@@ -648,6 +648,19 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
  *   ceil(nRanks / 8) <= p2pnChannels).
  * Then a power of two (ncclTopoComputeP2pChannels()).
  */
+/* NCCL's max(netCount, divUp((int)netBw, 14)) from v2.29 for @c's GPU: its NICs' count and
+ * bandwidth (ft_model_p2p_net_nics()), else one NIC of nic_GBps (0: 50). */
+static uint32_t
+net_channels_2_29(const struct ft_model_p2p_comm *c)
+{
+	double bw = c->net_count ? c->net_GBps : c->nic_GBps > 0 ? c->nic_GBps : 50;
+	uint32_t count = c->net_count ? c->net_count : 1;
+	uint32_t by_bw = ((uint32_t)FT_MAX(bw, 0.0) + (uint32_t)P2P_CHANNEL_NET_GBPS - 1) /
+	                 (uint32_t)P2P_CHANNEL_NET_GBPS;
+
+	return FT_MAX(count, by_bw);
+}
+
 static uint32_t
 p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
 {
@@ -662,15 +675,7 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 			;
 		return n;
 	}
-	{
-		double bw = c->net_count ? c->net_GBps : c->nic_GBps > 0 ? c->nic_GBps : 50;
-		uint32_t count = c->net_count ? c->net_count : 1;
-		/* divUp((int)netBw, 14) */
-		uint32_t by_bw = (uint32_t)((floor(FT_MAX(bw, 0.0)) + P2P_CHANNEL_NET_GBPS - 1) /
-		                            P2P_CHANNEL_NET_GBPS);
-
-		n = pow2_up(FT_MAX(count, by_bw));
-	}
+	n = pow2_up(net_channels_2_29(c));
 	while (n > 1 && n * groups > nch_all)
 		n /= 2;
 	return n;
