@@ -2632,6 +2632,52 @@ test_p2p_per_peer_halving_unrounded(void **state)
 }
 
 /*
+ * The release a spec's jobs run (spec nccl_version, what `fabtune sim --nccl` sets) is the
+ * model's when the query names none: the same time, pick and channels as the query's own
+ * --nccl on the plain spec, for 2.18, 2.21, 2.25 and 2.28.3 on one and two DGX H100 and a
+ * GB200 NVL72 rack; a query's release wins over the spec's.
+ */
+static void
+test_spec_release_is_the_query_release(void **state)
+{
+	static const char *const specs[] = { "dgx-h100", "dgx-h100:2", "gb200-nvl72:18" };
+	static const uint32_t releases[] = { 21899, 22199, 22599, 22803 };
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (size_t k = 0; k < FT_ARRAY_SIZE(releases); k++) {
+			struct ft_model_query q;
+			struct ft_model_result a, b;
+			struct ft_model_links la, lb;
+
+			assert_int_equal(ft_spec_resolve(specs[i], s, &err), 0);
+			ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+			q.nccl_version = releases[k];
+			assert_int_equal(ft_model_eval(s, &q, &a, &err), 0);
+			assert_int_equal(ft_model_links_get(s, 0, 0, 0, &la, &err), 0);
+			assert_int_equal(la.nccl_version, 0);
+			s->nccl_version = releases[k];
+			q.nccl_version = 0;
+			assert_int_equal(ft_model_eval(s, &q, &b, &err), 0);
+			assert_int_equal(ft_model_links_get(s, 0, 0, 0, &lb, &err), 0);
+			assert_true(a.time_s == b.time_s);
+			assert_int_equal(a.algo, b.algo);
+			assert_int_equal(lb.nccl_version, releases[k]);
+			assert_int_equal(a.pipe.nchannels, b.pipe.nchannels);
+			/* the query's own release wins */
+			q.nccl_version = releases[k] == 21899 ? 22803 : 21899;
+			assert_int_equal(ft_model_eval(s, &q, &b, &err), 0);
+			s->nccl_version = 0;
+			assert_int_equal(ft_model_eval(s, &q, &a, &err), 0);
+			assert_true(a.time_s == b.time_s);
+		}
+	free(s);
+}
+
+/*
  * From v2.29 a network peer gets max(netCount, divUp((int)netBw, 14)) channels (NVIDIA/nccl
  * src/graph/paths.cc ncclTopoGetNchannels() at v2.29.2-1 and v2.30.7-1), netCount the
  * GPU's NICs NCCL takes until they reach its bandwidth to the CPU and netBw theirs summed
@@ -7034,6 +7080,34 @@ test_model_args(void **state)
 	struct ft_error err = { 0 };
 
 	(void)state;
+	/* --nccl's text: NCCL_VERSION's code, a line its newest patch; the name back */
+	{
+		static const struct {
+			const char *text, *name;
+			uint32_t code;
+		} v[] = { { "2.21", "2.21", 22199 }, { "2.23.4", "2.23.4", 22304 },
+			  { "2.18.6", "2.18.6", 21806 }, { "2.30", "2.30", 23099 } };
+		char name[16];
+		uint32_t code;
+
+		for (size_t i = 0; i < FT_ARRAY_SIZE(v); i++) {
+			assert_int_equal(ft_model_nccl_read(v[i].text, &code, &err), 0);
+			assert_int_equal(code, v[i].code);
+			assert_int_equal(ft_model_nccl_check(code, &err), 0);
+			ft_model_nccl_name(code, name, sizeof(name));
+			assert_string_equal(name, v[i].name);
+		}
+		ft_model_nccl_name(0, name, sizeof(name));
+		assert_string_equal(name, "newest");
+		assert_int_equal(ft_model_nccl_read("2.x", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.21.4.1", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_check(21799, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "nccl: expected 2.18 or later (the constants known "
+		                             "here), got 2.17");
+		err = (struct ft_error){ 0 };
+	}
 	ft_model_args_init(&a);
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
 	assert_int_equal(q.nchannels, 0); /* not given: the tuner's */
@@ -7302,6 +7376,7 @@ main(void)
 		cmocka_unit_test(test_net_step_cost),
 		cmocka_unit_test(test_ring_plateau_priced_not_paid),
 		cmocka_unit_test(test_p2p_per_peer_by_nics),
+		cmocka_unit_test(test_spec_release_is_the_query_release),
 	};
 
 	ft_test_enter_source_root();
