@@ -157,6 +157,9 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		         "ignore the scenario's faults (the healthy twin)"),
 		OPT_BOOL(0, "no-nvls", &o.no_nvls,
 		         "NVLink SHARP off (NCCL_NVLS_ENABLE=0): no nvls or nvls_tree"),
+		OPT_STRING(0, "nccl", &o.nccl, "VERSION",
+		           "NCCL release the jobs run, X.Y or X.Y.Z: 2.18 ... 2.30 "
+		           "(default: the newest)"),
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "collective to run on SPEC (all_reduce, alltoall, ...)"),
 		OPT_STRING(0, "algo", &o.algo, "ALGO",

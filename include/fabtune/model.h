@@ -122,6 +122,10 @@ struct ft_model_links {
 	/* NICs one GPU drives (nics.per_gpu, at most nrails): a send/recv between nodes
 	 * spreads over them, a channel or QP on each. */
 	uint32_t gpu_nics;
+	/* NCCL's netCount and netBw of a GPU (ft_model_p2p_net_nics()): the NICs, and their
+	 * bandwidth summed in GB/s, that set a network peer's p2p channels from v2.29. */
+	uint32_t p2p_net_count;
+	double p2p_net_GBps;
 	/* NCCL doubles NCCL_P2P_NET_CHUNKSIZE here: ARM hosts, Blackwell GPUs (GB200,
 	 * GB300; ft_model_p2p_net_chunk_x2(), kb ENV-BUFFSIZE). */
 	bool p2p_net_chunk_x2;
@@ -192,7 +196,9 @@ struct ft_model_links {
  * nodes (0 = the spec's count) with @ppn ranks per node (0 = fill nodes:
  * @ngpus at most the GPUs per node stays on one node, above that it must be
  * a whole number of nodes; else the first @ppn GPUs of each node, so @ngpus
- * must be a multiple of it). FT_EINVAL / FT_ERANGE naming the field.
+ * must be a multiple of it), at the NCCL release @spec's jobs run (spec nccl_version, 0:
+ * the newest: its channels, NVLink figure and latencies, as ft_model_eval() at that
+ * release). FT_EINVAL / FT_ERANGE naming the field.
  */
 FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                               uint32_t ppn, struct ft_model_links *out,
@@ -349,6 +355,18 @@ FT_API void ft_model_args_init(struct ft_model_args *a);
 
 FT_API int ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q,
                                struct ft_error *err) FT_MUST_CHECK;
+
+/*
+ * --nccl's text, "2.23.4" or a release line "2.21", into ft_model_query's encoding (NCCL's
+ * NCCL_VERSION code; a line's newest patch, 22199); FT_EINVAL "--nccl: expected a version
+ * like 2.21 or 2.23.4, got '3.0'". `fabtune model` and `fabtune sim` read it alike.
+ */
+FT_API int ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
+        FT_MUST_CHECK;
+/* FT_ERANGE for a release older than the model's constants (2.18); 0 for 0 (the newest). */
+FT_API int ft_model_nccl_check(uint32_t version, struct ft_error *err) FT_MUST_CHECK;
+/* @version as the user writes it: "2.21" (a line), "2.23.4", or "newest" for 0. */
+FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
 /*
  * Whether q->nnodes nodes fit @spec's fabric, grown to 3 tiers as a preset
  * of that many nodes would be (the check a spec's own node count meets).
@@ -657,7 +675,27 @@ struct ft_model_p2p_comm {
 	 * min(nChannels, 64) (ft_model_p2p_nchannels_raw_of(); 0: p2p_nchannels): what the
 	 * v2.20-v2.28 per-peer halving compares with. */
 	uint32_t p2p_nchannels_raw;
+	/* The NICs a GPU's network channels take and their bandwidth summed, GB/s, as NCCL
+	 * counts them from v2.29 (ft_model_p2p_net_nics()); net_count 0: one NIC of
+	 * nic_GBps. */
+	uint32_t net_count;
+	double net_GBps;
 };
+
+/*
+ * NCCL's netCount and netBw for a GPU of @spec's nodes (v2.29.2-1 src/graph/topo.cc
+ * getLocalNetCountByBw(), ncclTopoGetLocalNetCountByBw() in v2.30.7-1): the GPU's own NICs
+ * (@l gpu_nics) taken one by one, each at its path's bandwidth from the GPU (the least of
+ * the NIC's rate and the PCIe links on the way, at NCCL's width x speed / 80: Gen5 x16 48
+ * GB/s), until they reach the GPU's bandwidth to its CPU (its PCIe link; through C2C, @l
+ * nic_c2c, every NIC). NCCL gives a network peer max(netCount, ceil(netBw / 14)) p2p
+ * channels from v2.29 (src/graph/paths.cc ncclTopoGetNchannels()). 2 x 200G NICs a GPU
+ * on Gen5: 2 NICs, 50 GB/s; one 400G NIC: 1, 48; AWS p5's 4 x 100G EFA: 4, 50. The first
+ * node group's nodes.
+ */
+FT_API void ft_model_p2p_net_nics(const struct ft_cluster_spec *spec,
+                                  const struct ft_model_links *l, uint32_t *count,
+                                  double *GBps);
 
 /* Whether NCCL doubles NCCL_P2P_NET_CHUNKSIZE on @spec's nodes: ARM hosts
  * (node.host_arm: Grace) with Blackwell GPUs (NVLink 5; NCCL's minCompCap >= 100),

@@ -600,6 +600,10 @@ struct ft_sim_overrides {
 	uint32_t list_flows;         /* packet engine: list the first this many flow ids */
 	bool have_rate_rtol;         /* flow engine: rate_rtol given (ft_sim_cfg.rate_rtol) */
 	double rate_rtol;
+	/* The NCCL release every job runs (ft_model_query's encoding; 0: the newest): the
+	 * engines take its channels, p2p channels and schedule, copies and tree corrections
+	 * from the model at it (the cluster's spec nccl_version). */
+	uint32_t nccl_version;
 };
 
 /* Fill @ov with "keep everything". */
@@ -630,6 +634,7 @@ struct ft_sim_args {
 	double trace_interval;
 	uint64_t list_flows; /* --list-flows N, 0 = off (at most FT_SIM_LIST_FLOWS_MAX) */
 	double rate_tolerance; /* --rate-tolerance R, 0 to 0.1; NAN: not given */
+	const char *nccl;      /* --nccl VERSION: "2.21" or "2.23.4" (ft_model_nccl_read()) */
 	bool have_seed;
 	uint64_t seed;
 	uint32_t links[64]; /* trace_links read by ft_sim_args_overrides() */
@@ -710,6 +715,7 @@ struct ft_sim_report {
 	double fabric_scale;
 	bool have_rate_rtol; /* the flow engine's rate tolerance was given (--rate-tolerance) */
 	double rate_rtol;
+	uint32_t nccl_version; /* the NCCL release the run followed (--nccl); 0: the newest */
 	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
 	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
 	size_t peak_rss_bytes; /* idem */

@@ -260,6 +260,11 @@ struct ft_cluster_spec {
 	 * first), each group's kind in groups[g].node. */
 	uint32_t ngroups;
 	struct ft_node_group groups[FT_SPEC_MAX_GROUPS];
+	/* The NCCL release the cluster's jobs run, in ft_model_query's encoding (major x 10000
+	 * + minor x 100 + patch; 22199 for the 2.21 line); 0: the newest the model knows. No
+	 * spec key sets it: `fabtune sim --nccl` does (ft_sim_overrides.nccl_version), and
+	 * ft_model_links_get() and ft_model_eval() (where the query names none) follow it. */
+	uint32_t nccl_version;
 };
 
 /* The kind of node @node (0-based, group by group); @spec->node for a single kind. */

@@ -18,8 +18,8 @@
  * middle of a line (ncclNvlsTreeSm100Tuning from 2.30.3, the first 2.30 tag) hold for it.
  * FT_EINVAL otherwise.
  */
-static int
-nccl_version(const char *text, uint32_t *out, struct ft_error *err)
+int
+ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
 {
 	unsigned major = 0, minor = 0, patch = 0;
 	char tail = 0;
@@ -31,6 +31,28 @@ nccl_version(const char *text, uint32_t *out, struct ft_error *err)
 		                    text);
 	*out = major * 10000 + minor * 100 + (n == 3 ? patch : 99);
 	return 0;
+}
+
+int
+ft_model_nccl_check(uint32_t version, struct ft_error *err)
+{
+	if (version && version < 21800)
+		return ft_error_set(err, FT_ERANGE,
+		                    "nccl: expected 2.18 or later (the constants known here), got "
+		                    "%u.%u",
+		                    version / 10000, version / 100 % 100);
+	return 0;
+}
+
+void
+ft_model_nccl_name(uint32_t version, char *buf, size_t len)
+{
+	if (version == 0)
+		snprintf(buf, len, "newest");
+	else if (version % 100 == 99)
+		snprintf(buf, len, "%u.%u", version / 10000, version / 100 % 100);
+	else
+		snprintf(buf, len, "%u.%u.%u", version / 10000, version / 100 % 100, version % 100);
 }
 
 void
@@ -73,7 +95,7 @@ ft_model_args_query(const struct ft_model_args *a, struct ft_model_query *q, str
 	if (a->gpus > UINT32_MAX || a->nodes > UINT32_MAX)
 		return ft_error_set(err, FT_EINVAL, "%s: value out of range",
 		                    a->gpus > UINT32_MAX ? "--gpus" : "--nodes");
-	if (a->nccl && nccl_version(a->nccl, &q->nccl_version, err) < 0)
+	if (a->nccl && ft_model_nccl_read(a->nccl, &q->nccl_version, err) < 0)
 		return FT_EINVAL;
 	q->ngpus = (uint32_t)a->gpus;
 	q->nnodes = (uint32_t)a->nodes;

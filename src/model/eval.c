@@ -81,11 +81,8 @@ check_query(const struct ft_model_query *q, struct ft_error *err)
 
 	if (rc < 0)
 		return rc;
-	if (q->nccl_version && q->nccl_version < 21800)
-		return ft_error_set(err, FT_ERANGE,
-		                    "nccl: expected 2.18 or later (the constants known here), got "
-		                    "%u.%u",
-		                    q->nccl_version / 10000, q->nccl_version / 100 % 100);
+	if (ft_model_nccl_check(q->nccl_version, err) < 0)
+		return FT_ERANGE;
 	if (q->nchannels > FT_SPEC_MAX_CHANNELS)
 		return ft_error_set(err, FT_ERANGE,
 		                    "channels: expected 1 to %d (MAXCHANNELS), got %u",
@@ -339,37 +336,6 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 	}
 }
 
-/*
- * NVLink at the per-link figure of @l's NCCL release: NCCL sizes its graphs with it. The
- * ring graph is searched again on the release's links (a channel's share kept, as forced).
- */
-static void
-release_nvlink(struct ft_model_links *l)
-{
-	double scale;
-
-	if (!l->nvlink || l->nccl_version == 0 || strcmp(l->intra_what, "nvlink") != 0)
-		return;
-	scale = ft__model_ring_graph_Bps(l->arch, l->nccl_version,
-	                                 l->nvlinks * ft__model_nvlink_link_Bps_at(
-	                                         l->arch, l->nccl_version)) /
-	        ft__model_ring_graph_Bps(l->arch, 0, l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
-	/* across NVLink domains the graph is the release's already (query_links()) */
-	if (!(l->domain_nodes > 1 && l->nnodes > 1))
-		l->intra_Bps *= scale;
-	l->p2p_Bps *= scale;
-}
-
-/*
- * NCCL 2.10 to 2.18 default the Simple buffer of an ARM host to 1 MiB, not 4 MiB
- * (src/init.cc computeBuffSizes, DEFAULT_BUFFSIZE_ARM, v2.10.3-1 to v2.18.6-1; gone at
- * v2.19.1-1; the 4 MiB: kb ENV-BUFFSIZE): a Simple step carries a quarter of the bytes
- * and a ring chunk is 512 KiB, not 2 MiB. As for NCCL_BUFFSIZE, the least over the
- * nodes holds for the job.
- */
-#define ARM_BUFFSIZE (1u << 20)
-#define ARM_BUFF_UNTIL 21900
-
 /* The link classes of @q on @spec, with its channels; the first checks of a query. */
 static int
 query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
@@ -379,30 +345,17 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 
 	if (rc < 0)
 		return rc;
-	rc = ft_model_links_get(spec, q->ngpus, q->nnodes, q->ppn, l, err);
+	/* the query's release, else the one the spec's jobs run (`fabtune sim --nccl`) */
+	rc = ft__model_links_get_at(spec, q->ngpus, q->nnodes, q->ppn,
+	                            q->nccl_version ? q->nccl_version : spec->nccl_version, l, err);
 	if (rc < 0)
 		return rc;
-	/* one GPU a node: the channels of the release's Inter list (links.c sized them on the
-	 * newest's) */
-	if (q->nccl_version && l->ppn == 1 && l->nnodes > 1)
-		ft__model_net_channels(l, q->nccl_version);
-	/* across NVLink domains: the ring graph of the release's Inter list (links.c sized it
-	 * on the newest's), already on the release's NVLink figure; in one domain of several
-	 * trays the release's Intra list */
-	if (q->nccl_version) {
-		ft__model_domain_channels(l, q->nccl_version);
-		ft__model_rack_channels(l, q->nccl_version);
-		/* one NVSwitch node: the release's Intra graph */
-		ft__model_node_channels(l, q->nccl_version);
-	}
+	/* (after the release's channels: forcing scales the ring graph by the count, the
+	 * release's NVLink figure by its own factor) */
 	if (q->nchannels)
 		ft_model_links_force_channels(l, q->nchannels);
-	l->nccl_version = q->nccl_version;
 	l->nvls_off = q->nvls_off;
-	if (l->arm_buff_default && q->nccl_version && q->nccl_version < ARM_BUFF_UNTIL)
-		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
 	l->collnet = q->force_algo && q->algo == FT_ALGO_COLLNET ? q->collnet : FT_COLLNET_AUTO;
-	release_nvlink(l);
 	return 0;
 }
 

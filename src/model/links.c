@@ -1293,9 +1293,9 @@ job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
  * short of all, @ppn 0) is its first nodes in spec order filled GPU by GPU, as a
  * job packed on it is placed (first_nodes()).
  */
-int
-ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+static int
+links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
+              struct ft_model_links *l, struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
@@ -1317,7 +1317,7 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
 		rc = first_nodes(spec, ngpus, nnodes, one, err);
 		if (rc == 0)
-			rc = ft_model_links_get(one, 0, 0, 0, l, err);
+			rc = links_get_all(one, 0, 0, 0, l, err);
 		ft_free(one);
 		return rc;
 	}
@@ -1348,4 +1348,80 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
 	}
 	ft_free(one);
 	return 0;
+}
+
+/*
+ * NVLink at the per-link figure of @l's NCCL release: NCCL sizes its graphs with it. The
+ * ring graph is searched again on the release's links (a channel's share kept, as forced).
+ */
+static void
+release_nvlink(struct ft_model_links *l)
+{
+	double scale;
+
+	if (!l->nvlink || l->nccl_version == 0 || strcmp(l->intra_what, "nvlink") != 0)
+		return;
+	scale = ft__model_ring_graph_Bps(l->arch, l->nccl_version,
+	                                 l->nvlinks * ft__model_nvlink_link_Bps_at(
+	                                         l->arch, l->nccl_version)) /
+	        ft__model_ring_graph_Bps(l->arch, 0,
+	                                 l->nvlinks * ft__model_nvlink_link_Bps(l->arch));
+	/* across NVLink domains the graph is the release's already (ft__model_links_get_at()) */
+	if (!(l->domain_nodes > 1 && l->nnodes > 1))
+		l->intra_Bps *= scale;
+	l->p2p_Bps *= scale;
+}
+
+/*
+ * NCCL 2.10 to 2.18 default the Simple buffer of an ARM host to 1 MiB, not 4 MiB
+ * (src/init.cc computeBuffSizes, DEFAULT_BUFFSIZE_ARM, v2.10.3-1 to v2.18.6-1; gone at
+ * v2.19.1-1; the 4 MiB: kb ENV-BUFFSIZE): a Simple step carries a quarter of the bytes
+ * and a ring chunk is 512 KiB, not 2 MiB. As for NCCL_BUFFSIZE, the least over the
+ * nodes holds for the job.
+ */
+#define ARM_BUFFSIZE (1u << 20)
+#define ARM_BUFF_UNTIL 21900
+
+/*
+ * @l, sized on the newest release, at release @version (0: as it is): one GPU a node, the
+ * channels of the release's Inter list; across NVLink domains the ring graph of the
+ * release's Inter list, already on the release's NVLink figure; in one domain of several
+ * trays the release's Intra list; one NVSwitch node the release's Intra graph; then the
+ * release's ARM buffer and NVLink figure.
+ */
+static void
+links_at_release(struct ft_model_links *l, uint32_t version)
+{
+	if (version == 0)
+		return;
+	if (l->ppn == 1 && l->nnodes > 1)
+		ft__model_net_channels(l, version);
+	ft__model_domain_channels(l, version);
+	ft__model_rack_channels(l, version);
+	ft__model_node_channels(l, version);
+	l->nccl_version = version;
+	if (l->arm_buff_default && version < ARM_BUFF_UNTIL)
+		l->buffsize = FT_MIN(l->buffsize, (uint64_t)ARM_BUFFSIZE);
+	release_nvlink(l);
+}
+
+int
+ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                       uint32_t ppn, uint32_t version, struct ft_model_links *l,
+                       struct ft_error *err)
+{
+	int rc = links_get_all(spec, ngpus, nnodes, ppn, l, err);
+
+	if (rc < 0)
+		return rc;
+	ft_model_p2p_net_nics(spec, l, &l->p2p_net_count, &l->p2p_net_GBps);
+	links_at_release(l, version);
+	return 0;
+}
+
+int
+ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                   uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
+{
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, l, err);
 }

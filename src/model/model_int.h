@@ -57,6 +57,11 @@ uint32_t ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double n
 /* @l's graph of release @version for one GPU a node (ft__model_net_graph()), and for one
  * NVLink domain of several trays (ft__model_intra_graph()); links.c. */
 void ft__model_net_channels(struct ft_model_links *l, uint32_t version);
+/* ft_model_links_get() at release @version (0: the newest) whatever @spec's: the model's
+ * query takes its own release, else the spec's. */
+int ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
+                           uint32_t ppn, uint32_t version, struct ft_model_links *l,
+                           struct ft_error *err);
 void ft__model_rack_channels(struct ft_model_links *l, uint32_t version);
 /* NCCL's ring graph in an NVLink domain with NICs to other domains: its channels, and a
  * channel's speed in @speed_Bps (links.c); 0 where there is none. */

@@ -536,6 +536,42 @@ ft_model_p2p_chunking_on(uint64_t bytes, uint32_t nranks, uint32_t nnodes, doubl
 	ft_model_p2p_chunking_conn(&c, bytes, nnodes > 1, out);
 }
 
+/* NCCL's bandwidth of a PCIe link of @width lanes of generation @gen, GB/s: its speed
+ * (15, 30, 60, 120, 240, 480 for 2.5 to 64 GT/s) x width / 80 (src/graph/topo.cc
+ * kvDictPciGen, ncclTopoAddPci(), v2.29.2-1): Gen4 x16 24, Gen5 x16 48. 0 unknown. */
+static double
+nccl_pci_GBps(uint32_t gen, uint32_t width)
+{
+	if (gen == 0 || gen > 6 || width == 0)
+		return 0;
+	return width * 15.0 * (double)(1u << (gen - 1)) / 80.0;
+}
+
+void
+ft_model_p2p_net_nics(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+                      uint32_t *count, double *GBps)
+{
+	const struct ft_node_spec *n = &spec->node;
+	double gpu_pci = nccl_pci_GBps(n->pcie_gen, n->pcie_width_gpu);
+	double nic_pci = nccl_pci_GBps(n->pcie_gen, n->pcie_width_nic);
+	double nic = n->nic_Bps > 0 ? n->nic_Bps / 1e9 : l->nic_Bps / 1e9, total = 0;
+	/* the GPU's bandwidth to its CPU: its PCIe link, or C2C past every NIC set */
+	double gpu = l->nic_c2c ? INFINITY : gpu_pci;
+	uint32_t k = 0, nics = FT_MAX(l->gpu_nics, 1u);
+
+	if (nic_pci > 0)
+		nic = FT_MIN(nic, nic_pci);
+	if (gpu_pci > 0 && !l->nic_c2c)
+		nic = FT_MIN(nic, gpu_pci);
+	/* NCCL adds a NIC while the sum is below the GPU's; an unknown PCIe link stops at one */
+	do {
+		total += nic;
+		k++;
+	} while (k < nics && total < gpu);
+	*count = k;
+	*GBps = total;
+}
+
 /* Whether @pred holds for the node of @spec and of each of its node groups. */
 static bool
 every_node(const struct ft_cluster_spec *spec, bool (*pred)(const struct ft_node_spec *))
@@ -604,11 +640,27 @@ ft_model_p2p_pci_chunk(const struct ft_cluster_spec *spec)
  *   p2pnChannels up to a power of two, so the halving reads the count as it was,
  *   @c->p2p_nchannels_raw: 24 channels and 64 ranks give 1 (128 > 96), not 2 (128 > 128
  *   fails on 32);
- * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the NIC, at
- *   least 2, cut while the peers would not fit in one round of all channels
- *   (ncclTopoComputeP2pChannels(): per peer x ceil(nRanks / 8) <= p2pnChannels).
+ * - v2.29 and later (and 0): one per NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) of the GPU's
+ *   NICs, at least one per NIC: max(netCount, ceil((int)netBw / 14))
+ *   (ft_model_p2p_net_nics(); paths.cc ncclTopoGetNchannels() at v2.29.2-1 to v2.30.7-1),
+ *   so one 100G NIC gives 1, 2 x 200G 4; a power of two, then cut while the peers would
+ *   not fit in one round of all channels (ncclTopoComputeP2pChannels(): per peer x
+ *   ceil(nRanks / 8) <= p2pnChannels).
  * Then a power of two (ncclTopoComputeP2pChannels()).
  */
+/* NCCL's max(netCount, divUp((int)netBw, 14)) from v2.29 for @c's GPU: its NICs' count and
+ * bandwidth (ft_model_p2p_net_nics()), else one NIC of nic_GBps (0: 50). */
+static uint32_t
+net_channels_2_29(const struct ft_model_p2p_comm *c)
+{
+	double bw = c->net_count ? c->net_GBps : c->nic_GBps > 0 ? c->nic_GBps : 50;
+	uint32_t count = c->net_count ? c->net_count : 1;
+	uint32_t by_bw = ((uint32_t)FT_MAX(bw, 0.0) + (uint32_t)P2P_CHANNEL_NET_GBPS - 1) /
+	                 (uint32_t)P2P_CHANNEL_NET_GBPS;
+
+	return FT_MAX(count, by_bw);
+}
+
 static uint32_t
 p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
 {
@@ -623,8 +675,7 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 			;
 		return n;
 	}
-	n = pow2_up((uint32_t)FT_MAX(2.0, ceil((c->nic_GBps > 0 ? c->nic_GBps : 50) /
-	                                       P2P_CHANNEL_NET_GBPS)));
+	n = pow2_up(net_channels_2_29(c));
 	while (n > 1 && n * groups > nch_all)
 		n /= 2;
 	return n;
@@ -1026,7 +1077,9 @@ ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
 		                       l->p2p_net_chunk,
 		                       l->buffsize,
 		                       l->nccl_version,
-		                       ft_model_p2p_nchannels_raw_of(l) };
+		                       ft_model_p2p_nchannels_raw_of(l),
+		                       l->p2p_net_count,
+		                       l->p2p_net_GBps };
 
 	ft_model_p2p_chunking_conn(&c, bytes, net, out);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fabtune/model.h>
 #include <fabtune/sim.h>
 
 #include "coll/names.h"
@@ -121,7 +122,10 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 		                    a->rate_tolerance);
 	ov->have_rate_rtol = !isnan(a->rate_tolerance);
 	ov->rate_rtol = ov->have_rate_rtol ? a->rate_tolerance : 0;
-	return 0;
+	/* as `fabtune model --nccl` reads it, and the same releases it knows */
+	if (a->nccl && (rc = ft_model_nccl_read(a->nccl, &ov->nccl_version, err)) == 0)
+		rc = ft_model_nccl_check(ov->nccl_version, err);
+	return rc;
 }
 
 /* One collective over a range of sizes on the spec @spec. */

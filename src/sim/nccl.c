@@ -579,8 +579,11 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 || nranks < 2 ||
 	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
 		return false;
-	/* the count NCCL_MAX_NCHANNELS cuts: the engines run as the newest release, which
-	 * makes no copy up to the NVLS channels (ft_model_nvls_copy_nchannels()) */
+	/* the count NCCL_MAX_NCHANNELS cuts, at the jobs' release (spec nccl_version). Where
+	 * v2.22-v2.27 copy the forced channels up to the NVLS channels
+	 * (ft_model_nvls_copy_nchannels()), copy c runs channel c mod nch's tree, so the
+	 * bytes each tree carries stay those of the nch channels; the copies' own per-channel
+	 * caps are the kernel's (ft__sim_kernel_cap(), the model's forced count at it). */
 	out->run = FT_MAX(ft_model_run_nchannels(&l, FT_ALGO_TREE), 2u);
 	/* where the links hold no search graph, their count is the channels NCCL runs */
 	out->graph = l.graph_nchannels ? l.graph_nchannels : out->run / 2;

@@ -296,16 +296,24 @@ void
 ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                  struct ft_model_p2p_comm *out)
 {
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	struct ft_model_links l;
+	bool have = ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0;
+
 	out->nranks = nranks;
 	out->nnodes = multi ? 2 : 1;
 	out->nic_GBps = nic_Bps / 1e9;
-	out->p2p_nchannels = ft__sim_p2p_nchannels(t);
-	out->net_chunk_x2 = ft_model_p2p_net_chunk_x2(ft_topo_spec(t));
-	out->pci_chunk = ft_model_p2p_pci_chunk(ft_topo_spec(t));
-	out->net_chunk = ft_model_p2p_net_chunk_env(ft_topo_spec(t));
-	out->buffsize = ft_model_buffsize(ft_topo_spec(t));
-	out->nccl_version = 0; /* (the engines follow the newest release) */
-	out->p2p_nchannels_raw = 0; /* (read only before v2.29) */
+	out->p2p_nchannels = have ? ft_model_p2p_nchannels_of(&l) : FT_MODEL_P2P_NCHANNELS;
+	out->net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
+	out->pci_chunk = ft_model_p2p_pci_chunk(spec);
+	out->net_chunk = ft_model_p2p_net_chunk_env(spec);
+	out->buffsize = ft_model_buffsize(spec);
+	/* the release the jobs run (spec nccl_version, `fabtune sim --nccl`; 0: the newest):
+	 * its p2p channels, per-peer rule and schedule, as the model's at that release */
+	out->nccl_version = spec->nccl_version;
+	out->p2p_nchannels_raw = have ? ft_model_p2p_nchannels_raw_of(&l) : 0;
+	out->net_count = have ? l.p2p_net_count : 0;
+	out->net_GBps = have ? l.p2p_net_GBps : 0;
 }
 
 bool

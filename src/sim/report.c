@@ -8,6 +8,7 @@
 #include "sim_int.h"
 
 #include <fabtune/json.h>
+#include <fabtune/model.h>
 #include <fabtune/sim.h>
 #include <fabtune/table.h>
 #include <fabtune/units.h>
@@ -388,6 +389,12 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	ft__json_kv_num(j, "fabric_scale", r->fabric_scale);
 	if (r->have_rate_rtol)
 		ft__json_kv_num(j, "rate_tolerance", r->rate_rtol);
+	if (r->nccl_version) { /* --nccl's release; without it the newest, as before */
+		char v[16];
+
+		ft_model_nccl_name(r->nccl_version, v, sizeof(v));
+		ft_json_kv_str(j, "nccl", v);
+	}
 	ft_json_kv_str(j, "cluster", r->cluster);
 	ft_json_kv_uint(j, "nodes", r->nnodes);
 	ft_json_kv_uint(j, "gpus", r->ngpus);
@@ -720,6 +727,12 @@ ft_sim_report_text(const struct ft_sim_report *r, bool stable, struct ft_strbuf 
 		ft_strbuf_addf(out, ", fabric x%.3g", r->fabric_scale);
 	if (r->have_rate_rtol)
 		ft_strbuf_addf(out, ", rate tolerance %.3g", r->rate_rtol);
+	if (r->nccl_version) {
+		char v[16];
+
+		ft_model_nccl_name(r->nccl_version, v, sizeof(v));
+		ft_strbuf_addf(out, ", NCCL %s", v);
+	}
 	if (r->nfaults)
 		ft_strbuf_addf(out, ", %zu fault%s", r->nfaults, r->nfaults > 1 ? "s" : "");
 	ft_strbuf_addf(out, ", seed %" PRIu64 "\n", r->seed);

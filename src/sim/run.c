@@ -1488,6 +1488,18 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
 		out->nnodes = spec->nnodes;
 	}
+	if (ov && ov->nccl_version) {
+		/* the jobs' NCCL release rides on the cluster the topology keeps: every engine
+		 * asks the model through it (ft_model_links_get(), ft_model_eval()) */
+		rc = ft_model_nccl_check(ov->nccl_version, err);
+		if (rc < 0)
+			return rc;
+		if (spec != &ospec)
+			ospec = *spec;
+		ospec.nccl_version = ov->nccl_version;
+		spec = &ospec;
+	}
+	out->nccl_version = spec->nccl_version;
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))

@@ -517,15 +517,17 @@ uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs a connection between two GPUs spreads its QPs over (node.c), for both engines. */
 uint32_t ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst);
-/* NCCL's p2p channels on @t's cluster (ft_model_p2p_nchannels() of the model's channel
- * count: 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
+/* NCCL's p2p channels on @t's cluster at its jobs' release (ft_model_p2p_nchannels_of():
+ * 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
  * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
 uint32_t ft__sim_p2p_nchannels(const struct ft_topo *t);
 struct ft_model_p2p_comm;
 struct ft_model_p2p_chunking;
 /* The p2p communicator of @nranks ranks on @t's cluster, on several nodes (@multi) or
  * one, whose GPUs reach the network at @nic_Bps: what ft_model_p2p_chunking_conn() takes,
- * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE). */
+ * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE), at
+ * the release the cluster's jobs run (spec nccl_version: its p2p channels, per-peer rule
+ * with the GPU's NICs, ft_model_p2p_net_nics(), and p2p schedule). */
 void ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                       struct ft_model_p2p_comm *out);
 /* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one of NCCL's

@@ -2801,6 +2801,123 @@ test_p2p_per_peer_halving_unrounded(void **state)
 }
 
 /*
+ * The release a spec's jobs run (spec nccl_version, what `fabtune sim --nccl` sets) is the
+ * model's when the query names none: the same time, pick and channels as the query's own
+ * --nccl on the plain spec, for 2.18, 2.21, 2.25 and 2.28.3 on one and two DGX H100 and a
+ * GB200 NVL72 rack; a query's release wins over the spec's.
+ */
+static void
+test_spec_release_is_the_query_release(void **state)
+{
+	static const char *const specs[] = { "dgx-h100", "dgx-h100:2", "gb200-nvl72:18" };
+	static const uint32_t releases[] = { 21899, 22199, 22599, 22803 };
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(specs); i++)
+		for (size_t k = 0; k < FT_ARRAY_SIZE(releases); k++) {
+			struct ft_model_query q;
+			struct ft_model_result a, b;
+			struct ft_model_links la, lb;
+
+			assert_int_equal(ft_spec_resolve(specs[i], s, &err), 0);
+			ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+			q.nccl_version = releases[k];
+			assert_int_equal(ft_model_eval(s, &q, &a, &err), 0);
+			assert_int_equal(ft_model_links_get(s, 0, 0, 0, &la, &err), 0);
+			assert_int_equal(la.nccl_version, 0);
+			s->nccl_version = releases[k];
+			q.nccl_version = 0;
+			assert_int_equal(ft_model_eval(s, &q, &b, &err), 0);
+			assert_int_equal(ft_model_links_get(s, 0, 0, 0, &lb, &err), 0);
+			assert_true(a.time_s == b.time_s);
+			assert_int_equal(a.algo, b.algo);
+			assert_int_equal(lb.nccl_version, releases[k]);
+			assert_int_equal(a.pipe.nchannels, b.pipe.nchannels);
+			/* the query's own release wins */
+			q.nccl_version = releases[k] == 21899 ? 22803 : 21899;
+			assert_int_equal(ft_model_eval(s, &q, &b, &err), 0);
+			s->nccl_version = 0;
+			assert_int_equal(ft_model_eval(s, &q, &a, &err), 0);
+			assert_true(a.time_s == b.time_s);
+		}
+	free(s);
+}
+
+/*
+ * From v2.29 a network peer gets max(netCount, divUp((int)netBw, 14)) channels (NVIDIA/nccl
+ * src/graph/paths.cc ncclTopoGetNchannels() at v2.29.2-1 and v2.30.7-1), netCount the
+ * GPU's NICs NCCL takes until they reach its bandwidth to the CPU and netBw theirs summed
+ * (src/graph/topo.cc getLocalNetCountByBw()), NCCL's PCIe at width x speed / 80 (Gen5 x16
+ * 48 GB/s, Gen6 96). By hand, at the newest release, 2 nodes of 8 ranks (16 ranks: 2 p2p
+ * groups of 8, so up to 16 per peer fit 32 channels), a 64 MiB send:
+ * - 2 x 200G NICs a GPU on Gen5: 25 < 48, then 50: netCount 2, netBw 50, max(2, 4) = 4
+ *   (the old max(2, ceil(25 / 14)) gave 2);
+ * - one 100G NIC: netCount 1, netBw 12.5, max(1, divUp(12, 14) = 1) = 1 (old: 2);
+ * - one 800G NIC on Gen6: its path min(100, 96) = 96, max(1, divUp(96, 14) = 7) = 7, a power
+ *   of two: 8;
+ * - one 400G NIC on Gen5 (DGX H100): 48, max(1, 4) = 4, as before;
+ * - AWS p5's 4 x 100G EFA a GPU: 12.5 x 4 = 50 >= 48 at the fourth: max(4, 4) = 4.
+ * v2.28 keeps its halved 2 on each.
+ */
+static void
+test_p2p_per_peer_by_nics(void **state)
+{
+	static const struct {
+		const char *rate;
+		uint32_t nics, per_gpu, gen, count;
+		double GBps;
+		uint32_t channels;
+	} want[] = {
+		{ "200Gbps", 16, 2, 5, 2, 50, 4 }, { "100Gbps", 8, 1, 5, 1, 12.5, 1 },
+		{ "800Gbps", 8, 1, 6, 1, 96, 8 },  { "400Gbps", 8, 1, 5, 1, 48, 4 },
+		{ "100Gbps", 32, 4, 5, 4, 50, 4 },
+	};
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_cluster_spec s;
+		struct ft_model_links l;
+		struct ft_model_p2p_chunking ch;
+		char text[512];
+		uint32_t count;
+		double GBps;
+
+		snprintf(text, sizeof(text),
+		         "name: nics\nnodes: { preset: dgx-h100, count: 2, pcie: { gen: %u },\n"
+		         "  nics: { count: %u, rate: %s, per_gpu: %u } }\n"
+		         "fabric: { kind: fat-tree, radix: 64, tiers: 2, rate: %s }\n",
+		         want[i].gen, want[i].nics, want[i].rate, want[i].per_gpu, want[i].rate);
+		if (ft_spec_load_buffer(text, strlen(text), "n.yaml", &s, &err) < 0)
+			fail_msg("case %zu: %s", i, err.msg);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		ft_model_p2p_net_nics(&s, &l, &count, &GBps);
+		assert_int_equal(count, want[i].count);
+		assert_rel(GBps, want[i].GBps, 1e-12);
+		assert_int_equal(l.p2p_net_count, count);
+		{
+			struct ft_model_p2p_comm c = { .nranks = 16,
+				                       .nnodes = 2,
+				                       .nic_GBps = l.nic_Bps / 1e9,
+				                       .p2p_nchannels = 32,
+				                       .net_count = count,
+				                       .net_GBps = GBps };
+
+			ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+			if (ch.channels != want[i].channels)
+				fail_msg("case %zu: %u channels a peer, %u by hand", i, ch.channels,
+				         want[i].channels);
+			c.nccl_version = 22899;
+			ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+			assert_int_equal(ch.channels, 2);
+		}
+	}
+}
+
+/*
  * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
  * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
  * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
@@ -7175,6 +7292,34 @@ test_model_args(void **state)
 	struct ft_error err = { 0 };
 
 	(void)state;
+	/* --nccl's text: NCCL_VERSION's code, a line its newest patch; the name back */
+	{
+		static const struct {
+			const char *text, *name;
+			uint32_t code;
+		} v[] = { { "2.21", "2.21", 22199 }, { "2.23.4", "2.23.4", 22304 },
+			  { "2.18.6", "2.18.6", 21806 }, { "2.30", "2.30", 23099 } };
+		char name[16];
+		uint32_t code;
+
+		for (size_t i = 0; i < FT_ARRAY_SIZE(v); i++) {
+			assert_int_equal(ft_model_nccl_read(v[i].text, &code, &err), 0);
+			assert_int_equal(code, v[i].code);
+			assert_int_equal(ft_model_nccl_check(code, &err), 0);
+			ft_model_nccl_name(code, name, sizeof(name));
+			assert_string_equal(name, v[i].name);
+		}
+		ft_model_nccl_name(0, name, sizeof(name));
+		assert_string_equal(name, "newest");
+		assert_int_equal(ft_model_nccl_read("2.x", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.21.4.1", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_check(21799, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "nccl: expected 2.18 or later (the constants known "
+		                             "here), got 2.17");
+		err = (struct ft_error){ 0 };
+	}
 	ft_model_args_init(&a);
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
 	assert_int_equal(q.nchannels, 0); /* not given: the tuner's */
@@ -7446,6 +7591,8 @@ main(void)
 		cmocka_unit_test(test_model_sweep_report),
 		cmocka_unit_test(test_net_step_cost),
 		cmocka_unit_test(test_ring_plateau_priced_not_paid),
+		cmocka_unit_test(test_p2p_per_peer_by_nics),
+		cmocka_unit_test(test_spec_release_is_the_query_release),
 	};
 
 	ft_test_enter_source_root();

@@ -4065,6 +4065,24 @@ test_sim_args(void **state)
 	ft_sim_args_init(&a);
 	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
 	assert_true(ov.fabric_scale == 0 && ov.placement == -1 && ov.routing == -1);
+	assert_int_equal(ov.nccl_version, 0);
+	/* --nccl as `fabtune model --nccl` reads it: a line is its newest patch */
+	a.nccl = "2.21";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ov.nccl_version, 22199);
+	a.nccl = "2.23.4";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ov.nccl_version, 22304);
+	a.nccl = "3.1";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_EINVAL);
+	assert_string_equal(err.msg, "--nccl: expected a version like 2.21 or 2.23.4, got '3.1'");
+	err = (struct ft_error){ 0 };
+	a.nccl = "2.17";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_ERANGE);
+	assert_string_equal(err.msg,
+	                    "nccl: expected 2.18 or later (the constants known here), got 2.17");
+	err = (struct ft_error){ 0 };
+	a.nccl = NULL;
 	a.trace = true;
 	a.trace_links = "12,40,41";
 	a.placement = "spread";
@@ -4338,6 +4356,102 @@ test_nccl_efficiency_tree_corrections(void **state)
 	}
 }
 
+/*
+ * The engines take the channel counts of the NCCL release the jobs run (spec nccl_version,
+ * `fabtune sim --nccl`) from the model, exact: on 2 DGX H100 NCCL 2.18 and 2.19 double the
+ * 8 x 48 GB/s ring graph twice (32 channels, 16 from 2.20: model.md, "Channels"), the count
+ * a forced tree cuts at (ft__sim_forced_trees_get()); 4 forced channels on one DGX H100,
+ * where NVLS runs, launch as the 16 NVLS channels from v2.22 to v2.27 (the copy,
+ * ft_model_nvls_copy_nchannels(); the kernel cap's count, ft__sim_kernel_cap()) and as 4
+ * before and after; a send's p2p communicator (ft__sim_p2p_comm()) carries the release,
+ * NCCL's unrounded p2p count (18, one per NVLink) and the GPU's one 400G NIC at its Gen5
+ * path (48 GB/s). A release from the spec reaches a whole run: `--nccl 2.18` on a forced
+ * tree all-reduce over 2 DGX H100 at 1 GiB takes the model's time at 2.18, not the
+ * newest's.
+ */
+static void
+test_engines_take_the_release(void **state)
+{
+	static const struct {
+		uint32_t version, tree_run, forced4;
+	} want[] = { { 21899, 32, 4 }, { 22199, 16, 4 }, { 22599, 16, 16 }, { 22799, 16, 16 },
+		     { 22899, 16, 4 }, { 0, 16, 4 } };
+	struct ft_cluster_spec *two = calloc(1, sizeof(*two)), *one = calloc(1, sizeof(*one));
+	struct ft_error err = { 0 };
+	double t[2] = { 0, 0 };
+
+	(void)state;
+	assert_non_null(two);
+	assert_non_null(one);
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", two, &err), 0);
+	assert_int_equal(ft_spec_resolve("dgx-h100", one, &err), 0);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_schedule s;
+		struct ft__sim_forced_trees ft;
+		struct ft_model_links l;
+		struct ft_model_p2p_comm c;
+		struct ft_topo *t2 = NULL;
+
+		memset(&s, 0, sizeof(s));
+		s.algo = FT_ALGO_TREE;
+		s.op = FT_OP_ALL_REDUCE;
+		two->nccl_version = one->nccl_version = want[i].version;
+		assert_true(ft__sim_forced_trees_get(two, &s, 16, 8, 4, &ft));
+		assert_int_equal(ft.run, want[i].tree_run);
+		assert_int_equal(ft.graph, 8);
+		assert_int_equal(ft_model_links_get(one, 0, 0, 0, &l, &err), 0);
+		ft_model_links_force_channels(&l, 4);
+		assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_RING), want[i].forced4);
+		assert_int_equal(ft_topo_build(two, &t2, &err), 0);
+		ft__sim_p2p_comm(t2, 16, true, 50e9, &c);
+		assert_int_equal(c.nccl_version, want[i].version);
+		assert_int_equal(c.p2p_nchannels, 32);
+		assert_int_equal(c.p2p_nchannels_raw, 18);
+		assert_int_equal(c.net_count, 1);
+		assert_true(fabs(c.net_GBps - 48) < 1e-9);
+		ft_topo_free(t2);
+	}
+	for (size_t k = 0; k < 2; k++) {
+		struct ft_sim_sweep_args sw = { .spec = "dgx-h100:2",
+			                        .op = FT_OP_ALL_REDUCE,
+			                        .algo = FT_ALGO_TREE,
+			                        .proto = FT_PROTO_SIMPLE,
+			                        .min_bytes = 1u << 30,
+			                        .max_bytes = 1u << 30 };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.nccl_version = k ? 21899 : 0;
+		ft_sim_report_init(&rep);
+		struct ft_model_query q;
+		struct ft_model_result m;
+
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		assert_int_equal(rep.nccl_version, ov.nccl_version);
+		t[k] = ft_run_row(&rep.run, 0)->time_us;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nccl_version = ov.nccl_version;
+		two->nccl_version = 0;
+		assert_int_equal(ft_model_eval(two, &q, &m, &err), 0);
+		print_message("# forced tree 1 GiB on 2 DGX H100 at %u: flow %.1f us, model %.1f\n",
+		              ov.nccl_version, t[k], m.time_s * 1e6);
+		assert_true(fabs(t[k] / (m.time_s * 1e6) - 1) < 0.01);
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+	/* 2.18's 32 channels: the tree's per-channel share and its latencies (7,005 against
+	 * 6,390 us in the model) */
+	assert_true(t[1] > 1.05 * t[0]);
+	free(two);
+	free(one);
+}
+
 int
 main(void)
 {
@@ -4408,6 +4522,7 @@ main(void)
 		cmocka_unit_test(test_report_write_counters),
 		cmocka_unit_test(test_sim_args),
 		cmocka_unit_test(test_nccl_efficiency_tree_corrections),
+		cmocka_unit_test(test_engines_take_the_release),
 	};
 
 	ft_test_enter_source_root();

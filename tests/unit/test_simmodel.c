@@ -604,6 +604,9 @@ static enum ft_collnet_variant busbw_collnet = FT_COLLNET_AUTO;
 static bool busbw_tuner_only;     /* busbw()'s model without its pipeline, whatever the pick */
 static double busbw_time_us;      /* the time of busbw()'s last answer, us */
 static int busbw_routing = -1;     /* the flow engine's routing (enum ft_routing; -1: the spec's) */
+/* busbw()'s NCCL release, ft_model_query's encoding, the model's and the engine's
+ * (--nccl); 0: the newest */
+static uint32_t busbw_nccl;
 
 /* The last busbw() asked: what an agreement check names. */
 static char busbw_last[160];
@@ -665,6 +668,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		q.ngpus = busbw_ranks;
 		q.nvls_off = busbw_no_nvls;
 		q.collnet = busbw_collnet;
+		q.nccl_version = busbw_nccl;
 		if (ft_model_eval(&cs, &q, &m, &err) < 0)
 			print_error("%s\n", err.msg);
 		if (model_pipelines(&cs, &m) && !busbw_tuner_only) {
@@ -699,6 +703,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		ov.engine = engine;
 		ov.no_nvls = busbw_no_nvls;
 		ov.routing = busbw_routing;
+		ov.nccl_version = busbw_nccl;
 		ft_sim_report_init(&rep);
 		rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
 		if (rc < 0)
@@ -2073,6 +2078,56 @@ test_vm_overhead_per_network_step(void **state)
 	remove(vm);
 }
 
+/*
+ * `fabtune model --nccl V` and `fabtune sim --nccl V` (flow) price the same release: 2.18,
+ * 2.21, 2.23, 2.27 and the newest on 2 DGX H100, the tuner's all-reduce at 64 MiB and 1 GiB
+ * (2.18-2.19 run 32 ring channels there, later releases 16; the tree, NVLS and their
+ * latencies by release), and a direct all-to-all on 4 at 64 MiB (v2.22-v2.27 place the p2p
+ * rounds on other channels, v2.28.7 schedules groups of 8): within 10%.
+ */
+static void
+flow_agrees_by_release(void)
+{
+	static const uint32_t releases[] = { 21899, 22199, 22399, 22799, 0 };
+	static const uint64_t sizes[] = { 64u << 20, 1u << 30 };
+	size_t i, k;
+
+	for (i = 0; i < FT_ARRAY_SIZE(releases); i++) {
+		double f, m;
+
+		busbw_nccl = releases[i];
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			m = busbw("dgx-h100:2", FT_OP_ALL_REDUCE, -1, -1, sizes[k], NULL);
+			f = busbw("dgx-h100:2", FT_OP_ALL_REDUCE, -1, -1, sizes[k], "flow");
+			print_message("# nccl %u all_reduce %llu: flow %.2f model %.2f GB/s\n",
+			              releases[i], (unsigned long long)sizes[k], f, m);
+			assert_agree(f, m);
+		}
+		m = busbw("dgx-h100:4", FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 64u << 20, NULL);
+		f = busbw("dgx-h100:4", FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 64u << 20, "flow");
+		print_message("# nccl %u alltoall 64 MiB: flow %.2f model %.2f GB/s\n", releases[i],
+		              f, m);
+		assert_agree(f, m);
+	}
+	/* Where the window binds (500 us cables, PXN off): 2 channels a network peer before
+	 * v2.29, 4 from it (18,026 against 10,025 us in the model); the flow engine's window
+	 * follows the release. */
+	for (i = 3; i < FT_ARRAY_SIZE(releases); i++) {
+		double f, m;
+
+		busbw_nccl = releases[i];
+		m = busbw("tests/fixtures/spec/pxn-off-rail.yaml", FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1,
+		          64u << 20, NULL);
+		f = busbw("tests/fixtures/spec/pxn-off-rail.yaml", FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1,
+		          64u << 20, "flow");
+		print_message("# nccl %u alltoall 64 MiB, 500 us cables: flow %.2f model %.2f GB/s\n",
+		              releases[i], f, m);
+		assert_agree(f, m);
+		assert_close(m, releases[i] ? 3.61 : 6.49, 0.01);
+	}
+	busbw_nccl = 0;
+}
+
 static void
 test_flow_agrees_with_model(void **state)
 {
@@ -2120,6 +2175,7 @@ test_flow_agrees_with_model(void **state)
 			assert_agree(fl, m);
 		}
 	flow_agrees_on_alltoall(four_nics);
+	flow_agrees_by_release();
 	flow_agrees_on_collnet_direct();
 	analytic_prices_the_collnet_variant();
 	remove(four_nics);

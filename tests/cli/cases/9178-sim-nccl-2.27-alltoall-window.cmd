@@ -1,0 +1,1 @@
+sim tests/fixtures/spec/pxn-off-rail.yaml --op alltoall --algo direct -b 64M --nccl 2.27
