@@ -66,6 +66,20 @@ flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
 	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
 }
 
+/* A barrier (or a task that is no flow) is done and task @u waited for it: a paced message
+ * (struct pk_flow paced) whose last wait it was is held by NCCL's window (its pace). */
+static int
+barrier_feeds(struct pk_engine *e, uint32_t u, uint64_t lat_ps)
+{
+	if (u < PK_VIRT && task_at(e, u)->kind == PK_T_FLOW && task_at(e, u)->npred == 1 &&
+	    pk_flow_kept(e, task_at(e, u)->flow)) {
+		struct pk_flow *f = flow_at(e, task_at(e, u)->flow);
+
+		f->held = f->paced;
+	}
+	return ft__pk_pred_done(e, u, lat_ps);
+}
+
 static int
 task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 {
@@ -90,7 +104,7 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 		else if (flow && e->part)
 			continue; /* told on every rank at the window's end (pkt_part.c) */
 		else
-			rc = ft__pk_pred_done(e, u, lat_ps);
+			rc = barrier_feeds(e, u, lat_ps);
 		if (rc < 0)
 			return rc;
 	}
@@ -230,6 +244,37 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
 }
 
 /*
+ * Flow @f's path through its PXN proxy @via (ft__sim_pxn_proxy()): its source to the
+ * proxy over NVLink, then the proxy's route to the receiver (the proxy's NIC, the
+ * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
+ * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
+ * leg hashes as a QP of its own per sender (NCCL's proxy connects per peer and channel),
+ * on the same NIC lane. Into @path; FT_ERANGE past FT_PATH_MAX links.
+ */
+static int
+route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct choose_ctx *cc,
+          struct ft_path *path, struct ft_error *err)
+{
+	struct ft_path leg;
+	uint32_t qp = f->qp + (ft_topo_vertex(e->topo, f->src)->local + 1) * 1024u *
+	                              ft__sim_gpu_lanes(e->topo, via);
+	int rc = ft__sim_route(e->topo, &e->cfg, f->src, via, f->qp, choose_by_hash, cc, path, err);
+
+	if (rc < 0 && (rc = route_dead(e, f->src, via, f->qp, cc, path, err)) < 0)
+		return rc;
+	rc = ft__sim_route(e->topo, &e->cfg, via, f->dst, qp, choose_by_hash, cc, &leg, err);
+	if (rc < 0 && (rc = route_dead(e, via, f->dst, qp, cc, &leg, err)) < 0)
+		return rc;
+	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
+		return ft_error_set(err, FT_ERANGE, "sim: the PXN path of a flow is longer than %d "
+		                    "links", FT_PATH_MAX);
+	memcpy(path->links + path->nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
+	path->nlinks += leg.nlinks;
+	path->lat_s += leg.lat_s;
+	return 0;
+}
+
+/*
  * Route flow @fid: its first link, its path (kept unless routed per hop), its path latency
  * and its ideal time. At its start in one process; a run split across MPI ranks routes
  * every flow before it starts, in flow order, since a flow started by another flow starts
@@ -245,11 +290,15 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	double slow = 0;
 	uint32_t j;
 	bool dead; /* routed over links down: its path is kept, adaptive or not */
+	uint32_t via = f->pxn ? ft__sim_pxn_proxy(e->topo, f->src, f->dst) : UINT32_MAX;
 	int rc;
 
-	rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc, &path,
-	                   &err);
-	if (rc < 0 && (rc = route_dead(e, f->src, f->dst, f->qp, &cc, &path, &err)) < 0) {
+	if (via != UINT32_MAX)
+		rc = route_via(e, f, via, &cc, &path, &err);
+	else if ((rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash,
+	                             &cc, &path, &err)) < 0)
+		rc = route_dead(e, f->src, f->dst, f->qp, &cc, &path, &err);
+	if (rc < 0) {
 		e->route_err = err; /* the message names both endpoints */
 		return rc;
 	}
@@ -270,9 +319,11 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
 	 * reaches: it stays fixed. SRD's spraying chooses per packet too (flowlets are
-	 * adaptive routing's: not under it). */
+	 * adaptive routing's: not under it). A PXN flow's path through its proxy is kept
+	 * too: no hop-by-hop route leads through the proxy (its network leg is hashed at
+	 * the flow's start). */
 	if ((e->cfg.routing != FT_ROUTING_ADAPTIVE && !e->spray) || nvlink_domain_flow(e, f) ||
-	    dead) {
+	    dead || via != UINT32_MAX) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */
 		if (f->path_cap < path.nlinks) {
 			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
@@ -376,6 +427,14 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 	}
 	if (e->tcp_rack)
 		ft__pk_tcp_rack_drop(e, fid); /* (RACK is of no more use: every packet arrived) */
+	if (op < e->ops.len) {
+		struct pk_op *o = ft_vec_at(&e->ops, op);
+
+		if (e->now_ps >= o->last_end_ps) {
+			o->last_end_ps = e->now_ps;
+			o->last_held = f->held;
+		}
+	}
 	oc->nflows++;
 	oc->npackets += f->npkts;
 	oc->bytes += f->bytes;

@@ -646,7 +646,15 @@ struct pk_flow {
 	uint8_t prio;
 	bool in_ring;
 	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
-	bool wnd_held;   /* TCP: out of its ring, its window full until an ACK opens it */
+	bool wnd_held : 1; /* TCP: out of its ring, its window full until an ACK opens it */
+	/* an NCCL send through its PXN proxy (ft__sim_pxn_proxy() of its ends: the GPU on
+	 * the receiver's rail), its path over NVLink to it first (pkt_flow.c route_via()) */
+	bool pxn : 1;
+	/* a message m >= 1 of a send NCCL's window paces (pkt_nccl.c send_pace()), whole on
+	 * one QP; held: its pace was the last wait it had (the window, not the fabric, set
+	 * when it started) */
+	bool paced : 1;
+	bool held : 1;
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
 	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
@@ -700,6 +708,10 @@ struct pk_op {
 	uint64_t base_lat_ps; /* launch latency inside the start barrier (not the op's time) */
 	double shift_s; /* how much later than its nominal end `next` is (its largest offset) */
 	bool acked;     /* `next` counts each flow's end one path latency later (end_acked) */
+	/* its flow that ended last, when, and whether NCCL's window held it (pk_flow held):
+	 * its bottleneck is then the window (p2p:window), as the flow engine names it */
+	uint64_t last_end_ps;
+	bool last_held;
 };
 
 struct pk_link {
@@ -1482,6 +1494,7 @@ struct ring_conn {
 	/* a send's own pace (pkt_nccl.c send_pace()): message m, 1 <= m <= npace, waits for
 	 * task pace0 + m - 1, done m periods after the send's start */
 	uint32_t pace0, npace;
+	bool pxn; /* its flows go through their PXN proxy (struct pk_flow pxn) */
 };
 
 /*

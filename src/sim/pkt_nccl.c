@@ -209,12 +209,12 @@ flow_cc_init(struct pk_engine *e, uint32_t id)
 	return FT_NEVER(id != e->flow_cc.len) ? FT_EINVAL : ft_vec_push(&e->flow_cc, &d);
 }
 
-/* One flow: QP @qp of a connection, @bytes from @src to @dst, its task and record at
- * @tcur and @cursor (see put_record()), counted in the run's flows and bytes when
- * @count; its task, or FT_E*. */
+/* One flow: QP @qp of a connection, @bytes from @src to @dst (through its PXN proxy when
+ * @pxn), its task and record at @tcur and @cursor (see put_record()), counted in the
+ * run's flows and bytes when @count; its task, or FT_E*. */
 static int64_t
-flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op,
-         uint32_t *tcur, uint32_t *cursor, bool count)
+flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool pxn, uint32_t qp,
+         uint32_t op, uint32_t *tcur, uint32_t *cursor, bool count)
 {
 	struct pk_flow f = { 0 };
 	int64_t t, id;
@@ -227,6 +227,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 	f.bytes = bytes;
 	f.src = src;
 	f.dst = dst;
+	f.pxn = pxn;
 	f.task = (uint32_t)t;
 	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
 	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);
@@ -279,21 +280,22 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32
 }
 
 static int64_t
-add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp, uint32_t op)
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool pxn, uint32_t qp,
+         uint32_t op)
 {
 	uint32_t append = PK_NONE, append2 = PK_NONE;
 
 	if (building(e))
-		return flow_rec(e, bytes, src, dst, qp, op, &e->lazy->cur_task, &e->lazy->cur_flow,
-		                false);
-	return flow_rec(e, bytes, src, dst, qp, op, &append, &append2, true);
+		return flow_rec(e, bytes, src, dst, pxn, qp, op, &e->lazy->cur_task,
+		                &e->lazy->cur_flow, false);
+	return flow_rec(e, bytes, src, dst, pxn, qp, op, &append, &append2, true);
 }
 
 int64_t
 ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp,
                  uint32_t op, uint32_t task_at_rec, uint32_t flow_at_rec)
 {
-	return flow_rec(e, bytes, src, dst, qp, op, &task_at_rec, &flow_at_rec, false);
+	return flow_rec(e, bytes, src, dst, false, qp, op, &task_at_rec, &flow_at_rec, false);
 }
 
 /* Share @i of @n of @bytes: the remainder goes to the first ones. */
@@ -321,7 +323,7 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 
 		if (b == 0)
 			continue;
-		t = add_flow(e, b, src, dst, q, op);
+		t = add_flow(e, b, src, dst, false, q, op);
 		if (t < 0)
 			return (int)t;
 		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
@@ -408,7 +410,7 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
          uint32_t *task)
 {
 	struct pk_engine *e = rb->e;
-	int64_t t = add_flow(e, bytes, c->src, c->dst, c->qp0 + qp, rb->tag);
+	int64_t t = add_flow(e, bytes, c->src, c->dst, c->pxn, c->qp0 + qp, rb->tag);
 
 	if (t < 0)
 		return (int)t;
@@ -507,8 +509,14 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	 * its send's own (send_pace()) */
 	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs)
 		rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
-	if (rc == 0 && m > 0 && m <= c->npace)
+	if (rc == 0 && m > 0 && m <= c->npace) {
 		rc = ft__pk_add_dep(rb->e, c->pace0 + m - 1, to);
+		/* a whole message (its pace its only barrier): told when the pace held it
+		 * (pkt_flow.c task_done()); a split run's ranks keep no such record */
+		if (rc == 0 && whole && !rb->e->plan_owner && to < PK_VIRT &&
+		    task_of(rb->e, to)->kind == PK_T_FLOW)
+			flow_at(rb->e, task_of(rb->e, to)->flow)->paced = true;
+	}
 	if (c->slots)
 		slots = c->slots;
 	if (rc == 0 && m >= slots)
@@ -680,10 +688,11 @@ crosses_nodes(const struct ft_topo *t, uint32_t a, uint32_t b)
 	return ft__sim_over_network(t, a, b);
 }
 
-/* The connections of a send of @payload from @a to @b, over NCCL's channels of @ch, whose
- * first messages wait for @start and whose end is @end. */
+/* The connections of a send of @payload from @a to @b through PXN proxy @via (PK_NONE:
+ * none), over NCCL's channels of @ch, whose first messages wait for @start and whose end
+ * is @end. */
 static int
-p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
+p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b, uint32_t via,
          const struct ft_model_p2p_chunking *ch, uint32_t start, uint32_t end)
 {
 	struct ft_model_chunking by = { ch->chunk_bytes, ch->chunk_bytes, ch->slots };
@@ -713,7 +722,9 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b,
 		 * share of the send; the flow engine splits each channel over every lane
 		 * (engine_flow.c spawn_conn()), and the model's channels per peer (2 at 100
 		 * Gb/s) can be fewer than the NICs: the even split keeps both engines alike. */
-		c->nq = ft__pk_conn_qps(pb->rb.e, a, b);
+		c->pxn = via != PK_NONE;
+		/* (through a PXN proxy, the proxy's NICs carry it: spawn_conn()'s rule) */
+		c->nq = ft__pk_conn_qps(pb->rb.e, via == PK_NONE ? a : via, b);
 		c->qp0 = k * c->nq;
 		c->wire = FT_MAX((uint64_t)((double)part / eff + 0.5), 1);
 		ft__pk_cut(c, part, 1, &by);
@@ -767,9 +778,10 @@ send_pace(struct p2p_build *pb, uint32_t first, uint64_t pace_ps)
  */
 static uint64_t
 send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch, uint32_t a,
-               uint32_t b)
+               uint32_t b, uint32_t via)
 {
-	double w = ft__sim_p2p_send_window(e->topo, ch, a, b, NULL);
+	double w = ft__sim_p2p_send_window_via(e->topo, ch, a, b,
+	                                       via == PK_NONE ? UINT32_MAX : via, NULL);
 	double p = w > 0 ? (double)ch->channels * (double)ch->chunk_bytes / w * PK_PS_PER_S : 0;
 
 	return p >= 1 && p < 1e18 ? (uint64_t)(p + 0.5) : 0;
@@ -777,14 +789,31 @@ send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch
 
 /* The clear-to-send of a receiver @b for its next sender @a2: a task of @kind after the
  * send to @b that waits the path latency from @b back to @a2: NCCL's receiver posts its
- * buffer by an RDMA write into the sender's FIFO (src/transport/net_ib.cc). */
+ * buffer by an RDMA write into the sender's FIFO (src/transport/net_ib.cc). Where @a2
+ * sends through a PXN proxy (ft__sim_pxn_proxy()), that FIFO is the proxy's, whose
+ * NIC sends: the write crosses @b's rail to it, and the sender reads it over NVLink. */
 static int64_t
 notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2, uint32_t tag)
 {
-	uint64_t lat = 0;
-	int rc = ft__pk_path_lat(e, b, a2, ft_mix64(((uint64_t)b << 32) | a2), &lat);
+	uint32_t via = ft__sim_pxn_proxy(e->topo, a2, b);
+	uint64_t lat = 0, hop = 0;
+	int rc;
 
-	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat, 0, tag);
+	if (via == UINT32_MAX)
+		rc = ft__pk_path_lat(e, b, a2, ft_mix64(((uint64_t)b << 32) | a2), &lat);
+	else if ((rc = ft__pk_path_lat(e, b, via, ft_mix64(((uint64_t)b << 32) | a2), &lat)) == 0)
+		rc = ft__pk_path_lat(e, via, a2, ft_mix64(((uint64_t)via << 32) | a2), &hop);
+	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat + hop, 0, tag);
+}
+
+/* The PXN proxy of a send from @a to @b over the network (ft__sim_pxn_proxy(); NCCL's
+ * PXN, kb ENV-PXN), PK_NONE where it leaves by @a's own NIC or stays in the node. */
+static uint32_t
+a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net)
+{
+	uint32_t v = net ? ft__sim_pxn_proxy(e->topo, a, b) : UINT32_MAX;
+
+	return v == UINT32_MAX ? PK_NONE : v;
 }
 
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
@@ -797,7 +826,7 @@ a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_model_p2p_chunking *ch, uint8_t *slots, uint32_t *ppn)
 {
 	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
-	                          comm->p2p_nchannels, ch, slots, ppn, false);
+	                          comm->p2p_nchannels, ch, slots, ppn, true);
 }
 
 /*
@@ -821,7 +850,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
-	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, ppn = 1;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, ppn = 1, via;
 	uint8_t *slots;
 	size_t per_round;
 	double net_step;
@@ -898,12 +927,15 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				/* its own slots: those of the proxy op NCCL puts it in */
 				ft__sim_a2a_send_ch(&ch[1], net ? slots : NULL, m, ppn, i,
 				                    (i + k) % m, &mine);
+				/* a send to another rail through its PXN proxy (a2a_via()) */
+				via = a2a_via(e, a, b, net);
 				if (rc == 0)
-					rc = p2p_send(pb, ph->bytes_per_pair, a, b,
+					rc = p2p_send(pb, ph->bytes_per_pair, a, b, via,
 					              net ? &mine : &ch[0], (uint32_t)s0,
 					              (uint32_t)end);
 				if (rc == 0 && net && windowed)
-					rc = send_pace(pb, first, send_period_ps(e, &mine, a, b));
+					rc = send_pace(pb, first,
+					               send_period_ps(e, &mine, a, b, via));
 			}
 		}
 	}
@@ -965,7 +997,7 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 		/* Per connection: a send to an NVLink peer keeps LL in a multi-node job. */
 		ft_model_p2p_chunking_conn(&comm, fl.bytes, crosses_nodes(pb->rb.e->topo, a, b), &ch);
 		first[nsend++] = pb->rb.n;
-		rc = p2p_send(pb, fl.bytes, a, b, &ch, start, pb->rb.bar);
+		rc = p2p_send(pb, fl.bytes, a, b, PK_NONE, &ch, start, pb->rb.bar);
 	}
 	first[nsend] = pb->rb.n;
 	for (f = 0; f < pb->rb.n && rc == 0; f++)
@@ -1283,7 +1315,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t i = (uint32_t)(rest % ph->m), m = ph->m;
 	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
-	uint32_t net = crosses_nodes(e->topo, a, b), shape;
+	uint32_t net = crosses_nodes(e->topo, a, b), shape, via = a2a_via(e, a, b, net);
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag, .lane_split = true } };
 	struct ft_model_p2p_chunking mine;
 	int64_t si, s0, end, cts;
@@ -1310,10 +1342,10 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 		task_of(e, (uint32_t)end)->flow = (uint32_t)si;
 		task_of(e, (uint32_t)cts)->flow = (uint32_t)si;
 		pb.notice = (uint32_t)cts + 1;
-		rc = p2p_send(&pb, ph->payload, a, b, &mine, (uint32_t)s0, (uint32_t)end);
+		rc = p2p_send(&pb, ph->payload, a, b, via, &mine, (uint32_t)s0, (uint32_t)end);
 	}
 	if (rc == 0 && net && ph->windowed) /* (p2p_alltoall()'s pace) */
-		rc = send_pace(&pb, 0, send_period_ps(e, &mine, a, b));
+		rc = send_pace(&pb, 0, send_period_ps(e, &mine, a, b, via));
 	if (rc == 0)
 		rc = build_messages(&pb.rb, pb.nmsg, pb.slots);
 	else
@@ -1606,7 +1638,7 @@ send_shape(struct pk_engine *e, uint64_t payload, const struct ft_model_p2p_chun
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
 	if (!pb.rb.c)
 		return FT_ENOMEM;
-	rc = p2p_send(&pb, payload, 0, 1, ch, 0, 0);
+	rc = p2p_send(&pb, payload, 0, 1, PK_NONE, ch, 0, 0);
 	*nflow = 0;
 	*bytes = 0;
 	for (c = 0; c < pb.rb.n && rc == 0; c++) {

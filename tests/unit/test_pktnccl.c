@@ -1381,6 +1381,171 @@ test_nic_msg_rate_errors(void **state)
 	ft_topo_free(t);
 }
 
+/* The bytes the run put on the links into GPU vertex @dst of kind @kind (all: @dst
+ * UINT32_MAX), and on the fabric's links of @tier. */
+static double
+bytes_into(const struct ft_topo *t, const struct ft_sim_counters *c, int kind, uint32_t dst)
+{
+	double b = 0;
+
+	for (uint32_t l = 0; l < c->nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->kind == kind && (dst == UINT32_MAX || lk->dst == dst))
+			b += c->link_bytes[l];
+	}
+	return b;
+}
+
+static double
+bytes_tier(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t tier)
+{
+	double b = 0;
+
+	for (uint32_t l = 0; l < c->nlinks; l++)
+		if (ft_topo_link(t, l)->tier == tier && ft_topo_link(t, l)->kind != FT_L_NVLINK &&
+		    ft_topo_link(t, l)->kind != FT_L_PCIE)
+			b += c->link_bytes[l];
+	return b;
+}
+
+/*
+ * NCCL's PXN in the packet engine (ncclTopoGetNetDev(), NVIDIA/nccl src/graph/search.cc
+ * v2.27.7-1; kb ENV-PXN): two ranks of a direct all-to-all of 16 MiB, rank 0 on GPU 0 of
+ * node 0 and rank 1 on GPU 1 of node 1 of four DGX H100 on a rail fat-tree
+ * (tests/fixtures/spec/pxn-on-rail.yaml), each sending P = 8 MiB to the other at Simple
+ * (every byte on the wire). With PXN each send crosses NVLink to the GPU of its peer's
+ * rail in its own node (GPU 1 of node 0, GPU 0 of node 1), which sends it from its NIC:
+ * exactly P into each proxy over NVLink, 4P on NVLink in all (two links a send), none on
+ * the spine. With nodes.nccl.pxn_disable each leaves by its own NIC and crosses the
+ * spine: 4P on leaf-spine links (up and down a send), none on NVLink. Built whole and
+ * lazily alike.
+ */
+static void
+test_pxn_links(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 16u << 20 };
+	const double P = 8u << 20;
+
+	(void)state;
+	for (int off = 0; off < 2; off++) {
+		for (int eager = 0; eager < 2; eager++) {
+			struct ft_cluster_spec spec;
+			struct ft_error err = { 0 };
+			struct ft_topo *t = NULL;
+			struct ft_schedule s;
+			struct ft_sim_cfg cfg;
+			struct ft_sim_counters c;
+			struct ft_engine *e = NULL;
+			struct ft_sim_op op = { .after = -1 };
+			uint32_t ends[2];
+
+			assert_int_equal(ft_spec_load_file("tests/fixtures/spec/pxn-on-rail.yaml",
+			                                   &spec, &err),
+			                 0);
+			spec.node.nccl_pxn_disable = off;
+			assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+			ends[0] = ft_topo_gpu(t, 0, 0);
+			ends[1] = ft_topo_gpu(t, 1, 1);
+			ft_schedule_init(&s);
+			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+			ft_sim_cfg_init(&cfg);
+			op.sched = &s;
+			op.rank_gpu = ends;
+			assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+			ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
+			assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+			if (ft_packet_engine.run(e, 0, &err) != 0)
+				fail_msg("run: %s", err.msg);
+			assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+			assert_true(bytes_into(t, &c, FT_L_NVLINK, ft_topo_gpu(t, 0, 1)) ==
+			            (off ? 0 : P));
+			assert_true(bytes_into(t, &c, FT_L_NVLINK, ft_topo_gpu(t, 1, 0)) ==
+			            (off ? 0 : P));
+			assert_true(bytes_into(t, &c, FT_L_NVLINK, UINT32_MAX) == (off ? 0 : 4 * P));
+			assert_true(bytes_tier(t, &c, 2) == (off ? 4 * P : 0));
+			/* either way each send crosses its NICs' host links, there and back */
+			assert_true(bytes_tier(t, &c, 1) == 4 * P);
+			ft_packet_engine.destroy(e);
+			ft_schedule_release(&s);
+			ft_topo_free(t);
+		}
+	}
+}
+
+/* @engine's time of a direct all-to-all of @bytes over every GPU of @spec. */
+static double
+a2a_time(const char *spec, uint64_t bytes, const char *engine, char *bott, size_t len)
+{
+	struct ft_sim_sweep_args sw = { .spec = spec,
+		                        .op = FT_OP_ALLTOALL,
+		                        .algo = FT_ALGO_DIRECT,
+		                        .proto = FT_PROTO_COUNT,
+		                        .min_bytes = bytes,
+		                        .max_bytes = bytes };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double t;
+
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) < 0)
+		fail_msg("%s on %s: %s", engine, spec, err.msg);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	t = ft_run_row(&rep.run, 0)->time_us;
+	if (bott)
+		snprintf(bott, len, "%s", ft_run_row(&rep.run, 0)->bottleneck);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return t;
+}
+
+/*
+ * The engines agree on PXN: the direct all-to-all over four DGX H100 on a rail fat-tree
+ * with 500 us cables, 16 MiB and 1 MiB, the packet engine within 10 % of the flow engine
+ * with PXN (NCCL's window over the rail's round trip: the flow engine 3,028 and 2,028 us;
+ * the packet engine took twice that, over the spine, before it sent through the proxy)
+ * and without (pxn-off-rail.yaml: over the spine, twice the round trip). At 16 MiB the
+ * window holds the last message of both engines' slowest send: both name it (p2p:window;
+ * the packet engine named a port before: nvlink with PXN, nic without).
+ */
+static void
+test_pxn_agrees_with_flow(void **state)
+{
+	static const char *const specs[] = { "tests/fixtures/spec/pxn-on-rail.yaml",
+		                             "tests/fixtures/spec/pxn-off-rail.yaml" };
+	static const uint64_t sizes[] = { 16u << 20, 1u << 20 };
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(specs); k++) {
+		for (size_t i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+			char bf[64], bp[64];
+			double tf = a2a_time(specs[k], sizes[i], "flow", bf, sizeof(bf));
+			double tp = a2a_time(specs[k], sizes[i], "packet", bp, sizeof(bp));
+
+			print_message("# %s %llu MiB: flow %.2f us (%s), packet %.2f us (%s), "
+			              "%+.2f %%\n",
+			              specs[k], (unsigned long long)(sizes[i] >> 20), tf, bf, tp,
+			              bp, (tp / tf - 1) * 100);
+			assert_true(fabs(tp / tf - 1) <= 0.10);
+			/* at 16 MiB NCCL's window holds both engines' last sends */
+			if (sizes[i] == 16u << 20) {
+				assert_string_equal(bf, "p2p:window");
+				assert_string_equal(bp, "p2p:window");
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -1406,6 +1571,8 @@ main(void)
 		cmocka_unit_test(test_lazy_phases_share),
 		cmocka_unit_test(test_lazy_lossy),
 		cmocka_unit_test(test_lab_moe),
+		cmocka_unit_test(test_pxn_links),
+		cmocka_unit_test(test_pxn_agrees_with_flow),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
