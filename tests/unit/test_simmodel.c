@@ -935,7 +935,7 @@ test_flow_agrees_on_forced_trees(void **state)
  * model was 48 % slower (5,963.6 against 4,034.0 us): its ramp timed every stage, NVLink
  * hops too, at a channel's share of the binding NIC and grew by ~250 us a channel; each
  * channel's pipeline now fills at its NVLink share inside the nodes and its NICs' rate one
- * way between them (model/pipeline.c forced_fill_sum()): 3,892.7 us, the flow engine 3.5 %
+ * way between them (model/pipeline.c forced_fill_sum()): 3,892.7 us, the flow engine 3.6 %
  * slower.
  */
 static void
