@@ -1477,6 +1477,41 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
 	return l->channels_forced && a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nnodes > 1;
 }
 
+/*
+ * The stages of a forced tree's fill, s: each channel is a CUDA block with its own chunk
+ * pipeline, all of them at once (NVIDIA/nccl v2.27.7-1 src/enqueue.cc gives each channel its
+ * own share of the buffer and loop count; src/device/prims_simple.h waits for a step only on
+ * its own channel's connections), so the first chunk of every channel crosses a stage at
+ * the rate the channels get there, not at the whole operation's pace. A hop of the chain
+ * inside a node runs at its stage rate up to NCCL's per-channel kernel cap
+ * (ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop between nodes shares its
+ * NICs between the channels, and the stage rate is the tree's algorithm rate there, the
+ * NICs' bus rate x 0.5 as every byte crosses them up and then down (src/graph/tuning.cc,
+ * the tree's ratio): during the fill a hop carries the first chunks one way alone, so at
+ * twice that, never faster than a chain hop (one connection's rate). @loop: one loop's
+ * bytes of every channel; @t_pace: a loop at the operation's pace, the most a stage takes
+ * and what every stage took before. Where the NVLink share binds (DGX H100 nodes alike)
+ * every stage keeps @t_pace; over nodes of different GPU counts, where the small nodes'
+ * NICs bind, the NVLink hops ran at the NICs' pace and the ramp grew by ~250 us a forced
+ * channel (docs/internals/model-log.md, "forced channels' fill").
+ */
+static double
+forced_fill_sum(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
+                const struct ft__model_cost *c, uint32_t stages, double loop, double t_pace)
+{
+	double cap = ft_model_tree_cap_algbw(l, a, p), inside, intra, inter, sum;
+
+	if (!(cap > 0) || !(c->stage_intra_Bps > 0) || !(c->stage_inter_Bps > 0) ||
+	    !isfinite(cap))
+		return stages * t_pace;
+	inside = FT_MIN(2.0 * (l->ppn > 0 ? l->ppn - 1 : 0), (double)stages);
+	intra = FT_MIN(c->stage_intra_Bps, cap);
+	inter = FT_MIN(2.0 * c->stage_inter_Bps, intra);
+	sum = inside * loop / intra + (stages - inside) * loop / inter;
+	/* at least the one loop at the pace, at most every stage at it */
+	return FT_MIN(FT_MAX(sum, t_pace), stages * t_pace);
+}
+
 void
 ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
@@ -1539,7 +1574,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;
 		if (ft__model_forced_fill(l, a, p)) {
-			sum = stages * t_pace;
+			sum = forced_fill_sum(l, a, p, c, stages, c_eff * pipes, t_pace);
 		} else if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) &&
 		           c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
 			/* The stages inside a node at its rate (NVLS's two, or the tree's chain

@@ -217,6 +217,17 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
  * where their NVLink carries them in 31 (266.2 us in all against the model's 236.8; now
  * 238.6). Over 2 and 3 nodes the cap is higher (57.7 GB/s a channel; 4/3 of what the tree
  * carries) and bound less: 5-7 us.
+ *
+ * NCCL's NVLS-tree correction (sc->tree_corr, ft__sim_nccl_efficiency(); kb NA-MODEL) scales
+ * the tuner's bus bandwidth (NVIDIA/nccl v2.29.2-1 src/graph/tuning.cc
+ * ncclTopoGetAlgoTime(): busBw *= the factor, the latency left alone), so it slows the
+ * loops a stage passes at the pipeline's pace, not the fill and the drain: a flow's first
+ * and last chunks carry their own bytes, and its middle every chunk's 1 / corr - 1 more,
+ * at the pace. In one chunk the stages take turns and the extra runs after the stage's
+ * chunk, beside the stages after it, so the slowest stage's adds to the time: the model's
+ * one loop, whose bandwidth term alone takes the factor (model/pipeline.c). Before, every
+ * byte of every stage carried 1 / corr: on four DGX B200 at 4 MiB (one loop, x0.7) the flow
+ * engine was 7.8% slower than the model (docs/internals/sim-log.md).
  */
 
 /* NCCL's nodes the op's ranks are on (ranks node by node; an NVLink domain is one). */
@@ -391,6 +402,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 	uint32_t *wave = NULL, nst = 0, f, st;
 	/* the first and last chunks' cap: an NVLS tree's pace holds its middle chunks alone */
 	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE ? 0 : op->conn_cap_Bps;
+	double corr = sc->tree_corr > 0 && sc->tree_corr < 1 ? sc->tree_corr : 1.0;
 	int rc = FT_ENOMEM;
 
 	if (!fl || !stage)
@@ -421,7 +433,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		goto out;
 	for (f = 0; f < ph->nflows; f++) {
 		uint32_t a = 0, b = 0, in_first = stage[f] ? wave[2 * stage[f] - 2] : start;
-		double piece;
+		double piece, middle;
 		int64_t first, join;
 
 		rc = ft__sim_flow_ends(fe->topo, sc, op, &fl[f], &a, &b, err);
@@ -430,7 +442,12 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		rc = FT_ENOMEM;
 		if (a == b || fl[f].bytes == 0)
 			continue;
-		piece = (double)fl[f].bytes / eff / k;
+		/* NCCL's tree correction (sc->tree_corr) on the loops' bytes alone: the first
+		 * and last chunks, the fill and the drain, cross at their own bytes, and the
+		 * middle carries every chunk's 1 / corr - 1 more (the comment above) */
+		piece = (double)fl[f].bytes * corr / eff / k;
+		middle = piece * (k > 1 ? k - 2 : 0) +
+		         (corr < 1 ? (double)fl[f].bytes * (1 - corr) / eff : 0);
 		first = ft__fs_add_barrier(s, 0, 0, tag);
 		join = ft__fs_add_barrier(s, 0, 0, tag);
 		if (first < 0 || join < 0 ||
@@ -440,18 +457,17 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		/* the first chunk (the only one in one loop): no pace to keep (the comment
 		 * above) */
 		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, edge_cap);
-		if (rc == 0 && k == 1) {
-			/* one chunk: the stage's end is its first chunk's */
-			if (ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0 ||
-			    ft__fs_add_dep(s, (uint32_t)join, wave[2 * stage[f] + 1]) < 0)
-				goto out;
-			continue;
-		}
-		if (rc == 0 && k > 2)
-			rc = add_conn(fe, piece * (k - 2), a, b, (uint32_t)first, (uint32_t)join, tag,
+		if (rc == 0 && middle >= 1.0)
+			rc = add_conn(fe, middle, a, b, (uint32_t)first, (uint32_t)join, tag,
 			              op->conn_cap_Bps);
 		else if (rc == 0 && ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0)
 			rc = FT_ENOMEM;
+		if (rc == 0 && k == 1) {
+			/* one chunk: the stage's end is its chunk's (and its correction's) */
+			if (ft__fs_add_dep(s, (uint32_t)join, wave[2 * stage[f] + 1]) < 0)
+				goto out;
+			continue;
+		}
 		if (rc == 0)
 			rc = add_conn(fe, piece, a, b, (uint32_t)join, wave[2 * stage[f] + 1], tag,
 			              edge_cap);

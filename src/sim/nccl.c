@@ -170,6 +170,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 	    ft_model_links_get(spec, s->nranks, 0, gpn, &l, NULL) == 0)
 		corr = ft_model_tree_correction(&l, s->op, s->algo, s->proto, s->bytes);
 	if (corr > 0 && corr < 1) {
+		s->tree_corr = corr;
 		for (i = 0; i < s->flows.len; i++) {
 			struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 

@@ -400,6 +400,63 @@ test_forced_tree_fill_closed_form(void **state)
 }
 
 /*
+ * The forced tree's fill over nodes of different GPU counts (one DGX H100 beside four 4-GPU
+ * H100 nodes of two 200G NICs, 24 ranks, ppn 4, 5 nodes: 12 stages, 6 in the nodes): the
+ * small nodes' NICs set the pace B (the bandwidth part's rate), and a loop is at most nch
+ * chunks of 512 KiB, L = 64 MiB / loops. Each channel's chunk pipeline fills at once with
+ * the others: a chain hop at the channels' NVLink share, nch x 20 GB/s x 0.92 x 0.5 (the
+ * kernel cap is above it), a network hop one way at 2B, never above the chain's rate. So
+ * the ramp is 6 L / intra + 6 L / min(2B, intra) - L / B; before, every stage took L / B
+ * and the ramp grew by ~250 us a channel (at 64 MiB: 800.7 us on 4 channels, now 592.1;
+ * 1,666.3 on 12, now 865.4).
+ */
+static void
+test_forced_fill_uneven_nodes(void **state)
+{
+	static const char five[] =
+	        "name: mixed-five\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1 }\n"
+	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const uint32_t counts[] = { 4, 12 };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		double n = counts[i], loops = ceil(64.0 / (n / 2)), L = 64.0 * 1048576 / loops;
+		double B, intra, inter, ramp;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_SIMPLE;
+		q.nchannels = counts[i];
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ex->result.pipe.nchannels, counts[i]);
+		assert_int_equal(ex->result.pipe.chunk_bytes, 512 * 1024);
+		assert_int_equal(ex->result.pipe.stages, 12);
+		assert_int_equal(ex->result.pipe.loops, (uint64_t)loops);
+		B = 64.0 * 1048576 / ex->result.bw_part_s;
+		/* the NICs bind: 2 x 25 GB/s x 0.92 x 0.5 less the fabric's share, 22.85 GB/s */
+		assert_true(B > 22e9 && B < 23e9);
+		intra = n * 20e9 * 0.92 * 0.5;
+		inter = FT_MIN(2 * B, intra);
+		ramp = 6 * L / intra + 6 * L / inter - L / B;
+		assert_rel(ex->result.pipe.ramp_s, ramp, 1e-6);
+		/* every stage at the NICs' pace before: 11 L / B */
+		assert_true(ex->result.pipe.ramp_s < 0.75 * 11 * L / B);
+	}
+	free(ex);
+}
+
+/*
  * The working's counts read as words: one byte, one rank, one channel, one
  * proxy message are singular ("1 bytes" before), more are plural.
  */
@@ -7463,6 +7520,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_multinode),
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
+		cmocka_unit_test(test_forced_fill_uneven_nodes),
 		cmocka_unit_test(test_tree_simple_fill_shared),
 		cmocka_unit_test(test_two_domain_tuner_closed_form),
 		cmocka_unit_test(test_explain_adds_up),

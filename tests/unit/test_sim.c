@@ -4336,6 +4336,10 @@ test_nccl_efficiency_tree_corrections(void **state)
 			was[k] = FT_VEC_AT(&sch.flows, struct ft_sched_flow, k).bytes;
 		eff = rows[i].a == FT_ALGO_NVLS_TREE ? ft_model_nvls_efficiency(&cs) : 1.0;
 		ft__sim_nccl_efficiency(&cs, &sch, rows[i].tree_corr, 0);
+		/* the factor the flows carry, for the flow engine's fill and drain
+		 * (engine_flow.c submit_chunked()), 0 where none */
+		assert_true(rows[i].factor < 1 ? fabs(sch.tree_corr - rows[i].factor) < 1e-12 :
+		                                 sch.tree_corr == 0);
 		for (k = 0; k < sch.flows.len; k++) {
 			const struct ft_sched_flow *f =
 			        &FT_VEC_AT(&sch.flows, struct ft_sched_flow, k);
