@@ -64,7 +64,8 @@
 # 64-256 KiB. "less start-up" divides by the run's CPU less that of a run
 # of one window in the same round, the CPU the messages themselves took.
 #
-# STEP (4) is the factor between sizes. The copy each size's messages
+# STEP (4) is the factor between sizes; SIZES (bytes, blank-separated)
+# names them instead, e.g. SIZES="65536 131072 262144 1048576 4194304". The copy each size's messages
 # took (fabtune's "copy" field, one per round) ends each line.
 #
 # HOG=1 runs one foreign CPU hog through the rounds: the memcpy on the CPU
@@ -135,12 +136,14 @@ xcpy() { # SIZE FAB OUT: "SIZE GB/s"
 		"$tmp/memcpy" "$1" "$1" 0 1 | awk '{ print $1, $3 }' >"$2"
 	fi
 }
-sizes=
+sizes=${SIZES:-}
 size=$min
-while [ "$size" -le "$max" ]; do
+while [ -z "${SIZES:-}" ] && [ "$size" -le "$max" ]; do
 	sizes="$sizes $size"
 	size=$((size * step))
 done
+min=$(echo $sizes | tr ' ' '\n' | sort -n | head -n 1)
+max=$(echo $sizes | tr ' ' '\n' | sort -n | tail -n 1)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # one round: fabtune, memcpy and MPI at SIZE, in an order that rotates with ROUND
 round() { # SIZE ROUND
