@@ -1664,9 +1664,11 @@ ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
 		for (h = 0; h < nheads && rc == 0; h++) {
 			rc = push_pair(s, k * ppn + heads[h], FT_SCHED_INNET, shard, h + 1);
 			if (rc == 0) {
-				label_head(s, s->flows.len - 2, h);
-				FT_VEC_AT(&s->flows, struct ft_sched_flow, s->flows.len - 1).net = 1;
-				FT_VEC_AT(&s->flows, struct ft_sched_flow, s->flows.len - 2).net = 1;
+				size_t n = s->flows.len;
+
+				label_head(s, n - 2, h);
+				FT_VEC_AT(&s->flows, struct ft_sched_flow, n - 1).net = 1;
+				FT_VEC_AT(&s->flows, struct ft_sched_flow, n - 2).net = 1;
 			}
 		}
 	return rc;

@@ -1198,10 +1198,10 @@ test_nvls_across_nodes_refused(void **state)
 			assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
 		} else {
 			assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
-			assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is NCCL's "
-			                                "NVLS with CollNet (NVLS in each node, "
-			                                "SHARP between the nodes' heads), which the "
-			                                "packet engine does not build"));
+			assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is "
+			                                "NCCL's NVLS with CollNet (NVLS in each "
+			                                "node, SHARP between the nodes' heads), "
+			                                "which the packet engine does not build"));
 		}
 		ft_sim_report_release(&rep);
 		memset(&err, 0, sizeof(err));
