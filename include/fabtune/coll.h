@@ -213,6 +213,14 @@ struct ft_sched_flow {
 	uint8_t dir;
 	uint8_t relay;
 	uint16_t head;
+	/*
+	 * 1 where FT_SCHED_INNET on this flow is the fabric's in-network reduction
+	 * (CollNet, SHARP) in a schedule whose other FT_SCHED_INNET flows are the
+	 * node's NVSwitch: NVLS across nodes, where a head sends its reduced share
+	 * through its NIC to the switches and gets the network's result back. 0 for
+	 * every flow of every other schedule (the algorithm says which it is).
+	 */
+	uint8_t net;
 	/* When the flow starts, in nanoseconds after its phase could start (0: at once): an
 	 * on/off source's start jitter. Engines that model no start times may ignore it. */
 	uint32_t start_ns;

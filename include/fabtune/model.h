@@ -524,6 +524,19 @@ FT_API uint64_t ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint
                                             struct ft_model_chunking *out);
 
 /*
+ * The same for NVLS across nodes (NVLS with CollNet) all-reduce of @bytes on @l: the NVLS
+ * chunk (ft_model_nvls_chunk(), 32 KiB where NCCL's NVLS price is under 150 GB/s), cut
+ * while the operation gives each of the channels NVLS launches across nodes
+ * (ft_model_run_nchannels()) x heads (one per NIC) fewer than 64, 8 or 2 chunks. Returns
+ * ceil(bytes / (channels x heads x chunk)), at least 1: the loops of the kernel's
+ * multi-node branch (NVIDIA/nccl src/device/all_reduce.h, RunWorkColl NVLS, loopSize =
+ * nChannels x nHeads x chunkSize), each head's share of a loop going through the switch,
+ * out to the network and back, and out of the switch.
+ */
+FT_API uint64_t ft_model_nvls_net_chunking(const struct ft_model_links *l, uint64_t bytes,
+                                           struct ft_model_chunking *out);
+
+/*
  * NCCL's pipeline of a CollNet all-reduce (NVIDIA/nccl src/enqueue.cc calcCollChunking;
  * kb NA-ALGO-COLLNET), Simple, on @l's channels: CollNetDirect halves a Simple slot while
  * each of its channels x heads (one per local rank) would get fewer than 128 or 16

@@ -1180,6 +1180,21 @@ ft_model_nvls_tree_chunking(const struct ft_model_links *l, uint64_t bytes,
 }
 
 uint64_t
+ft_model_nvls_net_chunking(const struct ft_model_links *l, uint64_t bytes,
+                           struct ft_model_chunking *out)
+{
+	uint32_t nch = FT_MAX(ft_model_run_nchannels(l, FT_ALGO_NVLS), 1u), heads = nvls_heads(l);
+	struct ft_model_buffs bu = buffs_of(l);
+	uint64_t per_loop;
+
+	ft_model_chunking_get(FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, &bu, out);
+	out->chunk_bytes = out->slice_bytes = chunk_of(l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS,
+	                                               FT_PROTO_SIMPLE, bytes, nch, heads, false);
+	per_loop = (uint64_t)nch * heads * FT_MAX(out->chunk_bytes, 1u);
+	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
+}
+
+uint64_t
 ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes, bool chain,
                           struct ft_model_chunking *out)
 {

@@ -48,22 +48,25 @@ ft_sim_cfg_init(struct ft_sim_cfg *cfg)
 /*
  * The two vertices a schedule flow runs between: the ranks' GPUs, or for the
  * in-network reduction engine (FT_SCHED_INNET) the vertex that stands for it
- * seen from the other end's GPU. A flow naming a rank past the schedule's is
- * an error.
+ * seen from the other end's GPU: the fabric's (CollNet's) for a flow marked
+ * net, which NVLS across nodes has beside its NVSwitch flows. A flow naming a
+ * rank past the schedule's is an error.
  */
 int
 ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
                   const struct ft_sim_op *op, const struct ft_sched_flow *fl, uint32_t *a,
                   uint32_t *b, struct ft_error *err)
 {
+	enum ft_algo innet = fl->net ? FT_ALGO_COLLNET : sc->algo;
+
 	if (fl->src == FT_SCHED_INNET && fl->dst < sc->nranks) {
 		*b = op->rank_gpu[fl->dst];
-		*a = ft__sim_innet_vertex(topo, *b, sc->algo);
+		*a = ft__sim_innet_vertex(topo, *b, innet);
 		return 0;
 	}
 	if (fl->dst == FT_SCHED_INNET && fl->src < sc->nranks) {
 		*a = op->rank_gpu[fl->src];
-		*b = ft__sim_innet_vertex(topo, *a, sc->algo);
+		*b = ft__sim_innet_vertex(topo, *a, innet);
 		return 0;
 	}
 	if (fl->src >= sc->nranks || fl->dst >= sc->nranks)

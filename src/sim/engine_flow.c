@@ -242,9 +242,21 @@ op_nodes(const struct flow_engine *fe, const struct ft_sim_op *op)
 	return n;
 }
 
+/* Whether @sc is NVLS across nodes: flows to the network's switches (net) beside the
+ * NVSwitch's. */
+static bool
+nvls_net(const struct ft_schedule *sc)
+{
+	for (size_t f = 0; f < sc->flows.len; f++)
+		if (FT_VEC_AT(&sc->flows, struct ft_sched_flow, f).net)
+			return true;
+	return false;
+}
+
 /* The chunks each pipeline copy of @op moves one after another: op->pipe_chunks, else
- * NCCL's loops for an NVLS tree or CollNet all-reduce on the engine's cluster; 0: its
- * flows run whole (packet.chunking: off, another algorithm, on/off sources). */
+ * NCCL's loops for an NVLS tree, NVLS across nodes or CollNet all-reduce on the engine's
+ * cluster; 0: its flows run whole (packet.chunking: off, another algorithm, on/off
+ * sources). */
 static uint32_t
 pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
 {
@@ -259,7 +271,8 @@ pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
 	if (op->pipe_chunks)
 		return op->pipe_chunks;
 	if (sc->op != FT_OP_ALL_REDUCE ||
-	    (sc->algo != FT_ALGO_NVLS_TREE && sc->algo != FT_ALGO_COLLNET))
+	    (sc->algo != FT_ALGO_NVLS_TREE && sc->algo != FT_ALGO_COLLNET &&
+	     !(sc->algo == FT_ALGO_NVLS && nvls_net(sc))))
 		return 0;
 	if (ft_model_links_get(ft_topo_spec(fe->topo), 0, 0, 0, &l, NULL) < 0)
 		return 0;
@@ -267,12 +280,13 @@ pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
 	l.nranks = sc->nranks;
 	l.nnodes = nodes;
 	l.ppn = sc->nranks / FT_MAX(nodes, 1u);
-	if (sc->algo == FT_ALGO_NVLS_TREE) {
+	if (sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_NVLS) {
 		for (f = 0; f < sc->flows.len; f++)
 			heads = FT_MAX(heads,
 			               (uint32_t)FT_VEC_AT(&sc->flows, struct ft_sched_flow, f).head);
 		l.nrails = FT_MAX(heads, 1u);
-		loops = ft_model_nvls_tree_chunking(&l, sc->bytes, &ch);
+		loops = sc->algo == FT_ALGO_NVLS ? ft_model_nvls_net_chunking(&l, sc->bytes, &ch) :
+		                                   ft_model_nvls_tree_chunking(&l, sc->bytes, &ch);
 	} else {
 		loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, &ch);
 	}
@@ -314,6 +328,13 @@ first_into(const struct ft_sched_flow *fl, const uint32_t *ord, uint32_t n, uint
 	return lo;
 }
 
+/* A flow into or out of the node's NVSwitch (not the fabric's switches: net). */
+static bool
+switch_flow(const struct ft_sched_flow *fl)
+{
+	return (fl->src == FT_SCHED_INNET || fl->dst == FT_SCHED_INNET) && !fl->net;
+}
+
 /*
  * The stage of every flow of a pipelined phase @fl[0..n-1] in @stage, from its labels
  * (struct ft_sched_flow pipe, dir): a flow a -> b of copy p takes its data from the flows
@@ -327,7 +348,8 @@ static uint32_t
 phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint32_t n,
              uint32_t *stage)
 {
-	bool nvls = sc->algo == FT_ALGO_NVLS_TREE;
+	/* an NVLS tree, or NVLS across nodes (its network flows marked net) */
+	bool nvls = sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_NVLS;
 	uint32_t *ord, m = 0, f, it, top = 0;
 	bool changed = true;
 
@@ -339,7 +361,7 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 		return 0;
 	for (f = 0; f < n; f++) {
 		stage[f] = 0;
-		if (!nvls || (fl[f].src != FT_SCHED_INNET && fl[f].dst != FT_SCHED_INNET))
+		if (!nvls || !switch_flow(&fl[f]))
 			ord[m++] = f;
 	}
 	sort_flows = fl;
@@ -373,12 +395,11 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 		top = FT_MAX(top, stage[f] + 1);
 	if (!nvls)
 		return top;
-	/* into the switch first, the trees after, out of the switch last */
+	/* into the switch first, the trees (or the network's switches) after, out of the
+	 * switch last */
 	for (f = 0; f < n; f++) {
-		if (fl[f].dst == FT_SCHED_INNET)
-			stage[f] = 0;
-		else if (fl[f].src == FT_SCHED_INNET)
-			stage[f] = top + 1;
+		if (switch_flow(&fl[f]))
+			stage[f] = fl[f].dst == FT_SCHED_INNET ? 0 : top + 1;
 		else
 			stage[f]++;
 	}
@@ -401,14 +422,19 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 	uint32_t *stage = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(uint32_t));
 	uint32_t *wave = NULL, nst = 0, f, st;
 	/* the first and last chunks' cap: an NVLS tree's pace holds its middle chunks alone */
-	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE ? 0 : op->conn_cap_Bps;
+	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE ? 0 : op->conn_cap_Bps, wmax = 0;
 	double corr = sc->tree_corr > 0 && sc->tree_corr < 1 ? sc->tree_corr : 1.0;
+	/* NVLS across nodes: NCCL's price (the op's cap, on its largest connection) paces
+	 * every connection in proportion to its bytes, all its chunks: each stage moves a
+	 * loop per period, as the model's pipeline has it (ft__sim_nvls_net_cap()) */
+	bool paced = sc->algo == FT_ALGO_NVLS && op->conn_cap_Bps > 0;
 	int rc = FT_ENOMEM;
 
 	if (!fl || !stage)
 		goto out;
 	for (f = 0; f < ph->nflows; f++) {
 		ft_sched_phase_flow(sc, ph, f, &fl[f]);
+		wmax = FT_MAX(wmax, (double)fl[f].bytes);
 		if (fl[f].start_ns > 0)
 			break;
 	}
@@ -433,7 +459,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		goto out;
 	for (f = 0; f < ph->nflows; f++) {
 		uint32_t a = 0, b = 0, in_first = stage[f] ? wave[2 * stage[f] - 2] : start;
-		double piece, middle;
+		double piece, middle, cap = op->conn_cap_Bps, edge = edge_cap;
 		int64_t first, join;
 
 		rc = ft__sim_flow_ends(fe->topo, sc, op, &fl[f], &a, &b, err);
@@ -448,6 +474,8 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		piece = (double)fl[f].bytes * corr / eff / k;
 		middle = piece * (k > 1 ? k - 2 : 0) +
 		         (corr < 1 ? (double)fl[f].bytes * (1 - corr) / eff : 0);
+		if (paced)
+			cap = edge = op->conn_cap_Bps * (double)fl[f].bytes / wmax;
 		first = ft__fs_add_barrier(s, 0, 0, tag);
 		join = ft__fs_add_barrier(s, 0, 0, tag);
 		if (first < 0 || join < 0 ||
@@ -456,10 +484,9 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 			goto out;
 		/* the first chunk (the only one in one loop): no pace to keep (the comment
 		 * above) */
-		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, edge_cap);
+		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, edge);
 		if (rc == 0 && middle >= 1.0)
-			rc = add_conn(fe, middle, a, b, (uint32_t)first, (uint32_t)join, tag,
-			              op->conn_cap_Bps);
+			rc = add_conn(fe, middle, a, b, (uint32_t)first, (uint32_t)join, tag, cap);
 		else if (rc == 0 && ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0)
 			rc = FT_ENOMEM;
 		if (rc == 0 && k == 1) {
@@ -470,7 +497,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		}
 		if (rc == 0)
 			rc = add_conn(fe, piece, a, b, (uint32_t)join, wave[2 * stage[f] + 1], tag,
-			              edge_cap);
+			              edge);
 		if (rc < 0)
 			goto out;
 	}

@@ -18,13 +18,23 @@
  * size, ranks, nodes and channels, the model's (kb NA-MODEL: the least
  * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it, and without NVLS
  * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). NVLS across nodes (with
- * CollNet), which no schedule builds, is left out of the tuner's candidates;
+ * CollNet) is left out of the tuner's candidates (ft__sim_pick_algo_net() keeps it);
  * another algorithm the model prices but the schedules don't build (PAT)
  * falls back to ring.
  */
 void
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                   uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
+{
+	ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, args);
+}
+
+/* ft__sim_pick_algo(), with NVLS across nodes among the tuner's candidates where
+ * @nvls_net (the runner builds it: ft__sim_nvls_collnet()). */
+void
+ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                      uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
+                      struct ft_coll_args *args)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -42,8 +52,8 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 	q.nnodes = gpn ? nranks / gpn : 0;
 	q.nchannels = o->channels;
 	q.nvls_off = nvls_off;
-	/* no NVLS-with-CollNet schedule: the tuner's best among the algorithms built here */
-	q.no_nvls_net = true;
+	/* without the NVLS-with-CollNet schedule, the tuner's best among the others */
+	q.no_nvls_net = !nvls_net;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
 	q.collnet = o->collnet;
@@ -57,8 +67,11 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
 		/* a forced variant stands even where the tuner would not pick it */
 		if (r.algo == FT_ALGO_COLLNET && o->collnet != FT_COLLNET_AUTO)
 			args->collnet_chain = o->collnet == FT_COLLNET_CHAIN;
-		/* nodes of different GPU counts: the runner builds these itself */
+		/* nodes of different GPU counts: the runner builds these itself; so it does
+		 * NVLS across nodes (ft__sim_nvls_collnet()) */
 		if (!gpn && (r.algo == FT_ALGO_TREE || r.algo == FT_ALGO_NVLS_TREE))
+			return;
+		if (nvls_net && r.algo == FT_ALGO_NVLS && gpn && nranks > gpn)
 			return;
 		ft_schedule_init(&probe);
 		if (ft_coll_schedule(args, &probe, NULL) == 0) {
@@ -106,6 +119,21 @@ ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
 	return 0;
 }
 
+/* Whether @s is NVLS across nodes (NVLS with CollNet): its flows to the network marked
+ * net (ft__sim_nvls_collnet()). */
+static bool
+nvls_across_nodes(const struct ft_schedule *s)
+{
+	size_t i;
+
+	if (s->algo != FT_ALGO_NVLS)
+		return false;
+	for (i = 0; i < s->flows.len; i++)
+		if (FT_VEC_AT(&s->flows, struct ft_sched_flow, i).net)
+			return true;
+	return false;
+}
+
 /*
  * NCCL's NVLS inside one node or NVLink domain splits the data between its
  * heads, one per NVLS channel, and a channel's head is GPU c of the node
@@ -126,7 +154,7 @@ ft__sim_nvls_heads(struct ft_schedule *s)
 	size_t i;
 
 	if (s->algo != FT_ALGO_NVLS || s->op != FT_OP_ALL_REDUCE ||
-	    s->nranks <= FT__SIM_NVLS_MAX_HEADS)
+	    s->nranks <= FT__SIM_NVLS_MAX_HEADS || nvls_across_nodes(s))
 		return 0;
 	for (i = 0; i < s->flows.len; i++) {
 		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
@@ -188,7 +216,9 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 	for (i = 0; i < s->flows.len; i++) {
 		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 
-		if (!nvls || f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET)
+		/* NVLS's flows through the switch; not those of NVLS across nodes to the
+		 * network (net), which NCCL's NVLS efficiency does not price */
+		if (!nvls || ((f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET) && !f->net))
 			f->bytes = (uint64_t)((double)f->bytes / eff + 0.5);
 	}
 }
@@ -834,6 +864,49 @@ ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s
 }
 
 /*
+ * NCCL's price of NVLS across nodes (@s: ft__sim_nvls_collnet()'s schedule) as a pace.
+ * Its tuner gives it nChannels x min(bwIntra x nvlsEfficiency x (nCh - 1)/nCh x 2,
+ * bwInter) of bus bandwidth and turns that into algorithm bandwidth as a ring's, x
+ * nRanks / 2(nRanks - 1) (NVIDIA/nccl src/graph/tuning.cc ncclTopoTuneModel, v2.28.3-1 to
+ * v2.30.7-1; 5/6 of nChannels x min(bwIntra, bwInter) before; model/tuner.c
+ * cost_nvls_net(), kb NA-ALGO-NVLS): on 8 x 400G NICs a node's heads move S / 8 each way
+ * per NIC in S / 195 GB/s over 64 ranks, half the NICs' rate, what the kernel's few warps
+ * per channel that reduce into the network and multicast back reach (src/device/
+ * all_reduce.h: 3 and 2 of 16 where the links alone would allow twice as much). As for
+ * the NVLSTree cap (ft__sim_tree_cap()), every connection is capped at the largest one's
+ * wire bytes over S / algbw, the algbw of the model's tuner for the op's ranks and nodes:
+ * the op lasts at least that long, and nothing changes where the links bind first.
+ * Returns that cap, bytes/s per connection, and in @what (@len bytes) the link class the
+ * price binds on, the model's bottleneck; 0: none (another schedule, no price).
+ */
+double
+ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                     uint32_t nranks, uint32_t gpn, char *what, size_t len)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	double wmax = 0;
+	size_t i;
+
+	if (!nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
+		return 0;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
+	q.ngpus = nranks;
+	q.ppn = gpn;
+	q.nnodes = nranks / gpn;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_NVLS;
+	q.proto = FT_PROTO_SIMPLE;
+	q.tuner_only = true;
+	if (ft_model_eval(spec, &q, &r, NULL) < 0 || !(r.bw_Bps > 0))
+		return 0;
+	for (i = 0; i < s->flows.len; i++)
+		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
+	ft_strlcpy(what, r.bottleneck, len);
+	return wmax * r.bw_Bps / (double)s->bytes;
+}
+
+/*
  * NCCL's LL and LL128 kernels move a channel's data at the rate its tuner gives the
  * protocol, not at the links' rate times the protocol's wire efficiency (kb NA-PROTO-LL:
  * a ring's LL share of the graph under llMaxBws, 282 GB/s busbw on one Blackwell node
@@ -1136,7 +1209,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*net_steps = 0;
 	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
 		return every;
-	if (sc->algo == FT_ALGO_NVLS) {
+	if (sc->algo == FT_ALGO_NVLS && !nvls_across_nodes(sc)) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
 		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
 		*extra_s = -(double)(steps - 1) * sc->step_lat_s;
@@ -1149,6 +1222,13 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	 * hypervisor's cost of a message, as the model's does (ft_model_net_step_s()). */
 	if (cross >= 2)
 		net += ft__sim_net_step_s(t, sc->proto);
+	if (sc->algo == FT_ALGO_NVLS) {
+		/* NVLS with CollNet: the switch's pass once and one trip through the network,
+		 * as NCCL's model has it, intraLat + interLat (model/tuner.c cost_nvls_net) */
+		*extra_s = -(double)(steps - 1) * sc->step_lat_s + (cross >= 2 ? net : 0);
+		*net_steps = cross >= 2 ? 1 : 0;
+		return every;
+	}
 	if (sc->algo == FT_ALGO_NVLS_TREE && steps > 2) {
 		far = steps - 2;
 		*extra_s = far * net - (steps - 1) * sc->step_lat_s;
@@ -1528,5 +1608,78 @@ ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t 
 		if (rc == 0)
 			label_head(s, from, h);
 	}
+	return rc;
+}
+
+/*
+ * NCCL's NVLS all-reduce across nodes, NVLS with CollNet (kb NA-ALGO-NVLS,
+ * NA-ALGO-COLLNET). NVIDIA/nccl src/graph/connect.cc connectNvls (v2.27.7-1 and
+ * v2.30.7-1): with CollNet enabled every NVLS head of a node gets a network peer
+ * (channel->nvls.out = nRanks, the CollNet connection), the others none; the heads
+ * are the node's GPUs that own a NIC, one per NIC, the same on every channel
+ * (ft__sim_nvls_node_heads()). src/device/all_reduce.h, RunWorkColl<AllReduce,
+ * NVLS, Simple>, the branch for more than one node: four groups of warps work on
+ * the same loop of nChannels x nHeads chunks at once. Every GPU scatters its
+ * whole buffer into the heads' NVLS buffers (S into the NVSwitch); head h loads
+ * its share reduced over the node's GPUs through the switch (multimem load-reduce:
+ * S / nHeads out of it) and sends it to the network (the switches' SHARP sums it
+ * over the nodes); a fourth group receives the result and stores it through the
+ * switch's multicast (S / nHeads into it); every GPU gathers the whole result (S
+ * out of it). So a GPU's NVLink carries S each way, a head's S / nHeads more each
+ * way, and a head's NIC S / nHeads up and as much down; nothing else leaves the
+ * node.
+ *
+ * Here, in one phase of four steps (into the switch, up to the network, down from
+ * it, out of the switch) over @nnodes nodes of @ppn ranks (node k: ranks k ppn
+ * on), heads @heads[0..nheads-1] (local ranks): a rank's pair of flows with the
+ * NVSwitch (FT_SCHED_INNET) of S plus its head's share, labelled with its head
+ * (struct ft_sched_flow head) and pipe 0; a head's pair with the fabric's
+ * switches (FT_SCHED_INNET, net), its share, pipe and head h + 1, up then down.
+ * @s holds ft_coll_schedule's metadata and gets the flows; it stays
+ * FT_ALGO_NVLS, which with net flows the engines read as across nodes.
+ */
+int
+ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
+                     const uint32_t *heads, uint32_t nheads)
+{
+	uint64_t shard = s->bytes / FT_MAX(nheads, 1u);
+	uint32_t k, g, h, head_of[FT_SPEC_MAX_GPUS];
+	int rc;
+
+	if (nnodes < 2 || ppn < 2 || ppn > FT_SPEC_MAX_GPUS || nheads < 1 ||
+	    nheads > FT__SIM_NVLS_MAX_HEADS || nheads > ppn)
+		return FT_EINVAL;
+	for (g = 0; g < ppn; g++)
+		head_of[g] = UINT32_MAX;
+	for (h = 0; h < nheads; h++) {
+		if (heads[h] >= ppn || head_of[heads[h]] != UINT32_MAX)
+			return FT_EINVAL;
+		head_of[heads[h]] = h;
+	}
+	rc = one_phase(s, "nvls in node + sharp per head", 4);
+	s->algo = FT_ALGO_NVLS;
+	s->proto = FT_PROTO_SIMPLE;
+	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
+	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	s->base_lat_s = ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	for (k = 0; k < nnodes && rc == 0; k++)
+		for (g = 0; g < ppn && rc == 0; g++) {
+			h = head_of[g];
+			rc = push_pair(s, k * ppn + g, FT_SCHED_INNET,
+			               s->bytes + (h != UINT32_MAX ? shard : 0), 0);
+			if (rc == 0 && h != UINT32_MAX)
+				label_head(s, s->flows.len - 2, h);
+		}
+	for (k = 0; k < nnodes && rc == 0; k++)
+		for (h = 0; h < nheads && rc == 0; h++) {
+			rc = push_pair(s, k * ppn + heads[h], FT_SCHED_INNET, shard, h + 1);
+			if (rc == 0) {
+				size_t n = s->flows.len;
+
+				label_head(s, n - 2, h);
+				FT_VEC_AT(&s->flows, struct ft_sched_flow, n - 1).net = 1;
+				FT_VEC_AT(&s->flows, struct ft_sched_flow, n - 2).net = 1;
+			}
+		}
 	return rc;
 }

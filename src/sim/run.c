@@ -762,6 +762,60 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 }
 
 /*
+ * Why the engines do not build NVLS across the nodes of job @jr (@sgpn ranks to NCCL's
+ * node) for op @o with the fabric's SHARP (NULL: they do, ft__sim_nvls_collnet()): the
+ * packet engine sends no such schedule; NCCL prices NVLS across nodes for an all-reduce
+ * alone where its CollNet plugin has no all-gather or reduce-scatter (model/tuner.c
+ * nvls_net_unavailable(), which also leaves NVLink domains and nodes of different GPU
+ * counts unmodelled).
+ */
+static const char *
+nvls_net_why(const struct sc_op *o, const struct job_run *jr, uint32_t sgpn)
+{
+	if (jr->chunked)
+		return "the packet engine does not build (the flow engine does)";
+	if (o->op != FT_OP_ALL_REDUCE)
+		return "the engines build for all_reduce only";
+	if (jr->node_first)
+		return "the engines do not build on nodes of different GPU counts";
+	if (sgpn != jr->gpn)
+		return "the engines do not build across NVLink domains";
+	if (jr->gpn < 2)
+		return "needs 2 or more GPUs per node";
+	return NULL;
+}
+
+/*
+ * NVLS across the nodes of job @jr with the fabric's SHARP into @sched (which holds
+ * ft_coll_schedule's NVLS metadata): NVLS in each node, each head's share through its
+ * own NIC to the switches and back (ft__sim_nvls_collnet()), the heads the GPUs that own
+ * the first node's NICs (@gpus: each rank's GPU in its node, NULL: in order), at NCCL's
+ * NVLS efficiency through the switch. Its flows carry NCCL's loops themselves (the flow
+ * engine's pipeline), so no channels are cut: every head moves its share of each loop on
+ * every channel, NCCL's channels add no rail.
+ */
+static int
+nvls_net_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_t *gpus,
+               struct ft_schedule *sched, struct op_cap *cap, struct ft_error *err)
+{
+	const struct ft_node_spec *node = ft__sim_node(t, ft_topo_vertex(t, jr->rank_gpu[0])->node);
+	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], n;
+	int rc;
+
+	n = ft__sim_nvls_node_heads(node, jr->gpn, 0, gpus, heads);
+	rc = ft__sim_nvls_collnet(sched, jr->nranks / jr->gpn, jr->gpn, heads, n);
+	if (rc < 0)
+		return ft_error_set(err, rc, rc == FT_ENOMEM ? "out of memory" :
+		                                               "nvls across nodes: no NVLS heads");
+	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, false, jr->gpn);
+	*cap = (struct op_cap){ 0 };
+	/* NCCL's price as a pace (named by the link class it binds on, as the model names it) */
+	cap->Bps = ft__sim_nvls_net_cap(ft_topo_spec(t), sched, jr->nranks, jr->gpn, cap->what,
+	                                sizeof(cap->what));
+	return 0;
+}
+
+/*
  * The schedule op @o (ops[@k] of job @ji of @sc, for errors; @sc NULL: errors
  * name the options) of job @jr runs at @bytes, as NCCL would run it: the
  * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
@@ -814,34 +868,48 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	/* NVLS across nodes or NVLink domains (or nodes of different GPU counts): NCCL runs it
 	 * only with CollNet (src/graph/tuning.cc ncclTopoTuneModel at v2.27.7-1: NVLS with
-	 * nNodes > 1 is disabled where collnetEnable is 0), the heads' shards reduced by SHARP
-	 * between the nodes (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out): no
-	 * engine schedule. Without SHARP NCCL itself finds no NVLS algorithm (FT_EINVAL, as a
-	 * CollNet variant without fabric.sharp). */
+	 * nNodes > 1 is disabled where collnetEnable is 0), the heads' shares reduced by SHARP
+	 * between the nodes (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out). Without
+	 * SHARP NCCL itself finds no NVLS algorithm (FT_EINVAL, as a CollNet variant without
+	 * fabric.sharp); with it the flow and analytic engines build it (nvls_net_why()). */
 	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn) {
+		const char *why = spec->fabric.sharp ? nvls_net_why(o, jr, sgpn) : NULL;
 		char alt[96];
 
-		runs_here(spec, o, bytes, jr, sgpn, alt, sizeof(alt));
-		return spec->fabric.sharp ?
-		               ft_error_set(err, FT_ENOTSUP,
-		                            "%s: nvls across nodes is NCCL's NVLS with CollNet "
-		                            "(NVLS in each node, SHARP between the nodes' heads), "
-		                            "which the engines do not build; the model prices it "
-		                            "(fabtune model), and %s here",
-		                            WHERE(ji, "--algo", "ops[%zu].algo", k), alt) :
-		               ft_error_set(err, FT_EINVAL,
-		                            "%s: NCCL runs nvls across nodes only with CollNet, "
-		                            "which needs in-network reduction (fabric.sharp); %s "
-		                            "here",
-		                            WHERE(ji, "--algo", "ops[%zu].algo", k), alt);
+		if (!spec->fabric.sharp || why)
+			runs_here(spec, o, bytes, jr, sgpn, alt, sizeof(alt));
+		if (!spec->fabric.sharp)
+			return ft_error_set(err, FT_EINVAL,
+			                    "%s: NCCL runs nvls across nodes only with CollNet, "
+			                    "which needs in-network reduction (fabric.sharp); %s "
+			                    "here",
+			                    WHERE(ji, "--algo", "ops[%zu].algo", k), alt);
+		if (why)
+			return ft_error_set(err, FT_ENOTSUP,
+			                    "%s: nvls across nodes is NCCL's NVLS with CollNet "
+			                    "(NVLS in each node, SHARP between the nodes' heads), "
+			                    "which %s; the model prices it (fabtune model), and %s "
+			                    "here",
+			                    WHERE(ji, "--algo", "ops[%zu].algo", k), why, alt);
 	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
-	ft__sim_pick_algo(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off, &args);
+	ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
+	                      spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), &args);
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ap[2] = args.collnet_chain;
 	ft_schedule_init(sched);
+	if (args.algo == FT_ALGO_NVLS && jr->nranks > sgpn) {
+		/* a ring's metadata, the builder sets NVLS's (coll/ builds NVLS in one node) */
+		args.algo = FT_ALGO_RING;
+		rc = ft_coll_schedule(&args, sched, err);
+		if (rc < 0) {
+			ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
+			return rc;
+		}
+		return nvls_net_sched(t, jr, gpus, sched, cap, err);
+	}
 	rc = ft_coll_schedule(&args, sched, err);
 	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
 	if (rc == 0 && nccl_tree_sched(t, jr, gpus, sgpn, sched) < 0)

@@ -469,6 +469,9 @@ int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counter
  * NVLS when @nvls_off). */
 void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                        uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args);
+void ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
+                           uint64_t bytes, uint32_t nranks, uint32_t gpn, bool nvls_off,
+                           bool nvls_net, struct ft_coll_args *args);
 /*
  * A node as the topology has it (node.c): its description, its GPUs and NICs counted
  * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in
@@ -675,6 +678,15 @@ int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *
 /* NCCL's NVLS tree all-reduce there, @nheads heads per node: @s gets its metadata and flows. */
 int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first,
                              uint32_t nheads);
+/* NCCL's NVLS all-reduce across @nnodes nodes of @ppn ranks with CollNet: NVLS in each
+ * node, the @nheads heads (local ranks @heads) through their NICs to the fabric's
+ * in-network reduction (nccl.c). FT_EINVAL for a shape NCCL does not run it on. */
+int ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
+                         const uint32_t *heads, uint32_t nheads);
+/* NCCL's tuner price of NVLS across nodes as a cap per connection of @s (nccl.c), bytes/s,
+ * and the link class it binds on into @what; 0: none. */
+double ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                            uint32_t nranks, uint32_t gpn, char *what, size_t len);
 /*
  * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node
  * (0: every GPU of a cluster whose nodes differ in GPU count),

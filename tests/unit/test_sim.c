@@ -4456,6 +4456,65 @@ test_engines_take_the_release(void **state)
 	free(one);
 }
 
+/*
+ * ft__sim_nvls_collnet(): NCCL's NVLS across nodes with CollNet (src/device/all_reduce.h,
+ * src/graph/connect.cc connectNvls). 2 nodes of 4 ranks, heads local ranks 1 and 3 (the
+ * GPUs that own the NICs), S = 1 MiB: every rank a pair with the NVSwitch of S, a head's
+ * S + S / 2 (its share loaded reduced and stored back), labelled with its head; every
+ * head a pair with the network's switches (net) of S / 2, pipe and head h + 1, up then
+ * down: 8 + 4 pairs, one phase of 4 steps, the algorithm NVLS. A head past the node, a
+ * head twice, one node or more heads than ranks: FT_EINVAL.
+ */
+static void
+test_nvls_collnet_schedule(void **state)
+{
+	static const uint32_t heads[] = { 1, 3 }, dup[] = { 1, 1 }, out[] = { 1, 4 };
+	struct ft_coll_args args = {
+		.op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING, .nranks = 8, .ranks_per_node = 4,
+		.bytes = 1u << 20
+	};
+	struct ft_schedule s;
+	uint64_t S = 1u << 20;
+	uint32_t net = 0, sw = 0;
+
+	(void)state;
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&args, &s, NULL), 0);
+	assert_int_equal(ft__sim_nvls_collnet(&s, 1, 8, heads, 2), FT_EINVAL);
+	assert_int_equal(ft__sim_nvls_collnet(&s, 2, 4, dup, 2), FT_EINVAL);
+	assert_int_equal(ft__sim_nvls_collnet(&s, 2, 4, out, 2), FT_EINVAL);
+	assert_int_equal(ft__sim_nvls_collnet(&s, 2, 2, heads, 3), FT_EINVAL);
+	assert_int_equal(ft__sim_nvls_collnet(&s, 2, 4, heads, 2), 0);
+	assert_int_equal(s.algo, FT_ALGO_NVLS);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 4);
+	assert_int_equal(s.flows.len, 2 * (8 + 4));
+	for (size_t i = 0; i < s.flows.len; i++) {
+		const struct ft_sched_flow *f = &FT_VEC_AT(&s.flows, struct ft_sched_flow, i);
+		uint32_t r = f->src == FT_SCHED_INNET ? f->dst : f->src, g = r % 4;
+		bool head = g == 1 || g == 3;
+		uint32_t h = g == 1 ? 1 : 2;
+
+		assert_true(f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET);
+		assert_int_equal(f->dir, f->dst == FT_SCHED_INNET ? FT_SCHED_UP : FT_SCHED_DOWN);
+		if (f->net) {
+			assert_true(head);
+			assert_int_equal(f->bytes, S / 2);
+			assert_int_equal(f->pipe, h);
+			assert_int_equal(f->head, h);
+			net++;
+		} else {
+			assert_int_equal(f->bytes, head ? S + S / 2 : S);
+			assert_int_equal(f->pipe, 0);
+			assert_int_equal(f->head, head ? h : 0);
+			sw++;
+		}
+	}
+	assert_int_equal(net, 2 * 2 * 2);
+	assert_int_equal(sw, 2 * 8);
+	ft_schedule_release(&s);
+}
+
 int
 main(void)
 {
@@ -4527,6 +4586,7 @@ main(void)
 		cmocka_unit_test(test_sim_args),
 		cmocka_unit_test(test_nccl_efficiency_tree_corrections),
 		cmocka_unit_test(test_engines_take_the_release),
+		cmocka_unit_test(test_nvls_collnet_schedule),
 	};
 
 	ft_test_enter_source_root();

@@ -25,6 +25,7 @@
 #include <fabtune/fabtune.h>
 
 #include "spec/scenario.h"
+#include "sim/sim_int.h"
 
 static void
 assert_close_(double a, double b, double tol, const char *file, int line)
@@ -349,13 +350,14 @@ test_collnet_sharp_runs(void **state)
 }
 
 /*
- * NVLS across nodes (NVLS with CollNet) has a price in the model but no schedule in the
- * engines: where the model's tuner picks it (4 DGX H100 with SHARP, 1 GiB), the flow
- * engine runs the tuner's best among the others, as NCCL does where NVLS is off for
+ * NVLS across nodes (NVLS with CollNet) where the model's tuner picks it (4 DGX H100 with
+ * SHARP, 1 GiB): the flow engine runs it (ft__sim_nvls_collnet()) and its row names it
+ * as the model does. Where it is not built (the packet engine: ft__sim_pick_algo()
+ * without it) the tuner's best among the others runs, as NCCL does where NVLS is off for
  * CollNet: here a CollNet variant, never the ring fallback.
  */
 static void
-test_nvls_net_leaves_next_pick(void **state)
+test_nvls_net_is_the_pick(void **state)
 {
 	static const char spec[] =
 	        "name: sharp\n"
@@ -382,12 +384,26 @@ test_nvls_net_leaves_next_pick(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
 	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
 	assert_string_equal(r.algo_label, "nvls");
+	run_ok(text, "flow", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
 	q.no_nvls_net = true;
 	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
 	assert_int_equal(r.algo, FT_ALGO_COLLNET);
-	run_ok(text, "flow", &rep);
-	assert_string_equal(ft_run_row(&rep.run, 0)->algo, r.algo_label);
-	ft_sim_report_release(&rep);
+	{
+		struct sc_op o = { .op = FT_OP_ALL_REDUCE, .algo = SC_ALGO_AUTO,
+			           .proto = SC_PROTO_AUTO, .bytes = 1u << 30 };
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .nranks = 32,
+			                  .ranks_per_node = 8, .bytes = 1u << 30 };
+
+		ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a);
+		assert_int_equal(a.algo, FT_ALGO_COLLNET);
+		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a);
+		assert_int_equal(a.algo, FT_ALGO_NVLS);
+		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
+		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a);
+		assert_int_equal(a.algo, FT_ALGO_COLLNET);
+	}
 }
 
 /*
@@ -520,6 +536,110 @@ test_collnet_direct_closed_form(void **state)
 	ft_sim_report_release(&rep);
 }
 
+/*
+ * NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet(); NVIDIA/nccl
+ * src/device/all_reduce.h RunWorkColl NVLS, the branch with nvls->out, src/graph/connect.cc
+ * connectNvls), on 2 DGX H100 with SHARP, all-reduce of S = 256 MiB: every GPU is the head
+ * of its NIC, so each of the 16 NICs' host links carries its head's share S / 8 once up to
+ * the switches and once down (4 S on the host links, nothing on the leaf-spine links:
+ * SHARP reduces at the switches), each GPU's PCIe link to its NIC S / 8 each way, and each
+ * GPU's NVLink to the NVSwitch S + S / 8 each way (its scatter and gather of S, its load of
+ * the reduced share and its multicast store) over NCCL's NVLS efficiency and channel
+ * share. The op takes at least S over NCCL's price of it (ft__sim_nvls_net_cap(): the
+ * model's tuner bandwidth) plus its latency, and at most its ramp more (three stages
+ * after the first, a loop at that pace each) and a path latency per step.
+ */
+static void
+test_nvls_net_closed_form(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp\n"
+	        "  nodes: { preset: dgx-h100, count: 2 }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 256MiB, algo: nvls}\n";
+	static const char spec[] = "name: sharp\n"
+	                           "nodes: { preset: dgx-h100, count: 2 }\n"
+	                           "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n";
+	double S = 256.0 * 1048576, e, nvl = 0, t, t_bw, loop;
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_result m;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	const struct ft_result_row *r;
+	uint32_t host = 0, pcie = 0, nvlinks = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(spec, strlen(spec), "t.yaml", &cs, &err), 0);
+	/* NCCL's loops (ft_model_nvls_net_chunking()): 16 channels x 8 heads of a 128 KiB
+	 * chunk at 1 GiB (64 loops); below 64 chunks a pipe 64 KiB (256 MiB: 32 loops);
+	 * below 2, 16 KiB (1 MiB: one loop) */
+	{
+		static const uint64_t b[] = { 1u << 30, 256u << 20, 1u << 20 };
+		static const uint64_t chunk[] = { 131072, 65536, 16384 }, loops[] = { 64, 32, 1 };
+		struct ft_model_links l;
+		struct ft_model_chunking ch;
+
+		assert_int_equal(ft_model_links_get(&cs, 16, 2, 8, &l, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(b); i++) {
+			assert_int_equal(ft_model_nvls_net_chunking(&l, b[i], &ch), loops[i]);
+			assert_int_equal(ch.chunk_bytes, chunk[i]);
+		}
+	}
+	e = ft_model_nvls_efficiency(&cs) * ft_model_nvls_channel_share(&cs, 16);
+	assert_true(e > 0.5 && e < 1);
+	run_ok(text, "flow", &rep);
+	r = ft_run_row(&rep.run, 0);
+	assert_string_equal(r->algo, "nvls");
+	for (i = 0; i < rep.ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&rep.ports, i);
+
+		if (strcmp(h->kind, "host") == 0) {
+			assert_close(h->stat.bytes, S / 8, 1e-6 * S);
+			host++;
+		} else if (strcmp(h->kind, "pcie") == 0) {
+			assert_close(h->stat.bytes, S / 8, 1e-6 * S);
+			pcie++;
+		} else if (strcmp(h->kind, "nvlink") == 0) {
+			assert_close(h->stat.bytes, (S + S / 8) / e, 1e-6 * S);
+			nvl += h->stat.bytes;
+			nvlinks++;
+		} else {
+			fail_msg("%s (%s) carried %.0f bytes", h->name, h->kind, h->stat.bytes);
+		}
+	}
+	/* 16 NICs up and down; 16 GPUs to their NICs and back (PCIe); 16 GPUs to the
+	 * NVSwitch and back */
+	assert_int_equal(host, 32);
+	assert_int_equal(pcie, 64);
+	assert_int_equal(nvlinks, 32);
+	assert_close(tier_bytes(&rep, "host", 1), 4 * S, 1e-6 * S);
+	assert_true(tier_bytes(&rep, "fabric", 2) == 0);
+	assert_close(nvl, 32 * (S + S / 8) / e, 1e-5 * S);
+	/* the time: NCCL's price of it, its latency, at most its ramp and a path a step */
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, (uint64_t)S);
+	q.ngpus = 16;
+	q.ppn = 8;
+	q.nnodes = 2;
+	q.force_algo = q.force_proto = q.tuner_only = true;
+	q.algo = FT_ALGO_NVLS;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+	t_bw = S / m.bw_Bps;
+	loop = t_bw / 32; /* 32 loops of 16 channels x 8 heads x 64 KiB */
+	t = r->time_us * 1e-6;
+	if (!(t >= t_bw + m.lat_s - 1e-9 && t <= t_bw + m.lat_s + 3 * loop + 4e-6))
+		fail_msg("flow: %.3f us, closed form %.3f + %.3f us, ramp %.3f us", t * 1e6,
+		         t_bw * 1e6, m.lat_s * 1e6, 3 * loop * 1e6);
+	ft_sim_report_release(&rep);
+}
+
 /* Whether the flow engine pays @m's pipeline: it runs an NVLS tree or a CollNet all-reduce
  * in NCCL's chunks (engine_flow.c pipe_chunks()), and a ring's or tree's ramp and proxy
  * floor over its whole flows on every transport, NVLS's ramp inside one node or NVLink
@@ -531,8 +651,8 @@ model_pipelines(const struct ft_cluster_spec *spec, const struct ft_model_result
 	if (m->op == FT_OP_ALL_REDUCE &&
 	    (m->algo == FT_ALGO_NVLS_TREE || m->algo == FT_ALGO_COLLNET))
 		return true;
-	if (m->algo == FT_ALGO_NVLS && m->nnodes == 1)
-		return true;
+	if (m->algo == FT_ALGO_NVLS)
+		return true; /* in one node its ramp; across nodes NCCL's loops (pipe_chunks()) */
 	if (m->op == FT_OP_SENDRECV && m->nnodes > 1)
 		return true; /* both engines hold a send to NCCL's window (p2p_window(), eval.c) */
 	if (m->op == FT_OP_ALLTOALL && m->nnodes > 1)
@@ -1042,12 +1162,13 @@ test_model_forced_channels_nvls_copy(void **state)
  * NVLS across nodes: NCCL runs it only with CollNet (NVIDIA/nccl v2.27.7-1
  * src/graph/tuning.cc: NVLS with more than one node is disabled where collnetEnable is 0),
  * each node's heads sending their reduced shards to SHARP and multicasting the result
- * (src/device/all_reduce.h, the NVLS kernel with nvls->out). Both engines refuse it with
- * what NCCL does: on a SHARP fabric that they do not build it and the model prices it
- * (FT_ENOTSUP), elsewhere, nodes of different GPU counts included, that NCCL needs CollNet
- * (FT_EINVAL: NCCL itself finds no NVLS algorithm), naming the algorithms that run the op
- * (all_gather: the ring alone); NVLS inside one node or one NVLink domain of trays still
- * runs.
+ * (src/device/all_reduce.h, the NVLS kernel with nvls->out). On a SHARP fabric the flow
+ * engine runs its all-reduce (ft__sim_nvls_collnet()); the packet engine refuses it, and
+ * both an all-gather, with what NCCL does: that they do not build it and the model prices
+ * it (FT_ENOTSUP); elsewhere, nodes of different GPU counts included, both refuse it as
+ * NCCL needs CollNet (FT_EINVAL: NCCL itself finds no NVLS algorithm), naming the
+ * algorithms that run the op (all_gather: the ring alone); NVLS inside one node or one
+ * NVLink domain of trays still runs.
  */
 static void
 test_nvls_across_nodes_refused(void **state)
@@ -1074,9 +1195,16 @@ test_nvls_across_nodes_refused(void **state)
 	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
 		memset(&err, 0, sizeof(err));
 		snprintf(text, sizeof(text), job, "examples/dgx-h100-sharp.yaml");
-		assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
-		assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is NCCL's NVLS "
-		                                "with CollNet"));
+		if (e == 0) {
+			run_ok(text, engines[e], &rep);
+			assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+		} else {
+			assert_int_equal(run_text(text, engines[e], &rep, &err), FT_ENOTSUP);
+			assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is "
+			                                "NCCL's NVLS with CollNet (NVLS in each "
+			                                "node, SHARP between the nodes' heads), "
+			                                "which the packet engine does not build"));
+		}
 		ft_sim_report_release(&rep);
 		memset(&err, 0, sizeof(err));
 		snprintf(text, sizeof(text), job, "dgx-h100:2");
@@ -1527,6 +1655,41 @@ flow_agrees_on_collnet_direct(void)
 		assert_agree(f, m);
 	}
 	remove(path);
+}
+
+/*
+ * NVLS across nodes with SHARP (NVLS with CollNet, ft__sim_nvls_collnet()) in the flow
+ * engine against the model, whose time is NCCL's tuner price plus its pipeline's ramp
+ * (5 stages) and floors: on 2 and 4 DGX H100 at 1 MiB (one loop: the stages take turns,
+ * latency-bound), 64 MiB (8 loops, the ramp a third of the time) and 1 GiB, within 10%.
+ */
+static void
+flow_agrees_on_nvls_net(void)
+{
+	static const uint64_t sizes[] = { 1u << 20, 64u << 20, 1u << 30 };
+	static const unsigned nodes[] = { 2, 4 };
+	char path[512], text[256];
+
+	for (size_t n = 0; n < FT_ARRAY_SIZE(nodes); n++) {
+		snprintf(text, sizeof(text),
+		         "name: sharp-%u\n"
+		         "nodes: { preset: dgx-h100, count: %u }\n"
+		         "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n",
+		         nodes[n], nodes[n]);
+		spec_file("simmodel-nvls-net.yaml", text, path, sizeof(path));
+		for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			double m = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
+			                 sizes[k], NULL);
+			double f = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
+			                 sizes[k], "flow");
+
+			if (fabs(f / m - 1) > 0.10)
+				print_error("nvls %u nodes %llu: flow %.2f model %.2f GB/s\n",
+				            nodes[n], (unsigned long long)sizes[k], f, m);
+			assert_agree(f, m);
+		}
+		remove(path);
+	}
 }
 
 /*
@@ -2178,6 +2341,7 @@ test_flow_agrees_with_model(void **state)
 	flow_agrees_on_alltoall(four_nics);
 	flow_agrees_by_release();
 	flow_agrees_on_collnet_direct();
+	flow_agrees_on_nvls_net();
 	analytic_prices_the_collnet_variant();
 	remove(four_nics);
 	remove(one_nic);
@@ -3864,9 +4028,10 @@ main(void)
 		cmocka_unit_test(test_channels_placed_gpus_differ),
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
-		cmocka_unit_test(test_nvls_net_leaves_next_pick),
+		cmocka_unit_test(test_nvls_net_is_the_pick),
 		cmocka_unit_test(test_collnet_chain_closed_form),
 		cmocka_unit_test(test_collnet_direct_closed_form),
+		cmocka_unit_test(test_nvls_net_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_flow_names_the_kernel_cap),
