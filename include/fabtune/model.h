@@ -150,9 +150,10 @@ struct ft_model_links {
 	/* A node sets NCCL_NVLS_CHUNKSIZE (nccl.nvls_chunksize): from 2.30 it overrides the
 	 * chunk NCCL's Blackwell NVLS tuning picks (ft_model_nvls_chunk()). */
 	bool nvls_chunk_set;
-	/* A GPU reaches its NIC through its host's C2C link, NCCL's PATH_P2C (node.host_arm
-	 * with Hopper or later GPUs: Grace; NCCL reads no C2C link below sm_90); otherwise
-	 * through PCIe switches (PATH_PIX/PXB). An approximation: docs/internals/model.md. */
+	/* A GPU reaches its NIC through its host's C2C link, NCCL's PATH_P2C (node.gpu_attach
+	 * c2c; where not given, node.host_arm with Hopper or later GPUs: Grace; NCCL reads no
+	 * C2C link below sm_90: ft_node_gpu_c2c()); otherwise through PCIe switches
+	 * (PATH_PIX/PXB). docs/internals/model.md. */
 	bool nic_c2c;
 	/* Every node the job takes is an x86 host (node.host_arch; arm and power are not): NCCL's
 	 * comm->cpuArch is NCCL_TOPO_CPU_ARCH_X86, which its NVLS tree correction asks for

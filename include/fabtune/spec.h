@@ -99,6 +99,20 @@ enum ft_host_arch {
 	FT_HOST_ARCH_POWER,
 };
 
+/*
+ * How a node's GPUs reach their host CPU (gpu_attach), and through it the NICs on the
+ * CPU's PCIe. NCCL adds a GPU's C2C link to its CPU only where NVML counts active C2C
+ * links, which it asks of sm_90 and later GPUs alone (NVIDIA/nccl src/graph/xml.cc
+ * ncclTopoGetXmlFromGpu, src/graph/topo.cc ncclTopoAddC2c), and names such a GPU's path
+ * to a NIC on its CPU P2C (src/graph/paths.cc, v2.27.3-1 on). Auto: the rule the model
+ * had before the field, C2C on an ARM host with Hopper or later GPUs (Grace), else PCIe.
+ */
+enum ft_gpu_attach {
+	FT_GPU_ATTACH_AUTO = 0,
+	FT_GPU_ATTACH_PCIE, /* PCIe, to a switch or the CPU's root port (x86, Altra + H100 PCIe) */
+	FT_GPU_ATTACH_C2C,  /* NVLink-C2C to a Grace CPU (GH200, GB200, GB300) */
+};
+
 struct ft_node_spec {
 	char preset[32];      /* preset it came from, "" if hand-written */
 	char gpu_model[32];   /* "H100-SXM5" */
@@ -125,6 +139,7 @@ struct ft_node_spec {
 	bool host_arm;        /* ARM host CPUs (Grace: GB200, GB300), else x86 */
 	enum ft_host_arch host_arch; /* numa.arch: x86 (default), arm or power */
 	enum ft_cpu_vendor cpu_vendor; /* the host CPUs' vendor (numa.vendor) */
+	enum ft_gpu_attach gpu_attach; /* gpu_attach: pcie, c2c, or auto (the arch rule) */
 	uint32_t nnics;       /* scale-out NICs (compute fabric) */
 	char nic_model[32];   /* "ConnectX-7" */
 	char nic_link[16];    /* link preset name of the NICs ("ndr") */
@@ -339,6 +354,11 @@ FT_API uint64_t ft_spec_fabric_capacity(const struct ft_cluster_spec *s);
 FT_API const char *ft_link_tech_name(enum ft_link_tech t);
 /* "intel", "amd" or "unknown" (the spec's numa.vendor values). */
 FT_API const char *ft_cpu_vendor_name(enum ft_cpu_vendor v);
+/* "pcie", "c2c" or "auto" (the spec's gpu_attach values). */
+FT_API const char *ft_gpu_attach_name(enum ft_gpu_attach a);
+/* Whether @n's GPUs reach their CPU, and the NICs on its PCIe, over C2C: gpu_attach, or
+ * where that is auto, an ARM host (numa.arch) with Hopper or later GPUs (NVLink 4 on). */
+FT_API bool ft_node_gpu_c2c(const struct ft_node_spec *n);
 FT_API const char *ft_fabric_kind_name(enum ft_fabric_kind k);
 FT_API const char *ft_routing_name(enum ft_routing r);
 FT_API int ft_routing_from_name(const char *name, enum ft_routing *out);

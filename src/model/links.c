@@ -1038,8 +1038,9 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->net_flush = l->arch < FT_ARCH_HOPPER || n->host_arm;
 	/* NCCL links a GPU to its CPU by C2C only where NVML counts active C2C links, which it
 	 * asks of sm_90 and later alone (src/graph/xml.cc ncclTopoGetXmlFromGpu, topo.cc
-	 * ncclTopoAddC2c; v2.30.7-1): an ARM host with older GPUs has PCIe paths. */
-	l->nic_c2c = n->host_arm && l->arch >= FT_ARCH_HOPPER;
+	 * ncclTopoAddC2c; v2.30.7-1): node.gpu_attach, else an ARM host with Hopper or later
+	 * GPUs (ft_node_gpu_c2c()); an ARM host with older GPUs has PCIe paths. */
+	l->nic_c2c = ft_node_gpu_c2c(n);
 	l->cpu_x86 = n->host_arch == FT_HOST_ARCH_X86;
 	count_rails(n, l->ppn, &l->nrails, &nnuma);
 

@@ -42,6 +42,7 @@ struct loader {
 	bool given_nic_link, given_nic_lat, given_pcie_gen, given_gpu_width, given_nic_width;
 	bool given_gpu_bw, given_nic_bw, given_nvlink_bw, given_nvlink_gen;
 	bool given_model, given_tflops, given_memory, given_count, given_pcie;
+	bool given_arch, given_gpu_attach;
 	/* Placement lists given (bit per list). */
 	unsigned given_place;
 	/* What the fabric section gave. */

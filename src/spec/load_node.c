@@ -126,10 +126,26 @@ f_numa_vendor(struct loader *L, yaml_node_t *v, const char *path)
 	return 0;
 }
 
+/* How the GPUs reach their host CPU: pcie or c2c (NVLink-C2C to Grace); checked against
+ * the host and the GPUs in check_gpu_attach(). */
+static int
+f_gpu_attach(struct loader *L, yaml_node_t *v, const char *path)
+{
+	const char *s = ft__spec_scalar(v);
+
+	if (s && strcmp(s, "pcie") == 0)
+		NODE->gpu_attach = FT_GPU_ATTACH_PCIE;
+	else if (s && strcmp(s, "c2c") == 0)
+		NODE->gpu_attach = FT_GPU_ATTACH_C2C;
+	else
+		return ft__spec_expected(L, v, path, "pcie or c2c");
+	return 0;
+}
+
 static const struct field numa_fields[] = {
 	{ "domains", U32(node.nnuma, 1, 64), GIVEN(given_numa) },
 	{ "interconnect", RATE(node.cpu_link_Bps) },
-	{ "arch", f_numa_arch, 0 },
+	{ "arch", f_numa_arch, 0, GIVEN(given_arch) },
 	{ "vendor", f_numa_vendor, 0 },
 };
 
@@ -242,6 +258,7 @@ static const struct field node_fields[] = {
 	/* A share of the dense peak: above 1 is a percentage or a typo, not a GPU. */
 	{ "gpu_gemm_efficiency",
 	  .doc = { "", FT__DOC_DOUBLE, SPEC_AT(node.gpu_gemm_eff), .lo = 0.01, .hi = 1 } },
+	{ "gpu_attach", f_gpu_attach, 0, GIVEN(given_gpu_attach) },
 	{ "nvlink", f_nvlink, 0 },
 	{ "pcie", SUB(pcie_fields), GIVEN(given_pcie) },
 	{ "numa", SUB(numa_fields) },
@@ -275,6 +292,39 @@ require_node_fields(struct loader *L, yaml_node_t *nodes)
 	return 0;
 }
 
+/*
+ * gpu_attach against the host and the GPUs. A preset's attachment (c2c on the Grace
+ * trays) goes with its host and GPUs: a spec that changes numa.arch or the NVLink
+ * generation and says nothing of gpu_attach gets the rule (auto). c2c given where NCCL
+ * cannot have it is refused: NCCL adds a GPU's C2C link only from sm_90 on (NVLink 4 on
+ * here; NVIDIA/nccl src/graph/xml.cc ncclTopoGetXmlFromGpu), and C2C GPUs sit on an ARM
+ * CPU (Grace).
+ */
+static int
+check_gpu_attach(struct loader *L)
+{
+	struct ft_node_spec *n = NODE;
+
+	if (!L->given_gpu_attach) {
+		if (L->given_arch || L->given_nvlink_gen)
+			n->gpu_attach = FT_GPU_ATTACH_AUTO;
+		return 0;
+	}
+	if (n->gpu_attach != FT_GPU_ATTACH_C2C)
+		return 0;
+	if (n->host_arch != FT_HOST_ARCH_ARM)
+		return ft__spec_perr_field(L, "nodes.gpu_attach", FT_EPARSE,
+		                           "c2c needs an ARM host (Grace; numa.arch: arm), got "
+		                           "numa.arch %s",
+		                           n->host_arch == FT_HOST_ARCH_POWER ? "power" : "x86");
+	if (n->nvlink_gen < 4)
+		return ft__spec_perr_field(L, "nodes.gpu_attach", FT_EPARSE,
+		                           "c2c needs Hopper or later GPUs (nvlink.gen 4 or more; "
+		                           "NCCL reads C2C links from sm_90 on), got %s",
+		                           n->nvlink_gen ? "an older NVLink" : "no NVLink");
+	return 0;
+}
+
 static int
 finish_node(struct loader *L, yaml_node_t *nodes)
 {
@@ -302,6 +352,9 @@ finish_node(struct loader *L, yaml_node_t *nodes)
 		        n->nvlink_gen);
 	if (n->nvlink_gen == 0)
 		n->lat_nvlink_s = 0; /* no NVLink, no NVLink hop */
+	rc = check_gpu_attach(L);
+	if (rc < 0)
+		return rc;
 	/* PCIe rates follow generation and width unless given. */
 	if (!L->given_gpu_bw && (!L->has_preset || L->given_pcie_gen || L->given_gpu_width))
 		n->pcie_Bps_gpu = ft__spec_pcie_Bps(n->pcie_gen, n->pcie_width_gpu);

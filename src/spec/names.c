@@ -75,6 +75,29 @@ ft_cpu_vendor_name(enum ft_cpu_vendor v)
 	return "unknown";
 }
 
+const char *
+ft_gpu_attach_name(enum ft_gpu_attach a)
+{
+	switch (a) {
+	case FT_GPU_ATTACH_PCIE:
+		return "pcie";
+	case FT_GPU_ATTACH_C2C:
+		return "c2c";
+	case FT_GPU_ATTACH_AUTO:
+		break;
+	}
+	return "auto";
+}
+
+/* NVLink 4 is Hopper's, 5 Blackwell's (the model's arch_of(), src/model/links.c). */
+bool
+ft_node_gpu_c2c(const struct ft_node_spec *n)
+{
+	if (n->gpu_attach != FT_GPU_ATTACH_AUTO)
+		return n->gpu_attach == FT_GPU_ATTACH_C2C;
+	return n->host_arm && n->nvlink_gen >= 4;
+}
+
 FT__NAME_SET(ft__spec_routings, routing_names);
 FT__NAME_SET(ft__spec_kinds, kind_names);
 FT__FROM_NAME(ft_routing_from_name, enum ft_routing, ft__spec_routings, FT_ENOENT)

@@ -253,12 +253,13 @@ struct node_preset {
 	.lat_nic_s = LAT_NIC
 
 /* An NVL72 compute tray: GPUs 0-1 and NICs 0-1 on Grace 0, 2-3 on Grace 1 (ARM hosts),
- * 18 trays one NVLink domain. */
+ * each GPU on its Grace by NVLink-C2C, the NICs on Grace's PCIe; 18 trays one NVLink
+ * domain. */
 #define PLACE_NVL72_TRAY                                                                          \
 	.gpu_pcie_switch = { 0, 0, 1, 1 }, .gpu_numa = { 0, 0, 1, 1 }, .gpu_nic = { 0, 1, 2, 3 }, \
 	.nic_pcie_switch = { 0, 0, 1, 1 }, .nic_numa = { 0, 0, 1, 1 },                            \
 	.pcie_switch_numa = { 0, 1 }, .nvlink_domain_nodes = 18, .host_arm = true,             \
-	.host_arch = FT_HOST_ARCH_ARM
+	.host_arch = FT_HOST_ARCH_ARM, .gpu_attach = FT_GPU_ATTACH_C2C
 
 /* GPU g and NIC g on PCIe switch g / 2, switch s on socket s / 2, GPU g on rail g. */
 #define PLACE_4SW_2SOCKET                                                                      \

@@ -246,6 +246,8 @@ json_node(struct ft_json *j, const struct ft_node_spec *n)
 		ft_json_kv_str(j, "host_arch", n->host_arch == FT_HOST_ARCH_ARM ? "arm" : "power");
 	if (n->cpu_vendor != FT_CPU_VENDOR_UNKNOWN)
 		ft_json_kv_str(j, "host_cpu_vendor", ft_cpu_vendor_name(n->cpu_vendor));
+	if (n->gpu_attach != FT_GPU_ATTACH_AUTO)
+		ft_json_kv_str(j, "gpu_attach", ft_gpu_attach_name(n->gpu_attach));
 	if (n->nccl_buffsize)
 		ft_json_kv_uint(j, "nccl_buffsize", n->nccl_buffsize);
 	if (n->nccl_ll_buffsize)

@@ -6424,7 +6424,9 @@ test_ll128_off_across_c2c_nodes(void **state)
  * ARM hosts with Hopper GPUs (numa.arch: arm on DGX H100, GH200-like) and GB200 do; ARM
  * hosts with A100s, and x86 hosts, do not. So at NCCL 2.25 two ARM-hosted DGX A100 keep
  * LL128 across nodes (before, every ARM host counted as C2C and lost it), and two ARM-hosted
- * DGX H100 lose it.
+ * DGX H100 lose it. nodes.gpu_attach says it outright: pcie gives the ARM-hosted H100s
+ * (PCIe cards on an Ampere Altra, say) their PCIe paths and LL128 back, and so a GB200
+ * said to be PCIe-attached; c2c on an ARM H100 host is the rule's answer.
  */
 static void
 test_c2c_from_hopper(void **state)
@@ -6433,12 +6435,19 @@ test_c2c_from_hopper(void **state)
 	        "nodes: { preset: dgx-a100, count: 2, numa: { arch: arm } }\n";
 	static const char h100_arm[] =
 	        "nodes: { preset: dgx-h100, count: 2, numa: { arch: arm } }\n";
+	static const char h100_arm_pcie[] =
+	        "nodes: { preset: dgx-h100, count: 2, gpu_attach: pcie, numa: { arch: arm } }\n";
+	static const char h100_arm_c2c[] =
+	        "nodes: { preset: dgx-h100, count: 2, gpu_attach: c2c, numa: { arch: arm } }\n";
+	static const char gb200_pcie[] =
+	        "nodes: { preset: gb200-nvl72, count: 36, gpu_attach: pcie }\n";
 	static const struct {
 		const char *spec; /* a preset, or a spec's text */
 		bool c2c;
 	} rows[] = {
-		{ a100_arm, false },    { h100_arm, true },      { "gb200-nvl72:36", true },
-		{ "dgx-b200:2", false }, { "dgx-a100:2", false },
+		{ a100_arm, false },      { h100_arm, true },      { h100_arm_pcie, false },
+		{ h100_arm_c2c, true },   { gb200_pcie, false },   { "gb200-nvl72:36", true },
+		{ "dgx-b200:2", false },  { "dgx-a100:2", false },
 	};
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
@@ -6459,7 +6468,7 @@ test_c2c_from_hopper(void **state)
 			assert_int_equal(ft_spec_resolve(rows[i].spec, &s, &err), 0);
 		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 		assert_int_equal(l.nic_c2c, rows[i].c2c);
-		if (i >= 2)
+		if (i >= 4)
 			continue;
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
 		q.nccl_version = 22501;
@@ -6471,6 +6480,25 @@ test_c2c_from_hopper(void **state)
 				assert_int_equal(ex->cand[k].available, !rows[i].c2c);
 			}
 		assert_int_equal(n, 1);
+	}
+	/* The P2C path in NCCL's Blackwell NVLS tuning (test_nvls_sm100_chunks): 4 NVL72 racks,
+	 * 72 ranks a node at 48 GB/s, take 128 KiB NVLS tree chunks over C2C and 64 KiB
+	 * behind PCIe (a path of PATH_PXB or less). */
+	for (i = 0; i < 2; i++) {
+		static const char *const racks[] = {
+			"nodes: { preset: gb200-nvl72, count: 72 }\n",
+			"nodes: { preset: gb200-nvl72, count: 72, gpu_attach: pcie }\n",
+		};
+
+		assert_int_equal(ft_spec_load_buffer(racks[i], strlen(racks[i]), "t.yaml", &s,
+		                                     &err),
+		                 0);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.nnodes, 4);
+		assert_int_equal(l.nic_c2c, i == 0);
+		l.nccl_version = 23003;
+		assert_int_equal(ft_model_nvls_chunk(&l, FT_ALGO_NVLS_TREE),
+		                 (i == 0 ? 128u : 64u) << 10);
 	}
 	free(ex);
 }

@@ -307,6 +307,91 @@ test_nccl_pxn_disable(void **state)
 	assert_non_null(strstr(err.msg, "t.yaml:6:18: nodes.nccl.pxn_disable"));
 }
 
+/* Load @text as t.yaml into @s; 0 or the loader's code, its message in @err. */
+static int
+load_text(const char *text, struct ft_cluster_spec *s, struct ft_error *err)
+{
+	ft_error_clear(err);
+	return ft_spec_load_buffer(text, strlen(text), "t.yaml", s, err);
+}
+
+/*
+ * nodes.gpu_attach: how the GPUs reach their CPU. Not given, the rule the model had
+ * (c2c on an ARM host with Hopper or later GPUs); the Grace presets say c2c, which goes
+ * with their host when numa.arch changes; pcie turns an ARM Hopper host's C2C off; c2c
+ * where NCCL cannot read a C2C link (an x86 or POWER host, GPUs before Hopper) and any
+ * other word name file, line, column and field.
+ */
+static void
+test_gpu_attach(void **state)
+{
+	static const struct {
+		const char *spec; /* a preset, or a spec's text */
+		enum ft_gpu_attach attach;
+		bool c2c;
+	} rows[] = {
+		{ "dgx-h100:2", FT_GPU_ATTACH_AUTO, false },
+		{ "gb200-nvl72:18", FT_GPU_ATTACH_C2C, true },
+		{ "gb300-nvl72:18", FT_GPU_ATTACH_C2C, true },
+		{ "nodes: {preset: dgx-h100, numa: {arch: arm}}\n", FT_GPU_ATTACH_AUTO, true },
+		{ "nodes: {preset: dgx-a100, numa: {arch: arm}}\n", FT_GPU_ATTACH_AUTO, false },
+		{ "nodes: {preset: dgx-h100, gpu_attach: pcie, numa: {arch: arm}}\n",
+		  FT_GPU_ATTACH_PCIE, false },
+		{ "nodes: {preset: dgx-h100, gpu_attach: c2c, numa: {arch: arm}}\n",
+		  FT_GPU_ATTACH_C2C, true },
+		{ "nodes: {preset: gb200-nvl72, numa: {arch: x86}}\n", FT_GPU_ATTACH_AUTO, false },
+		{ "nodes: {preset: gb200-nvl72, gpu_attach: pcie}\n", FT_GPU_ATTACH_PCIE, false },
+	};
+	static const char *const bad[][2] = {
+		{ "nodes:\n  preset: dgx-h100\n  gpu_attach: nvlink\n",
+		  "t.yaml:3:15: nodes.gpu_attach: expected pcie or c2c, got 'nvlink'" },
+		{ "nodes:\n  preset: dgx-h100\n  gpu_attach: c2c\n",
+		  "t.yaml:3:15: nodes.gpu_attach: c2c needs an ARM host (Grace; numa.arch: arm), "
+		  "got numa.arch x86" },
+		{ "nodes:\n  preset: gb200-nvl72\n  gpu_attach: c2c\n  numa: {arch: power}\n",
+		  "t.yaml:3:15: nodes.gpu_attach: c2c needs an ARM host (Grace; numa.arch: arm), "
+		  "got numa.arch power" },
+		{ "nodes:\n  preset: dgx-a100\n  gpu_attach: c2c\n  numa: {arch: arm}\n",
+		  "t.yaml:3:15: nodes.gpu_attach: c2c needs Hopper or later GPUs (nvlink.gen 4 or "
+		  "more; NCCL reads C2C links from sm_90 on), got an older NVLink" },
+		{ "nodes:\n  - {preset: dgx-h100, count: 1}\n"
+		  "  - {preset: dgx-h100, count: 1, gpu_attach: c2c}\n",
+		  "nodes[1].gpu_attach: c2c needs an ARM host" },
+	};
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	struct ft_json j;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(rows); i++) {
+		if (strchr(rows[i].spec, '\n'))
+			assert_int_equal(load_text(rows[i].spec, &s, &err), 0);
+		else
+			assert_int_equal(ft_spec_resolve(rows[i].spec, &s, &err), 0);
+		assert_int_equal(s.node.gpu_attach, rows[i].attach);
+		assert_int_equal(ft_node_gpu_c2c(&s.node), rows[i].c2c);
+		ft_strbuf_init(&sb);
+		ft_json_init(&j, &sb, false);
+		ft_spec_write_json(&s, &j);
+		if (rows[i].attach == FT_GPU_ATTACH_AUTO)
+			assert_null(strstr(sb.buf, "gpu_attach"));
+		else
+			assert_non_null(strstr(sb.buf, rows[i].attach == FT_GPU_ATTACH_C2C ?
+			                                       "\"gpu_attach\":\"c2c\"" :
+			                                       "\"gpu_attach\":\"pcie\""));
+		ft_strbuf_release(&sb);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		assert_int_equal(load_text(bad[i][0], &s, &err), FT_EPARSE);
+		assert_non_null(strstr(err.msg, bad[i][1]));
+	}
+	assert_string_equal(ft_gpu_attach_name(FT_GPU_ATTACH_PCIE), "pcie");
+	assert_string_equal(ft_gpu_attach_name(FT_GPU_ATTACH_C2C), "c2c");
+	assert_string_equal(ft_gpu_attach_name(FT_GPU_ATTACH_AUTO), "auto");
+}
+
 static void
 test_names(void **state)
 {
@@ -645,7 +730,7 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  gpuz: 4\n", FT_EPARSE,
 	  "t.yaml:4:3: nodes.gpuz: unknown key (did you mean 'gpus'? expected one of: preset, "
 	  "count, gpus, gpu_model, gpu_tflops, gpu_memory, gpu_fp8_tflops, gpu_hbm_bandwidth, "
-	  "gpu_gemm_efficiency, nvlink, pcie, numa, nics, nccl, placement)" },
+	  "gpu_gemm_efficiency, gpu_attach, nvlink, pcie, numa, nics, nccl, placement)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 2\n  count: 3\n", FT_EPARSE,
 	  "t.yaml:5:3: nodes.count: expected each key once, got 'count' again (first at line 4)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 300\nfabric:\n  kind: rail-fat-tree\n"
@@ -1160,6 +1245,7 @@ main(void)
 		cmocka_unit_test(test_cloud_presets),
 		cmocka_unit_test(test_cloud_preset_nccl_env),
 		cmocka_unit_test(test_routing_from_arg),
+		cmocka_unit_test(test_gpu_attach),
 	};
 
 	ft_test_enter_source_root();

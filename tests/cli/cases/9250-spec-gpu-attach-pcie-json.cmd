@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/altra-h100-pcie.yaml --json

@@ -1,0 +1,1 @@
+spec tests/fixtures/spec/gpu-attach-c2c-x86.yaml
