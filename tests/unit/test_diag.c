@@ -1207,9 +1207,13 @@ sim_makespan(const char *spec, const char *op, const char *algo, uint64_t bytes,
  * DGX H100 with 100 GbE RoCE NICs under a radix-16 fat-tree, the
  * all-to-all's ECMP collisions on the leaf-spine links build queues, ECN
  * marks and CNPs (DCQCN cuts the colliding flows' rates) and PFC pauses: the
- * packet engine's ECMP run is 3.5x its adaptive one, where the fluid flow
- * engine sees only the shared bandwidth (+20%). The what-if must give the
- * packet engine's own figure, the one `fabtune sim --engine packet` gives.
+ * packet engine's ECMP run is 5.9x its adaptive one (12,302 against 2,085
+ * us), where the fluid flow engine sees only the shared bandwidth (+32%: 2,851
+ * against 2,166 us, one channel a network peer on a 100G NIC, NCCL's v2.29+
+ * count). The fixture turns PXN off: a PXN send's path is fixed at its start,
+ * so adaptive routing would not move it (docs/internals/sim.md, Limits). The
+ * what-if must give the packet engine's own figure, the one `fabtune sim
+ * --engine packet` gives.
  */
 static void
 test_advise_whatif_routing_packet(void **state)
@@ -1250,7 +1254,7 @@ test_advise_whatif_routing_packet(void **state)
 	/* ... that the flow engine alone does not show */
 	fe = sim_makespan(spec, "alltoall", "direct", mib32, "flow", "ecmp");
 	fa = sim_makespan(spec, "alltoall", "direct", mib32, "flow", "adaptive");
-	assert_true(100.0 * (fe / fa - 1) < 30.0);
+	assert_true(100.0 * (fe / fa - 1) < 40.0);
 	assert_true(a->gain_pct > 3 * 100.0 * (fe / fa - 1));
 	ft_advice_set_release(&s);
 	ft_obs_set_release(&set);
