@@ -244,7 +244,7 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
 }
 
 /*
- * Flow @f's path through its PXN proxy @via (ft__sim_pxn_proxy()): its source to the
+ * Flow @f's path through its PXN proxy @via (ft__sim_pxn_proxy_in()): its source to the
  * proxy over NVLink, then the proxy's route to the receiver (the proxy's NIC, the
  * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
  * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
@@ -290,7 +290,10 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	double slow = 0;
 	uint32_t j;
 	bool dead; /* routed over links down: its path is kept, adaptive or not */
-	uint32_t via = f->pxn ? ft__sim_pxn_proxy(e->topo, f->src, f->dst) : UINT32_MAX;
+	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
+	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
+	                                    f->pxn - 1u)
+	                      : UINT32_MAX;
 	int rc;
 
 	if (via != UINT32_MAX)

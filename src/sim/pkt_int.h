@@ -647,9 +647,10 @@ struct pk_flow {
 	bool in_ring;
 	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
 	bool wnd_held : 1; /* TCP: out of its ring, its window full until an ACK opens it */
-	/* an NCCL send through its PXN proxy (ft__sim_pxn_proxy() of its ends: the GPU on
-	 * the receiver's rail), its path over NVLink to it first (pkt_flow.c route_via()) */
-	bool pxn : 1;
+	/* an NCCL send through its PXN proxy (ft__sim_pxn_proxy_in() of its ends among the
+	 * job's GPUs: the job's GPU on the receiver's rail), its path over NVLink to it first
+	 * (pkt_flow.c route_via()): the proxy's GPU index in the source's node + 1, 0 none */
+	uint8_t pxn : 5;
 	/* a message m >= 1 of a send NCCL's window paces (pkt_nccl.c send_pace()), whole on
 	 * one QP; held: its pace was the last wait it had (the window, not the fabric, set
 	 * when it started) */
@@ -1494,7 +1495,7 @@ struct ring_conn {
 	/* a send's own pace (pkt_nccl.c send_pace()): message m, 1 <= m <= npace, waits for
 	 * task pace0 + m - 1, done m periods after the send's start */
 	uint32_t pace0, npace;
-	bool pxn; /* its flows go through their PXN proxy (struct pk_flow pxn) */
+	uint8_t pxn; /* its flows' PXN proxy, as struct pk_flow pxn has it (0: none) */
 };
 
 /*

@@ -210,10 +210,10 @@ flow_cc_init(struct pk_engine *e, uint32_t id)
 }
 
 /* One flow: QP @qp of a connection, @bytes from @src to @dst (through its PXN proxy when
- * @pxn), its task and record at @tcur and @cursor (see put_record()), counted in the
- * run's flows and bytes when @count; its task, or FT_E*. */
+ * @pxn, struct pk_flow pxn), its task and record at @tcur and @cursor (see
+ * put_record()), counted in the run's flows and bytes when @count; its task, or FT_E*. */
 static int64_t
-flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool pxn, uint32_t qp,
+flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint32_t qp,
          uint32_t op, uint32_t *tcur, uint32_t *cursor, bool count)
 {
 	struct pk_flow f = { 0 };
@@ -227,7 +227,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool p
 	f.bytes = bytes;
 	f.src = src;
 	f.dst = dst;
-	f.pxn = pxn;
+	f.pxn = pxn & 31u;
 	f.task = (uint32_t)t;
 	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
 	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);
@@ -280,7 +280,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool p
 }
 
 static int64_t
-add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, bool pxn, uint32_t qp,
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint32_t qp,
          uint32_t op)
 {
 	uint32_t append = PK_NONE, append2 = PK_NONE;
@@ -323,7 +323,7 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 
 		if (b == 0)
 			continue;
-		t = add_flow(e, b, src, dst, false, q, op);
+		t = add_flow(e, b, src, dst, 0, q, op);
 		if (t < 0)
 			return (int)t;
 		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
@@ -722,7 +722,8 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b, uint32_
 		 * share of the send; the flow engine splits each channel over every lane
 		 * (engine_flow.c spawn_conn()), and the model's channels per peer (2 at 100
 		 * Gb/s) can be fewer than the NICs: the even split keeps both engines alike. */
-		c->pxn = via != PK_NONE;
+		c->pxn = via == PK_NONE ? 0
+		                        : (uint8_t)(ft_topo_vertex(pb->rb.e->topo, via)->local + 1);
 		/* (through a PXN proxy, the proxy's NICs carry it: spawn_conn()'s rule) */
 		c->nq = ft__pk_conn_qps(pb->rb.e, via == PK_NONE ? a : via, b);
 		c->qp0 = k * c->nq;
@@ -787,15 +788,60 @@ send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch
 	return p >= 1 && p < 1e18 ? (uint64_t)(p + 0.5) : 0;
 }
 
+/* The job's GPUs on each node (ft__sim_comm_gpus()) of the @nranks ranks on @rank_gpu:
+ * *@nnodes masks by node id, the engine's @comm's choice of a PXN proxy
+ * (ft__sim_pxn_proxy_in()); NULL when out of memory. One pass over the ranks, once a
+ * phase (engine_flow.c builds the same once an all-to-all phase). */
+static uint32_t *
+comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks, uint32_t *nnodes)
+{
+	uint32_t r, n = 0, *mask;
+
+	for (r = 0; r < nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
+
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
+			n = FT_MAX(n, v->node + 1);
+	}
+	*nnodes = n;
+	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
+	if (!mask)
+		return NULL;
+	for (r = 0; r < nranks; r++) {
+		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
+
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE && v->local < 32)
+			mask[v->node] |= 1u << v->local;
+	}
+	return mask;
+}
+
+/* A PXN proxy's GPU index + 1 fits struct pk_flow pxn (5 bits). */
+_Static_assert(FT_SPEC_MAX_GPUS < 31, "struct pk_flow pxn holds a GPU index + 1 in 5 bits");
+
+/* The PXN proxy of a send from @a to @b among the job's GPUs of @a's node (@comm by node
+ * id, @ncomm of them: comm_gpus()): ft__sim_pxn_proxy_in(), as NCCL chooses it on the
+ * communicator's own topology; UINT32_MAX where @a sends from its own NIC. */
+static uint32_t
+job_proxy(const struct pk_engine *e, uint32_t a, uint32_t b, const uint32_t *comm,
+          uint32_t ncomm)
+{
+	uint32_t na = ft_topo_vertex(e->topo, a)->node;
+
+	return ft__sim_pxn_proxy_in(e->topo, a, b, na < ncomm ? comm[na] : 0);
+}
+
 /* The clear-to-send of a receiver @b for its next sender @a2: a task of @kind after the
  * send to @b that waits the path latency from @b back to @a2: NCCL's receiver posts its
  * buffer by an RDMA write into the sender's FIFO (src/transport/net_ib.cc). Where @a2
- * sends through a PXN proxy (ft__sim_pxn_proxy()), that FIFO is the proxy's, whose
- * NIC sends: the write crosses @b's rail to it, and the sender reads it over NVLink. */
+ * sends through a PXN proxy (job_proxy() among the job's GPUs @comm), that FIFO is the
+ * proxy's, whose NIC sends: the write crosses @b's rail to it, and the sender reads it
+ * over NVLink. */
 static int64_t
-notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2, uint32_t tag)
+notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2, uint32_t tag,
+            const uint32_t *comm, uint32_t ncomm)
 {
-	uint32_t via = ft__sim_pxn_proxy(e->topo, a2, b);
+	uint32_t via = job_proxy(e, a2, b, comm, ncomm);
 	uint64_t lat = 0, hop = 0;
 	int rc;
 
@@ -806,12 +852,14 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
 	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat + hop, 0, tag);
 }
 
-/* The PXN proxy of a send from @a to @b over the network (ft__sim_pxn_proxy(); NCCL's
- * PXN, kb ENV-PXN), PK_NONE where it leaves by @a's own NIC or stays in the node. */
+/* The PXN proxy of a send from @a to @b over the network among the job's GPUs @comm
+ * (job_proxy(); NCCL's PXN, kb ENV-PXN), PK_NONE where it leaves by @a's own NIC or stays
+ * in the node. */
 static uint32_t
-a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net)
+a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const uint32_t *comm,
+        uint32_t ncomm)
 {
-	uint32_t v = net ? ft__sim_pxn_proxy(e->topo, a, b) : UINT32_MAX;
+	uint32_t v = net ? job_proxy(e, a, b, comm, ncomm) : UINT32_MAX;
 
 	return v == UINT32_MAX ? PK_NONE : v;
 }
@@ -851,6 +899,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
 	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, ppn = 1, via;
+	uint32_t *comm_mask, ncomm = 0;
 	uint8_t *slots;
 	size_t per_round;
 	double net_step;
@@ -871,16 +920,19 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	if (!slots)
 		return FT_ENOMEM;
 	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], slots, &ppn);
+	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
+	comm_mask = comm_gpus(e->topo, op->rank_gpu, sc->nranks, &ncomm);
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
 	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX) {
 		ft_free(slots);
+		ft_free(comm_mask);
 		return FT_ERANGE;
 	}
 	pb->cap = (uint32_t)(ph->npairs * ch[1].channels);
 	pb->rb.c = ft_calloc(pb->cap, sizeof(*pb->rb.c));
 	ends = ft_calloc(2 * (size_t)nbuf * per_round, sizeof(uint32_t));
-	if (!pb->rb.c || !ends)
+	if (!pb->rb.c || !ends || !comm_mask)
 		rc = FT_ENOMEM;
 	/* a send between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
@@ -909,7 +961,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				int64_t cts = notice_task(
 				        e, PK_T_BARRIER, b,
 				        op->rank_gpu[base + ((i + m - w % m) % m) * ph->a2a_stride],
-				        pb->rb.tag);
+				        pb->rb.tag, comm_mask, ncomm);
 
 				if (s0 < 0 || end < 0 || cts < 0 ||
 				    ft__pk_add_dep(e, (uint32_t)end, pb->rb.bar) < 0)
@@ -928,7 +980,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				ft__sim_a2a_send_ch(&ch[1], net ? slots : NULL, m, ppn, i,
 				                    (i + k) % m, &mine);
 				/* a send to another rail through its PXN proxy (a2a_via()) */
-				via = a2a_via(e, a, b, net);
+				via = a2a_via(e, a, b, net, comm_mask, ncomm);
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b, via,
 					              net ? &mine : &ch[0], (uint32_t)s0,
@@ -941,6 +993,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	}
 	ft_free(slots);
 	ft_free(ends);
+	ft_free(comm_mask);
 	return rc;
 }
 
@@ -1136,6 +1189,7 @@ struct lazy_phase {
 	uint32_t task, tag;
 	uint32_t m, ngroups, stride, w;
 	uint32_t *gpu; /* the op's ranks */
+	uint32_t *comm, ncomm; /* the op's GPUs a node (comm_gpus()): its PXN proxies' */
 	uint64_t payload;
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
@@ -1315,7 +1369,8 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	uint32_t i = (uint32_t)(rest % ph->m), m = ph->m;
 	uint32_t base = (g / ph->stride) * ph->stride * m + g % ph->stride;
 	uint32_t a = ph->gpu[base + i * ph->stride], b = ph->gpu[base + (i + k) % m * ph->stride];
-	uint32_t net = crosses_nodes(e->topo, a, b), shape, via = a2a_via(e, a, b, net);
+	uint32_t net = crosses_nodes(e->topo, a, b), shape;
+	uint32_t via = a2a_via(e, a, b, net, ph->comm, ph->ncomm);
 	struct p2p_build pb = { .rb = { .e = e, .steps = 1, .tag = ph->tag, .lane_split = true } };
 	struct ft_model_p2p_chunking mine;
 	int64_t si, s0, end, cts;
@@ -1334,7 +1389,8 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	/* (a notice no send waits for is a plain barrier: it outlives its phase) */
 	cts = notice_task(e, k + ph->w <= m - 1 ? PK_T_A2A_CTS : PK_T_BARRIER, b,
-	                  ph->gpu[base + (i + m - ph->w % m) % m * ph->stride], ph->tag);
+	                  ph->gpu[base + (i + m - ph->w % m) % m * ph->stride], ph->tag,
+	                  ph->comm, ph->ncomm);
 	pb.cap = ph->ch[net].channels;
 	pb.rb.c = ft_calloc(pb.cap, sizeof(*pb.rb.c));
 	rc = s0 < 0 || end < 0 || !pb.rb.c ? FT_ENOMEM : cts < 0 ? (int)cts : 0;
@@ -1492,9 +1548,11 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 
 	ft_free(ph->pending);
 	ft_free(ph->gpu);
+	ft_free(ph->comm);
 	ft_free(ph->slots);
 	ph->pending = NULL;
 	ph->gpu = NULL;
+	ph->comm = NULL;
 	ph->slots = NULL;
 	for (uint32_t sh = 0; sh < PK_A2A_SHAPES; sh++)
 		ph->free_head[sh] = ph->free_tail[sh] = PK_NONE;
@@ -1611,6 +1669,7 @@ ft__pk_lazy_free(struct pk_engine *e)
 		return;
 	for (p = 0; p < e->lazy->phases.len; p++) {
 		ft_free(phase_of(e, (uint32_t)p)->gpu);
+		ft_free(phase_of(e, (uint32_t)p)->comm);
 		ft_free(phase_of(e, (uint32_t)p)->pending);
 		ft_free(phase_of(e, (uint32_t)p)->first);
 		ft_free(phase_of(e, (uint32_t)p)->slots);
@@ -1757,10 +1816,12 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.pending = ft_calloc(p.nsends, 1);
 	if (p.gpu)
 		memcpy(p.gpu, op->rank_gpu, sc->nranks * sizeof(uint32_t));
+	p.comm = comm_gpus(e->topo, op->rank_gpu, sc->nranks, &p.ncomm);
 	t = ft__pk_add_task(e, PK_T_A2A, 0, 0, tag);
-	if (!p.gpu || !p.pending || t < 0 || net_sends(e, &p, &nnet) < 0 ||
+	if (!p.gpu || !p.pending || !p.comm || t < 0 || net_sends(e, &p, &nnet) < 0 ||
 	    ft_vec_push(&e->lazy->phases, &p) < 0) {
 		ft_free(p.gpu);
+		ft_free(p.comm);
 		ft_free(p.pending);
 		ft_free(p.slots);
 		return FT_ENOMEM;

@@ -1411,15 +1411,18 @@ bytes_tier(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t ti
 
 /*
  * NCCL's PXN in the packet engine (ncclTopoGetNetDev(), NVIDIA/nccl src/graph/search.cc
- * v2.27.7-1; kb ENV-PXN): two ranks of a direct all-to-all of 16 MiB, rank 0 on GPU 0 of
- * node 0 and rank 1 on GPU 1 of node 1 of four DGX H100 on a rail fat-tree
- * (tests/fixtures/spec/pxn-on-rail.yaml), each sending P = 8 MiB to the other at Simple
- * (every byte on the wire). With PXN each send crosses NVLink to the GPU of its peer's
- * rail in its own node (GPU 1 of node 0, GPU 0 of node 1), which sends it from its NIC:
- * exactly P into each proxy over NVLink, 4P on NVLink in all (two links a send), none on
- * the spine. With nodes.nccl.pxn_disable each leaves by its own NIC and crosses the
- * spine: 4P on leaf-spine links (up and down a send), none on NVLink. Built whole and
- * lazily alike.
+ * v2.27.7-1; kb ENV-PXN): four ranks of a direct all-to-all of 32 MiB on GPUs 0 and 1 of
+ * nodes 0 and 1 of four DGX H100 on a rail fat-tree (tests/fixtures/spec/pxn-on-rail.yaml),
+ * P = 8 MiB a pair at Simple (every byte on the wire). The 4 sends between the nodes to
+ * another rail (GPU 0 to the other node's GPU 1 and back, GPU 1 to GPU 0) cross NVLink to
+ * the job's GPU of the peer's rail in their own node, which sends them from its NIC:
+ * into GPU 1 of node 0 over NVLink its NIC-mate's send to it and the relayed one, 2P; on
+ * NVLink in all 8P for the 4 sends inside the nodes and 8P for the relays (two links a
+ * send); none on the spine. With nodes.nccl.pxn_disable each leaves by its own NIC and
+ * the 4 cross the spine: 8P on leaf-spine links (up and down a send), 8P on NVLink.
+ * Either way the 8 sends between the nodes put 16P on the NICs' host links. Built whole
+ * and lazily alike. (A job of one GPU a node has no proxy: NCCL's topology holds the
+ * job's GPUs alone, test_pxn_job_gpus.)
  */
 static void
 test_pxn_links(void **state)
@@ -1427,9 +1430,9 @@ test_pxn_links(void **state)
 	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
 		                  .algo = FT_ALGO_DIRECT,
 		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 2,
-		                  .ranks_per_node = 1,
-		                  .bytes = 16u << 20 };
+		                  .nranks = 4,
+		                  .ranks_per_node = 2,
+		                  .bytes = 32u << 20 };
 	const double P = 8u << 20;
 
 	(void)state;
@@ -1443,15 +1446,15 @@ test_pxn_links(void **state)
 			struct ft_sim_counters c;
 			struct ft_engine *e = NULL;
 			struct ft_sim_op op = { .after = -1 };
-			uint32_t ends[2];
+			uint32_t ends[4];
 
 			assert_int_equal(ft_spec_load_file("tests/fixtures/spec/pxn-on-rail.yaml",
 			                                   &spec, &err),
 			                 0);
 			spec.node.nccl_pxn_disable = off;
 			assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-			ends[0] = ft_topo_gpu(t, 0, 0);
-			ends[1] = ft_topo_gpu(t, 1, 1);
+			for (uint32_t r = 0; r < 4; r++)
+				ends[r] = ft_topo_gpu(t, r / 2, r % 2);
 			ft_schedule_init(&s);
 			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 			ft_sim_cfg_init(&cfg);
@@ -1463,14 +1466,21 @@ test_pxn_links(void **state)
 			if (ft_packet_engine.run(e, 0, &err) != 0)
 				fail_msg("run: %s", err.msg);
 			assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+			print_message("# pxn %s, %s: NVLink into n0.gpu1 %.0f, all %.0f, "
+			              "spine %.0f, host %.0f\n", off ? "off" : "on",
+			              eager ? "whole" : "lazy",
+			              bytes_into(t, &c, FT_L_NVLINK, ft_topo_gpu(t, 0, 1)),
+			              bytes_into(t, &c, FT_L_NVLINK, UINT32_MAX),
+			              bytes_tier(t, &c, 2), bytes_tier(t, &c, 1));
 			assert_true(bytes_into(t, &c, FT_L_NVLINK, ft_topo_gpu(t, 0, 1)) ==
-			            (off ? 0 : P));
+			            (off ? P : 2 * P));
 			assert_true(bytes_into(t, &c, FT_L_NVLINK, ft_topo_gpu(t, 1, 0)) ==
-			            (off ? 0 : P));
-			assert_true(bytes_into(t, &c, FT_L_NVLINK, UINT32_MAX) == (off ? 0 : 4 * P));
-			assert_true(bytes_tier(t, &c, 2) == (off ? 4 * P : 0));
+			            (off ? P : 2 * P));
+			assert_true(bytes_into(t, &c, FT_L_NVLINK, UINT32_MAX) ==
+			            (off ? 8 * P : 16 * P));
+			assert_true(bytes_tier(t, &c, 2) == (off ? 8 * P : 0));
 			/* either way each send crosses its NICs' host links, there and back */
-			assert_true(bytes_tier(t, &c, 1) == 4 * P);
+			assert_true(bytes_tier(t, &c, 1) == 16 * P);
 			ft_packet_engine.destroy(e);
 			ft_schedule_release(&s);
 			ft_topo_free(t);
@@ -1546,6 +1556,147 @@ test_pxn_agrees_with_flow(void **state)
 	}
 }
 
+/* Bytes on NIC vertex @nic's links, both ways, and on GPU vertex @g's (UINT32_MAX: none). */
+static double
+nic_gpu_bytes(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t nic, uint32_t g)
+{
+	double b = 0;
+
+	for (uint32_t l = 0; l < c->nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->src == nic || lk->dst == nic || lk->src == g || lk->dst == g)
+			b += c->link_bytes[l];
+	}
+	return b;
+}
+
+/* A direct all-to-all of @bytes at Simple over @nranks ranks on @rank_gpu of @t, on
+ * @engine (the packet engine built lazily unless @eager): into @nic[n * nnics + r] the
+ * bytes on NIC r of node n (nic_gpu_bytes()), and into @gpu the same for each GPU and its
+ * own NIC, (n * ngpus + g). */
+static void
+a2a_nic_bytes(const struct ft_topo *t, const struct ft_engine_ops *engine, bool eager,
+              uint32_t *rank_gpu, uint32_t nranks, uint32_t per_node, uint64_t bytes,
+              double *nic, double *gpu)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = nranks,
+		                  .ranks_per_node = per_node,
+		                  .bytes = bytes };
+	struct ft_error err = { 0 };
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	struct ft_sim_counters c;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = spec->fabric.routing;
+	op.sched = &s;
+	assert_int_equal(engine->create(t, &cfg, &e, &err), 0);
+	if (engine == &ft_packet_engine)
+		ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
+	assert_true(engine->submit(e, &op, &err) >= 0);
+	if (engine->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(engine->counters(e, &c, &err), 0);
+	for (uint32_t n = 0; n < spec->nnodes; n++) {
+		for (uint32_t r = 0; r < spec->node.nnics; r++)
+			nic[n * spec->node.nnics + r] =
+			        nic_gpu_bytes(t, &c, ft_topo_nic(t, n, r), UINT32_MAX);
+		for (uint32_t g = 0; g < spec->node.ngpus; g++)
+			gpu[n * spec->node.ngpus + g] =
+			        nic_gpu_bytes(t, &c, ft_topo_nic(t, n, spec->node.gpu_nic[g]),
+			                      ft_topo_gpu(t, n, g));
+	}
+	engine->destroy(e);
+	ft_schedule_release(&s);
+}
+
+/*
+ * The packet engine's PXN proxy is one of the job's GPUs (ft__sim_pxn_proxy_in(), NCCL's
+ * choice on the communicator's topology: NVIDIA/nccl v2.27.7-1 src/graph/topo.cc
+ * ncclTopoGetSystem() holds the comm's GPUs alone; search.cc ncclTopoGetNetDev(); kb
+ * ENV-PXN), as the flow engine's. Two cases, 64 KiB a pair at Simple, built whole and
+ * lazily:
+ *  - tests/fixtures/sim/pxn-job-split.yaml: 8 ranks on GPUs 0-3 of node 0 and 4-7 of
+ *    node 1 of two DGX H100. No sender's node has a rank on its peer's device index, so
+ *    no send has a proxy: GPU g's 4 sends to the other node leave by its own NIC and its
+ *    4 receives come in on it, 8 x 64 KiB on NIC g's links (up and down each way: 2 x 8
+ *    x 64 KiB in all); the 8 idle GPUs and their NICs carry exactly 0 bytes (the whole
+ *    node's view relayed node 0's sends through its GPUs 4-7 and their NICs);
+ *  - two DGX A100 with 4 NICs, GPUs 2r and 2r + 1 on NIC r, the job on GPUs 1-7 of
+ *    both nodes (14 ranks): NIC 0's first GPU of the job is GPU 1, which sends its own
+ *    and takes no relay; idle GPU 0 carries 0 bytes (the whole node's view relayed GPU
+ *    1's sends to a peer's GPU 1 through it). A send to the other node's GPU g leaves
+ *    by NIC g / 2 and comes in on it, each byte over the NIC's PCIe and host links:
+ *    2 x (7 + 7) x 64 KiB on NIC 0 (one GPU of the job), 2 x (14 + 14) on the others.
+ * Every NIC's bytes equal the flow engine's, exactly.
+ */
+static void
+test_pxn_job_gpus(void **state)
+{
+	const double P = 64u << 10;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	uint32_t rank_gpu[14];
+	double nic_f[16], nic_p[16], gpu_f[16], gpu_p[16];
+
+	(void)state;
+	/* pxn-job-split.yaml's job */
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 8; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 4, r % 4 + (r / 4) * 4);
+	for (int eager = 0; eager < 2; eager++) {
+		a2a_nic_bytes(t, &ft_flow_engine, false, rank_gpu, 8, 4, 8 * (uint64_t)P, nic_f,
+		              gpu_f);
+		a2a_nic_bytes(t, &ft_packet_engine, eager, rank_gpu, 8, 4, 8 * (uint64_t)P, nic_p,
+		              gpu_p);
+		for (uint32_t n = 0; n < 2; n++) {
+			for (uint32_t g = 0; g < 8; g++) {
+				bool busy = n == 0 ? g < 4 : g >= 4;
+
+				assert_true(nic_p[n * 8 + g] == nic_f[n * 8 + g]);
+				assert_true(nic_p[n * 8 + g] == (busy ? 2 * 8 * P : 0));
+				if (!busy)
+					assert_true(gpu_p[n * 8 + g] == 0);
+			}
+		}
+	}
+	ft_topo_free(t);
+	/* GPUs sharing a NIC: the NIC's first GPU of the job proxies */
+	assert_int_equal(ft_spec_resolve("dgx-a100:2", &spec, &err), 0);
+	spec.node.nnics = 4;
+	for (uint32_t g = 0; g < 8; g++)
+		spec.node.gpu_nic[g] = g / 2;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 14; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 7, r % 7 + 1);
+	for (int eager = 0; eager < 2; eager++) {
+		a2a_nic_bytes(t, &ft_flow_engine, false, rank_gpu, 14, 7, 14 * (uint64_t)P, nic_f,
+		              gpu_f);
+		a2a_nic_bytes(t, &ft_packet_engine, eager, rank_gpu, 14, 7, 14 * (uint64_t)P,
+		              nic_p, gpu_p);
+		for (uint32_t i = 0; i < 8; i++) {
+			print_message("# NIC %u of node %u: flow %.0f, packet %.0f\n", i % 4, i / 4,
+			              nic_f[i], nic_p[i]);
+			assert_true(nic_p[i] == nic_f[i]);
+			/* NIC r's sends and receives, each over its PCIe and host links */
+			assert_true(nic_p[i] == (i % 4 == 0 ? 2 * (7 + 7) * P : 2 * (14 + 14) * P));
+		}
+		assert_true(gpu_p[0] - nic_p[0] == 0 && gpu_p[8] - nic_p[4] == 0);
+	}
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -1573,6 +1724,7 @@ main(void)
 		cmocka_unit_test(test_lab_moe),
 		cmocka_unit_test(test_pxn_links),
 		cmocka_unit_test(test_pxn_agrees_with_flow),
+		cmocka_unit_test(test_pxn_job_gpus),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
 	};
