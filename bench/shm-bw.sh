@@ -65,8 +65,9 @@
 # of one window in the same round, the CPU the messages themselves took.
 #
 # STEP (4) is the factor between sizes; SIZES (bytes, blank-separated)
-# names them instead, e.g. SIZES="65536 131072 262144 1048576 4194304". The copy each size's messages
-# took (fabtune's "copy" field, one per round) ends each line.
+# names them instead, e.g. SIZES="65536 131072 262144 1048576 4194304",
+# any sizes (the memcpy alone runs each one named). The copy each size's
+# messages took (fabtune's "copy" field, one per round) ends each line.
 #
 # HOG=1 runs one foreign CPU hog through the rounds: the memcpy on the CPU
 # the hog shares is then the slower one.
@@ -167,7 +168,11 @@ for size in $sizes; do
 	done
 done
 hog_stop
-"$tmp/memcpy" "$min" "$max" >"$tmp/alone"
+# each size on its own: bench/memcpy.c sweeps MIN..MAX by doubling, which a SIZES entry
+# other than MIN * 2^k would miss
+for size in $sizes; do
+	"$tmp/memcpy" "$size" "$size"
+done >"$tmp/alone"
 echo "# shm pt2pt bandwidth (GB/s), window $window, >= $iters windows and $bytes bytes a size${CMA:+, --cma-min $CMA}; hog: ${HOG:-0}; rounds: $runs (fabtune, memcpy and MPI interleaved); load before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for size in $sizes; do
 	rows="$tmp/$size.rows"

@@ -4,8 +4,9 @@
 # ping-pong over its TCP BTL (bench/mpi_pt2pt.c) at BIG. SIZES are every
 # power of 4 from 32 B to 32 KiB with sockperf's two bounds: 14 B, its
 # smallest (its header; 8 B cannot be asked of it), and 65,507 B, its
-# largest (MAX_PAYLOAD_SIZE_LIMIT in src/defs.h of Mellanox/sockperf;
-# sockperf 3.7's server drops the connection from 65,508 B on). BIG are
+# largest (MAX_PAYLOAD_SIZE_LIMIT in src/defs.h of Mellanox/sockperf, tag
+# 3.7, the version here; its server drops the connection from 65,508 B
+# on). BIG are
 # the powers of 4 above (128 KiB, 512 KiB) and 1 MiB. All three time a round
 # trip from before the send to after the receive and report half of it.
 # sockperf runs 2 s and drops its first 400 ms (about 20 % of its round

@@ -312,7 +312,6 @@ ft__emit_clock(struct ft__pctx *c, uint32_t line, int rank, struct ft__span s)
 	const char *semi = memchr(s.p, ';', s.n);
 	struct ft__span src, rest, t = s;
 	double mhz = NAN, ppm = NAN;
-	int rank0 = c->rank;
 
 	if (semi)
 		t.n = (size_t)(semi - s.p);
@@ -343,8 +342,21 @@ ft__emit_clock(struct ft__pctx *c, uint32_t line, int rank, struct ft__span s)
 		ft__skipped(c, line, "sample clock not \"tsc R MHz, error E ppm\"", s);
 		return;
 	}
+	ft__emit_clock_at(c, line, rank, src, mhz * 1e6, ppm);
+}
+
+void
+ft__emit_clock_at(struct ft__pctx *c, uint32_t line, int rank, struct ft__span src, double hz,
+                  double ppm)
+{
+	int rank0 = c->rank;
+
+	if (!(ft__eq(src, "tsc") || ft__eq(src, "monotonic"))) {
+		ft__skipped(c, line, "sample clock not tsc or monotonic", src);
+		return;
+	}
 	c->rank = rank;
-	ft__emit(c, line, "bench.clock_hz", mhz == mhz, mhz * 1e6, "Hz", src);
+	ft__emit(c, line, "bench.clock_hz", hz == hz, hz, "Hz", src);
 	if (ppm == ppm)
 		ft__emit_num(c, line, "bench.clock_error", ppm, "ppm");
 	c->rank = rank0;

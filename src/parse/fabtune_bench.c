@@ -285,18 +285,37 @@ comment(struct ft__pctx *c, struct fstate *fs, uint32_t line, struct ft__span s)
 	}
 }
 
+/* No "# fabtune bench" line (the tables' header) and some line starting with '{'. */
+static bool
+is_document(const char *text, size_t len)
+{
+	static const char hdr[] = "# fabtune bench";
+	bool brace = false;
+
+	for (size_t k = 0; k < len;) {
+		const char *nl = memchr(text + k, '\n', len - k);
+		size_t e = nl ? (size_t)(nl - text) : len, b = k;
+
+		while (b < e && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r'))
+			b++;
+		if (e - b >= sizeof(hdr) - 1 && memcmp(text + b, hdr, sizeof(hdr) - 1) == 0)
+			return false;
+		brace = brace || (b < e && text[b] == '{');
+		k = e + 1;
+	}
+	return brace;
+}
+
 int
 ft__fabtune_bench_run(struct ft__pctx *c, const char *text, size_t len)
 {
 	struct ft__lines it = ft__pctx_lines(c, text, len);
 	struct ft__span s;
 	struct fstate fs = { .matrix = 0 };
-	size_t k = 0;
 
-	/* the --json document rather than a table */
-	while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'))
-		k++;
-	if (k < len && text[k] == '{')
+	/* the --json document rather than a table: no table's header line, and a line
+	   that opens an object (a warning or a prompt may come first) */
+	if (is_document(text, len))
 		return ft__fabtune_bench_json(c, text, len);
 	fs.bw = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));
 	fs.lat = ft_calloc((size_t)MAXRANKS * MAXRANKS, sizeof(double));

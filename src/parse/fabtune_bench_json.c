@@ -30,11 +30,13 @@ struct bw {
 	int depth;
 	/* the element of "rows" being read */
 	struct ft_result_row row;
-	/* the element of "ranks" being read and its clock */
+	/* the element of "ranks" being read and its clock, written when the element
+	   closes: members come in any order, "clock" before "rank" too (jq -S) */
 	int rank;
+	bool clk_seen;
 	char clk_src[16];
 	double clk_hz, clk_ppm;
-	uint32_t clk_line;
+	uint32_t clk_line, rank_line;
 	/* the element of "outliers" being read */
 	char out_kind[16], out_text[256], out_blame[96];
 	uint32_t out_line;
@@ -48,8 +50,11 @@ path_push(struct bw *w, struct ft__span k)
 	size_t l = w->plen[w->depth];
 	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)k.n, k.p);
 
+	/* a name too long for the path: the path is left cut at its full length, which no
+	   path read below has (the longest is 22 bytes), nor any under it; the parent's
+	   path instead would make an object under that name a new row */
 	if (n < 0 || (size_t)n >= sizeof(w->path) - l)
-		n = 0;
+		n = (int)(sizeof(w->path) - 1 - l);
 	w->plen[w->depth + 1] = l + (size_t)n;
 }
 
@@ -60,9 +65,12 @@ on_open(struct bw *w)
 		ft_result_row_init(&w->row);
 	} else if (strcmp(w->path, "ranks") == 0) {
 		w->rank = -1;
-	} else if (strcmp(w->path, "ranks.clock") == 0) {
+		w->clk_seen = false;
 		w->clk_src[0] = '\0';
 		w->clk_hz = w->clk_ppm = NAN;
+		w->rank_line = ft__jcur_line(&w->j, w->j.p);
+	} else if (strcmp(w->path, "ranks.clock") == 0) {
+		w->clk_seen = true;
 		w->clk_line = ft__jcur_line(&w->j, w->j.p);
 	} else if (strcmp(w->path, "outliers") == 0) {
 		w->out_kind[0] = w->out_text[0] = w->out_blame[0] = '\0';
@@ -75,20 +83,13 @@ on_close(struct ft__pctx *c, struct bw *w)
 {
 	if (strcmp(w->path, "rows") == 0) {
 		ft__add_row(c, &w->row);
-	} else if (strcmp(w->path, "ranks.clock") == 0 && w->rank >= 0) {
-		int rank0 = c->rank;
-
-		if (strcmp(w->clk_src, "tsc") != 0 && strcmp(w->clk_src, "monotonic") != 0) {
-			ft__skipped(c, w->clk_line, "sample clock not tsc or monotonic",
+	} else if (strcmp(w->path, "ranks") == 0 && w->clk_seen) {
+		if (w->rank < 0)
+			ft__skipped(c, w->rank_line, "ranks.rank: none, the clock has no rank",
 			            ft__span_c(w->clk_src));
-			return;
-		}
-		c->rank = w->rank;
-		ft__emit(c, w->clk_line, "bench.clock_hz", !isnan(w->clk_hz), w->clk_hz, "Hz",
-		         ft__span_c(w->clk_src));
-		if (!isnan(w->clk_ppm))
-			ft__emit_num(c, w->clk_line, "bench.clock_error", w->clk_ppm, "ppm");
-		c->rank = rank0;
+		else
+			ft__emit_clock_at(c, w->clk_line, w->rank, ft__span_c(w->clk_src),
+			                  w->clk_hz, w->clk_ppm);
 	} else if (strcmp(w->path, "outliers") == 0 && w->out_text[0]) {
 		char buf[384];
 
@@ -101,10 +102,15 @@ on_close(struct ft__pctx *c, struct bw *w)
 	}
 }
 
-/* A member of a row: the figures by name, null (not measured) left as initialised. */
+/*
+ * A member of a row: the figures by name, null (not measured) left as
+ * initialised. A known member whose value is of the wrong kind (a string for
+ * a figure, a negative or fractional count) is `parse.skipped`, the rest of
+ * the row kept; unknown members are passed over (later schemas add some).
+ */
 static void
-row_field(struct ft_result_row *r, const char *k, struct ft__span v, bool is_str, bool num,
-          double d)
+row_field(struct ft__pctx *c, uint32_t line, struct ft_result_row *r, const char *k,
+          struct ft__span v, bool is_str, bool num, double d)
 {
 	static const struct {
 		const char *key;
@@ -114,50 +120,111 @@ row_field(struct ft_result_row *r, const char *k, struct ft__span v, bool is_str
 		D(time_us),       D(algbw_GBps),    D(busbw_GBps),  D(ip_time_us),
 		D(ip_algbw_GBps), D(ip_busbw_GBps), D(lat_min_us),  D(lat_avg_us),
 		D(lat_p50_us),    D(lat_p99_us),    D(lat_p999_us), D(lat_max_us),
-		D(lat_stdev_us),  D(time_stdev_us),
+		D(lat_stdev_us),  D(time_stdev_us), { "peak_GBps", offsetof(struct ft_result_row,
+		                                                             ip_algbw_GBps) },
 #undef D
 	};
+	static const struct {
+		const char *key;
+		size_t off, n;
+	} str[] = {
+#define S(k, f) { k, offsetof(struct ft_result_row, f), sizeof(((struct ft_result_row *)0)->f) }
+		S("test", test), S("transport", transport), S("dtype", dtype), S("redop", redop),
+		S("algo", algo), S("copy", algo), /* pt2pt_bw: the shm copy */
+		S("src", src),   S("dst", dst),
+#undef S
+	};
+	/* counts: the least each may be (root and wrong: -1, none or not checked) */
+	static const struct {
+		const char *key;
+		double min, max;
+	} cnt[] = {
+		{ "bytes", 0, 18446744073709549568.0 }, { "count", 0, 18446744073709549568.0 },
+		{ "nranks", 0, UINT32_MAX },            { "nsamples", 0, UINT32_MAX },
+		{ "root", -1, INT32_MAX },              { "wrong", -1, 9007199254740992.0 },
+	};
+	char why[64];
+	bool null = !is_str && ft__eq(v, "null");
 	size_t i;
 
-	if (is_str) {
-		if (strcmp(k, "test") == 0)
-			ft__copy(r->test, sizeof(r->test), v);
-		else if (strcmp(k, "transport") == 0)
-			ft__copy(r->transport, sizeof(r->transport), v);
-		else if (strcmp(k, "dtype") == 0)
-			ft__copy(r->dtype, sizeof(r->dtype), v);
-		else if (strcmp(k, "redop") == 0)
-			ft__copy(r->redop, sizeof(r->redop), v);
-		else if (strcmp(k, "algo") == 0 || strcmp(k, "copy") == 0)
-			ft__copy(r->algo, sizeof(r->algo), v); /* pt2pt_bw: the shm copy */
-		else if (strcmp(k, "src") == 0)
-			ft__copy(r->src, sizeof(r->src), v);
-		else if (strcmp(k, "dst") == 0)
-			ft__copy(r->dst, sizeof(r->dst), v);
-		return;
-	}
-	if (!num)
-		return;
-	for (i = 0; i < FT_ARRAY_SIZE(dbl); i++)
-		if (strcmp(k, dbl[i].key) == 0) {
-			*(double *)(void *)((char *)r + dbl[i].off) = d;
+	for (i = 0; i < FT_ARRAY_SIZE(str); i++)
+		if (strcmp(k, str[i].key) == 0) {
+			if (is_str)
+				ft__copy((char *)r + str[i].off, str[i].n, v);
+			else if (!null)
+				goto bad_str;
 			return;
 		}
-	/* pt2pt_bw's peak, which the row keeps where in-place figures go */
-	if (strcmp(k, "peak_GBps") == 0)
-		r->ip_algbw_GBps = d;
-	else if (strcmp(k, "bytes") == 0 && d >= 0)
+	for (i = 0; i < FT_ARRAY_SIZE(dbl); i++)
+		if (strcmp(k, dbl[i].key) == 0) {
+			if (num)
+				*(double *)(void *)((char *)r + dbl[i].off) = d;
+			else if (!null)
+				goto bad_num;
+			return;
+		}
+	for (i = 0; i < FT_ARRAY_SIZE(cnt); i++)
+		if (strcmp(k, cnt[i].key) == 0)
+			break;
+	if (i == FT_ARRAY_SIZE(cnt) || null)
+		return;
+	if (!num || d != floor(d) || d < cnt[i].min || d > cnt[i].max) {
+		snprintf(why, sizeof(why), "rows.%s: not a count", k);
+		ft__skipped(c, line, why, v);
+		return;
+	}
+	if (strcmp(k, "bytes") == 0)
 		r->bytes = (uint64_t)d;
-	else if (strcmp(k, "count") == 0 && d >= 0)
+	else if (strcmp(k, "count") == 0)
 		r->count = (uint64_t)d;
+	else if (strcmp(k, "nranks") == 0)
+		r->nranks = (uint32_t)d;
+	else if (strcmp(k, "nsamples") == 0)
+		r->nsamples = (uint32_t)d;
 	else if (strcmp(k, "root") == 0)
 		r->root = (int)d;
-	else if (strcmp(k, "nranks") == 0 && d >= 0 && d <= UINT32_MAX)
-		r->nranks = (uint32_t)d;
-	else if (strcmp(k, "wrong") == 0)
+	else
 		r->wrong = (int64_t)d;
-	else if (strcmp(k, "nsamples") == 0 && d >= 0 && d <= UINT32_MAX)
-		r->nsamples = (uint32_t)d;
+	return;
+bad_str:
+	snprintf(why, sizeof(why), "rows.%s: not a string", k);
+	ft__skipped(c, line, why, v);
+	return;
+bad_num:
+	snprintf(why, sizeof(why), "rows.%s: not a number", k);
+	ft__skipped(c, line, why, v);
+}
+
+/* A JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool
+json_number(struct ft__span v)
+{
+	const char *p = v.p, *e = v.p + v.n;
+
+	if (p < e && *p == '-')
+		p++;
+	if (p >= e || !ft__is_digit(*p))
+		return false;
+	if (*p == '0')
+		p++;
+	else
+		while (p < e && ft__is_digit(*p))
+			p++;
+	if (p < e && *p == '.') {
+		if (++p >= e || !ft__is_digit(*p))
+			return false;
+		while (p < e && ft__is_digit(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || !ft__is_digit(*p))
+			return false;
+		while (p < e && ft__is_digit(*p))
+			p++;
+	}
+	return p == e;
 }
 
 static void
@@ -169,7 +236,7 @@ on_scalar(struct ft__pctx *c, struct bw *w, struct ft__span v, bool is_str)
 	uint32_t line;
 
 	if (strncmp(path, "rows.", 5) == 0) {
-		row_field(&w->row, path + 5, v, is_str, num, d);
+		row_field(c, ft__jcur_line(&w->j, v.p), &w->row, path + 5, v, is_str, num, d);
 		return;
 	}
 	if (strcmp(path, "ranks.rank") == 0 && num && d >= 0 && d <= INT32_MAX) {
@@ -256,8 +323,11 @@ jvalue(struct ft__pctx *c, struct bw *w)
 	       (isalnum((unsigned char)*j->p) || *j->p == '-' || *j->p == '+' || *j->p == '.'))
 		j->p++;
 	s.n = (size_t)(j->p - s.p);
-	if (!s.n)
+	/* the bare words of JSON: numbers, true, false, null (not NaN, inf, 0x10, fast) */
+	if (!json_number(s) && !ft__eq(s, "true") && !ft__eq(s, "false") && !ft__eq(s, "null")) {
+		j->p = s.p;
 		return ft__jcur_fail(j);
+	}
 	on_scalar(c, w, s, false);
 }
 
@@ -289,7 +359,8 @@ ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len)
 		if (w->j.bad) {
 			char why[64];
 
-			snprintf(why, sizeof(why), "invalid JSON at line %u", w->j.bad_line);
+			snprintf(why, sizeof(why), "invalid JSON at line %u, column %u", w->j.bad_line,
+			         w->j.bad_col);
 			ft__skipped(c, w->j.bad_line, why,
 			            ft__span_c("document truncated or malformed"));
 			break;

@@ -43,7 +43,13 @@ ft__jcur_fail(struct ft__jcur *j)
 	if (!j->bad) {
 		j->bad = true;
 		/* input cut short: blame its last line, not the one after it */
-		j->bad_line = ft__jcur_line(j, j->p >= j->end && j->p > j->start ? j->end - 1 : j->p);
+		const char *at = j->p >= j->end && j->p > j->start ? j->end - 1 : j->p;
+		const char *bol = at;
+
+		j->bad_line = ft__jcur_line(j, at);
+		while (bol > j->start && bol[-1] != '\n')
+			bol--;
+		j->bad_col = (uint32_t)(at - bol) + 1;
 	}
 	j->p = j->end;
 }

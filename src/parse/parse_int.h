@@ -236,6 +236,10 @@ void ft__emit_named(struct ft__pctx *c, uint32_t line, const char *prefix, struc
  * (ppm), both of @rank. A text not so: `parse.skipped`.
  */
 void ft__emit_clock(struct ft__pctx *c, uint32_t line, int rank, struct ft__span s);
+/* The check and the writing of it, from its fields: source @src, rate @hz (NaN: not
+   given), error @ppm (NaN: not given); a source not tsc or monotonic: `parse.skipped`. */
+void ft__emit_clock_at(struct ft__pctx *c, uint32_t line, int rank, struct ft__span src,
+                       double hz, double ppm);
 /* The same from the rest of a "# clock: rank R ..." line, @s after "# clock: ". */
 void ft__emit_clock_line(struct ft__pctx *c, uint32_t line, struct ft__span s);
 /* A line the parser could not read: `parse.skipped` with @why. */
@@ -360,7 +364,8 @@ struct ft__jcur {
 	const char *seen;   /* ft__jcur_line() counted newlines up to here ... */
 	uint32_t seen_line; /* ... and this is the line number there */
 	bool bad;           /* a fault was met; @p is at @end since */
-	uint32_t bad_line;  /* the line of the first fault */
+	uint32_t bad_line;  /* the line of the first fault ... */
+	uint32_t bad_col;   /* ... and its column (1: the line's first byte) */
 };
 
 void ft__jcur_init(struct ft__jcur *j, const char *text, size_t len, uint32_t line0);
@@ -368,7 +373,7 @@ void ft__jcur_init(struct ft__jcur *j, const char *text, size_t len, uint32_t li
 uint32_t ft__jcur_line(struct ft__jcur *j, const char *at);
 /* Skip JSON whitespace (space, \t, \n, \r). */
 void ft__jcur_ws(struct ft__jcur *j);
-/* Record the first fault (its line) and stop: the cursor goes to the end. */
+/* Record the first fault (its line and column) and stop: the cursor goes to the end. */
 void ft__jcur_fail(struct ft__jcur *j);
 /* A string at @p: its body, escapes left in place; false when none or unterminated. */
 bool ft__jcur_string(struct ft__jcur *j, struct ft__span *out);
@@ -514,13 +519,13 @@ int ft__sniff_rules(const char *text, size_t len, const struct ft__sniff_rule *r
 	X(rdma_stat)        \
 	X(ulimit)
 
+/* fabtune bench --json's document (fabtune_bench_json.c), for the fabtune-bench parser. */
+int ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len);
 /*
  * One line of a PyTorch NCCL process-group message / a kernel Xid line: read
  * it (true) or leave it (false). Job logs mix them with NCCL's own lines, so
  * the NCCL log parser offers them every line it does not know.
  */
-/* fabtune bench --json's document (fabtune_bench_json.c), for the fabtune-bench parser. */
-int ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len);
 bool ft__torch_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
 bool ft__xid_line(struct ft__pctx *c, struct ft__span line, uint32_t lineno);
 

@@ -140,7 +140,8 @@ row_init(struct ft_result_row *r, const char *test, const struct pstate *ps, uin
 	ft_result_row_init(r);
 	ft_strlcpy(r->test, test, sizeof(r->test));
 	ft_strlcpy(r->transport, ps->transport, sizeof(r->transport));
-	/* fabtune bench's rows name no program (--save stores none): only perftest's do */
+	/* fabtune bench's tables name no program, nor the shm copy (--save and --json keep
+	   that in algo): only perftest's rows get one here */
 	ft_strlcpy(r->algo, ps->fabtune ? "" : ps->test, sizeof(r->algo));
 	r->bytes = bytes;
 	r->nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;

@@ -400,6 +400,61 @@ same_obs(const char *what, const struct parsed *t, const struct parsed *j)
 		         what, nt, nj);
 }
 
+/* @a and @b are the same figure: equal to the last bit, or both not measured. */
+static bool
+same_dbl(double a, double b)
+{
+	return isnan(a) ? isnan(b) : a == b;
+}
+
+/*
+ * The rows read from the document are the report's rows exactly: every
+ * name, count and figure (the document writes each to its last digit).
+ */
+static void
+exact_rows(const char *what, const struct ft_run *want, const struct ft_run *got)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} f[] = {
+#define F(x) { #x, offsetof(struct ft_result_row, x) }
+		F(time_us),       F(algbw_GBps),    F(busbw_GBps),  F(ip_time_us),
+		F(ip_algbw_GBps), F(ip_busbw_GBps), F(lat_min_us),  F(lat_avg_us),
+		F(lat_p50_us),    F(lat_p99_us),    F(lat_p999_us), F(lat_max_us),
+		F(lat_stdev_us),  F(time_stdev_us),
+#undef F
+	};
+	size_t n = ft_run_nrows(want);
+
+	if (n != ft_run_nrows(got))
+		fail_msg("%s: %zu rows in the report, %zu read", what, n, ft_run_nrows(got));
+	for (size_t i = 0; i < n; i++) {
+		const struct ft_result_row *a = ft_run_row(want, i), *b = ft_run_row(got, i);
+
+		if (strcmp(a->test, b->test) || strcmp(a->transport, b->transport) ||
+		    strcmp(a->dtype, b->dtype) || strcmp(a->redop, b->redop) ||
+		    strcmp(a->algo, b->algo) || strcmp(a->src, b->src) || strcmp(a->dst, b->dst) ||
+		    a->bytes != b->bytes || a->count != b->count || a->nranks != b->nranks ||
+		    a->root != b->root || a->wrong != b->wrong || a->nsamples != b->nsamples)
+			fail_msg("%s row %zu: report %s %s %s %s '%s' %s->%s %" PRIu64 "/%" PRIu64
+			         " %u %d %" PRId64 " %u; read %s %s %s %s '%s' %s->%s %" PRIu64
+			         "/%" PRIu64 " %u %d %" PRId64 " %u",
+			         what, i, a->test, a->transport, a->dtype, a->redop, a->algo, a->src,
+			         a->dst, a->bytes, a->count, a->nranks, a->root, a->wrong, a->nsamples,
+			         b->test, b->transport, b->dtype, b->redop, b->algo, b->src, b->dst,
+			         b->bytes, b->count, b->nranks, b->root, b->wrong, b->nsamples);
+		for (size_t k = 0; k < FT_ARRAY_SIZE(f); k++) {
+			double x = *(const double *)(const void *)((const char *)a + f[k].off);
+			double y = *(const double *)(const void *)((const char *)b + f[k].off);
+
+			if (!same_dbl(x, y))
+				fail_msg("%s row %zu: %s %.17g in the report, %.17g read", what, i,
+				         f[k].name, x, y);
+		}
+	}
+}
+
 /* ---- every table kind ------------------------------------------------------ */
 
 struct kind {
@@ -457,6 +512,7 @@ check_kind(const struct kind *k)
 	snprintf(what, sizeof(what), "%s document", k->name);
 	parse_text(what, &doc, &pj);
 	assert_string_equal(pj.format, "fabtune-bench");
+	exact_rows(what, &rep.run, &pj.run);
 	snprintf(what, sizeof(what), "%s table and document", k->name);
 	same_rows(what, &pt, &pj);
 	same_obs(what, &pt, &pj);
@@ -668,7 +724,165 @@ test_json_broken(void **state)
 			o = ft_obs_set_at(&set, i);
 	assert_non_null(o);
 	assert_int_equal(o->line, 3);
-	assert_non_null(strstr(o->str, "invalid JSON at line 3"));
+	/* the cut falls after the ':' that ends line 3, its 27th byte */
+	assert_non_null(strstr(o->str, "invalid JSON at line 3, column 27"));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+/* @doc parsed with its skipped lines kept: the number of `parse.skipped`. */
+static size_t
+parse_raw(const char *doc, struct ft_obs_set *set, struct ft_run *run)
+{
+	struct ft_error err = { 0 };
+	size_t n = 0;
+
+	ft_obs_set_init(set);
+	ft_run_init(run, FT_SOURCE_IMPORT, "");
+	if (ft_parse_buffer(doc, strlen(doc), "doc.json", "fabtune-bench", set, run, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < ft_obs_set_len(set); i++)
+		n += strcmp(ft_obs_set_at(set, i)->key, "parse.skipped") == 0;
+	return n;
+}
+
+/* The `parse.skipped` at @line whose text holds @why, or NULL. */
+static const struct ft_obs *
+skipped_at(const struct ft_obs_set *set, uint32_t line, const char *why)
+{
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		if (strcmp(o->key, "parse.skipped") == 0 && o->line == line &&
+		    strstr(o->str, why))
+			return o;
+	}
+	return NULL;
+}
+
+static void
+test_json_key_order(void **state)
+{
+	/* members sorted by name (jq -S): "clock" comes before "rank"; the clocks are kept */
+	static const char doc[] =
+	        "{\"pattern\":\"pairs\",\"ranks\":[{\"clock\":{\"error_ppm\":1.5,\"hz\":3e9,"
+	        "\"source\":\"tsc\"},\"host\":\"a\",\"rank\":0},\n"
+	        "{\"clock\":{\"source\":\"monotonic\"},\"host\":\"b\",\"rank\":1},\n"
+	        "{\"clock\":{\"source\":\"tsc\",\"hz\":1e9},\"host\":\"c\"}],"
+	        "\"rows\":[],\"schema\":\"fabtune.bench/1\"}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	int hz0 = 0, ppm0 = 0, hz1 = 0;
+
+	/* the third rank names no rank: its clock is skipped, named */
+	assert_int_equal(parse_raw(doc, &set, &run), 1);
+	assert_non_null(skipped_at(&set, 3, "ranks.rank"));
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&set, i);
+
+		if (strcmp(o->key, "bench.clock_hz") == 0 && o->rank == 0) {
+			assert_true(o->has_num && o->num == 3e9);
+			assert_string_equal(o->str, "tsc");
+			assert_int_equal(o->line, 1);
+			hz0++;
+		} else if (strcmp(o->key, "bench.clock_error") == 0) {
+			assert_int_equal(o->rank, 0);
+			assert_true(o->num == 1.5);
+			ppm0++;
+		} else if (strcmp(o->key, "bench.clock_hz") == 0) {
+			assert_int_equal(o->rank, 1);
+			assert_false(o->has_num);
+			assert_string_equal(o->str, "monotonic");
+			assert_int_equal(o->line, 2);
+			hz1++;
+		}
+	}
+	assert_true(hz0 == 1 && ppm0 == 1 && hz1 == 1);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_json_leading_text(void **state)
+{
+	/* a warning line before the document: that line skipped, the document read */
+	static const char doc[] =
+	        "warning: rank 1 clock is CLOCK_MONOTONIC\n"
+	        "{\"schema\":\"fabtune.bench/1\",\"pattern\":\"pt2pt_bw\",\n"
+	        "\"rows\":[{\"test\":\"pt2pt_bw\",\"transport\":\"shm\",\"bytes\":8,"
+	        "\"algbw_GBps\":0.5},\n{\"test\":\"pt2pt_bw\",\"bytes\":16}]}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_parser *p = ft_parser_detect(doc, sizeof(doc) - 1);
+
+	assert_non_null(p);
+	assert_string_equal(p->name, "fabtune-bench");
+	assert_int_equal(parse_raw(doc, &set, &run), 1);
+	assert_non_null(skipped_at(&set, 1, "not fabtune bench JSON"));
+	assert_int_equal(ft_run_nrows(&run), 2);
+	assert_int_equal(ft_run_row(&run, 0)->bytes, 8);
+	assert_true(ft_run_row(&run, 0)->algbw_GBps == 0.5);
+	assert_string_equal(ft_run_row(&run, 0)->transport, "shm");
+	assert_int_equal(ft_run_row(&run, 1)->bytes, 16);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_json_bad_fields(void **state)
+{
+	/* each known member of the wrong kind named; the row kept with what is right */
+	static const char doc[] =
+	        "{\"schema\":\"fabtune.bench/1\",\"rows\":[\n"
+	        "{\"test\":\"allreduce\",\"bytes\":\"64K\",\"nranks\":-2,\"count\":1.5,\n"
+	        "\"algbw_GBps\":\"fast\",\"time_us\":true,\"src\":7,\"busbw_GBps\":2.5,"
+	        "\"lat_p99_us\":null,\"future\":\"x\"}]}\n"
+	        "{\"schema\":\"fabtune.bench/1\",\"rows\":[{\"test\":\"a\",\n"
+	        "  \"bytes\":fast}]}\n";
+	static const struct {
+		uint32_t line;
+		const char *why;
+	} want[] = {
+		{ 2, "rows.bytes: not a count" },  { 2, "rows.nranks: not a count" },
+		{ 2, "rows.count: not a count" },  { 3, "rows.algbw_GBps: not a number" },
+		{ 3, "rows.time_us: not a number" }, { 3, "rows.src: not a string" },
+		/* a bare word that is no JSON: the document stops there, named */
+		{ 5, "invalid JSON at line 5, column 11" },
+	};
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_result_row *r;
+
+	assert_int_equal(parse_raw(doc, &set, &run), FT_ARRAY_SIZE(want));
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++)
+		if (!skipped_at(&set, want[i].line, want[i].why))
+			fail_msg("no parse.skipped at line %u: %s", want[i].line, want[i].why);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	r = ft_run_row(&run, 0);
+	assert_string_equal(r->test, "allreduce");
+	assert_true(r->bytes == 0 && r->count == 0 && r->nranks == 0 && r->src[0] == '\0');
+	assert_true(isnan(r->algbw_GBps) && isnan(r->time_us) && isnan(r->lat_p99_us));
+	assert_true(r->busbw_GBps == 2.5);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_json_long_key(void **state)
+{
+	/* an object under a name too long for the path is no new row */
+	char doc[512];
+	struct ft_obs_set set;
+	struct ft_run run;
+
+	snprintf(doc, sizeof(doc),
+	         "{\"schema\":\"fabtune.bench/1\",\"rows\":[{\"test\":\"pt2pt_bw\","
+	         "\"%0200d\":{\"bytes\":5},\"bytes\":64}]}\n",
+	         0);
+	assert_int_equal(parse_raw(doc, &set, &run), 0);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(ft_run_row(&run, 0)->bytes, 64);
+	assert_string_equal(ft_run_row(&run, 0)->test, "pt2pt_bw");
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 }
@@ -681,6 +895,10 @@ main(void)
 		cmocka_unit_test(test_one_run_fixtures),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_json_broken),
+		cmocka_unit_test(test_json_key_order),
+		cmocka_unit_test(test_json_leading_text),
+		cmocka_unit_test(test_json_bad_fields),
+		cmocka_unit_test(test_json_long_key),
 	};
 
 	ft_test_enter_source_root();
