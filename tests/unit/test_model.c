@@ -7401,9 +7401,32 @@ test_model_args(void **state)
 		assert_int_equal(ft_model_nccl_read("2.21.4.1", &code, &err), FT_EINVAL);
 		err = (struct ft_error){ 0 };
 		assert_int_equal(ft_model_nccl_check(21799, &err), FT_ERANGE);
-		assert_string_equal(err.msg, "nccl: expected 2.18 or later (the constants known "
-		                             "here), got 2.17");
+		assert_string_equal(err.msg, "nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got 2.17");
 		err = (struct ft_error){ 0 };
+		/* the newest line the model knows is the bound, any release past it refused */
+		assert_int_equal(ft_model_nccl_check(23099, &err), 0);
+		assert_int_equal(ft_model_nccl_check(23100, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got 2.31");
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.30.7", &code, &err), 0);
+		assert_int_equal(code, 23007);
+		assert_int_equal(ft_model_nccl_read("2.99", &code, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got '2.99'");
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.31.0", &code, &err), FT_ERANGE);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.17.3", &code, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got '2.17.3'");
+		err = (struct ft_error){ 0 };
+		/* patch 99 is a line's code, not a release: 2.30.99 would print as "2.30" */
+		assert_int_equal(ft_model_nccl_read("2.30.99", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.30.98", &code, &err), 0);
+		assert_int_equal(code, 23098);
 	}
 	ft_model_args_init(&a);
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);

@@ -4079,9 +4079,17 @@ test_sim_args(void **state)
 	err = (struct ft_error){ 0 };
 	a.nccl = "2.17";
 	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_ERANGE);
-	assert_string_equal(err.msg,
-	                    "nccl: expected 2.18 or later (the constants known here), got 2.17");
+	assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+	                             "got '2.17'");
 	err = (struct ft_error){ 0 };
+	a.nccl = "2.31";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+	                             "got '2.31'");
+	err = (struct ft_error){ 0 };
+	a.nccl = "2.30.7";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ov.nccl_version, 23007);
 	a.nccl = NULL;
 	a.trace = true;
 	a.trace_links = "12,40,41";
