@@ -112,7 +112,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 {
 	const struct ft_vertex *va = ft_topo_vertex(t, a), *vb = ft_topo_vertex(t, b);
 	const struct ft_node_spec *n;
-	uint32_t ng, r, g, p = UINT32_MAX;
+	uint32_t ng, r, p;
 
 	if (va->kind != FT_V_GPU || vb->kind != FT_V_GPU || va->node == FT_NO_NODE ||
 	    vb->node == FT_NO_NODE || !ft__sim_over_network(t, a, b))
@@ -126,16 +126,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 	r = n->gpu_nic[vb->local];
 	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
 		return UINT32_MAX;
-	for (g = 0; g < ng; g++) {
-		if (n->gpu_nic[g] != r || !((comm >> g) & 1u))
-			continue;
-		if (p == UINT32_MAX)
-			p = g;
-		if (n->gpu_pcie_switch[g] == n->nic_pcie_switch[r]) {
-			p = g;
-			break;
-		}
-	}
+	p = ft_model_pxn_proxy(n, ng, comm, r);
 	if (p == UINT32_MAX || p == va->local)
 		return UINT32_MAX;
 	return ft_topo_gpu(t, va->node, p);
