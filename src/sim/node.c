@@ -79,17 +79,54 @@ ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
 	return ft__sim_pxn_proxy_in(t, a, b, FT__SIM_ALL_GPUS);
 }
 
+/* The bit of GPU vertex @gpu_v in its node's comm mask (ft__sim_comm_gpus()), 0 for a vertex
+ * that is no GPU of a node or past the mask's 32 GPUs; its node in *@node. */
+static uint32_t
+comm_bit(const struct ft_topo *t, uint32_t gpu_v, uint32_t *node)
+{
+	const struct ft_vertex *v = ft_topo_vertex(t, gpu_v);
+
+	*node = v->node;
+	if (v->kind != FT_V_GPU || v->node == FT_NO_NODE)
+		return 0;
+	return v->local < 32 ? 1u << v->local : 0;
+}
+
 uint32_t
 ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
                   uint32_t node)
 {
-	uint32_t r, mask = 0;
+	uint32_t r, nd, bit, mask = 0;
+
+	for (r = 0; r < nranks; r++) {
+		bit = comm_bit(t, rank_gpu[r], &nd);
+		if (nd == node)
+			mask |= bit;
+	}
+	return mask;
+}
+
+uint32_t *
+ft__sim_comm_gpus_by_node(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
+                          uint32_t *nnodes)
+{
+	uint32_t r, nd, n = 0, *mask;
 
 	for (r = 0; r < nranks; r++) {
 		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
 
-		if (v->kind == FT_V_GPU && v->node == node && v->local < 32)
-			mask |= 1u << v->local;
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
+			n = FT_MAX(n, v->node + 1);
+	}
+	*nnodes = n;
+	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
+	if (!mask)
+		return NULL;
+	for (r = 0; r < nranks; r++) {
+		uint32_t bit = comm_bit(t, rank_gpu[r], &nd);
+
+		if (bit)
+			mask[nd] |= bit;
 	}
 	return mask;
 }

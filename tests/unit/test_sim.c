@@ -3553,6 +3553,23 @@ test_pxn_proxy_job_gpus(void **state)
 	/* the choice: node 0's job GPUs 0-3 (0x0f) */
 	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 0), 0x0fu);
 	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 1), 0xf0u);
+	/* every node's at once, as the engines read it: 2 nodes, the same masks */
+	{
+		uint32_t nn = 0, *by = ft__sim_comm_gpus_by_node(t, rank_gpu, 8, &nn);
+
+		assert_non_null(by);
+		assert_int_equal(nn, 2);
+		assert_int_equal(by[0], 0x0fu);
+		assert_int_equal(by[1], 0xf0u);
+		ft_free(by);
+		/* ranks on node 1 alone: node 0's mask empty, the array still by node id */
+		by = ft__sim_comm_gpus_by_node(t, rank_gpu + 4, 4, &nn);
+		assert_non_null(by);
+		assert_int_equal(nn, 2);
+		assert_int_equal(by[0], 0);
+		assert_int_equal(by[1], 0xf0u);
+		ft_free(by);
+	}
 	assert_int_equal(ft__sim_pxn_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5)),
 	                 ft_topo_gpu(t, 0, 5));
 	assert_int_equal(ft__sim_pxn_proxy_in(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5), 0x0f),
