@@ -310,14 +310,28 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	return 0;
 }
 
+/*
+ * The model's links of the whole cluster, at the release its jobs run, in @l and
+ * NCCL's p2p channels on them in *@nch; false, with FT_MODEL_P2P_NCHANNELS, where the
+ * links cannot be had. ft__sim_p2p_nchannels() and ft__sim_p2p_comm() both read them here.
+ */
+static bool
+p2p_links(const struct ft_topo *t, struct ft_model_links *l, uint32_t *nch)
+{
+	bool have = ft_model_links_get(ft_topo_spec(t), 0, 0, 0, l, NULL) == 0;
+
+	*nch = have ? ft_model_p2p_nchannels_of(l) : FT_MODEL_P2P_NCHANNELS;
+	return have;
+}
+
 uint32_t
 ft__sim_p2p_nchannels(const struct ft_topo *t)
 {
 	struct ft_model_links l;
+	uint32_t nch;
 
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
-		return FT_MODEL_P2P_NCHANNELS;
-	return ft_model_p2p_nchannels_of(&l);
+	p2p_links(t, &l, &nch);
+	return nch;
 }
 
 void
@@ -326,12 +340,11 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	struct ft_model_links l;
-	bool have = ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0;
+	bool have = p2p_links(t, &l, &out->p2p_nchannels);
 
 	out->nranks = nranks;
 	out->nnodes = multi ? 2 : 1;
 	out->nic_GBps = nic_Bps / 1e9;
-	out->p2p_nchannels = have ? ft_model_p2p_nchannels_of(&l) : FT_MODEL_P2P_NCHANNELS;
 	out->net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	out->pci_chunk = ft_model_p2p_pci_chunk(spec);
 	out->net_chunk = ft_model_p2p_net_chunk_env(spec);
