@@ -51,8 +51,8 @@ ft_model_nccl_check(uint32_t version, struct ft_error *err)
 {
 	if (version && (version < NCCL_OLDEST || version > NCCL_NEWEST))
 		return ft_error_set(err, FT_ERANGE,
-		                    "nccl: expected 2.18 to 2.30 (the releases the model knows), got "
-		                    "%u.%u",
+		                    "nccl: expected 2.18 to 2.30 (the releases the model knows), "
+		                    "got %u.%u",
 		                    version / 10000, version / 100 % 100);
 	return 0;
 }

@@ -396,8 +396,9 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               relay_on_rail(l) ? "through the first GPU on the peer's NIC "
 			                                  "(PXN: the rail's path twice and an "
 			                                  "NVLink hop)" :
-			                                  "to another rail through its GPU (PXN: the "
-			                                  "rail's path twice and an NVLink hop)");
+			                                  "to another rail through its GPU (PXN: "
+			                                  "the rail's path twice and an NVLink "
+			                                  "hop)");
 		else if (ex->p2p_window_Bps > 0)
 			ft_strbuf_addf(sb, "#    window      %.2f GB/s algorithm bandwidth: NCCL's p2p "
 			               "chunks in flight a round trip of %.2f us (twice the fabric "
