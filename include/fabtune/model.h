@@ -360,12 +360,22 @@ FT_API int ft_model_args_query(const struct ft_model_args *a, struct ft_model_qu
 /*
  * --nccl's text, "2.23.4" or a release line "2.21", into ft_model_query's encoding (NCCL's
  * NCCL_VERSION code; a line's newest patch, 22199); FT_EINVAL "--nccl: expected a version
- * like 2.21 or 2.23.4, got '3.0'". `fabtune model` and `fabtune sim` read it alike.
+ * like 2.21 or 2.23.4, got 'x'"; FT_ERANGE "--nccl: expected 2.18 to 2.30 ..." for a release
+ * the model does not know (2.17, 2.31). `fabtune model` and `fabtune sim` read it alike.
  */
 FT_API int ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
         FT_MUST_CHECK;
-/* FT_ERANGE for a release older than the model's constants (2.18); 0 for 0 (the newest). */
+/* FT_ERANGE for a release outside the model's constants (2.18 to 2.30); 0 for 0 (the newest). */
 FT_API int ft_model_nccl_check(uint32_t version, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * The GPU of node @n that NCCL's PXN makes the proxy of a send through NIC @nic, among the
+ * GPUs 0 to @ngpus - 1 whose bit is set in @job (the job's GPUs of the node): the first of
+ * them on @nic under the NIC's own PCIe switch, else the first of them on @nic (NVIDIA/nccl
+ * src/graph/topo.cc ncclTopoGetLocalGpu(), v2.27.7-1 and v2.30.7-1); UINT32_MAX when no GPU
+ * of the job is on @nic. The model's links, the flow engine and the packet engine ask it.
+ */
+FT_API uint32_t ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job,
+                                   uint32_t nic);
 /* @version as the user writes it: "2.21" (a line), "2.23.4", or "newest" for 0. */
 FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
 /*

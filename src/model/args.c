@@ -11,12 +11,18 @@
 
 #include "coll/names.h"
 
+/* The releases the model's constants cover: 2.18 to the 2.30 line (kb and src/model/tuning). */
+#define NCCL_OLDEST 21800u
+#define NCCL_NEWEST 23099u
+
 /*
  * "2.23.4" into NCCL's own code, NCCL_VERSION(2, 23, 4) = major x 10000 + minor x 100 +
  * patch (src/nccl.h.in, from 2.9); "2.21", a release line, into its newest patch
  * (major x 10000 + minor x 100 + 99), every release of it: the rules that came in the
  * middle of a line (ncclNvlsTreeSm100Tuning from 2.30.3, the first 2.30 tag) hold for it.
- * FT_EINVAL otherwise.
+ * Patch 99 is that line's code, not a release: refused as text. FT_EINVAL for text that is
+ * no 2.x version, FT_ERANGE for a release the model does not know (older than 2.18, newer
+ * than the 2.30 line).
  */
 int
 ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
@@ -24,22 +30,29 @@ ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
 	unsigned major = 0, minor = 0, patch = 0;
 	char tail = 0;
 	int n = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+	uint32_t v;
 
-	if ((n != 2 && n != 3) || major != 2 || minor > 99 || patch > 99)
+	if ((n != 2 && n != 3) || major != 2 || minor > 99 || patch > 98)
 		return ft_error_set(err, FT_EINVAL,
 		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
 		                    text);
-	*out = major * 10000 + minor * 100 + (n == 3 ? patch : 99);
+	v = major * 10000 + minor * 100 + (n == 3 ? patch : 99);
+	if (v < NCCL_OLDEST || v > NCCL_NEWEST)
+		return ft_error_set(err, FT_ERANGE,
+		                    "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+		                    "got '%s'",
+		                    text);
+	*out = v;
 	return 0;
 }
 
 int
 ft_model_nccl_check(uint32_t version, struct ft_error *err)
 {
-	if (version && version < 21800)
+	if (version && (version < NCCL_OLDEST || version > NCCL_NEWEST))
 		return ft_error_set(err, FT_ERANGE,
-		                    "nccl: expected 2.18 or later (the constants known here), got "
-		                    "%u.%u",
+		                    "nccl: expected 2.18 to 2.30 (the releases the model knows), "
+		                    "got %u.%u",
 		                    version / 10000, version / 100 % 100);
 	return 0;
 }

@@ -779,24 +779,34 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 
 _Static_assert(FT_SPEC_MAX_GPUS <= 16, "same_rail holds a node's GPUs in 16 bits");
 
+uint32_t
+ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, uint32_t nic)
+{
+	uint32_t g, p = UINT32_MAX;
+
+	ngpus = FT_MIN(ngpus, (uint32_t)FT_SPEC_MAX_GPUS);
+	for (g = 0; g < ngpus && nic < FT_SPEC_MAX_NICS; g++) {
+		if (n->gpu_nic[g] != nic || !((job >> g) & 1u))
+			continue;
+		if (p == UINT32_MAX)
+			p = g;
+		if (n->gpu_pcie_switch[g] == n->nic_pcie_switch[nic])
+			return g;
+	}
+	return p;
+}
+
 /*
  * The local rank of the first @ng GPUs of @n that NCCL's PXN makes the proxy of a send to
- * a peer of local rank @h: the first of them on h's NIC, one under the NIC's own PCIe
- * switch first (NVIDIA/nccl src/graph/topo.cc ncclTopoGetLocalGpu(), v2.27.7-1 and
- * v2.30.7-1, on the comm's GPUs; as ft__sim_pxn_proxy_in() picks it).
+ * a peer of local rank @h (ft_model_pxn_proxy() on the GPUs 0 to ng - 1, h's NIC); h itself
+ * where none is on that NIC.
  */
 static uint32_t
 pxn_proxy(const struct ft_node_spec *n, uint32_t ng, uint32_t h)
 {
-	uint32_t r = n->gpu_nic[h], g, p = h;
+	uint32_t p = ft_model_pxn_proxy(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h]);
 
-	for (g = ng; g-- > 0;)
-		if (n->gpu_nic[g] == r)
-			p = g;
-	for (g = 0; g < ng && r < FT_SPEC_MAX_NICS; g++)
-		if (n->gpu_nic[g] == r && n->gpu_pcie_switch[g] == n->nic_pcie_switch[r])
-			return g;
-	return p;
+	return p == UINT32_MAX ? h : p;
 }
 
 /*

@@ -261,6 +261,21 @@ one_rail(const struct ft_model_links *l)
 	return true;
 }
 
+/*
+ * Some send PXN relays stays on its rail (links pxn_relay and same_rail): a GPU that shares
+ * its NIC hands it to the NIC's first GPU, not to another rail's.
+ */
+static bool
+relay_on_rail(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), g;
+
+	for (g = 0; g < n; g++)
+		if (l->pxn_relay[g] & l->same_rail[g] & ((1u << n) - 1))
+			return true;
+	return false;
+}
+
 /* NCCL's price of NVLS with CollNet across nodes from its NVLS graph (model/tuner.c,
  * nvls_net_bw()). */
 static void
@@ -363,7 +378,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		 * of the peer's rail (PXN, one NVLink hop more), else across rails
 		 * (NCCL_PXN_DISABLE=1, spec nccl.pxn_disable; eval.c send_rtt()); on nodes
 		 * whose ranks share one NIC, PXN relays a GPU's sends through the NIC's first
-		 * GPU on the one rail (links pxn_relay) */
+		 * GPU on the one rail (links pxn_relay); on nodes of several shared NICs, where
+		 * some relay stays on its rail, through the first GPU on the peer's NIC */
 		if (ex->p2p_window_Bps > 0 && l->fabric_rail_lat_s > 0 &&
 		    l->fabric_lat_s != l->fabric_rail_lat_s)
 			ft_strbuf_addf(sb,
@@ -377,8 +393,12 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			                         "through the spine)" :
 			               one_rail(l) ? "through its NIC's first GPU (PXN: the "
 			                             "rail's path twice and an NVLink hop)" :
-			                             "to another rail through its GPU (PXN: the "
-			                             "rail's path twice and an NVLink hop)");
+			               relay_on_rail(l) ? "through the first GPU on the peer's NIC "
+			                                  "(PXN: the rail's path twice and an "
+			                                  "NVLink hop)" :
+			                                  "to another rail through its GPU (PXN: "
+			                                  "the rail's path twice and an NVLink "
+			                                  "hop)");
 		else if (ex->p2p_window_Bps > 0)
 			ft_strbuf_addf(sb, "#    window      %.2f GB/s algorithm bandwidth: NCCL's p2p "
 			               "chunks in flight a round trip of %.2f us (twice the fabric "

@@ -123,8 +123,8 @@ ft_sim_args_overrides(struct ft_sim_args *a, struct ft_sim_overrides *ov, struct
 	ov->have_rate_rtol = !isnan(a->rate_tolerance);
 	ov->rate_rtol = ov->have_rate_rtol ? a->rate_tolerance : 0;
 	/* as `fabtune model --nccl` reads it, and the same releases it knows */
-	if (a->nccl && (rc = ft_model_nccl_read(a->nccl, &ov->nccl_version, err)) == 0)
-		rc = ft_model_nccl_check(ov->nccl_version, err);
+	if (a->nccl)
+		rc = ft_model_nccl_read(a->nccl, &ov->nccl_version, err);
 	return rc;
 }
 

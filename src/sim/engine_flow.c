@@ -602,33 +602,6 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	return FT_MAX(ch.peers_inflight, 1u);
 }
 
-/* The job's GPUs on each node of its @nranks ranks (ft__sim_comm_gpus()), by node id: an
- * array of *@nnodes masks, NULL when out of memory. One pass over the ranks. */
-static uint32_t *
-comm_gpus_of(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
-             uint32_t *nnodes)
-{
-	uint32_t r, n = 0, *mask;
-
-	for (r = 0; r < nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
-
-		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
-			n = FT_MAX(n, v->node + 1);
-	}
-	*nnodes = n;
-	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
-	if (!mask)
-		return NULL;
-	for (r = 0; r < nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
-
-		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE && v->local < 32)
-			mask[v->node] |= 1u << v->local;
-	}
-	return mask;
-}
-
 /*
  * An implicit all-to-all phase runs as shift rounds: in round k (1..m-1)
  * member i of every group sends to member i + k. A window of rounds is in
@@ -669,7 +642,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	win = a2a_posting(fe, op, ph, eff, &ap);
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
-	ap.comm_gpus = comm_gpus_of(fe->topo, op->rank_gpu, nranks, &ap.ncomm);
+	ap.comm_gpus = ft__sim_comm_gpus_by_node(fe->topo, op->rank_gpu, nranks, &ap.ncomm);
 	if (!ap.rank_gpu || !ends || !ap.comm_gpus || ft_vec_push(&fe->a2a, &ap) < 0) {
 		ft_free(ap.slots);
 		ft_free(ap.rank_gpu);

@@ -79,17 +79,54 @@ ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
 	return ft__sim_pxn_proxy_in(t, a, b, FT__SIM_ALL_GPUS);
 }
 
+/* The bit of GPU vertex @gpu_v in its node's comm mask (ft__sim_comm_gpus()), 0 for a vertex
+ * that is no GPU of a node or past the mask's 32 GPUs; its node in *@node. */
+static uint32_t
+comm_bit(const struct ft_topo *t, uint32_t gpu_v, uint32_t *node)
+{
+	const struct ft_vertex *v = ft_topo_vertex(t, gpu_v);
+
+	*node = v->node;
+	if (v->kind != FT_V_GPU || v->node == FT_NO_NODE)
+		return 0;
+	return v->local < 32 ? 1u << v->local : 0;
+}
+
 uint32_t
 ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
                   uint32_t node)
 {
-	uint32_t r, mask = 0;
+	uint32_t r, nd, bit, mask = 0;
+
+	for (r = 0; r < nranks; r++) {
+		bit = comm_bit(t, rank_gpu[r], &nd);
+		if (nd == node)
+			mask |= bit;
+	}
+	return mask;
+}
+
+uint32_t *
+ft__sim_comm_gpus_by_node(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
+                          uint32_t *nnodes)
+{
+	uint32_t r, nd, n = 0, *mask;
 
 	for (r = 0; r < nranks; r++) {
 		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
 
-		if (v->kind == FT_V_GPU && v->node == node && v->local < 32)
-			mask |= 1u << v->local;
+		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
+			n = FT_MAX(n, v->node + 1);
+	}
+	*nnodes = n;
+	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
+	if (!mask)
+		return NULL;
+	for (r = 0; r < nranks; r++) {
+		uint32_t bit = comm_bit(t, rank_gpu[r], &nd);
+
+		if (bit)
+			mask[nd] |= bit;
 	}
 	return mask;
 }
@@ -112,7 +149,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 {
 	const struct ft_vertex *va = ft_topo_vertex(t, a), *vb = ft_topo_vertex(t, b);
 	const struct ft_node_spec *n;
-	uint32_t ng, r, g, p = UINT32_MAX;
+	uint32_t ng, r, p;
 
 	if (va->kind != FT_V_GPU || vb->kind != FT_V_GPU || va->node == FT_NO_NODE ||
 	    vb->node == FT_NO_NODE || !ft__sim_over_network(t, a, b))
@@ -126,16 +163,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 	r = n->gpu_nic[vb->local];
 	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
 		return UINT32_MAX;
-	for (g = 0; g < ng; g++) {
-		if (n->gpu_nic[g] != r || !((comm >> g) & 1u))
-			continue;
-		if (p == UINT32_MAX)
-			p = g;
-		if (n->gpu_pcie_switch[g] == n->nic_pcie_switch[r]) {
-			p = g;
-			break;
-		}
-	}
+	p = ft_model_pxn_proxy(n, ng, comm, r);
 	if (p == UINT32_MAX || p == va->local)
 		return UINT32_MAX;
 	return ft_topo_gpu(t, va->node, p);
@@ -282,14 +310,28 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	return 0;
 }
 
+/*
+ * The model's links of the whole cluster, at the release its jobs run, in @l and
+ * NCCL's p2p channels on them in *@nch; false, with FT_MODEL_P2P_NCHANNELS, where the
+ * links cannot be had. ft__sim_p2p_nchannels() and ft__sim_p2p_comm() both read them here.
+ */
+static bool
+p2p_links(const struct ft_topo *t, struct ft_model_links *l, uint32_t *nch)
+{
+	bool have = ft_model_links_get(ft_topo_spec(t), 0, 0, 0, l, NULL) == 0;
+
+	*nch = have ? ft_model_p2p_nchannels_of(l) : FT_MODEL_P2P_NCHANNELS;
+	return have;
+}
+
 uint32_t
 ft__sim_p2p_nchannels(const struct ft_topo *t)
 {
 	struct ft_model_links l;
+	uint32_t nch;
 
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
-		return FT_MODEL_P2P_NCHANNELS;
-	return ft_model_p2p_nchannels_of(&l);
+	p2p_links(t, &l, &nch);
+	return nch;
 }
 
 void
@@ -298,12 +340,11 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	struct ft_model_links l;
-	bool have = ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0;
+	bool have = p2p_links(t, &l, &out->p2p_nchannels);
 
 	out->nranks = nranks;
 	out->nnodes = multi ? 2 : 1;
 	out->nic_GBps = nic_Bps / 1e9;
-	out->p2p_nchannels = have ? ft_model_p2p_nchannels_of(&l) : FT_MODEL_P2P_NCHANNELS;
 	out->net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	out->pci_chunk = ft_model_p2p_pci_chunk(spec);
 	out->net_chunk = ft_model_p2p_net_chunk_env(spec);

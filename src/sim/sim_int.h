@@ -515,6 +515,13 @@ uint32_t ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, u
  * GPU g (ft__sim_pxn_proxy_in()'s @comm). */
 uint32_t ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks,
                            uint32_t node);
+/*
+ * ft__sim_comm_gpus() of every node at once, one pass over the ranks: an array, by node id,
+ * of *@nnodes masks (1 + the highest node id of a rank), the caller's to free; NULL when out
+ * of memory. The flow and packet engines look a send's proxy up in it.
+ */
+uint32_t *ft__sim_comm_gpus_by_node(const struct ft_topo *t, const uint32_t *rank_gpu,
+                                    uint32_t nranks, uint32_t *nnodes);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);

@@ -7367,6 +7367,41 @@ test_write_calibration(void **state)
 	ft_strbuf_release(&sb);
 }
 
+/*
+ * NCCL's PXN proxy (ncclTopoGetLocalGpu(), src/graph/topo.cc): on a node of 8 GPUs, two a
+ * NIC, GPU 2 under PCIe switch 4 and GPU 3 under switch 5 with NIC 1, the proxy of NIC 1 is
+ * GPU 3 though GPU 2 comes first; on NIC 0, whose GPUs share no switch with it, the first.
+ * Only the job's GPUs count: without GPU 3, GPU 2; without both, none.
+ */
+static void
+test_pxn_proxy_rule(void **state)
+{
+	struct ft_node_spec n;
+	uint32_t g;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	for (g = 0; g < 8; g++) {
+		n.gpu_nic[g] = g / 2;
+		n.gpu_pcie_switch[g] = g;
+	}
+	for (g = 0; g < 4; g++)
+		n.nic_pcie_switch[g] = 2 * g + 1;
+	n.nic_pcie_switch[0] = 9;
+	n.gpu_pcie_switch[2] = 4;
+	n.gpu_pcie_switch[3] = 5;
+	n.nic_pcie_switch[1] = 5;
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 1), 3);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 0), 0);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 3), 7);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu & ~(1u << 3), 1), 2);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xf3u, 1), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xfeu, 0), 1);
+	/* GPUs past @ngpus are not the job's, a NIC past the spec's none */
+	assert_int_equal(ft_model_pxn_proxy(&n, 6, 0xffu, 3), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, FT_SPEC_MAX_NICS), UINT32_MAX);
+}
+
 /* `fabtune model`'s options checked into a query; --nodes against the fabric's capacity. */
 static void
 test_model_args(void **state)
@@ -7401,9 +7436,32 @@ test_model_args(void **state)
 		assert_int_equal(ft_model_nccl_read("2.21.4.1", &code, &err), FT_EINVAL);
 		err = (struct ft_error){ 0 };
 		assert_int_equal(ft_model_nccl_check(21799, &err), FT_ERANGE);
-		assert_string_equal(err.msg, "nccl: expected 2.18 or later (the constants known "
-		                             "here), got 2.17");
+		assert_string_equal(err.msg, "nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got 2.17");
 		err = (struct ft_error){ 0 };
+		/* the newest line the model knows is the bound, any release past it refused */
+		assert_int_equal(ft_model_nccl_check(23099, &err), 0);
+		assert_int_equal(ft_model_nccl_check(23100, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got 2.31");
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.30.7", &code, &err), 0);
+		assert_int_equal(code, 23007);
+		assert_int_equal(ft_model_nccl_read("2.99", &code, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got '2.99'");
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.31.0", &code, &err), FT_ERANGE);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.17.3", &code, &err), FT_ERANGE);
+		assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model "
+		                             "knows), got '2.17.3'");
+		err = (struct ft_error){ 0 };
+		/* patch 99 is a line's code, not a release: 2.30.99 would print as "2.30" */
+		assert_int_equal(ft_model_nccl_read("2.30.99", &code, &err), FT_EINVAL);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_model_nccl_read("2.30.98", &code, &err), 0);
+		assert_int_equal(code, 23098);
 	}
 	ft_model_args_init(&a);
 	assert_int_equal(ft_model_args_query(&a, &q, &err), 0);
@@ -7591,6 +7649,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window_rail_paths),
 		cmocka_unit_test(test_alltoall_shared_nic_hop),
 		cmocka_unit_test(test_sendrecv_window_pxn_off),
+		cmocka_unit_test(test_pxn_proxy_rule),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),

@@ -3553,6 +3553,23 @@ test_pxn_proxy_job_gpus(void **state)
 	/* the choice: node 0's job GPUs 0-3 (0x0f) */
 	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 0), 0x0fu);
 	assert_int_equal(ft__sim_comm_gpus(t, rank_gpu, 8, 1), 0xf0u);
+	/* every node's at once, as the engines read it: 2 nodes, the same masks */
+	{
+		uint32_t nn = 0, *by = ft__sim_comm_gpus_by_node(t, rank_gpu, 8, &nn);
+
+		assert_non_null(by);
+		assert_int_equal(nn, 2);
+		assert_int_equal(by[0], 0x0fu);
+		assert_int_equal(by[1], 0xf0u);
+		ft_free(by);
+		/* ranks on node 1 alone: node 0's mask empty, the array still by node id */
+		by = ft__sim_comm_gpus_by_node(t, rank_gpu + 4, 4, &nn);
+		assert_non_null(by);
+		assert_int_equal(nn, 2);
+		assert_int_equal(by[0], 0);
+		assert_int_equal(by[1], 0xf0u);
+		ft_free(by);
+	}
 	assert_int_equal(ft__sim_pxn_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5)),
 	                 ft_topo_gpu(t, 0, 5));
 	assert_int_equal(ft__sim_pxn_proxy_in(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5), 0x0f),
@@ -4079,9 +4096,17 @@ test_sim_args(void **state)
 	err = (struct ft_error){ 0 };
 	a.nccl = "2.17";
 	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_ERANGE);
-	assert_string_equal(err.msg,
-	                    "nccl: expected 2.18 or later (the constants known here), got 2.17");
+	assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+	                             "got '2.17'");
 	err = (struct ft_error){ 0 };
+	a.nccl = "2.31";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), FT_ERANGE);
+	assert_string_equal(err.msg, "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+	                             "got '2.31'");
+	err = (struct ft_error){ 0 };
+	a.nccl = "2.30.7";
+	assert_int_equal(ft_sim_args_overrides(&a, &ov, &err), 0);
+	assert_int_equal(ov.nccl_version, 23007);
 	a.nccl = NULL;
 	a.trace = true;
 	a.trace_links = "12,40,41";
@@ -4369,7 +4394,9 @@ test_nccl_efficiency_tree_corrections(void **state)
  * ft_model_nvls_copy_nchannels(); the kernel cap's count, ft__sim_kernel_cap()) and as 4
  * before and after; a send's p2p communicator (ft__sim_p2p_comm()) carries the release,
  * NCCL's unrounded p2p count (18, one per NVLink) and the GPU's one 400G NIC at its Gen5
- * path (48 GB/s). A release from the spec reaches a whole run: `--nccl 2.18` on a forced
+ * path (48 GB/s), the same at every release, and the release turns them into its own
+ * channels per network peer (p2p_net_per_peer(), model/pipeline.c). A release from the spec
+ * reaches a whole run: `--nccl 2.18` on a forced
  * tree all-reduce over 2 DGX H100 at 1 GiB takes the model's time at 2.18, not the
  * newest's.
  */
@@ -4377,9 +4404,10 @@ static void
 test_engines_take_the_release(void **state)
 {
 	static const struct {
-		uint32_t version, tree_run, forced4;
-	} want[] = { { 21899, 32, 4 }, { 22199, 16, 4 }, { 22599, 16, 16 }, { 22799, 16, 16 },
-		     { 22899, 16, 4 }, { 0, 16, 4 } };
+		uint32_t version, tree_run, forced4, send_channels;
+	} want[] = { { 21899, 32, 4, 2 },  { 22199, 16, 4, 2 }, { 22599, 16, 16, 2 },
+		     { 22799, 16, 16, 2 }, { 22899, 16, 4, 2 }, { 22902, 16, 4, 4 },
+		     { 0, 16, 4, 4 } };
 	struct ft_cluster_spec *two = calloc(1, sizeof(*two)), *one = calloc(1, sizeof(*one));
 	struct ft_error err = { 0 };
 	double t[2] = { 0, 0 };
@@ -4413,6 +4441,16 @@ test_engines_take_the_release(void **state)
 		assert_int_equal(c.p2p_nchannels_raw, 18);
 		assert_int_equal(c.net_count, 1);
 		assert_true(fabs(c.net_GBps - 48) < 1e-9);
+		/* what the release makes of them: a 64 MiB network send's channels, 2 per peer
+		 * up to v2.28 (2 x 16 ranks <= 4 x 18 keeps 2), from v2.29 ceil(48 / 14) = 4
+		 * rounded to 4 (4 x ceil(16 / 8) <= 32); 16 ranks on 32 channels start it on
+		 * 2, doubled while a part exceeds the network chunk, up to the per-peer count */
+		{
+			struct ft_model_p2p_chunking ch;
+
+			ft_model_p2p_chunking_conn(&c, 64u << 20, true, &ch);
+			assert_int_equal(ch.channels, want[i].send_channels);
+		}
 		ft_topo_free(t2);
 	}
 	for (size_t k = 0; k < 2; k++) {

@@ -1,0 +1,1 @@
+model dgx-h100:2 --nccl 2.31
