@@ -788,40 +788,13 @@ send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch
 	return p >= 1 && p < 1e18 ? (uint64_t)(p + 0.5) : 0;
 }
 
-/* The job's GPUs on each node (ft__sim_comm_gpus()) of the @nranks ranks on @rank_gpu:
- * *@nnodes masks by node id, the engine's @comm's choice of a PXN proxy
- * (ft__sim_pxn_proxy_in()); NULL when out of memory. One pass over the ranks, once a
- * phase (engine_flow.c builds the same once an all-to-all phase). */
-static uint32_t *
-comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t nranks, uint32_t *nnodes)
-{
-	uint32_t r, n = 0, *mask;
-
-	for (r = 0; r < nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
-
-		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE)
-			n = FT_MAX(n, v->node + 1);
-	}
-	*nnodes = n;
-	mask = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
-	if (!mask)
-		return NULL;
-	for (r = 0; r < nranks; r++) {
-		const struct ft_vertex *v = ft_topo_vertex(t, rank_gpu[r]);
-
-		if (v->kind == FT_V_GPU && v->node != FT_NO_NODE && v->local < 32)
-			mask[v->node] |= 1u << v->local;
-	}
-	return mask;
-}
-
 /* A PXN proxy's GPU index + 1 fits struct pk_flow pxn (5 bits). */
 _Static_assert(FT_SPEC_MAX_GPUS < 31, "struct pk_flow pxn holds a GPU index + 1 in 5 bits");
 
 /* The PXN proxy of a send from @a to @b among the job's GPUs of @a's node (@comm by node
- * id, @ncomm of them: comm_gpus()): ft__sim_pxn_proxy_in(), as NCCL chooses it on the
- * communicator's own topology; UINT32_MAX where @a sends from its own NIC. */
+ * id, @ncomm of them: ft__sim_comm_gpus_by_node()): ft__sim_pxn_proxy_in(), as NCCL
+ * chooses it on the communicator's own topology; UINT32_MAX where @a sends from its own
+ * NIC. */
 static uint32_t
 job_proxy(const struct pk_engine *e, uint32_t a, uint32_t b, const uint32_t *comm,
           uint32_t ncomm)
@@ -921,7 +894,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 		return FT_ENOMEM;
 	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], slots, &ppn);
 	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
-	comm_mask = comm_gpus(e->topo, op->rank_gpu, sc->nranks, &ncomm);
+	comm_mask = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &ncomm);
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
 	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX) {
@@ -1189,7 +1162,8 @@ struct lazy_phase {
 	uint32_t task, tag;
 	uint32_t m, ngroups, stride, w;
 	uint32_t *gpu; /* the op's ranks */
-	uint32_t *comm, ncomm; /* the op's GPUs a node (comm_gpus()): its PXN proxies' */
+	/* the op's GPUs a node (ft__sim_comm_gpus_by_node()): its PXN proxies' */
+	uint32_t *comm, ncomm;
 	uint64_t payload;
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
@@ -1816,7 +1790,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	p.pending = ft_calloc(p.nsends, 1);
 	if (p.gpu)
 		memcpy(p.gpu, op->rank_gpu, sc->nranks * sizeof(uint32_t));
-	p.comm = comm_gpus(e->topo, op->rank_gpu, sc->nranks, &p.ncomm);
+	p.comm = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &p.ncomm);
 	t = ft__pk_add_task(e, PK_T_A2A, 0, 0, tag);
 	if (!p.gpu || !p.pending || !p.comm || t < 0 || net_sends(e, &p, &nnet) < 0 ||
 	    ft_vec_push(&e->lazy->phases, &p) < 0) {
