@@ -1497,29 +1497,34 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
  * pipeline, all of them at once (NVIDIA/nccl v2.27.7-1 src/enqueue.cc gives each channel its
  * own share of the buffer and loop count; src/device/prims_simple.h waits for a step only on
  * its own channel's connections), so the first chunk of every channel crosses a stage at
- * the rate the channels get there, not at the whole operation's pace. A hop of the chain
- * inside a node runs at its stage rate up to NCCL's per-channel kernel cap
- * (ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop between nodes shares its
- * NICs between the channels, and the stage rate is the tree's algorithm rate there, the
- * NICs' bus rate x 0.5 as every byte crosses them up and then down (src/graph/tuning.cc,
- * the tree's ratio): during the fill a hop carries the first chunks one way alone, so at
- * twice that, never faster than a chain hop (one connection's rate). @loop: one loop's
- * bytes of every channel; @t_pace: a loop at the operation's pace, the most a stage takes
- * and what every stage took before. Where the NVLink share binds (DGX H100 nodes alike)
- * every stage keeps @t_pace; over nodes of different GPU counts, where the small nodes'
- * NICs bind, the NVLink hops ran at the NICs' pace and the ramp grew by ~250 us a forced
- * channel (docs/internals/model-log.md, "forced channels' fill").
+ * the rate the channels get there, not at the whole operation's pace. The first chunk
+ * crosses the longest chain: over nodes of different GPU counts each node chains its own
+ * ranks (the schedule the engines run, ft__sim_tree_uneven()), so the biggest node's
+ * ppn_max - 1 hops up and as many down, beside the 2 x ceil(log2(nodes)) hops between nodes; @stages counts the average
+ * chain (shape_of()) and is lengthened here. A hop of the chain inside a node runs at its
+ * stage rate up to the whole operation's algorithm-rate cap for the tree (nChannels x
+ * perChMaxTreeBw x 0.5, ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop
+ * between nodes shares its NICs between the channels, and the stage rate is the tree's
+ * algorithm rate there, the NICs' bus rate x 0.5 as every byte crosses them up and then
+ * down (src/graph/tuning.cc, the tree's ratio): during the fill a hop carries the first
+ * chunks one way alone, so at twice that, never faster than a chain hop (one connection's
+ * rate). @loop: one loop's bytes of every channel; @t_pace: a loop at the operation's pace,
+ * the most a stage takes. Where the NVLink share binds (DGX H100 nodes alike) every stage
+ * keeps @t_pace (docs/internals/model-log.md, "forced channels' fill").
  */
 static double
 forced_fill_sum(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
                 const struct ft__model_cost *c, uint32_t stages, double loop, double t_pace)
 {
 	double cap = ft_model_tree_cap_algbw(l, a, p), inside, intra, inter, sum;
+	uint32_t chain = FT_MAX(l->ppn_max, l->ppn);
 
+	if (chain > l->ppn)
+		stages += 2 * (chain - l->ppn);
 	if (!(cap > 0) || !(c->stage_intra_Bps > 0) || !(c->stage_inter_Bps > 0) ||
 	    !isfinite(cap))
 		return stages * t_pace;
-	inside = FT_MIN(2.0 * (l->ppn > 0 ? l->ppn - 1 : 0), (double)stages);
+	inside = FT_MIN(2.0 * (chain > 0 ? chain - 1 : 0), (double)stages);
 	intra = FT_MIN(c->stage_intra_Bps, cap);
 	inter = FT_MIN(2.0 * c->stage_inter_Bps, intra);
 	sum = inside * loop / intra + (stages - inside) * loop / inter;

@@ -225,9 +225,8 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
  * and last chunks carry their own bytes, and its middle every chunk's 1 / corr - 1 more,
  * at the pace. In one chunk the stages take turns and the extra runs after the stage's
  * chunk, beside the stages after it, so the slowest stage's adds to the time: the model's
- * one loop, whose bandwidth term alone takes the factor (model/pipeline.c). Before, every
- * byte of every stage carried 1 / corr: on four DGX B200 at 4 MiB (one loop, x0.7) the flow
- * engine was 7.8% slower than the model (docs/internals/sim-log.md).
+ * one loop, whose bandwidth term alone takes the factor (model/pipeline.c; the agreement
+ * with it in docs/internals/sim-log.md).
  */
 
 /* NCCL's nodes the op's ranks are on (ranks node by node; an NVLink domain is one). */

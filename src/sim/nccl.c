@@ -175,9 +175,11 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * NCCL's tree correction of its bandwidth (ft_model_tree_correction(), kb NA-MODEL: x0.5 to
  * x0.9 by log2(bytes / 64), the share of its links a tree's pipeline keeps busy at that
  * size, which the model applies to its time): the plain tree's to 256 MiB, the NVLS tree's
- * to 512 MiB on Blackwell behind x86 hosts, so every flow of the tree carries 1/correction
- * more (@tree_corr; not where the engine chunks the pipeline itself), the NVLS tree's
- * flows to and from the switch 1 / (correction x eff); a CollNetDirect all-reduce reaches
+ * to 512 MiB on Blackwell behind x86 hosts: the tree's flows carry 1 / correction and the
+ * factor is recorded in s->tree_corr (@tree_corr), which the flow engine's
+ * submit_chunked() takes off a flow's fill and drain, its first and last chunks, leaving
+ * the extra on its middle; the NVLS tree's flows to and from the switch carry
+ * 1 / (correction x eff); a CollNetDirect all-reduce reaches
  * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
  * four groups of warps share the channel), on every flow. All slow the flows where the
  * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node, as
