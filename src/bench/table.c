@@ -658,7 +658,8 @@ ft_bench_report_json(struct ft_strbuf *sb, const struct ft_bench_table *t,
 			ft_json_kv_int(&j, "wrong", row->wrong);
 			ft_json_kv_str(&j, "algo", row->algo);
 		} else if (cfg->pattern == FT_OP_BISECTION) {
-			ft_json_kv_str(&j, "algo", row->algo); /* the round, as the table's column */
+			/* the round, as the table's column */
+			ft_json_kv_str(&j, "algo", row->algo);
 		} else if (cfg->pattern == FT_OP_COPY_MATRIX) {
 			ft_json_kv_str(&j, "algo", row->algo); /* "ce" copy engine, "sm" kernel */
 			ft_json_kv_int(&j, "wrong", row->wrong);

@@ -1500,10 +1500,11 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
  * the rate the channels get there, not at the whole operation's pace. The first chunk
  * crosses the longest chain: over nodes of different GPU counts each node chains its own
  * ranks (the schedule the engines run, ft__sim_tree_uneven()), so the biggest node's
- * ppn_max - 1 hops up and as many down, beside the 2 x ceil(log2(nodes)) hops between nodes; @stages counts the average
- * chain (shape_of()) and is lengthened here. A hop of the chain inside a node runs at its
- * stage rate up to the whole operation's algorithm-rate cap for the tree (nChannels x
- * perChMaxTreeBw x 0.5, ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop
+ * ppn_max - 1 hops up and as many down, beside the 2 x ceil(log2(nodes)) hops between
+ * nodes; @stages counts the average chain (shape_of()) and is lengthened here. A hop of
+ * the chain inside a node runs at its stage rate up to the whole operation's
+ * algorithm-rate cap for the tree (nChannels x perChMaxTreeBw x 0.5,
+ * ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop
  * between nodes shares its NICs between the channels, and the stage rate is the tree's
  * algorithm rate there, the NICs' bus rate x 0.5 as every byte crosses them up and then
  * down (src/graph/tuning.cc, the tree's ratio): during the fill a hop carries the first

@@ -359,8 +359,8 @@ ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len)
 		if (w->j.bad) {
 			char why[64];
 
-			snprintf(why, sizeof(why), "invalid JSON at line %u, column %u", w->j.bad_line,
-			         w->j.bad_col);
+			snprintf(why, sizeof(why), "invalid JSON at line %u, column %u",
+			         w->j.bad_line, w->j.bad_col);
 			ft__skipped(c, w->j.bad_line, why,
 			            ft__span_c("document truncated or malformed"));
 			break;
