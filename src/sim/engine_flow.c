@@ -674,7 +674,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 }
 
 /*
- * The path of a PXN send's flow (ft__sim_pxn_proxy()): @src to the proxy @via over NVLink,
+ * The path of a PXN send's flow (ft__sim_pxn_proxy_in()): @src to the proxy @via over NVLink,
  * then the proxy's route to @dst (its NIC, the peer's rail), into @id's path room. One
  * flow carries the send over both: NCCL's proxy forwards each chunk as it lands, so the
  * send moves at the slower of the two legs and pays both latencies.

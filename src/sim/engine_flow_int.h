@@ -114,7 +114,7 @@ struct a2a_phase {
 	uint8_t *slots; /* m: a send's slots by p2p round (ft__sim_a2a_send_ch()) */
 	uint32_t ppn;   /* the group's ranks a node */
 	/* NCCL's posting (not packet.chunking: off, nor a background's): a send to a peer on
-	 * another rail goes through that rail's GPU (ft__sim_pxn_proxy()) */
+	 * another rail goes through that rail's GPU (ft__sim_pxn_proxy_in()) */
 	bool pxn;
 	/* the job's GPUs a node (ft__sim_comm_gpus(), by node id, ncomm of them): a PXN proxy
 	 * is one of them (ft__sim_pxn_proxy_in()) */

@@ -1033,7 +1033,7 @@ ft__sim_p2p_send_window_via(const struct ft_topo *t, const struct ft_model_p2p_c
 		*path_Bps = 0;
 	if (a == b || !ft__sim_over_network(t, a, b))
 		return 0; /* (an NVLink send's round trip is far too short to bind) */
-	/* PXN (ft__sim_pxn_proxy()): the data crosses NVLink to the proxy, then the proxy's
+	/* PXN (ft__sim_pxn_proxy_in()): the data crosses NVLink to the proxy, then the proxy's
 	 * rail; the receiver's credits come back to the proxy's NIC */
 	if (via != UINT32_MAX) {
 		double hop = path_lat(t, a, via, &rate_hop);
@@ -1567,6 +1567,17 @@ label_head(struct ft_schedule *s, size_t from, uint32_t h)
 		FT_VEC_AT(&s->flows, struct ft_sched_flow, from).head = (uint16_t)(h + 1);
 }
 
+/* Schedule @s runs @algo (NVLS or its tree) in Simple, at NVLink's step latency. */
+static void
+nvls_simple(struct ft_schedule *s, enum ft_algo algo)
+{
+	s->algo = algo;
+	s->proto = FT_PROTO_SIMPLE;
+	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
+	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, algo, FT_PROTO_SIMPLE);
+	s->base_lat_s = ft_coll_base_latency(algo, FT_PROTO_SIMPLE);
+}
+
 /*
  * NCCL's NVLS tree all-reduce over nodes of any sizes (src/graph/connect.cc:
  * heads in ncclTopoPreset and connectNvls; kb NA-ALGO-NVLSTREE), one channel,
@@ -1590,11 +1601,7 @@ ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t 
 	uint32_t k, r, h;
 	int rc = one_phase(s, "nvls in node + tree per head", 2 + 2 * log2_floor(nnodes));
 
-	s->algo = FT_ALGO_NVLS_TREE;
-	s->proto = FT_PROTO_SIMPLE;
-	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
-	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
-	s->base_lat_s = ft_coll_base_latency(FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE);
+	nvls_simple(s, FT_ALGO_NVLS_TREE);
 	for (k = 0; k < nnodes && rc == 0; k++)
 		for (r = first[k]; r < first[k + 1] && rc == 0; r++) {
 			h = r - first[k];
@@ -1659,11 +1666,7 @@ ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
 		head_of[heads[h]] = h;
 	}
 	rc = one_phase(s, "nvls in node + sharp per head", 4);
-	s->algo = FT_ALGO_NVLS;
-	s->proto = FT_PROTO_SIMPLE;
-	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
-	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS, FT_PROTO_SIMPLE);
-	s->base_lat_s = ft_coll_base_latency(FT_ALGO_NVLS, FT_PROTO_SIMPLE);
+	nvls_simple(s, FT_ALGO_NVLS);
 	for (k = 0; k < nnodes && rc == 0; k++)
 		for (g = 0; g < ppn && rc == 0; g++) {
 			h = head_of[g];

@@ -73,12 +73,6 @@ ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v)
 	return r < ft__sim_node_nnics(t, g->node) ? r : UINT32_MAX;
 }
 
-uint32_t
-ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
-{
-	return ft__sim_pxn_proxy_in(t, a, b, FT__SIM_ALL_GPUS);
-}
-
 /* The bit of GPU vertex @gpu_v in its node's comm mask (ft__sim_comm_gpus()), 0 for a vertex
  * that is no GPU of a node or past the mask's 32 GPUs; its node in *@node. */
 static uint32_t

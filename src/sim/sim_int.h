@@ -497,14 +497,10 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
  * NIC sends them; the receiver takes its own NIC. Returns the proxy's GPU vertex, or
  * UINT32_MAX where @a sends from its own NIC: the peer on @a's rail, no NVLink in @a's
  * node, nodes.nccl.pxn_disable set (NCCL_PXN_DISABLE=1), or no GPU of the peer's index in
- * @a's node (ncclTopoDevToRank() fails). Every GPU of the node counts as a rank here;
- * a job on part of a node takes ft__sim_pxn_proxy_in().
- */
-uint32_t ft__sim_pxn_proxy(const struct ft_topo *t, uint32_t a, uint32_t b);
-/*
- * ft__sim_pxn_proxy() among the GPUs of a communicator only: bit g of @comm set where GPU
- * g of @a's node is one of its ranks (ft__sim_comm_gpus(); FT__SIM_ALL_GPUS: every GPU,
- * ft__sim_pxn_proxy()'s own view). NCCL's topology holds the comm's GPUs alone, so the
+ * @a's node (ncclTopoDevToRank() fails).
+ * Among the GPUs of a communicator only: bit g of @comm set where GPU g of @a's node is
+ * one of its ranks (ft__sim_comm_gpus(); FT__SIM_ALL_GPUS: every GPU of the node is a
+ * rank). NCCL's topology holds the comm's GPUs alone, so the
  * peer's device index must be a rank of @a's node (else no PXN: @a's own NIC) and the
  * proxy is the first GPU of the comm on that index's NIC; a GPU that shares its NIC but
  * is not that NIC's first relays through the first even to the peer of its own rail.
@@ -723,7 +719,7 @@ double ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s,
 /* NCCL's window on a send from GPU vertex @a to @b cut as @ch (ft_model_p2p_window_Bps()),
  * payload bytes/s, its round trip the minimal path there and back; 0 inside an NVLink
  * domain or without a path. The _via form goes through GPU vertex @via (UINT32_MAX: none),
- * a PXN proxy (ft__sim_pxn_proxy()): NVLink to it and its rail there, the rail back to
+ * a PXN proxy (ft__sim_pxn_proxy_in()): NVLink to it and its rail there, the rail back to
  * its NIC. @path_Bps (may be NULL): the send's path, its slowest link
  * times the NICs the GPU spreads a network send over. */
 double ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2p_chunking *ch,
@@ -738,7 +734,7 @@ double ft__sim_p2p_send_window_via(const struct ft_topo *t,
  * (the first rank's, node-major), and returns whether the window binds on any of the first
  * rank's sends (below its path at the protocol's efficiency): every rank of a fabric
  * alike sees the same distances. @pxn: a send to a peer on another rail takes its PXN
- * proxy's path (ft__sim_pxn_proxy()), as the flow engine routes it; else its own NIC's. */
+ * proxy's path (ft__sim_pxn_proxy_in()), as the flow engine routes it; else its own NIC's. */
 bool ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                         uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
                         uint8_t *slots, uint32_t *ppn, bool pxn);

@@ -3406,8 +3406,15 @@ link_bytes_between(const struct ft_topo *t, const struct ft_sim_counters *c, uin
 	return 0;
 }
 
+/* The PXN proxy of a send from @a to @b where every GPU of the node is a rank. */
+static uint32_t
+whole_node_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	return ft__sim_pxn_proxy_in(t, a, b, FT__SIM_ALL_GPUS);
+}
+
 /*
- * NCCL's PXN (ft__sim_pxn_proxy(); NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(),
+ * NCCL's PXN (ft__sim_pxn_proxy_in(); NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(),
  * NCCL_P2P_PXN_LEVEL 2): a send from GPU 0 of a DGX H100 to GPU 3 of another node goes
  * through GPU 3 of its own node (the GPU of NIC 3, the peer's rail); to GPU 0 of another
  * node (its own rail), inside the node, or with nodes.nccl.pxn_disable, none. In the flow
@@ -3432,15 +3439,15 @@ test_pxn_proxy_routes(void **state)
 	assert_int_equal(ft_topo_build(&spec, &t[0], &err), 0);
 	spec.node.nccl_pxn_disable = true;
 	assert_int_equal(ft_topo_build(&spec, &t[1], &err), 0);
-	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 3)),
+	assert_int_equal(whole_node_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 3)),
 	                 ft_topo_gpu(t[0], 0, 3));
-	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 1, 5), ft_topo_gpu(t[0], 0, 2)),
+	assert_int_equal(whole_node_proxy(t[0], ft_topo_gpu(t[0], 1, 5), ft_topo_gpu(t[0], 0, 2)),
 	                 ft_topo_gpu(t[0], 1, 2));
-	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 0)),
+	assert_int_equal(whole_node_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 1, 0)),
 	                 UINT32_MAX);
-	assert_int_equal(ft__sim_pxn_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 0, 3)),
+	assert_int_equal(whole_node_proxy(t[0], ft_topo_gpu(t[0], 0, 0), ft_topo_gpu(t[0], 0, 3)),
 	                 UINT32_MAX);
-	assert_int_equal(ft__sim_pxn_proxy(t[1], ft_topo_gpu(t[1], 0, 0), ft_topo_gpu(t[1], 1, 3)),
+	assert_int_equal(whole_node_proxy(t[1], ft_topo_gpu(t[1], 0, 0), ft_topo_gpu(t[1], 1, 3)),
 	                 UINT32_MAX);
 	for (uint32_t r = 0; r < 16; r++)
 		rank_gpu[r] = ft_topo_gpu(t[0], r / 8, r % 8);
@@ -3570,7 +3577,7 @@ test_pxn_proxy_job_gpus(void **state)
 		assert_int_equal(by[1], 0xf0u);
 		ft_free(by);
 	}
-	assert_int_equal(ft__sim_pxn_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5)),
+	assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5)),
 	                 ft_topo_gpu(t, 0, 5));
 	assert_int_equal(ft__sim_pxn_proxy_in(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 5), 0x0f),
 	                 UINT32_MAX);
@@ -3612,9 +3619,9 @@ test_pxn_proxy_job_gpus(void **state)
 	for (uint32_t g = 0; g < 8; g++)
 		spec.node.gpu_nic[g] = g / 2;
 	assert_int_equal(ft_topo_build(&spec, &t4, &err), 0);
-	assert_int_equal(ft__sim_pxn_proxy(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1)),
+	assert_int_equal(whole_node_proxy(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1)),
 	                 ft_topo_gpu(t4, 0, 0));
-	assert_int_equal(ft__sim_pxn_proxy(t4, ft_topo_gpu(t4, 0, 0), ft_topo_gpu(t4, 1, 1)),
+	assert_int_equal(whole_node_proxy(t4, ft_topo_gpu(t4, 0, 0), ft_topo_gpu(t4, 1, 1)),
 	                 UINT32_MAX);
 	assert_int_equal(ft__sim_pxn_proxy_in(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1),
 	                                      0xfe),
