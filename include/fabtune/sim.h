@@ -669,7 +669,8 @@ FT_API int ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg,
 /*
  * Run the parameter sweep of file @path: a base scenario and lists of values
  * (fabric_scale, routing, qps, engine, seed, size, placement, cluster,
- * faults), every combination in a fixed order. Launched by mpirun
+ * faults, nccl), every combination in a fixed order; FT_EINVAL for an nccl
+ * axis with @base's nccl_version (--nccl) set. Launched by mpirun
  * (OMPI_COMM_WORLD_SIZE or PMI_SIZE set, and built with MPI), the points are
  * dealt round-robin to the ranks and gathered on rank 0 in point order, so
  * the result is the same with any number of ranks. @out receives the JSON

@@ -22,28 +22,38 @@
  * middle of a line (ncclNvlsTreeSm100Tuning from 2.30.3, the first 2.30 tag) hold for it.
  * Patch 99 is that line's code, not a release: refused as text. FT_EINVAL for text that is
  * no 2.x version, FT_ERANGE for a release the model does not know (older than 2.18, newer
- * than the 2.30 line).
+ * than the 2.30 line). The message begins with @field and ": " (--nccl, a file's
+ * nccl.version), or with "expected" where @field is NULL.
  */
 int
-ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
+ft_model_nccl_read_field(const char *field, const char *text, uint32_t *out, struct ft_error *err)
 {
 	unsigned major = 0, minor = 0, patch = 0;
 	char tail = 0;
 	int n = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+	const char *sep = field ? ": " : "";
 	uint32_t v;
 
+	if (!field)
+		field = "";
 	if ((n != 2 && n != 3) || major != 2 || minor > 99 || patch > 98)
 		return ft_error_set(err, FT_EINVAL,
-		                    "--nccl: expected a version like 2.21 or 2.23.4, got '%s'",
-		                    text);
+		                    "%s%sexpected a version like 2.21 or 2.23.4, got '%s'", field,
+		                    sep, text);
 	v = major * 10000 + minor * 100 + (n == 3 ? patch : 99);
 	if (v < NCCL_OLDEST || v > NCCL_NEWEST)
 		return ft_error_set(err, FT_ERANGE,
-		                    "--nccl: expected 2.18 to 2.30 (the releases the model knows), "
+		                    "%s%sexpected 2.18 to 2.30 (the releases the model knows), "
 		                    "got '%s'",
-		                    text);
+		                    field, sep, text);
 	*out = v;
 	return 0;
+}
+
+int
+ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
+{
+	return ft_model_nccl_read_field("--nccl", text, out, err);
 }
 
 int

@@ -1552,13 +1552,16 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = ft__spec_scenario_cluster(sc, ov->cluster, &ospec, err);
 		if (rc < 0)
 			return rc;
+		/* another cluster, the scenario's release (its nccl.version) still */
+		ospec.nccl_version = sc->spec.nccl_version;
 		spec = &ospec;
 		ft_strlcpy(out->cluster, ov->cluster, sizeof(out->cluster));
 		out->nnodes = spec->nnodes;
 	}
 	if (ov && ov->nccl_version) {
 		/* the jobs' NCCL release rides on the cluster the topology keeps: every engine
-		 * asks the model through it (ft_model_links_get(), ft_model_eval()) */
+		 * asks the model through it (ft_model_links_get(), ft_model_eval()); --nccl (or a
+		 * sweep's nccl value) wins over the scenario's nccl.version */
 		rc = ft_model_nccl_check(ov->nccl_version, err);
 		if (rc < 0)
 			return rc;

@@ -14,6 +14,7 @@
 
 #include <fabtune/json.h>
 #include <fabtune/launch.h>
+#include <fabtune/model.h>
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
@@ -37,12 +38,13 @@ enum dim_kind {
 	D_PLACEMENT,
 	D_CLUSTER,
 	D_FAULTS,
+	D_NCCL,
 	D_COUNT
 };
 
 static const char *const dim_names[D_COUNT] = {
 	"fabric_scale", "routing",   "qps",     "engine", "seed",
-	"size",         "placement", "cluster", "faults",
+	"size",         "placement", "cluster", "faults", "nccl",
 };
 
 struct dim {
@@ -65,6 +67,7 @@ value_problem(enum dim_kind k, const char *v)
 {
 	struct ft_error e = { 0 };
 	enum ft_routing r;
+	uint32_t ver;
 	uint64_t u;
 	double d;
 
@@ -95,6 +98,15 @@ value_problem(enum dim_kind k, const char *v)
 		return NULL; /* resolved when the point runs, with its own error */
 	case D_FAULTS:
 		return strcmp(v, "on") && strcmp(v, "off") ? "on or off" : NULL;
+	case D_NCCL: /* as --nccl and a scenario's nccl.version read it */
+		switch (ft_model_nccl_read_field(NULL, v, &ver, &e)) {
+		case 0:
+			return NULL;
+		case FT_ERANGE:
+			return "2.18 to 2.30 (the releases the model knows)";
+		default:
+			return "a version like 2.21 or 2.23.4";
+		}
 	case D_COUNT:
 		break;
 	}
@@ -152,7 +164,7 @@ static const struct ft__doc_field vary_fields[] = {
 	{ "qps", FT__DOC_FN, .fn = read_dim },          { "engine", FT__DOC_FN, .fn = read_dim },
 	{ "seed", FT__DOC_FN, .fn = read_dim },         { "size", FT__DOC_FN, .fn = read_dim },
 	{ "placement", FT__DOC_FN, .fn = read_dim },    { "cluster", FT__DOC_FN, .fn = read_dim },
-	{ "faults", FT__DOC_FN, .fn = read_dim },
+	{ "faults", FT__DOC_FN, .fn = read_dim },       { "nccl", FT__DOC_FN, .fn = read_dim },
 };
 _Static_assert(FT_ARRAY_SIZE(vary_fields) == D_COUNT, "one vary field per dimension");
 
@@ -218,6 +230,15 @@ sweep_load(const char *path, struct sweep *sw, struct ft_error *err)
 	return rc;
 }
 
+static bool
+varies(const struct sweep *sw, enum dim_kind k)
+{
+	for (uint32_t d = 0; d < sw->ndims; d++)
+		if (sw->dims[d].kind == k)
+			return true;
+	return false;
+}
+
 /* Point @i: its value index per dimension (last dimension fastest). */
 static void
 point_values(const struct sweep *sw, uint64_t i, uint32_t *idx)
@@ -235,6 +256,7 @@ apply_dim(const struct dim *d, const char *v, struct ft_sim_overrides *ov)
 {
 	struct ft_error e = { 0 };
 	enum ft_routing r;
+	uint32_t ver = 0;
 	uint64_t u = 0;
 	double x = 0;
 
@@ -272,6 +294,10 @@ apply_dim(const struct dim *d, const char *v, struct ft_sim_overrides *ov)
 		break;
 	case D_FAULTS:
 		ov->no_faults = strcmp(v, "off") == 0;
+		break;
+	case D_NCCL:
+		if (ft_model_nccl_read_field(NULL, v, &ver, &e) == 0)
+			ov->nccl_version = ver;
 		break;
 	case D_COUNT:
 		break;
@@ -389,6 +415,13 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 	}
 #endif
 	rc = sweep_load(path, sw, err);
+	if (rc == 0 && base && base->nccl_version && varies(sw, D_NCCL))
+		/* --nccl wins over a scenario's nccl.version; over an axis it would leave every
+		 * point at one release while its params named another */
+		rc = ft_error_set(err, FT_EINVAL,
+		                  "--nccl: not with %s, which varies nccl (vary.nccl names each "
+		                  "point's release)",
+		                  path);
 	if (rc == 0)
 		rc = ft_scenario_load_file(sw->scenario, &sc, err);
 	if (rc == 0) {

@@ -17,6 +17,7 @@
 
 #include "internal.h"
 
+#include <fabtune/model.h>
 #include <fabtune/sim.h>
 #include <fabtune/units.h>
 
@@ -275,6 +276,42 @@ read_routing(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	return 0;
 }
 
+/*
+ * nccl.version: the NCCL release the jobs run, read and checked as `fabtune sim --nccl`
+ * reads it (ft_model_nccl_read_field(): "2.21", a line, or "2.23.4"; 2.18 to 2.30). It
+ * rides on the cluster's spec copy, as --nccl's does (spec nccl_version), so every engine
+ * asks the model at it; --nccl, given, replaces it (ft_scenario_run()).
+ */
+static int
+read_nccl_version(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	struct ft_scenario *sc = obj;
+	struct ft_error e = { 0 };
+	const char *s = ft__scenario_text_of(d, v, path, "a version like 2.21 or 2.23.4");
+	uint32_t version = 0;
+	int rc;
+
+	if (!s)
+		return FT_EPARSE;
+	rc = ft_model_nccl_read_field(NULL, s, &version, &e);
+	if (rc < 0)
+		return ft__doc_fail(d, v, rc, path, "%s", e.msg);
+	sc->spec.nccl_version = version;
+	return 0;
+}
+
+static const struct ft__doc_field nccl_fields[] = {
+	{ "version", FT__DOC_FN, .fn = read_nccl_version },
+};
+
+static int
+read_nccl(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return ft__doc_expected(d, v, path, "a mapping like {version: \"2.21\"}");
+	return ft__doc_walk(d, v, path, nccl_fields, FT_ARRAY_SIZE(nccl_fields), obj, NULL);
+}
+
 static const struct ft__doc_field top_fields[] = {
 	{ "name", FT__DOC_STR, FT__DOC_AT(struct ft_scenario, name) },
 	{ "description", FT__DOC_STR, FT__DOC_AT(struct ft_scenario, description),
@@ -290,6 +327,7 @@ static const struct ft__doc_field top_fields[] = {
 	{ "fabric_scale", FT__DOC_DOUBLE, FT__DOC_AT(struct ft_scenario, fabric_scale),
 	  .lo = 0.001, .hi = 1000 },
 	{ "packet", FT__DOC_FN, .fn = ft__scenario_read_packet },
+	{ "nccl", FT__DOC_FN, .fn = read_nccl },
 	{ "jobs", FT__DOC_FN, .fn = ft__scenario_read_jobs },
 	{ "background", FT__DOC_FN, .fn = ft__scenario_read_background },
 	{ "faults", FT__DOC_FN, .fn = ft__scenario_read_faults },

@@ -1697,6 +1697,77 @@ test_pxn_job_gpus(void **state)
 	ft_topo_free(t);
 }
 
+/*
+ * The release in the packet engine (a scenario's nccl.version): a send/recv of 32 MiB
+ * between GPU 0 of two DGX H100 (one rank a node, one 400G NIC at the GPU's 48 GB/s Gen5
+ * path) over 100 us cables, where NCCL's window binds. Each send runs on the channels its
+ * release gives a network peer (ft_model_p2p_chunking_conn()): 2 at 2.18
+ * (NCCL_NCHANNELS_PER_NET_PEER's default before v2.20), 4 at 2.30 (from v2.29 one per
+ * 14 GB/s of the GPU's NICs, ceil(48 / 14) = 4, a power of two, 4 x ceil(2 / 8) <= 32
+ * p2p channels), each keeping NCCL_STEPS 8 chunks of 128 KiB in flight a round trip R.
+ * So a send's n = 32 MiB / (c x 128 KiB) chunks a channel (128 at 2.18, 64 at 2.30) leave
+ * one every P = R / 8: the window's n P, then one path latency R / 2 for the last chunk,
+ * and the op's fixed costs (its base latency, the last chunks' serialisation: 25 to 38 us
+ * here), so the op takes n P + R / 2 and at most 50 us more at both releases (the model:
+ * 6,627 and 3,425 us). What the release changes is n: 2.18's run takes 128 - 64 = 64
+ * chunk periods more than 2.30's, 64 P, within 1 % (3,207 us at R = 401 us, 4 x 100 us of
+ * cable and the switch there and back). R is the round trip of the route both sends take
+ * (ft__sim_p2p_send_window() of one byte a round trip: 1 / R), the same at both releases.
+ */
+static double
+p2p_release_time(const char *version, double *rtt)
+{
+	static const char fmt[] =
+	        "cluster:\n"
+	        "  nodes: {preset: dgx-h100, count: 2}\n"
+	        "  fabric: {kind: fat-tree, link: ndr, tiers: 2, radix: 64, cable_latency: 100us}\n"
+	        "engine: packet\n"
+	        "nccl: {version: \"%s\"}\n"
+	        "jobs:\n"
+	        "  - {name: p2p, ranks: 2, gpus_per_node: 1, ops: [{op: sendrecv, size: 32MiB}]}\n";
+	struct ft_model_p2p_chunking unit = { .channels = 1, .slots = 1, .chunk_bytes = 1 };
+	struct ft_scenario *sc = NULL;
+	struct ft_topo *t = NULL;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	char text[512];
+	double us;
+
+	snprintf(text, sizeof(text), fmt, version);
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "rel.yaml", &sc, &err), 0);
+	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
+	*rtt = 1 /
+	       ft__sim_p2p_send_window(t, &unit, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 0), NULL);
+	ft_topo_free(t);
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), 0);
+	assert_int_equal(rep.nccl_version, sc->spec.nccl_version);
+	us = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return us * 1e-6;
+}
+
+static void
+test_p2p_window_by_release(void **state)
+{
+	const double chunk = 128 << 10, bytes = 32 << 20;
+	double rtt18, rtt30, t18 = p2p_release_time("2.18", &rtt18);
+	double t30 = p2p_release_time("2.30", &rtt30);
+	double P = rtt18 / 8, n18 = bytes / (2 * chunk), n30 = bytes / (4 * chunk);
+	double want18 = n18 * P + rtt18 / 2, want30 = n30 * P + rtt18 / 2;
+
+	(void)state;
+	assert_true(rtt18 == rtt30 && rtt18 > 400e-6);
+	print_message("# send/recv 32 MiB, R %.2f us: 2.18 %.2f us (window %.2f), 2.30 %.2f us "
+	              "(%.2f); 2.18 - 2.30 %.2f us, 64 P %.2f us\n",
+	              rtt18 * 1e6, t18 * 1e6, want18 * 1e6, t30 * 1e6, want30 * 1e6,
+	              (t18 - t30) * 1e6, (n18 - n30) * P * 1e6);
+	assert_true(t18 >= want18 && t18 <= want18 + 50e-6);
+	assert_true(t30 >= want30 && t30 <= want30 + 50e-6);
+	assert_true(fabs((t18 - t30) / ((n18 - n30) * P) - 1) <= 0.01);
+}
+
 int
 main(void)
 {
@@ -1712,6 +1783,7 @@ main(void)
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_windowed),
 		cmocka_unit_test(test_p2p_staggered),
+		cmocka_unit_test(test_p2p_window_by_release),
 		cmocka_unit_test(test_p2p_alltoall),
 		cmocka_unit_test(test_p2p_alltoall_window),
 		cmocka_unit_test(test_lazy_same),

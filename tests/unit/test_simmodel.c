@@ -2249,6 +2249,68 @@ test_vm_overhead_per_network_step(void **state)
  * latencies by release), and a direct all-to-all on 4 at 64 MiB (v2.22-v2.27 place the p2p
  * rounds on other channels, v2.28.7 schedules groups of 8): within 10%.
  */
+/*
+ * NCCL's window by release, in closed form: a direct all-to-all of S = 64 MiB over two
+ * nodes of one DGX H100 GPU each (one 400G NIC at the GPU's 48 GB/s Gen5 path), 500 us
+ * cables on one rail. Each rank's one network send, S / 2, runs on the channels its
+ * release gives a network peer: 2 up to v2.28 (NCCL_NCHANNELS_PER_NET_PEER's default before
+ * v2.20; v2.20 to v2.28 keep 2 since 2 x 2 ranks <= 4 x 18), 4 from v2.29 (one per 14 GB/s
+ * of the GPU's NICs, ceil(48 / 14) = 4, 4 x ceil(2 / 8) <= 32). Each keeps NCCL_STEPS 8
+ * chunks of 128 KiB in flight a round trip R (twice the fabric latency, the two cables of
+ * the rail: 1,000.15 us), alone in its proxy op (no slots shared), so its window is
+ * w = c x 8 x 128 KiB / R and the send takes (S / 2) / w = S R / (c x 2 MiB): 16 R at
+ * c = 2, 8 R at c = 4; the op adds R / 2 (the last chunk's way there) and its fixed costs
+ * (tens of us). Every other term of the time is the same at each release (latencies,
+ * launch), so the model's time at c = 2 less the newest's is 8 R (16,002.4 us) to the
+ * rounding, and at 2.18 and 2.28 the same time; the flow engine agrees with the model at
+ * each release.
+ */
+static void
+window_by_release_closed_form(void)
+{
+	static const char text[] = "name: one-gpu-rail\n"
+	                           "nodes: { preset: dgx-h100, count: 2, gpus: 1 }\n"
+	                           "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, "
+	                           "cable_latency: 500us }\n";
+	static const struct {
+		uint32_t version, channels;
+	} rel[] = { { 0, 4 }, { 21899, 2 }, { 22899, 2 }, { 23099, 4 } };
+	const double S = 64 << 20, chunk = 128 << 10;
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	char path[512];
+	double R, t_new = 0;
+
+	spec_file("simmodel-window.yaml", text, path, sizeof(path));
+	assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	R = 2 * l.fabric_lat_s;
+	assert_close(R, 2 * (2 * 500e-6), 1e-6); /* the rail's two cables, there and back */
+	for (size_t i = 0; i < FT_ARRAY_SIZE(rel); i++) {
+		double m, f, t, send = S / 2 / (rel[i].channels * 8 * chunk / R);
+
+		busbw_nccl = rel[i].version;
+		m = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 64u << 20, NULL);
+		t = busbw_time_us * 1e-6;
+		assert_string_equal(model_bottleneck, "p2p:window");
+		f = busbw(path, FT_OP_ALLTOALL, FT_ALGO_DIRECT, -1, 64u << 20, "flow");
+		print_message("# nccl %u alltoall 64 MiB, one GPU a node, 500 us cables: %u "
+		              "channels, window %.2f us of %.2f; flow %.3f model %.3f GB/s\n",
+		              rel[i].version, rel[i].channels, send * 1e6, t * 1e6, f, m);
+		assert_agree(f, m);
+		if (i == 0) {
+			t_new = t;
+			/* the rest: the last chunk's way there, R / 2, and the op's fixed costs
+			 * (base latency, launch: 22.4 us) */
+			assert_true(t > send + R / 2 && t < send + R / 2 + 50e-6);
+		}
+		assert_close(t - t_new, send - S / 2 / (4 * 8 * chunk / R), 1e-8);
+	}
+	busbw_nccl = 0;
+	remove(path);
+}
+
 static void
 flow_agrees_by_release(void)
 {
@@ -2287,9 +2349,12 @@ flow_agrees_by_release(void)
 		print_message("# nccl %u alltoall 64 MiB, 500 us cables: flow %.2f model %.2f GB/s\n",
 		              releases[i], f, m);
 		assert_agree(f, m);
+		/* the model's figures (2 and 4 channels a peer, their slots shared among the
+		 * proxy op's sends by release); the window alone in closed form below */
 		assert_close(m, releases[i] ? 3.61 : 6.49, 0.01);
 	}
 	busbw_nccl = 0;
+	window_by_release_closed_form();
 }
 
 static void

@@ -23,6 +23,8 @@
 
 #include <fabtune/fabtune.h>
 
+#include "spec/scenario.h"
+
 static bool
 is_zero(const void *p, size_t n)
 {
@@ -1216,6 +1218,167 @@ test_routing_from_arg(void **state)
 	                             "or dor, got 'random'");
 }
 
+/* ---- the NCCL release in scenario and sweep files ----------------------------------------- */
+
+static int
+scenario_nccl(const char *nccl_line, struct ft_scenario **sc, struct ft_error *err)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+	         "cluster: dgx-h100:2\nengine: analytic\n%s"
+	         "jobs:\n  - {name: ar, ops: [{op: all_reduce, size: 1GiB}]}\n",
+	         nccl_line);
+	ft_error_clear(err);
+	return ft_scenario_load_buffer(text, strlen(text), "r.yaml", sc, err);
+}
+
+/* The release the run reports (rep.nccl_version), with --nccl @cli (0: none) and --cluster
+ * @cluster (NULL: none); the run's first row's time in @time_us. */
+static uint32_t
+run_release(const struct ft_scenario *sc, uint32_t cli, const char *cluster, double *time_us)
+{
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	uint32_t v;
+
+	ft_sim_overrides_init(&ov);
+	ov.nccl_version = cli;
+	ov.cluster = cluster;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	v = rep.nccl_version;
+	*time_us = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	return v;
+}
+
+/*
+ * A scenario's nccl: {version: V} reads V as `fabtune sim --nccl` does ("2.21", the line's
+ * newest patch, 22199; "2.23.4", 22304), refuses what --nccl refuses with the same words
+ * after file:line:col and the field, and rides on the cluster's spec copy: the run reports
+ * it, --nccl replaces it, --cluster keeps it. A forced tree over 2 DGX H100 takes the
+ * release's time: 2.18 runs 32 tree channels, the newest 16 (test_engines_take_the_release),
+ * so 2.18's run is the slower (the analytic engine: the model at each release).
+ */
+static void
+test_scenario_nccl_version(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} bad[] = {
+		{ "nccl: {version: \"3.1\"}\n",
+		  "r.yaml:3:17: nccl.version: expected a version like 2.21 or 2.23.4, got '3.1'" },
+		{ "nccl: {version: 2.17}\n",
+		  "r.yaml:3:17: nccl.version: expected 2.18 to 2.30 (the releases the model "
+		  "knows), got '2.17'" },
+		{ "nccl: {version: 2.31}\n",
+		  "r.yaml:3:17: nccl.version: expected 2.18 to 2.30 (the releases the model "
+		  "knows), got '2.31'" },
+		{ "nccl: {version: \"2.30.99\"}\n",
+		  "r.yaml:3:17: nccl.version: expected a version like 2.21 or 2.23.4, got "
+		  "'2.30.99'" },
+		{ "nccl: {version: }\n", "r.yaml:3:" },
+		{ "nccl: \"2.21\"\n", "r.yaml:3:7: nccl: expected a mapping like {version: " },
+		{ "nccl: {release: 2.21}\n", "r.yaml:3:8: nccl.release" },
+	};
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	double t_file, t_cli, t_new;
+
+	(void)state;
+	assert_int_equal(scenario_nccl("nccl: {version: 2.21}\n", &sc, &err), 0);
+	assert_int_equal(sc->spec.nccl_version, 22199);
+	ft_scenario_free(sc);
+	assert_int_equal(scenario_nccl("nccl:\n  version: \"2.23.4\"\n", &sc, &err), 0);
+	assert_int_equal(sc->spec.nccl_version, 22304);
+	ft_scenario_free(sc);
+	assert_int_equal(scenario_nccl("", &sc, &err), 0);
+	assert_int_equal(sc->spec.nccl_version, 0);
+	ft_scenario_free(sc);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		sc = NULL;
+		assert_true(scenario_nccl(bad[i].line, &sc, &err) < 0);
+		assert_null(sc);
+		if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)) != 0)
+			fail_msg("%s: got '%s', want '%s...'", bad[i].line, err.msg, bad[i].msg);
+	}
+
+	/* the file's release runs; --nccl wins; another cluster keeps the file's */
+	assert_int_equal(scenario_nccl("nccl: {version: \"2.18\"}\n", &sc, &err), 0);
+	assert_int_equal(run_release(sc, 0, NULL, &t_file), 21899);
+	assert_int_equal(run_release(sc, 23099, NULL, &t_cli), 23099);
+	assert_int_equal(run_release(sc, 0, "dgx-h100:4", &t_new), 21899);
+	ft_scenario_free(sc);
+	assert_int_equal(scenario_nccl("", &sc, &err), 0);
+	assert_int_equal(run_release(sc, 0, NULL, &t_new), 0);
+	ft_scenario_free(sc);
+	/* 2.30 and the newest are one release here; 2.18 differs from both */
+	assert_true(fabs(t_cli - t_new) <= 1e-9 * t_new);
+	assert_true(t_file != t_new);
+}
+
+/* A sweep over releases: vary.nccl, each point at its release (params and report name it),
+ * values refused as --nccl refuses them, and --nccl with the axis refused. */
+static void
+test_sweep_nccl_axis(void **state)
+{
+	const char *root = getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".";
+	char scen[512], sweep[512];
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	bool is_root = false;
+	FILE *fp;
+
+	(void)state;
+	snprintf(scen, sizeof(scen), "%s/spec-nccl-scen.yaml", root);
+	snprintf(sweep, sizeof(sweep), "%s/spec-nccl-sweep.yaml", root);
+	fp = fopen(scen, "w");
+	assert_non_null(fp);
+	fputs("cluster: dgx-h100:2\nengine: analytic\nnccl: {version: \"2.21\"}\n"
+	      "jobs:\n  - {name: ar, ops: [{op: all_reduce, algo: tree, size: 1GiB}]}\n",
+	      fp);
+	fclose(fp);
+	fp = fopen(sweep, "w");
+	assert_non_null(fp);
+	fputs("scenario: spec-nccl-scen.yaml\nvary:\n  nccl: [\"2.18\", 2.23.4]\n", fp);
+	fclose(fp);
+	ft_sim_overrides_init(&ov);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err), 0);
+	assert_true(is_root);
+	assert_non_null(strstr(sb.buf, "\"params\":{\"nccl\":\"2.18\"}"));
+	assert_non_null(strstr(sb.buf, "\"params\":{\"nccl\":\"2.23.4\"}"));
+	assert_non_null(strstr(sb.buf, "\"nccl\":\"2.18\",")); /* point 0's report */
+	assert_non_null(strstr(sb.buf, "\"nccl\":\"2.23.4\","));
+	assert_null(strstr(sb.buf, "\"nccl\":\"2.21\"")); /* the axis wins over the file */
+	ft_strbuf_release(&sb);
+
+	ov.nccl_version = 22199;
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "--nccl: not with "));
+	assert_non_null(strstr(err.msg, "which varies nccl"));
+	ft_strbuf_release(&sb);
+
+	fp = fopen(sweep, "w");
+	assert_non_null(fp);
+	fputs("scenario: spec-nccl-scen.yaml\nvary:\n  nccl: [2.18, 2.17]\n", fp);
+	fclose(fp);
+	ft_sim_overrides_init(&ov);
+	ft_error_clear(&err);
+	ft_strbuf_init(&sb);
+	assert_true(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err) < 0);
+	if (!strstr(err.msg, "spec-nccl-sweep.yaml:3:16: vary.nccl: expected 2.18 to 2.30 (the "
+	                     "releases the model knows), got '2.17'"))
+		fail_msg("got '%s'", err.msg);
+	ft_strbuf_release(&sb);
+	remove(sweep);
+	remove(scen);
+}
+
 int
 main(void)
 {
@@ -1246,6 +1409,8 @@ main(void)
 		cmocka_unit_test(test_cloud_preset_nccl_env),
 		cmocka_unit_test(test_routing_from_arg),
 		cmocka_unit_test(test_gpu_attach),
+		cmocka_unit_test(test_scenario_nccl_version),
+		cmocka_unit_test(test_sweep_nccl_axis),
 	};
 
 	ft_test_enter_source_root();

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/nccl-too-old.yaml
