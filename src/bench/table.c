@@ -748,6 +748,26 @@ pt2pt_wrong(struct ft_strbuf *sb, const struct ft_bench_report *rep)
 	}
 }
 
+/*
+ * After pt2pt_bw's table over shm, which has no column for it: the copy
+ * each size's messages took (the --json rows' "copy": "ring", "ring-nt",
+ * "single", "ring+single N%"), so that the table read back gives the rows
+ * the document gives.
+ */
+static void
+pt2pt_copy(struct ft_strbuf *sb, const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg)
+{
+	if (cfg->pattern != FT_OP_PT2PT_BW)
+		return;
+	for (size_t i = 0; i < ft_run_nrows(&rep->run); i++) {
+		const struct ft_result_row *row = ft_run_row(&rep->run, i);
+
+		if (row->algo[0])
+			ft_strbuf_addf(sb, "# copy: %" PRIu64 " bytes: %s\n", row->bytes,
+			               row->algo);
+	}
+}
+
 bool
 ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
                    const struct ft_bench_report *rep, const struct ft_bench_cfg *cfg, bool started)
@@ -766,6 +786,7 @@ ft_bench_table_end(struct ft_strbuf *sb, const struct ft_bench_table *t,
 		if (is_pt2pt(cfg)) {
 			ft_strbuf_adds(sb, dashes);
 			pt2pt_wrong(sb, rep);
+			pt2pt_copy(sb, rep, cfg);
 			/* loops whose counter disagreed, which the head could not know */
 			if (rep->clocks && rep->nranks >= 1 &&
 			    (rep->clocks[0].loops_own_rate || rep->clocks[0].loops_monotonic))

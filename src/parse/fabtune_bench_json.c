@@ -13,9 +13,14 @@
  * `bench.clock_error` of that rank (as the "Clock" and "# clock: rank R"
  * lines); `bench.median_pair_bw` (GBps) and `bench.outlier` (str: the
  * table's "# OUTLIER" text, with "; retest blames H" where a retest
- * blamed one); `bench.congestion_impact` (ratio). Several documents in a
- * row are read one after the other; invalid JSON is `parse.skipped` at the
- * line of the fault, what was read before it kept.
+ * blamed one); `bench.congestion_impact` (ratio); for each pt2pt_bw row
+ * the `bench.bw_peak`, `bench.bw_avg` and `bench.msg_rate` its table line
+ * gives (perftest.c). A known member of the wrong kind (a row's figure, a
+ * rank's "rank") is `parse.skipped` by path, line and column. Several
+ * documents in a row are read one after the other. The walk is jscan.c's
+ * strict one: invalid JSON is `parse.skipped` at the line and column of
+ * the fault, with what was wrong and its key path, what was read before it
+ * kept.
  */
 #include "parse_int.h"
 
@@ -23,16 +28,19 @@
 
 #define JMAXDEPTH 8
 
+/* the depth of a member of an element of "rows" or "ranks": doc 0, array 1, element 2 */
+#define MEMBER_DEPTH 3
+
 struct bw {
-	struct ft__jcur j;
-	char path[128];
-	size_t plen[JMAXDEPTH + 1];
-	int depth;
+	struct ft__jwalk w;
+	struct ft__pctx *c;
 	/* the element of "rows" being read */
 	struct ft_result_row row;
+	uint32_t row_line;
 	/* the element of "ranks" being read and its clock, written when the element
 	   closes: members come in any order, "clock" before "rank" too (jq -S) */
 	int rank;
+	bool rank_named; /* a "rank" of the wrong kind, named already */
 	bool clk_seen;
 	char clk_src[16];
 	double clk_hz, clk_ppm;
@@ -42,63 +50,109 @@ struct bw {
 	uint32_t out_line;
 };
 
-static void jvalue(struct ft__pctx *c, struct bw *w);
-
+/* A known member @v at @path of the wrong kind (@want: "a count"...): named, where. */
 static void
-path_push(struct bw *w, struct ft__span k)
+wrong_kind(struct bw *b, const char *path, const struct ft__jval *v, const char *want)
 {
-	size_t l = w->plen[w->depth];
-	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)k.n, k.p);
+	char why[112];
+	bool container = v->kind == FT__JOBJ || v->kind == FT__JARR;
 
-	/* a name too long for the path: the path is left cut at its full length, which no
-	   path read below has (the longest is 22 bytes), nor any under it; the parent's
-	   path instead would make an object under that name a new row */
-	if (n < 0 || (size_t)n >= sizeof(w->path) - l)
-		n = (int)(sizeof(w->path) - 1 - l);
-	w->plen[w->depth + 1] = l + (size_t)n;
+	snprintf(why, sizeof(why), "%s: not %s (line %u, column %u)", path, want, v->line,
+	         ft__jcur_col(&b->w.j, v->raw.p));
+	ft__skipped(b->c, v->line, why, container ? ft__span_c(ft__jkind_name(v->kind)) : v->raw);
 }
 
+static void row_field(struct bw *b, struct ft_result_row *r, const char *k,
+                      const struct ft__jval *v);
+
 static void
-on_open(struct bw *w)
+on_open(struct ft__jwalk *w, const struct ft__jval *v)
 {
+	struct bw *b = w->arg;
+
+	if (w->depth == MEMBER_DEPTH && strncmp(w->path, "rows.", 5) == 0) {
+		/* an object or array for a member of a row: named if the member is known */
+		row_field(b, &b->row, w->path + 5, v);
+		return;
+	}
+	if (w->depth == MEMBER_DEPTH && strcmp(w->path, "ranks.rank") == 0) {
+		if (!b->rank_named)
+			wrong_kind(b, w->path, v, "a count");
+		b->rank_named = true;
+		return;
+	}
+	if (v->kind != FT__JOBJ)
+		return;
 	if (strcmp(w->path, "rows") == 0) {
-		ft_result_row_init(&w->row);
+		ft_result_row_init(&b->row);
+		b->row_line = v->line;
 	} else if (strcmp(w->path, "ranks") == 0) {
-		w->rank = -1;
-		w->clk_seen = false;
-		w->clk_src[0] = '\0';
-		w->clk_hz = w->clk_ppm = NAN;
-		w->rank_line = ft__jcur_line(&w->j, w->j.p);
+		b->rank = -1;
+		b->rank_named = false;
+		b->clk_seen = false;
+		b->clk_src[0] = '\0';
+		b->clk_hz = b->clk_ppm = NAN;
+		b->rank_line = v->line;
 	} else if (strcmp(w->path, "ranks.clock") == 0) {
-		w->clk_seen = true;
-		w->clk_line = ft__jcur_line(&w->j, w->j.p);
+		b->clk_seen = true;
+		b->clk_line = v->line;
 	} else if (strcmp(w->path, "outliers") == 0) {
-		w->out_kind[0] = w->out_text[0] = w->out_blame[0] = '\0';
-		w->out_line = ft__jcur_line(&w->j, w->j.p);
+		b->out_kind[0] = b->out_text[0] = b->out_blame[0] = '\0';
+		b->out_line = v->line;
 	}
 }
 
+/*
+ * The figures perftest's layout gives on pt2pt_bw's lines besides the row,
+ * from a row of the document, as perftest.c reads them from the table of
+ * the same run: the peak and the average (Gbps) and the message rate (Mpps,
+ * from the average, as the table computes it), under the size, at the
+ * row's line. (pt2pt_lat's are not: its table under -D prints t_avg only,
+ * which the document does not say; its rows carry the latencies.)
+ */
 static void
-on_close(struct ft__pctx *c, struct bw *w)
+pt2pt_obs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
 {
+	char size[24];
+
+	if (strcmp(r->test, "pt2pt_bw") != 0 || isnan(r->algbw_GBps))
+		return;
+	snprintf(size, sizeof(size), "%" PRIu64, r->bytes);
+	if (!isnan(r->ip_algbw_GBps))
+		ft__emit(c, line, "bench.bw_peak", true, r->ip_algbw_GBps * 8, "Gbps",
+		         ft__span_c(size));
+	ft__emit(c, line, "bench.bw_avg", true, r->algbw_GBps * 8, "Gbps", ft__span_c(size));
+	ft__emit(c, line, "bench.msg_rate", true,
+	         r->bytes ? r->algbw_GBps * 1e3 / (double)r->bytes : 0.0, "Mpps", ft__span_c(size));
+}
+
+static void
+on_close(struct ft__jwalk *w, const struct ft__jval *v)
+{
+	struct bw *b = w->arg;
+	struct ft__pctx *c = b->c;
+
+	if (v->kind != FT__JOBJ || w->depth == MEMBER_DEPTH)
+		return;
 	if (strcmp(w->path, "rows") == 0) {
-		ft__add_row(c, &w->row);
-	} else if (strcmp(w->path, "ranks") == 0 && w->clk_seen) {
-		if (w->rank < 0)
-			ft__skipped(c, w->rank_line, "ranks.rank: none, the clock has no rank",
-			            ft__span_c(w->clk_src));
-		else
-			ft__emit_clock_at(c, w->clk_line, w->rank, ft__span_c(w->clk_src),
-			                  w->clk_hz, w->clk_ppm);
-	} else if (strcmp(w->path, "outliers") == 0 && w->out_text[0]) {
+		ft__add_row(c, &b->row);
+		pt2pt_obs(c, b->row_line, &b->row);
+	} else if (strcmp(w->path, "ranks") == 0 && b->clk_seen) {
+		if (b->rank < 0 && !b->rank_named)
+			ft__skipped(c, b->rank_line, "ranks.rank: none, the clock has no rank",
+			            ft__span_c(b->clk_src));
+		else if (b->rank >= 0)
+			ft__emit_clock_at(c, b->clk_line, b->rank, ft__span_c(b->clk_src),
+			                  b->clk_hz, b->clk_ppm);
+	} else if (strcmp(w->path, "outliers") == 0 && b->out_text[0]) {
 		char buf[384];
 
-		if (strcmp(w->out_kind, "pair") == 0 && w->out_blame[0])
-			snprintf(buf, sizeof(buf), "%s; retest blames %s", w->out_text,
-			         w->out_blame);
+		if (strcmp(b->out_kind, "pair") == 0 && b->out_blame[0])
+			snprintf(buf, sizeof(buf), "%s; retest blames %s", b->out_text,
+			         b->out_blame);
 		else
-			ft_strlcpy(buf, w->out_text, sizeof(buf));
-		ft__emit_cstr(c, w->out_line, "bench.outlier", buf);
+			ft_strlcpy(buf, b->out_text, sizeof(buf));
+		ft__emit_cstr(c, b->out_line, "bench.outlier", buf);
 	}
 }
 
@@ -109,8 +163,7 @@ on_close(struct ft__pctx *c, struct bw *w)
  * the row kept; unknown members are passed over (later schemas add some).
  */
 static void
-row_field(struct ft__pctx *c, uint32_t line, struct ft_result_row *r, const char *k,
-          struct ft__span v, bool is_str, bool num, double d)
+row_field(struct bw *b, struct ft_result_row *r, const char *k, const struct ft__jval *v)
 {
 	static const struct {
 		const char *key;
@@ -143,14 +196,15 @@ row_field(struct ft__pctx *c, uint32_t line, struct ft_result_row *r, const char
 		{ "nranks", 0, UINT32_MAX },            { "nsamples", 0, UINT32_MAX },
 		{ "root", -1, INT32_MAX },              { "wrong", -1, 9007199254740992.0 },
 	};
-	char why[64];
-	bool null = !is_str && ft__eq(v, "null");
+	bool null = v->kind == FT__JNULL, is_str = v->kind == FT__JSTR, num = v->kind == FT__JNUM;
+	double d = v->num;
+	char path[80];
 	size_t i;
 
 	for (i = 0; i < FT_ARRAY_SIZE(str); i++)
 		if (strcmp(k, str[i].key) == 0) {
 			if (is_str)
-				ft__copy((char *)r + str[i].off, str[i].n, v);
+				ft__copy((char *)r + str[i].off, str[i].n, v->str);
 			else if (!null)
 				goto bad_str;
 			return;
@@ -169,8 +223,8 @@ row_field(struct ft__pctx *c, uint32_t line, struct ft_result_row *r, const char
 	if (i == FT_ARRAY_SIZE(cnt) || null)
 		return;
 	if (!num || d != floor(d) || d < cnt[i].min || d > cnt[i].max) {
-		snprintf(why, sizeof(why), "rows.%s: not a count", k);
-		ft__skipped(c, line, why, v);
+		snprintf(path, sizeof(path), "rows.%s", k);
+		wrong_kind(b, path, v, "a count");
 		return;
 	}
 	if (strcmp(k, "bytes") == 0)
@@ -187,185 +241,72 @@ row_field(struct ft__pctx *c, uint32_t line, struct ft_result_row *r, const char
 		r->wrong = (int64_t)d;
 	return;
 bad_str:
-	snprintf(why, sizeof(why), "rows.%s: not a string", k);
-	ft__skipped(c, line, why, v);
+	snprintf(path, sizeof(path), "rows.%s", k);
+	wrong_kind(b, path, v, "a string");
 	return;
 bad_num:
-	snprintf(why, sizeof(why), "rows.%s: not a number", k);
-	ft__skipped(c, line, why, v);
+	snprintf(path, sizeof(path), "rows.%s", k);
+	wrong_kind(b, path, v, "a number");
 }
 
-/* A JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static bool
-json_number(struct ft__span v)
-{
-	const char *p = v.p, *e = v.p + v.n;
-
-	if (p < e && *p == '-')
-		p++;
-	if (p >= e || !ft__is_digit(*p))
-		return false;
-	if (*p == '0')
-		p++;
-	else
-		while (p < e && ft__is_digit(*p))
-			p++;
-	if (p < e && *p == '.') {
-		if (++p >= e || !ft__is_digit(*p))
-			return false;
-		while (p < e && ft__is_digit(*p))
-			p++;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		if (++p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= e || !ft__is_digit(*p))
-			return false;
-		while (p < e && ft__is_digit(*p))
-			p++;
-	}
-	return p == e;
-}
 
 static void
-on_scalar(struct ft__pctx *c, struct bw *w, struct ft__span v, bool is_str)
+on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 {
+	struct bw *b = w->arg;
 	const char *path = w->path;
-	double d = NAN;
-	bool num = !is_str && ft__dbl(v, &d);
-	uint32_t line;
+	bool is_str = v->kind == FT__JSTR, num = v->kind == FT__JNUM;
+	double d = v->num;
 
-	if (strncmp(path, "rows.", 5) == 0) {
-		row_field(c, ft__jcur_line(&w->j, v.p), &w->row, path + 5, v, is_str, num, d);
+	if (w->depth == MEMBER_DEPTH && strncmp(path, "rows.", 5) == 0) {
+		row_field(b, &b->row, path + 5, v);
 		return;
 	}
-	if (strcmp(path, "ranks.rank") == 0 && num && d >= 0 && d <= INT32_MAX) {
-		w->rank = (int)d;
+	if (w->depth == MEMBER_DEPTH && strcmp(path, "ranks.rank") == 0) {
+		/* a rank: a count; null, none (its clock then named as rankless) */
+		if (num && d == floor(d) && d >= 0 && d <= INT32_MAX)
+			b->rank = (int)d;
+		else if (v->kind != FT__JNULL && !b->rank_named) {
+			wrong_kind(b, path, v, "a count");
+			b->rank_named = true;
+		}
 	} else if (strcmp(path, "ranks.clock.source") == 0 && is_str) {
-		ft__copy(w->clk_src, sizeof(w->clk_src), v);
+		ft__copy(b->clk_src, sizeof(b->clk_src), v->str);
 	} else if (strcmp(path, "ranks.clock.hz") == 0 && num) {
-		w->clk_hz = d;
+		b->clk_hz = d;
 	} else if (strcmp(path, "ranks.clock.error_ppm") == 0 && num) {
-		w->clk_ppm = d;
+		b->clk_ppm = d;
 	} else if (strcmp(path, "outliers.kind") == 0 && is_str) {
-		ft__copy(w->out_kind, sizeof(w->out_kind), v);
+		ft__copy(b->out_kind, sizeof(b->out_kind), v->str);
 	} else if (strcmp(path, "outliers.text") == 0 && is_str) {
-		ft__copy(w->out_text, sizeof(w->out_text), v);
+		ft__copy(b->out_text, sizeof(b->out_text), v->str);
 	} else if (strcmp(path, "outliers.blame") == 0 && is_str) {
-		ft__copy(w->out_blame, sizeof(w->out_blame), v);
+		ft__copy(b->out_blame, sizeof(b->out_blame), v->str);
 	} else if (strcmp(path, "pairs.median_GBps") == 0 && num) {
-		line = ft__jcur_line(&w->j, v.p);
-		ft__emit_num(c, line, "bench.median_pair_bw", d, "GBps");
+		ft__emit_num(b->c, v->line, "bench.median_pair_bw", d, "GBps");
 	} else if (strcmp(path, "incast.congestion_impact") == 0 && num) {
-		line = ft__jcur_line(&w->j, v.p);
-		ft__emit_num(c, line, "bench.congestion_impact", d, "ratio");
+		ft__emit_num(b->c, v->line, "bench.congestion_impact", d, "ratio");
 	}
-}
-
-static void
-jvalue(struct ft__pctx *c, struct bw *w)
-{
-	struct ft__jcur *j = &w->j;
-	struct ft__span s;
-
-	ft__jcur_ws(j);
-	if (j->p >= j->end || w->depth >= JMAXDEPTH)
-		return ft__jcur_fail(j);
-	if (*j->p == '{' || *j->p == '[') {
-		bool obj = *j->p == '{';
-		char close = obj ? '}' : ']';
-
-		if (obj)
-			on_open(w);
-		if (!ft__jcur_open(j, close)) {
-			if (obj)
-				on_close(c, w);
-			return;
-		}
-		while (j->p < j->end) {
-			ft__jcur_ws(j);
-			if (obj) {
-				if (!ft__jcur_key(j, &s))
-					return ft__jcur_fail(j);
-				path_push(w, s);
-			} else {
-				/* an element stands at its array's path: "rows", "ranks" */
-				w->plen[w->depth + 1] = w->plen[w->depth];
-			}
-			w->depth++;
-			w->path[w->plen[w->depth]] = '\0';
-			jvalue(c, w);
-			w->depth--;
-			w->path[w->plen[w->depth]] = '\0';
-			if (j->bad)
-				return;
-			switch (ft__jcur_next(j, close)) {
-			case 1:
-				continue;
-			case 0:
-				if (obj)
-					on_close(c, w);
-				return;
-			default:
-				return;
-			}
-		}
-		return ft__jcur_fail(j);
-	}
-	if (*j->p == '"') {
-		if (!ft__jcur_string(j, &s))
-			return ft__jcur_fail(j);
-		on_scalar(c, w, s, true);
-		return;
-	}
-	s.p = j->p;
-	while (j->p < j->end &&
-	       (isalnum((unsigned char)*j->p) || *j->p == '-' || *j->p == '+' || *j->p == '.'))
-		j->p++;
-	s.n = (size_t)(j->p - s.p);
-	/* the bare words of JSON: numbers, true, false, null (not NaN, inf, 0x10, fast) */
-	if (!json_number(s) && !ft__eq(s, "true") && !ft__eq(s, "false") && !ft__eq(s, "null")) {
-		j->p = s.p;
-		return ft__jcur_fail(j);
-	}
-	on_scalar(c, w, s, false);
 }
 
 int
 ft__fabtune_bench_json(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct bw *w = ft_calloc(1, sizeof(*w));
+	struct bw *b = ft_calloc(1, sizeof(*b));
+	struct ft__jwalk *w;
 
-	if (!w)
+	if (!b)
 		return c->rc = ft_error_set(c->err, FT_ENOMEM, "%s: out of memory", c->file);
-	ft__jcur_init(&w->j, text, len, c->line0);
+	w = &b->w;
+	b->c = c;
+	ft__jwalk_init(w, text, len, c->line0, JMAXDEPTH);
+	w->arg = b;
+	w->scalar = on_scalar;
+	w->open = on_open;
+	w->close = on_close;
 	ft__pctx_run_kind(c, "fabtune-bench");
-	for (;;) {
-		ft__jcur_ws(&w->j);
-		if (w->j.p >= w->j.end || c->rc)
-			break;
-		if (*w->j.p != '{') {
-			/* text around the document (a prompt, a warning): skip the line */
-			uint32_t line = ft__jcur_line(&w->j, w->j.p);
-			struct ft__span l = ft__jcur_skip_line(&w->j);
-
-			ft__unread(c, line, "not fabtune bench JSON", l);
-			continue;
-		}
-		w->depth = 0;
-		w->plen[0] = 0;
-		w->path[0] = '\0';
-		jvalue(c, w);
-		if (w->j.bad) {
-			char why[64];
-
-			snprintf(why, sizeof(why), "invalid JSON at line %u, column %u",
-			         w->j.bad_line, w->j.bad_col);
-			ft__skipped(c, w->j.bad_line, why,
-			            ft__span_c("document truncated or malformed"));
-			break;
-		}
-	}
-	ft_free(w);
+	while (ft__jwalk_doc(c, w, "not fabtune bench JSON") > 0)
+		;
+	ft_free(b);
 	return c->rc;
 }

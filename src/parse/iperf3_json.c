@@ -1,26 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * parse/iperf3_json.c - `iperf3 --json` reports (one or several objects in a
- * row). A small bounded JSON walker hands each scalar to a matcher by its
+ * row). The JSON walker (jscan.c) hands each scalar to a matcher by its
  * dotted path ("end.sum_received.bits_per_second"); nothing is allocated.
  *
  * Keys: `iperf3.remote_host`, `iperf3.protocol`, `iperf3.streams`;
  * `bench.bw_avg` (Gbps; str "receiver" or "sender") from end.sum_received /
  * end.sum_sent (or end.sum for UDP), `bench.retransmits`, `bench.jitter_ms`,
  * `bench.lost_percent`; a result row (pt2pt_bw over tcp/udp) per report from
- * the receiver's figure. A top-level "error" becomes `tool.error`. Invalid
- * JSON is reported as `parse.skipped` at the line of the fault.
+ * the receiver's figure. A top-level "error" becomes `tool.error`. The walk
+ * is jscan.c's strict one: invalid JSON (a bare word such as NaN or inf, a
+ * bad escape, a cut report) is `parse.skipped` at the line and column of
+ * the fault, naming what was wrong and the key path it was met under; what
+ * was read before it is kept.
  */
 #include "parse_int.h"
-
-#define JMAXDEPTH 16
-
-struct jw {
-	struct ft__jcur j;
-	char path[256];
-	size_t plen[JMAXDEPTH + 1];
-	int depth;
-};
 
 struct report {
 	double recv_bps, sent_bps, udp_bps;
@@ -28,81 +22,22 @@ struct report {
 	uint32_t line;
 };
 
-static void on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
-                      bool is_str);
+struct iw {
+	struct ft__pctx *c;
+	struct report r;
+};
 
 static void
-path_push(struct jw *w, struct ft__span k)
+on_scalar(struct ft__jwalk *w, const struct ft__jval *jv)
 {
-	size_t l = w->plen[w->depth];
-	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)k.n, k.p);
-
-	if (n < 0 || (size_t)n >= sizeof(w->path) - l)
-		n = 0;
-	w->plen[w->depth + 1] = l + (size_t)n;
-}
-
-static void
-jvalue(struct ft__pctx *c, struct jw *w, struct report *r)
-{
-	struct ft__jcur *j = &w->j;
-	struct ft__span s;
-
-	ft__jcur_ws(j);
-	if (j->p >= j->end)
-		return ft__jcur_fail(j);
-	if (w->depth >= JMAXDEPTH)
-		return ft__jcur_fail(j);
-	if (*j->p == '{' || *j->p == '[') {
-		bool obj = *j->p == '{';
-		char close = obj ? '}' : ']';
-
-		if (!ft__jcur_open(j, close))
-			return;
-		while (j->p < j->end) {
-			ft__jcur_ws(j);
-			if (obj) {
-				if (!ft__jcur_key(j, &s))
-					return ft__jcur_fail(j);
-				path_push(w, s);
-			} else {
-				w->plen[w->depth + 1] = w->plen[w->depth];
-			}
-			w->depth++;
-			w->path[w->plen[w->depth]] = '\0';
-			jvalue(c, w, r);
-			w->depth--;
-			w->path[w->plen[w->depth]] = '\0';
-			if (j->bad)
-				return;
-			if (ft__jcur_next(j, close) <= 0)
-				return;
-		}
-		return ft__jcur_fail(j);
-	}
-	if (*j->p == '"') {
-		if (!ft__jcur_string(j, &s))
-			return ft__jcur_fail(j);
-		on_scalar(c, w, r, s, true);
-		return;
-	}
-	s.p = j->p;
-	while (j->p < j->end &&
-	       (isalnum((unsigned char)*j->p) || *j->p == '-' || *j->p == '+' || *j->p == '.'))
-		j->p++;
-	s.n = (size_t)(j->p - s.p);
-	if (!s.n)
-		return ft__jcur_fail(j);
-	on_scalar(c, w, r, s, false);
-}
-
-static void
-on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v, bool is_str)
-{
+	struct iw *iw = w->arg;
+	struct ft__pctx *c = iw->c;
+	struct report *r = &iw->r;
 	const char *path = w->path;
-	double d;
-	uint32_t line = ft__jcur_line(&w->j, v.p);
-	bool num = !is_str && ft__dbl(v, &d);
+	double d = jv->num;
+	uint32_t line = jv->line;
+	bool is_str = jv->kind == FT__JSTR, num = jv->kind == FT__JNUM;
+	struct ft__span v = jv->str;
 
 	if (strcmp(path, "start.connecting_to.host") == 0 && is_str)
 		ft__emit_str(c, line, "iperf3.remote_host", v);
@@ -135,43 +70,26 @@ on_scalar(struct ft__pctx *c, struct jw *w, struct report *r, struct ft__span v,
 int
 ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 {
-	struct jw w = { .depth = 0 };
+	struct iw iw = { .c = c };
+	struct ft__jwalk walk, *w = &walk; /* 2 KiB: on the stack, nothing allocated */
 
-	ft__jcur_init(&w.j, text, len, c->line0);
+	ft__jwalk_init(w, text, len, c->line0, 16);
+	w->arg = &iw;
+	w->scalar = on_scalar;
 	ft__pctx_run_kind(c, "iperf3");
 	for (;;) {
-		struct report r = { .recv_bps = NAN, .sent_bps = NAN, .udp_bps = NAN };
+		struct report *r = &iw.r;
 
-		ft__jcur_ws(&w.j);
-		if (w.j.p >= w.j.end || c->rc)
+		*r = (struct report){ .recv_bps = NAN, .sent_bps = NAN, .udp_bps = NAN };
+		if (ft__jwalk_doc(c, w, "not iperf3 JSON") <= 0)
 			break;
-		if (*w.j.p != '{') {
-			/* text around the JSON (a prompt, a warning): skip the line */
-			uint32_t line = ft__jcur_line(&w.j, w.j.p);
-			struct ft__span l = ft__jcur_skip_line(&w.j);
-
-			ft__unread(c, line, "not iperf3 JSON", l);
-			continue;
-		}
-		w.depth = 0;
-		w.plen[0] = 0;
-		w.path[0] = '\0';
-		jvalue(c, &w, &r);
-		if (w.j.bad) {
-			char why[64];
-
-			snprintf(why, sizeof(why), "invalid JSON at line %u", w.j.bad_line);
-			ft__skipped(c, w.j.bad_line, why,
-			            ft__span_c("report truncated or malformed"));
-			break;
-		}
-		if (!isnan(r.recv_bps) || !isnan(r.udp_bps)) {
+		if (!isnan(r->recv_bps) || !isnan(r->udp_bps)) {
 			struct ft_result_row row;
-			double bps = !isnan(r.recv_bps) ? r.recv_bps : r.udp_bps;
+			double bps = !isnan(r->recv_bps) ? r->recv_bps : r->udp_bps;
 
 			ft_result_row_init(&row);
 			ft_strlcpy(row.test, "pt2pt_bw", sizeof(row.test));
-			ft_strlcpy(row.transport, strcmp(r.proto, "UDP") == 0 ? "udp" : "tcp",
+			ft_strlcpy(row.transport, strcmp(r->proto, "UDP") == 0 ? "udp" : "tcp",
 			           sizeof(row.transport));
 			ft_strlcpy(row.algo, "iperf3", sizeof(row.algo));
 			row.nranks = 2;

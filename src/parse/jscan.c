@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parse/jscan.c - the cursor the streaming JSON walkers share (iperf3 --json,
- * PyTorch traces): whitespace, strings, the separator after a member or an
- * element, the line a position stands on, and where the first fault was.
- *
- * Walkers keep their own grammar (what a key means, how deep to go); the
- * cursor only moves over text and never allocates. A fault sends the cursor
- * to the end, so every loop over it stops.
+ * parse/jscan.c - JSON for the parsers. The cursor (whitespace, strings,
+ * the separator after a member or an element, the line and column a
+ * position stands on, where the first fault was) that PyTorch traces walk
+ * with their own grammar; and on it the one strict walker of RFC 8259
+ * documents (ft__jwalk_*) that iperf3 --json and fabtune bench --json are
+ * read with: it checks the grammar and decodes strings, the formats say
+ * what a path means. Nothing allocates; a fault sends the cursor to the
+ * end, so every loop over it stops.
  */
 #include "parse_int.h"
 
@@ -21,11 +22,14 @@ ft__jcur_line(struct ft__jcur *j, const char *at)
 {
 	/* positions are asked for mostly in increasing order: count on from the last */
 	if (!j->seen || at < j->seen) {
-		j->seen = j->start;
+		j->seen = j->seen_bol = j->start;
 		j->seen_line = j->line0 + 1;
 	}
 	for (const char *q = j->seen; q < at && q < j->end; q++)
-		j->seen_line += *q == '\n';
+		if (*q == '\n') {
+			j->seen_line++;
+			j->seen_bol = q + 1;
+		}
 	j->seen = at < j->end ? at : j->end;
 	return j->seen_line;
 }
@@ -44,12 +48,9 @@ ft__jcur_fail(struct ft__jcur *j)
 		j->bad = true;
 		/* input cut short: blame its last line, not the one after it */
 		const char *at = j->p >= j->end && j->p > j->start ? j->end - 1 : j->p;
-		const char *bol = at;
 
 		j->bad_line = ft__jcur_line(j, at);
-		while (bol > j->start && bol[-1] != '\n')
-			bol--;
-		j->bad_col = (uint32_t)(at - bol) + 1;
+		j->bad_col = ft__jcur_col(j, at);
 	}
 	j->p = j->end;
 }
@@ -122,4 +123,404 @@ ft__jcur_skip_line(struct ft__jcur *j)
 
 	j->p = nl ? nl + 1 : j->end;
 	return l;
+}
+
+uint32_t
+ft__jcur_col(struct ft__jcur *j, const char *at)
+{
+	(void)ft__jcur_line(j, at);
+	return (uint32_t)((at < j->end ? at : j->end) - j->seen_bol) + 1;
+}
+
+/* ---- the strict walker ----------------------------------------------------- */
+
+void
+ft__jwalk_init(struct ft__jwalk *w, const char *text, size_t len, uint32_t line0, int maxdepth)
+{
+	w->depth = 0;
+	w->maxdepth = maxdepth < FT__JMAXDEPTH ? maxdepth : FT__JMAXDEPTH;
+	w->path[0] = w->bad_path[0] = '\0';
+	w->plen[0] = 0;
+	w->why = NULL;
+	w->arg = NULL;
+	w->scalar = w->open = w->close = NULL;
+	ft__jcur_init(&w->j, text, len, line0);
+}
+
+/* The first fault: @why at @at (the end: cut short), under the current path. */
+static bool
+jfail(struct ft__jwalk *w, const char *at, const char *why)
+{
+	if (!w->j.bad) {
+		w->why = why;
+		ft_strlcpy(w->bad_path, w->path, sizeof(w->bad_path));
+		w->j.p = at;
+	}
+	ft__jcur_fail(&w->j);
+	return false;
+}
+
+static int
+hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* The 4 hex digits of a \u escape at @p (its backslash); -1 if not one. */
+static long
+u_escape(const char *p, const char *end)
+{
+	long v = 0;
+
+	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	for (int i = 2; i < 6; i++) {
+		int h = hexval(p[i]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Append @cp as UTF-8 to @out (@n bytes, @len used), what does not fit dropped. */
+static void
+put_utf8(char *out, size_t n, size_t *len, uint32_t cp)
+{
+	unsigned char b[4];
+	size_t k;
+
+	if (cp < 0x80) {
+		b[0] = (unsigned char)cp;
+		k = 1;
+	} else if (cp < 0x800) {
+		b[0] = (unsigned char)(0xc0 | cp >> 6);
+		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | cp >> 12);
+		b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 3;
+	} else {
+		b[0] = (unsigned char)(0xf0 | cp >> 18);
+		b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		k = 4;
+	}
+	if (*len + k < n) {
+		memcpy(out + *len, b, k);
+		*len += k;
+	}
+}
+
+/*
+ * The string at the cursor (its opening quote) decoded into @out (@n bytes,
+ * NUL-ended, cut when longer); the cursor steps past its closing quote.
+ */
+static bool
+jstring(struct ft__jwalk *w, char *out, size_t n, size_t *len)
+{
+	const char *p = w->j.p + 1, *e = w->j.end;
+
+	*len = 0;
+	while (p < e && *p != '"') {
+		unsigned char ch = (unsigned char)*p;
+		long cp, lo;
+
+		if (ch < 0x20)
+			return jfail(w, p, ch == '\n' ? "a line break in a string" :
+			                                "a control byte in a string");
+		if (ch != '\\') {
+			if (*len + 1 < n)
+				out[(*len)++] = (char)ch;
+			p++;
+			continue;
+		}
+		if (e - p < 2)
+			return jfail(w, e, "cut short in a string");
+		switch (p[1]) {
+		case '"': case '\\': case '/':
+			cp = p[1];
+			break;
+		case 'b':
+			cp = '\b';
+			break;
+		case 'f':
+			cp = '\f';
+			break;
+		case 'n':
+			cp = '\n';
+			break;
+		case 'r':
+			cp = '\r';
+			break;
+		case 't':
+			cp = '\t';
+			break;
+		case 'u':
+			cp = u_escape(p, e);
+			if (cp < 0)
+				return jfail(w, p, "a \\u escape without 4 hex digits");
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return jfail(w, p, "a low surrogate with no high one before it");
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				/* a high surrogate: its low half must follow, one code point */
+				lo = u_escape(p + 6, e);
+				if (lo < 0xdc00 || lo > 0xdfff)
+					return jfail(w, p,
+					             "a high surrogate with no low one after it");
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			}
+			put_utf8(out, n, len, (uint32_t)cp);
+			p += 6;
+			continue;
+		default:
+			return jfail(w, p, "an unknown escape in a string");
+		}
+		if (*len + 1 < n)
+			out[(*len)++] = (char)cp;
+		p += 2;
+	}
+	if (p >= e)
+		return jfail(w, e, "cut short in a string");
+	out[*len] = '\0';
+	w->j.p = p + 1;
+	return true;
+}
+
+/* A number by RFC 8259's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool
+jnumber(struct ft__jwalk *w, struct ft__jval *v)
+{
+	const char *b = w->j.p, *p = b, *e = w->j.end;
+
+	if (p < e && *p == '-')
+		p++;
+	if (p >= e || !ft__is_digit(*p))
+		return jfail(w, b, "not a JSON number");
+	if (*p == '0')
+		p++;
+	else
+		while (p < e && ft__is_digit(*p))
+			p++;
+	if (p < e && *p == '.') {
+		if (++p >= e || !ft__is_digit(*p))
+			return jfail(w, b, "not a JSON number");
+		while (p < e && ft__is_digit(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || !ft__is_digit(*p))
+			return jfail(w, b, "not a JSON number");
+		while (p < e && ft__is_digit(*p))
+			p++;
+	}
+	/* "01", "1.5.2", "0x10", "1e5e": what follows a number must end it */
+	if (p < e && (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-'))
+		return jfail(w, b, "not a JSON number");
+	v->raw = (struct ft__span){ b, (size_t)(p - b) };
+	if (!ft__dbl(v->raw, &v->num)) {
+		/* longer than ft__dbl takes: strtod over a copy */
+		if (v->raw.n >= sizeof(w->sbuf))
+			return jfail(w, b, "a number too long");
+		memcpy(w->sbuf, b, v->raw.n);
+		w->sbuf[v->raw.n] = '\0';
+		v->num = strtod(w->sbuf, NULL);
+	}
+	w->j.p = p;
+	return true;
+}
+
+/* The path of a member named @k (decoded) under the current one. */
+static void
+path_push(struct ft__jwalk *w, const char *k, size_t kn)
+{
+	size_t l = w->plen[w->depth];
+	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)kn, k);
+
+	/* a name too long for the path: the path is left cut at its full length, which no
+	   path a format reads has, nor any under it (the parent's would read the member
+	   as its parent) */
+	if (n < 0 || (size_t)n >= sizeof(w->path) - l)
+		n = (int)(sizeof(w->path) - 1 - l);
+	w->plen[w->depth + 1] = l + (size_t)n;
+}
+
+static bool
+jcontainer(struct ft__jwalk *w, struct ft__jval *v)
+{
+	struct ft__jcur *j = &w->j;
+	bool obj = v->kind == FT__JOBJ;
+	char close = obj ? '}' : ']';
+	char key[128];
+	size_t kn;
+
+	if (w->open)
+		w->open(w, v);
+	j->p++;
+	ft__jcur_ws(j);
+	if (j->p < j->end && *j->p == close) {
+		j->p++;
+		goto closed;
+	}
+	for (;;) {
+		ft__jcur_ws(j);
+		if (obj) {
+			if (j->p >= j->end)
+				return jfail(w, j->end, "cut short in an object");
+			if (*j->p != '"')
+				return jfail(w, j->p, "a member name expected");
+			if (!jstring(w, key, sizeof(key), &kn))
+				return false;
+			ft__jcur_ws(j);
+			if (j->p >= j->end || *j->p != ':')
+				return jfail(w, j->p, "':' expected after a member name");
+			j->p++;
+			path_push(w, key, kn);
+		} else {
+			w->plen[w->depth + 1] = w->plen[w->depth];
+		}
+		w->depth++;
+		w->path[w->plen[w->depth]] = '\0';
+		if (!ft__jwalk_value(w))
+			return false;
+		w->depth--;
+		w->path[w->plen[w->depth]] = '\0';
+		ft__jcur_ws(j);
+		if (j->p >= j->end)
+			return jfail(w, j->end,
+			             obj ? "cut short in an object" : "cut short in an array");
+		if (*j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (*j->p == close) {
+			j->p++;
+			break;
+		}
+		return jfail(w, j->p, obj ? "',' or '}' expected" : "',' or ']' expected");
+	}
+closed:
+	if (w->close && !j->bad)
+		w->close(w, v);
+	return !j->bad;
+}
+
+bool
+ft__jwalk_value(struct ft__jwalk *w)
+{
+	struct ft__jcur *j = &w->j;
+	struct ft__jval v = { .kind = FT__JNULL, .num = NAN };
+	size_t n;
+
+	ft__jcur_ws(j);
+	if (j->bad)
+		return false;
+	if (j->p >= j->end)
+		return jfail(w, j->end, "cut short, a value expected");
+	if (w->depth >= w->maxdepth)
+		return jfail(w, j->p, "nested too deep");
+	v.raw = (struct ft__span){ j->p, 1 };
+	v.line = ft__jcur_line(j, j->p);
+	switch (*j->p) {
+	case '{':
+		v.kind = FT__JOBJ;
+		return jcontainer(w, &v);
+	case '[':
+		v.kind = FT__JARR;
+		return jcontainer(w, &v);
+	case '"':
+		if (!jstring(w, w->sbuf, sizeof(w->sbuf), &n))
+			return false;
+		v.kind = FT__JSTR;
+		v.raw.n = (size_t)(j->p - v.raw.p);
+		v.str = (struct ft__span){ w->sbuf, n };
+		break;
+	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+		v.kind = FT__JNUM;
+		if (!jnumber(w, &v))
+			return false;
+		break;
+	default: {
+		const char *b = j->p;
+
+		while (j->p < j->end && isalnum((unsigned char)*j->p))
+			j->p++;
+		v.raw.n = (size_t)(j->p - b);
+		if (ft__eq(v.raw, "true"))
+			v.kind = FT__JTRUE;
+		else if (ft__eq(v.raw, "false"))
+			v.kind = FT__JFALSE;
+		else if (ft__eq(v.raw, "null"))
+			v.kind = FT__JNULL;
+		else
+			return jfail(w, b, v.raw.n ? "a bare word, not a JSON value" :
+			                             "a value expected");
+	}
+	}
+	if (w->scalar)
+		w->scalar(w, &v);
+	return !j->bad;
+}
+
+int
+ft__jwalk_doc(struct ft__pctx *c, struct ft__jwalk *w, const char *not_json)
+{
+	for (;;) {
+		uint32_t line;
+
+		ft__jcur_ws(&w->j);
+		if (w->j.p >= w->j.end || c->rc)
+			return 0;
+		if (*w->j.p == '{')
+			break;
+		/* text around the documents (a prompt, a warning): the line left unread */
+		line = ft__jcur_line(&w->j, w->j.p);
+		ft__unread(c, line, not_json, ft__jcur_skip_line(&w->j));
+	}
+	w->depth = 0;
+	w->plen[0] = 0;
+	w->path[0] = '\0';
+	if (!ft__jwalk_value(w)) {
+		ft__jwalk_skipped(c, w);
+		return 0;
+	}
+	return 1;
+}
+
+void
+ft__jwalk_skipped(struct ft__pctx *c, const struct ft__jwalk *w)
+{
+	char why[64], text[320];
+
+	snprintf(why, sizeof(why), "invalid JSON at line %u, column %u", w->j.bad_line,
+	         w->j.bad_col);
+	if (w->bad_path[0])
+		snprintf(text, sizeof(text), "%s (at %s)", w->why ? w->why : "malformed",
+		         w->bad_path);
+	else
+		snprintf(text, sizeof(text), "%s", w->why ? w->why : "malformed");
+	ft__skipped(c, w->j.bad_line, why, ft__span_c(text));
+}
+
+const char *
+ft__jkind_name(enum ft__jkind k)
+{
+	static const char *const names[] = { "a string", "a number", "true",    "false",
+		                             "null",     "an object", "an array" };
+
+	return (unsigned)k < FT_ARRAY_SIZE(names) ? names[k] : "?";
 }

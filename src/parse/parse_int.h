@@ -362,7 +362,8 @@ struct ft__jcur {
 	const char *p, *end, *start;
 	uint32_t line0;     /* line number of the line before @start */
 	const char *seen;   /* ft__jcur_line() counted newlines up to here ... */
-	uint32_t seen_line; /* ... and this is the line number there */
+	uint32_t seen_line; /* ... and this is the line number there, ... */
+	const char *seen_bol; /* ... which begins here */
 	bool bad;           /* a fault was met; @p is at @end since */
 	uint32_t bad_line;  /* the line of the first fault ... */
 	uint32_t bad_col;   /* ... and its column (1: the line's first byte) */
@@ -385,6 +386,65 @@ bool ft__jcur_open(struct ft__jcur *j, char close);
 int ft__jcur_next(struct ft__jcur *j, char close);
 /* The rest of the line at @p (no '\n'); the cursor moves to the next line. */
 struct ft__span ft__jcur_skip_line(struct ft__jcur *j);
+/* Column of @at on its line (1: the line's first byte; bytes, not characters). */
+uint32_t ft__jcur_col(struct ft__jcur *j, const char *at);
+
+/*
+ * ---- JSON walker (jscan.c): one strict walk for the JSON documents ------
+ *
+ * RFC 8259's grammar: the literals true, false and null only (no NaN,
+ * Infinity or other bare word), numbers by its grammar (no leading zero,
+ * '+', '.5', '1.', hex), strings with their escapes checked and decoded
+ * (\uXXXX to UTF-8, a surrogate pair to one code point; a lone surrogate,
+ * an unknown escape or a raw control byte refused). Each scalar, and each
+ * object or array as it opens and closes, is handed to the caller under
+ * its dotted key path ("end.sum_sent.bytes"; an array's elements stand at
+ * the array's path). The first fault stops the walk and is kept with its
+ * line, column, what was wrong and the path it was met under. Nothing is
+ * allocated; depth is bounded by the caller.
+ */
+#define FT__JMAXDEPTH 16
+
+enum ft__jkind { FT__JSTR, FT__JNUM, FT__JTRUE, FT__JFALSE, FT__JNULL, FT__JOBJ, FT__JARR };
+
+struct ft__jval {
+	enum ft__jkind kind;
+	struct ft__span raw; /* the text as written (a string with its quotes; '{' or '[') */
+	struct ft__span str; /* a string's value, decoded; valid in the callback only */
+	double num;          /* a number's value */
+	uint32_t line;
+};
+
+struct ft__jwalk {
+	struct ft__jcur j;
+	int depth, maxdepth;
+	char path[256];
+	size_t plen[FT__JMAXDEPTH + 1];
+	void *arg;
+	/* each may be NULL; w->path is the value's own path */
+	void (*scalar)(struct ft__jwalk *w, const struct ft__jval *v);
+	void (*open)(struct ft__jwalk *w, const struct ft__jval *v);
+	void (*close)(struct ft__jwalk *w, const struct ft__jval *v);
+	const char *why;     /* the first fault: what was wrong ... */
+	char bad_path[256];  /* ... and under which path ("" the top) */
+	char sbuf[1024];     /* a string's decoded value (longer ones cut) */
+};
+
+/* Walk over @text; @maxdepth (at most FT__JMAXDEPTH) nested objects and arrays. */
+void ft__jwalk_init(struct ft__jwalk *w, const char *text, size_t len, uint32_t line0,
+                    int maxdepth);
+/* Walk the one value at the cursor (whitespace first); false on a fault (w->j.bad). */
+bool ft__jwalk_value(struct ft__jwalk *w);
+/*
+ * The next object of a text of documents one after the other, walked; each
+ * line before it that opens none is left unread as @not_json. 1 when one
+ * was walked; 0 at the end, or at a fault, which is then `parse.skipped`.
+ */
+int ft__jwalk_doc(struct ft__pctx *c, struct ft__jwalk *w, const char *not_json);
+/* The fault as `parse.skipped`: "invalid JSON at line L, column C: WHY (at PATH)". */
+void ft__jwalk_skipped(struct ft__pctx *c, const struct ft__jwalk *w);
+/* "a string", "a number", "true", "an object"... for errors naming what was found. */
+const char *ft__jkind_name(enum ft__jkind k);
 
 /* ---- field tables: "Name: value" lines mapped to keys ------------------- */
 

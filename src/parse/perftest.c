@@ -140,12 +140,18 @@ row_init(struct ft_result_row *r, const char *test, const struct pstate *ps, uin
 	ft_result_row_init(r);
 	ft_strlcpy(r->test, test, sizeof(r->test));
 	ft_strlcpy(r->transport, ps->transport, sizeof(r->transport));
-	/* fabtune bench's tables name no program, nor the shm copy (--save and --json keep
-	   that in algo): only perftest's rows get one here */
+	/* fabtune bench's tables name no program; the shm copy comes under the table
+	   ("# copy:", copy_line): only perftest's rows get one here */
 	ft_strlcpy(r->algo, ps->fabtune ? "" : ps->test, sizeof(r->algo));
 	r->bytes = bytes;
 	r->nsamples = iters > UINT32_MAX ? UINT32_MAX : (uint32_t)iters;
 	r->nranks = 2;
+	/* fabtune bench's point-to-point rows are bytes, unreduced (as its --json says) */
+	if (ps->fabtune) {
+		r->count = bytes;
+		ft_strlcpy(r->dtype, "uint8", sizeof(r->dtype));
+		ft_strlcpy(r->redop, "none", sizeof(r->redop));
+	}
 }
 
 static void
@@ -169,6 +175,14 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	row_init(&r, "pt2pt_bw", ps, bytes, iters);
 	r.algbw_GBps = avg * to_gbps / 8.0;
 	r.busbw_GBps = r.algbw_GBps;
+	/* fabtune bench keeps the peak in the row's in-place algbw (its --json's
+	   peak_GBps, read so by fabtune_bench_json.c): the table's row too */
+	if (ps->fabtune) {
+		r.ip_algbw_GBps = peak * to_gbps / 8.0;
+		/* and the time of a message at the average, as the run's row has it */
+		if (r.algbw_GBps > 0)
+			r.time_us = (double)bytes / (r.algbw_GBps * 1e3);
+	}
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
 	snprintf(size, sizeof(size), "%" PRIu64, bytes);
@@ -244,6 +258,9 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	r.lat_p99_us = v[5];
 	r.lat_p999_us = v[6];
 	r.time_us = v[2];
+	/* fabtune bench's rows: a message over the typical (median) time, as its --json */
+	if (ps->fabtune && r.time_us > 0)
+		r.algbw_GBps = r.busbw_GBps = (double)bytes / (r.time_us * 1e3);
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
 	snprintf(size, sizeof(size), "%" PRIu64, bytes);
@@ -297,6 +314,36 @@ bare_bw_row(struct ft__span s)
 	return true;
 }
 
+/*
+ * "# copy: 65536 bytes: ring-nt" under fabtune bench's pt2pt_bw table: the
+ * copy that size's messages took, which its --json gives as the row's
+ * "copy": into the algorithm of the last row of that size read, as the
+ * document's reading puts it (fabtune_bench_json.c).
+ */
+static void
+copy_line(struct ft__pctx *c, const struct pstate *ps, uint32_t line, struct ft__span s)
+{
+	struct ft__span size, rest = s;
+	uint64_t bytes;
+
+	if (!ft__token(&rest, &size) || !ft__u64(size, &bytes) || !ft__starts(rest, " bytes: ") ||
+	    ft__is_blank(ft__skip(rest, 8))) {
+		ft__skipped(c, line, "malformed fabtune copy line", s);
+		return;
+	}
+	rest = ft__trim(ft__skip(rest, 8));
+	for (size_t i = c->run ? ft_run_nrows(c->run) : 0; i-- > 0;) {
+		struct ft_result_row *r = ft_run_row(c->run, i);
+
+		if (r->bytes == bytes && strcmp(r->test, "pt2pt_bw") == 0 &&
+		    strcmp(r->transport, ps->transport) == 0) {
+			ft__copy(r->algo, sizeof(r->algo), rest);
+			return;
+		}
+	}
+	ft__skipped(c, line, "fabtune copy line of a size with no row", s);
+}
+
 static bool
 perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -309,6 +356,11 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 	/* fabtune bench's note under a latency table (before a root prompt's "# ") */
 	if (ft__starts(s, "# clock: ")) {
 		ft__emit_clock_line(c, line, ft__skip(s, 9));
+		return true;
+	}
+	/* fabtune bench's note under a pt2pt_bw table over shm: the copy of a size's row */
+	if (ps->fabtune && ft__starts(s, "# copy: ")) {
+		copy_line(c, ps, line, ft__skip(s, 8));
 		return true;
 	}
 	if (ft__is_prompt(s, &cmd)) {

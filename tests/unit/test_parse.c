@@ -670,6 +670,259 @@ test_bench_facts(void **state)
 	ft_run_release(&run);
 }
 
+/* ---- the strict JSON walker (jscan.c) --------------------------------------- */
+
+/* What a walk saw: each event as "open PATH kind", "close PATH", "PATH=value". */
+struct jlog {
+	char buf[1024];
+	size_t n;
+};
+
+static void
+jlog_add(struct ft__jwalk *w, const char *fmt, ...)
+{
+	struct jlog *l = w->arg;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < sizeof(l->buf) - l->n);
+	l->n += (size_t)k;
+}
+
+static void
+jlog_open(struct ft__jwalk *w, const struct ft__jval *v)
+{
+	jlog_add(w, "open %s %s|", w->path, ft__jkind_name(v->kind));
+}
+
+static void
+jlog_close(struct ft__jwalk *w, const struct ft__jval *v)
+{
+	jlog_add(w, "close %s|", w->path);
+}
+
+static void
+jlog_scalar(struct ft__jwalk *w, const struct ft__jval *v)
+{
+	if (v->kind == FT__JSTR)
+		jlog_add(w, "%s=\"%.*s\"|", w->path, (int)v->str.n, v->str.p);
+	else if (v->kind == FT__JNUM)
+		jlog_add(w, "%s=%.17g|", w->path, v->num);
+	else
+		jlog_add(w, "%s=%.*s|", w->path, (int)v->raw.n, v->raw.p);
+}
+
+/* Walk the one value of @doc at @maxdepth; true when it is valid JSON. */
+static bool
+jwalk(const char *doc, int maxdepth, struct ft__jwalk *w, struct jlog *l)
+{
+	memset(l, 0, sizeof(*l));
+	ft__jwalk_init(w, doc, strlen(doc), 0, maxdepth);
+	w->arg = l;
+	w->open = jlog_open;
+	w->close = jlog_close;
+	w->scalar = jlog_scalar;
+	return ft__jwalk_value(w);
+}
+
+/* Every scalar, object and array handed over under its path, in order. */
+static void
+test_jwalk_events(void **state)
+{
+	static struct ft__jwalk w;
+	struct jlog l;
+
+	assert_true(jwalk("{\"a\":[{\"b\":1},2],\"c\":{\"d\":null,\"e\":true,\"f\":false},"
+	                  "\"g\":-0.5e+3,\"h\":\"x\"}",
+	                  16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|open a an array|open a an object|a.b=1|"
+	                           "close a|a=2|close a|open c an object|c.d=null|c.e=true|"
+	                           "c.f=false|close c|g=-500|h=\"x\"|close |");
+	/* an empty object and array: opened and closed */
+	assert_true(jwalk("[{},[]]", 16, &w, &l));
+	assert_string_equal(l.buf, "open  an array|open  an object|close |open  an array|close |"
+	                           "close |");
+	/* a scalar alone is a value too */
+	assert_true(jwalk(" 7 ", 16, &w, &l));
+	assert_string_equal(l.buf, "=7|");
+}
+
+/* Strings decoded: every escape, \u to UTF-8, a surrogate pair to one code point. */
+static void
+test_jwalk_strings(void **state)
+{
+	static struct ft__jwalk w;
+	struct jlog l;
+
+	assert_true(jwalk("{\"s\":\"q\\\"b\\\\s\\/b\\bf\\fn\\nr\\rt\\t\"}", 16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|s=\"q\"b\\s/b\bf\fn\nr\rt\t\"|close |");
+	/* U+00E9, U+20AC, U+1F600 (the pair D83D DE00) */
+	assert_true(jwalk("{\"s\":\"\\u00e9\\u20AC\\ud83d\\ude00\"}", 16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|s=\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"|"
+	                           "close |");
+	/* a member's name is decoded into the path */
+	assert_true(jwalk("{\"k\\u0065y\":{\"a\\/b\":1}}", 16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|open key an object|key.a/b=1|close key|"
+	                           "close |");
+	/* raw UTF-8 passes as it is */
+	assert_true(jwalk("\"\xc3\xa9\"", 16, &w, &l));
+	assert_string_equal(l.buf, "=\"\xc3\xa9\"|");
+}
+
+/* What RFC 8259 refuses, each refused at its line and column, under its path. */
+static void
+test_jwalk_faults(void **state)
+{
+	static const struct {
+		const char *doc;
+		uint32_t line, col;
+		const char *why, *path;
+	} bad[] = {
+		{ "{\"a\":NaN}", 1, 6, "a bare word", "a" },
+		{ "{\"a\":inf}", 1, 6, "a bare word", "a" },
+		{ "{\"a\":True}", 1, 6, "a bare word", "a" },
+		{ "{\"a\":nullx}", 1, 6, "a bare word", "a" },
+		{ "{\"a\":01}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":1.}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":.5}", 1, 6, "a value expected", "a" },
+		{ "{\"a\":+1}", 1, 6, "a value expected", "a" },
+		{ "{\"a\":-}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":1e}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":0x10}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":1.5.2}", 1, 6, "not a JSON number", "a" },
+		{ "{\"a\":\"\\q\"}", 1, 7, "an unknown escape", "a" },
+		{ "{\"a\":\"\\u12\"}", 1, 7, "without 4 hex digits", "a" },
+		{ "{\"a\":\"\\ud800\"}", 1, 7, "a high surrogate with no low one", "a" },
+		{ "{\"a\":\"\\ud800\\u0041\"}", 1, 7, "a high surrogate with no low one", "a" },
+		{ "{\"a\":\"\\udc00\"}", 1, 7, "a low surrogate with no high one", "a" },
+		{ "{\"a\":\"x\ty\"}", 1, 8, "a control byte", "a" },
+		{ "{\"a\":[1,2,]}", 1, 11, "a value expected", "a" },
+		{ "{\"a\":1,}", 1, 8, "a member name expected", "" },
+		{ "{\"a\" 1}", 1, 6, "':' expected", "" },
+		{ "{a:1}", 1, 2, "a member name expected", "" },
+		{ "{\"a\":1 \"b\":2}", 1, 8, "',' or '}' expected", "" },
+		{ "[1 2]", 1, 4, "',' or ']' expected", "" },
+		{ "{'a':1}", 1, 2, "a member name expected", "" },
+		/* cut short: blamed on the last byte, under the path it was cut in */
+		{ "{\"end\":{\"sum_sent\":{\"bytes\":", 1, 28, "cut short", "end.sum_sent.bytes" },
+		{ "{\"end\":{\"sum_sent\":{\"bytes\":1", 1, 29, "cut short in an object",
+		  "end.sum_sent" },
+		{ "{\"a\":\"abc", 1, 9, "cut short in a string", "a" },
+		{ "{\n  \"a\": {\n    \"b\": tru }}", 3, 10, "a bare word", "a.b" },
+	};
+	static struct ft__jwalk w;
+	struct jlog l;
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		if (jwalk(bad[i].doc, 16, &w, &l))
+			fail_msg("%s: read as valid", bad[i].doc);
+		if (!w.j.bad || w.j.bad_line != bad[i].line || w.j.bad_col != bad[i].col ||
+		    !w.why || !strstr(w.why, bad[i].why) || strcmp(w.bad_path, bad[i].path) != 0)
+			fail_msg("%s: %u:%u %s (at %s), expected %u:%u %s (at %s)", bad[i].doc,
+			         w.j.bad_line, w.j.bad_col, w.why ? w.why : "-", w.bad_path,
+			         bad[i].line, bad[i].col, bad[i].why, bad[i].path);
+		/* the cursor is at the end: every loop over it stops */
+		assert_ptr_equal(w.j.p, w.j.end);
+	}
+	/* the depth bound: 2 levels walk, a third is refused */
+	assert_true(jwalk("{\"a\":{}}", 2, &w, &l));
+	assert_false(jwalk("{\"a\":{\"b\":1}}", 2, &w, &l));
+	assert_string_equal(w.why, "nested too deep");
+	assert_string_equal(w.bad_path, "a.b");
+	/* numbers as the grammar has them, read to the last bit */
+	assert_true(jwalk("[0,-0,1e5,1E-5,2.5e+1,123456789012345678901234567890]", 16, &w, &l));
+	assert_string_equal(l.buf, "open  an array|=0|=-0|=100000|=1.0000000000000001e-05|=25|"
+	                           "=1.2345678901234568e+29|close |");
+}
+
+/* The fault as a parse.skipped line: line, column, what, where. */
+static void
+test_jwalk_skipped(void **state)
+{
+	static const char doc[] = "{\"start\":{\"test_start\":{\"protocol\":\"TCP\"}},\n"
+	                          " \"end\":{\"sum_sent\":{\"bytes\":inf}}}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	const struct ft_obs *o;
+
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(doc, sizeof(doc) - 1, "i.json", "iperf3-json", &set, &run,
+	                                 &err),
+	                 0);
+	o = find_obs(&set, "parse.skipped", NULL, -1);
+	assert_non_null(o);
+	assert_int_equal(o->line, 2);
+	assert_string_equal(o->str, "invalid JSON at line 2, column 29: a bare word, not a JSON "
+	                            "value (at end.sum_sent.bytes)");
+	/* what was read before the fault is kept */
+	assert_non_null(find_obs(&set, "iperf3.protocol", NULL, -1));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+/* Documents one after the other: text between them left unread, a fault stops the rest. */
+static void
+test_jwalk_doc(void **state)
+{
+	static const char doc[] =
+	        "iperf3: warning - cpu busy\n"
+	        "{\"end\":{\"sum_received\":{\"bits_per_second\":8e9}}}\n"
+	        "{\"end\":{\"sum_received\":{\"bits_per_second\":16e9}}}\n"
+	        "{\"end\":{\"sum_received\":{\"bits_per_second\":-Infinity}}}\n"
+	        "{\"end\":{\"sum_received\":{\"bits_per_second\":32e9}}}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	size_t nskip = 0;
+
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(doc, sizeof(doc) - 1, "i.json", "iperf3-json", &set, &run,
+	                                 &err),
+	                 0);
+	/* two reports read, the third stops the text at its fault, the fourth is not read */
+	assert_int_equal(ft_run_nrows(&run), 2);
+	assert_true(ft_run_row(&run, 0)->algbw_GBps == 1.0);
+	assert_true(ft_run_row(&run, 1)->algbw_GBps == 2.0);
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&set, i);
+
+		if (strcmp(o->key, "parse.skipped") != 0)
+			continue;
+		nskip++;
+		if (o->line == 1)
+			assert_non_null(strstr(o->str, "not iperf3 JSON"));
+		else
+			assert_string_equal(o->str, "invalid JSON at line 4, column 43: not a JSON "
+			                            "number (at end.sum_received.bits_per_second)");
+	}
+	assert_int_equal(nskip, 2);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+/* Columns count bytes from 1 on each line, asked in any order. */
+static void
+test_jcur_col(void **state)
+{
+	static const char t[] = "ab\ncde\n\nf";
+	struct ft__jcur j;
+
+	ft__jcur_init(&j, t, sizeof(t) - 1, 0);
+	assert_int_equal(ft__jcur_col(&j, t + 5), 3);
+	assert_int_equal(ft__jcur_line(&j, t + 5), 2);
+	assert_int_equal(ft__jcur_col(&j, t + 0), 1);
+	assert_int_equal(ft__jcur_col(&j, t + 1), 2);
+	assert_int_equal(ft__jcur_col(&j, t + 7), 1);
+	assert_int_equal(ft__jcur_line(&j, t + 8), 4);
+	assert_int_equal(ft__jcur_col(&j, t + 8), 1);
+}
+
 /* A support bundle is split at its prompts and each part read by its parser. */
 static void
 test_bundle_split(void **state)
@@ -2193,6 +2446,12 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_jwalk_events),
+		cmocka_unit_test(test_jwalk_strings),
+		cmocka_unit_test(test_jwalk_faults),
+		cmocka_unit_test(test_jwalk_skipped),
+		cmocka_unit_test(test_jwalk_doc),
+		cmocka_unit_test(test_jcur_col),
 		cmocka_unit_test(test_parse_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cmocka needs the headers above first */
 /* clang-format off */
@@ -352,17 +353,21 @@ same_rows(const char *what, const struct parsed *t, const struct parsed *j)
 
 /*
  * The observations of fabtune bench's own lines (clocks, the pairs' median
- * and outliers, incast's impact) are the same in both: key, rank, unit,
- * text, and the number to the table's digits. (The nccl-tests and perftest
- * parsers also give per-line figures of the rows, which `fabtune diagnose`
- * derives from the rows of either.)
+ * and outliers, incast's impact) and of pt2pt_bw's lines in perftest's
+ * layout (peak, average, message rate) are the same in both: key, rank,
+ * unit, text, and the number to the table's digits. (The nccl-tests
+ * parser and perftest's latency rows also give per-line figures of the
+ * rows, which `fabtune diagnose` derives from the rows of either.)
  */
 static void
 same_obs(const char *what, const struct parsed *t, const struct parsed *j)
 {
-	static const char *const keys[] = { "bench.clock_hz", "bench.clock_error",
-		                            "bench.median_pair_bw", "bench.outlier",
-		                            "bench.congestion_impact" };
+	static const char *const keys[] = {
+		"bench.clock_hz",      "bench.clock_error", "bench.median_pair_bw",
+		"bench.outlier",       "bench.congestion_impact",
+		/* perftest's layout: each pt2pt_bw line's figures, the peak with them */
+		"bench.bw_peak",       "bench.bw_avg",      "bench.msg_rate",
+	};
 	size_t nt = 0, nj = 0;
 
 	for (size_t i = 0; i < ft_obs_set_len(&t->set); i++) {
@@ -624,6 +629,148 @@ test_one_run_fixtures(void **state)
 	}
 }
 
+/* ---- the table and the document of a run made here ----------------------------- */
+
+/* @a (derived from a printed figure whose rounding is @rel of it) and @b agree. */
+static bool
+near_rel(double a, double b, double rel)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	return fabs(a - b) <= fabs(b) * rel * 1.01 + 1e-12;
+}
+
+/*
+ * Every field of every row of @t (the table) is @j's (the document's): the
+ * names, counts and copy exactly, the printed figures to their digits, the
+ * figures derived from them (pt2pt_bw's time of a message from its
+ * average, pt2pt_lat's bandwidth from its median) to what the rounding of
+ * those leaves. Not in the table, so not compared: the ends (its Binding
+ * line names no host), the data check that passed (the table names only a
+ * failed one), the spread (time_stdev_us, spread_n).
+ */
+static void
+same_every_field(const char *what, const struct parsed *t, const struct parsed *j)
+{
+	size_t n = ft_run_nrows(&t->run);
+
+	if (n == 0 || n != ft_run_nrows(&j->run))
+		fail_msg("%s: %zu rows from the table, %zu from the document", what, n,
+		         ft_run_nrows(&j->run));
+	for (size_t i = 0; i < n; i++) {
+		const struct ft_result_row *a = ft_run_row(&t->run, i), *b = ft_run_row(&j->run, i);
+		bool bw = strcmp(b->test, "pt2pt_bw") == 0;
+		/* MB/sec (MiB/s) and usec printed to 2 decimals */
+		double bw_rel = 0.005 / (b->algbw_GBps * 1e9 / 1048576.0);
+		double lat_rel = 0.005 / b->lat_p50_us;
+		static const struct {
+			const char *name;
+			size_t off;
+		} printed[] = {
+#define F(x) { #x, offsetof(struct ft_result_row, x) }
+			F(algbw_GBps),   F(busbw_GBps),   F(ip_algbw_GBps), F(ip_time_us),
+			F(ip_busbw_GBps), F(lat_min_us),  F(lat_avg_us),    F(lat_p50_us),
+			F(lat_p99_us),   F(lat_p999_us),  F(lat_max_us),    F(lat_stdev_us),
+			F(time_us),
+#undef F
+		};
+
+		if (strcmp(a->test, b->test) || strcmp(a->transport, b->transport) ||
+		    a->bytes != b->bytes || a->count != b->count || strcmp(a->dtype, b->dtype) ||
+		    strcmp(a->redop, b->redop) || a->root != b->root || a->nranks != b->nranks ||
+		    a->nsamples != b->nsamples || strcmp(a->algo, b->algo) ||
+		    strcmp(a->proto, b->proto) || strcmp(a->bottleneck, b->bottleneck))
+			fail_msg("%s row %zu: table %s %s %" PRIu64 " B count %" PRIu64
+			         " %s %s root %d %u ranks %u samples algo \"%s\"; document %s %s "
+			         "%" PRIu64 " B count %" PRIu64
+			         " %s %s root %d %u ranks %u samples algo \"%s\"",
+			         what, i, a->test, a->transport, a->bytes, a->count, a->dtype,
+			         a->redop, a->root, a->nranks, a->nsamples, a->algo, b->test,
+			         b->transport, b->bytes, b->count, b->dtype, b->redop, b->root,
+			         b->nranks, b->nsamples, b->algo);
+		for (size_t k = 0; k < FT_ARRAY_SIZE(printed); k++) {
+			double x = *(const double *)(const void *)((const char *)a + printed[k].off);
+			double y = *(const double *)(const void *)((const char *)b + printed[k].off);
+			bool derived = (bw && strcmp(printed[k].name, "time_us") == 0) ||
+			               (!bw && strstr(printed[k].name, "bw_GBps"));
+			bool ok = derived ? near_rel(x, y, bw ? bw_rel : lat_rel) :
+			          /* the peak: printed as MB/sec to 2 decimals, in GB/s here */
+			          strcmp(printed[k].name, "ip_algbw_GBps") == 0 ?
+			                  (isnan(x) ? isnan(y) :
+			                              fabs(x - y) <= 0.0051 * 1048576.0 / 1e9) :
+			          strstr(printed[k].name, "bw_GBps") ?
+			                  (isnan(x) ? isnan(y) :
+			                              fabs(x - y) <= 0.0051 * 1048576.0 / 1e9) :
+			                  (isnan(x) ? isnan(y) : fabs(x - y) <= 0.0051);
+
+			if (!ok)
+				fail_msg("%s row %zu: %s %.9g from the table, %.9g from the "
+				         "document",
+				         what, i, printed[k].name, x, y);
+		}
+	}
+}
+
+/*
+ * One run of the fabtune binary of this build: its table (stdout) and its
+ * document (--json-file) read back give the same records, every field of
+ * every row and every observation of the lines both hold.
+ */
+static void
+test_real_run(void **state)
+{
+	static const char *const runs[] = {
+		"pt2pt_bw --np 2 --transport shm -b 4K -e 4M -f 32 -n 50",
+		"pt2pt_bw --np 2 --transport tcp -b 4K -e 1M -f 16 -n 50",
+		"pt2pt_lat --np 2 --transport shm -b 8 -e 512 -f 8 -n 50",
+	};
+	const char *root = getenv("FT_BUILD_ROOT");
+	char dir[512], exe[512], cmd[2048], tpath[600], jpath[600];
+
+	if (!root)
+		skip(); /* started by hand: no build named */
+	snprintf(exe, sizeof(exe), "%s/cli/fabtune", root);
+	snprintf(dir, sizeof(dir), "%s/test-parse-bench-XXXXXX", root);
+	assert_non_null(mkdtemp(dir));
+	snprintf(tpath, sizeof(tpath), "%s/table.txt", dir);
+	snprintf(jpath, sizeof(jpath), "%s/doc.json", dir);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(runs); i++) {
+		struct ft_strbuf text, doc;
+		struct ft_error err = { 0 };
+		struct parsed pt, pj;
+		bool shm_bw = i == 0;
+
+		snprintf(cmd, sizeof(cmd), "'%s' bench %s --json-file '%s' > '%s'", exe, runs[i],
+		         jpath, tpath);
+		if (system(cmd) != 0)
+			fail_msg("%s: failed", cmd);
+		ft_strbuf_init(&text);
+		ft_strbuf_init(&doc);
+		if (ft_strbuf_read_file(&text, tpath, &err) < 0 ||
+		    ft_strbuf_read_file(&doc, jpath, &err) < 0)
+			fail_msg("%s", err.msg);
+		parse_text(runs[i], &text, &pt);
+		parse_text(runs[i], &doc, &pj);
+		assert_string_equal(pt.format, "perftest");
+		assert_string_equal(pj.format, "fabtune-bench");
+		same_rows(runs[i], &pt, &pj);
+		same_every_field(runs[i], &pt, &pj);
+		same_obs(runs[i], &pt, &pj);
+		/* shm names the copy of every size, tcp none */
+		for (size_t k = 0; k < ft_run_nrows(&pt.run); k++)
+			if (shm_bw != (ft_run_row(&pt.run, k)->algo[0] != '\0'))
+				fail_msg("%s row %zu: copy \"%s\"", runs[i], k,
+				         ft_run_row(&pt.run, k)->algo);
+		parsed_release(&pt);
+		parsed_release(&pj);
+		ft_strbuf_release(&text);
+		ft_strbuf_release(&doc);
+	}
+	remove(tpath);
+	remove(jpath);
+	rmdir(dir);
+}
+
 /* ---- the document's own reading -------------------------------------------- */
 
 static void
@@ -868,6 +1015,88 @@ test_json_bad_fields(void **state)
 }
 
 static void
+test_json_rank_kind(void **state)
+{
+	/* a rank of the wrong kind: named by path, line and column, once, its clock left */
+	static const char doc[] =
+	        "{\"schema\":\"fabtune.bench/1\",\"ranks\":[\n"
+	        "{\"rank\":\"0\",\"clock\":{\"source\":\"tsc\",\"hz\":3e9}},\n"
+	        "{\"clock\":{\"source\":\"tsc\"},\"rank\":{\"id\":1}},\n"
+	        "{\"rank\":[2,3]},\n"
+	        "{\"rank\":1.5},{\"rank\":-1},{\"rank\":true},\n"
+	        "{\"rank\":null,\"clock\":{\"source\":\"monotonic\"}},\n"
+	        "{\"rank\":4,\"clock\":{\"source\":\"monotonic\"}}],\n"
+	        "\"rows\":[{\"test\":\"pairs\",\"bytes\":{\"v\":1},\"nranks\":[2]}]}\n";
+	static const struct {
+		uint32_t line;
+		const char *why;
+	} want[] = {
+		{ 2, "ranks.rank: not a count (line 2, column 9): \"0\"" },
+		{ 3, "ranks.rank: not a count (line 3, column 34): an object" },
+		{ 4, "ranks.rank: not a count (line 4, column 9): an array" },
+		{ 5, "ranks.rank: not a count (line 5, column 9): 1.5" },
+		{ 5, "ranks.rank: not a count (line 5, column 22): -1" },
+		{ 5, "ranks.rank: not a count (line 5, column 34): true" },
+		/* null: no rank, and the clock with it named as rankless */
+		{ 6, "ranks.rank: none, the clock has no rank" },
+		{ 8, "rows.bytes: not a count (line 8, column 33): an object" },
+		{ 8, "rows.nranks: not a count (line 8, column 50): an array" },
+	};
+	struct ft_obs_set set;
+	struct ft_run run;
+	size_t nclock = 0;
+
+	assert_int_equal(parse_raw(doc, &set, &run), FT_ARRAY_SIZE(want));
+	for (size_t i = 0; i < FT_ARRAY_SIZE(want); i++)
+		if (!skipped_at(&set, want[i].line, want[i].why))
+			fail_msg("no parse.skipped at line %u: %s", want[i].line, want[i].why);
+	/* only rank 4's clock is kept; the row is kept, without the two wrong members */
+	for (size_t i = 0; i < ft_obs_set_len(&set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(&set, i);
+
+		if (strcmp(o->key, "bench.clock_hz") == 0) {
+			assert_int_equal(o->rank, 4);
+			nclock++;
+		}
+	}
+	assert_int_equal(nclock, 1);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_true(ft_run_row(&run, 0)->bytes == 0 && ft_run_row(&run, 0)->nranks == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_json_strict(void **state)
+{
+	/* the walker's grammar: a bare word, a bad escape stop the document, named where */
+	static const struct {
+		const char *doc, *why;
+	} bad[] = {
+		{ "{\"rows\":[{\"test\":\"x\",\"algbw_GBps\":NaN}]}",
+		  "invalid JSON at line 1, column 35: a bare word, not a JSON value (at "
+		  "rows.algbw_GBps)" },
+		{ "{\"rows\":[{\"test\":\"x\",\"bytes\":012}]}",
+		  "invalid JSON at line 1, column 30: not a JSON number (at rows.bytes)" },
+		{ "{\"rows\":[{\"test\":\"a\\xb\"}]}",
+		  "invalid JSON at line 1, column 20: an unknown escape in a string (at "
+		  "rows.test)" },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		struct ft_obs_set set;
+		struct ft_run run;
+
+		assert_int_equal(parse_raw(bad[i].doc, &set, &run), 1);
+		if (!skipped_at(&set, 1, bad[i].why))
+			fail_msg("%s: no parse.skipped %s", bad[i].doc, bad[i].why);
+		assert_int_equal(ft_run_nrows(&run), 0);
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+}
+
+static void
 test_json_long_key(void **state)
 {
 	/* an object under a name too long for the path is no new row */
@@ -893,12 +1122,15 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_table_kind),
 		cmocka_unit_test(test_one_run_fixtures),
+		cmocka_unit_test(test_real_run),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_json_broken),
 		cmocka_unit_test(test_json_key_order),
 		cmocka_unit_test(test_json_leading_text),
 		cmocka_unit_test(test_json_bad_fields),
 		cmocka_unit_test(test_json_long_key),
+		cmocka_unit_test(test_json_rank_kind),
+		cmocka_unit_test(test_json_strict),
 	};
 
 	ft_test_enter_source_root();

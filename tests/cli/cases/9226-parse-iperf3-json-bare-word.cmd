@@ -1,0 +1,1 @@
+parse tests/fixtures/iperf3-json/handmade-iperf3-nan-throughput.txt

@@ -1,0 +1,1 @@
+parse tests/fixtures/fabtune-bench/handmade-json-wrong-kinds.txt

@@ -1,0 +1,1 @@
+parse --json tests/fixtures/fabtune-bench/handmade-json-bad-escape.txt
