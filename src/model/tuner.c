@@ -231,7 +231,8 @@ cap_arch(const struct ft_model_links *l, double *mult)
  * 34.5 on 1 and > 2 nodes from 2.29.2, 40.0 on all from 2.29.7; the NVLS tree's cap a
  * channel beyond 2 nodes (perChMaxNVLSTreeBws), 43.1 until 2.28.7, 43.8 from 2.28.9, 80.0
  * from 2.30.3. A change is dated at the first tag that shows it. 2.25-2.27 are the bw_sets'
- * (twice Hopper's; NVLS trees there take no per-channel cap).
+ * (twice Hopper's; NVLS trees there take no per-channel cap); from 2.30.3 the kb's
+ * (NA-PROTO-LL128, NA-ALGO-NVLS).
  */
 struct sm100_set {
 	uint32_t from;
