@@ -100,6 +100,8 @@ static const struct lat_set lat_sets[] = {
 static const double chain_hw_us[3] = { 2.8, 2.8, 30.0 };
 
 #define LAT_SETS_END 22800 /* from here on: the kb's constants */
+#define NVLS_TREE_NET_LAT_FROM 22809 /* v2.28.9-1: NET NVLSTree Simple 20.9 us (14 before) */
+#define NVLS_TREE_NET_LAT_2_28 14.0
 
 static const struct lat_set *
 lat_set_of(const struct ft_model_links *l)
@@ -154,6 +156,11 @@ hw_lat(const struct ft_model_links *l, enum ft_hw_link link, enum ft_algo a, enu
 
 	if (set && col >= 0 && p == FT_PROTO_SIMPLE && (unsigned)link < 3)
 		return set->hw[link][col] * US;
+	/* The NVLS tree's network step: 14 us, as before 2.28, until v2.28.7-1; 20.9 (the kb's)
+	 * from v2.28.9-1 (src/graph/tuning.cc, hwLatencies NET NVLSTree Simple, at the tags). */
+	if (link == FT_HW_NET && a == FT_ALGO_NVLS_TREE && p == FT_PROTO_SIMPLE &&
+	    l->nccl_version >= LAT_SETS_END && l->nccl_version < NVLS_TREE_NET_LAT_FROM)
+		return NVLS_TREE_NET_LAT_2_28 * US;
 	return ft_coll_hw_latency(link, a, p);
 }
 
@@ -216,12 +223,60 @@ cap_arch(const struct ft_model_links *l, double *mult)
 	return FT_ARCH_HOPPER;
 }
 
+/*
+ * Blackwell's figures NCCL 2.28 and 2.29 set apart from the kb's (v2.30.7-1's), read in
+ * ncclTunerConstantsDefaults (src/graph/tuning.cc) at v2.28.3-1, v2.28.7-1, v2.28.9-1,
+ * v2.29.2-1, v2.29.3-1, v2.29.7-1 and v2.30.3-1: the ring's LL128 cap a channel
+ * (perChMaxRingLL128Bws), twice Hopper's 36.7 still in 2.28.3, 34.6 on 2 nodes from 2.28.7,
+ * 34.5 on 1 and > 2 nodes from 2.29.2, 40.0 on all from 2.29.7; the NVLS tree's cap a
+ * channel beyond 2 nodes (perChMaxNVLSTreeBws), 43.1 until 2.28.7, 43.8 from 2.28.9, 80.0
+ * from 2.30.3. A change is dated at the first tag that shows it. 2.25-2.27 are the bw_sets'
+ * (twice Hopper's; NVLS trees there take no per-channel cap); from 2.30.3 the kb's
+ * (NA-PROTO-LL128, NA-ALGO-NVLS).
+ */
+struct sm100_set {
+	uint32_t from;
+	double ring_ll128[3]; /* perChMaxRingLL128Bws, Blackwell, [1 node, 2, > 2], GB/s */
+	double nvls_tree_n4;  /* perChMaxNVLSTreeBws, Blackwell, > 2 nodes, GB/s */
+};
+
+static const struct sm100_set sm100_sets[] = {
+	{ 22800, { 2 * 36.7, 2 * 36.7, 2 * 36.7 }, 43.1 },
+	{ 22807, { 2 * 36.7, 34.6, 2 * 36.7 }, 43.1 },
+	{ 22809, { 2 * 36.7, 34.6, 2 * 36.7 }, 43.8 },
+	{ 22902, { 34.5, 34.6, 34.5 }, 43.8 },
+	{ 22907, { 40.0, 40.0, 40.0 }, 43.8 },
+};
+#define SM100_SETS_END 23003 /* v2.30.3-1: the kb's from here on */
+
+static const struct sm100_set *
+sm100_set_of(const struct ft_model_links *l)
+{
+	const struct sm100_set *set = NULL;
+	size_t i;
+
+	if (l->arch != FT_ARCH_BLACKWELL || l->nccl_version == 0 ||
+	    l->nccl_version >= SM100_SETS_END)
+		return NULL;
+	for (i = 0; i < FT_ARRAY_SIZE(sm100_sets); i++)
+		if (l->nccl_version >= sm100_sets[i].from)
+			set = &sm100_sets[i];
+	return set;
+}
+
+static uint32_t node_bucket(uint32_t nnodes);
+
+/* NCCL's ring LL128 cap a channel for @l's GPUs, release and node count, GB/s. */
 static double
 ring_ll128_cap(const struct ft_model_links *l)
 {
+	const struct sm100_set *set = sm100_set_of(l);
 	double m;
-	enum ft_model_arch a = cap_arch(l, &m);
+	enum ft_model_arch a;
 
+	if (set)
+		return set->ring_ll128[node_bucket(l->nnodes)];
+	a = cap_arch(l, &m);
 	return ring_ll128_per_ch[a] * m;
 }
 
@@ -809,6 +864,10 @@ cost_nvls(const struct ft_model_links *l, enum ft_op op, struct ft__model_cost *
 double
 ft_model_nvls_tree_channel_Bps(const struct ft_model_links *l)
 {
+	const struct sm100_set *set = sm100_set_of(l);
+
+	if (set && l->nnodes > 2)
+		return set->nvls_tree_n4 * GB;
 	return l->arch < FT_ARCH_COUNT ? nvls_tree_per_ch[l->arch][l->nnodes <= 2 ? 0 : 1] * GB : 0;
 }
 

@@ -5808,6 +5808,93 @@ test_nccl_bandwidth_versions(void **state)
 }
 
 /*
+ * Blackwell's per-channel caps of NCCL 2.28 and 2.29 (src/graph/tuning.cc at the tags), in
+ * closed form. The ring's LL128 cap a channel: 73.4 GB/s (twice Hopper's 36.7) through
+ * 2.28.3, 34.6 on 2 nodes from 2.28.7, 34.5 on 1 and > 2 nodes from 2.29.2, 40.0 on all from
+ * 2.29.7. One GB200 tray (4 GPUs, 18 NVLinks each): NCCL's ring graph is 16 channels of 45
+ * GB/s = 720 busBw; LL128 takes min(720 x 0.92, 16 x cap), algbw x 4/6: 441.6 until 2.29
+ * (16 x 73.4 = 1,174 does not bind), 16 x 34.5 x 4/6 = 368 in 2.29.2-2.29.3, 16 x 40 x 4/6
+ * = 426.7 from 2.29.7. Two DGX B200 on one forced channel of 40 GB/s: LL128's busBw min(40 x
+ * 0.92, cap) = 36.8 where the cap is 73.4 or 40, 34.6 in 2.28.7-2.29.3, algbw x 16/30. The
+ * NVLS tree over 4 DGX B200 (8 channels): 8 x 43.1 busBw until 2.28.7, 8 x 43.8 from 2.28.9
+ * (the cap binds below the NICs' 384), and its 2 log2(4) network steps 14.5 us until 2.28.7,
+ * 21.4 from 2.28.9 (hwLat NET NVLSTree 14 -> 20.9, plus the network's 0.5).
+ */
+static void
+test_blackwell_caps_2_28_2_29(void **state)
+{
+	static const struct {
+		uint32_t v;
+		double tray_algbw, b200_cap; /* 0: the cap does not bind */
+		double nvls_tree_cap, nvls_tree_net_us;
+	} cases[] = {
+		{ 22500, 441.6, 0, 0, 0 },          { 22803, 441.6, 0, 43.1, 14.5 },
+		{ 22807, 441.6, 34.6, 43.1, 14.5 }, { 22809, 441.6, 34.6, 43.8, 21.4 },
+		{ 22902, 368.0, 34.6, 43.8, 21.4 }, { 22907, 1280.0 / 3, 0, 43.8, 21.4 },
+		{ 0, 1280.0 / 3, 0, 0, 21.4 },
+	};
+	const double S = 1ull << 30;
+	struct ft_cluster_spec tray, b200, b200x4;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72", &tray, &err), 0);
+	assert_int_equal(ft_spec_resolve("dgx-b200:2", &b200, &err), 0);
+	assert_int_equal(ft_spec_resolve("dgx-b200:4", &b200x4, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_model_query q;
+		struct ft_model_result r0, r1;
+		uint32_t v = cases[i].v;
+		double t0, t1, simple, ll128;
+
+		t0 = tuner_time(&tray, FT_OP_ALL_REDUCE, 0, FT_ALGO_RING, FT_PROTO_LL128, v, 0);
+		t1 = tuner_time(&tray, FT_OP_ALL_REDUCE, (uint64_t)S, FT_ALGO_RING, FT_PROTO_LL128,
+		                v, 0);
+		assert_rel(S / (t1 - t0), cases[i].tray_algbw * GB, 1e-6);
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.tuner_only = true;
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_RING;
+		q.nchannels = 1;
+		q.nccl_version = v;
+		q.proto = FT_PROTO_SIMPLE;
+		assert_int_equal(ft_model_eval(&b200, &q, &r0, &err), 0);
+		q.bytes = (uint64_t)S;
+		assert_int_equal(ft_model_eval(&b200, &q, &r1, &err), 0);
+		simple = S / (r1.time_s - r0.time_s);
+		q.proto = FT_PROTO_LL128;
+		q.bytes = 0;
+		assert_int_equal(ft_model_eval(&b200, &q, &r0, &err), 0);
+		q.bytes = (uint64_t)S;
+		assert_int_equal(ft_model_eval(&b200, &q, &r1, &err), 0);
+		ll128 = S / (r1.time_s - r0.time_s);
+		if (cases[i].b200_cap > 0)
+			assert_rel(ll128, cases[i].b200_cap * GB * 16 / 30, 1e-6);
+		else
+			assert_rel(ll128, 0.92 * 40.0 * GB * 16 / 30, 1e-6);
+		assert_true(ll128 < simple);
+
+		if (v < 22800)
+			continue;
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
+		q.tuner_only = true;
+		q.force_algo = true;
+		q.algo = FT_ALGO_NVLS_TREE;
+		q.nccl_version = v;
+		assert_int_equal(ft_model_eval(&b200x4, &q, &r0, &err), 0);
+		q.bytes = (uint64_t)S;
+		assert_int_equal(ft_model_eval(&b200x4, &q, &r1, &err), 0);
+		/* NVLS 25 us inside, 2 log2(4) network steps */
+		assert_rel(r0.time_s, 25 * US + 4 * cases[i].nvls_tree_net_us * US, 1e-6);
+		if (cases[i].nvls_tree_cap > 0)
+			assert_rel(S / (r1.time_s - r0.time_s),
+			           8 * cases[i].nvls_tree_cap * GB * 32 / 62, 1e-6);
+	}
+}
+
+/*
  * The ring graph NCCL's search packs on NVLink (src/graph/search.cc): channels of one
  * speed from its list, as many as a GPU's links hold, the best total kept, lower speeds
  * tried while above 0.49 of the kept one. 18 x 20.6 = 370.8 GB/s (H100): 6 x 60 = 360;
@@ -7704,6 +7791,7 @@ main(void)
 		cmocka_unit_test(test_pipe_floors),
 		cmocka_unit_test(test_fidelity_on_fixtures),
 		cmocka_unit_test(test_nccl_bandwidth_versions),
+		cmocka_unit_test(test_blackwell_caps_2_28_2_29),
 		cmocka_unit_test(test_ring_graph_speeds),
 		cmocka_unit_test(test_nvls_graph_speeds),
 		cmocka_unit_test(test_graph_speeds_by_release),

@@ -2357,6 +2357,60 @@ flow_agrees_by_release(void)
 	window_by_release_closed_form();
 }
 
+/*
+ * Blackwell's ring LL128 cap a channel by release (model/tuner.c sm100_sets: 73.4 GB/s through
+ * 2.28, 34.5 on one node in 2.29.2-2.29.3, 40.0 from 2.29.7) on one GB200 tray, a ring/LL128
+ * all-reduce of 64 MiB and 1 GiB: the flow engine, which takes the kernel's cap from the
+ * model (ft__sim_kernel_cap()), within 10% of the model with its pipeline at each release.
+ * The kernel runs 32 channels (NCCL's 16 of the graph, copied), so the cap binds the time
+ * nowhere here (32 x 34.5 = 1,104 GB/s above 720 x 0.92 = 662.4): the busbw stays within 5%
+ * of 662.4 at 1 GiB, where only the tuner's pick reads 16 x 34.5 = 552. On a forced channel
+ * count the kernel's channels are the tuner's, and 2.28.7's 2-node cap binds both engines.
+ */
+static void
+test_flow_blackwell_ll128_by_release(void **state)
+{
+	static const uint32_t releases[] = { 22599, 22803, 22902, 22907, 0 };
+	static const uint64_t sizes[] = { 64u << 20, 1u << 30 };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(releases); i++) {
+		busbw_nccl = releases[i];
+		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+			double f, m;
+
+			m = busbw("gb200-nvl72", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL128,
+			          sizes[k], NULL);
+			f = busbw("gb200-nvl72", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL128,
+			          sizes[k], "flow");
+			print_message("# nccl %u tray ring/ll128 %llu: flow %.2f model %.2f GB/s\n",
+			              releases[i], (unsigned long long)sizes[k], f, m);
+			assert_agree(f, m);
+			if (sizes[k] == 1u << 30)
+				assert_close(m, 662.4, 0.05 * 662.4);
+		}
+	}
+	/* Where it binds the kernel: 2 DGX B200 on one forced channel of 40 GB/s, LL128's
+	 * 0.92 x 40 = 36.8 GB/s busbw through 2.28.3, the 2-node cap 34.6 from 2.28.7 */
+	busbw_channels = 1;
+	for (i = 0; i < 2; i++) {
+		double f, m, want = i == 0 ? 36.8 : 34.6;
+
+		busbw_nccl = i == 0 ? 22803 : 22807;
+		m = busbw("dgx-b200:2", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL128, 1u << 30,
+		          NULL);
+		f = busbw("dgx-b200:2", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_LL128, 1u << 30,
+		          "flow");
+		print_message("# nccl %u 2 x dgx-b200 ring/ll128 1 channel: flow %.2f model %.2f\n",
+		              busbw_nccl, f, m);
+		assert_agree(f, m);
+		assert_close(m, want, 0.01 * want);
+	}
+	busbw_channels = 0;
+	busbw_nccl = 0;
+}
+
 static void
 test_flow_agrees_with_model(void **state)
 {
@@ -4102,6 +4156,7 @@ main(void)
 		cmocka_unit_test(test_flow_names_the_kernel_cap),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),
+		cmocka_unit_test(test_flow_blackwell_ll128_by_release),
 		cmocka_unit_test(test_vm_overhead_per_network_step),
 		cmocka_unit_test(test_flow_tcpx_closed_forms),
 		cmocka_unit_test(test_flow_pays_the_pipeline_everywhere),
