@@ -161,14 +161,19 @@ nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
  * from its own queues): flowlet n of a QP is its packets from byte n x flowlet_bytes on.
  * The first of its packets to reach a hop picks the least-queued equal-cost port there
  * and the flowlet's later packets follow it. The choices are kept per flow, one row of
- * its path's length per flowlet (its first link is the flow's), PK_NONE until chosen;
- * the rows are laid out when the flow is routed, so that in a run split across MPI
- * ranks every rank has them at the same place and the owner of each hop fills its own.
+ * its path's length per flowlet (its first @fixed links are the flow's), PK_NONE until
+ * chosen; the rows are laid out when the flow is routed, so that in a run split across
+ * MPI ranks every rank has them at the same place and the owner of each hop fills its
+ * own. Without flowlets (a PXN send under per-packet adaptive routing) there is one row,
+ * whose PK_NONE hops each packet chooses for itself (engine_packet.c next_link()).
  */
 static int
-flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
+flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path, uint32_t fixed)
 {
-	uint64_t nfl = ((uint64_t)(f->npkts ? f->npkts - 1 : 0) * e->mtu) / e->cfg.flowlet_bytes + 1;
+	uint64_t nfl = e->cfg.flowlet_bytes ?
+	                       ((uint64_t)(f->npkts ? f->npkts - 1 : 0) * e->mtu) /
+	                                       e->cfg.flowlet_bytes + 1 :
+	                       1;
 	uint64_t n = nfl * path->nlinks;
 
 	if (n >= UINT32_MAX || e->paths.len + n >= UINT32_MAX)
@@ -183,7 +188,24 @@ flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path)
 	f->fl_hops = (uint16_t)path->nlinks;
 	for (uint64_t i = 0; i < n; i++)
 		FT_VEC_AT(&e->paths, uint32_t, f->fl_off + i) =
-		        i % path->nlinks ? PK_NONE : path->links[0];
+		        i % path->nlinks < fixed ? path->links[i % path->nlinks] : PK_NONE;
+	return 0;
+}
+
+/*
+ * How many of PXN flow @f's first links (@path, through its proxy) stay fixed under
+ * adaptive routing: the NVLink leg to the proxy, the proxy's way to its NIC and the
+ * NIC's port onto the fabric (nic_link), which are inside the node or the NIC's one
+ * port; the switches choose from there on, as for any packet (an AR switch picks its
+ * output port per packet whatever port the packet came in by, kb IB-AR). 0 when the
+ * path has no NIC port: it is kept whole.
+ */
+static uint32_t
+pxn_fixed(const struct pk_flow *f, const struct ft_path *path)
+{
+	for (uint32_t j = 0; j < path->nlinks; j++)
+		if (path->links[j] == f->nic_link)
+			return j + 1 < path->nlinks ? j + 1 : 0;
 	return 0;
 }
 
@@ -290,6 +312,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	double slow = 0;
 	uint32_t j;
 	bool dead; /* routed over links down: its path is kept, adaptive or not */
+	uint32_t fixed = 0; /* a PXN flow under adaptive routing: its links kept */
 	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
 	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
 	                                    f->pxn - 1u)
@@ -322,11 +345,15 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
 	 * reaches: it stays fixed. SRD's spraying chooses per packet too (flowlets are
-	 * adaptive routing's: not under it). A PXN flow's path through its proxy is kept
-	 * too: no hop-by-hop route leads through the proxy (its network leg is hashed at
-	 * the flow's start). */
+	 * adaptive routing's: not under it). No hop-by-hop route leads through a PXN
+	 * flow's proxy: under adaptive routing its row keeps the links up to the proxy's
+	 * NIC port (pxn_fixed()) and the switches choose the rest; under spraying (whose
+	 * lanes are the sender's NICs) its path is kept whole. */
+	if (via != UINT32_MAX && e->cfg.routing == FT_ROUTING_ADAPTIVE && !e->spray && !dead &&
+	    !nvlink_domain_flow(e, f))
+		fixed = pxn_fixed(f, &path);
 	if ((e->cfg.routing != FT_ROUTING_ADAPTIVE && !e->spray) || nvlink_domain_flow(e, f) ||
-	    dead || via != UINT32_MAX) {
+	    dead || (via != UINT32_MAX && !fixed)) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */
 		if (f->path_cap < path.nlinks) {
 			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
@@ -338,7 +365,8 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 		f->npath = (uint16_t)path.nlinks;
 		memcpy(&FT_VEC_AT(&e->paths, uint32_t, f->path_off), path.links,
 		       path.nlinks * sizeof(uint32_t));
-	} else if (e->cfg.flowlet_bytes && !e->spray && (rc = flowlet_room(e, f, &path)) < 0) {
+	} else if ((fixed || (e->cfg.flowlet_bytes && !e->spray)) &&
+	           (rc = flowlet_room(e, f, &path, fixed ? fixed : 1)) < 0) {
 		return rc;
 	}
 	for (j = 0; j < path.nlinks; j++) {

@@ -1488,6 +1488,146 @@ test_pxn_links(void **state)
 	}
 }
 
+/* One run of a direct all-to-all of @bytes over the 16 GPUs of the two nodes of @t under
+ * @routing (with flowlets of @flowlet bytes, 0 none): its bytes a link into @lb (made,
+ * ft_free), its makespan (s) returned. */
+static double
+pxn_ar_run(struct ft_topo *t, uint64_t bytes, enum ft_routing routing, uint64_t flowlet,
+           double **lb)
+{
+	struct ft_sim_counters c;
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = bytes };
+	struct ft_error err = { 0 };
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .after = -1 };
+	uint32_t ends[16];
+	double ms;
+
+	for (uint32_t r = 0; r < 16; r++)
+		ends[r] = ft_topo_gpu(t, r / 8, r % 8);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = routing;
+	cfg.flowlet_bytes = flowlet;
+	op.sched = &s;
+	op.rank_gpu = ends;
+	assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+	ms = c.makespan_s;
+	*lb = ft_calloc(c.nlinks, sizeof(double)); /* (the engine's own until destroyed) */
+	assert_non_null(*lb);
+	memcpy(*lb, c.link_bytes, c.nlinks * sizeof(double));
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	return ms;
+}
+
+/*
+ * Adaptive routing moves the network leg of a PXN send (kb IB-AR: the switch picks the
+ * output port per packet, whatever NIC the packet came from) and keeps its NVLink leg:
+ * two DGX H100 of tests/fixtures/spec/h100-4node-roce100-radix16.yaml with NCCL's
+ * default PXN (a 2-tier fat-tree of radix-16 switches, not rail-optimised: each node's
+ * 8 NICs under one leaf, 8 uplinks a leaf), a direct all-to-all of 8 MiB over the 16
+ * GPUs, P = 512 KiB a pair. Each GPU of node 0 sends 8 sends to node 1, 7 of them
+ * through the proxy on the peer's rail: leaf 0's uplinks carry 64P, 8P each when even.
+ * Per-QP ECMP hashes whole sends, so its uplinks carry multiples of P, the most loaded
+ * at least 10P (two PXN sends or more beyond the mean on one uplink: 5, 8, 11, 12, 10,
+ * 9, 4, 5 P here). Adaptive routing spreads them packet by packet: every uplink exactly
+ * 8P (the least-queued port, ties broken, takes the packets in turn); every NVLink,
+ * PCIe and NIC-to-leaf link carries exactly the bytes it carries under ECMP (the NVLink
+ * leg and the proxy's NIC stay fixed); the run takes at least the NICs' time, 8P at
+ * 12.5 GB/s (335.5 us), and at most 15% more (headers, NCCL's window and each send's
+ * start: 371.5 us; ECMP 1,005.6 us). With 64 KiB flowlets the uplinks carry 64P,
+ * each within a flowlet of 8P (7.875 to 8.125 P), every NVLink ECMP's bytes (there a
+ * PCIe switch may move an ordinary flow's flowlet to the other NIC under it). With a
+ * PXN path kept whole from its start, adaptive routing moved nothing: the uplinks were
+ * ECMP's.
+ */
+static void
+test_pxn_adaptive_spreads(void **state)
+{
+	const double P = 512u << 10;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	double *be = NULL, *ba = NULL, *bf = NULL, sum_f = 0, max_f = 0, tf;
+	uint32_t nic, leaf = UINT32_MAX, nl = UINT32_MAX, first, n, l;
+	double te, ta, sum_e = 0, sum_a = 0, max_e = 0, nic_s;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_file("tests/fixtures/spec/h100-4node-roce100-radix16.yaml",
+	                                   &spec, &err),
+	                 0);
+	spec.node.nccl_pxn_disable = false;
+	spec.nnodes = 2;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	te = pxn_ar_run(t, 8u << 20, FT_ROUTING_ECMP, 0, &be);
+	ta = pxn_ar_run(t, 8u << 20, FT_ROUTING_ADAPTIVE, 0, &ba);
+	tf = pxn_ar_run(t, 8u << 20, FT_ROUTING_ADAPTIVE, 64u << 10, &bf);
+	nic = ft_topo_nic(t, 0, 0);
+	ft_topo_out_links(t, nic, &first, &n);
+	for (l = first; l < first + n; l++)
+		if (ft_topo_link(t, l)->kind == FT_L_HOST) {
+			leaf = ft_topo_link(t, l)->dst;
+			nl = l;
+		}
+	assert_true(leaf != UINT32_MAX);
+	for (uint32_t g = 1; g < 8; g++) { /* (every NIC of node 0 under that leaf) */
+		ft_topo_out_links(t, ft_topo_nic(t, 0, g), &first, &n);
+		for (l = first; l < first + n; l++)
+			if (ft_topo_link(t, l)->kind == FT_L_HOST)
+				assert_int_equal(ft_topo_link(t, l)->dst, leaf);
+	}
+	ft_topo_out_links(t, leaf, &first, &n);
+	for (l = first; l < first + n; l++) {
+		if (!ft_topo_link(t, l)->up)
+			continue;
+		print_message("# uplink %u: ecmp %.0f P, adaptive 8P %+.0f bytes, "
+		              "64 KiB flowlets %.3f P\n", l, be[l] / P, ba[l] - 8 * P, bf[l] / P);
+		assert_true(fmod(be[l], P) == 0);
+		assert_true(ba[l] == 8 * P);
+		sum_e += be[l];
+		sum_a += ba[l];
+		max_e = FT_MAX(max_e, be[l]);
+		sum_f += bf[l];
+		max_f = FT_MAX(max_f, bf[l]);
+	}
+	assert_true(sum_e == 64 * P);
+	assert_true(sum_a == 64 * P);
+	assert_true(max_e >= 10 * P);
+	assert_true(sum_f == 64 * P);
+	assert_true(max_f <= 8 * P + (64u << 10)); /* within a flowlet of even */
+	for (l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->kind == FT_L_NVLINK || lk->kind == FT_L_PCIE ||
+		    (lk->kind == FT_L_HOST && ft_topo_vertex(t, lk->src)->kind == FT_V_NIC))
+			assert_true(ba[l] == be[l]);
+		if (lk->kind == FT_L_NVLINK)
+			assert_true(bf[l] == be[l]);
+	}
+	nic_s = 8 * P / ft_topo_link(t, nl)->cap_Bps;
+	print_message("# pxn under ecmp %.1f us, adaptive %.1f us (flowlets %.1f), NIC bound "
+	              "%.1f us\n", te * 1e6, ta * 1e6, tf * 1e6, nic_s * 1e6);
+	assert_true(ta >= nic_s && ta <= 1.15 * nic_s);
+	assert_true(te > ta);
+	ft_free(be);
+	ft_free(ba);
+	ft_free(bf);
+	ft_topo_free(t);
+}
+
 /* @engine's time of a direct all-to-all of @bytes over every GPU of @spec. */
 static double
 a2a_time(const char *spec, uint64_t bytes, const char *engine, char *bott, size_t len)
@@ -1796,6 +1936,7 @@ main(void)
 		cmocka_unit_test(test_lab_moe),
 		cmocka_unit_test(test_pxn_links),
 		cmocka_unit_test(test_pxn_agrees_with_flow),
+		cmocka_unit_test(test_pxn_adaptive_spreads),
 		cmocka_unit_test(test_pxn_job_gpus),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
