@@ -1210,6 +1210,13 @@ ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes, bool c
 	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
 }
 
+/* The ranks of the longest chain a tree's chunk crosses inside a node: the biggest node's. */
+static uint32_t
+tree_chain(const struct ft_model_links *l)
+{
+	return FT_MAX(FT_MAX(l->ppn_max, l->ppn), 1u);
+}
+
 /*
  * Stages a chunk crosses one after another, and chunks per loop per channel
  * (NCCL's nchunksPerLoop). A ring moves every rank's chunk at every step, so
@@ -1233,8 +1240,13 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		}
 		break;
 	case FT_ALGO_TREE:
-		/* Up the chain inside the node and the tree across nodes, then down. */
-		*stages = 2 * ((l->ppn - 1) + up);
+		/* Up the chain inside the node and the tree across nodes, then down. Over nodes
+		 * of different GPU counts each node chains its own ranks on every channel
+		 * (NVIDIA/nccl src/graph/connect.cc ncclTopoPreset(): a node's chain is its
+		 * ranks in the tree graph's order; the engines' ft__sim_tree_uneven()), and the
+		 * first chunk's sum reaches every rank once the biggest node's part is in and
+		 * back out: its ppn_max - 1 hops up and as many down. */
+		*stages = 2 * ((tree_chain(l) - 1) + up);
 		break;
 	case FT_ALGO_NVLS:
 		/* NCCL's one-node NVLS kernel (src/device/all_reduce.h) splits its warps in three
@@ -1501,7 +1513,7 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
  * crosses the longest chain: over nodes of different GPU counts each node chains its own
  * ranks (the schedule the engines run, ft__sim_tree_uneven()), so the biggest node's
  * ppn_max - 1 hops up and as many down, beside the 2 x ceil(log2(nodes)) hops between
- * nodes; @stages counts the average chain (shape_of()) and is lengthened here. A hop of
+ * nodes, as @stages counts them (shape_of()). A hop of
  * the chain inside a node runs at its stage rate up to the whole operation's
  * algorithm-rate cap for the tree (nChannels x perChMaxTreeBw x 0.5,
  * ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop
@@ -1529,10 +1541,8 @@ forced_fill_sum(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
                 double t_pace)
 {
 	double cap = ft_model_tree_cap_algbw(l, a, p), inside, intra, inter, sum, k;
-	uint32_t chain = FT_MAX(l->ppn_max, l->ppn);
+	uint32_t chain = tree_chain(l);
 
-	if (chain > l->ppn)
-		stages += 2 * (chain - l->ppn);
 	if (!(cap > 0) || !(c->stage_intra_Bps > 0) || !(c->stage_inter_Bps > 0) ||
 	    !isfinite(cap))
 		return stages * t_pace;
@@ -1611,9 +1621,9 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 			                      t_pace);
 		} else if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) &&
 		           c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
-			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
-			 * up and down), the hops between nodes at the network's. */
-			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;
+			/* The stages inside a node at its rate (NVLS's two, or the tree's
+			 * longest chain up and down), the hops between nodes at the network's. */
+			double inside = a == FT_ALGO_TREE ? 2.0 * (tree_chain(l) - 1) : 2.0;
 			double net = fill_net_s(l, a, out->loops, c_eff * pipes);
 
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +
