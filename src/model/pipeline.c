@@ -1210,6 +1210,13 @@ ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes, bool c
 	return FT_MAX((bytes + per_loop - 1) / per_loop, 1u);
 }
 
+/* The ranks of the longest chain a tree's chunk crosses inside a node: the biggest node's. */
+static uint32_t
+tree_chain(const struct ft_model_links *l)
+{
+	return FT_MAX(FT_MAX(l->ppn_max, l->ppn), 1u);
+}
+
 /*
  * Stages a chunk crosses one after another, and chunks per loop per channel
  * (NCCL's nchunksPerLoop). A ring moves every rank's chunk at every step, so
@@ -1233,8 +1240,13 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 		}
 		break;
 	case FT_ALGO_TREE:
-		/* Up the chain inside the node and the tree across nodes, then down. */
-		*stages = 2 * ((l->ppn - 1) + up);
+		/* Up the chain inside the node and the tree across nodes, then down. Over nodes
+		 * of different GPU counts each node chains its own ranks on every channel
+		 * (NVIDIA/nccl src/graph/connect.cc ncclTopoPreset(): a node's chain is its
+		 * ranks in the tree graph's order; the engines' ft__sim_tree_uneven()), and the
+		 * first chunk's sum reaches every rank once the biggest node's part is in and
+		 * back out: its ppn_max - 1 hops up and as many down. */
+		*stages = 2 * ((tree_chain(l) - 1) + up);
 		break;
 	case FT_ALGO_NVLS:
 		/* NCCL's one-node NVLS kernel (src/device/all_reduce.h) splits its warps in three
@@ -1501,7 +1513,7 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
  * crosses the longest chain: over nodes of different GPU counts each node chains its own
  * ranks (the schedule the engines run, ft__sim_tree_uneven()), so the biggest node's
  * ppn_max - 1 hops up and as many down, beside the 2 x ceil(log2(nodes)) hops between
- * nodes; @stages counts the average chain (shape_of()) and is lengthened here. A hop of
+ * nodes, as @stages counts them (shape_of()). A hop of
  * the chain inside a node runs at its stage rate up to the whole operation's
  * algorithm-rate cap for the tree (nChannels x perChMaxTreeBw x 0.5,
  * ft_model_tree_cap_algbw(), kb NA-MODEL perChMaxTreeBws). A hop
@@ -1509,26 +1521,36 @@ ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_pr
  * algorithm rate there, the NICs' bus rate x 0.5 as every byte crosses them up and then
  * down (src/graph/tuning.cc, the tree's ratio): during the fill a hop carries the first
  * chunks one way alone, so at twice that, never faster than a chain hop (one connection's
- * rate). @loop: one loop's bytes of every channel; @t_pace: a loop at the operation's pace,
+ * rate). The two rates differ by source: a NIC's direction carries the tree's way down
+ * beside its way up (a node is inside one of NCCL's two trees and a leaf of the other,
+ * src/graph/trees.cc ncclGetDtree(), connect.cc connectTrees()), which the x0.5 counts and
+ * the fill's first chunks do not meet; a chain hop moves at the kernel's reduce group,
+ * which keeps its own fixed share of the channel's threads whether the broadcast group
+ * below has work or not (src/device/all_reduce.h runTreeSplit(), NVIDIA/nccl v2.27.7-1),
+ * so its rate does not grow in the fill. The @nch channels are independent pipelines,
+ * and the k = ceil(nch / nrails) of them on one NIC of the node with the fewest stream
+ * their first chunks through the hops between nodes one behind another: the last leaves
+ * the last hop after (hops + k - 1) of its chunks' times there, not hops whole loops.
+ * @loop: one loop's bytes of every channel; @t_pace: a loop at the operation's pace,
  * the most a stage takes. Where the NVLink share binds (DGX H100 nodes alike) every stage
  * keeps @t_pace (docs/internals/model-log.md, "forced channels' fill").
  */
 static double
 forced_fill_sum(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
-                const struct ft__model_cost *c, uint32_t stages, double loop, double t_pace)
+                const struct ft__model_cost *c, uint32_t stages, uint32_t nch, double loop,
+                double t_pace)
 {
-	double cap = ft_model_tree_cap_algbw(l, a, p), inside, intra, inter, sum;
-	uint32_t chain = FT_MAX(l->ppn_max, l->ppn);
+	double cap = ft_model_tree_cap_algbw(l, a, p), inside, intra, inter, sum, k;
+	uint32_t chain = tree_chain(l);
 
-	if (chain > l->ppn)
-		stages += 2 * (chain - l->ppn);
 	if (!(cap > 0) || !(c->stage_intra_Bps > 0) || !(c->stage_inter_Bps > 0) ||
 	    !isfinite(cap))
 		return stages * t_pace;
 	inside = FT_MIN(2.0 * (chain > 0 ? chain - 1 : 0), (double)stages);
 	intra = FT_MIN(c->stage_intra_Bps, cap);
 	inter = FT_MIN(2.0 * c->stage_inter_Bps, intra);
-	sum = inside * loop / intra + (stages - inside) * loop / inter;
+	k = ceil((double)FT_MAX(nch, 1u) / FT_MAX(l->nrails, 1u));
+	sum = inside * loop / intra + (stages - inside + k - 1) * (loop / k) / inter;
 	/* at least the one loop at the pace, at most every stage at it */
 	return FT_MIN(FT_MAX(sum, t_pace), stages * t_pace);
 }
@@ -1595,12 +1617,13 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		/* Every pipe moves one chunk per round; a round at the pace of the whole. */
 		t_pace = c_eff * pipes / pace_Bps;
 		if (ft__model_forced_fill(l, a, p)) {
-			sum = forced_fill_sum(l, a, p, c, stages, c_eff * pipes, t_pace);
+			sum = forced_fill_sum(l, a, p, c, stages, out->nchannels, c_eff * pipes,
+			                      t_pace);
 		} else if ((a == FT_ALGO_NVLS_TREE || a == FT_ALGO_TREE) &&
 		           c->stage_intra_Bps > 0 && c->stage_inter_Bps > 0) {
-			/* The stages inside a node at its rate (NVLS's two, or the tree's chain
-			 * up and down), the hops between nodes at the network's. */
-			double inside = a == FT_ALGO_TREE ? 2.0 * (l->ppn - 1) : 2.0;
+			/* The stages inside a node at its rate (NVLS's two, or the tree's
+			 * longest chain up and down), the hops between nodes at the network's. */
+			double inside = a == FT_ALGO_TREE ? 2.0 * (tree_chain(l) - 1) : 2.0;
 			double net = fill_net_s(l, a, out->loops, c_eff * pipes);
 
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +

@@ -433,6 +433,7 @@ struct chan_set {
 	const uint32_t *first;
 	uint32_t *node_map;
 	bool own_nics; /* flows between nodes leave and arrive on their ends' NICs: no PXN */
+	bool chan_nic; /* flows between nodes on the channel's NIC, its first rank's (below) */
 	const struct ft__sim_forced_trees *trees; /* one tree a channel (NULL: both) */
 };
 
@@ -494,7 +495,12 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 		fl.dst = chan_place(cs, c, fl.dst, &md, &bd);
 	if (!ms || !md || bs == bd || !md->nvlink || cs->own_nics)
 		return push_flow(out, ph, &fl);
-	rail = md->rail[fl.dst - bd];
+	/* @cs chan_nic: NCCL gives every connection of a channel between nodes the graph
+	 * channel's NIC (src/graph/search.cc ncclTopoGetNetDev(): inter[2 channel] for the
+	 * chain's first rank, inter[2 channel + 1] for the others, the same NIC where the
+	 * search did not cross NICs), so a tree's child reached through the chain's second
+	 * rank still arrives on the channel's rail, not on that rank's own NIC */
+	rail = cs->chan_nic ? md->rail[md->perm[(size_t)c * md->ppn]] : md->rail[fl.dst - bd];
 	pd = pxn_proxy(md, rail);
 	if (pd == UINT32_MAX)
 		return push_flow(out, ph, &fl);
@@ -625,6 +631,22 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 }
 
 /*
+ * The graph channels a forced ring or tree copies over nodes of different GPU counts: the
+ * fewest any node's search finds (init.cc keeps the minimum over the ranks; the model's
+ * links merge the node groups' graphs the same way, model/links.c), 0 where the links hold
+ * no search graph (each channel then keeps its own rail).
+ */
+uint32_t
+ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks)
+{
+	struct ft_model_links l;
+
+	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
+		return 0;
+	return l.graph_nchannels;
+}
+
+/*
  * Flow @fl (copy @pipe of @pipes a channel) of channel @c of @nch: false where the channel
  * does not carry its tree (@cs trees: one tree a channel, ft__sim_forced_tree()); else its
  * bytes, the channel's share of the flow's copies together: a tree copy carries half a
@@ -739,19 +761,27 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
  * first[k + 1] - 1 and is of kind @kind[k]; every node has its own rails and
  * permutation, so channel c enters and leaves each node on rail c mod its own
  * rails. @gpus (NULL: in order) gives each rank's GPU in its node, so a node's
- * rails are its placed GPUs' NICs. Nodes of one kind, size and GPUs share a map. Forced
- * tree channels (@trees) keep their own rails here, not their graph channel's as
- * ft__sim_channelize() gives them (docs/internals/sim.md, Limits).
+ * rails are its placed GPUs' NICs. Nodes of one kind, size and GPUs share a map.
+ *
+ * Forced channels (@graph > 0, ft__sim_uneven_graph()) are copies of the job's graph
+ * channels, and a copy takes its graph channel's NIC on every node: each rank searches its
+ * own node's graph (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(), its channels doubled
+ * by ncclTopoDupChannels()), init.cc initTransportsRank() keeps the fewest channels any rank
+ * found, and ncclTopoGetNetDev() (search.cc) reads a channel's NIC from the graph at
+ * channelId mod that count. So channel c enters and leaves each node on rail (c mod @graph)
+ * mod its rails: on one DGX H100 beside 4-GPU nodes of two NICs (@graph 2) the DGX's forced
+ * channels share its first two NICs, as the small nodes' graph allows.
  */
 int
-ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
-                          const uint32_t *first, const struct ft_node_spec *const *kind,
-                          const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
-                          struct ft_schedule *out)
+ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t graph,
+                          uint32_t nnodes, const uint32_t *first,
+                          const struct ft_node_spec *const *kind, const uint32_t *gpus,
+                          const struct ft__sim_forced_trees *trees, struct ft_schedule *out)
 {
 	struct chan_set cs = { .nnodes = nnodes,
 		               .first = first,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
+		               .chan_nic = trees && graph && in->algo == FT_ALGO_TREE,
 		               .trees = trees };
 	uint32_t k, i;
 	int rc = FT_ENOMEM;
@@ -772,7 +802,7 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t n
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
-			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, 0, ppn, ppn, g, kind[k],
+			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, graph, ppn, ppn, g, kind[k],
 			                   chan_order_of(in, false));
 	}
 	if (rc == 0)

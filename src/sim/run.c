@@ -667,13 +667,17 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		struct ft__sim_forced_trees ft;
 		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
 		                                                   jr->nranks, 0, nch, &ft);
+		/* forced channels: copies of the graph's, on their graph channel's rails */
+		uint32_t graph = !o->channels ? 0 :
+		                 one          ? ft.graph :
+		                                ft__sim_uneven_graph(ft_topo_spec(t), jr->nranks);
 
 		if (o->channels)
 			tighter_cap(cap,
 			            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
 			                                true),
 			            "");
-		rc = ft__sim_channelize_uneven(sched, nch, jr->nnodes, jr->node_first,
+		rc = ft__sim_channelize_uneven(sched, nch, graph, jr->nnodes, jr->node_first,
 		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;

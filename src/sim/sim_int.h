@@ -670,11 +670,14 @@ double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, u
 double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
  * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
- * node (NULL: in order). */
-int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t nnodes,
-                              const uint32_t *first, const struct ft_node_spec *const *kind,
-                              const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
-                              struct ft_schedule *out);
+ * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */
+int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t graph,
+                              uint32_t nnodes, const uint32_t *first,
+                              const struct ft_node_spec *const *kind, const uint32_t *gpus,
+                              const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
+/* The graph channels forced channels copy over the node groups of @spec (@nranks ranks):
+ * the fewest any group's search finds; 0: none (each channel on its own rail). */
+uint32_t ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks);
 /* NCCL's tree all-reduce over @nnodes nodes of any sizes, one channel, node k holding
  * ranks first[k] to first[k + 1] - 1: @s (the flat tree's schedule) gets its flows. */
 int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first);

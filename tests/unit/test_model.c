@@ -404,12 +404,17 @@ test_forced_tree_fill_closed_form(void **state)
  * H100 nodes of two 200G NICs, 24 ranks, 5 nodes): each node chains its own ranks
  * (ft__sim_tree_uneven()), so the first chunk crosses the DGX's chain, 7 hops up and 7
  * down, and 2 x ceil(log2 5) = 6 network hops: 20 stages, 14 in the nodes, though the
- * average ppn of 4 (24 / 5) gives the reported 12. The small nodes' NICs set the pace B
+ * average ppn of 4 (24 / 5) gave the reported 12 before (--explain now says 20, what the
+ * time uses). The small nodes' NICs set the pace B
  * (the bandwidth part's rate), and a loop is at most nch chunks of 512 KiB,
  * L = 64 MiB / loops. Each channel's chunk pipeline fills at once with the others: a chain
  * hop at the channels' NVLink share, nch x 20 GB/s x 0.92 x 0.5 (the cap is above it), a
- * network hop one way at 2B, never above the chain's rate. So the ramp is
- * 14 L / intra + 6 L / min(2B, intra) - L / B, under 19 L / B (every stage at the pace).
+ * network hop one way at 2B, never above the chain's rate; the k = nch / 2 channels on
+ * each NIC of a small node stream their first chunks (L / k each) through the 6 network
+ * hops one behind another. So the ramp is
+ * 14 L / intra + (6 + k - 1) (L / k) / min(2B, intra) - L / B, under 19 L / B (every stage
+ * at the pace). Before the stream (each network hop a whole loop L) the 12-channel ramp at
+ * 64 MiB was 1,307.5 us, the model 14 % over both engines.
  */
 static void
 test_forced_fill_uneven_nodes(void **state)
@@ -432,7 +437,7 @@ test_forced_fill_uneven_nodes(void **state)
 	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
 	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
 		double n = counts[i], loops = ceil(64.0 / (n / 2)), L = 64.0 * 1048576 / loops;
-		double B, intra, inter, ramp;
+		double B, intra, inter, ramp, k = n / 2;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
 		q.force_algo = q.force_proto = true;
@@ -442,17 +447,66 @@ test_forced_fill_uneven_nodes(void **state)
 		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
 		assert_int_equal(ex->result.pipe.nchannels, counts[i]);
 		assert_int_equal(ex->result.pipe.chunk_bytes, 512 * 1024);
-		assert_int_equal(ex->result.pipe.stages, 12);
+		assert_int_equal(ex->result.pipe.stages, 20);
 		assert_int_equal(ex->result.pipe.loops, (uint64_t)loops);
 		B = 64.0 * 1048576 / ex->result.bw_part_s;
 		/* the NICs bind: 2 x 25 GB/s x 0.92 x 0.5 less the fabric's share, 22.85 GB/s */
 		assert_true(B > 22e9 && B < 23e9);
 		intra = n * 20e9 * 0.92 * 0.5;
 		inter = FT_MIN(2 * B, intra);
-		ramp = 14 * L / intra + 6 * L / inter - L / B;
+		ramp = 14 * L / intra + (6 + k - 1) * (L / k) / inter - L / B;
 		assert_rel(ex->result.pipe.ramp_s, ramp, 1e-6);
 		assert_true(ex->result.pipe.ramp_s < 19 * L / B);
 	}
+	free(ex);
+}
+
+/*
+ * The tree's fill on NCCL's own channels over the same nodes (one DGX H100 beside four 4-GPU
+ * nodes, Simple, 64 MiB): the first chunk crosses the DGX's chain, 7 hops up and 7 down, as
+ * on forced channels, and 6 network hops, 20 stages. A chain hop runs at the tuner's rate
+ * scaled to NVLink, s_intra = intra x bw / min(intra, inter), a network hop at s_inter =
+ * inter x bw / min(intra, inter) (bw: the tuner's algorithm bandwidth; the NICs bind, so
+ * s_inter = bw), a loop L = 4 channels x 512 KiB: ramp = 14 L / s_intra + 6 L / s_inter
+ * - L / bw. Before, the chain counted the average node's 3 hops each way: 6 L / s_intra,
+ * 534.8 us where this is 636.1.
+ */
+static void
+test_tree_fill_uneven_nodes(void **state)
+{
+	static const char five[] =
+	        "name: mixed-five\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1 }\n"
+	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	double L = 4.0 * 512 * 1024, bw, intra, inter, least, ramp;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_TREE;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_false(ex->links.channels_forced);
+	assert_int_equal(ex->links.ppn_max, 8);
+	assert_int_equal(ex->result.pipe.nchannels, 4);
+	assert_int_equal(ex->result.pipe.chunk_bytes, 512 * 1024);
+	assert_int_equal(ex->result.pipe.loops, 32);
+	assert_int_equal(ex->result.pipe.stages, 20);
+	bw = ex->cand[ex->pick].bw_Bps;
+	intra = ex->links.intra_Bps;
+	inter = ex->links.inter_Bps * ex->links.ring_tier_factor;
+	least = FT_MIN(intra, inter);
+	assert_true(inter < intra);
+	ramp = 14 * L / (intra * bw / least) + 6 * L / (inter * bw / least) - L / bw;
+	assert_rel(ex->result.pipe.ramp_s, ramp, 1e-6);
 	free(ex);
 }
 
@@ -7694,6 +7748,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
 		cmocka_unit_test(test_forced_fill_uneven_nodes),
+		cmocka_unit_test(test_tree_fill_uneven_nodes),
 		cmocka_unit_test(test_tree_simple_fill_shared),
 		cmocka_unit_test(test_two_domain_tuner_closed_form),
 		cmocka_unit_test(test_explain_adds_up),

@@ -2011,7 +2011,8 @@ test_forced_trees_on_uneven_nodes(void **state)
 		uint32_t n = counts[i];
 
 		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
-		assert_int_equal(ft__sim_channelize_uneven(&s, n, 5, first, kind, NULL, &ft, &out),
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, NULL,
+		                                           &ft, &out),
 		                 0);
 		memset(forced, 0, sizeof(forced));
 		memset(flows, 0, sizeof(flows));
@@ -2057,6 +2058,86 @@ test_forced_trees_on_uneven_nodes(void **state)
 	ft_schedule_release(&s);
 }
 
+/*
+ * Forced ring channels on nodes of different GPU counts (one DGX H100 of 8 NICs, four 4-GPU
+ * nodes of 2): every rank's graph is cut to the fewest channels a node's search finds (2,
+ * the small nodes' rails; NVIDIA/nccl src/init.cc), and a forced channel c takes graph
+ * channel c mod 2's NIC (src/graph/search.cc ncclTopoGetNetDev()), so on 12 channels every
+ * flow between nodes leaves and enters the DGX on GPU 0 or 1 (rails 0 and 1), each on 6
+ * channels' bytes, and every 4-GPU node on both its rails. With each channel on its own
+ * rail (graph 0, before) the DGX's other six NICs carried half its channels.
+ */
+static void
+test_forced_rails_on_uneven_nodes(void **state)
+{
+	static const uint32_t first[6] = { 0, 8, 12, 16, 20, 24 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 24, .ranks_per_node = 1,
+		                  .bytes = 240u << 20 };
+	const struct ft_node_spec *kind[5];
+	struct ft_cluster_spec spec;
+	struct ft_schedule s, out;
+	struct ft_error err = { 0 };
+	uint32_t k, graph, pass;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec,
+	                                     &err),
+	                 0);
+	for (k = 0; k < 5; k++)
+		kind[k] = ft_spec_node_at(&spec, k);
+	graph = ft__sim_uneven_graph(&spec, 24);
+	assert_int_equal(graph, 2);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	for (pass = 0; pass < 2; pass++) {
+		double dgx[8] = { 0 }, small[4][2] = { { 0 } };
+		size_t p;
+
+		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first,
+		                                           kind, NULL, NULL, &out),
+		                 0);
+		for (p = 0; p < out.phases.len; p++) {
+			const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
+			uint32_t f;
+
+			for (f = 0; f < ph->nflows; f++) {
+				struct ft_sched_flow fl;
+				uint32_t x, y, r, i;
+
+				ft_sched_phase_flow(&out, ph, f, &fl);
+				x = node_of(first, 5, fl.src);
+				y = node_of(first, 5, fl.dst);
+				if (x == y)
+					continue;
+				for (i = 0; i < 2; i++) {
+					r = i ? fl.dst : fl.src;
+					if ((i ? y : x) == 0)
+						dgx[r] += (double)fl.bytes;
+					else /* two GPUs a NIC */
+						small[(i ? y : x) - 1][(r - first[i ? y : x]) / 2] +=
+						        (double)fl.bytes;
+				}
+			}
+		}
+		if (pass == 0) {
+			/* the DGX's rails 0 and 1, six channels each, its others idle */
+			assert_true(dgx[0] > 0);
+			assert_true(fabs(dgx[1] - dgx[0]) <= 1e-9 * dgx[0] + 64);
+			for (k = 2; k < 8; k++)
+				assert_true(dgx[k] == 0);
+		} else {
+			/* each channel its own rail: rails 2-7 carry channels 2-7 */
+			for (k = 0; k < 8; k++)
+				assert_true(dgx[k] > 0);
+		}
+		for (k = 0; k < 4; k++)
+			assert_true(small[k][0] > 0 && small[k][1] > 0);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
 int
 main(void)
 {
@@ -2065,6 +2146,7 @@ main(void)
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),
+		cmocka_unit_test(test_forced_rails_on_uneven_nodes),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
