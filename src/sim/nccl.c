@@ -358,26 +358,28 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
 }
 
 /*
- * The local rank that proxies a flow on rail @r: the first GPU of the rail
- * under the NIC's own PCIe switch, else the rail's first GPU; UINT32_MAX when
- * no GPU is on the rail.
+ * The local rank that proxies a flow on rail @r: NCCL's local GPU of the rail's NIC among
+ * the ranks of the rail's tray (ft_model_pxn_proxy(), the one rule of the model and both
+ * engines: the first of them under the NIC's own PCIe switch, else the first of them on
+ * the NIC, in the tray's GPU order as NCCL's topology lists them); the first rank on that
+ * GPU; UINT32_MAX when no rank is on the rail.
  */
 static uint32_t
 rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, const uint32_t *gpus,
          uint32_t r)
 {
-	uint32_t g, first = UINT32_MAX;
+	uint32_t g, p, job = 0, lo = (r / FT_SPEC_MAX_NICS) * tray_gpus;
+	uint32_t hi = ppn - lo > tray_gpus ? lo + tray_gpus : ppn;
 
-	for (g = 0; g < ppn; g++) {
-		if (node_rail(node, tray_gpus, gpus, g) != r)
-			continue;
-		if (first == UINT32_MAX)
-			first = g;
-		if (node->gpu_pcie_switch[local_gpu(gpus, tray_gpus, g)] ==
-		    node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+	if (lo >= ppn)
+		return UINT32_MAX;
+	for (g = lo; g < hi; g++)
+		job |= 1u << local_gpu(gpus, tray_gpus, g);
+	p = ft_model_pxn_proxy(node, FT_SPEC_MAX_GPUS, job, r % FT_SPEC_MAX_NICS);
+	for (g = lo; g < hi && p != UINT32_MAX; g++)
+		if (local_gpu(gpus, tray_gpus, g) == p)
 			return g;
-	}
-	return first;
+	return UINT32_MAX;
 }
 
 static uint32_t
