@@ -796,22 +796,35 @@ ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, u
 	return p;
 }
 
-/*
- * The local rank of the first @ng GPUs of @n that NCCL's PXN makes the proxy of a send to
- * a peer of local rank @h (ft_model_pxn_proxy() on the GPUs 0 to ng - 1, h's NIC); h itself
- * where none is on that NIC.
- */
-static uint32_t
-pxn_proxy(const struct ft_node_spec *n, uint32_t ng, uint32_t h)
+uint32_t
+ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, uint32_t nic)
 {
-	uint32_t p = ft_model_pxn_proxy(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h]);
+	uint32_t p = ft_model_pxn_proxy(n, ngpus, job, nic);
 
-	return p == UINT32_MAX ? h : p;
+	/* search.cc ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2: the proxy's path to the sender
+	 * at most PATH_NVL, its path to the NIC at most PATH_PXB (PATH_P2C with
+	 * NCCL_PXN_C2C); else the sender keeps its own NIC (NCCL_CROSS_NIC 2). */
+	if (p == UINT32_MAX || !(n->nvlink_gen > 0 && n->nvlink_Bps > 0) ||
+	    n->gpu_pcie_switch[p] != n->nic_pcie_switch[nic])
+		return UINT32_MAX;
+	return p;
+}
+
+/*
+ * Whether local rank @g's send to local rank @h, both among the first @ng GPUs of @n, PXN
+ * relays: the proxy of h's NIC among them (ft_model_pxn_relay()) is another GPU than g.
+ */
+static bool
+pxn_relays(const struct ft_node_spec *n, uint32_t ng, uint32_t g, uint32_t h)
+{
+	uint32_t p = ft_model_pxn_relay(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h]);
+
+	return p != UINT32_MAX && p != g;
 }
 
 /*
  * Which of the first @ppn GPUs of @n leave by the same NIC (links same_rail, rail_ppn), and
- * which sends PXN relays (pxn_relay): those whose proxy (pxn_proxy(), among the job's
+ * which sends PXN relays (pxn_relay): those whose proxy (pxn_relays(), among the job's
  * GPUs 0 to ppn - 1 of the node) is not the sender. Local ranks past the node's GPUs (an
  * NVLink domain of trays) relay where their rails differ.
  */
@@ -831,7 +844,7 @@ rail_pairs(const struct ft_node_spec *n, uint32_t ppn, struct ft_model_links *l)
 	for (g = 0; g < l->rail_ppn; g++) {
 		l->pxn_relay[g] = 0;
 		for (h = 0; h < l->rail_ppn; h++) {
-			bool relay = g < ng && h < ng ? pxn_proxy(n, ng, h) != g :
+			bool relay = g < ng && h < ng ? pxn_relays(n, ng, g, h) :
 			                                !((l->same_rail[g] >> h) & 1u);
 
 			if (relay)

@@ -358,32 +358,47 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
 }
 
 /*
- * The local rank that proxies a flow on rail @r: the first GPU of the rail
- * under the NIC's own PCIe switch, else the rail's first GPU; UINT32_MAX when
- * no GPU is on the rail.
+ * The local rank that proxies a flow on rail @r: NCCL's local GPU of the rail's NIC among
+ * the ranks of the rail's tray (ft_model_pxn_proxy(), the one rule of the model and both
+ * engines: the first of them under the NIC's own PCIe switch, else the first of them on
+ * the NIC, in the tray's GPU order as NCCL's topology lists them); the first rank on that
+ * GPU; UINT32_MAX when no rank is on the rail. With @relay, only where NCCL relays a send
+ * through it (ft_model_pxn_relay()).
  */
 static uint32_t
 rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, const uint32_t *gpus,
-         uint32_t r)
+         uint32_t r, bool relay)
 {
-	uint32_t g, first = UINT32_MAX;
+	uint32_t g, p, job = 0, lo = (r / FT_SPEC_MAX_NICS) * tray_gpus;
+	uint32_t hi = ppn - lo > tray_gpus ? lo + tray_gpus : ppn;
 
-	for (g = 0; g < ppn; g++) {
-		if (node_rail(node, tray_gpus, gpus, g) != r)
-			continue;
-		if (first == UINT32_MAX)
-			first = g;
-		if (node->gpu_pcie_switch[local_gpu(gpus, tray_gpus, g)] ==
-		    node->nic_pcie_switch[r % FT_SPEC_MAX_NICS])
+	if (lo >= ppn)
+		return UINT32_MAX;
+	for (g = lo; g < hi; g++)
+		job |= 1u << local_gpu(gpus, tray_gpus, g);
+	p = (relay ? ft_model_pxn_relay : ft_model_pxn_proxy)(node, FT_SPEC_MAX_GPUS, job,
+	                                                        r % FT_SPEC_MAX_NICS);
+	for (g = lo; g < hi && p != UINT32_MAX; g++)
+		if (local_gpu(gpus, tray_gpus, g) == p)
 			return g;
-	}
-	return first;
+	return UINT32_MAX;
 }
 
 static uint32_t
 pxn_proxy(const struct chan_map *m, uint32_t r)
 {
-	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r);
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, false);
+}
+
+/*
+ * The local rank through which a sender relays onto rail @r: the rail's proxy where NCCL
+ * admits it (ft_model_pxn_relay(): NVLink, and the proxy under the NIC's own PCIe switch);
+ * UINT32_MAX where the sender keeps its own NIC.
+ */
+static uint32_t
+pxn_relay(const struct chan_map *m, uint32_t r)
+{
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, true);
 }
 
 /*
@@ -403,7 +418,8 @@ ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t 
 	uint32_t g, k, n = 0, tray = tray_size(ppn, tray_gpus);
 
 	for (g = 0; g < ppn && n < FT__SIM_NVLS_MAX_HEADS; g++) {
-		uint32_t r = node_rail(node, tray, gpus, g), h = rail_gpu(node, ppn, tray, gpus, r);
+		uint32_t r = node_rail(node, tray, gpus, g);
+		uint32_t h = rail_gpu(node, ppn, tray, gpus, r, false);
 
 		for (k = 0; k < n && heads[k] != h; k++)
 			;
@@ -473,7 +489,8 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * Add @fl of channel @c to @out: ranks mapped by the channel's permutation.
  * A flow between nodes travels on its destination's rail; a GPU that is not
  * the rail's proxy (another rail, or across the socket from the NIC) hands
- * its data over NVLink to the proxy first, and on the far side the proxy
+ * its data over NVLink to the proxy first where NCCL admits that proxy
+ * (pxn_relay(): under the NIC's own PCIe switch), and on the far side the proxy
  * hands it on to a destination that is not one itself (NCCL's PXN). A
  * source node without that rail (fewer NICs) sends from the GPU itself, and
  * so does every NVLS head (@cs own_nics: getNvlsNetDev() in search.cc gives a
@@ -504,7 +521,7 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	pd = pxn_proxy(md, rail);
 	if (pd == UINT32_MAX)
 		return push_flow(out, ph, &fl);
-	ps = ms->nvlink ? pxn_proxy(ms, rail) : UINT32_MAX;
+	ps = pxn_relay(ms, rail);
 	leg = fl;
 	if (ps != UINT32_MAX && fl.src - bs != ps) {
 		leg.dst = bs + ps;

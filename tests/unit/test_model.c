@@ -7543,6 +7543,82 @@ test_pxn_proxy_rule(void **state)
 	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, FT_SPEC_MAX_NICS), UINT32_MAX);
 }
 
+/*
+ * The relay NCCL admits (ft_model_pxn_relay(); src/graph/search.cc ncclTopoGetNetDev(),
+ * NCCL_P2P_PXN_LEVEL 2): on test_pxn_proxy_rule's node the proxy of NIC 1 (GPU 3, on its
+ * switch) and of NIC 3 (GPU 7) relay; NIC 0's GPU 0 and, without GPU 3, NIC 1's GPU 2 sit
+ * under other switches than their NIC's and relay nothing; nor does any GPU without NVLink.
+ */
+static void
+test_pxn_relay_rule(void **state)
+{
+	struct ft_node_spec n;
+	uint32_t g;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	n.nvlink_gen = 4;
+	n.nvlink_Bps = 450e9;
+	for (g = 0; g < 8; g++) {
+		n.gpu_nic[g] = g / 2;
+		n.gpu_pcie_switch[g] = g;
+	}
+	for (g = 0; g < 4; g++)
+		n.nic_pcie_switch[g] = 2 * g + 1;
+	n.nic_pcie_switch[0] = 9;
+	n.gpu_pcie_switch[2] = 4;
+	n.gpu_pcie_switch[3] = 5;
+	n.nic_pcie_switch[1] = 5;
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), 3);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 3), 7);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 0), 0);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 0), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xf7u, 1), 2);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf7u, 1), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf3u, 1), UINT32_MAX);
+	n.nvlink_gen = 0;
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), UINT32_MAX);
+}
+
+/*
+ * test_alltoall_shared_nic_hop's node with GPUs 0 and 1 under PCIe switch 1 and NIC 0 under
+ * switch 0: GPU 0 reaches NIC 0 only through the CPU, so NCCL relays none of GPU 1's sends
+ * through it (ft_model_pxn_relay()) and GPU 1 sends from NIC 0 itself, on rail 0: the
+ * window and the time are PXN off's exactly, no NVLink hop.
+ */
+static void
+test_alltoall_pxn_proxy_past_cpu(void **state)
+{
+	const double S = 256u << 20, sw = 1e-6, cable = 500e-6, hop = 0.6e-6;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain on, off;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 4, 4, 400);
+	s.node.npcie_switches = 2;
+	s.node.gpu_pcie_switch[0] = 1;
+	s.node.gpu_pcie_switch[1] = 1;
+	s.node.lat_nvlink_s = hop;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	q.ppn = 2;
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
+	s.node.nccl_pxn_disable = false;
+	assert_int_equal(ft_model_explain(&s, &q, &on, &err), 0);
+	assert_int_equal(on.links.pxn_relay[0] & 3u, 0);
+	assert_int_equal(on.links.pxn_relay[1] & 3u, 0);
+	assert_true(off.p2p_window_Bps > 0);
+	assert_rel(on.p2p_window_Bps, off.p2p_window_Bps, 1e-12);
+	assert_rel(on.result.time_s, off.result.time_s, 1e-12);
+	assert_rel(on.links.fabric_lat_s, sw + 2 * cable, 1e-12);
+}
+
 /* `fabtune model`'s options checked into a query; --nodes against the fabric's capacity. */
 static void
 test_model_args(void **state)
@@ -7792,6 +7868,8 @@ main(void)
 		cmocka_unit_test(test_alltoall_shared_nic_hop),
 		cmocka_unit_test(test_sendrecv_window_pxn_off),
 		cmocka_unit_test(test_pxn_proxy_rule),
+		cmocka_unit_test(test_pxn_relay_rule),
+		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),

@@ -1817,6 +1817,8 @@ test_pxn_job_gpus(void **state)
 	spec.node.nnics = 4;
 	for (uint32_t g = 0; g < 8; g++)
 		spec.node.gpu_nic[g] = g / 2;
+	for (uint32_t k = 0; k < 4; k++) /* NIC k on its GPUs' switch: PXN's relay admitted */
+		spec.node.nic_pcie_switch[k] = spec.node.gpu_pcie_switch[2 * k];
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
 	for (uint32_t r = 0; r < 14; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 7, r % 7 + 1);

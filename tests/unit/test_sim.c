@@ -3618,6 +3618,8 @@ test_pxn_proxy_job_gpus(void **state)
 	spec.node.nnics = 4;
 	for (uint32_t g = 0; g < 8; g++)
 		spec.node.gpu_nic[g] = g / 2;
+	for (uint32_t k = 0; k < 4; k++) /* NIC k on its GPUs' switch: PXN's relay admitted */
+		spec.node.nic_pcie_switch[k] = spec.node.gpu_pcie_switch[2 * k];
 	assert_int_equal(ft_topo_build(&spec, &t4, &err), 0);
 	assert_int_equal(whole_node_proxy(t4, ft_topo_gpu(t4, 0, 1), ft_topo_gpu(t4, 1, 1)),
 	                 ft_topo_gpu(t4, 0, 0));
@@ -3630,6 +3632,77 @@ test_pxn_proxy_job_gpus(void **state)
 	                                      0xfe),
 	                 ft_topo_gpu(t4, 0, 2));
 	ft_topo_free(t4);
+	ft_topo_free(t);
+}
+
+/*
+ * NCCL relays a send through the peer's NIC's local GPU only where that GPU reaches the NIC
+ * within PATH_PXB (NVIDIA/nccl v2.27.7-1 and v2.30.7-1 src/graph/search.cc
+ * ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2; ft_model_pxn_relay()); else the sender keeps
+ * its own NIC. 2 DGX H100 with GPU 3 moved under GPU 4's PCIe switch (2), NIC 3 left on
+ * switch 1: GPU 3 reaches NIC 3 through the CPU (PATH_PHB or PATH_SYS), so no send relays
+ * through it, while NIC 2's GPU 2 still proxies. Direct all-to-all of 16 ranks, p bytes a
+ * pair: NIC 3 of node 0 sends GPU 3's one send to node 1's GPU 3 (p), every other NIC h
+ * the 8 sends to peer GPU h (7 relayed, one its GPU's own) and its GPU's send to peer GPU 3
+ * (9p), 7 x 9 + 1 = 64 sends in all. With NIC 3 on GPU 3's switch every NIC sends 8p.
+ */
+static void
+test_pxn_relay_needs_nic_switch(void **state)
+{
+	const double p = 2048;
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 32u << 10 };
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	uint32_t rank_gpu[16];
+	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1 };
+	struct ft_sim_counters c;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(spec.node.nic_pcie_switch[3], 1);
+	spec.node.gpu_pcie_switch[3] = 2;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 16; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 3)),
+	                 UINT32_MAX);
+	assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 5), ft_topo_gpu(t, 1, 3)),
+	                 UINT32_MAX);
+	assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 3), ft_topo_gpu(t, 1, 2)),
+	                 ft_topo_gpu(t, 0, 2));
+	assert_int_equal(ft_model_pxn_proxy(&spec.node, 8, 0xffu, 3), 3);
+	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 3), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 2), 2);
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = spec.fabric.routing;
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	op.sched = &sch;
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+	for (uint32_t h = 0; h < 8; h++) {
+		uint32_t first, count;
+		double up = 0;
+
+		ft_topo_out_links(t, ft_topo_nic(t, 0, h), &first, &count);
+		for (uint32_t l = first; l < first + count; l++)
+			if (ft_topo_link(t, l)->kind == FT_L_HOST)
+				up += c.link_bytes[l];
+		assert_double_equal(up, (h == 3 ? 1 : 9) * p, 1e-6 * p);
+	}
+	ft_flow_engine.destroy(e);
+	ft_schedule_release(&sch);
 	ft_topo_free(t);
 }
 
@@ -4584,6 +4657,7 @@ main(void)
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_pxn_proxy_routes),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
+		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
