@@ -1070,6 +1070,15 @@ ft__shm_pieces(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 }
 
 void
+ft__shm_piece_calls(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
+{
+	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+
+	out[0] = peer < ep->nranks ? ep->peers[peer].calls[0] : 0;
+	out[1] = peer < ep->nranks ? ep->peers[peer].calls[1] : 0;
+}
+
+void
 ft__shm_share_recv_off(struct ft_ep *base, bool off)
 {
 	ft_container_of(base, struct shm_ep, base)->share_recv_off = off;
@@ -1202,22 +1211,27 @@ cma_copy(struct shm_ep *ep, uint32_t p, char *local, uint64_t remote, size_t len
 
 /*
  * Claim the next piece of single copy number @num (@len bytes) through
- * ring @r: its offset, or @len when every piece is claimed or @num is not
+ * ring @r, or with @rest every piece not yet claimed: the offset of the
+ * first, its bytes in @n; @len when every piece is claimed or @num is not
  * the copy being read.
  */
 static size_t
-share_claim(struct ring *r, uint64_t num, size_t len)
+share_claim(struct ring *r, uint64_t num, size_t len, bool rest, size_t *n)
 {
 	uint64_t w = atomic_load_explicit(&r->share, memory_order_acquire);
+	uint64_t all = (len + SHARE_PIECE - 1) / SHARE_PIECE;
 
 	for (;;) {
-		uint64_t piece = w & SHARE_LOW;
+		uint64_t piece = w & SHARE_LOW, to = rest ? all : piece + 1;
 
-		if (w >> 32 != (num & SHARE_LOW) || piece * SHARE_PIECE >= len)
+		if (w >> 32 != (num & SHARE_LOW) || piece >= all)
 			return len;
-		if (atomic_compare_exchange_weak_explicit(&r->share, &w, w + 1, memory_order_acq_rel,
-		                                          memory_order_acquire))
+		if (atomic_compare_exchange_weak_explicit(&r->share, &w, w + (to - piece),
+		                                          memory_order_acq_rel,
+		                                          memory_order_acquire)) {
+			*n = FT_MIN((size_t)(to * SHARE_PIECE), len) - (size_t)piece * SHARE_PIECE;
 			return (size_t)piece * SHARE_PIECE;
+		}
 	}
 }
 
@@ -1287,6 +1301,28 @@ ft__shm_share_wakes(size_t len, size_t piece, bool recv_off)
 }
 
 /*
+ * The receiver claims the first piece of a copy alone, so that a sender
+ * rung at the begin (share_begin) or spinning can take the next. If that
+ * sender has claimed nothing by the time the receiver's read is done (the
+ * next piece unclaimed is the one right after the receiver's), it is off
+ * its CPU or has not woken yet, and the receiver claims every piece left
+ * in one claim and reads them in one process_vm_readv. Each call costs
+ * about 2 us of CPU before it copies a byte (the entry, the walk of the
+ * sender's page tables, the pinning: "The fixed cost of a single copy" in
+ * docs/internals/bench.md); a 1 MiB copy that the receiver read alone took
+ * 8 calls, and now takes 2. Within one call the kernel pins and copies
+ * the range in batches of its own, up to PVM_MAX_KMALLOC_PAGES / sizeof a
+ * page pointer (1,024 pages, 4 MiB) at a time (Linux, mm/process_vm_access.c,
+ * process_vm_rw_single_vec), so one call of 896 KiB does the work of seven
+ * without their entries, task and mm look-ups and access checks.
+ */
+bool
+ft__shm_claim_rest(uint64_t next, size_t end, size_t piece)
+{
+	return piece > 0 && end > 0 && next * piece == end;
+}
+
+/*
  * The receiver's side of single copy @q from @p: read the pieces nobody
  * has claimed yet. 1 once every byte is in (some written by the sender), 0
  * while the sender still copies one, or a negative error.
@@ -1298,13 +1334,13 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 	/* seq_cst: after share_begin's publication: a sender that quit sees it or is seen */
 	bool quit = atomic_load_explicit(&r->quit, memory_order_seq_cst) != 0;
 	struct ft_error read_err = { 0 };
+	bool rest = false;
 	uint64_t got;
-	size_t off;
+	size_t off, n = 0;
 	int rc;
 
-	while (!quit && !ep->share_recv_off && (off = share_claim(r, num, q->len)) < q->len) {
-		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
-
+	while (!quit && !ep->share_recv_off &&
+	       (off = share_claim(r, num, q->len, rest, &n)) < q->len) {
 		if (ep->claimed)
 			ep->claimed(&ep->base, p, num, off);
 		rc = cma_copy(ep, p, (char *)q->buf + off, q->priv[0] + off, n, false, &read_err);
@@ -1322,7 +1358,11 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 		if (rc < 0)
 			return ft_error_set(err, rc, "%s", read_err.msg);
 		atomic_fetch_add_explicit(&r->share_done, n, memory_order_relaxed);
-		ep->peers[p].pieces[0]++;
+		ep->peers[p].pieces[0] += (n + SHARE_PIECE - 1) / SHARE_PIECE;
+		ep->peers[p].calls[0]++;
+		/* the sender took nothing while this rank read: the rest in one call */
+		rest = ft__shm_claim_rest(atomic_load_explicit(&r->share, memory_order_relaxed) &
+		                          SHARE_LOW, off + n, SHARE_PIECE);
 	}
 	/* acquire: the sender's pieces, written before its additions (and its quit), are in */
 	got = atomic_load_explicit(&r->share_done, memory_order_acquire);
@@ -1341,11 +1381,10 @@ static int
 share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 {
 	struct ft_req *q = ep->peers[p].cq;
-	size_t off;
+	size_t off, n;
 	int moved = 0, rc;
 
-	while ((off = share_claim(r, q->priv[0], q->len)) < q->len) {
-		size_t n = FT_MIN((size_t)SHARE_PIECE, q->len - off);
+	while ((off = share_claim(r, q->priv[0], q->len, false, &n)) < q->len) {
 		/* still this copy's: it cannot end while a claimed piece is unwritten */
 		uint64_t dst = atomic_load_explicit(&r->share_dst, memory_order_relaxed);
 
@@ -1356,6 +1395,7 @@ share_send(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_error *err)
 		atomic_fetch_add_explicit(&r->share_done, n, memory_order_seq_cst);
 		ft__shm_bell_ring(ep, p);
 		ep->peers[p].pieces[1]++;
+		ep->peers[p].calls[1]++;
 		moved++;
 	}
 	return moved;

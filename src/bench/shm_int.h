@@ -75,6 +75,8 @@ struct shm_peer {
 	uint64_t copies[2];          /* such messages sent: [0] pipelined, [1] single copies */
 	uint64_t pieces[2];          /* pieces of single copies this rank copied: [0] read
 	                                from the peer as receiver, [1] written to it as sender */
+	uint64_t calls[2];           /* the system calls that copied them: [0] process_vm_readv,
+	                                [1] process_vm_writev (a claim of the rest is one) */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
 	bool lost;                   /* requests dropped (shm.c, shm_abandon): out of step */
@@ -156,6 +158,13 @@ void ft__shm_copy_judge(struct shm_peer *pp, double now);
 #define FT__SHM_SHARE_PIECE (128 * 1024)
 /* Whether a receiver rings the sender when it begins a single copy (shm.c, share_begin). */
 bool ft__shm_share_wakes(size_t len, size_t piece, bool recv_off);
+/*
+ * Whether the receiver of a single copy, having read the bytes up to @end
+ * in pieces of @piece, claims every piece left at once: when the next
+ * piece not yet claimed, @next, is the one after its own (shm.c,
+ * share_recv).
+ */
+bool ft__shm_claim_rest(uint64_t next, size_t end, size_t piece);
 /* Whether peer @p's process is gone (kill(pid, 0) finds none). */
 bool ft__shm_peer_gone(const struct shm_ep *ep, uint32_t p);
 

@@ -1987,6 +1987,131 @@ test_shm_quit_under_way(void **state)
 	close(quit_resume[1]);
 }
 
+/* ft__shm_claim_rest in closed form: the rest is claimed only when nobody claimed after us */
+static void
+test_shm_claim_rest(void **state)
+{
+	size_t k = 128 * 1024;
+
+	(void)state;
+	assert_true(ft__shm_claim_rest(1, k, k));      /* first piece read, the sender took none */
+	assert_false(ft__shm_claim_rest(2, k, k));     /* the sender claimed the second piece */
+	assert_true(ft__shm_claim_rest(3, 3 * k, k));  /* the receiver's third, none after it */
+	assert_false(ft__shm_claim_rest(4, 2 * k, k)); /* the sender took the third and fourth */
+	assert_false(ft__shm_claim_rest(0, 0, k));     /* nothing claimed yet: no claim of ours */
+	assert_false(ft__shm_claim_rest(1, k, 0));
+	/* a last piece shorter than the others ends the copy; nothing is left to claim */
+	assert_false(ft__shm_claim_rest(9, 8 * k + 37, k));
+}
+
+/*
+ * The receiver of a single copy that its sender does not help with
+ * (shm.c, share_recv, ft__shm_claim_rest): rank 0 describes three single
+ * copies of 1 MiB + 37 bytes (9 pieces each, the last of 37 bytes) and
+ * then moves nothing until rank 1 has them all, which it reads in two
+ * process_vm_readv calls each, its first piece and then the 8 left, 6
+ * calls where one a piece took 27; the pieces it counts are still 27.
+ * Every byte is checked against a pattern that differs at each offset
+ * and between the copies, so a claim or read at a wrong offset shows.
+ * The pipes carry the order between the two ranks.
+ */
+static int rest_go[2], rest_done[2];
+
+static unsigned char
+rest_byte(size_t j, int k)
+{
+	return (unsigned char)((j * 7 + (j >> 12) + (size_t)k * 31) & 0xff);
+}
+
+static int
+shm_claim_rest(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	size_t len = (1u << 20) + 37, j;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q[3], *qp[3] = { &q[0], &q[1], &q[2] };
+	unsigned char *b[3] = { NULL, NULL, NULL };
+	uint64_t c[2] = { 0, 0 }, pieces[2], calls[2];
+	double end;
+	char ch = 1;
+	int k, rc = open_two_shm(rank, lfd, port, 16384, len, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	if (rc == 0 && !ft_container_of(ep, struct shm_ep, base)->cma) {
+		if (rank == 0)
+			fprintf(stderr, "# skipped: process_vm_readv refused between the ranks\n");
+		return close_two(ep, w, 0);
+	}
+	for (k = 0; k < 3 && rc == 0; k++) {
+		b[k] = malloc(len);
+		if (!b[k]) {
+			rc = ft_error_set(err, FT_ENOMEM, "malloc");
+			break;
+		}
+		for (j = 0; j < len; j++)
+			b[k][j] = rank == 0 ? rest_byte(j, k) : 0;
+		if (rank == 0)
+			rc = ft__ep_send(ep, &q[k], 1, b[k], len, err);
+	}
+	if (rc == 0 && rank == 0) {
+		for (end = ft__now() + 10; rc >= 0 && c[1] < 3 && ft__now() < end;) {
+			rc = ep->ops->progress(ep, 0, err);
+			ft__shm_copies(ep, 1, c);
+		}
+		if (rc >= 0 && c[1] != 3)
+			rc = ft_error_set(err, FT_EIO, "%" PRIu64 " single copies described, not 3",
+			                  c[1]);
+		/* rank 1 reads them all while this rank moves nothing */
+		if (rc >= 0 && (write(rest_go[1], &ch, 1) != 1 || read(rest_done[0], &ch, 1) != 1))
+			rc = ft_error_set(err, FT_EIO, "pipe");
+		if (rc >= 0)
+			rc = ft__ep_wait(ep, qp, 3, err);
+		ft__shm_pieces(ep, 1, pieces);
+		ft__shm_piece_calls(ep, 1, calls);
+		if (rc == 0 && (pieces[1] != 0 || calls[1] != 0))
+			rc = ft_error_set(err, FT_EIO, "the sender wrote %" PRIu64 " pieces in %"
+			                  PRIu64 " calls, not 0", pieces[1], calls[1]);
+	} else if (rc == 0) {
+		if (read(rest_go[0], &ch, 1) != 1)
+			rc = ft_error_set(err, FT_EIO, "pipe");
+		for (k = 0; k < 3 && rc == 0; k++)
+			rc = ft__ep_recv(ep, &q[k], 0, b[k], len, err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, qp, 3, err);
+		if (write(rest_done[1], &ch, 1) != 1 && rc == 0)
+			rc = ft_error_set(err, FT_EIO, "pipe");
+		ft__shm_pieces(ep, 0, pieces);
+		ft__shm_piece_calls(ep, 0, calls);
+		if (rc == 0 && (pieces[0] != 27 || calls[0] != 6))
+			rc = ft_error_set(err, FT_EIO, "read %" PRIu64 " pieces in %" PRIu64
+			                  " calls, not 27 in 6", pieces[0], calls[0]);
+		for (k = 0; k < 3 && rc == 0; k++)
+			for (j = 0; j < len && rc == 0; j++)
+				if (b[k][j] != rest_byte(j, k))
+					rc = ft_error_set(err, FT_EIO,
+					                  "copy %d: byte %zu is %#x, not %#x", k, j,
+					                  b[k][j], rest_byte(j, k));
+	}
+	for (k = 0; k < 3; k++)
+		free(b[k]);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_claim_rest_two(void **state)
+{
+	(void)state;
+	assert_int_equal(pipe(rest_go), 0);
+	assert_int_equal(pipe(rest_done), 0);
+	run_two(shm_claim_rest, 0);
+	close(rest_go[0]);
+	close(rest_go[1]);
+	close(rest_done[0]);
+	close(rest_done[1]);
+}
+
 /*
  * Is the mapping that holds @p advised for transparent huge pages ("hg" in
  * its VmFlags in /proc/self/smaps)? -1 when smaps cannot tell.
@@ -8993,6 +9118,8 @@ main(void)
 		cmocka_unit_test(test_shm_quit_cause),
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_shm_begin_wake),
+		cmocka_unit_test(test_shm_claim_rest),
+		cmocka_unit_test(test_shm_claim_rest_two),
 		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),
