@@ -365,8 +365,10 @@ FT_API int ft_model_args_query(const struct ft_model_args *a, struct ft_model_qu
  */
 FT_API int ft_model_nccl_read(const char *text, uint32_t *out, struct ft_error *err)
         FT_MUST_CHECK;
-/* The same for a field other than --nccl: a scenario's nccl.version, a sweep's vary.nccl;
- * the message begins "@field: expected ...", or "expected ..." where @field is NULL. */
+/* The same with another prefix: the message begins "@field: expected ...", @field naming
+ * where the text came from (ft_model_nccl_read(): "--nccl"), or "expected ..." where @field
+ * is NULL, as a file's reader passes it (a scenario's nccl.version, a sweep's vary.nccl),
+ * which puts its own file:line:col and field before the message. */
 FT_API int ft_model_nccl_read_field(const char *field, const char *text, uint32_t *out,
                                     struct ft_error *err) FT_MUST_CHECK;
 /* FT_ERANGE for a release outside the model's constants (2.18 to 2.30); 0 for 0 (the newest). */

@@ -22,8 +22,10 @@
  * middle of a line (ncclNvlsTreeSm100Tuning from 2.30.3, the first 2.30 tag) hold for it.
  * Patch 99 is that line's code, not a release: refused as text. FT_EINVAL for text that is
  * no 2.x version, FT_ERANGE for a release the model does not know (older than 2.18, newer
- * than the 2.30 line). The message begins with @field and ": " (--nccl, a file's
- * nccl.version), or with "expected" where @field is NULL.
+ * than the 2.30 line). The message begins with @field and ": " where @field names where the
+ * text came from (ft_model_nccl_read() passes "--nccl"), or with "expected" where @field is
+ * NULL: the file readers (a scenario's nccl.version, a sweep's vary.nccl) pass NULL and
+ * ft__doc_fail() puts file:line:col and the field before it.
  */
 int
 ft_model_nccl_read_field(const char *field, const char *text, uint32_t *out, struct ft_error *err)

@@ -67,7 +67,6 @@ value_problem(enum dim_kind k, const char *v)
 {
 	struct ft_error e = { 0 };
 	enum ft_routing r;
-	uint32_t ver;
 	uint64_t u;
 	double d;
 
@@ -85,7 +84,7 @@ value_problem(enum dim_kind k, const char *v)
 	case D_QPS:
 		return ft_parse_u64(v, &u) < 0 || u < 1 || u > 64 ? "1 to 64" : NULL;
 	case D_ENGINE:
-		return !ft_sim_engine_find(v) ? "analytic, flow or ideal" : NULL;
+		return !ft_sim_engine_find(v) ? "analytic, flow, ideal or packet" : NULL;
 	case D_SEED:
 		return ft_parse_u64(v, &u) < 0 ? "a whole number" : NULL;
 	case D_SIZE:
@@ -98,15 +97,8 @@ value_problem(enum dim_kind k, const char *v)
 		return NULL; /* resolved when the point runs, with its own error */
 	case D_FAULTS:
 		return strcmp(v, "on") && strcmp(v, "off") ? "on or off" : NULL;
-	case D_NCCL: /* as --nccl and a scenario's nccl.version read it */
-		switch (ft_model_nccl_read_field(NULL, v, &ver, &e)) {
-		case 0:
-			return NULL;
-		case FT_ERANGE:
-			return "2.18 to 2.30 (the releases the model knows)";
-		default:
-			return "a version like 2.21 or 2.23.4";
-		}
+	case D_NCCL:
+		return NULL; /* read_dim() reads it with ft_model_nccl_read_field() */
 	case D_COUNT:
 		break;
 	}
@@ -119,9 +111,11 @@ read_dim(struct ft__doc *doc, yaml_node_t *v, const char *path, void *obj)
 {
 	struct sweep *sw = obj;
 	const char *key = strrchr(path, '.') + 1;
+	struct ft_error e = { 0 };
 	yaml_node_item_t *it;
 	struct dim *d;
-	int kind;
+	uint32_t ver;
+	int kind, rc;
 
 	for (kind = 0; kind < D_COUNT; kind++)
 		if (strcmp(key, dim_names[kind]) == 0)
@@ -143,6 +137,9 @@ read_dim(struct ft__doc *doc, yaml_node_t *v, const char *path, void *obj)
 		if (d->nvalues >= SWEEP_MAX_VALUES || strlen(s) >= sizeof(d->values[0]))
 			return ft__doc_fail(doc, x, FT_EPARSE, path,
 			                    "expected at most 64 values of 127 bytes, got '%s'", s);
+		/* a release: as --nccl and a scenario's nccl.version read it, in their words */
+		if (d->kind == D_NCCL && (rc = ft_model_nccl_read_field(NULL, s, &ver, &e)) < 0)
+			return ft__doc_fail(doc, x, rc, path, "%s", e.msg);
 		problem = value_problem(d->kind, s);
 		if (problem)
 			return ft__doc_fail(doc, x, FT_EPARSE, path, "expected %s, got '%s'", problem,

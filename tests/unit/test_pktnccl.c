@@ -1843,10 +1843,17 @@ test_pxn_job_gpus(void **state)
  * The release in the packet engine (a scenario's nccl.version): a send/recv of 32 MiB
  * between GPU 0 of two DGX H100 (one rank a node, one 400G NIC at the GPU's 48 GB/s Gen5
  * path) over 100 us cables, where NCCL's window binds. Each send runs on the channels its
- * release gives a network peer (ft_model_p2p_chunking_conn()): 2 at 2.18
- * (NCCL_NCHANNELS_PER_NET_PEER's default before v2.20), 4 at 2.30 (from v2.29 one per
- * 14 GB/s of the GPU's NICs, ceil(48 / 14) = 4, a power of two, 4 x ceil(2 / 8) <= 32
- * p2p channels), each keeping NCCL_STEPS 8 chunks of 128 KiB in flight a round trip R.
+ * release gives a network peer (ft_model_p2p_chunking_conn(); kb [ENV-NCH_NET_PEER]): 2 at
+ * 2.18, NCCL_NCHANNELS_PER_NET_PEER's default then (NVIDIA/nccl v2.18.6-1 src/graph/paths.cc:
+ * ncclTopoGetNchannels() gives a peer off the node that parameter, default 2); 4 at 2.30
+ * (v2.29.2-1 to v2.30.7-1 ncclTopoGetNchannels(): at least one a NIC and one per
+ * NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s, of the GPU's NICs, ceil(48 / 14) = 4; then
+ * ncclTopoComputeP2pChannels() keeps a power of two while per peer x ceil(nRanks / 8)
+ * <= the p2p channels, 4 x 1 <= 32). The 32 p2p channels: NCCL's count rounded up to a
+ * power of two (pow2Up() there) from the model's 18 on NVSwitch nodes joined by NICs, one
+ * collective channel per NVLink of an H100 (ft_model_p2p_nchannels_raw_of(),
+ * model/channels.c, which says where that departs from NCCL's run-time count). Each send
+ * keeps NCCL_STEPS 8 chunks of 128 KiB in flight a round trip R.
  * So a send's n = 32 MiB / (c x 128 KiB) chunks a channel (128 at 2.18, 64 at 2.30) leave
  * one every P = R / 8: the window's n P, then one path latency R / 2 for the last chunk,
  * and the op's fixed costs (its base latency, the last chunks' serialisation: 25 to 38 us
@@ -1857,7 +1864,7 @@ test_pxn_job_gpus(void **state)
  * (ft__sim_p2p_send_window() of one byte a round trip: 1 / R), the same at both releases.
  */
 static double
-p2p_release_time(const char *version, double *rtt)
+p2p_release_time(const char *version, double *rtt, uint32_t *channels)
 {
 	static const char fmt[] =
 	        "cluster:\n"
@@ -1867,7 +1874,8 @@ p2p_release_time(const char *version, double *rtt)
 	        "nccl: {version: \"%s\"}\n"
 	        "jobs:\n"
 	        "  - {name: p2p, ranks: 2, gpus_per_node: 1, ops: [{op: sendrecv, size: 32MiB}]}\n";
-	struct ft_model_p2p_chunking unit = { .channels = 1, .slots = 1, .chunk_bytes = 1 };
+	struct ft_model_p2p_chunking unit = { .channels = 1, .slots = 1, .chunk_bytes = 1 }, ch;
+	struct ft_model_p2p_comm c;
 	struct ft_scenario *sc = NULL;
 	struct ft_topo *t = NULL;
 	struct ft_sim_report rep;
@@ -1880,6 +1888,12 @@ p2p_release_time(const char *version, double *rtt)
 	assert_int_equal(ft_topo_build(&sc->spec, &t, &err), 0);
 	*rtt = 1 /
 	       ft__sim_p2p_send_window(t, &unit, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 0), NULL);
+	/* the p2p channels, unrounded and NCCL's, and the channels a network peer's send takes */
+	ft__sim_p2p_comm(t, 2, true, 50e9, &c);
+	assert_int_equal(c.p2p_nchannels_raw, 18);
+	assert_int_equal(c.p2p_nchannels, 32);
+	ft_model_p2p_chunking_conn(&c, 32u << 20, true, &ch);
+	*channels = ch.channels;
 	ft_topo_free(t);
 	ft_sim_report_init(&rep);
 	assert_int_equal(ft_scenario_run(sc, NULL, NULL, &rep, &err), 0);
@@ -1894,12 +1908,15 @@ static void
 test_p2p_window_by_release(void **state)
 {
 	const double chunk = 128 << 10, bytes = 32 << 20;
-	double rtt18, rtt30, t18 = p2p_release_time("2.18", &rtt18);
-	double t30 = p2p_release_time("2.30", &rtt30);
+	uint32_t c18, c30;
+	double rtt18, rtt30, t18 = p2p_release_time("2.18", &rtt18, &c18);
+	double t30 = p2p_release_time("2.30", &rtt30, &c30);
 	double P = rtt18 / 8, n18 = bytes / (2 * chunk), n30 = bytes / (4 * chunk);
 	double want18 = n18 * P + rtt18 / 2, want30 = n30 * P + rtt18 / 2;
 
 	(void)state;
+	assert_int_equal(c18, 2);
+	assert_int_equal(c30, 4);
 	assert_true(rtt18 == rtt30 && rtt18 > 400e-6);
 	print_message("# send/recv 32 MiB, R %.2f us: 2.18 %.2f us (window %.2f), 2.30 %.2f us "
 	              "(%.2f); 2.18 - 2.30 %.2f us, 64 P %.2f us\n",

@@ -2247,27 +2247,27 @@ test_vm_overhead_per_network_step(void **state)
 }
 
 /*
- * `fabtune model --nccl V` and `fabtune sim --nccl V` (flow) price the same release: 2.18,
- * 2.21, 2.23, 2.27 and the newest on 2 DGX H100, the tuner's all-reduce at 64 MiB and 1 GiB
- * (2.18-2.19 run 32 ring channels there, later releases 16; the tree, NVLS and their
- * latencies by release), and a direct all-to-all on 4 at 64 MiB (v2.22-v2.27 place the p2p
- * rounds on other channels, v2.28.7 schedules groups of 8): within 10%.
- */
-/*
  * NCCL's window by release, in closed form: a direct all-to-all of S = 64 MiB over two
  * nodes of one DGX H100 GPU each (one 400G NIC at the GPU's 48 GB/s Gen5 path), 500 us
  * cables on one rail. Each rank's one network send, S / 2, runs on the channels its
- * release gives a network peer: 2 up to v2.28 (NCCL_NCHANNELS_PER_NET_PEER's default before
- * v2.20; v2.20 to v2.28 keep 2 since 2 x 2 ranks <= 4 x 18), 4 from v2.29 (one per 14 GB/s
- * of the GPU's NICs, ceil(48 / 14) = 4, 4 x ceil(2 / 8) <= 32). Each keeps NCCL_STEPS 8
- * chunks of 128 KiB in flight a round trip R (twice the fabric latency, the two cables of
- * the rail: 1,000.15 us), alone in its proxy op (no slots shared), so its window is
- * w = c x 8 x 128 KiB / R and the send takes (S / 2) / w = S R / (c x 2 MiB): 16 R at
- * c = 2, 8 R at c = 4; the op adds R / 2 (the last chunk's way there) and its fixed costs
- * (tens of us). Every other term of the time is the same at each release (latencies,
- * launch), so the model's time at c = 2 less the newest's is 8 R (16,002.4 us) to the
- * rounding, and at 2.18 and 2.28 the same time; the flow engine agrees with the model at
- * each release.
+ * release gives a network peer (kb [ENV-NCH_NET_PEER]; NVIDIA/nccl src/graph/paths.cc
+ * ncclTopoGetNchannels(), ncclTopoComputeP2pChannels()): 2 up to v2.28, before v2.20
+ * NCCL_NCHANNELS_PER_NET_PEER's default (v2.18.6-1), from v2.20 its 2 halved only while
+ * 2 x nRanks > 4 x the unrounded p2p channels (v2.20.3-1 to v2.28.9-1), kept here since
+ * 2 x 2 <= 4 x 4; 4 from v2.29 (v2.29.2-1: one per NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s,
+ * of the GPU's NICs, ceil(48 / 14) = 4; kept while 4 x ceil(2 / 8) <= 4). The 4 p2p
+ * channels: min(nChannels, 64) and its pow2Up() (ncclTopoComputeP2pChannels()), nChannels
+ * the model's ring channels of this cluster, 4 (ft_model_comm_nchannels(); with one GPU a
+ * node the NVSwitch nodes' one per NVLink, 18, does not apply: model/channels.c,
+ * ft_model_p2p_nchannels_raw_of()). Each keeps NCCL_STEPS 8 chunks of
+ * 128 KiB in flight a round trip R = 2 x 1,000.15 = 2,000.30 us (twice the fabric's
+ * one-way latency: the rail's two 500 us cables and 0.15 us more), alone in its proxy op
+ * (no slots shared), so its window is w = c x 8 x 128 KiB / R and the send takes
+ * (S / 2) / w = S R / (c x 2 MiB): 16 R at c = 2, 8 R at c = 4; the op adds R / 2 (the
+ * last chunk's way there) and its fixed costs (tens of us). Every other term of the time
+ * is the same at each release (latencies, launch), so the model's time at c = 2 less the
+ * newest's is 8 R (16,002.4 us) to the rounding, and at 2.18 and 2.28 the same time; the
+ * flow engine agrees with the model at each release.
  */
 static void
 window_by_release_closed_form(void)
@@ -2291,6 +2291,10 @@ window_by_release_closed_form(void)
 	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
 	R = 2 * l.fabric_lat_s;
 	assert_close(R, 2 * (2 * 500e-6), 1e-6); /* the rail's two cables, there and back */
+	/* the p2p channels the network peer's count is weighed against, unrounded and NCCL's */
+	assert_int_equal(ft_model_comm_nchannels(&l), 4);
+	assert_int_equal(ft_model_p2p_nchannels_raw_of(&l), 4);
+	assert_int_equal(ft_model_p2p_nchannels_of(&l), 4);
 	for (size_t i = 0; i < FT_ARRAY_SIZE(rel); i++) {
 		double m, f, t, send = S / 2 / (rel[i].channels * 8 * chunk / R);
 
@@ -2315,6 +2319,13 @@ window_by_release_closed_form(void)
 	remove(path);
 }
 
+/*
+ * `fabtune model --nccl V` and `fabtune sim --nccl V` (flow) price the same release: 2.18,
+ * 2.21, 2.23, 2.27 and the newest on 2 DGX H100, the tuner's all-reduce at 64 MiB and 1 GiB
+ * (2.18-2.19 run 32 ring channels there, later releases 16; the tree, NVLS and their
+ * latencies by release), and a direct all-to-all on 4 at 64 MiB (v2.22-v2.27 place the p2p
+ * rounds on other channels, v2.28.7 schedules groups of 8): within 10%.
+ */
 static void
 flow_agrees_by_release(void)
 {

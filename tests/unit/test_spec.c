@@ -1227,7 +1227,8 @@ scenario_nccl(const char *nccl_line, struct ft_scenario **sc, struct ft_error *e
 
 	snprintf(text, sizeof(text),
 	         "cluster: dgx-h100:2\nengine: analytic\n%s"
-	         "jobs:\n  - {name: ar, ops: [{op: all_reduce, size: 1GiB}]}\n",
+	         "jobs:\n  - {name: ar, ops: [{op: all_reduce, size: 1GiB, algo: tree, "
+	         "proto: simple}]}\n",
 	         nccl_line);
 	ft_error_clear(err);
 	return ft_scenario_load_buffer(text, strlen(text), "r.yaml", sc, err);
@@ -1254,13 +1255,38 @@ run_release(const struct ft_scenario *sc, uint32_t cli, const char *cluster, dou
 	return v;
 }
 
+/* The model's time in us of scenario_nccl()'s job (a forced tree/Simple all-reduce of 1 GiB)
+ * on @cluster at release @version (0: the newest). */
+static double
+model_tree_us(const char *cluster, uint32_t version)
+{
+	struct ft_cluster_spec *spec = calloc(1, sizeof(*spec));
+	struct ft_model_query q;
+	struct ft_model_result m;
+	struct ft_error err = { 0 };
+	double us;
+
+	assert_non_null(spec);
+	assert_int_equal(ft_spec_resolve(cluster, spec, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 30);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_TREE;
+	q.proto = FT_PROTO_SIMPLE;
+	q.nccl_version = version;
+	assert_int_equal(ft_model_eval(spec, &q, &m, &err), 0);
+	us = m.time_s * 1e6;
+	free(spec);
+	return us;
+}
+
 /*
  * A scenario's nccl: {version: V} reads V as `fabtune sim --nccl` does ("2.21", the line's
  * newest patch, 22199; "2.23.4", 22304), refuses what --nccl refuses with the same words
  * after file:line:col and the field, and rides on the cluster's spec copy: the run reports
- * it, --nccl replaces it, --cluster keeps it. A forced tree over 2 DGX H100 takes the
- * release's time: 2.18 runs 32 tree channels, the newest 16 (test_engines_take_the_release),
- * so 2.18's run is the slower (the analytic engine: the model at each release).
+ * it, --nccl replaces it, --cluster keeps it. The job, a forced tree/Simple all-reduce of
+ * 1 GiB, takes ft_model_eval()'s time at the run's release and cluster (the analytic engine
+ * is the model), --cluster dgx-h100:4's at the file's 2.18. Over 2 DGX H100 2.18 runs 32
+ * tree channels, the newest 16 (test_engines_take_the_release), so 2.18's run is the slower.
  */
 static void
 test_scenario_nccl_version(void **state)
@@ -1285,7 +1311,7 @@ test_scenario_nccl_version(void **state)
 	};
 	struct ft_scenario *sc = NULL;
 	struct ft_error err = { 0 };
-	double t_file, t_cli, t_new;
+	double t_file, t_cli, t_new, t_four;
 
 	(void)state;
 	assert_int_equal(scenario_nccl("nccl: {version: 2.21}\n", &sc, &err), 0);
@@ -1305,27 +1331,54 @@ test_scenario_nccl_version(void **state)
 			fail_msg("%s: got '%s', want '%s...'", bad[i].line, err.msg, bad[i].msg);
 	}
 
-	/* the file's release runs; --nccl wins; another cluster keeps the file's */
+	/* the file's release runs; --nccl wins; another cluster keeps the file's: each run
+	 * the model's time at its release and cluster */
 	assert_int_equal(scenario_nccl("nccl: {version: \"2.18\"}\n", &sc, &err), 0);
 	assert_int_equal(run_release(sc, 0, NULL, &t_file), 21899);
 	assert_int_equal(run_release(sc, 23099, NULL, &t_cli), 23099);
-	assert_int_equal(run_release(sc, 0, "dgx-h100:4", &t_new), 21899);
+	assert_int_equal(run_release(sc, 0, "dgx-h100:4", &t_four), 21899);
 	ft_scenario_free(sc);
 	assert_int_equal(scenario_nccl("", &sc, &err), 0);
 	assert_int_equal(run_release(sc, 0, NULL, &t_new), 0);
 	ft_scenario_free(sc);
-	/* 2.30 and the newest are one release here; 2.18 differs from both */
+	assert_true(fabs(t_file / model_tree_us("dgx-h100:2", 21899) - 1) < 1e-9);
+	assert_true(fabs(t_cli / model_tree_us("dgx-h100:2", 23099) - 1) < 1e-9);
+	assert_true(fabs(t_new / model_tree_us("dgx-h100:2", 0) - 1) < 1e-9);
+	assert_true(fabs(t_four / model_tree_us("dgx-h100:4", 21899) - 1) < 1e-9);
+	/* the 4-node run is at 2.18, not the newest (7,445.4 against 7,453.8 us, 0.11 %
+	 * apart), and not the 2-node time (7,005.4 us) */
+	assert_true(fabs(t_four / model_tree_us("dgx-h100:4", 0) - 1) > 5e-4);
+	assert_true(t_four > 1.05 * t_file);
+	/* 2.30 and the newest are one release here; 2.18's 32 channels make it the slower */
 	assert_true(fabs(t_cli - t_new) <= 1e-9 * t_new);
-	assert_true(t_file != t_new);
+	assert_true(t_file > 1.05 * t_new);
 }
 
 /* A sweep over releases: vary.nccl, each point at its release (params and report name it),
- * values refused as --nccl refuses them, and --nccl with the axis refused. */
+ * values refused as --nccl refuses them (ft_model_nccl_read_field()'s words and code after
+ * file:line:col and the field), and --nccl with the axis refused. */
 static void
 test_sweep_nccl_axis(void **state)
 {
 	const char *root = getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".";
 	char scen[512], sweep[512];
+	static const struct {
+		const char *line, *msg;
+		int rc;
+	} bad[] = {
+		{ "nccl: [2.18, 2.17]",
+		  "spec-nccl-sweep.yaml:3:16: vary.nccl: expected 2.18 to 2.30 (the releases the "
+		  "model knows), got '2.17'",
+		  FT_ERANGE },
+		{ "nccl: [\"3.1\"]",
+		  "spec-nccl-sweep.yaml:3:10: vary.nccl: expected a version like 2.21 or 2.23.4, "
+		  "got '3.1'",
+		  FT_EINVAL },
+		{ "engine: [flow, spray]",
+		  "spec-nccl-sweep.yaml:3:18: vary.engine: expected analytic, flow, ideal or "
+		  "packet, got 'spray'",
+		  FT_EPARSE },
+	};
 	struct ft_sim_overrides ov;
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
@@ -1363,18 +1416,25 @@ test_sweep_nccl_axis(void **state)
 	assert_non_null(strstr(err.msg, "which varies nccl"));
 	ft_strbuf_release(&sb);
 
-	fp = fopen(sweep, "w");
-	assert_non_null(fp);
-	fputs("scenario: spec-nccl-scen.yaml\nvary:\n  nccl: [2.18, 2.17]\n", fp);
-	fclose(fp);
-	ft_sim_overrides_init(&ov);
-	ft_error_clear(&err);
-	ft_strbuf_init(&sb);
-	assert_true(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err) < 0);
-	if (!strstr(err.msg, "spec-nccl-sweep.yaml:3:16: vary.nccl: expected 2.18 to 2.30 (the "
-	                     "releases the model knows), got '2.17'"))
-		fail_msg("got '%s'", err.msg);
-	ft_strbuf_release(&sb);
+	/* a bad value: the place, the field and --nccl's words (its code too); an engine's
+	 * choices name every engine a point can run */
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		fp = fopen(sweep, "w");
+		assert_non_null(fp);
+		fprintf(fp, "scenario: spec-nccl-scen.yaml\nvary:\n  %s\n", bad[i].line);
+		fclose(fp);
+		ft_sim_overrides_init(&ov);
+		ft_error_clear(&err);
+		ft_strbuf_init(&sb);
+		assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err),
+		                 bad[i].rc);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("%s: got '%s', want '%s'", bad[i].line, err.msg, bad[i].msg);
+		if (strncmp(bad[i].line, "engine", 6) == 0)
+			for (size_t k = 0; k < ft_sim_engine_count(); k++)
+				assert_non_null(strstr(err.msg, ft_sim_engine_at(k)->name));
+		ft_strbuf_release(&sb);
+	}
 	remove(sweep);
 	remove(scen);
 }
