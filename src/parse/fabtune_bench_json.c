@@ -30,6 +30,8 @@
 
 /* the depth of a member of an element of "rows" or "ranks": doc 0, array 1, element 2 */
 #define MEMBER_DEPTH 3
+/* the depth of an element of "rows", "ranks" or "outliers" */
+#define ELEMENT_DEPTH (MEMBER_DEPTH - 1)
 
 struct bw {
 	struct ft__jwalk w;
@@ -37,6 +39,7 @@ struct bw {
 	/* the element of "rows" being read */
 	struct ft_result_row row;
 	uint32_t row_line;
+	bool bytes_read; /* its "bytes" read as a count (pt2pt_bw's figures need it) */
 	/* the element of "ranks" being read and its clock, written when the element
 	   closes: members come in any order, "clock" before "rank" too (jq -S) */
 	int rank;
@@ -81,11 +84,26 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
 		b->rank_named = true;
 		return;
 	}
+	if (w->depth == ELEMENT_DEPTH - 1 && v->kind != FT__JARR &&
+	    (strcmp(w->path, "rows") == 0 || strcmp(w->path, "ranks") == 0 ||
+	     strcmp(w->path, "outliers") == 0)) {
+		/* {"rows":{...}}: not the list of them; its members are passed over */
+		wrong_kind(b, w->path, v, "an array");
+		return;
+	}
 	if (v->kind != FT__JOBJ)
 		return;
+	if (w->depth != ELEMENT_DEPTH) {
+		if (w->depth == MEMBER_DEPTH && strcmp(w->path, "ranks.clock") == 0) {
+			b->clk_seen = true;
+			b->clk_line = v->line;
+		}
+		return;
+	}
 	if (strcmp(w->path, "rows") == 0) {
 		ft_result_row_init(&b->row);
 		b->row_line = v->line;
+		b->bytes_read = false;
 	} else if (strcmp(w->path, "ranks") == 0) {
 		b->rank = -1;
 		b->rank_named = false;
@@ -93,9 +111,6 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
 		b->clk_src[0] = '\0';
 		b->clk_hz = b->clk_ppm = NAN;
 		b->rank_line = v->line;
-	} else if (strcmp(w->path, "ranks.clock") == 0) {
-		b->clk_seen = true;
-		b->clk_line = v->line;
 	} else if (strcmp(w->path, "outliers") == 0) {
 		b->out_kind[0] = b->out_text[0] = b->out_blame[0] = '\0';
 		b->out_line = v->line;
@@ -111,19 +126,21 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
  * which the document does not say; its rows carry the latencies.)
  */
 static void
-pt2pt_obs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r)
+pt2pt_obs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r, bool bytes_read)
 {
 	char size[24];
 
-	if (strcmp(r->test, "pt2pt_bw") != 0 || isnan(r->algbw_GBps))
+	/* no size (none, or one refused): no line of the table to stand for */
+	if (strcmp(r->test, "pt2pt_bw") != 0 || isnan(r->algbw_GBps) || !bytes_read)
 		return;
 	snprintf(size, sizeof(size), "%" PRIu64, r->bytes);
 	if (!isnan(r->ip_algbw_GBps))
 		ft__emit(c, line, "bench.bw_peak", true, r->ip_algbw_GBps * 8, "Gbps",
 		         ft__span_c(size));
 	ft__emit(c, line, "bench.bw_avg", true, r->algbw_GBps * 8, "Gbps", ft__span_c(size));
-	ft__emit(c, line, "bench.msg_rate", true,
-	         r->bytes ? r->algbw_GBps * 1e3 / (double)r->bytes : 0.0, "Mpps", ft__span_c(size));
+	if (r->bytes)
+		ft__emit(c, line, "bench.msg_rate", true, r->algbw_GBps * 1e3 / (double)r->bytes,
+		         "Mpps", ft__span_c(size));
 }
 
 static void
@@ -132,11 +149,11 @@ on_close(struct ft__jwalk *w, const struct ft__jval *v)
 	struct bw *b = w->arg;
 	struct ft__pctx *c = b->c;
 
-	if (v->kind != FT__JOBJ || w->depth == MEMBER_DEPTH)
+	if (v->kind != FT__JOBJ || w->depth != ELEMENT_DEPTH)
 		return;
 	if (strcmp(w->path, "rows") == 0) {
 		ft__add_row(c, &b->row);
-		pt2pt_obs(c, b->row_line, &b->row);
+		pt2pt_obs(c, b->row_line, &b->row, b->bytes_read);
 	} else if (strcmp(w->path, "ranks") == 0 && b->clk_seen) {
 		if (b->rank < 0 && !b->rank_named)
 			ft__skipped(c, b->rank_line, "ranks.rank: none, the clock has no rank",
@@ -227,9 +244,10 @@ row_field(struct bw *b, struct ft_result_row *r, const char *k, const struct ft_
 		wrong_kind(b, path, v, "a count");
 		return;
 	}
-	if (strcmp(k, "bytes") == 0)
+	if (strcmp(k, "bytes") == 0) {
 		r->bytes = (uint64_t)d;
-	else if (strcmp(k, "count") == 0)
+		b->bytes_read = true;
+	} else if (strcmp(k, "count") == 0)
 		r->count = (uint64_t)d;
 	else if (strcmp(k, "nranks") == 0)
 		r->nranks = (uint32_t)d;
@@ -260,6 +278,12 @@ on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 
 	if (w->depth == MEMBER_DEPTH && strncmp(path, "rows.", 5) == 0) {
 		row_field(b, &b->row, path + 5, v);
+		return;
+	}
+	if (w->depth == ELEMENT_DEPTH - 1 && v->kind != FT__JNULL &&
+	    (strcmp(path, "rows") == 0 || strcmp(path, "ranks") == 0 ||
+	     strcmp(path, "outliers") == 0)) {
+		wrong_kind(b, path, v, "an array");
 		return;
 	}
 	if (w->depth == MEMBER_DEPTH && strcmp(path, "ranks.rank") == 0) {

@@ -73,7 +73,7 @@ ft__iperf3_json_run(struct ft__pctx *c, const char *text, size_t len)
 	struct iw iw = { .c = c };
 	struct ft__jwalk walk, *w = &walk; /* 2 KiB: on the stack, nothing allocated */
 
-	ft__jwalk_init(w, text, len, c->line0, 16);
+	ft__jwalk_init(w, text, len, c->line0, FT__JMAXDEPTH);
 	w->arg = &iw;
 	w->scalar = on_scalar;
 	ft__pctx_run_kind(c, "iperf3");

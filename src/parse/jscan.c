@@ -141,6 +141,7 @@ ft__jwalk_init(struct ft__jwalk *w, const char *text, size_t len, uint32_t line0
 	w->maxdepth = maxdepth < FT__JMAXDEPTH ? maxdepth : FT__JMAXDEPTH;
 	w->path[0] = w->bad_path[0] = '\0';
 	w->plen[0] = 0;
+	w->blind = INT_MAX;
 	w->why = NULL;
 	w->arg = NULL;
 	w->scalar = w->open = w->close = NULL;
@@ -281,6 +282,10 @@ jstring(struct ft__jwalk *w, char *out, size_t n, size_t *len)
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 				p += 6;
 			}
+			/* a NUL would end the decoded C string early: "bytes\u0000x" read as
+			   "bytes" (as src/archive/jsonread.c refuses it) */
+			if (cp == 0)
+				return jfail(w, p, "a \\u0000 in a string");
 			put_utf8(out, n, len, (uint32_t)cp);
 			p += 6;
 			continue;
@@ -339,23 +344,30 @@ jnumber(struct ft__jwalk *w, struct ft__jval *v)
 		w->sbuf[v->raw.n] = '\0';
 		v->num = strtod(w->sbuf, NULL);
 	}
+	/* 1e400: past a double, read as inf, which no figure is (nor JSON's output) */
+	if (!isfinite(v->num))
+		return jfail(w, b, "a number out of range");
 	w->j.p = p;
 	return true;
 }
 
-/* The path of a member named @k (decoded) under the current one. */
-static void
+/*
+ * The path of a member named @k (decoded) under the current one; false when
+ * the name cannot stand in a path: one with a '.' ("pairs.median_GBps" would
+ * read as "median_GBps" in "pairs"; a NUL, refused by jstring, would too) or
+ * one too long for it (the path is then left cut at its full length).
+ */
+static bool
 path_push(struct ft__jwalk *w, const char *k, size_t kn)
 {
 	size_t l = w->plen[w->depth];
 	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)kn, k);
+	bool fits = n >= 0 && (size_t)n < sizeof(w->path) - l;
 
-	/* a name too long for the path: the path is left cut at its full length, which no
-	   path a format reads has, nor any under it (the parent's would read the member
-	   as its parent) */
-	if (n < 0 || (size_t)n >= sizeof(w->path) - l)
+	if (!fits)
 		n = (int)(sizeof(w->path) - 1 - l);
 	w->plen[w->depth + 1] = l + (size_t)n;
+	return fits && !memchr(k, '.', kn);
 }
 
 static bool
@@ -367,7 +379,7 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 	char key[128];
 	size_t kn;
 
-	if (w->open)
+	if (w->open && w->depth < w->blind)
 		w->open(w, v);
 	j->p++;
 	ft__jcur_ws(j);
@@ -388,7 +400,9 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 			if (j->p >= j->end || *j->p != ':')
 				return jfail(w, j->p, "':' expected after a member name");
 			j->p++;
-			path_push(w, key, kn);
+			/* a member whose name is no path: walked, nothing in it handed over */
+			if (!path_push(w, key, kn) && w->blind > w->depth + 1)
+				w->blind = w->depth + 1;
 		} else {
 			w->plen[w->depth + 1] = w->plen[w->depth];
 		}
@@ -396,6 +410,8 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 		w->path[w->plen[w->depth]] = '\0';
 		if (!ft__jwalk_value(w))
 			return false;
+		if (w->blind == w->depth)
+			w->blind = INT_MAX;
 		w->depth--;
 		w->path[w->plen[w->depth]] = '\0';
 		ft__jcur_ws(j);
@@ -413,7 +429,7 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 		return jfail(w, j->p, obj ? "',' or '}' expected" : "',' or ']' expected");
 	}
 closed:
-	if (w->close && !j->bad)
+	if (w->close && w->depth < w->blind)
 		w->close(w, v);
 	return !j->bad;
 }
@@ -471,9 +487,25 @@ ft__jwalk_value(struct ft__jwalk *w)
 			                             "a value expected");
 	}
 	}
-	if (w->scalar)
+	if (w->scalar && w->depth < w->blind)
 		w->scalar(w, &v);
 	return !j->bad;
+}
+
+/* The fault as `parse.skipped`: "invalid JSON at line L, column C: WHY (at PATH)". */
+static void
+jwalk_skipped(struct ft__pctx *c, const struct ft__jwalk *w)
+{
+	char why[64], text[320];
+
+	snprintf(why, sizeof(why), "invalid JSON at line %u, column %u", w->j.bad_line,
+	         w->j.bad_col);
+	if (w->bad_path[0])
+		snprintf(text, sizeof(text), "%s (at %s)", w->why ? w->why : "malformed",
+		         w->bad_path);
+	else
+		snprintf(text, sizeof(text), "%s", w->why ? w->why : "malformed");
+	ft__skipped(c, w->j.bad_line, why, ft__span_c(text));
 }
 
 int
@@ -492,28 +524,14 @@ ft__jwalk_doc(struct ft__pctx *c, struct ft__jwalk *w, const char *not_json)
 		ft__unread(c, line, not_json, ft__jcur_skip_line(&w->j));
 	}
 	w->depth = 0;
+	w->blind = INT_MAX;
 	w->plen[0] = 0;
 	w->path[0] = '\0';
 	if (!ft__jwalk_value(w)) {
-		ft__jwalk_skipped(c, w);
+		jwalk_skipped(c, w);
 		return 0;
 	}
 	return 1;
-}
-
-void
-ft__jwalk_skipped(struct ft__pctx *c, const struct ft__jwalk *w)
-{
-	char why[64], text[320];
-
-	snprintf(why, sizeof(why), "invalid JSON at line %u, column %u", w->j.bad_line,
-	         w->j.bad_col);
-	if (w->bad_path[0])
-		snprintf(text, sizeof(text), "%s (at %s)", w->why ? w->why : "malformed",
-		         w->bad_path);
-	else
-		snprintf(text, sizeof(text), "%s", w->why ? w->why : "malformed");
-	ft__skipped(c, w->j.bad_line, why, ft__span_c(text));
 }
 
 const char *

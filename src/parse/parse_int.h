@@ -396,10 +396,13 @@ uint32_t ft__jcur_col(struct ft__jcur *j, const char *at);
  * Infinity or other bare word), numbers by its grammar (no leading zero,
  * '+', '.5', '1.', hex), strings with their escapes checked and decoded
  * (\uXXXX to UTF-8, a surrogate pair to one code point; a lone surrogate,
- * an unknown escape or a raw control byte refused). Each scalar, and each
+ * \u0000, an unknown escape or a raw control byte refused), a number past
+ * a double (1e400) refused. Each scalar, and each
  * object or array as it opens and closes, is handed to the caller under
  * its dotted key path ("end.sum_sent.bytes"; an array's elements stand at
- * the array's path). The first fault stops the walk and is kept with its
+ * the array's path); a member whose name holds a '.' or is too long for
+ * the path is walked, but nothing in it is handed over (its path would
+ * read as another). The first fault stops the walk and is kept with its
  * line, column, what was wrong and the path it was met under. Nothing is
  * allocated; depth is bounded by the caller.
  */
@@ -418,6 +421,7 @@ struct ft__jval {
 struct ft__jwalk {
 	struct ft__jcur j;
 	int depth, maxdepth;
+	int blind; /* the depth of a member whose name is no path, INT_MAX if none */
 	char path[256];
 	size_t plen[FT__JMAXDEPTH + 1];
 	void *arg;
@@ -438,11 +442,10 @@ bool ft__jwalk_value(struct ft__jwalk *w);
 /*
  * The next object of a text of documents one after the other, walked; each
  * line before it that opens none is left unread as @not_json. 1 when one
- * was walked; 0 at the end, or at a fault, which is then `parse.skipped`.
+ * was walked; 0 at the end, or at a fault, which is then `parse.skipped`
+ * and ends the text: the cursor is left at its end, later documents unread.
  */
 int ft__jwalk_doc(struct ft__pctx *c, struct ft__jwalk *w, const char *not_json);
-/* The fault as `parse.skipped`: "invalid JSON at line L, column C: WHY (at PATH)". */
-void ft__jwalk_skipped(struct ft__pctx *c, const struct ft__jwalk *w);
 /* "a string", "a number", "true", "an object"... for errors naming what was found. */
 const char *ft__jkind_name(enum ft__jkind k);
 

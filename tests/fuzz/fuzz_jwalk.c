@@ -2,7 +2,8 @@
 /*
  * tests/fuzz/fuzz_jwalk.c - libFuzzer harness for the strict JSON walker
  * the JSON formats share (src/parse/jscan.c), on its own: the input walked
- * value after value as iperf3-json and fabtune-bench walk it.
+ * by ft__jwalk_doc, document after document as iperf3-json and
+ * fabtune-bench walk it, the text around them left unread.
  *
  * Besides crashes, overreads and undefined behaviour, a finding is a broken
  * promise of the walker: opens and closes not paired, a depth past the
@@ -10,8 +11,8 @@
  * buffer, a scalar whose text is not of its kind (a number with other
  * bytes, a literal other than true, false, null), a decoded string that is
  * not UTF-8 or holds a surrogate where its input was ASCII, a number that
- * reads as NaN, a fault with no line, column or reason, or a walk that
- * neither moves nor faults.
+ * reads as NaN or infinite, a fault with no line, column or reason or not
+ * reported as parse.skipped, or a walk that neither moves nor faults.
  */
 #include <math.h>
 #include <stddef.h>
@@ -114,7 +115,7 @@ on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 		for (size_t i = 0; i < v->raw.n; i++)
 			if (!strchr("-+.eE0123456789", v->raw.p[i]))
 				abort();
-		if (isnan(v->num))
+		if (!isfinite(v->num))
 			abort();
 		break;
 	case FT__JTRUE:
@@ -134,12 +135,26 @@ on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 	}
 }
 
+/* The last observation of @set is a parse.skipped naming line and column. */
+static bool
+last_skipped(const struct ft_obs_set *set)
+{
+	size_t n = ft_obs_set_len(set);
+	const struct ft_obs *o = n ? ft_obs_set_at(set, n - 1) : NULL;
+
+	return o && strcmp(o->key, "parse.skipped") == 0 && strstr(o->str, "invalid JSON at line ");
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* an exact-size copy, so that reading one byte past the input is caught */
 	char *text = malloc(size ? size : 1);
 	struct ft__jwalk *w = malloc(sizeof(*w));
+	struct ft_obs_set set;
+	struct ft_run run;
+	struct ft_error err = { 0 };
+	struct ft__pctx c;
 
 	if (!text || !w) {
 		free(text);
@@ -147,34 +162,41 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	memcpy(text, data, size);
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	ft__pctx_init(&c, "fuzz", &set, &run, &err);
 	ft__jwalk_init(w, text, size, 0, FT__JMAXDEPTH);
 	w->scalar = on_scalar;
 	w->open = on_open;
 	w->close = on_close;
+	/* the documents one after the other, as iperf3-json and fabtune-bench read them */
 	for (;;) {
-		const char *before;
+		const char *before = w->j.p;
+		int r;
 
-		ft__jcur_ws(&w->j);
-		if (w->j.p >= w->j.end)
-			break;
-		if (*w->j.p != '{' && *w->j.p != '[') {
-			(void)ft__jcur_skip_line(&w->j);
-			continue;
-		}
-		before = w->j.p;
-		w->depth = 0;
-		w->plen[0] = 0;
-		w->path[0] = '\0';
 		g_open = 0;
-		if (!ft__jwalk_value(w)) {
-			if (!w->j.bad || !w->why || w->j.bad_line < 1 || w->j.bad_col < 1 ||
-			    w->j.p != w->j.end || !memchr(w->bad_path, '\0', sizeof(w->bad_path)))
+		r = ft__jwalk_doc(&c, w, "not JSON");
+		if (c.rc) {
+			if (c.rc != FT_ENOMEM)
 				abort();
 			break;
 		}
-		if (g_open != 0 || w->depth != 0 || w->j.p <= before)
+		if (r > 0) {
+			if (g_open != 0 || w->depth != 0 || w->j.p <= before || w->j.bad)
+				abort();
+			continue;
+		}
+		/* the end, or a fault: then named where, the cursor at the end */
+		if (w->j.p != w->j.end)
 			abort();
+		if (w->j.bad && (!w->why || w->j.bad_line < 1 || w->j.bad_col < 1 ||
+		                 !memchr(w->bad_path, '\0', sizeof(w->bad_path)) ||
+		                 !last_skipped(&set)))
+			abort();
+		break;
 	}
+	ft_run_release(&run);
+	ft_obs_set_release(&set);
 	free(w);
 	free(text);
 	return 0;

@@ -715,6 +715,17 @@ jlog_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 		jlog_add(w, "%s=%.*s|", w->path, (int)v->raw.n, v->raw.p);
 }
 
+/* The number of times @needle occurs in @hay. */
+static size_t
+count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 /* Walk the one value of @doc at @maxdepth; true when it is valid JSON. */
 static bool
 jwalk(const char *doc, int maxdepth, struct ft__jwalk *w, struct jlog *l)
@@ -767,6 +778,24 @@ test_jwalk_strings(void **state)
 	assert_true(jwalk("{\"k\\u0065y\":{\"a\\/b\":1}}", 16, &w, &l));
 	assert_string_equal(l.buf, "open  an object|open key an object|key.a/b=1|close key|"
 	                           "close |");
+	/* a name with a '.' would read as a path ("pairs.median_GBps" as "median_GBps"
+	   in "pairs"): walked, nothing in it handed over, the members after it are */
+	assert_true(jwalk("{\"pairs.median_GBps\":7,\"a.b\":{\"c\":[1]},\"pairs\":{\"m\":1}}",
+	                  16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|open pairs an object|pairs.m=1|close pairs|"
+	                           "close |");
+	/* so is one too long for the path, at any depth */
+	{
+		char doc[512];
+
+		snprintf(doc, sizeof(doc),
+		         "{\"%0120d\":{\"%0120d\":{\"%0120d\":{\"x\":1}},\"y\":2}}", 1, 2, 3);
+		assert_true(jwalk(doc, 16, &w, &l));
+		/* the top, the first two opened; the third, cut, and its "x" not */
+		assert_int_equal(count_str(l.buf, "open "), 3);
+		assert_null(strstr(l.buf, ".x"));
+		assert_non_null(strstr(l.buf, ".y=2|"));
+	}
 	/* raw UTF-8 passes as it is */
 	assert_true(jwalk("\"\xc3\xa9\"", 16, &w, &l));
 	assert_string_equal(l.buf, "=\"\xc3\xa9\"|");
@@ -793,6 +822,12 @@ test_jwalk_faults(void **state)
 		{ "{\"a\":1e}", 1, 6, "not a JSON number", "a" },
 		{ "{\"a\":0x10}", 1, 6, "not a JSON number", "a" },
 		{ "{\"a\":1.5.2}", 1, 6, "not a JSON number", "a" },
+		/* past a double: not inf */
+		{ "{\"a\":1e400}", 1, 6, "a number out of range", "a" },
+		{ "{\"a\":[-1e999]}", 1, 7, "a number out of range", "a" },
+		/* a NUL would cut the decoded string: "bytes\u0000x" read as "bytes" */
+		{ "{\"a\":\"x\\u0000y\"}", 1, 8, "a \\u0000 in a string", "a" },
+		{ "{\"bytes\\u0000x\":4096}", 1, 8, "a \\u0000 in a string", "" },
 		{ "{\"a\":\"\\q\"}", 1, 7, "an unknown escape", "a" },
 		{ "{\"a\":\"\\u12\"}", 1, 7, "without 4 hex digits", "a" },
 		{ "{\"a\":\"\\ud800\"}", 1, 7, "a high surrogate with no low one", "a" },
@@ -812,6 +847,8 @@ test_jwalk_faults(void **state)
 		  "end.sum_sent" },
 		{ "{\"a\":\"abc", 1, 9, "cut short in a string", "a" },
 		{ "{\n  \"a\": {\n    \"b\": tru }}", 3, 10, "a bare word", "a.b" },
+		/* under a member handed over to no one: still checked, named by its path */
+		{ "{\"a.b\":{\"c\":tru}}", 1, 13, "a bare word", "a.b.c" },
 	};
 	static struct ft__jwalk w;
 	struct jlog l;
@@ -832,6 +869,17 @@ test_jwalk_faults(void **state)
 	assert_false(jwalk("{\"a\":{\"b\":1}}", 2, &w, &l));
 	assert_string_equal(w.why, "nested too deep");
 	assert_string_equal(w.bad_path, "a.b");
+	/* 400 digits, past what ft__dbl reads: strtod's inf refused too */
+	{
+		char big[512];
+
+		snprintf(big, sizeof(big), "{\"a\":1%0400d}", 0);
+		assert_false(jwalk(big, 16, &w, &l));
+		assert_string_equal(w.why, "a number out of range");
+		snprintf(big, sizeof(big), "{\"a\":1%0300d}", 0);
+		assert_true(jwalk(big, 16, &w, &l));
+		assert_string_equal(l.buf, "open  an object|a=1.0000000000000001e+300|close |");
+	}
 	/* numbers as the grammar has them, read to the last bit */
 	assert_true(jwalk("[0,-0,1e5,1E-5,2.5e+1,123456789012345678901234567890]", 16, &w, &l));
 	assert_string_equal(l.buf, "open  an array|=0|=-0|=100000|=1.0000000000000001e-05|=25|"
@@ -875,6 +923,7 @@ test_jwalk_doc(void **state)
 	        "{\"end\":{\"sum_received\":{\"bits_per_second\":16e9}}}\n"
 	        "{\"end\":{\"sum_received\":{\"bits_per_second\":-Infinity}}}\n"
 	        "{\"end\":{\"sum_received\":{\"bits_per_second\":32e9}}}\n";
+	static const char inf[] = "{\"end\":{\"sum_received\":{\"bits_per_second\":1e400}}}\n";
 	struct ft_obs_set set;
 	struct ft_run run;
 	struct ft_error err = { 0 };
@@ -902,6 +951,20 @@ test_jwalk_doc(void **state)
 			                            "number (at end.sum_received.bits_per_second)");
 	}
 	assert_int_equal(nskip, 2);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* a rate past a double: no row of inf, the report named where it was cut */
+	ft_obs_set_init(&set);
+	ft_run_init(&run, FT_SOURCE_IMPORT, "");
+	assert_int_equal(ft_parse_buffer(inf, sizeof(inf) - 1, "i.json", "iperf3-json", &set, &run,
+	                                 &err),
+	                 0);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->str,
+	                    "invalid JSON at line 1, column 43: a number out of range "
+	                    "(at end.sum_received.bits_per_second)");
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 }

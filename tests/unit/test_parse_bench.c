@@ -1116,6 +1116,118 @@ test_json_long_key(void **state)
 	ft_run_release(&run);
 }
 
+/* The number of observations of @key in @set. */
+static size_t
+count_key(const struct ft_obs_set *set, const char *key)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ft_obs_set_len(set); i++)
+		n += strcmp(ft_obs_set_at(set, i)->key, key) == 0;
+	return n;
+}
+
+static void
+test_json_row_bytes(void **state)
+{
+	/* a pt2pt_bw row whose bytes was refused: kept, but no line of the table for it */
+	static const char refused[] =
+	        "{\"rows\":[{\"test\":\"pt2pt_bw\",\"bytes\":\"64K\",\"algbw_GBps\":1.5,"
+	        "\"peak_GBps\":2}]}\n";
+	/* none at all: the same */
+	static const char none[] = "{\"rows\":[{\"test\":\"pt2pt_bw\",\"algbw_GBps\":1.5}]}\n";
+	/* 0 bytes read: the peak and average, but no rate of 0-byte messages */
+	static const char zero[] =
+	        "{\"rows\":[{\"test\":\"pt2pt_bw\",\"bytes\":0,\"algbw_GBps\":1.5,"
+	        "\"peak_GBps\":2}]}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+
+	assert_int_equal(parse_raw(refused, &set, &run), 1);
+	assert_non_null(skipped_at(&set, 1,
+	                           "rows.bytes: not a count (line 1, column 37): \"64K\""));
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(count_key(&set, "bench.bw_peak") + count_key(&set, "bench.bw_avg") +
+	                 count_key(&set, "bench.msg_rate"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	assert_int_equal(parse_raw(none, &set, &run), 0);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(count_key(&set, "bench.bw_avg") + count_key(&set, "bench.msg_rate"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	assert_int_equal(parse_raw(zero, &set, &run), 0);
+	assert_int_equal(count_key(&set, "bench.bw_peak"), 1);
+	assert_int_equal(count_key(&set, "bench.bw_avg"), 1);
+	assert_int_equal(count_key(&set, "bench.msg_rate"), 0);
+	assert_true(ft_obs_set_at(&set, 1)->num == 1.5 * 8);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
+static void
+test_json_lists_kind(void **state)
+{
+	/* "rows", "ranks", "outliers" not arrays: named, nothing read from them */
+	static const struct {
+		const char *doc, *why;
+	} bad[] = {
+		{ "{\"rows\":{\"test\":\"pt2pt_bw\",\"bytes\":4096}}",
+		  "rows: not an array (line 1, column 9): an object" },
+		{ "{\"rows\":7}", "rows: not an array (line 1, column 9): 7" },
+		{ "{\"ranks\":{\"rank\":1,\"clock\":{\"source\":\"tsc\",\"hz\":3e9}}}",
+		  "ranks: not an array (line 1, column 10): an object" },
+		{ "{\"outliers\":{\"kind\":\"pair\",\"text\":\"slow\"}}",
+		  "outliers: not an array (line 1, column 13): an object" },
+		/* a list in a list: its elements are not rows */
+		{ "{\"rows\":[[{\"test\":\"pt2pt_bw\",\"bytes\":4096}]]}", NULL },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		struct ft_obs_set set;
+		struct ft_run run;
+		size_t n = parse_raw(bad[i].doc, &set, &run);
+
+		if (bad[i].why && (n != 1 || !skipped_at(&set, 1, bad[i].why)))
+			fail_msg("%s: %zu parse.skipped, not one: %s", bad[i].doc, n, bad[i].why);
+		if (ft_run_nrows(&run) != 0 || ft_obs_set_len(&set) != (bad[i].why ? 1 : 0))
+			fail_msg("%s: %zu rows, %zu observations", bad[i].doc,
+			         ft_run_nrows(&run), ft_obs_set_len(&set));
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+}
+
+static void
+test_json_dotted_name(void **state)
+{
+	/* a member named "pairs.median_GBps" is not "median_GBps" in "pairs" */
+	static const char dotted[] = "{\"pairs.median_GBps\":7,\"rows.x\":{\"test\":\"a\"},"
+	                             "\"pairs\":{\"median_GBps\":9}}\n";
+	/* a figure past a double: the document refused at it, not read as inf */
+	static const char inf[] = "{\"rows\":[{\"test\":\"pt2pt_bw\",\"bytes\":8,"
+	                          "\"algbw_GBps\":1e999}]}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+
+	assert_int_equal(parse_raw(dotted, &set, &run), 0);
+	assert_int_equal(ft_obs_set_len(&set), 1);
+	assert_string_equal(ft_obs_set_at(&set, 0)->key, "bench.median_pair_bw");
+	assert_true(ft_obs_set_at(&set, 0)->num == 9);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	assert_int_equal(parse_raw(inf, &set, &run), 1);
+	assert_non_null(skipped_at(&set, 1, "invalid JSON at line 1, column 52: a number out of "
+	                                    "range (at rows.algbw_GBps)"));
+	assert_int_equal(ft_run_nrows(&run), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1131,6 +1243,9 @@ main(void)
 		cmocka_unit_test(test_json_long_key),
 		cmocka_unit_test(test_json_rank_kind),
 		cmocka_unit_test(test_json_strict),
+		cmocka_unit_test(test_json_row_bytes),
+		cmocka_unit_test(test_json_lists_kind),
+		cmocka_unit_test(test_json_dotted_name),
 	};
 
 	ft_test_enter_source_root();
