@@ -832,6 +832,31 @@ FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint3
 FT_API uint32_t ft_model_p2p_schedule(uint32_t nnodes, uint32_t ppn, uint32_t rank,
                                       uint32_t nccl_version, uint32_t *peer);
 
+/*
+ * How many views of the all-to-all's slots the ranks of a node have at release
+ * @nccl_version (0: the newest) on @nnodes nodes of @ppn ranks: 1 where every rank's send
+ * to the peer d ranks ahead (node-major) keeps what rank 0's does, else @ppn (one a local
+ * rank). Before v2.28.7 every rank's round r goes r / ppn nodes and r % ppn ranks ahead and
+ * a round's channels follow from r alone: 1. From v2.28.7 (src/init.cc ncclP2pSchedule())
+ * the channels still follow the round, but which rounds leave the node depends on the
+ * rank's schedule group within its node where a node holds more than one group of
+ * gs = gcd(8, ppn) (ppn 3, 5, 6, 7, 12, 16, 72...): then @ppn.
+ */
+FT_API uint32_t ft_model_p2p_sched_views(uint32_t nnodes, uint32_t ppn, uint32_t nccl_version);
+
+/*
+ * The slots of each of rank @rank's sends in that all-to-all (cut as @ch, on @nch_all p2p
+ * channels, 0: FT_MODEL_P2P_NCHANNELS), into @slots[d] for the peer d ranks ahead
+ * node-major (d / ppn nodes, d % ppn local ranks; nnodes x ppn entries, at most 255): from
+ * v2.28.7 by rank @rank's own schedule (ft_model_p2p_schedule()), its batches' network ops
+ * those whose peer is off @rank's node, in one walk; before, ft_model_p2p_share_slots() of
+ * each d (every rank alike). For rank 0 it equals ft_model_p2p_share_slots() at every d.
+ * Returns 0, FT_EINVAL for @rank out of range or no nodes, FT_ENOMEM.
+ */
+FT_API int ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t nch_all,
+                                         uint32_t nnodes, uint32_t ppn, uint32_t rank,
+                                         uint8_t *slots);
+
 /* NCCL's cutting of a @bytes send in a communicator of @nranks ranks on @nnodes nodes
  * whose GPUs reach the network at @nic_GBps (GB/s, 0: 50), with @p2p_nchannels p2p
  * channels (ft_model_p2p_nchannels(); 0: FT_MODEL_P2P_NCHANNELS) into @out: the send

@@ -628,8 +628,9 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	struct ft_model_p2p_chunking ch;
 	bool direct = a == FT_ALGO_DIRECT;
 	uint32_t m = direct ? l->nranks : l->nnodes;
-	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r, g, nr;
-	double t_max[FT_SPEC_MAX_GPUS] = { 0 }, t_sum[FT_SPEC_MAX_GPUS] = { 0 };
+	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r, g, nr, nv, nch;
+	double *t_max = NULL, *t_sum = NULL;
+	uint8_t *slots = NULL;
 	double t_w = 0, t_net, t;
 
 	if (l->nnodes < 2 || l->nranks <= l->ppn || !(c->bw_Bps > 0))
@@ -639,25 +640,41 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	k = FT_MIN(FT_MAX(ch.peers_inflight, 1u), net);
 	/* each network send (rounds ppn..m-1) at its own window, S / m bytes: k at a time,
 	 * the slowest at least its own time; the local ranks a rail map tells apart (a
-	 * node's rails repeat every rail_ppn ranks, as do an NVLink domain's trays) */
+	 * node's rails repeat every rail_ppn ranks, as do an NVLink domain's trays), and
+	 * those whose p2p schedule differs from rank 0's (ft_model_p2p_sched_views(): from
+	 * v2.28.7 where a node holds several schedule groups), each its own slots */
 	ppn = m / l->nnodes;
+	nch = ft_model_p2p_nchannels_of(l);
 	nr = direct && l->rail_ppn ? FT_MIN(FT_MIN(l->rail_ppn, ppn), FT_SPEC_MAX_GPUS) : 1;
-	for (r = ppn; r < m; r++) {
-		struct ft_model_p2p_chunking mine = ch;
-
-		ft_model_p2p_share_slots(&mine, ft_model_p2p_nchannels_of(l), l->nnodes, ppn, r);
-		for (g = 0; g < nr; g++) {
+	nv = ft_model_p2p_sched_views(l->nnodes, ppn, ch.nccl_version);
+	t_max = ft_calloc(FT_MAX(nr, nv), sizeof(*t_max));
+	t_sum = ft_calloc(FT_MAX(nr, nv), sizeof(*t_sum));
+	slots = ft_calloc(m, sizeof(*slots));
+	if (!t_max || !t_sum || !slots)
+		goto none;
+	for (g = 0; g < FT_MAX(nr, nv); g++) {
+		/* local rank g of the first node; one view: rank 0's slots for all */
+		if ((g == 0 || nv > 1) && ft_model_p2p_share_slots_rank(&ch, nch, l->nnodes, ppn,
+		                                                        nv > 1 ? g : 0, slots) < 0)
+			goto none;
+		for (r = ppn; r < m; r++) {
+			struct ft_model_p2p_chunking mine = ch;
 			uint32_t h = direct ? (g + r % ppn) % ppn : g;
-			double w = ft_model_p2p_window_Bps(&mine, send_rtt(l, g, h));
+			double w;
 
+			mine.slots = slots[r];
+			w = ft_model_p2p_window_Bps(&mine, send_rtt(l, g, h));
 			if (!(w > 0))
-				return 0;
+				goto none;
 			t_max[g] = FT_MAX(t_max[g], 1.0 / (m * w));
 			t_sum[g] += 1.0 / (m * w);
 		}
 	}
-	for (g = 0; g < nr; g++)
+	for (g = 0; g < FT_MAX(nr, nv); g++)
 		t_w = FT_MAX(t_w, FT_MAX(t_max[g], t_sum[g] / k));
+	ft_free(t_max);
+	ft_free(t_sum);
+	ft_free(slots);
 	t_net = ft__model_a2a_net_s(l) / ft_proto_efficiency(p);
 	if (!(t_w > t_net))
 		return 0;
@@ -669,6 +686,11 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	if (direct || t_w >= t - t_w)
 		ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
 	return 1.0 / t_w;
+none:
+	ft_free(t_max);
+	ft_free(t_sum);
+	ft_free(slots);
+	return 0;
 }
 
 static int

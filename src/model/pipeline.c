@@ -1064,6 +1064,98 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
 	return slots;
 }
 
+uint32_t
+ft_model_p2p_sched_views(uint32_t nnodes, uint32_t ppn, uint32_t nccl_version)
+{
+	/* Before v2.28.7 round r is the peer r / ppn nodes and r % ppn ranks ahead for every
+	 * rank, and a round's channels follow from r alone: every rank sees rank 0's rounds.
+	 * From v2.28.7 the channels still follow the round (ncclP2pChannelBaseForRound()), but
+	 * a rank's round r goes to the group r / gs places ahead in the quadratic walk
+	 * (ncclP2pSchedule()): where a node holds q = ppn / gs > 1 groups, the rounds that
+	 * leave the node depend on the rank's group within it, and the round of a peer on its
+	 * place in the group, so each local rank has a view of its own. */
+	if (nnodes < 2 || ppn < 2 || p2p_rule_of(nccl_version) != P2P_RULE_2_28_7)
+		return 1;
+	return p2p_group_size(ppn) < ppn ? ppn : 1;
+}
+
+int
+ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t nch_all,
+                              uint32_t nnodes, uint32_t ppn, uint32_t rank, uint8_t *slots)
+{
+	enum p2p_rule rule = p2p_rule_of(ch->nccl_version);
+	uint32_t m, r, p, c, node, nb = 0, *pos = NULL, *open_n = NULL, *first = NULL;
+	uint32_t *cur = NULL, *subs = NULL, *batch = NULL;
+	int rc = FT_ENOMEM;
+
+	if (nch_all == 0)
+		nch_all = FT_MODEL_P2P_NCHANNELS;
+	ppn = FT_MAX(ppn, 1u);
+	m = nnodes * ppn;
+	if (nnodes == 0 || rank >= m)
+		return FT_EINVAL;
+	/* views agree (and one node, or no channel): rank 0's counts round by round */
+	if (rule != P2P_RULE_2_28_7 || nnodes < 2 || ch->channels == 0) {
+		for (r = 0; r < m; r++) {
+			struct ft_model_p2p_chunking mine = *ch;
+
+			slots[r] = (uint8_t)FT_MIN(ft_model_p2p_share_slots(&mine, nch_all, nnodes,
+			                                                    ppn, r),
+			                           255u);
+		}
+		return 0;
+	}
+	/* v2.28.7 and later: one walk of the rank's own schedule, the rounds in order
+	 * (p2p_batch_subs() for every round at once) */
+	pos = ft_calloc(m, sizeof(*pos));
+	open_n = ft_calloc(nch_all, sizeof(*open_n));
+	first = ft_calloc(nch_all, sizeof(*first));
+	cur = ft_calloc(nch_all, sizeof(*cur));
+	subs = ft_calloc((size_t)m * ch->channels + 1, sizeof(*subs));
+	batch = ft_calloc((size_t)m * ch->channels, sizeof(*batch));
+	if (!pos || !open_n || !first || !cur || !subs || !batch ||
+	    ft_model_p2p_schedule(nnodes, ppn, rank, ch->nccl_version, pos) != m)
+		goto out;
+	node = rank / ppn;
+	for (c = 0; c < nch_all; c++)
+		cur[c] = UINT32_MAX;
+	for (r = 0; r < m; r++)
+		for (p = 0; p < ch->channels; p++) {
+			c = p2p_channel_of(rule, r, p, nch_all, nnodes, ppn);
+			if (cur[c] == UINT32_MAX || p2p_new_batch(rule, open_n[c], r, r, first[c])) {
+				cur[c] = nb++;
+				open_n[c] = 0;
+			}
+			if (open_n[c]++ == 0)
+				first[c] = r;
+			batch[(size_t)r * ch->channels + p] = cur[c];
+			subs[cur[c]] += pos[r] / ppn != node;
+		}
+	for (r = 0; r < m; r++) {
+		uint32_t peer = pos[r], s = ch->slots;
+		uint32_t off = (peer / ppn + nnodes - node) % nnodes * ppn +
+		               (peer % ppn + ppn - rank % ppn) % ppn;
+
+		/* only a send over the network runs through the proxy's shared buffer */
+		if (peer / ppn != node)
+			for (p = 0; p < ch->channels; p++) {
+				uint32_t n = subs[batch[(size_t)r * ch->channels + p]];
+
+				s = FT_MIN(s, P2P_SHARED_STEPS / FT_MAX(n, 1u));
+			}
+		slots[off] = (uint8_t)FT_MIN(s, 255u);
+	}
+	rc = 0;
+out:
+	ft_free(pos);
+	ft_free(open_n);
+	ft_free(first);
+	ft_free(cur);
+	ft_free(subs);
+	ft_free(batch);
+	return rc;
+}
+
 void
 ft__model_p2p_chunking(const struct ft_model_links *l, uint64_t bytes, bool net,
                        struct ft_model_p2p_chunking *out)

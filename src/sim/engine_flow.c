@@ -596,7 +596,7 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ap->ch_net = ch;
 	ap->pxn = true;
 	ap->windowed = multi && ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride,
-	                                           comm.p2p_nchannels, &ap->ch_net, ap->slots,
+	                                           comm.p2p_nchannels, &ap->ch_net, &ap->slots,
 	                                           &ap->ppn, true);
 	return FT_MAX(ch.peers_inflight, 1u);
 }

@@ -1104,21 +1104,25 @@ ft__sim_p2p_send_window_via(const struct ft_topo *t, const struct ft_model_p2p_c
 
 /*
  * An all-to-all's sends share their channels' slots with the sends NCCL puts in the same
- * proxy op (ft_model_p2p_share_slots() at ch->nccl_version): one schedule group's sends land
- * in one batch, so on 8 ranks a node each keeps 2 chunks in flight. The group's ranks are
- * taken node-major (the rank ppn apart on the next node), @ppn those of the first rank's
- * node (the group less its sends over the network). By symmetry every rank's send of p2p
- * round r keeps the same slots, @slots[r] (for r < @m; NULL: not kept); the first rank of
- * the first group stands for all, its send to the group's rank r being its round r: the
- * window binds where one of its sends' (ft__sim_p2p_send_window()) is below its path.
+ * proxy op (ft_model_p2p_share_slots_rank() at ch->nccl_version): one schedule group's sends
+ * land in one batch, so on 8 ranks a node each keeps 2 chunks in flight. The group's ranks
+ * are taken node-major (the rank ppn apart on the next node), @ppn those of the first rank's
+ * node (the group less its sends over the network). Every rank's send to the peer d ranks
+ * ahead (d / ppn nodes, d % ppn local ranks) keeps the slots of the same send of the rank of
+ * its view: rank 0's where the views agree (ft_model_p2p_sched_views() 1: every release
+ * before v2.28.7, and from it where a node is one schedule group), else the rank's own local
+ * rank's, as its schedule (ncclP2pSchedule()) puts other rounds off the node. @slots (m
+ * bytes, may be NULL) is grown to views x m: row v, entry d. The window binds where one
+ * send of a view's rank (ft__sim_p2p_send_window()) is below its path.
  */
 bool
 ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                    uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                   uint8_t *slots, uint32_t *ppn, bool pxn)
+                   uint8_t **slots, uint32_t *ppn, bool pxn)
 {
 	double eff = ft_proto_efficiency(ch->proto);
-	uint32_t k, net = 0, local, nnodes, comm;
+	uint32_t k, v, nv, net = 0, local, nnodes, comm;
+	uint8_t *row;
 	bool binds = false;
 
 	/* the job's GPUs on the first rank's node, its proxies' choice (ft__sim_pxn_proxy_in()):
@@ -1132,22 +1136,44 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 	nnodes = (m + local - 1) / local;
 	if (ppn)
 		*ppn = local;
-	for (k = 0; k < m; k++) {
-		struct ft_model_p2p_chunking mine = *ch;
-		double rate, w;
+	if (m == 0)
+		return false;
+	nv = nnodes * local == m ? ft_model_p2p_sched_views(nnodes, local, ch->nccl_version) : 1;
+	if (slots && *slots && nv > 1) {
+		uint8_t *all = ft_calloc((size_t)nv * m, sizeof(uint8_t));
 
-		ft_model_p2p_share_slots(&mine, nch_all, nnodes, local, k);
-		if (slots)
-			slots[k] = (uint8_t)FT_MIN(mine.slots, 255u);
-		if (k == 0 || binds || !net)
-			continue;
-		w = ft__sim_p2p_send_window_via(
-		        t, &mine, rank_gpu[0], rank_gpu[k * stride],
-		        pxn ? ft__sim_pxn_proxy_in(t, rank_gpu[0], rank_gpu[k * stride], comm) :
-		              UINT32_MAX,
-		        &rate);
-		binds = w > 0 && w < rate * eff;
+		if (!all)
+			nv = 1; /* (out of memory: rank 0's view for all) */
+		else {
+			ft_free(*slots);
+			*slots = all;
+		}
 	}
+	row = ft_calloc(m, sizeof(*row));
+	if (!row)
+		return false;
+	for (v = 0; v < nv; v++) {
+		if (ft_model_p2p_share_slots_rank(ch, nch_all, nnodes, local, v, row) < 0)
+			break;
+		if (slots && *slots)
+			memcpy(*slots + (size_t)v * m, row, m);
+		for (k = 1; k < m && !binds && net; k++) {
+			/* rank v's peer k / local nodes and k % local ranks ahead */
+			uint32_t j = k / local * local + (v + k) % local;
+			struct ft_model_p2p_chunking mine = *ch;
+			double rate, w;
+
+			mine.slots = row[k];
+			w = ft__sim_p2p_send_window_via(
+			        t, &mine, rank_gpu[v * stride], rank_gpu[j * stride],
+			        pxn ? ft__sim_pxn_proxy_in(t, rank_gpu[v * stride],
+			                                   rank_gpu[j * stride], comm) :
+			              UINT32_MAX,
+			        &rate);
+			binds = w > 0 && w < rate * eff;
+		}
+	}
+	ft_free(row);
 	return binds;
 }
 
@@ -1155,17 +1181,20 @@ void
 ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const uint8_t *slots, uint32_t m,
                     uint32_t ppn, uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out)
 {
-	uint32_t n, round;
+	uint32_t n, round, v = 0;
 
 	*out = *ch;
 	if (!slots || m == 0 || i >= m || j >= m)
 		return;
 	ppn = FT_MAX(ppn, 1u);
 	n = (m + ppn - 1) / ppn;
-	/* src/init.cc's p2p schedule: the peer nodeDelta nodes and localDelta ranks ahead */
+	/* the peer nodeDelta nodes and localDelta ranks ahead, in the view of i's local rank
+	 * where views differ (ft__sim_a2a_window() filled a row for each) */
 	round = (j / ppn + n - i / ppn) % n * ppn + (j % ppn + ppn - i % ppn) % ppn;
-	if (round < m && slots[round])
-		out->slots = slots[round];
+	if (n * ppn == m && ft_model_p2p_sched_views(n, ppn, ch->nccl_version) > 1)
+		v = i % ppn;
+	if (round < m && slots[(size_t)v * m + round])
+		out->slots = slots[(size_t)v * m + round];
 }
 
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all

@@ -844,7 +844,7 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 static bool
 a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_sched_phase *ph, const struct ft_model_p2p_comm *comm,
-             const struct ft_model_p2p_chunking *ch, uint8_t *slots, uint32_t *ppn)
+             const struct ft_model_p2p_chunking *ch, uint8_t **slots, uint32_t *ppn)
 {
 	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
 	                          comm->p2p_nchannels, ch, slots, ppn, true);
@@ -892,7 +892,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	slots = ft_calloc(m, sizeof(uint8_t));
 	if (!slots)
 		return FT_ENOMEM;
-	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], slots, &ppn);
+	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], &slots, &ppn);
 	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
 	comm_mask = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &ncomm);
 	nbuf = FT_MIN(w, m - 1) + 1;
@@ -1767,7 +1767,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	if (!p.slots)
 		return FT_ENOMEM;
 	p.windowed = comm.nnodes > 1 &&
-	             a2a_windowed(e, op, ph, &comm, &p.ch[1], p.slots, &p.ppn);
+	             a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots, &p.ppn);
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow

@@ -731,19 +731,20 @@ double ft__sim_p2p_send_window_via(const struct ft_topo *t,
                                    const struct ft_model_p2p_chunking *ch, uint32_t a,
                                    uint32_t b, uint32_t via, double *path_Bps);
 /* The sends over the network of an all-to-all of groups of @m ranks @stride apart (rank r
- * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: fills @slots[r] (m of
- * them, may be NULL) with the slots of a rank's send of p2p round r (ft_model_p2p_share_slots():
- * those of the proxy op NCCL puts it in), @ppn (may be NULL) with the group's ranks a node
- * (the first rank's, node-major), and returns whether the window binds on any of the first
- * rank's sends (below its path at the protocol's efficiency): every rank of a fabric
- * alike sees the same distances. @pxn: a send to a peer on another rail takes its PXN
- * proxy's path (ft__sim_pxn_proxy_in()), as the flow engine routes it; else its own NIC's. */
+ * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: fills *@slots (an m-byte
+ * buffer the caller owns, may be NULL; replaced by one of views x m where the ranks' views
+ * differ, ft_model_p2p_sched_views()) with the slots of each view's send to the peer d ranks
+ * ahead (ft_model_p2p_share_slots_rank(): those of the proxy op NCCL puts it in), @ppn (may
+ * be NULL) with the group's ranks a node (the first rank's, node-major), and returns whether
+ * the window binds on any send of a view's rank (below its path at the protocol's
+ * efficiency). @pxn: a send to a peer on another rail takes its PXN proxy's path
+ * (ft__sim_pxn_proxy_in()), as the flow engine routes it; else its own NIC's. */
 bool ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                         uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                        uint8_t *slots, uint32_t *ppn, bool pxn);
+                        uint8_t **slots, uint32_t *ppn, bool pxn);
 /* @ch with the slots of the send from the group's rank @i to its rank @j (@slots and @ppn as
- * ft__sim_a2a_window() filled them: the p2p round is j's node and local rank ahead of i's) into
- * @out; @ch itself where @slots is NULL. */
+ * ft__sim_a2a_window() filled them: the peer j's node and local rank ahead of i's, in the
+ * view of i's local rank) into @out; @ch itself where @slots is NULL. */
 void ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const uint8_t *slots, uint32_t m,
                          uint32_t ppn, uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out);
 

@@ -3029,6 +3029,98 @@ test_p2p_per_peer_by_nics(void **state)
 }
 
 /*
+ * Every rank's view of the all-to-all's slots (ft_model_p2p_share_slots_rank()). Rank 0's
+ * equals ft_model_p2p_share_slots() at every peer; where ft_model_p2p_sched_views() says 1,
+ * every rank's row is rank 0's (before v2.28.7, or one schedule group a node), over 2, 3, 4,
+ * 5 nodes of 1 to 8, 12 and 16 ranks. By hand, v2.28.7, 3 nodes of 6 (groups of 2, 9
+ * groups, walk 0 1 3 6 5 4 7 2 8), 4 channels a send on 4: every send of a block of 8
+ * rounds shares each channel's batch. Rank 0: rounds 0-7 to 0 1 2 3 | 6 7 12 13 (4 network
+ * subs: 4 slots), 8-15 to 10 11 8 9 14 15 | 4 5 (6: 2), 16-17 to 16 17 (2: 8). Rank 4
+ * (group 2): 6 network subs in both blocks, the third stays in the node: all 12 keep 2.
+ * Rank 2: peers 8 9 14 15 (offsets 6 7 12 13) keep 4, the others 2. With 8 sends in flight
+ * the window's time a byte goes as max(1 / s_min, sum 1 / s / 8): rank 0 4.25 / 8, rank 4
+ * 6 / 8, 41% more than rank 0's view gives.
+ */
+static void
+slots_row(const struct ft_model_p2p_chunking *ch, uint32_t nodes, uint32_t ppn, uint32_t rank,
+          uint8_t *row)
+{
+	assert_int_equal(ft_model_p2p_share_slots_rank(ch, 8, nodes, ppn, rank, row), 0);
+}
+
+static void
+test_p2p_share_slots_every_rank(void **state)
+{
+	static const uint32_t nodes[] = { 2, 3, 4, 5 }, ppns[] = { 1, 2, 3, 4, 5, 6, 7, 8, 12, 16 };
+	static const uint32_t rels[] = { 0, 22807, 22803, 22707, 22105 }, parts[] = { 1, 2, 4 };
+	struct ft_model_p2p_chunking ch = { 0 };
+	uint8_t row0[80], row[80];
+	uint32_t a, b, v, p, r, d, differ = 0;
+	double sum0 = 0, sum4 = 0;
+
+	(void)state;
+	ch.slots = 8;
+	for (a = 0; a < FT_ARRAY_SIZE(ppns); a++)
+		for (b = 0; b < FT_ARRAY_SIZE(nodes); b++)
+			for (v = 0; v < FT_ARRAY_SIZE(rels); v++)
+				for (p = 0; p < FT_ARRAY_SIZE(parts); p++) {
+					uint32_t m = nodes[b] * ppns[a], views, same = 1;
+
+					ch.channels = parts[p];
+					ch.nccl_version = rels[v];
+					slots_row(&ch, nodes[b], ppns[a], 0, row0);
+					for (d = 0; d < m; d++) {
+						struct ft_model_p2p_chunking one = ch;
+						uint32_t want = ft_model_p2p_share_slots(
+						        &one, 8, nodes[b], ppns[a], d);
+
+						assert_int_equal(row0[d], want);
+					}
+					views = ft_model_p2p_sched_views(nodes[b], ppns[a], rels[v]);
+					assert_true(views == 1 || views == ppns[a]);
+					for (r = 1; r < m; r++) {
+						slots_row(&ch, nodes[b], ppns[a], r, row);
+						for (d = 0; d < m; d++)
+							same &= row[d] == row0[d];
+					}
+					if (views == 1)
+						assert_true(same);
+					differ += !same;
+				}
+	assert_true(differ > 0);
+	/* 3 nodes of 6, v2.28.7, 4 channels a send on 4 */
+	ch.channels = 4;
+	ch.nccl_version = 22807;
+	assert_int_equal(ft_model_p2p_sched_views(3, 6, 22807), 6);
+	assert_int_equal(ft_model_p2p_sched_views(3, 6, 22707), 1);
+	assert_int_equal(ft_model_p2p_sched_views(3, 8, 22807), 1);
+	assert_int_equal(ft_model_p2p_sched_views(2, 16, 22807), 16);
+	assert_int_equal(ft_model_p2p_share_slots_rank(&ch, 4, 3, 6, 0, row0), 0);
+	assert_int_equal(ft_model_p2p_share_slots_rank(&ch, 4, 3, 6, 4, row), 0);
+	for (d = 0; d < 18; d++) {
+		uint32_t want0 = d < 6                                    ? 8 :
+		                 d == 6 || d == 7 || d == 12 || d == 13 ? 4 :
+		                 d >= 16                                  ? 8 :
+		                                                            2;
+
+		assert_int_equal(row0[d], want0);
+		assert_int_equal(row[d], d < 6 ? 8 : 2);
+		if (d >= 6) {
+			sum0 += 1.0 / row0[d];
+			sum4 += 1.0 / row[d];
+		}
+	}
+	assert_rel(sum0, 4.25, 1e-12);
+	assert_rel(sum4, 6.0, 1e-12);
+	assert_int_equal(ft_model_p2p_share_slots_rank(&ch, 4, 3, 6, 2, row), 0);
+	for (d = 6; d < 18; d++)
+		assert_int_equal(row[d], d == 6 || d == 7 || d == 12 || d == 13 ? 4 : 2);
+	/* bad arguments */
+	assert_int_equal(ft_model_p2p_share_slots_rank(&ch, 4, 3, 6, 18, row), FT_EINVAL);
+	assert_int_equal(ft_model_p2p_share_slots_rank(&ch, 4, 0, 6, 0, row), FT_EINVAL);
+}
+
+/*
  * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
  * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
  * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
@@ -7873,6 +7965,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),
+		cmocka_unit_test(test_p2p_share_slots_every_rank),
 
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),
