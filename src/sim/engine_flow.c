@@ -83,6 +83,7 @@ flow_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, struct ft_
 	ft_vec_init(&fe->ops, sizeof(struct flow_op));
 	ft_vec_init(&fe->a2a, sizeof(struct a2a_phase));
 	ft_vec_init(&fe->a2a_rounds, sizeof(struct a2a_round));
+	ft_vec_init(&fe->pxn_via, sizeof(uint32_t));
 	*out = &fe->base;
 	return 0;
 }
@@ -674,34 +675,34 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 }
 
 /*
- * The path of a PXN send's flow (ft__sim_pxn_proxy_in()): @src to the proxy @via over NVLink,
- * then the proxy's route to @dst (its NIC, the peer's rail), into @id's path room. One
- * flow carries the send over both: NCCL's proxy forwards each chunk as it lands, so the
- * send moves at the slower of the two legs and pays both latencies.
+ * Give flow @id the path of a PXN send (ft__sim_flow_pxn_links()). Under adaptive routing
+ * it is routed when it starts, as an ordinary flow is (ft__sim_flow_route(): least loaded
+ * per hop then, not when its round was spawned), so that its network leg is chosen the
+ * way an ordinary flow's is, as the packet engine's switches choose it per packet.
  */
 static int
 pxn_path(struct flow_engine *fe, uint32_t id, uint32_t src, uint32_t via, uint32_t dst,
          uint32_t qp, struct ft_error *err)
 {
 	uint32_t links[64], *room;
-	int n1, n2;
+	int n;
 
-	n1 = ft__sim_flow_route_pair(fe, src, via, qp, links, FT_ARRAY_SIZE(links), err);
-	if (n1 < 0)
-		return n1;
-	/* the proxy's leg hashes as its own QP (each sender's connection through the proxy
-	 * is one: NCCL's proxy connects per peer and channel), its lane (qp / 1024 modulo
-	 * the GPU's NICs) kept */
-	qp += (ft_topo_vertex(fe->topo, src)->local + 1) * 1024u *
-	      ft__sim_gpu_lanes(fe->topo, via);
-	n2 = ft__sim_flow_route_pair(fe, via, dst, qp, links + n1,
-	                             FT_ARRAY_SIZE(links) - (uint32_t)n1, err);
-	if (n2 < 0)
-		return n2;
-	room = ft__fs_path_room(&fe->core, id, (uint32_t)(n1 + n2));
+	if (fe->cfg.routing == FT_ROUTING_ADAPTIVE) {
+		uint32_t none = UINT32_MAX;
+
+		while (fe->pxn_via.len <= id)
+			if (ft_vec_push(&fe->pxn_via, &none) < 0)
+				return FT_ENOMEM;
+		FT_VEC_AT(&fe->pxn_via, uint32_t, id) = via;
+		return 0;
+	}
+	n = ft__sim_flow_pxn_links(fe, src, via, dst, qp, links, FT_ARRAY_SIZE(links), err);
+	if (n < 0)
+		return n;
+	room = ft__fs_path_room(&fe->core, id, (uint32_t)n);
 	if (!room)
 		return FT_ENOMEM;
-	memcpy(room, links, (size_t)(n1 + n2) * sizeof(uint32_t));
+	memcpy(room, links, (size_t)n * sizeof(uint32_t));
 	return 0;
 }
 
@@ -1236,6 +1237,7 @@ flow_destroy(struct ft_engine *e)
 	}
 	ft_vec_release(&fe->a2a);
 	ft_vec_release(&fe->a2a_rounds);
+	ft_vec_release(&fe->pxn_via);
 	ft_free(fe->op_results);
 	ft_free(fe);
 }

@@ -96,6 +96,10 @@ struct flow_engine {
 	bool fct_consumed;
 	struct route_memo memo;
 	enum ft_pkt_chunking chunking; /* the scenario's packet.chunking (a2a_posting()) */
+	/* Under adaptive routing a PXN send's flow is routed when it starts, as any flow
+	 * (ft__sim_flow_route()): its proxy by task id (uint32_t, UINT32_MAX for none), taken
+	 * when it is routed, so that a recycled slot finds none. */
+	struct ft_vec pxn_via;
 };
 
 /* An implicit all-to-all phase, kept until its rounds have run. */
@@ -228,6 +232,10 @@ int ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, 
                             uint32_t *links, uint32_t max, struct ft_error *err);
 int ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                        struct ft_error *err);
+/* The path of a PXN send's flow of QP @qp: @src to its proxy @via, then the proxy's route to
+ * @dst, into @links (at most @max): its length, or a negative FT_E*. */
+int ft__sim_flow_pxn_links(struct flow_engine *fe, uint32_t src, uint32_t via, uint32_t dst,
+                           uint32_t qp, uint32_t *links, uint32_t max, struct ft_error *err);
 
 /* flow_stats.c */
 void ft__sim_fct_stats_consume(double *fct, double *ideal, size_t n, struct ft_sim_counters *c);

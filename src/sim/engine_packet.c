@@ -1373,8 +1373,8 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 			return 0;
 		/* The first of its flowlet's packets here: this switch picks for all of them
 		 * (flowlet_room; every hop of the row is on a shortest path, so the packet
-		 * is delivered at its last). Without flowlets the row is a PXN flow's (its
-		 * links to the proxy's NIC port): each packet picks here for itself. */
+		 * is delivered at its last). Without flowlets the row is the flow's links to
+		 * its NIC's port (host_fixed()): each packet picks here for itself. */
 		n = least_queued_hop(e, id, v, out);
 		if (n == 0 && e->cfg.flowlet_bytes)
 			FT_VEC_AT(&e->paths, uint32_t, k->path_off + k->hop) = *out;

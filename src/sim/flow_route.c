@@ -517,11 +517,44 @@ ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, uint
 	return (int)path.nlinks;
 }
 
+/*
+ * The path of a PXN send's flow (ft__sim_pxn_proxy_in()): @src to the proxy @via over
+ * NVLink, then the proxy's route to @dst (its NIC, the peer's rail). One flow carries the
+ * send over both: NCCL's proxy forwards each chunk as it lands, so the send moves at the
+ * slower of the two legs and pays both latencies.
+ */
+int
+ft__sim_flow_pxn_links(struct flow_engine *fe, uint32_t src, uint32_t via, uint32_t dst,
+                       uint32_t qp, uint32_t *links, uint32_t max, struct ft_error *err)
+{
+	int n1, n2;
+
+	n1 = ft__sim_flow_route_pair(fe, src, via, qp, links, max, err);
+	if (n1 < 0)
+		return n1;
+	/* the proxy's leg hashes as its own QP (each sender's connection through the proxy
+	 * is one: NCCL's proxy connects per peer and channel), its lane (qp / 1024 modulo
+	 * the GPU's NICs) kept */
+	qp += (ft_topo_vertex(fe->topo, src)->local + 1) * 1024u *
+	      ft__sim_gpu_lanes(fe->topo, via);
+	n2 = ft__sim_flow_route_pair(fe, via, dst, qp, links + n1, max - (uint32_t)n1, err);
+	if (n2 < 0)
+		return n2;
+	return n1 + n2;
+}
+
 int
 ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                    struct ft_error *err)
 {
+	struct flow_engine *fe = ud;
 	const struct fs_task *t = ft__fs_task(s, id);
 
-	return ft__sim_flow_route_pair(ud, t->src, t->dst, t->qp, links, max, err);
+	if (id < fe->pxn_via.len && FT_VEC_AT(&fe->pxn_via, uint32_t, id) != UINT32_MAX) {
+		uint32_t via = FT_VEC_AT(&fe->pxn_via, uint32_t, id);
+
+		FT_VEC_AT(&fe->pxn_via, uint32_t, id) = UINT32_MAX;
+		return ft__sim_flow_pxn_links(fe, t->src, via, t->dst, t->qp, links, max, err);
+	}
+	return ft__sim_flow_route_pair(fe, t->src, t->dst, t->qp, links, max, err);
 }

@@ -193,15 +193,17 @@ flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path,
 }
 
 /*
- * How many of PXN flow @f's first links (@path, through its proxy) stay fixed under
- * adaptive routing: the NVLink leg to the proxy, the proxy's way to its NIC and the
- * NIC's port onto the fabric (nic_link), which are inside the node or the NIC's one
- * port; the switches choose from there on, as for any packet (an AR switch picks its
- * output port per packet whatever port the packet came in by, kb IB-AR). 0 when the
- * path has no NIC port: it is kept whole.
+ * How many of flow @f's first links (@path; a PXN flow's through its proxy) stay fixed
+ * under adaptive routing: those inside the sending host (GPU, PCIe switch, a PXN send's
+ * NVLink leg to its proxy) and the NIC's port onto the fabric (nic_link), as the host
+ * and NCCL chose them. Adaptive routing is the fabric switches' own: each picks its
+ * output port per packet (or flowlet) whatever port the packet came in by (kb IB-AR;
+ * Spectrum-X); no switch of the fabric moves a QP to another NIC of its host. The
+ * switches choose from there on. 0 when the path has no NIC port onto the fabric (it
+ * stays inside a node) or ends there.
  */
 static uint32_t
-pxn_fixed(const struct pk_flow *f, const struct ft_path *path)
+host_fixed(const struct pk_flow *f, const struct ft_path *path)
 {
 	for (uint32_t j = 0; j < path->nlinks; j++)
 		if (path->links[j] == f->nic_link)
@@ -312,7 +314,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	double slow = 0;
 	uint32_t j;
 	bool dead; /* routed over links down: its path is kept, adaptive or not */
-	uint32_t fixed = 0; /* a PXN flow under adaptive routing: its links kept */
+	uint32_t fixed = 0; /* under adaptive routing: its links kept (host_fixed()) */
 	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
 	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
 	                                    f->pxn - 1u)
@@ -345,13 +347,15 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	 * multi-node NVLink domain has one way (sender's NVLink port, receiver's), and
 	 * its second link leaves the far node's NVSwitch, which no hop-by-hop route
 	 * reaches: it stays fixed. SRD's spraying chooses per packet too (flowlets are
-	 * adaptive routing's: not under it). No hop-by-hop route leads through a PXN
-	 * flow's proxy: under adaptive routing its row keeps the links up to the proxy's
-	 * NIC port (pxn_fixed()) and the switches choose the rest; under spraying (whose
-	 * lanes are the sender's NICs) its path is kept whole. */
-	if (via != UINT32_MAX && e->cfg.routing == FT_ROUTING_ADAPTIVE && !e->spray && !dead &&
+	 * adaptive routing's: not under it). Under adaptive routing a flow's row keeps its
+	 * links up to its NIC's port onto the fabric (host_fixed()): the fabric's switches
+	 * choose the rest. No hop-by-hop route leads through a PXN flow's proxy: with no
+	 * such port its path is kept whole, as it is under spraying (whose lanes are the
+	 * sender's NICs). */
+	f->fl_hops = 0; /* no row unless laid out below (a reused record's is stale) */
+	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && !e->spray && !dead &&
 	    !nvlink_domain_flow(e, f))
-		fixed = pxn_fixed(f, &path);
+		fixed = host_fixed(f, &path);
 	if ((e->cfg.routing != FT_ROUTING_ADAPTIVE && !e->spray) || nvlink_domain_flow(e, f) ||
 	    dead || (via != UINT32_MAX && !fixed)) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */

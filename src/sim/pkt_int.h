@@ -639,7 +639,7 @@ struct pk_flow {
 	uint32_t nic_rx_link; /* fixed path: its last network port (into the receiver's NIC), PK_NONE */
 	uint32_t path_off; /* into the engine's paths; npath 0 = routed per hop */
 	uint32_t fl_off;   /* adaptive with flowlets: its flowlets' hops (fl_hops each), PK_NONE;
-	                    * a PXN flow's one row without them (pk_flowlet_row()) */
+	                    * its one row without them (pk_flowlet_row()) */
 	uint32_t fl_cap;   /* room at fl_off (a reused record keeps its room) */
 	uint16_t fl_hops;  /* links per flowlet path */
 	uint16_t npath;
@@ -1659,16 +1659,16 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 }
 
-/* The path row of packet @seq's flowlet (flowlet_room); without flowlets a PXN flow's one
- * row (its links to the proxy's NIC port, the rest chosen per packet), else PK_NONE (its
- * flow routed per hop, or its path kept: npath). */
+/* The path row of packet @seq's flowlet (flowlet_room); without flowlets a flow's one row
+ * under adaptive routing (its links to its NIC's port onto the fabric, host_fixed(); the
+ * rest chosen per packet), else PK_NONE (its flow routed per hop, or its path kept: npath). */
 static inline uint32_t
 pk_flowlet_row(const struct pk_engine *e, const struct pk_flow *f, uint32_t seq)
 {
-	if (f->fl_off == PK_NONE)
+	if (f->fl_off == PK_NONE || f->fl_hops == 0)
 		return PK_NONE;
 	if (!e->cfg.flowlet_bytes)
-		return f->pxn ? f->fl_off : PK_NONE;
+		return f->fl_off;
 	return f->fl_off + (uint32_t)((uint64_t)seq * e->mtu / e->cfg.flowlet_bytes) * f->fl_hops;
 }
 

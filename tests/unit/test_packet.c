@@ -1544,7 +1544,28 @@ test_permutation_deterministic(void **state)
 		assert_int_equal(c.nflows, 32);
 		assert_int_equal(sub, del);
 		assert_true(c.fct_p50_s + c.fct_max_s <= ecmp_max * (1 + 1e-9));
-		assert_int_equal(pk(e)->paths.len, 0); /* per hop: no stored paths */
+		/* per hop past the NIC's port: one row a flow, its links up to that port kept
+		 * (host_fixed()), the others chosen per packet (PK_NONE) */
+		{
+			const struct pk_engine *p = pk(e);
+			size_t rows = 0;
+
+			for (size_t i = 0; i < p->flows.len; i++) {
+				const struct pk_flow *f = ft_vec_at(&p->flows, i);
+				const uint32_t *row;
+
+				if (f->fl_hops == 0) { /* no NIC port onto the fabric: per hop */
+					assert_true(f->nic_link == PK_NONE);
+					continue;
+				}
+				row = &FT_VEC_AT(&p->paths, uint32_t, f->fl_off);
+				assert_true(f->fl_off != PK_NONE && f->fl_hops >= 2);
+				assert_int_equal(row[0], f->first_link);
+				assert_true(row[f->fl_hops - 1] == PK_NONE);
+				rows += f->fl_hops;
+			}
+			assert_int_equal(p->paths.len, rows);
+		}
 		ft_packet_engine.destroy(e);
 		/* Flowlets of 128 KiB: a path per flowlet, chosen hop by hop at each switch. */
 		cfg.flowlet_bytes = 128 << 10;

@@ -1534,6 +1534,58 @@ pxn_ar_run(struct ft_topo *t, uint64_t bytes, enum ft_routing routing, uint64_t 
 }
 
 /*
+ * Adaptive routing is the fabric switches' (kb IB-AR): it never moves an ordinary send to
+ * another NIC of its host, whose path GPU, PCIe switch, NIC is the host's. Two DGX H100
+ * of tests/fixtures/spec/h100-4node-roce100-radix16.yaml with NCCL's default PXN (two
+ * GPUs and two NICs a PCIe switch), a direct all-to-all of 8 MiB over the 16 GPUs,
+ * P = 512 KiB a pair: NIC g of node 0 sends the 8 sends of node 0's GPUs to GPU g of node
+ * 1 (one its own GPU's, 7 relayed), so each NIC's port onto the fabric carries exactly 8P
+ * of payload under ECMP, under per-packet adaptive routing and under 64 KiB flowlets
+ * alike, and every PCIe link what it carries under ECMP (the host legs do not move).
+ * Before, the flowlets of a GPU's own-rail send could leave by the other NIC of its PCIe
+ * switch.
+ */
+static void
+test_adaptive_host_legs_fixed(void **state)
+{
+	const double P = 512u << 10;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	double *b[3] = { NULL, NULL, NULL };
+	uint32_t nnic = 0, l;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_file("tests/fixtures/spec/h100-4node-roce100-radix16.yaml",
+	                                   &spec, &err),
+	                 0);
+	spec.node.nccl_pxn_disable = false;
+	spec.nnodes = 2;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	pxn_ar_run(t, 8u << 20, FT_ROUTING_ECMP, 0, &b[0]);
+	pxn_ar_run(t, 8u << 20, FT_ROUTING_ADAPTIVE, 0, &b[1]);
+	pxn_ar_run(t, 8u << 20, FT_ROUTING_ADAPTIVE, 64u << 10, &b[2]);
+	for (l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+		bool nic_up = lk->kind == FT_L_HOST && ft_topo_vertex(t, lk->src)->kind == FT_V_NIC;
+
+		for (int k = 0; k < 3; k++) {
+			if (nic_up && ft_topo_vertex(t, lk->src)->node == 0 && b[k][l] != 8 * P)
+				fail_msg("run %d: NIC port %u carries %.0f bytes, not 8P", k, l,
+				         b[k][l]);
+			if ((nic_up || lk->kind == FT_L_PCIE) && b[k][l] != b[0][l])
+				fail_msg("run %d: host link %u carries %.0f bytes, ECMP %.0f", k, l,
+				         b[k][l], b[0][l]);
+		}
+		nnic += nic_up && ft_topo_vertex(t, lk->src)->node == 0;
+	}
+	assert_int_equal(nnic, 8);
+	for (int k = 0; k < 3; k++)
+		ft_free(b[k]);
+	ft_topo_free(t);
+}
+
+/*
  * Adaptive routing moves the network leg of a PXN send (kb IB-AR: the switch picks the
  * output port per packet, whatever NIC the packet came from) and keeps its NVLink leg:
  * two DGX H100 of tests/fixtures/spec/h100-4node-roce100-radix16.yaml with NCCL's
@@ -1607,7 +1659,8 @@ test_pxn_adaptive_spreads(void **state)
 	assert_true(sum_a == 64 * P);
 	assert_true(max_e >= 10 * P);
 	assert_true(sum_f == 64 * P);
-	assert_true(max_f <= 8 * P + (64u << 10)); /* within a flowlet of even */
+	/* within 4 flowlets of even (each of the 8 senders' own-rail send keeps its NIC) */
+	assert_true(max_f <= 8 * P + 4 * (64u << 10));
 	for (l = 0; l < ft_topo_nlinks(t); l++) {
 		const struct ft_link *lk = ft_topo_link(t, l);
 
@@ -1956,6 +2009,7 @@ main(void)
 		cmocka_unit_test(test_pxn_links),
 		cmocka_unit_test(test_pxn_agrees_with_flow),
 		cmocka_unit_test(test_pxn_adaptive_spreads),
+		cmocka_unit_test(test_adaptive_host_legs_fixed),
 		cmocka_unit_test(test_pxn_job_gpus),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
