@@ -803,8 +803,11 @@ ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, u
 
 	/* search.cc ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2: the proxy's path to the sender
 	 * at most PATH_NVL, its path to the NIC at most PATH_PXB (PATH_P2C with
-	 * NCCL_PXN_C2C); else the sender keeps its own NIC (NCCL_CROSS_NIC 2). */
+	 * NCCL_PXN_C2C); else the sender keeps its own NIC (NCCL_CROSS_NIC 2). A node with no
+	 * PCIe switches hangs each GPU and NIC on a CPU root port (PATH_PHB, paths.cc
+	 * ncclTopoComputePaths()): no proxy qualifies unless its GPU reaches the CPU by C2C. */
 	if (p == UINT32_MAX || !(n->nvlink_gen > 0 && n->nvlink_Bps > 0) ||
+	    (n->npcie_switches == 0 && !ft_node_gpu_c2c(n)) ||
 	    n->gpu_pcie_switch[p] != n->nic_pcie_switch[nic])
 		return UINT32_MAX;
 	return p;

@@ -403,18 +403,17 @@ test_forced_tree_fill_closed_form(void **state)
  * The forced tree's fill over nodes of different GPU counts (one DGX H100 beside four 4-GPU
  * H100 nodes of two 200G NICs, 24 ranks, 5 nodes): each node chains its own ranks
  * (ft__sim_tree_uneven()), so the first chunk crosses the DGX's chain, 7 hops up and 7
- * down, and 2 x ceil(log2 5) = 6 network hops: 20 stages, 14 in the nodes, though the
- * average ppn of 4 (24 / 5) gave the reported 12 before (--explain now says 20, what the
- * time uses). The small nodes' NICs set the pace B
- * (the bandwidth part's rate), and a loop is at most nch chunks of 512 KiB,
+ * down, and 2 x ceil(log2 5) = 6 network hops: 20 stages, 14 in the nodes, not the 12 of
+ * the average ppn of 4 (24 / 5); --explain reports the 20 the time uses. The small nodes'
+ * NICs set the pace B (the bandwidth part's rate), and a loop is at most nch chunks of 512 KiB,
  * L = 64 MiB / loops. Each channel's chunk pipeline fills at once with the others: a chain
  * hop at the channels' NVLink share, nch x 20 GB/s x 0.92 x 0.5 (the cap is above it), a
  * network hop one way at 2B, never above the chain's rate; the k = nch / 2 channels on
  * each NIC of a small node stream their first chunks (L / k each) through the 6 network
  * hops one behind another. So the ramp is
  * 14 L / intra + (6 + k - 1) (L / k) / min(2B, intra) - L / B, under 19 L / B (every stage
- * at the pace). Before the stream (each network hop a whole loop L) the 12-channel ramp at
- * 64 MiB was 1,307.5 us, the model 14 % over both engines.
+ * at the pace). Counting each network hop a whole loop L instead would give 1,307.5 us at
+ * 64 MiB on 12 channels, 14 % over both engines.
  */
 static void
 test_forced_fill_uneven_nodes(void **state)
@@ -468,8 +467,8 @@ test_forced_fill_uneven_nodes(void **state)
  * scaled to NVLink, s_intra = intra x bw / min(intra, inter), a network hop at s_inter =
  * inter x bw / min(intra, inter) (bw: the tuner's algorithm bandwidth; the NICs bind, so
  * s_inter = bw), a loop L = 4 channels x 512 KiB: ramp = 14 L / s_intra + 6 L / s_inter
- * - L / bw. Before, the chain counted the average node's 3 hops each way: 6 L / s_intra,
- * 534.8 us where this is 636.1.
+ * - L / bw: 636.1 us. The average node's chain (3 hops each way, 6 L / s_intra) would give
+ * 534.8 us.
  */
 static void
 test_tree_fill_uneven_nodes(void **state)
@@ -2553,6 +2552,7 @@ test_fabric_latency_rail_paths(void **state)
 
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
+	s.node.npcie_switches = 1; /* every GPU and NIC under one PCIe switch: PATH_PXB */
 	s.fabric.kind = FT_FABRIC_RAIL_FAT_TREE;
 	s.fabric.radix = 64;
 	s.fabric.tiers = 2;
@@ -2652,6 +2652,7 @@ test_alltoall_window_rail_paths(void **state)
 
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
+	s.node.npcie_switches = 1; /* every GPU and NIC under one PCIe switch: PATH_PXB */
 	s.node.lat_nvlink_s = hop;
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
@@ -2723,6 +2724,7 @@ test_alltoall_shared_nic_hop(void **state)
 
 	(void)state;
 	hopper_spec(&s, 4, 4, 400);
+	s.node.npcie_switches = 1; /* every GPU and NIC under one PCIe switch: PATH_PXB */
 	assert_int_equal(s.node.gpu_nic[1], 0);
 	s.node.lat_nvlink_s = hop;
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
@@ -7651,6 +7653,7 @@ test_pxn_relay_rule(void **state)
 	memset(&n, 0, sizeof(n));
 	n.nvlink_gen = 4;
 	n.nvlink_Bps = 450e9;
+	n.npcie_switches = 10;
 	for (g = 0; g < 8; g++) {
 		n.gpu_nic[g] = g / 2;
 		n.gpu_pcie_switch[g] = g;
@@ -7670,6 +7673,16 @@ test_pxn_relay_rule(void **state)
 	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf3u, 1), UINT32_MAX);
 	n.nvlink_gen = 0;
 	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), UINT32_MAX);
+	/* No PCIe switches: every GPU and NIC on a CPU root port (PATH_PHB), no relay, though
+	 * every switch index reads 0; over C2C the proxy reaches the NIC by PATH_P2C. */
+	n.nvlink_gen = 4;
+	n.npcie_switches = 0;
+	memset(n.gpu_pcie_switch, 0, sizeof(n.gpu_pcie_switch));
+	memset(n.nic_pcie_switch, 0, sizeof(n.nic_pcie_switch));
+	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 1), 2);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), UINT32_MAX);
+	n.gpu_attach = FT_GPU_ATTACH_C2C;
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), 2);
 }
 
 /*

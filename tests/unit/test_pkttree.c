@@ -2065,7 +2065,7 @@ test_forced_trees_on_uneven_nodes(void **state)
  * channel c mod 2's NIC (src/graph/search.cc ncclTopoGetNetDev()), so on 12 channels every
  * flow between nodes leaves and enters the DGX on GPU 0 or 1 (rails 0 and 1), each on 6
  * channels' bytes, and every 4-GPU node on both its rails. With each channel on its own
- * rail (graph 0, before) the DGX's other six NICs carried half its channels.
+ * rail (graph 0) the DGX's other six NICs would carry half its channels.
  */
 static void
 test_forced_rails_on_uneven_nodes(void **state)
@@ -2091,7 +2091,7 @@ test_forced_rails_on_uneven_nodes(void **state)
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 	for (pass = 0; pass < 2; pass++) {
-		double dgx[8] = { 0 }, small[4][2] = { { 0 } };
+		double dgx[8] = { 0 }, small[4][2] = { { 0 } }, tot;
 		size_t p;
 
 		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first,
@@ -2120,19 +2120,20 @@ test_forced_rails_on_uneven_nodes(void **state)
 				}
 			}
 		}
-		if (pass == 0) {
-			/* the DGX's rails 0 and 1, six channels each, its others idle */
-			assert_true(dgx[0] > 0);
-			assert_true(fabs(dgx[1] - dgx[0]) <= 1e-9 * dgx[0] + 64);
-			for (k = 2; k < 8; k++)
-				assert_true(dgx[k] == 0);
-		} else {
-			/* each channel its own rail: rails 2-7 carry channels 2-7 */
-			for (k = 0; k < 8; k++)
+		/* the ring enters and leaves the DGX once a channel: 2 x 2 (n - 1) / n x S */
+		tot = 0;
+		for (k = 0; k < 8; k++)
+			tot += dgx[k];
+		assert_true(fabs(tot - 4.0 * 23 / 24 * (double)a.bytes) <= 1e-6 * tot + 4096);
+		for (k = 0; k < 8; k++) {
+			if (pass == 0) /* graph 2: rails 0 and 1 six channels each, others idle */
+				assert_true(fabs(dgx[k] - (k < 2 ? tot / 2 : 0)) <= 1e-6 * tot + 4096);
+			else /* graph 0: each channel its own rail, rails 2-7 too */
 				assert_true(dgx[k] > 0);
 		}
-		for (k = 0; k < 4; k++)
-			assert_true(small[k][0] > 0 && small[k][1] > 0);
+		for (k = 0; k < 4; k++) /* six channels on each of a small node's two rails */
+			assert_true(small[k][0] > 0 &&
+			            fabs(small[k][1] - small[k][0]) <= 1e-6 * small[k][0] + 4096);
 		ft_schedule_release(&out);
 	}
 	ft_schedule_release(&s);
