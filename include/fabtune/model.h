@@ -390,7 +390,8 @@ FT_API uint32_t ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus,
  * the sender is PATH_NVL) and the proxy sits under @nic's own PCIe switch (its path to the
  * NIC is PATH_PIX or PATH_PXB, or PATH_P2C on a node whose GPUs reach that PCIe over C2C,
  * which v2.30.7-1 admits by its default NCCL_PXN_C2C=1). A proxy that reaches the NIC
- * only through a CPU (PATH_PHB, PATH_SYS) relays nothing.
+ * only through a CPU (PATH_PHB, PATH_SYS) relays nothing, nor does any GPU of a node
+ * without PCIe switches, where each GPU and NIC sits on a CPU root port, unless over C2C.
  */
 FT_API uint32_t ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job,
                                    uint32_t nic);
