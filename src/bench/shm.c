@@ -185,8 +185,10 @@ struct cma_desc {
  * with process_vm_readv, and the sender, which would otherwise wait for the
  * receiver, writes pieces into the receiver's buffer with
  * process_vm_writev. Every byte is still copied once; with both ranks on a
- * CPU the message goes at twice the kernel's copy rate, and with one the
- * message still moves. A piece costs a system call and the pinning of its
+ * CPU and the sender spinning the message goes at up to twice the kernel's
+ * copy rate (a napping sender's futex wake takes longer than one piece's
+ * read, so the receiver claims the rest: ft__shm_claim_rest), and with one
+ * the message still moves. A piece costs a system call and the pinning of its
  * pages: 128 KiB is about 8 us of copying at the kernel's 16 GB/s here and
  * makes a 256 KiB message two pieces.
  */
@@ -1302,19 +1304,21 @@ ft__shm_share_wakes(size_t len, size_t piece, bool recv_off)
 
 /*
  * The receiver claims the first piece of a copy alone, so that a sender
- * rung at the begin (share_begin) or spinning can take the next. If that
- * sender has claimed nothing by the time the receiver's read is done (the
- * next piece unclaimed is the one right after the receiver's), it is off
- * its CPU or has not woken yet, and the receiver claims every piece left
- * in one claim and reads them in one process_vm_readv. Each call costs
+ * rung at the begin (share_begin) or spinning can take the next. After
+ * every piece it reads (not only the first), it asks here: if the sender
+ * has claimed nothing since (the next piece unclaimed is the one right
+ * after the receiver's), it is off its CPU or has not woken yet, and the
+ * receiver claims every piece left in one claim and reads them in one
+ * process_vm_readv. Each call costs
  * about 2 us of CPU before it copies a byte (the entry, the walk of the
  * sender's page tables, the pinning: "The fixed cost of a single copy" in
  * docs/internals/bench.md); a 1 MiB copy that the receiver read alone took
  * 8 calls, and now takes 2. Within one call the kernel pins and copies
  * the range in batches of its own, up to PVM_MAX_KMALLOC_PAGES / sizeof a
- * page pointer (1,024 pages, 4 MiB) at a time (Linux, mm/process_vm_access.c,
- * process_vm_rw_single_vec), so one call of 896 KiB does the work of seven
- * without their entries, task and mm look-ups and access checks.
+ * page pointer (1,024 pages = 4 MiB with 4 KiB pages) at a time
+ * (torvalds/linux v6.6, mm/process_vm_access.c, process_vm_rw_single_vec),
+ * so one call of 896 KiB does the work of seven without their entries,
+ * task and mm look-ups and access checks.
  */
 bool
 ft__shm_claim_rest(uint64_t next, size_t end, size_t piece)
@@ -1360,7 +1364,7 @@ share_recv(struct shm_ep *ep, uint32_t p, struct ring *r, struct ft_req *q, stru
 		atomic_fetch_add_explicit(&r->share_done, n, memory_order_relaxed);
 		ep->peers[p].pieces[0] += (n + SHARE_PIECE - 1) / SHARE_PIECE;
 		ep->peers[p].calls[0]++;
-		/* the sender took nothing while this rank read: the rest in one call */
+		/* after every piece read: the sender took none meanwhile? the rest in one call */
 		rest = ft__shm_claim_rest(atomic_load_explicit(&r->share, memory_order_relaxed) &
 		                          SHARE_LOW, off + n, SHARE_PIECE);
 	}
@@ -1684,7 +1688,8 @@ hold_ring(struct shm_ep *ep, uint32_t p, int dir)
  * claimed is claimed at once, so that the peer takes no more of them, and
  * the bytes of those claimed so far are what the copy must reach before
  * the peer stops using @q's buffer (this rank's own pieces are done: it
- * claims one at a time and copies it). A copy the receiver has not begun
+ * copies each claim, of one piece or, as receiver, of the whole rest,
+ * before it claims again). A copy the receiver has not begun
  * has no piece claimed: its receiver finds the sender's quit first
  * (share_recv).
  */
@@ -1772,8 +1777,10 @@ send_quit(struct shm_ep *ep, uint32_t p)
  * process_vm_readv. It is retracted (and a receiver told that the sender
  * quit, so that it ends its receive with an error rather than read a
  * freed buffer; a sender stuck on a receiver that gave up is told the same
- * way, by rquit), and waited for up to SHM_ABANDON_S; a piece still
- * unfinished then (a peer stopped in the middle of it) keeps the buffer
+ * way, by rquit), and waited for up to SHM_ABANDON_S. A sender that gives
+ * up after its receiver claimed the rest waits for that whole read (up to
+ * the message's length in one process_vm_readv), not one piece; a claim
+ * still unfinished then (a peer stopped in the middle of it) keeps the buffer
  * held (shm_holds), never freed while it is.
  */
 #define SHM_ABANDON_S 0.2
@@ -1804,9 +1811,13 @@ shm_abandon(struct ft_ep *base)
 	}
 	while (busy && ft__now() < end) {
 		busy = false;
-		for (p = 0; p < ep->nranks; p++)
-			busy = share_held(ep, p, SHM_HOLD_RECV) | share_held(ep, p, SHM_HOLD_SEND) |
-			       busy;
+		for (p = 0; p < ep->nranks; p++) {
+			/* both asked: each drops its hold once the peer is done with it */
+			bool held_recv = share_held(ep, p, SHM_HOLD_RECV);
+			bool held_send = share_held(ep, p, SHM_HOLD_SEND);
+
+			busy = busy || held_recv || held_send;
+		}
 		if (busy)
 			ft__cpu_relax();
 	}

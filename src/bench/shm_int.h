@@ -75,8 +75,9 @@ struct shm_peer {
 	uint64_t copies[2];          /* such messages sent: [0] pipelined, [1] single copies */
 	uint64_t pieces[2];          /* pieces of single copies this rank copied: [0] read
 	                                from the peer as receiver, [1] written to it as sender */
-	uint64_t calls[2];           /* the system calls that copied them: [0] process_vm_readv,
-	                                [1] process_vm_writev (a claim of the rest is one) */
+	uint64_t calls[2];           /* the cma_copy calls that copied them (each may make more
+	                                than one system call): [0] process_vm_readv, [1]
+	                                process_vm_writev (a claim of the rest is one) */
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
 	bool lost;                   /* requests dropped (shm.c, shm_abandon): out of step */

@@ -2011,8 +2011,11 @@ test_shm_claim_rest(void **state)
  * then moves nothing until rank 1 has them all, which it reads in two
  * process_vm_readv calls each, its first piece and then the 8 left, 6
  * calls where one a piece took 27; the pieces it counts are still 27.
- * Every byte is checked against a pattern that differs at each offset
- * and between the copies, so a claim or read at a wrong offset shows.
+ * Every byte is checked against a pattern (rest_byte) under which a
+ * byte shifted by any whole number of pieces, 1 to 8 (every shift a
+ * 1 MiB + 37 B copy allows), reads wrong at every offset
+ * (test_shm_rest_pattern checks it), and the three copies differ, so a
+ * piece claimed or read at a wrong offset or from another copy shows.
  * The pipes carry the order between the two ranks.
  */
 static int rest_go[2], rest_done[2];
@@ -2020,7 +2023,28 @@ static int rest_go[2], rest_done[2];
 static unsigned char
 rest_byte(size_t j, int k)
 {
-	return (unsigned char)((j * 7 + (j >> 12) + (size_t)k * 31) & 0xff);
+	/*
+	 * A shift by m pieces (m << 17 bytes) adds 7 * m << 17 (0 mod 256),
+	 * 32 * m through j >> 12 and 0 or 1 through j >> 20: never 0 mod 256
+	 * for m of 1 to 8 (without j >> 20, m = 8 added 256).
+	 */
+	return (unsigned char)((j * 7 + (j >> 12) + (j >> 20) + (size_t)k * 31) & 0xff);
+}
+
+/* rest_byte tells every shift of 1 to 8 pieces within a copy, at every offset */
+static void
+test_shm_rest_pattern(void **state)
+{
+	size_t len = (1u << 20) + 37, piece = (size_t)128 << 10, j, m, bad = 0;
+
+	(void)state;
+	assert_int_equal(piece, FT__SHM_SHARE_PIECE);
+	for (m = 1; m <= 8; m++)
+		for (j = 0; j + m * piece < len; j++)
+			bad += rest_byte(j + m * piece, 0) == rest_byte(j, 0);
+	assert_int_equal(bad, 0);
+	/* the other copies differ at the same offset */
+	assert_true(rest_byte(5, 1) != rest_byte(5, 0) && rest_byte(5, 2) != rest_byte(5, 1));
 }
 
 static int
@@ -9119,6 +9143,7 @@ main(void)
 		cmocka_unit_test(test_shm_bell_once),
 		cmocka_unit_test(test_shm_begin_wake),
 		cmocka_unit_test(test_shm_claim_rest),
+		cmocka_unit_test(test_shm_rest_pattern),
 		cmocka_unit_test(test_shm_claim_rest_two),
 		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
