@@ -636,9 +636,7 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.stride = ph->a2a_stride;
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
-	ap.slots = ft_calloc(m, sizeof(uint8_t));
-	if (!ap.slots)
-		return FT_ENOMEM;
+	/* ap.slots: NULL, or the buffer ft__sim_a2a_window() allocated (ours to free) */
 	win = a2a_posting(fe, op, ph, eff, &ap);
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));

@@ -1111,9 +1111,11 @@ ft__sim_p2p_send_window_via(const struct ft_topo *t, const struct ft_model_p2p_c
  * ahead (d / ppn nodes, d % ppn local ranks) keeps the slots of the same send of the rank of
  * its view: rank 0's where the views agree (ft_model_p2p_sched_views() 1: every release
  * before v2.28.7, and from it where a node is one schedule group), else the rank's own local
- * rank's, as its schedule (ncclP2pSchedule()) puts other rounds off the node. @slots (m
- * bytes, may be NULL) is grown to views x m: row v, entry d. The window binds where one
- * send of a view's rank (ft__sim_p2p_send_window()) is below its path.
+ * rank's, as its schedule (ncclP2pSchedule()) puts other rounds off the node. *@slots
+ * (@slots may be NULL) is set to a buffer this function allocates, views x m bytes: row v,
+ * entry d; the caller owns it and ft_free()s it (NULL: none to free). Its prior value is
+ * never read. The window binds where one send of a view's rank (ft__sim_p2p_send_window())
+ * is below its path.
  */
 bool
 ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
@@ -1136,19 +1138,14 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 	nnodes = (m + local - 1) / local;
 	if (ppn)
 		*ppn = local;
+	if (slots)
+		*slots = NULL;
 	if (m == 0)
 		return false;
 	nv = nnodes * local == m ? ft_model_p2p_sched_views(nnodes, local, ch->nccl_version) : 1;
-	if (slots && *slots && nv > 1) {
-		uint8_t *all = ft_calloc((size_t)nv * m, sizeof(uint8_t));
-
-		if (!all)
-			nv = 1; /* (out of memory: rank 0's view for all) */
-		else {
-			ft_free(*slots);
-			*slots = all;
-		}
-	}
+	/* (out of memory: *slots stays NULL, every send keeps @ch's own slots) */
+	if (slots)
+		*slots = ft_calloc((size_t)nv * m, sizeof(uint8_t));
 	row = ft_calloc(m, sizeof(*row));
 	if (!row)
 		return false;

@@ -838,8 +838,8 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 }
 
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
- * @ch on the channels of @comm: @slots (the group's size of them) and @ppn set to what a
- * send's slots come from (ft__sim_a2a_send_ch()); whether the window binds
+ * @ch on the channels of @comm: *@slots (a new buffer the caller frees) and @ppn set to what
+ * a send's slots come from (ft__sim_a2a_send_ch()); whether the window binds
  * (ft__sim_a2a_window(), the flow engine's rule). */
 static bool
 a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
@@ -889,9 +889,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	w = ch[1].peers_inflight;
 	/* a send over the network shares its channels' slots with the sends of its proxy op;
 	 * where that window binds, each such send is paced from its own start (send_pace()) */
-	slots = ft_calloc(m, sizeof(uint8_t));
-	if (!slots)
-		return FT_ENOMEM;
+	slots = NULL; /* (set by ft__sim_a2a_window(), ours to free; NULL: ch[1]'s for all) */
 	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], &slots, &ppn);
 	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
 	comm_mask = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &ncomm);
@@ -1168,7 +1166,7 @@ struct lazy_phase {
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
 	bool windowed;               /* a send over the network paced (a2a_windowed()) */
-	uint8_t *slots;              /* m: a send's slots by p2p round (ft__sim_a2a_send_ch()) */
+	uint8_t *slots;              /* views x m, by p2p round (ft__sim_a2a_send_ch()); NULL */
 	uint32_t ppn;                /* the group's ranks a node */
 	uint64_t cost_ps[2];         /* per-message cost */
 	/* Per send shape (a2a_shape()): in the node, or over the network at its slots. */
@@ -1763,9 +1761,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
-	p.slots = ft_calloc(p.m, sizeof(uint8_t));
-	if (!p.slots)
-		return FT_ENOMEM;
+	p.slots = NULL; /* (set by ft__sim_a2a_window(), the phase's to free; NULL: p.ch[1]'s) */
 	p.windowed = comm.nnodes > 1 &&
 	             a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots, &p.ppn);
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));

@@ -731,9 +731,11 @@ double ft__sim_p2p_send_window_via(const struct ft_topo *t,
                                    const struct ft_model_p2p_chunking *ch, uint32_t a,
                                    uint32_t b, uint32_t via, double *path_Bps);
 /* The sends over the network of an all-to-all of groups of @m ranks @stride apart (rank r
- * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: fills *@slots (an m-byte
- * buffer the caller owns, may be NULL; replaced by one of views x m where the ranks' views
- * differ, ft_model_p2p_sched_views()) with the slots of each view's send to the peer d ranks
+ * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: sets *@slots (@slots may
+ * be NULL; its prior value is never read) to a new buffer of views x m bytes (views: 1, or
+ * the local ranks where the ranks' views differ, ft_model_p2p_sched_views()), which the
+ * caller then owns and ft_free()s, NULL when m is 0 or memory ran out, filled with the
+ * slots of each view's send to the peer d ranks
  * ahead (ft_model_p2p_share_slots_rank(): those of the proxy op NCCL puts it in), @ppn (may
  * be NULL) with the group's ranks a node (the first rank's, node-major), and returns whether
  * the window binds on any send of a view's rank (below its path at the protocol's

@@ -586,6 +586,79 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
 }
 
 /*
+ * Where ranks' views differ, ft__sim_a2a_window() hands back a row of slots per local rank:
+ * 3 DGX H100 nodes with 6 ranks each (GPUs 0-5), 4 channels a send on 4 p2p channels,
+ * NCCL v2.28.7, the closed form of test_p2p_share_slots_every_rank (test_model.c). Local
+ * rank 0's sends d ranks ahead keep 8 slots inside the node, 4 at d = 6, 7, 12, 13, 8 at
+ * d >= 16 and 2 otherwise; local rank 4's keep 2 at every d >= 6. The buffer is the
+ * function's (6 x 18 bytes) and the caller's to free; the caller's prior pointer (here a
+ * stack array, which the function once freed) is neither read nor freed.
+ */
+static void
+test_a2a_window_views_own_buffer(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_model_p2p_chunking ch = { .channels = 4,
+		                            .slots = 8,
+		                            .chunk_bytes = 128u << 10,
+		                            .proto = FT_PROTO_SIMPLE,
+		                            .nccl_version = 22807 };
+	struct ft_model_p2p_chunking out;
+	uint32_t gpu[18], ppn = 0, d;
+	uint8_t stack[18], *sp = stack;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:3", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (d = 0; d < 18; d++)
+		gpu[d] = ft_topo_gpu(t, d / 6, d % 6);
+	memset(stack, 0xa5, sizeof(stack));
+	(void)ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &sp, &ppn, false);
+	assert_int_equal(ppn, 6);
+	assert_non_null(sp);
+	assert_ptr_not_equal(sp, stack);
+	for (d = 0; d < 18; d++) {
+		uint32_t want0 = d < 6 ? 8 : d == 6 || d == 7 || d == 12 || d == 13 ? 4 :
+		                 d >= 16 ? 8 : 2;
+
+		assert_int_equal(sp[0 * 18 + d], want0);
+		assert_int_equal(sp[4 * 18 + d], d < 6 ? 8 : 2);
+		assert_int_equal(stack[d], 0xa5);
+	}
+	/* rank 0 to 6 (round 6 of view 0): 4; rank 4 to 10 (round 6 of view 4): 2; rank 16
+	 * (local 4 of node 2) to rank 4 (one node ahead, local delta 0): round 6, 2 */
+	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 0, 6, &out);
+	assert_int_equal(out.slots, 4);
+	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 4, 10, &out);
+	assert_int_equal(out.slots, 2);
+	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 16, 4, &out);
+	assert_int_equal(out.slots, 2);
+	ft_free(sp);
+	/* v2.27.7: one view, an 18-byte buffer: every rank's send d ahead keeps rank 0's,
+	 * the model's single view (ft_model_p2p_share_slots()) */
+	ch.nccl_version = 22707;
+	sp = stack;
+	(void)ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &sp, &ppn, false);
+	assert_non_null(sp);
+	assert_ptr_not_equal(sp, stack);
+	for (d = 6; d < 18; d++) {
+		struct ft_model_p2p_chunking one = ch;
+
+		assert_int_equal(sp[d], ft_model_p2p_share_slots(&one, 4, 3, 6, d));
+	}
+	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 4, 10, &out);
+	assert_int_equal(out.slots, sp[6]);
+	ft_free(sp);
+	/* no group: nothing allocated */
+	sp = stack;
+	assert_false(ft__sim_a2a_window(t, gpu, 0, 1, 4, &ch, &sp, &ppn, false));
+	assert_null(sp);
+	ft_topo_free(t);
+}
+
+/*
  * NCCL's window on an all-to-all's sends (ft_model_p2p_share_slots(),
  * ft__sim_a2a_window()): 18 nodes, one rank each on NIC 0 (one leaf), 4 MiB per pair,
  * 500 us cables (a round trip of 2 ms). A send is striped over 4 of the 32 p2p channels
@@ -639,25 +712,35 @@ test_p2p_alltoall_window(void **state)
 	assert_int_equal(ch.slots, 8);
 	assert_int_equal(ch.peers_inflight, 64);
 	{
-		uint8_t slots[18], *sp = slots; /* (one view at 1 rank a node: kept) */
+		/* the function allocates the slots (one view at 1 rank a node: 18 bytes) and
+		 * the caller frees them; what *sp held before is never read nor freed */
+		uint8_t stack[18], *sp = stack;
 		uint32_t ppn = 0;
 
 		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &sp, &ppn, false));
+		assert_non_null(sp);
+		assert_ptr_not_equal(sp, stack);
 		assert_int_equal(ppn, 1);
 		assert_int_equal(ch.slots, 8);
 		for (uint32_t k = 1; k < 18; k++)
-			assert_int_equal(slots[k], 8);
+			assert_int_equal(sp[k], 8);
+		ft_free(sp);
 		/* at v2.27.7: rounds 1, 9, 17 keep 5; rank 3's send to rank 12 is round 9,
 		 * its send to 5 round 2 */
 		ch.nccl_version = 22707;
+		sp = NULL;
 		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &sp, &ppn, false));
+		assert_non_null(sp);
 		for (uint32_t k = 1; k < 18; k++)
-			assert_int_equal(slots[k], k % 8 == 1 ? 5 : 8);
-		ft__sim_a2a_send_ch(&ch, slots, 18, 1, 3, 12, &ch);
+			assert_int_equal(sp[k], k % 8 == 1 ? 5 : 8);
+		ft__sim_a2a_send_ch(&ch, sp, 18, 1, 3, 12, &ch);
 		assert_int_equal(ch.slots, 5);
 		ch.slots = 8;
-		ft__sim_a2a_send_ch(&ch, slots, 18, 1, 3, 5, &ch);
+		ft__sim_a2a_send_ch(&ch, sp, 18, 1, 3, 5, &ch);
 		assert_int_equal(ch.slots, 8);
+		ft_free(sp);
+		/* no buffer asked for: the same answer, nothing to free */
+		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, NULL, &ppn, false));
 		ch.nccl_version = 0;
 	}
 	w = ft__sim_p2p_send_window(r.t, &ch, r.ends[0], r.ends[1], &rate);
@@ -2001,6 +2084,7 @@ main(void)
 		cmocka_unit_test(test_p2p_staggered),
 		cmocka_unit_test(test_p2p_window_by_release),
 		cmocka_unit_test(test_p2p_alltoall),
+		cmocka_unit_test(test_a2a_window_views_own_buffer),
 		cmocka_unit_test(test_p2p_alltoall_window),
 		cmocka_unit_test(test_lazy_same),
 		cmocka_unit_test(test_alltoall_across_trays),
