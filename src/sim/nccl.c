@@ -1146,7 +1146,9 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 	/* (out of memory: *slots stays NULL, every send keeps @ch's own slots) */
 	if (slots)
 		*slots = ft_calloc((size_t)nv * m, sizeof(uint8_t));
-	row = ft_calloc(m, sizeof(*row));
+	/* the rank's row covers whole nodes (ft_model_p2p_share_slots_rank() writes
+	 * @nnodes × @local), more than @m where the last node holds fewer ranks */
+	row = ft_calloc((size_t)nnodes * local, sizeof(*row));
 	if (!row)
 		return false;
 	for (v = 0; v < nv; v++) {
