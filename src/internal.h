@@ -186,6 +186,17 @@ double ft__median(double *v, size_t n);
  */
 double ft__t_two_sided(double coverage, unsigned df);
 
+/*
+ * The tokens both JSON readers share (base/jsontok.c): the value of the four
+ * hex digits of a \u escape at @p (after its "\u"), -1 where there are not
+ * four; code point @cp as UTF-8 into @out, its length (1-4); the end of the
+ * number at @p by RFC 8259's grammar (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * with @why NULL, or where a digit was missing with @why saying which.
+ */
+long ft__json_hex4(const char *p, const char *end);
+size_t ft__utf8_encode(uint32_t cp, char out[4]);
+const char *ft__json_number_end(const char *p, const char *end, const char **why);
+
 /* ft_free() every pointer a vector of pointers holds, then release it (base/vec.c). */
 void ft__vec_release_ptrs(struct ft_vec *v);
 

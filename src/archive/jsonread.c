@@ -67,47 +67,24 @@ new_value(struct reader *r, enum ft_jv_type t)
 static int
 hex4(struct reader *r, unsigned *out)
 {
-	unsigned v = 0;
-	int i;
+	long v;
 
 	if (r->end - r->p < 4)
 		return fail(r, "truncated \\u escape");
-	for (i = 0; i < 4; i++) {
-		char c = r->p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return fail(r, "bad hex digit in \\u escape");
-	}
+	v = ft__json_hex4(r->p, r->end);
+	if (v < 0)
+		return fail(r, "bad hex digit in \\u escape");
 	r->p += 4;
-	*out = v;
+	*out = (unsigned)v;
 	return 0;
 }
 
 static void
 put_utf8(struct ft_strbuf *sb, unsigned cp)
 {
-	if (cp < 0x80) {
-		ft_strbuf_addch(sb, (char)cp);
-	} else if (cp < 0x800) {
-		ft_strbuf_addch(sb, (char)(0xc0 | cp >> 6));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		ft_strbuf_addch(sb, (char)(0xe0 | cp >> 12));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		ft_strbuf_addch(sb, (char)(0xf0 | cp >> 18));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 12 & 0x3f)));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
-		ft_strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	}
+	char b[4];
+
+	ft_strbuf_add(sb, b, ft__utf8_encode(cp, b));
 }
 
 /* The character each one-letter escape stands for (RFC 8259, section 7). */
@@ -221,34 +198,12 @@ parse_string(struct reader *r, const char **out)
 static int
 parse_number(struct reader *r, struct ft_jv *v)
 {
-	const char *s = r->p;
+	const char *why, *s = r->p;
 	char buf[64];
 
-	if (r->p < r->end && *r->p == '-')
-		r->p++;
-	if (r->p >= r->end || !isdigit((unsigned char)*r->p))
-		return fail(r, "expected a digit");
-	if (*r->p == '0')
-		r->p++;
-	else
-		while (r->p < r->end && isdigit((unsigned char)*r->p))
-			r->p++;
-	if (r->p < r->end && *r->p == '.') {
-		r->p++;
-		if (r->p >= r->end || !isdigit((unsigned char)*r->p))
-			return fail(r, "expected a digit after '.'");
-		while (r->p < r->end && isdigit((unsigned char)*r->p))
-			r->p++;
-	}
-	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
-		r->p++;
-		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
-			r->p++;
-		if (r->p >= r->end || !isdigit((unsigned char)*r->p))
-			return fail(r, "expected a digit in the exponent");
-		while (r->p < r->end && isdigit((unsigned char)*r->p))
-			r->p++;
-	}
+	r->p = ft__json_number_end(s, r->end, &why);
+	if (why)
+		return fail(r, why);
 	if ((size_t)(r->p - s) >= sizeof(buf))
 		return fail(r, "number too long");
 	memcpy(buf, s, (size_t)(r->p - s));

@@ -161,62 +161,22 @@ jfail(struct ft__jwalk *w, const char *at, const char *why)
 	return false;
 }
 
-static int
-hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* The 4 hex digits of a \u escape at @p (its backslash); -1 if not one. */
 static long
 u_escape(const char *p, const char *end)
 {
-	long v = 0;
-
 	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
 		return -1;
-	for (int i = 2; i < 6; i++) {
-		int h = hexval(p[i]);
-
-		if (h < 0)
-			return -1;
-		v = v * 16 + h;
-	}
-	return v;
+	return ft__json_hex4(p + 2, end);
 }
 
 /* Append @cp as UTF-8 to @out (@n bytes, @len used), what does not fit dropped. */
 static void
 put_utf8(char *out, size_t n, size_t *len, uint32_t cp)
 {
-	unsigned char b[4];
-	size_t k;
+	char b[4];
+	size_t k = ft__utf8_encode(cp, b);
 
-	if (cp < 0x80) {
-		b[0] = (unsigned char)cp;
-		k = 1;
-	} else if (cp < 0x800) {
-		b[0] = (unsigned char)(0xc0 | cp >> 6);
-		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (unsigned char)(0xe0 | cp >> 12);
-		b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 3;
-	} else {
-		b[0] = (unsigned char)(0xf0 | cp >> 18);
-		b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 4;
-	}
 	if (*len + k < n) {
 		memcpy(out + *len, b, k);
 		*len += k;
@@ -307,31 +267,11 @@ jstring(struct ft__jwalk *w, char *out, size_t n, size_t *len)
 static bool
 jnumber(struct ft__jwalk *w, struct ft__jval *v)
 {
-	const char *b = w->j.p, *p = b, *e = w->j.end;
+	const char *b = w->j.p, *e = w->j.end, *why;
+	const char *p = ft__json_number_end(b, e, &why);
 
-	if (p < e && *p == '-')
-		p++;
-	if (p >= e || !ft__is_digit(*p))
+	if (why)
 		return jfail(w, b, "not a JSON number");
-	if (*p == '0')
-		p++;
-	else
-		while (p < e && ft__is_digit(*p))
-			p++;
-	if (p < e && *p == '.') {
-		if (++p >= e || !ft__is_digit(*p))
-			return jfail(w, b, "not a JSON number");
-		while (p < e && ft__is_digit(*p))
-			p++;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		if (++p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= e || !ft__is_digit(*p))
-			return jfail(w, b, "not a JSON number");
-		while (p < e && ft__is_digit(*p))
-			p++;
-	}
 	/* "01", "1.5.2", "0x10", "1e5e": what follows a number must end it */
 	if (p < e && (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-'))
 		return jfail(w, b, "not a JSON number");

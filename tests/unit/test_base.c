@@ -1179,6 +1179,53 @@ test_childwait(void **state)
 	ft__childwait_close(&cw);
 }
 
+/*
+ * The JSON tokens both readers share (base/jsontok.c): hex digits, UTF-8 by
+ * the encoding's table (RFC 3629 section 3), and a number's extent by RFC 8259
+ * section 6, each against its value written out by hand.
+ */
+static void
+test_json_tokens(void **state)
+{
+	static const struct {
+		const char *text, *why;
+		size_t len;
+	} nums[] = {
+		{ "-0.5e+3x", NULL, 7 },   { "0", NULL, 1 },   { "012", NULL, 1 },
+		{ "12.25E7,", NULL, 7 },   { "-", "expected a digit", 1 },
+		{ "x", "expected a digit", 0 }, { "1.", "expected a digit after '.'", 2 },
+		{ "1.e5", "expected a digit after '.'", 2 },
+		{ "1e+", "expected a digit in the exponent", 3 },
+		{ "7E", "expected a digit in the exponent", 2 },
+	};
+	char b[4];
+	const char *why;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ft__json_hex4("00e9", "00e9" + 4), 0xe9);
+	assert_int_equal(ft__json_hex4("FfFf", "FfFf" + 4), 0xffff);
+	assert_int_equal(ft__json_hex4("12g4", "12g4" + 4), -1);
+	assert_int_equal(ft__json_hex4("123", "123" + 3), -1);
+	assert_int_equal(ft__utf8_encode(0x24, b), 1);
+	assert_memory_equal(b, "\x24", 1);
+	assert_int_equal(ft__utf8_encode(0xa2, b), 2);
+	assert_memory_equal(b, "\xc2\xa2", 2);
+	assert_int_equal(ft__utf8_encode(0x20ac, b), 3);
+	assert_memory_equal(b, "\xe2\x82\xac", 3);
+	assert_int_equal(ft__utf8_encode(0x10348, b), 4);
+	assert_memory_equal(b, "\xf0\x90\x8d\x88", 4);
+	for (i = 0; i < FT_ARRAY_SIZE(nums); i++) {
+		const char *t = nums[i].text, *e = ft__json_number_end(t, t + strlen(t), &why);
+
+		assert_int_equal((size_t)(e - t), nums[i].len);
+		if (nums[i].why)
+			assert_string_equal(why, nums[i].why);
+		else
+			assert_null(why);
+	}
+}
+
 int
 main(void)
 {
@@ -1211,6 +1258,7 @@ main(void)
 		cmocka_unit_test(test_recset),
 		cmocka_unit_test(test_input_paths_walk),
 		cmocka_unit_test(test_childwait),
+		cmocka_unit_test(test_json_tokens),
 	};
 	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);
