@@ -277,7 +277,8 @@ struct ft_cluster_spec {
 	struct ft_node_group groups[FT_SPEC_MAX_GROUPS];
 	/* The NCCL release the cluster's jobs run, in ft_model_query's encoding (major x 10000
 	 * + minor x 100 + patch; 22199 for the 2.21 line); 0: the newest the model knows. No
-	 * spec key sets it: `fabtune sim --nccl` does (ft_sim_overrides.nccl_version), and
+	 * spec key sets it: `fabtune sim --nccl` (ft_sim_overrides.nccl_version) or a scenario's
+	 * `nccl.version` does, and
 	 * ft_model_links_get() and ft_model_eval() (where the query names none) follow it. */
 	uint32_t nccl_version;
 };

@@ -186,8 +186,8 @@ struct cma_desc {
  * receiver, writes pieces into the receiver's buffer with
  * process_vm_writev. Every byte is still copied once; with both ranks on a
  * CPU and the sender spinning the message goes at up to twice the kernel's
- * copy rate (a napping sender's futex wake takes longer than one piece's
- * read, so the receiver claims the rest: ft__shm_claim_rest), and with one
+ * copy rate (a sender that naps and has claimed nothing by the end of a piece's
+ * read leaves the receiver the rest: ft__shm_claim_rest), and with one
  * the message still moves. A piece costs a system call and the pinning of its
  * pages: 128 KiB is about 8 us of copying at the kernel's 16 GB/s here and
  * makes a 256 KiB message two pieces.

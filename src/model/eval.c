@@ -606,9 +606,11 @@ send_rtt(const struct ft_model_links *l, uint32_t g, uint32_t h)
  * node, S / n each) or the hierarchical one over the N nodes of a rail (N - 1 sends, S / N
  * each); either way (n - ppn) / n of S leaves each rank. At most k = min(peers_inflight,
  * its network sends) of them are in flight, send i at its own window w_i, whose round trip
- * is that of the path it takes (send_rtt()): round r of src/init.cc's p2p schedule goes
- * r / ppn nodes and r mod ppn local ranks ahead, so local rank g sends to local rank
- * (g + r) mod ppn, on its own rail, or another: through the GPU of that rail (NCCL's PXN,
+ * is that of the path it takes (send_rtt()): in each local rank's own view of src/init.cc's
+ * p2p schedule (ft_model_p2p_sched_views(), ft_model_p2p_share_slots_rank(): one view up
+ * to v2.28.6 and where a node is one schedule group, rank 0's, whose round r goes r / ppn
+ * nodes and r mod ppn local ranks ahead), local rank g sends to a local rank on its own
+ * rail, or another: through the GPU of that rail (NCCL's PXN,
  * one NVLink hop more) or, with PXN off, across rails (leaf, spine, leaf on a
  * rail-optimized fat-tree); the hierarchical phase stays on its rail. The
  * sends of local rank g take at least t_w(g) = max(max_i 1 / (m w_i), sum_i 1 / (m w_i) / k)

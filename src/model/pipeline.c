@@ -1122,7 +1122,8 @@ ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t n
 	for (r = 0; r < m; r++)
 		for (p = 0; p < ch->channels; p++) {
 			c = p2p_channel_of(rule, r, p, nch_all, nnodes, ppn);
-			if (cur[c] == UINT32_MAX || p2p_new_batch(rule, open_n[c], r, r, first[c])) {
+			if (cur[c] == UINT32_MAX ||
+			    p2p_new_batch(rule, open_n[c], r, r, first[c])) {
 				cur[c] = nb++;
 				open_n[c] = 0;
 			}

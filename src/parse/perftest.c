@@ -62,6 +62,7 @@ struct pstate {
 	bool remote;    /* the next GID: line is the remote one */
 	char transport[16]; /* the rows' transport: verbs, or the one fabtune bench names */
 	bool fabtune;       /* the banner is fabtune bench's ("shm BW Test (fabtune)") */
+	bool bidir;         /* "... Bidirectional BW Test": both ways at once */
 	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
 };
 
@@ -179,9 +180,10 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	   peak_GBps, read so by fabtune_bench_json.c): the table's row too */
 	if (ps->fabtune) {
 		r.ip_algbw_GBps = peak * to_gbps / 8.0;
-		/* and the time of a message at the average, as the run's row has it */
+		/* and the time of a message at the average, as the run's row has it (a
+		   bidirectional run's average counts both ways: a message takes twice) */
 		if (r.algbw_GBps > 0)
-			r.time_us = (double)bytes / (r.algbw_GBps * 1e3);
+			r.time_us = (double)bytes / (r.algbw_GBps * 1e3) * (ps->bidir ? 2 : 1);
 	}
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
@@ -376,6 +378,7 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		ps->fabtune = true;
 	}
 	if (ft__ends(s, " Test") && !memchr(s.p, ':', s.n)) {
+		ps->bidir = ft__find(s, "Bidirectional") != NULL;
 		test_from_banner(ps, s);
 		ft__emit_str(c, line, "perftest.test", ft__span_c(ps->banner));
 		ps->table = T_NONE;

@@ -164,7 +164,8 @@ nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
  * its path's length per flowlet (its first @fixed links are the flow's), PK_NONE until
  * chosen; the rows are laid out when the flow is routed, so that in a run split across
  * MPI ranks every rank has them at the same place and the owner of each hop fills its
- * own. Without flowlets (a PXN send under per-packet adaptive routing) there is one row,
+ * own. Without flowlets (any flow between nodes under per-packet adaptive routing, its
+ * host links fixed: host_fixed()) there is one row,
  * whose PK_NONE hops each packet chooses for itself (engine_packet.c next_link()).
  */
 static int

@@ -413,8 +413,8 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 #endif
 	rc = sweep_load(path, sw, err);
 	if (rc == 0 && base && base->nccl_version && varies(sw, D_NCCL))
-		/* --nccl wins over a scenario's nccl.version; over an axis it would leave every
-		 * point at one release while its params named another */
+		/* --nccl wins over a scenario's nccl.version; an axis sets each point's release
+		 * over it (apply_dim()), so both given would leave --nccl silently unused */
 		rc = ft_error_set(err, FT_EINVAL,
 		                  "--nccl: not with %s, which varies nccl (vary.nccl names each "
 		                  "point's release)",

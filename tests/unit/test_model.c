@@ -3078,7 +3078,8 @@ test_p2p_share_slots_every_rank(void **state)
 
 						assert_int_equal(row0[d], want);
 					}
-					views = ft_model_p2p_sched_views(nodes[b], ppns[a], rels[v]);
+					views = ft_model_p2p_sched_views(nodes[b], ppns[a],
+					                                 rels[v]);
 					assert_true(views == 1 || views == ppns[a]);
 					for (r = 1; r < m; r++) {
 						slots_row(&ch, nodes[b], ppns[a], r, row);

@@ -487,6 +487,10 @@ check_kind(const struct kind *k)
 	cfg.report_cputime = k->cputime;
 	cfg.duration_s = k->timed ? 2 : 0;
 	cfg.bidir = k->bidir;
+	/* a bidirectional run's message takes twice its time at the average, which counts
+	   both ways (patterns.c): the row as the bench gives it */
+	for (size_t i = 0; k->bidir && i < ft_run_nrows(&rep.run); i++)
+		((struct ft_result_row *)ft_vec_at(&rep.run.rows, i))->time_us *= 2;
 	if (k->verbs_op) {
 		ft_strlcpy(rep.transport, "verbs", sizeof(rep.transport));
 		ft_strlcpy(cfg.verbs_op, k->verbs_op, sizeof(cfg.verbs_op));
@@ -722,6 +726,7 @@ test_real_run(void **state)
 	static const char *const runs[] = {
 		"pt2pt_bw --np 2 --transport shm -b 4K -e 4M -f 32 -n 50",
 		"pt2pt_bw --np 2 --transport tcp -b 4K -e 1M -f 16 -n 50",
+		"pt2pt_bw --np 2 --transport shm --bidir -b 64K -e 256K -f 4 -n 50",
 		"pt2pt_lat --np 2 --transport shm -b 8 -e 512 -f 8 -n 50",
 	};
 	const char *root = getenv("FT_BUILD_ROOT");
@@ -738,7 +743,7 @@ test_real_run(void **state)
 		struct ft_strbuf text, doc;
 		struct ft_error err = { 0 };
 		struct parsed pt, pj;
-		bool shm_bw = i == 0;
+		bool shm_bw = strstr(runs[i], "pt2pt_bw") && strstr(runs[i], "shm");
 
 		snprintf(cmd, sizeof(cmd), "'%s' bench %s --json-file '%s' > '%s'", exe, runs[i],
 		         jpath, tpath);
