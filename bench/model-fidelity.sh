@@ -22,26 +22,39 @@
 # and prints its median per curve; with --check, a curve whose check cannot
 # be computed fails.
 #
-# usage: bench/model-fidelity.sh [--check | --points] [path/to/fabtune]
+# usage: bench/model-fidelity.sh [--check | --points | --band N] [path/to/fabtune]
 #        (default: build/cli/fabtune)
 #   --check   exit 1 unless the bounds of the fidelity test hold (the
 #             `model-fidelity` test runs this; docs/internals/model.md,
 #             "Fidelity against published measurements")
 #   --points  also print every size of every curve: measured and modelled
 #             time and the signed error, tuner only and with the pipeline
+#   --band N  also print every size of band N (1: <= 1 MiB, 2: 2-128 MiB,
+#             3: >= 256 MiB) over all curves, sorted by the signed error with
+#             the pipeline: the curve, the size, the measured and modelled
+#             time and busbw, the model's pick (algorithm, protocol) and what
+#             binds it (the bottleneck column), and whether it is within the
+#             band's target
 set -eu
 CHECK=0
 POINTS=0
+BAND=0
 case "${1:-}" in
 --check) CHECK=1; shift ;;
 --points) POINTS=1; shift ;;
+--band)
+    case "${2:-}" in
+    1|2|3) BAND=$2; shift 2 ;;
+    *) echo "model-fidelity: --band takes 1, 2 or 3, not '${2:-}'" >&2; exit 2 ;;
+    esac ;;
 esac
 FABTUNE=${1:-build/cli/fabtune}
 [ -x "$FABTUNE" ] || { echo "model-fidelity: no fabtune at $FABTUNE (build first)" >&2; exit 2; }
-exec python3 - "$FABTUNE" "$CHECK" "$POINTS" <<'PY'
+exec python3 - "$FABTUNE" "$CHECK" "$POINTS" "$BAND" <<'PY'
 import json, statistics, subprocess, sys
 
 fabtune, check, points = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
+bandsel = int(sys.argv[4])
 FIX = "tests/fixtures/nccl-tests/"
 # name, file (under tests/fixtures/nccl-tests/), spec, extra model arguments.
 # The sources and what each spec rests on: docs/internals/model-log.md,
@@ -233,13 +246,16 @@ def measured(f):
     rows = [r for r in rows if r.get("time_us", 0) > 0]
     return rows[0]["test"], rows[0].get("nranks", 0), rows
 
-def model(spec, op, sizes, extra, tuner_only):
+def model(spec, op, sizes, extra, tuner_only, picks=None):
     out = {}
     for b in sizes:
         args = ["model", spec, "--op", op, "-b", str(b), "-e", str(b), "--json"] + extra
         if tuner_only:
             args.append("--tuner-only")
-        out[b] = run(args)["rows"][0]["time_us"]
+        row = run(args)["rows"][0]
+        out[b] = row["time_us"]
+        if picks is not None:
+            picks[b] = row
     return out
 
 def loo(spec, f, extra):
@@ -280,7 +296,7 @@ def show(label, res):
               "ratio %5.2f  signed %+6.1f%%" % (name, n, 100 * eb, 100 * ea,
                                                 ea / eb if eb > 0 else float("nan"), 100 * sa))
 
-allpts, fails, percurve = [], [], []
+allpts, fails, percurve, bandrows = [], [], [], []
 print("# model fidelity: time against published NCCL measurements (%d curves)" % len(CURVES))
 for name, f, spec, extra in CURVES:
     op, n, rows = measured(f)
@@ -288,11 +304,21 @@ for name, f, spec, extra in CURVES:
         n = int(extra[extra.index("--gpus") + 1])
     sizes = sorted({r["bytes"] for r in rows})
     before = model(spec, op, sizes, extra, True)
-    after = model(spec, op, sizes, extra, False)
+    picks = {}
+    after = model(spec, op, sizes, extra, False, picks)
     pts = [(r["bytes"], before[r["bytes"]] / r["time_us"] - 1,
             after[r["bytes"]] / r["time_us"] - 1) for r in rows]
     allpts += pts
     percurve.append((name, pts))
+    if bandsel:
+        _, blo, bhi = BANDS[bandsel - 1]
+        bf = BUSBW_FACTOR.get(op, lambda n: 1.0)(n) if n else 1.0
+        for r in rows:
+            b = r["bytes"]
+            if blo <= b <= bhi:
+                bandrows.append((after[b] / r["time_us"] - 1, name, op, n, b, r["time_us"],
+                                 after[b], b * bf / (r["time_us"] * 1e3),
+                                 b * bf / (after[b] * 1e3), picks[b]))
     lo, why = loo(spec, f, extra)
     if why is not None:  # every nccl-tests output gets its figure, bound or not
         fails.append("%s: no leave-one-out figure: %s" % (name, why))
@@ -316,6 +342,20 @@ for name, f, spec, extra in CURVES:
     if lo is not None and lo > BOUND_LOO and name not in UNBOUNDED:
         fails.append("%s: leave-one-out median %.1f%% > %.0f%%" % (name, 100 * lo,
                                                                    100 * BOUND_LOO))
+
+if bandsel:
+    bname = BANDS[bandsel - 1][0]
+    print("%s, every size by signed error with the pipeline (busbw: nccl-tests' factor "
+          "for the op; time in us, busbw in GB/s):" % bname)
+    print("  %-26s %-14s %5s %12s %11s %11s %8s %8s %8s  %-24s %s" % (
+        "curve", "op", "ranks", "bytes", "measured", "model", "signed", "meas bw",
+        "model bw", "pick (bottleneck)", "target"))
+    for e, cname, op, n, b, tm, ta, bwm, bwa, row in sorted(bandrows, key=lambda x: x[0]):
+        print("  %-26s %-14s %5s %12d %11.1f %11.1f %+7.1f%% %8.1f %8.1f  %-24s %s" % (
+            cname, op, n or "-", b, tm, ta, 100 * e, bwm, bwa,
+            "%s/%s (%s)" % (row.get("algo", "?"), row.get("proto", "?"),
+                            row.get("bottleneck", "?")),
+            "within" if abs(e) <= TARGET[bname] else "fast" if e < 0 else "slow"))
 
 res = medians(allpts)
 show("all curves", res)
