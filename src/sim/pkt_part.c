@@ -1321,8 +1321,8 @@ static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
 	uint32_t flow = task_at(e, task)->flow, off, t;
-	uint32_t n = e->fpath.len ? pk_flow_path(e, flow, &off, &t)
-	                          : pk_flow_ports(flow_at(e, flow), &off);
+	uint32_t n = e->fpath.len ? pk_flow_path(e, flow, &off, &t) :
+	                            pk_flow_ports(flow_at(e, flow), &off);
 
 	for (uint32_t j = 0; j < n; j++) {
 		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j));

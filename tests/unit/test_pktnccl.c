@@ -1730,8 +1730,9 @@ test_adaptive_host_max_flows(void **state)
 		nfixed++;
 		for (int k = 0; k < 3; k++)
 			if (m[k][l] != want)
-				fail_msg("run %d: link %u (kind %d) counts %u flows at most, not %u "
-				         "(ECMP %u)", k, l, (int)lk->kind, m[k][l], want, m[0][l]);
+				fail_msg("run %d: link %u (kind %d) counts %u flows at most, "
+				         "not %u (ECMP %u)",
+				         k, l, (int)lk->kind, m[k][l], want, m[0][l]);
 	}
 	/* per node: 8 GPUs' PCIe links, 8 PCIe-to-NIC, 8 NIC ports, 16 NVLinks */
 	assert_int_equal(nfixed, 2 * 40);
