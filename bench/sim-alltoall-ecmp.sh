@@ -66,7 +66,12 @@
 # "Arrays in locals, two hops a turn", "Links that carry the same flows,
 # measured and not kept", "A full filling with fewer instructions, and
 # where exact parity stops" and "What sets off the full passes at the default
-# tolerance".
+# tolerance". Measured 2026-12-06, the cross-rail sends through their PXN
+# proxies (load 20-25, REPEAT=1, three runs): :64 0.49-0.60 s D-mod-K,
+# 0.52-0.55 s ECMP (0.9-1.1x; the same 122 events and 16 recomputations);
+# :128 2.79-3.02 s and 10.64-11.74 s (3.7-4.2x; 357 full passes against 16),
+# four fifths of the difference the rate recomputation ("where the ECMP
+# all-to-all stands with PXN").
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1

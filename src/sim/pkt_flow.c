@@ -176,6 +176,7 @@ flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path,
 	                                       e->cfg.flowlet_bytes + 1 :
 	                       1;
 	uint64_t n = nfl * path->nlinks;
+	uint32_t *row;
 
 	if (n >= UINT32_MAX || e->paths.len + n >= UINT32_MAX)
 		return FT_ERANGE;
@@ -186,10 +187,15 @@ flowlet_room(struct pk_engine *e, struct pk_flow *f, const struct ft_path *path,
 		f->fl_cap = (uint32_t)n;
 		e->paths.len += (size_t)n;
 	}
-	f->fl_hops = (uint16_t)path->nlinks;
-	for (uint64_t i = 0; i < n; i++)
-		FT_VEC_AT(&e->paths, uint32_t, f->fl_off + i) =
-		        i % path->nlinks < fixed ? path->links[i % path->nlinks] : PK_NONE;
+	f->fl_hops = (uint8_t)path->nlinks;
+	f->fl_fixed = (uint8_t)fixed;
+	/* The first row, then each flowlet's a copy of it. */
+	row = &FT_VEC_AT(&e->paths, uint32_t, f->fl_off);
+	memcpy(row, path->links, fixed * sizeof(uint32_t));
+	for (uint32_t i = fixed; i < path->nlinks; i++)
+		row[i] = PK_NONE;
+	for (uint64_t i = path->nlinks; i < n; i += path->nlinks)
+		memcpy(row + i, row, path->nlinks * sizeof(uint32_t));
 	return 0;
 }
 
@@ -353,7 +359,8 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	 * choose the rest. No hop-by-hop route leads through a PXN flow's proxy: with no
 	 * such port its path is kept whole, as it is under spraying (whose lanes are the
 	 * sender's NICs). */
-	f->fl_hops = 0; /* no row unless laid out below (a reused record's is stale) */
+	f->fl_hops = f->fl_fixed = 0; /* no row unless laid out below (a reused record's is
+	                               * stale) */
 	if (e->cfg.routing == FT_ROUTING_ADAPTIVE && !e->spray && !dead &&
 	    !nvlink_domain_flow(e, f))
 		fixed = host_fixed(f, &path);
@@ -412,7 +419,7 @@ static int
 start_flow(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f;
-	uint32_t j;
+	uint32_t j, off, n;
 	int rc = e->part ? 0 : ft__pk_route_flow(e, fid);
 
 	if (rc < 0)
@@ -432,8 +439,9 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	 * others count nothing for it); the one that owns its source sends it, with tie keys
 	 * from there. */
 	e->origin = f->src;
-	for (j = 0; j < f->npath; j++) {
-		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j));
+	n = pk_flow_ports(f, &off);
+	for (j = 0; j < n; j++) {
+		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j));
 
 		if (++p->nactive > p->maxflows)
 			p->maxflows = p->nactive;
@@ -449,7 +457,7 @@ int
 ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	uint32_t j, op = task_at(e, f->task)->op;
+	uint32_t j, off, n, op = task_at(e, f->task)->op;
 	struct ft_sim_op_counters *oc = &e->op_acc[op];
 
 	/* (A split run's rank other than 0 keeps no FCTs: rank 0 takes every one from the
@@ -484,8 +492,9 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 		return FT_ENOMEM;
 	if (e->part && ft__pk_part_flow_done(e, fid) < 0)
 		return FT_ENOMEM;
-	for (j = 0; j < f->npath; j++)
-		pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, f->path_off + j))->nactive--;
+	n = pk_flow_ports(f, &off);
+	for (j = 0; j < n; j++)
+		pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j))->nactive--;
 	if (f->nic_link != PK_NONE && !e->nic_qp_cache)
 		pk_port_at(e, f->nic_link)->nqps--; /* (read by nothing but the cache) */
 	return task_done(e, f->task, f->lat_ps);

@@ -641,7 +641,11 @@ struct pk_flow {
 	uint32_t fl_off;   /* adaptive with flowlets: its flowlets' hops (fl_hops each), PK_NONE;
 	                    * its one row without them (pk_flowlet_row()) */
 	uint32_t fl_cap;   /* room at fl_off (a reused record keeps its room) */
-	uint16_t fl_hops;  /* links per flowlet path */
+	uint8_t fl_hops;   /* links per flowlet path (at most FT_PATH_MAX) */
+	/* adaptive routing: the first links of its rows that are the flow's own
+	 * (pkt_flow.c host_fixed(); under flowlets at least its first), which every packet
+	 * crosses: counted in its ports' flows (pk_flow_ports()) */
+	uint8_t fl_fixed;
 	uint16_t npath;
 	uint16_t last_payload;
 	uint8_t prio;
@@ -1057,6 +1061,23 @@ pk_flow_path(const struct pk_engine *e, uint32_t f, uint32_t *off, uint32_t *tas
 	*off = x->path_off;
 	*task = x->task;
 	return x->npath;
+}
+
+/*
+ * The links every packet of flow @f crosses, counted in their ports' flows (nactive,
+ * maxflows): its kept path, or under adaptive routing its row's fixed links (its host's
+ * links up to its NIC's port onto the fabric, host_fixed()), where the switches choose
+ * the rest per packet or flowlet. Their count, their offset into the paths at @off.
+ */
+static inline uint32_t
+pk_flow_ports(const struct pk_flow *f, uint32_t *off)
+{
+	if (f->npath) {
+		*off = f->path_off;
+		return f->npath;
+	}
+	*off = f->fl_off;
+	return f->fl_off != PK_NONE && f->fl_hops ? f->fl_fixed : 0;
 }
 
 /* Flow ids: every flow built, whether or not its record is kept here. */

@@ -1315,12 +1315,14 @@ pp_collect(const struct pk_part *pp, const void *mine, size_t n, size_t size, bo
 	return dn;
 }
 
-/* Flow @task's path: one more flow over each of its ports (@d 1) or one less (-1). */
+/* Flow @task's path (its kept path, or its fixed links under adaptive routing,
+ * pk_flow_ports()): one more flow over each of its ports (@d 1) or one less (-1). */
 static void
 pp_count_path(struct pk_engine *e, uint32_t task, int d)
 {
 	uint32_t flow = task_at(e, task)->flow, off, t;
-	uint32_t n = pk_flow_path(e, flow, &off, &t);
+	uint32_t n = e->fpath.len ? pk_flow_path(e, flow, &off, &t) :
+	                            pk_flow_ports(flow_at(e, flow), &off);
 
 	for (uint32_t j = 0; j < n; j++) {
 		struct pk_port *p = pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j));

@@ -1574,9 +1574,20 @@ test_pxn_links(void **state)
 /* One run of a direct all-to-all of @bytes over the 16 GPUs of the two nodes of @t under
  * @routing (with flowlets of @flowlet bytes, 0 none): its bytes a link into @lb (made,
  * ft_free), its makespan (s) returned. */
+static double pxn_ar_run_mf(struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
+                            uint64_t flowlet, double **lb, uint32_t **mf);
+
 static double
 pxn_ar_run(struct ft_topo *t, uint64_t bytes, enum ft_routing routing, uint64_t flowlet,
            double **lb)
+{
+	return pxn_ar_run_mf(t, bytes, routing, flowlet, lb, NULL);
+}
+
+/* pxn_ar_run(), with the most flows at once a link into @mf (made, ft_free) unless NULL. */
+static double
+pxn_ar_run_mf(struct ft_topo *t, uint64_t bytes, enum ft_routing routing, uint64_t flowlet,
+              double **lb, uint32_t **mf)
 {
 	struct ft_sim_counters c;
 	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
@@ -1611,6 +1622,11 @@ pxn_ar_run(struct ft_topo *t, uint64_t bytes, enum ft_routing routing, uint64_t 
 	*lb = ft_calloc(c.nlinks, sizeof(double)); /* (the engine's own until destroyed) */
 	assert_non_null(*lb);
 	memcpy(*lb, c.link_bytes, c.nlinks * sizeof(double));
+	if (mf) {
+		*mf = ft_calloc(c.nlinks, sizeof(uint32_t));
+		assert_non_null(*mf);
+		memcpy(*mf, c.link_max_flows, c.nlinks * sizeof(uint32_t));
+	}
 	ft_packet_engine.destroy(e);
 	ft_schedule_release(&s);
 	return ms;
@@ -1665,6 +1681,65 @@ test_adaptive_host_legs_fixed(void **state)
 	assert_int_equal(nnic, 8);
 	for (int k = 0; k < 3; k++)
 		ft_free(b[k]);
+	ft_topo_free(t);
+}
+
+/*
+ * The link table's "max flows" counts, under adaptive routing, the flows that cross a
+ * link the sender's host fixes (pkt_flow.c host_fixed(): GPU, PCIe switch, a PXN send's
+ * NVLink leg, the NIC's port onto the fabric), which every packet crosses whatever the
+ * switches choose; before, it counted kept paths alone, so those links read 0. The run
+ * of test_adaptive_host_legs_fixed (two DGX H100, PXN, 8 MiB direct all-to-all over 16
+ * GPUs): those legs are the same under ECMP, whose kept paths count them, so under
+ * per-packet adaptive routing and under 64 KiB flowlets each such link counts what it
+ * counts under ECMP (each send two flows here): 16 on each GPU's PCIe link, PCIe switch to
+ * NIC and NIC port (the 8 sends it carries),
+ * 14 on each GPU's NVLink up and down (its 7 sends off its rail, relayed, and the 7
+ * relayed through it), the same on every node.
+ */
+static void
+test_adaptive_host_max_flows(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	double *b[3] = { NULL, NULL, NULL };
+	uint32_t *m[3] = { NULL, NULL, NULL }, l, nfixed = 0;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_file("tests/fixtures/spec/h100-4node-roce100-radix16.yaml",
+	                                   &spec, &err),
+	                 0);
+	spec.node.nccl_pxn_disable = false;
+	spec.nnodes = 2;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	pxn_ar_run_mf(t, 8u << 20, FT_ROUTING_ECMP, 0, &b[0], &m[0]);
+	pxn_ar_run_mf(t, 8u << 20, FT_ROUTING_ADAPTIVE, 0, &b[1], &m[1]);
+	pxn_ar_run_mf(t, 8u << 20, FT_ROUTING_ADAPTIVE, 64u << 10, &b[2], &m[2]);
+	for (l = 0; l < ft_topo_nlinks(t); l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+		int sk = ft_topo_vertex(t, lk->src)->kind, dk = ft_topo_vertex(t, lk->dst)->kind;
+		/* the sender's fixed legs: out of a GPU, into a NIC, out of a NIC onto the
+		 * fabric, and NVLink (a PXN send's leg to its proxy) */
+		bool pcie = lk->kind == FT_L_PCIE && (sk == FT_V_GPU || dk == FT_V_NIC);
+		bool nic_up = lk->kind == FT_L_HOST && sk == FT_V_NIC;
+		uint32_t want = lk->kind == FT_L_NVLINK ? 14 : 16;
+
+		if (!pcie && !nic_up && lk->kind != FT_L_NVLINK)
+			continue;
+		nfixed++;
+		for (int k = 0; k < 3; k++)
+			if (m[k][l] != want)
+				fail_msg("run %d: link %u (kind %d) counts %u flows at most, "
+				         "not %u (ECMP %u)",
+				         k, l, (int)lk->kind, m[k][l], want, m[0][l]);
+	}
+	/* per node: 8 GPUs' PCIe links, 8 PCIe-to-NIC, 8 NIC ports, 16 NVLinks */
+	assert_int_equal(nfixed, 2 * 40);
+	for (int k = 0; k < 3; k++) {
+		ft_free(b[k]);
+		ft_free(m[k]);
+	}
 	ft_topo_free(t);
 }
 
@@ -2098,6 +2173,7 @@ main(void)
 		cmocka_unit_test(test_pxn_agrees_with_flow),
 		cmocka_unit_test(test_pxn_adaptive_spreads),
 		cmocka_unit_test(test_adaptive_host_legs_fixed),
+		cmocka_unit_test(test_adaptive_host_max_flows),
 		cmocka_unit_test(test_pxn_job_gpus),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
