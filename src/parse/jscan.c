@@ -220,15 +220,33 @@ jstring(struct ft__jwalk *w, struct jout *o)
 	o->len = 0;
 	o->cut = false;
 	while (p < e && *p != '"') {
-		unsigned char ch = (unsigned char)*p;
+		unsigned char ch;
+		const char *q = p;
 		size_t k;
 		long cp, lo;
 
+		/* a run of printable ASCII, copied at once (one byte each: cut anywhere) */
+		while (q < e && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 && *q != '"' &&
+		       *q != '\\')
+			q++;
+		if (q > p) {
+			k = (size_t)(q - p);
+			if (o->len + k >= o->n) {
+				k = o->n - 1 - o->len;
+				o->cut = true;
+			}
+			memcpy(o->p + o->len, p, k);
+			o->len += k;
+			p = q;
+			continue;
+		}
+		ch = (unsigned char)*p;
 		if (ch < 0x20)
 			return jfail(w, p, ch == '\n' ? "a line break in a string" :
 			                                "a control byte in a string");
 		if (ch != '\\') {
-			k = ch < 0x80 ? 1 : ft__utf8_len(p, e);
+			/* 0x80 and up: one UTF-8 sequence, kept whole */
+			k = ft__utf8_len(p, e);
 			if (!k)
 				return jfail(w, p, "a byte that is no UTF-8 in a string");
 			put(o, p, k);
@@ -332,13 +350,19 @@ jnumber(struct ft__jwalk *w, struct ft__jval *v)
 static bool
 path_push(struct ft__jwalk *w, const char *k, size_t kn, bool cut)
 {
-	size_t l = w->plen[w->depth];
-	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)kn, k);
-	bool fits = !cut && n >= 0 && (size_t)n < sizeof(w->path) - l;
+	size_t l = w->plen[w->depth], room = sizeof(w->path) - 1 - l;
+	size_t dot = l ? 1 : 0, n = dot + kn;
+	bool fits = !cut && n <= room;
 
+	/* as snprintf would, without its cost on every member: cut at the path's end */
 	if (!fits)
-		n = (int)(sizeof(w->path) - 1 - l);
-	w->plen[w->depth + 1] = l + (size_t)n;
+		n = room;
+	if (dot && room)
+		w->path[l] = '.';
+	if (n > dot)
+		memcpy(w->path + l + dot, k, n - dot);
+	w->path[l + n] = '\0';
+	w->plen[w->depth + 1] = l + n;
 	return fits && !memchr(k, '.', kn);
 }
 
