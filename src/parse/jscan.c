@@ -185,11 +185,12 @@ struct jout {
 	bool cut;
 };
 
-/* Append @k bytes (one character, never split) to @o, or drop them and mark it cut. */
+/* Append @k bytes (one character, never split) to @o, or drop them and mark it cut:
+   nothing is appended after a cut (what is kept is the string's beginning). */
 static void
 put(struct jout *o, const char *b, size_t k)
 {
-	if (o->len + k < o->n) {
+	if (!o->cut && o->len + k < o->n) {
 		memcpy(o->p + o->len, b, k);
 		o->len += k;
 	} else {
@@ -230,7 +231,7 @@ jstring(struct ft__jwalk *w, struct jout *o)
 		       *q != '\\')
 			q++;
 		if (q > p) {
-			k = (size_t)(q - p);
+			k = o->cut ? 0 : (size_t)(q - p);
 			if (o->len + k >= o->n) {
 				k = o->n - 1 - o->len;
 				o->cut = true;

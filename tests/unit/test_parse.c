@@ -969,6 +969,11 @@ test_jwalk_utf8(void **state)
 		/* '=' and '"', the n a's, '"' and '|': the é does not fit */
 		assert_int_equal(l.n, 2 + n + 2);
 		assert_int_equal(l.buf[2 + n], '"');
+		/* nor anything after it: what is kept is the string's beginning */
+		memcpy(doc + 1 + n, "\xc3\xa9" "b\"", 5);
+		assert_true(jwalk(doc, 16, &w, &l));
+		assert_int_equal(l.n, 2 + n + 2);
+		assert_int_equal(l.buf[2 + n], '"');
 	}
 }
 
