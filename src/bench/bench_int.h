@@ -609,10 +609,10 @@ void ft__shm_path(const struct ft_ep *ep, uint32_t peer, size_t len, const uint6
                   char *out, size_t n);
 /* shm: the wait before the pipeline to @peer is tried again after a stall, seconds */
 double ft__shm_probe_s(const struct ft_ep *ep, uint32_t peer);
-/* shm: pieces of single copies with @peer this rank copied: [0] read as receiver, [1] written as sender */
-void ft__shm_pieces(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
-/* shm: the calls that copied them: [0] process_vm_readv, [1] process_vm_writev */
-void ft__shm_piece_calls(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
+/* shm: pieces of single copies with @peer this rank copied: [0] read as receiver, [1] written
+   as sender; and, @calls not NULL, the calls that copied them: [0] process_vm_readv, [1]
+   process_vm_writev */
+void ft__shm_pieces(const struct ft_ep *ep, uint32_t peer, uint64_t pieces[2], uint64_t calls[2]);
 /* shm, for tests: with @off the receiver claims no piece and waits for the sender to copy them */
 void ft__shm_share_recv_off(struct ft_ep *ep, bool off);
 /*

@@ -1063,21 +1063,16 @@ ft__shm_path(const struct ft_ep *base, uint32_t peer, size_t len, const uint64_t
 }
 
 void
-ft__shm_pieces(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
+ft__shm_pieces(const struct ft_ep *base, uint32_t peer, uint64_t pieces[2], uint64_t calls[2])
 {
 	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
+	const struct shm_peer *p = peer < ep->nranks ? &ep->peers[peer] : NULL;
 
-	out[0] = peer < ep->nranks ? ep->peers[peer].pieces[0] : 0;
-	out[1] = peer < ep->nranks ? ep->peers[peer].pieces[1] : 0;
-}
-
-void
-ft__shm_piece_calls(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
-{
-	const struct shm_ep *ep = ft_container_of(base, const struct shm_ep, base);
-
-	out[0] = peer < ep->nranks ? ep->peers[peer].calls[0] : 0;
-	out[1] = peer < ep->nranks ? ep->peers[peer].calls[1] : 0;
+	for (int i = 0; i < 2; i++) {
+		pieces[i] = p ? p->pieces[i] : 0;
+		if (calls)
+			calls[i] = p ? p->calls[i] : 0;
+	}
 }
 
 void

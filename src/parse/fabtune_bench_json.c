@@ -28,14 +28,27 @@
 
 #define JMAXDEPTH 8
 
-/* the depth of a member of an element of "rows" or "ranks": doc 0, array 1, element 2 */
+/*
+ * Depths (the document 0): its members 1 ("rows", "pairs"...), an element
+ * of "rows", "ranks" or "outliers" 2, a member of one 3, a member of a
+ * rank's "clock" 4. Every name is read at its depth only, and a member of
+ * an element only while that element (an object directly in its list) is
+ * open: an array's elements stand at the array's path, so a path alone
+ * does not say where a value is ({"pairs":[{"median_GBps":1}]} has
+ * "pairs.median_GBps" one level deeper than bench writes it).
+ */
+#define TOP_DEPTH 1
+#define ELEMENT_DEPTH 2
 #define MEMBER_DEPTH 3
-/* the depth of an element of "rows", "ranks" or "outliers" */
-#define ELEMENT_DEPTH (MEMBER_DEPTH - 1)
+#define CLOCK_DEPTH 4
+
+/* the element open at ELEMENT_DEPTH, whose members are read */
+enum elem { E_NONE, E_ROW, E_RANK, E_OUTLIER };
 
 struct bw {
 	struct ft__jwalk w;
 	struct ft__pctx *c;
+	enum elem in;
 	/* the element of "rows" being read */
 	struct ft_result_row row;
 	uint32_t row_line;
@@ -53,6 +66,13 @@ struct bw {
 	uint32_t out_line;
 };
 
+/* Is the walk at @path, @depth deep? */
+static bool
+at(const struct ft__jwalk *w, int depth, const char *path)
+{
+	return w->depth == depth && strcmp(w->path, path) == 0;
+}
+
 /* A known member @v at @path of the wrong kind (@want: "a count"...): named, where. */
 static void
 wrong_kind(struct bw *b, const char *path, const struct ft__jval *v, const char *want)
@@ -65,6 +85,38 @@ wrong_kind(struct bw *b, const char *path, const struct ft__jval *v, const char 
 	ft__skipped(b->c, v->line, why, container ? ft__span_c(ft__jkind_name(v->kind)) : v->raw);
 }
 
+/*
+ * "rows", "ranks" or "outliers" given as something else than an array (null:
+ * none, as a document without them): named; true when @v is one of them, an
+ * array or not ({"rows":{...}}: its members are no row's, passed over).
+ */
+static bool
+list_value(struct bw *b, const struct ft__jval *v)
+{
+	const struct ft__jwalk *w = &b->w;
+
+	if (!at(w, TOP_DEPTH, "rows") && !at(w, TOP_DEPTH, "ranks") && !at(w, TOP_DEPTH, "outliers"))
+		return false;
+	if (v->kind != FT__JARR && v->kind != FT__JNULL)
+		wrong_kind(b, w->path, v, "an array");
+	return true;
+}
+
+/* A rank's "rank": a count; null, none (its clock then named as rankless);
+   of another kind named once. */
+static void
+rank_value(struct bw *b, const struct ft__jval *v)
+{
+	double d = v->num;
+
+	if (v->kind == FT__JNUM && d == floor(d) && d >= 0 && d <= INT32_MAX) {
+		b->rank = (int)d;
+	} else if (v->kind != FT__JNULL && !b->rank_named) {
+		wrong_kind(b, b->w.path, v, "a count");
+		b->rank_named = true;
+	}
+}
+
 static void row_field(struct bw *b, struct ft_result_row *r, const char *k,
                       const struct ft__jval *v);
 
@@ -73,38 +125,33 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
 {
 	struct bw *b = w->arg;
 
-	if (w->depth == MEMBER_DEPTH && strncmp(w->path, "rows.", 5) == 0) {
+	if (list_value(b, v))
+		return;
+	if (b->in == E_ROW && w->depth == MEMBER_DEPTH) {
 		/* an object or array for a member of a row: named if the member is known */
 		row_field(b, &b->row, w->path + 5, v);
 		return;
 	}
-	if (w->depth == MEMBER_DEPTH && strcmp(w->path, "ranks.rank") == 0) {
-		if (!b->rank_named)
-			wrong_kind(b, w->path, v, "a count");
-		b->rank_named = true;
-		return;
-	}
-	if (w->depth == ELEMENT_DEPTH - 1 && v->kind != FT__JARR &&
-	    (strcmp(w->path, "rows") == 0 || strcmp(w->path, "ranks") == 0 ||
-	     strcmp(w->path, "outliers") == 0)) {
-		/* {"rows":{...}}: not the list of them; its members are passed over */
-		wrong_kind(b, w->path, v, "an array");
+	if (b->in == E_RANK && at(w, MEMBER_DEPTH, "ranks.rank")) {
+		rank_value(b, v);
 		return;
 	}
 	if (v->kind != FT__JOBJ)
 		return;
-	if (w->depth != ELEMENT_DEPTH) {
-		if (w->depth == MEMBER_DEPTH && strcmp(w->path, "ranks.clock") == 0) {
-			b->clk_seen = true;
-			b->clk_line = v->line;
-		}
+	if (b->in == E_RANK && at(w, MEMBER_DEPTH, "ranks.clock")) {
+		b->clk_seen = true;
+		b->clk_line = v->line;
 		return;
 	}
+	if (w->depth != ELEMENT_DEPTH || b->in != E_NONE)
+		return;
 	if (strcmp(w->path, "rows") == 0) {
+		b->in = E_ROW;
 		ft_result_row_init(&b->row);
 		b->row_line = v->line;
 		b->bytes_read = false;
 	} else if (strcmp(w->path, "ranks") == 0) {
+		b->in = E_RANK;
 		b->rank = -1;
 		b->rank_named = false;
 		b->clk_seen = false;
@@ -112,6 +159,7 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
 		b->clk_hz = b->clk_ppm = NAN;
 		b->rank_line = v->line;
 	} else if (strcmp(w->path, "outliers") == 0) {
+		b->in = E_OUTLIER;
 		b->out_kind[0] = b->out_text[0] = b->out_blame[0] = '\0';
 		b->out_line = v->line;
 	}
@@ -120,27 +168,20 @@ on_open(struct ft__jwalk *w, const struct ft__jval *v)
 /*
  * The figures perftest's layout gives on pt2pt_bw's lines besides the row,
  * from a row of the document, as perftest.c reads them from the table of
- * the same run: the peak and the average (Gbps) and the message rate (Mpps,
- * from the average, as the table computes it), under the size, at the
- * row's line. (pt2pt_lat's are not: its table under -D prints t_avg only,
- * which the document does not say; its rows carry the latencies.)
+ * the same run (ft__perftest_bw_obs): the peak and the average (Gbps) and
+ * the message rate (Mpps, from the average, as the table computes it),
+ * under the size, at the row's line. (pt2pt_lat's are not: its table under
+ * -D prints t_avg only, which the document does not say; its rows carry the
+ * latencies.)
  */
 static void
 pt2pt_obs(struct ft__pctx *c, uint32_t line, const struct ft_result_row *r, bool bytes_read)
 {
-	char size[24];
-
 	/* no size (none, or one refused): no line of the table to stand for */
 	if (strcmp(r->test, "pt2pt_bw") != 0 || isnan(r->algbw_GBps) || !bytes_read)
 		return;
-	snprintf(size, sizeof(size), "%" PRIu64, r->bytes);
-	if (!isnan(r->ip_algbw_GBps))
-		ft__emit(c, line, "bench.bw_peak", true, r->ip_algbw_GBps * 8, "Gbps",
-		         ft__span_c(size));
-	ft__emit(c, line, "bench.bw_avg", true, r->algbw_GBps * 8, "Gbps", ft__span_c(size));
-	if (r->bytes)
-		ft__emit(c, line, "bench.msg_rate", true, r->algbw_GBps * 1e3 / (double)r->bytes,
-		         "Mpps", ft__span_c(size));
+	ft__perftest_bw_obs(c, line, r->bytes, r->ip_algbw_GBps * 8, r->algbw_GBps * 8,
+	                    r->bytes ? r->algbw_GBps * 1e3 / (double)r->bytes : NAN);
 }
 
 static void
@@ -148,20 +189,22 @@ on_close(struct ft__jwalk *w, const struct ft__jval *v)
 {
 	struct bw *b = w->arg;
 	struct ft__pctx *c = b->c;
+	enum elem in = b->in;
 
-	if (v->kind != FT__JOBJ || w->depth != ELEMENT_DEPTH)
+	if (v->kind != FT__JOBJ || w->depth != ELEMENT_DEPTH || in == E_NONE)
 		return;
-	if (strcmp(w->path, "rows") == 0) {
+	b->in = E_NONE;
+	if (in == E_ROW) {
 		ft__add_row(c, &b->row);
 		pt2pt_obs(c, b->row_line, &b->row, b->bytes_read);
-	} else if (strcmp(w->path, "ranks") == 0 && b->clk_seen) {
+	} else if (in == E_RANK && b->clk_seen) {
 		if (b->rank < 0 && !b->rank_named)
 			ft__skipped(c, b->rank_line, "ranks.rank: none, the clock has no rank",
 			            ft__span_c(b->clk_src));
 		else if (b->rank >= 0)
 			ft__emit_clock_at(c, b->clk_line, b->rank, ft__span_c(b->clk_src),
 			                  b->clk_hz, b->clk_ppm);
-	} else if (strcmp(w->path, "outliers") == 0 && b->out_text[0]) {
+	} else if (in == E_OUTLIER && b->out_text[0]) {
 		char buf[384];
 
 		if (strcmp(b->out_kind, "pair") == 0 && b->out_blame[0])
@@ -272,43 +315,32 @@ static void
 on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 {
 	struct bw *b = w->arg;
-	const char *path = w->path;
 	bool is_str = v->kind == FT__JSTR, num = v->kind == FT__JNUM;
 	double d = v->num;
 
-	if (w->depth == MEMBER_DEPTH && strncmp(path, "rows.", 5) == 0) {
-		row_field(b, &b->row, path + 5, v);
+	if (list_value(b, v))
 		return;
-	}
-	if (w->depth == ELEMENT_DEPTH - 1 && v->kind != FT__JNULL &&
-	    (strcmp(path, "rows") == 0 || strcmp(path, "ranks") == 0 ||
-	     strcmp(path, "outliers") == 0)) {
-		wrong_kind(b, path, v, "an array");
-		return;
-	}
-	if (w->depth == MEMBER_DEPTH && strcmp(path, "ranks.rank") == 0) {
-		/* a rank: a count; null, none (its clock then named as rankless) */
-		if (num && d == floor(d) && d >= 0 && d <= INT32_MAX)
-			b->rank = (int)d;
-		else if (v->kind != FT__JNULL && !b->rank_named) {
-			wrong_kind(b, path, v, "a count");
-			b->rank_named = true;
-		}
-	} else if (strcmp(path, "ranks.clock.source") == 0 && is_str) {
-		ft__copy(b->clk_src, sizeof(b->clk_src), v->str);
-	} else if (strcmp(path, "ranks.clock.hz") == 0 && num) {
-		b->clk_hz = d;
-	} else if (strcmp(path, "ranks.clock.error_ppm") == 0 && num) {
-		b->clk_ppm = d;
-	} else if (strcmp(path, "outliers.kind") == 0 && is_str) {
-		ft__copy(b->out_kind, sizeof(b->out_kind), v->str);
-	} else if (strcmp(path, "outliers.text") == 0 && is_str) {
-		ft__copy(b->out_text, sizeof(b->out_text), v->str);
-	} else if (strcmp(path, "outliers.blame") == 0 && is_str) {
-		ft__copy(b->out_blame, sizeof(b->out_blame), v->str);
-	} else if (strcmp(path, "pairs.median_GBps") == 0 && num) {
+	if (b->in == E_ROW && w->depth == MEMBER_DEPTH) {
+		row_field(b, &b->row, w->path + 5, v);
+	} else if (b->in == E_RANK && at(w, MEMBER_DEPTH, "ranks.rank")) {
+		rank_value(b, v);
+	} else if (b->in == E_RANK && b->clk_seen && w->depth == CLOCK_DEPTH) {
+		if (strcmp(w->path, "ranks.clock.source") == 0 && is_str)
+			ft__copy(b->clk_src, sizeof(b->clk_src), v->str);
+		else if (strcmp(w->path, "ranks.clock.hz") == 0 && num)
+			b->clk_hz = d;
+		else if (strcmp(w->path, "ranks.clock.error_ppm") == 0 && num)
+			b->clk_ppm = d;
+	} else if (b->in == E_OUTLIER && w->depth == MEMBER_DEPTH && is_str) {
+		if (strcmp(w->path, "outliers.kind") == 0)
+			ft__copy(b->out_kind, sizeof(b->out_kind), v->str);
+		else if (strcmp(w->path, "outliers.text") == 0)
+			ft__copy(b->out_text, sizeof(b->out_text), v->str);
+		else if (strcmp(w->path, "outliers.blame") == 0)
+			ft__copy(b->out_blame, sizeof(b->out_blame), v->str);
+	} else if (at(w, TOP_DEPTH + 1, "pairs.median_GBps") && num) {
 		ft__emit_num(b->c, v->line, "bench.median_pair_bw", d, "GBps");
-	} else if (strcmp(path, "incast.congestion_impact") == 0 && num) {
+	} else if (at(w, TOP_DEPTH + 1, "incast.congestion_impact") && num) {
 		ft__emit_num(b->c, v->line, "bench.congestion_impact", d, "ratio");
 	}
 }

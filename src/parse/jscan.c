@@ -134,14 +134,22 @@ ft__jcur_col(struct ft__jcur *j, const char *at)
 
 /* ---- the strict walker ----------------------------------------------------- */
 
+/* At the top of a document: no path, no member that is none. */
+static void
+jwalk_top(struct ft__jwalk *w)
+{
+	w->depth = 0;
+	w->blind = INT_MAX;
+	w->plen[0] = 0;
+	w->path[0] = '\0';
+}
+
 void
 ft__jwalk_init(struct ft__jwalk *w, const char *text, size_t len, uint32_t line0, int maxdepth)
 {
-	w->depth = 0;
+	jwalk_top(w);
 	w->maxdepth = maxdepth < FT__JMAXDEPTH ? maxdepth : FT__JMAXDEPTH;
-	w->path[0] = w->bad_path[0] = '\0';
-	w->plen[0] = 0;
-	w->blind = INT_MAX;
+	w->bad_path[0] = '\0';
 	w->why = NULL;
 	w->arg = NULL;
 	w->scalar = w->open = w->close = NULL;
@@ -170,40 +178,80 @@ u_escape(const char *p, const char *end)
 	return ft__json_hex4(p + 2, end);
 }
 
-/* Append @cp as UTF-8 to @out (@n bytes, @len used), what does not fit dropped. */
-static void
-put_utf8(char *out, size_t n, size_t *len, uint32_t cp)
-{
-	char b[4];
-	size_t k = ft__utf8_encode(cp, b);
+/* A decoded string: @n bytes at @p, @len used, @cut once something did not fit. */
+struct jout {
+	char *p;
+	size_t n, len;
+	bool cut;
+};
 
-	if (*len + k < n) {
-		memcpy(out + *len, b, k);
-		*len += k;
+/* Append @k bytes (one character, never split) to @o, or drop them and mark it cut:
+   nothing is appended after a cut (what is kept is the string's beginning). */
+static void
+put(struct jout *o, const char *b, size_t k)
+{
+	if (!o->cut && o->len + k < o->n) {
+		memcpy(o->p + o->len, b, k);
+		o->len += k;
+	} else {
+		o->cut = true;
 	}
 }
 
+/* Append @cp as UTF-8 to @o. */
+static void
+put_utf8(struct jout *o, uint32_t cp)
+{
+	char b[4];
+
+	put(o, b, ft__utf8_encode(cp, b));
+}
+
 /*
- * The string at the cursor (its opening quote) decoded into @out (@n bytes,
- * NUL-ended, cut when longer); the cursor steps past its closing quote.
+ * The string at the cursor (its opening quote) decoded into @o (NUL-ended,
+ * cut at a character's end when longer, o->cut then set); the cursor steps
+ * past its closing quote. Raw bytes of 0x80 and up must be well-formed
+ * UTF-8 (RFC 8259 section 8.1), each sequence kept whole.
  */
 static bool
-jstring(struct ft__jwalk *w, char *out, size_t n, size_t *len)
+jstring(struct ft__jwalk *w, struct jout *o)
 {
 	const char *p = w->j.p + 1, *e = w->j.end;
 
-	*len = 0;
+	o->len = 0;
+	o->cut = false;
 	while (p < e && *p != '"') {
-		unsigned char ch = (unsigned char)*p;
+		unsigned char ch;
+		const char *q = p;
+		size_t k;
 		long cp, lo;
 
+		/* a run of printable ASCII, copied at once (one byte each: cut anywhere) */
+		while (q < e && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 && *q != '"' &&
+		       *q != '\\')
+			q++;
+		if (q > p) {
+			k = o->cut ? 0 : (size_t)(q - p);
+			if (o->len + k >= o->n) {
+				k = o->n - 1 - o->len;
+				o->cut = true;
+			}
+			memcpy(o->p + o->len, p, k);
+			o->len += k;
+			p = q;
+			continue;
+		}
+		ch = (unsigned char)*p;
 		if (ch < 0x20)
 			return jfail(w, p, ch == '\n' ? "a line break in a string" :
 			                                "a control byte in a string");
 		if (ch != '\\') {
-			if (*len + 1 < n)
-				out[(*len)++] = (char)ch;
-			p++;
+			/* 0x80 and up: one UTF-8 sequence, kept whole */
+			k = ft__utf8_len(p, e);
+			if (!k)
+				return jfail(w, p, "a byte that is no UTF-8 in a string");
+			put(o, p, k);
+			p += k;
 			continue;
 		}
 		if (e - p < 2)
@@ -246,22 +294,24 @@ jstring(struct ft__jwalk *w, char *out, size_t n, size_t *len)
 			   "bytes" (as src/archive/jsonread.c refuses it) */
 			if (cp == 0)
 				return jfail(w, p, "a \\u0000 in a string");
-			put_utf8(out, n, len, (uint32_t)cp);
+			put_utf8(o, (uint32_t)cp);
 			p += 6;
 			continue;
 		default:
 			return jfail(w, p, "an unknown escape in a string");
 		}
-		if (*len + 1 < n)
-			out[(*len)++] = (char)cp;
+		put(o, &(char){ (char)cp }, 1);
 		p += 2;
 	}
 	if (p >= e)
 		return jfail(w, e, "cut short in a string");
-	out[*len] = '\0';
+	o->p[o->len] = '\0';
 	w->j.p = p + 1;
 	return true;
 }
+
+_Static_assert(sizeof(((struct ft__jwalk *)0)->sbuf) > FT__JSON_NUM_MAX,
+               "a number's text and its NUL fit the walker's buffer");
 
 /* A number by RFC 8259's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
 static bool
@@ -271,15 +321,14 @@ jnumber(struct ft__jwalk *w, struct ft__jval *v)
 	const char *p = ft__json_number_end(b, e, &why);
 
 	if (why)
-		return jfail(w, b, "not a JSON number");
+		return jfail(w, b, why == ft__json_num_too_long ? why : "not a JSON number");
 	/* "01", "1.5.2", "0x10", "1e5e": what follows a number must end it */
 	if (p < e && (isalnum((unsigned char)*p) || *p == '.' || *p == '+' || *p == '-'))
 		return jfail(w, b, "not a JSON number");
 	v->raw = (struct ft__span){ b, (size_t)(p - b) };
 	if (!ft__dbl(v->raw, &v->num)) {
-		/* longer than ft__dbl takes: strtod over a copy */
-		if (v->raw.n >= sizeof(w->sbuf))
-			return jfail(w, b, "a number too long");
+		/* longer than ft__dbl takes: strtod over a copy (at most FT__JSON_NUM_MAX
+		   bytes, which sbuf holds) */
 		memcpy(w->sbuf, b, v->raw.n);
 		w->sbuf[v->raw.n] = '\0';
 		v->num = strtod(w->sbuf, NULL);
@@ -292,21 +341,29 @@ jnumber(struct ft__jwalk *w, struct ft__jval *v)
 }
 
 /*
- * The path of a member named @k (decoded) under the current one; false when
- * the name cannot stand in a path: one with a '.' ("pairs.median_GBps" would
- * read as "median_GBps" in "pairs"; a NUL, refused by jstring, would too) or
- * one too long for it (the path is then left cut at its full length).
+ * The path of a member named @k (decoded, @cut when longer than its buffer)
+ * under the current one; false when the name cannot stand in a path: one
+ * with a '.' ("pairs.median_GBps" would read as "median_GBps" in "pairs"; a
+ * NUL, refused by jstring, would too) or one too long for it, the name cut
+ * included (its first bytes could equal a name the format knows; the path
+ * is then left cut at its full length).
  */
 static bool
-path_push(struct ft__jwalk *w, const char *k, size_t kn)
+path_push(struct ft__jwalk *w, const char *k, size_t kn, bool cut)
 {
-	size_t l = w->plen[w->depth];
-	int n = snprintf(w->path + l, sizeof(w->path) - l, "%s%.*s", l ? "." : "", (int)kn, k);
-	bool fits = n >= 0 && (size_t)n < sizeof(w->path) - l;
+	size_t l = w->plen[w->depth], room = sizeof(w->path) - 1 - l;
+	size_t dot = l ? 1 : 0, n = dot + kn;
+	bool fits = !cut && n <= room;
 
+	/* as snprintf would, without its cost on every member: cut at the path's end */
 	if (!fits)
-		n = (int)(sizeof(w->path) - 1 - l);
-	w->plen[w->depth + 1] = l + (size_t)n;
+		n = room;
+	if (dot && room)
+		w->path[l] = '.';
+	if (n > dot)
+		memcpy(w->path + l + dot, k, n - dot);
+	w->path[l + n] = '\0';
+	w->plen[w->depth + 1] = l + n;
 	return fits && !memchr(k, '.', kn);
 }
 
@@ -316,8 +373,9 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 	struct ft__jcur *j = &w->j;
 	bool obj = v->kind == FT__JOBJ;
 	char close = obj ? '}' : ']';
-	char key[128];
-	size_t kn;
+	/* a name longer than the path stands in none: no longer buffer needed */
+	char key[sizeof(w->path)];
+	struct jout ko = { key, sizeof(key), 0, false };
 
 	if (w->open && w->depth < w->blind)
 		w->open(w, v);
@@ -334,14 +392,14 @@ jcontainer(struct ft__jwalk *w, struct ft__jval *v)
 				return jfail(w, j->end, "cut short in an object");
 			if (*j->p != '"')
 				return jfail(w, j->p, "a member name expected");
-			if (!jstring(w, key, sizeof(key), &kn))
+			if (!jstring(w, &ko))
 				return false;
 			ft__jcur_ws(j);
 			if (j->p >= j->end || *j->p != ':')
 				return jfail(w, j->p, "':' expected after a member name");
 			j->p++;
 			/* a member whose name is no path: walked, nothing in it handed over */
-			if (!path_push(w, key, kn) && w->blind > w->depth + 1)
+			if (!path_push(w, key, ko.len, ko.cut) && w->blind > w->depth + 1)
 				w->blind = w->depth + 1;
 		} else {
 			w->plen[w->depth + 1] = w->plen[w->depth];
@@ -379,7 +437,7 @@ ft__jwalk_value(struct ft__jwalk *w)
 {
 	struct ft__jcur *j = &w->j;
 	struct ft__jval v = { .kind = FT__JNULL, .num = NAN };
-	size_t n;
+	struct jout so = { w->sbuf, sizeof(w->sbuf), 0, false };
 
 	ft__jcur_ws(j);
 	if (j->bad)
@@ -398,11 +456,11 @@ ft__jwalk_value(struct ft__jwalk *w)
 		v.kind = FT__JARR;
 		return jcontainer(w, &v);
 	case '"':
-		if (!jstring(w, w->sbuf, sizeof(w->sbuf), &n))
+		if (!jstring(w, &so))
 			return false;
 		v.kind = FT__JSTR;
 		v.raw.n = (size_t)(j->p - v.raw.p);
-		v.str = (struct ft__span){ w->sbuf, n };
+		v.str = (struct ft__span){ w->sbuf, so.len };
 		break;
 	case '-': case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':
@@ -463,10 +521,7 @@ ft__jwalk_doc(struct ft__pctx *c, struct ft__jwalk *w, const char *not_json)
 		line = ft__jcur_line(&w->j, w->j.p);
 		ft__unread(c, line, not_json, ft__jcur_skip_line(&w->j));
 	}
-	w->depth = 0;
-	w->blind = INT_MAX;
-	w->plen[0] = 0;
-	w->path[0] = '\0';
+	jwalk_top(w);
 	if (!ft__jwalk_value(w)) {
 		jwalk_skipped(c, w);
 		return 0;

@@ -356,6 +356,15 @@ bool ft__is_prompt(struct ft__span s, struct ft__span *cmd);
 /* The host a prompt names ("root@h:~# cmd", "[root@h dir]# cmd") into c->host; none: kept. */
 void ft__host_from_prompt(struct ft__pctx *c, struct ft__span s);
 
+/*
+ * What a perftest bandwidth line gives besides its row (perftest.c), and the
+ * bench document's pt2pt_bw rows in its stead: `bench.bw_peak` (when not
+ * NaN), `bench.bw_avg` (Gbps) and `bench.msg_rate` (Mpps, when not NaN),
+ * each under the message size @bytes, at @line.
+ */
+void ft__perftest_bw_obs(struct ft__pctx *c, uint32_t line, uint64_t bytes, double peak_Gbps,
+                         double avg_Gbps, double rate_Mpps);
+
 /* ---- JSON cursor (jscan.c): shared by the streaming JSON walkers -------- */
 
 struct ft__jcur {
@@ -396,13 +405,15 @@ uint32_t ft__jcur_col(struct ft__jcur *j, const char *at);
  * Infinity or other bare word), numbers by its grammar (no leading zero,
  * '+', '.5', '1.', hex), strings with their escapes checked and decoded
  * (\uXXXX to UTF-8, a surrogate pair to one code point; a lone surrogate,
- * \u0000, an unknown escape or a raw control byte refused), a number past
- * a double (1e400) refused. Each scalar, and each
+ * \u0000, an unknown escape, a raw control byte or raw bytes that are not
+ * well-formed UTF-8 refused), a number past a double (1e400) or longer than
+ * FT__JSON_NUM_MAX bytes (the archive's reader's limit too) refused. Each
+ * scalar, and each
  * object or array as it opens and closes, is handed to the caller under
  * its dotted key path ("end.sum_sent.bytes"; an array's elements stand at
  * the array's path); a member whose name holds a '.' or is too long for
- * the path is walked, but nothing in it is handed over (its path would
- * read as another). The first fault stops the walk and is kept with its
+ * the path (its whole name, not a cut of it) is walked, but nothing in it
+ * is handed over (its path would read as another). The first fault stops the walk and is kept with its
  * line, column, what was wrong and the path it was met under. Nothing is
  * allocated; depth is bounded by the caller.
  */

@@ -155,6 +155,20 @@ row_init(struct ft_result_row *r, const char *test, const struct pstate *ps, uin
 	}
 }
 
+void
+ft__perftest_bw_obs(struct ft__pctx *c, uint32_t line, uint64_t bytes, double peak_Gbps,
+                    double avg_Gbps, double rate_Mpps)
+{
+	char size[24];
+
+	snprintf(size, sizeof(size), "%" PRIu64, bytes);
+	if (!isnan(peak_Gbps))
+		ft__emit(c, line, "bench.bw_peak", true, peak_Gbps, "Gbps", ft__span_c(size));
+	ft__emit(c, line, "bench.bw_avg", true, avg_Gbps, "Gbps", ft__span_c(size));
+	if (!isnan(rate_Mpps))
+		ft__emit(c, line, "bench.msg_rate", true, rate_Mpps, "Mpps", ft__span_c(size));
+}
+
 static void
 bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 {
@@ -164,7 +178,6 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	double peak, avg, rate = NAN;
 	uint64_t bytes, iters;
 	double to_gbps = ps->gbits ? 1.0 : 8.0 * 1.048576 / 1000.0; /* MB/sec is MiB/s */
-	char size[24];
 
 	while (n < 6 && ft__token(&rest, &t[n]))
 		n++;
@@ -187,11 +200,7 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	}
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
-	snprintf(size, sizeof(size), "%" PRIu64, bytes);
-	ft__emit(c, line, "bench.bw_peak", true, peak * to_gbps, "Gbps", ft__span_c(size));
-	ft__emit(c, line, "bench.bw_avg", true, avg * to_gbps, "Gbps", ft__span_c(size));
-	if (!isnan(rate))
-		ft__emit(c, line, "bench.msg_rate", true, rate, "Mpps", ft__span_c(size));
+	ft__perftest_bw_obs(c, line, bytes, peak * to_gbps, avg * to_gbps, rate);
 }
 
 static void

@@ -10,7 +10,8 @@
  * bound, a path or a decoded string not terminated or longer than its
  * buffer, a scalar whose text is not of its kind (a number with other
  * bytes, a literal other than true, false, null), a decoded string that is
- * not UTF-8 or holds a surrogate where its input was ASCII, a number that
+ * not UTF-8 or holds a surrogate (raw bytes of 0x80 and up are checked, and
+ * a string is cut between characters only), a number that
  * reads as NaN or infinite, a fault with no line, column or reason or not
  * reported as parse.skipped, or a walk that neither moves nor faults.
  */
@@ -96,8 +97,6 @@ on_close(struct ft__jwalk *w, const struct ft__jval *v)
 static void
 on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 {
-	bool ascii = true;
-
 	check_common(w);
 	if (v->line < 1 || v->raw.n == 0)
 		abort();
@@ -106,9 +105,7 @@ on_scalar(struct ft__jwalk *w, const struct ft__jval *v)
 		if (v->raw.n < 2 || v->raw.p[0] != '"' || v->raw.p[v->raw.n - 1] != '"' ||
 		    v->str.n >= sizeof(w->sbuf) || v->str.p[v->str.n] != '\0')
 			abort();
-		for (size_t i = 0; i < v->raw.n; i++)
-			ascii = ascii && (unsigned char)v->raw.p[i] < 0x80;
-		if (ascii && !utf8_ok((const unsigned char *)v->str.p, v->str.n))
+		if (!utf8_ok((const unsigned char *)v->str.p, v->str.n))
 			abort();
 		break;
 	case FT__JNUM:

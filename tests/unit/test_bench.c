@@ -1806,7 +1806,7 @@ shm_share(uint32_t rank, int lfd, uint16_t port, uint64_t recv_off, struct ft_er
 	if (rc == 0)
 		rc = shm_round_len(ep, rank, buf, 0, 3, len, now, err);
 	if (rc == 0) {
-		ft__shm_pieces(ep, 1 - rank, mine);
+		ft__shm_pieces(ep, 1 - rank, mine, NULL);
 		rc = ft__world_allgather(ep->w, mine, sizeof(mine), all, err);
 	}
 	if (rc == 0)
@@ -1859,7 +1859,7 @@ quit_claimed(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off)
 
 	if (num != 2 || off != 0)
 		return;
-	ft__shm_pieces(ep, peer, pieces);
+	ft__shm_pieces(ep, peer, pieces, NULL);
 	quit_pieces_at_claim = pieces[0];
 	if (write(quit_go[1], &c, 1) != 1 || read(quit_resume[0], &c, 1) != 1)
 		_exit(2);
@@ -1930,7 +1930,7 @@ quit_receiver(struct ft_ep *ep, size_t len, bool unmap, struct ft_error *err)
 	if (rc == 0) {
 		ft__shm_claimed_hook(ep, quit_claimed);
 		rc = ft__ep_wait(ep, qp, 2, &got);
-		ft__shm_pieces(ep, 0, pieces);
+		ft__shm_pieces(ep, 0, pieces, NULL);
 		if (rc != FT_EPEER ||
 		    !strstr(got.msg, "shm: rank 0 (host ") ||
 		    !strstr(got.msg, "gave up on the messages it was sending") ||
@@ -2092,8 +2092,7 @@ shm_claim_rest(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 			rc = ft_error_set(err, FT_EIO, "pipe");
 		if (rc >= 0)
 			rc = ft__ep_wait(ep, qp, 3, err);
-		ft__shm_pieces(ep, 1, pieces);
-		ft__shm_piece_calls(ep, 1, calls);
+		ft__shm_pieces(ep, 1, pieces, calls);
 		if (rc == 0 && (pieces[1] != 0 || calls[1] != 0))
 			rc = ft_error_set(err, FT_EIO, "the sender wrote %" PRIu64 " pieces in %"
 			                  PRIu64 " calls, not 0", pieces[1], calls[1]);
@@ -2106,8 +2105,7 @@ shm_claim_rest(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 			rc = ft__ep_wait(ep, qp, 3, err);
 		if (write(rest_done[1], &ch, 1) != 1 && rc == 0)
 			rc = ft_error_set(err, FT_EIO, "pipe");
-		ft__shm_pieces(ep, 0, pieces);
-		ft__shm_piece_calls(ep, 0, calls);
+		ft__shm_pieces(ep, 0, pieces, calls);
 		if (rc == 0 && (pieces[0] != 27 || calls[0] != 6))
 			rc = ft_error_set(err, FT_EIO, "read %" PRIu64 " pieces in %" PRIu64
 			                  " calls, not 27 in 6", pieces[0], calls[0]);

@@ -25,6 +25,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "archive/archive_int.h"
 #include "parse/parse_int.h"
 
 #define FIXTURES "tests/fixtures"
@@ -674,7 +675,7 @@ test_bench_facts(void **state)
 
 /* What a walk saw: each event as "open PATH kind", "close PATH", "PATH=value". */
 struct jlog {
-	char buf[1024];
+	char buf[2048];
 	size_t n;
 };
 
@@ -884,6 +885,134 @@ test_jwalk_faults(void **state)
 	assert_true(jwalk("[0,-0,1e5,1E-5,2.5e+1,123456789012345678901234567890]", 16, &w, &l));
 	assert_string_equal(l.buf, "open  an array|=0|=-0|=100000|=1.0000000000000001e-05|=25|"
 	                           "=1.2345678901234568e+29|close |");
+}
+
+/*
+ * A member's name is taken whole: one longer than the path is no path, even
+ * when its first bytes would make one; one that fits is read to its end.
+ */
+static void
+test_jwalk_long_names(void **state)
+{
+	static struct ft__jwalk w;
+	struct jlog l;
+	char name[301], doc[400], want[400];
+
+	/* 130 bytes: fits the 256-byte path, read whole (the last 3 bytes too) */
+	memset(name, 'a', 127);
+	memcpy(name + 127, "bcd", 4);
+	snprintf(doc, sizeof(doc), "{\"%s\":1}", name);
+	assert_true(jwalk(doc, 16, &w, &l));
+	snprintf(want, sizeof(want), "open  an object|%s=1|close |", name);
+	assert_string_equal(l.buf, want);
+	/* 300 bytes whose first 127 are the name above's: nothing handed over */
+	memset(name, 'a', 300);
+	name[300] = '\0';
+	snprintf(doc, sizeof(doc), "{\"%s\":{\"x\":1},\"y\":2}", name);
+	assert_true(jwalk(doc, 16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|y=2|close |");
+}
+
+/* RFC 8259 section 8.1: raw bytes of 0x80 and up are well-formed UTF-8, or refused. */
+static void
+test_jwalk_utf8(void **state)
+{
+	static const struct {
+		const char *doc;
+		uint32_t col;
+	} bad[] = {
+		{ "{\"a\":\"x\x80\"}", 8 },                 /* a continuation byte alone */
+		{ "{\"a\":\"\xc3\"}", 7 },                  /* a lead byte, cut by the quote */
+		{ "{\"a\":\"\xc3(\"}", 7 },                 /* ... or by ASCII */
+		{ "{\"a\":\"\xc0\xaf\"}", 7 },              /* overlong '/' */
+		{ "{\"a\":\"\xc1\xbf\"}", 7 },              /* overlong U+007F */
+		{ "{\"a\":\"\xe0\x9f\xbf\"}", 7 },          /* overlong U+07FF */
+		{ "{\"a\":\"\xed\xa0\x80\"}", 7 },          /* U+D800, a surrogate */
+		{ "{\"a\":\"\xed\xbf\xbf\"}", 7 },          /* U+DFFF */
+		{ "{\"a\":\"\xf0\x8f\xbf\xbf\"}", 7 },      /* overlong U+FFFF */
+		{ "{\"a\":\"\xf4\x90\x80\x80\"}", 7 },      /* U+110000 */
+		{ "{\"a\":\"\xf5\x80\x80\x80\"}", 7 },      /* no lead byte */
+		{ "{\"a\":\"\xe2\x82\"}", 7 },              /* a 3-byte sequence cut */
+		{ "{\"a\":\"\xe2\x82\xe2\x82\xac\"}", 7 },  /* ... before another */
+		{ "{\"\xff\":1}", 3 },                      /* in a member's name */
+		{ "{\"a\":\"\xf0\x9f\x98\"}", 7 },          /* a 4-byte sequence cut */
+		{ "{\"a\":\"\xc3\xa9\xf0\x9f\x98\x80\xff\"}", 13 }, /* after good ones */
+	};
+	static struct ft__jwalk w;
+	struct jlog l;
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+		if (jwalk(bad[i].doc, 16, &w, &l))
+			fail_msg("case %zu: read as valid", i);
+		if (w.j.bad_line != 1 || w.j.bad_col != bad[i].col || !w.why ||
+		    strcmp(w.why, "a byte that is no UTF-8 in a string") != 0)
+			fail_msg("case %zu: %u:%u %s, expected 1:%u", i, w.j.bad_line, w.j.bad_col,
+			         w.why ? w.why : "-", bad[i].col);
+	}
+	/* the edges of each length, kept as they are: U+0080, U+07FF, U+0800, U+D7FF,
+	   U+E000, U+FFFF, U+10000, U+10FFFF */
+	assert_true(jwalk("{\"\xc2\x80\":\"\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf"
+	                  "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"}",
+	                  16, &w, &l));
+	assert_string_equal(l.buf, "open  an object|\xc2\x80=\"\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xee"
+	                           "\x80\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"|"
+	                           "close |");
+	/* a string longer than the buffer is cut at a character's end, never inside one */
+	{
+		static char doc[1100];
+		size_t n = sizeof(w.sbuf) - 2;
+
+		doc[0] = '"';
+		memset(doc + 1, 'a', n);
+		memcpy(doc + 1 + n, "\xc3\xa9\"", 4);
+		assert_true(jwalk(doc, 16, &w, &l));
+		/* '=' and '"', the n a's, '"' and '|': the é does not fit */
+		assert_int_equal(l.n, 2 + n + 2);
+		assert_int_equal(l.buf[2 + n], '"');
+		/* nor anything after it: what is kept is the string's beginning */
+		memcpy(doc + 1 + n, "\xc3\xa9" "b\"", 5);
+		assert_true(jwalk(doc, 16, &w, &l));
+		assert_int_equal(l.n, 2 + n + 2);
+		assert_int_equal(l.buf[2 + n], '"');
+	}
+}
+
+/* One limit on a number's length, FT__JSON_NUM_MAX bytes, in both JSON readers. */
+static void
+test_json_number_limit(void **state)
+{
+	static char doc[FT__JSON_NUM_MAX + 16];
+	static struct ft__jwalk w;
+	struct jlog l;
+	struct ft_arena arena;
+	struct ft_jv *v;
+	struct ft_error err = { 0 };
+	size_t n = FT__JSON_NUM_MAX;
+
+	/* FT__JSON_NUM_MAX bytes: "1." and its zeros, 1 */
+	doc[0] = '[';
+	memcpy(doc + 1, "1.", 2);
+	memset(doc + 3, '0', n - 2);
+	memcpy(doc + 1 + n, "]", 2);
+	assert_true(jwalk(doc, 16, &w, &l));
+	assert_string_equal(l.buf, "open  an array|=1|close |");
+	ft_arena_init(&arena, 0);
+	assert_int_equal(ft__json_parse(doc, strlen(doc), "n.json", &arena, &v, &err), 0);
+	assert_int_equal(v->type, FT_JV_ARRAY);
+	assert_true(v->n == 1 && v->items[0]->num == 1);
+	assert_int_equal(strlen(v->items[0]->numtext), n);
+	ft_arena_release(&arena);
+	/* one byte more: refused by both */
+	memset(doc + 3, '0', n - 1);
+	memcpy(doc + 2 + n, "]", 2);
+	assert_false(jwalk(doc, 16, &w, &l));
+	assert_string_equal(w.why, "a number too long");
+	assert_int_equal(w.j.bad_col, 2);
+	ft_arena_init(&arena, 0);
+	assert_int_equal(ft__json_parse(doc, strlen(doc), "n.json", &arena, &v, &err), FT_EPARSE);
+	assert_non_null(strstr(err.msg, "n.json:1:"));
+	assert_non_null(strstr(err.msg, ": a number too long"));
+	ft_arena_release(&arena);
 }
 
 /* The fault as a parse.skipped line: line, column, what, where. */
@@ -2513,6 +2642,9 @@ main(void)
 		cmocka_unit_test(test_jwalk_strings),
 		cmocka_unit_test(test_jwalk_faults),
 		cmocka_unit_test(test_jwalk_skipped),
+		cmocka_unit_test(test_jwalk_long_names),
+		cmocka_unit_test(test_jwalk_utf8),
+		cmocka_unit_test(test_json_number_limit),
 		cmocka_unit_test(test_jwalk_doc),
 		cmocka_unit_test(test_jcur_col),
 		cmocka_unit_test(test_parse_lines),

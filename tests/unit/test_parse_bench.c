@@ -1233,6 +1233,103 @@ test_json_dotted_name(void **state)
 	ft_run_release(&run);
 }
 
+/*
+ * Every name read at the depth bench writes it only: a document with one of
+ * its names one level deeper (an array's elements stand at the array's
+ * path) reads as the same document without it.
+ */
+static void
+test_json_depth(void **state)
+{
+	static const struct {
+		const char *doc, *same;
+	} cases[] = {
+		/* "pairs" and "incast" are objects of figures, not lists of them */
+		{ "{\"pairs\":[{\"median_GBps\":5}]}", "{\"pairs\":[{}]}" },
+		{ "{\"pairs\":{\"median_GBps\":[5]}}", "{\"pairs\":{}}" },
+		{ "{\"incast\":[{\"congestion_impact\":2.5}]}", "{\"incast\":[{}]}" },
+		{ "{\"incast\":{\"congestion_impact\":[[2.5]]}}", "{\"incast\":{}}" },
+		/* an outlier's text in a list is no text */
+		{ "{\"outliers\":[{\"kind\":\"pair\",\"text\":[\"slow\"],\"blame\":\"h1\"}]}",
+		  "{\"outliers\":[{\"kind\":\"pair\",\"blame\":\"h1\"}]}" },
+		/* a clock's figure in a list is no figure */
+		{ "{\"ranks\":[{\"rank\":0,\"clock\":{\"source\":\"tsc\",\"hz\":[3e9],"
+		  "\"error_ppm\":2}}]}",
+		  "{\"ranks\":[{\"rank\":0,\"clock\":{\"source\":\"tsc\",\"error_ppm\":2}}]}" },
+		/* a list in an outlier: its objects are no outliers */
+		{ "{\"outliers\":[{\"kind\":\"pair\",\"x\":[{\"text\":\"slow\"}]}]}",
+		  "{\"outliers\":[{\"kind\":\"pair\"}]}" },
+		/* "rows" not an array: named once, nothing in it read, a list in it neither */
+		{ "{\"rows\":{\"bytes\":[\"64K\"],\"test\":[\"pt2pt_bw\"]}}", "{\"rows\":{}}" },
+	};
+
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_obs_set a, b;
+		struct ft_run ra, rb;
+
+		parse_raw(cases[i].doc, &a, &ra);
+		parse_raw(cases[i].same, &b, &rb);
+		if (ft_obs_set_len(&a) != ft_obs_set_len(&b) || ft_run_nrows(&ra) != ft_run_nrows(&rb))
+			fail_msg("%s: %zu observations and %zu rows, not %zu and %zu", cases[i].doc,
+			         ft_obs_set_len(&a), ft_run_nrows(&ra), ft_obs_set_len(&b),
+			         ft_run_nrows(&rb));
+		for (size_t k = 0; k < ft_obs_set_len(&a); k++) {
+			const struct ft_obs *x = ft_obs_set_at(&a, k), *y = ft_obs_set_at(&b, k);
+			bool same_num = x->has_num == y->has_num &&
+			                (!x->has_num || x->num == y->num || (isnan(x->num) && isnan(y->num)));
+
+			/* a wrong kind is named at its column: the same name is enough */
+			if (strcmp(x->key, y->key) != 0 || !same_num ||
+			    (strcmp(x->key, "parse.skipped") != 0 && strcmp(x->str, y->str) != 0))
+				fail_msg("%s: %s %g \"%s\", not %s %g \"%s\"", cases[i].doc, x->key,
+				         x->num, x->str, y->key, y->num, y->str);
+		}
+		ft_obs_set_release(&a);
+		ft_obs_set_release(&b);
+		ft_run_release(&ra);
+		ft_run_release(&rb);
+	}
+	/* the names at their depth are read */
+	{
+		struct ft_obs_set set;
+		struct ft_run run;
+
+		assert_int_equal(parse_raw("{\"pairs\":{\"median_GBps\":5},"
+		                           "\"incast\":{\"congestion_impact\":2.5},"
+		                           "\"outliers\":[{\"kind\":\"pair\",\"text\":\"slow\","
+		                           "\"blame\":\"h1\"}]}",
+		                           &set, &run),
+		                 0);
+		assert_int_equal(ft_obs_set_len(&set), 3);
+		assert_string_equal(ft_obs_set_at(&set, 0)->key, "bench.median_pair_bw");
+		assert_true(ft_obs_set_at(&set, 0)->num == 5);
+		assert_string_equal(ft_obs_set_at(&set, 1)->key, "bench.congestion_impact");
+		assert_true(ft_obs_set_at(&set, 1)->num == 2.5);
+		assert_string_equal(ft_obs_set_at(&set, 2)->key, "bench.outlier");
+		assert_string_equal(ft_obs_set_at(&set, 2)->str, "slow; retest blames h1");
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
+}
+
+/* Bytes that are not UTF-8 in a string: the document refused there, by line and column. */
+static void
+test_json_utf8(void **state)
+{
+	static const char bad[] = "{\"rows\":[{\"test\":\"pt2pt_bw\",\"bytes\":8},\n"
+	                          "{\"test\":\"pt\xc0\xaf\"}]}\n";
+	struct ft_obs_set set;
+	struct ft_run run;
+
+	assert_int_equal(parse_raw(bad, &set, &run), 1);
+	assert_non_null(skipped_at(&set, 2, "invalid JSON at line 2, column 12: a byte that is no "
+	                                    "UTF-8 in a string (at rows.test)"));
+	/* what came before is kept */
+	assert_int_equal(ft_run_nrows(&run), 1);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+}
+
 int
 main(void)
 {
@@ -1251,6 +1348,8 @@ main(void)
 		cmocka_unit_test(test_json_row_bytes),
 		cmocka_unit_test(test_json_lists_kind),
 		cmocka_unit_test(test_json_dotted_name),
+		cmocka_unit_test(test_json_depth),
+		cmocka_unit_test(test_json_utf8),
 	};
 
 	ft_test_enter_source_root();
