@@ -15,7 +15,8 @@
 # CPU and the calls are not counted. Printed per size and choice: the
 # medians of both builds' GB/s, CPU µs a message and calls a message, and
 # the medians of the per-pair ratios this build / BEFORE (lowest-highest),
-# with the load (/proc/loadavg) over the runs.
+# with the load (/proc/loadavg) over the runs. HOG=1 runs one foreign CPU
+# hog (bench/lib.sh) through all the pairs.
 #
 # Figures (docs/internals/bench-log.md, "shm 64 KiB-4 MiB: where a
 # message's CPU goes, and the rest of a single copy in one call"), the build
@@ -31,7 +32,7 @@ if [ -z "$before" ] || [ ! -x "$before" ]; then
 	echo "BEFORE: '$before' is not an executable fabtune"; exit 2
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'hog_stop; rm -rf "$tmp"' EXIT
 pairs=${PAIRS:-5}
 bytes=${BYTES:-$((4 << 30))}
 events=syscalls:sys_enter_process_vm_readv,syscalls:sys_enter_process_vm_writev
@@ -73,7 +74,8 @@ one() { # BIN SIZE CMA
 	echo "$bw $(cat "$tmp/cpu")"
 }
 echo "# shm pt2pt_bw, this build ($fabtune) against BEFORE ($before), alternated;" \
-	"$pairs pairs, $bytes bytes a run; perf: $perf"
+	"$pairs pairs, $bytes bytes a run; perf: $perf; hog: ${HOG:-0}"
+hog_start
 for size in ${SIZES:-262144 1048576 4194304}; do
 	for cma in ${CMAS:-auto:64K 64K}; do
 		: >"$tmp/rows"
