@@ -3963,6 +3963,95 @@ test_flow_pipelines_chunks_closed_form(void **state)
 }
 
 /*
+ * submit_chunked()'s fill, steady part and drain through one bottleneck, by hand: the chain
+ * of test_flow_pipelines_chunks_closed_form (GPU 0 -> 1 -> 2 of one DGX H100, each hop at
+ * rate R, path latency L, S = 64 MiB in k = 8 chunks), now with NCCL's tree correction
+ * corr = 0.5 (sc->tree_corr) and a connection cap C = R / 4 (op conn_cap_Bps). A flow's
+ * first and last chunks carry c = corr S / k each, its middle the 6 others and the
+ * correction's (1 - corr) S. Hop 1 runs its three pieces back to back; hop 2's first chunk
+ * starts when hop 1's first is out, its middle after its first, its last after both
+ * hop 1's last and its own middle: the op ends at 3 c' + m' + 4 L, c' and m' the pieces'
+ * times at their rates. At a plain pipeline's cap every piece moves at C: (corr S (k + 1)
+ * / k + (1 - corr) S) / C + 4 L = (9 / 16 + 1 / 2) S / C + 4 L. An NVLS tree's pace holds
+ * the middle alone (its first and last chunks uncapped: 3 c / R + m / C + 4 L); its
+ * stages are those of its trees, one up between the switch's (none here).
+ */
+static void
+test_flow_pipelines_chunks_capped_closed_form(void **state)
+{
+	const enum ft_algo algos[] = { FT_ALGO_COLLNET, FT_ALGO_NVLS_TREE };
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	uint32_t rank_gpu[3];
+	const uint64_t S = 64u << 20;
+	const double corr = 0.5, k = 8;
+	double R = INFINITY, L, C;
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 3; r++)
+		rank_gpu[r] = ft_topo_gpu(t, 0, r);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[0], rank_gpu[1], 0, NULL, NULL, &path,
+	                               &err),
+	                 0);
+	for (uint32_t i = 0; i < path.nlinks; i++)
+		R = fmin(R, ft_topo_link(t, path.links[i])->cap_Bps);
+	L = path.lat_s;
+	C = R / 4;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(algos); i++) {
+		double c = corr * (double)S / k, m = c * (k - 2) + (1 - corr) * (double)S;
+		double want = algos[i] == FT_ALGO_NVLS_TREE ? 3 * c / R + m / C + 4 * L :
+		                                              (3 * c + m) / C + 4 * L;
+		struct ft_schedule sch;
+		struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 2, .npairs = 2 };
+		struct ft_sched_flow fl[2] = {
+			{ .src = 0, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+			{ .src = 1, .dst = 2, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		};
+		struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_AUTO };
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu,
+			                .after = -1,
+			                .pipe_chunks = (uint32_t)k,
+			                .conn_cap_Bps = C };
+		struct ft_sim_counters cn;
+
+		ft_schedule_init(&sch);
+		sch.op = FT_OP_ALL_REDUCE;
+		sch.algo = algos[i];
+		sch.proto = FT_PROTO_SIMPLE;
+		sch.nranks = 3;
+		sch.ranks_per_node = 3;
+		sch.bytes = S;
+		sch.proto_eff = 1.0;
+		sch.tree_corr = corr;
+		ft_strlcpy(ph.what, "chain", sizeof(ph.what));
+		assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[0]), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[1]), 0);
+		op.sched = &sch;
+		cfg.packet = &pc;
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &cn, &err), 0);
+		print_message("# %s: %.3f us, by hand %.3f us\n", ft_algo_name(algos[i]),
+		              cn.makespan_s * 1e6, want * 1e6);
+		assert_double_equal(cn.makespan_s, want, want * 1e-6);
+		/* every byte arrives, and the correction's: 2 S (corr + 1 - corr) */
+		assert_double_equal(cn.bytes, 2.0 * (double)S, 1.0);
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t);
+}
+
+/*
  * The flow engine holds each all-to-all send to the window of its own rank's view of the
  * slots (ft__sim_a2a_window(), ft__sim_a2a_send_ch()), by hand: 3 nodes of 6 GPUs under
  * PCIe (6 x 400G NICs on one leaf, 1 us switches, 500 us cables), NCCL v2.28.7, 8 MiB a
@@ -4874,6 +4963,7 @@ main(void)
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
+		cmocka_unit_test(test_flow_pipelines_chunks_capped_closed_form),
 		cmocka_unit_test(test_flow_alltoall_window_every_view),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_ecmp_memo_paths_are_routed_paths),
