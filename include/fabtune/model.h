@@ -810,7 +810,9 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * of 1 rank on 32 channels at v2.27.7: rounds 1, 9, 17 share their channels (3 subs, 5
  * slots), the others 2 (8); from v2.28.7 all 8. A send inside the node, or @nnodes < 2,
  * keeps ch->slots. Sets ch->slots to that (never above what it was) and returns it;
- * ft_model_p2p_window_Bps() of @ch then is the send's window.
+ * ft_model_p2p_window_Bps() of @ch then is the send's window. It is rank 0's entry of
+ * ft_model_p2p_share_slots_rank() (one walk of every round; out of memory, ch->slots as it
+ * was: a caller that must tell takes that function).
  */
 FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
                                          uint32_t nnodes, uint32_t ppn, uint32_t round);
@@ -848,10 +850,12 @@ FT_API uint32_t ft_model_p2p_sched_views(uint32_t nnodes, uint32_t ppn, uint32_t
 /*
  * The slots of each of rank @rank's sends in that all-to-all (cut as @ch, on @nch_all p2p
  * channels, 0: FT_MODEL_P2P_NCHANNELS), into @slots[d] for the peer d ranks ahead
- * node-major (d / ppn nodes, d % ppn local ranks; nnodes x ppn entries, at most 255): from
- * v2.28.7 by rank @rank's own schedule (ft_model_p2p_schedule()), its batches' network ops
- * those whose peer is off @rank's node, in one walk; before, ft_model_p2p_share_slots() of
- * each d (every rank alike). For rank 0 it equals ft_model_p2p_share_slots() at every d.
+ * node-major (d / ppn nodes, d % ppn local ranks; nnodes x ppn entries, at most 255), in
+ * one walk of the rank's ops in NCCL's order at that release: each round's peer from
+ * rank @rank's own schedule (ft_model_p2p_schedule(); before v2.28.7 round r's peer is
+ * r ahead for every rank, so every rank's row is rank 0's), its parts' channels and
+ * batches as ft_model_p2p_share_slots() tells, a batch's network ops those whose peer is
+ * off @rank's node. For rank 0 it equals ft_model_p2p_share_slots() at every d.
  * Returns 0, FT_EINVAL for @rank out of range or no nodes, FT_ENOMEM.
  */
 FT_API int ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t nch_all,

@@ -619,22 +619,24 @@ send_rtt(const struct ft_model_links *l, uint32_t g, uint32_t h)
  * path's window. Where t_w is above the rails' term (ft__model_a2a_net_s()) it replaces it:
  * the direct phase overlaps its NVLink part (time the larger), the hierarchical one
  * follows it (times add). The flow and packet engines hold each send to the same window
- * (ft__sim_a2a_window()). Returns 1 / t_w, the algorithm bandwidth the window alone
- * allows, where it binds, else 0.
+ * (ft__sim_a2a_window()). Sets *@w_Bps to 1 / t_w, the algorithm bandwidth the window
+ * alone allows, where it binds, else 0; returns 0, or FT_ENOMEM where the slots could not
+ * be had (the window unknown: no answer, not one without it).
  */
-static double
+static int
 a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint64_t bytes,
-           struct ft__model_cost *c)
+           struct ft__model_cost *c, double *w_Bps)
 {
 	struct ft_model_links comm = *l;
 	struct ft_model_p2p_chunking ch;
 	bool direct = a == FT_ALGO_DIRECT;
 	uint32_t m = direct ? l->nranks : l->nnodes;
 	uint32_t net = direct ? l->nranks - l->ppn : l->nnodes - 1, k, ppn, r, g, nr, nv, nch;
-	double *t_max = NULL, *t_sum = NULL;
-	uint8_t *slots = NULL;
+	uint8_t *slots;
 	double t_w = 0, t_net, t;
+	int rc = 0;
 
+	*w_Bps = 0;
 	if (l->nnodes < 2 || l->nranks <= l->ppn || !(c->bw_Bps > 0))
 		return 0;
 	comm.nranks = m;
@@ -649,16 +651,21 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 	nch = ft_model_p2p_nchannels_of(l);
 	nr = direct && l->rail_ppn ? FT_MIN(FT_MIN(l->rail_ppn, ppn), FT_SPEC_MAX_GPUS) : 1;
 	nv = ft_model_p2p_sched_views(l->nnodes, ppn, ch.nccl_version);
-	t_max = ft_calloc(FT_MAX(nr, nv), sizeof(*t_max));
-	t_sum = ft_calloc(FT_MAX(nr, nv), sizeof(*t_sum));
 	slots = ft_calloc(m, sizeof(*slots));
-	if (!t_max || !t_sum || !slots)
-		goto none;
+	if (!slots)
+		return FT_ENOMEM;
 	for (g = 0; g < FT_MAX(nr, nv); g++) {
-		/* local rank g of the first node; one view: rank 0's slots for all */
-		if ((g == 0 || nv > 1) && ft_model_p2p_share_slots_rank(&ch, nch, l->nnodes, ppn,
-		                                                        nv > 1 ? g : 0, slots) < 0)
-			goto none;
+		/* local rank g of the first node: t_w(g) of its own sends, the slowest and
+		 * their sum over the k in flight */
+		double t_max = 0, t_sum = 0;
+
+		/* one view: rank 0's slots for all */
+		if (g == 0 || nv > 1) {
+			rc = ft_model_p2p_share_slots_rank(&ch, nch, l->nnodes, ppn, nv > 1 ? g : 0,
+			                                   slots);
+			if (rc < 0)
+				goto out;
+		}
 		for (r = ppn; r < m; r++) {
 			struct ft_model_p2p_chunking mine = ch;
 			uint32_t h = direct ? (g + r % ppn) % ppn : g;
@@ -667,32 +674,26 @@ a2a_window(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, uint
 			mine.slots = slots[r];
 			w = ft_model_p2p_window_Bps(&mine, send_rtt(l, g, h));
 			if (!(w > 0))
-				goto none;
-			t_max[g] = FT_MAX(t_max[g], 1.0 / (m * w));
-			t_sum[g] += 1.0 / (m * w);
+				goto out; /* (no window: none binds) */
+			t_max = FT_MAX(t_max, 1.0 / (m * w));
+			t_sum += 1.0 / (m * w);
 		}
+		t_w = FT_MAX(t_w, FT_MAX(t_max, t_sum / k));
 	}
-	for (g = 0; g < FT_MAX(nr, nv); g++)
-		t_w = FT_MAX(t_w, FT_MAX(t_max[g], t_sum[g] / k));
-	ft_free(t_max);
-	ft_free(t_sum);
-	ft_free(slots);
 	t_net = ft__model_a2a_net_s(l) / ft_proto_efficiency(p);
 	if (!(t_w > t_net))
-		return 0;
+		goto out;
 	t = 1.0 / c->bw_Bps;
 	t = direct ? FT_MAX(t, t_w) : t - t_net + t_w;
 	if (direct && t_w < 1.0 / c->bw_Bps)
-		return 0; /* (the NVLink part still binds) */
+		goto out; /* (the NVLink part still binds) */
 	c->bw_Bps = 1.0 / t;
 	if (direct || t_w >= t - t_w)
 		ft_strlcpy(c->bottleneck, "p2p:window", sizeof(c->bottleneck));
-	return 1.0 / t_w;
-none:
-	ft_free(t_max);
-	ft_free(t_sum);
+	*w_Bps = 1.0 / t_w;
+out:
 	ft_free(slots);
-	return 0;
+	return rc;
 }
 
 static int
@@ -781,10 +782,13 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 			ex->carried_Bps = best_c.bw_Bps;
 	}
 	if (!q->tuner_only && (q->op == FT_OP_SENDRECV || q->op == FT_OP_ALLTOALL)) {
-		double w = q->op == FT_OP_SENDRECV ?
-		                   p2p_window(&l, q->bytes, &best_c) :
-		                   a2a_window(&l, best_a, best_p, q->bytes, &best_c);
+		double w = 0;
 
+		if (q->op == FT_OP_SENDRECV)
+			w = p2p_window(&l, q->bytes, &best_c);
+		else if ((rc = a2a_window(&l, best_a, best_p, q->bytes, &best_c, &w)) < 0)
+			return ft_error_set(err, rc, "model: the all-to-all's window: %s",
+			                    rc == FT_ENOMEM ? "out of memory" : ft_err_name(rc));
 		if (ex)
 			ex->p2p_window_Bps = w;
 	}

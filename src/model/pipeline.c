@@ -982,131 +982,34 @@ p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32
 }
 
 /*
- * The network ops of the batch that holds part @p of the send to the peer @round ranks
- * ahead (node-major) on its channel, for rank 0 of the communicator. Before v2.28.7 that
- * send is p2p round @round; from v2.28.7 @pos gives each p2p round's peer
- * (ft_model_p2p_schedule()), and the send is the round whose peer is @round.
+ * The slots of each of rank @rank's sends (cut as @ch on @nch_all channels, @nnodes nodes of
+ * @ppn ranks, m of them) into @slots[d], d the peer's place ahead node-major: one walk of
+ * the rank's ops in NCCL's order (p2p_order_next(); the peer of each round from the rank's
+ * own schedule, ft_model_p2p_schedule(), which before v2.28.7 is round r's r / ppn nodes
+ * and r % ppn ranks ahead for every rank), each part on its channel (p2p_channel_of()),
+ * cut into batches as that release cuts them (p2p_new_batch()). The network ops of one
+ * batch share an opCount and so run as the subs of one proxy op (src/proxy.cc
+ * ProxyAppend()); each sub posts at most NCCL_SHARED_STEPS / subs chunks ahead
+ * (src/transport/net.cc sendProxyProgress()); a send's equal parts end with its slowest
+ * channel, so it keeps the fewest of its parts' batches' slots. A send inside the node
+ * (and every send on one node, or with no channel) keeps ch->slots. At most 255 each.
+ * Returns 0 or FT_ENOMEM.
  */
-static uint32_t
-p2p_batch_subs(enum p2p_rule rule, uint32_t round, uint32_t p, uint32_t parts, uint32_t nch_all,
-               uint32_t nnodes, uint32_t ppn, const uint32_t *pos)
-{
-	uint32_t c, pass, mine = 0, subs = 0, at = round;
-
-	if (pos) {
-		for (at = 0; at < nnodes * ppn && pos[at] != round; at++)
-			;
-		if (at == nnodes * ppn)
-			return 0;
-	}
-	c = p2p_channel_of(rule, at, p, nch_all, nnodes, ppn);
-
-	/* first the batch index of the send's op, then the network ops with that index */
-	for (pass = 0; pass < 2; pass++) {
-		struct p2p_order o;
-		uint32_t i, r, q, n = 0, first = 0, batch = 0;
-
-		p2p_order_init(&o, rule, nnodes, ppn);
-		while (p2p_order_next(&o, &i, &r))
-			for (q = 0; q < parts; q++) {
-				if (p2p_channel_of(rule, r, q, nch_all, nnodes, ppn) != c)
-					continue;
-				if (p2p_new_batch(rule, n, i, r, first)) {
-					batch++;
-					n = 0;
-				}
-				if (n++ == 0)
-					first = r;
-				if (pass == 0 && r == at && q == p)
-					mine = batch;
-				if (pass == 1 && batch == mine)
-					subs += (pos ? pos[r] : r) / ppn != 0;
-			}
-	}
-	return subs;
-}
-
-uint32_t
-ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
-                         uint32_t ppn, uint32_t round)
+static int
+p2p_slots_row(const struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
+              uint32_t ppn, uint32_t rank, uint8_t *slots)
 {
 	enum p2p_rule rule = p2p_rule_of(ch->nccl_version);
-	uint32_t rounds, slots = ch->slots, p, *pos = NULL;
-
-	if (nch_all == 0)
-		nch_all = FT_MODEL_P2P_NCHANNELS;
-	ppn = FT_MAX(ppn, 1u);
-	rounds = nnodes * ppn;
-	/* only a send over the network runs through the proxy's shared buffer */
-	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
-		return ch->slots;
-	/* from v2.28.7 each p2p round's peer (rank 0's, ncclP2pSchedule()) */
-	if (rule == P2P_RULE_2_28_7) {
-		pos = ft_calloc(rounds, sizeof(*pos));
-		if (!pos ||
-		    ft_model_p2p_schedule(nnodes, ppn, 0, ch->nccl_version, pos) != rounds) {
-			ft_free(pos);
-			return ch->slots; /* (out of memory: the slots as they were) */
-		}
-	}
-	for (p = 0; p < ch->channels; p++) {
-		/* The network ops of one batch share an opCount and so run as the subs of
-		 * one proxy op (src/proxy.cc ProxyAppend()); each sub posts at most
-		 * NCCL_SHARED_STEPS / subs chunks ahead (src/transport/net.cc
-		 * sendProxyProgress()); the send's equal parts end with its slowest channel. */
-		uint32_t subs =
-		        p2p_batch_subs(rule, round, p, ch->channels, nch_all, nnodes, ppn, pos);
-
-		slots = FT_MIN(slots, P2P_SHARED_STEPS / FT_MAX(subs, 1u));
-	}
-	ft_free(pos);
-	ch->slots = slots;
-	return slots;
-}
-
-uint32_t
-ft_model_p2p_sched_views(uint32_t nnodes, uint32_t ppn, uint32_t nccl_version)
-{
-	/* Before v2.28.7 round r is the peer r / ppn nodes and r % ppn ranks ahead for every
-	 * rank, and a round's channels follow from r alone: every rank sees rank 0's rounds.
-	 * From v2.28.7 the channels still follow the round (ncclP2pChannelBaseForRound()), but
-	 * a rank's round r goes to the group r / gs places ahead in the quadratic walk
-	 * (ncclP2pSchedule()): where a node holds q = ppn / gs > 1 groups, the rounds that
-	 * leave the node depend on the rank's group within it, and the round of a peer on its
-	 * place in the group, so each local rank has a view of its own. */
-	if (nnodes < 2 || ppn < 2 || p2p_rule_of(nccl_version) != P2P_RULE_2_28_7)
-		return 1;
-	return p2p_group_size(ppn) < ppn ? ppn : 1;
-}
-
-int
-ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t nch_all,
-                              uint32_t nnodes, uint32_t ppn, uint32_t rank, uint8_t *slots)
-{
-	enum p2p_rule rule = p2p_rule_of(ch->nccl_version);
-	uint32_t m, r, p, c, node, nb = 0, *pos = NULL, *open_n = NULL, *first = NULL;
-	uint32_t *cur = NULL, *subs = NULL, *batch = NULL;
+	uint32_t m = nnodes * ppn, r, i, p, c, node = rank / ppn, nb = 0;
+	uint32_t *pos = NULL, *open_n = NULL, *first = NULL, *cur = NULL, *subs = NULL;
+	uint32_t *batch = NULL;
+	struct p2p_order o;
 	int rc = FT_ENOMEM;
 
-	if (nch_all == 0)
-		nch_all = FT_MODEL_P2P_NCHANNELS;
-	ppn = FT_MAX(ppn, 1u);
-	m = nnodes * ppn;
-	if (nnodes == 0 || rank >= m)
-		return FT_EINVAL;
-	/* views agree (and one node, or no channel): rank 0's counts round by round */
-	if (rule != P2P_RULE_2_28_7 || nnodes < 2 || ch->channels == 0) {
-		for (r = 0; r < m; r++) {
-			struct ft_model_p2p_chunking mine = *ch;
-
-			slots[r] = (uint8_t)FT_MIN(ft_model_p2p_share_slots(&mine, nch_all, nnodes,
-			                                                    ppn, r),
-			                           255u);
-		}
+	if (nnodes < 2 || ch->channels == 0) {
+		memset(slots, (int)FT_MIN(ch->slots, 255u), m);
 		return 0;
 	}
-	/* v2.28.7 and later: one walk of the rank's own schedule, the rounds in order
-	 * (p2p_batch_subs() for every round at once) */
 	pos = ft_calloc(m, sizeof(*pos));
 	open_n = ft_calloc(nch_all, sizeof(*open_n));
 	first = ft_calloc(nch_all, sizeof(*first));
@@ -1116,14 +1019,14 @@ ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t n
 	if (!pos || !open_n || !first || !cur || !subs || !batch ||
 	    ft_model_p2p_schedule(nnodes, ppn, rank, ch->nccl_version, pos) != m)
 		goto out;
-	node = rank / ppn;
 	for (c = 0; c < nch_all; c++)
 		cur[c] = UINT32_MAX;
-	for (r = 0; r < m; r++)
+	p2p_order_init(&o, rule, nnodes, ppn);
+	while (p2p_order_next(&o, &i, &r))
 		for (p = 0; p < ch->channels; p++) {
 			c = p2p_channel_of(rule, r, p, nch_all, nnodes, ppn);
 			if (cur[c] == UINT32_MAX ||
-			    p2p_new_batch(rule, open_n[c], r, r, first[c])) {
+			    p2p_new_batch(rule, open_n[c], i, r, first[c])) {
 				cur[c] = nb++;
 				open_n[c] = 0;
 			}
@@ -1155,6 +1058,60 @@ out:
 	ft_free(subs);
 	ft_free(batch);
 	return rc;
+}
+
+uint32_t
+ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
+                         uint32_t ppn, uint32_t round)
+{
+	uint32_t rounds, slots;
+	uint8_t *row;
+
+	if (nch_all == 0)
+		nch_all = FT_MODEL_P2P_NCHANNELS;
+	ppn = FT_MAX(ppn, 1u);
+	rounds = nnodes * ppn;
+	/* only a send over the network runs through the proxy's shared buffer */
+	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
+		return ch->slots;
+	/* rank 0's row (p2p_slots_row()); a network send's count is at most
+	 * NCCL_SHARED_STEPS, never cut at 255 */
+	row = ft_calloc(rounds, sizeof(*row));
+	if (!row || p2p_slots_row(ch, nch_all, nnodes, ppn, 0, row) < 0) {
+		ft_free(row);
+		return ch->slots; /* (out of memory: the slots as they were) */
+	}
+	slots = row[round];
+	ft_free(row);
+	ch->slots = slots;
+	return slots;
+}
+
+uint32_t
+ft_model_p2p_sched_views(uint32_t nnodes, uint32_t ppn, uint32_t nccl_version)
+{
+	/* Before v2.28.7 round r is the peer r / ppn nodes and r % ppn ranks ahead for every
+	 * rank, and a round's channels follow from r alone: every rank sees rank 0's rounds.
+	 * From v2.28.7 the channels still follow the round (ncclP2pChannelBaseForRound()), but
+	 * a rank's round r goes to the group r / gs places ahead in the quadratic walk
+	 * (ncclP2pSchedule()): where a node holds q = ppn / gs > 1 groups, the rounds that
+	 * leave the node depend on the rank's group within it, and the round of a peer on its
+	 * place in the group, so each local rank has a view of its own. */
+	if (nnodes < 2 || ppn < 2 || p2p_rule_of(nccl_version) != P2P_RULE_2_28_7)
+		return 1;
+	return p2p_group_size(ppn) < ppn ? ppn : 1;
+}
+
+int
+ft_model_p2p_share_slots_rank(const struct ft_model_p2p_chunking *ch, uint32_t nch_all,
+                              uint32_t nnodes, uint32_t ppn, uint32_t rank, uint8_t *slots)
+{
+	if (nch_all == 0)
+		nch_all = FT_MODEL_P2P_NCHANNELS;
+	ppn = FT_MAX(ppn, 1u);
+	if (nnodes == 0 || rank >= nnodes * ppn)
+		return FT_EINVAL;
+	return p2p_slots_row(ch, nch_all, nnodes, ppn, rank, slots);
 }
 
 void

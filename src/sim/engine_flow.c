@@ -552,8 +552,8 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
  * channels, in the protocol NCCL picks for a send of that size. With
  * packet.chunking: off, and for background patterns unless it is nccl (the
  * packet engine's rule, ft__pk_is_p2p()), as waves of FT_COLL_A2A_WINDOW
- * peers over the schedule's protocol, one connection per send. Returns the
- * window.
+ * peers over the schedule's protocol, one connection per send. Sets *@win to the
+ * window; returns 0, or FT_ENOMEM (ft__sim_a2a_window(): the sends' slots unknown).
  *
  * Each send is one message per channel, and a message has a fixed cost on
  * top of its bytes: the proxy posts it, the receiver's clear-to-send comes
@@ -563,9 +563,9 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
  * message between nodes also pays what the model adds to such a hop (the
  * network plugin's latency, the flush, a hypervisor's cost: ft__sim_net_step_s()).
  */
-static uint32_t
+static int
 a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
-            const struct ft_sched_phase *ph, double eff, struct a2a_phase *ap)
+            const struct ft_sched_phase *ph, double eff, struct a2a_phase *ap, uint32_t *win)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(fe->topo);
 	const struct ft_schedule *sc = op->sched;
@@ -573,6 +573,7 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	struct ft_model_p2p_comm comm;
 	double nic_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
 	bool multi;
+	int rc;
 
 	if (fe->chunking == FT_PKT_CHUNK_OFF ||
 	    (op->job == UINT32_MAX && fe->chunking != FT_PKT_CHUNK_NCCL)) {
@@ -581,7 +582,8 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) +
 		                ft__sim_net_step_s(fe->topo, sc->proto);
 		ap->msg_local_s = sc->step_lat_s;
-		return FT_COLL_A2A_WINDOW;
+		*win = FT_COLL_A2A_WINDOW;
+		return 0;
 	}
 	multi = ft__sim_spans_nodes(fe->topo, op->rank_gpu, ap->m, ap->stride);
 	ft__sim_p2p_comm(fe->topo, ap->m, multi, nic_Bps, &comm);
@@ -596,10 +598,13 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	ap->ch_net = ch;
 	ap->pxn = true;
-	ap->windowed = multi && ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride,
-	                                           comm.p2p_nchannels, &ap->ch_net, &ap->slots,
-	                                           &ap->ppn, true);
-	return FT_MAX(ch.peers_inflight, 1u);
+	*win = FT_MAX(ch.peers_inflight, 1u);
+	if (!multi)
+		return 0;
+	rc = ft__sim_a2a_window(fe->topo, op->rank_gpu, ap->m, ap->stride, comm.p2p_nchannels,
+	                        &ap->ch_net, &ap->slots, true);
+	ap->windowed = rc > 0;
+	return FT_MIN(rc, 0);
 }
 
 /*
@@ -636,13 +641,14 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.stride = ph->a2a_stride;
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
-	/* ap.slots: NULL, or the buffer ft__sim_a2a_window() allocated (ours to free) */
-	win = a2a_posting(fe, op, ph, eff, &ap);
+	/* ap.slots.row: NULL, or the buffer ft__sim_a2a_window() allocated (ours to free) */
+	if (a2a_posting(fe, op, ph, eff, &ap, &win) < 0)
+		return FT_ENOMEM;
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
 	ap.comm_gpus = ft__sim_comm_gpus_by_node(fe->topo, op->rank_gpu, nranks, &ap.ncomm);
 	if (!ap.rank_gpu || !ends || !ap.comm_gpus || ft_vec_push(&fe->a2a, &ap) < 0) {
-		ft_free(ap.slots);
+		ft_free(ap.slots.row);
 		ft_free(ap.rank_gpu);
 		ft_free(ap.comm_gpus);
 		ft_free(ends);
@@ -810,8 +816,8 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
 			if (far && ap->windowed) {
 				struct ft_model_p2p_chunking mine;
 
-				ft__sim_a2a_send_ch(&ap->ch_net, ap->slots, ap->m, ap->ppn, i,
-				                    (i + rd->k) % ap->m, &mine);
+				ft__sim_a2a_send_ch(&ap->ch_net, &ap->slots, i, (i + rd->k) % ap->m,
+				                    &mine);
 				cap = ft__sim_p2p_send_window_via(fe->topo, &mine, a, b, via,
 				                                  NULL) /
 				      ft_proto_efficiency(mine.proto);
@@ -1230,7 +1236,7 @@ flow_destroy(struct ft_engine *e)
 	ft_vec_release(&fe->ops);
 	for (size_t i = 0; i < fe->a2a.len; i++) {
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->rank_gpu);
-		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->slots);
+		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->slots.row);
 		ft_free(((struct a2a_phase *)ft_vec_at(&fe->a2a, i))->comm_gpus);
 	}
 	ft_vec_release(&fe->a2a);

@@ -115,10 +115,9 @@ struct a2a_phase {
 	 * (ft__sim_a2a_window()): its cutting with the slots it shares, caps per send */
 	bool windowed;
 	struct ft_model_p2p_chunking ch_net;
-	/* views x m: a send's slots by p2p round (ft__sim_a2a_send_ch()), allocated by
-	 * ft__sim_a2a_window() and freed with the phase; NULL: every send keeps ch_net's */
-	uint8_t *slots;
-	uint32_t ppn;   /* the group's ranks a node */
+	/* a send's slots by view and p2p round (ft__sim_a2a_send_ch()), allocated by
+	 * ft__sim_a2a_window() and freed with the phase; row NULL: every send keeps ch_net's */
+	struct ft__sim_a2a_slots slots;
 	/* NCCL's posting (not packet.chunking: off, nor a background's): a send to a peer on
 	 * another rail goes through that rail's GPU (ft__sim_pxn_proxy_in()) */
 	bool pxn;

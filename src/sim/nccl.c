@@ -1111,21 +1111,23 @@ ft__sim_p2p_send_window_via(const struct ft_topo *t, const struct ft_model_p2p_c
  * ahead (d / ppn nodes, d % ppn local ranks) keeps the slots of the same send of the rank of
  * its view: rank 0's where the views agree (ft_model_p2p_sched_views() 1: every release
  * before v2.28.7, and from it where a node is one schedule group), else the rank's own local
- * rank's, as its schedule (ncclP2pSchedule()) puts other rounds off the node. *@slots
- * (@slots may be NULL) is set to a buffer this function allocates, views x m bytes: row v,
- * entry d; the caller owns it and ft_free()s it (NULL: none to free). Its prior value is
- * never read. The window binds where one send of a view's rank (ft__sim_p2p_send_window())
- * is below its path.
+ * rank's, as its schedule (ncclP2pSchedule()) puts other rounds off the node. @s (may be
+ * NULL) gets a buffer this function allocates, views x m bytes (row v, entry d), the caller
+ * owns and ft_free()s (NULL: none to free), with the views and @m and ppn it is read by;
+ * its prior contents are never read. The window binds where one send of a view's rank
+ * (ft__sim_p2p_send_window()) is below its path: returns 1, else 0; FT_ENOMEM where memory
+ * ran out (then nothing to free).
  */
-bool
+int
 ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                    uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                   uint8_t **slots, uint32_t *ppn, bool pxn)
+                   struct ft__sim_a2a_slots *s, bool pxn)
 {
 	double eff = ft_proto_efficiency(ch->proto);
 	uint32_t k, v, nv, net = 0, local, nnodes, comm;
-	uint8_t *row;
+	uint8_t *row = NULL;
 	bool binds = false;
+	int rc = FT_ENOMEM;
 
 	/* the job's GPUs on the first rank's node, its proxies' choice (ft__sim_pxn_proxy_in()):
 	 * ranks are node-major, so the group's span of ranks holds all of that node's */
@@ -1136,26 +1138,27 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 		net += ft__sim_over_network(t, rank_gpu[0], rank_gpu[k * stride]);
 	local = FT_MAX(m - net, 1u);
 	nnodes = (m + local - 1) / local;
-	if (ppn)
-		*ppn = local;
-	if (slots)
-		*slots = NULL;
+	/* the views, decided once here for every send (ft__sim_a2a_send_ch()) */
+	nv = m && nnodes * local == m ?
+	             ft_model_p2p_sched_views(nnodes, local, ch->nccl_version) :
+	             1;
+	if (s)
+		*s = (struct ft__sim_a2a_slots){ NULL, m, local, nv };
 	if (m == 0)
-		return false;
-	nv = nnodes * local == m ? ft_model_p2p_sched_views(nnodes, local, ch->nccl_version) : 1;
-	/* (out of memory: *slots stays NULL, every send keeps @ch's own slots) */
-	if (slots)
-		*slots = ft_calloc((size_t)nv * m, sizeof(uint8_t));
+		return 0;
+	if (s && !(s->row = ft_calloc((size_t)nv * m, sizeof(uint8_t))))
+		goto out;
 	/* the rank's row covers whole nodes (ft_model_p2p_share_slots_rank() writes
 	 * @nnodes × @local), more than @m where the last node holds fewer ranks */
 	row = ft_calloc((size_t)nnodes * local, sizeof(*row));
 	if (!row)
-		return false;
+		goto out;
 	for (v = 0; v < nv; v++) {
-		if (ft_model_p2p_share_slots_rank(ch, nch_all, nnodes, local, v, row) < 0)
-			break;
-		if (slots && *slots)
-			memcpy(*slots + (size_t)v * m, row, m);
+		rc = ft_model_p2p_share_slots_rank(ch, nch_all, nnodes, local, v, row);
+		if (rc < 0)
+			goto out;
+		if (s)
+			memcpy(s->row + (size_t)v * m, row, m);
 		for (k = 1; k < m && !binds && net; k++) {
 			/* rank v's peer k / local nodes and k % local ranks ahead */
 			uint32_t j = k / local * local + (v + k) % local;
@@ -1172,28 +1175,34 @@ ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m
 			binds = w > 0 && w < rate * eff;
 		}
 	}
+	rc = binds;
+out:
 	ft_free(row);
-	return binds;
+	if (rc < 0 && s) {
+		ft_free(s->row);
+		s->row = NULL;
+	}
+	return rc;
 }
 
 void
-ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const uint8_t *slots, uint32_t m,
-                    uint32_t ppn, uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out)
+ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const struct ft__sim_a2a_slots *s,
+                    uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out)
 {
-	uint32_t n, round, v = 0;
+	uint32_t n, round, v, m, ppn;
 
 	*out = *ch;
-	if (!slots || m == 0 || i >= m || j >= m)
+	if (!s || !s->row || s->m == 0 || i >= s->m || j >= s->m)
 		return;
-	ppn = FT_MAX(ppn, 1u);
+	m = s->m;
+	ppn = FT_MAX(s->ppn, 1u);
 	n = (m + ppn - 1) / ppn;
 	/* the peer nodeDelta nodes and localDelta ranks ahead, in the view of i's local rank
 	 * where views differ (ft__sim_a2a_window() filled a row for each) */
 	round = (j / ppn + n - i / ppn) % n * ppn + (j % ppn + ppn - i % ppn) % ppn;
-	if (n * ppn == m && ft_model_p2p_sched_views(n, ppn, ch->nccl_version) > 1)
-		v = i % ppn;
-	if (round < m && slots[(size_t)v * m + round])
-		out->slots = slots[(size_t)v * m + round];
+	v = s->views > 1 ? i % ppn : 0;
+	if (round < m && s->row[(size_t)v * m + round])
+		out->slots = s->row[(size_t)v * m + round];
 }
 
 /* A schedule channels don't apply to: one node, no node structure, send/recv, all-to-all

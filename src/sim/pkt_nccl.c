@@ -838,16 +838,16 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 }
 
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
- * @ch on the channels of @comm: *@slots (a new buffer the caller frees) and @ppn set to what
- * a send's slots come from (ft__sim_a2a_send_ch()); whether the window binds
- * (ft__sim_a2a_window(), the flow engine's rule). */
-static bool
+ * @ch on the channels of @comm: @s set to what a send's slots come from
+ * (ft__sim_a2a_send_ch(); its buffer new, the caller's to free); whether the window binds
+ * (ft__sim_a2a_window(), the flow engine's rule): 1 or 0, FT_ENOMEM. */
+static int
 a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_sched_phase *ph, const struct ft_model_p2p_comm *comm,
-             const struct ft_model_p2p_chunking *ch, uint8_t **slots, uint32_t *ppn)
+             const struct ft_model_p2p_chunking *ch, struct ft__sim_a2a_slots *s)
 {
 	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
-	                          comm->p2p_nchannels, ch, slots, ppn, true);
+	                          comm->p2p_nchannels, ch, s, true);
 }
 
 /*
@@ -871,12 +871,13 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
-	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, ppn = 1, via;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, via;
 	uint32_t *comm_mask, ncomm = 0;
-	uint8_t *slots;
+	/* (set by ft__sim_a2a_window(), its row ours to free; NULL: ch[1]'s for all) */
+	struct ft__sim_a2a_slots slots = { 0 };
 	size_t per_round;
 	double net_step;
-	bool windowed;
+	bool windowed = false;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
@@ -889,14 +890,19 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	w = ch[1].peers_inflight;
 	/* a send over the network shares its channels' slots with the sends of its proxy op;
 	 * where that window binds, each such send is paced from its own start (send_pace()) */
-	slots = NULL; /* (set by ft__sim_a2a_window(), ours to free; NULL: ch[1]'s for all) */
-	windowed = comm.nnodes > 1 && a2a_windowed(e, op, ph, &comm, &ch[1], &slots, &ppn);
+	if (comm.nnodes > 1) {
+		rc = a2a_windowed(e, op, ph, &comm, &ch[1], &slots);
+		if (rc < 0)
+			return rc;
+		windowed = rc > 0;
+		rc = 0;
+	}
 	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
 	comm_mask = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &ncomm);
 	nbuf = FT_MIN(w, m - 1) + 1;
 	per_round = (size_t)ngroups * m;
 	if ((uint64_t)ph->npairs * ch[1].channels >= UINT32_MAX) {
-		ft_free(slots);
+		ft_free(slots.row);
 		ft_free(comm_mask);
 		return FT_ERANGE;
 	}
@@ -948,8 +954,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				pb->notice = (uint32_t)cts + 1;
 				first = pb->rb.n;
 				/* its own slots: those of the proxy op NCCL puts it in */
-				ft__sim_a2a_send_ch(&ch[1], net ? slots : NULL, m, ppn, i,
-				                    (i + k) % m, &mine);
+				ft__sim_a2a_send_ch(&ch[1], net ? &slots : NULL, i, (i + k) % m,
+				                    &mine);
 				/* a send to another rail through its PXN proxy (a2a_via()) */
 				via = a2a_via(e, a, b, net, comm_mask, ncomm);
 				if (rc == 0)
@@ -962,7 +968,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 			}
 		}
 	}
-	ft_free(slots);
+	ft_free(slots.row);
 	ft_free(ends);
 	ft_free(comm_mask);
 	return rc;
@@ -1166,8 +1172,8 @@ struct lazy_phase {
 	/* Per shape [net]: in the node, over the network. */
 	struct ft_model_p2p_chunking ch[2];
 	bool windowed;               /* a send over the network paced (a2a_windowed()) */
-	uint8_t *slots;              /* views x m, by p2p round (ft__sim_a2a_send_ch()); NULL */
-	uint32_t ppn;                /* the group's ranks a node */
+	/* by view and p2p round (ft__sim_a2a_send_ch()); row NULL: ch[1]'s for all */
+	struct ft__sim_a2a_slots slots;
 	uint64_t cost_ps[2];         /* per-message cost */
 	/* Per send shape (a2a_shape()): in the node, or over the network at its slots. */
 	uint32_t ntask[PK_A2A_SHAPES], nsucc[PK_A2A_SHAPES]; /* records per send (the first
@@ -1350,8 +1356,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	int rc;
 
 	/* its own slots: those of the proxy op NCCL puts it in (p2p_alltoall()'s) */
-	ft__sim_a2a_send_ch(&ph->ch[net], net ? ph->slots : NULL, m, ph->ppn, i, (i + k) % m,
-	                    &mine);
+	ft__sim_a2a_send_ch(&ph->ch[net], net ? &ph->slots : NULL, i, (i + k) % m, &mine);
 	shape = a2a_shape(net, mine.slots);
 	si = take_slot(e, pi, send, shape);
 	if (si < 0)
@@ -1521,11 +1526,11 @@ phase_done(struct pk_engine *e, struct lazy_phase *ph)
 	ft_free(ph->pending);
 	ft_free(ph->gpu);
 	ft_free(ph->comm);
-	ft_free(ph->slots);
+	ft_free(ph->slots.row);
 	ph->pending = NULL;
 	ph->gpu = NULL;
 	ph->comm = NULL;
-	ph->slots = NULL;
+	ph->slots.row = NULL;
 	for (uint32_t sh = 0; sh < PK_A2A_SHAPES; sh++)
 		ph->free_head[sh] = ph->free_tail[sh] = PK_NONE;
 	if (FT_NEVER(lz->nrunning == 0) || --lz->nrunning > 0)
@@ -1644,7 +1649,7 @@ ft__pk_lazy_free(struct pk_engine *e)
 		ft_free(phase_of(e, (uint32_t)p)->comm);
 		ft_free(phase_of(e, (uint32_t)p)->pending);
 		ft_free(phase_of(e, (uint32_t)p)->first);
-		ft_free(phase_of(e, (uint32_t)p)->slots);
+		ft_free(phase_of(e, (uint32_t)p)->slots.row);
 	}
 	ft_vec_release(&e->lazy->phases);
 	ft_vec_release(&e->lazy->slots);
@@ -1761,9 +1766,14 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
-	p.slots = NULL; /* (set by ft__sim_a2a_window(), the phase's to free; NULL: p.ch[1]'s) */
-	p.windowed = comm.nnodes > 1 &&
-	             a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots, &p.ppn);
+	/* p.slots: set by ft__sim_a2a_window(), its row the phase's to free (NULL: p.ch[1]'s) */
+	if (comm.nnodes > 1) {
+		rc = a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots);
+		if (rc < 0)
+			return rc;
+		p.windowed = rc > 0;
+		rc = 0;
+	}
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
@@ -1779,7 +1789,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	if (rc == 0 && p.nsends * p.key_nflow >= UINT32_MAX)
 		rc = FT_ERANGE;
 	if (rc < 0) {
-		ft_free(p.slots);
+		ft_free(p.slots.row);
 		return rc;
 	}
 	p.gpu = ft_calloc(sc->nranks, sizeof(uint32_t));
@@ -1793,7 +1803,7 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		ft_free(p.gpu);
 		ft_free(p.comm);
 		ft_free(p.pending);
-		ft_free(p.slots);
+		ft_free(p.slots.row);
 		return FT_ENOMEM;
 	}
 	for (s = FT_MIN(p.w, p.m - 1) * (uint64_t)p.ngroups * p.m; s < p.nsends; s++)

@@ -732,25 +732,33 @@ double ft__sim_p2p_send_window(const struct ft_topo *t, const struct ft_model_p2
 double ft__sim_p2p_send_window_via(const struct ft_topo *t,
                                    const struct ft_model_p2p_chunking *ch, uint32_t a,
                                    uint32_t b, uint32_t via, double *path_Bps);
+/* An all-to-all's slots by view (ft__sim_a2a_window() fills it, ft__sim_a2a_send_ch() reads
+ * it): row v, entry d, the slots of view v's rank's send to the peer d ranks ahead (d / ppn
+ * nodes, d % ppn local ranks); views 1 (rank 0's for every rank) or ppn (one a local rank,
+ * ft_model_p2p_sched_views()), decided once for all the sends. */
+struct ft__sim_a2a_slots {
+	uint8_t *row;        /* views x m bytes, the caller's to ft_free(); NULL: none */
+	uint32_t m;          /* the group's ranks */
+	uint32_t ppn;        /* the group's ranks a node (the first rank's, node-major) */
+	uint32_t views;
+};
 /* The sends over the network of an all-to-all of groups of @m ranks @stride apart (rank r
- * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: sets *@slots (@slots may
- * be NULL; its prior value is never read) to a new buffer of views x m bytes (views: 1, or
- * the local ranks where the ranks' views differ, ft_model_p2p_sched_views()), which the
- * caller then owns and ft_free()s, NULL when m is 0 or memory ran out, filled with the
- * slots of each view's send to the peer d ranks
- * ahead (ft_model_p2p_share_slots_rank(): those of the proxy op NCCL puts it in), @ppn (may
- * be NULL) with the group's ranks a node (the first rank's, node-major), and returns whether
- * the window binds on any send of a view's rank (below its path at the protocol's
- * efficiency). @pxn: a send to a peer on another rail takes its PXN proxy's path
+ * on GPU vertex @rank_gpu[r]), cut as @ch on @nch_all p2p channels: fills @s (may be NULL;
+ * its prior contents are never read) with a new buffer of views x m bytes, which the caller
+ * then owns and ft_free()s (NULL when m is 0), filled with the slots of each view's send to
+ * the peer d ranks ahead (ft_model_p2p_share_slots_rank(): those of the proxy op NCCL puts
+ * it in), and returns whether the window binds on any send of a view's rank (below its path
+ * at the protocol's efficiency): 1 or 0; FT_ENOMEM where memory ran out (@s's buffer NULL).
+ * @pxn: a send to a peer on another rail takes its PXN proxy's path
  * (ft__sim_pxn_proxy_in()), as the flow engine routes it; else its own NIC's. */
-bool ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
-                        uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                        uint8_t **slots, uint32_t *ppn, bool pxn);
-/* @ch with the slots of the send from the group's rank @i to its rank @j (@slots and @ppn as
- * ft__sim_a2a_window() filled them: the peer j's node and local rank ahead of i's, in the
- * view of i's local rank) into @out; @ch itself where @slots is NULL. */
-void ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const uint8_t *slots, uint32_t m,
-                         uint32_t ppn, uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out);
+int ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
+                       uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
+                       struct ft__sim_a2a_slots *s, bool pxn);
+/* @ch with the slots of the send from the group's rank @i to its rank @j (@s as
+ * ft__sim_a2a_window() filled it: the peer j's node and local rank ahead of i's, in the
+ * view of i's local rank) into @out; @ch itself where @s or its buffer is NULL. */
+void ft__sim_a2a_send_ch(const struct ft_model_p2p_chunking *ch, const struct ft__sim_a2a_slots *s,
+                         uint32_t i, uint32_t j, struct ft_model_p2p_chunking *out);
 
 /* Sort @n ids in increasing order (flowfill.c; both engines use it). */
 void ft__fs_sort_u32(uint32_t *q, uint32_t n);

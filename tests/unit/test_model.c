@@ -3124,6 +3124,83 @@ test_p2p_share_slots_every_rank(void **state)
 }
 
 /*
+ * The all-to-all's window takes every local rank's own view of the slots (model/eval.c
+ * a2a_window(), ft_model_p2p_share_slots_rank()), by hand: 3 nodes of 6 GPUs under PCIe
+ * (6 NICs, one leaf, 1 us switches, 500 us cables: every send over the network a round
+ * trip of 2 x (1 + 2 x 500) us = 2,002 us, PXN off without NVLink), NCCL v2.28.7, one
+ * channel (--channels 1: one p2p channel, a send on it), 144 MiB (8 MiB a pair, chunks of
+ * 128 KiB), peers in flight 1 / 1 x 8 = 8 of a rank's 12 network sends. Schedule groups
+ * of gcd(8, 6) = 2, 9 groups, walk 0 1 3 6 5 4 7 2 8; one channel, so a batch is one
+ * block of 8 rounds, and each network send keeps 16 / (its block's network sends) slots.
+ * Rank 0 (group 0): rounds 0-7 to groups 0 1 3 6, 4 network sends (4 slots each);
+ * 8-15 to 5 4 7 2, 6 (2 each); 16-17 to 8, 2 (8 each); rank 4 (group 2): 2 3 5 8 | 7 6 0
+ * 4 | 1, 6 and 6 network sends, all 12 at 2 slots. A send of s slots moves s x 128 KiB a
+ * round trip, S / 18 bytes each: local rank g's sends take at least t_w(g) = rtt / (18 x
+ * 128 KiB) x max(1 / s_min, sum 1 / s / 8) a byte of S: rank 0 max(1 / 2, 4.25 / 8) =
+ * 0.53125, rank 4 max(1 / 2, 6 / 8) = 0.75 (no view is slower: 2 slots is the fewest).
+ * The op ends with the slowest rank: the window is 18 x 128 KiB / (0.75 rtt), 1.57 GB/s;
+ * rank 0's view for every rank would say 2.22 GB/s. Before v2.28.7 every rank has rank
+ * 0's view (v2.27.7: no schedule groups, the window rank 0's).
+ */
+static void
+pcie_3x6(struct ft_cluster_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	ft_strlcpy(s->name, "test-pcie-3x6", sizeof(s->name));
+	s->nnodes = 3;
+	s->node.ngpus = 6;
+	s->node.gpu_tflops = 1000;
+	s->node.pcie_gen = 5;
+	s->node.pcie_Bps_gpu = 64e9;
+	s->node.pcie_Bps_nic = 64e9;
+	s->node.nnics = 6;
+	s->node.nic_Bps = 400e9 / 8;
+	s->node.nnuma = 2;
+	for (uint32_t g = 0; g < 6; g++) {
+		s->node.gpu_nic[g] = g;
+		s->node.gpu_numa[g] = g / 3;
+	}
+	s->fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_FAT_TREE, .radix = 64, .tiers = 2,
+		                             .lat_switch_s = 1e-6, .lat_cable_s = 500e-6 };
+}
+
+static void
+test_alltoall_window_every_view(void **state)
+{
+	const double S = 144u << 20, chunk = 131072, rtt = 2 * (1e-6 + 2 * 500e-6);
+	const double want = 18 * chunk / (0.75 * rtt);
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_non_null(ex);
+	pcie_3x6(&s);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	q.nchannels = 1;
+	q.nccl_version = 22807;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_int_equal(ft_model_p2p_nchannels_of(&ex->links), 1);
+	assert_string_equal(ex->result.bottleneck, "p2p:window");
+	if (getenv("FT_MODEL_PRINT"))
+		print_message("a2a window %.6f GB/s, by hand %.6f (rank 0's view %.6f)\n",
+		              ex->p2p_window_Bps / 1e9, want / 1e9,
+		              18 * chunk / (0.53125 * rtt) / 1e9);
+	assert_rel(ex->p2p_window_Bps, want, 1e-12);
+	assert_rel(ex->result.bw_Bps, want, 1e-12);
+	/* v2.27.7: one view, rank 0's, round r to the peer r ahead; on the one channel a
+	 * batch is 8 rounds: 0-7 (network sends 6 7), 8-15 (all 8), 16-17 (2): 8, 2 and 8
+	 * slots, max(1 / 2, (4 / 8 + 8 / 2) / 8) = 0.5625 */
+	q.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_rel(ex->p2p_window_Bps, 18 * chunk / (0.5625 * rtt), 1e-12);
+	free(ex);
+}
+
+/*
  * NCCL's p2p schedule from v2.28.7-1 (src/init.cc ncclP2pSchedule()), rebuilt here as
  * NCCL writes it: the group size cut by gcd over every node, groupToNode / groupToLocal
  * filled node by node, the quadratic walk of group deltas over the groups rounded up to a
@@ -7980,6 +8057,7 @@ main(void)
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),
 		cmocka_unit_test(test_p2p_share_slots_every_rank),
+		cmocka_unit_test(test_alltoall_window_every_view),
 
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),

@@ -406,6 +406,59 @@ test_oom_archive(void **state)
 	ft_run_release(&run);
 }
 
+/*
+ * The model's all-to-all at NCCL's window (model/eval.c a2a_window()): its slots, every
+ * local rank's view (ft_model_p2p_share_slots_rank()), are allocated; a failure is an
+ * error, not a window that does not bind. Presets at the newest release (one view:
+ * DGX H100; a view a local rank: 6 ranks a node, three schedule groups of 2) and
+ * v2.27.7 (one view).
+ */
+struct model_case {
+	const char *spec;
+	uint32_t ppn, version;
+};
+
+static int
+oom_model_a2a(const void *arg, struct ft_error *err)
+{
+	const struct model_case *mc = arg;
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	int rc = ft_spec_resolve(mc->spec, &s, err);
+
+	if (rc < 0)
+		return rc;
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 256u << 20);
+	q.ppn = mc->ppn;
+	q.nccl_version = mc->version;
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	return ft_model_eval(&s, &q, &r, err);
+}
+
+static void
+test_oom_model_a2a(void **state)
+{
+	static const struct model_case cases[] = {
+		{ "dgx-h100:4", 0, 0 },
+		{ "dgx-h100:3", 6, 22807 },
+		{ "dgx-h100:3", 6, 22707 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char what[64];
+		unsigned long n;
+
+		snprintf(what, sizeof(what), "model a2a %s, %u a node, at %u", cases[i].spec,
+		         cases[i].ppn, cases[i].version);
+		n = sweep(what, oom_model_a2a, &cases[i]);
+		/* the slots and each view's walk allocate */
+		assert_true(n > 0);
+	}
+}
+
 /* The injector itself: the nth allocation fails, once, and is reported. */
 static void
 test_injector(void **state)
@@ -437,6 +490,7 @@ main(void)
 		cmocka_unit_test(test_oom_parse_ibstat),
 		cmocka_unit_test(test_oom_parse_all),
 		cmocka_unit_test(test_oom_archive),
+		cmocka_unit_test(test_oom_model_a2a),
 	};
 
 	ft_test_enter_source_root();

@@ -25,6 +25,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "base/alloc_int.h"
 #include "sim/pkt_int.h"
 #include "spec/scenario.h"
 
@@ -592,7 +593,8 @@ lazy_runs_same(const struct pk_run *a, const struct pk_run *b, uint32_t nops)
  * rank 0's sends d ranks ahead keep 8 slots inside the node, 4 at d = 6, 7, 12, 13, 8 at
  * d >= 16 and 2 otherwise; local rank 4's keep 2 at every d >= 6. The buffer is the
  * function's (6 x 18 bytes) and the caller's to free; the caller's prior pointer (here a
- * stack array, which the function once freed) is neither read nor freed.
+ * stack array, which the function once freed) is neither read nor freed. The views are
+ * decided there, once: ft__sim_a2a_send_ch() reads them.
  */
 static void
 test_a2a_window_views_own_buffer(void **state)
@@ -606,8 +608,9 @@ test_a2a_window_views_own_buffer(void **state)
 		                            .proto = FT_PROTO_SIMPLE,
 		                            .nccl_version = 22807 };
 	struct ft_model_p2p_chunking out;
-	uint32_t gpu[18], ppn = 0, d;
-	uint8_t stack[18], *sp = stack;
+	struct ft__sim_a2a_slots s;
+	uint32_t gpu[18], d;
+	uint8_t stack[18], *sp;
 
 	(void)state;
 	assert_int_equal(ft_spec_resolve("dgx-h100:3", &spec, &err), 0);
@@ -615,8 +618,12 @@ test_a2a_window_views_own_buffer(void **state)
 	for (d = 0; d < 18; d++)
 		gpu[d] = ft_topo_gpu(t, d / 6, d % 6);
 	memset(stack, 0xa5, sizeof(stack));
-	(void)ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &sp, &ppn, false);
-	assert_int_equal(ppn, 6);
+	s.row = stack;
+	assert_true(ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &s, false) >= 0);
+	sp = s.row;
+	assert_int_equal(s.ppn, 6);
+	assert_int_equal(s.m, 18);
+	assert_int_equal(s.views, 6);
 	assert_non_null(sp);
 	assert_ptr_not_equal(sp, stack);
 	for (d = 0; d < 18; d++) {
@@ -629,18 +636,20 @@ test_a2a_window_views_own_buffer(void **state)
 	}
 	/* rank 0 to 6 (round 6 of view 0): 4; rank 4 to 10 (round 6 of view 4): 2; rank 16
 	 * (local 4 of node 2) to rank 4 (one node ahead, local delta 0): round 6, 2 */
-	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 0, 6, &out);
+	ft__sim_a2a_send_ch(&ch, &s, 0, 6, &out);
 	assert_int_equal(out.slots, 4);
-	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 4, 10, &out);
+	ft__sim_a2a_send_ch(&ch, &s, 4, 10, &out);
 	assert_int_equal(out.slots, 2);
-	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 16, 4, &out);
+	ft__sim_a2a_send_ch(&ch, &s, 16, 4, &out);
 	assert_int_equal(out.slots, 2);
 	ft_free(sp);
 	/* v2.27.7: one view, an 18-byte buffer: every rank's send d ahead keeps rank 0's,
 	 * the model's single view (ft_model_p2p_share_slots()) */
 	ch.nccl_version = 22707;
-	sp = stack;
-	(void)ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &sp, &ppn, false);
+	s.row = stack;
+	assert_true(ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &s, false) >= 0);
+	sp = s.row;
+	assert_int_equal(s.views, 1);
 	assert_non_null(sp);
 	assert_ptr_not_equal(sp, stack);
 	for (d = 6; d < 18; d++) {
@@ -648,13 +657,35 @@ test_a2a_window_views_own_buffer(void **state)
 
 		assert_int_equal(sp[d], ft_model_p2p_share_slots(&one, 4, 3, 6, d));
 	}
-	ft__sim_a2a_send_ch(&ch, sp, 18, ppn, 4, 10, &out);
+	ft__sim_a2a_send_ch(&ch, &s, 4, 10, &out);
 	assert_int_equal(out.slots, sp[6]);
 	ft_free(sp);
 	/* no group: nothing allocated */
-	sp = stack;
-	assert_false(ft__sim_a2a_window(t, gpu, 0, 1, 4, &ch, &sp, &ppn, false));
-	assert_null(sp);
+	s.row = stack;
+	assert_int_equal(ft__sim_a2a_window(t, gpu, 0, 1, 4, &ch, &s, false), 0);
+	assert_null(s.row);
+	/* out of memory at any of its allocations (the buffer, the row, each view's walk):
+	 * an error, nothing left to free, never "the window does not bind" */
+	ch.nccl_version = 22807;
+	for (unsigned long n = 1;; n++) {
+		int rc;
+		bool fired;
+
+		s.row = stack;
+		ft__alloc_fail_at(n);
+		rc = ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &s, false);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			assert_true(n > 6 * 6); /* the buffer, the row, 6 views of 6 each */
+			assert_true(rc >= 0);
+			ft_free(s.row);
+			break;
+		}
+		assert_int_equal(rc, FT_ENOMEM);
+		assert_null(s.row);
+		assert_true(ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, NULL, false) >= 0);
+	}
 	ft_topo_free(t);
 }
 
@@ -714,13 +745,14 @@ test_p2p_alltoall_window(void **state)
 	{
 		/* the function allocates the slots (one view at 1 rank a node: 18 bytes) and
 		 * the caller frees them; what *sp held before is never read nor freed */
-		uint8_t stack[18], *sp = stack;
-		uint32_t ppn = 0;
+		uint8_t stack[18], *sp;
+		struct ft__sim_a2a_slots s = { .row = stack };
 
-		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &sp, &ppn, false));
+		assert_int_equal(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &s, false), 1);
+		sp = s.row;
 		assert_non_null(sp);
 		assert_ptr_not_equal(sp, stack);
-		assert_int_equal(ppn, 1);
+		assert_int_equal(s.ppn, 1);
 		assert_int_equal(ch.slots, 8);
 		for (uint32_t k = 1; k < 18; k++)
 			assert_int_equal(sp[k], 8);
@@ -728,19 +760,20 @@ test_p2p_alltoall_window(void **state)
 		/* at v2.27.7: rounds 1, 9, 17 keep 5; rank 3's send to rank 12 is round 9,
 		 * its send to 5 round 2 */
 		ch.nccl_version = 22707;
-		sp = NULL;
-		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &sp, &ppn, false));
+		s.row = NULL;
+		assert_int_equal(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, &s, false), 1);
+		sp = s.row;
 		assert_non_null(sp);
 		for (uint32_t k = 1; k < 18; k++)
 			assert_int_equal(sp[k], k % 8 == 1 ? 5 : 8);
-		ft__sim_a2a_send_ch(&ch, sp, 18, 1, 3, 12, &ch);
+		ft__sim_a2a_send_ch(&ch, &s, 3, 12, &ch);
 		assert_int_equal(ch.slots, 5);
 		ch.slots = 8;
-		ft__sim_a2a_send_ch(&ch, sp, 18, 1, 3, 5, &ch);
+		ft__sim_a2a_send_ch(&ch, &s, 3, 5, &ch);
 		assert_int_equal(ch.slots, 8);
 		ft_free(sp);
 		/* no buffer asked for: the same answer, nothing to free */
-		assert_true(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, NULL, &ppn, false));
+		assert_int_equal(ft__sim_a2a_window(r.t, r.ends, 18, 1, 32, &ch, NULL, false), 1);
 		ch.nccl_version = 0;
 	}
 	w = ft__sim_p2p_send_window(r.t, &ch, r.ends[0], r.ends[1], &rate);

@@ -22,6 +22,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "base/alloc_int.h"
 #include "sim/sim_int.h"
 #include "sim/engine_flow_int.h"
 #include "archive/archive_int.h"
@@ -3962,6 +3963,216 @@ test_flow_pipelines_chunks_closed_form(void **state)
 }
 
 /*
+ * submit_chunked()'s fill, steady part and drain through one bottleneck, by hand: the chain
+ * of test_flow_pipelines_chunks_closed_form (GPU 0 -> 1 -> 2 of one DGX H100, each hop at
+ * rate R, path latency L, S = 64 MiB in k = 8 chunks), now with NCCL's tree correction
+ * corr = 0.5 (sc->tree_corr) and a connection cap C = R / 4 (op conn_cap_Bps). A flow's
+ * first and last chunks carry c = corr S / k each, its middle the 6 others and the
+ * correction's (1 - corr) S. Hop 1 runs its three pieces back to back; hop 2's first chunk
+ * starts when hop 1's first is out, its middle after its first, its last after both
+ * hop 1's last and its own middle: the op ends at 3 c' + m' + 4 L, c' and m' the pieces'
+ * times at their rates. At a plain pipeline's cap every piece moves at C: (corr S (k + 1)
+ * / k + (1 - corr) S) / C + 4 L = (9 / 16 + 1 / 2) S / C + 4 L. An NVLS tree's pace holds
+ * the middle alone (its first and last chunks uncapped: 3 c / R + m / C + 4 L); its
+ * stages are those of its trees, one up between the switch's (none here).
+ */
+static void
+test_flow_pipelines_chunks_capped_closed_form(void **state)
+{
+	const enum ft_algo algos[] = { FT_ALGO_COLLNET, FT_ALGO_NVLS_TREE };
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_path path;
+	uint32_t rank_gpu[3];
+	const uint64_t S = 64u << 20;
+	const double corr = 0.5, k = 8;
+	double R = INFINITY, L, C;
+	struct ft_sim_cfg cfg;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 3; r++)
+		rank_gpu[r] = ft_topo_gpu(t, 0, r);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[0], rank_gpu[1], 0, NULL, NULL, &path,
+	                               &err),
+	                 0);
+	for (uint32_t i = 0; i < path.nlinks; i++)
+		R = fmin(R, ft_topo_link(t, path.links[i])->cap_Bps);
+	L = path.lat_s;
+	C = R / 4;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(algos); i++) {
+		double c = corr * (double)S / k, m = c * (k - 2) + (1 - corr) * (double)S;
+		double want = algos[i] == FT_ALGO_NVLS_TREE ? 3 * c / R + m / C + 4 * L :
+		                                              (3 * c + m) / C + 4 * L;
+		struct ft_schedule sch;
+		struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 2, .npairs = 2 };
+		struct ft_sched_flow fl[2] = {
+			{ .src = 0, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+			{ .src = 1, .dst = 2, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		};
+		struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_AUTO };
+		struct ft_engine *e = NULL;
+		struct ft_sim_op op = { .rank_gpu = rank_gpu,
+			                .after = -1,
+			                .pipe_chunks = (uint32_t)k,
+			                .conn_cap_Bps = C };
+		struct ft_sim_counters cn;
+
+		ft_schedule_init(&sch);
+		sch.op = FT_OP_ALL_REDUCE;
+		sch.algo = algos[i];
+		sch.proto = FT_PROTO_SIMPLE;
+		sch.nranks = 3;
+		sch.ranks_per_node = 3;
+		sch.bytes = S;
+		sch.proto_eff = 1.0;
+		sch.tree_corr = corr;
+		ft_strlcpy(ph.what, "chain", sizeof(ph.what));
+		assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[0]), 0);
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[1]), 0);
+		op.sched = &sch;
+		cfg.packet = &pc;
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+		assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+		assert_int_equal(ft_flow_engine.counters(e, &cn, &err), 0);
+		print_message("# %s: %.3f us, by hand %.3f us\n", ft_algo_name(algos[i]),
+		              cn.makespan_s * 1e6, want * 1e6);
+		assert_double_equal(cn.makespan_s, want, want * 1e-6);
+		/* every byte arrives, and the correction's: 2 S (corr + 1 - corr) */
+		assert_double_equal(cn.bytes, 2.0 * (double)S, 1.0);
+		ft_flow_engine.destroy(e);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t);
+}
+
+/*
+ * The flow engine holds each all-to-all send to the window of its own rank's view of the
+ * slots (ft__sim_a2a_window(), ft__sim_a2a_send_ch()), by hand: 3 nodes of 6 GPUs under
+ * PCIe (6 x 400G NICs on one leaf, 1 us switches, 500 us cables), NCCL v2.28.7, 8 MiB a
+ * pair. PCIe nodes give 2 p2p channels, a send one channel (chunks of 128 KiB) and
+ * 2 / 1 x 8 = 16 rounds in flight: rounds 1-16 start at once, round 17 when round 1 ends.
+ * In round k local rank l sends k mod 6 local ranks ahead, k / 6 nodes ahead (one more
+ * where l + k mod 6 >= 6). NCCL's schedule groups are pairs of ranks (gcd(8, 6)), 9 of
+ * them; a rank's rounds 2j, 2j + 1 go to the group delta_j ahead (walk 0 1 3 6 5 4 7 2
+ * 8), round r on channel rev1(r / 2), a batch a channel's rounds of one block of 8: the
+ * deltas {0, 3}, {1, 6}, {5, 7}, {4, 2}, {8} share batches, and a network send keeps
+ * 16 / (its batch's network sends): 8 where one of the two groups is off the node, 4
+ * where both are. Round 1 leaves the node only from local rank 5 (group 2 of its node),
+ * to group 3: with {1, 6} to groups 3 and 8, both off the node, 4 slots. Round 17 leaves
+ * it only from local rank 0 (group 0), 2 nodes and 5 ranks ahead: group 8, alone, 8
+ * slots. No send keeps fewer than 4. A send of s slots moves s x 128 KiB a round trip
+ * (rtt, twice the path's latency L): 8 MiB in 64 / s round trips. So the op ends at
+ * round 1's 16 rtt and round 17's 8 rtt, each send's path latency and message cost
+ * after: 24 rtt + 2 (L + m). Rank 0's view for every rank would give local rank 5's
+ * round-1 send 8 slots (rank 0's send 7 ahead goes to group 3 with {0, 3}: 8), and the
+ * op 16 rtt + (L + m) at most.
+ */
+static void
+test_flow_alltoall_window_every_view(void **state)
+{
+	static const char yaml[] =
+	        "name: pcie-3x6\n"
+	        "nodes:\n"
+	        "  count: 3\n"
+	        "  gpus: 6\n"
+	        "  gpu_model: L40S\n"
+	        "  gpu_tflops: 362\n"
+	        "  gpu_memory: 48GB\n"
+	        "  pcie: { gen: 5, gpu_width: 16, nic_width: 16, switches: 6, latency: 120ns }\n"
+	        "  numa: { domains: 2, interconnect: 22GB/s }\n"
+	        "  nics: { count: 6, model: ConnectX-7, link: ndr }\n"
+	        "  placement:\n"
+	        "    gpu_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
+	        "    gpu_nic: [0, 1, 2, 3, 4, 5]\n"
+	        "    nic_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
+	        "    pcie_switch_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "    gpu_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "    nic_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
+	        "          switch_latency: 1us, cable_latency: 500us }\n";
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	const uint64_t B = 8u << 20;
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 18,
+		                  .ranks_per_node = 6,
+		                  .bytes = 18 * B };
+	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_NCCL };
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_counters c;
+	struct ft_path path;
+	uint32_t rank_gpu[18];
+	double L, rtt, msg, want;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "pcie-3x6.yaml", &spec, &err), 0);
+	spec.nccl_version = 22807;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 18; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 6, r % 6);
+	assert_int_equal(ft__sim_p2p_nchannels(t), 2);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	/* the path of round 1's network send (local rank 5 to the next node's 0), and back */
+	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[5], rank_gpu[6], 0, NULL, NULL, &path,
+	                               &err),
+	                 0);
+	L = path.lat_s;
+	rtt = 2 * L;
+	msg = ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto) +
+	      ft__sim_net_step_s(t, FT_PROTO_SIMPLE);
+	want = 24 * rtt + 2 * (L + msg);
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	sch.base_lat_s = sch.step_lat_s = 0;
+	op.sched = &sch;
+	op.rank_gpu = rank_gpu;
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft_flow_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
+	print_message("# a2a by views: %.3f us, by hand %.3f us (rtt %.3f us, L + m %.3f us)\n",
+	              c.makespan_s * 1e6, want * 1e6, rtt * 1e6, (L + msg) * 1e6);
+	assert_double_equal(c.makespan_s, want, want * 1e-6);
+	ft_flow_engine.destroy(e);
+	/* out of memory anywhere in the submit, the window's slots included: an error, never
+	 * an all-to-all without its window */
+	for (unsigned long n = 1;; n++) {
+		bool fired;
+		int64_t rc;
+
+		assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+		memset(&err, 0, sizeof(err));
+		ft__alloc_fail_at(n);
+		rc = ft_flow_engine.submit(e, &op, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		ft_flow_engine.destroy(e);
+		if (!fired) {
+			assert_true(rc >= 0);
+			break;
+		}
+		if (rc != FT_ENOMEM || err.code != FT_ENOMEM)
+			fail_msg("allocation %lu of the submit failed: %s (%s)", n,
+			         rc < 0 ? ft_err_name((int)rc) : "success", err.msg);
+	}
+	ft_schedule_release(&sch);
+	ft_topo_free(t);
+}
+
+/*
  * A flat all-to-all takes its paths from the flow engine's route memo (D-mod-K: a GPU's way
  * up, then the (leaf, destination) rest; ECMP: the ways up and in, the switches walked with
  * the flow's hash): every link must carry exactly the flows that routing each pair and QP
@@ -4752,6 +4963,8 @@ main(void)
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
+		cmocka_unit_test(test_flow_pipelines_chunks_capped_closed_form),
+		cmocka_unit_test(test_flow_alltoall_window_every_view),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_ecmp_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_maxmin_invariants_random),
