@@ -160,7 +160,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 	r = n->gpu_nic[vb->local];
 	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
 		return UINT32_MAX;
-	p = ft_model_pxn_relay(n, ng, comm, r);
+	p = ft_model_pxn_relay(n, ng, comm, r, ft_topo_spec(t)->nccl_version);
 	if (p == UINT32_MAX || p == va->local)
 		return UINT32_MAX;
 	return ft_topo_gpu(t, va->node, p);

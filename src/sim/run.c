@@ -678,7 +678,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 			                                true),
 			            "");
 		rc = ft__sim_channelize_uneven(sched, nch, graph, jr->nnodes, jr->node_first,
-		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
+		                               jr->node_kind, ft_topo_spec(t)->nccl_version, gpus,
+		                               one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 	}
@@ -945,8 +946,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			                                o->channels != 0),
 			            "");
 		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
-		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV,
-		                        one ? &ft : NULL, &merged);
+		                        ft__sim_node(t, node0), spec->nccl_version,
+		                        o->op == FT_OP_SENDRECV, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)

@@ -627,8 +627,8 @@ uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
  * own GPU's; @trees (NULL: every channel both trees): one tree a channel, NCCL's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                       bool keep_order, const struct ft__sim_forced_trees *trees,
-                       struct ft_schedule *out);
+                       uint32_t nccl_version, bool keep_order,
+                       const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
@@ -675,8 +675,9 @@ double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
  * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */
 int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t graph,
                               uint32_t nnodes, const uint32_t *first,
-                              const struct ft_node_spec *const *kind, const uint32_t *gpus,
-                              const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
+                              const struct ft_node_spec *const *kind, uint32_t nccl_version,
+                              const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
+                              struct ft_schedule *out);
 /* The graph channels forced channels copy over the node groups of @spec (@nranks ranks):
  * the fewest any group's search finds; 0: none (each channel on its own rail). */
 uint32_t ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks);

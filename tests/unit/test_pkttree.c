@@ -433,7 +433,7 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 		assert_int_equal(ft__sim_nvls_tree_uneven(s, nnodes, first, heads), 0);
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
-	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
+	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0, false,
 	                                    NULL, out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
@@ -607,7 +607,7 @@ test_sendrecv_pxn_disable(void **state)
 		uint32_t f, relays = 0, cross = 0;
 
 		node.nccl_pxn_disable = off != 0;
-		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, true, NULL, &out),
+		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, NULL, &out),
 		                 0);
 		ph = ft_sched_phase_at(&out, 0);
 		assert_int_equal(ph->nflows, off ? 16 : 18);
@@ -630,6 +630,57 @@ test_sendrecv_pxn_disable(void **state)
 		}
 		assert_int_equal(cross, 2);
 		assert_int_equal(relays, off ? 0 : 2);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
+/*
+ * The channel maps' senders follow the jobs' release on C2C nodes (ft_model_pxn_relay(),
+ * NCCL_PXN_C2C 1 from v2.28.3-1 only, src/graph/paths.cc): test_sendrecv_pxn_disable's
+ * send/recv of 16 ranks on two DGX H100 with their GPUs on C2C relays rank 7's send to
+ * rank 8 through local 0 (18 flows, 2 relay legs) at the newest and 2.28.3, and at 2.27.7
+ * sends it from local 7's own NIC (16 flows, none relayed); on PCIe it relays at both.
+ */
+static void
+test_sendrecv_pxn_c2c_release(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 1u << 20 };
+	static const uint32_t versions[] = { 0, 22803, 22707 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_schedule s;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	for (i = 0; i < 2 * FT_ARRAY_SIZE(versions); i++) {
+		struct ft_node_spec node = *ft_spec_node_at(&spec, 0);
+		uint32_t v = versions[i / 2], f, relays = 0;
+		bool c2c = i % 2 == 0, relay = !c2c || v == 0 || v >= 22803;
+		struct ft_schedule out;
+		const struct ft_sched_phase *ph;
+
+		node.gpu_attach = c2c ? FT_GPU_ATTACH_C2C : FT_GPU_ATTACH_PCIE;
+		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, v, true, NULL, &out),
+		                 0);
+		ph = ft_sched_phase_at(&out, 0);
+		assert_int_equal(ph->nflows, relay ? 18 : 16);
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+
+			relays += fl->relay;
+			if (fl->src / 8 != fl->dst / 8)
+				assert_int_equal(fl->src % 8, relay ? 0 : 7);
+		}
+		assert_int_equal(relays, relay ? 2 : 0);
 		ft_schedule_release(&out);
 	}
 	ft_schedule_release(&s);
@@ -1899,7 +1950,7 @@ test_forced_tree_channels(void **state)
 	assert_false(ft__sim_forced_trees_get(&spec, &s, 16, 8, 0, &ft));
 	ft.graph = 8;
 	ft.run = 16;
-	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
+	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0, false,
 	                                    &ft, &out),
 	                 0);
 	ph = ft_sched_phase_at(&out, 0);
@@ -2011,7 +2062,7 @@ test_forced_trees_on_uneven_nodes(void **state)
 		uint32_t n = counts[i];
 
 		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
-		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, NULL,
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, 0, NULL,
 		                                           &ft, &out),
 		                 0);
 		memset(forced, 0, sizeof(forced));
@@ -2095,7 +2146,7 @@ test_forced_rails_on_uneven_nodes(void **state)
 		size_t p;
 
 		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first,
-		                                           kind, NULL, NULL, &out),
+		                                           kind, 0, NULL, NULL, &out),
 		                 0);
 		for (p = 0; p < out.phases.len; p++) {
 			const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -2152,6 +2203,7 @@ main(void)
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_sendrecv_pxn_disable),
+		cmocka_unit_test(test_sendrecv_pxn_c2c_release),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
