@@ -628,15 +628,27 @@ ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
 }
 
 bool
+ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
+                    struct ft_model_links *l, uint32_t *graph)
+{
+	*graph = 0;
+	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, gpn, l, NULL) < 0)
+		return false;
+	*graph = l->nnodes >= 2 ? l->graph_nchannels : 0;
+	return true;
+}
+
+bool
 ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                          uint32_t nranks, uint32_t gpn, uint32_t nch,
                          struct ft__sim_forced_trees *out)
 {
 	struct ft_model_links l;
+	uint32_t graph;
 
 	*out = (struct ft__sim_forced_trees){ 0 };
-	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 || nranks < 2 ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 ||
+	    !ft__sim_graph_links(spec, nranks, gpn, &l, &graph))
 		return false;
 	/* the count NCCL_MAX_NCHANNELS cuts, at the jobs' release (spec nccl_version). Where
 	 * v2.22-v2.27 copy the forced channels up to the NVLS channels
@@ -645,7 +657,7 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 	 * caps are the kernel's (ft__sim_kernel_cap(), the model's forced count at it). */
 	out->run = FT_MAX(ft_model_run_nchannels(&l, FT_ALGO_TREE), 2u);
 	/* where the links hold no search graph, their count is the channels NCCL runs */
-	out->graph = l.graph_nchannels ? l.graph_nchannels : out->run / 2;
+	out->graph = graph ? graph : out->run / 2;
 	out->run = FT_MAX(out->run, 2 * out->graph);
 	return true;
 }
@@ -660,10 +672,10 @@ uint32_t
 ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks)
 {
 	struct ft_model_links l;
+	uint32_t graph;
 
-	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
-		return 0;
-	return l.graph_nchannels;
+	(void)ft__sim_graph_links(spec, nranks, 0, &l, &graph);
+	return graph;
 }
 
 /*

@@ -302,12 +302,12 @@ domain_nchannels(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t
                  uint32_t sgpn, uint32_t gpn, uint32_t *graph)
 {
 	struct ft_model_links l;
+	uint32_t g;
 
 	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || l.domain_nodes < 2 ||
-	    l.nnodes < 2 || l.graph_nchannels == 0)
+	    !ft__sim_graph_links(spec, nranks, gpn, &l, &g) || l.domain_nodes < 2 || g == 0)
 		return 0;
-	*graph = l.graph_nchannels;
+	*graph = g;
 	return ft_model_run_nchannels(&l, algo);
 }
 

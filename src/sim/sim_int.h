@@ -81,6 +81,7 @@ struct fs_task {
 _Static_assert(sizeof(struct fs_task) == 128, "two cache lines per task");
 
 struct fs_sim;
+struct ft_model_links;
 
 /*
  * Route task @t: write its link ids into @links (at most @max) and return
@@ -610,6 +611,14 @@ struct ft__sim_forced_trees {
  * the channels past those copies of them; a channel c >= @nch (NCCL's NVLS copies) runs
  * channel c mod @nch's tree. */
 uint32_t ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run);
+/* The links of @spec's @nranks ranks, @gpn a node (0: packed over node groups), into @l,
+ * and into @graph the channels of the ring and tree graph NCCL's search finds for them,
+ * which forced channels copy (the links' graph_nchannels; 0 on one node or where the links
+ * hold no search graph): the one place the engines' channel maps ask the model for it
+ * (ft__sim_forced_trees_get(), ft__sim_uneven_graph(), run.c domain_nchannels()). False
+ * (and @graph 0) for fewer than 2 ranks or where the links fail (nccl.c). */
+bool ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
+                         struct ft_model_links *l, uint32_t *graph);
 /* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven);
  * false (and @out zero) where @s is no tree all-reduce across ranks or @nch is 0. */
 bool ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
