@@ -2110,13 +2110,88 @@ test_forced_trees_on_uneven_nodes(void **state)
 }
 
 /*
+ * Forced tree channels arrive on their graph channel's NIC (nccl.c chan_nic; NVIDIA/nccl
+ * src/graph/search.cc ncclTopoGetNetDev(): a channel's connections between nodes take the
+ * graph's inter[] NIC, the chain's first rank's): on test_forced_trees_on_uneven_nodes'
+ * nodes (graph 2 channels) every flow of channel c between nodes lands on NIC c mod 2 of
+ * its destination node, through that NIC's first GPU (the DGX's GPU c mod 2, a small
+ * node's GPU 2 (c mod 2)), a tree child on another rail handed on over NVLink; NICs 2 to
+ * 7 of the DGX take nothing. Channels 4k to 4k + 3 run trees 0, 0, 1, 1, so each node's
+ * NICs 0 and 1 take one channel of each tree per 4 and their bytes are equal.
+ */
+static void
+test_forced_trees_arrive_on_channel_nic(void **state)
+{
+	static const uint32_t counts[] = { 4, 12 };
+	static const uint32_t first[6] = { 0, 8, 12, 16, 20, 24 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 24, .ranks_per_node = 1,
+		                  .bytes = 256u << 20 };
+	const struct ft_node_spec *kind[5];
+	struct ft__sim_forced_trees ft;
+	struct ft_cluster_spec spec;
+	struct ft_schedule s, out;
+	struct ft_error err = { 0 };
+	uint32_t i, k, f;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec,
+	                                     &err),
+	                 0);
+	for (k = 0; k < 5; k++)
+		kind[k] = ft_spec_node_at(&spec, k);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(ft__sim_tree_uneven(&s, 5, first), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		double in[5][8] = { { 0 } };
+		const struct ft_sched_phase *ph;
+		uint32_t n = counts[i], crossing = 0;
+
+		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
+		assert_int_equal(ft.graph, 2);
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, 0, NULL,
+		                                           &ft, &out),
+		                 0);
+		ph = ft_sched_phase_at(&out, 0);
+		for (f = 0; f < ph->nflows; f++) {
+			struct ft_sched_flow fl;
+			uint32_t x, y, c, local, nic;
+
+			ft_sched_phase_flow(&out, ph, f, &fl);
+			x = node_of(first, 5, fl.src);
+			y = node_of(first, 5, fl.dst);
+			if (x == y)
+				continue;
+			c = (fl.pipe - 1u) / 2;
+			local = fl.dst - first[y];
+			nic = kind[y]->gpu_nic[local];
+			assert_int_equal(nic, c % 2);
+			assert_int_equal(local, y == 0 ? c % 2 : 2 * (c % 2));
+			in[y][nic] += (double)fl.bytes;
+			crossing++;
+		}
+		assert_true(crossing > 0);
+		for (k = 0; k < 5; k++) {
+			assert_true(in[k][0] > 0);
+			assert_true(fabs(in[k][1] - in[k][0]) <= 1e-9 * in[k][0] + 2.0 * n);
+		}
+		for (k = 2; k < 8; k++)
+			assert_true(in[0][k] == 0);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
+/*
  * Forced ring channels on nodes of different GPU counts (one DGX H100 of 8 NICs, four 4-GPU
  * nodes of 2): every rank's graph is cut to the fewest channels a node's search finds (2,
  * the small nodes' rails; NVIDIA/nccl src/init.cc), and a forced channel c takes graph
  * channel c mod 2's NIC (src/graph/search.cc ncclTopoGetNetDev()), so on 12 channels every
  * flow between nodes leaves and enters the DGX on GPU 0 or 1 (rails 0 and 1), each on 6
  * channels' bytes, and every 4-GPU node on both its rails. With each channel on its own
- * rail (graph 0) the DGX's other six NICs would carry half its channels.
+ * rail (graph 0) the DGX's other six NICs carry a third of its crossings, each NIC's share
+ * pinned (8, 8, 2, 2, 1, 1, 1, 1 of 24).
  */
 static void
 test_forced_rails_on_uneven_nodes(void **state)
@@ -2177,10 +2252,15 @@ test_forced_rails_on_uneven_nodes(void **state)
 			tot += dgx[k];
 		assert_true(fabs(tot - 4.0 * 23 / 24 * (double)a.bytes) <= 1e-6 * tot + 4096);
 		for (k = 0; k < 8; k++) {
-			if (pass == 0) /* graph 2: rails 0 and 1 six channels each, others idle */
-				assert_true(fabs(dgx[k] - (k < 2 ? tot / 2 : 0)) <= 1e-6 * tot + 4096);
-			else /* graph 0: each channel its own rail, rails 2-7 too */
-				assert_true(dgx[k] > 0);
+			/* graph 2: rails 0 and 1 six channels each, others idle. Graph 0: channel
+			 * c enters the DGX on its own rail c mod 8 (rails 0-3 two channels, 4-7
+			 * one) and leaves on the next node's rail c mod 2, through that rail's
+			 * GPU (PXN), so of the 24 crossings rails 0 and 1 carry 2 + 6 each,
+			 * rails 2 and 3 two, rails 4 to 7 one. */
+			static const double share[2][8] = { { 12, 12, 0, 0, 0, 0, 0, 0 },
+				                             { 8, 8, 2, 2, 1, 1, 1, 1 } };
+
+			assert_true(fabs(dgx[k] - tot * share[pass][k] / 24) <= 1e-6 * tot + 4096);
 		}
 		for (k = 0; k < 4; k++) /* six channels on each of a small node's two rails */
 			assert_true(small[k][0] > 0 &&
@@ -2198,6 +2278,7 @@ main(void)
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),
+		cmocka_unit_test(test_forced_trees_arrive_on_channel_nic),
 		cmocka_unit_test(test_forced_rails_on_uneven_nodes),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
