@@ -461,6 +461,66 @@ test_forced_fill_uneven_nodes(void **state)
 }
 
 /*
+ * The LL128 ramp of a tree over nodes of different GPU counts (one DGX H100 beside four
+ * 4-GPU H100 nodes of two 200G NICs, 24 ranks, 5 nodes, NCCL's own channels): the first
+ * chunk crosses the DGX's chain, 7 hops up and 7 down, and 2 x ceil(log2 5) = 6 hops
+ * between nodes, 20 stages (shape_of(), the biggest node's chain), 6 of them network hops
+ * (net_hops()). LL128 flags every line, so a hop over NVLink forwards one round of the
+ * channel's threads, g = min(c, 640 x 15 bytes), and a hop between nodes waits for the
+ * whole chunk c = S / (nch x loops): ramp = (19 g + 6 (c - g)) / r, r the channel's share
+ * of the ring graph at LL128's efficiency, min(intra, inter x tier factor) / NCCL's ring
+ * channels x 120 / 128 (ft_proto_efficiency(), kb NA-PROTO-LL128; ll128_ramp()). The
+ * average node's chain (24
+ * / 5 = 4 ranks) would give 12 stages, 11 g + 6 (c - g).
+ */
+static void
+test_ll128_ramp_uneven_nodes(void **state)
+{
+	static const char five[] =
+	        "name: mixed-five\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1 }\n"
+	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const uint64_t sizes[] = { 1u << 20, 16u << 20, 64u << 20 };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		const struct ft_model_links *l = &ex->links;
+		double c, g, r, want;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_LL128;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ex->result.algo, FT_ALGO_TREE);
+		assert_int_equal(ex->result.proto, FT_PROTO_LL128);
+		assert_int_equal(l->nnodes, 5);
+		assert_int_equal(l->ppn_max, 8);
+		assert_int_equal(ex->result.pipe.stages, 20);
+		assert_int_equal(ex->result.pipe.net_hops, 6);
+		assert_true(ex->result.pipe.nchannels > 0 && ex->result.pipe.loops > 0);
+		c = (double)sizes[i] /
+		    ((double)ex->result.pipe.nchannels * (double)ex->result.pipe.loops);
+		g = FT_MIN(c, 640.0 * 15);
+		r = FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) /
+		    ft_model_run_nchannels(l, FT_ALGO_RING) * ft_proto_efficiency(FT_PROTO_LL128);
+		want = (19 * g + 6 * (c - g)) / r;
+		assert_true(want > 0);
+		assert_rel(ex->result.pipe.ramp_s, want, 1e-9);
+	}
+	free(ex);
+}
+
+/*
  * The tree's fill on NCCL's own channels over the same nodes (one DGX H100 beside four 4-GPU
  * nodes, Simple, 64 MiB): the first chunk crosses the DGX's chain, 7 hops up and 7 down, as
  * on forced channels, and 6 network hops, 20 stages. A chain hop runs at the tuner's rate
@@ -7980,6 +8040,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
 		cmocka_unit_test(test_forced_fill_uneven_nodes),
+		cmocka_unit_test(test_ll128_ramp_uneven_nodes),
 		cmocka_unit_test(test_tree_fill_uneven_nodes),
 		cmocka_unit_test(test_tree_simple_fill_shared),
 		cmocka_unit_test(test_two_domain_tuner_closed_form),
