@@ -470,8 +470,7 @@ test_forced_fill_uneven_nodes(void **state)
  * whole chunk c = S / (nch x loops): ramp = (19 g + 6 (c - g)) / r, r the channel's share
  * of the ring graph at LL128's efficiency, min(intra, inter x tier factor) / NCCL's ring
  * channels x 120 / 128 (ft_proto_efficiency(), kb NA-PROTO-LL128; ll128_ramp()). The
- * average node's chain (24
- * / 5 = 4 ranks) would give 12 stages, 11 g + 6 (c - g).
+ * average node's chain (24 / 5 = 4 ranks) would give 12 stages, 11 g + 6 (c - g).
  */
 static void
 test_ll128_ramp_uneven_nodes(void **state)
