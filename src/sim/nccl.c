@@ -365,7 +365,7 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
  * engines: the first of them under the NIC's own PCIe switch, else the first of them on
  * the NIC, in the tray's GPU order as NCCL's topology lists them); the first rank on that
  * GPU; UINT32_MAX when no rank is on the rail. With @relay, only where NCCL relays a send
- * through it (ft_model_pxn_relay()).
+ * through it at release @version (ft_model_pxn_relay()).
  */
 static uint32_t
 rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, const uint32_t *gpus,

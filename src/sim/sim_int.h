@@ -499,8 +499,9 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
  * UINT32_MAX where @a sends from its own NIC: the peer on @a's rail, no NVLink in @a's
  * node, nodes.nccl.pxn_disable set (NCCL_PXN_DISABLE=1), or no GPU of the peer's index in
  * @a's node (ncclTopoDevToRank() fails), or where NCCL does not admit that GPU as the proxy
- * (ft_model_pxn_relay(): NVLink, and the proxy under the NIC's own PCIe switch; none on a
- * node without PCIe switches unless over C2C).
+ * (ft_model_pxn_relay() at the spec's nccl_version: NVLink, and the proxy under the NIC's
+ * own PCIe switch; none on a node without PCIe switches unless over C2C, and over C2C
+ * only from NCCL 2.28.3).
  * Among the GPUs of a communicator only: bit g of @comm set where GPU g of @a's node is
  * one of its ranks (ft__sim_comm_gpus(); FT__SIM_ALL_GPUS: every GPU of the node is a
  * rank). NCCL's topology holds the comm's GPUs alone, so the
