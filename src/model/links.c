@@ -828,7 +828,8 @@ ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, u
 static bool
 pxn_relays(const struct ft_node_spec *n, uint32_t ng, uint32_t g, uint32_t h, uint32_t version)
 {
-	uint32_t p = ft_model_pxn_relay(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h], version);
+	uint32_t p =
+	        ft_model_pxn_relay(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h], version);
 
 	return p != UINT32_MAX && p != g;
 }

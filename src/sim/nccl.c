@@ -761,8 +761,8 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                    uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                   uint32_t nccl_version, bool keep_order,
-                   const struct ft__sim_forced_trees *trees, struct ft_schedule *out)
+                   uint32_t nccl_version, bool keep_order, const struct ft__sim_forced_trees *trees,
+                   struct ft_schedule *out)
 {
 	struct chan_map m;
 	struct chan_set cs = { .maps = &m,

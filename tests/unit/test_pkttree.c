@@ -433,8 +433,8 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 		assert_int_equal(ft__sim_nvls_tree_uneven(s, nnodes, first, heads), 0);
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
-	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0, false,
-	                                    NULL, out),
+	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
+	                                    false, NULL, out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
 }
@@ -607,8 +607,8 @@ test_sendrecv_pxn_disable(void **state)
 		uint32_t f, relays = 0, cross = 0;
 
 		node.nccl_pxn_disable = off != 0;
-		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, NULL, &out),
-		                 0);
+		assert_int_equal(
+		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, NULL, &out), 0);
 		ph = ft_sched_phase_at(&out, 0);
 		assert_int_equal(ph->nflows, off ? 16 : 18);
 		for (f = 0; f < ph->nflows; f++) {
@@ -669,8 +669,8 @@ test_sendrecv_pxn_c2c_release(void **state)
 		const struct ft_sched_phase *ph;
 
 		node.gpu_attach = c2c ? FT_GPU_ATTACH_C2C : FT_GPU_ATTACH_PCIE;
-		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, v, true, NULL, &out),
-		                 0);
+		assert_int_equal(
+		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, v, true, NULL, &out), 0);
 		ph = ft_sched_phase_at(&out, 0);
 		assert_int_equal(ph->nflows, relay ? 18 : 16);
 		for (f = 0; f < ph->nflows; f++) {
@@ -1950,8 +1950,8 @@ test_forced_tree_channels(void **state)
 	assert_false(ft__sim_forced_trees_get(&spec, &s, 16, 8, 0, &ft));
 	ft.graph = 8;
 	ft.run = 16;
-	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0, false,
-	                                    &ft, &out),
+	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
+	                                    false, &ft, &out),
 	                 0);
 	ph = ft_sched_phase_at(&out, 0);
 	for (f = 0; f < ph->nflows; f++) {
@@ -2124,8 +2124,11 @@ test_forced_trees_arrive_on_channel_nic(void **state)
 {
 	static const uint32_t counts[] = { 4, 12 };
 	static const uint32_t first[6] = { 0, 8, 12, 16, 20, 24 };
-	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_TREE,
-		                  .proto = FT_PROTO_SIMPLE, .nranks = 24, .ranks_per_node = 1,
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 24,
+		                  .ranks_per_node = 1,
 		                  .bytes = 256u << 20 };
 	const struct ft_node_spec *kind[5];
 	struct ft__sim_forced_trees ft;
@@ -2135,9 +2138,8 @@ test_forced_trees_arrive_on_channel_nic(void **state)
 	uint32_t i, k, f;
 
 	(void)state;
-	assert_int_equal(ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec,
-	                                     &err),
-	                 0);
+	assert_int_equal(
+	        ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec, &err), 0);
 	for (k = 0; k < 5; k++)
 		kind[k] = ft_spec_node_at(&spec, k);
 	ft_schedule_init(&s);
@@ -2220,8 +2222,8 @@ test_forced_rails_on_uneven_nodes(void **state)
 		double dgx[8] = { 0 }, small[4][2] = { { 0 } }, tot;
 		size_t p;
 
-		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first,
-		                                           kind, 0, NULL, NULL, &out),
+		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first, kind,
+		                                           0, NULL, NULL, &out),
 		                 0);
 		for (p = 0; p < out.phases.len; p++) {
 			const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -2258,7 +2260,7 @@ test_forced_rails_on_uneven_nodes(void **state)
 			 * GPU (PXN), so of the 24 crossings rails 0 and 1 carry 2 + 6 each,
 			 * rails 2 and 3 two, rails 4 to 7 one. */
 			static const double share[2][8] = { { 12, 12, 0, 0, 0, 0, 0, 0 },
-				                             { 8, 8, 2, 2, 1, 1, 1, 1 } };
+				                            { 8, 8, 2, 2, 1, 1, 1, 1 } };
 
 			assert_true(fabs(dgx[k] - tot * share[pass][k] / 24) <= 1e-6 * tot + 4096);
 		}

@@ -3750,9 +3750,9 @@ test_pxn_relay_c2c_release_engines(void **state)
 		spec.nccl_version = versions[i];
 		assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
 		for (h = 1; h < 3; h++)
-			assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 0),
-			                                  ft_topo_gpu(t, 18, h)),
-			                 relay ? ft_topo_gpu(t, 0, h) : UINT32_MAX);
+			assert_int_equal(
+			        whole_node_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 18, h)),
+			        relay ? ft_topo_gpu(t, 0, h) : UINT32_MAX);
 		ft_topo_free(t);
 	}
 }
