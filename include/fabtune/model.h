@@ -385,16 +385,18 @@ FT_API uint32_t ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus,
 /*
  * The GPU through which NCCL's PXN relays a send that leaves by NIC @nic, or UINT32_MAX
  * where NCCL sends from the sender's own NIC instead: ft_model_pxn_proxy(), kept where
- * NCCL_P2P_PXN_LEVEL 2 (the default) admits it (NVIDIA/nccl src/graph/search.cc
- * ncclTopoGetNetDev(), v2.27.7-1 and v2.30.7-1): the node has NVLink (the proxy's path to
- * the sender is PATH_NVL) and the proxy sits under @nic's own PCIe switch (its path to the
- * NIC is PATH_PIX or PATH_PXB, or PATH_P2C on a node whose GPUs reach that PCIe over C2C,
- * which v2.30.7-1 admits by its default NCCL_PXN_C2C=1). A proxy that reaches the NIC
- * only through a CPU (PATH_PHB, PATH_SYS) relays nothing, nor does any GPU of a node
- * without PCIe switches, where each GPU and NIC sits on a CPU root port, unless over C2C.
+ * NCCL_P2P_PXN_LEVEL 2 (the default) admits it at release @nccl_version (ft_model_query's
+ * encoding, 0: the newest; NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev(), v2.27.7-1
+ * to v2.30.7-1): the node has NVLink (the proxy's path to the sender is PATH_NVL) and the
+ * proxy sits under @nic's own PCIe switch (its path to the NIC is PATH_PIX or PATH_PXB).
+ * On a node whose GPUs reach that PCIe over C2C (ft_node_gpu_c2c()) the path is PATH_P2C,
+ * admitted by NCCL_PXN_C2C, whose default is 1 from v2.28.3-1 only (0 in v2.27, and no
+ * PATH_P2C before). A proxy that reaches the NIC only through a CPU (PATH_PHB, PATH_SYS)
+ * relays nothing, nor does any GPU of a node without PCIe switches, where each GPU and
+ * NIC sits on a CPU root port, unless over C2C.
  */
 FT_API uint32_t ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job,
-                                   uint32_t nic);
+                                   uint32_t nic, uint32_t nccl_version);
 /* @version as the user writes it: "2.21" (a line), "2.23.4", or "newest" for 0. */
 FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
 /*

@@ -796,19 +796,27 @@ ft_model_pxn_proxy(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, u
 	return p;
 }
 
+/* NCCL_PXN_C2C's default is 1 from v2.28.3-1 (src/graph/paths.cc; 0 in v2.27.3-1 to
+ * v2.27.7-1, and before v2.27 no PATH_P2C, so a GPU on C2C reaches the NIC at PATH_PHB). */
+#define PXN_C2C_FROM 22803
+
 uint32_t
-ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, uint32_t nic)
+ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, uint32_t nic,
+                   uint32_t nccl_version)
 {
 	uint32_t p = ft_model_pxn_proxy(n, ngpus, job, nic);
+	bool c2c = ft_node_gpu_c2c(n);
 
 	/* search.cc ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2: the proxy's path to the sender
-	 * at most PATH_NVL, its path to the NIC at most PATH_PXB (PATH_P2C with
-	 * NCCL_PXN_C2C); else the sender keeps its own NIC (NCCL_CROSS_NIC 2). A node with no
-	 * PCIe switches hangs each GPU and NIC on a CPU root port (PATH_PHB, paths.cc
-	 * ncclTopoComputePaths()): no proxy qualifies unless its GPU reaches the CPU by C2C. */
+	 * at most PATH_NVL, its path to the NIC at most PATH_PXB, or PATH_P2C where
+	 * NCCL_PXN_C2C is set; else the sender keeps its own NIC (NCCL_CROSS_NIC 2). A GPU on
+	 * C2C reaches a NIC on its CPU's PCIe at PATH_P2C (paths.cc ncclTopoComputePaths(),
+	 * mergePathType()): admitted from v2.28.3-1 (PXN_C2C_FROM) by default. A node with no
+	 * PCIe switches hangs each GPU and NIC on a CPU root port (PATH_PHB): no proxy
+	 * qualifies unless its GPU reaches the CPU by C2C. */
 	if (p == UINT32_MAX || !(n->nvlink_gen > 0 && n->nvlink_Bps > 0) ||
-	    (n->npcie_switches == 0 && !ft_node_gpu_c2c(n)) ||
-	    n->gpu_pcie_switch[p] != n->nic_pcie_switch[nic])
+	    (n->npcie_switches == 0 && !c2c) || n->gpu_pcie_switch[p] != n->nic_pcie_switch[nic] ||
+	    (c2c && nccl_version != 0 && nccl_version < PXN_C2C_FROM))
 		return UINT32_MAX;
 	return p;
 }
@@ -818,9 +826,10 @@ ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus, uint32_t job, u
  * relays: the proxy of h's NIC among them (ft_model_pxn_relay()) is another GPU than g.
  */
 static bool
-pxn_relays(const struct ft_node_spec *n, uint32_t ng, uint32_t g, uint32_t h)
+pxn_relays(const struct ft_node_spec *n, uint32_t ng, uint32_t g, uint32_t h, uint32_t version)
 {
-	uint32_t p = ft_model_pxn_relay(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h]);
+	uint32_t p =
+	        ft_model_pxn_relay(n, ng, (uint32_t)((1ull << ng) - 1), n->gpu_nic[h], version);
 
 	return p != UINT32_MAX && p != g;
 }
@@ -832,7 +841,7 @@ pxn_relays(const struct ft_node_spec *n, uint32_t ng, uint32_t g, uint32_t h)
  * NVLink domain of trays) relay where their rails differ.
  */
 static void
-rail_pairs(const struct ft_node_spec *n, uint32_t ppn, struct ft_model_links *l)
+rail_pairs(const struct ft_node_spec *n, uint32_t ppn, uint32_t version, struct ft_model_links *l)
 {
 	uint32_t g, h, ng;
 
@@ -847,7 +856,7 @@ rail_pairs(const struct ft_node_spec *n, uint32_t ppn, struct ft_model_links *l)
 	for (g = 0; g < l->rail_ppn; g++) {
 		l->pxn_relay[g] = 0;
 		for (h = 0; h < l->rail_ppn; h++) {
-			bool relay = g < ng && h < ng ? pxn_relays(n, ng, g, h) :
+			bool relay = g < ng && h < ng ? pxn_relays(n, ng, g, h, version) :
 			                                !((l->same_rail[g] >> h) & 1u);
 
 			if (relay)
@@ -1040,7 +1049,7 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	struct ft_model_buffs bu;
@@ -1115,7 +1124,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->fabric_rail_lat_s = fabric_latency(spec, l->nnodes, false);
 	l->fabric_xrail_lat_s = fabric_latency(spec, l->nnodes, true);
 	l->fabric_lat_s = l->fabric_rail_lat_s;
-	rail_pairs(n, l->ppn, l);
+	rail_pairs(n, l->ppn, version, l);
 	l->pxn = l->nvlink && !n->nccl_pxn_disable;
 	l->nvlink_hop_s = l->nvlink ? n->lat_nvlink_s : 0;
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
@@ -1322,7 +1331,7 @@ job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
  */
 static int
 links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, struct ft_model_links *l, struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
@@ -1332,7 +1341,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	int rc;
 
 	if (spec->ngroups < 2) {
-		rc = links_get_one(spec, ngpus, nnodes, ppn, l, err);
+		rc = links_get_one(spec, ngpus, nnodes, ppn, version, l, err);
 		l->ppn_min = l->ppn_max = l->ppn;
 		return rc;
 	}
@@ -1344,7 +1353,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
 		rc = first_nodes(spec, ngpus, nnodes, one, err);
 		if (rc == 0)
-			rc = links_get_all(one, 0, 0, 0, l, err);
+			rc = links_get_all(one, 0, 0, 0, version, l, err);
 		ft_free(one);
 		return rc;
 	}
@@ -1353,8 +1362,9 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
 		one->node = spec->groups[i].node;
 		gn = one->node.ngpus;
-		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, i ? &g : l, err) :
-		             links_get_one(one, ngpus, nnodes, ppn, i ? &g : l, err);
+		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version,
+		                           i ? &g : l, err) :
+		             links_get_one(one, ngpus, nnodes, ppn, version, i ? &g : l, err);
 		if (rc < 0) {
 			ft_free(one);
 			return rc;
@@ -1437,7 +1447,7 @@ ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint3
                        uint32_t ppn, uint32_t version, struct ft_model_links *l,
                        struct ft_error *err)
 {
-	int rc = links_get_all(spec, ngpus, nnodes, ppn, l, err);
+	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, l, err);
 
 	if (rc < 0)
 		return rc;

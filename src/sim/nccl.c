@@ -245,6 +245,7 @@ struct chan_map {
 	const uint32_t *gpus;    /* [ppn]: each local rank's GPU in its tray (NULL: g mod tray) */
 	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
+	uint32_t nccl_version; /* the jobs' release (spec nccl_version; 0: the newest) */
 	uint32_t *rail;  /* [ppn]: the NIC of each local rank, numbered across the domain */
 	uint32_t *rails; /* [ppn]: the distinct rails, in order of their first GPU */
 	uint32_t nrails;
@@ -294,7 +295,7 @@ tray_size(uint32_t ppn, uint32_t tray_gpus)
  * @tray_gpus ranks. */
 static int
 chan_map_init(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus,
-              const uint32_t *gpus, const struct ft_node_spec *node)
+              const uint32_t *gpus, const struct ft_node_spec *node, uint32_t version)
 {
 	uint32_t g, k;
 
@@ -302,7 +303,8 @@ chan_map_init(struct chan_map *m, uint32_t nch, uint32_t ppn, uint32_t tray_gpus
 		                .tray_gpus = tray_size(ppn, tray_gpus),
 		                .gpus = gpus,
 		                .nvlink = node->nvlink_gen > 0 && node->nvlink_Bps > 0,
-		                .node = node };
+		                .node = node,
+		                .nccl_version = version };
 	m->rail = ft_calloc((size_t)ppn * 3, sizeof(uint32_t));
 	m->perm = ft_calloc((size_t)nch * ppn, sizeof(uint32_t));
 	if (!m->rail || !m->perm)
@@ -363,11 +365,11 @@ channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
  * engines: the first of them under the NIC's own PCIe switch, else the first of them on
  * the NIC, in the tray's GPU order as NCCL's topology lists them); the first rank on that
  * GPU; UINT32_MAX when no rank is on the rail. With @relay, only where NCCL relays a send
- * through it (ft_model_pxn_relay()).
+ * through it at release @version (ft_model_pxn_relay()).
  */
 static uint32_t
 rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, const uint32_t *gpus,
-         uint32_t r, bool relay)
+         uint32_t r, bool relay, uint32_t version)
 {
 	uint32_t g, p, job = 0, lo = (r / FT_SPEC_MAX_NICS) * tray_gpus;
 	uint32_t hi = ppn - lo > tray_gpus ? lo + tray_gpus : ppn;
@@ -376,8 +378,8 @@ rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, cons
 		return UINT32_MAX;
 	for (g = lo; g < hi; g++)
 		job |= 1u << local_gpu(gpus, tray_gpus, g);
-	p = (relay ? ft_model_pxn_relay : ft_model_pxn_proxy)(node, FT_SPEC_MAX_GPUS, job,
-	                                                        r % FT_SPEC_MAX_NICS);
+	p = relay ? ft_model_pxn_relay(node, FT_SPEC_MAX_GPUS, job, r % FT_SPEC_MAX_NICS, version) :
+	            ft_model_pxn_proxy(node, FT_SPEC_MAX_GPUS, job, r % FT_SPEC_MAX_NICS);
 	for (g = lo; g < hi && p != UINT32_MAX; g++)
 		if (local_gpu(gpus, tray_gpus, g) == p)
 			return g;
@@ -387,7 +389,7 @@ rail_gpu(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus, cons
 static uint32_t
 pxn_proxy(const struct chan_map *m, uint32_t r)
 {
-	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, false);
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, false, m->nccl_version);
 }
 
 /*
@@ -398,7 +400,7 @@ pxn_proxy(const struct chan_map *m, uint32_t r)
 static uint32_t
 pxn_relay(const struct chan_map *m, uint32_t r)
 {
-	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, true);
+	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, true, m->nccl_version);
 }
 
 /*
@@ -419,7 +421,7 @@ ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t 
 
 	for (g = 0; g < ppn && n < FT__SIM_NVLS_MAX_HEADS; g++) {
 		uint32_t r = node_rail(node, tray, gpus, g);
-		uint32_t h = rail_gpu(node, ppn, tray, gpus, r, false);
+		uint32_t h = rail_gpu(node, ppn, tray, gpus, r, false, 0);
 
 		for (k = 0; k < n && heads[k] != h; k++)
 			;
@@ -577,11 +579,12 @@ heads_perm(const struct chan_map *m, uint32_t *perm)
  * graph's channel c mod @graph (0: none is a copy). */
 static int
 chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t graph, uint32_t ppn, uint32_t tray_gpus,
-              const uint32_t *gpus, const struct ft_node_spec *node, enum chan_order order)
+              const uint32_t *gpus, const struct ft_node_spec *node, uint32_t version,
+              enum chan_order order)
 {
 	uint32_t c, f;
 
-	if (chan_map_init(m, nch, ppn, tray_gpus, gpus, node) < 0)
+	if (chan_map_init(m, nch, ppn, tray_gpus, gpus, node, version) < 0)
 		return FT_ENOMEM;
 	for (c = 0; c < nch; c++) {
 		uint32_t *perm = m->perm + (size_t)c * ppn;
@@ -625,15 +628,27 @@ ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
 }
 
 bool
+ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
+                    struct ft_model_links *l, uint32_t *graph)
+{
+	*graph = 0;
+	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, gpn, l, NULL) < 0)
+		return false;
+	*graph = l->nnodes >= 2 ? l->graph_nchannels : 0;
+	return true;
+}
+
+bool
 ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                          uint32_t nranks, uint32_t gpn, uint32_t nch,
                          struct ft__sim_forced_trees *out)
 {
 	struct ft_model_links l;
+	uint32_t graph;
 
 	*out = (struct ft__sim_forced_trees){ 0 };
-	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 || nranks < 2 ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 ||
+	    !ft__sim_graph_links(spec, nranks, gpn, &l, &graph))
 		return false;
 	/* the count NCCL_MAX_NCHANNELS cuts, at the jobs' release (spec nccl_version). Where
 	 * v2.22-v2.27 copy the forced channels up to the NVLS channels
@@ -642,7 +657,7 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 	 * caps are the kernel's (ft__sim_kernel_cap(), the model's forced count at it). */
 	out->run = FT_MAX(ft_model_run_nchannels(&l, FT_ALGO_TREE), 2u);
 	/* where the links hold no search graph, their count is the channels NCCL runs */
-	out->graph = l.graph_nchannels ? l.graph_nchannels : out->run / 2;
+	out->graph = graph ? graph : out->run / 2;
 	out->run = FT_MAX(out->run, 2 * out->graph);
 	return true;
 }
@@ -657,10 +672,10 @@ uint32_t
 ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks)
 {
 	struct ft_model_links l;
+	uint32_t graph;
 
-	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
-		return 0;
-	return l.graph_nchannels;
+	(void)ft__sim_graph_links(spec, nranks, 0, &l, &graph);
+	return graph;
 }
 
 /*
@@ -746,7 +761,7 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                    uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                   bool keep_order, const struct ft__sim_forced_trees *trees,
+                   uint32_t nccl_version, bool keep_order, const struct ft__sim_forced_trees *trees,
                    struct ft_schedule *out)
 {
 	struct chan_map m;
@@ -761,7 +776,7 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 	 * ENV-PXN) leaves by its GPU's own NIC and arrives on its peer's: no relay. */
 	if (in->op == FT_OP_SENDRECV && node->nccl_pxn_disable)
 		cs.own_nics = true;
-	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
+	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node, nccl_version,
 	                   chan_order_of(in, keep_order));
 
 	if (rc == 0)
@@ -792,8 +807,9 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 int
 ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t graph,
                           uint32_t nnodes, const uint32_t *first,
-                          const struct ft_node_spec *const *kind, const uint32_t *gpus,
-                          const struct ft__sim_forced_trees *trees, struct ft_schedule *out)
+                          const struct ft_node_spec *const *kind, uint32_t nccl_version,
+                          const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
+                          struct ft_schedule *out)
 {
 	struct chan_set cs = { .nnodes = nnodes,
 		               .first = first,
@@ -820,7 +836,7 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t g
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
 			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, graph, ppn, ppn, g, kind[k],
-			                   chan_order_of(in, false));
+			                   nccl_version, chan_order_of(in, false));
 	}
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -138,8 +138,9 @@ ft__sim_comm_gpus_by_node(const struct ft_topo *t, const uint32_t *rank_gpu, uin
  *     not its NIC's first hands its sends to the first over NVLink. The sender being that
  *     GPU is its own proxy (PATH_LOC): no relay;
  *  4. the relay needs that proxy under the NIC's own PCIe switch (PATH_PXB or closer,
- *     PATH_P2C on a C2C host with NCCL_PXN_C2C) and NVLink to the sender, else the sender
- *     keeps its own NIC (ft_model_pxn_relay()).
+ *     PATH_P2C on a C2C host with NCCL_PXN_C2C, 1 by default from v2.28.3-1 on) and
+ *     NVLink to the sender, else the sender keeps its own NIC (ft_model_pxn_relay() at
+ *     the spec's nccl_version, the jobs' release).
  */
 uint32_t
 ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t comm)
@@ -160,7 +161,7 @@ ft__sim_pxn_proxy_in(const struct ft_topo *t, uint32_t a, uint32_t b, uint32_t c
 	r = n->gpu_nic[vb->local];
 	if (r >= ft__sim_node_nnics(t, va->node) || r >= FT_SPEC_MAX_NICS)
 		return UINT32_MAX;
-	p = ft_model_pxn_relay(n, ng, comm, r);
+	p = ft_model_pxn_relay(n, ng, comm, r, ft_topo_spec(t)->nccl_version);
 	if (p == UINT32_MAX || p == va->local)
 		return UINT32_MAX;
 	return ft_topo_gpu(t, va->node, p);

@@ -302,12 +302,12 @@ domain_nchannels(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t
                  uint32_t sgpn, uint32_t gpn, uint32_t *graph)
 {
 	struct ft_model_links l;
+	uint32_t g;
 
 	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || l.domain_nodes < 2 ||
-	    l.nnodes < 2 || l.graph_nchannels == 0)
+	    !ft__sim_graph_links(spec, nranks, gpn, &l, &g) || l.domain_nodes < 2 || g == 0)
 		return 0;
-	*graph = l.graph_nchannels;
+	*graph = g;
 	return ft_model_run_nchannels(&l, algo);
 }
 
@@ -678,7 +678,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 			                                true),
 			            "");
 		rc = ft__sim_channelize_uneven(sched, nch, graph, jr->nnodes, jr->node_first,
-		                               jr->node_kind, gpus, one ? &ft : NULL, &merged);
+		                               jr->node_kind, ft_topo_spec(t)->nccl_version, gpus,
+		                               one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 	}
@@ -945,8 +946,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			                                o->channels != 0),
 			            "");
 		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
-		                        ft__sim_node(t, node0), o->op == FT_OP_SENDRECV,
-		                        one ? &ft : NULL, &merged);
+		                        ft__sim_node(t, node0), spec->nccl_version,
+		                        o->op == FT_OP_SENDRECV, one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)

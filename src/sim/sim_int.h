@@ -81,6 +81,7 @@ struct fs_task {
 _Static_assert(sizeof(struct fs_task) == 128, "two cache lines per task");
 
 struct fs_sim;
+struct ft_model_links;
 
 /*
  * Route task @t: write its link ids into @links (at most @max) and return
@@ -498,8 +499,9 @@ uint32_t ft__sim_gpu_nic_index(const struct ft_topo *t, uint32_t gpu_v);
  * UINT32_MAX where @a sends from its own NIC: the peer on @a's rail, no NVLink in @a's
  * node, nodes.nccl.pxn_disable set (NCCL_PXN_DISABLE=1), or no GPU of the peer's index in
  * @a's node (ncclTopoDevToRank() fails), or where NCCL does not admit that GPU as the proxy
- * (ft_model_pxn_relay(): NVLink, and the proxy under the NIC's own PCIe switch; none on a
- * node without PCIe switches unless over C2C).
+ * (ft_model_pxn_relay() at the spec's nccl_version: NVLink, and the proxy under the NIC's
+ * own PCIe switch; none on a node without PCIe switches unless over C2C, and over C2C
+ * only from NCCL 2.28.3).
  * Among the GPUs of a communicator only: bit g of @comm set where GPU g of @a's node is
  * one of its ranks (ft__sim_comm_gpus(); FT__SIM_ALL_GPUS: every GPU of the node is a
  * rank). NCCL's topology holds the comm's GPUs alone, so the
@@ -610,6 +612,14 @@ struct ft__sim_forced_trees {
  * the channels past those copies of them; a channel c >= @nch (NCCL's NVLS copies) runs
  * channel c mod @nch's tree. */
 uint32_t ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run);
+/* The links of @spec's @nranks ranks, @gpn a node (0: packed over node groups), into @l,
+ * and into @graph the channels of the ring and tree graph NCCL's search finds for them,
+ * which forced channels copy (the links' graph_nchannels; 0 on one node or where the links
+ * hold no search graph): the one place the engines' channel maps ask the model for it
+ * (ft__sim_forced_trees_get(), ft__sim_uneven_graph(), run.c domain_nchannels()). False
+ * (and @graph 0) for fewer than 2 ranks or where the links fail (nccl.c). */
+bool ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
+                         struct ft_model_links *l, uint32_t *graph);
 /* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven);
  * false (and @out zero) where @s is no tree all-reduce across ranks or @nch is 0. */
 bool ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
@@ -627,8 +637,8 @@ uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
  * own GPU's; @trees (NULL: every channel both trees): one tree a channel, NCCL's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                       bool keep_order, const struct ft__sim_forced_trees *trees,
-                       struct ft_schedule *out);
+                       uint32_t nccl_version, bool keep_order,
+                       const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
@@ -675,8 +685,9 @@ double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
  * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */
 int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t graph,
                               uint32_t nnodes, const uint32_t *first,
-                              const struct ft_node_spec *const *kind, const uint32_t *gpus,
-                              const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
+                              const struct ft_node_spec *const *kind, uint32_t nccl_version,
+                              const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
+                              struct ft_schedule *out);
 /* The graph channels forced channels copy over the node groups of @spec (@nranks ranks):
  * the fewest any group's search finds; 0: none (each channel on its own rail). */
 uint32_t ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks);

@@ -461,6 +461,65 @@ test_forced_fill_uneven_nodes(void **state)
 }
 
 /*
+ * The LL128 ramp of a tree over nodes of different GPU counts (one DGX H100 beside four
+ * 4-GPU H100 nodes of two 200G NICs, 24 ranks, 5 nodes, NCCL's own channels): the first
+ * chunk crosses the DGX's chain, 7 hops up and 7 down, and 2 x ceil(log2 5) = 6 hops
+ * between nodes, 20 stages (shape_of(), the biggest node's chain), 6 of them network hops
+ * (net_hops()). LL128 flags every line, so a hop over NVLink forwards one round of the
+ * channel's threads, g = min(c, 640 x 15 bytes), and a hop between nodes waits for the
+ * whole chunk c = S / (nch x loops): ramp = (19 g + 6 (c - g)) / r, r the channel's share
+ * of the ring graph at LL128's efficiency, min(intra, inter x tier factor) / NCCL's ring
+ * channels x 120 / 128 (ft_proto_efficiency(), kb NA-PROTO-LL128; ll128_ramp()). The
+ * average node's chain (24 / 5 = 4 ranks) would give 12 stages, 11 g + 6 (c - g).
+ */
+static void
+test_ll128_ramp_uneven_nodes(void **state)
+{
+	static const char five[] =
+	        "name: mixed-five\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1 }\n"
+	        "  - { preset: dgx-h100, count: 4, gpus: 4, nics: { count: 2, rate: 200Gbps } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const uint64_t sizes[] = { 1u << 20, 16u << 20, 64u << 20 };
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		const struct ft_model_links *l = &ex->links;
+		double c, g, r, want;
+
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
+		q.force_algo = q.force_proto = true;
+		q.algo = FT_ALGO_TREE;
+		q.proto = FT_PROTO_LL128;
+		assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+		assert_int_equal(ex->result.algo, FT_ALGO_TREE);
+		assert_int_equal(ex->result.proto, FT_PROTO_LL128);
+		assert_int_equal(l->nnodes, 5);
+		assert_int_equal(l->ppn_max, 8);
+		assert_int_equal(ex->result.pipe.stages, 20);
+		assert_int_equal(ex->result.pipe.net_hops, 6);
+		assert_true(ex->result.pipe.nchannels > 0 && ex->result.pipe.loops > 0);
+		c = (double)sizes[i] /
+		    ((double)ex->result.pipe.nchannels * (double)ex->result.pipe.loops);
+		g = FT_MIN(c, 640.0 * 15);
+		r = FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) /
+		    ft_model_run_nchannels(l, FT_ALGO_RING) * ft_proto_efficiency(FT_PROTO_LL128);
+		want = (19 * g + 6 * (c - g)) / r;
+		assert_true(want > 0);
+		assert_rel(ex->result.pipe.ramp_s, want, 1e-9);
+	}
+	free(ex);
+}
+
+/*
  * The tree's fill on NCCL's own channels over the same nodes (one DGX H100 beside four 4-GPU
  * nodes, Simple, 64 MiB): the first chunk crosses the DGX's chain, 7 hops up and 7 down, as
  * on forced channels, and 6 network hops, 20 stages. A chain hop runs at the tuner's rate
@@ -7742,15 +7801,15 @@ test_pxn_relay_rule(void **state)
 	n.gpu_pcie_switch[2] = 4;
 	n.gpu_pcie_switch[3] = 5;
 	n.nic_pcie_switch[1] = 5;
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), 3);
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 3), 7);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, 0), 3);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 3, 0), 7);
 	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 0), 0);
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 0), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 0, 0), UINT32_MAX);
 	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xf7u, 1), 2);
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf7u, 1), UINT32_MAX);
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf3u, 1), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf7u, 1, 0), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xf3u, 1, 0), UINT32_MAX);
 	n.nvlink_gen = 0;
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, 0), UINT32_MAX);
 	/* No PCIe switches: every GPU and NIC on a CPU root port (PATH_PHB), no relay, though
 	 * every switch index reads 0; over C2C the proxy reaches the NIC by PATH_P2C. */
 	n.nvlink_gen = 4;
@@ -7758,9 +7817,59 @@ test_pxn_relay_rule(void **state)
 	memset(n.gpu_pcie_switch, 0, sizeof(n.gpu_pcie_switch));
 	memset(n.nic_pcie_switch, 0, sizeof(n.nic_pcie_switch));
 	assert_int_equal(ft_model_pxn_proxy(&n, 8, 0xffu, 1), 2);
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, 0), UINT32_MAX);
 	n.gpu_attach = FT_GPU_ATTACH_C2C;
-	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1), 2);
+	assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, 0), 2);
+}
+
+/*
+ * PXN over C2C by release: a GPU on C2C reaches a NIC on its CPU's PCIe by PATH_P2C, which
+ * ncclTopoGetNetDev() (src/graph/search.cc) admits only with NCCL_PXN_C2C, whose default in
+ * src/graph/paths.cc is 0 in v2.27.3-1 to v2.27.7-1 and 1 from v2.28.3-1 (v2.28.7-1,
+ * v2.29.7-1, v2.30.7-1 alike); before v2.27 no P2C path. On such a node without PCIe
+ * switches the proxy of NIC 1 (GPU 2) relays at the newest, 2.28.3, the 2.28 line and
+ * 2.30.7, and not at 2.28.2, 2.27.7, the 2.27 line or 2.26.6; the same node on PCIe relays
+ * nothing at any release. On GB200 NVL72 trays across two racks (PCIe switch = the Grace's
+ * PCIe) the links' pxn_relay of GPU 0 is its three cross-rail peers at 2.28.3 and none at
+ * 2.27; DGX H100's (PCIe switches) is its seven at both.
+ */
+static void
+test_pxn_relay_c2c_by_release(void **state)
+{
+	static const struct {
+		uint32_t version;
+		bool relay;
+	} cases[] = { { 0, true },      { 22803, true },  { 22899, true },  { 23007, true },
+		      { 22802, false }, { 22707, false }, { 22799, false }, { 22606, false } };
+	struct ft_cluster_spec spec;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	struct ft_node_spec n;
+	uint32_t g, i;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	n.nvlink_gen = 4;
+	n.nvlink_Bps = 450e9;
+	for (g = 0; g < 8; g++)
+		n.gpu_nic[g] = g / 2;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		n.gpu_attach = FT_GPU_ATTACH_C2C;
+		assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, cases[i].version),
+		                 cases[i].relay ? 2u : UINT32_MAX);
+		n.gpu_attach = FT_GPU_ATTACH_PCIE;
+		assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, cases[i].version), UINT32_MAX);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+		spec.nccl_version = i ? 22803 : 22799;
+		assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.pxn_relay[0] & 0xfu, i ? 0xeu : 0u);
+		assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+		spec.nccl_version = i ? 22803 : 22799;
+		assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+		assert_int_equal(l.pxn_relay[0], 0xfeu);
+	}
 }
 
 /*
@@ -8007,6 +8116,7 @@ main(void)
 		cmocka_unit_test(test_closed_ring_channels),
 		cmocka_unit_test(test_forced_tree_fill_closed_form),
 		cmocka_unit_test(test_forced_fill_uneven_nodes),
+		cmocka_unit_test(test_ll128_ramp_uneven_nodes),
 		cmocka_unit_test(test_tree_fill_uneven_nodes),
 		cmocka_unit_test(test_tree_simple_fill_shared),
 		cmocka_unit_test(test_two_domain_tuner_closed_form),
@@ -8052,6 +8162,7 @@ main(void)
 		cmocka_unit_test(test_sendrecv_window_pxn_off),
 		cmocka_unit_test(test_pxn_proxy_rule),
 		cmocka_unit_test(test_pxn_relay_rule),
+		cmocka_unit_test(test_pxn_relay_c2c_by_release),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),

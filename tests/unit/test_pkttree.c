@@ -433,8 +433,8 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 		assert_int_equal(ft__sim_nvls_tree_uneven(s, nnodes, first, heads), 0);
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
-	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
-	                                    NULL, out),
+	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
+	                                    false, NULL, out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
 }
@@ -607,8 +607,8 @@ test_sendrecv_pxn_disable(void **state)
 		uint32_t f, relays = 0, cross = 0;
 
 		node.nccl_pxn_disable = off != 0;
-		assert_int_equal(ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, true, NULL, &out),
-		                 0);
+		assert_int_equal(
+		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, NULL, &out), 0);
 		ph = ft_sched_phase_at(&out, 0);
 		assert_int_equal(ph->nflows, off ? 16 : 18);
 		for (f = 0; f < ph->nflows; f++) {
@@ -630,6 +630,57 @@ test_sendrecv_pxn_disable(void **state)
 		}
 		assert_int_equal(cross, 2);
 		assert_int_equal(relays, off ? 0 : 2);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
+/*
+ * The channel maps' senders follow the jobs' release on C2C nodes (ft_model_pxn_relay(),
+ * NCCL_PXN_C2C 1 from v2.28.3-1 only, src/graph/paths.cc): test_sendrecv_pxn_disable's
+ * send/recv of 16 ranks on two DGX H100 with their GPUs on C2C relays rank 7's send to
+ * rank 8 through local 0 (18 flows, 2 relay legs) at the newest and 2.28.3, and at 2.27.7
+ * sends it from local 7's own NIC (16 flows, none relayed); on PCIe it relays at both.
+ */
+static void
+test_sendrecv_pxn_c2c_release(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 16,
+		                  .ranks_per_node = 8,
+		                  .bytes = 1u << 20 };
+	static const uint32_t versions[] = { 0, 22803, 22707 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_schedule s;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	for (i = 0; i < 2 * FT_ARRAY_SIZE(versions); i++) {
+		struct ft_node_spec node = *ft_spec_node_at(&spec, 0);
+		uint32_t v = versions[i / 2], f, relays = 0;
+		bool c2c = i % 2 == 0, relay = !c2c || v == 0 || v >= 22803;
+		struct ft_schedule out;
+		const struct ft_sched_phase *ph;
+
+		node.gpu_attach = c2c ? FT_GPU_ATTACH_C2C : FT_GPU_ATTACH_PCIE;
+		assert_int_equal(
+		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, v, true, NULL, &out), 0);
+		ph = ft_sched_phase_at(&out, 0);
+		assert_int_equal(ph->nflows, relay ? 18 : 16);
+		for (f = 0; f < ph->nflows; f++) {
+			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+
+			relays += fl->relay;
+			if (fl->src / 8 != fl->dst / 8)
+				assert_int_equal(fl->src % 8, relay ? 0 : 7);
+		}
+		assert_int_equal(relays, relay ? 2 : 0);
 		ft_schedule_release(&out);
 	}
 	ft_schedule_release(&s);
@@ -1899,8 +1950,8 @@ test_forced_tree_channels(void **state)
 	assert_false(ft__sim_forced_trees_get(&spec, &s, 16, 8, 0, &ft));
 	ft.graph = 8;
 	ft.run = 16;
-	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), false,
-	                                    &ft, &out),
+	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
+	                                    false, &ft, &out),
 	                 0);
 	ph = ft_sched_phase_at(&out, 0);
 	for (f = 0; f < ph->nflows; f++) {
@@ -2011,7 +2062,7 @@ test_forced_trees_on_uneven_nodes(void **state)
 		uint32_t n = counts[i];
 
 		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
-		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, NULL,
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, 0, NULL,
 		                                           &ft, &out),
 		                 0);
 		memset(forced, 0, sizeof(forced));
@@ -2059,13 +2110,90 @@ test_forced_trees_on_uneven_nodes(void **state)
 }
 
 /*
+ * Forced tree channels arrive on their graph channel's NIC (nccl.c chan_nic; NVIDIA/nccl
+ * src/graph/search.cc ncclTopoGetNetDev(): a channel's connections between nodes take the
+ * graph's inter[] NIC, the chain's first rank's): on test_forced_trees_on_uneven_nodes'
+ * nodes (graph 2 channels) every flow of channel c between nodes lands on NIC c mod 2 of
+ * its destination node, through that NIC's first GPU (the DGX's GPU c mod 2, a small
+ * node's GPU 2 (c mod 2)), a tree child on another rail handed on over NVLink; NICs 2 to
+ * 7 of the DGX take nothing. Channels 4k to 4k + 3 run trees 0, 0, 1, 1, so each node's
+ * NICs 0 and 1 take one channel of each tree per 4 and their bytes are equal.
+ */
+static void
+test_forced_trees_arrive_on_channel_nic(void **state)
+{
+	static const uint32_t counts[] = { 4, 12 };
+	static const uint32_t first[6] = { 0, 8, 12, 16, 20, 24 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 24,
+		                  .ranks_per_node = 1,
+		                  .bytes = 256u << 20 };
+	const struct ft_node_spec *kind[5];
+	struct ft__sim_forced_trees ft;
+	struct ft_cluster_spec spec;
+	struct ft_schedule s, out;
+	struct ft_error err = { 0 };
+	uint32_t i, k, f;
+
+	(void)state;
+	assert_int_equal(
+	        ft_spec_load_buffer(five_text, strlen(five_text), "five.yaml", &spec, &err), 0);
+	for (k = 0; k < 5; k++)
+		kind[k] = ft_spec_node_at(&spec, k);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(ft__sim_tree_uneven(&s, 5, first), 0);
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		double in[5][8] = { { 0 } };
+		const struct ft_sched_phase *ph;
+		uint32_t n = counts[i], crossing = 0;
+
+		assert_true(ft__sim_forced_trees_get(&spec, &s, 24, 0, n, &ft));
+		assert_int_equal(ft.graph, 2);
+		assert_int_equal(ft__sim_channelize_uneven(&s, n, ft.graph, 5, first, kind, 0, NULL,
+		                                           &ft, &out),
+		                 0);
+		ph = ft_sched_phase_at(&out, 0);
+		for (f = 0; f < ph->nflows; f++) {
+			struct ft_sched_flow fl;
+			uint32_t x, y, c, local, nic;
+
+			ft_sched_phase_flow(&out, ph, f, &fl);
+			x = node_of(first, 5, fl.src);
+			y = node_of(first, 5, fl.dst);
+			if (x == y)
+				continue;
+			c = (fl.pipe - 1u) / 2;
+			local = fl.dst - first[y];
+			nic = kind[y]->gpu_nic[local];
+			assert_int_equal(nic, c % 2);
+			assert_int_equal(local, y == 0 ? c % 2 : 2 * (c % 2));
+			in[y][nic] += (double)fl.bytes;
+			crossing++;
+		}
+		assert_true(crossing > 0);
+		for (k = 0; k < 5; k++) {
+			assert_true(in[k][0] > 0);
+			assert_true(fabs(in[k][1] - in[k][0]) <= 1e-9 * in[k][0] + 2.0 * n);
+		}
+		for (k = 2; k < 8; k++)
+			assert_true(in[0][k] == 0);
+		ft_schedule_release(&out);
+	}
+	ft_schedule_release(&s);
+}
+
+/*
  * Forced ring channels on nodes of different GPU counts (one DGX H100 of 8 NICs, four 4-GPU
  * nodes of 2): every rank's graph is cut to the fewest channels a node's search finds (2,
  * the small nodes' rails; NVIDIA/nccl src/init.cc), and a forced channel c takes graph
  * channel c mod 2's NIC (src/graph/search.cc ncclTopoGetNetDev()), so on 12 channels every
  * flow between nodes leaves and enters the DGX on GPU 0 or 1 (rails 0 and 1), each on 6
  * channels' bytes, and every 4-GPU node on both its rails. With each channel on its own
- * rail (graph 0) the DGX's other six NICs would carry half its channels.
+ * rail (graph 0) the DGX's other six NICs carry a third of its crossings, each NIC's share
+ * pinned (8, 8, 2, 2, 1, 1, 1, 1 of 24).
  */
 static void
 test_forced_rails_on_uneven_nodes(void **state)
@@ -2094,8 +2222,8 @@ test_forced_rails_on_uneven_nodes(void **state)
 		double dgx[8] = { 0 }, small[4][2] = { { 0 } }, tot;
 		size_t p;
 
-		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first,
-		                                           kind, NULL, NULL, &out),
+		assert_int_equal(ft__sim_channelize_uneven(&s, 12, pass ? 0 : graph, 5, first, kind,
+		                                           0, NULL, NULL, &out),
 		                 0);
 		for (p = 0; p < out.phases.len; p++) {
 			const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -2126,10 +2254,15 @@ test_forced_rails_on_uneven_nodes(void **state)
 			tot += dgx[k];
 		assert_true(fabs(tot - 4.0 * 23 / 24 * (double)a.bytes) <= 1e-6 * tot + 4096);
 		for (k = 0; k < 8; k++) {
-			if (pass == 0) /* graph 2: rails 0 and 1 six channels each, others idle */
-				assert_true(fabs(dgx[k] - (k < 2 ? tot / 2 : 0)) <= 1e-6 * tot + 4096);
-			else /* graph 0: each channel its own rail, rails 2-7 too */
-				assert_true(dgx[k] > 0);
+			/* graph 2: rails 0 and 1 six channels each, others idle. Graph 0: channel
+			 * c enters the DGX on its own rail c mod 8 (rails 0-3 two channels, 4-7
+			 * one) and leaves on the next node's rail c mod 2, through that rail's
+			 * GPU (PXN), so of the 24 crossings rails 0 and 1 carry 2 + 6 each,
+			 * rails 2 and 3 two, rails 4 to 7 one. */
+			static const double share[2][8] = { { 12, 12, 0, 0, 0, 0, 0, 0 },
+				                            { 8, 8, 2, 2, 1, 1, 1, 1 } };
+
+			assert_true(fabs(dgx[k] - tot * share[pass][k] / 24) <= 1e-6 * tot + 4096);
 		}
 		for (k = 0; k < 4; k++) /* six channels on each of a small node's two rails */
 			assert_true(small[k][0] > 0 &&
@@ -2147,11 +2280,13 @@ main(void)
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),
+		cmocka_unit_test(test_forced_trees_arrive_on_channel_nic),
 		cmocka_unit_test(test_forced_rails_on_uneven_nodes),
 		cmocka_unit_test(test_tree_two_nodes),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_sendrecv_pxn_disable),
+		cmocka_unit_test(test_sendrecv_pxn_c2c_release),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),

@@ -3728,6 +3728,37 @@ test_pxn_proxy_job_gpus(void **state)
 }
 
 /*
+ * The engines' PXN proxy (ft__sim_pxn_proxy_in(), which the flow and packet engines ask)
+ * follows the jobs' release on C2C nodes: NCCL_PXN_C2C defaults to 1 from v2.28.3-1 only
+ * (src/graph/paths.cc; 0 in v2.27.x), so on two GB200 NVL72 racks a send from tray 0's
+ * GPU 0 to the other rack's GPU 1 (or 2) relays through tray 0's GPU 1 (or 2) at the
+ * newest, 2.28.3 and 2.30.7, and leaves by GPU 0's own NIC at 2.27.7 and the 2.27 line.
+ */
+static void
+test_pxn_relay_c2c_release_engines(void **state)
+{
+	static const uint32_t versions[] = { 0, 22803, 23007, 22707, 22799 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	uint32_t i, h;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(versions); i++) {
+		struct ft_topo *t = NULL;
+		bool relay = versions[i] == 0 || versions[i] >= 22803;
+
+		assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+		spec.nccl_version = versions[i];
+		assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+		for (h = 1; h < 3; h++)
+			assert_int_equal(
+			        whole_node_proxy(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 18, h)),
+			        relay ? ft_topo_gpu(t, 0, h) : UINT32_MAX);
+		ft_topo_free(t);
+	}
+}
+
+/*
  * NCCL relays a send through the peer's NIC's local GPU only where that GPU reaches the NIC
  * within PATH_PXB (NVIDIA/nccl v2.27.7-1 and v2.30.7-1 src/graph/search.cc
  * ncclTopoGetNetDev(), NCCL_P2P_PXN_LEVEL 2; ft_model_pxn_relay()); else the sender keeps
@@ -3772,8 +3803,8 @@ test_pxn_relay_needs_nic_switch(void **state)
 	assert_int_equal(whole_node_proxy(t, ft_topo_gpu(t, 0, 3), ft_topo_gpu(t, 1, 2)),
 	                 ft_topo_gpu(t, 0, 2));
 	assert_int_equal(ft_model_pxn_proxy(&spec.node, 8, 0xffu, 3), 3);
-	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 3), UINT32_MAX);
-	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 2), 2);
+	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 3, 0), UINT32_MAX);
+	assert_int_equal(ft_model_pxn_relay(&spec.node, 8, 0xffu, 2, 0), 2);
 	ft_schedule_init(&sch);
 	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
 	ft_sim_cfg_init(&cfg);
@@ -4961,6 +4992,7 @@ main(void)
 		cmocka_unit_test(test_pxn_adaptive_flow),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
+		cmocka_unit_test(test_pxn_relay_c2c_release_engines),
 		cmocka_unit_test(test_hier_alltoall_stays_on_rail),
 		cmocka_unit_test(test_flow_pipelines_chunks_closed_form),
 		cmocka_unit_test(test_flow_pipelines_chunks_capped_closed_form),
