@@ -59,7 +59,8 @@ ft__tsc_invariant(void)
 #if defined(__x86_64__)
 	unsigned a, b, c, d;
 
-	if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+	/* (clang's header returns int, gcc's unsigned: compare as unsigned) */
+	if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000007u)
 		return false;
 	return __get_cpuid(0x80000007, &a, &b, &c, &d) && (d >> 8 & 1);
 #else
