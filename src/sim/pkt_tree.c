@@ -60,6 +60,14 @@
  * a copy once it has come up from every rank of the copy: the switches of the network are
  * one vertex of the tree (SHARP's reduction inside them costs no time here, as in the
  * flow engine).
+ *
+ * NVLS across nodes, NVLS with CollNet (sim/nccl.c ft__sim_nvls_collnet(); NVIDIA/nccl
+ * src/device/all_reduce.h, the NVLS kernel's branch with nvls->out) runs as an NVLS tree
+ * whose tree is CollNet's: the same stages in each node, one copy a head (NCCL's loops,
+ * ft_model_nvls_net_chunking(), the flow engine's count), head h sending chunk c of its
+ * share up to the fabric's switches (one vertex, as a CollNet's) once it has read it
+ * reduced, the switches sending it back down to every node's head h once it has come up
+ * from all of them, and the head multicasting it once it is back.
  */
 #include "pkt_int.h"
 
@@ -100,6 +108,11 @@ struct tree_build {
 	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
 	bool collnet; /* a CollNet pipeline: every connection msgs chunks, the switches one vertex */
+	/* NVLS across nodes (NVLS with CollNet): the NVLS stages of an NVLS tree, one copy
+	 * per head (its pipe, the head's label), the fabric's switches one vertex between
+	 * the nodes' heads (as a CollNet's); ppn: the ranks of a node */
+	bool net;
+	uint32_t ppn, groups; /* (groups: the nodes from[] has room for) */
 	uint32_t *from;
 	uint32_t *sw, *sw_off;
 	uint32_t *lag, *lag_off;
@@ -107,6 +120,26 @@ struct tree_build {
 	 * it waits for one after another, tree_depths()), the deepest in dmax; NULL: all 0. */
 	uint32_t *depth, dmax;
 };
+
+/*
+ * Whether phase @ph of @sc is NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet():
+ * an all-reduce's NVLS flows beside each head's to the fabric's switches, marked net).
+ */
+static bool
+nvls_net(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+{
+	struct ft_sched_flow fl;
+	uint32_t f;
+
+	if (sc->algo != FT_ALGO_NVLS || sc->op != FT_OP_ALL_REDUCE)
+		return false;
+	for (f = 0; f < ph->nflows; f++) {
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.net)
+			return true;
+	}
+	return false;
+}
 
 bool
 ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
@@ -119,7 +152,7 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 	bool collnet = sc->algo == FT_ALGO_COLLNET && sc->op == FT_OP_ALL_REDUCE;
 
 	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->nflows > 0 &&
-	       (tree || chain || nvls || collnet);
+	       (tree || chain || nvls || collnet || nvls_net(sc, ph));
 }
 
 /* NCCL's nodes the op's ranks are on (ranks in order, node by node; the trays of one
@@ -154,22 +187,23 @@ phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
  * An NVLS tree's labels (struct ft_sched_flow head): the heads per node (the largest
  * label), the nodes (one per in-node flow of a head 1 before the first network edge: a
  * channel lists its in-node flows, then its trees) and, in @groups, the nodes of every
- * channel; heads 0: not one.
+ * channel; heads 0: not one. NVLS across nodes is labelled alike: its head 1's flow into
+ * the switch once a node (its flows to the fabric's switches, net, aside).
  */
 static void
 nvls_labels(const struct ft_schedule *sc, const struct ft_sched_phase *ph, uint32_t *heads,
             uint32_t *nodes, uint32_t *groups)
 {
-	bool net = false;
+	bool net = false, nv = sc->algo == FT_ALGO_NVLS_TREE || nvls_net(sc, ph);
 	uint32_t f;
 
 	*heads = *nodes = *groups = 0;
-	for (f = 0; f < ph->nflows && sc->algo == FT_ALGO_NVLS_TREE; f++) {
+	for (f = 0; f < ph->nflows && nv; f++) {
 		struct ft_sched_flow fl;
 		bool first;
 
 		ft_sched_phase_flow(sc, ph, f, &fl);
-		first = fl.dst == FT_SCHED_INNET && fl.head == 1;
+		first = fl.dst == FT_SCHED_INNET && fl.head == 1 && !fl.net;
 		*heads = FT_MAX(*heads, (uint32_t)fl.head);
 		net = net || (fl.src != FT_SCHED_INNET && fl.dst != FT_SCHED_INNET);
 		*groups += first;
@@ -194,7 +228,9 @@ shape_links(const struct pk_engine *e, const struct ft_schedule *sc, uint32_t no
  * (ft_model_nvls_tree_chunking(), on NCCL's NVLS channels of the cluster's GPUs): each
  * copy of a head moves as many chunks one after another as a head's pipeline in one of
  * NCCL's channels does, whatever the schedule's channel count (a schedule of more
- * channels than NCCL's cuts smaller messages, as many in flight at once).
+ * channels than NCCL's cuts smaller messages, as many in flight at once). NVLS across
+ * nodes: NCCL's loops of it (ft_model_nvls_net_chunking(), the flow engine's count), a
+ * head's one copy one chunk a loop.
  */
 static void
 nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_schedule *sc,
@@ -205,7 +241,8 @@ nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sch
 
 	shape_links(e, sc, nodes, &l);
 	l.nrails = tb->heads;
-	loops = ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
+	loops = tb->net ? ft_model_nvls_net_chunking(&l, sc->bytes, ch) :
+	                  ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
 }
 
@@ -392,28 +429,40 @@ nvls_stage(struct tree_build *tb, uint32_t src, uint32_t dst, uint64_t bytes, ui
  * step carries its chunk for every head, as NCCL's scatter does) and a head's multicast
  * of its chunk; out of it a head's read of its reduced chunk and every rank's gather. A
  * head's flow carries S + S / heads: the shard, 1 / (heads + 1) of it, goes in its
- * copies pipe and pipe + 1. 1 when the flow breaks the labels' rules.
+ * copies pipe and pipe + 1. NVLS across nodes has one copy (no double tree: a channel's
+ * loop is a chunk per head, NVIDIA/nccl src/device/all_reduce.h, the NVLS kernel's branch
+ * with nvls->out), the whole flow, its shard on the head's pipe. 1 when the flow breaks
+ * the labels' rules.
  */
 static int
 nvls_stages(struct tree_build *tb, const struct ft_sched_flow *fl, uint32_t src, uint32_t dst,
             double eff, uint32_t *nmsg)
 {
 	uint64_t mine = fl->head ? fl->bytes / (tb->heads + 1) : 0, rest = fl->bytes - mine;
-	uint64_t part[2] = { rest / 2, rest - rest / 2 }, half[2] = { mine / 2, mine - mine / 2 };
+	uint32_t t, n = tb->net ? 1 : 2;
+	uint64_t part[2] = { rest / n, rest - rest / n * (n - 1) };
+	uint64_t half[2] = { mine / n, mine - mine / n * (n - 1) };
 	bool in = fl->dst == FT_SCHED_INNET;
-	uint32_t t;
+	/* its copies' pipes: an NVLS tree's from the flow's, NVLS across nodes' its head's
+	 * (its flows to the fabric's switches are pipe and head h + 1) */
+	uint32_t pipe = tb->net ? fl->head : fl->pipe;
 	int rc = 0;
 
-	if (in && fl->head == 1) /* a node's in-node flows start with its head 1's */
+	/* a node's in-node flows start with its head 1's; NVLS across nodes lists a node's
+	 * ranks in order, from its local rank 0 */
+	if (in && (tb->net ? fl->src % FT_MAX(tb->ppn, 1u) == 0 : fl->head == 1)) {
+		if (tb->nodes >= tb->groups)
+			return 1;
 		tb->from[tb->nodes++] = tb->nedges;
-	if (tb->nodes == 0 || (fl->head && fl->pipe == 0))
+	}
+	if (tb->nodes == 0 || (fl->head && pipe == 0))
 		return 1;
-	for (t = 0; t < 2 && rc == 0; t++) {
+	for (t = 0; t < n && rc == 0; t++) {
 		rc = nvls_stage(tb, src, dst, part[t], in ? TE_SCATTER : TE_GATHER, t, 0, eff,
 		                nmsg);
 		if (rc == 0 && fl->head)
-			rc = nvls_stage(tb, src, dst, half[t], in ? TE_MCAST : TE_READ, t,
-			                fl->pipe + t, eff, nmsg);
+			rc = nvls_stage(tb, src, dst, half[t], in ? TE_MCAST : TE_READ, t, pipe + t,
+			                eff, nmsg);
 	}
 	return rc;
 }
@@ -443,7 +492,10 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
-		if (tb->heads && (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET)) {
+		/* (NVLS across nodes: a head's flows to the fabric's switches are a tree's edges
+		 * to one vertex, as a CollNet's) */
+		if (tb->heads && (fl.src == FT_SCHED_INNET || fl.dst == FT_SCHED_INNET) &&
+		    !fl.net) {
 			rc = nvls_stages(tb, &fl, c->src, c->dst, eff, nmsg);
 			if (rc != 0)
 				return rc;
@@ -738,8 +790,36 @@ tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_s
  * chunk once it has come from the children or the parent), so loop m reaches stage s
  * s periods after it left the first, and the pipeline takes (loops + stages - 1)
  * periods, NCCL's fill at the cap (kb NA-ALGO-TREE). An NVLS tree's and CollNet
- * pipeline's loops keep the one pace (their stages are warps of one kernel).
+ * pipeline's loops keep the one pace (their stages are warps of one kernel). NVLS across
+ * nodes is paced at NCCL's price with its 4 stages (net_depths()), as the flow engine and
+ * the model's pipeline pace it: without them it ended (L - 1) P plus one loop's way, 3
+ * periods short of the flow engine's (L + 2) P and more (17 % at L = 16).
  */
+/*
+ * NVLS across nodes' stages (@tb's depth), as the flow engine's pace counts them
+ * (engine_flow.c submit_chunked(): into the switch, up, down, out of the switch, each
+ * moving a loop a period at NCCL's price, ft__sim_nvls_net_cap()): a rank's scatter and a
+ * head's read 0, a head's way up to the fabric's switches 1, their way back down 2, the
+ * multicast and every rank's gather 3.
+ */
+static int
+net_depths(struct tree_build *tb)
+{
+	tb->depth = ft_calloc((size_t)tb->nedges + 1, sizeof(uint32_t));
+	if (!tb->depth)
+		return FT_ENOMEM;
+	for (uint32_t i = 0; i < tb->nedges; i++) {
+		const struct tree_edge *ed = &tb->edge[i];
+
+		tb->depth[i] = ed->kind == TE_TREE   ? (ed->dir == FT_SCHED_UP ? 1 : 2) :
+		               ed->kind == TE_MCAST  ? 3 :
+		               ed->kind == TE_GATHER ? 3 :
+		                                       0;
+	}
+	tb->dmax = 3;
+	return 0;
+}
+
 static int
 cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
          double eff)
@@ -751,6 +831,13 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 	}
 	tb->rb.pace_msgs = tb->msgs;
 	tb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, tb->msgs);
+	if (tb->rb.pace_ps && tb->net) {
+		if (net_depths(tb) < 0)
+			return FT_ENOMEM;
+		tb->rb.pace_msgs = tb->msgs + tb->dmax;
+		tb->rb.e->staged = true;
+		return 0;
+	}
 	if (!tb->rb.pace_ps || tb->heads || tb->collnet || !ft__sim_cap_staged(op))
 		return 0;
 	if (tree_depths(tb, op, ph) < 0)
@@ -803,8 +890,13 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	int rc;
 
 	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
-	if (sc->algo == FT_ALGO_NVLS_TREE && (tb.heads == 0 || nodes == 0))
+	tb.net = sc->algo == FT_ALGO_NVLS;
+	if ((sc->algo == FT_ALGO_NVLS_TREE || tb.net) && (tb.heads == 0 || nodes == 0))
 		return 1; /* no labels: whole flows */
+	if (tb.net && (groups != nodes || sc->nranks % nodes))
+		return 1;
+	tb.ppn = tb.net ? sc->nranks / nodes : 0;
+	tb.groups = groups;
 	tb.collnet = sc->algo == FT_ALGO_COLLNET;
 	if (tb.heads) {
 		nvls_shape(&tb, e, sc, nodes, &ch);

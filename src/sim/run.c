@@ -768,17 +768,16 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 
 /*
  * Why the engines do not build NVLS across the nodes of job @jr (@sgpn ranks to NCCL's
- * node) for op @o with the fabric's SHARP (NULL: they do, ft__sim_nvls_collnet()): the
- * packet engine sends no such schedule; NCCL prices NVLS across nodes for an all-reduce
- * alone where its CollNet plugin has no all-gather or reduce-scatter (model/tuner.c
+ * node) for op @o with the fabric's SHARP (NULL: they do, ft__sim_nvls_collnet(); the
+ * packet engine sends it in NCCL's chunks as an NVLS tree, pkt_tree.c): NCCL prices NVLS
+ * across nodes for an all-reduce alone where its CollNet plugin has no all-gather or
+ * reduce-scatter (model/tuner.c
  * nvls_net_unavailable(), which also leaves NVLink domains and nodes of different GPU
  * counts unmodelled).
  */
 static const char *
 nvls_net_why(const struct sc_op *o, const struct job_run *jr, uint32_t sgpn)
 {
-	if (jr->chunked)
-		return "the packet engine does not build (the flow engine does)";
 	if (o->op != FT_OP_ALL_REDUCE)
 		return "the engines build for all_reduce only";
 	if (jr->node_first)
@@ -876,7 +875,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	 * nNodes > 1 is disabled where collnetEnable is 0), the heads' shares reduced by SHARP
 	 * between the nodes (src/device/all_reduce.h, RunWorkColl NVLS with nvls->out). Without
 	 * SHARP NCCL itself finds no NVLS algorithm (FT_EINVAL, as a CollNet variant without
-	 * fabric.sharp); with it the flow and analytic engines build it (nvls_net_why()). */
+	 * fabric.sharp); with it the engines build it (nvls_net_why()). */
 	if (o->algo == FT_ALGO_NVLS && jr->nranks > sgpn) {
 		const char *why = spec->fabric.sharp ? nvls_net_why(o, jr, sgpn) : NULL;
 		char alt[96];

@@ -10,7 +10,9 @@
  * heads' trees and back end at its closed form and carry what whole flows
  * do, its records hold no congestion control state unless paced and no dependency
  * list once running, built as its messages may start it holds those in flight and gives
- * the whole build's counters, and its labels tie each head to its channel's trees; NCCL's
+ * the whole build's counters, and its labels tie each head to its channel's trees; NVLS
+ * across nodes (NVLS with CollNet) through the switch, the heads' NICs and back at its
+ * closed form, unpaced and paced, beside the flow engine; NCCL's
  * p2p channel count from its channel count; a lossy ring's trace ends with its last
  * message, not with the stale retransmit timers after it.
  */
@@ -1053,6 +1055,162 @@ test_nvls_tree_paced(void **state)
 	if (!(fabs(got[1] - got[0] - (L - 1) * 4 * t_net) <= 1e-9))
 		fail_msg("P to 2P: %.9g s more, (L - 1) P %.9g s", got[1] - got[0],
 		         (L - 1) * 4 * t_net);
+}
+
+/*
+ * NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet(); NVIDIA/nccl
+ * src/device/all_reduce.h, the NVLS kernel's branch with nvls->out), all-reduce of
+ * S = 32 MiB on 2 DGX H100 nodes x 4 GPUs, every GPU the head of its NIC, one QP a
+ * connection, no NVLS efficiency (the bytes as the schedule has them): NCCL's loops
+ * (ft_model_nvls_net_chunking(): 16 NVLS channels x 4 heads, the chunk 32 KiB as NCCL's
+ * enqueue cuts it where NVLS spans nodes below 150 GB/s, L = 16 loops) cut each head's
+ * share into L chunks of M = S / 4L. In loop c every rank scatters S / L into the switch,
+ * head h reads its M back reduced, sends it up its NIC to its leaf (the fabric's switches,
+ * SHARP's reduction there costing nothing), which sends it down to both nodes' head h once
+ * it has come from both; the head multicasts it and every rank gathers 4M. The NIC, a
+ * message t_net each way per loop, binds (NVLink moves a loop's 5M in less), and its up
+ * and down links run at once, so the op takes the first chunk's way in (the scatter of
+ * S / L, the read of M, 2 NVLink path latencies), the L messages up, one down, 2 network
+ * path latencies (up to the leaf and back), and the last chunk's way out (multicast M,
+ * gather 4M, 2 NVLink path latencies): within 3 packet times (a packet's store and
+ * forward on the hops between GPU and leaf). Paced at a cap of period P = 4 t_net a loop
+ * (NCCL's price, ft__sim_nvls_net_cap(), as the runner gives it), its 4 stages paced as
+ * the flow engine's (into the switch, up, down, out: stage s of loop m at (m + s) P), the
+ * last loop's multicast leaves at (L + 2) P: it ends its way out later, within 3 packet
+ * times; the flow engine on the same schedule and cap within 10 % of it (4.7 %: its
+ * stages take their periods whole). Bytes: every GPU puts
+ * S + S / 4 into the switch and gets as much back, each NIC S / 4 up and S / 4 down, nothing
+ * between the leaves. Built as its messages may start, the same run to the picosecond.
+ * The times are less the fixed cost the engines charge, NCCL's base latency and its
+ * intraLat + interLat once (model/tuner.c cost_nvls_net; pkt_setup.c phase_cost()), not
+ * the NVLS step overhead on each of the 4 steps (3 x 25 us more).
+ */
+static void
+nvls_net_run(struct pk_run *r, bool eager)
+{
+	static const uint32_t heads[] = { 0, 1, 2, 3 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE, .nranks = 8, .ranks_per_node = 4,
+		                  .bytes = 32u << 20 };
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct ft_sim_op op = { .after = -1 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &r->spec, &err), 0);
+	r->spec.fabric.sharp = true;
+	r->t = NULL;
+	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
+	for (uint32_t i = 0; i < 8; i++)
+		r->ends[i] = ft_topo_gpu(r->t, i / 4, i % 4);
+	ft_schedule_init(&r->s);
+	assert_int_equal(ft_coll_schedule(&a, &r->s, &err), 0);
+	assert_int_equal(ft__sim_nvls_collnet(&r->s, 2, 4, heads, 4), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.qps_per_conn = 1;
+	op.sched = &r->s;
+	op.rank_gpu = r->ends;
+	op.conn_cap_Bps = pk_run_conn_cap_Bps;
+	r->e = NULL;
+	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);
+	ft_container_of(r->e, struct pk_engine, base)->tree_eager = eager;
+	assert_true(ft_packet_engine.submit(r->e, &op, &err) >= 0);
+	if (ft_packet_engine.run(r->e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(r->e, &r->c, &err), 0);
+}
+
+static void
+test_nvls_net_closed_form(void **state)
+{
+	const uint64_t S = 32u << 20, L = 16, M = S / 4 / L;
+	double nvl, nic, d_nvl, d_net, h_nvl, h_nic, t_net, pkt, fill, tail, want, got, w, P, fl;
+	double extra, fixed;
+	uint32_t nsteps;
+	const struct pk_flow *up = NULL;
+	struct ft_model_links l;
+	struct ft_model_chunking ch;
+	struct ft_error err = { 0 };
+	struct pk_run r, lz;
+	uint32_t i, sw = UINT32_MAX;
+
+	(void)state;
+	nvls_net_run(&r, true);
+	/* NCCL's loops of it: 16 channels x 4 heads of 32 KiB */
+	assert_int_equal(ft_model_links_get(&r.spec, 8, 2, 4, &l, &err), 0);
+	l.nrails = 4;
+	assert_int_equal(ft_model_run_nchannels(&l, FT_ALGO_NVLS), 16);
+	assert_int_equal(ft_model_nvls_net_chunking(&l, S, &ch), L);
+	assert_int_equal(ch.chunk_bytes, 32768);
+	/* per node 4 ranks' scatter and gather, 4 heads' read and multicast; 4 heads x 2 nodes
+	 * up and down: 48 connections of L chunks */
+	assert_int_equal(pk(r.e)->flows.len, (2 * 4 * 4 + 4 * 2 * 2) * L);
+	for (i = 0; i < pk(r.e)->flows.len; i++) {
+		const struct pk_flow *f = flow(&r, i);
+
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_NVSWITCH && sw == UINT32_MAX)
+			sw = i;
+		if (ft_topo_vertex(r.t, f->dst)->kind == FT_V_SWITCH && !up)
+			up = f;
+	}
+	assert_int_not_equal(sw, UINT32_MAX);
+	assert_non_null(up);
+	assert_int_equal(up->bytes, M);
+	path_of(&r, flow(&r, sw), &nvl, &d_nvl, &h_nvl);
+	path_of(&r, up, &nic, &d_net, &h_nic);
+	assert_true(nic < nvl);
+	/* the fixed cost both engines charge: NCCL's base, intraLat and interLat once (4
+	 * steps' overheads and what ft__sim_far_steps() adds to them) */
+	(void)ft__sim_far_steps(r.t, &r.s, r.ends, 4, &extra, &nsteps);
+	assert_int_equal(nsteps, 1);
+	assert_true(extra > -3 * r.s.step_lat_s && extra < 0);
+	fixed = r.s.base_lat_s + 4 * r.s.step_lat_s + extra;
+	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
+	pkt = (4096 + h_nic) / nic;
+	fill = (double)(S / L) / nvl + (double)M / nvl + 2 * d_nvl; /* chunk 0 in */
+	tail = (double)M / nvl + 4.0 * M / nvl + 2 * d_nvl;         /* the last chunk out */
+	want = fill + (L + 1) * t_net + 2 * d_net + tail;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
+	if (getenv("FT_PKTTREE_PRINT"))
+		print_message("nvls net: %.4f us, closed form %.4f us (%+.3f t_net)\n", got * 1e6,
+		              want * 1e6, (got - want) / t_net);
+	if (!(fabs(got - want) <= 3 * pkt))
+		fail_msg("nvls across nodes: %.9g s, closed form %.9g s (a packet %.3g s)", got,
+		         want, pkt);
+	for (i = 0; i < 8; i++) {
+		uint32_t g = r.ends[i], s = ft__sim_innet_vertex(r.t, g, FT_ALGO_NVLS);
+		uint32_t leaf = ft__sim_innet_vertex(r.t, g, FT_ALGO_COLLNET);
+
+		assert_int_equal(bytes_between(&r, g, s), S + S / 4);
+		assert_int_equal(bytes_between(&r, s, g), S + S / 4);
+		assert_int_equal(bytes_between(&r, g, leaf), S / 4);
+		assert_int_equal(bytes_between(&r, leaf, g), S / 4);
+		assert_int_equal(bytes_between(&r, g, r.ends[(i + 4) % 8]), 0);
+	}
+	w = max_flow_bytes(&r);
+	assert_true(w == (double)(S + S / 4));
+	pk_run_free(&r);
+	/* paced at NCCL's price: a loop every P */
+	P = 4 * t_net;
+	pk_run_conn_cap_Bps = w / (P * L);
+	nvls_net_run(&r, true);
+	nvls_net_run(&lz, false);
+	pk_run_conn_cap_Bps = 0;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
+	want = (L + 2) * P + tail;
+	fl = flow_engine_time(&r, w / (P * L)) - extra; /* (it takes off the 4 overheads) */
+	if (getenv("FT_PKTTREE_PRINT"))
+		print_message("nvls net paced: %.4f us, closed form %.4f us (%+.3f t_net), "
+		              "flow engine %.4f us\n",
+		              got * 1e6, want * 1e6, (got - want) / t_net, fl * 1e6);
+	if (!(fabs(got - want) <= 3 * pkt))
+		fail_msg("paced nvls across nodes: %.9g s, closed form %.9g s (a packet %.3g s)",
+		         got, want, pkt);
+	if (!(fabs(fl - got) <= 0.1 * got))
+		fail_msg("paced nvls across nodes: packet %.9g s, flow %.9g s", got, fl);
+	assert_true(lz.c.ops[0].t_end_s == r.c.ops[0].t_end_s);
+	assert_int_equal(lz.c.npackets, r.c.npackets);
+	pk_run_free(&lz);
+	pk_run_free(&r);
 }
 
 /*
@@ -2291,6 +2449,7 @@ main(void)
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
 		cmocka_unit_test(test_nvls_tree_paced),
+		cmocka_unit_test(test_nvls_net_closed_form),
 		cmocka_unit_test(test_tree_paced),
 		cmocka_unit_test(test_tree_paced_branching),
 		cmocka_unit_test(test_tree_depths_sched),
