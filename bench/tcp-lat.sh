@@ -30,8 +30,8 @@
 # "tcp ping-pong: where the two ends sit").
 #
 # BEFORE=<another fabtune binary> runs that build too, in the same runs,
-# the three rotated (sockperf, this build, BEFORE), and prints its p50,
-# its ratio to sockperf and the median of per-run ratios this build /
+# the three rotated (sockperf or Open MPI, this build, BEFORE), and prints
+# its p50, its ratio to that peer and the median of per-run ratios this build /
 # BEFORE: a change worth less than the host's run-to-run spread shows in
 # the last, where both builds meet the same speed of the host more often
 # than in two sittings. The 1-minute load is taken at every run and its
@@ -131,7 +131,16 @@ for size in $sizes; do
 done
 for size in $big; do
 	for r in $(seq "$runs"); do
-		if [ $((r % 2)) = 1 ]; then mpi "$size" "$r"; fab "$size" "$r" "$big_iters" 100
+		if [ -n "$before" ]; then
+			case $((r % 3)) in
+			1) mpi "$size" "$r"; fab "$size" "$r" "$big_iters" 100
+			   fab_before "$size" "$r" "$big_iters" 100 ;;
+			2) fab "$size" "$r" "$big_iters" 100; fab_before "$size" "$r" "$big_iters" 100
+			   mpi "$size" "$r" ;;
+			0) fab_before "$size" "$r" "$big_iters" 100; mpi "$size" "$r"
+			   fab "$size" "$r" "$big_iters" 100 ;;
+			esac
+		elif [ $((r % 2)) = 1 ]; then mpi "$size" "$r"; fab "$size" "$r" "$big_iters" 100
 		else fab "$size" "$r" "$big_iters" 100; mpi "$size" "$r"; fi
 	done
 done
@@ -141,18 +150,19 @@ hi=$(sort -g "$tmp/load" 2>/dev/null | tail -n 1)
 echo "# tcp latency, one way (us); hog: ${HOG:-0}; runs: $runs;" \
 	"fabtune options: ${FAB_ARGS:-none}; placement: ${PIN:-unpinned};" \
 	"host load: $(cut -d' ' -f1-3 /proc/loadavg); 1-minute load over the runs: $lo-$hi"
-# BEFORE's p50, its ratio to sockperf, and the per-run ratios this build / BEFORE
-report_before() { # SIZE
-	local b bs ab
+# BEFORE's p50, its ratio to the peer (sockperf; Open MPI with m mpi_q), and
+# the per-run ratios this build / BEFORE
+report_before() { # SIZE [PEER_FILE_PREFIX PEER_Q_FUNCTION]
+	local b bs ab p=${2:-s} get=${3:-sock_q}
 	b=$(for r in $(seq "$runs"); do json_field lat_p50_us <"$tmp/b.$1.$r"; done | median)
 	bs=$(for r in $(seq "$runs"); do
-		ratio "$(json_field lat_p50_us <"$tmp/b.$1.$r")" "$(sock_q 50 <"$tmp/s.$1.$r")"; echo
+		ratio "$(json_field lat_p50_us <"$tmp/b.$1.$r")" "$($get 50 <"$tmp/$p.$1.$r")"; echo
 	done | median)
 	ab=$(for r in $(seq "$runs"); do
 		ratio "$(json_field lat_p50_us <"$tmp/f.$1.$r")" \
 			"$(json_field lat_p50_us <"$tmp/b.$1.$r")"; echo
 	done | sort -g)
-	printf "tcp %7d B p50  before  %8.2f us  before / sockperf %s  this / before %s (%s-%s)\n" \
+	printf "tcp %7d B p50  before  %8.2f us  before / peer %s  this / before %s (%s-%s)\n" \
 		"$1" "$b" "$bs" "$(echo "$ab" | median)" "$(echo "$ab" | head -n 1)" \
 		"$(echo "$ab" | tail -n 1)"
 }
@@ -162,4 +172,5 @@ for size in $sizes; do
 done
 for size in $big; do
 	for q in 50 99; do report "MPI tcp" "$size" "$q" m mpi_q; done
+	[ -z "$before" ] || report_before "$size" m mpi_q
 done

@@ -186,6 +186,7 @@ tune(int fd, const struct ft_bench_cfg *cfg, bool same_host)
 	int one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 
 	if (cfg->nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -657,9 +658,19 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
 /*
  * Move what can move on one connection: the queued sends, then the queued
  * receives, each queue in as few calls as the socket allows (queue_call).
- * Returns requests finished or FT_E*. With @block the first receive waits
- * (up to SO_RCVTIMEO) instead of poll() + recv(): one system call less per
- * message in a ping-pong.
+ * Returns requests finished or FT_E*. With @block the first call of the
+ * first queue that holds stripes waits in the kernel instead of poll() and
+ * a non-blocking call: a send up to SO_SNDTIMEO, a receive up to
+ * SO_RCVTIMEO (tune), one system call less per message in a ping-pong. A
+ * lone stripe then moves whole in that one call (a receive with
+ * MSG_WAITALL), where the kernel sleeps and wakes as poll() would: the
+ * sender of a message larger than its send buffer is woken by the same
+ * room (sk_stream_wait_memory against the POLLOUT of sk_stream_is_writeable
+ * in the kernel's net/core/stream.c and net/ipv4/tcp.c), the receiver by
+ * the same low-water mark (lowat_set), but neither returns to this loop to
+ * call again between its sleeps: 1 MiB went in 3 sends and 2 poll()s a
+ * message and came out in 4.8 receives (bench-log.md, "tcp ping-pong: the
+ * lone stripe in one blocking call").
  */
 static inline __attribute__((always_inline)) FT__HOT int
 conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct ft_error *err)
@@ -668,9 +679,11 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	int done = 0, rc = 0;
 
 	while (c->sq) {
-		ssize_t n = queue_call(c->fd, c->sq, true, MSG_NOSIGNAL | MSG_DONTWAIT, &bytes);
+		ssize_t n = queue_call(c->fd, c->sq, true, MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT),
+		                       &bytes);
 
 		ep->ncalls++;
+		block = false;
 		rc = queue_moved(ep, c, &c->sq, &c->sq_tail, n, bytes, moved, &done, err);
 		if (rc <= 0)
 			break;
@@ -678,7 +691,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	if (rc < 0)
 		return rc;
 	while (c->rq) {
-		ssize_t n = queue_call(c->fd, c->rq, false, block ? 0 : MSG_DONTWAIT, &bytes);
+		ssize_t n = queue_call(c->fd, c->rq, false,
+		                       block ? (c->rq->next ? 0 : MSG_WAITALL) : MSG_DONTWAIT, &bytes);
 
 		ep->ncalls++;
 		block = false;
@@ -766,6 +780,21 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 	if (timeout_ms <= 0 && base->w->may_spin)
 		notices_read(ep);
 	/*
+	 * Only receives pending, or only one send, on a world of two, and a
+	 * caller that would sleep: wait in recv() or send() itself (conn_io),
+	 * a send not yet offered included.
+	 */
+	if (timeout_ms > 0 && ep->base.w->nranks == 2 && ep->nstreams == 1) {
+		struct tcp_conn *c = &ep->conns[1 - ep->base.w->rank];
+
+		if ((c->rq && !c->sq) || (c->sq && !c->sq->next && !c->rq)) {
+			ep->unsent = false;
+			lowat_set(c);
+			rc = conn_io(ep, c, &moved, true, err);
+			return rc < 0 ? rc : rc + (moved ? 1 : 0);
+		}
+	}
+	/*
 	 * With a timeout the caller just found nothing to do: go straight to
 	 * poll(), unless sends were posted that no socket was offered yet.
 	 */
@@ -796,16 +825,6 @@ tcp_progress(struct ft_ep *base, int timeout_ms, struct ft_error *err)
 		ep->base.spin_polls = 0;
 	if (moved || timeout_ms <= 0)
 		return total + (moved ? 1 : 0);
-	/* Only one receive pending, on a world of two: wait in recv() itself. */
-	if (ep->base.w->nranks == 2 && ep->nstreams == 1) {
-		struct tcp_conn *c = &ep->conns[1 - ep->base.w->rank];
-
-		if (c->rq && !c->sq) {
-			lowat_set(c);
-			rc = conn_io(ep, c, &moved, true, err);
-			return rc < 0 ? rc : rc + (moved ? 1 : 0);
-		}
-	}
 	/* Nothing moved: sleep in poll(). Idle connections are watched for hang-ups. */
 	for (i = 0; i < ep->nconns; i++) {
 		struct tcp_conn *c = &ep->conns[i];

@@ -4799,6 +4799,61 @@ tcp_pingpong_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
 	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
 }
 
+/*
+ * A ping-pong of 1 MiB, four times the 256 KiB send buffer asked for, that
+ * may not spin: each message is one blocking send() on one side and one
+ * receive with MSG_WAITALL on the other, so a rank makes one call a
+ * message it sends or receives. A send that waited for room in poll() and
+ * sent again made at least three (two sends and a poll()), a receive that
+ * returned at the first bytes two or more (155-160 calls a rank for these
+ * 16 round trips). A call cut short by SO_SNDTIMEO or SO_RCVTIMEO (10 ms,
+ * a busy host; one a message under ASan at a load of 20 with the bytes
+ * written and checked in loops between the messages) is allowed once a
+ * message. Every byte is checked.
+ */
+static int
+tcp_large_calls(struct ft_ep *ep, uint32_t rank, struct ft_error *err)
+{
+	enum { N = 16, LEN = 1 << 20 };
+	unsigned char *b = malloc(LEN), *ref = malloc(2 * (size_t)LEN);
+	struct ft_req q;
+	uint64_t calls;
+	size_t i, j;
+	int rc = b && ref ? 0 : FT_ENOMEM;
+
+	/* two patterns, taken in turn, so that a rank turns round in a copy and a compare */
+	for (j = 0; rc == 0 && j < 2 * (size_t)LEN; j++)
+		ref[j] = (unsigned char)(j / 4093 * 7 + j / LEN);
+	if (rc == 0)
+		rc = ft__world_barrier(ep->w, err);
+	ep->w->may_spin = false;
+	ep->spin_polls = 0;
+	calls = ft__tcp_calls(ep);
+	for (i = 0; i < 2 * N && rc == 0; i++) {
+		bool send = (i % 2 == 0) == (rank == 1);
+		const unsigned char *want = ref + (i / 2 % 2) * (size_t)LEN;
+
+		if (send)
+			memcpy(b, want, LEN);
+		else
+			memset(b, 0, LEN);
+		rc = send ? ft__ep_send(ep, &q, 1 - rank, b, LEN, err) :
+		            ft__ep_recv(ep, &q, 1 - rank, b, LEN, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		if (rc == 0 && !send && memcmp(b, want, LEN) != 0)
+			rc = ft_error_set(err, FT_EIO, "round trip %zu: bytes wrong", i / 2);
+	}
+	calls = ft__tcp_calls(ep) - calls;
+	if (rc == 0 && calls > 4 * N)
+		rc = ft_error_set(err, FT_EIO,
+		                  "rank %u: %d round trips of 1 MiB made %" PRIu64 " calls, want "
+		                  "%d (one blocking call a message)", rank, N, calls, 2 * N);
+	free(b);
+	free(ref);
+	return rc == 0 ? ft__world_barrier(ep->w, err) : rc;
+}
+
 /* A number in a /proc/sys file, or @dflt when it cannot be read (the kernel's cap on SO_*BUF). */
 static long
 sysctl_long(const char *path, long dflt)
@@ -4846,6 +4901,8 @@ tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft
 		rc = tcp_lazy_send(ep, rank, err);
 	if (rc == 0)
 		rc = tcp_pingpong_calls(ep, rank, err);
+	if (rc == 0)
+		rc = tcp_large_calls(ep, rank, err);
 	free(buf);
 	return close_two(ep, w, rc);
 }
@@ -4853,7 +4910,8 @@ tcp_batch_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft
 /*
  * Queued stripes move in one call; a wait on full sockets alone sleeps;
  * large sends wait for the next progress, small ones go at their post; a
- * ping-pong that may not spin makes one call a message.
+ * ping-pong that may not spin makes one call a message, at 14 B and at
+ * 1 MiB.
  */
 static void
 test_tcp_batch(void **state)
