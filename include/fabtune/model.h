@@ -811,13 +811,13 @@ FT_API double ft_model_p2p_window_Bps(const struct ft_model_p2p_chunking *ch, do
  * channels a send) every network send is one of 8 subs in every release: 2 slots; 18 nodes
  * of 1 rank on 32 channels at v2.27.7: rounds 1, 9, 17 share their channels (3 subs, 5
  * slots), the others 2 (8); from v2.28.7 all 8. A send inside the node, or @nnodes < 2,
- * keeps ch->slots. Sets ch->slots to that (never above what it was) and returns it;
- * ft_model_p2p_window_Bps() of @ch then is the send's window. It is rank 0's entry of
- * ft_model_p2p_share_slots_rank() (one walk of every round; out of memory, ch->slots as it
- * was: a caller that must tell takes that function).
+ * keeps ch->slots. Sets ch->slots to that (never above what it was) and returns it (a
+ * count, >= 0); ft_model_p2p_window_Bps() of @ch then is the send's window. It is rank 0's
+ * entry of ft_model_p2p_share_slots_rank() (one walk of every round). Returns FT_ENOMEM,
+ * ch->slots left as it was, where that walk's memory cannot be had.
  */
-FT_API uint32_t ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
-                                         uint32_t nnodes, uint32_t ppn, uint32_t round);
+FT_API int ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all,
+                                    uint32_t nnodes, uint32_t ppn, uint32_t round) FT_MUST_CHECK;
 
 /*
  * The peer rank @rank sends to in each p2p round of NCCL's schedule at release

@@ -993,7 +993,8 @@ p2p_new_batch(enum p2p_rule rule, uint32_t n, uint32_t i, uint32_t round, uint32
  * (src/transport/net.cc sendProxyProgress()); a send's equal parts end with its slowest
  * channel, so it keeps the fewest of its parts' batches' slots. A send inside the node
  * (and every send on one node, or with no channel) keeps ch->slots. At most 255 each.
- * Returns 0 or FT_ENOMEM.
+ * Returns 0, FT_ENOMEM, or FT_EINVAL where the schedule comes short (never: @rank is in
+ * range).
  */
 static int
 p2p_slots_row(const struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
@@ -1016,9 +1017,13 @@ p2p_slots_row(const struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t
 	cur = ft_calloc(nch_all, sizeof(*cur));
 	subs = ft_calloc((size_t)m * ch->channels + 1, sizeof(*subs));
 	batch = ft_calloc((size_t)m * ch->channels, sizeof(*batch));
-	if (!pos || !open_n || !first || !cur || !subs || !batch ||
-	    ft_model_p2p_schedule(nnodes, ppn, rank, ch->nccl_version, pos) != m)
+	if (!pos || !open_n || !first || !cur || !subs || !batch)
 		goto out;
+	/* the schedule of a rank in range always has m rounds */
+	if (FT_NEVER(ft_model_p2p_schedule(nnodes, ppn, rank, ch->nccl_version, pos) != m)) {
+		rc = FT_EINVAL;
+		goto out;
+	}
 	for (c = 0; c < nch_all; c++)
 		cur[c] = UINT32_MAX;
 	p2p_order_init(&o, rule, nnodes, ppn);
@@ -1060,12 +1065,13 @@ out:
 	return rc;
 }
 
-uint32_t
+int
 ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uint32_t nnodes,
                          uint32_t ppn, uint32_t round)
 {
-	uint32_t rounds, slots;
+	uint32_t rounds;
 	uint8_t *row;
+	int rc;
 
 	if (nch_all == 0)
 		nch_all = FT_MODEL_P2P_NCHANNELS;
@@ -1073,18 +1079,19 @@ ft_model_p2p_share_slots(struct ft_model_p2p_chunking *ch, uint32_t nch_all, uin
 	rounds = nnodes * ppn;
 	/* only a send over the network runs through the proxy's shared buffer */
 	if (nnodes < 2 || round >= rounds || round / ppn == 0 || ch->channels == 0)
-		return ch->slots;
+		return (int)FT_MIN(ch->slots, (uint32_t)INT_MAX);
 	/* rank 0's row (p2p_slots_row()); a network send's count is at most
 	 * NCCL_SHARED_STEPS, never cut at 255 */
 	row = ft_calloc(rounds, sizeof(*row));
-	if (!row || p2p_slots_row(ch, nch_all, nnodes, ppn, 0, row) < 0) {
-		ft_free(row);
-		return ch->slots; /* (out of memory: the slots as they were) */
+	if (!row)
+		return FT_ENOMEM;
+	rc = p2p_slots_row(ch, nch_all, nnodes, ppn, 0, row);
+	if (rc == 0) {
+		ch->slots = row[round];
+		rc = (int)ch->slots;
 	}
-	slots = row[round];
 	ft_free(row);
-	ch->slots = slots;
-	return slots;
+	return rc;
 }
 
 uint32_t

@@ -839,15 +839,27 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
  * @ch on the channels of @comm: @s set to what a send's slots come from
- * (ft__sim_a2a_send_ch(); its buffer new, the caller's to free); whether the window binds
- * (ft__sim_a2a_window(), the flow engine's rule): 1 or 0, FT_ENOMEM. */
+ * (ft__sim_a2a_send_ch(); its buffer new, the caller's to free; none on one node, where
+ * no send crosses the network); @windowed whether the window binds (ft__sim_a2a_window(),
+ * the flow engine's rule). Returns 0 or FT_ENOMEM. */
 static int
 a2a_windowed(const struct pk_engine *e, const struct ft_sim_op *op,
              const struct ft_sched_phase *ph, const struct ft_model_p2p_comm *comm,
-             const struct ft_model_p2p_chunking *ch, struct ft__sim_a2a_slots *s)
+             const struct ft_model_p2p_chunking *ch, struct ft__sim_a2a_slots *s,
+             bool *windowed)
 {
-	return ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
-	                          comm->p2p_nchannels, ch, s, true);
+	int rc;
+
+	*windowed = false;
+	s->row = NULL;
+	if (comm->nnodes < 2)
+		return 0;
+	rc = ft__sim_a2a_window(e->topo, op->rank_gpu, ph->a2a_group_size, ph->a2a_stride,
+	                        comm->p2p_nchannels, ch, s, true);
+	if (rc < 0)
+		return rc;
+	*windowed = rc > 0;
+	return 0;
 }
 
 /*
@@ -890,13 +902,9 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	w = ch[1].peers_inflight;
 	/* a send over the network shares its channels' slots with the sends of its proxy op;
 	 * where that window binds, each such send is paced from its own start (send_pace()) */
-	if (comm.nnodes > 1) {
-		rc = a2a_windowed(e, op, ph, &comm, &ch[1], &slots);
-		if (rc < 0)
-			return rc;
-		windowed = rc > 0;
-		rc = 0;
-	}
+	rc = a2a_windowed(e, op, ph, &comm, &ch[1], &slots, &windowed);
+	if (rc < 0)
+		return rc;
 	/* the job's GPUs a node: its PXN proxies' choice (a2a_via()) */
 	comm_mask = ft__sim_comm_gpus_by_node(e->topo, op->rank_gpu, sc->nranks, &ncomm);
 	nbuf = FT_MIN(w, m - 1) + 1;
@@ -1767,13 +1775,9 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &p.ch[1]);
 	p.w = p.ch[1].peers_inflight;
 	/* p.slots: set by ft__sim_a2a_window(), its row the phase's to free (NULL: p.ch[1]'s) */
-	if (comm.nnodes > 1) {
-		rc = a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots);
-		if (rc < 0)
-			return rc;
-		p.windowed = rc > 0;
-		rc = 0;
-	}
+	rc = a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots, &p.windowed);
+	if (rc < 0)
+		return rc;
 	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow

@@ -764,7 +764,7 @@ struct ft__sim_a2a_slots {
  * (ft__sim_pxn_proxy_in()), as the flow engine routes it; else its own NIC's. */
 int ft__sim_a2a_window(const struct ft_topo *t, const uint32_t *rank_gpu, uint32_t m,
                        uint32_t stride, uint32_t nch_all, const struct ft_model_p2p_chunking *ch,
-                       struct ft__sim_a2a_slots *s, bool pxn);
+                       struct ft__sim_a2a_slots *s, bool pxn) FT_MUST_CHECK;
 /* @ch with the slots of the send from the group's rank @i to its rank @j (@s as
  * ft__sim_a2a_window() filled it: the peer j's node and local rank ahead of i's, in the
  * view of i's local rank) into @out; @ch itself where @s or its buffer is NULL. */

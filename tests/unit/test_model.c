@@ -3091,7 +3091,8 @@ test_p2p_per_peer_by_nics(void **state)
 
 /*
  * Every rank's view of the all-to-all's slots (ft_model_p2p_share_slots_rank()). Rank 0's
- * equals ft_model_p2p_share_slots() at every peer; where ft_model_p2p_sched_views() says 1,
+ * counts are pinned by hand release by release in test_simmodel.c (test_a2a_shared_slots(),
+ * test_a2a_shared_slots_by_release()) and below; where ft_model_p2p_sched_views() says 1,
  * every rank's row is rank 0's (before v2.28.7, or one schedule group a node), over 2, 3, 4,
  * 5 nodes of 1 to 8, 12 and 16 ranks. By hand, v2.28.7, 3 nodes of 6 (groups of 2, 9
  * groups, walk 0 1 3 6 5 4 7 2 8), 4 channels a send on 4: every send of a block of 8
@@ -3130,13 +3131,6 @@ test_p2p_share_slots_every_rank(void **state)
 					ch.channels = parts[p];
 					ch.nccl_version = rels[v];
 					slots_row(&ch, nodes[b], ppns[a], 0, row0);
-					for (d = 0; d < m; d++) {
-						struct ft_model_p2p_chunking one = ch;
-						uint32_t want = ft_model_p2p_share_slots(
-						        &one, 8, nodes[b], ppns[a], d);
-
-						assert_int_equal(row0[d], want);
-					}
 					views = ft_model_p2p_sched_views(nodes[b], ppns[a],
 					                                 rels[v]);
 					assert_true(views == 1 || views == ppns[a]);

@@ -459,6 +459,43 @@ test_oom_model_a2a(void **state)
 	}
 }
 
+/*
+ * ft_model_p2p_share_slots() allocates its walk: a failure is FT_ENOMEM with ch->slots as
+ * it was, never those slots passed off as the send's count. 3 nodes of 6 at v2.28.7, 4
+ * parts a send on 4 channels: rank 0's send 8 ranks ahead is one of 6 network subs of its
+ * batch, 16 / 6 = 2 slots (by hand in test_model.c, test_p2p_share_slots_every_rank).
+ */
+static void
+test_oom_share_slots(void **state)
+{
+	unsigned long n;
+
+	(void)state;
+	for (n = 1;; n++) {
+		struct ft_model_p2p_chunking ch = { .channels = 4,
+			                            .slots = 8,
+			                            .chunk_bytes = 1,
+			                            .nccl_version = 22807 };
+		bool fired;
+		int rc;
+
+		ft__alloc_fail_at(n);
+		rc = ft_model_p2p_share_slots(&ch, 4, 3, 6, 8);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			assert_int_equal(rc, 2);
+			assert_int_equal(ch.slots, 2);
+			break;
+		}
+		if (rc != FT_ENOMEM)
+			fail_msg("allocation %lu failed: %d", n, rc);
+		assert_int_equal(ch.slots, 8);
+	}
+	/* the row and the walk's six buffers */
+	assert_true(n > 1 + 6);
+}
+
 /* The injector itself: the nth allocation fails, once, and is reported. */
 static void
 test_injector(void **state)
@@ -491,6 +528,7 @@ main(void)
 		cmocka_unit_test(test_oom_parse_all),
 		cmocka_unit_test(test_oom_archive),
 		cmocka_unit_test(test_oom_model_a2a),
+		cmocka_unit_test(test_oom_share_slots),
 	};
 
 	ft_test_enter_source_root();

@@ -643,8 +643,11 @@ test_a2a_window_views_own_buffer(void **state)
 	ft__sim_a2a_send_ch(&ch, &s, 16, 4, &out);
 	assert_int_equal(out.slots, 2);
 	ft_free(sp);
-	/* v2.27.7: one view, an 18-byte buffer: every rank's send d ahead keeps rank 0's,
-	 * the model's single view (ft_model_p2p_share_slots()) */
+	/* v2.27.7: one view, an 18-byte buffer: every rank's send d ahead keeps rank 0's. By
+	 * hand (src/enqueue.cc of v2.27: rounds walked 0..17 in order, round r's 4 parts on
+	 * channels node delta + rev(k) mod 4, i.e. all 4, a batch cut only when full at 8):
+	 * each channel's batches hold rounds 0-7, 8-15, 16-17; their network subs 2 (6, 7),
+	 * 8, 2: slots 16 / 2 = 8 (capped at 8), 2, 8 */
 	ch.nccl_version = 22707;
 	s.row = stack;
 	assert_true(ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, &s, false) >= 0);
@@ -652,11 +655,8 @@ test_a2a_window_views_own_buffer(void **state)
 	assert_int_equal(s.views, 1);
 	assert_non_null(sp);
 	assert_ptr_not_equal(sp, stack);
-	for (d = 6; d < 18; d++) {
-		struct ft_model_p2p_chunking one = ch;
-
-		assert_int_equal(sp[d], ft_model_p2p_share_slots(&one, 4, 3, 6, d));
-	}
+	for (d = 0; d < 18; d++)
+		assert_int_equal(sp[d], d >= 8 && d < 16 ? 2 : 8);
 	ft__sim_a2a_send_ch(&ch, &s, 4, 10, &out);
 	assert_int_equal(out.slots, sp[6]);
 	ft_free(sp);
@@ -686,6 +686,99 @@ test_a2a_window_views_own_buffer(void **state)
 		assert_null(s.row);
 		assert_true(ft__sim_a2a_window(t, gpu, 18, 1, 4, &ch, NULL, false) >= 0);
 	}
+	ft_topo_free(t);
+}
+
+/*
+ * Out of memory anywhere in the packet engine's submit of an all-to-all under NCCL's
+ * window (3 PCIe nodes of 6 at v2.28.7, six views of the slots: the flow engine's
+ * test_flow_alltoall_window_every_view in test_sim.c), built lazily (lazy_submit()) and
+ * whole (p2p_alltoall()): every failed allocation, the window's slots and each view's
+ * walk included (a2a_windowed()), is FT_ENOMEM in the return and in err, never a phase
+ * run without its window; once none fails the submit succeeds.
+ */
+static void
+test_a2a_window_submit_oom(void **state)
+{
+	static const char yaml[] =
+	        "name: pcie-3x6\n"
+	        "nodes:\n"
+	        "  count: 3\n"
+	        "  gpus: 6\n"
+	        "  gpu_model: L40S\n"
+	        "  gpu_tflops: 362\n"
+	        "  gpu_memory: 48GB\n"
+	        "  pcie: { gen: 5, gpu_width: 16, nic_width: 16, switches: 6, latency: 120ns }\n"
+	        "  numa: { domains: 2, interconnect: 22GB/s }\n"
+	        "  nics: { count: 6, model: ConnectX-7, link: ndr }\n"
+	        "  placement:\n"
+	        "    gpu_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
+	        "    gpu_nic: [0, 1, 2, 3, 4, 5]\n"
+	        "    nic_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
+	        "    pcie_switch_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "    gpu_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "    nic_numa: [0, 0, 0, 1, 1, 1]\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
+	        "          switch_latency: 1us, cable_latency: 500us }\n";
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 18,
+		                  .ranks_per_node = 6,
+		                  .bytes = 18 * (8u << 20) };
+	struct ft_packet_cfg pc = { .chunking = FT_PKT_CHUNK_NCCL };
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	uint32_t rank_gpu[18];
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "pcie-3x6.yaml", &spec, &err), 0);
+	spec.nccl_version = 22807;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 18; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 6, r % 6);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = &pc;
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	op.sched = &sch;
+	op.rank_gpu = rank_gpu;
+	for (int eager = 0; eager < 2; eager++) {
+		unsigned long n;
+
+		for (n = 1;; n++) {
+			struct ft_engine *e = NULL;
+			bool fired;
+			int64_t rc;
+
+			assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+			ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
+			memset(&err, 0, sizeof(err));
+			ft__alloc_fail_at(n);
+			rc = ft_packet_engine.submit(e, &op, &err);
+			fired = ft__alloc_failed();
+			ft__alloc_fail_at(0);
+			ft_packet_engine.destroy(e);
+			if (!fired) {
+				if (rc < 0)
+					fail_msg("%s: the submit failed with no allocation failed: %s",
+					         eager ? "whole" : "lazy", err.msg);
+				break;
+			}
+			if (rc != FT_ENOMEM || err.code != FT_ENOMEM)
+				fail_msg("%s: allocation %lu of the submit failed: %s (%s)",
+				         eager ? "whole" : "lazy", n,
+				         rc < 0 ? ft_err_name((int)rc) : "success", err.msg);
+		}
+		print_message("# %s: %lu allocations swept\n", eager ? "whole" : "lazy", n - 1);
+		/* the slots' buffer, its row and six views' walks of six buffers each at least */
+		assert_true(n - 1 > 2 + 6 * 6);
+	}
+	ft_schedule_release(&sch);
 	ft_topo_free(t);
 }
 
@@ -2210,6 +2303,7 @@ main(void)
 		cmocka_unit_test(test_pxn_job_gpus),
 		cmocka_unit_test(test_nic_msg_rate),
 		cmocka_unit_test(test_nic_msg_rate_errors),
+		cmocka_unit_test(test_a2a_window_submit_oom),
 	};
 
 	ft_test_enter_source_root();

@@ -4102,7 +4102,7 @@ test_flow_pipelines_chunks_capped_closed_form(void **state)
  * round 1's 16 rtt and round 17's 8 rtt, each send's path latency and message cost
  * after: 24 rtt + 2 (L + m). Rank 0's view for every rank would give local rank 5's
  * round-1 send 8 slots (rank 0's send 7 ahead goes to group 3 with {0, 3}: 8), and the
- * op 16 rtt + (L + m) at most.
+ * op 16 rtt + 2 (L + m).
  */
 static void
 test_flow_alltoall_window_every_view(void **state)
