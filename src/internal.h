@@ -189,16 +189,13 @@ double ft__t_two_sided(double coverage, unsigned df);
 /*
  * The tokens both JSON readers share (base/jsontok.c): the value of the four
  * hex digits of a \u escape at @p (after its "\u"), -1 where there are not
- * four; code point @cp as UTF-8 into @out, its length (1-4); the length of
- * the well-formed UTF-8 sequence at @p (1-4; 0 where the bytes there are
- * none: a stray continuation byte, an overlong form, a surrogate, past
- * U+10FFFF, cut short); the end of the number at @p by RFC 8259's grammar
+ * four; code point @cp as UTF-8 into @out, its length (1-4); the end of
+ * the number at @p by RFC 8259's grammar
  * (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?) with @why NULL, or where a
  * digit was missing, or past FT__JSON_NUM_MAX bytes, with @why saying which.
  */
 long ft__json_hex4(const char *p, const char *end);
 size_t ft__utf8_encode(uint32_t cp, char out[4]);
-size_t ft__utf8_len(const char *p, const char *end);
 const char *ft__json_number_end(const char *p, const char *end, const char **why);
 /* The longest number either JSON reader takes, in bytes as written (a buffer
    of FT__JSON_NUM_MAX + 1 holds it with its NUL). */

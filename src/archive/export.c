@@ -691,6 +691,17 @@ read_record(const struct ctx *c, const struct ft_jv *v, const char *path,
 	return rc;
 }
 
+/* A number's text as an error shows it: at most its first 40 bytes and "…", so that
+   one of up to FT__JSON_NUM_MAX bytes leaves the rest of the message whole. */
+static const char *
+num_shown(const char *numtext, char buf[48])
+{
+	if (strlen(numtext) <= 40)
+		return numtext;
+	snprintf(buf, 48, "%.40s\xe2\x80\xa6", numtext); /* "…" */
+	return buf;
+}
+
 int
 ft_archive_parse_export(const char *text, size_t len, const char *file, struct ft_vec *records,
                         struct ft_error *err)
@@ -700,7 +711,7 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
 	struct ft_arena arena;
 	struct ft_jv *root;
 	size_t i, start = records->len;
-	char path[32];
+	char path[32], num[48];
 	int rc;
 
 	ft_arena_init(&arena, 0);
@@ -729,7 +740,7 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
 		        c.file, ver ? ver->line : root->line, ver ? ver->col : root->col,
 		        FT_ARCHIVE_SCHEMA_VERSION,
 		        !ver                      ? "none" :
-		        ver->type == FT_JV_NUMBER ? ver->numtext :
+		        ver->type == FT_JV_NUMBER ? num_shown(ver->numtext, num) :
 		                                    ft__json_type_name(ver->type));
 		goto out;
 	}
@@ -737,7 +748,7 @@ ft_archive_parse_export(const char *text, size_t len, const char *file, struct f
 		rc = ft_error_set(err, FT_EPARSE,
 		                  "%s:%u:%u: version: export version %s is from a newer fabtune "
 		                  "(this one reads up to %d); nothing was imported",
-		                  c.file, ver->line, ver->col, ver->numtext,
+		                  c.file, ver->line, ver->col, num_shown(ver->numtext, num),
 		                  FT_ARCHIVE_SCHEMA_VERSION);
 		goto out;
 	}

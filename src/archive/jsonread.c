@@ -5,7 +5,8 @@
  * A recursive-descent parser building a tree in an arena, remembering the
  * line and column of every value so that import errors can name
  * file:line:column and the field. Depth is bounded (no stack exhaustion on
- * hostile input); strings are decoded to UTF-8, surrogate pairs included.
+ * hostile input); strings are decoded to UTF-8, surrogate pairs included,
+ * and their raw bytes must be UTF-8, as the parser's walker holds them.
  */
 #include "archive_int.h"
 
@@ -132,6 +133,33 @@ escape(struct reader *r, struct ft_strbuf *sb)
 	}
 }
 
+/*
+ * The end of the bytes from @p that a string takes as they are: all but '"',
+ * '\\' and those below 0x20; raw bytes of 0x80 and up only as well-formed
+ * UTF-8 (RFC 8259 section 8.1), checked by ft_utf8_seq_len() as the parser's
+ * walker does, so a stop there is a byte that is none.
+ */
+static const char *
+text_run(const char *p, const char *end)
+{
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		size_t k;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == '"' || c == '\\')
+				break;
+			p++;
+			continue;
+		}
+		k = ft_utf8_seq_len(p, (size_t)(end - p));
+		if (!k)
+			break;
+		p += k;
+	}
+	return p;
+}
+
 static int
 parse_string(struct reader *r, const char **out)
 {
@@ -144,8 +172,7 @@ parse_string(struct reader *r, const char **out)
 		const char *q = r->p;
 		char *copy;
 
-		while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-			q++;
+		q = text_run(q, r->end);
 		if (q < r->end && *q == '"') {
 			copy = ft_arena_alloc(r->arena, (size_t)(q - r->p) + 1, 1);
 			if (!copy)
@@ -162,9 +189,7 @@ parse_string(struct reader *r, const char **out)
 	for (;;) {
 		const char *start = r->p;
 
-		while (r->p < r->end && *r->p != '"' && *r->p != '\\' &&
-		       (unsigned char)*r->p >= 0x20)
-			r->p++;
+		r->p = text_run(r->p, r->end);
 		ft_strbuf_add(&sb, start, (size_t)(r->p - start));
 		if (r->p >= r->end) {
 			rc = fail(r, "unterminated string");
@@ -181,7 +206,8 @@ parse_string(struct reader *r, const char **out)
 				break;
 			continue;
 		}
-		rc = fail(r, "control character in string");
+		rc = fail(r, (unsigned char)*r->p >= 0x80 ? "a byte that is no UTF-8 in a string" :
+		                                            "control character in string");
 		break;
 	}
 	if (rc == 0 && sb.oom)
@@ -199,18 +225,21 @@ static int
 parse_number(struct reader *r, struct ft_jv *v)
 {
 	const char *why, *s = r->p;
-	char buf[FT__JSON_NUM_MAX + 1];
+	const char *e = ft__json_number_end(s, r->end, &why);
+	char *text;
 
-	/* past FT__JSON_NUM_MAX bytes: why says so, as the parser's walker does */
-	r->p = ft__json_number_end(s, r->end, &why);
+	/* past FT__JSON_NUM_MAX bytes: named at its first byte, as the parser's walker
+	   does; a digit missing where it is missing */
+	r->p = why == ft__json_num_too_long ? s : e;
 	if (why)
 		return fail(r, why);
-	memcpy(buf, s, (size_t)(r->p - s));
-	buf[r->p - s] = '\0';
-	v->numtext = ft_arena_strdup(r->arena, buf);
-	if (!v->numtext)
+	text = ft_arena_alloc(r->arena, (size_t)(e - s) + 1, 1);
+	if (!text)
 		return ft_error_set(r->err, FT_ENOMEM, "%s: out of memory", r->file);
-	v->num = strtod(buf, NULL);
+	memcpy(text, s, (size_t)(e - s));
+	text[e - s] = '\0';
+	v->numtext = text;
+	v->num = strtod(text, NULL);
 	return 0;
 }
 

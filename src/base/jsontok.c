@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * base/jsontok.c - the tokens both JSON readers share: a \u escape's four hex
- * digits, a code point as UTF-8, a well-formed UTF-8 sequence, and the
- * extent of a number by RFC 8259's grammar with the one length limit both
- * readers hold. The archive's tree reader (archive/jsonread.c) and the
- * parser's walker (parse/jscan.c) call these and keep their own messages.
+ * digits, a code point as UTF-8, and the extent of a number by RFC 8259's
+ * grammar with the one length limit both readers hold. The archive's tree
+ * reader (archive/jsonread.c) and the parser's walker (parse/jscan.c) call
+ * these and keep their own messages; both check raw bytes of 0x80 and up
+ * with the public ft_utf8_seq_len() (base/strbuf.c).
  */
 #include "internal.h"
 
@@ -60,49 +61,6 @@ ft__utf8_encode(uint32_t cp, char out[4])
 	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
 	out[3] = (char)(0x80 | (cp & 0x3f));
 	return 4;
-}
-
-/*
- * RFC 8259 section 8.1: JSON text is UTF-8. The well-formed sequences are
- * RFC 3629 section 4's (the Unicode Standard's table 3-7): a lead byte
- * C2-DF, E0-EF or F0-F4 and its continuation bytes 80-BF, the second one
- * narrowed after E0 (A0-BF: no overlong 3-byte form), ED (80-9F: no
- * surrogate), F0 (90-BF: no overlong 4-byte form) and F4 (80-8F: nothing
- * past U+10FFFF). C0, C1 and F5-FF begin none.
- */
-size_t
-ft__utf8_len(const char *p, const char *end)
-{
-	const unsigned char *u = (const unsigned char *)p;
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p >= end)
-		return 0;
-	if (u[0] < 0x80)
-		return 1;
-	if (u[0] >= 0xc2 && u[0] <= 0xdf)
-		n = 2;
-	else if (u[0] >= 0xe0 && u[0] <= 0xef)
-		n = 3;
-	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (u[0] == 0xe0)
-		lo = 0xa0;
-	else if (u[0] == 0xed)
-		hi = 0x9f;
-	else if (u[0] == 0xf0)
-		lo = 0x90;
-	else if (u[0] == 0xf4)
-		hi = 0x8f;
-	if ((size_t)(end - p) < n || u[1] < lo || u[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (u[i] < 0x80 || u[i] > 0xbf)
-			return 0;
-	return n;
 }
 
 const char ft__json_num_too_long[] = "a number too long";

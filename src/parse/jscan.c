@@ -247,7 +247,7 @@ jstring(struct ft__jwalk *w, struct jout *o)
 			                                "a control byte in a string");
 		if (ch != '\\') {
 			/* 0x80 and up: one UTF-8 sequence, kept whole */
-			k = ft__utf8_len(p, e);
+			k = ft_utf8_seq_len(p, (size_t)(e - p));
 			if (!k)
 				return jfail(w, p, "a byte that is no UTF-8 in a string");
 			put(o, p, k);
@@ -346,7 +346,8 @@ jnumber(struct ft__jwalk *w, struct ft__jval *v)
  * with a '.' ("pairs.median_GBps" would read as "median_GBps" in "pairs"; a
  * NUL, refused by jstring, would too) or one too long for it, the name cut
  * included (its first bytes could equal a name the format knows; the path
- * is then left cut at its full length).
+ * is then left cut at its full length, or at the cut name's end where that
+ * is shorter: plen[] is always strlen(path)).
  */
 static bool
 path_push(struct ft__jwalk *w, const char *k, size_t kn, bool cut)
@@ -355,8 +356,10 @@ path_push(struct ft__jwalk *w, const char *k, size_t kn, bool cut)
 	size_t dot = l ? 1 : 0, n = dot + kn;
 	bool fits = !cut && n <= room;
 
-	/* as snprintf would, without its cost on every member: cut at the path's end */
-	if (!fits)
+	/* as snprintf would, without its cost on every member: cut at the path's end;
+	   a cut name may be shorter than the room left (cut before a 3- or 4-byte
+	   character): never more than its own bytes, or the path would take its NUL */
+	if (n > room)
 		n = room;
 	if (dot && room)
 		w->path[l] = '.';

@@ -369,6 +369,136 @@ test_export_import_round_trip(void **state)
 	ft_fingerprint_release(&fp);
 }
 
+/* Text that is no UTF-8 (a host name, a tool's free text) is written as U+FFFD, so
+   the export re-imports under the reader's UTF-8 check. */
+static void
+test_export_import_not_utf8(void **state)
+{
+	struct ft_error err = { 0 };
+	struct ft_archive *ar;
+	struct ft_archive_record rec;
+	struct ft_run run;
+	struct ft_obs_set obs;
+	struct ft_finding f;
+	struct ft_fingerprint fp;
+	struct ft_obs *o;
+	struct ft_strbuf out;
+	struct ft_vec ids;
+	char path[300];
+	int64_t id;
+
+	tmp_path(path, sizeof(path), "utf8.db");
+	make_run(&run, 2, 0.5);
+	ft_strlcpy(run.label, "lab\xff" "el", sizeof(run.label));
+	make_obs(&obs);
+	o = ft_obs_set_at(&obs, 0);
+	ft_strlcpy(o->host, "n\xc3", sizeof(o->host));
+	ft_strlcpy(o->str, "Do\x80wn \xed\xa0\x80", sizeof(o->str));
+	make_finding(&f, &obs);
+	make_fp(&fp);
+	assert_int_equal(ft_fingerprint_set(&fp, "host.kernel", "5.\xc0\xaf"), 0);
+	assert_int_equal(ft_archive_open(path, &ar, &err), 0);
+	assert_int_equal(ft_archive_save(ar, &run, &obs, &f, 1, &fp, &id, &err), 0);
+	ft_strbuf_init(&out);
+	assert_int_equal(ft_archive_export(ar, &id, 1, &out, FT_EXPORT_STABLE, &err), 0);
+	ft_vec_init(&ids, sizeof(int64_t));
+	assert_int_equal(ft_archive_import(ar, out.buf, out.len, "export.json", &ids, &err), 0);
+	assert_int_equal(ids.len, 1);
+	assert_int_equal(ft_archive_load(ar, FT_VEC_AT(&ids, int64_t, 0), &rec, &err), 0);
+	/* each byte that is no UTF-8 became one U+FFFD (EF BF BD) */
+	assert_string_equal(rec.run.label, "lab\xef\xbf\xbd" "el");
+	assert_string_equal(ft_obs_set_at(&rec.obs, 0)->host, "n\xef\xbf\xbd");
+	assert_string_equal(ft_obs_set_at(&rec.obs, 0)->str,
+	                    "Do\xef\xbf\xbdwn \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	assert_string_equal(ft_fingerprint_get(&rec.fp, "host.kernel"),
+	                    "5.\xef\xbf\xbd\xef\xbf\xbd");
+	ft_archive_record_release(&rec);
+	ft_archive_close(ar);
+	ft_strbuf_release(&out);
+	ft_vec_release(&ids);
+	ft_run_release(&run);
+	ft_obs_set_release(&obs);
+	ft_fingerprint_release(&fp);
+}
+
+/* The reader's refusals, each at the column of the byte it is met on. */
+static void
+test_json_reader_refusals(void **state)
+{
+	static char doc[FT__JSON_NUM_MAX + 16];
+	static char ver[FT__JSON_NUM_MAX + 128];
+	struct ft_arena arena;
+	struct ft_jv *v;
+	struct ft_error err = { 0 };
+	struct ft_vec recs;
+	size_t n = FT__JSON_NUM_MAX;
+
+	/* FT__JSON_NUM_MAX bytes: "1." and its zeros, 1, read whole */
+	doc[0] = '[';
+	memcpy(doc + 1, "1.", 2);
+	memset(doc + 3, '0', n - 2);
+	memcpy(doc + 1 + n, "]", 2);
+	ft_arena_init(&arena, 0);
+	assert_int_equal(ft__json_parse(doc, strlen(doc), "n.json", &arena, &v, &err), 0);
+	assert_int_equal(v->type, FT_JV_ARRAY);
+	assert_true(v->n == 1 && v->items[0]->num == 1);
+	assert_int_equal(strlen(v->items[0]->numtext), n);
+	ft_arena_release(&arena);
+	/* one byte more: refused at the number's first byte, column 2, as the walker does */
+	memset(doc + 3, '0', n - 1);
+	memcpy(doc + 2 + n, "]", 2);
+	ft_arena_init(&arena, 0);
+	assert_int_equal(ft__json_parse(doc, strlen(doc), "n.json", &arena, &v, &err), FT_EPARSE);
+	assert_string_equal(err.msg, "n.json:1:2: a number too long");
+	ft_error_clear(&err);
+	ft_arena_release(&arena);
+	/* a byte that is no UTF-8: in a string without an escape and in one with */
+	{
+		static const char *const bad[] = {
+			"{\"a\": \"x\xff\"}",     "{\"a\": \"x\\n\xc3(\"}", "[\"\xe0\x9f\xbf\"]",
+			"[\"ok \xc3\xa9 \xed\xa0\x80\"]", "{\"k\xc0\xaf\": 1}",
+		};
+		static const unsigned cols[] = { 9, 11, 3, 9, 4 };
+
+		for (size_t i = 0; i < FT_ARRAY_SIZE(bad); i++) {
+			char want[64];
+
+			ft_arena_init(&arena, 0);
+			assert_int_equal(ft__json_parse(bad[i], strlen(bad[i]), "u.json", &arena, &v,
+			                                &err),
+			                 FT_EPARSE);
+			snprintf(want, sizeof(want), "u.json:1:%u: a byte that is no UTF-8 in a string",
+			         cols[i]);
+			assert_string_equal(err.msg, want);
+			ft_error_clear(&err);
+			ft_arena_release(&arena);
+		}
+		/* well-formed sequences of 2, 3 and 4 bytes are taken as they are */
+		ft_arena_init(&arena, 0);
+		{
+			static const char good[] = "[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\t\"]";
+
+			assert_int_equal(ft__json_parse(good, sizeof(good) - 1, "u.json", &arena, &v,
+			                                &err),
+			                 0);
+		}
+		assert_string_equal(v->items[0]->str, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\t");
+		ft_arena_release(&arena);
+	}
+	/* a long version is shown cut to 40 bytes and "…": the message keeps its end */
+	n = (size_t)snprintf(ver, sizeof(ver), "{\"format\": \"fabtune-archive\", \"version\": 9");
+	memset(ver + n, '0', 1000);
+	memcpy(ver + n + 1000, ", \"runs\": []}", 14);
+	ft_vec_init(&recs, sizeof(struct ft_archive_record));
+	assert_int_equal(ft_archive_parse_export(ver, strlen(ver), "v.json", &recs, &err),
+	                 FT_EPARSE);
+	assert_non_null(strstr(err.msg, "export version 9000000000000000000000000000000000000000"
+	                                "\xe2\x80\xa6 is from a newer fabtune"));
+	assert_non_null(strstr(err.msg, "; nothing was imported"));
+	ft_error_clear(&err);
+	ft_archive_records_release(&recs);
+}
+
 /* ---- crash safety -------------------------------------------------------- */
 
 static void
@@ -1733,6 +1863,8 @@ main(void)
 		cmocka_unit_test(test_fingerprint_of_tree),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_compare_iter_df_windows),
+		cmocka_unit_test(test_export_import_not_utf8),
+		cmocka_unit_test(test_json_reader_refusals),
 	};
 
 	ft_test_enter_source_root();
