@@ -409,8 +409,8 @@ pxn_relay(const struct chan_map *m, uint32_t r)
  * (ft_model_pxn_relay()); 0 (every release alike) for a ring or tree, whose channel leaves
  * by its graph channel's NIC at every release (NVIDIA/nccl src/graph/search.cc
  * ncclTopoGetNetDev() with a graph reads graph->inter[]). Before v2.28.3-1 a C2C GPU
- * reaches that NIC over C2C and its CPU's PCIe (paths.cc ncclTopoComputePaths(): no
- * PATH_PXN step while pxnType is PATH_PXB, so the GPU's own PATH_P2C path stays); the
+ * reaches that NIC over C2C and its CPU (paths.cc ncclTopoComputePaths(): no PATH_PXN
+ * step while pxnType is PATH_PXB, so the GPU's own path through its CPU stays); the
  * maps carry those bytes on the relay's NVLink leg instead, the rail being what the
  * fabric sees (docs/internals/sim.md).
  */
