@@ -245,7 +245,7 @@ struct chan_map {
 	const uint32_t *gpus;    /* [ppn]: each local rank's GPU in its tray (NULL: g mod tray) */
 	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
-	uint32_t nccl_version; /* the jobs' release (spec nccl_version; 0: the newest) */
+	uint32_t nccl_version; /* the relay rule's release (relay_release(); 0: the newest) */
 	uint32_t *rail;  /* [ppn]: the NIC of each local rank, numbered across the domain */
 	uint32_t *rails; /* [ppn]: the distinct rails, in order of their first GPU */
 	uint32_t nrails;
@@ -401,6 +401,23 @@ static uint32_t
 pxn_relay(const struct chan_map *m, uint32_t r)
 {
 	return rail_gpu(m->node, m->ppn, m->tray_gpus, m->gpus, r, true, m->nccl_version);
+}
+
+/*
+ * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv,
+ * whose NIC follows its peer and whose relay NCCL_PXN_C2C admits from v2.28.3-1
+ * (ft_model_pxn_relay()); 0 (every release alike) for a ring or tree, whose channel leaves
+ * by its graph channel's NIC at every release (NVIDIA/nccl src/graph/search.cc
+ * ncclTopoGetNetDev() with a graph reads graph->inter[]). Before v2.28.3-1 a C2C GPU
+ * reaches that NIC over C2C and its CPU (paths.cc ncclTopoComputePaths(): no PATH_PXN
+ * step while pxnType is PATH_PXB, so the GPU's own path through its CPU stays); the
+ * maps carry those bytes on the relay's NVLink leg instead, the rail being what the
+ * fabric sees (docs/internals/sim.md).
+ */
+static uint32_t
+relay_release(const struct ft_schedule *in, uint32_t version)
+{
+	return in->op == FT_OP_SENDRECV ? version : 0;
 }
 
 /*
@@ -776,8 +793,8 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 	 * ENV-PXN) leaves by its GPU's own NIC and arrives on its peer's: no relay. */
 	if (in->op == FT_OP_SENDRECV && node->nccl_pxn_disable)
 		cs.own_nics = true;
-	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node, nccl_version,
-	                   chan_order_of(in, keep_order));
+	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
+	                   relay_release(in, nccl_version), chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
@@ -836,7 +853,8 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t g
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
 			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, graph, ppn, ppn, g, kind[k],
-			                   nccl_version, chan_order_of(in, false));
+			                   relay_release(in, nccl_version),
+			                   chan_order_of(in, false));
 	}
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -7823,9 +7823,11 @@ test_pxn_relay_rule(void **state)
  * v2.29.7-1, v2.30.7-1 alike); before v2.27 no P2C path. On such a node without PCIe
  * switches the proxy of NIC 1 (GPU 2) relays at the newest, 2.28.3, the 2.28 line and
  * 2.30.7, and not at 2.28.2, 2.27.7, the 2.27 line or 2.26.6; the same node on PCIe relays
- * nothing at any release. On GB200 NVL72 trays across two racks (PCIe switch = the Grace's
- * PCIe) the links' pxn_relay of GPU 0 is its three cross-rail peers at 2.28.3 and none at
- * 2.27; DGX H100's (PCIe switches) is its seven at both.
+ * nothing at any release (PATH_PHB), and on PCIe with each NIC and its two GPUs under one
+ * switch (PATH_PXB) relays through GPU 2, or GPU 3 without GPU 2 in the job, at every
+ * release: the release clause is C2C's alone. On GB200 NVL72 trays across two racks (PCIe
+ * switch = the Grace's PCIe) the links' pxn_relay of GPU 0 is its three cross-rail peers at
+ * 2.28.3 and none at 2.27; DGX H100's (PCIe switches) is its seven at both.
  */
 static void
 test_pxn_relay_c2c_by_release(void **state)
@@ -7853,6 +7855,17 @@ test_pxn_relay_c2c_by_release(void **state)
 		                 cases[i].relay ? 2u : UINT32_MAX);
 		n.gpu_attach = FT_GPU_ATTACH_PCIE;
 		assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, cases[i].version), UINT32_MAX);
+		/* on PCIe with each NIC and its two GPUs under one switch: at every release */
+		n.npcie_switches = 4;
+		for (g = 0; g < 8; g++)
+			n.gpu_pcie_switch[g] = g / 2;
+		for (g = 0; g < 4; g++)
+			n.nic_pcie_switch[g] = g;
+		assert_int_equal(ft_model_pxn_relay(&n, 8, 0xffu, 1, cases[i].version), 2u);
+		assert_int_equal(ft_model_pxn_relay(&n, 8, 0xfbu, 1, cases[i].version), 3u);
+		n.npcie_switches = 0;
+		memset(n.gpu_pcie_switch, 0, sizeof(n.gpu_pcie_switch));
+		memset(n.nic_pcie_switch, 0, sizeof(n.nic_pcie_switch));
 	}
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);

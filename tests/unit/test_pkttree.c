@@ -639,53 +639,128 @@ test_sendrecv_pxn_disable(void **state)
 
 /*
  * The channel maps' senders follow the jobs' release on C2C nodes (ft_model_pxn_relay(),
- * NCCL_PXN_C2C 1 from v2.28.3-1 only, src/graph/paths.cc): test_sendrecv_pxn_disable's
- * send/recv of 16 ranks on two DGX H100 with their GPUs on C2C relays rank 7's send to
- * rank 8 through local 0 (18 flows, 2 relay legs) at the newest and 2.28.3, and at 2.27.7
- * sends it from local 7's own NIC (16 flows, none relayed); on PCIe it relays at both.
+ * NCCL_PXN_C2C 1 from v2.28.3-1 only, src/graph/paths.cc): a send/recv of 8 ranks on two
+ * GB200 trays (gb200-nvl72:36's node, its GPUs on C2C, GPU g on NIC g) relays rank 3's
+ * send to rank 4 through local 0, the proxy of rank 4's NIC (10 flows, 2 relay legs), at
+ * the newest and 2.28.3, and at 2.27.7 sends it from local 3's own NIC (8 flows, none
+ * relayed). A DGX H100 (PCIe switches, each GPU under its NIC's switch) relays at every
+ * release, 2.27.7 too: 16 ranks, rank 7's send through local 0 (18 flows, 2 relays).
  */
 static void
 test_sendrecv_pxn_c2c_release(void **state)
 {
-	struct ft_coll_args a = { .op = FT_OP_SENDRECV,
-		                  .algo = FT_ALGO_RING,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 16,
-		                  .ranks_per_node = 8,
-		                  .bytes = 1u << 20 };
+	static const struct {
+		const char *preset;
+		uint32_t ppn;
+		bool c2c;
+	} nodes[] = { { "gb200-nvl72:36", 4, true }, { "dgx-h100:2", 8, false } };
 	static const uint32_t versions[] = { 0, 22803, 22707 };
-	struct ft_cluster_spec spec;
-	struct ft_error err = { 0 };
-	struct ft_schedule s;
-	uint32_t i;
+	uint32_t k, i;
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
-	ft_schedule_init(&s);
-	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-	for (i = 0; i < 2 * FT_ARRAY_SIZE(versions); i++) {
-		struct ft_node_spec node = *ft_spec_node_at(&spec, 0);
-		uint32_t v = versions[i / 2], f, relays = 0;
-		bool c2c = i % 2 == 0, relay = !c2c || v == 0 || v >= 22803;
-		struct ft_schedule out;
-		const struct ft_sched_phase *ph;
+	for (k = 0; k < FT_ARRAY_SIZE(nodes); k++) {
+		uint32_t ppn = nodes[k].ppn;
+		struct ft_coll_args a = { .op = FT_OP_SENDRECV,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 2 * ppn,
+			                  .ranks_per_node = ppn,
+			                  .bytes = 1u << 20 };
+		struct ft_cluster_spec spec;
+		struct ft_error err = { 0 };
+		struct ft_schedule s;
 
-		node.gpu_attach = c2c ? FT_GPU_ATTACH_C2C : FT_GPU_ATTACH_PCIE;
-		assert_int_equal(
-		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, v, true, NULL, &out), 0);
-		ph = ft_sched_phase_at(&out, 0);
-		assert_int_equal(ph->nflows, relay ? 18 : 16);
-		for (f = 0; f < ph->nflows; f++) {
-			const struct ft_sched_flow *fl = ft_vec_at(&out.flows, ph->first_flow + f);
+		assert_int_equal(ft_spec_resolve(nodes[k].preset, &spec, &err), 0);
+		assert_int_equal(ft_node_gpu_c2c(ft_spec_node_at(&spec, 0)), nodes[k].c2c);
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(versions); i++) {
+			uint32_t v = versions[i], f, relays = 0;
+			bool relay = !nodes[k].c2c || v == 0 || v >= 22803;
+			struct ft_schedule out;
+			const struct ft_sched_phase *ph;
 
-			relays += fl->relay;
-			if (fl->src / 8 != fl->dst / 8)
-				assert_int_equal(fl->src % 8, relay ? 0 : 7);
+			assert_int_equal(ft__sim_channelize(&s, 1, 0, ppn, ppn, NULL,
+			                                    ft_spec_node_at(&spec, 0), v, true,
+			                                    NULL, &out),
+			                 0);
+			ph = ft_sched_phase_at(&out, 0);
+			assert_int_equal(ph->nflows, 2 * ppn + (relay ? 2 : 0));
+			for (f = 0; f < ph->nflows; f++) {
+				const struct ft_sched_flow *fl =
+				        ft_vec_at(&out.flows, ph->first_flow + f);
+
+				relays += fl->relay;
+				if (fl->src / ppn != fl->dst / ppn)
+					assert_int_equal(fl->src % ppn, relay ? 0 : ppn - 1);
+			}
+			assert_int_equal(relays, relay ? 2 : 0);
+			ft_schedule_release(&out);
 		}
-		assert_int_equal(relays, relay ? 2 : 0);
-		ft_schedule_release(&out);
+		ft_schedule_release(&s);
 	}
-	ft_schedule_release(&s);
+}
+
+/*
+ * A ring's or tree's channel leaves a node by its graph channel's NIC at every release
+ * (NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev() with a graph reads graph->inter[];
+ * NCCL_PXN_C2C only decides how the bytes reach that NIC): on two GB200 NVL72 racks
+ * (gb200-nvl72:36, one NCCL node of 72 ranks per rack, 18 trays of 4) at 2.27.7, 2.28.3
+ * and the newest, every flow between the racks leaves on its destination's rail (the same
+ * tray and GPU in the other rack), and a channel's last rank reaches that rail through a
+ * relay leg: 4 channels of an all-reduce ring cross the racks twice each.
+ */
+static void
+test_ring_tree_rail_any_release(void **state)
+{
+	static const enum ft_algo algos[] = { FT_ALGO_RING, FT_ALGO_TREE };
+	static const uint32_t versions[] = { 22707, 22803, 0 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	uint32_t k, i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+	assert_true(ft_node_gpu_c2c(ft_spec_node_at(&spec, 0)));
+	for (k = 0; k < FT_ARRAY_SIZE(algos); k++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = algos[k],
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 144,
+			                  .ranks_per_node = 72,
+			                  .bytes = 1u << 24 };
+		struct ft_schedule s;
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(versions); i++) {
+			struct ft_schedule out;
+			uint32_t p, f, cross = 0, relays = 0;
+
+			assert_int_equal(ft__sim_channelize(&s, 4, 0, 72, 4, NULL,
+			                                    ft_spec_node_at(&spec, 0), versions[i],
+			                                    false, NULL, &out),
+			                 0);
+			for (p = 0; p < out.phases.len; p++) {
+				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
+
+				for (f = 0; f < ph->nflows; f++) {
+					const struct ft_sched_flow *fl =
+					        ft_vec_at(&out.flows, ph->first_flow + f);
+
+					relays += fl->relay;
+					if (fl->src / 72 == fl->dst / 72)
+						continue;
+					cross++;
+					assert_int_equal(fl->src % 72, fl->dst % 72);
+				}
+			}
+			assert_true(cross > 0);
+			assert_true(relays > 0);
+			ft_schedule_release(&out);
+		}
+		ft_schedule_release(&s);
+	}
 }
 
 /* Chunking off: one flow per edge carrying all of it, as the flow engine does. */
@@ -2445,6 +2520,7 @@ main(void)
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_sendrecv_pxn_disable),
 		cmocka_unit_test(test_sendrecv_pxn_c2c_release),
+		cmocka_unit_test(test_ring_tree_rail_any_release),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),
