@@ -242,17 +242,6 @@ op_nodes(const struct flow_engine *fe, const struct ft_sim_op *op)
 	return n;
 }
 
-/* Whether @sc is NVLS across nodes: flows to the network's switches (net) beside the
- * NVSwitch's. */
-static bool
-nvls_net(const struct ft_schedule *sc)
-{
-	for (size_t f = 0; f < sc->flows.len; f++)
-		if (FT_VEC_AT(&sc->flows, struct ft_sched_flow, f).net)
-			return true;
-	return false;
-}
-
 /* The chunks each pipeline copy of @op moves one after another: op->pipe_chunks, else
  * NCCL's loops for an NVLS tree, NVLS across nodes or CollNet all-reduce on the engine's
  * cluster; 0: its flows run whole (packet.chunking: off, another algorithm, on/off
@@ -272,7 +261,7 @@ pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
 		return op->pipe_chunks;
 	if (sc->op != FT_OP_ALL_REDUCE ||
 	    (sc->algo != FT_ALGO_NVLS_TREE && sc->algo != FT_ALGO_COLLNET &&
-	     !(sc->algo == FT_ALGO_NVLS && nvls_net(sc))))
+	     !ft__sim_nvls_across_nodes(sc)))
 		return 0;
 	if (ft_model_links_get(ft_topo_spec(fe->topo), 0, 0, 0, &l, NULL) < 0)
 		return 0;

@@ -119,10 +119,9 @@ ft__sim_nccl_rates(struct ft_topo *t, bool wire_headers)
 	return 0;
 }
 
-/* Whether @s is NVLS across nodes (NVLS with CollNet): its flows to the network marked
- * net (ft__sim_nvls_collnet()). */
-static bool
-nvls_across_nodes(const struct ft_schedule *s)
+/* Whether @s is NVLS across nodes (sim_int.h). */
+bool
+ft__sim_nvls_across_nodes(const struct ft_schedule *s)
 {
 	size_t i;
 
@@ -154,7 +153,7 @@ ft__sim_nvls_heads(struct ft_schedule *s)
 	size_t i;
 
 	if (s->algo != FT_ALGO_NVLS || s->op != FT_OP_ALL_REDUCE ||
-	    s->nranks <= FT__SIM_NVLS_MAX_HEADS || nvls_across_nodes(s))
+	    s->nranks <= FT__SIM_NVLS_MAX_HEADS || ft__sim_nvls_across_nodes(s))
 		return 0;
 	for (i = 0; i < s->flows.len; i++) {
 		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
@@ -971,7 +970,7 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
 	double wmax = 0;
 	size_t i;
 
-	if (!nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
+	if (!ft__sim_nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
 		return 0;
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
 	q.ngpus = nranks;
@@ -1329,7 +1328,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*net_steps = 0;
 	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
 		return every;
-	if (sc->algo == FT_ALGO_NVLS && !nvls_across_nodes(sc)) {
+	if (sc->algo == FT_ALGO_NVLS && !ft__sim_nvls_across_nodes(sc)) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
 		 * model charges intraLat once (kb NA-MODEL; model/tuner.c cost_nvls) */
 		*extra_s = -(double)(steps - 1) * sc->step_lat_s;

@@ -616,13 +616,19 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
  * (ft__sim_net_step_s(): the network plugin's reported latency over the fabric's, the
  * flush where NCCL flushes, nics.vm_overhead), on as many steps as the flow engine pays it
  * (ft__sim_far_steps(): a ring all-reduce over N nodes 2(N - 1), a tree 2 log2 N, an NVLS
- * tree its steps across nodes, CollNet one). NVLS across nodes pays NCCL's intraLat +
- * interLat once (model/tuner.c cost_nvls_net), as the flow engine does
- * (ft__sim_far_steps()), not the NVLS step overhead on each of its 4 steps (4 x 25 us on
- * Hopper: 1 MiB over 8 DGX H100 took 114.9 us where the flow engine's took 65.7). The path
- * latencies themselves are in the packets' own run. Before, the engine paid none of the
- * step costs between nodes: a ring over 2 DGX H100 with 10 us of nics.vm_overhead ran as
- * fast as one without.
+ * tree its steps across nodes, CollNet one). One rule for every algorithm: a step between
+ * nodes pays the step overhead and NCCL's network latency less the path the packets
+ * simulate (ft__sim_net_step_s()), never NCCL's network per-hop latency itself (its
+ * hwLat[NET]), which stands for the path latencies the packets' own run has. So NVLS
+ * across nodes pays NCCL's intraLat once, the switch's pass (its step overhead, reduce
+ * and multicast pipelined, as the model's cost_nvls_net, model/tuner.c), and
+ * ft__sim_net_step_s() on its one trip through the network, as a ring's far step; not the
+ * NVLS step overhead on each of its 4 steps (4 x 25 us on Hopper: 1 MiB over 8 DGX H100
+ * took 114.9 us where the flow engine's took 65.7), nor hwLat[NET][NVLS] on top of the
+ * packets' path (it paid it: 18 us more, src/coll/names.c). The one exception left is
+ * CollNetDirect, whose step overheads hold NCCL's CollNet interLat (coll/schedule.c).
+ * Before, the engine paid none of the step costs between nodes: a ring over 2 DGX H100
+ * with 10 us of nics.vm_overhead ran as fast as one without.
  */
 static double
 phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
@@ -631,11 +637,12 @@ phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct f
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
 	double extra, step = ft__sim_net_step_s(e->topo, sc->proto);
 
-	(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
-	/* NVLS across nodes: the switch's pass and the trip through the network once each */
+	if (step > 0 || sc->algo == FT_ALGO_NVLS)
+		(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
+	/* NVLS across nodes (net: its one step between nodes): the switch's pass once */
 	if (sc->algo == FT_ALGO_NVLS && net > 0)
-		return steps * sc->step_lat_s + extra;
-	return steps * sc->step_lat_s + (step > 0 ? net * step : 0);
+		return sc->step_lat_s + net * step;
+	return steps * sc->step_lat_s + net * step;
 }
 
 /*

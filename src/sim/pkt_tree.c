@@ -121,24 +121,12 @@ struct tree_build {
 	uint32_t *depth, dmax;
 };
 
-/*
- * Whether phase @ph of @sc is NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet():
- * an all-reduce's NVLS flows beside each head's to the fabric's switches, marked net).
- */
+/* Whether @sc is NVLS across nodes, an all-reduce's NVLS flows beside each head's to the
+ * fabric's switches (ft__sim_nvls_across_nodes(), the flow engine's and NCCL's costs' test) */
 static bool
-nvls_net(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+nvls_net(const struct ft_schedule *sc)
 {
-	struct ft_sched_flow fl;
-	uint32_t f;
-
-	if (sc->algo != FT_ALGO_NVLS || sc->op != FT_OP_ALL_REDUCE)
-		return false;
-	for (f = 0; f < ph->nflows; f++) {
-		ft_sched_phase_flow(sc, ph, f, &fl);
-		if (fl.net)
-			return true;
-	}
-	return false;
+	return sc->op == FT_OP_ALL_REDUCE && ft__sim_nvls_across_nodes(sc);
 }
 
 bool
@@ -151,8 +139,11 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 	bool nvls = sc->algo == FT_ALGO_NVLS_TREE && sc->op == FT_OP_ALL_REDUCE;
 	bool collnet = sc->algo == FT_ALGO_COLLNET && sc->op == FT_OP_ALL_REDUCE;
 
+	/* (NVLS across nodes runs here alone: ft__pk_submit_tree() refuses it whole) */
+	if (!ph->implicit_alltoall && ph->nflows > 0 && nvls_net(sc))
+		return true;
 	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->nflows > 0 &&
-	       (tree || chain || nvls || collnet || nvls_net(sc, ph));
+	       (tree || chain || nvls || collnet);
 }
 
 /* NCCL's nodes the op's ranks are on (ranks in order, node by node; the trays of one
@@ -194,7 +185,7 @@ static void
 nvls_labels(const struct ft_schedule *sc, const struct ft_sched_phase *ph, uint32_t *heads,
             uint32_t *nodes, uint32_t *groups)
 {
-	bool net = false, nv = sc->algo == FT_ALGO_NVLS_TREE || nvls_net(sc, ph);
+	bool net = false, nv = sc->algo == FT_ALGO_NVLS_TREE || nvls_net(sc);
 	uint32_t f;
 
 	*heads = *nodes = *groups = 0;
@@ -796,11 +787,13 @@ tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_s
  * periods short of the flow engine's (L + 2) P and more (17 % at L = 16).
  */
 /*
- * NVLS across nodes' stages (@tb's depth), as the flow engine's pace counts them
- * (engine_flow.c submit_chunked(): into the switch, up, down, out of the switch, each
- * moving a loop a period at NCCL's price, ft__sim_nvls_net_cap()): a rank's scatter and a
- * head's read 0, a head's way up to the fabric's switches 1, their way back down 2, the
- * multicast and every rank's gather 3.
+ * NVLS across nodes' stages (@tb's depth), in the order a loop's data takes them, each
+ * moving a loop a period at the cap (NCCL's price, ft__sim_nvls_net_cap()): a rank's
+ * scatter and a head's read 0, a head's way up to the fabric's switches 1, their way back
+ * down 2, the multicast and every rank's gather 3. As many stages as the flow engine's
+ * pace has (4), not its numbering: engine_flow.c phase_stages() labels the flows by its
+ * own rules (the multicast at 0, the read at 3), so a flow's stage there need not be its
+ * stage here.
  */
 static int
 net_depths(struct tree_build *tb)
@@ -889,12 +882,23 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	bool lazy;
 	int rc;
 
+	tb.net = nvls_net(sc);
+	/* NVLS across nodes has no whole-flow form: its flows to the switches and back carry
+	 * every loop at once, so whole they would run unordered (64 MiB on 2 nodes of 8 took
+	 * 305.59 us where the flow engine's pipeline takes 495.41) */
+	if (tb.net && e->pc.chunking == FT_PKT_CHUNK_OFF)
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "sim: packet engine: nvls across nodes runs in NCCL's chunks "
+		                    "only, not with packet.chunking: off");
 	nvls_labels(sc, ph, &tb.heads, &nodes, &groups);
-	tb.net = sc->algo == FT_ALGO_NVLS;
-	if ((sc->algo == FT_ALGO_NVLS_TREE || tb.net) && (tb.heads == 0 || nodes == 0))
+	if (tb.net && (tb.heads == 0 || nodes == 0 || groups != nodes || sc->nranks % nodes))
+		return ft_error_set(err, FT_ENOTSUP,
+		                    "sim: packet engine: nvls across nodes: the schedule's "
+		                    "head labels give %u heads on %u nodes (%u first flows) "
+		                    "for %u ranks: not NCCL's NVLS with CollNet",
+		                    tb.heads, nodes, groups, sc->nranks);
+	if (sc->algo == FT_ALGO_NVLS_TREE && (tb.heads == 0 || nodes == 0))
 		return 1; /* no labels: whole flows */
-	if (tb.net && (groups != nodes || sc->nranks % nodes))
-		return 1;
 	tb.ppn = tb.net ? sc->nranks / nodes : 0;
 	tb.groups = groups;
 	tb.collnet = sc->algo == FT_ALGO_COLLNET;
@@ -920,6 +924,12 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	                                     FT_ENOMEM;
 	if (rc == 0 && tb.heads && tb.nodes != groups)
 		rc = 1;
+	if (rc == 1 && tb.net) /* (never as whole flows: see above) */
+		rc = ft_error_set(err, FT_ENOTSUP,
+		                  "sim: packet engine: nvls across nodes: a flow of the schedule "
+		                  "breaks the order of NCCL's NVLS with CollNet (a node's ranks "
+		                  "from its local rank 0, a head's flows labelled 1 to %u)",
+		                  tb.heads);
 	if (rc == 0 && tb.heads)
 		tb.from[groups] = tb.nedges;
 	if (rc != 0) {

@@ -769,7 +769,8 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 /*
  * Why the engines do not build NVLS across the nodes of job @jr (@sgpn ranks to NCCL's
  * node) for op @o with the fabric's SHARP (NULL: they do, ft__sim_nvls_collnet(); the
- * packet engine sends it in NCCL's chunks as an NVLS tree, pkt_tree.c): NCCL prices NVLS
+ * packet engine sends it in NCCL's chunks as an NVLS tree, pkt_tree.c, so not with
+ * packet.chunking: off, where its flows would run whole and unordered): NCCL prices NVLS
  * across nodes for an all-reduce alone where its CollNet plugin has no all-gather or
  * reduce-scatter (model/tuner.c
  * nvls_net_unavailable(), which also leaves NVLink domains and nodes of different GPU
@@ -780,6 +781,9 @@ nvls_net_why(const struct sc_op *o, const struct job_run *jr, uint32_t sgpn)
 {
 	if (o->op != FT_OP_ALL_REDUCE)
 		return "the engines build for all_reduce only";
+	if (jr->unchunked)
+		return "the packet engine builds in NCCL's chunks only, not with "
+		       "packet.chunking: off";
 	if (jr->node_first)
 		return "the engines do not build on nodes of different GPU counts";
 	if (sgpn != jr->gpn)
@@ -1037,6 +1041,7 @@ submit_job(const struct ft_scenario *sc, const struct sc_job *j, size_t ji, cons
 	}
 	job_shape(t, jr, &node0, &sgpn);
 	jr->chunked = e->ops == &ft_packet_engine;
+	jr->unchunked = jr->chunked && sc->packet.chunking == FT_PKT_CHUNK_OFF;
 	jr->nvls_off = !j->nvls || (ov && ov->no_nvls);
 	jr->compute_s = j->compute_s;
 	if (j->compute_tflop > 0)

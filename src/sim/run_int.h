@@ -26,6 +26,9 @@ struct job_run {
 	/* The engine cuts NCCL's pipeline into chunks itself (the packet engine): NCCL's
 	 * tree correction, which stands for that pipeline's losses, is left out. */
 	bool chunked;
+	/* The packet engine with packet.chunking: off, which has no whole-flow NVLS across
+	 * nodes (pkt_tree.c ft__pk_submit_tree()) */
+	bool unchunked;
 	bool nvls_off; /* NCCL_NVLS_ENABLE=0: the job's nvls: false, or --no-nvls */
 };
 

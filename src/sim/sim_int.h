@@ -639,6 +639,10 @@ int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t grap
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
                        uint32_t nccl_version, bool keep_order,
                        const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
+/* Whether @s is NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet()): an NVLS
+ * schedule with flows to the fabric's switches (marked net) beside the NVSwitch's. The
+ * one test the engines and NCCL's costs share. */
+bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
 /* How many of a phase's @steps pay the longest path besides the step overhead (the
  * steps of a ring, tree or NVLS tree that cross nodes; none for a ring or tree inside
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds

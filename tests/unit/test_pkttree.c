@@ -1148,17 +1148,22 @@ test_nvls_tree_paced(void **state)
  * S / L, the read of M, 2 NVLink path latencies), the L messages up, one down, 2 network
  * path latencies (up to the leaf and back), and the last chunk's way out (multicast M,
  * gather 4M, 2 NVLink path latencies): within 3 packet times (a packet's store and
- * forward on the hops between GPU and leaf). Paced at a cap of period P = 4 t_net a loop
- * (NCCL's price, ft__sim_nvls_net_cap(), as the runner gives it), its 4 stages paced as
- * the flow engine's (into the switch, up, down, out: stage s of loop m at (m + s) P), the
+ * forward on the hops between GPU and leaf); the lazy build the same run to the
+ * picosecond. Paced at a cap of period P = 4 t_net a loop (a price of the test's own,
+ * slower than the NIC, given as the runner gives ft__sim_nvls_net_cap()'s: a cap on each
+ * connection), its 4 stages paced as many as the flow engine's (into the switch, up,
+ * down, out: stage s of loop m at (m + s) P), the
  * last loop's multicast leaves at (L + 2) P: it ends its way out later, within 3 packet
  * times; the flow engine on the same schedule and cap within 10 % of it (4.7 %: its
  * stages take their periods whole). Bytes: every GPU puts
  * S + S / 4 into the switch and gets as much back, each NIC S / 4 up and S / 4 down, nothing
  * between the leaves. Built as its messages may start, the same run to the picosecond.
- * The times are less the fixed cost the engines charge, NCCL's base latency and its
- * intraLat + interLat once (model/tuner.c cost_nvls_net; pkt_setup.c phase_cost()), not
- * the NVLS step overhead on each of the 4 steps (3 x 25 us more).
+ * The times are less the fixed cost the packet engine charges, exactly NCCL's base
+ * latency, its intraLat once (the switch's pass) and what a step between nodes pays on
+ * top of the path the packets simulate (ft__sim_net_step_s()), by the rule a ring's far
+ * steps follow (pkt_setup.c phase_cost()): not the NVLS step overhead on each of the 4
+ * steps (3 x 25 us more), nor NCCL's interLat (hwLat[NET][NVLS], 18 us), which stands for
+ * the path latencies the packets have.
  */
 static void
 nvls_net_run(struct pk_run *r, bool eager)
@@ -1210,6 +1215,10 @@ test_nvls_net_closed_form(void **state)
 
 	(void)state;
 	nvls_net_run(&r, true);
+	nvls_net_run(&lz, false);
+	assert_true(lz.c.ops[0].t_end_s == r.c.ops[0].t_end_s);
+	assert_int_equal(lz.c.npackets, r.c.npackets);
+	pk_run_free(&lz);
 	/* NCCL's loops of it: 16 channels x 4 heads of 32 KiB */
 	assert_int_equal(ft_model_links_get(&r.spec, 8, 2, 4, &l, &err), 0);
 	l.nrails = 4;
@@ -1233,12 +1242,18 @@ test_nvls_net_closed_form(void **state)
 	path_of(&r, flow(&r, sw), &nvl, &d_nvl, &h_nvl);
 	path_of(&r, up, &nic, &d_net, &h_nic);
 	assert_true(nic < nvl);
-	/* the fixed cost both engines charge: NCCL's base, intraLat and interLat once (4
-	 * steps' overheads and what ft__sim_far_steps() adds to them) */
+	/* the fixed cost the packet engine charges: NCCL's base, intraLat (the switch's
+	 * pass, 25 us) and one step between nodes' cost over the path (ft__sim_net_step_s());
+	 * the flow engine's (4 steps' overheads and what ft__sim_far_steps() adds to them)
+	 * has NCCL's interLat (18 us) in place of the path's latency */
 	(void)ft__sim_far_steps(r.t, &r.s, r.ends, 4, &extra, &nsteps);
 	assert_int_equal(nsteps, 1);
-	assert_true(extra > -3 * r.s.step_lat_s && extra < 0);
-	fixed = r.s.base_lat_s + 4 * r.s.step_lat_s + extra;
+	assert_true(r.s.step_lat_s == ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS,
+	                                                   FT_PROTO_SIMPLE));
+	assert_true(fabs(extra - (-3 * r.s.step_lat_s +
+	                          ft_coll_hw_latency(FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
+	                          ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE))) < 1e-15);
+	fixed = r.s.base_lat_s + r.s.step_lat_s + ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE);
 	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
 	pkt = (4096 + h_nic) / nic;
 	fill = (double)(S / L) / nvl + (double)M / nvl + 2 * d_nvl; /* chunk 0 in */
@@ -1264,7 +1279,7 @@ test_nvls_net_closed_form(void **state)
 	w = max_flow_bytes(&r);
 	assert_true(w == (double)(S + S / 4));
 	pk_run_free(&r);
-	/* paced at NCCL's price: a loop every P */
+	/* paced: a loop every P */
 	P = 4 * t_net;
 	pk_run_conn_cap_Bps = w / (P * L);
 	nvls_net_run(&r, true);

@@ -352,7 +352,9 @@ test_collnet_sharp_runs(void **state)
 /*
  * NVLS across nodes (NVLS with CollNet) where the model's tuner picks it (4 DGX H100 with
  * SHARP, 1 GiB): the flow engine runs it (ft__sim_nvls_collnet()) and its row names it
- * as the model does. Where it is not built (ft__sim_pick_algo() without it: NVLink
+ * as the model does; the packet engine's pick is it too (4 MiB on 8 nodes), not where
+ * packet.chunking is off, which has no whole-flow form of it (forced: FT_ENOTSUP, saying
+ * so). Where it is not built (ft__sim_pick_algo() without it: NVLink
  * domains, nodes of different GPU counts) the tuner's best among the others runs, as NCCL
  * does where NVLS is off for CollNet: here a CollNet variant, never the ring fallback.
  */
@@ -373,6 +375,26 @@ test_nvls_net_is_the_pick(void **state)
 	        "  - name: a\n"
 	        "    ops:\n"
 	        "      - {op: all_reduce, size: 1GiB}\n";
+	static const char pick4m[] = "name: t\n"
+	                             "cluster: examples/dgx-h100-sharp.yaml\n"
+	                             "jobs:\n"
+	                             "  - name: a\n"
+	                             "    ops:\n"
+	                             "      - {op: all_reduce, size: 4MiB}\n";
+	static const char pick4m_off[] = "name: t\n"
+	                                 "cluster: examples/dgx-h100-sharp.yaml\n"
+	                                 "packet: { chunking: off }\n"
+	                                 "jobs:\n"
+	                                 "  - name: a\n"
+	                                 "    ops:\n"
+	                                 "      - {op: all_reduce, size: 4MiB}\n";
+	static const char forced_off[] = "name: t\n"
+	                                 "cluster: tests/fixtures/spec/sharp-2x8.yaml\n"
+	                                 "packet: { chunking: off }\n"
+	                                 "jobs:\n"
+	                                 "  - name: a\n"
+	                                 "    ops:\n"
+	                                 "      - {op: all_reduce, size: 64MiB, algo: nvls}\n";
 	struct ft_cluster_spec cs;
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -386,6 +408,21 @@ test_nvls_net_is_the_pick(void **state)
 	assert_string_equal(r.algo_label, "nvls");
 	run_ok(text, "flow", &rep);
 	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	/* the packet engine picks it as well (4 MiB on 8 DGX H100 with SHARP); with
+	 * packet.chunking: off it does not build it (its flows would run whole and
+	 * unordered): the pick leaves it, and forced it is refused, saying why */
+	run_ok(pick4m, "packet", &rep);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	run_ok(pick4m_off, "packet", &rep);
+	assert_string_not_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+	ft_sim_report_release(&rep);
+	assert_int_equal(run_text(forced_off, "packet", &rep, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "ops[0].algo: nvls across nodes is NCCL's NVLS with "
+	                                "CollNet"));
+	assert_non_null(strstr(err.msg, "which the packet engine builds in NCCL's chunks only, "
+	                                "not with packet.chunking: off"));
 	ft_sim_report_release(&rep);
 	q.no_nvls_net = true;
 	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
@@ -1168,7 +1205,7 @@ test_model_forced_channels_nvls_copy(void **state)
  * each node's heads sending their reduced shards to SHARP and multicasting the result
  * (src/device/all_reduce.h, the NVLS kernel with nvls->out). On a SHARP fabric both
  * engines run its all-reduce (ft__sim_nvls_collnet(); the packet engine in NCCL's chunks,
- * pkt_tree.c), within 10 % of each other at 64 MiB over 8 DGX H100; both refuse an
+ * pkt_tree.c), within 10 % of each other at 64 MiB over 2 DGX H100; both refuse an
  * all-gather, with what NCCL does: that they do not build it and the model prices it
  * (FT_ENOTSUP); elsewhere, nodes of different GPU counts included, both refuse it as
  * NCCL needs CollNet (FT_EINVAL: NCCL itself finds no NVLS algorithm), naming the
@@ -1200,7 +1237,7 @@ test_nvls_across_nodes_refused(void **state)
 	(void)state;
 	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
 		memset(&err, 0, sizeof(err));
-		snprintf(text, sizeof(text), job, "examples/dgx-h100-sharp.yaml");
+		snprintf(text, sizeof(text), job, "tests/fixtures/spec/sharp-2x8.yaml");
 		run_ok(text, engines[e], &rep);
 		assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
 		t[e] = ft_run_row(&rep.run, 0)->time_us;
