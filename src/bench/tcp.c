@@ -669,7 +669,7 @@ queue_moved(struct tcp_ep *ep, struct tcp_conn *c, struct stripe **head, struct 
  * in the kernel's net/core/stream.c and net/ipv4/tcp.c), the receiver by
  * the same low-water mark (lowat_set), but neither returns to this loop to
  * call again between its sleeps: 1 MiB went in 3 sends and 2 poll()s a
- * message and came out in 4.8 receives (bench-log.md, "tcp ping-pong: the
+ * message and came out in 4.6 receives (bench-log.md, "tcp ping-pong: the
  * lone stripe in one blocking call").
  */
 static inline __attribute__((always_inline)) FT__HOT int
