@@ -679,8 +679,8 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	int done = 0, rc = 0;
 
 	while (c->sq) {
-		ssize_t n = queue_call(c->fd, c->sq, true, MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT),
-		                       &bytes);
+		ssize_t n = queue_call(c->fd, c->sq, true,
+		                       MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT), &bytes);
 
 		ep->ncalls++;
 		block = false;
@@ -691,8 +691,9 @@ conn_io(struct tcp_ep *ep, struct tcp_conn *c, bool *moved, bool block, struct f
 	if (rc < 0)
 		return rc;
 	while (c->rq) {
-		ssize_t n = queue_call(c->fd, c->rq, false,
-		                       block ? (c->rq->next ? 0 : MSG_WAITALL) : MSG_DONTWAIT, &bytes);
+		ssize_t n =
+		        queue_call(c->fd, c->rq, false,
+		                   block ? (c->rq->next ? 0 : MSG_WAITALL) : MSG_DONTWAIT, &bytes);
 
 		ep->ncalls++;
 		block = false;

@@ -95,7 +95,8 @@ list_value(struct bw *b, const struct ft__jval *v)
 {
 	const struct ft__jwalk *w = &b->w;
 
-	if (!at(w, TOP_DEPTH, "rows") && !at(w, TOP_DEPTH, "ranks") && !at(w, TOP_DEPTH, "outliers"))
+	if (!at(w, TOP_DEPTH, "rows") && !at(w, TOP_DEPTH, "ranks") &&
+	    !at(w, TOP_DEPTH, "outliers"))
 		return false;
 	if (v->kind != FT__JARR && v->kind != FT__JNULL)
 		wrong_kind(b, w->path, v, "an array");

@@ -227,8 +227,8 @@ jstring(struct ft__jwalk *w, struct jout *o)
 		long cp, lo;
 
 		/* a run of printable ASCII, copied at once (one byte each: cut anywhere) */
-		while (q < e && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 && *q != '"' &&
-		       *q != '\\')
+		while (q < e && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 &&
+		       *q != '"' && *q != '\\')
 			q++;
 		if (q > p) {
 			k = o->cut ? 0 : (size_t)(q - p);

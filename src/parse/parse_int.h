@@ -413,9 +413,9 @@ uint32_t ft__jcur_col(struct ft__jcur *j, const char *at);
  * its dotted key path ("end.sum_sent.bytes"; an array's elements stand at
  * the array's path); a member whose name holds a '.' or is too long for
  * the path (its whole name, not a cut of it) is walked, but nothing in it
- * is handed over (its path would read as another). The first fault stops the walk and is kept with its
- * line, column, what was wrong and the path it was met under. Nothing is
- * allocated; depth is bounded by the caller.
+ * is handed over (its path would read as another). The first fault stops
+ * the walk and is kept with its line, column, what was wrong and the path
+ * it was met under. Nothing is allocated; depth is bounded by the caller.
  */
 #define FT__JMAXDEPTH 16
 

@@ -464,11 +464,11 @@ test_json_reader_refusals(void **state)
 			char want[64];
 
 			ft_arena_init(&arena, 0);
-			assert_int_equal(ft__json_parse(bad[i], strlen(bad[i]), "u.json", &arena, &v,
-			                                &err),
-			                 FT_EPARSE);
-			snprintf(want, sizeof(want), "u.json:1:%u: a byte that is no UTF-8 in a string",
-			         cols[i]);
+			assert_int_equal(
+			        ft__json_parse(bad[i], strlen(bad[i]), "u.json", &arena, &v, &err),
+			        FT_EPARSE);
+			snprintf(want, sizeof(want),
+			         "u.json:1:%u: a byte that is no UTF-8 in a string", cols[i]);
 			assert_string_equal(err.msg, want);
 			ft_error_clear(&err);
 			ft_arena_release(&arena);
@@ -478,9 +478,9 @@ test_json_reader_refusals(void **state)
 		{
 			static const char good[] = "[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\t\"]";
 
-			assert_int_equal(ft__json_parse(good, sizeof(good) - 1, "u.json", &arena, &v,
-			                                &err),
-			                 0);
+			assert_int_equal(
+			        ft__json_parse(good, sizeof(good) - 1, "u.json", &arena, &v, &err),
+			        0);
 		}
 		assert_string_equal(v->items[0]->str, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\t");
 		ft_arena_release(&arena);

@@ -1375,14 +1375,16 @@ test_json_depth(void **state)
 
 		parse_raw(cases[i].doc, &a, &ra);
 		parse_raw(cases[i].same, &b, &rb);
-		if (ft_obs_set_len(&a) != ft_obs_set_len(&b) || ft_run_nrows(&ra) != ft_run_nrows(&rb))
+		if (ft_obs_set_len(&a) != ft_obs_set_len(&b) ||
+		    ft_run_nrows(&ra) != ft_run_nrows(&rb))
 			fail_msg("%s: %zu observations and %zu rows, not %zu and %zu", cases[i].doc,
 			         ft_obs_set_len(&a), ft_run_nrows(&ra), ft_obs_set_len(&b),
 			         ft_run_nrows(&rb));
 		for (size_t k = 0; k < ft_obs_set_len(&a); k++) {
 			const struct ft_obs *x = ft_obs_set_at(&a, k), *y = ft_obs_set_at(&b, k);
-			bool same_num = x->has_num == y->has_num &&
-			                (!x->has_num || x->num == y->num || (isnan(x->num) && isnan(y->num)));
+			bool same_num =
+			        x->has_num == y->has_num && (!x->has_num || x->num == y->num ||
+			                                     (isnan(x->num) && isnan(y->num)));
 
 			/* a wrong kind is named at its column: the same name is enough */
 			if (strcmp(x->key, y->key) != 0 || !same_num ||
