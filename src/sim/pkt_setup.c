@@ -622,7 +622,9 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
  * hwLat[NET]), which stands for the path latencies the packets' own run has. So NVLS
  * across nodes pays NCCL's intraLat once, the switch's pass (its step overhead, reduce
  * and multicast pipelined, as the model's cost_nvls_net, model/tuner.c), and
- * ft__sim_net_step_s() on its one trip through the network, as a ring's far step; not the
+ * ft__sim_net_step_s() on its one trip through the network, as a ring's far step (and NVLS
+ * inside one node or NVLink domain the switch's pass once, not on each of its 2 steps:
+ * 8 KiB on one DGX H100 took 50.63 us where the flow engine's took 25.69); not the
  * NVLS step overhead on each of its 4 steps (4 x 25 us on Hopper: 1 MiB over 8 DGX H100
  * took 114.9 us where the flow engine's took 65.7), nor hwLat[NET][NVLS] on top of the
  * packets' path (it paid it: 18 us more, src/coll/names.c). The one exception left is
@@ -639,8 +641,9 @@ phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct f
 
 	if (step > 0 || sc->algo == FT_ALGO_NVLS)
 		(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
-	/* NVLS across nodes (net: its one step between nodes): the switch's pass once */
-	if (sc->algo == FT_ALGO_NVLS && net > 0)
+	/* NVLS, in one node or across nodes (net: its one step between nodes): the switch's
+	 * pass once, reduce and multicast pipelined */
+	if (sc->algo == FT_ALGO_NVLS)
 		return sc->step_lat_s + net * step;
 	return steps * sc->step_lat_s + net * step;
 }

@@ -1278,6 +1278,36 @@ test_nvls_across_nodes_refused(void **state)
 }
 
 /*
+ * NVLS inside one node pays NCCL's NVLS latency once, reduce and multicast pipelined
+ * (ft__sim_far_steps(), as NCCL's model has it), in both engines: at 8 KiB on one DGX
+ * H100, where the bytes take well under a microsecond, the packet engine paid the step
+ * overhead on each of the phase's 2 steps (50.63 us against the flow engine's 25.69).
+ */
+static void
+test_nvls_one_node_latency_once(void **state)
+{
+	static const char job[] = "name: t\n"
+	                          "cluster: dgx-h100\n"
+	                          "jobs:\n"
+	                          "  - name: a\n"
+	                          "    ops:\n"
+	                          "      - {op: all_reduce, size: 8KiB, algo: nvls}\n";
+	static const char *const engines[] = { "flow", "packet" };
+	struct ft_sim_report rep;
+	double t[2];
+
+	(void)state;
+	for (size_t e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		run_ok(job, engines[e], &rep);
+		assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+		t[e] = ft_run_row(&rep.run, 0)->time_us;
+		ft_sim_report_release(&rep);
+	}
+	if (!(fabs(t[1] - t[0]) <= 0.1 * t[0]))
+		fail_msg("nvls on one node, 8 KiB: packet %.2f us, flow %.2f us", t[1], t[0]);
+}
+
+/*
  * NCCL's tree and NVLS tree all-reduce (forced, Simple) on nodes of the same
  * GPU count, 16 MiB to 4 GiB: the flow engine runs NCCL's trees (a chain or
  * NVLS in each node, the double binary tree over the nodes) and the model
@@ -4240,6 +4270,7 @@ main(void)
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
 		cmocka_unit_test(test_agree_on_uneven_forced_trees),
 		cmocka_unit_test(test_nvls_across_nodes_refused),
+		cmocka_unit_test(test_nvls_one_node_latency_once),
 		cmocka_unit_test(test_model_forced_channels_nvls_copy),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
