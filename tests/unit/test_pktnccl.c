@@ -700,26 +700,6 @@ test_a2a_window_views_own_buffer(void **state)
 static void
 test_a2a_window_submit_oom(void **state)
 {
-	static const char yaml[] =
-	        "name: pcie-3x6\n"
-	        "nodes:\n"
-	        "  count: 3\n"
-	        "  gpus: 6\n"
-	        "  gpu_model: L40S\n"
-	        "  gpu_tflops: 362\n"
-	        "  gpu_memory: 48GB\n"
-	        "  pcie: { gen: 5, gpu_width: 16, nic_width: 16, switches: 6, latency: 120ns }\n"
-	        "  numa: { domains: 2, interconnect: 22GB/s }\n"
-	        "  nics: { count: 6, model: ConnectX-7, link: ndr }\n"
-	        "  placement:\n"
-	        "    gpu_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
-	        "    gpu_nic: [0, 1, 2, 3, 4, 5]\n"
-	        "    nic_pcie_switch: [0, 1, 2, 3, 4, 5]\n"
-	        "    pcie_switch_numa: [0, 0, 0, 1, 1, 1]\n"
-	        "    gpu_numa: [0, 0, 0, 1, 1, 1]\n"
-	        "    nic_numa: [0, 0, 0, 1, 1, 1]\n"
-	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64,\n"
-	        "          switch_latency: 1us, cable_latency: 500us }\n";
 	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
 		                  .algo = FT_ALGO_DIRECT,
 		                  .proto = FT_PROTO_SIMPLE,
@@ -736,7 +716,7 @@ test_a2a_window_submit_oom(void **state)
 	uint32_t rank_gpu[18];
 
 	(void)state;
-	assert_int_equal(ft_spec_load_buffer(yaml, strlen(yaml), "pcie-3x6.yaml", &spec, &err), 0);
+	assert_int_equal(ft_spec_load_file("tests/fixtures/spec/pcie-3x6.yaml", &spec, &err), 0);
 	spec.nccl_version = 22807;
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
 	for (uint32_t r = 0; r < 18; r++)
