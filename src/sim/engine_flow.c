@@ -542,7 +542,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
  * packet.chunking: off, and for background patterns unless it is nccl (the
  * packet engine's rule, ft__pk_is_p2p()), as waves of FT_COLL_A2A_WINDOW
  * peers over the schedule's protocol, one connection per send. Sets *@win to the
- * window; returns 0, or FT_ENOMEM (ft__sim_a2a_window(): the sends' slots unknown).
+ * window; returns 0, or ft__sim_a2a_window()'s error (FT_ENOMEM: the sends' slots unknown).
  *
  * Each send is one message per channel, and a message has a fixed cost on
  * top of its bytes: the proxy posts it, the receiver's clear-to-send comes
@@ -631,8 +631,8 @@ submit_a2a(struct flow_engine *fe, const struct ft_sim_op *op, const struct ft_s
 	ap.ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	ap.tag = tag;
 	/* ap.slots.row: NULL, or the buffer ft__sim_a2a_window() allocated (ours to free) */
-	if (a2a_posting(fe, op, ph, eff, &ap, &win) < 0)
-		return FT_ENOMEM;
+	if ((rc = a2a_posting(fe, op, ph, eff, &ap, &win)) < 0)
+		return rc;
 	ap.rank_gpu = ft_calloc(nranks, sizeof(uint32_t));
 	ends = ft_calloc(m, sizeof(uint32_t));
 	ap.comm_gpus = ft__sim_comm_gpus_by_node(fe->topo, op->rank_gpu, nranks, &ap.ncomm);
