@@ -4,22 +4,30 @@
 # --algo direct --routing ecmp|dmodk --json`), the figure being the ratio
 # ECMP CPU / D-mod-K CPU at each scale (target: 1.5x or less).
 #
-# Each run's user CPU comes from the kernel's accounting of the child; each
-# is repeated REPEAT times (default 3) and the least kept, since on a shared
-# machine a single slow start moves a short run by tens of percent. Besides
-# the CPU time it prints what sets it: events, rate recomputations (of them
-# full passes over every flow in flight), the path walks those recomputations
-# made per flow of the run (engine_stats.path_walks over flows.count; a full
-# pass walks every flow in flight once) and the makespan, so that a change
-# in the engine that moved results shows here too.
+# Each run's user CPU comes from the kernel's accounting of the child. Each
+# case runs REPEAT times (default 3), the routings (and, with FABTUNE_B, the
+# two binaries) in turn within each round, so that the machine's load falls
+# on all of them alike; the median of each is printed with the least and
+# the most, and the ratio of the medians. Besides the CPU time it prints
+# what sets it: events, rate recomputations (of them full passes over every
+# flow in flight), the path walks those recomputations made per flow of the
+# run (engine_stats.path_walks over flows.count; a full pass walks every
+# flow in flight once) and the makespan, so that a change in the engine
+# that moved results shows here too. The load average is printed before
+# and after.
 #
 #   bench/flow-ecmp.sh                  dgx-h100:32 and dgx-h100:128, 16 MiB
 #   BIG=1 bench/flow-ecmp.sh            also dgx-h100:512 (4,096 GPUs; minutes
 #                                       of CPU per run, REPEAT forced to 1)
 #   CLUSTERS="dgx-h100:64" SIZE=64M REPEAT=1 bench/flow-ecmp.sh
+#   FABTUNE_B=old/fabtune REPEAT=5 bench/flow-ecmp.sh
+#                                       two builds alternated: each one's
+#                                       ratio, B's CPU over A's, and whether
+#                                       their JSON is the same (less wall_s
+#                                       and peak_rss_bytes)
 #
-# FABTUNE=path selects another binary (to compare builds in turn).
-# Figures: docs/internals/sim.md, "ECMP against D-mod-K at 16 MiB".
+# FABTUNE=path selects the binary (A). Figures: docs/internals/sim.md,
+# "ECMP against D-mod-K at 16 MiB".
 set -u
 FABTUNE=${FABTUNE:-build/cli/fabtune}
 cd "$(dirname "$0")/.." || exit 1
@@ -28,13 +36,18 @@ cd "$(dirname "$0")/.." || exit 1
 read -r -a clusters <<<"${CLUSTERS:-dgx-h100:32 dgx-h100:128}"
 big=""
 [ "${BIG:-0}" = 1 ] && big="dgx-h100:512"
-exec python3 - "$FABTUNE" "${SIZE:-16M}" "${REPEAT:-3}" "$big" "${clusters[@]}" <<'PY'
-import json, resource, subprocess, sys
+exec python3 - "$FABTUNE" "${FABTUNE_B:-}" "${SIZE:-16M}" "${REPEAT:-3}" "$big" \
+	"${clusters[@]}" <<'PY'
+import json, os, resource, statistics, subprocess, sys
 
-fabtune, size, repeat, big = sys.argv[1], sys.argv[2], max(int(sys.argv[3]), 1), sys.argv[4]
-cases = [(c, repeat) for c in sys.argv[5:]] + ([(big, 1)] if big else [])
+fab_a, fab_b, size, repeat, big = (sys.argv[1], sys.argv[2], sys.argv[3],
+                                   max(int(sys.argv[4]), 1), sys.argv[5])
+cases = [(c, repeat) for c in sys.argv[6:]] + ([(big, 1)] if big else [])
+bins = [("A", fab_a)] + ([("B", fab_b)] if fab_b else [])
+if fab_b and not os.access(fab_b, os.X_OK):
+    sys.exit(f"FABTUNE_B={fab_b}: not an executable")
 
-def run_once(cluster, routing):
+def run_once(fabtune, cluster, routing):
     """User CPU seconds and the JSON of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     out = subprocess.run([fabtune, "sim", cluster, "--op", "alltoall", "-b", size, "-e", size,
@@ -42,31 +55,51 @@ def run_once(cluster, routing):
                          capture_output=True, text=True)
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
     if out.returncode != 0:
-        sys.exit(f"fabtune sim {cluster} --routing {routing} failed: {out.stderr.strip()}")
-    return max(cpu, 1e-3), json.loads(out.stdout)
+        sys.exit(f"{fabtune} sim {cluster} --routing {routing} failed: {out.stderr.strip()}")
+    return max(cpu, 1e-3), out.stdout
 
-def run(cluster, routing, n):
-    """The least CPU of n runs, with the last run's figures."""
-    best, d = None, None
-    for _ in range(n):
-        cpu, d = run_once(cluster, routing)
-        best = cpu if best is None else min(best, cpu)
-    st = d["engine_stats"]
-    walks = st["path_walks"] / max(d["flows"]["count"], 1)
-    return (best, st["events"], st["rate_recomputations"], st["full_recomputations"], walks,
-            d["makespan_us"])
+def figures(text):
+    """The JSON less what differs from run to run (wall time, peak memory)."""
+    def strip(v):
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items() if k not in ("wall_s", "peak_rss_bytes")}
+        return [strip(x) for x in v] if isinstance(v, list) else v
+    return strip(json.loads(text))
 
-print(f"{'cluster':14} {'routing':7} {'cpu(s)':>8} {'events':>9} {'recomp':>7} {'full':>6} "
-      f"{'walks/flow':>10} {'makespan(us)':>13}")
+def load():
+    return "%.1f" % os.getloadavg()[0]
+
+print(f"load average {load()} before; {repeat} round(s) a case, in turn: "
+      + ", ".join(f"{b} {r}" for b, _ in bins for r in ("dmodk", "ecmp")))
+print(f"{'cluster':14} {'bin':3} {'routing':7} {'cpu median':>10} {'least':>7} {'most':>7} "
+      f"{'events':>9} {'recomp':>7} {'full':>6} {'walks/flow':>10} {'makespan(us)':>13}")
 worst = 0.0
 for c, n in cases:
-    row = {}
-    for r in ("dmodk", "ecmp"):
-        row[r] = run(c, r, n)
-        cpu, ev, rc, fu, wk, mk = row[r]
-        print(f"{c:14} {r:7} {cpu:8.3f} {ev:9d} {rc:7d} {fu:6d} {wk:10.2f} {mk:13.3f}")
-    ratio = row["ecmp"][0] / row["dmodk"][0]
-    worst = max(worst, ratio)
-    print(f"{c:14} ecmp/dmodk cpu {ratio:.2f}x")
-print(f"worst ecmp/dmodk {worst:.2f}x (target 1.50x: {'met' if worst <= 1.5 else 'not met'})")
+    cpu = {(b, r): [] for b, _ in bins for r in ("dmodk", "ecmp")}
+    out = {}
+    for _ in range(n):
+        for b, fab in bins:
+            for r in ("dmodk", "ecmp"):
+                t, out[(b, r)] = run_once(fab, c, r)
+                cpu[(b, r)].append(t)
+    med = {k: statistics.median(v) for k, v in cpu.items()}
+    for b, _ in bins:
+        for r in ("dmodk", "ecmp"):
+            d = json.loads(out[(b, r)])
+            st = d["engine_stats"]
+            walks = st["path_walks"] / max(d["flows"]["count"], 1)
+            print(f"{c:14} {b:3} {r:7} {med[(b, r)]:10.3f} {min(cpu[(b, r)]):7.3f} "
+                  f"{max(cpu[(b, r)]):7.3f} {st['events']:9d} {st['rate_recomputations']:7d} "
+                  f"{st['full_recomputations']:6d} {walks:10.2f} {d['makespan_us']:13.3f}")
+        ratio = med[(b, "ecmp")] / med[(b, "dmodk")]
+        if b == "A":
+            worst = max(worst, ratio)
+        print(f"{c:14} {b:3} ecmp/dmodk cpu {ratio:.2f}x (medians)")
+    if fab_b:
+        for r in ("dmodk", "ecmp"):
+            same = ("same JSON" if figures(out[("A", r)]) == figures(out[("B", r)]) else
+                    "JSON DIFFERS")
+            print(f"{c:14} B/A {r:7} cpu {med[('B', r)] / med[('A', r)]:.2f}x ({same})")
+print(f"load average {load()} after")
+print(f"worst ecmp/dmodk (A) {worst:.2f}x (target 1.50x: {'met' if worst <= 1.5 else 'not met'})")
 PY
