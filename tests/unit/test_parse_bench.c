@@ -373,10 +373,10 @@ rows_differ(const char *what, const struct parsed *t, const struct parsed *j, ch
 			   share of it, not a number of digits */
 			bool lat_bw =
 			        strcmp(a->test, "pt2pt_lat") == 0 && strstr(f[k].name, "bw_GBps");
-			bool bw_time =
-			        strcmp(a->test, "pt2pt_bw") == 0 && strcmp(f[k].name, "time_us") == 0;
+			bool bw_time = strcmp(a->test, "pt2pt_bw") == 0 &&
+			               strcmp(f[k].name, "time_us") == 0;
 
-			if (!isnan(x) && !(lat_bw    ? near_rel(x, y, 0.005 / a->lat_p50_us) :
+			if (!isnan(x) && !(lat_bw  ? near_rel(x, y, 0.005 / a->lat_p50_us) :
 			                   bw_time ? near_rel(x, y, avg_rel(t, a)) :
 			                             near(x, y)))
 				return snprintf(msg, len,
