@@ -512,9 +512,10 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	if (rc == 0 && m > 0 && m <= c->npace) {
 		rc = ft__pk_add_dep(rb->e, c->pace0 + m - 1, to);
 		/* a whole message (its pace its only barrier): told when the pace held it
-		 * (pkt_flow.c task_done()); a split run's ranks keep no such record */
-		if (rc == 0 && whole && !rb->e->plan_owner && to < PK_VIRT &&
-		    task_of(rb->e, to)->kind == PK_T_FLOW)
+		 * (pkt_flow.c task_done()); a split run's rank marks the records it keeps */
+		if (rc == 0 && whole && to < PK_VIRT && !pk_task_far_id(rb->e, to) &&
+		    task_of(rb->e, to)->kind == PK_T_FLOW &&
+		    pk_flow_kept(rb->e, task_of(rb->e, to)->flow))
 			flow_at(rb->e, task_of(rb->e, to)->flow)->paced = true;
 	}
 	if (c->slots)

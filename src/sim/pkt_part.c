@@ -119,6 +119,9 @@ struct pk_part {
 	struct ft_vec done; /* struct pk_done: this window's completions, for the replay
 	                     * (only with middle barriers) */
 	struct ft_vec ends; /* struct pk_end: this rank's completions, for rank 0 at the end */
+	/* Rank 0, at the end: per flow, whether NCCL's window held it (pk_flow held, marked
+	 * on the ranks that ran its pace, its sender's: its end is its receiver's). */
+	uint8_t *held;
 };
 
 /* An event for another rank: packets travel with their record. */
@@ -940,6 +943,7 @@ ft__pk_part_free(struct pk_engine *e)
 	ft_vec_release(&pp->out);
 	ft_vec_release(&pp->done);
 	ft_vec_release(&pp->ends);
+	ft_free(pp->held);
 #if FT_HAVE_MPI
 	if (pp->mpi_inited)
 		MPI_Finalize();
@@ -1473,8 +1477,43 @@ pp_trace(struct pk_engine *e, uint64_t t_end)
 	return 0;
 }
 
+/*
+ * Rank 0 learns which flows NCCL's window held (pk_flow held): a paced message's mark is
+ * set where its pace barrier fed it, on the ranks that keep its record and ran that
+ * barrier (its sender's), while the flow ends on its receiver's rank (pp_take_end reads
+ * it there). A byte per flow, or'ed over the ranks. Every rank calls it.
+ */
+static int
+pp_gather_held(struct pk_engine *e)
+{
+	size_t nf = pk_nflows(e);
+	uint8_t *mine = ft_calloc(nf + 1, 1);
+	int ok = mine != NULL, all = 0;
+
+	if (e->part->rank == 0 && ok) {
+		e->part->held = ft_calloc(nf + 1, 1);
+		ok = e->part->held != NULL;
+	}
+	/* (every rank goes on to the reduce or none: a rank out of memory stops them all) */
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	if (!all) {
+		ft_free(mine);
+		return FT_ENOMEM;
+	}
+	for (size_t f = 0; f < nf; f++)
+		if (pk_flow_kept(e, (uint32_t)f))
+			mine[f] = flow_at(e, (uint32_t)f)->held;
+	if (FT_NEVER(nf > INT_MAX)) {
+		ft_free(mine);
+		return FT_ERANGE;
+	}
+	MPI_Reduce(mine, e->part->held, (int)nf, MPI_UINT8_T, MPI_BOR, 0, MPI_COMM_WORLD);
+	ft_free(mine);
+	return 0;
+}
+
 /* Each op's counters, summed over the ranks on rank 0 (FCT figures come from the
- * completions). */
+ * completions); and each flow's window mark (pp_gather_held). */
 static int
 pp_gather_ops(struct pk_engine *e)
 {
@@ -1494,6 +1533,12 @@ pp_gather_ops(struct pk_engine *e)
 		m[4] = o->necn, m[5] = o->ncnp, m[6] = o->bytes;
 	}
 	MPI_Reduce(mine, tot, (int)(7 * n), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	ft_free(mine);
+	mine = NULL;
+	if (pp_gather_held(e) < 0) {
+		ft_free(tot);
+		return FT_ENOMEM;
+	}
 	for (size_t i = 0; i < n && e->part->rank == 0; i++) {
 		struct ft_sim_op_counters *o = &e->op_acc[i];
 		const uint64_t *t = tot + 7 * i;
@@ -1799,6 +1844,15 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 	e->fct_prio[i] = (uint8_t)d->prio;
 	if (e->fct_op)
 		e->fct_op[i] = k->op;
+	/* its op's last end and whether the window held that flow, as one process marks
+	 * them (pkt_flow.c ft__pk_flow_done()): the merge takes the ends in its order */
+	if (k->op < e->ops.len) {
+		struct pk_op *o = ft_vec_at(&e->ops, k->op);
+
+		if (d->t_ps >= o->last_end_ps)
+			o->last_end_ps = d->t_ps,
+			o->last_held = e->part->held[pk_task_flow(e, d->task)] != 0;
+	}
 	if (pk_task_far_id(e, d->task))
 		pp_leaf_done(e, d->task, d->t_ps);
 	else
@@ -1966,6 +2020,12 @@ pp_gather(struct pk_engine *e)
 	}
 	for (uint32_t l = 0; l < e->nlinks; l++)
 		pk_port_at(e, l)->nactive = pk_port_at(e, l)->maxflows = 0;
+	/* (each op's last end, marked again from every rank's completions: pp_take_end) */
+	for (size_t i = 0; i < e->ops.len; i++) {
+		struct pk_op *o = ft_vec_at(&e->ops, i);
+
+		o->last_end_ps = 0, o->last_held = false;
+	}
 	/* Leaf barriers: started by their last flow, done after their wait (task_done and
 	 * start_task in one process). */
 	for (size_t i = 0; i < pk_ntasks(e); i++) {

@@ -207,6 +207,13 @@ check nvl72-trays tests/fixtures/sim/packet-mpi-nvl72-trays.yaml 1 '"pattern": "
 # which learn of them one path latency later (every rank runs those barriers,
 # told at the window's end); a split run builds the sends whole.
 check alltoall tests/fixtures/sim/packet-mpi-k4-alltoall.yaml 1 '"op": "alltoall"'
+# NCCL's window held the last send to end (a paced message whose pace was its last
+# wait, 1 MiB over two DGX H100): the op's bottleneck is the window. The flow that
+# marks it ends on its receiver's rank; rank 0 marks each op again from every rank's
+# completions, in one process's order. Under ECMP and per-packet adaptive routing.
+check a2a-window dgx-h100:2 1 '"bottleneck": "p2p:window"' --op alltoall -b 1M --engine packet
+check a2a-window-adaptive dgx-h100:2 1 '"bottleneck": "p2p:window"' --op alltoall -b 1M \
+	--engine packet --routing adaptive
 # Wider than the sends in flight (288 ranks, W = 256): the sends of the last
 # rounds wait for their receiver's clear-to-send, a barrier after the receive
 # that waits the path from the receiver back to the next sender.

@@ -1179,6 +1179,13 @@ test_childwait(void **state)
 	ft__childwait_close(&cw);
 }
 
+/* The four hex digits of @s read up to its end (its whole length). */
+static long
+hex4_of(const char *s)
+{
+	return ft__json_hex4(s, s + strlen(s));
+}
+
 /*
  * The JSON tokens both readers share (base/jsontok.c): hex digits, UTF-8 by
  * the encoding's table (RFC 3629 section 3), and a number's extent by RFC 8259
@@ -1203,10 +1210,10 @@ test_json_tokens(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(ft__json_hex4("00e9", "00e9" + 4), 0xe9);
-	assert_int_equal(ft__json_hex4("FfFf", "FfFf" + 4), 0xffff);
-	assert_int_equal(ft__json_hex4("12g4", "12g4" + 4), -1);
-	assert_int_equal(ft__json_hex4("123", "123" + 3), -1);
+	assert_int_equal(hex4_of("00e9"), 0xe9);
+	assert_int_equal(hex4_of("FfFf"), 0xffff);
+	assert_int_equal(hex4_of("12g4"), -1);
+	assert_int_equal(hex4_of("123"), -1);
 	assert_int_equal(ft__utf8_encode(0x24, b), 1);
 	assert_memory_equal(b, "\x24", 1);
 	assert_int_equal(ft__utf8_encode(0xa2, b), 2);

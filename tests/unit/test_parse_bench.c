@@ -249,6 +249,8 @@ struct parsed {
 	struct ft_obs_set set;
 	struct ft_run run;
 	char format[32];
+	/* perftest's layout printed its bandwidths in Gb/sec (--report_gbits), else MB/sec */
+	bool gbits;
 };
 
 static void
@@ -260,6 +262,7 @@ parse_text(const char *what, const struct ft_strbuf *sb, struct parsed *out)
 	if (!p)
 		fail_msg("%s: no format detected in:\n%s", what, sb->buf);
 	ft_strlcpy(out->format, p->name, sizeof(out->format));
+	out->gbits = strstr(sb->buf, "BW average[Gb/sec]") != NULL;
 	ft_obs_set_init(&out->set);
 	ft_run_init(&out->run, FT_SOURCE_IMPORT, "");
 	if (ft_parse_buffer(sb->buf, sb->len, "bench.out", NULL, &out->set, &out->run, &err) < 0)
@@ -297,6 +300,17 @@ near_rel(double a, double b, double rel)
 	if (isnan(a) || isnan(b))
 		return isnan(a) && isnan(b);
 	return fabs(a - b) <= fabs(b) * rel * 1.01 + 1e-12;
+}
+
+/*
+ * The share of pt2pt_bw's average that its printing to 2 decimals leaves, as the
+ * table @t printed it (@a its row): MB/sec (MiB/s) or Gb/sec. A time derived from the
+ * printed average (bytes over it) is off the exact one by up to that share.
+ */
+static double
+avg_rel(const struct parsed *t, const struct ft_result_row *a)
+{
+	return 0.005 / (a->algbw_GBps * (t->gbits ? 8.0 : 1e9 / 1048576.0));
 }
 
 /*
@@ -354,13 +368,17 @@ rows_differ(const char *what, const struct parsed *t, const struct parsed *j, ch
 			double x = *(const double *)(const void *)((const char *)a + f[k].off);
 			double y = *(const double *)(const void *)((const char *)b + f[k].off);
 
-			/* pt2pt_lat's bandwidth is bytes over the printed median: what its
-			   rounding leaves is a share of it, not a number of digits */
+			/* pt2pt_lat's bandwidth is bytes over the printed median, pt2pt_bw's
+			   time bytes over the printed average: what their rounding leaves is a
+			   share of it, not a number of digits */
 			bool lat_bw =
 			        strcmp(a->test, "pt2pt_lat") == 0 && strstr(f[k].name, "bw_GBps");
+			bool bw_time = strcmp(a->test, "pt2pt_bw") == 0 &&
+			               strcmp(f[k].name, "time_us") == 0;
 
-			if (!isnan(x) &&
-			    !(lat_bw ? near_rel(x, y, 0.005 / a->lat_p50_us) : near(x, y)))
+			if (!isnan(x) && !(lat_bw  ? near_rel(x, y, 0.005 / a->lat_p50_us) :
+			                   bw_time ? near_rel(x, y, avg_rel(t, a)) :
+			                             near(x, y)))
 				return snprintf(msg, len,
 				                "%s row %zu: %s %.6g from the table, %.6g from the "
 				                "document",
@@ -686,11 +704,11 @@ fields_differ(const char *what, const struct parsed *t, const struct parsed *j, 
 	for (size_t i = 0; i < n; i++) {
 		const struct ft_result_row *a = ft_run_row(&t->run, i), *b = ft_run_row(&j->run, i);
 		bool bw = strcmp(b->test, "pt2pt_bw") == 0;
-		/* MB/sec (MiB/s) and usec printed to 2 decimals: a figure derived as
-		   k / printed is k / exact within exact - printed, a share of the
-		   printed figure (the table's), up to 0.005 / printed; the share of the
-		   exact one is smaller where the table rounded down */
-		double bw_rel = 0.005 / (a->algbw_GBps * 1e9 / 1048576.0);
+		/* MB/sec (MiB/s) or Gb/sec, and usec printed to 2 decimals: a figure
+		   derived as k / printed is k / exact within exact - printed, a share of
+		   the printed figure (the table's), up to 0.005 / printed; the share of
+		   the exact one is smaller where the table rounded down */
+		double bw_rel = avg_rel(t, a);
 		double lat_rel = 0.005 / a->lat_p50_us;
 		static const struct {
 			const char *name;
@@ -819,6 +837,74 @@ test_lat_rounding(void **state)
 	assert_true(lat_apart(1.80, 1.80 * 1.02));
 	assert_true(lat_apart(0.235, 0.235 * 1.03));
 	assert_true(lat_apart(0.125, 0.125 * 1.06));
+}
+
+/*
+ * Whether rows_differ() or fields_differ() finds the table (perftest's layout, in
+ * Gb/sec with @gbits) and the document of one pt2pt_bw report apart, its rows of
+ * @bytes at an average of @avg_GBps, the time of a message the document holds from
+ * @time_GBps instead (the bench derives it from the average: @avg_GBps).
+ */
+static bool
+bw_apart(bool gbits, uint64_t bytes, double avg_GBps, double time_GBps)
+{
+	struct ft_bench_report rep;
+	struct ft_bench_cfg cfg;
+	struct ft_bench_table t = { .stable = false, .gbits = gbits };
+	struct ft_strbuf text, doc;
+	struct parsed pt, pj;
+	char msg[1024];
+	bool apart;
+
+	make_report(&rep, &cfg, FT_OP_PT2PT_BW);
+	for (size_t i = 0; i < ft_run_nrows(&rep.run); i++) {
+		struct ft_result_row *r = ft_vec_at(&rep.run.rows, i);
+
+		r->bytes = r->count = bytes;
+		r->algbw_GBps = r->busbw_GBps = avg_GBps;
+		r->ip_algbw_GBps = avg_GBps; /* (a steady link: its peak is its average) */
+		r->time_us = (double)bytes / (time_GBps * 1e3);
+	}
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&doc);
+	(void)ft_bench_table_end(&text, &t, &rep, &cfg, false);
+	ft_bench_report_json(&doc, &t, &rep, &cfg);
+	parse_text("pt2pt_bw table", &text, &pt);
+	parse_text("pt2pt_bw document", &doc, &pj);
+	assert_int_equal(pt.gbits, gbits);
+	apart = rows_differ("pt2pt_bw", &pt, &pj, msg, sizeof(msg)) ||
+	        (!gbits && fields_differ("pt2pt_bw", &pt, &pj, msg, sizeof(msg)));
+	parsed_release(&pt);
+	parsed_release(&pj);
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&doc);
+	ft_bench_report_release(&rep);
+	return apart;
+}
+
+/*
+ * pt2pt_bw's time of a message, bytes over the average the table prints to 0.01
+ * MB/sec or Gb/sec, is up to 0.005/printed of it off the document's: a share of the
+ * printed average, not a number of digits. A 1 Gb/s link (0.957 Gb/s, printed 0.96:
+ * 0.31% off) and 4 MiB messages: 35,063 us against 34,953, 110 us apart, where an
+ * absolute 0.0051 us (and 0.05% of it) was the rule; at 5 MiB/s in MB/sec (printed
+ * 5.00 from 4.995: 0.1%) 1 MiB takes 200,200 us against 200,000. Still apart: a time
+ * from another figure than the average, by more than that rounding leaves.
+ */
+static void
+test_bw_rounding(void **state)
+{
+	const uint64_t mib = 1048576;
+	const double gbit = 1e9 / 8 / 1e9, mibps = (double)mib / 1e9; /* in GB/s */
+
+	(void)state;
+	assert_false(bw_apart(true, 4 * mib, 0.957 * gbit, 0.957 * gbit));
+	assert_false(bw_apart(true, 4 * mib, 0.9549 * gbit, 0.9549 * gbit)); /* printed 0.95 */
+	assert_false(bw_apart(false, mib, 4.995 * mibps, 4.995 * mibps));
+	assert_false(bw_apart(false, 64 * mib, 1.2345 * mibps, 1.2345 * mibps));
+	assert_true(bw_apart(true, 4 * mib, 0.957 * gbit, 0.957 * gbit * 1.01));
+	assert_true(bw_apart(false, mib, 4.995 * mibps, 4.995 * mibps * 1.003));
+	assert_true(bw_apart(false, 64 * mib, 1.2345 * mibps, 1.2345 * mibps * 1.01));
 }
 
 /*
@@ -1445,6 +1531,7 @@ main(void)
 		cmocka_unit_test(test_every_table_kind),
 		cmocka_unit_test(test_one_run_fixtures),
 		cmocka_unit_test(test_lat_rounding),
+		cmocka_unit_test(test_bw_rounding),
 		cmocka_unit_test(test_real_run),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_json_broken),
