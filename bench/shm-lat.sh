@@ -10,6 +10,11 @@
 # 256 B read 1.32 before the first line's bytes went into the head's block:
 # MIN=8 MAX=1024 RUNS=5, load 13-16, 256 B 1.32 -> 0.93, 512 B 0.75 -> 0.55,
 # 1 KiB 0.87 -> 0.71, 8-128 B 0.91-0.94 -> 0.92-0.94 (docs/internals/bench-log.md).
+# With the quit flags off the tail's line, MIN=8 MAX=2048 against the build
+# before, 6 alternated runs, load 22: p50 after / before 0.72-0.80 at 8-32 B,
+# 0.89-0.94 at 64 B-2 KiB; after / Open MPI 0.81-0.95 at 16-32 B and
+# 512 B-1 KiB, 1.05-1.10 at 8 B and 2 KiB, 1.19-1.24 at 64-256 B; at load 12
+# (the host's fast state) after / before 0.93-0.97 (64 B 1.02).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh

@@ -604,6 +604,18 @@ void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
  * holds, from *@pos, *@len of them (0: none)
  */
 void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
+/*
+ * shm, for tests: the cache line (offset in a ring's header / 64) of each
+ * word of a ring's header: those written for every message or single copy
+ * (head and the block, tail, cma_done, share and share_dst, share_done)
+ * and the flags of a side that gave up (quit, rquit), which a waiting rank
+ * reads on every empty poll
+ */
+struct ft__shm_ring_lines {
+	size_t head, inl_tag, inl_first, inl_last, tail, cma_done, share, share_dst, share_done;
+	size_t quit, rquit, header;
+};
+void ft__shm_ring_lines(struct ft__shm_ring_lines *out);
 /* shm: the copy messages of @len bytes to @peer took since @before (ft__shm_copies), named */
 void ft__shm_path(const struct ft_ep *ep, uint32_t peer, size_t len, const uint64_t before[2],
                   char *out, size_t n);

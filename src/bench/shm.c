@@ -60,6 +60,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -91,9 +92,7 @@ struct ring {
 	_Atomic uint64_t inl_tag;
 	_Atomic uint64_t inl[INL_WORDS];
 	_Atomic uint64_t tail; /* bytes read, by the receiver */
-	/* set by the receiver when it gave up on messages from the sender (shm_abandon) */
-	_Atomic uint64_t rquit;
-	char pad2[CACHELINE - 2 * sizeof(uint64_t)];
+	char pad2[CACHELINE - sizeof(uint64_t)];
 	_Atomic uint64_t cma_done; /* single-copy messages the receiver has read */
 	char pad3[CACHELINE - sizeof(uint64_t)];
 	/*
@@ -106,13 +105,26 @@ struct ring {
 	_Atomic uint64_t share_dst;
 	char pad4[CACHELINE - 2 * sizeof(uint64_t)];
 	_Atomic uint64_t share_done;
+	char pad5[CACHELINE - sizeof(uint64_t)];
 	/*
-	 * Set by the sender when it gave up on messages to the receiver
+	 * The two flags of a side that gave up, in a line of their own that
+	 * nothing else writes: a rank waiting for a message reads both on
+	 * every empty poll (move_recvs: this ring's quit, and the rquit of
+	 * its ring to the peer), and a line that the peer also writes for
+	 * every message (the tail, as rquit's once was) came back to the
+	 * waiting rank's cache on each poll and had to be taken from it again
+	 * by the peer's next publication of its tail, a cache-line transfer
+	 * each way of every round trip (ft__shm_ring_lines).
+	 *
+	 * quit: set by the sender when it gave up on messages to the receiver
 	 * (shm_abandon): the single copies it described may point into freed
 	 * memory, and nothing more comes through the ring (sender_quit).
+	 * rquit: set by the receiver when it gave up on messages from the
+	 * sender (shm_abandon).
 	 */
 	_Atomic uint64_t quit;
-	char pad5[CACHELINE - 2 * sizeof(uint64_t)];
+	_Atomic uint64_t rquit;
+	char pad6[CACHELINE - 2 * sizeof(uint64_t)];
 	/* data follows */
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
@@ -1035,6 +1047,23 @@ ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *le
 
 	*pos = tag == INL_NONE ? 0 : tag / 256;
 	*len = tag == INL_NONE ? 0 : (size_t)(tag % 256);
+}
+
+void
+ft__shm_ring_lines(struct ft__shm_ring_lines *out)
+{
+	out->head = offsetof(struct ring, head) / CACHELINE;
+	out->inl_tag = offsetof(struct ring, inl_tag) / CACHELINE;
+	out->inl_first = offsetof(struct ring, inl) / CACHELINE;
+	out->inl_last = (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE;
+	out->tail = offsetof(struct ring, tail) / CACHELINE;
+	out->cma_done = offsetof(struct ring, cma_done) / CACHELINE;
+	out->share = offsetof(struct ring, share) / CACHELINE;
+	out->share_dst = offsetof(struct ring, share_dst) / CACHELINE;
+	out->share_done = offsetof(struct ring, share_done) / CACHELINE;
+	out->quit = offsetof(struct ring, quit) / CACHELINE;
+	out->rquit = offsetof(struct ring, rquit) / CACHELINE;
+	out->header = sizeof(struct ring) / CACHELINE;
 }
 
 /*

@@ -3999,6 +3999,43 @@ test_shm_prefault(void **state)
 }
 
 /*
+ * A rank waiting for a message reads its ring's quit and its peer's rquit
+ * on every empty poll: neither may share a cache line with a word that
+ * either side writes for every message or single copy, or each poll takes
+ * that line back from the writer, who must take it again for its next
+ * publication. rquit in the tail's line cost a transfer each way of every
+ * round trip.
+ */
+static void
+test_shm_quit_line(void **state)
+{
+	struct ft__shm_ring_lines l;
+	size_t busy[9], i;
+
+	(void)state;
+	ft__shm_ring_lines(&l);
+	busy[0] = l.head;
+	busy[1] = l.inl_tag;
+	busy[2] = l.inl_first;
+	busy[3] = l.inl_last;
+	busy[4] = l.tail;
+	busy[5] = l.cma_done;
+	busy[6] = l.share;
+	busy[7] = l.share_dst;
+	busy[8] = l.share_done;
+	for (i = 0; i < FT_ARRAY_SIZE(busy); i++) {
+		assert_int_not_equal(l.quit, busy[i]);
+		assert_int_not_equal(l.rquit, busy[i]);
+	}
+	/* the block is the head's line and the two after it, the tail on a line of its own */
+	assert_int_equal(l.head, 0);
+	assert_int_equal(l.inl_tag, 0);
+	assert_int_equal(l.inl_last, 2);
+	assert_int_equal(l.tail, 3);
+	assert_true(l.quit < l.header && l.rquit < l.header);
+}
+
+/*
  * One shm all_reduce of 64 KiB on the world @w with -n @iters, -m @agg and
  * -C @cputime; its out-of-place time in @time_us and, when @bw_us is not
  * NULL, the time its algbw stands for (bytes / algbw).
@@ -9204,6 +9241,7 @@ main(void)
 		cmocka_unit_test(test_shm_wake),
 		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),
+		cmocka_unit_test(test_shm_quit_line),
 		cmocka_unit_test(test_bench_cputime),
 		cmocka_unit_test(test_bench_cputime_head),
 		cmocka_unit_test(test_dropin_names),
