@@ -735,8 +735,9 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
  * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
  * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
  * goes leaf, spine, leaf; so does one on its rail to another scalable unit. The fabric is
- * topo/fattree.c's: NIC j of node m on leaf (m / units) x rails + j, port m mod units;
- * every leaf has `up` links to the spines (ft_spec_leaf_ports(), the oversubscription).
+ * topo/fattree.c's: NIC j of node m on leaf (m / u) x rails + j, port m mod u (u nodes a
+ * unit); every leaf has `up` links to the spines (ft_spec_leaf_ports(), the
+ * oversubscription).
  * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
  * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
  * by the up-link the fabric's routing gives them:
@@ -744,13 +745,12 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
  *   the destination NIC's leaf' and port', so the busiest up-link is counted exactly;
  *   ECMP (ROCE-ECMP: a hash of each flow): the expected busiest of k flows hashed onto up
  *   links, k / up + sqrt(2 (k / up) ln up) (balls into bins, the heavily loaded case:
- *   Raab and Steger, RANDOM 1998, Theorem 1; as diag/rules_switch.c reads uplink counters);
+ *   Raab and Steger, RANDOM 1998; as diag/rules_switch.c reads uplink counters);
  *   adaptive routing: the mean, k / up.
  * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
  * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
  * busiest up-link's, the least over the leaves, at most 1. The spine's down-links and a
- * third tier are not counted (their loads mirror the up-links' in an all-to-all under
- * adaptive routing and ECMP; D-mod-K's come down by the same digit).
+ * third tier are not counted.
  */
 static double
 spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
