@@ -673,6 +673,7 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 
 	l->a2a_factor = 1.0;
 	l->a2a_spine_factor = 1.0;
+	l->sr_spine_factor = 1.0;
 	l->ring_tier_factor = 1.0;
 	ft_strlcpy(l->a2a_what, "tier1", sizeof(l->a2a_what));
 	if (N < 2)
@@ -731,6 +732,30 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
 }
 
 /*
+ * The flows on a leaf's busiest up-link of @up, @load flows on each by D-mod-K: as counted
+ * under D-mod-K; under ECMP the expected busiest of the k flows hashed onto the up links,
+ * k / up + sqrt(2 (k / up) ln up) (balls into bins, the heavily loaded case: Raab and
+ * Steger, RANDOM 1998; kb ROCE-ECMP; diag/rules_switch.c reads uplink counters by the same
+ * bound), at least one flow and at most k; under adaptive routing, which puts each flow on
+ * the least loaded link, ceil(k / up).
+ */
+static double
+busiest_uplink(enum ft_routing routing, const double *load, uint32_t up)
+{
+	double k = 0, hot = 0;
+
+	for (uint32_t i = 0; i < up; i++) {
+		k += load[i];
+		hot = FT_MAX(hot, load[i]);
+	}
+	if (k == 0 || routing == FT_ROUTING_DMODK)
+		return hot;
+	if (routing == FT_ROUTING_ECMP)
+		return FT_MIN(k, FT_MAX(1.0, k / up + sqrt(2.0 * (k / up) * log((double)up))));
+	return ceil(k / up);
+}
+
+/*
  * The spine's share of the direct all-to-all's NIC rate (links a2a_spine_factor) on a
  * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
  * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
@@ -741,12 +766,9 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
  * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
  * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
  * by the up-link the fabric's routing gives them:
- *   D-mod-K (IB-SM, topo/route.c dmodk_pick()): up-link (leaf' x down + port') mod up of
- *   the destination NIC's leaf' and port', so the busiest up-link is counted exactly;
- *   ECMP (ROCE-ECMP: a hash of each flow): the expected busiest of k flows hashed onto up
- *   links, k / up + sqrt(2 (k / up) ln up) (balls into bins, the heavily loaded case:
- *   Raab and Steger, RANDOM 1998; as diag/rules_switch.c reads uplink counters);
- *   adaptive routing: the mean, k / up.
+ * D-mod-K (IB-SM, topo/route.c dmodk_pick()) sends a flow up link (leaf' x down + port')
+ * mod up of the destination NIC's leaf' and port'; ECMP and adaptive routing spread them
+ * (busiest_uplink()).
  * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
  * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
  * busiest up-link's, the least over the leaves, at most 1. The spine's down-links and a
@@ -784,7 +806,7 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 
 		for (j = 0; j < R; j++) {
 			uint32_t leaf = u * R + j;
-			double k = 0, hot = 0;
+			double hot;
 
 			memset(load, 0, sizeof(load[0]) * up);
 			for (h = 0; h < tppn; h++) {
@@ -806,17 +828,55 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 					load[key % up] += (double)senders * (hi - lo - in);
 				}
 			}
-			for (m = 0; m < up; m++) {
-				k += load[m];
-				hot = FT_MAX(hot, load[m]);
-			}
-			if (f->routing == FT_ROUTING_ECMP)
-				hot = FT_MIN(k, k / up + sqrt(2.0 * (k / up) * log((double)up)));
-			else if (f->routing != FT_ROUTING_DMODK)
-				hot = k / up;
+			hot = busiest_uplink(f->routing, load, up);
 			if (hot > 0)
 				best = FT_MIN(best, t_nic / (hot / link));
 		}
+	}
+	return best;
+}
+
+/*
+ * The spine's share of a send/recv's NIC rate (links sr_spine_factor): rank i sends S to
+ * rank i + 1, so between nodes the last local rank of node s sends to local rank 0 of node
+ * s + 1 (the last node to the first), one flow each, from the NIC send_nic() gives it to
+ * local rank 0's; a flow that changes leaves goes up the link its routing gives it
+ * (spine_factor()). Each NIC carries one flow: the share is the fabric link's rate over
+ * the NIC's times the busiest up-link's flows, at most 1.
+ */
+static double
+sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
+{
+	const struct ft_fabric_spec *f = &spec->fabric;
+	const struct ft_node_spec *n = &spec->node;
+	uint32_t down = 0, up = 0, R = n->nnics, T = l->nnodes, npu, units, js, jd, u, s;
+	double load[1024], link, hot, best = 1.0;
+
+	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || T < 2 || R == 0 ||
+	    R > FT_SPEC_MAX_NICS || l->domain_nodes > 1 || l->gpu_nics > 1 || l->ppn == 0 ||
+	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
+		return 1.0;
+	ft_spec_leaf_ports(f, &down, &up);
+	if (down == 0 || up == 0 || up > FT_ARRAY_SIZE(load))
+		return 1.0;
+	js = send_nic(n, l, l->ppn - 1, 0);
+	jd = n->gpu_nic[0];
+	if (js >= R || jd >= R)
+		return 1.0;
+	npu = FT_MAX(FT_MIN(f->nodes_per_unit ? f->nodes_per_unit : down, down), 1u);
+	units = (T + npu - 1) / npu;
+	link = (f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps);
+	for (u = 0; u < units; u++) {
+		memset(load, 0, sizeof(load[0]) * up);
+		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
+			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
+
+			if (dl != u * R + js)
+				load[((uint64_t)dl * down + m % npu) % up] += 1.0;
+		}
+		hot = busiest_uplink(f->routing, load, up);
+		if (hot > 0)
+			best = FT_MIN(best, link / (l->nic_Bps * hot));
 	}
 	return best;
 }
@@ -1259,8 +1319,10 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls_chunk_set =
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
-	if (rc == 0)
+	if (rc == 0) {
 		l->a2a_spine_factor = spine_factor(spec, l);
+		l->sr_spine_factor = sr_spine_factor(spec, l);
+	}
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
 	if (rc == 0)
@@ -1309,6 +1371,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->net_flush = l->net_flush || g->net_flush;
 	l->a2a_factor = FT_MIN(l->a2a_factor, g->a2a_factor);
 	l->a2a_spine_factor = FT_MIN(l->a2a_spine_factor, g->a2a_spine_factor);
+	l->sr_spine_factor = FT_MIN(l->sr_spine_factor, g->sr_spine_factor);
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->fabric_rail_lat_s = FT_MAX(l->fabric_rail_lat_s, g->fabric_rail_lat_s);

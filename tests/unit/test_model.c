@@ -7960,6 +7960,67 @@ test_alltoall_spine_cross_rail(void **state)
 	assert_rel(r.bw_part_s, nic.bw_part_s * 7.0 / 4.0, 1e-9);
 }
 
+/* A send/recv of @S bytes on @s; NCCL's tuner alone with @tuner_only. */
+static struct ft_model_result
+sendrecv_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
+	q.tuner_only = tuner_only;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/*
+ * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
+ * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
+ * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
+ * 2 flows a link, each at half a NIC's rate; ECMP's expected busiest of 8 on 4 links
+ * 2 + sqrt(2 x 2 x ln 4), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
+ */
+static void
+test_sendrecv_spine_cross_rail(void **state)
+{
+	const double S = 1u << 30;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_result r, one;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.node.npcie_switches = 1;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 12,
+		                            .tiers = 2, .oversubscription = 2,
+		                            .routing = FT_ROUTING_DMODK };
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12); /* PXN: rail 0 throughout */
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
+	r = sendrecv_of(&s, S, false);
+	assert_string_equal(r.bottleneck, "spine");
+	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
+	s.fabric.routing = FT_ROUTING_ECMP;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0 / (2 + sqrt(2 * 2 * log(4.0))), 1e-12);
+	s.fabric.routing = FT_ROUTING_ADAPTIVE;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
+	s.fabric.routing = FT_ROUTING_DMODK;
+	s.fabric.radix = 16;
+	s.fabric.oversubscription = 1;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
+	one = sendrecv_of(&s, S, false);
+	assert_string_not_equal(one.bottleneck, "spine");
+	assert_rel(r.bw_part_s, 2 * one.bw_part_s, 1e-9);
+}
+
 /*
  * Two GB200 NVL72 racks (gb200-nvl72:36, D-mod-K, 1:1 leaves of 32 nodes): before 2.28.3
  * NCCL relays no send over C2C (ft_model_pxn_relay()), so each GPU's 54 sends to the
@@ -8285,6 +8346,7 @@ main(void)
 		cmocka_unit_test(test_pxn_relay_c2c_by_release),
 		cmocka_unit_test(test_alltoall_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
+		cmocka_unit_test(test_sendrecv_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
