@@ -808,24 +808,36 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 			uint32_t leaf = u * R + j;
 			double hot;
 
-			memset(load, 0, sizeof(load[0]) * up);
-			for (h = 0; h < tppn; h++) {
-				uint32_t jd = n->gpu_nic[h], senders = 0;
+			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
 
+			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
+			for (h = 0; h < tppn; h++)
 				for (g = 0; g < tppn; g++)
-					senders += send_nic(n, l, g, h) == j;
-				if (senders == 0)
-					continue;
-				for (m = 0; m < T; m++) {
-					uint32_t dl = (m / npu) * R + jd, d0 = (m / dom) * dom;
-					uint32_t a = FT_MAX(lo, d0), b = FT_MIN(hi, d0 + dom);
-					/* the unit's nodes outside m's node or NVLink domain */
-					uint32_t in = b > a ? b - a : 0;
-					uint64_t key = (uint64_t)dl * down + m % npu;
+					c[n->gpu_nic[h]] += send_nic(n, l, g, h) == j;
+			memset(load, 0, sizeof(load[0]) * up);
+			for (jd = 0; jd < R; jd++) {
+				uint32_t mu = 0, port = 0, d0 = 0, k = 0;
 
-					if (dl == leaf)
+				for (m = 0; c[jd] && m < T; m++, port++) {
+					uint32_t a, b;
+
+					if (port == npu) {
+						port = 0;
+						mu++;
+					}
+					if (m - d0 == dom)
+						d0 = m;
+					/* key (mu x R + jd) x down + port, mod up */
+					if (port == 0)
+						k = (uint32_t)((uint64_t)(mu * R + jd) * down % up);
+					else if (++k == up)
+						k = 0;
+					if (mu * R + jd == leaf)
 						continue; /* down the same leaf */
-					load[key % up] += (double)senders * (hi - lo - in);
+					/* the unit's nodes outside m's node or NVLink domain */
+					a = FT_MAX(lo, d0);
+					b = FT_MIN(hi, d0 + dom);
+					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
 				}
 			}
 			hot = busiest_uplink(f->routing, load, up);
