@@ -80,6 +80,17 @@ struct ft_model_links {
 	double inter_Bps;    /* ring graph bandwidth of a node across nodes (nrails × nic_Bps) */
 	double a2a_factor;   /* share of all-to-all inter-node bandwidth the fabric delivers */
 	char a2a_what[16];   /* the fabric tier that sets a2a_factor ("tier1", "global") */
+	/* Share of the direct all-to-all's NIC rate that the leaves' up-links to the spine
+	 * deliver where some sends cross rails from their own NIC (no PXN relay) on a
+	 * rail-optimized fat-tree: the NICs' time over the busiest up-link's, as the fabric
+	 * routes those sends (D-mod-K, ECMP's expected busiest, adaptive's mean); 1 where no
+	 * send crosses rails through a spine or the up-links keep pace. */
+	double a2a_spine_factor;
+	/* The same for a send/recv (rank i to i + 1): one flow a node pair, from the node's
+	 * last local rank to the next node's first; its NIC's share the busiest up-link
+	 * leaves it (1 where no flow goes up, or more than one NIC a GPU, or NVLink domains).
+	 * Only the time of a pick reads it (time_run_channels). */
+	double sr_spine_factor;
 	/* Switch and cable latency of the paths between two nodes the op's sends take: on a
 	 * rail-optimized fat-tree a ring's, a tree's or a send/recv's stay on one rail
 	 * (fabric_rail_lat_s), a direct all-to-all's cross rails (fabric_xrail_lat_s; the

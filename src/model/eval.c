@@ -214,7 +214,10 @@ relays(const struct ft_model_links *l)
  * GPU's sends to its own rail unless it is its NIC's first GPU (links pxn_relay). With
  * NCCL_PXN_DISABLE=1 (spec nccl.pxn_disable) or a v4 network plugin it leaves by the
  * sender's own NIC and crosses rails (through the spine of a rail-optimized fat-tree).
- * Either way its candidates take that latency, a copy in @buf. A send/recv runs rank i to
+ * Either way its candidates take that latency, a copy in @buf. With @spine (the pick's
+ * time, not NCCL's tuner, which has no such term), where sends cross rails from their own
+ * NIC the direct all-to-all's fabric share is the spine's share of its NIC rate (links
+ * a2a_spine_factor) where that is the less. A send/recv runs rank i to
  * i + 1, so its sends between nodes go from a node's last local rank to the next node's
  * first: with PXN through the GPU of the peer's rail, on that rail (the relay's NVLink
  * leg left out, as the engines' windows leave it); with PXN off from the sender's own
@@ -224,7 +227,7 @@ relays(const struct ft_model_links *l)
  */
 static const struct ft_model_links *
 algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
-           struct ft_model_links *buf)
+           bool spine, struct ft_model_links *buf)
 {
 	uint32_t n = l->rail_ppn, g = l->ppn > 0 ? l->ppn - 1 : 0;
 
@@ -234,12 +237,23 @@ algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum 
 		buf->fabric_lat_s = buf->fabric_xrail_lat_s;
 		return buf;
 	}
-	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT ||
-	    (l->pxn ? !relays(l) : !rails_differ(l)))
+	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT)
 		return l;
-	*buf = *l;
-	buf->fabric_lat_s = l->pxn ? buf->fabric_rail_lat_s + buf->nvlink_hop_s :
-	                             buf->fabric_xrail_lat_s;
+	if (l->pxn ? !relays(l) : !rails_differ(l)) {
+		if (!spine || !(l->a2a_spine_factor < l->a2a_factor))
+			return l;
+		*buf = *l;
+	} else {
+		*buf = *l;
+		buf->fabric_lat_s = l->pxn ? buf->fabric_rail_lat_s + buf->nvlink_hop_s :
+		                             buf->fabric_xrail_lat_s;
+	}
+	/* the sends that cross rails from their own NIC load the leaves' up-links (links
+	 * a2a_spine_factor): the direct all-to-all's fabric share is the less of the two */
+	if (spine && l->a2a_spine_factor < l->a2a_factor) {
+		buf->a2a_factor = l->a2a_spine_factor;
+		ft_strlcpy(buf->a2a_what, "spine", sizeof(buf->a2a_what));
+	}
 	return buf;
 }
 
@@ -272,7 +286,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 
 		if (q->force_algo && a != q->algo)
 			continue;
-		la = algo_links(l, q, a, &buf);
+		la = algo_links(l, q, a, false, &buf);
 		for (p = 0; p < FT_PROTO_COUNT; p++) {
 			struct ft_model_candidate *k = NULL;
 			const char *no;
@@ -726,10 +740,21 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	/* from here on the pick's path: a direct all-to-all's crosses rails (algo_links()) */
 	{
 		struct ft_model_links buf;
+		const struct ft_model_links *al = algo_links(&l, q, best_a, true, &buf);
 
-		l.fabric_lat_s = algo_links(&l, q, best_a, &buf)->fabric_lat_s;
-		if (ex)
+		l.fabric_lat_s = al->fabric_lat_s;
+		/* the spine's share (links a2a_spine_factor): NCCL's tuner does not see it, the
+		 * time does, the pick's cost on those links */
+		if (al->a2a_factor != l.a2a_factor) {
+			l.a2a_factor = al->a2a_factor;
+			memcpy(l.a2a_what, al->a2a_what, sizeof(l.a2a_what));
+			ft__model_cost(&l, q->op, best_a, best_p, q->bytes, &best_c);
+		}
+		if (ex) {
 			ex->links.fabric_lat_s = l.fabric_lat_s;
+			ex->links.a2a_factor = al->a2a_factor;
+			memcpy(ex->links.a2a_what, al->a2a_what, sizeof(ex->links.a2a_what));
+		}
 	}
 	/* NCCL's per-channel caps priced the pick on its search graph's channels; the kernel
 	 * runs the run-time channels, each under the cap (model/tuner.c caps_nchannels()). */

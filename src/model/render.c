@@ -246,6 +246,9 @@ bound_words(const char *b)
 		return " (NCCL's chunks in flight a round trip: the send waits for the receiver)";
 	if (strcmp(b, "tier1") == 0 || strcmp(b, "global") == 0)
 		return " (the fabric's share of the NIC rate)";
+	if (strcmp(b, "spine") == 0)
+		return " (sends that cross rails from their own NIC: the busiest leaf up-link "
+		       "to the spine, as the fabric routes them, is slower than the NICs)";
 	return " (the slowest link class on the way)";
 }
 
@@ -370,6 +373,12 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               ex->run_channels_Bps / 1e9,
 			               ft_model_run_nchannels(&ex->links, r->algo),
 			               ex->links.graph_nchannels);
+		if (strcmp(l->a2a_what, "spine") == 0 && l->a2a_factor < 1.0)
+			ft_strbuf_addf(sb,
+			               "#    spine       %.2f of the NICs' rate: sends that cross "
+			               "rails leave by their own NIC (no PXN relay) and go leaf, "
+			               "spine, leaf; the busiest leaf up-link carries them (%s)\n",
+			               l->a2a_factor, ft_routing_name(spec->fabric.routing));
 		if (ex->carried_Bps > 0)
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",

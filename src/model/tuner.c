@@ -1329,13 +1329,17 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
 static void
 cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
 {
+	/* the time of a pick pays the leaves' up-links to the spine where its sends change
+	 * leaves (links sr_spine_factor); NCCL prices no send/recv, --tuner-only leaves it */
+	bool spine = l->time_run_channels && l->sr_spine_factor < l->ring_tier_factor;
 	double eff = ft_proto_efficiency(p),
-	       nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * l->ring_tier_factor;
+	       f = spine ? l->sr_spine_factor : l->ring_tier_factor,
+	       nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * f;
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
 
 	if (l->nnodes > 1 && nic < l->p2p_Bps) {
 		c->bw_Bps = nic * eff;
-		ft_strlcpy(c->bottleneck, inter_name(l, l->ring_tier_factor, "tier1"),
+		ft_strlcpy(c->bottleneck, inter_name(l, f, spine ? "spine" : "tier1"),
 		           sizeof(c->bottleneck));
 	} else {
 		c->bw_Bps = l->p2p_Bps * eff;

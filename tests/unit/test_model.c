@@ -7879,6 +7879,180 @@ test_pxn_relay_c2c_by_release(void **state)
 	}
 }
 
+/* A direct all-to-all of @S bytes on @s, its time (not NCCL's tuner alone). */
+static struct ft_model_result
+a2a_direct(const struct ft_cluster_spec *s, double S)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	q.force_proto = true;
+	q.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/*
+ * The spine's share of a direct all-to-all whose sends cross rails from their own NIC: 8
+ * Hopper nodes of 8 NICs, one scalable unit of a rail-optimized fat-tree of radix-12
+ * leaves at 2:1 (8 down, 4 up), NCCL_PXN_DISABLE=1. Each NIC sends its GPU's 56 flows
+ * (7 nodes x 8 GPUs, S / 64 each); of them (R - 1) / R = 7/8 go to another rail, leaf,
+ * spine, leaf: the 8 NICs of a leaf put 8 x 7/8 x 56 = 392 flows on its 4 up-links, 98 a
+ * link under D-mod-K (destination port mod 4: two nodes a link) and adaptive routing
+ * alike, against 56 on each NIC: the spine delivers 56 / 98 = 4/7 of the NICs' rate, and
+ * the network term is time = bytes x cross share / spine capacity, 7/4 of the NICs' own.
+ * ECMP's expected busiest link takes 98 + sqrt(2 x 98 x ln 4). At 1:1 (radix 16, 8 up)
+ * the links carry 49 and the NICs bind; with PXN every cross-rail send goes through the
+ * GPU of the peer's rail and stays on its leaf: nothing goes up.
+ */
+static void
+test_alltoall_spine_cross_rail(void **state)
+{
+	const double S = 1u << 30, L = 8, R = 8, off = 56, up = 4;
+	const double hot = L * (R - 1) / R * off / up, f = off / hot;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_result r, nic;
+	struct ft_error err = { 0 };
+	uint32_t down = 0, upp = 0;
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.node.npcie_switches = 1; /* every GPU and NIC under one PCIe switch: PATH_PXB */
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 12,
+		                            .tiers = 2, .oversubscription = 2,
+		                            .routing = FT_ROUTING_DMODK };
+	ft_spec_leaf_ports(&s.fabric, &down, &upp);
+	assert_int_equal(down, 8);
+	assert_int_equal(upp, 4);
+	/* PXN (NCCL's default): relayed onto the peer's rail, the spine carries nothing */
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(l.pxn);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(hot, 98.0, 1e-12);
+	assert_rel(l.a2a_spine_factor, 4.0 / 7.0, 1e-12);
+	assert_rel(l.a2a_spine_factor, f, 1e-12);
+	assert_rel(l.a2a_factor, 1.0, 1e-12); /* one unit: the leaves' own share is whole */
+	r = a2a_direct(&s, S);
+	assert_string_equal(r.bottleneck, "spine");
+	s.fabric.routing = FT_ROUTING_ADAPTIVE;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, f, 1e-12);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, off / (hot + sqrt(2 * hot * log(up))), 1e-12);
+	/* 1:1: 8 up-links, 49 flows each, the NICs bind */
+	s.fabric.routing = FT_ROUTING_DMODK;
+	s.fabric.radix = 16;
+	s.fabric.oversubscription = 1;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+	nic = a2a_direct(&s, S);
+	assert_string_not_equal(nic.bottleneck, "spine");
+	/* the network term: bytes x cross share / spine capacity, 7/4 of the NICs' */
+	assert_rel(r.bw_part_s, nic.bw_part_s / f, 1e-9);
+	assert_rel(r.bw_part_s, nic.bw_part_s * 7.0 / 4.0, 1e-9);
+}
+
+/* A send/recv of @S bytes on @s; NCCL's tuner alone with @tuner_only. */
+static struct ft_model_result
+sendrecv_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
+	q.tuner_only = tuner_only;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/*
+ * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
+ * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
+ * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
+ * 2 flows a link, each at half a NIC's rate; ECMP's expected busiest of 8 on 4 links
+ * 2 + sqrt(2 x 2 x ln 4), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
+ */
+static void
+test_sendrecv_spine_cross_rail(void **state)
+{
+	const double S = 1u << 30;
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_model_result r, one;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 8, 8, 400);
+	s.node.npcie_switches = 1;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 12,
+		                            .tiers = 2, .oversubscription = 2,
+		                            .routing = FT_ROUTING_DMODK };
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12); /* PXN: rail 0 throughout */
+	s.node.nccl_pxn_disable = true;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
+	r = sendrecv_of(&s, S, false);
+	assert_string_equal(r.bottleneck, "spine");
+	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
+	s.fabric.routing = FT_ROUTING_ECMP;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0 / (2 + sqrt(2 * 2 * log(4.0))), 1e-12);
+	s.fabric.routing = FT_ROUTING_ADAPTIVE;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
+	s.fabric.routing = FT_ROUTING_DMODK;
+	s.fabric.radix = 16;
+	s.fabric.oversubscription = 1;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
+	one = sendrecv_of(&s, S, false);
+	assert_string_not_equal(one.bottleneck, "spine");
+	assert_rel(r.bw_part_s, 2 * one.bw_part_s, 1e-9);
+}
+
+/*
+ * Two GB200 NVL72 racks (gb200-nvl72:36, D-mod-K, 1:1 leaves of 32 nodes): before 2.28.3
+ * NCCL relays no send over C2C (ft_model_pxn_relay()), so each GPU's 54 sends to the
+ * other rack's other rails leave by its own NIC. Leaf (unit 0, rail 0) holds NIC 0 of
+ * nodes 0-31; D-mod-K sends a flow up link (destination port) mod 32, the destination's
+ * node mod 32: nodes 32-35 of rack 1 and nodes 0-3 of rack 0 share links 0-3, which carry
+ * 18 trays x 4 GPUs (rack 0 to node 32+p, unit 1: every rail goes up) and 14 trays x 3
+ * GPUs (nodes 18-31 to node p's other rails): 114 flows of S / 144, against the 72 each
+ * NIC sends (PCIe, 48 GB/s): 72 / 48 GB/s over 114 / 49.68 GB/s (NDR less IB headers at
+ * 4 KiB). At 2.28.3 PXN relays them and the share is 1 (2.28 does not move).
+ */
+static void
+test_alltoall_spine_gb200_by_release(void **state)
+{
+	const double link = 50e9 * 4096.0 / (4096.0 + 26.0);
+	struct ft_cluster_spec spec;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.nic_Bps, 48e9, 1e-12);
+	assert_rel(l.a2a_spine_factor, (72.0 / 48e9) / (114.0 / link), 1e-12);
+	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "spine");
+	spec.nccl_version = 22803;
+	assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "pcie");
+}
+
 /*
  * test_alltoall_shared_nic_hop's node with GPUs 0 and 1 under PCIe switch 1 and NIC 0 under
  * switch 0: GPU 0 reaches NIC 0 only through the CPU, so NCCL relays none of GPU 1's sends
@@ -8170,6 +8344,9 @@ main(void)
 		cmocka_unit_test(test_pxn_proxy_rule),
 		cmocka_unit_test(test_pxn_relay_rule),
 		cmocka_unit_test(test_pxn_relay_c2c_by_release),
+		cmocka_unit_test(test_alltoall_spine_cross_rail),
+		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
+		cmocka_unit_test(test_sendrecv_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
