@@ -4324,7 +4324,8 @@ list_flows_run(const char *engine, uint64_t n, struct ft_sim_report *rep)
  * --list-flows: every flow id of a 1 MiB all-reduce on two DGX H100 (1,920 flows), each
  * with its endpoints, size, start and completion time. The rows' completion times span
  * exactly the run's FCT figures, each flow ends within the run, the ring's later steps
- * start late (after half the flows' span); a cap lists fewer rows and still counts all ids; the flow engine has none.
+ * start late (after half the flows' span); a cap lists fewer rows and still counts all ids;
+ * the flow engine has none.
  */
 static void
 test_list_flows(void **state)
