@@ -653,7 +653,8 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * flush where NCCL flushes, nics.vm_overhead), on as many steps as the flow engine pays it
  * (ft__sim_far_steps(): a ring all-reduce over N nodes 2(N - 1), a tree 2 log2 N, an NVLS
  * tree its steps across nodes, CollNet one). One rule for every algorithm: a step between
- * nodes pays the step overhead, what the model adds to NCCL's network latency
+ * nodes pays the step overhead (a ring's or tree's not: NCCL's network latency stands in
+ * its place, as in the model's), what the model adds to NCCL's network latency
  * (ft__sim_net_step_s()) and NCCL's per-hop network latency (hwLat[NET]) less the path
  * latency the packets walk on it, where that is shorter (net_floor_s()): the step takes
  * max(hwLat[NET], path), never less than NCCL's figure, and a fabric slower than NCCL
