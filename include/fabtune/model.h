@@ -289,6 +289,22 @@ FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *s
  */
 FT_API double ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p);
 
+/*
+ * NCCL's latency constants at release @nccl_version (major x 10000 + minor x 100 + patch;
+ * 0: the newest), seconds, as the model's costs take them (kb NA-MODEL; the releases
+ * before 2.28 from NVIDIA/nccl src/graph/tuning.cc at their tags): the per-hop latency
+ * hwLat[@link][@a][@p] and the base latency baseLat[@a][@p]. The simulator's engines
+ * price their steps and launches with them at the jobs' release.
+ */
+FT_API double ft_model_hw_latency(uint32_t nccl_version, enum ft_hw_link link, enum ft_algo a,
+                                  enum ft_proto p);
+FT_API double ft_model_base_latency(uint32_t nccl_version, enum ft_algo a, enum ft_proto p);
+
+/* Whether NCCL's tuner at release @nccl_version counts 2 x nNodes of a ring all-reduce's
+ * steps as network steps (before 2.23), not 2 x (nNodes - 1) (nInterSteps,
+ * src/graph/tuning.cc at v2.22.3-1 and v2.23.4-1). */
+FT_API bool ft_model_ring_inter_2n(uint32_t nccl_version);
+
 /* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
  * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc
  * ncclTopoGetAlgoTime): the tree's to 256 MiB; the NVLS tree's to 512 MiB from NCCL 2.29.2

@@ -647,6 +647,41 @@ ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p)
 	return inter_lat(l) * (flush ? 2.0 : 1.0) + l->vm_msg_s;
 }
 
+/* The release's constants alone: what base_lat(), hw_lat() and lat_set_of() read. */
+static struct ft_model_links
+links_at(uint32_t nccl_version)
+{
+	struct ft_model_links l;
+
+	memset(&l, 0, sizeof(l));
+	l.nccl_version = nccl_version;
+	return l;
+}
+
+double
+ft_model_hw_latency(uint32_t nccl_version, enum ft_hw_link link, enum ft_algo a, enum ft_proto p)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	return hw_lat(&l, link, a, p);
+}
+
+double
+ft_model_base_latency(uint32_t nccl_version, enum ft_algo a, enum ft_proto p)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	return base_lat(&l, a, p);
+}
+
+bool
+ft_model_ring_inter_2n(uint32_t nccl_version)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	return lat_set_of(&l) && lat_set_of(&l)->ring_inter_2n;
+}
+
 /* Per-hop latencies of @a with @p (kb NA-MODEL hwLatencies and "Other constants"). */
 static struct lats
 hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
@@ -697,7 +732,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	case FT_OP_ALL_REDUCE:
 		nsteps = 2 * (n - 1);
 		h = ring_floor(l, p, h);
-		ninter = N > 1 && lat_set_of(l) && lat_set_of(l)->ring_inter_2n ? 2 * N : 2 * (N - 1);
+		ninter = N > 1 && ft_model_ring_inter_2n(l->nccl_version) ? 2 * N : 2 * (N - 1);
 		ratio = n / nsteps;
 		break;
 	case FT_OP_ALL_GATHER:

@@ -1264,6 +1264,26 @@ log2_floor(uint32_t n)
 	return lg;
 }
 
+double
+ft__sim_hw_net_s(const struct ft_topo *t, const struct ft_schedule *sc)
+{
+	/* CollNet keeps the kb's: its step overheads hold its interLat (coll/schedule.c) */
+	if (sc->algo == FT_ALGO_COLLNET)
+		return ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+	return ft_model_hw_latency(ft_topo_spec(t)->nccl_version, FT_HW_NET, sc->algo, sc->proto);
+}
+
+void
+ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc)
+{
+	uint32_t v = spec->nccl_version;
+
+	if (sc->algo == FT_ALGO_COLLNET)
+		return;
+	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
+	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
+}
+
 /* What a step between nodes pays on top of the fabric's latency (sim_int.h). */
 double
 ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
@@ -1310,17 +1330,27 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  *   all-reduce over the 72 GPUs of a GB200 NVL72 domain paid 142 x 0.6 us
  *   more than the model (13% slow at 64 MiB), over one DGX H100 14 x 0.6.
  *
+ * The latencies are the jobs' release's (spec nccl_version: ft__sim_hw_net_s(),
+ * and the step overheads ft__sim_release_lats() set), as the model's. Before
+ * 2.23 NCCL's tuner counts 2 x nNodes of a ring all-reduce's steps as network
+ * steps, not 2 x (nNodes - 1) (nInterSteps, src/graph/tuning.cc at v2.22.3-1
+ * and v2.23.4-1): there a ring all-reduce's far steps are C of every n - 1.
+ * Every step between nodes pays the network's latency, the 2 steps of a ring
+ * over 2 ranks and all of a tree's with one GPU a node too (before, at most
+ * @steps - 1 did, the count of paths a phase pays on top of its flows' own).
+ *
  * Returns how many of the @steps pay the longest path (the far steps of a
- * ring or tree across nodes; none for one inside a node or domain; @steps
- * - 1 for other algorithms and a single step), and in @extra_s what the
- * phase adds to @steps step overheads (negative where NCCL charges less).
+ * ring or tree across nodes, at most @steps - 1; none for one inside a node
+ * or domain; @steps - 1 for other algorithms and a single step), and in
+ * @extra_s what the phase adds to @steps step overheads (negative where NCCL
+ * charges less).
  */
 uint32_t
 ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
                   uint32_t steps, double *extra_s, uint32_t *net_steps)
 {
 	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
-	double net = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+	double net = ft__sim_hw_net_s(t, sc);
 
 	if (!net_steps)
 		net_steps = &unused;
@@ -1370,15 +1400,21 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo == FT_ALGO_TREE) {
 		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them */
 		far = 2 * log2_floor(cross);
-		if (far >= steps)
-			return every;
+	} else if (sc->op == FT_OP_ALL_REDUCE &&
+	           ft_model_ring_inter_2n(ft_topo_spec(t)->nccl_version)) {
+		/* before 2.23 NCCL's tuner counts 2 x nNodes of the all-reduce's steps as
+		 * network steps (nInterSteps), one per boundary each way more than cross */
+		far = (uint32_t)((double)steps * cross / (n - 1) + 0.5);
 	} else {
 		far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
 	}
-	far = FT_MIN(FT_MAX(far, 1u), steps - 1);
+	/* every step between nodes pays the network's latency, each of a 2-rank ring's 2 or a
+	 * tree's with one GPU a node too; the path, which a flow's own end holds once, on at
+	 * most @steps - 1 */
+	far = FT_MIN(FT_MAX(far, 1u), steps);
 	*extra_s = far * (net - sc->step_lat_s);
 	*net_steps = far;
-	return far;
+	return FT_MIN(far, steps - 1);
 }
 
 /*

@@ -611,15 +611,55 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 }
 
 /*
+ * What a step of phase @ph between nodes pays so that it costs no less than NCCL's
+ * per-hop network latency (hwLat[NET] of the op's algorithm and protocol at the jobs'
+ * release, ft__sim_hw_net_s()), seconds: that latency less the path latency the packets
+ * walk on such a step, never below 0. The path latency is the sum of the link latencies
+ * (cables' propagation, switch and NIC latencies: the topology's lat_s) on the route the
+ * engine gives a flow between the two ends (ft__pk_path_lat()), the longest over the
+ * phase's flows between nodes, as a step's barrier takes its flows' longest path. Queueing
+ * and serialization are not in it: they are the packets' own time.
+ */
+static double
+net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_schedule *sc = op->sched;
+	double hw = ft__sim_hw_net_s(e->topo, sc);
+	uint64_t path = 0, lat;
+	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX;
+
+	if (!(hw > 0))
+		return 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ft_error err = { 0 };
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 || a == b ||
+		    (a == pa && b == pb) || !ft__sim_over_network(e->topo, a, b))
+			continue;
+		pa = a;
+		pb = b;
+		if (ft__pk_path_lat(e, a, b, ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
+			path = FT_MAX(path, lat);
+	}
+	return FT_MAX(0.0, hw - (double)path / PK_PS_PER_S);
+}
+
+/*
  * The fixed cost of phase @ph of @op, seconds: the protocol's overhead on each of its steps,
  * and on each step between nodes what the model adds to NCCL's per-hop network latency
  * (ft__sim_net_step_s(): the network plugin's reported latency over the fabric's, the
  * flush where NCCL flushes, nics.vm_overhead), on as many steps as the flow engine pays it
  * (ft__sim_far_steps(): a ring all-reduce over N nodes 2(N - 1), a tree 2 log2 N, an NVLS
  * tree its steps across nodes, CollNet one). One rule for every algorithm: a step between
- * nodes pays the step overhead and NCCL's network latency less the path the packets
- * simulate (ft__sim_net_step_s()), never NCCL's network per-hop latency itself (its
- * hwLat[NET]), which stands for the path latencies the packets' own run has. So NVLS
+ * nodes pays the step overhead (a ring's or tree's not: NCCL's network latency stands in
+ * its place, as in the model's), what the model adds to NCCL's network latency
+ * (ft__sim_net_step_s()) and NCCL's per-hop network latency (hwLat[NET]) less the path
+ * latency the packets walk on it, where that is shorter (net_floor_s()): the step takes
+ * max(hwLat[NET], path), never less than NCCL's figure, and a fabric slower than NCCL
+ * assumes still shows. Before, the path stood for hwLat[NET] whole: a ring all-reduce of
+ * 16 MiB over 2 DGX H100 ran 200.36 us where the flow engine's took 220.78. So NVLS
  * across nodes pays NCCL's intraLat once, the switch's pass (its step overhead, reduce
  * and multicast pipelined, as the model's cost_nvls_net, model/tuner.c), and
  * ft__sim_net_step_s() on its one trip through the network, as a ring's far step (and NVLS
@@ -627,24 +667,35 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
  * 8 KiB on one DGX H100 took 50.63 us where the flow engine's took 25.69); not the
  * NVLS step overhead on each of its 4 steps (4 x 25 us on Hopper: 1 MiB over 8 DGX H100
  * took 114.9 us where the flow engine's took 65.7), nor hwLat[NET][NVLS] on top of the
- * packets' path (it paid it: 18 us more, src/coll/names.c). The one exception left is
+ * packets' path (it paid it: 18 us more, src/coll/names.c), but max(18 us, path) on its
+ * trip through the network. The one exception left is
  * CollNetDirect, whose step overheads hold NCCL's CollNet interLat (coll/schedule.c).
  * Before, the engine paid none of the step costs between nodes: a ring over 2 DGX H100
  * with 10 us of nics.vm_overhead ran as fast as one without.
  */
 static double
-phase_cost(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
 	double extra, step = ft__sim_net_step_s(e->topo, sc->proto);
 
-	if (step > 0 || sc->algo == FT_ALGO_NVLS)
-		(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
+	(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
+	/* each step between nodes: NCCL's hwLat[NET] where the packets' path is shorter (a
+	 * ring, a tree, NVLS across nodes; not an NVLS tree, whose chunked stages pay more than
+	 * the flow engine's already, nor CollNet, whose step overheads hold its interLat) */
+	if (net > 0 && (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE ||
+	                sc->algo == FT_ALGO_NVLS))
+		step += net_floor_s(e, op, ph);
 	/* NVLS, in one node or across nodes (net: its one step between nodes): the switch's
 	 * pass once, reduce and multicast pipelined */
 	if (sc->algo == FT_ALGO_NVLS)
 		return sc->step_lat_s + net * step;
+	/* a ring's or tree's step between nodes pays the network's latency in place of the
+	 * NVLink step overhead, as NCCL's model (kb NA-MODEL: (nsteps - ninter) intraLat +
+	 * ninter interLat) and the flow engine (ft__sim_far_steps()) charge it */
+	if (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE)
+		return (steps - FT_MIN(net, steps)) * sc->step_lat_s + net * step;
 	return steps * sc->step_lat_s + net * step;
 }
 

@@ -983,6 +983,9 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	rc = build_op_on(sc, o, ji, k, t, jr, bytes, gpus, sched, ap, cap, err);
 	ft_free(gpus);
+	/* the step and launch latencies of the jobs' release, as the model's */
+	if (rc == 0)
+		ft__sim_release_lats(ft_topo_spec(t), sched);
 	return rc;
 }
 

@@ -648,7 +648,8 @@ bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
  * to @steps step overheads in @extra_s. In @net_steps (NULL: not wanted) how many steps
  * of those pay ft__sim_net_step_s() in that latency: the far steps of a ring, tree or
- * NVLS tree across nodes, CollNet's one crossing, 0 elsewhere. */
+ * NVLS tree across nodes (up to @steps, every step that crosses), CollNet's one crossing,
+ * 0 elsewhere. At the jobs' release (spec nccl_version). */
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);
@@ -684,6 +685,17 @@ double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, u
  * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where
  * NCCL flushes). 0 on one node. */
 double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
+
+/* NCCL's per-hop network latency (hwLat[NET]) of @sc's algorithm and protocol at the
+ * jobs' release (spec nccl_version, ft_model_hw_latency()); CollNet the kb's, which its
+ * step overheads hold. */
+double ft__sim_hw_net_s(const struct ft_topo *t, const struct ft_schedule *sc);
+
+/* @sc's step overhead (NCCL's NVLink per-hop latency, step_lat_s) and launch latency
+ * (baseLat, base_lat_s) at @spec's release (nccl_version; 0: the newest, the kb's
+ * ft_coll_schedule() sets), as the model's costs take them (ft_model_hw_latency(),
+ * ft_model_base_latency()); CollNet's, which hold its network latency, as they are. */
+void ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
  * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
  * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */

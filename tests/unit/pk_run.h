@@ -159,8 +159,15 @@ flow_engine_time(const struct pk_run *r, double cap_Bps)
 	assert_int_equal(ft_flow_engine.run(ef, 0, &err), 0);
 	assert_int_equal(ft_flow_engine.counters(ef, &cf, &err), 0);
 	t = cf.ops[0].t_end_s - cf.ops[0].t_start_s - r->s.base_lat_s;
-	for (size_t p = 0; p < r->s.phases.len; p++)
-		t -= ft_sched_phase_at(&r->s, p)->steps * r->s.step_lat_s;
+	/* less each phase's step overheads and what its steps between nodes add to them
+	 * (ft__sim_far_steps(): NCCL's network latency in place of the overhead) */
+	for (size_t p = 0; p < r->s.phases.len; p++) {
+		uint32_t steps = ft_sched_phase_at(&r->s, p)->steps, net;
+		double extra;
+
+		(void)ft__sim_far_steps(r->t, &r->s, r->ends, steps, &extra, &net);
+		t -= steps * r->s.step_lat_s + extra;
+	}
 	ft_flow_engine.destroy(ef);
 	return t;
 }

@@ -33,6 +33,22 @@
 
 #define MiB (1024.0 * 1024.0)
 
+/*
+ * The fixed cost of @r's ring all-reduce with one rank a node, every step between nodes:
+ * the launch, and on each step what the model adds to a network step
+ * (ft__sim_net_step_s()) and NCCL's network per-hop latency less the path @d the packets
+ * walk where that is shorter (pkt_setup.c phase_cost(), net_floor_s()), in place of the
+ * NVLink step overhead.
+ */
+static double
+ring_fixed_s(const struct pk_run *r, uint32_t steps, double d)
+{
+	double hw = ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE);
+
+	return r->s.base_lat_s +
+	       steps * (ft__sim_net_step_s(r->t, FT_PROTO_SIMPLE) + FT_MAX(0.0, hw - d));
+}
+
 /* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes: every ring hop is
  * NIC -> leaf -> NIC, nothing shared. */
 static void
@@ -55,7 +71,8 @@ ring_run(struct pk_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cf
  * Two slices per step keep the NIC busy while a slice crosses the hop (its latency is
  * well below a slice's time), so every NIC sends its 12 messages back to back: the op
  * takes 12 messages' serialisation, plus the last one's path latency, plus the fixed
- * per-op and per-step costs; within one packet time per hop.
+ * per-op and per-step costs (ring_fixed_s(): each step between nodes max(hwLat[NET], d)
+ * with d simulated); within one packet time per hop.
  *
  * 4 ranks, 4 MiB: 1 MiB per step, one slice: a rank can send step s only once step s - 1
  * has arrived, so each of the 6 steps costs a slice's time plus the path latency.
@@ -81,7 +98,7 @@ test_ring_pipelined(void **state)
 			assert_int_equal(f->npkts, 256);
 		}
 		t_msg = 256 * t_pkt;
-		fixed = r.s.base_lat_s + steps * r.s.step_lat_s;
+		fixed = ring_fixed_s(&r, steps, d);
 		want = half ? steps * (t_msg + d) : per_conn * t_msg + d;
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
 		if (!(fabs(got - want) <= 2 * t_pkt))
@@ -133,7 +150,7 @@ test_ring_paced(void **state)
 		pk_run_conn_cap_Bps = 0;
 		assert_null(pk(r.e)->tlazy);
 		assert_non_null(pk(lz.e)->tlazy);
-		fixed = r.s.base_lat_s + ft_sched_phase_at(&r.s, 0)->steps * r.s.step_lat_s;
+		fixed = ring_fixed_s(&r, ft_sched_phase_at(&r.s, 0)->steps, d);
 		got[k] = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
 		want = (n - 1) * P + t_msg + d;
 		flow_t[k] = flow_engine_time(&r, w / (P * n));

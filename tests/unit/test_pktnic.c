@@ -203,11 +203,12 @@ test_every_host_link_carries(void **state)
 
 /*
  * Two NICs per GPU (16 x 100 Gb/s a node): a ring all-reduce of 64 and 256 MiB in the
- * packet engine within 4 % of the flow engine (measured -2.8 % and -0.8 %), and at 256
- * MiB, where the NICs bind, within 5 % above the closed form: each NIC sends
- * 2 (n - 1) / n x S / 16 at its link's payload rate (measured +4.4 %: the ring's 30 steps'
- * latencies and the pipeline's fill). Before, on each GPU's first NIC alone (half the
- * NICs), 1,377.78 us and 5,176.06 us.
+ * packet engine within 4 % of the flow engine (measured -0.18 % and -0.08 %; -2.8 % and
+ * -0.8 % when the packets' path stood for NCCL's network latency), and at 256 MiB, where
+ * the NICs bind, within 6 % above the closed form: each NIC sends 2 (n - 1) / n x S / 16 at
+ * its link's payload rate (measured +5.2 %: the ring's 30 steps' latencies, 2 of them
+ * NCCL's 14 us network latency, and the pipeline's fill; +4.4 % before). Before, on each
+ * GPU's first NIC alone (half the NICs), 1,377.78 us and 5,176.06 us.
  */
 static void
 test_ring_agrees_with_flow(void **state)
@@ -247,7 +248,7 @@ test_ring_agrees_with_flow(void **state)
 			if (getenv("FT_PKTNIC_PRINT"))
 				print_message("closed form %.2f us (%+.2f %%)\n", cf * 1e6,
 				              (tp / cf - 1) * 100);
-			assert_true(tp >= cf && tp <= cf * 1.05);
+			assert_true(tp >= cf && tp <= cf * 1.06);
 		}
 		ft_sim_report_release(&rf);
 		ft_sim_report_release(&rp);

@@ -45,12 +45,55 @@ flow(const struct pk_run *r, uint32_t i)
 	return ft_vec_at(&pk(r->e)->flows, i);
 }
 
+/* The longest path latency of @r's flows between nodes, as their packets walk it (the sum
+ * of the latencies of the links recorded on the flow's path). */
+static double
+net_path_s(const struct pk_run *r)
+{
+	double most = 0;
+
+	for (size_t i = 0; i < pk(r->e)->flows.len; i++) {
+		const struct pk_flow *f = flow(r, (uint32_t)i);
+		double d = 0;
+
+		if (!ft__sim_over_network(r->t, f->src, f->dst))
+			continue;
+		for (uint32_t j = 0; j < f->npath; j++)
+			d += ft_topo_link(r->t, FT_VEC_AT(&pk(r->e)->paths, uint32_t, f->path_off + j))
+			             ->lat_s;
+		most = FT_MAX(most, d);
+	}
+	return most;
+}
+
+/*
+ * The fixed cost the packet engine adds to @r's op (pkt_setup.c phase_cost()): NCCL's
+ * launch latency, the NVLink step overhead on each step inside a node, and on each step
+ * between nodes (ft__sim_far_steps()) what the model adds to a network step and NCCL's
+ * hwLat[NET] less the packets' path where that is shorter: max(hwLat[NET], d) in all with
+ * the path d the packets walk (a ring or tree; an NVLS tree keeps its step overheads).
+ */
+static double
+op_fixed_s(const struct pk_run *r)
+{
+	const struct ft_sched_phase *ph = ft_sched_phase_at(&r->s, 0);
+	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
+	double extra, hw = ft_model_hw_latency(0, FT_HW_NET, r->s.algo, r->s.proto);
+
+	(void)ft__sim_far_steps(r->t, &r->s, r->ends, steps, &extra, &net);
+	/* an NVLS tree: every step's overhead, and on its steps between nodes only what the
+	 * model adds to a network step */
+	if (r->s.algo != FT_ALGO_RING && r->s.algo != FT_ALGO_TREE)
+		return r->s.base_lat_s + steps * r->s.step_lat_s +
+		       net * ft__sim_net_step_s(r->t, r->s.proto);
+	return r->s.base_lat_s + (steps - net) * r->s.step_lat_s +
+	       net * (ft__sim_net_step_s(r->t, r->s.proto) + FT_MAX(0.0, hw - net_path_s(r)));
+}
+
 static double
 op_time(const struct pk_run *r)
 {
-	double fixed = r->s.base_lat_s + ft_sched_phase_at(&r->s, 0)->steps * r->s.step_lat_s;
-
-	return r->c.ops[0].t_end_s - r->c.ops[0].t_start_s - fixed;
+	return r->c.ops[0].t_end_s - r->c.ops[0].t_start_s - op_fixed_s(r);
 }
 
 /*
@@ -1243,7 +1286,8 @@ test_nvls_net_closed_form(void **state)
 	path_of(&r, up, &nic, &d_net, &h_nic);
 	assert_true(nic < nvl);
 	/* the fixed cost the packet engine charges: NCCL's base, intraLat (the switch's
-	 * pass, 25 us) and one step between nodes' cost over the path (ft__sim_net_step_s());
+	 * pass, 25 us) and one step between nodes' cost over the path (ft__sim_net_step_s()
+	 * and NCCL's interLat, 18 us, less the packets' path, net_floor_s());
 	 * the flow engine's (4 steps' overheads and what ft__sim_far_steps() adds to them)
 	 * has NCCL's interLat (18 us) in place of the path's latency */
 	(void)ft__sim_far_steps(r.t, &r.s, r.ends, 4, &extra, &nsteps);
@@ -1253,7 +1297,9 @@ test_nvls_net_closed_form(void **state)
 	assert_true(fabs(extra - (-3 * r.s.step_lat_s +
 	                          ft_coll_hw_latency(FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
 	                          ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE))) < 1e-15);
-	fixed = r.s.base_lat_s + r.s.step_lat_s + ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE);
+	fixed = r.s.base_lat_s + r.s.step_lat_s + ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE) +
+	        FT_MAX(0.0, ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE) -
+	                            net_path_s(&r));
 	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
 	pkt = (4096 + h_nic) / nic;
 	fill = (double)(S / L) / nvl + (double)M / nvl + 2 * d_nvl; /* chunk 0 in */
@@ -1287,7 +1333,7 @@ test_nvls_net_closed_form(void **state)
 	pk_run_conn_cap_Bps = 0;
 	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - fixed;
 	want = (L + 2) * P + tail;
-	fl = flow_engine_time(&r, w / (P * L)) - extra; /* (it takes off the 4 overheads) */
+	fl = flow_engine_time(&r, w / (P * L)); /* (it takes off its fixed cost, extra too) */
 	if (getenv("FT_PKTTREE_PRINT"))
 		print_message("nvls net paced: %.4f us, closed form %.4f us (%+.3f t_net), "
 		              "flow engine %.4f us\n",

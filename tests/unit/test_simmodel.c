@@ -2902,6 +2902,187 @@ test_node_groups_of_different_gpu_counts(void **state)
 	remove(mixed);
 }
 
+/* The latency of the route from GPU 0 of node 0 to GPU @g of node @node on @spec, s: the
+ * sum of its links' latencies (NVLink, PCIe, cables, switches), as the engines walk it. */
+static double
+gpu_path_s(const char *spec, uint32_t node, uint32_t g)
+{
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_path path;
+
+	assert_int_equal(ft_spec_resolve(spec, &cs, &err), 0);
+	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+	assert_int_equal(ft_route_path(t, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, node, g), &pol, &path),
+	                 0);
+	ft_topo_free(t);
+	return path.lat_s;
+}
+
+/*
+ * The packet engine's step between nodes costs max(hwLat[NET], path): NCCL's per-hop
+ * network latency (14 us, ring Simple, kb NA-MODEL) where the packets' own path is
+ * shorter, the path where it is longer. A ring all-reduce of 64 KiB over two nodes of one
+ * DGX H100 GPU each crosses the network on both its steps, so its time is
+ * C + 2 max(14 us, p) with p the route's latency (GPU to GPU: PCIe, NICs, cables, the leaf)
+ * and C the rest (launch, bytes, what the model adds to a network step), the same C at
+ * every cable latency: from 0.1 to 5 us the time does not move, from 10 to 25 us it moves
+ * with the path. Before, the path stood for hwLat[NET] (the time was C' + 2p): 64 KiB
+ * with 0.1 us cables ran 14 us a step faster than NCCL's figure.
+ */
+static void
+test_packet_net_step_floor(void **state)
+{
+	static const char *const cable[] = { "100ns", "2us", "5us", "10us", "25us" };
+	const double hw = ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	double c0 = 0;
+	size_t i;
+
+	(void)state;
+	assert_close(hw, 14e-6, 1e-12);
+	for (i = 0; i < FT_ARRAY_SIZE(cable); i++) {
+		char text[256], path[512];
+		double p, t, c;
+
+		snprintf(text, sizeof(text),
+		         "name: two-gpus\n"
+		         "nodes: { preset: dgx-h100, count: 2, gpus: 1 }\n"
+		         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64, "
+		         "cable_latency: %s }\n",
+		         cable[i]);
+		spec_file("simmodel-floor.yaml", text, path, sizeof(path));
+		p = gpu_path_s(path, 1, 0);
+		busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 10, "packet");
+		t = busbw_time_us;
+		c = t - 2 * FT_MAX(hw, p) * 1e6;
+		print_message("# cables %s: path %.3f us, packet %.3f us, rest %.3f us\n", cable[i],
+		              p * 1e6, t, c);
+		if (i == 0)
+			c0 = c;
+		assert_close(c, c0, 0.05);
+		remove(path);
+	}
+}
+
+/*
+ * The engines' step latencies follow the jobs' release as the model's do (kb NA-MODEL;
+ * NVIDIA/nccl src/graph/tuning.cc at v2.21.5-1 and v2.23.4-1, model/tuner.c lat_sets):
+ * a tree all-reduce (Simple, 1 KiB) at 2.21 has baseLat 0 and hwLat 28 us over NVLink and
+ * the network, the newest 8.4, 4 and 14. The model's tree latency is base + 2((ppn - 1)
+ * intra + log2 N inter): on one DGX H100 2.21 costs 14 x 24 - 8.4 = 327.6 us more, on two
+ * 327.6 + 2 x 14 = 355.6, and so do both engines. A ring all-reduce (16 MiB) counts
+ * 2 x nNodes network steps before 2.23, 2 x (nNodes - 1) after: at 2.18 two of its steps
+ * more pay the network in place of NVLink, in the model 2 (hwLat[NET] + its network step -
+ * max(3.4, 3) us); in the flow engine 2 (hwLat[NET] - 3.4 us + its phase's longest path),
+ * and in the packet engine 2 (max(hwLat[NET], p) - 3.4 us - p), p the network path the
+ * packets walk (those 2 steps are counted, not walked). Before,
+ * the engines ran every release at the newest's latencies (the ring 220.78 us in the flow
+ * engine at 2.18 and 2.27, the model 241.2 and 219.5).
+ */
+static void
+test_step_latencies_follow_the_release(void **state)
+{
+	static const char *const engines[] = { NULL, "flow", "packet" };
+	const double hw = 14e-6, step = 3.4e-6;
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	double p, nvl, t[2], net_model;
+	size_t e, i;
+
+	(void)state;
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++)
+		for (i = 0; i < 2; i++) {
+			const char *spec = i ? "dgx-h100:2" : "dgx-h100";
+
+			busbw_nccl = 22199;
+			busbw(spec, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 1024, engines[e]);
+			t[0] = busbw_time_us;
+			busbw_nccl = 0;
+			busbw(spec, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 1024, engines[e]);
+			t[1] = busbw_time_us;
+			print_message("# %s tree 1 KiB on %s: 2.21 %.3f, newest %.3f us\n",
+			              engines[e] ? engines[e] : "model", spec, t[0], t[1]);
+			assert_close(t[0] - t[1], i ? 355.6 : 327.6, 0.005);
+		}
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	l.time_unflushed = true; /* the time of a pick: no flush on Hopper */
+	net_model = ft_model_net_step_s(&l, FT_PROTO_SIMPLE);
+	p = gpu_path_s("dgx-h100:2", 1, 0);
+	/* the flow engine's step pays its phase's longest path, NVLink's (2 x 0.3 us) here */
+	nvl = gpu_path_s("dgx-h100:2", 0, 1);
+	assert_true(p < hw && nvl < hw);
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		double want;
+
+		busbw_nccl = 21899;
+		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 16u << 20,
+		      engines[e]);
+		t[0] = busbw_time_us;
+		busbw_nccl = 22799;
+		busbw("dgx-h100:2", FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 16u << 20,
+		      engines[e]);
+		t[1] = busbw_time_us;
+		busbw_nccl = 0;
+		want = e == 0 ? 2 * (hw + net_model - step) :
+		       e == 1 ? 2 * (hw - step + FT_MAX(p, nvl)) :
+		                2 * (FT_MAX(hw, p) - step - p);
+		print_message("# %s ring 16 MiB on 2 DGX H100: 2.18 %.3f, 2.27 %.3f us "
+		              "(difference %.3f, closed form %.3f; path %.3f us)\n",
+		              engines[e] ? engines[e] : "model", t[0], t[1], t[0] - t[1],
+		              want * 1e6, p * 1e6);
+		assert_close(t[0] - t[1], want * 1e6, 0.01);
+	}
+}
+
+/*
+ * Where the fixed cost is most of the time, the packet engine agrees with the flow engine
+ * within 10 %: a ring all-reduce of 16 MiB on 2 DGX H100 at 2.18 and 2.27 (packet 240.56
+ * and 220.46 us, flow 243.18 and 220.78), a tree of 1 KiB there at 2.21 and the newest,
+ * and NVLS across nodes (SHARP) at 8 KiB on 8 DGX H100 (44.50 against 44.32). Before, the
+ * packet engine's steps between nodes paid none of NCCL's hwLat[NET] (NVLS at 8 KiB some
+ * 18 us under the flow engine's) and no engine followed the release.
+ */
+static void
+test_packet_agrees_on_step_latencies(void **state)
+{
+	static const struct {
+		const char *spec;
+		int algo;
+		uint64_t bytes;
+		uint32_t nccl;
+	} cases[] = {
+		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 21899 },
+		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 22799 },
+		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 22199 },
+		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 0 },
+		{ "examples/dgx-h100-sharp.yaml", FT_ALGO_NVLS, 8192, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double f, p;
+
+		busbw_nccl = cases[i].nccl;
+		busbw(cases[i].spec, FT_OP_ALL_REDUCE, cases[i].algo, FT_PROTO_SIMPLE,
+		      cases[i].bytes, "flow");
+		f = busbw_time_us;
+		busbw(cases[i].spec, FT_OP_ALL_REDUCE, cases[i].algo, FT_PROTO_SIMPLE,
+		      cases[i].bytes, "packet");
+		p = busbw_time_us;
+		print_message("# %s %s %llu B, nccl %u: flow %.2f packet %.2f us (%+.1f %%)\n",
+		              cases[i].spec, ft_algo_name((enum ft_algo)cases[i].algo),
+		              (unsigned long long)cases[i].bytes, cases[i].nccl, f, p,
+		              (p / f - 1) * 100);
+		assert_close(p, f, 0.10 * f);
+	}
+	busbw_nccl = 0;
+}
+
 /*
  * NVLS inside one node is one pass through the NVSwitch (reduce and multicast
  * pipelined): NCCL's model charges its base and one NVLink NVLS latency, and so
@@ -4264,6 +4445,9 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_heads_own_nics),
 		cmocka_unit_test(test_part_of_uneven_nodes),
 		cmocka_unit_test(test_nvls_latency_once),
+		cmocka_unit_test(test_packet_net_step_floor),
+		cmocka_unit_test(test_step_latencies_follow_the_release),
+		cmocka_unit_test(test_packet_agrees_on_step_latencies),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
