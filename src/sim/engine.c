@@ -78,6 +78,16 @@ ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 }
 
 uint32_t
+ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a, uint32_t b)
+{
+	const struct ft_vertex *v = ft_topo_vertex(topo, a);
+
+	if (!fl->nic || v->kind != FT_V_GPU || !ft__sim_over_network(topo, a, b))
+		return UINT32_MAX;
+	return ft_topo_nic(topo, v->node, fl->nic - 1u);
+}
+
+uint32_t
 ft__sim_max_start_ns(const struct ft_schedule *sc)
 {
 	uint32_t m = 0;

@@ -543,6 +543,26 @@ ft__sim_flow_pxn_links(struct flow_engine *fe, uint32_t src, uint32_t via, uint3
 	return n1 + n2;
 }
 
+/*
+ * The path of a flow that leaves its node by NIC @nic, not its GPU's own (ft__sim_flow_nic()):
+ * @src's own path to the NIC (its PCIe switch, or C2C and its CPU), then the NIC's route to
+ * @dst, on the flow's QP.
+ */
+static int
+nic_links(struct flow_engine *fe, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
+          uint32_t *links, uint32_t max, struct ft_error *err)
+{
+	int n1, n2;
+
+	n1 = ft__sim_flow_route_pair(fe, src, nic, qp, links, max, err);
+	if (n1 < 0)
+		return n1;
+	n2 = ft__sim_flow_route_pair(fe, nic, dst, qp, links + n1, max - (uint32_t)n1, err);
+	if (n2 < 0)
+		return n2;
+	return n1 + n2;
+}
+
 int
 ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                    struct ft_error *err)
@@ -554,6 +574,8 @@ ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *link
 		uint32_t via = FT_VEC_AT(&fe->pxn_via, uint32_t, id);
 
 		FT_VEC_AT(&fe->pxn_via, uint32_t, id) = UINT32_MAX;
+		if (ft_topo_vertex(fe->topo, via)->kind == FT_V_NIC)
+			return nic_links(fe, t->src, via, t->dst, t->qp, links, max, err);
 		return ft__sim_flow_pxn_links(fe, t->src, via, t->dst, t->qp, links, max, err);
 	}
 	return ft__sim_flow_route_pair(fe, t->src, t->dst, t->qp, links, max, err);
