@@ -347,7 +347,8 @@ rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
  * over C2C, on the GPU's own CPU (PATH_P2C, before v2.27 PATH_PHB). A PXN step needs the
  * GPU's own path beyond PATH_PXN (v2.27 on; PATH_PXB before) or a proxy of more bandwidth
  * to the NIC than the GPU's own, and neither holds here: NCCL sends from the GPU through
- * that NIC.
+ * that NIC. Not on a node whose GPUs drive several NICs each (nics.per_gpu: a channel's
+ * flows spread over the GPU's own NICs there).
  */
 static bool
 own_path(const struct chan_map *m, uint32_t g, uint32_t r)
@@ -355,8 +356,8 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 	const struct ft_node_spec *n = m->node;
 	uint32_t gpu = local_gpu(m->gpus, m->tray_gpus, g), nic = r % FT_SPEC_MAX_NICS;
 
-	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS &&
-	       (n->npcie_switches > 0 || ft_node_gpu_c2c(n)) &&
+	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS && nic < n->nnics &&
+	       n->nics_per_gpu <= 1 && (n->npcie_switches > 0 || ft_node_gpu_c2c(n)) &&
 	       n->gpu_pcie_switch[gpu] == n->nic_pcie_switch[nic];
 }
 
@@ -581,12 +582,18 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	} else if (cs->ring) {
 		/* a ring's sender reaches its channel's NIC as NCCL's paths give it:
 		 * by its own path where that is PATH_PXB or closer (PATH_P2C on C2C), else
-		 * through the rail's proxy where PXN admits one at the release, else by its own
-		 * path still (a C2C GPU before v2.28.3-1: over C2C and its CPUs); the NIC is
-		 * named where it is not the GPU's own */
-		if (own_path(ms, fl.src - bs, rail))
+		 * through the rail's proxy where PXN admits one at the release, else, on a
+		 * C2C node (before v2.28.3-1), over C2C and its CPUs; the NIC is named where
+		 * it is not the GPU's own. Elsewhere a sender PXN does not admit keeps its
+		 * own NIC, as before (the maps' rail is the next node's, which NCCL's
+		 * search on nodes of other shapes need not pick) */
+		bool own = own_path(ms, fl.src - bs, rail);
+		bool c2c = ps == UINT32_MAX && ft_node_gpu_c2c(ms->node) &&
+		           ms->node->nics_per_gpu <= 1 && rail % FT_SPEC_MAX_NICS < ms->node->nnics;
+
+		if (own)
 			ps = UINT32_MAX;
-		if ((ps == UINT32_MAX || ps == fl.src - bs) && ms->rail[fl.src - bs] != rail)
+		if ((own || c2c) && ms->rail[fl.src - bs] != rail)
 			fl.nic = (uint8_t)(1 + rail % FT_SPEC_MAX_NICS);
 	}
 	leg = fl;
@@ -907,7 +914,6 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t g
 		               .first = first,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
 		               .chan_nic = trees && graph && in->algo == FT_ALGO_TREE,
-		               .ring = ring_paths(in),
 		               .trees = trees };
 	uint32_t k, i;
 	int rc = FT_ENOMEM;
@@ -928,9 +934,12 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t g
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
+			/* (a ring's channels between nodes of other shapes change rails at
+			 * every node: their senders keep the relay rule of every release and
+			 * the rank before the first as the last, not NCCL's path rule) */
 			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, graph, ppn, ppn, g, kind[k],
-			                   relay_release(in, nccl_version),
-			                   chan_order_of(in, false));
+			                   in->op == FT_OP_SENDRECV ? nccl_version : 0,
+			                   ring_paths(in) ? CHAN_ROTATE : chan_order_of(in, false));
 	}
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
