@@ -90,9 +90,18 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, uint32_t nic, double wire,
 	if (rc < 0)
 		return rc;
 	if (nic != UINT32_MAX) {
-		rc = ft__sim_route(ae->topo, &ae->cfg, nic, b, 0, NULL, NULL, &leg, err);
-		if (rc < 0)
-			return rc;
+		/* from the NIC on, its GPU's route (ft__sim_nic_gpu()) */
+		uint32_t g = ft__sim_nic_gpu(ae->topo, nic);
+		int k = -1;
+
+		if (g != UINT32_MAX &&
+		    ft__sim_route(ae->topo, &ae->cfg, g, b, 0, NULL, NULL, &leg, err) == 0)
+			k = ft__sim_nic_leg(&leg, nic, ae->topo);
+		if (k < 0) {
+			rc = ft__sim_route(ae->topo, &ae->cfg, nic, b, 0, NULL, NULL, &leg, err);
+			if (rc < 0)
+				return rc;
+		}
 		if (path.nlinks + leg.nlinks > FT_PATH_MAX)
 			return ft_error_set(err, FT_ERANGE, "sim: a path is longer than %d links",
 			                    FT_PATH_MAX);

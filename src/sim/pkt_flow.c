@@ -299,9 +299,25 @@ route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct cho
 
 	if (rc < 0 && (rc = route_dead(e, f->src, via, f->qp, cc, path, err)) < 0)
 		return rc;
+	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC) {
+		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()) */
+		uint32_t g = ft__sim_nic_gpu(e->topo, via);
+		int k;
+
+		if (g != UINT32_MAX) {
+			rc = ft__sim_route(e->topo, &e->cfg, g, f->dst, qp, choose_by_hash, cc, &leg,
+			                   err);
+			if (rc < 0 && (rc = route_dead(e, g, f->dst, qp, cc, &leg, err)) < 0)
+				return rc;
+			k = ft__sim_nic_leg(&leg, via, e->topo);
+			if (k == 0)
+				goto joined;
+		}
+	}
 	rc = ft__sim_route(e->topo, &e->cfg, via, f->dst, qp, choose_by_hash, cc, &leg, err);
 	if (rc < 0 && (rc = route_dead(e, via, f->dst, qp, cc, &leg, err)) < 0)
 		return rc;
+joined:
 	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
 		return ft_error_set(err, FT_ERANGE, "sim: the PXN path of a flow is longer than %d "
 		                    "links", FT_PATH_MAX);
