@@ -221,6 +221,13 @@ struct ft_sched_flow {
 	 * every flow of every other schedule (the algorithm says which it is).
 	 */
 	uint8_t net;
+	/*
+	 * 1 + the NIC of its source's node by which a flow between nodes leaves where that is
+	 * not its GPU's own (a ring's or tree's channel NIC that NCCL reaches from the GPU
+	 * over its own PCIe switch, or over C2C and its CPU: sim/ add_channel_flow()); the
+	 * flow takes its GPU's path to that NIC, then the NIC's route. 0: its GPU's NIC.
+	 */
+	uint8_t nic;
 	/* When the flow starts, in nanoseconds after its phase could start (0: at once): an
 	 * on/off source's start jitter. Engines that model no start times may ignore it. */
 	uint32_t start_ns;

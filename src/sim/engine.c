@@ -78,6 +78,24 @@ ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 }
 
 uint32_t
+ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a, uint32_t b)
+{
+	const struct ft_vertex *v = ft_topo_vertex(topo, a);
+	const struct ft_node_spec *n;
+	uint32_t k = fl->nic - 1u;
+
+	if (!fl->nic || v->kind != FT_V_GPU || !ft__sim_over_network(topo, a, b))
+		return UINT32_MAX;
+	/* the node's own placement: the NIC under the GPU's PCIe switch, or a C2C GPU's (a
+	 * map built for another node's shape names none here) */
+	n = ft__sim_node(topo, v->node);
+	if (k >= n->nnics || v->local >= FT_SPEC_MAX_GPUS ||
+	    (!ft_node_gpu_c2c(n) && n->gpu_pcie_switch[v->local] != n->nic_pcie_switch[k]))
+		return UINT32_MAX;
+	return ft_topo_nic(topo, v->node, k);
+}
+
+uint32_t
 ft__sim_max_start_ns(const struct ft_schedule *sc)
 {
 	uint32_t m = 0;

@@ -76,17 +76,39 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 /* Route one flow alone: its time, latency and the links it loads; @cap_Bps > 0: what its
  * connection (one NCCL channel) carries at most, as the flow engine caps it. */
 static int
-an_flow(struct an_engine *ae, uint32_t a, uint32_t b, double wire, double cap_Bps, double *t_s,
-        double *lat_s, uint32_t *bott_link, struct ft_error *err)
+an_flow(struct an_engine *ae, uint32_t a, uint32_t b, uint32_t nic, double wire, double cap_Bps,
+        double *t_s, double *lat_s, uint32_t *bott_link, struct ft_error *err)
 {
-	struct ft_path path;
+	struct ft_path path, leg;
 	double bott = INFINITY;
 	uint32_t j;
 	int rc;
 
-	rc = ft__sim_route(ae->topo, &ae->cfg, a, b, 0, NULL, NULL, &path, err);
+	/* out by NIC @nic where the flow names one (ft__sim_flow_nic()): @a's path to it first */
+	rc = ft__sim_route(ae->topo, &ae->cfg, a, nic == UINT32_MAX ? b : nic, 0, NULL, NULL, &path,
+	                   err);
 	if (rc < 0)
 		return rc;
+	if (nic != UINT32_MAX) {
+		/* from the NIC on, its GPU's route (ft__sim_nic_gpu()) */
+		uint32_t g = ft__sim_nic_gpu(ae->topo, nic);
+		int k = -1;
+
+		if (g != UINT32_MAX &&
+		    ft__sim_route(ae->topo, &ae->cfg, g, b, 0, NULL, NULL, &leg, err) == 0)
+			k = ft__sim_nic_leg(&leg, nic, ae->topo);
+		if (k < 0) {
+			rc = ft__sim_route(ae->topo, &ae->cfg, nic, b, 0, NULL, NULL, &leg, err);
+			if (rc < 0)
+				return rc;
+		}
+		if (path.nlinks + leg.nlinks > FT_PATH_MAX)
+			return ft_error_set(err, FT_ERANGE, "sim: a path is longer than %d links",
+			                    FT_PATH_MAX);
+		memcpy(path.links + path.nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
+		path.nlinks += leg.nlinks;
+		path.lat_s += leg.lat_s;
+	}
 	for (j = 0; j < path.nlinks; j++) {
 		uint32_t l = path.links[j];
 
@@ -146,8 +168,8 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 			return rc;
 		if (a == b || fl.bytes == 0)
 			continue;
-		rc = an_flow(ae, a, b, (double)fl.bytes / eff, op->conn_cap_Bps, &t, &lat, &bl,
-		             err);
+		rc = an_flow(ae, a, b, ft__sim_flow_nic(ae->topo, &fl, a, b), (double)fl.bytes / eff,
+		             op->conn_cap_Bps, &t, &lat, &bl, err);
 		if (rc < 0)
 			return rc;
 		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)

@@ -108,11 +108,26 @@ flowlets(const struct flow_engine *fe, double per)
 	return 1;
 }
 
-/* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
- * most @cap_Bps / QPs (0: no cap). */
+/* Flow @id leaves its node by NIC vertex @nic (ft__sim_flow_nic()): routed when it starts
+ * (ft__sim_flow_route()), its GPU's path to the NIC and the NIC's route on. */
 static int
-add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t prev,
-         uint32_t bar, uint32_t tag, double cap_Bps)
+leave_by(struct flow_engine *fe, uint32_t id, uint32_t nic)
+{
+	uint32_t none = UINT32_MAX;
+
+	while (fe->pxn_via.len <= id)
+		if (ft_vec_push(&fe->pxn_via, &none) < 0)
+			return FT_ENOMEM;
+	FT_VEC_AT(&fe->pxn_via, uint32_t, id) = nic;
+	return 0;
+}
+
+/* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
+ * most @cap_Bps / QPs (0: no cap); out of its node by NIC vertex @nic (UINT32_MAX: its
+ * GPU's own). */
+static int
+add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
+         uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
@@ -126,7 +141,8 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst, q * 1024 + c, NULL,
 			                             0, tag);
 
-			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0)
+			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0 ||
+			    (nic != UINT32_MAX && leave_by(fe, (uint32_t)id, nic) < 0))
 				return FT_ENOMEM;
 			if (cap_Bps > 0) {
 				rc = ft__fs_set_cap(s, (uint32_t)id, cap_Bps / nq);
@@ -166,7 +182,8 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 		prev = (uint32_t)id;
 	}
 	first = s->ntasks;
-	rc = add_conn(fe, wire, src, dst, prev, bar, tag, cap_Bps);
+	rc = add_conn(fe, wire, src, dst, ft__sim_flow_nic(fe->topo, fl, src, dst), prev, bar, tag,
+	              cap_Bps);
 	if (rc < 0 || rec->next == FS_NONE)
 		return rc;
 	id = ft__fs_add_barrier(s, delay + (shift_ns ? shift_ns - fl->start_ns : 0) * 1e-9,
@@ -447,7 +464,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 	if (ft__fs_add_dep(s, wave[2 * nst - 1], bar) < 0)
 		goto out;
 	for (f = 0; f < ph->nflows; f++) {
-		uint32_t a = 0, b = 0, in_first = stage[f] ? wave[2 * stage[f] - 2] : start;
+		uint32_t a = 0, b = 0, nic, in_first = stage[f] ? wave[2 * stage[f] - 2] : start;
 		double piece, middle, cap = op->conn_cap_Bps, edge = edge_cap;
 		int64_t first, join;
 
@@ -473,9 +490,11 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 			goto out;
 		/* the first chunk (the only one in one loop): no pace to keep (the comment
 		 * above) */
-		rc = add_conn(fe, piece, a, b, in_first, (uint32_t)first, tag, edge);
+		nic = ft__sim_flow_nic(fe->topo, &fl[f], a, b);
+		rc = add_conn(fe, piece, a, b, nic, in_first, (uint32_t)first, tag, edge);
 		if (rc == 0 && middle >= 1.0)
-			rc = add_conn(fe, middle, a, b, (uint32_t)first, (uint32_t)join, tag, cap);
+			rc = add_conn(fe, middle, a, b, nic, (uint32_t)first, (uint32_t)join, tag,
+			              cap);
 		else if (rc == 0 && ft__fs_add_dep(s, (uint32_t)first, (uint32_t)join) < 0)
 			rc = FT_ENOMEM;
 		if (rc == 0 && k == 1) {
@@ -485,8 +504,8 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 			continue;
 		}
 		if (rc == 0)
-			rc = add_conn(fe, piece, a, b, (uint32_t)join, wave[2 * stage[f] + 1], tag,
-			              edge);
+			rc = add_conn(fe, piece, a, b, nic, (uint32_t)join, wave[2 * stage[f] + 1],
+			              tag, edge);
 		if (rc < 0)
 			goto out;
 	}

@@ -98,7 +98,9 @@ struct flow_engine {
 	enum ft_pkt_chunking chunking; /* the scenario's packet.chunking (a2a_posting()) */
 	/* Under adaptive routing a PXN send's flow is routed when it starts, as any flow
 	 * (ft__sim_flow_route()): its proxy by task id (uint32_t, UINT32_MAX for none), taken
-	 * when it is routed, so that a recycled slot finds none. */
+	 * when it is routed, so that a recycled slot finds none. A flow that leaves by
+	 * another NIC than its GPU's (ft__sim_flow_nic()) has that NIC here, under any
+	 * routing. */
 	struct ft_vec pxn_via;
 };
 

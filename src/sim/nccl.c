@@ -244,7 +244,7 @@ struct chan_map {
 	const uint32_t *gpus;    /* [ppn]: each local rank's GPU in its tray (NULL: g mod tray) */
 	bool nvlink; /* PXN hands data over NVLink: without it, no proxies */
 	const struct ft_node_spec *node;
-	uint32_t nccl_version; /* the relay rule's release (relay_release(); 0: the newest) */
+	uint32_t nccl_version; /* the relay rule's release (ft_model_pxn_relay(); 0: the newest) */
 	uint32_t *rail;  /* [ppn]: the NIC of each local rank, numbered across the domain */
 	uint32_t *rails; /* [ppn]: the distinct rails, in order of their first GPU */
 	uint32_t nrails;
@@ -339,15 +339,63 @@ rail_gpus(const struct chan_map *m, uint32_t r, uint32_t *out)
 	return n;
 }
 
-/* The permutation of channel @c (see above) into @perm. */
-static void
-channel_perm(const struct chan_map *m, uint32_t c, uint32_t *perm)
+/*
+ * Whether local rank @g's GPU reaches rail @r's NIC by its own path, as NCCL's path
+ * search leaves it without a PXN step (NVIDIA/nccl src/graph/paths.cc
+ * ncclTopoComputePaths(), v2.21.5-1 to v2.28.3-1): the NIC sits in the GPU's own tray under
+ * the GPU's own PCIe switch (PATH_PIX or PATH_PXB), or, on a node whose GPUs reach the PCIe
+ * over C2C, on the GPU's own CPU (PATH_P2C, before v2.27 PATH_PHB). A PXN step needs the
+ * GPU's own path beyond PATH_PXN (v2.27 on; PATH_PXB before) or a proxy of more bandwidth
+ * to the NIC than the GPU's own, and neither holds here: NCCL sends from the GPU through
+ * that NIC. Not on a node whose GPUs drive several NICs each (nics.per_gpu: a channel's
+ * flows spread over the GPU's own NICs there).
+ */
+static bool
+own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 {
-	uint32_t g, k, *grp = m->grp, ng, x, y, pos;
+	const struct ft_node_spec *n = m->node;
+	uint32_t gpu = local_gpu(m->gpus, m->tray_gpus, g), nic = r % FT_SPEC_MAX_NICS;
 
-	ng = rail_gpus(m, m->rails[c % m->nrails], grp);
+	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS && nic < n->nnics &&
+	       n->nics_per_gpu <= 1 && (n->npcie_switches > 0 || ft_node_gpu_c2c(n)) &&
+	       n->gpu_pcie_switch[gpu] == n->nic_pcie_switch[nic];
+}
+
+/*
+ * The rank that ends a channel on rail @r entered at local rank @x, when the rail has no
+ * other rank: the first other rank of the tray whose own path reaches the rail's NIC
+ * (own_path()), else the rank before @x. NCCL's ring search starts at the closest path
+ * type any GPU has to a NIC (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(): typeInter
+ * from ncclTopoGetGpuMinPath(), PATH_PIX on a DGX, PATH_P2C on a GB200 tray from v2.27)
+ * and takes a channel's last GPU only where its path back to the NIC is of that type
+ * (ncclTopoSearchRecGpu() at backToNet, ncclTopoFollowPath() refusing a farther path);
+ * it moves to farther types only where that finds no ring. So on a DGX H100 channel r
+ * leaves from GPU r's neighbour under NIC r's own PCIe switch, through NIC r, no NVLink
+ * relay, each GPU's PCIe carrying one channel out.
+ */
+static uint32_t
+channel_last(const struct chan_map *m, uint32_t r, uint32_t x)
+{
+	uint32_t g;
+
+	for (g = 0; g < m->ppn; g++)
+		if (g != x && own_path(m, g, r))
+			return g;
+	return (x + m->ppn - 1) % m->ppn;
+}
+
+/* The permutation of channel @c (see above) into @perm; @ring: a ring's, which ends on
+ * channel_last(). */
+static void
+channel_perm(const struct chan_map *m, uint32_t c, bool ring, uint32_t *perm)
+{
+	uint32_t g, k, *grp = m->grp, ng, x, y, pos, r = m->rails[c % m->nrails];
+
+	ng = rail_gpus(m, r, grp);
 	x = grp[(c / m->nrails) % ng];
-	y = ng > 1 ? grp[(c / m->nrails + 1) % ng] : (x + m->ppn - 1) % m->ppn;
+	y = ng > 1  ? grp[(c / m->nrails + 1) % ng] :
+	    ring    ? channel_last(m, r, x) :
+	              (x + m->ppn - 1) % m->ppn;
 	perm[0] = x;
 	pos = 1;
 	for (k = 1; k < m->ppn; k++) {
@@ -403,23 +451,6 @@ pxn_relay(const struct chan_map *m, uint32_t r)
 }
 
 /*
- * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv,
- * whose NIC follows its peer and whose relay NCCL_PXN_C2C admits from v2.28.3-1
- * (ft_model_pxn_relay()); 0 (every release alike) for a ring or tree, whose channel leaves
- * by its graph channel's NIC at every release (NVIDIA/nccl src/graph/search.cc
- * ncclTopoGetNetDev() with a graph reads graph->inter[]). Before v2.28.3-1 a C2C GPU
- * reaches that NIC over C2C and its CPU (paths.cc ncclTopoComputePaths(): no PATH_PXN
- * step while pxnType is PATH_PXB, so the GPU's own path through its CPU stays); the
- * maps carry those bytes on the relay's NVLink leg instead, the rail being what the
- * fabric sees (docs/internals/sim.md).
- */
-static uint32_t
-relay_release(const struct ft_schedule *in, uint32_t version)
-{
-	return in->op == FT_OP_SENDRECV ? version : 0;
-}
-
-/*
  * NCCL's NVLS heads of one node (src/graph/search.cc ncclTopoSearchRecNet with
  * the NVLS pattern, paths.cc and topo.cc ncclTopoGetLocalGpu; connect.cc
  * ncclTopoPreset): the NVLS graph has one channel per NIC, taken in the order
@@ -468,6 +499,7 @@ struct chan_set {
 	uint32_t *node_map;
 	bool own_nics; /* flows between nodes leave and arrive on their ends' NICs: no PXN */
 	bool chan_nic; /* flows between nodes on the channel's NIC, its first rank's (below) */
+	bool ring;     /* a ring's channels: a sender names its NIC (add_channel_flow()) */
 	const struct ft__sim_forced_trees *trees; /* one tree a channel (NULL: both) */
 };
 
@@ -508,7 +540,10 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * A flow between nodes travels on its destination's rail; a GPU that is not
  * the rail's proxy (another rail, or across the socket from the NIC) hands
  * its data over NVLink to the proxy first where NCCL admits that proxy
- * (pxn_relay(): under the NIC's own PCIe switch), and on the far side the proxy
+ * (pxn_relay(): under the NIC's own PCIe switch). A ring's or tree's sender
+ * under the NIC's own PCIe switch (own_path()), or one PXN does not admit
+ * (a C2C GPU before v2.28.3-1), leaves by that NIC over its own PCIe or C2C
+ * path instead (struct ft_sched_flow nic). On the far side the proxy
  * hands it on to a destination that is not one itself (NCCL's PXN). A
  * source node without that rail (fewer NICs) sends from the GPU itself, and
  * so does every NVLS head (@cs own_nics: getNvlsNetDev() in search.cc gives a
@@ -540,6 +575,27 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	if (pd == UINT32_MAX)
 		return push_flow(out, ph, &fl);
 	ps = pxn_relay(ms, rail);
+	if (cs->ring && (fl.src - bs) / ms->tray_gpus != rail / FT_SPEC_MAX_NICS) {
+		/* a rail of another tray of the NVLink domain: over NVLink to its proxy, whose
+		 * own path the NIC is, at every release */
+		ps = rail_gpu(ms->node, ms->ppn, ms->tray_gpus, ms->gpus, rail, true, 0);
+	} else if (cs->ring) {
+		/* a ring's sender reaches its channel's NIC as NCCL's paths give it:
+		 * by its own path where that is PATH_PXB or closer (PATH_P2C on C2C), else
+		 * through the rail's proxy where PXN admits one at the release, else, on a
+		 * C2C node (before v2.28.3-1), over C2C and its CPUs; the NIC is named where
+		 * it is not the GPU's own. Elsewhere a sender PXN does not admit keeps its
+		 * own NIC, as before (the maps' rail is the next node's, which NCCL's
+		 * search on nodes of other shapes need not pick) */
+		bool own = own_path(ms, fl.src - bs, rail);
+		bool c2c = ps == UINT32_MAX && ft_node_gpu_c2c(ms->node) &&
+		           ms->node->nics_per_gpu <= 1 && rail % FT_SPEC_MAX_NICS < ms->node->nnics;
+
+		if (own)
+			ps = UINT32_MAX;
+		if ((own || c2c) && ms->rail[fl.src - bs] != rail)
+			fl.nic = (uint8_t)(1 + rail % FT_SPEC_MAX_NICS);
+	}
 	leg = fl;
 	if (ps != UINT32_MAX && fl.src - bs != ps) {
 		leg.dst = bs + ps;
@@ -565,6 +621,7 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 /* How a channel places a node's local ranks on its GPUs. */
 enum chan_order {
 	CHAN_ROTATE, /* rail c mod rails first and last (channel_perm()) */
+	CHAN_RING,   /* the same, a ring's last rank as NCCL's search ends it (channel_last()) */
 	CHAN_KEEP,   /* ranks stay where they are */
 	CHAN_HEADS,  /* NVLS heads first, fixed on every channel (heads_perm()) */
 };
@@ -605,8 +662,8 @@ chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t graph, uint32_t ppn, ui
 	for (c = 0; c < nch; c++) {
 		uint32_t *perm = m->perm + (size_t)c * ppn;
 
-		if (order == CHAN_ROTATE)
-			channel_perm(m, graph ? c % graph : c, perm);
+		if (order == CHAN_ROTATE || order == CHAN_RING)
+			channel_perm(m, graph ? c % graph : c, order == CHAN_RING, perm);
 		else if (order == CHAN_HEADS)
 			heads_perm(m, perm);
 		else
@@ -616,11 +673,36 @@ chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t graph, uint32_t ppn, ui
 	return 0;
 }
 
+/* Whether @in's channels are a ring's (not a send/recv's): their senders reach the channel's
+ * NIC by NCCL's paths, and their last rank is NCCL's (add_channel_flow(), channel_last()). */
+static bool
+ring_paths(const struct ft_schedule *in)
+{
+	return in->algo == FT_ALGO_RING && in->op != FT_OP_SENDRECV;
+}
+
+/*
+ * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv
+ * (NCCL_PXN_C2C admits its relay from v2.28.3-1, ft_model_pxn_relay()) and for a ring,
+ * whose sender takes NCCL's path to its channel's NIC (add_channel_flow()); 0 (every
+ * release alike) for a tree: NCCL's tree meets the network at its chain's first GPU, the
+ * NIC's own (src/graph/search.cc ncclTopoSearchParams(): backToNet 0), so the maps' tree
+ * edges from other ranks relay to it over NVLink, a chain's hop, at every release.
+ */
+static uint32_t
+relay_release(const struct ft_schedule *in, uint32_t version)
+{
+	return in->op == FT_OP_SENDRECV || ring_paths(in) ? version : 0;
+}
+
 /* The order of @in's channels: an NVLS tree keeps its heads, else @keep_order or rotated. */
 static enum chan_order
 chan_order_of(const struct ft_schedule *in, bool keep_order)
 {
-	return keep_order ? CHAN_KEEP : in->algo == FT_ALGO_NVLS_TREE ? CHAN_HEADS : CHAN_ROTATE;
+	return keep_order                    ? CHAN_KEEP :
+	       in->algo == FT_ALGO_NVLS_TREE ? CHAN_HEADS :
+	       ring_paths(in)                ? CHAN_RING :
+	                                       CHAN_ROTATE;
 }
 
 /*
@@ -785,6 +867,7 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 		               .nmaps = 1,
 		               .ppn = ppn,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
+		               .ring = ring_paths(in),
 		               .trees = trees };
 	int rc;
 
@@ -851,9 +934,12 @@ ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32_t g
 				break;
 		cs.node_map[k] = i;
 		if (i == cs.nmaps)
+			/* (a ring's channels between nodes of other shapes change rails at
+			 * every node: their senders keep the relay rule of every release and
+			 * the rank before the first as the last, not NCCL's path rule) */
 			rc = chan_map_fill(&cs.maps[cs.nmaps++], nch, graph, ppn, ppn, g, kind[k],
-			                   relay_release(in, nccl_version),
-			                   chan_order_of(in, false));
+			                   in->op == FT_OP_SENDRECV ? nccl_version : 0,
+			                   ring_paths(in) ? CHAN_ROTATE : chan_order_of(in, false));
 	}
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -198,6 +198,36 @@ ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst)
 }
 
 uint32_t
+ft__sim_nic_gpu(const struct ft_topo *t, uint32_t nic_v)
+{
+	const struct ft_vertex *v = ft_topo_vertex(t, nic_v);
+	uint32_t g;
+
+	if (v->kind != FT_V_NIC || v->node == FT_NO_NODE)
+		return UINT32_MAX;
+	g = ft_model_pxn_proxy(ft__sim_node(t, v->node), FT_SPEC_MAX_GPUS, UINT32_MAX, v->local);
+	return g == UINT32_MAX ? UINT32_MAX : ft_topo_gpu(t, v->node, g);
+}
+
+int
+ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *t)
+{
+	uint32_t j, k;
+
+	for (j = 0; j < from_gpu->nlinks; j++)
+		if (ft_topo_link(t, from_gpu->links[j])->src == nic_v)
+			break;
+	if (j == from_gpu->nlinks)
+		return -1;
+	for (k = 0; k < j; k++)
+		from_gpu->lat_s -= ft_topo_link(t, from_gpu->links[k])->lat_s;
+	memmove(from_gpu->links, from_gpu->links + j,
+	        (from_gpu->nlinks - j) * sizeof(uint32_t));
+	from_gpu->nlinks -= j;
+	return 0;
+}
+
+uint32_t
 ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
 {
 	uint32_t r = ft__sim_gpu_nic_index(t, gpu_v);

@@ -280,22 +280,44 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
  * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
  * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
  * leg hashes as a QP of its own per sender (NCCL's proxy connects per peer and channel),
- * on the same NIC lane. Into @path; FT_ERANGE past FT_PATH_MAX links.
+ * on the same NIC lane. A flow that leaves by another NIC than its GPU's (struct pk_flow nic)
+ * takes the same two legs with that NIC as @via: its GPU's path to it, then its route.
+ * Into @path; FT_ERANGE past FT_PATH_MAX links.
  */
 static int
 route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct choose_ctx *cc,
           struct ft_path *path, struct ft_error *err)
 {
 	struct ft_path leg;
-	uint32_t qp = f->qp + (ft_topo_vertex(e->topo, f->src)->local + 1) * 1024u *
-	                              ft__sim_gpu_lanes(e->topo, via);
+	/* (a NIC of the source's node, not a proxy: the flow's own QP on, as the flow engine's
+	 * nic_links()) */
+	uint32_t qp = ft_topo_vertex(e->topo, via)->kind == FT_V_NIC ?
+	                      f->qp :
+	                      f->qp + (ft_topo_vertex(e->topo, f->src)->local + 1) * 1024u *
+	                                      ft__sim_gpu_lanes(e->topo, via);
 	int rc = ft__sim_route(e->topo, &e->cfg, f->src, via, f->qp, choose_by_hash, cc, path, err);
 
 	if (rc < 0 && (rc = route_dead(e, f->src, via, f->qp, cc, path, err)) < 0)
 		return rc;
+	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC) {
+		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()) */
+		uint32_t g = ft__sim_nic_gpu(e->topo, via);
+		int k;
+
+		if (g != UINT32_MAX) {
+			rc = ft__sim_route(e->topo, &e->cfg, g, f->dst, qp, choose_by_hash, cc, &leg,
+			                   err);
+			if (rc < 0 && (rc = route_dead(e, g, f->dst, qp, cc, &leg, err)) < 0)
+				return rc;
+			k = ft__sim_nic_leg(&leg, via, e->topo);
+			if (k == 0)
+				goto joined;
+		}
+	}
 	rc = ft__sim_route(e->topo, &e->cfg, via, f->dst, qp, choose_by_hash, cc, &leg, err);
 	if (rc < 0 && (rc = route_dead(e, via, f->dst, qp, cc, &leg, err)) < 0)
 		return rc;
+joined:
 	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
 		return ft_error_set(err, FT_ERANGE, "sim: the PXN path of a flow is longer than %d "
 		                    "links", FT_PATH_MAX);
@@ -325,7 +347,9 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
 	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
 	                                    f->pxn - 1u)
-	                      : UINT32_MAX;
+	               : f->nic ? ft_topo_nic(e->topo, ft_topo_vertex(e->topo, f->src)->node,
+	                                      f->nic - 1u)
+	                        : UINT32_MAX;
 	int rc;
 
 	if (via != UINT32_MAX)

@@ -649,7 +649,10 @@ struct pk_flow {
 	uint16_t npath;
 	uint16_t last_payload;
 	uint8_t prio;
-	bool in_ring;
+	bool in_ring : 1;
+	/* 1 + the NIC of its source's node it leaves by where that is not its GPU's own
+	 * (ft__sim_flow_nic()), its GPU's path to that NIC first (pkt_flow.c route_via()); 0 */
+	uint8_t nic : 6;
 	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
 	bool wnd_held : 1; /* TCP: out of its ring, its window full until an ACK opens it */
 	/* an NCCL send through its PXN proxy (ft__sim_pxn_proxy_in() of its ends among the
@@ -1479,6 +1482,9 @@ int ft__pk_add_dep(struct pk_engine *e, uint32_t from, uint32_t to);
 struct pk_dcqcn ft__pk_cc0(const struct pk_engine *e);
 int ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
                     uint32_t prev, uint32_t bar, uint32_t op);
+/* The same, its flows out of their node by NIC @nic (struct pk_flow nic; 0: their GPU's). */
+int ft__pk_add_conn_nic(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
+                        uint8_t nic, uint32_t prev, uint32_t bar, uint32_t op);
 /* Whether phase @ph of @sc runs as NCCL's chunks; submit it so, after @start, before @bar
  * (1: too small to cut, nothing added: submit it whole). */
 bool ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
@@ -1518,6 +1524,7 @@ struct ring_conn {
 	 * task pace0 + m - 1, done m periods after the send's start */
 	uint32_t pace0, npace;
 	uint8_t pxn; /* its flows' PXN proxy, as struct pk_flow pxn has it (0: none) */
+	uint8_t nic; /* the NIC its flows leave by, as struct pk_flow nic has it (0: their GPU's) */
 };
 
 /*
@@ -1626,7 +1633,8 @@ void ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
 int64_t ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
                          double lat_mult, uint32_t op, uint32_t task_rec);
 int64_t ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
-                         uint32_t qp, uint32_t op, uint32_t task_rec, uint32_t flow_rec);
+                         uint8_t nic, uint32_t qp, uint32_t op, uint32_t task_rec,
+                         uint32_t flow_rec);
 
 /*
  * Lazy all-to-alls (pkt_nccl.c): a phase's sends are built when they may start and their

@@ -210,11 +210,11 @@ flow_cc_init(struct pk_engine *e, uint32_t id)
 }
 
 /* One flow: QP @qp of a connection, @bytes from @src to @dst (through its PXN proxy when
- * @pxn, struct pk_flow pxn), its task and record at @tcur and @cursor (see
+ * @pxn, struct pk_flow pxn; out by NIC @nic, struct pk_flow nic), its task and record at @tcur and @cursor (see
  * put_record()), counted in the run's flows and bytes when @count; its task, or FT_E*. */
 static int64_t
-flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint32_t qp,
-         uint32_t op, uint32_t *tcur, uint32_t *cursor, bool count)
+flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint8_t nic,
+         uint32_t qp, uint32_t op, uint32_t *tcur, uint32_t *cursor, bool count)
 {
 	struct pk_flow f = { 0 };
 	int64_t t, id;
@@ -228,6 +228,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 	f.src = src;
 	f.dst = dst;
 	f.pxn = pxn & 31u;
+	f.nic = nic & 63u;
 	f.task = (uint32_t)t;
 	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
 	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);
@@ -280,22 +281,22 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 }
 
 static int64_t
-add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint32_t qp,
-         uint32_t op)
+add_flow(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint8_t nic,
+         uint32_t qp, uint32_t op)
 {
 	uint32_t append = PK_NONE, append2 = PK_NONE;
 
 	if (building(e))
-		return flow_rec(e, bytes, src, dst, pxn, qp, op, &e->lazy->cur_task,
+		return flow_rec(e, bytes, src, dst, pxn, nic, qp, op, &e->lazy->cur_task,
 		                &e->lazy->cur_flow, false);
-	return flow_rec(e, bytes, src, dst, pxn, qp, op, &append, &append2, true);
+	return flow_rec(e, bytes, src, dst, pxn, nic, qp, op, &append, &append2, true);
 }
 
 int64_t
-ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t qp,
-                 uint32_t op, uint32_t task_at_rec, uint32_t flow_at_rec)
+ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t nic,
+                 uint32_t qp, uint32_t op, uint32_t task_at_rec, uint32_t flow_at_rec)
 {
-	return flow_rec(e, bytes, src, dst, false, qp, op, &task_at_rec, &flow_at_rec, false);
+	return flow_rec(e, bytes, src, dst, 0, nic, qp, op, &task_at_rec, &flow_at_rec, false);
 }
 
 /* Share @i of @n of @bytes: the remainder goes to the first ones. */
@@ -315,6 +316,13 @@ int
 ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
                 uint32_t bar, uint32_t op)
 {
+	return ft__pk_add_conn_nic(e, bytes, src, dst, 0, prev, bar, op);
+}
+
+int
+ft__pk_add_conn_nic(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t nic,
+                    uint32_t prev, uint32_t bar, uint32_t op)
+{
 	uint32_t q, nq = ft__pk_conn_qps(e, src, dst);
 
 	for (q = 0; q < nq; q++) {
@@ -323,7 +331,7 @@ ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
 
 		if (b == 0)
 			continue;
-		t = add_flow(e, b, src, dst, 0, q, op);
+		t = add_flow(e, b, src, dst, 0, nic, q, op);
 		if (t < 0)
 			return (int)t;
 		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
@@ -410,7 +418,7 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
          uint32_t *task)
 {
 	struct pk_engine *e = rb->e;
-	int64_t t = add_flow(e, bytes, c->src, c->dst, c->pxn, c->qp0 + qp, rb->tag);
+	int64_t t = add_flow(e, bytes, c->src, c->dst, c->pxn, c->nic, c->qp0 + qp, rb->tag);
 
 	if (t < 0)
 		return (int)t;
@@ -562,6 +570,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
+		c->nic = ft__sim_flow_nic(rb->e->topo, &fl, c->src, c->dst) == UINT32_MAX ? 0 : fl.nic;
 		ft__pk_cut(c, fl.bytes, rb->steps, ch);
 		c->start = rb->start;
 		c->end = rb->bar;
@@ -725,6 +734,7 @@ p2p_send(struct p2p_build *pb, uint64_t payload, uint32_t a, uint32_t b, uint32_
 		 * Gb/s) can be fewer than the NICs: the even split keeps both engines alike. */
 		c->pxn = via == PK_NONE ? 0
 		                        : (uint8_t)(ft_topo_vertex(pb->rb.e->topo, via)->local + 1);
+		c->nic = 0;
 		/* (through a PXN proxy, the proxy's NICs carry it: spawn_conn()'s rule) */
 		c->nq = ft__pk_conn_qps(pb->rb.e, via == PK_NONE ? a : via, b);
 		c->qp0 = k * c->nq;
@@ -791,6 +801,7 @@ send_period_ps(const struct pk_engine *e, const struct ft_model_p2p_chunking *ch
 
 /* A PXN proxy's GPU index + 1 fits struct pk_flow pxn (5 bits). */
 _Static_assert(FT_SPEC_MAX_GPUS < 31, "struct pk_flow pxn holds a GPU index + 1 in 5 bits");
+_Static_assert(FT_SPEC_MAX_NICS < 63, "struct pk_flow nic holds a NIC index + 1 in 6 bits");
 
 /* The PXN proxy of a send from @a to @b among the job's GPUs of @a's node (@comm by node
  * id, @ncomm of them: ft__sim_comm_gpus_by_node()): ft__sim_pxn_proxy_in(), as NCCL

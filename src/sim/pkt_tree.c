@@ -498,6 +498,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 			return 1;
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
+		c->nic = ft__sim_flow_nic(rb->e->topo, &fl, c->src, c->dst) == UINT32_MAX ? 0 : fl.nic;
 		ft__pk_cut(c, fl.bytes, 1, ch);
 		if (tb->heads || tb->collnet) { /* NCCL's pipeline's chunks */
 			c->loops = c->nmsg = tb->msgs;
@@ -1349,7 +1350,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 			rt = rf = PK_NONE; /* (a new record: the generations would wrap) */
 		gen = rf == PK_NONE ? 0 : gen;
 	}
-	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst,
+	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst, c->nic,
 	                     c->qp0 + m % c->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
 		return (int)t;

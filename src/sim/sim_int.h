@@ -418,6 +418,15 @@ uint32_t ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum f
 int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
                       const struct ft_sim_op *op, const struct ft_sched_flow *fl, uint32_t *a,
                       uint32_t *b, struct ft_error *err) FT_MUST_CHECK;
+/*
+ * The NIC vertex by which schedule flow @fl from GPU vertex @a to vertex @b leaves its node
+ * where the flow names one (struct ft_sched_flow nic) and its ends talk over the network:
+ * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's or
+ * tree's sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
+ * add_channel_flow()); UINT32_MAX otherwise.
+ */
+uint32_t ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,
+                          uint32_t b);
 /* The largest start offset of @sc's flows, ns (0: every flow starts with its phase). */
 uint32_t ft__sim_max_start_ns(const struct ft_schedule *sc);
 /*
@@ -523,6 +532,16 @@ uint32_t ft__sim_comm_gpus(const struct ft_topo *t, const uint32_t *rank_gpu, ui
 uint32_t *ft__sim_comm_gpus_by_node(const struct ft_topo *t, const uint32_t *rank_gpu,
                                     uint32_t nranks, uint32_t *nnodes);
 uint32_t ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v);
+/*
+ * The GPU vertex whose NIC @nic_v is, as NCCL's topology gives a NIC its local GPU
+ * (ft_model_pxn_proxy() over the node's GPUs); UINT32_MAX when none. A flow that leaves by
+ * another GPU's NIC (ft__sim_flow_nic()) takes that GPU's route from the NIC on, hashed as
+ * that GPU's connection, as the PXN relay through it did: the fabric sees the same QP.
+ */
+uint32_t ft__sim_nic_gpu(const struct ft_topo *t, uint32_t nic_v);
+/* Cut @from_gpu (a route from the NIC's GPU) to its part from NIC @nic_v on, its latency
+ * with it; -1 (left whole) when it does not cross the NIC. */
+int ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *t);
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs a connection between two GPUs spreads its QPs over (node.c), for both engines. */

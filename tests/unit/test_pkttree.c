@@ -750,8 +750,9 @@ test_sendrecv_pxn_c2c_release(void **state)
  * NCCL_PXN_C2C only decides how the bytes reach that NIC): on two GB200 NVL72 racks
  * (gb200-nvl72:36, one NCCL node of 72 ranks per rack, 18 trays of 4) at 2.27.7, 2.28.3
  * and the newest, every flow between the racks leaves on its destination's rail (the same
- * tray and GPU in the other rack), and a channel's last rank reaches that rail through a
- * relay leg: 4 channels of an all-reduce ring cross the racks twice each.
+ * tray and GPU in the other rack): from the rail's own GPU, or from another GPU of the tray
+ * through the rail's NIC that it names (a ring's last rank, test_ring_c2c_nic_by_release()),
+ * or through a relay leg over NVLink (a tree's ranks other than its first).
  */
 static void
 test_ring_tree_rail_any_release(void **state)
@@ -795,11 +796,187 @@ test_ring_tree_rail_any_release(void **state)
 					if (fl->src / 72 == fl->dst / 72)
 						continue;
 					cross++;
-					assert_int_equal(fl->src % 72, fl->dst % 72);
+					/* out of the sender's tray by the NIC it names, else its
+					 * GPU's own (GPU g of a tray on NIC g) */
+					assert_int_equal(fl->src % 72 / 4, fl->dst % 72 / 4);
+					assert_int_equal(fl->nic ? fl->nic - 1u : fl->src % 4,
+					                 fl->dst % 4);
 				}
 			}
 			assert_true(cross > 0);
-			assert_true(relays > 0);
+			/* a ring's last rank sits on its NIC's CPU: no relay; a tree's other
+			 * ranks reach its first rank's NIC over NVLink */
+			assert_true(algos[k] == FT_ALGO_RING ? relays == 0 : relays > 0);
+			ft_schedule_release(&out);
+		}
+		ft_schedule_release(&s);
+	}
+}
+
+/*
+ * A ring's channel leaves a DGX H100 node as NCCL's search and paths send it (NVIDIA/nccl
+ * src/graph/search.cc ncclTopoCompute(), ncclTopoSearchRecGpu(); paths.cc
+ * ncclTopoComputePaths(), the PXN step; v2.21.5-1 to v2.28.3-1). On whole nodes channel c
+ * on rail r = c enters at GPU r and leaves from its neighbour r ^ 1 under NIC r's own PCIe
+ * switch (PATH_PIX, the search's first path type): through NIC r over the switch, one flow
+ * naming NIC r (nic r + 1), no NVLink leg. A job on GPUs 0, 2, 4, 6 has no rank under the
+ * NIC's switch but GPU r: channel r leaves from the rank before, across the CPUs from NIC r
+ * (beyond PATH_PXN), and PXN relays it over NVLink through GPU r, which sends from its own
+ * NIC. At 2.21.5, 2.27.7 and the newest.
+ */
+static void
+test_ring_leaves_by_pcie_or_pxn(void **state)
+{
+	static const uint32_t versions[] = { 22105, 22707, 0 };
+	static const uint32_t even[4] = { 0, 2, 4, 6 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	uint32_t i, job;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	for (job = 0; job < 2; job++) {
+		uint32_t ppn = job ? 4 : 8;
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 2 * ppn,
+			                  .ranks_per_node = ppn,
+			                  .bytes = 1u << 24 };
+		struct ft_schedule s;
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(versions); i++) {
+			struct ft_schedule out;
+			uint32_t p, f, named[8] = { 0 }, relayed[8] = { 0 }, r;
+
+			assert_int_equal(ft__sim_channelize(&s, ppn, 0, ppn, 8, job ? even : NULL,
+			                                    ft_spec_node_at(&spec, 0), versions[i],
+			                                    false, NULL, &out),
+			                 0);
+			for (p = 0; p < out.phases.len; p++) {
+				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
+
+				for (f = 0; f < ph->nflows; f++) {
+					const struct ft_sched_flow *fl =
+					        ft_vec_at(&out.flows, ph->first_flow + f);
+					const struct ft_sched_flow *leg;
+					uint32_t g = job ? even[fl->src % ppn] : fl->src % ppn;
+
+					if (fl->src / ppn == fl->dst / ppn)
+						continue;
+					/* the receiver: rail r's GPU */
+					r = job ? even[fl->dst % ppn] : fl->dst % ppn;
+					if (fl->relay) {
+						leg = ft_vec_at(&out.flows, ph->first_flow + f - 1);
+						assert_int_equal(leg->dst, fl->src);
+						g = job ? even[leg->src % ppn] : leg->src % ppn;
+						assert_int_not_equal(g / 2, r / 2);
+						assert_int_equal(fl->nic, 0);
+						relayed[r]++;
+					} else {
+						assert_int_equal(g, r ^ 1);
+						assert_int_equal(fl->nic, 1 + r);
+						named[r]++;
+					}
+				}
+			}
+			for (r = 0; r < 8; r++) {
+				bool used = !job || r % 2 == 0;
+
+				assert_true(!job ? named[r] > 0 : named[r] == 0);
+				assert_true(job && used ? relayed[r] > 0 : relayed[r] == 0);
+			}
+			ft_schedule_release(&out);
+		}
+		ft_schedule_release(&s);
+	}
+}
+
+/*
+ * Before v2.28.3-1 a GB200 ring's bytes reach their channel's NIC over C2C and the CPUs
+ * where the channel's last GPU is not on the NIC's CPU (NVIDIA/nccl src/graph/paths.cc
+ * ncclTopoComputePaths(): NCCL_PXN_C2C 0 in v2.27, so the proxy's PATH_P2C is beyond
+ * pxnType PATH_PXB and no PXN step is added). Two GB200 NVL72 racks (gb200-nvl72:36, trays
+ * of 4: GPUs and NICs 0-1 on Grace 0, 2-3 on Grace 1). On whole trays (72 ranks a rack, 4
+ * channels) channel c leaves from GPU c ^ 1 on NIC c's own CPU (PATH_P2C, the search's
+ * first type): through NIC c by C2C at every release, nic c + 1, no relay. A job on GPUs 0
+ * and 2 of each tray (36 ranks a rack, 2 channels): channel 1 on tray 0's NIC 2 leaves from
+ * GPU 0 on Grace 0, by its own path over C2C and both CPUs at 2.27.7 (nic 3) and through
+ * GPU 2 over NVLink from 2.28.3 (NCCL_PXN_C2C 1).
+ */
+static void
+test_ring_c2c_nic_by_release(void **state)
+{
+	static const uint32_t versions[] = { 22707, 22803, 0 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	uint32_t i, job, gpus[36];
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+	for (i = 0; i < 36; i++)
+		gpus[i] = 2 * (i % 2);
+	for (job = 0; job < 2; job++) {
+		uint32_t ppn = job ? 36 : 72, tray = job ? 2 : 4, nch = job ? 2 : 4;
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = FT_ALGO_RING,
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 2 * ppn,
+			                  .ranks_per_node = ppn,
+			                  .bytes = 1u << 24 };
+		struct ft_schedule s;
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		for (i = 0; i < FT_ARRAY_SIZE(versions); i++) {
+			bool c2c = versions[i] == 22707; /* the bytes over C2C and the CPUs */
+			struct ft_schedule out;
+			uint32_t p, f, own[4] = { 0 }, relayed = 0, c2c_sends = 0;
+
+			assert_int_equal(ft__sim_channelize(&s, nch, 0, ppn, tray, job ? gpus : NULL,
+			                                    ft_spec_node_at(&spec, 0), versions[i],
+			                                    false, NULL, &out),
+			                 0);
+			for (p = 0; p < out.phases.len; p++) {
+				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
+
+				for (f = 0; f < ph->nflows; f++) {
+					const struct ft_sched_flow *fl =
+					        ft_vec_at(&out.flows, ph->first_flow + f);
+					uint32_t g = fl->src % ppn, d = fl->dst % ppn;
+
+					if (fl->src / ppn == fl->dst / ppn || fl->src >= ppn ||
+					    g >= tray)
+						continue;
+					if (!job) {
+						/* whole trays: from GPU c ^ 1 through NIC c */
+						assert_false(fl->relay);
+						assert_int_equal(g, d ^ 1);
+						assert_int_equal(fl->nic, d + 1);
+						own[d]++;
+					} else if (fl->relay && g == 1) {
+						/* through GPU 2, from GPU 0 over NVLink */
+						const struct ft_sched_flow *leg = ft_vec_at(
+						        &out.flows, ph->first_flow + f - 1);
+
+						assert_int_equal(leg->src % ppn, 0);
+						assert_int_equal(fl->nic, 0);
+						relayed++;
+					} else if (!fl->relay && g == 0 && d == 1) {
+						/* GPU 0 out of NIC 2 by its own path */
+						assert_int_equal(fl->nic, 3);
+						c2c_sends++;
+					}
+				}
+			}
+			if (!job)
+				for (uint32_t c = 0; c < 4; c++)
+					assert_true(own[c] > 0);
+			else
+				assert_true(c2c ? c2c_sends > 0 && relayed == 0 :
+				                  c2c_sends == 0 && relayed > 0);
 			ft_schedule_release(&out);
 		}
 		ft_schedule_release(&s);
@@ -2533,11 +2710,15 @@ test_forced_rails_on_uneven_nodes(void **state)
 				if (x == y)
 					continue;
 				for (i = 0; i < 2; i++) {
+					/* the NIC: a sender's named one (from under its PCIe
+					 * switch), else its GPU's (DGX GPU g on NIC g) */
 					r = i ? fl.dst : fl.src;
 					if ((i ? y : x) == 0)
-						dgx[r] += (double)fl.bytes;
+						dgx[!i && fl.nic ? fl.nic - 1u : r] += (double)fl.bytes;
 					else /* two GPUs a NIC */
-						small[(i ? y : x) - 1][(r - first[i ? y : x]) / 2] +=
+						small[(i ? y : x) - 1]
+						     [!i && fl.nic ? fl.nic - 1u :
+						                     (r - first[i ? y : x]) / 2] +=
 						        (double)fl.bytes;
 				}
 			}
@@ -2551,7 +2732,9 @@ test_forced_rails_on_uneven_nodes(void **state)
 			/* graph 2: rails 0 and 1 six channels each, others idle. Graph 0: channel
 			 * c enters the DGX on its own rail c mod 8 (rails 0-3 two channels, 4-7
 			 * one) and leaves on the next node's rail c mod 2, through that rail's
-			 * GPU (PXN), so of the 24 crossings rails 0 and 1 carry 2 + 6 each,
+			 * NIC (by PXN over its GPU, or from the channel's last GPU where it
+			 * sits under that NIC's switch), so of the 24 crossings rails 0 and 1
+			 * carry 2 + 6 each,
 			 * rails 2 and 3 two, rails 4 to 7 one. */
 			static const double share[2][8] = { { 12, 12, 0, 0, 0, 0, 0, 0 },
 				                            { 8, 8, 2, 2, 1, 1, 1, 1 } };
@@ -2582,6 +2765,8 @@ main(void)
 		cmocka_unit_test(test_sendrecv_pxn_disable),
 		cmocka_unit_test(test_sendrecv_pxn_c2c_release),
 		cmocka_unit_test(test_ring_tree_rail_any_release),
+		cmocka_unit_test(test_ring_leaves_by_pcie_or_pxn),
+		cmocka_unit_test(test_ring_c2c_nic_by_release),
 		cmocka_unit_test(test_tree_chunk_sizes),
 		cmocka_unit_test(test_tree_one_domain_one_node),
 		cmocka_unit_test(test_nvls_tree_closed_form),

@@ -1813,12 +1813,12 @@ test_ring_closed_form_topo(void **state)
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 8,
 	                 nvlink / 18);
 	/* The default channels (one per NIC) stand for the graph's 18, no cap of their own:
-	 * every GPU sends one flow over PCIe to its NIC, and over NVLink six ring flows plus
-	 * a proxied one (PXN) for its own channel and one it forwards for the channel whose
-	 * last rank it is not: eight flows share the GPU's NVLink (370.8/8 GB/s), just
-	 * below the PCIe rate (48 GB/s). */
+	 * every GPU sends one flow over PCIe through the NIC under its own switch (channel r
+	 * leaves from GPU r ^ 1 through NIC r, as NCCL's ring search at PATH_PIX ends it,
+	 * nccl.c channel_last()) and seven ring flows over NVLink, no PXN relay: the PCIe
+	 * rate (48 GB/s) binds, below NVLink's 370.8/7 GB/s. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 0,
-	                 FT_MIN(48e9, nvlink / 8));
+	                 FT_MIN(48e9, nvlink / 7));
 }
 
 static void
@@ -2279,7 +2279,8 @@ test_qp_failure_report(void **state)
 	assert_int_equal(jget(f, "status", FT_JV_NUMBER)->num, 12);
 	assert_string_equal(jget(f, "name", FT_JV_STRING)->str, "IBV_WC_RETRY_EXC_ERR");
 	assert_int_equal(jget(f, "qp", FT_JV_NUMBER)->num, 0);
-	assert_string_equal(jget(f, "src", FT_JV_STRING)->str, "n0.gpu3");
+	/* (ring channel 3 leaves from GPU 2, under NIC 3's own PCIe switch, by NIC 3) */
+	assert_string_equal(jget(f, "src", FT_JV_STRING)->str, "n0.gpu2");
 	assert_string_equal(jget(f, "dst", FT_JV_STRING)->str, "n1.gpu3");
 	assert_string_equal(jget(f, "nic", FT_JV_STRING)->str, "n0.nic3");
 	assert_string_equal(jget(f, "link_down", FT_JV_STRING)->str, "leaf3 -> n1.nic3");
@@ -2299,7 +2300,7 @@ test_qp_failure_report(void **state)
 	assert_true(jget(jget(doc, "flows", FT_JV_OBJECT), "count", FT_JV_NUMBER)->num > 0);
 	ft_strbuf_init(&txt);
 	ft_sim_report_text(&rep, true, &txt);
-	assert_non_null(strstr(txt.buf, "failed: QP 0 from n0.gpu3 (by n0.nic3) to n1.gpu3 at "));
+	assert_non_null(strstr(txt.buf, "failed: QP 0 from n0.gpu2 (by n0.nic3) to n1.gpu3 at "));
 	assert_non_null(strstr(txt.buf, "link leaf3 -> n1.nic3 is down"));
 	assert_non_null(strstr(txt.buf, "  failed  "));
 	ft_strbuf_release(&txt);
@@ -3458,6 +3459,88 @@ flow_a2a_run(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
 	ft_flow_engine.destroy(e);
 	ft_schedule_release(&s);
 	return ms;
+}
+
+/*
+ * A flow that names its NIC (struct ft_sched_flow nic: a ring's last rank under another
+ * GPU's NIC's PCIe switch, nccl.c add_channel_flow()) leaves by that NIC over its own PCIe
+ * path in the flow, packet and ideal engines alike (ft__sim_flow_nic()). Two DGX H100 (GPU g
+ * and NIC g on PCIe switch g / 2): 4 MiB from node 0's GPU 0 to node 1's GPU 1 naming NIC 1
+ * crosses GPU 0's link into its switch, the switch's link into NIC 1 and NIC 1's port, the
+ * whole payload on each at least, and no NVLink link and nothing on NIC 0's port; without a
+ * name it leaves by NIC 0 and NIC 1's port carries nothing.
+ */
+static void
+test_flow_leaves_by_named_nic(void **state)
+{
+	const struct ft_engine_ops *engines[3] = { &ft_flow_engine, &ft_packet_engine,
+		                                   &ft_ideal_engine };
+	const uint64_t bytes = 4u << 20;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	uint32_t ends[2], nic0, nic1, sw = UINT32_MAX, first, count, i;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	ends[0] = ft_topo_gpu(t, 0, 0);
+	ends[1] = ft_topo_gpu(t, 1, 1);
+	nic0 = ft_topo_nic(t, 0, 0);
+	nic1 = ft_topo_nic(t, 0, 1);
+	ft_topo_out_links(t, ends[0], &first, &count);
+	for (i = first; i < first + count; i++)
+		if (ft_topo_link(t, i)->kind == FT_L_PCIE)
+			sw = ft_topo_link(t, i)->dst;
+	assert_int_equal(ft_topo_vertex(t, sw)->kind, FT_V_PCIE_SWITCH);
+	for (int k = 0; k < 3; k++) {
+		for (int named = 0; named < 2; named++) {
+			struct ft_sched_flow fl = { .src = 0,
+				                    .dst = 1,
+				                    .bytes = bytes,
+				                    .nic = (uint8_t)(named ? 2 : 0) };
+			struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
+			struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
+			struct ft_engine *e = NULL;
+			struct ft_sim_counters c;
+			struct ft_schedule s;
+			struct ft_sim_cfg cfg;
+			double nvlink = 0, port[2] = { 0, 0 };
+
+			ft_schedule_init(&s);
+			s.op = FT_OP_SENDRECV;
+			s.algo = FT_ALGO_DIRECT;
+			s.nranks = 2;
+			s.ranks_per_node = 1;
+			s.proto_eff = 1;
+			s.bytes = bytes;
+			assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
+			assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+			op.sched = &s;
+			ft_sim_cfg_init(&cfg);
+			assert_int_equal(engines[k]->create(t, &cfg, &e, &err), 0);
+			if (engines[k]->submit(e, &op, &err) < 0 || engines[k]->run(e, 0, &err) != 0)
+				fail_msg("engine %d: %s", k, err.msg);
+			assert_int_equal(engines[k]->counters(e, &c, &err), 0);
+			for (uint32_t l = 0; l < c.nlinks; l++) {
+				const struct ft_link *lk = ft_topo_link(t, l);
+
+				if (lk->kind == FT_L_NVLINK)
+					nvlink += c.link_bytes[l];
+				if (lk->kind == FT_L_HOST && (lk->src == nic0 || lk->src == nic1))
+					port[lk->src == nic1] += c.link_bytes[l];
+			}
+			assert_true(nvlink == 0);
+			assert_true(port[!named] == 0);
+			assert_true(port[named] >= (double)bytes);
+			assert_true(link_bytes_between(t, &c, ends[0], sw) >= (double)bytes);
+			if (named)
+				assert_true(link_bytes_between(t, &c, sw, nic1) >= (double)bytes);
+			engines[k]->destroy(e);
+			ft_schedule_release(&s);
+		}
+	}
+	ft_topo_free(t);
 }
 
 /*
@@ -4974,6 +5057,7 @@ main(void)
 		cmocka_unit_test(test_ends_leaving_little_room),
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_pxn_proxy_routes),
+		cmocka_unit_test(test_flow_leaves_by_named_nic),
 		cmocka_unit_test(test_pxn_adaptive_flow),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
