@@ -10,11 +10,19 @@
 # 256 B read 1.32 before the first line's bytes went into the head's block:
 # MIN=8 MAX=1024 RUNS=5, load 13-16, 256 B 1.32 -> 0.93, 512 B 0.75 -> 0.55,
 # 1 KiB 0.87 -> 0.71, 8-128 B 0.91-0.94 -> 0.92-0.94 (docs/internals/bench-log.md).
-# With the quit flags off the tail's line, MIN=8 MAX=2048 against the build
-# before, 6 alternated runs, load 22: p50 after / before 0.72-0.80 at 8-32 B,
-# 0.89-0.94 at 64 B-2 KiB; after / Open MPI 0.81-0.95 at 16-32 B and
-# 512 B-1 KiB, 1.05-1.10 at 8 B and 2 KiB, 1.19-1.24 at 64-256 B; at load 12
-# (the host's fast state) after / before 0.93-0.97 (64 B 1.02).
+# BEFORE=<binary>: a previous build as well, each run in the rotation
+# before, this build, Open MPI; this build, Open MPI, before; Open MPI,
+# before, this build; and per size the before p50s with the medians of
+# per-run ratios this / before and before / Open MPI (RUNS=6 gives each
+# order twice). The quit flags off the tail's line were measured in that
+# rotation, run by hand (pt2pt_lat -b 8 -e 2048 -f 2 -n 2000 -w 100 of
+# each build, bench/mpi_pt2pt.c), as MIN=8 MAX=2048 RUNS=6 with BEFORE
+# would run it; at a load of 22, p50 this / before 0.72-0.80 at 8-32 B,
+# 0.89-0.97 at 64 B-2 KiB (1.01 at 1 KiB once), this / Open MPI 0.81-0.95
+# at 16-32 B (16 B in one sitting of two) and 512 B-1 KiB, 1.10 at 8 B
+# (one sitting), 1.05-1.10 at 2 KiB, 1.19-1.24 at 64-256 B; at a load of
+# 12 (the host's fast state) this / before 0.93-0.97 (64 B 1.02)
+# (docs/internals/bench-log.md).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -31,33 +39,64 @@ case $factor in
 4) mpimin=-$min ;;
 *) echo "FACTOR must be 2 or 4"; exit 2 ;;
 esac
+before=${BEFORE:-}
+# fab NAME RUN BINARY: BINARY's runs in $tmp/NAME.RUN
 fab() {
-	"$fabtune" bench pt2pt_lat --np 2 --transport shm -b "$min" -e "$max" -f "$factor" -n "$iters" \
-		-w 100 --json >"$tmp/fab.$1" 2>/dev/null
+	"$3" bench pt2pt_lat --np 2 --transport shm -b "$min" -e "$max" -f "$factor" -n "$iters" \
+		-w 100 --json >"$tmp/$1.$2" 2>/dev/null
 }
 bare() {
 	mpirun -np 2 --mca btl self,vader "$tmp/mpi_pt2pt" lat "$mpimin" "$max" "$iters" 100 1 \
 		>"$tmp/mpi.$1" 2>/dev/null
 }
+# val NAME RUN SIZE Q: the pQ (us) of run RUN of NAME (fab, old or mpi) at SIZE bytes
+val() {
+	if [ "$1" = mpi ]; then
+		awk -v s="$3" -v c="$([ "$4" = 50 ] && echo 2 || echo 3)" '$1 == s { print $c }' "$tmp/mpi.$2"
+	else
+		json_row_field "$3" "lat_p${4}_us" <"$tmp/$1.$2"
+	fi
+}
+# over the runs at SIZE, pQ: med NAME SIZE Q, the median; permed A B SIZE Q, of A / B a run
+med() { for r in $(seq "$runs"); do val "$1" "$r" "$2" "$3"; done | median; }
+permed() {
+	for r in $(seq "$runs"); do
+		ratio "$(val "$1" "$r" "$3" "$4")" "$(val "$2" "$r" "$3" "$4")"
+		echo
+	done | median
+}
+if [ -n "$before" ] && ! [ -x "$before" ]; then
+	echo "BEFORE: $before is not an executable file"
+	exit 2
+fi
 hog_start
 for r in $(seq "$runs"); do
-	if [ $((r % 2)) = 1 ]; then bare "$r"; fab "$r"; else fab "$r"; bare "$r"; fi
+	if [ -n "$before" ]; then
+		case $((r % 3)) in
+		1) fab old "$r" "$before"; fab fab "$r" "$fabtune"; bare "$r" ;;
+		2) fab fab "$r" "$fabtune"; bare "$r"; fab old "$r" "$before" ;;
+		0) bare "$r"; fab old "$r" "$before"; fab fab "$r" "$fabtune" ;;
+		esac
+	elif [ $((r % 2)) = 1 ]; then
+		bare "$r"; fab fab "$r" "$fabtune"
+	else
+		fab fab "$r" "$fabtune"; bare "$r"
+	fi
 done
 hog_stop
 echo "# shm latency, one way (us); hog: ${HOG:-0}; runs: $runs; host load: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -z "$before" ] || echo "# before: $before"
 size=$min
 while [ "$size" -le "$max" ]; do
 	for q in 50 99; do
-		col=$([ "$q" = 50 ] && echo 2 || echo 3)
-		f=$(for r in $(seq "$runs"); do json_row_field "$size" "lat_p${q}_us" <"$tmp/fab.$r"; done | median)
-		m=$(cat "$tmp"/mpi.* | awk -v s="$size" -v c="$col" '$1 == s { print $c }' | median)
-		pr=$(for r in $(seq "$runs"); do
-			ratio "$(json_row_field "$size" "lat_p${q}_us" <"$tmp/fab.$r")" \
-				"$(awk -v s="$size" -v c="$col" '$1 == s { print $c }' "$tmp/mpi.$r")"
-			echo
-		done | median)
+		f=$(med fab "$size" "$q")
+		m=$(med mpi "$size" "$q")
 		printf "shm %8d B p%s  fabtune %9.2f us  MPI %9.2f us  ratio %s  (median of per-run ratios %s)\n" \
-			"$size" "$q" "$f" "$m" "$(ratio "$f" "$m")" "$pr"
+			"$size" "$q" "$f" "$m" "$(ratio "$f" "$m")" "$(permed fab mpi "$size" "$q")"
+		[ -z "$before" ] && continue
+		printf "shm %8d B p%s  before  %9.2f us  this / before %s  before / MPI %s  (medians of per-run ratios)\n" \
+			"$size" "$q" "$(med old "$size" "$q")" "$(permed fab old "$size" "$q")" \
+			"$(permed old mpi "$size" "$q")"
 	done
 	size=$((size * factor))
 done

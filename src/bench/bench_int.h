@@ -613,7 +613,8 @@ void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t 
  */
 struct ft__shm_ring_lines {
 	size_t head, inl_tag, inl_first, inl_last, tail, cma_done, share, share_dst, share_done;
-	size_t quit, rquit, header;
+	size_t quit, rquit;
+	size_t nlines; /* lines in a ring's header */
 };
 void ft__shm_ring_lines(struct ft__shm_ring_lines *out);
 /* shm: the copy messages of @len bytes to @peer took since @before (ft__shm_copies), named */

@@ -110,11 +110,16 @@ struct ring {
 	 * The two flags of a side that gave up, in a line of their own that
 	 * nothing else writes: a rank waiting for a message reads both on
 	 * every empty poll (move_recvs: this ring's quit, and the rquit of
-	 * its ring to the peer), and a line that the peer also writes for
-	 * every message (the tail, as rquit's once was) came back to the
-	 * waiting rank's cache on each poll and had to be taken from it again
-	 * by the peer's next publication of its tail, a cache-line transfer
-	 * each way of every round trip (ft__shm_ring_lines).
+	 * its ring to the peer). rquit used to sit in the tail's line, which
+	 * the peer writes for every message it takes, and quit in
+	 * share_done's, which either rank adds to during a single copy. By
+	 * the layout, a line the peer writes for every message comes back to
+	 * the waiting rank's cache on each poll and must be taken from it
+	 * again by the peer's next publication of its tail, a cache-line
+	 * transfer each way of every round trip; that is argued, not
+	 * counted (no cache counters were at hand), and the p50 it moved is
+	 * in docs/internals/bench-log.md (ft__shm_ring_lines, and the
+	 * assertions below the struct).
 	 *
 	 * quit: set by the sender when it gave up on messages to the receiver
 	 * (shm_abandon): the single copies it described may point into freed
@@ -128,6 +133,13 @@ struct ring {
 	/* data follows */
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
+/* a side's flags share no line with the tail, nor with the head's block */
+#define RING_LINE(f) (offsetof(struct ring, f) / CACHELINE)
+_Static_assert(RING_LINE(quit) != RING_LINE(tail) && RING_LINE(rquit) != RING_LINE(tail),
+               "quit flags off the tail's line");
+_Static_assert(RING_LINE(quit) > (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE &&
+                   RING_LINE(rquit) > (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE,
+               "quit flags off the head's block");
 
 /* ring copies are published in pieces this large (sender and receiver overlap) */
 #define SHM_CHUNK (16 * 1024) /* 64 KiB and 256 KiB chunks measured slower */
@@ -1063,7 +1075,7 @@ ft__shm_ring_lines(struct ft__shm_ring_lines *out)
 	out->share_done = offsetof(struct ring, share_done) / CACHELINE;
 	out->quit = offsetof(struct ring, quit) / CACHELINE;
 	out->rquit = offsetof(struct ring, rquit) / CACHELINE;
-	out->header = sizeof(struct ring) / CACHELINE;
+	out->nlines = sizeof(struct ring) / CACHELINE;
 }
 
 /*

@@ -4032,7 +4032,7 @@ test_shm_quit_line(void **state)
 	assert_int_equal(l.inl_tag, 0);
 	assert_int_equal(l.inl_last, 2);
 	assert_int_equal(l.tail, 3);
-	assert_true(l.quit < l.header && l.rquit < l.header);
+	assert_true(l.quit < l.nlines && l.rquit < l.nlines);
 }
 
 /*
