@@ -1491,6 +1491,8 @@ pp_gather_held(struct pk_engine *e)
 	int ok = mine != NULL, all = 0;
 
 	if (e->part->rank == 0 && ok) {
+		/* (a second run on this engine gathers afresh) */
+		ft_free(e->part->held);
 		e->part->held = ft_calloc(nf + 1, 1);
 		ok = e->part->held != NULL;
 	}
@@ -1519,6 +1521,7 @@ pp_gather_ops(struct pk_engine *e)
 {
 	size_t n = e->ops.len, k = 7 * n + 1;
 	uint64_t *mine = ft_calloc(k, sizeof(uint64_t)), *tot = ft_calloc(k, sizeof(uint64_t));
+	int rc;
 
 	if (!mine || !tot) {
 		ft_free(mine);
@@ -1534,10 +1537,10 @@ pp_gather_ops(struct pk_engine *e)
 	}
 	MPI_Reduce(mine, tot, (int)(7 * n), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	ft_free(mine);
-	mine = NULL;
-	if (pp_gather_held(e) < 0) {
+	rc = pp_gather_held(e);
+	if (rc < 0) {
 		ft_free(tot);
-		return FT_ENOMEM;
+		return rc;
 	}
 	for (size_t i = 0; i < n && e->part->rank == 0; i++) {
 		struct ft_sim_op_counters *o = &e->op_acc[i];
@@ -1546,7 +1549,6 @@ pp_gather_ops(struct pk_engine *e)
 		o->nflows = t[0], o->npackets = t[1], o->ndrops = t[2], o->nretx = t[3];
 		o->necn = t[4], o->ncnp = t[5], o->bytes = t[6];
 	}
-	ft_free(mine);
 	ft_free(tot);
 	return 0;
 }
@@ -1937,14 +1939,15 @@ pp_gather(struct pk_engine *e)
 	}
 	ft__pk_tcp_counters(e, tcp_ctr); /* (each connection's, on its sender's rank) */
 	MPI_Reduce(sums, tot, (int)FT_ARRAY_SIZE(sums), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	if (pp_gather_ops(e) < 0) {
+	rc = pp_gather_ops(e);
+	if (rc < 0) {
 		ft_free(bp);
 		ft_free(bc);
 		ft_free(bb);
 		ft_free(bsw);
 		ft_free(bq);
 		ft_free(bqb);
-		return FT_ENOMEM;
+		return rc;
 	}
 	MPI_Reduce(e->ntrace ? &pp->t_last_ps : &e->now_ps, &now, 1, MPI_UINT64_T, MPI_MAX, 0,
 	           MPI_COMM_WORLD);
