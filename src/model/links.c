@@ -731,28 +731,206 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
 	return false;
 }
 
+/* The leaves of a rail-optimized fat-tree as both spine counts read them. */
+struct spine_geo {
+	uint32_t down, up; /* a leaf's ports to the nodes and to the spines */
+	uint32_t npu;      /* nodes a scalable unit (nodes_per_leaf()) */
+	uint32_t R;        /* NICs (rails) a node */
+	double link;       /* the fabric link's payload rate */
+};
+
 /*
- * The flows on a leaf's busiest up-link of @up, @load flows on each by D-mod-K: as counted
- * under D-mod-K; under ECMP the expected busiest of the k flows hashed onto the up links,
- * k / up + sqrt(2 (k / up) ln up) (balls into bins, the heavily loaded case: Raab and
- * Steger, RANDOM 1998; kb ROCE-ECMP; diag/rules_switch.c reads uplink counters by the same
- * bound), at least one flow and at most k; under adaptive routing, which puts each flow on
- * the least loaded link, ceil(k / up).
+ * @g from @spec's fabric; false where no spine count applies: no rail-optimized fat-tree,
+ * one node, or more than one NIC a GPU (send_nic() knows one NIC a GPU; the flow engine
+ * spreads a GPU's queue pairs over its NICs, which the count does not follow).
  */
-static double
-busiest_uplink(enum ft_routing routing, const double *load, uint32_t up)
+static bool
+spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+          struct spine_geo *g)
+{
+	const struct ft_fabric_spec *f = &spec->fabric;
+
+	g->R = spec->node.nnics;
+	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || l->nnodes < 2 || g->R == 0 ||
+	    g->R > FT_SPEC_MAX_NICS || l->gpu_nics > 1)
+		return false;
+	ft_spec_leaf_ports(f, &g->down, &g->up);
+	g->npu = nodes_per_leaf(spec, &g->up);
+	if (g->down == 0 || g->up == 0 || g->up > 1024)
+		return false;
+	g->link = f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps;
+	return g->link > 0;
+}
+
+/*
+ * The up-links the spine counts load, leaf by leaf: under D-mod-K the busiest link as
+ * counted; under adaptive routing, which puts each flow on the least loaded link,
+ * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random, and
+ * the job waits for the busiest link of all its leaves: the expected maximum
+ * (uplinks_ecmp_max()).
+ */
+struct uplinks {
+	enum ft_routing routing;
+	uint32_t up;
+	double hot;   /* D-mod-K, adaptive: the busiest link's flows so far */
+	double *k;    /* ECMP: each leaf's flows up */
+	uint32_t n, cap;
+	bool nomem;
+};
+
+static void
+uplinks_add(struct uplinks *u, const double *load)
 {
 	double k = 0, hot = 0;
 
-	for (uint32_t i = 0; i < up; i++) {
+	for (uint32_t i = 0; i < u->up; i++) {
 		k += load[i];
 		hot = FT_MAX(hot, load[i]);
 	}
-	if (k == 0 || routing == FT_ROUTING_DMODK)
-		return hot;
-	if (routing == FT_ROUTING_ECMP)
-		return FT_MIN(k, FT_MAX(1.0, k / up + sqrt(2.0 * (k / up) * log((double)up))));
-	return ceil(k / up);
+	if (k == 0)
+		return;
+	if (u->routing == FT_ROUTING_DMODK) {
+		u->hot = FT_MAX(u->hot, hot);
+	} else if (u->routing != FT_ROUTING_ECMP) {
+		u->hot = FT_MAX(u->hot, ceil(k / u->up));
+	} else {
+		if (u->n == u->cap) {
+			uint32_t cap = u->cap ? 2 * u->cap : 64;
+			double *p = ft_malloc(sizeof(*p) * cap);
+
+			if (!p) {
+				u->nomem = true;
+				return;
+			}
+			if (u->n)
+				memcpy(p, u->k, sizeof(*p) * u->n);
+			ft_free(u->k);
+			u->k = p;
+			u->cap = cap;
+		}
+		u->k[u->n++] = k;
+	}
+}
+
+/*
+ * P(max <= t) for t = 0 .. k into @F (k + 1 entries) of k flows hashed uniformly onto @up
+ * links. Exact while it is cheap: the multinomial count k! / up^k [x^k] (sum_{i<=t} x^i /
+ * i!)^up, by a product of the truncated series link by link; else the links taken as
+ * independent, each Binomial(k, 1 / up), which is a little low for the max (the links'
+ * counts are negatively associated: 8 flows on 4 links 3.28 for the exact 3.54, 100 on 16
+ * 10.83 for 11.02; off by less as k / up grows).
+ */
+static int
+ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
+{
+	double lp = log(1.0 / up), lq = log1p(-1.0 / up);
+	uint32_t t, s, b, i;
+
+	if (up == 1) {
+		for (t = 0; t <= k; t++)
+			F[t] = t >= k ? 1.0 : 0.0;
+		return 0;
+	}
+	if (k <= 150 && (double)up * k * k * k <= 3e7) {
+		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g = h + k + 1, invf[151];
+
+		if (!h)
+			return -1;
+		invf[0] = 1.0;
+		for (i = 1; i <= k; i++)
+			invf[i] = invf[i - 1] / i;
+		for (t = 0; t < k; t++) {
+			memset(h, 0, sizeof(*h) * (k + 1));
+			h[0] = 1.0;
+			for (b = 0; b < up; b++) {
+				for (s = 0; s <= k; s++) {
+					double v = 0;
+
+					for (i = 0; i <= FT_MIN(t, s); i++)
+						v += h[s - i] * invf[i];
+					g[s] = v;
+				}
+				memcpy(h, g, sizeof(*h) * (k + 1));
+			}
+			F[t] = FT_MIN(1.0, h[k] * exp(lgamma(k + 1.0) - k * log((double)up)));
+		}
+		F[k] = 1.0;
+		ft_free(h);
+		return 0;
+	}
+	/* independent binomials: the tail from the top for F near 1 */
+	{
+		double sf = 0;
+
+		F[k] = 1.0;
+		for (t = k; t-- > 0;) {
+			sf += exp(lgamma(k + 1.0) - lgamma(t + 2.0) - lgamma((double)(k - t)) +
+			          (t + 1) * lp + (k - t - 1) * lq);
+			F[t] = exp(up * log1p(-FT_MIN(sf, 1.0)));
+		}
+	}
+	return 0;
+}
+
+/*
+ * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
+ * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
+ * Negative where memory runs out.
+ */
+static double
+uplinks_ecmp_max(const struct uplinks *u)
+{
+	uint32_t kmax = 0, i, j, t;
+	double *F, *logp, e = 0;
+
+	for (i = 0; i < u->n; i++)
+		kmax = FT_MAX(kmax, (uint32_t)u->k[i]);
+	F = ft_malloc(sizeof(*F) * (kmax + 1));
+	logp = ft_calloc(kmax + 1, sizeof(*logp));
+	if (!F || !logp) {
+		ft_free(F);
+		ft_free(logp);
+		return -1;
+	}
+	for (i = 0; i < u->n; i++) {
+		uint32_t k = (uint32_t)u->k[i], cnt = 0;
+
+		if (k == 0)
+			continue;
+		for (j = i; j < u->n; j++)
+			if ((uint32_t)u->k[j] == k) {
+				cnt++;
+				if (j > i)
+					u->k[j] = 0; /* counted with leaf i */
+			}
+		if (ecmp_leaf_cdf(k, u->up, F) < 0) {
+			e = -1;
+			break;
+		}
+		for (t = 0; t < k; t++)
+			logp[t] += F[t] > 0 ? cnt * log(F[t]) : -INFINITY;
+	}
+	if (e == 0)
+		for (t = 0; t < kmax; t++)
+			e += -expm1(logp[t]);
+	ft_free(F);
+	ft_free(logp);
+	return e;
+}
+
+/* The busiest up-link's flows of @u (0: none loaded; negative: out of memory). */
+static double
+uplinks_hot(struct uplinks *u)
+{
+	double hot = u->hot;
+
+	if (u->nomem)
+		hot = -1;
+	else if (u->routing == FT_ROUTING_ECMP && u->n)
+		hot = uplinks_ecmp_max(u);
+	ft_free(u->k);
+	u->k = NULL;
+	return hot;
 }
 
 /*
@@ -768,27 +946,28 @@ busiest_uplink(enum ft_routing routing, const double *load, uint32_t up)
  * by the up-link the fabric's routing gives them:
  * D-mod-K (IB-SM, topo/route.c dmodk_pick()) sends a flow up link (leaf' x down + port')
  * mod up of the destination NIC's leaf' and port'; ECMP and adaptive routing spread them
- * (busiest_uplink()).
+ * (struct uplinks).
  * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
  * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
- * busiest up-link's, the least over the leaves, at most 1. The spine's down-links and a
- * third tier are not counted.
+ * busiest up-link's of the job, at most 1. The spine's down-links and a third tier are not
+ * counted.
  */
 static double
 spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 {
-	const struct ft_fabric_spec *f = &spec->fabric;
 	const struct ft_node_spec *n = &spec->node;
-	uint32_t down = 0, up = 0, dom = FT_MAX(l->domain_nodes, 1u), R = n->nnics;
-	uint32_t T, tppn, npu, units, u, j, h, m, g;
-	double load[1024], link, t_nic, best = 1.0;
+	uint32_t dom = FT_MAX(l->domain_nodes, 1u);
+	uint32_t T, tppn, npu, units, u, j, h, m, g, R, down, up;
+	struct spine_geo geo;
+	struct uplinks ul = { .routing = spec->fabric.routing };
+	double load[1024], t_nic, hot;
 
-	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || l->nnodes < 2 || R == 0 ||
-	    R > FT_SPEC_MAX_NICS || !(l->inter_Bps > 0) || l->ppn % dom != 0)
+	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
 		return 1.0;
-	ft_spec_leaf_ports(f, &down, &up);
-	if (down == 0 || up == 0 || up > FT_ARRAY_SIZE(load))
-		return 1.0;
+	R = geo.R;
+	down = geo.down;
+	up = ul.up = geo.up;
+	npu = geo.npu;
 	T = l->nnodes * dom; /* nodes (trays) */
 	tppn = FT_MIN(l->ppn / dom, n->ngpus);
 	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
@@ -796,9 +975,7 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 	for (g = 0; g < tppn; g++)
 		if (n->gpu_nic[g] >= R)
 			return 1.0;
-	npu = FT_MAX(FT_MIN(f->nodes_per_unit ? f->nodes_per_unit : down, down), 1u);
 	units = (T + npu - 1) / npu;
-	link = (f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps);
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
 	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
 	for (u = 0; u < units; u++) {
@@ -806,8 +983,6 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 
 		for (j = 0; j < R; j++) {
 			uint32_t leaf = u * R + j;
-			double hot;
-
 			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
 
 			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
@@ -840,12 +1015,11 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
 				}
 			}
-			hot = busiest_uplink(f->routing, load, up);
-			if (hot > 0)
-				best = FT_MIN(best, t_nic / (hot / link));
+			uplinks_add(&ul, load);
 		}
 	}
-	return best;
+	hot = uplinks_hot(&ul);
+	return hot > 0 ? FT_MIN(1.0, t_nic / (hot / geo.link)) : 1.0;
 }
 
 /*
@@ -854,43 +1028,40 @@ spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
  * s + 1 (the last node to the first), one flow each, from the NIC send_nic() gives it to
  * local rank 0's; a flow that changes leaves goes up the link its routing gives it
  * (spine_factor()). Each NIC carries one flow: the share is the fabric link's rate over
- * the NIC's times the busiest up-link's flows, at most 1.
+ * the NIC's times the busiest up-link's flows of the job, at most 1.
  */
 static double
 sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
 {
-	const struct ft_fabric_spec *f = &spec->fabric;
 	const struct ft_node_spec *n = &spec->node;
-	uint32_t down = 0, up = 0, R = n->nnics, T = l->nnodes, npu, units, js, jd, u, s;
-	double load[1024], link, hot, best = 1.0;
+	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
+	struct spine_geo geo;
+	struct uplinks ul = { .routing = spec->fabric.routing };
+	double load[1024], hot;
 
-	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || T < 2 || R == 0 ||
-	    R > FT_SPEC_MAX_NICS || l->domain_nodes > 1 || l->gpu_nics > 1 || l->ppn == 0 ||
+	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
 	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
 		return 1.0;
-	ft_spec_leaf_ports(f, &down, &up);
-	if (down == 0 || up == 0 || up > FT_ARRAY_SIZE(load))
-		return 1.0;
+	R = geo.R;
+	npu = geo.npu;
+	ul.up = geo.up;
 	js = send_nic(n, l, l->ppn - 1, 0);
 	jd = n->gpu_nic[0];
 	if (js >= R || jd >= R)
 		return 1.0;
-	npu = FT_MAX(FT_MIN(f->nodes_per_unit ? f->nodes_per_unit : down, down), 1u);
 	units = (T + npu - 1) / npu;
-	link = (f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps);
 	for (u = 0; u < units; u++) {
-		memset(load, 0, sizeof(load[0]) * up);
+		memset(load, 0, sizeof(load[0]) * geo.up);
 		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
 			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
 
 			if (dl != u * R + js)
-				load[((uint64_t)dl * down + m % npu) % up] += 1.0;
+				load[((uint64_t)dl * geo.down + m % npu) % geo.up] += 1.0;
 		}
-		hot = busiest_uplink(f->routing, load, up);
-		if (hot > 0)
-			best = FT_MIN(best, link / (l->nic_Bps * hot));
+		uplinks_add(&ul, load);
 	}
-	return best;
+	hot = uplinks_hot(&ul);
+	return hot > 0 ? FT_MIN(1.0, geo.link / (l->nic_Bps * hot)) : 1.0;
 }
 
 /*
@@ -1236,7 +1407,7 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	struct ft_model_buffs bu;
@@ -1331,7 +1502,8 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls_chunk_set =
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
-	if (rc == 0) {
+	/* the spine counts only where the op reads them (a direct all-to-all, a send/recv) */
+	if (rc == 0 && spine) {
 		l->a2a_spine_factor = spine_factor(spec, l);
 		l->sr_spine_factor = sr_spine_factor(spec, l);
 	}
@@ -1524,7 +1696,7 @@ job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
  */
 static int
 links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
@@ -1534,7 +1706,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	int rc;
 
 	if (spec->ngroups < 2) {
-		rc = links_get_one(spec, ngpus, nnodes, ppn, version, l, err);
+		rc = links_get_one(spec, ngpus, nnodes, ppn, version, spine, l, err);
 		l->ppn_min = l->ppn_max = l->ppn;
 		return rc;
 	}
@@ -1546,7 +1718,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
 		rc = first_nodes(spec, ngpus, nnodes, one, err);
 		if (rc == 0)
-			rc = links_get_all(one, 0, 0, 0, version, l, err);
+			rc = links_get_all(one, 0, 0, 0, version, spine, l, err);
 		ft_free(one);
 		return rc;
 	}
@@ -1555,9 +1727,9 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
 		one->node = spec->groups[i].node;
 		gn = one->node.ngpus;
-		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version,
+		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version, spine,
 		                           i ? &g : l, err) :
-		             links_get_one(one, ngpus, nnodes, ppn, version, i ? &g : l, err);
+		             links_get_one(one, ngpus, nnodes, ppn, version, spine, i ? &g : l, err);
 		if (rc < 0) {
 			ft_free(one);
 			return rc;
@@ -1637,10 +1809,10 @@ links_at_release(struct ft_model_links *l, uint32_t version)
 
 int
 ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                       uint32_t ppn, uint32_t version, struct ft_model_links *l,
+                       uint32_t ppn, uint32_t version, bool spine, struct ft_model_links *l,
                        struct ft_error *err)
 {
-	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, l, err);
+	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, spine, l, err);
 
 	if (rc < 0)
 		return rc;
@@ -1653,5 +1825,5 @@ int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                    uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, l, err);
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, true, l, err);
 }
