@@ -858,16 +858,21 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 		ft_free(h);
 		return 0;
 	}
-	/* independent binomials: the tail from the top for F near 1 */
+	/* independent binomials: the tail from the top for F near 1; past 40 standard
+	 * deviations of the mean a link's count is out of reach of a double (F 0 or 1) */
 	{
-		double sf = 0;
+		double sf = 0, mu = (double)k / up, w = 40.0 * sqrt(mu * (1.0 - 1.0 / up)) + 10.0;
+		uint32_t lo = mu > w ? (uint32_t)(mu - w) : 0, hi = (uint32_t)FT_MIN(k, mu + w);
 
-		F[k] = 1.0;
-		for (t = k; t-- > 0;) {
+		for (t = hi; t <= k; t++)
+			F[t] = 1.0;
+		for (t = hi; t-- > lo;) {
 			sf += exp(lgamma(k + 1.0) - lgamma(t + 2.0) - lgamma((double)(k - t)) +
 			          (t + 1) * lp + (k - t - 1) * lq);
 			F[t] = exp(up * log1p(-FT_MIN(sf, 1.0)));
 		}
+		for (t = 0; t < lo; t++)
+			F[t] = 0.0;
 	}
 	return 0;
 }
