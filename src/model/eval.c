@@ -361,7 +361,8 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		return rc;
 	/* the query's release, else the one the spec's jobs run (`fabtune sim --nccl`) */
 	rc = ft__model_links_get_at(spec, q->ngpus, q->nnodes, q->ppn,
-	                            q->nccl_version ? q->nccl_version : spec->nccl_version, l, err);
+	                            q->nccl_version ? q->nccl_version : spec->nccl_version,
+	                            q->op == FT_OP_ALLTOALL || q->op == FT_OP_SENDRECV, l, err);
 	if (rc < 0)
 		return rc;
 	/* (after the release's channels: forcing scales the ring graph by the count, the
@@ -740,7 +741,7 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	/* from here on the pick's path: a direct all-to-all's crosses rails (algo_links()) */
 	{
 		struct ft_model_links buf;
-		const struct ft_model_links *al = algo_links(&l, q, best_a, true, &buf);
+		const struct ft_model_links *al = algo_links(&l, q, best_a, !q->tuner_only, &buf);
 
 		l.fabric_lat_s = al->fabric_lat_s;
 		/* the spine's share (links a2a_spine_factor): NCCL's tuner does not see it, the

@@ -629,8 +629,8 @@ ft_model_tree_efficiency(void)
 }
 
 /* Nodes whose NICs of one rail share a leaf switch (1 for a dragonfly router's share). */
-static uint32_t
-nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports)
+uint32_t
+ft__model_nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports)
 {
 	const struct ft_fabric_spec *f = &s->fabric;
 	uint32_t down = 0, up = 0, nics = FT_MAX(s->node.nnics, 1u), per;
@@ -692,7 +692,7 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 			l->a2a_factor = cap / demand;
 		return;
 	}
-	L = nodes_per_leaf(s, &up);
+	L = ft__model_nodes_per_leaf(s, &up);
 	if (L == UINT32_MAX || N <= L || up == 0)
 		return;
 	/* Per leaf switch: rail-optimized leaves see one NIC per node, plain leaves all of them. */
@@ -706,191 +706,6 @@ fabric_factors(const struct ft_cluster_spec *s, struct ft_model_links *l)
 		l->ring_tier_factor = cap / l->nic_Bps;
 	else if (f->kind != FT_FABRIC_RAIL_FAT_TREE && l->nrails * l->nic_Bps > cap)
 		l->ring_tier_factor = cap / (l->nrails * l->nic_Bps);
-}
-
-/* The NIC local rank @g's send to local rank @h of another node leaves by: the peer's rail
- * where PXN relays it (links pxn_relay), else the sender's own (node.gpu_nic). */
-static uint32_t
-send_nic(const struct ft_node_spec *n, const struct ft_model_links *l, uint32_t g, uint32_t h)
-{
-	uint32_t r = FT_MAX(l->rail_ppn, 1u);
-
-	if (l->pxn && ((l->pxn_relay[g % r] >> (h % r)) & 1u))
-		return n->gpu_nic[h];
-	return n->gpu_nic[g];
-}
-
-/* Whether some send between nodes leaves by its own NIC for a peer on another rail. */
-static bool
-sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, uint32_t tppn)
-{
-	for (uint32_t g = 0; g < tppn; g++)
-		for (uint32_t h = 0; h < tppn; h++)
-			if (send_nic(n, l, g, h) != n->gpu_nic[h])
-				return true;
-	return false;
-}
-
-/*
- * The flows on a leaf's busiest up-link of @up, @load flows on each by D-mod-K: as counted
- * under D-mod-K; under ECMP the expected busiest of the k flows hashed onto the up links,
- * k / up + sqrt(2 (k / up) ln up) (balls into bins, the heavily loaded case: Raab and
- * Steger, RANDOM 1998; kb ROCE-ECMP; diag/rules_switch.c reads uplink counters by the same
- * bound), at least one flow and at most k; under adaptive routing, which puts each flow on
- * the least loaded link, ceil(k / up).
- */
-static double
-busiest_uplink(enum ft_routing routing, const double *load, uint32_t up)
-{
-	double k = 0, hot = 0;
-
-	for (uint32_t i = 0; i < up; i++) {
-		k += load[i];
-		hot = FT_MAX(hot, load[i]);
-	}
-	if (k == 0 || routing == FT_ROUTING_DMODK)
-		return hot;
-	if (routing == FT_ROUTING_ECMP)
-		return FT_MIN(k, FT_MAX(1.0, k / up + sqrt(2.0 * (k / up) * log((double)up))));
-	return ceil(k / up);
-}
-
-/*
- * The spine's share of the direct all-to-all's NIC rate (links a2a_spine_factor) on a
- * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
- * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
- * goes leaf, spine, leaf; so does one on its rail to another scalable unit. The fabric is
- * topo/fattree.c's: NIC j of node m on leaf (m / u) x rails + j, port m mod u (u nodes a
- * unit); every leaf has `up` links to the spines (ft_spec_leaf_ports(), the
- * oversubscription).
- * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
- * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
- * by the up-link the fabric's routing gives them:
- * D-mod-K (IB-SM, topo/route.c dmodk_pick()) sends a flow up link (leaf' x down + port')
- * mod up of the destination NIC's leaf' and port'; ECMP and adaptive routing spread them
- * (busiest_uplink()).
- * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
- * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
- * busiest up-link's, the least over the leaves, at most 1. The spine's down-links and a
- * third tier are not counted.
- */
-static double
-spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
-{
-	const struct ft_fabric_spec *f = &spec->fabric;
-	const struct ft_node_spec *n = &spec->node;
-	uint32_t down = 0, up = 0, dom = FT_MAX(l->domain_nodes, 1u), R = n->nnics;
-	uint32_t T, tppn, npu, units, u, j, h, m, g;
-	double load[1024], link, t_nic, best = 1.0;
-
-	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || l->nnodes < 2 || R == 0 ||
-	    R > FT_SPEC_MAX_NICS || !(l->inter_Bps > 0) || l->ppn % dom != 0)
-		return 1.0;
-	ft_spec_leaf_ports(f, &down, &up);
-	if (down == 0 || up == 0 || up > FT_ARRAY_SIZE(load))
-		return 1.0;
-	T = l->nnodes * dom; /* nodes (trays) */
-	tppn = FT_MIN(l->ppn / dom, n->ngpus);
-	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
-		return 1.0;
-	for (g = 0; g < tppn; g++)
-		if (n->gpu_nic[g] >= R)
-			return 1.0;
-	npu = FT_MAX(FT_MIN(f->nodes_per_unit ? f->nodes_per_unit : down, down), 1u);
-	units = (T + npu - 1) / npu;
-	link = (f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps);
-	/* a node's NICs' time for its flows, in units of one flow's bytes */
-	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
-	for (u = 0; u < units; u++) {
-		uint32_t lo = u * npu, hi = FT_MIN(T, lo + npu);
-
-		for (j = 0; j < R; j++) {
-			uint32_t leaf = u * R + j;
-			double hot;
-
-			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
-
-			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
-			for (h = 0; h < tppn; h++)
-				for (g = 0; g < tppn; g++)
-					c[n->gpu_nic[h]] += send_nic(n, l, g, h) == j;
-			memset(load, 0, sizeof(load[0]) * up);
-			for (jd = 0; jd < R; jd++) {
-				uint32_t mu = 0, port = 0, d0 = 0, k = 0;
-
-				for (m = 0; c[jd] && m < T; m++, port++) {
-					uint32_t a, b;
-
-					if (port == npu) {
-						port = 0;
-						mu++;
-					}
-					if (m - d0 == dom)
-						d0 = m;
-					/* key (mu x R + jd) x down + port, mod up */
-					if (port == 0)
-						k = (uint32_t)((uint64_t)(mu * R + jd) * down % up);
-					else if (++k == up)
-						k = 0;
-					if (mu * R + jd == leaf)
-						continue; /* down the same leaf */
-					/* the unit's nodes outside m's node or NVLink domain */
-					a = FT_MAX(lo, d0);
-					b = FT_MIN(hi, d0 + dom);
-					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
-				}
-			}
-			hot = busiest_uplink(f->routing, load, up);
-			if (hot > 0)
-				best = FT_MIN(best, t_nic / (hot / link));
-		}
-	}
-	return best;
-}
-
-/*
- * The spine's share of a send/recv's NIC rate (links sr_spine_factor): rank i sends S to
- * rank i + 1, so between nodes the last local rank of node s sends to local rank 0 of node
- * s + 1 (the last node to the first), one flow each, from the NIC send_nic() gives it to
- * local rank 0's; a flow that changes leaves goes up the link its routing gives it
- * (spine_factor()). Each NIC carries one flow: the share is the fabric link's rate over
- * the NIC's times the busiest up-link's flows, at most 1.
- */
-static double
-sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
-{
-	const struct ft_fabric_spec *f = &spec->fabric;
-	const struct ft_node_spec *n = &spec->node;
-	uint32_t down = 0, up = 0, R = n->nnics, T = l->nnodes, npu, units, js, jd, u, s;
-	double load[1024], link, hot, best = 1.0;
-
-	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || T < 2 || R == 0 ||
-	    R > FT_SPEC_MAX_NICS || l->domain_nodes > 1 || l->gpu_nics > 1 || l->ppn == 0 ||
-	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
-		return 1.0;
-	ft_spec_leaf_ports(f, &down, &up);
-	if (down == 0 || up == 0 || up > FT_ARRAY_SIZE(load))
-		return 1.0;
-	js = send_nic(n, l, l->ppn - 1, 0);
-	jd = n->gpu_nic[0];
-	if (js >= R || jd >= R)
-		return 1.0;
-	npu = FT_MAX(FT_MIN(f->nodes_per_unit ? f->nodes_per_unit : down, down), 1u);
-	units = (T + npu - 1) / npu;
-	link = (f->link_Bps > 0 ? f->link_Bps * wire_efficiency(spec) : l->nic_Bps);
-	for (u = 0; u < units; u++) {
-		memset(load, 0, sizeof(load[0]) * up);
-		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
-			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
-
-			if (dl != u * R + js)
-				load[((uint64_t)dl * down + m % npu) % up] += 1.0;
-		}
-		hot = busiest_uplink(f->routing, load, up);
-		if (hot > 0)
-			best = FT_MIN(best, link / (l->nic_Bps * hot));
-	}
-	return best;
 }
 
 /*
@@ -915,7 +730,7 @@ fabric_latency(const struct ft_cluster_spec *s, uint32_t nnodes, bool cross_rail
 	case FT_FABRIC_RAIL_FAT_TREE:
 	case FT_FABRIC_MULTI_PLANE:
 		far = 2 * FT_MAX(f->tiers, 2u) - 1;
-		sw = nnodes > nodes_per_leaf(s, &up) ? far : 1;
+		sw = nnodes > ft__model_nodes_per_leaf(s, &up) ? far : 1;
 		if (cross_rail && f->kind == FT_FABRIC_RAIL_FAT_TREE)
 			sw = FT_MAX(sw, 3u);
 		break;
@@ -1236,7 +1051,7 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	struct ft_model_buffs bu;
@@ -1331,9 +1146,10 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls_chunk_set =
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
-	if (rc == 0) {
-		l->a2a_spine_factor = spine_factor(spec, l);
-		l->sr_spine_factor = sr_spine_factor(spec, l);
+	/* the spine counts only where the op reads them (a direct all-to-all, a send/recv) */
+	if (rc == 0 && spine) {
+		l->a2a_spine_factor = ft__model_spine_factor(spec, l);
+		l->sr_spine_factor = ft__model_sr_spine_factor(spec, l);
 	}
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
@@ -1524,7 +1340,7 @@ job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
  */
 static int
 links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
@@ -1534,7 +1350,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	int rc;
 
 	if (spec->ngroups < 2) {
-		rc = links_get_one(spec, ngpus, nnodes, ppn, version, l, err);
+		rc = links_get_one(spec, ngpus, nnodes, ppn, version, spine, l, err);
 		l->ppn_min = l->ppn_max = l->ppn;
 		return rc;
 	}
@@ -1546,7 +1362,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
 		rc = first_nodes(spec, ngpus, nnodes, one, err);
 		if (rc == 0)
-			rc = links_get_all(one, 0, 0, 0, version, l, err);
+			rc = links_get_all(one, 0, 0, 0, version, spine, l, err);
 		ft_free(one);
 		return rc;
 	}
@@ -1555,9 +1371,9 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	for (i = 0; i < spec->ngroups && i < FT_SPEC_MAX_GROUPS; i++) {
 		one->node = spec->groups[i].node;
 		gn = one->node.ngpus;
-		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version,
+		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version, spine,
 		                           i ? &g : l, err) :
-		             links_get_one(one, ngpus, nnodes, ppn, version, i ? &g : l, err);
+		             links_get_one(one, ngpus, nnodes, ppn, version, spine, i ? &g : l, err);
 		if (rc < 0) {
 			ft_free(one);
 			return rc;
@@ -1637,10 +1453,10 @@ links_at_release(struct ft_model_links *l, uint32_t version)
 
 int
 ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                       uint32_t ppn, uint32_t version, struct ft_model_links *l,
+                       uint32_t ppn, uint32_t version, bool spine, struct ft_model_links *l,
                        struct ft_error *err)
 {
-	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, l, err);
+	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, spine, l, err);
 
 	if (rc < 0)
 		return rc;
@@ -1653,5 +1469,5 @@ int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                    uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, l, err);
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, true, l, err);
 }

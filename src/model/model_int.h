@@ -57,10 +57,20 @@ uint32_t ft__model_net_graph(enum ft_model_arch arch, uint32_t version, double n
 /* @l's graph of release @version for one GPU a node (ft__model_net_graph()), and for one
  * NVLink domain of several trays (ft__model_intra_graph()); links.c. */
 void ft__model_net_channels(struct ft_model_links *l, uint32_t version);
+/* Nodes whose NICs of one rail share a leaf switch, and the leaf's up ports in
+ * @up_ports (links.c). */
+uint32_t ft__model_nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports);
+/* The spine's share of a direct all-to-all's and a send/recv's NIC rate where sends cross
+ * rails from their own NIC (links a2a_spine_factor, sr_spine_factor; spine.c). */
+double ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l);
+double ft__model_sr_spine_factor(const struct ft_cluster_spec *spec,
+                                 const struct ft_model_links *l);
 /* ft_model_links_get() at release @version (0: the newest) whatever @spec's: the model's
- * query takes its own release, else the spec's. */
+ * query takes its own release, else the spec's. @spine: count the leaves' up-links to the
+ * spine (a2a_spine_factor, sr_spine_factor; else 1), which only an all-to-all's and a
+ * send/recv's time read. */
 int ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
-                           uint32_t ppn, uint32_t version, struct ft_model_links *l,
+                           uint32_t ppn, uint32_t version, bool spine, struct ft_model_links *l,
                            struct ft_error *err);
 void ft__model_rack_channels(struct ft_model_links *l, uint32_t version);
 /* NCCL's ring graph in an NVLink domain with NICs to other domains: its channels, and a

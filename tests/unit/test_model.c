@@ -7879,21 +7879,28 @@ test_pxn_relay_c2c_by_release(void **state)
 	}
 }
 
-/* A direct all-to-all of @S bytes on @s, its time (not NCCL's tuner alone). */
+/* A direct all-to-all of @S bytes on @s: its time, or NCCL's tuner alone (@tuner_only). */
 static struct ft_model_result
-a2a_direct(const struct ft_cluster_spec *s, double S)
+a2a_direct_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
 
 	ft_model_query_init(&q, FT_OP_ALLTOALL, (uint64_t)S);
+	q.tuner_only = tuner_only;
 	q.force_algo = true;
 	q.algo = FT_ALGO_DIRECT;
 	q.force_proto = true;
 	q.proto = FT_PROTO_SIMPLE;
 	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
 	return r;
+}
+
+static struct ft_model_result
+a2a_direct(const struct ft_cluster_spec *s, double S)
+{
+	return a2a_direct_of(s, S, false);
 }
 
 /*
@@ -7905,9 +7912,14 @@ a2a_direct(const struct ft_cluster_spec *s, double S)
  * link under D-mod-K (destination port mod 4: two nodes a link) and adaptive routing
  * alike, against 56 on each NIC: the spine delivers 56 / 98 = 4/7 of the NICs' rate, and
  * the network term is time = bytes x cross share / spine capacity, 7/4 of the NICs' own.
- * ECMP's expected busiest link takes 98 + sqrt(2 x 98 x ln 4). At 1:1 (radix 16, 8 up)
- * the links carry 49 and the NICs bind; with PXN every cross-rail send goes through the
- * GPU of the peer's rail and stays on its leaf: nothing goes up.
+ * Under ECMP the 392 flows of each of the 8 leaves hash onto its 4 links: the job's
+ * busiest of the 32 links carries more than 98, less than the heavy-load bound
+ * 98 + sqrt(2 x 98 x ln 32). NCCL's tuner (--tuner-only) has no spine term. At 1:1
+ * (radix 16, 8 up) the links carry 49 and the NICs bind; with PXN every cross-rail send
+ * goes through the GPU of the peer's rail and stays on its leaf: nothing goes up. At 4:1
+ * on fabric links of 800 Gb/s over the NICs' 400 the network term is the busiest
+ * up-link's bytes at the link's rate: S / 64 x 196 / 100 GB/s (no headers: no link
+ * technology given).
  */
 static void
 test_alltoall_spine_cross_rail(void **state)
@@ -7935,18 +7947,19 @@ test_alltoall_spine_cross_rail(void **state)
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	s.node.nccl_pxn_disable = true;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
-	assert_rel(hot, 98.0, 1e-12);
 	assert_rel(l.a2a_spine_factor, 4.0 / 7.0, 1e-12);
 	assert_rel(l.a2a_spine_factor, f, 1e-12);
 	assert_rel(l.a2a_factor, 1.0, 1e-12); /* one unit: the leaves' own share is whole */
 	r = a2a_direct(&s, S);
 	assert_string_equal(r.bottleneck, "spine");
+	assert_string_not_equal(a2a_direct_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, f, 1e-12);
 	s.fabric.routing = FT_ROUTING_ECMP;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
-	assert_rel(l.a2a_spine_factor, off / (hot + sqrt(2 * hot * log(up))), 1e-12);
+	assert_true(l.a2a_spine_factor < f);
+	assert_true(l.a2a_spine_factor > off / (hot + sqrt(2 * hot * log(8 * up))));
 	/* 1:1: 8 up-links, 49 flows each, the NICs bind */
 	s.fabric.routing = FT_ROUTING_DMODK;
 	s.fabric.radix = 16;
@@ -7958,6 +7971,101 @@ test_alltoall_spine_cross_rail(void **state)
 	/* the network term: bytes x cross share / spine capacity, 7/4 of the NICs' */
 	assert_rel(r.bw_part_s, nic.bw_part_s / f, 1e-9);
 	assert_rel(r.bw_part_s, nic.bw_part_s * 7.0 / 4.0, 1e-9);
+	/* 4:1 (radix 10: 8 down, 2 up) on 800 Gb/s links: the busiest up-link's
+	 * 8 x 7/8 x 56 / 2 = 196 flows of S / 64 at 100 GB/s */
+	s.fabric.radix = 10;
+	s.fabric.oversubscription = 4;
+	s.fabric.link_Bps = 100e9;
+	ft_spec_leaf_ports(&s.fabric, &down, &upp);
+	assert_int_equal(upp, 2);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.nic_Bps, 50e9, 1e-12);
+	assert_rel(l.a2a_spine_factor, off * 100e9 / (50e9 * (L * (R - 1) / R * off / 2)), 1e-12);
+	r = a2a_direct(&s, S);
+	assert_string_equal(r.bottleneck, "spine");
+	assert_rel(r.bw_part_s,
+	           S / 64 * (L * (R - 1) / R * off / 2) / 100e9 / ft_proto_efficiency(FT_PROTO_SIMPLE),
+	           1e-9);
+}
+
+/* E[max] of @k flows each hashed onto one of 2 links, over @leaves leaves hashing
+ * independently: P(a leaf's busier link <= t) = sum_{i = k - t}^{t} C(k, i) / 2^k. */
+static double
+ecmp_max_two_links(uint32_t k, uint32_t leaves)
+{
+	double e = 0;
+
+	for (uint32_t t = 0; t < k; t++) {
+		double p = 0, c = 1; /* C(k, i) */
+
+		for (uint32_t i = 0; i <= k; i++) {
+			if (i + t >= k && i <= t)
+				p += c;
+			c = c * (k - i) / (i + 1);
+		}
+		e += 1 - pow(p / pow(2, k), leaves);
+	}
+	return e;
+}
+
+/*
+ * ECMP on two Hopper nodes of 8 NICs, one unit of radix-4 leaves at 1:1 (2 down, 2 up),
+ * PXN off: leaf j holds NIC j of both nodes, and each node's GPU j sends to the other
+ * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links; the job waits
+ * for the busiest of all 16 links (8 leaves). The NICs' time is 8 flows over 8 NICs' rate,
+ * a link's its flows at one NIC's (no fabric link rate given): the share is 8 over the
+ * expected busiest, which the test counts by the binomial sums of 2 links; a leaf's own
+ * busiest alone would leave the share higher. D-mod-K sends each destination node's flows
+ * up one link: 7, the NICs bind.
+ */
+static void
+test_alltoall_spine_ecmp_job_max(void **state)
+{
+	const double e = ecmp_max_two_links(14, 8), e1 = ecmp_max_two_links(14, 1);
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 2, 8, 400);
+	s.node.npcie_switches = 1;
+	s.node.nccl_pxn_disable = true;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 4,
+		                            .tiers = 2, .oversubscription = 1,
+		                            .routing = FT_ROUTING_ECMP };
+	assert_true(e > e1);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, 8.0 / e, 1e-9);
+	s.fabric.routing = FT_ROUTING_DMODK;
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+}
+
+/*
+ * A p5-like node: 8 Hopper GPUs, 32 NICs of 100 Gb/s, four a GPU, on a rail-optimized
+ * fat-tree of radix-64 leaves at 2:1, PXN off. The spine counts follow one NIC a GPU
+ * (the flow engine spreads a GPU's queue pairs over its four): they take no part, 1.
+ */
+static void
+test_spine_several_nics_a_gpu(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	hopper_spec(&s, 8, 32, 100);
+	s.node.nics_per_gpu = 4;
+	s.node.npcie_switches = 1;
+	s.node.nccl_pxn_disable = true;
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
+		                            .tiers = 2, .oversubscription = 2,
+		                            .routing = FT_ROUTING_DMODK };
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(l.gpu_nics, 4);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
+	assert_string_not_equal(a2a_direct(&s, 256u << 20).bottleneck, "spine");
 }
 
 /* A send/recv of @S bytes on @s; NCCL's tuner alone with @tuner_only. */
@@ -7974,12 +8082,30 @@ sendrecv_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
 	return r;
 }
 
+/* E[max] of 8 flows hashed onto 4 links, by enumerating the 4^8 ways (3.5380859375). */
+static double
+sr_ecmp_8_on_4(void)
+{
+	double sum = 0;
+
+	for (uint32_t w = 0; w < 1u << 16; w++) {
+		uint32_t c[4] = { 0 }, hot = 0;
+
+		for (uint32_t b = 0; b < 8; b++)
+			c[(w >> (2 * b)) & 3]++;
+		for (uint32_t i = 0; i < 4; i++)
+			hot = FT_MAX(hot, c[i]);
+		sum += hot;
+	}
+	return sum / (1u << 16);
+}
+
 /*
  * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
  * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
  * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
  * 2 flows a link, each at half a NIC's rate; ECMP's expected busiest of 8 on 4 links
- * 2 + sqrt(2 x 2 x ln 4), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * (counted over the 4^8 ways), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
  * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
  */
 static void
@@ -8007,7 +8133,7 @@ test_sendrecv_spine_cross_rail(void **state)
 	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ECMP;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
-	assert_rel(l.sr_spine_factor, 1.0 / (2 + sqrt(2 * 2 * log(4.0))), 1e-12);
+	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(), 1e-9);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
@@ -8047,6 +8173,7 @@ test_alltoall_spine_gb200_by_release(void **state)
 	assert_rel(l.nic_Bps, 48e9, 1e-12);
 	assert_rel(l.a2a_spine_factor, (72.0 / 48e9) / (114.0 / link), 1e-12);
 	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "spine");
+	assert_string_equal(a2a_direct_of(&spec, 64u << 20, true).bottleneck, "pcie");
 	spec.nccl_version = 22803;
 	assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
@@ -8345,6 +8472,8 @@ main(void)
 		cmocka_unit_test(test_pxn_relay_rule),
 		cmocka_unit_test(test_pxn_relay_c2c_by_release),
 		cmocka_unit_test(test_alltoall_spine_cross_rail),
+		cmocka_unit_test(test_alltoall_spine_ecmp_job_max),
+		cmocka_unit_test(test_spine_several_nics_a_gpu),
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
 		cmocka_unit_test(test_sendrecv_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model/spine.c - the leaves' up-links to the spine of a rail-optimized fat-tree under
+ * sends that cross rails from their own NIC (no PXN relay): the share of the NICs' rate
+ * they leave a direct all-to-all (links a2a_spine_factor) and a send/recv
+ * (sr_spine_factor). docs/internals/model.md, "the spine under sends that cross rails".
+ */
+#include "model_int.h"
+
+#include <fabtune/topo.h>
+
+#include <math.h>
+#include <string.h>
+
+/* The NIC local rank @g's send to local rank @h of another node leaves by: the peer's rail
+ * where PXN relays it (links pxn_relay), else the sender's own (node.gpu_nic). */
+static uint32_t
+send_nic(const struct ft_node_spec *n, const struct ft_model_links *l, uint32_t g, uint32_t h)
+{
+	uint32_t r = FT_MAX(l->rail_ppn, 1u);
+
+	if (l->pxn && ((l->pxn_relay[g % r] >> (h % r)) & 1u))
+		return n->gpu_nic[h];
+	return n->gpu_nic[g];
+}
+
+/* Whether some send between nodes leaves by its own NIC for a peer on another rail. */
+static bool
+sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, uint32_t tppn)
+{
+	for (uint32_t g = 0; g < tppn; g++)
+		for (uint32_t h = 0; h < tppn; h++)
+			if (send_nic(n, l, g, h) != n->gpu_nic[h])
+				return true;
+	return false;
+}
+
+/* The leaves of a rail-optimized fat-tree as both spine counts read them. */
+struct spine_geo {
+	uint32_t down, up; /* a leaf's ports to the nodes and to the spines */
+	uint32_t npu;      /* nodes a scalable unit (ft__model_nodes_per_leaf()) */
+	uint32_t R;        /* NICs (rails) a node */
+	double link;       /* the fabric link's payload rate */
+};
+
+/*
+ * @g from @spec's fabric; false where no spine count applies: no rail-optimized fat-tree,
+ * one node, or more than one NIC a GPU (send_nic() knows one NIC a GPU; the flow engine
+ * spreads a GPU's queue pairs over its NICs, which the count does not follow).
+ */
+static bool
+spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+          struct spine_geo *g)
+{
+	const struct ft_fabric_spec *f = &spec->fabric;
+
+	g->R = spec->node.nnics;
+	if (f->kind != FT_FABRIC_RAIL_FAT_TREE || f->radix == 0 || l->nnodes < 2 || g->R == 0 ||
+	    g->R > FT_SPEC_MAX_NICS || l->gpu_nics > 1)
+		return false;
+	ft_spec_leaf_ports(f, &g->down, &g->up);
+	g->npu = ft__model_nodes_per_leaf(spec, &g->up);
+	if (g->down == 0 || g->up == 0 || g->up > 1024)
+		return false;
+	g->link = f->link_Bps > 0 ? f->link_Bps * ft_model_link_efficiency(spec, FT_L_FABRIC) :
+	                            l->nic_Bps;
+	return g->link > 0;
+}
+
+/*
+ * The up-links the spine counts load, leaf by leaf: under D-mod-K the busiest link as
+ * counted; under adaptive routing, which puts each flow on the least loaded link,
+ * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random, and
+ * the job waits for the busiest link of all its leaves: the expected maximum
+ * (uplinks_ecmp_max()).
+ */
+struct uplinks {
+	enum ft_routing routing;
+	uint32_t up;
+	double hot;   /* D-mod-K, adaptive: the busiest link's flows so far */
+	double *k;    /* ECMP: each leaf's flows up */
+	uint32_t n, cap;
+	bool nomem;
+};
+
+static void
+uplinks_add(struct uplinks *u, const double *load)
+{
+	double k = 0, hot = 0;
+
+	for (uint32_t i = 0; i < u->up; i++) {
+		k += load[i];
+		hot = FT_MAX(hot, load[i]);
+	}
+	if (k == 0)
+		return;
+	if (u->routing == FT_ROUTING_DMODK) {
+		u->hot = FT_MAX(u->hot, hot);
+	} else if (u->routing != FT_ROUTING_ECMP) {
+		u->hot = FT_MAX(u->hot, ceil(k / u->up));
+	} else {
+		if (u->n == u->cap) {
+			uint32_t cap = u->cap ? 2 * u->cap : 64;
+			double *p = ft_malloc(sizeof(*p) * cap);
+
+			if (!p) {
+				u->nomem = true;
+				return;
+			}
+			if (u->n)
+				memcpy(p, u->k, sizeof(*p) * u->n);
+			ft_free(u->k);
+			u->k = p;
+			u->cap = cap;
+		}
+		u->k[u->n++] = k;
+	}
+}
+
+/*
+ * P(max <= t) for t = 0 .. k into @F (k + 1 entries) of k flows hashed uniformly onto @up
+ * links. Exact while it is cheap: the multinomial count k! / up^k [x^k] (sum_{i<=t} x^i /
+ * i!)^up, by a product of the truncated series link by link; else the links taken as
+ * independent, each Binomial(k, 1 / up), which is a little low for the max (the links'
+ * counts are negatively associated: 8 flows on 4 links 3.28 for the exact 3.54, 100 on 16
+ * 10.83 for 11.02; off by less as k / up grows).
+ */
+static int
+ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
+{
+	double lp = log(1.0 / up), lq = log1p(-1.0 / up);
+	uint32_t t, s, b, i;
+
+	if (up == 1) {
+		for (t = 0; t <= k; t++)
+			F[t] = t >= k ? 1.0 : 0.0;
+		return 0;
+	}
+	if (k <= 150 && (double)up * k * k * k <= 3e7) {
+		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g = h + k + 1, invf[151];
+
+		if (!h)
+			return -1;
+		invf[0] = 1.0;
+		for (i = 1; i <= k; i++)
+			invf[i] = invf[i - 1] / i;
+		for (t = 0; t < k; t++) {
+			memset(h, 0, sizeof(*h) * (k + 1));
+			h[0] = 1.0;
+			for (b = 0; b < up; b++) {
+				for (s = 0; s <= k; s++) {
+					double v = 0;
+
+					for (i = 0; i <= FT_MIN(t, s); i++)
+						v += h[s - i] * invf[i];
+					g[s] = v;
+				}
+				memcpy(h, g, sizeof(*h) * (k + 1));
+			}
+			F[t] = FT_MIN(1.0, h[k] * exp(lgamma(k + 1.0) - k * log((double)up)));
+		}
+		F[k] = 1.0;
+		ft_free(h);
+		return 0;
+	}
+	/* independent binomials: the tail from the top for F near 1; past 40 standard
+	 * deviations of the mean a link's count is out of reach of a double (F 0 or 1) */
+	{
+		double sf = 0, mu = (double)k / up, w = 40.0 * sqrt(mu * (1.0 - 1.0 / up)) + 10.0;
+		uint32_t lo = mu > w ? (uint32_t)(mu - w) : 0, hi = (uint32_t)FT_MIN(k, mu + w);
+
+		for (t = hi; t <= k; t++)
+			F[t] = 1.0;
+		for (t = hi; t-- > lo;) {
+			sf += exp(lgamma(k + 1.0) - lgamma(t + 2.0) - lgamma((double)(k - t)) +
+			          (t + 1) * lp + (k - t - 1) * lq);
+			F[t] = exp(up * log1p(-FT_MIN(sf, 1.0)));
+		}
+		for (t = 0; t < lo; t++)
+			F[t] = 0.0;
+	}
+	return 0;
+}
+
+/*
+ * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
+ * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
+ * Negative where memory runs out.
+ */
+static double
+uplinks_ecmp_max(const struct uplinks *u)
+{
+	uint32_t kmax = 0, i, j, t;
+	double *F, *logp, e = 0;
+
+	for (i = 0; i < u->n; i++)
+		kmax = FT_MAX(kmax, (uint32_t)u->k[i]);
+	F = ft_malloc(sizeof(*F) * (kmax + 1));
+	logp = ft_calloc(kmax + 1, sizeof(*logp));
+	if (!F || !logp) {
+		ft_free(F);
+		ft_free(logp);
+		return -1;
+	}
+	for (i = 0; i < u->n; i++) {
+		uint32_t k = (uint32_t)u->k[i], cnt = 0;
+
+		if (k == 0)
+			continue;
+		for (j = i; j < u->n; j++)
+			if ((uint32_t)u->k[j] == k) {
+				cnt++;
+				if (j > i)
+					u->k[j] = 0; /* counted with leaf i */
+			}
+		if (ecmp_leaf_cdf(k, u->up, F) < 0) {
+			e = -1;
+			break;
+		}
+		for (t = 0; t < k; t++)
+			logp[t] += F[t] > 0 ? cnt * log(F[t]) : -INFINITY;
+	}
+	if (e == 0)
+		for (t = 0; t < kmax; t++)
+			e += -expm1(logp[t]);
+	ft_free(F);
+	ft_free(logp);
+	return e;
+}
+
+/* The busiest up-link's flows of @u (0: none loaded; negative: out of memory). */
+static double
+uplinks_hot(struct uplinks *u)
+{
+	double hot = u->hot;
+
+	if (u->nomem)
+		hot = -1;
+	else if (u->routing == FT_ROUTING_ECMP && u->n)
+		hot = uplinks_ecmp_max(u);
+	ft_free(u->k);
+	u->k = NULL;
+	return hot;
+}
+
+/*
+ * The spine's share of the direct all-to-all's NIC rate (links a2a_spine_factor) on a
+ * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
+ * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
+ * goes leaf, spine, leaf; so does one on its rail to another scalable unit. The fabric is
+ * topo/fattree.c's: NIC j of node m on leaf (m / u) x rails + j, port m mod u (u nodes a
+ * unit); every leaf has `up` links to the spines (ft_spec_leaf_ports(), the
+ * oversubscription).
+ * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
+ * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
+ * by the up-link the fabric's routing gives them:
+ * D-mod-K (IB-SM, topo/route.c dmodk_pick()) sends a flow up link (leaf' x down + port')
+ * mod up of the destination NIC's leaf' and port'; ECMP and adaptive routing spread them
+ * (struct uplinks).
+ * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
+ * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
+ * busiest up-link's of the job, at most 1. The spine's down-links and a third tier are not
+ * counted.
+ */
+double
+ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
+{
+	const struct ft_node_spec *n = &spec->node;
+	uint32_t dom = FT_MAX(l->domain_nodes, 1u);
+	uint32_t T, tppn, npu, units, u, j, h, m, g, R, down, up;
+	struct spine_geo geo;
+	struct uplinks ul = { .routing = spec->fabric.routing };
+	double load[1024], t_nic, hot;
+
+	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
+		return 1.0;
+	R = geo.R;
+	down = geo.down;
+	up = ul.up = geo.up;
+	npu = geo.npu;
+	T = l->nnodes * dom; /* nodes (trays) */
+	tppn = FT_MIN(l->ppn / dom, n->ngpus);
+	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
+		return 1.0;
+	for (g = 0; g < tppn; g++)
+		if (n->gpu_nic[g] >= R)
+			return 1.0;
+	units = (T + npu - 1) / npu;
+	/* a node's NICs' time for its flows, in units of one flow's bytes */
+	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
+	for (u = 0; u < units; u++) {
+		uint32_t lo = u * npu, hi = FT_MIN(T, lo + npu);
+
+		for (j = 0; j < R; j++) {
+			uint32_t leaf = u * R + j;
+			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
+
+			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
+			for (h = 0; h < tppn; h++)
+				for (g = 0; g < tppn; g++)
+					c[n->gpu_nic[h]] += send_nic(n, l, g, h) == j;
+			memset(load, 0, sizeof(load[0]) * up);
+			for (jd = 0; jd < R; jd++) {
+				uint32_t mu = 0, port = 0, d0 = 0, k = 0;
+
+				for (m = 0; c[jd] && m < T; m++, port++) {
+					uint32_t a, b;
+
+					if (port == npu) {
+						port = 0;
+						mu++;
+					}
+					if (m - d0 == dom)
+						d0 = m;
+					/* key (mu x R + jd) x down + port, mod up */
+					if (port == 0)
+						k = (uint32_t)((uint64_t)(mu * R + jd) * down % up);
+					else if (++k == up)
+						k = 0;
+					if (mu * R + jd == leaf)
+						continue; /* down the same leaf */
+					/* the unit's nodes outside m's node or NVLink domain */
+					a = FT_MAX(lo, d0);
+					b = FT_MIN(hi, d0 + dom);
+					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
+				}
+			}
+			uplinks_add(&ul, load);
+		}
+	}
+	hot = uplinks_hot(&ul);
+	return hot > 0 ? FT_MIN(1.0, t_nic / (hot / geo.link)) : 1.0;
+}
+
+/*
+ * The spine's share of a send/recv's NIC rate (links sr_spine_factor): rank i sends S to
+ * rank i + 1, so between nodes the last local rank of node s sends to local rank 0 of node
+ * s + 1 (the last node to the first), one flow each, from the NIC send_nic() gives it to
+ * local rank 0's; a flow that changes leaves goes up the link its routing gives it
+ * (ft__model_spine_factor()). Each NIC carries one flow: the share is the fabric link's rate over
+ * the NIC's times the busiest up-link's flows of the job, at most 1.
+ */
+double
+ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
+{
+	const struct ft_node_spec *n = &spec->node;
+	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
+	struct spine_geo geo;
+	struct uplinks ul = { .routing = spec->fabric.routing };
+	double load[1024], hot;
+
+	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
+	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
+		return 1.0;
+	R = geo.R;
+	npu = geo.npu;
+	ul.up = geo.up;
+	js = send_nic(n, l, l->ppn - 1, 0);
+	jd = n->gpu_nic[0];
+	if (js >= R || jd >= R)
+		return 1.0;
+	units = (T + npu - 1) / npu;
+	for (u = 0; u < units; u++) {
+		memset(load, 0, sizeof(load[0]) * geo.up);
+		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
+			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
+
+			if (dl != u * R + js)
+				load[((uint64_t)dl * geo.down + m % npu) % geo.up] += 1.0;
+		}
+		uplinks_add(&ul, load);
+	}
+	hot = uplinks_hot(&ul);
+	return hot > 0 ? FT_MIN(1.0, geo.link / (l->nic_Bps * hot)) : 1.0;
+}
+
