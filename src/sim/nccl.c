@@ -364,12 +364,14 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 /*
  * The rank that ends a channel on rail @r entered at local rank @x, when the rail has no
  * other rank: the first other rank of the tray whose own path reaches the rail's NIC
- * (own_path()), else the rank before @x. NCCL's ring search starts at the closest path
- * type any GPU has to a NIC (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(): typeInter
- * from ncclTopoGetGpuMinPath(), PATH_PIX on a DGX, PATH_P2C on a GB200 tray from v2.27)
- * and takes a channel's last GPU only where its path back to the NIC is of that type
- * (ncclTopoSearchRecGpu() at backToNet, ncclTopoFollowPath() refusing a farther path);
- * it moves to farther types only where that finds no ring. So on a DGX H100 channel r
+ * (own_path()), else the rank before @x. NCCL's ring search starts typeInter at PATH_PIX
+ * (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(), v2.21.5-1 to v2.24.3-1), from
+ * v2.25.1-1 at the closest path any GPU has to a NIC (ncclTopoGetGpuMinPath(): PATH_PIX
+ * on a DGX, PATH_P2C on a GB200 tray from v2.27), and takes a channel's last GPU only
+ * where its path back to the NIC is within that type (ncclTopoSearchRecGpu() at
+ * backToNet, ncclTopoFollowPath() refusing a farther path). After a solution it still
+ * tries farther types up to PATH_PXN and keeps the better graph: a ring ending under its
+ * NIC's switch at the same bandwidth stays the one kept. So on a DGX H100 channel r
  * leaves from GPU r's neighbour under NIC r's own PCIe switch, through NIC r, no NVLink
  * relay, each GPU's PCIe carrying one channel out.
  */
@@ -540,7 +542,7 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * A flow between nodes travels on its destination's rail; a GPU that is not
  * the rail's proxy (another rail, or across the socket from the NIC) hands
  * its data over NVLink to the proxy first where NCCL admits that proxy
- * (pxn_relay(): under the NIC's own PCIe switch). A ring's or tree's sender
+ * (pxn_relay(): under the NIC's own PCIe switch). A ring's sender
  * under the NIC's own PCIe switch (own_path()), or one PXN does not admit
  * (a C2C GPU before v2.28.3-1), leaves by that NIC over its own PCIe or C2C
  * path instead (struct ft_sched_flow nic). On the far side the proxy
@@ -685,9 +687,11 @@ ring_paths(const struct ft_schedule *in)
  * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv
  * (NCCL_PXN_C2C admits its relay from v2.28.3-1, ft_model_pxn_relay()) and for a ring,
  * whose sender takes NCCL's path to its channel's NIC (add_channel_flow()); 0 (every
- * release alike) for a tree: NCCL's tree meets the network at its chain's first GPU, the
- * NIC's own (src/graph/search.cc ncclTopoSearchParams(): backToNet 0), so the maps' tree
- * edges from other ranks relay to it over NVLink, a chain's hop, at every release.
+ * release alike) for a tree: the maps' tree edges from other ranks relay to the rail's GPU
+ * over NVLink at every release. NCCL's balanced tree also sends from its second GPU by that
+ * GPU's own path (src/graph/search.cc ncclTopoSearchRecGpu(): step 0 sets the next
+ * backToNet to 1, v2.27.7-1), which the maps do not follow yet (docs/internals/sim.md,
+ * Limits).
  */
 static uint32_t
 relay_release(const struct ft_schedule *in, uint32_t version)

@@ -421,8 +421,8 @@ int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 /*
  * The NIC vertex by which schedule flow @fl from GPU vertex @a to vertex @b leaves its node
  * where the flow names one (struct ft_sched_flow nic) and its ends talk over the network:
- * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's or
- * tree's sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
+ * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's
+ * sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
  * add_channel_flow()); UINT32_MAX otherwise.
  */
 uint32_t ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,

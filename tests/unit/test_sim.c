@@ -1816,7 +1816,7 @@ test_ring_closed_form_topo(void **state)
 	 * every GPU sends one flow over PCIe through the NIC under its own switch (channel r
 	 * leaves from GPU r ^ 1 through NIC r, as NCCL's ring search at PATH_PIX ends it,
 	 * nccl.c channel_last()) and seven ring flows over NVLink, no PXN relay: the PCIe
-	 * rate (48 GB/s) binds, below NVLink's 370.8/7 GB/s. */
+	 * rate (48 GB/s) binds, below NVLink's 360/7 GB/s. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 0,
 	                 FT_MIN(48e9, nvlink / 7));
 }
