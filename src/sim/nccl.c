@@ -356,8 +356,8 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 	const struct ft_node_spec *n = m->node;
 	uint32_t gpu = local_gpu(m->gpus, m->tray_gpus, g), nic = r % FT_SPEC_MAX_NICS;
 
-	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS && nic < n->nnics &&
-	       n->nics_per_gpu <= 1 && (n->npcie_switches > 0 || ft_node_gpu_c2c(n)) &&
+	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS &&
+	       ft__sim_nic_own_reach(n, gpu, nic) &&
 	       n->gpu_pcie_switch[gpu] == n->nic_pcie_switch[nic];
 }
 
@@ -591,7 +591,9 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 		 * search on nodes of other shapes need not pick) */
 		bool own = own_path(ms, fl.src - bs, rail);
 		bool c2c = ps == UINT32_MAX && ft_node_gpu_c2c(ms->node) &&
-		           ms->node->nics_per_gpu <= 1 && rail % FT_SPEC_MAX_NICS < ms->node->nnics;
+		           ft__sim_nic_own_reach(ms->node,
+		                                 local_gpu(ms->gpus, ms->tray_gpus, fl.src - bs),
+		                                 rail % FT_SPEC_MAX_NICS);
 
 		if (own)
 			ps = UINT32_MAX;
@@ -858,20 +860,26 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
  * each local rank's GPU in its tray, alike on every node (NULL: in order).
  * Channel c runs the rails and order of channel c mod @graph (0: its own): the
  * channels ncclTopoPostset copies take their graph channel's NIC
- * (ncclTopoGetNetDev reads the graph at channelId mod nChannels).
+ * (ncclTopoGetNetDev reads the graph at channelId mod nChannels). @one_kind: every
+ * node of the job is of @node's kind (a ring's senders then take NCCL's paths).
  */
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                    uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                   uint32_t nccl_version, bool keep_order, const struct ft__sim_forced_trees *trees,
-                   struct ft_schedule *out)
+                   uint32_t nccl_version, bool keep_order, bool one_kind,
+                   const struct ft__sim_forced_trees *trees, struct ft_schedule *out)
 {
 	struct chan_map m;
+	/* NCCL's paths from @node's placement only where every node is of that kind: on
+	 * nodes of other kinds the map's own paths need not be theirs, so their rings keep
+	 * the relay rule of every release and the rank before the first as the last, as
+	 * nodes of other shapes do (ft__sim_channelize_uneven()) */
+	bool paths = ring_paths(in) && one_kind;
 	struct chan_set cs = { .maps = &m,
 		               .nmaps = 1,
 		               .ppn = ppn,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
-		               .ring = ring_paths(in),
+		               .ring = paths,
 		               .trees = trees };
 	int rc;
 
@@ -880,7 +888,9 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 	if (in->op == FT_OP_SENDRECV && node->nccl_pxn_disable)
 		cs.own_nics = true;
 	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
-	                   relay_release(in, nccl_version), chan_order_of(in, keep_order));
+	                   paths || in->op == FT_OP_SENDRECV ? relay_release(in, nccl_version) : 0,
+	                   !paths && ring_paths(in) && !keep_order ? CHAN_ROTATE :
+	                                                             chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);
