@@ -223,7 +223,7 @@ struct ft_sched_flow {
 	uint8_t net;
 	/*
 	 * 1 + the NIC of its source's node by which a flow between nodes leaves where that is
-	 * not its GPU's own (a ring's or tree's channel NIC that NCCL reaches from the GPU
+	 * not its GPU's own (a ring's channel NIC that NCCL reaches from the GPU
 	 * over its own PCIe switch, or over C2C and its CPU: sim/ add_channel_flow()); the
 	 * flow takes its GPU's path to that NIC, then the NIC's route. 0: its GPU's NIC.
 	 */

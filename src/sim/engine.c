@@ -86,13 +86,26 @@ ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uin
 
 	if (!fl->nic || v->kind != FT_V_GPU || !ft__sim_over_network(topo, a, b))
 		return UINT32_MAX;
-	/* the node's own placement: the NIC under the GPU's PCIe switch, or a C2C GPU's (a
-	 * map built for another node's shape names none here) */
+	/* the node's own placement (a map built for another node's shape names none here) */
 	n = ft__sim_node(topo, v->node);
-	if (k >= n->nnics || v->local >= FT_SPEC_MAX_GPUS ||
-	    (!ft_node_gpu_c2c(n) && n->gpu_pcie_switch[v->local] != n->nic_pcie_switch[k]))
+	if (!ft__sim_nic_own_reach(n, v->local, k))
 		return UINT32_MAX;
 	return ft_topo_nic(topo, v->node, k);
+}
+
+uint8_t
+ft__sim_flow_nic_id(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,
+                    uint32_t b)
+{
+	return ft__sim_flow_nic(topo, fl, a, b) == UINT32_MAX ? 0 : fl->nic;
+}
+
+bool
+ft__sim_nic_own_reach(const struct ft_node_spec *n, uint32_t gpu, uint32_t nic)
+{
+	return gpu < FT_SPEC_MAX_GPUS && nic < n->nnics && n->nics_per_gpu <= 1 &&
+	       (ft_node_gpu_c2c(n) ||
+	        (n->npcie_switches > 0 && n->gpu_pcie_switch[gpu] == n->nic_pcie_switch[nic]));
 }
 
 uint32_t

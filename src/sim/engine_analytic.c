@@ -90,12 +90,14 @@ an_flow(struct an_engine *ae, uint32_t a, uint32_t b, uint32_t nic, double wire,
 	if (rc < 0)
 		return rc;
 	if (nic != UINT32_MAX) {
-		/* from the NIC on, its GPU's route (ft__sim_nic_gpu()) */
+		/* from the NIC on, its GPU's route (ft__sim_nic_gpu()); where that GPU has none
+		 * through the NIC, the NIC's own, whose error is the one reported */
 		uint32_t g = ft__sim_nic_gpu(ae->topo, nic);
+		struct ft_error scratch = { 0 };
 		int k = -1;
 
 		if (g != UINT32_MAX &&
-		    ft__sim_route(ae->topo, &ae->cfg, g, b, 0, NULL, NULL, &leg, err) == 0)
+		    ft__sim_route(ae->topo, &ae->cfg, g, b, 0, NULL, NULL, &leg, &scratch) == 0)
 			k = ft__sim_nic_leg(&leg, nic, ae->topo);
 		if (k < 0) {
 			rc = ft__sim_route(ae->topo, &ae->cfg, nic, b, 0, NULL, NULL, &leg, err);

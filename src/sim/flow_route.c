@@ -546,27 +546,30 @@ ft__sim_flow_pxn_links(struct flow_engine *fe, uint32_t src, uint32_t via, uint3
 /*
  * The path of a flow that leaves its node by NIC @nic, not its GPU's own (ft__sim_flow_nic()):
  * @src's own path to the NIC (its PCIe switch, or C2C and its CPU), then, on the flow's QP,
- * the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu(): hashed as its connection).
+ * the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu(): hashed as its connection);
+ * where that GPU has none through the NIC, the NIC's own, whose error is the one reported
+ * (as the packet and analytic engines route it).
  */
 static int
 nic_links(struct flow_engine *fe, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
           uint32_t *links, uint32_t max, struct ft_error *err)
 {
-	uint32_t g = ft__sim_nic_gpu(fe->topo, nic), leg[64];
-	int n1, n2, k = -1;
+	uint32_t g = ft__sim_nic_gpu(fe->topo, nic);
+	int n1, n2;
 
 	n1 = ft__sim_flow_route_pair(fe, src, nic, qp, links, max, err);
 	if (n1 < 0)
 		return n1;
 	if (g != UINT32_MAX) {
-		n2 = ft__sim_flow_route_pair(fe, g, dst, qp, leg, FT_ARRAY_SIZE(leg), err);
-		if (n2 < 0)
-			return n2;
-		for (k = 0; k < n2 && ft_topo_link(fe->topo, leg[k])->src != nic; k++)
-			;
-		if (k < n2 && (uint32_t)(n1 + n2 - k) <= max) {
-			memcpy(links + n1, leg + k, (size_t)(n2 - k) * sizeof(uint32_t));
-			return n1 + n2 - k;
+		struct ft_error scratch = { 0 };
+		struct ft_path leg = { 0 };
+
+		n2 = ft__sim_flow_route_pair(fe, g, dst, qp, leg.links, FT_PATH_MAX, &scratch);
+		leg.nlinks = n2 > 0 ? (uint32_t)n2 : 0;
+		if (n2 >= 0 && ft__sim_nic_leg(&leg, nic, fe->topo) == 0 &&
+		    (uint32_t)n1 + leg.nlinks <= max) {
+			memcpy(links + n1, leg.links, leg.nlinks * sizeof(uint32_t));
+			return n1 + (int)leg.nlinks;
 		}
 	}
 	n2 = ft__sim_flow_route_pair(fe, nic, dst, qp, links + n1, max - (uint32_t)n1, err);

@@ -356,20 +356,22 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 	const struct ft_node_spec *n = m->node;
 	uint32_t gpu = local_gpu(m->gpus, m->tray_gpus, g), nic = r % FT_SPEC_MAX_NICS;
 
-	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS && nic < n->nnics &&
-	       n->nics_per_gpu <= 1 && (n->npcie_switches > 0 || ft_node_gpu_c2c(n)) &&
+	return g / m->tray_gpus == r / FT_SPEC_MAX_NICS &&
+	       ft__sim_nic_own_reach(n, gpu, nic) &&
 	       n->gpu_pcie_switch[gpu] == n->nic_pcie_switch[nic];
 }
 
 /*
  * The rank that ends a channel on rail @r entered at local rank @x, when the rail has no
  * other rank: the first other rank of the tray whose own path reaches the rail's NIC
- * (own_path()), else the rank before @x. NCCL's ring search starts at the closest path
- * type any GPU has to a NIC (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(): typeInter
- * from ncclTopoGetGpuMinPath(), PATH_PIX on a DGX, PATH_P2C on a GB200 tray from v2.27)
- * and takes a channel's last GPU only where its path back to the NIC is of that type
- * (ncclTopoSearchRecGpu() at backToNet, ncclTopoFollowPath() refusing a farther path);
- * it moves to farther types only where that finds no ring. So on a DGX H100 channel r
+ * (own_path()), else the rank before @x. NCCL's ring search starts typeInter at PATH_PIX
+ * (NVIDIA/nccl src/graph/search.cc ncclTopoCompute(), v2.21.5-1 to v2.24.3-1), from
+ * v2.25.1-1 at the closest path any GPU has to a NIC (ncclTopoGetGpuMinPath(): PATH_PIX
+ * on a DGX, PATH_P2C on a GB200 tray from v2.27), and takes a channel's last GPU only
+ * where its path back to the NIC is within that type (ncclTopoSearchRecGpu() at
+ * backToNet, ncclTopoFollowPath() refusing a farther path). After a solution it still
+ * tries farther types up to PATH_PXN and keeps the better graph: a ring ending under its
+ * NIC's switch at the same bandwidth stays the one kept. So on a DGX H100 channel r
  * leaves from GPU r's neighbour under NIC r's own PCIe switch, through NIC r, no NVLink
  * relay, each GPU's PCIe carrying one channel out.
  */
@@ -540,7 +542,7 @@ chan_place(const struct chan_set *cs, uint32_t c, uint32_t r, const struct chan_
  * A flow between nodes travels on its destination's rail; a GPU that is not
  * the rail's proxy (another rail, or across the socket from the NIC) hands
  * its data over NVLink to the proxy first where NCCL admits that proxy
- * (pxn_relay(): under the NIC's own PCIe switch). A ring's or tree's sender
+ * (pxn_relay(): under the NIC's own PCIe switch). A ring's sender
  * under the NIC's own PCIe switch (own_path()), or one PXN does not admit
  * (a C2C GPU before v2.28.3-1), leaves by that NIC over its own PCIe or C2C
  * path instead (struct ft_sched_flow nic). On the far side the proxy
@@ -589,7 +591,9 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 		 * search on nodes of other shapes need not pick) */
 		bool own = own_path(ms, fl.src - bs, rail);
 		bool c2c = ps == UINT32_MAX && ft_node_gpu_c2c(ms->node) &&
-		           ms->node->nics_per_gpu <= 1 && rail % FT_SPEC_MAX_NICS < ms->node->nnics;
+		           ft__sim_nic_own_reach(ms->node,
+		                                 local_gpu(ms->gpus, ms->tray_gpus, fl.src - bs),
+		                                 rail % FT_SPEC_MAX_NICS);
 
 		if (own)
 			ps = UINT32_MAX;
@@ -685,9 +689,11 @@ ring_paths(const struct ft_schedule *in)
  * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv
  * (NCCL_PXN_C2C admits its relay from v2.28.3-1, ft_model_pxn_relay()) and for a ring,
  * whose sender takes NCCL's path to its channel's NIC (add_channel_flow()); 0 (every
- * release alike) for a tree: NCCL's tree meets the network at its chain's first GPU, the
- * NIC's own (src/graph/search.cc ncclTopoSearchParams(): backToNet 0), so the maps' tree
- * edges from other ranks relay to it over NVLink, a chain's hop, at every release.
+ * release alike) for a tree: the maps' tree edges from other ranks relay to the rail's GPU
+ * over NVLink at every release. NCCL's balanced tree also sends from its second GPU by that
+ * GPU's own path (src/graph/search.cc ncclTopoSearchRecGpu(): step 0 sets the next
+ * backToNet to 1, v2.27.7-1), which the maps do not follow yet (docs/internals/sim.md,
+ * Limits).
  */
 static uint32_t
 relay_release(const struct ft_schedule *in, uint32_t version)
@@ -854,20 +860,26 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
  * each local rank's GPU in its tray, alike on every node (NULL: in order).
  * Channel c runs the rails and order of channel c mod @graph (0: its own): the
  * channels ncclTopoPostset copies take their graph channel's NIC
- * (ncclTopoGetNetDev reads the graph at channelId mod nChannels).
+ * (ncclTopoGetNetDev reads the graph at channelId mod nChannels). @one_kind: every
+ * node of the job is of @node's kind (a ring's senders then take NCCL's paths).
  */
 int
 ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                    uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                   uint32_t nccl_version, bool keep_order, const struct ft__sim_forced_trees *trees,
-                   struct ft_schedule *out)
+                   uint32_t nccl_version, bool keep_order, bool one_kind,
+                   const struct ft__sim_forced_trees *trees, struct ft_schedule *out)
 {
 	struct chan_map m;
+	/* NCCL's paths from @node's placement only where every node is of that kind: on
+	 * nodes of other kinds the map's own paths need not be theirs, so their rings keep
+	 * the relay rule of every release and the rank before the first as the last, as
+	 * nodes of other shapes do (ft__sim_channelize_uneven()) */
+	bool paths = ring_paths(in) && one_kind;
 	struct chan_set cs = { .maps = &m,
 		               .nmaps = 1,
 		               .ppn = ppn,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
-		               .ring = ring_paths(in),
+		               .ring = paths,
 		               .trees = trees };
 	int rc;
 
@@ -876,7 +888,9 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 	if (in->op == FT_OP_SENDRECV && node->nccl_pxn_disable)
 		cs.own_nics = true;
 	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
-	                   relay_release(in, nccl_version), chan_order_of(in, keep_order));
+	                   paths || in->op == FT_OP_SENDRECV ? relay_release(in, nccl_version) : 0,
+	                   !paths && ring_paths(in) && !keep_order ? CHAN_ROTATE :
+	                                                             chan_order_of(in, keep_order));
 
 	if (rc == 0)
 		rc = channelize_set(in, nch, &cs, out);

@@ -300,17 +300,19 @@ route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct cho
 	if (rc < 0 && (rc = route_dead(e, f->src, via, f->qp, cc, path, err)) < 0)
 		return rc;
 	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC) {
-		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()) */
+		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()); where that GPU
+		 * has none through the NIC, the NIC's own, whose error is the one reported (as
+		 * the flow and analytic engines route it) */
 		uint32_t g = ft__sim_nic_gpu(e->topo, via);
-		int k;
 
 		if (g != UINT32_MAX) {
+			struct ft_error scratch = { 0 };
+
 			rc = ft__sim_route(e->topo, &e->cfg, g, f->dst, qp, choose_by_hash, cc, &leg,
-			                   err);
-			if (rc < 0 && (rc = route_dead(e, g, f->dst, qp, cc, &leg, err)) < 0)
-				return rc;
-			k = ft__sim_nic_leg(&leg, via, e->topo);
-			if (k == 0)
+			                   &scratch);
+			if (rc < 0)
+				rc = route_dead(e, g, f->dst, qp, cc, &leg, &scratch);
+			if (rc >= 0 && ft__sim_nic_leg(&leg, via, e->topo) == 0)
 				goto joined;
 		}
 	}

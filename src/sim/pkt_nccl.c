@@ -570,7 +570,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
-		c->nic = ft__sim_flow_nic(rb->e->topo, &fl, c->src, c->dst) == UINT32_MAX ? 0 : fl.nic;
+		c->nic = ft__sim_flow_nic_id(rb->e->topo, &fl, c->src, c->dst);
 		ft__pk_cut(c, fl.bytes, rb->steps, ch);
 		c->start = rb->start;
 		c->end = rb->bar;

@@ -498,7 +498,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 			return 1;
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
-		c->nic = ft__sim_flow_nic(rb->e->topo, &fl, c->src, c->dst) == UINT32_MAX ? 0 : fl.nic;
+		c->nic = ft__sim_flow_nic_id(rb->e->topo, &fl, c->src, c->dst);
 		ft__pk_cut(c, fl.bytes, 1, ch);
 		if (tb->heads || tb->collnet) { /* NCCL's pipeline's chunks */
 			c->loops = c->nmsg = tb->msgs;

@@ -50,6 +50,18 @@ nodes_differ(const struct ft_topo *t, uint32_t first)
  * ranks each, it is an ordinary job of that many ranks per node; else the
  * job keeps its node boundaries for the channels (node_first).
  */
+/* Whether every node of @jr's ranks is of node @node0's kind (its group's node). */
+static bool
+one_kind(const struct ft_topo *t, const struct job_run *jr, uint32_t node0)
+{
+	const struct ft_node_spec *kind = ft__sim_node(t, node0);
+
+	for (uint32_t r = 0; r < jr->nranks; r++)
+		if (ft__sim_node(t, ft_topo_vertex(t, jr->rank_gpu[r])->node) != kind)
+			return false;
+	return true;
+}
+
 static int
 place_uneven(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
              const struct ft_topo *t, struct job_run *jr, struct ft_error *err)
@@ -950,7 +962,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			            "");
 		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
 		                        ft__sim_node(t, node0), spec->nccl_version,
-		                        o->op == FT_OP_SENDRECV, one ? &ft : NULL, &merged);
+		                        o->op == FT_OP_SENDRECV, one_kind(t, jr, node0),
+		                        one ? &ft : NULL, &merged);
 		ft_schedule_release(sched);
 		*sched = merged;
 		if (rc < 0)

@@ -421,12 +421,25 @@ int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
 /*
  * The NIC vertex by which schedule flow @fl from GPU vertex @a to vertex @b leaves its node
  * where the flow names one (struct ft_sched_flow nic) and its ends talk over the network:
- * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's or
- * tree's sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
+ * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's
+ * sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
  * add_channel_flow()); UINT32_MAX otherwise.
  */
 uint32_t ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,
                           uint32_t b);
+/* 1 + the NIC flow @fl from @a to @b leaves by where ft__sim_flow_nic() gives one, else 0
+ * (its GPU's own NIC): the packet engine's connection field. */
+uint8_t ft__sim_flow_nic_id(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,
+                            uint32_t b);
+/*
+ * Whether local GPU @gpu of a node of @n may leave by its NIC @nic over its own path, not
+ * through another GPU: the NIC under the GPU's own PCIe switch, or any NIC of a node whose
+ * GPUs reach the PCIe over C2C (its CPU's, or across the CPUs), on a node whose GPUs drive
+ * one NIC each (nics.per_gpu). The channel maps name a NIC only where this holds (nccl.c
+ * own_path(), add_channel_flow()) and the engines route a named NIC only where it holds
+ * for the flow's own node (ft__sim_flow_nic()).
+ */
+bool ft__sim_nic_own_reach(const struct ft_node_spec *n, uint32_t gpu, uint32_t nic);
 /* The largest start offset of @sc's flows, ns (0: every flow starts with its phase). */
 uint32_t ft__sim_max_start_ns(const struct ft_schedule *sc);
 /*
@@ -656,7 +669,7 @@ uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
  * own GPU's; @trees (NULL: every channel both trees): one tree a channel, NCCL's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
-                       uint32_t nccl_version, bool keep_order,
+                       uint32_t nccl_version, bool keep_order, bool one_kind,
                        const struct ft__sim_forced_trees *trees, struct ft_schedule *out);
 /* Whether @s is NVLS across nodes, NVLS with CollNet (ft__sim_nvls_collnet()): an NVLS
  * schedule with flows to the fabric's switches (marked net) beside the NVSwitch's. The

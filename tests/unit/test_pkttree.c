@@ -479,7 +479,7 @@ runner_sched(const struct ft_coll_args *a, uint32_t nnodes, uint32_t nch, uint32
 	else
 		assert_int_equal(ft__sim_tree_uneven(s, nnodes, first), 0);
 	assert_int_equal(ft__sim_channelize(s, nch, 0, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
-	                                    false, NULL, out),
+	                                    false, true, NULL, out),
 	                 0);
 	return ft_sched_phase_at(out, 0);
 }
@@ -653,7 +653,7 @@ test_sendrecv_pxn_disable(void **state)
 
 		node.nccl_pxn_disable = off != 0;
 		assert_int_equal(
-		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, NULL, &out), 0);
+		        ft__sim_channelize(&s, 1, 0, 8, 8, NULL, &node, 0, true, true, NULL, &out), 0);
 		ph = ft_sched_phase_at(&out, 0);
 		assert_int_equal(ph->nflows, off ? 16 : 18);
 		for (f = 0; f < ph->nflows; f++) {
@@ -724,7 +724,7 @@ test_sendrecv_pxn_c2c_release(void **state)
 			const struct ft_sched_phase *ph;
 
 			assert_int_equal(ft__sim_channelize(&s, 1, 0, ppn, ppn, NULL,
-			                                    ft_spec_node_at(&spec, 0), v, true,
+			                                    ft_spec_node_at(&spec, 0), v, true, true,
 			                                    NULL, &out),
 			                 0);
 			ph = ft_sched_phase_at(&out, 0);
@@ -783,7 +783,7 @@ test_ring_tree_rail_any_release(void **state)
 
 			assert_int_equal(ft__sim_channelize(&s, 4, 0, 72, 4, NULL,
 			                                    ft_spec_node_at(&spec, 0), versions[i],
-			                                    false, NULL, &out),
+			                                    false, true, NULL, &out),
 			                 0);
 			for (p = 0; p < out.phases.len; p++) {
 				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -853,7 +853,7 @@ test_ring_leaves_by_pcie_or_pxn(void **state)
 
 			assert_int_equal(ft__sim_channelize(&s, ppn, 0, ppn, 8, job ? even : NULL,
 			                                    ft_spec_node_at(&spec, 0), versions[i],
-			                                    false, NULL, &out),
+			                                    false, true, NULL, &out),
 			                 0);
 			for (p = 0; p < out.phases.len; p++) {
 				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -937,7 +937,7 @@ test_ring_c2c_nic_by_release(void **state)
 
 			assert_int_equal(ft__sim_channelize(&s, nch, 0, ppn, tray, job ? gpus : NULL,
 			                                    ft_spec_node_at(&spec, 0), versions[i],
-			                                    false, NULL, &out),
+			                                    false, true, NULL, &out),
 			                 0);
 			for (p = 0; p < out.phases.len; p++) {
 				const struct ft_sched_phase *ph = ft_sched_phase_at(&out, p);
@@ -2422,7 +2422,7 @@ test_forced_tree_channels(void **state)
 	ft.graph = 8;
 	ft.run = 16;
 	assert_int_equal(ft__sim_channelize(&s, 12, 8, 8, 8, NULL, ft_spec_node_at(&spec, 0), 0,
-	                                    false, &ft, &out),
+	                                    false, true, &ft, &out),
 	                 0);
 	ph = ft_sched_phase_at(&out, 0);
 	for (f = 0; f < ph->nflows; f++) {

@@ -1816,7 +1816,7 @@ test_ring_closed_form_topo(void **state)
 	 * every GPU sends one flow over PCIe through the NIC under its own switch (channel r
 	 * leaves from GPU r ^ 1 through NIC r, as NCCL's ring search at PATH_PIX ends it,
 	 * nccl.c channel_last()) and seven ring flows over NVLink, no PXN relay: the PCIe
-	 * rate (48 GB/s) binds, below NVLink's 370.8/7 GB/s. */
+	 * rate (48 GB/s) binds, below NVLink's 360/7 GB/s. */
 	closed_form_case("dgx-h100:4", FT_OP_ALL_REDUCE, FT_ALGO_RING, 32, 8, 256u << 20, 0,
 	                 FT_MIN(48e9, nvlink / 7));
 }
@@ -3468,7 +3468,10 @@ flow_a2a_run(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
  * and NIC g on PCIe switch g / 2): 4 MiB from node 0's GPU 0 to node 1's GPU 1 naming NIC 1
  * crosses GPU 0's link into its switch, the switch's link into NIC 1 and NIC 1's port, the
  * whole payload on each at least, and no NVLink link and nothing on NIC 0's port; without a
- * name it leaves by NIC 0 and NIC 1's port carries nothing.
+ * name it leaves by NIC 0 and NIC 1's port carries nothing. On two GB200 NVL72 racks at
+ * NCCL 2.27.7 (no PXN relay over C2C) tray 0's GPU 0 naming NIC 2, on the other Grace, sends
+ * to the other rack over C2C, the Grace-to-Grace link and NIC 2's PCIe, the whole payload on
+ * each, no NVLink, nothing on NIC 0's port.
  */
 static void
 test_flow_leaves_by_named_nic(void **state)
@@ -3536,6 +3539,84 @@ test_flow_leaves_by_named_nic(void **state)
 			assert_true(link_bytes_between(t, &c, ends[0], sw) >= (double)bytes);
 			if (named)
 				assert_true(link_bytes_between(t, &c, sw, nic1) >= (double)bytes);
+			engines[k]->destroy(e);
+			ft_schedule_release(&s);
+		}
+	}
+	ft_topo_free(t);
+	t = NULL;
+	/* A GB200 tray before NCCL 2.28.3: GPU 0 naming NIC 2, on the other Grace, reaches it
+	 * over C2C and the Grace-to-Grace link, no NVLink, nothing on NIC 0's port. */
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	ends[0] = ft_topo_gpu(t, 0, 0);
+	ends[1] = ft_topo_gpu(t, 18, 2);
+	nic0 = ft_topo_nic(t, 0, 0);
+	nic1 = ft_topo_nic(t, 0, 2);
+	{
+		/* each end's PCIe (C2C) link up to its switch, if any, and on to its CPU */
+		uint32_t cpu[2] = { UINT32_MAX, UINT32_MAX }, up[2] = { UINT32_MAX, UINT32_MAX };
+		uint32_t from[2] = { ends[0], nic1 };
+
+		for (int j = 0; j < 2; j++) {
+			ft_topo_out_links(t, from[j], &first, &count);
+			for (i = first; i < first + count; i++)
+				if (ft_topo_link(t, i)->kind == FT_L_PCIE)
+					up[j] = cpu[j] = ft_topo_link(t, i)->dst;
+			assert_true(up[j] != UINT32_MAX);
+			if (ft_topo_vertex(t, up[j])->kind == FT_V_PCIE_SWITCH) {
+				ft_topo_out_links(t, up[j], &first, &count);
+				for (i = first; i < first + count; i++)
+					if (ft_topo_vertex(t, ft_topo_link(t, i)->dst)->kind == FT_V_CPU)
+						cpu[j] = ft_topo_link(t, i)->dst;
+			}
+			assert_int_equal(ft_topo_vertex(t, cpu[j])->kind, FT_V_CPU);
+		}
+		assert_int_not_equal(cpu[0], cpu[1]);
+		for (int k = 0; k < 3; k++) {
+			struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = bytes, .nic = 3 };
+			struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
+			struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
+			struct ft_engine *e = NULL;
+			struct ft_sim_counters c;
+			struct ft_schedule s;
+			struct ft_sim_cfg cfg;
+			double nvlink = 0, port[2] = { 0, 0 };
+
+			ft_schedule_init(&s);
+			s.op = FT_OP_SENDRECV;
+			s.algo = FT_ALGO_DIRECT;
+			s.nranks = 2;
+			s.ranks_per_node = 1;
+			s.proto_eff = 1;
+			s.bytes = bytes;
+			assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
+			assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
+			op.sched = &s;
+			ft_sim_cfg_init(&cfg);
+			assert_int_equal(engines[k]->create(t, &cfg, &e, &err), 0);
+			if (engines[k]->submit(e, &op, &err) < 0 || engines[k]->run(e, 0, &err) != 0)
+				fail_msg("gb200, engine %d: %s", k, err.msg);
+			assert_int_equal(engines[k]->counters(e, &c, &err), 0);
+			for (uint32_t l = 0; l < c.nlinks; l++) {
+				const struct ft_link *lk = ft_topo_link(t, l);
+
+				if (lk->kind == FT_L_NVLINK)
+					nvlink += c.link_bytes[l];
+				if (lk->kind == FT_L_HOST && (lk->src == nic0 || lk->src == nic1))
+					port[lk->src == nic1] += c.link_bytes[l];
+			}
+			assert_true(nvlink == 0);
+			assert_true(port[0] == 0);
+			assert_true(port[1] >= (double)bytes);
+			assert_true(link_bytes_between(t, &c, ends[0], up[0]) >= (double)bytes);
+			if (up[0] != cpu[0])
+				assert_true(link_bytes_between(t, &c, up[0], cpu[0]) >= (double)bytes);
+			assert_true(link_bytes_between(t, &c, cpu[0], cpu[1]) >= (double)bytes);
+			if (up[1] != cpu[1])
+				assert_true(link_bytes_between(t, &c, cpu[1], up[1]) >= (double)bytes);
+			assert_true(link_bytes_between(t, &c, up[1], nic1) >= (double)bytes);
 			engines[k]->destroy(e);
 			ft_schedule_release(&s);
 		}
