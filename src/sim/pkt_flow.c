@@ -275,7 +275,8 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
 }
 
 /*
- * Flow @f's path through its PXN proxy @via (ft__sim_pxn_proxy_in()): its source to the
+ * The path of a flow from @src to @dst on QP @fqp through its PXN proxy @via
+ * (ft__sim_pxn_proxy_in()): its source to the
  * proxy over NVLink, then the proxy's route to the receiver (the proxy's NIC, the
  * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
  * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
@@ -285,19 +286,19 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
  * Into @path; FT_ERANGE past FT_PATH_MAX links.
  */
 static int
-route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct choose_ctx *cc,
-          struct ft_path *path, struct ft_error *err)
+route_via(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t fqp, uint32_t via,
+          struct choose_ctx *cc, struct ft_path *path, struct ft_error *err)
 {
 	struct ft_path leg;
 	/* (a NIC of the source's node, not a proxy: the flow's own QP on, as the flow engine's
 	 * nic_links()) */
 	uint32_t qp = ft_topo_vertex(e->topo, via)->kind == FT_V_NIC ?
-	                      f->qp :
-	                      f->qp + (ft_topo_vertex(e->topo, f->src)->local + 1) * 1024u *
+	                      fqp :
+	                      fqp + (ft_topo_vertex(e->topo, src)->local + 1) * 1024u *
 	                                      ft__sim_gpu_lanes(e->topo, via);
-	int rc = ft__sim_route(e->topo, &e->cfg, f->src, via, f->qp, choose_by_hash, cc, path, err);
+	int rc = ft__sim_route(e->topo, &e->cfg, src, via, fqp, choose_by_hash, cc, path, err);
 
-	if (rc < 0 && (rc = route_dead(e, f->src, via, f->qp, cc, path, err)) < 0)
+	if (rc < 0 && (rc = route_dead(e, src, via, fqp, cc, path, err)) < 0)
 		return rc;
 	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC) {
 		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()); where that GPU
@@ -308,16 +309,16 @@ route_via(struct pk_engine *e, const struct pk_flow *f, uint32_t via, struct cho
 		if (g != UINT32_MAX) {
 			struct ft_error scratch = { 0 };
 
-			rc = ft__sim_route(e->topo, &e->cfg, g, f->dst, qp, choose_by_hash, cc, &leg,
+			rc = ft__sim_route(e->topo, &e->cfg, g, dst, qp, choose_by_hash, cc, &leg,
 			                   &scratch);
 			if (rc < 0)
-				rc = route_dead(e, g, f->dst, qp, cc, &leg, &scratch);
+				rc = route_dead(e, g, dst, qp, cc, &leg, &scratch);
 			if (rc >= 0 && ft__sim_nic_leg(&leg, via, e->topo) == 0)
 				goto joined;
 		}
 	}
-	rc = ft__sim_route(e->topo, &e->cfg, via, f->dst, qp, choose_by_hash, cc, &leg, err);
-	if (rc < 0 && (rc = route_dead(e, via, f->dst, qp, cc, &leg, err)) < 0)
+	rc = ft__sim_route(e->topo, &e->cfg, via, dst, qp, choose_by_hash, cc, &leg, err);
+	if (rc < 0 && (rc = route_dead(e, via, dst, qp, cc, &leg, err)) < 0)
 		return rc;
 joined:
 	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
@@ -355,7 +356,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	int rc;
 
 	if (via != UINT32_MAX)
-		rc = route_via(e, f, via, &cc, &path, &err);
+		rc = route_via(e, f->src, f->dst, f->qp, via, &cc, &path, &err);
 	else if ((rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash,
 	                             &cc, &path, &err)) < 0)
 		rc = route_dead(e, f->src, f->dst, f->qp, &cc, &path, &err);
@@ -423,17 +424,26 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 /*
  * The path latency from @src to @dst (ps) as a flow of tie-break @hash would be routed at
  * its start: what a notice the receiver's NIC writes back to another sender takes (an
- * all-to-all's clear-to-send, pkt_nccl.c). Into @lat_ps; FT_E* when there is no path.
+ * all-to-all's clear-to-send, pkt_nccl.c). A flow that leaves by NIC vertex @nic, not its
+ * GPU's own (ft__sim_flow_nic(); UINT32_MAX none), is routed as the engine routes it
+ * (route_via(): its GPU's path to that NIC, then the NIC's GPU's route from the NIC on).
+ * Into @lat_ps; FT_E* when there is no path.
  */
 int
-ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t hash, uint64_t *lat_ps)
+ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
+                uint64_t *lat_ps)
 {
 	struct ft_path path;
 	struct choose_ctx cc = { e, hash };
 	struct ft_error err = { 0 };
-	int rc = ft__sim_route(e->topo, &e->cfg, src, dst, 0, choose_by_hash, &cc, &path, &err);
+	int rc;
 
-	if (rc < 0 && (rc = route_dead(e, src, dst, 0, &cc, &path, &err)) < 0)
+	if (nic != UINT32_MAX)
+		rc = route_via(e, src, dst, 0, nic, &cc, &path, &err);
+	else if ((rc = ft__sim_route(e->topo, &e->cfg, src, dst, 0, choose_by_hash, &cc, &path,
+	                             &err)) < 0)
+		rc = route_dead(e, src, dst, 0, &cc, &path, &err);
+	if (rc < 0)
 		return rc;
 	*lat_ps = 0;
 	for (uint32_t j = 0; j < path.nlinks; j++)

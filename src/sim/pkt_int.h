@@ -1273,7 +1273,7 @@ void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
-int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint64_t hash,
+int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
                     uint64_t *lat_ps);
 
 /*

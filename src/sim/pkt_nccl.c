@@ -831,9 +831,9 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
 	int rc;
 
 	if (via == UINT32_MAX)
-		rc = ft__pk_path_lat(e, b, a2, ft_mix64(((uint64_t)b << 32) | a2), &lat);
-	else if ((rc = ft__pk_path_lat(e, b, via, ft_mix64(((uint64_t)b << 32) | a2), &lat)) == 0)
-		rc = ft__pk_path_lat(e, via, a2, ft_mix64(((uint64_t)via << 32) | a2), &hop);
+		rc = ft__pk_path_lat(e, b, a2, UINT32_MAX, ft_mix64(((uint64_t)b << 32) | a2), &lat);
+	else if ((rc = ft__pk_path_lat(e, b, via, UINT32_MAX, ft_mix64(((uint64_t)b << 32) | a2), &lat)) == 0)
+		rc = ft__pk_path_lat(e, via, a2, UINT32_MAX, ft_mix64(((uint64_t)via << 32) | a2), &hop);
 	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat + hop, 0, tag);
 }
 

@@ -578,6 +578,75 @@ test_conn_lanes(void **state)
 	ft_topo_free(t);
 }
 
+/* The latency of the one link from @a to @b of @t, s (fails where there is none). */
+static double
+link_lat(const struct ft_topo *t, uint32_t a, uint32_t b)
+{
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		if (ft_topo_link(t, l)->src == a && ft_topo_link(t, l)->dst == b)
+			return ft_topo_link(t, l)->lat_s;
+	fail_msg("no link from vertex %u to %u", a, b);
+	return 0;
+}
+
+/* The vertex of kind @kind that @v has a link to (the first). */
+static uint32_t
+next_of_kind(const struct ft_topo *t, uint32_t v, enum ft_vertex_kind kind)
+{
+	for (uint32_t l = 0; l < ft_topo_nlinks(t); l++)
+		if (ft_topo_link(t, l)->src == v &&
+		    ft_topo_vertex(t, ft_topo_link(t, l)->dst)->kind == kind)
+			return ft_topo_link(t, l)->dst;
+	fail_msg("vertex %u has no link to a %d", v, (int)kind);
+	return UINT32_MAX;
+}
+
+/*
+ * The path latency the packet engine gives a flow that leaves by another GPU's NIC
+ * (ft__pk_path_lat(), what a step between nodes is floored against, pkt_setup.c
+ * net_floor_s()) is the route the flow walks (route_via()): on two DGX H100, GPU 0 of
+ * node 0 to GPU 1 of node 1 out by NIC 1 (GPU 1's, under GPU 0's PCIe switch), the sum of
+ * its links by hand: GPU 0 to its PCIe switch, the switch to NIC 1, NIC 1 to its rail's
+ * leaf, the leaf to node 1's NIC 1, that NIC to its PCIe switch, the switch to GPU 1;
+ * shorter than the sender's own route (out by NIC 0 over the spine). Before, the floor
+ * took the sender's own route whatever NIC the flow named.
+ */
+static void
+test_named_nic_path_latency(void **state)
+{
+	struct net n;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *eng = NULL;
+	struct pk_engine *pe;
+	struct ft_error err = { 0 };
+	uint32_t g0, g1, na, nb, sw0, sw1, leaf;
+	uint64_t via_ps = 0, own_ps = 0;
+	double want;
+
+	(void)state;
+	net_build(&n, "dgx-h100:2", NULL);
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ft__pk_create(n.t, &cfg, &eng, &err), 0);
+	pe = ft_container_of(eng, struct pk_engine, base);
+	g0 = ft_topo_gpu(n.t, 0, 0);
+	g1 = ft_topo_gpu(n.t, 1, 1);
+	na = ft_topo_nic(n.t, 0, 1);
+	nb = ft_topo_nic(n.t, 1, 1);
+	sw0 = next_of_kind(n.t, g0, FT_V_PCIE_SWITCH);
+	sw1 = next_of_kind(n.t, nb, FT_V_PCIE_SWITCH);
+	leaf = next_of_kind(n.t, na, FT_V_SWITCH);
+	want = link_lat(n.t, g0, sw0) + link_lat(n.t, sw0, na) + link_lat(n.t, na, leaf) +
+	       link_lat(n.t, leaf, nb) + link_lat(n.t, nb, sw1) + link_lat(n.t, sw1, g1);
+	assert_int_equal(ft__pk_path_lat(pe, g0, g1, na, 7, &via_ps), 0);
+	assert_int_equal(ft__pk_path_lat(pe, g0, g1, UINT32_MAX, 7, &own_ps), 0);
+	print_message("# n0.gpu0 -> n1.gpu1: by NIC 1 %.3f us (by hand %.3f), own route %.3f us\n",
+	              (double)via_ps * 1e-6, want * 1e6, (double)own_ps * 1e-6);
+	assert_double_equal((double)via_ps * 1e-12, want, 1e-12);
+	assert_true(own_ps > via_ps);
+	ft__pk_destroy(eng);
+	ft_topo_free(n.t);
+}
+
 int
 main(void)
 {
@@ -592,6 +661,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_lazy_same),
 		cmocka_unit_test(test_send_agrees_with_flow),
 		cmocka_unit_test(test_nvls_tree_four_nics_as_one),
+		cmocka_unit_test(test_named_nic_path_latency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
