@@ -1436,8 +1436,13 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  * steps, not 2 x (nNodes - 1) (nInterSteps, src/graph/tuning.cc at v2.22.3-1
  * and v2.23.4-1): there a ring all-reduce's far steps are C of every n - 1.
  * Every step between nodes pays the network's latency, the 2 steps of a ring
- * over 2 ranks and all of a tree's with one GPU a node too (before, at most
- * @steps - 1 did, the count of paths a phase pays on top of its flows' own).
+ * over 2 ranks, all of a tree's with one GPU a node and the one step of a
+ * ring or tree phase of one step too (before, at most @steps - 1 did, the
+ * count of paths a phase pays on top of its flows' own, and a phase of one
+ * step none). With one GPU a node the 2 x nNodes count before 2.23 is more
+ * than the all-reduce's steps; NCCL keeps it (its intraLat term goes
+ * negative), and so does @extra_s; @net_steps, the steps the packets walk,
+ * stays at most @steps.
  *
  * Returns how many of the @steps pay the longest path (the far steps of a
  * ring or tree across nodes, at most @steps - 1; none for one inside a node
@@ -1451,12 +1456,19 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 {
 	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
 	double net = ft__sim_hw_net_s(t, sc);
+	bool one;
 
 	if (!net_steps)
 		net_steps = &unused;
 	*extra_s = 0;
 	*net_steps = 0;
-	if (n < 2 || (steps < 2 && sc->algo != FT_ALGO_COLLNET))
+	/* a collective ring's or tree's one step between nodes pays the network's latency too
+	 * (below); not the point-to-point ops', whose messages pay it in their own way */
+	one = (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE) &&
+	      (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
+	       sc->op == FT_OP_REDUCE_SCATTER || sc->op == FT_OP_BROADCAST ||
+	       sc->op == FT_OP_REDUCE);
+	if (n < 2 || steps == 0 || (steps < 2 && sc->algo != FT_ALGO_COLLNET && !one))
 		return every;
 	if (sc->algo == FT_ALGO_NVLS && !ft__sim_nvls_across_nodes(sc)) {
 		/* one pass through the switch, reduce and multicast pipelined: NCCL's
@@ -1497,9 +1509,14 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		return every;
 	if (cross < 2)
 		return 0;
-	if (sc->algo == FT_ALGO_TREE) {
-		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them */
-		far = 2 * log2_floor(cross);
+	if (steps == 1) {
+		/* a phase of one step between nodes (an all-gather over 2 one-GPU nodes): that
+		 * step pays the network's latency; the path its flows' own end holds */
+		far = 1;
+	} else if (sc->algo == FT_ALGO_TREE) {
+		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them, at
+		 * most the phase's own */
+		far = FT_MIN(2 * log2_floor(cross), steps);
 	} else if (sc->op == FT_OP_ALL_REDUCE &&
 	           ft_model_ring_inter_2n(ft_topo_spec(t)->nccl_version)) {
 		/* before 2.23 NCCL's tuner counts 2 x nNodes of the all-reduce's steps as
@@ -1509,11 +1526,15 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		far = (uint32_t)((double)steps * (cross - 1) / (n - 1) + 0.5);
 	}
 	/* every step between nodes pays the network's latency, each of a 2-rank ring's 2 or a
-	 * tree's with one GPU a node too; the path, which a flow's own end holds once, on at
-	 * most @steps - 1 */
-	far = FT_MIN(FT_MAX(far, 1u), steps);
+	 * tree's with one GPU a node too. The count is not capped at @steps: before 2.23 a
+	 * ring all-reduce with one GPU a node counts 2 x nNodes network steps of its
+	 * 2(nNodes - 1), and NCCL's tuner charges (nsteps - nInterSteps) intraLat, negative,
+	 * + nInterSteps interLat (src/graph/tuning.cc at v2.22.3-1; the model's cost_ring()).
+	 * The steps the packets walk (@net_steps) are at most @steps; the path, which a
+	 * flow's own end holds once, on at most @steps - 1. */
+	far = FT_MAX(far, 1u);
 	*extra_s = far * (net - sc->step_lat_s);
-	*net_steps = far;
+	*net_steps = FT_MIN(far, steps);
 	return FT_MIN(far, steps - 1);
 }
 

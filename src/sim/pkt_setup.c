@@ -704,8 +704,17 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	/* a ring's or tree's step between nodes pays the network's latency in place of the
 	 * NVLink step overhead, as NCCL's model (kb NA-MODEL: (nsteps - ninter) intraLat +
 	 * ninter interLat) and the flow engine (ft__sim_far_steps()) charge it */
-	if (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE)
-		return (steps - FT_MIN(net, steps)) * sc->step_lat_s + net * step;
+	if (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE) {
+		/* @extra holds every network step NCCL counts, (hwLat[NET] + what the model
+		 * adds - the step overhead) each, more than @steps where a ring all-reduce
+		 * with one GPU a node counts 2 x nNodes before 2.23; the @net steps the packets
+		 * walk pay the path themselves, so hwLat[NET] less the floor comes off each */
+		if (net == 0)
+			return steps * sc->step_lat_s;
+		return steps * sc->step_lat_s + extra +
+		       net * (step - ft__sim_net_step_s(e->topo, sc->proto) -
+		              ft__sim_hw_net_s(e->topo, sc));
+	}
 	return steps * sc->step_lat_s + net * step;
 }
 

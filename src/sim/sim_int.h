@@ -680,8 +680,10 @@ bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
  * one node or NVLink domain; @steps - 1 elsewhere) and the fixed latency the phase adds
  * to @steps step overheads in @extra_s. In @net_steps (NULL: not wanted) how many steps
  * of those pay ft__sim_net_step_s() in that latency: the far steps of a ring, tree or
- * NVLS tree across nodes (up to @steps, every step that crosses), CollNet's one crossing,
- * 0 elsewhere. At the jobs' release (spec nccl_version). */
+ * NVLS tree across nodes (up to @steps, every step that crosses: the steps the packets
+ * walk), CollNet's one crossing, 0 elsewhere; @extra_s counts every network step NCCL
+ * counts, more than @steps for a ring all-reduce with one GPU a node before 2.23. At the
+ * jobs' release (spec nccl_version). */
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);

@@ -3038,13 +3038,108 @@ test_step_latencies_follow_the_release(void **state)
 	}
 }
 
+/* A spec of @count nodes of one DGX H100 GPU each on a two-tier fat tree, in @path. */
+static void
+one_gpu_nodes(uint32_t count, char *path, size_t len)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+	         "name: one-gpu-nodes\n"
+	         "nodes: { preset: dgx-h100, count: %u, gpus: 1 }\n"
+	         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n",
+	         count);
+	spec_file("simmodel-onegpu.yaml", text, path, len);
+}
+
 /*
- * Where the fixed cost is most of the time, the packet engine agrees with the flow engine
- * within 10 %: a ring all-reduce of 16 MiB on 2 DGX H100 at 2.18 and 2.27 (packet 240.56
- * and 220.46 us, flow 243.18 and 220.78), a tree of 1 KiB there at 2.21 and the newest,
- * and NVLS across nodes (SHARP) at 8 KiB on 8 DGX H100 (44.50 against 44.32). Before, the
- * packet engine's steps between nodes paid none of NCCL's hwLat[NET] (NVLS at 8 KiB some
- * 18 us under the flow engine's) and no engine followed the release.
+ * Before 2.23 NCCL's tuner counts 2 x nNodes network steps of a ring all-reduce, more than
+ * its 2(nNodes - 1) steps where each node holds one GPU, and charges (nsteps - nInterSteps)
+ * intraLat, negative, + nInterSteps interLat (src/graph/tuning.cc at v2.22.3-1): 2.18 costs
+ * 2(interLat - intraLat) more than 2.27, in the model (interLat: hwLat[NET] + its network
+ * step) and in both engines (hwLat[NET] + the network step they add over the fabric's own
+ * latency, ft__sim_net_step_s()). Before, the engines capped the count at the phase's
+ * steps: 4 one-GPU nodes, 64 KiB, flow 99.80 us at both releases, the model 98.0 and 119.7.
+ */
+static void
+test_ring_inter_steps_exceed_steps(void **state)
+{
+	static const char *const engines[] = { NULL, "flow", "packet" };
+	const double hw = ft_model_hw_latency(21899, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	const double step = ft_model_hw_latency(21899, FT_HW_NVLINK, FT_ALGO_RING, FT_PROTO_SIMPLE);
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	char path[512];
+	double net_model, net_engine, t[2];
+	size_t e;
+
+	(void)state;
+	assert_close(hw, ft_model_hw_latency(22799, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE),
+	             1e-12);
+	one_gpu_nodes(4, path, sizeof(path));
+	assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	l.time_unflushed = true;
+	net_model = ft_model_net_step_s(&l, FT_PROTO_SIMPLE);
+	net_engine = FT_MAX(0.0, net_model - l.fabric_lat_s);
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		double want = 2 * (hw + (e ? net_engine : net_model) - step);
+
+		busbw_nccl = 21899;
+		busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 10, engines[e]);
+		t[0] = busbw_time_us;
+		busbw_nccl = 22799;
+		busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 10, engines[e]);
+		t[1] = busbw_time_us;
+		busbw_nccl = 0;
+		print_message("# %s ring 64 KiB on 4 one-GPU nodes: 2.18 %.3f, 2.27 %.3f us "
+		              "(difference %.3f, closed form %.3f)\n",
+		              engines[e] ? engines[e] : "model", t[0], t[1], t[0] - t[1], want * 1e6);
+		assert_close(t[0] - t[1], want * 1e6, 0.01);
+	}
+	remove(path);
+}
+
+/*
+ * A ring phase of one step between nodes pays NCCL's network latency on it, as every step
+ * between nodes does (NCCL's model: nInterSteps interLat): an all-gather of 8 KiB over 2
+ * one-GPU nodes is one step, across the network. Both engines come within 5 % of the
+ * model. Before, a phase of one step paid no network latency (hwLat[NET], 14 us): flow
+ * 12.69 us, packet 12.44, the model 22.99.
+ */
+static void
+test_one_step_phase_pays_the_network(void **state)
+{
+	static const char *const engines[] = { "flow", "packet" };
+	char path[512];
+	double m;
+	size_t e;
+
+	(void)state;
+	one_gpu_nodes(2, path, sizeof(path));
+	busbw(path, FT_OP_ALL_GATHER, FT_ALGO_RING, FT_PROTO_SIMPLE, 8192, NULL);
+	m = busbw_time_us;
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		busbw(path, FT_OP_ALL_GATHER, FT_ALGO_RING, FT_PROTO_SIMPLE, 8192, engines[e]);
+		print_message("# all-gather 8 KiB on 2 one-GPU nodes: model %.2f, %s %.2f us\n", m,
+		              engines[e], busbw_time_us);
+		assert_close(busbw_time_us, m, 0.05 * m);
+	}
+	remove(path);
+}
+
+/*
+ * Where the fixed cost is most of the time, the packet engine agrees with the flow engine,
+ * each case within its own tolerance, a little over what it measured, so that a step's
+ * latency gone astray shows: a ring all-reduce of 16 MiB on 2 DGX H100 at 2.18 and 2.27
+ * within 3 % (packet 233.47 and 214.17 us, flow 237.67 and 215.27: -1.8 and -0.5 %; the
+ * packet ring at 2.18 was -9.2 % when it ran 2.27's latencies), a tree of 1 KiB there at
+ * 2.21 within 3 % (+1.4 %) and at the newest within 8 % (+6.9 %: the tree's chunks are
+ * the packets' own), and NVLS across nodes (SHARP) at 8 KiB on 8 DGX H100 within 2 %
+ * (44.50 against 44.32, +0.4 %). Before, the packet engine's steps between nodes paid none
+ * of NCCL's hwLat[NET] (NVLS at 8 KiB some 18 us under the flow engine's) and no engine
+ * followed the release.
  */
 static void
 test_packet_agrees_on_step_latencies(void **state)
@@ -3054,12 +3149,13 @@ test_packet_agrees_on_step_latencies(void **state)
 		int algo;
 		uint64_t bytes;
 		uint32_t nccl;
+		double tol;
 	} cases[] = {
-		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 21899 },
-		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 22799 },
-		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 22199 },
-		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 0 },
-		{ "examples/dgx-h100-sharp.yaml", FT_ALGO_NVLS, 8192, 0 },
+		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 21899, 0.03 },
+		{ "dgx-h100:2", FT_ALGO_RING, 16u << 20, 22799, 0.03 },
+		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 22199, 0.03 },
+		{ "dgx-h100:2", FT_ALGO_TREE, 1024, 0, 0.08 },
+		{ "examples/dgx-h100-sharp.yaml", FT_ALGO_NVLS, 8192, 0, 0.02 },
 	};
 	size_t i;
 
@@ -3078,7 +3174,7 @@ test_packet_agrees_on_step_latencies(void **state)
 		              cases[i].spec, ft_algo_name((enum ft_algo)cases[i].algo),
 		              (unsigned long long)cases[i].bytes, cases[i].nccl, f, p,
 		              (p / f - 1) * 100);
-		assert_close(p, f, 0.10 * f);
+		assert_close(p, f, cases[i].tol * f);
 	}
 	busbw_nccl = 0;
 }
@@ -4448,6 +4544,8 @@ main(void)
 		cmocka_unit_test(test_packet_net_step_floor),
 		cmocka_unit_test(test_step_latencies_follow_the_release),
 		cmocka_unit_test(test_packet_agrees_on_step_latencies),
+		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
+		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
