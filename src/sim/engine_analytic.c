@@ -170,8 +170,8 @@ an_phase(struct an_engine *ae, const struct ft_schedule *sc, const struct ft_sim
 			return rc;
 		if (a == b || fl.bytes == 0)
 			continue;
-		rc = an_flow(ae, a, b, ft__sim_flow_nic(ae->topo, &fl, a, b), (double)fl.bytes / eff,
-		             op->conn_cap_Bps, &t, &lat, &bl, err);
+		rc = an_flow(ae, a, b, ft__sim_flow_nic(ae->topo, &fl, a, b),
+		             (double)fl.bytes / eff, op->conn_cap_Bps, &t, &lat, &bl, err);
 		if (rc < 0)
 			return rc;
 		if (ft_vec_push(&ae->fct, &t) < 0 || ft_vec_push(&ae->ideal, &t) < 0)

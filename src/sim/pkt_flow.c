@@ -313,8 +313,13 @@ route_via(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t fqp, uint32_
 			                   &scratch);
 			if (rc < 0)
 				rc = route_dead(e, g, dst, qp, cc, &leg, &scratch);
-			if (rc >= 0 && ft__sim_nic_leg(&leg, via, e->topo) == 0)
+			if (rc >= 0 && ft__sim_nic_leg(&leg, via, e->topo) == 0) {
+				/* routed over links down: the caller keeps the path and fails
+				 * the QP at the dead link, not hop by hop into it */
+				if (scratch.code)
+					*err = scratch;
 				goto joined;
+			}
 		}
 	}
 	rc = ft__sim_route(e->topo, &e->cfg, via, dst, qp, choose_by_hash, cc, &leg, err);

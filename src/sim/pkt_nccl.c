@@ -210,8 +210,9 @@ flow_cc_init(struct pk_engine *e, uint32_t id)
 }
 
 /* One flow: QP @qp of a connection, @bytes from @src to @dst (through its PXN proxy when
- * @pxn, struct pk_flow pxn; out by NIC @nic, struct pk_flow nic), its task and record at @tcur and @cursor (see
- * put_record()), counted in the run's flows and bytes when @count; its task, or FT_E*. */
+ * @pxn, struct pk_flow pxn; out by NIC @nic, struct pk_flow nic), its task and record at
+ * @tcur and @cursor (see put_record()), counted in the run's flows and bytes when @count;
+ * its task, or FT_E*. */
 static int64_t
 flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t pxn, uint8_t nic,
          uint32_t qp, uint32_t op, uint32_t *tcur, uint32_t *cursor, bool count)
@@ -827,13 +828,14 @@ notice_task(struct pk_engine *e, enum pk_task_kind kind, uint32_t b, uint32_t a2
             const uint32_t *comm, uint32_t ncomm)
 {
 	uint32_t via = job_proxy(e, a2, b, comm, ncomm);
-	uint64_t lat = 0, hop = 0;
+	uint64_t lat = 0, hop = 0, h = ft_mix64(((uint64_t)b << 32) | a2);
 	int rc;
 
 	if (via == UINT32_MAX)
-		rc = ft__pk_path_lat(e, b, a2, UINT32_MAX, ft_mix64(((uint64_t)b << 32) | a2), &lat);
-	else if ((rc = ft__pk_path_lat(e, b, via, UINT32_MAX, ft_mix64(((uint64_t)b << 32) | a2), &lat)) == 0)
-		rc = ft__pk_path_lat(e, via, a2, UINT32_MAX, ft_mix64(((uint64_t)via << 32) | a2), &hop);
+		rc = ft__pk_path_lat(e, b, a2, UINT32_MAX, h, &lat);
+	else if ((rc = ft__pk_path_lat(e, b, via, UINT32_MAX, h, &lat)) == 0)
+		rc = ft__pk_path_lat(e, via, a2, UINT32_MAX,
+		                     ft_mix64(((uint64_t)via << 32) | a2), &hop);
 	return rc < 0 ? rc : ft__pk_add_task(e, kind, lat + hop, 0, tag);
 }
 

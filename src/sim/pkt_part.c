@@ -1851,9 +1851,10 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 	if (k->op < e->ops.len) {
 		struct pk_op *o = ft_vec_at(&e->ops, k->op);
 
-		if (d->t_ps >= o->last_end_ps)
-			o->last_end_ps = d->t_ps,
+		if (d->t_ps >= o->last_end_ps) {
+			o->last_end_ps = d->t_ps;
 			o->last_held = e->part->held[pk_task_flow(e, d->task)] != 0;
+		}
 	}
 	if (pk_task_far_id(e, d->task))
 		pp_leaf_done(e, d->task, d->t_ps);

@@ -596,8 +596,8 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 		prev = (uint32_t)id;
 	}
 	first = (uint32_t)pk_ntasks(e);
-	rc = ft__pk_add_conn_nic(e, bytes, src, dst, ft__sim_flow_nic_id(e->topo, fl, src, dst), prev,
-	                         bar, tag);
+	rc = ft__pk_add_conn_nic(e, bytes, src, dst, ft__sim_flow_nic_id(e->topo, fl, src, dst),
+	                         prev, bar, tag);
 	if (rc < 0 || rec->next == PK_NONE)
 		return rc;
 	id = ft__pk_add_task(e, PK_T_BARRIER,

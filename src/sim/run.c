@@ -43,13 +43,6 @@ nodes_differ(const struct ft_topo *t, uint32_t first)
 	return false;
 }
 
-/*
- * Packed placement on nodes of different GPU counts (node groups): rank after
- * rank on every GPU of each node from the job's first on, as NCCL numbers a
- * job launched one process per GPU. When the nodes the job fills hold as many
- * ranks each, it is an ordinary job of that many ranks per node; else the
- * job keeps its node boundaries for the channels (node_first).
- */
 /* Whether every node of @jr's ranks is of node @node0's kind (its group's node). */
 static bool
 one_kind(const struct ft_topo *t, const struct job_run *jr, uint32_t node0)
@@ -62,6 +55,13 @@ one_kind(const struct ft_topo *t, const struct job_run *jr, uint32_t node0)
 	return true;
 }
 
+/*
+ * Packed placement on nodes of different GPU counts (node groups): rank after
+ * rank on every GPU of each node from the job's first on, as NCCL numbers a
+ * job launched one process per GPU. When the nodes the job fills hold as many
+ * ranks each, it is an ordinary job of that many ranks per node; else the
+ * job keeps its node boundaries for the channels (node_first).
+ */
 static int
 place_uneven(const struct ft_scenario *sc, const struct sc_job *j, size_t ji,
              const struct ft_topo *t, struct job_run *jr, struct ft_error *err)

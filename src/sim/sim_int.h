@@ -665,8 +665,11 @@ uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
  * channel c on the rails of channel c mod @graph (0: its own); @ppn ranks per NCCL node,
  * @tray_gpus per physical node (fewer in an NVLink domain), on GPUs @gpus[ppn] of their
- * tray, alike on every node (NULL: local rank g on GPU g mod tray): each rank's NIC is its
- * own GPU's; @trees (NULL: every channel both trees): one tree a channel, NCCL's. */
+ * tray, alike on every node (NULL: local rank g on GPU g mod tray); @one_kind: every node
+ * of the job is of @node's kind, and a ring's sender then reaches its channel's NIC by
+ * NCCL's paths (its own path, the rail's proxy, or a NIC it names: struct ft_sched_flow
+ * nic), else by the relay rule of every release, naming none; @trees (NULL: every channel
+ * both trees): one tree a channel, NCCL's. */
 int ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, uint32_t ppn,
                        uint32_t tray_gpus, const uint32_t *gpus, const struct ft_node_spec *node,
                        uint32_t nccl_version, bool keep_order, bool one_kind,

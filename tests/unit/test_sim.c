@@ -2265,48 +2265,57 @@ test_qp_failure_report(void **state)
 	double rto_us = 4.096 * 256, t_us;
 
 	(void)state;
-	snprintf(text, sizeof(text), qp_fail_scenario,
-	         "faults: [{what: nic, node: 1, nic: 3, scale: 0}]\n");
-	sc = load_text(text);
-	ft_sim_overrides_init(&ov);
-	ft_sim_report_init(&rep);
-	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_EIO);
-	assert_true(rep.failure.failed);
-	assert_string_equal(rep.failure.message, err.msg);
 	ft_arena_init(&arena, 4096);
-	doc = report_jv(&rep, &arena, &sb);
-	f = jget(doc, "failure", FT_JV_OBJECT);
-	assert_int_equal(jget(f, "status", FT_JV_NUMBER)->num, 12);
-	assert_string_equal(jget(f, "name", FT_JV_STRING)->str, "IBV_WC_RETRY_EXC_ERR");
-	assert_int_equal(jget(f, "qp", FT_JV_NUMBER)->num, 0);
-	/* (ring channel 3 leaves from GPU 2, under NIC 3's own PCIe switch, by NIC 3) */
-	assert_string_equal(jget(f, "src", FT_JV_STRING)->str, "n0.gpu2");
-	assert_string_equal(jget(f, "dst", FT_JV_STRING)->str, "n1.gpu3");
-	assert_string_equal(jget(f, "nic", FT_JV_STRING)->str, "n0.nic3");
-	assert_string_equal(jget(f, "link_down", FT_JV_STRING)->str, "leaf3 -> n1.nic3");
-	assert_int_equal(jget(f, "retries", FT_JV_NUMBER)->num, 1);
-	/* the QP's retry count is the limit; the timeouts it took in a row one more */
-	assert_int_equal(jget(f, "timeouts", FT_JV_NUMBER)->num, 2);
-	assert_double_equal(jget(f, "timeout_us", FT_JV_NUMBER)->num, rto_us, 0.01); /* 6 digits */
-	assert_string_equal(jget(f, "message", FT_JV_STRING)->str, err.msg);
-	/* Two timeouts after the QP's packet left, early in the ring (its first step). */
-	t_us = jget(f, "time_us", FT_JV_NUMBER)->num;
-	assert_true(t_us >= 2 * rto_us && t_us < 2 * rto_us + 100);
-	assert_double_equal(jget(doc, "makespan_us", FT_JV_NUMBER)->num, t_us, 0);
-	row = jget(doc, "results", FT_JV_ARRAY)->items[0];
-	assert_int_equal(jget(row, "time_us", FT_JV_NULL)->type, FT_JV_NULL);
-	assert_int_equal(jget(row, "busbw_GBps", FT_JV_NULL)->type, FT_JV_NULL);
-	/* Flows finished before the failure are counted, not all of them. */
-	assert_true(jget(jget(doc, "flows", FT_JV_OBJECT), "count", FT_JV_NUMBER)->num > 0);
-	ft_strbuf_init(&txt);
-	ft_sim_report_text(&rep, true, &txt);
-	assert_non_null(strstr(txt.buf, "failed: QP 0 from n0.gpu2 (by n0.nic3) to n1.gpu3 at "));
-	assert_non_null(strstr(txt.buf, "link leaf3 -> n1.nic3 is down"));
-	assert_non_null(strstr(txt.buf, "  failed  "));
-	ft_strbuf_release(&txt);
-	ft_strbuf_release(&sb);
-	ft_sim_report_release(&rep);
-	ft_scenario_free(sc);
+	/* The same report under adaptive routing: the route of the NIC's GPU crosses the down
+	 * link, so it is kept as routed and the QP fails there, not routed hop by hop into it. */
+	for (int adaptive = 0; adaptive < 2; adaptive++) {
+		snprintf(text, sizeof(text), qp_fail_scenario,
+		         "faults: [{what: nic, node: 1, nic: 3, scale: 0}]\n");
+		sc = load_text(text);
+		ft_sim_overrides_init(&ov);
+		if (adaptive)
+			ov.routing = FT_ROUTING_ADAPTIVE;
+		ft_sim_report_init(&rep);
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), FT_EIO);
+		assert_true(rep.failure.failed);
+		assert_string_equal(rep.failure.message, err.msg);
+		doc = report_jv(&rep, &arena, &sb);
+		f = jget(doc, "failure", FT_JV_OBJECT);
+		assert_int_equal(jget(f, "status", FT_JV_NUMBER)->num, 12);
+		assert_string_equal(jget(f, "name", FT_JV_STRING)->str, "IBV_WC_RETRY_EXC_ERR");
+		assert_int_equal(jget(f, "qp", FT_JV_NUMBER)->num, 0);
+		/* (ring channel 3 leaves from GPU 2, under NIC 3's own PCIe switch, by NIC 3) */
+		assert_string_equal(jget(f, "src", FT_JV_STRING)->str, "n0.gpu2");
+		assert_string_equal(jget(f, "dst", FT_JV_STRING)->str, "n1.gpu3");
+		assert_string_equal(jget(f, "nic", FT_JV_STRING)->str, "n0.nic3");
+		assert_string_equal(jget(f, "link_down", FT_JV_STRING)->str, "leaf3 -> n1.nic3");
+		assert_int_equal(jget(f, "retries", FT_JV_NUMBER)->num, 1);
+		/* the QP's retry count is the limit; the timeouts it took in a row one more */
+		assert_int_equal(jget(f, "timeouts", FT_JV_NUMBER)->num, 2);
+		/* 6 digits */
+		assert_double_equal(jget(f, "timeout_us", FT_JV_NUMBER)->num, rto_us, 0.01);
+		assert_string_equal(jget(f, "message", FT_JV_STRING)->str, err.msg);
+		/* Two timeouts after the QP's packet left, early in the ring (its first step). */
+		t_us = jget(f, "time_us", FT_JV_NUMBER)->num;
+		assert_true(t_us >= 2 * rto_us && t_us < 2 * rto_us + 100);
+		assert_double_equal(jget(doc, "makespan_us", FT_JV_NUMBER)->num, t_us, 0);
+		row = jget(doc, "results", FT_JV_ARRAY)->items[0];
+		assert_int_equal(jget(row, "time_us", FT_JV_NULL)->type, FT_JV_NULL);
+		assert_int_equal(jget(row, "busbw_GBps", FT_JV_NULL)->type, FT_JV_NULL);
+		/* Flows finished before the failure are counted, not all of them. */
+		assert_true(jget(jget(doc, "flows", FT_JV_OBJECT), "count", FT_JV_NUMBER)->num > 0);
+		ft_strbuf_init(&txt);
+		ft_sim_report_text(&rep, true, &txt);
+		assert_non_null(
+		        strstr(txt.buf, "failed: QP 0 from n0.gpu2 (by n0.nic3) to n1.gpu3 at "));
+		assert_non_null(strstr(txt.buf, "link leaf3 -> n1.nic3 is down"));
+		assert_non_null(strstr(txt.buf, "  failed  "));
+		ft_strbuf_release(&txt);
+		ft_strbuf_release(&sb);
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
 
 	/* Without the fault the run ends well: no failure object, a time in the row. */
 	snprintf(text, sizeof(text), qp_fail_scenario, "");

@@ -3133,7 +3133,7 @@ test_one_step_phase_pays_the_network(void **state)
  * Where the fixed cost is most of the time, the packet engine agrees with the flow engine,
  * each case within its own tolerance, a little over what it measured, so that a step's
  * latency gone astray shows: a ring all-reduce of 16 MiB on 2 DGX H100 at 2.18 and 2.27
- * within 3 % (packet 233.47 and 214.17 us, flow 237.67 and 215.27: -1.8 and -0.5 %; the
+ * within 3 % (packet 235.07 and 214.97 us, flow 237.67 and 215.27: -1.1 and -0.1 %; the
  * packet ring at 2.18 was -9.2 % when it ran 2.27's latencies), a tree of 1 KiB there at
  * 2.21 within 3 % (+1.4 %) and at the newest within 8 % (+6.9 %: the tree's chunks are
  * the packets' own), and NVLS across nodes (SHARP) at 8 KiB on 8 DGX H100 within 2 %
