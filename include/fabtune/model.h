@@ -83,8 +83,9 @@ struct ft_model_links {
 	/* Share of the direct all-to-all's NIC rate that the leaves' up-links to the spine
 	 * deliver where some sends cross rails from their own NIC (no PXN relay) on a
 	 * rail-optimized fat-tree: the NICs' time over the busiest up-link's, as the fabric
-	 * routes those sends (D-mod-K, ECMP's expected busiest, adaptive's mean); 1 where no
-	 * send crosses rails through a spine or the up-links keep pace. */
+	 * routes those sends (D-mod-K, ECMP's expected busiest, adaptive's ceil(k / up) of a
+	 * leaf's k flows on its up links); 1 where no send crosses rails through a spine or the
+	 * up-links keep pace. */
 	double a2a_spine_factor;
 	/* The same for a send/recv (rank i to i + 1): one flow a node pair, from the node's
 	 * last local rank to the next node's first; its NIC's share the busiest up-link
