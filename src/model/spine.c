@@ -185,10 +185,11 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 /*
  * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
  * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
- * Negative where memory runs out.
+ * Negative where memory runs out. Leaves of equal counts are taken together: @u->k keeps
+ * the first of each and the others become 0 (its counts are spent).
  */
 static double
-uplinks_ecmp_max(const struct uplinks *u)
+uplinks_ecmp_max(struct uplinks *u)
 {
 	uint32_t kmax = 0, i, j, t;
 	double *F, *logp, e = 0;
