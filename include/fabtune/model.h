@@ -211,7 +211,9 @@ struct ft_model_links {
  * a whole number of nodes; else the first @ppn GPUs of each node, so @ngpus
  * must be a multiple of it), at the NCCL release @spec's jobs run (spec nccl_version, 0:
  * the newest: its channels, NVLink figure and latencies, as ft_model_eval() at that
- * release). FT_EINVAL / FT_ERANGE naming the field.
+ * release). FT_EINVAL / FT_ERANGE naming the field. The spine's shares
+ * (a2a_spine_factor, sr_spine_factor) are left 1: ft_model_eval() counts them for an
+ * all-to-all or a send/recv query, where its time reads them.
  */
 FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                               uint32_t ppn, struct ft_model_links *out,

@@ -1469,5 +1469,6 @@ int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                    uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, true, l, err);
+	/* the spine is counted by the model's own all-to-all and send/recv queries only */
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, false, l, err);
 }

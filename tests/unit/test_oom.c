@@ -490,7 +490,8 @@ test_oom_model_spine(void **state)
 {
 	struct ft_cluster_spec s;
 	struct ft_error err = { 0 };
-	struct ft_model_links l;
+	struct ft_model_query q;
+	struct ft_model_result r;
 	struct spine_case c = { &s, FT_OP_ALLTOALL };
 	unsigned long n;
 
@@ -499,9 +500,14 @@ test_oom_model_spine(void **state)
 	        ft_spec_load_file("tests/fixtures/spec/spine-rail-2to1-pxn-off.yaml", &s, &err), 0);
 	s.fabric.routing = FT_ROUTING_ECMP;
 	/* the count binds on this fabric: its allocations are on the path swept */
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
-	assert_true(l.a2a_spine_factor < 1.0);
-	assert_true(l.sr_spine_factor < 1.0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 256u << 20);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "spine");
+	ft_model_query_init(&q, FT_OP_SENDRECV, 256u << 20);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "spine");
 	n = sweep("model spine a2a, ECMP", oom_model_spine, &c);
 	assert_true(n >= 3); /* the leaves' flows, the CDF and its max, a leaf's series */
 	c.op = FT_OP_SENDRECV;
