@@ -137,10 +137,11 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 		return 0;
 	}
 	if (k <= 150 && (double)up * k * k * k <= 3e7) {
-		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g = h + k + 1, invf[151];
+		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g, invf[151];
 
 		if (!h)
 			return -1;
+		g = h + k + 1; /* not before the check: no offset from a null pointer */
 		invf[0] = 1.0;
 		for (i = 1; i <= k; i++)
 			invf[i] = invf[i - 1] / i;
