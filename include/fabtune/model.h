@@ -83,8 +83,9 @@ struct ft_model_links {
 	/* Share of the direct all-to-all's NIC rate that the leaves' up-links to the spine
 	 * deliver where some sends cross rails from their own NIC (no PXN relay) on a
 	 * rail-optimized fat-tree: the NICs' time over the busiest up-link's, as the fabric
-	 * routes those sends (D-mod-K, ECMP's expected busiest, adaptive's mean); 1 where no
-	 * send crosses rails through a spine or the up-links keep pace. */
+	 * routes those sends (D-mod-K, ECMP's expected busiest, adaptive's ceil(k / up) of a
+	 * leaf's k flows on its up links); 1 where no send crosses rails through a spine or the
+	 * up-links keep pace. */
 	double a2a_spine_factor;
 	/* The same for a send/recv (rank i to i + 1): one flow a node pair, from the node's
 	 * last local rank to the next node's first; its NIC's share the busiest up-link
@@ -210,7 +211,9 @@ struct ft_model_links {
  * a whole number of nodes; else the first @ppn GPUs of each node, so @ngpus
  * must be a multiple of it), at the NCCL release @spec's jobs run (spec nccl_version, 0:
  * the newest: its channels, NVLink figure and latencies, as ft_model_eval() at that
- * release). FT_EINVAL / FT_ERANGE naming the field.
+ * release). FT_EINVAL / FT_ERANGE naming the field. The spine's shares
+ * (a2a_spine_factor, sr_spine_factor) are left 1: ft_model_eval() counts them for an
+ * all-to-all or a send/recv query, where its time reads them.
  */
 FT_API int ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                               uint32_t ppn, struct ft_model_links *out,

@@ -1147,10 +1147,10 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
 	/* the spine counts only where the op reads them (a direct all-to-all, a send/recv) */
-	if (rc == 0 && spine) {
-		l->a2a_spine_factor = ft__model_spine_factor(spec, l);
-		l->sr_spine_factor = ft__model_sr_spine_factor(spec, l);
-	}
+	if (rc == 0 && spine &&
+	    (ft__model_spine_factor(spec, l, &l->a2a_spine_factor) < 0 ||
+	     ft__model_sr_spine_factor(spec, l, &l->sr_spine_factor) < 0))
+		return ft_error_set(err, FT_ENOMEM, "model: the spine count: out of memory");
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
 	if (rc == 0)
@@ -1469,5 +1469,6 @@ int
 ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                    uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, true, l, err);
+	/* the spine is counted by the model's own all-to-all and send/recv queries only */
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, false, l, err);
 }

@@ -61,10 +61,12 @@ void ft__model_net_channels(struct ft_model_links *l, uint32_t version);
  * @up_ports (links.c). */
 uint32_t ft__model_nodes_per_leaf(const struct ft_cluster_spec *s, uint32_t *up_ports);
 /* The spine's share of a direct all-to-all's and a send/recv's NIC rate where sends cross
- * rails from their own NIC (links a2a_spine_factor, sr_spine_factor; spine.c). */
-double ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l);
-double ft__model_sr_spine_factor(const struct ft_cluster_spec *spec,
-                                 const struct ft_model_links *l);
+ * rails from their own NIC, in @f (links a2a_spine_factor, sr_spine_factor; spine.c): 0, or
+ * FT_ENOMEM where the ECMP count runs out of memory (@f then 1, not to be used). */
+int ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+                           double *f) FT_MUST_CHECK;
+int ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+                              double *f) FT_MUST_CHECK;
 /* ft_model_links_get() at release @version (0: the newest) whatever @spec's: the model's
  * query takes its own release, else the spec's. @spine: count the leaves' up-links to the
  * spine (a2a_spine_factor, sr_spine_factor; else 1), which only an all-to-all's and a

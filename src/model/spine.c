@@ -137,10 +137,11 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 		return 0;
 	}
 	if (k <= 150 && (double)up * k * k * k <= 3e7) {
-		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g = h + k + 1, invf[151];
+		double *h = ft_malloc(sizeof(*h) * 2 * (k + 1)), *g, invf[151];
 
 		if (!h)
 			return -1;
+		g = h + k + 1; /* not before the check: no offset from a null pointer */
 		invf[0] = 1.0;
 		for (i = 1; i <= k; i++)
 			invf[i] = invf[i - 1] / i;
@@ -185,10 +186,11 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 /*
  * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
  * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
- * Negative where memory runs out.
+ * Negative where memory runs out. Leaves of equal counts are taken together: @u->k keeps
+ * the first of each and the others become 0 (its counts are spent).
  */
 static double
-uplinks_ecmp_max(const struct uplinks *u)
+uplinks_ecmp_max(struct uplinks *u)
 {
 	uint32_t kmax = 0, i, j, t;
 	double *F, *logp, e = 0;
@@ -262,8 +264,9 @@ uplinks_hot(struct uplinks *u)
  * busiest up-link's of the job, at most 1. The spine's down-links and a third tier are not
  * counted.
  */
-double
-ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
+int
+ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+                       double *f)
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t dom = FT_MAX(l->domain_nodes, 1u);
@@ -272,8 +275,9 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	struct uplinks ul = { .routing = spec->fabric.routing };
 	double load[1024], t_nic, hot;
 
+	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
-		return 1.0;
+		return 0;
 	R = geo.R;
 	down = geo.down;
 	up = ul.up = geo.up;
@@ -281,10 +285,10 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	T = l->nnodes * dom; /* nodes (trays) */
 	tppn = FT_MIN(l->ppn / dom, n->ngpus);
 	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
-		return 1.0;
+		return 0;
 	for (g = 0; g < tppn; g++)
 		if (n->gpu_nic[g] >= R)
-			return 1.0;
+			return 0;
 	units = (T + npu - 1) / npu;
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
 	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
@@ -329,7 +333,11 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		}
 	}
 	hot = uplinks_hot(&ul);
-	return hot > 0 ? FT_MIN(1.0, t_nic / (hot / geo.link)) : 1.0;
+	if (hot < 0)
+		return FT_ENOMEM;
+	if (hot > 0)
+		*f = FT_MIN(1.0, t_nic / (hot / geo.link));
+	return 0;
 }
 
 /*
@@ -340,8 +348,9 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
  * (ft__model_spine_factor()). Each NIC carries one flow: the share is the fabric link's rate over
  * the NIC's times the busiest up-link's flows of the job, at most 1.
  */
-double
-ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l)
+int
+ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
+                          double *f)
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
@@ -349,16 +358,17 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	struct uplinks ul = { .routing = spec->fabric.routing };
 	double load[1024], hot;
 
+	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
 	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
-		return 1.0;
+		return 0;
 	R = geo.R;
 	npu = geo.npu;
 	ul.up = geo.up;
 	js = send_nic(n, l, l->ppn - 1, 0);
 	jd = n->gpu_nic[0];
 	if (js >= R || jd >= R)
-		return 1.0;
+		return 0;
 	units = (T + npu - 1) / npu;
 	for (u = 0; u < units; u++) {
 		memset(load, 0, sizeof(load[0]) * geo.up);
@@ -371,6 +381,10 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 		uplinks_add(&ul, load);
 	}
 	hot = uplinks_hot(&ul);
-	return hot > 0 ? FT_MIN(1.0, geo.link / (l->nic_Bps * hot)) : 1.0;
+	if (hot < 0)
+		return FT_ENOMEM;
+	if (hot > 0)
+		*f = FT_MIN(1.0, geo.link / (l->nic_Bps * hot));
+	return 0;
 }
 

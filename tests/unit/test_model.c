@@ -7903,6 +7903,14 @@ a2a_direct(const struct ft_cluster_spec *s, double S)
 	return a2a_direct_of(s, S, false);
 }
 
+/* @s's links with the spine counted (ft_model_links_get() leaves it 1: only an
+ * all-to-all's and a send/recv's query count it), at @s's release. */
+static int
+spine_links(const struct ft_cluster_spec *s, struct ft_model_links *l, struct ft_error *err)
+{
+	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, err);
+}
+
 /*
  * The spine's share of a direct all-to-all whose sends cross rails from their own NIC: 8
  * Hopper nodes of 8 NICs, one scalable unit of a rail-optimized fat-tree of radix-12
@@ -7942,29 +7950,34 @@ test_alltoall_spine_cross_rail(void **state)
 	assert_int_equal(down, 8);
 	assert_int_equal(upp, 4);
 	/* PXN (NCCL's default): relayed onto the peer's rail, the spine carries nothing */
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_true(l.pxn);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	s.node.nccl_pxn_disable = true;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 4.0 / 7.0, 1e-12);
 	assert_rel(l.a2a_spine_factor, f, 1e-12);
+	/* the public links leave the spine uncounted: only the model's queries read it */
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
+	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_factor, 1.0, 1e-12); /* one unit: the leaves' own share is whole */
 	r = a2a_direct(&s, S);
 	assert_string_equal(r.bottleneck, "spine");
 	assert_string_not_equal(a2a_direct_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, f, 1e-12);
 	s.fabric.routing = FT_ROUTING_ECMP;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_true(l.a2a_spine_factor < f);
 	assert_true(l.a2a_spine_factor > off / (hot + sqrt(2 * hot * log(8 * up))));
 	/* 1:1: 8 up-links, 49 flows each, the NICs bind */
 	s.fabric.routing = FT_ROUTING_DMODK;
 	s.fabric.radix = 16;
 	s.fabric.oversubscription = 1;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	nic = a2a_direct(&s, S);
 	assert_string_not_equal(nic.bottleneck, "spine");
@@ -7978,7 +7991,7 @@ test_alltoall_spine_cross_rail(void **state)
 	s.fabric.link_Bps = 100e9;
 	ft_spec_leaf_ports(&s.fabric, &down, &upp);
 	assert_int_equal(upp, 2);
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.nic_Bps, 50e9, 1e-12);
 	assert_rel(l.a2a_spine_factor, off * 100e9 / (50e9 * (L * (R - 1) / R * off / 2)), 1e-12);
 	r = a2a_direct(&s, S);
@@ -8034,10 +8047,10 @@ test_alltoall_spine_ecmp_job_max(void **state)
 		                            .tiers = 2, .oversubscription = 1,
 		                            .routing = FT_ROUTING_ECMP };
 	assert_true(e > e1);
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 8.0 / e, 1e-9);
 	s.fabric.routing = FT_ROUTING_DMODK;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 }
 
@@ -8061,7 +8074,7 @@ test_spine_several_nics_a_gpu(void **state)
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .oversubscription = 2,
 		                            .routing = FT_ROUTING_DMODK };
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_int_equal(l.gpu_nics, 4);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
@@ -8123,24 +8136,24 @@ test_sendrecv_spine_cross_rail(void **state)
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 12,
 		                            .tiers = 2, .oversubscription = 2,
 		                            .routing = FT_ROUTING_DMODK };
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 1.0, 1e-12); /* PXN: rail 0 throughout */
 	s.node.nccl_pxn_disable = true;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
 	r = sendrecv_of(&s, S, false);
 	assert_string_equal(r.bottleneck, "spine");
 	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ECMP;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(), 1e-9);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
 	s.fabric.routing = FT_ROUTING_DMODK;
 	s.fabric.radix = 16;
 	s.fabric.oversubscription = 1;
-	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 1.0, 1e-12);
 	one = sendrecv_of(&s, S, false);
 	assert_string_not_equal(one.bottleneck, "spine");
@@ -8169,13 +8182,13 @@ test_alltoall_spine_gb200_by_release(void **state)
 	(void)state;
 	assert_int_equal(ft_spec_resolve("gb200-nvl72:36", &spec, &err), 0);
 	spec.nccl_version = 22707;
-	assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&spec, &l, &err), 0);
 	assert_rel(l.nic_Bps, 48e9, 1e-12);
 	assert_rel(l.a2a_spine_factor, (72.0 / 48e9) / (114.0 / link), 1e-12);
 	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "spine");
 	assert_string_equal(a2a_direct_of(&spec, 64u << 20, true).bottleneck, "pcie");
 	spec.nccl_version = 22803;
-	assert_int_equal(ft_model_links_get(&spec, 0, 0, 0, &l, &err), 0);
+	assert_int_equal(spine_links(&spec, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "pcie");
 }

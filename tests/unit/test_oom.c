@@ -460,6 +460,62 @@ test_oom_model_a2a(void **state)
 }
 
 /*
+ * The spine count under ECMP (model/spine.c) allocates each leaf's flows, the leaves' CDFs
+ * and the exact count's series: a failure is FT_ENOMEM, never a share of 1 (no spine term,
+ * a faster time). 32 DGX H100 without PXN on a rail-optimized fat-tree at 2:1, the fabric
+ * routed by ECMP: a direct all-to-all (a2a_spine_factor) and a send/recv (sr_spine_factor).
+ */
+struct spine_case {
+	const struct ft_cluster_spec *spec;
+	enum ft_op op;
+};
+
+static int
+oom_model_spine(const void *arg, struct ft_error *err)
+{
+	const struct spine_case *sc = arg;
+	struct ft_model_query q;
+	struct ft_model_result r;
+
+	ft_model_query_init(&q, sc->op, 256u << 20);
+	if (sc->op == FT_OP_ALLTOALL) {
+		q.force_algo = true;
+		q.algo = FT_ALGO_DIRECT;
+	}
+	return ft_model_eval(sc->spec, &q, &r, err);
+}
+
+static void
+test_oom_model_spine(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_error err = { 0 };
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct spine_case c = { &s, FT_OP_ALLTOALL };
+	unsigned long n;
+
+	(void)state;
+	assert_int_equal(
+	        ft_spec_load_file("tests/fixtures/spec/spine-rail-2to1-pxn-off.yaml", &s, &err), 0);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	/* the count binds on this fabric: its allocations are on the path swept */
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 256u << 20);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "spine");
+	ft_model_query_init(&q, FT_OP_SENDRECV, 256u << 20);
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "spine");
+	n = sweep("model spine a2a, ECMP", oom_model_spine, &c);
+	assert_true(n >= 3); /* the leaves' flows, the CDF and its max, a leaf's series */
+	c.op = FT_OP_SENDRECV;
+	n = sweep("model spine sendrecv, ECMP", oom_model_spine, &c);
+	assert_true(n >= 3);
+}
+
+/*
  * ft_model_p2p_share_slots() allocates its walk: a failure is FT_ENOMEM with ch->slots as
  * it was, never those slots passed off as the send's count. 3 nodes of 6 at v2.28.7, 4
  * parts a send on 4 channels: rank 0's send 8 ranks ahead is one of 6 network subs of its
@@ -528,6 +584,7 @@ main(void)
 		cmocka_unit_test(test_oom_parse_all),
 		cmocka_unit_test(test_oom_archive),
 		cmocka_unit_test(test_oom_model_a2a),
+		cmocka_unit_test(test_oom_model_spine),
 		cmocka_unit_test(test_oom_share_slots),
 	};
 

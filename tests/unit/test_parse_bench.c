@@ -324,6 +324,19 @@ avg_rel(const struct parsed *t, const struct ft_result_row *a)
 }
 
 /*
+ * pt2pt_bw's time @x (the table @t's row @a, bytes over its printed average) and the
+ * document's @y agree to what that rounding leaves; an average printed 0.00 leaves no
+ * share (it would be infinite): the printed digits' absolute rule (near()).
+ */
+static bool
+near_avg(const struct parsed *t, const struct ft_result_row *a, double x, double y)
+{
+	if (!(a->algbw_GBps > 0))
+		return near(x, y);
+	return near_rel(x, y, avg_rel(t, a));
+}
+
+/*
  * The rows of @t (a table) are the rows of @j (the document of the same
  * run): same count and order, the same names, sizes and ranks, and every
  * figure the table holds the document's to its printed digits. The document
@@ -387,7 +400,7 @@ rows_differ(const char *what, const struct parsed *t, const struct parsed *j, ch
 			               strcmp(f[k].name, "time_us") == 0;
 
 			if (!isnan(x) && !(lat_bw  ? near_rel(x, y, 0.005 / a->lat_p50_us) :
-			                   bw_time ? near_rel(x, y, avg_rel(t, a)) :
+			                   bw_time ? near_avg(t, a, x, y) :
 			                             near(x, y)))
 				return snprintf(msg, len,
 				                "%s row %zu: %s %.6g from the table, %.6g from the "
@@ -718,7 +731,6 @@ fields_differ(const char *what, const struct parsed *t, const struct parsed *j, 
 		   derived as k / printed is k / exact within exact - printed, a share of
 		   the printed figure (the table's), up to 0.005 / printed; the share of
 		   the exact one is smaller where the table rounded down */
-		double bw_rel = avg_rel(t, a);
 		double lat_rel = 0.005 / a->lat_p50_us;
 		/* a bandwidth printed to 2 decimals of the table's unit, in GB/s here */
 		double bw_abs = 0.0051 * table_unit_GBps(t);
@@ -757,7 +769,7 @@ fields_differ(const char *what, const struct parsed *t, const struct parsed *j, 
 			        *(const double *)(const void *)((const char *)b + printed[k].off);
 			bool derived = (bw && strcmp(printed[k].name, "time_us") == 0) ||
 			               (!bw && strstr(printed[k].name, "bw_GBps"));
-			bool ok = derived ? near_rel(x, y, bw ? bw_rel : lat_rel) :
+			bool ok = derived ? (bw ? near_avg(t, a, x, y) : near_rel(x, y, lat_rel)) :
 			          /* the average and the peak: printed in MB/sec or Gb/sec */
 			          strstr(printed[k].name, "bw_GBps") ?
 			                    (isnan(x) ? isnan(y) : fabs(x - y) <= bw_abs) :
@@ -821,6 +833,41 @@ lat_apart(double p50, double bw_p50)
 	ft_strbuf_release(&doc);
 	ft_bench_report_release(&rep);
 	return apart;
+}
+
+/*
+ * A pt2pt_bw row whose average the table printed 0.00: its time, bytes over that average,
+ * has no share of rounding to keep to (0.005 / 0 is infinite, and would pass any time),
+ * so it is held to the printed digits: 1 us against the document's 2 is apart.
+ */
+static void
+test_bw_zero_average(void **state)
+{
+	struct parsed t, j;
+	struct ft_result_row r;
+	char msg[1024];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(&j, 0, sizeof(j));
+	ft_run_init(&t.run, FT_SOURCE_BENCH, "bench");
+	ft_run_init(&j.run, FT_SOURCE_BENCH, "bench");
+	ft_result_row_init(&r);
+	ft_strlcpy(r.test, "pt2pt_bw", sizeof(r.test));
+	r.bytes = 8;
+	r.nranks = 2;
+	r.algbw_GBps = 0;
+	r.time_us = 1.0;
+	assert_int_equal(ft_run_add(&t.run, &r), 0);
+	r.time_us = 2.0;
+	assert_int_equal(ft_run_add(&j.run, &r), 0);
+	assert_true(rows_differ("pt2pt_bw", &t, &j, msg, sizeof(msg)));
+	assert_true(fields_differ("pt2pt_bw", &t, &j, msg, sizeof(msg)));
+	/* the same time agrees */
+	assert_false(rows_differ("pt2pt_bw", &t, &t, msg, sizeof(msg)));
+	assert_false(fields_differ("pt2pt_bw", &t, &t, msg, sizeof(msg)));
+	ft_run_release(&t.run);
+	ft_run_release(&j.run);
 }
 
 /*
@@ -1563,6 +1610,7 @@ main(void)
 		cmocka_unit_test(test_every_table_kind),
 		cmocka_unit_test(test_one_run_fixtures),
 		cmocka_unit_test(test_lat_rounding),
+		cmocka_unit_test(test_bw_zero_average),
 		cmocka_unit_test(test_bw_rounding),
 		cmocka_unit_test(test_bw_gbits_fields),
 		cmocka_unit_test(test_real_run),
