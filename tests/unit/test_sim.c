@@ -3471,6 +3471,49 @@ flow_a2a_run(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
 }
 
 /*
+ * One send of @bytes from rank 0 to rank 1 (on GPUs @ends) naming NIC @nic (1-based, 0:
+ * none) through engine @eng on @t: its counters in @c (the engine @e and schedule @s kept
+ * for the caller to release), the bytes on every NVLink link in @nvlink and on the ports
+ * of NICs @nic0 and @nic1 in @port.
+ */
+static void
+named_send(const struct ft_engine_ops *eng, struct ft_topo *t, uint32_t *ends, uint8_t nic,
+           uint64_t bytes, uint32_t nic0, uint32_t nic1, struct ft_engine **e,
+           struct ft_schedule *s, struct ft_sim_counters *c, double *nvlink, double port[2])
+{
+	struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = bytes, .nic = nic };
+	struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
+	struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+
+	ft_schedule_init(s);
+	s->op = FT_OP_SENDRECV;
+	s->algo = FT_ALGO_DIRECT;
+	s->nranks = 2;
+	s->ranks_per_node = 1;
+	s->proto_eff = 1;
+	s->bytes = bytes;
+	assert_int_equal(ft_vec_push(&s->flows, &fl), 0);
+	assert_int_equal(ft_vec_push(&s->phases, &ph), 0);
+	op.sched = s;
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(eng->create(t, &cfg, e, &err), 0);
+	if (eng->submit(*e, &op, &err) < 0 || eng->run(*e, 0, &err) != 0)
+		fail_msg("engine %s: %s", eng->name, err.msg);
+	assert_int_equal(eng->counters(*e, c, &err), 0);
+	*nvlink = port[0] = port[1] = 0;
+	for (uint32_t l = 0; l < c->nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(t, l);
+
+		if (lk->kind == FT_L_NVLINK)
+			*nvlink += c->link_bytes[l];
+		if (lk->kind == FT_L_HOST && (lk->src == nic0 || lk->src == nic1))
+			port[lk->src == nic1] += c->link_bytes[l];
+	}
+}
+
+/*
  * A flow that names its NIC (struct ft_sched_flow nic: a ring's last rank under another
  * GPU's NIC's PCIe switch, nccl.c add_channel_flow()) leaves by that NIC over its own PCIe
  * path in the flow, packet and ideal engines alike (ft__sim_flow_nic()). Two DGX H100 (GPU g
@@ -3507,41 +3550,13 @@ test_flow_leaves_by_named_nic(void **state)
 	assert_int_equal(ft_topo_vertex(t, sw)->kind, FT_V_PCIE_SWITCH);
 	for (int k = 0; k < 3; k++) {
 		for (int named = 0; named < 2; named++) {
-			struct ft_sched_flow fl = { .src = 0,
-				                    .dst = 1,
-				                    .bytes = bytes,
-				                    .nic = (uint8_t)(named ? 2 : 0) };
-			struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
-			struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
 			struct ft_engine *e = NULL;
 			struct ft_sim_counters c;
 			struct ft_schedule s;
-			struct ft_sim_cfg cfg;
-			double nvlink = 0, port[2] = { 0, 0 };
+			double nvlink, port[2];
 
-			ft_schedule_init(&s);
-			s.op = FT_OP_SENDRECV;
-			s.algo = FT_ALGO_DIRECT;
-			s.nranks = 2;
-			s.ranks_per_node = 1;
-			s.proto_eff = 1;
-			s.bytes = bytes;
-			assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
-			assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-			op.sched = &s;
-			ft_sim_cfg_init(&cfg);
-			assert_int_equal(engines[k]->create(t, &cfg, &e, &err), 0);
-			if (engines[k]->submit(e, &op, &err) < 0 || engines[k]->run(e, 0, &err) != 0)
-				fail_msg("engine %d: %s", k, err.msg);
-			assert_int_equal(engines[k]->counters(e, &c, &err), 0);
-			for (uint32_t l = 0; l < c.nlinks; l++) {
-				const struct ft_link *lk = ft_topo_link(t, l);
-
-				if (lk->kind == FT_L_NVLINK)
-					nvlink += c.link_bytes[l];
-				if (lk->kind == FT_L_HOST && (lk->src == nic0 || lk->src == nic1))
-					port[lk->src == nic1] += c.link_bytes[l];
-			}
+			named_send(engines[k], t, ends, (uint8_t)(named ? 2 : 0), bytes, nic0, nic1, &e,
+			           &s, &c, &nvlink, port);
 			assert_true(nvlink == 0);
 			assert_true(port[!named] == 0);
 			assert_true(port[named] >= (double)bytes);
@@ -3584,38 +3599,12 @@ test_flow_leaves_by_named_nic(void **state)
 		}
 		assert_int_not_equal(cpu[0], cpu[1]);
 		for (int k = 0; k < 3; k++) {
-			struct ft_sched_flow fl = { .src = 0, .dst = 1, .bytes = bytes, .nic = 3 };
-			struct ft_sched_phase ph = { .steps = 1, .nflows = 1, .npairs = 1 };
-			struct ft_sim_op op = { .rank_gpu = ends, .after = -1 };
 			struct ft_engine *e = NULL;
 			struct ft_sim_counters c;
 			struct ft_schedule s;
-			struct ft_sim_cfg cfg;
-			double nvlink = 0, port[2] = { 0, 0 };
+			double nvlink, port[2];
 
-			ft_schedule_init(&s);
-			s.op = FT_OP_SENDRECV;
-			s.algo = FT_ALGO_DIRECT;
-			s.nranks = 2;
-			s.ranks_per_node = 1;
-			s.proto_eff = 1;
-			s.bytes = bytes;
-			assert_int_equal(ft_vec_push(&s.flows, &fl), 0);
-			assert_int_equal(ft_vec_push(&s.phases, &ph), 0);
-			op.sched = &s;
-			ft_sim_cfg_init(&cfg);
-			assert_int_equal(engines[k]->create(t, &cfg, &e, &err), 0);
-			if (engines[k]->submit(e, &op, &err) < 0 || engines[k]->run(e, 0, &err) != 0)
-				fail_msg("gb200, engine %d: %s", k, err.msg);
-			assert_int_equal(engines[k]->counters(e, &c, &err), 0);
-			for (uint32_t l = 0; l < c.nlinks; l++) {
-				const struct ft_link *lk = ft_topo_link(t, l);
-
-				if (lk->kind == FT_L_NVLINK)
-					nvlink += c.link_bytes[l];
-				if (lk->kind == FT_L_HOST && (lk->src == nic0 || lk->src == nic1))
-					port[lk->src == nic1] += c.link_bytes[l];
-			}
+			named_send(engines[k], t, ends, 3, bytes, nic0, nic1, &e, &s, &c, &nvlink, port);
 			assert_true(nvlink == 0);
 			assert_true(port[0] == 0);
 			assert_true(port[1] >= (double)bytes);
