@@ -245,6 +245,21 @@ uplinks_hot(struct uplinks *u)
 	return hot;
 }
 
+/* The share @u's busiest up-link leaves of the NICs' rate: a NIC's time @t_nic for what one
+ * up-link flow carries, over that flow's time on the busiest up-link at @link, at most 1
+ * (@f untouched where none is loaded); FT_ENOMEM. */
+static int
+uplinks_share(struct uplinks *u, double t_nic, double link, double *f)
+{
+	double hot = uplinks_hot(u);
+
+	if (hot < 0)
+		return FT_ENOMEM;
+	if (hot > 0)
+		*f = FT_MIN(1.0, t_nic / (hot / link));
+	return 0;
+}
+
 /*
  * The spine's share of the direct all-to-all's NIC rate (links a2a_spine_factor) on a
  * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
@@ -273,7 +288,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	uint32_t T, tppn, npu, units, u, j, h, m, g, R, down, up;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024], t_nic, hot;
+	double load[1024], t_nic;
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
@@ -332,12 +347,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 			uplinks_add(&ul, load);
 		}
 	}
-	hot = uplinks_hot(&ul);
-	if (hot < 0)
-		return FT_ENOMEM;
-	if (hot > 0)
-		*f = FT_MIN(1.0, t_nic / (hot / geo.link));
-	return 0;
+	return uplinks_share(&ul, t_nic, geo.link, f);
 }
 
 /*
@@ -356,7 +366,7 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024], hot;
+	double load[1024];
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
@@ -380,11 +390,6 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 		}
 		uplinks_add(&ul, load);
 	}
-	hot = uplinks_hot(&ul);
-	if (hot < 0)
-		return FT_ENOMEM;
-	if (hot > 0)
-		*f = FT_MIN(1.0, geo.link / (l->nic_Bps * hot));
-	return 0;
+	return uplinks_share(&ul, 1.0 / l->nic_Bps, geo.link, f);
 }
 
