@@ -797,6 +797,41 @@ same_every_field(const char *what, const struct parsed *t, const struct parsed *
 }
 
 /*
+ * Whether rows_differ() or fields_differ() finds the table @t of report @rep (its
+ * layout and unit) and the document of the same report apart, the document's peaks read
+ * back @peak_off_GBps higher; @rep released.
+ */
+static bool
+table_doc_apart(const char *what, struct ft_bench_report *rep, struct ft_bench_cfg *cfg,
+                struct ft_bench_table *t, double peak_off_GBps)
+{
+	struct ft_strbuf text, doc;
+	struct parsed pt, pj;
+	char msg[1024], tname[64], dname[64];
+	bool apart;
+
+	snprintf(tname, sizeof(tname), "%s table", what);
+	snprintf(dname, sizeof(dname), "%s document", what);
+	ft_strbuf_init(&text);
+	ft_strbuf_init(&doc);
+	(void)ft_bench_table_end(&text, t, rep, cfg, false);
+	ft_bench_report_json(&doc, t, rep, cfg);
+	parse_text(tname, &text, &pt);
+	parse_text(dname, &doc, &pj);
+	assert_int_equal(pt.gbits, t->gbits);
+	for (size_t i = 0; i < ft_run_nrows(&pj.run); i++)
+		((struct ft_result_row *)ft_vec_at(&pj.run.rows, i))->ip_algbw_GBps += peak_off_GBps;
+	apart = rows_differ(what, &pt, &pj, msg, sizeof(msg)) ||
+	        fields_differ(what, &pt, &pj, msg, sizeof(msg));
+	parsed_release(&pt);
+	parsed_release(&pj);
+	ft_strbuf_release(&text);
+	ft_strbuf_release(&doc);
+	ft_bench_report_release(rep);
+	return apart;
+}
+
+/*
  * Whether fields_differ() finds the table and the document of one pt2pt_lat
  * report apart, its rows' median @p50 (us) and their bandwidth the document
  * holds from @bw_p50 instead (the bench derives it from the median: @p50).
@@ -807,10 +842,6 @@ lat_apart(double p50, double bw_p50)
 	struct ft_bench_report rep;
 	struct ft_bench_cfg cfg;
 	struct ft_bench_table t = { .stable = false };
-	struct ft_strbuf text, doc;
-	struct parsed pt, pj;
-	char msg[1024];
-	bool apart;
 
 	make_report(&rep, &cfg, FT_OP_PT2PT_LAT);
 	for (size_t i = 0; i < ft_run_nrows(&rep.run); i++) {
@@ -819,20 +850,7 @@ lat_apart(double p50, double bw_p50)
 		r->lat_p50_us = r->time_us = p50;
 		r->algbw_GBps = r->busbw_GBps = (double)r->bytes / (bw_p50 * 1e3);
 	}
-	ft_strbuf_init(&text);
-	ft_strbuf_init(&doc);
-	(void)ft_bench_table_end(&text, &t, &rep, &cfg, false);
-	ft_bench_report_json(&doc, &t, &rep, &cfg);
-	parse_text("pt2pt_lat table", &text, &pt);
-	parse_text("pt2pt_lat document", &doc, &pj);
-	apart = rows_differ("pt2pt_lat", &pt, &pj, msg, sizeof(msg)) ||
-	        fields_differ("pt2pt_lat", &pt, &pj, msg, sizeof(msg));
-	parsed_release(&pt);
-	parsed_release(&pj);
-	ft_strbuf_release(&text);
-	ft_strbuf_release(&doc);
-	ft_bench_report_release(&rep);
-	return apart;
+	return table_doc_apart("pt2pt_lat", &rep, &cfg, &t, 0);
 }
 
 /*
@@ -906,10 +924,6 @@ bw_apart(bool gbits, uint64_t bytes, double avg_GBps, double time_GBps, double p
 	struct ft_bench_report rep;
 	struct ft_bench_cfg cfg;
 	struct ft_bench_table t = { .stable = false, .gbits = gbits };
-	struct ft_strbuf text, doc;
-	struct parsed pt, pj;
-	char msg[1024];
-	bool apart;
 
 	make_report(&rep, &cfg, FT_OP_PT2PT_BW);
 	for (size_t i = 0; i < ft_run_nrows(&rep.run); i++) {
@@ -920,23 +934,7 @@ bw_apart(bool gbits, uint64_t bytes, double avg_GBps, double time_GBps, double p
 		r->ip_algbw_GBps = avg_GBps;
 		r->time_us = (double)bytes / (time_GBps * 1e3);
 	}
-	ft_strbuf_init(&text);
-	ft_strbuf_init(&doc);
-	(void)ft_bench_table_end(&text, &t, &rep, &cfg, false);
-	ft_bench_report_json(&doc, &t, &rep, &cfg);
-	parse_text("pt2pt_bw table", &text, &pt);
-	parse_text("pt2pt_bw document", &doc, &pj);
-	assert_int_equal(pt.gbits, gbits);
-	for (size_t i = 0; i < ft_run_nrows(&pj.run); i++)
-		((struct ft_result_row *)ft_vec_at(&pj.run.rows, i))->ip_algbw_GBps += peak_off_GBps;
-	apart = rows_differ("pt2pt_bw", &pt, &pj, msg, sizeof(msg)) ||
-	        fields_differ("pt2pt_bw", &pt, &pj, msg, sizeof(msg));
-	parsed_release(&pt);
-	parsed_release(&pj);
-	ft_strbuf_release(&text);
-	ft_strbuf_release(&doc);
-	ft_bench_report_release(&rep);
-	return apart;
+	return table_doc_apart("pt2pt_bw", &rep, &cfg, &t, peak_off_GBps);
 }
 
 /*
