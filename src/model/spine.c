@@ -71,8 +71,9 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
  * The up-links the spine counts load, leaf by leaf: under D-mod-K the busiest link as
  * counted; under adaptive routing, which puts each flow on the least loaded link,
  * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random, and
- * the job waits for the busiest link of all its leaves: the expected maximum
- * (uplinks_ecmp_max()).
+ * again at the spine onto one of the destination leaf's down-cables (uplinks_add_down()),
+ * and the job waits for the busiest link of all its leaves, up or down: the expected
+ * maximum (uplinks_ecmp_max()).
  */
 struct uplinks {
 	enum ft_routing routing;
@@ -82,6 +83,27 @@ struct uplinks {
 	uint32_t n, cap;
 	bool nomem;
 };
+
+/* ECMP: one more group of @k flows hashed onto @u->up links. */
+static void
+uplinks_push(struct uplinks *u, double k)
+{
+	if (u->n == u->cap) {
+		uint32_t cap = u->cap ? 2 * u->cap : 64;
+		double *p = ft_malloc(sizeof(*p) * cap);
+
+		if (!p) {
+			u->nomem = true;
+			return;
+		}
+		if (u->n)
+			memcpy(p, u->k, sizeof(*p) * u->n);
+		ft_free(u->k);
+		u->k = p;
+		u->cap = cap;
+	}
+	u->k[u->n++] = k;
+}
 
 static void
 uplinks_add(struct uplinks *u, const double *load)
@@ -94,27 +116,30 @@ uplinks_add(struct uplinks *u, const double *load)
 	}
 	if (k == 0)
 		return;
-	if (u->routing == FT_ROUTING_DMODK) {
+	if (u->routing == FT_ROUTING_DMODK)
 		u->hot = FT_MAX(u->hot, hot);
-	} else if (u->routing != FT_ROUTING_ECMP) {
+	else if (u->routing != FT_ROUTING_ECMP)
 		u->hot = FT_MAX(u->hot, ceil(k / u->up));
-	} else {
-		if (u->n == u->cap) {
-			uint32_t cap = u->cap ? 2 * u->cap : 64;
-			double *p = ft_malloc(sizeof(*p) * cap);
+	else
+		uplinks_push(u, k);
+}
 
-			if (!p) {
-				u->nomem = true;
-				return;
-			}
-			if (u->n)
-				memcpy(p, u->k, sizeof(*p) * u->n);
-			ft_free(u->k);
-			u->k = p;
-			u->cap = cap;
-		}
-		u->k[u->n++] = k;
-	}
+/*
+ * ECMP: the way down. A spine hashes each flow again onto one of its parallel cables to
+ * the destination leaf (topo/fattree.c: `up` / spines cables a spine-leaf pair; topo/route.c
+ * ft__route_fattree() offers them all, ft__route_ecmp_index() picks), and the flow came to
+ * that spine by a hashed up-link: a flow lands on any of the destination leaf's `up`
+ * down-cables alike, a second draw of balls into bins per destination leaf, which the job
+ * waits for as it waits for the up-links (taken as independent of them). @kin: the flows
+ * into each of @nleaves leaves from the spine. D-mod-K sends a flow down the reverse of the
+ * destination's own way up and adaptive routing the least loaded cable: not counted.
+ */
+static void
+uplinks_add_down(struct uplinks *u, const double *kin, uint32_t nleaves)
+{
+	for (uint32_t i = 0; kin && i < nleaves; i++)
+		if (kin[i] > 0)
+			uplinks_push(u, kin[i]);
 }
 
 /*
@@ -184,8 +209,9 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 }
 
 /*
- * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
- * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
+ * E[max] over all the loaded up-links of the job (@u's leaves, and under ECMP the
+ * down-cables into each leaf): sum over t >= 0 of 1 - P(every link <= t), the draws
+ * independent of each other. kb ROCE-ECMP.
  * Negative where memory runs out. Leaves of equal counts are taken together: @u->k keeps
  * the first of each and the others become 0 (its counts are spent).
  */
@@ -288,7 +314,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	uint32_t T, tppn, npu, units, u, j, h, m, g, R, down, up;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024], t_nic;
+	double load[1024], t_nic, *kin = NULL;
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
@@ -305,6 +331,8 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		if (n->gpu_nic[g] >= R)
 			return 0;
 	units = (T + npu - 1) / npu;
+	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc((size_t)units * R, sizeof(*kin))))
+		return FT_ENOMEM;
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
 	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
 	for (u = 0; u < units; u++) {
@@ -342,11 +370,16 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 					a = FT_MAX(lo, d0);
 					b = FT_MIN(hi, d0 + dom);
 					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
+					if (kin)
+						kin[mu * R + jd] +=
+						        (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
 				}
 			}
 			uplinks_add(&ul, load);
 		}
 	}
+	uplinks_add_down(&ul, kin, units * R);
+	ft_free(kin);
 	return uplinks_share(&ul, t_nic, geo.link, f);
 }
 
@@ -366,7 +399,7 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024];
+	double load[1024], *kin = NULL;
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
@@ -380,16 +413,23 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	if (js >= R || jd >= R)
 		return 0;
 	units = (T + npu - 1) / npu;
+	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc((size_t)units * R, sizeof(*kin))))
+		return FT_ENOMEM;
 	for (u = 0; u < units; u++) {
 		memset(load, 0, sizeof(load[0]) * geo.up);
 		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
 			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
 
-			if (dl != u * R + js)
+			if (dl != u * R + js) {
 				load[((uint64_t)dl * geo.down + m % npu) % geo.up] += 1.0;
+				if (kin)
+					kin[dl] += 1.0;
+			}
 		}
 		uplinks_add(&ul, load);
 	}
+	uplinks_add_down(&ul, kin, units * R);
+	ft_free(kin);
 	return uplinks_share(&ul, 1.0 / l->nic_Bps, geo.link, f);
 }
 

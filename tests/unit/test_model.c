@@ -8024,17 +8024,18 @@ ecmp_max_two_links(uint32_t k, uint32_t leaves)
 /*
  * ECMP on two Hopper nodes of 8 NICs, one unit of radix-4 leaves at 1:1 (2 down, 2 up),
  * PXN off: leaf j holds NIC j of both nodes, and each node's GPU j sends to the other
- * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links; the job waits
- * for the busiest of all 16 links (8 leaves). The NICs' time is 8 flows over 8 NICs' rate,
- * a link's its flows at one NIC's (no fabric link rate given): the share is 8 over the
- * expected busiest, which the test counts by the binomial sums of 2 links; a leaf's own
- * busiest alone would leave the share higher. D-mod-K sends each destination node's flows
- * up one link: 7, the NICs bind.
+ * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links, and 14 into
+ * each leaf from the spines, hashed again onto its 2 down-cables; the job waits for the
+ * busiest of all 32 links (8 leaves up, 8 down). The NICs' time is 8 flows over 8 NICs'
+ * rate, a link's its flows at one NIC's (no fabric link rate given): the share is 8 over
+ * the expected busiest, which the test counts by the binomial sums of 2 links; the
+ * up-links alone (16 links) or a leaf's own busiest would leave the share higher. D-mod-K
+ * sends each destination node's flows up one link: 7, the NICs bind.
  */
 static void
 test_alltoall_spine_ecmp_job_max(void **state)
 {
-	const double e = ecmp_max_two_links(14, 8), e1 = ecmp_max_two_links(14, 1);
+	const double e = ecmp_max_two_links(14, 16), e1 = ecmp_max_two_links(14, 8);
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
 	struct ft_error err = { 0 };
@@ -8095,11 +8096,14 @@ sendrecv_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
 	return r;
 }
 
-/* E[max] of 8 flows hashed onto 4 links, by enumerating the 4^8 ways (3.5380859375). */
+/*
+ * E[max] over @draws independent draws of 8 flows hashed onto 4 links each, by
+ * enumerating the 4^8 ways of one draw into P(its busiest <= t): 3.5380859375 for one.
+ */
 static double
-sr_ecmp_8_on_4(void)
+sr_ecmp_8_on_4(uint32_t draws)
 {
-	double sum = 0;
+	double F[9] = { 0 }, e = 0;
 
 	for (uint32_t w = 0; w < 1u << 16; w++) {
 		uint32_t c[4] = { 0 }, hot = 0;
@@ -8108,17 +8112,22 @@ sr_ecmp_8_on_4(void)
 			c[(w >> (2 * b)) & 3]++;
 		for (uint32_t i = 0; i < 4; i++)
 			hot = FT_MAX(hot, c[i]);
-		sum += hot;
+		for (uint32_t t = hot; t <= 8; t++)
+			F[t] += 1.0 / (1u << 16);
 	}
-	return sum / (1u << 16);
+	for (uint32_t t = 0; t < 8; t++)
+		e += 1 - pow(F[t], draws);
+	return e;
 }
 
 /*
  * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
  * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
  * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
- * 2 flows a link, each at half a NIC's rate; ECMP's expected busiest of 8 on 4 links
- * (counted over the 4^8 ways), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * 2 flows a link, each at half a NIC's rate; ECMP hashes the 8 up leaf 7's 4 links and,
+ * at the spines, again onto leaf 0's 4 down-cables: the expected busiest of the two
+ * draws of 8 on 4 (counted over the 4^8 ways; 3.94, the up-links' alone 3.54), adaptive
+ * ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
  * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
  */
 static void
@@ -8146,7 +8155,8 @@ test_sendrecv_spine_cross_rail(void **state)
 	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ECMP;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
-	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(), 1e-9);
+	assert_rel(sr_ecmp_8_on_4(1), 3.5380859375, 1e-12);
+	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(2), 1e-9);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
