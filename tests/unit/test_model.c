@@ -2832,10 +2832,12 @@ test_sendrecv_window_pxn_off(void **state)
 
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
+	s.node.npcie_switches = 1; /* GPU 0 under NIC 0's PCIe switch: PXN's proxy for it */
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
 	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
 	assert_int_equal(ft_model_explain(&s, &q, &on, &err), 0);
+	assert_true(on.links.pxn_relay[7] & 1u);
 	s.node.nccl_pxn_disable = true;
 	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
 	assert_string_equal(on.result.bottleneck, "p2p:window");
@@ -8204,6 +8206,55 @@ test_alltoall_spine_gb200_by_release(void **state)
 }
 
 /*
+ * Two GB200 NVL72 racks of 16 trays each (examples/gb200-nvl64x2.yaml): the 32 trays fill
+ * one scalable unit, so NIC r of every tray hangs off the unit's leaf r and a send on its
+ * rail crosses that leaf alone (1 switch, 2 cables), one to another rail goes leaf, spine,
+ * leaf (3 switches, 4 cables; `fabtune topo --path n0.gpu0,n20.gpu1`). Before 2.28.3 NCCL
+ * relays no send over C2C (ft_model_pxn_relay()), so the direct all-to-all's sends to
+ * other rails leave by their own NIC and its candidates take the path that crosses rails;
+ * from 2.28.3 PXN relays them: the rail's path and one NVLink hop. A send/recv's send
+ * between nodes (tray s's GPU 3 to tray s + 1's GPU 0) likewise crosses rails before
+ * 2.28.3. The flow engine (sim/node.c ft__sim_pxn_proxy_in(), the same relay rule) routes
+ * them so.
+ */
+static void
+test_gb200_cross_rail_latency_by_release(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+	double sw, cable, rail, xrail;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:32", &spec, &err), 0);
+	spec.node.nvlink_domain_nodes = 16;
+	sw = spec.fabric.lat_switch_s;
+	cable = spec.fabric.lat_cable_s;
+	rail = sw + 2 * cable;
+	xrail = 3 * sw + 4 * cable;
+	assert_true(sw > 0 && cable > 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 8192);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_int_equal(ex.links.pxn_relay[0], 0);
+	assert_rel(ex.links.fabric_rail_lat_s, rail, 1e-12);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	spec.nccl_version = 22803;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail + spec.node.lat_nvlink_s, 1e-12);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 8192);
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	spec.nccl_version = 22803;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
+}
+
+/*
  * test_alltoall_shared_nic_hop's node with GPUs 0 and 1 under PCIe switch 1 and NIC 0 under
  * switch 0: GPU 0 reaches NIC 0 only through the CPU, so NCCL relays none of GPU 1's sends
  * through it (ft_model_pxn_relay()) and GPU 1 sends from NIC 0 itself, on rail 0: the
@@ -8498,6 +8549,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_spine_ecmp_job_max),
 		cmocka_unit_test(test_spine_several_nics_a_gpu),
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
+		cmocka_unit_test(test_gb200_cross_rail_latency_by_release),
 		cmocka_unit_test(test_sendrecv_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
