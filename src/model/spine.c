@@ -311,8 +311,9 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
 		return FT_ENOMEM;
 	nl->up = nl->leaf + (size_t)T * R; /* not before the check */
 	for (i = 0; i < (size_t)T * R; i++) {
-		if (ft_topo_fattree_leaf_port(spec, (uint32_t)(i / R), (uint32_t)(i % R), &lp) < 0 ||
-		    lp.plane != 0) {
+		uint32_t m = (uint32_t)(i / R), r = (uint32_t)(i % R);
+
+		if (ft_topo_fattree_leaf_port(spec, m, r, &lp) < 0 || lp.plane != 0) {
 			ft_free(nl->leaf);
 			nl->leaf = NULL;
 			return 1;

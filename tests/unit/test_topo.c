@@ -654,7 +654,9 @@ check_leaf_ports(const struct ft_cluster_spec *s)
 			/* a NIC of another leaf of the plane sends to it */
 			for (n2 = 0; n2 < s->nnodes && src == UINT32_MAX; n2++)
 				for (r2 = 0; r2 < ft_spec_node_at(s, n2)->nnics; r2++) {
-					assert_int_equal(ft_topo_fattree_leaf_port(s, n2, r2, &lq), 0);
+					int rc = ft_topo_fattree_leaf_port(s, n2, r2, &lq);
+
+					assert_int_equal(rc, 0);
 					if (n2 != n && lq.plane == lp.plane && lq.leaf != lp.leaf) {
 						src = ft_topo_nic(t, n2, r2);
 						break;
