@@ -219,6 +219,25 @@ struct ft_route_policy {
 FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 			 const struct ft_route_policy *policy, struct ft_path *out) FT_MUST_CHECK;
 
+/*
+ * Where NIC @nic of node @node hangs on @spec's fat-tree fabric (plain, rail-optimized or
+ * multi-plane), as ft_topo_build() lays it out, without building it: its plane, its leaf
+ * (the leaf's index in that plane's tree, a leaf vertex's `local`), the leaf's down port,
+ * and the NIC's D-mod-K key, leaf x down + port. Node groups of different NIC counts lay
+ * every node out at the largest count (the stride), a plane holding stride / planes NICs
+ * of each node. FT_EINVAL for another fabric or a NIC the node lacks.
+ */
+struct ft_topo_leaf_port {
+	uint32_t plane, leaf, port;
+	uint64_t key;
+};
+FT_API int ft_topo_fattree_leaf_port(const struct ft_cluster_spec *spec, uint32_t node,
+                                     uint32_t nic, struct ft_topo_leaf_port *out) FT_MUST_CHECK;
+
+/* The up-link, of a leaf's @n, that D-mod-K (topo/route.c) sends a flow up by toward the NIC
+ * of D-mod-K key @key: its index among the leaf's up-links in link order. */
+FT_API uint32_t ft_topo_dmodk_leaf_up(uint64_t key, uint32_t n);
+
 /* The specified ECMP hash: ft_mix64 of the tuple, mixed with a per-switch salt. */
 FT_API uint64_t ft_route_flow_hash(uint32_t src, uint32_t dst, uint32_t qp);
 

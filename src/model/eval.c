@@ -181,18 +181,6 @@ p2p_protocol(const struct ft_model_links *l, const struct ft_model_query *q, enu
 	return "messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) a channel use LL";
 }
 
-/* Two ranks of a node leave by different rails (links same_rail). */
-static bool
-rails_differ(const struct ft_model_links *l)
-{
-	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
-
-	for (g = 0; g < n; g++)
-		if ((l->same_rail[g] & all) != all)
-			return true;
-	return false;
-}
-
 /* PXN relays some send of a node's ranks through another GPU (links pxn_relay). */
 static bool
 relays(const struct ft_model_links *l)
@@ -205,6 +193,40 @@ relays(const struct ft_model_links *l)
 	return false;
 }
 
+
+/*
+ * Some send between nodes leaves by its sender's own NIC for a peer on another rail: PXN
+ * off and the two GPUs on different NICs, or PXN on where NCCL relays it through no proxy
+ * (links pxn_relay: C2C nodes before 2.28.3, a proxy past the CPU; ft_model_pxn_relay()).
+ */
+static bool
+own_nic_cross(const struct ft_model_links *l)
+{
+	uint32_t n = FT_MIN(l->rail_ppn, l->ppn), all = (1u << n) - 1, g;
+
+	for (g = 0; g < n; g++)
+		if ((~l->same_rail[g] & ~(l->pxn ? l->pxn_relay[g] : 0u) & all) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * The longest way the direct all-to-all's sends between nodes take: the rail's path plus
+ * the NVLink hop where PXN relays one, the path that crosses rails (leaf, spine, leaf) where
+ * one leaves by its own NIC for another rail (own_nic_cross()), else the rail's.
+ */
+static double
+a2a_path_lat(const struct ft_model_links *l)
+{
+	double lat = l->fabric_rail_lat_s;
+
+	if (l->pxn && relays(l))
+		lat = FT_MAX(lat, l->fabric_rail_lat_s + l->nvlink_hop_s);
+	if (own_nic_cross(l))
+		lat = FT_MAX(lat, l->fabric_xrail_lat_s);
+	return lat;
+}
+
 /*
  * The links @a is priced on for @q: the direct all-to-all sends from every GPU to every
  * other GPU, so most of its sends go to a peer on another rail. By NCCL's default (PXN,
@@ -212,16 +234,18 @@ relays(const struct ft_model_links *l)
  * kb ENV-PXN) such a send goes over NVLink to the local GPU of the peer's rail and out of
  * that GPU's NIC: the rail's path plus one NVLink hop; where GPUs share a NIC, so do a
  * GPU's sends to its own rail unless it is its NIC's first GPU (links pxn_relay). With
- * NCCL_PXN_DISABLE=1 (spec nccl.pxn_disable) or a v4 network plugin it leaves by the
- * sender's own NIC and crosses rails (through the spine of a rail-optimized fat-tree).
- * Either way its candidates take that latency, a copy in @buf. With @spine (the pick's
+ * NCCL_PXN_DISABLE=1 (spec nccl.pxn_disable) or a v4 network plugin, or where PXN finds
+ * no proxy (C2C nodes before 2.28.3, ft_model_pxn_relay()), it leaves by the sender's own
+ * NIC and crosses rails (through the spine of a rail-optimized fat-tree, as the flow and
+ * packet engines route it): the candidate takes the longest of those paths
+ * (a2a_path_lat()), a copy in @buf. With @spine (the pick's
  * time, not NCCL's tuner, which has no such term), where sends cross rails from their own
  * NIC the direct all-to-all's fabric share is the spine's share of its NIC rate (links
  * a2a_spine_factor) where that is the less. A send/recv runs rank i to
  * i + 1, so its sends between nodes go from a node's last local rank to the next node's
  * first: with PXN through the GPU of the peer's rail, on that rail (the relay's NVLink
- * leg left out, as the engines' windows leave it); with PXN off from the sender's own
- * NIC, across rails where the two GPUs' NICs differ (as the flow engine routes it,
+ * leg left out, as the engines' windows leave it); with PXN off, or no proxy, from the
+ * sender's own NIC, across rails where the two GPUs' NICs differ (as the flow engine routes it,
  * ft__sim_channelize() with own_nics). A ring's, a tree's and the hierarchical
  * all-to-all's stay on their rails, on @l as it is.
  */
@@ -231,7 +255,7 @@ algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum 
 {
 	uint32_t n = l->rail_ppn, g = l->ppn > 0 ? l->ppn - 1 : 0;
 
-	if (q->op == FT_OP_SENDRECV && !l->pxn && n > 0 &&
+	if (q->op == FT_OP_SENDRECV && n > 0 && !(l->pxn && (l->pxn_relay[g % n] & 1u)) &&
 	    !(l->same_rail[g % n] & 1u)) {
 		*buf = *l;
 		buf->fabric_lat_s = buf->fabric_xrail_lat_s;
@@ -239,14 +263,13 @@ algo_links(const struct ft_model_links *l, const struct ft_model_query *q, enum 
 	}
 	if (q->op != FT_OP_ALLTOALL || a != FT_ALGO_DIRECT)
 		return l;
-	if (l->pxn ? !relays(l) : !rails_differ(l)) {
+	if (!(l->pxn && relays(l)) && !own_nic_cross(l)) {
 		if (!spine || !(l->a2a_spine_factor < l->a2a_factor))
 			return l;
 		*buf = *l;
 	} else {
 		*buf = *l;
-		buf->fabric_lat_s = l->pxn ? buf->fabric_rail_lat_s + buf->nvlink_hop_s :
-		                             buf->fabric_xrail_lat_s;
+		buf->fabric_lat_s = a2a_path_lat(l);
 	}
 	/* the sends that cross rails from their own NIC load the leaves' up-links (links
 	 * a2a_spine_factor): the direct all-to-all's fabric share is the less of the two */

@@ -71,8 +71,9 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
  * The up-links the spine counts load, leaf by leaf: under D-mod-K the busiest link as
  * counted; under adaptive routing, which puts each flow on the least loaded link,
  * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random, and
- * the job waits for the busiest link of all its leaves: the expected maximum
- * (uplinks_ecmp_max()).
+ * again at the spine onto one of the destination leaf's down-cables (uplinks_add_down()),
+ * and the job waits for the busiest link of all its leaves, up or down: the expected
+ * maximum (uplinks_ecmp_max()).
  */
 struct uplinks {
 	enum ft_routing routing;
@@ -82,6 +83,27 @@ struct uplinks {
 	uint32_t n, cap;
 	bool nomem;
 };
+
+/* ECMP: one more group of @k flows hashed onto @u->up links. */
+static void
+uplinks_push(struct uplinks *u, double k)
+{
+	if (u->n == u->cap) {
+		uint32_t cap = u->cap ? 2 * u->cap : 64;
+		double *p = ft_malloc(sizeof(*p) * cap);
+
+		if (!p) {
+			u->nomem = true;
+			return;
+		}
+		if (u->n)
+			memcpy(p, u->k, sizeof(*p) * u->n);
+		ft_free(u->k);
+		u->k = p;
+		u->cap = cap;
+	}
+	u->k[u->n++] = k;
+}
 
 static void
 uplinks_add(struct uplinks *u, const double *load)
@@ -94,27 +116,30 @@ uplinks_add(struct uplinks *u, const double *load)
 	}
 	if (k == 0)
 		return;
-	if (u->routing == FT_ROUTING_DMODK) {
+	if (u->routing == FT_ROUTING_DMODK)
 		u->hot = FT_MAX(u->hot, hot);
-	} else if (u->routing != FT_ROUTING_ECMP) {
+	else if (u->routing != FT_ROUTING_ECMP)
 		u->hot = FT_MAX(u->hot, ceil(k / u->up));
-	} else {
-		if (u->n == u->cap) {
-			uint32_t cap = u->cap ? 2 * u->cap : 64;
-			double *p = ft_malloc(sizeof(*p) * cap);
+	else
+		uplinks_push(u, k);
+}
 
-			if (!p) {
-				u->nomem = true;
-				return;
-			}
-			if (u->n)
-				memcpy(p, u->k, sizeof(*p) * u->n);
-			ft_free(u->k);
-			u->k = p;
-			u->cap = cap;
-		}
-		u->k[u->n++] = k;
-	}
+/*
+ * ECMP: the way down. A spine hashes each flow again onto one of its parallel cables to
+ * the destination leaf (topo/fattree.c: `up` / spines cables a spine-leaf pair; topo/route.c
+ * ft__route_fattree() offers them all, ft__route_ecmp_index() picks), and the flow came to
+ * that spine by a hashed up-link: a flow lands on any of the destination leaf's `up`
+ * down-cables alike, a second draw of balls into bins per destination leaf, which the job
+ * waits for as it waits for the up-links (taken as independent of them). @kin: the flows
+ * into each of @nleaves leaves from the spine. D-mod-K sends a flow down the reverse of the
+ * destination's own way up and adaptive routing the least loaded cable: not counted.
+ */
+static void
+uplinks_add_down(struct uplinks *u, const double *kin, uint32_t nleaves)
+{
+	for (uint32_t i = 0; kin && i < nleaves; i++)
+		if (kin[i] > 0)
+			uplinks_push(u, kin[i]);
 }
 
 /*
@@ -184,8 +209,9 @@ ecmp_leaf_cdf(uint32_t k, uint32_t up, double *F)
 }
 
 /*
- * E[max] over all the loaded up-links of the job (@u's leaves): sum over t >= 0 of
- * 1 - P(every link <= t), the leaves' hashes independent of each other. kb ROCE-ECMP.
+ * E[max] over all the loaded up-links of the job (@u's leaves, and under ECMP the
+ * down-cables into each leaf): sum over t >= 0 of 1 - P(every link <= t), the draws
+ * independent of each other. kb ROCE-ECMP.
  * Negative where memory runs out. Leaves of equal counts are taken together: @u->k keeps
  * the first of each and the others become 0 (its counts are spent).
  */
@@ -261,23 +287,62 @@ uplinks_share(struct uplinks *u, double t_nic, double link, double *f)
 }
 
 /*
+ * Where the NICs of the job's @T nodes (trays), @R a node, hang: the leaf of NIC r of node m
+ * in @nl->leaf[m x R + r] and the up-link D-mod-K sends a flow to it by from another leaf
+ * (of @up) in @nl->up[m x R + r], as the topology lays the fabric out and routes it
+ * (ft_topo_fattree_leaf_port(), ft_topo_dmodk_leaf_up(): the spec's planes and its node
+ * groups' NIC stride honoured); @nl->nleaves past the last leaf. 1 where the topology places
+ * some NIC nowhere (the count does not apply), FT_ENOMEM, else 0.
+ */
+struct nic_leaves {
+	uint32_t *leaf, *up, nleaves;
+};
+
+static int
+nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t up,
+           struct nic_leaves *nl)
+{
+	struct ft_topo_leaf_port lp;
+	size_t i;
+
+	nl->nleaves = 0;
+	nl->leaf = ft_malloc(sizeof(*nl->leaf) * 2 * (size_t)T * R);
+	if (!nl->leaf)
+		return FT_ENOMEM;
+	nl->up = nl->leaf + (size_t)T * R; /* not before the check */
+	for (i = 0; i < (size_t)T * R; i++) {
+		uint32_t m = (uint32_t)(i / R), r = (uint32_t)(i % R);
+
+		if (ft_topo_fattree_leaf_port(spec, m, r, &lp) < 0 || lp.plane != 0) {
+			ft_free(nl->leaf);
+			nl->leaf = NULL;
+			return 1;
+		}
+		nl->leaf[i] = lp.leaf;
+		nl->up[i] = ft_topo_dmodk_leaf_up(lp.key, up);
+		nl->nleaves = FT_MAX(nl->nleaves, lp.leaf + 1);
+	}
+	return 0;
+}
+
+/*
  * The spine's share of the direct all-to-all's NIC rate (links a2a_spine_factor) on a
  * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
  * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
  * goes leaf, spine, leaf; so does one on its rail to another scalable unit. The fabric is
- * topo/fattree.c's: NIC j of node m on leaf (m / u) x rails + j, port m mod u (u nodes a
- * unit); every leaf has `up` links to the spines (ft_spec_leaf_ports(), the
- * oversubscription).
+ * the topology's (nic_leaves()): NIC j of node m on leaf (m / u) x stride + j, port m mod u
+ * (u nodes a unit, stride the most NICs of a node group's); every leaf has `up` links to
+ * the spines (ft_spec_leaf_ports(), the oversubscription).
  * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
  * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
  * by the up-link the fabric's routing gives them:
- * D-mod-K (IB-SM, topo/route.c dmodk_pick()) sends a flow up link (leaf' x down + port')
- * mod up of the destination NIC's leaf' and port'; ECMP and adaptive routing spread them
- * (struct uplinks).
+ * D-mod-K (IB-SM, topo/route.c dmodk_pick(), ft_topo_dmodk_leaf_up()) sends a flow up link
+ * (leaf' x down + port') mod up of the destination NIC's leaf' and port'; ECMP and adaptive
+ * routing spread them (struct uplinks).
  * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
  * ppn (n - ppn) flows of a node at inter_Bps: the share is the NICs' time over the
- * busiest up-link's of the job, at most 1. The spine's down-links and a third tier are not
- * counted.
+ * busiest up-link's of the job, at most 1. The spine's down-links (but ECMP's) and a third
+ * tier are not counted.
  */
 int
 ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
@@ -285,16 +350,17 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t dom = FT_MAX(l->domain_nodes, 1u);
-	uint32_t T, tppn, npu, units, u, j, h, m, g, R, down, up;
+	uint32_t T, tppn, npu, units, u, j, h, m, g, R, up;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024], t_nic;
+	struct nic_leaves nl;
+	double load[1024], t_nic, *kin = NULL;
+	int rc;
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || !(l->inter_Bps > 0) || l->ppn % dom != 0)
 		return 0;
 	R = geo.R;
-	down = geo.down;
 	up = ul.up = geo.up;
 	npu = geo.npu;
 	T = l->nnodes * dom; /* nodes (trays) */
@@ -305,13 +371,20 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		if (n->gpu_nic[g] >= R)
 			return 0;
 	units = (T + npu - 1) / npu;
+	rc = nic_leaves(spec, T, R, up, &nl);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc(nl.nleaves, sizeof(*kin)))) {
+		ft_free(nl.leaf);
+		return FT_ENOMEM;
+	}
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
 	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
 	for (u = 0; u < units; u++) {
 		uint32_t lo = u * npu, hi = FT_MIN(T, lo + npu);
 
 		for (j = 0; j < R; j++) {
-			uint32_t leaf = u * R + j;
+			uint32_t leaf = nl.leaf[(size_t)lo * R + j];
 			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
 
 			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
@@ -320,33 +393,32 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 					c[n->gpu_nic[h]] += send_nic(n, l, g, h) == j;
 			memset(load, 0, sizeof(load[0]) * up);
 			for (jd = 0; jd < R; jd++) {
-				uint32_t mu = 0, port = 0, d0 = 0, k = 0;
+				uint32_t d0 = 0;
 
-				for (m = 0; c[jd] && m < T; m++, port++) {
+				for (m = 0; c[jd] && m < T; m++) {
+					size_t i = (size_t)m * R + jd;
 					uint32_t a, b;
+					double w;
 
-					if (port == npu) {
-						port = 0;
-						mu++;
-					}
 					if (m - d0 == dom)
 						d0 = m;
-					/* key (mu x R + jd) x down + port, mod up */
-					if (port == 0)
-						k = (uint32_t)((uint64_t)(mu * R + jd) * down % up);
-					else if (++k == up)
-						k = 0;
-					if (mu * R + jd == leaf)
+					if (nl.leaf[i] == leaf)
 						continue; /* down the same leaf */
 					/* the unit's nodes outside m's node or NVLink domain */
 					a = FT_MAX(lo, d0);
 					b = FT_MIN(hi, d0 + dom);
-					load[k] += (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
+					w = (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
+					load[nl.up[i]] += w;
+					if (kin)
+						kin[nl.leaf[i]] += w;
 				}
 			}
 			uplinks_add(&ul, load);
 		}
 	}
+	uplinks_add_down(&ul, kin, nl.nleaves);
+	ft_free(kin);
+	ft_free(nl.leaf);
 	return uplinks_share(&ul, t_nic, geo.link, f);
 }
 
@@ -366,7 +438,9 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
-	double load[1024];
+	struct nic_leaves nl;
+	double load[1024], *kin = NULL;
+	int rc;
 
 	*f = 1.0;
 	if (!spine_geo(spec, l, &geo) || l->domain_nodes > 1 || l->ppn == 0 ||
@@ -380,16 +454,29 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	if (js >= R || jd >= R)
 		return 0;
 	units = (T + npu - 1) / npu;
+	rc = nic_leaves(spec, T, R, geo.up, &nl);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc(nl.nleaves, sizeof(*kin)))) {
+		ft_free(nl.leaf);
+		return FT_ENOMEM;
+	}
 	for (u = 0; u < units; u++) {
 		memset(load, 0, sizeof(load[0]) * geo.up);
 		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
-			uint32_t m = (s + 1) % T, dl = (m / npu) * R + jd;
+			size_t i = (size_t)((s + 1) % T) * R + jd;
 
-			if (dl != u * R + js)
-				load[((uint64_t)dl * geo.down + m % npu) % geo.up] += 1.0;
+			if (nl.leaf[i] != nl.leaf[(size_t)s * R + js]) {
+				load[nl.up[i]] += 1.0;
+				if (kin)
+					kin[nl.leaf[i]] += 1.0;
+			}
 		}
 		uplinks_add(&ul, load);
 	}
+	uplinks_add_down(&ul, kin, nl.nleaves);
+	ft_free(kin);
+	ft_free(nl.leaf);
 	return uplinks_share(&ul, 1.0 / l->nic_Bps, geo.link, f);
 }
 

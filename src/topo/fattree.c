@@ -41,10 +41,22 @@ struct ft_params {
 	bool rail;
 };
 
+/* @t's fabric parameters (t->spec, t->ngl, t->nic_stride); spec_params() for a spec. */
+static int spec_params(const struct ft_cluster_spec *spec, bool groups, uint32_t nic_stride,
+                       struct ft_params *p, struct ft_error *err);
+
 static int
 params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 {
-	const struct ft_fabric_spec *f = &t->spec.fabric;
+	return spec_params(&t->spec, t->ngl != 0, t->nic_stride, p, err);
+}
+
+/* @groups: node groups of different shapes, laid out at @nic_stride NICs a node. */
+static int
+spec_params(const struct ft_cluster_spec *spec, bool groups, uint32_t nic_stride,
+            struct ft_params *p, struct ft_error *err)
+{
+	const struct ft_fabric_spec *f = &spec->fabric;
 	double o = f->oversubscription > 0 ? f->oversubscription : 1.0;
 
 	memset(p, 0, sizeof(*p));
@@ -71,10 +83,8 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 	if (f->kind == FT_FABRIC_MULTI_PLANE) {
 		p->planes = f->planes ? f->planes : 1;
 		/* every node group's NICs split evenly over the planes */
-		for (uint32_t g = 0; g < FT_MAX(t->spec.ngroups, 1u) && g < FT_SPEC_MAX_GROUPS;
-		     g++) {
-			uint32_t nn = t->spec.ngroups ? t->spec.groups[g].node.nnics :
-			                                t->spec.node.nnics;
+		for (uint32_t g = 0; g < FT_MAX(spec->ngroups, 1u) && g < FT_SPEC_MAX_GROUPS; g++) {
+			uint32_t nn = spec->ngroups ? spec->groups[g].node.nnics : spec->node.nnics;
 
 			if (p->planes > nn || nn % p->planes)
 				return ft_error_set(err, FT_EINVAL,
@@ -84,9 +94,9 @@ params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
 		}
 	}
 	/* leaves are laid out for the nodes with the most NICs (t->nic_stride) */
-	p->nics_per_plane = t->spec.node.nnics / p->planes;
-	if (t->ngl)
-		p->nics_per_plane = t->nic_stride / p->planes;
+	p->nics_per_plane = spec->node.nnics / p->planes;
+	if (groups)
+		p->nics_per_plane = nic_stride / p->planes;
 	p->rail = f->kind == FT_FABRIC_RAIL_FAT_TREE;
 	if (p->rail) {
 		p->npu = f->nodes_per_unit ? f->nodes_per_unit : p->down;
@@ -206,6 +216,58 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 	return 0;
 }
 
+/* The leaf and port of NIC @j of a plane (NIC j x planes + plane of the node) of node @n:
+ * rail-optimized, unit n / npu's leaf j, port n mod npu; else the nodes' NICs fill the
+ * leaves in order. */
+static void
+place(const struct ft_params *p, uint32_t n, uint32_t j, uint32_t *leaf, uint32_t *port)
+{
+	if (p->rail) {
+		*leaf = (n / p->npu) * p->nics_per_plane + j;
+		*port = n % p->npu;
+	} else {
+		uint64_t e = (uint64_t)n * p->nics_per_plane + j;
+
+		*leaf = (uint32_t)(e / p->down);
+		*port = (uint32_t)(e % p->down);
+	}
+}
+
+int
+ft_topo_fattree_leaf_port(const struct ft_cluster_spec *spec, uint32_t node, uint32_t nic,
+                          struct ft_topo_leaf_port *out)
+{
+	struct ft_params p;
+	uint32_t stride, g, ng;
+	bool groups = false;
+
+	if (!spec || !out || node >= spec->nnodes ||
+	    (spec->fabric.kind != FT_FABRIC_FAT_TREE &&
+	     spec->fabric.kind != FT_FABRIC_RAIL_FAT_TREE &&
+	     spec->fabric.kind != FT_FABRIC_MULTI_PLANE) ||
+	    nic >= ft_spec_node_at(spec, node)->nnics)
+		return FT_EINVAL;
+	/* topo/graph.c: groups of different NIC counts are laid out at the largest */
+	stride = FT_MAX(spec->node.nnics, 1u);
+	ng = FT_MIN(spec->ngroups, (uint32_t)FT_SPEC_MAX_GROUPS);
+	for (g = 0; g < ng; g++) {
+		groups = groups || spec->groups[g].node.nnics != spec->node.nnics;
+		stride = FT_MAX(stride, spec->groups[g].node.nnics);
+	}
+	if (spec_params(spec, groups && ng > 1, stride, &p, NULL) < 0 || p.nics_per_plane == 0)
+		return FT_EINVAL;
+	out->plane = nic % p.planes;
+	place(&p, node, nic / p.planes, &out->leaf, &out->port);
+	out->key = (uint64_t)out->leaf * p.down + out->port;
+	return 0;
+}
+
+uint32_t
+ft_topo_dmodk_leaf_up(uint64_t key, uint32_t n)
+{
+	return n ? (uint32_t)(key % n) : 0;
+}
+
 static int
 build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 {
@@ -234,15 +296,7 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 
 			if (nic == UINT32_MAX)
 				continue; /* a node of a group with fewer NICs */
-			if (p->rail) {
-				leaf = (n / p->npu) * p->nics_per_plane + j;
-				port = n % p->npu;
-			} else {
-				uint32_t e = n * p->nics_per_plane + j;
-
-				leaf = e / p->down;
-				port = e % p->down;
-			}
+			place(p, n, j, &leaf, &port);
 			t->v[nic].plane = (uint8_t)FT_MIN(pl, 255u);
 			t->nic_key[(size_t)n * t->nic_stride + r] = leaf * p->down + port;
 			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true,

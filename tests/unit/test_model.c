@@ -2832,10 +2832,12 @@ test_sendrecv_window_pxn_off(void **state)
 
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
+	s.node.npcie_switches = 1; /* GPU 0 under NIC 0's PCIe switch: PXN's proxy for it */
 	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 64,
 		                            .tiers = 2, .lat_switch_s = sw, .lat_cable_s = cable };
 	ft_model_query_init(&q, FT_OP_SENDRECV, (uint64_t)S);
 	assert_int_equal(ft_model_explain(&s, &q, &on, &err), 0);
+	assert_true(on.links.pxn_relay[7] & 1u);
 	s.node.nccl_pxn_disable = true;
 	assert_int_equal(ft_model_explain(&s, &q, &off, &err), 0);
 	assert_string_equal(on.result.bottleneck, "p2p:window");
@@ -8024,17 +8026,18 @@ ecmp_max_two_links(uint32_t k, uint32_t leaves)
 /*
  * ECMP on two Hopper nodes of 8 NICs, one unit of radix-4 leaves at 1:1 (2 down, 2 up),
  * PXN off: leaf j holds NIC j of both nodes, and each node's GPU j sends to the other
- * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links; the job waits
- * for the busiest of all 16 links (8 leaves). The NICs' time is 8 flows over 8 NICs' rate,
- * a link's its flows at one NIC's (no fabric link rate given): the share is 8 over the
- * expected busiest, which the test counts by the binomial sums of 2 links; a leaf's own
- * busiest alone would leave the share higher. D-mod-K sends each destination node's flows
- * up one link: 7, the NICs bind.
+ * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links, and 14 into
+ * each leaf from the spines, hashed again onto its 2 down-cables; the job waits for the
+ * busiest of all 32 links (8 leaves up, 8 down). The NICs' time is 8 flows over 8 NICs'
+ * rate, a link's its flows at one NIC's (no fabric link rate given): the share is 8 over
+ * the expected busiest, which the test counts by the binomial sums of 2 links; the
+ * up-links alone (16 links) or a leaf's own busiest would leave the share higher. D-mod-K
+ * sends each destination node's flows up one link: 7, the NICs bind.
  */
 static void
 test_alltoall_spine_ecmp_job_max(void **state)
 {
-	const double e = ecmp_max_two_links(14, 8), e1 = ecmp_max_two_links(14, 1);
+	const double e = ecmp_max_two_links(14, 16), e1 = ecmp_max_two_links(14, 8);
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
 	struct ft_error err = { 0 };
@@ -8095,11 +8098,14 @@ sendrecv_of(const struct ft_cluster_spec *s, double S, bool tuner_only)
 	return r;
 }
 
-/* E[max] of 8 flows hashed onto 4 links, by enumerating the 4^8 ways (3.5380859375). */
+/*
+ * E[max] over @draws independent draws of 8 flows hashed onto 4 links each, by
+ * enumerating the 4^8 ways of one draw into P(its busiest <= t): 3.5380859375 for one.
+ */
 static double
-sr_ecmp_8_on_4(void)
+sr_ecmp_8_on_4(uint32_t draws)
 {
-	double sum = 0;
+	double F[9] = { 0 }, e = 0;
 
 	for (uint32_t w = 0; w < 1u << 16; w++) {
 		uint32_t c[4] = { 0 }, hot = 0;
@@ -8108,17 +8114,22 @@ sr_ecmp_8_on_4(void)
 			c[(w >> (2 * b)) & 3]++;
 		for (uint32_t i = 0; i < 4; i++)
 			hot = FT_MAX(hot, c[i]);
-		sum += hot;
+		for (uint32_t t = hot; t <= 8; t++)
+			F[t] += 1.0 / (1u << 16);
 	}
-	return sum / (1u << 16);
+	for (uint32_t t = 0; t < 8; t++)
+		e += 1 - pow(F[t], draws);
+	return e;
 }
 
 /*
  * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
  * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
  * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
- * 2 flows a link, each at half a NIC's rate; ECMP's expected busiest of 8 on 4 links
- * (counted over the 4^8 ways), adaptive ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * 2 flows a link, each at half a NIC's rate; ECMP hashes the 8 up leaf 7's 4 links and,
+ * at the spines, again onto leaf 0's 4 down-cables: the expected busiest of the two
+ * draws of 8 on 4 (counted over the 4^8 ways; 3.94, the up-links' alone 3.54), adaptive
+ * ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
  * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
  */
 static void
@@ -8146,7 +8157,8 @@ test_sendrecv_spine_cross_rail(void **state)
 	assert_string_not_equal(sendrecv_of(&s, S, true).bottleneck, "spine");
 	s.fabric.routing = FT_ROUTING_ECMP;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
-	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(), 1e-9);
+	assert_rel(sr_ecmp_8_on_4(1), 3.5380859375, 1e-12);
+	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(2), 1e-9);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
@@ -8191,6 +8203,55 @@ test_alltoall_spine_gb200_by_release(void **state)
 	assert_int_equal(spine_links(&spec, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
 	assert_string_equal(a2a_direct(&spec, 64u << 20).bottleneck, "pcie");
+}
+
+/*
+ * Two GB200 NVL72 racks of 16 trays each (examples/gb200-nvl64x2.yaml): the 32 trays fill
+ * one scalable unit, so NIC r of every tray hangs off the unit's leaf r and a send on its
+ * rail crosses that leaf alone (1 switch, 2 cables), one to another rail goes leaf, spine,
+ * leaf (3 switches, 4 cables; `fabtune topo --path n0.gpu0,n20.gpu1`). Before 2.28.3 NCCL
+ * relays no send over C2C (ft_model_pxn_relay()), so the direct all-to-all's sends to
+ * other rails leave by their own NIC and its candidates take the path that crosses rails;
+ * from 2.28.3 PXN relays them: the rail's path and one NVLink hop. A send/recv's send
+ * between nodes (tray s's GPU 3 to tray s + 1's GPU 0) likewise crosses rails before
+ * 2.28.3. The flow engine (sim/node.c ft__sim_pxn_proxy_in(), the same relay rule) routes
+ * them so.
+ */
+static void
+test_gb200_cross_rail_latency_by_release(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+	double sw, cable, rail, xrail;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("gb200-nvl72:32", &spec, &err), 0);
+	spec.node.nvlink_domain_nodes = 16;
+	sw = spec.fabric.lat_switch_s;
+	cable = spec.fabric.lat_cable_s;
+	rail = sw + 2 * cable;
+	xrail = 3 * sw + 4 * cable;
+	assert_true(sw > 0 && cable > 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 8192);
+	q.force_algo = true;
+	q.algo = FT_ALGO_DIRECT;
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_int_equal(ex.links.pxn_relay[0], 0);
+	assert_rel(ex.links.fabric_rail_lat_s, rail, 1e-12);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	spec.nccl_version = 22803;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail + spec.node.lat_nvlink_s, 1e-12);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 8192);
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, xrail, 1e-12);
+	spec.nccl_version = 22803;
+	assert_int_equal(ft_model_explain(&spec, &q, &ex, &err), 0);
+	assert_rel(ex.links.fabric_lat_s, rail, 1e-12);
 }
 
 /*
@@ -8488,6 +8549,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_spine_ecmp_job_max),
 		cmocka_unit_test(test_spine_several_nics_a_gpu),
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
+		cmocka_unit_test(test_gb200_cross_rail_latency_by_release),
 		cmocka_unit_test(test_sendrecv_spine_cross_rail),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),

@@ -624,6 +624,133 @@ test_dmodk(void **state)
 }
 
 /*
+ * ft_topo_fattree_leaf_port() against the topology @s builds: every NIC's host link ends on
+ * the leaf it names (plane and index), and D-mod-K sends a flow to it from a NIC of another
+ * leaf of its plane up the leaf's up-link ft_topo_dmodk_leaf_up() gives for its key (that
+ * link's place among the source leaf's up-links).
+ */
+static void
+check_leaf_ports(const struct ft_cluster_spec *s)
+{
+	struct ft_topo *t = build_or_fail(s);
+	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
+	struct ft_topo_leaf_port lp, lq;
+	uint32_t n, r, n2, r2, first, cnt, l, checked = 0;
+
+	for (n = 0; n < s->nnodes; n++) {
+		for (r = 0; r < ft_spec_node_at(s, n)->nnics; r++) {
+			uint32_t nic = ft_topo_nic(t, n, r), leaf = UINT32_MAX, src = UINT32_MAX;
+			struct ft_path p;
+
+			assert_int_equal(ft_topo_fattree_leaf_port(s, n, r, &lp), 0);
+			ft_topo_out_links(t, nic, &first, &cnt);
+			for (l = first; l < first + cnt; l++)
+				if (ft_topo_link(t, l)->kind == FT_L_HOST)
+					leaf = ft_topo_link(t, l)->dst;
+			assert_int_not_equal(leaf, UINT32_MAX);
+			assert_int_equal(ft_topo_vertex(t, leaf)->tier, 1);
+			assert_int_equal(ft_topo_vertex(t, leaf)->plane, lp.plane);
+			assert_int_equal(ft_topo_vertex(t, leaf)->local, lp.leaf);
+			/* a NIC of another leaf of the plane sends to it */
+			for (n2 = 0; n2 < s->nnodes && src == UINT32_MAX; n2++)
+				for (r2 = 0; r2 < ft_spec_node_at(s, n2)->nnics; r2++) {
+					int rc = ft_topo_fattree_leaf_port(s, n2, r2, &lq);
+
+					assert_int_equal(rc, 0);
+					if (n2 != n && lq.plane == lp.plane && lq.leaf != lp.leaf) {
+						src = ft_topo_nic(t, n2, r2);
+						break;
+					}
+				}
+			if (src == UINT32_MAX)
+				continue;
+			assert_int_equal(ft_route_path(t, src, nic, &pol, &p), 0);
+			for (uint32_t k = 0; k < p.nlinks; k++) {
+				const struct ft_link *lk = ft_topo_link(t, p.links[k]);
+				uint32_t idx = 0, nup = 0;
+
+				if (!lk->up || lk->tier != 2)
+					continue;
+				ft_topo_out_links(t, lk->src, &first, &cnt);
+				for (l = first; l < first + cnt; l++) {
+					if (!ft_topo_link(t, l)->up)
+						continue;
+					idx += l < p.links[k];
+					nup++;
+				}
+				assert_int_equal(idx, ft_topo_dmodk_leaf_up(lp.key, nup));
+				checked++;
+				break;
+			}
+		}
+	}
+	assert_true(checked > 0);
+	ft_topo_free(t);
+}
+
+/*
+ * Where a NIC hangs, as the fat-tree builder lays it out: two planes of plain fat-trees
+ * (NIC r on plane r mod 2, a node's 4 NICs of a plane side by side on its leaves), and a
+ * rail-optimized fat-tree of node groups of 4 and 2 NICs, laid out at the larger count (the
+ * stride: a 2-NIC node's NIC 1 on its unit's leaf 1 of 4, rails 2 and 3 the 4-NIC nodes'
+ * alone), units of 2 nodes on leaves of 5 down and 3 up ports, so that the leaf's index
+ * moves D-mod-K's pick: node 3's NIC 1 on leaf 4 + 1, key 5 x 5 + 1 = 26, up-link 26 mod 3
+ * = 2, where leaves laid out at its own 2 NICs would put it on leaf 2 + 1, key 16, up-link
+ * 1. A NIC the node lacks and another fabric are refused.
+ */
+static void
+test_fattree_leaf_port(void **state)
+{
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo_leaf_port lp;
+
+	(void)state;
+	dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_MULTI_PLANE, 4);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 8;
+	s.fabric.planes = 2;
+	check_leaf_ports(&s);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 1, 5, &lp), 0);
+	assert_int_equal(lp.plane, 1);
+	assert_int_equal(lp.leaf, 1); /* NIC 5 is plane 1's NIC 2 of node 1: the 7th of 4 a leaf */
+	assert_int_equal(lp.port, 2);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 1, 8, &lp), FT_EINVAL);
+
+	memset(&s, 0, sizeof(s));
+	fabric(&s, FT_FABRIC_RAIL_FAT_TREE, 4);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 8;
+	s.fabric.oversubscription = 5.0 / 3.0;
+	s.fabric.nodes_per_unit = 2;
+	s.ngroups = 2;
+	for (int g = 0; g < 2; g++) {
+		struct ft_node_spec *n = &s.groups[g].node;
+		uint32_t k = g ? 2 : 4;
+
+		s.groups[g].count = 2;
+		dgx_node(n);
+		n->nnics = k;
+		for (int i = 0; i < 8; i++)
+			n->gpu_nic[i] = (uint32_t)i * k / 8;
+		for (uint32_t i = 0; i < k; i++) {
+			n->nic_pcie_switch[i] = i * 4 / k;
+			n->nic_numa[i] = i * 2 / k;
+		}
+	}
+	s.node = s.groups[0].node;
+	check_leaf_ports(&s);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 3, 1, &lp), 0);
+	assert_int_equal(lp.leaf, 5);
+	assert_int_equal(lp.port, 1);
+	assert_int_equal(lp.key, 26);
+	assert_int_equal(ft_topo_dmodk_leaf_up(lp.key, 3), 2);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 3, 2, &lp), FT_EINVAL);
+	s.fabric.kind = FT_FABRIC_TORUS;
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 0, 0, &lp), FT_EINVAL);
+}
+
+/*
  * D-mod-K on the 512-node rail-optimized 3-tier DGX H100 fabric (radix 64: 4 pods, 64 cores
  * with 16 parallel cables to each spine): a GPU shift permutation in rank order (rank = node
  * x 8 + GPU), every GPU leaving and entering by its rail NIC, puts at most one flow on every
@@ -1406,6 +1533,7 @@ main(void)
 		cmocka_unit_test(test_fattree_paths), cmocka_unit_test(test_diameter_matches_bfs),
 		cmocka_unit_test(test_ecmp_spread),   cmocka_unit_test(test_dmodk),
 		cmocka_unit_test(test_dmodk_rail_3tier),
+		cmocka_unit_test(test_fattree_leaf_port),
 		cmocka_unit_test(test_dragonfly),     cmocka_unit_test(test_torus_dor),
 		cmocka_unit_test(test_down_links),    cmocka_unit_test(test_rail_and_planes),
 		cmocka_unit_test(test_nics_per_gpu_lanes),
