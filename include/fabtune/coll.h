@@ -266,6 +266,7 @@ struct ft_schedule {
 	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
 	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
 	bool collnet_chain;      /* CollNet all-reduce as NCCL's CollNetChain, not CollNetDirect */
+	uint32_t root;           /* broadcast/reduce: the rank the chain starts (ends) at */
 	/* NCCL's tree correction the flows' bytes carry (1 / it more each, set by the flow
 	 * engines' ft__sim_nccl_efficiency()); 0 or 1: none */
 	double tree_corr;

@@ -633,6 +633,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	out->nranks = args->nranks;
 	out->ranks_per_node = ppn;
 	out->bytes = args->bytes;
+	out->root = args->root;
 	out->proto_eff = ft_proto_efficiency(args->proto);
 	/* NCCL's per-hop latency over NVLink is almost all protocol overhead (the
 	 * wire adds well under a microsecond), so it serves as the per-step cost

@@ -805,8 +805,37 @@ channel_share(const struct chan_set *cs, uint32_t c, uint32_t nch, uint32_t pipe
 	return true;
 }
 
+/*
+ * How far channel @c turns a broadcast's or reduce's chain (@in: coll/schedule.c
+ * sched_chain(), root first resp. last, in rank order) so that it starts (ends) at the
+ * root's own GPU, as NCCL runs it: every channel's chain goes from the root along that
+ * channel's ring to the root's predecessor on it (NVIDIA/nccl src/device/broadcast.h
+ * runRing(): the root sends, the rank whose ring successor is the root only receives,
+ * the others receive, copy and send on; src/device/reduce.h runRing() the same way round,
+ * the root's successor sending first; v2.21.5-1 and v2.27.7-1, src/collectives/device/ at
+ * v2.18.3-1), userRanks[0] being the rank itself on every channel's ring (src/graph/
+ * rings.cc ncclBuildRings()). A channel's ring is rank order placed by its permutation, so
+ * the chain starts at the position where channel @c places the root; 0 for any other
+ * schedule, and where the channel keeps the root in place.
+ */
+static uint32_t
+chain_shift(const struct ft_schedule *in, const struct chan_set *cs, uint32_t c)
+{
+	const struct chan_map *m;
+	uint32_t n = in->nranks, p, base;
+
+	if ((in->op != FT_OP_BROADCAST && in->op != FT_OP_REDUCE) || in->algo != FT_ALGO_RING ||
+	    in->root >= n)
+		return 0;
+	for (p = 0; p < n; p++)
+		if (chan_place(cs, c, p, &m, &base) == in->root)
+			return (p + n - in->root) % n;
+	return 0;
+}
+
 /* Merge @nch channel copies of @in, each with 1/nch of the bytes, into @out; where @cs
- * places one tree a channel, each channel keeps its tree's flows with 1/nch of both's. */
+ * places one tree a channel, each channel keeps its tree's flows with 1/nch of both's;
+ * a chain starts at its root on every channel (chain_shift()). */
 static int
 channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set *cs,
                struct ft_schedule *out)
@@ -836,12 +865,18 @@ channelize_set(const struct ft_schedule *in, uint32_t nch, const struct chan_set
 				copy[fl->pipe - 1] = FT_MAX(copy[fl->pipe - 1], fl->bytes);
 		}
 		for (c = 0; c < nch && rc == 0; c++) {
+			uint32_t shift = chain_shift(in, cs, c);
+
 			for (f = 0; f < iph->nflows && rc == 0; f++) {
 				struct ft_sched_flow fl = FT_VEC_AT(
 				        &in->flows, struct ft_sched_flow, iph->first_flow + f);
 
 				if (!channel_share(cs, c, nch, pipes, copy, &fl))
 					continue;
+				if (shift) {
+					fl.src = (fl.src + shift) % in->nranks;
+					fl.dst = (fl.dst + shift) % in->nranks;
+				}
 				if (fl.pipe)
 					fl.pipe = (uint16_t)FT_MIN(c * pipes + fl.pipe, UINT16_MAX);
 				rc = add_channel_flow(cs, c, fl, out, &ph);

@@ -136,6 +136,75 @@ test_chain(void **state)
 }
 
 /*
+ * NCCL runs a broadcast's chain on every channel from the root along that channel's ring,
+ * and a reduce's the same way round to the root (NVIDIA/nccl src/device/broadcast.h and
+ * reduce.h runRing(), v2.21.5-1, v2.27.7-1). On 2 DGX H100 nodes on 8 rail-aligned
+ * channels, whose rings enter node 0 at 8 different GPUs, every channel's broadcast chain
+ * leaves the root's GPU first and never comes back to it, and every channel's reduce chain
+ * never leaves the root and ends there, for root 0 and root 5; and each channel's chain
+ * visits every other rank once, along its ring: n - 1 hops, each hop's source the last
+ * hop's destination.
+ */
+static void
+test_chain_starts_at_root(void **state)
+{
+	static const uint32_t roots[] = { 0, 5 };
+	const uint32_t n = 16, nch = 8;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	for (int reduce = 0; reduce < 2; reduce++)
+		for (size_t i = 0; i < FT_ARRAY_SIZE(roots); i++) {
+			struct ft_coll_args a = { .op = reduce ? FT_OP_REDUCE : FT_OP_BROADCAST,
+				                  .algo = FT_ALGO_RING,
+				                  .proto = FT_PROTO_SIMPLE,
+				                  .nranks = n,
+				                  .ranks_per_node = 8,
+				                  .bytes = 4u << 20,
+				                  .root = roots[i] };
+			struct ft_schedule s, out;
+			uint32_t first[8], last[8], hops[8], seen[8] = { 0 }, firsts = 0, c, f;
+
+			ft_schedule_init(&s);
+			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+			assert_int_equal(ft__sim_channelize(&s, nch, 0, 8, 8, NULL,
+			                                    ft_spec_node_at(&spec, 0), 0, false,
+			                                    true, NULL, &out),
+			                 0);
+			memset(hops, 0, sizeof(hops));
+			for (f = 0; f < out.flows.len; f++) {
+				const struct ft_sched_flow *fl = ft_vec_at(&out.flows, f);
+
+				c = fl->pipe - 1u;
+				assert_true(c < nch);
+				assert_int_equal(fl->relay, 0);
+				if (hops[c] == 0)
+					first[c] = fl->src;
+				else
+					assert_int_equal(fl->src, last[c]);
+				/* a broadcast's root never receives, a reduce's never sends */
+				assert_int_not_equal(reduce ? fl->src : fl->dst, roots[i]);
+				seen[c] |= 1u << fl->dst;
+				last[c] = fl->dst;
+				hops[c]++;
+			}
+			for (c = 0; c < nch; c++) {
+				assert_int_equal(hops[c], n - 1);
+				assert_int_equal(reduce ? last[c] : first[c], roots[i]);
+				assert_int_equal(seen[c] | 1u << first[c], (1u << n) - 1);
+				firsts |= 1u << first[c];
+			}
+			/* (the rings differ: the reduce chains start at different GPUs) */
+			if (reduce)
+				assert_true(__builtin_popcount(firsts) > 1);
+			ft_schedule_release(&out);
+			ft_schedule_release(&s);
+		}
+}
+
+/*
  * 2 nodes, 16 MiB: NCCL's double binary tree is two trees of 8 MiB each, node 1 the
  * root of one, node 0 of the other, so each direction of the link carries one tree's
  * reduction and the other's broadcast: 2 x 16 messages of 512 KiB. The reduction keeps
@@ -2753,6 +2822,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),

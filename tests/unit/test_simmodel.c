@@ -1278,6 +1278,68 @@ test_nvls_across_nodes_refused(void **state)
 }
 
 /*
+ * NVLS across nodes on 8 DGX H100 with SHARP (examples/dgx-h100-sharp.yaml): the engines
+ * within 5 % of each other at 256 KiB, 1 MiB (NCCL's one loop, ft_model_nvls_net_chunking())
+ * and 16 MiB (8 loops). In one loop the packet engine, too, takes the 4 stages a period
+ * each at NCCL's price (P = S / algbw of the tuner, pkt_tree.c cap_pace()): its 1 MiB
+ * lasts at least 3 P more than its 8 KiB (the fixed cost the same, the last stage's own
+ * way on top), as the flow engine's (L + 3) P has it. Unpaced in one loop it crossed the
+ * stages at the links' rates: 57.51 us against the flow engine's 65.65, 13.01 us over
+ * its 8 KiB where 3 P is 16.13.
+ */
+static void
+test_nvls_net_one_loop_paced(void **state)
+{
+	static const uint64_t sizes[] = { 256u << 10, 1u << 20, 16u << 20 };
+	static const char job[] = "name: t\n"
+	                          "cluster: examples/dgx-h100-sharp.yaml\n"
+	                          "jobs:\n"
+	                          "  - name: a\n"
+	                          "    ops:\n"
+	                          "      - {op: all_reduce, size: %llu, algo: nvls}\n";
+	static const char *const engines[] = { "flow", "packet" };
+	struct ft_cluster_spec cs;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_sim_report rep;
+	char text[512];
+	double t[FT_ARRAY_SIZE(sizes) + 1][2], P;
+	size_t i, e;
+
+	(void)state;
+	for (i = 0; i <= FT_ARRAY_SIZE(sizes); i++)
+		for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+			snprintf(text, sizeof(text), job,
+			         (unsigned long long)(i < FT_ARRAY_SIZE(sizes) ? sizes[i] : 8192u));
+			run_ok(text, engines[e], &rep);
+			assert_string_equal(ft_run_row(&rep.run, 0)->algo, "nvls");
+			t[i][e] = ft_run_row(&rep.run, 0)->time_us;
+			ft_sim_report_release(&rep);
+		}
+	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+		print_message("# nvls across nodes %llu B: flow %.2f packet %.2f us (%+.1f %%)\n",
+		              (unsigned long long)sizes[i], t[i][0], t[i][1],
+		              100 * (t[i][1] / t[i][0] - 1));
+		if (!(fabs(t[i][1] - t[i][0]) <= 0.05 * t[i][0]))
+			fail_msg("nvls across nodes, %llu B: packet %.2f us, flow %.2f us",
+			         (unsigned long long)sizes[i], t[i][1], t[i][0]);
+	}
+	assert_int_equal(ft_spec_load_file("examples/dgx-h100-sharp.yaml", &cs, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_NVLS;
+	q.proto = FT_PROTO_SIMPLE;
+	q.tuner_only = true;
+	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
+	P = (double)(1u << 20) / r.bw_Bps * 1e6;
+	print_message("# 1 MiB: P %.2f us, packet %.2f over 8 KiB, flow %.2f\n", P,
+	              t[1][1] - t[3][1], t[1][0] - t[3][0]);
+	assert_true(t[1][1] - t[3][1] >= 3 * P);
+	assert_true(t[1][0] - t[3][0] >= 3 * P);
+}
+
+/*
  * NVLS inside one node pays NCCL's NVLS latency once, reduce and multicast pipelined
  * (ft__sim_far_steps(), as NCCL's model has it), in both engines: at 8 KiB on one DGX
  * H100, where the bytes take well under a microsecond, the packet engine paid the step
@@ -4552,6 +4614,7 @@ main(void)
 		cmocka_unit_test(test_flow_agrees_on_forced_trees),
 		cmocka_unit_test(test_agree_on_uneven_forced_trees),
 		cmocka_unit_test(test_nvls_across_nodes_refused),
+		cmocka_unit_test(test_nvls_net_one_loop_paced),
 		cmocka_unit_test(test_nvls_one_node_latency_once),
 		cmocka_unit_test(test_model_forced_channels_nvls_copy),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
