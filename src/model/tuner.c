@@ -1286,6 +1286,22 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	           2.0 * (N - 1) * h.inter;
 }
 
+/* The windows of sends an all-to-all phase among @m members, @per_pair bytes to each
+ * peer, runs one after the other: ceil((m - 1) / W), W its sends in flight
+ * (ft_model_p2p_chunking_on()'s peers_inflight; @net: a phase across nodes). */
+static double
+a2a_windows(const struct ft_model_links *l, uint32_t m, uint64_t per_pair, bool net)
+{
+	struct ft_model_p2p_chunking ch;
+	struct ft_model_links comm = *l;
+
+	if (m < 2)
+		return 0;
+	comm.nranks = m;
+	ft__model_p2p_chunking(&comm, per_pair, net, &ch);
+	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u));
+}
+
 /*
  * The fixed costs of an all-to-all phase among @m members, @per_pair bytes
  * to each peer, posted as NCCL's send/recv path posts it (kb NA-MODEL;
@@ -1296,6 +1312,8 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
  * so they end together and then pay their per-message cost together: the
  * phase moves its bytes at the link's rate and pays that cost once per
  * window, ceil((m - 1) / W) times (docs/internals/model.md, "All-to-all").
+ * Over EFA each window's sends first wait for their receivers' control
+ * messages (links rdv_s, aws-ofi-nccl's RDMA protocol): once more per window.
  */
 static double
 a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t per_pair,
@@ -1316,7 +1334,22 @@ a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t 
 	if (!net && l->nnodes > 1 && p == FT_PROTO_SIMPLE)
 		p = ch.proto;
 	h = ring_floor(l, p, hop_lats(l, FT_ALGO_RING, p));
-	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u)) * (net ? h.inter : h.intra);
+	return a2a_windows(l, m, per_pair, net) * (net ? h.inter + l->rdv_s : h.intra);
+}
+
+double
+ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                    uint64_t bytes)
+{
+	if (!(l->rdv_s > 0) || l->nnodes < 2)
+		return 0;
+	if (op == FT_OP_SENDRECV)
+		return l->rdv_s;
+	if (op != FT_OP_ALLTOALL)
+		return 0;
+	if (a == FT_ALGO_DIRECT)
+		return a2a_windows(l, l->nranks, bytes / FT_MAX(l->nranks, 1u), true) * l->rdv_s;
+	return a2a_windows(l, l->nnodes, bytes / FT_MAX(l->nnodes, 1u), true) * l->rdv_s;
 }
 
 /*
@@ -1382,7 +1415,8 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 	}
 	if (p == FT_PROTO_LL)
 		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
-	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
+	/* over EFA the send waits for its receiver's control message first (links rdv_s) */
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter + l->rdv_s : h.intra);
 }
 
 void
