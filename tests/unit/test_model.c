@@ -6614,7 +6614,8 @@ test_tree_latency_log2i_nodes(void **state)
  * chunk, up to the 2 a network peer gets), so W = 32 / 2 x 8 = 128 >= 31 peers: one
  * window, 23 us; on aws-p5:64 (512 ranks) a network peer gets 1 channel (2 halved while
  * 2 x 512 > 4 x 32), W = 32 x 8 = 256: ceil(511 / 256) = 2 windows, 46 us. A send/recv
- * between instances pays it once. Not on one instance, nor over InfiniBand.
+ * between instances pays it once. A message of at most 8 KiB goes eagerly, without it.
+ * Not on one instance, nor over InfiniBand.
  */
 static void
 test_efa_rendezvous(void **state)
@@ -6658,6 +6659,24 @@ test_efa_rendezvous(void **state)
 	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
 	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
 	assert_rel(ex.rdv_s, 2 * 23 * US, 1e-9);
+	/* a message of at most 8 KiB goes eagerly (OFI_NCCL_EAGER_MAX_SIZE, send()): on
+	 * aws-p5:32 (256 ranks, one channel a send) 2 MiB sends 8,192 bytes a peer, no wait;
+	 * 4 MiB sends 16 KiB, one window: 23 us */
+	assert_int_equal(ft_spec_resolve("aws-p5:32", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	l.nccl_version = 22707;
+	assert_true(ft__model_rdv_lat_s(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, 2u << 20) == 0);
+	assert_rel(ft__model_rdv_lat_s(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, 4u << 20), 23 * US,
+	           1e-12);
+	l0 = l;
+	l0.rdv_s = 0;
+	ft__model_cost(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, FT_PROTO_SIMPLE, 2u << 20, &c);
+	ft__model_cost(&l0, FT_OP_ALLTOALL, FT_ALGO_DIRECT, FT_PROTO_SIMPLE, 2u << 20, &c0);
+	assert_true(c.lat_s == c0.lat_s);
+	/* a send/recv of 8 KiB likewise; of 64 MiB it waits */
+	assert_true(ft__model_rdv_lat_s(&l, FT_OP_SENDRECV, FT_ALGO_RING, 8192) == 0);
+	assert_rel(ft__model_rdv_lat_s(&l, FT_OP_SENDRECV, FT_ALGO_RING, 64u << 20), 23 * US,
+	           1e-12);
 	/* one instance: no network, no control message */
 	assert_int_equal(ft_spec_resolve("aws-p5:1", &s, &err), 0);
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
