@@ -128,6 +128,10 @@ struct ft_model_links {
 	uint32_t domain_nodes;
 	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
 	double vm_msg_s;
+	/* A send between nodes over EFA waits, before its first write, for the receiver's
+	 * control message (aws-ofi-nccl's RDMA protocol, ft_model_efa_rdv_s()); 0 elsewhere
+	 * and on one node. */
+	double rdv_s;
 	/* The network plugin's reported latency (spec nics.net_latency), 0 on one node: where
 	 * given it is NCCL's latencyInter in place of fabric_lat_s. */
 	double net_lat_s;
@@ -237,6 +241,16 @@ FT_API void ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch
  * already what a GPU or NIC reaches) and the socket link.
  */
 FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
+
+/*
+ * The wait of aws-ofi-nccl's RDMA protocol before a send's first write between nodes of
+ * @spec, seconds: the receiver's irecv sends a control message (its buffer's address and
+ * keys) and the sender's write waits for it, so each send crosses the network once more
+ * before its data; one message at the plugin's own price on p5/p5e, 20 us of network
+ * latency plus 3 us of completion (docs/presets.md PS-EFA-RDV). 0 on fabrics other than
+ * EFA.
+ */
+FT_API double ft_model_efa_rdv_s(const struct ft_cluster_spec *spec);
 
 /* NCCL's NVLS efficiency on @spec's GPUs (kb NA-ALGO-NVLS nvlsEfficiency); 0 where a
  * node (of any group) has no NVLS: no NVSwitch, GPUs before Hopper, or
@@ -996,6 +1010,10 @@ struct ft_model_explain {
 	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
 	 * out; 0 where none. */
 	double unflushed_s;
+	/* The part of the pick's latency that is the rendezvous over EFA (links rdv_s: once
+	 * per window of an all-to-all's network sends, once for a send/recv), seconds; 0
+	 * where none. */
+	double rdv_s;
 	/* The pick's algorithm bandwidth once the per-channel caps NCCL's tuner reads on its
 	 * search graph's channels (graph_nchannels) are read on the channels the kernel runs
 	 * (ft_model_run_nchannels()), before the tree's carried bytes; 0 if unchanged. */

@@ -841,6 +841,12 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex)
 			ex->p2p_window_Bps = w;
 	}
+	if (ex && l.rdv_s > 0) {
+		double lf, bf;
+
+		ft__model_factors(&l, q->op, best_a, best_p, q->bytes, &lf, &bf);
+		ex->rdv_s = ft__model_rdv_lat_s(&l, q->op, best_a, q->bytes) * lf;
+	}
 	if (ex && best_a == FT_ALGO_NVLS && l.nnodes > 1)
 		ex->nvls_net.nchannels = ft__model_nvls_net_terms(&l, &ex->nvls_net.bw_intra_Bps,
 		                                                  &ex->nvls_net.bw_inter_Bps,

@@ -388,6 +388,23 @@ wire_tech(const struct ft_cluster_spec *s)
  */
 #define EFA_ACHIEVED_SHARE (3108.283 / 3200.0)
 
+/*
+ * aws-ofi-nccl's RDMA protocol (the one its platform table gives p5/p5e): recv() sends the
+ * sender a control message, and send() writes only once that message is in its message
+ * buffer (src/nccl_ofi_rdma.cpp recv(), send(), v1.16.3). The plugin's tuner model prices
+ * one message between two p5 instances at net_lat 20 us ("8B RDMA w/imm") and a completion
+ * handed to the host at 3 us (src/tuner/nccl_ofi_model.cpp model_platform_params,
+ * include/nccl_ofi_param.h TUNER_NET_COMP_OVERHEAD; docs/presets.md PS-EFA-RDV).
+ */
+#define EFA_RDV_NET_S  20e-6
+#define EFA_RDV_COMP_S 3e-6
+
+double
+ft_model_efa_rdv_s(const struct ft_cluster_spec *spec)
+{
+	return wire_tech(spec) == FT_TECH_EFA ? EFA_RDV_NET_S + EFA_RDV_COMP_S : 0;
+}
+
 /* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE); EFA's achieved. */
 static double
 wire_efficiency(const struct ft_cluster_spec *s)
@@ -1130,6 +1147,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->pxn = l->nvlink && !n->nccl_pxn_disable;
 	l->nvlink_hop_s = l->nvlink ? n->lat_nvlink_s : 0;
 	l->vm_msg_s = l->nnodes > 1 ? spec->node.vm_msg_s : 0;
+	l->rdv_s = l->nnodes > 1 ? ft_model_efa_rdv_s(spec) : 0;
 	l->net_lat_s = l->nnodes > 1 ? spec->node.net_lat_s : 0;
 	l->p2p_net_chunk_x2 = ft_model_p2p_net_chunk_x2(spec);
 	l->arm_buff_default = n->host_arm && n->nccl_buffsize == 0;
@@ -1212,6 +1230,7 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->pxn = l->pxn && g->pxn;
 	l->nvlink_hop_s = FT_MAX(l->nvlink_hop_s, g->nvlink_hop_s);
 	l->vm_msg_s = FT_MAX(l->vm_msg_s, g->vm_msg_s);
+	l->rdv_s = FT_MAX(l->rdv_s, g->rdv_s);
 	l->net_lat_s = FT_MAX(l->net_lat_s, g->net_lat_s);
 	l->p2p_net_chunk_x2 = l->p2p_net_chunk_x2 && g->p2p_net_chunk_x2;
 	l->arm_buff_default = l->arm_buff_default || g->arm_buff_default;

@@ -345,6 +345,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		               l->a2a_factor, l->ring_tier_factor, l->fabric_lat_s * 1e6);
 	if (l->net_lat_s > 0)
 		ft_strbuf_addf(sb, ", network plugin latency %.2f us", l->net_lat_s * 1e6);
+	if (l->rdv_s > 0 && (r->op == FT_OP_ALLTOALL || r->op == FT_OP_SENDRECV))
+		ft_strbuf_addf(sb, ", rendezvous %.2f us a window of sends", l->rdv_s * 1e6);
 	ft_strbuf_adds(sb, "\n#\n");
 	if (ex->pick < ex->ncandidates) {
 		const struct ft_model_candidate *k = &ex->cand[ex->pick];
@@ -359,6 +361,10 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		if (k->lat_factor != 1.0)
 			ft_strbuf_addf(sb, ", x %.2f (ring plateau: the pick's, not the time's)",
 			               k->lat_factor);
+		if (ex->rdv_s > 0)
+			ft_strbuf_addf(sb,
+			               ", of them %.2f us the rendezvous over EFA (%.0f x %.2f us)",
+			               ex->rdv_s * 1e6, ex->rdv_s / l->rdv_s, l->rdv_s * 1e6);
 		ft_strbuf_addf(sb, "\n#    bandwidth   %.2f GB/s algorithm bandwidth", k->bw_Bps / 1e9);
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
@@ -489,6 +495,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, l->fabric_lat_s * 1e6, 6);
 	ft_json_key(&j, "net_latency_us");
 	ft_json_double_prec(&j, l->net_lat_s * 1e6, 6);
+	ft_json_key(&j, "rendezvous_us");
+	ft_json_double_prec(&j, l->rdv_s * 1e6, 6);
 	ft_json_obj_end(&j);
 	ft_json_kv_str(&j, "algo", r->algo_label[0] ? r->algo_label : ft_algo_name(r->algo));
 	ft_json_kv_str(&j, "proto", ft_proto_name(r->proto));
@@ -521,6 +529,8 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, ex->carried_Bps / 1e9, 6);
 	ft_json_key(&j, "p2p_window_algbw_GBps");
 	ft_json_double_prec(&j, ex->p2p_window_Bps / 1e9, 6);
+	ft_json_key(&j, "rendezvous_latency_us");
+	ft_json_double_prec(&j, ex->rdv_s * 1e6, 6);
 	ft_json_key(&j, "unflushed_latency_us");
 	ft_json_double_prec(&j, ex->unflushed_s * 1e6, 6);
 	ft_json_key(&j, "pipeline");

@@ -1286,6 +1286,41 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
 	           2.0 * (N - 1) * h.inter;
 }
 
+/* The windows of sends an all-to-all phase among @m members, @per_pair bytes to each
+ * peer, runs one after the other: ceil((m - 1) / W), W its sends in flight
+ * (ft_model_p2p_chunking_on()'s peers_inflight; @net: a phase across nodes); *@ch the
+ * chunking of its sends. */
+static double
+a2a_windows(const struct ft_model_links *l, uint32_t m, uint64_t per_pair, bool net,
+            struct ft_model_p2p_chunking *ch)
+{
+	struct ft_model_links comm = *l;
+
+	/* The communicator is the job's (its nodes set the chunk and the channels per
+	 * peer), the connection this phase's. */
+	comm.nranks = m;
+	ft__model_p2p_chunking(&comm, per_pair, net, ch);
+	return m < 2 ? 0 : ceil((double)(m - 1) / FT_MAX(ch->peers_inflight, 1u));
+}
+
+/* aws-ofi-nccl's eager limit: a message of at most OFI_NCCL_EAGER_MAX_SIZE (8 KiB,
+ * include/nccl_ofi_param.h, v1.16.3) goes without waiting for the control message where
+ * no write of its communicator is in flight (src/nccl_ofi_rdma.cpp send()). */
+#define EFA_EAGER_MAX 8192u
+
+/* The rendezvous over EFA (links rdv_s) a send of @bytes chunked as @ch waits before its
+ * first message: none where that message, a channel's part up to a chunk, goes eagerly. */
+static double
+rdv_wait(const struct ft_model_links *l, const struct ft_model_p2p_chunking *ch,
+         uint64_t bytes)
+{
+	uint64_t msg = ch->channels ? (bytes + ch->channels - 1) / ch->channels : bytes;
+
+	if (!(l->rdv_s > 0) || l->nnodes < 2)
+		return 0;
+	return FT_MIN(msg, ch->chunk_bytes) > EFA_EAGER_MAX ? l->rdv_s : 0;
+}
+
 /*
  * The fixed costs of an all-to-all phase among @m members, @per_pair bytes
  * to each peer, posted as NCCL's send/recv path posts it (kb NA-MODEL;
@@ -1296,27 +1331,46 @@ cost_hier_allreduce(const struct ft_model_links *l, enum ft_proto p, struct ft__
  * so they end together and then pay their per-message cost together: the
  * phase moves its bytes at the link's rate and pays that cost once per
  * window, ceil((m - 1) / W) times (docs/internals/model.md, "All-to-all").
+ * Over EFA each window's sends first wait for their receivers' control
+ * messages (links rdv_s, aws-ofi-nccl's RDMA protocol): once more per window.
  */
 static double
 a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t per_pair,
           bool net)
 {
 	struct ft_model_p2p_chunking ch;
-	struct ft_model_links comm = *l;
 	struct lats h;
+	double w;
 
 	if (m < 2)
 		return 0;
-	/* The communicator is the job's (its nodes set the chunk and the channels per
-	 * peer), the connection this phase's: the NVLink sends of a multi-node all-to-all
-	 * keep LL below NCCL_P2P_LL_THRESHOLD a channel while the network ones are Simple
-	 * (addP2pToPlan), unless a protocol is forced on every send. */
-	comm.nranks = m;
-	ft__model_p2p_chunking(&comm, per_pair, net, &ch);
+	/* The NVLink sends of a multi-node all-to-all keep LL below NCCL_P2P_LL_THRESHOLD a
+	 * channel while the network ones are Simple (addP2pToPlan), unless a protocol is
+	 * forced on every send. */
+	w = a2a_windows(l, m, per_pair, net, &ch);
 	if (!net && l->nnodes > 1 && p == FT_PROTO_SIMPLE)
 		p = ch.proto;
 	h = ring_floor(l, p, hop_lats(l, FT_ALGO_RING, p));
-	return ceil((double)(m - 1) / FT_MAX(ch.peers_inflight, 1u)) * (net ? h.inter : h.intra);
+	return w * (net ? h.inter + rdv_wait(l, &ch, per_pair) : h.intra);
+}
+
+double
+ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                    uint64_t bytes)
+{
+	struct ft_model_p2p_chunking ch;
+	uint32_t m = a == FT_ALGO_DIRECT ? l->nranks : l->nnodes;
+	uint64_t per_pair = bytes / FT_MAX(m, 1u);
+
+	if (!(l->rdv_s > 0) || l->nnodes < 2)
+		return 0;
+	if (op == FT_OP_SENDRECV) {
+		ft__model_p2p_chunking(l, bytes, true, &ch);
+		return rdv_wait(l, &ch, bytes);
+	}
+	if (op != FT_OP_ALLTOALL)
+		return 0;
+	return a2a_windows(l, m, per_pair, true, &ch) * rdv_wait(l, &ch, per_pair);
 }
 
 /*
@@ -1362,7 +1416,8 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses its
  * NIC, or all of its NICs when it drives several (nics.per_gpu, AWS p5: 4). */
 static void
-cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_cost *c)
+cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, uint64_t bytes,
+              struct ft__model_cost *c)
 {
 	/* the time of a pick pays the leaves' up-links to the spine where its sends change
 	 * leaves (links sr_spine_factor); NCCL prices no send/recv, --tuner-only leaves it */
@@ -1382,7 +1437,11 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, struct ft__model_
 	}
 	if (p == FT_PROTO_LL)
 		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
-	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
+	/* over EFA the send waits for its receiver's control message first (links rdv_s) */
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) +
+	           (l->nnodes > 1 ? h.inter + ft__model_rdv_lat_s(l, FT_OP_SENDRECV, FT_ALGO_RING,
+	                                                          bytes) :
+	                            h.intra);
 }
 
 void
@@ -1395,7 +1454,7 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		return;
 	}
 	if (op == FT_OP_SENDRECV) {
-		cost_sendrecv(l, p, c);
+		cost_sendrecv(l, p, bytes, c);
 		return;
 	}
 	switch (a) {

@@ -6606,6 +6606,91 @@ test_tree_latency_log2i_nodes(void **state)
 }
 
 /*
+ * aws-ofi-nccl's RDMA protocol on p5 (src/platform-aws.cpp, v1.16.3): the receiver's
+ * recv() sends a control message and the sender's send() writes only once it holds it
+ * (src/nccl_ofi_rdma.cpp), one message more before a send's data, priced as the plugin's
+ * tuner prices one p5 message, 20 us + 3 us of completion (docs/presets.md PS-EFA-RDV).
+ * An all-to-all pays it once per window of sends. Under NCCL 2.27.7 (src/enqueue.cc
+ * addP2pToPlan) a 1 GiB all-to-all on aws-p5:4 (32 ranks, 32 MiB a peer) runs each
+ * network send on 2 of the 32 p2p channels (1, doubled while a part exceeds the 512 KiB
+ * chunk, up to the 2 a network peer gets), so W = 32 / 2 x 8 = 128 >= 31 peers: one
+ * window, 23 us; on aws-p5:64 (512 ranks) a network peer gets 1 channel (2 halved while
+ * 2 x 512 > 4 x 32), W = 32 x 8 = 256: ceil(511 / 256) = 2 windows, 46 us. A send/recv
+ * between instances pays it once. A message of at most 8 KiB goes eagerly, without it.
+ * Not on one instance, nor over InfiniBand.
+ */
+static void
+test_efa_rendezvous(void **state)
+{
+	static const struct {
+		const char *name;
+		enum ft_op op;
+		enum ft_algo algo;
+		double want_s;
+	} cases[] = {
+		{ "aws-p5:4", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 23 * US },
+		{ "aws-p5:64", FT_OP_ALLTOALL, FT_ALGO_DIRECT, 2 * 23 * US },
+		{ "aws-p5:2", FT_OP_SENDRECV, FT_ALGO_RING, 23 * US },
+	};
+	struct ft_cluster_spec s;
+	struct ft_model_links l, l0;
+	struct ft__model_cost c, c0;
+	struct ft_model_query q;
+	struct ft_model_explain ex;
+	struct ft_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(ft_spec_resolve(cases[i].name, &s, &err), 0);
+		assert_rel(ft_model_efa_rdv_s(&s), 23 * US, 1e-12);
+		assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+		assert_rel(l.rdv_s, 23 * US, 1e-12);
+		l.nccl_version = 22707;
+		l0 = l;
+		l0.rdv_s = 0;
+		ft__model_cost(&l, cases[i].op, cases[i].algo, FT_PROTO_SIMPLE, 1u << 30, &c);
+		ft__model_cost(&l0, cases[i].op, cases[i].algo, FT_PROTO_SIMPLE, 1u << 30, &c0);
+		assert_rel(c.lat_s - c0.lat_s, cases[i].want_s, 1e-9);
+		assert_rel(c.bw_Bps, c0.bw_Bps, 1e-12);
+	}
+	/* --explain gives the part of the pick's latency it is: 2 windows on aws-p5:64 */
+	assert_int_equal(ft_spec_resolve("aws-p5:64", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 1u << 30);
+	q.nccl_version = 22707;
+	assert_int_equal(ft_model_explain(&s, &q, &ex, &err), 0);
+	assert_int_equal(ex.result.algo, FT_ALGO_DIRECT);
+	assert_rel(ex.rdv_s, 2 * 23 * US, 1e-9);
+	/* a message of at most 8 KiB goes eagerly (OFI_NCCL_EAGER_MAX_SIZE, send()): on
+	 * aws-p5:32 (256 ranks, one channel a send) 2 MiB sends 8,192 bytes a peer, no wait;
+	 * 4 MiB sends 16 KiB, one window: 23 us */
+	assert_int_equal(ft_spec_resolve("aws-p5:32", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	l.nccl_version = 22707;
+	assert_true(ft__model_rdv_lat_s(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, 2u << 20) == 0);
+	assert_rel(ft__model_rdv_lat_s(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, 4u << 20), 23 * US,
+	           1e-12);
+	l0 = l;
+	l0.rdv_s = 0;
+	ft__model_cost(&l, FT_OP_ALLTOALL, FT_ALGO_DIRECT, FT_PROTO_SIMPLE, 2u << 20, &c);
+	ft__model_cost(&l0, FT_OP_ALLTOALL, FT_ALGO_DIRECT, FT_PROTO_SIMPLE, 2u << 20, &c0);
+	assert_true(c.lat_s == c0.lat_s);
+	/* a send/recv of 8 KiB likewise; of 64 MiB it waits */
+	assert_true(ft__model_rdv_lat_s(&l, FT_OP_SENDRECV, FT_ALGO_RING, 8192) == 0);
+	assert_rel(ft__model_rdv_lat_s(&l, FT_OP_SENDRECV, FT_ALGO_RING, 64u << 20), 23 * US,
+	           1e-12);
+	/* one instance: no network, no control message */
+	assert_int_equal(ft_spec_resolve("aws-p5:1", &s, &err), 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(l.rdv_s == 0);
+	/* InfiniBand: NCCL's own transport, not the plugin's */
+	hopper_spec(&s, 4, 8, 400);
+	assert_true(ft_model_efa_rdv_s(&s) == 0);
+	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
+	assert_true(l.rdv_s == 0);
+}
+
+/*
  * An EFA card carries what RDMA writes reach on a p5, 3,108.283 of 3,200 Gb/s over
  * its 32 cards (docs/presets.md PS-EFA-RATE): 12.5 GB/s x 0.97134 = 12.142 GB/s a
  * card, 388.5 GB/s a node; NVLink's 360 still binds a ring across p5 instances.
@@ -8619,6 +8704,7 @@ main(void)
 		cmocka_unit_test(test_vm_overhead),
 		cmocka_unit_test(test_net_latency),
 		cmocka_unit_test(test_efa_achieved_rate),
+		cmocka_unit_test(test_efa_rendezvous),
 		cmocka_unit_test(test_flush_only_where_nccl_flushes),
 		cmocka_unit_test(test_ll128_off_across_c2c_nodes),
 		cmocka_unit_test(test_c2c_from_hopper),
