@@ -9,9 +9,11 @@
  * receiver copies out and publishes `tail`; both sides see each other's
  * index with acquire loads. Messages need no framing because both sides post
  * the same lengths in the same order. A peer whose process vanished is
- * noticed by kill(pid, 0) while waiting on it. Up to 176 bytes also ride in
+ * noticed by kill(pid, 0) while waiting on it. Up to 160 bytes also ride in
  * the lines of the ring's head (ring_put, ring_get), so that a small
- * message costs the receiver one cache-line transfer, not two, and so do
+ * message costs the receiver one cache-line transfer at a time, not two
+ * one after the other (each later line carries a tag of its own and is
+ * loaded while the receiver polls: inl_poll), and so do
  * the bytes of a larger publication up to the end of the line it starts
  * in (ring_split), a line that the one before it shares.
  *

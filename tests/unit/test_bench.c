@@ -774,7 +774,7 @@ test_conformance_shm_ring(void **state)
 }
 
 /*
- * Small messages also travel in the line of the ring's head (up to 176
+ * Small messages also travel in the line of the ring's head (up to 160
  * bytes): a window of 16 in flight, so the sender rewrites that line while
  * the receiver may still read it, and slices that differ between the sides
  * (one 150-byte send taken as three receives; three 40-byte sends as one):
@@ -1257,7 +1257,8 @@ test_shm_chunks(void **state)
  * of that first line travel in the block, the rest in the ring. Rank 1
  * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the next
  * line), then, from every offset in a line, sizes on both sides of the
- * block's 176 bytes, in pairs posted together; rank 0 checks every byte.
+ * block's 160 bytes (and the 176 it held before), in pairs posted together;
+ * rank 0 checks every byte.
  */
 static int
 shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
