@@ -825,7 +825,9 @@ inl_lines(size_t len)
 static size_t
 inl_index(size_t i)
 {
-	return i < INL_LINE0 ? i : INL_TAG(1 + (i - INL_LINE0) / INL_LINE) + 1 + (i - INL_LINE0) % INL_LINE;
+	if (i < INL_LINE0)
+		return i;
+	return INL_TAG(1 + (i - INL_LINE0) / INL_LINE) + 1 + (i - INL_LINE0) % INL_LINE;
 }
 
 static bool
@@ -1141,7 +1143,7 @@ ft__shm_ring_lines(struct ft__shm_ring_lines *out)
 	out->head = offsetof(struct ring, head) / CACHELINE;
 	out->inl_tag = offsetof(struct ring, inl_tag) / CACHELINE;
 	out->inl_first = offsetof(struct ring, inl) / CACHELINE;
-	out->inl_last = (offsetof(struct ring, inl) + sizeof(((struct ring *)0)->inl) - 1) / CACHELINE;
+	out->inl_last = (offsetof(struct ring, inl) + INL_WORDS * sizeof(uint64_t) - 1) / CACHELINE;
 	out->tail = offsetof(struct ring, tail) / CACHELINE;
 	out->cma_done = offsetof(struct ring, cma_done) / CACHELINE;
 	out->share = offsetof(struct ring, share) / CACHELINE;
@@ -1632,9 +1634,10 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
  * An empty poll for a publication of which @inl bytes will ride in the
  * head's block: ask for the block's later lines those bytes need, which
  * the sender writes whole before the head's line (ring_put), so that they
- * are here when the head's line says the publication is. Asked for on
- * every poll, a line is taken back from the sender at most once per
- * message, as it writes each line in one burst.
+ * are here when the head's line says the publication is. Polling them
+ * while the sender wrote them between its stores to the head's line cost
+ * a transfer more (p50 1.16-1.20x at 64-128 B); written whole before it,
+ * 0.78-0.81x (docs/internals/bench-log.md).
  */
 static inline void
 inl_poll(struct ring *r, size_t inl)
@@ -1667,8 +1670,8 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 		size_t avail = (size_t)(head - tail);
 
-		if (avail == 0 && q->len - q->off > INL_LINE0 * sizeof(uint64_t) && q->priv[1] == 0 &&
-		    !two_ways(ep, q->len))
+		if (avail == 0 && q->len - q->off > INL_LINE0 * sizeof(uint64_t) &&
+		    q->priv[1] == 0 && !two_ways(ep, q->len))
 			inl_poll(r, ring_split(tail, FT_MIN(q->len - q->off, (size_t)SHM_CHUNK)));
 		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
 			rc = peer_quit(ep, p, q, q->off, err);
