@@ -605,6 +605,12 @@ void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
  */
 void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
 /*
+ * shm, for tests: the tag each line of the head's block to @peer carries
+ * (position * 256 + length of the publication whose bytes it holds):
+ * [0] the head's line, [1] and [2] the two after it
+ */
+void ft__shm_block_tags(const struct ft_ep *ep, uint32_t peer, uint64_t tags[3]);
+/*
  * shm, for tests: the cache line (offset in a ring's header / 64) of each
  * word of a ring's header: those written for every message or single copy
  * (head and the block, tail, cma_done, share and share_dst, share_done)

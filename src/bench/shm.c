@@ -9,9 +9,11 @@
  * receiver copies out and publishes `tail`; both sides see each other's
  * index with acquire loads. Messages need no framing because both sides post
  * the same lengths in the same order. A peer whose process vanished is
- * noticed by kill(pid, 0) while waiting on it. Up to 176 bytes also ride in
+ * noticed by kill(pid, 0) while waiting on it. Up to 160 bytes also ride in
  * the lines of the ring's head (ring_put, ring_get), so that a small
- * message costs the receiver one cache-line transfer, not two, and so do
+ * message costs the receiver one cache-line transfer at a time, not two
+ * one after the other (each later line carries a tag of its own and is
+ * loaded while the receiver polls: inl_poll), and so do
  * the bytes of a larger publication up to the end of the line it starts
  * in (ring_split), a line that the one before it shares.
  *
@@ -79,9 +81,19 @@
  * The bytes still go into the ring as well, so a receiver that comes late,
  * or takes them in other slices, reads them there.
  */
-#define INL_WORDS 22 /* head, tag and 176 bytes: three cache lines */
-#define INL_MAX   (INL_WORDS * sizeof(uint64_t))
-#define INL_NONE  UINT64_MAX
+#define INL_WORDS 22 /* with the head and tag: three cache lines */
+/*
+ * The block's second and third lines each begin with a tag of their own
+ * (inl[6], inl[14]): the sender writes a message's later lines first,
+ * each whole, then the head's, and a receiver checks the tag of every
+ * line it copies, so that it can load the later lines while it polls
+ * the head's (move_recvs). 48 bytes in the head's line, 56 in each other.
+ */
+#define INL_LINE0     6 /* payload words in the head's line */
+#define INL_LINE      7 /* payload words in each later line */
+#define INL_TAG(l)    (INL_LINE0 + ((l) - 1) * (INL_LINE + 1)) /* line l's tag, l = 1, 2 */
+#define INL_MAX       ((INL_LINE0 + 2 * INL_LINE) * sizeof(uint64_t)) /* 160 bytes */
+#define INL_NONE      UINT64_MAX
 
 struct ring {
 	_Atomic uint64_t head; /* bytes written, by the sender */
@@ -133,12 +145,18 @@ struct ring {
 	/* data follows */
 };
 _Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
+/* each later line of the block begins with its tag; the block ends its third line */
+_Static_assert((offsetof(struct ring, inl) + INL_TAG(1) * sizeof(uint64_t)) % CACHELINE == 0 &&
+                   (offsetof(struct ring, inl) + INL_TAG(2) * sizeof(uint64_t)) % CACHELINE == 0 &&
+                   INL_TAG(2) + 1 + INL_LINE == INL_WORDS &&
+                   offsetof(struct ring, tail) == 3 * CACHELINE,
+               "one tag a line of the head's block");
 /* a side's flags share no line with the tail, nor with the head's block */
 #define RING_LINE(f) (offsetof(struct ring, f) / CACHELINE)
 _Static_assert(RING_LINE(quit) != RING_LINE(tail) && RING_LINE(rquit) != RING_LINE(tail),
                "quit flags off the tail's line");
-_Static_assert(RING_LINE(quit) > (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE &&
-                   RING_LINE(rquit) > (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE,
+/* (the block ends where the tail's line begins: asserted above) */
+_Static_assert(RING_LINE(quit) >= RING_LINE(tail) && RING_LINE(rquit) >= RING_LINE(tail),
                "quit flags off the head's block");
 
 /* ring copies are published in pieces this large (sender and receiver overlap) */
@@ -786,36 +804,78 @@ ring_split(uint64_t pos, size_t len)
  * ring's copy.
  *
  * The block's lines after the head's are asked for first (PREFETCHW),
- * so that the stores from "none" to the new tag follow each other with
- * every line already held: the receiver spins on the head's line, and
- * while a store to a line it still held waited, the receiver read the
- * head's line back between "none" and the tag, and the sender had to take
- * it a second time. Which builds paid that second transfer depended on the
- * code the compiler laid out around the stores: the same source read 0.58
- * and 0.84 us at 64 B and 128 B from one build to the next (p50, load
- * 10-11), 0.58-0.61 with the lines asked for first.
+ * then written last line first, each whole between its "none" and its
+ * tag, and the head's line last: the receiver, which polls the head's
+ * line, also loads the later lines a message it waits for needs
+ * (move_recvs), so they reach it while it waits for the head's, where it
+ * used to ask for them only once the head's line had said that a message
+ * was there: a second line transfer after the first, which was the step
+ * of the p50 from 48 to 49 bytes (32 B to 64 B: 0.46 -> 0.59 us where
+ * Open MPI's stayed at 0.44-0.47, load 19-25; docs/internals/bench-log.md).
  */
+static size_t
+inl_lines(size_t len)
+{
+	size_t words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+
+	return words <= INL_LINE0 ? 1 : words <= INL_LINE0 + INL_LINE ? 2 : 3;
+}
+
+/* Where payload word @i of the block is in inl: past the tag of its line. */
+static size_t
+inl_index(size_t i)
+{
+	if (i < INL_LINE0)
+		return i;
+	return INL_TAG(1 + (i - INL_LINE0) / INL_LINE) + 1 + (i - INL_LINE0) % INL_LINE;
+}
+
 static bool
 ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_t len)
 {
-	uint64_t w[INL_WORDS];
-	size_t i;
+	uint64_t w[INL_WORDS], tag = pos * 256 + len;
+	size_t i, l, lines, words;
 
 	if (len == 0 || len > INL_MAX) {
 		ring_data(ep, r, pos, (char *)buf, len, RING_IN);
 		return false;
 	}
-	/* inl[6] starts the block's second line, inl[14] its third */
-	for (i = 6; ep->prefetchw && i * sizeof(uint64_t) < len; i += 8)
-		prefetch_w(&r->inl[i]);
-	w[(len - 1) / sizeof(uint64_t)] = 0;
+	lines = inl_lines(len);
+	words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+	for (l = 1; ep->prefetchw && l < lines; l++)
+		prefetch_w(&r->inl[INL_TAG(l)]);
+	w[words - 1] = 0;
 	memcpy(w, buf, len);
 	atomic_thread_fence(memory_order_release);
+	for (l = lines; l-- > 1;) {
+		size_t to = FT_MIN(words, (size_t)(INL_LINE0 + l * INL_LINE));
+
+		atomic_store_explicit(&r->inl[INL_TAG(l)], INL_NONE, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		for (i = INL_LINE0 + (l - 1) * INL_LINE; i < to; i++)
+			atomic_store_explicit(&r->inl[inl_index(i)], w[i], memory_order_relaxed);
+		atomic_store_explicit(&r->inl[INL_TAG(l)], tag, memory_order_release);
+	}
 	atomic_store_explicit(&r->inl_tag, INL_NONE, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	for (i = 0; i * sizeof(uint64_t) < len; i++)
+	for (i = 0; i < FT_MIN(words, (size_t)INL_LINE0); i++)
 		atomic_store_explicit(&r->inl[i], w[i], memory_order_relaxed);
-	atomic_store_explicit(&r->inl_tag, pos * 256 + len, memory_order_release);
+	atomic_store_explicit(&r->inl_tag, tag, memory_order_release);
+	return true;
+}
+
+/*
+ * Whether the later lines of the block that bytes [@lo, @hi) of the
+ * publication tagged @tag (at position @at) need all carry that tag.
+ */
+static bool
+inl_lines_hold(struct ring *r, uint64_t tag, uint64_t at, uint64_t hi, memory_order mo)
+{
+	size_t l, lines = inl_lines((size_t)(hi - at));
+
+	for (l = 1; l < lines; l++)
+		if (atomic_load_explicit(&r->inl[INL_TAG(l)], mo) != tag)
+			return false;
 	return true;
 }
 
@@ -824,7 +884,10 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
  * last small publication (whose copy in the ring may not be written yet);
  * every byte before it, and the large publications after it, are in the
  * ring. When the sender rewrites the block during the copy, its copy in the
- * ring is there: read again.
+ * ring is there: read again. A later line of the block whose tag is not the
+ * head's line's is being rewritten for a later publication (the sender
+ * writes the later lines first), whose first store came after this one's
+ * copy in the ring: the bytes are read there.
  */
 static void
 ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
@@ -836,14 +899,16 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
 		uint64_t lo = FT_MAX(pos, at), hi = FT_MIN(pos + len, end);
 		size_t i;
 
-		if (tag == INL_NONE || hi <= lo) {
+		if (tag == INL_NONE || hi <= lo ||
+		    !inl_lines_hold(r, tag, at, hi, memory_order_acquire)) {
 			ring_data(ep, r, pos, buf, len, dir);
 			return;
 		}
 		for (i = (size_t)(lo - at) / sizeof(uint64_t); i * sizeof(uint64_t) < hi - at; i++)
-			w[i] = atomic_load_explicit(&r->inl[i], memory_order_relaxed);
+			w[i] = atomic_load_explicit(&r->inl[inl_index(i)], memory_order_relaxed);
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&r->inl_tag, memory_order_relaxed) != tag)
+		if (atomic_load_explicit(&r->inl_tag, memory_order_relaxed) != tag ||
+		    !inl_lines_hold(r, tag, at, hi, memory_order_relaxed))
 			continue;
 		memcpy(buf + (lo - pos), (char *)w + (lo - at), (size_t)(hi - lo));
 		if (lo > pos)
@@ -1062,12 +1127,23 @@ ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *le
 }
 
 void
+ft__shm_block_tags(const struct ft_ep *base, uint32_t peer, uint64_t tags[3])
+{
+	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
+	struct ring *r = peer < ep->nranks && peer != ep->rank ? ring_at(ep, ep->rank, peer) : NULL;
+
+	tags[0] = r ? atomic_load_explicit(&r->inl_tag, memory_order_acquire) : INL_NONE;
+	tags[1] = r ? atomic_load_explicit(&r->inl[INL_TAG(1)], memory_order_acquire) : INL_NONE;
+	tags[2] = r ? atomic_load_explicit(&r->inl[INL_TAG(2)], memory_order_acquire) : INL_NONE;
+}
+
+void
 ft__shm_ring_lines(struct ft__shm_ring_lines *out)
 {
 	out->head = offsetof(struct ring, head) / CACHELINE;
 	out->inl_tag = offsetof(struct ring, inl_tag) / CACHELINE;
 	out->inl_first = offsetof(struct ring, inl) / CACHELINE;
-	out->inl_last = (offsetof(struct ring, inl) + INL_MAX - 1) / CACHELINE;
+	out->inl_last = (offsetof(struct ring, inl) + INL_WORDS * sizeof(uint64_t) - 1) / CACHELINE;
 	out->tail = offsetof(struct ring, tail) / CACHELINE;
 	out->cma_done = offsetof(struct ring, cma_done) / CACHELINE;
 	out->share = offsetof(struct ring, share) / CACHELINE;
@@ -1555,6 +1631,24 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 }
 
 /*
+ * An empty poll for a publication of which @inl bytes will ride in the
+ * head's block: ask for the block's later lines those bytes need, which
+ * the sender writes whole before the head's line (ring_put), so that they
+ * are here when the head's line says the publication is. Polling them
+ * while the sender wrote them between its stores to the head's line cost
+ * a transfer more (p50 1.16-1.20x at 64-128 B); written whole before it,
+ * 0.78-0.81x (docs/internals/bench-log.md).
+ */
+static inline void
+inl_poll(struct ring *r, size_t inl)
+{
+	if (inl > INL_LINE0 * sizeof(uint64_t))
+		__builtin_prefetch(&r->inl[INL_TAG(1)], 0, 3);
+	if (inl > (INL_LINE0 + INL_LINE) * sizeof(uint64_t))
+		__builtin_prefetch(&r->inl[INL_TAG(2)], 0, 3);
+}
+
+/*
  * Receives from @p: a two-way message's descriptor first, then its single
  * copy straight from the sender (share_recv), or its chunks out of the ring
  * as every other message's. A sender waiting on single copies is rung once
@@ -1576,6 +1670,9 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 		size_t avail = (size_t)(head - tail);
 
+		if (avail == 0 && q->len - q->off > INL_LINE0 * sizeof(uint64_t) &&
+		    q->priv[1] == 0 && !two_ways(ep, q->len))
+			inl_poll(r, ring_split(tail, FT_MIN(q->len - q->off, (size_t)SHM_CHUNK)));
 		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
 			rc = peer_quit(ep, p, q, q->off, err);
 			break;

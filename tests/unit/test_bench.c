@@ -774,7 +774,7 @@ test_conformance_shm_ring(void **state)
 }
 
 /*
- * Small messages also travel in the line of the ring's head (up to 176
+ * Small messages also travel in the line of the ring's head (up to 160
  * bytes): a window of 16 in flight, so the sender rewrites that line while
  * the receiver may still read it, and slices that differ between the sides
  * (one 150-byte send taken as three receives; three 40-byte sends as one):
@@ -1211,8 +1211,9 @@ patterned_windows(struct ft_ep *ep, uint32_t rank, const size_t *sizes, size_t n
 static int
 shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
 {
-	static const size_t sizes[] = { 1,     8,      48,      175,    176,    177,
-		                        4095,  16384,  16385,   100000, 1500000, 3 << 20 };
+	static const size_t sizes[] = { 1,    8,     48,     49,      159,     160,     161,
+		                        175,  176,   177,    4095,    16384,   16385,   100000,
+		                        1500000, 3 << 20 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[3] = { NULL, NULL, NULL };
@@ -1256,7 +1257,8 @@ test_shm_chunks(void **state)
  * of that first line travel in the block, the rest in the ring. Rank 1
  * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the next
  * line), then, from every offset in a line, sizes on both sides of the
- * block's 176 bytes, in pairs posted together; rank 0 checks every byte.
+ * block's 160 bytes (and the 176 it held before), in pairs posted together;
+ * rank 0 checks every byte.
  */
 static int
 shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
@@ -1340,6 +1342,82 @@ static void
 test_shm_line_split(void **state)
 {
 	run_two(shm_line_split, 0);
+}
+
+/*
+ * Each later line of the head's block carries a tag of its own, written
+ * with that line's bytes, so that a receiver may load it while it polls
+ * the head's line (shm.c, ring_put, inl_poll): rank 1 sends 128, 64, 8,
+ * 160 and 161 bytes one at a time, and after each looks at the tags of its
+ * block to rank 0. A message's lines carry its tag (position * 256 +
+ * length), the lines it does not need keep the tag of the one before that
+ * did; 160 bytes fill the block, 161 (past it) leave only the bytes up to
+ * the end of their first line there. Rank 0 checks every byte.
+ */
+static int
+shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { 128, 64, 8, 160, 161 };
+	/* which message's tag lines 0, 1, 2 carry after each (an index into sizes) */
+	static const int line_of[][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 0 }, { 3, 3, 3 },
+		                          { 4, 3, 3 } };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[256];
+	uint64_t tag[FT_ARRAY_SIZE(sizes)], tags[3], at = 0, pos;
+	size_t i, j, l, len;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		struct ft_req q;
+
+		for (j = 0; j < sizes[i]; j++)
+			buf[j] = rank ? (unsigned char)(j * 7 + i + 1) : 0;
+		rc = rank ? ft__ep_send(ep, &q, 0, buf, sizes[i], err) :
+		            ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (j = 0; j < sizes[i] && rc == 0 && rank == 0; j++)
+			if (buf[j] != (unsigned char)(j * 7 + i + 1))
+				rc = ft_error_set(err, FT_EIO, "%zu B: byte %zu", sizes[i], j);
+		if (rc < 0 || rank == 0)
+			continue;
+		ft__shm_block(ep, 0, &pos, &len);
+		if (i == 0)
+			at = pos;
+		/* the endpoint's first message: 360 bytes later the last starts 40 bytes into a line */
+		if (i == 0 && pos != 0)
+			rc = ft_error_set(err, FT_EIO, "first message at %llu", (unsigned long long)pos);
+		tag[i] = pos * 256 + len;
+		if (i < 4 && len != sizes[i])
+			rc = ft_error_set(err, FT_EIO, "%zu B: block holds %zu bytes", sizes[i], len);
+		if (i == 4 && (len != 24 || pos != at + 360))
+			rc = ft_error_set(err, FT_EIO, "161 B at %llu: block holds %zu bytes from %llu",
+			                  (unsigned long long)(at + 360), len, (unsigned long long)pos);
+		ft__shm_block_tags(ep, 0, tags);
+		for (l = 0; l < 3 && rc == 0; l++)
+			if (tags[l] != tag[line_of[i][l]])
+				rc = ft_error_set(err, FT_EIO,
+				                  "after %zu B: line %zu carries %#llx, not %#llx (the %zu B's)",
+				                  sizes[i], l, (unsigned long long)tags[l],
+				                  (unsigned long long)tag[line_of[i][l]],
+				                  sizes[line_of[i][l]]);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_block_lines(void **state)
+{
+	(void)state;
+	run_two(shm_block_lines, 0);
 }
 
 /* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
@@ -9202,6 +9280,7 @@ main(void)
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_line_split),
+		cmocka_unit_test(test_shm_block_lines),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_path),
