@@ -227,6 +227,42 @@ ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *
 	return 0;
 }
 
+int
+ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
+                  ft__sim_leg_fn *leg_fn, void *ud, struct ft_path *path, struct ft_error *err)
+{
+	uint32_t g = ft__sim_nic_gpu(t, nic);
+	struct ft_path leg = { 0 };
+	int rc = leg_fn(ud, src, nic, qp, path, err);
+
+	if (rc < 0)
+		return rc;
+	if (g != UINT32_MAX) {
+		/* the NIC's GPU's route into a scratch error: where it has none through the NIC,
+		 * the NIC's own below, whose error is the one reported */
+		struct ft_error scratch = { 0 };
+
+		if (leg_fn(ud, g, dst, qp, &leg, &scratch) >= 0 && ft__sim_nic_leg(&leg, nic, t) == 0) {
+			/* a route over links down that the engine keeps (the packet engine fails
+			 * the QP at the dead link): its error goes to the caller */
+			if (scratch.code)
+				*err = scratch;
+			goto joined;
+		}
+	}
+	rc = leg_fn(ud, nic, dst, qp, &leg, err);
+	if (rc < 0)
+		return rc;
+joined:
+	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
+		return ft_error_set(err, FT_ERANGE, "sim: the path of a flow by a named NIC is longer "
+		                    "than %d links", FT_PATH_MAX);
+	memcpy(path->links + path->nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
+	path->nlinks += leg.nlinks;
+	path->lat_s += leg.lat_s;
+	return 0;
+}
+
 uint32_t
 ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
 {

@@ -3513,6 +3513,113 @@ named_send(const struct ft_engine_ops *eng, struct ft_topo *t, uint32_t *ends, u
 	}
 }
 
+/* A leg router for ft__sim_nic_route(): ft__sim_route(), refusing routes from @refuse[0..1]
+ * (FT_ENOENT naming the vertex) and keeping, with an error, the route from @dead. */
+struct nic_leg_ctx {
+	const struct ft_topo *t;
+	struct ft_sim_cfg cfg;
+	uint32_t refuse[2], dead;
+};
+
+static int
+nic_leg_test(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path,
+             struct ft_error *err)
+{
+	struct nic_leg_ctx *x = ud;
+
+	if (a == x->refuse[0] || a == x->refuse[1])
+		return ft_error_set(err, FT_ENOENT, "refused from %u", a);
+	if (ft__sim_route(x->t, &x->cfg, a, b, qp, NULL, NULL, path, err) < 0)
+		return err->code;
+	if (a == x->dead)
+		ft_error_set(err, FT_ENOENT, "dead from %u", a);
+	return 0;
+}
+
+/* @p's links and latency equal @a's followed by @b's. */
+static void
+assert_path_joins(const struct ft_path *p, const struct ft_path *a, const struct ft_path *b)
+{
+	assert_int_equal(p->nlinks, a->nlinks + b->nlinks);
+	assert_memory_equal(p->links, a->links, a->nlinks * sizeof(uint32_t));
+	assert_memory_equal(p->links + a->nlinks, b->links, b->nlinks * sizeof(uint32_t));
+	assert_true(fabs(p->lat_s - (a->lat_s + b->lat_s)) < 1e-15);
+}
+
+/*
+ * The three engines' one rule for a flow that names a NIC (ft__sim_nic_route()): on two
+ * DGX H100, node 0's GPU 0 naming NIC 1 (on its PCIe switch) toward node 1's GPU 1 goes by
+ * GPU 0's own route to NIC 1, then node 0's GPU 1's route from NIC 1 on (the same links
+ * and latency, no NVLink); with that GPU's route refused, NIC 1's own route; with both
+ * refused, the NIC's error, not the GPU's; a GPU leg kept over a link down hands its error
+ * on; a first leg refused fails with its own error.
+ */
+static void
+test_nic_route_one_rule(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_path p, own, from_gpu, from_nic;
+	struct nic_leg_ctx x = { .refuse = { UINT32_MAX, UINT32_MAX }, .dead = UINT32_MAX };
+	uint32_t src, dst, nic, g, j;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	x.t = t;
+	ft_sim_cfg_init(&x.cfg);
+	src = ft_topo_gpu(t, 0, 0);
+	dst = ft_topo_gpu(t, 1, 1);
+	nic = ft_topo_nic(t, 0, 1);
+	g = ft_topo_gpu(t, 0, 1);
+	assert_int_equal(ft__sim_nic_gpu(t, nic), g);
+	assert_int_equal(ft__sim_route(t, &x.cfg, src, nic, 7, NULL, NULL, &own, &err), 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, g, dst, 7, NULL, NULL, &from_gpu, &err), 0);
+	assert_int_equal(ft__sim_nic_leg(&from_gpu, nic, t), 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, nic, dst, 7, NULL, NULL, &from_nic, &err), 0);
+	/* GPU 0 to NIC 1 over its PCIe switch: two PCIe links */
+	assert_int_equal(own.nlinks, 2);
+	assert_int_equal(ft_topo_link(t, own.links[0])->src, src);
+	assert_int_equal(ft_topo_link(t, own.links[1])->dst, nic);
+
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_path_joins(&p, &own, &from_gpu);
+	for (j = 0; j < p.nlinks; j++)
+		assert_int_not_equal(ft_topo_link(t, p.links[j])->kind, FT_L_NVLINK);
+	assert_int_equal(ft_topo_link(t, p.links[p.nlinks - 1])->dst, dst);
+
+	x.refuse[0] = g;
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_path_joins(&p, &own, &from_nic);
+
+	x.refuse[1] = nic;
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err),
+	                 FT_ENOENT);
+	snprintf(want, sizeof(want), "refused from %u", nic);
+	assert_string_equal(err.msg, want);
+
+	x.refuse[0] = x.refuse[1] = UINT32_MAX;
+	x.dead = g;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_path_joins(&p, &own, &from_gpu);
+	snprintf(want, sizeof(want), "dead from %u", g);
+	assert_string_equal(err.msg, want);
+
+	x.dead = UINT32_MAX;
+	x.refuse[0] = src;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err),
+	                 FT_ENOENT);
+	snprintf(want, sizeof(want), "refused from %u", src);
+	assert_string_equal(err.msg, want);
+	ft_topo_free(t);
+}
+
 /*
  * A flow that names its NIC (struct ft_sched_flow nic: a ring's last rank under another
  * GPU's NIC's PCIe switch, nccl.c add_channel_flow()) leaves by that NIC over its own PCIe
@@ -5137,6 +5244,7 @@ main(void)
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_pxn_proxy_routes),
 		cmocka_unit_test(test_flow_leaves_by_named_nic),
+		cmocka_unit_test(test_nic_route_one_rule),
 		cmocka_unit_test(test_pxn_adaptive_flow),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
