@@ -244,8 +244,9 @@ far_nic(const struct ft_topo *t, uint32_t nic, uint32_t dst)
 	    !ft__sim_nic_own_reach(ft__sim_node(t, d->node), d->local, n->local))
 		return UINT32_MAX;
 	far = ft_topo_nic(t, d->node, n->local);
-	return far == ft__sim_gpu_nic(t, dst) || ft__sim_nic_gpu(t, far) == UINT32_MAX ? UINT32_MAX :
-	                                                                               far;
+	if (far == ft__sim_gpu_nic(t, dst) || ft__sim_nic_gpu(t, far) == UINT32_MAX)
+		return UINT32_MAX;
+	return far;
 }
 
 /* Cut @leg after its link into vertex @v; -1 (left whole) when it does not reach @v. */
@@ -296,7 +297,8 @@ ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t 
 		 * the NIC's own below, whose error is the one reported */
 		struct ft_error scratch = { 0 };
 
-		if (leg_fn(ud, g, dst, qp, &leg, &scratch) >= 0 && ft__sim_nic_leg(&leg, nic, t) == 0) {
+		if (leg_fn(ud, g, dst, qp, &leg, &scratch) >= 0 &&
+		    ft__sim_nic_leg(&leg, nic, t) == 0) {
 			/* a route over links down that the engine keeps (the packet engine fails
 			 * the QP at the dead link): its error goes to the caller */
 			if (scratch.code)
@@ -309,8 +311,9 @@ ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t 
 		return rc;
 joined:
 	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
-		return ft_error_set(err, FT_ERANGE, "sim: the path of a flow by a named NIC is longer "
-		                    "than %d links", FT_PATH_MAX);
+		return ft_error_set(err, FT_ERANGE,
+		                    "sim: a named NIC's path is longer than %d links",
+		                    FT_PATH_MAX);
 	memcpy(path->links + path->nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
 	path->nlinks += leg.nlinks;
 	path->lat_s += leg.lat_s;

@@ -3718,8 +3718,8 @@ test_tree_second_gpu_by_its_nic(void **state)
 			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 			assert_int_equal(ft__sim_tree_uneven(&s, nn, first), 0);
 			assert_int_equal(ft__sim_channelize(&s, 8, 0, 8, 8, NULL,
-			                                    ft_spec_node_at(&spec, 0), 0, false, true,
-			                                    NULL, &out),
+			                                    ft_spec_node_at(&spec, 0), 0, false,
+			                                    true, NULL, &out),
 			                 0);
 			for (size_t f = 0; f < out.flows.len; f++) {
 				const struct ft_sched_flow *fl = ft_vec_at(&out.flows, f);
@@ -3754,8 +3754,8 @@ test_tree_second_gpu_by_its_nic(void **state)
 			b2 = tree_nvlink_bytes(two, engs[e]);
 			b4 = tree_nvlink_bytes(four, engs[e]);
 			if (!(b2 > 0 && fabs(b4 - 2 * b2) <= 1e-9 * b4))
-				fail_msg("%s %s: NVLink %.0f bytes on 4 nodes, 2 x %.0f on 2", presets[k],
-				         engs[e], b4, b2);
+				fail_msg("%s %s: NVLink %.0f bytes on 4 nodes, 2 x %.0f on 2",
+				         presets[k], engs[e], b4, b2);
 		}
 	}
 }
