@@ -73,44 +73,31 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 	return 0;
 }
 
+/* One leg of a route (ft__sim_leg_fn) as the ideal and analytic engines route it. */
+static int
+an_leg(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path, struct ft_error *err)
+{
+	const struct an_engine *ae = ud;
+
+	return ft__sim_route(ae->topo, &ae->cfg, a, b, qp, NULL, NULL, path, err);
+}
+
 /* Route one flow alone: its time, latency and the links it loads; @cap_Bps > 0: what its
  * connection (one NCCL channel) carries at most, as the flow engine caps it. */
 static int
 an_flow(struct an_engine *ae, uint32_t a, uint32_t b, uint32_t nic, double wire, double cap_Bps,
         double *t_s, double *lat_s, uint32_t *bott_link, struct ft_error *err)
 {
-	struct ft_path path, leg;
+	struct ft_path path;
 	double bott = INFINITY;
 	uint32_t j;
 	int rc;
 
-	/* out by NIC @nic where the flow names one (ft__sim_flow_nic()): @a's path to it first */
-	rc = ft__sim_route(ae->topo, &ae->cfg, a, nic == UINT32_MAX ? b : nic, 0, NULL, NULL, &path,
-	                   err);
+	/* out by NIC @nic where the flow names one (ft__sim_flow_nic()): the three engines' rule */
+	rc = nic == UINT32_MAX ? an_leg(ae, a, b, 0, &path, err) :
+	                         ft__sim_nic_route(ae->topo, a, nic, b, 0, an_leg, ae, &path, err);
 	if (rc < 0)
 		return rc;
-	if (nic != UINT32_MAX) {
-		/* from the NIC on, its GPU's route (ft__sim_nic_gpu()); where that GPU has none
-		 * through the NIC, the NIC's own, whose error is the one reported */
-		uint32_t g = ft__sim_nic_gpu(ae->topo, nic);
-		struct ft_error scratch = { 0 };
-		int k = -1;
-
-		if (g != UINT32_MAX &&
-		    ft__sim_route(ae->topo, &ae->cfg, g, b, 0, NULL, NULL, &leg, &scratch) == 0)
-			k = ft__sim_nic_leg(&leg, nic, ae->topo);
-		if (k < 0) {
-			rc = ft__sim_route(ae->topo, &ae->cfg, nic, b, 0, NULL, NULL, &leg, err);
-			if (rc < 0)
-				return rc;
-		}
-		if (path.nlinks + leg.nlinks > FT_PATH_MAX)
-			return ft_error_set(err, FT_ERANGE, "sim: a path is longer than %d links",
-			                    FT_PATH_MAX);
-		memcpy(path.links + path.nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
-		path.nlinks += leg.nlinks;
-		path.lat_s += leg.lat_s;
-	}
 	for (j = 0; j < path.nlinks; j++) {
 		uint32_t l = path.links[j];
 

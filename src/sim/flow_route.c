@@ -543,39 +543,33 @@ ft__sim_flow_pxn_links(struct flow_engine *fe, uint32_t src, uint32_t via, uint3
 	return n1 + n2;
 }
 
-/*
- * The path of a flow that leaves its node by NIC @nic, not its GPU's own (ft__sim_flow_nic()):
- * @src's own path to the NIC (its PCIe switch, or C2C and its CPU), then, on the flow's QP,
- * the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu(): hashed as its connection);
- * where that GPU has none through the NIC, the NIC's own, whose error is the one reported
- * (as the packet and analytic engines route it).
- */
+/* One leg of a named NIC's route (ft__sim_nic_route()) as the flow engine routes a pair. */
+static int
+nic_leg(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path, struct ft_error *err)
+{
+	int n = ft__sim_flow_route_pair(ud, a, b, qp, path->links, FT_PATH_MAX, err);
+
+	path->nlinks = n > 0 ? (uint32_t)n : 0;
+	path->lat_s = 0;
+	return n < 0 ? n : 0;
+}
+
+/* The path of a flow that leaves its node by NIC @nic, not its GPU's own (ft__sim_flow_nic()):
+ * the three engines' one rule, ft__sim_nic_route(). */
 static int
 nic_links(struct flow_engine *fe, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
           uint32_t *links, uint32_t max, struct ft_error *err)
 {
-	uint32_t g = ft__sim_nic_gpu(fe->topo, nic);
-	int n1, n2;
+	struct ft_path path = { 0 };
+	int rc = ft__sim_nic_route(fe->topo, src, nic, dst, qp, nic_leg, fe, &path, err);
 
-	n1 = ft__sim_flow_route_pair(fe, src, nic, qp, links, max, err);
-	if (n1 < 0)
-		return n1;
-	if (g != UINT32_MAX) {
-		struct ft_error scratch = { 0 };
-		struct ft_path leg = { 0 };
-
-		n2 = ft__sim_flow_route_pair(fe, g, dst, qp, leg.links, FT_PATH_MAX, &scratch);
-		leg.nlinks = n2 > 0 ? (uint32_t)n2 : 0;
-		if (n2 >= 0 && ft__sim_nic_leg(&leg, nic, fe->topo) == 0 &&
-		    (uint32_t)n1 + leg.nlinks <= max) {
-			memcpy(links + n1, leg.links, leg.nlinks * sizeof(uint32_t));
-			return n1 + (int)leg.nlinks;
-		}
-	}
-	n2 = ft__sim_flow_route_pair(fe, nic, dst, qp, links + n1, max - (uint32_t)n1, err);
-	if (n2 < 0)
-		return n2;
-	return n1 + n2;
+	if (rc < 0)
+		return rc;
+	if (path.nlinks > max)
+		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
+		                    path.nlinks);
+	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
+	return (int)path.nlinks;
 }
 
 int

@@ -386,20 +386,75 @@ channel_last(const struct chan_map *m, uint32_t r, uint32_t x)
 	return (x + m->ppn - 1) % m->ppn;
 }
 
-/* The permutation of channel @c (see above) into @perm; @ring: a ring's, which ends on
- * channel_last(). */
-static void
-channel_perm(const struct chan_map *m, uint32_t c, bool ring, uint32_t *perm)
+/* How a channel places a node's local ranks on its GPUs. */
+enum chan_order {
+	CHAN_ROTATE, /* rail c mod rails first and last (channel_perm()) */
+	CHAN_RING,   /* the same, a ring's last rank as NCCL's search ends it (channel_last()) */
+	CHAN_TREE,   /* the same, a tree's second rank under the NIC's switch (tree_second()) */
+	CHAN_KEEP,   /* ranks stay where they are */
+	CHAN_HEADS,  /* NVLS heads first, fixed on every channel (heads_perm()) */
+};
+
+/*
+ * The second GPU of a tree channel on rail @r entered at local rank @x: the first other rank
+ * of the tray whose own path reaches the rail's NIC (own_path()), else UINT32_MAX. NCCL
+ * builds its tree graph as NCCL_TOPO_PATTERN_BALANCED_TREE (NVIDIA/nccl src/init.cc,
+ * v2.21.5-1 and v2.27.7-1): in src/graph/search.cc ncclTopoSearchRecGpu() the first GPU
+ * (step 0) goes back to the channel's NIC and sets the next backToNet to 1, so the chain's
+ * second GPU goes back to that same NIC too (inter[2c + 1]), within typeInter (PATH_PIX
+ * first: ncclTopoFollowPath()), each counted at half the network bandwidth; the next GPU is
+ * sorted by its path to the NIC (ncclTopoSearchNextGpuSort() with sortNet 1). On a DGX
+ * A100/H100 channel r's second GPU is r's neighbour under NIC r's own PCIe switch.
+ */
+static uint32_t
+tree_second(const struct chan_map *m, uint32_t r, uint32_t x)
 {
-	uint32_t g, k, *grp = m->grp, ng, x, y, pos, r = m->rails[c % m->nrails];
+	uint32_t g;
+
+	for (g = 0; g < m->ppn; g++)
+		if (g != x && own_path(m, g, r))
+			return g;
+	return UINT32_MAX;
+}
+
+/*
+ * The permutation of channel @c (see above) into @perm; @order CHAN_RING: a ring's, which
+ * ends on channel_last(); CHAN_TREE: a tree's, whose second rank is tree_second() where the
+ * tray has one, the others after it in rotated order, downward where the second is the
+ * rank before the first: on NVSwitch NCCL's search offers a GPU's next and previous
+ * neighbours alone (src/graph/search.cc ncclTopoSearchNextGpuSort(), v2.21.5-1 and
+ * v2.27.7-1), so a DGX channel on odd rail r runs r, r - 1, ..., r + 1, on even rail r
+ * r, r + 1, ..., r - 1, and the chains' ends stay one on every GPU.
+ */
+static void
+channel_perm(const struct chan_map *m, uint32_t c, int order, uint32_t *perm)
+{
+	uint32_t g, k, *grp = m->grp, ng, x, y, b, pos, r = m->rails[c % m->nrails];
 
 	ng = rail_gpus(m, r, grp);
 	x = grp[(c / m->nrails) % ng];
-	y = ng > 1  ? grp[(c / m->nrails + 1) % ng] :
-	    ring    ? channel_last(m, r, x) :
-	              (x + m->ppn - 1) % m->ppn;
+	b = order == CHAN_TREE ? tree_second(m, r, x) : UINT32_MAX;
+	y = ng > 1              ? grp[(c / m->nrails + 1) % ng] :
+	    order == CHAN_RING  ? channel_last(m, r, x) :
+	                          (x + m->ppn - 1) % m->ppn;
 	perm[0] = x;
 	pos = 1;
+	if (b == (x + m->ppn - 1) % m->ppn) {
+		/* NCCL's chain on NVSwitch walks on to the neighbour it came from's side
+		 * (ncclTopoSearchNextGpuSort(): next GPU, then previous): down from x */
+		for (k = 1; k < m->ppn; k++)
+			perm[pos++] = (x + m->ppn - k) % m->ppn;
+		return;
+	}
+	if (b != UINT32_MAX) {
+		perm[pos++] = b;
+		for (k = 1; k < m->ppn; k++) {
+			g = (x + k) % m->ppn;
+			if (g != b)
+				perm[pos++] = g;
+		}
+		return;
+	}
 	for (k = 1; k < m->ppn; k++) {
 		g = (x + k) % m->ppn;
 		if (g != y)
@@ -502,6 +557,7 @@ struct chan_set {
 	bool own_nics; /* flows between nodes leave and arrive on their ends' NICs: no PXN */
 	bool chan_nic; /* flows between nodes on the channel's NIC, its first rank's (below) */
 	bool ring;     /* a ring's channels: a sender names its NIC (add_channel_flow()) */
+	bool tree;     /* a tree's: the channel's NIC, each end by its own path (ditto) */
 	const struct ft__sim_forced_trees *trees; /* one tree a channel (NULL: both) */
 };
 
@@ -572,11 +628,31 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	 * chain's first rank, inter[2 channel + 1] for the others, the same NIC where the
 	 * search did not cross NICs), so a tree's child reached through the chain's second
 	 * rank still arrives on the channel's rail, not on that rank's own NIC */
-	rail = cs->chan_nic ? md->rail[md->perm[(size_t)c * md->ppn]] : md->rail[fl.dst - bd];
+	rail = cs->chan_nic || cs->tree ? md->rail[md->perm[(size_t)c * md->ppn]] :
+	                                  md->rail[fl.dst - bd];
 	pd = pxn_proxy(md, rail);
 	if (pd == UINT32_MAX)
 		return push_flow(out, ph, &fl);
 	ps = pxn_relay(ms, rail);
+	if (cs->tree) {
+		/* a tree's connection between nodes on the channel's NIC at both ends
+		 * (ncclTopoGetNetDev() reads inter[2c] for a tree, search.cc, v2.27.7-1), and
+		 * the balanced tree's second GPU sends and receives through it by its own
+		 * PCIe path (tree_second()), as NCCL's paths give it (paths.cc
+		 * ncclTopoComputePaths(): no PXN step where the GPU's own path is PATH_PXB or
+		 * closer): the flow names the NIC (struct ft_sched_flow nic, both ends,
+		 * ft__sim_nic_route()); a GPU of neither relays through the rail's GPU where
+		 * PXN admits it, as before */
+		uint32_t s = fl.src - bs, d = fl.dst - bd;
+		bool own_s = own_path(ms, s, rail), own_d = own_path(md, d, rail);
+
+		if (own_s)
+			ps = UINT32_MAX;
+		if (own_d)
+			pd = d;
+		if ((own_s && ms->rail[s] != rail) || (own_d && md->rail[d] != rail))
+			fl.nic = (uint8_t)(1 + rail % FT_SPEC_MAX_NICS);
+	}
 	if (cs->ring && (fl.src - bs) / ms->tray_gpus != rail / FT_SPEC_MAX_NICS) {
 		/* a rail of another tray of the NVLink domain: over NVLink to its proxy, whose
 		 * own path the NIC is, at every release */
@@ -622,14 +698,6 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	return push_flow(out, ph, &leg);
 }
 
-/* How a channel places a node's local ranks on its GPUs. */
-enum chan_order {
-	CHAN_ROTATE, /* rail c mod rails first and last (channel_perm()) */
-	CHAN_RING,   /* the same, a ring's last rank as NCCL's search ends it (channel_last()) */
-	CHAN_KEEP,   /* ranks stay where they are */
-	CHAN_HEADS,  /* NVLS heads first, fixed on every channel (heads_perm()) */
-};
-
 /*
  * NCCL's NVLS heads stay on their GPUs on every channel (connect.cc
  * connectNvls: the NVLS compute channels all use the same heads, channel c
@@ -666,8 +734,8 @@ chan_map_fill(struct chan_map *m, uint32_t nch, uint32_t graph, uint32_t ppn, ui
 	for (c = 0; c < nch; c++) {
 		uint32_t *perm = m->perm + (size_t)c * ppn;
 
-		if (order == CHAN_ROTATE || order == CHAN_RING)
-			channel_perm(m, graph ? c % graph : c, order == CHAN_RING, perm);
+		if (order == CHAN_ROTATE || order == CHAN_RING || order == CHAN_TREE)
+			channel_perm(m, graph ? c % graph : c, (int)order, perm);
 		else if (order == CHAN_HEADS)
 			heads_perm(m, perm);
 		else
@@ -686,14 +754,23 @@ ring_paths(const struct ft_schedule *in)
 }
 
 /*
+ * Whether @in's channels are a plain tree's whose connections between nodes take NCCL's
+ * balanced tree paths (add_channel_flow(), tree_second()): on nodes whose GPUs drive one
+ * NIC each (own_path()).
+ */
+static bool
+tree_paths(const struct ft_schedule *in, const struct ft_node_spec *node)
+{
+	return in->algo == FT_ALGO_TREE && in->op == FT_OP_ALL_REDUCE && node->nics_per_gpu <= 1;
+}
+
+/*
  * The release the relay rule reads for schedule @in: the jobs' @version for a send/recv
  * (NCCL_PXN_C2C admits its relay from v2.28.3-1, ft_model_pxn_relay()) and for a ring,
  * whose sender takes NCCL's path to its channel's NIC (add_channel_flow()); 0 (every
- * release alike) for a tree: the maps' tree edges from other ranks relay to the rail's GPU
- * over NVLink at every release. NCCL's balanced tree also sends from its second GPU by that
- * GPU's own path (src/graph/search.cc ncclTopoSearchRecGpu(): step 0 sets the next
- * backToNet to 1, v2.27.7-1), which the maps do not follow yet (docs/internals/sim.md,
- * Limits).
+ * release alike) for a tree: a GPU that is neither the channel's first nor under its NIC's
+ * switch relays to the rail's GPU over NVLink at every release (the balanced tree's second
+ * GPU sends by its own path, tree_second(), add_channel_flow()).
  */
 static uint32_t
 relay_release(const struct ft_schedule *in, uint32_t version)
@@ -910,11 +987,13 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 	 * the relay rule of every release and the rank before the first as the last, as
 	 * nodes of other shapes do (ft__sim_channelize_uneven()) */
 	bool paths = ring_paths(in) && one_kind;
+	bool tree = tree_paths(in, node) && one_kind && !keep_order;
 	struct chan_set cs = { .maps = &m,
 		               .nmaps = 1,
 		               .ppn = ppn,
 		               .own_nics = in->algo == FT_ALGO_NVLS_TREE,
 		               .ring = paths,
+		               .tree = tree,
 		               .trees = trees };
 	int rc;
 
@@ -924,6 +1003,7 @@ ft__sim_channelize(const struct ft_schedule *in, uint32_t nch, uint32_t graph, u
 		cs.own_nics = true;
 	rc = chan_map_fill(&m, nch, graph, ppn, tray_gpus, gpus, node,
 	                   paths || in->op == FT_OP_SENDRECV ? relay_release(in, nccl_version) : 0,
+	                   tree                                    ? CHAN_TREE :
 	                   !paths && ring_paths(in) && !keep_order ? CHAN_ROTATE :
 	                                                             chan_order_of(in, keep_order));
 

@@ -227,6 +227,99 @@ ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *
 	return 0;
 }
 
+/*
+ * The NIC vertex of @dst's node by which a flow leaving by NIC vertex @nic arrives where
+ * that is not @dst's own: the NIC of @nic's index on @dst's node, where @dst is a GPU of
+ * another node that reaches it by its own path (ft__sim_nic_own_reach(): a balanced tree's
+ * second GPU receives through its channel's NIC over its PCIe switch, nccl.c
+ * add_channel_flow()); UINT32_MAX otherwise.
+ */
+static uint32_t
+far_nic(const struct ft_topo *t, uint32_t nic, uint32_t dst)
+{
+	const struct ft_vertex *n = ft_topo_vertex(t, nic), *d = ft_topo_vertex(t, dst);
+	uint32_t far;
+
+	if (d->kind != FT_V_GPU || d->node == FT_NO_NODE || d->node == n->node ||
+	    !ft__sim_nic_own_reach(ft__sim_node(t, d->node), d->local, n->local))
+		return UINT32_MAX;
+	far = ft_topo_nic(t, d->node, n->local);
+	if (far == ft__sim_gpu_nic(t, dst) || ft__sim_nic_gpu(t, far) == UINT32_MAX)
+		return UINT32_MAX;
+	return far;
+}
+
+/* Cut @leg after its link into vertex @v; -1 (left whole) when it does not reach @v. */
+static int
+cut_after(struct ft_path *leg, uint32_t v, const struct ft_topo *t)
+{
+	uint32_t j, k;
+
+	for (j = 0; j < leg->nlinks && ft_topo_link(t, leg->links[j])->dst != v; j++)
+		;
+	if (j == leg->nlinks)
+		return -1;
+	for (k = j + 1; k < leg->nlinks; k++)
+		leg->lat_s -= ft_topo_link(t, leg->links[k])->lat_s;
+	leg->nlinks = j + 1;
+	return 0;
+}
+
+int
+ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
+                  ft__sim_leg_fn *leg_fn, void *ud, struct ft_path *path, struct ft_error *err)
+{
+	uint32_t g = ft__sim_nic_gpu(t, nic), far = far_nic(t, nic, dst);
+	struct ft_path leg = { 0 }, in = { 0 };
+	int rc = leg_fn(ud, src, nic, qp, path, err);
+
+	if (rc < 0)
+		return rc;
+	if (g != UINT32_MAX && far != UINT32_MAX) {
+		/* into the far NIC as its GPU's route from the NIC's GPU, then @dst's own path
+		 * from it; where either is missing, as a flow into @dst's own NIC below */
+		struct ft_error scratch = { 0 };
+
+		if (leg_fn(ud, g, ft__sim_nic_gpu(t, far), qp, &leg, &scratch) >= 0 &&
+		    ft__sim_nic_leg(&leg, nic, t) == 0 && cut_after(&leg, far, t) == 0 &&
+		    leg_fn(ud, far, dst, qp, &in, &scratch) >= 0 &&
+		    leg.nlinks + in.nlinks <= FT_PATH_MAX) {
+			memcpy(leg.links + leg.nlinks, in.links, in.nlinks * sizeof(uint32_t));
+			leg.nlinks += in.nlinks;
+			leg.lat_s += in.lat_s;
+			if (scratch.code)
+				*err = scratch;
+			goto joined;
+		}
+	}
+	if (g != UINT32_MAX) {
+		/* the NIC's GPU's route into a scratch error: where it has none through the NIC,
+		 * the NIC's own below, whose error is the one reported */
+		struct ft_error scratch = { 0 };
+
+		if (leg_fn(ud, g, dst, qp, &leg, &scratch) >= 0 &&
+		    ft__sim_nic_leg(&leg, nic, t) == 0) {
+			/* a route over links down that the engine keeps (the packet engine fails
+			 * the QP at the dead link): its error goes to the caller */
+			if (scratch.code)
+				*err = scratch;
+			goto joined;
+		}
+	}
+	rc = leg_fn(ud, nic, dst, qp, &leg, err);
+	if (rc < 0)
+		return rc;
+joined:
+	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
+		return ft_error_set(err, FT_ERANGE,
+		                    "sim: a named NIC's path is longer than %d links",
+		                    FT_PATH_MAX);
+	memcpy(path->links + path->nlinks, leg.links, leg.nlinks * sizeof(uint32_t));
+	path->nlinks += leg.nlinks;
+	path->lat_s += leg.lat_s;
+	return 0;
+}
+
 uint32_t
 ft__sim_gpu_nic(const struct ft_topo *t, uint32_t gpu_v)
 {

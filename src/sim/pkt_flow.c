@@ -285,47 +285,33 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
  * takes the same two legs with that NIC as @via: its GPU's path to it, then its route.
  * Into @path; FT_ERANGE past FT_PATH_MAX links.
  */
+/* The packet engine's one leg of a route (ft__sim_leg_fn): hashed by @ud's choose_ctx, and,
+ * where no live path is left, route_dead()'s. */
+static int
+pk_leg(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path, struct ft_error *err)
+{
+	struct choose_ctx *cc = ud;
+	int rc = ft__sim_route(cc->e->topo, &cc->e->cfg, a, b, qp, choose_by_hash, cc, path, err);
+
+	return rc < 0 ? route_dead(cc->e, a, b, qp, cc, path, err) : rc;
+}
+
 static int
 route_via(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t fqp, uint32_t via,
           struct choose_ctx *cc, struct ft_path *path, struct ft_error *err)
 {
 	struct ft_path leg;
-	/* (a NIC of the source's node, not a proxy: the flow's own QP on, as the flow engine's
-	 * nic_links()) */
-	uint32_t qp = ft_topo_vertex(e->topo, via)->kind == FT_V_NIC ?
-	                      fqp :
-	                      fqp + (ft_topo_vertex(e->topo, src)->local + 1) * 1024u *
-	                                      ft__sim_gpu_lanes(e->topo, via);
-	int rc = ft__sim_route(e->topo, &e->cfg, src, via, fqp, choose_by_hash, cc, path, err);
+	uint32_t qp = fqp + (ft_topo_vertex(e->topo, src)->local + 1) * 1024u *
+	                            ft__sim_gpu_lanes(e->topo, via);
+	int rc;
 
-	if (rc < 0 && (rc = route_dead(e, src, via, fqp, cc, path, err)) < 0)
+	/* a NIC of the source's node, not a proxy: the three engines' rule, the flow's own QP
+	 * on */
+	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC)
+		return ft__sim_nic_route(e->topo, src, via, dst, fqp, pk_leg, cc, path, err);
+	if ((rc = pk_leg(cc, src, via, fqp, path, err)) < 0 ||
+	    (rc = pk_leg(cc, via, dst, qp, &leg, err)) < 0)
 		return rc;
-	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC) {
-		/* the route of the NIC's GPU from the NIC on (ft__sim_nic_gpu()); where that GPU
-		 * has none through the NIC, the NIC's own, whose error is the one reported (as
-		 * the flow and analytic engines route it) */
-		uint32_t g = ft__sim_nic_gpu(e->topo, via);
-
-		if (g != UINT32_MAX) {
-			struct ft_error scratch = { 0 };
-
-			rc = ft__sim_route(e->topo, &e->cfg, g, dst, qp, choose_by_hash, cc, &leg,
-			                   &scratch);
-			if (rc < 0)
-				rc = route_dead(e, g, dst, qp, cc, &leg, &scratch);
-			if (rc >= 0 && ft__sim_nic_leg(&leg, via, e->topo) == 0) {
-				/* routed over links down: the caller keeps the path and fails
-				 * the QP at the dead link, not hop by hop into it */
-				if (scratch.code)
-					*err = scratch;
-				goto joined;
-			}
-		}
-	}
-	rc = ft__sim_route(e->topo, &e->cfg, via, dst, qp, choose_by_hash, cc, &leg, err);
-	if (rc < 0 && (rc = route_dead(e, via, dst, qp, cc, &leg, err)) < 0)
-		return rc;
-joined:
 	if (path->nlinks + leg.nlinks > FT_PATH_MAX)
 		return ft_error_set(err, FT_ERANGE, "sim: the PXN path of a flow is longer than %d "
 		                    "links", FT_PATH_MAX);

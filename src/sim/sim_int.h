@@ -555,6 +555,26 @@ uint32_t ft__sim_nic_gpu(const struct ft_topo *t, uint32_t nic_v);
 /* Cut @from_gpu (a route from the NIC's GPU) to its part from NIC @nic_v on, its latency
  * with it; -1 (left whole) when it does not cross the NIC. */
 int ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *t);
+/*
+ * One leg of an engine's route from vertex @a to vertex @b on QP @qp into @path (its links
+ * and latency): < 0 (FT_E*, @err set) where the engine has none; 0 with @err set where it
+ * keeps a path over links down (the packet engine, which fails the QP at the dead link).
+ */
+typedef int ft__sim_leg_fn(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path,
+                           struct ft_error *err);
+/*
+ * The route of a flow from GPU vertex @src to @dst that leaves its node by NIC vertex @nic
+ * (ft__sim_flow_nic()), the one rule of the three engines (flow nic_links(), packet
+ * route_via(), ideal and analytic an_flow()), each leg routed by the engine's @leg_fn: @src's
+ * own path to the NIC (its PCIe switch, or C2C and its CPU), then, on the same QP, the route
+ * of the NIC's GPU (ft__sim_nic_gpu(): hashed as its connection, as the PXN relay through
+ * that GPU was) from the NIC on; where that GPU has none through the NIC (its route into a
+ * scratch error), the NIC's own route, whose error is the one reported. Into @path; FT_ERANGE
+ * past FT_PATH_MAX links.
+ */
+int ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t dst,
+                      uint32_t qp, ft__sim_leg_fn *leg_fn, void *ud, struct ft_path *path,
+                      struct ft_error *err) FT_MUST_CHECK;
 /* NICs GPU vertex @gpu_v drives (nics.per_gpu), 1 for other vertices. */
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs a connection between two GPUs spreads its QPs over (node.c), for both engines. */

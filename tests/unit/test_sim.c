@@ -3513,6 +3513,253 @@ named_send(const struct ft_engine_ops *eng, struct ft_topo *t, uint32_t *ends, u
 	}
 }
 
+/* A leg router for ft__sim_nic_route(): ft__sim_route(), refusing routes from @refuse[0..1]
+ * (FT_ENOENT naming the vertex) and keeping, with an error, the route from @dead. */
+struct nic_leg_ctx {
+	const struct ft_topo *t;
+	struct ft_sim_cfg cfg;
+	uint32_t refuse[2], dead;
+};
+
+static int
+nic_leg_test(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path,
+             struct ft_error *err)
+{
+	struct nic_leg_ctx *x = ud;
+
+	if (a == x->refuse[0] || a == x->refuse[1])
+		return ft_error_set(err, FT_ENOENT, "refused from %u", a);
+	if (ft__sim_route(x->t, &x->cfg, a, b, qp, NULL, NULL, path, err) < 0)
+		return err->code;
+	if (a == x->dead)
+		ft_error_set(err, FT_ENOENT, "dead from %u", a);
+	return 0;
+}
+
+/* @p's links and latency equal @a's followed by @b's. */
+static void
+assert_path_joins(const struct ft_path *p, const struct ft_path *a, const struct ft_path *b)
+{
+	assert_int_equal(p->nlinks, a->nlinks + b->nlinks);
+	assert_memory_equal(p->links, a->links, a->nlinks * sizeof(uint32_t));
+	assert_memory_equal(p->links + a->nlinks, b->links, b->nlinks * sizeof(uint32_t));
+	assert_true(fabs(p->lat_s - (a->lat_s + b->lat_s)) < 1e-15);
+}
+
+/*
+ * The three engines' one rule for a flow that names a NIC (ft__sim_nic_route()): on two
+ * DGX H100, node 0's GPU 0 naming NIC 1 (on its PCIe switch) toward node 1's GPU 1 goes by
+ * GPU 0's own route to NIC 1, then node 0's GPU 1's route from NIC 1 on (the same links
+ * and latency, no NVLink); with that GPU's route refused, NIC 1's own route; with both
+ * refused, the NIC's error, not the GPU's; a GPU leg kept over a link down hands its error
+ * on; a first leg refused fails with its own error. Into a far GPU that reaches the named
+ * NIC's peer by its own PCIe path, not its own NIC, the route arrives by that peer NIC.
+ */
+static void
+test_nic_route_one_rule(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_path p, own, from_gpu, from_nic;
+	struct nic_leg_ctx x = { .refuse = { UINT32_MAX, UINT32_MAX }, .dead = UINT32_MAX };
+	uint32_t src, dst, nic, g, j;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	x.t = t;
+	ft_sim_cfg_init(&x.cfg);
+	src = ft_topo_gpu(t, 0, 0);
+	dst = ft_topo_gpu(t, 1, 1);
+	nic = ft_topo_nic(t, 0, 1);
+	g = ft_topo_gpu(t, 0, 1);
+	assert_int_equal(ft__sim_nic_gpu(t, nic), g);
+	assert_int_equal(ft__sim_route(t, &x.cfg, src, nic, 7, NULL, NULL, &own, &err), 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, g, dst, 7, NULL, NULL, &from_gpu, &err), 0);
+	assert_int_equal(ft__sim_nic_leg(&from_gpu, nic, t), 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, nic, dst, 7, NULL, NULL, &from_nic, &err), 0);
+	/* GPU 0 to NIC 1 over its PCIe switch: two PCIe links */
+	assert_int_equal(own.nlinks, 2);
+	assert_int_equal(ft_topo_link(t, own.links[0])->src, src);
+	assert_int_equal(ft_topo_link(t, own.links[1])->dst, nic);
+
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_path_joins(&p, &own, &from_gpu);
+	for (j = 0; j < p.nlinks; j++)
+		assert_int_not_equal(ft_topo_link(t, p.links[j])->kind, FT_L_NVLINK);
+	assert_int_equal(ft_topo_link(t, p.links[p.nlinks - 1])->dst, dst);
+
+	x.refuse[0] = g;
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_path_joins(&p, &own, &from_nic);
+
+	x.refuse[1] = nic;
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err),
+	                 FT_ENOENT);
+	snprintf(want, sizeof(want), "refused from %u", nic);
+	assert_string_equal(err.msg, want);
+
+	x.refuse[0] = x.refuse[1] = UINT32_MAX;
+	x.dead = g;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_path_joins(&p, &own, &from_gpu);
+	snprintf(want, sizeof(want), "dead from %u", g);
+	assert_string_equal(err.msg, want);
+
+	x.dead = UINT32_MAX;
+	x.refuse[0] = src;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err),
+	                 FT_ENOENT);
+	snprintf(want, sizeof(want), "refused from %u", src);
+	assert_string_equal(err.msg, want);
+
+	/* into a GPU under the named NIC's switch on the far node, not on that NIC (a
+	 * balanced tree's second GPU receiving): node 0's GPU 0 naming its NIC 0 toward node
+	 * 1's GPU 1 arrives by node 1's NIC 0 and its PCIe switch, NIC 1 untouched, no NVLink */
+	x.refuse[0] = UINT32_MAX;
+	nic = ft_topo_nic(t, 0, 0);
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	{
+		bool in0 = false;
+
+		for (j = 0; j < p.nlinks; j++) {
+			const struct ft_link *lk = ft_topo_link(t, p.links[j]);
+
+			in0 |= lk->dst == ft_topo_nic(t, 1, 0);
+			assert_int_not_equal(lk->kind, FT_L_NVLINK);
+			assert_int_not_equal(lk->dst, ft_topo_nic(t, 1, 1));
+			assert_int_not_equal(lk->src, ft_topo_nic(t, 1, 1));
+		}
+		assert_true(in0);
+		assert_int_equal(ft_topo_link(t, p.links[p.nlinks - 1])->dst, dst);
+	}
+	ft_topo_free(t);
+}
+
+/* NVLink bytes of a plain tree all-reduce of 4 MiB in Simple on @spec through engine @eng. */
+static double
+tree_nvlink_bytes(const char *spec, const char *eng)
+{
+	char text[256];
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double b = 0;
+
+	snprintf(text, sizeof(text), "name: t\ncluster: %s\njobs:\n  - name: a\n    ops:\n"
+	         "      - {op: all_reduce, algo: tree, proto: simple, size: 4MiB}\n", spec);
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = eng;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s %s: %s", spec, eng, err.msg);
+	for (size_t i = 0; i < rep.tiers.len; i++) {
+		const struct ft_sim_tier_stat *ts = ft_vec_at(&rep.tiers, i);
+
+		if (!strcmp(ts->kind, "nvlink"))
+			b += ts->bytes;
+	}
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return b;
+}
+
+/*
+ * A plain tree's channels on DGX nodes as NCCL's balanced tree runs them (NVIDIA/nccl
+ * v2.21.5-1 and v2.27.7-1: src/graph/search.cc ncclTopoSearchRecGpu() sends the chain's
+ * second GPU back to the channel's NIC, within PATH_PIX; ncclTopoSearchNextGpuSort() offers
+ * the next and previous GPU on NVSwitch; connect.cc puts the tree's parent and child 1 on
+ * the first GPU, child 0 on the second; paths.cc adds no PXN step for a GPU under the NIC's
+ * own switch). On 2 and 4 DGX H100 and DGX A100 nodes, 8 channels, channel c on rail c
+ * (nccl.c tree_second(), add_channel_flow()): the chain starts c, c ^ 1 and walks on by
+ * neighbours; every flow between nodes runs between GPUs c and c ^ 1 of the two nodes, names
+ * NIC c where either end is GPU c ^ 1 (no relay leg: its own PCIe path, both ends), none
+ * where both are GPU c; on 2 nodes no flow touches GPU c ^ 1 (ncclGetBtree(): node 0's one
+ * child is its child 1, on the first GPU), on 4 some do. In the flow, packet and ideal
+ * engines the NVLink bytes on 4 nodes are those of the chains alone, twice the 2 nodes'
+ * (before, the second GPU's flows relayed to GPU c over NVLink: 135.38 against 2 x 65.36 GB
+ * at 1 GiB).
+ */
+static void
+test_tree_second_gpu_by_its_nic(void **state)
+{
+	static const char *const presets[] = { "dgx-h100", "dgx-a100" };
+	static const char *const engs[] = { "flow", "packet", "ideal" };
+	struct ft_error err = { 0 };
+
+	(void)state;
+	for (uint32_t k = 0; k < FT_ARRAY_SIZE(presets); k++) {
+		for (uint32_t nn = 2; nn <= 4; nn += 2) {
+			struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+				                  .algo = FT_ALGO_TREE,
+				                  .proto = FT_PROTO_SIMPLE,
+				                  .nranks = 8 * nn,
+				                  .ranks_per_node = 8,
+				                  .bytes = 1u << 24 };
+			struct ft_cluster_spec spec;
+			struct ft_schedule s, out;
+			uint32_t first[5], n, second = 0, pair[8] = { 0 };
+			char name[32];
+
+			snprintf(name, sizeof(name), "%s:%u", presets[k], nn);
+			assert_int_equal(ft_spec_resolve(name, &spec, &err), 0);
+			for (n = 0; n <= nn; n++)
+				first[n] = 8 * n;
+			ft_schedule_init(&s);
+			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+			assert_int_equal(ft__sim_tree_uneven(&s, nn, first), 0);
+			assert_int_equal(ft__sim_channelize(&s, 8, 0, 8, 8, NULL,
+			                                    ft_spec_node_at(&spec, 0), 0, false,
+			                                    true, NULL, &out),
+			                 0);
+			for (size_t f = 0; f < out.flows.len; f++) {
+				const struct ft_sched_flow *fl = ft_vec_at(&out.flows, f);
+				uint32_t r = (fl->pipe - 1u) / 2, g = fl->src % 8, d = fl->dst % 8;
+
+				assert_false(fl->relay);
+				assert_true(fl->pipe >= 1 && r < 8);
+				if (fl->src / 8 == fl->dst / 8) {
+					/* the chain: neighbours, GPU r to r ^ 1 among them */
+					assert_true((g + 1) % 8 == d || (d + 1) % 8 == g);
+					if ((g == r && d == (r ^ 1)) || (d == r && g == (r ^ 1)))
+						pair[r]++;
+					continue;
+				}
+				assert_true(g == r || g == (r ^ 1));
+				assert_true(d == r || d == (r ^ 1));
+				assert_int_equal(fl->nic, g == r && d == r ? 0 : r + 1);
+				second += g != r || d != r;
+			}
+			for (uint32_t r = 0; r < 8; r++)
+				assert_true(pair[r] > 0);
+			assert_true(nn == 2 ? second == 0 : second > 0);
+			ft_schedule_release(&out);
+			ft_schedule_release(&s);
+		}
+		for (uint32_t e = 0; e < FT_ARRAY_SIZE(engs); e++) {
+			char two[32], four[32];
+			double b2, b4;
+
+			snprintf(two, sizeof(two), "%s:2", presets[k]);
+			snprintf(four, sizeof(four), "%s:4", presets[k]);
+			b2 = tree_nvlink_bytes(two, engs[e]);
+			b4 = tree_nvlink_bytes(four, engs[e]);
+			if (!(b2 > 0 && fabs(b4 - 2 * b2) <= 1e-9 * b4))
+				fail_msg("%s %s: NVLink %.0f bytes on 4 nodes, 2 x %.0f on 2",
+				         presets[k], engs[e], b4, b2);
+		}
+	}
+}
+
 /*
  * A flow that names its NIC (struct ft_sched_flow nic: a ring's last rank under another
  * GPU's NIC's PCIe switch, nccl.c add_channel_flow()) leaves by that NIC over its own PCIe
@@ -5137,6 +5384,8 @@ main(void)
 		cmocka_unit_test(test_fct_stats_select),
 		cmocka_unit_test(test_pxn_proxy_routes),
 		cmocka_unit_test(test_flow_leaves_by_named_nic),
+		cmocka_unit_test(test_nic_route_one_rule),
+		cmocka_unit_test(test_tree_second_gpu_by_its_nic),
 		cmocka_unit_test(test_pxn_adaptive_flow),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
 		cmocka_unit_test(test_pxn_relay_needs_nic_switch),
