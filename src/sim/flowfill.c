@@ -496,7 +496,11 @@ wf_freeze_kept(struct fs_sim *s, uint32_t l, double share)
 		uint32_t f = e[k].act;
 
 		if (k + WF_AHEAD < nent && live[e[k + WF_AHEAD].act]) {
-			__builtin_prefetch(wf_kept_path(&e[k + WF_AHEAD], slot, paths));
+			const uint32_t *pa = wf_kept_path(&e[k + WF_AHEAD], slot, paths);
+
+			/* a 48-byte copy may straddle two cache lines: fetch its last hop's too */
+			__builtin_prefetch(pa);
+			__builtin_prefetch(pa + e[k + WF_AHEAD].np - 1);
 			__builtin_prefetch(&rate[e[k + WF_AHEAD].act], 1);
 			__builtin_prefetch(&bott[e[k + WF_AHEAD].act], 1);
 		}

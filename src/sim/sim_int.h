@@ -121,8 +121,12 @@ struct fs_wf_link {
  * it: a full filling over the kept lists walks the copy, in memory that
  * holds only the flows in flight, not the path in paths among those of every
  * flow of the run (a cache miss each). A longer path is walked in paths.
+ * 12 hops: a PXN send's flow is its NVLink leg to the proxy (2 hops) and the
+ * proxy's route (8 on a two-tier fat tree, 10 on three tiers), so most flows
+ * of an all-to-all between nodes are 10 hops (docs/internals/sim.md, *Data
+ * structures*). 48 bytes a slot sit on one or two cache lines.
  */
-#define FS_SLOT_HOPS 8
+#define FS_SLOT_HOPS 12
 
 /*
  * An active flow crossing a link: its index in active[], where its path starts

@@ -804,11 +804,12 @@ test_disjoint_components_refill(void **state)
 }
 
 /*
- * An ECMP all-to-all whose paths are 2 hops (same leaf), 4 hops, or 9 (two
- * NIC stages on each side, past FS_SLOT_HOPS): 24 hosts under 6 leaves of 4,
- * 4 spines; links host up 0-23, host down 24-47, leaf to spine 48-71, spine
- * to leaf 72-95, NIC stages 96-191 (host * 4 + stage), some at half rate.
- * Shift rounds of random sizes, each waiting for the one two rounds before.
+ * An ECMP all-to-all whose paths are 2 hops (same leaf), 4 hops, or 13 (two
+ * NIC stages on each side and the sender's last five, past FS_SLOT_HOPS): 24
+ * hosts under 6 leaves of 4, 4 spines; links host up 0-23, host down 24-47,
+ * leaf to spine 48-71, spine to leaf 72-95, NIC stages 96-287 (host * 8 +
+ * stage), some at half rate. Shift rounds of random sizes, each waiting for
+ * the one two rounds before.
  */
 #define SLOT_HOSTS 24
 
@@ -819,9 +820,9 @@ slot_alltoall(struct fs_sim *s, uint64_t seed, bool full)
 	uint32_t gate[SLOT_HOSTS], i, k;
 
 	ft_rng_seed(&rng, seed, 17);
-	net_init(s, 192, 10 * GBPS, 1e-7);
+	net_init(s, 288, 10 * GBPS, 1e-7);
 	s->full_rates = full;
-	for (i = 48; i < 192; i++)
+	for (i = 48; i < 288; i++)
 		if (ft_rng_below(&rng, 6) == 0)
 			s->cap_Bps[i] /= 2;
 	for (k = 1; k < SLOT_HOSTS; k++) {
@@ -829,26 +830,26 @@ slot_alltoall(struct fs_sim *s, uint64_t seed, bool full)
 
 		assert_true(b >= 0);
 		for (i = 0; i < SLOT_HOSTS; i++) {
-			uint32_t d = (i + k) % SLOT_HOSTS, ls = i / 4, ld = d / 4, path[9], n = 0;
+			uint32_t d = (i + k) % SLOT_HOSTS, ls = i / 4, ld = d / 4, path[13], n = 0;
 			uint32_t sp = (uint32_t)ft_rng_below(&rng, 4), id;
 			bool nic = ft_rng_below(&rng, 2) == 0;
 
 			path[n++] = i;
 			if (nic) {
-				path[n++] = 96 + i * 4;
-				path[n++] = 96 + i * 4 + 1;
+				path[n++] = 96 + i * 8;
+				path[n++] = 96 + i * 8 + 1;
 			}
 			if (ls != ld) {
 				path[n++] = 48 + ls * 4 + sp;
 				path[n++] = 72 + sp * 6 + ld;
 			}
 			if (nic) {
-				path[n++] = 96 + d * 4 + 2;
-				path[n++] = 96 + d * 4 + 3;
+				path[n++] = 96 + d * 8 + 2;
+				path[n++] = 96 + d * 8 + 3;
 			}
 			path[n++] = 24 + d;
-			if (nic && ls != ld)
-				path[n++] = 96 + i * 4 + 3; /* a ninth hop: the sender's stage 3 */
+			for (uint32_t g = 3; nic && ls != ld && g < 8; g++)
+				path[n++] = 96 + i * 8 + g; /* hops 9 to 13: the sender's stages 3-7 */
 			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
 			if (k > 2)
 				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
@@ -916,6 +917,75 @@ test_slot_paths_match_full(void **state)
 	}
 	/* full passes over the kept lists ran (the path under test) */
 	assert_true(full_kept > 0);
+}
+
+/*
+ * A PXN send's flow is its NVLink leg to the proxy (2 hops) and the proxy's route (8
+ * across a spine), 10 hops, and its active slot holds the whole path (FS_SLOT_HOPS), so
+ * that a full filling of an all-to-all between nodes walks no flow's path in paths, among
+ * those of every flow of the run. Four DGX H100 under radix-16 leaves (one node a leaf,
+ * so every flow between nodes crosses a spine), PXN on (NCCL's default), the flow
+ * engine's direct all-to-all of 4 MiB a rank under ECMP, stopped every 2 us: every active
+ * flow's path fits its slot and the slot's copy is that path, and 10-hop flows are in
+ * flight. With 8 hops a slot (before) the first 10-hop flow fails it.
+ */
+static void
+test_pxn_paths_fit_slot(void **state)
+{
+	static const char text[] = "nodes: { preset: dgx-h100, count: 4 }\n"
+	                           "fabric: { kind: fat-tree, tiers: 2, radix: 16, routing: ecmp }\n";
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 32,
+		                  .ranks_per_node = 8,
+		                  .bytes = 4u << 20 };
+	struct ft_schedule sch;
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .after = -1 };
+	uint32_t rank_gpu[32];
+	uint64_t ten = 0, stops = 0;
+	const struct fs_sim *s;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 32; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
+	ft_schedule_init(&sch);
+	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = spec.fabric.routing;
+	assert_int_equal(cfg.routing, FT_ROUTING_ECMP);
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	op.sched = &sch;
+	op.rank_gpu = rank_gpu;
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	s = &ft_container_of(e, struct flow_engine, base)->core;
+	for (double until = 2e-6;; until += 2e-6) {
+		assert_int_equal(ft_flow_engine.run(e, until, &err), 0);
+		for (uint32_t i = 0; i < s->nactive; i++) {
+			const uint32_t *p = (const uint32_t *)s->paths.data + s->act_pf[i];
+
+			assert_true(s->act_np[i] <= FS_SLOT_HOPS);
+			assert_memory_equal(s->act_path + (size_t)i * FS_SLOT_HOPS, p,
+			                    s->act_np[i] * sizeof(*p));
+			ten += s->act_np[i] == 10;
+		}
+		stops++;
+		if (s->now_s < until)
+			break; /* ended before this stop */
+	}
+	assert_int_equal(s->ndone, s->ncreated);
+	assert_true(stops > 5);
+	assert_true(ten > 0);
+	ft_flow_engine.destroy(e);
+	ft_schedule_release(&sch);
+	ft_topo_free(t);
 }
 
 /*
@@ -5371,6 +5441,7 @@ main(void)
 		cmocka_unit_test(test_disjoint_components_refill),
 		cmocka_unit_test(test_fin_heap_order),
 		cmocka_unit_test(test_slot_paths_match_full),
+		cmocka_unit_test(test_pxn_paths_fit_slot),
 		cmocka_unit_test(test_full_pass_one_level_per_bottleneck),
 		cmocka_unit_test(test_cap_gives_back_first_link),
 		cmocka_unit_test(test_ecmp_alltoall_matches_reference),
