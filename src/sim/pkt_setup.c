@@ -630,7 +630,7 @@ static double
 net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	const struct ft_schedule *sc = op->sched;
-	double hw = ft__sim_hw_net_s(e->topo, sc);
+	double hw = ft__sim_hw_net_s(sc);
 	uint64_t path = 0, lat;
 	uint32_t f, a, b, nic, pa = UINT32_MAX, pb = UINT32_MAX, pn = UINT32_MAX;
 
@@ -713,7 +713,7 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 			return steps * sc->step_lat_s;
 		return steps * sc->step_lat_s + extra +
 		       net * (step - ft__sim_net_step_s(e->topo, sc->proto) -
-		              ft__sim_hw_net_s(e->topo, sc));
+		              ft__sim_hw_net_s(sc));
 	}
 	return steps * sc->step_lat_s + net * step;
 }
