@@ -1200,7 +1200,7 @@ struct lazy_phase {
 	bool windowed;               /* a send over the network paced (a2a_windowed()) */
 	/* by view and p2p round (ft__sim_a2a_send_ch()); row NULL: ch[1]'s for all */
 	struct ft__sim_a2a_slots slots;
-	uint64_t cost_ps[2];         /* per-message cost (between nodes: on top of net_hw_s's floor) */
+	uint64_t cost_ps[2];         /* per-message cost (between nodes: over net_hw_s's floor) */
 	double net_hw_s;             /* hwLat[NET] a message between nodes pays, less its path */
 	/* Per send shape (a2a_shape()): in the node, or over the network at its slots. */
 	uint32_t ntask[PK_A2A_SHAPES], nsucc[PK_A2A_SHAPES]; /* records per send (the first
@@ -1380,6 +1380,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	struct ft_model_p2p_chunking mine;
 	int64_t si, s0, end, cts;
 	uint32_t ntask, nflow;
+	uint64_t cost;
 	int rc;
 
 	/* its own slots: those of the proxy op NCCL puts it in (p2p_alltoall()'s) */
@@ -1391,12 +1392,10 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	lz->building = true;
 	/* between nodes: hwLat[NET] less the path the packets walk, where that is shorter, as
 	 * a ring's step (pkt_setup.c net_floor_s()); the rest of the cost on top */
-	s0 = ft__pk_add_task(e, PK_T_BARRIER,
-	                     ph->cost_ps[net] +
-	                             (net ? s_to_ps(FT_MAX(0.0, ph->net_hw_s -
-	                                                                ft__pk_pair_path_s(e, a, b))) :
-	                                    0),
-	                     0, ph->tag);
+	cost = ph->cost_ps[net];
+	if (net)
+		cost += s_to_ps(FT_MAX(0.0, ph->net_hw_s - ft__pk_pair_path_s(e, a, b)));
+	s0 = ft__pk_add_task(e, PK_T_BARRIER, cost, 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	/* (a notice no send waits for is a plain barrier: it outlives its phase) */
 	cts = notice_task(e, k + ph->w <= m - 1 ? PK_T_A2A_CTS : PK_T_BARRIER, b,
