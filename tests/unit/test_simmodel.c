@@ -3291,6 +3291,7 @@ test_release_from_schedule(void **state)
 	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
 	for (uint32_t r = 0; r < 4; r++)
 		ranks[r] = ft_topo_gpu(t, r, 0);
+	ft_schedule_init(&sc);
 	assert_int_equal(ft_coll_schedule(&a, &sc, &err), 0);
 	at = cs;
 	at.nccl_version = 21806;
