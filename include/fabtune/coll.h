@@ -265,6 +265,11 @@ struct ft_schedule {
 	double proto_eff;        /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
 	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
 	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
+	double net_lat_s;        /* NCCL's per-hop network latency hwLat[NET] a step between
+	                          * nodes pays (kb NA-MODEL; the simulator sets it at the
+	                          * jobs' release) */
+	bool ring_inter_2n;      /* a ring all-reduce counts 2 x nNodes network steps (NCCL's
+	                          * tuner before 2.23), not 2 x (nNodes - 1) */
 	bool collnet_chain;      /* CollNet all-reduce as NCCL's CollNetChain, not CollNetDirect */
 	uint32_t root;           /* broadcast/reduce: the rank the chain starts (ends) at */
 	/* NCCL's tree correction the flows' bytes carry (1 / it more each, set by the flow

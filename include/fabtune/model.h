@@ -322,6 +322,18 @@ FT_API double ft_model_base_latency(uint32_t nccl_version, enum ft_algo a, enum 
  * src/graph/tuning.cc at v2.22.3-1 and v2.23.4-1). */
 FT_API bool ft_model_ring_inter_2n(uint32_t nccl_version);
 
+/* The per-hop network latency hwLat[NET] a step between nodes of @op by @a with @p pays at
+ * release @nccl_version, seconds, as NCCL's tuner takes it (its interLat less the graph's
+ * latencyInter): from 2.23 on, where every node holds one rank (@one_rank_a_node: nRanks ==
+ * nNodes), a ring's or tree's reads Tree's row (interLat = ppn == 1 ? hwLat[NET][TREE][p] :
+ * hwLat[NET][a][p], src/graph/tuning.cc ncclTopoTuneModel() at v2.23.4-1 and v2.27.7-1;
+ * kb NA-MODEL hwLatencies); before, its own row (v2.18.6-1, v2.21.5-1, v2.22.3-1). A ring's
+ * broadcast and reduce keep the ring's row at every release (their per-hop lat is
+ * hwLat[NET][RING][p], not interLat). The model and the simulator's engines both price a
+ * step between nodes with it. */
+FT_API double ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enum ft_algo a,
+                                       enum ft_proto p, bool one_rank_a_node);
+
 /* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
  * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc
  * ncclTopoGetAlgoTime): the tree's to 256 MiB; the NVLS tree's to 512 MiB from NCCL 2.29.2

@@ -640,6 +640,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	 * on top of the path latency the simulator computes (kb NA-MODEL). */
 	out->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, args->algo, args->proto);
 	out->base_lat_s = ft_coll_base_latency(args->algo, args->proto);
+	out->net_lat_s = ft_coll_hw_latency(FT_HW_NET, args->algo, args->proto);
 	out->collnet_chain = args->collnet_chain && args->algo == FT_ALGO_COLLNET &&
 	                     args->op == FT_OP_ALL_REDUCE;
 	/* kb NA-MODEL hwLatencies CollNetChain, Simple, NVLink: 2.8 us a hop (baseLat 0) */

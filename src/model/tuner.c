@@ -682,19 +682,51 @@ ft_model_ring_inter_2n(uint32_t nccl_version)
 	return lat_set_of(&l) && lat_set_of(&l)->ring_inter_2n;
 }
 
-/* Per-hop latencies of @a with @p (kb NA-MODEL hwLatencies and "Other constants"). */
+/* The first release whose tuner reads Tree's hwLat[NET] row for every algorithm where
+ * nRanks == nNodes (src/graph/tuning.cc, ncclTopoTuneModel(): not at v2.22.3-1, there at
+ * v2.23.4-1 and v2.27.7-1; kb NA-MODEL hwLatencies). */
+#define NET_ROW_TREE_PPN1_FROM 22300
+
+static double
+net_hop_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+            bool one_rank_a_node)
+{
+	enum ft_algo row = a;
+
+	/* Tree's row stands in interLat, which a ring's broadcast and reduce do not take (their
+	 * per-hop lat is hwLat[NET][RING][p]); the model's rings and trees only: its CollNet
+	 * and NVLS costs keep their own rows */
+	if (one_rank_a_node && (a == FT_ALGO_RING || a == FT_ALGO_TREE) &&
+	    op != FT_OP_BROADCAST && op != FT_OP_REDUCE &&
+	    (l->nccl_version == 0 || l->nccl_version >= NET_ROW_TREE_PPN1_FROM))
+		row = FT_ALGO_TREE;
+	return hw_lat(l, FT_HW_NET, row, p);
+}
+
+double
+ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                         bool one_rank_a_node)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	return net_hop_lat(&l, op, a, p, one_rank_a_node);
+}
+
+/* Per-hop latencies of @a with @p in @op (kb NA-MODEL hwLatencies and "Other constants"). */
+static struct lats
+hop_lats_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p)
+{
+	struct lats h;
+
+	h.intra = hw_lat(l, l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
+	h.inter = net_hop_lat(l, op, a, p, l->nranks == l->nnodes) + ft_model_net_step_s(l, p);
+	return h;
+}
+
 static struct lats
 hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
 {
-	struct lats h;
-	enum ft_algo row = a;
-
-	h.intra = hw_lat(l, l->nvlink ? FT_HW_NVLINK : FT_HW_PCI, a, p);
-	/* With one rank per node NCCL uses Tree's NET latency for all algorithms. */
-	if (l->nranks == l->nnodes && (a == FT_ALGO_RING || a == FT_ALGO_TREE))
-		row = FT_ALGO_TREE;
-	h.inter = hw_lat(l, FT_HW_NET, row, p) + ft_model_net_step_s(l, p);
-	return h;
+	return hop_lats_of(l, FT_OP_ALL_REDUCE, a, p);
 }
 
 /*
@@ -720,7 +752,7 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	double n = l->nranks, N = l->nnodes,
 	       bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
 	double nsteps, ninter, ratio;
-	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+	struct lats h = hop_lats_of(l, op, FT_ALGO_RING, p);
 
 	if (p == FT_PROTO_LL)
 		bus = cap(bus * ring_ll_share(l, op), ll_max_Bps(l), "protocol", c);

@@ -1480,23 +1480,26 @@ log2_floor(uint32_t n)
 }
 
 double
-ft__sim_hw_net_s(const struct ft_topo *t, const struct ft_schedule *sc)
+ft__sim_hw_net_s(const struct ft_schedule *sc)
 {
-	/* CollNet keeps the kb's: its step overheads hold its interLat (coll/schedule.c) */
-	if (sc->algo == FT_ALGO_COLLNET)
-		return ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
-	return ft_model_hw_latency(ft_topo_spec(t)->nccl_version, FT_HW_NET, sc->algo, sc->proto);
+	return sc->net_lat_s;
 }
 
 void
-ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc)
+ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
+                     bool one_rank_a_node)
 {
 	uint32_t v = spec->nccl_version;
 
-	if (sc->algo == FT_ALGO_COLLNET)
+	sc->ring_inter_2n = ft_model_ring_inter_2n(v);
+	/* CollNet keeps the kb's: its step overheads hold its interLat (coll/schedule.c) */
+	if (sc->algo == FT_ALGO_COLLNET) {
+		sc->net_lat_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
 		return;
+	}
 	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
+	sc->net_lat_s = ft_model_net_hop_latency(v, sc->op, sc->algo, sc->proto, one_rank_a_node);
 }
 
 /* What a step between nodes pays on top of the fabric's latency (sim_int.h). */
@@ -1545,8 +1548,8 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  *   all-reduce over the 72 GPUs of a GB200 NVL72 domain paid 142 x 0.6 us
  *   more than the model (13% slow at 64 MiB), over one DGX H100 14 x 0.6.
  *
- * The latencies are the jobs' release's (spec nccl_version: ft__sim_hw_net_s(),
- * and the step overheads ft__sim_release_lats() set), as the model's. Before
+ * The latencies are the jobs' release's, read from @sc alone (ft__sim_hw_net_s(), the
+ * 2 x nNodes flag and the step overheads ft__sim_release_lats() set), as the model's. Before
  * 2.23 NCCL's tuner counts 2 x nNodes of a ring all-reduce's steps as network
  * steps, not 2 x (nNodes - 1) (nInterSteps, src/graph/tuning.cc at v2.22.3-1
  * and v2.23.4-1): there a ring all-reduce's far steps are C of every n - 1.
@@ -1570,7 +1573,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
                   uint32_t steps, double *extra_s, uint32_t *net_steps)
 {
 	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
-	double net = ft__sim_hw_net_s(t, sc);
+	double net = ft__sim_hw_net_s(sc);
 	bool one;
 
 	if (!net_steps)
@@ -1632,8 +1635,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		/* ranks node by node: cross nodes; 2 log2(nodes) of the steps between them, at
 		 * most the phase's own */
 		far = FT_MIN(2 * log2_floor(cross), steps);
-	} else if (sc->op == FT_OP_ALL_REDUCE &&
-	           ft_model_ring_inter_2n(ft_topo_spec(t)->nccl_version)) {
+	} else if (sc->op == FT_OP_ALL_REDUCE && sc->ring_inter_2n) {
 		/* before 2.23 NCCL's tuner counts 2 x nNodes of the all-reduce's steps as
 		 * network steps (nInterSteps), one per boundary each way more than cross */
 		far = (uint32_t)((double)steps * cross / (n - 1) + 0.5);
@@ -1965,6 +1967,7 @@ nvls_simple(struct ft_schedule *s, enum ft_algo algo)
 	s->proto_eff = ft_proto_efficiency(FT_PROTO_SIMPLE);
 	s->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, algo, FT_PROTO_SIMPLE);
 	s->base_lat_s = ft_coll_base_latency(algo, FT_PROTO_SIMPLE);
+	s->net_lat_s = ft_coll_hw_latency(FT_HW_NET, algo, FT_PROTO_SIMPLE);
 }
 
 /*

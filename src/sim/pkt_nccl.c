@@ -950,9 +950,13 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
 				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
 				uint32_t net = crosses_nodes(e->topo, a, b);
-				double cost = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
-				                                 sc->algo, ch[net].proto) +
-				              (net ? net_step : 0);
+				/* between nodes: hwLat[NET] less the path the packets walk, where that
+				 * is shorter, as a ring's step (pkt_setup.c net_floor_s()) */
+				double hw = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
+				                               sc->algo, ch[net].proto);
+				double cost = net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b)) +
+				                            net_step :
+				                    hw;
 				struct ft_model_p2p_chunking mine;
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
@@ -1196,7 +1200,8 @@ struct lazy_phase {
 	bool windowed;               /* a send over the network paced (a2a_windowed()) */
 	/* by view and p2p round (ft__sim_a2a_send_ch()); row NULL: ch[1]'s for all */
 	struct ft__sim_a2a_slots slots;
-	uint64_t cost_ps[2];         /* per-message cost */
+	uint64_t cost_ps[2];         /* per-message cost (between nodes: over net_hw_s's floor) */
+	double net_hw_s;             /* hwLat[NET] a message between nodes pays, less its path */
 	/* Per send shape (a2a_shape()): in the node, or over the network at its slots. */
 	uint32_t ntask[PK_A2A_SHAPES], nsucc[PK_A2A_SHAPES]; /* records per send (the first
 	                                                        one built says) */
@@ -1375,6 +1380,7 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	struct ft_model_p2p_chunking mine;
 	int64_t si, s0, end, cts;
 	uint32_t ntask, nflow;
+	uint64_t cost;
 	int rc;
 
 	/* its own slots: those of the proxy op NCCL puts it in (p2p_alltoall()'s) */
@@ -1384,7 +1390,12 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	if (si < 0)
 		return (int)si;
 	lz->building = true;
-	s0 = ft__pk_add_task(e, PK_T_BARRIER, ph->cost_ps[net], 0, ph->tag);
+	/* between nodes: hwLat[NET] less the path the packets walk, where that is shorter, as
+	 * a ring's step (pkt_setup.c net_floor_s()); the rest of the cost on top */
+	cost = ph->cost_ps[net];
+	if (net)
+		cost += s_to_ps(FT_MAX(0.0, ph->net_hw_s - ft__pk_pair_path_s(e, a, b)));
+	s0 = ft__pk_add_task(e, PK_T_BARRIER, cost, 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	/* (a notice no send waits for is a plain barrier: it outlives its phase) */
 	cts = notice_task(e, k + ph->w <= m - 1 ? PK_T_A2A_CTS : PK_T_BARRIER, b,
@@ -1796,8 +1807,8 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
 	 * engine's sends do */
-	p.cost_ps[1] = s_to_ps(ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto) +
-	                       ft__sim_net_step_s(e->topo, p.ch[1].proto));
+	p.net_hw_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto);
+	p.cost_ps[1] = s_to_ps(ft__sim_net_step_s(e->topo, p.ch[1].proto));
 	for (net = 0; net < 2 && rc == 0; net++)
 		rc = send_shape(e, p.payload, &p.ch[net], net ? net_lanes(e, op) : 1, &p.nflow[net],
 		                &bytes[net]);

@@ -531,7 +531,7 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
 		int64_t end = ft__pk_add_task(e, PK_T_BARRIER, 0, 0, tag);
 		bool net = false;
-		double cost;
+		double cost, hw, path = 0;
 
 		if (s0 < 0 || end < 0 || ft__pk_add_dep(e, prev, (uint32_t)s0) < 0 ||
 		    ft__pk_add_dep(e, (uint32_t)end, bar) < 0) {
@@ -550,17 +550,24 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 				if (a == b)
 					continue;
 				/* NVLink peers of two trays stay off the network */
-				if (ft__sim_over_network(e->topo, a, b))
+				if (ft__sim_over_network(e->topo, a, b)) {
 					net = true;
+					path = FT_MAX(path, ft__pk_pair_path_s(e, a, b));
+				}
 				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}
 		}
 		if (rc == 0 && task_at(e, (uint32_t)end)->npred == 0)
 			rc = ft__pk_add_dep(e, (uint32_t)s0, (uint32_t)end);
-		cost = net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) + net_step :
-		             sc->step_lat_s;
+		/* a round between nodes: hwLat[NET] less the longest path its packets walk, where
+		 * that is shorter (net_floor_s()'s rule) */
+		hw = net ? ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) + net_step :
+		           sc->step_lat_s;
+		cost = net ? FT_MAX(0.0, hw - net_step - path) + net_step : hw;
 		task_at(e, (uint32_t)end)->delay_ps = s_to_ps(cost);
-		task_at(e, (uint32_t)end)->lat_mult = ft__sim_a2a_round_ack(cost);
+		/* priced (NCCL's figure holds the completion's way back) even where the path
+		 * leaves no floor */
+		task_at(e, (uint32_t)end)->lat_mult = ft__sim_a2a_round_ack(hw);
 		ends[k] = (uint32_t)end;
 	}
 	ft_free(ends);
@@ -611,6 +618,17 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 	return 0;
 }
 
+/* The path latency a message from GPU @a to GPU @b walks (pkt_int.h). */
+double
+ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b)
+{
+	uint64_t lat;
+
+	if (ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) < 0)
+		return 0;
+	return (double)lat / PK_PS_PER_S;
+}
+
 /*
  * What a step of phase @ph between nodes pays so that it costs no less than NCCL's
  * per-hop network latency (hwLat[NET] of the op's algorithm and protocol at the jobs'
@@ -630,7 +648,7 @@ static double
 net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	const struct ft_schedule *sc = op->sched;
-	double hw = ft__sim_hw_net_s(e->topo, sc);
+	double hw = ft__sim_hw_net_s(sc);
 	uint64_t path = 0, lat;
 	uint32_t f, a, b, nic, pa = UINT32_MAX, pb = UINT32_MAX, pn = UINT32_MAX;
 
@@ -713,7 +731,7 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 			return steps * sc->step_lat_s;
 		return steps * sc->step_lat_s + extra +
 		       net * (step - ft__sim_net_step_s(e->topo, sc->proto) -
-		              ft__sim_hw_net_s(e->topo, sc));
+		              ft__sim_hw_net_s(sc));
 	}
 	return steps * sc->step_lat_s + net * step;
 }

@@ -979,6 +979,13 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	return 0;
 }
 
+/* Whether each node @jr runs on holds one of its ranks (NCCL's nRanks == nNodes). */
+static bool
+one_rank_a_node(const struct job_run *jr)
+{
+	return jr->node_first ? jr->nnodes == jr->nranks : jr->gpn == 1;
+}
+
 /* build_op_on() on the GPUs @jr's ranks are placed on. */
 static int
 build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size_t k,
@@ -998,7 +1005,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 	ft_free(gpus);
 	/* the step and launch latencies of the jobs' release, as the model's */
 	if (rc == 0)
-		ft__sim_release_lats(ft_topo_spec(t), sched);
+		ft__sim_release_lats(ft_topo_spec(t), sched, one_rank_a_node(jr));
 	return rc;
 }
 

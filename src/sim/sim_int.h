@@ -747,16 +747,21 @@ double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, u
  * NCCL flushes). 0 on one node. */
 double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
 
-/* NCCL's per-hop network latency (hwLat[NET]) of @sc's algorithm and protocol at the
- * jobs' release (spec nccl_version, ft_model_hw_latency()); CollNet the kb's, which its
- * step overheads hold. */
-double ft__sim_hw_net_s(const struct ft_topo *t, const struct ft_schedule *sc);
+/* NCCL's per-hop network latency (hwLat[NET]) a step between nodes of @sc pays: the one
+ * ft__sim_release_lats() set on the schedule at the jobs' release (ft_model_net_hop_latency();
+ * CollNet the kb's, which its step overheads hold). */
+double ft__sim_hw_net_s(const struct ft_schedule *sc);
 
-/* @sc's step overhead (NCCL's NVLink per-hop latency, step_lat_s) and launch latency
- * (baseLat, base_lat_s) at @spec's release (nccl_version; 0: the newest, the kb's
+/* @sc's step overhead (NCCL's NVLink per-hop latency, step_lat_s), launch latency (baseLat,
+ * base_lat_s), network per-hop latency (hwLat[NET], net_lat_s: Tree's row from 2.23 on where
+ * each node holds one of the ranks, @one_rank_a_node) and the 2 x nNodes rule of a ring
+ * all-reduce (ring_inter_2n) at @spec's release (nccl_version; 0: the newest, the kb's
  * ft_coll_schedule() sets), as the model's costs take them (ft_model_hw_latency(),
- * ft_model_base_latency()); CollNet's, which hold its network latency, as they are. */
-void ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc);
+ * ft_model_base_latency(), ft_model_net_hop_latency(), ft_model_ring_inter_2n()); CollNet's
+ * step overheads, which hold its network latency, as they are. The engines read the release
+ * from the schedule alone. */
+void ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
+                          bool one_rank_a_node);
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
  * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
  * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */

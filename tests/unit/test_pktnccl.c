@@ -573,6 +573,57 @@ test_p2p_alltoall(void **state)
 	pk_run_free(&r);
 }
 
+/*
+ * A message between nodes pays NCCL's hwLat[NET] as a ring's step does: the packets walk
+ * their path d, and the message waits max(0, hwLat[NET] - d) on top (pkt_setup.c
+ * net_floor_s(), ft__pk_pair_path_s()), max(hwLat[NET], d) in all, since NCCL's figure is
+ * its whole measured network step. An all-to-all over 2 nodes, one rank each, 4 KiB a
+ * pair (one packet t), on 5 us and 25 us cables (d 10.15 and 50.15 us against hwLat[NET]
+ * 14 us): as NCCL's sends (chunking: auto; the receiver's notice back, d more) the op
+ * less its launch and step overheads takes max(hwLat[NET], d) + d + t, run whole
+ * (chunking: off) max(hwLat[NET], d) + t, within a packet time. Before, the sends paid
+ * hwLat[NET] + d (34.30 us at 5 us, 114.38 at 25 us as NCCL's sends; 24.15 and 64.15
+ * whole, and 100.38 at 25 us where the floor left the round unpriced).
+ */
+static void
+test_a2a_net_floor_long_cables(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 2u * (4u << 10) };
+	static const double cables[] = { 5e-6, 25e-6 };
+	static const enum ft_pkt_chunking chunking[] = { FT_PKT_CHUNK_AUTO, FT_PKT_CHUNK_OFF };
+	const double hw = ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(chunking); k++)
+		for (size_t c = 0; c < FT_ARRAY_SIZE(cables); c++) {
+			struct ft_packet_cfg pc = { .chunking = chunking[k] };
+			struct pk_run r;
+			double t_pkt, d, got, want;
+
+			pk_run_cable_lat_s = cables[c];
+			pk_run_op(&r, &a, 2, &pc, 1, false);
+			pk_run_cable_lat_s = 0;
+			pk_hop_times(&r, &t_pkt, &d);
+			got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s -
+			      r.s.step_lat_s;
+			want = FT_MAX(hw, d) + (chunking[k] == FT_PKT_CHUNK_AUTO ? d : 0) + t_pkt;
+			print_message("# a2a 4 KiB, chunking %s, cables %.0f us: %.3f us, path %.3f, "
+			              "closed form %.3f\n",
+			              k ? "off" : "auto", cables[c] * 1e6, got * 1e6, d * 1e6,
+			              want * 1e6);
+			assert_true(d > 2 * cables[c] && d < 3 * cables[c]);
+			if (!(fabs(got - want) <= t_pkt))
+				fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want,
+				         t_pkt);
+			pk_run_free(&r);
+		}
+}
+
 /* The lazy all-to-all case: 260 ranks of 8 KiB per pair, IB congestion control. */
 static const struct ft_coll_args lazy_a2a = { .op = FT_OP_ALLTOALL,
 	                                      .algo = FT_ALGO_DIRECT,
@@ -1492,8 +1543,9 @@ test_lab_moe(void **state)
  * pair, one packet a message, all 15 sends of a rank posted at once. At 100,000
  * messages a second (10 us a message, a thousand times a packet's wire time) the NIC
  * sends one message per 10 us: the all-to-all takes the per-send start cost, 14
- * pipeline times, the last packet's way and its way back (the sender learns of its send's
- * end one path latency later), whatever the wire allows. With a QP cache
+ * pipeline times, NCCL's network latency (the packets' way inside it: max(hwLat[NET], d))
+ * and the way back (the sender learns of its send's end one path latency later),
+ * whatever the wire allows. With a QP cache
  * of 4 contexts and a miss rate of half, message k of a NIC (k = 0..14) finds 15 - k
  * sends in flight (the earlier ones have arrived, a microsecond after leaving): the
  * first 11 miss (20 us each), the last 4 hit (10 us). Under adaptive routing (no
@@ -1536,8 +1588,10 @@ test_nic_msg_rate(void **state)
 		                 ar ? FT_ROUTING_ADAPTIVE : FT_ROUTING_ECMP);
 		if (!ar)
 			pk_hop_times(&r, &t_pkt, &d);
-		want = cases[i % nc].pipeline_s + t_pkt + 2 * d +
-		       ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto);
+		/* the last message waits hwLat[NET] less its path, walks the path, and its end
+		 * comes back: max(hwLat[NET], d) + d (test_a2a_net_floor_long_cables) */
+		want = cases[i % nc].pipeline_s + t_pkt + d +
+		       FT_MAX(ft_coll_hw_latency(FT_HW_NET, a.algo, a.proto), d);
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
 		print_message("# %s, cache %u: %.3f us, expected %.3f us, %llu of %llu missed\n",
 		              ar ? "adaptive" : "ECMP", cases[i % nc].cache, got * 1e6, want * 1e6,
@@ -2282,6 +2336,7 @@ main(void)
 		cmocka_unit_test(test_p2p_staggered),
 		cmocka_unit_test(test_p2p_window_by_release),
 		cmocka_unit_test(test_p2p_alltoall),
+		cmocka_unit_test(test_a2a_net_floor_long_cables),
 		cmocka_unit_test(test_a2a_window_views_own_buffer),
 		cmocka_unit_test(test_p2p_alltoall_window),
 		cmocka_unit_test(test_lazy_same),
