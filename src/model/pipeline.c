@@ -458,8 +458,7 @@ static uint64_t
 tree_simple_chunk(uint64_t chunk, uint64_t bytes, uint32_t nch, uint32_t ppn, uint32_t nnodes,
                   uint32_t version)
 {
-	double depth = (double)FT_MAX(ppn, 1u) - 1 + floor_log2(FT_MAX(nnodes, 1u));
-	double per = (double)bytes / FT_MAX(nch, 1u);
+	double depth = (double)(ppn - 1) + floor_log2(nnodes), per = (double)bytes / nch;
 
 	if (!version || version >= 22000)
 		return chunk;
