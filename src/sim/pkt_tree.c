@@ -507,9 +507,10 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		c->nic = ft__sim_flow_nic_id(rb->e->topo, &fl, c->src, c->dst);
 		/* (NCCL's tree correction, sc->tree_corr, is on the wire alone: NCCL's chunks
 		 * cut the bytes it carries) */
-		ft__pk_cut(c, sc->tree_corr > 0 && sc->tree_corr < 1 ?
-		                      (uint64_t)((double)fl.bytes * sc->tree_corr + 0.5) :
-		                      fl.bytes,
+		ft__pk_cut(c,
+		           sc->tree_corr > 0 && sc->tree_corr < 1 ?
+		                   (uint64_t)((double)fl.bytes * sc->tree_corr + 0.5) :
+		                   fl.bytes,
 		           1, ch);
 		if (tb->heads || tb->collnet) { /* NCCL's pipeline's chunks */
 			c->loops = c->nmsg = tb->msgs;
@@ -1499,8 +1500,7 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 
 		/* (an edge at stage s: its loop m - s; in a fill, its loop after the first
 		 * round that waits for pace m, pace_of()) */
-		if (m >= s && m - s < c->nmsg &&
-		    (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
+		if (m >= s && m - s < c->nmsg && (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
 			rc = phase_pred(e, p, c->first + m - s, 0);
 		if (!p->ring && tb->rb.fill_n && m > tb->rb.fill_n && rc == 0) {
 			uint32_t mm = m - tb->rb.fill_n + tb->fill_k - 1;
@@ -1827,7 +1827,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
 
 			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0) */
-			n += p->npace && (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
+			n += p->npace &&
+			     (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 

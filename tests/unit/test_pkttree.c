@@ -221,7 +221,8 @@ test_tree_two_nodes(void **state)
 		got = op_time(&r);
 		if (!(got >= lo && got <= hi))
 			fail_msg("tree, NCCL's channels: %.9g s, F + (2n - k) t_msg + d [%.9g, "
-			         "%.9g] s (F %.9g s, k %u)", got, lo, hi, F, k);
+			         "%.9g] s (F %.9g s, k %u)",
+			         got, lo, hi, F, k);
 	}
 	pk_run_free(&r);
 }

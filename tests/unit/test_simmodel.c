@@ -1375,7 +1375,8 @@ flow_agrees_on_trees(void)
 				/* the packet engine's plain tree on NCCL's channels, to 256 MiB
 				 * on 2 and 4 nodes (pkt_tree.c nccl_fill()) */
 				if (a || sizes[k] > (256u << 20) || !specs[i] ||
-				    (strcmp(specs[i], "dgx-h100:2") && strcmp(specs[i], "dgx-h100:4")))
+				    (strcmp(specs[i], "dgx-h100:2") &&
+				     strcmp(specs[i], "dgx-h100:4")))
 					continue;
 				mt = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
 				           "packet");
