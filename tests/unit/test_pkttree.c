@@ -1086,6 +1086,23 @@ test_tree_chunk_sizes(void **state)
 	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL, 1ull << 33, 2,
 	                        2, 16, &ch);
 	assert_int_equal(ch.chunk_bytes, 576000);
+	/* Before 2.20 the Simple tree's chunk shrinks with the tree's depth (the model's rule,
+	 * one function): 64 MiB on 32 channels of 2 nodes of 8, depth 8 - 1 + log2 2 = 8, a
+	 * channel 2 MiB: 512 KiB halves while it carries fewer than 64 chunks, to 128 KiB (16),
+	 * then while fewer than 32, to 64 KiB (32); 2.20 and later keep the slot. */
+	{
+		struct ft_model_buffs b = { 0 };
+
+		b.nccl_version = 21899;
+		ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, &b,
+		                        64u << 20, 32, 2, 16, &ch);
+		assert_int_equal(ch.chunk_bytes, 64u << 10);
+		assert_int_equal(ch.slice_bytes, 64u << 10);
+		b.nccl_version = 22003;
+		ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, &b,
+		                        64u << 20, 32, 2, 16, &ch);
+		assert_int_equal(ch.chunk_bytes, 512u << 10);
+	}
 }
 
 /* Run @op (a line of a job's ops) alone on cluster @spec with the packet engine. */
