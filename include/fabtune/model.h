@@ -451,9 +451,9 @@ struct ft_model_pipeline {
 	uint64_t loops;       /* chunks each pipeline moves one after another */
 	uint32_t stages;      /* hops a chunk crosses in sequence (1: none, a ring) */
 	double ramp_s;        /* pipeline fill: the first chunk through every stage */
-	/* Simple trees and chains: one round (every pipe's chunk) at the operation's pace, and
-	 * the first round through every stage at the stages' rates (ramp_s = fill_s -
-	 * round_s); 0 elsewhere */
+	/* Simple pipelines of stages (trees, chains, NVLS): one round (every pipe's chunk) at
+	 * the operation's pace, and the first round through every stage at the stages' rates
+	 * (ramp_s = fill_s - round_s where it is positive); 0 elsewhere */
 	double round_s, fill_s;
 	uint32_t net_hops;    /* of those stages, hops between nodes an LL or LL128 step
 	                       * crosses whole (the proxy sends it as one message) */
