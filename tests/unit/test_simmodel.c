@@ -3149,9 +3149,9 @@ test_one_step_phase_pays_the_network(void **state)
  * model's stage rates, the loops after it at the links' with NCCL's tree correction on
  * the wire, the chunk by release): packet within 10 % of the flow engine, Simple, on 2 DGX
  * B200 and 2 DGX H100 at 64 MiB, at 2.18 and 2.27, and at 1 GiB. Before, it ran its own
- * fill at the links' idle rate and no correction: 297.89 us against the flow engine's
- * 999.62 on 2 DGX B200 at 64 MiB and 2.27 (-70 %), 433.08 against 1,161.14 and 693.36 on
- * 2 DGX H100 at 2.27 and 2.18.
+ * fill at the links' idle rate and no correction: 316.79 us against the flow engine's
+ * 999.62 on 2 DGX B200 at 64 MiB and 2.27 (-68 %), 451.98 against 1,161.14 and 443.58
+ * against 684.96 on 2 DGX H100 at 2.27 and 2.18.
  */
 static void
 test_packet_tree_follows_the_pipeline(void **state)
