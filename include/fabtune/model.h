@@ -477,6 +477,10 @@ struct ft_model_pipeline {
 	uint64_t loops;       /* chunks each pipeline moves one after another */
 	uint32_t stages;      /* hops a chunk crosses in sequence (1: none, a ring) */
 	double ramp_s;        /* pipeline fill: the first chunk through every stage */
+	/* Simple pipelines of stages (trees, chains, NVLS): one round (every pipe's chunk) at
+	 * the operation's pace, and the first round through every stage at the stages' rates
+	 * (ramp_s = fill_s - round_s where it is positive); 0 elsewhere */
+	double round_s, fill_s;
 	uint32_t net_hops;    /* of those stages, hops between nodes an LL or LL128 step
 	                       * crosses whole (the proxy sends it as one message) */
 	double messages;      /* network messages one channel's connections carry in series */
@@ -543,6 +547,9 @@ struct ft_model_buffs {
 	/* NCCL_NVLSTREE_MAX_CHUNKSIZE (nccl.nvlstree_max_chunksize), the least a node sets;
 	 * 0 where none does (NCCL's -2: its default by version, ft_model_nvls_chunk()). */
 	uint64_t nvls_tree_max;
+	/* the NCCL release (major x 10000 + minor x 100 + patch; 0: the newest's rules), for
+	 * the Simple tree's depth rule before 2.20 (ft_model_chunking_sized()) */
+	uint32_t nccl_version;
 };
 
 /* @spec's buffers as its jobs run with them: nodes.nccl.buffsize, ll_buffsize,
@@ -572,7 +579,9 @@ FT_API uint64_t ft_model_buffsize(const struct ft_cluster_spec *spec);
  * buffer slot per chunk and per message (Simple 512 KiB, LL 32 KiB of
  * payload, LL128 562.5 KiB) with 8 in flight per connection, and an LL128
  * tree halves its chunk while each channel would carry too few for the
- * tree's depth (down to 128 KiB, then 32 KiB).
+ * tree's depth (down to 128 KiB, then 32 KiB); before 2.20 (@buffs nccl_version) a Simple
+ * tree halves it the same way by its depth (down to 128 KiB, 64 KiB, then 32 KiB), the
+ * model's own rule (its pipeline's chunk, one function for both).
  */
 FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
                                     const struct ft_model_buffs *buffs, uint64_t bytes,

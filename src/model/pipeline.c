@@ -93,7 +93,7 @@ step_of(enum ft_proto p, const struct ft_model_buffs *b)
 static uint64_t
 step_payload(enum ft_proto p, uint64_t buff)
 {
-	struct ft_model_buffs b = { buff, 0, 0, 0, 0 };
+	struct ft_model_buffs b = { buff, 0, 0, 0, 0, 0 };
 
 	return step_of(p, &b);
 }
@@ -102,8 +102,8 @@ step_payload(enum ft_proto p, uint64_t buff)
 static struct ft_model_buffs
 buffs_of(const struct ft_model_links *l)
 {
-	struct ft_model_buffs b = { l->buffsize, l->ll_buffsize, l->ll128_buffsize, l->nvls_chunk,
-		                    l->nvls_tree_max };
+	struct ft_model_buffs b = { l->buffsize,   l->ll_buffsize,   l->ll128_buffsize,
+		                    l->nvls_chunk, l->nvls_tree_max, l->nccl_version };
 
 	return b;
 }
@@ -146,6 +146,7 @@ ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *ou
 	out->ll128 = LEAST(nccl_ll128_buffsize);
 	out->nvls_chunk = LEAST(nccl_nvls_chunksize);
 	out->nvls_tree_max = LEAST(nccl_nvlstree_max_chunksize);
+	out->nccl_version = spec->nccl_version;
 #undef LEAST
 	if (!out->ll)
 		out->ll = LL_BUFF;
@@ -444,6 +445,32 @@ tree_ll128_chunk(uint64_t chunk, uint64_t bytes, uint32_t nch, uint32_t nnodes, 
 	return halve_while(chunk, ll128_below, &c, 32768);
 }
 
+/*
+ * The Simple tree's chunk at @bytes on @nch channels of @ppn ranks a node over @nnodes
+ * nodes, at release @version: 2.18 and 2.19 shrank it with the tree's depth (gone from
+ * src/enqueue.cc at v2.20.3-1), channel.tree.depth = nRanks / nNodes - 1 + log2i(nNodes)
+ * (src/graph/connect.cc at v2.18.3-1 and v2.19.4-1), halving while each channel would
+ * carry fewer than depth x 8 chunks (down to 128 KiB), depth x 4 (64 KiB) and depth (32
+ * KiB). The model's pipeline (chunk_of()) and the engines' (ft_model_chunking_sized())
+ * take it here. @version 0: the newest's rule, none.
+ */
+static uint64_t
+tree_simple_chunk(uint64_t chunk, uint64_t bytes, uint32_t nch, uint32_t ppn, uint32_t nnodes,
+                  uint32_t version)
+{
+	double depth = (double)(ppn - 1) + floor_log2(nnodes), per = (double)bytes / nch;
+
+	if (!version || version >= 22000)
+		return chunk;
+	while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)
+		chunk /= 2;
+	while (chunk > 65536 && floor(per / (double)chunk) < depth * 4)
+		chunk /= 2;
+	while (chunk > 32768 && floor(per / (double)chunk) < depth)
+		chunk /= 2;
+	return chunk;
+}
+
 /* NVLS / NVLSTree: steps down to a smaller chunk while the buffer holds fewer than k chunks
  * per concurrent operation (channels x heads). */
 static uint64_t
@@ -492,6 +519,10 @@ ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_proto proto,
 	if (algo == FT_ALGO_TREE && proto == FT_PROTO_LL128 && nranks > 0)
 		out->chunk_bytes = out->slice_bytes =
 		        tree_ll128_chunk(out->chunk_bytes, bytes, nchannels, nnodes, nranks);
+	if (algo == FT_ALGO_TREE && proto == FT_PROTO_SIMPLE && buffs && nranks > 0 && nnodes > 0)
+		out->chunk_bytes = out->slice_bytes =
+		        tree_simple_chunk(out->chunk_bytes, bytes, nchannels, nranks / nnodes,
+		                          nnodes, buffs->nccl_version);
 }
 
 /* NCCL_P2P_NET_CHUNKSIZE (doubled on ARM hosts with Blackwell GPUs, kb ENV-BUFFSIZE),
@@ -1203,20 +1234,8 @@ chunk_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_
 	}
 	if (a == FT_ALGO_TREE && p == FT_PROTO_LL128)
 		return tree_ll128_chunk(chunk, bytes, nch, l->nnodes, l->nranks);
-	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE && l->nccl_version &&
-	    l->nccl_version < 22000) {
-		/* 2.18 and 2.19: the Simple tree shrank its chunk with the tree's depth (gone
-		 * from src/enqueue.cc at v2.20.3-1), channel.tree.depth = nRanks / nNodes - 1 +
-		 * log2i(nNodes) (src/graph/connect.cc at v2.18.3-1 and v2.19.4-1). */
-		double depth = (double)(l->ppn - 1) + floor_log2(l->nnodes), per = b / nch;
-
-		while (chunk > 131072 && floor(per / (double)chunk) < depth * 8)
-			chunk /= 2;
-		while (chunk > 65536 && floor(per / (double)chunk) < depth * 4)
-			chunk /= 2;
-		while (chunk > 32768 && floor(per / (double)chunk) < depth)
-			chunk /= 2;
-	}
+	if (a == FT_ALGO_TREE && p == FT_PROTO_SIMPLE)
+		return tree_simple_chunk(chunk, bytes, nch, l->ppn, l->nnodes, l->nccl_version);
 	return chunk;
 }
 
@@ -1689,6 +1708,8 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 			sum = stages * t_pace;
 		}
 		out->ramp_s = FT_MAX(0.0, sum - t_pace);
+		out->round_s = t_pace;
+		out->fill_s = sum;
 	}
 	out->bw_share *= block_share;
 	out->messages = proxy_messages(l, op, a, p, out->loops);

@@ -1677,19 +1677,31 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
  * or CollNet in NCCL's chunks, NVLS across nodes, halving-doubling, all-to-all,
  * send/recv), ranks the
  * model cannot lay out. In @stages (NULL: not wanted) the model's stages of the pipeline.
+ * ft__sim_pipe_model() gives the model's whole pipeline of @op so (all 0 where the terms
+ * are), for the packet engine's plain tree (pkt_tree.c nccl_fill()).
  */
 void
 ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
                    double *proxy_s, uint32_t *stages)
 {
-	const struct ft_schedule *sc = op->sched;
 	struct ft_model_pipeline pl;
+
+	ft__sim_pipe_model(t, op, &pl);
+	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
+	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
+	if (stages)
+		*stages = pl.stages;
+}
+
+void
+ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
+                   struct ft_model_pipeline *out)
+{
+	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
 	uint32_t r, nodes = 1;
 
-	*ramp_s = *proxy_s = 0;
-	if (stages)
-		*stages = 0;
+	memset(out, 0, sizeof(*out));
 	if (sc->nranks < 2 ||
 	    (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE && sc->algo != FT_ALGO_NVLS) ||
 	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
@@ -1712,11 +1724,14 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	if (op->nchannels)
 		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,
 		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
-	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, &pl);
-	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
-	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
-	if (stages)
-		*stages = pl.stages;
+	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out);
+}
+
+bool
+ft__sim_tree_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
+{
+	return sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE &&
+	       sc->proto == FT_PROTO_SIMPLE && nchannels == 0 && sc->nranks > 1;
 }
 
 uint32_t

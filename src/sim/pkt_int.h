@@ -1571,7 +1571,21 @@ struct ring_build {
 	uint64_t pace_ps;
 	uint32_t pace_msgs;
 	uint32_t *pace;
+	/* A plain tree's fill on NCCL's channels (pkt_tree.c nccl_fill()): pace m <= fill_n
+	 * is m x fill_ps after the start, a later one fill_n x fill_ps + (m - fill_n) x
+	 * pace_ps (ft__pk_pace_at()); fill_n 0: m x pace_ps. */
+	uint64_t fill_ps;
+	uint32_t fill_n;
 };
+
+/* When pace @m of @rb is done, ps after the phase's start. */
+static inline uint64_t
+ft__pk_pace_at(const struct ring_build *rb, uint32_t m)
+{
+	uint32_t n = m < rb->fill_n ? m : rb->fill_n;
+
+	return n * rb->fill_ps + (uint64_t)(m - n) * rb->pace_ps;
+}
 
 struct ft_model_chunking;
 

@@ -119,6 +119,12 @@ struct tree_build {
 	/* A paced plain tree's or chain's: per edge, its stage on a chunk's way (the edges
 	 * it waits for one after another, tree_depths()), the deepest in dmax; NULL: all 0. */
 	uint32_t *depth, dmax;
+	/* A plain tree all-reduce in Simple on NCCL's own channels (nccl_fill()): the model's
+	 * pipeline at the op's size, its launched channels (0: none of this) and the phase's
+	 * copies */
+	struct ft_model_pipeline pl;
+	uint32_t pipes;
+	uint32_t fill_k; /* the messages of a copy a round (k) where the fill is paced */
 };
 
 /* Whether @sc is NVLS across nodes, an all-reduce's NVLS flows beside each head's to the
@@ -499,7 +505,13 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		if (c->src == c->dst || fl.bytes == 0)
 			continue;
 		c->nic = ft__sim_flow_nic_id(rb->e->topo, &fl, c->src, c->dst);
-		ft__pk_cut(c, fl.bytes, 1, ch);
+		/* (NCCL's tree correction, sc->tree_corr, is on the wire alone: NCCL's chunks
+		 * cut the bytes it carries) */
+		ft__pk_cut(c,
+		           sc->tree_corr > 0 && sc->tree_corr < 1 ?
+		                   (uint64_t)((double)fl.bytes * sc->tree_corr + 0.5) :
+		                   fl.bytes,
+		           1, ch);
 		if (tb->heads || tb->collnet) { /* NCCL's pipeline's chunks */
 			c->loops = c->nmsg = tb->msgs;
 			c->slices = 1;
@@ -673,6 +685,8 @@ edge_depth(const struct tree_build *tb, const struct tree_edge *ed)
 	return tb->depth ? tb->depth[ed - tb->edge] : 0;
 }
 
+static uint32_t pace_of(const struct tree_build *tb, uint32_t m, uint32_t s);
+
 /* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
 static int
 link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slots)
@@ -694,8 +708,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
-			if (rc == 0 && j == 0 && rb->pace && m + s > 0)
-				rc = ft__pk_add_dep(rb->e, rb->pace[m + s - 1], to);
+			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0)
+				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, m, s) - 1], to);
 			if (rc == 0 && m >= slots)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -757,7 +771,8 @@ ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph
  * nodes); from 4 nodes on the schedule has a hop more a level (NCCL's child0Index).
  */
 static int
-tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            uint32_t stride)
 {
 	uint32_t *fd = ft_calloc((size_t)ph->nflows + 1, sizeof(uint32_t)), stages, i;
 	int rc;
@@ -766,7 +781,7 @@ tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_s
 	rc = fd && tb->depth ? ft__sim_tree_depths(op->sched, ph, fd, &stages) : FT_ENOMEM;
 	tb->dmax = 0;
 	for (i = 0; i < tb->nedges && rc == 0; i++) {
-		tb->depth[i] = fd[tb->edge[i].flow];
+		tb->depth[i] = fd[tb->edge[i].flow] * stride;
 		tb->dmax = FT_MAX(tb->dmax, tb->depth[i]);
 	}
 	ft_free(fd);
@@ -814,6 +829,62 @@ net_depths(struct tree_build *tb)
 	return 0;
 }
 
+/*
+ * A plain tree all-reduce in Simple on NCCL's own channels follows the model's pipeline
+ * (model/pipeline.c ft__model_pipe(); the flow engine's: its flows, then the model's ramp,
+ * engine_flow.c whole_pipe()). NCCL runs its launched channels' chunks side by side
+ * (NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h runTreeSplit(): every channel's block
+ * moves one chunk a stage; src/enqueue.cc: the chunk), so a round of the pipeline is those
+ * chunks, the model's round; the phase's copies (two a channel of the schedule) stand for
+ * k = launched / copies of NCCL's channels each, so a round is k of a copy's messages.
+ * The first round goes through the stages at the model's stage rates: its fill_s over the
+ * schedule's S stages (tree_depths()), F a stage, so message m < k of an edge at stage s
+ * starts no earlier than (s + m / k) F; and, as the model adds its ramp to the loops' time
+ * at their rate, the loops after it start once that round has reached the last stage
+ * ((S - 1) F), message m >= k no earlier than that plus (m - k + 1) periods of the op's
+ * cap where it has one, the links holding them otherwise (pace_of()). So the op takes the
+ * model's fill less a stage, (S - 1) F, plus its loops after the first at the links'
+ * rate, plus the last round's way out: the flow engine's ramp and flows less one loop's
+ * overlap. @tb pl holds the model's pipeline (nchannels not 0).
+ */
+static int
+nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_model_pipeline *pl = &tb->pl;
+	uint32_t k = FT_MAX(pl->nchannels / FT_MAX(tb->pipes, 1u), 1u), n;
+	double f;
+
+	if (tree_depths(tb, op, ph, k) < 0)
+		return FT_ENOMEM;
+	n = tb->dmax;
+	f = pl->fill_s / (n / k + 1) / k * PK_PS_PER_S;
+	if (n == 0 || !(f >= 1) || f > (double)UINT32_MAX * 1e6 / n) {
+		/* (no fill to pace: the cap's one pace, if any, on every stage) */
+		ft_free(tb->depth);
+		tb->depth = NULL;
+		tb->dmax = 0;
+		return 0;
+	}
+	tb->fill_k = k;
+	tb->rb.fill_n = n;
+	tb->rb.fill_ps = (uint64_t)(f + 0.5);
+	/* the last pace: the first round's at the last stage, or the last loop's after it */
+	tb->rb.pace_msgs = n + FT_MAX(FT_MIN(k, tb->msgs), tb->msgs > k ? tb->msgs - k + 1 : 0);
+	tb->rb.e->staged = true;
+	return 0;
+}
+
+/* The pace message @m of an edge at stage @s (tree_depths()) waits for (0: none): m + s,
+ * or in a fill on NCCL's channels (nccl_fill()) the fill's end and m - k + 1 after it for
+ * m >= k. */
+static uint32_t
+pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
+{
+	if (!tb->rb.fill_n || m < tb->fill_k)
+		return m + s;
+	return tb->rb.fill_n + m - tb->fill_k + 1;
+}
+
 static int
 cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
          double eff)
@@ -841,9 +912,11 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 		tb->rb.e->staged = true;
 		return 0;
 	}
+	if (tb->pl.nchannels)
+		return nccl_fill(tb, op, ph);
 	if (!tb->rb.pace_ps || tb->heads || tb->collnet || !ft__sim_cap_staged(op))
 		return 0;
-	if (tree_depths(tb, op, ph) < 0)
+	if (tree_depths(tb, op, ph, 1) < 0)
 		return FT_ENOMEM;
 	tb->rb.pace_msgs = tb->msgs + tb->dmax;
 	tb->rb.e->staged = true;
@@ -853,13 +926,13 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 int
 ft__pk_pace_tasks(struct ring_build *rb)
 {
-	if (!rb->pace_ps)
+	if (!rb->pace_ps && !rb->fill_ps)
 		return 0;
 	rb->pace = ft_calloc(rb->pace_msgs, sizeof(uint32_t));
 	if (!rb->pace)
 		return FT_ENOMEM;
 	for (uint32_t m = 1; m < rb->pace_msgs; m++) {
-		int64_t b = ft__pk_add_task(rb->e, PK_T_BARRIER, m * rb->pace_ps, 0, rb->tag);
+		int64_t b = ft__pk_add_task(rb->e, PK_T_BARRIER, ft__pk_pace_at(rb, m), 0, rb->tag);
 
 		if (b < 0 || ft__pk_add_dep(rb->e, rb->start, (uint32_t)b) < 0)
 			return FT_ENOMEM;
@@ -921,10 +994,21 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 
 		/* a channel runs both trees of an all-reduce, one copy each, or on forced
 		 * channels the one NCCL puts on it; a chain is one */
+		uint32_t nch = ft__sim_pipe_channels(sc, pipes);
+
+		/* on NCCL's own channels a plain tree's chunk is NCCL's on its launched
+		 * channels, its pipeline the model's (nccl_fill()) */
+		if (ft__sim_tree_fill_on(sc, op->nchannels)) {
+			ft__sim_pipe_model(e->topo, op, &tb.pl);
+			if (tb.pl.fill_s > 0 && tb.pl.round_s > 0 && tb.pl.stages > 1)
+				nch = tb.pl.nchannels;
+			else
+				tb.pl.nchannels = 0;
+		}
+		tb.pipes = pipes;
 		ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
-		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes,
-		                        ft__sim_pipe_channels(sc, pipes), op_nodes(e, op),
-		                        sc->nranks, &ch);
+		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes, nch,
+		                        op_nodes(e, op), sc->nranks, &ch);
 	}
 	/* an NVLS tree's in-node flow is up to 4 stages */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));
@@ -1423,9 +1507,16 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
 		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
 
-		/* (an edge at stage s: its loop m - s) */
-		if (m >= s && m - s < c->nmsg)
+		/* (an edge at stage s: its loop m - s; in a fill, its loop after the first
+		 * round that waits for pace m, pace_of()) */
+		if (m >= s && m - s < c->nmsg && (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
 			rc = phase_pred(e, p, c->first + m - s, 0);
+		if (!p->ring && tb->rb.fill_n && m > tb->rb.fill_n && rc == 0) {
+			uint32_t mm = m - tb->rb.fill_n + tb->fill_k - 1;
+
+			if (mm < c->nmsg)
+				rc = phase_pred(e, p, c->first + mm, 0);
+		}
 	}
 	return rc;
 }
@@ -1473,7 +1564,7 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 
 	/* The loops' paces, as the start's first successors (ft__pk_pace_tasks()) */
 	for (m = 1; m <= p->npace && rc == 0; m++)
-		rc = ev_push(e, e->now_ps + m * p->tb.rb.pace_ps, PK_EV_TASK,
+		rc = ev_push(e, e->now_ps + ft__pk_pace_at(&p->tb.rb, m), PK_EV_TASK,
 		             PK_VIRT + p->base + 2 * p->nmsg + p->nlag + m - 1, 0);
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
@@ -1745,7 +1836,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
 
 			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0) */
-			n += p->npace && (p->ring ? m > 0 : ed->conn == ci && m + s > 0);
+			n += p->npace &&
+			     (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
@@ -1818,7 +1910,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.msgs = tb->msgs;
 	p.nmsg = nmsg;
 	p.nlag = tb->lag_off ? tb->lag_off[tb->nodes] : 0;
-	p.npace = tb->rb.pace_ps ? tb->rb.pace_msgs - 1 : 0;
+	p.npace = tb->rb.pace_ps || tb->rb.fill_ps ? tb->rb.pace_msgs - 1 : 0;
 	p.base = e->tlazy->nvirt;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));

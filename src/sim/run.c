@@ -578,7 +578,8 @@ kernel_what(const struct ft_schedule *s, char *buf, size_t len)
 
 /*
  * Whether the flows of @sched take NCCL's tree correction (ft__sim_nccl_efficiency()):
- * not where the engine cuts the pipeline itself (@jr chunked), nor where the op's stages
+ * not where the engine cuts the pipeline itself (@jr chunked) but for a plain tree in
+ * Simple on NCCL's channels (ft__sim_tree_fill_on()), nor where the op's stages
  * will be paced at its cap (ft__sim_cap_staged_on(), the engines' own predicate), whose
  * fill both engines pay as NCCL's pipeline takes it (ft__sim_cap_fill_s()): the
  * correction, the share of the links a tree's pipeline keeps busy below 1 GiB (kb
@@ -593,7 +594,9 @@ tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const st
 {
 	double bps = cap->Bps;
 
-	if (jr->chunked)
+	/* (the packet engine's plain tree on NCCL's channels follows the model's pipeline,
+	 * its correction with it: pkt_tree.c nccl_fill()) */
+	if (jr->chunked && (jr->unchunked || !ft__sim_tree_fill_on(sched, o->channels)))
 		return false;
 	if (!(bps > 0))
 		bps = FT_MAX(ft__sim_tree_cap(spec, sched, jr->nranks, gpn),

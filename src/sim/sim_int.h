@@ -686,6 +686,10 @@ uint64_t ft__sim_tree_wire(uint64_t bytes);
 /* The channels a plain tree's or chain's phase of @pipes copies (the largest pipe number)
  * runs on: copy p of a tree is tree (p - 1) mod 2 of channel (p - 1) / 2. */
 uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
+/* Whether the packet engine runs @sc's plain tree all-reduce in Simple as the model's
+ * pipeline (pkt_tree.c nccl_fill()): on NCCL's own channels (@nchannels 0, not forced), the
+ * tree correction on its wire bytes as the flow engine's (run.c tree_corr()). */
+bool ft__sim_tree_fill_on(const struct ft_schedule *sc, uint32_t nchannels);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
  * channel c on the rails of channel c mod @graph (0: its own); @ppn ranks per NCCL node,
  * @tray_gpus per physical node (fewer in an NVLink domain), on GPUs @gpus[ppn] of their
@@ -719,6 +723,9 @@ uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc
  * (NULL: not wanted); 0 where the model prices none (nccl.c). */
 void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
                         double *proxy_s, uint32_t *stages);
+struct ft_model_pipeline;
+void ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
+                        struct ft_model_pipeline *out);
 /* Whether @op's stages are paced at its cap (ft__sim_cap_fill_s(), pkt_tree.c cap_pace()):
  * a plain tree all-reduce or a chain broadcast or reduce in Simple, on channels forced
  * on it, with a per-connection cap (run.c). */

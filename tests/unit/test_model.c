@@ -4184,7 +4184,7 @@ test_buffsize(void **state)
 	                            "  nccl:\n    buffsize: 4MiB\n";
 	static const char tiny[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    buffsize: 32KiB\n";
 	struct ft_model_p2p_comm c = { 8, 1, 50, 32, false, false, 0, 1u << 20 };
-	const struct ft_model_buffs b8 = { 8u << 20, 0, 0, 0, 0 };
+	const struct ft_model_buffs b8 = { 8u << 20, 0, 0, 0, 0, 0 };
 	struct ft_model_p2p_chunking pc;
 	struct ft_model_chunking ch;
 	struct ft_model_result r;
@@ -4374,7 +4374,7 @@ test_proto_buffsizes(void **state)
 	                           "    buffsize: 8MiB\n    ll_buffsize: 1MiB\n"
 	                           "    ll128_buffsize: 2MiB\n";
 	static const char bad[] = "nodes:\n  preset: dgx-h100\n  nccl:\n    ll128_buffsize: 1KiB\n";
-	const struct ft_model_buffs ll1 = { 0, 1u << 20, 2u << 20, 0, 0 };
+	const struct ft_model_buffs ll1 = { 0, 1u << 20, 2u << 20, 0, 0, 0 };
 	struct ft_model_chunking ch;
 	struct ft_model_buffs b;
 	struct ft_model_query q;

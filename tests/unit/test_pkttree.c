@@ -205,6 +205,24 @@ test_chain_starts_at_root(void **state)
 }
 
 /*
+ * The fill of run @r's plain tree on NCCL's channels (pkt_tree.c nccl_fill()): the model's
+ * pipeline for its op (ft__sim_pipe_model()), F its fill over the schedule's @S stages
+ * (the time of a round through a stage) and k its launched channels over the tree's 2
+ * copies (a round is k messages of a copy).
+ */
+static void
+tree_fill(const struct pk_run *r, uint32_t S, double *F, uint32_t *k)
+{
+	struct ft_sim_op op = { .sched = &r->s, .rank_gpu = r->ends };
+	struct ft_model_pipeline pl;
+
+	ft__sim_pipe_model(r->t, &op, &pl);
+	assert_true(pl.fill_s > 0 && pl.nchannels > 0);
+	*F = pl.fill_s / S;
+	*k = FT_MAX(pl.nchannels / 2, 1u);
+}
+
+/*
  * 2 nodes, 16 MiB: NCCL's double binary tree is two trees of 8 MiB each, node 1 the
  * root of one, node 0 of the other, so each direction of the link carries one tree's
  * reduction and the other's broadcast: 2 x 16 messages of 512 KiB. The reduction keeps
@@ -213,7 +231,13 @@ test_chain_starts_at_root(void **state)
  * link never idles and the op takes the 32 messages' serialisation plus the last one's
  * path latency, within two packet times; and no chunk goes down before it has come up.
  * (Whole flows, up and down at once, would end at the same time: the closed form alone
- * does not tell the pipeline from them, the start times do.)
+ * does not tell the pipeline from them, the start times do.) That is the engine's own
+ * pipeline, its channels forced (one). On NCCL's own channels it follows the model's
+ * (pkt_tree.c nccl_fill()): a round of k messages a copy goes up (stage 0) at 0, F / k,
+ * .., and down (stage 1) from F, and every later message waits for the fill's end, F
+ * (S = 2 stages, F the model's fill over them, k its launched channels over the 2
+ * copies). With F / k at least a message's time the k first messages up cross the link
+ * before F, which is then busy from F with the 2n - k others: F + (2n - k) t_msg + d.
  */
 static void
 test_tree_two_nodes(void **state)
@@ -229,7 +253,9 @@ test_tree_two_nodes(void **state)
 	double t_pkt, d, t_msg, lo, hi, got;
 
 	(void)state;
+	pk_run_nchannels = 1;
 	pk_run_op(&r, &a, 2, NULL, 1, true); /* (whole: every message's record is read) */
+	pk_run_nchannels = 0;
 	pk_hop_times(&r, &t_pkt, &d);
 	/* edges in schedule order: tree 0 up, down; tree 1 up, down; n messages each */
 	assert_int_equal(pk(r.e)->flows.len, 4 * n);
@@ -251,6 +277,23 @@ test_tree_two_nodes(void **state)
 		fail_msg("tree: %.9g s, closed form [%.9g, %.9g] s (packet %.3g s)", got, lo, hi,
 		         t_pkt);
 	pk_run_free(&r);
+	/* on NCCL's own channels: the model's fill first */
+	pk_run_op(&r, &a, 2, NULL, 1, false);
+	{
+		double F;
+		uint32_t k;
+
+		tree_fill(&r, 2, &F, &k);
+		assert_true(F / k >= t_msg);
+		lo = F + (2 * n - k) * t_msg + d - 2 * t_pkt;
+		hi = lo + 4 * t_pkt;
+		got = op_time(&r);
+		if (!(got >= lo && got <= hi))
+			fail_msg("tree, NCCL's channels: %.9g s, F + (2n - k) t_msg + d [%.9g, "
+			         "%.9g] s (F %.9g s, k %u)",
+			         got, lo, hi, F, k);
+	}
+	pk_run_free(&r);
 }
 
 /*
@@ -267,8 +310,11 @@ test_tree_two_nodes(void **state)
  * - 1) = 1.6 % of it. The flow engine, each connection at the cap, takes n P and (S - 1)
  * P of fill (ft__sim_cap_fill_s()): (n + S - 1) P within 0.1 %, and the two engines agree
  * within 2 %. The stages are paced where the op's channels are forced (one here,
- * ft__sim_cap_staged()); on NCCL's own channels loop m is paced at m P on every stage, as
- * before: (n - 1) P + 2 (t_msg + d), a period short. Unpaced it is 2n t_msg + d (half of
+ * ft__sim_cap_staged()); on NCCL's own channels the first round (k messages a copy) goes
+ * through the stages at the model's fill (pkt_tree.c nccl_fill(): F a stage) and loop m
+ * >= k of every stage waits for the fill's end, F, and m - k + 1 periods: the last
+ * message goes up and down from F + (n - k) P, F + (n - k) P + 2 (t_msg + d) (before
+ * the fill, loop m at m P: (n - 1) P + 2 (t_msg + d)). Unpaced it is 2n t_msg + d (half of
  * it at P = 4 t_msg): the cap is what holds it. Built as its messages may start, the same
  * time to the picosecond.
  */
@@ -350,15 +396,23 @@ test_tree_paced(void **state)
 		         flow_t[1] - flow_t[0], (n + S - 1) * 4 * t_msg);
 	if (!(fabs(got[1] - got[0] - n * 4 * t_msg) <= 1e-9))
 		fail_msg("P to 2P: %.9g s more, n P %.9g s", got[1] - got[0], n * 4 * t_msg);
-	/* on NCCL's own channels (none forced) the one pace: loop m at m P on every stage */
+	/* on NCCL's own channels (none forced): the model's fill, then loop m >= k at the
+	 * fill's end and m - k + 1 periods on every stage */
 	P = 4 * t_msg;
 	pk_run_conn_cap_Bps = w / (P * n);
 	pk_run_op(&r, &a, 2, NULL, 1, false);
 	pk_run_conn_cap_Bps = 0;
-	want = (n - 1) * P + 2 * (t_msg + d);
-	if (!(fabs(op_time(&r) - want) <= 2 * t_pkt))
-		fail_msg("paced tree, NCCL's channels: %.9g s, (n - 1) P + 2 (t_msg + d) %.9g s",
-		         op_time(&r), want);
+	{
+		double F;
+		uint32_t k;
+
+		tree_fill(&r, S, &F, &k);
+		want = F + (n - k) * P + 2 * (t_msg + d);
+		if (!(fabs(op_time(&r) - want) <= 2 * t_pkt))
+			fail_msg("paced tree, NCCL's channels: %.9g s, F + (n - k) P + 2 (t_msg + "
+			         "d) %.9g s (F %.9g s, k %u)",
+			         op_time(&r), want, F, k);
+	}
 	pk_run_free(&r);
 }
 
@@ -1103,6 +1157,23 @@ test_tree_chunk_sizes(void **state)
 	ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_LL128, NULL, 1ull << 33, 2,
 	                        2, 16, &ch);
 	assert_int_equal(ch.chunk_bytes, 576000);
+	/* Before 2.20 the Simple tree's chunk shrinks with the tree's depth (the model's rule,
+	 * one function): 64 MiB on 32 channels of 2 nodes of 8, depth 8 - 1 + log2 2 = 8, a
+	 * channel 2 MiB: 512 KiB halves while it carries fewer than 64 chunks, to 128 KiB (16),
+	 * then while fewer than 32, to 64 KiB (32); 2.20 and later keep the slot. */
+	{
+		struct ft_model_buffs b = { 0 };
+
+		b.nccl_version = 21899;
+		ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, &b,
+		                        64u << 20, 32, 2, 16, &ch);
+		assert_int_equal(ch.chunk_bytes, 64u << 10);
+		assert_int_equal(ch.slice_bytes, 64u << 10);
+		b.nccl_version = 22003;
+		ft_model_chunking_sized(FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, &b,
+		                        64u << 20, 32, 2, 16, &ch);
+		assert_int_equal(ch.chunk_bytes, 512u << 10);
+	}
 }
 
 /* Run @op (a line of a job's ops) alone on cluster @spec with the packet engine. */
@@ -1777,7 +1848,11 @@ test_ring_tree_lazy(void **state)
  * 1,792 on 28. A task that is no message is a barrier of the op or of a phase, or a
  * connection's end: at most one per connection and 4 more, 12 and 32 here (2 are made:
  * the op's start and end), where a barrier per message but a QP's first made 888 (880
- * with 2 QPs) and 1,764 more. Every counter is the lazy build's to the bit.
+ * with 2 QPs) and 1,764 more. The tree on NCCL's channels has its fill's paces besides
+ * (pkt_tree.c nccl_fill()): one a message of the first round at each stage after the
+ * first, k (S - 1), and one a later message, n - k (n = 64 an edge, S = 8 stages: a chain
+ * of 4 up and down in each node, 2 (4 - 1 + 1); k the model's launched channels over the
+ * tree's 2 copies). Every counter is the lazy build's to the bit.
  */
 static void
 test_ring_tree_whole_tasks(void **state)
@@ -1819,6 +1894,13 @@ test_ring_tree_whole_tasks(void **state)
 		              runs[k].algo == FT_ALGO_RING ? "ring" : "tree", runs[k].qps,
 		              w->tasks.len, nbar, most);
 		assert_int_equal(nflow, runs[k].whole);
+		if (runs[k].algo == FT_ALGO_TREE) {
+			double F;
+			uint32_t kk, S = 8, n = 64;
+
+			tree_fill(&r[0], S, &F, &kk);
+			most += (size_t)kk * (S - 1) + (n - kk);
+		}
 		if (nbar > most)
 			fail_msg("run %zu: %zu tasks besides the %zu messages, at most %zu", k, nbar,
 			         nflow, most);
