@@ -848,8 +848,9 @@ slot_alltoall(struct fs_sim *s, uint64_t seed, bool full)
 				path[n++] = 96 + d * 8 + 3;
 			}
 			path[n++] = 24 + d;
+			/* hops 9 to 13: the sender's stages 3-7 */
 			for (uint32_t g = 3; nic && ls != ld && g < 8; g++)
-				path[n++] = 96 + i * 8 + g; /* hops 9 to 13: the sender's stages 3-7 */
+				path[n++] = 96 + i * 8 + g;
 			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
 			if (k > 2)
 				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
@@ -920,51 +921,70 @@ test_slot_paths_match_full(void **state)
 }
 
 /*
- * A PXN send's flow is its NVLink leg to the proxy (2 hops) and the proxy's route (8
- * across a spine), 10 hops, and its active slot holds the whole path (FS_SLOT_HOPS), so
- * that a full filling of an all-to-all between nodes walks no flow's path in paths, among
- * those of every flow of the run. Four DGX H100 under radix-16 leaves (one node a leaf,
- * so every flow between nodes crosses a spine), PXN on (NCCL's default), the flow
- * engine's direct all-to-all of 4 MiB a rank under ECMP, stopped every 2 us: every active
- * flow's path fits its slot and the slot's copy is that path, and 10-hop flows are in
+ * A direct all-to-all of @bytes a rank over every GPU of @t (8 a node, at most 64) submitted
+ * to a new flow engine under @routing: the engine, its schedule in @s and the ranks' GPUs in
+ * @ends (64 entries), both kept by the caller until the engine is destroyed.
+ */
+static struct ft_engine *
+flow_a2a_start(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
+               struct ft_schedule *s, uint32_t *ends)
+{
+	uint32_t n = ft_topo_spec(t)->nnodes * 8;
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = n,
+		                  .ranks_per_node = 8,
+		                  .bytes = bytes };
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .after = -1 };
+
+	assert_true(n <= 64);
+	for (uint32_t r = 0; r < n; r++)
+		ends[r] = ft_topo_gpu(t, r / 8, r % 8);
+	ft_schedule_init(s);
+	assert_int_equal(ft_coll_schedule(&a, s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = routing;
+	op.sched = s;
+	op.rank_gpu = ends;
+	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
+	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	return e;
+}
+
+/*
+ * A PXN send's flow is its NVLink leg to the proxy (2 hops) and the proxy's route (8 across
+ * a spine), 10 hops, and its active slot holds the whole path (FS_SLOT_HOPS), so that a full
+ * filling of an all-to-all between nodes walks no flow's path in paths, among those of every
+ * flow of the run. Four DGX H100 under radix-16 leaves (one node a leaf, so every flow
+ * between nodes crosses a spine), PXN on (NCCL's default), the flow engine's direct
+ * all-to-all of 4 MiB a rank under ECMP, stopped every 2 us until every task is done: every
+ * active flow's path fits its slot and the slot's copy is that path, and 10-hop flows are in
  * flight. With 8 hops a slot (before) the first 10-hop flow fails it.
  */
 static void
 test_pxn_paths_fit_slot(void **state)
 {
-	static const char text[] = "nodes: { preset: dgx-h100, count: 4 }\n"
-	                           "fabric: { kind: fat-tree, tiers: 2, radix: 16, routing: ecmp }\n";
+	static const char text[] =
+	        "nodes: { preset: dgx-h100, count: 4 }\n"
+	        "fabric: { kind: fat-tree, tiers: 2, radix: 16, routing: ecmp }\n";
 	struct ft_cluster_spec spec;
 	struct ft_topo *t = NULL;
 	struct ft_error err = { 0 };
-	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
-		                  .algo = FT_ALGO_DIRECT,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = 32,
-		                  .ranks_per_node = 8,
-		                  .bytes = 4u << 20 };
 	struct ft_schedule sch;
-	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
-	struct ft_sim_op op = { .after = -1 };
-	uint32_t rank_gpu[32];
+	struct ft_engine *e;
+	uint32_t rank_gpu[64];
 	uint64_t ten = 0, stops = 0;
 	const struct fs_sim *s;
 
 	(void)state;
 	assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &spec, &err), 0);
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-	for (uint32_t r = 0; r < 32; r++)
-		rank_gpu[r] = ft_topo_gpu(t, r / 8, r % 8);
-	ft_schedule_init(&sch);
-	assert_int_equal(ft_coll_schedule(&a, &sch, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	cfg.routing = spec.fabric.routing;
-	assert_int_equal(cfg.routing, FT_ROUTING_ECMP);
-	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
-	op.sched = &sch;
-	op.rank_gpu = rank_gpu;
-	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(spec.fabric.routing, FT_ROUTING_ECMP);
+	e = flow_a2a_start(t, 4u << 20, spec.fabric.routing, &sch, rank_gpu);
 	s = &ft_container_of(e, struct flow_engine, base)->core;
 	for (double until = 2e-6;; until += 2e-6) {
 		assert_int_equal(ft_flow_engine.run(e, until, &err), 0);
@@ -977,10 +997,10 @@ test_pxn_paths_fit_slot(void **state)
 			ten += s->act_np[i] == 10;
 		}
 		stops++;
-		if (s->now_s < until)
-			break; /* ended before this stop */
+		if (s->ndone == s->ncreated)
+			break; /* every task done */
 	}
-	assert_int_equal(s->ndone, s->ncreated);
+	assert_int_equal(s->nactive, 0);
 	assert_true(stops > 5);
 	assert_true(ten > 0);
 	ft_flow_engine.destroy(e);
@@ -3497,36 +3517,17 @@ whole_node_proxy(const struct ft_topo *t, uint32_t a, uint32_t b)
 /* A direct all-to-all of @bytes a rank over every GPU of @t (8 a node) in the flow engine
  * under @routing: its makespan (s); the bytes of node 0 GPU 0's NIC port into *@nic_bytes. */
 static double
-flow_a2a_run(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing,
-             double *nic_bytes)
+flow_a2a_run(const struct ft_topo *t, uint64_t bytes, enum ft_routing routing, double *nic_bytes)
 {
-	uint32_t nn = ft_topo_spec(t)->nnodes, n = nn * 8, nic = ft_topo_nic(t, 0, 0);
-	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
-		                  .algo = FT_ALGO_DIRECT,
-		                  .proto = FT_PROTO_SIMPLE,
-		                  .nranks = n,
-		                  .ranks_per_node = 8,
-		                  .bytes = bytes };
+	uint32_t nic = ft_topo_nic(t, 0, 0);
 	struct ft_sim_counters c;
 	struct ft_error err = { 0 };
 	struct ft_schedule s;
-	struct ft_sim_cfg cfg;
-	struct ft_engine *e = NULL;
-	struct ft_sim_op op = { .after = -1 };
+	struct ft_engine *e;
 	uint32_t ends[64];
 	double ms;
 
-	assert_true(n <= 64);
-	for (uint32_t r = 0; r < n; r++)
-		ends[r] = ft_topo_gpu(t, r / 8, r % 8);
-	ft_schedule_init(&s);
-	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	cfg.routing = routing;
-	op.sched = &s;
-	op.rank_gpu = ends;
-	assert_int_equal(ft_flow_engine.create(t, &cfg, &e, &err), 0);
-	assert_true(ft_flow_engine.submit(e, &op, &err) >= 0);
+	e = flow_a2a_start(t, bytes, routing, &s, ends);
 	if (ft_flow_engine.run(e, 0, &err) != 0)
 		fail_msg("run: %s", err.msg);
 	assert_int_equal(ft_flow_engine.counters(e, &c, &err), 0);
