@@ -1352,8 +1352,8 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 
 /*
  * Hops between nodes the first chunk of a chain or tree crosses one after
- * another: a chain's N - 1, a tree's ceil(log2 N) up and as many down. On
- * such a hop LL and LL128 are store-and-forward for a whole step: for
+ * another: a chain's N, N - 1 with one GPU a node (ft__model_chain_net_hops()),
+ * a tree's ceil(log2 N) up and as many down. On such a hop LL and LL128 are store-and-forward for a whole step: for
  * LL128 the GPU raises the connection's tail after the step's last line
  * (src/device/prims_ll128.h, postSend after GenericOp's closing barrier)
  * and the send proxy posts the step as one message once the tail has passed
@@ -1368,7 +1368,7 @@ net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
 	if (a == FT_ALGO_TREE)
 		return 2 * ceil_log2(l->nnodes);
 	if (a == FT_ALGO_RING && (op == FT_OP_BROADCAST || op == FT_OP_REDUCE))
-		return l->nnodes - 1;
+		return ft__model_chain_net_hops(l);
 	return 0;
 }
 

@@ -746,6 +746,27 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 	return h;
 }
 
+/*
+ * The hops between nodes of the longest chain of a ring broadcast or reduce. Every
+ * channel's chain starts at the root and follows the channel's ring (NVIDIA/nccl
+ * v2.27.7-1 src/device/broadcast.h and reduce.h runRing()), and a node's ring enters at
+ * its intra[0] and leaves at its intra[last] (src/graph/connect.cc connectRings()). A
+ * channel that enters the root's node elsewhere than at the root leaves that node, crosses
+ * the other N - 1 and comes back: N hops between nodes. With several GPUs a node the
+ * channels' rings enter each node at different GPUs, so some channel does that, and the
+ * op lasts as long as that channel; with one GPU a node every ring enters at the root,
+ * N - 1. NCCL's tuner counts the same N for these ops (nInterSteps = nNodes at v2.18.6-1
+ * and v2.21.5-1, src/graph/tuning.cc ncclTopoTuneModel()), though it charges them
+ * nsteps x lat of the NET row, never interLat.
+ */
+uint32_t
+ft__model_chain_net_hops(const struct ft_model_links *l)
+{
+	if (l->nnodes <= 1)
+		return 0;
+	return l->nranks > l->nnodes ? l->nnodes : l->nnodes - 1;
+}
+
 static void
 cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct ft__model_cost *c)
 {
@@ -777,11 +798,13 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 	default:
 		/* Broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL). NCCL's tuner
 		 * charges one hop when all channels are alike; the first chunk still crosses
-		 * every hop of the chain before the last rank has it, n - N inside nodes and
-		 * N - 1 between them (kb NA-MODEL "else base + nsteps·lat"). */
+		 * every hop of the chain before the last rank has it, n - 1 of them, the
+		 * longest channel's ft__model_chain_net_hops() between nodes (kb NA-MODEL
+		 * "else base + nsteps·lat"). */
+		ninter = ft__model_chain_net_hops(l);
 		c->bw_Bps = bus;
-		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - N) * h.intra +
-		           (N > 1 ? (N - 1) * h.inter : 0);
+		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - 1 - ninter) * h.intra +
+		           ninter * h.inter;
 		return;
 	}
 	c->bw_Bps = bus * ratio;

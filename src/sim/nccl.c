@@ -899,14 +899,17 @@ static uint32_t
 chain_shift(const struct ft_schedule *in, const struct chan_set *cs, uint32_t c)
 {
 	const struct chan_map *m;
-	uint32_t n = in->nranks, p, base;
+	uint32_t n = in->nranks, j, base;
 
 	if ((in->op != FT_OP_BROADCAST && in->op != FT_OP_REDUCE) || in->algo != FT_ALGO_RING ||
 	    in->root >= n)
 		return 0;
-	for (p = 0; p < n; p++)
-		if (chan_place(cs, c, p, &m, &base) == in->root)
-			return (p + n - in->root) % n;
+	/* a permutation keeps a rank in its node: the position is the root node's local
+	 * index whose place on channel @c is the root's */
+	m = rank_map(cs, in->root, &base);
+	for (j = 0; j < m->ppn; j++)
+		if (m->perm[(size_t)c * m->ppn + j] == in->root - base)
+			return (base + j + n - in->root) % n;
 	return 0;
 }
 

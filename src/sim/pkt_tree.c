@@ -731,6 +731,20 @@ tree_release(struct tree_build *tb)
 	ft__pk_build_release(&tb->rb);
 }
 
+/* The period of @loops loops of phase @ph at @op's cap (wire bytes at @eff), ps, rounded;
+ * 0 where it rounds to nothing or where @slots periods (the last barrier's time, m x
+ * period for m < slots) would not fit in 64 bits. */
+static uint64_t
+cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
+              uint32_t loops, uint32_t slots)
+{
+	double period = ft__sim_cap_period_s(op, ph, eff, loops) * PK_PS_PER_S;
+
+	return period >= 1 && period < (double)UINT64_MAX / FT_MAX(slots, 1u) ?
+	               (uint64_t)(period + 0.5) :
+	               0;
+}
+
 /*
  * NCCL's caps on a channel (the op's conn_cap_Bps, the tightest the runner found: the
  * per-channel tree and NVLSTree caps of ft__sim_tree_cap(), kb NA-MODEL perChMaxTreeBws,
@@ -753,12 +767,7 @@ uint64_t
 ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, double eff,
                      uint32_t msgs)
 {
-	double period;
-
-	if (msgs < 2)
-		return 0;
-	period = ft__sim_cap_period_s(op, ph, eff, msgs) * PK_PS_PER_S;
-	return period >= 1 && period < (double)UINT64_MAX / msgs ? (uint64_t)(period + 0.5) : 0;
+	return msgs < 2 ? 0 : cap_period_ps(op, ph, eff, msgs, msgs);
 }
 
 /*
@@ -811,6 +820,8 @@ tree_depths(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_s
  * own rules (the multicast at 0, the read at 3), so a flow's stage there need not be its
  * stage here.
  */
+#define NET_DMAX 3u /* the last of those stages */
+
 static int
 net_depths(struct tree_build *tb)
 {
@@ -825,7 +836,7 @@ net_depths(struct tree_build *tb)
 		               ed->kind == TE_GATHER ? 3 :
 		                                       0;
 	}
-	tb->dmax = 3;
+	tb->dmax = NET_DMAX;
 	return 0;
 }
 
@@ -895,16 +906,13 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 			tb->msgs = FT_MAX(tb->msgs, tb->rb.c[tb->edge[i].conn].nmsg);
 	}
 	tb->rb.pace_msgs = tb->msgs;
-	tb->rb.pace_ps = ft__pk_cap_period_ps(op, ph, eff, tb->msgs);
-	if (tb->net && tb->msgs == 1) {
-		/* NVLS across nodes in one loop (up to 2 MiB on 8 DGX H100) still takes its 4
-		 * stages a period each at NCCL's price, as in more loops and as the flow
-		 * engine's (L + 3) P has it; unpaced its one loop crossed them at the links'
-		 * rates, 12 % under the flow engine at 1 MiB */
-		double p = ft__sim_cap_period_s(op, ph, eff, 1) * PK_PS_PER_S;
-
-		tb->rb.pace_ps = p >= 1 && p < (double)UINT64_MAX ? (uint64_t)(p + 0.5) : 0;
-	}
+	/* NVLS across nodes, in one loop too (up to 2 MiB on 8 DGX H100): it still takes its 4
+	 * stages a period each at NCCL's price, as in more loops and as the flow engine's
+	 * (L + 3) P has it; unpaced its one loop crossed them at the links' rates, 12 % under
+	 * the flow engine at 1 MiB. Its barriers run to msgs + NET_DMAX - 1 periods. */
+	tb->rb.pace_ps = !tb->net ? ft__pk_cap_period_ps(op, ph, eff, tb->msgs) :
+	                 tb->msgs ? cap_period_ps(op, ph, eff, tb->msgs, tb->msgs + NET_DMAX) :
+	                            0;
 	if (tb->rb.pace_ps && tb->net) {
 		if (net_depths(tb) < 0)
 			return FT_ENOMEM;

@@ -3925,7 +3925,7 @@ tuner_lat(uint32_t nodes, uint32_t ppn, enum ft_op op, uint64_t bytes, enum ft_a
  *   CollNetChain, 2(ppn-1) hops of 2.8 us: 12 x 2.8 = 33.6 us (not 12 x 3)
  *   ring LL all-gather, ppn-1 NVLink steps of 0.6 us floored at 1 us: 14 - 2 = 12 steps
  *   of 1 us (16 - 1 - 1 and 4 - 1 - 1 steps inside nodes) = 12 us
- *   ring LL broadcast, n - N chain hops, not floored: 12 x 0.6 = 7.2 us
+ *   ring LL broadcast, n - 1 - N chain hops, not floored: 12 x 0.6 = 7.2 us
  */
 static void
 test_net_overhead_ring_only(void **state)
@@ -3947,6 +3947,31 @@ test_net_overhead_ring_only(void **state)
 	assert_true(fabs(tuner_lat(2, 8, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 tuner_lat(2, 2, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 7.2 * us) < 1e-9);
+}
+
+/*
+ * A ring broadcast's chain of n - 1 hops crosses the network N times with several GPUs a
+ * node (a channel whose ring enters the root's node elsewhere than at the root leaves it
+ * and comes back: NCCL's runRing() from the root, connectRings()), N - 1 times with one
+ * GPU a node (every ring enters at the root). On 2 and 3 one-GPU nodes the chain is 1 and 2
+ * network hops, so their difference is one network hop, inter; on 2 nodes of 2 GPUs it
+ * is 1 NVLink hop (0.6 us, LL) and 2 network hops, one NVLink and one network hop more
+ * than on 2 one-GPU nodes (not 2 NVLink hops, as 3 inside and 1 between had it).
+ */
+static void
+test_chain_net_crossings(void **state)
+{
+	const double us = 1e-6;
+	double one2 = tuner_lat(2, 1, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL);
+	double inter = tuner_lat(3, 1, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) - one2;
+
+	(void)state;
+	assert_true(inter > 1 * us);
+	assert_true(fabs(tuner_lat(2, 2, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 one2 - (0.6 * us + inter)) < 1e-9);
+	assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 tuner_lat(2, 1, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
+	                 (0.6 * us + inter)) < 1e-9);
 }
 
 /*
@@ -5730,9 +5755,11 @@ test_tree_depth_in_chunking(void **state)
  * run's channels. On one node of 8 (12 x 30 run on 24, 15 GB/s a channel) its
  * 7 hops are NVLink, each a round of 9,600 bytes ahead of the next: 6 rounds.
  * Over 2 nodes of 8 (8 x 48 from the NICs, run on 16: 22.5 GB/s a channel,
- * 4 MiB / 16 = 262,144 bytes a chunk) the chain's 15 hops cross the network once,
- * where the sending GPU raises the step's tail after its last line and the
- * proxy sends the step whole: 14 rounds and one chunk less a round.
+ * 4 MiB / 16 = 262,144 bytes a chunk) the chain's 15 hops cross the network twice
+ * on the channels whose ring enters the root's node elsewhere than at the root (it
+ * leaves the node and comes back, NCCL's runRing() from the root), where the sending
+ * GPU raises the step's tail after its last line and the proxy sends the step whole:
+ * 14 rounds and twice a chunk less a round.
  */
 static void
 test_pipe_ll128_net_hop(void **state)
@@ -5750,7 +5777,8 @@ test_pipe_ll128_net_hop(void **state)
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
 	assert_pipe(&r, 16, 576000, 1, 15);
-	assert_rel(r.pipe.ramp_s, (14 * 9600 + chunk - 9600) / ch, 1e-9);
+	assert_int_equal(r.pipe.net_hops, 2);
+	assert_rel(r.pipe.ramp_s, (14 * 9600 + 2 * (chunk - 9600)) / ch, 1e-9);
 	/* the tuner's price: the cap on the graph's 8 channels, under 0.92 x 360; the time:
 	 * the kernel's 16 channels, where it does not bind */
 	assert_rel(t.bw_Bps, 8 * 36.7 * GB, 1e-9);
@@ -5772,8 +5800,9 @@ test_pipe_ll128_net_hop(void **state)
  * as the in-node chain carries 14/8 S, not 2S (the bandwidth term has NCCL's
  * tree correction on top; the ramp does not). At 64 KiB 16 channels carry
  * 4 KiB each: no ramp. One node has no network hop. A broadcast chain over
- * 2 x 8 crosses the network once: 1 MiB on 16 channels (8 x 16 ranks bytes
- * a thread), 2 loops of 32 KiB chunks at the cap of 39 GB/s.
+ * 2 x 8 crosses the network twice (nNodes times: out of the root's node and
+ * back on a channel whose ring enters it elsewhere): 1 MiB on 16 channels
+ * (8 x 16 ranks bytes a thread), 2 loops of 32 KiB chunks at the cap of 39 GB/s.
  */
 static void
 test_pipe_ll_net_hop(void **state)
@@ -5798,8 +5827,8 @@ test_pipe_ll_net_hop(void **state)
 	assert_rel(r.time_s, t.time_s, 1e-12);
 	eval_both(&s, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, FT_PROTO_LL, &t, &r);
 	assert_pipe(&r, 16, 32768, 2, 15);
-	assert_int_equal(r.pipe.net_hops, 1);
-	assert_rel(r.pipe.ramp_s, (32768 - round) * 16 / (39 * GB), 1e-9);
+	assert_int_equal(r.pipe.net_hops, 2);
+	assert_rel(r.pipe.ramp_s, 2 * (32768 - round) * 16 / (39 * GB), 1e-9);
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 131072, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
 	assert_int_equal(r.pipe.net_hops, 0);
@@ -8619,6 +8648,7 @@ main(void)
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
+		cmocka_unit_test(test_chain_net_crossings),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),

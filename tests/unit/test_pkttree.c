@@ -164,9 +164,32 @@ test_chain_starts_at_root(void **state)
 				                  .ranks_per_node = 8,
 				                  .bytes = 4u << 20,
 				                  .root = roots[i] };
-			struct ft_schedule s, out;
+			struct ft_coll_args ga = a;
+			struct ft_schedule s, out, g, gout;
 			uint32_t first[8], last[8], hops[8], seen[8] = { 0 }, firsts = 0, c, f;
+			uint32_t cross[8] = { 0 }, next[8][16], k;
+			const struct ft_sched_phase *gp, *gop;
 
+			/* each channel's ring: the first step of a ring all-gather on the same
+			 * channels, every rank sending to its successor, channel by channel */
+			ga.op = FT_OP_ALL_GATHER;
+			ga.root = 0;
+			ft_schedule_init(&g);
+			assert_int_equal(ft_coll_schedule(&ga, &g, &err), 0);
+			assert_int_equal(ft__sim_channelize(&g, nch, 0, 8, 8, NULL,
+			                                    ft_spec_node_at(&spec, 0), 0, false,
+			                                    true, NULL, &gout),
+			                 0);
+			gp = ft_sched_phase_at(&g, 0);
+			gop = ft_sched_phase_at(&gout, 0);
+			assert_int_equal(gp->nflows, n);
+			assert_int_equal(gop->nflows, nch * n);
+			for (k = 0; k < gop->nflows; k++) {
+				const struct ft_sched_flow *fl = ft_vec_at(&gout.flows, gop->first_flow + k);
+
+				assert_int_equal(fl->relay, 0);
+				next[k / n][fl->src] = fl->dst;
+			}
 			ft_schedule_init(&s);
 			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 			assert_int_equal(ft__sim_channelize(&s, nch, 0, 8, 8, NULL,
@@ -186,12 +209,27 @@ test_chain_starts_at_root(void **state)
 					assert_int_equal(fl->src, last[c]);
 				/* a broadcast's root never receives, a reduce's never sends */
 				assert_int_not_equal(reduce ? fl->src : fl->dst, roots[i]);
+				/* each hop is one of the channel's ring */
+				assert_int_equal(next[c][fl->src], fl->dst);
+				cross[c] += fl->src / 8 != fl->dst / 8;
 				seen[c] |= 1u << fl->dst;
 				last[c] = fl->dst;
 				hops[c]++;
 			}
 			for (c = 0; c < nch; c++) {
+				/* the ring's hop the chain leaves out: into a broadcast's root, out of
+				 * a reduce's; the chain crosses both nodes' borders but that one */
+				uint32_t skip = reduce ? roots[i] : last[c], to = next[c][skip];
+
 				assert_int_equal(hops[c], n - 1);
+				assert_int_equal(reduce ? next[c][roots[i]] : next[c][last[c]],
+				                 reduce ? first[c] : roots[i]);
+				assert_int_equal(cross[c], 2u - (skip / 8 != to / 8));
+				/* a broadcast from GPU 0: channel 0's ring enters node 0 at GPU 0, so
+				 * its chain crosses once; every other channel's enters elsewhere,
+				 * twice, nNodes times */
+				if (!reduce && roots[i] == 0)
+					assert_int_equal(cross[c], c == 0 ? 1u : 2u);
 				assert_int_equal(reduce ? last[c] : first[c], roots[i]);
 				assert_int_equal(seen[c] | 1u << first[c], (1u << n) - 1);
 				firsts |= 1u << first[c];
@@ -201,6 +239,8 @@ test_chain_starts_at_root(void **state)
 				assert_true(__builtin_popcount(firsts) > 1);
 			ft_schedule_release(&out);
 			ft_schedule_release(&s);
+			ft_schedule_release(&gout);
+			ft_schedule_release(&g);
 		}
 }
 
