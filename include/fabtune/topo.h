@@ -223,20 +223,25 @@ FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
  * Where NIC @nic of node @node hangs on @spec's fat-tree fabric (plain, rail-optimized or
  * multi-plane), as ft_topo_build() lays it out, without building it: its plane, its leaf
  * (the leaf's index in that plane's tree, a leaf vertex's `local`), the leaf's down port,
- * and the NIC's D-mod-K key, leaf x down + port. Node groups of different NIC counts lay
- * every node out at the largest count (the stride), a plane holding stride / planes NICs
- * of each node. FT_EINVAL for another fabric or a NIC the node lacks.
+ * the NIC's D-mod-K key, leaf x down + port, and the parallel cables between its leaf and
+ * each spine the leaf reaches (a 2-tier tree's up-links over its spines, 1 in a 3-tier
+ * pod, 0 where one leaf makes the tree). Node groups of different NIC counts lay every
+ * node out at the largest count (the stride), a plane holding stride / planes NICs of each
+ * node. FT_EINVAL for another fabric, a node past the spec's, a NIC the node lacks or a
+ * tree the fabric cannot hold.
  */
 struct ft_topo_leaf_port {
 	uint32_t plane, leaf, port;
 	uint64_t key;
+	uint32_t cables;
 };
 FT_API int ft_topo_fattree_leaf_port(const struct ft_cluster_spec *spec, uint32_t node,
                                      uint32_t nic, struct ft_topo_leaf_port *out) FT_MUST_CHECK;
 
-/* The up-link, of a leaf's @n, that D-mod-K (topo/route.c) sends a flow up by toward the NIC
- * of D-mod-K key @key: its index among the leaf's up-links in link order. */
-FT_API uint32_t ft_topo_dmodk_leaf_up(uint64_t key, uint32_t n);
+/* D-mod-K's pick (topo/route.c dmodk_pick()) among @n links toward the NIC of D-mod-K key
+ * @key, at any tier: key mod n. At a leaf, the caller's key as is and n its up-links (the
+ * index among them in link order); at a spine or core route.c divides the key first. */
+FT_API uint32_t ft_topo_dmodk_pick(uint64_t key, uint32_t n);
 
 /* The specified ECMP hash: ft_mix64 of the tuple, mixed with a per-switch salt. */
 FT_API uint64_t ft_route_flow_hash(uint32_t src, uint32_t dst, uint32_t qp);

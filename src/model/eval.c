@@ -193,7 +193,6 @@ relays(const struct ft_model_links *l)
 	return false;
 }
 
-
 /*
  * Some send between nodes leaves by its sender's own NIC for a peer on another rail: PXN
  * off and the two GPUs on different NICs, or PXN on where NCCL relays it through no proxy

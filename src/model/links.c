@@ -1165,10 +1165,19 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
 	/* the spine counts only where the op reads them (a direct all-to-all, a send/recv) */
-	if (rc == 0 && spine &&
-	    (ft__model_spine_factor(spec, l, &l->a2a_spine_factor) < 0 ||
-	     ft__model_sr_spine_factor(spec, l, &l->sr_spine_factor) < 0))
-		return ft_error_set(err, FT_ENOMEM, "model: the spine count: out of memory");
+	if (rc == 0 && spine) {
+		int src = ft__model_spine_factor(spec, l, &l->a2a_spine_factor);
+
+		if (src == 0)
+			src = ft__model_sr_spine_factor(spec, l, &l->sr_spine_factor);
+		if (src == FT_ENOMEM)
+			return ft_error_set(err, src, "model: the spine count: out of memory");
+		if (src < 0)
+			return ft_error_set(err, src,
+			                    "model: the spine count: the fabric lays out no leaf for "
+			                    "the job's %" PRIu32 " nodes (nodes.count %" PRIu32 ")",
+			                    l->nnodes * FT_MAX(l->domain_nodes, 1u), spec->nnodes);
+	}
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
 	if (rc == 0)

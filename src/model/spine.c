@@ -38,7 +38,6 @@ sends_cross_rails(const struct ft_node_spec *n, const struct ft_model_links *l, 
 /* The leaves of a rail-optimized fat-tree as both spine counts read them. */
 struct spine_geo {
 	uint32_t down, up; /* a leaf's ports to the nodes and to the spines */
-	uint32_t npu;      /* nodes a scalable unit (ft__model_nodes_per_leaf()) */
 	uint32_t R;        /* NICs (rails) a node */
 	double link;       /* the fabric link's payload rate */
 };
@@ -59,7 +58,6 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
 	    g->R > FT_SPEC_MAX_NICS || l->gpu_nics > 1)
 		return false;
 	ft_spec_leaf_ports(f, &g->down, &g->up);
-	g->npu = ft__model_nodes_per_leaf(spec, &g->up);
 	if (g->down == 0 || g->up == 0 || g->up > 1024)
 		return false;
 	g->link = f->link_Bps > 0 ? f->link_Bps * ft_model_link_efficiency(spec, FT_L_FABRIC) :
@@ -70,10 +68,10 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
 /*
  * The up-links the spine counts load, leaf by leaf: under D-mod-K the busiest link as
  * counted; under adaptive routing, which puts each flow on the least loaded link,
- * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random, and
- * again at the spine onto one of the destination leaf's down-cables (uplinks_add_down()),
- * and the job waits for the busiest link of all its leaves, up or down: the expected
- * maximum (uplinks_ecmp_max()).
+ * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random (and,
+ * where a spine has more than one cable to the destination leaf, again onto one of them:
+ * uplinks_add_down()), and the job waits for the busiest link of all its leaves, up or
+ * down: the expected maximum (uplinks_ecmp_max()).
  */
 struct uplinks {
 	enum ft_routing routing;
@@ -125,21 +123,43 @@ uplinks_add(struct uplinks *u, const double *load)
 }
 
 /*
- * ECMP: the way down. A spine hashes each flow again onto one of its parallel cables to
- * the destination leaf (topo/fattree.c: `up` / spines cables a spine-leaf pair; topo/route.c
- * ft__route_fattree() offers them all, ft__route_ecmp_index() picks), and the flow came to
- * that spine by a hashed up-link: a flow lands on any of the destination leaf's `up`
- * down-cables alike, a second draw of balls into bins per destination leaf, which the job
- * waits for as it waits for the up-links (taken as independent of them). @kin: the flows
- * into each of @nleaves leaves from the spine. D-mod-K sends a flow down the reverse of the
- * destination's own way up and adaptive routing the least loaded cable: not counted.
+ * ECMP: the way down. Leaf up-link m goes to spine m mod spines (topo/fattree.c
+ * build_tree()), so a flow's up-link names its spine; that spine has @cables parallel
+ * cables to the destination leaf (ft_topo_fattree_leaf_port(): up / spines), and where
+ * there are more than one it hashes the flow again onto one of them (topo/route.c
+ * ft__route_fattree() offers them all, ft__route_ecmp_index() picks): the flow lands on
+ * any of the destination leaf's `up` down-cables alike, a second draw of balls into bins,
+ * taken as independent of the up-links'. With one cable a pair (every 3-tier pod, the
+ * larger 2-tier trees) there is no second hash: the down-cable is the one the up-link
+ * chose. Where all of a leaf's flows in come from one source leaf, each down-cable carries
+ * a part of one up-link's flows and is never the busier: no group. Where they come from
+ * several, a down-cable sums the picks of several leaves' up-links, another partition of
+ * the same draws, counted as a draw of its own (independent: an approximation, close
+ * where many leaves each add a few). @kin: the flows into each of @nleaves leaves from the
+ * spine, @from the one leaf they come from (SPINE_FROM_MANY: several). D-mod-K sends a
+ * flow down the reverse of the destination's own way up and adaptive routing the least
+ * loaded cable: not counted.
  */
+#define SPINE_FROM_NONE UINT32_MAX
+#define SPINE_FROM_MANY (UINT32_MAX - 1)
+
 static void
-uplinks_add_down(struct uplinks *u, const double *kin, uint32_t nleaves)
+uplinks_add_down(struct uplinks *u, const double *kin, const uint32_t *from, uint32_t nleaves,
+                 uint32_t cables)
 {
 	for (uint32_t i = 0; kin && i < nleaves; i++)
-		if (kin[i] > 0)
+		if (kin[i] > 0 && (cables > 1 || from[i] == SPINE_FROM_MANY))
 			uplinks_push(u, kin[i]);
+}
+
+/* A flow into leaf @to from leaf @src: who sends into @to (uplinks_add_down()). */
+static void
+down_from(uint32_t *from, uint32_t to, uint32_t src)
+{
+	if (from[to] == SPINE_FROM_NONE)
+		from[to] = src;
+	else if (from[to] != src)
+		from[to] = SPINE_FROM_MANY;
 }
 
 /*
@@ -290,12 +310,14 @@ uplinks_share(struct uplinks *u, double t_nic, double link, double *f)
  * Where the NICs of the job's @T nodes (trays), @R a node, hang: the leaf of NIC r of node m
  * in @nl->leaf[m x R + r] and the up-link D-mod-K sends a flow to it by from another leaf
  * (of @up) in @nl->up[m x R + r], as the topology lays the fabric out and routes it
- * (ft_topo_fattree_leaf_port(), ft_topo_dmodk_leaf_up(): the spec's planes and its node
- * groups' NIC stride honoured); @nl->nleaves past the last leaf. 1 where the topology places
- * some NIC nowhere (the count does not apply), FT_ENOMEM, else 0.
+ * (ft_topo_fattree_leaf_port(), ft_topo_dmodk_pick(): the spec's planes and its node
+ * groups' NIC stride honoured); @nl->nleaves past the last leaf, @nl->cables a spine's
+ * cables to each leaf. 1 where the count does not apply (a NIC of a node group that lacks
+ * it, a NIC on another plane), FT_ENOMEM, FT_EINVAL where the topology places none of them
+ * (a job past the spec's nodes, a fabric it cannot build), else 0.
  */
 struct nic_leaves {
-	uint32_t *leaf, *up, nleaves;
+	uint32_t *leaf, *up, *from, nleaves, cables;
 };
 
 static int
@@ -306,23 +328,68 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
 	size_t i;
 
 	nl->nleaves = 0;
+	nl->cables = 0;
+	nl->from = NULL;
 	nl->leaf = ft_malloc(sizeof(*nl->leaf) * 2 * (size_t)T * R);
 	if (!nl->leaf)
 		return FT_ENOMEM;
 	nl->up = nl->leaf + (size_t)T * R; /* not before the check */
 	for (i = 0; i < (size_t)T * R; i++) {
 		uint32_t m = (uint32_t)(i / R), r = (uint32_t)(i % R);
+		int rc = ft_topo_fattree_leaf_port(spec, m, r, &lp);
 
-		if (ft_topo_fattree_leaf_port(spec, m, r, &lp) < 0 || lp.plane != 0) {
+		if (rc < 0 || lp.plane != 0) {
 			ft_free(nl->leaf);
 			nl->leaf = NULL;
-			return 1;
+			if (rc == 0 || (m < spec->nnodes && r >= ft_spec_node_at(spec, m)->nnics))
+				return 1;
+			return rc;
 		}
 		nl->leaf[i] = lp.leaf;
-		nl->up[i] = ft_topo_dmodk_leaf_up(lp.key, up);
+		nl->up[i] = ft_topo_dmodk_pick(lp.key, up);
 		nl->nleaves = FT_MAX(nl->nleaves, lp.leaf + 1);
+		nl->cables = lp.cables;
 	}
 	return 0;
+}
+
+/* ECMP: the flows into each leaf (*@kin) and where they come from (nl->from), zeroed; else
+ * none. FT_ENOMEM (@nl freed). */
+static int
+nic_leaves_down(struct nic_leaves *nl, enum ft_routing routing, double **kin)
+{
+	*kin = NULL;
+	if (routing != FT_ROUTING_ECMP)
+		return 0;
+	*kin = ft_calloc(nl->nleaves, sizeof(**kin));
+	nl->from = ft_malloc(sizeof(*nl->from) * nl->nleaves);
+	if (!*kin || !nl->from) {
+		ft_free(*kin);
+		*kin = NULL;
+		ft_free(nl->from);
+		ft_free(nl->leaf);
+		return FT_ENOMEM;
+	}
+	for (uint32_t i = 0; i < nl->nleaves; i++)
+		nl->from[i] = SPINE_FROM_NONE;
+	return 0;
+}
+
+/* The end of the run of nodes from @lo whose NICs share one leaf each (a scalable unit as
+ * the topology lays it out). */
+static uint32_t
+leaf_run(const struct nic_leaves *nl, uint32_t T, uint32_t R, uint32_t lo)
+{
+	uint32_t hi = lo + 1, r;
+
+	for (; hi < T; hi++) {
+		for (r = 0; r < R; r++)
+			if (nl->leaf[(size_t)hi * R + r] != nl->leaf[(size_t)lo * R + r])
+				break;
+		if (r < R)
+			break;
+	}
+	return hi;
 }
 
 /*
@@ -330,13 +397,14 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
  * rail-optimized fat-tree where some sends cross rails from their own NIC: NCCL without
  * PXN (nccl.pxn_disable, or a C2C node before 2.28.3, ft_model_pxn_relay()). Such a send
  * goes leaf, spine, leaf; so does one on its rail to another scalable unit. The fabric is
- * the topology's (nic_leaves()): NIC j of node m on leaf (m / u) x stride + j, port m mod u
- * (u nodes a unit, stride the most NICs of a node group's); every leaf has `up` links to
- * the spines (ft_spec_leaf_ports(), the oversubscription).
+ * the topology's (nic_leaves()): each NIC on the leaf it lays it out on, the nodes taken in
+ * runs whose NICs share a leaf each (leaf_run(): the scalable units as the topology forms
+ * them); every leaf has `up` links to the spines (ft_spec_leaf_ports(), the
+ * oversubscription).
  * Each rank sends S / n to each of the n - ppn ranks outside its node (or NVLink domain),
  * one flow a peer as the flow engine runs it. Per leaf, the flows that go up are counted
  * by the up-link the fabric's routing gives them:
- * D-mod-K (IB-SM, topo/route.c dmodk_pick(), ft_topo_dmodk_leaf_up()) sends a flow up link
+ * D-mod-K (IB-SM, topo/route.c dmodk_pick(), ft_topo_dmodk_pick()) sends a flow up link
  * (leaf' x down + port') mod up of the destination NIC's leaf' and port'; ECMP and adaptive
  * routing spread them (struct uplinks).
  * The up-link carries its flows at the fabric's link rate (less headers), the NICs their
@@ -350,11 +418,11 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 {
 	const struct ft_node_spec *n = &spec->node;
 	uint32_t dom = FT_MAX(l->domain_nodes, 1u);
-	uint32_t T, tppn, npu, units, u, j, h, m, g, R, up;
+	uint32_t T, tppn, lo, hi, j, h, m, g, R, up;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
 	struct nic_leaves nl;
-	double load[1024], t_nic, *kin = NULL;
+	double load[1024], t_nic, *kin;
 	int rc;
 
 	*f = 1.0;
@@ -362,7 +430,6 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		return 0;
 	R = geo.R;
 	up = ul.up = geo.up;
-	npu = geo.npu;
 	T = l->nnodes * dom; /* nodes (trays) */
 	tppn = FT_MIN(l->ppn / dom, n->ngpus);
 	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
@@ -370,24 +437,21 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	for (g = 0; g < tppn; g++)
 		if (n->gpu_nic[g] >= R)
 			return 0;
-	units = (T + npu - 1) / npu;
 	rc = nic_leaves(spec, T, R, up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc(nl.nleaves, sizeof(*kin)))) {
-		ft_free(nl.leaf);
-		return FT_ENOMEM;
-	}
+	rc = nic_leaves_down(&nl, ul.routing, &kin);
+	if (rc < 0)
+		return rc;
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
 	t_nic = (double)l->ppn * (double)(l->nranks - l->ppn) / l->inter_Bps;
-	for (u = 0; u < units; u++) {
-		uint32_t lo = u * npu, hi = FT_MIN(T, lo + npu);
-
+	for (lo = 0; lo < T; lo = hi) {
+		hi = leaf_run(&nl, T, R, lo);
 		for (j = 0; j < R; j++) {
 			uint32_t leaf = nl.leaf[(size_t)lo * R + j];
 			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
 
-			/* flows to each GPU of a node, by its NIC: the unit's senders on NIC j */
+			/* flows to each GPU of a node, by its NIC: the run's senders on NIC j */
 			for (h = 0; h < tppn; h++)
 				for (g = 0; g < tppn; g++)
 					c[n->gpu_nic[h]] += send_nic(n, l, g, h) == j;
@@ -404,20 +468,23 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 						d0 = m;
 					if (nl.leaf[i] == leaf)
 						continue; /* down the same leaf */
-					/* the unit's nodes outside m's node or NVLink domain */
+					/* the run's nodes outside m's node or NVLink domain */
 					a = FT_MAX(lo, d0);
 					b = FT_MIN(hi, d0 + dom);
 					w = (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
 					load[nl.up[i]] += w;
-					if (kin)
+					if (kin && w > 0) {
 						kin[nl.leaf[i]] += w;
+						down_from(nl.from, nl.leaf[i], leaf);
+					}
 				}
 			}
 			uplinks_add(&ul, load);
 		}
 	}
-	uplinks_add_down(&ul, kin, nl.nleaves);
+	uplinks_add_down(&ul, kin, nl.from, nl.nleaves, nl.cables);
 	ft_free(kin);
+	ft_free(nl.from);
 	ft_free(nl.leaf);
 	return uplinks_share(&ul, t_nic, geo.link, f);
 }
@@ -435,11 +502,11 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
                           double *f)
 {
 	const struct ft_node_spec *n = &spec->node;
-	uint32_t T = l->nnodes, units, js, jd, u, s, R, npu;
+	uint32_t T = l->nnodes, js, jd, lo, hi, s, R;
 	struct spine_geo geo;
 	struct uplinks ul = { .routing = spec->fabric.routing };
 	struct nic_leaves nl;
-	double load[1024], *kin = NULL;
+	double load[1024], *kin;
 	int rc;
 
 	*f = 1.0;
@@ -447,36 +514,37 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	    l->ppn > n->ngpus || !(l->nic_Bps > 0))
 		return 0;
 	R = geo.R;
-	npu = geo.npu;
 	ul.up = geo.up;
 	js = send_nic(n, l, l->ppn - 1, 0);
 	jd = n->gpu_nic[0];
 	if (js >= R || jd >= R)
 		return 0;
-	units = (T + npu - 1) / npu;
 	rc = nic_leaves(spec, T, R, geo.up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	if (ul.routing == FT_ROUTING_ECMP && !(kin = ft_calloc(nl.nleaves, sizeof(*kin)))) {
-		ft_free(nl.leaf);
-		return FT_ENOMEM;
-	}
-	for (u = 0; u < units; u++) {
+	rc = nic_leaves_down(&nl, ul.routing, &kin);
+	if (rc < 0)
+		return rc;
+	for (lo = 0; lo < T; lo = hi) {
+		hi = leaf_run(&nl, T, R, lo);
 		memset(load, 0, sizeof(load[0]) * geo.up);
-		for (s = u * npu; s < FT_MIN(T, (u + 1) * npu); s++) {
+		for (s = lo; s < hi; s++) {
 			size_t i = (size_t)((s + 1) % T) * R + jd;
+			uint32_t src = nl.leaf[(size_t)s * R + js];
 
-			if (nl.leaf[i] != nl.leaf[(size_t)s * R + js]) {
+			if (nl.leaf[i] != src) {
 				load[nl.up[i]] += 1.0;
-				if (kin)
+				if (kin) {
 					kin[nl.leaf[i]] += 1.0;
+					down_from(nl.from, nl.leaf[i], src);
+				}
 			}
 		}
 		uplinks_add(&ul, load);
 	}
-	uplinks_add_down(&ul, kin, nl.nleaves);
+	uplinks_add_down(&ul, kin, nl.from, nl.nleaves, nl.cables);
 	ft_free(kin);
+	ft_free(nl.from);
 	ft_free(nl.leaf);
 	return uplinks_share(&ul, 1.0 / l->nic_Bps, geo.link, f);
 }
-

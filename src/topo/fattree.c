@@ -41,16 +41,6 @@ struct ft_params {
 	bool rail;
 };
 
-/* @t's fabric parameters (t->spec, t->ngl, t->nic_stride); spec_params() for a spec. */
-static int spec_params(const struct ft_cluster_spec *spec, bool groups, uint32_t nic_stride,
-                       struct ft_params *p, struct ft_error *err);
-
-static int
-params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
-{
-	return spec_params(&t->spec, t->ngl != 0, t->nic_stride, p, err);
-}
-
 /* @groups: node groups of different shapes, laid out at @nic_stride NICs a node. */
 static int
 spec_params(const struct ft_cluster_spec *spec, bool groups, uint32_t nic_stride,
@@ -109,6 +99,13 @@ spec_params(const struct ft_cluster_spec *spec, bool groups, uint32_t nic_stride
 	return 0;
 }
 
+/* @t's fabric parameters (t->spec, t->ngl, t->nic_stride). */
+static int
+params(const struct ft_topo *t, struct ft_params *p, struct ft_error *err)
+{
+	return spec_params(&t->spec, t->ngl != 0, t->nic_stride, p, err);
+}
+
 /* Lay out one tree of @nleaves leaves grouped in pods of up to @lpp leaves. */
 static int
 plan_tree(struct ft_tree *tr, const struct ft_params *p, uint32_t nleaves, uint32_t lpp,
@@ -165,6 +162,32 @@ plan_tree(struct ft_tree *tr, const struct ft_params *p, uint32_t nleaves, uint3
 	return 0;
 }
 
+/* Plan one plane's tree @tr of @p for @nnodes nodes: its leaves, pods and spines. */
+static int
+plan_plane(struct ft_tree *tr, const struct ft_params *p, uint32_t nnodes, struct ft_error *err)
+{
+	uint64_t nnics = (uint64_t)nnodes * p->nics_per_plane;
+	uint64_t nleaves;
+	uint32_t lpp = p->radix / 2;
+
+	if (p->rail) {
+		uint32_t upp = (p->radix / 2) / p->nics_per_plane;
+
+		nleaves = (uint64_t)ceil_div(nnodes, p->npu) * p->nics_per_plane;
+		if (upp == 0 && nleaves > p->radix)
+			return ft_error_set(err, FT_EINVAL,
+			                    "fabric.radix: a 3-tier pod of radix %" PRIu32
+			                    " can't hold the %" PRIu32 " rails of a unit",
+			                    p->radix, p->nics_per_plane);
+		lpp = FT_MAX(upp, 1u) * p->nics_per_plane;
+	} else {
+		nleaves = ceil_div(nnics, p->down);
+	}
+	if (nleaves > UINT32_MAX / 4)
+		return ft_error_set(err, FT_ERANGE, "nodes.count: too many leaves");
+	return plan_tree(tr, p, (uint32_t)nleaves, lpp, (uint32_t)nnics, err);
+}
+
 int
 ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 {
@@ -183,26 +206,8 @@ ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err)
 		return ft_error_set(err, FT_ENOMEM, "topology: out of memory");
 	for (uint32_t pl = 0; pl < p.planes; pl++) {
 		struct ft_tree *tr = &t->trees[pl];
-		uint64_t nnics = (uint64_t)nnodes * p.nics_per_plane;
-		uint64_t nleaves;
-		uint32_t lpp = p.radix / 2;
 
-		if (p.rail) {
-			uint32_t upp = (p.radix / 2) / p.nics_per_plane;
-
-			nleaves = (uint64_t)ceil_div(nnodes, p.npu) * p.nics_per_plane;
-			if (upp == 0 && nleaves > p.radix)
-				return ft_error_set(err, FT_EINVAL,
-				                    "fabric.radix: a 3-tier pod of radix %" PRIu32
-				                    " can't hold the %" PRIu32 " rails of a unit",
-				                    p.radix, p.nics_per_plane);
-			lpp = FT_MAX(upp, 1u) * p.nics_per_plane;
-		} else {
-			nleaves = ceil_div(nnics, p.down);
-		}
-		if (nleaves > UINT32_MAX / 4)
-			return ft_error_set(err, FT_ERANGE, "nodes.count: too many leaves");
-		rc = plan_tree(tr, &p, (uint32_t)nleaves, lpp, (uint32_t)nnics, err);
+		rc = plan_plane(tr, &p, nnodes, err);
 		if (rc < 0)
 			return rc;
 		tr->leaf_base = base;
@@ -238,8 +243,9 @@ ft_topo_fattree_leaf_port(const struct ft_cluster_spec *spec, uint32_t node, uin
                           struct ft_topo_leaf_port *out)
 {
 	struct ft_params p;
-	uint32_t stride, g, ng;
-	bool groups = false;
+	struct ft_tree tr;
+	uint32_t stride;
+	bool groups;
 
 	if (!spec || !out || node >= spec->nnodes ||
 	    (spec->fabric.kind != FT_FABRIC_FAT_TREE &&
@@ -247,23 +253,20 @@ ft_topo_fattree_leaf_port(const struct ft_cluster_spec *spec, uint32_t node, uin
 	     spec->fabric.kind != FT_FABRIC_MULTI_PLANE) ||
 	    nic >= ft_spec_node_at(spec, node)->nnics)
 		return FT_EINVAL;
-	/* topo/graph.c: groups of different NIC counts are laid out at the largest */
-	stride = FT_MAX(spec->node.nnics, 1u);
-	ng = FT_MIN(spec->ngroups, (uint32_t)FT_SPEC_MAX_GROUPS);
-	for (g = 0; g < ng; g++) {
-		groups = groups || spec->groups[g].node.nnics != spec->node.nnics;
-		stride = FT_MAX(stride, spec->groups[g].node.nnics);
-	}
-	if (spec_params(spec, groups && ng > 1, stride, &p, NULL) < 0 || p.nics_per_plane == 0)
+	stride = ft__topo_nic_stride(spec, &groups); /* topo/graph.c plan_nodes()'s */
+	if (spec_params(spec, groups, stride, &p, NULL) < 0 || p.nics_per_plane == 0 ||
+	    plan_plane(&tr, &p, spec->nnodes, NULL) < 0)
 		return FT_EINVAL;
 	out->plane = nic % p.planes;
 	place(&p, node, nic / p.planes, &out->leaf, &out->port);
 	out->key = (uint64_t)out->leaf * p.down + out->port;
+	/* build_tree(): leaf up-link m goes to spine m mod spines_per_pod of its pod */
+	out->cables = tr.spines_per_pod ? tr.up / tr.spines_per_pod : 0;
 	return 0;
 }
 
 uint32_t
-ft_topo_dmodk_leaf_up(uint64_t key, uint32_t n)
+ft_topo_dmodk_pick(uint64_t key, uint32_t n)
 {
 	return n ? (uint32_t)(key % n) : 0;
 }
@@ -298,7 +301,7 @@ build_tree(struct ft_builder *b, uint32_t pl, const struct ft_params *p)
 				continue; /* a node of a group with fewer NICs */
 			place(p, n, j, &leaf, &port);
 			t->v[nic].plane = (uint8_t)FT_MIN(pl, 255u);
-			t->nic_key[(size_t)n * t->nic_stride + r] = leaf * p->down + port;
+			t->nic_key[(size_t)n * t->nic_stride + r] = (uint64_t)leaf * p->down + port;
 			rc = ft__topo_add_edge(b, nic, tr->leaf_base + leaf, FT_L_HOST, 1, true,
 			                       ft__topo_host_Bps_node(t, n), cable, hop);
 		}

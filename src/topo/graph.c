@@ -302,6 +302,20 @@ same_shape(const struct ft_node_spec *a, const struct ft_node_spec *b)
 	       !memcmp(a->pcie_switch_numa, b->pcie_switch_numa, sizeof(a->pcie_switch_numa));
 }
 
+uint32_t
+ft__topo_nic_stride(const struct ft_cluster_spec *spec, bool *groups)
+{
+	uint32_t ng = FT_MIN(spec->ngroups, (uint32_t)FT_SPEC_MAX_GROUPS), g, stride;
+
+	*groups = false;
+	for (g = 1; g < ng; g++)
+		*groups = *groups || !same_shape(&spec->groups[g].node, &spec->node);
+	stride = FT_MAX(spec->node.nnics, 1u);
+	for (g = 0; *groups && g < ng; g++)
+		stride = FT_MAX(stride, spec->groups[g].node.nnics);
+	return stride;
+}
+
 /*
  * The layouts of the nodes' interiors into @t and their vertex count into @nv:
  * one for every node when the groups share one shape, else one per group,
@@ -312,16 +326,14 @@ plan_nodes(struct ft_topo *t, uint64_t *nv, struct ft_error *err)
 {
 	const struct ft_cluster_spec *s = &t->spec;
 	uint32_t ng = FT_MIN(s->ngroups, (uint32_t)FT_SPEC_MAX_GROUPS), node0 = 0, g;
-	bool same = true;
+	bool diff;
 	int rc = ft__topo_node_layout(&s->node, &t->nl_tpl, err);
 
 	if (rc < 0)
 		return rc;
-	t->nic_stride = FT_MAX(s->node.nnics, 1u);
-	for (g = 1; g < ng; g++)
-		same = same && same_shape(&s->groups[g].node, &s->node);
+	t->nic_stride = ft__topo_nic_stride(s, &diff);
 	*nv = (uint64_t)s->nnodes * t->nl_tpl.per_node;
-	if (ng < 2 || same)
+	if (!diff)
 		return 0;
 	*nv = 0;
 	for (g = 0; g < ng; g++) {
@@ -334,7 +346,6 @@ plan_nodes(struct ft_topo *t, uint64_t *nv, struct ft_error *err)
 		t->grp_base[g] = (uint32_t)FT_MIN(*nv, (uint64_t)UINT32_MAX);
 		*nv += (uint64_t)s->groups[g].count * t->nl_grp[g].per_node;
 		node0 += s->groups[g].count;
-		t->nic_stride = FT_MAX(t->nic_stride, s->groups[g].node.nnics);
 	}
 	t->ngl = ng;
 	return 0;

@@ -298,7 +298,7 @@ dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *li
 	if (v->kind == FT_V_SWITCH && v->tier >= 2 && v->plane < t->ntrees &&
 	    (t->l[links[0]].up || v->tier >= 3))
 		div = t->trees[v->plane].up;
-	return ft_topo_dmodk_leaf_up(key / div, n);
+	return ft_topo_dmodk_pick(key / div, n);
 }
 
 static uint32_t

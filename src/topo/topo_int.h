@@ -105,6 +105,11 @@ int ft__topo_node_layout(const struct ft_node_spec *n, struct ft_node_layout *nl
 int ft__topo_node_build(struct ft_builder *b, uint32_t node);
 int ft__topo_node_dist(struct ft_topo *t);
 
+/* The NICs a node's row of @spec's layout holds (t->nic_stride): a node's own where its node
+ * groups share one shape, else the most of any group's; *@groups whether they differ
+ * (graph.c plan_nodes(), fattree.c ft_topo_fattree_leaf_port()). */
+uint32_t ft__topo_nic_stride(const struct ft_cluster_spec *spec, bool *groups);
+
 /* Fabric builders: vertex counting (plan) then edges (build). */
 int ft__topo_fattree_plan(struct ft_topo *t, struct ft_error *err);
 int ft__topo_fattree_build(struct ft_builder *b);

@@ -8117,55 +8117,97 @@ test_alltoall_spine_cross_rail(void **state)
 	           1e-9);
 }
 
-/* E[max] of @k flows each hashed onto one of 2 links, over @leaves leaves hashing
- * independently: P(a leaf's busier link <= t) = sum_{i = k - t}^{t} C(k, i) / 2^k. */
+/*
+ * P(every one of @b links carries at most @t of @k flows hashed uniformly onto them), link by
+ * link: the first takes i of r flows with probability C(r, i) (1/b')^i (1 - 1/b')^(r - i)
+ * among b' links, the other b' - 1 share the rest (k <= 256).
+ */
 static double
-ecmp_max_two_links(uint32_t k, uint32_t leaves)
+ecmp_cdf(uint32_t k, uint32_t b, uint32_t t)
+{
+	double q[257], nq[257];
+	uint32_t r, c, i;
+
+	assert_true(k <= 256 && b >= 1);
+	for (r = 0; r <= k; r++)
+		q[r] = r <= t ? 1.0 : 0.0;
+	for (c = 2; c <= b; c++) {
+		for (r = 0; r <= k; r++) {
+			double v = 0, binom = 1; /* C(r, i) */
+
+			for (i = 0; i <= r && i <= t; i++) {
+				v += binom * pow(1.0 / c, i) * pow(1.0 - 1.0 / c, r - i) * q[r - i];
+				binom = binom * (r - i) / (i + 1);
+			}
+			nq[r] = v;
+		}
+		memcpy(q, nq, sizeof(q));
+	}
+	return q[k];
+}
+
+/* E[max] over @groups independent draws of @k flows hashed onto @b links each. */
+static double
+ecmp_emax(uint32_t k, uint32_t b, uint32_t groups)
 {
 	double e = 0;
 
-	for (uint32_t t = 0; t < k; t++) {
-		double p = 0, c = 1; /* C(k, i) */
-
-		for (uint32_t i = 0; i <= k; i++) {
-			if (i + t >= k && i <= t)
-				p += c;
-			c = c * (k - i) / (i + 1);
-		}
-		e += 1 - pow(p / pow(2, k), leaves);
-	}
+	for (uint32_t t = 0; t < k; t++)
+		e += 1 - pow(ecmp_cdf(k, b, t), groups);
 	return e;
 }
 
+/* The parallel cables between a leaf and each spine of @s's fabric, as the topology lays
+ * them out (ft_topo_fattree_leaf_port()). */
+static uint32_t
+spine_cables(const struct ft_cluster_spec *s)
+{
+	struct ft_topo_leaf_port lp;
+
+	assert_int_equal(ft_topo_fattree_leaf_port(s, 0, 0, &lp), 0);
+	return lp.cables;
+}
+
 /*
- * ECMP on two Hopper nodes of 8 NICs, one unit of radix-4 leaves at 1:1 (2 down, 2 up),
- * PXN off: leaf j holds NIC j of both nodes, and each node's GPU j sends to the other
- * node's 7 GPUs on other rails: 14 flows up a leaf, hashed onto its 2 links, and 14 into
- * each leaf from the spines, hashed again onto its 2 down-cables; the job waits for the
- * busiest of all 32 links (8 leaves up, 8 down). The NICs' time is 8 flows over 8 NICs'
- * rate, a link's its flows at one NIC's (no fabric link rate given): the share is 8 over
- * the expected busiest, which the test counts by the binomial sums of 2 links; the
- * up-links alone (16 links) or a leaf's own busiest would leave the share higher. D-mod-K
- * sends each destination node's flows up one link: 7, the NICs bind.
+ * ECMP on four Hopper nodes of 8 NICs, one unit of radix-8 leaves at 1:1 (4 down, 4 up; 8
+ * leaves on 4 spines, the fewest whose ports hold the 32 up-links: one cable a spine-leaf
+ * pair), PXN off: leaf j holds NIC j of the 4 nodes, and each node's GPU j sends to the 3
+ * other nodes' 7 GPUs on other rails: 84 flows up a leaf, hashed onto its 4 links. Each
+ * spine has one cable to a leaf, so nothing is hashed again, but the 84 flows into a leaf
+ * come from 7 leaves: a down-cable sums 7 leaves' picks, a link of its own, counted as a
+ * draw of 84 on 4 (independent). The job waits for the busiest of the 64 links (8 leaves
+ * up, 8 down); the NICs' time is 24 flows (8 ranks x 24 peers over 8 NICs), a link's its
+ * flows at one NIC's rate (no fabric link rate given): the share is 24 over the expected
+ * busiest of 16 draws of 84 flows on 4 links (the up-links alone, 8 draws, would leave it
+ * higher). D-mod-K sends each destination node's flows up one link (key leaf x 4 + port,
+ * mod 4: the port): 21, the NICs bind. The fabric builds (2 DGX on radix-4 leaves would
+ * need 8 leaves on a 2-tier tree of at most 4).
  */
 static void
 test_alltoall_spine_ecmp_job_max(void **state)
 {
-	const double e = ecmp_max_two_links(14, 16), e1 = ecmp_max_two_links(14, 8);
 	struct ft_cluster_spec s;
 	struct ft_model_links l;
+	struct ft_topo *t = NULL;
 	struct ft_error err = { 0 };
+	double e;
 
 	(void)state;
-	hopper_spec(&s, 2, 8, 400);
+	hopper_spec(&s, 4, 8, 400);
 	s.node.npcie_switches = 1;
 	s.node.nccl_pxn_disable = true;
-	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 4,
+	s.fabric = (struct ft_fabric_spec){ .kind = FT_FABRIC_RAIL_FAT_TREE, .radix = 8,
 		                            .tiers = 2, .oversubscription = 1,
 		                            .routing = FT_ROUTING_ECMP };
-	assert_true(e > e1);
+	s.node.cpu_link_Bps = 60e9; /* the topology builds the sockets' link too */
+	if (ft_topo_build(&s, &t, &err) < 0)
+		fail_msg("%s", err.msg);
+	ft_topo_free(t);
+	assert_int_equal(spine_cables(&s), 1);
+	e = ecmp_emax(84, 4, 16);
+	assert_true(e > ecmp_emax(84, 4, 8));
 	assert_int_equal(spine_links(&s, &l, &err), 0);
-	assert_rel(l.a2a_spine_factor, 8.0 / e, 1e-9);
+	assert_rel(l.a2a_spine_factor, 24.0 / e, 1e-9);
 	s.fabric.routing = FT_ROUTING_DMODK;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.a2a_spine_factor, 1.0, 1e-12);
@@ -8238,12 +8280,14 @@ sr_ecmp_8_on_4(uint32_t draws)
 
 /*
  * A send/recv across test_alltoall_spine_cross_rail's 8 nodes (one unit, radix-12 leaves at
- * 2:1, 4 up-links), PXN off: node s's GPU 7 sends to node s + 1's GPU 0, from leaf 7 to
- * leaf 0, 8 flows. D-mod-K sends each up link (s + 1) mod 4 (leaf 0's key 0 x 8 + port):
- * 2 flows a link, each at half a NIC's rate; ECMP hashes the 8 up leaf 7's 4 links and,
- * at the spines, again onto leaf 0's 4 down-cables: the expected busiest of the two
- * draws of 8 on 4 (counted over the 4^8 ways; 3.94, the up-links' alone 3.54), adaptive
- * ceil(8 / 4) = 2. At 1:1 (8 up-links) one flow a link,
+ * 2:1, 4 up-links to 4 spines, one cable a spine-leaf pair), PXN off: node s's GPU 7 sends
+ * to node s + 1's GPU 0, from leaf 7 to leaf 0, 8 flows. D-mod-K sends each up link
+ * (s + 1) mod 4 (leaf 0's key 0 x 8 + port): 2 flows a link, each at half a NIC's rate;
+ * ECMP hashes the 8 onto leaf 7's 4 links, and each spine has one cable down to leaf 0:
+ * the down-cables carry what the up-links do, the expected busiest of one draw of 8 on 4
+ * (counted over the 4^8 ways: 3.54; two independent draws would be 3.94), adaptive
+ * ceil(8 / 4) = 2. A job of 16 nodes on the spec's 8 finds no leaf: FT_EINVAL, not a
+ * share of 1. At 1:1 (8 up-links) one flow a link,
  * with PXN the flow stays on rail 0's leaf; NCCL's tuner (--tuner-only) prices neither.
  */
 static void
@@ -8272,7 +8316,16 @@ test_sendrecv_spine_cross_rail(void **state)
 	s.fabric.routing = FT_ROUTING_ECMP;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(sr_ecmp_8_on_4(1), 3.5380859375, 1e-12);
-	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(2), 1e-9);
+	assert_rel(ecmp_emax(8, 4, 1), 3.5380859375, 1e-12);
+	assert_rel(ecmp_emax(8, 4, 2), sr_ecmp_8_on_4(2), 1e-12);
+	assert_int_equal(spine_cables(&s), 1);
+	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(1), 1e-9);
+	/* a job past the spec's nodes: the topology lays out no leaf for node 8 */
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, true, &l, &err),
+	                 FT_EINVAL);
+	assert_non_null(strstr(err.msg, "spine count"));
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, false, &l, &err),
+	                 0);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
 	assert_rel(l.sr_spine_factor, 0.5, 1e-12);
@@ -8284,6 +8337,69 @@ test_sendrecv_spine_cross_rail(void **state)
 	one = sendrecv_of(&s, S, false);
 	assert_string_not_equal(one.bottleneck, "spine");
 	assert_rel(r.bw_part_s, 2 * one.bw_part_s, 1e-9);
+}
+
+/*
+ * E[max] over the 16 up-links of a leaf and the 16 down-cables of another of 32 flows, each
+ * hashed onto up-link m of 16, which leads to spine m mod 4, and there onto one of the
+ * spine's 4 cables to the destination leaf: @draws draws of a fixed stream (deterministic).
+ */
+static double
+sr_ecmp_32_spine_pick(uint32_t draws)
+{
+	struct ft_rng rng;
+	double sum = 0;
+
+	ft_rng_seed(&rng, 1, 5);
+	for (uint32_t d = 0; d < draws; d++) {
+		uint32_t upc[16] = { 0 }, dn[16] = { 0 }, hot = 0, i;
+
+		for (i = 0; i < 32; i++) {
+			uint32_t m = (uint32_t)ft_rng_below(&rng, 16);
+
+			upc[m]++;
+			dn[(m % 4) * 4 + (uint32_t)ft_rng_below(&rng, 4)]++;
+		}
+		for (i = 0; i < 16; i++)
+			hot = FT_MAX(hot, FT_MAX(upc[i], dn[i]));
+		sum += hot;
+	}
+	return sum / draws;
+}
+
+/*
+ * The send/recv of spine-rail-2to1-pxn-off.yaml (32 DGX H100, one unit of radix-48 leaves at
+ * 2:1: 16 up-links to 4 spines, 4 cables a spine-leaf pair) under ECMP: 32 flows from leaf
+ * 7 to leaf 0, hashed onto leaf 7's 16 up-links and, at each spine, again onto one of its 4
+ * cables to leaf 0: a second draw onto leaf 0's 16 down-cables. The model takes it as
+ * independent of the first: E[max] of two draws of 32 on 16, 5.32 (one draw 4.83);
+ * following the spine the up-link picked, 200,000 draws give 5.28 (within 1 %). D-mod-K
+ * puts 2 flows on each up-link, so the ECMP share is D-mod-K's x 2 / E[max].
+ */
+static void
+test_sendrecv_spine_ecmp_cables(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	double e2 = ecmp_emax(32, 16, 2), e1 = ecmp_emax(32, 16, 1), mc, dmodk;
+
+	(void)state;
+	assert_int_equal(
+	        ft_spec_load_file("tests/fixtures/spec/spine-rail-2to1-pxn-off.yaml", &s, &err), 0);
+	assert_int_equal(spine_cables(&s), 4);
+	s.fabric.routing = FT_ROUTING_DMODK;
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	dmodk = l.sr_spine_factor;
+	assert_true(dmodk < 1.0);
+	s.fabric.routing = FT_ROUTING_ECMP;
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	assert_rel(l.sr_spine_factor, dmodk * 2.0 / e2, 1e-9);
+	assert_true(e2 > 5.31 && e2 < 5.33);
+	assert_true(e1 > 4.82 && e1 < 4.84);
+	mc = sr_ecmp_32_spine_pick(200000);
+	assert_true(mc > 5.26 && mc < 5.30);
+	assert_true(fabs(mc - e2) < 0.01 * e2);
 }
 
 /*
@@ -8666,6 +8782,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),
 		cmocka_unit_test(test_gb200_cross_rail_latency_by_release),
 		cmocka_unit_test(test_sendrecv_spine_cross_rail),
+		cmocka_unit_test(test_sendrecv_spine_ecmp_cables),
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),

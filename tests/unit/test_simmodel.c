@@ -4129,6 +4129,61 @@ test_sendrecv_at_p2p_window(void **state)
 }
 
 /*
+ * ECMP where a spine has one cable to each leaf: 8 DGX H100, one unit of radix-12 leaves at
+ * 2:1 (8 down, 4 up-links to 4 spines), NCCL_PXN_DISABLE=1; the send/recv's 8 flows go from
+ * leaf 7 (node s's GPU 7) to leaf 0 (node s + 1's GPU 0). Each flow's up-link names its
+ * spine, and that spine's one cable to leaf 0 carries it down: the down-cables carry what
+ * the up-links do, and the flow engine waits for the busiest of one draw of 8 flows on 4
+ * links (E 3.54 flows, 5.4 ms of 256 MiB a flow at the link's rate). The model priced a
+ * second, independent draw onto the down-cables (3.94, +11 %); it now agrees with the
+ * engine's mean over the seeds (the scenario's seed: one draw of the switches' salts).
+ */
+static void
+test_sendrecv_spine_ecmp_one_cable(void **state)
+{
+	static const char fmt[] =
+	        "name: sr\n"
+	        "seed: %u\n"
+	        "cluster:\n"
+	        "  name: one-cable\n"
+	        "  nodes: { preset: dgx-h100, count: 8, nccl: { pxn_disable: true } }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 12,\n"
+	        "            oversubscription: 2, routing: ecmp }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: sendrecv, size: 256MiB}\n";
+	const uint32_t seeds = 40;
+	struct ft_model_query q;
+	struct ft_model_result m;
+	struct ft_scenario *sc;
+	struct ft_error err = { 0 };
+	char text[1024];
+	double sum = 0, mean;
+
+	(void)state;
+	for (uint32_t seed = 1; seed <= seeds; seed++) {
+		struct ft_sim_report rep;
+
+		snprintf(text, sizeof(text), fmt, seed);
+		run_ok(text, "flow", &rep);
+		sum += ft_run_row(&rep.run, 0)->time_us * 1e-6;
+		ft_sim_report_release(&rep);
+	}
+	mean = sum / seeds;
+	sc = load_text(text);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 256u << 20);
+	assert_int_equal(ft_model_eval(&sc->spec, &q, &m, &err), 0);
+	ft_scenario_free(sc);
+	if (getenv("FT_SIMMODEL_PRINT"))
+		print_message("send/recv, one cable a spine-leaf pair: model %.1f us, flow mean "
+		              "%.1f us over %u seeds\n",
+		              m.time_s * 1e6, mean * 1e6, seeds);
+	assert_string_equal(m.bottleneck, "spine");
+	assert_true(fabs(m.time_s - mean) < 0.05 * mean);
+}
+
+/*
  * An all-to-all at NCCL's window with shared slots (ft_model_p2p_share_slots()), priced
  * by the model as the flow engine runs it: 4 DGX H100 on one leaf with 500 us cables
  * (host - leaf - host: a round trip of 2 ms), 256 MiB (8 MiB a pair). Each of a rank's
@@ -4860,6 +4915,7 @@ main(void)
 		cmocka_unit_test(test_nvls_one_node_latency_once),
 		cmocka_unit_test(test_model_forced_channels_nvls_copy),
 		cmocka_unit_test(test_sendrecv_at_p2p_window),
+		cmocka_unit_test(test_sendrecv_spine_ecmp_one_cable),
 		cmocka_unit_test(test_alltoall_at_p2p_window),
 		cmocka_unit_test(test_alltoall_pxn_sweep),
 		cmocka_unit_test(test_a2a_shared_slots),

@@ -626,8 +626,9 @@ test_dmodk(void **state)
 /*
  * ft_topo_fattree_leaf_port() against the topology @s builds: every NIC's host link ends on
  * the leaf it names (plane and index), and D-mod-K sends a flow to it from a NIC of another
- * leaf of its plane up the leaf's up-link ft_topo_dmodk_leaf_up() gives for its key (that
- * link's place among the source leaf's up-links).
+ * leaf of its plane up the leaf's up-link ft_topo_dmodk_pick() gives for its key (that
+ * link's place among the source leaf's up-links), and the leaf has `cables` up-links to
+ * each spine it reaches (none where it has no up-link).
  */
 static void
 check_leaf_ports(const struct ft_cluster_spec *s)
@@ -635,7 +636,7 @@ check_leaf_ports(const struct ft_cluster_spec *s)
 	struct ft_topo *t = build_or_fail(s);
 	struct ft_route_policy pol = { .routing = FT_ROUTING_DMODK };
 	struct ft_topo_leaf_port lp, lq;
-	uint32_t n, r, n2, r2, first, cnt, l, checked = 0;
+	uint32_t n, r, n2, r2, first, cnt, l, nsp, checked = 0;
 
 	for (n = 0; n < s->nnodes; n++) {
 		for (r = 0; r < ft_spec_node_at(s, n)->nnics; r++) {
@@ -651,6 +652,20 @@ check_leaf_ports(const struct ft_cluster_spec *s)
 			assert_int_equal(ft_topo_vertex(t, leaf)->tier, 1);
 			assert_int_equal(ft_topo_vertex(t, leaf)->plane, lp.plane);
 			assert_int_equal(ft_topo_vertex(t, leaf)->local, lp.leaf);
+			ft_topo_out_links(t, leaf, &first, &cnt);
+			for (l = first, nsp = 0; l < first + cnt; l++) {
+				uint32_t same = 0, l2;
+
+				if (!ft_topo_link(t, l)->up)
+					continue;
+				for (l2 = first; l2 < first + cnt; l2++)
+					same += ft_topo_link(t, l2)->up &&
+					        ft_topo_link(t, l2)->dst == ft_topo_link(t, l)->dst;
+				assert_int_equal(same, lp.cables);
+				nsp++;
+			}
+			if (nsp == 0)
+				assert_int_equal(lp.cables, 0);
 			/* a NIC of another leaf of the plane sends to it */
 			for (n2 = 0; n2 < s->nnodes && src == UINT32_MAX; n2++)
 				for (r2 = 0; r2 < ft_spec_node_at(s, n2)->nnics; r2++) {
@@ -678,7 +693,7 @@ check_leaf_ports(const struct ft_cluster_spec *s)
 					idx += l < p.links[k];
 					nup++;
 				}
-				assert_int_equal(idx, ft_topo_dmodk_leaf_up(lp.key, nup));
+				assert_int_equal(idx, ft_topo_dmodk_pick(lp.key, nup));
 				checked++;
 				break;
 			}
@@ -696,7 +711,10 @@ check_leaf_ports(const struct ft_cluster_spec *s)
  * alone), units of 2 nodes on leaves of 5 down and 3 up ports, so that the leaf's index
  * moves D-mod-K's pick: node 3's NIC 1 on leaf 4 + 1, key 5 x 5 + 1 = 26, up-link 26 mod 3
  * = 2, where leaves laid out at its own 2 NICs would put it on leaf 2 + 1, key 16, up-link
- * 1. A NIC the node lacks and another fabric are refused.
+ * 1. The cables between a leaf and each spine: 2 on the planes (4 leaves of 4 up-links a
+ * plane on 2 spines, the fewest of radix 8 that hold 16 up-links), 1 on the rail
+ * fabric (3 up-links on 3 spines) and in a 3-tier pod. A NIC the node lacks, a node past
+ * the spec's, a tree the radix cannot hold and another fabric are refused.
  */
 static void
 test_fattree_leaf_port(void **state)
@@ -715,7 +733,9 @@ test_fattree_leaf_port(void **state)
 	assert_int_equal(lp.plane, 1);
 	assert_int_equal(lp.leaf, 1); /* NIC 5 is plane 1's NIC 2 of node 1: the 7th of 4 a leaf */
 	assert_int_equal(lp.port, 2);
+	assert_int_equal(lp.cables, 2);
 	assert_int_equal(ft_topo_fattree_leaf_port(&s, 1, 8, &lp), FT_EINVAL);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 4, 0, &lp), FT_EINVAL);
 
 	memset(&s, 0, sizeof(s));
 	fabric(&s, FT_FABRIC_RAIL_FAT_TREE, 4);
@@ -744,9 +764,24 @@ test_fattree_leaf_port(void **state)
 	assert_int_equal(lp.leaf, 5);
 	assert_int_equal(lp.port, 1);
 	assert_int_equal(lp.key, 26);
-	assert_int_equal(ft_topo_dmodk_leaf_up(lp.key, 3), 2);
+	assert_int_equal(ft_topo_dmodk_pick(lp.key, 3), 2);
+	assert_int_equal(lp.cables, 1);
 	assert_int_equal(ft_topo_fattree_leaf_port(&s, 3, 2, &lp), FT_EINVAL);
 	s.fabric.kind = FT_FABRIC_TORUS;
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 0, 0, &lp), FT_EINVAL);
+
+	/* 3 tiers: 16 leaves of 4 up-links in pods of 4, one cable to each of 4 spines */
+	memset(&s, 0, sizeof(s));
+	dgx_node(&s.node);
+	fabric(&s, FT_FABRIC_FAT_TREE, 8);
+	s.fabric.tiers = 3;
+	s.fabric.radix = 8;
+	check_leaf_ports(&s);
+	assert_int_equal(ft_topo_fattree_leaf_port(&s, 7, 7, &lp), 0);
+	assert_int_equal(lp.leaf, 15);
+	assert_int_equal(lp.cables, 1);
+	/* 2 tiers of radix 8 hold 8 leaves, not 16 */
+	s.fabric.tiers = 2;
 	assert_int_equal(ft_topo_fattree_leaf_port(&s, 0, 0, &lp), FT_EINVAL);
 }
 
