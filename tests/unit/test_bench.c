@@ -1465,7 +1465,8 @@ shm_block_scribbled(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct 
 			rc = ft__ep_wait1(ep, &q, err);
 		for (j = 0; j < sizes[i] && rc == 0; j++)
 			if (buf[j] != (unsigned char)(j * 11 + i + 3))
-				rc = ft_error_set(err, FT_EIO, "%zu B, line %zu written over: byte %zu",
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, line %zu written over: byte %zu",
 				                  sizes[i], i + 1, j);
 	}
 	if (rc == 0)
