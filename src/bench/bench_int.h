@@ -611,6 +611,13 @@ void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t 
  */
 void ft__shm_block_tags(const struct ft_ep *ep, uint32_t peer, uint64_t tags[3]);
 /*
+ * shm, for tests: write "none" over the tag of line @line (1 or 2) of the
+ * head's block to @peer and other words over its bytes, as a sender that
+ * began to rewrite it for a later publication leaves it; a receiver must
+ * then read the bytes that line held from the ring
+ */
+void ft__shm_block_scribble(struct ft_ep *ep, uint32_t peer, unsigned line);
+/*
  * shm, for tests: the cache line (offset in a ring's header / 64) of each
  * word of a ring's header: those written for every message or single copy
  * (head and the block, tail, cma_done, share and share_dst, share_done)

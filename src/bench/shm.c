@@ -809,9 +809,10 @@ ring_split(uint64_t pos, size_t len)
  * line, also loads the later lines a message it waits for needs
  * (move_recvs), so they reach it while it waits for the head's, where it
  * used to ask for them only once the head's line had said that a message
- * was there: a second line transfer after the first, which was the step
- * of the p50 from 48 to 49 bytes (32 B to 64 B: 0.46 -> 0.59 us where
- * Open MPI's stayed at 0.44-0.47, load 19-25; docs/internals/bench-log.md).
+ * was there: a second line transfer after the first (a reading of the
+ * layout, not counted), which was the step of the p50 from 32 B to 64 B
+ * (the layout puts it at 48/49 B; 0.46 -> 0.59 us where Open MPI's stayed
+ * at 0.44-0.47, load 19-25; docs/internals/bench-log.md).
  */
 static size_t
 inl_lines(size_t len)
@@ -1113,14 +1114,20 @@ ft__shm_copies(const struct ft_ep *base, uint32_t peer, uint64_t out[2])
 	out[1] = peer < ep->nranks ? ep->peers[peer].copies[1] : 0;
 }
 
+/* For the accessors below: the ring this rank sends to @peer through, NULL for none. */
+static struct ring *
+block_ring(const struct ft_ep *base, uint32_t peer)
+{
+	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
+
+	return peer < ep->nranks && peer != ep->rank ? ring_at(ep, ep->rank, peer) : NULL;
+}
+
 void
 ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *len)
 {
-	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
-	uint64_t tag = peer < ep->nranks && peer != ep->rank ?
-	                       atomic_load_explicit(&ring_at(ep, ep->rank, peer)->inl_tag,
-	                                            memory_order_acquire) :
-	                       INL_NONE;
+	struct ring *r = block_ring(base, peer);
+	uint64_t tag = r ? atomic_load_explicit(&r->inl_tag, memory_order_acquire) : INL_NONE;
 
 	*pos = tag == INL_NONE ? 0 : tag / 256;
 	*len = tag == INL_NONE ? 0 : (size_t)(tag % 256);
@@ -1129,12 +1136,26 @@ ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *le
 void
 ft__shm_block_tags(const struct ft_ep *base, uint32_t peer, uint64_t tags[3])
 {
-	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
-	struct ring *r = peer < ep->nranks && peer != ep->rank ? ring_at(ep, ep->rank, peer) : NULL;
+	struct ring *r = block_ring(base, peer);
 
 	tags[0] = r ? atomic_load_explicit(&r->inl_tag, memory_order_acquire) : INL_NONE;
 	tags[1] = r ? atomic_load_explicit(&r->inl[INL_TAG(1)], memory_order_acquire) : INL_NONE;
 	tags[2] = r ? atomic_load_explicit(&r->inl[INL_TAG(2)], memory_order_acquire) : INL_NONE;
+}
+
+void
+ft__shm_block_scribble(struct ft_ep *base, uint32_t peer, unsigned line)
+{
+	struct ring *r = block_ring(base, peer);
+	size_t i;
+
+	if (!r || line < 1 || line > 2)
+		return;
+	atomic_store_explicit(&r->inl[INL_TAG(line)], INL_NONE, memory_order_relaxed);
+	for (i = 1; i <= INL_LINE; i++)
+		atomic_store_explicit(&r->inl[INL_TAG(line) + i], 0xdeadbeefcafef00dull + i,
+		                      memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
 }
 
 void
@@ -1634,18 +1655,20 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
  * An empty poll for a publication of which @inl bytes will ride in the
  * head's block: ask for the block's later lines those bytes need, which
  * the sender writes whole before the head's line (ring_put), so that they
- * are here when the head's line says the publication is. Polling them
- * while the sender wrote them between its stores to the head's line cost
- * a transfer more (p50 1.16-1.20x at 64-128 B); written whole before it,
- * 0.78-0.81x (docs/internals/bench-log.md).
+ * are here when the head's line says the publication is (a reading of
+ * the layout and the figures: no cache counters were at hand). Polling
+ * them while the sender wrote them between its stores to the head's line
+ * read, by the same reading, as a transfer more (p50 1.16-1.20x the
+ * build without the prefetch at 64-128 B); written whole before it,
+ * 0.78-0.81x the build before (docs/internals/bench-log.md).
  */
 static inline void
 inl_poll(struct ring *r, size_t inl)
 {
-	if (inl > INL_LINE0 * sizeof(uint64_t))
-		__builtin_prefetch(&r->inl[INL_TAG(1)], 0, 3);
-	if (inl > (INL_LINE0 + INL_LINE) * sizeof(uint64_t))
-		__builtin_prefetch(&r->inl[INL_TAG(2)], 0, 3);
+	size_t l, lines = inl_lines(inl);
+
+	for (l = 1; l < lines; l++)
+		__builtin_prefetch(&r->inl[INL_TAG(l)], 0, 3);
 }
 
 /*

@@ -1257,13 +1257,14 @@ test_shm_chunks(void **state)
  * of that first line travel in the block, the rest in the ring. Rank 1
  * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the next
  * line), then, from every offset in a line, sizes on both sides of the
- * block's 160 bytes (and the 176 it held before), in pairs posted together;
- * rank 0 checks every byte.
+ * block's 160 bytes (and of the 104 its first two lines hold, and the 176
+ * it held before), in pairs posted together; rank 0 checks every byte.
  */
 static int
 shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t sizes[] = { 176, 177, 200, 239, 240, 241, 255, 256, 257, 320, 1024, 4097 };
+	static const size_t sizes[] = { 104, 105, 159, 160, 161, 176, 177, 200, 239,
+		                        240, 241, 255, 256, 257, 320, 1024, 4097 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[2] = { NULL, NULL };
@@ -1352,19 +1353,25 @@ test_shm_line_split(void **state)
  * block to rank 0. A message's lines carry its tag (position * 256 +
  * length), the lines it does not need keep the tag of the one before that
  * did; 160 bytes fill the block, 161 (past it) leave only the bytes up to
- * the end of their first line there. Rank 0 checks every byte.
+ * the end of their first line there. The endpoint's first message starts
+ * at 0, so the others start at 128, 192, 200 and 360 (40 bytes into a
+ * line: 24 bytes in the block); the tags are computed from those. Rank 0
+ * checks every byte.
  */
 static int
 shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
 	static const size_t sizes[] = { 128, 64, 8, 160, 161 };
+	/* where each starts in the stream, and the bytes of it the block holds */
+	static const uint64_t at[] = { 0, 128, 192, 200, 360 };
+	static const size_t held[] = { 128, 64, 8, 160, 24 };
 	/* which message's tag lines 0, 1, 2 carry after each (an index into sizes) */
 	static const int line_of[][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 0 }, { 3, 3, 3 },
 		                          { 4, 3, 3 } };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char buf[256];
-	uint64_t tag[FT_ARRAY_SIZE(sizes)], tags[3], at = 0, pos;
+	uint64_t tags[3], pos, want;
 	size_t i, j, l, len;
 	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
 
@@ -1386,25 +1393,20 @@ shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_e
 		if (rc < 0 || rank == 0)
 			continue;
 		ft__shm_block(ep, 0, &pos, &len);
-		if (i == 0)
-			at = pos;
-		/* the endpoint's first message: 360 bytes later the last starts 40 bytes into a line */
-		if (i == 0 && pos != 0)
-			rc = ft_error_set(err, FT_EIO, "first message at %llu", (unsigned long long)pos);
-		tag[i] = pos * 256 + len;
-		if (i < 4 && len != sizes[i])
-			rc = ft_error_set(err, FT_EIO, "%zu B: block holds %zu bytes", sizes[i], len);
-		if (i == 4 && (len != 24 || pos != at + 360))
-			rc = ft_error_set(err, FT_EIO, "161 B at %llu: block holds %zu bytes from %llu",
-			                  (unsigned long long)(at + 360), len, (unsigned long long)pos);
+		if (pos != at[i] || len != held[i])
+			rc = ft_error_set(err, FT_EIO,
+			                  "%zu B at %llu: block holds %zu bytes from %llu, not %zu",
+			                  sizes[i], (unsigned long long)at[i], len,
+			                  (unsigned long long)pos, held[i]);
 		ft__shm_block_tags(ep, 0, tags);
-		for (l = 0; l < 3 && rc == 0; l++)
-			if (tags[l] != tag[line_of[i][l]])
+		for (l = 0; l < 3 && rc == 0; l++) {
+			want = at[line_of[i][l]] * 256 + held[line_of[i][l]];
+			if (tags[l] != want)
 				rc = ft_error_set(err, FT_EIO,
 				                  "after %zu B: line %zu carries %#llx, not %#llx (the %zu B's)",
 				                  sizes[i], l, (unsigned long long)tags[l],
-				                  (unsigned long long)tag[line_of[i][l]],
-				                  sizes[line_of[i][l]]);
+				                  (unsigned long long)want, sizes[line_of[i][l]]);
+		}
 	}
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
@@ -1418,6 +1420,67 @@ test_shm_block_lines(void **state)
 {
 	(void)state;
 	run_two(shm_block_lines, 0);
+}
+
+/*
+ * A later line of the head's block whose tag is not the head's line's is
+ * not read (shm.c, ring_get, inl_lines_hold): rank 1 sends 128 bytes (the
+ * block's first two lines), then 160 (all three), and after each, once the
+ * send is done, writes "none" and other words over line 1, then line 2, of
+ * its block to rank 0, as a sender that began the next publication leaves
+ * them. Only then (a barrier between) does rank 0 post its receive: it
+ * must find every byte, the ones of the line written over in the ring.
+ */
+static int
+shm_block_scribbled(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { 128, 160 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[256];
+	size_t i, j;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		struct ft_req q;
+
+		for (j = 0; j < sizes[i]; j++)
+			buf[j] = rank ? (unsigned char)(j * 11 + i + 3) : 0;
+		if (rank) {
+			rc = ft__ep_send(ep, &q, 0, buf, sizes[i], err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+			if (rc == 0)
+				ft__shm_block_scribble(ep, 0, (unsigned)(i + 1));
+		}
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc < 0 || rank)
+			continue;
+		rc = ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (j = 0; j < sizes[i] && rc == 0; j++)
+			if (buf[j] != (unsigned char)(j * 11 + i + 3))
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, line %zu written over: byte %zu",
+				                  sizes[i], i + 1, j);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_block_scribbled(void **state)
+{
+	(void)state;
+	run_two(shm_block_scribbled, 0);
 }
 
 /* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
@@ -9281,6 +9344,7 @@ main(void)
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_line_split),
 		cmocka_unit_test(test_shm_block_lines),
+		cmocka_unit_test(test_shm_block_scribbled),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_path),
