@@ -169,6 +169,8 @@ FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);
  * flow FT_SCHED_INNET -> rank carries reduced or multicast data back.
  */
 #define FT_SCHED_INNET UINT32_MAX
+/* struct ft_sched_flow nic: the named NIC's index also on the receiving node */
+#define FT_SCHED_NIC_IN 0x80u
 
 /*
  * Peers an all-to-all keeps in progress at once per rank: its shift rounds
@@ -226,6 +228,10 @@ struct ft_sched_flow {
 	 * not its GPU's own (a ring's channel NIC that NCCL reaches from the GPU
 	 * over its own PCIe switch, or over C2C and its CPU: sim/ add_channel_flow()); the
 	 * flow takes its GPU's path to that NIC, then the NIC's route. 0: its GPU's NIC.
+	 * With FT_SCHED_NIC_IN set, it also arrives through the NIC of that index on the
+	 * receiving node, where the receiver reaches that NIC by its own path and it is not
+	 * the receiver's own (a tree's connection on its channel's NIC at both ends); without
+	 * it, the flow arrives by the receiver's own NIC.
 	 */
 	uint8_t nic;
 	/* When the flow starts, in nanoseconds after its phase could start (0: at once): an

@@ -82,15 +82,15 @@ ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uin
 {
 	const struct ft_vertex *v = ft_topo_vertex(topo, a);
 	const struct ft_node_spec *n;
-	uint32_t k = fl->nic - 1u;
+	uint32_t k = (fl->nic & ~FT_SCHED_NIC_IN) - 1u;
 
-	if (!fl->nic || v->kind != FT_V_GPU || !ft__sim_over_network(topo, a, b))
+	if (!(fl->nic & ~FT_SCHED_NIC_IN) || v->kind != FT_V_GPU || !ft__sim_over_network(topo, a, b))
 		return UINT32_MAX;
 	/* the node's own placement (a map built for another node's shape names none here) */
 	n = ft__sim_node(topo, v->node);
 	if (!ft__sim_nic_own_reach(n, v->local, k))
 		return UINT32_MAX;
-	return ft_topo_nic(topo, v->node, k);
+	return ft_topo_nic(topo, v->node, k) | (fl->nic & FT_SCHED_NIC_IN ? FT_SIM_NIC_IN : 0);
 }
 
 uint8_t

@@ -583,7 +583,7 @@ ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *link
 		uint32_t via = FT_VEC_AT(&fe->pxn_via, uint32_t, id);
 
 		FT_VEC_AT(&fe->pxn_via, uint32_t, id) = UINT32_MAX;
-		if (ft_topo_vertex(fe->topo, via)->kind == FT_V_NIC)
+		if (ft_topo_vertex(fe->topo, FT_SIM_NIC_VERTEX(via))->kind == FT_V_NIC)
 			return nic_links(fe, t->src, via, t->dst, t->qp, links, max, err);
 		return ft__sim_flow_pxn_links(fe, t->src, via, t->dst, t->qp, links, max, err);
 	}

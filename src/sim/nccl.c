@@ -362,6 +362,30 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 }
 
 /*
+ * The second GPU of a tree channel on rail @r entered at local rank @x: the first other rank
+ * of the tray whose own path reaches the rail's NIC (own_path()), else UINT32_MAX. NCCL
+ * builds its tree graph as NCCL_TOPO_PATTERN_BALANCED_TREE (NVIDIA/nccl src/init.cc,
+ * v2.21.5-1 and v2.27.7-1): in src/graph/search.cc ncclTopoSearchRecGpu() the first GPU
+ * (step 0) goes back to the channel's NIC and sets the next backToNet to 1, so the chain's
+ * second GPU goes back to a NIC too (inter[2c + 1], which ncclTopoGetNetDev() gives every
+ * rank but the first), the one step 0 went back to, as step 0 tries its GPU's preferred NIC
+ * first (ncclTopoGetLocalNet(), topo.cc v2.27.7-1), within typeInter (PATH_PIX
+ * first: ncclTopoFollowPath()), each counted at half the network bandwidth; the next GPU is
+ * sorted by its path to the NIC (ncclTopoSearchNextGpuSort() with sortNet 1). On a DGX
+ * A100/H100 channel r's second GPU is r's neighbour under NIC r's own PCIe switch.
+ */
+static uint32_t
+tree_second(const struct chan_map *m, uint32_t r, uint32_t x)
+{
+	uint32_t g;
+
+	for (g = 0; g < m->ppn; g++)
+		if (g != x && own_path(m, g, r))
+			return g;
+	return UINT32_MAX;
+}
+
+/*
  * The rank that ends a channel on rail @r entered at local rank @x, when the rail has no
  * other rank: the first other rank of the tray whose own path reaches the rail's NIC
  * (own_path()), else the rank before @x. NCCL's ring search starts typeInter at PATH_PIX
@@ -378,12 +402,9 @@ own_path(const struct chan_map *m, uint32_t g, uint32_t r)
 static uint32_t
 channel_last(const struct chan_map *m, uint32_t r, uint32_t x)
 {
-	uint32_t g;
+	uint32_t g = tree_second(m, r, x);
 
-	for (g = 0; g < m->ppn; g++)
-		if (g != x && own_path(m, g, r))
-			return g;
-	return (x + m->ppn - 1) % m->ppn;
+	return g != UINT32_MAX ? g : (x + m->ppn - 1) % m->ppn;
 }
 
 /* How a channel places a node's local ranks on its GPUs. */
@@ -394,28 +415,6 @@ enum chan_order {
 	CHAN_KEEP,   /* ranks stay where they are */
 	CHAN_HEADS,  /* NVLS heads first, fixed on every channel (heads_perm()) */
 };
-
-/*
- * The second GPU of a tree channel on rail @r entered at local rank @x: the first other rank
- * of the tray whose own path reaches the rail's NIC (own_path()), else UINT32_MAX. NCCL
- * builds its tree graph as NCCL_TOPO_PATTERN_BALANCED_TREE (NVIDIA/nccl src/init.cc,
- * v2.21.5-1 and v2.27.7-1): in src/graph/search.cc ncclTopoSearchRecGpu() the first GPU
- * (step 0) goes back to the channel's NIC and sets the next backToNet to 1, so the chain's
- * second GPU goes back to that same NIC too (inter[2c + 1]), within typeInter (PATH_PIX
- * first: ncclTopoFollowPath()), each counted at half the network bandwidth; the next GPU is
- * sorted by its path to the NIC (ncclTopoSearchNextGpuSort() with sortNet 1). On a DGX
- * A100/H100 channel r's second GPU is r's neighbour under NIC r's own PCIe switch.
- */
-static uint32_t
-tree_second(const struct chan_map *m, uint32_t r, uint32_t x)
-{
-	uint32_t g;
-
-	for (g = 0; g < m->ppn; g++)
-		if (g != x && own_path(m, g, r))
-			return g;
-	return UINT32_MAX;
-}
 
 /*
  * The permutation of channel @c (see above) into @perm; @order CHAN_RING: a ring's, which
@@ -636,7 +635,10 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 	ps = pxn_relay(ms, rail);
 	if (cs->tree) {
 		/* a tree's connection between nodes on the channel's NIC at both ends
-		 * (ncclTopoGetNetDev() reads inter[2c] for a tree, search.cc, v2.27.7-1), and
+		 * (ncclTopoGetNetDev(), search.cc, v2.27.7-1: inter[2c] for the channel's
+		 * first rank, inter[2c + 1] for any other; the search makes the second GPU go
+		 * back to inter[2c + 1], and step 0 tries the GPU's preferred NIC first,
+		 * ncclTopoGetLocalNet() in topo.cc, so the two are the channel's NIC), and
 		 * the balanced tree's second GPU sends and receives through it by its own
 		 * PCIe path (tree_second()), as NCCL's paths give it (paths.cc
 		 * ncclTopoComputePaths(): no PXN step where the GPU's own path is PATH_PXB or
@@ -652,6 +654,9 @@ add_channel_flow(const struct chan_set *cs, uint32_t c, struct ft_sched_flow fl,
 			pd = d;
 		if ((own_s && ms->rail[s] != rail) || (own_d && md->rail[d] != rail))
 			fl.nic = (uint8_t)(1 + rail % FT_SPEC_MAX_NICS);
+		/* the receiving end named too where it is the second GPU, not on the NIC */
+		if (own_d && md->rail[d] != rail)
+			fl.nic |= FT_SCHED_NIC_IN;
 	}
 	if (cs->ring && (fl.src - bs) / ms->tray_gpus != rail / FT_SPEC_MAX_NICS) {
 		/* a rail of another tray of the NVLink domain: over NVLink to its proxy, whose

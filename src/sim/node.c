@@ -221,6 +221,7 @@ ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *
 		return -1;
 	for (k = 0; k < j; k++)
 		from_gpu->lat_s -= ft_topo_link(t, from_gpu->links[k])->lat_s;
+	from_gpu->lat_s = FT_MAX(from_gpu->lat_s, 0.0);
 	memmove(from_gpu->links, from_gpu->links + j,
 	        (from_gpu->nlinks - j) * sizeof(uint32_t));
 	from_gpu->nlinks -= j;
@@ -229,10 +230,12 @@ ft__sim_nic_leg(struct ft_path *from_gpu, uint32_t nic_v, const struct ft_topo *
 
 /*
  * The NIC vertex of @dst's node by which a flow leaving by NIC vertex @nic arrives where
- * that is not @dst's own: the NIC of @nic's index on @dst's node, where @dst is a GPU of
- * another node that reaches it by its own path (ft__sim_nic_own_reach(): a balanced tree's
- * second GPU receives through its channel's NIC over its PCIe switch, nccl.c
- * add_channel_flow()); UINT32_MAX otherwise.
+ * the flow names that NIC on the receiving node too (FT_SCHED_NIC_IN) and it is not @dst's
+ * own: the NIC of @nic's index on @dst's node, where @dst is a GPU of another node that
+ * reaches it by its own path (ft__sim_nic_own_reach(): a balanced tree's second GPU
+ * receives through its channel's NIC over its PCIe switch, nccl.c add_channel_flow());
+ * UINT32_MAX otherwise. Only a flow that names it: on a node whose GPUs reach every NIC
+ * over C2C any NIC passes the test, and a ring's flow arrives by the receiver's own.
  */
 static uint32_t
 far_nic(const struct ft_topo *t, uint32_t nic, uint32_t dst)
@@ -249,7 +252,8 @@ far_nic(const struct ft_topo *t, uint32_t nic, uint32_t dst)
 	return far;
 }
 
-/* Cut @leg after its link into vertex @v; -1 (left whole) when it does not reach @v. */
+/* Cut @leg after its link into vertex @v (its latency less the links cut, not below 0: an
+ * engine's leg may carry none); -1 (left whole) when it does not reach @v. */
 static int
 cut_after(struct ft_path *leg, uint32_t v, const struct ft_topo *t)
 {
@@ -261,6 +265,7 @@ cut_after(struct ft_path *leg, uint32_t v, const struct ft_topo *t)
 		return -1;
 	for (k = j + 1; k < leg->nlinks; k++)
 		leg->lat_s -= ft_topo_link(t, leg->links[k])->lat_s;
+	leg->lat_s = FT_MAX(leg->lat_s, 0.0);
 	leg->nlinks = j + 1;
 	return 0;
 }
@@ -269,26 +274,40 @@ int
 ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t dst, uint32_t qp,
                   ft__sim_leg_fn *leg_fn, void *ud, struct ft_path *path, struct ft_error *err)
 {
-	uint32_t g = ft__sim_nic_gpu(t, nic), far = far_nic(t, nic, dst);
+	bool named_in = nic != UINT32_MAX && (nic & FT_SIM_NIC_IN);
+	uint32_t g, far;
 	struct ft_path leg = { 0 }, in = { 0 };
-	int rc = leg_fn(ud, src, nic, qp, path, err);
+	int rc;
 
+	nic = FT_SIM_NIC_VERTEX(nic);
+	g = ft__sim_nic_gpu(t, nic);
+	far = named_in ? far_nic(t, nic, dst) : UINT32_MAX;
+	rc = leg_fn(ud, src, nic, qp, path, err);
 	if (rc < 0)
 		return rc;
 	if (g != UINT32_MAX && far != UINT32_MAX) {
 		/* into the far NIC as its GPU's route from the NIC's GPU, then @dst's own path
-		 * from it; where either is missing, as a flow into @dst's own NIC below */
-		struct ft_error scratch = { 0 };
+		 * from it; where either is missing, as a flow into @dst's own NIC below. The
+		 * first leg's error (a link down kept) is the flow's only where a link down is
+		 * among the links kept: not the part cut off before the NIC or after the far
+		 * NIC */
+		struct ft_error s1 = { 0 }, s2 = { 0 };
 
-		if (leg_fn(ud, g, ft__sim_nic_gpu(t, far), qp, &leg, &scratch) >= 0 &&
+		if (leg_fn(ud, g, ft__sim_nic_gpu(t, far), qp, &leg, &s1) >= 0 &&
 		    ft__sim_nic_leg(&leg, nic, t) == 0 && cut_after(&leg, far, t) == 0 &&
-		    leg_fn(ud, far, dst, qp, &in, &scratch) >= 0 &&
+		    leg_fn(ud, far, dst, qp, &in, &s2) >= 0 &&
 		    leg.nlinks + in.nlinks <= FT_PATH_MAX) {
+			bool dead = false;
+
+			for (uint32_t j = 0; s1.code && j < leg.nlinks; j++)
+				dead |= !(ft_topo_link_scale(t, leg.links[j]) > 0);
 			memcpy(leg.links + leg.nlinks, in.links, in.nlinks * sizeof(uint32_t));
 			leg.nlinks += in.nlinks;
 			leg.lat_s += in.lat_s;
-			if (scratch.code)
-				*err = scratch;
+			if (dead)
+				*err = s1;
+			else if (s2.code)
+				*err = s2;
 			goto joined;
 		}
 	}

@@ -274,17 +274,6 @@ route_dead(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t qp, struct 
 	return 0;
 }
 
-/*
- * The path of a flow from @src to @dst on QP @fqp through its PXN proxy @via
- * (ft__sim_pxn_proxy_in()): its source to the
- * proxy over NVLink, then the proxy's route to the receiver (the proxy's NIC, the
- * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
- * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
- * leg hashes as a QP of its own per sender (NCCL's proxy connects per peer and channel),
- * on the same NIC lane. A flow that leaves by another NIC than its GPU's (struct pk_flow nic)
- * takes the same two legs with that NIC as @via: its GPU's path to it, then its route.
- * Into @path; FT_ERANGE past FT_PATH_MAX links.
- */
 /* The packet engine's one leg of a route (ft__sim_leg_fn): hashed by @ud's choose_ctx, and,
  * where no live path is left, route_dead()'s. */
 static int
@@ -296,19 +285,31 @@ pk_leg(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path, stru
 	return rc < 0 ? route_dead(cc->e, a, b, qp, cc, path, err) : rc;
 }
 
+/*
+ * The path of a flow from @src to @dst on QP @fqp through its PXN proxy @via
+ * (ft__sim_pxn_proxy_in()): its source to the
+ * proxy over NVLink, then the proxy's route to the receiver (the proxy's NIC, the
+ * receiver's rail), as the flow engine routes a PXN send (engine_flow.c pxn_path()): one
+ * flow over both legs, since NCCL's proxy forwards each chunk as it lands. The proxy's
+ * leg hashes as a QP of its own per sender (NCCL's proxy connects per peer and channel),
+ * on the same NIC lane. A flow that leaves by another NIC than its GPU's (struct pk_flow nic)
+ * takes the same two legs with that NIC as @via: its GPU's path to it, then its route.
+ * Into @path; FT_ERANGE past FT_PATH_MAX links.
+ */
 static int
 route_via(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t fqp, uint32_t via,
           struct choose_ctx *cc, struct ft_path *path, struct ft_error *err)
 {
 	struct ft_path leg;
-	uint32_t qp = fqp + (ft_topo_vertex(e->topo, src)->local + 1) * 1024u *
-	                            ft__sim_gpu_lanes(e->topo, via);
+	uint32_t qp;
 	int rc;
 
 	/* a NIC of the source's node, not a proxy: the three engines' rule, the flow's own QP
 	 * on */
-	if (ft_topo_vertex(e->topo, via)->kind == FT_V_NIC)
+	if (ft_topo_vertex(e->topo, FT_SIM_NIC_VERTEX(via))->kind == FT_V_NIC)
 		return ft__sim_nic_route(e->topo, src, via, dst, fqp, pk_leg, cc, path, err);
+	qp = fqp + (ft_topo_vertex(e->topo, src)->local + 1) * 1024u *
+	                   ft__sim_gpu_lanes(e->topo, via);
 	if ((rc = pk_leg(cc, src, via, fqp, path, err)) < 0 ||
 	    (rc = pk_leg(cc, via, dst, qp, &leg, err)) < 0)
 		return rc;
@@ -342,7 +343,8 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
 	                                    f->pxn - 1u)
 	               : f->nic ? ft_topo_nic(e->topo, ft_topo_vertex(e->topo, f->src)->node,
-	                                      f->nic - 1u)
+	                                      f->nic - 1u) |
+	                                  (f->nic_in ? FT_SIM_NIC_IN : 0)
 	                        : UINT32_MAX;
 	int rc;
 

@@ -653,6 +653,8 @@ struct pk_flow {
 	/* 1 + the NIC of its source's node it leaves by where that is not its GPU's own
 	 * (ft__sim_flow_nic()), its GPU's path to that NIC first (pkt_flow.c route_via()); 0 */
 	uint8_t nic : 6;
+	/* it names that NIC on the receiving node too (FT_SCHED_NIC_IN, ft__sim_nic_route()) */
+	uint8_t nic_in : 1;
 	uint8_t retries; /* retransmit timeouts in a row without progress (ev_rto) */
 	bool wnd_held : 1; /* TCP: out of its ring, its window full until an ACK opens it */
 	/* an NCCL send through its PXN proxy (ft__sim_pxn_proxy_in() of its ends among the

@@ -230,6 +230,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 	f.dst = dst;
 	f.pxn = pxn & 31u;
 	f.nic = nic & 63u;
+	f.nic_in = (nic & FT_SCHED_NIC_IN) != 0;
 	f.task = (uint32_t)t;
 	f.npkts = (uint32_t)((bytes + e->mtu - 1) / e->mtu);
 	f.last_payload = (uint16_t)(bytes - (uint64_t)(f.npkts - 1) * e->mtu);

@@ -427,8 +427,12 @@ int ft__sim_flow_ends(const struct ft_topo *topo, const struct ft_schedule *sc,
  * where the flow names one (struct ft_sched_flow nic) and its ends talk over the network:
  * the flow's path is then @a's own path to that NIC and the NIC's route to @b (a ring's
  * sender that NCCL sends through its channel's NIC by PCIe or C2C, nccl.c
- * add_channel_flow()); UINT32_MAX otherwise.
+ * add_channel_flow()); UINT32_MAX otherwise. Where the flow names the NIC on the receiving
+ * node too (FT_SCHED_NIC_IN), the vertex carries FT_SIM_NIC_IN, which ft__sim_nic_route()
+ * reads; strip it (FT_SIM_NIC_VERTEX()) before any other use.
  */
+#define FT_SIM_NIC_IN 0x80000000u
+#define FT_SIM_NIC_VERTEX(v) ((v) == UINT32_MAX ? (v) : (v) & ~FT_SIM_NIC_IN)
 uint32_t ft__sim_flow_nic(const struct ft_topo *topo, const struct ft_sched_flow *fl, uint32_t a,
                           uint32_t b);
 /* 1 + the NIC flow @fl from @a to @b leaves by where ft__sim_flow_nic() gives one, else 0
@@ -573,8 +577,12 @@ typedef int ft__sim_leg_fn(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct
  * own path to the NIC (its PCIe switch, or C2C and its CPU), then, on the same QP, the route
  * of the NIC's GPU (ft__sim_nic_gpu(): hashed as its connection, as the PXN relay through
  * that GPU was) from the NIC on; where that GPU has none through the NIC (its route into a
- * scratch error), the NIC's own route, whose error is the one reported. Into @path; FT_ERANGE
- * past FT_PATH_MAX links.
+ * scratch error), the NIC's own route, whose error is the one reported. Where @nic carries
+ * FT_SIM_NIC_IN (the flow names the NIC on the receiving node too) and @dst is a GPU of
+ * another node under that node's NIC of the same index, not its own (node.c far_nic()): the
+ * NIC's GPU's route up to that far NIC, then the far NIC's path to @dst; a link down kept on
+ * the first of those counts (@err) only where it is among the links kept. Into @path;
+ * FT_ERANGE past FT_PATH_MAX links.
  */
 int ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint32_t dst,
                       uint32_t qp, ft__sim_leg_fn *leg_fn, void *ud, struct ft_path *path,

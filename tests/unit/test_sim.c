@@ -3585,11 +3585,14 @@ named_send(const struct ft_engine_ops *eng, struct ft_topo *t, uint32_t *ends, u
 }
 
 /* A leg router for ft__sim_nic_route(): ft__sim_route(), refusing routes from @refuse[0..1]
- * (FT_ENOENT naming the vertex) and keeping, with an error, the route from @dead. */
+ * (FT_ENOENT naming the vertex) and keeping, with an error, the route from @dead and any
+ * route over a link down in @down (as the packet engine keeps one); with @zero_lat, no
+ * latency (as the flow engine's legs). */
 struct nic_leg_ctx {
-	const struct ft_topo *t;
+	const struct ft_topo *t, *down;
 	struct ft_sim_cfg cfg;
 	uint32_t refuse[2], dead;
+	bool zero_lat;
 };
 
 static int
@@ -3602,8 +3605,13 @@ nic_leg_test(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path
 		return ft_error_set(err, FT_ENOENT, "refused from %u", a);
 	if (ft__sim_route(x->t, &x->cfg, a, b, qp, NULL, NULL, path, err) < 0)
 		return err->code;
+	if (x->zero_lat)
+		path->lat_s = 0;
 	if (a == x->dead)
 		ft_error_set(err, FT_ENOENT, "dead from %u", a);
+	for (uint32_t j = 0; x->down && j < path->nlinks; j++)
+		if (!(ft_topo_link_scale(x->down, path->links[j]) > 0))
+			ft_error_set(err, FT_ENOENT, "dead link %u", path->links[j]);
 	return 0;
 }
 
@@ -3691,12 +3699,15 @@ test_nic_route_one_rule(void **state)
 	assert_string_equal(err.msg, want);
 
 	/* into a GPU under the named NIC's switch on the far node, not on that NIC (a
-	 * balanced tree's second GPU receiving): node 0's GPU 0 naming its NIC 0 toward node
-	 * 1's GPU 1 arrives by node 1's NIC 0 and its PCIe switch, NIC 1 untouched, no NVLink */
+	 * balanced tree's second GPU receiving, the NIC named there too: FT_SIM_NIC_IN):
+	 * node 0's GPU 0 naming its NIC 0 toward node 1's GPU 1 arrives by node 1's NIC 0
+	 * and its PCIe switch, NIC 1 untouched, no NVLink */
 	x.refuse[0] = UINT32_MAX;
 	nic = ft_topo_nic(t, 0, 0);
 	err = (struct ft_error){ 0 };
-	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(ft__sim_nic_route(t, src, nic | FT_SIM_NIC_IN, dst, 7, nic_leg_test, &x,
+	                                   &p, &err),
+	                 0);
 	{
 		bool in0 = false;
 
@@ -3711,6 +3722,98 @@ test_nic_route_one_rule(void **state)
 		assert_true(in0);
 		assert_int_equal(ft_topo_link(t, p.links[p.nlinks - 1])->dst, dst);
 	}
+	/* the same NIC named on the sending side alone (a ring's flow): not rerouted at its
+	 * far end, it arrives by node 1's NIC 1, GPU 1's own, as the NIC's route gives it */
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic, dst, 7, nic_leg_test, &x, &p, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, src, nic, 7, NULL, NULL, &own, &err), 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, src, dst, 7, NULL, NULL, &from_gpu, &err), 0);
+	assert_int_equal(ft__sim_nic_leg(&from_gpu, nic, t), 0);
+	assert_path_joins(&p, &own, &from_gpu);
+	{
+		bool in1 = false;
+
+		for (j = 0; j < p.nlinks; j++) {
+			const struct ft_link *lk = ft_topo_link(t, p.links[j]);
+
+			in1 |= lk->dst == ft_topo_nic(t, 1, 1);
+			assert_int_not_equal(lk->dst, ft_topo_nic(t, 1, 0));
+		}
+		assert_true(in1);
+	}
+	ft_topo_free(t);
+}
+
+/*
+ * The far end of a named NIC's route (ft__sim_nic_route() with FT_SIM_NIC_IN) on two DGX
+ * H100, node 0's GPU 0 by its NIC 0 into node 1's GPU 1 by node 1's NIC 0: the route
+ * toward node 1's GPU 0 is cut after that NIC, so a link down past the cut (node 1's PCIe
+ * switch into GPU 0) is no error of the flow, while one kept (the fabric's link into node
+ * 1's NIC 0) is; with legs of no latency (the flow engine's) the route's latency stays 0,
+ * not below.
+ */
+static void
+test_nic_route_far_end(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL, *down = NULL;
+	struct ft_path p, whole;
+	struct nic_leg_ctx x = { .refuse = { UINT32_MAX, UINT32_MAX }, .dead = UINT32_MAX };
+	uint32_t src, dst, nic, far, cut = UINT32_MAX, kept = UINT32_MAX, j;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	x.t = t;
+	ft_sim_cfg_init(&x.cfg);
+	src = ft_topo_gpu(t, 0, 0);
+	dst = ft_topo_gpu(t, 1, 1);
+	nic = ft_topo_nic(t, 0, 0);
+	far = ft_topo_nic(t, 1, 0);
+	assert_int_equal(ft__sim_route(t, &x.cfg, src, ft_topo_gpu(t, 1, 0), 7, NULL, NULL,
+	                               &whole, &err),
+	                 0);
+	for (j = 0; j < whole.nlinks; j++)
+		if (ft_topo_link(t, whole.links[j])->dst == far)
+			kept = whole.links[j];
+	cut = whole.links[whole.nlinks - 1];
+	assert_int_not_equal(kept, UINT32_MAX);
+	assert_int_equal(ft_topo_link(t, cut)->dst, ft_topo_gpu(t, 1, 0));
+
+	for (int k = 0; k < 2; k++) {
+		uint32_t l = k ? kept : cut;
+
+		assert_int_equal(ft_topo_build(&spec, &down, &err), 0);
+		assert_int_equal(ft_topo_set_link_scale(down, l, 0), 0);
+		x.down = down;
+		err = (struct ft_error){ 0 };
+		assert_int_equal(ft__sim_nic_route(down, src, nic | FT_SIM_NIC_IN, dst, 7,
+		                                   nic_leg_test, &x, &p, &err),
+		                 0);
+		for (j = 0; j < p.nlinks; j++)
+			assert_int_not_equal(p.links[j], cut);
+		assert_int_equal(ft_topo_link(t, p.links[p.nlinks - 1])->dst, dst);
+		if (k) {
+			snprintf(want, sizeof(want), "dead link %u", kept);
+			assert_string_equal(err.msg, want);
+		} else {
+			assert_int_equal(err.code, 0);
+		}
+		ft_topo_free(down);
+		down = NULL;
+	}
+
+	x.down = NULL;
+	x.zero_lat = true;
+	err = (struct ft_error){ 0 };
+	assert_int_equal(ft__sim_nic_route(t, src, nic | FT_SIM_NIC_IN, dst, 7, nic_leg_test, &x,
+	                                   &p, &err),
+	                 0);
+	assert_int_equal(err.code, 0);
+	assert_true(p.lat_s == 0);
 	ft_topo_free(t);
 }
 
@@ -3752,7 +3855,7 @@ tree_nvlink_bytes(const char *spec, const char *eng)
  * the first GPU, child 0 on the second; paths.cc adds no PXN step for a GPU under the NIC's
  * own switch). On 2 and 4 DGX H100 and DGX A100 nodes, 8 channels, channel c on rail c
  * (nccl.c tree_second(), add_channel_flow()): the chain starts c, c ^ 1 and walks on by
- * neighbours; every flow between nodes runs between GPUs c and c ^ 1 of the two nodes, names
+ * neighbours, ending on c - 1 for even c, c + 1 for odd c; every flow between nodes runs between GPUs c and c ^ 1 of the two nodes, names
  * NIC c where either end is GPU c ^ 1 (no relay leg: its own PCIe path, both ends), none
  * where both are GPU c; on 2 nodes no flow touches GPU c ^ 1 (ncclGetBtree(): node 0's one
  * child is its child 1, on the first GPU), on 4 some do. In the flow, packet and ideal
@@ -3779,6 +3882,7 @@ test_tree_second_gpu_by_its_nic(void **state)
 			struct ft_cluster_spec spec;
 			struct ft_schedule s, out;
 			uint32_t first[5], n, second = 0, pair[8] = { 0 };
+			uint8_t edges[8] = { 0 };
 			char name[32];
 
 			snprintf(name, sizeof(name), "%s:%u", presets[k], nn);
@@ -3803,15 +3907,24 @@ test_tree_second_gpu_by_its_nic(void **state)
 					assert_true((g + 1) % 8 == d || (d + 1) % 8 == g);
 					if ((g == r && d == (r ^ 1)) || (d == r && g == (r ^ 1)))
 						pair[r]++;
+					/* edge i joins GPUs i and i + 1 */
+					edges[r] |= (uint8_t)(1u << ((g + 1) % 8 == d ? g : d));
 					continue;
 				}
 				assert_true(g == r || g == (r ^ 1));
 				assert_true(d == r || d == (r ^ 1));
-				assert_int_equal(fl->nic, g == r && d == r ? 0 : r + 1);
+				assert_int_equal(fl->nic & ~FT_SCHED_NIC_IN, g == r && d == r ? 0 : r + 1);
+				/* named on the receiving node where that end is the second GPU */
+				assert_int_equal((fl->nic & FT_SCHED_NIC_IN) != 0, d != r);
 				second += g != r || d != r;
 			}
-			for (uint32_t r = 0; r < 8; r++)
+			/* the full order: the chain of 8 on the ring of neighbours lacks only the
+			 * edge between r and its end, r - 1 for even r (r, r + 1, ..., r - 1),
+			 * r + 1 for odd r (r, r - 1, ..., r + 1) */
+			for (uint32_t r = 0; r < 8; r++) {
 				assert_true(pair[r] > 0);
+				assert_int_equal(edges[r], (uint8_t)~(1u << (r % 2 ? r : (r + 7) % 8)));
+			}
 			assert_true(nn == 2 ? second == 0 : second > 0);
 			ft_schedule_release(&out);
 			ft_schedule_release(&s);
@@ -5457,6 +5570,7 @@ main(void)
 		cmocka_unit_test(test_pxn_proxy_routes),
 		cmocka_unit_test(test_flow_leaves_by_named_nic),
 		cmocka_unit_test(test_nic_route_one_rule),
+		cmocka_unit_test(test_nic_route_far_end),
 		cmocka_unit_test(test_tree_second_gpu_by_its_nic),
 		cmocka_unit_test(test_pxn_adaptive_flow),
 		cmocka_unit_test(test_pxn_proxy_job_gpus),
