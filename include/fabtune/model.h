@@ -128,9 +128,9 @@ struct ft_model_links {
 	uint32_t domain_nodes;
 	/* Host cost of each network message through a hypervisor (spec nics.vm_overhead). */
 	double vm_msg_s;
-	/* A send between nodes over EFA waits, before its first write, for the receiver's
-	 * control message (aws-ofi-nccl's RDMA protocol, ft_model_efa_rdv_s()); 0 elsewhere
-	 * and on one node. */
+	/* The most a send/recv or all-to-all between nodes waits, once, before its first
+	 * write for the receiver's control message (spec nics.rendezvous,
+	 * ft_model_efa_rdv_s()); 0 where the node gives none and on one node. */
 	double rdv_s;
 	/* The network plugin's reported latency (spec nics.net_latency), 0 on one node: where
 	 * given it is NCCL's latencyInter in place of fabric_lat_s. */
@@ -243,12 +243,11 @@ FT_API void ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch
 FT_API double ft_model_link_efficiency(const struct ft_cluster_spec *spec, int link_kind);
 
 /*
- * The wait of aws-ofi-nccl's RDMA protocol before a send's first write between nodes of
- * @spec, seconds: the receiver's irecv sends a control message (its buffer's address and
- * keys) and the sender's write waits for it, so each send crosses the network once more
- * before its data; one message at the plugin's own price on p5/p5e, 20 us of network
- * latency plus 3 us of completion (docs/presets.md PS-EFA-RDV). 0 on fabrics other than
- * EFA.
+ * The most a send/recv or an all-to-all between nodes of @spec waits, once, before its
+ * first write for the receiver's control message, seconds: the node's nics.rendezvous
+ * (aws-ofi-nccl's RDMA protocol; aws-p5, aws-p5e: one message at the plugin's own p5/p5e
+ * price, 20 us of network latency plus 3 us of completion, docs/presets.md PS-EFA-RDV).
+ * 0 where the node gives none, as on every fabric but those presets'.
  */
 FT_API double ft_model_efa_rdv_s(const struct ft_cluster_spec *spec);
 
@@ -1031,9 +1030,9 @@ struct ft_model_explain {
 	 * here (links net_flush false, Simple across nodes), seconds: the time leaves it
 	 * out; 0 where none. */
 	double unflushed_s;
-	/* The part of the pick's latency that is the rendezvous over EFA (links rdv_s: once
-	 * per window of an all-to-all's network sends, once for a send/recv), seconds; 0
-	 * where none. */
+	/* The latency the time adds to the tuner's estimate for the rendezvous (links
+	 * rdv_s: once for a send/recv or an all-to-all between nodes), seconds; 0 where none
+	 * and with --tuner-only. */
 	double rdv_s;
 	/* The pick's algorithm bandwidth once the per-channel caps NCCL's tuner reads on its
 	 * search graph's channels (graph_nchannels) are read on the channels the kernel runs

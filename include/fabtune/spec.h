@@ -157,6 +157,10 @@ struct ft_node_spec {
 	 * between nodes, twice for Simple; 0 for NCCL's own IB and socket transports,
 	 * which report none. */
 	double net_lat_s;
+	/* The wait before a send's first write between nodes for the receiver's control
+	 * message (nics.rendezvous; aws-ofi-nccl's RDMA protocol on AWS p5/p5e: 23 us, an
+	 * upper bound); 0 where the transport sends without one, the default. */
+	double rdv_s;
 	/* NCCL_BUFFSIZE as the node's jobs run with it (nccl.buffsize), bytes: the Simple
 	 * protocol's buffer per connection, cut into NCCL_STEPS (8) slots, that sets the
 	 * Simple chunk of every collective (kb ENV-BUFFSIZE); 0: NCCL's default, 4 MiB

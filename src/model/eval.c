@@ -840,11 +840,15 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		if (ex)
 			ex->p2p_window_Bps = w;
 	}
-	if (ex && l.rdv_s > 0) {
-		double lf, bf;
+	/* The rendezvous (links rdv_s): a wait of the run NCCL's tuner does not price, so the
+	 * time adds it and the pick stands (model/tuner.c ft__model_rdv_lat_s()). */
+	if (!q->tuner_only && l.rdv_s > 0) {
+		double rdv = ft__model_rdv_lat_s(&l, q->op, best_a, q->bytes), lf, bf;
 
 		ft__model_factors(&l, q->op, best_a, best_p, q->bytes, &lf, &bf);
-		ex->rdv_s = ft__model_rdv_lat_s(&l, q->op, best_a, q->bytes) * lf;
+		best_c.lat_s += rdv;
+		if (ex)
+			ex->rdv_s = rdv * lf;
 	}
 	if (ex && best_a == FT_ALGO_NVLS && l.nnodes > 1)
 		ex->nvls_net.nchannels = ft__model_nvls_net_terms(&l, &ex->nvls_net.bw_intra_Bps,

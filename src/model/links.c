@@ -389,20 +389,16 @@ wire_tech(const struct ft_cluster_spec *s)
 #define EFA_ACHIEVED_SHARE (3108.283 / 3200.0)
 
 /*
- * aws-ofi-nccl's RDMA protocol (the one its platform table gives p5/p5e): recv() sends the
- * sender a control message, and send() writes only once that message is in its message
- * buffer (src/nccl_ofi_rdma.cpp recv(), send(), v1.16.3). The plugin's tuner model prices
- * one message between two p5 instances at net_lat 20 us ("8B RDMA w/imm") and a completion
- * handed to the host at 3 us (src/tuner/nccl_ofi_model.cpp model_platform_params,
- * include/nccl_ofi_param.h TUNER_NET_COMP_OVERHEAD; docs/presets.md PS-EFA-RDV).
+ * aws-ofi-nccl's RDMA protocol: recv() sends the sender a control message, and send()
+ * writes only once that message is in its message buffer (src/nccl_ofi_rdma.cpp recv(),
+ * send(), v1.16.3). The protocol is the plugin's platform's, not the fabric's: the node's
+ * nics.rendezvous (aws-p5, aws-p5e: 23 us; docs/presets.md PS-EFA-RDV), 0 elsewhere, as
+ * on the instances the plugin runs SENDRECV on.
  */
-#define EFA_RDV_NET_S  20e-6
-#define EFA_RDV_COMP_S 3e-6
-
 double
 ft_model_efa_rdv_s(const struct ft_cluster_spec *spec)
 {
-	return wire_tech(spec) == FT_TECH_EFA ? EFA_RDV_NET_S + EFA_RDV_COMP_S : 0;
+	return spec->node.rdv_s;
 }
 
 /* Payload share of a packet of the fabric's MTU (kb IB-MTU, ROCE-WIRE); EFA's achieved. */

@@ -155,8 +155,8 @@ double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_alg
  * ppn (n - ppn) / n of S a node sends across nodes, before the protocol's efficiency; 0 on
  * one node. */
 double ft__model_a2a_net_s(const struct ft_model_links *l);
-/* The rendezvous over EFA (links rdv_s) the latency of @op by @a of @bytes holds: once
- * per window of an all-to-all's network sends, once for a send/recv; 0 elsewhere. */
+/* The rendezvous (links rdv_s) the time of @op by @a of @bytes adds to the tuner's
+ * latency: at most once for a send/recv or an all-to-all between nodes; 0 elsewhere. */
 double ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                            uint64_t bytes);
 /* The factors ft__model_time() applies to the latency and the bandwidth at @bytes. */

@@ -346,7 +346,8 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 	if (l->net_lat_s > 0)
 		ft_strbuf_addf(sb, ", network plugin latency %.2f us", l->net_lat_s * 1e6);
 	if (l->rdv_s > 0 && (r->op == FT_OP_ALLTOALL || r->op == FT_OP_SENDRECV))
-		ft_strbuf_addf(sb, ", rendezvous %.2f us a window of sends", l->rdv_s * 1e6);
+		ft_strbuf_addf(sb, ", rendezvous at most %.2f us once %s", l->rdv_s * 1e6,
+		               r->op == FT_OP_SENDRECV ? "a send" : "an all-to-all");
 	ft_strbuf_adds(sb, "\n#\n");
 	if (ex->pick < ex->ncandidates) {
 		const struct ft_model_candidate *k = &ex->cand[ex->pick];
@@ -361,10 +362,6 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 		if (k->lat_factor != 1.0)
 			ft_strbuf_addf(sb, ", x %.2f (ring plateau: the pick's, not the time's)",
 			               k->lat_factor);
-		if (ex->rdv_s > 0)
-			ft_strbuf_addf(sb,
-			               ", of them %.2f us the rendezvous over EFA (%.0f x %.2f us)",
-			               ex->rdv_s * 1e6, ex->rdv_s / l->rdv_s, l->rdv_s * 1e6);
 		ft_strbuf_addf(sb, "\n#    bandwidth   %.2f GB/s algorithm bandwidth", k->bw_Bps / 1e9);
 		if (k->bw_factor != 1.0)
 			ft_strbuf_addf(sb, " x %.2f (tree correction at this size)", k->bw_factor);
@@ -423,6 +420,11 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			ft_strbuf_addf(sb, "#    flush       none here (Hopper or later, x86 host): the time "
 			               "leaves out the tuner's %.2f us for it\n",
 			               ex->unflushed_s * 1e6);
+		if (ex->rdv_s > 0)
+			ft_strbuf_addf(sb, "#    rendezvous  the time adds %.2f us the tuner does not "
+			               "price: the first write waits for the receiver's control "
+			               "message\n",
+			               ex->rdv_s * 1e6);
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
 		if (r->calibrated)

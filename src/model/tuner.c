@@ -1386,8 +1386,6 @@ rdv_wait(const struct ft_model_links *l, const struct ft_model_p2p_chunking *ch,
  * so they end together and then pay their per-message cost together: the
  * phase moves its bytes at the link's rate and pays that cost once per
  * window, ceil((m - 1) / W) times (docs/internals/model.md, "All-to-all").
- * Over EFA each window's sends first wait for their receivers' control
- * messages (links rdv_s, aws-ofi-nccl's RDMA protocol): once more per window.
  */
 static double
 a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t per_pair,
@@ -1406,9 +1404,22 @@ a2a_fixed(const struct ft_model_links *l, enum ft_proto p, uint32_t m, uint64_t 
 	if (!net && l->nnodes > 1 && p == FT_PROTO_SIMPLE)
 		p = ch.proto;
 	h = ring_floor(l, p, hop_lats(l, FT_ALGO_RING, p));
-	return w * (net ? h.inter + rdv_wait(l, &ch, per_pair) : h.intra);
+	return w * (net ? h.inter : h.intra);
 }
 
+/*
+ * Once an op, an upper bound. NCCL's receiving proxy posts its irecvs when the op starts,
+ * up to maxDepth steps ahead, without waiting on the GPU (recvProxyProgress(), and the
+ * plugin's recv() sends the control message at once), while the sender's isend waits for
+ * the GPU to fill the slot (sendProxyProgress(); src/transport/net.cc, v2.27.7-1). The
+ * first control message crosses while the sender's GPU fills its first chunk, so at most
+ * the whole message is exposed; the later windows' peers are proxy ops of the same launch,
+ * their control messages already there. Collectives go through the same isend/irecv but
+ * their price is the plugin's own: its tuner charges no rendezvous
+ * (src/tuner/nccl_ofi_model.cpp, num_internode_steps * net_lat), and the published p5
+ * all-gathers fit the 75 us step with none (docs/presets.md PS-EFA-NETLAT, PS-EFA-RDV).
+ * Send/recv and all-to-all have no price from it: NCCL's tuner prices collectives only.
+ */
 double
 ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                     uint64_t bytes)
@@ -1423,9 +1434,9 @@ ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 		ft__model_p2p_chunking(l, bytes, true, &ch);
 		return rdv_wait(l, &ch, bytes);
 	}
-	if (op != FT_OP_ALLTOALL)
+	if (op != FT_OP_ALLTOALL || !(a2a_windows(l, m, per_pair, true, &ch) > 0))
 		return 0;
-	return a2a_windows(l, m, per_pair, true, &ch) * rdv_wait(l, &ch, per_pair);
+	return rdv_wait(l, &ch, per_pair);
 }
 
 /*
@@ -1492,11 +1503,7 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, uint64_t bytes,
 	}
 	if (p == FT_PROTO_LL)
 		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);
-	/* over EFA the send waits for its receiver's control message first (links rdv_s) */
-	c->lat_s = base_lat(l, FT_ALGO_RING, p) +
-	           (l->nnodes > 1 ? h.inter + ft__model_rdv_lat_s(l, FT_OP_SENDRECV, FT_ALGO_RING,
-	                                                          bytes) :
-	                            h.intra);
+	c->lat_s = base_lat(l, FT_ALGO_RING, p) + (l->nnodes > 1 ? h.inter : h.intra);
 }
 
 void

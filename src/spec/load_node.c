@@ -164,6 +164,7 @@ static const struct field nic_fields[] = {
 	{ "per_gpu", U32(node.nics_per_gpu, 1, FT_SPEC_MAX_NICS) },
 	{ "vm_overhead", SPEC_DURATION(node.vm_msg_s) },
 	{ "net_latency", SPEC_DURATION(node.net_lat_s) },
+	{ "rendezvous", SPEC_DURATION(node.rdv_s) },
 };
 
 /* The NCCL settings the node's jobs run with, by the name users set them by. */

@@ -22,6 +22,13 @@ struct cloud_preset {
 	uint32_t nnics;        /* scale-out NICs for GPU traffic */
 	uint32_t nics_per_gpu; /* NICs each GPU drives (NCCL puts channels on all) */
 	double net_lat_s;      /* the network plugin's reported latency (PS-EFA-NETLAT) */
+	/* The wait for the receiver's control message before a send's first write
+	 * (PS-EFA-RDV): aws-ofi-nccl gives its RDMA protocol, the one with that message,
+	 * to p5/p5e, p5en and later and trn2 only (src/platform-aws.cpp, v1.16.3), and its
+	 * tuner model prices one p5/p5e message at net_lat 20 us plus a completion handed to
+	 * the host at 3 us (src/tuner/nccl_ofi_model.cpp model_platform_params,
+	 * include/nccl_ofi_param.h TUNER_NET_COMP_OVERHEAD). */
+	double rdv_s;
 	/* The instance's host CPUs where they differ from the board preset's (PS-EFA-CPU),
 	 * else FT_CPU_VENDOR_UNKNOWN: the board's. */
 	enum ft_cpu_vendor cpu_vendor;
@@ -39,11 +46,11 @@ struct cloud_preset {
 static const struct cloud_preset cloud_presets[] = {
 	/* PS-EFA: p5.48xlarge, 8x H100 80GB, 32 network cards, 3,200 Gb/s */
 	{ "aws-p5", "AWS p5.48xlarge: 8x H100-SXM5 80GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
-	  "dgx-h100", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20,
+	  "dgx-h100", "EFA", "efa100", 32, 4, 75e-6, 23e-6, FT_CPU_VENDOR_AMD, 8u << 20,
 	  512u << 10, 512u << 10 },
 	/* PS-EFA: p5e.48xlarge, 8x H200 141GB, the same 32 cards */
 	{ "aws-p5e", "AWS p5e.48xlarge: 8x H200-SXM 141GB, NVLink 4, 32x EFA 100G (4 per GPU, SRD)",
-	  "hgx-h200", "EFA", "efa100", 32, 4, 75e-6, FT_CPU_VENDOR_AMD, 8u << 20,
+	  "hgx-h200", "EFA", "efa100", 32, 4, 75e-6, 23e-6, FT_CPU_VENDOR_AMD, 8u << 20,
 	  512u << 10, 512u << 10 },
 	/* PS-TCPX: a3-highgpu-8g, 4 GPU NICs of 200 Gb/s (GPUDirect-TCPX) */
 	{ "gcp-a3-high",
@@ -89,6 +96,7 @@ place_nics(const struct cloud_preset *c, const struct ft_link_preset *lp, struct
 	n->nic_Bps = lp->rate_Bps;
 	n->lat_nic_s = lp->lat_nic_s;
 	n->net_lat_s = c->net_lat_s;
+	n->rdv_s = c->rdv_s;
 	n->nccl_buffsize = c->nccl_buffsize;
 	n->nccl_nvls_chunksize = c->nccl_nvls_chunksize;
 	n->nccl_nvlstree_max_chunksize = c->nccl_nvlstree_max_chunksize;

@@ -228,6 +228,29 @@ test_cloud_presets(void **state)
 		assert_true(fabs(s.node.net_lat_s - 35e-6) < 1e-15);
 		assert_int_equal(s.node.nnics, 32);
 	}
+	/* The rendezvous of aws-ofi-nccl's RDMA protocol (PS-EFA-RDV): 23 us on the p5 and
+	 * p5e presets, none on other nodes, the spec's own over the preset's. */
+	{
+		static const char y[] =
+		        "name: x\nnodes:\n  preset: aws-p5\n  nics: { rendezvous: 18us }\n";
+		static const char bad[] =
+		        "name: x\nnodes:\n  preset: aws-p5\n  nics: { rendezvous: soon }\n";
+		struct ft_cluster_spec s;
+
+		assert_int_equal(ft_spec_resolve("aws-p5", &s, &err), 0);
+		assert_true(fabs(s.node.rdv_s - 23e-6) < 1e-15);
+		assert_int_equal(ft_spec_resolve("aws-p5e", &s, &err), 0);
+		assert_true(fabs(s.node.rdv_s - 23e-6) < 1e-15);
+		assert_int_equal(ft_spec_resolve("gcp-a3-mega", &s, &err), 0);
+		assert_true(s.node.rdv_s == 0);
+		assert_int_equal(ft_spec_resolve("dgx-h100", &s, &err), 0);
+		assert_true(s.node.rdv_s == 0);
+		assert_int_equal(ft_spec_load_buffer(y, strlen(y), "t.yaml", &s, &err), 0);
+		assert_true(fabs(s.node.rdv_s - 18e-6) < 1e-15);
+		assert_int_equal(ft_spec_load_buffer(bad, strlen(bad), "t.yaml", &s, &err), FT_EPARSE);
+		assert_string_equal(err.msg, "t.yaml:4:23: nodes.nics.rendezvous: expected a duration "
+		                             "like 150ns or 2us, got 'soon'");
+	}
 }
 
 /*
@@ -903,7 +926,7 @@ static const struct bad_case {
 	  "t.yaml:4:16: nodes.pcie.gen: expected an integer from 1 to 6, got '7'" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { modl: CX7 }\n", FT_EPARSE,
 	  "t.yaml:4:11: nodes.nics.modl: unknown key (did you mean 'model'? expected one of: "
-	  "count, model, link, rate, latency, per_gpu, vm_overhead, net_latency)" },
+	  "count, model, link, rate, latency, per_gpu, vm_overhead, net_latency, rendezvous)" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  nics: { link: edr }\n", FT_EPARSE,
 	  "t.yaml:4:17: nodes.nics.link: expected a link preset (hdr, ndr, xdr, roce100, roce200, "
 	  "roce400, roce800, spcx400, efa100, tcpx200), got 'edr'" },
