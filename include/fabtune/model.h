@@ -476,15 +476,15 @@ struct ft_model_pipeline {
 	uint64_t loops;       /* chunks each pipeline moves one after another */
 	uint32_t stages;      /* hops a chunk crosses in sequence (1: none, a ring) */
 	double ramp_s;        /* pipeline fill: the first chunk through every stage */
-	/* Simple pipelines of stages (trees, chains, NVLS): one round (every pipe's chunk) at
-	 * the operation's pace, and the first round through every stage at the stages' rates
-	 * (ramp_s = fill_s - round_s where it is positive); 0 elsewhere */
-	double round_s, fill_s;
 	uint32_t net_hops;    /* of those stages, hops between nodes an LL or LL128 step
 	                       * crosses whole (the proxy sends it as one message) */
 	double messages;      /* network messages one channel's connections carry in series */
 	double proxy_s;       /* messages x the per-message cost: a floor under the time */
 	double launch_s;      /* host launch of one operation: a floor (0 with a CUDA graph) */
+	/* Simple pipelines of stages (trees, chains, NVLS): one round (every pipe's chunk) at
+	 * the operation's pace, and the first round through every stage at the stages' rates
+	 * (ramp_s = fill_s - round_s where it is positive); 0 elsewhere */
+	double round_s, fill_s;
 };
 
 /*

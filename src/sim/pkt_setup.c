@@ -742,11 +742,14 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
  * NA-MODEL). The ramp (the model's time for the first chunk through every stage of a chain
  * or tree before the last stage starts: 666 us of a 64 MiB tree all-reduce over 2
  * gcp-a3-mega, most of its time) is a fixed cost at the end of the op's last phase, after
- * its flows and step costs; the proxy's floor (a channel's network messages posted one
- * after another at a fixed cost each) makes the op's end a barrier after both that and a
- * barrier the proxy's time after its start (less NCCL's base latency, which the op's time
- * counts from before it). The engine's own slices fill the pipeline in a few of their
- * packet times, a small part of the model's ramp, which it adds whole. With chunking off,
+ * its flows and step costs, where the op's stages run unpaced; the proxy's floor (a
+ * channel's network messages posted one after another at a fixed cost each) makes the
+ * op's end a barrier after both that and a barrier the proxy's time after its start (less
+ * NCCL's base latency, which the op's time counts from before it). Unpaced, the engine's
+ * own slices fill the pipeline in a few of their packet times, a small part of the model's
+ * ramp, which it then adds whole; a plain Simple tree on NCCL's channels instead runs its
+ * first round at the model's fill (pkt_tree.c nccl_fill()), and one on forced channels its
+ * stages at the cap (cap_pace()): those pay their ramp in their own pacing. With chunking off,
  * ops whose end is not their last flow's and background patterns it pays neither, as
  * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
  * are its pipeline, and it adds neither term (the flow engine, which runs whole flows,
@@ -762,8 +765,9 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
 		return 0;
 	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL);
-	/* where the op's stages were paced at its cap (pkt_tree.c cap_pace()), they are its
-	 * ramp: the model's is not added */
+	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
+	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
+	 * is not added */
 	if (e->staged)
 		ramp_s = 0;
 	if (ramp_s > 0) {

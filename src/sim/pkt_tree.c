@@ -848,9 +848,14 @@ net_depths(struct tree_build *tb)
  * moves one chunk a stage; src/enqueue.cc: the chunk), so a round of the pipeline is those
  * chunks, the model's round; the phase's copies (two a channel of the schedule) stand for
  * k = launched / copies of NCCL's channels each, so a round is k of a copy's messages.
+ * (k is that quotient truncated: only whole channels a copy are covered; 24 launched over
+ * 16 copies, or fewer launched than copies, take k = 1.)
  * The first round goes through the stages at the model's stage rates: its fill_s over the
- * schedule's S stages (tree_depths()), F a stage, so message m < k of an edge at stage s
- * starts no earlier than (s + m / k) F; and, as the model adds its ramp to the loops' time
+ * schedule's S stages (tree_depths()), F a stage, so message m < k of an edge at stage
+ * s < S - 1 starts no earlier than (s + m / k) F; at the last stage the pace index m + s
+ * passes the fill's (S - 1) k (ft__pk_pace_at()), so message m there waits for (S - 1) F
+ * and m periods of the op's cap ((S - 1) F alone without one), not (S - 1 + m / k) F;
+ * and, as the model adds its ramp to the loops' time
  * at their rate, the loops after it start once that round has reached the last stage
  * ((S - 1) F), message m >= k no earlier than that plus (m - k + 1) periods of the op's
  * cap where it has one, the links holding them otherwise (pace_of()). So the op takes the

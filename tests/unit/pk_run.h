@@ -39,6 +39,10 @@ static uint32_t pk_run_rank1_start_ns;
 /* The channels forced on the next runs' ops (struct ft_sim_op nchannels; 0: NCCL's). */
 static uint32_t pk_run_nchannels;
 
+/* NCCL's tree correction on the next runs' schedules (struct ft_schedule tree_corr, its
+ * flows carrying 1 / it as ft__sim_nccl_efficiency() leaves them; 0: none). */
+static double pk_run_tree_corr;
+
 /* Run the op of @a over @n nodes, rank i on NIC 0 of node i, or with @gpn > 0 on GPU
  * i % gpn of node i / gpn (@gpn ranks a node), with @pc (NULL: defaults) and @qps per
  * connection (0: the default) under @routing, @nops times one after the other; @eager
@@ -66,6 +70,14 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 		r->ends[i] = gpn ? ft_topo_gpu(r->t, i / gpn, i % gpn) : ft_topo_nic(r->t, i, 0);
 	ft_schedule_init(&r->s);
 	assert_int_equal(ft_coll_schedule(a, &r->s, &err), 0);
+	if (pk_run_tree_corr > 0) {
+		r->s.tree_corr = pk_run_tree_corr;
+		for (size_t f = 0; f < r->s.flows.len; f++) {
+			struct ft_sched_flow *fl = ft_vec_at(&r->s.flows, f);
+
+			fl->bytes = (uint64_t)((double)fl->bytes / pk_run_tree_corr + 0.5);
+		}
+	}
 	for (size_t f = 0; f < r->s.flows.len && pk_run_rank1_start_ns; f++) {
 		struct ft_sched_flow *fl = ft_vec_at(&r->s.flows, f);
 

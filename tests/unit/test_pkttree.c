@@ -247,19 +247,30 @@ test_chain_starts_at_root(void **state)
 /*
  * The fill of run @r's plain tree on NCCL's channels (pkt_tree.c nccl_fill()): the model's
  * pipeline for its op (ft__sim_pipe_model()), F its fill over the schedule's @S stages
- * (the time of a round through a stage) and k its launched channels over the tree's 2
- * copies (a round is k messages of a copy).
+ * (the time of a round through a stage) and k its launched channels over the phase's
+ * copies, its largest pipe (a round is k messages of a copy; whole channels a copy, the
+ * case nccl_fill() covers).
  */
 static void
 tree_fill(const struct pk_run *r, uint32_t S, double *F, uint32_t *k)
 {
 	struct ft_sim_op op = { .sched = &r->s, .rank_gpu = r->ends };
+	const struct ft_sched_phase *ph = ft_sched_phase_at(&r->s, 0);
 	struct ft_model_pipeline pl;
+	uint32_t pipes = 0;
 
+	/* the phase's copies, as the engine counts them (pkt_tree.c phase_pipes()) */
+	for (uint32_t f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(&r->s, ph, f, &fl);
+		pipes = FT_MAX(pipes, (uint32_t)fl.pipe);
+	}
+	assert_true(pipes > 0);
 	ft__sim_pipe_model(r->t, &op, &pl);
 	assert_true(pl.fill_s > 0 && pl.nchannels > 0);
 	*F = pl.fill_s / S;
-	*k = FT_MAX(pl.nchannels / 2, 1u);
+	*k = FT_MAX(pl.nchannels / pipes, 1u);
 }
 
 /*
@@ -333,6 +344,60 @@ test_tree_two_nodes(void **state)
 			         "%.9g] s (F %.9g s, k %u)",
 			         got, lo, hi, F, k);
 	}
+	pk_run_free(&r);
+}
+
+/*
+ * NCCL's tree correction c on a plain tree (sc->tree_corr, its flows carrying 1 / c wire
+ * bytes as ft__sim_nccl_efficiency() leaves them): the packet engine cuts the messages at
+ * the bytes NCCL's chunks carry, c of the flow's (pkt_tree.c), so the two-node tree of
+ * test_tree_two_nodes on NCCL's channels at c = 0.8 has as many messages as without it,
+ * each 1 / c of the packets, and takes F + (2n - k) t_msg / c + d (F and k as there:
+ * the first round's k messages a copy still cross the link before F).
+ */
+static void
+test_tree_corr_cut(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_TREE,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 16u << 20 };
+	const double c = 0.8;
+	uint32_t n = 16, k, i;
+	uint64_t plain = 0, cut = 0;
+	size_t nflows;
+	struct pk_run r;
+	double t_pkt, d, t_msg, lo, hi, got, F;
+
+	(void)state;
+	pk_run_op(&r, &a, 2, NULL, 1, true);
+	nflows = pk(r.e)->flows.len;
+	for (i = 0; i < nflows; i++)
+		plain += flow(&r, i)->bytes;
+	pk_run_free(&r);
+	pk_run_tree_corr = c;
+	pk_run_op(&r, &a, 2, NULL, 1, true);
+	pk_run_tree_corr = 0;
+	assert_int_equal(pk(r.e)->flows.len, nflows);
+	for (i = 0; i < nflows; i++)
+		cut += flow(&r, i)->bytes;
+	/* every message 1 / c of its bytes (within a byte of rounding each) */
+	if (!(fabs((double)cut - (double)plain / c) <= (double)nflows))
+		fail_msg("corrected messages carry %llu bytes, %llu / c = %.0f",
+		         (unsigned long long)cut, (unsigned long long)plain, (double)plain / c);
+	pk_hop_times(&r, &t_pkt, &d);
+	t_msg = 128 * t_pkt;
+	tree_fill(&r, 2, &F, &k);
+	assert_true(F / k >= t_msg / c);
+	lo = F + (2 * n - k) * t_msg / c + d - 2 * t_pkt;
+	hi = lo + 4 * t_pkt;
+	got = op_time(&r);
+	if (!(got >= lo && got <= hi))
+		fail_msg("tree at c = %.2f: %.9g s, F + (2n - k) t_msg / c + d [%.9g, %.9g] s "
+		         "(F %.9g s, k %u)",
+		         c, got, lo, hi, F, k);
 	pk_run_free(&r);
 }
 
@@ -2953,6 +3018,7 @@ main(void)
 		cmocka_unit_test(test_forced_trees_arrive_on_channel_nic),
 		cmocka_unit_test(test_forced_rails_on_uneven_nodes),
 		cmocka_unit_test(test_tree_two_nodes),
+		cmocka_unit_test(test_tree_corr_cut),
 		cmocka_unit_test(test_tree_unchunked),
 		cmocka_unit_test(test_tree_sched_marks),
 		cmocka_unit_test(test_sendrecv_pxn_disable),

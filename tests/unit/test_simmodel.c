@@ -1062,30 +1062,39 @@ test_flow_agrees_on_forced_trees(void **state)
 	static const char *const specs[] = { "dgx-h100:2", "dgx-h100:4" };
 	static const uint64_t sizes[] = { 64u << 20, 256u << 20, 1u << 30 };
 	static const char *const engines[] = { "flow", "packet" };
-	size_t i, k, e;
+	static const uint32_t releases[] = { 0, 21899 };
+	size_t i, k, e, v;
 
 	(void)state;
 	busbw_channels = 4;
-	for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
-		for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
-			double m, mt, f[2], t[2];
+	for (v = 0; v < FT_ARRAY_SIZE(releases); v++)
+		for (i = 0; i < FT_ARRAY_SIZE(specs); i++)
+			for (k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
+				double m, mt, f[2], t[2];
 
-			m = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE,
-			          sizes[k], NULL);
-			mt = busbw_time_us;
-			for (e = 0; e < 2; e++) {
-				f[e] = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE,
-				             FT_PROTO_SIMPLE, sizes[k], engines[e]);
-				t[e] = busbw_time_us;
+				/* 2.18 at 64 and 256 MiB: the depth rule's chunk on the forced channels */
+				busbw_nccl = releases[v];
+				if (releases[v] && sizes[k] > (256u << 20))
+					continue;
+
+				m = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE,
+				          sizes[k], NULL);
+				mt = busbw_time_us;
+				for (e = 0; e < 2; e++) {
+					f[e] = busbw(specs[i], FT_OP_ALL_REDUCE, FT_ALGO_TREE,
+					             FT_PROTO_SIMPLE, sizes[k], engines[e]);
+					t[e] = busbw_time_us;
+				}
+				print_message("# %s tree 4 channels %4llu MiB, release %u: model %.1f, flow "
+				              "%.2f (%+.1f%%), packet %.2f us (%+.1f%%)\n",
+				              specs[i], (unsigned long long)(sizes[k] >> 20), releases[v],
+				              mt, t[0], 100 * (t[0] / mt - 1), t[1],
+				              100 * (t[1] / mt - 1));
+				assert_agree(f[0], m);
+				assert_close(f[1], m, 0.10 * m);
 			}
-			print_message("# %s tree 4 channels %4llu MiB: model %.1f, flow %.2f "
-			              "(%+.1f%%), packet %.2f us (%+.1f%%)\n",
-			              specs[i], (unsigned long long)(sizes[k] >> 20), mt, t[0],
-			              100 * (t[0] / mt - 1), t[1], 100 * (t[1] / mt - 1));
-			assert_agree(f[0], m);
-			assert_close(f[1], m, 0.10 * m);
-		}
 	busbw_channels = 0;
+	busbw_nccl = 0;
 }
 
 /*
@@ -1410,7 +1419,7 @@ flow_agrees_on_trees(void)
 			for (a = 0; a < 2; a++) {
 				const char *spec = specs[i] ? specs[i] : four_nics;
 				int algo = a ? FT_ALGO_NVLS_TREE : FT_ALGO_TREE;
-				double m, f, mt;
+				double m, f, mt, pk;
 
 				m = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE,
 				          sizes[k], NULL);
@@ -1440,13 +1449,13 @@ flow_agrees_on_trees(void)
 				    (strcmp(specs[i], "dgx-h100:2") &&
 				     strcmp(specs[i], "dgx-h100:4")))
 					continue;
-				mt = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
+				pk = busbw(spec, FT_OP_ALL_REDUCE, algo, FT_PROTO_SIMPLE, sizes[k],
 				           "packet");
 				print_message("# %s tree %llu: packet %.2f flow %.2f GB/s\n", spec,
-				              (unsigned long long)sizes[k], mt, f);
-				if (!(fabs(mt / f - 1) <= 0.10))
+				              (unsigned long long)sizes[k], pk, f);
+				if (!(fabs(pk / f - 1) <= 0.10))
 					fail_msg("%s tree %llu: packet %.2f, flow %.2f GB/s", spec,
-					         (unsigned long long)sizes[k], mt, f);
+					         (unsigned long long)sizes[k], pk, f);
 			}
 	remove(four_nics);
 }
@@ -3431,6 +3440,34 @@ test_packet_tree_follows_the_pipeline(void **state)
 }
 
 /*
+ * A gap left open (docs/internals/sim.md, Limits): the packet engine's plain Simple tree
+ * on NCCL's channels over 2 pcie-l40s nodes, all-reduce 256 MiB, is slower than the flow
+ * engine: the GPUs' PCIe links bind both, and the flow engine keeps them 95.3 % busy, the
+ * packet engine 87.4 %: flow 28,337.85 us, packet 30,894.55 (+9.0 %, busbw packet / flow
+ * 0.917). The band pins that ratio, so that a change that
+ * closes the gap, or widens it, shows here and the Limits entry moves with it.
+ */
+#define PCIE_GAP_LO 0.89
+#define PCIE_GAP_HI 0.94
+
+static void
+test_packet_tree_pcie_gap(void **state)
+{
+	double f, p;
+
+	(void)state;
+	f = busbw("pcie-l40s:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 256u << 20,
+	          "flow");
+	p = busbw("pcie-l40s:2", FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 256u << 20,
+	          "packet");
+	print_message("# pcie-l40s:2 tree 256 MiB: packet %.3f flow %.3f GB/s busbw (%.4f)\n", p,
+	              f, p / f);
+	if (!(p / f >= PCIE_GAP_LO && p / f <= PCIE_GAP_HI))
+		fail_msg("pcie-l40s:2 tree 256 MiB: packet / flow busbw %.4f, pinned [%.2f, %.2f]",
+		         p / f, PCIE_GAP_LO, PCIE_GAP_HI);
+}
+
+/*
  * Where the fixed cost is most of the time, the packet engine agrees with the flow engine,
  * each case within its own tolerance, a little over what it measured, so that a step's
  * latency gone astray shows: a ring all-reduce of 16 MiB on 2 DGX H100 at 2.18 and 2.27
@@ -4901,6 +4938,7 @@ main(void)
 		cmocka_unit_test(test_step_latencies_follow_the_release),
 		cmocka_unit_test(test_packet_agrees_on_step_latencies),
 		cmocka_unit_test(test_packet_tree_follows_the_pipeline),
+		cmocka_unit_test(test_packet_tree_pcie_gap),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
