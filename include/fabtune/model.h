@@ -324,12 +324,15 @@ FT_API bool ft_model_ring_inter_2n(uint32_t nccl_version);
 /* The per-hop network latency hwLat[NET] a step between nodes of @op by @a with @p pays at
  * release @nccl_version, seconds, as NCCL's tuner takes it (its interLat less the graph's
  * latencyInter): from 2.23 on, where every node holds one rank (@one_rank_a_node: nRanks ==
- * nNodes), a ring's or tree's reads Tree's row (interLat = ppn == 1 ? hwLat[NET][TREE][p] :
+ * nNodes), every algorithm of NCCL's tuner (ring, tree, CollNet direct and chain, NVLS,
+ * NVLS tree, PAT) reads Tree's row (interLat = ppn == 1 ? hwLat[NET][TREE][p] :
  * hwLat[NET][a][p], src/graph/tuning.cc ncclTopoTuneModel() at v2.23.4-1 and v2.27.7-1;
  * kb NA-MODEL hwLatencies); before, its own row (v2.18.6-1, v2.21.5-1, v2.22.3-1). A ring's
- * broadcast and reduce keep the ring's row at every release (their per-hop lat is
- * hwLat[NET][RING][p], not interLat). The model and the simulator's engines both price a
- * step between nodes with it. */
+ * broadcast and reduce do not take interLat: NCCL charges them hwLat[NET][RING][p] once
+ * where the channels are the same, else nsteps = nRanks times, Tree's row for Simple; the
+ * model's chain (and this) keeps the ring's row at every release. The model's own
+ * halving/doubling, direct and hierarchical costs keep their rows. The model and the
+ * simulator's engines both price a step between nodes with it. */
 FT_API double ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enum ft_algo a,
                                        enum ft_proto p, bool one_rank_a_node);
 

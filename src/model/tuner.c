@@ -687,20 +687,31 @@ ft_model_ring_inter_2n(uint32_t nccl_version)
  * v2.23.4-1 and v2.27.7-1; kb NA-MODEL hwLatencies). */
 #define NET_ROW_TREE_PPN1_FROM 22300
 
+/*
+ * Whether a step between nodes of @op by @a pays Tree's hwLat[NET] row in place of its own:
+ * NCCL's interLat, which from NET_ROW_TREE_PPN1_FROM its tuner takes from Tree's row for
+ * every algorithm where nRanks == nNodes (@one_rank_a_node; ring, tree, CollNetDirect,
+ * CollNetChain, NVLS, NVLS tree and PAT alike). A ring's broadcast and reduce do not take
+ * interLat (their per-hop lat is hwLat[NET][RING][p], Tree's row for Simple where the
+ * channels differ, which the model's chain leaves out). The model's own halving/doubling,
+ * direct and hierarchical costs, which NCCL's tuner does not time, keep their rows.
+ */
+static bool
+tree_net_row(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, bool one_rank_a_node)
+{
+	if (!one_rank_a_node || (l->nccl_version != 0 && l->nccl_version < NET_ROW_TREE_PPN1_FROM))
+		return false;
+	if (a == FT_ALGO_RING)
+		return op != FT_OP_BROADCAST && op != FT_OP_REDUCE;
+	return a == FT_ALGO_TREE || a == FT_ALGO_COLLNET || a == FT_ALGO_NVLS ||
+	       a == FT_ALGO_NVLS_TREE || a == FT_ALGO_PAT;
+}
+
 static double
 net_hop_lat(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
             bool one_rank_a_node)
 {
-	enum ft_algo row = a;
-
-	/* Tree's row stands in interLat, which a ring's broadcast and reduce do not take (their
-	 * per-hop lat is hwLat[NET][RING][p]); the model's rings and trees only: its CollNet
-	 * and NVLS costs keep their own rows */
-	if (one_rank_a_node && (a == FT_ALGO_RING || a == FT_ALGO_TREE) &&
-	    op != FT_OP_BROADCAST && op != FT_OP_REDUCE &&
-	    (l->nccl_version == 0 || l->nccl_version >= NET_ROW_TREE_PPN1_FROM))
-		row = FT_ALGO_TREE;
-	return hw_lat(l, FT_HW_NET, row, p);
+	return hw_lat(l, FT_HW_NET, tree_net_row(l, op, a, one_rank_a_node) ? FT_ALGO_TREE : a, p);
 }
 
 double
@@ -1260,8 +1271,10 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 		                          l->ring_tier_factor < 1 ? "tier1" : l->nic_what,
 		           sizeof(c->bottleneck));
 	}
-	/* the chain's own hop latencies in place of CollNetDirect's */
-	h.inter += hw[2] * US - hw_lat(l, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
+	/* the chain's own hop latencies in place of CollNetDirect's (its interLat Tree's
+	 * row with one rank a node, which h holds then) */
+	if (!tree_net_row(l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, l->nranks == l->nnodes))
+		h.inter += hw[2] * US - hw_lat(l, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
 	h.intra = hw[l->nvlink ? 0 : 1] * US;
 	c->lat_s = 2.0 * (ppn - 1) * h.intra + h.inter;
 }

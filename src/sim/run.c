@@ -982,11 +982,33 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	return 0;
 }
 
-/* Whether each node @jr runs on holds one of its ranks (NCCL's nRanks == nNodes). */
-static bool
-one_rank_a_node(const struct job_run *jr)
+/*
+ * Into @one whether each node @jr runs on holds one of its ranks (NCCL's nRanks ==
+ * nNodes): no two ranks on the same node of @t. Read from the ranks' GPUs, not from
+ * jr->gpn, which is also 1 where the job has no uniform node structure (spread or random
+ * placements, ranks not a multiple of the node's GPUs) with many ranks a node.
+ */
+static int
+one_rank_a_node(const struct ft_topo *t, const struct job_run *jr, bool *one)
 {
-	return jr->node_first ? jr->nnodes == jr->nranks : jr->gpn == 1;
+	uint32_t nnodes = ft_topo_spec(t)->nnodes, r;
+	bool *seen;
+
+	*one = jr->nranks <= nnodes;
+	if (!*one)
+		return 0;
+	seen = ft_calloc(FT_MAX(nnodes, 1u), sizeof(*seen));
+	if (!seen)
+		return FT_ENOMEM;
+	for (r = 0; r < jr->nranks && *one; r++) {
+		uint32_t n = ft_topo_vertex(t, jr->rank_gpu[r])->node;
+
+		*one = n < nnodes && !seen[n];
+		if (*one)
+			seen[n] = true;
+	}
+	ft_free(seen);
+	return 0;
 }
 
 /* build_op_on() on the GPUs @jr's ranks are placed on. */
@@ -1007,8 +1029,13 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 	rc = build_op_on(sc, o, ji, k, t, jr, bytes, gpus, sched, ap, cap, err);
 	ft_free(gpus);
 	/* the step and launch latencies of the jobs' release, as the model's */
-	if (rc == 0)
-		ft__sim_release_lats(ft_topo_spec(t), sched, one_rank_a_node(jr));
+	if (rc == 0) {
+		bool one;
+
+		if (one_rank_a_node(t, jr, &one) < 0)
+			return ft_error_set(err, FT_ENOMEM, "out of memory");
+		ft__sim_release_lats(ft_topo_spec(t), sched, one);
+	}
 	return rc;
 }
 

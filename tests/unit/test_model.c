@@ -8752,6 +8752,59 @@ test_model_sweep_report(void **state)
 	ft_run_release(&run);
 }
 
+/*
+ * From 2.23 on NCCL's tuner takes Tree's hwLat[NET] row for the interLat of every
+ * algorithm where nRanks == nNodes, not only a ring's and a tree's (src/graph/tuning.cc
+ * ncclTopoTuneModel() at v2.23.4-1 and v2.27.7-1: interLat = ppn == 1 ?
+ * hwLat[NET][TREE][p] : hwLat[NET][a][p], ahead of the per-algorithm branches). At 2.27,
+ * one rank a node: CollNet (Direct's row 31 us), NVLS (18), NVLS tree and PAT pay Tree's
+ * Simple 14 us; ring broadcast and reduce, which do not take interLat, the ring's row;
+ * halving/doubling, which NCCL does not time, its own. Several ranks a node, or 2.22, each
+ * its own row. Before, CollNet and NVLS kept their own rows (31 and 18 us).
+ */
+static void
+test_net_row_tree_every_algo_ppn1(void **state)
+{
+	static const enum ft_algo tree_row[] = { FT_ALGO_RING, FT_ALGO_TREE, FT_ALGO_COLLNET,
+		                                 FT_ALGO_NVLS, FT_ALGO_NVLS_TREE, FT_ALGO_PAT };
+	const double tree_simple = 14e-6; /* hwLat[NET][TREE][Simple], v2.27.7-1 */
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(tree_row); i++) {
+		enum ft_algo a = tree_row[i];
+
+		assert_rel(ft_model_net_hop_latency(22707, FT_OP_ALL_REDUCE, a, FT_PROTO_SIMPLE,
+		                                      true),
+		             tree_simple, 1e-9);
+		assert_rel(ft_model_net_hop_latency(22707, FT_OP_ALL_REDUCE, a, FT_PROTO_SIMPLE,
+		                                      false),
+		             ft_model_hw_latency(22707, FT_HW_NET, a, FT_PROTO_SIMPLE), 1e-9);
+		assert_rel(ft_model_net_hop_latency(22203, FT_OP_ALL_REDUCE, a, FT_PROTO_SIMPLE,
+		                                      true),
+		             ft_model_hw_latency(22203, FT_HW_NET, a, FT_PROTO_SIMPLE), 1e-9);
+	}
+	/* the source's own rows at v2.27.7-1, which one rank a node replaces */
+	assert_rel(ft_model_hw_latency(22707, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE), 31e-6,
+	             1e-9);
+	assert_rel(ft_model_hw_latency(22707, FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE), 18e-6,
+	             1e-9);
+	/* LL: Tree's 5.0 us for a ring all-gather */
+	assert_rel(ft_model_net_hop_latency(22707, FT_OP_ALL_GATHER, FT_ALGO_RING, FT_PROTO_LL,
+	                                      true),
+	             5.0e-6, 1e-9);
+	/* ring broadcast and reduce: the ring's row (LL 2.7 us) */
+	assert_rel(ft_model_net_hop_latency(22707, FT_OP_BROADCAST, FT_ALGO_RING, FT_PROTO_LL,
+	                                      true),
+	             2.7e-6, 1e-9);
+	assert_rel(ft_model_net_hop_latency(22707, FT_OP_REDUCE, FT_ALGO_RING, FT_PROTO_LL, true),
+	             2.7e-6, 1e-9);
+	assert_rel(ft_model_net_hop_latency(22707, FT_OP_ALL_REDUCE, FT_ALGO_HALVING_DOUBLING,
+	                                      FT_PROTO_SIMPLE, true),
+	             ft_model_hw_latency(22707, FT_HW_NET, FT_ALGO_HALVING_DOUBLING,
+	                                 FT_PROTO_SIMPLE),
+	             1e-9);
+}
+
 int
 main(void)
 {
@@ -8910,6 +8963,7 @@ main(void)
 		cmocka_unit_test(test_ring_plateau_priced_not_paid),
 		cmocka_unit_test(test_p2p_per_peer_by_nics),
 		cmocka_unit_test(test_spec_release_is_the_query_release),
+		cmocka_unit_test(test_net_row_tree_every_algo_ppn1),
 	};
 
 	ft_test_enter_source_root();

@@ -25,6 +25,7 @@
 #include <fabtune/fabtune.h>
 
 #include "spec/scenario.h"
+#include "sim/prep.h"
 #include "sim/sim_int.h"
 
 static void
@@ -3217,8 +3218,11 @@ test_one_step_phase_pays_the_network(void **state)
  * Where each node holds one GPU, a step between nodes pays the hwLat[NET] NCCL's tuner
  * takes for it (src/graph/tuning.cc ncclTopoTuneModel() at v2.18.6-1, v2.21.5-1,
  * v2.23.4-1, v2.27.7-1): a ring's or tree's interLat reads Tree's row with nRanks ==
- * nNodes from 2.23 on, its own before; a ring's broadcast pays hwLat[NET][RING][p] a hop
- * at every release. The constants are the source's tables at the tags (us). On 4 one-GPU
+ * nNodes from 2.23 on, its own before. A ring's broadcast does not take interLat: NCCL
+ * charges it hwLat[NET][RING][p] once where the channels are the same, else nsteps =
+ * nRanks times, Tree's row for Simple; the model's chain pays the ring's row a hop at every
+ * release, and the broadcast closed form below is that chain's, the model's own, not
+ * NCCL's formula. The constants are the source's tables at the tags (us). On 4 one-GPU
  * nodes, for ring all-reduce, all-gather and broadcast and tree all-reduce at 8 and 64 KiB,
  * Simple and LL, at 2.18, 2.21 and 2.27: the model's latency term is the closed form; both
  * engines move from one release to the next as the model does, within 0.6 us (the model's
@@ -3266,8 +3270,9 @@ one_gpu_case(const char *path, const struct ft_cluster_spec *cs, double N,
 		ni = rel->v < 22300 ? 2 * N : 2 * (N - 1);
 		want = base + (2 * (N - 1) - ni) * intra + ni * (hw + x);
 	} else {
-		/* all-gather: N - 1 steps, all between nodes; broadcast: the model's chain of
-		 * N - 1 hops between nodes, each at the ring's lat */
+		/* all-gather: N - 1 steps, all between nodes; broadcast: the model's own chain
+		 * of N - 1 hops between nodes, each at the ring's row (not NCCL's formula,
+		 * which charges the hop once or nRanks times) */
 		want = base + (N - 1) * (hw + x);
 	}
 	ft_model_query_init(&q, op, bytes);
@@ -3394,6 +3399,57 @@ test_release_from_schedule(void **state)
 	ft_schedule_release(&sc);
 	ft_topo_free(t);
 	remove(path);
+}
+
+/*
+ * A job whose ranks share nodes pays its own hwLat[NET] row, however they are placed: NCCL
+ * takes Tree's row only where nRanks == nNodes (src/graph/tuning.cc ncclTopoTuneModel() at
+ * v2.23.4-1). A ring LL all-reduce of 16 ranks on 2 DGX H100 at 2.27 spread over the nodes
+ * (rank r on node r mod 2), which the runner hands over as ranks without a node structure
+ * (1 a "node"), pays the ring's 2.7 us, as packed; 2 ranks on 2 nodes pay Tree's 5.0.
+ * Before, the runner read one rank a node from that 1: spread 16 ranks paid Tree's 5.0
+ * (`fabtune sim dgx-h100:2` 8 KiB: spread 120.94 us against packed 60.00).
+ */
+static void
+test_spread_ranks_keep_their_row(void **state)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct sc_op o = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING, .proto = FT_PROTO_LL,
+		           .bytes = 8u << 10, .repeat = 1 };
+	uint32_t spread[16], packed[16], pair[2];
+	struct {
+		const uint32_t *ranks;
+		uint32_t n, gpn;
+		double want;
+	} cases[3] = { { spread, 16, 1, 2.7e-6 }, { packed, 16, 8, 2.7e-6 }, { pair, 2, 1, 5.0e-6 } };
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	spec.nccl_version = 22707;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	assert_int_equal(ft__sim_prepare_topo(t, &ft_flow_engine, &err), 0);
+	for (uint32_t r = 0; r < 16; r++) {
+		spread[r] = ft_topo_gpu(t, r % 2, r / 2);
+		packed[r] = ft_topo_gpu(t, r / 8, r % 8);
+	}
+	pair[0] = ft_topo_gpu(t, 0, 0);
+	pair[1] = ft_topo_gpu(t, 1, 0);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_schedule sch;
+		double cap;
+
+		assert_int_equal(ft__sim_prepare_op(t, &ft_flow_engine, &o, cases[i].ranks,
+		                                    cases[i].n, cases[i].gpn, &sch, &cap, &err),
+		                 0);
+		print_message("# %u ranks, %u a node given: hwLat[NET] %.2f us (want %.2f)\n",
+		              cases[i].n, cases[i].gpn, ft__sim_hw_net_s(&sch) * 1e6,
+		              cases[i].want * 1e6);
+		assert_close(ft__sim_hw_net_s(&sch), cases[i].want, 1e-12);
+		ft_schedule_release(&sch);
+	}
+	ft_topo_free(t);
 }
 
 /*
@@ -4943,6 +4999,7 @@ main(void)
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
 		cmocka_unit_test(test_release_from_schedule),
+		cmocka_unit_test(test_spread_ranks_keep_their_row),
 		cmocka_unit_test(test_cloud_presets_bind_on_nics),
 		cmocka_unit_test(test_channel_caps_agree_with_model),
 		cmocka_unit_test(test_forced_tree_fill_engines_agree),
