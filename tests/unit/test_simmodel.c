@@ -3336,9 +3336,17 @@ test_one_gpu_node_step_latencies(void **state)
 					bool simple = protos[k] == FT_PROTO_SIMPLE;
 
 					/* the packet engine's LL at 2.18 differs from the model's in
-					 * its bandwidth, not its steps (sim-log.md) */
+					 * its bandwidth, not its steps (sim-log.md); its plain Simple
+					 * tree of 64 KiB paces its first round at the model's fill
+					 * from the op's start, which hides the steps' latencies
+					 * (sim.md Limits: 73.57 / 74.13 us at 2.18 / 2.27 against
+					 * the model's 72.83 / 81.23) */
+					bool fill = cases[c].algo == FT_ALGO_TREE && simple &&
+					            sizes[z] > (8u << 10);
+
 					for (size_t e = 1; e < 3 && r < last; e++)
-						if (e == 1 || simple || rel[r].v >= 22100)
+						if ((e == 1 || simple || rel[r].v >= 22100) &&
+						    !(e == 2 && fill))
 							assert_close(t[r][e] - t[last][e],
 							             t[r][0] - t[last][0], 0.6);
 					if (simple)
