@@ -453,6 +453,17 @@ ecmp_hops(struct flow_engine *fe, uint32_t at, uint32_t dst, uint32_t *buf, uint
 	return n;
 }
 
+/* @path's links into @links of @max; its link count, or FT_ERANGE where they do not fit. */
+static int
+path_out(const struct ft_path *path, uint32_t *links, uint32_t max, struct ft_error *err)
+{
+	if (path->nlinks > max)
+		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
+		                    path->nlinks);
+	memcpy(links, path->links, path->nlinks * sizeof(uint32_t));
+	return (int)path->nlinks;
+}
+
 /*
  * ECMP: the path of flow (@src, @dst, @qp) from the memo: @src's way up, then from its
  * leaf one equal-cost query per switch and the flow's pick among the links (the hash and
@@ -507,10 +518,9 @@ ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, uint
 	rc = ft__sim_route(fe->topo, &fe->cfg, src, dst, qp, choose_least_loaded, fe, &path, err);
 	if (rc < 0)
 		return rc;
-	if (path.nlinks > max)
-		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
-		                    path.nlinks);
-	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
+	rc = path_out(&path, links, max, err);
+	if (rc < 0)
+		return rc;
 	if (can && (fe->memo.ecmp ? ecmp_learn : memo_learn)(fe, src, dst, path.links,
 	                                                     path.nlinks) < 0)
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for routes");
@@ -563,13 +573,7 @@ nic_links(struct flow_engine *fe, uint32_t src, uint32_t nic, uint32_t dst, uint
 	struct ft_path path = { 0 };
 	int rc = ft__sim_nic_route(fe->topo, src, nic, dst, qp, nic_leg, fe, &path, err);
 
-	if (rc < 0)
-		return rc;
-	if (path.nlinks > max)
-		return ft_error_set(err, FT_ERANGE, "sim: path of %u links is too long",
-		                    path.nlinks);
-	memcpy(links, path.links, path.nlinks * sizeof(uint32_t));
-	return (int)path.nlinks;
+	return rc < 0 ? rc : path_out(&path, links, max, err);
 }
 
 int
