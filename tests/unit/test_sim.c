@@ -3615,6 +3615,20 @@ nic_leg_test(void *ud, uint32_t a, uint32_t b, uint32_t qp, struct ft_path *path
 	return 0;
 }
 
+/* Two DGX H100 built for @x's leg router: the topology, its spec in @spec. */
+static struct ft_topo *
+nic_leg_topo(struct nic_leg_ctx *x, struct ft_cluster_spec *spec)
+{
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", spec, &err), 0);
+	assert_int_equal(ft_topo_build(spec, &t, &err), 0);
+	x->t = t;
+	ft_sim_cfg_init(&x->cfg);
+	return t;
+}
+
 /* @p's links and latency equal @a's followed by @b's. */
 static void
 assert_path_joins(const struct ft_path *p, const struct ft_path *a, const struct ft_path *b)
@@ -3646,10 +3660,7 @@ test_nic_route_one_rule(void **state)
 	char want[64];
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
-	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-	x.t = t;
-	ft_sim_cfg_init(&x.cfg);
+	t = nic_leg_topo(&x, &spec);
 	src = ft_topo_gpu(t, 0, 0);
 	dst = ft_topo_gpu(t, 1, 1);
 	nic = ft_topo_nic(t, 0, 1);
@@ -3765,10 +3776,7 @@ test_nic_route_far_end(void **state)
 	char want[64];
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
-	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-	x.t = t;
-	ft_sim_cfg_init(&x.cfg);
+	t = nic_leg_topo(&x, &spec);
 	src = ft_topo_gpu(t, 0, 0);
 	dst = ft_topo_gpu(t, 1, 1);
 	nic = ft_topo_nic(t, 0, 0);
