@@ -1386,6 +1386,9 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		 * load of `sleeping` goes ahead: the peer may then fall asleep
 		 * without it, and only the last chunk's exchange and ring wake
 		 * it. Tests make that order happen (late_store) and time it.
+		 * The receiver's `tail`, where every rank took the barrier's
+		 * registration, goes out with a release store every time
+		 * (tail_publish).
 		 */
 		if (!in && ep->tail_lazy) {
 			tail_publish(ep, p, edge, pos);
