@@ -4080,6 +4080,182 @@ test_shm_wake(void **state)
 	munmap(wake_probe, sizeof(*wake_probe));
 }
 
+/*
+ * A sender asleep on a full ring, woken by the receiver's tail: shm.c,
+ * tail_publish, whose release store may become visible after the
+ * receiver's look at the sender's `sleeping`, and ft__shm_bell_sleep,
+ * whose barrier (membarrier) the sender runs for it before its last look
+ * when sends are queued. The tests stand for the store buffer: the
+ * receiver looks first and holds its store back (tail_late) until the
+ * sender sleeps, or until the sender's barrier, which makes it visible
+ * before the barrier returns (tail_after_barrier), as the kernel's does
+ * with a store in a CPU's store buffer.
+ */
+struct tail_probe {
+	_Atomic uint32_t held;       /* the receiver holds a tail's store back */
+	_Atomic uint32_t in_barrier; /* the sender is in its barrier */
+	_Atomic uint32_t holds, drained, asleep; /* holds; ended by the barrier, by a sleep */
+};
+static struct tail_probe *tail_probe;
+
+/* the sender's after_barrier: no store held back outlives it, at most a second */
+static void
+tail_after_barrier(struct ft_ep *base)
+{
+	double end = ft__now() + 1;
+
+	(void)base;
+	atomic_store(&tail_probe->in_barrier, 1);
+	while (atomic_load(&tail_probe->held) && ft__now() < end)
+		ft__cpu_relax();
+	atomic_store(&tail_probe->in_barrier, 0);
+}
+
+/*
+ * The receiver's late_tail: the look at the sender's flag first, then the
+ * store, held back until the sender is asleep on its doorbell (its flag
+ * up and its process in the futex wait) or in its barrier, at most a
+ * second.
+ */
+static void
+tail_late(struct ft_ep *base, uint32_t peer, _Atomic uint64_t *tail, uint64_t pos)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	double end = ft__now() + 1;
+
+	atomic_store(&tail_probe->held, 1);
+	atomic_fetch_add(&tail_probe->holds, 1);
+	ft__shm_bell_ring(ep, peer);
+	while (ft__now() < end) {
+		if (atomic_load(&tail_probe->in_barrier)) {
+			atomic_fetch_add(&tail_probe->drained, 1);
+			break;
+		}
+		if (atomic_load(&ep->bells[peer].sleeping) &&
+		    proc_state(base->w->info[peer].pid) == 'S') {
+			atomic_fetch_add(&tail_probe->asleep, 1);
+			break;
+		}
+		usleep(50);
+	}
+	atomic_store_explicit(tail, pos, memory_order_release);
+	atomic_store(&tail_probe->held, 0);
+}
+
+#define TAIL_ROUNDS 40
+#define TAIL_PIECE  4096
+/* Wait until the ring from @peer holds @want bytes, at most 5 s: whether it did. */
+static bool
+tail_fill_wait(struct ft_ep *base, uint32_t peer, uint64_t want)
+{
+	double end = ft__now() + 5;
+
+	while (ft__shm_ring_fill(base, peer) != want && ft__now() < end)
+		usleep(20);
+	return ft__shm_ring_fill(base, peer) == want;
+}
+
+/*
+ * Rank 1 sends one message of the ring's size and TAIL_ROUNDS pieces
+ * more; rank 0 waits for the ring to be full, then takes a piece of
+ * TAIL_PIECE bytes at a time, each time waiting for the sender, asleep
+ * on the full ring, to fill it again: every round must end far below
+ * the sender's sleep (WAKE_SLEEP_MS). With the tail's store held back
+ * past the look and no barrier on the sender's side, the sender sleeps
+ * through a round: its whole sleep. Most holds must have found the
+ * sender in its barrier, else the order was not forced. The bytes come
+ * in order.
+ */
+static int
+shm_tail_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *base = NULL;
+	struct shm_ep *ep;
+	struct ft_req q;
+	size_t ring = 0, total = 0, off = 0, i;
+	double worst = 0;
+	char *buf = NULL;
+	int rc;
+
+	(void)unused;
+	rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 4u << 20, &w, &base, err);
+	if (rc < 0)
+		return close_two(base, w, rc);
+	ep = ft_container_of(base, struct shm_ep, base);
+	ep->spin_s = 0;
+	ring = ep->ring_bytes;
+	total = ring + TAIL_ROUNDS * TAIL_PIECE;
+	if (!(buf = calloc(1, total)))
+		rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0 && rank == 1) {
+		for (i = 0; i < total; i++)
+			buf[i] = (char)(i * 7 + i / 4099);
+		ep->after_barrier = tail_after_barrier;
+		rc = ft__ep_send(base, &q, 0, buf, total, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		ep->after_barrier = NULL;
+	}
+	if (rc == 0 && rank == 0) {
+		if (!tail_fill_wait(base, 1, ring))
+			rc = ft_error_set(err, FT_EIO, "the ring never filled (%" PRIu64 " bytes)",
+			                  ft__shm_ring_fill(base, 1));
+		ep->late_tail = tail_late;
+		for (i = 0; i < TAIL_ROUNDS && rc == 0 && worst <= WAKE_LATE_S; i++) {
+			double t0 = ft__now();
+
+			rc = ft__ep_recv(base, &q, 1, buf + off, TAIL_PIECE, err);
+			if (rc == 0)
+				rc = wake_wait(base, &q, err);
+			off += TAIL_PIECE;
+			if (rc == 0 && !tail_fill_wait(base, 1, FT_MIN(ring, total - off)))
+				rc = ft_error_set(err, FT_EIO, "round %zu: the ring holds %" PRIu64
+				                  " bytes, not %zu", i, ft__shm_ring_fill(base, 1),
+				                  FT_MIN(ring, total - off));
+			worst = FT_MAX(worst, ft__now() - t0);
+		}
+		ep->late_tail = NULL;
+		if (rc == 0 && worst > WAKE_LATE_S)
+			rc = ft_error_set(err, FT_EIO,
+			                  "a sender asleep on a full ring took %.3f s to fill it again "
+			                  "(round %zu; %u holds, %u ended by its barrier, %u by its "
+			                  "sleep)",
+			                  worst, i, tail_probe->holds, tail_probe->drained,
+			                  tail_probe->asleep);
+		if (rc == 0)
+			rc = ft__ep_recv(base, &q, 1, buf + off, total - off, err);
+		if (rc == 0)
+			rc = wake_wait(base, &q, err);
+		for (i = 0; rc == 0 && i < total; i++)
+			if (buf[i] != (char)(i * 7 + i / 4099))
+				rc = ft_error_set(err, FT_EIO, "byte %zu of %zu is wrong", i, total);
+		if (rc == 0 && ep->tail_lazy && tail_probe->drained * 4 < 3 * TAIL_ROUNDS)
+			rc = ft_error_set(err, FT_EIO,
+			                  "only %u of %u held-back tails found the sender in its "
+			                  "barrier (%u asleep)",
+			                  tail_probe->drained, tail_probe->holds, tail_probe->asleep);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(base, w, rc);
+}
+
+static void
+test_shm_tail_wake(void **state)
+{
+	(void)state;
+	tail_probe = mmap(NULL, sizeof(*tail_probe), PROT_READ | PROT_WRITE,
+	                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(tail_probe != MAP_FAILED);
+	memset(tail_probe, 0, sizeof(*tail_probe));
+	run_two(shm_tail_exchange, 0);
+	munmap(tail_probe, sizeof(*tail_probe));
+}
+
 /* Minor page faults of this process so far. */
 static long
 minor_faults(void)
@@ -9382,6 +9558,7 @@ main(void)
 		cmocka_unit_test(test_shm_rest_pattern),
 		cmocka_unit_test(test_shm_claim_rest_two),
 		cmocka_unit_test(test_shm_wake),
+		cmocka_unit_test(test_shm_tail_wake),
 		cmocka_unit_test(test_nap),
 		cmocka_unit_test(test_shm_prefault),
 		cmocka_unit_test(test_shm_quit_line),
