@@ -855,9 +855,12 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 	 * state is elsewhere; PK_NONE: none yet) */
 	acked = f->nak_for == PK_NONE ? 0 : f->nak_for;
 	if (!dup && seq == before && f->rcv_nxt == before + 1 && c &&
-	    f->rcv_nxt - acked < PK_TCP_ACK_SEG) {
+	    f->rcv_nxt - acked < PK_TCP_ACK_SEG && !pk_rcv_ooo(f)) {
 		/* in order, nothing else unacknowledged: at once in quick-ACK mode, else the
-		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK) */
+		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK).
+		 * Not while packets past a gap are held: this one filled part of the gap, which
+		 * RFC 5681 4.2 acknowledges at once, as Linux's __tcp_ack_snd_check() does
+		 * while its out-of-order queue is not empty (net/ipv4/tcp_input.c) */
 		if (!c->rcv_quick) {
 			c->rcv_dl_flow = fid;
 			c->rcv_dl_ps = e->now_ps + e->tcp_delack_ps;

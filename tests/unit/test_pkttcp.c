@@ -1316,6 +1316,57 @@ test_tcp_delayed_ack(void **state)
 }
 
 /*
+ * A resend that fills part of a gap is acknowledged at once (RFC 5681 4.2; Linux's
+ * __tcp_ack_snd_check() sends at once while its out-of-order queue is not empty), not
+ * left to the delayed-ACK timer. A flow of 40 packets, NewReno (SACK off: one hole
+ * learnt per partial ACK), delayed ACKs on, pacing off, loses packets 35 and 36 (past
+ * the 16 quick ACKs). 37 to 39 arrive as in the run without losses, which ends at m(40),
+ * and draw three duplicate ACKs: the third reaches the sender a path latency later and
+ * 35 is resent, arriving m(1) after; 36 is still missing and 37 to 39 held past it, so
+ * the partial ACK goes at once, 36 is resent a latency later and arrives m(1) after:
+ * m(40) + 2 lat + 2 m(1), to the picosecond, no timer's ACK, no timeout. (Before: the
+ * partial ACK waited for the 40 ms delayed-ACK timer, 40 ms more.)
+ */
+static void
+test_tcp_partial_fill_ack(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 35, 36 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_sack = FT_PKT_OFF,
+		                    .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, m40, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 40, NULL, 0, &c);
+	m40 = c.makespan_s;
+	assert_int_equal(c.ndelayed_acks, 0);
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 40, lose, 2, &c);
+	want = m40 + 2 * lat + 2 * m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("35 and 36 of 40 lost, NewReno: %.9f ms, want %.9f ms, %llu timer "
+		              "ACKs\n",
+		              c.makespan_s * 1e3, want * 1e3, (unsigned long long)c.ndelayed_acks);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.ndrops, 2);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_int_equal(c.ndelayed_acks, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * Pacing (Linux's internal pacing): the initial window of 10 packets leaves at 200 % of
  * cwnd x MSS / SRTT (slow start), the SRTT the handshake's 2 path latencies: one packet
  * each SRTT / 20, so 10 packets end 9 gaps after 1 packet would (a round trip of 2 x 4
@@ -1726,6 +1777,7 @@ main(void)
 		cmocka_unit_test(test_tcp_counters_sum),
 		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
+		cmocka_unit_test(test_tcp_partial_fill_ack),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
 		cmocka_unit_test(test_tcp_knobs),
