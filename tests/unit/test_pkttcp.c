@@ -1367,6 +1367,52 @@ test_tcp_partial_fill_ack(void **state)
 }
 
 /*
+ * A lost last packet without SACK (golden 8476's last messages): no later packet draws a
+ * duplicate ACK and no tail-loss probe may go (Linux's tcp_schedule_loss_probe() wants
+ * SACK), so the retransmit timer resends it, Linux's RTO (200 ms + SRTT in jiffies: 201
+ * ms) after the last ACK that moved snd_una (RFC 6298 5.3): 18 packets, the last lost,
+ * delayed ACKs and pacing off, end at m(17) + lat + 201 ms + m(1), to the picosecond,
+ * one timeout, the timer never outliving the flow.
+ */
+static void
+test_tcp_newreno_tail_rto(void **state)
+{
+	struct net n;
+	uint32_t ends[2], last = 17;
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_sack = FT_PKT_OFF,
+		                    .tcp_delayed_ack = FT_PKT_OFF,
+		                    .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, m17, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 17, NULL, 0, &c);
+	m17 = c.makespan_s;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 18, &last, 1, &c);
+	want = m17 + lat + 0.201 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("last of 18 lost, NewReno: %.9f ms, want %.9f ms\n",
+		              c.makespan_s * 1e3, want * 1e3);
+	assert_int_equal(ft__pk_tcp_rto_ps(conn0(e), 0), s_to_ps(0.201));
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.nloss_probes, 0);
+	assert_int_equal(pk(e)->ntcp_fast, 0);
+	assert_int_equal(pk(e)->ntcp_rto, 1);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * Pacing (Linux's internal pacing): the initial window of 10 packets leaves at 200 % of
  * cwnd x MSS / SRTT (slow start), the SRTT the handshake's 2 path latencies: one packet
  * each SRTT / 20, so 10 packets end 9 gaps after 1 packet would (a round trip of 2 x 4
@@ -1778,6 +1824,7 @@ main(void)
 		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_partial_fill_ack),
+		cmocka_unit_test(test_tcp_newreno_tail_rto),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
 		cmocka_unit_test(test_tcp_knobs),
