@@ -434,10 +434,12 @@ struct pk_tcp {
 	uint32_t *held;
 	uint32_t nheld, held_cap;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
-	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
+	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends; when it
+	 * last took a packet in order (0: none yet; Linux's icsk_ack.lrcvtime) */
 	uint32_t rcv_quick;
 	uint32_t rcv_dl_flow, rcv_dl_seq;
 	uint64_t rcv_dl_ps;
+	uint64_t rcv_last_ps;
 };
 
 /*
