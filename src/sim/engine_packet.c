@@ -1870,7 +1870,8 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 		return ft__pk_flow_done(e, fid);
 	}
 	if (!f->ooo_bits) {
-		f->ooo_bits = ft_calloc((f->npkts + 63) / 64, sizeof(uint64_t));
+		/* (one word more: one past the highest packet taken, pk_rcv_ooo()) */
+		f->ooo_bits = ft_calloc(PK_OOO_WORDS(f->npkts) + 1, sizeof(uint64_t));
 		if (!f->ooo_bits)
 			return FT_ENOMEM;
 	}
@@ -1881,6 +1882,7 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 		return e->tcp ? ft__pk_tcp_rx(e, fid, seq, f->rcv_nxt, true) : 0;
 	}
 	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
+	bm[PK_OOO_WORDS(f->npkts)] = FT_MAX(bm[PK_OOO_WORDS(f->npkts)], (uint64_t)seq + 1);
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;

@@ -434,10 +434,12 @@ struct pk_tcp {
 	uint32_t *held;
 	uint32_t nheld, held_cap;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
-	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends */
+	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends; when it
+	 * last took a packet in order (0: none yet; Linux's icsk_ack.lrcvtime) */
 	uint32_t rcv_quick;
 	uint32_t rcv_dl_flow, rcv_dl_seq;
 	uint64_t rcv_dl_ps;
+	uint64_t rcv_last_ps;
 };
 
 /*
@@ -668,7 +670,9 @@ struct pk_flow {
 	bool held : 1;
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
 	double ideal_s;
-	uint64_t *ooo_bits; /* adaptive routing: packets received, while the flow runs */
+	/* adaptive routing, SRD, TCP: packets received past a gap, while the flow runs, and
+	 * one word more (PK_OOO_WORDS(), pk_rcv_ooo()) */
+	uint64_t *ooo_bits;
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
@@ -679,6 +683,18 @@ static inline uint32_t
 pk_tcp_snd_max(const struct pk_tcp *c, uint32_t fid, const struct pk_flow *f)
 {
 	return c->max_flow == fid && c->snd_max > f->snd_nxt ? c->snd_max : f->snd_nxt;
+}
+
+/* The words of a receiver's bitmap of @npkts packets (struct pk_flow ooo_bits), which
+ * holds one word more: one past the highest packet it took */
+#define PK_OOO_WORDS(npkts) (((size_t)(npkts) + 63) / 64)
+
+/* Whether flow @f's receiver holds packets past a gap: one it took lies past rcv_nxt (the
+ * first one missing), Linux's out-of-order queue not empty */
+static inline bool
+pk_rcv_ooo(const struct pk_flow *f)
+{
+	return f->ooo_bits && f->ooo_bits[PK_OOO_WORDS(f->npkts)] > f->rcv_nxt;
 }
 
 /* The packets flow @f has out past snd_una */

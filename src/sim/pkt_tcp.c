@@ -851,13 +851,29 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 			c->rcv_dl_flow = PK_NONE;
 		}
 	}
+	if (c && !dup && seq == before) {
+		/* Linux's tcp_event_data_recv() (net/ipv4/tcp_input.c): data in order after a
+		 * silence longer than the receiver's RTO puts it back in quick-ACK mode
+		 * (tcp_incr_quickack(): min(rcv_wnd / 2 MSS, TCP_MAX_QUICKACKS), 16 here). The
+		 * receiving end times nothing but the handshake: its RTO is TCP_RTO_MIN plus
+		 * that round trip, in jiffies rounded up (201 ms at microseconds) */
+		const uint64_t j = s_to_ps(PK_TCP_JIFFY_S);
+		uint64_t rto = (c->rto_min_ps + 2 * f->lat_ps + j - 1) / j * j;
+
+		if (c->rcv_last_ps && e->now_ps - c->rcv_last_ps > rto)
+			c->rcv_quick = FT_MAX(c->rcv_quick, PK_TCP_QUICKACKS);
+		c->rcv_last_ps = e->now_ps;
+	}
 	/* (TCP's receiver keeps its last cumulative ACK in nak_for, which go-back-N's NAK
 	 * state is elsewhere; PK_NONE: none yet) */
 	acked = f->nak_for == PK_NONE ? 0 : f->nak_for;
 	if (!dup && seq == before && f->rcv_nxt == before + 1 && c &&
-	    f->rcv_nxt - acked < PK_TCP_ACK_SEG) {
+	    f->rcv_nxt - acked < PK_TCP_ACK_SEG && !pk_rcv_ooo(f)) {
 		/* in order, nothing else unacknowledged: at once in quick-ACK mode, else the
-		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK) */
+		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK).
+		 * Not while packets past a gap are held: this one filled part of the gap, which
+		 * RFC 5681 4.2 acknowledges at once, as Linux's __tcp_ack_snd_check() does
+		 * while its out-of-order queue is not empty (net/ipv4/tcp_input.c) */
 		if (!c->rcv_quick) {
 			c->rcv_dl_flow = fid;
 			c->rcv_dl_ps = e->now_ps + e->tcp_delack_ps;

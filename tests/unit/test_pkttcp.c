@@ -1110,7 +1110,9 @@ test_tcp_tlp_reopen(void **state)
  * the ACK of the resend is no probe's: no probe recovery counted, and the window cut
  * once, by the timeout: 17 packets acknowledged in slow start from the initial 10 make
  * cwnd 27, ssthresh 0.7 x 27 = 18.9 (a second cut at that ACK, from the loss window of
- * 1, would leave 2).
+ * 1, would leave 2). The resent 17 comes 241 ms after the receiver last took a packet in
+ * order, past its RTO (201 ms): Linux's receiver is back in quick-ACK mode
+ * (tcp_event_data_recv()) and ACKs it at once, a path latency back, not 40 ms later.
  */
 static void
 test_tcp_tlp_lost_probe(void **state)
@@ -1146,7 +1148,10 @@ test_tcp_tlp_lost_probe(void **state)
 	assert_int_equal(c.ntcp_timeouts, 1);
 	assert_int_equal(c.nloss_probe_recoveries, 0);
 	assert_int_equal(c.nsack_recoveries, 0);
-	assert_int_equal(c.ndelayed_acks, 2); /* 16's, and the resent 17's (alone too) */
+	assert_int_equal(c.ndelayed_acks, 1); /* 16's; the resent 17's at once */
+	assert_double_equal(
+	        (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->t_una_ps / PS,
+	        want + lat, 1e-12);
 	assert_double_equal(t->ssthresh, 0.7 * 27, 1e-12);
 	assert_int_equal(t->tlp_flow, PK_NONE);
 	ft_packet_engine.destroy(e);
@@ -1312,6 +1317,103 @@ test_tcp_delayed_ack(void **state)
 			ft_packet_engine.destroy(e);
 		}
 	}
+	ft_topo_free(n.t);
+}
+
+/*
+ * A resend that fills part of a gap is acknowledged at once (RFC 5681 4.2; Linux's
+ * __tcp_ack_snd_check() sends at once while its out-of-order queue is not empty), not
+ * left to the delayed-ACK timer. A flow of 40 packets, NewReno (SACK off: one hole
+ * learnt per partial ACK), delayed ACKs on, pacing off, loses packets 35 and 36 (past
+ * the 16 quick ACKs). 37 to 39 arrive as in the run without losses, which ends at m(40),
+ * and draw three duplicate ACKs: the third reaches the sender a path latency later and
+ * 35 is resent, arriving m(1) after; 36 is still missing and 37 to 39 held past it, so
+ * the partial ACK goes at once, 36 is resent a latency later and arrives m(1) after:
+ * m(40) + 2 lat + 2 m(1), to the picosecond, no timer's ACK, no timeout. (Before: the
+ * partial ACK waited for the 40 ms delayed-ACK timer, 40 ms more.)
+ */
+static void
+test_tcp_partial_fill_ack(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 35, 36 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_sack = FT_PKT_OFF,
+		                    .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, m40, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 40, NULL, 0, &c);
+	m40 = c.makespan_s;
+	assert_int_equal(c.ndelayed_acks, 0);
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 40, lose, 2, &c);
+	want = m40 + 2 * lat + 2 * m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("35 and 36 of 40 lost, NewReno: %.9f ms, want %.9f ms, %llu timer "
+		              "ACKs\n",
+		              c.makespan_s * 1e3, want * 1e3, (unsigned long long)c.ndelayed_acks);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.ndrops, 2);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_int_equal(c.ndelayed_acks, 0);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A lost last packet without SACK (golden 8476's last messages): no later packet draws a
+ * duplicate ACK and no tail-loss probe may go (Linux's tcp_schedule_loss_probe() wants
+ * SACK), so the retransmit timer resends it, Linux's RTO (200 ms + SRTT in jiffies: 201
+ * ms) after the last ACK that moved snd_una (RFC 6298 5.3): 18 packets, the last lost,
+ * delayed ACKs and pacing off, end at m(17) + lat + 201 ms + m(1), to the picosecond,
+ * one timeout, the timer never outliving the flow.
+ */
+static void
+test_tcp_newreno_tail_rto(void **state)
+{
+	struct net n;
+	uint32_t ends[2], last = 17;
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_sack = FT_PKT_OFF,
+		                    .tcp_delayed_ack = FT_PKT_OFF,
+		                    .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, m17, lat, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 17, NULL, 0, &c);
+	m17 = c.makespan_s;
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 18, &last, 1, &c);
+	want = m17 + lat + 0.201 + m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("last of 18 lost, NewReno: %.9f ms, want %.9f ms\n",
+		              c.makespan_s * 1e3, want * 1e3);
+	assert_int_equal(ft__pk_tcp_rto_ps(conn0(e), 0), s_to_ps(0.201));
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.nloss_probes, 0);
+	assert_int_equal(pk(e)->ntcp_fast, 0);
+	assert_int_equal(pk(e)->ntcp_rto, 1);
+	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
 }
 
@@ -1726,6 +1828,8 @@ main(void)
 		cmocka_unit_test(test_tcp_counters_sum),
 		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
+		cmocka_unit_test(test_tcp_partial_fill_ack),
+		cmocka_unit_test(test_tcp_newreno_tail_rto),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
 		cmocka_unit_test(test_tcp_knobs),
