@@ -387,7 +387,8 @@ test_p2p_sizes(void **state)
  * 2 MiB, 16 chunks of 128 KiB each, 8 in flight per channel, far more than the path's
  * bandwidth-delay product: each NIC sends its 2,048 packets back to back, so the op
  * takes their serialisation plus the last one's path latency plus the fixed per-op and
- * per-step costs, within two packet times.
+ * per-step costs (ring_fixed_s(): its one step between nodes max(hwLat[NET], d), as a
+ * ring's; before, NVLink's step overhead), within two packet times.
  */
 static void
 test_p2p_pipelined(void **state)
@@ -414,7 +415,7 @@ test_p2p_pipelined(void **state)
 		assert_int_equal(f->qp / 1024, i / 16 % 4); /* a channel's connection, its QP */
 	}
 	want = 2048 * t_pkt + d;
-	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - ring_fixed_s(&r, 1, d);
 	if (!(fabs(got - want) <= 2 * t_pkt))
 		fail_msg("op %.9g s, closed form %.9g s (packet %.3g s)", got, want, t_pkt);
 	pk_run_free(&r);
@@ -432,7 +433,7 @@ test_p2p_pipelined(void **state)
  * t_msg (t_msg: a chunk's 32 packets) and the op takes (n - 1) P + 4 t_msg + d (d: the
  * path latency) within two packet times. The flow engine, the send capped at the window,
  * takes 32 MiB / the window = n P (within 1 %); the two agree within 2 %. Uncapped, the
- * send is one flow per rank at the NIC's rate, under half that time (687 us against 1,586).
+ * send is one flow per rank at the NIC's rate, under half that time (698 us against 1,586).
  */
 static void
 test_p2p_windowed(void **state)
@@ -470,7 +471,7 @@ test_p2p_windowed(void **state)
 	for (i = 0; i < pk(r.e)->flows.len; i++)
 		assert_int_equal(((const struct pk_flow *)ft_vec_at(&pk(r.e)->flows, i))->bytes,
 		                 128u << 10);
-	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - ring_fixed_s(&r, 1, d);
 	want = (n - 1) * P + 4 * 32 * t_pkt + d;
 	flow_t = flow_engine_time(&r, cap);
 	if (getenv("FT_PKTNCCL_PRINT"))
@@ -499,7 +500,7 @@ test_p2p_windowed(void **state)
  * P = 25 us; the closed form of test_p2p_windowed() moved by D), within two packet
  * times; the flow engine, each send capped from its start, at D + n P (within 1 %).
  * Paced from the phase's start, or unpaced (whole flows, as before), rank 1's send would
- * end near D + 687 us.
+ * end near D + 698 us.
  */
 static void
 test_p2p_staggered(void **state)
@@ -524,7 +525,7 @@ test_p2p_staggered(void **state)
 	pk_run_rank1_start_ns = 0;
 	pk_hop_times(&r, &t_pkt, &d);
 	assert_int_equal(pk(r.e)->flows.len, 2 * 4 * n);
-	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+	got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - ring_fixed_s(&r, 1, d);
 	want = D + (n - 1) * P + 4 * 32 * t_pkt + d;
 	flow_t = flow_engine_time(&r, cap);
 	if (getenv("FT_PKTNCCL_PRINT"))
