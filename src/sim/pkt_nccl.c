@@ -954,13 +954,14 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				/* a send to another rail through its PXN proxy (a2a_via()) */
 				uint32_t via = a2a_via(e, a, b, net, comm_mask, ncomm);
 				/* between nodes: hwLat[NET] less the path the packets walk (the
-				 * relay's where PXN relays), where that is shorter, as a ring's step
-				 * (pkt_setup.c net_floor_s()) */
+				 * relay's where PXN relays), where that is shorter, as a ring's
+				 * step (pkt_setup.c net_floor_s()) */
 				double hw = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
 				                               sc->algo, ch[net].proto);
-				double cost = net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b, via)) +
-				                            net_step :
-				                    hw;
+				double cost =
+				        net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b, via)) +
+				                        net_step :
+				              hw;
 				struct ft_model_p2p_chunking mine;
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);

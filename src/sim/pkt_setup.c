@@ -555,8 +555,7 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 					/* (run whole, no send relays: its flows
 					 * leave by their own NICs, as the flow
 					 * engine's waves do) */
-					path = FT_MAX(path,
-					              ft__pk_pair_path_s(e, a, b, PK_NONE));
+					path = FT_MAX(path, ft__pk_pair_path_s(e, a, b, PK_NONE));
 				}
 				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}

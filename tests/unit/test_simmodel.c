@@ -3048,7 +3048,6 @@ test_sendrecv_net_step_gb200(void **state)
 	busbw_nccl = 0;
 }
 
-
 /*
  * The packet engine's step between nodes costs max(hwLat[NET], path): NCCL's per-hop
  * network latency (14 us, ring Simple, kb NA-MODEL) where the packets' own path is
