@@ -1565,7 +1565,10 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
  * over 2 ranks, all of a tree's with one GPU a node and the one step of a
  * ring or tree phase of one step too (before, at most @steps - 1 did, the
  * count of paths a phase pays on top of its flows' own, and a phase of one
- * step none). With one GPU a node the 2 x nNodes count before 2.23 is more
+ * step none), and a send/recv's one step between nodes (before, it paid NVLink's
+ * step overhead, 3.4 us at Simple, where the model pays hwLat[NET] and what it adds to
+ * it: on gb200-nvl64x2 at 8 KiB the engines' 12.92 us against the model's 23.87). With
+ * one GPU a node the 2 x nNodes count before 2.23 is more
  * than the all-reduce's steps; NCCL keeps it (its intraLat term goes
  * negative), and so does @extra_s; @net_steps, the steps the packets walk,
  * stays at most @steps.
@@ -1589,11 +1592,14 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	*extra_s = 0;
 	*net_steps = 0;
 	/* a collective ring's or tree's one step between nodes pays the network's latency too
-	 * (below); not the point-to-point ops', whose messages pay it in their own way */
+	 * (below), and so does a send/recv's one step (a ring of one step, its sends NCCL's
+	 * network sends, as the model's cost_sendrecv() prices them: model/tuner.c); not an
+	 * all-to-all's, whose sends pay it each at their start, nor a background pattern's
+	 * (direct), which is no NCCL op */
 	one = (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE) &&
 	      (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
 	       sc->op == FT_OP_REDUCE_SCATTER || sc->op == FT_OP_BROADCAST ||
-	       sc->op == FT_OP_REDUCE);
+	       sc->op == FT_OP_REDUCE || sc->op == FT_OP_SENDRECV);
 	if (n < 2 || steps == 0 || (steps < 2 && sc->algo != FT_ALGO_COLLNET && !one))
 		return every;
 	if (sc->algo == FT_ALGO_NVLS && !ft__sim_nvls_across_nodes(sc)) {

@@ -419,8 +419,9 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
  * its start: what a notice the receiver's NIC writes back to another sender takes (an
  * all-to-all's clear-to-send, pkt_nccl.c). A flow that leaves by NIC vertex @nic, not its
  * GPU's own (ft__sim_flow_nic(); UINT32_MAX none), is routed as the engine routes it
- * (route_via(): its GPU's path to that NIC, then the NIC's GPU's route from the NIC on).
- * Into @lat_ps; FT_E* when there is no path.
+ * (route_via(): its GPU's path to that NIC, then the NIC's GPU's route from the NIC on);
+ * one that a PXN proxy relays, @nic that proxy's GPU vertex, as its flow is (route_via():
+ * its NVLink leg, then the proxy's route). Into @lat_ps; FT_E* when there is no path.
  */
 int
 ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,

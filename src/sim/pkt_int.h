@@ -1294,9 +1294,11 @@ int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
                     uint64_t *lat_ps);
 /* The path latency from GPU @a to GPU @b, seconds, on the route ft__pk_path_lat() gives the
- * pair (its hash of the pair); 0 where there is none. A message between nodes pays
- * hwLat[NET] less it, where that is shorter (max(hwLat[NET], path) in all: pkt_setup.c). */
-double ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b);
+ * pair (its hash of the pair): through PXN proxy @via where the send relays (its NVLink leg,
+ * then the proxy's NIC's route, as the engine routes the flow), else (PK_NONE) out by @a's
+ * own NIC; 0 where there is none. A message between nodes pays hwLat[NET] less it, where
+ * that is shorter (max(hwLat[NET], path) in all: pkt_setup.c). */
+double ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b, uint32_t via);
 
 /*
  * Flows, once each (pkt_flow.c): flow @fid's last packet reached its receiver (its FCT is

@@ -898,7 +898,7 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_p2p_chunking ch[2];
 	struct ft_model_p2p_comm comm;
-	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first, via;
+	uint32_t m = ph->a2a_group_size, ngroups, w, nbuf, k, g, i, *ends, first;
 	uint32_t *comm_mask, ncomm = 0;
 	/* (set by ft__sim_a2a_window(), its row ours to free; NULL: ch[1]'s for all) */
 	struct ft__sim_a2a_slots slots = { 0 };
@@ -951,13 +951,17 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				uint32_t a = op->rank_gpu[base + i * ph->a2a_stride];
 				uint32_t b = op->rank_gpu[base + ((i + k) % m) * ph->a2a_stride];
 				uint32_t net = crosses_nodes(e->topo, a, b);
-				/* between nodes: hwLat[NET] less the path the packets walk, where that
-				 * is shorter, as a ring's step (pkt_setup.c net_floor_s()) */
+				/* a send to another rail through its PXN proxy (a2a_via()) */
+				uint32_t via = a2a_via(e, a, b, net, comm_mask, ncomm);
+				/* between nodes: hwLat[NET] less the path the packets walk (the
+				 * relay's where PXN relays), where that is shorter, as a ring's
+				 * step (pkt_setup.c net_floor_s()) */
 				double hw = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
 				                               sc->algo, ch[net].proto);
-				double cost = net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b)) +
-				                            net_step :
-				                    hw;
+				double cost =
+				        net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b, via)) +
+				                        net_step :
+				              hw;
 				struct ft_model_p2p_chunking mine;
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
@@ -983,8 +987,6 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				/* its own slots: those of the proxy op NCCL puts it in */
 				ft__sim_a2a_send_ch(&ch[1], net ? &slots : NULL, i, (i + k) % m,
 				                    &mine);
-				/* a send to another rail through its PXN proxy (a2a_via()) */
-				via = a2a_via(e, a, b, net, comm_mask, ncomm);
 				if (rc == 0)
 					rc = p2p_send(pb, ph->bytes_per_pair, a, b, via,
 					              net ? &mine : &ch[0], (uint32_t)s0,
@@ -1391,11 +1393,12 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	if (si < 0)
 		return (int)si;
 	lz->building = true;
-	/* between nodes: hwLat[NET] less the path the packets walk, where that is shorter, as
-	 * a ring's step (pkt_setup.c net_floor_s()); the rest of the cost on top */
+	/* between nodes: hwLat[NET] less the path the packets walk (the relay's where PXN
+	 * relays), where that is shorter, as a ring's step (pkt_setup.c net_floor_s()); the
+	 * rest of the cost on top */
 	cost = ph->cost_ps[net];
 	if (net)
-		cost += s_to_ps(FT_MAX(0.0, ph->net_hw_s - ft__pk_pair_path_s(e, a, b)));
+		cost += s_to_ps(FT_MAX(0.0, ph->net_hw_s - ft__pk_pair_path_s(e, a, b, via)));
 	s0 = ft__pk_add_task(e, PK_T_BARRIER, cost, 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	/* (a notice no send waits for is a plain barrier: it outlives its phase) */

@@ -552,7 +552,10 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 				/* NVLink peers of two trays stay off the network */
 				if (ft__sim_over_network(e->topo, a, b)) {
 					net = true;
-					path = FT_MAX(path, ft__pk_pair_path_s(e, a, b));
+					/* (run whole, no send relays: its flows
+					 * leave by their own NICs, as the flow
+					 * engine's waves do) */
+					path = FT_MAX(path, ft__pk_pair_path_s(e, a, b, PK_NONE));
 				}
 				rc = ft__pk_add_conn(e, wire, a, b, (uint32_t)s0, (uint32_t)end, tag);
 			}
@@ -618,13 +621,14 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 	return 0;
 }
 
-/* The path latency a message from GPU @a to GPU @b walks (pkt_int.h). */
+/* The path latency a message from GPU @a to GPU @b walks, through PXN proxy @via where it
+ * relays (pkt_int.h). */
 double
-ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b)
+ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b, uint32_t via)
 {
 	uint64_t lat;
 
-	if (ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) < 0)
+	if (ft__pk_path_lat(e, a, b, via, ft_mix64(((uint64_t)a << 32) | b), &lat) < 0)
 		return 0;
 	return (double)lat / PK_PS_PER_S;
 }

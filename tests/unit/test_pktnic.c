@@ -352,13 +352,16 @@ test_shared_nic_agrees(void **state)
  * A send to one peer over a GPU's 4 NICs, NCCL's chunking (two nodes, GPU 0 of each
  * sending S to the other, 2 channels of S / 2): each message is split into 4 parts, one
  * on each NIC (its own QP, its own congestion state), so each NIC sends S / 4, n = S / 4 /
- * 4,096 packets of 4,096 + 26 bytes, back to back: past the op's fixed costs the send
- * takes n packet times at the NIC's line rate, S / (4 x its payload rate), plus the path's
- * latency, and less than two packet times more (the last packet's store and forward at
+ * 4,096 packets of 4,096 + 26 bytes, back to back: past NCCL's launch latency the send
+ * takes n packet times at the NIC's line rate, S / (4 x its payload rate), plus its one
+ * step between nodes, max(hwLat[NET], the path's latency) and what the model adds to a
+ * network step (ft__sim_far_steps(), ft__sim_net_step_s()), and less than two packet
+ * times more (the last packet's store and forward at
  * both NICs and over the in-node links; the switches cut through). The NICs run at 50
  * Gb/s: four of 100 Gb/s (50 GB/s) would outrun the GPU's own PCIe link (48 GB/s).
- * Measured: 256 KiB (16 packets a NIC) 12.42 us, 8 MiB (512) 339.54 us, each 0.92 us
- * (1.39 packet times) past n packet times and the latency. Before, a channel's whole
+ * Measured: 256 KiB (16 packets a NIC) 25.47 us, 8 MiB (512) 352.59 us, each 0.92 us
+ * (1.39 packet times) past the closed form (12.42 and 339.54 us when the step between
+ * nodes paid NVLink's step overhead, 3.4 us, in place of hwLat[NET]). Before, a channel's whole
  * messages took its QPs in turn over the NICs: at 256 KiB each channel's 2 messages went
  * by NICs 0 and 1 alone, twice the packets on each.
  */
@@ -398,8 +401,9 @@ test_send_over_four_nics(void **state)
 		for (uint32_t node = 0; node < 2; node++)
 			for (uint32_t nic = 0; nic < 4; nic++)
 				assert_int_equal(per_nic[node][nic], sizes[k] / 4);
-		want = n * t_pkt + lat;
-		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s - r.s.step_lat_s;
+		want = n * t_pkt + FT_MAX(ft__sim_hw_net_s(&r.s), lat) +
+		       ft__sim_net_step_s(r.t, a.proto);
+		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s;
 		if (getenv("FT_PKTNIC_PRINT"))
 			print_message("send of %llu B: %.4f us, closed form %.4f us (+%.2f packets)\n",
 			              (unsigned long long)sizes[k], got * 1e6, want * 1e6,
