@@ -3379,10 +3379,11 @@ test_one_gpu_node_step_latencies(void **state)
 
 					/* the packet engine's LL at 2.18 differs from the model's in
 					 * its bandwidth, not its steps (sim-log.md); its plain Simple
-					 * tree of 64 KiB paces its first round at the model's fill
-					 * from the op's start, which hides the steps' latencies
-					 * (sim.md Limits: 73.57 / 74.13 us at 2.18 / 2.27 against
-					 * the model's 72.83 / 81.23) */
+					 * tree of 64 KiB cuts a copy's bytes with NCCL's tree
+					 * efficiency still on them, two messages at 2.18 where NCCL
+					 * runs one chunk a channel (sim.md Limits: 73.57 / 74.13 us
+					 * at 2.18 / 2.27 against the model's 72.83 / 81.23; cut at
+					 * NCCL's data, 65.73 at 2.18) */
 					bool fill = cases[c].algo == FT_ALGO_TREE && simple &&
 					            sizes[z] > (8u << 10);
 
@@ -3550,8 +3551,10 @@ test_packet_tree_follows_the_pipeline(void **state)
  * on NCCL's channels over 2 pcie-l40s nodes, all-reduce 256 MiB, is slower than the flow
  * engine: the GPUs' PCIe links bind both, and the flow engine keeps them 95.3 % busy, the
  * packet engine 87.4 %: flow 28,337.85 us, packet 30,894.55 (+9.0 %, busbw packet / flow
- * 0.917). The band pins that ratio, so that a change that
- * closes the gap, or widens it, shows here and the Limits entry moves with it.
+ * 0.917). About 1.6 ms of it is credit backpressure on the PCIe switch's in-node ports
+ * (with 16 MiB port buffers 29,280.36 us), the rest the paced fill and the drain. The band
+ * pins that ratio, so that a change that closes the gap, or widens it, shows here and the
+ * Limits entry moves with it.
  */
 #define PCIE_GAP_LO 0.89
 #define PCIE_GAP_HI 0.94
