@@ -18,7 +18,9 @@
  * from all its children (it reduces and broadcasts in one pass). Half of
  * each channel's threads go up and half down, so both directions run at
  * once. A chain broadcast is the downward half alone, a chain reduce the
- * upward half.
+ * upward half, on every channel NCCL launches (chain_channels()); in LL and
+ * LL128 its hops over NVLink pass on a round of lines at a time
+ * (chain_lines()), its hops between nodes whole steps (wait_msg()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
  * dependencies are the ones above; a PXN leg (a proxy GPU relaying the
