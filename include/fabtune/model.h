@@ -591,6 +591,15 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
                                     struct ft_model_chunking *out);
 
 /*
+ * The payload a hop over NVLink passes on before the rest of its step has come, where
+ * protocol @p flags its lines: one round of a channel's threads (LL128 640 threads of 15
+ * data bytes, LL 512 of 8; NVIDIA/nccl src/device/prims_ll128.h GenericOp, prims_ll.h
+ * LLGenericOp), the grain of the model's LL and LL128 ramps. 0 for Simple, whose hops
+ * pass on whole steps.
+ */
+FT_API uint64_t ft_model_line_grain(enum ft_proto p);
+
+/*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
  * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
  * 16 on Hopper; on Blackwell 24 in one node (32 before NCCL 2.27, @l nccl_version) and 32

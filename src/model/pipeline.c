@@ -165,6 +165,12 @@ grain_of(enum ft_proto p)
 	return p == FT_PROTO_LL ? 512u * 8u : 640u * 15u;
 }
 
+uint64_t
+ft_model_line_grain(enum ft_proto p)
+{
+	return p == FT_PROTO_LL || p == FT_PROTO_LL128 ? grain_of(p) : 0;
+}
+
 /* Threads per channel and the bytes per thread below which NCCL drops a channel. */
 static void
 threads_of(enum ft_algo a, enum ft_proto p, uint32_t nranks, uint32_t *nt, uint32_t *thr)

@@ -18,7 +18,9 @@
  * from all its children (it reduces and broadcasts in one pass). Half of
  * each channel's threads go up and half down, so both directions run at
  * once. A chain broadcast is the downward half alone, a chain reduce the
- * upward half.
+ * upward half, on every channel NCCL launches (chain_channels()); in LL and
+ * LL128 its hops over NVLink pass on a round of lines at a time
+ * (chain_lines()), its hops between nodes whole steps (wait_msg()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
  * dependencies are the ones above; a PXN leg (a proxy GPU relaying the
@@ -92,6 +94,8 @@ struct tree_edge {
 	uint32_t node; /* NVLS stages: the node, in the order the schedule lists them */
 	uint32_t sw;   /* NVLS stages: the switch they meet at, its index in the node's */
 	uint32_t flow; /* a plain tree's or chain's: its first flow's index in the phase */
+	/* an LL or LL128 chain's hop between nodes: it sends whole steps (wait_msg()) */
+	uint32_t whole;
 };
 
 struct tree_build {
@@ -125,6 +129,8 @@ struct tree_build {
 	struct ft_model_pipeline pl;
 	uint32_t pipes;
 	uint32_t fill_k; /* the messages of a copy a round (k) where the fill is paced */
+	bool lines; /* a chain in LL or LL128: its steps cut into rounds of lines (chain_lines()) */
+	uint32_t reps; /* NCCL's channels a chain's copy runs as (chain_channels()) */
 };
 
 /* Whether @sc is NVLS across nodes, an all-reduce's NVLS flows beside each head's to the
@@ -476,16 +482,21 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ring_build *rb = &tb->rb;
-	uint32_t f, innet = ft_topo_nvertices(rb->e->topo);
+	uint32_t f, innet = ft_topo_nvertices(rb->e->topo), reps = FT_MAX(tb->reps, 1u);
 	int rc;
 
 	*nmsg = 0;
-	for (f = 0; f < ph->nflows; f++) {
+	for (f = 0; f < ph->nflows * reps; f++) {
 		struct ft_sched_flow fl;
 		struct ring_conn *c = &rb->c[rb->n];
 		struct tree_edge *ed = tb->nedges ? &tb->edge[tb->nedges - 1] : NULL;
+		uint32_t r = f / ph->nflows;
 
-		ft_sched_phase_flow(sc, ph, f, &fl);
+		ft_sched_phase_flow(sc, ph, f % ph->nflows, &fl);
+		if (reps > 1) { /* replica r of the copy: NCCL's channel r of those it stands for */
+			fl.bytes = fl.bytes * (r + 1) / reps - fl.bytes * r / reps;
+			fl.pipe = fl.pipe ? (uint16_t)((fl.pipe - 1u) * reps + r + 1u) : 0;
+		}
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
@@ -525,6 +536,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 				return 1;
 			ed->dst = c->dst;
 			ed->nlegs++;
+			ed->whole |= tb->lines && ft__sim_over_network(rb->e->topo, c->src, c->dst);
 		} else {
 			ed = &tb->edge[tb->nedges++];
 			/* a CollNet's switches reduce as one: one vertex past the topology's */
@@ -535,7 +547,10 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 				                  .conn = rb->n,
 				                  .nlegs = 1,
 				                  .kind = TE_TREE,
-				                  .flow = f };
+				                  .flow = f % ph->nflows,
+				                  .whole = tb->lines &&
+				                           ft__sim_over_network(rb->e->topo, c->src,
+				                                                c->dst) };
 		}
 		c->first = *nmsg;
 		*nmsg += c->nmsg;
@@ -630,9 +645,31 @@ tree_waits(const struct tree_build *tb, const struct tree_edge *ed, wait_fn fn, 
 	return rc;
 }
 
-/* A wait of message @m into its send @to, in the whole graph. */
+/*
+ * The message of connection @up that message @m of edge @ed's first leg waits for: its own
+ * index (or @up's last, where @up has fewer), or on a hop of an LL or LL128 chain between
+ * nodes (ed->whole) the last of @up's step: NCCL's GPU raises the connection's tail once
+ * the step's last line is written (src/device/prims_ll128.h GenericOp, postSend after its
+ * closing barrier) and the send proxy posts the step as one message once every line has
+ * come (src/transport/net.cc sendProxyProgress), the rule of the model's ramp (net_hops()).
+ */
+static uint32_t
+wait_msg(const struct tree_build *tb, const struct tree_edge *ed, const struct ring_conn *up,
+         uint32_t m)
+{
+	const struct ring_conn *c = &tb->rb.c[ed->conn];
+	uint64_t last;
+
+	if (!ed->whole)
+		return FT_MIN(m, up->nmsg - 1);
+	last = ((uint64_t)(m / c->slices) + 1) * up->slices - 1;
+	return (uint32_t)FT_MIN(last, (uint64_t)up->nmsg - 1);
+}
+
+/* A wait of message @m of edge @ed into its send @to, in the whole graph. */
 struct wait_dep {
 	const struct tree_build *tb;
+	const struct tree_edge *ed;
 	uint32_t m, to;
 };
 
@@ -648,7 +685,7 @@ wait_dep(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
 	} else {
 		const struct ring_conn *c = &tb->rb.c[conn];
 
-		from = tb->rb.recv[c->first + FT_MIN(w->m, c->nmsg - 1)];
+		from = tb->rb.recv[c->first + wait_msg(tb, w->ed, c, w->m)];
 	}
 	return ft__pk_add_dep(tb->rb.e, from, w->to) < 0 ? FT_ENOMEM : 0;
 }
@@ -702,7 +739,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
 
-			struct wait_dep w = { tb, m, to };
+			struct wait_dep w = { tb, ed, m, to };
 
 			if (j > 0) /* a relay forwards what has arrived */
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
@@ -960,6 +997,80 @@ static void phase_release(struct tree_phase *p);
 static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots,
                      bool ring);
 
+/* A Simple chain on NCCL's own channels takes the model's fill as a plain tree does
+ * (nccl_fill()). */
+static bool
+chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
+{
+	return sc->algo == FT_ALGO_RING && (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE) &&
+	       sc->proto == FT_PROTO_SIMPLE && nchannels == 0 && sc->nranks > 1;
+}
+
+/*
+ * A chain broadcast or reduce runs on every channel NCCL launches (the model's count at the
+ * op's size, ft__sim_pipe_model(); src/device/broadcast.h and reduce.h runRing: each
+ * channel's block moves its own part chunk by chunk along its ring, the blocks side by
+ * side), where the schedule's copies (@pipes, one a channel of the schedule) are fewer:
+ * each copy is cut into reps = launched / pipes (truncated) connections of its edges, each
+ * its own chain with 1 / reps of the bytes, so a link carries as many chunks at once as
+ * NCCL's channels put on it (the model's ramp: all channels' chunks a stage). On forced
+ * channels (the op's nchannels) the schedule's copies are NCCL's: none. @nch becomes the
+ * channels so run.
+ */
+static void
+chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes, uint32_t *nch)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_pipeline pl;
+
+	tb->reps = 1;
+	if (sc->algo != FT_ALGO_RING || (sc->op != FT_OP_BROADCAST && sc->op != FT_OP_REDUCE) ||
+	    op->nchannels || pipes == 0)
+		return;
+	ft__sim_pipe_model(tb->rb.e->topo, op, &pl);
+	if (pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
+		return;
+	tb->reps = pl.nchannels / pipes;
+	*nch = pipes * tb->reps;
+}
+
+/*
+ * A chain broadcast or reduce in LL or LL128 forwards its lines as their flags come: each
+ * warp of the kernel waits for the flags of its own lines of the step, then stores them to
+ * the next rank at once (NVIDIA/nccl src/device/prims_ll128.h GenericOp and
+ * recvReduceSendCopy, prims_ll.h LLGenericOp; src/device/broadcast.h and reduce.h runRing
+ * call them once a chunk, v2.21.5-1 and v2.27.7-1). So a hop over NVLink passes on a
+ * round of the channel's threads (ft_model_line_grain(), the model's ramp) before the
+ * rest of its step has come: @ch's slice becomes that round, every connection's step cut
+ * into as many messages, and a hop between nodes still waits for its whole step
+ * (wait_msg()). A Simple chain's hop forwards whole steps (broadcast's and reduce's chunk
+ * and slice one step, BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h;
+ * prims_simple.h genericOp posts a slice once all of it is stored): unchanged.
+ */
+static void
+chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model_chunking *ch)
+{
+	uint64_t grain = ft_model_line_grain(sc->proto);
+
+	if (sc->algo != FT_ALGO_RING || (sc->op != FT_OP_BROADCAST && sc->op != FT_OP_REDUCE) ||
+	    grain == 0 || grain >= ch->slice_bytes)
+		return;
+	tb->lines = true;
+	ch->slice_bytes = grain;
+}
+
+/* The messages in flight on a connection: @slots steps of NCCL_STEPS, in an LL or LL128
+ * chain (chain_lines()) as many messages as that many steps hold. */
+static uint32_t
+chain_slots(const struct tree_build *tb, uint32_t slots)
+{
+	uint32_t most = 1, i;
+
+	for (i = 0; i < tb->rb.n && tb->lines; i++)
+		most = FT_MAX(most, tb->rb.c[i].slices);
+	return (uint32_t)FT_MIN((uint64_t)slots * most, (uint64_t)UINT16_MAX);
+}
+
 int
 ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                    double eff, uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
@@ -973,7 +1084,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		        .bar = bar,
 		        .lane_split = true }
 	};
-	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
+	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, slots, i;
 	struct ft_model_chunking ch;
 	bool lazy;
 	int rc;
@@ -1011,21 +1122,26 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 
 		/* on NCCL's own channels a plain tree's chunk is NCCL's on its launched
 		 * channels, its pipeline the model's (nccl_fill()) */
-		if (ft__sim_tree_fill_on(sc, op->nchannels)) {
+		if (ft__sim_tree_fill_on(sc, op->nchannels) || chain_fill_on(sc, op->nchannels)) {
 			ft__sim_pipe_model(e->topo, op, &tb.pl);
 			if (tb.pl.fill_s > 0 && tb.pl.round_s > 0 && tb.pl.stages > 1)
 				nch = tb.pl.nchannels;
 			else
 				tb.pl.nchannels = 0;
 		}
-		tb.pipes = pipes;
+		if (!tb.pl.nchannels)
+			chain_channels(&tb, op, pipes, &nch);
+		tb.pipes = pipes * FT_MAX(tb.reps, 1u);
 		ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
 		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes, nch,
 		                        op_nodes(e, op), sc->nranks, &ch);
+		chain_lines(&tb, sc, &ch);
 	}
-	/* an NVLS tree's in-node flow is up to 4 stages */
-	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.rb.c));
-	tb.edge = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : 1), sizeof(*tb.edge));
+	/* an NVLS tree's in-node flow is up to 4 stages, a chain's flow reps connections */
+	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : FT_MAX(tb.reps, 1u)),
+	                    sizeof(*tb.rb.c));
+	tb.edge = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : FT_MAX(tb.reps, 1u)),
+	                    sizeof(*tb.edge));
 	tb.from = ft_calloc((size_t)groups + 1, sizeof(uint32_t));
 	rc = tb.rb.c && tb.edge && tb.from ? tree_conns(&tb, op, ph, eff, &ch, &nmsg, err) :
 	                                     FT_ENOMEM;
@@ -1045,6 +1161,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		ft_free(tb.rb.c);
 		return rc;
 	}
+	slots = chain_slots(&tb, ch.slots);
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
@@ -1055,7 +1172,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rc = nvls_lags(&tb, tag, lazy);
 	if (lazy) {
 		/* (the phase keeps what it built: freed with the engine) */
-		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, ch.slots, false) : rc;
+		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, slots, false) : rc;
 		if (rc < 0)
 			tree_release(&tb);
 	} else {
@@ -1066,7 +1183,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		if (rc == 0 && tb.heads)
 			rc = lag_parts(&tb);
 		for (i = 0; i < tb.nedges && rc == 0; i++)
-			rc = link_edge(&tb, &tb.edge[i], ch.slots);
+			rc = link_edge(&tb, &tb.edge[i], slots);
 		tree_release(&tb);
 	}
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
@@ -1137,8 +1254,10 @@ struct tree_phase {
 };
 
 /* Which of a successor connection's messages message m of a connection tells: message m
- * (a tree's waits), its own message m + slots, or a ring's next step (ring_next()). */
-enum succ_kind { SUCC_SAME, SUCC_SLOT, SUCC_STEP };
+ * (a tree's waits), its own message m + slots, a ring's next step (ring_next()), or, the
+ * last of its step, that step's messages (a whole hop of an LL or LL128 chain: wait_msg(),
+ * step_next()). */
+enum succ_kind { SUCC_SAME, SUCC_SLOT, SUCC_STEP, SUCC_WHOLE };
 
 /* Records to reuse, oldest first. */
 struct free_recs {
@@ -1184,6 +1303,7 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 		 * m of those feeding it, or their last where they have fewer), a ring's and
 		 * the one feeding it (a message waits for the one `slices` before it there). */
 		if ((!ring && c->nmsg != tb->rb.c[0].nmsg) || (tb->heads && c->nmsg != tb->msgs) ||
+		    (tb->lines && c->slices != tb->rb.c[0].slices) ||
 		    (ring && c->up != PK_NONE &&
 		     (tb->rb.c[c->up].loops != c->loops || tb->rb.c[c->up].slices != c->slices)) ||
 		    c->nmsg == 0 || (c->wire + c->nmsg - 1) / c->nmsg / e->mtu >= UINT32_MAX)
@@ -1637,6 +1757,26 @@ ring_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, 
 	return tell(e, p, c, m + c->slices, dst, lat_ps);
 }
 
+/*
+ * Message @m of connection @u has ended: if it is the last of its step (or of @u), the
+ * messages of connection @c (a hop between nodes, cut as u is: lazy_tree_ok()) that wait
+ * for it (wait_msg()), in order.
+ */
+static int
+step_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, uint32_t m,
+          const struct ring_conn *c, uint32_t dst, uint64_t lat_ps)
+{
+	uint32_t l = m / u->slices, mm, hi;
+	int rc = 0;
+
+	if (m + 1 < u->nmsg && (m + 1) % u->slices != 0)
+		return 0;
+	hi = m + 1 < u->nmsg ? FT_MIN((l + 1) * c->slices, c->nmsg) : c->nmsg;
+	for (mm = l * c->slices; mm < hi && rc == 0; mm++)
+		rc = tell(e, p, c, mm, dst, lat_ps);
+	return rc;
+}
+
 /* Message @v (of connection @ci, message @m) of phase @p, flow @fid, has ended: tell its
  * successors, in the whole graph's order (bar, its lag task, the successors by connection). */
 static int
@@ -1661,6 +1801,10 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 
 		if (kind == SUCC_STEP) {
 			rc = ring_next(e, p, u, m, c, dst, lat_ps);
+			continue;
+		}
+		if (kind == SUCC_WHOLE) {
+			rc = step_next(e, p, u, m, c, dst, lat_ps);
 			continue;
 		}
 		mm = m + (kind == SUCC_SLOT ? p->slots : 0);
@@ -1796,7 +1940,10 @@ succ_wait(void *ctx, uint32_t conn, size_t lag, uint32_t nsw)
 	(void)nsw;
 	sf->nwait++;
 	if (conn != PK_NONE) /* (a lag task's successors are found from its node's edges) */
-		succ_add(sf, conn, sf->to << 2 | SUCC_SAME);
+		succ_add(sf, conn,
+		         sf->to << 2 |
+		                 (sf->p->tb.edge[sf->p->conn_edge[sf->to]].whole ? SUCC_WHOLE :
+		                                                                  SUCC_SAME));
 	return 0;
 }
 
