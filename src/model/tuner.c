@@ -749,11 +749,16 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
  * kb NA-MODEL "Other constants"). The halving/doubling, hierarchical and all-to-all
  * costs, which NCCL's tuner does not time, keep the ring's rule.
  */
+double
+ft_model_ring_intra_floor_s(const struct ft_model_links *l, enum ft_proto p)
+{
+	return l->nnodes > 1 ? net_overhead(l) * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0) : 0;
+}
+
 static struct lats
 ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 {
-	if (l->nnodes > 1)
-		h.intra = FT_MAX(h.intra, net_overhead(l) * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0));
+	h.intra = FT_MAX(h.intra, ft_model_ring_intra_floor_s(l, p));
 	return h;
 }
 
@@ -1213,6 +1218,26 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
  * rails. The stages pipeline, so the slower sets the pace; x0.85 on sm_90+
  * (kb NA-MODEL CollNetDirect).
  */
+/* CollNetDirect's latency over @ppn ranks a node from its hops' @intra and @inter: 2
+ * (min(1, ppn - 1) intraLat + 0.4 us x (ppn - 1)) + interLat (kb NA-MODEL;
+ * src/graph/tuning.cc ncclTopoTuneModel(), v2.18.6-1 to v2.27.7-1). */
+static double
+collnet_direct_lat(double ppn, double intra, double inter)
+{
+	return 2.0 * (FT_MIN(1.0, ppn - 1) * intra + COLLNET_PER_RANK_S * (ppn - 1)) + inter;
+}
+
+double
+ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank_a_node)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	ppn = FT_MAX(ppn, 1u);
+	return collnet_direct_lat(ppn, hw_lat(&l, FT_HW_NVLINK, FT_ALGO_COLLNET, FT_PROTO_SIMPLE),
+	                          net_hop_lat(&l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET,
+	                                      FT_PROTO_SIMPLE, one_rank_a_node));
+}
+
 static void
 cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 {
@@ -1231,8 +1256,7 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
 	ft_strlcpy(c->variant, "direct", sizeof(c->variant));
-	c->lat_s =
-	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
+	c->lat_s = collnet_direct_lat(ppn, h.intra, h.inter);
 }
 
 /*
