@@ -310,8 +310,8 @@ FT_API double ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto 
  * post overhead, 1 us (2 us on AMD x86 hosts where @l prices a pick, not its time:
  * time_any_vendor), x3 for Simple, since each such step waits for a network post further
  * along the ring (src/graph/tuning.cc ncclTopoTuneModel(), getNetOverhead, the ring's
- * intraHw; v2.18.6-1 to v2.30.7-1; kb NA-MODEL "Other constants"); 0 on one node (@l
- * nnodes). The model's ring all-reduce, all-gather and reduce-scatter (not broadcast nor
+ * intraHw; read at v2.18.6-1, v2.21.5-1 and v2.27.7-1; kb NA-MODEL "Other constants"); 0
+ * on one node (@l nnodes). The model's ring all-reduce, all-gather and reduce-scatter (not broadcast nor
  * reduce) take max(intraLat, it) a step inside a node, and so do the simulator's engines.
  */
 FT_API double ft_model_ring_intra_floor_s(const struct ft_model_links *l, enum ft_proto p);

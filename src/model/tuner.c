@@ -1220,7 +1220,8 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
  */
 /* CollNetDirect's latency over @ppn ranks a node from its hops' @intra and @inter: 2
  * (min(1, ppn - 1) intraLat + 0.4 us x (ppn - 1)) + interLat (kb NA-MODEL;
- * src/graph/tuning.cc ncclTopoTuneModel(), v2.18.6-1 to v2.27.7-1). */
+ * src/graph/tuning.cc ncclTopoTuneModel(), 0.4 us at v2.19.3-1, v2.21.5-1 and v2.27.7-1;
+ * v2.18.6-1 charges 0.5 us, which the model leaves out). */
 static double
 collnet_direct_lat(double ppn, double intra, double inter)
 {

@@ -3420,7 +3420,7 @@ test_release_from_schedule(void **state)
  * on both its steps, each at Tree's 5.0 us row (one rank a node, kb NA-MODEL) or the
  * route's latency p where that is longer, so both engines take C + 2 max(5 us, p) with the
  * same C (launch, bytes, what the model adds to a network step) at 0.1, 5 and 25 us
- * cables (p 0.65, 10.15 and 50.15 us). Before, the flow engine's far step paid hwLat[NET]
+ * cables (p 0.65, 10.45 and 50.45 us). Before, the flow engine's far step paid hwLat[NET]
  * + its phase's longest path: 2 min(5 us, p) more, 1.3 us at 0.1 us cables, 10 us at 5 and
  * 25 us (flow 19.27 / 38.87 / 118.87 us, packet 16.95 / 27.85 / 107.85).
  */
@@ -3472,9 +3472,10 @@ test_flow_net_step_floor(void **state)
  * ring all-reduce's phase of 2(n - 1) = 30 steps has 2 far steps and 28 inside nodes: on LL
  * (NVLink 0.6 us) ft__sim_far_steps() adds 28 x 0.4 us over 2 (hwLat[NET] + its network
  * step - 0.6); an all-gather's 15 steps, 1 far, 14 x 0.4; Simple (3.4 us over 3) and
- * the ring's broadcast nothing. So an 8 KiB LL all-reduce and all-gather take the model's
- * time in the flow engine (60.00 and 30.00 us, the model's 60.0 and 30.0; before 48.80 and
- * 24.40) and within 6% of it in the packet engine (56.77 and 31.71; before 45.57, 26.11).
+ * the ring's broadcast nothing. So a 1 MiB LL all-reduce and all-gather take the model's
+ * time within 5 % in both engines (all-reduce: flow 91.01, packet 88.57, the model 90.91
+ * us; before 81.01 and 77.37; all-gather: 49.11, 47.22 and 48.76, before 44.11 and 41.62).
+ * At 8 KiB the flow engine sits on the model's proxy floor (60.00 us) either way.
  */
 static void
 test_ring_intra_floor(void **state)
@@ -3546,7 +3547,8 @@ test_ring_intra_floor(void **state)
 /*
  * CollNetDirect's steps in both engines hold NCCL's latency for it at the jobs' release,
  * as the model's: 2 (min(1, ppn - 1) hwLat[NVLINK] + 0.4 us x (ppn - 1)) + interLat
- * (src/graph/tuning.cc ncclTopoTuneModel(), v2.18.6-1 and v2.27.7-1), interLat Tree's
+ * (src/graph/tuning.cc ncclTopoTuneModel(), v2.21.5-1 and v2.27.7-1; 0.5 us a rank at
+ * v2.18.6-1, which the model leaves out), interLat Tree's
  * hwLat[NET] row from 2.23 where every node holds one rank (kb NA-MODEL hwLatencies). The
  * CollNetDirect rows are 8.0 / 10.7 us (NVLink / network) at 2.18 and 3.7 / 31 from 2.19;
  * Tree's network row 14. So 2.18 costs, over the newest: with 8 GPUs a node 2 (8.0 - 3.7)
