@@ -349,10 +349,10 @@ FT_API double ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enu
 
 /* The hop latencies of a CollNetDirect all-reduce over @ppn ranks a node at release
  * @nccl_version, seconds, as NCCL's tuner prices them and the model's CollNetDirect takes
- * them: 2 (min(1, ppn - 1) hwLat[NVLINK] + 0.4 us x (ppn - 1)) + hwLat[NET]
- * (ft_model_net_hop_latency(): Tree's row from 2.23 where @one_rank_a_node), without what
- * the model adds to a network step (ft_model_net_step_s()); the simulator's CollNetDirect
- * steps hold it (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL). */
+ * them: 2 (min(1, ppn - 1) hwLat[NVLINK] + 0.4 us x (ppn - 1), 0.5 us before 2.19) +
+ * hwLat[NET] (ft_model_net_hop_latency(): Tree's row from 2.23 where @one_rank_a_node),
+ * without what the model adds to a network step (ft_model_net_step_s()); the simulator's
+ * CollNetDirect steps hold it (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL). */
 FT_API double ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn,
                                              bool one_rank_a_node);
 
