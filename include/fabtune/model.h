@@ -306,6 +306,17 @@ FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *s
 FT_API double ft_model_net_step_s(const struct ft_model_links *l, enum ft_proto p);
 
 /*
+ * The least a step inside a node of a ring across nodes lasts, seconds: NCCL's network
+ * post overhead, 1 us (2 us on AMD x86 hosts where @l prices a pick, not its time:
+ * time_any_vendor), x3 for Simple, since each such step waits for a network post further
+ * along the ring (src/graph/tuning.cc ncclTopoTuneModel(), getNetOverhead, the ring's
+ * intraHw; read at v2.18.6-1, v2.21.5-1 and v2.27.7-1; kb NA-MODEL "Other constants"); 0
+ * on one node (@l nnodes). The model's ring all-reduce, all-gather and reduce-scatter (not broadcast nor
+ * reduce) take max(intraLat, it) a step inside a node, and so do the simulator's engines.
+ */
+FT_API double ft_model_ring_intra_floor_s(const struct ft_model_links *l, enum ft_proto p);
+
+/*
  * NCCL's latency constants at release @nccl_version (major x 10000 + minor x 100 + patch;
  * 0: the newest), seconds, as the model's costs take them (kb NA-MODEL; the releases
  * before 2.28 from NVIDIA/nccl src/graph/tuning.cc at their tags): the per-hop latency
@@ -335,6 +346,15 @@ FT_API bool ft_model_ring_inter_2n(uint32_t nccl_version);
  * simulator's engines both price a step between nodes with it. */
 FT_API double ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enum ft_algo a,
                                        enum ft_proto p, bool one_rank_a_node);
+
+/* The hop latencies of a CollNetDirect all-reduce over @ppn ranks a node at release
+ * @nccl_version, seconds, as NCCL's tuner prices them and the model's CollNetDirect takes
+ * them: 2 (min(1, ppn - 1) hwLat[NVLINK] + 0.4 us x (ppn - 1), 0.5 us before 2.19) +
+ * hwLat[NET] (ft_model_net_hop_latency(): Tree's row from 2.23 where @one_rank_a_node),
+ * without what the model adds to a network step (ft_model_net_step_s()); the simulator's
+ * CollNetDirect steps hold it (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL). */
+FT_API double ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn,
+                                             bool one_rank_a_node);
 
 /* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
  * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc

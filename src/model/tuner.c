@@ -337,6 +337,9 @@ net_overhead(const struct ft_model_links *l)
 }
 /* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
 #define COLLNET_PER_RANK_S (0.4 * US)
+/* v2.18.6-1 charges 0.5 us a local rank (src/graph/tuning.cc), 0.4 from v2.19.1-1. */
+#define COLLNET_PER_RANK_2_18_S (0.5 * US)
+#define COLLNET_PER_RANK_FROM 21900
 
 static uint32_t
 node_bucket(uint32_t nnodes)
@@ -749,11 +752,16 @@ hop_lats(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p)
  * kb NA-MODEL "Other constants"). The halving/doubling, hierarchical and all-to-all
  * costs, which NCCL's tuner does not time, keep the ring's rule.
  */
+double
+ft_model_ring_intra_floor_s(const struct ft_model_links *l, enum ft_proto p)
+{
+	return l->nnodes > 1 ? net_overhead(l) * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0) : 0;
+}
+
 static struct lats
 ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 {
-	if (l->nnodes > 1)
-		h.intra = FT_MAX(h.intra, net_overhead(l) * (p == FT_PROTO_SIMPLE ? 3.0 : 1.0));
+	h.intra = FT_MAX(h.intra, ft_model_ring_intra_floor_s(l, p));
 	return h;
 }
 
@@ -1207,6 +1215,32 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
 		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
 }
 
+/* CollNetDirect's latency over @ppn ranks a node from its hops' @intra and @inter at @l's
+ * release: 2 (min(1, ppn - 1) intraLat + arity x (ppn - 1)) + interLat, the arity 0.4 us
+ * from v2.19.1-1 (read at v2.19.1-1, v2.21.5-1 and v2.27.7-1), 0.5 us at v2.18.6-1
+ * (kb NA-MODEL; src/graph/tuning.cc ncclTopoTuneModel()). */
+static double
+collnet_direct_lat(const struct ft_model_links *l, double ppn, double intra, double inter)
+{
+	double arity = l->nccl_version != 0 && l->nccl_version < COLLNET_PER_RANK_FROM ?
+	                       COLLNET_PER_RANK_2_18_S :
+	                       COLLNET_PER_RANK_S;
+
+	return 2.0 * (FT_MIN(1.0, ppn - 1) * intra + arity * (ppn - 1)) + inter;
+}
+
+double
+ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank_a_node)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	ppn = FT_MAX(ppn, 1u);
+	return collnet_direct_lat(&l, ppn,
+	                          hw_lat(&l, FT_HW_NVLINK, FT_ALGO_COLLNET, FT_PROTO_SIMPLE),
+	                          net_hop_lat(&l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET,
+	                                      FT_PROTO_SIMPLE, one_rank_a_node));
+}
+
 /*
  * CollNet (SHARP): reduce-scatter and all-gather inside the node, each rank's
  * shard reduced by the switches; a node sends and receives S through its
@@ -1231,8 +1265,7 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
 	ft_strlcpy(c->variant, "direct", sizeof(c->variant));
-	c->lat_s =
-	        2.0 * (FT_MIN(1.0, ppn - 1) * h.intra + COLLNET_PER_RANK_S * (ppn - 1)) + h.inter;
+	c->lat_s = collnet_direct_lat(l, ppn, h.intra, h.inter);
 }
 
 /*

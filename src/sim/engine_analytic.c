@@ -240,8 +240,8 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	t += sc->base_lat_s;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
-		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0, extra;
-		uint32_t bl = UINT32_MAX, far;
+		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0, extra, hw;
+		uint32_t bl = UINT32_MAX, far, net = 0;
 
 		rc = an_phase(ae, sc, op, ph, eff, &slowest, &maxlat, &bl, err);
 		if (rc < 0)
@@ -250,8 +250,12 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 			op_slowest = slowest;
 			res.bottleneck_link = bl;
 		}
-		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra, NULL);
-		t += slowest + steps * sc->step_lat_s + extra + far * maxlat;
+		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra, &net);
+		/* a ring's or tree's far step lasts max(hwLat[NET], path), as the flow engine's
+		 * (engine_flow.c, ft__fs_barrier_floor()) */
+		hw = ft__sim_far_floor_hw_s(sc, net);
+		t += slowest + steps * sc->step_lat_s + extra + far * maxlat +
+		     net * (ft__sim_net_floor_s(hw, maxlat) - hw);
 	}
 	if (ae->model && op->job != UINT32_MAX) {
 		double tm;

@@ -170,7 +170,7 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 {
 	struct fs_sim *s = &fe->core;
 	const struct fs_task *b = ft__fs_task(s, bar); /* copied: adding tasks moves them */
-	double delay = b->delay_s, lat_mult = b->lat_mult;
+	double delay = b->delay_s, lat_mult = b->lat_mult, floor_s = b->floor_s, floor_n = b->floor_n;
 	uint32_t tag = b->tag, first, t;
 	int64_t id;
 	int rc;
@@ -188,7 +188,8 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 		return rc;
 	id = ft__fs_add_barrier(s, delay + (shift_ns ? shift_ns - fl->start_ns : 0) * 1e-9,
 	                        lat_mult + rec->acked, tag);
-	if (id < 0 || ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
+	if (id < 0 || ft__fs_barrier_floor(s, (uint32_t)id, floor_s, floor_n) < 0 ||
+	    ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
 	for (t = first; t < (uint32_t)id; t++)
 		if (ft__fs_add_dep(s, t, (uint32_t)id) < 0)
@@ -963,17 +964,24 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
-		double steps = ph->steps ? ph->steps : 1, extra = 0;
-		uint32_t f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu, (uint32_t)steps,
-		                                    &extra, NULL);
+		double steps = ph->steps ? ph->steps : 1, extra = 0, hw = 0;
+		uint32_t net = 0, f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu,
+		                                             (uint32_t)steps, &extra, &net);
 		int64_t bar;
 
 		/* the pipeline's ramp once, at the end of the last phase (whole_pipe()) */
 		if (p + 1 == sc->phases.len)
 			extra += ramp_s;
-		bar = ft__fs_add_barrier(s, steps * sc->step_lat_s + extra, far, tag);
+		/* a ring's or tree's step between nodes lasts max(hwLat[NET], path), as the
+		 * packet engine's (pkt_setup.c phase_cost()): hwLat[NET] comes out of @extra on
+		 * each of the @net steps and the barrier puts back what the phase's longest
+		 * path falls short of it (ft__sim_net_floor_s()) */
+		hw = ft__sim_far_floor_hw_s(sc, net);
+		bar = ft__fs_add_barrier(s, FT_MAX(0.0, steps * sc->step_lat_s + extra - net * hw),
+		                         far, tag);
 
-		if (bar < 0 || ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
+		if (bar < 0 || ft__fs_barrier_floor(s, (uint32_t)bar, hw, hw > 0 ? net : 0) < 0 ||
+		    ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;
 		if (ph->implicit_alltoall) {
 			size_t had = fe->a2a.len;

@@ -226,6 +226,22 @@ ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t t
 	return add_task(s, &t);
 }
 
+int
+ft__fs_barrier_floor(struct fs_sim *s, uint32_t id, double floor_s, double n)
+{
+	struct fs_task *t;
+
+	if (id >= s->ntasks || !(floor_s >= 0) || !(n >= 0) || !isfinite(floor_s) ||
+	    !isfinite(n))
+		return FT_EINVAL;
+	t = ft__fs_task(s, id);
+	if (t->kind != FS_BARRIER)
+		return FT_EINVAL;
+	t->floor_s = floor_s;
+	t->floor_n = n;
+	return 0;
+}
+
 int64_t
 ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag)
 {
@@ -735,6 +751,9 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 		return 0;
 	if (--u->npred == 0) {
 		double d = u->delay_s + u->lat_mult * u->pred_lat_s;
+
+		if (u->kind == FS_BARRIER && u->floor_n > 0)
+			d += u->floor_n * ft__sim_net_floor_s(u->floor_s, u->pred_lat_s);
 
 		u->state = FS_READY;
 		return ev_push(s, d, u_id, 0);

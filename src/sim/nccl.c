@@ -1500,14 +1500,38 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	uint32_t v = spec->nccl_version;
 
 	sc->ring_inter_2n = ft_model_ring_inter_2n(v);
-	/* CollNet keeps the kb's: its step overheads hold its interLat (coll/schedule.c) */
+	sc->net_lat_s = ft_model_net_hop_latency(v, sc->op, sc->algo, sc->proto, one_rank_a_node);
 	if (sc->algo == FT_ALGO_COLLNET) {
-		sc->net_lat_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+		/* CollNetDirect's four hops hold NCCL's latency for it, 2 (min(1, ppn - 1)
+		 * intraLat + 0.4 us x (ppn - 1)) + interLat, at the release's rows as the
+		 * model's cost_collnet_direct() (ft_model_collnet_direct_hops_s(): interLat
+		 * Tree's row from 2.23 with one rank a node, no intraLat there); before, the
+		 * kb's at every release, and 4 x 3.7 us with one rank a node. The chain and
+		 * the other ops keep their step overheads (coll/schedule.c). */
+		uint32_t ppn = FT_MAX(sc->ranks_per_node, 1u);
+
+		if (sc->op == FT_OP_ALL_REDUCE && !sc->collnet_chain)
+			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;
 		return;
 	}
 	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
-	sc->net_lat_s = ft_model_net_hop_latency(v, sc->op, sc->algo, sc->proto, one_rank_a_node);
+}
+
+/* The hwLat[NET] the far steps of @sc's phase are floored at (sim_int.h). */
+double
+ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps)
+{
+	if (net_steps == 0 || (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE))
+		return 0;
+	return ft__sim_hw_net_s(sc);
+}
+
+/* max(hwLat[NET], path) less the path (sim_int.h). */
+double
+ft__sim_net_floor_s(double hw_s, double path_s)
+{
+	return FT_MAX(0.0, hw_s - path_s);
 }
 
 /* What a step between nodes pays on top of the fabric's latency (sim_int.h). */
@@ -1520,6 +1544,18 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
 		return 0;
 	l.time_unflushed = true;
 	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
+}
+
+/* The least a ring's step inside a node lasts when the ring crosses nodes (sim_int.h). */
+double
+ft__sim_ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
+{
+	struct ft_model_links l;
+
+	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
+		return 0;
+	l.time_any_vendor = true; /* the model's time, not its pick */
+	return ft_model_ring_intra_floor_s(&l, p);
 }
 
 /*
@@ -1632,7 +1668,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 		/* its steps' overheads hold NCCL's network per-hop latency already (coll/
 		 * schedule.c); the model's CollNet crosses the network once (model/tuner.c) */
 		if (cross >= 2) {
-			*extra_s = net - ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto);
+			*extra_s = net - ft__sim_hw_net_s(sc);
 			*net_steps = 1;
 		}
 		return every;
@@ -1665,6 +1701,18 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	 * flow's own end holds once, on at most @steps - 1. */
 	far = FT_MAX(far, 1u);
 	*extra_s = far * (net - sc->step_lat_s);
+	/* a ring all-reduce's, all-gather's or reduce-scatter's steps inside a node last
+	 * max(NVLink's per-hop latency, NCCL's network post overhead) when the ring crosses
+	 * nodes, as the model's ring_floor(): (steps - far) of them, negative where NCCL
+	 * counts more network steps than the phase has, as its (nsteps - nInterSteps) */
+	if (sc->algo == FT_ALGO_RING &&
+	    (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
+	     sc->op == FT_OP_REDUCE_SCATTER)) {
+		double lo = ft__sim_ring_intra_floor_s(t, sc->proto);
+
+		if (lo > sc->step_lat_s)
+			*extra_s += ((double)steps - far) * (lo - sc->step_lat_s);
+	}
 	*net_steps = FT_MIN(far, steps);
 	return FT_MIN(far, steps - 1);
 }

@@ -675,7 +675,7 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		if (ft__pk_path_lat(e, a, b, nic, ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
 			path = FT_MAX(path, lat);
 	}
-	return FT_MAX(0.0, hw - (double)path / PK_PS_PER_S);
+	return ft__sim_net_floor_s(hw, (double)path / PK_PS_PER_S);
 }
 
 /*

@@ -53,9 +53,15 @@ struct fs_task {
 	/* First cache line (tasks are 64-byte aligned): what a flow's start, end of
 	 * transmission and arrival read and write. */
 	double bytes;        /* wire bytes to move (0 for barriers) */
-	double sent;         /* bytes sent so far */
-	double lat_s;        /* path latency, set when routed */
-	double ideal_s;      /* uncontended time: bytes / bottleneck capacity + latency */
+	union {
+		double sent;    /* flow: bytes sent so far */
+		double floor_s; /* barrier: what each of its floor_n steps lasts at least */
+	};
+	double lat_s; /* path latency, set when routed */
+	union {
+		double ideal_s; /* flow: uncontended time: bytes / bottleneck capacity + latency */
+		double floor_n; /* barrier: its steps floor_s holds (ft__fs_barrier_floor()) */
+	};
 	double t_start, t_done;
 	uint32_t path_first; /* into fs_sim.paths */
 	uint32_t npath;      /* 0 until routed (or given) */
@@ -345,6 +351,13 @@ void ft__fs_release(struct fs_sim *s);
 int64_t ft__fs_add_flow(struct fs_sim *s, double bytes, uint32_t src, uint32_t dst, uint32_t qp,
                         const uint32_t *path, uint32_t npath, uint32_t tag);
 int64_t ft__fs_add_barrier(struct fs_sim *s, double delay_s, double lat_mult, uint32_t tag);
+/*
+ * Barrier @id waits, on top of its delay and lat_mult x its predecessors' longest path
+ * latency p, @n x ft__sim_net_floor_s(@floor_s, p): @n steps that each last
+ * max(@floor_s, p), the path inside that (a far step at NCCL's hwLat[NET], engine_flow.c).
+ * FT_EINVAL for a negative or not finite figure.
+ */
+int ft__fs_barrier_floor(struct fs_sim *s, uint32_t id, double floor_s, double n) FT_MUST_CHECK;
 /*
  * Flow @id never sends faster than @cap_Bps (> 0; INFINITY: no cap), whatever its
  * links leave it: what one NCCL channel can carry. In the water filling a cap is a
@@ -726,6 +739,22 @@ bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);
+/* The least a step inside a node of a ring across nodes lasts on @t's cluster with protocol
+ * @p, seconds: the model's ft_model_ring_intra_floor_s() for its time (NCCL's network post
+ * overhead, 1 us, x3 for Simple). ft__sim_far_steps() prices a ring all-reduce's,
+ * all-gather's and reduce-scatter's steps inside nodes at max(step overhead, it). */
+double ft__sim_ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p);
+/* What a step between nodes pays on top of the path latency @path_s it walks so that it
+ * lasts NCCL's per-hop network latency @hw_s (hwLat[NET], ft__sim_hw_net_s()) at least:
+ * max(0, @hw_s - @path_s). The packet engine's floor on the steps its packets walk
+ * (pkt_setup.c net_floor_s()) and the flow engine's on its far steps' barrier
+ * (ft__fs_barrier_floor()): either step lasts max(hwLat[NET], path). */
+double ft__sim_net_floor_s(double hw_s, double path_s);
+/* The hwLat[NET] the @net_steps far steps (ft__sim_far_steps()) of a phase of @sc floor
+ * their path at in the flow and ideal engines, whose far steps pay their phase's longest
+ * path on top of the hwLat[NET] in ft__sim_far_steps()'s extra: a ring's or tree's; 0
+ * elsewhere (NVLS, an NVLS tree and CollNet keep hwLat[NET] + the path). */
+double ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps);
 /* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
  * or tree flows whole, the model's (ft_model_pipe_terms()), and its stages in @stages
  * (NULL: not wanted); 0 where the model prices none (nccl.c). */
