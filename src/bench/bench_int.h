@@ -648,8 +648,6 @@ void ft__shm_share_recv_off(struct ft_ep *ep, bool off);
  * goes ahead may (shm.c, ring_move); @late may let the peer fall asleep.
  */
 void ft__shm_late_store(struct ft_ep *ep, void (*late)(struct ft_ep *ep, uint32_t peer));
-/* shm, for tests: the bytes in the ring from @peer to this rank not yet read (head - tail) */
-uint64_t ft__shm_ring_fill(const struct ft_ep *ep, uint32_t peer);
 /*
  * shm, for tests: @claimed (NULL: none) runs in the receiver of a single
  * copy between its claim of the piece at @off of copy number @num and its

@@ -60,7 +60,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -311,38 +310,6 @@ prefault(struct shm_ep *ep)
 	}
 }
 
-/*
- * Register this process for the barriers of MEMBARRIER_CMD_GLOBAL_EXPEDITED
- * that a peer runs before it sleeps with sends queued (ft__shm_bell_sleep):
- * true when the kernel has both commands and took the registration. A
- * kernel without them (before 4.16), or a seccomp filter that refuses the
- * call, leaves every rank on the locked exchange (tail_publish).
- */
-static bool
-barrier_register(void)
-{
-#if defined(SYS_membarrier)
-	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-
-	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
-	       (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
-	       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
-#else
-	return false;
-#endif
-}
-
-/* A full barrier on every CPU that runs a registered process (barrier_register): 0 when run. */
-static int
-barrier_all(void)
-{
-#if defined(SYS_membarrier)
-	return (int)syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
-#else
-	return -1;
-#endif
-}
-
 static int
 shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 {
@@ -408,9 +375,7 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 	}
 	{
 		struct ft_error e2 = { 0 };
-		/* 1: mapped; 2: registered for the senders' barriers (barrier_register) */
-		int ok = rc == 0 ? 1 | (barrier_register() ? 2 : 0) : 0;
-		int *all = ft_calloc(w->nranks, sizeof(int));
+		int ok = rc == 0, *all = ft_calloc(w->nranks, sizeof(int));
 		uint32_t r;
 
 		if (!all)
@@ -418,12 +383,10 @@ shm_open_seg(struct ft_world *w, struct shm_ep *ep, struct ft_error *err)
 		else if (ft__world_allgather(w, &ok, sizeof(ok), all, &e2) < 0)
 			rc = rc ? rc : ft_error_set(err, e2.code, "%s", e2.msg);
 		else
-			for (r = 0, ep->tail_lazy = true; r < w->nranks; r++) {
+			for (r = 0; r < w->nranks; r++)
 				if (!all[r] && rc == 0)
 					rc = ft_error_set(err, FT_EIO,
 					                  "rank %u could not map the segment", r);
-				ep->tail_lazy = ep->tail_lazy && (all[r] & 2);
-			}
 		ft_free(all);
 	}
 out:
@@ -1256,19 +1219,6 @@ ft__shm_share_recv_off(struct ft_ep *base, bool off)
 	ft_container_of(base, struct shm_ep, base)->share_recv_off = off;
 }
 
-uint64_t
-ft__shm_ring_fill(const struct ft_ep *base, uint32_t peer)
-{
-	struct shm_ep *ep = (struct shm_ep *)ft_container_of(base, const struct shm_ep, base);
-	struct ring *r;
-
-	if (peer >= ep->nranks || peer == ep->rank)
-		return 0;
-	r = ring_at(ep, peer, ep->rank);
-	return atomic_load_explicit(&r->head, memory_order_acquire) -
-	       atomic_load_explicit(&r->tail, memory_order_acquire);
-}
-
 void
 ft__shm_late_store(struct ft_ep *base, void (*late)(struct ft_ep *ep, uint32_t peer))
 {
@@ -1307,43 +1257,6 @@ static void
 req_done(struct ft_req **head, struct ft_req **tail)
 {
 	req_dequeue(head, tail)->done = true;
-}
-
-/*
- * The receiver publishes that it has read ring @tail of sender @p up to
- * @pos: a release store, then the look at the sender's `sleeping`
- * (ft__shm_bell_ring), with no locked instruction or fence between them.
- * That look may go ahead of the store (x86 lets a load pass an older
- * store still in the store buffer; C11 orders neither), so on its own a
- * sender that announced its sleep, looked at `tail` and found the ring
- * still full could sleep with the store on its way and the look having
- * seen no flag: the Dekker pair of `sleeping` and `tail` needs a full
- * barrier on both sides. The receiver's side of it is paid by the sender,
- * on its slow path only: a rank that sleeps while sends are queued (a full
- * ring) runs membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) between raising
- * `sleeping` (and its fence) and its last look (ft__shm_bell_sleep). The
- * kernel makes every CPU that runs a registered process pass a full
- * barrier before the call returns (membarrier(2); torvalds/linux v6.6,
- * kernel/sched/membarrier.c, membarrier_global_expedited, which sends the
- * IPIs and waits for them): a receiver that ran the barrier after its
- * store has made the store visible to that last look, and one that ran it
- * before its store makes its look afterwards, after the flag. A barrier
- * while the receiver is off its CPU is the context switch's. The
- * receiver's side alone is free: the exchange it replaces cost 2-3 % of
- * the one-way latency at every size, 8 B to 256 B (docs/internals/bench-log.md).
- * Without the registration (tail_lazy false) the receiver publishes as
- * ring_move does at the head. Tests hold the store back past the look
- * (late_tail) and time the sleeper.
- */
-static void
-tail_publish(struct shm_ep *ep, uint32_t p, _Atomic uint64_t *tail, uint64_t pos)
-{
-	if (ep->late_tail) {
-		ep->late_tail(&ep->base, p, tail, pos);
-		return;
-	}
-	atomic_store_explicit(tail, pos, memory_order_release);
-	ft__shm_bell_ring(ep, p);
 }
 
 /*
@@ -1386,15 +1299,7 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 		 * load of `sleeping` goes ahead: the peer may then fall asleep
 		 * without it, and only the last chunk's exchange and ring wake
 		 * it. Tests make that order happen (late_store) and time it.
-		 * The receiver's `tail`, where every rank took the barrier's
-		 * registration, goes out with a release store every time
-		 * (tail_publish).
 		 */
-		if (!in && ep->tail_lazy) {
-			tail_publish(ep, p, edge, pos);
-			moved++;
-			continue;
-		}
 		if (q->off >= q->len || room == 0)
 			ft__shm_publish(edge, pos);
 		else if (!ep->late_store)
@@ -1863,18 +1768,6 @@ move_all(struct shm_ep *ep, struct ft_error *err)
 	return moved;
 }
 
-/* Whether this rank has a send queued that waits for room in a ring. */
-static bool
-sends_queued(const struct shm_ep *ep)
-{
-	uint32_t p;
-
-	for (p = 0; p < ep->nranks; p++)
-		if (ep->peers[p].sq)
-			return true;
-	return false;
-}
-
 /*
  * Nothing to do: sleep on this rank's doorbell for up to @timeout_ms, unless
  * @ready (a last look, after announcing the sleep) finds work. A peer that
@@ -1895,17 +1788,6 @@ ft__shm_bell_sleep(struct shm_ep *ep, int timeout_ms, int (*ready)(struct shm_ep
 
 	atomic_store_explicit(&b->sleeping, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
-	/*
-	 * Sends queued: this rank may wait for a receiver's `tail`, published
-	 * without a barrier of its own (tail_publish); this one stands for it.
-	 * Should the call fail, the sleep is cut to a millisecond instead.
-	 */
-	if (ep->tail_lazy && sends_queued(ep)) {
-		if (barrier_all() != 0)
-			ts = (struct timespec){ 0, 1000000L };
-		if (ep->after_barrier)
-			ep->after_barrier(&ep->base);
-	}
 	v = atomic_load_explicit(&b->bell, memory_order_acquire);
 	rc = ready(ep, ud, err);
 	if (rc == 0 && atomic_load_explicit(&b->sleeping, memory_order_acquire))

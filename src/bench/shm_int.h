@@ -109,17 +109,6 @@ struct shm_ep {
 	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
 	/* tests: a release publication comes after its ring, this run between (ring_move) */
 	void (*late_store)(struct ft_ep *ep, uint32_t peer);
-	/*
-	 * The receiver publishes `tail` with a release store, and a rank that
-	 * sleeps with sends queued first runs a membarrier (shm.c, tail_publish):
-	 * every rank registered for it at open.
-	 */
-	bool tail_lazy;
-	/* tests: makes the tail's store visible (@pos at @tail), its look at the
-	 * sender's `sleeping` ahead of it (tail_publish) */
-	void (*late_tail)(struct ft_ep *ep, uint32_t peer, _Atomic uint64_t *tail, uint64_t pos);
-	/* tests: run by a sleeper right after its membarrier (ft__shm_bell_sleep) */
-	void (*after_barrier)(struct ft_ep *ep);
 	/* tests: run by the receiver between claiming piece @off of single copy @num and
 	 * reading it */
 	void (*claimed)(struct ft_ep *ep, uint32_t peer, uint64_t num, size_t off);
