@@ -4,8 +4,9 @@
  * and SRD's tail-loss probe against closed forms: CUBIC's K and cut, the Reno-friendly
  * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
  * recovered by fast retransmit with no timeout, a lost tail by the timeout, RACK's
- * reordering window, timer and lost resends (by hand and on the wire), and SRD's lost
- * tail by the probe within a probe timeout and a round trip.
+ * reordering window, timer and lost resends (by hand and on the wire), a recovery that
+ * ends with packets marked lost started again at once, and SRD's lost tail by the probe
+ * within a probe timeout and a round trip.
  */
 #include <math.h>
 #include <setjmp.h>
