@@ -1529,8 +1529,9 @@ tcp_sack_kick(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tc
 }
 
 /*
- * RACK marked packets of flow @fid lost (pkt_tcp.c ft__pk_tcp_rack_detect()) outside a
- * recovery: one starts (Linux's tcp_time_to_recover(), "the loss is proven"), with
+ * Packets of flow @fid are marked lost (pkt_tcp.c ft__pk_tcp_rack_detect()) outside a
+ * recovery, newly or left so by the one that just ended: one starts (Linux's
+ * tcp_time_to_recover(), lost_out not zero, "the loss is proven"), with
  * CUBIC's cut (ssthresh), recover one past the highest sent, and PRR's counts from zero
  * (tcp_enter_recovery(), tcp_init_cwnd_reduction(): cwnd as it was). The ACK that found
  * the loss sets cwnd by PRR (tcp_acked()); RACK's reordering timer (@timer) counts as
@@ -1580,8 +1581,10 @@ arm_reo(struct pk_engine *e, uint32_t fid, uint64_t wait_ps)
 }
 
 /* RACK on flow @fid after an ACK (tcp_acked()) or at its reordering timer (@timer): the
- * packets past their time marked lost (*@lost of them), a recovery started or fed, the
- * timer armed for the others (an ACK's only: Linux's timeout handler arms no second one).
+ * packets past their time marked lost (*@lost of them), a recovery started while any is
+ * marked lost (the ACK that ends one with marked packets not resent starts the next, as
+ * Linux's does) or fed, the timer armed for the others (an ACK's only: Linux's timeout
+ * handler arms no second one).
  * Not while a timeout's resends below rto_recover go out: the engine's own simplification
  * (go-back-N resends them all); Linux's Loss state runs RACK there too
  * (tcp_fastretrans_alert(): tcp_identify_packet_loss() after tcp_process_loss()), so a
@@ -1601,22 +1604,27 @@ tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 		return 0;
 	/* an ACK that moved RACK on nothing marks nothing (tcp_rack_mark_lost(): only when
 	 * rack.advanced); time alone is the reordering timer's */
-	if (!timer && !r->advanced)
-		return 0;
-	if (!timer)
-		r->advanced = false;
-	before = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
-	wait = ft__pk_tcp_rack_detect(t, r, fid, f, snd_max, e->now_ps,
-	                              ft__pk_tcp_reo_wnd_ps(t, rec, t->sacked));
-	after = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
+	before = after = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
+	wait = 0;
+	if (timer || r->advanced) {
+		if (!timer)
+			r->advanced = false;
+		wait = ft__pk_tcp_rack_detect(t, r, fid, f, snd_max, e->now_ps,
+		                              ft__pk_tcp_reo_wnd_ps(t, rec, t->sacked));
+		after = ft__pk_tcp_pipe(t, fid, r, f, snd_max);
+	}
 	if (after != before) {
 		*lost = before > after ? before - after : 0;
 		if (timer)
 			t->nreo++;
-		if (!rec) {
-			tcp_rack_recover(e, fid, f, t, after, timer);
-			return 0;
-		}
+	}
+	/* a recovery starts whenever packets are marked lost outside one, newly or not:
+	 * Linux's tcp_time_to_recover() is lost_out != 0, asked at every ACK outside
+	 * Recovery, the one that ends a recovery included (tcp_fastretrans_alert(): its
+	 * step D leaves Recovery for Open, step E's default case enters it again) */
+	if (!rec && r->lost_out) {
+		tcp_rack_recover(e, fid, f, t, after, timer);
+		return 0;
 	}
 	return wait && !timer ? arm_reo(e, fid, wait) : 0;
 }

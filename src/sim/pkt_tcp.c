@@ -33,8 +33,11 @@
  *   TCP_TIMEOUT_MIN more (3 ms at HZ 1000 for a data-centre wait of microseconds), in
  *   place of the retransmit timer. A resend is timed as any packet: one that a packet
  *   sent after it overtakes is lost again (tcp_rack_detect_loss(), TCPLostRetransmit),
- *   found without a timeout. A recovery starts when RACK marks a loss (Linux's
- *   tcp_time_to_recover()), not at a count of duplicate ACKs. A lost tail, which no SACK
+ *   found without a timeout. A recovery starts whenever a packet is marked lost outside one
+ *   (Linux's tcp_time_to_recover(): lost_out not zero), not at a count of duplicate
+ *   ACKs; the ACK that ends a recovery with packets marked lost and not yet resent (new
+ *   data sent in it, lost and marked meanwhile) starts the next at once, with its own
+ *   cut, as Linux's tcp_fastretrans_alert() does. A lost tail, which no SACK
  *   follows, draws the tail-loss probe (RFC 8985 7: ft__pk_tcp_pto_ps(), engine_packet.c
  *   tcp_tlp()), whose SACK or ACK does the rest; a duplicate draws a D-SACK (RFC 2883),
  *   which is counted and, as in Linux with no reordering seen (tcp_dsack_seen()), leaves

@@ -4,8 +4,9 @@
  * and SRD's tail-loss probe against closed forms: CUBIC's K and cut, the Reno-friendly
  * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
  * recovered by fast retransmit with no timeout, a lost tail by the timeout, RACK's
- * reordering window, timer and lost resends (by hand and on the wire), and SRD's lost
- * tail by the probe within a probe timeout and a round trip.
+ * reordering window, timer and lost resends (by hand and on the wire), a recovery that
+ * ends with packets marked lost started again at once, and SRD's lost tail by the probe
+ * within a probe timeout and a round trip.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -1372,6 +1373,63 @@ test_tcp_partial_fill_ack(void **state)
 }
 
 /*
+ * A SACK recovery that ends with a packet marked lost and not resent (golden 8448's last
+ * message): 30 packets, unpaced, on the short path, where ACKs come one serialisation
+ * (T) apart and the sender's line never idles: packet k leaves at k T. 20 is lost, and
+ * its first resend too; RACK finds 20 lost at the second SACK past it (a recovery,
+ * recover 28) and 20 is resent in slot 28, so new data 28 (lost) and 29 go a slot late.
+ * 29's SACK, at m(30) + T + lat, has RACK mark 28 lost and 20's resend lost again (29
+ * left after both); PRR lets one packet out, the lower: 20. Its ACK, m(1) + lat later,
+ * covers recover and ends the recovery with 28 marked lost and not resent. Linux asks
+ * tcp_time_to_recover() at that ACK (lost_out 1: true) and enters Recovery again
+ * (tcp_fastretrans_alert(), net/ipv4/tcp_input.c), resending 28 at once: it arrives
+ * m(1) later, m(30) + T + 2 lat + 2 m(1), to the picosecond, no timeout. Two recoveries,
+ * each with its cut: ssthresh 0.7 x 0.7 x 30 (cwnd 30 at the first, ssthresh 21 at the
+ * second's start). Before, no recovery started (RACK marked nothing new) and the RTO, 201
+ * ms after that ACK, resent 28: 201 ms later.
+ */
+static void
+test_tcp_rerecover(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[3] = { 20, 28, 20 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	double m1, m30, lat, T, want;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
+	m1 = c.makespan_s;
+	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	T = 4096 / pk(e)->line_Bps;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 30, NULL, 0, &c);
+	m30 = c.makespan_s;
+	assert_double_equal(m30, 30 * T + lat, 1e-12); /* (the line never idles) */
+	ft_packet_engine.destroy(e);
+
+	e = tcp_flow(&n, ends, &pc, 30, lose, 3, &c);
+	want = m30 + T + 2 * lat + 2 * m1;
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("20 (twice) and 28 of 30 lost: %.6f us, want %.6f us, %llu "
+		              "recoveries, %llu timeouts\n",
+		              c.makespan_s * 1e6, want * 1e6,
+		              (unsigned long long)c.nsack_recoveries,
+		              (unsigned long long)c.ntcp_timeouts);
+	assert_double_equal(c.makespan_s, want, 1e-12);
+	assert_int_equal(c.ndrops, 3);
+	assert_int_equal(c.nretx, 3);
+	assert_int_equal(c.ntcp_timeouts, 0);
+	assert_int_equal(c.nsack_recoveries, 2);
+	assert_int_equal(conn0(e)->nlost_rtx, 1);
+	assert_double_equal(conn0(e)->ssthresh, 0.7 * 0.7 * 30, 1e-12);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
  * A lost last packet without SACK (golden 8476's last messages): no later packet draws a
  * duplicate ACK and no tail-loss probe may go (Linux's tcp_schedule_loss_probe() wants
  * SACK), so the retransmit timer resends it, Linux's RTO (200 ms + SRTT in jiffies: 201
@@ -1829,6 +1887,7 @@ main(void)
 		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_partial_fill_ack),
+		cmocka_unit_test(test_tcp_rerecover),
 		cmocka_unit_test(test_tcp_newreno_tail_rto),
 		cmocka_unit_test(test_tcp_pacing_gap),
 		cmocka_unit_test(test_tcp_pacing_incast),
