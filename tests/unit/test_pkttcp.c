@@ -5,8 +5,9 @@
  * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
  * recovered by fast retransmit with no timeout, a lost tail by the timeout, RACK's
  * reordering window, timer and lost resends (by hand and on the wire), a recovery that
- * ends with packets marked lost started again at once, and SRD's lost tail by the probe
- * within a probe timeout and a round trip.
+ * ends with packets marked lost started again at once, the receiver's quick ACKs (spent by
+ * every in-order packet ACKed at once, back after a silence past its RTO), and SRD's lost
+ * tail by the probe within a probe timeout and a round trip.
  */
 #include <math.h>
 #include <setjmp.h>
