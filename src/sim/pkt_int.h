@@ -351,7 +351,10 @@ struct pk_task {
  * packets in order, else when the delayed-ACK timer fires, PK_TCP_DELACK_S after the
  * first packet it leaves unacknowledged (Linux's TCP_DELACK_MIN, HZ / 25); Linux's
  * quick-ACK mode acknowledges the first PK_TCP_QUICKACKS packets of a connection each
- * at once (TCP_MAX_QUICKACKS). Without delayed ACKs, every packet at once.
+ * at once (TCP_MAX_QUICKACKS), and PK_TCP_QUICKACKS again after in-order data comes
+ * more than the receiver's RTO after the last. A packet past a gap, a duplicate, or one
+ * that fills a gap or part of one (packets past it held) is acknowledged at once. Without
+ * delayed ACKs, every packet at once.
  */
 #define PK_TCP_ACK_SEG   2u
 #define PK_TCP_DELACK_S  40e-3
@@ -435,11 +438,12 @@ struct pk_tcp {
 	uint32_t nheld, held_cap;
 	/* The receiver's end: ACKs it still sends at once (quick-ACK mode); the flow whose
 	 * delayed-ACK timer runs (PK_NONE), when it fires and the ACK it sends; when it
-	 * last took a packet in order (0: none yet; Linux's icsk_ack.lrcvtime) */
+	 * last took a packet in order (0: none yet; Linux's icsk_ack.lrcvtime); its RTO,
+	 * from the handshake's sample alone (Linux's icsk_rto on the passive side) */
 	uint32_t rcv_quick;
 	uint32_t rcv_dl_flow, rcv_dl_seq;
 	uint64_t rcv_dl_ps;
-	uint64_t rcv_last_ps;
+	uint64_t rcv_last_ps, rcv_rto_ps;
 };
 
 /*

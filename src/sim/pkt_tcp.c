@@ -47,10 +47,13 @@
  * - Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): the receiver acknowledges every second
  *   full-sized packet, or when its delayed-ACK timer fires, 40 ms (Linux's TCP_DELACK_MIN)
  *   after the packet it left unacknowledged; a packet past a gap, a duplicate, or one that
- *   fills a gap is acknowledged at once; the first 16 ACKs of a connection go at once
- *   (Linux's quick-ACK mode, TCP_MAX_QUICKACKS). Linux's slow start counts the packets an
- *   ACK covers (tcp_slow_start(), RFC 3465 with no limit L): with an ACK per two packets the
- *   window still doubles per round trip (one per ACK would make it 1.5x).
+ *   fills a gap or part of one (packets past it held) is acknowledged at once; the first
+ *   16 ACKs of a connection go at once (Linux's quick-ACK mode, TCP_MAX_QUICKACKS), and
+ *   16 again after in-order data comes more than the receiver's RTO after the last
+ *   (tcp_event_data_recv()); each in-order packet ACKed at once spends one. Linux's slow
+ *   start counts the packets an ACK covers (tcp_slow_start(), RFC 3465 with no limit L):
+ *   with an ACK per two packets the window still doubles per round trip (one per ACK
+ *   would make it 1.5x).
  * - Pacing (Linux's internal pacing, tcp_update_pacing_rate()): packets leave a flow at
  *   most at 200 % of cwnd x MSS / SRTT while cwnd < ssthresh / 2, 120 % after
  *   (net.ipv4.tcp_pacing_ss_ratio, tcp_pacing_ca_ratio), spaced rather than in bursts; the
@@ -348,6 +351,9 @@ ft__pk_tcp_conn(struct pk_engine *e, const struct pk_flow *f)
 	/* the connection's handshake measured its round trip before any data (RFC 6298
 	 * 2.2's first sample): the path's latency both ways */
 	ft__pk_tcp_rtt(&e->tcp_conns[j], 2 * f->lat_ps);
+	/* the receiving end's RTO (its quick-ACK re-entry, ft__pk_tcp_rx()): that sample's
+	 * alone, the passive side timing nothing after it */
+	e->tcp_conns[j].rcv_rto_ps = ft__pk_tcp_rto_ps(&e->tcp_conns[j], 0);
 	e->tcp_conns[j].key = k;
 	e->tcp_n++;
 	return &e->tcp_conns[j];
@@ -856,35 +862,37 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 	}
 	if (c && !dup && seq == before) {
 		/* Linux's tcp_event_data_recv() (net/ipv4/tcp_input.c): data in order after a
-		 * silence longer than the receiver's RTO puts it back in quick-ACK mode
-		 * (tcp_incr_quickack(): min(rcv_wnd / 2 MSS, TCP_MAX_QUICKACKS), 16 here). The
-		 * receiving end times nothing but the handshake: its RTO is TCP_RTO_MIN plus
-		 * that round trip, in jiffies rounded up (201 ms at microseconds) */
-		const uint64_t j = s_to_ps(PK_TCP_JIFFY_S);
-		uint64_t rto = (c->rto_min_ps + 2 * f->lat_ps + j - 1) / j * j;
-
-		if (c->rcv_last_ps && e->now_ps - c->rcv_last_ps > rto)
+		 * silence longer than the receiver's RTO (icsk_rto; lrcvtime, refreshed by
+		 * every packet in order) puts it back in quick-ACK mode (tcp_incr_quickack():
+		 * min(rcv_wnd / 2 MSS, TCP_MAX_QUICKACKS), 16 here). The receiving end times
+		 * nothing but the handshake: its RTO is the estimator's from that sample
+		 * (rcv_rto_ps, ft__pk_tcp_conn()) */
+		if (c->rcv_last_ps && e->now_ps - c->rcv_last_ps > c->rcv_rto_ps)
 			c->rcv_quick = FT_MAX(c->rcv_quick, PK_TCP_QUICKACKS);
 		c->rcv_last_ps = e->now_ps;
 	}
 	/* (TCP's receiver keeps its last cumulative ACK in nak_for, which go-back-N's NAK
 	 * state is elsewhere; PK_NONE: none yet) */
 	acked = f->nak_for == PK_NONE ? 0 : f->nak_for;
-	if (!dup && seq == before && f->rcv_nxt == before + 1 && c &&
-	    f->rcv_nxt - acked < PK_TCP_ACK_SEG && !pk_rcv_ooo(f)) {
-		/* in order, nothing else unacknowledged: at once in quick-ACK mode, else the
-		 * delayed-ACK timer, armed now (a second packet before it fires draws the ACK).
-		 * Not while packets past a gap are held: this one filled part of the gap, which
-		 * RFC 5681 4.2 acknowledges at once, as Linux's __tcp_ack_snd_check() does
-		 * while its out-of-order queue is not empty (net/ipv4/tcp_input.c) */
-		if (!c->rcv_quick) {
+	if (c && !dup && seq == before) {
+		/* In order. Alone (nothing else unacknowledged, no packet past a gap held)
+		 * and out of quick-ACK mode: the delayed-ACK timer, armed now (a second packet
+		 * before it fires draws the ACK). Else at once: in quick-ACK mode, the second
+		 * of a pair, or one that fills a gap or part of one (packets past it held),
+		 * which RFC 5681 4.2 acknowledges at once, as Linux's __tcp_ack_snd_check()
+		 * does while its out-of-order queue is not empty (net/ipv4/tcp_input.c). Each
+		 * ACK of new data sent at once spends a quick ACK (tcp_event_ack_sent() ->
+		 * tcp_dec_quickack_mode(), net/ipv4/tcp_output.c) */
+		if (!c->rcv_quick && f->rcv_nxt == before + 1 &&
+		    f->rcv_nxt - acked < PK_TCP_ACK_SEG && !pk_rcv_ooo(f)) {
 			c->rcv_dl_flow = fid;
 			c->rcv_dl_ps = e->now_ps + e->tcp_delack_ps;
 			c->rcv_dl_seq = f->rcv_nxt;
 			return ft__pk_ev_flow(e, back + e->tcp_delack_ps, PK_EV_ACK, fid,
 			                      f->rcv_nxt | PK_ACK_DELAY);
 		}
-		c->rcv_quick--;
+		if (c->rcv_quick)
+			c->rcv_quick--;
 	}
 	if (c && c->rcv_dl_flow == fid)
 		c->rcv_dl_flow = PK_NONE; /* an ACK goes now: the timer stops */

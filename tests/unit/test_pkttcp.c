@@ -5,8 +5,9 @@
  * sawtooth's average, slow start's doublings, a window-bound flow's rate, a single loss
  * recovered by fast retransmit with no timeout, a lost tail by the timeout, RACK's
  * reordering window, timer and lost resends (by hand and on the wire), a recovery that
- * ends with packets marked lost started again at once, and SRD's lost tail by the probe
- * within a probe timeout and a round trip.
+ * ends with packets marked lost started again at once, the receiver's quick ACKs (spent by
+ * every in-order packet ACKed at once, back after a silence past its RTO), and SRD's lost
+ * tail by the probe within a probe timeout and a round trip.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -1372,6 +1373,116 @@ test_tcp_partial_fill_ack(void **state)
 	ft_topo_free(n.t);
 }
 
+/* Hands flow 0's receiver of engine @e, at @t_ps, the next packet in order (past the
+ * run's last: the receiver's ACK logic alone, ft__pk_tcp_rx()). */
+static void
+rx_next_at(struct ft_engine *e, uint64_t t_ps)
+{
+	struct pk_engine *pe = ft_container_of(e, struct pk_engine, base);
+	struct pk_flow *f = ft_vec_at(&pe->flows, 0);
+
+	pe->now_ps = t_ps;
+	f->rcv_nxt++;
+	assert_int_equal(ft__pk_tcp_rx(pe, 0, f->rcv_nxt - 1, f->rcv_nxt - 1, false), 0);
+}
+
+/*
+ * Quick-ACK re-entry (Linux's tcp_event_data_recv(): in-order data more than icsk_rto
+ * after lrcvtime, the last in-order packet, gives 16 quick ACKs again). The receiver's RTO
+ * is the estimator's after the handshake's sample alone, R = 2 lat: ceil(R + max(2 R,
+ * 200 ms)) in jiffies, 201 ms at a microsecond path. A flow of 20 packets, delayed ACKs on,
+ * spends the 16 quick ACKs and ends with the last packet's arrival (the makespan) as the
+ * last in-order one. A packet exactly R after it is no silence longer than the RTO: its
+ * ACK is delayed, no quick ACK back; the next, R + 1 ps after that one (not after the
+ * run's last: each in-order packet refreshes the mark), re-enters quick-ACK mode and spends
+ * one of its 16: 15 left. On a second run two packets 3/4 R apart each stay delayed (1.5 R
+ * after the run's last, but 3/4 R after the one before).
+ */
+static void
+test_tcp_quick_reentry(void **state)
+{
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_delayed_ack = FT_PKT_ON };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	const struct pk_tcp *t;
+	const uint64_t j = s_to_ps(PK_TCP_JIFFY_S);
+	uint64_t lat, r, rto, last;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	for (int run = 0; run < 2; run++) {
+		e = tcp_flow(&n, ends, &pc, 20, NULL, 0, &c);
+		t = conn0(e);
+		lat = ((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps;
+		r = 2 * lat;
+		rto = (r + FT_MAX(2 * r, s_to_ps(0.2)) + j - 1) / j * j;
+		if (getenv("FT_PKTTCP_PRINT"))
+			print_message("receiver's RTO %.6f ms (lat %.6f us), last in order at "
+			              "%.6f us, makespan %.6f us\n",
+			              (double)t->rcv_rto_ps / 1e9, (double)lat / 1e6,
+			              (double)t->rcv_last_ps / 1e6, c.makespan_s * 1e6);
+		assert_true(lat < s_to_ps(1e-3));
+		assert_int_equal(t->rcv_rto_ps, rto);
+		assert_int_equal(rto, s_to_ps(0.201));
+		assert_int_equal(t->rcv_quick, 0);
+		assert_double_equal((double)t->rcv_last_ps, c.makespan_s * PS, 1);
+		last = t->rcv_last_ps;
+		if (!run) {
+			rx_next_at(e, last + rto);
+			assert_int_equal(t->rcv_quick, 0);
+			assert_int_equal(t->rcv_dl_flow, 0); /* its ACK delayed */
+			rx_next_at(e, last + 2 * rto + 1);
+			assert_int_equal(t->rcv_quick, PK_TCP_QUICKACKS - 1);
+			assert_int_equal(t->rcv_dl_flow, PK_NONE);
+		} else {
+			rx_next_at(e, last + rto * 3 / 4);
+			assert_int_equal(t->rcv_quick, 0);
+			rx_next_at(e, last + rto * 3 / 2);
+			assert_int_equal(t->rcv_quick, 0);
+			assert_int_equal(t->rcv_dl_flow, 0);
+			assert_int_equal(t->rcv_last_ps, last + rto * 3 / 2);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	ft_topo_free(n.t);
+}
+
+/*
+ * Every in-order packet ACKed at once spends a quick ACK (Linux's tcp_event_ack_sent() ->
+ * tcp_dec_quickack_mode()), gap fills too: 12 packets, NewReno (SACK off), pacing off,
+ * delayed ACKs on, 3 and 4 lost. 0 to 2 spend three quick ACKs; 5 to 11, past the gap,
+ * draw duplicate ACKs (no quick ACK spent); 3's resend fills part of the gap (4 missing,
+ * 5 to 11 held) and 4's the rest, each ACKed at once: 16 - 3 - 2 = 11 left, with no
+ * timeout. (Before, the fills spent none: 13.)
+ */
+static void
+test_tcp_fill_spends_quick(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lose[2] = { 3, 4 };
+	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE,
+		                    .tcp_sack = FT_PKT_OFF,
+		                    .tcp_pacing = FT_PKT_OFF,
+		                    .tcp_delayed_ack = FT_PKT_ON };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+
+	(void)state;
+	a3_pair(&n, 0, ends);
+	e = tcp_flow(&n, ends, &pc, 12, lose, 2, &c);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("3 and 4 of 12 lost: %u quick ACKs left\n", conn0(e)->rcv_quick);
+	assert_int_equal(pk(e)->ntcp_fast, 1);
+	assert_int_equal(pk(e)->ntcp_rto, 0);
+	assert_int_equal(c.nretx, 2);
+	assert_int_equal(c.ndelayed_acks, 0);
+	assert_int_equal(conn0(e)->rcv_quick, PK_TCP_QUICKACKS - 3 - 2);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /*
  * A SACK recovery that ends with a packet marked lost and not resent (golden 8448's last
  * message): 30 packets, unpaced, on the short path, where ACKs come one serialisation
@@ -1887,6 +1998,8 @@ main(void)
 		cmocka_unit_test(test_tcp_held_list),
 		cmocka_unit_test(test_tcp_delayed_ack),
 		cmocka_unit_test(test_tcp_partial_fill_ack),
+		cmocka_unit_test(test_tcp_quick_reentry),
+		cmocka_unit_test(test_tcp_fill_spends_quick),
 		cmocka_unit_test(test_tcp_rerecover),
 		cmocka_unit_test(test_tcp_newreno_tail_rto),
 		cmocka_unit_test(test_tcp_pacing_gap),
