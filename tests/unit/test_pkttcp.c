@@ -237,6 +237,23 @@ tcp_flow(const struct net *n, const uint32_t *ends, struct ft_packet_cfg *pc, ui
 	return e;
 }
 
+/* The lossless times a closed form is built from: the makespans of one flow of 1 packet
+ * (@m1) and of @npk packets (@mn) under @pc, and the path's latency (@lat), seconds; the
+ * @npk run's counters in @c. */
+static void
+clean_times(const struct net *n, const uint32_t *ends, struct ft_packet_cfg *pc, uint32_t npk,
+            double *m1, double *mn, double *lat, struct ft_sim_counters *c)
+{
+	struct ft_engine *e = tcp_flow(n, ends, pc, 1, NULL, 0, c);
+
+	*m1 = c->makespan_s;
+	*lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(n, ends, pc, npk, NULL, 0, c);
+	*mn = c->makespan_s;
+	ft_packet_engine.destroy(e);
+}
+
 /*
  * Slow start on the wire, unpaced (tcp_pacing off: the bursts are the point): on a path
  * whose round trip (2 x 4 cable hops of 20 us) dwarfs a window's serialisation, a flow of
@@ -1129,13 +1146,7 @@ test_tcp_tlp_lost_probe(void **state)
 
 	(void)state;
 	a3_pair(&n, 0, ends);
-	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
-	m1 = c.makespan_s;
-	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
-	ft_packet_engine.destroy(e);
-	e = tcp_flow(&n, ends, &pc, 17, NULL, 0, &c);
-	m17 = c.makespan_s;
-	ft_packet_engine.destroy(e);
+	clean_times(&n, ends, &pc, 17, &m1, &m17, &lat, &c);
 
 	e = tcp_flow(&n, ends, &pc, 18, lose, 2, &c);
 	t = conn0(e);
@@ -1348,14 +1359,8 @@ test_tcp_partial_fill_ack(void **state)
 
 	(void)state;
 	a3_pair(&n, 0, ends);
-	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
-	m1 = c.makespan_s;
-	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
-	ft_packet_engine.destroy(e);
-	e = tcp_flow(&n, ends, &pc, 40, NULL, 0, &c);
-	m40 = c.makespan_s;
+	clean_times(&n, ends, &pc, 40, &m1, &m40, &lat, &c);
 	assert_int_equal(c.ndelayed_acks, 0);
-	ft_packet_engine.destroy(e);
 
 	e = tcp_flow(&n, ends, &pc, 40, lose, 2, &c);
 	want = m40 + 2 * lat + 2 * m1;
@@ -1563,13 +1568,7 @@ test_tcp_newreno_tail_rto(void **state)
 
 	(void)state;
 	a3_pair(&n, 0, ends);
-	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
-	m1 = c.makespan_s;
-	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
-	ft_packet_engine.destroy(e);
-	e = tcp_flow(&n, ends, &pc, 17, NULL, 0, &c);
-	m17 = c.makespan_s;
-	ft_packet_engine.destroy(e);
+	clean_times(&n, ends, &pc, 17, &m1, &m17, &lat, &c);
 
 	e = tcp_flow(&n, ends, &pc, 18, &last, 1, &c);
 	want = m17 + lat + 0.201 + m1;
