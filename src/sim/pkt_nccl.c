@@ -852,6 +852,17 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 	return v == UINT32_MAX ? PK_NONE : v;
 }
 
+/* What a message from @a to @b between nodes pays on top of what the model adds to a
+ * network step: NCCL's per-hop network latency @hw_s less the path its packets walk (the
+ * relay's through @via where PXN relays, ft__pk_pair_path_s()), where that is shorter, as
+ * a ring's step (pkt_setup.c net_floor_s()); eager (p2p_alltoall()) and lazy (lazy_send())
+ * sends alike. */
+static double
+a2a_floor_s(struct pk_engine *e, double hw_s, uint32_t a, uint32_t b, uint32_t via)
+{
+	return FT_MAX(0.0, hw_s - ft__pk_pair_path_s(e, a, b, via));
+}
+
 /* NCCL's window on the sends over the network of all-to-all phase @ph of @op, cut as
  * @ch on the channels of @comm: @s set to what a send's slots come from
  * (ft__sim_a2a_send_ch(); its buffer new, the caller's to free; none on one node, where
@@ -953,15 +964,9 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				uint32_t net = crosses_nodes(e->topo, a, b);
 				/* a send to another rail through its PXN proxy (a2a_via()) */
 				uint32_t via = a2a_via(e, a, b, net, comm_mask, ncomm);
-				/* between nodes: hwLat[NET] less the path the packets walk (the
-				 * relay's where PXN relays), where that is shorter, as a ring's
-				 * step (pkt_setup.c net_floor_s()) */
 				double hw = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
 				                               sc->algo, ch[net].proto);
-				double cost =
-				        net ? FT_MAX(0.0, hw - ft__pk_pair_path_s(e, a, b, via)) +
-				                        net_step :
-				              hw;
+				double cost = net ? a2a_floor_s(e, hw, a, b, via) + net_step : hw;
 				struct ft_model_p2p_chunking mine;
 				int64_t s0 = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), 0,
 				                             pb->rb.tag);
@@ -1393,12 +1398,10 @@ lazy_send(struct pk_engine *e, uint32_t pi, uint64_t send)
 	if (si < 0)
 		return (int)si;
 	lz->building = true;
-	/* between nodes: hwLat[NET] less the path the packets walk (the relay's where PXN
-	 * relays), where that is shorter, as a ring's step (pkt_setup.c net_floor_s()); the
-	 * rest of the cost on top */
+	/* the rest of the cost, and between nodes the floor (a2a_floor_s()) on top */
 	cost = ph->cost_ps[net];
 	if (net)
-		cost += s_to_ps(FT_MAX(0.0, ph->net_hw_s - ft__pk_pair_path_s(e, a, b, via)));
+		cost += s_to_ps(a2a_floor_s(e, ph->net_hw_s, a, b, via));
 	s0 = ft__pk_add_task(e, PK_T_BARRIER, cost, 0, ph->tag);
 	end = ft__pk_add_task(e, PK_T_A2A_END, 0, 1, ph->tag);
 	/* (a notice no send waits for is a plain barrier: it outlives its phase) */

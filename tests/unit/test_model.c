@@ -2817,8 +2817,9 @@ test_alltoall_shared_nic_hop(void **state)
  * GPU 0 stays on rail 0, 2 x (1 switch + 2 cables) = 2,002 us. The window is the p2p
  * chunks in flight over that round trip, so PXN off's is 2,002 / 4,006 of PXN's, the
  * fixed cost two switches and two cables more (the flow engine routes it so:
- * 258,108.55 us against the model's 258,080 at 256 MiB on tests/fixtures/spec/
- * pxn-off-rail.yaml, docs/internals/model-log.md).
+ * 258,105.15 us against the model's 258,080 at 256 MiB on tests/fixtures/spec/
+ * pxn-off-rail.yaml, its step between nodes max(hwLat[NET], path) = the path there,
+ * docs/internals/model-log.md).
  */
 static void
 test_sendrecv_window_pxn_off(void **state)

@@ -360,8 +360,10 @@ test_shared_nic_agrees(void **state)
  * both NICs and over the in-node links; the switches cut through). The NICs run at 50
  * Gb/s: four of 100 Gb/s (50 GB/s) would outrun the GPU's own PCIe link (48 GB/s).
  * Measured: 256 KiB (16 packets a NIC) 25.47 us, 8 MiB (512) 352.59 us, each 0.92 us
- * (1.39 packet times) past the closed form (12.42 and 339.54 us when the step between
- * nodes paid NVLink's step overhead, 3.4 us, in place of hwLat[NET]). Before, a channel's whole
+ * (1.39 packet times) past the closed form, 24.55 and 351.67 us: hwLat[NET] (14 us) above the path
+ * and no net step on these Hopper hosts (the closed form was 12.42 and 339.54 us when the
+ * step between nodes paid NVLink's step overhead, 3.4 us, in place of hwLat[NET], and
+ * the path). Before, a channel's whole
  * messages took its QPs in turn over the NICs: at 256 KiB each channel's 2 messages went
  * by NICs 0 and 1 alone, twice the packets on each.
  */
