@@ -1671,6 +1671,35 @@ bytes_tier(const struct ft_topo *t, const struct ft_sim_counters *c, uint32_t ti
 	return b;
 }
 
+/* GPUs 0 and 1 of nodes 0 and 1 of @spec's cluster (@ends, ranks 0-3) run @a on the
+ * packet engine, its messages built whole (@eager) or lazily: the topology in @t, the
+ * schedule in @s, the counters in @c; the engine returned. */
+static struct ft_engine *
+pxn_pair_run(const struct ft_cluster_spec *spec, const struct ft_coll_args *a, int eager,
+             struct ft_topo **t, struct ft_schedule *s, uint32_t *ends, struct ft_sim_counters *c)
+{
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_engine *e = NULL;
+
+	assert_int_equal(ft_topo_build(spec, t, &err), 0);
+	for (uint32_t r = 0; r < 4; r++)
+		ends[r] = ft_topo_gpu(*t, r / 2, r % 2);
+	ft_schedule_init(s);
+	assert_int_equal(ft_coll_schedule(a, s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	op.sched = s;
+	op.rank_gpu = ends;
+	assert_int_equal(ft_packet_engine.create(*t, &cfg, &e, &err), 0);
+	ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
+	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	if (ft_packet_engine.run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ft_packet_engine.counters(e, c, &err), 0);
+	return e;
+}
+
 /*
  * NCCL's PXN in the packet engine (ncclTopoGetNetDev(), NVIDIA/nccl src/graph/search.cc
  * v2.27.7-1; kb ENV-PXN): four ranks of a direct all-to-all of 32 MiB on GPUs 0 and 1 of
@@ -1704,30 +1733,15 @@ test_pxn_links(void **state)
 			struct ft_error err = { 0 };
 			struct ft_topo *t = NULL;
 			struct ft_schedule s;
-			struct ft_sim_cfg cfg;
 			struct ft_sim_counters c;
 			struct ft_engine *e = NULL;
-			struct ft_sim_op op = { .after = -1 };
 			uint32_t ends[4];
 
 			assert_int_equal(ft_spec_load_file("tests/fixtures/spec/pxn-on-rail.yaml",
 			                                   &spec, &err),
 			                 0);
 			spec.node.nccl_pxn_disable = off;
-			assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-			for (uint32_t r = 0; r < 4; r++)
-				ends[r] = ft_topo_gpu(t, r / 2, r % 2);
-			ft_schedule_init(&s);
-			assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-			ft_sim_cfg_init(&cfg);
-			op.sched = &s;
-			op.rank_gpu = ends;
-			assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
-			ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
-			assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-			if (ft_packet_engine.run(e, 0, &err) != 0)
-				fail_msg("run: %s", err.msg);
-			assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+			e = pxn_pair_run(&spec, &a, eager, &t, &s, ends, &c);
 			print_message("# pxn %s, %s: NVLink into n0.gpu1 %.0f, all %.0f, "
 			              "spine %.0f, host %.0f\n", off ? "off" : "on",
 			              eager ? "whole" : "lazy",
@@ -1783,10 +1797,8 @@ test_pxn_floor_relay_path(void **state)
 		struct ft_error err = { 0 };
 		struct ft_topo *t = NULL;
 		struct ft_schedule s;
-		struct ft_sim_cfg cfg;
 		struct ft_sim_counters c;
 		struct ft_engine *e = NULL;
-		struct ft_sim_op op = { .after = -1 };
 		uint32_t ends[4], nrelay = 0;
 		double d, own, got, want;
 
@@ -1794,20 +1806,7 @@ test_pxn_floor_relay_path(void **state)
 		        ft_spec_load_file("tests/fixtures/spec/pxn-on-rail.yaml", &spec, &err), 0);
 		spec.fabric.lat_cable_s = 1e-6;
 		spec.node.lat_nvlink_s = 4e-6;
-		assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-		for (uint32_t r = 0; r < 4; r++)
-			ends[r] = ft_topo_gpu(t, r / 2, r % 2);
-		ft_schedule_init(&s);
-		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-		ft_sim_cfg_init(&cfg);
-		op.sched = &s;
-		op.rank_gpu = ends;
-		assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
-		ft_container_of(e, struct pk_engine, base)->a2a_eager = eager;
-		assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-		if (ft_packet_engine.run(e, 0, &err) != 0)
-			fail_msg("run: %s", err.msg);
-		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
+		e = pxn_pair_run(&spec, &a, eager, &t, &s, ends, &c);
 		/* the relayed flows' path as routed, and the sender's own route to the same
 		 * peer */
 		for (size_t f = 0; f < pk(e)->flows.len && eager; f++) {
