@@ -1060,9 +1060,10 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
  * before the rest of its step has come (LL128 20 warps' 38,400 bytes, a step's fifteenth;
  * LL 4,096). Here @ch's slice becomes the model's grain (ft_model_line_grain(), that of its
  * ramps: LL's round, but a quarter of LL128's), every connection's step cut into as many
- * messages, and a hop between nodes still waits for its whole step (wait_msg()). A Simple chain's hop forwards whole steps (broadcast's and reduce's chunk
- * and slice one step, BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h;
- * prims_simple.h genericOp posts a slice once all of it is stored): unchanged.
+ * messages, and a hop between nodes still waits for its whole step (wait_msg()). A Simple
+ * chain's hop forwards whole steps (broadcast's and reduce's chunk and slice one step,
+ * BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h; prims_simple.h
+ * genericOp posts a slice once all of it is stored): unchanged.
  */
 static void
 chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model_chunking *ch)
