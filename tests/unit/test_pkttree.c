@@ -1375,8 +1375,8 @@ test_chain_lines_lazy(void **state)
  * its whole step (pkt_tree.c chain_lines(), wait_msg()); at 32 to 256 MiB (Simple) the
  * schedule's copies fill the chain at the model's fill (chain_fill_on(), nccl_fill()).
  * The rows past 10 % are named with their band and reason: a Simple chain over 2 nodes
- * at 64 MiB and up (32 MiB on DGX A100) runs 10 to 15.4 % slower in the packet engine,
- * which is open (sim.md Limits, its worst sizes). Before, every hop forwarded
+ * runs up to 15.4 % slower in the packet engine at 32 to 256 MiB (its worst 64 MiB on
+ * DGX H100, 32 MiB on DGX A100), which is open (sim.md Limits). Before, every hop forwarded
  * a whole 512 KiB message and the chain ran as the schedule's copies alone: dgx-h100:2
  * 4 MiB 137.21 us against the flow engine's 88.78, one DGX H100 256 MiB 790.81 against
  * 981.81, dgx-a100:2 256 MiB 1,620.77 against 2,081.13.
