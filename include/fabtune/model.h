@@ -611,11 +611,14 @@ FT_API void ft_model_chunking_sized(enum ft_op op, enum ft_algo algo, enum ft_pr
                                     struct ft_model_chunking *out);
 
 /*
- * The payload a hop over NVLink passes on before the rest of its step has come, where
- * protocol @p flags its lines: one round of a channel's threads (LL128 640 threads of 15
- * data bytes, LL 512 of 8; NVIDIA/nccl src/device/prims_ll128.h GenericOp, prims_ll.h
- * LLGenericOp), the grain of the model's LL and LL128 ramps. 0 for Simple, whose hops
- * pass on whole steps.
+ * The payload a hop over NVLink is taken to pass on before the rest of its step has come,
+ * where protocol @p flags its lines, the grain of the model's LL and LL128 ramps and of
+ * the packet engine's chains: one 16-byte store by each of a channel's threads (LL128 640
+ * threads of 15 data bytes, 9,600; LL 512 of 8, 4,096). For LL that is a round of its
+ * threads (prims_ll.h LLGenericOp); for LL128 NCCL's round is 4 times it, 20 warps of 2 KiB
+ * of wire (1,920 data bytes) each, every warp waiting for all its lines' flags
+ * (NVIDIA/nccl src/device/prims_ll128.h GenericOp, WireWordPerSlice). 0 for Simple, whose
+ * hops pass on whole steps.
  */
 FT_API uint64_t ft_model_line_grain(enum ft_proto p);
 

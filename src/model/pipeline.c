@@ -156,9 +156,14 @@ ft_model_buffs_get(const struct ft_cluster_spec *spec, struct ft_model_buffs *ou
 		out->nvls_chunk = NVLS_CHUNK;
 }
 
-/* Payload one round of a channel's threads carries: LL128, a 16-byte store per thread of
- * 640, 15/16 of it data (one flag word per 128-byte line); LL, one 16-byte line per thread
- * of 512, half of it data (kb ENV-NTHREADS; prims_ll.h, LLGenericOp's eltPerTrip). */
+/* Payload of one 16-byte store by each of a channel's threads: LL128, 640 threads, 15/16
+ * of it data (one flag word per 128-byte line), 9,600 bytes; LL, one 16-byte line per
+ * thread of 512, half of it data, 4,096 (kb ENV-NTHREADS; prims_ll.h, LLGenericOp's
+ * eltPerTrip). LL's is a round of its threads; LL128's is not: each of its 20 warps takes
+ * 32 x 8 words of wire at a time (src/device/prims_ll128.h GenericOp, WireWordPerSlice,
+ * 1,920 data bytes) and waits for all their flags before it stores them on, so NCCL's
+ * round is 38,400 bytes, a fifteenth of a step. The finer grain stays here pending the
+ * round's checks (sim-log.md, "Chains at NCCL's grain, second reading"). */
 static uint64_t
 grain_of(enum ft_proto p)
 {
@@ -1381,8 +1386,9 @@ net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
 /*
  * The ramp of LL128, which flags every line: a hop over NVLink forwards what
  * has arrived without waiting for the chunk, so the first data through those
- * stages is one round of the channel's threads (grain_of()), at the channel's
- * share of the graph less the flags. A hop between nodes waits for the whole
+ * stages is taken as one 16-byte store of each of the channel's threads
+ * (grain_of(), 9,600 bytes; NCCL's warps pass on a round of 38,400), at the
+ * channel's share of the graph less the flags. A hop between nodes waits for the whole
  * chunk (net_hops()): one chunk less a round more at the channel's rate each.
  * With every hop whole this is the Simple form, stages - 1 chunks. LL's round
  * (4 KiB) over NVLink is the size NCCL's per-hop LL latencies were measured at,

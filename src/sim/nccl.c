@@ -1796,6 +1796,12 @@ ft__sim_tree_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
 	       sc->proto == FT_PROTO_SIMPLE && nchannels == 0 && sc->nranks > 1;
 }
 
+bool
+ft__sim_chain(const struct ft_schedule *sc)
+{
+	return sc->algo == FT_ALGO_RING && (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
+}
+
 uint32_t
 ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes)
 {

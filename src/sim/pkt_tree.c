@@ -18,9 +18,12 @@
  * from all its children (it reduces and broadcasts in one pass). Half of
  * each channel's threads go up and half down, so both directions run at
  * once. A chain broadcast is the downward half alone, a chain reduce the
- * upward half, on every channel NCCL launches (chain_channels()); in LL and
- * LL128 its hops over NVLink pass on a round of lines at a time
- * (chain_lines()), its hops between nodes whole steps (wait_msg()).
+ * upward half (ft__sim_chain()). In LL and LL128 it runs on every channel NCCL
+ * launches (chain_channels()), its hops over NVLink pass on lines as their
+ * flags come, the model's grain at a time (chain_lines()), and its hops
+ * between nodes whole steps (wait_msg()); in Simple on NCCL's own channels it runs as the
+ * schedule's copies, their first round paced at the model's fill
+ * (chain_fill_on(), nccl_fill()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
  * dependencies are the ones above; a PXN leg (a proxy GPU relaying the
@@ -146,8 +149,7 @@ ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
                const struct ft_sched_phase *ph)
 {
 	bool tree = sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE;
-	bool chain = sc->algo == FT_ALGO_RING &&
-	             (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE);
+	bool chain = ft__sim_chain(sc);
 	bool nvls = sc->algo == FT_ALGO_NVLS_TREE && sc->op == FT_OP_ALL_REDUCE;
 	bool collnet = sc->algo == FT_ALGO_COLLNET && sc->op == FT_OP_ALL_REDUCE;
 
@@ -648,10 +650,12 @@ tree_waits(const struct tree_build *tb, const struct tree_edge *ed, wait_fn fn, 
 /*
  * The message of connection @up that message @m of edge @ed's first leg waits for: its own
  * index (or @up's last, where @up has fewer), or on a hop of an LL or LL128 chain between
- * nodes (ed->whole) the last of @up's step: NCCL's GPU raises the connection's tail once
- * the step's last line is written (src/device/prims_ll128.h GenericOp, postSend after its
- * closing barrier) and the send proxy posts the step as one message once every line has
- * come (src/transport/net.cc sendProxyProgress), the rule of the model's ramp (net_hops()).
+ * nodes (ed->whole) the last of @up's step: the send proxy posts the step as one message
+ * once all of it has come (src/transport/net.cc sendProxyProgress), the rule of the model's
+ * ramp (net_hops()). In LL128 it learns so from the connection's tail, which the GPU
+ * raises after the step's closing barrier (src/device/prims_ll128.h GenericOp, postSend);
+ * in LL the proxy itself polls the flag of every line of the step (sendProxyProgress, its
+ * test for NCCL_PROTO_LL), which a step's last line ends alike.
  */
 static uint32_t
 wait_msg(const struct tree_build *tb, const struct tree_edge *ed, const struct ring_conn *up,
@@ -724,7 +728,18 @@ edge_depth(const struct tree_build *tb, const struct tree_edge *ed)
 
 static uint32_t pace_of(const struct tree_build *tb, uint32_t m, uint32_t s);
 
-/* The dependencies into every message of edge @ed's legs, @slots in flight on each. */
+/* The messages in flight on connection @c: @slots steps of NCCL_STEPS, in an LL or LL128
+ * chain (chain_lines()) as many messages as that many of its steps hold. */
+static uint32_t
+conn_slots(const struct tree_build *tb, const struct ring_conn *c, uint32_t slots)
+{
+	uint64_t n = (uint64_t)slots * (tb->lines ? c->slices : 1u);
+
+	return (uint32_t)FT_MIN(n, (uint64_t)UINT16_MAX);
+}
+
+/* The dependencies into every message of edge @ed's legs, @slots steps in flight on each
+ * (conn_slots()). */
 static int
 link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slots)
 {
@@ -735,6 +750,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 	for (j = 0; j < ed->nlegs && rc == 0; j++) {
 		const struct ring_conn *c = &rb->c[ed->conn + j];
 		uint32_t nq = rb->e->pc.split_data_on_qps ? 1 : c->nq / ft__pk_conn_lanes(rb->e, c);
+		uint32_t cs = conn_slots(tb, c, slots);
 
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
@@ -747,8 +763,8 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = tree_waits(tb, ed, wait_dep, &w);
 			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0)
 				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, m, s) - 1], to);
-			if (rc == 0 && m >= slots)
-				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - slots], to);
+			if (rc == 0 && m >= cs)
+				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - cs], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
 			if (rc == 0 && m < nq)
 				rc = ft__pk_add_dep(rb->e, c->start, to);
@@ -1002,8 +1018,8 @@ static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, 
 static bool
 chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
 {
-	return sc->algo == FT_ALGO_RING && (sc->op == FT_OP_BROADCAST || sc->op == FT_OP_REDUCE) &&
-	       sc->proto == FT_PROTO_SIMPLE && nchannels == 0 && sc->nranks > 1;
+	return ft__sim_chain(sc) && sc->proto == FT_PROTO_SIMPLE && nchannels == 0 &&
+	       sc->nranks > 1;
 }
 
 /*
@@ -1024,8 +1040,7 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 	struct ft_model_pipeline pl;
 
 	tb->reps = 1;
-	if (sc->algo != FT_ALGO_RING || (sc->op != FT_OP_BROADCAST && sc->op != FT_OP_REDUCE) ||
-	    op->nchannels || pipes == 0)
+	if (!ft__sim_chain(sc) || op->nchannels || pipes == 0)
 		return;
 	ft__sim_pipe_model(tb->rb.e->topo, op, &pl);
 	if (pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
@@ -1035,40 +1050,30 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 }
 
 /*
- * A chain broadcast or reduce in LL or LL128 forwards its lines as their flags come: each
- * warp of the kernel waits for the flags of its own lines of the step, then stores them to
- * the next rank at once (NVIDIA/nccl src/device/prims_ll128.h GenericOp and
- * recvReduceSendCopy, prims_ll.h LLGenericOp; src/device/broadcast.h and reduce.h runRing
- * call them once a chunk, v2.21.5-1 and v2.27.7-1). So a hop over NVLink passes on a
- * round of the channel's threads (ft_model_line_grain(), the model's ramp) before the
- * rest of its step has come: @ch's slice becomes that round, every connection's step cut
- * into as many messages, and a hop between nodes still waits for its whole step
- * (wait_msg()). A Simple chain's hop forwards whole steps (broadcast's and reduce's chunk
- * and slice one step, BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h;
- * prims_simple.h genericOp posts a slice once all of it is stored): unchanged.
+ * A chain broadcast or reduce in LL or LL128 forwards its lines as their flags come: in
+ * LL128 each warp takes 2 KiB of wire of the step at a time (32 threads x 8 words, 1,920
+ * bytes of data), waits until all of its lines carry the step's flag, then stores them to
+ * the next rank at once; in LL each thread polls and stores one 16-byte line (NVIDIA/nccl
+ * src/device/prims_ll128.h GenericOp, WireWordPerSlice, and recvReduceSendCopy, prims_ll.h
+ * LLGenericOp; src/device/broadcast.h and reduce.h runRing call them once a chunk,
+ * v2.21.5-1 and v2.27.7-1). So a hop over NVLink passes on a round of the channel's warps
+ * before the rest of its step has come (LL128 20 warps' 38,400 bytes, a step's fifteenth;
+ * LL 4,096). Here @ch's slice becomes the model's grain (ft_model_line_grain(), that of its
+ * ramps: LL's round, but a quarter of LL128's), every connection's step cut into as many
+ * messages, and a hop between nodes still waits for its whole step (wait_msg()). A Simple
+ * chain's hop forwards whole steps (broadcast's and reduce's chunk and slice one step,
+ * BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h; prims_simple.h
+ * genericOp posts a slice once all of it is stored): unchanged.
  */
 static void
 chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model_chunking *ch)
 {
 	uint64_t grain = ft_model_line_grain(sc->proto);
 
-	if (sc->algo != FT_ALGO_RING || (sc->op != FT_OP_BROADCAST && sc->op != FT_OP_REDUCE) ||
-	    grain == 0 || grain >= ch->slice_bytes)
+	if (!ft__sim_chain(sc) || grain == 0 || grain >= ch->slice_bytes)
 		return;
 	tb->lines = true;
 	ch->slice_bytes = grain;
-}
-
-/* The messages in flight on a connection: @slots steps of NCCL_STEPS, in an LL or LL128
- * chain (chain_lines()) as many messages as that many steps hold. */
-static uint32_t
-chain_slots(const struct tree_build *tb, uint32_t slots)
-{
-	uint32_t most = 1, i;
-
-	for (i = 0; i < tb->rb.n && tb->lines; i++)
-		most = FT_MAX(most, tb->rb.c[i].slices);
-	return (uint32_t)FT_MIN((uint64_t)slots * most, (uint64_t)UINT16_MAX);
 }
 
 int
@@ -1161,7 +1166,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		ft_free(tb.rb.c);
 		return rc;
 	}
-	slots = chain_slots(&tb, ch.slots);
+	slots = ch.slots;
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
@@ -1807,7 +1812,7 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 			rc = step_next(e, p, u, m, c, dst, lat_ps);
 			continue;
 		}
-		mm = m + (kind == SUCC_SLOT ? p->slots : 0);
+		mm = m + (kind == SUCC_SLOT ? conn_slots(&p->tb, c, p->slots) : 0);
 		if (mm < c->nmsg)
 			rc = tell(e, p, c, mm, dst, lat_ps);
 	}
@@ -1993,7 +1998,8 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			/* (and the start or the QP's message before, and the slot's; a ring's
 			 * step s > 0 waits for step s - 1 of the connection feeding it) */
 			bool fed = c->up != PK_NONE && m / c->slices % tb->rb.steps > 0;
-			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 + (m >= p->slots);
+			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 +
+			             (m >= conn_slots(tb, c, p->slots));
 
 			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0) */
 			n += p->npace &&

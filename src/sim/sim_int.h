@@ -711,6 +711,9 @@ uint32_t ft__sim_pipe_channels(const struct ft_schedule *sc, uint32_t pipes);
  * pipeline (pkt_tree.c nccl_fill()): on NCCL's own channels (@nchannels 0, not forced), the
  * tree correction on its wire bytes as the flow engine's (run.c tree_corr()). */
 bool ft__sim_tree_fill_on(const struct ft_schedule *sc, uint32_t nchannels);
+/* Whether @sc is a chain: a ring broadcast or reduce, which runs as the downward or upward
+ * half of a tree from its root (coll/, the schedule's chain; pkt_tree.c). */
+bool ft__sim_chain(const struct ft_schedule *sc);
 /* @nch rail-aligned channel copies of @in into @out (PXN proxies; @keep_order: ranks stay);
  * channel c on the rails of channel c mod @graph (0: its own); @ppn ranks per NCCL node,
  * @tray_gpus per physical node (fewer in an NVLink domain), on GPUs @gpus[ppn] of their
