@@ -276,6 +276,12 @@ struct ft_schedule {
 	                          * jobs' release) */
 	bool ring_inter_2n;      /* a ring all-reduce counts 2 x nNodes network steps (NCCL's
 	                          * tuner before 2.23), not 2 x (nNodes - 1) */
+	double ring_intra_floor_s; /* the least a ring's step inside a node lasts when the
+	                          * ring crosses nodes (the simulator sets it at the release) */
+	double net_step_s;       /* what a step between nodes pays on top of hwLat[NET] and the
+	                          * path (the simulator sets it at the release) */
+	bool release_set;        /* the simulator set the two above at the jobs' release; an
+	                          * engine handed a schedule without works them out itself */
 	bool collnet_chain;      /* CollNet all-reduce as NCCL's CollNetChain, not CollNetDirect */
 	uint32_t root;           /* broadcast/reduce: the rank the chain starts (ends) at */
 	/* NCCL's tree correction the flows' bytes carry (1 / it more each, set by the flow

@@ -648,7 +648,10 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		out->step_lat_s = 2.8e-6;
 	/* CollNetDirect's four hops cost NCCL's latency for it (kb NA-MODEL, src/graph/
 	 * tuning.cc): 2 (intraLat + 0.4 us x (ppn - 1)) + interLat, hwLat Simple 3.7 us over
-	 * NVLink and 31 us through the network, spread over the four */
+	 * NVLink and 31 us through the network, spread over the four. The kb's default, for a
+	 * schedule handed to an engine as it is (the public engine API); the simulator's runner
+	 * replaces it with the jobs' release's rows at every ppn (sim ft__sim_release_lats(),
+	 * the model's ft_model_collnet_direct_hops_s()), which coll cannot call. */
 	if (args->algo == FT_ALGO_COLLNET && args->op == FT_OP_ALL_REDUCE && !out->collnet_chain &&
 	    ppn > 1)
 		out->step_lat_s =

@@ -335,7 +335,7 @@ net_overhead(const struct ft_model_links *l)
 	return l->cpu_amd && !l->cpu_mixed && !l->time_any_vendor ? NET_OVERHEAD_AMD_S :
 	                                                              NET_OVERHEAD_S;
 }
-/* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank. */
+/* kb NA-MODEL: CollNetDirect charges 0.4 us per local rank from 2.19; 0.5 before. */
 #define COLLNET_PER_RANK_S (0.4 * US)
 /* v2.18.6-1 charges 0.5 us a local rank (src/graph/tuning.cc), 0.4 from v2.19.1-1. */
 #define COLLNET_PER_RANK_2_18_S (0.5 * US)

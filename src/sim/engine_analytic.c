@@ -10,7 +10,8 @@
  * alone: time = wire bytes / the slowest link of its path + path latency.
  * A phase costs its slowest flow plus steps x step overhead + (steps - 1) x
  * its longest path latency (a ring or NVLS tree across nodes pays that path
- * on the steps that cross them only, as the flow engine: ft__sim_far_steps);
+ * on the steps that cross them only, as the flow engine: ft__sim_far_steps;
+ * a ring's and tree's far steps take max(hwLat[NET], that path));
  * an op costs the sum of its phases and starts
  * after the op it follows plus its delay. The difference between this
  * engine and the flow engine on one scenario is exactly the cost of

@@ -11,7 +11,8 @@
  * steps x step overhead + (steps - 1) x the longest path latency of the
  * phase, so a pipelined phase costs its slowest flow plus one path latency
  * per step, as coll.h defines it (a ring or NVLS tree across nodes pays the
- * longest path only on the steps that cross them: ft__sim_far_steps).
+ * longest path only on the steps that cross them: ft__sim_far_steps; a ring's
+ * and tree's far steps take max(hwLat[NET], that path), the barrier's floor).
  * Flows are routed when they start: ECMP
  * hashes (src, dst, qp), D-mod-K follows the destination, and adaptive
  * routing takes the least-loaded equal-cost link at every hop (load = active
@@ -188,8 +189,13 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 		return rc;
 	id = ft__fs_add_barrier(s, delay + (shift_ns ? shift_ns - fl->start_ns : 0) * 1e-9,
 	                        lat_mult + rec->acked, tag);
-	if (id < 0 || ft__fs_barrier_floor(s, (uint32_t)id, floor_s, floor_n) < 0 ||
-	    ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
+	if (id < 0)
+		return FT_ENOMEM;
+	/* a bad floor is FT_EINVAL, not memory: passed through */
+	rc = ft__fs_barrier_floor(s, (uint32_t)id, floor_s, floor_n);
+	if (rc < 0)
+		return rc;
+	if (ft__fs_add_dep(s, (uint32_t)id, rec->next) < 0)
 		return FT_ENOMEM;
 	for (t = first; t < (uint32_t)id; t++)
 		if (ft__fs_add_dep(s, t, (uint32_t)id) < 0)
@@ -980,8 +986,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		bar = ft__fs_add_barrier(s, FT_MAX(0.0, steps * sc->step_lat_s + extra - net * hw),
 		                         far, tag);
 
-		if (bar < 0 || ft__fs_barrier_floor(s, (uint32_t)bar, hw, hw > 0 ? net : 0) < 0 ||
-		    ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
+		if (bar < 0)
+			goto oom;
+		rc = ft__fs_barrier_floor(s, (uint32_t)bar, hw, hw > 0 ? net : 0);
+		if (rc < 0)
+			return ft_error_set(err, rc, "sim: phase %u's step floor (%g s x %u): %s",
+			                    p, hw, net, ft_strerror(rc));
+		if (ft__fs_add_dep(s, rec.end, (uint32_t)bar) < 0)
 			goto oom;
 		if (ph->implicit_alltoall) {
 			size_t had = fe->a2a.len;
@@ -1023,6 +1034,9 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return ft_error_set(err, rc,
 					                    "sim: more than %d distinct channel caps",
 					                    FS_MAX_CAPS);
+				if (rc == FT_EINVAL)
+					return ft_error_set(err, rc, "sim: phase %u's step floor: %s",
+					                    p, ft_strerror(rc));
 				if (rc < 0)
 					goto oom;
 			}

@@ -1493,14 +1493,28 @@ ft__sim_hw_net_s(const struct ft_schedule *sc)
 	return sc->net_lat_s;
 }
 
-void
+int
 ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
                      bool one_rank_a_node)
 {
 	uint32_t v = spec->nccl_version;
+	struct ft_model_links l;
+	int rc;
 
 	sc->ring_inter_2n = ft_model_ring_inter_2n(v);
 	sc->net_lat_s = ft_model_net_hop_latency(v, sc->op, sc->algo, sc->proto, one_rank_a_node);
+	/* the net step and the ring's floor inside nodes, once a schedule: the model's links
+	 * of the cluster (an allocation; its error is the run's) */
+	rc = ft_model_links_get(spec, 0, 0, 0, &l, NULL);
+	if (rc < 0)
+		return rc;
+	l.time_any_vendor = true; /* the model's time, not its pick */
+	sc->ring_intra_floor_s = ft_model_ring_intra_floor_s(&l, sc->proto);
+	l.time_any_vendor = false;
+	l.time_unflushed = true;
+	sc->net_step_s = l.nnodes < 2 ? 0 :
+	                 FT_MAX(0.0, ft_model_net_step_s(&l, sc->proto) - l.fabric_lat_s);
+	sc->release_set = true;
 	if (sc->algo == FT_ALGO_COLLNET) {
 		/* CollNetDirect's four hops hold NCCL's latency for it, 2 (min(1, ppn - 1)
 		 * intraLat + 0.4 us x (ppn - 1)) + interLat, at the release's rows as the
@@ -1512,10 +1526,11 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 
 		if (sc->op == FT_OP_ALL_REDUCE && !sc->collnet_chain)
 			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;
-		return;
+		return 0;
 	}
 	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
+	return 0;
 }
 
 /* The hwLat[NET] the far steps of @sc's phase are floored at (sim_int.h). */
@@ -1546,9 +1561,11 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
 	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
 }
 
-/* The least a ring's step inside a node lasts when the ring crosses nodes (sim_int.h). */
-double
-ft__sim_ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
+/* The least a ring's step inside a node lasts when the ring crosses nodes, for a schedule
+ * an engine was handed without the release's (ft__sim_release_lats() sets it on the
+ * runner's): 0 where the model's links cannot be had. */
+static double
+ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
 {
 	struct ft_model_links l;
 
@@ -1569,17 +1586,20 @@ ft__sim_ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
  *   domains) around it crosses one on (C - 1) of every n - 1 steps: 2(N - 1)
  *   of an all-reduce's 2(n - 1), N - 1 of an all-gather's (kb NA-ALGO-RING).
  *   Those far steps pay NCCL's network per-hop latency in place of the
- *   NVLink step overhead, plus the phase's longest path (the network's:
- *   PCIe, NIC, cables and switches); the other steps NCCL's NVLink per-hop
- *   latency alone, which was measured end to end over the NVLink path.
+ *   NVLink step overhead, and last max(that latency, the phase's longest
+ *   path) (the network's: PCIe, NIC, cables and switches; the engines'
+ *   floor, ft__sim_far_floor_hw_s()); the other steps NCCL's NVLink per-hop
+ *   latency alone, which was measured end to end over the NVLink path (at
+ *   least NCCL's network post overhead where the ring crosses nodes: the
+ *   schedule's ring_intra_floor_s).
  * - NVLS inside one node or domain (2 steps, reduce and multicast): one
  *   NVLS latency, as NCCL's model has it, not one per step.
  * - An NVLS tree (2 NVLS steps and 2 x depth tree steps across nodes): the
  *   NVLS part once (NCCL's intraLat) and each tree step at the network's
  *   per-hop latency plus the longest path.
  * - A tree over N nodes (ranks node by node, so N boundaries around them):
- *   its 2 log2(N) steps between nodes at the network's per-hop latency plus
- *   the longest path, the chain's steps inside nodes at NVLink's (the
+ *   its 2 log2(N) steps between nodes at max(the network's per-hop latency,
+ *   the longest path), the chain's steps inside nodes at NVLink's (the
  *   model's 2((ppn - 1) intra + log2(N) inter), kb NA-MODEL).
  *
  * - A ring or tree inside one node or one NVLink domain (NCCL fuses an MNNVL
@@ -1650,7 +1670,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	/* A step between nodes also pays the network plugin's latency, the flush and the
 	 * hypervisor's cost of a message, as the model's does (ft_model_net_step_s()). */
 	if (cross >= 2)
-		net += ft__sim_net_step_s(t, sc->proto);
+		net += sc->release_set ? sc->net_step_s : ft__sim_net_step_s(t, sc->proto);
 	if (sc->algo == FT_ALGO_NVLS) {
 		/* NVLS with CollNet: the switch's pass once and one trip through the network,
 		 * as NCCL's model has it, intraLat + interLat (model/tuner.c cost_nvls_net) */
@@ -1708,7 +1728,8 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo == FT_ALGO_RING &&
 	    (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
 	     sc->op == FT_OP_REDUCE_SCATTER)) {
-		double lo = ft__sim_ring_intra_floor_s(t, sc->proto);
+		double lo = sc->release_set ? sc->ring_intra_floor_s :
+		                              ring_intra_floor_s(t, sc->proto);
 
 		if (lo > sc->step_lat_s)
 			*extra_s += ((double)steps - far) * (lo - sc->step_lat_s);

@@ -1034,7 +1034,9 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 
 		if (one_rank_a_node(t, jr, &one) < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
-		ft__sim_release_lats(ft_topo_spec(t), sched, one);
+		rc = ft__sim_release_lats(ft_topo_spec(t), sched, one);
+		if (rc < 0)
+			return ft_error_set(err, rc, "release latencies: %s", ft_strerror(rc));
 	}
 	return rc;
 }

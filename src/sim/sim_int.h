@@ -742,11 +742,6 @@ bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
                            const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
                            uint32_t *net_steps);
-/* The least a step inside a node of a ring across nodes lasts on @t's cluster with protocol
- * @p, seconds: the model's ft_model_ring_intra_floor_s() for its time (NCCL's network post
- * overhead, 1 us, x3 for Simple). ft__sim_far_steps() prices a ring all-reduce's,
- * all-gather's and reduce-scatter's steps inside nodes at max(step overhead, it). */
-double ft__sim_ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p);
 /* What a step between nodes pays on top of the path latency @path_s it walks so that it
  * lasts NCCL's per-hop network latency @hw_s (hwLat[NET], ft__sim_hw_net_s()) at least:
  * max(0, @hw_s - @path_s). The packet engine's floor on the steps its packets walk
@@ -806,9 +801,15 @@ double ft__sim_hw_net_s(const struct ft_schedule *sc);
  * ft_coll_schedule() sets), as the model's costs take them (ft_model_hw_latency(),
  * ft_model_base_latency(), ft_model_net_hop_latency(), ft_model_ring_inter_2n()); CollNet's
  * step overheads, which hold its network latency, as they are. The engines read the release
- * from the schedule alone. */
-void ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
-                          bool one_rank_a_node);
+ * from the schedule alone. With them what a step between nodes pays on top of hwLat[NET]
+ * and the path (net_step_s, ft_model_net_step_s() less the fabric latency; 0 on one node)
+ * and the least a ring's step inside a node lasts when the ring crosses nodes
+ * (ring_intra_floor_s, ft_model_ring_intra_floor_s(): NCCL's network post overhead, 1 us,
+ * x3 for Simple; ft__sim_far_steps() prices a ring all-reduce's, all-gather's and
+ * reduce-scatter's steps inside nodes at max(step overhead, it)), once a schedule from the
+ * model's links of @spec: their error (FT_ENOMEM), never a silent 0. */
+int ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
+                         bool one_rank_a_node) FT_MUST_CHECK;
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to
  * first[k + 1] - 1 ([nnodes + 1]) and is of kind @kind[k]; rank r is on GPU @gpus[r] of its
  * node (NULL: in order); channel c on the rails of graph channel c mod @graph (0: its own). */

@@ -27,6 +27,7 @@
 #include "spec/scenario.h"
 #include "sim/prep.h"
 #include "sim/sim_int.h"
+#include "base/alloc_int.h"
 
 static void
 assert_close_(double a, double b, double tol, const char *file, int line)
@@ -2864,6 +2865,66 @@ static const char job_on[] = "name: t\n"
                              "    ops:\n"
                              "      - {%s}\n";
 
+/*
+ * Out of memory while the runner sets a schedule's release latencies is the caller's error:
+ * on node groups the model's links of the cluster, from which ft__sim_release_lats() works
+ * out the ring's floor inside nodes and the net step once a schedule, take an allocation.
+ * Before, ft__sim_far_steps() read them per phase and a failed allocation gave 0, the run
+ * going on shorter. A ring all-reduce (LL: the floor, 1 us, above NVLink's 0.6) over the
+ * three nodes of examples/mixed-gpus.yaml: every failed allocation gives FT_ENOMEM; without
+ * one, the floor and the net step are the model's own (ft_model_ring_intra_floor_s() at the
+ * model's time, ft_model_net_step_s() less the fabric latency, unflushed).
+ */
+static void
+test_release_lats_oom_is_the_callers(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_LL, .nranks = 16, .ranks_per_node = 1,
+		                  .bytes = 1u << 20 };
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	char mixed[512];
+	double floor_s, step_s;
+	unsigned long n;
+
+	(void)state;
+	spec_file("simmodel-oom.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	assert_true(cs.ngroups >= 2);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, NULL), 0);
+	l.time_any_vendor = true;
+	floor_s = ft_model_ring_intra_floor_s(&l, FT_PROTO_LL);
+	l.time_any_vendor = false;
+	l.time_unflushed = true;
+	step_s = ft_model_net_step_s(&l, FT_PROTO_LL) - l.fabric_lat_s;
+	assert_close(floor_s, 1e-6, 1e-12);
+	for (n = 1; n < 1000; n++) {
+		struct ft_schedule sc;
+		bool fired;
+		int rc;
+
+		ft_schedule_init(&sc);
+		assert_int_equal(ft_coll_schedule(&a, &sc, &err), 0);
+		ft__alloc_fail_at(n);
+		rc = ft__sim_release_lats(&cs, &sc, false);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			assert_int_equal(rc, 0);
+			assert_true(sc.release_set);
+			assert_close(sc.ring_intra_floor_s, floor_s, 1e-15);
+			assert_close(sc.net_step_s, FT_MAX(0.0, step_s), 1e-15);
+			ft_schedule_release(&sc);
+			break;
+		}
+		assert_int_equal(rc, FT_ENOMEM);
+		ft_schedule_release(&sc);
+	}
+	assert_true(n > 1); /* an allocation was failed */
+	remove(mixed);
+}
+
 /* Bytes that NIC @r of node @node sent into the fabric (its host link up). */
 static double
 nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
@@ -3437,7 +3498,7 @@ test_release_from_schedule(void **state)
 	assert_int_equal(ft_coll_schedule(&a, &sc, &err), 0);
 	at = cs;
 	at.nccl_version = 21806;
-	ft__sim_release_lats(&at, &sc, true);
+	assert_int_equal(ft__sim_release_lats(&at, &sc, true), 0);
 	steps = ft_sched_phase_at(&sc, 0)->steps;
 	step = ft_model_hw_latency(21806, FT_HW_NVLINK, FT_ALGO_RING, FT_PROTO_LL);
 	assert_close(sc.step_lat_s, step, 1e-12);
@@ -3553,7 +3614,7 @@ test_ring_intra_floor(void **state)
 
 		ft_schedule_init(&sc);
 		assert_int_equal(ft_coll_schedule(&a, &sc, &err), 0);
-		ft__sim_release_lats(&cs, &sc, false);
+		assert_int_equal(ft__sim_release_lats(&cs, &sc, false), 0);
 		steps = ft_sched_phase_at(&sc, 0)->steps;
 		step = ft_model_hw_latency(0, FT_HW_NVLINK, FT_ALGO_RING, cases[c].proto);
 		hw = ft_model_net_hop_latency(0, cases[c].op, FT_ALGO_RING, cases[c].proto, false);
@@ -5235,6 +5296,7 @@ main(void)
 		cmocka_unit_test(test_ring_in_one_domain_pays_nvlink_hops),
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
+		cmocka_unit_test(test_release_lats_oom_is_the_callers),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
