@@ -1000,6 +1000,22 @@ spec_file(const char *name, const char *text, char *path, size_t len)
 	fclose(fp);
 }
 
+/* Two one-GPU DGX H100 nodes on an NDR fat-tree with @cable of cable latency (a YAML
+ * duration) written to the spec file @name; its path into @path. */
+static void
+two_gpus_file(const char *name, const char *cable, char *path, size_t len)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+	         "name: two-gpus\n"
+	         "nodes: { preset: dgx-h100, count: 2, gpus: 1 }\n"
+	         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64, "
+	         "cable_latency: %s }\n",
+	         cable);
+	spec_file(name, text, path, len);
+}
+
 /* Two 8-GPU nodes on 50G NICs: one NIC per GPU, or four (nics.per_gpu, the AWS p5 layout);
  * one leaf holds every NIC, so no ECMP collision on the spines hides the NICs' rate. */
 static const char one_nic_per_gpu[] =
@@ -3131,16 +3147,10 @@ test_packet_net_step_floor(void **state)
 	(void)state;
 	assert_close(hw, 14e-6, 1e-12);
 	for (i = 0; i < FT_ARRAY_SIZE(cable); i++) {
-		char text[256], path[512];
+		char path[512];
 		double p, t, c;
 
-		snprintf(text, sizeof(text),
-		         "name: two-gpus\n"
-		         "nodes: { preset: dgx-h100, count: 2, gpus: 1 }\n"
-		         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64, "
-		         "cable_latency: %s }\n",
-		         cable[i]);
-		spec_file("simmodel-floor.yaml", text, path, sizeof(path));
+		two_gpus_file("simmodel-floor.yaml", cable[i], path, sizeof(path));
 		p = gpu_path_s(path, 1, 0);
 		busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 64u << 10, "packet");
 		t = busbw_time_us;
@@ -3540,16 +3550,10 @@ test_flow_net_step_floor(void **state)
 	(void)state;
 	assert_close(hw, 5.0e-6, 1e-12);
 	for (size_t i = 0; i < FT_ARRAY_SIZE(cable); i++) {
-		char text[256], path[512];
+		char path[512];
 		double p;
 
-		snprintf(text, sizeof(text),
-		         "name: two-gpus\n"
-		         "nodes: { preset: dgx-h100, count: 2, gpus: 1 }\n"
-		         "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64, "
-		         "cable_latency: %s }\n",
-		         cable[i]);
-		spec_file("simmodel-flowfloor.yaml", text, path, sizeof(path));
+		two_gpus_file("simmodel-flowfloor.yaml", cable[i], path, sizeof(path));
 		p = gpu_path_s(path, 1, 0);
 		for (size_t e = 0; e < FT_ARRAY_SIZE(engines); e++) {
 			double c;
