@@ -1493,6 +1493,27 @@ ft__sim_hw_net_s(const struct ft_schedule *sc)
 	return sc->net_lat_s;
 }
 
+/* What a step between nodes pays on top of the fabric's latency, from the model's links
+ * @l of the cluster (modified): none on one node. */
+static double
+net_step_of(struct ft_model_links *l, enum ft_proto p)
+{
+	if (l->nnodes < 2)
+		return 0;
+	l->time_any_vendor = false;
+	l->time_unflushed = true;
+	return FT_MAX(0.0, ft_model_net_step_s(l, p) - l->fabric_lat_s);
+}
+
+/* The least a ring's step inside a node lasts when the ring crosses nodes, from the
+ * model's links @l of the cluster (modified): the model's time, not its pick. */
+static double
+intra_floor_of(struct ft_model_links *l, enum ft_proto p)
+{
+	l->time_any_vendor = true;
+	return ft_model_ring_intra_floor_s(l, p);
+}
+
 int
 ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
                      bool one_rank_a_node)
@@ -1508,12 +1529,8 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	rc = ft_model_links_get(spec, 0, 0, 0, &l, NULL);
 	if (rc < 0)
 		return rc;
-	l.time_any_vendor = true; /* the model's time, not its pick */
-	sc->ring_intra_floor_s = ft_model_ring_intra_floor_s(&l, sc->proto);
-	l.time_any_vendor = false;
-	l.time_unflushed = true;
-	sc->net_step_s = l.nnodes < 2 ? 0 :
-	                 FT_MAX(0.0, ft_model_net_step_s(&l, sc->proto) - l.fabric_lat_s);
+	sc->ring_intra_floor_s = intra_floor_of(&l, sc->proto);
+	sc->net_step_s = net_step_of(&l, sc->proto);
 	sc->release_set = true;
 	if (sc->algo == FT_ALGO_COLLNET) {
 		/* CollNetDirect's four hops hold NCCL's latency for it, 2 (min(1, ppn - 1)
@@ -1555,10 +1572,9 @@ ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
 {
 	struct ft_model_links l;
 
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0 || l.nnodes < 2)
+	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
 		return 0;
-	l.time_unflushed = true;
-	return FT_MAX(0.0, ft_model_net_step_s(&l, p) - l.fabric_lat_s);
+	return net_step_of(&l, p);
 }
 
 /* The least a ring's step inside a node lasts when the ring crosses nodes, for a schedule
@@ -1571,8 +1587,7 @@ ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
 
 	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
 		return 0;
-	l.time_any_vendor = true; /* the model's time, not its pick */
-	return ft_model_ring_intra_floor_s(&l, p);
+	return intra_floor_of(&l, p);
 }
 
 /*

@@ -1089,7 +1089,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		        .bar = bar,
 		        .lane_split = true }
 	};
-	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, slots, i;
+	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
 	struct ft_model_chunking ch;
 	bool lazy;
 	int rc;
@@ -1166,7 +1166,6 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		ft_free(tb.rb.c);
 		return rc;
 	}
-	slots = ch.slots;
 	rc = index_edges(&tb);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
@@ -1177,7 +1176,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rc = nvls_lags(&tb, tag, lazy);
 	if (lazy) {
 		/* (the phase keeps what it built: freed with the engine) */
-		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, slots, false) : rc;
+		rc = rc == 0 ? lazy_tree(e, &tb, nmsg, ch.slots, false) : rc;
 		if (rc < 0)
 			tree_release(&tb);
 	} else {
@@ -1188,7 +1187,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		if (rc == 0 && tb.heads)
 			rc = lag_parts(&tb);
 		for (i = 0; i < tb.nedges && rc == 0; i++)
-			rc = link_edge(&tb, &tb.edge[i], slots);
+			rc = link_edge(&tb, &tb.edge[i], ch.slots);
 		tree_release(&tb);
 	}
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
