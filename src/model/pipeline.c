@@ -723,6 +723,23 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 	return n;
 }
 
+/*
+ * How a send is split over its channels changed twice before v2.20 (NVIDIA/nccl
+ * src/enqueue.cc scheduleP2pTasksToPlan() and calcP2pChunkSize()). Every release starts
+ * from p2pnChannelsPerPeer, cuts the fewest channels a send takes (nChannelsMin) while
+ * they times the ranks exceed p2pnChannels, and doubles a send's channels while a part
+ * exceeds the largest (one chunk across nodes, 32 inside a node) up to the most
+ * (nChannelsMax). Up to v2.18.1-1 (read at v2.16.5-1, v2.17.1-1, v2.18.1-1) the most is cut
+ * too, while it times the ranks exceeds 4 x p2pnChannels ("avoid overloading channels with
+ * 8+ operations"), on any communicator; from v2.18.3-1 to v2.19.4-1 both cuts apply on one
+ * node only (the block under comm->nNodes == 1); from v2.20.3-1 the fewest is cut
+ * everywhere and the most never. The smallest part is an eighth of a chunk before v2.20 and
+ * half a chunk across nodes from it (minSize). On one DGX A100 (8 ranks, 32 p2p
+ * channels) a 1 GiB send takes 16 channels at 2.18 and 2.19, 32 from 2.20.
+ */
+#define P2P_SPLIT_ONE_NODE 21803u
+#define P2P_SPLIT_2_20 22000u
+
 void
 ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bool net,
                            struct ft_model_p2p_chunking *out)
@@ -733,10 +750,14 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	                c->pci_chunk ? P2P_PCI_CHUNK :
 	                               P2P_NVL_CHUNK;
 	uint64_t min_part, max_part, part, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
-	uint32_t nranks = c->nranks;
+	uint32_t nranks = c->nranks, v = c->nccl_version;
 	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
-	uint32_t per_peer, nmin, nch = 1;
+	uint32_t per_peer, nmin, nmax, nch = 1;
 	uint32_t groups = (FT_MAX(nranks, 1u) + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+	/* the cuts by release (above) */
+	bool before_2_20 = v && v < P2P_SPLIT_2_20;
+	bool halve_min = !before_2_20 || v < P2P_SPLIT_ONE_NODE || !multi;
+	bool halve_max = before_2_20 && (v < P2P_SPLIT_ONE_NODE || !multi);
 
 	/* computeBuffSizes: the chunk never exceeds a slot of the Simple buffer. */
 	step = FT_MIN(step, slot);
@@ -746,16 +767,20 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	 * release); inside an NVLink node all of them. */
 	per_peer = multi ? p2p_net_per_peer(c, nch_all, groups) : nch_all;
 	per_peer = FT_MIN(per_peer, nch_all);
-	/* Channels of this send (enqueue.cc): one per half chunk, fewer when every rank's
-	 * sends could not each have one, more while a part exceeds a chunk. */
-	for (nmin = per_peer; nmin > 1 && (uint64_t)nmin * nranks > nch_all; nmin /= 2)
+	/* Channels of this send (enqueue.cc): one per smallest part, fewer when every
+	 * rank's sends could not each have one, more while a part exceeds the largest, at
+	 * most nmax (the cuts by release, above). */
+	for (nmin = per_peer; halve_min && nmin > 1 && (uint64_t)nmin * nranks > nch_all; nmin /= 2)
 		;
-	min_part = multi ? step / 2 : step / 8;
+	for (nmax = per_peer; halve_max && nmax > 1 && (uint64_t)nmax * nranks > 4ull * nch_all;
+	     nmax /= 2)
+		;
+	min_part = multi && !before_2_20 ? step / 2 : step / 8;
 	max_part = multi ? step : step * 32;
 	if (bytes > 0) {
 		nch = (uint32_t)FT_MIN((uint64_t)nmin, (bytes + min_part - 1) / min_part);
 		part = FT_MAX(min_part, (bytes + nch - 1) / nch);
-		while (part > max_part && nch <= per_peer / 2) {
+		while (part > max_part && nch <= nmax / 2) {
 			nch *= 2;
 			part = (bytes + nch - 1) / nch;
 		}

@@ -2976,6 +2976,59 @@ test_p2p_per_peer_halving_unrounded(void **state)
 }
 
 /*
+ * A send's channels before v2.20 (NVIDIA/nccl src/enqueue.cc scheduleP2pTasksToPlan() and
+ * calcP2pChunkSize() at v2.18.1-1, v2.18.6-1, v2.19.4-1, v2.20.3-1), by hand:
+ * - one node of 8 ranks, 32 p2p channels, 512 KiB NVLink chunks (parts of 64 KiB to
+ *   16 MiB), 32 channels a peer: the fewest 32 -> 4 (4 x 8 = 32), the most before v2.20
+ *   32 -> 16 (16 x 8 = 128 = 4 x 32). 128 MiB: 4 parts of 32 MiB -> 8 of 16 MiB, 8
+ *   channels at every release; 256 MiB: 16; 512 MiB and 1 GiB: 16 at 2.18 and 2.19 (parts
+ *   of 32 and 64 MiB, no more channels), 32 from 2.20 (parts of 16 and 32 MiB).
+ * - 8 nodes of 8 ranks, 2 channels a network peer (before v2.20), 128 KiB chunks: 64 KiB
+ *   at v2.19.3, where no cut applies across nodes and the smallest part is 16 KiB, takes
+ *   2 channels; at v2.18.1 the fewest is cut to 1 (2 x 64 > 32); at v2.20.3 (32 channels
+ *   before rounding: a peer keeps 2, 128 > 128 fails) the fewest is cut too and the
+ *   smallest part is 64 KiB: 1.
+ * - 16 nodes of 8 ranks, 64 MiB: at v2.18.1 the most is cut to 1 (2 x 128 > 4 x 32), at
+ *   v2.19.3 it stays 2.
+ */
+static void
+test_p2p_split_before_2_20(void **state)
+{
+	static const struct {
+		uint32_t version, nranks;
+		uint64_t bytes;
+		uint32_t channels;
+	} want[] = {
+		{ 21806, 8, 128ull << 20, 8 },  { 0, 8, 128ull << 20, 8 },
+		{ 21806, 8, 256ull << 20, 16 }, { 0, 8, 256ull << 20, 16 },
+		{ 21806, 8, 512ull << 20, 16 }, { 21801, 8, 1ull << 30, 16 },
+		{ 21806, 8, 1ull << 30, 16 },   { 21904, 8, 1ull << 30, 16 },
+		{ 22003, 8, 1ull << 30, 32 },   { 0, 8, 1ull << 30, 32 },
+		{ 21903, 64, 64u << 10, 2 },    { 21801, 64, 64u << 10, 1 },
+		{ 22003, 64, 64u << 10, 1 },    { 21801, 128, 64ull << 20, 1 },
+		{ 21903, 128, 64ull << 20, 2 },
+	};
+	struct ft_model_p2p_chunking ch;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nranks / 8,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = want[i].version,
+			                       .p2p_nchannels_raw = 32 };
+
+		ft_model_p2p_chunking_conn(&c, want[i].bytes, c.nnodes > 1, &ch);
+		if (ch.channels != want[i].channels)
+			fail_msg("case %zu (v%u, %u ranks, %" PRIu64 " B): %u channels, %u by hand",
+			         i, want[i].version, want[i].nranks, want[i].bytes, ch.channels,
+			         want[i].channels);
+	}
+}
+
+/*
  * The release a spec's jobs run (spec nccl_version, what `fabtune sim --nccl` sets) is the
  * model's when the query names none: the same time, pick and channels as the query's own
  * --nccl on the plain spec, for 2.18, 2.21, 2.25 and 2.28.3 on one and two DGX H100 and a
@@ -8874,6 +8927,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_pxn_proxy_past_cpu),
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
+		cmocka_unit_test(test_p2p_split_before_2_20),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),
 		cmocka_unit_test(test_p2p_share_slots_every_rank),
 		cmocka_unit_test(test_alltoall_window_every_view),
