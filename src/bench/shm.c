@@ -13,9 +13,12 @@
  * the lines of the ring's head (ring_put, ring_get), so that a small
  * message costs the receiver one cache-line transfer at a time, not two
  * one after the other (each later line carries a tag of its own and is
- * loaded while the receiver polls: inl_poll), and so do
- * the bytes of a larger publication up to the end of the line it starts
- * in (ring_split), a line that the one before it shares.
+ * loaded while the receiver polls: inl_poll). A larger message starts at
+ * the next cache line on the point-to-point patterns' endpoints, both
+ * sides skipping the same bytes (ring_pad); on the collectives' endpoints,
+ * which take a message in other slices than it was sent in, the bytes of a
+ * larger publication up to the end of the line it starts in, a line that
+ * the one before it shares, ride in the head's block (ring_split).
  *
  * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
  * in, so that the receiver copies one chunk out while the sender copies the
@@ -787,6 +790,9 @@ prefetch_w(const void *p)
  * of 8 bytes leave every later position 32 bytes into a line
  * (bench/shm-lat.sh starts there), and 256 B read 0.89 us against 0.58 for
  * 128 B, 0.64 with the first line in the block (p50, -n 2000, load 10-11).
+ * On the point-to-point endpoints such a message starts at the next line
+ * instead (ring_pad), so its first chunk puts nothing here; a later chunk
+ * cut short by a full ring may still start inside a line.
  */
 static size_t
 ring_split(uint64_t pos, size_t len)
