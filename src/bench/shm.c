@@ -240,7 +240,6 @@ struct cma_desc {
 #define SHARE_PIECE FT__SHM_SHARE_PIECE
 #define SHARE_LOW   0xffffffffull
 
-
 /* tests: the ring size of the endpoints opened next, 0 for the default (ft__shm_ring_bytes) */
 static size_t ring_bytes_next;
 
@@ -582,7 +581,8 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * receiver reads them (4 MiB rings let the sender run ahead out of cache and
 	 * halved the large-message rate here).
 	 */
-	ep->ring_bytes = ring_bytes_next ? ring_bytes_next : 1u << 20; /* a power of two (ring_data masks) */
+	/* a power of two (ring_data masks) */
+	ep->ring_bytes = ring_bytes_next ? ring_bytes_next : 1u << 20;
 	ep->ring_stride = sizeof(struct ring) + ep->ring_bytes;
 	ctl_bytes = ft__shm_align_up(ft__shm_align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
 	                             sizeof(struct shm_bell) * w->nranks,

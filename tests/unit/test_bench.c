@@ -1315,14 +1315,16 @@ shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 			rc = ft_error_set(err, FT_EIO, "8 B: block holds %zu bytes", len[1]);
 		if (k == 1 && arg &&
 		    (pos != pos0 || len[1] != 8 || head != ((pos0 + 8 + 63) & ~(uint64_t)63) + 256))
-			rc = ft_error_set(err, FT_EIO,
-			                  "256 B after 8 B at %llu: head at %llu, block %zu bytes from "
-			                  "%llu, not head %llu and the 8 B",
-			                  (unsigned long long)pos0, (unsigned long long)head, len[1],
-			                  (unsigned long long)pos,
-			                  (unsigned long long)(((pos0 + 8 + 63) & ~(uint64_t)63) + 256));
-		if (k == 1 && !arg && ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
-		               len[1] != 64 - (size_t)((pos0 + 8) % 64)))
+			rc = ft_error_set(
+			        err, FT_EIO,
+			        "256 B after 8 B at %llu: head at %llu, block %zu bytes from "
+			        "%llu, not head %llu and the 8 B",
+			        (unsigned long long)pos0, (unsigned long long)head, len[1],
+			        (unsigned long long)pos,
+			        (unsigned long long)(((pos0 + 8 + 63) & ~(uint64_t)63) + 256));
+		if (k == 1 && !arg &&
+		    ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
+		     len[1] != 64 - (size_t)((pos0 + 8) % 64)))
 			rc = ft_error_set(err, FT_EIO,
 			                  "256 B at %llu: block holds %zu bytes from %llu, not the "
 			                  "%llu to the next line",
@@ -1403,7 +1405,7 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, uns
 	if (rank) {
 		at = ft__shm_head(ep, 0) + 8;
 		first = wrap_start(line, at, 161);
-		/* the filler ends where the message starts: 161 bytes or more, so it starts first */
+		/* the filler (161 bytes or more) ends where the message starts */
 		t = (first + 161 + d + ring - 1) / ring * ring - d;
 		f = t - first;
 	}
@@ -1430,16 +1432,17 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, uns
 	if (rank) {
 		head = ft__shm_head(ep, 0);
 		if (head != t + len)
-			return ft_error_set(err, FT_EIO,
-			                    "%zu B %zu bytes before the ring's end: head at %llu, not "
-			                    "%llu",
-			                    len, d, (unsigned long long)head,
-			                    (unsigned long long)(t + len));
+			return ft_error_set(
+			        err, FT_EIO,
+			        "%zu B %zu bytes before the ring's end: head at %llu, not "
+			        "%llu",
+			        len, d, (unsigned long long)head, (unsigned long long)(t + len));
 		return 0;
 	}
 	for (j = 0; j < n[1] + n[2]; j++)
 		if (buf[j] != (unsigned char)(j * 31 + round * 7 + 1))
-			return ft_error_set(err, FT_EIO, "%zu B %zu bytes before the ring's end: %s "
+			return ft_error_set(err, FT_EIO,
+			                    "%zu B %zu bytes before the ring's end: %s "
 			                    "byte %zu",
 			                    len, d, j < n[1] ? "filler" : "message",
 			                    j < n[1] ? j : j - n[1]);
@@ -1511,10 +1514,10 @@ test_shm_wrap_sizes(void **state)
  * length), the lines it does not need keep the tag of the one before that
  * did; 160 bytes fill the block, 161 (past it) leave only the bytes up to
  * the end of their first line there (on a collective's endpoint, where a
- * message past the block does not skip to the next line: ring_pad). The endpoint's first message starts
- * at 0, so the others start at 128, 192, 200 and 360 (40 bytes into a
- * line: 24 bytes in the block); the tags are computed from those. Rank 0
- * checks every byte.
+ * message past the block does not skip to the next line: ring_pad). The
+ * endpoint's first message starts at 0, so the others start at 128, 192,
+ * 200 and 360 (40 bytes into a line: 24 bytes in the block); the tags are
+ * computed from those. Rank 0 checks every byte.
  */
 static int
 shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
