@@ -604,6 +604,13 @@ void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
  * holds, from *@pos, *@len of them (0: none)
  */
 void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
+/* shm, for tests: the bytes this rank has published to @peer (its ring's head) */
+uint64_t ft__shm_head(const struct ft_ep *ep, uint32_t peer);
+/*
+ * shm, for tests: the ring size (a power of two, from 16 KiB) of the
+ * endpoints this process opens next; 0 for the default (1 MiB)
+ */
+void ft__shm_ring_bytes(size_t bytes);
 /*
  * shm, for tests: the tag each line of the head's block to @peer carries
  * (position * 256 + length of the publication whose bytes it holds):

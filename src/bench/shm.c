@@ -13,9 +13,12 @@
  * the lines of the ring's head (ring_put, ring_get), so that a small
  * message costs the receiver one cache-line transfer at a time, not two
  * one after the other (each later line carries a tag of its own and is
- * loaded while the receiver polls: inl_poll), and so do
- * the bytes of a larger publication up to the end of the line it starts
- * in (ring_split), a line that the one before it shares.
+ * loaded while the receiver polls: inl_poll). A larger message starts at
+ * the next cache line on the point-to-point patterns' endpoints, both
+ * sides skipping the same bytes (ring_pad); on the collectives' endpoints,
+ * which take a message in other slices than it was sent in, the bytes of a
+ * larger publication up to the end of the line it starts in, a line that
+ * the one before it shares, ride in the head's block (ring_split).
  *
  * Copies go in chunks of SHM_CHUNK bytes, each published as soon as it is
  * in, so that the receiver copies one chunk out while the sender copies the
@@ -237,6 +240,8 @@ struct cma_desc {
 #define SHARE_PIECE FT__SHM_SHARE_PIECE
 #define SHARE_LOW   0xffffffffull
 
+/* tests: the ring size of the endpoints opened next, 0 for the default (ft__shm_ring_bytes) */
+static size_t ring_bytes_next;
 
 static int
 shm_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -576,7 +581,8 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * receiver reads them (4 MiB rings let the sender run ahead out of cache and
 	 * halved the large-message rate here).
 	 */
-	ep->ring_bytes = 1u << 20; /* a power of two (ring_data masks) */
+	/* a power of two (ring_data masks) */
+	ep->ring_bytes = ring_bytes_next ? ring_bytes_next : 1u << 20;
 	ep->ring_stride = sizeof(struct ring) + ep->ring_bytes;
 	ctl_bytes = ft__shm_align_up(ft__shm_align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
 	                             sizeof(struct shm_bell) * w->nranks,
@@ -628,6 +634,8 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * none given (auto) --cma-min auto:SIZE or FT_SHM_CMA_AUTO_MIN.
 	 */
 	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
+	/* the point-to-point patterns post the same lengths on both sides (ring_pad) */
+	ep->line_start = !ft_op_is_coll(cfg->pattern);
 	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF ||
 	    (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT))
 		ep->cma_min = 0;
@@ -782,6 +790,9 @@ prefetch_w(const void *p)
  * of 8 bytes leave every later position 32 bytes into a line
  * (bench/shm-lat.sh starts there), and 256 B read 0.89 us against 0.58 for
  * 128 B, 0.64 with the first line in the block (p50, -n 2000, load 10-11).
+ * On the point-to-point endpoints such a message starts at the next line
+ * instead (ring_pad), so its first chunk puts nothing here; a later chunk
+ * cut short by a full ring may still start inside a line.
  */
 static size_t
 ring_split(uint64_t pos, size_t len)
@@ -791,6 +802,28 @@ ring_split(uint64_t pos, size_t len)
 	if (len <= INL_MAX)
 		return len;
 	return into ? CACHELINE - into : 0;
+}
+
+/*
+ * The bytes skipped before a message of @len bytes whose first byte would
+ * sit at position @pos: on an endpoint whose two sides post the same
+ * lengths in the same order (the point-to-point patterns, line_start), a
+ * message past the head's block starts at the next cache line, so that
+ * its lines in the ring are its own and none is shared with the message
+ * before (which the receiver read last, and whose end the sender would
+ * otherwise split into the block: ring_split). Both sides apply the rule
+ * to the message's length at its first byte (q->off == 0), so the skipped
+ * bytes need no marker; the collectives' endpoints take a message in other
+ * slices than it was sent in and keep the byte stream. A 256 B message
+ * starting a line read 0.93x the p50 of one starting 32 bytes into it
+ * (docs/internals/bench-log.md, "8 B, 256 B and 2 KiB").
+ */
+static size_t
+ring_pad(const struct shm_ep *ep, uint64_t pos, const struct ft_req *q)
+{
+	if (!ep->line_start || q->off != 0 || q->len <= INL_MAX)
+		return 0;
+	return (size_t)(-pos & (CACHELINE - 1));
 }
 
 /*
@@ -1133,6 +1166,20 @@ ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *le
 	*len = tag == INL_NONE ? 0 : (size_t)(tag % 256);
 }
 
+uint64_t
+ft__shm_head(const struct ft_ep *base, uint32_t peer)
+{
+	struct ring *r = block_ring(base, peer);
+
+	return r ? atomic_load_explicit(&r->head, memory_order_acquire) : 0;
+}
+
+void
+ft__shm_ring_bytes(size_t bytes)
+{
+	ring_bytes_next = bytes;
+}
+
 void
 ft__shm_block_tags(const struct ft_ep *base, uint32_t peer, uint64_t tags[3])
 {
@@ -1269,7 +1316,13 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
           size_t room, struct ft_req *q, bool in)
 {
 	int moved = 0;
+	size_t pad = ring_pad(ep, pos, q);
 
+	/* the skipped bytes go with the message's first chunk, never alone */
+	if (pad >= room)
+		return 0;
+	pos += pad;
+	room -= pad;
 	while (q->off < q->len && room > 0) {
 		size_t n = FT_MIN(FT_MIN(room, q->len - q->off), (size_t)SHM_CHUNK);
 
@@ -1694,7 +1747,7 @@ move_recvs(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		size_t avail = (size_t)(head - tail);
 
 		if (avail == 0 && q->len - q->off > INL_LINE0 * sizeof(uint64_t) &&
-		    q->priv[1] == 0 && !two_ways(ep, q->len))
+		    q->priv[1] == 0 && !two_ways(ep, q->len) && ring_pad(ep, tail, q) == 0)
 			inl_poll(r, ring_split(tail, FT_MIN(q->len - q->off, (size_t)SHM_CHUNK)));
 		if (avail == 0 && q->priv[1] != 2 && sender_quit(r, tail)) {
 			rc = peer_quit(ep, p, q, q->off, err);

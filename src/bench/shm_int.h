@@ -107,6 +107,7 @@ struct shm_ep {
 	bool cma;                 /* single copies through process_vm_readv */
 	bool cma_auto;            /* chosen per message (copy_choose), not always */
 	bool share_recv_off;      /* tests: the receiver leaves every piece to the sender */
+	bool line_start;          /* messages past the block start a cache line (ring_pad) */
 	/* tests: a release publication comes after its ring, this run between (ring_move) */
 	void (*late_store)(struct ft_ep *ep, uint32_t peer);
 	/* tests: run by the receiver between claiming piece @off of single copy @num and

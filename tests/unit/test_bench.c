@@ -953,23 +953,31 @@ run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 /* --cma-min auto:SIZE for the endpoints open_shm_ep opens (0: plain auto) */
 static uint64_t shm_auto_min;
 
-/* A pt2pt_bw shm endpoint in world @w (--cma-min @cma, messages up to @max_bytes). */
+/* An shm endpoint for @pattern in world @w (--cma-min @cma, messages up to @max_bytes). */
 static int
-open_shm_ep(struct ft_world *w, uint64_t cma, size_t max_bytes, struct ft_ep **ep,
-            struct ft_error *err)
+open_shm_ep_as(struct ft_world *w, enum ft_op pattern, uint64_t cma, size_t max_bytes,
+               struct ft_ep **ep, struct ft_error *err)
 {
 	struct ft_bench_cfg cfg;
 	char chosen[16];
 
 	*ep = NULL;
 	ft_bench_cfg_init(&cfg);
-	cfg.pattern = FT_OP_PT2PT_BW;
+	cfg.pattern = pattern;
 	cfg.max_bytes = max_bytes;
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
 	cfg.shm_cma_auto_bytes = shm_auto_min;
 	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
 	return ft__transport_open(w, &cfg, ep, chosen, sizeof(chosen), err);
+}
+
+/* A pt2pt_bw shm endpoint in world @w (--cma-min @cma, messages up to @max_bytes). */
+static int
+open_shm_ep(struct ft_world *w, uint64_t cma, size_t max_bytes, struct ft_ep **ep,
+            struct ft_error *err)
+{
+	return open_shm_ep_as(w, FT_OP_PT2PT_BW, cma, max_bytes, ep, err);
 }
 
 /* Ranks @rank of two on this host, joined and with a pt2pt_bw shm endpoint (--cma-min @cma). */
@@ -1253,12 +1261,16 @@ test_shm_chunks(void **state)
 }
 
 /*
- * Messages past the head's block that start inside a cache line: the bytes
- * of that first line travel in the block, the rest in the ring. Rank 1
- * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the next
- * line), then, from every offset in a line, sizes on both sides of the
- * block's 160 bytes (and of the 104 its first two lines hold, and the 176
- * it held before), in pairs posted together; rank 0 checks every byte.
+ * Messages past the head's block whose stream position is inside a cache
+ * line. On a collective's endpoint (@arg 0, a byte stream) the bytes of
+ * that first line travel in the block, the rest in the ring; on a
+ * point-to-point one (@arg 1) the message starts at the next line
+ * (shm.c, ring_pad) and the block keeps the small message before. Rank 1
+ * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the
+ * next line, or the head moves by 56 + 256), then, from every offset in a
+ * line, sizes on both sides of the block's 160 bytes (and of the 104 its
+ * first two lines hold, and the 176 it held before), in pairs posted
+ * together; rank 0 checks every byte.
  */
 static int
 shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
@@ -1269,12 +1281,14 @@ shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[2] = { NULL, NULL };
 	size_t i, shift, k, j, len[2];
-	uint64_t pos0 = 0, pos;
-	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+	uint64_t pos0 = 0, pos, head;
+	int rc = join_two(rank, lfd, port, &w, err);
 
-	(void)arg;
 	if (rc < 0 && !w)
 		return rc;
+	if (rc == 0)
+		rc = open_shm_ep_as(w, arg ? FT_OP_PT2PT_LAT : FT_OP_ALL_REDUCE, FT_SHM_CMA_OFF,
+		                    1 << 20, &ep, err);
 	for (k = 0; k < 2 && rc == 0; k++)
 		if (!(buf[k] = malloc(8192)))
 			rc = FT_ENOMEM;
@@ -1294,12 +1308,23 @@ shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 		if (rc < 0 || rank == 0)
 			continue;
 		ft__shm_block(ep, 0, &pos, &len[1]);
+		head = ft__shm_head(ep, 0);
 		if (k == 0)
 			pos0 = pos;
 		if (k == 0 && len[1] != 8)
 			rc = ft_error_set(err, FT_EIO, "8 B: block holds %zu bytes", len[1]);
-		if (k == 1 && ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
-		               len[1] != 64 - (size_t)((pos0 + 8) % 64)))
+		if (k == 1 && arg &&
+		    (pos != pos0 || len[1] != 8 || head != ((pos0 + 8 + 63) & ~(uint64_t)63) + 256))
+			rc = ft_error_set(
+			        err, FT_EIO,
+			        "256 B after 8 B at %llu: head at %llu, block %zu bytes from "
+			        "%llu, not head %llu and the 8 B",
+			        (unsigned long long)pos0, (unsigned long long)head, len[1],
+			        (unsigned long long)pos,
+			        (unsigned long long)(((pos0 + 8 + 63) & ~(uint64_t)63) + 256));
+		if (k == 1 && !arg &&
+		    ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
+		     len[1] != 64 - (size_t)((pos0 + 8) % 64)))
 			rc = ft_error_set(err, FT_EIO,
 			                  "256 B at %llu: block holds %zu bytes from %llu, not the "
 			                  "%llu to the next line",
@@ -1345,6 +1370,141 @@ test_shm_line_split(void **state)
 	run_two(shm_line_split, 0);
 }
 
+static void
+test_shm_line_start(void **state)
+{
+	(void)state;
+	run_two(shm_line_split, 1);
+}
+
+/* Where a message of @len bytes posted at stream position @pos starts (shm.c, ring_pad). */
+static uint64_t
+wrap_start(bool line, uint64_t pos, size_t len)
+{
+	return line && len > 160 ? (pos + 63) & ~(uint64_t)63 : pos;
+}
+
+/*
+ * One round of shm_wrap_sizes: rank 1 sends 8 bytes naming a filler's
+ * length, the filler, and a message of @len bytes that starts @d bytes
+ * before the 16 KiB ring's end (so crosses it when 0 < @d < @len); it then
+ * checks that its head moved to the message's end as the rule places it.
+ * Rank 0 takes the three, the filler in a receive of the length it was
+ * told, and checks every byte of the filler and the message.
+ */
+static int
+wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, unsigned char *buf,
+           uint64_t round, struct ft_error *err)
+{
+	const uint64_t ring = 16384;
+	struct ft_req q[3], *qp[3] = { &q[0], &q[1], &q[2] };
+	uint64_t f = 0, at, first, t, head;
+	size_t j, n[3];
+	int rc;
+
+	if (rank) {
+		at = ft__shm_head(ep, 0) + 8;
+		first = wrap_start(line, at, 161);
+		/* the filler (161 bytes or more) ends where the message starts */
+		t = (first + 161 + d + ring - 1) / ring * ring - d;
+		f = t - first;
+	}
+	rc = rank ? ft__ep_send(ep, &q[0], 0, &f, 8, err) : ft__ep_recv(ep, &q[0], 1, &f, 8, err);
+	if (rc == 0 && !rank)
+		rc = ft__ep_wait1(ep, &q[0], err);
+	if (rc == 0 && (f < 161 || f > ring + 161 + 64))
+		return ft_error_set(err, FT_EIO, "round %llu: a filler of %llu bytes",
+		                    (unsigned long long)round, (unsigned long long)f);
+	n[1] = (size_t)f;
+	n[2] = len;
+	for (j = 0; j < n[1] + n[2] && rank; j++)
+		buf[j] = (unsigned char)(j * 31 + round * 7 + 1);
+	for (j = 1; j < 3 && rc == 0; j++) {
+		unsigned char *b = buf + (j == 2 ? n[1] : 0);
+
+		rc = rank ? ft__ep_send(ep, &q[j], 0, b, n[j], err) :
+		            ft__ep_recv(ep, &q[j], 1, b, n[j], err);
+	}
+	if (rc == 0)
+		rc = rank ? ft__ep_wait(ep, qp, 3, err) : ft__ep_wait(ep, qp + 1, 2, err);
+	if (rc < 0)
+		return rc;
+	if (rank) {
+		head = ft__shm_head(ep, 0);
+		if (head != t + len)
+			return ft_error_set(
+			        err, FT_EIO,
+			        "%zu B %zu bytes before the ring's end: head at %llu, not "
+			        "%llu",
+			        len, d, (unsigned long long)head, (unsigned long long)(t + len));
+		return 0;
+	}
+	for (j = 0; j < n[1] + n[2]; j++)
+		if (buf[j] != (unsigned char)(j * 31 + round * 7 + 1))
+			return ft_error_set(err, FT_EIO,
+			                    "%zu B %zu bytes before the ring's end: %s "
+			                    "byte %zu",
+			                    len, d, j < n[1] ? "filler" : "message",
+			                    j < n[1] ? j : j - n[1]);
+	return 0;
+}
+
+/*
+ * Messages of every size from 1 B to 8 KiB across the end of a 16 KiB
+ * ring, each after a filler that puts its start just before the end; then,
+ * for sizes at the rules' edges, every offset of that start in the last
+ * line (for a message past the block on a point-to-point endpoint, which
+ * starts a line, every line of it before the end). @arg 1: a
+ * point-to-point endpoint (ring_pad), 0: a collective's (a byte stream).
+ * Every byte is checked (wrap_round).
+ */
+static int
+shm_wrap_sizes(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t edges[] = { 2, 8, 48, 49, 104, 105, 160, 161, 200, 256, 4097, 8192 };
+	bool line = arg != 0;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = NULL;
+	uint64_t round = 0;
+	size_t len, d, i, step;
+	int rc = join_two(rank, lfd, port, &w, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	ft__shm_ring_bytes(16384);
+	if (rc == 0)
+		rc = open_shm_ep_as(w, line ? FT_OP_PT2PT_BW : FT_OP_ALL_REDUCE, FT_SHM_CMA_OFF,
+		                    1 << 20, &ep, err);
+	ft__shm_ring_bytes(0);
+	if (rc == 0 && !(buf = malloc(2 * 16384 + 8192)))
+		rc = FT_ENOMEM;
+	for (len = 1; len <= 8192 && rc == 0; len++) {
+		step = line && len > 160 ? 64 : 1;
+		/* an offset in the last line (or a line of it) that the sizes go round */
+		d = step * (1 + len % FT_MAX((size_t)1, FT_MIN((len - 1) / step, (size_t)64)));
+		rc = wrap_round(ep, rank, line, len, len == 1 ? 0 : d, buf, round++, err);
+	}
+	for (i = 0; i < FT_ARRAY_SIZE(edges) && rc == 0; i++) {
+		len = edges[i];
+		step = line && len > 160 ? 64 : 1;
+		for (d = step; d < len && d <= 64 * step && rc == 0; d += step)
+			rc = wrap_round(ep, rank, line, len, d, buf, round++, err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_wrap_sizes(void **state)
+{
+	(void)state;
+	run_two(shm_wrap_sizes, 1);
+	run_two(shm_wrap_sizes, 0);
+}
+
 /*
  * Each later line of the head's block carries a tag of its own, written
  * with that line's bytes, so that a receiver may load it while it polls
@@ -1353,10 +1513,11 @@ test_shm_line_split(void **state)
  * block to rank 0. A message's lines carry its tag (position * 256 +
  * length), the lines it does not need keep the tag of the one before that
  * did; 160 bytes fill the block, 161 (past it) leave only the bytes up to
- * the end of their first line there. The endpoint's first message starts
- * at 0, so the others start at 128, 192, 200 and 360 (40 bytes into a
- * line: 24 bytes in the block); the tags are computed from those. Rank 0
- * checks every byte.
+ * the end of their first line there (on a collective's endpoint, where a
+ * message past the block does not skip to the next line: ring_pad). The
+ * endpoint's first message starts at 0, so the others start at 128, 192,
+ * 200 and 360 (40 bytes into a line: 24 bytes in the block); the tags are
+ * computed from those. Rank 0 checks every byte.
  */
 static int
 shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
@@ -1373,11 +1534,14 @@ shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_e
 	unsigned char buf[256];
 	uint64_t tags[3], pos, want;
 	size_t i, j, l, len;
-	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+	int rc = join_two(rank, lfd, port, &w, err);
 
 	(void)arg;
 	if (rc < 0 && !w)
 		return rc;
+	/* a collective's endpoint: the 161 bytes start mid-line there (ring_pad) */
+	if (rc == 0)
+		rc = open_shm_ep_as(w, FT_OP_ALL_REDUCE, FT_SHM_CMA_OFF, 1 << 20, &ep, err);
 	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
 		struct ft_req q;
 
@@ -9343,6 +9507,8 @@ main(void)
 #endif
 		cmocka_unit_test(test_shm_chunks),
 		cmocka_unit_test(test_shm_line_split),
+		cmocka_unit_test(test_shm_line_start),
+		cmocka_unit_test(test_shm_wrap_sizes),
 		cmocka_unit_test(test_shm_block_lines),
 		cmocka_unit_test(test_shm_block_scribbled),
 		cmocka_unit_test(test_shm_copy_auto),
