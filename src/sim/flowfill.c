@@ -557,7 +557,7 @@ wf_cap_floor(const struct fs_sim *s)
 /*
  * Whether the filling must list its capped flows now (wf_collect_capped()):
  * once the next link's share (the least of the sorted links', the links of
- * one flow and the heap's) is past the lowest cap @floor, or no link is left.
+ * one flow and the heap's) is past the lowest cap @lowest, or no link is left.
  * Until then every capped flow's cap is at or above a link's share, so the
  * link goes first (a tie included) and the list would not be read; built
  * later, it lists the same flows in the same order less those frozen
@@ -567,8 +567,8 @@ wf_cap_floor(const struct fs_sim *s)
  */
 static bool
 wf_caps_due(const struct wf_item *sorted, uint32_t next, uint32_t nmulti,
-            const struct wf_item *single, uint32_t snext, uint32_t nsingle,
-            const struct fs_sim *s, double floor)
+            const struct wf_item *single, uint32_t snext, uint32_t nsingle, const struct fs_sim *s,
+            double lowest)
 {
 	double key = INFINITY;
 
@@ -578,7 +578,7 @@ wf_caps_due(const struct wf_item *sorted, uint32_t next, uint32_t nmulti,
 		key = single[snext].key;
 	if (s->wf_heap.len && ((const struct wf_item *)s->wf_heap.data)[0].key < key)
 		key = ((const struct wf_item *)s->wf_heap.data)[0].key;
-	return !(key <= floor);
+	return !(key <= lowest);
 }
 
 /*
