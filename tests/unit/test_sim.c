@@ -668,12 +668,12 @@ cap_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, double low, bool eager,
 		assert_true(b >= 0);
 		for (i = 0; i < FAB_HOSTS; i++) {
 			uint32_t id;
+			double cap;
 
 			n = fab_path(&rng, ecmp, i, (i + k) % FAB_HOSTS, path);
 			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
-			assert_int_equal(ft__fs_set_cap(s, id,
-			                                ft_rng_below(&rng, 4) == 0 ? low : 40 * GBPS),
-			                 0);
+			cap = ft_rng_below(&rng, 4) == 0 ? low : 40 * GBPS;
+			assert_int_equal(ft__fs_set_cap(s, id, cap), 0);
 			if (k > 2)
 				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
 			assert_int_equal(ft__fs_add_dep(s, id, (uint32_t)b), 0);
