@@ -327,10 +327,11 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 }
 
 /*
- * The selected flows that have a rate cap, into wf_capped in increasing order
- * of cap (a counting sort over the caps' ranks: caps take few values); their
- * number. Flows of equal cap freeze at the same level, so their order among
- * themselves changes no rate.
+ * The selected flows still unfrozen that have a rate cap, into wf_capped in
+ * increasing order of cap (a counting sort over the caps' ranks: caps take
+ * few values); their number. Flows of equal cap freeze at the same level, so
+ * their order among themselves changes no rate. ft__fs_wf_fill() calls it
+ * only once the filling's level passes the lowest cap (wf_caps_due()).
  */
 static int
 wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
@@ -360,10 +361,12 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 		s->caps_ranked = m;
 	}
 	memset(s->cap_cnt, 0, ((size_t)m + 1) * sizeof(uint32_t));
+	s->ncap_lists++;
+	s->ncap_reads += nsel;
 	for (k = 0; k < nsel; k++) {
-		uint32_t c = s->act_capi[s->inc_sel[k]];
+		uint32_t f = s->inc_sel[k], c = s->act_capi[f];
 
-		if (c)
+		if (c && s->wf_live[f])
 			s->cap_cnt[s->cap_rank[c - 1] + 1]++;
 	}
 	for (sum = 0, i = 0; i <= m; i++) {
@@ -375,7 +378,7 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 	for (k = 0; k < nsel; k++) {
 		uint32_t f = s->inc_sel[k], c = s->act_capi[f];
 
-		if (c)
+		if (c && s->wf_live[f])
 			s->wf_capped[s->cap_cnt[s->cap_rank[c - 1] + 1]++] = f;
 	}
 	*ncapped = sum;
@@ -538,6 +541,46 @@ wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
 	return n;
 }
 
+/* The lowest rate cap any flow has (INFINITY: none): no flow is capped below it. */
+static double
+wf_cap_floor(const struct fs_sim *s)
+{
+	const double *caps = s->caps.data;
+	double lo = INFINITY;
+
+	for (size_t k = 0; k < s->caps.len; k++)
+		if (caps[k] < lo)
+			lo = caps[k];
+	return lo;
+}
+
+/*
+ * Whether the filling must list its capped flows now (wf_collect_capped()):
+ * once the next link's share (the least of the sorted links', the links of
+ * one flow and the heap's) is past the lowest cap @lowest, or no link is left.
+ * Until then every capped flow's cap is at or above a link's share, so the
+ * link goes first (a tie included) and the list would not be read; built
+ * later, it lists the same flows in the same order less those frozen
+ * meanwhile, which the filling skips anyway. A full pass whose shares stay
+ * below every cap (an all-to-all's flows, bound by their PCIe and NIC links)
+ * never reads its flows' caps.
+ */
+static bool
+wf_caps_due(const struct wf_item *sorted, uint32_t next, uint32_t nmulti,
+            const struct wf_item *single, uint32_t snext, uint32_t nsingle, const struct fs_sim *s,
+            double lowest)
+{
+	double key = INFINITY;
+
+	if (next < nmulti)
+		key = sorted[next].key;
+	if (snext < nsingle && single[snext].key < key)
+		key = single[snext].key;
+	if (s->wf_heap.len && ((const struct wf_item *)s->wf_heap.data)[0].key < key)
+		key = ((const struct wf_item *)s->wf_heap.data)[0].key;
+	return !(key <= lowest);
+}
+
 /*
  * Give the @nsel selected flows (inc_sel) their max-min rates over what
  * the others leave of each link (@full: every active flow is selected).
@@ -551,6 +594,8 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	uint32_t ntouched = 0, i, k, next, unfrozen = nsel, ncapped = 0, nextcap = 0;
 	uint32_t nmulti = 0, nsingle = 0, snext = 0, off = 0;
 	const bool kept = full && s->lf && s->keep;
+	const double cap_floor = wf_cap_floor(s);
+	bool caps_due = cap_floor < INFINITY; /* the capped flows not listed yet */
 	int rc;
 
 	if (kept) {
@@ -576,9 +621,6 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 			s->wf_live[s->inc_sel[k]] = 1;
 		}
 	}
-	rc = wf_collect_capped(s, nsel, &ncapped);
-	if (rc < 0)
-		goto out;
 	/*
 	 * Links are taken in the order of (share, link id). They start sorted by their first
 	 * share; one whose share has grown when its turn comes (shares only grow as flows
@@ -626,6 +668,13 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		 * reaches it, before any link whose share (a lower bound while stale) is
 		 * higher; on a tie the link goes first.
 		 */
+		if (caps_due && (s->caps_eager || wf_caps_due(sorted, next, nmulti, single, snext,
+		                                              nsingle, s, cap_floor))) {
+			rc = wf_collect_capped(s, nsel, &ncapped);
+			if (rc < 0)
+				goto out;
+			caps_due = false;
+		}
 		while (nextcap < ncapped && !s->wf_live[s->wf_capped[nextcap]])
 			nextcap++; /* frozen on a link meanwhile */
 		if (nextcap < ncapped) {

@@ -300,6 +300,7 @@ struct fs_sim {
 	                          * (FS_ROOM_RTOL; 0: each is one) */
 	bool room_due;           /* an end left more than room_rtol of a link: recompute */
 	bool no_widen;           /* grow mode without widening a grown selection (tests) */
+	bool caps_eager;         /* list the capped flows before each filling (tests) */
 	struct ft_vec inc_seeds; /* uint32_t: links of the flows that ended since the last one */
 	struct ft_vec inc_new;   /* uint32_t: task ids of the flows started since the last one */
 	uint32_t *wf_bott;       /* the link that froze active flow i in this filling (act_cap) */
@@ -334,6 +335,8 @@ struct fs_sim {
 	uint64_t nesc_skipped; /* grow mode: recomputations full without a grown selection */
 	uint64_t npath_walks;  /* flow paths walked to lay out, freeze and check rates */
 	uint64_t nsel_reads;   /* grow mode: link -> flows entries the first guesses read */
+	uint64_t ncap_lists;   /* fillings that listed their capped flows (wf_collect_capped()) */
+	uint64_t ncap_reads;   /* selected flows those lists read */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;

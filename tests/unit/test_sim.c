@@ -647,6 +647,118 @@ test_local_rates_match_full(void **state)
 }
 
 /*
+ * The all-to-all of fab_alltoall() (its shift rounds, each waiting for the one
+ * two rounds before), every flow with a rate cap: one in four at @low, the
+ * others at 40 GB/s, above any share of the fabric's 10 GB/s links.
+ * @eager: the filling lists its capped flows before it starts.
+ */
+static void
+cap_alltoall(struct fs_sim *s, uint64_t seed, bool ecmp, double low, bool eager, int mode)
+{
+	struct ft_rng rng;
+	uint32_t path[4], gate[FAB_HOSTS], i, k, n;
+
+	ft_rng_seed(&rng, seed, 29);
+	net_init(s, 128, 10 * GBPS, 1e-7);
+	s->full_rates = mode == 2;
+	s->caps_eager = eager;
+	for (k = 1; k < FAB_HOSTS; k++) {
+		int64_t b = ft__fs_add_barrier(s, 0, 0, FS_NONE);
+
+		assert_true(b >= 0);
+		for (i = 0; i < FAB_HOSTS; i++) {
+			uint32_t id;
+			double cap;
+
+			n = fab_path(&rng, ecmp, i, (i + k) % FAB_HOSTS, path);
+			id = flow(s, (1 + (double)ft_rng_below(&rng, 16)) * 1.25e5, path, n);
+			cap = ft_rng_below(&rng, 4) == 0 ? low : 40 * GBPS;
+			assert_int_equal(ft__fs_set_cap(s, id, cap), 0);
+			if (k > 2)
+				assert_int_equal(ft__fs_add_dep(s, gate[k - 2], id), 0);
+			assert_int_equal(ft__fs_add_dep(s, id, (uint32_t)b), 0);
+		}
+		gate[k] = (uint32_t)b;
+	}
+}
+
+/* Every task of @a ended at the very time (bit for bit) it did in @b, after as many events. */
+static void
+assert_same_run(const struct fs_sim *a, const struct fs_sim *b)
+{
+	assert_int_equal(ft__fs_ntasks(a), ft__fs_ntasks(b));
+	assert_int_equal(a->nevents, b->nevents);
+	assert_int_equal(a->nrecompute, b->nrecompute);
+	assert_int_equal(a->nrecompute_full, b->nrecompute_full);
+	assert_int_equal(a->npath_walks, b->npath_walks);
+	for (uint32_t i = 0; i < ft__fs_ntasks(a); i++) {
+		double ta = ft__fs_task(a, i)->t_done, tb = ft__fs_task(b, i)->t_done;
+
+		assert_int_equal(ft__fs_task(a, i)->state, FS_DONE);
+		if (memcmp(&ta, &tb, sizeof(ta)) != 0) {
+			print_error("task %u: %.17g != %.17g\n", i, ta, tb);
+			fail();
+		}
+	}
+}
+
+/*
+ * A filling lists its capped flows only once its level passes the lowest
+ * cap (wf_caps_due(), flowfill.c), so a full pass over flows bound by their
+ * links below every cap reads no flow's cap, and that changes no choice the
+ * filling makes: under ECMP and D-mod-K, grown and full recomputations, every
+ * flow ends at the very time (bit for bit) of a run that lists them before
+ * each filling, after the same events, recomputations and path walks. With
+ * caps at 1.5 GB/s (below the shares of flows that run alone at a round's
+ * tail) lists are made, fewer than one a filling; with every cap above every
+ * share, none.
+ */
+static void
+test_caps_listed_when_reached(void **state)
+{
+	uint64_t lists[2] = { 0, 0 }, reads = 0;
+
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		for (int ecmp = 0; ecmp < 2; ecmp++) {
+			for (int mode = 0; mode <= 2; mode += 2) {
+				struct fs_sim lazy, eager, high, high_eager;
+				struct ft_error err = { 0 };
+
+				cap_alltoall(&lazy, seed, ecmp, 1.5 * GBPS, false, mode);
+				cap_alltoall(&eager, seed, ecmp, 1.5 * GBPS, true, mode);
+				cap_alltoall(&high, seed, ecmp, 40 * GBPS, false, mode);
+				cap_alltoall(&high_eager, seed, ecmp, 40 * GBPS, true, mode);
+				/* the max-min conditions checked after every event; the high
+				 * caps' runs as the engine runs them */
+				run_checked(&lazy);
+				run_checked(&eager);
+				assert_int_equal(ft__fs_run(&high, 0, &err), 0);
+				assert_int_equal(ft__fs_run(&high_eager, 0, &err), 0);
+				assert_same_run(&lazy, &eager);
+				assert_same_run(&high, &high_eager);
+				/* the eager runs list at every filling; the lazy one only where
+				 * a cap is reached, and never with every cap above every share */
+				assert_true(lazy.ncap_lists <= eager.ncap_lists);
+				assert_true(high_eager.ncap_reads > 0);
+				assert_int_equal(high.ncap_lists, 0);
+				assert_int_equal(high.ncap_reads, 0);
+				lists[0] += lazy.ncap_lists;
+				lists[1] += eager.ncap_lists;
+				reads += lazy.ncap_reads;
+				ft__fs_release(&lazy);
+				ft__fs_release(&eager);
+				ft__fs_release(&high);
+				ft__fs_release(&high_eager);
+			}
+		}
+	}
+	/* the low caps bound flows: the deferred lists were made, and not at every filling */
+	assert_true(lists[0] > 0);
+	assert_true(reads > 0);
+	assert_true(lists[0] < lists[1]);
+}
+
+/*
  * Four pods that share no link, each a two-tier tree of 8 hosts (2 leaves of
  * 4, 2 spines; pod q's links from 24 q: host up 0-7, host down 8-15, leaf to
  * spine 16-19, spine to leaf 20-23), an ECMP all-to-all in each: shift rounds
@@ -5560,6 +5672,7 @@ main(void)
 		cmocka_unit_test(test_incremental_rates_match_full),
 		cmocka_unit_test(test_incremental_lazy_bookkeeping),
 		cmocka_unit_test(test_local_rates_match_full),
+		cmocka_unit_test(test_caps_listed_when_reached),
 		cmocka_unit_test(test_disjoint_components_refill),
 		cmocka_unit_test(test_fin_heap_order),
 		cmocka_unit_test(test_slot_paths_match_full),
