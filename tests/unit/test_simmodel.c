@@ -27,6 +27,7 @@
 #include "spec/scenario.h"
 #include "sim/prep.h"
 #include "sim/sim_int.h"
+#include "sim_lats.h"
 #include "base/alloc_int.h"
 
 static void
@@ -435,12 +436,12 @@ test_nvls_net_is_the_pick(void **state)
 		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .nranks = 32,
 			                  .ranks_per_node = 8, .bytes = 1u << 30 };
 
-		ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a);
+		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
-		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
 }
@@ -3514,11 +3515,11 @@ test_release_from_schedule(void **state)
 	assert_close(sc.step_lat_s, step, 1e-12);
 	/* hwLat[NET][RING] LL at 2.18 (v2.18.6-1 src/graph/tuning.cc), its own row before 2.23 */
 	assert_close(ft__sim_hw_net_s(&sc), 2.7e-6, 1e-12);
-	(void)ft__sim_far_steps(t, &sc, ranks, steps, &extra, &net);
+	(void)far_steps_of(t, &sc, ranks, steps, &extra, &net);
 	/* 2.18's 2 x nNodes of the all-reduce's 2(n - 1) steps, 4 of every 3 (2.27: 2 of 3);
 	 * the steps inside nodes, (n - 1) - that count of them, negative as NCCL's tuner
 	 * counts them, at max(NVLink's 0.6 us, NCCL's 1 us network post overhead) */
-	want = (steps * 4 + 1) / 3 * (2.7e-6 + ft__sim_net_step_s(t, FT_PROTO_LL) - step) +
+	want = (steps * 4 + 1) / 3 * (2.7e-6 + net_step_s_of(t, FT_PROTO_LL) - step) +
 	       ((double)steps - (steps * 4 + 1) / 3) * (1.0e-6 - step);
 	print_message("# schedule at 2.18 on a 2.27 topology: %u steps, extra %.3f us (want %.3f)\n",
 	              steps, extra * 1e6, want * 1e6);
@@ -3623,12 +3624,12 @@ test_ring_intra_floor(void **state)
 		step = ft_model_hw_latency(0, FT_HW_NVLINK, FT_ALGO_RING, cases[c].proto);
 		hw = ft_model_net_hop_latency(0, cases[c].op, FT_ALGO_RING, cases[c].proto, false);
 		assert_close(sc.step_lat_s, step, 1e-12);
-		(void)ft__sim_far_steps(t, &sc, ranks, steps, &extra, &net);
+		(void)far_steps_of(t, &sc, ranks, steps, &extra, &net);
 		/* a ring over 2 nodes crosses them on 1 of every 15 steps; the broadcast's chain
 		 * from the root the same */
 		far = (uint32_t)(steps / 15.0 + 0.5);
 		assert_int_equal(net, far);
-		want = far * (hw + ft__sim_net_step_s(t, cases[c].proto) - step) +
+		want = far * (hw + net_step_s_of(t, cases[c].proto) - step) +
 		       (steps - far) * FT_MAX(0.0, cases[c].floor_us * 1e-6 - step);
 		print_message("# %s %s: %u steps, %u far, extra %.3f us (closed form %.3f)\n",
 		              ft_op_name(cases[c].op), ft_proto_name(cases[c].proto), steps, far,
