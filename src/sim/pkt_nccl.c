@@ -1649,14 +1649,14 @@ struct first_link {
 	uint32_t link;
 };
 
-void
+int
 ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
 {
 	uint32_t l, n = 0;
 	struct first_link *order = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*order));
 
 	if (!order)
-		return; /* no bottleneck named: not worth failing the run */
+		return FT_ENOMEM; /* the op's bottleneck is the report's: the run's error */
 	for (l = 0; l < e->nlinks; l++)
 		if (first[l] != UINT64_MAX)
 			order[n++] = (struct first_link){ first[l], l };
@@ -1664,9 +1664,10 @@ ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
 	for (l = 0; l < n; l++)
 		ft__pk_bottleneck_link(e, op, order[l].link);
 	ft_free(order);
+	return 0;
 }
 
-void
+int
 ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
 {
 	size_t p;
@@ -1674,9 +1675,10 @@ ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
 	for (p = 0; e->lazy && p < e->lazy->phases.len; p++) {
 		const struct lazy_phase *ph = phase_of(e, (uint32_t)p);
 
-		if (ph->at_flow == i && ph->first)
-			ft__pk_first_links(e, ph->tag, ph->first);
+		if (ph->at_flow == i && ph->first && ft__pk_first_links(e, ph->tag, ph->first) < 0)
+			return FT_ENOMEM;
 	}
+	return 0;
 }
 
 void

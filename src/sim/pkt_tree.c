@@ -1906,15 +1906,16 @@ ft__pk_tree_src(const struct pk_engine *e, uint32_t u)
 	return p && v < p->nmsg ? p->tb.rb.c[conn_of(p, v)].src : e->nvertices;
 }
 
-void
+int
 ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i)
 {
 	for (size_t n = 0; e->tlazy && n < e->tlazy->phases.len; n++) {
 		const struct tree_phase *p = ft_vec_at(&e->tlazy->phases, n);
 
-		if (p->at_flow == i && p->first)
-			ft__pk_first_links(e, p->tb.rb.tag, p->first);
+		if (p->at_flow == i && p->first && ft__pk_first_links(e, p->tb.rb.tag, p->first) < 0)
+			return FT_ENOMEM;
 	}
+	return 0;
 }
 
 void

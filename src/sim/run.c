@@ -1849,6 +1849,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = ft_error_set(err, out->failure.deadlock ? FT_EINVAL : FT_EIO, "%s",
 		                  out->failure.message);
 out:
+	/* a failure without its words (an engine's event loop out of memory): the code's */
+	if (rc < 0 && err && err->code == 0)
+		ft_error_set(err, rc, "sim: %s", ft_strerror(rc));
 	if (rc < 0)
 		ft__scenario_name_packet_error(sc, ov && ov->engine, err);
 	if ((rc == FT_EIO || (rc == FT_EINVAL && out->failure.deadlock)) && out->failure.failed)
