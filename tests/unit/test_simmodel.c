@@ -2942,6 +2942,100 @@ test_release_lats_oom_is_the_callers(void **state)
 	remove(mixed);
 }
 
+/*
+ * One run of @sc on @engine with allocation @k failed (0: none): its return, whether the
+ * failure fired, and its first op's time, us (0 where it failed).
+ */
+static int
+run_failing_at(const struct ft_scenario *sc, const char *engine, unsigned long k, bool *fired,
+               double *t_us, struct ft_error *err)
+{
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(&rep);
+	*err = (struct ft_error){ 0 };
+	ft__alloc_fail_at(k);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
+	*fired = ft__alloc_failed();
+	ft__alloc_fail_at(0);
+	*t_us = rc == 0 && ft_run_nrows(&rep.run) > 0 ? ft_run_row(&rep.run, 0)->time_us : 0;
+	ft_sim_report_release(&rep);
+	return rc;
+}
+
+/*
+ * Out of memory anywhere in a run is the run's error, never a time: on node groups
+ * (examples/mixed-gpus.yaml) every reading of the model's links takes an allocation
+ * (model/links.c), and the simulator's readings fell to a default on any error (the tuner's
+ * pick to ring, the caps, the tree correction and NCCL's pipeline to none, the net step to
+ * 0), the run going on with another time. For every allocation k of each run below, the run
+ * fails with FT_ENOMEM and a message, or, k past the run's last allocation, gives the time of
+ * the run without a failure, to the bit. Before, the flow engine's ring all-reduce ended in
+ * a time with its allocation 59 failed. The flow, packet and analytic engines; a ring
+ * all-reduce, an all-to-all, and the tree all-reduce the packet engine runs as NCCL's
+ * pipeline (pkt_tree.c); small sizes keep the sweep short.
+ */
+static void
+test_whole_run_oom_is_the_runs(void **state)
+{
+	static const struct {
+		const char *engine, *op;
+	} cases[] = {
+		{ "flow", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "flow", "op: all_reduce, size: 256KiB" },
+		{ "flow", "op: alltoall, size: 64KiB" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
+		{ "packet", "op: alltoall, size: 16KiB" },
+		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
+	};
+	char mixed[512], text[1024];
+	size_t c;
+
+	(void)state;
+	spec_file("simmodel-run-oom.yaml", mixed_gpus_text, mixed, sizeof(mixed));
+	for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+		struct ft_scenario *sc;
+		struct ft_error err;
+		double base_us, t_us;
+		unsigned long k;
+		bool fired;
+		int rc;
+
+		snprintf(text, sizeof(text), job_on, mixed, cases[c].op);
+		sc = load_text(text);
+		rc = run_failing_at(sc, cases[c].engine, 0, &fired, &base_us, &err);
+		if (rc < 0)
+			print_error("%s: %s\n", cases[c].op, err.msg);
+		assert_int_equal(rc, 0);
+		assert_true(base_us > 0);
+		for (k = 1; k < 100000; k++) {
+			rc = run_failing_at(sc, cases[c].engine, k, &fired, &t_us, &err);
+			if (!fired)
+				break;
+			if (rc != FT_ENOMEM)
+				print_error("%s on %s, allocation %lu failed: rc %d, %.6f us (%.6f "
+				            "without)\n",
+				            cases[c].op, cases[c].engine, k, rc, t_us, base_us);
+			assert_int_equal(rc, FT_ENOMEM);
+			if (err.msg[0] == '\0')
+				print_error("%s on %s, allocation %lu failed: no message\n",
+				            cases[c].op, cases[c].engine, k);
+			assert_true(err.msg[0] != '\0');
+		}
+		/* past the run's allocations: the unfailed run, to the bit */
+		assert_int_equal(rc, 0);
+		assert_true(k > 1);
+		assert_true(t_us == base_us);
+		ft_scenario_free(sc);
+	}
+	remove(mixed);
+}
+
 /* Bytes that NIC @r of node @node sent into the fabric (its host link up). */
 static double
 nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
@@ -5302,6 +5396,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_release_lats_oom_is_the_callers),
+		cmocka_unit_test(test_whole_run_oom_is_the_runs),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
