@@ -2974,10 +2974,12 @@ run_failing_at(const struct ft_scenario *sc, const char *engine, unsigned long k
  * pick to ring, the caps, the tree correction and NCCL's pipeline to none, the net step to
  * 0), the run going on with another time. For every allocation k of each run below, the run
  * fails with FT_ENOMEM and a message, or, k past the run's last allocation, gives the time of
- * the run without a failure, to the bit. Before, the flow engine's ring all-reduce ended in
- * a time with its allocation 59 failed. The flow, packet and analytic engines; a ring
- * all-reduce, an all-to-all, and the tree all-reduce the packet engine runs as NCCL's
- * pipeline (pkt_tree.c); small sizes keep the sweep short.
+ * the run without a failure, to the bit. With the links' error swallowed again (0 from
+ * ft__sim_links() on out of memory) the flow engine's ring all-reduce ends in a time with
+ * its allocation 62 failed. The flow, packet, analytic and ideal engines; a
+ * ring all-reduce, the tuner's pick, a tree on forced channels, an all-to-all, a send/recv
+ * and the tree all-reduce the packet engine runs as NCCL's pipeline (pkt_tree.c); small
+ * sizes keep the sweep short.
  */
 static void
 test_whole_run_oom_is_the_runs(void **state)
@@ -2988,10 +2990,13 @@ test_whole_run_oom_is_the_runs(void **state)
 		{ "flow", "op: all_reduce, size: 1MiB, algo: ring" },
 		{ "flow", "op: all_reduce, size: 256KiB" },
 		{ "flow", "op: alltoall, size: 64KiB" },
+		{ "flow", "op: all_reduce, size: 256KiB, algo: tree, channels: 4" },
+		{ "flow", "op: sendrecv, size: 64KiB" },
 		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
 		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
 		{ "packet", "op: alltoall, size: 16KiB" },
 		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
 	};
 	char mixed[512], text[1024];
 	size_t c;
