@@ -643,11 +643,13 @@ tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const st
  * NCCL's efficiencies and the caps of the model on @sched, the op's last set-up (@gpn: the
  * job's GPUs a node, 0 on node groups; @nch the channels, @built the algorithm built, its
  * channel cap only where channels are forced): the caps tightened into @cap, a send/recv's
- * its window's. Every reading's error (out of memory) is the run's, named.
+ * its window's in place of the kernel's (with @window_only its window's alone, as on node
+ * groups). Every reading's error (out of memory) is the run's, named.
  */
 static int
 model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op *o,
-           struct ft_schedule *sched, uint32_t gpn, struct op_cap *cap, struct ft_error *err)
+           struct ft_schedule *sched, uint32_t gpn, bool window_only, struct op_cap *cap,
+           struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	char kw[16];
@@ -655,6 +657,17 @@ model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op
 	bool corr;
 	int rc;
 
+	if (!window_only) {
+		rc = tree_corr(spec, jr, o, sched, cap, gpn, &corr);
+		if (rc == 0)
+			rc = ft__sim_nccl_efficiency(spec, sched, corr, gpn);
+		if (rc < 0)
+			return model_err(err, rc, "NCCL's efficiencies");
+		rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &b);
+		if (rc < 0)
+			return model_err(err, rc, "the tree's cap");
+		tighter_cap(cap, b, "");
+	}
 	if (o->op == FT_OP_SENDRECV) {
 		rc = ft__sim_p2p_cap(t, sched, jr->rank_gpu, &b);
 		if (rc < 0)
@@ -662,15 +675,6 @@ model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op
 		tighter_cap(cap, b, FT__SIM_P2P_WINDOW_WHAT);
 		return 0;
 	}
-	rc = tree_corr(spec, jr, o, sched, cap, gpn, &corr);
-	if (rc == 0)
-		rc = ft__sim_nccl_efficiency(spec, sched, corr, gpn);
-	if (rc < 0)
-		return model_err(err, rc, "NCCL's efficiencies");
-	rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &b);
-	if (rc < 0)
-		return model_err(err, rc, "the tree's cap");
-	tighter_cap(cap, b, "");
 	rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &b);
 	if (rc < 0)
 		return model_err(err, rc, "the kernel's cap");
@@ -748,7 +752,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return rc;
 	}
 	if (o->op == FT_OP_SENDRECV)
-		return model_caps(t, jr, o, sched, 0, cap, err);
+		return model_caps(t, jr, o, sched, 0, true, cap, err);
 	if (sched->phases.len == 0 || ft_sched_phase_at(sched, 0)->implicit_alltoall)
 		return 0;
 	rc = nchannels_of(ft_topo_spec(t), built, o,
@@ -787,7 +791,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	return model_caps(t, jr, o, sched, 0, cap, err);
+	return model_caps(t, jr, o, sched, 0, false, cap, err);
 }
 
 static int
@@ -1068,7 +1072,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	return model_caps(t, jr, o, sched, jr->gpn, cap, err);
+	return model_caps(t, jr, o, sched, jr->gpn, false, cap, err);
 }
 
 /*
