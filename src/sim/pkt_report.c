@@ -415,7 +415,8 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 
 		if (ft__pk_lazy_bottleneck(e, (uint32_t)i) < 0 ||
 		    ft__pk_tree_bottleneck(e, (uint32_t)i) < 0)
-			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for the bottlenecks");
+			return ft_error_set(err, FT_ENOMEM,
+			                    "sim: out of memory for the bottlenecks");
 		if (i == e->nflows_built)
 			break;
 		/* (a split rank other than 0 keeps its own flows alone: rank 0 reports) */

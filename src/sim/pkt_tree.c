@@ -1912,7 +1912,8 @@ ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i)
 	for (size_t n = 0; e->tlazy && n < e->tlazy->phases.len; n++) {
 		const struct tree_phase *p = ft_vec_at(&e->tlazy->phases, n);
 
-		if (p->at_flow == i && p->first && ft__pk_first_links(e, p->tb.rb.tag, p->first) < 0)
+		if (p->at_flow == i && p->first &&
+		    ft__pk_first_links(e, p->tb.rb.tag, p->first) < 0)
 			return FT_ENOMEM;
 	}
 	return 0;

@@ -630,8 +630,10 @@ tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const st
 	if (jr->chunked && (jr->unchunked || !ft__sim_tree_fill_on(sched, o->channels)))
 		return 0;
 	if (!(bps > 0)) {
-		if ((rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &tree)) < 0 ||
-		    (rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &kernel)) < 0)
+		rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &tree);
+		if (rc == 0)
+			rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &kernel);
+		if (rc < 0)
 			return rc;
 		bps = FT_MAX(tree, kernel);
 	}

@@ -438,10 +438,12 @@ test_nvls_net_is_the_pick(void **state)
 
 		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a), 0);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
-		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a), 0);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
 }
