@@ -227,6 +227,7 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	struct ft_sim_op_result res = { 0 };
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, t;
 	double op_slowest = -1;
+	struct ft__sim_link_lats ll;
 	uint32_t p;
 	int rc;
 
@@ -239,6 +240,9 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 	res.job = op->job;
 	res.t_start_s = t;
 	t += sc->base_lat_s;
+	rc = ft__sim_link_lats(ae->topo, sc, &ll);
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1, slowest = 0, maxlat = 0, extra, hw;
@@ -251,7 +255,8 @@ an_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *err)
 			op_slowest = slowest;
 			res.bottleneck_link = bl;
 		}
-		far = ft__sim_far_steps(ae->topo, sc, op->rank_gpu, (uint32_t)steps, &extra, &net);
+		far = ft__sim_far_steps(ae->topo, sc, &ll, op->rank_gpu, (uint32_t)steps, &extra,
+		                        &net);
 		/* a ring's or tree's far step lasts max(hwLat[NET], path), as the flow engine's
 		 * (engine_flow.c, ft__fs_barrier_floor()) */
 		hw = ft__sim_far_floor_hw_s(sc, net);

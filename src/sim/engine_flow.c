@@ -266,29 +266,34 @@ op_nodes(const struct flow_engine *fe, const struct ft_sim_op *op)
 	return n;
 }
 
-/* The chunks each pipeline copy of @op moves one after another: op->pipe_chunks, else
- * NCCL's loops for an NVLS tree, NVLS across nodes or CollNet all-reduce on the engine's
- * cluster; 0: its flows run whole (packet.chunking: off, another algorithm, on/off
- * sources). */
-static uint32_t
-pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
+/* The chunks each pipeline copy of @op moves one after another into @chunks: op->pipe_chunks,
+ * else NCCL's loops for an NVLS tree, NVLS across nodes or CollNet all-reduce on the
+ * engine's cluster; 0: its flows run whole (packet.chunking: off, another algorithm, on/off
+ * sources, a cluster the model places not). The model's error (out of memory) is returned. */
+static int
+pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op, uint32_t *chunks)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
 	struct ft_model_chunking ch;
 	uint32_t nodes, f, heads = 0;
 	uint64_t loops;
+	int rc;
 
+	*chunks = 0;
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked)
 		return 0;
-	if (op->pipe_chunks)
-		return op->pipe_chunks;
+	if (op->pipe_chunks) {
+		*chunks = op->pipe_chunks;
+		return 0;
+	}
 	if (sc->op != FT_OP_ALL_REDUCE ||
 	    (sc->algo != FT_ALGO_NVLS_TREE && sc->algo != FT_ALGO_COLLNET &&
 	     !ft__sim_nvls_across_nodes(sc)))
 		return 0;
-	if (ft_model_links_get(ft_topo_spec(fe->topo), 0, 0, 0, &l, NULL) < 0)
-		return 0;
+	rc = ft__sim_links(ft_topo_spec(fe->topo), 0, 0, 0, &l);
+	if (rc <= 0)
+		return rc;
 	nodes = op_nodes(fe, op);
 	l.nranks = sc->nranks;
 	l.nnodes = nodes;
@@ -303,7 +308,8 @@ pipe_chunks(const struct flow_engine *fe, const struct ft_sim_op *op)
 	} else {
 		loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, &ch);
 	}
-	return (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX);
+	*chunks = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX);
+	return 0;
 }
 
 /* Order of flows by (pipe, destination, direction): a flow's inputs are a range. */
@@ -587,29 +593,35 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	struct ft_model_p2p_chunking ch, local;
 	struct ft_model_p2p_comm comm;
 	double nic_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
+	double step;
 	bool multi;
 	int rc;
 
 	if (fe->chunking == FT_PKT_CHUNK_OFF ||
 	    (op->job == UINT32_MAX && fe->chunking != FT_PKT_CHUNK_NCCL)) {
+		rc = ft__sim_net_step_s(fe->topo, sc->proto, &step);
 		ap->channels = 1;
 		ap->wire = ap->wire_local = (double)ph->bytes_per_pair / eff;
-		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) +
-		                ft__sim_net_step_s(fe->topo, sc->proto);
+		ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, sc->proto) + step;
 		ap->msg_local_s = sc->step_lat_s;
 		*win = FT_COLL_A2A_WINDOW;
-		return 0;
+		return rc;
 	}
 	multi = ft__sim_spans_nodes(fe->topo, op->rank_gpu, ap->m, ap->stride);
-	ft__sim_p2p_comm(fe->topo, ap->m, multi, nic_Bps, &comm);
+	/* the model's p2p links and net step: their error (out of memory) the op's */
+	rc = ft__sim_p2p_comm(fe->topo, ap->m, multi, nic_Bps, &comm);
+	if (rc < 0)
+		return rc;
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, multi, &ch);
 	/* Per connection: an NVLink send keeps LL inside a multi-node all-to-all. */
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &local);
 	ap->channels = FT_MAX(ch.channels, 1u);
 	ap->wire = (double)ph->bytes_per_pair / ft_proto_efficiency(ch.proto);
 	ap->wire_local = (double)ph->bytes_per_pair / ft_proto_efficiency(local.proto);
-	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto) +
-	                ft__sim_net_step_s(fe->topo, ch.proto);
+	rc = ft__sim_net_step_s(fe->topo, ch.proto, &step);
+	if (rc < 0)
+		return rc;
+	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto) + step;
 	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
 	ap->ch_net = ch;
 	ap->pxn = true;
@@ -892,7 +904,8 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
 	    op->job == UINT32_MAX)
 		return 0;
-	ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL);
+	if (ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL) < 0)
+		return FT_ENOMEM;
 	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()), over the
 	 * stages of the schedule as built, which the packet engine paces (cap_pace()) */
 	if (!ft__sim_cap_staged(op) || op->sched->phases.len != 1)
@@ -933,6 +946,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	const struct flow_op *after;
 	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns, chunks;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait, ramp_s = 0, proxy_s = 0;
+	struct ft__sim_link_lats ll;
 	int64_t id;
 	int rc;
 
@@ -958,7 +972,9 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.end = rec.start;
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	chunks = pipe_chunks(fe, op);
+	/* the model's readings of the op, once: their error (out of memory) the op's */
+	if (pipe_chunks(fe, op, &chunks) < 0 || ft__sim_link_lats(fe->topo, sc, &ll) < 0)
+		goto oom;
 	if (chunks == 0 && whole_pipe(fe, op, &ramp_s, &proxy_s) < 0)
 		goto oom;
 	if (shift_ns > 0 || op->end_acked) {
@@ -971,7 +987,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_vec_at(&sc->phases, p);
 		double steps = ph->steps ? ph->steps : 1, extra = 0, hw = 0;
-		uint32_t net = 0, f, far = ft__sim_far_steps(fe->topo, sc, op->rank_gpu,
+		uint32_t net = 0, f, far = ft__sim_far_steps(fe->topo, sc, &ll, op->rank_gpu,
 		                                             (uint32_t)steps, &extra, &net);
 		int64_t bar;
 

@@ -22,16 +22,16 @@
  * another algorithm the model prices but the schedules don't build (PAT)
  * falls back to ring.
  */
-void
+int
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                   uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
 {
-	ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, args);
+	return ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, args);
 }
 
 /* ft__sim_pick_algo(), with NVLS across nodes among the tuner's candidates where
  * @nvls_net (the runner builds it: ft__sim_nvls_collnet()). */
-void
+int
 ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                       uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
                       struct ft_coll_args *args)
@@ -39,13 +39,14 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_schedule probe;
+	int rc;
 
 	args->algo = o->algo;
 	args->proto = o->proto;
 	args->collnet_chain = false;
 	/* a forced CollNet still asks the tuner: it picks CollNetDirect or CollNetChain */
 	if (o->algo != SC_ALGO_AUTO && o->proto != SC_PROTO_AUTO && o->algo != FT_ALGO_COLLNET)
-		return;
+		return 0;
 	ft_model_query_init(&q, o->op, bytes);
 	q.ngpus = nranks;
 	q.ppn = gpn; /* 0: nodes of different GPU counts, every GPU of the cluster */
@@ -59,7 +60,12 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 	q.collnet = o->collnet;
 	q.force_proto = o->proto != SC_PROTO_AUTO;
 	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
-	if (ft_model_eval(spec, &q, &r, NULL) == 0) {
+	/* the tuner's error is the run's where memory ran out; where it prices no such job,
+	 * the defaults below */
+	rc = ft_model_eval(spec, &q, &r, NULL);
+	if (rc == FT_ENOMEM)
+		return rc;
+	if (rc == 0) {
 		args->algo = r.algo;
 		args->proto = r.proto;
 		args->collnet_chain =
@@ -70,21 +76,22 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 		/* nodes of different GPU counts: the runner builds these itself; so it does
 		 * NVLS across nodes (ft__sim_nvls_collnet()) */
 		if (!gpn && (r.algo == FT_ALGO_TREE || r.algo == FT_ALGO_NVLS_TREE))
-			return;
+			return 0;
 		if (nvls_net && r.algo == FT_ALGO_NVLS && gpn && nranks > gpn)
-			return;
+			return 0;
+		/* whether coll/ builds the pick; out of memory there is no answer */
 		ft_schedule_init(&probe);
-		if (ft_coll_schedule(args, &probe, NULL) == 0) {
-			ft_schedule_release(&probe);
-			return;
-		}
+		rc = ft_coll_schedule(args, &probe, NULL);
 		ft_schedule_release(&probe);
+		if (rc == 0 || rc == FT_ENOMEM)
+			return rc;
 	}
 	args->algo = o->algo != SC_ALGO_AUTO ? o->algo :
 	             o->op == FT_OP_ALLTOALL ? FT_ALGO_DIRECT :
 	                                       FT_ALGO_RING;
 	args->proto = o->proto != SC_PROTO_AUTO ? o->proto : FT_PROTO_SIMPLE;
 	args->collnet_chain = false;
+	return 0;
 }
 
 /*
@@ -184,7 +191,7 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node, as
  * ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts).
  */
-void
+int
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr,
                         uint32_t gpn)
 {
@@ -192,12 +199,17 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 	double eff = nvls ? ft_model_nvls_efficiency(spec) : 1.0, corr = 1.0;
 	struct ft_model_links l;
 	size_t i;
+	int rc;
 
 	/* the job's GPUs and hosts (NCCL's minCompCap and cpuArch); where the model cannot
 	 * place the job, no correction: the cluster's hosts need not be the job's */
-	if (tree_corr && (s->algo == FT_ALGO_TREE || s->algo == FT_ALGO_NVLS_TREE) &&
-	    ft_model_links_get(spec, s->nranks, 0, gpn, &l, NULL) == 0)
-		corr = ft_model_tree_correction(&l, s->op, s->algo, s->proto, s->bytes);
+	if (tree_corr && (s->algo == FT_ALGO_TREE || s->algo == FT_ALGO_NVLS_TREE)) {
+		rc = ft__sim_links(spec, s->nranks, 0, gpn, &l);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			corr = ft_model_tree_correction(&l, s->op, s->algo, s->proto, s->bytes);
+	}
 	if (corr > 0 && corr < 1) {
 		s->tree_corr = corr;
 		for (i = 0; i < s->flows.len; i++) {
@@ -213,7 +225,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 		eff = ft_model_collnet_direct_efficiency(spec);
 
 	if (!(eff > 0 && eff < 1))
-		return;
+		return 0;
 	for (i = 0; i < s->flows.len; i++) {
 		struct ft_sched_flow *f = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 
@@ -222,6 +234,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 		if (!nvls || ((f->src == FT_SCHED_INNET || f->dst == FT_SCHED_INNET) && !f->net))
 			f->bytes = (uint64_t)((double)f->bytes / eff + 0.5);
 	}
+	return 0;
 }
 
 /*
@@ -813,29 +826,48 @@ ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t run)
 	return (c % FT_MAX(nch, 1u) % n) % (2 * g) >= g;
 }
 
-bool
+int
+ft__sim_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t nnodes, uint32_t gpn,
+              struct ft_model_links *l)
+{
+	int rc = ft_model_links_get(spec, nranks, nnodes, gpn, l, NULL);
+
+	if (rc == FT_EINVAL || rc == FT_ERANGE)
+		return 0;
+	return rc < 0 ? rc : 1;
+}
+
+int
 ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
                     struct ft_model_links *l, uint32_t *graph)
 {
+	int rc;
+
 	*graph = 0;
-	if (nranks < 2 || ft_model_links_get(spec, nranks, 0, gpn, l, NULL) < 0)
-		return false;
+	if (nranks < 2)
+		return 0;
+	rc = ft__sim_links(spec, nranks, 0, gpn, l);
+	if (rc <= 0)
+		return rc;
 	*graph = l->nnodes >= 2 ? l->graph_nchannels : 0;
-	return true;
+	return 1;
 }
 
-bool
+int
 ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                          uint32_t nranks, uint32_t gpn, uint32_t nch,
                          struct ft__sim_forced_trees *out)
 {
 	struct ft_model_links l;
 	uint32_t graph;
+	int rc;
 
 	*out = (struct ft__sim_forced_trees){ 0 };
-	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0 ||
-	    !ft__sim_graph_links(spec, nranks, gpn, &l, &graph))
-		return false;
+	if (s->algo != FT_ALGO_TREE || s->op != FT_OP_ALL_REDUCE || nch == 0)
+		return 0;
+	rc = ft__sim_graph_links(spec, nranks, gpn, &l, &graph);
+	if (rc <= 0)
+		return rc;
 	/* the count NCCL_MAX_NCHANNELS cuts, at the jobs' release (spec nccl_version). Where
 	 * v2.22-v2.27 copy the forced channels up to the NVLS channels
 	 * (ft_model_nvls_copy_nchannels()), copy c runs channel c mod nch's tree, so the
@@ -845,7 +877,7 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
 	/* where the links hold no search graph, their count is the channels NCCL runs */
 	out->graph = graph ? graph : out->run / 2;
 	out->run = FT_MAX(out->run, 2 * out->graph);
-	return true;
+	return 1;
 }
 
 /*
@@ -854,14 +886,13 @@ ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_sch
  * links merge the node groups' graphs the same way, model/links.c), 0 where the links hold
  * no search graph (each channel then keeps its own rail).
  */
-uint32_t
-ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks)
+int
+ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t *graph)
 {
 	struct ft_model_links l;
-	uint32_t graph;
+	int rc = ft__sim_graph_links(spec, nranks, 0, &l, graph);
 
-	(void)ft__sim_graph_links(spec, nranks, 0, &l, &graph);
-	return graph;
+	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -1111,26 +1142,30 @@ out:
  * "Forced tree channels, one tree each"), at the cost that a middle chain GPU sends
  * 2 x 11.43 = 22.9 GB/s on a channel whose share is 20.
  */
-double
+int
 ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
-                    uint32_t gpn, uint32_t nch, bool given)
+                    uint32_t gpn, uint32_t nch, bool given, double *cap)
 {
 	struct ft_model_links l;
 	uint32_t graph;
 	double share;
+	int rc;
 
+	*cap = 0;
 	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || nch == 0 || gpn == 1 || !given)
 		return 0;
-	if (ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0 || !(l.intra_Bps > 0))
-		return 0;
+	rc = ft__sim_links(spec, nranks, 0, gpn, &l);
+	if (rc <= 0 || !(l.intra_Bps > 0))
+		return FT_MIN(rc, 0);
 	graph = l.nchannels ? l.nchannels : 1;
 	share = l.intra_Bps / FT_MAX(nch, graph);
-	if (algo != FT_ALGO_TREE || l.nnodes < 2)
-		return share;
-	share *= 0.5;
-	if (l.ppn > 1 && ft_model_tree_carried_factor(&l, FT_ALGO_TREE) != 1.0)
-		share *= l.ppn / (l.ppn - 1.0);
-	return share;
+	if (algo == FT_ALGO_TREE && l.nnodes >= 2) {
+		share *= 0.5;
+		if (l.ppn > 1 && ft_model_tree_carried_factor(&l, FT_ALGO_TREE) != 1.0)
+			share *= l.ppn / (l.ppn - 1.0);
+	}
+	*cap = share;
+	return 0;
 }
 
 /*
@@ -1148,24 +1183,29 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
  * bytes over that time makes the op last at least that long and changes nothing where
  * the links bind first. Returns that cap, bytes/s on the wire per connection; 0: none.
  */
-double
+int
 ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                 uint32_t nranks, uint32_t gpn)
+                 uint32_t nranks, uint32_t gpn, double *cap)
 {
 	struct ft_model_links l;
 	double algbw, wmax = 0;
 	size_t i;
+	int rc;
 
+	*cap = 0;
 	if ((s->algo != FT_ALGO_NVLS_TREE && s->algo != FT_ALGO_TREE) ||
-	    s->op != FT_OP_ALL_REDUCE || nranks < 2 || s->bytes == 0 ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+	    s->op != FT_OP_ALL_REDUCE || nranks < 2 || s->bytes == 0)
 		return 0;
+	rc = ft__sim_links(spec, nranks, 0, gpn, &l);
+	if (rc <= 0)
+		return rc;
 	algbw = ft_model_tree_cap_algbw(&l, s->algo, s->proto);
 	if (!(algbw > 0))
 		return 0;
 	for (i = 0; i < s->flows.len; i++)
 		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
-	return wmax * algbw / (double)s->bytes;
+	*cap = wmax * algbw / (double)s->bytes;
+	return 0;
 }
 
 /*
@@ -1184,15 +1224,17 @@ ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s
  * Returns that cap, bytes/s per connection, and in @what (@len bytes) the link class the
  * price binds on, the model's bottleneck; 0: none (another schedule, no price).
  */
-double
+int
 ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                     uint32_t nranks, uint32_t gpn, char *what, size_t len)
+                     uint32_t nranks, uint32_t gpn, char *what, size_t len, double *cap)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
 	double wmax = 0;
 	size_t i;
+	int rc;
 
+	*cap = 0;
 	if (!ft__sim_nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
 		return 0;
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
@@ -1203,12 +1245,17 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
 	q.algo = FT_ALGO_NVLS;
 	q.proto = FT_PROTO_SIMPLE;
 	q.tuner_only = true;
-	if (ft_model_eval(spec, &q, &r, NULL) < 0 || !(r.bw_Bps > 0))
+	/* out of memory is the run's; a price the model does not give, no cap */
+	rc = ft_model_eval(spec, &q, &r, NULL);
+	if (rc == FT_ENOMEM)
+		return rc;
+	if (rc < 0 || !(r.bw_Bps > 0))
 		return 0;
 	for (i = 0; i < s->flows.len; i++)
 		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
 	ft_strlcpy(what, r.bottleneck, len);
-	return wmax * r.bw_Bps / (double)s->bytes;
+	*cap = wmax * r.bw_Bps / (double)s->bytes;
+	return 0;
 }
 
 /*
@@ -1226,19 +1273,23 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
  * the links (or congestion) bind first. Returns that cap, bytes/s on the wire per
  * connection; 0: none (Simple on all its channels, other algorithms, one rank).
  */
-double
+int
 ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                   uint32_t nranks, uint32_t gpn, uint32_t nch)
+                   uint32_t nranks, uint32_t gpn, uint32_t nch, double *cap)
 {
 	double eff = s->proto_eff > 0 ? s->proto_eff : 1.0, algbw, wire = 0;
 	struct ft_model_links l;
 	size_t p;
 	uint32_t f;
+	int rc;
 
+	*cap = 0;
 	if ((s->algo != FT_ALGO_RING && s->algo != FT_ALGO_TREE) || nranks < 2 ||
-	    s->bytes == 0 || s->op == FT_OP_ALLTOALL || s->op == FT_OP_SENDRECV ||
-	    ft_model_links_get(spec, nranks, 0, gpn, &l, NULL) < 0)
+	    s->bytes == 0 || s->op == FT_OP_ALLTOALL || s->op == FT_OP_SENDRECV)
 		return 0;
+	rc = ft__sim_links(spec, nranks, 0, gpn, &l);
+	if (rc <= 0)
+		return rc;
 	if (nch)
 		ft_model_links_force_channels(&l, FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS));
 	algbw = ft_model_kernel_algbw(&l, s->op, s->algo, s->proto, s->bytes);
@@ -1255,7 +1306,8 @@ ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule 
 			                                      ph->first_flow + f).bytes);
 		wire += wmax / eff;
 	}
-	return wire * algbw / (double)s->bytes;
+	*cap = wire * algbw / (double)s->bytes;
+	return 0;
 }
 
 /* The minimal path's latency from vertex @a to @b (the fabric's routing, one hash: every
@@ -1291,19 +1343,24 @@ path_lat(const struct ft_topo *t, uint32_t a, uint32_t b, double *rate_Bps)
  * (its proto_eff), and only where it is below the send's path (its slowest link, times
  * the NICs a GPU spreads a network send over): 0 elsewhere, or for another op.
  */
-double
-ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint32_t *rank_gpu)
+int
+ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint32_t *rank_gpu,
+                double *out)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	double eff = s->proto_eff > 0 ? s->proto_eff : 1.0, cap = 0;
 	double nic_Bps = spec->node.nic_Bps > 0 ? spec->node.nic_Bps : spec->fabric.link_Bps;
 	struct ft_model_p2p_comm comm;
 	size_t i;
+	int rc;
 
+	*out = 0;
 	if (s->op != FT_OP_SENDRECV || s->nranks < 2)
 		return 0;
-	ft__sim_p2p_comm(t, s->nranks, ft__sim_spans_nodes(t, rank_gpu, s->nranks, 1), nic_Bps,
-	                 &comm);
+	rc = ft__sim_p2p_comm(t, s->nranks, ft__sim_spans_nodes(t, rank_gpu, s->nranks, 1),
+	                      nic_Bps, &comm);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < s->flows.len; i++) {
 		const struct ft_sched_flow *fl = &FT_VEC_AT(&s->flows, struct ft_sched_flow, i);
 		struct ft_model_p2p_chunking ch;
@@ -1316,7 +1373,8 @@ ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint
 		if (w > 0 && w < rate * eff && (cap == 0 || w / eff < cap))
 			cap = w / eff;
 	}
-	return cap;
+	*out = cap;
+	return 0;
 }
 
 double
@@ -1567,27 +1625,36 @@ ft__sim_net_floor_s(double hw_s, double path_s)
 }
 
 /* What a step between nodes pays on top of the fabric's latency (sim_int.h). */
-double
-ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p)
+int
+ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p, double *step_s)
 {
 	struct ft_model_links l;
+	int rc = ft__sim_links(ft_topo_spec(t), 0, 0, 0, &l);
 
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
-		return 0;
-	return net_step_of(&l, p);
+	*step_s = rc > 0 ? net_step_of(&l, p) : 0;
+	return FT_MIN(rc, 0);
 }
 
-/* The least a ring's step inside a node lasts when the ring crosses nodes, for a schedule
- * an engine was handed without the release's (ft__sim_release_lats() sets it on the
- * runner's): 0 where the model's links cannot be had. */
-static double
-ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
+/* The net step and the ring's floor inside nodes of @sc's far steps (sim_int.h). */
+int
+ft__sim_link_lats(const struct ft_topo *t, const struct ft_schedule *sc,
+                  struct ft__sim_link_lats *out)
 {
 	struct ft_model_links l;
+	int rc;
 
-	if (ft_model_links_get(ft_topo_spec(t), 0, 0, 0, &l, NULL) < 0)
+	*out = (struct ft__sim_link_lats){ sc->net_step_s, sc->ring_intra_floor_s };
+	if (sc->release_set)
 		return 0;
-	return intra_floor_of(&l, p);
+	/* a schedule handed to an engine as it is: the same reading, once an op; 0 where the
+	 * model places no such cluster */
+	*out = (struct ft__sim_link_lats){ 0 };
+	rc = ft__sim_links(ft_topo_spec(t), 0, 0, 0, &l);
+	if (rc <= 0)
+		return rc;
+	out->ring_intra_floor_s = intra_floor_of(&l, sc->proto);
+	out->net_step_s = net_step_of(&l, sc->proto);
+	return 0;
 }
 
 /*
@@ -1651,8 +1718,9 @@ ring_intra_floor_s(const struct ft_topo *t, enum ft_proto p)
  * charges less).
  */
 uint32_t
-ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const uint32_t *rank_gpu,
-                  uint32_t steps, double *extra_s, uint32_t *net_steps)
+ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
+                  const struct ft__sim_link_lats *ll, const uint32_t *rank_gpu, uint32_t steps,
+                  double *extra_s, uint32_t *net_steps)
 {
 	uint32_t n = sc->nranks, r, cross = 0, far, every = steps ? steps - 1 : 0, unused;
 	double net = ft__sim_hw_net_s(sc);
@@ -1685,7 +1753,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	/* A step between nodes also pays the network plugin's latency, the flush and the
 	 * hypervisor's cost of a message, as the model's does (ft_model_net_step_s()). */
 	if (cross >= 2)
-		net += sc->release_set ? sc->net_step_s : ft__sim_net_step_s(t, sc->proto);
+		net += ll->net_step_s;
 	if (sc->algo == FT_ALGO_NVLS) {
 		/* NVLS with CollNet: the switch's pass once and one trip through the network,
 		 * as NCCL's model has it, intraLat + interLat (model/tuner.c cost_nvls_net) */
@@ -1743,8 +1811,7 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
 	if (sc->algo == FT_ALGO_RING &&
 	    (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
 	     sc->op == FT_OP_REDUCE_SCATTER)) {
-		double lo = sc->release_set ? sc->ring_intra_floor_s :
-		                              ring_intra_floor_s(t, sc->proto);
+		double lo = ll->ring_intra_floor_s;
 
 		if (lo > sc->step_lat_s)
 			*extra_s += ((double)steps - far) * (lo - sc->step_lat_s);
@@ -1778,32 +1845,34 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc, const u
  * ft__sim_pipe_model() gives the model's whole pipeline of @op so (all 0 where the terms
  * are), for the packet engine's plain tree (pkt_tree.c nccl_fill()).
  */
-void
+int
 ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
                    double *proxy_s, uint32_t *stages)
 {
 	struct ft_model_pipeline pl;
+	int rc = ft__sim_pipe_model(t, op, &pl);
 
-	ft__sim_pipe_model(t, op, &pl);
 	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
 	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
 	if (stages)
 		*stages = pl.stages;
+	return rc;
 }
 
-void
+int
 ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
                    struct ft_model_pipeline *out)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
 	uint32_t r, nodes = 1;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (sc->nranks < 2 ||
 	    (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE && sc->algo != FT_ALGO_NVLS) ||
 	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
-		return;
+		return 0;
 	/* the physical nodes, node by node: an NVLink domain's trays the model joins itself */
 	for (r = 1; r < sc->nranks; r++)
 		if (ft_topo_vertex(t, op->rank_gpu[r])->node !=
@@ -1813,16 +1882,18 @@ ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
 	 * the tuner is asked there (no ranks per node) */
 	if (sc->nranks % nodes)
 		nodes = 0;
-	if (ft_model_links_get(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0,
-	                       &l, NULL) < 0)
-		return;
+	/* ranks the model cannot lay out: no terms; its error (out of memory) the caller's */
+	rc = ft__sim_links(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0, &l);
+	if (rc <= 0)
+		return rc;
 	/* NVLS across nodes is not the one-node kernel the model's three stages price */
 	if (sc->algo == FT_ALGO_NVLS && l.nnodes > 1)
-		return;
+		return 0;
 	if (op->nchannels)
 		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,
 		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
 	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out);
+	return 0;
 }
 
 bool

@@ -452,35 +452,37 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 
 /*
  * The model's links of the whole cluster, at the release its jobs run, in @l and
- * NCCL's p2p channels on them in *@nch; false, with FT_MODEL_P2P_NCHANNELS, where the
- * links cannot be had. ft__sim_p2p_nchannels() and ft__sim_p2p_comm() both read them here.
+ * NCCL's p2p channels on them in *@nch: 1; 0, with FT_MODEL_P2P_NCHANNELS, where the
+ * model places no such cluster; the links' error (out of memory on node groups) is the
+ * caller's (ft__sim_links()). ft__sim_p2p_nchannels() and ft__sim_p2p_comm() both read
+ * them here.
  */
-static bool
+static int
 p2p_links(const struct ft_topo *t, struct ft_model_links *l, uint32_t *nch)
 {
-	bool have = ft_model_links_get(ft_topo_spec(t), 0, 0, 0, l, NULL) == 0;
+	int rc = ft__sim_links(ft_topo_spec(t), 0, 0, 0, l);
 
-	*nch = have ? ft_model_p2p_nchannels_of(l) : FT_MODEL_P2P_NCHANNELS;
-	return have;
+	*nch = rc > 0 ? ft_model_p2p_nchannels_of(l) : FT_MODEL_P2P_NCHANNELS;
+	return rc;
 }
 
-uint32_t
-ft__sim_p2p_nchannels(const struct ft_topo *t)
+int
+ft__sim_p2p_nchannels(const struct ft_topo *t, uint32_t *nch)
 {
 	struct ft_model_links l;
-	uint32_t nch;
+	int rc = p2p_links(t, &l, nch);
 
-	p2p_links(t, &l, &nch);
-	return nch;
+	return FT_MIN(rc, 0);
 }
 
-void
+int
 ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                  struct ft_model_p2p_comm *out)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	struct ft_model_links l;
-	bool have = p2p_links(t, &l, &out->p2p_nchannels);
+	int rc = p2p_links(t, &l, &out->p2p_nchannels);
+	bool have = rc > 0;
 
 	out->nranks = nranks;
 	out->nnodes = multi ? 2 : 1;
@@ -495,6 +497,7 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 	out->p2p_nchannels_raw = have ? ft_model_p2p_nchannels_raw_of(&l) : 0;
 	out->net_count = have ? l.p2p_net_count : 0;
 	out->net_GBps = have ? l.p2p_net_GBps : 0;
+	return FT_MIN(rc, 0);
 }
 
 bool

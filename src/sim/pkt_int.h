@@ -1659,7 +1659,7 @@ void ft__pk_unref(struct pk_engine *e, uint32_t fid);
 int ft__pk_ref_ended(struct pk_engine *e, uint32_t fid);
 int ft__pk_ref_err(const struct pk_engine *e);
 uint32_t ft__pk_tree_src(const struct pk_engine *e, uint32_t u);
-void ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i);
+int ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i) FT_MUST_CHECK;
 void ft__pk_tree_free(struct pk_engine *e);
 /* Ring phase @rb (its @nmsg messages cut, connections paired, @slots in flight on each) as
  * a lazy phase, as an NVLS tree's: 0 (the phase owns @rb's connections), 1 where it is to
@@ -1667,9 +1667,10 @@ void ft__pk_tree_free(struct pk_engine *e);
 int ft__pk_lazy_ring(struct pk_engine *e, struct ring_build *rb, uint32_t nmsg, uint32_t slots);
 /* Share @i of @n of @bytes (the remainder to the first ones); before flow @i of the
  * bottleneck walk, the links in @first (per link the first flow to cross it, a key:
- * UINT64_MAX none) in the order of their keys, for op @op (pkt_nccl.c). */
+ * UINT64_MAX none) in the order of their keys, for op @op (pkt_nccl.c): FT_ENOMEM where
+ * the order cannot be had (the bottleneck is the report's: the run's error). */
 uint64_t ft__pk_share(uint64_t bytes, uint64_t n, uint64_t i);
-void ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first);
+int ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first) FT_MUST_CHECK;
 /* A task or a flow (and its task) into records @task_rec and @flow_rec (PK_NONE: new ones
  * at the end), counted by the lazy phase that builds them (pkt_nccl.c). */
 int64_t ft__pk_task_into(struct pk_engine *e, enum pk_task_kind kind, uint64_t delay_ps,
@@ -1690,7 +1691,7 @@ int ft__pk_lazy_end(struct pk_engine *e, uint32_t t);
 int ft__pk_lazy_notice(struct pk_engine *e, uint32_t t);
 int ft__pk_lazy_release(struct pk_engine *e, uint32_t fid);
 bool ft__pk_lazy_any(const struct pk_engine *e);
-void ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i);
+int ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i) FT_MUST_CHECK;
 void ft__pk_lazy_free(struct pk_engine *e);
 /* The op's bottleneck candidate link @k (pkt_report.c); start task @t (a flow's, or a
  * barrier's event); barrier @t is done (its successors may start). */

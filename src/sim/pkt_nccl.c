@@ -685,13 +685,6 @@ struct p2p_build {
 	uint32_t notice; /* the next send's notice task + 1 (0: none) */
 };
 
-/* NCCL's p2p channels on the engine's cluster, from the model's channel count. */
-static uint32_t
-p2p_nchannels(const struct pk_engine *e)
-{
-	return ft__sim_p2p_nchannels(e->topo);
-}
-
 /* Whether the send from vertex @a to @b goes over the network: two nodes, unless two GPUs
  * of one NVLink domain (NCCL's MNNVL, ft__sim_over_network()). */
 static inline uint32_t
@@ -914,15 +907,18 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	/* (set by ft__sim_a2a_window(), its row ours to free; NULL: ch[1]'s for all) */
 	struct ft__sim_a2a_slots slots = { 0 };
 	size_t per_round;
-	double net_step;
+	double net_step = 0;
 	bool windowed = false;
 	int rc = 0;
 
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	/* Per connection ([net]): an NVLink send keeps LL inside a multi-node all-to-all; the
 	 * channels are the communicator's, the same for both. */
-	ft__sim_p2p_comm(e->topo, m, ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride),
-	                 e->line_Bps, &comm);
+	rc = ft__sim_p2p_comm(e->topo, m,
+	                      ft__sim_spans_nodes(e->topo, op->rank_gpu, m, ph->a2a_stride),
+	                      e->line_Bps, &comm);
+	if (rc < 0)
+		return rc;
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &ch[0]);
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, comm.nnodes > 1, &ch[1]);
 	w = ch[1].peers_inflight;
@@ -948,7 +944,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 	/* a send between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
 	 * engine's do */
-	net_step = ft__sim_net_step_s(e->topo, ch[1].proto);
+	if (rc == 0)
+		rc = ft__sim_net_step_s(e->topo, ch[1].proto, &net_step);
 	for (k = 1; k < m && rc == 0; k++) {
 		for (g = 0; g < ngroups && rc == 0; g++) {
 			uint32_t base =
@@ -1025,12 +1022,17 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 {
 	const struct ft_schedule *sc = op->sched;
 	bool multi = ft__sim_spans_nodes(pb->rb.e->topo, op->rank_gpu, sc->nranks, 1);
-	uint32_t f, nch = p2p_nchannels(pb->rb.e), *first, nsend = 0, msgs = 0;
+	uint32_t f, nch, *first, nsend = 0, msgs = 0;
 	struct ft_model_p2p_comm comm;
 	uint64_t pace_ps;
-	int rc = 0;
+	int rc;
 
-	ft__sim_p2p_comm(pb->rb.e->topo, sc->nranks, multi, pb->rb.e->line_Bps, &comm);
+	/* NCCL's p2p channels on the engine's cluster (the model's channel count,
+	 * ft__sim_p2p_nchannels()), with the communicator: the model's error the op's */
+	rc = ft__sim_p2p_comm(pb->rb.e->topo, sc->nranks, multi, pb->rb.e->line_Bps, &comm);
+	if (rc < 0)
+		return rc;
+	nch = comm.p2p_nchannels;
 
 	pb->cap = ph->nflows * nch;
 	pb->rb.c = ft_calloc(pb->cap ? pb->cap : 1, sizeof(*pb->rb.c));
@@ -1647,14 +1649,14 @@ struct first_link {
 	uint32_t link;
 };
 
-void
+int
 ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
 {
 	uint32_t l, n = 0;
 	struct first_link *order = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(*order));
 
 	if (!order)
-		return; /* no bottleneck named: not worth failing the run */
+		return FT_ENOMEM; /* the op's bottleneck is the report's: the run's error */
 	for (l = 0; l < e->nlinks; l++)
 		if (first[l] != UINT64_MAX)
 			order[n++] = (struct first_link){ first[l], l };
@@ -1662,9 +1664,10 @@ ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first)
 	for (l = 0; l < n; l++)
 		ft__pk_bottleneck_link(e, op, order[l].link);
 	ft_free(order);
+	return 0;
 }
 
-void
+int
 ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
 {
 	size_t p;
@@ -1672,9 +1675,10 @@ ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i)
 	for (p = 0; e->lazy && p < e->lazy->phases.len; p++) {
 		const struct lazy_phase *ph = phase_of(e, (uint32_t)p);
 
-		if (ph->at_flow == i && ph->first)
-			ft__pk_first_links(e, ph->tag, ph->first);
+		if (ph->at_flow == i && ph->first && ft__pk_first_links(e, ph->tag, ph->first) < 0)
+			return FT_ENOMEM;
 	}
+	return 0;
 }
 
 void
@@ -1799,8 +1803,11 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		p.free_head[net] = p.free_tail[net] = PK_NONE;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.nsends = (uint64_t)p.ngroups * p.m * (p.m - 1);
-	ft__sim_p2p_comm(e->topo, p.m, ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride),
-	                 e->line_Bps, &comm);
+	rc = ft__sim_p2p_comm(e->topo, p.m,
+	                      ft__sim_spans_nodes(e->topo, op->rank_gpu, p.m, p.stride),
+	                      e->line_Bps, &comm);
+	if (rc < 0)
+		return rc;
 	/* Per connection: an NVLink send keeps LL inside a multi-node all-to-all (its cost at
 	 * its own protocol too); the channels, so W, are the communicator's, one for both. */
 	ft_model_p2p_chunking_conn(&comm, ph->bytes_per_pair, false, &p.ch[0]);
@@ -1815,7 +1822,12 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
 	 * engine's sends do */
 	p.net_hw_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, p.ch[1].proto);
-	p.cost_ps[1] = s_to_ps(ft__sim_net_step_s(e->topo, p.ch[1].proto));
+	{
+		double step;
+
+		rc = ft__sim_net_step_s(e->topo, p.ch[1].proto, &step);
+		p.cost_ps[1] = s_to_ps(step);
+	}
 	for (net = 0; net < 2 && rc == 0; net++)
 		rc = send_shape(e, p.payload, &p.ch[net], net ? net_lanes(e, op) : 1, &p.nflow[net],
 		                &bytes[net]);

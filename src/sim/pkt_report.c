@@ -413,8 +413,10 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	for (i = 0; !e->ports_gone && i <= e->nflows_built; i++) {
 		uint32_t j, off, task, np;
 
-		ft__pk_lazy_bottleneck(e, (uint32_t)i);
-		ft__pk_tree_bottleneck(e, (uint32_t)i);
+		if (ft__pk_lazy_bottleneck(e, (uint32_t)i) < 0 ||
+		    ft__pk_tree_bottleneck(e, (uint32_t)i) < 0)
+			return ft_error_set(err, FT_ENOMEM,
+			                    "sim: out of memory for the bottlenecks");
 		if (i == e->nflows_built)
 			break;
 		/* (a split rank other than 0 keeps its own flows alone: rank 0 reports) */

@@ -519,8 +519,10 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	if (m < 2 || ph->bytes_per_pair == 0)
 		return 0;
 	/* a round between nodes also pays what the model adds to a network hop, as the flow
-	 * engine's waves do (ft__sim_net_step_s()) */
-	net_step = ft__sim_net_step_s(e->topo, sc->proto);
+	 * engine's waves do (ft__sim_net_step_s(): its error, out of memory, the op's) */
+	rc = ft__sim_net_step_s(e->topo, sc->proto, &net_step);
+	if (rc < 0)
+		return rc;
 	ngroups = (uint32_t)(ph->npairs / ((uint64_t)m * (m - 1)));
 	wire = (uint64_t)((double)ph->bytes_per_pair / eff + 0.5);
 	ends = ft_calloc(m, sizeof(uint32_t));
@@ -706,13 +708,14 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * with 10 us of nics.vm_overhead ran as fast as one without.
  */
 static double
-phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+           const struct ft__sim_link_lats *ll)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
-	double extra, step = ft__sim_net_step_s(e->topo, sc->proto);
+	double extra, step = ll->net_step_s;
 
-	(void)ft__sim_far_steps(e->topo, sc, op->rank_gpu, steps, &extra, &net);
+	(void)ft__sim_far_steps(e->topo, sc, ll, op->rank_gpu, steps, &extra, &net);
 	/* each step between nodes: NCCL's hwLat[NET] where the packets' path is shorter (a
 	 * ring, a tree, NVLS across nodes; not an NVLS tree, whose chunked stages pay more than
 	 * the flow engine's already, nor CollNet, whose step overheads hold its interLat) */
@@ -734,8 +737,7 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		if (net == 0)
 			return steps * sc->step_lat_s;
 		return steps * sc->step_lat_s + extra +
-		       net * (step - ft__sim_net_step_s(e->topo, sc->proto) -
-		              ft__sim_hw_net_s(sc));
+		       net * (step - ll->net_step_s - ft__sim_hw_net_s(sc));
 	}
 	return steps * sc->step_lat_s + net * step;
 }
@@ -768,7 +770,8 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
 	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
 		return 0;
-	ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL);
+	if (ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL) < 0)
+		return FT_ENOMEM;
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
 	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
 	 * is not added */
@@ -801,6 +804,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	const struct pk_op *after;
 	uint32_t tag = (uint32_t)e->ops.len, p, nv = ft_topo_nvertices(e->topo), shift_ns;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
+	struct ft__sim_link_lats ll;
 	struct pk_op rec = { 0 };
 	int64_t id;
 	int rc;
@@ -825,6 +829,9 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	after = op->after >= 0 ? &FT_VEC_AT(&e->ops, struct pk_op, op->after) : NULL;
 	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
+	/* the model's net step and ring floor of the op's phases (phase_cost()), once */
+	if ((rc = ft__sim_link_lats(e->topo, sc, &ll)) < 0)
+		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(wait), 0, tag);
 	if (id < 0)
 		goto oom;
@@ -847,7 +854,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 		double steps = ph->steps ? ph->steps : 1;
-		int64_t bar = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(phase_cost(e, op, ph)),
+		int64_t bar = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(phase_cost(e, op, ph, &ll)),
 		                              steps - 1, tag);
 		uint32_t f;
 

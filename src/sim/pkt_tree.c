@@ -216,16 +216,22 @@ nvls_labels(const struct ft_schedule *sc, const struct ft_sched_phase *ph, uint3
 	}
 }
 
-/* The model's links of @sc's spec, for @sc's ranks over @nodes nodes (the chunk rules'). */
-static void
+/* The model's links of @sc's spec, for @sc's ranks over @nodes nodes (the chunk rules');
+ * zero where the model places no such cluster, its error (out of memory) returned. */
+static int
 shape_links(const struct pk_engine *e, const struct ft_schedule *sc, uint32_t nodes,
             struct ft_model_links *l)
 {
-	if (ft_model_links_get(ft_topo_spec(e->topo), 0, 0, 0, l, NULL) < 0)
+	int rc = ft__sim_links(ft_topo_spec(e->topo), 0, 0, 0, l);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
 		memset(l, 0, sizeof(*l));
 	l->nranks = sc->nranks;
 	l->nnodes = nodes;
 	l->ppn = sc->nranks / FT_MAX(nodes, 1u);
+	return 0;
 }
 
 /*
@@ -237,18 +243,21 @@ shape_links(const struct pk_engine *e, const struct ft_schedule *sc, uint32_t no
  * nodes: NCCL's loops of it (ft_model_nvls_net_chunking(), the flow engine's count), a
  * head's one copy one chunk a loop.
  */
-static void
+static int
 nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_schedule *sc,
            uint32_t nodes, struct ft_model_chunking *ch)
 {
 	struct ft_model_links l;
 	uint64_t loops;
+	int rc = shape_links(e, sc, nodes, &l);
 
-	shape_links(e, sc, nodes, &l);
+	if (rc < 0)
+		return rc;
 	l.nrails = tb->heads;
 	loops = tb->net ? ft_model_nvls_net_chunking(&l, sc->bytes, ch) :
 	                  ft_model_nvls_tree_chunking(&l, sc->bytes, ch);
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
+	return 0;
 }
 
 /*
@@ -257,19 +266,22 @@ nvls_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sch
  * CollNetChain one per channel), or @op's pipe_chunks where it sets one: every connection
  * of the phase moves that many chunks one after another.
  */
-static void
+static int
 collnet_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_sim_op *op,
               uint32_t nodes, struct ft_model_chunking *ch)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
 	uint64_t loops;
+	int rc = shape_links(e, sc, nodes, &l);
 
-	shape_links(e, sc, nodes, &l);
+	if (rc < 0)
+		return rc;
 	loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, ch);
 	if (op->pipe_chunks)
 		loops = op->pipe_chunks;
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
+	return 0;
 }
 
 /* The switch of NVLS stage @ed: where its part goes in, or where it reads from. */
@@ -1033,20 +1045,22 @@ chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
  * channels (the op's nchannels) the schedule's copies are NCCL's: none. @nch becomes the
  * channels so run.
  */
-static void
+static int
 chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes, uint32_t *nch)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_pipeline pl;
+	int rc;
 
 	tb->reps = 1;
 	if (!ft__sim_chain(sc) || op->nchannels || pipes == 0)
-		return;
-	ft__sim_pipe_model(tb->rb.e->topo, op, &pl);
-	if (pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
-		return;
+		return 0;
+	rc = ft__sim_pipe_model(tb->rb.e->topo, op, &pl);
+	if (rc < 0 || pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
+		return rc;
 	tb->reps = pl.nchannels / pipes;
 	*nch = pipes * tb->reps;
+	return 0;
 }
 
 /*
@@ -1115,9 +1129,9 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	tb.groups = groups;
 	tb.collnet = sc->algo == FT_ALGO_COLLNET;
 	if (tb.heads) {
-		nvls_shape(&tb, e, sc, nodes, &ch);
+		rc = nvls_shape(&tb, e, sc, nodes, &ch);
 	} else if (tb.collnet) {
-		collnet_shape(&tb, e, op, op_nodes(e, op), &ch);
+		rc = collnet_shape(&tb, e, op, op_nodes(e, op), &ch);
 	} else {
 		struct ft_model_buffs bu;
 
@@ -1127,21 +1141,24 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 
 		/* on NCCL's own channels a plain tree's chunk is NCCL's on its launched
 		 * channels, its pipeline the model's (nccl_fill()) */
+		rc = 0;
 		if (ft__sim_tree_fill_on(sc, op->nchannels) || chain_fill_on(sc, op->nchannels)) {
-			ft__sim_pipe_model(e->topo, op, &tb.pl);
+			rc = ft__sim_pipe_model(e->topo, op, &tb.pl);
 			if (tb.pl.fill_s > 0 && tb.pl.round_s > 0 && tb.pl.stages > 1)
 				nch = tb.pl.nchannels;
 			else
 				tb.pl.nchannels = 0;
 		}
-		if (!tb.pl.nchannels)
-			chain_channels(&tb, op, pipes, &nch);
+		if (rc == 0 && !tb.pl.nchannels)
+			rc = chain_channels(&tb, op, pipes, &nch);
 		tb.pipes = pipes * FT_MAX(tb.reps, 1u);
 		ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
 		ft_model_chunking_sized(sc->op, sc->algo, sc->proto, &bu, sc->bytes, nch,
 		                        op_nodes(e, op), sc->nranks, &ch);
 		chain_lines(&tb, sc, &ch);
 	}
+	if (rc < 0) /* the model's readings (out of memory): before anything is built */
+		return rc;
 	/* an NVLS tree's in-node flow is up to 4 stages, a chain's flow reps connections */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : FT_MAX(tb.reps, 1u)),
 	                    sizeof(*tb.rb.c));
@@ -1889,15 +1906,17 @@ ft__pk_tree_src(const struct pk_engine *e, uint32_t u)
 	return p && v < p->nmsg ? p->tb.rb.c[conn_of(p, v)].src : e->nvertices;
 }
 
-void
+int
 ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i)
 {
 	for (size_t n = 0; e->tlazy && n < e->tlazy->phases.len; n++) {
 		const struct tree_phase *p = ft_vec_at(&e->tlazy->phases, n);
 
-		if (p->at_flow == i && p->first)
-			ft__pk_first_links(e, p->tb.rb.tag, p->first);
+		if (p->at_flow == i && p->first &&
+		    ft__pk_first_links(e, p->tb.rb.tag, p->first) < 0)
+			return FT_ENOMEM;
 	}
+	return 0;
 }
 
 void

@@ -281,23 +281,39 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 	return 0;
 }
 
-/* The channels of op @o, built as @algo on @spec: NCCL's count when given (up to 64, kb
- * NA-CONCEPTS); an NVLS tree on NCCL's NVLS channels (ft_model_nvls_nchannels(): 16 on
- * Hopper, 24 or 32 on Blackwell across nodes; every channel carries every head's share);
- * else one per rail the node's ranks use. */
-static uint32_t
+/* The error @rc of one of the simulator's readings of the model (ft__sim_links(): out of
+ * memory on node groups), @what, as the run's: never a default in its place. */
+static int
+model_err(struct ft_error *err, int rc, const char *what)
+{
+	return ft_error_set(err, rc, "%s: %s", what, ft_strerror(rc));
+}
+
+/* The channels of op @o, built as @algo on @spec, into @nch: NCCL's count when given (up to
+ * 64, kb NA-CONCEPTS); an NVLS tree on NCCL's NVLS channels (ft_model_nvls_nchannels(): 16
+ * on Hopper, 24 or 32 on Blackwell across nodes; every channel carries every head's share);
+ * else (and where the model places no such cluster) one per rail the node's ranks use. The
+ * model's error (out of memory) is returned. */
+static int
 nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct sc_op *o,
-             uint32_t nnics, uint32_t gpn)
+             uint32_t nnics, uint32_t gpn, uint32_t *nch)
 {
 	struct ft_model_links l;
+	int rc;
 
-	if (o->channels)
-		return FT_MIN(o->channels, (uint32_t)FT_SPEC_MAX_CHANNELS);
-	if (algo == FT_ALGO_NVLS_TREE && ft_model_links_get(spec, 0, 0, 0, &l, NULL) == 0) {
-		l.nnodes = FT_MAX(l.nnodes, 2u); /* NCCL runs no NVLS tree inside one node */
-		return ft_model_nvls_nchannels(&l);
+	*nch = FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
+	if (o->channels) {
+		*nch = FT_MIN(o->channels, (uint32_t)FT_SPEC_MAX_CHANNELS);
+		return 0;
 	}
-	return FT_MIN(FT_MAX(nnics, 1u), FT_MAX(gpn, 1u));
+	if (algo != FT_ALGO_NVLS_TREE)
+		return 0;
+	rc = ft__sim_links(spec, 0, 0, 0, &l);
+	if (rc > 0) {
+		l.nnodes = FT_MAX(l.nnodes, 2u); /* NCCL runs no NVLS tree inside one node */
+		*nch = ft_model_nvls_nchannels(&l);
+	}
+	return FT_MIN(rc, 0);
 }
 
 /*
@@ -307,34 +323,47 @@ nchannels_of(const struct ft_cluster_spec *spec, enum ft_algo algo, const struct
  * graph's bandwidth: 32 on GB200 NVL72 (16 x 45.1 GB/s doubled, the newest release; 15 x
  * 48 -> 30 with 2.26), not one per NIC of the domain; the graph's channels into @graph
  * (the copies run on their graph channel's NIC); 0 elsewhere (inside one domain the ring
- * runs without channel copies, ft__sim_sched_is_flat()).
+ * runs without channel copies, ft__sim_sched_is_flat()), into @nch. The model's error (out
+ * of memory) is returned.
  */
-static uint32_t
+static int
 domain_nchannels(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
-                 uint32_t sgpn, uint32_t gpn, uint32_t *graph)
+                 uint32_t sgpn, uint32_t gpn, uint32_t *graph, uint32_t *nch)
 {
 	struct ft_model_links l;
 	uint32_t g;
+	int rc;
 
-	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn ||
-	    !ft__sim_graph_links(spec, nranks, gpn, &l, &g) || l.domain_nodes < 2 || g == 0)
+	*nch = 0;
+	if ((algo != FT_ALGO_RING && algo != FT_ALGO_TREE) || sgpn <= gpn || nranks <= sgpn)
 		return 0;
+	rc = ft__sim_graph_links(spec, nranks, gpn, &l, &g);
+	if (rc <= 0 || l.domain_nodes < 2 || g == 0)
+		return FT_MIN(rc, 0);
 	*graph = g;
-	return ft_model_run_nchannels(&l, algo);
+	*nch = ft_model_run_nchannels(&l, algo);
+	return 0;
 }
 
-/* The channels of op @o; @graph gets the graph's whose copies they are (0: none). */
-static uint32_t
+/* The channels of op @o into @nch; @graph gets the graph's whose copies they are (0: none).
+ * The model's error (out of memory) is returned. */
+static int
 nchannels(const struct ft_cluster_spec *spec, const struct ft_schedule *s, const struct sc_op *o,
-          uint32_t nnics, uint32_t sgpn, uint32_t nranks, uint32_t gpn, uint32_t *graph)
+          uint32_t nnics, uint32_t sgpn, uint32_t nranks, uint32_t gpn, uint32_t *graph,
+          uint32_t *nch)
 {
-	uint32_t dom;
+	uint32_t dom = 0;
+	int rc;
 
 	*graph = 0;
+	*nch = 1;
 	if (ft__sim_sched_is_flat(s, sgpn))
-		return 1;
-	dom = o->channels ? 0 : domain_nchannels(spec, s->algo, nranks, sgpn, gpn, graph);
-	return dom ? dom : nchannels_of(spec, s->algo, o, nnics, sgpn);
+		return 0;
+	rc = o->channels ? 0 : domain_nchannels(spec, s->algo, nranks, sgpn, gpn, graph, &dom);
+	if (rc < 0)
+		return rc;
+	*nch = dom;
+	return dom ? 0 : nchannels_of(spec, s->algo, o, nnics, sgpn, nch);
 }
 
 /*
@@ -588,20 +617,71 @@ kernel_what(const struct ft_schedule *s, char *buf, size_t len)
  * with next (ft__sim_tree_cap(), ft__sim_kernel_cap() on @gpn ranks a node); the
  * correction moves their rates, not whether they exist.
  */
-static bool
+static int
 tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const struct sc_op *o,
-          const struct ft_schedule *sched, const struct op_cap *cap, uint32_t gpn)
+          const struct ft_schedule *sched, const struct op_cap *cap, uint32_t gpn, bool *corr)
 {
-	double bps = cap->Bps;
+	double bps = cap->Bps, tree, kernel;
+	int rc;
 
+	*corr = false;
 	/* (the packet engine's plain tree on NCCL's channels follows the model's pipeline,
 	 * its correction with it: pkt_tree.c nccl_fill()) */
 	if (jr->chunked && (jr->unchunked || !ft__sim_tree_fill_on(sched, o->channels)))
-		return false;
-	if (!(bps > 0))
-		bps = FT_MAX(ft__sim_tree_cap(spec, sched, jr->nranks, gpn),
-		             ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels));
-	return !ft__sim_cap_staged_on(sched, o->channels, bps);
+		return 0;
+	if (!(bps > 0)) {
+		rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &tree);
+		if (rc == 0)
+			rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &kernel);
+		if (rc < 0)
+			return rc;
+		bps = FT_MAX(tree, kernel);
+	}
+	*corr = !ft__sim_cap_staged_on(sched, o->channels, bps);
+	return 0;
+}
+
+/*
+ * NCCL's efficiencies and the caps of the model on @sched, the op's last set-up (@gpn: the
+ * job's GPUs a node, 0 on node groups; @nch the channels, @built the algorithm built, its
+ * channel cap only where channels are forced): the caps tightened into @cap, a send/recv's
+ * its window's in place of the kernel's (with @window_only its window's alone, as on node
+ * groups). Every reading's error (out of memory) is the run's, named.
+ */
+static int
+model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op *o,
+           struct ft_schedule *sched, uint32_t gpn, bool window_only, struct op_cap *cap,
+           struct ft_error *err)
+{
+	const struct ft_cluster_spec *spec = ft_topo_spec(t);
+	char kw[16];
+	double b;
+	bool corr;
+	int rc;
+
+	if (!window_only) {
+		rc = tree_corr(spec, jr, o, sched, cap, gpn, &corr);
+		if (rc == 0)
+			rc = ft__sim_nccl_efficiency(spec, sched, corr, gpn);
+		if (rc < 0)
+			return model_err(err, rc, "NCCL's efficiencies");
+		rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &b);
+		if (rc < 0)
+			return model_err(err, rc, "the tree's cap");
+		tighter_cap(cap, b, "");
+	}
+	if (o->op == FT_OP_SENDRECV) {
+		rc = ft__sim_p2p_cap(t, sched, jr->rank_gpu, &b);
+		if (rc < 0)
+			return model_err(err, rc, "NCCL's window on a send");
+		tighter_cap(cap, b, FT__SIM_P2P_WINDOW_WHAT);
+		return 0;
+	}
+	rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &b);
+	if (rc < 0)
+		return model_err(err, rc, "the kernel's cap");
+	tighter_cap(cap, b, kernel_what(sched, kw, sizeof(kw)));
+	return 0;
 }
 
 /*
@@ -626,7 +706,6 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	struct ft_coll_args args = { .op = o->op, .nranks = jr->nranks, .ranks_per_node = 1,
 		                     .bytes = bytes };
 	uint32_t nch, gpus0 = jr->node_first[1] - jr->node_first[0];
-	char kw[16];
 	enum ft_algo built;
 	int rc;
 
@@ -642,7 +721,12 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		                    "%s: %s across nodes of different GPU counts is not simulated "
 		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
-	ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
+	rc = ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
+	if (rc < 0) {
+		model_err(err, rc, "NCCL's tuner");
+		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
+		return rc;
+	}
 	if (args.algo == FT_ALGO_NVLS_TREE &&
 	    (o->op != FT_OP_ALL_REDUCE || !heads || !ft_model_nvls_efficiency(ft_topo_spec(t))))
 		return ft_error_set(err, FT_ENOTSUP,
@@ -669,29 +753,38 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 		return rc;
 	}
-	if (o->op == FT_OP_SENDRECV) {
-		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), FT__SIM_P2P_WINDOW_WHAT);
-		return 0;
-	}
+	if (o->op == FT_OP_SENDRECV)
+		return model_caps(t, jr, o, sched, 0, true, cap, err);
 	if (sched->phases.len == 0 || ft_sched_phase_at(sched, 0)->implicit_alltoall)
 		return 0;
-	nch = nchannels_of(ft_topo_spec(t), built, o,
-	                   ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0);
+	rc = nchannels_of(ft_topo_spec(t), built, o,
+	                  ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0,
+	                  &nch);
+	if (rc < 0)
+		return model_err(err, rc, "NCCL's channels");
 	{
 		struct ft_schedule merged;
 		struct ft__sim_forced_trees ft;
-		bool one = o->channels && ft__sim_forced_trees_get(ft_topo_spec(t), sched,
-		                                                   jr->nranks, 0, nch, &ft);
-		/* forced channels: copies of the graph's, on their graph channel's rails */
-		uint32_t graph = !o->channels ? 0 :
-		                 one          ? ft.graph :
-		                                ft__sim_uneven_graph(ft_topo_spec(t), jr->nranks);
+		uint32_t graph = 0;
+		double b = 0;
+		int one = 0;
 
-		if (o->channels)
-			tighter_cap(cap,
-			            ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
-			                                true),
-			            "");
+		/* forced channels: copies of the graph's, on their graph channel's rails */
+		if (o->channels) {
+			one = ft__sim_forced_trees_get(ft_topo_spec(t), sched, jr->nranks, 0, nch,
+			                               &ft);
+			rc = one < 0 ? one :
+			     one     ? 0 :
+			               ft__sim_uneven_graph(ft_topo_spec(t), jr->nranks, &graph);
+			if (rc == 0)
+				rc = ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
+				                         true, &b);
+			if (rc < 0)
+				return model_err(err, rc, "NCCL's forced channels");
+			if (one)
+				graph = ft.graph;
+			tighter_cap(cap, b, "");
+		}
 		rc = ft__sim_channelize_uneven(sched, nch, graph, jr->nnodes, jr->node_first,
 		                               jr->node_kind, ft_topo_spec(t)->nccl_version, gpus,
 		                               one ? &ft : NULL, &merged);
@@ -700,12 +793,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	ft__sim_nccl_efficiency(ft_topo_spec(t), sched,
-	                        tree_corr(ft_topo_spec(t), jr, o, sched, cap, 0), 0);
-	tighter_cap(cap, ft__sim_tree_cap(ft_topo_spec(t), sched, jr->nranks, 0), "");
-	tighter_cap(cap, ft__sim_kernel_cap(ft_topo_spec(t), sched, jr->nranks, 0, o->channels),
-	            kernel_what(sched, kw, sizeof(kw)));
-	return 0;
+	return model_caps(t, jr, o, sched, 0, false, cap, err);
 }
 
 static int
@@ -830,11 +918,15 @@ nvls_net_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_t
 	if (rc < 0)
 		return ft_error_set(err, rc, rc == FT_ENOMEM ? "out of memory" :
 		                                               "nvls across nodes: no NVLS heads");
-	ft__sim_nccl_efficiency(ft_topo_spec(t), sched, false, jr->gpn);
+	rc = ft__sim_nccl_efficiency(ft_topo_spec(t), sched, false, jr->gpn);
+	if (rc < 0)
+		return model_err(err, rc, "NCCL's efficiencies");
 	*cap = (struct op_cap){ 0 };
 	/* NCCL's price as a pace (named by the link class it binds on, as the model names it) */
-	cap->Bps = ft__sim_nvls_net_cap(ft_topo_spec(t), sched, jr->nranks, jr->gpn, cap->what,
-	                                sizeof(cap->what));
+	rc = ft__sim_nvls_net_cap(ft_topo_spec(t), sched, jr->nranks, jr->gpn, cap->what,
+	                          sizeof(cap->what), &cap->Bps);
+	if (rc < 0)
+		return model_err(err, rc, "NCCL's price of nvls across nodes");
 	return 0;
 }
 
@@ -855,7 +947,6 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	uint32_t nch, graph, node0, sgpn;
 	struct ft_coll_args args;
-	char kw[16];
 	int rc;
 
 	job_shape(t, jr, &node0, &sgpn);
@@ -917,8 +1008,13 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	}
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
-	ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
-	                      spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), &args);
+	rc = ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
+	                           spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), &args);
+	if (rc < 0) {
+		model_err(err, rc, "NCCL's tuner");
+		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
+		return rc;
+	}
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ap[2] = args.collnet_chain;
@@ -945,8 +1041,10 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		return rc;
 	}
 	/* an NVLink domain leaves through the NICs of all its trays */
-	nch = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
-	                sgpn, jr->nranks, jr->gpn, &graph);
+	rc = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
+	               sgpn, jr->nranks, jr->gpn, &graph, &nch);
+	if (rc < 0)
+		return model_err(err, rc, "NCCL's channels");
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)
@@ -955,14 +1053,18 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		struct ft_schedule merged;
 		struct ft__sim_forced_trees ft;
 		/* forced channels: one tree a channel, on its graph channel's rails */
-		bool one = o->channels && ft__sim_forced_trees_get(spec, sched, jr->nranks,
-		                                                   jr->gpn, nch, &ft);
+		int one = o->channels ? ft__sim_forced_trees_get(spec, sched, jr->nranks, jr->gpn,
+		                                                 nch, &ft) :
+		                        0;
+		double b = 0;
 
-		if (o->op != FT_OP_SENDRECV)
-			tighter_cap(cap,
-			            ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
-			                                o->channels != 0),
-			            "");
+		rc = one < 0 ? one : 0;
+		if (rc == 0 && o->op != FT_OP_SENDRECV)
+			rc = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
+			                         o->channels != 0, &b);
+		if (rc < 0)
+			return model_err(err, rc, "NCCL's forced channels");
+		tighter_cap(cap, b, "");
 		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
 		                        ft__sim_node(t, node0), spec->nccl_version,
 		                        o->op == FT_OP_SENDRECV, one_kind(t, jr, node0),
@@ -972,14 +1074,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	ft__sim_nccl_efficiency(spec, sched, tree_corr(spec, jr, o, sched, cap, jr->gpn), jr->gpn);
-	tighter_cap(cap, ft__sim_tree_cap(spec, sched, jr->nranks, jr->gpn), "");
-	if (o->op != FT_OP_SENDRECV)
-		tighter_cap(cap, ft__sim_kernel_cap(spec, sched, jr->nranks, jr->gpn, o->channels),
-		            kernel_what(sched, kw, sizeof(kw)));
-	else
-		tighter_cap(cap, ft__sim_p2p_cap(t, sched, jr->rank_gpu), FT__SIM_P2P_WINDOW_WHAT);
-	return 0;
+	return model_caps(t, jr, o, sched, jr->gpn, false, cap, err);
 }
 
 /*
@@ -1760,6 +1855,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		rc = ft_error_set(err, out->failure.deadlock ? FT_EINVAL : FT_EIO, "%s",
 		                  out->failure.message);
 out:
+	/* a failure without its words (an engine's event loop out of memory): the code's */
+	if (rc < 0 && err && err->code == 0)
+		ft_error_set(err, rc, "sim: %s", ft_strerror(rc));
 	if (rc < 0)
 		ft__scenario_name_packet_error(sc, ov && ov->engine, err);
 	if ((rc == FT_EIO || (rc == FT_EINVAL && out->failure.deadlock)) && out->failure.failed)

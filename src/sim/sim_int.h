@@ -512,13 +512,26 @@ int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counter
 
 /* ---- sim/nccl.c: what NCCL does that the schedules leave out ---- */
 
+/*
+ * The model's links of @spec for @nranks ranks over @nnodes nodes, @gpn a node
+ * (ft_model_links_get(): 0 for all of them), into @l, for the simulator's readings of the
+ * model: 1 when had; 0 where the model places no such job (FT_EINVAL, FT_ERANGE: ranks
+ * that fill no node, nodes that fill no NVLink domain), where each reading keeps the
+ * default its comment gives; else the error, which is the run's (FT_ENOMEM: on node groups
+ * the links take an allocation, model/links.c). Never a default in place of an error.
+ */
+int ft__sim_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t nnodes,
+                  uint32_t gpn, struct ft_model_links *l) FT_MUST_CHECK;
 /* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it (no
- * NVLS when @nvls_off). */
-void ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                       uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args);
-void ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
-                           uint64_t bytes, uint32_t nranks, uint32_t gpn, bool nvls_off,
-                           bool nvls_net, struct ft_coll_args *args);
+ * NVLS when @nvls_off); where the tuner prices none or coll/ builds not its pick, ring
+ * (direct for an all-to-all) and Simple. FT_ENOMEM where memory ran out in the tuner or
+ * the probe of its pick. */
+int ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                      uint32_t nranks, uint32_t gpn, bool nvls_off,
+                      struct ft_coll_args *args) FT_MUST_CHECK;
+int ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
+                          uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
+                          struct ft_coll_args *args) FT_MUST_CHECK;
 /*
  * A node as the topology has it (node.c): its description, its GPUs and NICs counted
  * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in
@@ -609,17 +622,20 @@ uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 uint32_t ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst);
 /* NCCL's p2p channels on @t's cluster at its jobs' release (ft_model_p2p_nchannels_of():
  * 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
- * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()). */
-uint32_t ft__sim_p2p_nchannels(const struct ft_topo *t);
+ * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()), into @nch;
+ * FT_MODEL_P2P_NCHANNELS where the model places no such cluster. The links' error (out of
+ * memory on node groups) is returned (node.c). */
+int ft__sim_p2p_nchannels(const struct ft_topo *t, uint32_t *nch) FT_MUST_CHECK;
 struct ft_model_p2p_comm;
 struct ft_model_p2p_chunking;
 /* The p2p communicator of @nranks ranks on @t's cluster, on several nodes (@multi) or
  * one, whose GPUs reach the network at @nic_Bps: what ft_model_p2p_chunking_conn() takes,
  * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE), at
  * the release the cluster's jobs run (spec nccl_version: its p2p channels, per-peer rule
- * with the GPU's NICs, ft_model_p2p_net_nics(), and p2p schedule). */
-void ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
-                      struct ft_model_p2p_comm *out);
+ * with the GPU's NICs, ft_model_p2p_net_nics(), and p2p schedule). The links' error (out
+ * of memory) is returned, as ft__sim_p2p_nchannels()'s. */
+int ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
+                     struct ft_model_p2p_comm *out) FT_MUST_CHECK;
 /* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one of NCCL's
  * nodes (a multi-node NVLink domain is one, MNNVL: ft__sim_over_network()): NCCL's
  * send/recv then cuts sends with its network chunk (ft_model_p2p_chunking_on()). */
@@ -674,8 +690,8 @@ uint32_t ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, 
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
  * flows 1/NCCL's tree correction at its size (@tree_corr) for the job's @gpn GPUs per node
  * (0: every GPU of nodes of different GPU counts). */
-void ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
-                             bool tree_corr, uint32_t gpn);
+int ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
+                            bool tree_corr, uint32_t gpn) FT_MUST_CHECK;
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */
 bool ft__sim_sched_is_flat(const struct ft_schedule *s, uint32_t gpn);
 /*
@@ -696,15 +712,17 @@ uint32_t ft__sim_forced_tree(uint32_t c, uint32_t nch, uint32_t graph, uint32_t 
  * and into @graph the channels of the ring and tree graph NCCL's search finds for them,
  * which forced channels copy (the links' graph_nchannels; 0 on one node or where the links
  * hold no search graph): the one place the engines' channel maps ask the model for it
- * (ft__sim_forced_trees_get(), ft__sim_uneven_graph(), run.c domain_nchannels()). False
- * (and @graph 0) for fewer than 2 ranks or where the links fail (nccl.c). */
-bool ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
-                         struct ft_model_links *l, uint32_t *graph);
-/* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven);
- * false (and @out zero) where @s is no tree all-reduce across ranks or @nch is 0. */
-bool ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                              uint32_t nranks, uint32_t gpn, uint32_t nch,
-                              struct ft__sim_forced_trees *out);
+ * (ft__sim_forced_trees_get(), ft__sim_uneven_graph(), run.c domain_nchannels()): 1. 0
+ * (and @graph 0) for fewer than 2 ranks or where the model places no such job; the links'
+ * error (ft__sim_links(): out of memory) is the caller's (nccl.c). */
+int ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
+                        struct ft_model_links *l, uint32_t *graph) FT_MUST_CHECK;
+/* @out for @s on @nch forced channels of @spec's @nranks ranks, @gpn a node (0: uneven):
+ * 1; 0 (and @out zero) where @s is no tree all-reduce across ranks, @nch is 0 or the model
+ * places no such job; the links' error (out of memory) is the caller's. */
+int ft__sim_forced_trees_get(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                             uint32_t nranks, uint32_t gpn, uint32_t nch,
+                             struct ft__sim_forced_trees *out) FT_MUST_CHECK;
 /* The wire bytes of a tree all-reduce of @bytes: both trees' copies together (1/0.92). */
 uint64_t ft__sim_tree_wire(uint64_t bytes);
 /* The channels a plain tree's or chain's phase of @pipes copies (the largest pipe number)
@@ -741,10 +759,22 @@ bool ft__sim_nvls_across_nodes(const struct ft_schedule *s);
  * NVLS tree across nodes (up to @steps, every step that crosses: the steps the packets
  * walk), CollNet's one crossing, 0 elsewhere; @extra_s counts every network step NCCL
  * counts, more than @steps for a ring all-reduce with one GPU a node before 2.23. At the
- * jobs' release (spec nccl_version). */
+ * jobs' release (spec nccl_version), with the net step and the ring's floor inside nodes
+ * of @ll (ft__sim_link_lats()). */
+struct ft__sim_link_lats {
+	double net_step_s;         /* ft__sim_net_step_s() at the schedule's protocol */
+	double ring_intra_floor_s; /* ft_model_ring_intra_floor_s(), the model's time */
+};
 uint32_t ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
-                           const uint32_t *rank_gpu, uint32_t steps, double *extra_s,
-                           uint32_t *net_steps);
+                           const struct ft__sim_link_lats *ll, const uint32_t *rank_gpu,
+                           uint32_t steps, double *extra_s, uint32_t *net_steps);
+/* What ft__sim_far_steps() reads of the model's links of @t's cluster for @sc, into @out:
+ * the schedule's own where the runner set them at the jobs' release (release_set,
+ * ft__sim_release_lats()); for a schedule handed to an engine as it is, the same reading
+ * once an op (0 where the model places no such cluster). The links' error (out of memory
+ * on node groups) is the caller's, which the engines return from their submit. */
+int ft__sim_link_lats(const struct ft_topo *t, const struct ft_schedule *sc,
+                      struct ft__sim_link_lats *out) FT_MUST_CHECK;
 /* What a step between nodes pays on top of the path latency @path_s it walks so that it
  * lasts NCCL's per-hop network latency @hw_s (hwLat[NET], ft__sim_hw_net_s()) at least:
  * max(0, @hw_s - @path_s). The packet engine's floor on the steps its packets walk
@@ -758,12 +788,13 @@ double ft__sim_net_floor_s(double hw_s, double path_s);
 double ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps);
 /* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
  * or tree flows whole, the model's (ft_model_pipe_terms()), and its stages in @stages
- * (NULL: not wanted); 0 where the model prices none (nccl.c). */
-void ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
-                        double *proxy_s, uint32_t *stages);
+ * (NULL: not wanted); 0 where the model prices none (nccl.c). Both return the error of the
+ * model's links (out of memory: ft__sim_links()), the terms then 0. */
+int ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
+                       double *proxy_s, uint32_t *stages) FT_MUST_CHECK;
 struct ft_model_pipeline;
-void ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
-                        struct ft_model_pipeline *out);
+int ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
+                       struct ft_model_pipeline *out) FT_MUST_CHECK;
 /* Whether @op's stages are paced at its cap (ft__sim_cap_fill_s(), pkt_tree.c cap_pace()):
  * a plain tree all-reduce or a chain broadcast or reduce in Simple, on channels forced
  * on it, with a per-connection cap (run.c). */
@@ -789,8 +820,9 @@ double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, u
 /* What a step between nodes pays with protocol @p on @t's cluster on top of NCCL's per-hop
  * network latency and the path the engine walks (the fabric's own latency): the model's
  * ft_model_net_step_s() less the fabric latency it holds, for the time (a flush only where
- * NCCL flushes). 0 on one node. */
-double ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p);
+ * NCCL flushes), into @step_s. 0 on one node or where the model places no such cluster;
+ * the links' error (out of memory on node groups) is returned, @step_s then 0. */
+int ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p, double *step_s) FT_MUST_CHECK;
 
 /* NCCL's per-hop network latency (hwLat[NET]) a step between nodes of @sc pays: the one
  * ft__sim_release_lats() set on the schedule at the jobs' release (ft_model_net_hop_latency();
@@ -821,9 +853,11 @@ int ft__sim_channelize_uneven(const struct ft_schedule *in, uint32_t nch, uint32
                               const struct ft_node_spec *const *kind, uint32_t nccl_version,
                               const uint32_t *gpus, const struct ft__sim_forced_trees *trees,
                               struct ft_schedule *out);
-/* The graph channels forced channels copy over the node groups of @spec (@nranks ranks):
- * the fewest any group's search finds; 0: none (each channel on its own rail). */
-uint32_t ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks);
+/* The graph channels forced channels copy over the node groups of @spec (@nranks ranks)
+ * into @graph: the fewest any group's search finds; 0: none (each channel on its own rail).
+ * The links' error (out of memory) is the caller's. */
+int ft__sim_uneven_graph(const struct ft_cluster_spec *spec, uint32_t nranks,
+                         uint32_t *graph) FT_MUST_CHECK;
 /* NCCL's tree all-reduce over @nnodes nodes of any sizes, one channel, node k holding
  * ranks first[k] to first[k + 1] - 1: @s (the flat tree's schedule) gets its flows. */
 int ft__sim_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint32_t *first);
@@ -835,10 +869,14 @@ int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint3
  * in-network reduction (nccl.c). FT_EINVAL for a shape NCCL does not run it on. */
 int ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
                          const uint32_t *heads, uint32_t nheads);
-/* NCCL's tuner price of NVLS across nodes as a cap per connection of @s (nccl.c), bytes/s,
+/* The four caps below: the cap into @cap, 0 or the error of the model's reading, the run's
+ * (out of memory: ft__sim_links()); where the model places or prices no such job, no cap.
+ *
+ * NCCL's tuner price of NVLS across nodes as a cap per connection of @s (nccl.c), bytes/s,
  * and the link class it binds on into @what; 0: none. */
-double ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                            uint32_t nranks, uint32_t gpn, char *what, size_t len);
+int ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                         uint32_t nranks, uint32_t gpn, char *what, size_t len,
+                         double *cap) FT_MUST_CHECK;
 /*
  * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node
  * (0: every GPU of a cluster whose nodes differ in GPU count),
@@ -846,25 +884,25 @@ double ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_
  * channel count was @given (one NCCL channel each). 0: no cap (the default channels,
  * which stand for the graph's; other algorithms; or the model does not apply).
  */
-double ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
-                           uint32_t gpn, uint32_t nch, bool given);
+int ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint32_t nranks,
+                        uint32_t gpn, uint32_t nch, bool given, double *cap) FT_MUST_CHECK;
 /* What one connection of NCCL's tree or NVLSTree all-reduce @s over @nranks ranks, @gpn
  * per node (0: nodes of different GPU counts), can carry under NCCL's per-channel tree
  * or NVLSTree cap, bytes/s; 0: no cap (another algorithm, one node, no NVLS). */
-double ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                        uint32_t nranks, uint32_t gpn);
+int ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                     uint32_t nranks, uint32_t gpn, double *cap) FT_MUST_CHECK;
 /* What one connection of ring or tree @s over @nranks ranks, @gpn per node (0: nodes of
  * different GPU counts), on @nch channels forced (0: NCCL's) can carry on the wire where
  * NCCL's protocol or the channels it launches at the op's size set the rate
  * (ft_model_kernel_algbw()), bytes/s; 0: no cap. */
-double ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
-                          uint32_t nranks, uint32_t gpn, uint32_t nch);
+int ft__sim_kernel_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                       uint32_t nranks, uint32_t gpn, uint32_t nch, double *cap) FT_MUST_CHECK;
 
 /* What each send of send/recv @s (rank r on GPU vertex @rank_gpu[r]) can carry on the wire
  * under NCCL's window (ft_model_p2p_window_Bps()), bytes/s, where that is below the send's
- * path; 0: no cap. */
-double ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s,
-                       const uint32_t *rank_gpu);
+ * path, into @cap; 0: no cap. The p2p links' error (out of memory) is returned. */
+int ft__sim_p2p_cap(const struct ft_topo *t, const struct ft_schedule *s, const uint32_t *rank_gpu,
+                    double *cap) FT_MUST_CHECK;
 /* NCCL's window on a send from GPU vertex @a to @b cut as @ch (ft_model_p2p_window_Bps()),
  * payload bytes/s, its round trip the minimal path there and back; 0 inside an NVLink
  * domain or without a path. The _via form goes through GPU vertex @via (UINT32_MAX: none),

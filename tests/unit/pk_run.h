@@ -8,6 +8,8 @@
 #ifndef FT_TEST_PK_RUN_H
 #define FT_TEST_PK_RUN_H
 
+#include "sim_lats.h"
+
 struct pk_run {
 	struct ft_cluster_spec spec;
 	struct ft_topo *t;
@@ -177,7 +179,7 @@ flow_engine_time(const struct pk_run *r, double cap_Bps)
 		uint32_t steps = ft_sched_phase_at(&r->s, p)->steps, net;
 		double extra;
 
-		(void)ft__sim_far_steps(r->t, &r->s, r->ends, steps, &extra, &net);
+		(void)far_steps_of(r->t, &r->s, r->ends, steps, &extra, &net);
 		t -= steps * r->s.step_lat_s + extra;
 	}
 	ft_flow_engine.destroy(ef);

@@ -47,7 +47,7 @@ ring_fixed_s(const struct pk_run *r, uint32_t steps, double d)
 	double hw = ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE);
 
 	return r->s.base_lat_s +
-	       steps * (ft__sim_net_step_s(r->t, FT_PROTO_SIMPLE) + FT_MAX(0.0, hw - d));
+	       steps * (net_step_s_of(r->t, FT_PROTO_SIMPLE) + FT_MAX(0.0, hw - d));
 }
 
 /* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes: every ring hop is
@@ -461,7 +461,12 @@ test_p2p_windowed(void **state)
 	assert_int_equal(pk(r.e)->flows.len, 2);
 	whole = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s;
 	/* and NCCL's window binds nowhere on the preset's fabric */
-	assert_true(ft__sim_p2p_cap(r.t, &r.s, r.ends) == 0);
+	{
+		double cap_Bps = -1;
+
+		assert_int_equal(ft__sim_p2p_cap(r.t, &r.s, r.ends, &cap_Bps), 0);
+		assert_true(cap_Bps == 0);
+	}
 	pk_run_free(&r);
 
 	pk_run_conn_cap_Bps = cap;
@@ -878,7 +883,7 @@ test_p2p_alltoall_window(void **state)
 	pk_run_cable_lat_s = 0;
 	pk_hop_times(&r, &t_pkt, &d);
 	rtt = 2 * d;
-	ft__sim_p2p_comm(r.t, 18, true, r.spec.node.nic_Bps, &comm);
+	assert_int_equal(ft__sim_p2p_comm(r.t, 18, true, r.spec.node.nic_Bps, &comm), 0);
 	assert_int_equal(comm.p2p_nchannels, 32);
 	ft_model_p2p_chunking_conn(&comm, 4u << 20, true, &ch);
 	assert_int_equal(ch.channels, 4);
@@ -1433,7 +1438,7 @@ test_alltoall_across_trays(void **state)
 	assert_false(ft__sim_over_network(t, gpu[0], gpu[4]));
 	assert_true(ft__sim_over_network(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 1, 0)));
 	/* every peer in flight at once: one completion wait */
-	ft__sim_p2p_comm(t, 8, false, sc->spec.node.nic_Bps, &comm);
+	assert_int_equal(ft__sim_p2p_comm(t, 8, false, sc->spec.node.nic_Bps, &comm), 0);
 	ft_model_p2p_chunking_conn(&comm, 1u << 20, false, &ch);
 	assert_true(ch.peers_inflight >= 7);
 	ft_topo_out_links(t, gpu[0], &first, &count);
@@ -2378,7 +2383,7 @@ p2p_release_time(const char *version, double *rtt, uint32_t *channels)
 	*rtt = 1 /
 	       ft__sim_p2p_send_window(t, &unit, ft_topo_gpu(t, 0, 0), ft_topo_gpu(t, 1, 0), NULL);
 	/* the p2p channels, unrounded and NCCL's, and the channels a network peer's send takes */
-	ft__sim_p2p_comm(t, 2, true, 50e9, &c);
+	assert_int_equal(ft__sim_p2p_comm(t, 2, true, 50e9, &c), 0);
 	assert_int_equal(c.p2p_nchannels_raw, 18);
 	assert_int_equal(c.p2p_nchannels, 32);
 	ft_model_p2p_chunking_conn(&c, 32u << 20, true, &ch);

@@ -25,6 +25,7 @@
 
 #include "sim/pkt_int.h"
 #include "sim/sim_int.h"
+#include "sim_lats.h"
 #include "spec/scenario.h"
 
 #include "pk_net.h"
@@ -404,7 +405,7 @@ test_send_over_four_nics(void **state)
 			for (uint32_t nic = 0; nic < 4; nic++)
 				assert_int_equal(per_nic[node][nic], sizes[k] / 4);
 		want = n * t_pkt + FT_MAX(ft__sim_hw_net_s(&r.s), lat) +
-		       ft__sim_net_step_s(r.t, a.proto);
+		       net_step_s_of(r.t, a.proto);
 		got = r.c.ops[0].t_end_s - r.c.ops[0].t_start_s - r.s.base_lat_s;
 		if (getenv("FT_PKTNIC_PRINT"))
 			print_message("send of %llu B: %.4f us, closed form %.4f us (+%.2f packets)\n",

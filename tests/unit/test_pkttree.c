@@ -80,14 +80,14 @@ op_fixed_s(const struct pk_run *r)
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
 	double extra, hw = ft_model_hw_latency(0, FT_HW_NET, r->s.algo, r->s.proto);
 
-	(void)ft__sim_far_steps(r->t, &r->s, r->ends, steps, &extra, &net);
+	(void)far_steps_of(r->t, &r->s, r->ends, steps, &extra, &net);
 	/* an NVLS tree: every step's overhead, and on its steps between nodes only what the
 	 * model adds to a network step */
 	if (r->s.algo != FT_ALGO_RING && r->s.algo != FT_ALGO_TREE)
 		return r->s.base_lat_s + steps * r->s.step_lat_s +
-		       net * ft__sim_net_step_s(r->t, r->s.proto);
+		       net * net_step_s_of(r->t, r->s.proto);
 	return r->s.base_lat_s + (steps - net) * r->s.step_lat_s +
-	       net * (ft__sim_net_step_s(r->t, r->s.proto) + FT_MAX(0.0, hw - net_path_s(r)));
+	       net * (net_step_s_of(r->t, r->s.proto) + FT_MAX(0.0, hw - net_path_s(r)));
 }
 
 static double
@@ -271,7 +271,7 @@ tree_fill(const struct pk_run *r, uint32_t S, double *F, uint32_t *k)
 		pipes = FT_MAX(pipes, (uint32_t)fl.pipe);
 	}
 	assert_true(pipes > 0);
-	ft__sim_pipe_model(r->t, &op, &pl);
+	assert_int_equal(ft__sim_pipe_model(r->t, &op, &pl), 0);
 	assert_true(pl.fill_s > 0 && pl.nchannels > 0);
 	*F = pl.fill_s / S;
 	*k = FT_MAX(pl.nchannels / pipes, 1u);
@@ -1845,14 +1845,14 @@ test_nvls_net_closed_form(void **state)
 	 * and NCCL's interLat, 18 us, less the packets' path, net_floor_s());
 	 * the flow engine's (4 steps' overheads and what ft__sim_far_steps() adds to them)
 	 * has NCCL's interLat (18 us) in place of the path's latency */
-	(void)ft__sim_far_steps(r.t, &r.s, r.ends, 4, &extra, &nsteps);
+	(void)far_steps_of(r.t, &r.s, r.ends, 4, &extra, &nsteps);
 	assert_int_equal(nsteps, 1);
 	assert_true(r.s.step_lat_s == ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_NVLS,
 	                                                   FT_PROTO_SIMPLE));
 	assert_true(fabs(extra - (-3 * r.s.step_lat_s +
 	                          ft_coll_hw_latency(FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE) +
-	                          ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE))) < 1e-15);
-	fixed = r.s.base_lat_s + r.s.step_lat_s + ft__sim_net_step_s(r.t, FT_PROTO_SIMPLE) +
+	                          net_step_s_of(r.t, FT_PROTO_SIMPLE))) < 1e-15);
+	fixed = r.s.base_lat_s + r.s.step_lat_s + net_step_s_of(r.t, FT_PROTO_SIMPLE) +
 	        FT_MAX(0.0, ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_NVLS, FT_PROTO_SIMPLE) -
 	                            net_path_s(&r));
 	t_net = ((double)M + ceil((double)M / 4096) * h_nic) / nic;
@@ -3074,7 +3074,7 @@ test_forced_rails_on_uneven_nodes(void **state)
 	                 0);
 	for (k = 0; k < 5; k++)
 		kind[k] = ft_spec_node_at(&spec, k);
-	graph = ft__sim_uneven_graph(&spec, 24);
+	assert_int_equal(ft__sim_uneven_graph(&spec, 24, &graph), 0);
 	assert_int_equal(graph, 2);
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);

@@ -27,6 +27,7 @@
 #include "spec/scenario.h"
 #include "sim/prep.h"
 #include "sim/sim_int.h"
+#include "sim_lats.h"
 #include "base/alloc_int.h"
 
 static void
@@ -435,12 +436,14 @@ test_nvls_net_is_the_pick(void **state)
 		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .nranks = 32,
 			                  .ranks_per_node = 8, .bytes = 1u << 30 };
 
-		ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a);
+		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
-		ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
 }
@@ -2941,6 +2944,112 @@ test_release_lats_oom_is_the_callers(void **state)
 	remove(mixed);
 }
 
+/*
+ * One run of @sc on @engine with allocation @k failed (0: none): its return, whether the
+ * failure fired, and its first op's time, us (0 where it failed).
+ */
+static int
+run_failing_at(const struct ft_scenario *sc, const char *engine, unsigned long k, bool *fired,
+               double *t_us, struct ft_error *err)
+{
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ft_sim_report_init(&rep);
+	*err = (struct ft_error){ 0 };
+	ft__alloc_fail_at(k);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
+	*fired = ft__alloc_failed();
+	ft__alloc_fail_at(0);
+	*t_us = rc == 0 && ft_run_nrows(&rep.run) > 0 ? ft_run_row(&rep.run, 0)->time_us : 0;
+	ft_sim_report_release(&rep);
+	return rc;
+}
+
+/*
+ * Out of memory anywhere in a run is the run's error, never a time: on node groups every
+ * reading of the model's links takes an allocation (model/links.c), and the simulator's
+ * readings fell to a default on any error (the tuner's pick to Simple, the caps, the tree
+ * correction and NCCL's pipeline to none, the net step to 0), the run going on with another
+ * time. For every allocation k of each run below, on a 4-GPU and a 2-GPU node (two node
+ * groups, few ranks: a short sweep), the run fails with FT_ENOMEM and a message, or, k past
+ * the run's last allocation, gives the time of the run without a failure, to the bit. With
+ * the links' and the tuner's out of memory swallowed again, the flow engine's ring
+ * all-reduce 1 MiB took 100.56 us with its allocation 42 failed (77.37 without), the
+ * analytic engine's 187.31 with its 28th (141.07). The flow, packet, analytic and ideal
+ * engines; a ring all-reduce, the tuner's pick, a tree on forced channels, an all-to-all, a
+ * send/recv and the tree all-reduce the packet engine runs as NCCL's pipeline (pkt_tree.c).
+ */
+static void
+test_whole_run_oom_is_the_runs(void **state)
+{
+	static const struct {
+		const char *engine, *op;
+	} cases[] = {
+		{ "flow", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "flow", "op: all_reduce, size: 256KiB" },
+		{ "flow", "op: alltoall, size: 64KiB" },
+		{ "flow", "op: all_reduce, size: 256KiB, algo: tree, channels: 4" },
+		{ "flow", "op: sendrecv, size: 64KiB" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
+		{ "packet", "op: alltoall, size: 16KiB" },
+		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
+	};
+	/* two node groups, as few ranks as they take: a 4-GPU node and a 2-GPU one */
+	static const char small_mixed[] =
+	        "name: small-mixed\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
+	        "  - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	char mixed[512], text[1024];
+	size_t c;
+
+	(void)state;
+	spec_file("simmodel-run-oom.yaml", small_mixed, mixed, sizeof(mixed));
+	for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+		struct ft_scenario *sc;
+		struct ft_error err;
+		double base_us, t_us;
+		unsigned long k;
+		bool fired;
+		int rc;
+
+		snprintf(text, sizeof(text), job_on, mixed, cases[c].op);
+		sc = load_text(text);
+		rc = run_failing_at(sc, cases[c].engine, 0, &fired, &base_us, &err);
+		if (rc < 0)
+			print_error("%s: %s\n", cases[c].op, err.msg);
+		assert_int_equal(rc, 0);
+		assert_true(base_us > 0);
+		for (k = 1; k < 100000; k++) {
+			rc = run_failing_at(sc, cases[c].engine, k, &fired, &t_us, &err);
+			if (!fired)
+				break;
+			if (rc != FT_ENOMEM)
+				print_error("%s on %s, allocation %lu failed: rc %d, %.6f us (%.6f "
+				            "without)\n",
+				            cases[c].op, cases[c].engine, k, rc, t_us, base_us);
+			assert_int_equal(rc, FT_ENOMEM);
+			if (err.msg[0] == '\0')
+				print_error("%s on %s, allocation %lu failed: no message\n",
+				            cases[c].op, cases[c].engine, k);
+			assert_true(err.msg[0] != '\0');
+		}
+		/* past the run's allocations: the unfailed run, to the bit */
+		assert_int_equal(rc, 0);
+		assert_true(k > 1);
+		assert_true(t_us == base_us);
+		ft_scenario_free(sc);
+	}
+	remove(mixed);
+}
+
 /* Bytes that NIC @r of node @node sent into the fabric (its host link up). */
 static double
 nic_sent(const struct ft_sim_report *rep, uint32_t node, uint32_t r)
@@ -3514,11 +3623,11 @@ test_release_from_schedule(void **state)
 	assert_close(sc.step_lat_s, step, 1e-12);
 	/* hwLat[NET][RING] LL at 2.18 (v2.18.6-1 src/graph/tuning.cc), its own row before 2.23 */
 	assert_close(ft__sim_hw_net_s(&sc), 2.7e-6, 1e-12);
-	(void)ft__sim_far_steps(t, &sc, ranks, steps, &extra, &net);
+	(void)far_steps_of(t, &sc, ranks, steps, &extra, &net);
 	/* 2.18's 2 x nNodes of the all-reduce's 2(n - 1) steps, 4 of every 3 (2.27: 2 of 3);
 	 * the steps inside nodes, (n - 1) - that count of them, negative as NCCL's tuner
 	 * counts them, at max(NVLink's 0.6 us, NCCL's 1 us network post overhead) */
-	want = (steps * 4 + 1) / 3 * (2.7e-6 + ft__sim_net_step_s(t, FT_PROTO_LL) - step) +
+	want = (steps * 4 + 1) / 3 * (2.7e-6 + net_step_s_of(t, FT_PROTO_LL) - step) +
 	       ((double)steps - (steps * 4 + 1) / 3) * (1.0e-6 - step);
 	print_message("# schedule at 2.18 on a 2.27 topology: %u steps, extra %.3f us (want %.3f)\n",
 	              steps, extra * 1e6, want * 1e6);
@@ -3623,12 +3732,12 @@ test_ring_intra_floor(void **state)
 		step = ft_model_hw_latency(0, FT_HW_NVLINK, FT_ALGO_RING, cases[c].proto);
 		hw = ft_model_net_hop_latency(0, cases[c].op, FT_ALGO_RING, cases[c].proto, false);
 		assert_close(sc.step_lat_s, step, 1e-12);
-		(void)ft__sim_far_steps(t, &sc, ranks, steps, &extra, &net);
+		(void)far_steps_of(t, &sc, ranks, steps, &extra, &net);
 		/* a ring over 2 nodes crosses them on 1 of every 15 steps; the broadcast's chain
 		 * from the root the same */
 		far = (uint32_t)(steps / 15.0 + 0.5);
 		assert_int_equal(net, far);
-		want = far * (hw + ft__sim_net_step_s(t, cases[c].proto) - step) +
+		want = far * (hw + net_step_s_of(t, cases[c].proto) - step) +
 		       (steps - far) * FT_MAX(0.0, cases[c].floor_us * 1e-6 - step);
 		print_message("# %s %s: %u steps, %u far, extra %.3f us (closed form %.3f)\n",
 		              ft_op_name(cases[c].op), ft_proto_name(cases[c].proto), steps, far,
@@ -5301,6 +5410,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_release_lats_oom_is_the_callers),
+		cmocka_unit_test(test_whole_run_oom_is_the_runs),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
