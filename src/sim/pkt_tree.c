@@ -22,7 +22,7 @@
  * launches (chain_channels()), its hops over NVLink pass on lines as their
  * flags come, the model's grain at a time (chain_lines()), and its hops
  * between nodes whole steps (wait_msg()); in Simple on NCCL's own channels it runs as the
- * schedule's copies, their first round paced at the model's fill
+ * schedule's copies, every round paced through the stages at the model's fill
  * (chain_fill_on(), nccl_fill()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
@@ -914,7 +914,20 @@ net_depths(struct tree_build *tb)
  * cap where it has one, the links holding them otherwise (pace_of()). So the op takes the
  * model's fill less a stage, (S - 1) F, plus its loops after the first at the links'
  * rate, plus the last round's way out: the flow engine's ramp and flows less one loop's
- * overlap. @tb pl holds the model's pipeline (nchannels not 0).
+ * overlap.
+ * A chain (a broadcast's or reduce's, Simple) takes every round at that pace instead:
+ * loop m of an edge at stage s no earlier than (s + m / k) F, the model's pipeline (a
+ * round a stage a period, (loops + S - 1) rounds: ft__model_pipe()'s Simple ramp). Every
+ * rank of NCCL's ring broadcast or reduce but the chain's last forwards every chunk of its
+ * channel, one a loop (NVIDIA/nccl v2.21.5-1 and v2.27.7-1 src/device/broadcast.h and
+ * reduce.h runRing(): recvCopySend, recvReduceSend once a chunk), so every stage carries
+ * the whole and none drains while the fill runs. With the tree's rule the chain's first
+ * stage (the root's hop, its busiest: on 2 DGX H100 seven copies share the root's NVLink)
+ * sent 14 of a copy's 16 messages after the fill's end and the last of them crossed the
+ * 14 stages after it once more at the links' rate, 109 us: the model's ramp twice, +15.4 %
+ * over the flow engine at 64 MiB. A tree keeps its rule: at every loop at F its packet
+ * engine ran up to 74 % over the flow engine where the model's bandwidth is under the
+ * links' (2 DGX B200 at 2.18). @tb pl holds the model's pipeline (nchannels not 0).
  */
 static int
 nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
@@ -939,13 +952,20 @@ nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sch
 	tb->rb.fill_ps = (uint64_t)(f + 0.5);
 	/* the last pace: the first round's at the last stage, or the last loop's after it */
 	tb->rb.pace_msgs = n + FT_MAX(FT_MIN(k, tb->msgs), tb->msgs > k ? tb->msgs - k + 1 : 0);
+	if (ft__sim_chain(op->sched) && (double)(n + (uint64_t)tb->msgs) * f < 0x1p62) {
+		/* a chain: every round at the fill's pace, loop m at stage s at pace m + s
+		 * (above), no slower than the op's cap */
+		tb->fill_k = FT_MAX(tb->msgs, 1u);
+		tb->rb.fill_n = tb->rb.pace_msgs = n + tb->fill_k;
+		tb->rb.fill_ps = FT_MAX(tb->rb.fill_ps, tb->rb.pace_ps);
+	}
 	tb->rb.e->staged = true;
 	return 0;
 }
 
 /* The pace message @m of an edge at stage @s (tree_depths()) waits for (0: none): m + s,
- * or in a fill on NCCL's channels (nccl_fill()) the fill's end and m - k + 1 after it for
- * m >= k. */
+ * or in a tree's fill on NCCL's channels (nccl_fill()) the fill's end and m - k + 1 after
+ * it for m >= k (a chain's fill_k covers every message: m + s). */
 static uint32_t
 pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
 {
@@ -1013,8 +1033,8 @@ static void phase_release(struct tree_phase *p);
 static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots,
                      bool ring);
 
-/* A Simple chain on NCCL's own channels takes the model's fill as a plain tree does
- * (nccl_fill()). */
+/* A Simple chain on NCCL's own channels takes the model's fill as a plain tree does, on
+ * every round (nccl_fill()). */
 static bool
 chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
 {
