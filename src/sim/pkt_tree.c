@@ -22,7 +22,7 @@
  * launches (chain_channels()), its hops over NVLink pass on lines as their
  * flags come, the model's grain at a time (chain_lines()), and its hops
  * between nodes whole steps (wait_msg()); in Simple on NCCL's own channels it runs as the
- * schedule's copies, their first round paced at the model's fill
+ * schedule's copies, their rounds paced a stage apart at the model's fill up to its end
  * (chain_fill_on(), nccl_fill()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
@@ -132,6 +132,7 @@ struct tree_build {
 	struct ft_model_pipeline pl;
 	uint32_t pipes;
 	uint32_t fill_k; /* the messages of a copy a round (k) where the fill is paced */
+	bool fill_clamp; /* a chain's: every loop paced up to the fill's end (nccl_fill()) */
 	bool lines; /* a chain in LL or LL128: its steps cut into rounds of lines (chain_lines()) */
 	uint32_t reps; /* NCCL's channels a chain's copy runs as (chain_channels()) */
 };
@@ -926,7 +927,23 @@ net_depths(struct tree_build *tb)
  * cap where it has one, the links holding them otherwise (pace_of()). So the op takes the
  * model's fill less a stage, (S - 1) F, plus its loops after the first at the links'
  * rate, plus the last round's way out: the flow engine's ramp and flows less one loop's
- * overlap. @tb pl holds the model's pipeline (nchannels not 0).
+ * overlap.
+ * A chain (a broadcast's or reduce's, Simple) paces every round that way to the fill's end:
+ * loop m of an edge at stage s no earlier than min(s + m / k, S - 1) F, each round a stage
+ * behind the one before as in the model's pipeline (a round a stage a period:
+ * ft__model_pipe()'s Simple ramp), then the links alone. Every rank of NCCL's ring
+ * broadcast or reduce but the chain's last forwards every chunk of its channel, one a
+ * loop (NVIDIA/nccl v2.21.5-1 and v2.27.7-1 src/device/broadcast.h and reduce.h
+ * runRing(): recvCopySend, recvReduceSend once a chunk), so its rounds follow one another
+ * down the chain and none waits at the first stage for the first to reach the last. With
+ * the tree's rule the chain's first stage (the root's hop, seven copies on the root's
+ * NVLink on 2 DGX H100) sent 14 of a copy's 16 messages after the fill's end and the last
+ * of them crossed the 14 stages after it once more at the links' rate, 109 us: the ramp
+ * twice, +15.4 % over the flow engine at 64 MiB. Every round at the fill's pace on every
+ * stage held the chain to the model's round where the links are faster (+4.1 % at 256
+ * MiB there); a tree keeps its rule (every loop at F ran up to 74 % over the flow engine
+ * where the model's bandwidth is under the links', 2 DGX B200 at 2.18).
+ * @tb pl holds the model's pipeline (nchannels not 0).
  */
 static int
 nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
@@ -951,16 +968,26 @@ nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sch
 	tb->rb.fill_ps = (uint64_t)(f + 0.5);
 	/* the last pace: the first round's at the last stage, or the last loop's after it */
 	tb->rb.pace_msgs = n + FT_MAX(FT_MIN(k, tb->msgs), tb->msgs > k ? tb->msgs - k + 1 : 0);
+	if (ft__sim_chain(op->sched)) {
+		/* a chain: every loop at the fill's pace up to its end, loop m at stage s at
+		 * pace min(m + s, n) (above); on NCCL's channels in Simple it has no cap to
+		 * pace after it (the runner's are forced channels', trees' and LL's, LL128's) */
+		tb->fill_k = FT_MAX(tb->msgs, 1u);
+		tb->fill_clamp = true;
+		tb->rb.pace_msgs = n + 1;
+	}
 	tb->rb.e->staged = true;
 	return 0;
 }
 
 /* The pace message @m of an edge at stage @s (tree_depths()) waits for (0: none): m + s,
- * or in a fill on NCCL's channels (nccl_fill()) the fill's end and m - k + 1 after it for
- * m >= k. */
+ * or in a tree's fill on NCCL's channels (nccl_fill()) the fill's end and m - k + 1 after
+ * it for m >= k, in a chain's m + s up to the fill's end. */
 static uint32_t
 pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
 {
+	if (tb->fill_clamp)
+		return FT_MIN(m + s, tb->rb.fill_n);
 	if (!tb->rb.fill_n || m < tb->fill_k)
 		return m + s;
 	return tb->rb.fill_n + m - tb->fill_k + 1;
@@ -1025,8 +1052,8 @@ static void phase_release(struct tree_phase *p);
 static int lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t slots,
                      bool ring);
 
-/* A Simple chain on NCCL's own channels takes the model's fill as a plain tree does
- * (nccl_fill()). */
+/* A Simple chain on NCCL's own channels takes the model's fill as a plain tree does, its
+ * later rounds a stage apart behind the first (nccl_fill()). */
 static bool
 chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
 {
@@ -1661,6 +1688,14 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
 		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
 
+		if (!p->ring && tb->fill_clamp) {
+			/* (a chain's: its loop m - s, at the fill's end every loop from there) */
+			uint32_t hi = m < tb->rb.fill_n ? m - s + 1 : c->nmsg;
+
+			for (uint32_t mm = m - s; m >= s && mm < FT_MIN(hi, c->nmsg) && rc == 0; mm++)
+				rc = phase_pred(e, p, c->first + mm, 0);
+			continue;
+		}
 		/* (an edge at stage s: its loop m - s; in a fill, its loop after the first
 		 * round that waits for pace m, pace_of()) */
 		if (m >= s && m - s < c->nmsg && (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
