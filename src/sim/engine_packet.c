@@ -990,14 +990,10 @@ tcp_sent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 	if (e->tcp_sack && f->npkts <= PK_ACK_SEQ && f->rcv_nxt < f->npkts) {
 		/* RACK's record of when it left (pkt_tcp.c) */
 		struct pk_rack **rp = ft__pk_tcp_rack_slot(e, fid);
-		bool made = rp && !*rp;
 		int rc = rp ? ft__pk_tcp_rack_sent(t, rp, f, seq, e->now_ps,
 		                                   resent || seq < t->snd_max, resent) :
 		              FT_ENOMEM;
 
-		/* (a message of the connection with packets out: tcp_rack_others()) */
-		if (rc >= 0 && made && *rp)
-			rc = ft__pk_tcp_list_add(&t->live, &t->nlive, &t->live_cap, fid);
 		if (rc < 0)
 			return rc;
 	}
@@ -1633,36 +1629,6 @@ tcp_rack(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t,
 	return wait && !timer ? arm_reo(e, fid, wait) : 0;
 }
 
-/*
- * tcp_rack() on flow @fid of connection @t where another message's delivery is the
- * evidence (tcp_rack_others(), and the reordering timer that armed): the scoreboard is
- * lent to it when no message holds it or its holder has nothing on it (no packet SACKed,
- * no recovery), no message recovers (the engine's one recovery a connection; Linux's
- * holes of every message are one recovery's), and no SACK of @fid went unrecorded (RACK
- * would be blind to it). It keeps it if RACK marks a packet lost (its recovery starts),
- * else gives it back.
- */
-static int
-tcp_rack_lent(struct pk_engine *e, uint32_t fid, struct pk_flow *f, struct pk_tcp *t, bool timer,
-              uint32_t *lost)
-{
-	struct pk_rack *r = ft__pk_tcp_rack_of(e, fid);
-	uint32_t was = t->sb_flow;
-	int rc;
-
-	*lost = 0;
-	if (was == fid)
-		return tcp_rack(e, fid, f, t, timer, lost);
-	if (!r || r->unsb || t->rec_flow != PK_NONE ||
-	    (was != PK_NONE && (t->sacked || t->rec_sack)))
-		return 0;
-	t->sb_flow = fid;
-	rc = tcp_rack(e, fid, f, t, timer, lost);
-	if (rc >= 0 && !r->lost_out && t->sb_flow == fid)
-		t->sb_flow = was;
-	return rc;
-}
-
 /* Flow @fid's reordering timer fired: RACK again, the retransmit timer back. */
 static int
 tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
@@ -1674,7 +1640,7 @@ tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
 
 	if (!t)
 		return FT_ENOMEM;
-	if ((rc = arm_rto(e, fid)) < 0 || (rc = tcp_rack_lent(e, fid, f, t, true, &lost)) < 0)
+	if ((rc = arm_rto(e, fid)) < 0 || (rc = tcp_rack(e, fid, f, t, true, &lost)) < 0)
 		return rc;
 	return t->rec_sack && t->rec_flow == fid ? tcp_sack_kick(e, fid, f, t) : 0;
 }
@@ -1697,7 +1663,7 @@ tcp_reo_timeout(struct pk_engine *e, uint32_t fid)
  * partial ACKs moving the scoreboard on; the end leaves cwnd = ssthresh.
  */
 static int
-tcp_acked_one(struct pk_engine *e, uint32_t fid, uint32_t arg)
+tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct pk_tcp *t = ft__pk_tcp_conn(e, f);
@@ -1730,16 +1696,10 @@ tcp_acked_one(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		rc = ft__pk_tcp_sack_mark(t, fid, r, f, seq);
 		if (rc < 0)
 			return rc;
-		if (r && t->sb_flow != fid) {
+		if (r && t->sb_flow != fid)
 			r->held = false; /* (a SACK the scoreboard could not take: tcp_hold()) */
-			r->unsb = true;
-		}
-		if (rc > 0 && (r || (r = ft__pk_tcp_rack_done(e, fid)))) {
-			/* (a done flow's: the connection's RACK alone) */
+		if (rc > 0 && r)
 			ft__pk_tcp_rack_deliver(t, r, f, seq, e->now_ps);
-			if (r->done)
-				r = NULL;
-		}
 		delivered = rc > 0;
 		seq = f->snd_una; /* (its cumulative ACK: the last one) */
 	}
@@ -1750,7 +1710,7 @@ tcp_acked_one(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		f->retries = 0;
 		t->rtx_ps = 0; /* (Linux's retrans_stamp: tcp_gives_up()) */
 		f->t_una_ps = e->now_ps;
-		ft__pk_tcp_rack_ack(t, fid, r ? r : ft__pk_tcp_rack_done(e, fid), f, seq, e->now_ps);
+		ft__pk_tcp_rack_ack(t, fid, r, f, seq, e->now_ps);
 		ft__pk_tcp_sack_advance(t, fid, r, f, seq);
 		/* (delivered now: those acknowledged less those SACKed before) */
 		delivered = acked - (sacked - (t->sb_flow == fid ? t->sacked : 0));
@@ -1781,8 +1741,8 @@ tcp_acked_one(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		}
 		if (f->snd_nxt < f->snd_una)
 			f->snd_nxt = f->snd_una;
-		if (e->tcp_rack && f->snd_una >= f->npkts) {
-			ft__pk_tcp_rack_gone(e, fid);
+		if (r && f->snd_una >= f->npkts) {
+			ft__pk_tcp_rack_drop(e, fid);
 			r = NULL;
 		}
 	} else if (seq == f->snd_una && (sack || f->snd_nxt > f->snd_una) && seq < f->npkts) {
@@ -1840,68 +1800,6 @@ tcp_acked_one(struct pk_engine *e, uint32_t fid, uint32_t arg)
 		return try_send(e, f->first_link);
 	}
 	return 0;
-}
-
-/*
- * TCP: an ACK of flow @fid moved connection @t's RACK (a packet of it delivered: struct
- * pk_tcp rk_xmit_ps), which in Linux's one byte stream is every message's: the packets of
- * its other messages that left before that one and are not delivered are lost once RACK's
- * round trip and reordering window have passed (tcp_rack_detect_loss(),
- * net/ipv4/tcp_recovery.c; RFC 8985 6.2), with no ACK of their own. So each other message
- * of @t with packets out (its live list) has RACK run on it here (tcp_rack(), as if its
- * own ACK had come): its lost packets start a recovery, resent by PRR (the delivery
- * counted as one packet, the RTO re-armed as Linux's tcp_xmit_retransmit_queue() does for
- * the first resend), or its reordering timer is armed for those still within the window.
- * Not while a message recovers (the engine's one recovery a connection): a later ACK
- * looks again. The list drops, as it goes, the messages done (their RACK state freed,
- * ft__pk_tcp_rack_drop()) and those named twice (a flow record reused).
- */
-static int
-tcp_rack_others(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
-{
-	uint32_t n = t->nlive, kept = 0;
-	int rc = 0;
-
-	t->rk_advanced = false;
-	t->scan_gen++;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t g = t->live[k], lost;
-		struct pk_flow *h = flow_at(e, g);
-		struct pk_rack *r = ft__pk_tcp_rack_of(e, g);
-
-		if (!r || h->snd_una >= h->npkts || ft__pk_tcp_conn(e, h) != t ||
-		    r->scan_gen == t->scan_gen)
-			continue;
-		r->scan_gen = t->scan_gen;
-		t->live[kept++] = g;
-		if (rc < 0 || g == fid || t->rec_flow != PK_NONE || tcp_tmr_is(e, g, h, PK_TMR_REO))
-			continue;
-		r->advanced = true;
-		if ((rc = tcp_rack_lent(e, g, h, t, false, &lost)) < 0 || t->rec_flow != g)
-			continue;
-		ft__pk_tcp_prr(t, ft__pk_tcp_pipe(t, g, r, h, pk_tcp_snd_max(t, g, h)), 1, lost,
-		               false);
-		if ((rc = arm_rto(e, g)) >= 0)
-			rc = tcp_sack_kick(e, g, h, t);
-	}
-	/* (what was added while this ran, a message's first send, stays) */
-	memmove(t->live + kept, t->live + n, (size_t)(t->nlive - n) * sizeof(*t->live));
-	t->nlive = kept + (t->nlive - n);
-	return rc;
-}
-
-static int
-tcp_acked(struct pk_engine *e, uint32_t fid, uint32_t arg)
-{
-	struct pk_tcp *t = ft__pk_tcp_conn(e, flow_at(e, fid));
-	int rc;
-
-	if (!t)
-		return FT_ENOMEM;
-	t->rk_advanced = false;
-	if ((rc = tcp_acked_one(e, fid, arg)) < 0)
-		return rc;
-	return t->rk_advanced && t->nlive > 1 ? tcp_rack_others(e, fid, t) : 0;
 }
 
 /* An ACK or a NAK for packet @seq reached the sender: every packet before it arrived. */

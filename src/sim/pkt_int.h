@@ -417,17 +417,6 @@ struct pk_tcp {
 	/* RACK (RFC 8985): the lowest round trip seen (Linux's tcp_min_rtt(), its 5 min
 	 * window longer than a run), from the handshake's and every later sample */
 	uint64_t min_rtt_ps;
-	/* RACK.xmit_ts and RACK.rtt of the connection (Linux keeps tp->rack per socket, one
-	 * byte stream): when the most recently sent packet delivered of any of its messages
-	 * left (rk_set: one was), and the round trip of the latest delivery; rk_advanced: a
-	 * delivery moved them since the last look for other messages' holes (tcp_acked()) */
-	uint64_t rk_xmit_ps, rk_rtt_ps;
-	bool rk_set, rk_advanced;
-	/* its messages with RACK state (packets out), nlive of them (room for live_cap; some
-	 * may be done or named twice until tcp_rack_others() drops them), and that pass's
-	 * count (struct pk_rack scan_gen: met already) */
-	uint32_t *live;
-	uint32_t nlive, live_cap, scan_gen;
 	/* resends RACK found lost again (Linux's TCPLostRetransmit); reordering timers that
 	 * found packets lost; tail-loss probes sent (TCPLossProbes), and those whose ACK
 	 * showed they mended a loss (TCPLossProbeRecovery); D-SACKs received (TCPDSACKRecv) */
@@ -453,7 +442,7 @@ struct pk_tcp {
 	 * from the handshake's sample alone (Linux's icsk_rto on the passive side) */
 	uint32_t rcv_quick;
 	uint32_t rcv_dl_flow, rcv_dl_seq;
-	uint64_t rcv_dl_ps, rcv_dl_t0_ps; /* (t0: that flow's start, its record's own) */
+	uint64_t rcv_dl_ps;
 	uint64_t rcv_last_ps, rcv_rto_ps;
 };
 
@@ -493,11 +482,6 @@ struct pk_rack {
 	/* its timer is the RTO, due at held_ps, armed where a probe was due but the
 	 * connection was not Open (engine_packet.c tcp_hold(), tcp_reopen()) */
 	bool held, listed; /* (listed: in its connection's held list, struct pk_tcp) */
-	uint32_t scan_gen; /* (the connection's pass that last met it: tcp_rack_others()) */
-	bool done; /* the receiver has every packet (ft__pk_tcp_rack_drop()) */
-	/* a SACK of it found another message's scoreboard (not recorded): RACK, blind to
-	 * it, runs on it only with the scoreboard its own (tcp_rack()) */
-	bool unsb;
 	uint64_t held_ps;
 	/* The flow's timer when it is a tail-loss probe or RACK's reordering timer (tmr_kind
 	 * PK_TMR_TLP, PK_TMR_REO, for generation tmr_gen; else the RTO), when it is due, and
@@ -551,9 +535,6 @@ void ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v);
 /* Connection @c's list of messages whose timers are held (struct pk_tcp held): flow @fid
  * added (FT_ENOMEM: no room); sorted by flow, each once, its length returned. */
 int ft__pk_tcp_held_add(struct pk_tcp *c, uint32_t fid);
-/* Flow @fid appended to a connection's list *@v of *@n (room for *@cap; FT_ENOMEM: none
- * more): its live list (struct pk_tcp live). */
-int ft__pk_tcp_list_add(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t fid);
 uint32_t ft__pk_tcp_held_sort(struct pk_tcp *c);
 /* Packets the connection may have unacknowledged: cwnd (with NewReno's inflation) within
  * the receive window (packet.tcp_window), at least 1. */
@@ -611,15 +592,11 @@ uint64_t ft__pk_tcp_pto_ps(const struct pk_tcp *c, uint32_t out, uint64_t rto_ps
 int ft__pk_tcp_tlp_ack(struct pk_tcp *c, uint32_t fid, uint32_t ack, bool dsack);
 void ft__pk_tcp_sack_reset(struct pk_tcp *c, struct pk_rack *r);
 void ft__pk_tcp_free(struct pk_engine *e);
-/* The engine's RACK state of flow @fid (NULL: none, or done); its slot, the table grown
- * (NULL: out of memory; a done state freed); the state done (the flow's receiver has every
- * packet: kept for the connection's RACK alone), and that state (NULL: none); the state
- * freed (the sender's last ACK). */
+/* The engine's RACK state of flow @fid (NULL: none); its slot, the table grown (NULL: out
+ * of memory); the state freed (the flow's receiver has every packet). */
 struct pk_rack *ft__pk_tcp_rack_of(struct pk_engine *e, uint32_t fid);
 struct pk_rack **ft__pk_tcp_rack_slot(struct pk_engine *e, uint32_t fid);
 void ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid);
-struct pk_rack *ft__pk_tcp_rack_done(struct pk_engine *e, uint32_t fid);
-void ft__pk_tcp_rack_gone(struct pk_engine *e, uint32_t fid);
 /* Whether flow @fid (of connection @c) may send no more now: its window is full (in a
  * SACK recovery, its pipe), or the receive window is. */
 bool ft__pk_tcp_full(const struct pk_tcp *c, uint32_t fid, const struct pk_rack *r,

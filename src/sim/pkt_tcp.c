@@ -574,14 +574,6 @@ ft__pk_tcp_rack_deliver(struct pk_tcp *c, struct pk_rack *r, const struct pk_flo
 		r->xmit_ps = g->tx_ps;
 		r->end_seq = seq;
 	}
-	/* the connection's too: Linux's one byte stream has one RACK (tp->rack), which a
-	 * delivery of any message's packet moves */
-	c->rk_rtt_ps = rtt;
-	c->rk_advanced = true;
-	if (!c->rk_set || g->tx_ps > c->rk_xmit_ps) {
-		c->rk_xmit_ps = g->tx_ps;
-		c->rk_set = true;
-	}
 }
 
 void
@@ -625,25 +617,19 @@ ft__pk_tcp_counters(const struct pk_engine *e, uint64_t *v)
 }
 
 int
-ft__pk_tcp_list_add(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t fid)
-{
-	if (*n == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 8;
-		uint32_t *w = ft_reallocarray(*v, c, sizeof(*w));
-
-		if (!w)
-			return FT_ENOMEM;
-		*v = w;
-		*cap = c;
-	}
-	(*v)[(*n)++] = fid;
-	return 0;
-}
-
-int
 ft__pk_tcp_held_add(struct pk_tcp *c, uint32_t fid)
 {
-	return ft__pk_tcp_list_add(&c->held, &c->nheld, &c->held_cap, fid);
+	if (c->nheld == c->held_cap) {
+		uint32_t cap = c->held_cap ? 2 * c->held_cap : 8;
+		uint32_t *v = ft_reallocarray(c->held, cap, sizeof(*v));
+
+		if (!v)
+			return FT_ENOMEM;
+		c->held = v;
+		c->held_cap = cap;
+	}
+	c->held[c->nheld++] = fid;
+	return 0;
 }
 
 static int
@@ -716,18 +702,10 @@ uint64_t
 ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid, const struct pk_flow *f,
                        uint32_t snd_max, uint64_t now_ps, uint64_t reo_ps)
 {
-	uint64_t wait = 0, xmit, rtt;
-	bool cross;
+	uint64_t wait = 0;
 
-	if (!r || (r->end_seq == PK_NONE && !c->rk_set))
+	if (!r || r->end_seq == PK_NONE)
 		return 0;
-	/* RACK's packet: the flow's own, or where a packet of another message of the
-	 * connection left later and was delivered, that one (the connection's, Linux's one
-	 * RACK per socket: in its byte stream the later message's packets are SACKed past
-	 * this one's holes), compared by time alone (two messages' sequences are not one) */
-	cross = c->rk_set && (r->end_seq == PK_NONE || c->rk_xmit_ps > r->xmit_ps);
-	xmit = cross ? c->rk_xmit_ps : r->xmit_ps;
-	rtt = cross ? c->rk_rtt_ps : r->rtt_ps;
 	for (uint32_t s = f->snd_una; s < snd_max; s++) {
 		struct pk_seg *g = seg_of(r, f, s);
 		uint64_t due;
@@ -737,7 +715,7 @@ ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid, const 
 		if ((c->sb_flow == fid && sb_has(c, s)) ||
 		    (g->st & (PK_SEG_LOST | PK_SEG_RTX)) == PK_SEG_LOST)
 			continue; /* delivered, or lost and not resent yet */
-		if (cross ? xmit <= g->tx_ps : !sent_after(xmit, g->tx_ps, r->end_seq, s)) {
+		if (!sent_after(r->xmit_ps, g->tx_ps, r->end_seq, s)) {
 			/* left after RACK's packet: so did every later first send, and every
 			 * resend of a later packet; only a resend below may still be older */
 			if (!(g->st & PK_SEG_EVER))
@@ -745,7 +723,7 @@ ft__pk_tcp_rack_detect(struct pk_tcp *c, struct pk_rack *r, uint32_t fid, const 
 			continue;
 		}
 		/* lost once RACK.rtt + reo_wnd has passed since it left (RFC 8985 6.2) */
-		due = g->tx_ps + rtt + reo_ps;
+		due = g->tx_ps + r->rtt_ps + reo_ps;
 		if (due <= now_ps) {
 			if (!(g->st & PK_SEG_LOST))
 				r->lost_out++;
@@ -792,7 +770,6 @@ ft__pk_tcp_free(struct pk_engine *e)
 	for (uint32_t i = 0; i < e->tcp_cap; i++) {
 		ft_free(e->tcp_conns[i].sb);
 		ft_free(e->tcp_conns[i].held);
-		ft_free(e->tcp_conns[i].live);
 	}
 	for (uint32_t i = 0; i < e->tcp_nrack; i++)
 		ft_free(e->tcp_rack[i]);
@@ -806,16 +783,7 @@ ft__pk_tcp_rack_of(struct pk_engine *e, uint32_t fid)
 
 	if (r && r->t_start_ps != flow_at(e, fid)->t_start_ps)
 		ft__pk_tcp_rack_free(&e->tcp_rack[fid]); /* a reused record's last flow's */
-	r = fid < e->tcp_nrack ? e->tcp_rack[fid] : NULL;
-	return r && !r->done ? r : NULL;
-}
-
-struct pk_rack *
-ft__pk_tcp_rack_done(struct pk_engine *e, uint32_t fid)
-{
-	struct pk_rack *r = fid < e->tcp_nrack ? e->tcp_rack[fid] : NULL;
-
-	return r && r->done && r->t_start_ps == flow_at(e, fid)->t_start_ps ? r : NULL;
+	return fid < e->tcp_nrack ? e->tcp_rack[fid] : NULL;
 }
 
 struct pk_rack **
@@ -831,24 +799,12 @@ ft__pk_tcp_rack_slot(struct pk_engine *e, uint32_t fid)
 		e->tcp_rack = v;
 		e->tcp_nrack = n;
 	}
-	if (!ft__pk_tcp_rack_of(e, fid) && e->tcp_rack[fid])
-		ft__pk_tcp_rack_free(&e->tcp_rack[fid]); /* a send after the receiver had all:
-		                                           * RACK starts again */
+	(void)ft__pk_tcp_rack_of(e, fid);
 	return &e->tcp_rack[fid];
 }
 
 void
 ft__pk_tcp_rack_drop(struct pk_engine *e, uint32_t fid)
-{
-	/* the receiver has every packet: the flow's RACK is of no more use, but its send
-	 * times are the connection's RACK's (struct pk_tcp rk_xmit_ps) when the ACKs now on
-	 * their way come in (ft__pk_tcp_rack_done()); freed at the last of them */
-	if (fid < e->tcp_nrack && e->tcp_rack[fid])
-		e->tcp_rack[fid]->done = true;
-}
-
-void
-ft__pk_tcp_rack_gone(struct pk_engine *e, uint32_t fid)
 {
 	if (fid < e->tcp_nrack)
 		ft__pk_tcp_rack_free(&e->tcp_rack[fid]);
@@ -884,30 +840,6 @@ ft__pk_tcp_pace(struct pk_engine *e, const struct pk_tcp *c, struct pk_flow *f)
 
 /* ---- the receiver's ACKs ---------------------------------------------------------------- */
 
-/*
- * The receiving end of connection @c takes a packet of one message while its delayed-ACK
- * timer holds the ACK of another's (rcv_dl_flow): in Linux's one byte stream the packet
- * is a second one unacknowledged (or past a gap), whose ACK goes at once and covers the
- * first (__tcp_ack_snd_check(), net/ipv4/tcp_input.c: more than one full-sized segment
- * received and not acknowledged): that message's ACK goes now, the timer stops (its
- * event, still queued, is then stale: tcp_acked()). Without this a later message's
- * packets, ACKed at once, would outrun the held ACK and RACK would take the packet it
- * holds for lost (ft__pk_tcp_rack_detect(): the connection's RACK). A timer that fired
- * already sent its ACK.
- */
-static int
-rcv_flush(struct pk_engine *e, struct pk_tcp *c)
-{
-	struct pk_flow *h = flow_at(e, c->rcv_dl_flow);
-	uint32_t g = c->rcv_dl_flow;
-
-	c->rcv_dl_flow = PK_NONE;
-	if (h->t_start_ps != c->rcv_dl_t0_ps || e->now_ps >= c->rcv_dl_ps)
-		return 0; /* (its record another flow's now; or its timer fired: its ACK is out) */
-	h->nak_for = c->rcv_dl_seq;
-	return ft__pk_ev_flow(e, e->now_ps + h->lat_ps, PK_EV_ACK, g, c->rcv_dl_seq);
-}
-
 int
 ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, bool dup)
 {
@@ -915,7 +847,6 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 	uint64_t back = e->now_ps + f->lat_ps;
 	bool flags = f->npkts <= PK_ACK_SEQ;
 	struct pk_tcp *c = NULL;
-	bool held = false; /* (another message's ACK was held: this one goes at once too) */
 	uint32_t acked;
 	int rc;
 
@@ -927,11 +858,6 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 			/* its delayed-ACK timer fired meanwhile (its ACK is on its way) */
 			f->nak_for = c->rcv_dl_seq;
 			c->rcv_dl_flow = PK_NONE;
-		}
-		if (c->rcv_dl_flow != PK_NONE && c->rcv_dl_flow != fid) {
-			held = e->now_ps < c->rcv_dl_ps;
-			if ((rc = rcv_flush(e, c)) < 0)
-				return rc;
 		}
 	}
 	if (c && !dup && seq == before) {
@@ -957,12 +883,11 @@ ft__pk_tcp_rx(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t before, 
 		 * does while its out-of-order queue is not empty (net/ipv4/tcp_input.c). Each
 		 * ACK of new data sent at once spends a quick ACK (tcp_event_ack_sent() ->
 		 * tcp_dec_quickack_mode(), net/ipv4/tcp_output.c) */
-		if (!c->rcv_quick && !held && f->rcv_nxt == before + 1 &&
+		if (!c->rcv_quick && f->rcv_nxt == before + 1 &&
 		    f->rcv_nxt - acked < PK_TCP_ACK_SEG && !pk_rcv_ooo(f)) {
 			c->rcv_dl_flow = fid;
 			c->rcv_dl_ps = e->now_ps + e->tcp_delack_ps;
 			c->rcv_dl_seq = f->rcv_nxt;
-			c->rcv_dl_t0_ps = f->t_start_ps;
 			return ft__pk_ev_flow(e, back + e->tcp_delack_ps, PK_EV_ACK, fid,
 			                      f->rcv_nxt | PK_ACK_DELAY);
 		}

@@ -1120,77 +1120,6 @@ test_tcp_tlp_reopen(void **state)
 }
 
 /*
- * One connection, one byte stream: message A, one packet, lost; message B, one packet,
- * starts at s after it and arrives. In Linux's stream B's bytes follow A's, so B's
- * segment is SACKed past A's hole and RACK, the socket's (tcp_rack_detect_loss()), marks
- * A's lost once RACK.rtt (B's round trip, m(1) + lat) and the reordering window (min_rtt
- * / 4 = lat / 2, the handshake's 2 lat being the lowest round trip) have passed since A's
- * left. At s = lat, B's ACK (s + m(1) + lat) finds it past that: a recovery resends it at
- * once, and it arrives m(1) later: s + m(1) + lat + m(1). At s between A's wire time T
- * and lat / 2 (B's packet leaves at s, after A's) it is short of it by lat / 2 - s: RACK's reordering timer, 1 jiffy + TCP_TIMEOUT_MIN = 3 ms after that ACK,
- * marks it and the resend goes then: s + m(1) + lat + 3 ms + m(1). Each message's own
- * sequence alone (before) left A to its probe, 201 ms (one packet out: 2 SRTT + the 200
- * ms floor, at most the RTO). Where the lost packet is the later message's (A arrives,
- * B's one packet lost), no delivery of a packet sent after it says anything, in Linux
- * as before: B's probe, s + 201 ms + m(1).
- */
-static void
-test_tcp_stream_rack(void **state)
-{
-	struct net n;
-	uint32_t ends[2], lose_a[2] = { 0, 0 }, lose_b[2] = { 1, 0 };
-	struct ft_packet_cfg pc = { .fc = FT_PKT_FC_NONE, .tcp_pacing = FT_PKT_OFF };
-	struct ft_sim_counters c;
-	struct ft_error err = { 0 };
-	struct ft_engine *e;
-	double m1, lat, T, want, s;
-
-	(void)state;
-	a3_pair(&n, 0, ends);
-	e = tcp_flow(&n, ends, &pc, 1, NULL, 0, &c);
-	m1 = c.makespan_s;
-	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
-	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
-	ft_packet_engine.destroy(e);
-	/* (B's packet leaves at s, after A's: s past A's wire time T) */
-	assert_true(T < (T + lat / 2) / 2 && T < lat);
-	for (int k = 0; k < 2; k++) {
-		s = k ? (T + lat / 2) / 2 : lat;
-		e = tcp_two(&n, ends, &pc, 1, 1, s, lose_a, 1);
-		run_until(e, 0);
-		assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
-		want = s + m1 + lat + (k ? 3e-3 : 0) + m1;
-		if (getenv("FT_PKTTCP_PRINT"))
-			print_message("A's tail lost, B's packet SACKed past it (s %.3f us): %.9f ms, "
-			              "want %.9f ms\n",
-			              s * 1e6, c.makespan_s * 1e3, want * 1e3);
-		assert_double_equal(c.makespan_s, want, 1e-12);
-		assert_int_equal(c.ndrops, 1);
-		assert_int_equal(c.nretx, 1);
-		assert_int_equal(c.nsack_recoveries, 1);
-		assert_int_equal(c.nloss_probes, 0);
-		assert_int_equal(c.ntcp_timeouts, 0);
-		ft_packet_engine.destroy(e);
-	}
-
-	/* the later message's packet lost: nothing sent after it arrives; its probe */
-	s = lat;
-	e = tcp_two(&n, ends, &pc, 1, 1, s, lose_b, 1);
-	run_until(e, 0);
-	assert_int_equal(ft_packet_engine.counters(e, &c, &err), 0);
-	want = s + 0.201 + m1;
-	if (getenv("FT_PKTTCP_PRINT"))
-		print_message("B's packet lost after A's arrived: %.9f ms, want %.9f ms\n",
-		              c.makespan_s * 1e3, want * 1e3);
-	assert_double_equal(c.makespan_s, want, 1e-12);
-	assert_int_equal(c.nsack_recoveries, 0);
-	assert_int_equal(c.nloss_probes, 1);
-	assert_int_equal(c.ntcp_timeouts, 0);
-	ft_packet_engine.destroy(e);
-	ft_topo_free(n.t);
-}
-
-/*
  * A lost tail whose probe is lost too: 18 packets, 17 lost twice (its first send and the
  * probe's copy). The probe goes at m(16) + lat + 3 ms as in test_tcp_tlp_wire and arms
  * the RTO; 16, alone at the receiver, is acknowledged by the 40 ms delayed-ACK timer
@@ -2063,7 +1992,6 @@ main(void)
 		cmocka_unit_test(test_tcp_tlp_lost_probe),
 		cmocka_unit_test(test_tcp_tlp_two_lost),
 		cmocka_unit_test(test_tcp_tlp_reopen),
-		cmocka_unit_test(test_tcp_stream_rack),
 		cmocka_unit_test(test_tcp_dsack_wire),
 		cmocka_unit_test(test_tcp_counters_sum),
 		cmocka_unit_test(test_tcp_held_list),
