@@ -705,10 +705,11 @@ net_channels_2_29(const struct ft_model_p2p_comm *c)
 
 /* Where NCCL's p2p channels per peer and the split of a send changed (the releases'
  * encoding of ft_model_query): v2.18.3-1's one-node cuts, v2.20.3-1's network peers and
- * cuts, v2.22.3-1's split (addP2pToPlan()). */
+ * cuts, v2.22.3-1's split (addP2pToPlan()), v2.29.2-1's LL threshold. */
 #define P2P_SPLIT_ONE_NODE 21803u
 #define P2P_SPLIT_2_20     22000u
 #define P2P_SPLIT_2_22     22200u
+#define P2P_LL_2_29        22900u
 
 static uint32_t
 p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
@@ -760,7 +761,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	                multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
 	                c->pci_chunk ? P2P_PCI_CHUNK :
 	                               P2P_NVL_CHUNK;
-	uint64_t min_part, max_part, part, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
+	uint64_t min_part, max_part, part = 0, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
 	uint32_t nranks = c->nranks, v = c->nccl_version;
 	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
 	uint32_t per_peer, nmin, nmax, nch = 1;
@@ -769,7 +770,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	bool before_2_20 = v && v < P2P_SPLIT_2_20;
 	bool halve_min = !before_2_20 || v < P2P_SPLIT_ONE_NODE || !multi;
 	bool halve_max = before_2_20 && (v < P2P_SPLIT_ONE_NODE || !multi);
-	bool split_2_22 = !v || v >= P2P_SPLIT_2_22;
+	bool split_2_22 = !v || v >= P2P_SPLIT_2_22, ll;
 
 	/* computeBuffSizes: the chunk never exceeds a slot of the Simple buffer. */
 	step = FT_MIN(step, slot);
@@ -805,11 +806,20 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 		}
 	}
 	out->channels = nch;
+	/* LL up to NCCL_P2P_LL_THRESHOLD: before v2.22 a part (addP2pToPlan() tests each, so
+	 * all of them: the largest, min(bytes, part)); v2.22.3-1 to v2.28.9-1 the send up to
+	 * p2pnChannelsPerPeer thresholds (thresholdLL = nChannelsMax x threshold, whatever
+	 * channels the send takes); from v2.29.2-1 up to its own channels' thresholds. */
+	if (!split_2_22)
+		ll = FT_MIN(bytes, part) <= P2P_LL_THRESHOLD;
+	else if (v && v < P2P_LL_2_29)
+		ll = bytes <= (uint64_t)per_peer * P2P_LL_THRESHOLD;
+	else
+		ll = bytes <= (uint64_t)nch * P2P_LL_THRESHOLD;
 	/* The connection's: LL needs LL buffers, which a network one has only with
 	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc); an NVLink
 	 * or PCIe one has them, inside a multi-node communicator too. */
-	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
-	                                                                 FT_PROTO_SIMPLE;
+	out->proto = !net && ll ? FT_PROTO_LL : FT_PROTO_SIMPLE;
 	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL, 0) : step;
 	/* A network send shorter than 8 chunks uses smaller ones. */
 	if (net && out->proto == FT_PROTO_SIMPLE && bytes < step)

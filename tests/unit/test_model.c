@@ -3038,6 +3038,56 @@ test_p2p_split_before_2_20(void **state)
 }
 
 /*
+ * A send's protocol by release (NVIDIA/nccl src/enqueue.cc addP2pToPlan()), by hand, on
+ * one DGX A100 (8 ranks, 32 p2p channels, 32 a peer, the fewest 4, parts of 64 KiB and
+ * more) over NVLink, NCCL_P2P_LL_THRESHOLD 16 KiB:
+ * - v2.21.5-1 tests each part: 64 KiB is one part of 64 KiB, Simple; 16 KiB one of
+ *   16 KiB, LL;
+ * - v2.22.3-1 to v2.28.9-1 test the send against p2pnChannelsPerPeer x 16 KiB
+ *   (thresholdLL), 512 KiB: 64 KiB (1 channel) and 512 KiB (4) LL, 512 KiB + 1 Simple;
+ * - from v2.29.2-1 against the send's own channels x 16 KiB: 64 KiB on 1 channel
+ *   (min(4, 64 / 64)) Simple, 16 KiB LL.
+ * 8 nodes of 8 ranks at v2.19.4-1, a 32 KiB NVLink send: 2 parts of 16 KiB, LL.
+ */
+static void
+test_p2p_ll_threshold_by_release(void **state)
+{
+	static const struct {
+		uint32_t version, nranks;
+		uint64_t bytes;
+		enum ft_proto proto;
+	} want[] = {
+		{ 22105, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 22105, 8, 16u << 10, FT_PROTO_LL },
+		{ 22203, 8, 64u << 10, FT_PROTO_LL },
+		{ 22809, 8, 512u << 10, FT_PROTO_LL },
+		{ 22809, 8, (512u << 10) + 1, FT_PROTO_SIMPLE },
+		{ 22902, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 0, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 0, 8, 16u << 10, FT_PROTO_LL },
+		{ 21904, 64, 32u << 10, FT_PROTO_LL },
+	};
+	struct ft_model_p2p_chunking ch;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nranks / 8,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = want[i].version,
+			                       .p2p_nchannels_raw = 32 };
+
+		ft_model_p2p_chunking_conn(&c, want[i].bytes, false, &ch);
+		if (ch.proto != want[i].proto)
+			fail_msg("case %zu (v%u, %u ranks, %" PRIu64 " B): proto %d, %d by hand", i,
+			         want[i].version, want[i].nranks, want[i].bytes, (int)ch.proto,
+			         (int)want[i].proto);
+	}
+}
+
+/*
  * The release a spec's jobs run (spec nccl_version, what `fabtune sim --nccl` sets) is the
  * model's when the query names none: the same time, pick and channels as the query's own
  * --nccl on the plain spec, for 2.18, 2.21, 2.25 and 2.28.3 on one and two DGX H100 and a
@@ -8937,6 +8987,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_split_before_2_20),
+		cmocka_unit_test(test_p2p_ll_threshold_by_release),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),
 		cmocka_unit_test(test_p2p_share_slots_every_rank),
 		cmocka_unit_test(test_alltoall_window_every_view),
