@@ -151,7 +151,8 @@ ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch)
  * Point-to-point operations (all-to-all, send/recv) do not go through NCCL's
  * collective tuner: each send picks its protocol as ft_model_p2p_chunking_on()
  * says, the one definition the flow and packet engines follow too. LL up to
- * NCCL_P2P_LL_THRESHOLD (16 KiB) per channel of the send where the connection
+ * NCCL_P2P_LL_THRESHOLD (16 KiB) a part before v2.22, a channel of the peer's
+ * at v2.22 to v2.28, a channel of the send's from v2.29, where the connection
  * has LL buffers, Simple otherwise, never LL128 (kb ENV-BUFFSIZE). A network
  * connection has no LL buffers for send/recv unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1
  * (default 0; NVIDIA/nccl src/enqueue.cc addP2pToPlan, src/transport/net.cc),

@@ -703,12 +703,20 @@ net_channels_2_29(const struct ft_model_p2p_comm *c)
 	return FT_MAX(count, by_bw);
 }
 
+/* Where NCCL's p2p channels per peer and the split of a send changed (the releases'
+ * encoding of ft_model_query): v2.18.3-1's one-node cuts, v2.20.3-1's network peers and
+ * cuts, v2.22.3-1's split (addP2pToPlan()), v2.29.2-1's LL threshold. */
+#define P2P_SPLIT_ONE_NODE 21803u
+#define P2P_SPLIT_2_20     22000u
+#define P2P_SPLIT_2_22     22200u
+#define P2P_LL_2_29        22900u
+
 static uint32_t
 p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
 {
 	uint32_t v = c->nccl_version, n;
 
-	if (v && v < 22000)
+	if (v && v < P2P_SPLIT_2_20)
 		return 2;
 	if (v && v < 22900) {
 		uint32_t raw = c->p2p_nchannels_raw ? c->p2p_nchannels_raw : nch_all;
@@ -724,22 +732,26 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 }
 
 /*
- * How a send is split over its channels changed twice before v2.20 (NVIDIA/nccl
- * src/enqueue.cc scheduleP2pTasksToPlan() and calcP2pChunkSize()). Every release starts
- * from p2pnChannelsPerPeer, cuts the fewest channels a send takes (nChannelsMin) while
- * they times the ranks exceed p2pnChannels, and doubles a send's channels while a part
- * exceeds the largest (one chunk across nodes, 32 inside a node) up to the most
- * (nChannelsMax). Up to v2.18.1-1 (read at v2.16.5-1, v2.17.1-1, v2.18.1-1) the most is cut
- * too, while it times the ranks exceeds 4 x p2pnChannels ("avoid overloading channels with
- * 8+ operations"), on any communicator; from v2.18.3-1 to v2.19.4-1 both cuts apply on one
- * node only (the block under comm->nNodes == 1); from v2.20.3-1 the fewest is cut
- * everywhere and the most never. The smallest part is an eighth of a chunk before v2.20 and
- * half a chunk across nodes from it (minSize). On one DGX A100 (8 ranks, 32 p2p
- * channels) a 1 GiB send takes 16 channels at 2.18 and 2.19, 32 from 2.20.
+ * How a send is split over its channels (NVIDIA/nccl src/enqueue.cc
+ * scheduleP2pTasksToPlan(), calcP2pChunkSize() to v2.21.5-1, addP2pToPlan() from
+ * v2.22.3-1). Every release starts from p2pnChannelsPerPeer and doubles a send's channels
+ * while a part exceeds the largest (one chunk across nodes, 32 inside a node) up to the
+ * most (nChannelsMax); the cuts differ by release:
+ * - up to v2.18.1-1 (read at v2.16.5-1, v2.17.1-1, v2.18.1-1), on any communicator, the
+ *   fewest (nChannelsMin) is halved while it times the ranks exceeds p2pnChannels and the
+ *   most while it times the ranks exceeds 4 x p2pnChannels ("avoid overloading channels
+ *   with 8+ operations");
+ * - from v2.18.3-1 to v2.19.4-1 both cuts apply on one node only (the block under
+ *   comm->nNodes == 1, first in v2.18.3-1);
+ * - from v2.20.3-1 the fewest is cut everywhere and the most never.
+ * The smallest part (minSize) is an eighth of a chunk before v2.20 and half a chunk across
+ * nodes from it. Up to v2.21.5-1 calcP2pChunkSize() starts at nChannelsMin channels with a
+ * part of at least the smallest, doubles, then rounds the part up to a multiple of the
+ * smallest, and the send is cut into ceil(bytes / part) parts; from v2.22.3-1 the start
+ * is min(nChannelsMin, ceil(bytes / smallest)) channels and the part is not rounded. On
+ * one DGX A100 (8 ranks, 32 p2p channels) a 1 GiB send takes 16 channels at 2.18 and
+ * 2.19, 32 from 2.20; a 300 KiB one 3 before 2.22 (75 KiB rounded to 128 KiB), 4 from it.
  */
-#define P2P_SPLIT_ONE_NODE 21803u
-#define P2P_SPLIT_2_20 22000u
-
 void
 ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bool net,
                            struct ft_model_p2p_chunking *out)
@@ -749,7 +761,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	                multi       ? P2P_NET_CHUNK * (c->net_chunk_x2 ? 2u : 1u) :
 	                c->pci_chunk ? P2P_PCI_CHUNK :
 	                               P2P_NVL_CHUNK;
-	uint64_t min_part, max_part, part, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
+	uint64_t min_part, max_part, part = 0, slot = step_payload(FT_PROTO_SIMPLE, c->buffsize);
 	uint32_t nranks = c->nranks, v = c->nccl_version;
 	uint32_t nch_all = c->p2p_nchannels ? c->p2p_nchannels : FT_MODEL_P2P_NCHANNELS;
 	uint32_t per_peer, nmin, nmax, nch = 1;
@@ -758,6 +770,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	bool before_2_20 = v && v < P2P_SPLIT_2_20;
 	bool halve_min = !before_2_20 || v < P2P_SPLIT_ONE_NODE || !multi;
 	bool halve_max = before_2_20 && (v < P2P_SPLIT_ONE_NODE || !multi);
+	bool split_2_22 = !v || v >= P2P_SPLIT_2_22, ll;
 
 	/* computeBuffSizes: the chunk never exceeds a slot of the Simple buffer. */
 	step = FT_MIN(step, slot);
@@ -769,7 +782,8 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	per_peer = FT_MIN(per_peer, nch_all);
 	/* Channels of this send (enqueue.cc): one per smallest part, fewer when every
 	 * rank's sends could not each have one, more while a part exceeds the largest, at
-	 * most nmax (the cuts by release, above). */
+	 * most nmax; before v2.22 the rounded part's count (the cuts and splits by release,
+	 * above). */
 	for (nmin = per_peer; halve_min && nmin > 1 && (uint64_t)nmin * nranks > nch_all; nmin /= 2)
 		;
 	for (nmax = per_peer; halve_max && nmax > 1 && (uint64_t)nmax * nranks > 4ull * nch_all;
@@ -778,19 +792,34 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	min_part = multi && !before_2_20 ? step / 2 : step / 8;
 	max_part = multi ? step : step * 32;
 	if (bytes > 0) {
-		nch = (uint32_t)FT_MIN((uint64_t)nmin, (bytes + min_part - 1) / min_part);
+		nch = nmin;
+		if (split_2_22)
+			nch = (uint32_t)FT_MIN((uint64_t)nmin, (bytes + min_part - 1) / min_part);
 		part = FT_MAX(min_part, (bytes + nch - 1) / nch);
 		while (part > max_part && nch <= nmax / 2) {
 			nch *= 2;
 			part = (bytes + nch - 1) / nch;
 		}
+		if (!split_2_22) {
+			part = (part + min_part - 1) / min_part * min_part;
+			nch = (uint32_t)((bytes + part - 1) / part);
+		}
 	}
 	out->channels = nch;
+	/* LL up to NCCL_P2P_LL_THRESHOLD: before v2.22 a part (addP2pToPlan() tests each, so
+	 * all of them: the largest, min(bytes, part)); v2.22.3-1 to v2.28.9-1 the send up to
+	 * p2pnChannelsPerPeer thresholds (thresholdLL = nChannelsMax x threshold, whatever
+	 * channels the send takes); from v2.29.2-1 up to its own channels' thresholds. */
+	if (!split_2_22)
+		ll = FT_MIN(bytes, part) <= P2P_LL_THRESHOLD;
+	else if (v && v < P2P_LL_2_29)
+		ll = bytes <= (uint64_t)per_peer * P2P_LL_THRESHOLD;
+	else
+		ll = bytes <= (uint64_t)nch * P2P_LL_THRESHOLD;
 	/* The connection's: LL needs LL buffers, which a network one has only with
 	 * NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; init.cc, transport/net.cc); an NVLink
 	 * or PCIe one has them, inside a multi-node communicator too. */
-	out->proto = !net && bytes <= (uint64_t)nch * P2P_LL_THRESHOLD ? FT_PROTO_LL :
-	                                                                 FT_PROTO_SIMPLE;
+	out->proto = !net && ll ? FT_PROTO_LL : FT_PROTO_SIMPLE;
 	out->chunk_bytes = out->proto == FT_PROTO_LL ? step_payload(FT_PROTO_LL, 0) : step;
 	/* A network send shorter than 8 chunks uses smaller ones. */
 	if (net && out->proto == FT_PROTO_SIMPLE && bytes < step)

@@ -2977,17 +2977,24 @@ test_p2p_per_peer_halving_unrounded(void **state)
 
 /*
  * A send's channels before v2.20 (NVIDIA/nccl src/enqueue.cc scheduleP2pTasksToPlan() and
- * calcP2pChunkSize() at v2.18.1-1, v2.18.6-1, v2.19.4-1, v2.20.3-1), by hand:
+ * calcP2pChunkSize() at v2.18.1-1, v2.18.3-1, v2.18.6-1, v2.19.4-1, v2.20.3-1, v2.21.5-1;
+ * addP2pToPlan() at v2.22.3-1), by hand:
  * - one node of 8 ranks, 32 p2p channels, 512 KiB NVLink chunks (parts of 64 KiB to
  *   16 MiB), 32 channels a peer: the fewest 32 -> 4 (4 x 8 = 32), the most before v2.20
  *   32 -> 16 (16 x 8 = 128 = 4 x 32). 128 MiB: 4 parts of 32 MiB -> 8 of 16 MiB, 8
  *   channels at every release; 256 MiB: 16; 512 MiB and 1 GiB: 16 at 2.18 and 2.19 (parts
  *   of 32 and 64 MiB, no more channels), 32 from 2.20 (parts of 16 and 32 MiB).
+ * - the same node, 300 KiB: before v2.22 4 channels give parts of 75 KiB, rounded up to
+ *   128 KiB (a multiple of the smallest, 64 KiB): 3 parts; from v2.22.3
+ *   min(4, ceil(300 / 64) = 5) = 4 channels, parts not rounded.
  * - 8 nodes of 8 ranks, 2 channels a network peer (before v2.20), 128 KiB chunks: 64 KiB
- *   at v2.19.3, where no cut applies across nodes and the smallest part is 16 KiB, takes
- *   2 channels; at v2.18.1 the fewest is cut to 1 (2 x 64 > 32); at v2.20.3 (32 channels
- *   before rounding: a peer keeps 2, 128 > 128 fails) the fewest is cut too and the
- *   smallest part is 64 KiB: 1.
+ *   at v2.19.3, where no cut applies across nodes (from v2.18.3-1) and the smallest part
+ *   is 16 KiB, takes 2 channels; at v2.18.1 the fewest is cut to 1 (2 x 64 > 32).
+ * - v2.20.3, where the smallest part across nodes is half a chunk (64 KiB) and a peer
+ *   keeps 2 channels (32 channels before rounding): 2 nodes (16 ranks, 2 x 16 > 32 fails,
+ *   the fewest stays 2), 64 KiB: 1 channel (an eighth of a chunk would give parts of
+ *   32 KiB: 2); 8 nodes (2 x 64 > 32, the fewest cut to 1), 128 KiB: 1 (uncut, parts of
+ *   64 KiB: 2).
  * - 16 nodes of 8 ranks, 64 MiB: at v2.18.1 the most is cut to 1 (2 x 128 > 4 x 32), at
  *   v2.19.3 it stays 2.
  */
@@ -3005,8 +3012,10 @@ test_p2p_split_before_2_20(void **state)
 		{ 21806, 8, 1ull << 30, 16 },   { 21904, 8, 1ull << 30, 16 },
 		{ 22003, 8, 1ull << 30, 32 },   { 0, 8, 1ull << 30, 32 },
 		{ 21903, 64, 64u << 10, 2 },    { 21801, 64, 64u << 10, 1 },
-		{ 22003, 64, 64u << 10, 1 },    { 21801, 128, 64ull << 20, 1 },
-		{ 21903, 128, 64ull << 20, 2 },
+		{ 22003, 16, 64u << 10, 1 },    { 22003, 64, 128u << 10, 1 },
+		{ 21801, 128, 64ull << 20, 1 }, { 21903, 128, 64ull << 20, 2 },
+		{ 21806, 8, 300u << 10, 3 },    { 22105, 8, 300u << 10, 3 },
+		{ 22203, 8, 300u << 10, 4 },    { 0, 8, 300u << 10, 4 },
 	};
 	struct ft_model_p2p_chunking ch;
 	size_t i;
@@ -3025,6 +3034,56 @@ test_p2p_split_before_2_20(void **state)
 			fail_msg("case %zu (v%u, %u ranks, %" PRIu64 " B): %u channels, %u by hand",
 			         i, want[i].version, want[i].nranks, want[i].bytes, ch.channels,
 			         want[i].channels);
+	}
+}
+
+/*
+ * A send's protocol by release (NVIDIA/nccl src/enqueue.cc addP2pToPlan()), by hand, on
+ * one DGX A100 (8 ranks, 32 p2p channels, 32 a peer, the fewest 4, parts of 64 KiB and
+ * more) over NVLink, NCCL_P2P_LL_THRESHOLD 16 KiB:
+ * - v2.21.5-1 tests each part: 64 KiB is one part of 64 KiB, Simple; 16 KiB one of
+ *   16 KiB, LL;
+ * - v2.22.3-1 to v2.28.9-1 test the send against p2pnChannelsPerPeer x 16 KiB
+ *   (thresholdLL), 512 KiB: 64 KiB (1 channel) and 512 KiB (4) LL, 512 KiB + 1 Simple;
+ * - from v2.29.2-1 against the send's own channels x 16 KiB: 64 KiB on 1 channel
+ *   (min(4, 64 / 64)) Simple, 16 KiB LL.
+ * 8 nodes of 8 ranks at v2.19.4-1, a 32 KiB NVLink send: 2 parts of 16 KiB, LL.
+ */
+static void
+test_p2p_ll_threshold_by_release(void **state)
+{
+	static const struct {
+		uint32_t version, nranks;
+		uint64_t bytes;
+		enum ft_proto proto;
+	} want[] = {
+		{ 22105, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 22105, 8, 16u << 10, FT_PROTO_LL },
+		{ 22203, 8, 64u << 10, FT_PROTO_LL },
+		{ 22809, 8, 512u << 10, FT_PROTO_LL },
+		{ 22809, 8, (512u << 10) + 1, FT_PROTO_SIMPLE },
+		{ 22902, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 0, 8, 64u << 10, FT_PROTO_SIMPLE },
+		{ 0, 8, 16u << 10, FT_PROTO_LL },
+		{ 21904, 64, 32u << 10, FT_PROTO_LL },
+	};
+	struct ft_model_p2p_chunking ch;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
+		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
+			                       .nnodes = want[i].nranks / 8,
+			                       .nic_GBps = 50,
+			                       .p2p_nchannels = 32,
+			                       .nccl_version = want[i].version,
+			                       .p2p_nchannels_raw = 32 };
+
+		ft_model_p2p_chunking_conn(&c, want[i].bytes, false, &ch);
+		if (ch.proto != want[i].proto)
+			fail_msg("case %zu (v%u, %u ranks, %" PRIu64 " B): proto %d, %d by hand", i,
+			         want[i].version, want[i].nranks, want[i].bytes, (int)ch.proto,
+			         (int)want[i].proto);
 	}
 }
 
@@ -8928,6 +8987,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_window_by_release),
 		cmocka_unit_test(test_p2p_per_peer_halving_unrounded),
 		cmocka_unit_test(test_p2p_split_before_2_20),
+		cmocka_unit_test(test_p2p_ll_threshold_by_release),
 		cmocka_unit_test(test_p2p_schedule_2_28_7),
 		cmocka_unit_test(test_p2p_share_slots_every_rank),
 		cmocka_unit_test(test_alltoall_window_every_view),
