@@ -184,6 +184,8 @@ struct ft_bench_cfg {
 	uint64_t shm_cma_auto_bytes; /* shm: chosen per message, the size from which a
 	                                message may go as a single copy (--cma-min
 	                                auto:SIZE); 0 = FT_SHM_CMA_AUTO_MIN */
+	uint64_t shm_ring_bytes;     /* shm: each pair's ring, a power of two from
+	                                16 KiB to 1 GiB; 0 (default) = 1 MiB */
 	char verbs_op[8];       /* verbs: "send" (default), "write" or "read" */
 	char verbs_conn[4];     /* verbs: "RC" (default) or "UD" (perftest's -c) */
 	char rdma_device[32];   /* verbs: device name, "" = first with an active port */

@@ -518,6 +518,14 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 	return ft__ep_post(ep, r, true, peer, (void *)buf, len, err);
 }
 
+/*
+ * Post a receive of @len bytes from @peer. On shm, pt2pt_bw, pt2pt_lat,
+ * pairs, bisection and incast must post every receive with the length of
+ * its send, in the same order: a message past the head's block starts at
+ * the next cache line on both sides, a skip each side derives from the
+ * length (shm.c, ring_pad, line_start). Other patterns may slice a send
+ * into other receives.
+ */
 static inline FT_MUST_CHECK int
 ft__ep_recv(struct ft_ep *ep, struct ft_req *r, uint32_t peer, void *buf, size_t len,
             struct ft_error *err)
@@ -606,11 +614,6 @@ void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
 void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
 /* shm, for tests: the bytes this rank has published to @peer (its ring's head) */
 uint64_t ft__shm_head(const struct ft_ep *ep, uint32_t peer);
-/*
- * shm, for tests: the ring size (a power of two, from 16 KiB) of the
- * endpoints this process opens next; 0 for the default (1 MiB)
- */
-void ft__shm_ring_bytes(size_t bytes);
 /*
  * shm, for tests: the tag each line of the head's block to @peer carries
  * (position * 256 + length of the publication whose bytes it holds):

@@ -164,6 +164,9 @@ _Static_assert(RING_LINE(quit) >= RING_LINE(tail) && RING_LINE(rquit) >= RING_LI
 
 /* ring copies are published in pieces this large (sender and receiver overlap) */
 #define SHM_CHUNK (16 * 1024) /* 64 KiB and 256 KiB chunks measured slower */
+/* ft_bench_cfg.shm_ring_bytes' range: a chunk or more, a power of two (ring_data masks) */
+#define RING_BYTES_MIN 16384u
+#define RING_BYTES_MAX (1u << 30)
 #define CMA_MAGIC   0x66746d61636d6121ull
 /* how long a waiting rank spins before it sleeps on its doorbell */
 #define SPIN_S_OWN_CPU  2e-3
@@ -239,9 +242,6 @@ struct cma_desc {
  */
 #define SHARE_PIECE FT__SHM_SHARE_PIECE
 #define SHARE_LOW   0xffffffffull
-
-/* tests: the ring size of the endpoints opened next, 0 for the default (ft__shm_ring_bytes) */
-static size_t ring_bytes_next;
 
 static int
 shm_probe(const struct ft_bench_cfg *cfg, struct ft_error *err)
@@ -581,8 +581,17 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * receiver reads them (4 MiB rings let the sender run ahead out of cache and
 	 * halved the large-message rate here).
 	 */
-	/* a power of two (ring_data masks) */
-	ep->ring_bytes = ring_bytes_next ? ring_bytes_next : 1u << 20;
+	/* a power of two (ring_data masks), above a chunk and the head's block */
+	if (cfg->shm_ring_bytes &&
+	    (cfg->shm_ring_bytes < RING_BYTES_MIN || cfg->shm_ring_bytes > RING_BYTES_MAX ||
+	     (cfg->shm_ring_bytes & (cfg->shm_ring_bytes - 1)) != 0)) {
+		ft_free(ep);
+		return ft_error_set(err, FT_EINVAL,
+		                    "shm_ring_bytes: %llu is not a power of two from %u to %u",
+		                    (unsigned long long)cfg->shm_ring_bytes, RING_BYTES_MIN,
+		                    RING_BYTES_MAX);
+	}
+	ep->ring_bytes = cfg->shm_ring_bytes ? (size_t)cfg->shm_ring_bytes : 1u << 20;
 	ep->ring_stride = sizeof(struct ring) + ep->ring_bytes;
 	ctl_bytes = ft__shm_align_up(ft__shm_align_up(sizeof(struct shm_ctl) * w->nranks, CACHELINE) +
 	                             sizeof(struct shm_bell) * w->nranks,
@@ -634,8 +643,14 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 * none given (auto) --cma-min auto:SIZE or FT_SHM_CMA_AUTO_MIN.
 	 */
 	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
-	/* the point-to-point patterns post the same lengths on both sides (ring_pad) */
-	ep->line_start = !ft_op_is_coll(cfg->pattern);
+	/*
+	 * These patterns post every message with the same length on both sides
+	 * (ring_pad needs it; ft__ep_recv); a pattern not listed keeps the byte
+	 * stream, which any slicing reads right.
+	 */
+	ep->line_start = cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT ||
+	                 cfg->pattern == FT_OP_PAIRS || cfg->pattern == FT_OP_BISECTION ||
+	                 cfg->pattern == FT_OP_INCAST;
 	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF ||
 	    (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT))
 		ep->cma_min = 0;
@@ -790,9 +805,11 @@ prefetch_w(const void *p)
  * of 8 bytes leave every later position 32 bytes into a line
  * (bench/shm-lat.sh starts there), and 256 B read 0.89 us against 0.58 for
  * 128 B, 0.64 with the first line in the block (p50, -n 2000, load 10-11).
- * On the point-to-point endpoints such a message starts at the next line
- * instead (ring_pad), so its first chunk puts nothing here; a later chunk
- * cut short by a full ring may still start inside a line.
+ * On the endpoints whose sides post the same lengths such a message
+ * starts at the next line instead (ring_pad), so its first chunk puts
+ * nothing here unless a nearly full ring cut it to 160 bytes or fewer,
+ * which go into the block whole; a later chunk cut short by a full ring
+ * may still start inside a line.
  */
 static size_t
 ring_split(uint64_t pos, size_t len)
@@ -807,16 +824,18 @@ ring_split(uint64_t pos, size_t len)
 /*
  * The bytes skipped before a message of @len bytes whose first byte would
  * sit at position @pos: on an endpoint whose two sides post the same
- * lengths in the same order (the point-to-point patterns, line_start), a
+ * lengths in the same order (pt2pt_bw, pt2pt_lat, pairs, bisection and
+ * incast: line_start), a
  * message past the head's block starts at the next cache line, so that
  * its lines in the ring are its own and none is shared with the message
  * before (which the receiver read last, and whose end the sender would
  * otherwise split into the block: ring_split). Both sides apply the rule
  * to the message's length at its first byte (q->off == 0), so the skipped
  * bytes need no marker; the collectives' endpoints take a message in other
- * slices than it was sent in and keep the byte stream. A 256 B message
- * starting a line read 0.93x the p50 of one starting 32 bytes into it
- * (docs/internals/bench-log.md, "8 B, 256 B and 2 KiB").
+ * slices than it was sent in and keep the byte stream. With the skip,
+ * point-to-point messages of 256 B, 512 B and 2 KiB read 0.97x, 0.94x and
+ * 0.95x the p50 without it (docs/internals/bench-log.md, "a larger
+ * point-to-point message starts a line").
  */
 static size_t
 ring_pad(const struct shm_ep *ep, uint64_t pos, const struct ft_req *q)
@@ -1172,12 +1191,6 @@ ft__shm_head(const struct ft_ep *base, uint32_t peer)
 	struct ring *r = block_ring(base, peer);
 
 	return r ? atomic_load_explicit(&r->head, memory_order_acquire) : 0;
-}
-
-void
-ft__shm_ring_bytes(size_t bytes)
-{
-	ring_bytes_next = bytes;
 }
 
 void
@@ -1668,7 +1681,8 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
 
-		want = desc ? sizeof(struct cma_desc) : q->len - q->off;
+		/* a message's first chunk brings the bytes it skips to a line (ring_pad) */
+		want = desc ? sizeof(struct cma_desc) : q->len - q->off + ring_pad(ep, head, q);
 		if (space < want) {
 			pp->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
 			space = ep->ring_bytes - (size_t)(head - pp->tail_seen);

@@ -776,16 +776,14 @@ test_conformance_shm_ring(void **state)
 /*
  * Small messages also travel in the line of the ring's head (up to 160
  * bytes): a window of 16 in flight, so the sender rewrites that line while
- * the receiver may still read it, and slices that differ between the sides
- * (one 150-byte send taken as three receives; three 40-byte sends as one):
- * every byte must still arrive. @buf holds 4 KiB.
+ * the receiver may still read it: every byte must still arrive. @buf holds
+ * 4 KiB.
  */
 static int
 shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
 {
-	static const size_t send_len[] = { 150, 40, 40, 40 }, recv_len[] = { 50, 50, 50, 120 };
 	struct ft_req q[16], *qp[16];
-	size_t i, k, j, len, off = 0;
+	size_t i, k, j, len;
 	int rc = 0;
 
 	for (i = 0; i < 400 && rc == 0; i++) {
@@ -805,27 +803,9 @@ shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_
 					return ft_error_set(err, FT_EIO, "small window %zu msg %zu byte %zu",
 					                    i, k, j);
 	}
-	for (j = 0; j < 270 && rank; j++)
-		buf[j] = (unsigned char)(j * 11 + 1);
-	/* the 150-byte send alone first: its later slices are read at an offset in the line */
-	for (k = 0; k < 4 && rc == 0; k++) {
-		len = rank ? send_len[k] : recv_len[k];
-		qp[k] = &q[k];
-		rc = rank ? ft__ep_send(ep, &q[k], 0, buf + off, len, err) :
-		            ft__ep_recv(ep, &q[k], 1, buf + 1000 + off, len, err);
-		off += len;
-		if (rc == 0 && k == (rank ? 0u : 2u))
-			rc = ft__ep_wait(ep, qp, k + 1, err);
-		if (rc == 0 && k == (rank ? 0u : 2u))
-			rc = ft__world_barrier(ep->w, err);
-	}
-	if (rc == 0)
-		rc = ft__ep_wait(ep, qp, 4, err);
-	for (j = 0; j < 270 && rc == 0 && rank == 0; j++)
-		if (buf[1000 + j] != (unsigned char)(j * 11 + 1))
-			return ft_error_set(err, FT_EIO, "sliced small messages: byte %zu", j);
 	return rc;
 }
+
 
 /*
  * One message of just over ft__shm_nt_min() bytes, which the receiver
@@ -952,6 +932,8 @@ run_two(int (*fn)(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft
 
 /* --cma-min auto:SIZE for the endpoints open_shm_ep opens (0: plain auto) */
 static uint64_t shm_auto_min;
+/* the ring size of the shm endpoints the tests open next (ft_bench_cfg.shm_ring_bytes) */
+static uint64_t shm_ring;
 
 /* An shm endpoint for @pattern in world @w (--cma-min @cma, messages up to @max_bytes). */
 static int
@@ -968,6 +950,7 @@ open_shm_ep_as(struct ft_world *w, enum ft_op pattern, uint64_t cma, size_t max_
 	cfg.timeout_s = 10;
 	cfg.shm_cma_min_bytes = cma;
 	cfg.shm_cma_auto_bytes = shm_auto_min;
+	cfg.shm_ring_bytes = shm_ring;
 	ft_strlcpy(cfg.transport, "shm", sizeof(cfg.transport));
 	return ft__transport_open(w, &cfg, ep, chosen, sizeof(chosen), err);
 }
@@ -1261,6 +1244,62 @@ test_shm_chunks(void **state)
 }
 
 /*
+ * Slices that differ between the sides, on an endpoint that keeps the byte
+ * stream (@arg's pattern; ft__ep_recv): one 150-byte send taken as three
+ * receives, three 40-byte sends as one, then after 8 bytes one 300-byte
+ * send taken as 100 and 200 bytes and two of 200 taken as one of 400:
+ * every byte must arrive.
+ */
+static int
+shm_sliced(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t send_len[] = { 150, 40, 40, 40, 8, 300, 200, 200 },
+	                    recv_len[] = { 50, 50, 50, 120, 8, 100, 200, 400 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_req q[8], *qp[8];
+	unsigned char buf[2048];
+	size_t j, k, len, off = 0;
+	int rc = join_two(rank, lfd, port, &w, err);
+
+	if (rc < 0 && !w)
+		return rc;
+	if (rc == 0)
+		rc = open_shm_ep_as(w, (enum ft_op)arg, FT_SHM_CMA_OFF, 1 << 20, &ep, err);
+	for (j = 0; j < sizeof(buf); j++)
+		buf[j] = rank ? (unsigned char)(j * 11 + 1) : 0;
+	/* the 150-byte send alone first: its later slices are read at an offset in the line */
+	for (k = 0; k < 8 && rc == 0; k++) {
+		len = rank ? send_len[k] : recv_len[k];
+		qp[k] = &q[k];
+		rc = rank ? ft__ep_send(ep, &q[k], 0, buf + off, len, err) :
+		            ft__ep_recv(ep, &q[k], 1, buf + 1024 + off, len, err);
+		off += len;
+		if (rc == 0 && k == (rank ? 0u : 2u))
+			rc = ft__ep_wait(ep, qp, k + 1, err);
+		if (rc == 0 && k == (rank ? 0u : 2u))
+			rc = ft__world_barrier(ep->w, err);
+	}
+	if (rc == 0)
+		rc = ft__ep_wait(ep, qp, 8, err);
+	for (j = 0; j < 978 && rc == 0 && rank == 0; j++)
+		if (buf[1024 + j] != (unsigned char)(j * 11 + 1))
+			rc = ft_error_set(err, FT_EIO, "sliced messages: byte %zu", j);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+/* the collectives' endpoints and the patterns not listed in shm.c's line_start */
+static void
+test_shm_sliced(void **state)
+{
+	(void)state;
+	run_two(shm_sliced, FT_OP_ALL_REDUCE);
+	run_two(shm_sliced, FT_OP_COPY_MATRIX);
+}
+
+/*
  * Messages past the head's block whose stream position is inside a cache
  * line. On a collective's endpoint (@arg 0, a byte stream) the bytes of
  * that first line travel in the block, the rest in the ring; on a
@@ -1389,12 +1428,15 @@ wrap_start(bool line, uint64_t pos, size_t len)
  * length, the filler, and a message of @len bytes that starts @d bytes
  * before the 16 KiB ring's end (so crosses it when 0 < @d < @len); it then
  * checks that its head moved to the message's end as the rule places it.
- * Rank 0 takes the three, the filler in a receive of the length it was
- * told, and checks every byte of the filler and the message.
+ * With @e (1-63, for a message that starts a line: @d a multiple of 64)
+ * the filler ends @e bytes short of that start, which the message skips
+ * (ring_pad): the skip ends at the ring's end when @d is 0. Rank 0 takes
+ * the three, the filler in a receive of the length it was told, and
+ * checks every byte of the filler and the message.
  */
 static int
-wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, unsigned char *buf,
-           uint64_t round, struct ft_error *err)
+wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, size_t e,
+           unsigned char *buf, uint64_t round, struct ft_error *err)
 {
 	const uint64_t ring = 16384;
 	struct ft_req q[3], *qp[3] = { &q[0], &q[1], &q[2] };
@@ -1405,9 +1447,9 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, uns
 	if (rank) {
 		at = ft__shm_head(ep, 0) + 8;
 		first = wrap_start(line, at, 161);
-		/* the filler (161 bytes or more) ends where the message starts */
-		t = (first + 161 + d + ring - 1) / ring * ring - d;
-		f = t - first;
+		/* the filler (161 bytes or more) ends @e bytes before the message's start */
+		t = (first + 161 + e + d + ring - 1) / ring * ring - d;
+		f = t - e - first;
 	}
 	rc = rank ? ft__ep_send(ep, &q[0], 0, &f, 8, err) : ft__ep_recv(ep, &q[0], 1, &f, 8, err);
 	if (rc == 0 && !rank)
@@ -1454,43 +1496,50 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, uns
  * ring, each after a filler that puts its start just before the end; then,
  * for sizes at the rules' edges, every offset of that start in the last
  * line (for a message past the block on a point-to-point endpoint, which
- * starts a line, every line of it before the end). @arg 1: a
- * point-to-point endpoint (ring_pad), 0: a collective's (a byte stream).
- * Every byte is checked (wrap_round).
+ * starts a line, every line of it before the end, and after fillers that
+ * end 1-63 bytes short of that line). @arg 1: a point-to-point endpoint
+ * (ring_pad), 0: a collective's (a byte stream). Every byte is checked
+ * (wrap_round).
  */
 static int
 shm_wrap_sizes(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
 	static const size_t edges[] = { 2, 8, 48, 49, 104, 105, 160, 161, 200, 256, 4097, 8192 };
+	static const size_t skips[] = { 161, 300, 4097 };
 	bool line = arg != 0;
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf = NULL;
 	uint64_t round = 0;
-	size_t len, d, i, step;
+	size_t len, d, e, i, step;
 	int rc = join_two(rank, lfd, port, &w, err);
 
 	if (rc < 0 && !w)
 		return rc;
-	ft__shm_ring_bytes(16384);
+	shm_ring = 16384;
 	if (rc == 0)
 		rc = open_shm_ep_as(w, line ? FT_OP_PT2PT_BW : FT_OP_ALL_REDUCE, FT_SHM_CMA_OFF,
 		                    1 << 20, &ep, err);
-	ft__shm_ring_bytes(0);
+	shm_ring = 0;
 	if (rc == 0 && !(buf = malloc(2 * 16384 + 8192)))
 		rc = FT_ENOMEM;
 	for (len = 1; len <= 8192 && rc == 0; len++) {
 		step = line && len > 160 ? 64 : 1;
 		/* an offset in the last line (or a line of it) that the sizes go round */
 		d = step * (1 + len % FT_MAX((size_t)1, FT_MIN((len - 1) / step, (size_t)64)));
-		rc = wrap_round(ep, rank, line, len, len == 1 ? 0 : d, buf, round++, err);
+		rc = wrap_round(ep, rank, line, len, len == 1 ? 0 : d, 0, buf, round++, err);
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(edges) && rc == 0; i++) {
 		len = edges[i];
 		step = line && len > 160 ? 64 : 1;
 		for (d = step; d < len && d <= 64 * step && rc == 0; d += step)
-			rc = wrap_round(ep, rank, line, len, d, buf, round++, err);
+			rc = wrap_round(ep, rank, line, len, d, 0, buf, round++, err);
 	}
+	/* a skip of 1-63 bytes ending at the ring's end (d 0) or a line or two before it */
+	for (i = 0; i < FT_ARRAY_SIZE(skips) && line && rc == 0; i++)
+		for (d = 0; d <= 128 && rc == 0; d += 64)
+			for (e = 1; e < 64 && rc == 0; e++)
+				rc = wrap_round(ep, rank, line, skips[i], d, e, buf, round++, err);
 	if (rc == 0)
 		rc = ft__world_barrier(w, err);
 	free(buf);
@@ -1503,6 +1552,188 @@ test_shm_wrap_sizes(void **state)
 	(void)state;
 	run_two(shm_wrap_sizes, 1);
 	run_two(shm_wrap_sizes, 0);
+}
+
+/* Rank @rank's half of one message of @len bytes from rank 1 at @buf, patterned by @seed. */
+static int
+edge_post(struct ft_ep *ep, uint32_t rank, struct ft_req *q, unsigned char *buf, size_t len,
+          unsigned seed, struct ft_error *err)
+{
+	size_t j;
+
+	for (j = 0; j < len; j++)
+		buf[j] = rank ? (unsigned char)(j * 29 + seed) : 0;
+	return rank ? ft__ep_send(ep, q, 0, buf, len, err) : ft__ep_recv(ep, q, 1, buf, len, err);
+}
+
+static int
+edge_check(const unsigned char *buf, size_t len, unsigned seed, const char *what,
+           struct ft_error *err)
+{
+	size_t j;
+
+	for (j = 0; j < len; j++)
+		if (buf[j] != (unsigned char)(j * 29 + seed))
+			return ft_error_set(err, FT_EIO, "%s: byte %zu of %zu", what, j, len);
+	return 0;
+}
+
+/*
+ * A 300 B message on a fresh point-to-point endpoint with a 16 KiB ring
+ * (R), whose sender last read the receiver's tail at 0 (shm.c, move_sends,
+ * tail_seen), and which has sent a first message of 16074 bytes that the
+ * receiver has read. The cached tail shows R - 16074 = 310 bytes free:
+ * the 300 bytes fit, but with the 54 they skip to the next line (ring_pad)
+ * they do not, so the sender must read the tail again (where the whole
+ * ring is free) and publish the message whole in one pass of progress,
+ * its head at 16074 + 54 + 300; cut at the apparent full ring it would
+ * stop at R. Then, for x = 1-130, a filler leaves x bytes free ahead of a
+ * 300 B message while the receiver waits at a barrier: passes of progress
+ * leave the sender's head where it was when the message's skip (to the
+ * next line) takes all x bytes, since a skip is never published alone,
+ * and at the ring's end otherwise; after the barrier every byte arrives.
+ */
+static int
+shm_ring_edge(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	const uint64_t ring = 16384;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char *buf = NULL;
+	struct ft_req q[2], *qp[2] = { &q[0], &q[1] };
+	uint64_t head, at, want, pos, f = 0;
+	size_t x, k;
+	int rc = join_two(rank, lfd, port, &w, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	shm_ring = ring;
+	if (rc == 0)
+		rc = open_shm_ep_as(w, FT_OP_PT2PT_BW, FT_SHM_CMA_OFF, 1 << 20, &ep, err);
+	shm_ring = 0;
+	if (rc == 0 && !(buf = malloc(2 * ring)))
+		rc = FT_ENOMEM;
+	if (rc == 0)
+		rc = edge_post(ep, rank, &q[0], buf, 16074, 3, err);
+	if (rc == 0)
+		rc = ft__ep_wait1(ep, &q[0], err);
+	if (rc == 0 && rank == 0)
+		rc = edge_check(buf, 16074, 3, "first message", err);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	if (rc == 0)
+		rc = edge_post(ep, rank, &q[0], buf, 300, 5, err);
+	if (rc == 0 && rank == 1)
+		rc = ep->ops->progress(ep, 0, err);
+	if (rc >= 0 && rank == 1 && (head = ft__shm_head(ep, 0)) != 16074 + 54 + 300)
+		rc = ft_error_set(err, FT_EIO,
+		                  "300 B at 16074 with 310 bytes free as last seen: head at %llu "
+		                  "after a pass, not %d",
+		                  (unsigned long long)head, 16074 + 54 + 300);
+	if (rc >= 0)
+		rc = ft__ep_wait1(ep, &q[0], err);
+	if (rc == 0 && rank == 0)
+		rc = edge_check(buf, 300, 5, "300 B after it", err);
+	/* both sides follow the stream's position: the sender's head, the receiver's tail */
+	pos = 16074 + 54 + 300;
+	for (x = 1; x <= 130 && rc == 0; x++) {
+		/* the filler starts a line and ends x bytes short of a full ring */
+		at = (pos + 63) & ~(uint64_t)63;
+		f = pos + ring - x - at;
+		at = pos + ring - x;
+		want = (-at & 63) >= x ? at : at + x;
+		rc = ft__world_barrier(w, err);
+		if (rc == 0 && rank == 1 && (head = ft__shm_head(ep, 0)) != pos)
+			rc = ft_error_set(err, FT_EIO, "x %zu: head at %llu, not %llu", x,
+			                  (unsigned long long)head, (unsigned long long)pos);
+		if (rc == 0 && rank == 1) {
+			rc = edge_post(ep, rank, &q[0], buf, (size_t)f, (unsigned)x, err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q[0], err);
+			if (rc == 0)
+				rc = edge_post(ep, rank, &q[1], buf + f, 300, (unsigned)x + 1, err);
+			for (k = 0; k < 3 && rc >= 0; k++) {
+				rc = ep->ops->progress(ep, 0, err);
+				if (rc >= 0 && (head = ft__shm_head(ep, 0)) != want)
+					rc = ft_error_set(err, FT_EIO,
+					                  "300 B with %zu bytes free at %llu: head at "
+					                  "%llu after pass %zu, not %llu",
+					                  x, (unsigned long long)at,
+					                  (unsigned long long)head, k + 1,
+					                  (unsigned long long)want);
+			}
+			if (rc > 0)
+				rc = 0;
+		}
+		/* the receiver posts only now: until here the ring stays as full as sent */
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc == 0 && rank == 0)
+			rc = edge_post(ep, rank, &q[0], buf, (size_t)f, (unsigned)x, err);
+		if (rc == 0 && rank == 0)
+			rc = edge_post(ep, rank, &q[1], buf + f, 300, (unsigned)x + 1, err);
+		if (rc == 0)
+			rc = rank ? ft__ep_wait1(ep, &q[1], err) : ft__ep_wait(ep, qp, 2, err);
+		if (rc == 0 && rank == 0)
+			rc = edge_check(buf, (size_t)f, (unsigned)x, "filler", err);
+		if (rc == 0 && rank == 0)
+			rc = edge_check(buf + f, 300, (unsigned)x + 1, "300 B at a full ring", err);
+		pos = ((at + 63) & ~(uint64_t)63) + 300;
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	free(buf);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_ring_edge(void **state)
+{
+	(void)state;
+	run_two(shm_ring_edge, 0);
+}
+
+/* A ring size that ring_data's masking cannot take is refused, naming the field and the size. */
+static int
+shm_ring_refused(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const uint64_t bad[] = { 8192, 16383, 16384 + 64, 3 << 14, (uint64_t)1 << 31 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	struct ft_error e2;
+	char want[64];
+	size_t i;
+	int rc = join_two(rank, lfd, port, &w, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(bad) && rc == 0; i++) {
+		int got;
+
+		ft_error_clear(&e2);
+		shm_ring = bad[i];
+		got = open_shm_ep_as(w, FT_OP_PT2PT_BW, FT_SHM_CMA_OFF, 1 << 20, &ep, &e2);
+		shm_ring = 0;
+		snprintf(want, sizeof(want), "shm_ring_bytes: %llu ", (unsigned long long)bad[i]);
+		if (got != FT_EINVAL || ep || !strstr(e2.msg, want))
+			rc = ft_error_set(err, FT_EIO, "ring of %llu bytes: rc %d, \"%s\"",
+			                  (unsigned long long)bad[i], got, e2.msg);
+		if (ep)
+			ft__ep_close(ep);
+		ep = NULL;
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_shm_ring_refused(void **state)
+{
+	(void)state;
+	run_two(shm_ring_refused, 0);
 }
 
 /*
@@ -9506,9 +9737,12 @@ main(void)
 		cmocka_unit_test(test_ucx_reap),
 #endif
 		cmocka_unit_test(test_shm_chunks),
+		cmocka_unit_test(test_shm_sliced),
 		cmocka_unit_test(test_shm_line_split),
 		cmocka_unit_test(test_shm_line_start),
 		cmocka_unit_test(test_shm_wrap_sizes),
+		cmocka_unit_test(test_shm_ring_edge),
+		cmocka_unit_test(test_shm_ring_refused),
 		cmocka_unit_test(test_shm_block_lines),
 		cmocka_unit_test(test_shm_block_scribbled),
 		cmocka_unit_test(test_shm_copy_auto),
