@@ -568,9 +568,9 @@ wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
  * Until then every capped flow's cap is at or above a link's share, so the
  * link goes first (a tie included) and the list would not be read; built
  * later, it lists the same flows in the same order less those frozen
- * meanwhile, which the filling skips anyway. A full pass whose shares stay
- * below every cap (an all-to-all's flows, bound by their PCIe and NIC links)
- * never reads its flows' caps.
+ * meanwhile, which the filling skips anyway. A filling whose shares stay
+ * below every cap never reads its flows' caps; one whose shares pass the
+ * lowest cap lists them then, often after links froze some flows (ncap_late).
  */
 static bool
 wf_caps_due(const struct wf_item *sorted, uint32_t next, uint32_t nmulti,
