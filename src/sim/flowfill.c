@@ -327,28 +327,27 @@ wf_place(struct fs_sim *s, uint32_t nsel, bool inc, struct wf_item *items)
 }
 
 /*
- * The selected flows still unfrozen that have a rate cap, into wf_capped in
- * increasing order of cap (a counting sort over the caps' ranks: caps take
- * few values); their number. Flows of equal cap freeze at the same level, so
- * their order among themselves changes no rate. ft__fs_wf_fill() calls it
- * only once the filling's level passes the lowest cap (wf_caps_due()).
+ * Rank the rate caps (cap_rank, cap_cnt sized for them) and keep the lowest
+ * (cap_floor, INFINITY: none), once per new cap. ft__fs_wf_fill() calls it
+ * before it changes any rate, so that the list it may build halfway through
+ * (wf_collect_capped()) allocates nothing and cannot fail.
  */
 static int
-wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
+wf_rank_caps(struct fs_sim *s)
 {
 	const double *caps = s->caps.data;
-	uint32_t m = (uint32_t)s->caps.len, k, i, a, b, sum;
+	uint32_t m = (uint32_t)s->caps.len, a, b;
+	uint32_t *rank, *cnt;
+	double lo = INFINITY;
 
-	*ncapped = 0;
-	if (m == 0)
+	if (s->caps_ranked == m && (m || s->cap_floor == INFINITY))
 		return 0;
-	if (s->caps_ranked != m) {
-		uint32_t *rank = ft_reallocarray(s->cap_rank, m, sizeof(uint32_t));
-		uint32_t *cnt = rank ? ft_reallocarray(s->cap_cnt, (size_t)m + 1, sizeof(uint32_t)) :
-		                       NULL;
-
-		if (rank)
-			s->cap_rank = rank;
+	if (m) {
+		rank = ft_reallocarray(s->cap_rank, m, sizeof(uint32_t));
+		if (!rank)
+			return FT_ENOMEM;
+		s->cap_rank = rank;
+		cnt = ft_reallocarray(s->cap_cnt, (size_t)m + 1, sizeof(uint32_t));
 		if (!cnt)
 			return FT_ENOMEM;
 		s->cap_cnt = cnt;
@@ -357,9 +356,31 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 			rank[a] = 0;
 			for (b = 0; b < m; b++)
 				rank[a] += caps[b] < caps[a] || (caps[b] == caps[a] && b < a);
+			if (caps[a] < lo)
+				lo = caps[a];
 		}
-		s->caps_ranked = m;
 	}
+	s->cap_floor = lo;
+	s->caps_ranked = m;
+	return 0;
+}
+
+/*
+ * The selected flows still unfrozen when it is called that have a rate cap,
+ * into wf_capped in increasing order of cap (a counting sort over the caps'
+ * ranks, wf_rank_caps(): caps take few values); their number. Flows of equal
+ * cap freeze at the same level, so their order among themselves changes no
+ * rate. ft__fs_wf_fill() calls it only once the filling's level passes the
+ * lowest cap (wf_caps_due()), after wf_rank_caps(): it allocates nothing.
+ */
+static void
+wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
+{
+	uint32_t m = (uint32_t)s->caps.len, k, i, sum;
+
+	*ncapped = 0;
+	if (m == 0)
+		return;
 	memset(s->cap_cnt, 0, ((size_t)m + 1) * sizeof(uint32_t));
 	s->ncap_lists++;
 	s->ncap_reads += nsel;
@@ -374,7 +395,7 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 		s->cap_cnt[i] = sum - s->cap_cnt[i]; /* exclusive prefix: each rank's start */
 	}
 	if (sum == 0)
-		return 0;
+		return;
 	for (k = 0; k < nsel; k++) {
 		uint32_t f = s->inc_sel[k], c = s->act_capi[f];
 
@@ -382,7 +403,6 @@ wf_collect_capped(struct fs_sim *s, uint32_t nsel, uint32_t *ncapped)
 			s->wf_capped[s->cap_cnt[s->cap_rank[c - 1] + 1]++] = f;
 	}
 	*ncapped = sum;
-	return 0;
 }
 
 /*
@@ -541,19 +561,6 @@ wf_freeze_link(struct fs_sim *s, uint32_t l, double share, bool kept)
 	return n;
 }
 
-/* The lowest rate cap any flow has (INFINITY: none): no flow is capped below it. */
-static double
-wf_cap_floor(const struct fs_sim *s)
-{
-	const double *caps = s->caps.data;
-	double lo = INFINITY;
-
-	for (size_t k = 0; k < s->caps.len; k++)
-		if (caps[k] < lo)
-			lo = caps[k];
-	return lo;
-}
-
 /*
  * Whether the filling must list its capped flows now (wf_collect_capped()):
  * once the next link's share (the least of the sorted links', the links of
@@ -561,9 +568,9 @@ wf_cap_floor(const struct fs_sim *s)
  * Until then every capped flow's cap is at or above a link's share, so the
  * link goes first (a tie included) and the list would not be read; built
  * later, it lists the same flows in the same order less those frozen
- * meanwhile, which the filling skips anyway. A full pass whose shares stay
- * below every cap (an all-to-all's flows, bound by their PCIe and NIC links)
- * never reads its flows' caps.
+ * meanwhile, which the filling skips anyway. A filling whose shares stay
+ * below every cap never reads its flows' caps; one whose shares pass the
+ * lowest cap lists them then, often after links froze some flows (ncap_late).
  */
 static bool
 wf_caps_due(const struct wf_item *sorted, uint32_t next, uint32_t nmulti,
@@ -594,10 +601,14 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 	uint32_t ntouched = 0, i, k, next, unfrozen = nsel, ncapped = 0, nextcap = 0;
 	uint32_t nmulti = 0, nsingle = 0, snext = 0, off = 0;
 	const bool kept = full && s->lf && s->keep;
-	const double cap_floor = wf_cap_floor(s);
-	bool caps_due = cap_floor < INFINITY; /* the capped flows not listed yet */
+	bool caps_due; /* the capped flows not listed yet */
 	int rc;
 
+	/* before any rate changes: the late list then cannot fail */
+	rc = wf_rank_caps(s);
+	if (rc < 0)
+		return rc;
+	caps_due = s->cap_floor < INFINITY;
 	if (kept) {
 		ntouched = wf_layout_kept(s);
 	} else {
@@ -669,10 +680,9 @@ ft__fs_wf_fill(struct fs_sim *s, uint32_t nsel, bool full)
 		 * higher; on a tie the link goes first.
 		 */
 		if (caps_due && (s->caps_eager || wf_caps_due(sorted, next, nmulti, single, snext,
-		                                              nsingle, s, cap_floor))) {
-			rc = wf_collect_capped(s, nsel, &ncapped);
-			if (rc < 0)
-				goto out;
+		                                              nsingle, s, s->cap_floor))) {
+			wf_collect_capped(s, nsel, &ncapped);
+			s->ncap_late += unfrozen < nsel;
 			caps_due = false;
 		}
 		while (nextcap < ncapped && !s->wf_live[s->wf_capped[nextcap]])

@@ -245,6 +245,7 @@ struct fs_sim {
 	uint32_t *cap_rank; /* caps[k]'s place in increasing order (ties: lower k first) */
 	uint32_t *cap_cnt;  /* counting sort of the capped flows by rank: ncaps + 1 */
 	size_t caps_ranked; /* caps ranked so far (cap_rank is stale when caps.len differs) */
+	double cap_floor;   /* the lowest of the caps ranked (INFINITY: none; wf_rank_caps()) */
 	uint64_t ndone;
 	bool rates_dirty;
 	bool started;
@@ -279,7 +280,8 @@ struct fs_sim {
 	uint32_t *wf_flows; /* link -> flows CSR, sized by the sum of active path lengths */
 	size_t wf_flows_cap;
 	struct ft_vec wf_heap; /* struct fs_wf_item: links whose share grew, a min-heap */
-	uint32_t *wf_capped;   /* selected flows with a rate cap, by (cap, position) (act_cap) */
+	uint32_t *wf_capped;   /* selected flows with a rate cap still unfrozen when the list
+	                        * was built, by (cap, position) (act_cap) */
 	/* incremental recomputation (see recompute() in flowcore.c) */
 	double inc_level;     /* the lowest rate of a flow that ended since the last one */
 	double inc_thr;       /* this pass's level, less FS_LEVEL_RTOL (grow mode) */
@@ -337,6 +339,7 @@ struct fs_sim {
 	uint64_t nsel_reads;   /* grow mode: link -> flows entries the first guesses read */
 	uint64_t ncap_lists;   /* fillings that listed their capped flows (wf_collect_capped()) */
 	uint64_t ncap_reads;   /* selected flows those lists read */
+	uint64_t ncap_late;    /* of those lists, built after the filling froze a flow */
 	/* statistics */
 	uint64_t nrecompute;
 	uint64_t nevents;
