@@ -567,7 +567,7 @@ ft__sim_innet_vertex(const struct ft_topo *topo, uint32_t gpu_v, enum ft_algo al
  * How an implicit all-to-all phase posts its sends (@ap: window, channels,
  * wire bytes and per-message costs). As NCCL's send/recv path does
  * (ft_model_p2p_chunking_on() on the cluster's p2p channels,
- * ft__sim_p2p_nchannels(): the definition the packet engine and the model
+ * ft__sim_p2p_comm()'s p2p_nchannels: the definition the packet engine and the model
  * follow too; NVIDIA/nccl src/enqueue.cc, src/init.cc, src/graph/paths.cc):
  * a rank keeps peers_inflight sends in progress, each striped over its p2p
  * channels, in the protocol NCCL picks for a send of that size. With
@@ -891,7 +891,8 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * what whole flows cannot show (docs/internals/sim.md, "The flow engine and the model's
  * pipeline terms"). Ops whose end is not their last flow's (start jitter, on/off
  * sources: struct ft_sim_op nominal_end, end_acked), a background pattern and
- * packet.chunking: off pay neither. FT_ENOMEM where the stages cannot be counted.
+ * packet.chunking: off pay neither. The error of the model's links or of counting the
+ * stages (out of memory) is returned.
  */
 static int
 whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,
@@ -899,19 +900,21 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 {
 	uint32_t stages = 0;
 	double fill;
+	int rc;
 
 	*ramp_s = *proxy_s = 0;
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
 	    op->job == UINT32_MAX)
 		return 0;
-	if (ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL) < 0)
-		return FT_ENOMEM;
+	if ((rc = ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL)) < 0)
+		return rc;
 	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()), over the
 	 * stages of the schedule as built, which the packet engine paces (cap_pace()) */
 	if (!ft__sim_cap_staged(op) || op->sched->phases.len != 1)
 		return 0;
-	if (ft__sim_tree_depths(op->sched, ft_sched_phase_at(op->sched, 0), NULL, &stages) < 0)
-		return FT_ENOMEM;
+	if ((rc = ft__sim_tree_depths(op->sched, ft_sched_phase_at(op->sched, 0), NULL,
+	                              &stages)) < 0)
+		return rc;
 	fill = ft__sim_cap_fill_s(fe->topo, op, stages);
 	if (fill > 0)
 		*ramp_s = fill;
@@ -959,6 +962,13 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	after = op->after >= 0 ? &FT_VEC_AT(&fe->ops, struct flow_op, op->after) : NULL;
 	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
+	/* the model's readings of the op, once and before any of its tasks, so that a failed
+	 * submit adds nothing: their error (out of memory) the op's, in the packet engine's
+	 * words (pkt_setup.c ft__pk_submit()) */
+	if ((rc = pipe_chunks(fe, op, &chunks)) < 0 ||
+	    (rc = ft__sim_link_lats(fe->topo, sc, &ll)) < 0 ||
+	    (chunks == 0 && (rc = whole_pipe(fe, op, &ramp_s, &proxy_s)) < 0))
+		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	id = ft__fs_add_barrier(s, wait, 0, tag);
 	if (id < 0)
 		goto oom;
@@ -972,11 +982,6 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	rec.end = rec.start;
 	rec.next = FS_NONE;
 	shift_ns = op->nominal_end ? ft__sim_max_start_ns(sc) : 0;
-	/* the model's readings of the op, once: their error (out of memory) the op's */
-	if (pipe_chunks(fe, op, &chunks) < 0 || ft__sim_link_lats(fe->topo, sc, &ll) < 0)
-		goto oom;
-	if (chunks == 0 && whole_pipe(fe, op, &ramp_s, &proxy_s) < 0)
-		goto oom;
 	if (shift_ns > 0 || op->end_acked) {
 		if ((id = ft__fs_add_barrier(s, 0, 0, tag)) < 0)
 			goto oom;

@@ -1583,12 +1583,13 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	sc->ring_inter_2n = ft_model_ring_inter_2n(v);
 	sc->net_lat_s = ft_model_net_hop_latency(v, sc->op, sc->algo, sc->proto, one_rank_a_node);
 	/* the net step and the ring's floor inside nodes, once a schedule: the model's links
-	 * of the cluster (an allocation; its error is the run's) */
-	rc = ft_model_links_get(spec, 0, 0, 0, &l, NULL);
+	 * of the cluster (an allocation; its error is the run's), 0 where the model places no
+	 * such cluster, as ft__sim_link_lats() reads them */
+	rc = ft__sim_links(spec, 0, 0, 0, &l);
 	if (rc < 0)
 		return rc;
-	sc->ring_intra_floor_s = intra_floor_of(&l, sc->proto);
-	sc->net_step_s = net_step_of(&l, sc->proto);
+	sc->ring_intra_floor_s = rc ? intra_floor_of(&l, sc->proto) : 0;
+	sc->net_step_s = rc ? net_step_of(&l, sc->proto) : 0;
 	sc->release_set = true;
 	if (sc->algo == FT_ALGO_COLLNET) {
 		/* CollNetDirect's four hops hold NCCL's latency for it, 2 (min(1, ppn - 1)
@@ -1865,7 +1866,8 @@ ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
-	uint32_t r, nodes = 1;
+	uint32_t r, nodes = 1, run = 1, first = 0;
+	bool uneven = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -1873,14 +1875,27 @@ ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
 	    (sc->algo != FT_ALGO_RING && sc->algo != FT_ALGO_TREE && sc->algo != FT_ALGO_NVLS) ||
 	    sc->op == FT_OP_ALLTOALL || sc->op == FT_OP_SENDRECV)
 		return 0;
-	/* the physical nodes, node by node: an NVLink domain's trays the model joins itself */
-	for (r = 1; r < sc->nranks; r++)
-		if (ft_topo_vertex(t, op->rank_gpu[r])->node !=
-		    ft_topo_vertex(t, op->rank_gpu[r - 1])->node)
-			nodes++;
-	/* nodes of different GPU counts: the model's layout of the ranks over the cluster, as
-	 * the tuner is asked there (no ranks per node) */
-	if (sc->nranks % nodes)
+	/* the physical nodes, node by node, and their ranks: an NVLink domain's trays the
+	 * model joins itself */
+	for (r = 1; r < sc->nranks; r++) {
+		if (ft_topo_vertex(t, op->rank_gpu[r])->node ==
+		    ft_topo_vertex(t, op->rank_gpu[r - 1])->node) {
+			run++;
+			continue;
+		}
+		if (!first)
+			first = run;
+		else if (run != first)
+			uneven = true;
+		nodes++;
+		run = 1;
+	}
+	if (first && run != first)
+		uneven = true;
+	/* nodes of different GPU counts (4 + 2 divides evenly, so the count alone cannot
+	 * tell): the model's layout of the ranks over the cluster, as the tuner is asked
+	 * there (no ranks per node) */
+	if (uneven)
 		nodes = 0;
 	/* ranks the model cannot lay out: no terms; its error (out of memory) the caller's */
 	rc = ft__sim_links(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0, &l);

@@ -450,38 +450,16 @@ ft__sim_route_nvlink_domain(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	return 0;
 }
 
-/*
- * The model's links of the whole cluster, at the release its jobs run, in @l and
- * NCCL's p2p channels on them in *@nch: 1; 0, with FT_MODEL_P2P_NCHANNELS, where the
- * model places no such cluster; the links' error (out of memory on node groups) is the
- * caller's (ft__sim_links()). ft__sim_p2p_nchannels() and ft__sim_p2p_comm() both read
- * them here.
- */
-static int
-p2p_links(const struct ft_topo *t, struct ft_model_links *l, uint32_t *nch)
-{
-	int rc = ft__sim_links(ft_topo_spec(t), 0, 0, 0, l);
-
-	*nch = rc > 0 ? ft_model_p2p_nchannels_of(l) : FT_MODEL_P2P_NCHANNELS;
-	return rc;
-}
-
-int
-ft__sim_p2p_nchannels(const struct ft_topo *t, uint32_t *nch)
-{
-	struct ft_model_links l;
-	int rc = p2p_links(t, &l, nch);
-
-	return FT_MIN(rc, 0);
-}
-
 int
 ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                  struct ft_model_p2p_comm *out)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	struct ft_model_links l;
-	int rc = p2p_links(t, &l, &out->p2p_nchannels);
+	/* the model's links of the whole cluster at the release its jobs run: NCCL's p2p
+	 * channels on them, FT_MODEL_P2P_NCHANNELS where the model places no such cluster;
+	 * their error (out of memory on node groups) the caller's (ft__sim_links()) */
+	int rc = ft__sim_links(spec, 0, 0, 0, &l);
 	bool have = rc > 0;
 
 	out->nranks = nranks;
@@ -494,6 +472,7 @@ ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double ni
 	/* the release the jobs run (spec nccl_version, `fabtune sim --nccl`; 0: the newest):
 	 * its p2p channels, per-peer rule and schedule, as the model's at that release */
 	out->nccl_version = spec->nccl_version;
+	out->p2p_nchannels = have ? ft_model_p2p_nchannels_of(&l) : FT_MODEL_P2P_NCHANNELS;
 	out->p2p_nchannels_raw = have ? ft_model_p2p_nchannels_raw_of(&l) : 0;
 	out->net_count = have ? l.p2p_net_count : 0;
 	out->net_GBps = have ? l.p2p_net_GBps : 0;

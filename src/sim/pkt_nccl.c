@@ -1027,8 +1027,8 @@ p2p_flows(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_sche
 	uint64_t pace_ps;
 	int rc;
 
-	/* NCCL's p2p channels on the engine's cluster (the model's channel count,
-	 * ft__sim_p2p_nchannels()), with the communicator: the model's error the op's */
+	/* NCCL's p2p channels on the engine's cluster (the model's channel count, the
+	 * communicator's, ft__sim_p2p_comm()): the model's error the op's */
 	rc = ft__sim_p2p_comm(pb->rb.e->topo, sc->nranks, multi, pb->rb.e->line_Bps, &comm);
 	if (rc < 0)
 		return rc;

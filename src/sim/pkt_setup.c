@@ -762,16 +762,19 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
  * adds both everywhere).
  */
 static int
-pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag)
+pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag,
+           struct ft_error *err)
 {
 	double ramp_s, proxy_s;
 	int64_t ramp, at, end;
+	int rc;
 
 	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
 	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
 		return 0;
-	if (ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL) < 0)
-		return FT_ENOMEM;
+	/* the model's error (out of memory) in the words of the op's other readings */
+	if ((rc = ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL)) < 0)
+		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
 	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
 	 * is not added */
@@ -780,7 +783,7 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	if (ramp_s > 0) {
 		ramp = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(ramp_s), 0, tag);
 		if (ramp < 0 || ft__pk_add_dep(e, rec->end, (uint32_t)ramp) < 0)
-			return FT_ENOMEM;
+			goto oom;
 		rec->end = (uint32_t)ramp;
 	}
 	if (!(proxy_s > 0))
@@ -791,9 +794,11 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	if (at < 0 || end < 0 || ft__pk_add_dep(e, rec->start, (uint32_t)at) < 0 ||
 	    ft__pk_add_dep(e, (uint32_t)at, (uint32_t)end) < 0 ||
 	    ft__pk_add_dep(e, rec->end, (uint32_t)end) < 0)
-		return FT_ENOMEM;
+		goto oom;
 	rec->end = (uint32_t)end;
 	return 0;
+oom:
+	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }
 
 int64_t
@@ -903,8 +908,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		}
 		rec.end = (uint32_t)bar;
 	}
-	if (pipe_terms(e, op, &rec, tag) < 0)
-		goto oom;
+	if ((rc = pipe_terms(e, op, &rec, tag, err)) < 0)
+		return rc;
 	if (rec.next == PK_NONE)
 		rec.next = rec.end;
 	else if (task_at(e, rec.next)->npred == 0 && ft__pk_add_dep(e, rec.end, rec.next) < 0)

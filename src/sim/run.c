@@ -282,11 +282,14 @@ place_job(const struct ft_scenario *sc, const struct sc_job *j0, size_t ji, cons
 }
 
 /* The error @rc of one of the simulator's readings of the model (ft__sim_links(): out of
- * memory on node groups), @what, as the run's: never a default in its place. */
+ * memory on node groups), @what, as the run's, named by its op (ops[@k] of job @ji of @sc;
+ * @sc NULL: the option): never a default in its place. */
 static int
-model_err(struct ft_error *err, int rc, const char *what)
+model_err(const struct ft_scenario *sc, size_t ji, size_t k, struct ft_error *err, int rc,
+          const char *what)
 {
-	return ft_error_set(err, rc, "%s: %s", what, ft_strerror(rc));
+	return ft_error_set(err, rc, "%s: %s: %s", WHERE(ji, "--op", "ops[%zu]", k), what,
+	                    ft_strerror(rc));
 }
 
 /* The channels of op @o, built as @algo on @spec, into @nch: NCCL's count when given (up to
@@ -649,9 +652,9 @@ tree_corr(const struct ft_cluster_spec *spec, const struct job_run *jr, const st
  * groups). Every reading's error (out of memory) is the run's, named.
  */
 static int
-model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op *o,
-           struct ft_schedule *sched, uint32_t gpn, bool window_only, struct op_cap *cap,
-           struct ft_error *err)
+model_caps(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_topo *t,
+           const struct job_run *jr, const struct sc_op *o, struct ft_schedule *sched,
+           uint32_t gpn, bool window_only, struct op_cap *cap, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	char kw[16];
@@ -661,25 +664,27 @@ model_caps(const struct ft_topo *t, const struct job_run *jr, const struct sc_op
 
 	if (!window_only) {
 		rc = tree_corr(spec, jr, o, sched, cap, gpn, &corr);
-		if (rc == 0)
-			rc = ft__sim_nccl_efficiency(spec, sched, corr, gpn);
 		if (rc < 0)
-			return model_err(err, rc, "NCCL's efficiencies");
+			return model_err(sc, ji, k, err, rc,
+			                 "the tree's and the kernel's caps (NCCL's tree correction)");
+		rc = ft__sim_nccl_efficiency(spec, sched, corr, gpn);
+		if (rc < 0)
+			return model_err(sc, ji, k, err, rc, "NCCL's efficiencies");
 		rc = ft__sim_tree_cap(spec, sched, jr->nranks, gpn, &b);
 		if (rc < 0)
-			return model_err(err, rc, "the tree's cap");
+			return model_err(sc, ji, k, err, rc, "the tree's cap");
 		tighter_cap(cap, b, "");
 	}
 	if (o->op == FT_OP_SENDRECV) {
 		rc = ft__sim_p2p_cap(t, sched, jr->rank_gpu, &b);
 		if (rc < 0)
-			return model_err(err, rc, "NCCL's window on a send");
+			return model_err(sc, ji, k, err, rc, "NCCL's window on a send");
 		tighter_cap(cap, b, FT__SIM_P2P_WINDOW_WHAT);
 		return 0;
 	}
 	rc = ft__sim_kernel_cap(spec, sched, jr->nranks, gpn, o->channels, &b);
 	if (rc < 0)
-		return model_err(err, rc, "the kernel's cap");
+		return model_err(sc, ji, k, err, rc, "the kernel's cap");
 	tighter_cap(cap, b, kernel_what(sched, kw, sizeof(kw)));
 	return 0;
 }
@@ -722,11 +727,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
 	rc = ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
-	if (rc < 0) {
-		model_err(err, rc, "NCCL's tuner");
-		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
-		return rc;
-	}
+	if (rc < 0)
+		return model_err(sc, ji, k, err, rc, "NCCL's tuner");
 	if (args.algo == FT_ALGO_NVLS_TREE &&
 	    (o->op != FT_OP_ALL_REDUCE || !heads || !ft_model_nvls_efficiency(ft_topo_spec(t))))
 		return ft_error_set(err, FT_ENOTSUP,
@@ -754,14 +756,14 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		return rc;
 	}
 	if (o->op == FT_OP_SENDRECV)
-		return model_caps(t, jr, o, sched, 0, true, cap, err);
+		return model_caps(sc, ji, k, t, jr, o, sched, 0, true, cap, err);
 	if (sched->phases.len == 0 || ft_sched_phase_at(sched, 0)->implicit_alltoall)
 		return 0;
 	rc = nchannels_of(ft_topo_spec(t), built, o,
 	                  ft__sim_node_nnics(t, ft_topo_vertex(t, jr->rank_gpu[0])->node), gpus0,
 	                  &nch);
 	if (rc < 0)
-		return model_err(err, rc, "NCCL's channels");
+		return model_err(sc, ji, k, err, rc, "NCCL's channels");
 	{
 		struct ft_schedule merged;
 		struct ft__sim_forced_trees ft;
@@ -780,7 +782,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 				rc = ft__sim_channel_cap(ft_topo_spec(t), built, jr->nranks, 0, nch,
 				                         true, &b);
 			if (rc < 0)
-				return model_err(err, rc, "NCCL's forced channels");
+				return model_err(sc, ji, k, err, rc, "NCCL's forced channels");
 			if (one)
 				graph = ft.graph;
 			tighter_cap(cap, b, "");
@@ -793,7 +795,7 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	}
 	if (rc < 0)
 		return ft_error_set(err, FT_ENOMEM, "out of memory");
-	return model_caps(t, jr, o, sched, 0, false, cap, err);
+	return model_caps(sc, ji, k, t, jr, o, sched, 0, false, cap, err);
 }
 
 static int
@@ -819,9 +821,10 @@ build_uneven_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t j
  * at @bytes here ("tree and ring run", "ring runs"): those the tuner takes forced
  * (ft_model_eval() as ft__sim_pick_algo() asks it: no NVLS with CollNet, the job's
  * NVLS-off flag) and whose schedule builds (nodes of different GPU counts: the runner
- * builds those itself, build_uneven_on()).
+ * builds those itself, build_uneven_on()). The tuner's or coll/'s error where memory ran
+ * out (the list then unknown), else 0.
  */
-static void
+static int
 runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
           const struct job_run *jr, uint32_t sgpn, char *buf, size_t len)
 {
@@ -839,6 +842,7 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 			                  .ranks_per_node = sgpn, .bytes = bytes };
 		struct ft_schedule probe;
 		bool ok;
+		int rc;
 
 		ft_model_query_init(&q, o->op, bytes);
 		q.ngpus = jr->nranks;
@@ -849,15 +853,23 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 		q.no_nvls_net = true;
 		q.force_algo = true;
 		q.algo = cand[i];
-		if (ft_model_eval(spec, &q, &r, NULL) < 0 || r.algo != cand[i])
+		rc = ft_model_eval(spec, &q, &r, NULL);
+		if (rc == FT_ENOMEM)
+			return rc;
+		if (rc < 0 || r.algo != cand[i])
 			continue;
 		a.algo = r.algo;
 		a.proto = r.proto;
 		a.collnet_chain = strcmp(r.algo_label, "collnet_chain") == 0;
 		ok = !gpn;
-		ft_schedule_init(&probe);
-		ok = ok || ft_coll_schedule(&a, &probe, NULL) == 0;
-		ft_schedule_release(&probe);
+		if (!ok) {
+			ft_schedule_init(&probe);
+			rc = ft_coll_schedule(&a, &probe, NULL);
+			ft_schedule_release(&probe);
+			if (rc == FT_ENOMEM)
+				return rc;
+			ok = rc == 0;
+		}
 		if (ok)
 			name[n++] = ft_algo_name(cand[i]);
 	}
@@ -867,6 +879,7 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 		                       i + 2 < n ? ", " : i + 2 == n ? " and " : "");
 	if (at < len)
 		snprintf(buf + at, len - at, n == 1 ? " runs" : n ? " run" : "no algorithm runs");
+	return 0;
 }
 
 /*
@@ -906,8 +919,9 @@ nvls_net_why(const struct sc_op *o, const struct job_run *jr, uint32_t sgpn)
  * every channel, NCCL's channels add no rail.
  */
 static int
-nvls_net_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_t *gpus,
-               struct ft_schedule *sched, struct op_cap *cap, struct ft_error *err)
+nvls_net_sched(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_topo *t,
+               const struct job_run *jr, const uint32_t *gpus, struct ft_schedule *sched,
+               struct op_cap *cap, struct ft_error *err)
 {
 	const struct ft_node_spec *node = ft__sim_node(t, ft_topo_vertex(t, jr->rank_gpu[0])->node);
 	uint32_t heads[FT__SIM_NVLS_MAX_HEADS], n;
@@ -920,13 +934,13 @@ nvls_net_sched(const struct ft_topo *t, const struct job_run *jr, const uint32_t
 		                                               "nvls across nodes: no NVLS heads");
 	rc = ft__sim_nccl_efficiency(ft_topo_spec(t), sched, false, jr->gpn);
 	if (rc < 0)
-		return model_err(err, rc, "NCCL's efficiencies");
+		return model_err(sc, ji, k, err, rc, "NCCL's efficiencies");
 	*cap = (struct op_cap){ 0 };
 	/* NCCL's price as a pace (named by the link class it binds on, as the model names it) */
 	rc = ft__sim_nvls_net_cap(ft_topo_spec(t), sched, jr->nranks, jr->gpn, cap->what,
 	                          sizeof(cap->what), &cap->Bps);
 	if (rc < 0)
-		return model_err(err, rc, "NCCL's price of nvls across nodes");
+		return model_err(sc, ji, k, err, rc, "NCCL's price of nvls across nodes");
 	return 0;
 }
 
@@ -990,8 +1004,12 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		const char *why = spec->fabric.sharp ? nvls_net_why(o, jr, sgpn) : NULL;
 		char alt[96];
 
-		if (!spec->fabric.sharp || why)
-			runs_here(spec, o, bytes, jr, sgpn, alt, sizeof(alt));
+		/* out of memory while listing what runs here is the run's error, not this one */
+		if ((!spec->fabric.sharp || why) &&
+		    (rc = runs_here(spec, o, bytes, jr, sgpn, alt, sizeof(alt))) < 0)
+			return ft_error_set(err, rc, "%s: the algorithms that run here: %s",
+			                    WHERE(ji, "--algo", "ops[%zu].algo", k),
+			                    ft_strerror(rc));
 		if (!spec->fabric.sharp)
 			return ft_error_set(err, FT_EINVAL,
 			                    "%s: NCCL runs nvls across nodes only with CollNet, "
@@ -1010,11 +1028,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
 	rc = ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
 	                           spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), &args);
-	if (rc < 0) {
-		model_err(err, rc, "NCCL's tuner");
-		ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
-		return rc;
-	}
+	if (rc < 0)
+		return model_err(sc, ji, k, err, rc, "NCCL's tuner");
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ap[2] = args.collnet_chain;
@@ -1027,7 +1042,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			ft_error_prefix(err, "%s: ", WHERE(ji, "--op", "ops[%zu]", k));
 			return rc;
 		}
-		return nvls_net_sched(t, jr, gpus, sched, cap, err);
+		return nvls_net_sched(sc, ji, k, t, jr, gpus, sched, cap, err);
 	}
 	rc = ft_coll_schedule(&args, sched, err);
 	/* NCCL's trees over its nodes: physical nodes, or NVLink domains (MNNVL) */
@@ -1044,7 +1059,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	rc = nchannels(spec, sched, o, ft__sim_node_nnics(t, node0) * (sgpn / FT_MAX(jr->gpn, 1u)),
 	               sgpn, jr->nranks, jr->gpn, &graph, &nch);
 	if (rc < 0)
-		return model_err(err, rc, "NCCL's channels");
+		return model_err(sc, ji, k, err, rc, "NCCL's channels");
 	/* A point-to-point send is one connection on one NIC, the rail of its
 	 * destination (PXN), not a set of channels. */
 	if (o->op == FT_OP_SENDRECV)
@@ -1063,7 +1078,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			rc = ft__sim_channel_cap(spec, args.algo, jr->nranks, jr->gpn, nch,
 			                         o->channels != 0, &b);
 		if (rc < 0)
-			return model_err(err, rc, "NCCL's forced channels");
+			return model_err(sc, ji, k, err, rc, "NCCL's forced channels");
 		tighter_cap(cap, b, "");
 		rc = ft__sim_channelize(sched, nch, one ? ft.graph : graph, sgpn, jr->gpn, gpus,
 		                        ft__sim_node(t, node0), spec->nccl_version,
@@ -1074,7 +1089,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		if (rc < 0)
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
-	return model_caps(t, jr, o, sched, jr->gpn, false, cap, err);
+	return model_caps(sc, ji, k, t, jr, o, sched, jr->gpn, false, cap, err);
 }
 
 /*
@@ -1131,7 +1146,7 @@ build_op_sched(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, s
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 		rc = ft__sim_release_lats(ft_topo_spec(t), sched, one);
 		if (rc < 0)
-			return ft_error_set(err, rc, "release latencies: %s", ft_strerror(rc));
+			return model_err(sc, ji, k, err, rc, "release latencies");
 	}
 	return rc;
 }

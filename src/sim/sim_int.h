@@ -623,20 +623,17 @@ int ft__sim_nic_route(const struct ft_topo *t, uint32_t src, uint32_t nic, uint3
 uint32_t ft__sim_gpu_lanes(const struct ft_topo *t, uint32_t gpu_v);
 /* NICs a connection between two GPUs spreads its QPs over (node.c), for both engines. */
 uint32_t ft__sim_conn_lanes(const struct ft_topo *t, uint32_t src, uint32_t dst);
-/* NCCL's p2p channels on @t's cluster at its jobs' release (ft_model_p2p_nchannels_of():
- * 32 on an 18-NVLink Hopper node, 16 on an A100, 2 on a PCIe node), what both
- * engines post an all-to-all's sends on (ft_model_p2p_chunking_on()), into @nch;
- * FT_MODEL_P2P_NCHANNELS where the model places no such cluster. The links' error (out of
- * memory on node groups) is returned (node.c). */
-int ft__sim_p2p_nchannels(const struct ft_topo *t, uint32_t *nch) FT_MUST_CHECK;
 struct ft_model_p2p_comm;
 struct ft_model_p2p_chunking;
 /* The p2p communicator of @nranks ranks on @t's cluster, on several nodes (@multi) or
  * one, whose GPUs reach the network at @nic_Bps: what ft_model_p2p_chunking_conn() takes,
  * with NCCL's doubled network chunk on ARM hosts with Blackwell GPUs (kb ENV-BUFFSIZE), at
  * the release the cluster's jobs run (spec nccl_version: its p2p channels, per-peer rule
- * with the GPU's NICs, ft_model_p2p_net_nics(), and p2p schedule). The links' error (out
- * of memory) is returned, as ft__sim_p2p_nchannels()'s. */
+ * with the GPU's NICs, ft_model_p2p_net_nics(), and p2p schedule). Its p2p_nchannels:
+ * NCCL's p2p channels on the cluster (ft_model_p2p_nchannels_of(): 32 on an 18-NVLink
+ * Hopper node, 16 on an A100, 2 on a PCIe node), what both engines post an all-to-all's
+ * sends on (ft_model_p2p_chunking_on()); FT_MODEL_P2P_NCHANNELS where the model places no
+ * such cluster. The links' error (out of memory on node groups) is returned (node.c). */
 int ft__sim_p2p_comm(const struct ft_topo *t, uint32_t nranks, bool multi, double nic_Bps,
                      struct ft_model_p2p_comm *out) FT_MUST_CHECK;
 /* Whether the @n GPU vertices of @gpu (spaced @stride) sit on more than one of NCCL's
@@ -845,7 +842,8 @@ double ft__sim_hw_net_s(const struct ft_schedule *sc);
  * (ring_intra_floor_s, ft_model_ring_intra_floor_s(): NCCL's network post overhead, 1 us,
  * x3 for Simple; ft__sim_far_steps() prices a ring all-reduce's, all-gather's and
  * reduce-scatter's steps inside nodes at max(step overhead, it)), once a schedule from the
- * model's links of @spec: their error (FT_ENOMEM), never a silent 0. */
+ * model's links of @spec (ft__sim_links(): both 0 where the model places no such
+ * cluster, as ft__sim_link_lats()): their error (FT_ENOMEM), never a silent 0. */
 int ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
                          bool one_rank_a_node) FT_MUST_CHECK;
 /* The same over @nnodes nodes of different sizes: node k holds ranks first[k] to

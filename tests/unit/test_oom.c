@@ -15,7 +15,8 @@
  * the topology build, its first user), the parsers through
  * detection (every fixture of tests/fixtures/<parser>/ that parses), and the
  * archive (open a new file, save a run with observations and a fingerprint,
- * list, load it back, close; then baselines, export, import and compare).
+ * list, load it back, close; then baselines, export, import and compare), and the
+ * simulator (a scenario's run on each engine, on nodes of different GPU counts).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -552,6 +553,194 @@ test_oom_share_slots(void **state)
 	assert_true(n > 1 + 6);
 }
 
+/* ---- the simulator ---------------------------------------------------------- */
+
+/* One run of a scenario on an engine, and the first op's time of the run without a
+ * failure (0: not known yet). */
+struct sim_case {
+	const struct ft_scenario *sc;
+	const char *engine;
+	double base_us;
+};
+
+/* The run; its first op's time, where it ends, must be the unfailed run's, to the bit. */
+static int
+sim_run(const void *arg, struct ft_error *err)
+{
+	const struct sim_case *c = arg;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	double t_us = 0;
+	int rc;
+
+	ft_sim_overrides_init(&ov);
+	ov.engine = c->engine;
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(c->sc, &ov, NULL, &rep, err);
+	if (rc == 0 && ft_run_nrows(&rep.run) > 0)
+		t_us = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	if (rc == 0 && !(t_us > 0))
+		return ft_error_set(err, FT_EINVAL, "no time");
+	if (rc == 0 && c->base_us > 0 && t_us != c->base_us)
+		return ft_error_set(err, FT_EINVAL, "%.9f us, %.9f without a failure", t_us,
+		                    c->base_us);
+	return rc;
+}
+
+/*
+ * Out of memory anywhere in a run is the run's error, never a time: on node groups every
+ * reading of the model's links takes an allocation (model/links.c), and the simulator's
+ * readings fell to a default on any error (the tuner's pick to Simple, the caps, the tree
+ * correction and NCCL's pipeline to none, the net step to 0), the run going on with another
+ * time. On a 4-GPU and a 2-GPU node (two node groups, few ranks: a short sweep), every
+ * allocation of each run below fails in turn: FT_ENOMEM, or, past the run's last one, the
+ * unfailed run's time to the bit. With the links' and the tuner's out of memory swallowed
+ * again, the flow engine's ring all-reduce 1 MiB took 100.56 us with its allocation 42
+ * failed (77.37 without), the analytic engine's 187.31 with its 28th (141.07). The flow,
+ * packet, analytic and ideal engines; a ring all-reduce, the tuner's pick, a tree on
+ * forced channels, an all-to-all, a send/recv, the packet engine's ring and its tree on
+ * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()).
+ */
+static void
+test_oom_sim(void **state)
+{
+	static const struct {
+		const char *engine, *op;
+	} cases[] = {
+		{ "flow", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "flow", "op: all_reduce, size: 256KiB" },
+		{ "flow", "op: alltoall, size: 64KiB" },
+		{ "flow", "op: all_reduce, size: 256KiB, algo: tree, channels: 4" },
+		{ "flow", "op: sendrecv, size: 64KiB" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
+		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
+		{ "packet", "op: alltoall, size: 16KiB" },
+		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
+		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
+	};
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
+		struct sim_case sc = { .engine = cases[c].engine };
+		struct ft_scenario *s = NULL;
+		struct ft_error err = { 0 };
+		char text[1024], what[160];
+		unsigned long n;
+
+		snprintf(text, sizeof(text),
+		         "name: t\n"
+		         "cluster:\n"
+		         "  name: small-mixed\n"
+		         "  nodes:\n"
+		         "    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
+		         "    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
+		         "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+		         "jobs:\n"
+		         "  - name: a\n"
+		         "    ops:\n"
+		         "      - {%s}\n",
+		         cases[c].op);
+		if (ft_scenario_load_buffer(text, strlen(text), "t.yaml", &s, &err) < 0)
+			fail_msg("%s: %s", cases[c].op, err.msg);
+		sc.sc = s;
+		/* the unfailed run's time, which every run that ends must give */
+		{
+			struct ft_sim_overrides ov;
+			struct ft_sim_report rep;
+
+			ft_sim_overrides_init(&ov);
+			ov.engine = cases[c].engine;
+			ft_sim_report_init(&rep);
+			if (ft_scenario_run(s, &ov, NULL, &rep, &err) < 0)
+				fail_msg("%s on %s: %s", cases[c].op, cases[c].engine, err.msg);
+			assert_true(ft_run_nrows(&rep.run) > 0);
+			sc.base_us = ft_run_row(&rep.run, 0)->time_us;
+			ft_sim_report_release(&rep);
+			assert_true(sc.base_us > 0);
+		}
+		snprintf(what, sizeof(what), "%s on %s", cases[c].op, cases[c].engine);
+		n = sweep(what, sim_run, &sc);
+		print_message("# %s: %lu allocations swept\n", what, n);
+		assert_true(n > 0);
+		ft_scenario_free(s);
+	}
+}
+
+/*
+ * A forced nvls across nodes without fabric.sharp is refused (FT_EINVAL), the message
+ * listing what the tuner runs here instead (run.c runs_here(), which asks the tuner on
+ * node groups, an allocation each). Every allocation of the run failed in turn: FT_ENOMEM,
+ * or the very refusal of the run without a failure (the model's own defaults), never the
+ * refusal with a shorter list; past the last one, the refusal with the whole list. (The
+ * list's readings once fell to "not here" on any error.)
+ */
+static void
+test_oom_sim_runs_here(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: small-mixed\n"
+	        "  nodes:\n"
+	        "    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
+	        "    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
+	        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1MiB, algo: nvls}\n";
+	struct ft_scenario *s = NULL;
+	struct ft_error err = { 0 };
+	char want[FT_ERROR_MSG_MAX];
+	unsigned long n, enomem = 0;
+
+	(void)state;
+	assert_int_equal(ft_scenario_load_buffer(text, sizeof(text) - 1, "t.yaml", &s, &err), 0);
+	want[0] = '\0';
+	for (n = 0; n < SWEEP_MAX; n++) {
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		bool fired;
+		int rc;
+
+		ft_sim_overrides_init(&ov);
+		ov.engine = "flow";
+		ft_sim_report_init(&rep);
+		memset(&err, 0, sizeof(err));
+		ft__alloc_fail_at(n);
+		rc = ft_scenario_run(s, &ov, NULL, &rep, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		ft_sim_report_release(&rep);
+		if (n == 0) {
+			/* the refusal, with what runs here */
+			assert_int_equal(rc, FT_EINVAL);
+			assert_non_null(strstr(err.msg, "fabric.sharp"));
+			assert_non_null(strstr(err.msg, "ring"));
+			ft_strlcpy(want, err.msg, sizeof(want));
+			continue;
+		}
+		if (!fired) {
+			assert_int_equal(rc, FT_EINVAL);
+			assert_string_equal(err.msg, want);
+			break;
+		}
+		/* (the model's pipeline terms fall to a default of their own where their
+		 * allocation fails, model/dtree.c; the tuner's pick, and so the list, stands) */
+		if (rc == FT_EINVAL && strcmp(err.msg, want) == 0)
+			continue;
+		if (rc != FT_ENOMEM || err.code != FT_ENOMEM)
+			fail_msg("allocation %lu failed: %s (%s)", n, ft_err_name(rc), err.msg);
+		enomem++;
+	}
+	print_message("# nvls refused: %lu allocations swept, %lu out of memory\n", n - 1, enomem);
+	assert_true(n > 1 && n < SWEEP_MAX);
+	assert_true(enomem > 0);
+	ft_scenario_free(s);
+}
+
 /* The injector itself: the nth allocation fails, once, and is reported. */
 static void
 test_injector(void **state)
@@ -586,6 +775,8 @@ main(void)
 		cmocka_unit_test(test_oom_model_a2a),
 		cmocka_unit_test(test_oom_model_spine),
 		cmocka_unit_test(test_oom_share_slots),
+		cmocka_unit_test(test_oom_sim),
+		cmocka_unit_test(test_oom_sim_runs_here),
 	};
 
 	ft_test_enter_source_root();

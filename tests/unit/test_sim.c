@@ -4868,10 +4868,10 @@ test_flow_alltoall_window_every_view(void **state)
 	for (uint32_t r = 0; r < 18; r++)
 		rank_gpu[r] = ft_topo_gpu(t, r / 6, r % 6);
 	{
-		uint32_t nch = 0;
+		struct ft_model_p2p_comm comm;
 
-		assert_int_equal(ft__sim_p2p_nchannels(t, &nch), 0);
-		assert_int_equal(nch, 2);
+		assert_int_equal(ft__sim_p2p_comm(t, 18, true, 25e9, &comm), 0);
+		assert_int_equal(comm.p2p_nchannels, 2);
 	}
 	ft_sim_cfg_init(&cfg);
 	cfg.packet = &pc;

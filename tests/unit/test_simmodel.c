@@ -2944,109 +2944,67 @@ test_release_lats_oom_is_the_callers(void **state)
 	remove(mixed);
 }
 
-/*
- * One run of @sc on @engine with allocation @k failed (0: none): its return, whether the
- * failure fired, and its first op's time, us (0 where it failed).
- */
-static int
-run_failing_at(const struct ft_scenario *sc, const char *engine, unsigned long k, bool *fired,
-               double *t_us, struct ft_error *err)
-{
-	struct ft_sim_overrides ov;
-	struct ft_sim_report rep;
-	int rc;
-
-	ft_sim_overrides_init(&ov);
-	ov.engine = engine;
-	ft_sim_report_init(&rep);
-	*err = (struct ft_error){ 0 };
-	ft__alloc_fail_at(k);
-	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
-	*fired = ft__alloc_failed();
-	ft__alloc_fail_at(0);
-	*t_us = rc == 0 && ft_run_nrows(&rep.run) > 0 ? ft_run_row(&rep.run, 0)->time_us : 0;
-	ft_sim_report_release(&rep);
-	return rc;
-}
+/* two node groups, as few ranks as they take: a 4-GPU node and a 2-GPU one */
+static const char small_mixed[] =
+        "name: small-mixed\n"
+        "nodes:\n"
+        "  - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
+        "  - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
+        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
 
 /*
- * Out of memory anywhere in a run is the run's error, never a time: on node groups every
- * reading of the model's links takes an allocation (model/links.c), and the simulator's
- * readings fell to a default on any error (the tuner's pick to Simple, the caps, the tree
- * correction and NCCL's pipeline to none, the net step to 0), the run going on with another
- * time. For every allocation k of each run below, on a 4-GPU and a 2-GPU node (two node
- * groups, few ranks: a short sweep), the run fails with FT_ENOMEM and a message, or, k past
- * the run's last allocation, gives the time of the run without a failure, to the bit. With
- * the links' and the tuner's out of memory swallowed again, the flow engine's ring
- * all-reduce 1 MiB took 100.56 us with its allocation 42 failed (77.37 without), the
- * analytic engine's 187.31 with its 28th (141.07). The flow, packet, analytic and ideal
- * engines; a ring all-reduce, the tuner's pick, a tree on forced channels, an all-to-all, a
- * send/recv and the tree all-reduce the packet engine runs as NCCL's pipeline (pkt_tree.c).
+ * NCCL's pipeline of an op on a 4-GPU node and a 2-GPU one (ft__sim_pipe_model()): the
+ * model's terms for the ranks laid out over the cluster (no ranks per node), as the tuner
+ * is asked there, to the bit. The 6 ranks divide evenly over the 2 nodes; asked for 3 a
+ * node, the model refused (a node of 2 GPUs) and the op had no terms: the flow engine's
+ * ramp and the packet tree's fill and chain channels never applied on such clusters.
  */
 static void
-test_whole_run_oom_is_the_runs(void **state)
+test_pipe_model_on_node_groups(void **state)
 {
-	static const struct {
-		const char *engine, *op;
-	} cases[] = {
-		{ "flow", "op: all_reduce, size: 1MiB, algo: ring" },
-		{ "flow", "op: all_reduce, size: 256KiB" },
-		{ "flow", "op: alltoall, size: 64KiB" },
-		{ "flow", "op: all_reduce, size: 256KiB, algo: tree, channels: 4" },
-		{ "flow", "op: sendrecv, size: 64KiB" },
-		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
-		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
-		{ "packet", "op: alltoall, size: 16KiB" },
-		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
-		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
-	};
-	/* two node groups, as few ranks as they take: a 4-GPU node and a 2-GPU one */
-	static const char small_mixed[] =
-	        "name: small-mixed\n"
-	        "nodes:\n"
-	        "  - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
-	        "  - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
-	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
-	char mixed[512], text[1024];
-	size_t c;
+	static const enum ft_algo algos[] = { FT_ALGO_RING, FT_ALGO_TREE };
+	char mixed[512];
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	uint32_t gpus[6];
+	size_t i;
 
 	(void)state;
-	spec_file("simmodel-run-oom.yaml", small_mixed, mixed, sizeof(mixed));
-	for (c = 0; c < FT_ARRAY_SIZE(cases); c++) {
-		struct ft_scenario *sc;
-		struct ft_error err;
-		double base_us, t_us;
-		unsigned long k;
-		bool fired;
-		int rc;
+	spec_file("simmodel-pipe.yaml", small_mixed, mixed, sizeof(mixed));
+	assert_int_equal(ft_spec_resolve(mixed, &cs, &err), 0);
+	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+	for (i = 0; i < 6; i++)
+		gpus[i] = ft_topo_gpu(t, i < 4 ? 0 : 1, (uint32_t)(i < 4 ? i : i - 4));
+	for (i = 0; i < FT_ARRAY_SIZE(algos); i++) {
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = algos[i],
+			                  .proto = FT_PROTO_SIMPLE,
+			                  .nranks = 6,
+			                  .ranks_per_node = 1,
+			                  .bytes = 1u << 20 };
+		struct ft_model_pipeline pl, want;
+		struct ft_model_links l;
+		struct ft_schedule s;
+		struct ft_sim_op op = { .sched = &s, .rank_gpu = gpus };
 
-		snprintf(text, sizeof(text), job_on, mixed, cases[c].op);
-		sc = load_text(text);
-		rc = run_failing_at(sc, cases[c].engine, 0, &fired, &base_us, &err);
-		if (rc < 0)
-			print_error("%s: %s\n", cases[c].op, err.msg);
-		assert_int_equal(rc, 0);
-		assert_true(base_us > 0);
-		for (k = 1; k < 100000; k++) {
-			rc = run_failing_at(sc, cases[c].engine, k, &fired, &t_us, &err);
-			if (!fired)
-				break;
-			if (rc != FT_ENOMEM)
-				print_error("%s on %s, allocation %lu failed: rc %d, %.6f us (%.6f "
-				            "without)\n",
-				            cases[c].op, cases[c].engine, k, rc, t_us, base_us);
-			assert_int_equal(rc, FT_ENOMEM);
-			if (err.msg[0] == '\0')
-				print_error("%s on %s, allocation %lu failed: no message\n",
-				            cases[c].op, cases[c].engine, k);
-			assert_true(err.msg[0] != '\0');
-		}
-		/* past the run's allocations: the unfailed run, to the bit */
-		assert_int_equal(rc, 0);
-		assert_true(k > 1);
-		assert_true(t_us == base_us);
-		ft_scenario_free(sc);
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		assert_int_equal(ft__sim_pipe_model(t, &op, &pl), 0);
+		assert_int_equal(ft__sim_links(&cs, 6, 0, 0, &l), 1);
+		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, algos[i], FT_PROTO_SIMPLE, 1u << 20,
+		                    &want);
+		assert_true(want.nchannels > 0 && want.chunk_bytes > 0);
+		assert_true(algos[i] != FT_ALGO_TREE || want.fill_s > 0);
+		assert_int_equal(pl.nchannels, want.nchannels);
+		assert_int_equal(pl.chunk_bytes, want.chunk_bytes);
+		assert_int_equal(pl.loops, want.loops);
+		assert_int_equal(pl.stages, want.stages);
+		assert_true(pl.fill_s == want.fill_s && pl.round_s == want.round_s);
+		assert_true(pl.messages == want.messages && pl.proxy_s == want.proxy_s);
+		ft_schedule_release(&s);
 	}
+	ft_topo_free(t);
 	remove(mixed);
 }
 
@@ -5410,7 +5368,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu_spread),
 		cmocka_unit_test(test_node_groups_slowest_member),
 		cmocka_unit_test(test_release_lats_oom_is_the_callers),
-		cmocka_unit_test(test_whole_run_oom_is_the_runs),
+		cmocka_unit_test(test_pipe_model_on_node_groups),
 		cmocka_unit_test(test_node_groups_of_other_shapes),
 		cmocka_unit_test(test_node_groups_of_different_gpu_counts),
 		cmocka_unit_test(test_tree_over_uneven_nodes),
