@@ -941,8 +941,13 @@ net_depths(struct tree_build *tb)
  * of them crossed the 14 stages after it once more at the links' rate, 109 us: the ramp
  * twice, +15.4 % over the flow engine at 64 MiB. Every round at the fill's pace on every
  * stage held the chain to the model's round where the links are faster (+4.1 % at 256
- * MiB there); a tree keeps its rule (every loop at F ran up to 74 % over the flow engine
- * where the model's bandwidth is under the links', 2 DGX B200 at 2.18).
+ * MiB there). Pacing at F up to the fill's end follows the model's pipeline, not a rule
+ * of NCCL's: its source bears out only that no round waits at the first stage, and its
+ * tree kernel forwards without waiting too (v2.21.5-1 src/device/all_reduce.h
+ * runTreeSplit(): recvReduceSend, directRecvCopySend once a chunk). A tree keeps
+ * its rule: this one put a tree all-reduce in Simple at 64 MiB 9 to 26 % under the flow
+ * engine (2 DGX B200 at 2.18 -9 %, 2 DGX H100 at 2.27 -26 %; sim.md), as pacing the fill
+ * alone did.
  * @tb pl holds the model's pipeline (nchannels not 0).
  */
 static int
@@ -963,18 +968,23 @@ nccl_fill(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sch
 		tb->dmax = 0;
 		return 0;
 	}
-	tb->fill_k = k;
 	tb->rb.fill_n = n;
 	tb->rb.fill_ps = (uint64_t)(f + 0.5);
-	/* the last pace: the first round's at the last stage, or the last loop's after it */
-	tb->rb.pace_msgs = n + FT_MAX(FT_MIN(k, tb->msgs), tb->msgs > k ? tb->msgs - k + 1 : 0);
 	if (ft__sim_chain(op->sched)) {
 		/* a chain: every loop at the fill's pace up to its end, loop m at stage s at
-		 * pace min(m + s, n) (above); on NCCL's channels in Simple it has no cap to
-		 * pace after it (the runner's are forced channels', trees' and LL's, LL128's) */
-		tb->fill_k = FT_MAX(tb->msgs, 1u);
+		 * pace min(m + s, n) (above), the last pace the fill's end; on NCCL's channels
+		 * in Simple it has no cap to pace after it (the runner's are forced channels',
+		 * trees' and LL's, LL128's): one added later would be dropped here */
+		if (FT_NEVER(tb->rb.pace_ps))
+			return FT_EINVAL;
 		tb->fill_clamp = true;
 		tb->rb.pace_msgs = n + 1;
+	} else {
+		/* the last pace: the first round's at the last stage, or the last loop's
+		 * after it */
+		tb->fill_k = k;
+		tb->rb.pace_msgs =
+			n + FT_MAX(FT_MIN(k, tb->msgs), tb->msgs > k ? tb->msgs - k + 1 : 0);
 	}
 	tb->rb.e->staged = true;
 	return 0;
@@ -1689,10 +1699,14 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
 
 		if (!p->ring && tb->fill_clamp) {
-			/* (a chain's: its loop m - s, at the fill's end every loop from there) */
-			uint32_t hi = m < tb->rb.fill_n ? m - s + 1 : c->nmsg;
+			/* (a chain's: its loop m - s, at the fill's end every loop from there;
+			 * none before its stage's first pace) */
+			uint32_t hi;
 
-			for (uint32_t mm = m - s; m >= s && mm < FT_MIN(hi, c->nmsg) && rc == 0; mm++)
+			if (m < s)
+				continue;
+			hi = m < tb->rb.fill_n ? m - s + 1 : c->nmsg;
+			for (uint32_t mm = m - s; mm < FT_MIN(hi, c->nmsg) && rc == 0; mm++)
 				rc = phase_pred(e, p, c->first + mm, 0);
 			continue;
 		}

@@ -1468,8 +1468,10 @@ test_chain_engines_agree(void **state)
 		double band;     /* |packet / flow - 1| at most */
 		const char *why; /* past 3 %: the open gap it shows */
 	} row[] = {
-		{ "dgx-h100:1", "broadcast", "4MiB", 0.03, NULL },
-		{ "dgx-h100:1", "reduce", "4MiB", 0.03, NULL },
+		{ "dgx-h100:1", "broadcast", "4MiB", 0.04,
+		  "LL128 at 4 MiB on one node: +2.9 %, not traced" },
+		{ "dgx-h100:1", "reduce", "4MiB", 0.04,
+		  "LL128 at 4 MiB on one node: +2.9 %, not traced" },
 		{ "dgx-h100:1", "broadcast", "64MiB", 0.03, NULL },
 		{ "dgx-h100:1", "broadcast", "256MiB", 0.03, NULL },
 		{ "dgx-h100:1", "reduce", "256MiB", 0.03, NULL },
