@@ -2975,6 +2975,20 @@ test_p2p_per_peer_halving_unrounded(void **state)
 	free(ex);
 }
 
+/* DGX A100 nodes of 8 ranks at @version: 32 p2p channels, 50 GB/s NICs. */
+static struct ft_model_p2p_comm
+a100_p2p_comm(uint32_t version, uint32_t nranks)
+{
+	struct ft_model_p2p_comm c = { .nranks = nranks,
+		                       .nnodes = nranks / 8,
+		                       .nic_GBps = 50,
+		                       .p2p_nchannels = 32,
+		                       .nccl_version = version,
+		                       .p2p_nchannels_raw = 32 };
+
+	return c;
+}
+
 /*
  * A send's channels before v2.20 (NVIDIA/nccl src/enqueue.cc scheduleP2pTasksToPlan() and
  * calcP2pChunkSize() at v2.18.1-1, v2.18.3-1, v2.18.6-1, v2.19.4-1, v2.20.3-1, v2.21.5-1;
@@ -3022,12 +3036,7 @@ test_p2p_split_before_2_20(void **state)
 
 	(void)state;
 	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
-		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
-			                       .nnodes = want[i].nranks / 8,
-			                       .nic_GBps = 50,
-			                       .p2p_nchannels = 32,
-			                       .nccl_version = want[i].version,
-			                       .p2p_nchannels_raw = 32 };
+		struct ft_model_p2p_comm c = a100_p2p_comm(want[i].version, want[i].nranks);
 
 		ft_model_p2p_chunking_conn(&c, want[i].bytes, c.nnodes > 1, &ch);
 		if (ch.channels != want[i].channels)
@@ -3072,12 +3081,7 @@ test_p2p_ll_threshold_by_release(void **state)
 
 	(void)state;
 	for (i = 0; i < FT_ARRAY_SIZE(want); i++) {
-		struct ft_model_p2p_comm c = { .nranks = want[i].nranks,
-			                       .nnodes = want[i].nranks / 8,
-			                       .nic_GBps = 50,
-			                       .p2p_nchannels = 32,
-			                       .nccl_version = want[i].version,
-			                       .p2p_nchannels_raw = 32 };
+		struct ft_model_p2p_comm c = a100_p2p_comm(want[i].version, want[i].nranks);
 
 		ft_model_p2p_chunking_conn(&c, want[i].bytes, false, &ch);
 		if (ch.proto != want[i].proto)

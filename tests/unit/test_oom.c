@@ -555,6 +555,19 @@ test_oom_share_slots(void **state)
 
 /* ---- the simulator ---------------------------------------------------------- */
 
+/* A 4-GPU and a 2-GPU node (two node groups) and one job, its ops to follow. */
+#define SMALL_MIXED                                                           \
+	"name: t\n"                                                           \
+	"cluster:\n"                                                          \
+	"  name: small-mixed\n"                                               \
+	"  nodes:\n"                                                          \
+	"    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n" \
+	"    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n" \
+	"  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"      \
+	"jobs:\n"                                                             \
+	"  - name: a\n"                                                       \
+	"    ops:\n"
+
 /* One run of a scenario on an engine, and the first op's time of the run without a
  * failure (0: not known yet). */
 struct sim_case {
@@ -629,19 +642,7 @@ test_oom_sim(void **state)
 		char text[1024], what[160];
 		unsigned long n;
 
-		snprintf(text, sizeof(text),
-		         "name: t\n"
-		         "cluster:\n"
-		         "  name: small-mixed\n"
-		         "  nodes:\n"
-		         "    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
-		         "    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
-		         "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
-		         "jobs:\n"
-		         "  - name: a\n"
-		         "    ops:\n"
-		         "      - {%s}\n",
-		         cases[c].op);
+		snprintf(text, sizeof(text), SMALL_MIXED "      - {%s}\n", cases[c].op);
 		if (ft_scenario_load_buffer(text, strlen(text), "t.yaml", &s, &err) < 0)
 			fail_msg("%s: %s", cases[c].op, err.msg);
 		sc.sc = s;
@@ -679,18 +680,7 @@ test_oom_sim(void **state)
 static void
 test_oom_sim_runs_here(void **state)
 {
-	static const char text[] =
-	        "name: t\n"
-	        "cluster:\n"
-	        "  name: small-mixed\n"
-	        "  nodes:\n"
-	        "    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
-	        "    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
-	        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
-	        "jobs:\n"
-	        "  - name: a\n"
-	        "    ops:\n"
-	        "      - {op: all_reduce, size: 1MiB, algo: nvls}\n";
+	static const char text[] = SMALL_MIXED "      - {op: all_reduce, size: 1MiB, algo: nvls}\n";
 	struct ft_scenario *s = NULL;
 	struct ft_error err = { 0 };
 	char want[FT_ERROR_MSG_MAX];
