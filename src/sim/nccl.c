@@ -62,10 +62,10 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
 	/* the tuner's error is the run's where memory ran out; where it prices no such job,
 	 * the defaults below */
-	rc = ft_model_eval(spec, &q, &r, NULL);
-	if (rc == FT_ENOMEM)
+	rc = ft__sim_eval(spec, &q, &r);
+	if (rc < 0)
 		return rc;
-	if (rc == 0) {
+	if (rc > 0) {
 		args->algo = r.algo;
 		args->proto = r.proto;
 		args->collnet_chain =
@@ -838,6 +838,17 @@ ft__sim_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t nnod
 }
 
 int
+ft__sim_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+             struct ft_model_result *r)
+{
+	int rc = ft_model_eval(spec, q, r, NULL);
+
+	if (rc == FT_ENOMEM)
+		return rc;
+	return rc == 0;
+}
+
+int
 ft__sim_graph_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t gpn,
                     struct ft_model_links *l, uint32_t *graph)
 {
@@ -1246,11 +1257,9 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
 	q.proto = FT_PROTO_SIMPLE;
 	q.tuner_only = true;
 	/* out of memory is the run's; a price the model does not give, no cap */
-	rc = ft_model_eval(spec, &q, &r, NULL);
-	if (rc == FT_ENOMEM)
-		return rc;
-	if (rc < 0 || !(r.bw_Bps > 0))
-		return 0;
+	rc = ft__sim_eval(spec, &q, &r);
+	if (rc <= 0 || !(r.bw_Bps > 0))
+		return FT_MIN(rc, 0);
 	for (i = 0; i < s->flows.len; i++)
 		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
 	ft_strlcpy(what, r.bottleneck, len);

@@ -853,10 +853,10 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 		q.no_nvls_net = true;
 		q.force_algo = true;
 		q.algo = cand[i];
-		rc = ft_model_eval(spec, &q, &r, NULL);
-		if (rc == FT_ENOMEM)
+		rc = ft__sim_eval(spec, &q, &r);
+		if (rc < 0)
 			return rc;
-		if (rc < 0 || r.algo != cand[i])
+		if (rc == 0 || r.algo != cand[i])
 			continue;
 		a.algo = r.algo;
 		a.proto = r.proto;

@@ -88,6 +88,8 @@ _Static_assert(sizeof(struct fs_task) == 128, "two cache lines per task");
 
 struct fs_sim;
 struct ft_model_links;
+struct ft_model_query;
+struct ft_model_result;
 
 /*
  * Route task @t: write its link ids into @links (at most @max) and return
@@ -525,6 +527,11 @@ int ft__sim_render_trace(const struct ft_topo *topo, const struct ft_sim_counter
  */
 int ft__sim_links(const struct ft_cluster_spec *spec, uint32_t nranks, uint32_t nnodes,
                   uint32_t gpn, struct ft_model_links *l) FT_MUST_CHECK;
+/* The tuner's price of @q on @spec into @r, for the simulator's readings of it: 1 when
+ * priced; 0 where it prices no such job (any error but out of memory), where each reading
+ * keeps its default; FT_ENOMEM, which is the run's. */
+int ft__sim_eval(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
+                 struct ft_model_result *r) FT_MUST_CHECK;
 /* @args' algorithm and protocol: @o's, or NCCL's tuner's for those @o leaves to it (no
  * NVLS when @nvls_off); where the tuner prices none or coll/ builds not its pick, ring
  * (direct for an all-to-all) and Simple. FT_ENOMEM where memory ran out in the tuner or
