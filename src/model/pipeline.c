@@ -705,11 +705,12 @@ net_channels_2_29(const struct ft_model_p2p_comm *c)
 
 /* Where NCCL's p2p channels per peer and the split of a send changed (the releases'
  * encoding of ft_model_query): v2.18.3-1's one-node cuts, v2.20.3-1's network peers and
- * cuts, v2.22.3-1's split (addP2pToPlan()), v2.29.2-1's LL threshold. */
+ * cuts, v2.22.3-1's split (addP2pToPlan()), v2.29.2-1's network channels a peer and LL
+ * threshold. */
 #define P2P_SPLIT_ONE_NODE 21803u
 #define P2P_SPLIT_2_20     22000u
 #define P2P_SPLIT_2_22     22200u
-#define P2P_LL_2_29        22900u
+#define P2P_2_29           22900u
 
 static uint32_t
 p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t groups)
@@ -718,7 +719,7 @@ p2p_net_per_peer(const struct ft_model_p2p_comm *c, uint32_t nch_all, uint32_t g
 
 	if (v && v < P2P_SPLIT_2_20)
 		return 2;
-	if (v && v < 22900) {
+	if (v && v < P2P_2_29) {
 		uint32_t raw = c->p2p_nchannels_raw ? c->p2p_nchannels_raw : nch_all;
 
 		for (n = 2; n > 1 && (uint64_t)n * c->nranks > (uint64_t)raw * 4; n /= 2)
@@ -812,7 +813,7 @@ ft_model_p2p_chunking_conn(const struct ft_model_p2p_comm *c, uint64_t bytes, bo
 	 * channels the send takes); from v2.29.2-1 up to its own channels' thresholds. */
 	if (!split_2_22)
 		ll = FT_MIN(bytes, part) <= P2P_LL_THRESHOLD;
-	else if (v && v < P2P_LL_2_29)
+	else if (v && v < P2P_2_29)
 		ll = bytes <= (uint64_t)per_peer * P2P_LL_THRESHOLD;
 	else
 		ll = bytes <= (uint64_t)nch * P2P_LL_THRESHOLD;
