@@ -519,8 +519,21 @@ ft__ep_send(struct ft_ep *ep, struct ft_req *r, uint32_t peer, const void *buf, 
 }
 
 /*
- * Post a receive of @len bytes from @peer. On shm, pt2pt_bw, pt2pt_lat,
- * pairs, bisection and incast must post every receive with the length of
+ * The point-to-point patterns (pt2pt_bw, pt2pt_lat, pairs, bisection,
+ * incast): each posts every receive with the length of its send, in the
+ * same order (ft__ep_recv), and hands its buffers to a transport as they are
+ * (--gpu-buffers, gpu_stage.c).
+ */
+static inline bool
+ft__op_point_to_point(enum ft_op p)
+{
+	return p == FT_OP_PT2PT_BW || p == FT_OP_PT2PT_LAT || p == FT_OP_PAIRS ||
+	       p == FT_OP_BISECTION || p == FT_OP_INCAST;
+}
+
+/*
+ * Post a receive of @len bytes from @peer. On shm, the point-to-point
+ * patterns (ft__op_point_to_point()) must post every receive with the length of
  * its send, in the same order: a message past the head's block starts at
  * the next cache line on both sides, a skip each side derives from the
  * length (shm.c, ring_pad, line_start). Other patterns may slice a send

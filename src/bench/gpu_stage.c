@@ -200,9 +200,7 @@ ft__bench_gpu_setup(struct ft_bench_ctx *bc, struct ft_bench_report *out, struct
 		                    "collectives reduce and copy on the host; the point-to-point "
 		                    "patterns are)",
 		                    ft_op_name(bc->cfg->pattern));
-	if (!ft_op_is_coll(bc->cfg->pattern) && bc->cfg->pattern != FT_OP_PT2PT_BW &&
-	    bc->cfg->pattern != FT_OP_PT2PT_LAT && bc->cfg->pattern != FT_OP_PAIRS &&
-	    bc->cfg->pattern != FT_OP_BISECTION && bc->cfg->pattern != FT_OP_INCAST)
+	if (!ft_op_is_coll(bc->cfg->pattern) && !ft__op_point_to_point(bc->cfg->pattern))
 		return ft_error_set(err, FT_ENOTSUP,
 		                    "--gpu-buffers: not available for %s (the collectives, "
 		                    "pt2pt_bw, pt2pt_lat, pairs, bisection and incast are)",

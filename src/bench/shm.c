@@ -644,13 +644,11 @@ shm_open_ep(struct ft_world *w, const struct ft_bench_cfg *cfg, struct ft_ep **o
 	 */
 	ep->cma_auto = cfg->shm_cma_min_bytes == 0;
 	/*
-	 * These patterns post every message with the same length on both sides
-	 * (ring_pad needs it; ft__ep_recv); a pattern not listed keeps the byte
+	 * The point-to-point patterns post every message with the same length on
+	 * both sides (ring_pad needs it; ft__ep_recv); the others keep the byte
 	 * stream, which any slicing reads right.
 	 */
-	ep->line_start = cfg->pattern == FT_OP_PT2PT_BW || cfg->pattern == FT_OP_PT2PT_LAT ||
-	                 cfg->pattern == FT_OP_PAIRS || cfg->pattern == FT_OP_BISECTION ||
-	                 cfg->pattern == FT_OP_INCAST;
+	ep->line_start = ft__op_point_to_point(cfg->pattern);
 	if (ft_op_is_coll(cfg->pattern) || cfg->shm_cma_min_bytes == FT_SHM_CMA_OFF ||
 	    (ep->cma_auto && cfg->pattern == FT_OP_PT2PT_LAT))
 		ep->cma_min = 0;
