@@ -23,7 +23,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export FABTUNE_TEST_STABLE=1
 cp tests/fixtures/sim/tcpx-lossy.yaml "$tmp/n4.yaml"
-sed 's/gcp-a3-mega:4/gcp-a3-mega:8/' tests/fixtures/sim/tcpx-lossy.yaml >"$tmp/n8.yaml"
+sed -e 's/gcp-a3-mega:4/gcp-a3-mega:8/' -e 's/count: 4,/count: 8,/' \
+	tests/fixtures/sim/tcpx-lossy.yaml >"$tmp/n8.yaml"
+grep -q "count: 8," "$tmp/n8.yaml" || { echo "n8: the fixture no longer reads count: 4"; exit 1; }
 echo "# load: $(uptime | sed 's/.*load/load/')"
 
 for c in n4 n8; do
