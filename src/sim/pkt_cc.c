@@ -233,13 +233,13 @@ srd_rtt(struct pk_engine *e, struct pk_dcqcn *d, uint32_t rtt_ns)
 }
 
 /*
- * SRD's round-trip estimate from sample @rtt_ns, every sample (one per packet, as SRD's
- * receiver acknowledges each): RFC 6298 2.2 and 2.3, SRTT and RTTVAR with alpha 1/8 and
- * beta 1/4, the first sample setting SRTT = R and RTTVAR = R / 2. SRD's own estimator is
- * not published (Shalev et al., IEEE Micro 2020, say that the sender measures each
- * path's RTT); RFC 6298's is the model. A resent packet's sample is its own (the engine
- * knows which copy arrived: Karn's ambiguity does not arise). The tail-loss probe
- * reads it (engine_packet.c srd_pto()).
+ * SRD's round-trip estimate from sample @rtt_ns, every sample (one per packet, the
+ * model's receiver acknowledging each): RFC 6298 2.2 and 2.3, SRTT and RTTVAR with alpha
+ * 1/8 and beta 1/4, the first sample setting SRTT = R and RTTVAR = R / 2. SRD's own
+ * estimator is not published (Shalev et al., IEEE Micro 2020: the sender paces from the
+ * round trips it measures); RFC 6298's is the model. A resent packet's sample is its own
+ * (the engine knows which copy arrived: Karn's ambiguity does not arise). The tail-loss
+ * probe reads it (engine_packet.c srd_pto()).
  */
 static void
 srd_rtt_est(struct pk_dcqcn *d, uint32_t rtt_ns)
@@ -253,7 +253,8 @@ srd_rtt_est(struct pk_dcqcn *d, uint32_t rtt_ns)
 	}
 	/* (in whole ns: SRTT rounded to the nearest, RTTVAR down, so that a constant R
 	 * leaves SRTT = R and RTTVAR 0, as the exact recursion tends to) */
-	d->rttvar_ns = (uint32_t)((3 * (int64_t)d->rttvar_ns + (r > srtt ? r - srtt : srtt - r)) / 4);
+	d->rttvar_ns =
+	        (uint32_t)((3 * (int64_t)d->rttvar_ns + (r > srtt ? r - srtt : srtt - r)) / 4);
 	d->srtt_ns = (uint32_t)FT_MAX((7 * srtt + r + 4) / 8, 1);
 }
 
