@@ -691,14 +691,14 @@ op_time(const char *cluster, enum ft_op op, uint64_t bytes, const char *engine)
 /*
  * Packets that are late are not lost: the broadcast of 4 MiB over aws-p5:2, the tuner's
  * ring with LL128, sends each channel's chain as messages of 3 packets, sprayed packet by
- * packet over a GPU's 4 NICs, where some wait behind others of the chain (9 us against a
- * 3 us round trip). Nothing drops (the default buffers), so nothing is to be resent: no
+ * packet over a GPU's 4 NICs, where some wait behind others of the chain at the sending
+ * NICs' ports (messages done in up to 9.7 us against a 3 us round trip). Nothing drops (the default buffers), so nothing is to be resent: no
  * tail-loss probe fires and no packet goes twice. Before, the probe's timeout was read
  * from each message's own record, which its QP's later samples no longer reached once
  * its tail had left: twice the QP's first round trip, 6 us, and 211 packets went twice.
  * At this size the resends cost no time (181.09 us before, 181.10 after); the packet
- * engine is within 15 % of the flow engine (measured +11.19 %: the LL128 chain's own
- * pacing, sim.md).
+ * engine is within 15 % of the flow engine (measured +11.19 %; the rest is open, sim.md
+ * Limits).
  */
 static void
 test_srd_late_not_lost(void **state)
