@@ -494,25 +494,29 @@ tcp_reopen(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
 }
 
 /*
- * SRD's tail-loss probe timeout for flow @f: twice its round trip (RFC 8985 7.2's PTO,
- * 2 SRTT, taken as the model: SRD's own tail recovery is not published), the round trip
- * being the latest sample SRD's rate control keeps (its lowest RTT plus the queueing
- * its last sample saw, pkt_cc.c srd_rtt()), or without one the path's both ways and one
- * wire MTU at line rate; at most the retransmit timeout.
+ * SRD's tail-loss probe timeout for flow @f: RFC 8985 7.2's PTO, 2 SRTT (taken as the
+ * model: SRD's own tail recovery is not published), SRTT being its QP's RFC 6298
+ * estimate over every sample so far (pkt_cc.c srd_rtt_est(), the QP's state wherever it
+ * is now: ft__pk_qp_cc()), or without one (congestion_control none, or no ACK yet) the
+ * path's both ways and one wire MTU at line rate; at most the retransmit timeout. It
+ * was twice the lowest RTT plus the last sample's queueing, read from the message's own
+ * record, which its QP's later samples no longer reached once its tail had left: a QP
+ * of small messages kept its first sample (3 us on aws-p5:2), and packets sprayed over
+ * a GPU's NICs and queued 9 us behind others of the chain were taken as lost (sim.md,
+ * EFA).
  */
 static uint64_t
 srd_pto(struct pk_engine *e, const struct pk_flow *f)
 {
-	double rtt = 0;
+	double rtt;
 
 	if (e->srd) {
-		const struct pk_dcqcn *d = pk_flow_cc(e, f);
+		const struct pk_dcqcn *d = ft__pk_qp_cc(e, f);
 
-		if (d->prev_rtt_s > 0)
-			rtt = d->prev_rtt_s + FT_MAX(d->rtt_diff_s, 0.0);
+		if (d->srtt_ns)
+			return FT_MIN((uint64_t)d->srtt_ns * 2000, e->rto_ps);
 	}
-	if (!(rtt > 0))
-		rtt = 2 * (double)f->lat_ps / PK_PS_PER_S + (double)(e->mtu + e->hdr) / e->line_Bps;
+	rtt = 2 * (double)f->lat_ps / PK_PS_PER_S + (double)(e->mtu + e->hdr) / e->line_Bps;
 	return FT_MIN(s_to_ps(2 * rtt), e->rto_ps);
 }
 

@@ -125,11 +125,25 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	}
 }
 
+/* The state of message @f's QP now: it moved on with the QP's next message once @f's
+ * last packet left (pk_flow_sent()); a lazy phase's QP keeps it where no built message
+ * does (ft__pk_tree_cc()). */
+struct pk_dcqcn *
+ft__pk_qp_cc(struct pk_engine *e, const struct pk_flow *f)
+{
+	struct pk_dcqcn *d = f->snd_nxt >= f->npkts && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
+	const struct pk_flow *next;
+
+	while (!d && f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+		f = next;
+	return d ? d : pk_flow_cc(e, f);
+}
+
 /* A CNP reached the sender: cut the rate (at most once per rate_reduce_monitor_period). */
 int
 ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 {
-	struct pk_flow *f = flow_at(e, fid), *next;
+	struct pk_flow *f = flow_at(e, fid);
 	struct pk_dcqcn *d;
 
 	{
@@ -139,13 +153,7 @@ ft__pk_ev_cnp(struct pk_engine *e, uint32_t fid)
 		if (np->cls) /* (its priority records exist once the run starts) */
 			pk_port_cls(e, np, f->prio)->cnp_handled++;
 	}
-	/* The QP's state moved on with its next message (pk_flow_sent()); a lazy phase's
-	 * QP keeps it where no built message does (ft__pk_tree_cc()). */
-	d = f->snd_nxt >= f->npkts && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
-	while (!d && f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
-		f = next;
-	if (!d)
-		d = pk_flow_cc(e, f);
+	d = ft__pk_qp_cc(e, f);
 	if (e->ibcc) {
 		/*
 		 * A BECN raises the CCTI by CCTI_Increase (from at least CCTI_Min), to
@@ -224,6 +232,32 @@ srd_rtt(struct pk_engine *e, struct pk_dcqcn *d, uint32_t rtt_ns)
 	return 0;
 }
 
+/*
+ * SRD's round-trip estimate from sample @rtt_ns, every sample (one per packet, the
+ * model's receiver acknowledging each): RFC 6298 2.2 and 2.3, SRTT and RTTVAR with alpha
+ * 1/8 and beta 1/4, the first sample setting SRTT = R and RTTVAR = R / 2. SRD's own
+ * estimator is not published (Shalev et al., IEEE Micro 2020: the sender paces from the
+ * round trips it measures); RFC 6298's is the model. A resent packet's sample is its own
+ * (the engine knows which copy arrived: Karn's ambiguity does not arise). The tail-loss
+ * probe reads it (engine_packet.c srd_pto()).
+ */
+static void
+srd_rtt_est(struct pk_dcqcn *d, uint32_t rtt_ns)
+{
+	int64_t r = rtt_ns, srtt = d->srtt_ns;
+
+	if (!d->srtt_ns) {
+		d->srtt_ns = FT_MAX(rtt_ns, 1u);
+		d->rttvar_ns = rtt_ns / 2;
+		return;
+	}
+	/* (in whole ns: SRTT rounded to the nearest, RTTVAR down, so that a constant R
+	 * leaves SRTT = R and RTTVAR 0, as the exact recursion tends to) */
+	d->rttvar_ns =
+	        (uint32_t)((3 * (int64_t)d->rttvar_ns + (r > srtt ? r - srtt : srtt - r)) / 4);
+	d->srtt_ns = (uint32_t)FT_MAX((7 * srtt + r + 4) / 8, 1);
+}
+
 int
 ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 {
@@ -235,6 +269,8 @@ ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 	/* The sample's packet left one RTT ago (the completion is back now). */
 	uint64_t t_sent_ps = e->now_ps - FT_MIN((uint64_t)rtt_ns * 1000, e->now_ps);
 
+	if (e->srd) /* (the QP's estimate, where its timers read it: ft__pk_qp_cc()) */
+		srd_rtt_est(ft__pk_qp_cc(e, f), rtt_ns);
 	if (d->t_last_dec_ps && t_sent_ps < d->t_last_dec_ps)
 		return 0; /* sent before the last update: already counted */
 	d->t_last_dec_ps = FT_MAX(e->now_ps, 1);

@@ -89,12 +89,14 @@ struct pk_dcqcn {
 	uint32_t it, ib;        /* increase events by timer and by bytes since the last cut */
 	uint64_t t_last_tx_ps;  /* pacing: the last packet left then, */
 	uint32_t last_wire;     /* with this many bytes */
+	uint32_t srtt_ns;       /* SRD: RFC 6298's smoothed RTT (0: no sample yet), */
 	uint64_t t_last_cnp_ps; /* receiver: last CNP sent */
 	bool cnp_sent;
 	bool limited;                  /* rate below line rate */
 	uint32_t ccti;                 /* IB CC: the congestion control table index */
 	double prev_rtt_s, rtt_diff_s; /* TIMELY; SRD: prev_rtt_s the lowest RTT seen */
 	uint32_t hai_n;
+	uint32_t rttvar_ns; /* SRD: and its RTTVAR (srd_rtt_est(), pkt_cc.c) */
 };
 
 /*
@@ -1498,6 +1500,9 @@ ft__pk_nic_port(const struct pk_flow *f, bool out, uint32_t other)
 	return f->npath && f->nic_rx_link != PK_NONE ? f->nic_rx_link : other;
 }
 int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
+/* The congestion control state of message @f's QP now (its own record, or its QP's next
+ * message's once its last packet left): a paced run only. */
+struct pk_dcqcn *ft__pk_qp_cc(struct pk_engine *e, const struct pk_flow *f);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
 

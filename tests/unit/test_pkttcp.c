@@ -1763,6 +1763,60 @@ test_srd_tail_probe(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * SRD's tail-loss probe with its rate control on (congestion_control srd, EFA's default),
+ * whose samples feed the QP's RFC 6298 estimate (pkt_cc.c srd_rtt_est()): the flow of
+ * test_srd_tail_probe, its packet 250 lost. Alone on its paths every packet's sample is
+ * the same, one wire time and a path latency out and a path latency back, in whole ns
+ * (R = floor((T + 2 lat) / 1 ns)): SRTT = R to the ns (RFC 6298 2.2 and 2.3 from a
+ * constant R), RTTVAR halved at the first sample and down by a quarter at each of the
+ * 255 after it, to 0. The probe fires 2 SRTT after the last ACK (RFC 8985 7.2) and its
+ * pass resends packet 250: the flow ends at base + lat + 2 R + T + lat, to the
+ * picosecond, one probe, one resend, no timeout.
+ */
+static void
+test_srd_tail_probe_srtt(void **state)
+{
+	struct net n;
+	uint32_t ends[2], lost = 250;
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_SRD };
+	struct ft_sim_counters c0, c;
+	struct ft_engine *e;
+	const struct pk_dcqcn *d;
+	uint64_t lat_ps, t_ps, r_ns;
+	double base;
+
+	(void)state;
+	net_build(&n, "aws-p5:2", NULL);
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	e = tcp_flow(&n, ends, &pc, 256, NULL, 0, &c0);
+	assert_true(pk(e)->srd && pk(e)->sack && pk(e)->may_drop);
+	base = c0.makespan_s;
+	lat_ps = ((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps;
+	t_ps = (uint64_t)((4096.0 + pk(e)->hdr) / pk(e)->line_Bps * PS + 0.5);
+	r_ns = (t_ps + 2 * lat_ps) / 1000;
+	d = pk_flow_cc(pk(e), (const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0));
+	assert_int_equal(d->srtt_ns, r_ns);
+	assert_int_equal(d->rttvar_ns, 0);
+	assert_int_equal(c0.nretx, 0);
+	ft_packet_engine.destroy(e);
+	e = tcp_flow(&n, ends, &pc, 256, &lost, 1, &c);
+	if (getenv("FT_PKTTCP_PRINT"))
+		print_message("srd tail, paced: %.6f us against %.6f us, SRTT %llu ns\n",
+		              c.makespan_s * 1e6, base * 1e6, (unsigned long long)r_ns);
+	assert_int_equal(c.ndrops, 1);
+	assert_int_equal(c.nretx, 1);
+	assert_int_equal(c.ntail_probes, 1);
+	assert_int_equal(pk(e)->nsrd_hints, 0);
+	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
+		assert_int_equal(c.port[l].ack_timeouts, 0);
+	assert_double_equal(c.makespan_s,
+	                    base + (double)(2 * lat_ps + 2 * r_ns * 1000 + t_ps) / PS, 2e-12);
+	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
 /* The knobs: packet.tcp_sack, tcp_delayed_ack and tcp_pacing read on or off, on when not
  * given; anything else is an error that names the file, line and column, and the key. */
 static void
@@ -2005,6 +2059,7 @@ main(void)
 		cmocka_unit_test(test_tcp_pacing_incast),
 		cmocka_unit_test(test_tcp_knobs),
 		cmocka_unit_test(test_srd_tail_probe),
+		cmocka_unit_test(test_srd_tail_probe_srtt),
 		cmocka_unit_test(test_tcp_blackhole_fails),
 		cmocka_unit_test(test_tcp_line_text),
 	};
