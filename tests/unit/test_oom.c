@@ -616,6 +616,56 @@ test_oom_share_slots(void **state)
 
 /* ---- the simulator ---------------------------------------------------------- */
 
+/*
+ * Whether a file is a scenario (spec/scenario.c ft_scenario_sniff()) reads it whole: out of
+ * memory there is FT_ENOMEM, never "not a scenario", which read a scenario file as a cluster
+ * spec (its cluster resolved all the same: a success with an allocation failed) or refused
+ * `fabtune sim FILE` ("not a scenario", FT_EINVAL); a cluster spec file then resolved as
+ * one, a success with an allocation failed too. Swept: the cluster of a scenario file and
+ * of a cluster spec file (ft_scenario_cluster_resolve(), what sim --op and the --spec of
+ * diagnose and advise take), and the scenario `fabtune sim FILE` runs
+ * (ft_sim_args_scenario()).
+ */
+static int
+oom_scenario_cluster(const void *arg, struct ft_error *err)
+{
+	struct ft_cluster_spec s;
+
+	return ft_scenario_cluster_resolve(arg, &s, err);
+}
+
+static int
+oom_sim_args_scenario(const void *arg, struct ft_error *err)
+{
+	struct ft_sim_args a;
+	struct ft_scenario *sc = NULL;
+	int rc;
+
+	ft_sim_args_init(&a);
+	rc = ft_sim_args_scenario(&a, arg, &sc, err);
+	ft_scenario_free(sc);
+	return rc;
+}
+
+static void
+test_oom_scenario_sniff(void **state)
+{
+	static const char scenario[] = "scenarios/degraded-link-ring.yaml";
+	static const char spec[] = "examples/mixed-gpus.yaml";
+	unsigned long n;
+
+	(void)state;
+	n = sweep("the cluster of a scenario", oom_scenario_cluster, scenario);
+	print_message("# the cluster of %s: %lu allocations swept\n", scenario, n);
+	assert_true(n > 1); /* the sniff's read, then the scenario's */
+	n = sweep("the cluster of a spec file", oom_scenario_cluster, spec);
+	print_message("# the cluster of %s: %lu allocations swept\n", spec, n);
+	assert_true(n > 1);
+	n = sweep("sim FILE", oom_sim_args_scenario, scenario);
+	print_message("# sim %s: %lu allocations swept\n", scenario, n);
+	assert_true(n > 1);
+}
+
 /* A 4-GPU and a 2-GPU node (two node groups) and one job, its ops to follow. */
 #define SMALL_MIXED                                                           \
 	"name: t\n"                                                           \
@@ -824,6 +874,7 @@ main(void)
 		cmocka_unit_test(test_oom_model_spine),
 		cmocka_unit_test(test_oom_model_nvls_tree),
 		cmocka_unit_test(test_oom_share_slots),
+		cmocka_unit_test(test_oom_scenario_sniff),
 		cmocka_unit_test(test_oom_sim),
 		cmocka_unit_test(test_oom_sim_runs_here),
 	};
