@@ -574,6 +574,7 @@ test_oom_model_nvls_tree(void **state)
 	c.time_s = r.time_s;
 	c.ramp_s = r.pipe.ramp_s;
 	n = sweep("model nvls tree fill, 4 x DGX H100", oom_model_nvls_tree, &c);
+	print_message("# nvls tree fill: %lu allocations swept\n", n);
 	assert_true(n >= 5); /* the walk's five arrays */
 }
 
