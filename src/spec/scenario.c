@@ -474,9 +474,10 @@ ft_scenario_sniff(const char *path, struct ft_error *err)
 		ft_strbuf_release(&sb);
 		return ft_error_set(err, rc, "%s", e.msg);
 	}
+	/* A top-level "cluster:" key (at the start of a line) of a file read whole. */
+	p = rc == 0 ? sb.buf : NULL;
 	rc = 0;
-	/* A top-level "cluster:" key (at the start of a line). */
-	for (p = sb.buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (strncmp(p, "cluster:", 8) == 0) {
 			rc = 1;
 			break;
