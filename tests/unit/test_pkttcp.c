@@ -2047,8 +2047,7 @@ test_tcp_pipe_read_first(void **state)
 		}
 		ft_packet_engine.destroy(e);
 	}
-	print_message("# %lu allocations, %lu of them the model's readings\n", n - 1,
-	              read_failed);
+	print_message("# %lu allocations, %lu of them the model's readings\n", n - 1, read_failed);
 	assert_true(n > 1 && n < 10000);
 	/* the net step's links (ft__sim_link_lats()) and the pipeline's */
 	assert_true(read_failed >= 2);
