@@ -36,25 +36,61 @@ const struct cmd cli_commands[] = {
 };
 const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
 
+/* The size of the message cli_msg() writes when its buffers cannot be had. */
+#define CLI_MSG_FIXED 1024
+
+/*
+ * The message with no allocation, for cli_msg() out of memory: formatted into a
+ * fixed buffer (a longer one cut there and ended with "..."), every byte but
+ * printable ASCII, tab and newline written as \xNN, so that it still says what
+ * failed. A format that fails even so is named, with its format.
+ */
+static void FT_PRINTF(3, 0)
+        msg_fixed(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+{
+	char buf[CLI_MSG_FIXED];
+	const unsigned char *p;
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n < 0)
+		snprintf(buf, sizeof(buf), "a message that could not be written: '%s'", fmt);
+	fprintf(stderr, "fabtune%s%s: %s", ctx && ctx->cmd ? " " : "",
+	        ctx && ctx->cmd ? ctx->cmd : "", kind);
+	for (p = (const unsigned char *)buf; *p; p++) {
+		if ((*p >= 0x20 && *p < 0x7f) || *p == '\t' || *p == '\n')
+			fputc(*p, stderr);
+		else
+			fprintf(stderr, "\\x%02x", *p);
+	}
+	fputs(n >= (int)sizeof(buf) ? "...\n" : "\n", stderr);
+}
+
 /*
  * Messages and results carry text from inputs (file names, tool outputs,
  * sysfs): control characters in them are written as visible escapes, never
- * raw, so an escape sequence in an input cannot drive the terminal.
+ * raw, so an escape sequence in an input cannot drive the terminal. Out of
+ * memory for its buffers, the message is still written (msg_fixed()), never
+ * an empty line.
  */
 void
 cli_msg(const struct cli_ctx *ctx, const char *kind, const char *fmt, ...)
 {
 	struct ft_strbuf raw, out;
-	va_list ap;
+	va_list ap, again;
 
 	ft_strbuf_init(&raw);
 	ft_strbuf_init(&out);
 	va_start(ap, fmt);
+	va_copy(again, ap);
 	ft_strbuf_vaddf(&raw, fmt, ap);
 	va_end(ap);
 	ft_strbuf_add_printable(&out, raw.buf, raw.len);
-	fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
-		ctx && ctx->cmd ? ctx->cmd : "", kind, out.oom ? raw.buf : out.buf);
+	if (raw.oom || out.oom)
+		msg_fixed(ctx, kind, fmt, again);
+	else
+		fprintf(stderr, "fabtune%s%s: %s%s\n", ctx && ctx->cmd ? " " : "",
+		        ctx && ctx->cmd ? ctx->cmd : "", kind, out.buf);
+	va_end(again);
 	ft_strbuf_release(&raw);
 	ft_strbuf_release(&out);
 }

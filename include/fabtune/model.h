@@ -520,10 +520,12 @@ struct ft_model_pipeline {
  * NVLink SHARP, NVLS across nodes) or has no bandwidth. The flow engine, which runs a ring
  * or tree's flows whole, pays the ramp and the proxy floor from here on every transport
  * (docs/internals/sim.md); forced channels come in through @l
- * (ft_model_links_force_channels()).
+ * (ft_model_links_force_channels()). Returns 0, or FT_ENOMEM (an NVLS tree's fill across
+ * nodes walks NCCL's double binary tree) with @out all zero.
  */
-FT_API void ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
-                                enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out);
+FT_API int ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                               enum ft_proto p, uint64_t bytes,
+                               struct ft_model_pipeline *out) FT_MUST_CHECK;
 
 /*
  * The algorithm bandwidth NCCL's kernels reach on a ring or tree (@op, @a, @p) at @bytes on

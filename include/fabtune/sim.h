@@ -548,8 +548,12 @@ FT_API int ft_scenario_load_file(const char *path, struct ft_scenario **out,
 FT_API int ft_scenario_load_buffer(const char *text, size_t len, const char *file,
                                    struct ft_scenario **out, struct ft_error *err) FT_MUST_CHECK;
 FT_API void ft_scenario_free(struct ft_scenario *sc);
-/* True when @path looks like a scenario (a YAML mapping with a top-level `cluster` key). */
-FT_API bool ft_scenario_sniff(const char *path);
+/*
+ * Whether @path looks like a scenario (a YAML mapping with a top-level `cluster` key): 1,
+ * else 0 (a file that cannot be read too: the caller's read of it says why), or FT_ENOMEM
+ * with the file in @err.
+ */
+FT_API int ft_scenario_sniff(const char *path, struct ft_error *err) FT_MUST_CHECK;
 /*
  * The cluster of @arg: a cluster spec as ft_spec_resolve() takes it, or a
  * scenario file's `cluster:` (what --spec of diagnose and advise accepts).

@@ -424,7 +424,9 @@ whatif_dcqcn(struct ft_advice *x, const struct ft__whatif *w, const struct ft__w
 	int rc;
 
 	(void)op;
-	if (!ft_scenario_sniff(ws->arg)) {
+	if ((rc = ft_scenario_sniff(ws->arg, err)) < 0)
+		return rc;
+	if (rc == 0) {
 		snprintf(x->gain_basis, sizeof(x->gain_basis),
 			 "not computable on %.120s: %s", ws->arg,
 			 "a cluster spec has no traffic; give a scenario with DCQCN (--spec SCENARIO.yaml)");

@@ -23,7 +23,7 @@
 #include "model_int.h"
 
 /* The largest tree this walks; beyond it the hops are priced at the whole
- * operation's rate (ft__model_dtree_hop_load() returns 0). */
+ * operation's rate (ft__model_dtree_fill_load() gives 0). */
 #define DTREE_MAX_NODES 4096u
 
 /*
@@ -116,16 +116,19 @@ tree_hops(uint32_t n, uint32_t t, int *parent, uint32_t *up, uint32_t *down)
  * The pipeline's fill over @nnodes nodes in @loops loops, in S (the buffer): for each hop
  * the busiest NIC's bytes, sent or received, in that hop and the @loops - 1 before it
  * (the chunks behind the first), summed over the hops. One loop: the hops one after
- * another, each with its own bytes; 0 past DTREE_MAX_NODES or out of memory.
+ * another, each with its own bytes, in *@load; 0 past DTREE_MAX_NODES. Returns 0, or
+ * FT_ENOMEM with *@load 0: a fill the walk could not price is the caller's error, never
+ * a time without it.
  */
-double
-ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops)
+int
+ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops, double *load)
 {
 	uint32_t n = nnodes, t, k, h, m, nhops = 0, hops[2];
-	int *parent = NULL;
+	int *parent = NULL, rc = FT_ENOMEM;
 	uint32_t *up = NULL, *down = NULL;
-	double *sent = NULL, *got = NULL, load = 0;
+	double *sent = NULL, *got = NULL;
 
+	*load = 0;
 	if (n < 2 || n > DTREE_MAX_NODES || loops == 0)
 		return 0;
 	parent = ft_calloc(2 * (size_t)n, sizeof(*parent));
@@ -168,20 +171,14 @@ ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops)
 			}
 			busiest = FT_MAX(busiest, FT_MAX(tx, rx));
 		}
-		load += busiest;
+		*load += busiest;
 	}
+	rc = 0;
 out:
 	ft_free(parent);
 	ft_free(up);
 	ft_free(down);
 	ft_free(sent);
 	ft_free(got);
-	return load;
-}
-
-/* The hops of one loop taking turns (ft__model_dtree_fill_load() in one loop). */
-double
-ft__model_dtree_hop_load(uint32_t nnodes)
-{
-	return ft__model_dtree_fill_load(nnodes, 1);
+	return rc;
 }

@@ -494,13 +494,15 @@ calibrate(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
  * and the floors of the proxy thread and of the host launch. The latency
  * term stays the tuner's; fill() charges the rest to the bandwidth term.
  */
-static void
+static int
 pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft_algo a,
          enum ft_proto p, struct ft__model_cost *c, double *t, struct ft_model_pipeline *pl)
 {
 	double lf_tuner, bf;
+	int rc = ft__model_pipe(l, q->op, a, p, c, q->bytes, q->cuda_graph, pl);
 
-	ft__model_pipe(l, q->op, a, p, c, q->bytes, q->cuda_graph, pl);
+	if (rc < 0)
+		return rc;
 	/* nccl-tests -g N: one thread launches the operation on its N GPUs in turn
 	 * (one group over N communicators), N host launches per iteration. */
 	if (q->gpus_per_thread > 1)
@@ -519,6 +521,7 @@ pipeline(const struct ft_model_links *l, const struct ft_model_query *q, enum ft
 		ft_strlcpy(c->bottleneck, "launch", sizeof(c->bottleneck));
 	else if (*t <= pl->proxy_s)
 		ft_strlcpy(c->bottleneck, "proxy", sizeof(c->bottleneck));
+	return 0;
 }
 
 /*
@@ -548,16 +551,20 @@ timed_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum f
 	return c->bw_Bps > 0;
 }
 
-void
-ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
-                    enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out)
+int
+ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                    uint64_t bytes, struct ft_model_pipeline *out)
 {
 	struct ft_model_links t;
 	struct ft__model_cost c;
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (timed_cost(l, op, a, p, bytes, &t, &c))
-		ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
+		rc = ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
+	if (rc < 0)
+		memset(out, 0, sizeof(*out));
+	return rc;
 }
 
 double
@@ -572,7 +579,9 @@ ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	if ((a != FT_ALGO_RING && a != FT_ALGO_TREE) || op == FT_OP_ALLTOALL ||
 	    op == FT_OP_SENDRECV || !timed_cost(l, op, a, p, bytes, &t, &c))
 		return 0;
-	ft__model_pipe(&t, op, a, p, &c, bytes, false, &pl);
+	/* the channels' share is set before the NVLS tree's fill is walked, and only that
+	 * walk can fail (out of memory): the share stands either way */
+	(void)ft__model_pipe(&t, op, a, p, &c, bytes, false, &pl);
 	share = pl.bw_share > 0 && pl.bw_share < 1 ? pl.bw_share : 1.0;
 	if (p == FT_PROTO_SIMPLE && share == 1.0)
 		return 0;
@@ -856,10 +865,11 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		                                                  &ex->nvls_net.bw_inter_Bps,
 		                                                  &ex->nvls_net.efficiency);
 	best_t = ft__model_time(&l, q->op, best_a, best_p, &best_c, q->bytes);
-	if (!q->tuner_only)
-		pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl);
-	else
+	if (q->tuner_only)
 		memset(&pl, 0, sizeof(pl));
+	else if ((rc = pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl)) < 0)
+		return ft_error_set(err, rc, "model: NCCL's pipeline: %s",
+		                    rc == FT_ENOMEM ? "out of memory" : ft_err_name(rc));
 	split(&l, q, best_a, best_p, &best_c, &pl, best_t, &parts);
 	/* The calibration was fitted on the two parts of this time: it scales them. */
 	if (spec->ncalib > 0)

@@ -173,19 +173,19 @@ bool ft__model_ofi_region(const struct ft_model_links *l, const struct ft_model_
                           enum ft_algo *algo, enum ft_proto *proto);
 
 /* What the busiest NIC moves, in buffers S, summed over the hops of NCCL's double binary
- * tree over @nnodes nodes taken one after another (model/dtree.c); 0 for fewer than 2. */
-double ft__model_dtree_hop_load(uint32_t nnodes);
-/* The same for the first of @loops loops, its hops shared with the chunks behind it, one
- * hop back per loop (model/dtree.c): over 2 nodes 1 in one loop, 1.5 from two on. */
-double ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops);
+ * tree over @nnodes nodes, for the first of @loops loops, its hops shared with the chunks
+ * behind it, one hop back per loop (model/dtree.c): over 2 nodes 1 in one loop, 1.5 from
+ * two on; 0 for fewer than 2. In *@load; returns 0 or FT_ENOMEM (*@load 0). */
+int ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops, double *load);
 
 /* A tree on forced channels, Simple, across nodes: its ramp holds NCCL's fill. */
 bool ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p);
 
-/* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c). */
-void ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-                    const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
-                    struct ft_model_pipeline *out);
+/* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c): 0, or
+ * FT_ENOMEM where the NVLS tree's fill could not be walked (@out then partial). */
+int ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
+                   const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
+                   struct ft_model_pipeline *out);
 /* The time with them: max(lat x lf + bytes / (bw x bf x share) + ramp, proxy, launch). */
 /* How a calibration block prints its constants (render.c) and so the precision
  * ft_model_calibrate() keeps them to: a spec that includes the block gives the fit. */

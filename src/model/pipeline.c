@@ -1615,19 +1615,25 @@ ring_ll_block_bytes(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
  * chunk c + 1 enters a hop while chunk c is in the next. Each head sends its shard through
  * its own NICs, so the rails of the heads move @loop_bytes x load: all of a node's where
  * every GPU with a NIC heads a tree, 32 of 72 in an NVL72 domain (NCCL_MAX_NVLS_ARITY,
- * FT__MODEL_NVLS_MAX_HEADS). The seconds the hops take; 0 where this does not apply.
+ * FT__MODEL_NVLS_MAX_HEADS). The seconds the hops take in *@net_s; 0 where this does not
+ * apply. Returns 0 or FT_ENOMEM (the tree's walk out of memory: no fill to fall back on).
  */
-static double
-fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, double loop_bytes)
+static int
+fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, double loop_bytes,
+           double *net_s)
 {
 	double share = (double)nvls_heads(l) / FT_MAX(FT_MIN(l->ppn, l->nrails), 1u);
 	double net_Bps = l->inter_Bps * l->ring_tier_factor * FT_MIN(share, 1.0), load;
+	int rc;
 
+	*net_s = 0;
 	if (a != FT_ALGO_NVLS_TREE || loops == 0 || l->nnodes < 2 || !(net_Bps > 0) ||
 	    !isfinite(net_Bps))
 		return 0;
-	load = ft__model_dtree_fill_load(l->nnodes, loops);
-	return load > 0 ? load * loop_bytes / net_Bps : 0;
+	if ((rc = ft__model_dtree_fill_load(l->nnodes, loops, &load)) < 0)
+		return rc;
+	*net_s = load > 0 ? load * loop_bytes / net_Bps : 0;
+	return 0;
 }
 
 /*
@@ -1698,7 +1704,7 @@ forced_fill_sum(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
 	return FT_MIN(FT_MAX(sum, t_pace), stages * t_pace);
 }
 
-void
+int
 ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
                struct ft_model_pipeline *out)
@@ -1716,7 +1722,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	out->launch_s = cuda_graph ? 0 : LAUNCH_S;
 	out->bw_share = 1.0;
 	if (op == FT_OP_ALLTOALL || op == FT_OP_SENDRECV || l->nranks < 2)
-		return;
+		return 0;
 	out->nchannels = launched_channels(l, a, p, bytes);
 	if (!is_nvls(a) && a != FT_ALGO_COLLNET && l->nchannels) {
 		/* The channels' share of the bandwidth before LL's absolute cap: fewer
@@ -1734,7 +1740,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	loop_bytes = pipes * (double)out->chunk_bytes;
 	out->loops = bytes ? (uint64_t)ceil((double)bytes / loop_bytes) : 0;
 	if (out->loops == 0)
-		return;
+		return 0;
 	/* NCCL spreads the buffer over its chunks; the average chunk is what crosses a hop. */
 	c_eff = (double)bytes / (pipes * (double)out->loops);
 	pace_Bps = c->bw_Bps * out->bw_share;
@@ -1767,8 +1773,11 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 			/* The stages inside a node at its rate (NVLS's two, or the tree's
 			 * longest chain up and down), the hops between nodes at the network's. */
 			double inside = a == FT_ALGO_TREE ? 2.0 * (tree_chain(l) - 1) : 2.0;
-			double net = fill_net_s(l, a, out->loops, c_eff * pipes);
+			double net;
+			int rc = fill_net_s(l, a, out->loops, c_eff * pipes, &net);
 
+			if (rc < 0)
+				return rc;
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +
 			      (net > 0 ? net : (stages - inside) * c_eff * pipes / c->stage_inter_Bps);
 		} else {
@@ -1781,6 +1790,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	out->bw_share *= block_share;
 	out->messages = proxy_messages(l, op, a, p, out->loops);
 	out->proxy_s = out->messages * (NET_MSG_S + l->vm_msg_s);
+	return 0;
 }
 
 double

@@ -239,10 +239,15 @@ ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg, struct ft_sce
 	/* no such file: a spec (dgx-h100:4) is told to take --op, else why it is neither */
 	if (fd == FT_ENOENT && !yaml_name(arg) && (rc = not_a_spec(arg, err)) < 0)
 		return rc;
-	if ((access(arg, R_OK) == 0 || !yaml_name(arg)) && !ft_scenario_sniff(arg))
-		return ft_error_set(err, FT_EINVAL,
-		                    "%s: not a scenario (no top-level 'cluster:'); to run a "
-		                    "collective on a spec give --op",
-		                    arg);
+	if (access(arg, R_OK) == 0 || !yaml_name(arg)) {
+		if ((rc = ft_scenario_sniff(arg, err)) < 0)
+			return rc; /* out of memory reading it: not "not a scenario" */
+		if (rc == 0)
+			return ft_error_set(
+			        err, FT_EINVAL,
+			        "%s: not a scenario (no top-level 'cluster:'); to run a "
+			        "collective on a spec give --op",
+			        arg);
+	}
 	return ft_scenario_load_file(arg, sc, err);
 }

@@ -1916,8 +1916,8 @@ ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
 	if (op->nchannels)
 		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,
 		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
-	ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out);
-	return 0;
+	/* (out of memory walking an NVLS tree's fill: the caller's error, as the links') */
+	return ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out);
 }
 
 bool

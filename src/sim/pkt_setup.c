@@ -759,22 +759,41 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
  * ops whose end is not their last flow's and background patterns it pays neither, as
  * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
  * are its pipeline, and it adds neither term (the flow engine, which runs whole flows,
- * adds both everywhere).
+ * adds both everywhere). The model's terms are read by pipe_read() before the op's first
+ * task (an op with its end shifted or acked takes none: its next task is its own).
  */
-static int
-pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag,
-           struct ft_error *err)
+static bool
+pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 {
-	double ramp_s, proxy_s;
-	int64_t ramp, at, end;
+	return e->tcp && e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
+	       op->job != UINT32_MAX;
+}
+
+/* The ramp and proxy floor pipe_terms() adds, 0 where it adds none: read before the op adds
+ * a task, so that a failed reading (out of memory) leaves the engine as it was. */
+static int
+pipe_read(struct pk_engine *e, const struct ft_sim_op *op, double *ramp_s, double *proxy_s,
+          struct ft_error *err)
+{
 	int rc;
 
-	if (!e->tcp || e->pc.chunking == FT_PKT_CHUNK_OFF || op->nominal_end ||
-	    op->end_acked || op->job == UINT32_MAX || rec->next != PK_NONE)
+	*ramp_s = *proxy_s = 0;
+	if (!pipe_paid(e, op))
 		return 0;
 	/* the model's error (out of memory) in the words of the op's other readings */
-	if ((rc = ft__sim_pipe_terms(e->topo, op, &ramp_s, &proxy_s, NULL)) < 0)
+	if ((rc = ft__sim_pipe_terms(e->topo, op, ramp_s, proxy_s, NULL)) < 0)
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
+	return 0;
+}
+
+static int
+pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, uint32_t tag,
+           double ramp_s, double proxy_s, struct ft_error *err)
+{
+	int64_t ramp, at, end;
+
+	if (!pipe_paid(e, op) || rec->next != PK_NONE)
+		return 0;
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
 	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
 	 * is not added */
@@ -811,6 +830,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait;
 	struct ft__sim_link_lats ll;
 	struct pk_op rec = { 0 };
+	double ramp_s, proxy_s;
 	int64_t id;
 	int rc;
 
@@ -837,6 +857,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	/* the model's net step and ring floor of the op's phases (phase_cost()), once */
 	if ((rc = ft__sim_link_lats(e->topo, sc, &ll)) < 0)
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
+	if ((rc = pipe_read(e, op, &ramp_s, &proxy_s, err)) < 0)
+		return rc;
 	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(wait), 0, tag);
 	if (id < 0)
 		goto oom;
@@ -908,7 +930,7 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		}
 		rec.end = (uint32_t)bar;
 	}
-	if ((rc = pipe_terms(e, op, &rec, tag, err)) < 0)
+	if ((rc = pipe_terms(e, op, &rec, tag, ramp_s, proxy_s, err)) < 0)
 		return rc;
 	if (rec.next == PK_NONE)
 		rec.next = rec.end;

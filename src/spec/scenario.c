@@ -457,34 +457,44 @@ ft_scenario_load_file(const char *path, struct ft_scenario **out, struct ft_erro
 	return ft__with_file_text(path, scenario_text, out, err);
 }
 
-bool
-ft_scenario_sniff(const char *path)
+int
+ft_scenario_sniff(const char *path, struct ft_error *err)
 {
 	struct ft_strbuf sb;
 	struct ft_error e = { 0 };
-	bool yes = false;
 	const char *p;
+	int rc;
 
 	ft_strbuf_init(&sb);
-	if (ft_strbuf_read_file(&sb, path, &e) == 0) {
-		/* A top-level "cluster:" key (at the start of a line). */
-		for (p = sb.buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-			if (strncmp(p, "cluster:", 8) == 0) {
-				yes = true;
-				break;
-			}
+	rc = ft_strbuf_read_file(&sb, path, &e);
+	/* out of memory says nothing of the file: the caller's error, never "not a scenario"
+	 * (which reads a scenario as a cluster spec, or refuses it); a file that cannot be
+	 * read is not one, and the caller's own read says why */
+	if (rc == FT_ENOMEM) {
+		ft_strbuf_release(&sb);
+		return ft_error_set(err, rc, "%s", e.msg);
 	}
+	/* A top-level "cluster:" key (at the start of a line) of a file read whole. */
+	p = rc == 0 ? sb.buf : NULL;
+	rc = 0;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, "cluster:", 8) == 0) {
+			rc = 1;
+			break;
+		}
 	ft_strbuf_release(&sb);
-	return yes;
+	return rc;
 }
 
 int
 ft_scenario_cluster_resolve(const char *arg, struct ft_cluster_spec *out, struct ft_error *err)
 {
 	struct ft_scenario *sc = NULL;
-	int rc;
+	int rc = ft_scenario_sniff(arg, err);
 
-	if (!ft_scenario_sniff(arg))
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
 		return ft_spec_resolve(arg, out, err);
 	rc = ft_scenario_load_file(arg, &sc, err);
 	if (rc < 0)

@@ -20,6 +20,8 @@
 
 #include "source_root.h"
 
+#include "base/alloc_int.h"
+
 #include "cli.h"
 #include "cli-archive.h"
 #include "cli-run.h"
@@ -565,6 +567,60 @@ test_group_help(void **state)
 	cli_set_running(NULL);
 }
 
+/* What cli_error() writes to stderr with allocation @n failed (0: none), in @line. */
+static void
+msg_with_fail_at(unsigned long n, char *line, size_t size, bool *fired)
+{
+	struct cli_ctx ctx;
+	FILE *f = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t got;
+
+	assert_non_null(f);
+	assert_true(saved >= 0);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cmd = "sim";
+	fflush(stderr);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	ft__alloc_fail_at(n);
+	cli_error(&ctx, "%s: %s", "sim", "out of memory for 3 tasks \x1b[2J");
+	*fired = ft__alloc_failed();
+	ft__alloc_fail_at(0);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	got = fread(line, 1, size - 1, f);
+	line[got] = '\0';
+	fclose(f);
+}
+
+/*
+ * A message whose own buffers cannot be had (out of memory) is still written whole, its
+ * control bytes escaped: every allocation of cli_msg() failed in turn gives the line of
+ * the run without a failure, never "fabtune sim: " and nothing after.
+ */
+static void
+test_msg_out_of_memory(void **state)
+{
+	static const char want[] = "fabtune sim: sim: out of memory for 3 tasks \\x1b[2J\n";
+	char line[256];
+	unsigned long n;
+	bool fired;
+
+	(void)state;
+	msg_with_fail_at(0, line, sizeof(line), &fired);
+	assert_string_equal(line, want);
+	for (n = 1; n < 100; n++) {
+		msg_with_fail_at(n, line, sizeof(line), &fired);
+		if (!fired)
+			break;
+		if (strcmp(line, want) != 0)
+			fail_msg("allocation %lu failed: '%s'", n, line);
+	}
+	assert_true(n > 1 && n < 100); /* the message's two buffers */
+}
+
 int
 main(void)
 {
@@ -579,6 +635,7 @@ main(void)
 		cmocka_unit_test(test_bench_perftest_settings),
 		cmocka_unit_test(test_cli_run),
 		cmocka_unit_test(test_group_help),
+		cmocka_unit_test(test_msg_out_of_memory),
 	};
 	ft_test_enter_source_root();
 	return cmocka_run_group_tests(tests, NULL, NULL);

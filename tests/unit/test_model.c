@@ -2344,8 +2344,9 @@ test_nvls_sm100_chunks(void **state)
 	{
 		struct ft_model_pipeline pl;
 
-		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, FT_PROTO_SIMPLE,
-		                    1ull << 30, &pl);
+		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
+		                                     FT_PROTO_SIMPLE, 1ull << 30, &pl),
+		                 0);
 		assert_int_equal(pl.nchannels, 24);
 		assert_int_equal(pl.chunk_bytes, 128u << 10);
 		assert_int_equal(pl.loops, 11);
@@ -7574,7 +7575,9 @@ test_pipe_terms(void **state)
 			for (b = 4u << 20; b <= (1u << 30); b *= 4) {
 				ft_model_query_init(&q, ops[j], b);
 				assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-				ft_model_pipe_terms(&l, ops[j], r.algo, r.proto, b, &pl);
+				assert_int_equal(
+				        ft_model_pipe_terms(&l, ops[j], r.algo, r.proto, b, &pl),
+				        0);
 				assert_int_equal(pl.nchannels, r.pipe.nchannels);
 				assert_int_equal(pl.loops, r.pipe.loops);
 				assert_true(pl.ramp_s == r.pipe.ramp_s);
@@ -7586,12 +7589,17 @@ test_pipe_terms(void **state)
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 128u << 20);
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, r.algo, r.proto, 128u << 20, &pl);
+	assert_int_equal(
+	        ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, r.algo, r.proto, 128u << 20, &pl), 0);
 	assert_true(pl.ramp_s > 600e-6 && pl.ramp_s > r.time_s / 3);
-	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE, 128u << 20, &pl);
+	assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
+	                                     128u << 20, &pl),
+	                 0);
 	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0 && pl.loops == 0);
 	assert_int_equal(ft_model_links_get(&s, 1, 0, 0, &l, &err), 0);
-	ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE, 1u << 20, &pl);
+	assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
+	                                     1u << 20, &pl),
+	                 0);
 	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0);
 }
 
@@ -7630,8 +7638,9 @@ test_pipe_terms_forced_channels(void **state)
 		q.proto = FT_PROTO_SIMPLE;
 		q.nchannels = nch[k];
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
-		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_TREE, FT_PROTO_SIMPLE, 64u << 20,
-		                    &pl);
+		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_TREE,
+		                                     FT_PROTO_SIMPLE, 64u << 20, &pl),
+		                 0);
 		assert_int_equal(pl.nchannels, nch[k]);
 		assert_int_equal(r.pipe.nchannels, nch[k]);
 		assert_int_equal(pl.chunk_bytes, 512u << 10);

@@ -25,6 +25,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "base/alloc_int.h"
 #include "sim/pkt_int.h"
 #include "spec/scenario.h"
 
@@ -2026,6 +2027,88 @@ test_tcp_line_text(void **state)
 	}
 }
 
+/*
+ * The model's pipeline terms of an op (pkt_setup.c pipe_terms(): the ramp and the proxy's
+ * floor on GPUDirect-TCPX/O) are read before the op adds its first task: a reading that
+ * fails (out of memory; on nodes of different GPU counts the model reads its links per
+ * node group, an allocation) leaves the engine as it was, no task or edge of an op that
+ * was never submitted. A ring all-reduce of 1 MiB, Simple, on a 4-GPU and a 2-GPU
+ * gcp-a3-mega node: every allocation of its submission failed in turn; where the model's
+ * reading failed ("the model's links") the engine's tasks and edges are those before the
+ * submission; past the last allocation the op is submitted.
+ */
+static void
+test_tcp_pipe_read_first(void **state)
+{
+	static const char text[] =
+	        "name: tcpx-mixed\n"
+	        "nodes:\n"
+	        "  - { preset: gcp-a3-mega, count: 1, gpus: 4, nics: { count: 4 } }\n"
+	        "  - { preset: gcp-a3-mega, count: 1, gpus: 2, nics: { count: 2 } }\n"
+	        "fabric: { kind: fat-tree, link: tcpx200, tiers: 2, radix: 64 }\n";
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 6,
+		                  .bytes = 1u << 20 };
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	uint32_t ends[6];
+	unsigned long n, read_failed = 0;
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(text, sizeof(text) - 1, "t.yaml", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 6; r++)
+		ends[r] = ft_topo_gpu(t, r < 4 ? 0 : 1, r < 4 ? r : r - 4);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	for (n = 1; n < 10000; n++) {
+		struct ft_sim_op op = { .sched = &s, .rank_gpu = ends, .after = -1 };
+		struct ft_engine *e = NULL;
+		const struct pk_engine *pe;
+		size_t ntasks, nedges;
+		int64_t id;
+		bool fired;
+
+		assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+		pe = pk(e);
+		assert_true(pe->tcp);
+		ntasks = pk_ntasks(pe);
+		nedges = pe->edges.len;
+		memset(&err, 0, sizeof(err));
+		ft__alloc_fail_at(n);
+		id = ft_packet_engine.submit(e, &op, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			assert_int_equal(id, 0);
+			assert_true(pk_ntasks(pe) > ntasks);
+			ft_packet_engine.destroy(e);
+			break;
+		}
+		assert_int_equal(id, FT_ENOMEM);
+		if (strstr(err.msg, "the model's links")) {
+			read_failed++;
+			if (pk_ntasks(pe) != ntasks || pe->edges.len != nedges)
+				fail_msg("allocation %lu failed (%s): %zu tasks and %zu edges, %zu "
+				         "and %zu before",
+				         n, err.msg, pk_ntasks(pe), pe->edges.len, ntasks, nedges);
+		}
+		ft_packet_engine.destroy(e);
+	}
+	print_message("# %lu allocations, %lu of them the model's readings\n", n - 1, read_failed);
+	assert_true(n > 1 && n < 10000);
+	/* the net step's links (ft__sim_link_lats()) and the pipeline's */
+	assert_true(read_failed >= 2);
+	ft_schedule_release(&s);
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -2062,6 +2145,7 @@ main(void)
 		cmocka_unit_test(test_srd_tail_probe_srtt),
 		cmocka_unit_test(test_tcp_blackhole_fails),
 		cmocka_unit_test(test_tcp_line_text),
+		cmocka_unit_test(test_tcp_pipe_read_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2992,8 +2992,9 @@ test_pipe_model_on_node_groups(void **state)
 		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
 		assert_int_equal(ft__sim_pipe_model(t, &op, &pl), 0);
 		assert_int_equal(ft__sim_links(&cs, 6, 0, 0, &l), 1);
-		ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, algos[i], FT_PROTO_SIMPLE, 1u << 20,
-		                    &want);
+		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, algos[i],
+		                                     FT_PROTO_SIMPLE, 1u << 20, &want),
+		                 0);
 		assert_true(want.nchannels > 0 && want.chunk_bytes > 0);
 		assert_true(algos[i] != FT_ALGO_TREE || want.fill_s > 0);
 		assert_int_equal(pl.nchannels, want.nchannels);
