@@ -292,6 +292,13 @@ FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_al
  * src/graph/tuning.cc, v2.18.3-1 to v2.30.7-1: busBw x .85 where minCompCap >= 90). */
 FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec);
 
+/* The share of @l's links (the chain's NVLink term and the NICs) a CollNetChain all-reduce
+ * reaches by NCCL's tuner: its chain graph's speed, nChannels x bwIntra x 0.5, over the
+ * links' bound where the graph is the slower, else 1 (the model's cost_collnet_chain();
+ * NVIDIA/nccl src/graph/tuning.cc ncclTopoTuneModel(), v2.18.3-1 and v2.27.7-1). 8 H100
+ * with 8 x 400G: 192 / 205.7 GB/s. */
+FT_API double ft_model_collnet_chain_efficiency(const struct ft_model_links *l);
+
 /*
  * The fixed cost of one step of a collective between nodes on top of NCCL's per-hop
  * network latency (hwLat NET), seconds: NCCL's latencyInter (the network plugin's
@@ -355,6 +362,15 @@ FT_API double ft_model_net_hop_latency(uint32_t nccl_version, enum ft_op op, enu
  * CollNetDirect steps hold it (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL). */
 FT_API double ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn,
                                              bool one_rank_a_node);
+
+/* The hop latencies of a CollNetChain all-reduce over @ppn ranks a node at release
+ * @nccl_version, seconds, as NCCL's tuner prices them and the model's CollNetChain takes
+ * them: 2 (ppn - 1) x CollNetChain's hwLat[NVLINK] (2.8 us) + its hwLat[NET] (30 us;
+ * Tree's row from 2.23 where @one_rank_a_node), without ft_model_net_step_s(); the
+ * simulator's CollNetChain steps hold it (src/graph/tuning.cc ncclTopoTuneModel() at
+ * v2.18.3-1 and v2.27.7-1; kb NA-MODEL). */
+FT_API double ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn,
+                                            bool one_rank_a_node);
 
 /* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
  * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc

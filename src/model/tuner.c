@@ -1268,6 +1268,30 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	c->lat_s = collnet_direct_lat(l, ppn, h.intra, h.inter);
 }
 
+/* CollNetChain's hop latencies, 2 (ppn - 1) hwLat[NVLINK] + hwLat[NET], its own rows
+ * (chain_hw_us or the release's) but Tree's NET row where NCCL's tuner takes it with one
+ * rank a node (tree_net_row()), without the model's network step (header). */
+static double
+collnet_chain_lat(const struct ft_model_links *l, double ppn, bool one_rank_a_node)
+{
+	const struct lat_set *set = lat_set_of(l);
+	const double *hw = set ? set->chain_hw : chain_hw_us;
+	double inter = tree_net_row(l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, one_rank_a_node) ?
+	                       hw_lat(l, FT_HW_NET, FT_ALGO_TREE, FT_PROTO_SIMPLE) :
+	                       hw[2] * US;
+
+	return 2.0 * (ppn - 1) * hw[l->nvlink ? 0 : 1] * US + inter;
+}
+
+double
+ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank_a_node)
+{
+	struct ft_model_links l = links_at(nccl_version);
+
+	l.nvlink = true; /* the chain's NVLink and PCI rows are alike at every release */
+	return collnet_chain_lat(&l, FT_MAX(ppn, 1u), one_rank_a_node);
+}
+
 /*
  * CollNetChain (kb NA-ALGO-COLLNET; src/graph/tuning.cc): a chain through the node's GPUs
  * to the head, whose NIC hands each channel's chunk to the switches, and the result back
@@ -1284,11 +1308,8 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 static void
 cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 {
-	const struct lat_set *set = lat_set_of(l);
-	const double *hw = set ? set->chain_hw : chain_hw_us;
 	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
 	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
-	struct lats h = hop_lats(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
 	uint32_t nch;
 	double graph = tree_net_graph_Bps(l, &nch), links = FT_MIN(intra, inter);
 
@@ -1304,12 +1325,23 @@ cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 		                          l->ring_tier_factor < 1 ? "tier1" : l->nic_what,
 		           sizeof(c->bottleneck));
 	}
-	/* the chain's own hop latencies in place of CollNetDirect's (its interLat Tree's
-	 * row with one rank a node, which h holds then) */
-	if (!tree_net_row(l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, l->nranks == l->nnodes))
-		h.inter += hw[2] * US - hw_lat(l, FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
-	h.intra = hw[l->nvlink ? 0 : 1] * US;
-	c->lat_s = 2.0 * (ppn - 1) * h.intra + h.inter;
+	/* the chain's own hop latencies in place of CollNetDirect's, and a network step */
+	c->lat_s = collnet_chain_lat(l, ppn, l->nranks == l->nnodes) +
+	           ft_model_net_step_s(l, FT_PROTO_SIMPLE);
+}
+
+double
+ft_model_collnet_chain_efficiency(const struct ft_model_links *l)
+{
+	struct ft__model_cost c;
+	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
+	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+	double links = FT_MIN(intra, inter);
+
+	memset(&c, 0, sizeof(c));
+	cost_collnet_chain(l, &c);
+	return links > 0 && isfinite(links) && c.bw_Bps > 0 && c.bw_Bps < links ? c.bw_Bps / links
+	                                                                          : 1.0;
 }
 
 /*

@@ -223,6 +223,14 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 		eff *= ft_model_nvls_channel_share(spec, s->nranks);
 	if (s->algo == FT_ALGO_COLLNET && s->op == FT_OP_ALL_REDUCE && !s->collnet_chain)
 		eff = ft_model_collnet_direct_efficiency(spec);
+	/* CollNetChain at its graph's speed where the tuner's graph is slower than the links
+	 * (where the model cannot place the job, the links alone) */
+	if (s->algo == FT_ALGO_COLLNET && s->op == FT_OP_ALL_REDUCE && s->collnet_chain) {
+		rc = ft__sim_links(spec, s->nranks, 0, gpn, &l);
+		if (rc < 0)
+			return rc;
+		eff = rc > 0 ? ft_model_collnet_chain_efficiency(&l) : 1.0;
+	}
 
 	if (!(eff > 0 && eff < 1))
 		return 0;
@@ -1605,11 +1613,17 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 		 * intraLat + 0.4 us x (ppn - 1)) + interLat, at the release's rows as the
 		 * model's cost_collnet_direct() (ft_model_collnet_direct_hops_s(): interLat
 		 * Tree's row from 2.23 with one rank a node, no intraLat there); before, the
-		 * kb's at every release, and 4 x 3.7 us with one rank a node. The chain and
-		 * the other ops keep their step overheads (coll/schedule.c). */
+		 * kb's at every release, and 4 x 3.7 us with one rank a node. CollNetChain's
+		 * 2 (ppn - 1) + 2 hops hold its own, 2 (ppn - 1) intraLat + interLat, as the
+		 * model's cost_collnet_chain() (ft_model_collnet_chain_hops_s()); before, 2.8 us
+		 * each, the network's 30 us left out. The other ops keep their step overheads
+		 * (coll/schedule.c). */
 		uint32_t ppn = FT_MAX(sc->ranks_per_node, 1u);
 
-		if (sc->op == FT_OP_ALL_REDUCE && !sc->collnet_chain)
+		if (sc->op == FT_OP_ALL_REDUCE && sc->collnet_chain)
+			sc->step_lat_s = ft_model_collnet_chain_hops_s(v, ppn, one_rank_a_node) /
+			                 (2.0 * (ppn - 1) + 2);
+		else if (sc->op == FT_OP_ALL_REDUCE)
 			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;
 		return 0;
 	}

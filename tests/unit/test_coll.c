@@ -444,7 +444,8 @@ test_innet(void **state)
 	/* CollNetChain on 2 nodes x 4, 800 B: one pipelined phase of 2(4 - 1) + 2 steps; each
 	 * rank heads one copy of S/4 (3 hops up, to the network and back, 3 down): it sends
 	 * 2(ppn - 1)/ppn x S = 1200 B to GPUs of its node and S/4 = 200 B to the network,
-	 * and gets as much back; hops use the chain's NVLink latency, 2.8 us. */
+	 * and gets as much back; the hops hold NCCL's latency for the chain, 2(ppn - 1) x 2.8 us
+	 * over NVLink + 30 us through the network, (6 x 2.8 + 30) / 8 = 5.85 us a hop. */
 	{
 		struct ft_coll_args ca = { .op = FT_OP_ALL_REDUCE,
 			                   .algo = FT_ALGO_COLLNET,
@@ -463,7 +464,7 @@ test_innet(void **state)
 		assert_int_equal(s.phases.len, 1);
 		assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 8);
 		assert_int_equal(ft_sched_phase_at(&s, 0)->nflows, 2 * 4 * 8);
-		assert_double_equal(s.step_lat_s, 2.8e-6, 1e-12);
+		assert_double_equal(s.step_lat_s, 5.85e-6, 1e-12);
 		for (size_t i = 0; i < s.flows.len; i++) {
 			const struct ft_sched_flow *fl = ft_vec_at(&s.flows, i);
 
@@ -509,6 +510,106 @@ test_innet(void **state)
 	assert_int_equal(ft_schedule_total_bytes(&s), 2ull * 32 * 9000 + 8ull * 2 * 3 * 1000);
 	ft_schedule_release(&s);
 	assert_int_equal(compile(FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE, 8, 8, 800, &s), FT_ENOTSUP);
+	ft_schedule_release(&s);
+}
+
+/*
+ * CollNetChain's schedule carries NCCL's chain (NVIDIA/nccl src/graph/connect.cc
+ * ncclTopoPreset() at v2.18.3-1 and v2.27.7-1: a channel's collnetChain.up is the GPU
+ * before it in the chain graph's order, the network for the first one, its down[0] the
+ * GPU after it; all_reduce.h's CollNetChain kernel reduces up that chain and sends the
+ * network's result back down it; kb NA-ALGO-COLLNET). On 3 nodes x 4, 1200 B, share j
+ * (S / 4 = 300 B a hop, pipe j + 1) of every node goes up one path through all 4 GPUs
+ * that ends at GPU j, the head, which alone sends to and gets from the network; each
+ * GPU has one parent and one child but the ends. Played as data, each rank holding
+ * 1 << rank in every share: adding along the up flows in their order, the switches adding
+ * what the heads send, and copying down, every rank ends with the sum of all 12 in every
+ * share, each counted once. CollNetDirect's schedule (every GPU straight to its head,
+ * in 4 steps) fails the chain's shape and its step count.
+ */
+static void
+test_collnet_chain_order_and_sums(void **state)
+{
+	enum { NN = 3, PPN = 4, N = NN * PPN };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_COLLNET,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = N,
+		                  .ranks_per_node = PPN,
+		                  .bytes = 1200,
+		                  .collnet_chain = true };
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	uint64_t have[N][PPN], innet[PPN] = { 0 }, all = (1u << N) - 1;
+	uint32_t r, j, g, pass;
+
+	(void)state;
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(s.phases.len, 1);
+	assert_int_equal(ft_sched_phase_at(&s, 0)->steps, 2 * (PPN - 1) + 2);
+	for (r = 0; r < N; r++)
+		for (j = 0; j < PPN; j++)
+			have[r][j] = 1ull << r;
+	/* the chain's shape, copy by copy and node by node */
+	for (g = 0; g < NN; g++) {
+		for (j = 0; j < PPN; j++) {
+			uint32_t up_out[PPN] = { 0 }, up_in[PPN] = { 0 }, dn_out[PPN] = { 0 },
+			         dn_in[PPN] = { 0 }, to_net = 0, from_net = 0, head = g * PPN + j;
+
+			for (size_t i = 0; i < s.flows.len; i++) {
+				const struct ft_sched_flow *f = ft_vec_at(&s.flows, i);
+				uint32_t rk = f->src == FT_SCHED_INNET ? f->dst : f->src;
+
+				if (f->pipe != j + 1 || rk / PPN != g)
+					continue;
+				assert_int_equal(f->bytes, 1200 / PPN);
+				if (f->dst == FT_SCHED_INNET) {
+					assert_int_equal(f->src, head);
+					assert_int_equal(f->dir, FT_SCHED_UP);
+					to_net++;
+				} else if (f->src == FT_SCHED_INNET) {
+					assert_int_equal(f->dst, head);
+					assert_int_equal(f->dir, FT_SCHED_DOWN);
+					from_net++;
+				} else {
+					assert_int_equal(f->dst / PPN, g);
+					(f->dir == FT_SCHED_UP ? up_out : dn_out)[f->src % PPN]++;
+					(f->dir == FT_SCHED_UP ? up_in : dn_in)[f->dst % PPN]++;
+				}
+			}
+			assert_int_equal(to_net, 1);
+			assert_int_equal(from_net, 1);
+			for (r = 0; r < PPN; r++) {
+				/* up: all but the head send once; down: all but the head get once */
+				assert_int_equal(up_out[r], r == j ? 0 : 1);
+				assert_int_equal(dn_in[r], r == j ? 0 : 1);
+				/* a chain: one GPU (the leaf) gets nothing up and sends nothing down */
+				assert_true(up_in[r] <= 1 && dn_out[r] <= 1);
+				assert_int_equal(up_in[r], dn_out[r]);
+			}
+		}
+	}
+	/* the data: up the chains in their order, into the switches, back, down the chains */
+	for (pass = 0; pass < 4; pass++) {
+		for (size_t i = 0; i < s.flows.len; i++) {
+			const struct ft_sched_flow *f = ft_vec_at(&s.flows, i);
+			bool net_up = f->dst == FT_SCHED_INNET, net_dn = f->src == FT_SCHED_INNET;
+
+			j = f->pipe - 1u;
+			if (pass == 0 && f->dir == FT_SCHED_UP && !net_up)
+				have[f->dst][j] += have[f->src][j];
+			else if (pass == 1 && net_up)
+				innet[j] += have[f->src][j];
+			else if (pass == 2 && net_dn)
+				have[f->dst][j] = innet[j];
+			else if (pass == 3 && f->dir == FT_SCHED_DOWN && !net_dn)
+				have[f->dst][j] = have[f->src][j];
+		}
+	}
+	for (r = 0; r < N; r++)
+		for (j = 0; j < PPN; j++)
+			assert_int_equal(have[r][j], all);
 	ft_schedule_release(&s);
 }
 
@@ -648,6 +749,7 @@ main(void)
 		cmocka_unit_test(test_halving_doubling),
 		cmocka_unit_test(test_hierarchical_allreduce),
 		cmocka_unit_test(test_innet),
+		cmocka_unit_test(test_collnet_chain_order_and_sums),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_bad_args),
