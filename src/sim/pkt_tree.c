@@ -1177,7 +1177,6 @@ chain_walked_ps(struct tree_build *tb, const struct ft_schedule *sc, uint64_t *c
 	uint64_t step = s_to_ps(sc->step_lat_s), *sum, best = UINT64_MAX;
 	uint32_t npipes = 0, i, j;
 	bool *has;
-	int rc = 0;
 
 	*credit = 0;
 	if (!tb->lines || sc->proto != FT_PROTO_LL || step == 0)
@@ -1191,19 +1190,21 @@ chain_walked_ps(struct tree_build *tb, const struct ft_schedule *sc, uint64_t *c
 		ft_free(has);
 		return FT_ENOMEM;
 	}
-	for (i = 0; i < tb->nedges && rc == 0; i++) {
+	for (i = 0; i < tb->nedges; i++) {
 		const struct tree_edge *ed = &tb->edge[i];
 		uint64_t path = 0, lat;
 
 		has[ed->pipe] = true;
 		if (ed->whole)
 			continue;
-		for (j = 0; j < ed->nlegs && rc == 0; j++) {
+		/* (a leg with no route walks nothing here, as in net_floor_s(): the run
+		 * reports it where its messages start) */
+		for (j = 0; j < ed->nlegs; j++) {
 			const struct ring_conn *c = &tb->rb.c[ed->conn + j];
 
-			rc = ft__pk_path_lat(e, c->src, c->dst, UINT32_MAX,
-			                     ft_mix64(((uint64_t)c->src << 32) | c->dst), &lat);
-			path += rc == 0 ? lat : 0;
+			if (ft__pk_path_lat(e, c->src, c->dst, UINT32_MAX,
+			                    ft_mix64(((uint64_t)c->src << 32) | c->dst), &lat) == 0)
+				path += lat;
 		}
 		sum[ed->pipe] += FT_MIN(path, step);
 	}
@@ -1212,8 +1213,6 @@ chain_walked_ps(struct tree_build *tb, const struct ft_schedule *sc, uint64_t *c
 			best = FT_MIN(best, sum[i]);
 	ft_free(sum);
 	ft_free(has);
-	if (rc < 0)
-		return rc;
 	*credit = best == UINT64_MAX ? 0 : best;
 	return 0;
 }
