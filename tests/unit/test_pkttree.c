@@ -1489,6 +1489,23 @@ test_chain_engines_agree(void **state)
 		{ "dgx-a100:2", "broadcast", "256MiB", 0.03, NULL },
 		{ "dgx-a100:2", "reduce", "256MiB", 0.03, NULL },
 		{ "dgx-b200:2", "broadcast", "64MiB", 0.03, NULL },
+		/* LL, one round of lines a hop: a hop inside a node takes max(NCCL's per-hop
+		 * latency, its path), not both (pkt_tree.c chain_walked_ps()); the flow engine
+		 * pays one NVLink path (0.6 us) beside the model's latency: -6.2 % (before
+		 * +20.5 %: 19.00 against 15.77 us) */
+		{ "dgx-h100:1", "broadcast", "64KiB", 0.07,
+		  "LL on one node: the flow engine's one NVLink path, -6.2 %" },
+		{ "dgx-h100:1", "reduce", "64KiB", 0.07,
+		  "LL on one node: the flow engine's one NVLink path, -6.2 %" },
+		/* LL on NCCL's one launched channel (chain_channels(), keep): the flow engine
+		 * pays the model's ramp, a hop between nodes waiting for the step at the
+		 * channel's pace on each of N = 2 crossings; the packet engine's ranks after a
+		 * crossing forward the step at the links' rate, and its broadcast chain on
+		 * channel 0 crosses once (sim.md, Limits) */
+		{ "dgx-a100:2", "broadcast", "64KiB", 0.21,
+		  "LL on one channel: one crossing, no pace after it, -19.7 %" },
+		{ "dgx-a100:2", "reduce", "64KiB", 0.13,
+		  "LL on one channel: no pace after a crossing, -11.3 %" },
 	};
 
 	(void)state;
@@ -1510,6 +1527,39 @@ test_chain_engines_agree(void **state)
 			         row[i].spec, row[i].op, row[i].size, pkt, fl, row[i].band * 100,
 			         row[i].why ? ": " : "", row[i].why ? row[i].why : "");
 	}
+}
+
+/*
+ * An LL chain where NCCL launches fewer channels than the schedule has copies runs on the
+ * launched ones alone (pkt_tree.c chain_channels(), keep): 2 DGX A100 at 64 KiB launch one
+ * of 12 (the model's --explain: "1 channel launched, chunk 32768 B, 2 loops"), so the
+ * broadcast crosses between the nodes on channel 0's ring only, one NIC of each node and
+ * their two links to the leaf, 64 KiB of data (128 KiB on the wire in LL, headers beside)
+ * each way it goes. Before, each of the schedule's 8 copies carried 8 KiB and crossed on
+ * its own rail: 16 of the leaf's links carried bytes.
+ */
+static void
+test_chain_ll_launched_channels(void **state)
+{
+	struct ft_sim_report rep;
+	uint32_t used = 0;
+
+	(void)state;
+	run_on("dgx-a100:2", "{op: broadcast, size: 64KiB}", &rep);
+	for (size_t i = 0; i < rep.ports.len; i++) {
+		const struct ft_sim_hot_link *h = ft_vec_at(&rep.ports, i);
+
+		if (h->tier != 1 || !(h->stat.bytes > 0))
+			continue;
+		used++;
+		/* every crossing link carries the whole op: 2 x 64 KiB of lines, and its
+		 * packets' headers (at most 1 %) */
+		if (!(h->stat.bytes >= 2.0 * 65536 && h->stat.bytes <= 2.0 * 65536 * 1.01))
+			fail_msg("%s: %.0f bytes, expected 131072 and headers", h->name,
+			         h->stat.bytes);
+	}
+	ft_sim_report_release(&rep);
+	assert_int_equal(used, 2);
 }
 
 /*
@@ -3225,6 +3275,7 @@ main(void)
 		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_chain_engines_agree),
 		cmocka_unit_test(test_chain_lines_lazy),
+		cmocka_unit_test(test_chain_ll_launched_channels),
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),
