@@ -292,6 +292,11 @@ FT_API double ft_model_tree_cap_algbw(const struct ft_model_links *l, enum ft_al
  * src/graph/tuning.cc, v2.18.3-1 to v2.30.7-1: busBw x .85 where minCompCap >= 90). */
 FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec);
 
+/* The share of the links NCCL's tuner counts PAT to reach: busBw x .75, not converted to
+ * an algorithm bandwidth (kb NA-ALGO-PAT; NVIDIA/nccl src/graph/tuning.cc, v2.23.4-1 to
+ * v2.30.7-1). The simulator's PAT flows carry 1 / it (sim/nccl.c). */
+#define FT_MODEL_PAT_BUSBW_SHARE 0.75
+
 /*
  * The fixed cost of one step of a collective between nodes on top of NCCL's per-hop
  * network latency (hwLat NET), seconds: NCCL's latencyInter (the network plugin's

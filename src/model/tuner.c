@@ -1210,7 +1210,7 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
 {
 	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
 
-	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * 0.75;
+	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * FT_MODEL_PAT_BUSBW_SHARE;
 	c->lat_s = base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE) +
 		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
 }
