@@ -3330,9 +3330,10 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
  * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
- * a phase and, in the packet engine, a packet's serialisation at each end. Before, PAT
- * ran as a ring: 7 steps at 14 us and the ring's rate, 1,620 us in the flow engine
- * against the closed form's 2,250.
+ * a phase and, in the packet engine, a packet's serialisation at each end (1,676.37 us
+ * in both, the closed form 1,674.08 to 1,680.69). Before, the schedules had no PAT and
+ * a forced pat was refused ("all_gather has no pat algorithm with the simple
+ * protocol").
  */
 static void
 test_pat_closed_form(void **state)
@@ -3383,9 +3384,10 @@ test_pat_closed_form(void **state)
  * Where NCCL's tuner picks PAT (all-gather and reduce-scatter, Simple, one rank a node,
  * from 2.23: small sizes on many nodes), the flow engine runs PAT, the tuner's pick, and
  * comes within 10 % of the model: 16 and 64 one-GPU H100 nodes, 64 KiB to 64 MiB, every
- * size the tuner gives to PAT. Before, the flow engine ran PAT's picks as rings (the
- * row's algo "ring"), 63 steps of 14 us on 64 nodes: 64 KiB all-gather 1,011 us against
- * the model's 238.
+ * size the tuner gives to PAT (worst -2.96 %: 16 nodes, 64 KiB). Before, the flow engine
+ * ran PAT's picks as rings (the row's algo "ring"), a ring's n - 1 steps: 16 nodes, 64 KiB
+ * all-gather 0.28 GB/s busbw against the model's 0.85 (-67 %); 64 nodes, 893.09 us
+ * against 216.00 (sim-log.md).
  */
 static void
 test_pat_agrees_on_one_gpu_nodes(void **state)
