@@ -322,7 +322,7 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				no = "nvls across nodes has no schedule here";
 			if (!no && !q->force_proto)
 				no = p2p_protocol(la, q, p);
-			/* PAT listed where it applies (one rank a node: its schedule's own check) */
+			/* PAT listed where it applies (its schedule checks one rank a node) */
 			if (ex && (a == FT_ALGO_PAT ? !no : ft_coll_supports(q->op, a, p)) &&
 			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
 				k = &ex->cand[ex->ncandidates++];
