@@ -511,7 +511,7 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "pat is modelled for the simple protocol only";
 		if (l->ppn != 1 || l->ppn_max > 1)
 			return "pat needs one GPU per node";
-		if (l->nccl_version && l->nccl_version < 22300)
+		if (l->nccl_version && l->nccl_version < FT_MODEL_PAT_FROM)
 			return "pat needs NCCL 2.23 or later";
 		return NULL;
 	}
