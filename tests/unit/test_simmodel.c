@@ -3437,6 +3437,53 @@ test_pat_agrees_on_one_gpu_nodes(void **state)
 }
 
 /*
+ * A forced pat on a release without PAT (NCCL before 2.23: NCCL_ALGO=PAT finds no
+ * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused, naming the release it
+ * needs; from 2.23 it runs. Before, the engines ran it at any release (2.18.3: 74.31 us
+ * over 16 one-GPU nodes at 64 KiB, as at 2.23).
+ */
+static void
+test_pat_refused_before_2_23(void **state)
+{
+	static const uint32_t releases[] = { 21803, 22304 };
+	char path[512];
+	size_t i;
+
+	(void)state;
+	one_gpu_nodes(16, path, sizeof(path));
+	for (i = 0; i < FT_ARRAY_SIZE(releases); i++) {
+		struct ft_sim_sweep_args sw = { .spec = path,
+			                        .op = FT_OP_ALL_GATHER,
+			                        .algo = FT_ALGO_PAT,
+			                        .proto = FT_PROTO_COUNT,
+			                        .min_bytes = 64u << 10,
+			                        .max_bytes = 64u << 10 };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_error err = { 0 };
+		int rc;
+
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.engine = "flow";
+		ov.nccl_version = releases[i];
+		ft_sim_report_init(&rep);
+		rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+		if (releases[i] < FT_MODEL_PAT_FROM) {
+			assert_int_equal(rc, FT_EINVAL);
+			assert_string_equal(err.msg, "--algo: pat needs NCCL 2.23 or later");
+		} else {
+			assert_int_equal(rc, 0);
+			assert_string_equal(ft_run_row(&rep.run, 0)->algo, "pat");
+		}
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+	remove(path);
+}
+
+/*
  * Before 2.23 NCCL's tuner counts 2 x nNodes network steps of a ring all-reduce, more than
  * its 2(nNodes - 1) steps where each node holds one GPU, and charges (nsteps - nInterSteps)
  * intraLat, negative, + nInterSteps interLat (src/graph/tuning.cc at v2.22.3-1): 2.18 costs
@@ -5501,6 +5548,7 @@ main(void)
 		cmocka_unit_test(test_packet_tree_pcie_gap),
 		cmocka_unit_test(test_pat_closed_form),
 		cmocka_unit_test(test_pat_agrees_on_one_gpu_nodes),
+		cmocka_unit_test(test_pat_refused_before_2_23),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
