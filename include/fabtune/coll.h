@@ -156,9 +156,20 @@ FT_API double ft_coll_base_latency(enum ft_algo a, enum ft_proto p);
 FT_API double ft_coll_hw_latency(enum ft_hw_link link, enum ft_algo a, enum ft_proto p);
 /*
  * Whether a schedule exists for (@op, @a, @p): e.g. tree is all_reduce only, NVLS and
- * CollNet are Simple only, alltoall is direct or hierarchical. PAT has no schedule.
+ * CollNet are Simple only, alltoall is direct or hierarchical, PAT is all_gather and
+ * reduce_scatter with Simple (and one rank a node, which the schedule checks).
  */
 FT_API bool ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p);
+/*
+ * NCCL's PAT (coll/pat.c, kb NA-ALGO-PAT): its dimensions over @n ranks, ceil(log2 n),
+ * one phase each; the blocks of S / n a rank sends on dimension @d (the offsets 1 .. n - 1
+ * whose lowest set bit is d); and the latency each phase pays on top of its path,
+ * NCCL's floor(log2 n) x @inter_s / 3.5 + 2.8 us x n (interLat: its per-hop network
+ * latency and what a step between nodes adds to it) spread over the phases, seconds.
+ */
+FT_API uint32_t ft_coll_pat_dims(uint32_t n);
+FT_API uint32_t ft_coll_pat_blocks(uint32_t n, uint32_t d);
+FT_API double ft_coll_pat_phase_s(uint32_t n, double inter_s);
 /* The algorithm NCCL would use for @op when nothing is forced and no tuning applies. */
 FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);
 

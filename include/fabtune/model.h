@@ -299,6 +299,15 @@ FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *s
  * with 8 x 400G: 192 / 205.7 GB/s. */
 FT_API double ft_model_collnet_chain_efficiency(const struct ft_model_links *l);
 
+/* The share of the links NCCL's tuner counts PAT to reach: busBw x .75, not converted to
+ * an algorithm bandwidth (kb NA-ALGO-PAT; NVIDIA/nccl src/graph/tuning.cc, v2.24.3-1 to
+ * v2.30.7-1; v2.23.4-1 has .85, which the model does not take). The simulator's PAT
+ * flows carry 1 / it (sim/nccl.c). */
+#define FT_MODEL_PAT_BUSBW_SHARE 0.75
+/* The first NCCL release with PAT, in ft_model_query's nccl_version encoding: 2.23
+ * (NVIDIA/nccl v2.23.4-1 adds NCCL_ALGO_PAT; kb NA-ALGO-PAT). */
+#define FT_MODEL_PAT_FROM 22300
+
 /*
  * The fixed cost of one step of a collective between nodes on top of NCCL's per-hop
  * network latency (hwLat NET), seconds: NCCL's latencyInter (the network plugin's

@@ -265,7 +265,8 @@ ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p)
 		       a == FT_ALGO_HIERARCHICAL;
 	case FT_OP_ALL_GATHER:
 	case FT_OP_REDUCE_SCATTER:
-		if (a == FT_ALGO_NVLS)
+		/* PAT: Simple only (src/graph/tuning.cc; kb NA-ALGO-PAT), one rank a node */
+		if (a == FT_ALGO_NVLS || a == FT_ALGO_PAT)
 			return simple;
 		return a == FT_ALGO_RING || a == FT_ALGO_HALVING_DOUBLING;
 	case FT_OP_BROADCAST:

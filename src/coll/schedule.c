@@ -662,6 +662,9 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		        (2 * (out->step_lat_s + 0.4e-6 * (ppn - 1)) +
 		         ft_coll_hw_latency(FT_HW_NET, FT_ALGO_COLLNET, FT_PROTO_SIMPLE)) /
 		        4;
+	/* PAT's phases share NCCL's latency for it but the base (coll/pat.c) */
+	if (args->algo == FT_ALGO_PAT)
+		out->step_lat_s = ft_coll_pat_phase_s(args->nranks, out->net_lat_s);
 	if (args->nranks == 1)
 		return 0; /* nothing moves */
 
@@ -694,6 +697,8 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 		else if (args->algo == FT_ALGO_HALVING_DOUBLING)
 			rc = sched_hd(&b, args->op == FT_OP_REDUCE_SCATTER,
 			              args->op == FT_OP_ALL_GATHER);
+		else if (args->algo == FT_ALGO_PAT)
+			rc = ft__coll_sched_pat(out, err);
 		else
 			rc = sched_nvls(&b);
 		break;

@@ -98,8 +98,7 @@ algo_exists(enum ft_op op, enum ft_algo a)
 	for (p = 0; p < FT_PROTO_COUNT; p++)
 		if (ft_coll_supports(op, a, p))
 			return true;
-	/* PAT has no schedule but a cost model (kb NA-ALGO-PAT). */
-	return a == FT_ALGO_PAT && (op == FT_OP_ALL_GATHER || op == FT_OP_REDUCE_SCATTER);
+	return false;
 }
 
 /* "broadcast has no tree algorithm (it has ring)". */
@@ -323,7 +322,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				no = "nvls across nodes has no schedule here";
 			if (!no && !q->force_proto)
 				no = p2p_protocol(la, q, p);
-			if (ex && (ft_coll_supports(q->op, a, p) || (!no && a == FT_ALGO_PAT)) &&
+			/* PAT listed where it applies (its schedule checks one rank a node) */
+			if (ex && (a == FT_ALGO_PAT ? !no : ft_coll_supports(q->op, a, p)) &&
 			    ex->ncandidates < FT_MODEL_MAX_CANDIDATES) {
 				k = &ex->cand[ex->ncandidates++];
 				memset(k, 0, sizeof(*k));

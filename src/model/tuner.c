@@ -511,7 +511,7 @@ ft__model_unavailable(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 			return "pat is modelled for the simple protocol only";
 		if (l->ppn != 1 || l->ppn_max > 1)
 			return "pat needs one GPU per node";
-		if (l->nccl_version && l->nccl_version < 22300)
+		if (l->nccl_version && l->nccl_version < FT_MODEL_PAT_FROM)
 			return "pat needs NCCL 2.23 or later";
 		return NULL;
 	}
@@ -1210,7 +1210,7 @@ cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
 {
 	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
 
-	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * 0.75;
+	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * FT_MODEL_PAT_BUSBW_SHARE;
 	c->lat_s = base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE) +
 		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
 }

@@ -19,8 +19,9 @@
  * lat + size / bw), as NCCL_ALGO / NCCL_PROTO restrict it, and without NVLS
  * or NVLSTree when @nvls_off (NCCL_NVLS_ENABLE=0). NVLS across nodes (with
  * CollNet) is left out of the tuner's candidates (ft__sim_pick_algo_net() keeps it);
- * another algorithm the model prices but the schedules don't build (PAT)
- * falls back to ring.
+ * a pick the schedules don't build falls back to ring. PAT, which NCCL's tuner picks
+ * for small all-gathers and reduce-scatters with one rank a node, runs as its own
+ * schedule (coll/pat.c).
  */
 int
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
@@ -187,7 +188,8 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
  * 1 / (correction x eff); a CollNetDirect all-reduce reaches
  * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
- * four groups of warps share the channel), on every flow. All slow the flows where the
+ * four groups of warps share the channel), on every flow; PAT NCCL's 0.75 of its links
+ * (FT_MODEL_PAT_BUSBW_SHARE), on every flow. All slow the flows where the
  * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node, as
  * ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts).
  */
@@ -231,6 +233,8 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 			return rc;
 		eff = rc > 0 ? ft_model_collnet_chain_efficiency(&l) : 1.0;
 	}
+	if (s->algo == FT_ALGO_PAT)
+		eff = FT_MODEL_PAT_BUSBW_SHARE;
 
 	if (!(eff > 0 && eff < 1))
 		return 0;
@@ -1629,6 +1633,12 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	}
 	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
+	/* PAT's phases share NCCL's latency for it but the base, floor(log2 n) x interLat /
+	 * 3.5 + 2.8 us x n, at the release's interLat as the model's cost_pat() takes it
+	 * (hwLat[NET] and what a step between nodes adds: the engines' network step, the
+	 * fabric's own latency being in the flows' paths); coll/pat.c */
+	if (sc->algo == FT_ALGO_PAT)
+		sc->step_lat_s = ft_coll_pat_phase_s(sc->nranks, sc->net_lat_s + sc->net_step_s);
 	return 0;
 }
 

@@ -980,6 +980,11 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		                    "%s: %s: the cluster's nodes have no NVLink SHARP "
 		                    "(nodes.nvlink.nvls: false, no NVSwitch, or GPUs before Hopper)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
+	/* NCCL_ALGO=PAT on a release without PAT (before 2.23): NCCL finds no algorithm, as
+	 * the model refuses it (kb NA-ALGO-PAT) */
+	if (o->algo == FT_ALGO_PAT && spec->nccl_version && spec->nccl_version < FT_MODEL_PAT_FROM)
+		return ft_error_set(err, FT_EINVAL, "%s: pat needs NCCL 2.23 or later",
+		                    WHERE(ji, "--algo", "ops[%zu].algo", k));
 	/* NCCL_ALGO=CollNetDirect or CollNetChain where that one cannot run: NCCL finds no
 	 * algorithm for the operation (plain collnet keeps its schedule, as before) */
 	if (o->algo == FT_ALGO_COLLNET && o->collnet != FT_COLLNET_AUTO) {

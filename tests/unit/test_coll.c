@@ -353,6 +353,142 @@ test_halving_doubling(void **state)
 	ft_schedule_release(&s);
 }
 
+/* Lowest set bit of @s > 0. */
+static uint32_t
+low_bit(uint32_t s)
+{
+	uint32_t d = 0;
+
+	while (!(s & (1u << d)))
+		d++;
+	return d;
+}
+
+/*
+ * NCCL's PAT (src/include/collectives.h PatAGAlgorithm / PatRSAlgorithm, src/transport/
+ * generic.cc ncclTransportPatConnect(), v2.27.7-1): a binomial tree per block whose edge
+ * into offset s spans 2^lowbit(s). Replayed here block by block over the schedule's
+ * phases in their order: every flow carries the blocks its source holds (all-gather) or
+ * has summed in full (reduce-scatter) for that dimension, as many as the flow's bytes say,
+ * and in the end every rank holds every block (all-gather) or the sum of all n
+ * contributions to its own (reduce-scatter). ceil(log2 n) phases of one step, rank to
+ * rank +- 2^d, S/n x (the offsets with lowest bit d) each; NCCL's latency, 8 us +
+ * floor(log2 n) x 14 us / 3.5 + 2.8 us x n (kb NA-ALGO-PAT), once over the phases.
+ */
+static void
+test_pat(void **state)
+{
+	static const uint32_t ns[] = { 2, 3, 4, 5, 8, 16 };
+	const uint64_t S = 720720; /* a multiple of every n */
+	size_t i, op;
+
+	(void)state;
+	for (op = 0; op < 2; op++) {
+		bool ag = op == 0;
+
+		for (i = 0; i < FT_ARRAY_SIZE(ns); i++) {
+			uint32_t n = ns[i], dims = 0, lg = 0, r, b, p, k, all = (1u << n) - 1;
+			uint32_t have[16][16]; /* AG: 1 if rank r holds block b; RS: contributors */
+			uint64_t total = 0;
+			struct ft_schedule s;
+
+			while ((1u << dims) < n)
+				dims++;
+			while ((2u << lg) <= n)
+				lg++;
+			for (r = 0; r < n; r++)
+				for (b = 0; b < n; b++)
+					have[r][b] = ag ? r == b : 1u << r;
+			assert_int_equal(compile(ag ? FT_OP_ALL_GATHER : FT_OP_REDUCE_SCATTER,
+			                         FT_ALGO_PAT, n, 1, S, &s),
+			                 0);
+			assert_int_equal(s.phases.len, dims);
+			assert_int_equal(ft_schedule_total_flows(&s), (uint64_t)n * dims);
+			assert_true(fabs(s.base_lat_s - 8e-6) < 1e-12);
+			assert_true(fabs(s.step_lat_s * dims - (lg * 14e-6 / 3.5 + 2.8e-6 * n)) <
+			            1e-12);
+			for (p = 0; p < dims; p++) {
+				const struct ft_sched_phase *ph = ft_sched_phase_at(&s, p);
+				/* all-gather: the farthest dimension first; reduce-scatter: 0 first */
+				uint32_t d = ag ? dims - 1 - p : p, m = 1u << d;
+				uint32_t next[16][16];
+
+				assert_int_equal(ph->steps, 1);
+				assert_int_equal(ph->nflows, n);
+				memcpy(next, have, sizeof(next));
+				for (k = 0; k < n; k++) {
+					struct ft_sched_flow f;
+					uint64_t sent = 0;
+
+					ft_sched_phase_flow(&s, ph, k, &f);
+					r = f.src;
+					assert_int_equal(f.dst, ag ? (r + m) % n : (r + n - m) % n);
+					for (b = 0; b < n; b++) {
+						/* the offset of the receiver from the block's owner (AG) or
+						 * of the sender from the block's destination (RS) */
+						uint32_t off = ag ? (f.dst + n - b) % n : (r + n - b) % n;
+
+						if (off == 0 || low_bit(off) != d)
+							continue;
+						sent++;
+						if (ag) {
+							assert_true(have[r][b]); /* held before it is sent */
+							next[f.dst][b] = 1;
+						} else {
+							next[f.dst][b] |= have[r][b];
+						}
+					}
+					assert_int_equal(f.bytes, sent * (S / n));
+					total += f.bytes;
+				}
+				memcpy(have, next, sizeof(have));
+			}
+			for (r = 0; r < n; r++)
+				for (b = 0; b < n; b++)
+					if (ag)
+						assert_int_equal(have[r][b], 1);
+					else if (b == r)
+						assert_int_equal(have[r][r], all);
+			/* every rank sends n - 1 blocks, as a ring does */
+			assert_int_equal(total, (uint64_t)n * (n - 1) * (S / n));
+			check_balanced(&s);
+			ft_schedule_release(&s);
+		}
+	}
+}
+
+/* PAT where NCCL does not run it: more than one rank a node, LL or LL128, all_reduce. */
+static void
+test_pat_refused(void **state)
+{
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_GATHER,
+		                  .algo = FT_ALGO_PAT,
+		                  .nranks = 8,
+		                  .ranks_per_node = 2,
+		                  .bytes = 8192 };
+
+	(void)state;
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_non_null(strstr(err.msg, "pat needs one rank a node"));
+	assert_int_equal(s.phases.len, 0);
+	ft_error_clear(&err);
+	a.ranks_per_node = 1;
+	a.proto = FT_PROTO_LL;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_string_equal(err.msg,
+	                    "schedule: all_gather has no pat algorithm with the ll protocol");
+	ft_error_clear(&err);
+	a.proto = FT_PROTO_SIMPLE;
+	a.op = FT_OP_ALL_REDUCE;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
+	assert_false(ft_coll_supports(FT_OP_REDUCE_SCATTER, FT_ALGO_PAT, FT_PROTO_LL128));
+	assert_true(ft_coll_supports(FT_OP_REDUCE_SCATTER, FT_ALGO_PAT, FT_PROTO_SIMPLE));
+	ft_schedule_release(&s);
+}
+
 static void
 test_hierarchical_allreduce(void **state)
 {
@@ -747,6 +883,8 @@ main(void)
 		cmocka_unit_test(test_ring_ag_rs_bcast),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_halving_doubling),
+		cmocka_unit_test(test_pat),
+		cmocka_unit_test(test_pat_refused),
 		cmocka_unit_test(test_hierarchical_allreduce),
 		cmocka_unit_test(test_innet),
 		cmocka_unit_test(test_collnet_chain_order_and_sums),

@@ -773,6 +773,7 @@ test_flow_picks_as_the_tuner(void **state)
 
 static char model_bottleneck[16]; /* of the last busbw() by the model */
 static char flow_bottleneck[32];  /* of the last busbw() by an engine: its row's column */
+static char flow_algo[32];        /* of the last busbw() by an engine: its row's algo */
 static uint32_t busbw_channels;   /* NCCL channels busbw() asks for (0: the default) */
 static uint32_t busbw_ranks;      /* ranks busbw() asks for (0: every GPU) */
 static bool busbw_no_nvls;        /* busbw() with NVLink SHARP off (NCCL_NVLS_ENABLE=0) */
@@ -890,6 +891,7 @@ busbw(const char *spec, enum ft_op op, int algo, int proto, uint64_t bytes, cons
 		busbw_time_us = ft_run_row(&rep.run, 0)->time_us;
 		ft_strlcpy(flow_bottleneck, ft_run_row(&rep.run, 0)->bottleneck,
 		           sizeof(flow_bottleneck));
+		ft_strlcpy(flow_algo, ft_run_row(&rep.run, 0)->algo, sizeof(flow_algo));
 		ft_sim_report_release(&rep);
 		ft_scenario_free(sc);
 	}
@@ -3380,6 +3382,168 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
 }
 
 /*
+ * PAT (coll/pat.c; kb NA-ALGO-PAT) in both engines against a closed form: an all-gather
+ * and a reduce-scatter of 64 MiB forced to pat on 8 one-GPU H100 nodes of a two-tier
+ * fat tree (D-mod-K: no two flows on one fabric link). Its 3 phases, rank to rank +- 1,
+ * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, at NCCL's
+ * 0.75 of the link (busBw x .75, FT_MODEL_PAT_BUSBW_SHARE), one flow at a time. The op
+ * takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
+ * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
+ * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
+ * a phase and, in the packet engine, a packet's serialisation at each end (1,676.37 us
+ * in both, the closed form 1,674.08 to 1,680.69). Before, the schedules had no PAT and
+ * a forced pat was refused ("all_gather has no pat algorithm with the simple
+ * protocol").
+ */
+static void
+test_pat_closed_form(void **state)
+{
+	static const char *const engines[] = { "flow", "packet" };
+	static const enum ft_op ops[] = { FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER };
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	char path[512];
+	double S = 64.0 * 1048576, n = 8, hw, net, t_bw, t_lat, d_max, pkt;
+	size_t e, o;
+
+	(void)state;
+	one_gpu_nodes(8, path, sizeof(path));
+	assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	hw = ft_model_net_hop_latency(0, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, true);
+	assert_close(hw, 14e-6, 1e-12);
+	net = FT_MAX(0.0, ft_model_net_step_s(&l, FT_PROTO_SIMPLE) - l.fabric_lat_s);
+	t_bw = S * (n - 1) / n / (0.75 * l.inter_Bps);
+	t_lat = 8e-6 + 3 * (hw + net) / 3.5 + 2.8e-6 * n;
+	d_max = 2 * cs.node.lat_pcie_s + 2 * cs.node.lat_nic_s + 4 * cs.fabric.lat_cable_s +
+	        3 * cs.fabric.lat_switch_s;
+	pkt = 2.0 * cs.fabric.mtu_bytes / cs.node.nic_Bps;
+	busbw_routing = FT_ROUTING_DMODK;
+	for (o = 0; o < FT_ARRAY_SIZE(ops); o++)
+		for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+			double t;
+
+			busbw(path, ops[o], FT_ALGO_PAT, FT_PROTO_SIMPLE, 64u << 20, engines[e]);
+			t = busbw_time_us * 1e-6;
+			print_message("# pat %s 64 MiB on 8 one-GPU nodes: %s %.3f us, closed form "
+			              "%.3f + %.3f us, at most %.3f more\n",
+			              ft_op_name(ops[o]), engines[e], t * 1e6, t_bw * 1e6,
+			              t_lat * 1e6, (3 * d_max + pkt) * 1e6);
+			if (!(t >= t_bw + t_lat - 1e-9 && t <= t_bw + t_lat + 3 * d_max + pkt))
+				fail_msg("%s %s: %.3f us, closed form %.3f + %.3f us, at most %.3f "
+				         "more",
+				         ft_op_name(ops[o]), engines[e], t * 1e6, t_bw * 1e6,
+				         t_lat * 1e6, (3 * d_max + pkt) * 1e6);
+		}
+	busbw_routing = -1;
+	remove(path);
+}
+
+/*
+ * Where NCCL's tuner picks PAT (all-gather and reduce-scatter, Simple, one rank a node,
+ * from 2.23: small sizes on many nodes), the flow engine runs PAT, the tuner's pick, and
+ * comes within 10 % of the model: 16 and 64 one-GPU H100 nodes, 64 KiB to 64 MiB, every
+ * size the tuner gives to PAT (worst -2.96 %: 16 nodes, 64 KiB). Before, the flow engine
+ * ran PAT's picks as rings (the row's algo "ring"), a ring's n - 1 steps: 16 nodes, 64 KiB
+ * all-gather 0.28 GB/s busbw against the model's 0.85 (-67 %); 64 nodes, 893.09 us
+ * against 216.00 (sim-log.md).
+ */
+static void
+test_pat_agrees_on_one_gpu_nodes(void **state)
+{
+	static const uint32_t counts[] = { 16, 64 };
+	static const enum ft_op ops[] = { FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER };
+	char path[512];
+	size_t i, o, npat = 0;
+	uint64_t b;
+
+	(void)state;
+	agree_reset();
+	busbw_routing = FT_ROUTING_DMODK; /* no two flows on one fabric link: the model's premise */
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		one_gpu_nodes(counts[i], path, sizeof(path));
+		for (o = 0; o < FT_ARRAY_SIZE(ops); o++)
+			for (b = 64u << 10; b <= (64u << 20); b *= 4) {
+				struct ft_cluster_spec cs;
+				struct ft_model_query q;
+				struct ft_model_result pick;
+				struct ft_error err = { 0 };
+				double m, f;
+
+				assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+				ft_model_query_init(&q, ops[o], b);
+				q.tuner_only = true;
+				assert_int_equal(ft_model_eval(&cs, &q, &pick, &err), 0);
+				if (pick.algo != FT_ALGO_PAT)
+					continue;
+				m = busbw(path, ops[o], -1, -1, b, NULL);
+				f = busbw(path, ops[o], -1, -1, b, "flow");
+				print_message("# %u one-GPU nodes %s %llu: model %.2f, flow %.2f GB/s "
+				              "(%+.2f%%)\n",
+				              counts[i], ft_op_name(ops[o]), (unsigned long long)b, m, f,
+				              100 * (f / m - 1));
+				assert_string_equal(flow_algo, "pat");
+				assert_agree(f, m);
+				npat++;
+			}
+		remove(path);
+	}
+	busbw_routing = -1;
+	/* PAT is the pick at the small sizes on both counts */
+	assert_true(npat >= 4);
+	print_message("# pat on one-GPU nodes: %zu cases, worst %+.2f%% (%s)\n", npat,
+	              100 * agree_worst, agree_what);
+}
+
+/*
+ * A forced pat on a release without PAT (NCCL before 2.23: NCCL_ALGO=PAT finds no
+ * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused, naming the release it
+ * needs; from 2.23 it runs. Before, the engines ran it at any release (2.18.3: 74.31 us
+ * over 16 one-GPU nodes at 64 KiB, as at 2.23).
+ */
+static void
+test_pat_refused_before_2_23(void **state)
+{
+	static const uint32_t releases[] = { 21803, 22304 };
+	char path[512];
+	size_t i;
+
+	(void)state;
+	one_gpu_nodes(16, path, sizeof(path));
+	for (i = 0; i < FT_ARRAY_SIZE(releases); i++) {
+		struct ft_sim_sweep_args sw = { .spec = path,
+			                        .op = FT_OP_ALL_GATHER,
+			                        .algo = FT_ALGO_PAT,
+			                        .proto = FT_PROTO_COUNT,
+			                        .min_bytes = 64u << 10,
+			                        .max_bytes = 64u << 10 };
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_error err = { 0 };
+		int rc;
+
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.engine = "flow";
+		ov.nccl_version = releases[i];
+		ft_sim_report_init(&rep);
+		rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+		if (releases[i] < FT_MODEL_PAT_FROM) {
+			assert_int_equal(rc, FT_EINVAL);
+			assert_string_equal(err.msg, "--algo: pat needs NCCL 2.23 or later");
+		} else {
+			assert_int_equal(rc, 0);
+			assert_string_equal(ft_run_row(&rep.run, 0)->algo, "pat");
+		}
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+	remove(path);
+}
+
+/*
  * Before 2.23 NCCL's tuner counts 2 x nNodes network steps of a ring all-reduce, more than
  * its 2(nNodes - 1) steps where each node holds one GPU, and charges (nsteps - nInterSteps)
  * intraLat, negative, + nInterSteps interLat (src/graph/tuning.cc at v2.22.3-1): 2.18 costs
@@ -5442,6 +5606,9 @@ main(void)
 		cmocka_unit_test(test_packet_agrees_on_step_latencies),
 		cmocka_unit_test(test_packet_tree_follows_the_pipeline),
 		cmocka_unit_test(test_packet_tree_pcie_gap),
+		cmocka_unit_test(test_pat_closed_form),
+		cmocka_unit_test(test_pat_agrees_on_one_gpu_nodes),
+		cmocka_unit_test(test_pat_refused_before_2_23),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
