@@ -170,6 +170,13 @@ int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_e
  * vectors of @vecs (ft_vec_release). base/alloc.c and base/vec.c.
  */
 void ft__free_all(void *const *blocks, size_t n);
+
+/*
+ * ft_malloc() of @size bytes whose address is a multiple of @align (a power
+ * of two, at least sizeof(void *)); released by ft_free(). An injected
+ * failure (FT_FAULT_ALLOC) fails it as it fails ft_malloc(). base/alloc.c.
+ */
+void *ft__malloc_aligned(size_t align, size_t size);
 void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
 /*
