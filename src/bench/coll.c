@@ -61,8 +61,8 @@
  * on a CPU with fast short rep movs (copy_user_generic in torvalds/linux
  * arch/x86/include/asm/uaccess_64.h, reached from tcp_recvmsg_locked in
  * net/ipv4/tcp.c through skb_copy_datagram_msg and _copy_to_iter), and on
- * the build hosts' AMD EPYC (fsrm, erms) that copy ran at 2.3-3.0 GB/s into
- * a destination 8, 16 or 24 bytes past a page and at 18-30 GB/s into one
+ * the build hosts' AMD EPYC (fsrm, erms) that copy ran at 2.3-2.9 GB/s into
+ * a destination 8, 16 or 24 bytes past a page and at 17-30 GB/s into one
  * 0, 32, 48, 64 or 128 bytes past it: a 1 MiB loopback ping-pong's receive
  * copy took 360-459 us a message against 35-61, the send's 57-104 either
  * way (perf record of a bare socket ping-pong, docs/internals/bench-log.md
