@@ -170,6 +170,7 @@ int ft__with_file_text(const char *path, ft__text_fn *fn, void *ctx, struct ft_e
  * vectors of @vecs (ft_vec_release). base/alloc.c and base/vec.c.
  */
 void ft__free_all(void *const *blocks, size_t n);
+void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
 /*
  * ft_malloc() of @size bytes whose address is a multiple of @align (a power
@@ -177,7 +178,6 @@ void ft__free_all(void *const *blocks, size_t n);
  * failure (FT_FAULT_ALLOC) fails it as it fails ft_malloc(). base/alloc.c.
  */
 void *ft__malloc_aligned(size_t align, size_t size);
-void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
 /*
  * Sort the @n doubles of @v ascending (NaN-free input), and the median of
