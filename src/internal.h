@@ -173,6 +173,13 @@ void ft__free_all(void *const *blocks, size_t n);
 void ft__vec_release_all(struct ft_vec *const *vecs, size_t n);
 
 /*
+ * ft_malloc() of @size bytes whose address is a multiple of @align (a power
+ * of two, at least sizeof(void *)); released by ft_free(). An injected
+ * failure (FT_FAULT_ALLOC) fails it as it fails ft_malloc(). base/alloc.c.
+ */
+void *ft__malloc_aligned(size_t align, size_t size);
+
+/*
  * Sort the @n doubles of @v ascending (NaN-free input), and the median of
  * @v: sorted in place, the middle value or the mean of the two middle ones;
  * NAN when @n is 0 (base/stats.c).

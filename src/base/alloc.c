@@ -60,6 +60,16 @@ ft_malloc(size_t size)
 }
 
 void *
+ft__malloc_aligned(size_t align, size_t size)
+{
+	void *p = NULL;
+
+	if (should_fail())
+		return NULL;
+	return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
+}
+
+void *
 ft_calloc(size_t n, size_t size)
 {
 	if (should_fail())

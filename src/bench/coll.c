@@ -53,6 +53,24 @@
  */
 #define SCRATCH_HUGE_MIN FT_SHM_CMA_AUTO_MIN
 #define HUGE_BYTES       ((size_t)2 << 20)
+/*
+ * Every other scratch buffer starts on a page (SCRATCH_ALIGN), where
+ * malloc() put one of 128 KiB or more (its own mapping) 16 bytes past a
+ * page and smaller ones at any multiple of 16. The kernel copies a tcp
+ * receive out of the socket's pages into the buffer with one `rep movsb`
+ * on a CPU with fast short rep movs (copy_user_generic in torvalds/linux
+ * arch/x86/include/asm/uaccess_64.h, reached from tcp_recvmsg_locked in
+ * net/ipv4/tcp.c through skb_copy_datagram_msg and _copy_to_iter), and on
+ * the build hosts' AMD EPYC (fsrm, erms) that copy ran at 2.3-2.9 GB/s into
+ * a destination 8, 16 or 24 bytes past a page and at 17-30 GB/s into one
+ * 0, 32, 48, 64 or 128 bytes past it: a 1 MiB loopback ping-pong's receive
+ * copy took 360-459 us a message against 35-61, the send's 57-104 either
+ * way (perf record of a bare socket ping-pong, docs/internals/bench-log.md
+ * "tcp ping-pong at 1 MiB: the receive buffer's alignment"). The copy out
+ * was most of a message's time: fabtune's tcp ping-pong read 3.5 times
+ * Open MPI's at 1 MiB, whose receive lands where its fragments put it.
+ */
+#define SCRATCH_ALIGN ((size_t)4096)
 
 static bool
 scratch_mapped(const struct ft_ep *ep, size_t bytes)
@@ -109,7 +127,8 @@ ft__ep_scratch(struct ft_ep *ep, unsigned idx, size_t bytes)
 	if (idx >= FT_ARRAY_SIZE(ep->scratch))
 		return NULL;
 	if (ep->scratch_bytes[idx] < bytes || !ep->scratch[idx]) {
-		void *p = scratch_mapped(ep, bytes) ? huge_map(bytes) : ft_malloc(bytes ? bytes : 1);
+		void *p = scratch_mapped(ep, bytes) ? huge_map(bytes) :
+		                                       ft__malloc_aligned(SCRATCH_ALIGN, bytes);
 
 		if (!p)
 			return NULL;

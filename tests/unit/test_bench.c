@@ -3117,6 +3117,60 @@ open_two_tcp(uint32_t rank, int lfd, uint16_t port, bool forced, struct ft_world
 	return rc;
 }
 
+/*
+ * The point-to-point patterns' message buffers (ft__ep_scratch, coll.c) start
+ * on a page at every size, 1 B to 4 MiB + 3: the kernel's copy of a tcp
+ * receive into a buffer 16 bytes past a page, where malloc() puts one of
+ * 128 KiB or more, ran at a sixth of its speed into a page-aligned one
+ * (SCRATCH_ALIGN). Each buffer then carries a message of its size over tcp,
+ * every byte arriving in order: 64 KiB, 64 KiB + 1 and 4 MiB + 3 among them,
+ * either side of the sizes at which a message is cut (ft__tcp_stripes).
+ */
+static int
+tcp_page_bufs(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
+{
+	static const size_t lens[] = { 1,           13,      4096,   65535,  65536,
+		                       65537,       131109,  1 << 20, 4u << 20, (4u << 20) + 3 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
+	size_t i, j;
+
+	for (i = 0; i < FT_ARRAY_SIZE(lens) && rc == 0; i++) {
+		struct ft_req q, *qp = &q;
+		char *b = ft__ep_scratch(ep, 0, lens[i]);
+
+		if (!b) {
+			rc = FT_ENOMEM;
+			break;
+		}
+		if ((uintptr_t)b & 4095) {
+			rc = ft_error_set(err, FT_EIO, "a %zu-byte buffer at %p: not on a page",
+			                  lens[i], (void *)b);
+			break;
+		}
+		for (j = 0; j < lens[i]; j++)
+			b[j] = rank ? (char)(j * 7 + j / 251 + i) : 0;
+		rc = rank ? ft__ep_send(ep, &q, 0, b, lens[i], err) :
+		            ft__ep_recv(ep, &q, 1, b, lens[i], err);
+		if (rc == 0)
+			rc = ft__ep_wait(ep, &qp, 1, err);
+		for (j = 0; j < lens[i] && rc == 0 && rank == 0; j++)
+			if (b[j] != (char)(j * 7 + j / 251 + i))
+				rc = ft_error_set(err, FT_EIO, "%zu-byte message: byte %zu wrong",
+				                  lens[i], j);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	return close_two(ep, w, rc);
+}
+
+static void
+test_tcp_page_bufs(void **state)
+{
+	run_two(tcp_page_bufs, 0);
+}
+
 /* A tcp rank that stops spinning tells its peer on the same host, which stops too. */
 static int
 tcp_notice_rank(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
@@ -9769,6 +9823,7 @@ main(void)
 		cmocka_unit_test(test_wait1_sleeps_first),
 		cmocka_unit_test(test_spin_quits),
 		cmocka_unit_test(test_spin_notice_tcp),
+		cmocka_unit_test(test_tcp_page_bufs),
 		cmocka_unit_test(test_tcp_lowat),
 		cmocka_unit_test(test_tcp_stripes),
 		cmocka_unit_test(test_tcp_stripes_streams),
