@@ -3362,6 +3362,10 @@ test_tree_reads_first(void **state)
 		ft_schedule_init(&s);
 		assert_int_equal(ft_coll_schedule(&cases[i], &s, &err), 0);
 		op.sched = &s;
+		/* each reading once whole first: what a first call builds and keeps (out of
+		 * the count) is then there for the counts and the submits alike */
+		for (uint32_t w = 0; w < 3; w++)
+			assert_true(tree_reading(w, t, &op) >= 0);
 		reads = reading_allocs(0, t, &op) + reading_allocs(1, t, &op) +
 		        reading_allocs(2, t, &op);
 		/* the pipeline's reading allocates here (the links per node group) */
