@@ -41,26 +41,29 @@ const size_t cli_ncommands = FT_ARRAY_SIZE(cli_commands);
 
 /*
  * The message with no allocation, for cli_msg() out of memory: formatted into a
- * fixed buffer (a longer one cut there and ended with "..."), every byte but
- * printable ASCII, tab and newline written as \xNN, so that it still says what
- * failed. A format that fails even so is named, with its format.
+ * fixed buffer (a longer one cut there and ended with "..."), escaped piece by
+ * piece as ft_strbuf_add_printable() escapes it (ft_printable_piece()), so that it
+ * is the line written without the failure. A format that fails even so is named,
+ * with its format.
  */
 static void FT_PRINTF(3, 0)
         msg_fixed(const struct cli_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 {
-	char buf[CLI_MSG_FIXED];
-	const unsigned char *p;
+	char buf[CLI_MSG_FIXED], esc[FT_PRINTABLE_ESC];
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	size_t len, i, k;
 
 	if (n < 0)
 		snprintf(buf, sizeof(buf), "a message that could not be written: '%s'", fmt);
+	len = n < 0 ? strlen(buf) : FT_MIN((size_t)n, sizeof(buf) - 1);
 	fprintf(stderr, "fabtune%s%s: %s", ctx && ctx->cmd ? " " : "",
 	        ctx && ctx->cmd ? ctx->cmd : "", kind);
-	for (p = (const unsigned char *)buf; *p; p++) {
-		if ((*p >= 0x20 && *p < 0x7f) || *p == '\t' || *p == '\n')
-			fputc(*p, stderr);
+	for (i = 0; i < len; i += k) {
+		k = ft_printable_piece(buf + i, len - i, esc);
+		if (esc[0])
+			fputs(esc, stderr);
 		else
-			fprintf(stderr, "\\x%02x", *p);
+			fwrite(buf + i, 1, k, stderr);
 	}
 	fputs(n >= (int)sizeof(buf) ? "...\n" : "\n", stderr);
 }

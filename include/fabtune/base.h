@@ -196,6 +196,15 @@ FT_API const char *ft_file_type_name(unsigned mode);
  * \x1b or \u009b; everything else is copied.
  */
 FT_API void ft_strbuf_add_printable(struct ft_strbuf *sb, const char *s, size_t n);
+/* Room for the longest escape ft_printable_piece() writes ("\u009b" and its NUL). */
+#define FT_PRINTABLE_ESC 8
+/*
+ * The piece of @s (@n bytes, at least one) ft_strbuf_add_printable() takes at once, and
+ * how it writes it: returns the piece's length (a byte, or a UTF-8 sequence), with @esc
+ * the piece's escape (\x1b, \u009b) or "" where the piece is copied as it is. Allocates
+ * nothing, for writers with no buffer to grow (a message out of memory). 0 for @n 0.
+ */
+FT_API size_t ft_printable_piece(const char *s, size_t n, char esc[FT_PRINTABLE_ESC]);
 /*
  * Length of the well-formed UTF-8 sequence at @s (1 to 4 bytes, at most @n),
  * or 0 when the bytes there are not UTF-8 (a stray continuation byte, an

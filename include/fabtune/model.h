@@ -546,11 +546,12 @@ struct ft_model_pipeline {
  * or tree's flows whole, pays the ramp and the proxy floor from here on every transport
  * (docs/internals/sim.md); forced channels come in through @l
  * (ft_model_links_force_channels()). Returns 0, or FT_ENOMEM (an NVLS tree's fill across
- * nodes walks NCCL's double binary tree) with @out all zero.
+ * nodes walks NCCL's double binary tree) with @out all zero and @err "model: NCCL's
+ * pipeline: out of memory".
  */
 FT_API int ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
-                               enum ft_proto p, uint64_t bytes,
-                               struct ft_model_pipeline *out) FT_MUST_CHECK;
+                               enum ft_proto p, uint64_t bytes, struct ft_model_pipeline *out,
+                               struct ft_error *err) FT_MUST_CHECK;
 
 /*
  * The algorithm bandwidth NCCL's kernels reach on a ring or tree (@op, @a, @p) at @bytes on

@@ -140,36 +140,46 @@ ft_strbuf_detach(struct ft_strbuf *sb, size_t *len)
 	return p;
 }
 
+size_t
+ft_printable_piece(const char *s, size_t n, char esc[FT_PRINTABLE_ESC])
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
+
+	esc[0] = '\0';
+	if (!n)
+		return 0;
+	/* CR only before LF (CSV lines end in CRLF): alone it overwrites a line */
+	if ((p[0] >= 0x20 && p[0] < 0x7f) || p[0] == '\n' || p[0] == '\t' ||
+	    (p[0] == '\r' && n > 1 && p[1] == '\n'))
+		return 1;
+	/* a C1 control, U+0080 to U+009F */
+	if (p[0] == 0xc2 && n > 1 && p[1] >= 0x80 && p[1] < 0xa0) {
+		snprintf(esc, FT_PRINTABLE_ESC, "\\u%04x", p[1]);
+		return 2;
+	}
+	if (p[0] >= 0x80 && (len = ft_utf8_seq_len(s, n)) > 0)
+		return len; /* printable UTF-8 */
+	snprintf(esc, FT_PRINTABLE_ESC, "\\x%02x", p[0]);
+	return 1;
+}
+
 void
 ft_strbuf_add_printable(struct ft_strbuf *sb, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char esc[FT_PRINTABLE_ESC];
 	size_t i = 0, run = 0, len;
 
 	while (i + run < n) {
-		unsigned char c = p[i + run];
-
-		/* CR only before LF (CSV lines end in CRLF): alone it overwrites a line */
-		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ||
-		    (c == '\r' && i + run + 1 < n && p[i + run + 1] == '\n')) {
-			run++;
-			continue;
-		}
-		if (c >= 0x80 && (len = ft_utf8_seq_len(s + i + run, n - i - run)) > 0 &&
-		    !(len == 2 && c == 0xc2 && p[i + run + 1] < 0xa0)) {
-			run += len; /* printable UTF-8 (not a C1 control, U+0080 to U+009F) */
+		len = ft_printable_piece(s + i + run, n - i - run, esc);
+		if (!esc[0]) {
+			run += len;
 			continue;
 		}
 		ft_strbuf_add(sb, s + i, run);
-		i += run;
+		ft_strbuf_add(sb, esc, strlen(esc));
+		i += run + len;
 		run = 0;
-		if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xa0) {
-			ft_strbuf_addf(sb, "\\u%04x", p[i + 1]);
-			i += 2;
-		} else {
-			ft_strbuf_addf(sb, "\\x%02x", c);
-			i++;
-		}
 	}
 	ft_strbuf_add(sb, s + i, run);
 }

@@ -553,7 +553,7 @@ timed_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum f
 
 int
 ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
-                    uint64_t bytes, struct ft_model_pipeline *out)
+                    uint64_t bytes, struct ft_model_pipeline *out, struct ft_error *err)
 {
 	struct ft_model_links t;
 	struct ft__model_cost c;
@@ -562,9 +562,11 @@ ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 	memset(out, 0, sizeof(*out));
 	if (timed_cost(l, op, a, p, bytes, &t, &c))
 		rc = ft__model_pipe(&t, op, a, p, &c, bytes, false, out);
-	if (rc < 0)
+	if (rc < 0) {
 		memset(out, 0, sizeof(*out));
-	return rc;
+		return ft_error_set(err, rc, "model: NCCL's pipeline: %s", ft_strerror(rc));
+	}
+	return 0;
 }
 
 double
@@ -579,9 +581,10 @@ ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_alg
 	if ((a != FT_ALGO_RING && a != FT_ALGO_TREE) || op == FT_OP_ALLTOALL ||
 	    op == FT_OP_SENDRECV || !timed_cost(l, op, a, p, bytes, &t, &c))
 		return 0;
-	/* the channels' share is set before the NVLS tree's fill is walked, and only that
-	 * walk can fail (out of memory): the share stands either way */
-	(void)ft__model_pipe(&t, op, a, p, &c, bytes, false, &pl);
+	/* only the NVLS tree's fill walk can fail (out of memory), and a ring or tree never
+	 * takes it: fill_net_s() returns before the walk unless the algorithm is NVLS_TREE */
+	if (FT_NEVER(ft__model_pipe(&t, op, a, p, &c, bytes, false, &pl) < 0))
+		return 0;
 	share = pl.bw_share > 0 && pl.bw_share < 1 ? pl.bw_share : 1.0;
 	if (p == FT_PROTO_SIMPLE && share == 1.0)
 		return 0;
@@ -846,7 +849,7 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 			w = p2p_window(&l, q->bytes, &best_c);
 		else if ((rc = a2a_window(&l, best_a, best_p, q->bytes, &best_c, &w)) < 0)
 			return ft_error_set(err, rc, "model: the all-to-all's window: %s",
-			                    rc == FT_ENOMEM ? "out of memory" : ft_err_name(rc));
+			                    ft_strerror(rc));
 		if (ex)
 			ex->p2p_window_Bps = w;
 	}
@@ -869,7 +872,7 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 		memset(&pl, 0, sizeof(pl));
 	else if ((rc = pipeline(&l, q, best_a, best_p, &best_c, &best_t, &pl)) < 0)
 		return ft_error_set(err, rc, "model: NCCL's pipeline: %s",
-		                    rc == FT_ENOMEM ? "out of memory" : ft_err_name(rc));
+		                    ft_strerror(rc));
 	split(&l, q, best_a, best_p, &best_c, &pl, best_t, &parts);
 	/* The calibration was fitted on the two parts of this time: it scales them. */
 	if (spec->ncalib > 0)

@@ -176,7 +176,7 @@ bool ft__model_ofi_region(const struct ft_model_links *l, const struct ft_model_
  * tree over @nnodes nodes, for the first of @loops loops, its hops shared with the chunks
  * behind it, one hop back per loop (model/dtree.c): over 2 nodes 1 in one loop, 1.5 from
  * two on; 0 for fewer than 2. In *@load; returns 0 or FT_ENOMEM (*@load 0). */
-int ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops, double *load);
+int ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops, double *load) FT_MUST_CHECK;
 
 /* A tree on forced channels, Simple, across nodes: its ramp holds NCCL's fill. */
 bool ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p);
@@ -185,7 +185,7 @@ bool ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum 
  * FT_ENOMEM where the NVLS tree's fill could not be walked (@out then partial). */
 int ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                    const struct ft__model_cost *c, uint64_t bytes, bool cuda_graph,
-                   struct ft_model_pipeline *out);
+                   struct ft_model_pipeline *out) FT_MUST_CHECK;
 /* The time with them: max(lat x lf + bytes / (bw x bf x share) + ramp, proxy, launch). */
 /* How a calibration block prints its constants (render.c) and so the precision
  * ft_model_calibrate() keeps them to: a spec that includes the block gives the fit. */

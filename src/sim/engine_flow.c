@@ -891,12 +891,12 @@ spawn_cb(void *ud, struct fs_sim *s, uint32_t id, struct ft_error *err)
  * what whole flows cannot show (docs/internals/sim.md, "The flow engine and the model's
  * pipeline terms"). Ops whose end is not their last flow's (start jitter, on/off
  * sources: struct ft_sim_op nominal_end, end_acked), a background pattern and
- * packet.chunking: off pay neither. The error of the model's links or of counting the
- * stages (out of memory) is returned.
+ * packet.chunking: off pay neither. The error of the model's links or pipeline (in @err
+ * too) or of counting the stages (out of memory) is returned.
  */
 static int
 whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ramp_s,
-           double *proxy_s)
+           double *proxy_s, struct ft_error *err)
 {
 	uint32_t stages = 0;
 	double fill;
@@ -906,7 +906,7 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nominal_end || op->end_acked ||
 	    op->job == UINT32_MAX)
 		return 0;
-	if ((rc = ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL)) < 0)
+	if ((rc = ft__sim_pipe_terms(fe->topo, op, ramp_s, proxy_s, NULL, err)) < 0)
 		return rc;
 	/* at a cap, the fill at the rate the flows move (ft__sim_cap_fill_s()), over the
 	 * stages of the schedule as built, which the packet engine paces (cap_pace()) */
@@ -967,7 +967,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	 * words (pkt_setup.c ft__pk_submit()) */
 	if ((rc = pipe_chunks(fe, op, &chunks)) < 0 ||
 	    (rc = ft__sim_link_lats(fe->topo, sc, &ll)) < 0 ||
-	    (chunks == 0 && (rc = whole_pipe(fe, op, &ramp_s, &proxy_s)) < 0))
+	    (chunks == 0 && (rc = whole_pipe(fe, op, &ramp_s, &proxy_s, err)) < 0))
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	id = ft__fs_add_barrier(s, wait, 0, tag);
 	if (id < 0)

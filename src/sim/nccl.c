@@ -1881,10 +1881,10 @@ ft__sim_far_steps(const struct ft_topo *t, const struct ft_schedule *sc,
  */
 int
 ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
-                   double *proxy_s, uint32_t *stages)
+                   double *proxy_s, uint32_t *stages, struct ft_error *err)
 {
 	struct ft_model_pipeline pl;
-	int rc = ft__sim_pipe_model(t, op, &pl);
+	int rc = ft__sim_pipe_model(t, op, &pl, err);
 
 	*ramp_s = FT_MAX(pl.ramp_s, 0.0);
 	*proxy_s = FT_MAX(pl.proxy_s, 0.0);
@@ -1895,7 +1895,7 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 
 int
 ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
-                   struct ft_model_pipeline *out)
+                   struct ft_model_pipeline *out, struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_links l;
@@ -1930,18 +1930,21 @@ ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
 	 * there (no ranks per node) */
 	if (uneven)
 		nodes = 0;
-	/* ranks the model cannot lay out: no terms; its error (out of memory) the caller's */
+	/* ranks the model cannot lay out: no terms */
 	rc = ft__sim_links(ft_topo_spec(t), sc->nranks, nodes, nodes ? sc->nranks / nodes : 0, &l);
-	if (rc <= 0)
-		return rc;
+	if (rc < 0)
+		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
+	if (rc == 0)
+		return 0;
 	/* NVLS across nodes is not the one-node kernel the model's three stages price */
 	if (sc->algo == FT_ALGO_NVLS && l.nnodes > 1)
 		return 0;
 	if (op->nchannels)
 		ft_model_links_force_channels(&l, FT_MIN(op->nchannels,
 		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
-	/* (out of memory walking an NVLS tree's fill: the caller's error, as the links') */
-	return ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out);
+	/* (out of memory walking an NVLS tree's fill: the model's words, "model: NCCL's
+	 * pipeline: out of memory") */
+	return ft_model_pipe_terms(&l, sc->op, sc->algo, sc->proto, sc->bytes, out, err);
 }
 
 bool

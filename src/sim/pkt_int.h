@@ -18,6 +18,7 @@
 #include "pkt_evq.h"
 #include "sim_int.h"
 
+#include <fabtune/model.h>
 #include <fabtune/rng.h>
 #include <fabtune/sim.h>
 
@@ -951,6 +952,15 @@ struct pk_engine {
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
 	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
 	bool staged; /* the op being submitted has its stages paced at its cap (cap_pace()) */
+	/* the model's pipeline of the op being submitted (ft__sim_pipe_model()), read before
+	 * its first task where a phase of it runs as a tree or chain (pkt_setup.c
+	 * pipe_read(); pkt_tree.c nccl_fill(), chain_channels()); op_pl_read: it was */
+	struct ft_model_pipeline op_pl;
+	bool op_pl_read;
+	/* and the model's links of the cluster (ft__sim_links(), no ranks) its NVLS or CollNet
+	 * tree is shaped on (pkt_tree.c shape_links()); op_l_ok: the model has them */
+	struct ft_model_links op_l;
+	bool op_l_ok;
 	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
 	struct pk_refs refs;    /* a lossy run's, where a phase is lazy */
 	struct pk_evq evq;

@@ -769,8 +769,30 @@ pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 	       op->job != UINT32_MAX;
 }
 
-/* The ramp and proxy floor pipe_terms() adds, 0 where it adds none: read before the op adds
- * a task, so that a failed reading (out of memory) leaves the engine as it was. */
+/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice). */
+static bool
+tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t p;
+
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
+
+		if (!ft__pk_is_p2p(e, op, ph) && !ft__pk_is_chunked(e, sc, ph) &&
+		    ft__pk_is_tree(e, sc, ph))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The model's readings of @op, before it adds a task or changes the engine, so that a
+ * failed one (out of memory) leaves the engine as it was: the ramp and proxy floor
+ * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain its
+ * pipeline and the cluster's links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
+ * error is the model's words (ft__sim_pipe_model()) or the links'.
+ */
 static int
 pipe_read(struct pk_engine *e, const struct ft_sim_op *op, double *ramp_s, double *proxy_s,
           struct ft_error *err)
@@ -778,11 +800,18 @@ pipe_read(struct pk_engine *e, const struct ft_sim_op *op, double *ramp_s, doubl
 	int rc;
 
 	*ramp_s = *proxy_s = 0;
-	if (!pipe_paid(e, op))
+	e->op_pl_read = e->op_l_ok = false;
+	if (pipe_paid(e, op) &&
+	    (rc = ft__sim_pipe_terms(e->topo, op, ramp_s, proxy_s, NULL, err)) < 0)
+		return rc;
+	if (!tree_phases(e, op))
 		return 0;
-	/* the model's error (out of memory) in the words of the op's other readings */
-	if ((rc = ft__sim_pipe_terms(e->topo, op, ramp_s, proxy_s, NULL)) < 0)
+	if ((rc = ft__sim_pipe_model(e->topo, op, &e->op_pl, err)) < 0)
+		return rc;
+	if ((rc = ft__sim_links(ft_topo_spec(e->topo), 0, 0, 0, &e->op_l)) < 0)
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
+	e->op_l_ok = rc > 0;
+	e->op_pl_read = true;
 	return 0;
 }
 
@@ -836,7 +865,6 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 
 	if (e->started)
 		return ft_error_set(err, FT_EINVAL, "sim: packet engine: op submitted after run");
-	e->staged = false;
 	if (op->after >= (int64_t)e->ops.len)
 		return ft_error_set(err, FT_EINVAL, "sim: op waits for op %lld, not submitted",
 		                    (long long)op->after);
@@ -848,17 +876,19 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		                    FT_PKT_NPRIO - 1);
 	if ((rc = ft__pk_vlarb_check(e, op->prio, err)) < 0)
 		return rc;
-	e->sub_prio = op->prio;
-	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
-	e->prio_used |= (uint8_t)(1u << op->prio);
 	after = op->after >= 0 ? &FT_VEC_AT(&e->ops, struct pk_op, op->after) : NULL;
 	if ((rc = ft__sim_start_wait(op, after ? after->shift_s : 0, &wait, err)) < 0)
 		return rc;
-	/* the model's net step and ring floor of the op's phases (phase_cost()), once */
+	/* the model's net step and ring floor of the op's phases (phase_cost()), once, and
+	 * its pipeline: before the engine changes */
 	if ((rc = ft__sim_link_lats(e->topo, sc, &ll)) < 0)
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
 	if ((rc = pipe_read(e, op, &ramp_s, &proxy_s, err)) < 0)
 		return rc;
+	e->staged = false;
+	e->sub_prio = op->prio;
+	e->nprio = FT_MAX(e->nprio, (uint32_t)op->prio + 1);
+	e->prio_used |= (uint8_t)(1u << op->prio);
 	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(wait), 0, tag);
 	if (id < 0)
 		goto oom;

@@ -226,11 +226,12 @@ static int
 shape_links(const struct pk_engine *e, const struct ft_schedule *sc, uint32_t nodes,
             struct ft_model_links *l)
 {
-	int rc = ft__sim_links(ft_topo_spec(e->topo), 0, 0, 0, l);
-
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
+	/* read before the op's first task (pkt_setup.c pipe_read()) */
+	if (FT_NEVER(!e->op_pl_read))
+		return FT_EINVAL;
+	if (e->op_l_ok)
+		*l = e->op_l;
+	else
 		memset(l, 0, sizeof(*l));
 	l->nranks = sc->nranks;
 	l->nnodes = nodes;
@@ -1103,20 +1104,22 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 {
 	const struct ft_schedule *sc = op->sched;
 	struct ft_model_pipeline pl;
-	int rc;
 
 	tb->reps = 1;
 	tb->keep = 0;
 	if (!ft__sim_chain(sc) || op->nchannels || pipes == 0)
 		return 0;
-	rc = ft__sim_pipe_model(tb->rb.e->topo, op, &pl);
-	if (rc == 0 && sc->proto != FT_PROTO_SIMPLE && pl.nchannels > 0 && pl.nchannels < pipes) {
+	/* the model's pipeline, read before the op's first task (pkt_setup.c pipe_read()) */
+	if (FT_NEVER(!tb->rb.e->op_pl_read))
+		return FT_EINVAL;
+	pl = tb->rb.e->op_pl;
+	if (sc->proto != FT_PROTO_SIMPLE && pl.nchannels > 0 && pl.nchannels < pipes) {
 		tb->keep = pl.nchannels;
 		*nch = pl.nchannels;
 		return 0;
 	}
-	if (rc < 0 || pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
-		return rc;
+	if (pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
+		return 0;
 	tb->reps = pl.nchannels / pipes;
 	*nch = pipes * tb->reps;
 	return 0;
@@ -1267,10 +1270,13 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		uint32_t nch = ft__sim_pipe_channels(sc, pipes);
 
 		/* on NCCL's own channels a plain tree's chunk is NCCL's on its launched
-		 * channels, its pipeline the model's (nccl_fill()) */
+		 * channels, its pipeline the model's (nccl_fill()), read before the op's
+		 * first task (pkt_setup.c pipe_read()) */
 		rc = 0;
 		if (ft__sim_tree_fill_on(sc, op->nchannels) || chain_fill_on(sc, op->nchannels)) {
-			rc = ft__sim_pipe_model(e->topo, op, &tb.pl);
+			if (FT_NEVER(!e->op_pl_read))
+				return FT_EINVAL;
+			tb.pl = e->op_pl;
 			if (tb.pl.fill_s > 0 && tb.pl.round_s > 0 && tb.pl.stages > 1)
 				nch = tb.pl.nchannels;
 			else
@@ -1284,7 +1290,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		                        op_nodes(e, op), sc->nranks, &ch);
 		chain_lines(&tb, sc, &ch);
 	}
-	if (rc < 0) /* the model's readings (out of memory): before anything is built */
+	if (rc < 0) /* (chain_channels(): the model's pipeline not read: never) */
 		return rc;
 	/* an NVLS tree's in-node flow is up to 4 stages, a chain's flow reps connections */
 	tb.rb.c = ft_calloc((size_t)ph->nflows * (tb.heads ? 4 : FT_MAX(tb.reps, 1u)),

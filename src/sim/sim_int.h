@@ -796,12 +796,14 @@ double ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps);
 /* The ramp and the proxy floor NCCL's pipeline adds to @op where an engine runs its ring
  * or tree flows whole, the model's (ft_model_pipe_terms()), and its stages in @stages
  * (NULL: not wanted); 0 where the model prices none (nccl.c). Both return the error of the
- * model's links (out of memory: ft__sim_links()), the terms then 0. */
+ * model's links or pipeline (out of memory: ft__sim_links(), ft_model_pipe_terms()), the
+ * terms then 0, and set @err to it ("sim: the model's links: ..." or "model: NCCL's
+ * pipeline: ..."). */
 int ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
-                       double *proxy_s, uint32_t *stages) FT_MUST_CHECK;
+                       double *proxy_s, uint32_t *stages, struct ft_error *err) FT_MUST_CHECK;
 struct ft_model_pipeline;
 int ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
-                       struct ft_model_pipeline *out) FT_MUST_CHECK;
+                       struct ft_model_pipeline *out, struct ft_error *err) FT_MUST_CHECK;
 /* Whether @op's stages are paced at its cap (ft__sim_cap_fill_s(), pkt_tree.c cap_pace()):
  * a plain tree all-reduce or a chain broadcast or reduce in Simple, on channels forced
  * on it, with a per-connection cap (run.c). */

@@ -419,7 +419,11 @@ test_json_utf8(void **state)
 	assert_int_equal(ft_utf8_seq_len("\xf5\x80\x80\x80", 4), 0);
 }
 
-/* Text for a terminal: control characters and non-UTF-8 bytes made visible. */
+/*
+ * Text for a terminal: control characters and non-UTF-8 bytes made visible; the same
+ * text written piece by piece from ft_printable_piece() (which allocates nothing, for
+ * a message out of memory) into a fixed buffer.
+ */
 static void
 test_printable(void **state)
 {
@@ -433,9 +437,12 @@ test_printable(void **state)
 		{ "caf\xc3\xa9 caf\xe9", "caf\xc3\xa9 caf\\xe9" },
 		{ "csi\xc2\x9b" "2J nbsp\xc2\xa0", "csi\\u009b" "2J nbsp\xc2\xa0" },
 		{ "raw csi \x9b", "raw csi \\x9b" },
+		{ "cut \xc2", "cut \\xc2" },
+		{ "nel\xc2\x85 cr at end\r", "nel\\u0085 cr at end\\x0d" },
 	};
 	struct ft_strbuf sb;
-	size_t i;
+	char esc[FT_PRINTABLE_ESC], out[128];
+	size_t i, j, k, n, len;
 
 	(void)state;
 	for (i = 0; i < FT_ARRAY_SIZE(cases); i++) {
@@ -443,7 +450,29 @@ test_printable(void **state)
 		ft_strbuf_add_printable(&sb, cases[i].in, strlen(cases[i].in));
 		assert_string_equal(sb.buf, cases[i].out);
 		ft_strbuf_release(&sb);
+		n = strlen(cases[i].in);
+		for (j = 0, len = 0; j < n; j += k) {
+			k = ft_printable_piece(cases[i].in + j, n - j, esc);
+			assert_true(k >= 1 && k <= n - j);
+			if (esc[0])
+				len += (size_t)snprintf(out + len, sizeof(out) - len, "%s", esc);
+			else
+				len += (size_t)snprintf(out + len, sizeof(out) - len, "%.*s", (int)k,
+				                        cases[i].in + j);
+			assert_true(len < sizeof(out));
+		}
+		out[len] = '\0';
+		assert_string_equal(out, cases[i].out);
 	}
+	/* a piece: a UTF-8 sequence whole, a C1 control's two bytes, nothing of nothing */
+	assert_int_equal(ft_printable_piece("\xe2\x82\xac", 3, esc), 3);
+	assert_string_equal(esc, "");
+	assert_int_equal(ft_printable_piece("\xc2\x9b", 2, esc), 2);
+	assert_string_equal(esc, "\\u009b");
+	assert_int_equal(ft_printable_piece("\r\n", 1, esc), 1);
+	assert_string_equal(esc, "\\x0d");
+	assert_int_equal(ft_printable_piece("", 0, esc), 0);
+	assert_string_equal(esc, "");
 }
 
 /*

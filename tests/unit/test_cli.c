@@ -583,7 +583,9 @@ msg_with_fail_at(unsigned long n, char *line, size_t size, bool *fired)
 	fflush(stderr);
 	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
 	ft__alloc_fail_at(n);
-	cli_error(&ctx, "%s: %s", "sim", "out of memory for 3 tasks \x1b[2J");
+	cli_error(&ctx, "%s: %s", "sim",
+	          "out of memory for 3 tasks \x1b[2J in sp\xc3\xa9"
+	          "c.yaml, \xc2\x85 and a\rb");
 	*fired = ft__alloc_failed();
 	ft__alloc_fail_at(0);
 	fflush(stderr);
@@ -598,12 +600,15 @@ msg_with_fail_at(unsigned long n, char *line, size_t size, bool *fired)
 /*
  * A message whose own buffers cannot be had (out of memory) is still written whole, its
  * control bytes escaped: every allocation of cli_msg() failed in turn gives the line of
- * the run without a failure, never "fabtune sim: " and nothing after.
+ * the run without a failure, never "fabtune sim: " and nothing after, with the same
+ * escapes (printable UTF-8 kept, a C1 control as \u0085, a CR alone as \x0d).
  */
 static void
 test_msg_out_of_memory(void **state)
 {
-	static const char want[] = "fabtune sim: sim: out of memory for 3 tasks \\x1b[2J\n";
+	static const char want[] = "fabtune sim: sim: out of memory for 3 tasks \\x1b[2J in "
+	                           "sp\xc3\xa9"
+	                           "c.yaml, \\u0085 and a\\x0db\n";
 	char line[256];
 	unsigned long n;
 	bool fired;

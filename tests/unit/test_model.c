@@ -2345,7 +2345,7 @@ test_nvls_sm100_chunks(void **state)
 		struct ft_model_pipeline pl;
 
 		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS_TREE,
-		                                     FT_PROTO_SIMPLE, 1ull << 30, &pl),
+		                                     FT_PROTO_SIMPLE, 1ull << 30, &pl, NULL),
 		                 0);
 		assert_int_equal(pl.nchannels, 24);
 		assert_int_equal(pl.chunk_bytes, 128u << 10);
@@ -7576,7 +7576,7 @@ test_pipe_terms(void **state)
 				ft_model_query_init(&q, ops[j], b);
 				assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 				assert_int_equal(
-				        ft_model_pipe_terms(&l, ops[j], r.algo, r.proto, b, &pl),
+				        ft_model_pipe_terms(&l, ops[j], r.algo, r.proto, b, &pl, NULL),
 				        0);
 				assert_int_equal(pl.nchannels, r.pipe.nchannels);
 				assert_int_equal(pl.loops, r.pipe.loops);
@@ -7590,15 +7590,15 @@ test_pipe_terms(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 128u << 20);
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_int_equal(
-	        ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, r.algo, r.proto, 128u << 20, &pl), 0);
+	        ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, r.algo, r.proto, 128u << 20, &pl, NULL), 0);
 	assert_true(pl.ramp_s > 600e-6 && pl.ramp_s > r.time_s / 3);
 	assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
-	                                     128u << 20, &pl),
+	                                     128u << 20, &pl, NULL),
 	                 0);
 	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0 && pl.loops == 0);
 	assert_int_equal(ft_model_links_get(&s, 1, 0, 0, &l, &err), 0);
 	assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_RING, FT_PROTO_SIMPLE,
-	                                     1u << 20, &pl),
+	                                     1u << 20, &pl, NULL),
 	                 0);
 	assert_true(pl.ramp_s == 0 && pl.proxy_s == 0);
 }
@@ -7639,7 +7639,7 @@ test_pipe_terms_forced_channels(void **state)
 		q.nchannels = nch[k];
 		assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, FT_ALGO_TREE,
-		                                     FT_PROTO_SIMPLE, 64u << 20, &pl),
+		                                     FT_PROTO_SIMPLE, 64u << 20, &pl, NULL),
 		                 0);
 		assert_int_equal(pl.nchannels, nch[k]);
 		assert_int_equal(r.pipe.nchannels, nch[k]);

@@ -34,6 +34,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "base/alloc_int.h"
 #include "sim/pkt_int.h"
 #include "sim/prep.h"
 
@@ -271,7 +272,7 @@ tree_fill(const struct pk_run *r, uint32_t S, double *F, uint32_t *k)
 		pipes = FT_MAX(pipes, (uint32_t)fl.pipe);
 	}
 	assert_true(pipes > 0);
-	assert_int_equal(ft__sim_pipe_model(r->t, &op, &pl), 0);
+	assert_int_equal(ft__sim_pipe_model(r->t, &op, &pl, NULL), 0);
 	assert_true(pl.fill_s > 0 && pl.nchannels > 0);
 	*F = pl.fill_s / S;
 	*k = FT_MAX(pl.nchannels / pipes, 1u);
@@ -3267,6 +3268,158 @@ test_forced_rails_on_uneven_nodes(void **state)
 	ft_schedule_release(&s);
 }
 
+/* Reading @which of an op's before its first task (pkt_setup.c pipe_read()): 0 the net
+ * step's links, 1 the model's pipeline, 2 the cluster's links a tree is shaped on. */
+static int
+tree_reading(uint32_t which, const struct ft_topo *t, const struct ft_sim_op *op)
+{
+	struct ft__sim_link_lats ll;
+	struct ft_model_pipeline pl;
+	struct ft_model_links l;
+
+	if (which == 0)
+		return ft__sim_link_lats(t, op->sched, &ll);
+	if (which == 1)
+		return ft__sim_pipe_model(t, op, &pl, NULL);
+	return ft__sim_links(ft_topo_spec(t), 0, 0, 0, &l);
+}
+
+/* The allocations reading @which makes: each failed in turn, FT_ENOMEM, until none is. */
+static unsigned long
+reading_allocs(uint32_t which, const struct ft_topo *t, const struct ft_sim_op *op)
+{
+	unsigned long n;
+
+	for (n = 1; n < 10000; n++) {
+		bool fired;
+		int rc;
+
+		ft__alloc_fail_at(n);
+		rc = tree_reading(which, t, op);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		if (!fired) {
+			assert_true(rc >= 0);
+			break;
+		}
+		assert_int_equal(rc, FT_ENOMEM);
+	}
+	assert_true(n < 10000);
+	return n - 1;
+}
+
+/*
+ * A tree's and a chain's readings of the model (the pipeline nccl_fill() paces the fill
+ * at and chain_channels() takes NCCL's channels from; the cluster's links an NVLS or
+ * CollNet tree is shaped on) are read before the op's first task, with the net step's
+ * links (pkt_setup.c pipe_read()): a reading that fails (out of memory; on nodes of
+ * different GPU counts the model reads its links per node group) fails the submit in the
+ * model's words and leaves the engine as it was, no task, edge or priority of an op that
+ * was never submitted. A tree all-reduce and a chain broadcast of 1 MiB, Simple, on NCCL's
+ * channels, priority 1, on a 4-GPU and a 2-GPU DGX H100: every allocation of the submit
+ * failed in turn; the first ones, as many as the three readings make on their own, are
+ * the readings' (they were "out of memory submitting an op", after the op's start and
+ * phase barriers); past the last the op is submitted.
+ */
+static void
+test_tree_reads_first(void **state)
+{
+	static const char text[] =
+	        "name: small-mixed\n"
+	        "nodes:\n"
+	        "  - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"
+	        "  - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"
+	        "fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n";
+	static const struct ft_coll_args cases[] = {
+		{ .op = FT_OP_ALL_REDUCE,
+		  .algo = FT_ALGO_TREE,
+		  .proto = FT_PROTO_SIMPLE,
+		  .nranks = 6,
+		  .bytes = 1u << 20 },
+		{ .op = FT_OP_BROADCAST,
+		  .algo = FT_ALGO_RING,
+		  .proto = FT_PROTO_SIMPLE,
+		  .nranks = 6,
+		  .bytes = 1u << 20 },
+	};
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_sim_cfg cfg;
+	uint32_t ends[6];
+
+	(void)state;
+	assert_int_equal(ft_spec_load_buffer(text, sizeof(text) - 1, "t.yaml", &spec, &err), 0);
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	for (uint32_t r = 0; r < 6; r++)
+		ends[r] = ft_topo_gpu(t, r < 4 ? 0 : 1, r < 4 ? r : r - 4);
+	ft_sim_cfg_init(&cfg);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_schedule s;
+		struct ft_sim_op op = { .rank_gpu = ends, .after = -1, .prio = 1 };
+		unsigned long n, read_failed = 0, reads;
+
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&cases[i], &s, &err), 0);
+		op.sched = &s;
+		/* each reading once whole first: what a first call builds and keeps (out of
+		 * the count) is then there for the counts and the submits alike */
+		for (uint32_t w = 0; w < 3; w++)
+			assert_true(tree_reading(w, t, &op) >= 0);
+		reads = reading_allocs(0, t, &op) + reading_allocs(1, t, &op) +
+		        reading_allocs(2, t, &op);
+		/* the pipeline's reading allocates here (the links per node group) */
+		assert_true(reading_allocs(1, t, &op) > 0);
+		for (n = 1; n < 10000; n++) {
+			struct ft_engine *e = NULL;
+			const struct pk_engine *pe;
+			size_t ntasks, nedges;
+			uint32_t nprio;
+			uint8_t prio_used;
+			int64_t id;
+			bool fired;
+
+			assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+			pe = pk(e);
+			ntasks = pk_ntasks(pe);
+			nedges = pe->edges.len;
+			nprio = pe->nprio;
+			prio_used = pe->prio_used;
+			memset(&err, 0, sizeof(err));
+			ft__alloc_fail_at(n);
+			id = ft_packet_engine.submit(e, &op, &err);
+			fired = ft__alloc_failed();
+			ft__alloc_fail_at(0);
+			if (!fired) {
+				assert_int_equal(id, 0);
+				assert_true(pk_ntasks(pe) > ntasks);
+				ft_packet_engine.destroy(e);
+				break;
+			}
+			assert_int_equal(id, FT_ENOMEM);
+			if (strstr(err.msg, "the model's links") || strstr(err.msg, "NCCL's pipeline")) {
+				read_failed++;
+				if (pk_ntasks(pe) != ntasks || pe->edges.len != nedges ||
+				    pe->nprio != nprio || pe->prio_used != prio_used)
+					fail_msg("allocation %lu failed (%s): %zu tasks, %zu edges, "
+					         "priorities %u (%#x); %zu, %zu, %u (%#x) before",
+					         n, err.msg, pk_ntasks(pe), pe->edges.len, pe->nprio,
+					         pe->prio_used, ntasks, nedges, nprio, prio_used);
+			} else if (n <= reads) {
+				fail_msg("allocation %lu of the model's readings failed: %s", n,
+				         err.msg);
+			}
+			ft_packet_engine.destroy(e);
+		}
+		print_message("# %s: %lu allocations, %lu of them the model's readings (%lu)\n",
+		              ft_op_name(cases[i].op), n - 1, read_failed, reads);
+		assert_true(n > 1 && n < 10000);
+		assert_int_equal(read_failed, reads);
+		ft_schedule_release(&s);
+	}
+	ft_topo_free(t);
+}
+
 int
 main(void)
 {
@@ -3311,6 +3464,7 @@ main(void)
 		cmocka_unit_test(test_lossy_trace_ends_with_op),
 		cmocka_unit_test(test_nvls_tree_labels),
 		cmocka_unit_test(test_p2p_nchannels),
+		cmocka_unit_test(test_tree_reads_first),
 	};
 
 	ft_test_enter_source_root();

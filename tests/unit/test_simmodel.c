@@ -3051,10 +3051,10 @@ test_pipe_model_on_node_groups(void **state)
 
 		ft_schedule_init(&s);
 		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
-		assert_int_equal(ft__sim_pipe_model(t, &op, &pl), 0);
+		assert_int_equal(ft__sim_pipe_model(t, &op, &pl, NULL), 0);
 		assert_int_equal(ft__sim_links(&cs, 6, 0, 0, &l), 1);
 		assert_int_equal(ft_model_pipe_terms(&l, FT_OP_ALL_REDUCE, algos[i],
-		                                     FT_PROTO_SIMPLE, 1u << 20, &want),
+		                                     FT_PROTO_SIMPLE, 1u << 20, &want, NULL),
 		                 0);
 		assert_true(want.nchannels > 0 && want.chunk_bytes > 0);
 		assert_true(algos[i] != FT_ALGO_TREE || want.fill_s > 0);
