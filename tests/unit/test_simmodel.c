@@ -3386,7 +3386,7 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * and a reduce-scatter of 64 MiB forced to pat on 8 one-GPU H100 nodes of a two-tier
  * fat tree (D-mod-K: no two flows on one fabric link). Its 3 phases, rank to rank +- 1,
  * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, at NCCL's
- * 0.75 of the link (busBw x .75, FT_MODEL_PAT_BUSBW_SHARE), one flow at a time. The op
+ * 0.75 of the link (busBw x .75 from 2.24, ft_model_pat_busbw_share()), one flow at a time. The op
  * takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
  * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
@@ -3498,9 +3498,10 @@ test_pat_agrees_on_one_gpu_nodes(void **state)
 
 /*
  * A forced pat on a release without PAT (NCCL before 2.23: NCCL_ALGO=PAT finds no
- * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused, naming the release it
- * needs; from 2.23 it runs. Before, the engines ran it at any release (2.18.3: 74.31 us
- * over 16 one-GPU nodes at 64 KiB, as at 2.23).
+ * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused by build_op_on(), an
+ * invalid argument naming the release it needs; from 2.23 it runs. Before PAT had a
+ * schedule, coll/ refused a forced pat at every release ("--op: schedule: all_gather has
+ * no pat algorithm with the simple protocol", FT_ENOTSUP).
  */
 static void
 test_pat_refused_before_2_23(void **state)
