@@ -163,12 +163,15 @@ FT_API bool ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p);
 /*
  * NCCL's PAT (coll/pat.c, kb NA-ALGO-PAT): its dimensions over @n ranks, ceil(log2 n),
  * one phase each; the blocks of S / n a rank sends on dimension @d (the offsets 1 .. n - 1
- * whose lowest set bit is d); and the latency each phase pays on top of its path,
- * NCCL's floor(log2 n) x @inter_s / 3.5 + 2.8 us x n (interLat: its per-hop network
- * latency and what a step between nodes adds to it) spread over the phases, seconds.
+ * whose lowest set bit is d); NCCL's latency on top of its base, floor(log2 n) x
+ * @inter_s / 3.5 + 2.8 us x n (interLat: its per-hop network latency and what a step
+ * between nodes adds to it), seconds, which the model's tuner prices (one rank a node:
+ * n ranks, n nodes); and that latency spread over the phases, what each one pays on top
+ * of its path.
  */
 FT_API uint32_t ft_coll_pat_dims(uint32_t n);
 FT_API uint32_t ft_coll_pat_blocks(uint32_t n, uint32_t d);
+FT_API double ft_coll_pat_lat_s(uint32_t n, double inter_s);
 FT_API double ft_coll_pat_phase_s(uint32_t n, double inter_s);
 /* The algorithm NCCL would use for @op when nothing is forced and no tuning applies. */
 FT_API enum ft_algo ft_coll_default_algo(enum ft_op op);

@@ -299,11 +299,12 @@ FT_API double ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *s
  * with 8 x 400G: 192 / 205.7 GB/s. */
 FT_API double ft_model_collnet_chain_efficiency(const struct ft_model_links *l);
 
-/* The share of the links NCCL's tuner counts PAT to reach: busBw x .75, not converted to
- * an algorithm bandwidth (kb NA-ALGO-PAT; NVIDIA/nccl src/graph/tuning.cc, v2.24.3-1 to
- * v2.30.7-1; v2.23.4-1 has .85, which the model does not take). The simulator's PAT
- * flows carry 1 / it (sim/nccl.c). */
-#define FT_MODEL_PAT_BUSBW_SHARE 0.75
+/* The share of the links NCCL's tuner counts PAT to reach at release @version
+ * (ft_model_query's nccl_version; 0 the kb's): busBw x .85 at 2.23 (NVIDIA/nccl
+ * v2.23.4-1 src/graph/tuning.cc ncclTopoTuneModel()), x .75 from 2.24 (v2.24.3-1 to
+ * v2.30.7-1), not converted to an algorithm bandwidth (kb NA-ALGO-PAT). The model's
+ * cost_pat() and the simulator's PAT flows (sim/nccl.c: they carry 1 / it) take it. */
+FT_API double ft_model_pat_busbw_share(uint32_t version);
 /* The first NCCL release with PAT, in ft_model_query's nccl_version encoding: 2.23
  * (NVIDIA/nccl v2.23.4-1 adds NCCL_ALGO_PAT; kb NA-ALGO-PAT). */
 #define FT_MODEL_PAT_FROM 22300
@@ -425,6 +426,10 @@ struct ft_model_query {
 	/* The caller has no schedule for NVLS across nodes (NVLS with CollNet; the flow engine):
 	 * the tuner leaves it out and picks among the others, as NCCL does where it is off. */
 	bool no_nvls_net;
+	/* Some node holds more than one of the ranks although @ppn reads 1 (a caller that
+	 * flattens spread, random or uneven placements): NCCL's nNodes < nRanks, so the tuner
+	 * leaves PAT out (NVIDIA/nccl src/graph/tuning.cc ncclPatEnable(); kb NA-ALGO-PAT). */
+	bool no_pat;
 	/* NCCL_TUNER_PLUGIN is aws-ofi-nccl's tuner: on AWS p5/p5e its regions pick the
 	 * all-reduce's algorithm and protocol where it has them (model/tuner_ofi.c). */
 	bool ofi_tuner;

@@ -25,10 +25,4 @@ ft__coll_muldiv(uint64_t a, uint64_t num, uint64_t den)
 int ft__coll_check_choice(enum ft_op op, const enum ft_algo *algo, const enum ft_proto *proto,
                           const char *where, const char *who, struct ft_error *err);
 
-/*
- * NCCL's PAT all-gather or reduce-scatter over @s's ranks, one a node: one phase a
- * dimension, in NCCL's order (coll/pat.c). FT_ENOTSUP for more than one rank a node.
- */
-int ft__coll_sched_pat(struct ft_schedule *s, struct ft_error *err);
-
 #endif

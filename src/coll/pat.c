@@ -28,9 +28,11 @@
  * Its latency is NCCL's tuner's (src/graph/tuning.cc ncclTopoTuneModel(),
  * v2.23.4-1 to v2.30.7-1; kb NA-ALGO-PAT): 8 us of base, floor(log2 nNodes) x
  * interLat / 3.5 over the network, and 2.8 us per rank for the kernel's walk
- * over every offset (NCCL's "still a linear part"): ft_coll_pat_phase_s()
- * spreads the last two over the ceil(log2 n) phases, as CollNetDirect's four
- * hops share NCCL's latency for it (schedule.c).
+ * over every offset (NCCL's "still a linear part"): ft_coll_pat_lat_s(), the
+ * last two, which the model's tuner adds to the base (model/tuner.c cost_pat())
+ * and ft_coll_pat_phase_s() spreads over the ceil(log2 n) phases, as
+ * CollNetDirect's four hops share NCCL's latency for it. The phases themselves
+ * are built in schedule.c (sched_pat()), as the other algorithms are.
  */
 #include "coll_int.h"
 
@@ -60,56 +62,27 @@ ft_coll_pat_blocks(uint32_t n, uint32_t d)
 	return (uint32_t)((n - 1 - m) / (2 * m) + 1);
 }
 
+/* NCCL's floor(log2 n) (its log2i()): the dimensions a block's tree spans in full. */
+static uint32_t
+log2_floor(uint32_t n)
+{
+	uint32_t lg = 0;
+
+	while (lg < 31 && (2u << lg) <= n)
+		lg++;
+	return lg;
+}
+
+double
+ft_coll_pat_lat_s(uint32_t n, double inter_s)
+{
+	return log2_floor(n) * inter_s / 3.5 + PAT_PER_RANK_S * n;
+}
+
 double
 ft_coll_pat_phase_s(uint32_t n, double inter_s)
 {
-	uint32_t dims = ft_coll_pat_dims(n), lg = 0;
+	uint32_t dims = ft_coll_pat_dims(n);
 
-	if (dims == 0)
-		return 0;
-	while (lg < 31 && (2u << lg) <= n)
-		lg++;
-	return (lg * inter_s / 3.5 + PAT_PER_RANK_S * n) / dims;
-}
-
-int
-ft__coll_sched_pat(struct ft_schedule *s, struct ft_error *err)
-{
-	uint32_t n = s->nranks, dims = ft_coll_pat_dims(n), k, r;
-	bool gather = s->op == FT_OP_ALL_GATHER;
-
-	if (s->ranks_per_node != 1)
-		return ft_error_set(err, FT_ENOTSUP,
-		                    "schedule: pat needs one rank a node (NCCL enables it only "
-		                    "where nNodes == nRanks), got %u ranks a node",
-		                    s->ranks_per_node);
-	for (k = 0; k < dims; k++) {
-		uint32_t d = gather ? dims - 1 - k : k, m = 1u << d;
-		uint64_t bytes = ft__coll_muldiv(s->bytes, ft_coll_pat_blocks(n, d), n);
-		struct ft_sched_phase ph;
-
-		memset(&ph, 0, sizeof(ph));
-		ph.steps = 1;
-		ph.first_flow = (uint32_t)s->flows.len;
-		ph.nflows = n;
-		ph.npairs = n;
-		snprintf(ph.what, sizeof(ph.what), "pat dimension %u", d);
-		if (s->flows.len + n > UINT32_MAX)
-			return ft_error_set(err, FT_ERANGE, "schedule: more than 2^32 flows");
-		if (ft_vec_push(&s->phases, &ph) < 0 || ft_vec_reserve(&s->flows, n) < 0)
-			return ft_error_set(err, FT_ENOMEM, "schedule: out of memory");
-		for (r = 0; r < n; r++) {
-			struct ft_sched_flow f = {
-				.src = r,
-				.dst = gather ? (uint32_t)(((uint64_t)r + m) % n) :
-				                (uint32_t)(((uint64_t)r + n - m) % n),
-				.bytes = bytes,
-				.phase = (uint32_t)(s->phases.len - 1),
-			};
-
-			if (ft_vec_push(&s->flows, &f) < 0)
-				return ft_error_set(err, FT_ENOMEM, "schedule: out of memory");
-		}
-	}
-	return 0;
+	return dims ? ft_coll_pat_lat_s(n, inter_s) / dims : 0;
 }

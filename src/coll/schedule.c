@@ -569,6 +569,47 @@ ft__coll_check_choice(enum ft_op op, const enum ft_algo *algo, const enum ft_pro
 	return 0;
 }
 
+/*
+ * NCCL's PAT all-gather or reduce-scatter over ranks one a node (coll/pat.c, kb
+ * NA-ALGO-PAT): one phase of one step a dimension d, in NCCL's order (the all-gather the
+ * farthest first, the reduce-scatter dimension 0 first), each rank sending to rank + 2^d
+ * (all-gather) or rank - 2^d (reduce-scatter) the S / n blocks of the offsets whose
+ * lowest set bit is d. FT_ENOTSUP for more than one rank a node: NCCL enables PAT only
+ * where nNodes == nRanks (src/graph/tuning.cc ncclPatEnable()).
+ */
+static int
+sched_pat(struct builder *b)
+{
+	const struct ft_schedule *s = b->s;
+	uint32_t n = s->nranks, dims = ft_coll_pat_dims(n), k, r;
+	bool gather = s->op == FT_OP_ALL_GATHER;
+	char what[32];
+	int rc;
+
+	if (s->ranks_per_node != 1)
+		return ft_error_set(b->err, FT_ENOTSUP,
+		                    "schedule: pat needs one GPU per node (NCCL enables it only "
+		                    "where nNodes == nRanks), got %u ranks a node",
+		                    s->ranks_per_node);
+	for (k = 0; k < dims; k++) {
+		uint32_t d = gather ? dims - 1 - k : k, m = 1u << d;
+		uint64_t bytes = ft__coll_muldiv(s->bytes, ft_coll_pat_blocks(n, d), n);
+
+		snprintf(what, sizeof(what), "pat dimension %u", d);
+		rc = phase_begin(b, what, 1);
+		if (rc == 0 && ft_vec_reserve(&b->s->flows, n) < 0)
+			rc = ft_error_set(b->err, FT_ENOMEM, "schedule: out of memory");
+		for (r = 0; r < n && rc == 0; r++)
+			rc = add_flow(b, r,
+			              gather ? (uint32_t)(((uint64_t)r + m) % n) :
+			                       (uint32_t)(((uint64_t)r + n - m) % n),
+			              bytes);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 check_args(const struct ft_coll_args *a, struct ft_error *err)
 {
@@ -698,7 +739,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 			rc = sched_hd(&b, args->op == FT_OP_REDUCE_SCATTER,
 			              args->op == FT_OP_ALL_GATHER);
 		else if (args->algo == FT_ALGO_PAT)
-			rc = ft__coll_sched_pat(out, err);
+			rc = sched_pat(&b);
 		else
 			rc = sched_nvls(&b);
 		break;

@@ -320,6 +320,8 @@ weigh(const struct ft_model_links *l, const struct ft_model_query *q, struct ft_
 				no = "nvlink sharp is off (--no-nvls: NCCL_NVLS_ENABLE=0)";
 			if (!no && q->no_nvls_net && a == FT_ALGO_NVLS && l->nnodes > 1)
 				no = "nvls across nodes has no schedule here";
+			if (!no && q->no_pat && a == FT_ALGO_PAT)
+				no = "pat needs one GPU per node";
 			if (!no && !q->force_proto)
 				no = p2p_protocol(la, q, p);
 			/* PAT listed where it applies (its schedule checks one rank a node) */

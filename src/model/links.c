@@ -635,6 +635,13 @@ ft_model_collnet_direct_efficiency(const struct ft_cluster_spec *spec)
 	return arch_of(&spec->node) >= FT_ARCH_HOPPER ? 0.85 : 1.0;
 }
 
+/* busBw x .85 at v2.23.4-1, x .75 from v2.24.3-1 (src/graph/tuning.cc; kb NA-ALGO-PAT) */
+double
+ft_model_pat_busbw_share(uint32_t version)
+{
+	return version && version < 22400 ? 0.85 : 0.75;
+}
+
 double
 ft_model_tree_efficiency(void)
 {

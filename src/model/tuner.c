@@ -1201,18 +1201,21 @@ cost_nvls_tree(const struct ft_model_links *l, struct ft__model_cost *c)
 }
 
 /*
- * PAT (kb NA-ALGO-PAT): busBw × 0.75, not converted to algorithm bandwidth
- * (NCCL leaves non-ring all-gather/reduce-scatter as they are); latency
- * 8 us + log2(N)·NET/3.5 + 2.8 us per rank.
+ * PAT (kb NA-ALGO-PAT): busBw × the release's share (ft_model_pat_busbw_share(): .85 at
+ * 2.23, .75 from 2.24), not converted to algorithm bandwidth (NCCL leaves non-ring
+ * all-gather/reduce-scatter as they are); latency 8 us + floor(log2 nNodes) x NET / 3.5 +
+ * 2.8 us x nRanks, coll's ft_coll_pat_lat_s() after the base (one rank a node: nNodes ==
+ * nRanks), the term the simulator's phases share.
  */
 static void
 cost_pat(const struct ft_model_links *l, struct ft__model_cost *c)
 {
 	struct lats h = hop_lats(l, FT_ALGO_PAT, FT_PROTO_SIMPLE);
 
-	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) * FT_MODEL_PAT_BUSBW_SHARE;
-	c->lat_s = base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE) +
-		   log2_floor(l->nnodes) * h.inter / 3.5 + 2.8 * US * l->nranks;
+	c->bw_Bps = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck)) *
+	            ft_model_pat_busbw_share(l->nccl_version);
+	c->lat_s =
+	        base_lat(l, FT_ALGO_PAT, FT_PROTO_SIMPLE) + ft_coll_pat_lat_s(l->nranks, h.inter);
 }
 
 /* CollNetDirect's latency over @ppn ranks a node from its hops' @intra and @inter at @l's

@@ -27,14 +27,18 @@ int
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                   uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
 {
-	return ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, args);
+	return ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, true, args);
 }
 
 /* ft__sim_pick_algo(), with NVLS across nodes among the tuner's candidates where
- * @nvls_net (the runner builds it: ft__sim_nvls_collnet()). */
+ * @nvls_net (the runner builds it: ft__sim_nvls_collnet()), and without PAT where not
+ * @one_a_node: a job whose @gpn reads 1 (spread, random, packed ranks not a multiple of
+ * the node's GPUs) with two ranks on some node, which NCCL's nNodes < nRanks keeps from
+ * PAT (src/graph/tuning.cc ncclPatEnable(), v2.23.4-1 to v2.30.7-1); the tuner's pick
+ * among the others. */
 int
 ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                      uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
+                      uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net, bool one_a_node,
                       struct ft_coll_args *args)
 {
 	struct ft_model_query q;
@@ -56,6 +60,7 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 	q.nvls_off = nvls_off;
 	/* without the NVLS-with-CollNet schedule, the tuner's best among the others */
 	q.no_nvls_net = !nvls_net;
+	q.no_pat = !one_a_node;
 	q.force_algo = o->algo != SC_ALGO_AUTO;
 	q.algo = q.force_algo ? o->algo : FT_ALGO_RING;
 	q.collnet = o->collnet;
@@ -188,10 +193,11 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
  * 1 / (correction x eff); a CollNetDirect all-reduce reaches
  * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
- * four groups of warps share the channel), on every flow; PAT NCCL's 0.75 of its links
- * (FT_MODEL_PAT_BUSBW_SHARE), on every flow. All slow the flows where the
- * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node, as
- * ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts).
+ * four groups of warps share the channel), on every flow; PAT NCCL's .85 (2.23) or .75
+ * (from 2.24) of its links (ft_model_pat_busbw_share()), on every flow. All slow the
+ * flows where the links bind and change nothing where a cap binds first. @gpn: the
+ * job's GPUs per node, as ft_model_links_get() takes its ppn (0: every GPU of nodes of
+ * different GPU counts).
  */
 int
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr,
@@ -234,7 +240,7 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 		eff = rc > 0 ? ft_model_collnet_chain_efficiency(&l) : 1.0;
 	}
 	if (s->algo == FT_ALGO_PAT)
-		eff = FT_MODEL_PAT_BUSBW_SHARE;
+		eff = ft_model_pat_busbw_share(spec->nccl_version);
 
 	if (!(eff > 0 && eff < 1))
 		return 0;

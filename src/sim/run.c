@@ -945,6 +945,35 @@ nvls_net_sched(const struct ft_scenario *sc, size_t ji, size_t k, const struct f
 }
 
 /*
+ * Into @one whether each node @jr runs on holds one of its ranks (NCCL's nRanks ==
+ * nNodes): no two ranks on the same node of @t. Read from the ranks' GPUs, not from
+ * jr->gpn, which is also 1 where the job has no uniform node structure (spread or random
+ * placements, ranks not a multiple of the node's GPUs) with many ranks a node.
+ */
+static int
+one_rank_a_node(const struct ft_topo *t, const struct job_run *jr, bool *one)
+{
+	uint32_t nnodes = ft_topo_spec(t)->nnodes, r;
+	bool *seen;
+
+	*one = jr->nranks <= nnodes;
+	if (!*one)
+		return 0;
+	seen = ft_calloc(FT_MAX(nnodes, 1u), sizeof(*seen));
+	if (!seen)
+		return FT_ENOMEM;
+	for (r = 0; r < jr->nranks && *one; r++) {
+		uint32_t n = ft_topo_vertex(t, jr->rank_gpu[r])->node;
+
+		*one = n < nnodes && !seen[n];
+		if (*one)
+			seen[n] = true;
+	}
+	ft_free(seen);
+	return 0;
+}
+
+/*
  * The schedule op @o (ops[@k] of job @ji of @sc, for errors; @sc NULL: errors
  * name the options) of job @jr runs at @bytes, as NCCL would run it: the
  * tuner's algorithm and protocol (returned in @ap), rail-aligned channels
@@ -961,8 +990,11 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
 	uint32_t nch, graph, node0, sgpn;
 	struct ft_coll_args args;
+	bool one_a_node;
 	int rc;
 
+	if (one_rank_a_node(t, jr, &one_a_node) < 0)
+		return ft_error_set(err, FT_ENOMEM, "out of memory");
 	job_shape(t, jr, &node0, &sgpn);
 	args = (struct ft_coll_args){
 		.op = o->op, .nranks = jr->nranks, .ranks_per_node = sgpn, .bytes = bytes
@@ -980,11 +1012,27 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		                    "%s: %s: the cluster's nodes have no NVLink SHARP "
 		                    "(nodes.nvlink.nvls: false, no NVSwitch, or GPUs before Hopper)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
-	/* NCCL_ALGO=PAT on a release without PAT (before 2.23): NCCL finds no algorithm, as
-	 * the model refuses it (kb NA-ALGO-PAT) */
-	if (o->algo == FT_ALGO_PAT && spec->nccl_version && spec->nccl_version < FT_MODEL_PAT_FROM)
-		return ft_error_set(err, FT_EINVAL, "%s: pat needs NCCL 2.23 or later",
-		                    WHERE(ji, "--algo", "ops[%zu].algo", k));
+	/* NCCL_ALGO=PAT where NCCL has no PAT: NCCL finds no algorithm, as the model refuses
+	 * it in the model's words (kb NA-ALGO-PAT; src/graph/tuning.cc ncclTopoTuneModel(),
+	 * v2.23.4-1 to v2.30.7-1): all-gather and reduce-scatter only, Simple only, one rank a
+	 * node (ncclPatEnable(): nNodes == nRanks; read from the ranks' GPUs, jr->gpn being 1
+	 * for spread, random and uneven jobs too), and not before 2.23 */
+	if (o->algo == FT_ALGO_PAT) {
+		const char *why = o->op != FT_OP_ALL_GATHER && o->op != FT_OP_REDUCE_SCATTER ?
+		                          "is for all_gather and reduce_scatter" :
+		                  o->proto != SC_PROTO_AUTO && o->proto != FT_PROTO_SIMPLE ?
+		                          "is for the simple protocol only" :
+		                  !one_a_node ?
+		                          "needs one GPU per node (NCCL enables it only where "
+		                          "nNodes == nRanks)" :
+		                  spec->nccl_version && spec->nccl_version < FT_MODEL_PAT_FROM ?
+		                          "needs NCCL 2.23 or later" :
+		                          NULL;
+
+		if (why)
+			return ft_error_set(err, FT_EINVAL, "%s: pat %s",
+			                    WHERE(ji, "--algo", "ops[%zu].algo", k), why);
+	}
 	/* NCCL_ALGO=CollNetDirect or CollNetChain where that one cannot run: NCCL finds no
 	 * algorithm for the operation (plain collnet keeps its schedule, as before) */
 	if (o->algo == FT_ALGO_COLLNET && o->collnet != FT_COLLNET_AUTO) {
@@ -1032,7 +1080,8 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	if (jr->node_first)
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
 	rc = ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
-	                           spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), &args);
+	                           spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), one_a_node,
+	                           &args);
 	if (rc < 0)
 		return model_err(sc, ji, k, err, rc, "NCCL's tuner");
 	ap[0] = args.algo;
@@ -1095,35 +1144,6 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 			return ft_error_set(err, FT_ENOMEM, "out of memory");
 	}
 	return model_caps(sc, ji, k, t, jr, o, sched, jr->gpn, false, cap, err);
-}
-
-/*
- * Into @one whether each node @jr runs on holds one of its ranks (NCCL's nRanks ==
- * nNodes): no two ranks on the same node of @t. Read from the ranks' GPUs, not from
- * jr->gpn, which is also 1 where the job has no uniform node structure (spread or random
- * placements, ranks not a multiple of the node's GPUs) with many ranks a node.
- */
-static int
-one_rank_a_node(const struct ft_topo *t, const struct job_run *jr, bool *one)
-{
-	uint32_t nnodes = ft_topo_spec(t)->nnodes, r;
-	bool *seen;
-
-	*one = jr->nranks <= nnodes;
-	if (!*one)
-		return 0;
-	seen = ft_calloc(FT_MAX(nnodes, 1u), sizeof(*seen));
-	if (!seen)
-		return FT_ENOMEM;
-	for (r = 0; r < jr->nranks && *one; r++) {
-		uint32_t n = ft_topo_vertex(t, jr->rank_gpu[r])->node;
-
-		*one = n < nnodes && !seen[n];
-		if (*one)
-			seen[n] = true;
-	}
-	ft_free(seen);
-	return 0;
 }
 
 /* build_op_on() on the GPUs @jr's ranks are placed on. */

@@ -539,9 +539,11 @@ int ft__sim_eval(const struct ft_cluster_spec *spec, const struct ft_model_query
 int ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                       uint32_t nranks, uint32_t gpn, bool nvls_off,
                       struct ft_coll_args *args) FT_MUST_CHECK;
+/* ft__sim_pick_algo(), NVLS across nodes a candidate where @nvls_net, PAT none where a
+ * node holds more than one rank though @gpn reads 1 (@one_a_node false: nccl.c). */
 int ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                           uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
-                          struct ft_coll_args *args) FT_MUST_CHECK;
+                          bool one_a_node, struct ft_coll_args *args) FT_MUST_CHECK;
 /*
  * A node as the topology has it (node.c): its description, its GPUs and NICs counted
  * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in

@@ -457,6 +457,35 @@ test_pat(void **state)
 	}
 }
 
+/*
+ * PAT's shape and latency directly: ceil(log2 n) dimensions (none for one rank); on
+ * dimension d the offsets 1 .. n - 1 whose lowest set bit is d (n = 5: 1 and 3 on 0, 2 on
+ * 1, 4 on 2; none beyond); NCCL's latency after its base, floor(log2 n) x interLat / 3.5 +
+ * 2.8 us x n (src/graph/tuning.cc, kb NA-ALGO-PAT: 5 ranks at 14 us, 2 x 4 + 14 = 22 us),
+ * and each of the dims phases a dims-th of it.
+ */
+static void
+test_pat_shape(void **state)
+{
+	(void)state;
+	assert_int_equal(ft_coll_pat_dims(1), 0);
+	assert_int_equal(ft_coll_pat_dims(2), 1);
+	assert_int_equal(ft_coll_pat_dims(5), 3);
+	assert_int_equal(ft_coll_pat_dims(8), 3);
+	assert_int_equal(ft_coll_pat_blocks(5, 0), 2);
+	assert_int_equal(ft_coll_pat_blocks(5, 1), 1);
+	assert_int_equal(ft_coll_pat_blocks(5, 2), 1);
+	assert_int_equal(ft_coll_pat_blocks(5, 3), 0);
+	assert_int_equal(ft_coll_pat_blocks(8, 0), 4);
+	assert_int_equal(ft_coll_pat_blocks(1, 0), 0);
+	assert_int_equal(ft_coll_pat_blocks(5, 40), 0);
+	assert_true(fabs(ft_coll_pat_lat_s(5, 14e-6) - 22e-6) < 1e-12);
+	assert_true(fabs(ft_coll_pat_lat_s(1, 14e-6) - 2.8e-6) < 1e-12);
+	assert_true(fabs(ft_coll_pat_lat_s(16, 7e-6) - (4 * 2e-6 + 16 * 2.8e-6)) < 1e-12);
+	assert_true(fabs(ft_coll_pat_phase_s(5, 14e-6) - 22e-6 / 3) < 1e-12);
+	assert_true(ft_coll_pat_phase_s(1, 14e-6) == 0);
+}
+
 /* PAT where NCCL does not run it: more than one rank a node, LL or LL128, all_reduce. */
 static void
 test_pat_refused(void **state)
@@ -472,7 +501,7 @@ test_pat_refused(void **state)
 	(void)state;
 	ft_schedule_init(&s);
 	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_ENOTSUP);
-	assert_non_null(strstr(err.msg, "pat needs one rank a node"));
+	assert_non_null(strstr(err.msg, "schedule: pat needs one GPU per node"));
 	assert_int_equal(s.phases.len, 0);
 	ft_error_clear(&err);
 	a.ranks_per_node = 1;
@@ -884,6 +913,7 @@ main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_halving_doubling),
 		cmocka_unit_test(test_pat),
+		cmocka_unit_test(test_pat_shape),
 		cmocka_unit_test(test_pat_refused),
 		cmocka_unit_test(test_hierarchical_allreduce),
 		cmocka_unit_test(test_innet),

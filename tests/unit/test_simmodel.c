@@ -445,12 +445,12 @@ test_nvls_net_is_the_pick(void **state)
 
 		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, &a),
-		                 0);
+		assert_int_equal(
+		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, true, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
-		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, &a),
-		                 0);
+		assert_int_equal(
+		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, true, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
 }
@@ -3386,7 +3386,7 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * and a reduce-scatter of 64 MiB forced to pat on 8 one-GPU H100 nodes of a two-tier
  * fat tree (D-mod-K: no two flows on one fabric link). Its 3 phases, rank to rank +- 1,
  * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, at NCCL's
- * 0.75 of the link (busBw x .75, FT_MODEL_PAT_BUSBW_SHARE), one flow at a time. The op
+ * 0.75 of the link (busBw x .75 from 2.24, ft_model_pat_busbw_share()), one flow at a time. The op
  * takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
  * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
@@ -3498,9 +3498,10 @@ test_pat_agrees_on_one_gpu_nodes(void **state)
 
 /*
  * A forced pat on a release without PAT (NCCL before 2.23: NCCL_ALGO=PAT finds no
- * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused, naming the release it
- * needs; from 2.23 it runs. Before, the engines ran it at any release (2.18.3: 74.31 us
- * over 16 one-GPU nodes at 64 KiB, as at 2.23).
+ * algorithm; the model refuses it too, kb NA-ALGO-PAT) is refused by build_op_on(), an
+ * invalid argument naming the release it needs; from 2.23 it runs. Before PAT had a
+ * schedule, coll/ refused a forced pat at every release ("--op: schedule: all_gather has
+ * no pat algorithm with the simple protocol", FT_ENOTSUP).
  */
 static void
 test_pat_refused_before_2_23(void **state)
@@ -3540,6 +3541,130 @@ test_pat_refused_before_2_23(void **state)
 		ft_sim_report_release(&rep);
 		ft_scenario_free(sc);
 	}
+	remove(path);
+}
+
+/* One all-gather of op @o on @spec at @bytes (@factor 4 up to @max), @nranks ranks placed
+ * @placement (-1: packed), the flow engine: its rc, its error into @msg, each row's algo
+ * into @algos (up to 4). */
+static int
+pat_run(const char *spec, enum ft_algo algo, uint32_t nranks, int placement, uint64_t bytes,
+        uint64_t max, char msg[256], char algos[4][16], size_t *nrows)
+{
+	struct ft_sim_sweep_args sw = { .spec = spec,
+		                        .op = FT_OP_ALL_GATHER,
+		                        .algo = algo,
+		                        .proto = FT_PROTO_COUNT,
+		                        .min_bytes = bytes,
+		                        .max_bytes = max > bytes ? max : bytes,
+		                        .factor = max > bytes ? 4 : 0,
+		                        .nranks = nranks };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t i;
+	int rc;
+
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "flow";
+	ov.placement = placement;
+	ft_sim_report_init(&rep);
+	rc = ft_scenario_run(sc, &ov, NULL, &rep, &err);
+	ft_strlcpy(msg, rc < 0 ? err.msg : "", 256);
+	*nrows = 0;
+	for (i = 0; rc == 0 && i < rep.run.rows.len && i < 4; i++)
+		ft_strlcpy(algos[(*nrows)++], ft_run_row(&rep.run, i)->algo, 16);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return rc;
+}
+
+/*
+ * PAT only where every node holds one rank (NCCL's ncclPatEnable(): nNodes == nRanks,
+ * src/graph/tuning.cc v2.23.4-1 to v2.30.7-1), read from where the ranks are, not from
+ * the job's GPUs per node, which read 1 for 12 packed ranks on 2 DGX H100 (8 + 4) and for
+ * 12 spread (6 + 6) too. There the tuner picks among the others (ring, as `fabtune
+ * model` for an all-gather across nodes) and a forced pat is an invalid argument in the
+ * model's words; 8 ranks placed at random on 16 one-GPU nodes are one a node and run it.
+ * Before, build_op_on() asked the tuner with 1 rank a node on 12 nodes: 12 packed ranks at
+ * 64 KiB ran pat (59.07 us) and a forced pat ran.
+ */
+static void
+test_pat_one_rank_a_node(void **state)
+{
+	static const char *const refused =
+	        "--algo: pat needs one GPU per node (NCCL enables it only where nNodes == nRanks)";
+	char msg[256], algos[4][16], path[512];
+	size_t i, n;
+
+	(void)state;
+	/* 12 packed ranks: 8 + 4 */
+	assert_int_equal(
+	        pat_run("dgx-h100:2", FT_ALGO_COUNT, 12, -1, 64u << 10, 1u << 20, msg, algos, &n),
+	        0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++)
+		assert_string_equal(algos[i], "ring");
+	assert_int_equal(pat_run("dgx-h100:2", FT_ALGO_PAT, 12, -1, 64u << 10, 0, msg, algos, &n),
+	                 FT_EINVAL);
+	assert_string_equal(msg, refused);
+	/* 12 ranks spread over the 2 nodes: 6 a node, every other rank */
+	assert_int_equal(pat_run("dgx-h100:2", FT_ALGO_COUNT, 12, 1, 64u << 10, 0, msg, algos, &n),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(algos[0], "ring");
+	assert_int_equal(pat_run("dgx-h100:2", FT_ALGO_PAT, 12, 1, 64u << 10, 0, msg, algos, &n),
+	                 FT_EINVAL);
+	assert_string_equal(msg, refused);
+	/* 8 ranks placed at random on 16 one-GPU nodes: one a node, though not packed */
+	one_gpu_nodes(16, path, sizeof(path));
+	assert_int_equal(pat_run(path, FT_ALGO_PAT, 8, 2, 64u << 10, 0, msg, algos, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(algos[0], "pat");
+	remove(path);
+}
+
+/*
+ * NCCL's tuner counts PAT at busBw x .85 at 2.23 (v2.23.4-1 src/graph/tuning.cc) and x .75
+ * from 2.24 (v2.24.3-1): 64 MiB less 32 MiB forced pat on 8 one-GPU nodes, the latency
+ * cancelled, takes .85 / .75 as long at 2.24.3 as at 2.23.4, in the model (exactly) and in
+ * the flow engine (within 1 %: its flows carry 1 / share of their bytes). Before, both ran
+ * .75 at 2.23 too (the ratio 1).
+ */
+static void
+test_pat_share_by_release(void **state)
+{
+	static const char *const engines[] = { NULL, "flow" };
+	static const uint32_t releases[] = { 22304, 22403 };
+	char path[512];
+	size_t e, v;
+
+	(void)state;
+	one_gpu_nodes(8, path, sizeof(path));
+	busbw_routing = FT_ROUTING_DMODK;
+	for (e = 0; e < FT_ARRAY_SIZE(engines); e++) {
+		double d[2];
+
+		for (v = 0; v < FT_ARRAY_SIZE(releases); v++) {
+			double t64;
+
+			busbw_nccl = releases[v];
+			busbw(path, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, 64u << 20,
+			      engines[e]);
+			t64 = busbw_time_us;
+			busbw(path, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, 32u << 20,
+			      engines[e]);
+			d[v] = t64 - busbw_time_us;
+		}
+		print_message("# pat 64 - 32 MiB on 8 one-GPU nodes, %s: 2.23.4 %.3f us, 2.24.3 "
+		              "%.3f us (x%.4f)\n",
+		              engines[e] ? engines[e] : "model", d[0], d[1], d[1] / d[0]);
+		assert_close(d[1] / d[0], 0.85 / 0.75, engines[e] ? 0.01 : 1e-6);
+	}
+	busbw_nccl = 0;
+	busbw_routing = -1;
 	remove(path);
 }
 
@@ -5609,6 +5734,8 @@ main(void)
 		cmocka_unit_test(test_pat_closed_form),
 		cmocka_unit_test(test_pat_agrees_on_one_gpu_nodes),
 		cmocka_unit_test(test_pat_refused_before_2_23),
+		cmocka_unit_test(test_pat_one_rank_a_node),
+		cmocka_unit_test(test_pat_share_by_release),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
