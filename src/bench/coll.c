@@ -64,7 +64,7 @@
  * net/ipv4/tcp.c through skb_copy_datagram_msg and _copy_to_iter). On the
  * build hosts' AMD EPYC (fsrm, erms) a `rep movsb` of 1 MiB runs at about
  * 3 GB/s where the destination starts 1-31 bytes after the source within a
- * 4 KiB page, (dst - src) mod 4096 in 1..31, and at 22-38 GB/s at the other
+ * 4 KiB page, (dst - src) mod 4096 in 1..31, and at 22-36 GB/s at the other
  * gaps measured (0, 32-64, -8 to -32): the Zen FSRM slowdown of glibc's
  * sourceware bug 30994 (measured in user space, docs/internals/bench-log.md
  * "tcp ping-pong at 1 MiB: the receive buffer's alignment"). The source is
