@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 
-/* Make the @n-th ft_malloc/ft_calloc/ft_reallocarray from now fail (n >= 1), once;
-   n = 0 turns the injector off. Overrides FT_FAULT_ALLOC. */
+/* Make the @n-th ft_malloc/ft_calloc/ft_reallocarray/ft__malloc_aligned from now fail
+   (n >= 1), once; n = 0 turns the injector off. Overrides FT_FAULT_ALLOC. */
 void ft__alloc_fail_at(unsigned long n);
 /* Whether the failure armed by the last ft__alloc_fail_at() has happened. */
 bool ft__alloc_failed(void);

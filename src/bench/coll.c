@@ -54,21 +54,35 @@
 #define SCRATCH_HUGE_MIN FT_SHM_CMA_AUTO_MIN
 #define HUGE_BYTES       ((size_t)2 << 20)
 /*
- * Every other scratch buffer starts on a page (SCRATCH_ALIGN), where
- * malloc() put one of 128 KiB or more (its own mapping) 16 bytes past a
- * page and smaller ones at any multiple of 16. The kernel copies a tcp
- * receive out of the socket's pages into the buffer with one `rep movsb`
- * on a CPU with fast short rep movs (copy_user_generic in torvalds/linux
+ * Every other scratch buffer starts on a page (SCRATCH_ALIGN). glibc's
+ * malloc() put one of 128 KiB or more in its own mapping, usually 16 bytes
+ * past a page, or from the heap at any multiple of 16 when the heap had
+ * room or a freed mapping had raised its threshold. The kernel copies a tcp
+ * receive out of the socket's pages into the buffer with one `rep movsb` on
+ * a CPU with fast short rep movs (copy_user_generic in torvalds/linux
  * arch/x86/include/asm/uaccess_64.h, reached from tcp_recvmsg_locked in
- * net/ipv4/tcp.c through skb_copy_datagram_msg and _copy_to_iter), and on
- * the build hosts' AMD EPYC (fsrm, erms) that copy ran at 2.3-2.9 GB/s into
- * a destination 8, 16 or 24 bytes past a page and at 17-30 GB/s into one
- * 0, 32, 48, 64 or 128 bytes past it: a 1 MiB loopback ping-pong's receive
- * copy took 360-459 us a message against 35-61, the send's 57-104 either
- * way (perf record of a bare socket ping-pong, docs/internals/bench-log.md
- * "tcp ping-pong at 1 MiB: the receive buffer's alignment"). The copy out
- * was most of a message's time: fabtune's tcp ping-pong read 3.5 times
- * Open MPI's at 1 MiB, whose receive lands where its fragments put it.
+ * net/ipv4/tcp.c through skb_copy_datagram_msg and _copy_to_iter). On the
+ * build hosts' AMD EPYC (fsrm, erms) a `rep movsb` of 1 MiB runs at about
+ * 3 GB/s where the destination starts 1-31 bytes after the source within a
+ * 4 KiB page, (dst - src) mod 4096 in 1..31, and at 22-36 GB/s at the other
+ * gaps measured (0, 32-64, -8 to -32): the Zen FSRM slowdown of glibc's
+ * sourceware bug 30994 (measured in user space, docs/internals/bench-log.md
+ * "tcp ping-pong at 1 MiB: the receive buffer's alignment"). The source is
+ * the sender's page fragment, never the send buffer: the send copies into
+ * it, and on loopback the receive reads it. skb_page_frag_refill
+ * (net/core/sock.c) restarts the fragment at offset 0 when the socket holds
+ * its page's only reference, as it does in a ping-pong once the peer has
+ * read the last message: a loopback ping-pong's receive into a buffer on a
+ * page ran fast whatever the stream's position (a 16, 4,067 or 4,080-byte
+ * message before the first), at 65,507 B and 131,109 B as at 64 and 128
+ * KiB, and slow 16 bytes past a page at every size measured. Where the
+ * fragment does not restart (a stream of messages the receiver has not yet
+ * read, or another host's pages), a message's source starts wherever the
+ * stream left it, and a buffer on a page is no guarantee. Into a buffer 8-24
+ * bytes past a page a 1 MiB loopback ping-pong's receive copy took 347-459
+ * us a message against 35-61 at 0, 32, 48, 64, 128 and 4,000 bytes past
+ * one, the send's 57-123 either way (perf record of a bare socket
+ * ping-pong; fabtune's 65-77); it was most of a 1 MiB message's CPU.
  */
 #define SCRATCH_ALIGN ((size_t)4096)
 

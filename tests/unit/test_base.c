@@ -1022,6 +1022,48 @@ test_recset(void **state)
 	}
 }
 
+/*
+ * ft__malloc_aligned() fails where the injector says, as ft_malloc() does
+ * (NULL, and ft__alloc_failed() reports it), and otherwise returns a block
+ * on a multiple of @align at every size, 0 and odd sizes among them, whose
+ * every byte may be written.
+ */
+static void
+test_malloc_aligned(void **state)
+{
+	static const size_t aligns[] = { sizeof(void *), 64, 4096, (size_t)2 << 20 };
+	static const size_t sizes[] = { 0, 1, 13, 4095, 4097, 65507, 131109, (1u << 20) + 3 };
+	size_t a, i;
+	void *p;
+
+	(void)state;
+	ft__alloc_fail_at(1);
+	p = ft__malloc_aligned(4096, 100);
+	assert_null(p);
+	assert_true(ft__alloc_failed());
+	/* once: the next call succeeds */
+	p = ft__malloc_aligned(4096, 100);
+	assert_non_null(p);
+	ft_free(p);
+	ft__alloc_fail_at(2);
+	p = ft__malloc_aligned(64, 1);
+	assert_non_null(p);
+	assert_false(ft__alloc_failed());
+	ft_free(p);
+	assert_null(ft__malloc_aligned(64, 1));
+	assert_true(ft__alloc_failed());
+	ft__alloc_fail_at(0);
+	for (a = 0; a < FT_ARRAY_SIZE(aligns); a++)
+		for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
+			p = ft__malloc_aligned(aligns[a], sizes[i]);
+			assert_non_null(p);
+			assert_int_equal((uintptr_t)p % aligns[a], 0);
+			memset(p, 0x5a, sizes[i] ? sizes[i] : 1);
+			ft_free(p);
+		}
+	assert_false(ft__alloc_failed());
+}
+
 /* @dir joined with @name, in a static buffer of @i's slot. */
 static const char *
 under(const char *dir, const char *name, int i)
@@ -1268,6 +1310,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_first_wins),
 		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_malloc_aligned),
 		cmocka_unit_test(test_vec),
 		cmocka_unit_test(test_name_index),
 		cmocka_unit_test(test_strbuf),

@@ -3096,10 +3096,11 @@ test_spin_quits(void **state)
 	assert_true(w.may_spin);
 }
 
-/* Rank @rank of two on this host, joined, with a tcp endpoint that may spin (forced: @forced). */
+/* Rank @rank of two on this host, joined, with a tcp endpoint of @streams sockets a
+   peer that may spin (forced: @forced). */
 static int
-open_two_tcp(uint32_t rank, int lfd, uint16_t port, bool forced, struct ft_world **w,
-             struct ft_ep **ep, struct ft_error *err)
+open_two_tcp_streams(uint32_t rank, int lfd, uint16_t port, bool forced, uint32_t streams,
+                     struct ft_world **w, struct ft_ep **ep, struct ft_error *err)
 {
 	struct ft_bench_cfg cfg;
 	char chosen[16];
@@ -3110,6 +3111,7 @@ open_two_tcp(uint32_t rank, int lfd, uint16_t port, bool forced, struct ft_world
 		return rc;
 	ft_bench_cfg_init(&cfg);
 	cfg.timeout_s = 10;
+	cfg.streams = streams;
 	ft_strlcpy(cfg.transport, "tcp", sizeof(cfg.transport));
 	rc = ft__transport_open(*w, &cfg, ep, chosen, sizeof(chosen), err);
 	(*w)->may_spin = true;
@@ -3117,23 +3119,34 @@ open_two_tcp(uint32_t rank, int lfd, uint16_t port, bool forced, struct ft_world
 	return rc;
 }
 
+/* Rank @rank of two on this host, joined, with a one-stream tcp endpoint that may spin. */
+static int
+open_two_tcp(uint32_t rank, int lfd, uint16_t port, bool forced, struct ft_world **w,
+             struct ft_ep **ep, struct ft_error *err)
+{
+	return open_two_tcp_streams(rank, lfd, port, forced, 1, w, ep, err);
+}
+
 /*
  * The point-to-point patterns' message buffers (ft__ep_scratch, coll.c) start
- * on a page at every size, 1 B to 4 MiB + 3: the kernel's copy of a tcp
- * receive into a buffer 16 bytes past a page, where malloc() puts one of
- * 128 KiB or more, ran at a sixth of its speed into a page-aligned one
- * (SCRATCH_ALIGN). Each buffer then carries a message of its size over tcp,
- * every byte arriving in order: 64 KiB, 64 KiB + 1 and 4 MiB + 3 among them,
- * either side of the sizes at which a message is cut (ft__tcp_stripes).
+ * on a page at every size, 1 B to 4 MiB + 3 (SCRATCH_ALIGN): malloc() put one
+ * of 128 KiB or more usually 16 bytes past a page, and the kernel's
+ * `rep movsb` ran at a sixth to a tenth of its speed where the destination
+ * starts 1-31 bytes after the source within a page (the sender's page
+ * fragment, at offset 0 for each message of a loopback ping-pong; coll.c,
+ * SCRATCH_ALIGN). Each buffer then carries
+ * a message of its size over four streams, every byte arriving in order:
+ * 65,507 B (sockperf's largest), 65,535 B and 65,536 B in one send, 65,537 B
+ * and 131,109 B in two stripes, 1 MiB to 4 MiB + 3 in four (ft__tcp_stripes).
  */
 static int
 tcp_page_bufs(uint32_t rank, int lfd, uint16_t port, uint64_t unused, struct ft_error *err)
 {
-	static const size_t lens[] = { 1,           13,      4096,   65535,  65536,
-		                       65537,       131109,  1 << 20, 4u << 20, (4u << 20) + 3 };
+	static const size_t lens[] = { 1,      13,      4096,    65507,    65535,         65536,
+		                       65537,  131109,  1 << 20, 4u << 20, (4u << 20) + 3 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
-	int rc = open_two_tcp(rank, lfd, port, false, &w, &ep, err);
+	int rc = open_two_tcp_streams(rank, lfd, port, false, 4, &w, &ep, err);
 	size_t i, j;
 
 	for (i = 0; i < FT_ARRAY_SIZE(lens) && rc == 0; i++) {
