@@ -680,19 +680,6 @@ test_oom_scenario_sniff(void **state)
 	"  - name: a\n"                                                       \
 	"    ops:\n"
 
-/* The same nodes on a fabric with in-network reduction (CollNet). */
-#define SMALL_MIXED_SHARP                                                              \
-	"name: t\n"                                                                    \
-	"cluster:\n"                                                                   \
-	"  name: small-mixed\n"                                                        \
-	"  nodes:\n"                                                                   \
-	"    - { preset: dgx-h100, count: 1, gpus: 4, nics: { count: 2 } }\n"          \
-	"    - { preset: dgx-h100, count: 1, gpus: 2, nics: { count: 1 } }\n"          \
-	"  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64, sharp: true }\n" \
-	"jobs:\n"                                                                      \
-	"  - name: a\n"                                                                \
-	"    ops:\n"
-
 /* One run of a scenario on an engine, and the first op's time of the run without a
  * failure (0: not known yet). */
 struct sim_case {
@@ -738,10 +725,7 @@ sim_run(const void *arg, struct ft_error *err)
  * failed (77.37 without), the analytic engine's 187.31 with its 28th (141.07). The flow,
  * packet, analytic and ideal engines; a ring all-reduce, the tuner's pick, a tree on
  * forced channels, an all-to-all, a send/recv, the packet engine's ring and its tree on
- * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()), and a forced
- * CollNetChain on a SHARP fabric in the flow and packet engines (its hop latencies and
- * its graph's speed read the model's links: ft__sim_release_lats(),
- * ft__sim_nccl_efficiency()).
+ * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()).
  */
 static void
 test_oom_sim(void **state)
@@ -759,8 +743,6 @@ test_oom_sim(void **state)
 		{ "packet", "op: alltoall, size: 16KiB" },
 		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
 		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
-		{ "flow", "op: all_reduce, size: 1MiB, algo: collnet_chain" },
-		{ "packet", "op: all_reduce, size: 64KiB, algo: collnet_chain" },
 	};
 	size_t c;
 
@@ -772,9 +754,7 @@ test_oom_sim(void **state)
 		char text[1024], what[160];
 		unsigned long n;
 
-		snprintf(text, sizeof(text), "%s      - {%s}\n",
-		         strstr(cases[c].op, "collnet") ? SMALL_MIXED_SHARP : SMALL_MIXED,
-		         cases[c].op);
+		snprintf(text, sizeof(text), SMALL_MIXED "      - {%s}\n", cases[c].op);
 		if (ft_scenario_load_buffer(text, strlen(text), "t.yaml", &s, &err) < 0)
 			fail_msg("%s: %s", cases[c].op, err.msg);
 		sc.sc = s;
