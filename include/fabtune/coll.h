@@ -154,6 +154,10 @@ FT_API double ft_coll_base_latency(enum ft_algo a, enum ft_proto p);
 /* NCCL tuner per-hop latency of @a with @p over @link, seconds (kb NA-MODEL hwLatencies);
  * 0 where NCCL has no entry. */
 FT_API double ft_coll_hw_latency(enum ft_hw_link link, enum ft_algo a, enum ft_proto p);
+/* NCCL tuner per-hop latency of CollNetChain (Simple, baseLat 0) over @link, seconds: kb
+ * NA-MODEL hwLatencies, 2.8 us over NVLink and PCI, 30 us through the network, NCCL's rows
+ * from v2.19.1-1 (src/graph/tuning.cc); the model's releases before read their own. */
+FT_API double ft_coll_collnet_chain_hw_latency(enum ft_hw_link link);
 /*
  * Whether a schedule exists for (@op, @a, @p): e.g. tree is all_reduce only, NVLS and
  * CollNet are Simple only, alltoall is direct or hierarchical, PAT is all_gather and

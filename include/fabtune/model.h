@@ -375,12 +375,13 @@ FT_API double ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn
 
 /* The hop latencies of a CollNetChain all-reduce over @ppn ranks a node at release
  * @nccl_version, seconds, as NCCL's tuner prices them and the model's CollNetChain takes
- * them: 2 (ppn - 1) x CollNetChain's hwLat[NVLINK] (2.8 us) + its hwLat[NET] (30 us;
- * Tree's row from 2.23 where @one_rank_a_node), without ft_model_net_step_s(); the
- * simulator's CollNetChain steps hold it (src/graph/tuning.cc ncclTopoTuneModel() at
- * v2.18.3-1 and v2.27.7-1; kb NA-MODEL). */
+ * them: 2 (ppn - 1) x CollNetChain's hwLat[NVLINK] where @nvlink, else its hwLat[PCI], +
+ * its hwLat[NET] (Tree's row from 2.23 where @one_rank_a_node), without
+ * ft_model_net_step_s(); the simulator's CollNetChain steps hold it. The rows: 4.75 us
+ * (NVLink), 8.0 (PCI) and 14 (network) at v2.18.3-1, 2.8, 2.8 and 30 from v2.19.1-1
+ * (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL). */
 FT_API double ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn,
-                                            bool one_rank_a_node);
+                                            bool one_rank_a_node, bool nvlink);
 
 /* NCCL's correction of a tree's bandwidth for the all-reduce of @bytes with protocol @p
  * (kb NA-MODEL treeCorrectionFactor, by log2(bytes / 64); src/graph/tuning.cc

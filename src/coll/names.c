@@ -248,6 +248,15 @@ ft_coll_hw_latency(enum ft_hw_link link, enum ft_algo a, enum ft_proto p)
 	return hw_lat_us[link][nccl_row(a)][p] * 1e-6;
 }
 
+/* kb NA-MODEL hwLatencies of CollNetChain, Simple, us: NVLINK, PCI, NET */
+static const double chain_hw_us[FT_HW_COUNT] = { 2.8, 2.8, 30.0 };
+
+double
+ft_coll_collnet_chain_hw_latency(enum ft_hw_link link)
+{
+	return (unsigned)link < FT_HW_COUNT ? chain_hw_us[link] * 1e-6 : 0.0;
+}
+
 bool
 ft_coll_supports(enum ft_op op, enum ft_algo a, enum ft_proto p)
 {

@@ -685,12 +685,15 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	out->collnet_chain = args->collnet_chain && args->algo == FT_ALGO_COLLNET &&
 	                     args->op == FT_OP_ALL_REDUCE;
 	/* CollNetChain's 2 (ppn - 1) + 2 hops cost NCCL's latency for it (src/graph/tuning.cc
-	 * ncclTopoTuneModel(), v2.18.3-1 and v2.27.7-1): 2 (ppn - 1) intraLat + interLat, kb
-	 * NA-MODEL hwLatencies CollNetChain Simple 2.8 us over NVLink and 30 us through the
-	 * network (baseLat 0), spread over the hops; the simulator's runner sets the release's
+	 * ncclTopoTuneModel()): 2 (ppn - 1) intraLat + interLat, kb NA-MODEL hwLatencies
+	 * CollNetChain Simple 2.8 us over NVLink and 30 us through the network (baseLat 0),
+	 * NCCL's rows from v2.19.1-1 (v2.18.3-1: 4.75 us NVLink, 8.0 PCI, 14 network), spread
+	 * over the hops; the simulator's runner sets the release's and the node's path
 	 * (ft__sim_release_lats(), the model's ft_model_collnet_chain_hops_s()). */
 	if (out->collnet_chain)
-		out->step_lat_s = (2.0 * (ppn - 1) * 2.8e-6 + 30e-6) / (2.0 * (ppn - 1) + 2);
+		out->step_lat_s = (2.0 * (ppn - 1) * ft_coll_collnet_chain_hw_latency(FT_HW_NVLINK) +
+		                   ft_coll_collnet_chain_hw_latency(FT_HW_NET)) /
+		                  (2.0 * (ppn - 1) + 2);
 	/* CollNetDirect's four hops cost NCCL's latency for it (kb NA-MODEL, src/graph/
 	 * tuning.cc): 2 (intraLat + 0.4 us x (ppn - 1)) + interLat, hwLat Simple 3.7 us over
 	 * NVLink and 31 us through the network, spread over the four. The kb's default, for a

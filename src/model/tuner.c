@@ -96,9 +96,6 @@ static const struct lat_set lat_sets[] = {
 	  false, { 2.8, 2.8, 30.0 } },
 };
 
-/* kb NA-MODEL hwLatencies of CollNetChain, Simple, us: NVLINK, PCI, NET (baseLat 0). */
-static const double chain_hw_us[3] = { 2.8, 2.8, 30.0 };
-
 #define LAT_SETS_END 22800 /* from here on: the kb's constants */
 #define NVLS_TREE_NET_LAT_FROM 22809 /* v2.28.9-1: NET NVLSTree Simple 20.9 us (14 before) */
 #define NVLS_TREE_NET_LAT_2_28 14.0
@@ -1244,6 +1241,18 @@ ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_ran
 	                                      FT_PROTO_SIMPLE, one_rank_a_node));
 }
 
+/* CollNet's link terms, direct and chain alike, bytes of S a second: NVLink's,
+ * 2(ppn - 1)/ppn x S a GPU (infinite with one rank a node), and the NICs', S a node, at
+ * the tier's share. */
+static void
+collnet_links(const struct ft_model_links *l, double *intra, double *inter)
+{
+	double ppn = l->ppn;
+
+	*inter = l->inter_Bps * l->ring_tier_factor;
+	*intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+}
+
 /*
  * CollNet (SHARP): reduce-scatter and all-gather inside the node, each rank's
  * shard reduced by the switches; a node sends and receives S through its
@@ -1253,10 +1262,10 @@ ft_model_collnet_direct_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_ran
 static void
 cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 {
-	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
-	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+	double ppn = l->ppn, inter, intra;
 	struct lats h = hop_lats(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE);
 
+	collnet_links(l, &intra, &inter);
 	if (intra < inter) {
 		c->bw_Bps = intra;
 		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
@@ -1271,27 +1280,37 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	c->lat_s = collnet_direct_lat(l, ppn, h.intra, h.inter);
 }
 
-/* CollNetChain's hop latencies, 2 (ppn - 1) hwLat[NVLINK] + hwLat[NET], its own rows
- * (chain_hw_us or the release's) but Tree's NET row where NCCL's tuner takes it with one
+/* CollNetChain's hop latency over @link: the release's row, else coll's (the kb's). */
+static double
+chain_hw_s(const struct ft_model_links *l, enum ft_hw_link link)
+{
+	const struct lat_set *set = lat_set_of(l);
+
+	return set ? set->chain_hw[link] * US : ft_coll_collnet_chain_hw_latency(link);
+}
+
+/* CollNetChain's hop latencies, 2 (ppn - 1) hwLat[NVLINK or PCI] + hwLat[NET], its own
+ * rows (the release's or coll's) but Tree's NET row where NCCL's tuner takes it with one
  * rank a node (tree_net_row()), without the model's network step (header). */
 static double
 collnet_chain_lat(const struct ft_model_links *l, double ppn, bool one_rank_a_node)
 {
-	const struct lat_set *set = lat_set_of(l);
-	const double *hw = set ? set->chain_hw : chain_hw_us;
 	double inter = tree_net_row(l, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, one_rank_a_node) ?
 	                       hw_lat(l, FT_HW_NET, FT_ALGO_TREE, FT_PROTO_SIMPLE) :
-	                       hw[2] * US;
+	                       chain_hw_s(l, FT_HW_NET);
 
-	return 2.0 * (ppn - 1) * hw[l->nvlink ? 0 : 1] * US + inter;
+	return 2.0 * (ppn - 1) * chain_hw_s(l, l->nvlink ? FT_HW_NVLINK : FT_HW_PCI) + inter;
 }
 
 double
-ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank_a_node)
+ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank_a_node,
+                              bool nvlink)
 {
 	struct ft_model_links l = links_at(nccl_version);
 
-	l.nvlink = true; /* the chain's NVLink and PCI rows are alike at every release */
+	/* the intra row by the node's path, as cost_collnet_chain() reads it: NVLink and PCI
+	 * differ at 2.18 (4.75 and 8.0 us) */
+	l.nvlink = nvlink;
 	return collnet_chain_lat(&l, FT_MAX(ppn, 1u), one_rank_a_node);
 }
 
@@ -1311,10 +1330,12 @@ ft_model_collnet_chain_hops_s(uint32_t nccl_version, uint32_t ppn, bool one_rank
 static void
 cost_collnet_chain(const struct ft_model_links *l, struct ft__model_cost *c)
 {
-	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
-	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
+	double ppn = l->ppn, inter, intra;
 	uint32_t nch;
-	double graph = tree_net_graph_Bps(l, &nch), links = FT_MIN(intra, inter);
+	double graph = tree_net_graph_Bps(l, &nch), links;
+
+	collnet_links(l, &intra, &inter);
+	links = FT_MIN(intra, inter);
 
 	/* NCCL's graph runs at a speed of its list on the NICs' path */
 	ft_strlcpy(c->bottleneck, l->nic_what, sizeof(c->bottleneck));
@@ -1337,10 +1358,10 @@ double
 ft_model_collnet_chain_efficiency(const struct ft_model_links *l)
 {
 	struct ft__model_cost c;
-	double ppn = l->ppn, inter = l->inter_Bps * l->ring_tier_factor;
-	double intra = ppn > 1 ? l->intra_Bps * ppn / (2.0 * (ppn - 1)) : INFINITY;
-	double links = FT_MIN(intra, inter);
+	double inter, intra, links;
 
+	collnet_links(l, &intra, &inter);
+	links = FT_MIN(intra, inter);
 	memset(&c, 0, sizeof(c));
 	cost_collnet_chain(l, &c);
 	return links > 0 && isfinite(links) && c.bw_Bps > 0 && c.bw_Bps < links ? c.bw_Bps / links

@@ -194,10 +194,14 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * 1 / (correction x eff); a CollNetDirect all-reduce reaches
  * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
  * four groups of warps share the channel), on every flow; PAT NCCL's .85 (2.23) or .75
- * (from 2.24) of its links (ft_model_pat_busbw_share()), on every flow. All slow the
- * flows where the links bind and change nothing where a cap binds first. @gpn: the
- * job's GPUs per node, as ft_model_links_get() takes its ppn (0: every GPU of nodes of
- * different GPU counts).
+ * (from 2.24) of its links (ft_model_pat_busbw_share()), on every flow; a CollNetChain
+ * all-reduce its graph's speed, NCCL's channels x bwIntra x 0.5, where that is slower
+ * than its links (ft_model_collnet_chain_efficiency(): the links' bound over the graph's,
+ * on every flow; 1 where the model cannot place the job). All slow the flows where the
+ * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node,
+ * as ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts);
+ * the tree and the chain read the model's links of the job (ft__sim_links(), an
+ * allocation): 0, or FT_ENOMEM.
  */
 int
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr,
@@ -1625,13 +1629,15 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 		 * Tree's row from 2.23 with one rank a node, no intraLat there); before, the
 		 * kb's at every release, and 4 x 3.7 us with one rank a node. CollNetChain's
 		 * 2 (ppn - 1) + 2 hops hold its own, 2 (ppn - 1) intraLat + interLat, as the
-		 * model's cost_collnet_chain() (ft_model_collnet_chain_hops_s()); before, 2.8 us
-		 * each, the network's 30 us left out. The other ops keep their step overheads
-		 * (coll/schedule.c). */
+		 * model's cost_collnet_chain() (ft_model_collnet_chain_hops_s(), the NVLink or
+		 * PCI row as the model's links read the node: 4.75 and 8.0 us at 2.18; NVLink's
+		 * where the model places no such cluster); before, 2.8 us each, the network's
+		 * 30 us left out. The other ops keep their step overheads (coll/schedule.c). */
 		uint32_t ppn = FT_MAX(sc->ranks_per_node, 1u);
 
 		if (sc->op == FT_OP_ALL_REDUCE && sc->collnet_chain)
-			sc->step_lat_s = ft_model_collnet_chain_hops_s(v, ppn, one_rank_a_node) /
+			sc->step_lat_s = ft_model_collnet_chain_hops_s(v, ppn, one_rank_a_node,
+			                                               rc ? l.nvlink : true) /
 			                 (2.0 * (ppn - 1) + 2);
 		else if (sc->op == FT_OP_ALL_REDUCE)
 			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;

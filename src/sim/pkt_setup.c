@@ -702,8 +702,9 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * NVLS step overhead on each of its 4 steps (4 x 25 us on Hopper: 1 MiB over 8 DGX H100
  * took 114.9 us where the flow engine's took 65.7), nor hwLat[NET][NVLS] on top of the
  * packets' path (it paid it: 18 us more, src/coll/names.c), but max(18 us, path) on its
- * trip through the network. The one exception left is
- * CollNetDirect, whose step overheads hold NCCL's CollNet interLat (coll/schedule.c).
+ * trip through the network. The exceptions left are CollNet's all-reduces, whose step
+ * overheads hold NCCL's CollNet interLat: CollNetDirect's four, CollNetChain's 2 (ppn - 1)
+ * + 2 (coll/schedule.c; the runner's ft__sim_release_lats()).
  * Before, the engine paid none of the step costs between nodes: a ring over 2 DGX H100
  * with 10 us of nics.vm_overhead ran as fast as one without.
  */

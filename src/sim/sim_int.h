@@ -697,8 +697,11 @@ int ft__sim_nvls_heads(struct ft_schedule *s);
 uint32_t ft__sim_nvls_node_heads(const struct ft_node_spec *node, uint32_t ppn, uint32_t tray_gpus,
                                  const uint32_t *gpus, uint32_t heads[FT__SIM_NVLS_MAX_HEADS]);
 /* Flows to and from the NVSwitch of an NVLS schedule carry 1/eff wire bytes, a tree's
- * flows 1/NCCL's tree correction at its size (@tree_corr) for the job's @gpn GPUs per node
- * (0: every GPU of nodes of different GPU counts). */
+ * flows 1/NCCL's tree correction at its size (@tree_corr), CollNetDirect's and PAT's
+ * 1/NCCL's share of their links, CollNetChain's the links' bound over its graph's speed
+ * where the graph is the slower; the model's links of the job's @gpn GPUs per node (0:
+ * every GPU of nodes of different GPU counts) for the tree and the chain. 0, or FT_ENOMEM
+ * from reading the links. */
 int ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s,
                             bool tree_corr, uint32_t gpn) FT_MUST_CHECK;
 /* One node, no node structure, or all-to-all rounds: channels don't apply. */

@@ -3894,6 +3894,25 @@ test_selection(void **state)
 }
 
 /*
+ * CollNetChain's hop latencies by the node's path (src/graph/tuning.cc ncclTopoTuneModel(),
+ * hwLat CollNetChain Simple; kb NA-MODEL): at v2.18.3-1 NVLink 4.75 us, PCI 8.0, the
+ * network 14, so 8 ranks a node cost 14 x 4.75 + 14 = 80.5 us over NVLink and 14 x 8 + 14
+ * = 126 us over PCIe; from v2.19.1-1 both rows are 2.8 us and the network 30: 69.2 us.
+ * Before, the function took the NVLink row on every node: 80.5 us on a PCIe node at 2.18.
+ */
+static void
+test_collnet_chain_hops_by_path(void **state)
+{
+	(void)state;
+	assert_true(fabs(ft_model_collnet_chain_hops_s(21803, 8, false, true) - 80.5e-6) < 1e-12);
+	assert_true(fabs(ft_model_collnet_chain_hops_s(21803, 8, false, false) - 126e-6) < 1e-12);
+	assert_true(fabs(ft_model_collnet_chain_hops_s(22707, 8, false, true) - 69.2e-6) < 1e-12);
+	assert_true(fabs(ft_model_collnet_chain_hops_s(22707, 8, false, false) - 69.2e-6) < 1e-12);
+	/* one rank a node: no intra hop, the network's row alone */
+	assert_true(fabs(ft_model_collnet_chain_hops_s(21803, 1, false, false) - 14e-6) < 1e-12);
+}
+
+/*
  * CollNet runs as CollNetDirect or CollNetChain, whichever NCCL's tuner finds faster
  * (src/graph/tuning.cc). 8 nodes of 8 H100s, a 400G NIC each GPU, SHARP: the chain's graph
  * is a tree with CollNet, 8 channels of 48 GB/s (the Hopper Inter list's top under the 50
@@ -8975,6 +8994,7 @@ main(void)
 		cmocka_unit_test(test_nvls_sm100_chunks),
 		cmocka_unit_test(test_kernel_algbw_closed_form),
 		cmocka_unit_test(test_collnet_chain),
+		cmocka_unit_test(test_collnet_chain_hops_by_path),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),

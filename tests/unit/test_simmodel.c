@@ -504,7 +504,7 @@ test_collnet_chain_closed_form(void **state)
 	assert_close(l.intra_Bps * ppn / (2 * (ppn - 1)) * eff, 192e9, 1e3);
 	t_bw = S / 192e9;
 	t_lat = 2 * (ppn - 1) * 2.8e-6 + 30e-6;
-	assert_close(ft_model_collnet_chain_hops_s(0, 8, false), t_lat, 1e-12);
+	assert_close(ft_model_collnet_chain_hops_s(0, 8, false, true), t_lat, 1e-12);
 	d_max = 2 * cs.node.lat_nvlink_s + 2 * cs.node.lat_pcie_s + cs.node.lat_nic_s +
 	        2 * cs.fabric.lat_cable_s + cs.fabric.lat_switch_s;
 	pkt = 2.0 * cs.fabric.mtu_bytes / cs.node.nic_Bps;
@@ -3367,6 +3367,74 @@ test_step_latencies_follow_the_release(void **state)
 	}
 }
 
+/*
+ * CollNetChain on PCIe-only nodes (4 x pcie-l40s, 8 GPUs a node, their NICs on NDR with
+ * SHARP; a forced chain of 1 MiB): NCCL's tuner prices the chain's hops by the node's
+ * path, the PCI row where the GPUs have no NVLink (src/graph/tuning.cc ncclTopoTuneModel(); kb
+ * NA-MODEL): 8.0 us at v2.18.3-1 where NVLink's is 4.75, 2.8 us for both from v2.19.1-1.
+ * The flow engine's steps hold the model's hop latencies (ft_model_collnet_chain_hops_s()),
+ * so the model's lead over the engine is the same at both releases. Before, the engine
+ * took NVLink's row on every node: 14 x 3.25 = 45.5 us less than the model at 2.18 (model
+ * 245.7 us in `fabtune model`, flow 180.04; at 2.27.7: 188.9 and 168.74); now flow 225.54
+ * at 2.18.
+ */
+static void
+test_collnet_chain_pcie_rows(void **state)
+{
+	static const uint32_t releases[] = { 21803, 22707 };
+	static const char text[] = "name: pcie-sharp\n"
+	                           "nodes: { preset: pcie-l40s, count: 4, nics: { link: ndr } }\n"
+	                           "fabric: { kind: rail-fat-tree, link: ndr, tiers: 2, radix: 64, "
+	                           "sharp: true }\n";
+	double gap[2];
+	char path[512];
+	size_t i;
+
+	(void)state;
+	spec_file("simmodel-pcie-sharp.yaml", text, path, sizeof(path));
+	for (i = 0; i < FT_ARRAY_SIZE(releases); i++) {
+		struct ft_sim_sweep_args sw = { .spec = path,
+			                        .op = FT_OP_ALL_REDUCE,
+			                        .algo = FT_ALGO_COLLNET,
+			                        .collnet = FT_COLLNET_CHAIN,
+			                        .proto = FT_PROTO_COUNT,
+			                        .min_bytes = 1u << 20,
+			                        .max_bytes = 1u << 20 };
+		struct ft_cluster_spec cs;
+		struct ft_scenario *sc = NULL;
+		struct ft_sim_overrides ov;
+		struct ft_sim_report rep;
+		struct ft_model_query q;
+		struct ft_model_result m;
+		struct ft_error err = { 0 };
+		const struct ft_result_row *r;
+
+		assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+		ft_sim_overrides_init(&ov);
+		ov.engine = "flow";
+		ov.nccl_version = releases[i];
+		ft_sim_report_init(&rep);
+		assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+		r = ft_run_row(&rep.run, 0);
+		assert_string_equal(r->algo, "collnet_chain");
+		assert_int_equal(ft_spec_load_buffer(text, strlen(text), "t.yaml", &cs, &err), 0);
+		ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+		q.force_algo = q.tuner_only = true;
+		q.algo = FT_ALGO_COLLNET;
+		q.collnet = FT_COLLNET_CHAIN;
+		q.nccl_version = releases[i];
+		assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
+		gap[i] = m.time_s - r->time_us * 1e-6;
+		print_message("%u: model %.2f us, flow %.2f us\n", releases[i], m.time_s * 1e6,
+		              r->time_us);
+		ft_sim_report_release(&rep);
+		ft_scenario_free(sc);
+	}
+	remove(path);
+	/* the engine's pipeline and paths are the same at both releases: the hops alone move */
+	assert_close(gap[0], gap[1], 1e-6);
+}
+
 /* A spec of @count nodes of one DGX H100 GPU each on a two-tier fat tree, in @path. */
 static void
 one_gpu_nodes(uint32_t count, char *path, size_t len)
@@ -5689,6 +5757,7 @@ main(void)
 		cmocka_unit_test(test_collnet_sharp_runs),
 		cmocka_unit_test(test_nvls_net_is_the_pick),
 		cmocka_unit_test(test_collnet_chain_closed_form),
+		cmocka_unit_test(test_collnet_chain_pcie_rows),
 		cmocka_unit_test(test_collnet_direct_closed_form),
 		cmocka_unit_test(test_nvls_net_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
