@@ -681,6 +681,53 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 /*
+ * The path an LL chain broadcast's or reduce's step inside a node walks, seconds, where the
+ * engine simulates the chain message by message (pkt_tree.c): the shortest over the
+ * phase's flows inside a node, on the route ft__pk_path_lat() gives them, so that no hop
+ * pays less than max(overhead, its own path) (a chain's hops walk one after another; a
+ * ring's step between nodes waits for its longest flow, so net_floor_s() takes the
+ * longest there). 0 elsewhere. In LL a rank passes a line on
+ * once its flag has come (NVIDIA/nccl v2.27.7-1 src/device/prims_ll.h LLGenericOp():
+ * readLL() polls the line, storeLL() writes it to the next rank), and NCCL's tuner has no
+ * term for the path beside its per-step latency (src/graph/tuning.cc
+ * ncclTopoTuneModel(): a broadcast's or reduce's nsteps = nRanks, hwLat[NET] on each step
+ * across nodes, one hop's latency where the channels are alike). The split, 0.6 us each
+ * hop inside a node and the network's figure on each crossing, is the model's (kb
+ * NA-MODEL). So a step inside a node takes max(overhead, path): phase_cost() charges each
+ * of the phase's steps - net that overhead less this walk, never below 0, so what it takes
+ * off never passes what it charged. LL128 and Simple wait for more of a step than a line
+ * before they forward it: not here. Nor a ring all-reduce in LL: its steps inside a node
+ * do not each walk their path in turn here (2 DGX H100 at 8 KiB ran 39.97 us with it
+ * where the flow engine takes 60.00, -5.4 % without; sim-log.md).
+ */
+static double
+node_walk_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint64_t path = UINT64_MAX, lat;
+	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX;
+
+	if (sc->proto != FT_PROTO_LL || !ft__sim_chain(sc) || !ft__pk_is_tree(e, sc, ph))
+		return 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ft_error err = { 0 };
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.bytes == 0 ||
+		    ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 || a == b ||
+		    ft__sim_over_network(e->topo, a, b) || (a == pa && b == pb))
+			continue;
+		pa = a;
+		pb = b;
+		/* (a pair with no route walks nothing here, as in net_floor_s()) */
+		if (ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
+			path = FT_MIN(path, lat);
+	}
+	return path == UINT64_MAX ? 0 : (double)path / PK_PS_PER_S;
+}
+
+/*
  * The fixed cost of phase @ph of @op, seconds: the protocol's overhead on each of its steps,
  * and on each step between nodes what the model adds to NCCL's per-hop network latency
  * (ft__sim_net_step_s(): the network plugin's reported latency over the fabric's, the
@@ -735,10 +782,15 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		 * adds - the step overhead) each, more than @steps where a ring all-reduce
 		 * with one GPU a node counts 2 x nNodes before 2.23; the @net steps the packets
 		 * walk pay the path themselves, so hwLat[NET] less the floor comes off each */
+		/* an LL step inside a node walks its path as messages: max(overhead, path),
+		 * the overhead less the walk on each of the @steps - @net (node_walk_s()) */
+		double own = steps * sc->step_lat_s -
+		             (steps > net ? steps - net : 0) *
+		                     FT_MIN(sc->step_lat_s, node_walk_s(e, op, ph));
+
 		if (net == 0)
-			return steps * sc->step_lat_s;
-		return steps * sc->step_lat_s + extra +
-		       net * (step - ll->net_step_s - ft__sim_hw_net_s(sc));
+			return own;
+		return own + extra + net * (step - ll->net_step_s - ft__sim_hw_net_s(sc));
 	}
 	return steps * sc->step_lat_s + net * step;
 }

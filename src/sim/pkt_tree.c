@@ -31,7 +31,8 @@
  * schedule say which tree copy each belongs to and which way it goes
  * (struct ft_sched_flow pipe, dir, relay). The phase's path latencies are in
  * the simulated pipeline itself: its end barrier keeps only the protocol's
- * per-step overhead.
+ * per-step overhead (an LL chain's steps inside a node that overhead less the path
+ * they walk: pkt_setup.c node_walk_s()).
  *
  * An NVLS tree all-reduce (NVLS in each node, a double binary tree over the
  * nodes per head, kb NA-ALGO-NVLSTREE; src/device/all_reduce.h, the NVLS
@@ -1090,14 +1091,18 @@ chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
  * NCCL's channels put on it (the model's ramp: all channels' chunks a stage). Where NCCL
  * launches fewer channels than the schedule has copies (LL at small sizes: one of 12 on 2
  * DGX A100 at 64 KiB; src/enqueue.cc topoGetAlgoInfo() drops a channel while a thread
- * would get less than its threshold, kb NA-PROTO-LL), an LL or LL128 chain runs on the
+ * would get less than its threshold, kb NA-PROTO-LL), an LL chain runs on the
  * first launched copies alone, each with 1 / launched of the bytes (tree_conns(), tb
  * keep): each launched channel carries the op's bytes in its own steps, so a hop between
  * nodes waits for NCCL's step (wait_msg()), not for the launched / copies of it that the
  * copies' share left it (8 KiB where NCCL's channel waits for 32 KiB). The kernel's cap
  * paces the messages at the channels' rate either way (cap_pace(): a message a period,
- * the period S over the cap's algbw a message). On forced channels (the op's nchannels)
- * the schedule's copies are NCCL's: none. @nch becomes the channels so run.
+ * the period S over the cap's algbw a message). LL128 keeps the schedule's copies: NCCL
+ * drops its channels by the same rule, but no reading here says its steps wait as LL's
+ * do, and on the launched copies 4 KiB moved away from the flow engine (2 DGX A100
+ * 53.05 -> 53.44 us, flow 50.67; 2 DGX H100 53.03 -> 53.26, flow 48.12). On forced
+ * channels (the op's nchannels) the schedule's copies are NCCL's: none. @nch becomes the
+ * channels so run.
  */
 static int
 chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes, uint32_t *nch)
@@ -1113,7 +1118,7 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 	if (FT_NEVER(!tb->rb.e->op_pl_read))
 		return FT_EINVAL;
 	pl = tb->rb.e->op_pl;
-	if (sc->proto != FT_PROTO_SIMPLE && pl.nchannels > 0 && pl.nchannels < pipes) {
+	if (sc->proto == FT_PROTO_LL && pl.nchannels > 0 && pl.nchannels < pipes) {
 		tb->keep = pl.nchannels;
 		*nch = pl.nchannels;
 		return 0;
@@ -1150,74 +1155,6 @@ chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model
 		return;
 	tb->lines = true;
 	ch->slice_bytes = grain;
-}
-
-/*
- * What an LL chain's hops inside a node walk of the step overhead they pay: the phase's
- * barrier charges every step of a ring broadcast or reduce its protocol's overhead
- * (pkt_setup.c phase_cost(), steps x step_lat_s), NCCL's per-hop latency of the ring in
- * LL (kb NA-MODEL hwLatencies: NVLink 0.6 us, PCI 1.0 us), and a round of lines then
- * walks each hop's path as messages (0.6 us through an NVSwitch, two NVLinks of 0.3 us).
- * NCCL's tuner has the hop's whole latency in that figure (NVIDIA/nccl v2.27.7-1 and
- * v2.29.7-1 src/graph/tuning.cc ncclTopoTuneModel(): a ring broadcast's or reduce's
- * latency base + nsteps x hwLat[hw][RING][p], nothing for the path beside it), and in LL
- * a hop passes a line on once its flag has come (src/device/prims_ll.h LLGenericOp():
- * readLL() polls the line, storeLL() writes it to the next rank), so the round's way
- * through a hop is that latency, which the model's LL ramp takes as measured at a round
- * (model/pipeline.c ll128_ramp(), ll_ramp(): nothing added for LL's hops over NVLink). So
- * a hop inside a node takes max(overhead, path), as a step between nodes takes
- * max(hwLat[NET], path) (phase_cost(), net_floor_s()): the returned credit, ps, is the sum
- * over the chain's hops inside a node of min(overhead, that hop's path), the least over
- * the phase's copies (each copy a chain; the op ends with its slowest). Hops between nodes
- * (ed->whole) keep their own floor. 0 for anything but an LL chain. On one DGX H100 at 64
- * KiB the chain paid 7 x 0.6 us of overhead and 6 x 0.62 us of the first round's way,
- * 19.00 us where the flow engine takes 15.77 and the model 15.17.
- */
-static int
-chain_walked_ps(struct tree_build *tb, const struct ft_schedule *sc, uint64_t *credit)
-{
-	struct pk_engine *e = tb->rb.e;
-	uint64_t step = s_to_ps(sc->step_lat_s), *sum, best = UINT64_MAX;
-	uint32_t npipes = 0, i, j;
-	bool *has;
-
-	*credit = 0;
-	if (!tb->lines || sc->proto != FT_PROTO_LL || step == 0)
-		return 0;
-	for (i = 0; i < tb->nedges; i++)
-		npipes = FT_MAX(npipes, tb->edge[i].pipe);
-	sum = ft_calloc((size_t)npipes + 1, sizeof(*sum));
-	has = ft_calloc((size_t)npipes + 1, sizeof(*has));
-	if (!sum || !has) {
-		ft_free(sum);
-		ft_free(has);
-		return FT_ENOMEM;
-	}
-	for (i = 0; i < tb->nedges; i++) {
-		const struct tree_edge *ed = &tb->edge[i];
-		uint64_t path = 0, lat;
-
-		has[ed->pipe] = true;
-		if (ed->whole)
-			continue;
-		/* (a leg with no route walks nothing here, as in net_floor_s(): the run
-		 * reports it where its messages start) */
-		for (j = 0; j < ed->nlegs; j++) {
-			const struct ring_conn *c = &tb->rb.c[ed->conn + j];
-
-			if (ft__pk_path_lat(e, c->src, c->dst, UINT32_MAX,
-			                    ft_mix64(((uint64_t)c->src << 32) | c->dst), &lat) == 0)
-				path += lat;
-		}
-		sum[ed->pipe] += FT_MIN(path, step);
-	}
-	for (i = 1; i <= npipes; i++)
-		if (has[i])
-			best = FT_MIN(best, sum[i]);
-	ft_free(sum);
-	ft_free(has);
-	*credit = best == UINT64_MAX ? 0 : best;
-	return 0;
 }
 
 int
@@ -1321,16 +1258,6 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rc = nvls_switches(&tb);
 	if (rc == 0)
 		rc = cap_pace(&tb, op, ph, eff);
-	if (rc == 0) {
-		uint64_t walked;
-
-		rc = chain_walked_ps(&tb, sc, &walked);
-		if (rc == 0) {
-			struct pk_task *b = task_at(e, bar);
-
-			b->delay_ps -= FT_MIN(b->delay_ps, walked);
-		}
-	}
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);

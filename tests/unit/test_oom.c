@@ -770,7 +770,8 @@ sim_run(const void *arg, struct ft_error *err)
  * failed (77.37 without), the analytic engine's 187.31 with its 28th (141.07). The flow,
  * packet, analytic and ideal engines; a ring all-reduce, the tuner's pick, a tree on
  * forced channels, an all-to-all, a send/recv, the packet engine's ring and its tree on
- * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()).
+ * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()), and its LL chain
+ * broadcast on NCCL's launched channels (pkt_tree.c chain_channels(), chain_lines()).
  */
 static void
 test_oom_sim(void **state)
@@ -785,6 +786,7 @@ test_oom_sim(void **state)
 		{ "flow", "op: sendrecv, size: 64KiB" },
 		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
 		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
+		{ "packet", "op: broadcast, size: 64KiB, algo: ring, proto: ll" },
 		{ "packet", "op: alltoall, size: 16KiB" },
 		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
 		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },

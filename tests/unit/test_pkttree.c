@@ -1468,6 +1468,8 @@ test_chain_engines_agree(void **state)
 		const char *spec, *op, *size;
 		double band;     /* |packet / flow - 1| at most */
 		const char *why; /* past 3 %: the open gap it shows */
+		double lo, hi;   /* or, where lo < hi, packet / flow - 1 within [lo, hi]: a
+		                  * documented gap, which fails whether it closes or widens */
 	} row[] = {
 		{ "dgx-h100:1", "broadcast", "4MiB", 0.04,
 		  "LL128 at 4 MiB on one node: +2.9 %, not traced" },
@@ -1490,23 +1492,33 @@ test_chain_engines_agree(void **state)
 		{ "dgx-a100:2", "broadcast", "256MiB", 0.03, NULL },
 		{ "dgx-a100:2", "reduce", "256MiB", 0.03, NULL },
 		{ "dgx-b200:2", "broadcast", "64MiB", 0.03, NULL },
-		/* LL, one round of lines a hop: a hop inside a node takes max(NCCL's per-hop
-		 * latency, its path), not both (pkt_tree.c chain_walked_ps()); the flow engine
-		 * pays one NVLink path (0.6 us) beside the model's latency: -6.2 % (before
-		 * +20.5 %: 19.00 against 15.77 us) */
-		{ "dgx-h100:1", "broadcast", "64KiB", 0.07,
-		  "LL on one node: the flow engine's one NVLink path, -6.2 %" },
-		{ "dgx-h100:1", "reduce", "64KiB", 0.07,
-		  "LL on one node: the flow engine's one NVLink path, -6.2 %" },
-		/* LL on NCCL's one launched channel (chain_channels(), keep): the flow engine
-		 * pays the model's ramp, a hop between nodes waiting for the step at the
-		 * channel's pace on each of N = 2 crossings; the packet engine's ranks after a
-		 * crossing forward the step at the links' rate, and its broadcast chain on
-		 * channel 0 crosses once (sim.md, Limits) */
-		{ "dgx-a100:2", "broadcast", "64KiB", 0.21,
-		  "LL on one channel: one crossing, no pace after it, -19.7 %" },
-		{ "dgx-a100:2", "reduce", "64KiB", 0.13,
-		  "LL on one channel: no pace after a crossing, -11.3 %" },
+		/* LL, one round of lines a hop: a hop inside a node takes max(the model's per-hop
+		 * latency, its path), not both (pkt_setup.c node_walk_s()); before +20.5 % (19.00
+		 * against 15.77 us). -6.1 %: 0.60 us of it the flow engine's one NVLink path beside
+		 * the model's latency, the other 0.37 mostly the packet engine's S as 7 periods of the
+		 * cap (3.82 us) where the flow engine's is 8 (4.37), less its path walk past the
+		 * overhead (7 hops x 0.02 us) */
+		{ "dgx-h100:1", "broadcast", "64KiB", 0, "LL on one node: -6.1 % (see above)", -0.07,
+		  -0.05 },
+		{ "dgx-h100:1", "reduce", "64KiB", 0, "LL on one node: -6.1 % (see above)", -0.07,
+		  -0.05 },
+		/* LL on NCCL's launched channels across nodes (chain_channels(), keep): the flow
+		 * engine pays the model's ramp, a hop between nodes waiting for the step at the
+		 * channel's pace on each of N crossings; the packet engine's ranks after a
+		 * crossing forward the step at the links' rate, and its broadcast chain on channel
+		 * 0 crosses once (sim.md, Limits) */
+		{ "dgx-h100:2", "broadcast", "64KiB", 0,
+		  "LL across nodes: no pace after a crossing, -15.0 %", -0.16, -0.14 },
+		{ "dgx-a100:2", "broadcast", "64KiB", 0,
+		  "LL on one channel: one crossing, no pace after it, -19.7 %", -0.21, -0.185 },
+		{ "dgx-a100:2", "reduce", "64KiB", 0,
+		  "LL on one channel: no pace after a crossing, -12.9 %", -0.14, -0.12 },
+		/* LL128 at 4 KiB keeps the schedule's copies (chain_channels(): only LL runs on the
+		 * launched ones): +4.7 % and +10.2 %; on the launched copies +5.5 % and +10.7 % */
+		{ "dgx-a100:2", "broadcast, proto: ll128", "4KiB", 0,
+		  "LL128 at 4 KiB on the schedule's copies, +4.7 %", 0.04, 0.052 },
+		{ "dgx-h100:2", "broadcast, proto: ll128", "4KiB", 0,
+		  "LL128 at 4 KiB on the schedule's copies, +10.2 %", 0.095, 0.105 },
 	};
 
 	(void)state;
@@ -1515,7 +1527,7 @@ test_chain_engines_agree(void **state)
 		double pkt, fl;
 
 		/* (a row past 3 % names its reason) */
-		assert_true(row[i].band <= 0.03 || row[i].why != NULL);
+		assert_true((row[i].band <= 0.03 && row[i].lo >= row[i].hi) || row[i].why != NULL);
 		snprintf(op, sizeof(op), "{op: %s, size: %s}", row[i].op, row[i].size);
 		pkt = time_on(row[i].spec, op, "packet");
 		fl = time_on(row[i].spec, op, "flow");
@@ -1523,7 +1535,14 @@ test_chain_engines_agree(void **state)
 			print_message("# %s %s %s: packet %.2f us, flow %.2f us (%+.1f %%)\n",
 			              row[i].spec, row[i].op, row[i].size, pkt, fl,
 			              (pkt / fl - 1) * 100);
-		if (!(fabs(pkt - fl) <= row[i].band * fl))
+		if (row[i].lo < row[i].hi) {
+			if (!(pkt / fl - 1 >= row[i].lo && pkt / fl - 1 <= row[i].hi))
+				fail_msg("%s %s %s: packet %.2f us, flow %.2f us (%+.1f %%), window "
+				         "%+.1f to %+.1f %%: %s: the gap moved, the docs follow it",
+				         row[i].spec, row[i].op, row[i].size, pkt, fl,
+				         (pkt / fl - 1) * 100, row[i].lo * 100, row[i].hi * 100,
+				         row[i].why);
+		} else if (!(fabs(pkt - fl) <= row[i].band * fl))
 			fail_msg("%s %s %s: packet %.2f us, flow %.2f us, band %.0f %%%s%s",
 			         row[i].spec, row[i].op, row[i].size, pkt, fl, row[i].band * 100,
 			         row[i].why ? ": " : "", row[i].why ? row[i].why : "");
