@@ -32,9 +32,10 @@
  * links carry them); on gcp-a3-mega:2 they share a leaf (NIC -> leaf -> NIC). Every link
  * runs at one rate and every switch cuts through, so the last byte arrives after the
  * packets' serialisation on one link plus the path's latency, at line rate x payload /
- * (payload + header), however many paths the packets take. EFA: the header is the share the model gives the link (3,108 of
- * 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the model counts none, PS-TCPX), so
- * exactly line rate, the default 1 MiB window not binding on a path of a few us.
+ * (payload + header), however many paths the packets take. EFA: the header is the share
+ * the model gives the link (3,108 of 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the
+ * model counts none, PS-TCPX), so exactly line rate, the default 1 MiB window not binding
+ * on a path of a few us.
  */
 static void
 test_one_flow_line_rate(void **state)
