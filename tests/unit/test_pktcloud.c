@@ -734,7 +734,7 @@ test_srd_late_not_lost(void **state)
  * Agreement with the flow engine where nothing contends: an all-reduce of 64 MiB over
  * aws-p5:2 (EFA, 16 GPUs, sprayed over each GPU's 4 NICs) and gcp-a3-mega:2 (TCPXO, with
  * the model's ramp and the proxy's floor), the packet engine within 3 % of the flow
- * engine on EFA (measured +0.39 %) and 5 % on TCPXO (-3.88 %; -1.14 % unpaced: NCCL's tree
+ * engine on EFA (measured +0.30 %) and 5 % on TCPXO (-3.88 %; -1.14 % unpaced: NCCL's tree
  * cap, 50.6 GB/s a connection, binds on the NVLink chains in each node, not on the NICs;
  * paced at it, pkt_tree.c cap_pace(), the chains hand the NICs their loops 10 us apart
  * and TCP queues less, where the flow engine's fluid rates do not see it; more sizes in
