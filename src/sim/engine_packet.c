@@ -289,13 +289,34 @@ ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 
 static int try_send(struct pk_engine *e, uint32_t l);
 
-/* Flow @f's retransmit timeout: the run's, or (TCP) its connection's RFC 6298 estimate
- * over the floor, backed off by its timeouts in a row. */
+/*
+ * SRD's retransmit timeout for flow @f: RFC 6298 2.3's SRTT + 4 RTTVAR from its QP's
+ * estimate (pkt_cc.c srd_rtt_est()), floored at the run's timer (100 us, or
+ * retransmit_timeout: pkt_setup.c); the floor alone before any sample. The estimate is
+ * kept whatever the rate control (congestion_control none too: SRD's receiver ACKs
+ * every packet). A deep queue's round trip above the floor
+ * then stretches the timer past it, as a late packet's ACK would under RFC 6298, rather
+ * than resending what is only queued.
+ */
+uint64_t
+ft__pk_srd_rto(struct pk_engine *e, const struct pk_flow *f)
+{
+	const struct pk_dcqcn *d;
+
+	if (!e->sack || !(d = ft__pk_qp_cc(e, f))->srtt_ns)
+		return e->rto_ps;
+	return FT_MAX(e->rto_ps, ((uint64_t)d->srtt_ns + 4 * (uint64_t)d->rttvar_ns) * 1000);
+}
+
+/* Flow @f's retransmit timeout: the run's, SRD's (ft__pk_srd_rto()), or (TCP) its
+ * connection's RFC 6298 estimate over the floor, backed off by its timeouts in a row. */
 static uint64_t
 rto_of(struct pk_engine *e, const struct pk_flow *f)
 {
 	const struct pk_tcp *c;
 
+	if (e->sack)
+		return ft__pk_srd_rto(e, f);
 	if (!e->tcp || !(c = ft__pk_tcp_conn(e, f)))
 		return e->rto_ps;
 	return ft__pk_tcp_rto_ps(c, f->retries);
@@ -497,27 +518,21 @@ tcp_reopen(struct pk_engine *e, uint32_t fid, struct pk_tcp *t)
  * SRD's tail-loss probe timeout for flow @f: RFC 8985 7.2's PTO, 2 SRTT (taken as the
  * model: SRD's own tail recovery is not published), SRTT being its QP's RFC 6298
  * estimate over every sample so far (pkt_cc.c srd_rtt_est(), the QP's state wherever it
- * is now: ft__pk_qp_cc()), or without one (congestion_control none, or no ACK yet) the
- * path's both ways and one wire MTU at line rate; at most the retransmit timeout. It
- * was twice the lowest RTT plus the last sample's queueing, read from the message's own
- * record, which its QP's later samples no longer reached once its tail had left: a QP
- * of small messages kept its first sample (3 us on aws-p5:2), and packets sprayed over
- * a GPU's NICs and queued 9 us behind others of the chain were taken as lost (sim.md,
- * EFA).
+ * is now: ft__pk_qp_cc()), at most the retransmit timeout (ft__pk_srd_rto()); before
+ * any sample the retransmit timeout itself, as RFC 8985 7.2 takes 1 s capped by it.
  */
-static uint64_t
-srd_pto(struct pk_engine *e, const struct pk_flow *f)
+uint64_t
+ft__pk_srd_pto(struct pk_engine *e, const struct pk_flow *f)
 {
-	double rtt;
+	uint64_t rto = ft__pk_srd_rto(e, f);
 
-	if (e->srd) {
+	if (e->sack) {
 		const struct pk_dcqcn *d = ft__pk_qp_cc(e, f);
 
 		if (d->srtt_ns)
-			return FT_MIN((uint64_t)d->srtt_ns * 2000, e->rto_ps);
+			return FT_MIN((uint64_t)d->srtt_ns * 2000, rto);
 	}
-	rtt = 2 * (double)f->lat_ps / PK_PS_PER_S + (double)(e->mtu + e->hdr) / e->line_Bps;
-	return FT_MIN(s_to_ps(2 * rtt), e->rto_ps);
+	return rto;
 }
 
 /* Whether SRD's sender holds a selective ACK for packet @seq of @f. */
@@ -1134,7 +1149,7 @@ try_send(struct pk_engine *e, uint32_t l)
 
 			if (tail) {
 				e->nrto_queued++;
-				rc = ev_push(e, e->now_ps + srd_pto(e, f), PK_EV_RTO, fid,
+				rc = ev_push(e, e->now_ps + ft__pk_srd_pto(e, f), PK_EV_RTO, fid,
 				             (f->rto_gen & PK_RTO_GEN) | PK_RTO_PROBE);
 				if (rc < 0) {
 					pkt_free_raw(e, id);
@@ -1953,12 +1968,13 @@ receive(struct pk_engine *e, uint32_t id)
 			}
 		}
 	}
-	if (e->timely || e->srd) {
+	if (e->timely || e->srd || e->sack) {
 		/* An RTT sample per packet, as the HPCC simulator acknowledges every packet
 		 * (kb CC-TIMELY-HPCC); the sender keeps one per round trip (ft__pk_ev_rtt()).
 		 * Samples every 16 packets left a QP cut to its floor a sample per 0.5 ms
 		 * (64 KiB at 1 Gb/s) to climb back by. Its RTT is the packet's one-way time
-		 * plus the way back at high priority (one path latency). */
+		 * plus the way back at high priority (one path latency). SRD's ACK per
+		 * packet feeds its RTT estimate whatever its rate control (pkt_cc.c). */
 		uint64_t rtt = e->now_ps - e->pkts[id].t_sent_ps + f->lat_ps;
 		int rc = ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_RTT, fid,
 		                 (uint32_t)FT_MIN(rtt / 1000, (uint64_t)0x0fffffff));
@@ -2517,7 +2533,7 @@ rto_stale(struct pk_engine *e, uint32_t fid, uint32_t gen)
 }
 
 /*
- * SRD's tail-loss probe (armed when flow @fid's tail first left, srd_pto()): RFC 8985's
+ * SRD's tail-loss probe (armed when flow @fid's tail first left, ft__pk_srd_pto()): RFC 8985's
  * TLP taken as the model, SRD's own tail recovery not being published. No ACK for a
  * probe timeout while packets are out means that the ones no ACK named are lost, not
  * late (the ACKs of packets still on their way would keep coming): one recovery pass
@@ -2531,7 +2547,7 @@ static int
 srd_probe(struct pk_engine *e, uint32_t fid, uint32_t gen)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	uint64_t last = f->t_una_ps, pto = srd_pto(e, f);
+	uint64_t last = f->t_una_ps, pto = ft__pk_srd_pto(e, f);
 	int rc;
 
 	if (f->sack_bits)
@@ -2682,9 +2698,11 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		/* SRD's counts from the last ACK that moved snd_una (sack_rx()): the oldest
 		 * packet not acknowledged times out rto after it became the oldest, however
 		 * many packets past it are acknowledged meanwhile */
-		if (f->t_una_ps + e->rto_ps > e->now_ps) {
+		uint64_t rto = ft__pk_srd_rto(e, f);
+
+		if (f->t_una_ps + rto > e->now_ps) {
 			e->nrto_queued++;
-			return ev_push(e, f->t_una_ps + e->rto_ps, PK_EV_RTO, fid, gen);
+			return ev_push(e, f->t_una_ps + rto, PK_EV_RTO, fid, gen);
 		}
 	} else if (f->snd_una > f->rto_una) {
 		/*

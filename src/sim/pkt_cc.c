@@ -125,16 +125,27 @@ ft__pk_dcqcn_sent(struct pk_engine *e, struct pk_flow *f, uint32_t wire)
 	}
 }
 
+/* Whether message @f has handed its QP's state on: its last packet left. On SRD its
+ * task's mark says so (pk_flow_sent()), whatever a resend pass has done to snd_nxt since
+ * (go_back() and sack_hint() move it back below npkts); elsewhere, and for a message
+ * with no next one built (a lazy phase's), the tail in flight is the sign (sim.md,
+ * Limits). */
+static bool
+pk_qp_handed(struct pk_engine *e, const struct pk_flow *f)
+{
+	return f->snd_nxt >= f->npkts || (e->sack && task_at(e, f->task)->sent);
+}
+
 /* The state of message @f's QP now: it moved on with the QP's next message once @f's
  * last packet left (pk_flow_sent()); a lazy phase's QP keeps it where no built message
  * does (ft__pk_tree_cc()). */
 struct pk_dcqcn *
 ft__pk_qp_cc(struct pk_engine *e, const struct pk_flow *f)
 {
-	struct pk_dcqcn *d = f->snd_nxt >= f->npkts && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
+	struct pk_dcqcn *d = pk_qp_handed(e, f) && e->tlazy ? ft__pk_tree_cc(e, f) : NULL;
 	const struct pk_flow *next;
 
-	while (!d && f->snd_nxt >= f->npkts && (next = ft__pk_qp_next(e, f)) != NULL)
+	while (!d && pk_qp_handed(e, f) && (next = ft__pk_qp_next(e, f)) != NULL)
 		f = next;
 	return d ? d : pk_flow_cc(e, f);
 }
@@ -239,7 +250,7 @@ srd_rtt(struct pk_engine *e, struct pk_dcqcn *d, uint32_t rtt_ns)
  * estimator is not published (Shalev et al., IEEE Micro 2020: the sender paces from the
  * round trips it measures); RFC 6298's is the model. A resent packet's sample is its own
  * (the engine knows which copy arrived: Karn's ambiguity does not arise). The tail-loss
- * probe reads it (engine_packet.c srd_pto()).
+ * probe and the retransmit timer read it (engine_packet.c ft__pk_srd_pto(), ft__pk_srd_rto()).
  */
 static void
 srd_rtt_est(struct pk_dcqcn *d, uint32_t rtt_ns)
@@ -262,15 +273,19 @@ int
 ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns)
 {
 	struct pk_flow *f = flow_at(e, fid);
-	struct pk_dcqcn *d = pk_flow_cc(e, f);
+	/* (SRD's rate control too is the QP's, handed on with its state; TIMELY's stays
+	 * with the message) */
+	struct pk_dcqcn *d = e->srd ? ft__pk_qp_cc(e, f) : pk_flow_cc(e, f);
 	const double alpha = 0.875, beta = 0.8, t_low = 50e-6, t_high = 500e-6;
 	const double min_rtt = 20e-6, step = e->tm_step_Bps;
 	double rtt = rtt_ns * 1e-9, diff, grad, r = d->rc_Bps;
 	/* The sample's packet left one RTT ago (the completion is back now). */
 	uint64_t t_sent_ps = e->now_ps - FT_MIN((uint64_t)rtt_ns * 1000, e->now_ps);
 
-	if (e->srd) /* (the QP's estimate, where its timers read it: ft__pk_qp_cc()) */
-		srd_rtt_est(ft__pk_qp_cc(e, f), rtt_ns);
+	if (e->sack) /* (SRD's estimate, whatever its rate control: the QP's) */
+		srd_rtt_est(e->srd ? d : ft__pk_qp_cc(e, f), rtt_ns);
+	if (!e->timely && !e->srd)
+		return 0; /* (no rate control reads it) */
 	if (d->t_last_dec_ps && t_sent_ps < d->t_last_dec_ps)
 		return 0; /* sent before the last update: already counted */
 	d->t_last_dec_ps = FT_MAX(e->now_ps, 1);

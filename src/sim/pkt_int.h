@@ -99,6 +99,8 @@ struct pk_dcqcn {
 	uint32_t hai_n;
 	uint32_t rttvar_ns; /* SRD: and its RTTVAR (srd_rtt_est(), pkt_cc.c) */
 };
+/* (one per flow of a paced run: the memory figures of sim-log.md count 120 bytes) */
+_Static_assert(sizeof(struct pk_dcqcn) == 120, "struct pk_dcqcn grew: a record per flow");
 
 /*
  * One priority (traffic class, VL) of a port: its egress queue and sourced flows, and
@@ -796,6 +798,7 @@ struct pk_engine {
 	bool ibcc;
 	bool timely;
 	bool paced;   /* dcqcn, ibcc or timely: sources are rate-limited per QP */
+	bool qp_cc;   /* paced, or SRD (its RTT estimate): a record per QP (pk_flow_cc()) */
 	bool marking; /* dcqcn or ibcc: switches mark congestion */
 	double tm_step_Bps, tm_min_Bps; /* TIMELY: additive step (delta) and minimum rate */
 	uint64_t ccti_timer_ps;
@@ -1513,6 +1516,10 @@ int ft__pk_ev_rtt(struct pk_engine *e, uint32_t fid, uint32_t rtt_ns);
 /* The congestion control state of message @f's QP now (its own record, or its QP's next
  * message's once its last packet left): a paced run only. */
 struct pk_dcqcn *ft__pk_qp_cc(struct pk_engine *e, const struct pk_flow *f);
+/* SRD's retransmit timeout and tail-loss probe timeout for flow @f, in ps, from its QP's
+ * RFC 6298 estimate (engine_packet.c). */
+uint64_t ft__pk_srd_rto(struct pk_engine *e, const struct pk_flow *f);
+uint64_t ft__pk_srd_pto(struct pk_engine *e, const struct pk_flow *f);
 int ft__pk_pick_paced(struct pk_engine *e, uint32_t l, uint32_t c);
 void ft__pk_ecn_mark(struct pk_engine *e, uint32_t l, struct pk_pkt *k);
 
@@ -1733,7 +1740,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 		return 0;
 	if (t >= PK_VIRT) { /* a lazy phase's: fired once (its next message is not built) */
 		f->sent_task = PK_NONE;
-		if (e->paced)
+		if (e->qp_cc)
 			ft__pk_tree_handoff(e, f);
 		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 	}
@@ -1741,7 +1748,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 	if (own->sent)
 		return 0; /* told already: a go-back-N resend of the tail tells it once */
 	own->sent = 1;
-	if (e->paced && (next = ft__pk_qp_next(e, f)) != NULL)
+	if (e->qp_cc && (next = ft__pk_qp_next(e, f)) != NULL)
 		*pk_flow_cc(e, next) = *pk_flow_cc(e, f);
 	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
 }

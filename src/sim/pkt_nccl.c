@@ -269,7 +269,7 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 	/* A rank built for a split keeps the record of a flow that has a vertex of it on
 	 * its path alone (pkt_part.c). */
 	id = e->plan_owner ? ft__pk_part_add_flow(e, &f) : put_record(&e->flows, cursor, &f);
-	if (id < 0 || (e->paced && !e->cc_later && flow_cc_init(e, (uint32_t)id) < 0))
+	if (id < 0 || (e->qp_cc && !e->cc_later && flow_cc_init(e, (uint32_t)id) < 0))
 		return id < 0 ? id : FT_ENOMEM;
 	task_of(e, (uint32_t)t)->flow = (uint32_t)id;
 	/* ... and its task's record alone. */

@@ -493,7 +493,7 @@ pp_cc_whole(struct pk_engine *e)
 {
 	struct pk_dcqcn d0 = ft__pk_cc0(e);
 
-	if (!e->paced || !e->cc_later)
+	if (!e->qp_cc || !e->cc_later)
 		return 0;
 	e->cc_later = false;
 	for (size_t f = e->flow_cc.len; f < e->flows.len; f++)
@@ -615,7 +615,7 @@ pp_keep_cc(struct pk_engine *e, const struct pk_part *pp)
 	uint32_t n = 0, j = 0, *slot;
 	struct pk_dcqcn d0 = ft__pk_cc0(e);
 
-	if (!e->paced)
+	if (!e->qp_cc)
 		return 0;
 	if (FT_NEVER(e->started || e->cc_slot))
 		return FT_EINVAL;

@@ -225,6 +225,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->tcp_pace = e->tcp && e->pc.tcp_pacing == FT_PKT_ON && !e->dcqcn && !e->ibcc &&
 	              !e->timely && !e->srd;
 	e->paced = e->dcqcn || e->ibcc || e->timely || e->srd || e->tcp_pace;
+	e->qp_cc = e->paced || e->sack; /* (SRD's RTT estimate, whatever its rate control) */
 	e->marking = e->dcqcn || e->ibcc;
 	/* IB CC defaults (kb CC-IB): CCTI_Timer 10 us (the OMNeT++ example's), CCTI_Increase
 	 * 1, a 128-entry table, Marking_Rate 10 (the Mellanox CC manager's). */

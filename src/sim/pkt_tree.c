@@ -2186,7 +2186,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.lag_of = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	nwait = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	at = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
-	if (e->paced) { /* (its QPs' congestion control state: flow_qp()) */
+	if (e->qp_cc) { /* (its QPs' congestion control state: flow_qp()) */
 		size_t nqp = (size_t)tb->rb.n * p.nq + 1;
 
 		p.qcc = ft_calloc(nqp, sizeof(*p.qcc));

@@ -32,9 +32,10 @@
  * links carry them); on gcp-a3-mega:2 they share a leaf (NIC -> leaf -> NIC). Every link
  * runs at one rate and every switch cuts through, so the last byte arrives after the
  * packets' serialisation on one link plus the path's latency, at line rate x payload /
- * (payload + header), however many paths the packets take. EFA: the header is the share the model gives the link (3,108 of
- * 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the model counts none, PS-TCPX), so
- * exactly line rate, the default 1 MiB window not binding on a path of a few us.
+ * (payload + header), however many paths the packets take. EFA: the header is the share
+ * the model gives the link (3,108 of 3,200 Gb/s: 121 bytes at MTU 4096); TCP: none (the
+ * model counts none, PS-TCPX), so exactly line rate, the default 1 MiB window not binding
+ * on a path of a few us.
  */
 static void
 test_one_flow_line_rate(void **state)
@@ -233,12 +234,13 @@ timeouts_of(const struct net *n, const struct ft_sim_counters *c)
  * run completes, no sooner than the receiver's link takes all 15 MiB. Every sender had
  * RTT samples for SRD's delay rule. SRD resends only what no ACK named: every packet
  * sent either drops or arrives, first or again, so resends = drops + duplicates at the
- * receivers exactly. A flow's timer runs 100 us from the last ACK that moved its snd_una,
- * and a gap hint resends a packet 64 ACKs past it (28 hints), so a packet still queued
- * may be resent: duplicates stay under 1 % of drops (measured: 4,646 drops of 8,486
- * packets sent, 4,646 resends, none twice, 374.2 us; with the timer restarted by any
- * ACK and no hint 5,316 drops and 548.9 us; go-back-N resent 6,784 for 5,585). The run is
- * the same twice.
+ * receivers exactly. A flow's timer runs 100 us (or SRTT + 4 RTTVAR, if more) from the
+ * last ACK that moved its snd_una, and a gap hint resends a packet 64 ACKs past it. A
+ * timeout's pass resends every packet no ACK named, some of them still queued (the hot
+ * port's queue holds 1.7 MB, 138 us at line rate): the duplicates are those, at most
+ * one per timeout; a probe or a hint that resent packets only late would show as more
+ * (measured: 4,715 drops of 8,561 packets sent, 4,721 resends, 6 duplicates from 4 of
+ * the 17 timeouts, 28 hints, 11 probes, 374.9 us). The run is the same twice.
  */
 static void
 test_efa_incast(void **state)
@@ -278,7 +280,7 @@ test_efa_incast(void **state)
 		for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
 			dups += c.port[l].dup_requests;
 		assert_int_equal(c.nretx, c.ndrops + dups);
-		assert_true(dups * 100 <= c.ndrops); /* a packet still queued, resent */
+		assert_true(dups <= timeouts_of(&n, &c)); /* still queued at a timeout */
 		assert_true(c.port[hot].q_max_bytes <= pe->sw_limit);
 		if (k == 0)
 			assert_int_equal(c.ndrops, 0);
@@ -507,14 +509,21 @@ test_srd_selective_closed_form(void **state)
 				              (unsigned long long)pk(e)->nsrd_probes,
 				              (unsigned long long)timeouts);
 			/* the probe within 20 us of the tail's last ACK (the flow on the wire:
-			 * N x 0.337 us), each timeout 100 us after the last ACK of the pass
+			 * N x 0.337 us), 100 us later where the tail left before any ACK was
+			 * back (N <= 8: within 2.7 us, under the round trip of store and
+			 * forward) and the probe's timeout is then the timer's (no RTT sample,
+			 * RFC 8985 7.2); each timeout 100 us after the last ACK of the pass
 			 * before it (a pass of at most N / 2 packets and a round trip) */
-			if (tiny)
-				assert_true(c.makespan_s > (double)(P > 0 ? P - 1 : 0) * 100e-6 &&
+			if (tiny) {
+				double first = P > 0 && N <= 8 ? 100e-6 : 0;
+
+				assert_true(c.makespan_s >
+				                    (double)(P > 0 ? P - 1 : 0) * 100e-6 + first &&
 				            c.makespan_s < (double)(P > 0 ? P - 1 : 0) *
 				                                           (100e-6 + 3e-6 +
 				                                            (double)N * 0.2e-6) +
-				                                   20e-6 + (double)N * 0.4e-6);
+				                                   first + 20e-6 + (double)N * 0.4e-6);
+			}
 			ft_packet_engine.destroy(e);
 			e = run_pairs(&ft_packet_engine, &n, &cfg, ends, 1, N * 4096, &c2);
 			assert_same_run(&c, &c2);
@@ -692,13 +701,11 @@ op_time(const char *cluster, enum ft_op op, uint64_t bytes, const char *engine)
  * Packets that are late are not lost: the broadcast of 4 MiB over aws-p5:2, the tuner's
  * ring with LL128, sends each channel's chain as messages of 3 packets, sprayed packet by
  * packet over a GPU's 4 NICs, where some wait behind others of the chain at the sending
- * NICs' ports (messages done in up to 9.7 us against a 3 us round trip). Nothing drops (the default buffers), so nothing is to be resent: no
- * tail-loss probe fires and no packet goes twice. Before, the probe's timeout was read
- * from each message's own record, which its QP's later samples no longer reached once
- * its tail had left: twice the QP's first round trip, 6 us, and 211 packets went twice.
- * At this size the resends cost no time (181.09 us before, 181.10 after); the packet
- * engine is within 15 % of the flow engine (measured +11.19 %; the rest is open, sim.md
- * Limits).
+ * NICs' ports (messages done in up to 9.7 us against a 3 us round trip). Nothing drops
+ * (the default buffers), so nothing is to be resent: no tail-loss probe fires and no
+ * packet goes twice (the probe's timeout is twice the QP's SRTT, which its later samples
+ * keep up to date whichever of its messages sends). The packet engine is within 15 % of
+ * the flow engine (measured +11.19 %; the rest is open, sim.md Limits).
  */
 static void
 test_srd_late_not_lost(void **state)
@@ -727,7 +734,7 @@ test_srd_late_not_lost(void **state)
  * Agreement with the flow engine where nothing contends: an all-reduce of 64 MiB over
  * aws-p5:2 (EFA, 16 GPUs, sprayed over each GPU's 4 NICs) and gcp-a3-mega:2 (TCPXO, with
  * the model's ramp and the proxy's floor), the packet engine within 3 % of the flow
- * engine on EFA (measured +0.39 %) and 5 % on TCPXO (-3.88 %; -1.14 % unpaced: NCCL's tree
+ * engine on EFA (measured +0.30 %) and 5 % on TCPXO (-3.88 %; -1.14 % unpaced: NCCL's tree
  * cap, 50.6 GB/s a connection, binds on the NVLink chains in each node, not on the NICs;
  * paced at it, pkt_tree.c cap_pace(), the chains hand the NICs their loops 10 us apart
  * and TCP queues less, where the flow engine's fluid rates do not see it; more sizes in

@@ -334,6 +334,39 @@ test_qp_next(void **state)
 }
 
 /*
+ * SRD's QP state stays with the message it was handed to even where a resend pass moves
+ * a message's snd_nxt back below its packets (go_back() and sack_hint() do, after the
+ * tail left): ft__pk_qp_cc() of any of a connection's 12 messages is the record of the
+ * connection's last one (all sent), whatever its snd_nxt reads, not its own.
+ */
+static void
+test_qp_cc_after_resend(void **state)
+{
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_IBCC };
+	struct pk_run r;
+	struct pk_engine *e;
+	uint32_t i;
+
+	(void)state;
+	ring_run(&r, 4, 8u << 20, &pc, 1);
+	e = ft_container_of(r.e, struct pk_engine, base);
+	assert_true(e->paced);
+	e->sack = true; /* (SRD's resend passes are the ones that move snd_nxt back) */
+	for (i = 0; i < e->flows.len; i++) {
+		struct pk_flow *f = ft_vec_at(&e->flows, i);
+		const struct pk_flow *last = ft_vec_at(&e->flows, i - i % 12 + 11);
+		uint32_t nxt = f->snd_nxt;
+
+		assert_int_equal(nxt, f->npkts);
+		f->snd_nxt = f->npkts / 2; /* a resend pass from the middle */
+		assert_ptr_equal(ft__pk_qp_cc(e, f), pk_flow_cc(e, last));
+		f->snd_nxt = nxt;
+	}
+	e->sack = false;
+	pk_run_free(&r);
+}
+
+/*
  * NCCL's cutting of a send (src/init.cc, enqueue.cc, graph/paths.cc at their defaults;
  * kb ENV-BUFFSIZE, ENV-NCH_NET_PEER), worked by hand:
  * - 2 ranks on 2 nodes, 64 MiB, 50 GB/s NICs: ceil(50 / 14) = 4 channels per peer, the
@@ -2432,6 +2465,7 @@ main(void)
 		cmocka_unit_test(test_ring_unchunked),
 		cmocka_unit_test(test_ring_qps),
 		cmocka_unit_test(test_qp_next),
+		cmocka_unit_test(test_qp_cc_after_resend),
 		cmocka_unit_test(test_p2p_sizes),
 		cmocka_unit_test(test_p2p_pipelined),
 		cmocka_unit_test(test_p2p_windowed),

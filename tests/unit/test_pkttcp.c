@@ -1716,11 +1716,13 @@ test_tcp_pacing_incast(void **state)
 /*
  * SRD's tail-loss probe (RFC 8985's PTO as the model): one EFA flow of 256 packets, no
  * rate control, its packet 250 lost (within the last 64: no ACK comes 64 places past it,
- * so no gap hint). The sender's last ACK (packet 255's) comes back a path latency after
- * that packet arrived; a probe timeout later (2 x (2 path latencies + one wire packet time)
- * without an RTT sample) the probe's pass resends packet 250, which arrives one wire time
- * and a path latency later: the flow ends PTO + RTT after it would have, where the 100
- * us timer would have taken 100 us. Nothing times out, one probe, one resend.
+ * so no gap hint). SRD's ACKs feed the QP's RTT estimate whatever its rate control: alone
+ * on its paths every sample is R = floor((2 path latencies + one wire packet time) / 1
+ * ns), SRTT = R. The sender's last ACK (packet 255's) comes back a path latency after
+ * that packet arrived; 2 SRTT later the probe's pass resends packet 250, which arrives
+ * one wire time and a path latency later: the flow ends 2 R + RTT after it would have,
+ * to the picosecond, where the 100 us timer would have taken 100 us. Nothing times out,
+ * one probe, one resend.
  */
 static void
 test_srd_tail_probe(void **state)
@@ -1740,8 +1742,10 @@ test_srd_tail_probe(void **state)
 	assert_true(pk(e)->sack && pk(e)->may_drop);
 	base = c0.makespan_s;
 	lat = (double)((const struct pk_flow *)ft_vec_at(&pk(e)->flows, 0))->lat_ps / PS;
-	T = (4096.0 + pk(e)->hdr) / pk(e)->line_Bps;
-	pto = 2 * (2 * lat + T);
+	T = (double)(uint64_t)((4096.0 + pk(e)->hdr) / pk(e)->line_Bps * PS + 0.5) / PS;
+	pto = 2 * floor((2 * lat + T) * 1e9) * 1e-9;
+	assert_int_equal(pk_flow_cc(pk(e), ft_vec_at(&pk(e)->flows, 0))->srtt_ns,
+	                 (uint64_t)(pto * 1e9 / 2 + 0.5));
 	ft_packet_engine.destroy(e);
 	e = tcp_flow(&n, ends, &pc, 256, &lost, 1, &c);
 	if (getenv("FT_PKTTCP_PRINT"))
@@ -1758,7 +1762,7 @@ test_srd_tail_probe(void **state)
 	for (uint32_t l = 0; l < ft_topo_nlinks(n.t); l++)
 		assert_int_equal(c.port[l].ack_timeouts, 0);
 	/* the last ACK at base + lat, the probe PTO later, the resend T + lat after it */
-	assert_double_equal(c.makespan_s, base + lat + pto + T + lat, 1e-9);
+	assert_double_equal(c.makespan_s, base + lat + pto + T + lat, 2e-12);
 	assert_true(c.makespan_s < base + 100e-6 / 5);
 	ft_packet_engine.destroy(e);
 	ft_topo_free(n.t);
@@ -1815,6 +1819,57 @@ test_srd_tail_probe_srtt(void **state)
 	assert_double_equal(c.makespan_s,
 	                    base + (double)(2 * lat_ps + 2 * r_ns * 1000 + t_ps) / PS, 2e-12);
 	ft_packet_engine.destroy(e);
+	ft_topo_free(n.t);
+}
+
+/*
+ * SRD's estimator on samples that vary, and the timers read from it (RFC 6298 2.2 and
+ * 2.3 with alpha 1/8 and beta 1/4, SRTT rounded to the nearest ns and RTTVAR down): R =
+ * 3000 ns sets SRTT 3000 and RTTVAR 1500; R = 12000 gives RTTVAR 3/4 1500 + 1/4 9000 =
+ * 3375 and SRTT 7/8 3000 + 12000 / 8 = 4125; R = 3000 again gives RTTVAR 3/4 3375 + 1/4
+ * 1125 = 2812.5, 2812, and SRTT 3609.375 + 375 = 3984.375, 3984. The probe timeout is
+ * then 2 SRTT, 7968 ns (twice the lowest RTT plus the last sample's queueing would be
+ * 6000 ns), and the retransmit timeout SRTT + 4 RTTVAR = 15232 ns over a 5 us
+ * retransmit_timeout, or the 100 us floor where none is given. A fresh record has no
+ * estimate: both timers are the retransmit timeout (RFC 8985 7.2's fallback).
+ */
+static void
+test_srd_rtt_estimator(void **state)
+{
+	static const uint32_t r[] = { 3000, 12000, 3000 };
+	static const uint32_t srtt[] = { 3000, 4125, 3984 }, rttvar[] = { 1500, 3375, 2812 };
+	struct net n;
+	uint32_t ends[2];
+	struct ft_packet_cfg pc = { .cc = FT_PKT_CC_SRD };
+	struct ft_sim_counters c;
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_flow *f;
+	struct pk_dcqcn *d;
+
+	(void)state;
+	net_build(&n, "aws-p5:2", NULL);
+	ends[0] = ft_topo_nic(n.t, 0, 0);
+	ends[1] = ft_topo_nic(n.t, 1, 0);
+	for (int floor = 0; floor < 2; floor++) {
+		pc.rto_s = floor ? 0 : 5e-6;
+		e = tcp_flow(&n, ends, &pc, 4, NULL, 0, &c);
+		pe = ft_container_of(e, struct pk_engine, base);
+		f = ft_vec_at(&pe->flows, 0);
+		d = pk_flow_cc(pe, f);
+		assert_true(pe->srd && pe->sack);
+		d->srtt_ns = d->rttvar_ns = 0;
+		assert_int_equal(ft__pk_srd_rto(pe, f), pe->rto_ps);
+		assert_int_equal(ft__pk_srd_pto(pe, f), pe->rto_ps);
+		for (size_t i = 0; i < FT_ARRAY_SIZE(r); i++) {
+			assert_int_equal(ft__pk_ev_rtt(pe, 0, r[i]), 0);
+			assert_int_equal(d->srtt_ns, srtt[i]);
+			assert_int_equal(d->rttvar_ns, rttvar[i]);
+		}
+		assert_int_equal(ft__pk_srd_pto(pe, f), 7968000);
+		assert_int_equal(ft__pk_srd_rto(pe, f), floor ? 100000000 : 15232000);
+		ft_packet_engine.destroy(e);
+	}
 	ft_topo_free(n.t);
 }
 
@@ -2143,6 +2198,7 @@ main(void)
 		cmocka_unit_test(test_tcp_knobs),
 		cmocka_unit_test(test_srd_tail_probe),
 		cmocka_unit_test(test_srd_tail_probe_srtt),
+		cmocka_unit_test(test_srd_rtt_estimator),
 		cmocka_unit_test(test_tcp_blackhole_fails),
 		cmocka_unit_test(test_tcp_line_text),
 		cmocka_unit_test(test_tcp_pipe_read_first),
