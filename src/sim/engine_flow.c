@@ -360,24 +360,26 @@ switch_flow(const struct ft_sched_flow *fl)
  * of p into a: going up (the reduction) from those going up; going down from those going
  * down, or at the top (no flow of p comes down into a) from those going up. Its stage is
  * one more than theirs (0 with none). An NVLS tree's flows into and out of the switch are
- * its first and last stages around its trees. Returns the stages, or 0 when the phase is no
- * pipeline (a flow without a direction, or a cycle).
+ * its first and last stages around its trees. Sets @nst to the stages, 0 when the phase is
+ * no pipeline (a flow without a direction, or a cycle). Returns 0, or FT_ENOMEM (the
+ * run's error: a phase whose stages could not be counted is not run whole in their place).
  */
-static uint32_t
+FT_MUST_CHECK static int
 phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint32_t n,
-             uint32_t *stage)
+             uint32_t *stage, uint32_t *nst)
 {
 	/* an NVLS tree, or NVLS across nodes (its network flows marked net) */
 	bool nvls = sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_NVLS;
 	uint32_t *ord, m = 0, f, it, top = 0;
 	bool changed = true;
 
+	*nst = 0;
 	for (f = 0; f < n; f++)
 		if (fl[f].dir != FT_SCHED_UP && fl[f].dir != FT_SCHED_DOWN)
 			return 0;
 	ord = ft_calloc(FT_MAX(n, 1u), sizeof(uint32_t));
 	if (!ord)
-		return 0;
+		return FT_ENOMEM;
 	for (f = 0; f < n; f++) {
 		stage[f] = 0;
 		if (!nvls || !switch_flow(&fl[f]))
@@ -412,8 +414,10 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 		return 0; /* a cycle: no pipeline */
 	for (f = 0; f < n; f++)
 		top = FT_MAX(top, stage[f] + 1);
-	if (!nvls)
-		return top;
+	if (!nvls) {
+		*nst = top;
+		return 0;
+	}
 	/* into the switch first, the trees (or the network's switches) after, out of the
 	 * switch last */
 	for (f = 0; f < n; f++) {
@@ -422,7 +426,8 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 		else
 			stage[f]++;
 	}
-	return top + 2;
+	*nst = top + 2;
+	return 0;
 }
 
 /*
@@ -457,8 +462,8 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		if (fl[f].start_ns > 0)
 			break;
 	}
-	if (f == ph->nflows)
-		nst = phase_stages(sc, fl, ph->nflows, stage);
+	if (f == ph->nflows && phase_stages(sc, fl, ph->nflows, stage, &nst) < 0)
+		goto out;
 	if (nst < 2) {
 		rc = 1;
 		goto out;

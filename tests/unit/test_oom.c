@@ -829,6 +829,54 @@ test_oom_sim(void **state)
 }
 
 /*
+ * A phase the flow engine runs in chunks counts its stages first (engine_flow.c
+ * phase_stages(), an allocation): out of memory there is the run's error, never the phase
+ * run whole in place of its pipeline. A forced CollNetChain all-reduce of 1 MiB on two
+ * 2-GPU DGX H100 with SHARP, every allocation failed in turn: FT_ENOMEM, or past the last
+ * one the unfailed time to the bit. (With the count's failure read as "no pipeline", the
+ * run ended in another time.)
+ */
+static void
+test_oom_sim_chunked_phase(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: sharp-2x2\n"
+	        "  nodes: { preset: dgx-h100, count: 2, gpus: 2, nics: { count: 2 } }\n"
+	        "  fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 1MiB, algo: collnet_chain}\n";
+	struct sim_case sc = { .engine = "flow" };
+	struct ft_scenario *s = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	unsigned long n;
+
+	(void)state;
+	if (ft_scenario_load_buffer(text, strlen(text), "t.yaml", &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	sc.sc = s;
+	ft_sim_overrides_init(&ov);
+	ov.engine = sc.engine;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(s, &ov, NULL, &rep, &err) < 0)
+		fail_msg("collnet_chain on flow: %s", err.msg);
+	assert_true(ft_run_nrows(&rep.run) > 0);
+	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_chain");
+	sc.base_us = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	assert_true(sc.base_us > 0);
+	n = sweep("a forced collnet_chain on flow", sim_run, &sc);
+	print_message("# a forced collnet_chain on flow: %lu allocations swept\n", n);
+	assert_true(n > 0);
+	ft_scenario_free(s);
+}
+
+/*
  * A forced nvls across nodes without fabric.sharp is refused (FT_EINVAL), the message
  * listing what the tuner runs here instead (run.c runs_here(), which asks the tuner on
  * node groups, an allocation each). Every allocation of the run failed in turn: FT_ENOMEM,
@@ -924,6 +972,7 @@ main(void)
 		cmocka_unit_test(test_oom_share_slots),
 		cmocka_unit_test(test_oom_scenario_sniff),
 		cmocka_unit_test(test_oom_sim),
+		cmocka_unit_test(test_oom_sim_chunked_phase),
 		cmocka_unit_test(test_oom_sim_runs_here),
 	};
 
