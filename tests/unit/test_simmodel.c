@@ -1020,6 +1020,21 @@ spec_file(const char *name, const char *text, char *path, size_t len)
 	fclose(fp);
 }
 
+/* @nodes DGX H100 with SHARP on an NDR rail fat-tree (name sharp-@nodes) written to the spec
+ * file @name; its path into @path. */
+static void
+sharp_spec(unsigned nodes, const char *name, char *path, size_t len)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+	         "name: sharp-%u\n"
+	         "nodes: { preset: dgx-h100, count: %u }\n"
+	         "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n",
+	         nodes, nodes);
+	spec_file(name, text, path, len);
+}
+
 /* Two one-GPU DGX H100 nodes on an NDR fat-tree with @cable of cable latency (a YAML
  * duration) written to the spec file @name; its path into @path. */
 static void
@@ -1863,15 +1878,10 @@ flow_agrees_on_collnet_chain(void)
 {
 	static const uint64_t sizes[] = { 1u << 20, 4u << 20, 16u << 20, 64u << 20, 256u << 20 };
 	static const unsigned nodes[] = { 4, 16 };
-	char path[512], text[256];
+	char path[512];
 
 	for (size_t n = 0; n < FT_ARRAY_SIZE(nodes); n++) {
-		snprintf(text, sizeof(text),
-		         "name: sharp-%u\n"
-		         "nodes: { preset: dgx-h100, count: %u }\n"
-		         "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n",
-		         nodes[n], nodes[n]);
-		spec_file("simmodel-collnet-chain.yaml", text, path, sizeof(path));
+		sharp_spec(nodes[n], "simmodel-collnet-chain.yaml", path, sizeof(path));
 		for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
 			double m, f, tm;
 
@@ -1902,15 +1912,10 @@ flow_agrees_on_nvls_net(void)
 {
 	static const uint64_t sizes[] = { 1u << 20, 64u << 20, 1u << 30 };
 	static const unsigned nodes[] = { 2, 4 };
-	char path[512], text[256];
+	char path[512];
 
 	for (size_t n = 0; n < FT_ARRAY_SIZE(nodes); n++) {
-		snprintf(text, sizeof(text),
-		         "name: sharp-%u\n"
-		         "nodes: { preset: dgx-h100, count: %u }\n"
-		         "fabric: { kind: rail-fat-tree, link: ndr, sharp: true }\n",
-		         nodes[n], nodes[n]);
-		spec_file("simmodel-nvls-net.yaml", text, path, sizeof(path));
+		sharp_spec(nodes[n], "simmodel-nvls-net.yaml", path, sizeof(path));
 		for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++) {
 			double m = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_NVLS, FT_PROTO_SIMPLE,
 			                 sizes[k], NULL);
