@@ -749,7 +749,7 @@ test_caps_listed_when_reached(void **state)
 				}
 			}
 		}
-		print_message("low cap %.2f GB/s: %llu lists (eager %llu), %llu late\n", low[c],
+		print_message("# low cap %.2f GB/s: %llu lists (eager %llu), %llu late\n", low[c],
 		              (unsigned long long)lists[0], (unsigned long long)lists[1],
 		              (unsigned long long)late);
 		/* the deferred lists were made, some after a link froze flows, and not

@@ -3535,16 +3535,17 @@ test_pat_agrees_on_one_gpu_nodes(void **state)
 	agree_reset();
 	busbw_routing = FT_ROUTING_DMODK; /* no two flows on one fabric link: the model's premise */
 	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		struct ft_cluster_spec cs;
+		struct ft_error err = { 0 };
+
 		one_gpu_nodes(counts[i], path, sizeof(path));
+		assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
 		for (o = 0; o < FT_ARRAY_SIZE(ops); o++)
 			for (b = 64u << 10; b <= (64u << 20); b *= 4) {
-				struct ft_cluster_spec cs;
 				struct ft_model_query q;
 				struct ft_model_result pick;
-				struct ft_error err = { 0 };
 				double m, f;
 
-				assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
 				ft_model_query_init(&q, ops[o], b);
 				q.tuner_only = true;
 				assert_int_equal(ft_model_eval(&cs, &q, &pick, &err), 0);
