@@ -3430,7 +3430,7 @@ test_collnet_chain_pcie_rows(void **state)
 		q.nccl_version = releases[i];
 		assert_int_equal(ft_model_eval(&cs, &q, &m, &err), 0);
 		gap[i] = m.time_s - r->time_us * 1e-6;
-		print_message("%u: model %.2f us, flow %.2f us\n", releases[i], m.time_s * 1e6,
+		print_message("# %u: model %.2f us, flow %.2f us\n", releases[i], m.time_s * 1e6,
 		              r->time_us);
 		ft_sim_report_release(&rep);
 		ft_scenario_free(sc);
