@@ -1329,8 +1329,9 @@ lane_nic(const struct pk_engine *e, uint32_t g, uint32_t lane)
 static uint32_t
 stripe_lanes(const struct pk_engine *e, const struct pk_flow *f)
 {
-	return FT_MAX(FT_MAX(ft__sim_gpu_lanes(e->topo, f->src), ft__sim_gpu_lanes(e->topo, f->dst)),
-	              1u);
+	uint32_t a = ft__sim_gpu_lanes(e->topo, f->src), b = ft__sim_gpu_lanes(e->topo, f->dst);
+
+	return FT_MAX(FT_MAX(a, b), 1u);
 }
 
 /*
