@@ -288,6 +288,7 @@ ring_pop(struct pk_engine *e, uint32_t l, uint32_t c)
 }
 
 static int try_send(struct pk_engine *e, uint32_t l);
+static int stripe_first(struct pk_engine *e, uint32_t fid, const struct pk_flow *f);
 
 /*
  * SRD's retransmit timeout for flow @f: RFC 6298 2.3's SRTT + 4 RTTVAR from its QP's
@@ -1135,6 +1136,15 @@ try_send(struct pk_engine *e, uint32_t l)
 		k->dst = f->dst;
 		k->path_off = f->npath ? f->path_off : pk_flowlet_row(e, f, f->snd_nxt);
 		k->seq = rtx != PK_NONE ? rtx : f->snd_nxt++;
+		/* (its first send of packet 0: before a resend pass, which marks the highest
+		 * packet sent) */
+		if (e->spray && k->seq == 0 && rtx == PK_NONE && f->nic_link != PK_NONE &&
+		    f->nic_rx_link != PK_NONE &&
+		    !(e->sack && f->sack_bits && f->sack_bits[PK_SACK_MAX]) &&
+		    (rc = stripe_first(e, fid, f)) < 0) {
+			pkt_free_raw(e, id);
+			return rc;
+		}
 		if (t) {
 			rc = tcp_sent(e, fid, f, t, k->seq, rtx != PK_NONE);
 			if (rc < 0) {
@@ -1314,14 +1324,61 @@ lane_nic(const struct pk_engine *e, uint32_t g, uint32_t lane)
 	return ft_topo_nic(e->topo, vx->node, first + lane % ft__sim_gpu_lanes(e->topo, g));
 }
 
+/* The NICs a flow between two GPUs stripes over: the more of its ends' (lane k of one
+ * GPU and of the other share a rail). */
+static uint32_t
+stripe_lanes(const struct pk_engine *e, const struct pk_flow *f)
+{
+	uint32_t a = ft__sim_gpu_lanes(e->topo, f->src), b = ft__sim_gpu_lanes(e->topo, f->dst);
+
+	return FT_MAX(FT_MAX(a, b), 1u);
+}
+
+/*
+ * aws-ofi-nccl's scheduler (aws/aws-ofi-nccl src/nccl_ofi_scheduler.c
+ * set_schedule_by_threshold(), one per device: nccl_ofi_rdma.c device->scheduler) sends a
+ * message of at most OFI_NCCL_ROUND_ROBIN_THRESHOLD bytes (8 KiB by default) whole on
+ * one rail, the next of a round-robin counter, and cuts a larger one into equal stripes,
+ * one per rail (nccl_net_ofi_set_multiplexing_schedule(), 128-byte aligned for LL128).
+ * The engine keeps whole packets: a small message's packets all take the GPU's next
+ * lane, and the counter moves on by one; a larger one's take the lanes in turn, packet
+ * by packet, from the counter, which moves on by its packets. So every rail carries its
+ * share of the GPU's bytes over a few messages, as the stripes give it within each;
+ * lanes restarted at each message (hash + seq) would leave a rail idle under LL128's
+ * 3-packet messages (sim-log.md, 2026-12-07). Called at flow @fid's first send of its
+ * packet 0; 0 or FT_ENOMEM.
+ */
+#define PK_OFI_RR_BYTES 8192u
+static int
+stripe_first(struct pk_engine *e, uint32_t fid, const struct pk_flow *f)
+{
+	uint32_t lanes = stripe_lanes(e, f), *rr = &e->lane_rr[f->src];
+
+	while (e->lane0.len <= fid)
+		if (ft_vec_push(&e->lane0, NULL) < 0)
+			return FT_ENOMEM;
+	FT_VEC_AT(&e->lane0, uint8_t, fid) = (uint8_t)(*rr % FT_MIN(lanes, 256u));
+	*rr = (*rr + (f->bytes <= PK_OFI_RR_BYTES ? 1 : f->npkts)) % lanes;
+	return 0;
+}
+
+/* The lane of packet @seq of flow @fid (@f) (stripe_first()). */
+static uint32_t
+stripe_lane(const struct pk_engine *e, uint32_t fid, const struct pk_flow *f, uint32_t seq)
+{
+	uint32_t l0 = fid < e->lane0.len ? FT_VEC_AT(&e->lane0, uint8_t, fid) : 0;
+
+	return (l0 + (f->bytes <= PK_OFI_RR_BYTES ? 0 : seq)) % stripe_lanes(e, f);
+}
+
 /*
  * Where a sprayed packet at vertex @v heads for. SRD sprays over the fabric between two
  * NICs, and aws-ofi-nccl stripes a GPU's transfers over all the NICs it groups for the
  * GPU (docs/internals/sim.md, "EFA and GPUDirect-TCPX/O"): a flow between GPUs that drive
- * several NICs takes them in turn packet by packet, lane (hash + seq) mod NICs on both
- * ends (lane k of one GPU and of the other share a rail), else its route's NICs. Inside
- * the sending node the packet heads for its NIC, from there through the fabric's switches
- * for the receiving NIC, inside the receiving node for its destination.
+ * several NICs takes the lane of its packet (stripe_lane()) on both ends, else its
+ * route's NICs. Inside the sending node the packet heads for its NIC, from there through
+ * the fabric's switches for the receiving NIC, inside the receiving node for its
+ * destination.
  */
 static uint32_t
 spray_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
@@ -1332,9 +1389,7 @@ spray_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
 
 	if (f->nic_link == PK_NONE || f->nic_rx_link == PK_NONE)
 		return k->dst;
-	lane = (uint32_t)((ft_mix64(f->hash) + k->seq) %
-	                  FT_MAX(ft__sim_gpu_lanes(e->topo, f->src),
-	                         ft__sim_gpu_lanes(e->topo, k->dst)));
+	lane = stripe_lane(e, k->flow, f, k->seq);
 	snic = lane_nic(e, f->src, lane);
 	dnic = lane_nic(e, k->dst, lane);
 	if (snic == UINT32_MAX || dnic == UINT32_MAX) {

@@ -817,6 +817,11 @@ struct pk_engine {
 	 * equal-cost ports (spray), a lossy fabric, the delay-based AIMD (srd). TCP
 	 * (GPUDirect-TCPX/O): a window of wnd_pkts packets per flow, ACK-clocked. */
 	bool spray;
+	/* EFA's striping over a GPU's NICs (engine_packet.c stripe_first()): per vertex, a
+	 * GPU's round-robin counter over its NICs (aws-ofi-nccl's scheduler, one per
+	 * device); per flow id, the lane of the flow's first packet (uint8_t) */
+	uint32_t *lane_rr;
+	struct ft_vec lane0;
 	/* QPs a connection between nodes may have: qps_per_conn x the most NICs a GPU drives
 	 * (nics.per_gpu; ft__pk_conn_qps()), qps_per_conn under spray */
 	uint32_t max_qps;

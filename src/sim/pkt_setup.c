@@ -360,7 +360,9 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	e->ports = ft__pk_lines_alloc(n, sizeof(*e->ports), &e->ports_mem);
 	e->nports = n;
 	e->sw_used = ft_calloc(nv ? nv : 1, sizeof(*e->sw_used));
-	if (!e->links || !e->ports || !e->sw_used) {
+	/* (EFA: each GPU's round-robin counter over its NICs, engine_packet.c stripe_first()) */
+	e->lane_rr = e->spray ? ft_calloc(nv ? nv : 1, sizeof(*e->lane_rr)) : NULL;
+	if (!e->links || !e->ports || !e->sw_used || (e->spray && !e->lane_rr)) {
 		ft__pk_destroy(&e->base);
 		return ft_error_set(err, FT_ENOMEM, "sim: out of memory for %u links", n);
 	}
@@ -478,6 +480,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
 	ft_vec_init(&e->flow_cc, sizeof(struct pk_dcqcn));
+	ft_vec_init(&e->lane0, sizeof(uint8_t));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
 	ft_vec_init(&e->paths, sizeof(uint32_t));
 	ft_vec_init(&e->ops, sizeof(struct pk_op));
@@ -1252,12 +1255,12 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_cols,  e->vseq,          e->trace_qps,
 			                 e->qp_traces,   e->qp_cols,       e->flow_rows,
 			                 e->port_slot,   e->cc_slot,       e->plan_owner,
-			                 e->refs.n,      e->tcp_conns };
+			                 e->refs.n,      e->tcp_conns,     e->lane_rr };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,
 			                        &e->far,           &e->fpath,      &e->tslot,
-			                        &e->tfar,          &e->plan_feeds };
+			                        &e->tfar,          &e->plan_feeds, &e->lane0 };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);
