@@ -674,11 +674,11 @@ model_caps(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_to
 		if (rc < 0)
 			return model_err(sc, ji, k, err, rc, "the tree's cap");
 		tighter_cap(cap, b, "");
-		/* CollNetChain at NCCL's price: a pace, named by the class it binds on */
+		/* CollNet at NCCL's price: a pace, named by the class it binds on */
 		rc = ft__sim_collnet_cap(spec, sched, jr->nranks, gpn, o->channels, w,
 		                         sizeof(w), &b);
 		if (rc < 0)
-			return model_err(sc, ji, k, err, rc, "NCCL's price of collnet_chain");
+			return model_err(sc, ji, k, err, rc, "NCCL's price of collnet");
 		tighter_cap(cap, b, w);
 	}
 	if (o->op == FT_OP_SENDRECV) {

@@ -892,9 +892,9 @@ int ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
 int ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                          uint32_t nranks, uint32_t gpn, char *what, size_t len,
                          double *cap) FT_MUST_CHECK;
-/* NCCL's tuner price of a CollNetChain all-reduce @s (its graph's speed) on @nch channels
- * forced (0: NCCL's) as a cap per connection (nccl.c), bytes/s, and the link class it binds
- * on into @what; 0: none. */
+/* NCCL's tuner price of a CollNet all-reduce @s (CollNetChain's graph speed,
+ * CollNetDirect's x0.85) on @nch channels forced (0: NCCL's) as a cap per connection
+ * (nccl.c), bytes/s, and the link class it binds on into @what; 0: none. */
 int ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn, uint32_t nch, char *what, size_t len,
                         double *cap) FT_MUST_CHECK;

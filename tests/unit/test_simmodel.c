@@ -542,7 +542,9 @@ test_collnet_chain_closed_form(void **state)
  * kb NA-ALGO-COLLNET, NA-MODEL). NCCL's channel scatters to the heads, reduces into the
  * network, takes the result back and broadcasts it at once, chunk after chunk: a GPU sends
  * 2(ppn - 1)/ppn x S over NVLink (scatter and broadcast together) and S / ppn through its
- * NIC, and NVLink binds at 0.85 of its rate on Hopper. The op takes the link term
+ * NIC, and NCCL's price, 0.85 of NVLink's rate on Hopper, paces it (ft__sim_collnet_cap()):
+ * a NIC's port counts the S / ppn NCCL moves (before, as wire bytes, S / ppn / 0.85). The
+ * op takes the link term
  * S / (0.85 x intra_Bps x ppn / (2(ppn - 1))) + NCCL's latency for it over its 4 steps,
  * 2 (3.7 + 0.4 x 7) + 31 us (kb NA-MODEL hwLat CollNetDirect), plus at most its ramp
  * (three stages after the first, a chunk time each: the link term / NCCL's loops) and a
@@ -600,6 +602,8 @@ test_collnet_direct_closed_form(void **state)
 		         t * 1e6, t_bw * 1e6, t_lat * 1e6, (ramp + steps * d_max) * 1e6,
 		         t_net * 1e6);
 	assert_true(ramp + steps * d_max < 0.5 * t_net);
+	assert_close(port_bytes(&rep, "n0.nic0 -> leaf0"), S / ppn, S / ppn * 1e-6);
+	assert_close(port_bytes(&rep, "n1.nic7 -> leaf7"), S / ppn, S / ppn * 1e-6);
 	ft_sim_report_release(&rep);
 }
 
