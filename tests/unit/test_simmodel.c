@@ -1966,8 +1966,9 @@ test_collnet_chain_paced(void **state)
 		              flow_bottleneck);
 		assert_string_equal(flow_algo, "collnet_chain");
 		assert_agree(f, m);
-		/* (the packet engine names the port its messages waited at most, not a pace) */
-		if (strcmp(cases[i].engine, "flow") == 0)
+		/* (the packet engine names the port its messages waited at most, not a pace:
+		 * the NICs' PCIe, the model's class, on NCCL's channels alone) */
+		if (strcmp(cases[i].engine, "flow") == 0 || cases[i].channels == 0)
 			assert_string_equal(flow_bottleneck, model_bottleneck);
 		remove(path);
 	}
