@@ -191,10 +191,8 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * factor is recorded in s->tree_corr (@tree_corr), which the flow engine's
  * submit_chunked() takes off a flow's fill and drain, its first and last chunks, leaving
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
- * 1 / (correction x eff); a CollNetDirect all-reduce reaches
- * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
- * four groups of warps share the channel), on every flow; PAT NCCL's .85 (2.23) or .75
- * (from 2.24) of its links (ft_model_pat_busbw_share()), on every flow. (CollNet's price,
+ * 1 / (correction x eff); PAT NCCL's .85 (2.23) or .75 (from 2.24) of its links
+ * (ft_model_pat_busbw_share()), on every flow. (CollNet's price,
  * CollNetDirect's x0.85 and CollNetChain's graph speed, is a pace, not wire bytes:
  * ft__sim_collnet_cap().) All slow the flows where the links bind and change nothing
  * where a cap binds first. @gpn: the job's GPUs per node, as ft_model_links_get() takes
