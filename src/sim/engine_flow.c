@@ -445,8 +445,12 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 	struct ft_sched_flow *fl = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(*fl));
 	uint32_t *stage = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(uint32_t));
 	uint32_t *wave = NULL, nst = 0, f, st;
-	/* the first and last chunks' cap: an NVLS tree's pace holds its middle chunks alone */
-	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE ? 0 : op->conn_cap_Bps, wmax = 0;
+	/* the first and last chunks' cap: an NVLS tree's pace holds its middle chunks alone,
+	 * and so does CollNet's (NCCL's price, ft__sim_collnet_cap()) */
+	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_COLLNET ?
+	                          0 :
+	                          op->conn_cap_Bps,
+	       wmax = 0;
 	double corr = sc->tree_corr > 0 && sc->tree_corr < 1 ? sc->tree_corr : 1.0;
 	/* NVLS across nodes: NCCL's price (the op's cap, on its largest connection) paces
 	 * every connection in proportion to its bytes, all its chunks: each stage moves a

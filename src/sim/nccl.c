@@ -191,17 +191,13 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * factor is recorded in s->tree_corr (@tree_corr), which the flow engine's
  * submit_chunked() takes off a flow's fill and drain, its first and last chunks, leaving
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
- * 1 / (correction x eff); a CollNetDirect all-reduce reaches
- * NCCL's 0.85 of its links on sm_90 and later (ft_model_collnet_direct_efficiency: its
- * four groups of warps share the channel), on every flow; PAT NCCL's .85 (2.23) or .75
- * (from 2.24) of its links (ft_model_pat_busbw_share()), on every flow; a CollNetChain
- * all-reduce its graph's speed, NCCL's channels x bwIntra x 0.5, where that is slower
- * than its links (ft_model_collnet_chain_efficiency(): the links' bound over the graph's,
- * on every flow; 1 where the model cannot place the job). All slow the flows where the
- * links bind and change nothing where a cap binds first. @gpn: the job's GPUs per node,
- * as ft_model_links_get() takes its ppn (0: every GPU of nodes of different GPU counts);
- * the tree and the chain read the model's links of the job (ft__sim_links(), an
- * allocation): 0, or FT_ENOMEM.
+ * 1 / (correction x eff); PAT NCCL's .85 (2.23) or .75 (from 2.24) of its links
+ * (ft_model_pat_busbw_share()), on every flow. (CollNet's price,
+ * CollNetDirect's x0.85 and CollNetChain's graph speed, is a pace, not wire bytes:
+ * ft__sim_collnet_cap().) All slow the flows where the links bind and change nothing
+ * where a cap binds first. @gpn: the job's GPUs per node, as ft_model_links_get() takes
+ * its ppn (0: every GPU of nodes of different GPU counts); the tree reads the model's
+ * links of the job (ft__sim_links(), an allocation): 0, or FT_ENOMEM.
  */
 int
 ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *s, bool tree_corr,
@@ -233,16 +229,6 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 
 	if (s->algo == FT_ALGO_NVLS)
 		eff *= ft_model_nvls_channel_share(spec, s->nranks);
-	if (s->algo == FT_ALGO_COLLNET && s->op == FT_OP_ALL_REDUCE && !s->collnet_chain)
-		eff = ft_model_collnet_direct_efficiency(spec);
-	/* CollNetChain at its graph's speed where the tuner's graph is slower than the links
-	 * (where the model cannot place the job, the links alone) */
-	if (s->algo == FT_ALGO_COLLNET && s->op == FT_OP_ALL_REDUCE && s->collnet_chain) {
-		rc = ft__sim_links(spec, s->nranks, 0, gpn, &l);
-		if (rc < 0)
-			return rc;
-		eff = rc > 0 ? ft_model_collnet_chain_efficiency(&l) : 1.0;
-	}
 	if (s->algo == FT_ALGO_PAT)
 		eff = ft_model_pat_busbw_share(spec->nccl_version);
 
@@ -1281,6 +1267,67 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
 	/* out of memory is the run's; a price the model does not give, no cap */
 	rc = ft__sim_eval(spec, &q, &r);
 	if (rc <= 0 || !(r.bw_Bps > 0))
+		return FT_MIN(rc, 0);
+	for (i = 0; i < s->flows.len; i++)
+		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
+	ft_strlcpy(what, r.bottleneck, len);
+	*cap = wmax * r.bw_Bps / (double)s->bytes;
+	return 0;
+}
+
+/*
+ * NCCL's price of a CollNet all-reduce (@s: CollNetChain's or CollNetDirect's schedule, on
+ * @nch channels forced, 0: NCCL's) as a pace, as NVLS across nodes' (ft__sim_nvls_net_cap()).
+ * CollNetChain's tuner takes its graph's speed, nChannels x bwIntra x 0.5, not its links'
+ * (model/tuner.c cost_collnet_chain(); NVIDIA/nccl src/graph/tuning.cc
+ * ncclTopoTuneModel(), v2.18.3-1 and v2.27.7-1; kb NA-ALGO-COLLNET): 8 x 48 x 0.5 = 192
+ * GB/s on 8 H100 with 8 x 400G NICs, where NVLink carries the chain at 360 x 8/14 =
+ * 205.7. bwIntra is the speed NCCL's search found for the graph on the NICs' path
+ * (src/graph/search.cc, the inter speed list on the GPU -> NIC path: 48 GB/s through
+ * PCIe), so it binds on the NICs' class, as the model names it. CollNetDirect's takes x0.85
+ * of its links on sm_90 and later (ft_model_collnet_direct_efficiency(); the four groups of
+ * warps of NCCL's channel share it), named by the class of the links it binds on. Both were
+ * wire bytes before (ft__sim_nccl_efficiency()): the counters read 1/0.85 and 205.7/192 of
+ * what NCCL moves, and the chain's row named the NVLink its extra bytes filled. A forced
+ * channel count is nChannels in the price and the model's links at those channels' share
+ * (ft_model_links_force_channels(): one NVLink path a channel; 4 channels on 2 DGX H100:
+ * 80 GB/s of NVLink a GPU, 45.7 GB/s of chain, named nvlink). Every connection is capped at
+ * the largest one's bytes over S / algbw, so the flows carry the bytes NCCL moves (before,
+ * 205.7 / 192 of them, as wire bytes) and the op lasts at least as long as the tuner prices
+ * it; where the links bind first nothing changes. The flow engine paces the middle chunks
+ * of its pipeline, not the fill and the drain (engine_flow.c submit_chunked()), the packet
+ * engine loop m at m periods (pkt_tree.c cap_pace()). Returns that cap, bytes/s per
+ * connection, and the class into @what (@len bytes); 0: none (another schedule, one node,
+ * no price).
+ */
+int
+ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                    uint32_t nranks, uint32_t gpn, uint32_t nch, char *what, size_t len,
+                    double *cap)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	double wmax = 0;
+	size_t i;
+	int rc;
+
+	*cap = 0;
+	if (s->algo != FT_ALGO_COLLNET || s->op != FT_OP_ALL_REDUCE || s->bytes == 0 ||
+	    gpn == 0 || nranks <= gpn || nranks % gpn)
+		return 0;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
+	q.ngpus = nranks;
+	q.ppn = gpn;
+	q.nnodes = nranks / gpn;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = s->collnet_chain ? FT_COLLNET_CHAIN : FT_COLLNET_DIRECT;
+	q.proto = FT_PROTO_SIMPLE;
+	q.nchannels = FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS);
+	q.tuner_only = true;
+	/* out of memory is the run's; a price the model does not give, no cap */
+	rc = ft__sim_eval(spec, &q, &r);
+	if (rc <= 0 || !(r.bw_Bps > 0) || r.algo != FT_ALGO_COLLNET)
 		return FT_MIN(rc, 0);
 	for (i = 0; i < s->flows.len; i++)
 		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);

@@ -657,7 +657,7 @@ model_caps(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_to
            uint32_t gpn, bool window_only, struct op_cap *cap, struct ft_error *err)
 {
 	const struct ft_cluster_spec *spec = ft_topo_spec(t);
-	char kw[16];
+	char kw[16], w[16];
 	double b;
 	bool corr;
 	int rc;
@@ -674,6 +674,12 @@ model_caps(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_to
 		if (rc < 0)
 			return model_err(sc, ji, k, err, rc, "the tree's cap");
 		tighter_cap(cap, b, "");
+		/* CollNet at NCCL's price: a pace, named by the class it binds on */
+		rc = ft__sim_collnet_cap(spec, sched, jr->nranks, gpn, o->channels, w,
+		                         sizeof(w), &b);
+		if (rc < 0)
+			return model_err(sc, ji, k, err, rc, "NCCL's price of collnet");
+		tighter_cap(cap, b, w);
 	}
 	if (o->op == FT_OP_SENDRECV) {
 		rc = ft__sim_p2p_cap(t, sched, jr->rank_gpu, &b);

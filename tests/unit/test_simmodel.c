@@ -308,9 +308,10 @@ test_nvls_part_of_a_node(void **state)
  * that reduces it and gets the reduced shard back, so every NIC host link
  * carries S / 8 each way, and nothing crosses a spine. The engines run the
  * variant NCCL's tuner picks, here CollNetChain (each GPU heads the chain of
- * one NIC's channels, S / 8 into the network), and the row says so. Its flows carry NCCL's
- * chain graph's speed against the links' as wire bytes (ft_model_collnet_chain_efficiency(),
- * 192 against 205.7 GB/s), so a NIC's port counts S / 8 / that.
+ * one NIC's channels, S / 8 into the network), and the row says so. NCCL's chain graph's
+ * speed, below the links' (ft_model_collnet_chain_efficiency(), 192 against 205.7 GB/s), is
+ * a pace on its flows (ft__sim_collnet_cap()), so a NIC's port counts the S / 8 NCCL moves.
+ * Before, the flows carried it as wire bytes: S / 8 / (192 / 205.7), 7.1% more.
  */
 static void
 test_collnet_sharp_runs(void **state)
@@ -349,7 +350,6 @@ test_collnet_sharp_runs(void **state)
 		assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
 		eff = ft_model_collnet_chain_efficiency(&l);
 		assert_close(eff, 192.0 / (360.0 * 8 / 14), 1e-3);
-		shard /= eff;
 	}
 	run_ok(text, "flow", &rep);
 	assert_string_equal(ft_run_row(&rep.run, 0)->algo, "collnet_chain");
@@ -464,13 +464,15 @@ test_nvls_net_is_the_pick(void **state)
  * its NIC, so on an uncontended fabric NVLink would bind, at the model's link term for
  * the chain, intra_Bps x ppn / (2(ppn - 1)) = 205.7 GB/s; NCCL's tuner counts its chain
  * graph's speed, 8 channels x 48 GB/s x 0.5 = 192 GB/s (tuner.c cost_collnet_chain()),
- * which the flows carry as wire bytes (ft_model_collnet_chain_efficiency()), as
- * CollNetDirect's x0.85. The op takes S / 192 GB/s + NCCL's latency for the chain, 2(ppn - 1) x 2.8 us + 30 us (hwLat CollNetChain
- * NVLink and NET: ft_model_collnet_chain_hops_s()) spread over the schedule's
+ * which paces the flows (ft__sim_collnet_cap()), as CollNetDirect's x0.85. The op takes
+ * S / 192 GB/s + NCCL's latency for the chain, 2(ppn - 1) x 2.8 us + 30 us (hwLat
+ * CollNetChain NVLink and NET: ft_model_collnet_chain_hops_s()) spread over the schedule's
  * 2(ppn - 1) + 2 steps, plus at most a path latency a step (the engines' per-step barrier;
- * longest path bounded by the sum of the node's and fabric's element latencies) and, in
- * the packet engine, a packet's serialisation at each end. Before, each step paid 2.8 us,
- * the network's 30 left out, at NVLink's rate: 375.49 us against 349.54 + 69.2.
+ * longest path bounded by the sum of the node's and fabric's element latencies), the
+ * pipeline's fill (its loops' middles at the pace, so the stages' first chunks are not
+ * made up for: at most a period, S / 192 GB/s over NCCL's loops, a stage after the first)
+ * and, in the packet engine, a packet's serialisation at each end. Before, each step paid
+ * 2.8 us, the network's 30 left out, at NVLink's rate: 375.49 us against 349.54 + 69.2.
  */
 static void
 test_collnet_chain_closed_form(void **state)
@@ -507,6 +509,14 @@ test_collnet_chain_closed_form(void **state)
 	assert_close(ft_model_collnet_chain_hops_s(0, 8, false, true), t_lat, 1e-12);
 	d_max = 2 * cs.node.lat_nvlink_s + 2 * cs.node.lat_pcie_s + cs.node.lat_nic_s +
 	        2 * cs.fabric.lat_cable_s + cs.fabric.lat_switch_s;
+	{
+		struct ft_model_chunking ch;
+		uint64_t loops = ft_model_collnet_chunking(&l, (uint64_t)S, true, &ch);
+
+		assert_true(loops > 1);
+		/* the fill, a period a stage after the first */
+		d_max += t_bw / (double)loops;
+	}
 	pkt = 2.0 * cs.fabric.mtu_bytes / cs.node.nic_Bps;
 	for (size_t e = 0; e < FT_ARRAY_SIZE(engines); e++) {
 		struct ft_sim_report rep;
@@ -532,7 +542,9 @@ test_collnet_chain_closed_form(void **state)
  * kb NA-ALGO-COLLNET, NA-MODEL). NCCL's channel scatters to the heads, reduces into the
  * network, takes the result back and broadcasts it at once, chunk after chunk: a GPU sends
  * 2(ppn - 1)/ppn x S over NVLink (scatter and broadcast together) and S / ppn through its
- * NIC, and NVLink binds at 0.85 of its rate on Hopper. The op takes the link term
+ * NIC, and NCCL's price, 0.85 of NVLink's rate on Hopper, paces it (ft__sim_collnet_cap()):
+ * a NIC's port counts the S / ppn NCCL moves (before, as wire bytes, S / ppn / 0.85). The
+ * op takes the link term
  * S / (0.85 x intra_Bps x ppn / (2(ppn - 1))) + NCCL's latency for it over its 4 steps,
  * 2 (3.7 + 0.4 x 7) + 31 us (kb NA-MODEL hwLat CollNetDirect), plus at most its ramp
  * (three stages after the first, a chunk time each: the link term / NCCL's loops) and a
@@ -590,6 +602,8 @@ test_collnet_direct_closed_form(void **state)
 		         t * 1e6, t_bw * 1e6, t_lat * 1e6, (ramp + steps * d_max) * 1e6,
 		         t_net * 1e6);
 	assert_true(ramp + steps * d_max < 0.5 * t_net);
+	assert_close(port_bytes(&rep, "n0.nic0 -> leaf0"), S / ppn, S / ppn * 1e-6);
+	assert_close(port_bytes(&rep, "n1.nic7 -> leaf7"), S / ppn, S / ppn * 1e-6);
 	ft_sim_report_release(&rep);
 }
 
@@ -1868,10 +1882,12 @@ flow_agrees_on_collnet_direct(void)
  * from 1 to 256 MiB: the flow engine runs the chain's own schedule (per NIC's channels a
  * chain through the node's GPUs to the GPU of that NIC, the switches' all-reduce, the
  * chain back; coll sched_collnet_chain()) in NCCL's chunks, against the model's chain
- * (tuner.c cost_collnet_chain() with its pipeline): within 10% (worst -7.4% at 1 MiB,
- * +8.6% at 16 MiB). Before, its steps paid 2.8 us each and none of NCCL's 30 us through
- * the network, and its links ran faster than NCCL's chain graph (NVLink's 205.7 GB/s
- * against the tuner's 192): +10.8% to +34.1%, and -7.0 to +12.7% with the latency alone.
+ * (tuner.c cost_collnet_chain() with its pipeline): within 10% (busbw -7.0% at 1 MiB,
+ * -5.7% at 4, -2.8% at 16, -1.1% at 64, 0.0% at 256 MiB, the chain graph's speed a pace:
+ * ft__sim_collnet_cap(); as wire bytes -7.4% to +8.6%, +8.6% at 16 MiB). Before that, its
+ * steps paid 2.8 us each and none of NCCL's 30 us through the network, and its links ran
+ * faster than NCCL's chain graph (NVLink's 205.7 GB/s against the tuner's 192): +10.8% to
+ * +34.1%, and -7.0 to +12.7% with the latency alone.
  */
 static void
 flow_agrees_on_collnet_chain(void)
@@ -1897,6 +1913,63 @@ flow_agrees_on_collnet_chain(void)
 				            nodes[n], (unsigned long long)sizes[k], busbw_time_us, tm);
 			assert_agree(f, m);
 		}
+		remove(path);
+	}
+}
+
+/*
+ * CollNetChain at NCCL's price as a pace (ft__sim_collnet_cap()), forced, on DGX H100 with
+ * SHARP: the tuner's chain runs at nChannels x bwIntra x 0.5 (8 x 48 x 0.5 = 192 GB/s,
+ * the speed NCCL's search found on the NICs' PCIe path, so the model names pcie), below the
+ * 205.7 GB/s NVLink carries the chain at. Both engines run within 10% of the model, the
+ * flow engine names the class the model names, and a forced channel count (--channels:
+ * nChannels in the tuner's price, the model's links at those channels' share) holds the op
+ * as the model prices it: on 2 nodes at 64 MiB 4 channels 1560.4 us in the model, 2
+ * channels 3028.4. Before, the flows carried 192 / 205.7 more wire bytes: the flow engine
+ * named nvlink, the NVLink its extra bytes filled, where the model names pcie (2 nodes at
+ * 64 MiB, 8 at 256 MiB), and the channels changed nothing (423.19 us at 4 and 2 channels
+ * as at NCCL's 24).
+ */
+static void
+test_collnet_chain_paced(void **state)
+{
+	static const struct {
+		unsigned nodes;
+		uint32_t channels;
+		uint64_t bytes;
+		const char *engine;
+	} cases[] = {
+		{ 2, 0, 64u << 20, "flow" },   { 8, 0, 256u << 20, "flow" },
+		{ 2, 4, 64u << 20, "flow" },   { 2, 2, 64u << 20, "flow" },
+		{ 2, 0, 64u << 20, "packet" }, { 2, 4, 64u << 20, "packet" },
+	};
+	char path[512];
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		double m, f, tm;
+
+		sharp_spec(cases[i].nodes, "simmodel-collnet-paced.yaml", path, sizeof(path));
+		busbw_collnet = FT_COLLNET_CHAIN;
+		busbw_channels = cases[i].channels;
+		m = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, cases[i].bytes,
+		          NULL);
+		tm = busbw_time_us;
+		f = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, cases[i].bytes,
+		          cases[i].engine);
+		busbw_collnet = FT_COLLNET_AUTO;
+		busbw_channels = 0;
+		print_message("# %u nodes, %u channels, %llu B: model %.2f us (%s), %s %.2f us "
+		              "(%s)\n",
+		              cases[i].nodes, cases[i].channels, (unsigned long long)cases[i].bytes,
+		              tm, model_bottleneck, cases[i].engine, busbw_time_us,
+		              flow_bottleneck);
+		assert_string_equal(flow_algo, "collnet_chain");
+		assert_agree(f, m);
+		/* (the packet engine names the port its messages waited at most, not a pace:
+		 * the NICs' PCIe, the model's class, on NCCL's channels alone) */
+		if (strcmp(cases[i].engine, "flow") == 0 || cases[i].channels == 0)
+			assert_string_equal(flow_bottleneck, model_bottleneck);
 		remove(path);
 	}
 }
@@ -5764,6 +5837,7 @@ main(void)
 		cmocka_unit_test(test_nvls_net_is_the_pick),
 		cmocka_unit_test(test_collnet_chain_closed_form),
 		cmocka_unit_test(test_collnet_chain_pcie_rows),
+		cmocka_unit_test(test_collnet_chain_paced),
 		cmocka_unit_test(test_collnet_direct_closed_form),
 		cmocka_unit_test(test_nvls_net_closed_form),
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
