@@ -823,7 +823,8 @@ pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 	       op->job != UINT32_MAX;
 }
 
-/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice). */
+/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as an LL
+ * ring on NCCL's launched channels (pkt_nccl.c ring_reps()). */
 static bool
 tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 {
@@ -833,8 +834,10 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 
-		if (!ft__pk_is_p2p(e, op, ph) && !ft__pk_is_chunked(e, sc, ph) &&
-		    ft__pk_is_tree(e, sc, ph))
+		if (ft__pk_is_p2p(e, op, ph))
+			continue;
+		if (ft__pk_is_chunked(e, sc, ph) ? sc->proto == FT_PROTO_LL :
+		                                   ft__pk_is_tree(e, sc, ph))
 			return true;
 	}
 	return false;
@@ -843,8 +846,9 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 /*
  * The model's readings of @op, before it adds a task or changes the engine, so that a
  * failed one (out of memory) leaves the engine as it was: the ramp and proxy floor
- * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain its
- * pipeline and the cluster's links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
+ * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain, or
+ * as an LL ring (its channels: pkt_nccl.c ring_reps()), its pipeline and the cluster's
+ * links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
  * error is the model's words (ft__sim_pipe_model()) or the links'.
  */
 static int
