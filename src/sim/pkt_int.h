@@ -961,8 +961,9 @@ struct pk_engine {
 	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
 	bool staged; /* the op being submitted has its stages paced at its cap (cap_pace()) */
 	/* the model's pipeline of the op being submitted (ft__sim_pipe_model()), read before
-	 * its first task where a phase of it runs as a tree or chain (pkt_setup.c
-	 * pipe_read(); pkt_tree.c nccl_fill(), chain_channels()); op_pl_read: it was */
+	 * its first task where a phase of it runs as a tree or chain, or as an LL ring
+	 * (pkt_setup.c pipe_read(); pkt_tree.c nccl_fill(), chain_channels(); pkt_nccl.c
+	 * ring_reps()); op_pl_read: it was */
 	struct ft_model_pipeline op_pl;
 	bool op_pl_read;
 	/* and the model's links of the cluster (ft__sim_links(), no ranks) its NVLS or CollNet

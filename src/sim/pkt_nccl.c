@@ -551,29 +551,62 @@ ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 	        sc->op == FT_OP_REDUCE_SCATTER);
 }
 
-/* The connections of phase @ph, cut; 1 when one carries fewer bytes than messages. */
+/*
+ * The rings an LL ring phase of @op runs on each of the schedule's: reps = launched /
+ * copies, where NCCL launches more channels at the op's size (the model's count,
+ * ft__sim_pipe_model(), read by pkt_setup.c pipe_read(); src/enqueue.cc
+ * topoGetAlgoInfo()) than the phase has rings (copies: its flows over the ranks, one a
+ * channel of the schedule: 1 on one DGX H100, 8 on 2). NCCL's ring all-reduce kernel
+ * moves each channel's own part in loops of one chunk a rank, the channels side by side
+ * (NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h runRing(): a block's loop over
+ * its channel's range, 2 (n - 1) steps a loop; LL's chunk one step, 32 KiB of data,
+ * src/enqueue.cc computeColl()), so one DGX H100's one ring at 1 MiB moved four loops of
+ * 14 steps in series where NCCL's 24 channels move one loop each. Each of a connection's
+ * reps carries 1 / reps of its bytes as a connection of its own (ring_conns(), rep r fed
+ * by rep r: pair_feeds()); the cap's pace (S over the cap a message of a rep) is the
+ * same. LL only (the issue's, and the chain's rule: pkt_tree.c chain_channels()); forced
+ * channels are NCCL's own: 1.
+ */
+static uint32_t
+ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t copies = sc->nranks ? ph->nflows / sc->nranks : 0;
+	uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
+
+	if (sc->proto != FT_PROTO_LL || op->nchannels || copies == 0 || launched <= copies ||
+	    launched / copies > UINT16_MAX / FT_MAX(ph->nflows, 1u))
+		return 1;
+	return launched / copies;
+}
+
+/* The connections of phase @ph, cut (@reps a flow, ring_reps()); 1 when one carries fewer
+ * bytes than messages. */
 static int
 ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-           double eff, const struct ft_model_chunking *ch, uint32_t *nmsg, struct ft_error *err)
+           double eff, const struct ft_model_chunking *ch, uint32_t reps, uint32_t *nmsg,
+           struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t f;
 	int rc;
 
 	*nmsg = 0;
-	for (f = 0; f < ph->nflows; f++) {
+	for (f = 0; f < ph->nflows * reps; f++) {
 		struct ft_sched_flow fl;
 		struct ring_conn *c = &rb->c[rb->n];
+		uint64_t bytes;
 
-		ft_sched_phase_flow(sc, ph, f, &fl);
+		ft_sched_phase_flow(sc, ph, f / reps, &fl);
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
-		if (c->src == c->dst || fl.bytes == 0)
+		bytes = share(fl.bytes, reps, f % reps);
+		if (c->src == c->dst || bytes == 0)
 			continue;
-		c->wire = (uint64_t)((double)fl.bytes / eff + 0.5);
+		c->wire = (uint64_t)((double)bytes / eff + 0.5);
 		c->nic = ft__sim_flow_nic_id(rb->e->topo, &fl, c->src, c->dst);
-		ft__pk_cut(c, fl.bytes, rb->steps, ch);
+		ft__pk_cut(c, bytes, rb->steps, ch);
 		c->start = rb->start;
 		c->end = rb->bar;
 		c->qp0 = 0;
@@ -645,14 +678,14 @@ ft__pk_submit_ring(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		                 .bar = bar,
 		                 .lane_split = true };
 	struct ft_model_buffs bu;
-	uint32_t nmsg = 0;
+	uint32_t nmsg = 0, reps = ring_reps(e, op, ph);
 	int rc;
 
 	/* the protocol's own buffer: NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE or NCCL_LL128_BUFFSIZE */
 	ft_model_buffs_get(ft_topo_spec(e->topo), &bu);
 	ft_model_chunking_get(op->sched->op, op->sched->algo, op->sched->proto, &bu, &ch);
-	rb.c = ft_calloc(ph->nflows ? ph->nflows : 1, sizeof(*rb.c));
-	rc = rb.c ? ring_conns(&rb, op, ph, eff, &ch, &nmsg, err) : FT_ENOMEM;
+	rb.c = ft_calloc(ph->nflows ? (size_t)ph->nflows * reps : 1, sizeof(*rb.c));
+	rc = rb.c ? ring_conns(&rb, op, ph, eff, &ch, reps, &nmsg, err) : FT_ENOMEM;
 	if (rc == 0 && nmsg == 0)
 		rc = 1;
 	if (rc != 0) {

@@ -700,19 +700,65 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * NA-MODEL). So a step inside a node takes max(overhead, path): phase_cost() charges each
  * of the phase's steps - net that overhead less this walk, never below 0, so what it takes
  * off never passes what it charged. LL128 and Simple wait for more of a step than a line
- * before they forward it: not here. Nor a ring all-reduce in LL: its steps inside a node
- * do not each walk their path in turn here (2 DGX H100 at 8 KiB ran 39.97 us with it
- * where the flow engine takes 60.00, -5.4 % without; sim-log.md).
+ * before they forward it: not here. Nor a ring all-reduce in LL: its steps walk their
+ * paths in turn only where the cap's span is shorter (ring_walk_back_s(); this rule on it
+ * took 2 DGX H100 at 8 KiB to 39.97 us where the flow engine takes 60.00, sim-log.md).
  */
+static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
+                          const struct ft_sched_phase *ph);
+
 static double
 node_walk_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	const struct ft_schedule *sc = op->sched;
+
+	if (sc->proto != FT_PROTO_LL || !ft__sim_chain(sc) || !ft__pk_is_tree(e, sc, ph))
+		return 0;
+	return node_path_s(e, op, ph);
+}
+
+/*
+ * What an LL ring phase of @op inside one node (@steps, none between nodes) takes back of
+ * its steps' overhead, seconds. NCCL's tuner prices the ring's per-step latency and its
+ * bytes one after the other (NVIDIA/nccl v2.27.7-1 src/graph/tuning.cc
+ * ncclTopoTuneModel(): baseLat + nsteps x hwLat, nsteps 2 (n - 1) for an all-reduce, n - 1
+ * for an all-gather or reduce-scatter, then the bytes over the bandwidth; kb NA-MODEL),
+ * hwLat[NVLINK][RING][LL] 0.6 us the hop's whole latency, the path with it, as the flow
+ * engine and the model charge it. Here each step's messages walk their path in the
+ * pipeline (pkt_nccl.c, a message after the one a step before it on the connection feeding
+ * its source), the cap's pace spreads the bytes over its span (the largest connection at
+ * the cap, ft__sim_cap_period_s() of one loop) from the phase's start, and the barrier
+ * charges the overhead on every step. Where the cap's span is the longer (1 MiB on one DGX
+ * H100: 13.0 us against 14 x 0.6), the walk is under it and the overhead alone stands for
+ * the latency; where the walk is (8 KiB: 14 x 0.6 against 1.9 us), its part past the span
+ * is the hop's latency a second time. That part comes back, never more than min(overhead,
+ * path) a step (the chain's rule, node_walk_s()), so the phase takes NCCL's latency and
+ * its bytes once each. Across nodes, not: there the flow engine's time is the proxy's
+ * floor (2 DGX H100 at 8 KiB: 60 messages at 1 us) and the network's steps wait for
+ * their whole step; the in-node walk is left there (sim-log.md).
+ */
+static double
+ring_walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                 uint32_t steps)
+{
+	const struct ft_schedule *sc = op->sched;
+	double path, span;
+
+	if (sc->proto != FT_PROTO_LL || !ft__pk_is_chunked(e, sc, ph))
+		return 0;
+	path = node_path_s(e, op, ph);
+	span = ft__sim_cap_period_s(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0, 1);
+	return FT_MAX(0.0, FT_MIN(steps * FT_MIN(sc->step_lat_s, path), steps * path - span));
+}
+
+/* The shortest path of phase @ph's flows inside a node, seconds (0: none). */
+static double
+node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint64_t path = UINT64_MAX, lat;
 	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX;
 
-	if (sc->proto != FT_PROTO_LL || !ft__sim_chain(sc) || !ft__pk_is_tree(e, sc, ph))
-		return 0;
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
 		struct ft_error err = { 0 };
@@ -793,7 +839,7 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		                     FT_MIN(sc->step_lat_s, node_walk_s(e, op, ph));
 
 		if (net == 0)
-			return own;
+			return own - ring_walk_back_s(e, op, ph, steps);
 		return own + extra + net * (step - ll->net_step_s - ft__sim_hw_net_s(sc));
 	}
 	return steps * sc->step_lat_s + net * step;
@@ -826,7 +872,8 @@ pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 	       op->job != UINT32_MAX;
 }
 
-/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice). */
+/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as an LL
+ * ring on NCCL's launched channels (pkt_nccl.c ring_reps()). */
 static bool
 tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 {
@@ -836,8 +883,10 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 
-		if (!ft__pk_is_p2p(e, op, ph) && !ft__pk_is_chunked(e, sc, ph) &&
-		    ft__pk_is_tree(e, sc, ph))
+		if (ft__pk_is_p2p(e, op, ph))
+			continue;
+		if (ft__pk_is_chunked(e, sc, ph) ? sc->proto == FT_PROTO_LL :
+		                                   ft__pk_is_tree(e, sc, ph))
 			return true;
 	}
 	return false;
@@ -846,8 +895,9 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 /*
  * The model's readings of @op, before it adds a task or changes the engine, so that a
  * failed one (out of memory) leaves the engine as it was: the ramp and proxy floor
- * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain its
- * pipeline and the cluster's links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
+ * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain, or
+ * as an LL ring (its channels: pkt_nccl.c ring_reps()), its pipeline and the cluster's
+ * links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
  * error is the model's words (ft__sim_pipe_model()) or the links'.
  */
 static int

@@ -770,8 +770,10 @@ sim_run(const void *arg, struct ft_error *err)
  * failed (77.37 without), the analytic engine's 187.31 with its 28th (141.07). The flow,
  * packet, analytic and ideal engines; a ring all-reduce, the tuner's pick, a tree on
  * forced channels, an all-to-all, a send/recv, the packet engine's ring and its tree on
- * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()), and its LL chain
- * broadcast on NCCL's launched channels (pkt_tree.c chain_channels(), chain_lines()).
+ * NCCL's channels (its pipeline the model's, pkt_tree.c nccl_fill()), its LL chain
+ * broadcast on NCCL's launched channels (pkt_tree.c chain_channels(), chain_lines()) and
+ * its LL ring all-reduce, the model's pipeline read for its channels (pkt_nccl.c
+ * ring_reps()).
  */
 static void
 test_oom_sim(void **state)
@@ -787,6 +789,7 @@ test_oom_sim(void **state)
 		{ "packet", "op: all_reduce, size: 64KiB, algo: ring, proto: simple" },
 		{ "packet", "op: all_reduce, size: 64KiB, algo: tree, proto: simple" },
 		{ "packet", "op: broadcast, size: 64KiB, algo: ring, proto: ll" },
+		{ "packet", "op: all_reduce, size: 1MiB, algo: ring, proto: ll" },
 		{ "packet", "op: alltoall, size: 16KiB" },
 		{ "analytic", "op: all_reduce, size: 1MiB, algo: ring" },
 		{ "ideal", "op: all_reduce, size: 1MiB, algo: ring" },
