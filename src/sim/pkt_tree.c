@@ -140,7 +140,7 @@ struct tree_build {
 	 * that run, 1 .. keep, each with 1 / keep of the bytes (chain_channels()); 0: all */
 	uint32_t keep;
 	/* an LL chain's pace per rank (rank_pace()): message m >= 1 of an edge's first leg
-	 * leaves no sooner than this after message m - 1 could, ps (0: none) */
+	 * leaves no sooner than this after message m - 1 left, ps (0: none) */
 	uint64_t rank_ps;
 };
 
@@ -813,12 +813,12 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
  * and, with that pace alone, its rank and those after it passed the step's rounds on at
  * the links' rate, the cap's periods long past: each crossing paid no ramp, where the
  * model's charges (step - round) at the channel's pace on each (2 DGX A100 64 KiB: 7 x
- * 0.68 us). Here message m >= 1 of an edge's first leg also waits for a task done one
- * period after message m - 1's own waits (the hop before, the one before it on the edge:
- * rank_edge()), so a rank's rounds leave a period apart, as the model's and NCCL's do;
- * before a crossing the cap's pace holds them so already. LL only: the model's LL128
- * ramp is another (a grain a stage and the step less a grain a crossing, ll128_ramp()),
- * its rows left as they were. 0 where the op has no cap.
+ * 0.68 us). Here message m >= 1 of an edge's first leg also waits until a period after
+ * message m - 1 of that leg started (rank_edge()), so a rank's rounds leave a period
+ * apart, as the model's and NCCL's do; before a crossing the cap's pace holds them so
+ * already. LL only: the model's LL128 ramp is another (a grain a stage and the step less
+ * a grain a crossing, ll128_ramp()), its rows left as they were. 0 where the op has no
+ * cap.
  */
 static void
 rank_pace(struct tree_build *tb, const struct ft_schedule *sc)
@@ -829,34 +829,52 @@ rank_pace(struct tree_build *tb, const struct ft_schedule *sc)
 }
 
 /*
- * Edge @ed's pace per rank (rank_pace()), built whole: for m >= 1 a barrier rank_ps long
- * after the phase's start (m = 1) or the one before it, and after message m - 1's waits
- * on the edges before (tree_waits()), which message m of its first leg waits for. So
- * message m leaves no sooner than rank_ps after message m - 1's waits, or its own pace
- * per rank, were over: m - 1's own start where nothing else held it (its slots, its
- * QP, the cap's pace a period before: the same pace). Its successors: message m, then
- * the next barrier (lazy: rank_pred()).
+ * Edge @ed's pace per rank (rank_pace()), built whole: message m >= 1 of its first leg
+ * waits for message m - 1's start to tell it, rank_ps later (ft__pk_pace_next(),
+ * pkt_flow.c start_flow(); the period in its own task's delay_ps, unread on a flow's),
+ * with no task between: a barrier between flows would hold a run split across MPI ranks
+ * (pkt_part.c: "a flow starts a barrier after a flow"), where its source's rank alone
+ * tells it, as it tells a QP's next message (sent_task). A message split over a GPU's
+ * NICs or its QPs (its own barriers, pkt_nccl.c add_message()) keeps the cap's pace alone.
  */
 static int
 rank_edge(const struct tree_build *tb, const struct tree_edge *ed)
 {
 	const struct ring_build *rb = &tb->rb;
 	const struct ring_conn *c = &rb->c[ed->conn];
-	uint32_t prev = rb->start;
-	int rc = 0;
+	struct pk_engine *e = rb->e;
 
-	for (uint32_t m = 1; m < c->nmsg && rc == 0; m++) {
-		int64_t d = ft__pk_add_task(rb->e, PK_T_BARRIER, tb->rank_ps, 0, rb->tag);
-		struct wait_dep w = { tb, ed, m - 1, (uint32_t)d };
+	for (uint32_t m = 1; m < c->nmsg; m++) {
+		uint32_t from = rb->ready[c->first + m - 1], to = rb->ready[c->first + m];
 
-		if (d < 0 || ft__pk_add_dep(rb->e, prev, (uint32_t)d) < 0)
+		if (pk_task_kind(e, from) != PK_T_FLOW || pk_task_kind(e, to) != PK_T_FLOW)
+			continue;
+		if (ft__pk_pace_set(e, task_at(e, from)->flow, to) < 0)
 			return FT_ENOMEM;
-		rc = tree_waits(tb, ed, wait_dep, &w);
-		if (rc == 0 && ft__pk_add_dep(rb->e, (uint32_t)d, rb->ready[c->first + m]) < 0)
-			rc = FT_ENOMEM;
-		prev = (uint32_t)d;
+		task_at(e, to)->delay_ps = tb->rank_ps;
+		task_at(e, to)->npred++;
 	}
-	return rc;
+	return 0;
+}
+
+uint32_t
+ft__pk_pace_next(const struct pk_engine *e, uint32_t fid)
+{
+	return fid < e->pace_next.len ? FT_VEC_AT(&e->pace_next, uint32_t, fid) : PK_NONE;
+}
+
+int
+ft__pk_pace_set(struct pk_engine *e, uint32_t fid, uint32_t u)
+{
+	uint32_t none = PK_NONE;
+
+	if (u == PK_NONE && fid >= e->pace_next.len)
+		return 0;
+	while (e->pace_next.len <= fid)
+		if (ft_vec_push(&e->pace_next, &none) < 0)
+			return FT_ENOMEM;
+	FT_VEC_AT(&e->pace_next, uint32_t, fid) = u;
+	return 0;
 }
 
 /* What a tree build holds (its connections, edges, nodes, switches and lag layout). */
@@ -1388,11 +1406,9 @@ struct tree_phase {
 	uint32_t task, slots, nq, msgs;
 	uint32_t nmsg, nlag; /* numbers: messages, lag tasks, then the barrier before message i */
 	uint32_t npace;      /* then loop m's pace (m - 1: cap_pace()), tb.rb.pace_ps apart */
-	uint32_t nrank;      /* then message i's pace per rank (rank_pred()): nmsg, or 0 */
 	uint32_t base;       /* its first number, less PK_VIRT */
 	uint32_t at_flow;    /* flows built before it was submitted */
 	uint16_t *pending;   /* per message and lag task: the waits it still has */
-	uint16_t *rpend;     /* per message: its pace per rank's waits (0: due or done) */
 	uint64_t *lag_lat;   /* per lag task: the longest path latency of its parts so far */
 	uint32_t *conn_edge; /* per connection: its edge */
 	uint32_t *succ_off;  /* per connection: its messages' successors (succ_off[c] ..) */
@@ -1470,9 +1486,9 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 			return false;
 	}
 	/* (the numbers it takes: two a message, four a message per switch of a node of several,
-	 * one a loop's pace, one a message's pace per rank) */
+	 * one a loop's pace) */
 	n = (uint64_t)(e->tlazy ? e->tlazy->nvirt : 0) + 2ull * nmsg +
-	    FT_MAX(tb->msgs, tb->rb.pace_msgs) + (tb->rank_ps ? nmsg : 0);
+	    FT_MAX(tb->msgs, tb->rb.pace_msgs);
 	for (i = 0; i < tb->nodes; i++)
 		n += node_switches(tb, i) > 1 ? 4ull * tb->msgs * node_switches(tb, i) : 0;
 	return n < PK_VIRT - 1;
@@ -1488,7 +1504,7 @@ phase_at(const struct pk_engine *e, uint32_t u, uint32_t *v)
 	for (size_t i = 0; tl && i < tl->phases.len; i++) {
 		struct tree_phase *p = ft_vec_at(&tl->phases, i);
 
-		if (u - p->base < 2 * p->nmsg + p->nlag + p->npace + p->nrank) {
+		if (u - p->base < 2 * p->nmsg + p->nlag + p->npace) {
 			*v = u - p->base;
 			return p;
 		}
@@ -1723,9 +1739,11 @@ put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps)
 static int
 build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 {
-	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
+	uint32_t ci = conn_of(p, v);
+	const struct ring_conn *c = &p->tb.rb.c[ci];
 	uint32_t m = v - c->first, rt, rf, gen = 0;
 	struct pk_task *k;
+	bool pace;
 	int64_t t;
 
 	take_rec(&e->tlazy->flows, e->now_ps, &rt, &rf);
@@ -1762,6 +1780,11 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
 	        m + c->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + c->nq : PK_NONE;
+	/* an LL chain's next message on an edge's first leg, for its start (rank_edge());
+	 * none on a record reused from another message */
+	pace = p->tb.rank_ps && p->tb.edge[p->conn_edge[ci]].conn == ci && m + 1 < c->nmsg;
+	if (ft__pk_pace_set(e, k->flow, pace ? PK_VIRT + p->base + v + 1 : PK_NONE) < 0)
+		return FT_ENOMEM;
 	return ft__pk_start_task(e, (uint32_t)t);
 }
 
@@ -1785,7 +1808,6 @@ build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 }
 
 static int phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps);
-static int rank_pred(struct pk_engine *e, struct tree_phase *p, uint32_t i);
 
 /* Pace @m is over: message m - s of every edge's first leg at stage s (tree_depths()), in
  * link_edge()'s order (a ring's: message m of every connection, in pkt_nccl.c
@@ -1827,38 +1849,10 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 	return rc;
 }
 
-/*
- * A wait of message @i's pace per rank (rank_edge()) is over, or, its waits over before,
- * its period: as the whole graph's barrier, which starts a period's wait once its last
- * wait is over, then tells message i and the next one's barrier, in that order.
- */
-static int
-rank_pred(struct pk_engine *e, struct tree_phase *p, uint32_t i)
-{
-	const struct ring_conn *c;
-	int rc;
-
-	if (FT_NEVER(i >= p->nrank))
-		return FT_EINVAL;
-	if (p->rpend[i] > 0) {
-		if (--p->rpend[i] > 0)
-			return 0;
-		return ev_push(e, e->now_ps + p->tb.rank_ps, PK_EV_TASK,
-		               PK_VIRT + p->base + 2 * p->nmsg + p->nlag + p->npace + i, 0);
-	}
-	c = &p->tb.rb.c[conn_of(p, i)];
-	rc = phase_pred(e, p, i, 0);
-	if (rc == 0 && i + 1 - c->first < c->nmsg)
-		rc = rank_pred(e, p, i + 1);
-	return rc;
-}
-
 /* A wait of message or lag task @v of phase @p is over (a flow's, of path latency @lat_ps). */
 static int
 phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps)
 {
-	if (v >= 2 * p->nmsg + p->nlag + p->npace) /* a message's pace per rank */
-		return rank_pred(e, p, v - 2 * p->nmsg - p->nlag - p->npace);
 	if (v >= 2 * p->nmsg + p->nlag) /* loop m's pace */
 		return pace_done(e, p, v - 2 * p->nmsg - p->nlag + 1);
 	if (v >= p->nmsg + p->nlag) /* the barrier before message i */
@@ -1905,13 +1899,6 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
 		for (m = 0; m < FT_MIN(p->tb.rb.c[i].nq, p->tb.rb.c[i].nmsg) && rc == 0; m++)
 			rc = phase_pred(e, p, p->tb.rb.c[i].first + m, 0);
-	/* then each edge's first pace per rank (rank_edge()) */
-	for (i = 0; i < p->tb.nedges && p->nrank && rc == 0; i++) {
-		const struct ring_conn *c = &p->tb.rb.c[p->tb.edge[i].conn];
-
-		if (c->nmsg > 1)
-			rc = rank_pred(e, p, c->first + 1);
-	}
 	k = task_at(e, t);
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
@@ -1972,7 +1959,7 @@ ring_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, 
  */
 static int
 step_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, uint32_t m,
-          const struct ring_conn *c, uint32_t dst, uint64_t lat_ps, bool rank)
+          const struct ring_conn *c, uint32_t dst, uint64_t lat_ps)
 {
 	uint32_t l = m / u->slices, mm, hi;
 	int rc = 0;
@@ -1980,39 +1967,8 @@ step_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, 
 	if (m + 1 < u->nmsg && (m + 1) % u->slices != 0)
 		return 0;
 	hi = m + 1 < u->nmsg ? FT_MIN((l + 1) * c->slices, c->nmsg) : c->nmsg;
-	for (mm = l * c->slices; mm < hi && rc == 0; mm++) {
-		/* (@rank: the pace per rank after each, rank_edge(), told as a barrier) */
-		if (!rank)
-			rc = tell(e, p, c, mm, dst, lat_ps);
-		else if (mm + 1 < c->nmsg)
-			rc = rank_pred(e, p, c->first + mm + 1);
-	}
-	return rc;
-}
-
-/*
- * Message @m of connection @ci of phase @p has ended: the paces per rank (rank_edge())
- * after the messages of edges' first legs that waited for it (tree_waits()), after its
- * other successors, as the whole graph adds them; a barrier is told at once.
- */
-static int
-rank_next(struct pk_engine *e, struct tree_phase *p, uint32_t ci, uint32_t m, uint32_t dst)
-{
-	const struct ring_conn *u = &p->tb.rb.c[ci];
-	int rc = 0;
-
-	for (uint32_t i = p->succ_off[ci]; i < p->succ_off[ci + 1] && rc == 0; i++) {
-		uint32_t to = p->succ[i] >> 2, kind = p->succ[i] & 3;
-		const struct ring_conn *c = &p->tb.rb.c[to];
-
-		if ((kind != SUCC_SAME && kind != SUCC_WHOLE) ||
-		    p->tb.edge[p->conn_edge[to]].conn != to)
-			continue; /* (a relay leg's, a slot's) */
-		if (kind == SUCC_WHOLE)
-			rc = step_next(e, p, u, m, c, dst, 0, true);
-		else if (m + 1 < c->nmsg)
-			rc = rank_pred(e, p, c->first + m + 1);
-	}
+	for (mm = l * c->slices; mm < hi && rc == 0; mm++)
+		rc = tell(e, p, c, mm, dst, lat_ps);
 	return rc;
 }
 
@@ -2043,14 +1999,14 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 			continue;
 		}
 		if (kind == SUCC_WHOLE) {
-			rc = step_next(e, p, u, m, c, dst, lat_ps, false);
+			rc = step_next(e, p, u, m, c, dst, lat_ps);
 			continue;
 		}
 		mm = m + (kind == SUCC_SLOT ? conn_slots(&p->tb, c, p->slots) : 0);
 		if (mm < c->nmsg)
 			rc = tell(e, p, c, mm, dst, lat_ps);
 	}
-	return rc == 0 && p->nrank ? rank_next(e, p, ci, m, dst) : rc;
+	return rc;
 }
 
 /* Lag task @v of phase @p has ended: the reads (w 0) or gathers of its node, copy and
@@ -2122,6 +2078,18 @@ ft__pk_tree_src(const struct pk_engine *e, uint32_t u)
 	const struct tree_phase *p = phase_at(e, u, &v);
 
 	return p && v < p->nmsg ? p->tb.rb.c[conn_of(p, v)].src : e->nvertices;
+}
+
+uint64_t
+ft__pk_pace_next_ps(struct pk_engine *e, uint32_t u)
+{
+	uint32_t v;
+	const struct tree_phase *p;
+
+	if (u < PK_VIRT)
+		return task_at(e, u)->delay_ps;
+	p = phase_at(e, u, &v);
+	return p ? p->tb.rank_ps : 0;
 }
 
 int
@@ -2238,13 +2206,10 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			             (m >= conn_slots(tb, c, p->slots));
 
 			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0;
-			 * for m > 0 its pace per rank, which waits for the one before or the
-			 * start and for message m - 1's waits, rank_edge()) */
+			 * for m > 0 its pace per rank, told by message m - 1's start) */
 			n += p->npace &&
 			     (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
-			n += p->nrank && ed->conn == ci && m > 0;
-			if (p->nrank && ed->conn == ci && m > 0)
-				p->rpend[c->first + m] = (uint16_t)(nwait[ci] + 1);
+			n += tb->rank_ps && ed && ed->conn == ci && m > 0;
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 
@@ -2284,7 +2249,7 @@ phase_release(struct tree_phase *p)
 {
 	void *const arrays[] = { p->pending, p->lag_lat, p->conn_edge, p->succ_off, p->succ,
 		                 p->lag_of,  p->first,   p->qcc,       p->qflow,    p->qhand,
-		                 p->mflow,   p->qbuilt,  p->rpend };
+		                 p->mflow,   p->qbuilt };
 
 	ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 }
@@ -2318,11 +2283,9 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	p.nmsg = nmsg;
 	p.nlag = tb->lag_off ? tb->lag_off[tb->nodes] : 0;
 	p.npace = tb->rb.pace_ps || tb->rb.fill_ps ? tb->rb.pace_msgs - 1 : 0;
-	p.nrank = tb->rank_ps ? nmsg : 0;
 	p.base = e->tlazy->nvirt;
 	p.at_flow = (uint32_t)e->flows.len;
 	p.pending = ft_calloc((size_t)nmsg + p.nlag + 1, sizeof(uint16_t));
-	p.rpend = ft_calloc((size_t)p.nrank + 1, sizeof(uint16_t));
 	p.lag_lat = ft_calloc((size_t)p.nlag + 1, sizeof(uint64_t));
 	p.conn_edge = ft_calloc((size_t)tb->rb.n + 1, sizeof(uint32_t));
 	p.succ_off = ft_calloc((size_t)tb->rb.n + 2, sizeof(uint32_t));
@@ -2348,8 +2311,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 		else
 			rc = FT_ENOMEM;
 	}
-	if (!p.pending || !p.rpend || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of ||
-	    !nwait || !at)
+	if (!p.pending || !p.lag_lat || !p.conn_edge || !p.succ_off || !p.lag_of || !nwait || !at)
 		rc = FT_ENOMEM;
 	if (rc == 0) {
 		phase_conns(&p);
@@ -2385,7 +2347,7 @@ lazy_tree(struct pk_engine *e, struct tree_build *tb, uint32_t nmsg, uint32_t sl
 	task_at(e, tb->rb.bar)->npred += nmsg; /* every message ends before it */
 	e->nflows_all += nmsg;
 	e->bytes_submitted += bytes;
-	e->tlazy->nvirt += 2 * nmsg + p.nlag + p.npace + p.nrank;
+	e->tlazy->nvirt += 2 * nmsg + p.nlag + p.npace;
 	return 0;
 }
 

@@ -1423,8 +1423,8 @@ time_on(const char *spec, const char *op, const char *engine)
  * last round: pkt_tree.c step_next()) runs as the whole graph (wait_msg()) does: the same
  * time and packets, on 2 DGX H100 and 2 DGX A100, broadcast and reduce at 4 MiB; so does
  * an LL chain at 64 and 256 KiB, each rank's rounds a period apart (rank_edge() built
- * whole, rank_pred() lazily: with the lazy phase's paces per rank left out, dgx-h100:2's
- * broadcast at 64 KiB ran 24.85 us lazily against 26.20 whole).
+ * whole, build_message() lazily: with the lazy phase's paces per rank left out, its wait
+ * and its link, dgx-h100:2's broadcast at 64 KiB ran 24.85 us lazily against 26.20 whole).
  */
 static void
 test_chain_lines_lazy(void **state)
