@@ -480,6 +480,15 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		pk_port_at(e, f->nic_link)->nqps++;
 	if (!ft__pk_part_owns(e, f->src))
 		return 0;
+	/* an LL chain's next message on its hop leaves a period after this one (pkt_tree.c
+	 * rank_edge()): told here, on its source's rank, as its QP's next one is */
+	if (ft__pk_pace_next(e, fid) != PK_NONE) {
+		uint32_t u = ft__pk_pace_next(e, fid);
+
+		rc = ev_push(e, e->now_ps + ft__pk_pace_next_ps(e, u), PK_EV_PRED, u, 0);
+		if (rc < 0)
+			return rc;
+	}
 	return ft__pk_flow_send(e, fid);
 }
 

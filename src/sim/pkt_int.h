@@ -289,7 +289,7 @@ enum pk_task_kind {
 };
 
 struct pk_task {
-	uint64_t delay_ps;
+	uint64_t delay_ps; /* (a flow's: its pace after the message before, ft__pk_pace_next()) */
 	uint64_t pred_lat_ps; /* the longest path latency among its finished predecessors */
 	uint64_t t_start_ps, t_done_ps;
 	double lat_mult;
@@ -909,6 +909,9 @@ struct pk_engine {
 	/* tasks and flows */
 	struct ft_vec tasks; /* struct pk_task */
 	struct ft_vec flows; /* struct pk_flow */
+	/* uint32_t per flow id: an LL chain's next message on its hop, which the flow's start
+	 * tells (pkt_tree.c rank_edge(), ft__pk_pace_next()); none past its end */
+	struct ft_vec pace_next;
 	/* A rank of a run split across MPI ranks that knew its partition when it was built
 	 * (pkt_part.c ft__pk_part_plan): flows holds the whole record of a flow with a
 	 * vertex of the rank on its path alone, fslot maps a flow id to its record
@@ -1646,6 +1649,11 @@ struct ft_model_chunking;
  * period that rounds to nothing. */
 uint64_t ft__pk_cap_period_ps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                               double eff, uint32_t msgs);
+/* An LL chain's pace per rank (pkt_tree.c rank_edge()): the task flow @fid's start tells,
+ * @u, PK_NONE for none; set it (FT_ENOMEM); when to tell it, ps after the start. */
+uint32_t ft__pk_pace_next(const struct pk_engine *e, uint32_t fid);
+int ft__pk_pace_set(struct pk_engine *e, uint32_t fid, uint32_t u);
+uint64_t ft__pk_pace_next_ps(struct pk_engine *e, uint32_t u);
 /* Built whole: @rb's pace barriers (rb->pace), loop m's done m x pace_ps after its start. */
 int ft__pk_pace_tasks(struct ring_build *rb);
 

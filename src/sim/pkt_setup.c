@@ -479,6 +479,7 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	}
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
+	ft_vec_init(&e->pace_next, sizeof(uint32_t));
 	ft_vec_init(&e->flow_cc, sizeof(struct pk_dcqcn));
 	ft_vec_init(&e->lane0, sizeof(uint8_t));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
@@ -1310,7 +1311,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,
 			                        &e->far,           &e->fpath,      &e->tslot,
-			                        &e->tfar,          &e->plan_feeds, &e->lane0 };
+			                        &e->tfar,          &e->plan_feeds, &e->lane0,
+			                        &e->pace_next };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

@@ -139,6 +139,9 @@ struct tree_build {
 	/* an LL or LL128 chain on fewer channels than the schedule's copies: the copies
 	 * that run, 1 .. keep, each with 1 / keep of the bytes (chain_channels()); 0: all */
 	uint32_t keep;
+	/* an LL chain's pace per rank (rank_pace()): message m >= 1 of an edge's first leg
+	 * leaves no sooner than this after message m - 1 left, ps (0: none) */
+	uint64_t rank_ps;
 };
 
 /* Whether @sc is NVLS across nodes, an all-reduce's NVLS flows beside each head's to the
@@ -796,6 +799,84 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 	return rc < 0 ? FT_ENOMEM : 0;
 }
 
+/*
+ * An LL chain's pace per rank (@tb rank_ps). NCCL's rank of a ring broadcast or reduce
+ * moves its channel's lines itself: each thread polls its 16-byte line until the flag
+ * comes (readLL()) and stores it to the next rank (storeLL()), round after round of the
+ * channel's threads (NVIDIA/nccl v2.27.7-1 src/device/prims_ll.h LLGenericOp(), called
+ * once a chunk by runRing() in src/device/broadcast.h and reduce.h), so a rank passes
+ * rounds on no faster than its channel's LL pace, wherever they came from. The op's cap
+ * paces message m of every hop m periods after the phase's start (cap_pace(): a period
+ * the op's S over the model's LL algbw on the launched channels, ft_model_kernel_algbw(),
+ * a message: one round at one channel's pace, the rate the model's ramp takes,
+ * model/pipeline.c ll_ramp()); a hop between nodes waits for its whole step (wait_msg())
+ * and, with that pace alone, its rank and those after it passed the step's rounds on at
+ * the links' rate, the cap's periods long past: each crossing paid no ramp, where the
+ * model's charges (step - round) at the channel's pace on each (2 DGX A100 64 KiB: 7 x
+ * 0.68 us). Here message m >= 1 of an edge's first leg also waits until a period after
+ * message m - 1 of that leg started (rank_edge()), so a rank's rounds leave a period
+ * apart, as the model's and NCCL's do; before a crossing the cap's pace holds them so
+ * already. LL only: the model's LL128 ramp is another (a grain a stage and the step less
+ * a grain a crossing, ll128_ramp()), its rows left as they were. 0 where the op has no
+ * cap.
+ */
+static void
+rank_pace(struct tree_build *tb, const struct ft_schedule *sc)
+{
+	bool on = ft__sim_chain(sc) && sc->proto == FT_PROTO_LL && tb->lines;
+
+	tb->rank_ps = on ? tb->rb.pace_ps : 0;
+}
+
+/*
+ * Edge @ed's pace per rank (rank_pace()), built whole: message m >= 1 of its first leg
+ * waits for message m - 1's start to tell it, rank_ps later (ft__pk_pace_next(),
+ * pkt_flow.c start_flow(); the period in its own task's delay_ps, unread on a flow's),
+ * with no task between: a barrier between flows would hold a run split across MPI ranks
+ * (pkt_part.c: "a flow starts a barrier after a flow"), where its source's rank alone
+ * tells it, as it tells a QP's next message (sent_task). A message split over a GPU's
+ * NICs or its QPs (its own barriers, pkt_nccl.c add_message()) keeps the cap's pace alone.
+ */
+static int
+rank_edge(const struct tree_build *tb, const struct tree_edge *ed)
+{
+	const struct ring_build *rb = &tb->rb;
+	const struct ring_conn *c = &rb->c[ed->conn];
+	struct pk_engine *e = rb->e;
+
+	for (uint32_t m = 1; m < c->nmsg; m++) {
+		uint32_t from = rb->ready[c->first + m - 1], to = rb->ready[c->first + m];
+
+		if (pk_task_kind(e, from) != PK_T_FLOW || pk_task_kind(e, to) != PK_T_FLOW)
+			continue;
+		if (ft__pk_pace_set(e, task_at(e, from)->flow, to) < 0)
+			return FT_ENOMEM;
+		task_at(e, to)->delay_ps = tb->rank_ps;
+		task_at(e, to)->npred++;
+	}
+	return 0;
+}
+
+uint32_t
+ft__pk_pace_next(const struct pk_engine *e, uint32_t fid)
+{
+	return fid < e->pace_next.len ? FT_VEC_AT(&e->pace_next, uint32_t, fid) : PK_NONE;
+}
+
+int
+ft__pk_pace_set(struct pk_engine *e, uint32_t fid, uint32_t u)
+{
+	uint32_t none = PK_NONE;
+
+	if (u == PK_NONE && fid >= e->pace_next.len)
+		return 0;
+	while (e->pace_next.len <= fid)
+		if (ft_vec_push(&e->pace_next, &none) < 0)
+			return FT_ENOMEM;
+	FT_VEC_AT(&e->pace_next, uint32_t, fid) = u;
+	return 0;
+}
+
 /* What a tree build holds (its connections, edges, nodes, switches and lag layout). */
 static void
 tree_release(struct tree_build *tb)
@@ -1258,6 +1339,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rc = nvls_switches(&tb);
 	if (rc == 0)
 		rc = cap_pace(&tb, op, ph, eff);
+	if (rc == 0)
+		rank_pace(&tb, sc);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
@@ -1275,6 +1358,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 			rc = lag_parts(&tb);
 		for (i = 0; i < tb.nedges && rc == 0; i++)
 			rc = link_edge(&tb, &tb.edge[i], ch.slots);
+		for (i = 0; i < tb.nedges && rc == 0 && tb.rank_ps; i++)
+			rc = rank_edge(&tb, &tb.edge[i]);
 		tree_release(&tb);
 	}
 	if (rc == 0) /* the path latencies are simulated now: the barrier keeps the rest */
@@ -1654,9 +1739,11 @@ put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps)
 static int
 build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 {
-	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
+	uint32_t ci = conn_of(p, v);
+	const struct ring_conn *c = &p->tb.rb.c[ci];
 	uint32_t m = v - c->first, rt, rf, gen = 0;
 	struct pk_task *k;
+	bool pace;
 	int64_t t;
 
 	take_rec(&e->tlazy->flows, e->now_ps, &rt, &rf);
@@ -1693,6 +1780,11 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	/* its QP's next message waits for its last packet to leave */
 	flow_at(e, k->flow)->sent_task =
 	        m + c->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + c->nq : PK_NONE;
+	/* an LL chain's next message on an edge's first leg, for its start (rank_edge());
+	 * none on a record reused from another message */
+	pace = p->tb.rank_ps && p->tb.edge[p->conn_edge[ci]].conn == ci && m + 1 < c->nmsg;
+	if (ft__pk_pace_set(e, k->flow, pace ? PK_VIRT + p->base + v + 1 : PK_NONE) < 0)
+		return FT_ENOMEM;
 	return ft__pk_start_task(e, (uint32_t)t);
 }
 
@@ -1988,6 +2080,18 @@ ft__pk_tree_src(const struct pk_engine *e, uint32_t u)
 	return p && v < p->nmsg ? p->tb.rb.c[conn_of(p, v)].src : e->nvertices;
 }
 
+uint64_t
+ft__pk_pace_next_ps(struct pk_engine *e, uint32_t u)
+{
+	uint32_t v;
+	const struct tree_phase *p;
+
+	if (u < PK_VIRT)
+		return task_at(e, u)->delay_ps;
+	p = phase_at(e, u, &v);
+	return p ? p->tb.rank_ps : 0;
+}
+
 int
 ft__pk_tree_bottleneck(struct pk_engine *e, uint32_t i)
 {
@@ -2101,9 +2205,11 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 			uint32_t n = (p->ring ? fed : nwait[ci]) + 1 +
 			             (m >= conn_slots(tb, c, p->slots));
 
-			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0) */
+			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0;
+			 * for m > 0 its pace per rank, told by message m - 1's start) */
 			n += p->npace &&
 			     (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
+			n += tb->rank_ps && ed && ed->conn == ci && m > 0;
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;
 

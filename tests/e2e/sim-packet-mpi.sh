@@ -193,6 +193,15 @@ check chunked tests/fixtures/sim/packet-mpi-k4-chunked.yaml 1 '"algo": "tree"'
 sed 's/^  congestion_control: none$/&\n  nic_msg_rate: 1e5/' \
 	tests/fixtures/sim/packet-mpi-k4-chunked.yaml >"$tmp/chunked-nic.yaml"
 check chunked-qps "$tmp/chunked-nic.yaml" 1 '"nic_wait_s": [0-9.]*[1-9]' --qps 2
+# An LL chain (broadcast, reduce of 64 KiB): a rank's rounds leave a period of its
+# channel's LL pace apart, each told by the start of the one before on its hop (the
+# source's rank alone tells it, no barrier between the flows: pkt_tree.c rank_edge()).
+{
+	sed '/^    ops:$/q' tests/fixtures/sim/packet-mpi-k4-chunked.yaml
+	printf '      - {op: broadcast, algo: ring, proto: ll, size: 64KiB}\n'
+	printf '      - {op: reduce, algo: ring, proto: ll, size: 64KiB}\n'
+} >"$tmp/ll-chain.yaml"
+check ll-chain "$tmp/ll-chain.yaml" 1 '"proto": "ll"'
 # NCCL's NVLS tree over two NVLink domains of 18 trays (GB200 NVL72): a head reads
 # chunk c once every rank's part has reached the switch it reads from, and learns
 # of the other trays' switches one path latency after their last part (a barrier

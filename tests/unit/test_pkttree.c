@@ -1421,14 +1421,20 @@ time_on(const char *spec, const char *op, const char *engine)
 /*
  * An LL128 chain across two nodes built lazily (a hop between nodes told by its step's
  * last round: pkt_tree.c step_next()) runs as the whole graph (wait_msg()) does: the same
- * time and packets, on 2 DGX H100 and 2 DGX A100, broadcast and reduce at 4 MiB.
+ * time and packets, on 2 DGX H100 and 2 DGX A100, broadcast and reduce at 4 MiB; so does
+ * an LL chain at 64 and 256 KiB, each rank's rounds a period apart (rank_edge() built
+ * whole, build_message() lazily: with the lazy phase's paces per rank left out, its wait
+ * and its link, dgx-h100:2's broadcast at 64 KiB ran 24.85 us lazily against 26.20 whole).
  */
 static void
 test_chain_lines_lazy(void **state)
 {
 	static const char *const specs[] = { "dgx-h100:2", "dgx-a100:2" };
 	static const char *const ops[] = { "{op: broadcast, size: 4MiB}",
-		                           "{op: reduce, size: 4MiB}" };
+		                           "{op: reduce, size: 4MiB}",
+		                           "{op: broadcast, size: 64KiB}",
+		                           "{op: reduce, size: 64KiB}",
+		                           "{op: broadcast, size: 256KiB}" };
 
 	(void)state;
 	for (size_t i = 0; i < FT_ARRAY_SIZE(specs); i++)
@@ -1502,17 +1508,22 @@ test_chain_engines_agree(void **state)
 		  -0.05 },
 		{ "dgx-h100:1", "reduce", "64KiB", 0, "LL on one node: -6.1 % (see above)", -0.07,
 		  -0.05 },
-		/* LL on NCCL's launched channels across nodes (chain_channels(), keep): the flow
-		 * engine pays the model's ramp, a hop between nodes waiting for the step at the
-		 * channel's pace on each of N crossings; the packet engine's ranks after a
-		 * crossing forward the step at the links' rate, and its broadcast chain on channel
-		 * 0 crosses once (sim.md, Limits) */
+		/* LL on NCCL's launched channels across nodes (chain_channels(), keep), each
+		 * rank's rounds a period of the channel's LL pace apart (rank_pace()): the reduce
+		 * agrees; the broadcast runs on channel 0 alone at 64 KiB (one launched), whose
+		 * chain crosses once (its ring enters the root's node at the root), where the
+		 * model and the flow engine price NCCL's tuner's nNodes = 2 crossings (tuning.cc
+		 * nInterSteps), latency and ramp (sim.md, Limits). Before the pace per rank
+		 * -15.0 %, -19.7 % and -12.9 % */
 		{ "dgx-h100:2", "broadcast", "64KiB", 0,
-		  "LL across nodes: no pace after a crossing, -15.0 %", -0.16, -0.14 },
+		  "LL on one channel, one crossing where the flow engine prices 2: -10.3 %", -0.11,
+		  -0.095 },
 		{ "dgx-a100:2", "broadcast", "64KiB", 0,
-		  "LL on one channel: one crossing, no pace after it, -19.7 %", -0.21, -0.185 },
-		{ "dgx-a100:2", "reduce", "64KiB", 0,
-		  "LL on one channel: no pace after a crossing, -12.9 %", -0.14, -0.12 },
+		  "LL on one channel, one crossing where the flow engine prices 2: -13.5 %", -0.145,
+		  -0.125 },
+		{ "dgx-a100:2", "reduce", "64KiB", 0.01, NULL },
+		{ "dgx-h100:2", "reduce", "64KiB", 0.02, NULL },
+		{ "dgx-a100:2", "broadcast", "256KiB", 0.01, NULL },
 		/* LL128 at 4 KiB keeps the schedule's copies (chain_channels(): only LL runs on the
 		 * launched ones): +4.7 % and +10.2 %; on the launched copies +5.5 % and +10.7 % */
 		{ "dgx-a100:2", "broadcast, proto: ll128", "4KiB", 0,
@@ -1635,6 +1646,67 @@ test_chain_ll_launched_channels(void **state)
 	}
 	ft_sim_report_release(&rep);
 	assert_int_equal(used, 2);
+}
+
+/*
+ * An LL chain's rank passes its rounds on at its channel's LL pace after a crossing too
+ * (pkt_tree.c rank_pace(), NVIDIA/nccl src/device/prims_ll.h LLGenericOp(): the rank's
+ * threads read, flag-check and store each line themselves). On 2 DGX A100 at 64 KiB the
+ * broadcast runs on channel 0 alone, 16 rounds a hop: the hop between the nodes waits for
+ * each step's last round (wait_msg()), then sends the step's 8 rounds; they leave as far
+ * apart as the root's own rounds (the cap's pace, one round at one channel's pace), and
+ * the rank after the crossing forwards them so too. Before, the crossing sent each step's
+ * rounds at the links' rate (0.17 to 0.34 us apart where the root's are 0.68) and the
+ * test fails at its second round.
+ */
+static void
+test_chain_ll_rank_pace(void **state)
+{
+	static const char *const hops[][2] = { { "n0.gpu0", "n0." }, { "n0.", "n1." },
+		                               { "n1.gpu0", "n1." } };
+	double start[3][16], root;
+	uint32_t n[3] = { 0 };
+	struct ft_sim_report rep;
+	char text[256];
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+
+	(void)state;
+	snprintf(text, sizeof(text), "name: t\ncluster: dgx-a100:2\njobs:\n  - name: a\n"
+	         "    ops:\n      - {op: broadcast, size: 64KiB}\n");
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ov.list_flows = 1000;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s", err.msg);
+	ft_scenario_free(sc);
+	/* the root's hop (from n0.gpu0), the crossing (n0 to n1), the hop after it (from
+	 * n1.gpu0), each flow's start in the order listed (a connection's messages in turn) */
+	for (size_t i = 0; i < rep.flows.len; i++) {
+		const struct ft_sim_flow_text *f = ft_vec_at(&rep.flows, i);
+
+		for (size_t h = 0; h < FT_ARRAY_SIZE(hops); h++) {
+			if (strncmp(f->src, hops[h][0], strlen(hops[h][0])) != 0 ||
+			    strncmp(f->dst, hops[h][1], strlen(hops[h][1])) != 0)
+				continue;
+			assert_true(n[h] < 16);
+			start[h][n[h]++] = f->row.start_s;
+		}
+	}
+	ft_sim_report_release(&rep);
+	for (size_t h = 0; h < FT_ARRAY_SIZE(hops); h++)
+		assert_int_equal(n[h], 16);
+	root = (start[0][15] - start[0][0]) / 15;
+	assert_true(root > 0);
+	for (size_t h = 1; h < FT_ARRAY_SIZE(hops); h++)
+		for (uint32_t m = 1; m < 16; m++)
+			if (!(start[h][m] - start[h][m - 1] >= 0.99 * root))
+				fail_msg("%s -> %s round %u: %.3f us after round %u, the root's "
+				         "rounds %.3f us apart", hops[h][0], hops[h][1], m,
+				         (start[h][m] - start[h][m - 1]) * 1e6, m - 1, root * 1e6);
 }
 
 /*
@@ -3504,6 +3576,7 @@ main(void)
 		cmocka_unit_test(test_ll_ring_engines_agree),
 		cmocka_unit_test(test_chain_lines_lazy),
 		cmocka_unit_test(test_chain_ll_launched_channels),
+		cmocka_unit_test(test_chain_ll_rank_pace),
 		cmocka_unit_test(test_forced_tree_channels),
 		cmocka_unit_test(test_forced_tree_nvls_copy),
 		cmocka_unit_test(test_forced_trees_on_uneven_nodes),

@@ -1,0 +1,1 @@
+sim dgx-a100:2 --op broadcast -b 64K --engine packet
