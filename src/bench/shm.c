@@ -95,8 +95,10 @@
  * first, as at 64 B before the block's line tags (0.79 us against Open
  * MPI's 0.51 at 256 B, 0.58 at 128 B, on a quiet 2-CPU EPYC VM). In five
  * lines, 0.84-0.90x the three-line block's p50 at 256 B, the other sizes
- * of 8 B-4 KiB 0.96-1.06 (load 7-11; docs/internals/bench-log.md, "shm
- * 256 B in the head's block").
+ * of 8 B-4 KiB 0.96-1.06 (load 7-11); but 1.11-1.17x at 256 B where a
+ * line moves between the ranks cheaply (the host's fast state, 0.13 us at
+ * 8 B), the five lines' stores and loads outweighing the transfer saved
+ * (docs/internals/bench-log.md, "shm 256 B in the head's block").
  */
 #define INL_LINES 5
 /*
