@@ -627,14 +627,20 @@ void ft__shm_copies(const struct ft_ep *ep, uint32_t peer, uint64_t out[2]);
 void ft__shm_block(const struct ft_ep *ep, uint32_t peer, uint64_t *pos, size_t *len);
 /* shm, for tests: the bytes this rank has published to @peer (its ring's head) */
 uint64_t ft__shm_head(const struct ft_ep *ep, uint32_t peer);
+/* shm: the bytes a publication may carry in the head's block, and its lines (shm.c, INL_MAX) */
+#define FT__SHM_BLOCK_MAX   272
+#define FT__SHM_BLOCK_LINES 5
+/* shm: how a block's tag packs a publication's position and length (shm.c, inl_tag_of) */
+#define FT__SHM_BLOCK_TAG(pos, len) ((uint64_t)(pos) << 9 | (uint64_t)(len))
 /*
  * shm, for tests: the tag each line of the head's block to @peer carries
- * (position * 256 + length of the publication whose bytes it holds):
- * [0] the head's line, [1] and [2] the two after it
+ * (FT__SHM_BLOCK_TAG of the publication whose bytes it holds): [0] the
+ * head's line, [1]..[FT__SHM_BLOCK_LINES - 1] the ones after it
  */
-void ft__shm_block_tags(const struct ft_ep *ep, uint32_t peer, uint64_t tags[3]);
+void ft__shm_block_tags(const struct ft_ep *ep, uint32_t peer, uint64_t tags[FT__SHM_BLOCK_LINES]);
 /*
- * shm, for tests: write "none" over the tag of line @line (1 or 2) of the
+ * shm, for tests: write "none" over the tag of line @line (1 to
+ * FT__SHM_BLOCK_LINES - 1) of the
  * head's block to @peer and other words over its bytes, as a sender that
  * began to rewrite it for a later publication leaves it; a receiver must
  * then read the bytes that line held from the ring

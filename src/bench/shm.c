@@ -9,7 +9,7 @@
  * receiver copies out and publishes `tail`; both sides see each other's
  * index with acquire loads. Messages need no framing because both sides post
  * the same lengths in the same order. A peer whose process vanished is
- * noticed by kill(pid, 0) while waiting on it. Up to 160 bytes also ride in
+ * noticed by kill(pid, 0) while waiting on it. Up to 272 bytes also ride in
  * the lines of the ring's head (ring_put, ring_get), so that a small
  * message costs the receiver one cache-line transfer at a time, not two
  * one after the other (each later line carries a tag of its own and is
@@ -84,25 +84,46 @@
  * The bytes still go into the ring as well, so a receiver that comes late,
  * or takes them in other slices, reads them there.
  */
-#define INL_WORDS 22 /* with the head and tag: three cache lines */
 /*
- * The block's second and third lines each begin with a tag of their own
- * (inl[6], inl[14]): the sender writes a message's later lines first,
- * each whole, then the head's, and a receiver checks the tag of every
- * line it copies, so that it can load the later lines while it polls
- * the head's (move_recvs). 48 bytes in the head's line, 56 in each other.
+ * The head's block: the head's line and four after it, so that a message
+ * of 256 bytes rides in it whole as Open MPI's fast box takes one (its
+ * limit is a quarter of the 4 KiB box, header included: open-mpi/ompi,
+ * opal/mca/btl/sm/btl_sm_fbox.h, mca_btl_sm_fbox_sendi, "size >
+ * (fbox_size >> 2)"). With three lines (160 bytes), 256 B went into the
+ * ring, whose lines the receiver asked for only once the head's line had
+ * said that the message was there: a second line transfer after the
+ * first, as at 64 B before the block's line tags (0.79 us against Open
+ * MPI's 0.51 at 256 B, 0.58 at 128 B, on a quiet 2-CPU EPYC VM). In five
+ * lines, 0.84-0.90x the three-line block's p50 at 256 B, the other sizes
+ * of 8 B-4 KiB 0.96-1.06 (load 7-11); but 1.11-1.17x at 256 B where a
+ * line moves between the ranks cheaply (the host's fast state, 0.13 us at
+ * 8 B), the five lines' stores and loads outweighing the transfer saved
+ * (docs/internals/bench-log.md, "shm 256 B in the head's block").
+ */
+#define INL_LINES 5
+/*
+ * Each later line of the block begins with a tag of its own (inl[6],
+ * inl[14], inl[22], inl[30]): the sender writes a message's later lines
+ * first, each whole, then the head's, and a receiver checks the tag of
+ * every line it copies, so that it can load the later lines while it
+ * polls the head's (move_recvs). 48 bytes in the head's line, 56 in each
+ * other.
  */
 #define INL_LINE0     6 /* payload words in the head's line */
 #define INL_LINE      7 /* payload words in each later line */
-#define INL_TAG(l)    (INL_LINE0 + ((l) - 1) * (INL_LINE + 1)) /* line l's tag, l = 1, 2 */
-#define INL_MAX       ((INL_LINE0 + 2 * INL_LINE) * sizeof(uint64_t)) /* 160 bytes */
+#define INL_WORDS     (INL_LINE0 + (INL_LINES - 1) * (INL_LINE + 1)) /* 38, head and tag: 5 lines */
+#define INL_TAG(l)    (INL_LINE0 + ((l)-1) * (INL_LINE + 1))         /* line l's tag, l >= 1 */
+#define INL_MAX       ((INL_LINE0 + (INL_LINES - 1) * INL_LINE) * sizeof(uint64_t)) /* 272 bytes */
+/* a tag: the publication's position << INL_LEN_BITS | its length (<= INL_MAX) */
+#define INL_LEN_BITS  9
 #define INL_NONE      UINT64_MAX
 
 struct ring {
 	_Atomic uint64_t head; /* bytes written, by the sender */
 	/*
-	 * Which bytes inl holds: position * 256 + length, or INL_NONE while
-	 * the sender rewrites it (a sequence lock keyed on the position).
+	 * Which bytes inl holds: position << INL_LEN_BITS | length (inl_tag_of),
+	 * or INL_NONE while the sender rewrites it (a sequence lock keyed on
+	 * the position; 2^55 bytes through one ring before it wraps).
 	 */
 	_Atomic uint64_t inl_tag;
 	_Atomic uint64_t inl[INL_WORDS];
@@ -147,13 +168,31 @@ struct ring {
 	char pad6[CACHELINE - 2 * sizeof(uint64_t)];
 	/* data follows */
 };
-_Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < 256, "ring header layout");
-/* each later line of the block begins with its tag; the block ends its third line */
-_Static_assert((offsetof(struct ring, inl) + INL_TAG(1) * sizeof(uint64_t)) % CACHELINE == 0 &&
-                   (offsetof(struct ring, inl) + INL_TAG(2) * sizeof(uint64_t)) % CACHELINE == 0 &&
-                   INL_TAG(2) + 1 + INL_LINE == INL_WORDS &&
-                   offsetof(struct ring, tail) == 3 * CACHELINE,
+_Static_assert(sizeof(struct ring) % CACHELINE == 0 && INL_MAX < (1u << INL_LEN_BITS) &&
+                       FT__SHM_BLOCK_TAG(3, 5) == ((3u << INL_LEN_BITS) | 5u) &&
+                       INL_MAX == FT__SHM_BLOCK_MAX && INL_LINES == FT__SHM_BLOCK_LINES,
+               "ring header layout");
+/* each later line of the block begins with its tag; the block ends its last line */
+#define INL_TAG_AT(l) \
+	((offsetof(struct ring, inl) + INL_TAG(l) * sizeof(uint64_t)) % CACHELINE == 0)
+_Static_assert(INL_TAG_AT(1) && INL_TAG_AT(INL_LINES - 1) &&
+                       INL_TAG(INL_LINES - 1) + 1 + INL_LINE == INL_WORDS &&
+                       offsetof(struct ring, tail) == INL_LINES * CACHELINE,
                "one tag a line of the head's block");
+/* The tag of a publication of @len bytes (<= INL_MAX) at position @pos. */
+static inline uint64_t
+inl_tag_of(uint64_t pos, size_t len)
+{
+	return pos << INL_LEN_BITS | (uint64_t)len;
+}
+
+/* The length a tag (not INL_NONE) names. */
+static inline size_t
+inl_tag_len(uint64_t tag)
+{
+	return (size_t)(tag & ((1u << INL_LEN_BITS) - 1));
+}
+
 /* a side's flags share no line with the tail, nor with the head's block */
 #define RING_LINE(f) (offsetof(struct ring, f) / CACHELINE)
 _Static_assert(RING_LINE(quit) != RING_LINE(tail) && RING_LINE(rquit) != RING_LINE(tail),
@@ -805,7 +844,7 @@ prefetch_w(const void *p)
  * 128 B, 0.64 with the first line in the block (p50, -n 2000, load 10-11).
  * On the endpoints whose sides post the same lengths such a message
  * starts at the next line instead (ring_pad), so its first chunk puts
- * nothing here unless a nearly full ring cut it to 160 bytes or fewer,
+ * nothing here unless a nearly full ring cut it to INL_MAX (272) bytes or fewer,
  * which go into the block whole; a later chunk cut short by a full ring
  * may still start inside a line.
  */
@@ -831,8 +870,8 @@ ring_split(uint64_t pos, size_t len)
  * to the message's length at its first byte (q->off == 0), so the skipped
  * bytes need no marker; the collectives' endpoints take a message in other
  * slices than it was sent in and keep the byte stream. With the skip,
- * point-to-point messages of 256 B, 512 B and 2 KiB read 0.97x, 0.94x and
- * 0.95x the p50 without it (docs/internals/bench-log.md, "a larger
+ * point-to-point messages of 256 B (then past the block), 512 B and 2 KiB
+ * read 0.97x, 0.94x and 0.95x the p50 without it (docs/internals/bench-log.md, "a larger
  * point-to-point message starts a line").
  */
 static size_t
@@ -869,7 +908,7 @@ inl_lines(size_t len)
 {
 	size_t words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
 
-	return words <= INL_LINE0 ? 1 : words <= INL_LINE0 + INL_LINE ? 2 : 3;
+	return words <= INL_LINE0 ? 1 : 1 + (words - INL_LINE0 + INL_LINE - 1) / INL_LINE;
 }
 
 /* Where payload word @i of the block is in inl: past the tag of its line. */
@@ -884,7 +923,7 @@ inl_index(size_t i)
 static bool
 ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_t len)
 {
-	uint64_t w[INL_WORDS], tag = pos * 256 + len;
+	uint64_t w[INL_WORDS], tag = inl_tag_of(pos, len);
 	size_t i, l, lines, words;
 
 	if (len == 0 || len > INL_MAX) {
@@ -946,7 +985,7 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
 {
 	for (;;) {
 		uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
-		uint64_t at = tag / 256, end = at + tag % 256, w[INL_WORDS];
+		uint64_t at = tag >> INL_LEN_BITS, end = at + inl_tag_len(tag), w[INL_WORDS];
 		uint64_t lo = FT_MAX(pos, at), hi = FT_MIN(pos + len, end);
 		size_t i;
 
@@ -1179,8 +1218,8 @@ ft__shm_block(const struct ft_ep *base, uint32_t peer, uint64_t *pos, size_t *le
 	struct ring *r = block_ring(base, peer);
 	uint64_t tag = r ? atomic_load_explicit(&r->inl_tag, memory_order_acquire) : INL_NONE;
 
-	*pos = tag == INL_NONE ? 0 : tag / 256;
-	*len = tag == INL_NONE ? 0 : (size_t)(tag % 256);
+	*pos = tag == INL_NONE ? 0 : tag >> INL_LEN_BITS;
+	*len = tag == INL_NONE ? 0 : inl_tag_len(tag);
 }
 
 uint64_t
@@ -1192,13 +1231,15 @@ ft__shm_head(const struct ft_ep *base, uint32_t peer)
 }
 
 void
-ft__shm_block_tags(const struct ft_ep *base, uint32_t peer, uint64_t tags[3])
+ft__shm_block_tags(const struct ft_ep *base, uint32_t peer, uint64_t tags[FT__SHM_BLOCK_LINES])
 {
 	struct ring *r = block_ring(base, peer);
+	size_t l;
 
 	tags[0] = r ? atomic_load_explicit(&r->inl_tag, memory_order_acquire) : INL_NONE;
-	tags[1] = r ? atomic_load_explicit(&r->inl[INL_TAG(1)], memory_order_acquire) : INL_NONE;
-	tags[2] = r ? atomic_load_explicit(&r->inl[INL_TAG(2)], memory_order_acquire) : INL_NONE;
+	for (l = 1; l < INL_LINES; l++)
+		tags[l] = r ? atomic_load_explicit(&r->inl[INL_TAG(l)], memory_order_acquire) :
+		              INL_NONE;
 }
 
 void
@@ -1207,7 +1248,7 @@ ft__shm_block_scribble(struct ft_ep *base, uint32_t peer, unsigned line)
 	struct ring *r = block_ring(base, peer);
 	size_t i;
 
-	if (!r || line < 1 || line > 2)
+	if (!r || line < 1 || line >= INL_LINES)
 		return;
 	atomic_store_explicit(&r->inl[INL_TAG(line)], INL_NONE, memory_order_relaxed);
 	for (i = 1; i <= INL_LINE; i++)

@@ -774,10 +774,10 @@ test_conformance_shm_ring(void **state)
 }
 
 /*
- * Small messages also travel in the line of the ring's head (up to 160
- * bytes): a window of 16 in flight, so the sender rewrites that line while
- * the receiver may still read it: every byte must still arrive. @buf holds
- * 4 KiB.
+ * Small messages also travel in the lines of the ring's head (up to
+ * FT__SHM_BLOCK_MAX bytes): a window of 16 in flight, of 1-300 bytes, so
+ * the sender rewrites those lines while the receiver may still read them:
+ * every byte must still arrive. @buf holds 5 KiB.
  */
 static int
 shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_error *err)
@@ -788,18 +788,18 @@ shm_small_stream(struct ft_ep *ep, uint32_t rank, unsigned char *buf, struct ft_
 
 	for (i = 0; i < 400 && rc == 0; i++) {
 		for (k = 0; k < 16 && rc == 0; k++) {
-			len = 1 + (i * 16 + k) % 200;
+			len = 1 + (i * 16 + k) % 300;
 			for (j = 0; j < len && rank; j++)
-				buf[k * 200 + j] = (unsigned char)(i + k * 3 + j * 5);
+				buf[k * 320 + j] = (unsigned char)(i + k * 3 + j * 5);
 			qp[k] = &q[k];
-			rc = rank ? ft__ep_send(ep, &q[k], 0, buf + k * 200, len, err) :
-			            ft__ep_recv(ep, &q[k], 1, buf + k * 200, len, err);
+			rc = rank ? ft__ep_send(ep, &q[k], 0, buf + k * 320, len, err) :
+			            ft__ep_recv(ep, &q[k], 1, buf + k * 320, len, err);
 		}
 		if (rc == 0)
 			rc = ft__ep_wait(ep, qp, 16, err);
 		for (k = 0; k < 16 && rc == 0 && rank == 0; k++)
-			for (j = 0, len = 1 + (i * 16 + k) % 200; j < len; j++)
-				if (buf[k * 200 + j] != (unsigned char)(i + k * 3 + j * 5))
+			for (j = 0, len = 1 + (i * 16 + k) % 300; j < len; j++)
+				if (buf[k * 320 + j] != (unsigned char)(i + k * 3 + j * 5))
 					return ft_error_set(err, FT_EIO, "small window %zu msg %zu byte %zu",
 					                    i, k, j);
 	}
@@ -1202,9 +1202,9 @@ patterned_windows(struct ft_ep *ep, uint32_t rank, const size_t *sizes, size_t n
 static int
 shm_exchange(uint32_t rank, int lfd, uint16_t port, uint64_t cma, struct ft_error *err)
 {
-	static const size_t sizes[] = { 1,    8,     48,     49,      159,     160,     161,
-		                        175,  176,   177,    4095,    16384,   16385,   100000,
-		                        1500000, 3 << 20 };
+	static const size_t sizes[] = { 1,    8,     48,    49,     159,     160,    161,
+		                        175,  176,   177,   256,    271,     272,    273,
+		                        4095, 16384, 16385, 100000, 1500000, 3 << 20 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[3] = { NULL, NULL, NULL };
@@ -1305,22 +1305,24 @@ test_shm_sliced(void **state)
  * that first line travel in the block, the rest in the ring; on a
  * point-to-point one (@arg 1) the message starts at the next line
  * (shm.c, ring_pad) and the block keeps the small message before. Rank 1
- * sends 8 bytes, then 256 (the block then holds the 56 bytes up to the
- * next line, or the head moves by 56 + 256), then, from every offset in a
- * line, sizes on both sides of the block's 160 bytes (and of the 104 its
- * first two lines hold, and the 176 it held before), in pairs posted
- * together; rank 0 checks every byte.
+ * sends 8 bytes, then 256 (which ride in the block whole, as Open MPI's
+ * fast box takes them: the block holds 256 bytes from 8 on, the head
+ * moves by 256 with no skip), then 300 (the block then holds the bytes up
+ * to the next line, or the head moves by them + 300), then, from every
+ * offset in a line, sizes on both sides of the block's FT__SHM_BLOCK_MAX
+ * bytes (and of the 104, 160 and 216 its first two, three and four lines
+ * hold), in pairs posted together; rank 0 checks every byte.
  */
 static int
 shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t sizes[] = { 104, 105, 159, 160, 161, 176, 177, 200, 239,
-		                        240, 241, 255, 256, 257, 320, 1024, 4097 };
+	static const size_t sizes[] = { 104, 105, 159, 160, 161, 176, 177, 200, 216, 217,  239,
+		                        240, 241, 255, 256, 257, 271, 272, 273, 320, 1024, 4097 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char *buf[2] = { NULL, NULL };
 	size_t i, shift, k, j, len[2];
-	uint64_t pos0 = 0, pos, head;
+	uint64_t pos0 = 0, pos, head, at, want;
 	int rc = join_two(rank, lfd, port, &w, err);
 
 	if (rc < 0 && !w)
@@ -1331,11 +1333,12 @@ shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 	for (k = 0; k < 2 && rc == 0; k++)
 		if (!(buf[k] = malloc(8192)))
 			rc = FT_ENOMEM;
-	/* the 8 bytes, then the 256 after them: what the block holds after each */
-	for (k = 0; k < 2 && rc == 0; k++) {
+	/* the 8 bytes, the 256 and the 300 after them: what the block holds after each */
+	for (k = 0; k < 3 && rc == 0; k++) {
+		static const size_t first[] = { 8, 256, 300 };
 		struct ft_req q;
 
-		len[0] = k ? 256 : 8;
+		len[0] = first[k];
 		memset(buf[0], (int)(0x40 + k), len[0]);
 		rc = rank ? ft__ep_send(ep, &q, 0, buf[0], len[0], err) :
 		            ft__ep_recv(ep, &q, 1, buf[0], len[0], err);
@@ -1352,24 +1355,28 @@ shm_line_split(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 			pos0 = pos;
 		if (k == 0 && len[1] != 8)
 			rc = ft_error_set(err, FT_EIO, "8 B: block holds %zu bytes", len[1]);
-		if (k == 1 && arg &&
-		    (pos != pos0 || len[1] != 8 || head != ((pos0 + 8 + 63) & ~(uint64_t)63) + 256))
-			rc = ft_error_set(
-			        err, FT_EIO,
-			        "256 B after 8 B at %llu: head at %llu, block %zu bytes from "
-			        "%llu, not head %llu and the 8 B",
-			        (unsigned long long)pos0, (unsigned long long)head, len[1],
-			        (unsigned long long)pos,
-			        (unsigned long long)(((pos0 + 8 + 63) & ~(uint64_t)63) + 256));
-		if (k == 1 && !arg &&
-		    ((pos0 + 8) % 64 == 0 || pos != pos0 + 8 ||
-		     len[1] != 64 - (size_t)((pos0 + 8) % 64)))
+		if (k == 1 && (pos != pos0 + 8 || len[1] != 256 || head != pos0 + 8 + 256))
 			rc = ft_error_set(err, FT_EIO,
-			                  "256 B at %llu: block holds %zu bytes from %llu, not the "
+			                  "256 B after 8 B at %llu: head at %llu, block %zu bytes "
+			                  "from %llu, not head %llu and the 256 B",
+			                  (unsigned long long)pos0, (unsigned long long)head,
+			                  len[1], (unsigned long long)pos,
+			                  (unsigned long long)(pos0 + 8 + 256));
+		at = pos0 + 8 + 256;
+		want = ((at + 63) & ~(uint64_t)63) + 300;
+		if (k == 2 && arg && (pos != pos0 + 8 || len[1] != 256 || head != want))
+			rc = ft_error_set(err, FT_EIO,
+			                  "300 B at %llu: head at %llu, block %zu bytes from %llu, "
+			                  "not head %llu and the 256 B",
+			                  (unsigned long long)at, (unsigned long long)head, len[1],
+			                  (unsigned long long)pos, (unsigned long long)want);
+		if (k == 2 && !arg &&
+		    (at % 64 == 0 || pos != at || len[1] != 64 - (size_t)(at % 64)))
+			rc = ft_error_set(err, FT_EIO,
+			                  "300 B at %llu: block holds %zu bytes from %llu, not the "
 			                  "%llu to the next line",
-			                  (unsigned long long)(pos0 + 8), len[1],
-			                  (unsigned long long)pos,
-			                  (unsigned long long)(64 - (pos0 + 8) % 64));
+			                  (unsigned long long)at, len[1], (unsigned long long)pos,
+			                  (unsigned long long)(64 - at % 64));
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++)
 		for (shift = 1; shift <= 64 && rc == 0; shift++) {
@@ -1416,11 +1423,14 @@ test_shm_line_start(void **state)
 	run_two(shm_line_split, 1);
 }
 
+/* a filler of shm_wrap_sizes: past the head's block (a point-to-point one starts a line) */
+#define FILLER_MIN (FT__SHM_BLOCK_MAX + 1)
+
 /* Where a message of @len bytes posted at stream position @pos starts (shm.c, ring_pad). */
 static uint64_t
 wrap_start(bool line, uint64_t pos, size_t len)
 {
-	return line && len > 160 ? (pos + 63) & ~(uint64_t)63 : pos;
+	return line && len > FT__SHM_BLOCK_MAX ? (pos + 63) & ~(uint64_t)63 : pos;
 }
 
 /*
@@ -1446,15 +1456,15 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, siz
 
 	if (rank) {
 		at = ft__shm_head(ep, 0) + 8;
-		first = wrap_start(line, at, 161);
-		/* the filler (161 bytes or more) ends @e bytes before the message's start */
-		t = (first + 161 + e + d + ring - 1) / ring * ring - d;
+		first = wrap_start(line, at, FILLER_MIN);
+		/* the filler (past the block) ends @e bytes before the message's start */
+		t = (first + FILLER_MIN + e + d + ring - 1) / ring * ring - d;
 		f = t - e - first;
 	}
 	rc = rank ? ft__ep_send(ep, &q[0], 0, &f, 8, err) : ft__ep_recv(ep, &q[0], 1, &f, 8, err);
 	if (rc == 0 && !rank)
 		rc = ft__ep_wait1(ep, &q[0], err);
-	if (rc == 0 && (f < 161 || f > ring + 161 + 64))
+	if (rc == 0 && (f < FILLER_MIN || f > ring + FILLER_MIN + 64))
 		return ft_error_set(err, FT_EIO, "round %llu: a filler of %llu bytes",
 		                    (unsigned long long)round, (unsigned long long)f);
 	n[1] = (size_t)f;
@@ -1504,8 +1514,9 @@ wrap_round(struct ft_ep *ep, uint32_t rank, bool line, size_t len, size_t d, siz
 static int
 shm_wrap_sizes(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t edges[] = { 2, 8, 48, 49, 104, 105, 160, 161, 200, 256, 4097, 8192 };
-	static const size_t skips[] = { 161, 300, 4097 };
+	static const size_t edges[] = { 2,   8,   48,  49,  104, 105,  160, 161,
+		                        200, 256, 271, 272, 273, 4097, 8192 };
+	static const size_t skips[] = { FT__SHM_BLOCK_MAX + 1, 300, 4097 };
 	bool line = arg != 0;
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
@@ -1524,14 +1535,14 @@ shm_wrap_sizes(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 	if (rc == 0 && !(buf = malloc(2 * 16384 + 8192)))
 		rc = FT_ENOMEM;
 	for (len = 1; len <= 8192 && rc == 0; len++) {
-		step = line && len > 160 ? 64 : 1;
+		step = line && len > FT__SHM_BLOCK_MAX ? 64 : 1;
 		/* an offset in the last line (or a line of it) that the sizes go round */
 		d = step * (1 + len % FT_MAX((size_t)1, FT_MIN((len - 1) / step, (size_t)64)));
 		rc = wrap_round(ep, rank, line, len, len == 1 ? 0 : d, 0, buf, round++, err);
 	}
 	for (i = 0; i < FT_ARRAY_SIZE(edges) && rc == 0; i++) {
 		len = edges[i];
-		step = line && len > 160 ? 64 : 1;
+		step = line && len > FT__SHM_BLOCK_MAX ? 64 : 1;
 		for (d = step; d < len && d <= 64 * step && rc == 0; d += step)
 			rc = wrap_round(ep, rank, line, len, d, 0, buf, round++, err);
 	}
@@ -1740,37 +1751,41 @@ test_shm_ring_refused(void **state)
  * Each later line of the head's block carries a tag of its own, written
  * with that line's bytes, so that a receiver may load it while it polls
  * the head's line (shm.c, ring_put, inl_poll): rank 1 sends 128, 64, 8,
- * 160 and 161 bytes one at a time, and after each looks at the tags of its
- * block to rank 0. A message's lines carry its tag (position * 256 +
- * length), the lines it does not need keep the tag of the one before that
- * did; 160 bytes fill the block, 161 (past it) leave only the bytes up to
- * the end of their first line there (on a collective's endpoint, where a
- * message past the block does not skip to the next line: ring_pad). The
- * endpoint's first message starts at 0, so the others start at 128, 192,
- * 200 and 360 (40 bytes into a line: 24 bytes in the block); the tags are
- * computed from those. Rank 0 checks every byte.
+ * 160, 256, 272 and 273 bytes one at a time, and after each looks at the
+ * tags of its block to rank 0. A message's lines carry its tag
+ * (FT__SHM_BLOCK_TAG of its position and length), the lines it does not
+ * need keep the tag of the one before that did (0 for a line none has
+ * written yet); 256 bytes ride in the block whole (its five lines), 272
+ * fill it, 273 (past it) leave only the bytes up to the end of their first
+ * line there (on a collective's endpoint, where a message past the block
+ * does not skip to the next line: ring_pad). The endpoint's first message
+ * starts at 0, so the others start at 128, 192, 200, 360, 616 and 888 (56
+ * bytes into a line: 8 bytes in the block); the tags are computed from
+ * those. Rank 0 checks every byte.
  */
 static int
 shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t sizes[] = { 128, 64, 8, 160, 161 };
+	static const size_t sizes[] = { 128, 64, 8, 160, 256, 272, 273 };
 	/* where each starts in the stream, and the bytes of it the block holds */
-	static const uint64_t at[] = { 0, 128, 192, 200, 360 };
-	static const size_t held[] = { 128, 64, 8, 160, 24 };
-	/* which message's tag lines 0, 1, 2 carry after each (an index into sizes) */
-	static const int line_of[][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 0 }, { 3, 3, 3 },
-		                          { 4, 3, 3 } };
+	static const uint64_t at[] = { 0, 128, 192, 200, 360, 616, 888 };
+	static const size_t held[] = { 128, 64, 8, 160, 256, 272, 8 };
+	/* which message's tag lines 0-4 carry after each (an index into sizes; -1 none yet) */
+	static const int line_of[][FT__SHM_BLOCK_LINES] = {
+		{ 0, 0, 0, -1, -1 }, { 1, 1, 0, -1, -1 }, { 2, 1, 0, -1, -1 }, { 3, 3, 3, -1, -1 },
+		{ 4, 4, 4, 4, 4 },   { 5, 5, 5, 5, 5 },   { 6, 5, 5, 5, 5 }
+	};
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
-	unsigned char buf[256];
-	uint64_t tags[3], pos, want;
+	unsigned char buf[512];
+	uint64_t tags[FT__SHM_BLOCK_LINES], pos, want;
 	size_t i, j, l, len;
 	int rc = join_two(rank, lfd, port, &w, err);
 
 	(void)arg;
 	if (rc < 0 && !w)
 		return rc;
-	/* a collective's endpoint: the 161 bytes start mid-line there (ring_pad) */
+	/* a collective's endpoint: the 273 bytes start mid-line there (ring_pad) */
 	if (rc == 0)
 		rc = open_shm_ep_as(w, FT_OP_ALL_REDUCE, FT_SHM_CMA_OFF, 1 << 20, &ep, err);
 	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
@@ -1794,13 +1809,16 @@ shm_block_lines(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_e
 			                  sizes[i], (unsigned long long)at[i], len,
 			                  (unsigned long long)pos, held[i]);
 		ft__shm_block_tags(ep, 0, tags);
-		for (l = 0; l < 3 && rc == 0; l++) {
-			want = at[line_of[i][l]] * 256 + held[line_of[i][l]];
+		for (l = 0; l < FT__SHM_BLOCK_LINES && rc == 0; l++) {
+			int m = line_of[i][l];
+
+			want = m < 0 ? 0 : FT__SHM_BLOCK_TAG(at[m], held[m]);
 			if (tags[l] != want)
-				rc = ft_error_set(err, FT_EIO,
-				                  "after %zu B: line %zu carries %#llx, not %#llx (the %zu B's)",
-				                  sizes[i], l, (unsigned long long)tags[l],
-				                  (unsigned long long)want, sizes[line_of[i][l]]);
+				rc = ft_error_set(
+				        err, FT_EIO,
+				        "after %zu B: line %zu carries %#llx, not %#llx (the %zu B's)",
+				        sizes[i], l, (unsigned long long)tags[l],
+				        (unsigned long long)want, m < 0 ? (size_t)0 : sizes[m]);
 		}
 	}
 	if (rc == 0)
@@ -1820,16 +1838,17 @@ test_shm_block_lines(void **state)
 /*
  * A later line of the head's block whose tag is not the head's line's is
  * not read (shm.c, ring_get, inl_lines_hold): rank 1 sends 128 bytes (the
- * block's first two lines), then 160 (all three), and after each, once the
- * send is done, writes "none" and other words over line 1, then line 2, of
- * its block to rank 0, as a sender that began the next publication leaves
- * them. Only then (a barrier between) does rank 0 post its receive: it
- * must find every byte, the ones of the line written over in the ring.
+ * head's line and the two after it), then 160 (the same three), 200
+ * (four lines) and 256 (all five), and after each, once the send is done,
+ * writes "none" and other words over line 1, 2, 3, then 4 of its block to
+ * rank 0, as a sender that began the next publication leaves them. Only
+ * then (a barrier between) does rank 0 post its receive: it must find
+ * every byte, the ones of the line written over in the ring.
  */
 static int
 shm_block_scribbled(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
 {
-	static const size_t sizes[] = { 128, 160 };
+	static const size_t sizes[] = { 128, 160, 200, 256 };
 	struct ft_world *w = NULL;
 	struct ft_ep *ep = NULL;
 	unsigned char buf[256];
@@ -4630,11 +4649,11 @@ test_shm_quit_line(void **state)
 		assert_int_not_equal(l.quit, busy[i]);
 		assert_int_not_equal(l.rquit, busy[i]);
 	}
-	/* the block is the head's line and the two after it, the tail on a line of its own */
+	/* the block is the head's line and the four after it, the tail on a line of its own */
 	assert_int_equal(l.head, 0);
 	assert_int_equal(l.inl_tag, 0);
-	assert_int_equal(l.inl_last, 2);
-	assert_int_equal(l.tail, 3);
+	assert_int_equal(l.inl_last, FT__SHM_BLOCK_LINES - 1);
+	assert_int_equal(l.tail, FT__SHM_BLOCK_LINES);
 	assert_true(l.quit < l.nlines && l.rquit < l.nlines);
 }
 
