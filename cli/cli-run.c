@@ -22,9 +22,14 @@ cli_save_check(struct cli_ctx *ctx, const char *work)
 	return 0;
 }
 
+/* (a buffer out of memory holds a truncated answer: FT_ENOMEM, nothing printed) */
 int
 cli_finish(const struct cli_ctx *ctx, struct ft_strbuf *sb, int rc, const struct ft_error *err)
 {
+	if (rc == 0 && sb->oom) {
+		rc = FT_ENOMEM;
+		err = NULL;
+	}
 	if (rc == 0)
 		cli_write(sb);
 	ft_strbuf_release(sb);

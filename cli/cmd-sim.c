@@ -95,7 +95,11 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	ft_strbuf_init(&sb);
 	ft_sim_report_write(&rep, ctx->stable, ctx->json, &sb);
 	if (failed) {
-		cli_write(&sb);
+		/* (a report out of memory is not printed: the error says so, then the run's) */
+		if (sb.oom)
+			cli_fail(ctx, FT_ENOMEM, NULL);
+		else
+			cli_write(&sb);
 		ft_strbuf_release(&sb);
 		fflush(stdout); /* the report, then the error that ended it */
 		rc = cli_fail(ctx, frc, &qerr);

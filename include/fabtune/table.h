@@ -30,6 +30,7 @@ struct ft_table {
 	const char *line_prefix; /* borrowed; NULL for none */
 	const char *sep;	 /* between columns; default two spaces */
 	bool no_header;
+	bool oom; /* a cell could not be added: the render marks its buffer oom */
 };
 
 FT_API void ft_table_init(struct ft_table *t);

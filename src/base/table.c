@@ -39,10 +39,13 @@ ft_table_cell(struct ft_table *t, const char *text)
 {
 	char *copy = ft_strdup(text ? text : "");
 
-	if (!copy)
+	if (!copy) {
+		t->oom = true;
 		return FT_ENOMEM;
+	}
 	if (ft_vec_push(&t->cells, &copy) < 0) {
 		ft_free(copy);
+		t->oom = true;
 		return FT_ENOMEM;
 	}
 	return 0;
@@ -60,6 +63,8 @@ ft_table_cellf(struct ft_table *t, const char *fmt, ...)
 	ft_strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	rc = sb.oom ? FT_ENOMEM : ft_table_cell(t, sb.buf);
+	if (sb.oom)
+		t->oom = true;
 	ft_strbuf_release(&sb);
 	return rc;
 }
@@ -113,6 +118,12 @@ ft_table_render(const struct ft_table *t, struct ft_strbuf *out)
 	size_t w[FT_TABLE_MAX_COLS] = { 0 };
 	size_t nrows = ft_table_nrows(t);
 	size_t r, c;
+
+	/* (a cell missing would shift every later one into the wrong column) */
+	if (t->oom) {
+		out->oom = true;
+		return;
+	}
 
 	for (c = 0; c < t->ncols; c++)
 		w[c] = t->no_header ? 0 : width(t->header[c]);

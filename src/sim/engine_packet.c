@@ -1335,18 +1335,23 @@ stripe_lanes(const struct pk_engine *e, const struct pk_flow *f)
 }
 
 /*
- * aws-ofi-nccl's scheduler (aws/aws-ofi-nccl src/nccl_ofi_scheduler.c
- * set_schedule_by_threshold(), one per device: nccl_ofi_rdma.c device->scheduler) sends a
- * message of at most OFI_NCCL_ROUND_ROBIN_THRESHOLD bytes (8 KiB by default) whole on
- * one rail, the next of a round-robin counter, and cuts a larger one into equal stripes,
- * one per rail (nccl_net_ofi_set_multiplexing_schedule(), 128-byte aligned for LL128).
- * The engine keeps whole packets: a small message's packets all take the GPU's next
- * lane, and the counter moves on by one; a larger one's take the lanes in turn, packet
- * by packet, from the counter, which moves on by its packets. So every rail carries its
- * share of the GPU's bytes over a few messages, as the stripes give it within each;
- * lanes restarted at each message (hash + seq) would leave a rail idle under LL128's
- * 3-packet messages (sim-log.md, 2026-12-07). Called at flow @fid's first send of its
- * packet 0; 0 or FT_ENOMEM.
+ * aws-ofi-nccl's threshold scheduler as released in v1.7.0 to v1.7.3 (aws/aws-ofi-nccl
+ * src/nccl_ofi_scheduler.c set_schedule_by_threshold(); one per device, nccl_ofi_rdma.c
+ * device->scheduler) sends a message of at most OFI_NCCL_ROUND_ROBIN_THRESHOLD bytes
+ * (8 KiB by default then) whole on one rail, the next of a round-robin counter, and cuts
+ * a larger one into equal stripes, one per rail from rail 0, the counter left as it is
+ * (nccl_net_ofi_set_multiplexing_schedule(), 128-byte aligned for LL128). The engine
+ * keeps whole packets: a small message's packets all take the GPU's next lane, and the
+ * counter moves on by one; a larger one's take the lanes in turn, packet by packet, from
+ * the counter, which moves on by its packets (the engine's, so that every rail carries
+ * its share of the GPU's bytes over a few messages, as the stripes give it within
+ * each). Later releases differ: v1.7.4 to v1.12 raised the threshold to 256 KiB, and
+ * from v1.13 (v1.16.3, the release modelled elsewhere, get_num_stripes()) a message
+ * takes one stripe per OFI_NCCL_MIN_STRIPE_SIZE (128 KiB) on consecutive rails from the
+ * counter, which moves on by the stripes: an LL128 message of 10,240 bytes goes whole
+ * on one rail (sim.md Limits). Lanes restarted at each message (hash + seq) would leave
+ * a rail idle under LL128's 3-packet messages (sim-log.md, 2026-12-07). Called at flow
+ * @fid's first send of its packet 0; 0 or FT_ENOMEM.
  */
 #define PK_OFI_RR_BYTES 8192u
 static int

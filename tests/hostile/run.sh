@@ -248,6 +248,46 @@ if unshare -m true 2>/dev/null; then
 fi
 unset FABTUNE_ARCHIVE
 
+# ---- out of memory while writing a report ----------------------------------
+# FT_FAULT_ALLOC=k fails the kth allocation of the process. A report is written
+# at the end of a run: the last 300 allocations of this `sim` take in the first
+# growth of its text's buffer and its tables' cells. Each k among them must
+# give the whole report and exit 0, or an out-of-memory error and exit 3, never
+# a cut or empty report with exit 0 (cli/cli-run.c cli_finish() reads the
+# buffer's oom mark; base/table.c marks a table whose cell was not added). The
+# run's count of allocations is found by bisection (the first k whose run is
+# the unfailed one).
+oom_sim=(sim aws-p5:2 --op broadcast -b 1M --engine packet)
+"$fabtune" "${oom_sim[@]}" >"$tmp/oom-base" 2>/dev/null </dev/null
+oom_unfailed() { # k: the run with FT_FAULT_ALLOC=k is the unfailed one
+	FT_FAULT_ALLOC=$1 "$fabtune" "${oom_sim[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null &&
+		cmp -s "$tmp/out" "$tmp/oom-base"
+}
+lo=1 hi=1000000
+if grep -q '^makespan:' "$tmp/oom-base" && ! oom_unfailed "$lo" && oom_unfailed "$hi"; then
+	while [ $((hi - lo)) -gt 1 ]; do
+		mid=$(((lo + hi) / 2))
+		if oom_unfailed "$mid"; then hi=$mid; else lo=$mid; fi
+	done
+	bad=
+	for ((k = hi > 300 ? hi - 300 : 1; k < hi; k++)); do
+		FT_FAULT_ALLOC=$k timeout -k 5 60 "$fabtune" "${oom_sim[@]}" >"$tmp/out" 2>"$tmp/err" </dev/null
+		rc=$?
+		if [ "$rc" = 0 ] && ! cmp -s "$tmp/out" "$tmp/oom-base"; then
+			bad="k=$k: exit 0 with $(wc -l <"$tmp/out") of $(wc -l <"$tmp/oom-base") lines"
+			break
+		elif [ "$rc" != 0 ] && { [ "$rc" != 3 ] || ! grep -q 'out of memory' "$tmp/err"; }; then
+			bad="k=$k: exit code $rc, stderr $(head -c 200 "$tmp/err")"
+			break
+		fi
+	done
+	[ -z "$bad" ] && ok "out of memory writing a sim report: an error, never a cut report (last 300 of $hi)" ||
+		notok "out of memory writing a sim report: an error, never a cut report" "$bad"
+else
+	notok "out of memory writing a sim report: an error, never a cut report" \
+		"the unfailed run or FT_FAULT_ALLOC did not behave (no bisection)"
+fi
+
 # ---- as an unprivileged user: unreadable inputs, an archive not ours ------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -598,6 +598,36 @@ test_table(void **state)
 	ft_table_release(&t);
 }
 
+/*
+ * A cell that could not be added (its copy's allocation failed) would shift every
+ * later cell into the wrong column: the table renders nothing and marks the buffer
+ * oom, so the writer reports FT_ENOMEM rather than a garbled table.
+ */
+static void
+test_table_oom(void **state)
+{
+	struct ft_table t;
+	struct ft_strbuf sb;
+
+	(void)state;
+	ft_table_init(&t);
+	ft_table_col(&t, "size", FT_ALIGN_RIGHT);
+	ft_table_col(&t, "name", FT_ALIGN_LEFT);
+	assert_int_equal(ft_table_cell(&t, "8"), 0);
+	ft__alloc_fail_at(1);
+	assert_int_equal(ft_table_cell(&t, "x"), FT_ENOMEM);
+	assert_true(ft__alloc_failed());
+	assert_int_equal(ft_table_cellf(&t, "%d", 1024), 0);
+	assert_int_equal(ft_table_cell(&t, "longer"), 0);
+	ft_strbuf_init(&sb);
+	ft_strbuf_adds(&sb, "before\n");
+	ft_table_render(&t, &sb);
+	assert_true(sb.oom);
+	assert_string_equal(sb.buf, "before\n");
+	ft_strbuf_release(&sb);
+	ft_table_release(&t);
+}
+
 static void
 test_result_model(void **state)
 {
@@ -1327,6 +1357,7 @@ main(void)
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_obs_file_whole),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_oom),
 		cmocka_unit_test(test_result_model),
 		cmocka_unit_test(test_launch_detect),
 		cmocka_unit_test(test_usage),
