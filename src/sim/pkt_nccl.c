@@ -258,6 +258,10 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 		ft_free(old->ooo_bits);
 		if (e->sack)
 			ft_free(old->sack_bits);
+		/* (nor an LL chain's next message its start told: whoever builds the flow names
+		 * its own, pkt_tree.c rank_edge() and build_message(); cannot fail for none) */
+		if (ft__pk_pace_set(e, *cursor, PK_NONE) < 0)
+			return FT_ENOMEM;
 	} else if (count) { /* (a lazy phase counted its flows and bytes) */
 		e->bytes_submitted += bytes;
 		e->nflows_all++;

@@ -1655,9 +1655,14 @@ test_chain_ll_launched_channels(void **state)
  * broadcast runs on channel 0 alone, 16 rounds a hop: the hop between the nodes waits for
  * each step's last round (wait_msg()), then sends the step's 8 rounds; they leave as far
  * apart as the root's own rounds (the cap's pace, one round at one channel's pace), and
- * the rank after the crossing forwards them so too. Before, the crossing sent each step's
- * rounds at the links' rate (0.17 to 0.34 us apart where the root's are 0.68) and the
- * test fails at its second round.
+ * the rank after the crossing forwards them so too: no nearer than the root's period (a
+ * pace missed) and, inside a step (its rounds already there), no further than 1 % past it
+ * (a round that waits for more than its pace: its own end, or a period paid twice). The
+ * first round of a step may wait for the step too (wait_msg()). That the period itself is
+ * the cap's, test_chain_engines_agree holds (a period twice as long fails there, not
+ * here: the root's rounds take it too). Before, the crossing sent each step's rounds at
+ * the links' rate (0.17 to 0.34 us apart where the root's are 0.68) and the test fails at
+ * its second round.
  */
 static void
 test_chain_ll_rank_pace(void **state)
@@ -1703,7 +1708,8 @@ test_chain_ll_rank_pace(void **state)
 	assert_true(root > 0);
 	for (size_t h = 1; h < FT_ARRAY_SIZE(hops); h++)
 		for (uint32_t m = 1; m < 16; m++)
-			if (!(start[h][m] - start[h][m - 1] >= 0.99 * root))
+			if (!(start[h][m] - start[h][m - 1] >= 0.99 * root &&
+			      (m % 8 == 0 || start[h][m] - start[h][m - 1] <= 1.01 * root)))
 				fail_msg("%s -> %s round %u: %.3f us after round %u, the root's "
 				         "rounds %.3f us apart", hops[h][0], hops[h][1], m,
 				         (start[h][m] - start[h][m - 1]) * 1e6, m - 1, root * 1e6);
