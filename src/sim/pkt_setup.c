@@ -719,8 +719,9 @@ node_walk_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 /*
- * What an LL ring phase of @op inside one node (@steps, none between nodes) takes back of
- * its steps' overhead, seconds. NCCL's tuner prices the ring's per-step latency and its
+ * What an LL ring phase of @op with no step over the network (@steps: one node, or the
+ * nodes of one NVLink domain, ft__sim_over_network(), as phase_cost() counts them) takes
+ * back of its steps' overhead, seconds. NCCL's tuner prices the ring's per-step latency and its
  * bytes one after the other (NVIDIA/nccl v2.27.7-1 src/graph/tuning.cc
  * ncclTopoTuneModel(): baseLat + nsteps x hwLat, nsteps 2 (n - 1) for an all-reduce, n - 1
  * for an all-gather or reduce-scatter, then the bytes over the bandwidth; kb NA-MODEL),
