@@ -1258,6 +1258,26 @@ ft__shm_block_scribble(struct ft_ep *base, uint32_t peer, unsigned line)
 }
 
 void
+ft__shm_ring_scribble(struct ft_ep *base, uint32_t peer, uint64_t pos, size_t len)
+{
+	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
+	struct ring *r = block_ring(base, peer);
+	char junk[64];
+
+	if (!r)
+		return;
+	memset(junk, 0xa5, sizeof(junk));
+	while (len > 0) {
+		size_t n = FT_MIN(len, sizeof(junk));
+
+		ring_data(ep, r, pos, junk, n, RING_IN);
+		pos += n;
+		len -= n;
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void
 ft__shm_ring_lines(struct ft__shm_ring_lines *out)
 {
 	out->head = offsetof(struct ring, head) / CACHELINE;

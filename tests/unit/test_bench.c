@@ -1897,6 +1897,74 @@ test_shm_block_scribbled(void **state)
 	run_two(shm_block_scribbled, 0);
 }
 
+/*
+ * A receiver reads a publication that the head's block holds from the
+ * block, all its lines (shm.c, ring_get): rank 1 sends messages of 8 B to
+ * FT__SHM_BLOCK_MAX bytes, on both sides of each line's end, one at a
+ * time; after each, once the send is done, it checks that the block holds
+ * the whole message and writes other bytes over the ring's copy of it
+ * (ft__shm_ring_scribble). Only then (a barrier between) does rank 0 post
+ * its receive: every byte must arrive, which it does only from the block.
+ * The data tests pass as well on a receiver that reads the ring only, or
+ * the block's first lines only; this one does not.
+ */
+static int
+shm_block_read(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { 8, 48, 49, 104, 105, 160, 161, 216, 217, 256, 271, 272 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[FT__SHM_BLOCK_MAX];
+	uint64_t pos;
+	size_t i, j, len;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		struct ft_req q;
+
+		for (j = 0; j < sizes[i]; j++)
+			buf[j] = rank ? (unsigned char)(j * 7 + i + 1) : 0;
+		if (rank) {
+			rc = ft__ep_send(ep, &q, 0, buf, sizes[i], err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+			ft__shm_block(ep, 0, &pos, &len);
+			if (rc == 0 && len != sizes[i])
+				rc = ft_error_set(err, FT_EIO, "%zu B: the block holds %zu bytes",
+				                  sizes[i], len);
+			if (rc == 0)
+				ft__shm_ring_scribble(ep, 0, pos, len);
+		}
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc < 0 || rank)
+			continue;
+		rc = ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		for (j = 0; j < sizes[i] && rc == 0; j++)
+			if (buf[j] != (unsigned char)(j * 7 + i + 1))
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, its ring copy written over: byte %zu read %#x",
+				                  sizes[i], j, buf[j]);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_block_read(void **state)
+{
+	(void)state;
+	run_two(shm_block_read, 0);
+}
+
 /* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
 static void
 test_shm_copy_auto(void **state)
@@ -9831,6 +9899,7 @@ main(void)
 		cmocka_unit_test(test_shm_ring_refused),
 		cmocka_unit_test(test_shm_block_lines),
 		cmocka_unit_test(test_shm_block_scribbled),
+		cmocka_unit_test(test_shm_block_read),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_path),
