@@ -1904,7 +1904,10 @@ test_shm_block_scribbled(void **state)
  * time; after each, once the send is done, it checks that the block holds
  * the whole message and writes other bytes over the ring's copy of it
  * (ft__shm_ring_scribble). Only then (a barrier between) does rank 0 post
- * its receive: every byte must arrive, which it does only from the block.
+ * its receive, and rank 1 sends the next message only once it is read (a
+ * barrier again: the next one rewrites the block, after which a receiver
+ * rightly reads the ring): every byte must arrive, which it does only
+ * from the block.
  * The data tests pass as well on a receiver that reads the ring only, or
  * the block's first lines only; this one does not.
  */
@@ -1940,19 +1943,20 @@ shm_block_read(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_er
 		}
 		if (rc == 0)
 			rc = ft__world_barrier(w, err);
-		if (rc < 0 || rank)
-			continue;
-		rc = ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
-		if (rc == 0)
-			rc = ft__ep_wait1(ep, &q, err);
-		for (j = 0; j < sizes[i] && rc == 0; j++)
+		if (rc == 0 && !rank) {
+			rc = ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+		}
+		for (j = 0; j < sizes[i] && rc == 0 && !rank; j++)
 			if (buf[j] != (unsigned char)(j * 7 + i + 1))
 				rc = ft_error_set(err, FT_EIO,
 				                  "%zu B, its ring copy written over: byte %zu read %#x",
 				                  sizes[i], j, buf[j]);
+		/* the next message rewrites the block: not before rank 0 has read this one */
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
 	}
-	if (rc == 0)
-		rc = ft__world_barrier(w, err);
 	ft__ep_close(ep);
 	ft_world_free(w);
 	return rc;
