@@ -11,7 +11,8 @@
 # (up to 272 bytes since 2026-12-07; 160 before, when 256 B went into the
 # ring);
 # larger ones start at the next line (shm.c, ring_pad: 0.97, 0.94, 0.95x
-# the build before at 256 B, 512 B, 2 KiB, load 12-16). A mid-line start
+# the build before at 256 B, then past the block, 512 B, 2 KiB, load
+# 12-16). A mid-line start
 # is what made 256 B read 1.32 before the first line's bytes went into the
 # head's block:
 # MIN=8 MAX=1024 RUNS=5, load 13-16, 256 B 1.32 -> 0.93, 512 B 0.75 -> 0.55,

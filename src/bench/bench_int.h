@@ -647,6 +647,18 @@ void ft__shm_block_tags(const struct ft_ep *ep, uint32_t peer, uint64_t tags[FT_
  */
 void ft__shm_block_scribble(struct ft_ep *ep, uint32_t peer, unsigned line);
 /*
+ * shm, for tests: write other bytes over the ring's copy of stream bytes
+ * [@pos, @pos + @len) to @peer (not the head's block), as a receiver that
+ * read them there would see them wrong: a receiver that finds them in the
+ * block must not read the ring
+ */
+void ft__shm_ring_scribble(struct ft_ep *ep, uint32_t peer, uint64_t pos, size_t len);
+/*
+ * shm, for tests: start the stream to @peer at position @pos (head and
+ * tail), before any message through it and with both ranks idle
+ */
+void ft__shm_ring_origin(struct ft_ep *ep, uint32_t peer, uint64_t pos);
+/*
  * shm, for tests: the cache line (offset in a ring's header / 64) of each
  * word of a ring's header: those written for every message or single copy
  * (head and the block, tail, cma_done, share and share_dst, share_done)

@@ -1897,6 +1897,147 @@ test_shm_block_scribbled(void **state)
 	run_two(shm_block_scribbled, 0);
 }
 
+/*
+ * A receiver reads a publication that the head's block holds from the
+ * block, all its lines (shm.c, ring_get): rank 1 sends messages of 8 B to
+ * FT__SHM_BLOCK_MAX bytes, on both sides of each line's end, one at a
+ * time; after each, once the send is done, it checks that the block holds
+ * the whole message and writes other bytes over the ring's copy of it
+ * (ft__shm_ring_scribble). Only then (a barrier between) does rank 0 post
+ * its receive, and rank 1 sends the next message only once it is read (a
+ * barrier again: the next one rewrites the block, after which a receiver
+ * rightly reads the ring): every byte must arrive, which it does only
+ * from the block.
+ * The data tests pass as well on a receiver that reads the ring only, or
+ * the block's first lines only; this one does not.
+ */
+static int
+shm_block_read(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	static const size_t sizes[] = { 8, 48, 49, 104, 105, 160, 161, 216, 217, 256, 271, 272 };
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[FT__SHM_BLOCK_MAX];
+	uint64_t pos;
+	size_t i, j, len;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	for (i = 0; i < FT_ARRAY_SIZE(sizes) && rc == 0; i++) {
+		struct ft_req q;
+
+		for (j = 0; j < sizes[i]; j++)
+			buf[j] = rank ? (unsigned char)(j * 7 + i + 1) : 0;
+		if (rank) {
+			rc = ft__ep_send(ep, &q, 0, buf, sizes[i], err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+			ft__shm_block(ep, 0, &pos, &len);
+			if (rc == 0 && len != sizes[i])
+				rc = ft_error_set(err, FT_EIO, "%zu B: the block holds %zu bytes",
+				                  sizes[i], len);
+			if (rc == 0)
+				ft__shm_ring_scribble(ep, 0, pos, len);
+		}
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc == 0 && !rank) {
+			rc = ft__ep_recv(ep, &q, 1, buf, sizes[i], err);
+			if (rc == 0)
+				rc = ft__ep_wait1(ep, &q, err);
+		}
+		for (j = 0; j < sizes[i] && rc == 0 && !rank; j++)
+			if (buf[j] != (unsigned char)(j * 7 + i + 1))
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, its ring copy written over: byte %zu read %#x",
+				                  sizes[i], j, buf[j]);
+		/* the next message rewrites the block: not before rank 0 has read this one */
+		if (rc == 0)
+			rc = ft__world_barrier(w, err);
+	}
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_block_read(void **state)
+{
+	(void)state;
+	run_two(shm_block_read, 0);
+}
+
+/*
+ * A tag holds a position below 2^55 (shm.c, inl_tag_of); from there on the
+ * sender leaves the head's block alone (ring_put), or a receiver finding
+ * no tag for its position would read the ring before the block's bytes are
+ * copied there. The stream from rank 1 starts 600 bytes before 2^55
+ * (ft__shm_ring_origin); rank 1 sends messages of 1-300 bytes across it,
+ * 16 in flight, and after each window checks that the block names one
+ * of the publications before 2^55 (a tag written past it would name a
+ * position near 0); rank 0 checks every byte.
+ */
+static int
+shm_tag_wrap(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	const uint64_t wrap = (uint64_t)1 << 55;
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[16 * 320];
+	struct ft_req q[16], *qp[16];
+	uint64_t pos;
+	size_t i, j, k, len;
+	int rc = open_two_shm(rank, lfd, port, FT_SHM_CMA_OFF, 1 << 20, &w, &ep, err);
+
+	(void)arg;
+	if (rc < 0 && !w)
+		return rc;
+	if (rc == 0 && rank)
+		ft__shm_ring_origin(ep, 0, wrap - 600);
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	for (i = 0; i < 40 && rc == 0; i++) {
+		for (k = 0; k < 16 && rc == 0; k++) {
+			len = 1 + (i * 16 + k) * 37 % 300;
+			for (j = 0; j < len; j++)
+				buf[k * 320 + j] = rank ? (unsigned char)(i + k * 3 + j * 5) : 0;
+			qp[k] = &q[k];
+			rc = rank ? ft__ep_send(ep, &q[k], 0, buf + k * 320, len, err) :
+			            ft__ep_recv(ep, &q[k], 1, buf + k * 320, len, err);
+		}
+		if (rc == 0)
+			rc = ft__ep_wait(ep, qp, 16, err);
+		if (rc == 0 && rank) {
+			ft__shm_block(ep, 0, &pos, &len);
+			if (pos < wrap - 600 || pos >= wrap)
+				rc = ft_error_set(err, FT_EIO, "window %zu: the block names %llu",
+				                  i, (unsigned long long)pos);
+		}
+		for (k = 0; k < 16 && rc == 0 && !rank; k++)
+			for (j = 0, len = 1 + (i * 16 + k) * 37 % 300; j < len; j++)
+				if (buf[k * 320 + j] != (unsigned char)(i + k * 3 + j * 5))
+					return ft_error_set(err, FT_EIO, "window %zu msg %zu byte %zu",
+					                    i, k, j);
+	}
+	if (rc == 0 && rank && ft__shm_head(ep, 0) < wrap + 1000)
+		rc = ft_error_set(err, FT_EIO, "the stream ends at %llu, not past 2^55",
+		                  (unsigned long long)ft__shm_head(ep, 0));
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_tag_wrap(void **state)
+{
+	(void)state;
+	run_two(shm_tag_wrap, 0);
+}
+
 /* The default: two-way messages (1.5 and 3 MiB) take the copy the sender chooses. */
 static void
 test_shm_copy_auto(void **state)
@@ -9831,6 +9972,8 @@ main(void)
 		cmocka_unit_test(test_shm_ring_refused),
 		cmocka_unit_test(test_shm_block_lines),
 		cmocka_unit_test(test_shm_block_scribbled),
+		cmocka_unit_test(test_shm_block_read),
+		cmocka_unit_test(test_shm_tag_wrap),
 		cmocka_unit_test(test_shm_copy_auto),
 		cmocka_unit_test(test_shm_copy_switch),
 		cmocka_unit_test(test_shm_path),
