@@ -1694,7 +1694,12 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;
 		return 0;
 	}
-	sc->step_lat_s = ft_model_hw_latency(v, FT_HW_NVLINK, sc->algo, sc->proto);
+	/* a step inside a node at hwLat of the node's intra link, NVLink's or PCI's as the
+	 * model's hop_lats_of() reads its links (NCCL src/graph/tuning.cc ncclTopoTuneModel():
+	 * hwLat by graphs[a]->typeIntra; kb NA-MODEL); NVLink's where the model places no
+	 * such cluster, as the CollNet branch above. Before, NVLink's on every node. */
+	sc->step_lat_s = ft_model_hw_latency(v, !rc || l.nvlink ? FT_HW_NVLINK : FT_HW_PCI,
+	                                     sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
 	/* PAT's phases share NCCL's latency for it but the base, floor(log2 n) x interLat /
 	 * 3.5 + 2.8 us x n, at the release's interLat as the model's cost_pat() takes it

@@ -843,7 +843,8 @@ int ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p, double *step_s)
  * CollNet the kb's, which its step overheads hold). */
 double ft__sim_hw_net_s(const struct ft_schedule *sc);
 
-/* @sc's step overhead (NCCL's NVLink per-hop latency, step_lat_s), launch latency (baseLat,
+/* @sc's step overhead (NCCL's per-hop latency of the node's intra link, NVLink's or PCI's
+ * as the model reads the node, step_lat_s), launch latency (baseLat,
  * base_lat_s), network per-hop latency (hwLat[NET], net_lat_s: Tree's row from 2.23 on where
  * each node holds one of the ranks, @one_rank_a_node) and the 2 x nNodes rule of a ring
  * all-reduce (ring_inter_2n) at @spec's release (nccl_version; 0: the newest, the kb's
