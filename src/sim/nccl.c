@@ -1188,6 +1188,40 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
 }
 
 /*
+ * A model query for NCCL's price of an all-reduce of @s on @nranks ranks, @gpn a node, by
+ * @algo in Simple, NCCL's tuner alone: the query two caps below (ft__sim_nvls_net_cap(),
+ * ft__sim_collnet_cap()) share.
+ */
+static void
+price_query(struct ft_model_query *q, const struct ft_schedule *s, uint32_t nranks,
+            uint32_t gpn, enum ft_algo algo)
+{
+	ft_model_query_init(q, FT_OP_ALL_REDUCE, s->bytes);
+	q->ngpus = nranks;
+	q->ppn = gpn;
+	q->nnodes = nranks / gpn;
+	q->force_algo = q->force_proto = true;
+	q->algo = algo;
+	q->proto = FT_PROTO_SIMPLE;
+	q->tuner_only = true;
+}
+
+/*
+ * Every connection of @s capped at the largest one's bytes over S / @algbw: the cap, bytes/s
+ * per connection.
+ */
+static double
+largest_flow_cap(const struct ft_schedule *s, double algbw)
+{
+	double wmax = 0;
+	size_t i;
+
+	for (i = 0; i < s->flows.len; i++)
+		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
+	return wmax * algbw / (double)s->bytes;
+}
+
+/*
  * NCCL's tree and NVLSTree all-reduce move at most its per-channel cap of bus
  * bandwidth per channel: the throughput of a channel's kernel, not a link's (kb
  * NA-MODEL perChMaxTreeBws, NA-ALGO-NVLS perChMaxNVLSTreeBws). The model's tuner
@@ -1207,8 +1241,7 @@ ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s
                  uint32_t nranks, uint32_t gpn, double *cap)
 {
 	struct ft_model_links l;
-	double algbw, wmax = 0;
-	size_t i;
+	double algbw;
 	int rc;
 
 	*cap = 0;
@@ -1221,9 +1254,7 @@ ft__sim_tree_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s
 	algbw = ft_model_tree_cap_algbw(&l, s->algo, s->proto);
 	if (!(algbw > 0))
 		return 0;
-	for (i = 0; i < s->flows.len; i++)
-		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
-	*cap = wmax * algbw / (double)s->bytes;
+	*cap = largest_flow_cap(s, algbw);
 	return 0;
 }
 
@@ -1249,29 +1280,18 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
-	double wmax = 0;
-	size_t i;
 	int rc;
 
 	*cap = 0;
 	if (!ft__sim_nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
 		return 0;
-	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
-	q.ngpus = nranks;
-	q.ppn = gpn;
-	q.nnodes = nranks / gpn;
-	q.force_algo = q.force_proto = true;
-	q.algo = FT_ALGO_NVLS;
-	q.proto = FT_PROTO_SIMPLE;
-	q.tuner_only = true;
+	price_query(&q, s, nranks, gpn, FT_ALGO_NVLS);
 	/* out of memory is the run's; a price the model does not give, no cap */
 	rc = ft__sim_eval(spec, &q, &r);
 	if (rc <= 0 || !(r.bw_Bps > 0))
 		return FT_MIN(rc, 0);
-	for (i = 0; i < s->flows.len; i++)
-		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
 	ft_strlcpy(what, r.bottleneck, len);
-	*cap = wmax * r.bw_Bps / (double)s->bytes;
+	*cap = largest_flow_cap(s, r.bw_Bps);
 	return 0;
 }
 
@@ -1311,32 +1331,21 @@ ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
-	double wmax = 0;
-	size_t i;
 	int rc;
 
 	*cap = 0;
 	if (s->algo != FT_ALGO_COLLNET || s->op != FT_OP_ALL_REDUCE || s->bytes == 0 ||
 	    gpn == 0 || nranks <= gpn || nranks % gpn)
 		return 0;
-	ft_model_query_init(&q, FT_OP_ALL_REDUCE, s->bytes);
-	q.ngpus = nranks;
-	q.ppn = gpn;
-	q.nnodes = nranks / gpn;
-	q.force_algo = q.force_proto = true;
-	q.algo = FT_ALGO_COLLNET;
+	price_query(&q, s, nranks, gpn, FT_ALGO_COLLNET);
 	q.collnet = s->collnet_chain ? FT_COLLNET_CHAIN : FT_COLLNET_DIRECT;
-	q.proto = FT_PROTO_SIMPLE;
 	q.nchannels = FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS);
-	q.tuner_only = true;
 	/* out of memory is the run's; a price the model does not give, no cap */
 	rc = ft__sim_eval(spec, &q, &r);
 	if (rc <= 0 || !(r.bw_Bps > 0) || r.algo != FT_ALGO_COLLNET)
 		return FT_MIN(rc, 0);
-	for (i = 0; i < s->flows.len; i++)
-		wmax = FT_MAX(wmax, (double)FT_VEC_AT(&s->flows, struct ft_sched_flow, i).bytes);
 	ft_strlcpy(what, r.bottleneck, len);
-	*cap = wmax * r.bw_Bps / (double)s->bytes;
+	*cap = largest_flow_cap(s, r.bw_Bps);
 	return 0;
 }
 
