@@ -1451,6 +1451,21 @@ test_chain_lines_lazy(void **state)
 }
 
 /*
+ * @op (a scenario's op line: @name of @size) on @spec in the packet and the flow engine,
+ * each time into @pkt and @fl; FT_PKTTREE_PRINT=1 prints both and the gap.
+ */
+static void
+both_engines(const char *spec, const char *name, const char *size, const char *op, double *pkt,
+             double *fl)
+{
+	*pkt = time_on(spec, op, "packet");
+	*fl = time_on(spec, op, "flow");
+	if (getenv("FT_PKTTREE_PRINT"))
+		print_message("# %s %s %s: packet %.2f us, flow %.2f us (%+.1f %%)\n", spec, name,
+		              size, *pkt, *fl, (*pkt / *fl - 1) * 100);
+}
+
+/*
  * A broadcast's and a reduce's chain as NCCL runs it agrees with the flow engine (the
  * model's pipeline) within 3 % where nothing congests: at 4 MiB (LL128) every hop over
  * NVLink passes on its lines at the model's grain as they come and a hop between nodes
@@ -1540,12 +1555,7 @@ test_chain_engines_agree(void **state)
 		/* (a row past 3 % names its reason) */
 		assert_true((row[i].band <= 0.03 && row[i].lo >= row[i].hi) || row[i].why != NULL);
 		snprintf(op, sizeof(op), "{op: %s, size: %s}", row[i].op, row[i].size);
-		pkt = time_on(row[i].spec, op, "packet");
-		fl = time_on(row[i].spec, op, "flow");
-		if (getenv("FT_PKTTREE_PRINT"))
-			print_message("# %s %s %s: packet %.2f us, flow %.2f us (%+.1f %%)\n",
-			              row[i].spec, row[i].op, row[i].size, pkt, fl,
-			              (pkt / fl - 1) * 100);
+		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
 		if (row[i].lo < row[i].hi) {
 			if (!(pkt / fl - 1 >= row[i].lo && pkt / fl - 1 <= row[i].hi))
 				fail_msg("%s %s %s: packet %.2f us, flow %.2f us (%+.1f %%), window "
@@ -1599,12 +1609,7 @@ test_ll_ring_engines_agree(void **state)
 
 		snprintf(op, sizeof(op), "{op: %s, algo: ring, proto: ll, size: %s}", row[i].op,
 		         row[i].size);
-		pkt = time_on(row[i].spec, op, "packet");
-		fl = time_on(row[i].spec, op, "flow");
-		if (getenv("FT_PKTTREE_PRINT"))
-			print_message("# %s %s %s: packet %.2f us, flow %.2f us (%+.1f %%)\n",
-			              row[i].spec, row[i].op, row[i].size, pkt, fl,
-			              (pkt / fl - 1) * 100);
+		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
 		if (!(fabs(pkt - fl) <= 0.05 * fl))
 			fail_msg("%s %s %s LL ring: packet %.2f us, flow %.2f us, band 5 %%",
 			         row[i].spec, row[i].op, row[i].size, pkt, fl);
