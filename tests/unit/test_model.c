@@ -5949,6 +5949,9 @@ test_pipe_ll128_net_hop(void **state)
  * 2 x 8 crosses the network twice (nNodes times: out of the root's node and
  * back on a channel whose ring enters it elsewhere): 1 MiB on 16 channels
  * (8 x 16 ranks bytes a thread), 2 loops of 32 KiB chunks at the cap of 39 GB/s.
+ * At 64 KiB NCCL launches channel 0 alone, whose ring enters the root's node at
+ * the root: the broadcast crosses once, the reduce (into the root) twice, twice
+ * the broadcast's ramp. Before, the broadcast counted 2 there too.
  */
 static void
 test_pipe_ll_net_hop(void **state)
