@@ -11,8 +11,12 @@
 #include <fabtune/model.h>
 
 /* Effective NVLink bandwidth per link that NCCL's topology uses, bytes/s (kb NA-MODEL). */
-/* The hops between nodes of @l's longest ring broadcast or reduce chain (tuner.c). */
-uint32_t ft__model_chain_net_hops(const struct ft_model_links *l);
+/* The hops between nodes of @l's longest ring broadcast or reduce chain of @op on the
+ * first @nch channels launched (tuner.c). */
+uint32_t ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t nch);
+/* Channels NCCL launches for @bytes of algorithm @a in protocol @p (pipeline.c). */
+uint32_t ft__model_launched_channels(const struct ft_model_links *l, enum ft_algo a,
+                                     enum ft_proto p, uint64_t bytes);
 double ft__model_nvlink_link_Bps(enum ft_model_arch arch);
 /* The same in NCCL release @version (NCCL_VERSION: major x 10000 + minor x 100 + patch;
  * 0: the newest). */

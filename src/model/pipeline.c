@@ -401,9 +401,9 @@ nvls_heads(const struct ft_model_links *l)
 /* Channels NCCL launches for @bytes: the communicator's at run time (ft_model_run_nchannels(),
  * twice the graph's), one fewer while a thread would get less than its threshold
  * (enqueue.cc); NVLS runs on its own channel count; CollNet keeps all here. */
-static uint32_t
-launched_channels(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
-                  uint64_t bytes)
+uint32_t
+ft__model_launched_channels(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p,
+                            uint64_t bytes)
 {
 	uint32_t nc = ft_model_run_nchannels(l, a), nt, thr;
 
@@ -1340,7 +1340,7 @@ uint64_t
 ft_model_collnet_chunking(const struct ft_model_links *l, uint64_t bytes, bool chain,
                           struct ft_model_chunking *out)
 {
-	uint32_t nch = launched_channels(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes);
+	uint32_t nch = ft__model_launched_channels(l, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes);
 	uint32_t heads = chain ? 1 : FT_MAX(l->ppn, 1u);
 	struct ft_model_buffs bu = buffs_of(l);
 	uint64_t per_loop;
@@ -1418,8 +1418,8 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 
 /*
  * Hops between nodes the first chunk of a chain or tree crosses one after
- * another: a chain's N, N - 1 with one GPU a node (ft__model_chain_net_hops()),
- * a tree's ceil(log2 N) up and as many down. On such a hop LL and LL128 are store-and-forward for a whole step: for
+ * another: a chain's N, N - 1 with one GPU a node or a broadcast on channel 0
+ * alone (ft__model_chain_net_hops(), on the @nch channels launched), a tree's ceil(log2 N) up and as many down. On such a hop LL and LL128 are store-and-forward for a whole step: for
  * LL128 the GPU raises the connection's tail after the step's last line
  * (src/device/prims_ll128.h, postSend after GenericOp's closing barrier)
  * and the send proxy posts the step as one message once the tail has passed
@@ -1427,14 +1427,14 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
  * every line of the step carries its flag (ll_ramp()).
  */
 static uint32_t
-net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a)
+net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t nch)
 {
 	if (l->nnodes <= 1)
 		return 0;
 	if (a == FT_ALGO_TREE)
 		return 2 * ceil_log2(l->nnodes);
 	if (a == FT_ALGO_RING && (op == FT_OP_BROADCAST || op == FT_OP_REDUCE))
-		return ft__model_chain_net_hops(l);
+		return ft__model_chain_net_hops(l, op, nch);
 	return 0;
 }
 
@@ -1723,7 +1723,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	out->bw_share = 1.0;
 	if (op == FT_OP_ALLTOALL || op == FT_OP_SENDRECV || l->nranks < 2)
 		return 0;
-	out->nchannels = launched_channels(l, a, p, bytes);
+	out->nchannels = ft__model_launched_channels(l, a, p, bytes);
 	if (!is_nvls(a) && a != FT_ALGO_COLLNET && l->nchannels) {
 		/* The channels' share of the bandwidth before LL's absolute cap: fewer
 		 * channels still reach the cap while they carry more than it. */
@@ -1757,7 +1757,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	if (block0 > 0)
 		block_share = (double)bytes / (block0 * out->nchannels);
 	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
-		out->net_hops = FT_MIN(net_hops(l, op, a), stages - 1);
+		out->net_hops = FT_MIN(net_hops(l, op, a, out->nchannels), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {
 		out->ramp_s = ll128_ramp(l, stages, out->net_hops, c_eff);
 	} else if (stages > 1 && p == FT_PROTO_LL && isfinite(pace_Bps)) {

@@ -763,28 +763,39 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 }
 
 /*
- * The hops between nodes of the longest chain of a ring broadcast or reduce. Every
+ * The hops between nodes of the longest chain of a ring broadcast or reduce of @op on
+ * the first @nch channels NCCL launches (ft__model_launched_channels(); 0: all). Every
  * channel's chain starts at the root and follows the channel's ring (NVIDIA/nccl
- * v2.27.7-1 src/device/broadcast.h and reduce.h runRing()), and a node's ring enters at
+ * v2.27.7-1 src/device/broadcast.h and reduce.h runRing(): the root sends, the rank whose
+ * ring successor is the root only receives, nranks - 1 hops), and a node's ring enters at
  * its intra[0] and leaves at its intra[last] (src/graph/connect.cc connectRings()). A
- * channel that enters the root's node elsewhere than at the root leaves that node, crosses
- * the other N - 1 and comes back: N hops between nodes. With several GPUs a node the
- * channels' rings enter each node at different GPUs, so some channel does that, and the
- * op lasts as long as that channel; with one GPU a node every ring enters at the root,
- * N - 1. NCCL's tuner counts the same N for these ops (nInterSteps = nNodes at v2.18.6-1
- * and v2.21.5-1, src/graph/tuning.cc ncclTopoTuneModel()), though it charges them
- * nsteps x lat of the NET row, never interLat.
+ * chain whose ring enters the root's node elsewhere than at the root leaves that node,
+ * crosses the other N - 1 and comes back: N hops between nodes. Channel c's ring enters a
+ * node at the GPU local to the NIC the search gives it, NIC c mod nNICs
+ * (src/graph/search.cc ncclTopoSearchRecNet(): nets[(nChannels + i) % netCount], its
+ * localGpu tried first), so channel 0's enters the root's node at the root (rank 0, the
+ * GPU of NIC 0): its broadcast skips the ring's hop into the root, a crossing, and crosses
+ * N - 1 times; its reduce ends at the root coming in from the network, N. With several
+ * GPUs a node the other channels' rings enter at other GPUs, so with two channels or
+ * more launched some channel's chain crosses N times, and the op lasts as long as that
+ * channel; with one GPU a node every ring enters at the root, N - 1. NCCL's tuner counts
+ * no crossing for these ops (nInterSteps = nNodes at v2.18.6-1 and v2.21.5-1 but unused
+ * there, src/graph/tuning.cc ncclTopoTuneModel(): it charges them base + lat where the
+ * channels are alike, else nsteps x lat of the NET row, never interLat).
  */
 uint32_t
-ft__model_chain_net_hops(const struct ft_model_links *l)
+ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t nch)
 {
 	if (l->nnodes <= 1)
 		return 0;
-	return l->nranks > l->nnodes ? l->nnodes : l->nnodes - 1;
+	if (l->nranks <= l->nnodes || (op == FT_OP_BROADCAST && nch == 1))
+		return l->nnodes - 1;
+	return l->nnodes;
 }
 
 static void
-cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct ft__model_cost *c)
+cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, uint64_t bytes,
+          struct ft__model_cost *c)
 {
 	double n = l->nranks, N = l->nnodes,
 	       bus = graph_Bps(l, c->bottleneck, sizeof(c->bottleneck));
@@ -815,9 +826,10 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, struct
 		/* Broadcast, reduce: a pipelined chain, nsteps = n (kb NA-MODEL). NCCL's tuner
 		 * charges one hop when all channels are alike; the first chunk still crosses
 		 * every hop of the chain before the last rank has it, n - 1 of them, the
-		 * longest channel's ft__model_chain_net_hops() between nodes (kb NA-MODEL
-		 * "else base + nsteps·lat"). */
-		ninter = ft__model_chain_net_hops(l);
+		 * longest launched channel's ft__model_chain_net_hops() between nodes (kb
+		 * NA-MODEL "else base + nsteps·lat"). */
+		ninter = ft__model_chain_net_hops(
+		        l, op, ft__model_launched_channels(l, FT_ALGO_RING, p, bytes));
 		c->bw_Bps = bus;
 		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - 1 - ninter) * h.intra +
 		           ninter * h.inter;
@@ -1647,7 +1659,7 @@ ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		cost_hier_allreduce(l, p, c);
 		break;
 	default:
-		cost_ring(l, op, p, c);
+		cost_ring(l, op, p, bytes, c);
 		break;
 	}
 }

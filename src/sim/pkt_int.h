@@ -1584,6 +1584,9 @@ struct ring_conn {
 	uint32_t pace0, npace;
 	uint8_t pxn; /* its flows' PXN proxy, as struct pk_flow pxn has it (0: none) */
 	uint8_t nic; /* the NIC its flows leave by, as struct pk_flow nic has it (0: their GPU's) */
+	/* an LL chain's edge's first leg, whose split messages' parts take the pace per rank
+	 * (pkt_nccl.c rank_part(); a whole message's: pkt_tree.c rank_edge()) */
+	uint8_t rank_paced;
 };
 
 /*
@@ -1631,6 +1634,11 @@ struct ring_build {
 	 * pace_ps (ft__pk_pace_at()); fill_n 0: m x pace_ps. */
 	uint64_t fill_ps;
 	uint32_t fill_n;
+	/* An LL chain's pace per rank (pkt_tree.c rank_pace()): part k >= 0 of a split
+	 * message m >= 1 of a rank_paced connection starts no sooner than rank_ps after part k
+	 * of message m - 1 started (0: none); rank_last[k] that part's flow, PK_NONE. */
+	uint64_t rank_ps;
+	uint32_t *rank_last;
 };
 
 /* When pace @m of @rb is done, ps after the phase's start. */

@@ -450,6 +450,35 @@ add_ends(struct pk_engine *e, const struct ring_conn *c, uint32_t t)
 }
 
 /*
+ * Part @k of a split message of connection @c, task @t: an LL chain's rank moves its
+ * rounds at its channel's pace whatever carries them (pkt_tree.c rank_pace(), NVIDIA/nccl
+ * v2.27.7-1 src/device/prims_ll.h LLGenericOp()), so on an edge's first leg part k of
+ * message m >= 1 starts no sooner than rank_ps after part k of message m - 1 started: the
+ * same wait as a whole message's (pkt_tree.c rank_edge()), told by that part's start
+ * (ft__pk_pace_next(), pkt_flow.c start_flow()), lane by lane. Before, a message split
+ * over a GPU's NICs or its QPs kept the cap's pace alone, and after a crossing its rounds
+ * left at the links' rate.
+ */
+static int
+rank_part(struct ring_build *rb, const struct ring_conn *c, uint32_t k, uint32_t t)
+{
+	struct pk_engine *e = rb->e;
+	uint32_t prev;
+
+	if (!rb->rank_ps || !c->rank_paced || !rb->rank_last || pk_task_kind(e, t) != PK_T_FLOW)
+		return 0;
+	prev = rb->rank_last[k];
+	if (prev != PK_NONE) {
+		if (ft__pk_pace_set(e, prev, t) < 0)
+			return FT_ENOMEM;
+		task_of(e, t)->delay_ps = rb->rank_ps;
+		task_of(e, t)->npred++;
+	}
+	rb->rank_last[k] = task_of(e, t)->flow;
+	return 0;
+}
+
+/*
  * The flows of message @m of connection @c: its ready and recv tasks. A ring's or tree's
  * message (lane_split) over several NICs (lanes, ft__pk_conn_lanes()) is split evenly
  * over them: NCCL binds a channel to one NIC and gives each NIC of a GPU its own
@@ -491,7 +520,8 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 			q = l + lanes * (split ? i : m % per);
 			rc = add_part(rb, c, b, q, &t);
 			if (rc < 0 || ft__pk_add_dep(e, (uint32_t)ready, t) < 0 ||
-			    ft__pk_add_dep(e, t, (uint32_t)recv) < 0)
+			    ft__pk_add_dep(e, t, (uint32_t)recv) < 0 ||
+			    rank_part(rb, c, l * (split ? per : 1) + i, t) < 0)
 				return rc < 0 ? rc : FT_ENOMEM;
 		}
 	}
@@ -631,13 +661,14 @@ ft__pk_add_messages(struct ring_build *rb, uint32_t nmsg)
 	uint32_t i, m;
 	int rc = 0;
 
-	rb->last = ft_calloc(e->max_qps, sizeof(uint32_t));
+	rb->last = ft_calloc((size_t)e->max_qps * 2, sizeof(uint32_t));
+	rb->rank_last = rb->last ? rb->last + e->max_qps : NULL;
 	rb->ready = ft_calloc((size_t)nmsg * 2 + 1, sizeof(uint32_t));
 	rb->recv = rb->ready ? rb->ready + nmsg : NULL;
 	if (!rb->last || !rb->ready)
 		rc = FT_ENOMEM;
 	for (i = 0; i < rb->n && rc == 0; i++) {
-		for (m = 0; m < e->max_qps; m++)
+		for (m = 0; m < e->max_qps * 2; m++)
 			rb->last[m] = PK_NONE;
 		for (m = 0; m < rb->c[i].nmsg && rc == 0; m++)
 			rc = add_message(rb, &rb->c[i], m);

@@ -835,7 +835,8 @@ rank_pace(struct tree_build *tb, const struct ft_schedule *sc)
  * with no task between: a barrier between flows would hold a run split across MPI ranks
  * (pkt_part.c: "a flow starts a barrier after a flow"), where its source's rank alone
  * tells it, as it tells a QP's next message (sent_task). A message split over a GPU's
- * NICs or its QPs (its own barriers, pkt_nccl.c add_message()) keeps the cap's pace alone.
+ * NICs or its QPs (its own barriers, pkt_nccl.c add_message()) takes the pace part by part
+ * as its parts are built (rank_conns(), pkt_nccl.c rank_part()).
  */
 static int
 rank_edge(const struct tree_build *tb, const struct tree_edge *ed)
@@ -855,6 +856,21 @@ rank_edge(const struct tree_build *tb, const struct tree_edge *ed)
 		task_at(e, to)->npred++;
 	}
 	return 0;
+}
+
+/*
+ * The pace per rank of @tb's split messages (rank_pace()), built whole: every edge's first
+ * leg is marked for pkt_nccl.c add_message(), whose rank_part() has part k of message
+ * m >= 1 wait for part k of message m - 1's start, rank_ps later, as rank_edge() has a
+ * whole message wait for the one before. A lazy build cuts no message into parts
+ * (build_message()).
+ */
+static void
+rank_conns(struct tree_build *tb)
+{
+	tb->rb.rank_ps = tb->rank_ps;
+	for (uint32_t i = 0; i < tb->nedges && tb->rank_ps; i++)
+		tb->rb.c[tb->edge[i].conn].rank_paced = 1;
 }
 
 uint32_t
@@ -1352,6 +1368,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 	} else {
 		if (rc == 0)
 			rc = ft__pk_pace_tasks(&tb.rb);
+		if (rc == 0)
+			rank_conns(&tb);
 		if (rc == 0)
 			rc = ft__pk_add_messages(&tb.rb, nmsg);
 		if (rc == 0 && tb.heads)

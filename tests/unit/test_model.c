@@ -4088,12 +4088,18 @@ test_net_overhead_ring_only(void **state)
 
 /*
  * A ring broadcast's chain of n - 1 hops crosses the network N times with several GPUs a
- * node (a channel whose ring enters the root's node elsewhere than at the root leaves it
- * and comes back: NCCL's runRing() from the root, connectRings()), N - 1 times with one
- * GPU a node (every ring enters at the root). On 2 and 3 one-GPU nodes the chain is 1 and 2
- * network hops, so their difference is one network hop, inter; on 2 nodes of 2 GPUs it
- * is 1 NVLink hop (0.6 us, LL) and 2 network hops, one NVLink and one network hop more
- * than on 2 one-GPU nodes (not 2 NVLink hops, as 3 inside and 1 between had it).
+ * node where several channels run (a channel whose ring enters the root's node elsewhere
+ * than at the root leaves it and comes back: NCCL's runRing() from the root,
+ * connectRings()), N - 1 times with one GPU a node (every ring enters at the root). On 2
+ * and 3 one-GPU nodes the chain is 1 and 2 network hops, so their difference is one
+ * network hop, inter; on 2 nodes of 2 GPUs at 1 MiB (every channel launched) it is 1
+ * NVLink hop (0.6 us, LL) and 2 network hops, one NVLink and one network hop more than on
+ * 2 one-GPU nodes (not 2 NVLink hops, as 3 inside and 1 between had it). At 1 KiB NCCL
+ * launches channel 0 alone, whose ring enters the root's node at the root (the GPU of NIC
+ * 0, search.cc ncclTopoSearchRecNet()): the broadcast never takes the hop into the root,
+ * 2 NVLink hops and 1 network hop; the reduce ends at the root coming in from the
+ * network, 1 NVLink hop and 2 network hops. Before, the broadcast at 1 KiB priced every
+ * channel's crossings too, 0.6 us + inter over the one-GPU nodes.
  */
 static void
 test_chain_net_crossings(void **state)
@@ -4104,8 +4110,11 @@ test_chain_net_crossings(void **state)
 
 	(void)state;
 	assert_true(inter > 1 * us);
+	assert_true(fabs(tuner_lat(2, 2, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, FT_PROTO_LL) -
+	                 tuner_lat(2, 1, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, FT_PROTO_LL) -
+	                 (0.6 * us + inter)) < 1e-9);
 	assert_true(fabs(tuner_lat(2, 2, FT_OP_BROADCAST, 1024, FT_ALGO_RING, FT_PROTO_LL) -
-	                 one2 - (0.6 * us + inter)) < 1e-9);
+	                 one2 - 2 * 0.6 * us) < 1e-9);
 	assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 tuner_lat(2, 1, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 (0.6 * us + inter)) < 1e-9);
@@ -5940,6 +5949,9 @@ test_pipe_ll128_net_hop(void **state)
  * 2 x 8 crosses the network twice (nNodes times: out of the root's node and
  * back on a channel whose ring enters it elsewhere): 1 MiB on 16 channels
  * (8 x 16 ranks bytes a thread), 2 loops of 32 KiB chunks at the cap of 39 GB/s.
+ * At 64 KiB NCCL launches channel 0 alone, whose ring enters the root's node at
+ * the root: the broadcast crosses once, the reduce (into the root) twice, twice
+ * the broadcast's ramp. Before, the broadcast counted 2 there too.
  */
 static void
 test_pipe_ll_net_hop(void **state)
@@ -5966,6 +5978,18 @@ test_pipe_ll_net_hop(void **state)
 	assert_pipe(&r, 16, 32768, 2, 15);
 	assert_int_equal(r.pipe.net_hops, 2);
 	assert_rel(r.pipe.ramp_s, 2 * (32768 - round) * 16 / (39 * GB), 1e-9);
+	/* 64 KiB on channel 0 alone, whose ring enters the root's node at the root: the
+	 * broadcast's chain crosses once, the reduce's (into the root) twice, each crossing
+	 * the same step less a round at the channel's pace */
+	eval_both(&s, FT_OP_BROADCAST, 65536, FT_ALGO_RING, FT_PROTO_LL, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 1);
+	assert_int_equal(r.pipe.net_hops, 1);
+	ramp = r.pipe.ramp_s;
+	assert_true(ramp > 0);
+	eval_both(&s, FT_OP_REDUCE, 65536, FT_ALGO_RING, FT_PROTO_LL, &t, &r);
+	assert_int_equal(r.pipe.nchannels, 1);
+	assert_int_equal(r.pipe.net_hops, 2);
+	assert_rel(r.pipe.ramp_s, 2 * ramp, 1e-9);
 	hopper_spec(&s, 1, 8, 400);
 	eval_both(&s, FT_OP_ALL_REDUCE, 131072, FT_ALGO_TREE, FT_PROTO_LL, &t, &r);
 	assert_int_equal(r.pipe.net_hops, 0);
