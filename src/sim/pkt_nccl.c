@@ -916,7 +916,7 @@ a2a_via(const struct pk_engine *e, uint32_t a, uint32_t b, uint32_t net, const u
 /* What a message from @a to @b between nodes pays on top of what the model adds to a
  * network step: NCCL's per-hop network latency @hw_s less the path its packets walk (the
  * relay's through @via where PXN relays, ft__pk_pair_path_s()), where that is shorter, as
- * a ring's step (pkt_setup.c net_floor_s()); eager (p2p_alltoall()) and lazy (lazy_send())
+ * a ring's step (pkt_setup.c walk_back_s()); eager (p2p_alltoall()) and lazy (lazy_send())
  * sends alike. */
 static double
 a2a_floor_s(struct pk_engine *e, double hw_s, uint32_t a, uint32_t b, uint32_t via)

@@ -641,30 +641,25 @@ ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b, uint32_t via)
 }
 
 /*
- * What a step of phase @ph between nodes pays so that it costs no less than NCCL's
- * per-hop network latency (hwLat[NET] of the op's algorithm and protocol at the jobs'
- * release, ft__sim_hw_net_s()), seconds: that latency less the path latency the packets
- * walk on such a step, never below 0. The path latency is the sum of the link latencies
- * (cables' propagation, switch and NIC latencies: the topology's lat_s) on the route the
- * engine gives a flow between the two ends (ft__pk_path_lat()), through the NIC the flow
- * names where it leaves by another GPU's (ft__sim_flow_nic(): its GPU's path to that NIC,
- * then the NIC's GPU's route, as the flow walks it), the longest over the phase's flows
- * between nodes, as a step's barrier takes its flows' longest path. Queueing and
- * serialization are not in it: they are the packets' own time. Before, the route was the
- * sender GPU's own, out by its own NIC: a ring's flow from GPU 0 of one DGX H100 to GPU 1
- * of the next, out by NIC 1 on GPU 1's rail, was counted over the spine, 0.4 us longer
- * than the rail it walks, and each step between nodes paid 0.4 us less than NCCL's figure.
+ * The longest path latency the packets of phase @ph walk on a step between nodes, seconds
+ * (0: none). The path latency is the sum of the link latencies (cables' propagation,
+ * switch and NIC latencies: the topology's lat_s) on the route the engine gives a flow
+ * between the two ends (ft__pk_path_lat()), through the NIC the flow names where it leaves
+ * by another GPU's (ft__sim_flow_nic(): its GPU's path to that NIC, then the NIC's GPU's
+ * route, as the flow walks it), the longest over the phase's flows between nodes, as a
+ * step's barrier takes its flows' longest path. Queueing and serialization are not in
+ * it: they are the packets' own time. Before, the route was the sender GPU's own, out by
+ * its own NIC: a ring's flow from GPU 0 of one DGX H100 to GPU 1 of the next, out by NIC
+ * 1 on GPU 1's rail, was counted over the spine, 0.4 us longer than the rail it walks, and
+ * each step between nodes paid 0.4 us less than NCCL's figure.
  */
 static double
-net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+net_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
 	const struct ft_schedule *sc = op->sched;
-	double hw = ft__sim_hw_net_s(sc);
 	uint64_t path = 0, lat;
 	uint32_t f, a, b, nic, pa = UINT32_MAX, pb = UINT32_MAX, pn = UINT32_MAX;
 
-	if (!(hw > 0))
-		return 0;
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
 		struct ft_error err = { 0 };
@@ -682,84 +677,99 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		if (ft__pk_path_lat(e, a, b, nic, ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
 			path = FT_MAX(path, lat);
 	}
-	return ft__sim_net_floor_s(hw, (double)path / PK_PS_PER_S);
+	return (double)path / PK_PS_PER_S;
 }
 
 /*
- * The path an LL chain broadcast's or reduce's step inside a node walks, seconds, where the
- * engine simulates the chain message by message (pkt_tree.c): the shortest over the
- * phase's flows inside a node, on the route ft__pk_path_lat() gives them, so that no hop
- * pays less than max(overhead, its own path) (a chain's hops walk one after another; a
- * ring's step between nodes waits for its longest flow, so net_floor_s() takes the
- * longest there). 0 elsewhere. In LL a rank passes a line on
- * once its flag has come (NVIDIA/nccl v2.27.7-1 src/device/prims_ll.h LLGenericOp():
- * readLL() polls the line, storeLL() writes it to the next rank), and NCCL's tuner has no
- * term for the path beside its per-step latency (src/graph/tuning.cc
- * ncclTopoTuneModel(): a broadcast's or reduce's nsteps = nRanks, hwLat[NET] on each step
- * across nodes, one hop's latency where the channels are alike). The split, 0.6 us each
- * hop inside a node and the network's figure on each crossing, is the model's (kb
- * NA-MODEL). So a step inside a node takes max(overhead, path): phase_cost() charges each
- * of the phase's steps - net that overhead less this walk, never below 0, so what it takes
- * off never passes what it charged. LL128 and Simple wait for more of a step than a line
- * before they forward it: not here. Nor a ring all-reduce in LL: its steps walk their
- * paths in turn only where the cap's span is shorter (ring_walk_back_s(); this rule on it
- * took 2 DGX H100 at 8 KiB to 39.97 us where the flow engine takes 60.00, sim-log.md).
+ * What a step of phase @ph between nodes pays so that it costs no less than NCCL's
+ * per-hop network latency (hwLat[NET] of the op's algorithm and protocol at the jobs'
+ * release, ft__sim_hw_net_s()), seconds: that latency less the path latency the packets
+ * walk on such a step (net_path_s()), never below 0. NVLS across nodes and an all-to-all's
+ * rounds take it so; a ring's or tree's steps take the walk back as walk_back_s() says.
  */
+static double
+net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+{
+	double hw = ft__sim_hw_net_s(op->sched);
+
+	if (!(hw > 0))
+		return 0;
+	return ft__sim_net_floor_s(hw, net_path_s(e, op, ph));
+}
+
 static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
-                          const struct ft_sched_phase *ph);
-
-static double
-node_walk_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
-{
-	const struct ft_schedule *sc = op->sched;
-
-	if (sc->proto != FT_PROTO_LL || !ft__sim_chain(sc) || !ft__pk_is_tree(e, sc, ph))
-		return 0;
-	return node_path_s(e, op, ph);
-}
+                          const struct ft_sched_phase *ph, bool mean);
 
 /*
- * What an LL ring phase of @op with no step over the network (@steps: one node, or the
- * nodes of one NVLink domain, ft__sim_over_network(), as phase_cost() counts them) takes
- * back of its steps' overhead, seconds. NCCL's tuner prices the ring's per-step latency and its
- * bytes one after the other (NVIDIA/nccl v2.27.7-1 src/graph/tuning.cc
- * ncclTopoTuneModel(): baseLat + nsteps x hwLat, nsteps 2 (n - 1) for an all-reduce, n - 1
- * for an all-gather or reduce-scatter, then the bytes over the bandwidth; kb NA-MODEL),
- * hwLat[NVLINK][RING][LL] 0.6 us the hop's whole latency, the path with it, as the flow
- * engine and the model charge it. Here each step's messages walk their path in the
- * pipeline (pkt_nccl.c, a message after the one a step before it on the connection feeding
- * its source), the cap's pace spreads the bytes over its span (the largest connection at
- * the cap, ft__sim_cap_period_s() of one loop) from the phase's start, and the barrier
- * charges the overhead on every step. Where the cap's span is the longer (1 MiB on one DGX
- * H100: 13.0 us against 14 x 0.6), the walk is under it and the overhead alone stands for
- * the latency; where the walk is (8 KiB: 14 x 0.6 against 1.9 us), its part past the span
- * is the hop's latency a second time. That part comes back, never more than min(overhead,
- * path) a step (the chain's rule, node_walk_s()), so the phase takes NCCL's latency and
- * its bytes once each. Across nodes, not: there the flow engine's time is the proxy's
- * floor (2 DGX H100 at 8 KiB: 60 messages at 1 us) and the network's steps wait for
- * their whole step; the in-node walk is left there (sim-log.md).
+ * What a ring's or tree's phase @ph of @op takes back of the latency phase_cost() charges
+ * its steps, seconds, so that each step pays its latency once: NCCL's price for a step
+ * is the hop's whole latency, the path with it (NVIDIA/nccl v2.27.7-1
+ * src/graph/tuning.cc ncclTopoTuneModel(): baseLat + (nsteps - nInterSteps) x intraLat +
+ * nInterSteps x interLat, intraLat max(hwLat[NVLINK or PCI], the network post overhead)
+ * on a ring across nodes, then the bytes over the bandwidth; kb NA-MODEL), where the
+ * engine's messages walk their path and the phase's barrier charges that latency beside
+ * it. One rule for every such phase: of @in steps inside a node, each charged @in_charge,
+ * and @net steps between nodes, each charged hwLat[NET], a step takes back at most
+ * min(its charge, its path), the path of a step between nodes the longest of the phase's
+ * (net_path_s(): a ring's step waits for its longest flow), of one inside a node the
+ * shortest (node_path_s(): no hop pays less than max(charge, its own path)); and the whole
+ * never more than the walk shows past the bytes: the walk, in x the mean of a ring's hops
+ * inside a node (its messages walk each of them in turn: one pcie-l40s node's 8 hops are
+ * 0.15 us under a PCIe switch and 0.45 over the CPU, 0.225 the mean; the shortest alone
+ * counted 2.1 us of walk where its pipeline took 4.53 and ran 6.2 % over the flow engine)
+ * or a chain's shortest + net x the network's, less the span of the bytes it runs under.
+ *
+ * Which steps walk where the latency was charged: a step between nodes everywhere (its
+ * messages cross the fabric); a step inside a node where the engine runs NCCL's LL
+ * messages (an LL chain broadcast or reduce, pkt_tree.c; an LL ring on NCCL's launched
+ * channels, pkt_nccl.c ring_reps()): in LL a rank passes each line on as its flag comes
+ * (src/device/prims_ll.h LLGenericOp(): readLL() polls the line, storeLL() writes it to
+ * the next rank), so the walk is the step's latency. LL128 and Simple wait for more of a
+ * step than a line before they forward it, and their whole flows do not walk in turn:
+ * their steps inside a node take nothing back. The span: a chain's rounds fill its hops
+ * before its pace streams them (the fill is time the bytes do not hold: 0), a ring's
+ * steps walk from the phase's start under the cap's pace, which spreads the bytes over
+ * the largest connection's time at the cap (ft__sim_cap_period_s() of one loop), so only
+ * the walk past that span shows (1 MiB on one DGX H100: 14 x 0.6 us under 13.0 us of
+ * bytes; 8 KiB: 14 x 0.6 over 1.9). Before, the chain's rule took the walk whole and the
+ * ring's (inside a node alone) the walk past the span, and a ring across nodes took back
+ * its steps between nodes alone: on 2 DGX H100 at 8 KiB its 28 steps inside the nodes
+ * paid their walk (16.8 us) in the pipeline and the post overhead (1 us each) in the
+ * barrier, 56.77 us where NCCL's price is 40.89; at 1 MiB the bytes' span (50.4 us) held
+ * the network's walk, which came off the barrier all the same (88.58 us, the price 90.91).
  */
 static double
-ring_walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-                 uint32_t steps)
+walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            uint32_t in, double in_charge, uint32_t net)
 {
 	const struct ft_schedule *sc = op->sched;
-	double path, span;
+	bool ring = sc->proto == FT_PROTO_LL && ft__pk_is_chunked(e, sc, ph);
+	bool chain = sc->proto == FT_PROTO_LL && ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
+	double hw = ft__sim_hw_net_s(sc), pin = 0, walk = 0, pnet = 0, span = 0, most;
 
-	if (sc->proto != FT_PROTO_LL || !ft__pk_is_chunked(e, sc, ph))
-		return 0;
-	path = node_path_s(e, op, ph);
-	span = ft__sim_cap_period_s(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0, 1);
-	return FT_MAX(0.0, FT_MIN(steps * FT_MIN(sc->step_lat_s, path), steps * path - span));
+	if (in > 0 && (ring || chain))
+		pin = node_path_s(e, op, ph, false);
+	/* a ring's messages walk each of its hops in turn (the mean); a chain's walk runs
+	 * before its bytes' pace (no span): the bound alone binds there */
+	walk = ring && in > 0 ? node_path_s(e, op, ph, true) : pin;
+	if (net > 0 && hw > 0)
+		pnet = net_path_s(e, op, ph);
+	if (ring)
+		span = ft__sim_cap_period_s(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0, 1);
+	most = in * FT_MIN(FT_MAX(in_charge, 0.0), pin) + net * FT_MIN(hw, pnet);
+	return FT_MAX(0.0, FT_MIN(most, in * walk + net * pnet - span));
 }
 
-/* The shortest path of phase @ph's flows inside a node, seconds (0: none). */
+/* The shortest path of phase @ph's flows inside a node, seconds (0: none); with @mean the
+ * mean over those flows, each hop of the phase's rings once. */
 static double
-node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
+node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            bool mean)
 {
 	const struct ft_schedule *sc = op->sched;
-	uint64_t path = UINT64_MAX, lat;
-	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX;
+	uint64_t path = UINT64_MAX, lat = 0;
+	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX, n = 0;
+	double sum = 0;
 
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
@@ -768,15 +778,32 @@ node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		ft_sched_phase_flow(sc, ph, f, &fl);
 		if (fl.bytes == 0 ||
 		    ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 || a == b ||
-		    ft__sim_over_network(e->topo, a, b) || (a == pa && b == pb))
+		    ft__sim_over_network(e->topo, a, b))
 			continue;
+		/* (a pair with no route walks nothing here, as in net_path_s()) */
+		if ((a != pa || b != pb) &&
+		    ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) < 0)
+			lat = 0;
 		pa = a;
 		pb = b;
-		/* (a pair with no route walks nothing here, as in net_floor_s()) */
-		if (ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
-			path = FT_MIN(path, lat);
+		path = FT_MIN(path, lat);
+		sum += (double)lat;
+		n++;
 	}
-	return path == UINT64_MAX ? 0 : (double)path / PK_PS_PER_S;
+	if (n == 0)
+		return 0;
+	return (mean ? sum / n : (double)path) / PK_PS_PER_S;
+}
+
+/* Whether @sc's steps inside a node last at least NCCL's network post overhead when its
+ * ring crosses nodes (ft__sim_far_steps(), the model's ring_floor()): a ring all-reduce,
+ * all-gather or reduce-scatter. */
+static bool
+ring_floored(const struct ft_schedule *sc)
+{
+	return sc->algo == FT_ALGO_RING &&
+	       (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
+	        sc->op == FT_OP_REDUCE_SCATTER);
 }
 
 /*
@@ -819,8 +846,7 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	/* each step between nodes: NCCL's hwLat[NET] where the packets' path is shorter (a
 	 * ring, a tree, NVLS across nodes; not an NVLS tree, whose chunked stages pay more than
 	 * the flow engine's already, nor CollNet, whose step overheads hold its interLat) */
-	if (net > 0 && (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE ||
-	                sc->algo == FT_ALGO_NVLS))
+	if (net > 0 && sc->algo == FT_ALGO_NVLS)
 		step += net_floor_s(e, op, ph);
 	/* NVLS, in one node or across nodes (net: its one step between nodes): the switch's
 	 * pass once, reduce and multicast pipelined */
@@ -832,46 +858,18 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	if (sc->algo == FT_ALGO_RING || sc->algo == FT_ALGO_TREE) {
 		/* @extra holds every network step NCCL counts, (hwLat[NET] + what the model
 		 * adds - the step overhead) each, more than @steps where a ring all-reduce
-		 * with one GPU a node counts 2 x nNodes before 2.23; the @net steps the packets
-		 * walk pay the path themselves, so hwLat[NET] less the floor comes off each */
-		/* an LL step inside a node walks its path as messages: max(overhead, path),
-		 * the overhead less the walk on each of the @steps - @net (node_walk_s()) */
-		double own = steps * sc->step_lat_s -
-		             (steps > net ? steps - net : 0) *
-		                     FT_MIN(sc->step_lat_s, node_walk_s(e, op, ph));
+		 * with one GPU a node counts 2 x nNodes before 2.23; what the packets walk of
+		 * the latency charged comes back (walk_back_s()): of the @net steps between
+		 * nodes and the @steps - @net inside a node, there at the overhead, or at the
+		 * network post overhead where @extra floors a ring's steps so */
+		uint32_t in = steps > net ? steps - net : 0;
+		double in_charge = sc->step_lat_s;
 
-		if (net == 0)
-			return own - ring_walk_back_s(e, op, ph, steps);
-		return own + extra + net * (step - ll->net_step_s - ft__sim_hw_net_s(sc));
+		if (net > 0 && ring_floored(sc))
+			in_charge = FT_MAX(in_charge, ll->ring_intra_floor_s);
+		return steps * sc->step_lat_s + extra - walk_back_s(e, op, ph, in, in_charge, net);
 	}
 	return steps * sc->step_lat_s + net * step;
-}
-
-/*
- * GPUDirect-TCPX/O across nodes: what NCCL's pipeline adds there, as the flow engine pays
- * it (engine_flow.c whole_pipe(), ft__sim_pipe_terms(): the model's own terms, kb
- * NA-MODEL). The ramp (the model's time for the first chunk through every stage of a chain
- * or tree before the last stage starts: 666 us of a 64 MiB tree all-reduce over 2
- * gcp-a3-mega, most of its time) is a fixed cost at the end of the op's last phase, after
- * its flows and step costs, where the op's stages run unpaced; the proxy's floor (a
- * channel's network messages posted one after another at a fixed cost each) makes the
- * op's end a barrier after both that and a barrier the proxy's time after its start (less
- * NCCL's base latency, which the op's time counts from before it). Unpaced, the engine's
- * own slices fill the pipeline in a few of their packet times, a small part of the model's
- * ramp, which it then adds whole; a plain Simple tree on NCCL's channels instead runs its
- * first round at the model's fill (pkt_tree.c nccl_fill()), and one on forced channels its
- * stages at the cap (cap_pace()): those pay their ramp in their own pacing. With chunking off,
- * ops whose end is not their last flow's and background patterns it pays neither, as
- * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
- * are its pipeline, and it adds neither term (the flow engine, which runs whole flows,
- * adds both everywhere). The model's terms are read by pipe_read() before the op's first
- * task (an op with its end shifted or acked takes none: its next task is its own).
- */
-static bool
-pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
-{
-	return e->tcp && e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
-	       op->job != UINT32_MAX;
 }
 
 /* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as an LL
@@ -894,6 +892,77 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 	return false;
 }
 
+/* Whether a phase of @op runs as an LL ring on NCCL's launched channels (pkt_nccl.c
+ * ring_reps()). */
+static bool
+ll_ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t p;
+
+	if (sc->proto != FT_PROTO_LL)
+		return false;
+	for (p = 0; p < sc->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
+
+		if (!ft__pk_is_p2p(e, op, ph) && ft__pk_is_chunked(e, sc, ph))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * GPUDirect-TCPX/O across nodes: what NCCL's pipeline adds there, as the flow engine pays
+ * it (engine_flow.c whole_pipe(), ft__sim_pipe_terms(): the model's own terms, kb
+ * NA-MODEL). The ramp (the model's time for the first chunk through every stage of a chain
+ * or tree before the last stage starts: 666 us of a 64 MiB tree all-reduce over 2
+ * gcp-a3-mega, most of its time) is a fixed cost at the end of the op's last phase, after
+ * its flows and step costs, where the op's stages run unpaced; the proxy's floor (a
+ * channel's network messages posted one after another at a fixed cost each) makes the
+ * op's end a barrier after both that and a barrier the proxy's time after its start (less
+ * NCCL's base latency, which the op's time counts from before it). Unpaced, the engine's
+ * own slices fill the pipeline in a few of their packet times, a small part of the model's
+ * ramp, which it then adds whole; a plain Simple tree on NCCL's channels instead runs its
+ * first round at the model's fill (pkt_tree.c nccl_fill()), and one on forced channels its
+ * stages at the cap (cap_pace()): those pay their ramp in their own pacing. With chunking off,
+ * ops whose end is not their last flow's and background patterns it pays neither, as
+ * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
+ * are its pipeline, and it adds no ramp (the flow engine, which runs whole flows, adds
+ * both everywhere); the proxy's floor there only where an op's phase runs as an LL ring
+ * on NCCL's launched channels (pkt_nccl.c ring_reps(): proxy_paid()). The model's terms
+ * are read by pipe_read() before the op's first task (an op with its end shifted or acked
+ * takes none: its next task is its own).
+ */
+static bool
+pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	return e->tcp && e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
+	       op->job != UINT32_MAX;
+}
+
+/*
+ * Whether @op pays the model's proxy floor: where it pays the pipeline (pipe_paid()), and
+ * on every transport where a phase runs as an LL ring on NCCL's launched channels, as the
+ * flow engine pays it (engine_flow.c whole_pipe()). Such a ring's messages are NCCL's
+ * steps, each paying its latency once (walk_back_s()), but none pays the proxy thread's
+ * post of it (1 us of NCCL's network post overhead a message, plus nics.vm_overhead, a
+ * send and a receive a step on each channel, one after another: model/pipeline.c
+ * proxy_messages(), kb NA-MODEL), which bounds the op at small sizes: 2 DGX H100 at 8 to
+ * 256 KiB, 60 messages = 60.00 us, where NCCL's price of latency and bytes is 40.89 to
+ * 53.10. The op's end waits for it as a floor, not a sum: max(steps + bytes, proxy), as
+ * the flow engine's and the model's. Other protocols' rings and the trees keep none: their
+ * steps inside a node still pay their walk beside the overhead, above the floor (sim.md,
+ * Limits).
+ */
+static bool
+proxy_paid(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	return pipe_paid(e, op) ||
+	       (e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
+	        op->job != UINT32_MAX && ll_ring_phases(e, op));
+}
+
+
 /*
  * The model's readings of @op, before it adds a task or changes the engine, so that a
  * failed one (out of memory) leaves the engine as it was: the ramp and proxy floor
@@ -910,9 +979,11 @@ pipe_read(struct pk_engine *e, const struct ft_sim_op *op, double *ramp_s, doubl
 
 	*ramp_s = *proxy_s = 0;
 	e->op_pl_read = e->op_l_ok = false;
-	if (pipe_paid(e, op) &&
+	if (proxy_paid(e, op) &&
 	    (rc = ft__sim_pipe_terms(e->topo, op, ramp_s, proxy_s, NULL, err)) < 0)
 		return rc;
+	if (!pipe_paid(e, op))
+		*ramp_s = 0;
 	if (!tree_phases(e, op))
 		return 0;
 	if ((rc = ft__sim_pipe_model(e->topo, op, &e->op_pl, err)) < 0)
@@ -930,7 +1001,7 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 {
 	int64_t ramp, at, end;
 
-	if (!pipe_paid(e, op) || rec->next != PK_NONE)
+	if (!proxy_paid(e, op) || rec->next != PK_NONE)
 		return 0;
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
 	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's

@@ -32,7 +32,7 @@
  * (struct ft_sched_flow pipe, dir, relay). The phase's path latencies are in
  * the simulated pipeline itself: its end barrier keeps only the protocol's
  * per-step overhead (an LL chain's steps inside a node that overhead less the path
- * they walk: pkt_setup.c node_walk_s()).
+ * they walk: pkt_setup.c walk_back_s()).
  *
  * An NVLS tree all-reduce (NVLS in each node, a double binary tree over the
  * nodes per head, kb NA-ALGO-NVLSTREE; src/device/all_reduce.h, the NVLS

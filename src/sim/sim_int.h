@@ -790,8 +790,9 @@ int ft__sim_link_lats(const struct ft_topo *t, const struct ft_schedule *sc,
 /* What a step between nodes pays on top of the path latency @path_s it walks so that it
  * lasts NCCL's per-hop network latency @hw_s (hwLat[NET], ft__sim_hw_net_s()) at least:
  * max(0, @hw_s - @path_s). The packet engine's floor on the steps its packets walk
- * (pkt_setup.c net_floor_s()) and the flow engine's on its far steps' barrier
- * (ft__fs_barrier_floor()): either step lasts max(hwLat[NET], path). */
+ * (pkt_setup.c net_floor_s() for NVLS; a ring's or tree's, walk_back_s()) and the flow
+ * engine's on its far steps' barrier (ft__fs_barrier_floor()): either step lasts
+ * max(hwLat[NET], path). */
 double ft__sim_net_floor_s(double hw_s, double path_s);
 /* The hwLat[NET] the @net_steps far steps (ft__sim_far_steps()) of a phase of @sc floor
  * their path at in the flow and ideal engines, whose far steps pay their phase's longest

@@ -39,7 +39,7 @@
  * ft__sim_far_steps()): the launch, and on each step what the model adds to a network
  * step (ft__sim_net_step_s()) and NCCL's network per-hop latency (ring, Simple) less the
  * path @d the packets walk where that is shorter (pkt_setup.c phase_cost(),
- * net_floor_s()), in place of the NVLink step overhead.
+ * walk_back_s()), in place of the NVLink step overhead.
  */
 static double
 ring_fixed_s(const struct pk_run *r, uint32_t steps, double d)
@@ -616,7 +616,7 @@ test_p2p_alltoall(void **state)
 /*
  * A message between nodes pays NCCL's hwLat[NET] as a ring's step does: the packets walk
  * their path d, and the message waits max(0, hwLat[NET] - d) on top (pkt_setup.c
- * net_floor_s(), ft__pk_pair_path_s()), max(hwLat[NET], d) in all, since NCCL's figure is
+ * walk_back_s(), ft__pk_pair_path_s()), max(hwLat[NET], d) in all, since NCCL's figure is
  * its whole measured network step. An all-to-all over 2 nodes, one rank each, 4 KiB a
  * pair (one packet t), on 5 us and 25 us cables (d 10.15 and 50.15 us against hwLat[NET]
  * 14 us): as NCCL's sends (chunking: auto; the receiver's notice back, d more) the op

@@ -611,7 +611,7 @@ next_of_kind(const struct ft_topo *t, uint32_t v, enum ft_vertex_kind kind)
 /*
  * The path latency the packet engine gives a flow that leaves by another GPU's NIC
  * (ft__pk_path_lat(), what a step between nodes is floored against, pkt_setup.c
- * net_floor_s()) is the route the flow walks (route_via()): on two DGX H100, GPU 0 of
+ * net_path_s()) is the route the flow walks (route_via()): on two DGX H100, GPU 0 of
  * node 0 to GPU 1 of node 1 out by NIC 1 (GPU 1's, under GPU 0's PCIe switch), the sum of
  * its links by hand: GPU 0 to its PCIe switch, the switch to NIC 1, NIC 1 to its rail's
  * leaf, the leaf to node 1's NIC 1, that NIC to its PCIe switch, the switch to GPU 1;

@@ -1514,7 +1514,7 @@ test_chain_engines_agree(void **state)
 		{ "dgx-a100:2", "reduce", "256MiB", 0.03, NULL },
 		{ "dgx-b200:2", "broadcast", "64MiB", 0.03, NULL },
 		/* LL, one round of lines a hop: a hop inside a node takes max(the model's per-hop
-		 * latency, its path), not both (pkt_setup.c node_walk_s()); before +20.5 % (19.00
+		 * latency, its path), not both (pkt_setup.c walk_back_s()); before +20.5 % (19.00
 		 * against 15.77 us). -6.1 %: 0.60 us of it the flow engine's one NVLink path beside
 		 * the model's latency, the other 0.37 mostly the packet engine's S as 7 periods of the
 		 * cap (3.82 us) where the flow engine's is 8 (4.37), less its path walk past the
@@ -1571,32 +1571,53 @@ test_chain_engines_agree(void **state)
 
 /*
  * An LL ring all-reduce, all-gather and reduce-scatter inside one node agrees with the
- * flow engine within 5 % from 8 KiB to 4 MiB. (1) It runs on the channels NCCL launches
+ * flow engine within 5 % from 8 KiB to 4 MiB, an all-reduce across nodes within 1 to 2 %
+ * (one pcie-l40s node within 4.5 %). (1) It runs on the channels NCCL launches
  * at its size (pkt_nccl.c ring_reps(): the model's 24 on one DGX H100 at 1 MiB, where the
  * schedule has one ring), each channel's part one loop of 14 steps. Before, the one ring
  * carried 1 MiB in four loops of 32 KiB steps, each loop's 14 steps walked in series (the
  * next loop's first message after the last one's on the connection): 56.99 us against
  * 28.61 (+99.2 %), 4 MiB 181.18 against 67.66, all-gather 1 MiB 30.90 against 17.91.
  * (2) Its steps' walk past the cap's span comes back from their overhead (pkt_setup.c
- * ring_walk_back_s()): at 8 KiB the 14 steps' paths (0.6 us each through the NVSwitch)
+ * walk_back_s()): at 8 KiB the 14 steps' paths (0.6 us each through the NVSwitch)
  * and NCCL's per-step latency were both paid, 23.48 us against 17.51 (+34.1 %). Both hold
  * where no step crosses the network, the 18 nodes of one GB200 NVL72 NVLink domain too
  * (72 ranks, 142 steps: 8 KiB 177.04 us against 93.84, 1 MiB 182.74 against 153.67).
- * Across nodes over the network neither moves (2 DGX H100 1 MiB: -2.7 %). Built lazily or
- * whole, the same time and packets.
+ * (3) Across nodes over the network its steps pay their latency once too, those inside a
+ * node as well as those between nodes (pkt_setup.c walk_back_s(): the walk past the span,
+ * at most each step's min(charge, path)), and the op waits for the proxy's floor as the
+ * flow engine's does (proxy_paid()). Before, 2 DGX H100 ran 8 KiB in 56.77 us against 60.00
+ * (the floor) and 512 KiB and 1 MiB 2.7 % under the flow engine (its steps between nodes
+ * took their walk back under the bytes' span, which held it); pcie-l40s:2 at 8 KiB ran
+ * 48.39 against 60.00; one pcie-l40s node at 8 KiB +6.2 %, its ring's hops over the CPU
+ * (0.45 us) counted at the shortest hop's path (0.15). Their bands hold those errors out.
+ * Built lazily or whole, the same time and packets.
  */
 static void
 test_ll_ring_engines_agree(void **state)
 {
 	static const struct {
 		const char *spec, *op, *size;
+		double band;
 	} row[] = {
-		{ "dgx-h100:1", "all_reduce", "8KiB" },   { "dgx-h100:1", "all_reduce", "64KiB" },
-		{ "dgx-h100:1", "all_reduce", "256KiB" }, { "dgx-h100:1", "all_reduce", "1MiB" },
-		{ "dgx-h100:1", "all_reduce", "4MiB" },   { "dgx-h100:1", "all_gather", "8KiB" },
-		{ "dgx-h100:1", "all_gather", "1MiB" },   { "dgx-h100:1", "reduce_scatter", "4MiB" },
-		{ "dgx-a100:1", "all_reduce", "8KiB" },   { "dgx-h100:2", "all_reduce", "1MiB" },
-		{ "gb200-nvl72:18", "all_reduce", "8KiB" }, { "gb200-nvl72:18", "all_reduce", "1MiB" },
+		{ "dgx-h100:1", "all_reduce", "8KiB", 0.05 },
+		{ "dgx-h100:1", "all_reduce", "64KiB", 0.05 },
+		{ "dgx-h100:1", "all_reduce", "256KiB", 0.05 },
+		{ "dgx-h100:1", "all_reduce", "1MiB", 0.05 },
+		{ "dgx-h100:1", "all_reduce", "4MiB", 0.05 },
+		{ "dgx-h100:1", "all_gather", "8KiB", 0.05 },
+		{ "dgx-h100:1", "all_gather", "1MiB", 0.05 },
+		{ "dgx-h100:1", "reduce_scatter", "4MiB", 0.05 },
+		{ "dgx-a100:1", "all_reduce", "8KiB", 0.05 },
+		{ "gb200-nvl72:18", "all_reduce", "8KiB", 0.05 },
+		{ "gb200-nvl72:18", "all_reduce", "1MiB", 0.05 },
+		{ "dgx-h100:2", "all_reduce", "8KiB", 0.01 },
+		{ "dgx-h100:2", "all_reduce", "64KiB", 0.01 },
+		{ "dgx-h100:2", "all_reduce", "512KiB", 0.015 },
+		{ "dgx-h100:2", "all_reduce", "1MiB", 0.02 },
+		{ "dgx-a100:2", "all_reduce", "1MiB", 0.02 },
+		{ "pcie-l40s:2", "all_reduce", "8KiB", 0.01 },
+		{ "pcie-l40s:1", "all_reduce", "8KiB", 0.045 },
 	};
 	uint64_t np[2];
 	double lazy, whole;
@@ -1609,9 +1630,9 @@ test_ll_ring_engines_agree(void **state)
 		snprintf(op, sizeof(op), "{op: %s, algo: ring, proto: ll, size: %s}", row[i].op,
 		         row[i].size);
 		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
-		if (!(fabs(pkt - fl) <= 0.05 * fl))
-			fail_msg("%s %s %s LL ring: packet %.2f us, flow %.2f us, band 5 %%",
-			         row[i].spec, row[i].op, row[i].size, pkt, fl);
+		if (!(fabs(pkt - fl) <= row[i].band * fl))
+			fail_msg("%s %s %s LL ring: packet %.2f us, flow %.2f us, band %.1f %%",
+			         row[i].spec, row[i].op, row[i].size, pkt, fl, 100 * row[i].band);
 	}
 	lazy = time_listed("dgx-h100:1", "{op: all_reduce, algo: ring, proto: ll, size: 1MiB}",
 	                   "packet", 0, &np[0]);
