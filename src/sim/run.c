@@ -1786,6 +1786,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		spec = &ospec;
 	}
 	out->nccl_version = spec->nccl_version;
+	/* a release older than the cluster's GPUs: the report carries it (ft_model_nccl_note_get()) */
+	ft_model_nccl_note_get(spec, spec->nccl_version, &out->nccl_note);
+	out->nccl_field = ov && ov->nccl_version ? "--nccl" : "nccl.version";
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))
