@@ -745,7 +745,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	    o->op != FT_OP_SENDRECV && o->op != FT_OP_ALLTOALL)
 		args.algo = FT_ALGO_RING;
 	built = args.algo;
-	/* a step inside a node at the row of the node's link, as the release's (run.c) */
+	/* a step inside a node at the row of the node's link, as the release sets it
+	 * (ft__sim_release_lats()) */
 	rc = ft__sim_intra_link(ft_topo_spec(t), built, &args.intra);
 	if (rc < 0)
 		return model_err(sc, ji, k, err, rc, "the nodes' links");
