@@ -21,6 +21,20 @@ model_fail(struct cli_ctx *ctx, int rc, const struct ft_error *err)
 	return rc == FT_ENOTSUP ? EXIT_USAGE : cli_exit_for(rc);
 }
 
+/* A warning where --nccl's release predates the nodes' GPUs: NCCL, and the model, then
+ * price them with the constants of the newest GPUs it knows (model.h). */
+static void
+nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
+{
+	struct ft_model_nccl_note note;
+	char msg[256];
+
+	if (!ft_model_nccl_note_get(spec, spec->nccl_version, &note))
+		return;
+	ft_model_nccl_note_text(&note, "--nccl", msg, sizeof(msg));
+	cli_warn(ctx, "%s", msg);
+}
+
 /* `fabtune model SPEC --explain SIZE`: one size, with its working. */
 static int
 run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64_t bytes,
@@ -158,6 +172,11 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		rc = ft_model_query_check_nodes(&spec, &q, &err);
 	if (rc < 0)
 		return cli_fail(ctx, rc, &err);
+	/* --nccl's release rides on the spec, as the model reads it where the query names
+	 * none; one older than the nodes' GPUs is said once (ft_model_nccl_note_get()) */
+	if (q.nccl_version)
+		spec.nccl_version = q.nccl_version;
+	nccl_note(&spec, ctx);
 	if (calibrate) { /* each nccl-tests output fitted, with its residuals, and the block */
 		ft_strbuf_init(&sb);
 		rc = ft_workflow_model_calibrate_write(&spec, &q, o.op != NULL,

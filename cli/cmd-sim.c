@@ -76,6 +76,13 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 		ft_sim_report_release(&rep);
 		return 0;
 	}
+	/* the jobs' NCCL release older than the cluster's GPUs, said once (fabtune model's) */
+	if (rc == 0 && rep.nccl_note.first) {
+		char msg[256];
+
+		ft_model_nccl_note_text(&rep.nccl_note, rep.nccl_field, msg, sizeof(msg));
+		cli_warn(ctx, "%s", msg);
+	}
 	if (rc == 0 && trace && rep.trace_json) {
 		struct ft_strbuf tb = { .buf = rep.trace_json, .len = rep.trace_len };
 

@@ -288,6 +288,11 @@ struct ft_schedule {
 	uint64_t bytes;          /* operation size as nccl-tests defines it (NA-BUSBW) */
 	double proto_eff;        /* payload share on the wire (Simple 1, LL 0.5, LL128 120/128) */
 	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
+	/* The link a step inside a node takes, NCCL's graph typeIntra: FT_HW_NVLINK, or
+	 * FT_HW_PCI on nodes without NVLink (ft_coll_args intra; the simulator sets the
+	 * node's at the jobs' release). The hwLat row of the steps and of the all-to-all's
+	 * and send/recv's messages inside a node (src/graph/tuning.cc ncclTopoTuneModel()). */
+	enum ft_hw_link intra;
 	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
 	double net_lat_s;        /* NCCL's per-hop network latency hwLat[NET] a step between
 	                          * nodes pays (kb NA-MODEL; the simulator sets it at the
@@ -324,6 +329,11 @@ struct ft_coll_args {
 	 * CollNetDirect; what NCCL's tuner picks (ft_model_eval()'s collnet_chain). Ignored
 	 * by every other algorithm and operation. */
 	bool collnet_chain;
+	/* The link a step inside a node takes: FT_HW_NVLINK (0, the default) or FT_HW_PCI
+	 * for nodes without NVLink, whose steps NCCL prices at hwLat[PCI] (src/graph/
+	 * tuning.cc ncclTopoTuneModel(): hwLat by the graph's typeIntra; kb NA-MODEL).
+	 * NVLS and its tree keep NVLink's row, being NVLink's. FT_HW_NET is refused. */
+	enum ft_hw_link intra;
 };
 
 FT_API void ft_schedule_init(struct ft_schedule *s);

@@ -508,6 +508,37 @@ FT_API uint32_t ft_model_pxn_relay(const struct ft_node_spec *n, uint32_t ngpus,
                                    uint32_t nic, uint32_t nccl_version);
 /* @version as the user writes it: "2.21" (a line), "2.23.4", or "newest" for 0. */
 FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
+
+/*
+ * An NCCL release older than the GPUs it is asked to run on: NCCL before the first release
+ * that knows a compute capability takes the newest one it knows for it (src/graph/topo.h
+ * ncclTopoGetNvbw: cudaCompCap >= 90 ? SM90_NVLINK_BW; src/graph/tuning.cc compCapIndex),
+ * and so does the model (model/links.c ft__model_nvlink_link_Bps_at()). NVIDIA/nccl at the
+ * tags: Hopper (compute capability 9.0) from v2.15.1-1 (makefiles/common.mk sm_90, tuning.cc
+ * HOPPER_COMPCAP_IDX), Blackwell (10.0) from v2.25.1-1 (topo.h SM100_NVLINK_BW, tuning.cc
+ * BLACKWELL_COMPCAP_IDX, common.mk compute_100). See docs/internals/model.md.
+ */
+struct ft_model_nccl_note {
+	uint32_t version;  /* the release asked for (ft_model_query's encoding) */
+	uint32_t first;    /* the first release that knows the GPU; 0: no note */
+	char gpu[32];      /* the GPU model of the nodes (nodes' gpu_model) */
+	const char *arch;  /* "Blackwell", "Hopper" */
+	const char *taken; /* the architecture whose constants the release takes: "Hopper" */
+};
+
+/* The note for @spec's nodes (every node group's; the newest GPU the release does not know)
+ * at release @version (0: the newest, no note): true where one is due, @out filled. */
+FT_API bool ft_model_nccl_note_get(const struct ft_cluster_spec *spec, uint32_t version,
+                                   struct ft_model_nccl_note *out);
+/* The note's words into @buf, @field naming where the release came from ("--nccl",
+ * "nccl.version"): "--nccl 2.18: NCCL 2.18 predates the B200-180GB GPUs (Blackwell): NCCL
+ * knows them from 2.25.1; the model prices them with Hopper's constants, as 2.18 does". */
+FT_API void ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *field,
+                                    char *buf, size_t len);
+/* The note as one element of a "warnings" array: {"field", "gpu", "nccl", "first_nccl",
+ * "message"}. */
+FT_API void ft_model_nccl_note_json(struct ft_json *j, const struct ft_model_nccl_note *n,
+                                    const char *field);
 /*
  * Whether q->nnodes nodes fit @spec's fabric, grown to 3 tiers as a preset
  * of that many nodes would be (the check a spec's own node count meets).

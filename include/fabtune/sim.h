@@ -29,6 +29,7 @@
 #include <fabtune/base.h>
 #include <fabtune/coll.h>
 #include <fabtune/json.h>
+#include <fabtune/model.h>
 #include <fabtune/progress.h>
 #include <fabtune/result.h>
 #include <fabtune/spec.h>
@@ -721,6 +722,10 @@ struct ft_sim_report {
 	bool have_rate_rtol; /* the flow engine's rate tolerance was given (--rate-tolerance) */
 	double rate_rtol;
 	uint32_t nccl_version; /* the NCCL release the run followed (--nccl); 0: the newest */
+	/* That release older than the cluster's GPUs (ft_model_nccl_note_get(); first 0: none),
+	 * and where it came from: "--nccl" or the scenario's "nccl.version" */
+	struct ft_model_nccl_note nccl_note;
+	const char *nccl_field;
 	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
 	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
 	size_t peak_rss_bytes; /* idem */

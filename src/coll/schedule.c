@@ -632,6 +632,10 @@ check_args(const struct ft_coll_args *a, struct ft_error *err)
 	if (a->bytes > (UINT64_MAX >> 2))
 		return ft_error_set(err, FT_ERANGE, "schedule: bytes: %" PRIu64 " is too large",
 		                    a->bytes);
+	if (a->intra != FT_HW_NVLINK && a->intra != FT_HW_PCI)
+		return ft_error_set(err, FT_EINVAL,
+		                    "schedule: intra: expected FT_HW_NVLINK or FT_HW_PCI, got %d",
+		                    (int)a->intra);
 	if (!ft_coll_supports(a->op, a->algo, a->proto))
 		return ft_error_set(
 		        err, FT_ENOTSUP, "schedule: %s has no %s algorithm with the %s protocol",
@@ -676,10 +680,16 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	out->bytes = args->bytes;
 	out->root = args->root;
 	out->proto_eff = ft_proto_efficiency(args->proto);
-	/* NCCL's per-hop latency over NVLink is almost all protocol overhead (the
+	/* NCCL's per-hop latency inside a node is almost all protocol overhead (the
 	 * wire adds well under a microsecond), so it serves as the per-step cost
-	 * on top of the path latency the simulator computes (kb NA-MODEL). */
-	out->step_lat_s = ft_coll_hw_latency(FT_HW_NVLINK, args->algo, args->proto);
+	 * on top of the path latency the simulator computes (kb NA-MODEL): the row of
+	 * the node's intra link, NVLink's or PCI's (src/graph/tuning.cc
+	 * ncclTopoTuneModel(): hwLat by graphs[a]->typeIntra), as the model's
+	 * hop_lats_of() and the simulator's release (ft__sim_release_lats()). NVLS and
+	 * its tree are NVLink's. Before, NVLink's on every node. */
+	out->intra = args->algo == FT_ALGO_NVLS || args->algo == FT_ALGO_NVLS_TREE ? FT_HW_NVLINK :
+	                                                                             args->intra;
+	out->step_lat_s = ft_coll_hw_latency(out->intra, args->algo, args->proto);
 	out->base_lat_s = ft_coll_base_latency(args->algo, args->proto);
 	out->net_lat_s = ft_coll_hw_latency(FT_HW_NET, args->algo, args->proto);
 	out->collnet_chain = args->collnet_chain && args->algo == FT_ALGO_COLLNET &&
@@ -691,7 +701,7 @@ ft_coll_schedule(const struct ft_coll_args *args, struct ft_schedule *out, struc
 	 * over the hops; the simulator's runner sets the release's and the node's path
 	 * (ft__sim_release_lats(), the model's ft_model_collnet_chain_hops_s()). */
 	if (out->collnet_chain)
-		out->step_lat_s = (2.0 * (ppn - 1) * ft_coll_collnet_chain_hw_latency(FT_HW_NVLINK) +
+		out->step_lat_s = (2.0 * (ppn - 1) * ft_coll_collnet_chain_hw_latency(out->intra) +
 		                   ft_coll_collnet_chain_hw_latency(FT_HW_NET)) /
 		                  (2.0 * (ppn - 1) + 2);
 	/* CollNetDirect's four hops cost NCCL's latency for it (kb NA-MODEL, src/graph/

@@ -15,6 +15,7 @@
  */
 #include "model_int.h"
 
+#include <fabtune/json.h>
 #include <fabtune/topo.h>
 
 /* NVLink raw rate per link and direction: 25 GB/s for NVLink 2-4, 50 GB/s for NVLink 5. */
@@ -366,6 +367,79 @@ arch_of(const struct ft_node_spec *n)
 		/* NVLink 3 is Ampere; PCIe-only GPUs (Ada, Ampere) fall in NCCL's Ampere row. */
 		return n->nvlink_gen >= 6 ? FT_ARCH_BLACKWELL : FT_ARCH_AMPERE;
 	}
+}
+
+/*
+ * The first NCCL release that knows each architecture's compute capability (ft_model_query's
+ * encoding; 0: every release the model reads): NVIDIA/nccl at the tags, Hopper (9.0) from
+ * v2.15.1-1 (makefiles/common.mk -gencode sm_90, src/graph/tuning.cc HOPPER_COMPCAP_IDX;
+ * absent at v2.14.3-1), Blackwell (10.0) from v2.25.1-1 (src/graph/topo.h SM100_NVLINK_BW
+ * and cudaCompCap >= 100, tuning.cc BLACKWELL_COMPCAP_IDX, common.mk compute_100; at
+ * v2.24.3-1 cudaCompCap >= 90 takes SM90_NVLINK_BW and HOPPER_COMPCAP_IDX for it).
+ */
+static const uint32_t arch_first[FT_ARCH_COUNT] = { [FT_ARCH_HOPPER] = 21501,
+	                                            [FT_ARCH_BLACKWELL] = 22501 };
+static const char *const arch_names[FT_ARCH_COUNT] = { "Volta", "Ampere", "Hopper",
+	                                               "Blackwell" };
+
+/* @n's GPUs into @out where release @out->version predates them and they are the newest. */
+static void
+note_node(const struct ft_node_spec *n, struct ft_model_nccl_note *out)
+{
+	enum ft_model_arch a = arch_of(n);
+
+	if (arch_first[a] <= out->version || arch_first[a] <= out->first)
+		return;
+	out->first = arch_first[a];
+	ft_strlcpy(out->gpu, n->gpu_model, sizeof(out->gpu));
+	out->arch = arch_names[a];
+	out->taken = arch_names[a - 1];
+}
+
+bool
+ft_model_nccl_note_get(const struct ft_cluster_spec *spec, uint32_t version,
+                       struct ft_model_nccl_note *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->version = version;
+	if (version == 0)
+		return false;
+	note_node(&spec->node, out);
+	for (uint32_t g = 0; g < spec->ngroups && g < FT_SPEC_MAX_GROUPS; g++)
+		note_node(&spec->groups[g].node, out);
+	return out->first != 0;
+}
+
+void
+ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *field, char *buf,
+                        size_t len)
+{
+	char v[16], first[16];
+
+	ft_model_nccl_name(n->version, v, sizeof(v));
+	ft_model_nccl_name(n->first, first, sizeof(first));
+	snprintf(buf, len,
+	         "%s %s: NCCL %s predates the %s GPUs (%s): NCCL knows them from %s; the model "
+	         "prices them with %s's constants, as %s does",
+	         field, v, v, n->gpu, n->arch ? n->arch : "?", first, n->taken ? n->taken : "?",
+	         v);
+}
+
+void
+ft_model_nccl_note_json(struct ft_json *j, const struct ft_model_nccl_note *n, const char *field)
+{
+	char v[16], first[16], msg[256];
+
+	ft_model_nccl_name(n->version, v, sizeof(v));
+	ft_model_nccl_name(n->first, first, sizeof(first));
+	ft_model_nccl_note_text(n, field, msg, sizeof(msg));
+	ft_json_obj_begin(j);
+	ft_json_kv_str(j, "field", field);
+	ft_json_kv_str(j, "gpu", n->gpu);
+	ft_json_kv_str(j, "nccl", v);
+	ft_json_kv_str(j, "first_nccl", first);
+	ft_json_kv_str(j, "message", msg);
+	ft_json_obj_end(j);
 }
 
 /* The technology of the NIC links: the fabric's link preset, else the NIC's; -1 unknown. */

@@ -191,6 +191,22 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 	}
 }
 
+/* "warnings": NCCL release @version older than @spec's GPUs (ft_model_nccl_note_get()),
+ * @field naming where the release came from; nothing where none is due. */
+static void
+json_nccl_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32_t version,
+                   const char *field)
+{
+	struct ft_model_nccl_note note;
+
+	if (!ft_model_nccl_note_get(spec, version, &note))
+		return;
+	ft_json_key(j, "warnings");
+	ft_json_arr_begin(j);
+	ft_model_nccl_note_json(j, &note, field);
+	ft_json_arr_end(j);
+}
+
 void
 ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_model_result *first,
                           const struct ft_run *run, struct ft_strbuf *sb)
@@ -207,6 +223,8 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	ft_json_kv_uint(&j, "nnodes", first->nnodes);
 	json_ranks_per_node(&j, first);
 	ft_json_kv_uint(&j, "nchannels", first->nchannels);
+	/* the release the model followed, --nccl's on the spec (fabtune model) */
+	json_nccl_warnings(&j, spec, spec->nccl_version, "--nccl");
 	ft_json_key(&j, "rows");
 	ft_json_arr_begin(&j);
 	for (i = 0; i < ft_run_nrows(run); i++) {
@@ -479,6 +497,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_uint(&j, "nranks", r->nranks);
 	ft_json_kv_uint(&j, "nnodes", r->nnodes);
 	json_ranks_per_node(&j, r);
+	json_nccl_warnings(&j, spec, l->nccl_version, "--nccl");
 	ft_json_kv_uint(&j, "nchannels", r->nchannels);
 	ft_json_key(&j, "links");
 	ft_json_obj_begin(&j);

@@ -631,7 +631,10 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
 	if (rc < 0)
 		return rc;
 	ap->msg_net_s = ft_coll_hw_latency(FT_HW_NET, sc->algo, ch.proto) + step;
-	ap->msg_local_s = ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, local.proto);
+	/* a message inside a node at the row of the node's link, NVLink's or PCI's (the
+	 * schedule's intra, ft__sim_release_lats(); NCCL src/graph/tuning.cc
+	 * ncclTopoTuneModel(): hwLat by typeIntra), as the model's a2a_fixed() prices it */
+	ap->msg_local_s = ft_coll_hw_latency(sc->intra, sc->algo, local.proto);
 	ap->ch_net = ch;
 	ap->pxn = true;
 	*win = FT_MAX(ch.peers_inflight, 1u);

@@ -1663,6 +1663,29 @@ intra_floor_of(struct ft_model_links *l, enum ft_proto p)
 	return ft_model_ring_intra_floor_s(l, p);
 }
 
+/* The link a step of @a inside a node takes, from the model's links @l of the cluster
+ * (@rc: ft__sim_links()'s answer): PCI's where the model reads nodes without NVLink, as its
+ * hop_lats_of() (NCCL src/graph/tuning.cc ncclTopoTuneModel(): hwLat by graphs[a]->
+ * typeIntra; kb NA-MODEL); NVLink's where it places no such cluster, and for NVLS and
+ * its tree, which are NVLink's. */
+static enum ft_hw_link
+intra_of(int rc, const struct ft_model_links *l, enum ft_algo a)
+{
+	if (a == FT_ALGO_NVLS || a == FT_ALGO_NVLS_TREE)
+		return FT_HW_NVLINK;
+	return rc > 0 && !l->nvlink ? FT_HW_PCI : FT_HW_NVLINK;
+}
+
+int
+ft__sim_intra_link(const struct ft_cluster_spec *spec, enum ft_algo a, enum ft_hw_link *link)
+{
+	struct ft_model_links l;
+	int rc = ft__sim_links(spec, 0, 0, 0, &l);
+
+	*link = intra_of(rc, &l, a);
+	return FT_MIN(rc, 0);
+}
+
 int
 ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
                      bool one_rank_a_node)
@@ -1679,6 +1702,7 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	rc = ft__sim_links(spec, 0, 0, 0, &l);
 	if (rc < 0)
 		return rc;
+	sc->intra = intra_of(rc, &l, sc->algo);
 	sc->ring_intra_floor_s = rc ? intra_floor_of(&l, sc->proto) : 0;
 	sc->net_step_s = rc ? net_step_of(&l, sc->proto) : 0;
 	sc->release_set = true;
@@ -1697,7 +1721,7 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 
 		if (sc->op == FT_OP_ALL_REDUCE && sc->collnet_chain)
 			sc->step_lat_s = ft_model_collnet_chain_hops_s(v, ppn, one_rank_a_node,
-			                                               rc ? l.nvlink : true) /
+			                                               sc->intra == FT_HW_NVLINK) /
 			                 (2.0 * (ppn - 1) + 2);
 		else if (sc->op == FT_OP_ALL_REDUCE)
 			sc->step_lat_s = ft_model_collnet_direct_hops_s(v, ppn, one_rank_a_node) / 4;
@@ -1706,9 +1730,9 @@ ft__sim_release_lats(const struct ft_cluster_spec *spec, struct ft_schedule *sc,
 	/* a step inside a node at hwLat of the node's intra link, NVLink's or PCI's as the
 	 * model's hop_lats_of() reads its links (NCCL src/graph/tuning.cc ncclTopoTuneModel():
 	 * hwLat by graphs[a]->typeIntra; kb NA-MODEL); NVLink's where the model places no
-	 * such cluster, as the CollNet branch above. Before, NVLink's on every node. */
-	sc->step_lat_s = ft_model_hw_latency(v, !rc || l.nvlink ? FT_HW_NVLINK : FT_HW_PCI,
-	                                     sc->algo, sc->proto);
+	 * such cluster, as the CollNet branch above (intra_of(), the schedule's intra, which
+	 * the engines' all-to-all and send/recv messages inside a node read too). */
+	sc->step_lat_s = ft_model_hw_latency(v, sc->intra, sc->algo, sc->proto);
 	sc->base_lat_s = ft_model_base_latency(v, sc->algo, sc->proto);
 	/* PAT's phases share NCCL's latency for it but the base, floor(log2 n) x interLat /
 	 * 3.5 + 2.8 us x n, at the release's interLat as the model's cost_pat() takes it

@@ -1029,7 +1029,8 @@ p2p_alltoall(struct p2p_build *pb, const struct ft_sim_op *op, const struct ft_s
 				uint32_t net = crosses_nodes(e->topo, a, b);
 				/* a send to another rail through its PXN proxy (a2a_via()) */
 				uint32_t via = a2a_via(e, a, b, net, comm_mask, ncomm);
-				double hw = ft_coll_hw_latency(net ? FT_HW_NET : FT_HW_NVLINK,
+				/* inside a node the row of its link (the schedule's intra) */
+				double hw = ft_coll_hw_latency(net ? FT_HW_NET : sc->intra,
 				                               sc->algo, ch[net].proto);
 				double cost = net ? a2a_floor_s(e, hw, a, b, via) + net_step : hw;
 				struct ft_model_p2p_chunking mine;
@@ -1885,7 +1886,9 @@ lazy_submit(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	rc = a2a_windowed(e, op, ph, &comm, &p.ch[1], &p.slots, &p.windowed);
 	if (rc < 0)
 		return rc;
-	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(FT_HW_NVLINK, sc->algo, p.ch[0].proto));
+	/* a message inside a node at the row of the node's link, NVLink's or PCI's (the
+	 * schedule's intra, ft__sim_release_lats()), as the flow engine's a2a_posting() */
+	p.cost_ps[0] = s_to_ps(ft_coll_hw_latency(sc->intra, sc->algo, p.ch[0].proto));
 	/* a message between nodes also pays what the model adds to a network hop (the plugin's
 	 * latency, the flush, a hypervisor's cost: ft__sim_net_step_s()), as the flow
 	 * engine's sends do */

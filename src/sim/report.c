@@ -395,6 +395,12 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 		ft_model_nccl_name(r->nccl_version, v, sizeof(v));
 		ft_json_kv_str(j, "nccl", v);
 	}
+	if (r->nccl_note.first) { /* that release older than the GPUs (fabtune model's too) */
+		ft_json_key(j, "warnings");
+		ft_json_arr_begin(j);
+		ft_model_nccl_note_json(j, &r->nccl_note, r->nccl_field ? r->nccl_field : "--nccl");
+		ft_json_arr_end(j);
+	}
 	ft_json_kv_str(j, "cluster", r->cluster);
 	ft_json_kv_uint(j, "nodes", r->nnodes);
 	ft_json_kv_uint(j, "gpus", r->ngpus);

@@ -745,6 +745,11 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 	    o->op != FT_OP_SENDRECV && o->op != FT_OP_ALLTOALL)
 		args.algo = FT_ALGO_RING;
 	built = args.algo;
+	/* a step inside a node at the row of the node's link, as the release sets it
+	 * (ft__sim_release_lats()) */
+	rc = ft__sim_intra_link(ft_topo_spec(t), built, &args.intra);
+	if (rc < 0)
+		return model_err(sc, ji, k, err, rc, "the nodes' links");
 	if (built == FT_ALGO_NVLS_TREE)
 		args.algo = FT_ALGO_TREE; /* the metadata; the builder sets NVLS's */
 	rc = ft_coll_schedule(&args, sched, err);
@@ -1093,6 +1098,12 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 	ap[0] = args.algo;
 	ap[1] = args.proto;
 	ap[2] = args.collnet_chain;
+	/* the schedule's own step inside a node at the row of the node's link, NVLink's or
+	 * PCI's, as the release sets it (ft__sim_release_lats()); what an engine reads before
+	 * the release, and the step the release leaves to CollNet's other ops */
+	rc = ft__sim_intra_link(spec, args.algo, &args.intra);
+	if (rc < 0)
+		return model_err(sc, ji, k, err, rc, "the nodes' links");
 	ft_schedule_init(sched);
 	if (args.algo == FT_ALGO_NVLS && jr->nranks > sgpn) {
 		/* a ring's metadata, the builder sets NVLS's (coll/ builds NVLS in one node) */
@@ -1776,6 +1787,9 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		spec = &ospec;
 	}
 	out->nccl_version = spec->nccl_version;
+	/* a release older than the cluster's GPUs: the report carries it (ft_model_nccl_note_get()) */
+	ft_model_nccl_note_get(spec, spec->nccl_version, &out->nccl_note);
+	out->nccl_field = ov && ov->nccl_version ? "--nccl" : "nccl.version";
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))

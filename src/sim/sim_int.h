@@ -839,6 +839,14 @@ double ft__sim_cap_fill_s(const struct ft_topo *t, const struct ft_sim_op *op, u
  * the links' error (out of memory on node groups) is returned, @step_s then 0. */
 int ft__sim_net_step_s(const struct ft_topo *t, enum ft_proto p, double *step_s) FT_MUST_CHECK;
 
+/* The link a step of @a inside @spec's nodes takes, into @link: FT_HW_PCI where the model
+ * reads nodes without NVLink, else FT_HW_NVLINK (NVLS and its tree always; where the model
+ * places no such cluster too), as ft__sim_release_lats() sets the schedule's intra (NCCL
+ * src/graph/tuning.cc ncclTopoTuneModel(): hwLat by the graph's typeIntra). 0, or the
+ * links' error (out of memory on node groups), @link then NVLink's. */
+int ft__sim_intra_link(const struct ft_cluster_spec *spec, enum ft_algo a,
+                       enum ft_hw_link *link) FT_MUST_CHECK;
+
 /* NCCL's per-hop network latency (hwLat[NET]) a step between nodes of @sc pays: the one
  * ft__sim_release_lats() set on the schedule at the jobs' release (ft_model_net_hop_latency();
  * CollNet the kb's, which its step overheads hold). */

@@ -843,6 +843,49 @@ test_scale(void **state)
 	ft_schedule_release(&s);
 }
 
+/*
+ * A step inside a node at hwLat of the node's intra link (src/graph/tuning.cc
+ * ncclTopoTuneModel(): hwLat by the graph's typeIntra; kb NA-MODEL): a ring LL step 1.0 us
+ * on PCI where NVLink's is 0.6, Simple 5.7 where it is 3.4; NVLS keeps NVLink's, being
+ * NVLink's; the network's row is no node's link and is refused. Before, every schedule
+ * took NVLink's row.
+ */
+static void
+test_step_at_the_node_link(void **state)
+{
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_LL,
+		                  .nranks = 8,
+		                  .ranks_per_node = 8,
+		                  .bytes = 1u << 20,
+		                  .intra = FT_HW_PCI };
+
+	(void)state;
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(s.intra, FT_HW_PCI);
+	assert_double_equal(s.step_lat_s, 1.0e-6, 1e-12);
+	a.proto = FT_PROTO_SIMPLE;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_double_equal(s.step_lat_s, 5.7e-6, 1e-12);
+	a.intra = FT_HW_NVLINK;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_double_equal(s.step_lat_s, 3.4e-6, 1e-12);
+	a.algo = FT_ALGO_NVLS;
+	a.intra = FT_HW_PCI;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(s.intra, FT_HW_NVLINK);
+	assert_double_equal(s.step_lat_s, 25.0e-6, 1e-12);
+	a.algo = FT_ALGO_RING;
+	a.intra = FT_HW_NET;
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), FT_EINVAL);
+	assert_non_null(strstr(err.msg, "intra"));
+	ft_schedule_release(&s);
+}
+
 static void
 test_bad_args(void **state)
 {
@@ -920,6 +963,7 @@ main(void)
 		cmocka_unit_test(test_collnet_chain_order_and_sums),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_step_at_the_node_link),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_op_from_test),
 	};

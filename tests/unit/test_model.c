@@ -8726,6 +8726,67 @@ test_alltoall_pxn_proxy_past_cpu(void **state)
 	assert_rel(on.links.fabric_lat_s, sw + 2 * cable, 1e-12);
 }
 
+/*
+ * An NCCL release older than the nodes' GPUs: NCCL knows Blackwell (compute capability 10.0)
+ * from v2.25.1-1 (NVIDIA/nccl src/graph/topo.h SM100_NVLINK_BW, src/graph/tuning.cc
+ * BLACKWELL_COMPCAP_IDX; v2.24.3-1 takes SM90's), so 2.18 to 2.24 on a DGX B200 or a GB200
+ * rack get a note naming the GPU, the release and 2.25.1, in words and in JSON; 2.25.1 and
+ * later, the newest (0), and Hopper at every release the model reads (Hopper from
+ * v2.15.1-1) get none. A mixed cluster is noted by its Blackwell group.
+ */
+static void
+test_nccl_predates_the_gpu(void **state)
+{
+	static const struct {
+		const char *spec;
+		uint32_t version;
+		uint32_t first;
+	} cases[] = { { "dgx-b200:2", 21899, 22501 }, { "gb200-nvl72", 22499, 22501 },
+		      { "dgx-b200:2", 22403, 22501 }, { "dgx-b200:2", 22501, 0 },
+		      { "gb200-nvl72", 22599, 0 },    { "dgx-b200:2", 0, 0 },
+		      { "dgx-h100:2", 21899, 0 },     { "pcie-l40s:2", 21899, 0 } };
+	struct ft_model_nccl_note n;
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	struct ft_json j;
+	char msg[256];
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &spec, &err), 0);
+		assert_int_equal(ft_model_nccl_note_get(&spec, cases[i].version, &n),
+		                 cases[i].first != 0);
+		assert_int_equal(n.first, cases[i].first);
+	}
+	assert_int_equal(ft_spec_resolve("dgx-b200:2", &spec, &err), 0);
+	assert_true(ft_model_nccl_note_get(&spec, 21899, &n));
+	ft_model_nccl_note_text(&n, "--nccl", msg, sizeof(msg));
+	assert_string_equal(msg, "--nccl 2.18: NCCL 2.18 predates the B200-180GB GPUs "
+	                         "(Blackwell): NCCL knows them from 2.25.1; the model prices "
+	                         "them with Hopper's constants, as 2.18 does");
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_model_nccl_note_json(&j, &n, "nccl.version");
+	assert_false(sb.oom);
+	assert_non_null(strstr(sb.buf, "\"field\":\"nccl.version\",\"gpu\":\"B200-180GB\","
+	                               "\"nccl\":\"2.18\",\"first_nccl\":\"2.25.1\""));
+	ft_strbuf_release(&sb);
+	/* a Blackwell group after a Hopper one */
+	{
+		struct ft_cluster_spec b200;
+
+		assert_int_equal(ft_spec_resolve("dgx-b200:2", &b200, &err), 0);
+		assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+		spec.ngroups = 2;
+		spec.groups[0].node = spec.node;
+		spec.groups[1].node = b200.node;
+		assert_true(ft_model_nccl_note_get(&spec, 21899, &n));
+		assert_string_equal(n.gpu, "B200-180GB");
+		assert_false(ft_model_nccl_note_get(&spec, 22501, &n));
+	}
+}
+
 /* `fabtune model`'s options checked into a query; --nodes against the fabric's capacity. */
 static void
 test_model_args(void **state)
@@ -8997,6 +9058,7 @@ main(void)
 		cmocka_unit_test(test_calibration_block_never_worse),
 		cmocka_unit_test(test_calibration_names_file_ranks),
 		cmocka_unit_test(test_nccl_versions),
+		cmocka_unit_test(test_nccl_predates_the_gpu),
 		cmocka_unit_test(test_nvls_two_gpus),
 		cmocka_unit_test(test_nvls_off_across_nodes_2_20),
 		cmocka_unit_test(test_least_set),

@@ -972,6 +972,134 @@ test_pcie_steps_at_pci_latency(void **state)
 	}
 }
 
+/* The time of an all-to-all of 8 KiB among the 8 GPUs of one PCIe L40S node on @ops, LL,
+ * its schedule as the runner releases it (steps at hwLat[PCI]) but its intra, the row its
+ * messages inside the node read, @intra, seconds. */
+static double
+pcie_a2a_time(const struct ft_engine_ops *ops, enum ft_hw_link intra)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALLTOALL,
+		                  .algo = FT_ALGO_DIRECT,
+		                  .proto = FT_PROTO_LL,
+		                  .nranks = 8,
+		                  .ranks_per_node = 8,
+		                  .bytes = 8u << 10 };
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	struct ft_engine *e = NULL;
+	struct ft_sim_counters c;
+	struct ft_schedule s;
+	struct ft_sim_cfg cfg;
+	uint32_t gpus[8];
+	struct ft_sim_op op = { .sched = &s, .rank_gpu = gpus, .after = -1 };
+	double time_s;
+
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &cs, &err), 0);
+	assert_int_equal(ft_topo_build(&cs, &t, &err), 0);
+	assert_int_equal(ft__sim_prepare_topo(t, ops, &err), 0);
+	for (uint32_t i = 0; i < 8; i++)
+		gpus[i] = ft_topo_gpu(t, 0, i);
+	ft_schedule_init(&s);
+	assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+	assert_int_equal(ft__sim_release_lats(&cs, &s, false), 0);
+	assert_int_equal(s.intra, FT_HW_PCI);
+	s.intra = intra;
+	ft_sim_cfg_init(&cfg);
+	assert_int_equal(ops->create(t, &cfg, &e, &err), 0);
+	assert_true(ops->submit(e, &op, &err) >= 0);
+	if (ops->run(e, 0, &err) != 0)
+		fail_msg("run: %s", err.msg);
+	assert_int_equal(ops->counters(e, &c, &err), 0);
+	time_s = c.ops[0].t_end_s - c.ops[0].t_start_s;
+	ops->destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(t);
+	return time_s;
+}
+
+/*
+ * An all-to-all's message inside a node costs hwLat of the node's intra link, as NCCL's
+ * tuner reads the graph's typeIntra (src/graph/tuning.cc ncclTopoTuneModel(); kb NA-MODEL)
+ * and the model's a2a_fixed() prices each window: on a PCIe node 1.0 us a message on LL
+ * where NVLink's is 0.6. The flow and packet engines read the schedule's intra, which the
+ * release sets from the node: the same all-to-all of 8 KiB on one pcie-l40s node (its steps
+ * at hwLat[PCI] both times) runs a whole number of windows x 0.4 us longer with the PCI
+ * row than with NVLink's (one window here: the 7 peers all in flight). Both engines took
+ * NVLink's row on every node before, the two times equal (10.14 us the flow engine's).
+ */
+static void
+test_pcie_a2a_messages_at_pci_latency(void **state)
+{
+	const struct ft_engine_ops *engines[2] = { &ft_flow_engine, &ft_packet_engine };
+	double d_row = ft_coll_hw_latency(FT_HW_PCI, FT_ALGO_DIRECT, FT_PROTO_LL) -
+	               ft_coll_hw_latency(FT_HW_NVLINK, FT_ALGO_DIRECT, FT_PROTO_LL);
+
+	(void)state;
+	assert_close(d_row, 0.4e-6, 1e-12);
+	for (int k = 0; k < 2; k++) {
+		double nv = pcie_a2a_time(engines[k], FT_HW_NVLINK),
+		       pci = pcie_a2a_time(engines[k], FT_HW_PCI);
+
+		print_message("# %s: NVLink row %.3f us, PCI row %.3f us\n", k ? "packet" : "flow",
+		              nv * 1e6, pci * 1e6);
+		if (!(pci - nv > d_row - 1e-9) ||
+		    fabs((pci - nv) / d_row - round((pci - nv) / d_row)) > 0.01)
+			fail_msg("%s: PCI row %.3f us against NVLink's %.3f, want whole windows "
+			         "of %.1f us more",
+			         k ? "packet" : "flow", pci * 1e6, nv * 1e6, d_row * 1e6);
+	}
+}
+
+/*
+ * The simulator's runner builds every schedule with the step of the node's intra link
+ * (ft__sim_intra_link(), the release's reading): the schedule's own step_lat_s, which an
+ * engine reads before the release, is hwLat[PCI] on a PCIe node and the release sets the
+ * same intra; NVLink's on a DGX H100 and for NVLS. Before, the schedule took NVLink's
+ * on every node until the release replaced it.
+ */
+static void
+test_release_reads_the_node_link(void **state)
+{
+	static const struct {
+		const char *spec;
+		enum ft_algo algo;
+		enum ft_proto proto;
+		enum ft_hw_link want;
+	} cases[] = { { "pcie-l40s:1", FT_ALGO_RING, FT_PROTO_LL, FT_HW_PCI },
+		      { "pcie-l40s:2", FT_ALGO_RING, FT_PROTO_SIMPLE, FT_HW_PCI },
+		      { "dgx-h100:2", FT_ALGO_RING, FT_PROTO_LL, FT_HW_NVLINK },
+		      { "dgx-h100:1", FT_ALGO_NVLS, FT_PROTO_SIMPLE, FT_HW_NVLINK } };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		struct ft_cluster_spec cs;
+		struct ft_error err = { 0 };
+		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+			                  .algo = cases[i].algo,
+			                  .proto = cases[i].proto,
+			                  .nranks = 8,
+			                  .ranks_per_node = 8,
+			                  .bytes = 1u << 20 };
+		struct ft_schedule s;
+		double before;
+
+		assert_int_equal(ft_spec_resolve(cases[i].spec, &cs, &err), 0);
+		assert_int_equal(ft__sim_intra_link(&cs, cases[i].algo, &a.intra), 0);
+		assert_int_equal(a.intra, cases[i].want);
+		ft_schedule_init(&s);
+		assert_int_equal(ft_coll_schedule(&a, &s, &err), 0);
+		before = s.step_lat_s;
+		assert_close(before, ft_coll_hw_latency(cases[i].want, cases[i].algo, cases[i].proto),
+		             1e-15);
+		assert_int_equal(ft__sim_release_lats(&cs, &s, false), 0);
+		assert_int_equal(s.intra, cases[i].want);
+		/* the release's rows are the newest release's, the kb's: the same step */
+		assert_close(s.step_lat_s, before, 1e-15);
+		ft_schedule_release(&s);
+	}
+}
+
 /*
  * Where the flow engine's kernel cap binds (ft__sim_kernel_cap(): the model's bandwidth term
  * as the rate of each ring or tree connection, ft_model_kernel_algbw()), the bottleneck
@@ -5888,6 +6016,8 @@ main(void)
 		cmocka_unit_test(test_flow_picks_as_the_tuner),
 		cmocka_unit_test(test_nvlink_at_nccl_rates),
 		cmocka_unit_test(test_pcie_steps_at_pci_latency),
+		cmocka_unit_test(test_pcie_a2a_messages_at_pci_latency),
+		cmocka_unit_test(test_release_reads_the_node_link),
 		cmocka_unit_test(test_flow_names_the_kernel_cap),
 		cmocka_unit_test(test_fabric_mtu_counts),
 		cmocka_unit_test(test_flow_agrees_with_model),

@@ -1,0 +1,1 @@
+--json sim gb200-nvl72 --op all_reduce -b 1M --nccl 2.24
