@@ -1285,6 +1285,15 @@ ft__shm_ring_scribble(struct ft_ep *base, uint32_t peer, uint64_t pos, size_t le
 }
 
 void
+ft__shm_head_scribble(struct ft_ep *base, uint32_t peer, uint64_t pos)
+{
+	struct ring *r = block_ring(base, peer);
+
+	if (r)
+		atomic_store_explicit(&r->head, pos, memory_order_seq_cst);
+}
+
+void
 ft__shm_ring_origin(struct ft_ep *base, uint32_t peer, uint64_t pos)
 {
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
@@ -1293,6 +1302,7 @@ ft__shm_ring_origin(struct ft_ep *base, uint32_t peer, uint64_t pos)
 	if (!r)
 		return;
 	ep->peers[peer].tail_seen = pos;
+	ep->peers[peer].head_sent = pos;
 	atomic_store_explicit(&r->tail, pos, memory_order_relaxed);
 	atomic_store_explicit(&r->head, pos, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
@@ -1450,6 +1460,8 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 			ft__shm_publish(edge, pos);
 		else if (!ep->late_store)
 			atomic_store_explicit(edge, pos, memory_order_release);
+		if (in)
+			ep->peers[p].head_sent = pos;
 		ft__shm_bell_ring(ep, p);
 		if (q->off < q->len && room > 0 && ep->late_store) {
 			ep->late_store(&ep->base, p);
@@ -1715,6 +1727,7 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 	bool rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
 
 	ft__shm_publish(&r->head, head + sizeof(d));
+	pp->head_sent = head + sizeof(d);
 	ft__shm_bell_ring(ep, p);
 	if (rest)
 		ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
@@ -1727,6 +1740,23 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 	return true;
 }
 
+/*
+ * The sender's position is its own (shm_peer.head_sent), not read back
+ * from the ring's head: that word sits in the line its receiver polls,
+ * and a load of it at each send found the line gone to the receiver's
+ * cache (it had just read it), one coherence round trip to fetch it back
+ * before the stores of the message could ask for it again, a second one
+ * in line behind the first. Open MPI's fast box keeps its write position
+ * in the sender's endpoint (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h,
+ * mca_btl_sm_fbox_sendi: ep->fbox_out.end, .seq), so its sender only
+ * writes the box's lines. Counted from the code: before, a message of up
+ * to 48 bytes cost its sender a load and then stores on the head's line,
+ * now stores alone; and a round trip one such pair less on either side.
+ * The p50 this moved is in docs/internals/bench.md ("The sender does not
+ * read its own head"). test_shm_head_own writes another position into
+ * the shared head between two sends and checks that the second goes
+ * where the sender's own count puts it.
+ */
 /*
  * Sends to @p: descriptors for single copies, chunks through the ring
  * otherwise. A two-way message left unfinished with the ring full starts
@@ -1758,7 +1788,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 	while (pp->sq) {
 		struct ft_req *q = pp->sq;
 		bool two = two_ways(ep, q->len), desc = two && q->priv[1] == 0;
-		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+		uint64_t head = pp->head_sent; /* its own count, not the shared line (above) */
 		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
 
 		/* a message's first chunk brings the bytes it skips to a line (ring_pad) */
