@@ -941,6 +941,18 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
 	for (l = 1; ep->prefetchw && l < lines; l++)
 		prefetch_w(&r->inl[INL_TAG(l)]);
+	/*
+	 * The head's line with them: stores leave the store buffer in order,
+	 * so its own request went out only once the later lines' stores had,
+	 * a wait in line behind theirs (a reading: no cache counters here).
+	 * With it, p50 0.96-0.99x at 64-256 B (bench/shm-lat.sh against the
+	 * build without it, load 10-11), 0.95-0.98x in a sitting where two
+	 * copies of that build read 1.01-1.02 against each other
+	 * (docs/internals/bench-log.md, "shm: the sender keeps its ring
+	 * position").
+	 */
+	if (ep->prefetchw && lines > 1)
+		prefetch_w(&r->inl_tag);
 	w[words - 1] = 0;
 	memcpy(w, buf, len);
 	atomic_thread_fence(memory_order_release);
@@ -1748,12 +1760,14 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
  * before the stores of the message could ask for it again, a second one
  * in line behind the first. Open MPI's fast box keeps its write position
  * in the sender's endpoint (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h,
- * mca_btl_sm_fbox_sendi: ep->fbox_out.end, .seq), so its sender only
- * writes the box's lines. Counted from the code: before, a message of up
- * to 48 bytes cost its sender a load and then stores on the head's line,
- * now stores alone; and a round trip one such pair less on either side.
- * The p50 this moved is in docs/internals/bench.md ("The sender does not
- * read its own head"). test_shm_head_own writes another position into
+ * mca_btl_sm_fbox_sendi: ep->fbox_out.end), so its sender only writes the
+ * box's lines. Counted from the code: before, a message of up to 48 bytes
+ * cost its sender a load and then stores on the head's line, now stores
+ * alone, one load of a line the peer holds less on either side of a round
+ * trip (the transfers it cost are inferred: no cache counters here). p50
+ * 0.64-0.66x the build before at 8-32 B (0.48 -> 0.31 us), 0.78-0.87x at
+ * 64-256 B, 0.87-0.94x at 512 B-2 KiB (docs/internals/bench.md, "The
+ * sender does not read its own head"). test_shm_head_own writes another position into
  * the shared head between two sends and checks that the second goes
  * where the sender's own count puts it.
  */
