@@ -1754,24 +1754,22 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 
 /*
  * The sender's position is its own (shm_peer.head_sent), not read back
- * from the ring's head: that word sits in the line its receiver polls,
- * and a load of it at each send found the line gone to the receiver's
- * cache (it had just read it), one coherence round trip to fetch it back
- * before the stores of the message could ask for it again, a second one
- * in line behind the first. Open MPI's fast box keeps its write position
- * in the sender's endpoint (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h,
- * mca_btl_sm_fbox_sendi: ep->fbox_out.end), so its sender only writes the
- * box's lines. Counted from the code: before, a message of up to 48 bytes
- * cost its sender a load and then stores on the head's line, now stores
+ * from the ring's head: that word sits in the line its receiver polls and
+ * had just read. Counted from the code: a message of up to 48 bytes cost
+ * its sender a load of that line, then its stores to it; now the stores
  * alone, one load of a line the peer holds less on either side of a round
- * trip (the transfers it cost are inferred: no cache counters here). p50
+ * trip. By our reading (no cache counters here) the load had to fetch the
+ * line back from the receiver's cache before the stores asked for it
+ * again, two coherence round trips in a row where one suffices. Open
+ * MPI's fast box keeps its write position in the sender's endpoint
+ * (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h, mca_btl_sm_fbox_sendi:
+ * ep->fbox_out.end), so its sender only writes the box's lines. p50
  * 0.64-0.66x the build before at 8-32 B (0.48 -> 0.31 us), 0.78-0.87x at
  * 64-256 B, 0.87-0.94x at 512 B-2 KiB (docs/internals/bench.md, "The
- * sender does not read its own head"). test_shm_head_own writes another position into
- * the shared head between two sends and checks that the second goes
- * where the sender's own count puts it.
- */
-/*
+ * sender does not read its own head"). test_shm_head_own writes another
+ * position into the shared head between two sends and checks that the
+ * second goes where the sender's own count puts it.
+ *
  * Sends to @p: descriptors for single copies, chunks through the ring
  * otherwise. A two-way message left unfinished with the ring full starts
  * a stall, which ends when the ring has room again (ft__shm_copy_stalled).

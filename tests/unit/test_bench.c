@@ -1490,8 +1490,9 @@ shm_head_own(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_erro
 		}
 		for (j = 0; j < len && rc == 0 && rank == 0; j++)
 			if (buf[j] != (unsigned char)(0x31 + 7 * k + j))
-				rc = ft_error_set(err, FT_EIO, "%zu B, message %zu: byte %zu read 0x%02x",
-				                  len, k, j, buf[j]);
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, message %zu: byte %zu read 0x%02x", len,
+				                  k, j, buf[j]);
 		if (k == 0 && rc == 0)
 			rc = ft__world_barrier(w, err);
 	}
