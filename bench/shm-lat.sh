@@ -29,7 +29,13 @@
 # at 16-32 B (16 B in one sitting of two) and 512 B-1 KiB, 1.10 at 8 B
 # (one sitting), 1.05-1.10 at 2 KiB, 1.19-1.24 at 64-256 B; at a load of
 # 12 (the host's fast state) this / before 0.93-0.97 (64 B 1.02)
-# (docs/internals/bench-log.md).
+# (docs/internals/bench-log.md). The sender's own ring position (shm.c,
+# move_sends: it no longer loads the head's line its receiver polls),
+# MIN=8 RUNS=6 with BEFORE, two sittings at a load of 6-10, slow state:
+# this / before 0.64-0.66 at 8-32 B (0.48 -> 0.31 us), 0.78-0.87 at
+# 64-256 B, 0.87-0.94 at 512 B-2 KiB; this / Open MPI 0.75-0.77 at 8 B,
+# 0.65-0.67 at 16-32 B, 0.90-0.95 at 64-128 B, 1.04 at 256 B; with the
+# head's line asked for beside the block's later lines, 0.98 at 256 B.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh

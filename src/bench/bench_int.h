@@ -654,6 +654,13 @@ void ft__shm_block_scribble(struct ft_ep *ep, uint32_t peer, unsigned line);
  */
 void ft__shm_ring_scribble(struct ft_ep *ep, uint32_t peer, uint64_t pos, size_t len);
 /*
+ * shm, for tests: write @pos into the shared head of the ring to @peer
+ * alone, not into this rank's own count of it (shm_peer.head_sent), with
+ * the receiver held away from the ring: the next send must go where that
+ * count puts it and publish its end over @pos
+ */
+void ft__shm_head_scribble(struct ft_ep *ep, uint32_t peer, uint64_t pos);
+/*
  * shm, for tests: start the stream to @peer at position @pos (head and
  * tail), before any message through it and with both ranks idle
  */

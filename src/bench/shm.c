@@ -941,6 +941,18 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	words = (len + sizeof(uint64_t) - 1) / sizeof(uint64_t);
 	for (l = 1; ep->prefetchw && l < lines; l++)
 		prefetch_w(&r->inl[INL_TAG(l)]);
+	/*
+	 * The head's line with them: stores leave the store buffer in order,
+	 * so its own request went out only once the later lines' stores had,
+	 * a wait in line behind theirs (a reading: no cache counters here).
+	 * With it, p50 0.96-0.99x at 64-256 B (bench/shm-lat.sh against the
+	 * build without it, load 10-11), 0.95-0.98x in a sitting where two
+	 * copies of that build read 1.01-1.02 against each other
+	 * (docs/internals/bench-log.md, "shm: the sender keeps its ring
+	 * position").
+	 */
+	if (ep->prefetchw && lines > 1)
+		prefetch_w(&r->inl_tag);
 	w[words - 1] = 0;
 	memcpy(w, buf, len);
 	atomic_thread_fence(memory_order_release);
@@ -1285,6 +1297,15 @@ ft__shm_ring_scribble(struct ft_ep *base, uint32_t peer, uint64_t pos, size_t le
 }
 
 void
+ft__shm_head_scribble(struct ft_ep *base, uint32_t peer, uint64_t pos)
+{
+	struct ring *r = block_ring(base, peer);
+
+	if (r)
+		atomic_store_explicit(&r->head, pos, memory_order_seq_cst);
+}
+
+void
 ft__shm_ring_origin(struct ft_ep *base, uint32_t peer, uint64_t pos)
 {
 	struct shm_ep *ep = ft_container_of(base, struct shm_ep, base);
@@ -1293,6 +1314,7 @@ ft__shm_ring_origin(struct ft_ep *base, uint32_t peer, uint64_t pos)
 	if (!r)
 		return;
 	ep->peers[peer].tail_seen = pos;
+	ep->peers[peer].head_sent = pos;
 	atomic_store_explicit(&r->tail, pos, memory_order_relaxed);
 	atomic_store_explicit(&r->head, pos, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
@@ -1450,6 +1472,8 @@ ring_move(struct shm_ep *ep, uint32_t p, struct ring *r, _Atomic uint64_t *edge,
 			ft__shm_publish(edge, pos);
 		else if (!ep->late_store)
 			atomic_store_explicit(edge, pos, memory_order_release);
+		if (in)
+			ep->peers[p].head_sent = pos;
 		ft__shm_bell_ring(ep, p);
 		if (q->off < q->len && room > 0 && ep->late_store) {
 			ep->late_store(&ep->base, p);
@@ -1715,6 +1739,7 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 	bool rest = ring_put(ep, r, head, (char *)&d, sizeof(d));
 
 	ft__shm_publish(&r->head, head + sizeof(d));
+	pp->head_sent = head + sizeof(d);
 	ft__shm_bell_ring(ep, p);
 	if (rest)
 		ring_data(ep, r, head, (char *)&d, sizeof(d), RING_IN);
@@ -1728,6 +1753,23 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
 }
 
 /*
+ * The sender's position is its own (shm_peer.head_sent), not read back
+ * from the ring's head: that word sits in the line its receiver polls and
+ * had just read. Counted from the code: a message of up to 48 bytes cost
+ * its sender a load of that line, then its stores to it; now the stores
+ * alone, one load of a line the peer holds less on either side of a round
+ * trip. By our reading (no cache counters here) the load had to fetch the
+ * line back from the receiver's cache before the stores asked for it
+ * again, two coherence round trips in a row where one suffices. Open
+ * MPI's fast box keeps its write position in the sender's endpoint
+ * (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h, mca_btl_sm_fbox_sendi:
+ * ep->fbox_out.end), so its sender only writes the box's lines. p50
+ * 0.64-0.66x the build before at 8-32 B (0.48 -> 0.31 us), 0.78-0.87x at
+ * 64-256 B, 0.87-0.94x at 512 B-2 KiB (docs/internals/bench.md, "The
+ * sender does not read its own head"). test_shm_head_own writes another
+ * position into the shared head between two sends and checks that the
+ * second goes where the sender's own count puts it.
+ *
  * Sends to @p: descriptors for single copies, chunks through the ring
  * otherwise. A two-way message left unfinished with the ring full starts
  * a stall, which ends when the ring has room again (ft__shm_copy_stalled).
@@ -1758,7 +1800,7 @@ move_sends(struct shm_ep *ep, uint32_t p, struct ft_error *err)
 	while (pp->sq) {
 		struct ft_req *q = pp->sq;
 		bool two = two_ways(ep, q->len), desc = two && q->priv[1] == 0;
-		uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+		uint64_t head = pp->head_sent; /* its own count, not the shared line (above) */
 		size_t space = ep->ring_bytes - (size_t)(head - pp->tail_seen), want;
 
 		/* a message's first chunk brings the bytes it skips to a line (ring_pad) */

@@ -78,6 +78,12 @@ struct shm_peer {
 	uint64_t calls[2];           /* the cma_copy calls that copied them (each may make more
 	                                than one system call): [0] process_vm_readv, [1]
 	                                process_vm_writev (a claim of the rest is one) */
+	/*
+	 * The ring's head as this rank last published it: the sender takes its
+	 * position from here, never from the shared line, which its receiver
+	 * polls (shm.c, move_sends).
+	 */
+	uint64_t head_sent;
 	uint64_t tail_seen;          /* the receiver's tail when last read: reread only when
 	                                the ring looks full, so its line stays with the reader */
 	bool lost;                   /* requests dropped (shm.c, shm_abandon): out of step */

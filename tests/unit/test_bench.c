@@ -1434,6 +1434,85 @@ wrap_start(bool line, uint64_t pos, size_t len)
 }
 
 /*
+ * The sender takes its position from its own count, never from the ring's
+ * shared head (shm.c, move_sends): rank 1 sends @arg bytes, then, with
+ * rank 0 held at a barrier away from the ring, writes a position 64
+ * bytes further into the shared head alone (ft__shm_head_scribble) and
+ * sends @arg bytes more, which must start where the first ended (at the
+ * next line past the block) and leave the head at its end; rank 0 then takes the second and checks
+ * its bytes. A sender that read the head back put the second message at
+ * the written position ("head at 80 after ..., not 16").
+ */
+static int
+shm_head_own(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
+{
+	struct ft_world *w = NULL;
+	struct ft_ep *ep = NULL;
+	unsigned char buf[512];
+	size_t len = (size_t)arg, k, j;
+	uint64_t start = 0, head, want = 0;
+	int rc = join_two(rank, lfd, port, &w, err), rc2;
+
+	if (rc < 0 && !w)
+		return rc;
+	if (rc == 0)
+		rc = open_shm_ep_as(w, FT_OP_PT2PT_LAT, FT_SHM_CMA_OFF, 1 << 20, &ep, err);
+	for (k = 0; k < 2 && rc == 0; k++) {
+		struct ft_req q;
+
+		for (j = 0; j < len; j++)
+			buf[j] = rank ? (unsigned char)(0x31 + 7 * k + j) : 0;
+		if (rank && k == 1) {
+			start = ft__shm_head(ep, 0);
+			/* past the block, a point-to-point message starts a line (ring_pad) */
+			want = wrap_start(true, start, len) + len;
+			ft__shm_head_scribble(ep, 0, start + 64);
+		}
+		if (k == 1 && rank == 0)
+			rc = ft__world_barrier(w, err);
+		if (rc == 0)
+			rc = rank ? ft__ep_send(ep, &q, 0, buf, len, err) :
+			            ft__ep_recv(ep, &q, 1, buf, len, err);
+		if (rc == 0)
+			rc = ft__ep_wait1(ep, &q, err);
+		head = rank ? ft__shm_head(ep, 0) : 0;
+		if (rc == 0 && rank && k == 1 && head != want)
+			rc = ft_error_set(err, FT_EIO,
+			                  "%zu B: head at %llu after a send from %llu with the "
+			                  "shared head written to %llu, not %llu",
+			                  len, (unsigned long long)head, (unsigned long long)start,
+			                  (unsigned long long)(start + 64),
+			                  (unsigned long long)want);
+		/* rank 0 waits there until the second send is out */
+		if (k == 1 && rank == 1) {
+			rc2 = ft__world_barrier(w, err);
+			rc = rc < 0 ? rc : rc2;
+		}
+		for (j = 0; j < len && rc == 0 && rank == 0; j++)
+			if (buf[j] != (unsigned char)(0x31 + 7 * k + j))
+				rc = ft_error_set(err, FT_EIO,
+				                  "%zu B, message %zu: byte %zu read 0x%02x", len,
+				                  k, j, buf[j]);
+		if (k == 0 && rc == 0)
+			rc = ft__world_barrier(w, err);
+	}
+	if (rc == 0)
+		rc = ft__world_barrier(w, err);
+	ft__ep_close(ep);
+	ft_world_free(w);
+	return rc;
+}
+
+static void
+test_shm_head_own(void **state)
+{
+	(void)state;
+	run_two(shm_head_own, 8);
+	run_two(shm_head_own, 200);
+	run_two(shm_head_own, 400);
+}
+
+/*
  * One round of shm_wrap_sizes: rank 1 sends 8 bytes naming a filler's
  * length, the filler, and a message of @len bytes that starts @d bytes
  * before the 16 KiB ring's end (so crosses it when 0 < @d < @len); it then
@@ -9967,6 +10046,7 @@ main(void)
 		cmocka_unit_test(test_shm_sliced),
 		cmocka_unit_test(test_shm_line_split),
 		cmocka_unit_test(test_shm_line_start),
+		cmocka_unit_test(test_shm_head_own),
 		cmocka_unit_test(test_shm_wrap_sizes),
 		cmocka_unit_test(test_shm_ring_edge),
 		cmocka_unit_test(test_shm_ring_refused),
