@@ -191,10 +191,9 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * factor is recorded in s->tree_corr (@tree_corr), which the flow engine's
  * submit_chunked() takes off a flow's fill and drain, its first and last chunks, leaving
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
- * 1 / (correction x eff); PAT NCCL's .85 (2.23) or .75 (from 2.24) of its links
- * (ft_model_pat_busbw_share()), on every flow. (CollNet's price,
- * CollNetDirect's x0.85 and CollNetChain's graph speed, is a pace, not wire bytes:
- * ft__sim_collnet_cap().) All slow the flows where the links bind and change nothing
+ * 1 / (correction x eff). (CollNet's price, CollNetDirect's x0.85 and CollNetChain's
+ * graph speed, and PAT's, NCCL's .85 (2.23) or .75 (from 2.24) of its links, are paces, not
+ * wire bytes: ft__sim_collnet_cap(), ft__sim_pat_cap().) All slow the flows where the links bind and change nothing
  * where a cap binds first. @gpn: the job's GPUs per node, as ft_model_links_get() takes
  * its ppn (0: every GPU of nodes of different GPU counts); the tree reads the model's
  * links of the job (ft__sim_links(), an allocation): 0, or FT_ENOMEM.
@@ -229,8 +228,6 @@ ft__sim_nccl_efficiency(const struct ft_cluster_spec *spec, struct ft_schedule *
 
 	if (s->algo == FT_ALGO_NVLS)
 		eff *= ft_model_nvls_channel_share(spec, s->nranks);
-	if (s->algo == FT_ALGO_PAT)
-		eff = ft_model_pat_busbw_share(spec->nccl_version);
 
 	if (!(eff > 0 && eff < 1))
 		return 0;
@@ -1346,6 +1343,84 @@ ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule
 		return FT_MIN(rc, 0);
 	ft_strlcpy(what, r.bottleneck, len);
 	*cap = largest_flow_cap(s, r.bw_Bps);
+	return 0;
+}
+
+/*
+ * Every connection of @s, whose phases run one after another, capped so that the phases
+ * last S / @algbw together: each phase's largest connection's bytes, summed over the
+ * phases, over that time; bytes/s per connection (0: no bytes).
+ */
+static double
+phased_flow_cap(const struct ft_schedule *s, double algbw)
+{
+	double w = 0;
+	size_t p;
+	uint32_t f;
+
+	for (p = 0; p < s->phases.len; p++) {
+		const struct ft_sched_phase *ph = ft_sched_phase_at(s, p);
+		double wmax = 0;
+
+		for (f = 0; f < ph->nflows; f++) {
+			struct ft_sched_flow fl;
+
+			ft_sched_phase_flow(s, ph, f, &fl);
+			wmax = FT_MAX(wmax, (double)fl.bytes);
+		}
+		w += wmax;
+	}
+	return w * algbw / (double)s->bytes;
+}
+
+/*
+ * NCCL's price of a PAT all-gather or reduce-scatter (@s: sched_pat()'s, one rank a node,
+ * on @nch channels forced, 0: NCCL's) as a pace, as CollNet's (ft__sim_collnet_cap()).
+ * NCCL's tuner gives PAT nChannels x the graph's bandwidth x .85 at v2.23.4-1, x .75 from
+ * v2.24.3-1 (src/graph/tuning.cc ncclTopoTuneModel(): busBw *= .75 where a ==
+ * NCCL_ALGO_PAT, and no conversion to algorithm bandwidth for a non-ring all-gather or
+ * reduce-scatter: S / busBw; kb NA-ALGO-PAT; model/tuner.c cost_pat(),
+ * ft_model_pat_busbw_share()), named by the class of the graph's bandwidth. Its kernel
+ * runs on comm->nChannels as every algorithm's (src/enqueue.cc topoGetAlgoInfo(), the
+ * channels NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS force), so a forced count is
+ * nChannels in the price. The share was wire bytes before (ft__sim_nccl_efficiency()):
+ * every flow carried 1 / .75 of its bytes, the counters read 4/3 of what NCCL moves (983,040
+ * B of 64 KiB over 16 ranks as 1,310,720), and the bottleneck row named the link the extra
+ * bytes filled. A rank's phases (its dimensions, the farthest first for an all-gather) run
+ * one after another, so every connection is capped at the sum of each phase's largest
+ * connection's bytes over S / algbw (phased_flow_cap()): the phases pass at the tuner's
+ * price together, the flows carry the bytes NCCL moves (S (n - 1) / n a rank), and where
+ * the links bind first nothing changes. Returns that cap, bytes/s per connection, and the
+ * class into @what (@len bytes); 0: none (another schedule, no price).
+ */
+int
+ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                uint32_t nranks, uint32_t nch, char *what, size_t len, double *cap)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	int rc;
+
+	*cap = 0;
+	if (s->algo != FT_ALGO_PAT || s->bytes == 0 || nranks < 2 ||
+	    (s->op != FT_OP_ALL_GATHER && s->op != FT_OP_REDUCE_SCATTER))
+		return 0;
+	/* one rank a node: NCCL's only PAT (ncclPatEnable(): nNodes == nRanks) */
+	ft_model_query_init(&q, s->op, s->bytes);
+	q.ngpus = nranks;
+	q.ppn = 1;
+	q.nnodes = nranks;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_PAT;
+	q.proto = FT_PROTO_SIMPLE;
+	q.tuner_only = true;
+	q.nchannels = FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS);
+	/* out of memory is the run's; a price the model does not give, no cap */
+	rc = ft__sim_eval(spec, &q, &r);
+	if (rc <= 0 || !(r.bw_Bps > 0) || r.algo != FT_ALGO_PAT)
+		return FT_MIN(rc, 0);
+	ft_strlcpy(what, r.bottleneck, len);
+	*cap = phased_flow_cap(s, r.bw_Bps);
 	return 0;
 }
 

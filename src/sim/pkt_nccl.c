@@ -575,14 +575,25 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	return rc;
 }
 
+/*
+ * A ring's phases of several steps, and PAT's dimensions: NCCL's PAT kernel moves a
+ * dimension's blocks in its chunks through the step slots of each connection (NVIDIA/nccl
+ * src/device/all_gather.h and reduce_scatter.h runPat(), on the ncclPatShmem steps), so a
+ * dimension is a phase of one step cut into them, and NCCL's price (ft__sim_pat_cap(), the
+ * op's cap) paces its messages as a ring's (ft__pk_cap_period_ps()). Whole, its flows ran
+ * at their links' rate: nothing held them to the price.
+ */
 bool
 ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
                   const struct ft_sched_phase *ph)
 {
-	return e->pc.chunking != FT_PKT_CHUNK_OFF && !ph->implicit_alltoall && ph->steps > 1 &&
-	       sc->algo == FT_ALGO_RING &&
-	       (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
-	        sc->op == FT_OP_REDUCE_SCATTER);
+	bool ring = sc->algo == FT_ALGO_RING && ph->steps > 1 && sc->op == FT_OP_ALL_REDUCE;
+
+	if (e->pc.chunking == FT_PKT_CHUNK_OFF || ph->implicit_alltoall)
+		return false;
+	if (sc->op == FT_OP_ALL_GATHER || sc->op == FT_OP_REDUCE_SCATTER)
+		ring = (sc->algo == FT_ALGO_RING && ph->steps > 1) || sc->algo == FT_ALGO_PAT;
+	return ring;
 }
 
 /*

@@ -1029,6 +1029,47 @@ oom:
 	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }
 
+/*
+ * A PAT dimension (@ph of @op) at NCCL's price (the op's cap, ft__sim_pat_cap()) lasts at
+ * least its largest connection's bytes on the wire (at @eff) over the cap from @start, and
+ * the way of its last byte (the longest path of its flows, ft__pk_path_lat()), as the flow
+ * engine's capped flows do: a barrier that long between @start and @bar. Its messages'
+ * pace (ft__pk_cap_period_ps()) spreads them over that span but starts its first at once
+ * and its last a period before the end, at the links' rate, and a dimension of one message
+ * (a 512 KiB connection and less) has none: 1 MiB over 2 one-GPU nodes took 29.08 us where
+ * NCCL's price is 46.80. 0, or FT_ENOMEM.
+ */
+static int
+pat_span(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+         double eff, uint32_t start, uint32_t bar, uint32_t tag)
+{
+	const struct ft_schedule *sc = op->sched;
+	double span = ft__sim_cap_period_s(op, ph, eff, 1);
+	uint64_t path = 0, lat;
+	uint32_t f, a, b;
+	int64_t id;
+
+	if (sc->algo != FT_ALGO_PAT || !(span > 0))
+		return 0;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ft_error err = { 0 };
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.bytes == 0 || ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 ||
+		    a == b)
+			continue;
+		if (ft__pk_path_lat(e, a, b, ft__sim_flow_nic(e->topo, &fl, a, b),
+		                    ft_mix64(((uint64_t)a << 32) | b), &lat) == 0)
+			path = FT_MAX(path, lat);
+	}
+	id = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(span) + path, 0, tag);
+	if (id < 0 || ft__pk_add_dep(e, start, (uint32_t)id) < 0 ||
+	    ft__pk_add_dep(e, (uint32_t)id, bar) < 0)
+		return FT_ENOMEM;
+	return 0;
+}
+
 int64_t
 ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error *err)
 {
@@ -1112,6 +1153,9 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 			rc = ft__pk_submit_tree(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
 		else
 			rc = 1;
+		/* (a PAT dimension in NCCL's chunks: its span at NCCL's price) */
+		if (rc == 0 && !ft__pk_is_p2p(e, op, ph) && ft__pk_is_chunked(e, sc, ph))
+			rc = pat_span(e, op, ph, eff, rec.end, (uint32_t)bar, tag);
 		if (rc == FT_ENOMEM || rc == FT_ERANGE)
 			goto fail;
 		if (rc < 0)

@@ -894,7 +894,7 @@ int ft__sim_nvls_tree_uneven(struct ft_schedule *s, uint32_t nnodes, const uint3
  * in-network reduction (nccl.c). FT_EINVAL for a shape NCCL does not run it on. */
 int ft__sim_nvls_collnet(struct ft_schedule *s, uint32_t nnodes, uint32_t ppn,
                          const uint32_t *heads, uint32_t nheads);
-/* The five caps below: the cap into @cap, 0 or the error of the model's reading, the run's
+/* The six caps below: the cap into @cap, 0 or the error of the model's reading, the run's
  * (out of memory: ft__sim_links()); where the model places or prices no such job, no cap.
  *
  * NCCL's tuner price of NVLS across nodes as a cap per connection of @s (nccl.c), bytes/s,
@@ -908,6 +908,12 @@ int ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_sch
 int ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn, uint32_t nch, char *what, size_t len,
                         double *cap) FT_MUST_CHECK;
+/* NCCL's tuner price of a PAT all-gather or reduce-scatter @s over @nranks ranks, one a
+ * node, on @nch channels forced (0: NCCL's), as a cap per connection (nccl.c), bytes/s,
+ * and the link class it binds on into @what; 0: none. */
+int ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
+                    uint32_t nranks, uint32_t nch, char *what, size_t len,
+                    double *cap) FT_MUST_CHECK;
 /*
  * What one of @nch channels of a ring or tree (@algo) over @nranks ranks, @gpn per node
  * (0: every GPU of a cluster whose nodes differ in GPU count),

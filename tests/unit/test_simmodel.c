@@ -3691,14 +3691,17 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * PAT (coll/pat.c; kb NA-ALGO-PAT) in both engines against a closed form: an all-gather
  * and a reduce-scatter of 64 MiB forced to pat on 8 one-GPU H100 nodes of a two-tier
  * fat tree (D-mod-K: no two flows on one fabric link). Its 3 phases, rank to rank +- 1,
- * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, at NCCL's
- * 0.75 of the link (busBw x .75 from 2.24, ft_model_pat_busbw_share()), one flow at a time. The op
- * takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
+ * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, one flow at
+ * a time, paced at NCCL's price (ft__sim_pat_cap()): the tuner's busBw, the NIC's path x
+ * .75 from 2.24 (ft_model_pat_busbw_share()), which it does not turn into algorithm
+ * bandwidth, so the bytes take S / (0.75 x the link), not 7/8 of it. The op takes that + 8
+ * us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
  * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
  * a phase and, in the packet engine, a packet's serialisation at each end (1,676.37 us
- * in both, the closed form 1,674.08 to 1,680.69). Before, the schedules had no PAT and
- * a forced pat was refused ("all_gather has no pat algorithm with the simple
+ * in both, the closed form 1,674.08 to 1,680.69, with the share as wire bytes on 7/8 S;
+ * paced, 1,907 against 1,864.16 + 42.96 to 1,913.73). Before that, the schedules had no
+ * PAT and a forced pat was refused ("all_gather has no pat algorithm with the simple
  * protocol").
  */
 static void
@@ -3720,7 +3723,8 @@ test_pat_closed_form(void **state)
 	hw = ft_model_net_hop_latency(0, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, true);
 	assert_close(hw, 14e-6, 1e-12);
 	net = FT_MAX(0.0, ft_model_net_step_s(&l, FT_PROTO_SIMPLE) - l.fabric_lat_s);
-	t_bw = S * (n - 1) / n / (0.75 * l.inter_Bps);
+	assert_close(l.ring_tier_factor, 1.0, 1e-12);
+	t_bw = S / (0.75 * l.inter_Bps);
 	t_lat = 8e-6 + 3 * (hw + net) / 3.5 + 2.8e-6 * n;
 	d_max = 2 * cs.node.lat_pcie_s + 2 * cs.node.lat_nic_s + 4 * cs.fabric.lat_cable_s +
 	        3 * cs.fabric.lat_switch_s;
@@ -3750,7 +3754,8 @@ test_pat_closed_form(void **state)
  * Where NCCL's tuner picks PAT (all-gather and reduce-scatter, Simple, one rank a node,
  * from 2.23: small sizes on many nodes), the flow engine runs PAT, the tuner's pick, and
  * comes within 10 % of the model: 16 and 64 one-GPU H100 nodes, 64 KiB to 64 MiB, every
- * size the tuner gives to PAT (worst -2.96 %: 16 nodes, 64 KiB). Before, the flow engine
+ * size the tuner gives to PAT (worst -3.11 %: 16 nodes, 64 KiB; -2.96 % with PAT's share as
+ * wire bytes). Before, the flow engine
  * ran PAT's picks as rings (the row's algo "ring"), a ring's n - 1 steps: 16 nodes, 64 KiB
  * all-gather 0.28 GB/s busbw against the model's 0.85 (-67 %); 64 nodes, 893.09 us
  * against 216.00 (sim-log.md).
@@ -3937,8 +3942,9 @@ test_pat_one_rank_a_node(void **state)
  * NCCL's tuner counts PAT at busBw x .85 at 2.23 (v2.23.4-1 src/graph/tuning.cc) and x .75
  * from 2.24 (v2.24.3-1): 64 MiB less 32 MiB forced pat on 8 one-GPU nodes, the latency
  * cancelled, takes .85 / .75 as long at 2.24.3 as at 2.23.4, in the model (exactly) and in
- * the flow engine (within 1 %: its flows carry 1 / share of their bytes). Before, both ran
- * .75 at 2.23 too (the ratio 1).
+ * the flow engine (within 1 %: its flows are paced at the release's price,
+ * ft__sim_pat_cap(); they carried 1 / share of their bytes before). Before, both ran .75 at
+ * 2.23 too (the ratio 1).
  */
 static void
 test_pat_share_by_release(void **state)
@@ -3973,6 +3979,136 @@ test_pat_share_by_release(void **state)
 	busbw_nccl = 0;
 	busbw_routing = -1;
 	remove(path);
+}
+
+/* One op forced to pat on @path at @bytes by @engine into @rep (released by the caller). */
+static void
+pat_report(const char *path, enum ft_op op, uint64_t bytes, const char *engine,
+           struct ft_sim_report *rep)
+{
+	struct ft_sim_sweep_args sw = { .spec = path,
+		                        .op = op,
+		                        .algo = FT_ALGO_PAT,
+		                        .proto = FT_PROTO_SIMPLE,
+		                        .min_bytes = bytes,
+		                        .max_bytes = bytes };
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_error err = { 0 };
+	int rc;
+
+	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ov.routing = FT_ROUTING_DMODK;
+	ft_sim_report_init(rep);
+	rc = ft_scenario_run(sc, &ov, NULL, rep, &err);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	ft_scenario_free(sc);
+}
+
+/*
+ * PAT's share of its links (.75 from 2.24, ft_model_pat_busbw_share(); kb NA-ALGO-PAT) is a
+ * pace at NCCL's price (ft__sim_pat_cap()), not wire bytes: the NICs' host links carry
+ * the bytes NCCL moves, S (n - 1) / n a rank each way (2 S (n - 1) over the 2n of them),
+ * in both engines; the packet engine's op counter reads the n (n - 1) blocks of S / n; the
+ * flow engine's row names the class the model's price binds on; both engines come within
+ * 10 % of the model from 2 to 16 one-GPU nodes, 1 MiB to 1 GiB (the flow engine, worst
+ * -2.27 %; the packet engine at 1 MiB on 2 and 4 nodes, its time the flow engine's), the
+ * flow engine within 2 % from 64 MiB, where the bandwidth
+ * term is the time; and a forced channel count (--channels: nChannels of NCCL's busBw,
+ * src/graph/tuning.cc) is the price's, the op as the model prices it (which on one NIC a
+ * node reads the NIC's path at any count: 1,891.5 us at 64 MiB over 4 nodes on 2 channels
+ * as on NCCL's 4). Before, every flow carried 1 /
+ * .75 of its bytes: the host links 4/3 of NCCL's, the op counter 1,310,720 B for 983,040
+ * at 64 KiB on 16 ranks; the engines took (n - 1) / n of the model's bandwidth term,
+ * which prices S, not a rank's (n - 1) / n of it (+100 % busbw at 2 nodes from 64 MiB);
+ * the packet engine's dimensions ran whole, at their links' rate; and --channels 2 changed
+ * nothing.
+ */
+static void
+test_pat_paced(void **state)
+{
+	static const uint32_t counts[] = { 2, 4, 16 };
+	static const uint64_t sizes[] = { 1u << 20, 64u << 20, 1u << 30 };
+	static const enum ft_op ops[] = { FT_OP_ALL_GATHER, FT_OP_REDUCE_SCATTER };
+	char path[512];
+	size_t i, j, o;
+
+	(void)state;
+	agree_reset();
+	busbw_routing = FT_ROUTING_DMODK;
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		one_gpu_nodes(counts[i], path, sizeof(path));
+		for (o = 0; o < FT_ARRAY_SIZE(ops); o++)
+			for (j = 0; j < FT_ARRAY_SIZE(sizes); j++) {
+				double m, f, tm;
+
+				m = busbw(path, ops[o], FT_ALGO_PAT, FT_PROTO_SIMPLE, sizes[j], NULL);
+				tm = busbw_time_us;
+				f = busbw(path, ops[o], FT_ALGO_PAT, FT_PROTO_SIMPLE, sizes[j], "flow");
+				print_message("# pat %s %u nodes %llu B: model %.2f us (%s), flow %.2f us "
+				              "(%s, %+.2f%%)\n",
+				              ft_op_name(ops[o]), counts[i],
+				              (unsigned long long)sizes[j], tm, model_bottleneck,
+				              busbw_time_us, flow_bottleneck, 100 * (f / m - 1));
+				assert_string_equal(flow_algo, "pat");
+				assert_string_equal(flow_bottleneck, model_bottleneck);
+				assert_agree(f, m);
+				if (sizes[j] >= (64u << 20))
+					assert_close(busbw_time_us, tm, 0.02 * tm);
+				if (sizes[j] > (16u << 20) || counts[i] == 16)
+					continue;
+				f = busbw(path, ops[o], FT_ALGO_PAT, FT_PROTO_SIMPLE, sizes[j], "packet");
+				print_message("# pat %s %u nodes %llu B: packet %.2f us (%s, %+.2f%%)\n",
+				              ft_op_name(ops[o]), counts[i],
+				              (unsigned long long)sizes[j], busbw_time_us,
+				              flow_bottleneck, 100 * (f / m - 1));
+				assert_agree(f, m);
+			}
+		remove(path);
+	}
+	/* forced channels: 2 of NCCL's 4 on 4 nodes at 64 MiB */
+	one_gpu_nodes(4, path, sizeof(path));
+	busbw_channels = 2;
+	{
+		double tm;
+
+		busbw(path, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, 64u << 20, NULL);
+		tm = busbw_time_us;
+		busbw(path, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, 64u << 20, "flow");
+		print_message("# pat all_gather 4 nodes 64 MiB, 2 channels: model %.2f us (%s), "
+		              "flow %.2f us (%s)\n",
+		              tm, model_bottleneck, busbw_time_us, flow_bottleneck);
+		assert_string_equal(flow_bottleneck, model_bottleneck);
+		assert_close(busbw_time_us, tm, 0.02 * tm);
+		busbw_channels = 0;
+	}
+	busbw_routing = -1;
+	/* the counters: NCCL's bytes, in both engines */
+	for (i = 0; i < 2; i++) {
+		static const char *const engines[] = { "flow", "packet" };
+		const double S = 1048576, n = 8;
+		struct ft_sim_report rep;
+
+		one_gpu_nodes(8, path, sizeof(path));
+		pat_report(path, FT_OP_ALL_GATHER, 1u << 20, engines[i], &rep);
+		print_message("# pat all_gather 1 MiB on 8 one-GPU nodes, %s: host links %.0f B, "
+		              "NCCL's 2 S (n - 1) %.0f\n",
+		              engines[i], tier_bytes(&rep, "host", 1), 2 * S * (n - 1));
+		assert_close(tier_bytes(&rep, "host", 1), 2 * S * (n - 1), 1);
+		if (i == 1) {
+			const struct ft_sim_op_counters *oc = ft_vec_at(&rep.op_counters, 0);
+
+			assert_int_equal(rep.op_counters.len, 1);
+			assert_int_equal(oc->bytes, (uint64_t)(S * (n - 1)));
+		}
+		ft_sim_report_release(&rep);
+	}
+	remove(path);
+	print_message("# pat paced: worst %+.2f%% (%s)\n", 100 * agree_worst, agree_what);
 }
 
 /*
@@ -6061,6 +6197,7 @@ main(void)
 		cmocka_unit_test(test_pat_refused_before_2_23),
 		cmocka_unit_test(test_pat_one_rank_a_node),
 		cmocka_unit_test(test_pat_share_by_release),
+		cmocka_unit_test(test_pat_paced),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
