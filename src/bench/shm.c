@@ -946,10 +946,12 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	 * so its own request went out only once the later lines' stores had,
 	 * a wait in line behind theirs (a reading: no cache counters here).
 	 * With it, p50 0.96-0.99x at 64-256 B (bench/shm-lat.sh against the
-	 * build without it, load 10-11), 0.95-0.98x in a sitting where two
-	 * copies of that build read 1.01-1.02 against each other
-	 * (docs/internals/bench-log.md, "shm: the sender keeps its ring
-	 * position").
+	 * build without it, load 10-11), 0.95-1.01x in two other sittings; in
+	 * the host's slow state 0.91-0.95x at 256 B where two copies of the
+	 * build without it read 0.98-1.04 against each other, 0.97-1.00x at
+	 * 64-128 B; in its fast state 0.89-0.93x at 64-128 B, 0.98-1.02x at
+	 * 256 B (docs/internals/bench-log.md, "shm: the sender keeps its ring
+	 * position", "shm: the sender's own position, read again").
 	 */
 	if (ep->prefetchw && lines > 1)
 		prefetch_w(&r->inl_tag);
@@ -1765,8 +1767,9 @@ send_desc(struct shm_ep *ep, uint32_t p, struct ring *r, uint64_t head, struct f
  * (open-mpi/ompi, opal/mca/btl/sm/btl_sm_fbox.h, mca_btl_sm_fbox_sendi:
  * ep->fbox_out.end), so its sender only writes the box's lines. p50
  * 0.64-0.66x the build before at 8-32 B (0.48 -> 0.31 us), 0.78-0.87x at
- * 64-256 B, 0.87-0.94x at 512 B-2 KiB (docs/internals/bench.md, "The
- * sender does not read its own head"). test_shm_head_own writes another
+ * 64-256 B, 0.87-0.94x at 512 B-2 KiB in the host's slow state, 0.80-0.95x
+ * at 8 B-2 KiB in its fast one (docs/internals/bench.md, "The sender does
+ * not read its own head"). test_shm_head_own writes another
  * position into the shared head between two sends and checks that the
  * second goes where the sender's own count puts it.
  *

@@ -1438,10 +1438,14 @@ wrap_start(bool line, uint64_t pos, size_t len)
  * shared head (shm.c, move_sends): rank 1 sends @arg bytes, then, with
  * rank 0 held at a barrier away from the ring, writes a position 64
  * bytes further into the shared head alone (ft__shm_head_scribble) and
- * sends @arg bytes more, which must start where the first ended (at the
- * next line past the block) and leave the head at its end; rank 0 then takes the second and checks
- * its bytes. A sender that read the head back put the second message at
- * the written position ("head at 80 after ..., not 16").
+ * sends @arg bytes more, which must start where the first ended (400 B,
+ * past the head's block, at the next line: ring_pad) and leave the head
+ * at its end; rank 0 then takes the second and checks its bytes. The
+ * single copy's descriptor (send_desc) and ft__shm_ring_origin, the other
+ * places that set the sender's count, are held by test_shm_single_copy
+ * and test_shm_tag_wrap, which fail without them. A sender that read the
+ * head back put the second message at the written position ("head at 80
+ * after ..., not 16").
  */
 static int
 shm_head_own(uint32_t rank, int lfd, uint16_t port, uint64_t arg, struct ft_error *err)
