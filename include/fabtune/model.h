@@ -512,7 +512,7 @@ FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
 /*
  * An NCCL release older than the GPUs it is asked to run on: NCCL before the first release
  * that knows a compute capability takes the newest one it knows for it (src/graph/topo.h
- * ncclTopoGetNvbw: cudaCompCap >= 90 ? SM90_NVLINK_BW; src/graph/tuning.cc compCapIndex),
+ * ncclTopoNVLinkBw(): cudaCompCap >= 90 ? SM90_NVLINK_BW; src/graph/tuning.cc compCapIndex),
  * and so does the model (model/links.c ft__model_nvlink_link_Bps_at()). NVIDIA/nccl at the
  * tags: Hopper (compute capability 9.0) from v2.15.1-1 (makefiles/common.mk sm_90, tuning.cc
  * HOPPER_COMPCAP_IDX), Blackwell (10.0) from v2.25.1-1 (topo.h SM100_NVLINK_BW, tuning.cc
