@@ -690,8 +690,9 @@ FT_API uint64_t ft_model_line_grain(enum ft_proto p);
 /*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
  * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
- * 16 on Hopper; on Blackwell 24 in one node (32 before NCCL 2.27, @l nccl_version) and 32
- * across nodes, from 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
+ * 16 on Hopper, and on Blackwell before NCCL 2.25 (@l nccl_version), which had no figure of
+ * its own for it; on Blackwell 24 in one node (32 before 2.27) and 32 across nodes, from
+ * 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
  * 24 on more behind 48 GB/s (PCIe Gen5) paths, 24 (8 ranks a node or fewer) or 32 behind
  * 96 GB/s. Every NVLS tree channel carries every head's share.
  */
