@@ -290,8 +290,9 @@ struct ft_schedule {
 	double step_lat_s;       /* protocol per-step overhead added to each step's path latency */
 	/* The link a step inside a node takes, NCCL's graph typeIntra: FT_HW_NVLINK, or
 	 * FT_HW_PCI on nodes without NVLink (ft_coll_args intra; the simulator sets the
-	 * node's at the jobs' release). The hwLat row of the steps and of the all-to-all's
-	 * and send/recv's messages inside a node (src/graph/tuning.cc ncclTopoTuneModel()). */
+	 * node's at the jobs' release). The hwLat row of the steps (a send/recv's one step
+	 * among them) and of the all-to-all's messages inside a node (src/graph/tuning.cc
+	 * ncclTopoTuneModel()). */
 	enum ft_hw_link intra;
 	double base_lat_s;       /* fixed launch latency of the operation (kb NA-MODEL base) */
 	double net_lat_s;        /* NCCL's per-hop network latency hwLat[NET] a step between

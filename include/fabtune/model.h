@@ -512,7 +512,7 @@ FT_API void ft_model_nccl_name(uint32_t version, char *buf, size_t len);
 /*
  * An NCCL release older than the GPUs it is asked to run on: NCCL before the first release
  * that knows a compute capability takes the newest one it knows for it (src/graph/topo.h
- * ncclTopoGetNvbw: cudaCompCap >= 90 ? SM90_NVLINK_BW; src/graph/tuning.cc compCapIndex),
+ * ncclTopoNVLinkBw(): cudaCompCap >= 90 ? SM90_NVLINK_BW; src/graph/tuning.cc compCapIndex),
  * and so does the model (model/links.c ft__model_nvlink_link_Bps_at()). NVIDIA/nccl at the
  * tags: Hopper (compute capability 9.0) from v2.15.1-1 (makefiles/common.mk sm_90, tuning.cc
  * HOPPER_COMPCAP_IDX), Blackwell (10.0) from v2.25.1-1 (topo.h SM100_NVLINK_BW, tuning.cc
@@ -690,8 +690,9 @@ FT_API uint64_t ft_model_line_grain(enum ft_proto p);
 /*
  * The channels NCCL runs NVLS and NVLS tree collectives on for a job of @l's GPUs and nodes
  * (comm->nvlsChannels, NVIDIA/nccl src/transport/nvls.cc ncclNvlsTuning; kb NA-ALGO-NVLS):
- * 16 on Hopper; on Blackwell 24 in one node (32 before NCCL 2.27, @l nccl_version) and 32
- * across nodes, from 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
+ * 16 on Hopper, and on Blackwell before NCCL 2.25 (@l nccl_version), which had no figure of
+ * its own for it; on Blackwell 24 in one node (32 before 2.27) and 32 across nodes, from
+ * 2.30 by the GPU's path to its NIC and the ranks a node: 32 on 2 nodes,
  * 24 on more behind 48 GB/s (PCIe Gen5) paths, 24 (8 ranks a node or fewer) or 32 behind
  * 96 GB/s. Every NVLS tree channel carries every head's share.
  */

@@ -282,7 +282,10 @@ ft_model_nvls_nchannels(const struct ft_model_links *l)
 	bool before_nvl = l->nccl_version && l->nccl_version < 22700;
 	struct nvls_tuning t;
 
-	if (l->arch < FT_ARCH_BLACKWELL)
+	/* Hopper's 16, and Blackwell's before NCCL knew it: NVLS_NCHANNELS_SM100 (32) and the
+	 * compCap >= 100 choice come in v2.25.1-1 (src/transport/nvls.cc ncclNvlsInit(); at
+	 * v2.24.3-1 NCCL_NVLS_NCHANNELS defaults to 16 on every GPU) */
+	if (l->arch < FT_ARCH_BLACKWELL || (l->nccl_version && l->nccl_version < 22500))
 		return 16;
 	if (l->nnodes > 1)
 		return nvls_sm100_tuning(l, &t) ? t.nch : 32;

@@ -657,9 +657,10 @@ a2a_posting(const struct flow_engine *fe, const struct ft_sim_op *op,
  * holds the rounds in flight, not the n(n-1) pairs of the phase.
  *
  * The round's end barrier waits the per-message cost of the link class the
- * round uses: NET when any of its pairs leaves an NVLink domain, else
- * NVLink's (a2a_posting()); a background's round inside a node, which has
- * no cost priced, the ACK of its last packet back (ft__sim_a2a_round_ack()).
+ * round uses: NET when any of its pairs leaves an NVLink domain, else the
+ * node's own, NVLink's or PCI's (a2a_posting(), the schedule's intra); a
+ * background's round inside a node, which has no cost priced, the ACK of its
+ * last packet back (ft__sim_a2a_round_ack()).
  * While one round waits, the other rounds of the window keep the links busy,
  * so the cost only shows when the messages are small: a flat all-to-all over
  * n ranks pays it (n - 1) / window times.
