@@ -4127,7 +4127,8 @@ test_chain_net_crossings(void **state)
 		double bm = tuner_lat(2, 2, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, p);
 
 		assert_true(bm - b1 > 0.1 * us);
-		assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, p) - bm) < 1e-12);
+		assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, p) - bm) <
+		            1e-12);
 		assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1u << 20, FT_ALGO_RING, p) - bm) <
 		            1e-12);
 	}
