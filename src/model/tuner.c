@@ -770,18 +770,23 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
  * ring successor is the root only receives, nranks - 1 hops), and a node's ring enters at
  * its intra[0] and leaves at its intra[last] (src/graph/connect.cc connectRings()). A
  * chain whose ring enters the root's node elsewhere than at the root leaves that node,
- * crosses the other N - 1 and comes back: N hops between nodes. Channel c's ring enters a
- * node at the GPU local to the NIC the search gives it, NIC c mod nNICs
- * (src/graph/search.cc ncclTopoSearchRecNet(): nets[(nChannels + i) % netCount], its
- * localGpu tried first), so channel 0's enters the root's node at the root (rank 0, the
- * GPU of NIC 0): its broadcast skips the ring's hop into the root, a crossing, and crosses
- * N - 1 times; its reduce ends at the root coming in from the network, N. With several
- * GPUs a node the other channels' rings enter at other GPUs, so with two channels or
- * more launched some channel's chain crosses N times, and the op lasts as long as that
- * channel; with one GPU a node every ring enters at the root, N - 1. NCCL's tuner counts
- * no crossing for these ops (nInterSteps = nNodes at v2.18.6-1 and v2.21.5-1 but unused
- * there, src/graph/tuning.cc ncclTopoTuneModel(): it charges them base + lat where the
- * channels are alike, else nsteps x lat of the NET row, never interLat).
+ * crosses the other N - 1 and comes back: N hops between nodes. The search gives channel
+ * c NIC nets[(c + i) % netCount] (src/graph/search.cc ncclTopoSearchRecNet(); the NICs
+ * listed GPU by GPU, ncclTopoSelectNets()) and tries channel 0's ring from GPU 0 first:
+ * the PCI order on a host without NVSwitch, else NIC 0's localGpu, GPU 0's own NIC. So
+ * channel 0's ring enters the root's node at the root (rank 0): its broadcast skips the
+ * ring's hop into the root, a crossing, and crosses N - 1 times; its reduce ends at the
+ * root coming in from the network, N. A later channel first replays channel 0's GPU order
+ * on its NIC (FORCED_ORDER_REPLAY while the search keeps sameChannels), entering at the
+ * root too; where that fails, as where a GPU reaches another GPU's NIC only on a slower
+ * path (a NIC per GPU on its own PCIe switch), the search drops sameChannels and starts
+ * the channel at its NIC's localGpu. The model takes the latter with several GPUs a node:
+ * with two channels or more launched some channel's chain crosses N times, and the op
+ * lasts as long as that channel; with one GPU a node every ring enters at the root,
+ * N - 1. NCCL's tuner counts no crossing for these ops (nInterSteps = nNodes at v2.18.6-1
+ * and v2.21.5-1 but unused there, src/graph/tuning.cc ncclTopoTuneModel(): it charges them
+ * base + lat where the channels are alike, else nsteps x lat of the NET row, never
+ * interLat).
  */
 uint32_t
 ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t nch)

@@ -4123,6 +4123,20 @@ test_chain_net_crossings(void **state)
 	assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 tuner_lat(2, 1, FT_OP_REDUCE, 1024, FT_ALGO_RING, FT_PROTO_LL) -
 	                 (0.6 * us + inter)) < 1e-9);
+	/* Every protocol launches channel 0 alone at 1 KiB (enqueue.cc's thread thresholds)
+	 * and several at 1 MiB: the broadcast at 1 KiB trades one crossing for one NVLink hop
+	 * (below the same broadcast at 1 MiB), the reduce at 1 KiB keeps both crossings (the
+	 * broadcast's 1 MiB chain), and at 1 MiB the two chains are alike. */
+	for (enum ft_proto p = 0; p < FT_PROTO_COUNT; p++) {
+		double b1 = tuner_lat(2, 2, FT_OP_BROADCAST, 1024, FT_ALGO_RING, p);
+		double bm = tuner_lat(2, 2, FT_OP_BROADCAST, 1u << 20, FT_ALGO_RING, p);
+
+		assert_true(bm - b1 > 0.1 * us);
+		assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1024, FT_ALGO_RING, p) - bm) <
+		            1e-12);
+		assert_true(fabs(tuner_lat(2, 2, FT_OP_REDUCE, 1u << 20, FT_ALGO_RING, p) - bm) <
+		            1e-12);
+	}
 }
 
 /*
