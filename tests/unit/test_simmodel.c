@@ -1140,10 +1140,9 @@ static const char mtu_spec[] = "name: roce-mtu\n"
 static const char *
 mtu_file(uint32_t mtu, char *path, size_t len)
 {
-	const char *dir = getenv("FT_BUILD_ROOT");
 	FILE *f;
 
-	snprintf(path, len, "%s/simmodel-mtu-%u.yaml", dir ? dir : ".", mtu);
+	snprintf(path, len, "%s/simmodel-mtu-%u.yaml", ft_test_build_root(), mtu);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, mtu_spec, mtu);
@@ -1184,10 +1183,9 @@ test_fabric_mtu_counts(void **state)
 static void
 spec_file(const char *name, const char *text, char *path, size_t len)
 {
-	const char *dir = getenv("FT_BUILD_ROOT");
 	FILE *fp;
 
-	snprintf(path, len, "%s/%s", dir ? dir : ".", name);
+	snprintf(path, len, "%s/%s", ft_test_build_root(), name);
 	fp = fopen(path, "w");
 	assert_non_null(fp);
 	fputs(text, fp);
@@ -2913,8 +2911,7 @@ test_flow_agrees_with_model(void **state)
 	(void)state;
 	agree_reset();
 	/* Four NICs for eight GPUs, and one 400G RoCE NIC per node (the NIC binds). */
-	snprintf(four_nics, sizeof(four_nics), "%s/simmodel-4nic.yaml",
-	         getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".");
+	snprintf(four_nics, sizeof(four_nics), "%s/simmodel-4nic.yaml", ft_test_build_root());
 	fp = fopen(four_nics, "w");
 	assert_non_null(fp);
 	fputs("name: h100-4nic\nnodes: { preset: dgx-h100, count: 4, nics: { count: 4 } }\n"
