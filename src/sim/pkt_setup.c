@@ -761,7 +761,9 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 /* The shortest path of phase @ph's flows inside a node, seconds (0: none); with @mean the
- * mean over those flows, each hop of the phase's rings once. */
+ * mean over those flows, each hop of the phase's rings once. A pair with no route is left
+ * out of both, as net_path_s() leaves it out of the longest: counted as a path of 0 it
+ * would take a chain's or ring's take-back (walk_back_s()) to nothing. */
 static double
 node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
             bool mean)
@@ -770,6 +772,7 @@ node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	uint64_t path = UINT64_MAX, lat = 0;
 	uint32_t f, a, b, pa = UINT32_MAX, pb = UINT32_MAX, n = 0;
 	double sum = 0;
+	bool routed = false;
 
 	for (f = 0; f < ph->nflows; f++) {
 		struct ft_sched_flow fl;
@@ -780,12 +783,13 @@ node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		    ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 || a == b ||
 		    ft__sim_over_network(e->topo, a, b))
 			continue;
-		/* (a pair with no route walks nothing here, as in net_path_s()) */
-		if ((a != pa || b != pb) &&
-		    ft__pk_path_lat(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), &lat) < 0)
-			lat = 0;
+		if (a != pa || b != pb)
+			routed = ft__pk_path_lat(e, a, b, UINT32_MAX,
+			                         ft_mix64(((uint64_t)a << 32) | b), &lat) == 0;
 		pa = a;
 		pb = b;
+		if (!routed)
+			continue;
 		path = FT_MIN(path, lat);
 		sum += (double)lat;
 		n++;

@@ -40,4 +40,23 @@ ft_test_enter_source_root(void)
 	}
 }
 
+#ifndef FT_TEST_BUILD_ROOT
+#error "FT_TEST_BUILD_ROOT: the build gives every unit test the build root"
+#endif
+
+/*
+ * The folder a unit test writes its scratch files (specs, scenarios) into:
+ * $FT_BUILD_ROOT when set (meson test sets it), else FT_TEST_BUILD_ROOT, the
+ * build root meson compiles in. Never ".": every test runs in the source root
+ * (ft_test_enter_source_root()), and a test started by hand left its files
+ * among the sources.
+ */
+static inline const char *
+ft_test_build_root(void)
+{
+	const char *root = getenv("FT_BUILD_ROOT");
+
+	return root && *root ? root : FT_TEST_BUILD_ROOT;
+}
+
 #endif

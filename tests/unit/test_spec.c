@@ -1383,7 +1383,7 @@ test_scenario_nccl_version(void **state)
 static void
 test_sweep_nccl_axis(void **state)
 {
-	const char *root = getenv("FT_BUILD_ROOT") ? getenv("FT_BUILD_ROOT") : ".";
+	const char *root = ft_test_build_root();
 	char scen[512], sweep[512];
 	static const struct {
 		const char *line, *msg;
