@@ -3700,7 +3700,7 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
  * a phase and, in the packet engine, a packet's serialisation at each end (1,676.37 us
  * in both, the closed form 1,674.08 to 1,680.69). Paced at the tuner's price over S, both
- * took 1,907, the closed form's S / (0.75 x the link) 1,864.16 + 42.96; before that, with
+ * took 1,909.39, the closed form's S / (0.75 x the link) 1,864.14 + 42.96; before that, with
  * the share as wire bytes on 7/8 S, 1,676.37; before that, the schedules had no PAT and a
  * forced pat was refused ("all_gather has no pat algorithm with the simple protocol").
  */
