@@ -1771,6 +1771,9 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
  * (src/device/all_reduce.h, runTreeSplit), not the tuner's 2S (its x0.5 of
  * the graph's bandwidth, src/graph/tuning.cc). The in-node stage goes
  * ppn / (ppn - 1) times faster: 8/7 on 8 GPUs.
+ *
+ * PAT's all-gather and reduce-scatter: the tuner prices S, the kernel moves
+ * (n - 1) / n of it a rank (ft_model_pat_carried_factor()).
  */
 void
 ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
