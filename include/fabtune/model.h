@@ -303,8 +303,16 @@ FT_API double ft_model_collnet_chain_efficiency(const struct ft_model_links *l);
  * (ft_model_query's nccl_version; 0 the kb's): busBw x .85 at 2.23 (NVIDIA/nccl
  * v2.23.4-1 src/graph/tuning.cc ncclTopoTuneModel()), x .75 from 2.24 (v2.24.3-1 to
  * v2.30.7-1), not converted to an algorithm bandwidth (kb NA-ALGO-PAT). The model's
- * cost_pat() and the simulator's PAT flows (sim/nccl.c: they carry 1 / it) take it. */
+ * cost_pat() takes it, and the simulator's PAT pace through the model (sim/nccl.c
+ * ft__sim_pat_cap()). */
 FT_API double ft_model_pat_busbw_share(uint32_t version);
+/* How much faster than NCCL's tuner charges it a PAT all-gather or reduce-scatter @op over
+ * @l's ranks (one a node) moves its bytes: n / (n - 1). The tuner prices the whole output S
+ * over busBw (no conversion to algorithm bandwidth, src/graph/tuning.cc); the kernel moves
+ * (n - 1) / n of S a rank (src/include/collectives.h PatAGAlgorithm, PatRSAlgorithm). The
+ * model's pick keeps the tuner's price, its time takes this (ft__model_carried()); 1 for
+ * another op or one rank. */
+FT_API double ft_model_pat_carried_factor(const struct ft_model_links *l, enum ft_op op);
 /* The first NCCL release with PAT, in ft_model_query's nccl_version encoding: 2.23
  * (NVIDIA/nccl v2.23.4-1 adds NCCL_ALGO_PAT; kb NA-ALGO-PAT). */
 #define FT_MODEL_PAT_FROM 22300
@@ -1121,7 +1129,8 @@ struct ft_model_explain {
 	struct ft_model_result result; /* the pick, as ft_model_eval() */
 	size_t pick;                   /* index of the pick in cand[] */
 	/* The pick's algorithm bandwidth once timed by the bytes its tree really
-	 * carries over 2 or 3 nodes (the tuner charges 2S per node); 0 if unchanged. */
+	 * carries over 2 or 3 nodes (the tuner charges 2S per node), or PAT's kernel
+	 * (n - 1) / n of S a rank (the tuner charges S); 0 if unchanged. */
 	double carried_Bps;
 	/* A send/recv between nodes: the algorithm bandwidth NCCL's window allows
 	 * (ft_model_p2p_window_Bps(), the round trip twice links.fabric_lat_s) where the time

@@ -148,7 +148,8 @@ const char *ft__model_unavailable(const struct ft_model_links *l, enum ft_op op,
 void ft__model_cost(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,
                     uint64_t bytes, struct ft__model_cost *out);
 /* The picked (NVLS) tree's bandwidth from the bytes it carries on 2 or 3 nodes, not the
- * tuner's 2S per node (ft__model_cost keeps that for the choice). */
+ * tuner's 2S per node, and PAT's from its kernel's (n - 1) / n of S a rank, not the tuner's
+ * S (ft_model_pat_carried_factor()); ft__model_cost keeps the tuner's for the choice. */
 void ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                        struct ft__model_cost *c);
 /* Size-dependent corrections (tree correction table, ring plateau), then the time. */

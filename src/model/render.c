@@ -400,7 +400,11 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               "rails leave by their own NIC (no PXN relay) and go leaf, "
 			               "spine, leaf; the busiest leaf up-link carries them (%s)\n",
 			               l->a2a_factor, ft_routing_name(spec->fabric.routing));
-		if (ex->carried_Bps > 0)
+		if (ex->carried_Bps > 0 && r->algo == FT_ALGO_PAT)
+			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: PAT's kernel "
+			               "moves %u/%u of S a rank, not the tuner's S\n",
+			               ex->carried_Bps / 1e9, r->nranks - 1, r->nranks);
+		else if (ex->carried_Bps > 0)
 			ft_strbuf_addf(sb, "#    carried     %.2f GB/s algorithm bandwidth: over %u nodes "
 			               "the tree's busiest node sends %s, not the tuner's 2S\n",
 			               ex->carried_Bps / 1e9, r->nnodes, r->nnodes == 2 ? "S" : "1.5S");

@@ -1014,6 +1014,26 @@ ft_model_tree_carried_factor(const struct ft_model_links *l, enum ft_algo a)
 }
 
 /*
+ * NCCL's tuner prices a PAT all-gather or reduce-scatter at nBytes, the whole output
+ * (src/enqueue.cc ncclFuncMaxSendRecvCount()), over busBw: "Convert bus BW to algorithm
+ * BW" is skipped for a non-ring all-gather or reduce-scatter (src/graph/tuning.cc
+ * ncclTopoTuneModel(), read at v2.23.4-1, v2.24.3-1 and v2.27.7-1). Its kernel moves
+ * (n - 1) / n of it a rank: each of the other n - 1 ranks' blocks of S / n is received
+ * once, (rank + s) % nranks for s < nranks (src/include/collectives.h PatAGAlgorithm and
+ * PatRSAlgorithm getNextOp(), run by src/device/all_gather.h and reduce_scatter.h
+ * runPat...()), and a rank sends what the others receive, so its bandwidth term is
+ * (n - 1) / n of the tuner's: n / (n - 1) faster (kb NA-ALGO-PAT; .75 or .85 of the
+ * links, NCCL's measured share, stays).
+ */
+double
+ft_model_pat_carried_factor(const struct ft_model_links *l, enum ft_op op)
+{
+	if ((op != FT_OP_ALL_GATHER && op != FT_OP_REDUCE_SCATTER) || l->nranks < 2)
+		return 1.0;
+	return l->nranks / (l->nranks - 1.0);
+}
+
+/*
  * How far the tree's carried bytes lift the per-channel cap, as ft__model_carried() lifts
  * it: the network stage by ft_model_tree_carried_factor(), the chain inside a node of
  * @l->ppn GPUs by ppn / (ppn - 1) of the capped figure scaled to the node's links (the
@@ -1756,6 +1776,9 @@ ft__model_factors(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
  * (src/device/all_reduce.h, runTreeSplit), not the tuner's 2S (its x0.5 of
  * the graph's bandwidth, src/graph/tuning.cc). The in-node stage goes
  * ppn / (ppn - 1) times faster: 8/7 on 8 GPUs.
+ *
+ * PAT's all-gather and reduce-scatter: the tuner prices S, the kernel moves
+ * (n - 1) / n of it a rank (ft_model_pat_carried_factor()).
  */
 void
 ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
@@ -1763,6 +1786,11 @@ ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
 {
 	double f = ft_model_tree_carried_factor(l, a), bw;
 
+	/* PAT: the tuner's S over busBw made the pick, the kernel's (n - 1) / n of S the time */
+	if (a == FT_ALGO_PAT) {
+		c->bw_Bps *= ft_model_pat_carried_factor(l, op);
+		return;
+	}
 	if (f == 1.0 || c->stage_inter_Bps <= 0 || (a == FT_ALGO_TREE && op != FT_OP_ALL_REDUCE))
 		return;
 	if (a == FT_ALGO_TREE && l->ppn > 1 && c->stage_intra_Bps > 0)

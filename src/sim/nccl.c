@@ -192,8 +192,8 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * submit_chunked() takes off a flow's fill and drain, its first and last chunks, leaving
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
  * 1 / (correction x eff). (CollNet's price, CollNetDirect's x0.85 and CollNetChain's
- * graph speed, and PAT's, NCCL's .85 (2.23) or .75 (from 2.24) of its links, are paces, not
- * wire bytes: ft__sim_collnet_cap(), ft__sim_pat_cap().) All slow the flows where the links bind and change nothing
+ * graph speed, and PAT's time, its kernel's bytes at NCCL's .85 (2.23) or .75 (from 2.24)
+ * of its links, are paces, not wire bytes: ft__sim_collnet_cap(), ft__sim_pat_cap().) All slow the flows where the links bind and change nothing
  * where a cap binds first. @gpn: the job's GPUs per node, as ft_model_links_get() takes
  * its ppn (0: every GPU of nodes of different GPU counts); the tree reads the model's
  * links of the job (ft__sim_links(), an allocation): 0, or FT_ENOMEM.
@@ -1374,24 +1374,28 @@ phased_flow_cap(const struct ft_schedule *s, double algbw)
 }
 
 /*
- * NCCL's price of a PAT all-gather or reduce-scatter (@s: sched_pat()'s, one rank a node,
- * on @nch channels forced, 0: NCCL's) as a pace, as CollNet's (ft__sim_collnet_cap()).
- * NCCL's tuner gives PAT nChannels x the graph's bandwidth x .85 at v2.23.4-1, x .75 from
- * v2.24.3-1 (src/graph/tuning.cc ncclTopoTuneModel(): busBw *= .75 where a ==
- * NCCL_ALGO_PAT, and no conversion to algorithm bandwidth for a non-ring all-gather or
- * reduce-scatter: S / busBw; kb NA-ALGO-PAT; model/tuner.c cost_pat(),
- * ft_model_pat_busbw_share()), named by the class of the graph's bandwidth. Its kernel
- * runs on comm->nChannels as every algorithm's (src/enqueue.cc topoGetAlgoInfo(), the
- * channels NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS force), so a forced count is
- * nChannels in the price. The share was wire bytes before (ft__sim_nccl_efficiency()):
- * every flow carried 1 / .75 of its bytes, the counters read 4/3 of what NCCL moves (983,040
- * B of 64 KiB over 16 ranks as 1,310,720), and the bottleneck row named the link the extra
- * bytes filled. A rank's phases (its dimensions, the farthest first for an all-gather) run
- * one after another, so every connection is capped at the sum of each phase's largest
- * connection's bytes over S / algbw (phased_flow_cap()): the phases pass at the tuner's
- * price together, the flows carry the bytes NCCL moves (S (n - 1) / n a rank), and where
- * the links bind first nothing changes. Returns that cap, bytes/s per connection, and the
- * class into @what (@len bytes); 0: none (another schedule, no price).
+ * The model's time of a PAT all-gather or reduce-scatter (@s: sched_pat()'s, one rank a
+ * node, on @nch channels forced, 0: NCCL's) as a pace, as CollNet's price
+ * (ft__sim_collnet_cap()). NCCL's tuner gives PAT nChannels x the graph's bandwidth x .85
+ * at v2.23.4-1, x .75 from v2.24.3-1 (src/graph/tuning.cc ncclTopoTuneModel(): busBw *= .75
+ * where a == NCCL_ALGO_PAT; kb NA-ALGO-PAT; model/tuner.c cost_pat(),
+ * ft_model_pat_busbw_share()), named by the class of the graph's bandwidth, and prices S
+ * over it (no conversion to algorithm bandwidth for a non-ring all-gather or
+ * reduce-scatter); the model's time, which this asks for, takes that busBw over the
+ * kernel's (n - 1) / n of S a rank (ft_model_pat_carried_factor(): src/include/
+ * collectives.h PatAGAlgorithm, PatRSAlgorithm), and the tuner's price of S only picks.
+ * Its kernel runs on comm->nChannels as every algorithm's (src/enqueue.cc
+ * topoGetAlgoInfo(), the channels NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS force), so a
+ * forced count is nChannels in the busBw. The share was wire bytes before
+ * (ft__sim_nccl_efficiency()): every flow carried 1 / .75 of its bytes, the counters read
+ * 4/3 of what NCCL moves (983,040 B of 64 KiB over 16 ranks as 1,310,720), and the
+ * bottleneck row named the link the extra bytes filled. A rank's phases (its dimensions,
+ * the farthest first for an all-gather) run one after another, so every connection is
+ * capped at the sum of each phase's largest connection's bytes over S / algbw
+ * (phased_flow_cap()): the phases pass in the model's time together, the flows carry the
+ * bytes NCCL moves (S (n - 1) / n a rank), and where the links bind first nothing changes.
+ * Returns that cap, bytes/s per connection, and the class into @what (@len bytes); 0:
+ * none (another schedule, no price).
  */
 int
 ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,

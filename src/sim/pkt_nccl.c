@@ -579,9 +579,9 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
  * A ring's phases of several steps, and PAT's dimensions: NCCL's PAT kernel moves a
  * dimension's blocks in its chunks through the step slots of each connection (NVIDIA/nccl
  * src/device/all_gather.h and reduce_scatter.h runPat(), on the ncclPatShmem steps), so a
- * dimension is a phase of one step cut into them, and NCCL's price (ft__sim_pat_cap(), the
- * op's cap) paces its messages as a ring's (ft__pk_cap_period_ps()). Whole, its flows ran
- * at their links' rate: nothing held them to the price.
+ * dimension is a phase of one step cut into them, and the model's time of PAT
+ * (ft__sim_pat_cap(), the op's cap) paces its messages as a ring's (ft__pk_cap_period_ps()).
+ * Whole, its flows ran at their links' rate: nothing held them to the pace.
  */
 bool
 ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,

@@ -1034,14 +1034,17 @@ oom:
 }
 
 /*
- * A PAT dimension (@ph of @op) at NCCL's price (the op's cap, ft__sim_pat_cap()) lasts at
+ * A PAT dimension (@ph of @op) at the model's time (the op's cap, ft__sim_pat_cap()) lasts at
  * least its largest connection's bytes on the wire (at @eff) over the cap from @start, and
  * the way of its last byte (the longest path of its flows, ft__pk_path_lat()), as the flow
  * engine's capped flows do: a barrier that long between @start and @bar. Its messages'
  * pace (ft__pk_cap_period_ps()) spreads them over that span but starts its first at once
  * and its last a period before the end, at the links' rate, and a dimension of one message
- * (a 512 KiB connection and less) has none: 1 MiB over 2 one-GPU nodes took 29.08 us where
- * NCCL's price is 46.80. 0, or FT_ENOMEM.
+ * (a 512 KiB connection and less) has none: unpaced, 1 MiB over 2 one-GPU nodes took 29.08
+ * us, below the model's latency term alone (32.31 us in all). With packet.chunking: off
+ * the dimension's connections run whole, one flow each, at their links' rate, and the
+ * span holds them too (16 MiB over 2 one-GPU nodes: 192.91 us unheld, 251.17 held, the
+ * model 250.7). 0, or FT_ENOMEM.
  */
 static int
 pat_span(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -1157,9 +1160,11 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 			rc = ft__pk_submit_tree(e, op, ph, eff, rec.end, (uint32_t)bar, tag, err);
 		else
 			rc = 1;
-		/* (a PAT dimension in NCCL's chunks: its span at NCCL's price) */
-		if (rc == 0 && !ft__pk_is_p2p(e, op, ph) && ft__pk_is_chunked(e, sc, ph))
-			rc = pat_span(e, op, ph, eff, rec.end, (uint32_t)bar, tag);
+		/* (a PAT dimension, in NCCL's chunks or whole with packet.chunking off, its
+		 * flows below: its span at the model's time) */
+		if (rc >= 0 && !ft__pk_is_p2p(e, op, ph) &&
+		    pat_span(e, op, ph, eff, rec.end, (uint32_t)bar, tag) < 0)
+			rc = FT_ENOMEM;
 		if (rc == FT_ENOMEM || rc == FT_ERANGE)
 			goto fail;
 		if (rc < 0)

@@ -680,10 +680,11 @@ model_caps(const struct ft_scenario *sc, size_t ji, size_t k, const struct ft_to
 		if (rc < 0)
 			return model_err(sc, ji, k, err, rc, "NCCL's price of collnet");
 		tighter_cap(cap, b, w);
-		/* PAT at NCCL's price: a pace, named by the class it binds on */
+		/* PAT at the model's time (its kernel's bytes at NCCL's share): a pace, named
+		 * by the class it binds on */
 		rc = ft__sim_pat_cap(spec, sched, jr->nranks, o->channels, w, sizeof(w), &b);
 		if (rc < 0)
-			return model_err(sc, ji, k, err, rc, "NCCL's price of pat");
+			return model_err(sc, ji, k, err, rc, "the model's time of pat");
 		tighter_cap(cap, b, w);
 	}
 	if (o->op == FT_OP_SENDRECV) {

@@ -908,9 +908,10 @@ int ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_sch
 int ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn, uint32_t nch, char *what, size_t len,
                         double *cap) FT_MUST_CHECK;
-/* NCCL's tuner price of a PAT all-gather or reduce-scatter @s over @nranks ranks, one a
- * node, on @nch channels forced (0: NCCL's), as a cap per connection (nccl.c), bytes/s,
- * and the link class it binds on into @what; 0: none. */
+/* The model's time of a PAT all-gather or reduce-scatter @s over @nranks ranks, one a
+ * node, on @nch channels forced (0: NCCL's): its kernel's bytes at NCCL's share of the
+ * links, not the tuner's price of S, as a cap per connection (nccl.c), bytes/s, and the
+ * link class it binds on into @what; 0: none. */
 int ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                     uint32_t nranks, uint32_t nch, char *what, size_t len,
                     double *cap) FT_MUST_CHECK;

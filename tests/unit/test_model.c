@@ -3650,8 +3650,81 @@ test_closed_tree_carried(void **state)
 	}
 }
 
+/*
+ * PAT's time at the bytes its kernel moves, its pick at NCCL's price. NCCL's tuner prices a
+ * PAT all-gather or reduce-scatter at the whole output S over busBw, the links x .75 from
+ * 2.24, with no conversion to algorithm bandwidth (src/graph/tuning.cc ncclTopoTuneModel(),
+ * "Convert bus BW to algorithm BW" skipped for a non-ring all-gather or reduce-scatter;
+ * nBytes from src/enqueue.cc ncclFuncMaxSendRecvCount()); the kernel moves (n - 1) / n of
+ * S a rank (src/include/collectives.h PatAGAlgorithm, PatRSAlgorithm; kb NA-ALGO-PAT). On
+ * 2, 4 and 16 one-GPU nodes (one 400G NIC, 50 GB/s), 1 MiB to 1 GiB: the forced pat's
+ * candidate is the price, lat + S / (.75 x 50 GB/s); its time lat + (n - 1) / n x S / (.75
+ * x 50 GB/s) (2 nodes, 1 GiB: half the price's bandwidth term), --explain's carried
+ * bandwidth n / (n - 1) x the price's; and with the tuner's choice the pick is the
+ * candidate of the lowest price, the time the pick's. On 4 nodes at 2 MiB that pick is
+ * the ring, though PAT's time is below the ring's: the pick is NCCL's. Before, the time
+ * was the price: 2 nodes, 1 GiB, 29,844 us for the kernel's 14,931.
+ */
+static void
+test_closed_pat_kernel_bytes(void **state)
+{
+	static const uint32_t counts[] = { 2, 4, 16 }, log2n[] = { 1, 2, 4 };
+	const double bw = 0.75 * 50e9;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < FT_ARRAY_SIZE(counts); i++) {
+		const double n = counts[i],
+		             lat = (8 + log2n[i] * 14.0 / 3.5 + 2.8 * n) * US;
+		uint64_t b;
+
+		for (b = 1u << 20; b <= (1u << 30); b <<= 1) {
+			struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+			struct ft_cluster_spec s;
+			struct ft_model_query q;
+			struct ft_error err = { 0 };
+			const double S = (double)b;
+			size_t k, best = 0;
+
+			assert_non_null(ex);
+			hopper_spec(&s, counts[i], 1, 400);
+			ft_model_query_init(&q, FT_OP_ALL_GATHER, b);
+			q.tuner_only = true;
+			q.ppn = 1;
+			q.force_algo = q.force_proto = true;
+			q.algo = FT_ALGO_PAT;
+			q.proto = FT_PROTO_SIMPLE;
+			assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+			assert_int_equal(ex->result.algo, FT_ALGO_PAT);
+			assert_rel(ex->cand[ex->pick].time_s, lat + S / bw, 1e-9);
+			assert_rel(ex->result.time_s, lat + (n - 1) / n * S / bw, 1e-9);
+			assert_rel(ex->carried_Bps, bw * n / (n - 1), 1e-9);
+			/* the tuner's choice: the lowest price, PAT or not */
+			q.force_algo = q.force_proto = false;
+			memset(ex, 0, sizeof(*ex));
+			assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+			for (k = 0; k < ex->ncandidates; k++)
+				if (ex->cand[k].available &&
+				    (!ex->cand[best].available ||
+				     ex->cand[k].time_s < ex->cand[best].time_s))
+					best = k;
+			assert_int_equal(ex->pick, best);
+			if (ex->result.algo == FT_ALGO_PAT)
+				assert_rel(ex->result.time_s, lat + (n - 1) / n * S / bw, 1e-9);
+			if (counts[i] == 4 && b == (2u << 20)) {
+				assert_int_equal(ex->result.algo, FT_ALGO_RING);
+				for (k = 0; k < ex->ncandidates; k++)
+					if (ex->cand[k].algo == FT_ALGO_PAT)
+						assert_true(lat + (n - 1) / n * S / bw < ex->result.time_s);
+			}
+			free(ex);
+		}
+	}
+}
+
 /* PAT (kb NA-ALGO-PAT): one GPU per node; busBw × 0.75, unconverted; latency
- * 8 us + log2(N)·14 us/3.5 + 2.8 us per rank. */
+ * 8 us + log2(N)·14 us/3.5 + 2.8 us per rank. The tuner prices S at that busBw, the
+ * time the kernel's 15/16 of S a rank (ft_model_pat_carried_factor()). */
 static void
 test_closed_pat(void **state)
 {
@@ -3659,7 +3732,7 @@ test_closed_pat(void **state)
 	struct ft_model_query q;
 	struct ft_model_result r;
 	struct ft_error err = { 0 };
-	const double S = 1ull << 30;
+	const double S = 1ull << 30, lat = (8 + 4 * 14.0 / 3.5 + 2.8 * 16) * US;
 
 	hopper_spec(&s, 16, 8, 400);
 	ft_model_query_init(&q, FT_OP_ALL_GATHER, (uint64_t)S);
@@ -3670,7 +3743,7 @@ test_closed_pat(void **state)
 	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
 	assert_int_equal(r.nranks, 16);
 	assert_int_equal(r.ppn, 1);
-	assert_rel(r.time_s, (8 + 4 * 14.0 / 3.5 + 2.8 * 16) * US + S / (0.75 * 50e9), 1e-9);
+	assert_rel(r.time_s, lat + S * 15 / 16 / (0.75 * 50e9), 1e-9);
 	/* Small sizes at scale: PAT's latency beats the ring's n-1 network steps. */
 	q.force_algo = false;
 	q.bytes = 4096;
@@ -9133,6 +9206,7 @@ main(void)
 		cmocka_unit_test(test_alltoall_candidates_own_path),
 		cmocka_unit_test(test_closed_nvls_tree),
 		cmocka_unit_test(test_closed_pat),
+		cmocka_unit_test(test_closed_pat_kernel_bytes),
 		cmocka_unit_test(test_closed_tree_carried),
 		cmocka_unit_test(test_model_matches_schedules),
 		cmocka_unit_test(test_measured_h100_2node),

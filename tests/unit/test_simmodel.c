@@ -3699,17 +3699,17 @@ one_gpu_nodes(uint32_t count, char *path, size_t len)
  * and a reduce-scatter of 64 MiB forced to pat on 8 one-GPU H100 nodes of a two-tier
  * fat tree (D-mod-K: no two flows on one fabric link). Its 3 phases, rank to rank +- 1,
  * 2, 4, carry 4, 2 and 1 blocks of S / 8: a rank sends 7/8 S through its NIC, one flow at
- * a time, paced at NCCL's price (ft__sim_pat_cap()): the tuner's busBw, the NIC's path x
- * .75 from 2.24 (ft_model_pat_busbw_share()), which it does not turn into algorithm
- * bandwidth, so the bytes take S / (0.75 x the link), not 7/8 of it. The op takes that + 8
- * us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
+ * a time, paced at the model's time of PAT (ft__sim_pat_cap()): the NIC's path x .75 from
+ * 2.24 (ft_model_pat_busbw_share()) over the kernel's 7/8 S, not over the S NCCL's tuner
+ * prices (ft_model_pat_carried_factor()), so the bytes take 7/8 S / (0.75 x the link).
+ * The op takes that + 8 us of base + NCCL's floor(log2 8) x interLat / 3.5 + 2.8 us x 8
  * (interLat: hwLat[NET] of Tree's row from 2.23 with one rank a node, 14 us, and the
  * network step the engines add to it, ft__sim_net_step_s()), plus at most a path latency
  * a phase and, in the packet engine, a packet's serialisation at each end (1,676.37 us
- * in both, the closed form 1,674.08 to 1,680.69, with the share as wire bytes on 7/8 S;
- * paced, 1,907 against 1,864.16 + 42.96 to 1,913.73). Before that, the schedules had no
- * PAT and a forced pat was refused ("all_gather has no pat algorithm with the simple
- * protocol").
+ * in both, the closed form 1,674.08 to 1,680.69). Paced at the tuner's price over S, both
+ * took 1,909.39, the closed form's S / (0.75 x the link) 1,864.14 + 42.96; before that, with
+ * the share as wire bytes on 7/8 S, 1,676.37; before that, the schedules had no PAT and a
+ * forced pat was refused ("all_gather has no pat algorithm with the simple protocol").
  */
 static void
 test_pat_closed_form(void **state)
@@ -3731,7 +3731,7 @@ test_pat_closed_form(void **state)
 	assert_close(hw, 14e-6, 1e-12);
 	net = FT_MAX(0.0, ft_model_net_step_s(&l, FT_PROTO_SIMPLE) - l.fabric_lat_s);
 	assert_close(l.ring_tier_factor, 1.0, 1e-12);
-	t_bw = S / (0.75 * l.inter_Bps);
+	t_bw = S * (n - 1) / n / (0.75 * l.inter_Bps);
 	t_lat = 8e-6 + 3 * (hw + net) / 3.5 + 2.8e-6 * n;
 	d_max = 2 * cs.node.lat_pcie_s + 2 * cs.node.lat_nic_s + 4 * cs.fabric.lat_cable_s +
 	        3 * cs.fabric.lat_switch_s;
@@ -4017,23 +4017,57 @@ pat_report(const char *path, enum ft_op op, uint64_t bytes, const char *engine,
 }
 
 /*
+ * The model's time (@tm, us) and the flow engine's (@tf) of a PAT @op of 1 GiB on the 2
+ * one-GPU nodes of @path against the bytes PAT's kernel moves: a rank's (n - 1) / n of S
+ * (src/include/collectives.h PatAGAlgorithm, PatRSAlgorithm), half of it here, at NCCL's
+ * .75 of the NIC's path (ft_model_pat_busbw_share()), + NCCL's latency: 8 us + floor(log2 2)
+ * x interLat / 3.5 + 2.8 us x 2 (interLat: Tree's hwLat[NET], 14 us, and the network step).
+ * Within 0.1 %: the rest is the engine's path and the model's pipeline floors. Not the S
+ * NCCL's tuner prices (src/graph/tuning.cc: no conversion to algorithm bandwidth for a
+ * non-ring all-gather or reduce-scatter), which both took before: 29,844 us for 14,931.
+ */
+static void
+pat_kernel_bytes(const char *path, enum ft_op op, double tm, double tf)
+{
+	struct ft_cluster_spec cs;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	const double S = 1073741824.0, n = 2;
+	double hw, net, want;
+
+	assert_int_equal(ft_spec_resolve(path, &cs, &err), 0);
+	assert_int_equal(ft_model_links_get(&cs, 0, 0, 0, &l, &err), 0);
+	hw = ft_model_net_hop_latency(0, op, FT_ALGO_PAT, FT_PROTO_SIMPLE, true);
+	net = FT_MAX(0.0, ft_model_net_step_s(&l, FT_PROTO_SIMPLE) - l.fabric_lat_s);
+	want = (S * (n - 1) / n / (ft_model_pat_busbw_share(0) * l.inter_Bps) + 8e-6 +
+	        (hw + net) / 3.5 + 2.8e-6 * n) *
+	       1e6;
+	print_message("# pat %s 1 GiB on 2 one-GPU nodes: model %.2f, flow %.2f us, the "
+	              "kernel's bytes %.2f us\n",
+	              ft_op_name(op), tm, tf, want);
+	assert_close(tm, want, 1e-3 * want);
+	assert_close(tf, want, 1e-3 * want);
+}
+
+/*
  * PAT's share of its links (.75 from 2.24, ft_model_pat_busbw_share(); kb NA-ALGO-PAT) is a
- * pace at NCCL's price (ft__sim_pat_cap()), not wire bytes: the NICs' host links carry
- * the bytes NCCL moves, S (n - 1) / n a rank each way (2 S (n - 1) over the 2n of them),
- * in both engines; the packet engine's op counter reads the n (n - 1) blocks of S / n; the
- * flow engine's row names the class the model's price binds on; both engines come within
- * 10 % of the model from 2 to 16 one-GPU nodes, 1 MiB to 1 GiB (the flow engine, worst
- * -2.27 %; the packet engine at 1 MiB on 2 and 4 nodes, its time the flow engine's), the
- * flow engine within 2 % from 64 MiB, where the bandwidth
- * term is the time; and a forced channel count (--channels: nChannels of NCCL's busBw,
- * src/graph/tuning.cc) is the price's, the op as the model prices it (which on one NIC a
- * node reads the NIC's path at any count: 1,891.5 us at 64 MiB over 4 nodes on 2 channels
- * as on NCCL's 4). Before, every flow carried 1 /
- * .75 of its bytes: the host links 4/3 of NCCL's, the op counter 1,310,720 B for 983,040
- * at 64 KiB on 16 ranks; the engines took (n - 1) / n of the model's bandwidth term,
- * which prices S, not a rank's (n - 1) / n of it (+100 % busbw at 2 nodes from 64 MiB);
- * the packet engine's dimensions ran whole, at their links' rate; and --channels 2 changed
- * nothing.
+ * pace at the model's time of PAT (ft__sim_pat_cap()), not wire bytes: the NICs' host
+ * links carry the bytes NCCL moves, S (n - 1) / n a rank each way (2 S (n - 1) over the 2n
+ * of them), in both engines; the packet engine's op counter reads the n (n - 1) blocks of
+ * S / n; the flow engine's row names the class the model's time binds on; both engines
+ * come within 10 % of the model from 2 to 16 one-GPU nodes, 1 MiB to 1 GiB (the flow
+ * engine, worst -2.32 %; the packet engine at 1 MiB on 2 and 4 nodes, its time the flow
+ * engine's), the flow engine within 2 % from 64 MiB, where the bandwidth term is the
+ * time; at 2 nodes and 1 GiB both are the kernel's bytes, (n - 1) / n of S at .75 of the
+ * NIC's path (pat_kernel_bytes()); and a forced channel count (--channels: nChannels of
+ * NCCL's busBw, src/graph/tuning.cc) is the model's, the op as the model times it (which
+ * on one NIC a node reads the NIC's path at any count: 1,425.6 us at 64 MiB over 4 nodes
+ * on 2 channels as on NCCL's 4). Before, every flow carried 1 / .75 of its bytes: the host
+ * links 4/3 of NCCL's, the op counter 1,310,720 B for 983,040 at 64 KiB on 16 ranks; the
+ * packet engine's dimensions ran whole, at their links' rate; --channels 2 changed
+ * nothing. Paced at the tuner's price of S (ft_model_pat_carried_factor() not applied),
+ * the model and both engines took n / (n - 1) of the kernel's time: 29,844 us at 1 GiB on
+ * 2 nodes.
  */
 static void
 test_pat_paced(void **state)
@@ -4064,6 +4098,8 @@ test_pat_paced(void **state)
 				assert_string_equal(flow_algo, "pat");
 				assert_string_equal(flow_bottleneck, model_bottleneck);
 				assert_agree(f, m);
+				if (counts[i] == 2 && sizes[j] == (1u << 30))
+					pat_kernel_bytes(path, ops[o], tm, busbw_time_us);
 				if (sizes[j] >= (64u << 20))
 					assert_close(busbw_time_us, tm, 0.02 * tm);
 				if (sizes[j] > (16u << 20) || counts[i] == 16)
@@ -4116,6 +4152,50 @@ test_pat_paced(void **state)
 	}
 	remove(path);
 	print_message("# pat paced: worst %+.2f%% (%s)\n", 100 * agree_worst, agree_what);
+}
+
+/*
+ * PAT's pace in the packet engine with packet.chunking: off, each dimension's connections
+ * one flow each (pkt_setup.c ft__pk_submit()): the dimension still lasts the model's time
+ * (pat_span()), as in NCCL's chunks. 16 MiB all-gather forced to pat on 2 one-GPU nodes:
+ * both within 1 % of the model (250.7 us; 251.17 in both). Before, pat_span() held only
+ * the chunked dimensions, and unchunked the op ran at its links' rate: 192.91 us (-23 %).
+ */
+static void
+test_pat_paced_unchunked(void **state)
+{
+	static const char *const chunking[] = { "nccl", "off" };
+	char path[512], text[1024];
+	size_t k;
+	double m;
+
+	(void)state;
+	one_gpu_nodes(2, path, sizeof(path));
+	(void)busbw(path, FT_OP_ALL_GATHER, FT_ALGO_PAT, FT_PROTO_SIMPLE, 16u << 20, NULL);
+	m = busbw_time_us;
+	for (k = 0; k < FT_ARRAY_SIZE(chunking); k++) {
+		struct ft_sim_report rep;
+		double t;
+
+		snprintf(text, sizeof(text),
+		         "name: t\n"
+		         "cluster: %s\n"
+		         "packet: { chunking: %s }\n"
+		         "jobs:\n"
+		         "  - name: a\n"
+		         "    ops:\n"
+		         "      - {op: all_gather, size: 16MiB, algo: pat, proto: simple}\n",
+		         path, chunking[k]);
+		run_ok(text, "packet", &rep);
+		assert_string_equal(ft_run_row(&rep.run, 0)->algo, "pat");
+		t = ft_run_row(&rep.run, 0)->time_us;
+		print_message("# pat all_gather 16 MiB on 2 one-GPU nodes, packet.chunking %s: "
+		              "%.2f us, the model %.2f\n",
+		              chunking[k], t, m);
+		assert_close(t, m, 0.01 * m);
+		ft_sim_report_release(&rep);
+	}
+	remove(path);
 }
 
 /*
@@ -6211,6 +6291,7 @@ main(void)
 		cmocka_unit_test(test_pat_one_rank_a_node),
 		cmocka_unit_test(test_pat_share_by_release),
 		cmocka_unit_test(test_pat_paced),
+		cmocka_unit_test(test_pat_paced_unchunked),
 		cmocka_unit_test(test_ring_inter_steps_exceed_steps),
 		cmocka_unit_test(test_one_step_phase_pays_the_network),
 		cmocka_unit_test(test_one_gpu_node_step_latencies),
