@@ -193,7 +193,8 @@ ft__sim_nvls_heads(struct ft_schedule *s)
  * the extra on its middle; the NVLS tree's flows to and from the switch carry
  * 1 / (correction x eff). (CollNet's price, CollNetDirect's x0.85 and CollNetChain's
  * graph speed, and PAT's time, its kernel's bytes at NCCL's .85 (2.23) or .75 (from 2.24)
- * of its links, are paces, not wire bytes: ft__sim_collnet_cap(), ft__sim_pat_cap().) All slow the flows where the links bind and change nothing
+ * of its links, are paces, not wire bytes: ft__sim_collnet_cap(), ft__sim_pat_cap().) All
+ * slow the flows where the links bind and change nothing
  * where a cap binds first. @gpn: the job's GPUs per node, as ft_model_links_get() takes
  * its ppn (0: every GPU of nodes of different GPU counts); the tree reads the model's
  * links of the job (ft__sim_links(), an allocation): 0, or FT_ENOMEM.
@@ -1507,7 +1508,8 @@ path_lat(const struct ft_topo *t, uint32_t a, uint32_t b, double *rate_Bps)
  * NCCL's window (ft_model_p2p_window_Bps()) on the sends between nodes of send/recv @s,
  * whose rank r is on GPU vertex @rank_gpu[r] (as the model's send/recv takes it): each
  * send's chunking is its connection's, on the cluster's p2p channels (ft__sim_p2p_comm(),
- * as both engines cut it), its round trip the minimal path there and back. The sends are independent and move the same bytes, so the op ends
+ * as both engines cut it), its round trip the minimal path there and back. The sends are
+ * independent and move the same bytes, so the op ends
  * when the slowest does: capping every send at the tightest window changes no end where
  * the links bind first. Returns that window as wire bytes/s of the schedule's protocol
  * (its proto_eff), and only where it is below the send's path (its slowest link, times
