@@ -1186,15 +1186,15 @@ ft__sim_channel_cap(const struct ft_cluster_spec *spec, enum ft_algo algo, uint3
 }
 
 /*
- * A model query for NCCL's price of an all-reduce of @s on @nranks ranks, @gpn a node, by
- * @algo in Simple, NCCL's tuner alone: the query two caps below (ft__sim_nvls_net_cap(),
- * ft__sim_collnet_cap()) share.
+ * A model query for NCCL's price of @op over @s's bytes on @nranks ranks, @gpn a node, by
+ * @algo in Simple, NCCL's tuner alone: the query the caps below (ft__sim_nvls_net_cap(),
+ * ft__sim_collnet_cap(), ft__sim_pat_cap()) share.
  */
 static void
-price_query(struct ft_model_query *q, const struct ft_schedule *s, uint32_t nranks,
-            uint32_t gpn, enum ft_algo algo)
+price_query(struct ft_model_query *q, const struct ft_schedule *s, enum ft_op op,
+            uint32_t nranks, uint32_t gpn, enum ft_algo algo)
 {
-	ft_model_query_init(q, FT_OP_ALL_REDUCE, s->bytes);
+	ft_model_query_init(q, op, s->bytes);
 	q->ngpus = nranks;
 	q->ppn = gpn;
 	q->nnodes = nranks / gpn;
@@ -1202,6 +1202,26 @@ price_query(struct ft_model_query *q, const struct ft_schedule *s, uint32_t nran
 	q->algo = algo;
 	q->proto = FT_PROTO_SIMPLE;
 	q->tuner_only = true;
+}
+
+/*
+ * The model's answer to @q as a pace's rate: its algorithm bandwidth into @bw and its
+ * bottleneck's class into @what (@len bytes); *@bw 0 where the model gives no price (or,
+ * with @same_algo, one by another algorithm than @q's). Out of memory is the run's.
+ */
+static int
+price_of(const struct ft_cluster_spec *spec, const struct ft_model_query *q, bool same_algo,
+         char *what, size_t len, double *bw)
+{
+	struct ft_model_result r;
+	int rc = ft__sim_eval(spec, q, &r);
+
+	*bw = 0;
+	if (rc <= 0 || !(r.bw_Bps > 0) || (same_algo && r.algo != q->algo))
+		return FT_MIN(rc, 0);
+	ft_strlcpy(what, r.bottleneck, len);
+	*bw = r.bw_Bps;
+	return 0;
 }
 
 /*
@@ -1277,20 +1297,17 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
                      uint32_t nranks, uint32_t gpn, char *what, size_t len, double *cap)
 {
 	struct ft_model_query q;
-	struct ft_model_result r;
+	double bw;
 	int rc;
 
 	*cap = 0;
 	if (!ft__sim_nvls_across_nodes(s) || s->bytes == 0 || gpn < 2 || nranks <= gpn)
 		return 0;
-	price_query(&q, s, nranks, gpn, FT_ALGO_NVLS);
-	/* out of memory is the run's; a price the model does not give, no cap */
-	rc = ft__sim_eval(spec, &q, &r);
-	if (rc <= 0 || !(r.bw_Bps > 0))
-		return FT_MIN(rc, 0);
-	ft_strlcpy(what, r.bottleneck, len);
-	*cap = largest_flow_cap(s, r.bw_Bps);
-	return 0;
+	price_query(&q, s, FT_OP_ALL_REDUCE, nranks, gpn, FT_ALGO_NVLS);
+	rc = price_of(spec, &q, false, what, len, &bw);
+	if (rc == 0 && bw > 0)
+		*cap = largest_flow_cap(s, bw);
+	return rc;
 }
 
 /*
@@ -1328,23 +1345,20 @@ ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule
                     double *cap)
 {
 	struct ft_model_query q;
-	struct ft_model_result r;
+	double bw;
 	int rc;
 
 	*cap = 0;
 	if (s->algo != FT_ALGO_COLLNET || s->op != FT_OP_ALL_REDUCE || s->bytes == 0 ||
 	    gpn == 0 || nranks <= gpn || nranks % gpn)
 		return 0;
-	price_query(&q, s, nranks, gpn, FT_ALGO_COLLNET);
+	price_query(&q, s, FT_OP_ALL_REDUCE, nranks, gpn, FT_ALGO_COLLNET);
 	q.collnet = s->collnet_chain ? FT_COLLNET_CHAIN : FT_COLLNET_DIRECT;
 	q.nchannels = FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS);
-	/* out of memory is the run's; a price the model does not give, no cap */
-	rc = ft__sim_eval(spec, &q, &r);
-	if (rc <= 0 || !(r.bw_Bps > 0) || r.algo != FT_ALGO_COLLNET)
-		return FT_MIN(rc, 0);
-	ft_strlcpy(what, r.bottleneck, len);
-	*cap = largest_flow_cap(s, r.bw_Bps);
-	return 0;
+	rc = price_of(spec, &q, true, what, len, &bw);
+	if (rc == 0 && bw > 0)
+		*cap = largest_flow_cap(s, bw);
+	return rc;
 }
 
 /*
@@ -1403,7 +1417,7 @@ ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                 uint32_t nranks, uint32_t nch, char *what, size_t len, double *cap)
 {
 	struct ft_model_query q;
-	struct ft_model_result r;
+	double bw;
 	int rc;
 
 	*cap = 0;
@@ -1411,22 +1425,12 @@ ft__sim_pat_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
 	    (s->op != FT_OP_ALL_GATHER && s->op != FT_OP_REDUCE_SCATTER))
 		return 0;
 	/* one rank a node: NCCL's only PAT (ncclPatEnable(): nNodes == nRanks) */
-	ft_model_query_init(&q, s->op, s->bytes);
-	q.ngpus = nranks;
-	q.ppn = 1;
-	q.nnodes = nranks;
-	q.force_algo = q.force_proto = true;
-	q.algo = FT_ALGO_PAT;
-	q.proto = FT_PROTO_SIMPLE;
-	q.tuner_only = true;
+	price_query(&q, s, s->op, nranks, 1, FT_ALGO_PAT);
 	q.nchannels = FT_MIN(nch, (uint32_t)FT_SPEC_MAX_CHANNELS);
-	/* out of memory is the run's; a price the model does not give, no cap */
-	rc = ft__sim_eval(spec, &q, &r);
-	if (rc <= 0 || !(r.bw_Bps > 0) || r.algo != FT_ALGO_PAT)
-		return FT_MIN(rc, 0);
-	ft_strlcpy(what, r.bottleneck, len);
-	*cap = phased_flow_cap(s, r.bw_Bps);
-	return 0;
+	rc = price_of(spec, &q, true, what, len, &bw);
+	if (rc == 0 && bw > 0)
+		*cap = phased_flow_cap(s, bw);
+	return rc;
 }
 
 /*
