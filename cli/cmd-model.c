@@ -31,7 +31,7 @@ nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 
 	if (!ft_model_nccl_note_get(spec, spec->nccl_version, &note))
 		return;
-	ft_model_nccl_note_text(&note, "--nccl", msg, sizeof(msg));
+	ft_model_nccl_note_text(&note, NULL, "--nccl", msg, sizeof(msg));
 	cli_warn(ctx, "%s", msg);
 }
 

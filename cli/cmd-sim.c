@@ -5,6 +5,7 @@
  * or a parameter sweep (split across MPI ranks when launched by mpirun).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <fabtune/fabtune.h>
 #include <fabtune/sim.h>
@@ -78,9 +79,10 @@ run_report(struct cli_ctx *ctx, const struct ft_scenario *sc, const struct ft_si
 	}
 	/* the jobs' NCCL release older than the cluster's GPUs, said once (fabtune model's) */
 	if (rc == 0 && rep.nccl_note.first) {
-		char msg[256];
+		char msg[640];
 
-		ft_model_nccl_note_text(&rep.nccl_note, rep.nccl_field, msg, sizeof(msg));
+		ft_model_nccl_note_text(&rep.nccl_note, rep.nccl_where, rep.nccl_field, msg,
+		                        sizeof(msg));
 		cli_warn(ctx, "%s", msg);
 	}
 	if (rc == 0 && trace && rep.trace_json) {
@@ -129,17 +131,25 @@ static int
 cli_sim_sweep(struct cli_ctx *ctx, const char *path, const struct ft_sim_overrides *ov)
 {
 	struct ft_error err = { 0 };
-	struct ft_strbuf sb;
+	struct ft_strbuf sb, notes;
 	bool root = true;
 	int rc;
 
 	ft_strbuf_init(&sb);
-	rc = ft_sim_sweep_run(path, ov, ctx->stable, &ctx->progress, &sb, &root, &err);
+	ft_strbuf_init(&notes);
+	rc = ft_sim_sweep_run(path, ov, ctx->stable, &ctx->progress, &sb, &notes, &root, &err);
 	ft_progress_bar_finish(&ctx->bar);
 	if (!root) {
 		ft_strbuf_release(&sb);
+		ft_strbuf_release(&notes);
 		return cli_exit_for(rc);
 	}
+	/* the points' releases older than their GPUs, each said once, as a run says its own */
+	for (char *p = notes.buf, *nl; rc == 0 && p && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		cli_warn(ctx, "%s", p);
+	}
+	ft_strbuf_release(&notes);
 	return cli_finish(ctx, &sb, rc, &err);
 }
 

@@ -539,14 +539,16 @@ struct ft_model_nccl_note {
 FT_API bool ft_model_nccl_note_get(const struct ft_cluster_spec *spec, uint32_t version,
                                    struct ft_model_nccl_note *out);
 /* The note's words into @buf, @field naming where the release came from ("--nccl",
- * "nccl.version"): "--nccl 2.18: NCCL 2.18 predates the B200-180GB GPUs (Blackwell): NCCL
- * knows them from 2.25.1; the model prices them with Hopper's constants, as 2.18 does". */
-FT_API void ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *field,
-                                    char *buf, size_t len);
-/* The note as one element of a "warnings" array: {"field", "gpu", "nccl", "first_nccl",
- * "message"}. */
+ * "nccl.version", "vary.nccl") and @where, when not NULL or "", the file:line:col of its
+ * value: "--nccl 2.18: NCCL 2.18 predates the B200-180GB GPUs (Blackwell): NCCL knows them
+ * from 2.25.1; the model prices them with Hopper's constants, as 2.18 does", or with
+ * @where "s.yaml:5:19: nccl.version 2.18: NCCL 2.18 predates ...". */
+FT_API void ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *where,
+                                    const char *field, char *buf, size_t len);
+/* The note as one element of a "warnings" array: {"field", "where" (only with @where),
+ * "gpu", "nccl", "first_nccl", "message"}. */
 FT_API void ft_model_nccl_note_json(struct ft_json *j, const struct ft_model_nccl_note *n,
-                                    const char *field);
+                                    const char *where, const char *field);
 /*
  * Whether q->nnodes nodes fit @spec's fabric, grown to 3 tiers as a preset
  * of that many nodes would be (the check a spec's own node count meets).

@@ -609,6 +609,10 @@ struct ft_sim_overrides {
 	 * engines take its channels, p2p channels and schedule, copies and tree corrections
 	 * from the model at it (the cluster's spec nccl_version). */
 	uint32_t nccl_version;
+	/* Who gave nccl_version, for the note where it predates the GPUs: the field
+	 * ("vary.nccl") and the file:line:col of its value (borrowed; NULL: "--nccl", the
+	 * option, which has no place). */
+	const char *nccl_field, *nccl_where;
 };
 
 /* Fill @ov with "keep everything". */
@@ -679,11 +683,16 @@ FT_API int ft_sim_args_scenario(const struct ft_sim_args *a, const char *arg,
  * (OMPI_COMM_WORLD_SIZE or PMI_SIZE set, and built with MPI), the points are
  * dealt round-robin to the ranks and gathered on rank 0 in point order, so
  * the result is the same with any number of ranks. @out receives the JSON
- * document (rank 0 only; *@is_root tells which rank this is).
+ * document (rank 0 only; *@is_root tells which rank this is). @notes, when not
+ * NULL, receives on rank 0 one line for each release a point runs that predates
+ * its cluster's GPUs (ft_model_nccl_note_text(): a `vary.nccl` value named by
+ * its file:line:col), each said once; every point's report carries its own
+ * in "warnings".
  */
 FT_API int ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
                             const struct ft_progress *progress, struct ft_strbuf *out,
-                            bool *is_root, struct ft_error *err) FT_MUST_CHECK;
+                            struct ft_strbuf *notes, bool *is_root,
+                            struct ft_error *err) FT_MUST_CHECK;
 
 /* One link of the report, with its place in words. */
 struct ft_sim_hot_link {
@@ -723,9 +732,11 @@ struct ft_sim_report {
 	double rate_rtol;
 	uint32_t nccl_version; /* the NCCL release the run followed (--nccl); 0: the newest */
 	/* That release older than the cluster's GPUs (ft_model_nccl_note_get(); first 0: none),
-	 * and where it came from: "--nccl" or the scenario's "nccl.version" */
+	 * and where it came from: the field ("--nccl", the scenario's "nccl.version", a sweep's
+	 * "vary.nccl") and, from a file, the file:line:col of its value ("" for the option) */
 	struct ft_model_nccl_note nccl_note;
 	const char *nccl_field;
+	char nccl_where[320];
 	struct ft_vec tiers;   /* struct ft_sim_tier_stat, per link kind and tier */
 	double wall_s;         /* wall time of the run (not deterministic: omit in stable output) */
 	size_t peak_rss_bytes; /* idem */

@@ -411,30 +411,34 @@ ft_model_nccl_note_get(const struct ft_cluster_spec *spec, uint32_t version,
 }
 
 void
-ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *field, char *buf,
-                        size_t len)
+ft_model_nccl_note_text(const struct ft_model_nccl_note *n, const char *where,
+                        const char *field, char *buf, size_t len)
 {
 	char v[16], first[16];
+	bool at = where && *where;
 
 	ft_model_nccl_name(n->version, v, sizeof(v));
 	ft_model_nccl_name(n->first, first, sizeof(first));
 	snprintf(buf, len,
-	         "%s %s: NCCL %s predates the %s GPUs (%s): NCCL knows them from %s; the model "
-	         "prices them with %s's constants, as %s does",
-	         field, v, v, n->gpu, n->arch ? n->arch : "?", first, n->taken ? n->taken : "?",
-	         v);
+	         "%s%s%s %s: NCCL %s predates the %s GPUs (%s): NCCL knows them from %s; the "
+	         "model prices them with %s's constants, as %s does",
+	         at ? where : "", at ? ": " : "", field, v, v, n->gpu, n->arch ? n->arch : "?",
+	         first, n->taken ? n->taken : "?", v);
 }
 
 void
-ft_model_nccl_note_json(struct ft_json *j, const struct ft_model_nccl_note *n, const char *field)
+ft_model_nccl_note_json(struct ft_json *j, const struct ft_model_nccl_note *n,
+                        const char *where, const char *field)
 {
-	char v[16], first[16], msg[256];
+	char v[16], first[16], msg[640];
 
 	ft_model_nccl_name(n->version, v, sizeof(v));
 	ft_model_nccl_name(n->first, first, sizeof(first));
-	ft_model_nccl_note_text(n, field, msg, sizeof(msg));
+	ft_model_nccl_note_text(n, where, field, msg, sizeof(msg));
 	ft_json_obj_begin(j);
 	ft_json_kv_str(j, "field", field);
+	if (where && *where)
+		ft_json_kv_str(j, "where", where);
 	ft_json_kv_str(j, "gpu", n->gpu);
 	ft_json_kv_str(j, "nccl", v);
 	ft_json_kv_str(j, "first_nccl", first);

@@ -203,7 +203,7 @@ json_nccl_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32
 		return;
 	ft_json_key(j, "warnings");
 	ft_json_arr_begin(j);
-	ft_model_nccl_note_json(j, &note, field);
+	ft_model_nccl_note_json(j, &note, NULL, field);
 	ft_json_arr_end(j);
 }
 

@@ -398,7 +398,8 @@ ft_sim_report_json(const struct ft_sim_report *r, bool stable, struct ft_json *j
 	if (r->nccl_note.first) { /* that release older than the GPUs (fabtune model's too) */
 		ft_json_key(j, "warnings");
 		ft_json_arr_begin(j);
-		ft_model_nccl_note_json(j, &r->nccl_note, r->nccl_field ? r->nccl_field : "--nccl");
+		ft_model_nccl_note_json(j, &r->nccl_note, r->nccl_where,
+		                        r->nccl_field ? r->nccl_field : "--nccl");
 		ft_json_arr_end(j);
 	}
 	ft_json_kv_str(j, "cluster", r->cluster);

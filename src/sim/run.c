@@ -1795,7 +1795,16 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	out->nccl_version = spec->nccl_version;
 	/* a release older than the cluster's GPUs: the report carries it (ft_model_nccl_note_get()) */
 	ft_model_nccl_note_get(spec, spec->nccl_version, &out->nccl_note);
-	out->nccl_field = ov && ov->nccl_version ? "--nccl" : "nccl.version";
+	if (ov && ov->nccl_version) { /* the option's or a sweep's value */
+		out->nccl_field = ov->nccl_field ? ov->nccl_field : "--nccl";
+		ft_strlcpy(out->nccl_where, ov->nccl_where ? ov->nccl_where : "",
+		           sizeof(out->nccl_where));
+	} else {
+		out->nccl_field = "nccl.version";
+		if (sc->nccl_line)
+			snprintf(out->nccl_where, sizeof(out->nccl_where), "%s:%u:%u", sc->file,
+			         sc->nccl_line, sc->nccl_col);
+	}
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))

@@ -51,6 +51,7 @@ struct dim {
 	enum dim_kind kind;
 	uint32_t nvalues;
 	char values[SWEEP_MAX_VALUES][128];
+	uint32_t line[SWEEP_MAX_VALUES], col[SWEEP_MAX_VALUES]; /* each value's place */
 };
 
 struct sweep {
@@ -144,6 +145,8 @@ read_dim(struct ft__doc *doc, yaml_node_t *v, const char *path, void *obj)
 		if (problem)
 			return ft__doc_fail(doc, x, FT_EPARSE, path, "expected %s, got '%s'", problem,
 			                    s);
+		d->line[d->nvalues] = (uint32_t)x->start_mark.line + 1;
+		d->col[d->nvalues] = (uint32_t)x->start_mark.column + 1;
 		ft_strlcpy(d->values[d->nvalues++], s, sizeof(d->values[0]));
 	}
 	if (d->nvalues == 0)
@@ -301,6 +304,89 @@ apply_dim(const struct dim *d, const char *v, struct ft_sim_overrides *ov)
 	}
 }
 
+/* Where value @k of dimension @d is: "file:line:col". */
+static void
+value_where(const struct sweep *sw, uint32_t d, uint32_t k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%u:%u", sw->file, sw->dims[d].line[k], sw->dims[d].col[k]);
+}
+
+/* Append @msg to @notes (one a line) unless a line already says it. */
+static void
+note_once(struct ft_strbuf *notes, const char *msg)
+{
+	size_t n = strlen(msg);
+	const char *p = notes->buf;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+
+		if ((size_t)(nl - p) == n && memcmp(p, msg, n) == 0)
+			return;
+		p = nl + 1;
+	}
+	ft_strbuf_adds(notes, msg);
+	ft_strbuf_addch(notes, '\n');
+}
+
+/*
+ * The releases the points run that predate their cluster's GPUs, each said once into
+ * @notes (ft_model_nccl_note_text(), as `fabtune sim` says one): every value of an nccl
+ * axis, else --nccl's release, else the scenario's nccl.version; on every value of a
+ * cluster axis, else the scenario's cluster. A cluster value that does not resolve is
+ * left to its point, which names it.
+ */
+static int
+sweep_notes(const struct sweep *sw, const struct ft_scenario *sc,
+            const struct ft_sim_overrides *base, struct ft_strbuf *notes)
+{
+	const struct dim *cd = NULL, *nd = NULL;
+	uint32_t d, c, k, ndim = 0;
+
+	for (d = 0; d < sw->ndims; d++) {
+		if (sw->dims[d].kind == D_CLUSTER)
+			cd = &sw->dims[d];
+		if (sw->dims[d].kind == D_NCCL) {
+			nd = &sw->dims[d];
+			ndim = d;
+		}
+	}
+	for (c = 0; c < (cd ? cd->nvalues : 1); c++) {
+		const char *arg = cd ? cd->values[c] : base ? base->cluster : NULL;
+		struct ft_cluster_spec spec;
+		struct ft_error e = { 0 };
+
+		if (arg && ft__spec_scenario_cluster(sc, arg, &spec, &e) < 0)
+			continue;
+		if (!arg)
+			spec = sc->spec;
+		for (k = 0; k < (nd ? nd->nvalues : 1); k++) {
+			struct ft_model_nccl_note note;
+			char where[320] = "", msg[640];
+			const char *field = "nccl.version";
+			uint32_t ver = sc->spec.nccl_version;
+
+			if (nd) {
+				if (ft_model_nccl_read_field(NULL, nd->values[k], &ver, &e) < 0)
+					continue;
+				value_where(sw, ndim, k, where, sizeof(where));
+				field = "vary.nccl";
+			} else if (base && base->nccl_version) {
+				ver = base->nccl_version;
+				field = "--nccl";
+			} else if (sc->nccl_line) {
+				snprintf(where, sizeof(where), "%s:%u:%u", sc->file, sc->nccl_line,
+				         sc->nccl_col);
+			}
+			if (!ft_model_nccl_note_get(&spec, ver, &note))
+				continue;
+			ft_model_nccl_note_text(&note, where, field, msg, sizeof(msg));
+			note_once(notes, msg);
+		}
+	}
+	return notes->oom ? FT_ENOMEM : 0;
+}
+
 /* Run point @i and render it (compact JSON) into @out. */
 static int
 run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_sim_overrides *base,
@@ -310,11 +396,18 @@ run_point(const struct sweep *sw, const struct ft_scenario *sc, const struct ft_
 	struct ft_sim_report rep;
 	struct ft_json j;
 	uint32_t idx[SWEEP_MAX_DIMS], d;
+	char where[320];
 	int rc;
 
 	point_values(sw, i, idx);
-	for (d = 0; d < sw->ndims; d++)
+	for (d = 0; d < sw->ndims; d++) {
 		apply_dim(&sw->dims[d], sw->dims[d].values[idx[d]], &ov);
+		if (sw->dims[d].kind == D_NCCL) { /* the point's release is the axis's value */
+			value_where(sw, d, idx[d], where, sizeof(where));
+			ov.nccl_field = "vary.nccl";
+			ov.nccl_where = where;
+		}
+	}
 	ft_sim_report_init(&rep);
 	rc = ft_scenario_run(sc, &ov, NULL, &rep, err);
 	if (rc < 0) {
@@ -349,8 +442,8 @@ under_mpirun(void)
 
 int
 ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool stable,
-                 const struct ft_progress *progress, struct ft_strbuf *out, bool *is_root,
-                 struct ft_error *err)
+                 const struct ft_progress *progress, struct ft_strbuf *out,
+                 struct ft_strbuf *notes, bool *is_root, struct ft_error *err)
 {
 	struct sweep *sw;
 	struct ft_scenario *sc = NULL;
@@ -469,6 +562,8 @@ ft_sim_sweep_run(const char *path, const struct ft_sim_overrides *base, bool sta
 		}
 	}
 #endif
+	if (rc == 0 && *is_root && notes && sweep_notes(sw, sc, base, notes) < 0)
+		rc = ft_error_set(err, FT_ENOMEM, "out of memory");
 	if (rc == 0 && *is_root) {
 		ft_json_init(&j, out, false);
 		ft_json_obj_begin(&j);

@@ -297,6 +297,9 @@ read_nccl_version(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj
 	if (rc < 0)
 		return ft__doc_fail(d, v, rc, path, "%s", e.msg);
 	sc->spec.nccl_version = version;
+	/* its place, for the note where the release predates the GPUs (ft_scenario_run()) */
+	sc->nccl_line = (uint32_t)v->start_mark.line + 1;
+	sc->nccl_col = (uint32_t)v->start_mark.column + 1;
 	return 0;
 }
 

@@ -127,6 +127,7 @@ struct ft_scenario {
 	bool from_options;  /* built from `sim SPEC --op` (ft_scenario_from_op): no file positions */
 	struct ft_vec marks; /* struct sc_mark, for errors found after loading */
 	uint32_t engine_line, engine_col; /* the engine: key's value; 0 when none */
+	uint32_t nccl_line, nccl_col;     /* the nccl: block's version: value; 0 when none */
 	char description[1024]; /* the scenario's own words, "" when none */
 	struct ft_cluster_spec spec;
 	char engine[16];

@@ -8853,16 +8853,27 @@ test_nccl_predates_the_gpu(void **state)
 	}
 	assert_int_equal(ft_spec_resolve("dgx-b200:2", &spec, &err), 0);
 	assert_true(ft_model_nccl_note_get(&spec, 21899, &n));
-	ft_model_nccl_note_text(&n, "--nccl", msg, sizeof(msg));
+	ft_model_nccl_note_text(&n, NULL, "--nccl", msg, sizeof(msg));
 	assert_string_equal(msg, "--nccl 2.18: NCCL 2.18 predates the B200-180GB GPUs "
 	                         "(Blackwell): NCCL knows them from 2.25.1; the model prices "
 	                         "them with Hopper's constants, as 2.18 does");
 	ft_strbuf_init(&sb);
 	ft_json_init(&j, &sb, false);
-	ft_model_nccl_note_json(&j, &n, "nccl.version");
+	ft_model_nccl_note_json(&j, &n, "", "nccl.version");
 	assert_false(sb.oom);
 	assert_non_null(strstr(sb.buf, "\"field\":\"nccl.version\",\"gpu\":\"B200-180GB\","
 	                               "\"nccl\":\"2.18\",\"first_nccl\":\"2.25.1\""));
+	ft_strbuf_release(&sb);
+	/* from a file: its place before the field, in the words and as "where" */
+	ft_model_nccl_note_text(&n, "s.yaml:5:17", "nccl.version", msg, sizeof(msg));
+	assert_true(strncmp(msg, "s.yaml:5:17: nccl.version 2.18: NCCL 2.18 predates", 50) == 0);
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_model_nccl_note_json(&j, &n, "s.yaml:5:17", "nccl.version");
+	assert_false(sb.oom);
+	assert_non_null(strstr(sb.buf, "\"field\":\"nccl.version\",\"where\":\"s.yaml:5:17\","
+	                               "\"gpu\":\"B200-180GB\""));
+	assert_non_null(strstr(sb.buf, "\"message\":\"s.yaml:5:17: nccl.version 2.18: "));
 	ft_strbuf_release(&sb);
 	/* a Blackwell group after a Hopper one */
 	{

@@ -1423,7 +1423,7 @@ test_sweep_nccl_axis(void **state)
 	fclose(fp);
 	ft_sim_overrides_init(&ov);
 	ft_strbuf_init(&sb);
-	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err), 0);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, NULL, &is_root, &err), 0);
 	assert_true(is_root);
 	assert_non_null(strstr(sb.buf, "\"params\":{\"nccl\":\"2.18\"}"));
 	assert_non_null(strstr(sb.buf, "\"params\":{\"nccl\":\"2.23.4\"}"));
@@ -1434,7 +1434,7 @@ test_sweep_nccl_axis(void **state)
 
 	ov.nccl_version = 22199;
 	ft_strbuf_init(&sb);
-	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err), FT_EINVAL);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, NULL, &is_root, &err), FT_EINVAL);
 	assert_non_null(strstr(err.msg, "--nccl: not with "));
 	assert_non_null(strstr(err.msg, "which varies nccl"));
 	ft_strbuf_release(&sb);
@@ -1449,7 +1449,7 @@ test_sweep_nccl_axis(void **state)
 		ft_sim_overrides_init(&ov);
 		ft_error_clear(&err);
 		ft_strbuf_init(&sb);
-		assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &is_root, &err),
+		assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, NULL, &is_root, &err),
 		                 bad[i].rc);
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("%s: got '%s', want '%s'", bad[i].line, err.msg, bad[i].msg);
@@ -1458,6 +1458,95 @@ test_sweep_nccl_axis(void **state)
 				assert_non_null(strstr(err.msg, ft_sim_engine_at(k)->name));
 		ft_strbuf_release(&sb);
 	}
+	remove(sweep);
+	remove(scen);
+}
+
+/* A release older than the cluster's GPUs, named by where it came from: a scenario's
+ * nccl.version by its file:line:col (the run's report), a sweep's vary.nccl value by its
+ * own, each such value said once in the sweep's notes and carried by its point's report;
+ * a release that knows the GPUs says nothing. */
+static void
+test_nccl_note_places(void **state)
+{
+	const char *root = ft_test_build_root();
+	char scen[512], sweep[512], want[640];
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_scenario *sc = NULL;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb, notes;
+	bool is_root = false;
+	const char *p;
+	size_t lines = 0;
+	FILE *fp;
+
+	(void)state;
+	snprintf(scen, sizeof(scen), "%s/spec-note-scen.yaml", root);
+	snprintf(sweep, sizeof(sweep), "%s/spec-note-sweep.yaml", root);
+	fp = fopen(scen, "w");
+	assert_non_null(fp);
+	fputs("cluster: dgx-b200:1\nengine: analytic\nnccl:\n  version: \"2.18\"\n"
+	      "jobs:\n  - {name: ar, ops: [{op: all_reduce, algo: ring, size: 1MiB}]}\n",
+	      fp);
+	fclose(fp);
+	fp = fopen(sweep, "w");
+	assert_non_null(fp);
+	fputs("scenario: spec-note-scen.yaml\nvary:\n  nccl: [\"2.18\", \"2.27\", \"2.24\"]\n", fp);
+	fclose(fp);
+
+	assert_int_equal(ft_scenario_load_file(scen, &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	assert_int_equal(rep.nccl_note.first, 22501);
+	assert_string_equal(rep.nccl_field, "nccl.version");
+	snprintf(want, sizeof(want), "%s:4:12", scen);
+	assert_string_equal(rep.nccl_where, want);
+	ft_sim_report_release(&rep);
+	/* --nccl: the option, no place */
+	ov.nccl_version = 22403;
+	ft_sim_report_init(&rep);
+	assert_int_equal(ft_scenario_run(sc, &ov, NULL, &rep, &err), 0);
+	assert_string_equal(rep.nccl_field, "--nccl");
+	assert_string_equal(rep.nccl_where, "");
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+
+	ft_sim_overrides_init(&ov);
+	ft_strbuf_init(&sb);
+	ft_strbuf_init(&notes);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &notes, &is_root, &err),
+	                 0);
+	assert_false(notes.oom);
+	for (p = notes.buf; p && (p = strchr(p, '\n')); p++)
+		lines++;
+	assert_int_equal(lines, 2); /* 2.18 and 2.24, not 2.27 */
+	snprintf(want, sizeof(want), "%s:3:10: vary.nccl 2.18: NCCL 2.18 predates the B200", sweep);
+	assert_non_null(strstr(notes.buf, want));
+	snprintf(want, sizeof(want), "%s:3:26: vary.nccl 2.24: NCCL 2.24 predates", sweep);
+	assert_non_null(strstr(notes.buf, want));
+	/* each point's report: its own value's place, not --nccl */
+	snprintf(want, sizeof(want), "\"field\":\"vary.nccl\",\"where\":\"%s:3:26\"", sweep);
+	assert_non_null(strstr(sb.buf, want));
+	assert_null(strstr(sb.buf, "\"field\":\"--nccl\""));
+	ft_strbuf_release(&sb);
+	ft_strbuf_release(&notes);
+
+	/* without the axis: the scenario's own release, by its place */
+	fp = fopen(sweep, "w");
+	assert_non_null(fp);
+	fputs("scenario: spec-note-scen.yaml\nvary:\n  seed: [1, 2]\n", fp);
+	fclose(fp);
+	ft_strbuf_init(&sb);
+	ft_strbuf_init(&notes);
+	assert_int_equal(ft_sim_sweep_run(sweep, &ov, true, NULL, &sb, &notes, &is_root, &err),
+	                 0);
+	snprintf(want, sizeof(want), "%s:4:12: nccl.version 2.18: NCCL 2.18 predates", scen);
+	assert_non_null(strstr(notes.buf, want));
+	assert_ptr_equal(strchr(notes.buf, '\n'), notes.buf + notes.len - 1); /* once */
+	ft_strbuf_release(&sb);
+	ft_strbuf_release(&notes);
 	remove(sweep);
 	remove(scen);
 }
@@ -1494,6 +1583,7 @@ main(void)
 		cmocka_unit_test(test_gpu_attach),
 		cmocka_unit_test(test_scenario_nccl_version),
 		cmocka_unit_test(test_sweep_nccl_axis),
+		cmocka_unit_test(test_nccl_note_places),
 	};
 
 	ft_test_enter_source_root();

@@ -1,0 +1,1 @@
+sim --sweep tests/fixtures/sim/sweep-nccl-b200.yaml

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/nccl-2.18-b200.yaml
