@@ -862,8 +862,8 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, uint64
 		 * every hop of the chain before the last rank has it, n - 1 of them, the
 		 * longest launched channel's ft__model_chain_net_hops() between nodes (kb
 		 * NA-MODEL "else base + nsteps·lat"), the pick's as priced_chain_hops() says. */
-		ninter = priced_chain_hops(
-		        l, op, ft__model_launched_channels(l, FT_ALGO_RING, p, bytes));
+		ninter = priced_chain_hops(l, op,
+		                           ft__model_launched_channels(l, FT_ALGO_RING, p, bytes));
 		c->bw_Bps = bus;
 		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - 1 - ninter) * h.intra +
 		           ninter * h.inter;

@@ -472,9 +472,9 @@ channel_perm(const struct chan_map *m, uint32_t c, int order, uint32_t *perm)
 	ng = rail_gpus(m, r, grp);
 	x = grp[turn % ng];
 	b = order == CHAN_TREE ? tree_second(m, r, x) : UINT32_MAX;
-	y = ng > 1              ? grp[(turn + 1) % ng] :
-	    order == CHAN_RING  ? channel_last(m, r, x) :
-	                          (x + m->ppn - 1) % m->ppn;
+	y = ng > 1             ? grp[(turn + 1) % ng] :
+	    order == CHAN_RING ? channel_last(m, r, x) :
+	                         (x + m->ppn - 1) % m->ppn;
 	perm[0] = x;
 	pos = 1;
 	if (b == (x + m->ppn - 1) % m->ppn) {
