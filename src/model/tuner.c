@@ -765,37 +765,66 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
 /*
  * The hops between nodes of the longest chain of a ring broadcast or reduce of @op on
  * the first @nch channels NCCL launches (ft__model_launched_channels(); 0: all). Every
- * channel's chain starts at the root and follows the channel's ring (NVIDIA/nccl
- * v2.27.7-1 src/device/broadcast.h and reduce.h runRing(): the root sends, the rank whose
- * ring successor is the root only receives, nranks - 1 hops), and a node's ring enters at
- * its intra[0] and leaves at its intra[last] (src/graph/connect.cc connectRings()). A
- * chain whose ring enters the root's node elsewhere than at the root leaves that node,
- * crosses the other N - 1 and comes back: N hops between nodes. The search gives channel
- * c NIC nets[(c + i) % netCount] (src/graph/search.cc ncclTopoSearchRecNet(); the NICs
- * listed GPU by GPU, ncclTopoSelectNets()) and tries channel 0's ring from GPU 0 first:
- * the PCI order on a host without NVSwitch, else NIC 0's localGpu, GPU 0's own NIC. So
- * channel 0's ring enters the root's node at the root (rank 0): its broadcast skips the
- * ring's hop into the root, a crossing, and crosses N - 1 times; its reduce ends at the
- * root coming in from the network, N. A later channel first replays channel 0's GPU order
- * on its NIC (FORCED_ORDER_REPLAY while the search keeps sameChannels), entering at the
- * root too; where that fails, as where a GPU reaches another GPU's NIC only on a slower
- * path (a NIC per GPU on its own PCIe switch), the search drops sameChannels and starts
- * the channel at its NIC's localGpu. The model takes the latter with several GPUs a node:
- * with two channels or more launched some channel's chain crosses N times, and the op
- * lasts as long as that channel; with one GPU a node every ring enters at the root,
- * N - 1. NCCL's tuner counts no crossing for these ops (nInterSteps = nNodes at v2.18.6-1
- * and v2.21.5-1 but unused there, src/graph/tuning.cc ncclTopoTuneModel(): it charges them
- * base + lat where the channels are alike, else nsteps x lat of the NET row, never
- * interLat).
+ * channel's chain follows the channel's ring for nranks - 1 hops (NVIDIA/nccl v2.27.7-1
+ * src/device/broadcast.h runRing(): from the root, the rank whose ring successor is the
+ * root only receiving; reduce.h runRing(): from the root's successor, ending at the root;
+ * v2.21.5-1 and v2.29.7-1 alike), and a node's ring enters at its intra[0] and leaves at
+ * its intra[last] (src/graph/connect.cc ncclTopoPreset(), connectRings()). So the broadcast
+ * skips the ring's hop into the root, a crossing where the root is where the channel's ring
+ * enters its node, and the reduce the hop out of the root, a crossing where the root is
+ * where the ring leaves it: N - 1 hops between nodes there, else N. The search tries
+ * channel 0's ring from GPU 0 first (src/graph/search.cc ncclTopoSearchRecNet(): the PCI
+ * order on a host without NVSwitch, else NIC 0's localGpu, GPU 0's own NIC), so channel 0
+ * enters the root's node (root 0, nccl-tests' default) at the root and leaves it elsewhere
+ * with several GPUs a node: its broadcast crosses N - 1 times, its reduce N. A later channel
+ * first replays the last channel's GPU order on the next NIC of the list,
+ * nets[(c + i) % netCount] (FORCED_ORDER_REPLAY from ncclTopoReplayGetGpu(graph, -1): the
+ * same first GPU, while the search keeps sameChannels). With one NIC a node (l->nrails 1)
+ * every channel is on that NIC: the replay enters at the root, and where the NIC holds
+ * one channel only the others are its copies (ncclTopoDupChannels(), ncclTopoPostset()),
+ * entering there too; so every launched channel's broadcast crosses N - 1 times. With
+ * several NICs the replay fails where a GPU reaches another GPU's NIC only on a slower
+ * path (a NIC per GPU, or per pair, behind its own PCIe switch), and the search drops
+ * sameChannels and starts channel c at its NIC's localGpu: channel 1 enters elsewhere, so
+ * with two channels launched or more some channel's broadcast crosses N times, and the op
+ * lasts as long as that channel (the packet engine's rings, sim/nccl.c channel_perm(), the
+ * same). A reduce crosses N - 1 times only where every launched channel leaves the root's
+ * node at the root: with one GPU a node, where every ring enters and leaves at the root;
+ * with several, channel 0 leaves elsewhere, N. NCCL's tuner counts no crossing for these
+ * ops (nInterSteps = nNodes at v2.18.6-1 and v2.21.5-1 but unused there,
+ * src/graph/tuning.cc ncclTopoTuneModel(): it charges them base + lat where the channels
+ * are alike, else nsteps x lat of the NET row, never interLat).
  */
 uint32_t
 ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t nch)
 {
 	if (l->nnodes <= 1)
 		return 0;
-	if (l->nranks <= l->nnodes || (op == FT_OP_BROADCAST && nch == 1))
+	if (l->nranks <= l->nnodes)
+		return l->nnodes - 1;
+	if (op == FT_OP_BROADCAST && (nch == 1 || l->nrails <= 1))
 		return l->nnodes - 1;
 	return l->nnodes;
+}
+
+/*
+ * The hops between nodes of a ring broadcast's or reduce's chain that cost_ring() prices on
+ * @nch launched channels: the kernel's (ft__model_chain_net_hops()) in the time's cost
+ * (l->time_run_channels); in the pick's, N where only one NIC a node brings every channel's
+ * broadcast to N - 1. NCCL's tuner counts no crossing for these ops (above), so where its
+ * channels enter a node moves none of its picks, nor the model's (with the kernel's count
+ * in the price a broadcast of 1 MiB on two 4-GPU nodes of one NIC would go from LL to
+ * Simple); the time takes the crossings the kernel makes.
+ */
+static uint32_t
+priced_chain_hops(const struct ft_model_links *l, enum ft_op op, uint32_t nch)
+{
+	uint32_t x = ft__model_chain_net_hops(l, op, nch);
+
+	if (!l->time_run_channels && op == FT_OP_BROADCAST && nch > 1 && l->nnodes > 1 &&
+	    l->nranks > l->nnodes)
+		return l->nnodes;
+	return x;
 }
 
 static void
@@ -832,9 +861,9 @@ cost_ring(const struct ft_model_links *l, enum ft_op op, enum ft_proto p, uint64
 		 * charges one hop when all channels are alike; the first chunk still crosses
 		 * every hop of the chain before the last rank has it, n - 1 of them, the
 		 * longest launched channel's ft__model_chain_net_hops() between nodes (kb
-		 * NA-MODEL "else base + nsteps·lat"). */
-		ninter = ft__model_chain_net_hops(
-		        l, op, ft__model_launched_channels(l, FT_ALGO_RING, p, bytes));
+		 * NA-MODEL "else base + nsteps·lat"), the pick's as priced_chain_hops() says. */
+		ninter = priced_chain_hops(l, op,
+		                           ft__model_launched_channels(l, FT_ALGO_RING, p, bytes));
 		c->bw_Bps = bus;
 		c->lat_s = base_lat(l, FT_ALGO_RING, p) + (n - 1 - ninter) * h.intra +
 		           ninter * h.inter;

@@ -436,6 +436,25 @@ enum chan_order {
 };
 
 /*
+ * Which of its rail's GPUs channel @c's ring enters a node at: the rail's (c / rails)-th,
+ * each pass over the rails a GPU further; 0 for every channel of a ring (@order CHAN_RING)
+ * on one rail. NCCL's search replays the last channel's GPU order on the next NIC of its
+ * list first (NVIDIA/nccl src/graph/search.cc ncclTopoSearchRecNet(), FORCED_ORDER_REPLAY
+ * from ncclTopoReplayGetGpu(graph, -1), while sameChannels holds; v2.21.5-1, v2.27.7-1 and
+ * v2.29.7-1): with one NIC every channel is on it and enters at channel 0's GPU, and where
+ * the NIC holds one channel only the others are its copies (ncclTopoDupChannels(),
+ * ncclTopoPostset()), the same ring. So a broadcast from the root crosses N - 1 times on
+ * every channel there (kb NA-MODEL; model/tuner.c ft__model_chain_net_hops()). Before,
+ * channel c entered at the rail's (c mod GPUs)-th GPU, and with channels forced on one NIC
+ * every channel but channel 0 left the root's node and came back.
+ */
+static uint32_t
+ring_turn(const struct chan_map *m, uint32_t c, int order)
+{
+	return order == CHAN_RING && m->nrails == 1 ? 0 : c / m->nrails;
+}
+
+/*
  * The permutation of channel @c (see above) into @perm; @order CHAN_RING: a ring's, which
  * ends on channel_last(); CHAN_TREE: a tree's, whose second rank is tree_second() where the
  * tray has one, the others after it in rotated order, downward where the second is the
@@ -448,13 +467,14 @@ static void
 channel_perm(const struct chan_map *m, uint32_t c, int order, uint32_t *perm)
 {
 	uint32_t g, k, *grp = m->grp, ng, x, y, b, pos, r = m->rails[c % m->nrails];
+	uint32_t turn = ring_turn(m, c, order);
 
 	ng = rail_gpus(m, r, grp);
-	x = grp[(c / m->nrails) % ng];
+	x = grp[turn % ng];
 	b = order == CHAN_TREE ? tree_second(m, r, x) : UINT32_MAX;
-	y = ng > 1              ? grp[(c / m->nrails + 1) % ng] :
-	    order == CHAN_RING  ? channel_last(m, r, x) :
-	                          (x + m->ppn - 1) % m->ppn;
+	y = ng > 1             ? grp[(turn + 1) % ng] :
+	    order == CHAN_RING ? channel_last(m, r, x) :
+	                         (x + m->ppn - 1) % m->ppn;
 	perm[0] = x;
 	pos = 1;
 	if (b == (x + m->ppn - 1) % m->ppn) {

@@ -4212,6 +4212,69 @@ test_chain_net_crossings(void **state)
 	}
 }
 
+/* @op forced to ring/@p at @bytes on 2 nodes of 8 H100s with @nnics NICs; the pick's
+ * price (@tuner_only) or the time. */
+static struct ft_model_result
+ring_chain(uint32_t nnics, enum ft_op op, enum ft_proto p, uint64_t bytes, bool tuner_only)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	hopper_spec(&s, 2, nnics, 400);
+	ft_model_query_init(&q, op, bytes);
+	q.nvls_off = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = p;
+	q.tuner_only = tuner_only;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	return r;
+}
+
+/*
+ * On several launched channels a ring broadcast's chain crosses N - 1 times where every
+ * channel's ring enters the root's node at the root: with one NIC a node every channel is
+ * on it, replaying channel 0's GPU order or copying channel 0 (NVIDIA/nccl
+ * src/graph/search.cc ncclTopoSearchRecNet() FORCED_ORDER_REPLAY, ncclTopoDupChannels();
+ * model/tuner.c ft__model_chain_net_hops()). Its reduce still crosses N times (channel 0
+ * leaves the root's node elsewhere than at the root, and the reduce skips only the hop out
+ * of the root), and with a NIC a GPU channel 1 enters elsewhere, so there both cross N
+ * times. At 4 MiB LL128 every protocol's launched channels are several. The pick's price
+ * does not see it (NCCL's tuner counts no crossing for these ops): the broadcast's and the
+ * reduce's prices stay alike. Before, the broadcast on one NIC crossed N times on several
+ * channels, as the reduce: 2 LL128 steps waited for whole in the ramp, not 1.
+ */
+static void
+test_chain_one_nic_crossings(void **state)
+{
+	const uint64_t S = 4u << 20;
+
+	(void)state;
+	for (enum ft_proto p = 0; p < FT_PROTO_COUNT; p++) {
+		struct ft_model_result b = ring_chain(1, FT_OP_BROADCAST, p, S, false);
+		struct ft_model_result r = ring_chain(1, FT_OP_REDUCE, p, S, false);
+		struct ft_model_result b8 = ring_chain(8, FT_OP_BROADCAST, p, S, false);
+		struct ft_model_result r8 = ring_chain(8, FT_OP_REDUCE, p, S, false);
+
+		assert_true(b.pipe.nchannels >= 2 && b8.pipe.nchannels >= 2);
+		/* one crossing for one NVLink hop less than the reduce's chain */
+		assert_true(r.lat_s - b.lat_s > 1e-6);
+		assert_true(b.time_s < r.time_s);
+		assert_true(fabs(b8.lat_s - r8.lat_s) < 1e-12);
+		assert_true(fabs(b8.time_s - r8.time_s) < 1e-12);
+		/* the pick's price: the broadcast's and the reduce's alike on one NIC */
+		assert_true(fabs(ring_chain(1, FT_OP_BROADCAST, p, S, true).lat_s -
+		                 ring_chain(1, FT_OP_REDUCE, p, S, true).lat_s) < 1e-12);
+		if (p != FT_PROTO_SIMPLE) {
+			assert_int_equal(b.pipe.net_hops, 1);
+			assert_int_equal(r.pipe.net_hops, 2);
+			assert_int_equal(b8.pipe.net_hops, 2);
+		}
+	}
+}
+
 /*
  * Send/recv and all-to-all pick their protocol per send as NCCL's
  * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
@@ -9187,6 +9250,7 @@ main(void)
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),
+		cmocka_unit_test(test_chain_one_nic_crossings),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),
