@@ -121,7 +121,9 @@ struct ft__model_cost {
 	double lat_s;
 	double bw_Bps; /* algorithm bandwidth, before the size-dependent tree correction */
 	/* NVLSTree: the algorithm bandwidth its NVLS stages and its network hops would each
-	 * allow alone (the pipeline's ramp crosses both); 0 elsewhere. */
+	 * allow alone (the pipeline's ramp crosses both); CollNetDirect: its scatter's or its
+	 * broadcast's NVLink alone and its network stage alone, bytes of S a second; 0
+	 * elsewhere. */
 	double stage_intra_Bps, stage_inter_Bps;
 	/* A tree on 2 nodes: the algorithm bandwidth its links give at NCCL's x0.5, where
 	 * bw_Bps is NCCL's own figure from its tree graph (the time of a picked tree starts

@@ -1642,6 +1642,45 @@ fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, doubl
 }
 
 /*
+ * CollNetDirect's pipeline, round by round, from NCCL's kernel (NVIDIA/nccl
+ * src/device/all_reduce.h, RunWork for NCCL_ALGO_COLLNET_DIRECT, read at
+ * v2.21.5-1 and v2.27.7-1): @loops loops of @loop bytes, a loop at @t_pace
+ * (NCCL's price, c->bw_Bps) where every stage is busy. Returns the seconds of
+ * all the rounds: in round r stage s works on loop r - s, and a round lasts as
+ * long as its busiest link class takes: NVLink for the stages inside the node,
+ * together, the NICs for the network's.
+ *
+ * The kernel's warp groups each loop over the channel's chunks: the scatter
+ * into the heads, the heads' reduce-and-send to the network and receive-and-
+ * broadcast back, the gather (which, direct, only waits for the broadcast's
+ * writes into it): a stage on NVLink each side of the network. The scatter and
+ * the broadcast each move (ppn - 1)/ppn of a loop on a GPU's NVLink, and the
+ * pace counts both (cost_collnet_direct(), x ppn / 2(ppn - 1)): in the first
+ * round and the last one of them runs alone, at twice the pace where NVLink
+ * binds (@c->stage_intra_Bps), in the second and the next to last beside the
+ * network alone (@c->stage_inter_Bps), from the third to the loops'th every
+ * stage: 2 t_nv + 2 max(t_nv, t_net) + (loops - 2) periods; one loop, the
+ * three one after another. The tuner's x0.85 (Hopper on) is read as the
+ * kernel's on every stage: the stage times are scaled so that a round with
+ * every stage busy lasts @t_pace.
+ */
+static double
+collnet_rounds_s(const struct ft_model_links *l, const struct ft__model_cost *c, uint64_t loops,
+                 double loop, double t_pace)
+{
+	double t_nv = l->ppn > 1 ? loop / c->stage_intra_Bps : 0, t_net = loop / c->stage_inter_Bps;
+	double full = FT_MAX(2.0 * t_nv, t_net), k = (double)loops, sum;
+
+	if (!(full > 0) || !isfinite(full) || loops == 0)
+		return k * t_pace;
+	if (loops == 1)
+		sum = 2.0 * t_nv + t_net;
+	else
+		sum = 2.0 * t_nv + 2.0 * FT_MAX(t_nv, t_net) + (k - 2) * full;
+	return sum * t_pace / full;
+}
+
+/*
  * A tree on forced channels, Simple, across nodes: NCCL's kernel rate binds there (the
  * channels' share, kb NA-MODEL perChMaxTreeBws), and every stage moves a chunk a period
  * (src/device/all_reduce.h runTreeSplit(), one step a Simple tree chunk in src/enqueue.cc,
@@ -1738,7 +1777,6 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		                                    ft_model_run_nchannels(l, a) / ratio);
 	}
 	out->chunk_bytes = chunk_of(l, op, a, p, bytes, out->nchannels, heads, chain);
-	/* (the chain's stages as CollNetDirect's three: up the node, the switches, down) */
 	shape_of(l, op, a, heads, &stages, &per_loop);
 	out->stages = stages;
 	pipes = (double)out->nchannels * per_loop;
@@ -1785,6 +1823,12 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 				return rc;
 			sum = inside * c_eff * pipes / c->stage_intra_Bps +
 			      (net > 0 ? net : (stages - inside) * c_eff * pipes / c->stage_inter_Bps);
+		} else if (a == FT_ALGO_COLLNET && !chain && c->stage_intra_Bps > 0 &&
+		           c->stage_inter_Bps > 0) {
+			/* the rounds of every loop, less the loops at the pace */
+			double rounds = collnet_rounds_s(l, c, out->loops, c_eff * pipes, t_pace);
+
+			sum = t_pace + FT_MAX(0.0, rounds - (double)out->loops * t_pace);
 		} else {
 			sum = stages * t_pace;
 		}

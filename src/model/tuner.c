@@ -1342,6 +1342,13 @@ cost_collnet_direct(const struct ft_model_links *l, struct ft__model_cost *c)
 	}
 	if (l->arch >= FT_ARCH_HOPPER)
 		c->bw_Bps *= 0.85;
+	/* A stage alone (the pipeline's fill and drain, model/pipeline.c collnet_rounds_s()):
+	 * the scatter or the broadcast, each (ppn - 1)/ppn of S a GPU on NVLink where the pace
+	 * counts both (NVIDIA/nccl src/device/all_reduce.h, the CollNetDirect kernel's scatter
+	 * and receive-and-broadcast warp groups, v2.21.5-1 and v2.27.7-1), and the network's S
+	 * a node through its NICs. */
+	c->stage_intra_Bps = 2.0 * intra;
+	c->stage_inter_Bps = inter;
 	ft_strlcpy(c->variant, "direct", sizeof(c->variant));
 	c->lat_s = collnet_direct_lat(l, ppn, h.intra, h.inter);
 }

@@ -673,8 +673,9 @@ struct pk_flow {
 	 * (pkt_flow.c route_via()): the proxy's GPU index in the source's node + 1, 0 none */
 	uint8_t pxn : 5;
 	/* a message m >= 1 of a send NCCL's window paces (pkt_nccl.c send_pace()), whole on
-	 * one QP; held: its pace was the last wait it had (the window, not the fabric, set
-	 * when it started) */
+	 * one QP, or one a collective's last pace waits for (pkt_tree.c link_edge());
+	 * held: its pace was the last wait it had (the pace, not the fabric, set when it
+	 * started; a lazy phase's message: pkt_tree.c pace_done()) */
 	bool paced : 1;
 	bool held : 1;
 	uint16_t path_cap; /* room at path_off (a reused record keeps its room) */
@@ -748,6 +749,15 @@ struct pk_op {
 	 * its bottleneck is then the window (p2p:window), as the flow engine names it */
 	uint64_t last_end_ps;
 	bool last_held;
+	/* a collective whose stages its cap paces (the model's price: CollNet's, an NVLS
+	 * tree's, PAT's, a forced channel count's): what set the cap (struct ft_sim_op
+	 * conn_cap_what, the model's binding link; "" for none), and whether its last pace
+	 * held a message (the pace, not the fabric, its last wait): the pace held the op to
+	 * its end, and its bottleneck is the pace's class, as the flow engine names an op
+	 * whose slowest flow its cap held (engine_flow.c, ft__fs_flow_capped()) */
+	char pace_what[16];
+	bool pace_held;
+	bool coll; /* not a send/recv nor an all-to-all: a held flow's pace is its cap's */
 };
 
 struct pk_link {
@@ -962,6 +972,9 @@ struct pk_engine {
 	uint32_t nsucc_len;     /* entries of succ in use (lazy sends add theirs) */
 	bool a2a_eager;         /* build all-to-alls whole before the run (tests compare) */
 	struct pk_tree_lazy *tlazy; /* NVLS trees whose messages are built as they start */
+	/* a lazy phase's last pace is over and releases its messages (pkt_tree.c
+	 * pace_done()): those it was the last wait of are held by it */
+	bool pace_release;
 	bool staged; /* the op being submitted has its stages paced at its cap (cap_pace()) */
 	/* the model's pipeline of the op being submitted (ft__sim_pipe_model()), read before
 	 * its first task where a phase of it runs as a tree or chain, or as an LL ring
@@ -1739,6 +1752,8 @@ int ft__pk_lazy_bottleneck(struct pk_engine *e, uint32_t i) FT_MUST_CHECK;
 void ft__pk_lazy_free(struct pk_engine *e);
 /* The op's bottleneck candidate link @k (pkt_report.c); start task @t (a flow's, or a
  * barrier's event); barrier @t is done (its successors may start). */
+/* Task @to waits for a pace (pkt_nccl.c): a flow's, marked paced. */
+void ft__pk_mark_paced(struct pk_engine *e, uint32_t to);
 void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
 int ft__pk_start_task(struct pk_engine *e, uint32_t t);
 int ft__pk_task_done(struct pk_engine *e, uint32_t t);

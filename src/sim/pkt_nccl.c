@@ -487,6 +487,17 @@ rank_part(struct ring_build *rb, const struct ring_conn *c, uint32_t k, uint32_t
  * or each share split over them with NCCL_IB_SPLIT_DATA_ON_QPS (kb ENV-IB_SPLIT). QP q
  * is on lane q mod lanes.
  */
+/* Task @to, where it is a flow's this process keeps, waits for a pace: held where that is
+ * its last wait (pkt_flow.c barrier_feeds(); a split run's rank marks the records it
+ * keeps). */
+void
+ft__pk_mark_paced(struct pk_engine *e, uint32_t to)
+{
+	if (to < PK_VIRT && !pk_task_far_id(e, to) && task_of(e, to)->kind == PK_T_FLOW &&
+	    pk_flow_kept(e, task_of(e, to)->flow))
+		flow_at(e, task_of(e, to)->flow)->paced = true;
+}
+
 static int
 add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 {
@@ -551,16 +562,18 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	}
 	/* under a cap, message m >= 1 waits for its pace (ft__pk_cap_period_ps()), or for
 	 * its send's own (send_pace()) */
-	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs)
+	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs) {
 		rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
+		/* the cap's last pace: held where it is the last wait (struct pk_op pace_held) */
+		if (rc == 0 && m + 1 == rb->pace_msgs)
+			ft__pk_mark_paced(rb->e, to);
+	}
 	if (rc == 0 && m > 0 && m <= c->npace) {
 		rc = ft__pk_add_dep(rb->e, c->pace0 + m - 1, to);
 		/* a whole message (its pace its only barrier): told when the pace held it
 		 * (pkt_flow.c task_done()); a split run's rank marks the records it keeps */
-		if (rc == 0 && whole && to < PK_VIRT && !pk_task_far_id(rb->e, to) &&
-		    task_of(rb->e, to)->kind == PK_T_FLOW &&
-		    pk_flow_kept(rb->e, task_of(rb->e, to)->flow))
-			flow_at(rb->e, task_of(rb->e, to)->flow)->paced = true;
+		if (rc == 0 && whole)
+			ft__pk_mark_paced(rb->e, to);
 	}
 	if (c->slots)
 		slots = c->slots;

@@ -1850,10 +1850,13 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 	 * them (pkt_flow.c ft__pk_flow_done()): the merge takes the ends in its order */
 	if (k->op < e->ops.len) {
 		struct pk_op *o = ft_vec_at(&e->ops, k->op);
+		bool held = e->part->held[pk_task_flow(e, d->task)] != 0;
 
+		if (held && o->pace_what[0])
+			o->pace_held = true; /* (its last pace held a message) */
 		if (d->t_ps >= o->last_end_ps) {
 			o->last_end_ps = d->t_ps;
-			o->last_held = e->part->held[pk_task_flow(e, d->task)] != 0;
+			o->last_held = held && !o->coll;
 		}
 	}
 	if (pk_task_far_id(e, d->task))
@@ -2028,7 +2031,7 @@ pp_gather(struct pk_engine *e)
 	for (size_t i = 0; i < e->ops.len; i++) {
 		struct pk_op *o = ft_vec_at(&e->ops, i);
 
-		o->last_end_ps = 0, o->last_held = false;
+		o->last_end_ps = 0, o->last_held = o->pace_held = false;
 	}
 	/* Leaf barriers: started by their last flow, done after their wait (task_done and
 	 * start_task in one process). */

@@ -429,11 +429,18 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	}
 	/* Where NCCL's window held the op's last flow (its pace its last wait, struct pk_op
 	 * last_held), the window is its bottleneck, as the flow engine names a send its cap
-	 * held (engine_flow.c, ft__fs_flow_capped()). */
-	for (i = 0; i < n; i++)
-		if (FT_VEC_AT(&e->ops, struct pk_op, i).last_held)
-			ft_strlcpy(e->op_results[i].bottleneck, FT__SIM_P2P_WINDOW_WHAT,
+	 * held (engine_flow.c, ft__fs_flow_capped()); where a collective's last pace held a
+	 * message (pace_held), the class that set its cap. A failed op keeps its port: its
+	 * QP error, not a pace, ended it. */
+	for (i = 0; i < n; i++) {
+		const struct pk_op *o = ft_vec_at(&e->ops, i);
+		bool pace = o->pace_held && !e->op_results[i].failed;
+
+		if (pace || o->last_held)
+			ft_strlcpy(e->op_results[i].bottleneck,
+			           pace ? o->pace_what : FT__SIM_P2P_WINDOW_WHAT,
 			           sizeof(e->op_results[i].bottleneck));
+	}
 	for (l = 0; !e->ports_gone && l < e->nlinks; l++) {
 		const struct pk_port *p = pk_port_at(e, l);
 		struct ft_sim_port_counters *pc = &e->port_counters[l];

@@ -1199,6 +1199,11 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		rec.next = rec.end;
 	else if (task_at(e, rec.next)->npred == 0 && ft__pk_add_dep(e, rec.end, rec.next) < 0)
 		goto oom; /* no flow of its own (all-to-all rounds, NCCL's chunks): its end */
+	/* a collective's cap names its class where it held the op (pkt_report.c); a send's is
+	 * NCCL's window */
+	rec.coll = sc->op != FT_OP_SENDRECV && sc->op != FT_OP_ALLTOALL;
+	if (rec.coll && op->conn_cap_Bps > 0 && op->conn_cap_what)
+		ft_strlcpy(rec.pace_what, op->conn_cap_what, sizeof(rec.pace_what));
 	if (ft_vec_push(&e->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)e->ops.len - 1;

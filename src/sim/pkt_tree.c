@@ -787,8 +787,13 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
-			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0)
+			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0) {
 				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, m, s) - 1], to);
+				/* (the last pace: held where it is its last wait, pkt_flow.c
+				 * barrier_feeds(); struct pk_op pace_held) */
+				if (pace_of(tb, m, s) + 1 == rb->pace_msgs)
+					ft__pk_mark_paced(rb->e, to);
+			}
 			if (rc == 0 && m >= cs)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - cs], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
@@ -1779,6 +1784,8 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	k = task_at(e, (uint32_t)t);
 	k->lazy = 1;
 	k->succ_off = p->base + v; /* (its number: nsucc stays 0) */
+	/* (held: its loop's pace was its last wait, pace_done(); a reused record's cleared) */
+	flow_at(e, k->flow)->held = e->pace_release;
 	if (p->mflow) {
 		p->mflow[v] = k->flow;
 		flow_at(e, k->flow)->rto_gen = gen;
@@ -1837,6 +1844,8 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 	uint32_t n = p->ring ? tb->rb.n : tb->nedges;
 	int rc = 0;
 
+	/* the last pace: a message whose last wait it was is held by it (build_message()) */
+	e->pace_release = m == p->npace;
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
 		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
@@ -1864,6 +1873,7 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 				rc = phase_pred(e, p, c->first + mm, 0);
 		}
 	}
+	e->pace_release = false;
 	return rc;
 }
 

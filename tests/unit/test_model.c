@@ -4033,6 +4033,46 @@ test_collnet_chain(void **state)
 }
 
 /*
+ * CollNetDirect's ramp, round by round from NCCL's kernel (model/pipeline.c collnet_rounds_s();
+ * NVIDIA/nccl src/device/all_reduce.h at v2.21.5-1 and v2.27.7-1). CollNetDirect on 4 x 8
+ * H100 at 16 MiB, 3 loops: the scatter and the broadcast each carry half of the NVLink
+ * bytes the pace counts, so the first and last rounds run one of them alone (t_nv, half
+ * a period), the second and the next to last one beside the network (t_net, S / 3 through
+ * the node's 8 NICs at 50 GB/s), the middle every stage: 2 t_nv + 2 max(t_nv, t_net) +
+ * one period, scaled to NCCL's price (x0.85), less the 3 periods of the bandwidth term:
+ * 0.91 us, where every stage's first loop at the whole pace made 2 periods (63.97 us).
+ */
+static void
+test_collnet_ramp_by_rounds(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	const double intra = 360e9 * 8.0 / 14.0, inter = 8 * 50e9;
+	double loop, t_pace, t_nv, t_net, full, want;
+
+	(void)state;
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = FT_COLLNET_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_direct");
+	assert_int_equal(r.pipe.loops, 3);
+	assert_int_equal(r.pipe.stages, 3);
+	loop = (double)(16u << 20) / 3;
+	t_pace = loop / (intra * 0.85);
+	t_nv = loop / (2 * intra);
+	t_net = loop / inter;
+	full = FT_MAX(2 * t_nv, t_net);
+	want = (2 * t_nv + 2 * FT_MAX(t_nv, t_net) + full) * t_pace / full - 3 * t_pace;
+	assert_true(fabs(r.pipe.ramp_s - want) < 1e-12);
+	assert_true(r.pipe.ramp_s > 0.9e-6 && r.pipe.ramp_s < 0.95e-6);
+}
+
+/*
  * NCCL_ALGO=CollNetDirect or CollNetChain forces that one; CollNet leaves the tuner both.
  * CollNetChain's chunk (src/enqueue.cc, v2.18.3-1 to v2.30.7-1): min(256 KiB, a Simple slot
  * of 512 KiB), halved while a channel would get fewer than depth x 64 chunks (to 128 KiB),
@@ -9247,6 +9287,7 @@ main(void)
 		cmocka_unit_test(test_kernel_algbw_closed_form),
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_chain_hops_by_path),
+		cmocka_unit_test(test_collnet_ramp_by_rounds),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),
