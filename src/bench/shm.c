@@ -98,7 +98,12 @@
  * of 8 B-4 KiB 0.96-1.06 (load 7-11); but 1.11-1.17x at 256 B where a
  * line moves between the ranks cheaply (the host's fast state, 0.13 us at
  * 8 B), the five lines' stores and loads outweighing the transfer saved
- * (docs/internals/bench-log.md, "shm 256 B in the head's block").
+ * (docs/internals/bench-log.md, "shm 256 B in the head's block"). Those
+ * stores and loads were the cost: a word at a time, each word's place in
+ * its line worked out anew (a division by 7), the block took 62-64 ns of
+ * one core to write and read at 256 B where the ring's two memcpys took
+ * 8; a line at a time (inl_put_line, inl_get), 37-38 (bench/block-copy.c;
+ * docs/internals/bench.md, "The block's copy, a line at a time").
  */
 #define INL_LINES 5
 /*
