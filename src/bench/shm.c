@@ -948,6 +948,11 @@ inl_get(struct ring *r, uint64_t *w, size_t i, size_t end)
 {
 	size_t l;
 
+	if (end <= INL_LINE0) { /* the head's line alone, no tag before its words */
+		for (; i < end; i++)
+			w[i] = atomic_load_explicit(&r->inl[i], memory_order_relaxed);
+		return;
+	}
 	for (l = inl_line_of(i); i < end; l++) {
 		size_t first = inl_line_first(l), stop = first + (l ? INL_LINE : INL_LINE0);
 		const _Atomic uint64_t *s = &r->inl[inl_line_at(l)] - first;
