@@ -9,7 +9,8 @@
  *
  * Sizes go up by factors of 2 (of 4 with a negative MINBYTES' absolute
  * value). One line per size on rank 0: "bytes p50_us p99_us" for lat (one
- * way: half the round trip, per iteration), "bytes GB/s" for bw (bytes
+ * way: half the round trip, per iteration, the iterations' samples
+ * tiling the loop), "bytes GB/s" for bw (bytes
  * received by rank 1 over the time of ITERS windows of WINDOW messages).
  */
 #include <mpi.h>
@@ -60,15 +61,29 @@ main(int argc, char **argv)
 	for (size = minb; size <= maxb; size *= factor) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (lat) {
-			for (i = 0; i < warmup + iters; i++) {
-				double t0 = MPI_Wtime();
+			/*
+			 * The clock is read once a round trip, by rank 0 only: the
+			 * read that ends one round trip starts the next, so the
+			 * samples tile the loop and the loop's own work between two
+			 * round trips (the sample's store, the loop's test) counts
+			 * in the later one, as in fabtune's ping-pong (src/bench/
+			 * patterns.c, ft__bench_pingpong; osu_latency times the
+			 * whole loop at once). Read at both ends of each round
+			 * trip, a sample left that work and most of one MPI_Wtime
+			 * call out, which fabtune's samples hold.
+			 */
+			double tprev = rank == 0 ? MPI_Wtime() : 0;
 
+			for (i = 0; i < warmup + iters; i++) {
 				if (rank == 0) {
+					double t0 = tprev;
+
 					MPI_Send(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
 					MPI_Recv(buf, (int)size, MPI_CHAR, 1, 1, MPI_COMM_WORLD,
 					         MPI_STATUS_IGNORE);
+					tprev = MPI_Wtime();
 					if (i >= warmup)
-						t[i - warmup] = (MPI_Wtime() - t0) * 1e6 / 2;
+						t[i - warmup] = (tprev - t0) * 1e6 / 2;
 				} else if (rank == 1) {
 					MPI_Recv(buf, (int)size, MPI_CHAR, 0, 1, MPI_COMM_WORLD,
 					         MPI_STATUS_IGNORE);

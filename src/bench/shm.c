@@ -98,7 +98,12 @@
  * of 8 B-4 KiB 0.96-1.06 (load 7-11); but 1.11-1.17x at 256 B where a
  * line moves between the ranks cheaply (the host's fast state, 0.13 us at
  * 8 B), the five lines' stores and loads outweighing the transfer saved
- * (docs/internals/bench-log.md, "shm 256 B in the head's block").
+ * (docs/internals/bench-log.md, "shm 256 B in the head's block"). Those
+ * stores and loads were the cost: a word at a time, each word's place in
+ * its line worked out anew (a division by 7), the block took 62-64 ns of
+ * one core to write and read at 256 B where the ring's two memcpys took
+ * 8; a line at a time (inl_put_line, inl_get), 37-38 (bench/block-copy.c;
+ * docs/internals/bench.md, "The block's copy, a line at a time").
  */
 #define INL_LINES 5
 /*
@@ -912,20 +917,67 @@ inl_lines(size_t len)
 	return words <= INL_LINE0 ? 1 : 1 + (words - INL_LINE0 + INL_LINE - 1) / INL_LINE;
 }
 
-/* Where payload word @i of the block is in inl: past the tag of its line. */
-static size_t
-inl_index(size_t i)
+/* The first payload word that line @l of the block holds. */
+static inline size_t
+inl_line_first(size_t l)
 {
-	if (i < INL_LINE0)
-		return i;
-	return INL_TAG(1 + (i - INL_LINE0) / INL_LINE) + 1 + (i - INL_LINE0) % INL_LINE;
+	return l == 0 ? 0 : INL_LINE0 + (l - 1) * INL_LINE;
+}
+
+/* Where in inl line @l's first payload word is: past the line's tag. */
+static inline size_t
+inl_line_at(size_t l)
+{
+	return l == 0 ? 0 : INL_TAG(l) + 1;
+}
+
+/* The line of the block that holds payload word @i. */
+static inline size_t
+inl_line_of(size_t i)
+{
+	return i < INL_LINE0 ? 0 : 1 + (i - INL_LINE0) / INL_LINE;
+}
+
+/*
+ * Payload words [@i, @end) of the block into @w (w[i] is word i): a
+ * line's words lie side by side in inl, so each line is one run of loads,
+ * its place in inl worked out once.
+ */
+static void
+inl_get(struct ring *r, uint64_t *w, size_t i, size_t end)
+{
+	size_t l;
+
+	if (end <= INL_LINE0) { /* the head's line alone, no tag before its words */
+		for (; i < end; i++)
+			w[i] = atomic_load_explicit(&r->inl[i], memory_order_relaxed);
+		return;
+	}
+	for (l = inl_line_of(i); i < end; l++) {
+		size_t first = inl_line_first(l), stop = first + (l ? INL_LINE : INL_LINE0);
+		const _Atomic uint64_t *s = &r->inl[inl_line_at(l)] - first;
+
+		for (stop = FT_MIN(stop, end); i < stop; i++)
+			w[i] = atomic_load_explicit(&s[i], memory_order_relaxed);
+	}
+}
+
+/* Payload words [@first, @end) of line @l of the block from @w (w[i] is word i). */
+static inline void
+inl_put_line(struct ring *r, size_t l, const uint64_t *w, size_t end)
+{
+	size_t i, first = inl_line_first(l);
+	_Atomic uint64_t *d = &r->inl[inl_line_at(l)] - first;
+
+	for (i = first; i < end; i++)
+		atomic_store_explicit(&d[i], w[i], memory_order_relaxed);
 }
 
 static bool
 ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_t len)
 {
 	uint64_t w[INL_WORDS], tag = inl_tag_of(pos, len);
-	size_t i, l, lines, words;
+	size_t l, lines, words;
 
 	/*
 	 * From 2^55 bytes through the ring a tag cannot hold the position
@@ -959,18 +1011,14 @@ ring_put(struct shm_ep *ep, struct ring *r, uint64_t pos, const char *buf, size_
 	memcpy(w, buf, len);
 	atomic_thread_fence(memory_order_release);
 	for (l = lines; l-- > 1;) {
-		size_t to = FT_MIN(words, (size_t)(INL_LINE0 + l * INL_LINE));
-
 		atomic_store_explicit(&r->inl[INL_TAG(l)], INL_NONE, memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
-		for (i = INL_LINE0 + (l - 1) * INL_LINE; i < to; i++)
-			atomic_store_explicit(&r->inl[inl_index(i)], w[i], memory_order_relaxed);
+		inl_put_line(r, l, w, FT_MIN(words, inl_line_first(l + 1)));
 		atomic_store_explicit(&r->inl[INL_TAG(l)], tag, memory_order_release);
 	}
 	atomic_store_explicit(&r->inl_tag, INL_NONE, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	for (i = 0; i < FT_MIN(words, (size_t)INL_LINE0); i++)
-		atomic_store_explicit(&r->inl[i], w[i], memory_order_relaxed);
+	inl_put_line(r, 0, w, FT_MIN(words, (size_t)INL_LINE0));
 	atomic_store_explicit(&r->inl_tag, tag, memory_order_release);
 	return true;
 }
@@ -1008,15 +1056,14 @@ ring_get(struct shm_ep *ep, struct ring *r, uint64_t pos, char *buf, size_t len,
 		uint64_t tag = atomic_load_explicit(&r->inl_tag, memory_order_acquire);
 		uint64_t at = tag >> INL_LEN_BITS, end = at + inl_tag_len(tag), w[INL_WORDS];
 		uint64_t lo = FT_MAX(pos, at), hi = FT_MIN(pos + len, end);
-		size_t i;
 
 		if (tag == INL_NONE || hi <= lo ||
 		    !inl_lines_hold(r, tag, at, hi, memory_order_acquire)) {
 			ring_data(ep, r, pos, buf, len, dir);
 			return;
 		}
-		for (i = (size_t)(lo - at) / sizeof(uint64_t); i * sizeof(uint64_t) < hi - at; i++)
-			w[i] = atomic_load_explicit(&r->inl[inl_index(i)], memory_order_relaxed);
+		inl_get(r, w, (size_t)(lo - at) / sizeof(uint64_t),
+		        (size_t)(hi - at + sizeof(uint64_t) - 1) / sizeof(uint64_t));
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&r->inl_tag, memory_order_relaxed) != tag ||
 		    !inl_lines_hold(r, tag, at, hi, memory_order_relaxed))
