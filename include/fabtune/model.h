@@ -59,6 +59,7 @@ struct ft_model_shared_link {
 	char from[16], to[16]; /* its ends in the node ("cpu0", "pcie1", "nic0"; "net") */
 	uint32_t senders;      /* local GPUs whose sends cross it */
 	uint32_t receivers;    /* local GPUs whose receives cross it */
+	bool from_net, to_net; /* it carries bytes from the network, to it */
 };
 
 struct ft_model_links {

@@ -161,6 +161,12 @@ double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_alg
  * lay out or route. */
 int ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links *l,
                            struct ft_error *err) FT_MUST_CHECK;
+/* The shared links (links a2a_shared and after) that set a part of @op by @a on @l, slower
+ * than the model's own term for it (cost_alltoall(), cost_sendrecv()), into @out: the
+ * hierarchical all-to-all's phase in the node and its phase between nodes, else one; their
+ * count (tuner.c). */
+uint32_t ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                  const struct ft_model_shared_link *out[2]);
 /* An all-to-all's network term (cost_alltoall()): seconds per byte of S (what each rank sends
  * in all) that the node's rails, at the fabric's all-to-all share, take to carry the
  * ppn (n - ppn) / n of S a node sends across nodes, before the protocol's efficiency; 0 on

@@ -21,21 +21,25 @@
 struct share_load {
 	const struct ft_topo *t;
 	double *load;       /* per link */
-	uint16_t *src, *dst; /* per link: the local GPUs whose sends cross it, and receive by it */
+	/* per link: the local GPUs whose sends cross it, and receive by it; NET the network */
+	uint32_t *src, *dst;
 	double nic_out[FT_SPEC_MAX_NICS], nic_in[FT_SPEC_MAX_NICS];
-	uint16_t nic_src[FT_SPEC_MAX_NICS], nic_dst[FT_SPEC_MAX_NICS];
+	uint32_t nic_src[FT_SPEC_MAX_NICS], nic_dst[FT_SPEC_MAX_NICS];
 	int rc;
 };
+
+/* The network's bit in share_load's GPU masks (local GPUs: bits 0 to 15). */
+#define NET (1u << 16)
 
 /* Hops in a node are few; a path longer than this is a topology the walk refuses. */
 #define SHARE_MAX_DEPTH 16
 
 /* @bytes from vertex @at to in-node vertex @to, split evenly over the equal-cost next
  * hops at every vertex, onto @sl; @sg and @rg the local GPU bits of the sender and the
- * receiver (0 for the network). */
+ * receiver (NET for the network). */
 static void
-route_add(struct share_load *sl, uint32_t at, uint32_t to, double bytes, uint16_t sg,
-          uint16_t rg, unsigned depth)
+route_add(struct share_load *sl, uint32_t at, uint32_t to, double bytes, uint32_t sg,
+          uint32_t rg, unsigned depth)
 {
 	uint32_t hops[16];
 	int n, i;
@@ -58,48 +62,77 @@ route_add(struct share_load *sl, uint32_t at, uint32_t to, double bytes, uint16_
 	}
 }
 
-/* Local GPU @g's @bytes to the network (@out) or from it: through its NICs
- * (nics.per_gpu of them from gpu_nic, the lanes the flow engine spreads its sends over:
- * sim/node.c ft__sim_conn_lanes()), evenly. */
+/* @bytes onto NIC @k's way out of the node (@out) from local GPU @src (GPU @g's sends), or
+ * in from it to @g. */
 static void
-net_add(struct share_load *sl, const struct ft_node_spec *n, uint32_t g, double bytes, bool out)
+nic_add(struct share_load *sl, uint32_t k, uint32_t src, uint32_t g, double bytes, bool out)
 {
-	uint32_t per = FT_MAX(n->nics_per_gpu, 1u), j, k, gv = ft_topo_gpu(sl->t, 0, g);
-	uint16_t bit = (uint16_t)(1u << g);
+	uint32_t gv = ft_topo_gpu(sl->t, 0, out ? src : g), nv = ft_topo_nic(sl->t, 0, k);
 
-	/* its lanes that are NICs of the node, as links count_rails() counts them */
-	per = FT_MIN(per, n->nnics > n->gpu_nic[g] ? n->nnics - n->gpu_nic[g] : 0u);
-	if (per == 0 || !(bytes > 0))
-		return;
-	for (j = 0; j < per; j++) {
-		k = n->gpu_nic[g] + j;
-		if (out) {
-			route_add(sl, gv, ft_topo_nic(sl->t, 0, k), bytes / per, bit, 0, 0);
-			sl->nic_out[k] += bytes / per;
-			sl->nic_src[k] |= bit;
-		} else {
-			route_add(sl, ft_topo_nic(sl->t, 0, k), gv, bytes / per, 0, bit, 0);
-			sl->nic_in[k] += bytes / per;
-			sl->nic_dst[k] |= bit;
-		}
+	if (out) {
+		route_add(sl, gv, nv, bytes, 1u << g, NET, 0);
+		sl->nic_out[k] += bytes;
+		sl->nic_src[k] |= 1u << g;
+	} else {
+		route_add(sl, nv, gv, bytes, NET, 1u << g, 0);
+		sl->nic_in[k] += bytes;
+		sl->nic_dst[k] |= 1u << g;
 	}
+}
+
+/*
+ * Local GPU @g's @bytes to local rank @h of other nodes (@out), or from them into @g (@h
+ * then @g's own). A send leaves by its own NIC (node.gpu_nic) unless PXN relays it (links
+ * pxn, pxn_relay; NVIDIA/nccl src/graph/search.cc ncclTopoGetNetDev()): then over NVLink
+ * (not priced here) to the proxy GPU of @h's NIC (ft_model_pxn_proxy()) and out of that NIC,
+ * as model/spine.c send_nic() and the flow engine send it. A receive comes in by @g's own
+ * NIC. A GPU of several NICs (nics.per_gpu) spreads over its lanes from its first, as the
+ * flow engine does (sim/node.c ft__sim_conn_lanes()).
+ */
+static void
+net_add(struct share_load *sl, const struct ft_node_spec *n, const struct ft_model_links *l,
+        uint32_t ppn, uint32_t g, uint32_t h, double bytes, bool out)
+{
+	uint32_t per = FT_MAX(n->nics_per_gpu, 1u), r = FT_MAX(l->rail_ppn, 1u);
+	uint32_t nic = n->gpu_nic[g], src = g, j;
+
+	if (out && l->pxn && ((l->pxn_relay[g % r] >> (h % r)) & 1u)) {
+		nic = n->gpu_nic[h];
+		src = ft_model_pxn_proxy(n, n->ngpus, (1u << ppn) - 1u, nic);
+		src = src < ppn ? src : h;
+	}
+	/* its lanes that are NICs of the node, as links count_rails() counts them */
+	per = FT_MIN(per, n->nnics > nic ? n->nnics - nic : 0u);
+	for (j = 0; j < per && bytes > 0; j++)
+		nic_add(sl, nic + j, src, g, bytes / per, out);
 }
 
 static void
 pair_add(struct share_load *sl, uint32_t g, uint32_t h, double bytes)
 {
 	route_add(sl, ft_topo_gpu(sl->t, 0, g), ft_topo_gpu(sl->t, 0, h), bytes,
-	          (uint16_t)(1u << g), (uint16_t)(1u << h), 0);
+	          1u << g, 1u << h, 0);
 }
 
+/* The local GPUs of mask @v (NET left out). */
 static uint32_t
-popcount16(uint16_t v)
+gpus_of(uint32_t v)
 {
 	uint32_t c = 0;
 
-	for (; v; v &= (uint16_t)(v - 1))
+	for (v &= NET - 1; v; v &= v - 1)
 		c++;
 	return c;
+}
+
+/* @out's ends' counts from the masks @src and @dst of its link. */
+static void
+ends(struct ft_model_shared_link *out, uint32_t src, uint32_t dst)
+{
+	out->senders = gpus_of(src);
+	out->receivers = gpus_of(dst);
+	out->from_net = (src & NET) != 0;
+	out->to_net = (dst & NET) != 0;
 }
 
 /* @name's part after the node's "n0." */
@@ -135,8 +168,7 @@ busiest(const struct share_load *sl, const struct ft_model_links *l,
 		ft_strlcpy(out->what, k->kind == FT_L_CPU ? "cpu_link" : "pcie", sizeof(out->what));
 		local_name(sl->t, k->src, out->from, sizeof(out->from));
 		local_name(sl->t, k->dst, out->to, sizeof(out->to));
-		out->senders = popcount16(sl->src[i]);
-		out->receivers = popcount16(sl->dst[i]);
+		ends(out, sl->src[i], sl->dst[i]);
 	}
 	for (i = 0; i < FT_SPEC_MAX_NICS && l->nic_Bps > 0; i++) {
 		bool up = sl->nic_out[i] >= sl->nic_in[i];
@@ -150,8 +182,7 @@ busiest(const struct share_load *sl, const struct ft_model_links *l,
 		ft_strlcpy(out->what, l->nic_what, sizeof(out->what));
 		snprintf(up ? out->from : out->to, sizeof(out->from), "nic%u", i);
 		ft_strlcpy(up ? out->to : out->from, "net", sizeof(out->to));
-		out->senders = up ? popcount16(sl->nic_src[i]) : 0;
-		out->receivers = up ? 0 : popcount16(sl->nic_dst[i]);
+		ends(out, up ? sl->nic_src[i] : NET, up ? NET : sl->nic_dst[i]);
 	}
 }
 
@@ -178,11 +209,13 @@ pattern_add(struct share_load *sl, const struct ft_node_spec *nd, enum share_pat
 			for (h = 0; h < ppn; h++)
 				if (g != h)
 					pair_add(sl, g, h, p == SHARE_A2A ? 1.0 / n : 1.0 / dppn);
-	/* the direct one's sends between nodes at once with those in the node */
-	if (p == SHARE_A2A || p == SHARE_A2A_NET)
-		for (g = 0; g < ppn && nnodes > 1; g++) {
-			net_add(sl, nd, g, net, true);
-			net_add(sl, nd, g, net, false);
+	/* the direct one's sends between nodes at once with those in the node: (n - dppn)/n
+	 * of S out of each GPU, to each local rank's peers alike, and as much in */
+	if ((p == SHARE_A2A || p == SHARE_A2A_NET) && nnodes > 1)
+		for (g = 0; g < ppn; g++) {
+			for (h = 0; h < ppn; h++)
+				net_add(sl, nd, l, ppn, g, h, net / ppn, true);
+			net_add(sl, nd, l, ppn, g, g, net, false);
 		}
 	if (p != SHARE_SENDRECV)
 		return;
@@ -191,8 +224,8 @@ pattern_add(struct share_load *sl, const struct ft_node_spec *nd, enum share_pat
 	if (nnodes == 1 && ppn > 1)
 		pair_add(sl, ppn - 1, 0, 1.0);
 	if (nnodes > 1) {
-		net_add(sl, nd, ppn - 1, 1.0, true);
-		net_add(sl, nd, 0, 1.0, false);
+		net_add(sl, nd, l, ppn, ppn - 1, 0, 1.0, true);
+		net_add(sl, nd, l, ppn, 0, 0, 1.0, false);
 	}
 }
 

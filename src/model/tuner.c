@@ -1648,6 +1648,27 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
 		            a2a_fixed(l, p, l->nnodes, bytes / FT_MAX(l->nnodes, 1u), true);
 }
 
+uint32_t
+ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                         const struct ft_model_shared_link *out[2])
+{
+	double n = l->nranks, ppn = l->ppn;
+	bool hier = a == FT_ALGO_HIERARCHICAL && l->nnodes > 1;
+	uint32_t k = 0;
+
+	if (op == FT_OP_SENDRECV && l->sr_shared.s > 1.0 / l->p2p_Bps)
+		out[k++] = &l->sr_shared;
+	if (op != FT_OP_ALLTOALL)
+		return k;
+	if (!hier && l->a2a_shared.s > (ppn - 1) / n / l->p2p_Bps)
+		out[k++] = &l->a2a_shared;
+	if (hier && l->a2a_node_shared.s > (ppn - 1) / ppn / l->p2p_Bps)
+		out[k++] = &l->a2a_node_shared;
+	if (hier && l->a2a_net_shared.s > ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor))
+		out[k++] = &l->a2a_net_shared;
+	return k;
+}
+
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses its
  * NIC, or all of its NICs when it drives several (nics.per_gpu, AWS p5: 4). */
 static void
