@@ -375,15 +375,19 @@ explain_shared(const struct ft_model_links *l, const struct ft_model_result *r,
 	uint32_t k = ft__model_shared_binding(l, r->op, r->algo, sh), i;
 	char a[48], b[48];
 
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k; i++) {
+		/* (one phase of two, or the part that binds the whole) */
+		if (k == 1 && strcmp(sh[i]->what, r->bottleneck) != 0)
+			continue;
 		ft_strbuf_addf(sb,
 		               "#    shared      %s %s -> %s (%s %.1f GB/s) carries %.2f x S, "
-		               "the sends of %s to %s: %.2f us at its rate\n",
+		               "from %s to %s: %.2f us at its rate\n",
 		               share_kind(sh[i]), sh[i]->from, sh[i]->to, sh[i]->what,
 		               sh[i]->cap_Bps / 1e9, sh[i]->load,
 		               share_end(sh[i]->senders, sh[i]->from_net, a, sizeof(a)),
 		               share_end(sh[i]->receivers, sh[i]->to_net, b, sizeof(b)),
 		               sh[i]->s * (double)r->bytes * 1e6);
+	}
 }
 
 void

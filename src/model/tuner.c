@@ -1583,10 +1583,18 @@ ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
  * in-node link the op's sends share where that one is slower (links a2a_shared and after,
  * model/share.c): its bytes over its rate, *@name then its class.
  */
+/* Whether shared link @sh is slower than term @t, beyond rounding: where the two are one
+ * link seen twice (a GPU's PCIe link that carries just its NIC's bytes), the term's. */
+static bool
+shared_slower(const struct ft_model_shared_link *sh, double t)
+{
+	return sh->s > t * (1 + 1e-9);
+}
+
 static double
 shared_term(double t, const struct ft_model_shared_link *sh, const char **name)
 {
-	if (!(sh->s > t))
+	if (!shared_slower(sh, t))
 		return t;
 	if (name)
 		*name = sh->what;
@@ -1654,17 +1662,21 @@ ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_
 {
 	double n = l->nranks, ppn = l->ppn;
 	bool hier = a == FT_ALGO_HIERARCHICAL && l->nnodes > 1;
+	double rails = l->nnodes > 1 ? ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor) : 0;
 	uint32_t k = 0;
 
-	if (op == FT_OP_SENDRECV && l->sr_shared.s > 1.0 / l->p2p_Bps)
+	double nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * l->ring_tier_factor;
+
+	if (op == FT_OP_SENDRECV &&
+	    shared_slower(&l->sr_shared, FT_MAX(1.0 / l->p2p_Bps, l->nnodes > 1 ? 1.0 / nic : 0)))
 		out[k++] = &l->sr_shared;
 	if (op != FT_OP_ALLTOALL)
 		return k;
-	if (!hier && l->a2a_shared.s > (ppn - 1) / n / l->p2p_Bps)
+	if (!hier && shared_slower(&l->a2a_shared, FT_MAX((ppn - 1) / n / l->p2p_Bps, rails)))
 		out[k++] = &l->a2a_shared;
-	if (hier && l->a2a_node_shared.s > (ppn - 1) / ppn / l->p2p_Bps)
+	if (hier && shared_slower(&l->a2a_node_shared, (ppn - 1) / ppn / l->p2p_Bps))
 		out[k++] = &l->a2a_node_shared;
-	if (hier && l->a2a_net_shared.s > ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor))
+	if (hier && shared_slower(&l->a2a_net_shared, rails))
 		out[k++] = &l->a2a_net_shared;
 	return k;
 }

@@ -5387,7 +5387,7 @@ test_alltoall_shared_socket_link(void **state)
 	ft_model_explain_write_text(&s, ex, &sb);
 	assert_non_null(strstr(sb.buf,
 	                       "shared      the socket link cpu0 -> cpu1 (cpu_link 22.0 GB/s) "
-	                       "carries 2.00 x S, the sends of 4 GPUs to 4 GPUs"));
+	                       "carries 2.00 x S, from 4 GPUs to 4 GPUs"));
 	ft_strbuf_release(&sb);
 	/* two nodes, hierarchical: the socket link's 2S in the node, then the NICs' */
 	assert_int_equal(ft_spec_resolve("pcie-l40s:2", &s, &err), 0);
