@@ -13,7 +13,6 @@
 
 #include <fabtune/topo.h>
 
-#include <math.h>
 #include <string.h>
 
 /* What one pattern of sends puts on a node's links, bytes a byte of S (what each rank
