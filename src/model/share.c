@@ -11,15 +11,15 @@
  */
 #include "model_int.h"
 
-#include <fabtune/topo.h>
-
 #include <string.h>
+
+#include <fabtune/topo.h>
 
 /* What one pattern of sends puts on a node's links, bytes a byte of S (what each rank
  * sends in all, or the send/recv's message). */
 struct share_load {
 	const struct ft_topo *t;
-	double *load;       /* per link */
+	double *load; /* per link */
 	/* per link: the local GPUs whose sends cross it, and receive by it; NET the network */
 	uint32_t *src, *dst;
 	double nic_out[FT_SPEC_MAX_NICS], nic_in[FT_SPEC_MAX_NICS];
@@ -37,8 +37,8 @@ struct share_load {
  * hops at every vertex, onto @sl; @sg and @rg the local GPU bits of the sender and the
  * receiver (NET for the network). */
 static void
-route_add(struct share_load *sl, uint32_t at, uint32_t to, double bytes, uint32_t sg,
-          uint32_t rg, unsigned depth)
+route_add(struct share_load *sl, uint32_t at, uint32_t to, double bytes, uint32_t sg, uint32_t rg,
+          unsigned depth)
 {
 	uint32_t hops[16];
 	int n, i;
@@ -109,8 +109,8 @@ net_add(struct share_load *sl, const struct ft_node_spec *n, const struct ft_mod
 static void
 pair_add(struct share_load *sl, uint32_t g, uint32_t h, double bytes)
 {
-	route_add(sl, ft_topo_gpu(sl->t, 0, g), ft_topo_gpu(sl->t, 0, h), bytes,
-	          1u << g, 1u << h, 0);
+	route_add(sl, ft_topo_gpu(sl->t, 0, g), ft_topo_gpu(sl->t, 0, h), bytes, 1u << g, 1u << h,
+	          0);
 }
 
 /* The local GPUs of mask @v (NET left out). */
