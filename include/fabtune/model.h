@@ -44,6 +44,24 @@ enum ft_model_arch {
  * The link classes the model sees for one placement of ranks on a cluster.
  * Bandwidths are bytes/s per direction, latencies seconds.
  */
+/*
+ * The busiest in-node link a pattern of sends crosses (a PCIe switch's up-link, the socket
+ * link, a NIC or its PCIe link, a GPU's own PCIe link where its sends in the node and to
+ * the network meet; NVLink left out, priced on NCCL's graph), on the node's own topology
+ * as the flow engine routes it (model/share.c). All zero where the op's sends cross no
+ * such link.
+ */
+struct ft_model_shared_link {
+	double s;              /* seconds a byte of S there: the bytes it carries over its rate */
+	double load;           /* bytes it carries a byte of S (S: what each rank sends in all) */
+	double cap_Bps;        /* its rate, one direction */
+	char what[16];         /* its class: "cpu_link", "pcie", or the NIC's (nic_what) */
+	char from[16], to[16]; /* its ends in the node ("cpu0", "pcie1", "nic0"; "net") */
+	uint32_t senders;      /* local GPUs whose sends cross it */
+	uint32_t receivers;    /* local GPUs whose receives cross it */
+	bool from_net, to_net; /* it carries bytes from the network, to it */
+};
+
 struct ft_model_links {
 	uint32_t nranks; /* GPUs taking part */
 	uint32_t nnodes;
@@ -206,6 +224,13 @@ struct ft_model_links {
 	 * per channel of its search graph (graph_nchannels), its kernel runs the run-time
 	 * channels (ft_model_run_nchannels()), each under that cap (model/tuner.c). */
 	bool time_run_channels;
+	/* The busiest in-node link of the direct all-to-all (S/n to every peer, in the node
+	 * and across nodes at once), of the hierarchical one's phase in the node (S/ppn to
+	 * every local peer) and of either one's sends between nodes ((n - ppn)/n of S out of
+	 * each GPU and into it), and of a send/recv (rank i to i + 1): model/share.c. The
+	 * model's all-to-all and send/recv queries fill them (ft_model_eval());
+	 * ft_model_links_get() leaves them zero. */
+	struct ft_model_shared_link a2a_shared, a2a_node_shared, a2a_net_shared, sr_shared;
 };
 
 /*

@@ -1259,6 +1259,9 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 			                    "the job's %" PRIu32 " nodes (nodes.count %" PRIu32 ")",
 			                    l->nnodes * FT_MAX(l->domain_nodes, 1u), spec->nnodes);
 	}
+	/* and the in-node links the all-to-all's and the send/recv's sends share */
+	if (rc == 0 && spine)
+		rc = ft__model_shared_links(spec, l, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
 	if (rc == 0)
@@ -1277,6 +1280,14 @@ group_gpus(const struct ft_cluster_spec *spec, uint32_t *lo, uint32_t *hi)
 		*lo = FT_MIN(*lo, spec->groups[i].node.ngpus);
 		*hi = FT_MAX(*hi, spec->groups[i].node.ngpus);
 	}
+}
+
+/* @a takes @b where @b's link is the slower a byte of S. */
+static void
+shared_take_max(struct ft_model_shared_link *a, const struct ft_model_shared_link *b)
+{
+	if (b->s > a->s)
+		*a = *b;
 }
 
 /* @l takes the slower of each of its link classes and @g's. */
@@ -1308,6 +1319,10 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	l->a2a_factor = FT_MIN(l->a2a_factor, g->a2a_factor);
 	l->a2a_spine_factor = FT_MIN(l->a2a_spine_factor, g->a2a_spine_factor);
 	l->sr_spine_factor = FT_MIN(l->sr_spine_factor, g->sr_spine_factor);
+	shared_take_max(&l->a2a_shared, &g->a2a_shared);
+	shared_take_max(&l->a2a_node_shared, &g->a2a_node_shared);
+	shared_take_max(&l->a2a_net_shared, &g->a2a_net_shared);
+	shared_take_max(&l->sr_shared, &g->sr_shared);
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->fabric_rail_lat_s = FT_MAX(l->fabric_rail_lat_s, g->fabric_rail_lat_s);

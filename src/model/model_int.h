@@ -157,6 +157,18 @@ void ft__model_carried(const struct ft_model_links *l, enum ft_op op, enum ft_al
 /* Size-dependent corrections (tree correction table, ring plateau), then the time. */
 double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);
+/* @l's busiest in-node links under the all-to-all's and the send/recv's sends (links
+ * a2a_shared, a2a_node_shared, a2a_net_shared, sr_shared) on one node of @spec's kind, from
+ * its topology graph (share.c): 0, FT_ENOMEM, or the topology's error for a node it cannot
+ * lay out or route. */
+int ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links *l,
+                           struct ft_error *err) FT_MUST_CHECK;
+/* The shared links (links a2a_shared and after) that set a part of @op by @a on @l, slower
+ * than the model's own term for it (cost_alltoall(), cost_sendrecv()), into @out: the
+ * hierarchical all-to-all's phase in the node and its phase between nodes, else one; their
+ * count (tuner.c). */
+uint32_t ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                                  const struct ft_model_shared_link *out[2]);
 /* An all-to-all's network term (cost_alltoall()): seconds per byte of S (what each rank sends
  * in all) that the node's rails, at the fabric's all-to-all share, take to carry the
  * ppn (n - ppn) / n of S a node sends across nodes, before the protocol's efficiency; 0 on

@@ -341,6 +341,55 @@ explain_pipe(const struct ft_model_pipeline *pl, const struct ft_model_result *r
 	               pl->launch_s * 1e6, pl->launch_s > 0 ? "" : " (CUDA graph)");
 }
 
+/* "4 GPUs", "the network", "4 GPUs and the network" for one end of a shared link. */
+static const char *
+share_end(uint32_t gpus, bool net, char *buf, size_t len)
+{
+	if (gpus == 0)
+		return net ? "the network" : "none";
+	snprintf(buf, len, "%u GPU%s%s", gpus, gpus == 1 ? "" : "s", net ? " and the network" : "");
+	return buf;
+}
+
+/* What kind of link @sh is, in words. */
+static const char *
+share_kind(const struct ft_model_shared_link *sh)
+{
+	if (strcmp(sh->what, "cpu_link") == 0)
+		return "the socket link";
+	if (strcmp(sh->to, "net") == 0 || strcmp(sh->from, "net") == 0)
+		return "a NIC";
+	if (strncmp(sh->from, "gpu", 3) == 0 || strncmp(sh->to, "gpu", 3) == 0)
+		return "a GPU's PCIe link";
+	if (strncmp(sh->from, "nic", 3) == 0 || strncmp(sh->to, "nic", 3) == 0)
+		return "a NIC's PCIe link";
+	return "a PCIe switch's up-link";
+}
+
+/* The in-node links the pick's sends share where one sets its part (model/share.c). */
+static void
+explain_shared(const struct ft_model_links *l, const struct ft_model_result *r,
+               struct ft_strbuf *sb)
+{
+	const struct ft_model_shared_link *sh[2];
+	uint32_t k = ft__model_shared_binding(l, r->op, r->algo, sh), i;
+	char a[48], b[48];
+
+	for (i = 0; i < k; i++) {
+		/* (one phase of two, or the part that binds the whole) */
+		if (k == 1 && strcmp(sh[i]->what, r->bottleneck) != 0)
+			continue;
+		ft_strbuf_addf(sb,
+		               "#    shared      %s %s -> %s (%s %.1f GB/s) carries %.2f x S, "
+		               "from %s to %s: %.2f us at its rate\n",
+		               share_kind(sh[i]), sh[i]->from, sh[i]->to, sh[i]->what,
+		               sh[i]->cap_Bps / 1e9, sh[i]->load,
+		               share_end(sh[i]->senders, sh[i]->from_net, a, sizeof(a)),
+		               share_end(sh[i]->receivers, sh[i]->to_net, b, sizeof(b)),
+		               sh[i]->s * (double)r->bytes * 1e6);
+	}
+}
+
 void
 ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_model_explain *ex,
                             struct ft_strbuf *sb)
@@ -447,6 +496,7 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               "price: the first write waits for the receiver's control "
 			               "message\n",
 			               ex->rdv_s * 1e6);
+		explain_shared(l, r, sb);
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
 		if (r->calibrated)

@@ -1615,20 +1615,54 @@ ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 }
 
 /*
- * All-to-all (kb NA-BUSBW: S is what each rank sends in all). Direct: the
- * NVLink part ((ppn-1)/n of S per GPU) and the network part (ppn(n-ppn)/n of
- * S per node through its rails, times the fabric's all-to-all share) run at
- * once. Hierarchical (PXN): NVLink first, (ppn-1)/ppn of S per GPU, then the
- * same network volume rail-local.
+ * @t, a term of the model's all-to-all or send/recv in seconds a byte of S, or the busiest
+ * in-node link the op's sends share where that one is slower (links a2a_shared and after,
+ * model/share.c): its bytes over its rate, *@name then its class.
  */
-double
-ft__model_a2a_net_s(const struct ft_model_links *l)
+/* Whether shared link @sh is slower than term @t, beyond rounding: where the two are one
+ * link seen twice (a GPU's PCIe link that carries just its NIC's bytes), the term's. */
+static bool
+shared_slower(const struct ft_model_shared_link *sh, double t)
+{
+	return sh->s > t * (1 + 1e-9);
+}
+
+static double
+shared_term(double t, const struct ft_model_shared_link *sh, const char **name)
+{
+	if (!shared_slower(sh, t))
+		return t;
+	if (name)
+		*name = sh->what;
+	return sh->s;
+}
+
+/* ft__model_a2a_net_s(), the class that sets it in *@name. */
+static double
+a2a_net_s(const struct ft_model_links *l, const char **name)
 {
 	double n = l->nranks, ppn = l->ppn;
 
 	if (l->nnodes < 2)
 		return 0;
-	return ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor);
+	return shared_term(ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor),
+	                   &l->a2a_net_shared, name);
+}
+
+/*
+ * All-to-all (kb NA-BUSBW: S is what each rank sends in all). Direct: the
+ * NVLink part ((ppn-1)/n of S per GPU) and the network part (ppn(n-ppn)/n of
+ * S per node through its rails, times the fabric's all-to-all share) run at
+ * once. Hierarchical (PXN): NVLink first, (ppn-1)/ppn of S per GPU, then the
+ * same network volume rail-local. Each part is held to the busiest in-node link its
+ * sends share where that is slower than one GPU's share (links a2a_shared: a PCIe
+ * switch's up-link, the socket link, a NIC; on a node of two sockets of four GPUs,
+ * 16 pairs of S/8 cross the socket link each way, 2S, not one GPU's 7/8 S).
+ */
+double
+ft__model_a2a_net_s(const struct ft_model_links *l)
+{
+	return a2a_net_s(l, NULL);
 }
 
 static void
@@ -1636,14 +1670,18 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
               struct ft__model_cost *c)
 {
 	double n = l->nranks, ppn = l->ppn, N = l->nnodes, eff = ft_proto_efficiency(p);
-	double t_intra, t_inter = ft__model_a2a_net_s(l);
+	const char *intra = l->intra_what, *inter = inter_name(l, l->a2a_factor, l->a2a_what);
+	double t_intra, t_inter = a2a_net_s(l, &inter);
 
 	if (a == FT_ALGO_DIRECT)
-		t_intra = (ppn - 1) / n / l->p2p_Bps;
+		t_intra = shared_term((ppn - 1) / n / l->p2p_Bps, &l->a2a_shared, &intra);
+	else if (N > 1)
+		t_intra = shared_term((ppn - 1) / ppn / l->p2p_Bps, &l->a2a_node_shared, &intra);
 	else
-		t_intra = N > 1 ? (ppn - 1) / ppn / l->p2p_Bps : (ppn - 1) / n / l->p2p_Bps;
-	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT,
-	           inter_name(l, l->a2a_factor, l->a2a_what), c);
+		t_intra = shared_term((ppn - 1) / n / l->p2p_Bps, &l->a2a_shared, &intra);
+	pick_terms(l, t_intra / eff, t_inter / eff, a == FT_ALGO_DIRECT, inter, c);
+	if (t_intra >= t_inter)
+		ft_strlcpy(c->bottleneck, intra, sizeof(c->bottleneck));
 	/* Direct: one phase over all n ranks, S/n to each. Hierarchical: ppn members
 	 * inside the node, S/ppn to each, then N per rail, S/N to each. */
 	c->lat_s = base_lat(l, FT_ALGO_RING, p);
@@ -1652,6 +1690,31 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
 	else
 		c->lat_s += a2a_fixed(l, p, l->ppn, bytes / FT_MAX(l->ppn, 1u), false) +
 		            a2a_fixed(l, p, l->nnodes, bytes / FT_MAX(l->nnodes, 1u), true);
+}
+
+uint32_t
+ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
+                         const struct ft_model_shared_link *out[2])
+{
+	double n = l->nranks, ppn = l->ppn;
+	bool hier = a == FT_ALGO_HIERARCHICAL && l->nnodes > 1;
+	double rails = l->nnodes > 1 ? ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor) : 0;
+	uint32_t k = 0;
+
+	double nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * l->ring_tier_factor;
+
+	if (op == FT_OP_SENDRECV &&
+	    shared_slower(&l->sr_shared, FT_MAX(1.0 / l->p2p_Bps, l->nnodes > 1 ? 1.0 / nic : 0)))
+		out[k++] = &l->sr_shared;
+	if (op != FT_OP_ALLTOALL)
+		return k;
+	if (!hier && shared_slower(&l->a2a_shared, FT_MAX((ppn - 1) / n / l->p2p_Bps, rails)))
+		out[k++] = &l->a2a_shared;
+	if (hier && shared_slower(&l->a2a_node_shared, (ppn - 1) / ppn / l->p2p_Bps))
+		out[k++] = &l->a2a_node_shared;
+	if (hier && shared_slower(&l->a2a_net_shared, rails))
+		out[k++] = &l->a2a_net_shared;
+	return k;
 }
 
 /* nccl-tests sendrecv: rank i sends S to i+1; across nodes one rank per node uses its
@@ -1667,14 +1730,17 @@ cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, uint64_t bytes,
 	       f = spine ? l->sr_spine_factor : l->ring_tier_factor,
 	       nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * f;
 	struct lats h = hop_lats(l, FT_ALGO_RING, p);
+	/* the pairs' links in the node: one GPU's, or the busiest several share */
+	const char *intra = l->intra_what;
+	double p2p = 1.0 / shared_term(1.0 / l->p2p_Bps, &l->sr_shared, &intra);
 
-	if (l->nnodes > 1 && nic < l->p2p_Bps) {
+	if (l->nnodes > 1 && nic < p2p) {
 		c->bw_Bps = nic * eff;
 		ft_strlcpy(c->bottleneck, inter_name(l, f, spine ? "spine" : "tier1"),
 		           sizeof(c->bottleneck));
 	} else {
-		c->bw_Bps = l->p2p_Bps * eff;
-		ft_strlcpy(c->bottleneck, l->intra_what, sizeof(c->bottleneck));
+		c->bw_Bps = p2p * eff;
+		ft_strlcpy(c->bottleneck, intra, sizeof(c->bottleneck));
 	}
 	if (p == FT_PROTO_LL)
 		c->bw_Bps = cap(c->bw_Bps, ll_max_Bps(l), "protocol", c);

@@ -5438,6 +5438,68 @@ test_nvls_net_refused(void **state)
 	free(ex);
 }
 
+/*
+ * The all-to-all on a node whose GPUs share links (model/share.c): on pcie-l40s each
+ * socket holds one PCIe switch of 4 GPUs, so in an 8-rank all-to-all each GPU sends S/8 to
+ * each of the 4 GPUs of the other socket: 16 pairs x S/8 = 2S cross the socket link each
+ * way, 2 x 64 MiB / 22 GB/s = 6,100 us, not one GPU's 7/8 S (2,669 us). The hierarchical
+ * one across 2 nodes pays that phase and then its NICs'; the send/recv ring crosses the
+ * socket link once each way, as one GPU's share says; the link --explain names.
+ */
+static void
+test_alltoall_shared_socket_link(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r;
+	struct ft_model_query q;
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	double cpu, pcie, want;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &s, &err), 0);
+	cpu = s.node.cpu_link_Bps;
+	pcie = s.node.pcie_Bps_gpu;
+	want = 2.0 * (64u << 20) / cpu;
+	r = eval(&s, FT_OP_ALLTOALL, 64u << 20, FT_ALGO_DIRECT, -1);
+	assert_string_equal(r.bottleneck, "cpu_link");
+	assert_true(r.time_s > want && r.time_s < 1.01 * want);
+	r = eval(&s, FT_OP_ALLTOALL, 64u << 20, FT_ALGO_HIERARCHICAL, -1);
+	assert_true(r.time_s > want && r.time_s < 1.01 * want);
+	/* the ring's one crossing each way: one GPU's share, as before */
+	r = eval(&s, FT_OP_SENDRECV, 64u << 20, -1, -1);
+	assert_true(r.time_s > (64u << 20) / cpu && r.time_s < 1.01 * (64u << 20) / cpu);
+	/* the socket's four GPUs alone: each GPU's own PCIe link, 3/4 S */
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	q.ngpus = 4;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_string_equal(r.bottleneck, "pcie");
+	assert_true(r.time_s > 0.75 * (64u << 20) / pcie &&
+	            r.time_s < 1.01 * 0.75 * (64u << 20) / pcie);
+	/* --explain: the link, its bytes and the GPUs whose sends it carries */
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_true(fabs(ex->links.a2a_shared.load - 2.0) < 1e-9);
+	assert_int_equal(ex->links.a2a_shared.senders, 4);
+	assert_int_equal(ex->links.a2a_shared.receivers, 4);
+	assert_string_equal(ex->links.a2a_shared.from, "cpu0");
+	assert_string_equal(ex->links.a2a_shared.to, "cpu1");
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf,
+	                       "shared      the socket link cpu0 -> cpu1 (cpu_link 22.0 GB/s) "
+	                       "carries 2.00 x S, from 4 GPUs to 4 GPUs"));
+	ft_strbuf_release(&sb);
+	/* two nodes, hierarchical: the socket link's 2S in the node, then the NICs' */
+	assert_int_equal(ft_spec_resolve("pcie-l40s:2", &s, &err), 0);
+	r = eval(&s, FT_OP_ALLTOALL, 64u << 20, FT_ALGO_HIERARCHICAL, -1);
+	assert_string_equal(r.bottleneck, "cpu_link");
+	assert_true(r.time_s > want);
+	free(ex);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -9348,6 +9410,7 @@ main(void)
 		cmocka_unit_test(test_p2p_net_chunk_aws_p5),
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),
+		cmocka_unit_test(test_alltoall_shared_socket_link),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
 		cmocka_unit_test(test_published_a100),

@@ -1,0 +1,1 @@
+model pcie-l40s:1 --op alltoall --explain 64M
