@@ -619,7 +619,7 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
 	uint32_t copies = sc->nranks ? ph->nflows / sc->nranks : 0;
 	uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
 
-	if (sc->proto != FT_PROTO_LL || op->nchannels || copies == 0 || launched <= copies ||
+	if (op->nchannels || copies == 0 || launched <= copies ||
 	    launched / copies > UINT16_MAX / FT_MAX(ph->nflows, 1u))
 		return 1;
 	return launched / copies;

@@ -701,6 +701,51 @@ static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
                           const struct ft_sched_phase *ph, bool mean);
 
 /*
+ * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
+ * wire bytes (each flow's at @eff, its packets' headers on that link, ft__pk_route_flow()'s
+ * ideal time) at the link's rate, the flows on the routes the engine gives them
+ * (ft__pk_path(), through the NIC a flow names: ft__sim_flow_nic()). The time its bytes
+ * take where no cap binds them (a Simple ring: ft__sim_kernel_cap() has none), as the
+ * flow engine's flows take it. 0, or FT_ENOMEM.
+ */
+static int
+link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            double eff, double *span)
+{
+	const struct ft_schedule *sc = op->sched;
+	double *load = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double)), most = 0;
+	uint32_t f, j, a, b;
+
+	*span = 0;
+	if (!load)
+		return FT_ENOMEM;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ft_error err = { 0 };
+		struct ft_path path;
+		double wire;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.bytes == 0 || ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 ||
+		    a == b ||
+		    ft__pk_path(e, a, b, ft__sim_flow_nic(e->topo, &fl, a, b),
+		                ft_mix64(((uint64_t)a << 32) | b), &path) < 0)
+			continue;
+		wire = (double)fl.bytes / eff;
+		for (j = 0; j < path.nlinks; j++) {
+			const struct pk_link *lk = &e->links[path.links[j]];
+			double pkts = ceil(wire / e->mtu);
+
+			load[path.links[j]] += (wire + pkts * lk->hdr) * lk->ps_per_byte;
+			most = FT_MAX(most, load[path.links[j]]);
+		}
+	}
+	ft_free(load);
+	*span = most / PK_PS_PER_S;
+	return 0;
+}
+
+/*
  * What a ring's or tree's phase @ph of @op takes back of the latency phase_cost() charges
  * its steps, seconds, so that each step pays its latency once: NCCL's price for a step
  * is the hop's whole latency, the path with it (NVIDIA/nccl v2.27.7-1
@@ -738,14 +783,15 @@ static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
  * barrier, 56.77 us where NCCL's price is 40.89; at 1 MiB the bytes' span (50.4 us) held
  * the network's walk, which came off the barrier all the same (88.58 us, the price 90.91).
  */
-static double
+static int
 walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-            uint32_t in, double in_charge, uint32_t net)
+            uint32_t in, double in_charge, uint32_t net, double *back)
 {
 	const struct ft_schedule *sc = op->sched;
-	bool ring = sc->proto == FT_PROTO_LL && ft__pk_is_chunked(e, sc, ph);
+	bool ring = ft__pk_is_chunked(e, sc, ph);
 	bool chain = sc->proto == FT_PROTO_LL && ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
-	double hw = ft__sim_hw_net_s(sc), pin = 0, walk = 0, pnet = 0, span = 0, most;
+	double hw = ft__sim_hw_net_s(sc), eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	double pin = 0, walk = 0, pnet = 0, span = 0, links = 0, most;
 
 	if (in > 0 && (ring || chain))
 		pin = node_path_s(e, op, ph, false);
@@ -754,10 +800,13 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	walk = ring && in > 0 ? node_path_s(e, op, ph, true) : pin;
 	if (net > 0 && hw > 0)
 		pnet = net_path_s(e, op, ph);
+	if (ring && link_span_s(e, op, ph, eff, &links) < 0)
+		return FT_ENOMEM;
 	if (ring)
-		span = ft__sim_cap_period_s(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0, 1);
+		span = FT_MAX(ft__sim_cap_period_s(op, ph, eff, 1), links);
 	most = in * FT_MIN(FT_MAX(in_charge, 0.0), pin) + net * FT_MIN(hw, pnet);
-	return FT_MAX(0.0, FT_MIN(most, in * walk + net * pnet - span));
+	*back = FT_MAX(0.0, FT_MIN(most, in * walk + net * pnet - span));
+	return 0;
 }
 
 /* The shortest path of phase @ph's flows inside a node, seconds (0: none); with @mean the
@@ -838,13 +887,13 @@ ring_floored(const struct ft_schedule *sc)
  * Before, the engine paid none of the step costs between nodes: a ring over 2 DGX H100
  * with 10 us of nics.vm_overhead ran as fast as one without.
  */
-static double
+static int
 phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-           const struct ft__sim_link_lats *ll)
+           const struct ft__sim_link_lats *ll, double *cost)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
-	double extra, step = ll->net_step_s;
+	double extra, step = ll->net_step_s, back;
 
 	(void)ft__sim_far_steps(e->topo, sc, ll, op->rank_gpu, steps, &extra, &net);
 	/* each step between nodes: NCCL's hwLat[NET] where the packets' path is shorter (a
@@ -854,8 +903,10 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		step += net_floor_s(e, op, ph);
 	/* NVLS, in one node or across nodes (net: its one step between nodes): the switch's
 	 * pass once, reduce and multicast pipelined */
-	if (sc->algo == FT_ALGO_NVLS)
-		return sc->step_lat_s + net * step;
+	if (sc->algo == FT_ALGO_NVLS) {
+		*cost = sc->step_lat_s + net * step;
+		return 0;
+	}
 	/* a ring's or tree's step between nodes pays the network's latency in place of the
 	 * NVLink step overhead, as NCCL's model (kb NA-MODEL: (nsteps - ninter) intraLat +
 	 * ninter interLat) and the flow engine (ft__sim_far_steps()) charge it */
@@ -871,9 +922,13 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 
 		if (net > 0 && ring_floored(sc))
 			in_charge = FT_MAX(in_charge, ll->ring_intra_floor_s);
-		return steps * sc->step_lat_s + extra - walk_back_s(e, op, ph, in, in_charge, net);
+		if (walk_back_s(e, op, ph, in, in_charge, net, &back) < 0)
+			return FT_ENOMEM;
+		*cost = steps * sc->step_lat_s + extra - back;
+		return 0;
 	}
-	return steps * sc->step_lat_s + net * step;
+	*cost = steps * sc->step_lat_s + net * step;
+	return 0;
 }
 
 /* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as an LL
@@ -889,8 +944,7 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 
 		if (ft__pk_is_p2p(e, op, ph))
 			continue;
-		if (ft__pk_is_chunked(e, sc, ph) ? sc->proto == FT_PROTO_LL :
-		                                   ft__pk_is_tree(e, sc, ph))
+		if (ft__pk_is_chunked(e, sc, ph) || ft__pk_is_tree(e, sc, ph))
 			return true;
 	}
 	return false;
@@ -904,8 +958,6 @@ ll_ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 	const struct ft_schedule *sc = op->sched;
 	uint32_t p;
 
-	if (sc->proto != FT_PROTO_LL)
-		return false;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 
@@ -1138,9 +1190,10 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
-		double steps = ph->steps ? ph->steps : 1;
-		int64_t bar = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(phase_cost(e, op, ph, &ll)),
-		                              steps - 1, tag);
+		double steps = ph->steps ? ph->steps : 1, cost;
+		int64_t bar = phase_cost(e, op, ph, &ll, &cost) < 0 ?
+		                      -1 :
+		                      ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), steps - 1, tag);
 		uint32_t f;
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)

@@ -51,7 +51,9 @@ ring_fixed_s(const struct pk_run *r, uint32_t steps, double d)
 }
 
 /* A ring all-reduce of @bytes (Simple) over the first NIC of @n nodes: every ring hop is
- * NIC -> leaf -> NIC, nothing shared. */
+ * NIC -> leaf -> NIC, nothing shared. On one channel (NCCL_MAX_NCHANNELS=1): the tests
+ * count one ring's messages, where NCCL's launched channels would each carry a share of
+ * them (pkt_nccl.c ring_reps()). */
 static void
 ring_run(struct pk_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cfg *pc,
          uint32_t qps)
@@ -63,7 +65,9 @@ ring_run(struct pk_run *r, uint32_t n, uint64_t bytes, const struct ft_packet_cf
 		                  .ranks_per_node = 1,
 		                  .bytes = bytes };
 
+	pk_run_nchannels = 1;
 	pk_run_op(r, &a, n, pc, qps, true); /* (whole: the tests read every message's record) */
+	pk_run_nchannels = 0;
 }
 
 /*

@@ -2425,8 +2425,9 @@ test_nvls_tree_lazy(void **state)
 
 /*
  * Rings and trees are built as their messages may start too, and hold the messages in
- * flight, not the phase. 64 MiB over 2 DGX H100 nodes x 4 GPUs: the ring all-reduce is 8
- * connections of 14 steps x 8 messages (896 flow records built whole; the all-gather 7
+ * flight, not the phase. 64 MiB over 2 DGX H100 nodes x 4 GPUs: the ring all-reduce, on
+ * one channel (NCCL_MAX_NCHANNELS=1: the rings of the schedule, not split over NCCL's
+ * launched channels, pkt_nccl.c ring_reps()), is 8 connections of 14 steps x 8 messages (896 flow records built whole; the all-gather 7
  * steps, 448), NCCL's ring has 4 slots on a connection (slices of 2 of its 8 steps), so
  * at most 8 x 2 x 4 = 64 records; the tree is 28 connections of 64 chunks (1,792), 8
  * slots, at most 28 x 2 x 8 = 448. Every counter of the run is the whole build's to the
@@ -2462,9 +2463,13 @@ test_ring_tree_lazy(void **state)
 			                  .bytes = 64u << 20 };
 		struct pk_run r[2];
 
+		/* (a ring on one channel: NCCL's launched channels would split each
+		 * connection, pkt_nccl.c ring_reps()) */
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING;
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, runs[k].nops,
 			              runs[k].routing);
+		pk_run_nchannels = 0;
 		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
 		assert_null(pk(r[0].e)->tlazy);
 		assert_non_null(pk(r[1].e)->tlazy);
@@ -2523,9 +2528,11 @@ test_ring_tree_whole_tasks(void **state)
 		size_t nflow = 0, nbar = 0, most = (size_t)runs[k].nconn + 4;
 		const struct pk_engine *w;
 
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING; /* (test_ring_tree_lazy's) */
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, 1,
 			              FT_ROUTING_ECMP);
+		pk_run_nchannels = 0;
 		w = pk(r[0].e);
 		assert_int_equal(w->flows.len, runs[k].whole);
 		for (size_t t = 0; t < w->tasks.len; t++) {
@@ -2614,8 +2621,10 @@ test_ring_tree_lazy_lossy_paced(void **state)
 			                    .rto_s = runs[k].lossy ? 200e-6 : 0 };
 		struct pk_run r[2];
 
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING; /* (test_ring_tree_lazy's) */
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, &pc, runs[k].qps, i == 0, 1, runs[k].routing);
+		pk_run_nchannels = 0;
 		assert_true(pk(r[1].e)->paced == (runs[k].cc != FT_PKT_CC_NONE));
 		assert_true(pk(r[1].e)->may_drop == runs[k].lossy);
 		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
@@ -2676,7 +2685,9 @@ test_lossy_trace_ends_with_op(void **state)
 	const struct ft_sim_trace *t;
 
 	(void)state;
+	pk_run_nchannels = 1; /* (test_ring_tree_lazy's ring) */
 	pk_run_ops_on(&r, &a, 2, 4, &pc, 1, false, 1, FT_ROUTING_ECMP);
+	pk_run_nchannels = 0;
 	assert_true(pk(r.e)->may_drop);
 	assert_true(r.c.ndrops > 0);
 	assert_true(r.c.makespan_s < rto);
