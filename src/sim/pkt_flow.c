@@ -415,6 +415,27 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 }
 
 /*
+ * The route from @src to @dst as a flow of tie-break @hash on QP @qp would be routed at its
+ * start (QP q leaves by its GPU's NIC of lane q, ft__pk_conn_qps()), through @nic as
+ * ft__pk_path_lat() says, into @path; FT_E* when there is none.
+ */
+int
+ft__pk_path(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
+            uint32_t qp, struct ft_path *path)
+{
+	struct choose_ctx cc = { e, hash };
+	struct ft_error err = { 0 };
+	int rc;
+
+	if (nic != UINT32_MAX)
+		return route_via(e, src, dst, qp, nic, &cc, path, &err);
+	if ((rc = ft__sim_route(e->topo, &e->cfg, src, dst, qp, choose_by_hash, &cc, path,
+	                        &err)) < 0)
+		rc = route_dead(e, src, dst, qp, &cc, path, &err);
+	return rc;
+}
+
+/*
  * The path latency from @src to @dst (ps) as a flow of tie-break @hash would be routed at
  * its start: what a notice the receiver's NIC writes back to another sender takes (an
  * all-to-all's clear-to-send, pkt_nccl.c). A flow that leaves by NIC vertex @nic, not its
@@ -428,15 +449,8 @@ ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, u
                 uint64_t *lat_ps)
 {
 	struct ft_path path;
-	struct choose_ctx cc = { e, hash };
-	struct ft_error err = { 0 };
-	int rc;
+	int rc = ft__pk_path(e, src, dst, nic, hash, 0, &path);
 
-	if (nic != UINT32_MAX)
-		rc = route_via(e, src, dst, 0, nic, &cc, &path, &err);
-	else if ((rc = ft__sim_route(e->topo, &e->cfg, src, dst, 0, choose_by_hash, &cc, &path,
-	                             &err)) < 0)
-		rc = route_dead(e, src, dst, 0, &cc, &path, &err);
 	if (rc < 0)
 		return rc;
 	*lat_ps = 0;

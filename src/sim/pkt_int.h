@@ -1334,6 +1334,10 @@ int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
                     uint64_t *lat_ps);
+/* The route ft__pk_path_lat() sums the latencies of (on QP 0), on QP @qp, into @path; FT_E*
+ * where there is none. */
+int ft__pk_path(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
+                uint32_t qp, struct ft_path *path);
 /* The path latency from GPU @a to GPU @b, seconds, on the route ft__pk_path_lat() gives the
  * pair (its hash of the pair): through PXN proxy @via where the send relays (its NVLink leg,
  * then the proxy's NIC's route, as the engine routes the flow), else (PK_NONE) out by @a's

@@ -610,8 +610,8 @@ ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 }
 
 /*
- * The rings an LL ring phase of @op runs on each of the schedule's: reps = launched /
- * copies, where NCCL launches more channels at the op's size (the model's count,
+ * The rings a ring phase of @op runs on each of the schedule's: reps = launched / copies,
+ * where NCCL launches more channels at the op's size (the model's count,
  * ft__sim_pipe_model(), read by pkt_setup.c pipe_read(); src/enqueue.cc
  * topoGetAlgoInfo()) than the phase has rings (copies: its flows over the ranks, one a
  * channel of the schedule: 1 on one DGX H100, 8 on 2). NCCL's ring all-reduce kernel
@@ -622,8 +622,13 @@ ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
  * 14 steps in series where NCCL's 24 channels move one loop each. Each of a connection's
  * reps carries 1 / reps of its bytes as a connection of its own (ring_conns(), rep r fed
  * by rep r: pair_feeds()); the cap's pace (S over the cap a message of a rep) is the
- * same. LL only (the issue's, and the chain's rule: pkt_tree.c chain_channels()); forced
- * channels are NCCL's own: 1.
+ * same. Every protocol: runRing() takes its channel's part from ncclCollCbdPart() in LL,
+ * LL128 and Simple alike (src/include/device.h: the part is the channel's, the protocol
+ * sets only its grain and chunk); LL alone ran so before, and one DGX H100's one ring
+ * carried LL128's 64 MiB in loops of its chunk, each loop's 14 steps in turn, 506.18 us
+ * where the flow engine takes 395.79, Simple's 1 MiB 66.19 us against 61.70, and 4 MiB
+ * 84.79 against 76.99 (sim.md, "LL128 and Simple rings"). Chains keep their own rule
+ * (pkt_tree.c chain_channels(): LL only). Forced channels are NCCL's own: 1.
  */
 static uint32_t
 ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
@@ -632,7 +637,7 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
 	uint32_t copies = sc->nranks ? ph->nflows / sc->nranks : 0;
 	uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
 
-	if (sc->proto != FT_PROTO_LL || op->nchannels || copies == 0 || launched <= copies ||
+	if (op->nchannels || copies == 0 || launched <= copies ||
 	    launched / copies > UINT16_MAX / FT_MAX(ph->nflows, 1u))
 		return 1;
 	return launched / copies;

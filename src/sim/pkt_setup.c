@@ -701,6 +701,52 @@ static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
                           const struct ft_sched_phase *ph, bool mean);
 
 /*
+ * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
+ * wire bytes (each flow's at @eff, its packets' headers on that link, as
+ * ft__pk_route_flow()'s ideal time counts them) at the link's rate, the flows on the
+ * routes the engine gives their first QP (ft__pk_path(), through the NIC a flow names:
+ * ft__sim_flow_nic()). The time its bytes take where no cap binds them (a Simple ring:
+ * ft__sim_kernel_cap() has none), as the flow engine's flows take it. A connection split
+ * over several NICs of its GPU (pkt_nccl.c add_message()) is counted on its first QP's
+ * whole: its NIC's share overstated there (sim.md, Limits). 0, or FT_ENOMEM.
+ */
+static int
+link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+            double eff, double *span)
+{
+	const struct ft_schedule *sc = op->sched;
+	double *load = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double)), most = 0;
+	uint32_t f, j, a, b;
+
+	*span = 0;
+	if (!load)
+		return FT_ENOMEM;
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+		struct ft_error err = { 0 };
+		struct ft_path path;
+		double wire;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		if (fl.bytes == 0 || ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 ||
+		    a == b ||
+		    ft__pk_path(e, a, b, ft__sim_flow_nic(e->topo, &fl, a, b),
+		                ft_mix64(((uint64_t)a << 32) | b), 0, &path) < 0)
+			continue;
+		wire = (double)fl.bytes / eff;
+		for (j = 0; j < path.nlinks; j++) {
+			const struct pk_link *lk = &e->links[path.links[j]];
+
+			load[path.links[j]] += (wire + ceil(wire / e->mtu) * lk->hdr) * lk->ps_per_byte;
+			most = FT_MAX(most, load[path.links[j]]);
+		}
+	}
+	ft_free(load);
+	*span = most / PK_PS_PER_S;
+	return 0;
+}
+
+/*
  * What a ring's or tree's phase @ph of @op takes back of the latency phase_cost() charges
  * its steps, seconds, so that each step pays its latency once: NCCL's price for a step
  * is the hop's whole latency, the path with it (NVIDIA/nccl v2.27.7-1
@@ -719,33 +765,42 @@ static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
  * counted 2.1 us of walk where its pipeline took 4.53 and ran 6.2 % over the flow engine)
  * or a chain's shortest + net x the network's, less the span of the bytes it runs under.
  *
- * Which steps walk where the latency was charged: a step between nodes everywhere (its
- * messages cross the fabric); a step inside a node where the engine runs NCCL's LL
- * messages (an LL chain broadcast or reduce, pkt_tree.c; an LL ring on NCCL's launched
- * channels, pkt_nccl.c ring_reps()): in LL a rank passes each line on as its flag comes
- * (src/device/prims_ll.h LLGenericOp(): readLL() polls the line, storeLL() writes it to
- * the next rank), so the walk is the step's latency. LL128 and Simple wait for more of a
- * step than a line before they forward it, and their whole flows do not walk in turn:
- * their steps inside a node take nothing back. The span: a chain's rounds fill its hops
- * before its pace streams them (the fill is time the bytes do not hold: 0), a ring's
- * steps walk from the phase's start under the cap's pace, which spreads the bytes over
- * the largest connection's time at the cap (ft__sim_cap_period_s() of one loop), so only
- * the walk past that span shows (1 MiB on one DGX H100: 14 x 0.6 us under 13.0 us of
- * bytes; 8 KiB: 14 x 0.6 over 1.9). Before, the chain's rule took the walk whole and the
- * ring's (inside a node alone) the walk past the span, and a ring across nodes took back
- * its steps between nodes alone: on 2 DGX H100 at 8 KiB its 28 steps inside the nodes
- * paid their walk (16.8 us) in the pipeline and the post overhead (1 us each) in the
- * barrier, 56.77 us where NCCL's price is 40.89; at 1 MiB the bytes' span (50.4 us) held
- * the network's walk, which came off the barrier all the same (88.58 us, the price 90.91).
+ * Which steps walk where the latency was charged: a step between nodes everywhere (its messages
+ * cross the fabric); a step inside a node where the engine runs NCCL's LL messages (an LL chain
+ * broadcast or reduce, pkt_tree.c: in LL a rank passes each line on as its flag comes,
+ * src/device/prims_ll.h LLGenericOp(): readLL() polls the line, storeLL() writes it to the next
+ * rank), and a ring on NCCL's launched channels in every protocol (pkt_nccl.c
+ * ring_reps()): its message of step s waits for the one of step s - 1 on the connection feeding
+ * its source (link_message()), in LL, LL128 and Simple alike, so the walk is the step's latency
+ * whatever the protocol's grain (LL128's 128-byte lines with their flag, prims_ll128.h; Simple's
+ * slice behind its connection's tail, prims_simple.h: NCCL's hwLat[NVLINK][RING] of each, 0.6, 1.9
+ * and 3.4 us, is the hop's whole latency, the path in it). The span: a chain's rounds fill its
+ * hops before its pace streams them (the fill is time the bytes do not hold: 0), a ring's steps
+ * walk from the phase's start under its bytes: the cap's pace, which spreads them over the largest
+ * connection's time at the cap (ft__sim_cap_period_s() of one loop), or where no cap binds them
+ * (Simple on all its channels) the busiest link's time (link_span_s()), the longer, so only the
+ * walk past that span shows (1 MiB on one DGX H100 in LL: 14 x 0.6 us under 13.0 us of bytes; 8
+ * KiB: 14 x 0.6 over 1.9; Simple on 2 DGX H100, no cap: its NVLinks' and NICs' span; the cap's, 0,
+ * took the whole walk back under bytes that hold it, 3.9 % under the flow engine at 64 MiB on the
+ * launched channels). Before, LL128's and Simple's steps inside a node took nothing back, their
+ * walk paid in the pipeline and in the barrier's hwLat (2 DGX H100 at 8 KiB: 91.96 and 148.36 us
+ * where the flow engine takes 76.54 and 132.88; sim.md, "LL128 and Simple rings"). Before that,
+ * the chain's rule took the walk whole and the ring's (inside a node alone) the walk past the
+ * span, and a ring across nodes took back its steps between nodes alone: on 2 DGX H100 at 8 KiB
+ * its 28 steps inside the nodes paid their walk (16.8 us) in the pipeline and the post overhead (1
+ * us each) in the barrier, 56.77 us where NCCL's price is 40.89; at 1 MiB the bytes' span (50.4
+ * us) held the network's walk, which came off the barrier all the same (88.58 us, the price
+ * 90.91).
  */
-static double
+static int
 walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-            uint32_t in, double in_charge, uint32_t net)
+            uint32_t in, double in_charge, uint32_t net, double *back)
 {
 	const struct ft_schedule *sc = op->sched;
-	bool ring = sc->proto == FT_PROTO_LL && ft__pk_is_chunked(e, sc, ph);
+	bool ring = ft__pk_is_chunked(e, sc, ph);
 	bool chain = sc->proto == FT_PROTO_LL && ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
-	double hw = ft__sim_hw_net_s(sc), pin = 0, walk = 0, pnet = 0, span = 0, most;
+	double hw = ft__sim_hw_net_s(sc), eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
+	double pin = 0, walk = 0, pnet = 0, span = 0, links = 0, most;
 
 	if (in > 0 && (ring || chain))
 		pin = node_path_s(e, op, ph, false);
@@ -754,10 +809,13 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	walk = ring && in > 0 ? node_path_s(e, op, ph, true) : pin;
 	if (net > 0 && hw > 0)
 		pnet = net_path_s(e, op, ph);
+	if (ring && link_span_s(e, op, ph, eff, &links) < 0)
+		return FT_ENOMEM;
 	if (ring)
-		span = ft__sim_cap_period_s(op, ph, sc->proto_eff > 0 ? sc->proto_eff : 1.0, 1);
+		span = FT_MAX(ft__sim_cap_period_s(op, ph, eff, 1), links);
 	most = in * FT_MIN(FT_MAX(in_charge, 0.0), pin) + net * FT_MIN(hw, pnet);
-	return FT_MAX(0.0, FT_MIN(most, in * walk + net * pnet - span));
+	*back = FT_MAX(0.0, FT_MIN(most, in * walk + net * pnet - span));
+	return 0;
 }
 
 /* The shortest path of phase @ph's flows inside a node, seconds (0: none); with @mean the
@@ -838,13 +896,13 @@ ring_floored(const struct ft_schedule *sc)
  * Before, the engine paid none of the step costs between nodes: a ring over 2 DGX H100
  * with 10 us of nics.vm_overhead ran as fast as one without.
  */
-static double
+static int
 phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-           const struct ft__sim_link_lats *ll)
+           const struct ft__sim_link_lats *ll, double *cost)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t steps = ph->steps ? ph->steps : 1, net = 0;
-	double extra, step = ll->net_step_s;
+	double extra, step = ll->net_step_s, back;
 
 	(void)ft__sim_far_steps(e->topo, sc, ll, op->rank_gpu, steps, &extra, &net);
 	/* each step between nodes: NCCL's hwLat[NET] where the packets' path is shorter (a
@@ -854,8 +912,10 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 		step += net_floor_s(e, op, ph);
 	/* NVLS, in one node or across nodes (net: its one step between nodes): the switch's
 	 * pass once, reduce and multicast pipelined */
-	if (sc->algo == FT_ALGO_NVLS)
-		return sc->step_lat_s + net * step;
+	if (sc->algo == FT_ALGO_NVLS) {
+		*cost = sc->step_lat_s + net * step;
+		return 0;
+	}
 	/* a ring's or tree's step between nodes pays the network's latency in place of the
 	 * NVLink step overhead, as NCCL's model (kb NA-MODEL: (nsteps - ninter) intraLat +
 	 * ninter interLat) and the flow engine (ft__sim_far_steps()) charge it */
@@ -871,13 +931,17 @@ phase_cost(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 
 		if (net > 0 && ring_floored(sc))
 			in_charge = FT_MAX(in_charge, ll->ring_intra_floor_s);
-		return steps * sc->step_lat_s + extra - walk_back_s(e, op, ph, in, in_charge, net);
+		if (walk_back_s(e, op, ph, in, in_charge, net, &back) < 0)
+			return FT_ENOMEM;
+		*cost = steps * sc->step_lat_s + extra - back;
+		return 0;
 	}
-	return steps * sc->step_lat_s + net * step;
+	*cost = steps * sc->step_lat_s + net * step;
+	return 0;
 }
 
-/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as an LL
- * ring on NCCL's launched channels (pkt_nccl.c ring_reps()). */
+/* Whether a phase of @op runs as a tree or chain (ft__pk_submit()'s choice), or as a ring
+ * on NCCL's launched channels (pkt_nccl.c ring_reps()). */
 static bool
 tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 {
@@ -889,23 +953,20 @@ tree_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 
 		if (ft__pk_is_p2p(e, op, ph))
 			continue;
-		if (ft__pk_is_chunked(e, sc, ph) ? sc->proto == FT_PROTO_LL :
-		                                   ft__pk_is_tree(e, sc, ph))
+		if (ft__pk_is_chunked(e, sc, ph) || ft__pk_is_tree(e, sc, ph))
 			return true;
 	}
 	return false;
 }
 
-/* Whether a phase of @op runs as an LL ring on NCCL's launched channels (pkt_nccl.c
- * ring_reps()). */
+/* Whether a phase of @op runs as a ring on NCCL's launched channels (pkt_nccl.c
+ * ring_reps()), in any protocol. */
 static bool
-ll_ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
+ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint32_t p;
 
-	if (sc->proto != FT_PROTO_LL)
-		return false;
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
 
@@ -932,7 +993,7 @@ ll_ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
  * ops whose end is not their last flow's and background patterns it pays neither, as
  * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
  * are its pipeline, and it adds no ramp (the flow engine, which runs whole flows, adds
- * both everywhere); the proxy's floor there only where an op's phase runs as an LL ring
+ * both everywhere); the proxy's floor there only where an op's phase runs as a ring
  * on NCCL's launched channels (pkt_nccl.c ring_reps(): proxy_paid()). The model's terms
  * are read by pipe_read() before the op's first task (an op with its end shifted or acked
  * takes none: its next task is its own).
@@ -945,25 +1006,24 @@ pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 }
 
 /*
- * Whether @op pays the model's proxy floor: where it pays the pipeline (pipe_paid()), and
- * on every transport where a phase runs as an LL ring on NCCL's launched channels, as the
- * flow engine pays it (engine_flow.c whole_pipe()). Such a ring's messages are NCCL's
- * steps, each paying its latency once (walk_back_s()), but none pays the proxy thread's
- * post of it (1 us of NCCL's network post overhead a message, plus nics.vm_overhead, a
- * send and a receive a step on each channel, one after another: model/pipeline.c
- * proxy_messages(), kb NA-MODEL), which bounds the op at small sizes: 2 DGX H100 at 8 to
- * 256 KiB, 60 messages = 60.00 us, where NCCL's price of latency and bytes is 40.89 to
- * 53.10. The op's end waits for it as a floor, not a sum: max(steps + bytes, proxy), as
- * the flow engine's and the model's. Other protocols' rings and the trees keep none: their
- * steps inside a node still pay their walk beside the overhead, above the floor (sim.md,
- * Limits).
+ * Whether @op pays the model's proxy floor: where it pays the pipeline (pipe_paid()), and on every
+ * transport where a phase runs as a ring on NCCL's launched channels (LL, LL128 or Simple), as the
+ * flow engine pays it (engine_flow.c whole_pipe()). Such a ring's messages are NCCL's steps, each
+ * paying its latency once (walk_back_s()), but none pays the proxy thread's post of it (1 us of
+ * NCCL's network post overhead a message, plus nics.vm_overhead, a send and a receive a step on
+ * each channel, one after another: model/pipeline.c proxy_messages(), kb NA-MODEL), which bounds
+ * the op at small sizes: 2 DGX H100 at 8 to 256 KiB, 60 messages = 60.00 us, where NCCL's price of
+ * latency and bytes is 40.89 to 53.10. The op's end waits for it as a floor, not a sum: max(steps
+ * + bytes, proxy), as the flow engine's and the model's. LL128's and Simple's rings take it as
+ * LL's since their steps pay their latency once too (before, their walk inside a node, paid twice,
+ * held them above it); the trees keep none (sim.md, Limits).
  */
 static bool
 proxy_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 {
 	return pipe_paid(e, op) ||
 	       (e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
-	        op->job != UINT32_MAX && ll_ring_phases(e, op));
+	        op->job != UINT32_MAX && ring_phases(e, op));
 }
 
 
@@ -971,7 +1031,7 @@ proxy_paid(const struct pk_engine *e, const struct ft_sim_op *op)
  * The model's readings of @op, before it adds a task or changes the engine, so that a
  * failed one (out of memory) leaves the engine as it was: the ramp and proxy floor
  * pipe_terms() adds (0 where it adds none), and where a phase runs as a tree or chain, or
- * as an LL ring (its channels: pkt_nccl.c ring_reps()), its pipeline and the cluster's
+ * as a ring (its channels: pkt_nccl.c ring_reps()), its pipeline and the cluster's
  * links pkt_tree.c shapes it on (e->op_pl, e->op_l). The
  * error is the model's words (ft__sim_pipe_model()) or the links'.
  */
@@ -1138,9 +1198,10 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	}
 	for (p = 0; p < sc->phases.len; p++) {
 		const struct ft_sched_phase *ph = ft_sched_phase_at(sc, p);
-		double steps = ph->steps ? ph->steps : 1;
-		int64_t bar = ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(phase_cost(e, op, ph, &ll)),
-		                              steps - 1, tag);
+		double steps = ph->steps ? ph->steps : 1, cost;
+		int64_t bar = phase_cost(e, op, ph, &ll, &cost) < 0 ?
+		                      -1 :
+		                      ft__pk_add_task(e, PK_T_BARRIER, s_to_ps(cost), steps - 1, tag);
 		uint32_t f;
 
 		if (bar < 0 || ft__pk_add_dep(e, rec.end, (uint32_t)bar) < 0)

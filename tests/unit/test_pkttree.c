@@ -1663,6 +1663,67 @@ test_ll_ring_engines_agree(void **state)
 }
 
 /*
+ * LL128 and Simple rings take the LL ring's rules (pkt_setup.c walk_back_s(), proxy_paid();
+ * pkt_nccl.c ring_reps()): they run on the channels NCCL launches at their size, each
+ * step pays its latency once, the walk past the span of the bytes coming back from the
+ * barrier (the cap's span, or where no cap binds, a Simple ring, the busiest link's), and
+ * the op waits for the proxy's floor. Within 3 % of the flow engine where it and the model
+ * agree. Before, the walk of every step inside a node was paid in the pipeline and in the
+ * barrier's hwLat[NVLINK] (0.6 us a step through the NVSwitch, 28 steps on 2 DGX H100, 14
+ * on one), and the schedule's one ring on one DGX H100 carried a whole step a message,
+ * one after another: 2 DGX H100 all-reduce LL128 8 KiB 91.96 us against 76.54 (+20.1 %),
+ * 1 MiB 94.03 against 81.74, Simple 8 KiB 148.36 against 132.88, 1 MiB 149.97 against
+ * 137.27; one DGX H100 LL128 8 KiB 49.04 against 42.24, 64 MiB 506.18 against 395.79
+ * (+27.9 %), Simple 1 MiB 69.50 against 61.70. Built lazily or whole, the same time and
+ * packets.
+ */
+static void
+test_ring_engines_agree(void **state)
+{
+	static const struct {
+		const char *spec, *op, *proto, *size;
+	} row[] = {
+		{ "dgx-h100:1", "all_reduce", "ll128", "8KiB" },
+		{ "dgx-h100:1", "all_reduce", "ll128", "1MiB" },
+		{ "dgx-h100:1", "all_reduce", "ll128", "64MiB" },
+		{ "dgx-h100:1", "all_reduce", "simple", "8KiB" },
+		{ "dgx-h100:1", "all_reduce", "simple", "1MiB" },
+		{ "dgx-h100:2", "all_reduce", "ll128", "8KiB" },
+		{ "dgx-h100:2", "all_reduce", "ll128", "1MiB" },
+		{ "dgx-h100:2", "all_reduce", "simple", "8KiB" },
+		{ "dgx-h100:2", "all_reduce", "simple", "1MiB" },
+		{ "dgx-h100:2", "all_reduce", "simple", "64MiB" },
+		{ "dgx-h100:2", "all_gather", "ll128", "8KiB" },
+		{ "dgx-h100:2", "reduce_scatter", "simple", "1MiB" },
+		{ "dgx-a100:2", "all_reduce", "ll128", "8KiB" },
+	};
+	uint64_t np[2];
+	double lazy, whole;
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(row); i++) {
+		char op[96];
+		double pkt, fl;
+
+		snprintf(op, sizeof(op), "{op: %s, algo: ring, proto: %s, size: %s}", row[i].op,
+		         row[i].proto, row[i].size);
+		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
+		if (!(fabs(pkt - fl) <= 0.03 * fl))
+			fail_msg("%s %s %s %s ring: packet %.2f us, flow %.2f us, band 3 %%",
+			         row[i].spec, row[i].op, row[i].proto, row[i].size, pkt, fl);
+	}
+	lazy = time_listed("dgx-h100:1",
+	                   "{op: all_reduce, algo: ring, proto: simple, size: 1MiB}", "packet",
+	                   0, &np[0]);
+	whole = time_listed("dgx-h100:1",
+	                    "{op: all_reduce, algo: ring, proto: simple, size: 1MiB}", "packet",
+	                    1, &np[1]);
+	if (!(lazy == whole) || np[0] != np[1])
+		fail_msg("Simple ring 1 MiB: lazy %.6f us, %llu packets; whole %.6f us, %llu",
+		         lazy, (unsigned long long)np[0], whole, (unsigned long long)np[1]);
+}
+
+/*
  * An LL chain where NCCL launches fewer channels than the schedule has copies runs on the
  * launched ones alone (pkt_tree.c chain_channels(), keep): 2 DGX A100 at 64 KiB launch one
  * of 12 (the model's --explain: "1 channel launched, chunk 32768 B, 2 loops"), so the
@@ -2499,8 +2560,9 @@ test_nvls_tree_lazy(void **state)
 
 /*
  * Rings and trees are built as their messages may start too, and hold the messages in
- * flight, not the phase. 64 MiB over 2 DGX H100 nodes x 4 GPUs: the ring all-reduce is 8
- * connections of 14 steps x 8 messages (896 flow records built whole; the all-gather 7
+ * flight, not the phase. 64 MiB over 2 DGX H100 nodes x 4 GPUs: the ring all-reduce, on
+ * one channel (NCCL_MAX_NCHANNELS=1: the rings of the schedule, not split over NCCL's
+ * launched channels, pkt_nccl.c ring_reps()), is 8 connections of 14 steps x 8 messages (896 flow records built whole; the all-gather 7
  * steps, 448), NCCL's ring has 4 slots on a connection (slices of 2 of its 8 steps), so
  * at most 8 x 2 x 4 = 64 records; the tree is 28 connections of 64 chunks (1,792), 8
  * slots, at most 28 x 2 x 8 = 448. Every counter of the run is the whole build's to the
@@ -2536,9 +2598,13 @@ test_ring_tree_lazy(void **state)
 			                  .bytes = 64u << 20 };
 		struct pk_run r[2];
 
+		/* (a ring on one channel: NCCL's launched channels would split each
+		 * connection, pkt_nccl.c ring_reps()) */
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING;
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, runs[k].nops,
 			              runs[k].routing);
+		pk_run_nchannels = 0;
 		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
 		assert_null(pk(r[0].e)->tlazy);
 		assert_non_null(pk(r[1].e)->tlazy);
@@ -2597,9 +2663,11 @@ test_ring_tree_whole_tasks(void **state)
 		size_t nflow = 0, nbar = 0, most = (size_t)runs[k].nconn + 4;
 		const struct pk_engine *w;
 
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING; /* (test_ring_tree_lazy's) */
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, NULL, runs[k].qps, i == 0, 1,
 			              FT_ROUTING_ECMP);
+		pk_run_nchannels = 0;
 		w = pk(r[0].e);
 		assert_int_equal(w->flows.len, runs[k].whole);
 		for (size_t t = 0; t < w->tasks.len; t++) {
@@ -2688,8 +2756,10 @@ test_ring_tree_lazy_lossy_paced(void **state)
 			                    .rto_s = runs[k].lossy ? 200e-6 : 0 };
 		struct pk_run r[2];
 
+		pk_run_nchannels = runs[k].algo == FT_ALGO_RING; /* (test_ring_tree_lazy's) */
 		for (int i = 0; i < 2; i++)
 			pk_run_ops_on(&r[i], &a, 2, 4, &pc, runs[k].qps, i == 0, 1, runs[k].routing);
+		pk_run_nchannels = 0;
 		assert_true(pk(r[1].e)->paced == (runs[k].cc != FT_PKT_CC_NONE));
 		assert_true(pk(r[1].e)->may_drop == runs[k].lossy);
 		assert_int_equal(pk(r[0].e)->flows.len, runs[k].whole);
@@ -2750,7 +2820,9 @@ test_lossy_trace_ends_with_op(void **state)
 	const struct ft_sim_trace *t;
 
 	(void)state;
+	pk_run_nchannels = 1; /* (test_ring_tree_lazy's ring) */
 	pk_run_ops_on(&r, &a, 2, 4, &pc, 1, false, 1, FT_ROUTING_ECMP);
+	pk_run_nchannels = 0;
 	assert_true(pk(r.e)->may_drop);
 	assert_true(r.c.ndrops > 0);
 	assert_true(r.c.makespan_s < rto);
@@ -3779,6 +3851,7 @@ main(void)
 		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_chain_engines_agree),
 		cmocka_unit_test(test_ll_ring_engines_agree),
+		cmocka_unit_test(test_ring_engines_agree),
 		cmocka_unit_test(test_chain_lines_lazy),
 		cmocka_unit_test(test_chain_ll_launched_channels),
 		cmocka_unit_test(test_chain_one_nic_forced),

@@ -2747,8 +2747,11 @@ test_vm_overhead_per_network_step(void **state)
 		busbw(vm, FT_OP_ALL_REDUCE, cases[k].algo, FT_PROTO_SIMPLE, cases[k].bytes,
 		      cases[k].engine);
 		t1 = busbw_time_us;
-		/* the flow engine: the proxy's floor too, messages x 11 us, where it binds */
-		floor_us = strcmp(cases[k].engine, "flow") != 0 ? 0 :
+		/* the flow engine: the proxy's floor too, messages x 11 us, where it binds; the
+		 * packet engine's rings too (pkt_setup.c proxy_paid(): every protocol's ring on
+		 * NCCL's launched channels), its trees not */
+		floor_us = strcmp(cases[k].engine, "flow") != 0 && cases[k].algo != FT_ALGO_RING ?
+		                   0 :
 		           model_pick(vm, FT_OP_ALL_REDUCE, cases[k].algo, cases[k].bytes)
 		                           .pipe.proxy_s * 1e6;
 		print_message("# %s %s %llu: %.4f -> %.4f us (floor %.1f)\n", cases[k].engine,
@@ -3544,8 +3547,8 @@ test_sendrecv_net_step_gb200(void **state)
  * DGX H100 GPU each crosses the network on both its steps, so its time is
  * C + 2 max(14 us, p) with p the route's latency (GPU to GPU: PCIe, NICs, cables, the leaf)
  * and C the rest (launch, bytes, what the model adds to a network step), the same C at
- * every cable latency: from 0.1 to 5 us the time does not move, from 10 to 25 us it moves
- * with the path. Before, the path stood for hwLat[NET] (the time was C' + 2p): 64 KiB
+ * every cable latency within twice the span of its bytes (1.4 us, below): from 0.1 to 5 us
+ * the time does not move, from 10 to 25 us it moves with the path. Before, the path stood for hwLat[NET] (the time was C' + 2p): 64 KiB
  * with 0.1 us cables ran 14 us a step faster than NCCL's figure.
  */
 static void
@@ -3553,7 +3556,10 @@ test_packet_net_step_floor(void **state)
 {
 	static const char *const cable[] = { "100ns", "2us", "5us", "10us", "25us" };
 	const double hw = ft_model_hw_latency(0, FT_HW_NET, FT_ALGO_RING, FT_PROTO_SIMPLE);
-	double c0 = 0;
+	/* the ring's two 32 KiB steps on its busiest link, the GPU's 48 GB/s to its PCIe
+	 * switch, headers in: 1.37 us, and a little more */
+	const double span_us = 1.4;
+	double cs[5], lo = 1e300;
 	size_t i;
 
 	(void)state;
@@ -3569,11 +3575,18 @@ test_packet_net_step_floor(void **state)
 		c = t - 2 * FT_MAX(hw, p) * 1e6;
 		print_message("# cables %s: path %.3f us, packet %.3f us, rest %.3f us\n", cable[i],
 		              p * 1e6, t, c);
-		if (i == 0)
-			c0 = c;
-		assert_close(c, c0, 0.05);
+		cs[i] = c;
+		lo = FT_MIN(lo, c);
 		remove(path);
 	}
+	/* the walk past the span of the bytes comes back (pkt_setup.c walk_back_s()): where
+	 * the path is the shorter the walk counts as under the bytes, 1.4 us, though one
+	 * message a step walks in series with them; where it is the longer the bytes hide
+	 * under the walk (sim.md, Limits): the rest moves by at most the span either way */
+	for (i = 0; i < FT_ARRAY_SIZE(cable); i++)
+		if (!(cs[i] <= lo + 2 * span_us + 0.05))
+			fail_msg("cables %s: rest %.3f us, at most %.3f + 2 x %.3f", cable[i], cs[i],
+			         lo, span_us);
 }
 
 /*
@@ -3646,7 +3659,14 @@ test_step_latencies_follow_the_release(void **state)
 		              "(difference %.3f, closed form %.3f; path %.3f us)\n",
 		              engines[e] ? engines[e] : "model", t[0], t[1], t[0] - t[1],
 		              want * 1e6, p * 1e6);
-		assert_close(t[0] - t[1], want * 1e6, 0.01);
+		/* the packet engine takes back of its steps only the walk past the span of the
+		 * bytes (pkt_setup.c walk_back_s()), so of the 2 steps counted, not walked, at
+		 * most their path: between the closed form and the closed form + 2 p */
+		if (e == 2)
+			assert_true(t[0] - t[1] >= want * 1e6 - 0.01 &&
+			            t[0] - t[1] <= (want + 2 * p) * 1e6 + 0.01);
+		else
+			assert_close(t[0] - t[1], want * 1e6, 0.01);
 	}
 }
 
