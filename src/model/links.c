@@ -1453,7 +1453,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
-	uint32_t i, lo, hi, gn;
+	uint32_t i, lo, hi, gn, root = 0;
 	uint64_t total = ft_spec_ngpus(spec);
 	bool mixed;
 	int rc;
@@ -1489,7 +1489,10 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		}
 		if (i)
 			links_take_min(l, &g);
+		else
+			root = l->nrails;
 	}
+	l->root_rails = root;
 	/* NCCL's host architecture is the job's, not the cluster's */
 	l->cpu_x86 = job_hosts_x86(spec, ngpus, nnodes, ppn);
 	l->inter_Bps = l->nrails * l->nic_Bps;

@@ -4275,6 +4275,51 @@ test_chain_one_nic_crossings(void **state)
 	}
 }
 
+/* A ring LL128 broadcast of 4 MiB on two groups of one Hopper node each, the root's
+ * (group 0) with @root_nics NICs, the other's with @other_nics: its hops between nodes. */
+static uint32_t
+groups_bcast_hops(uint32_t root_nics, uint32_t other_nics)
+{
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s)), b;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	assert_non_null(s);
+	hopper_spec(s, 2, root_nics, 400);
+	hopper_spec(&b, 2, other_nics, 400);
+	s->ngroups = 2;
+	s->groups[0] = (struct ft_node_group){ .count = 1, .node = s->node };
+	s->groups[1] = (struct ft_node_group){ .count = 1, .node = b.node };
+	ft_model_query_init(&q, FT_OP_BROADCAST, 4u << 20);
+	q.nvls_off = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	free(s);
+	assert_true(r.pipe.nchannels >= 2);
+	return r.pipe.net_hops;
+}
+
+/*
+ * Node groups: only the root's node decides where a broadcast's channels enter it. Each
+ * node keeps its own search's GPU orders (NVIDIA/nccl src/init.cc initTransportsRank()
+ * takes the least channel count of all ranks, not their orders), so a root's node of 8
+ * NICs beside a node of one has channel 1 enter at GPU 1: N crossings, though the least of
+ * the groups' rails is 1; a root's node of one NIC beside one of 8, N - 1. Before, the
+ * model read the least rails: 1 crossing for both.
+ */
+static void
+test_chain_one_nic_groups(void **state)
+{
+	(void)state;
+	assert_int_equal(groups_bcast_hops(8, 1), 2);
+	assert_int_equal(groups_bcast_hops(1, 8), 1);
+	assert_int_equal(groups_bcast_hops(1, 1), 1);
+	assert_int_equal(groups_bcast_hops(8, 8), 2);
+}
+
 /*
  * Send/recv and all-to-all pick their protocol per send as NCCL's
  * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
@@ -9251,6 +9296,7 @@ main(void)
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),
 		cmocka_unit_test(test_chain_one_nic_crossings),
+		cmocka_unit_test(test_chain_one_nic_groups),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),
