@@ -783,7 +783,9 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
  * (l->root_rails, or l->nrails where the nodes are of one kind, 1) every channel is on that
  * NIC: the replay enters at the root, and where the NIC holds one channel only the others
  * are its copies (ncclTopoDupChannels(), ncclTopoPostset()), entering there too; so every
- * launched channel's broadcast crosses N - 1 times. Only the root's node counts: each node
+ * launched channel's broadcast crosses N - 1 times; so too where the root's GPU drives
+ * every NIC of its node (l->root_nics_own: the replay's path from the root to each NIC is
+ * its own, as good as channel 0's). Only the root's node counts: each node
  * keeps its own search's GPU orders (src/init.cc initTransportsRank() takes the least
  * channel count of all ranks, not their orders), so a root's node of several NICs beside
  * nodes of one has channel 1 enter elsewhere (the least of the groups' nrails is 1). With
@@ -806,7 +808,8 @@ ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t
 		return 0;
 	if (l->nranks <= l->nnodes)
 		return l->nnodes - 1;
-	if (op == FT_OP_BROADCAST && (nch == 1 || (l->root_rails ? l->root_rails : l->nrails) <= 1))
+	if (op == FT_OP_BROADCAST &&
+	    (nch == 1 || (l->root_rails ? l->root_rails : l->nrails) <= 1 || l->root_nics_own))
 		return l->nnodes - 1;
 	return l->nnodes;
 }
