@@ -93,6 +93,14 @@ struct ft_model_links {
 	char intra_what[16]; /* "nvlink", "pcie", "cpu_link" */
 	double p2p_Bps;      /* one GPU to its peers inside the node (all-to-all, send/recv) */
 	uint32_t nrails;     /* NICs the ranks of a node use */
+	/* NICs the ranks of the root's node use (rank 0's: the first node, the first group's)
+	 * where node groups differ; 0: nrails. A ring broadcast's crossings read it
+	 * (ft__model_chain_net_hops()): nrails is the least of the groups'. */
+	uint32_t root_rails;
+	/* Every NIC the ranks of the root's node use is one the root's GPU drives (its gpu_nic
+	 * and the nics_per_gpu after it: two NICs every GPU drives). Every ring channel then
+	 * enters that node at the root, as on one NIC (ft__model_chain_net_hops()). */
+	bool root_nics_own;
 	double nic_Bps;      /* one NIC's usable rate: min(NIC, its PCIe link, fabric link) */
 	char nic_what[16];   /* "nic" or "pcie" */
 	double inter_Bps;    /* ring graph bandwidth of a node across nodes (nrails × nic_Bps) */

@@ -140,6 +140,8 @@ ft_model_links_force_channels(struct ft_model_links *l, uint32_t nch)
 		l->nrails = nch;
 		l->inter_Bps = nch * l->nic_Bps;
 	}
+	if (nch < l->root_rails)
+		l->root_rails = nch;
 	l->nchannels = nch;
 	/* NCCL_MIN/MAX_NCHANNELS set the communicator's count itself */
 	l->graph_nchannels = 0;

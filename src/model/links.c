@@ -877,6 +877,18 @@ count_rails(const struct ft_node_spec *n, uint32_t ppn, uint32_t *nrails, uint32
 		*nrails = 1;
 }
 
+/* Whether @n's first GPU drives every one of the @nrails NICs its ranks use: the NICs from
+ * its gpu_nic, nics_per_gpu of them (count_rails()). */
+static bool
+root_drives_all(const struct ft_node_spec *n, uint32_t nrails)
+{
+	uint32_t per = FT_MAX(n->nics_per_gpu, 1u), k, own = 0;
+
+	for (k = n->gpu_nic[0]; k < n->gpu_nic[0] + per && k < n->nnics; k++)
+		own++;
+	return nrails <= FT_MAX(own, 1u);
+}
+
 _Static_assert(FT_SPEC_MAX_GPUS <= 16, "same_rail holds a node's GPUs in 16 bits");
 
 uint32_t
@@ -1245,6 +1257,8 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	l->nvls_chunk_set =
 	        ft__model_least_set(spec, offsetof(struct ft_node_spec, nccl_nvls_chunksize)) != 0;
 	rc = nvlink_domain(spec, l, err);
+	/* (an NVLink domain's rails are its trays' NICs: another tray's are not the root's) */
+	l->root_nics_own = root_drives_all(n, l->nrails);
 	/* the spine counts only where the op reads them (a direct all-to-all, a send/recv) */
 	if (rc == 0 && spine) {
 		int src = ft__model_spine_factor(spec, l, &l->a2a_spine_factor);
@@ -1468,7 +1482,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
-	uint32_t i, lo, hi, gn;
+	uint32_t i, lo, hi, gn, root = 0;
 	uint64_t total = ft_spec_ngpus(spec);
 	bool mixed;
 	int rc;
@@ -1504,7 +1518,10 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		}
 		if (i)
 			links_take_min(l, &g);
+		else
+			root = l->nrails;
 	}
+	l->root_rails = root;
 	/* NCCL's host architecture is the job's, not the cluster's */
 	l->cpu_x86 = job_hosts_x86(spec, ngpus, nnodes, ppn);
 	l->inter_Bps = l->nrails * l->nic_Bps;

@@ -1422,7 +1422,8 @@ shape_of(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 /*
  * Hops between nodes the first chunk of a chain or tree crosses one after
  * another: a chain's N, N - 1 with one GPU a node or a broadcast on channel 0
- * alone (ft__model_chain_net_hops(), on the @nch channels launched), a
+ * alone, on one NIC of the root's node or on NICs its root's GPU all drives
+ * (ft__model_chain_net_hops(), on the @nch channels launched), a
  * tree's ceil(log2 N) up and as many down. On such a hop LL and LL128 are
  * store-and-forward for a whole step: for
  * LL128 the GPU raises the connection's tail after the step's last line

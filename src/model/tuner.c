@@ -779,10 +779,16 @@ ring_floor(const struct ft_model_links *l, enum ft_proto p, struct lats h)
  * with several GPUs a node: its broadcast crosses N - 1 times, its reduce N. A later channel
  * first replays the last channel's GPU order on the next NIC of the list,
  * nets[(c + i) % netCount] (FORCED_ORDER_REPLAY from ncclTopoReplayGetGpu(graph, -1): the
- * same first GPU, while the search keeps sameChannels). With one NIC a node (l->nrails 1)
- * every channel is on that NIC: the replay enters at the root, and where the NIC holds
- * one channel only the others are its copies (ncclTopoDupChannels(), ncclTopoPostset()),
- * entering there too; so every launched channel's broadcast crosses N - 1 times. With
+ * same first GPU, while the search keeps sameChannels). With one NIC on the root's node
+ * (l->root_rails, or l->nrails where the nodes are of one kind, 1) every channel is on that
+ * NIC: the replay enters at the root, and where the NIC holds one channel only the others
+ * are its copies (ncclTopoDupChannels(), ncclTopoPostset()), entering there too; so every
+ * launched channel's broadcast crosses N - 1 times; so too where the root's GPU drives
+ * every NIC of its node (l->root_nics_own: the replay's path from the root to each NIC is
+ * its own, as good as channel 0's). Only the root's node counts: each node
+ * keeps its own search's GPU orders (src/init.cc initTransportsRank() takes the least
+ * channel count of all ranks, not their orders), so a root's node of several NICs beside
+ * nodes of one has channel 1 enter elsewhere (the least of the groups' nrails is 1). With
  * several NICs the replay fails where a GPU reaches another GPU's NIC only on a slower
  * path (a NIC per GPU, or per pair, behind its own PCIe switch), and the search drops
  * sameChannels and starts channel c at its NIC's localGpu: channel 1 enters elsewhere, so
@@ -802,7 +808,8 @@ ft__model_chain_net_hops(const struct ft_model_links *l, enum ft_op op, uint32_t
 		return 0;
 	if (l->nranks <= l->nnodes)
 		return l->nnodes - 1;
-	if (op == FT_OP_BROADCAST && (nch == 1 || l->nrails <= 1))
+	if (op == FT_OP_BROADCAST &&
+	    (nch == 1 || (l->root_rails ? l->root_rails : l->nrails) <= 1 || l->root_nics_own))
 		return l->nnodes - 1;
 	return l->nnodes;
 }

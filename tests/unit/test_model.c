@@ -4315,6 +4315,93 @@ test_chain_one_nic_crossings(void **state)
 	}
 }
 
+/* A ring LL128 broadcast of 4 MiB on two groups of one Hopper node each, the root's
+ * (group 0) with @root_nics NICs, the other's with @other_nics: its hops between nodes. */
+static uint32_t
+groups_bcast_hops(uint32_t root_nics, uint32_t other_nics)
+{
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s)), b;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	assert_non_null(s);
+	hopper_spec(s, 2, root_nics, 400);
+	hopper_spec(&b, 2, other_nics, 400);
+	s->ngroups = 2;
+	s->groups[0] = (struct ft_node_group){ .count = 1, .node = s->node };
+	s->groups[1] = (struct ft_node_group){ .count = 1, .node = b.node };
+	ft_model_query_init(&q, FT_OP_BROADCAST, 4u << 20);
+	q.nvls_off = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	free(s);
+	assert_true(r.pipe.nchannels >= 2);
+	return r.pipe.net_hops;
+}
+
+/*
+ * Node groups: only the root's node decides where a broadcast's channels enter it. Each
+ * node keeps its own search's GPU orders (NVIDIA/nccl src/init.cc initTransportsRank()
+ * takes the least channel count of all ranks, not their orders), so a root's node of 8
+ * NICs beside a node of one has channel 1 enter at GPU 1: N crossings, though the least of
+ * the groups' rails is 1; a root's node of one NIC beside one of 8, N - 1. Before, the
+ * model read the least rails: 1 crossing for both.
+ */
+static void
+test_chain_one_nic_groups(void **state)
+{
+	(void)state;
+	assert_int_equal(groups_bcast_hops(8, 1), 2);
+	assert_int_equal(groups_bcast_hops(1, 8), 1);
+	assert_int_equal(groups_bcast_hops(1, 1), 1);
+	assert_int_equal(groups_bcast_hops(8, 8), 2);
+}
+
+/* A ring LL128 @op of 4 MiB on 2 Hopper nodes whose GPUs all drive the same @nnics NICs
+ * (gpu_nic 0, nics_per_gpu @nnics): its hops between nodes. */
+static uint32_t
+shared_nics_hops(uint32_t nnics, enum ft_op op)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	hopper_spec(&s, 2, nnics, 400);
+	for (uint32_t g = 0; g < 8; g++)
+		s.node.gpu_nic[g] = 0;
+	s.node.nics_per_gpu = nnics;
+	ft_model_query_init(&q, op, 4u << 20);
+	q.nvls_off = true;
+	q.force_algo = q.force_proto = true;
+	q.algo = FT_ALGO_RING;
+	q.proto = FT_PROTO_LL128;
+	assert_int_equal(ft_model_eval(&s, &q, &r, &err), 0);
+	assert_true(r.pipe.nchannels >= 2);
+	return r.pipe.net_hops;
+}
+
+/*
+ * NICs every GPU of the root's node drives: channel c's NIC is one of the root's own, so
+ * NCCL's replay of channel 0's order from the root (src/graph/search.cc
+ * ncclTopoSearchRecNet(), FORCED_ORDER_REPLAY) takes the root's own path to it and holds,
+ * and every channel enters at the root, as on one NIC: the broadcast crosses N - 1 times on
+ * 2 and on 4 such NICs, the reduce N. Before, the model counted N for the broadcast on
+ * several rails, while the packet engine's rings (one rail: every GPU's gpu_nic the same)
+ * crossed once.
+ */
+static void
+test_chain_shared_nics(void **state)
+{
+	(void)state;
+	assert_int_equal(shared_nics_hops(2, FT_OP_BROADCAST), 1);
+	assert_int_equal(shared_nics_hops(4, FT_OP_BROADCAST), 1);
+	assert_int_equal(shared_nics_hops(2, FT_OP_REDUCE), 2);
+}
+
 /*
  * Send/recv and all-to-all pick their protocol per send as NCCL's
  * addP2pToPlan does (src/enqueue.cc): LL up to NCCL_P2P_LL_THRESHOLD (16 KiB)
@@ -9354,6 +9441,8 @@ main(void)
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),
 		cmocka_unit_test(test_chain_one_nic_crossings),
+		cmocka_unit_test(test_chain_one_nic_groups),
+		cmocka_unit_test(test_chain_shared_nics),
 		cmocka_unit_test(test_closed_tree),
 		cmocka_unit_test(test_closed_other_ops),
 		cmocka_unit_test(test_sendrecv_window),

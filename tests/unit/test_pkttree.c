@@ -1862,14 +1862,26 @@ net_conns(const char *spec, const char *op, char (*out)[112], size_t max)
 	return n;
 }
 
+/* Whether connection @want ("src>dst") is among the @n of @c. */
+static bool
+has_conn(char (*c)[112], size_t n, const char *want)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i], want) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Channels forced on nodes of one NIC (NCCL_MIN_NCHANNELS) run channel 0's ring: NCCL's
  * search replays channel 0's GPU order on the one NIC, or the others copy it
  * (src/graph/search.cc ncclTopoSearchRecNet() FORCED_ORDER_REPLAY; sim/nccl.c ring_turn()),
  * so every channel's ring enters a node at GPU 0 and leaves from GPU 1 (under the NIC's
  * switch), and a broadcast from rank 0 takes one connection between the nodes, n0.gpu1 to
- * n1.gpu0, its reduce that one and n1.gpu1 to the root. Before, channel c entered at GPU
- * c mod 4: the broadcast on 4 channels took 7 connections between the nodes.
+ * n1.gpu0, its reduce that one and n1.gpu1 to the root, a ring all-reduce the same two
+ * (NCCL_MIN_NCHANNELS copies the search's channels, src/graph/connect.cc ncclTopoPostset()).
+ * Before, channel c entered at GPU c mod 4: the broadcast on 4 channels took 7 connections
+ * between the nodes, the reduce 7, the all-reduce 8.
  */
 static void
 test_chain_one_nic_forced(void **state)
@@ -1883,6 +1895,10 @@ test_chain_one_nic_forced(void **state)
 	assert_string_equal(c[0], "n0.gpu1>n1.gpu0");
 	n = net_conns(PCIE_1NIC, "{op: reduce, size: 1MiB, channels: 4}", c, 16);
 	assert_int_equal(n, 2);
+	assert_true(has_conn(c, n, "n0.gpu1>n1.gpu0") && has_conn(c, n, "n1.gpu1>n0.gpu0"));
+	n = net_conns(PCIE_1NIC, "{op: all_reduce, size: 1MiB, algo: ring, channels: 4}", c, 16);
+	assert_int_equal(n, 2);
+	assert_true(has_conn(c, n, "n0.gpu1>n1.gpu0") && has_conn(c, n, "n1.gpu1>n0.gpu0"));
 }
 
 /*
