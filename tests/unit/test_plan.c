@@ -1013,17 +1013,18 @@ test_packet_engine(void **state)
 		r = pk->comms[i].op_s / flow->comms[i].op_s;
 		/* Both engines take each op as `fabtune sim` prepares it, with the protocol
 		 * NCCL's tuner picks: LL128 for these ring ops in one node. The packet engine
-		 * runs LL128's chunks step by step where the flow engine rates the op as a
-		 * whole at LL128's efficiency: 1.20 x the flow engine's time here, 1.145 for
-		 * `fabtune sim dgx-h100:2 --op all_gather -b 8M -e 8M --ranks 8` (56.85 us
-		 * against 49.65 us; the sim's own tests own those figures).
-		 * The stage send is one flow: the same time on both (below). */
+		 * runs LL128's chunks step by step on NCCL's launched channels, each step's
+		 * walk paid once, where the flow engine rates the op as a whole at LL128's
+		 * efficiency: within 3 % (0.998 x here; `fabtune sim dgx-h100:2 --op
+		 * all_gather -b 8M -e 8M --ranks 8` 50.07 us against 50.06, the sim's own
+		 * tests own those figures; before the packet ring ran on the schedule's
+		 * rings, 1.20 x). The stage send is one flow: the same time on both (below). */
 		bool ring = pk->comms[i].op == FT_OP_ALL_REDUCE ||
 		            pk->comms[i].op == FT_OP_ALL_GATHER ||
 		            pk->comms[i].op == FT_OP_REDUCE_SCATTER;
 
 		if (ring)
-			assert_true(r >= 1 && r < 1.25);
+			assert_true(NEAR(r, 1, 0.03));
 		else
 			assert_true(NEAR(r, 1, 1e-3));
 	}
