@@ -4073,6 +4073,51 @@ test_collnet_ramp_by_rounds(void **state)
 }
 
 /*
+ * CollNetDirect's rounds where the network binds and in one loop (collnet_rounds_s()). 2
+ * NICs of 400 Gb/s a node: the NICs set the period, t_net = 0.85 t_pace, and the rounds
+ * leave uncovered only the first loop's scatter and the last loop's broadcast, each alone
+ * on NVLink: the ramp is 2 t_nv at NCCL's x0.85, whatever the loops. 8 NICs at 1 MiB,
+ * one loop: the three stages one after another, 2 t_nv + t_net, less the loop's period
+ * (2 t_nv, NVLink binding): t_net / 0.85. Every stage's first loop at the whole pace made
+ * 2 periods of both.
+ */
+static void
+test_collnet_ramp_net_bound_one_loop(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	const double intra = 360e9 * 8.0 / 14.0;
+	double loop, t_nv;
+
+	(void)state;
+	hopper_spec(&s, 4, 2, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = FT_COLLNET_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_string_equal(r.algo_label, "collnet_direct");
+	assert_true(r.pipe.loops >= 2);
+	loop = (double)(16u << 20) / (double)r.pipe.loops;
+	t_nv = loop / (2 * intra);
+	/* (the NICs bind: a period is over 2 t_nv at the links' rates) */
+	assert_true(r.pipe.round_s * 0.85 > 2 * t_nv * 1.5);
+	assert_true(fabs(r.pipe.ramp_s - 2 * t_nv / 0.85) < 1e-12);
+
+	hopper_spec(&s, 4, 8, 400);
+	s.fabric.sharp = true;
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = FT_COLLNET_DIRECT;
+	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	assert_int_equal(r.pipe.loops, 1);
+	assert_true(fabs(r.pipe.ramp_s - (double)(1u << 20) / (8 * 50e9) / 0.85) < 1e-12);
+}
+
+/*
  * NCCL_ALGO=CollNetDirect or CollNetChain forces that one; CollNet leaves the tuner both.
  * CollNetChain's chunk (src/enqueue.cc, v2.18.3-1 to v2.30.7-1): min(256 KiB, a Simple slot
  * of 512 KiB), halved while a channel would get fewer than depth x 64 chunks (to 128 KiB),
@@ -9437,6 +9482,7 @@ main(void)
 		cmocka_unit_test(test_collnet_chain),
 		cmocka_unit_test(test_collnet_chain_hops_by_path),
 		cmocka_unit_test(test_collnet_ramp_by_rounds),
+		cmocka_unit_test(test_collnet_ramp_net_bound_one_loop),
 		cmocka_unit_test(test_collnet_forced_variant),
 		cmocka_unit_test(test_net_overhead_ring_only),
 		cmocka_unit_test(test_chain_net_crossings),
