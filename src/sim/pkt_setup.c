@@ -703,12 +703,14 @@ static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
 /*
  * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
  * wire bytes (each flow's at @eff, its packets' headers on that link, as
- * ft__pk_route_flow()'s ideal time counts them) at the link's rate, the flows on the
- * routes the engine gives their first QP (ft__pk_path(), through the NIC a flow names:
- * ft__sim_flow_nic()). The time its bytes take where no cap binds them (a Simple ring:
- * ft__sim_kernel_cap() has none), as the flow engine's flows take it. A connection split
- * over several NICs of its GPU (pkt_nccl.c add_message()) is counted on its first QP's
- * whole: its NIC's share overstated there (sim.md, Limits). 0, or FT_ENOMEM.
+ * ft__pk_route_flow()'s ideal time counts them) at the link's rate. A connection's bytes
+ * go in equal shares on its QPs (ft__pk_conn_qps(): a message split over its GPU's NICs'
+ * lanes, pkt_nccl.c add_message(), or its messages on them in turn), each share on the
+ * route the engine gives that QP's flows (ft__pk_path(), through the NIC the flow names,
+ * ft__sim_flow_nic(); QP q as q x 1024 and its hash ft_route_flow_hash() of it, as
+ * pkt_nccl.c add_flow() gives the flow, so that the lane and an ECMP choice are the
+ * run's). The time its bytes take where no cap binds them (a Simple ring:
+ * ft__sim_kernel_cap() has none), as the flow engine's flows take it. 0, or FT_ENOMEM.
  */
 static int
 link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
@@ -716,7 +718,7 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 {
 	const struct ft_schedule *sc = op->sched;
 	double *load = ft_calloc(e->nlinks ? e->nlinks : 1, sizeof(double)), most = 0;
-	uint32_t f, j, a, b;
+	uint32_t f, j, a, b, q, nq;
 
 	*span = 0;
 	if (!load)
@@ -729,16 +731,21 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 
 		ft_sched_phase_flow(sc, ph, f, &fl);
 		if (fl.bytes == 0 || ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, &err) < 0 ||
-		    a == b ||
-		    ft__pk_path(e, a, b, ft__sim_flow_nic(e->topo, &fl, a, b),
-		                ft_mix64(((uint64_t)a << 32) | b), 0, &path) < 0)
+		    a == b)
 			continue;
-		wire = (double)fl.bytes / eff;
-		for (j = 0; j < path.nlinks; j++) {
-			const struct pk_link *lk = &e->links[path.links[j]];
+		nq = FT_MAX(e->cfg.qps_per_conn, 1u) * ft__sim_conn_lanes(e->topo, a, b);
+		wire = (double)fl.bytes / eff / nq;
+		for (q = 0; q < nq; q++) {
+			if (ft__pk_path(e, a, b, ft__sim_flow_nic(e->topo, &fl, a, b),
+			                ft_route_flow_hash(a, b, q * 1024u), q * 1024u, &path) < 0)
+				continue;
+			for (j = 0; j < path.nlinks; j++) {
+				const struct pk_link *lk = &e->links[path.links[j]];
+				double *l = &load[path.links[j]];
 
-			load[path.links[j]] += (wire + ceil(wire / e->mtu) * lk->hdr) * lk->ps_per_byte;
-			most = FT_MAX(most, load[path.links[j]]);
+				*l += (wire + ceil(wire / e->mtu) * lk->hdr) * lk->ps_per_byte;
+				most = FT_MAX(most, *l);
+			}
 		}
 	}
 	ft_free(load);
