@@ -1621,11 +1621,6 @@ ft__model_rdv_lat_s(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 	return rdv_wait(l, &ch, per_pair);
 }
 
-/*
- * @t, a term of the model's all-to-all or send/recv in seconds a byte of S, or the busiest
- * in-node link the op's sends share where that one is slower (links a2a_shared and after,
- * model/share.c): its bytes over its rate, *@name then its class.
- */
 /* Whether shared link @sh is slower than term @t, beyond rounding: where the two are one
  * link seen twice (a GPU's PCIe link that carries just its NIC's bytes), the term's. */
 static bool
@@ -1634,6 +1629,11 @@ shared_slower(const struct ft_model_shared_link *sh, double t)
 	return sh->s > t * (1 + 1e-9);
 }
 
+/*
+ * @t, a term of the model's all-to-all or send/recv in seconds a byte of S, or the busiest
+ * in-node link the op's sends share where that one is slower (links a2a_shared and after,
+ * model/share.c): its bytes over its rate, *@name then its class.
+ */
 static double
 shared_term(double t, const struct ft_model_shared_link *sh, const char **name)
 {
@@ -1699,6 +1699,14 @@ cost_alltoall(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p, u
 		            a2a_fixed(l, p, l->nnodes, bytes / FT_MAX(l->nnodes, 1u), true);
 }
 
+/* Whether a send/recv's time pays the leaves' up-links to the spine where its sends change
+ * leaves (links sr_spine_factor); NCCL prices no send/recv, --tuner-only leaves it. */
+static bool
+sr_spine(const struct ft_model_links *l)
+{
+	return l->time_run_channels && l->sr_spine_factor < l->ring_tier_factor;
+}
+
 uint32_t
 ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                          const struct ft_model_shared_link *out[2])
@@ -1707,8 +1715,9 @@ ft__model_shared_binding(const struct ft_model_links *l, enum ft_op op, enum ft_
 	bool hier = a == FT_ALGO_HIERARCHICAL && l->nnodes > 1;
 	double rails = l->nnodes > 1 ? ppn * (n - ppn) / n / (l->inter_Bps * l->a2a_factor) : 0;
 	uint32_t k = 0;
-
-	double nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * l->ring_tier_factor;
+	/* the send/recv's NIC term as cost_sendrecv() takes it */
+	double nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) *
+	             (sr_spine(l) ? l->sr_spine_factor : l->ring_tier_factor);
 
 	if (op == FT_OP_SENDRECV &&
 	    shared_slower(&l->sr_shared, FT_MAX(1.0 / l->p2p_Bps, l->nnodes > 1 ? 1.0 / nic : 0)))
@@ -1730,9 +1739,7 @@ static void
 cost_sendrecv(const struct ft_model_links *l, enum ft_proto p, uint64_t bytes,
               struct ft__model_cost *c)
 {
-	/* the time of a pick pays the leaves' up-links to the spine where its sends change
-	 * leaves (links sr_spine_factor); NCCL prices no send/recv, --tuner-only leaves it */
-	bool spine = l->time_run_channels && l->sr_spine_factor < l->ring_tier_factor;
+	bool spine = sr_spine(l);
 	double eff = ft_proto_efficiency(p),
 	       f = spine ? l->sr_spine_factor : l->ring_tier_factor,
 	       nic = l->nic_Bps * FT_MAX(l->gpu_nics, 1u) * f;

@@ -5587,6 +5587,7 @@ test_alltoall_shared_socket_link(void **state)
 	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
 	struct ft_error err = { 0 };
 	struct ft_strbuf sb;
+	struct ft_model_result d;
 	double cpu, pcie, want;
 
 	(void)state;
@@ -5624,12 +5625,47 @@ test_alltoall_shared_socket_link(void **state)
 	                       "shared      the socket link cpu0 -> cpu1 (cpu_link 22.0 GB/s) "
 	                       "carries 2.00 x S, from 4 GPUs to 4 GPUs"));
 	ft_strbuf_release(&sb);
-	/* two nodes, hierarchical: the socket link's 2S in the node, then the NICs' */
+	/* two nodes, hierarchical: the socket link's 2S in the node, then the NICs' phase,
+	 * the direct one's time on the same nodes (bound by the NICs' PCIe slots); one GPU's
+	 * share gave 8,290 us, the two phases add to 11,716 us */
 	assert_int_equal(ft_spec_resolve("pcie-l40s:2", &s, &err), 0);
+	d = eval(&s, FT_OP_ALLTOALL, 64u << 20, FT_ALGO_DIRECT, -1);
+	assert_string_equal(d.bottleneck, "pcie");
 	r = eval(&s, FT_OP_ALLTOALL, 64u << 20, FT_ALGO_HIERARCHICAL, -1);
 	assert_string_equal(r.bottleneck, "cpu_link");
-	assert_true(r.time_s > want);
+	assert_true(r.time_s > want + 0.99 * d.time_s && r.time_s < 1.01 * (want + d.time_s));
 	free(ex);
+}
+
+/*
+ * AWS p5: a GPU drives four EFA NICs on its PCIe switch (nics.per_gpu 4), and GPUDirect RDMA
+ * reads all their bytes through the GPU's own Gen5 x16 link (48 GB/s), below the four
+ * NICs' 4 x 12.14 GB/s: a send/recv across nodes is held to that link (S / 48 GB/s, 22,370
+ * us for 1 GiB; the NICs alone 22,109 us), as the flow engine finds (22,466 us with its
+ * latencies). Under PXN the all-to-all's sends to another rail leave by that rail's GPU:
+ * each GPU's link carries (n - ppn)/n of S from all 8 GPUs of the node.
+ */
+static void
+test_sendrecv_shared_gpu_pcie_link(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_result r, r2;
+	struct ft_error err = { 0 };
+	double S = 1u << 30, pcie;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	pcie = s.node.pcie_Bps_gpu;
+	r = eval(&s, FT_OP_SENDRECV, 1u << 30, -1, -1);
+	assert_string_equal(r.bottleneck, "pcie");
+	assert_true(r.time_s > S / pcie && r.time_s < 1.01 * S / pcie);
+	/* the all-to-all's 0.5 S a GPU link, its latency left out: 1 GiB more takes S / 96
+	 * GB/s (the NICs alone S / 97.1 GB/s) */
+	r = eval(&s, FT_OP_ALLTOALL, 1u << 30, FT_ALGO_DIRECT, -1);
+	r2 = eval(&s, FT_OP_ALLTOALL, 2ull << 30, FT_ALGO_DIRECT, -1);
+	assert_string_equal(r.bottleneck, "pcie");
+	assert_true(r2.time_s - r.time_s > 0.999 * 0.5 * S / pcie &&
+	            r2.time_s - r.time_s < 1.01 * 0.5 * S / pcie);
 }
 
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
@@ -9546,6 +9582,7 @@ main(void)
 		cmocka_unit_test(test_p2p_pci_chunk),
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_alltoall_shared_socket_link),
+		cmocka_unit_test(test_sendrecv_shared_gpu_pcie_link),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
 		cmocka_unit_test(test_published_a100),
