@@ -4032,6 +4032,19 @@ test_collnet_chain(void **state)
 	assert_true(fabs(r.bw_Bps / 192e9 - 1) < 1e-9);
 }
 
+/* All-reduce @bytes on @s forced to CollNetDirect (NCCL_ALGO=CollNetDirect) into @r. */
+static void
+collnet_direct_eval(const struct ft_cluster_spec *s, uint64_t bytes, struct ft_model_result *r)
+{
+	struct ft_model_query q;
+
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, bytes);
+	q.force_algo = true;
+	q.algo = FT_ALGO_COLLNET;
+	q.collnet = FT_COLLNET_DIRECT;
+	assert_int_equal(ft_model_eval(s, &q, r, NULL), 0);
+}
+
 /*
  * CollNetDirect's ramp, round by round from NCCL's kernel (model/pipeline.c collnet_rounds_s();
  * NVIDIA/nccl src/device/all_reduce.h at v2.21.5-1 and v2.27.7-1). CollNetDirect on 4 x 8
@@ -4046,7 +4059,6 @@ static void
 test_collnet_ramp_by_rounds(void **state)
 {
 	struct ft_cluster_spec s;
-	struct ft_model_query q;
 	struct ft_model_result r;
 	const double intra = 360e9 * 8.0 / 14.0, inter = 8 * 50e9;
 	double loop, t_pace, t_nv, t_net, full, want;
@@ -4054,11 +4066,7 @@ test_collnet_ramp_by_rounds(void **state)
 	(void)state;
 	hopper_spec(&s, 4, 8, 400);
 	s.fabric.sharp = true;
-	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
-	q.force_algo = true;
-	q.algo = FT_ALGO_COLLNET;
-	q.collnet = FT_COLLNET_DIRECT;
-	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	collnet_direct_eval(&s, 16u << 20, &r);
 	assert_string_equal(r.algo_label, "collnet_direct");
 	assert_int_equal(r.pipe.loops, 3);
 	assert_int_equal(r.pipe.stages, 3);
@@ -4085,7 +4093,6 @@ static void
 test_collnet_ramp_net_bound_one_loop(void **state)
 {
 	struct ft_cluster_spec s;
-	struct ft_model_query q;
 	struct ft_model_result r;
 	const double intra = 360e9 * 8.0 / 14.0;
 	double loop, t_nv;
@@ -4093,11 +4100,7 @@ test_collnet_ramp_net_bound_one_loop(void **state)
 	(void)state;
 	hopper_spec(&s, 4, 2, 400);
 	s.fabric.sharp = true;
-	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 16u << 20);
-	q.force_algo = true;
-	q.algo = FT_ALGO_COLLNET;
-	q.collnet = FT_COLLNET_DIRECT;
-	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	collnet_direct_eval(&s, 16u << 20, &r);
 	assert_string_equal(r.algo_label, "collnet_direct");
 	assert_true(r.pipe.loops >= 2);
 	loop = (double)(16u << 20) / (double)r.pipe.loops;
@@ -4108,11 +4111,7 @@ test_collnet_ramp_net_bound_one_loop(void **state)
 
 	hopper_spec(&s, 4, 8, 400);
 	s.fabric.sharp = true;
-	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 1u << 20);
-	q.force_algo = true;
-	q.algo = FT_ALGO_COLLNET;
-	q.collnet = FT_COLLNET_DIRECT;
-	assert_int_equal(ft_model_eval(&s, &q, &r, NULL), 0);
+	collnet_direct_eval(&s, 1u << 20, &r);
 	assert_int_equal(r.pipe.loops, 1);
 	assert_true(fabs(r.pipe.ramp_s - (double)(1u << 20) / (8 * 50e9) / 0.85) < 1e-12);
 }
