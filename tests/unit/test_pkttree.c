@@ -1466,6 +1466,37 @@ both_engines(const char *spec, const char *name, const char *size, const char *o
 }
 
 /*
+ * A ring @op (all_reduce, all_gather, ...) in @proto of @size on @spec: the packet engine
+ * within @band of the flow engine, or the test fails naming both times.
+ */
+static void
+ring_agrees(const char *spec, const char *op, const char *proto, const char *size, double band)
+{
+	char yaml[96];
+	double pkt, fl;
+
+	snprintf(yaml, sizeof(yaml), "{op: %s, algo: ring, proto: %s, size: %s}", op, proto,
+	         size);
+	both_engines(spec, op, size, yaml, &pkt, &fl);
+	if (!(fabs(pkt - fl) <= band * fl))
+		fail_msg("%s %s %s %s ring: packet %.2f us, flow %.2f us, band %.1f %%", spec, op,
+		         proto, size, pkt, fl, 100 * band);
+}
+
+/* The packet engine's @op on @spec, built lazily and whole: the same time and packets. */
+static void
+lazy_is_whole(const char *spec, const char *op)
+{
+	uint64_t np[2];
+	double lazy = time_listed(spec, op, "packet", 0, &np[0]);
+	double whole = time_listed(spec, op, "packet", 1, &np[1]);
+
+	if (!(lazy == whole) || np[0] != np[1])
+		fail_msg("%s %s: lazy %.6f us, %llu packets; whole %.6f us, %llu", spec, op, lazy,
+		         (unsigned long long)np[0], whole, (unsigned long long)np[1]);
+}
+
+/*
  * A broadcast's and a reduce's chain as NCCL runs it agrees with the flow engine (the
  * model's pipeline) within 3 % where nothing congests: at 4 MiB (LL128) every hop over
  * NVLink passes on its lines at the model's grain as they come and a hop between nodes
@@ -1638,28 +1669,11 @@ test_ll_ring_engines_agree(void **state)
 		{ "aws-p5:2", "all_reduce", "8KiB", 0.015 },
 		{ "gcp-a3-mega:2", "all_reduce", "1MiB", 0.02 },
 	};
-	uint64_t np[2];
-	double lazy, whole;
 
 	(void)state;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(row); i++) {
-		char op[96];
-		double pkt, fl;
-
-		snprintf(op, sizeof(op), "{op: %s, algo: ring, proto: ll, size: %s}", row[i].op,
-		         row[i].size);
-		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
-		if (!(fabs(pkt - fl) <= row[i].band * fl))
-			fail_msg("%s %s %s LL ring: packet %.2f us, flow %.2f us, band %.1f %%",
-			         row[i].spec, row[i].op, row[i].size, pkt, fl, 100 * row[i].band);
-	}
-	lazy = time_listed("dgx-h100:1", "{op: all_reduce, algo: ring, proto: ll, size: 1MiB}",
-	                   "packet", 0, &np[0]);
-	whole = time_listed("dgx-h100:1", "{op: all_reduce, algo: ring, proto: ll, size: 1MiB}",
-	                    "packet", 1, &np[1]);
-	if (!(lazy == whole) || np[0] != np[1])
-		fail_msg("LL ring 1 MiB: lazy %.6f us, %llu packets; whole %.6f us, %llu", lazy,
-		         (unsigned long long)np[0], whole, (unsigned long long)np[1]);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(row); i++)
+		ring_agrees(row[i].spec, row[i].op, "ll", row[i].size, row[i].band);
+	lazy_is_whole("dgx-h100:1", "{op: all_reduce, algo: ring, proto: ll, size: 1MiB}");
 }
 
 /*
@@ -1698,30 +1712,11 @@ test_ring_engines_agree(void **state)
 		{ "dgx-h100:2", "reduce_scatter", "simple", "1MiB" },
 		{ "dgx-a100:2", "all_reduce", "ll128", "8KiB" },
 	};
-	uint64_t np[2];
-	double lazy, whole;
 
 	(void)state;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(row); i++) {
-		char op[96];
-		double pkt, fl;
-
-		snprintf(op, sizeof(op), "{op: %s, algo: ring, proto: %s, size: %s}", row[i].op,
-		         row[i].proto, row[i].size);
-		both_engines(row[i].spec, row[i].op, row[i].size, op, &pkt, &fl);
-		if (!(fabs(pkt - fl) <= 0.03 * fl))
-			fail_msg("%s %s %s %s ring: packet %.2f us, flow %.2f us, band 3 %%",
-			         row[i].spec, row[i].op, row[i].proto, row[i].size, pkt, fl);
-	}
-	lazy = time_listed("dgx-h100:1",
-	                   "{op: all_reduce, algo: ring, proto: simple, size: 1MiB}", "packet",
-	                   0, &np[0]);
-	whole = time_listed("dgx-h100:1",
-	                    "{op: all_reduce, algo: ring, proto: simple, size: 1MiB}", "packet",
-	                    1, &np[1]);
-	if (!(lazy == whole) || np[0] != np[1])
-		fail_msg("Simple ring 1 MiB: lazy %.6f us, %llu packets; whole %.6f us, %llu",
-		         lazy, (unsigned long long)np[0], whole, (unsigned long long)np[1]);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(row); i++)
+		ring_agrees(row[i].spec, row[i].op, row[i].proto, row[i].size, 0.03);
+	lazy_is_whole("dgx-h100:1", "{op: all_reduce, algo: ring, proto: simple, size: 1MiB}");
 }
 
 /*
@@ -1740,18 +1735,8 @@ test_ring_span_nic_lanes(void **state)
 	static const char *const proto[] = { "ll128", "simple" };
 
 	(void)state;
-	for (size_t i = 0; i < FT_ARRAY_SIZE(proto); i++) {
-		char op[96];
-		double pkt, fl;
-
-		snprintf(op, sizeof(op), "{op: all_reduce, algo: ring, proto: %s, size: 512KiB}",
-		         proto[i]);
-		both_engines("aws-p5:2", "all_reduce", "512KiB", op, &pkt, &fl);
-		if (!(fabs(pkt - fl) <= 0.07 * fl))
-			fail_msg("aws-p5:2 all_reduce %s 512 KiB ring: packet %.2f us, flow %.2f us, "
-			         "band 7 %%",
-			         proto[i], pkt, fl);
-	}
+	for (size_t i = 0; i < FT_ARRAY_SIZE(proto); i++)
+		ring_agrees("aws-p5:2", "all_reduce", proto[i], "512KiB", 0.07);
 }
 
 /*
