@@ -9,10 +9,8 @@
  * point-to-point message). The functions are the transport's own: this
  * file includes src/bench/shm.c.
  *
- *   cc -O2 -D_GNU_SOURCE -Isrc -Isrc/bench -Iinclude -Ibuild -o block-copy \
- *       bench/block-copy.c build/libfabtune_static.a \
- *       $(ldd build/cli/fabtune | awk '/=>/ && !/libc.so/ { print $3 }')
- *   ./block-copy
+ *   bash bench/block-copy.sh    (BUILD=build: builds this file against
+ *                                 that build's static library, runs it)
  *
  * Printed per size: nanoseconds per message (the write and the read
  * together), the best of 200 rounds of 1000 messages, for the block and
