@@ -3093,8 +3093,10 @@ step_event(struct pk_engine *e, uint32_t type, uint32_t id, uint32_t arg, uint64
 	case PK_EV_ARRIVE:
 		return ev_arrive(e, ev.id, arg);
 	case PK_EV_TASK:
+		ft__pk_cp_take(e, arg); /* (what the wait's critical path was) */
 		return ft__pk_task_done(e, ev.id);
 	case PK_EV_PRED:
+		ft__pk_cp_take(e, arg);
 		return ft__pk_pred_done(e, ev.id, 0);
 	case PK_EV_CREDIT:
 		return credit_update(e, ev.id, arg);

@@ -22,6 +22,7 @@ start_task(struct pk_engine *e, uint32_t t)
 	struct pk_task *k = task_at(e, t);
 
 	k->t_start_ps = e->now_ps;
+	k->cp = e->cp; /* (the path of the wait that was over last: this one) */
 	if (k->kind == PK_T_FLOW)
 		return start_flow(e, k->flow);
 	if (k->kind == PK_T_A2A)
@@ -31,6 +32,39 @@ start_task(struct pk_engine *e, uint32_t t)
 	return ev_push(e,
 	               e->now_ps + k->delay_ps + (uint64_t)(k->lat_mult * (double)k->pred_lat_ps),
 	               PK_EV_TASK, t, 0);
+}
+
+int64_t
+ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp)
+{
+	uint32_t slot;
+
+	if (e->part)
+		return 0;
+	if (e->cp_free.len) {
+		slot = FT_VEC_AT(&e->cp_free, uint32_t, --e->cp_free.len);
+		FT_VEC_AT(&e->cp_ev, struct pk_cp, slot) = cp;
+	} else {
+		slot = (uint32_t)e->cp_ev.len;
+		/* (the slots are those of events under way: far fewer than an argument holds) */
+		if (slot + 1 >= 1u << 28)
+			return FT_ERANGE;
+		/* (the free list holds every slot at most: its room reserved with each) */
+		if (ft_vec_reserve(&e->cp_free, slot + 1 - e->cp_free.len) < 0 ||
+		    ft_vec_push(&e->cp_ev, &cp) < 0)
+			return FT_ENOMEM;
+	}
+	return (int64_t)slot + 1;
+}
+
+void
+ft__pk_cp_take(struct pk_engine *e, uint32_t arg)
+{
+	if (arg == 0 || FT_NEVER(arg > e->cp_ev.len))
+		return;
+	e->cp = FT_VEC_AT(&e->cp_ev, struct pk_cp, arg - 1);
+	/* (room reserved with the slot, ft__pk_cp_arg()) */
+	FT_VEC_AT(&e->cp_free, uint32_t, e->cp_free.len++) = arg - 1;
 }
 
 /* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
@@ -60,10 +94,14 @@ static int
 flow_feeds(struct pk_engine *e, uint32_t fid, uint32_t u)
 {
 	const struct pk_flow *f = flow_at(e, fid);
+	struct pk_cp cp = e->cp;
+	int64_t arg;
 
 	if (pk_flow_src(e, task_at(e, u)->flow) == f->dst)
 		return ft__pk_pred_done(e, u, f->lat_ps);
-	return ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, 0);
+	cp.chain_ps += f->lat_ps; /* (the clear-to-send's way back: the chain's) */
+	arg = ft__pk_cp_arg(e, cp);
+	return arg < 0 ? (int)arg : ev_push(e, e->now_ps + f->lat_ps, PK_EV_PRED, u, (uint32_t)arg);
 }
 
 /* A barrier (or a task that is no flow) is done and task @u waited for it: a paced message
@@ -94,6 +132,13 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	flow = k->kind == PK_T_FLOW;
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
+	/* the critical path of what it ends: its own, and its message's time or its pace (a
+	 * split run carries none, crit_pace()) */
+	e->cp = k->cp;
+	if (flow && !e->part)
+		pk_cp_msg(e, &e->cp, flow_at(e, k->flow), e->now_ps - k->t_start_ps);
+	else if (k->pace)
+		e->cp.pace_ps += e->now_ps - k->t_start_ps;
 	if (k->lazy) /* its successors are not built: the tree names them */
 		return ft__pk_tree_done(e, t, lat_ps);
 	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
@@ -498,8 +543,17 @@ start_flow(struct pk_engine *e, uint32_t fid)
 	 * rank_edge()): told here, on its source's rank, as its QP's next one is */
 	if (ft__pk_pace_next(e, fid) != PK_NONE) {
 		uint32_t u = ft__pk_pace_next(e, fid);
+		uint64_t d_ps = ft__pk_pace_next_ps(e, u);
+		/* (its critical path: this message's start, and the pace) */
+		struct pk_cp cp = task_at(e, f->task)->cp;
+		int64_t arg;
 
-		rc = ev_push(e, e->now_ps + ft__pk_pace_next_ps(e, u), PK_EV_PRED, u, 0);
+		cp.pace_ps += d_ps;
+		arg = ft__pk_cp_arg(e, cp);
+
+		if (arg < 0)
+			return (int)arg;
+		rc = ev_push(e, e->now_ps + d_ps, PK_EV_PRED, u, (uint32_t)arg);
 		if (rc < 0)
 			return rc;
 	}
@@ -531,6 +585,8 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 			o->pace_held = true; /* (its last pace held a message) */
 		if (e->now_ps >= o->last_end_ps) {
 			o->last_end_ps = e->now_ps;
+			o->cp = task_at(e, f->task)->cp; /* (its critical path, pkt_report.c) */
+			pk_cp_msg(e, &o->cp, f, e->now_ps - f->t_start_ps);
 			o->last_held = f->held && !o->coll;
 		}
 	}

@@ -288,7 +288,26 @@ enum pk_task_kind {
 	               * messages (flow: the phase) */
 };
 
+/*
+ * A critical path's time so far, split as a profiler's critical-path analysis splits a
+ * program's (the chain of dependent work and waits that set an end, each step back the
+ * wait that was over last). pace_ps: what a pace held (a pace barrier's period,
+ * ft__pk_pace_tasks() and send_pace(); a lazy phase's loop pace; an LL chain's message
+ * waiting rank_ps after the one before started, pkt_tree.c rank_edge()). A message's time
+ * on it (from its start to its end, or to its last packet leaving the NIC where the next
+ * message on its QP waited for that) splits at what its op's cap lets it take
+ * (pk_cp_msg()): chain_ps up to that, with the path latency a clear-to-send takes back;
+ * fab_ps the rest, what its ports' queues or a link slower than the cap held it. Other
+ * barriers' time (a phase's cost, a launch) is none of them. Carried forward: a task
+ * takes the path of the wait that let it start (pkt_flow.c start_task()), an event that
+ * tells a wait later carries its own (ft__pk_cp_arg()), so nothing is walked back.
+ */
+struct pk_cp {
+	uint64_t pace_ps, chain_ps, fab_ps;
+};
+
 struct pk_task {
+	struct pk_cp cp; /* the critical path to its start */
 	uint64_t delay_ps; /* (a flow's: its pace after the message before, ft__pk_pace_next()) */
 	uint64_t pred_lat_ps; /* the longest path latency among its finished predecessors */
 	uint64_t t_start_ps, t_done_ps;
@@ -300,8 +319,10 @@ struct pk_task {
 	uint8_t kind;
 	uint8_t done;
 	uint8_t lazy; /* a lazy phase's: its successors are named by pkt_tree.c */
-	uint8_t sent; /* PK_T_FLOW: its last packet has left the NIC (its QP's next message
-	               * told once: a go-back-N resend of the tail tells it no more) */
+	/* PK_T_FLOW: its last packet has left the NIC (its QP's next message told once: a
+	 * go-back-N resend of the tail tells it no more) */
+	uint8_t sent : 1;
+	uint8_t pace : 1; /* a barrier a pace's period holds (struct pk_cp) */
 };
 
 /* DCQCN's alpha where a QP starts (initial_alpha_value 1023 of 1024, kb CC-DCQCN). */
@@ -749,13 +770,14 @@ struct pk_op {
 	 * its bottleneck is then the window (p2p:window), as the flow engine names it */
 	uint64_t last_end_ps;
 	bool last_held;
+	struct pk_cp cp; /* the critical path to that flow's end (pkt_report.c crit_pace()) */
 	/* a collective whose stages its cap paces (the model's price: CollNet's, an NVLS
 	 * tree's, PAT's, a forced channel count's): what set the cap (struct ft_sim_op
 	 * conn_cap_what, the model's binding link; "" for none), and whether its last pace
-	 * held a message (the pace, not the fabric, its last wait): the pace held the op to
-	 * its end, and its bottleneck is the pace's class, as the flow engine names an op
-	 * whose slowest flow its cap held (engine_flow.c, ft__fs_flow_capped()) */
+	 * held a message (the pace, not the fabric, its last wait: a split run's rule, whose
+	 * ranks carry no critical path, pkt_report.c crit_pace()) */
 	char pace_what[16];
+	double cap_ps_per_byte; /* that cap (struct ft_sim_op conn_cap_Bps), 0 for none */
 	bool pace_held;
 	bool coll; /* not a send/recv nor an all-to-all: a held flow's pace is its cap's */
 };
@@ -922,6 +944,12 @@ struct pk_engine {
 	/* uint32_t per flow id: an LL chain's next message on its hop, which the flow's start
 	 * tells (pkt_tree.c rank_edge(), ft__pk_pace_next()); none past its end */
 	struct ft_vec pace_next;
+	/* The critical path of what ends now (struct pk_cp: a task's end, or the wait a
+	 * PK_EV_PRED or PK_EV_TASK event tells), and the paths such events carry from where
+	 * they were pushed (their argument: the slot + 1, ft__pk_cp_arg()), their free slots
+	 * (uint32_t) */
+	struct pk_cp cp;
+	struct ft_vec cp_ev, cp_free;
 	/* A rank of a run split across MPI ranks that knew its partition when it was built
 	 * (pkt_part.c ft__pk_part_plan): flows holds the whole record of a flow with a
 	 * vertex of the rank on its path alone, fslot maps a flow id to its record
@@ -1331,6 +1359,12 @@ uint32_t ft__pk_pkt_alloc(struct pk_engine *e);
 void ft__pk_pkt_free(struct pk_engine *e, uint32_t id);
 int ft__pk_step(struct pk_engine *e);
 int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
+/* The argument of a PK_EV_PRED or PK_EV_TASK event whose wait has the critical path @cp
+ * (struct pk_engine cp_ev; 0 in a split run, whose events cross ranks: none is carried), or
+ * a negative FT_E*; and the path an event's argument carries, into e->cp, its slot freed
+ * (0: e->cp kept). */
+int64_t ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp);
+void ft__pk_cp_take(struct pk_engine *e, uint32_t arg);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
                     uint64_t *lat_ps);
@@ -1759,8 +1793,31 @@ void ft__pk_lazy_free(struct pk_engine *e);
 /* Task @to waits for a pace (pkt_nccl.c): a flow's, marked paced. */
 void ft__pk_mark_paced(struct pk_engine *e, uint32_t to);
 void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
+/* Op @op's critical path after the run (struct pk_cp): from its start barrier's start to its
+ * last message's end (a whole run's; a split run's ranks carry none). */
+struct pk_cp ft__pk_op_cp(struct pk_engine *e, uint32_t op);
 int ft__pk_start_task(struct pk_engine *e, uint32_t t);
 int ft__pk_task_done(struct pk_engine *e, uint32_t t);
+
+/*
+ * Message @f's time from its start to now, @seg_ps, onto critical path @c: where its op
+ * has a cap, as long as the cap lets it take (its bytes at the cap's rate, and its path's
+ * latency: a flow the cap holds takes that in the flow engine) is the cap's (chain_ps),
+ * the rest its ports' (fab_ps: it waited in their queues, or a link slower than the cap
+ * held it); with none, as long as it would take alone (its ideal time).
+ */
+static inline void
+pk_cp_msg(struct pk_engine *e, struct pk_cp *c, const struct pk_flow *f, uint64_t seg_ps)
+{
+	uint32_t op = task_at(e, f->task)->op;
+	const struct pk_op *o = op < e->ops.len ? ft_vec_at(&e->ops, op) : NULL;
+	uint64_t own_ps = (uint64_t)(f->ideal_s * PK_PS_PER_S);
+
+	if (o && o->cap_ps_per_byte > 0)
+		own_ps = (uint64_t)((double)f->bytes * o->cap_ps_per_byte) + f->lat_ps;
+	c->chain_ps += FT_MIN(seg_ps, own_ps);
+	c->fab_ps += seg_ps - FT_MIN(seg_ps, own_ps);
+}
 
 /* The flow that follows @f on its QP (its next message), or NULL. */
 struct pk_flow *ft__pk_qp_next(struct pk_engine *e, const struct pk_flow *f);
@@ -1776,22 +1833,30 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 	uint32_t t = f->sent_task;
 	struct pk_task *own;
 	struct pk_flow *next;
+	struct pk_cp cp;
+	int64_t arg;
 
 	if (t == PK_NONE)
 		return 0;
+	own = task_at(e, f->task);
+	if (t < PK_VIRT && own->sent)
+		return 0; /* told already: a go-back-N resend of the tail tells it once */
+	/* (the wait's critical path: the message's, to now) */
+	cp = own->cp;
+	pk_cp_msg(e, &cp, f, e->now_ps - own->t_start_ps);
+	arg = ft__pk_cp_arg(e, cp);
+	if (arg < 0)
+		return (int)arg;
 	if (t >= PK_VIRT) { /* a lazy phase's: fired once (its next message is not built) */
 		f->sent_task = PK_NONE;
 		if (e->qp_cc)
 			ft__pk_tree_handoff(e, f);
-		return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+		return ev_push(e, e->now_ps, PK_EV_TASK, t, (uint32_t)arg);
 	}
-	own = task_at(e, f->task);
-	if (own->sent)
-		return 0; /* told already: a go-back-N resend of the tail tells it once */
 	own->sent = 1;
 	if (e->qp_cc && (next = ft__pk_qp_next(e, f)) != NULL)
 		*pk_flow_cc(e, next) = *pk_flow_cc(e, f);
-	return ev_push(e, e->now_ps, PK_EV_TASK, t, 0);
+	return ev_push(e, e->now_ps, PK_EV_TASK, t, (uint32_t)arg);
 }
 
 /* The path row of packet @seq's flowlet (flowlet_room); without flowlets a flow's one row

@@ -862,6 +862,7 @@ send_pace(struct p2p_build *pb, uint32_t first, uint64_t pace_ps)
 
 		if (b < 0 || ft__pk_add_dep(pb->rb.e, pb->rb.c[first].start, (uint32_t)b) < 0)
 			return FT_ENOMEM;
+		task_of(pb->rb.e, (uint32_t)b)->pace = 1; /* (struct pk_cp) */
 		if (m == 1)
 			pace0 = (uint32_t)b;
 		else if (FT_NEVER((uint32_t)b != pace0 + m - 1))

@@ -211,6 +211,41 @@ ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k)
 		r->bottleneck_link = k;
 }
 
+struct pk_cp
+ft__pk_op_cp(struct pk_engine *e, uint32_t op)
+{
+	const struct pk_op *o = ft_vec_at(&e->ops, op);
+	struct pk_cp c = o->cp, s = task_at(e, o->start)->cp;
+
+	/* (from the op's start: what came before it is the ops' it waited for) */
+	c.pace_ps -= FT_MIN(c.pace_ps, s.pace_ps);
+	c.chain_ps -= FT_MIN(c.chain_ps, s.chain_ps);
+	c.fab_ps -= FT_MIN(c.fab_ps, s.fab_ps);
+	return c;
+}
+
+/*
+ * Whether op @op's cap held it, its bottleneck then the class that set the cap
+ * (pace_what): along its critical path (struct pk_cp, from its start barrier's start to
+ * its last message's end) the cap's time, its pace's waits and its messages' time up to
+ * what the cap lets them take, is more than what its ports held them beyond that. The
+ * flow engine names the cap where it held the op's slowest flow, a port where a link
+ * slowed it below the cap (engine_flow.c, ft__fs_flow_capped()): the same split, by
+ * time. A split run's ranks carry no path: there its last pace held a message
+ * (pace_held).
+ */
+static bool
+crit_pace(struct pk_engine *e, uint32_t op)
+{
+	const struct pk_op *o = ft_vec_at(&e->ops, op);
+	struct pk_cp c;
+
+	if (!o->pace_what[0] || e->part)
+		return o->pace_what[0] && o->pace_held;
+	c = ft__pk_op_cp(e, op);
+	return c.pace_ps + c.chain_ps > c.fab_ps;
+}
+
 /*
  * Samples taken sample-major, a triple per entry (@n entries), into one array by entry:
  * entry i's three columns of *@ns values each from (result + 3 x ns x i). NULL: no memory.
@@ -429,12 +464,12 @@ ft__pk_counters(struct ft_engine *eng, struct ft_sim_counters *c, struct ft_erro
 	}
 	/* Where NCCL's window held the op's last flow (its pace its last wait, struct pk_op
 	 * last_held), the window is its bottleneck, as the flow engine names a send its cap
-	 * held (engine_flow.c, ft__fs_flow_capped()); where a collective's last pace held a
-	 * message (pace_held), the class that set its cap. A failed op keeps its port: its
-	 * QP error, not a pace, ended it. */
+	 * held (engine_flow.c, ft__fs_flow_capped()); where a collective's cap held the most
+	 * of its critical path (crit_pace()), the class that set the cap. A failed op keeps
+	 * its port: its QP error, not a pace, ended it. */
 	for (i = 0; i < n; i++) {
 		const struct pk_op *o = ft_vec_at(&e->ops, i);
-		bool pace = o->pace_held && !e->op_results[i].failed;
+		bool pace = !e->op_results[i].failed && crit_pace(e, (uint32_t)i);
 
 		if (pace || o->last_held)
 			ft_strlcpy(e->op_results[i].bottleneck,

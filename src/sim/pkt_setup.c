@@ -480,6 +480,8 @@ ft__pk_create(const struct ft_topo *topo, const struct ft_sim_cfg *cfg,
 	ft_vec_init(&e->tasks, sizeof(struct pk_task));
 	ft_vec_init(&e->flows, sizeof(struct pk_flow));
 	ft_vec_init(&e->pace_next, sizeof(uint32_t));
+	ft_vec_init(&e->cp_ev, sizeof(struct pk_cp));
+	ft_vec_init(&e->cp_free, sizeof(uint32_t));
 	ft_vec_init(&e->flow_cc, sizeof(struct pk_dcqcn));
 	ft_vec_init(&e->lane0, sizeof(uint8_t));
 	ft_vec_init(&e->edges, sizeof(uint32_t) * 2);
@@ -1270,8 +1272,10 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 	/* a collective's cap names its class where it held the op (pkt_report.c); a send's is
 	 * NCCL's window */
 	rec.coll = sc->op != FT_OP_SENDRECV && sc->op != FT_OP_ALLTOALL;
-	if (rec.coll && op->conn_cap_Bps > 0 && op->conn_cap_what)
+	if (rec.coll && op->conn_cap_Bps > 0 && op->conn_cap_what) {
 		ft_strlcpy(rec.pace_what, op->conn_cap_what, sizeof(rec.pace_what));
+		rec.cap_ps_per_byte = PK_PS_PER_S / op->conn_cap_Bps;
+	}
 	if (ft_vec_push(&e->ops, &rec) < 0)
 		goto oom;
 	return (int64_t)e->ops.len - 1;
@@ -1510,7 +1514,7 @@ ft__pk_destroy(struct ft_engine *eng)
 			                        &e->ops,           &e->qp_samples, &e->fslot,
 			                        &e->far,           &e->fpath,      &e->tslot,
 			                        &e->tfar,          &e->plan_feeds, &e->lane0,
-			                        &e->pace_next };
+			                        &e->pace_next,     &e->cp_ev,      &e->cp_free };
 
 		pk_evq_release(&e->evq);
 		ft__pk_phys_release(e);

@@ -1163,6 +1163,7 @@ ft__pk_pace_tasks(struct ring_build *rb)
 
 		if (b < 0 || ft__pk_add_dep(rb->e, rb->start, (uint32_t)b) < 0)
 			return FT_ENOMEM;
+		task_at(rb->e, (uint32_t)b)->pace = 1; /* (struct pk_cp) */
 		rb->pace[m - 1] = (uint32_t)b;
 	}
 	return 0;
@@ -1919,9 +1920,20 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	int rc = 0;
 
 	/* The loops' paces, as the start's first successors (ft__pk_pace_tasks()) */
-	for (m = 1; m <= p->npace && rc == 0; m++)
-		rc = ev_push(e, e->now_ps + ft__pk_pace_at(&p->tb.rb, m), PK_EV_TASK,
-		             PK_VIRT + p->base + 2 * p->nmsg + p->nlag + m - 1, 0);
+	for (m = 1; m <= p->npace && rc == 0; m++) {
+		/* (its critical path: the phase's start, and the pace) */
+		struct pk_cp cp = e->cp;
+		uint64_t at_ps = ft__pk_pace_at(&p->tb.rb, m);
+		int64_t arg;
+
+		cp.pace_ps += at_ps;
+		arg = ft__pk_cp_arg(e, cp);
+
+		rc = arg < 0 ? (int)arg :
+		               ev_push(e, e->now_ps + at_ps, PK_EV_TASK,
+		                       PK_VIRT + p->base + 2 * p->nmsg + p->nlag + m - 1,
+		                       (uint32_t)arg);
+	}
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
 	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
@@ -1960,9 +1972,17 @@ static int
 tell(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *c, uint32_t mm,
      uint32_t dst, uint64_t lat_ps)
 {
+	struct pk_cp cp = e->cp;
+	int64_t arg;
+
 	if (c->src == dst)
 		return phase_pred(e, p, c->first + mm, lat_ps);
-	return ev_push(e, e->now_ps + lat_ps, PK_EV_PRED, PK_VIRT + p->base + c->first + mm, 0);
+	cp.chain_ps += lat_ps; /* (the clear-to-send's way back: the chain's) */
+	arg = ft__pk_cp_arg(e, cp);
+	if (arg < 0)
+		return (int)arg;
+	return ev_push(e, e->now_ps + lat_ps, PK_EV_PRED, PK_VIRT + p->base + c->first + mm,
+	               (uint32_t)arg);
 }
 
 /*

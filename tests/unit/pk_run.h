@@ -28,8 +28,10 @@ pk(const struct ft_engine *e)
 /* NCCL_LL_BUFFSIZE the next runs take (nodes.nccl.ll_buffsize; 0: NCCL's default). */
 static uint64_t pk_run_ll_buffsize;
 
-/* The per-connection cap the next runs' ops take (struct ft_sim_op conn_cap_Bps; 0: none). */
+/* The per-connection cap the next runs' ops take (struct ft_sim_op conn_cap_Bps; 0: none),
+ * and the class that set it (conn_cap_what; NULL: none named). */
 static double pk_run_conn_cap_Bps;
+static const char *pk_run_conn_cap_what;
 
 /* The next runs' cable latency, seconds (fabric.cable_latency; 0: the preset's). */
 static double pk_run_cable_lat_s;
@@ -93,6 +95,7 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	op.sched = &r->s;
 	op.rank_gpu = r->ends;
 	op.conn_cap_Bps = pk_run_conn_cap_Bps;
+	op.conn_cap_what = pk_run_conn_cap_what;
 	op.nchannels = pk_run_nchannels;
 	r->e = NULL;
 	assert_int_equal(ft_packet_engine.create(r->t, &cfg, &r->e, &err), 0);

@@ -4218,6 +4218,70 @@ test_timely_incast(void **state)
 	ft_topo_free(n.t);
 }
 
+/* The time and bottleneck of scenario @path's one op on @engine (@healthy: its faults
+ * dropped, --no-faults). */
+static double
+scenario_bott(const char *path, const char *engine, bool healthy, char *bott, size_t len)
+{
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	double t;
+
+	if (ft_scenario_load_file(path, &sc, &err) < 0)
+		fail_msg("%s: %s", path, err.msg);
+	ft_sim_overrides_init(&ov);
+	ov.engine = engine;
+	ov.no_faults = healthy;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) < 0)
+		fail_msg("%s on %s: %s", engine, path, err.msg);
+	assert_int_equal(ft_run_nrows(&rep.run), 1);
+	t = ft_run_row(&rep.run, 0)->time_us;
+	snprintf(bott, len, "%s", ft_run_row(&rep.run, 0)->bottleneck);
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return t;
+}
+
+/*
+ * A collective's cap against a slow NIC, by its critical path (pkt_report.c crit_pace()):
+ * node 1's NIC 3 at 0.05 of its rate holds a CollNetChain all-reduce of 64 MiB on 4
+ * channels over sharp-2x8 (3,541.90 us in the flow engine, 1,498.64 healthy) and a ring
+ * all-reduce of 4 MiB on LL over 2 DGX H100 (831.97 us, 242.25 healthy). Both engines
+ * name the NIC (`nic`), and the cap's class on the healthy twins (`nvlink`, `kernel:ll`).
+ * The packet engine named the cap on the slow runs too (3,510.43 and 831.98 us), as the
+ * last pace was the last wait of some message early in the op (at 1,435.0 and 203.4 us):
+ * along its critical path the slow NIC's queue held it for 1,918.6 and 655.0 us, the
+ * cap's pace and pipeline for 1,522.6 and 137.0.
+ */
+static void
+test_crit_path_slow_nic(void **state)
+{
+	static const struct {
+		const char *path, *healthy;
+	} cases[] = { { "tests/fixtures/sim/collnet-slow-nic.yaml", "nvlink" },
+		      { "tests/fixtures/sim/ll-ring-slow-nic.yaml", "kernel:ll" } };
+
+	(void)state;
+	for (size_t i = 0; i < FT_ARRAY_SIZE(cases); i++) {
+		for (int healthy = 0; healthy < 2; healthy++) {
+			char bf[64], bp[64];
+			double tf = scenario_bott(cases[i].path, "flow", healthy, bf, sizeof(bf));
+			double tp = scenario_bott(cases[i].path, "packet", healthy, bp, sizeof(bp));
+			const char *want = healthy ? cases[i].healthy : "nic";
+
+			print_message("# %s%s: flow %.2f us (%s), packet %.2f us (%s)\n",
+			              cases[i].path, healthy ? " (healthy)" : "", tf, bf, tp, bp);
+			assert_string_equal(bf, want);
+			assert_string_equal(bp, want);
+			/* (the two engines agree on the time within 3 %) */
+			assert_true(fabs(tp / tf - 1) <= 0.03);
+		}
+	}
+}
+
 /*
  * TIMELY on whole runs: N flows of 32 MiB from N NICs into one (400 Gb/s), N = 2, 4, 8.
  * The fluid model (Zhu et al., CoNEXT 2016) has the bottleneck fully used at its fixed
@@ -5340,6 +5404,7 @@ main(void)
 		cmocka_unit_test(test_adaptive_least_queued),
 		cmocka_unit_test(test_timely_rule),
 		cmocka_unit_test(test_timely_bottleneck),
+		cmocka_unit_test(test_crit_path_slow_nic),
 		cmocka_unit_test(test_dcqcn_incast),
 		cmocka_unit_test(test_cnp_nic_port_adaptive),
 		cmocka_unit_test(test_retry_exceeded),

@@ -211,6 +211,84 @@ test_ring_paced(void **state)
 }
 
 /*
+ * The critical path (struct pk_cp, pkt_report.c crit_pace()) in closed form, on ring_run()'s
+ * 4 ranks, one message of 1 MiB a step (t_msg = 256 packet times, path latency d).
+ *
+ * A dependency chain, not a port, holds the op: at 4 MiB each of the 6 steps' message
+ * waits for the one a step before to arrive (test_ring_pipelined()), under a cap whose
+ * period P = t_msg + d / 2 never comes after that: the path is the 6 messages, 6 (t_msg
+ * + d) within a packet time each, each within what the cap lets it take (P + d), so no
+ * pace and no port on it; the op names the cap's class, as the flow engine names a flow
+ * its cap holds (the rule before, "its last pace was a message's last wait", named its
+ * most-waited port: the pace was no message's last wait).
+ *
+ * The pace holds it: test_ring_paced()'s 64 MiB, n = 96 messages a connection, P = 2
+ * t_msg: the last message leaves on its pace, (n - 1) P after the start, and takes t_msg
+ * + d; nothing queues. Built lazily (records reused), the same path.
+ */
+static void
+test_crit_path_ring(void **state)
+{
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 4,
+		                  .ranks_per_node = 1,
+		                  .bytes = 4u << 20 };
+	double t_pkt, d, t_msg, P, ps = 1e-12;
+	struct pk_run r;
+	struct pk_cp c;
+	uint32_t n = 96;
+
+	(void)state;
+	ring_run(&r, 4, a.bytes, NULL, 1);
+	pk_hop_times(&r, &t_pkt, &d);
+	pk_run_free(&r);
+	t_msg = 256 * t_pkt;
+	P = t_msg + d / 2;
+	pk_run_conn_cap_Bps = MiB / P;
+	pk_run_conn_cap_what = "nvlink";
+	pk_run_nchannels = 1;
+	pk_run_op(&r, &a, 4, NULL, 1, true);
+	c = ft__pk_op_cp(ft_container_of(r.e, struct pk_engine, base), 0);
+	if (getenv("FT_PKTNCCL_PRINT"))
+		print_message("chain: pace %.4f us, chain %.4f us, fabric %.4f us; 6 (t_msg + d) "
+		              "%.4f us\n", c.pace_ps * ps * 1e6, c.chain_ps * ps * 1e6,
+		              c.fab_ps * ps * 1e6, 6 * (t_msg + d) * 1e6);
+	assert_int_equal(c.pace_ps, 0);
+	assert_true(c.fab_ps * ps <= 6 * t_pkt);
+	if (!(fabs(c.chain_ps * ps - 6 * (t_msg + d)) <= 6 * t_pkt))
+		fail_msg("chain: %.9g s, 6 (t_msg + d) %.9g s", c.chain_ps * ps, 6 * (t_msg + d));
+	assert_string_equal(r.c.ops[0].bottleneck, "nvlink");
+	pk_run_free(&r);
+
+	a.bytes = 64u << 20;
+	P = 2 * t_msg;
+	pk_run_conn_cap_Bps = 96 * MiB / (P * n);
+	for (int lazy = 0; lazy < 2; lazy++) {
+		pk_run_op(&r, &a, 4, NULL, 1, !lazy);
+		assert_true(lazy == (pk(r.e)->tlazy != NULL));
+		c = ft__pk_op_cp(ft_container_of(r.e, struct pk_engine, base), 0);
+		if (getenv("FT_PKTNCCL_PRINT"))
+			print_message("paced%s: pace %.4f us ((n - 1) P %.4f), chain %.4f us "
+			              "(t_msg + d %.4f), fabric %.4f us\n", lazy ? " (lazy)" : "",
+			              c.pace_ps * ps * 1e6, (n - 1) * P * 1e6,
+			              c.chain_ps * ps * 1e6, (t_msg + d) * 1e6, c.fab_ps * ps * 1e6);
+		if (!(fabs(c.pace_ps * ps - (n - 1) * P) <= t_pkt))
+			fail_msg("paced: pace %.9g s, (n - 1) P %.9g s", c.pace_ps * ps,
+			         (n - 1) * P);
+		if (!(fabs(c.chain_ps * ps - (t_msg + d)) <= 2 * t_pkt))
+			fail_msg("paced: chain %.9g s, t_msg + d %.9g s", c.chain_ps * ps, t_msg + d);
+		assert_true(c.fab_ps * ps <= t_pkt);
+		assert_string_equal(r.c.ops[0].bottleneck, "nvlink");
+		pk_run_free(&r);
+	}
+	pk_run_nchannels = 0;
+	pk_run_conn_cap_Bps = 0;
+	pk_run_conn_cap_what = NULL;
+}
+
+/*
  * NCCL's sizes (collectives.h, device.h; kb NA-CONCEPTS, ENV-BUFFSIZE): 8 slots of the
  * protocol's buffer per connection; a Simple ring all-reduce / all-gather / reduce-scatter
  * chunk is 4 slots of 512 KiB and its slice 2; everything else one slot; LL carries 8
@@ -2486,6 +2564,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined),
 		cmocka_unit_test(test_ring_paced),
+		cmocka_unit_test(test_crit_path_ring),
 		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_ll_buffsize),
 		cmocka_unit_test(test_ring_unchunked),

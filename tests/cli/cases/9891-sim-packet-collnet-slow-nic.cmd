@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/collnet-slow-nic.yaml --engine packet

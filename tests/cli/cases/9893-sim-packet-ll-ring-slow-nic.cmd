@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/ll-ring-slow-nic.yaml --engine packet
