@@ -1546,7 +1546,7 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
  */
 /*
  * Go-back-N on a QP resends from the missing PSN all that followed it, the QP's later
- * messages' packets included (IBTA vol. 1 9.7.5.1.2; struct pk_qpseq): each later message
+ * messages' packets included (IBTA vol. 1 9.7.5; struct pk_qpseq): each later message
  * of flow @fid's QP that has sent packets past its acknowledged ones sends them again, and
  * one that has sent all of them waits out of its ring until the message before it has
  * sent its last packet again (qp_release()). Its timer is stale now (rto_gen), as the
@@ -2107,9 +2107,10 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
  * A packet of a message whose message @a before it on its QP still misses packets at the
  * receiver: its PSN is past the one the QP expects (struct pk_qpseq), so the responder
  * takes nothing of it, counts it out of sequence and NAKs the gap with a sequence error,
- * once until the packet it waits for arrives (IBTA vol. 1 9.7.5.1.2; RoCEv2 the same): a
- * message's lost tail is so found by the QP's next message one round trip on, not by the
- * requester's timer, which a QP's last message alone still waits for.
+ * once until the packet it waits for arrives (IBTA vol. 1 9.7.5; RoCEv2 the same; the
+ * requester's packet_seq_err, kb ROCE-COUNTERS): a message's lost tail is so found by
+ * the QP's next message one round trip on, not by the requester's timer, which a QP's
+ * last message alone still waits for.
  */
 static int
 receive_past_gap(struct pk_engine *e, uint32_t a, struct pk_port *rp)

@@ -687,7 +687,7 @@ struct pk_flow {
 };
 
 /*
- * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5.1.2: the responder takes the
+ * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5: the responder takes the
  * next PSN expected alone, NAKs the first past it with a sequence error, once until it
  * arrives, and the requester goes back to it, resending all that followed). The engine
  * keeps each message's own sequence (its flow's rcv_nxt) and links a QP's messages: a

@@ -2250,7 +2250,7 @@ path_ps(struct ft_engine *e, struct pk_engine *pe, const struct pk_flow *f, uint
 }
 
 /*
- * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5.1.2): a message's lost tail
+ * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5): a message's lost tail
  * is found by the QP's next message, whose first packet at the receiver is past the PSN
  * it expects, and NAKed then with a sequence error; the requester goes back to the tail
  * and resends the next message's packets after it. Closed form: the tail arrives one
