@@ -1312,7 +1312,7 @@ try_send(struct pk_engine *e, uint32_t l)
 		}
 	}
 	rc = transmit(e, l, id);
-	/* (a message its QP held, back in a ring of another port: route_dead()'s rows) */
+	/* (a message its QP held, back in the ring of another port than this one) */
 	return rc < 0 || wake == PK_NONE ? rc : try_send(e, wake);
 }
 
@@ -1540,11 +1540,6 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 /* ---- the go-back-N receiver and sender ------------------------------------ */
 
 /*
- * The sender's side reads only its own fields (snd_*, rto_*): what it knows of the
- * receiver came back in an ACK or a NAK, one path latency after the receiver sent it, so
- * a run split across MPI ranks carries both as messages (pkt_part.c).
- */
-/*
  * Go-back-N on a QP resends from the missing PSN all that followed it, the QP's later
  * messages' packets included (IBTA vol. 1 9.7.5; struct pk_qpseq): each later message
  * of flow @fid's QP that has sent packets past its acknowledged ones sends them again, and
@@ -1575,6 +1570,11 @@ qp_rewind(struct pk_engine *e, uint32_t fid)
 	}
 }
 
+/*
+ * The sender's side reads only its own fields (snd_*, rto_*): what it knows of the
+ * receiver came back in an ACK or a NAK, one path latency after the receiver sent it, so
+ * a run split across MPI ranks carries both as messages (pkt_part.c).
+ */
 static int
 go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 {
@@ -3372,4 +3372,3 @@ fail:
 		return ft_error_set(err, rc, "sim: packet engine: a packet found no route on");
 	return ft_error_set(err, rc, "sim: packet engine: %s", ft_strerror(rc));
 }
-
