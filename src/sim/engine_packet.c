@@ -656,6 +656,70 @@ ft__pk_flow_send(struct pk_engine *e, uint32_t fid)
 	return try_send(e, l);
 }
 
+/* ---- a QP's sequence across its messages (struct pk_qpseq) ------------------------- */
+
+int
+ft__pk_qp_link(struct pk_engine *e, uint32_t a, uint32_t b)
+{
+	size_t n = (size_t)FT_MAX(a, b) + 1;
+
+	if (n > e->nqseq) {
+		size_t cap = FT_MAX(FT_MAX(n, 2 * e->nqseq), (size_t)1024);
+		struct pk_qpseq *q = ft_reallocarray(e->qseq, cap, sizeof(*q));
+
+		if (!q)
+			return FT_ENOMEM;
+		for (size_t i = e->nqseq; i < cap; i++)
+			q[i] = (struct pk_qpseq){ PK_NONE, PK_NONE, 0 };
+		e->qseq = q;
+		e->nqseq = cap;
+	}
+	e->qseq[a].next = b;
+	e->qseq[b].prev = a;
+	e->qseq[b].wait = 0;
+	return 0;
+}
+
+int
+ft__pk_qp_seq_end(struct pk_engine *e, uint32_t fid)
+{
+	uint32_t b = fid < e->nqseq ? e->qseq[fid].next : PK_NONE;
+
+	if (fid < e->nqseq)
+		e->qseq[fid] = (struct pk_qpseq){ PK_NONE, PK_NONE, 0 };
+	if (b == PK_NONE || e->qseq[b].prev != fid)
+		return 0;
+	e->qseq[b].prev = PK_NONE;
+	if (!e->qseq[b].wait)
+		return 0;
+	e->qseq[b].wait = 0; /* (its packets go on: the receiver now takes them) */
+	return ft__pk_flow_send(e, b);
+}
+
+/* Whether flow @fid must wait to send: the message before it on its QP has packets to
+ * send again (a go-back-N pass), which go first on the QP. */
+static bool
+qp_held(const struct pk_engine *e, uint32_t fid)
+{
+	uint32_t a = pk_qp_prev(e, fid);
+
+	return a != PK_NONE && flow_at(e, a)->snd_nxt < flow_at(e, a)->npkts;
+}
+
+/* Flow @fid sent its last packet (again): the QP's next message, if it waited for that,
+ * goes back into its ring; its port, where another than @l. */
+static uint32_t
+qp_release(struct pk_engine *e, uint32_t fid, uint32_t l)
+{
+	uint32_t b = fid < e->nqseq ? e->qseq[fid].next : PK_NONE;
+
+	if (b == PK_NONE || !e->qseq[b].wait || e->qseq[b].prev != fid)
+		return PK_NONE;
+	e->qseq[b].wait = 0;
+	ring_add(e, flow_at(e, b)->first_link, b);
+	return flow_at(e, b)->first_link != l ? flow_at(e, b)->first_link : PK_NONE;
+}
+
 /* ---- ports ---------------------------------------------------------------- */
 
 /*
@@ -1080,7 +1144,7 @@ try_send(struct pk_engine *e, uint32_t l)
 	struct pk_cls *q;
 	bool src = false;
 	unsigned why = 0;
-	uint32_t payload, id, c;
+	uint32_t payload, id, c, wake = PK_NONE;
 	struct pk_flow *f = NULL;
 	int rc;
 
@@ -1117,6 +1181,13 @@ try_send(struct pk_engine *e, uint32_t l)
 		struct pk_tcp *t = NULL;
 		struct pk_pkt *k;
 
+		if (e->nqseq && qp_held(e, fid)) {
+			/* its QP resends an earlier message first: out until that one's last
+			 * packet has left again (qp_release()) */
+			ring_pop(e, l, c);
+			e->qseq[fid].wait = 1;
+			return try_send(e, l);
+		}
 		if (e->tcp) {
 			rc = tcp_pick(e, l, c, fid, &t, &rtx);
 			if (rc != 0)
@@ -1201,6 +1272,8 @@ try_send(struct pk_engine *e, uint32_t l)
 			rc = pk_flow_sent(e, f);
 			if (rc < 0)
 				return rc;
+			if (e->nqseq)
+				wake = qp_release(e, fid, l);
 			/* The tail may be lost (a drop, a bit error): time it out. (SRD's
 			 * timer already runs on a lossy fabric: from the first packet, re-armed
 			 * at each timeout.) */
@@ -1238,7 +1311,9 @@ try_send(struct pk_engine *e, uint32_t l)
 			q->cq->q_bytes -= payload + p->hdr;
 		}
 	}
-	return transmit(e, l, id);
+	rc = transmit(e, l, id);
+	/* (a message its QP held, back in the ring of another port than this one) */
+	return rc < 0 || wake == PK_NONE ? rc : try_send(e, wake);
 }
 
 static int
@@ -1465,6 +1540,37 @@ next_link(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 /* ---- the go-back-N receiver and sender ------------------------------------ */
 
 /*
+ * Go-back-N on a QP resends from the missing PSN all that followed it, the QP's later
+ * messages' packets included (IBTA vol. 1 9.7.5; struct pk_qpseq): each later message
+ * of flow @fid's QP that has sent packets past its acknowledged ones sends them again, and
+ * one that has sent all of them waits out of its ring until the message before it has
+ * sent its last packet again (qp_release()). Its timer is stale now (rto_gen), as the
+ * go-back's own; the tail's next leaving arms it anew.
+ */
+static void
+qp_rewind(struct pk_engine *e, uint32_t fid)
+{
+	uint32_t b = e->qseq[fid].next, a = fid;
+
+	while (b != PK_NONE && e->qseq[b].prev == a) {
+		struct pk_flow *g = flow_at(e, b);
+		uint32_t n = g->snd_nxt > g->snd_una ? g->snd_nxt - g->snd_una : 0;
+
+		if (n == 0)
+			return;
+		e->nretx += n;
+		pk_op_acc(e, b)->nretx += n;
+		pk_op_acc(e, b)->npackets += n;
+		g->snd_nxt = g->snd_una;
+		g->rto_gen++;
+		if (!g->in_ring)
+			e->qseq[b].wait = 1;
+		a = b;
+		b = e->qseq[b].next;
+	}
+}
+
+/*
  * The sender's side reads only its own fields (snd_*, rto_*): what it knows of the
  * receiver came back in an ACK or a NAK, one path latency after the receiver sent it, so
  * a run split across MPI ranks carries both as messages (pkt_part.c).
@@ -1496,6 +1602,8 @@ go_back(struct pk_engine *e, uint32_t fid, uint32_t seq)
 	pk_op_acc(e, fid)->npackets += f->snd_nxt - seq;
 	f->snd_nxt = seq;
 	f->rto_gen++;
+	if (e->nqseq)
+		qp_rewind(e, fid);
 	ring_add(e, f->first_link, fid);
 	return try_send(e, f->first_link);
 }
@@ -1995,6 +2103,27 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	return 0;
 }
 
+/*
+ * A packet of a message whose message @a before it on its QP still misses packets at the
+ * receiver: its PSN is past the one the QP expects (struct pk_qpseq), so the responder
+ * takes nothing of it, counts it out of sequence and NAKs the gap with a sequence error,
+ * once until the packet it waits for arrives (IBTA vol. 1 9.7.5; RoCEv2 the same; the
+ * requester's packet_seq_err, kb ROCE-COUNTERS): a message's lost tail is so found by
+ * the QP's next message one round trip on, not by the requester's timer, which a QP's
+ * last message alone still waits for.
+ */
+static int
+receive_past_gap(struct pk_engine *e, uint32_t a, struct pk_port *rp)
+{
+	struct pk_flow *g = flow_at(e, a);
+
+	rp->rq_oos++;
+	if (g->nak_for == g->rcv_nxt)
+		return 0;
+	g->nak_for = g->rcv_nxt;
+	return ev_push_flow(e, e->now_ps + g->lat_ps, PK_EV_NAK, a, g->rcv_nxt);
+}
+
 static int
 receive(struct pk_engine *e, uint32_t id)
 {
@@ -2047,6 +2176,8 @@ receive(struct pk_engine *e, uint32_t id)
 	pkt_free(e, id);
 	if (e->ooo || e->sack || e->tcp)
 		return receive_ooo(e, fid, seq, payload, rp);
+	if (e->nqseq && pk_qp_prev(e, fid) != PK_NONE)
+		return receive_past_gap(e, pk_qp_prev(e, fid), rp);
 	if (seq == f->rcv_nxt) {
 		int rc;
 

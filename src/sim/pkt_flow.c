@@ -608,5 +608,12 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 		pk_port_at(e, FT_VEC_AT(&e->paths, uint32_t, off + j))->nactive--;
 	if (f->nic_link != PK_NONE && !e->nic_qp_cache)
 		pk_port_at(e, f->nic_link)->nqps--; /* (read by nothing but the cache) */
+	/* its QP's next message is in sequence now (struct pk_qpseq) */
+	if (e->nqseq) {
+		int rc = ft__pk_qp_seq_end(e, fid);
+
+		if (rc < 0)
+			return rc;
+	}
 	return task_done(e, f->task, f->lat_ps);
 }

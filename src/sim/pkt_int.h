@@ -707,6 +707,22 @@ struct pk_flow {
 	/* (its QP's congestion control state, a paced run only: pk_flow_cc()) */
 };
 
+/*
+ * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5: the responder takes the
+ * next PSN expected alone, NAKs the first past it with a sequence error, once until it
+ * arrives, and the requester goes back to it, resending all that followed). The engine
+ * keeps each message's own sequence (its flow's rcv_nxt) and links a QP's messages: a
+ * message whose message before on the QP still misses packets at the receiver (prev) has
+ * its packets refused there, the first of them NAKing that gap; that message's go-back
+ * resends the later ones too (next), which wait to send until it has sent its last packet
+ * again (wait). A link is made when the later message is built (pkt_nccl.c add_part(),
+ * pkt_tree.c build_message()) and undone when the earlier one ends at its receiver.
+ */
+struct pk_qpseq {
+	uint32_t prev, next; /* PK_NONE: none */
+	uint8_t wait;        /* out of its ring until prev has sent its last packet again */
+};
+
 /* One past the highest packet flow @fid (@f) of connection @c has sent: its own snd_nxt,
  * or the connection's mark while it is the flow the mark is for (a timeout's go-back-N
  * moves snd_nxt back below it) */
@@ -1016,6 +1032,9 @@ struct pk_engine {
 	bool op_l_ok;
 	bool tree_eager;        /* build NVLS trees whole before the run (tests compare) */
 	struct pk_refs refs;    /* a lossy run's, where a phase is lazy */
+	/* A go-back-N lossy run's QP sequences (pk_psn_qp()): per flow id, up to nqseq */
+	struct pk_qpseq *qseq;
+	size_t nqseq;
 	struct pk_evq evq;
 	uint64_t nrto_queued; /* retransmit timers in evq */
 	uint64_t now_ps;
@@ -1387,6 +1406,26 @@ double ft__pk_pair_path_s(struct pk_engine *e, uint32_t a, uint32_t b, uint32_t 
  */
 int ft__pk_flow_done(struct pk_engine *e, uint32_t fid);
 int ft__pk_flow_send(struct pk_engine *e, uint32_t fid);
+/* Whether a run keeps QP sequences (struct pk_qpseq): go-back-N (not out-of-order
+ * placement, SRD or TCP) where packets may be lost. */
+static inline bool
+pk_psn_qp(const struct pk_engine *e)
+{
+	return e->may_drop && !e->ooo && !e->sack && !e->tcp;
+}
+
+/* The message before flow @fid on its QP while its receiver misses packets, PK_NONE. */
+static inline uint32_t
+pk_qp_prev(const struct pk_engine *e, uint32_t fid)
+{
+	return fid < e->nqseq ? e->qseq[fid].prev : PK_NONE;
+}
+
+/* Flow @b follows flow @a on their QP (struct pk_qpseq); FT_ENOMEM. */
+int ft__pk_qp_link(struct pk_engine *e, uint32_t a, uint32_t b);
+/* Flow @fid ended at its receiver: its QP's next message is unlinked (and sends if it
+ * waited for it). */
+int ft__pk_qp_seq_end(struct pk_engine *e, uint32_t fid);
 /* Adaptive routing's pick among equal-cost ports (engine_packet.c), @ud a struct choose_ctx. */
 uint32_t ft__pk_choose_least_queued(void *ud, uint32_t at, const uint32_t *links, uint32_t n);
 

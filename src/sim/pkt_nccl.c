@@ -258,6 +258,8 @@ flow_rec(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_
 		ft_free(old->ooo_bits);
 		if (e->sack)
 			ft_free(old->sack_bits);
+		if (*cursor < e->nqseq) /* (its links went with its message's end) */
+			e->qseq[*cursor] = (struct pk_qpseq){ PK_NONE, PK_NONE, 0 };
 		/* (nor an LL chain's next message its start told: whoever builds the flow names
 		 * its own, pkt_tree.c rank_edge() and build_message(); cannot fail for none) */
 		if (ft__pk_pace_set(e, *cursor, PK_NONE) < 0)
@@ -435,6 +437,10 @@ add_part(struct ring_build *rb, const struct ring_conn *c, uint64_t bytes, uint3
 		 * (one task, one edge and one successor entry less per message). */
 		task_of(e, (uint32_t)t)->npred++;
 		flow_at(e, rb->last[qp])->sent_task = (uint32_t)t;
+		/* and follows it in the QP's sequence (struct pk_qpseq) */
+		if (pk_psn_qp(e) &&
+		    ft__pk_qp_link(e, rb->last[qp], task_of(e, (uint32_t)t)->flow) < 0)
+			return FT_ENOMEM;
 	}
 	rb->last[qp] = task_of(e, (uint32_t)t)->flow;
 	return 0;

@@ -1508,7 +1508,8 @@ ft__pk_destroy(struct ft_engine *eng)
 			                 e->trace_cols,  e->vseq,          e->trace_qps,
 			                 e->qp_traces,   e->qp_cols,       e->flow_rows,
 			                 e->port_slot,   e->cc_slot,       e->plan_owner,
-			                 e->refs.n,      e->tcp_conns,     e->lane_rr };
+			                 e->refs.n,      e->tcp_conns,     e->lane_rr,
+			                 e->qseq };
 		struct ft_vec *const vecs[] = { &e->trace_samples, &e->tasks,      &e->flows,
 			                        &e->flow_cc,       &e->edges,      &e->paths,
 			                        &e->ops,           &e->qp_samples, &e->fslot,

@@ -1790,6 +1790,13 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 	if (p->mflow) {
 		p->mflow[v] = k->flow;
 		flow_at(e, k->flow)->rto_gen = gen;
+		/* it follows the QP's message before in sequence while that one's receiver
+		 * misses packets (struct pk_qpseq; a released one had every ACK) */
+		rf = m >= c->nq ? p->mflow[v - c->nq] : PK_NONE;
+		if (rf != PK_NONE && pk_psn_qp(e) &&
+		    flow_at(e, rf)->rcv_nxt < flow_at(e, rf)->npkts &&
+		    ft__pk_qp_link(e, rf, k->flow) < 0)
+			return FT_ENOMEM;
 	}
 	if (p->qcc) {
 		/* Its QP's state, as the message before handed it on (pk_flow_sent()) and

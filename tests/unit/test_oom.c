@@ -880,6 +880,53 @@ test_oom_sim_chunked_phase(void **state)
 }
 
 /*
+ * A lossy packet run keeps its QPs' sequences across their messages (engine_packet.c,
+ * struct pk_qpseq: a table per flow id, grown as messages are linked, in a ring built
+ * lazily as in one built whole): every allocation of a ring all-reduce over two nodes on
+ * a fabric with bit errors failed in turn: FT_ENOMEM, or past the last one the unfailed
+ * time to the bit.
+ */
+static void
+test_oom_sim_lossy(void **state)
+{
+	static const char text[] =
+	        "name: t\n"
+	        "cluster:\n"
+	        "  name: lossy-2x2\n"
+	        "  nodes: { preset: dgx-h100, count: 2, gpus: 2, nics: { count: 1 } }\n"
+	        "  fabric: { kind: fat-tree, link: ndr, tiers: 2, radix: 64 }\n"
+	        "packet: { ber: 1e-6, retransmit_timeout: 200us }\n"
+	        "jobs:\n"
+	        "  - name: a\n"
+	        "    ops:\n"
+	        "      - {op: all_reduce, size: 256KiB, algo: ring, proto: simple}\n";
+	struct sim_case sc = { .engine = "packet" };
+	struct ft_scenario *s = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	unsigned long n;
+
+	(void)state;
+	if (ft_scenario_load_buffer(text, strlen(text), "t.yaml", &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	sc.sc = s;
+	ft_sim_overrides_init(&ov);
+	ov.engine = sc.engine;
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(s, &ov, NULL, &rep, &err) < 0)
+		fail_msg("lossy ring on packet: %s", err.msg);
+	assert_true(ft_run_nrows(&rep.run) > 0);
+	sc.base_us = ft_run_row(&rep.run, 0)->time_us;
+	ft_sim_report_release(&rep);
+	assert_true(sc.base_us > 0);
+	n = sweep("a lossy ring on packet", sim_run, &sc);
+	print_message("# a lossy ring on packet (%.2f us): %lu allocations swept\n", sc.base_us, n);
+	assert_true(n > 0);
+	ft_scenario_free(s);
+}
+
+/*
  * A forced nvls across nodes without fabric.sharp is refused (FT_EINVAL), the message
  * listing what the tuner runs here instead (run.c runs_here(), which asks the tuner on
  * node groups, an allocation each). Every allocation of the run failed in turn: FT_ENOMEM,
@@ -976,6 +1023,7 @@ main(void)
 		cmocka_unit_test(test_oom_scenario_sniff),
 		cmocka_unit_test(test_oom_sim),
 		cmocka_unit_test(test_oom_sim_chunked_phase),
+		cmocka_unit_test(test_oom_sim_lossy),
 		cmocka_unit_test(test_oom_sim_runs_here),
 	};
 

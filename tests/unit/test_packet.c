@@ -2163,6 +2163,203 @@ test_tail_loss_one_timeout(void **state)
 	ft_topo_free(n.t);
 }
 
+/*
+ * A ring all-reduce of 4 MiB over NIC 0 of two nodes in Simple, built whole: each
+ * connection's messages (NCCL's slices) follow one another on its QP. On InfiniBand with
+ * 4.096 us x 2^@ib_timeout timers; in *@fid the first message of a QP with a next message on
+ * it (@last false), or a QP's last message (@last true). Submitted, not run.
+ */
+static struct ft_engine *
+qp_msgs_engine(struct net *n, struct ft_packet_cfg *pc, struct ft_schedule *s, bool last,
+               uint32_t *fid)
+{
+	static uint32_t ends[2];
+	struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+		                  .algo = FT_ALGO_RING,
+		                  .proto = FT_PROTO_SIMPLE,
+		                  .nranks = 2,
+		                  .ranks_per_node = 1,
+		                  .bytes = 4u << 20 };
+	struct ft_sim_op op = { .after = -1 };
+	struct ft_sim_cfg cfg;
+	struct ft_error err = { 0 };
+	struct ft_engine *e = NULL;
+	struct pk_engine *pe;
+
+	/* Another NIC's link down: the engine then honours a link's down flag, which the
+	 * tests set on the QP's own NIC link for a tail alone. */
+	net_build(n, "dgx-h100:2", NULL);
+	nic_link_down(n, 1, 1);
+	ends[0] = ft_topo_nic(n->t, 0, 0);
+	ends[1] = ft_topo_nic(n->t, 1, 0);
+	ft_schedule_init(s);
+	assert_int_equal(ft_coll_schedule(&a, s, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	cfg.packet = pc;
+	cfg.qps_per_conn = 1;
+	op.sched = s;
+	op.rank_gpu = ends;
+	op.nchannels = 1;
+	assert_int_equal(ft_packet_engine.create(n->t, &cfg, &e, &err), 0);
+	pe = ft_container_of(e, struct pk_engine, base);
+	pe->tree_eager = true; /* (built whole: ft__pk_qp_next() names the next message) */
+	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	if (ft_packet_engine.run(e, 1e-12, &err) != 0)
+		fail_msg("%s", err.msg);
+	*fid = PK_NONE;
+	for (uint32_t i = 0; i < pe->flows.len && *fid == PK_NONE; i++) {
+		const struct pk_flow *f = flow_at(pe, i);
+		bool first = pk_qp_prev(pe, i) == PK_NONE, next = ft__pk_qp_next(pe, f) != NULL;
+
+		if (f->npkts > 1 && (last ? !first && !next : first && next))
+			*fid = i;
+	}
+	assert_int_not_equal(*fid, PK_NONE);
+	return e;
+}
+
+/* Step @pe until flow @f's next packet to send is @seq, then lose its packets from there
+ * to its tail (its NIC's link down while they leave). */
+static void
+lose_from(struct pk_engine *pe, const struct pk_flow *f, uint32_t seq)
+{
+	uint32_t nicl;
+
+	while (f->snd_nxt < seq)
+		assert_int_equal(ft__pk_step(pe), 0);
+	nicl = f->first_link; /* (routed when it started) */
+	pe->links[nicl].down = 1;
+	while (f->snd_nxt < f->npkts)
+		assert_int_equal(ft__pk_step(pe), 0);
+	pe->links[nicl].down = 0;
+}
+
+/* The time a packet of @payload bytes takes over flow @f's path, idle (store and forward) */
+static uint64_t
+path_ps(struct ft_engine *e, struct pk_engine *pe, const struct pk_flow *f, uint32_t payload)
+{
+	uint64_t t = 0;
+
+	for (uint32_t j = 0; j < f->npath; j++) {
+		uint32_t l = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + j);
+		const struct pk_port *p = ft__pk_port(e, l);
+
+		t += pk_port_ser_ps(p, payload + p->hdr) + pe->links[l].lat_ps;
+	}
+	return t;
+}
+
+/*
+ * An RC QP's PSNs run across its messages (IBTA vol. 1 9.7.5): a message's lost tail
+ * is found by the QP's next message, whose first packet at the receiver is past the PSN
+ * it expects, and NAKed then with a sequence error; the requester goes back to the tail
+ * and resends the next message's packets after it. Closed form: the tail arrives one
+ * path latency (the NAK's way back) plus its own way over the path after that first
+ * packet, at most one MTU's serialisation on the NIC's link later (the packet of the next
+ * message leaving then), with no timeout; the next message's packets sent before count as
+ * resent. Before, each message kept its own sequence and the tail waited one retransmit
+ * timeout after the last ACK (64 us x 2^4 here: far past this bound).
+ */
+static void
+test_qp_next_reveals_tail(void **state)
+{
+	struct ft_packet_cfg pc = { .ib_timeout = 14, .mtu_bytes = 4096, .store_forward = true };
+	struct net n;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	const struct pk_flow *f, *g;
+	uint32_t fid, rl, naks;
+	uint64_t t_oos = 0, lo;
+
+	(void)state;
+	e = qp_msgs_engine(&n, &pc, &s, false, &fid);
+	pe = ft_container_of(e, struct pk_engine, base);
+	f = flow_at(pe, fid);
+	g = ft__pk_qp_next(pe, f);
+	assert_non_null(g);
+	lose_from(pe, f, f->npkts - 1);
+	naks = (uint32_t)ft__pk_port(e, f->first_link)->qp_naks;
+	rl = FT_VEC_AT(&pe->paths, uint32_t, f->path_off + f->npath - 1);
+	while (f->rcv_nxt < f->npkts) {
+		uint64_t oos = ft__pk_port(e, rl)->rq_oos;
+
+		assert_int_equal(ft__pk_step(pe), 0);
+		if (!t_oos && ft__pk_port(e, rl)->rq_oos > oos)
+			t_oos = pe->now_ps; /* the next message's first packet: past the gap */
+	}
+	assert_true(t_oos > 0);
+	lo = t_oos + f->lat_ps + path_ps(e, pe, f, f->last_payload);
+	print_message("# tail in %.3f us after the next message's first packet (closed form %.3f), "
+	              "timer %.1f us\n",
+	              (double)(pe->now_ps - t_oos) / 1e6, (double)(lo - t_oos) / 1e6,
+	              (double)pe->rto_ps / 1e6);
+	assert_true(pe->now_ps >= lo);
+	assert_true(pe->now_ps <= lo + pk_port_ser_ps(ft__pk_port(e, f->first_link),
+	                                              4096 + ft__pk_port(e, f->first_link)->hdr));
+	assert_true(pe->now_ps - t_oos < pe->rto_ps / 100);
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_naks, naks + 1);
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_timeouts, 0);
+	assert_true(pe->nretx > 1); /* the tail and the next message's packets sent before */
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_timeouts, 0);
+	assert_int_equal(pe->nflows_done, pe->flows.len);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
+/*
+ * A QP's last message has nothing after it on the QP to reveal its lost tail: it waits
+ * one retransmit timeout after the last ACK that moved its window, as a message alone
+ * (test_tail_loss_one_timeout), the QP's earlier messages ended.
+ */
+static void
+test_qp_last_tail_one_timeout(void **state)
+{
+	struct ft_packet_cfg pc = { .ib_timeout = 4, .mtu_bytes = 4096, .store_forward = true };
+	struct net n;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	const struct pk_flow *f;
+	uint32_t fid, nicl;
+	uint64_t t_prog = 0, una = 0, t_fire;
+
+	(void)state;
+	e = qp_msgs_engine(&n, &pc, &s, true, &fid);
+	pe = ft_container_of(e, struct pk_engine, base);
+	f = flow_at(pe, fid);
+	lose_from(pe, f, f->npkts - 1);
+	nicl = f->first_link;
+	while (ft__pk_port(e, nicl)->qp_timeouts == 0) {
+		assert_int_equal(ft__pk_step(pe), 0);
+		if (f->snd_una > una) {
+			una = f->snd_una;
+			t_prog = pe->now_ps;
+		}
+	}
+	t_fire = pe->now_ps;
+	/* (the receiver's last ACK: the last multiple of PK_ACK_SEG below the tail) */
+	assert_int_equal(una, (f->npkts - 1) / PK_ACK_SEG * PK_ACK_SEG);
+	assert_int_equal(t_fire, t_prog + pe->rto_ps);
+	while (f->rcv_nxt < f->npkts)
+		assert_int_equal(ft__pk_step(pe), 0);
+	/* go-back-N from there: the tail leaves after the packets before it, full ones */
+	assert_int_equal(f->last_payload, 4096);
+	assert_int_equal(pe->now_ps,
+	                 t_fire + (f->npkts - 1 - una) * pk_port_ser_ps(ft__pk_port(e, nicl),
+	                                                                 4096 + ft__pk_port(e, nicl)->hdr) +
+	                         path_ps(e, pe, f, f->last_payload));
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft__pk_port(e, nicl)->qp_timeouts, 1);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
 /* The upper edge of histogram bin @b (pk_qbin), by its definition. */
 static uint64_t
 qbin_edge(uint32_t b)
@@ -5413,6 +5610,8 @@ main(void)
 		cmocka_unit_test(test_dcqcn_hyper_increase),
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
+		cmocka_unit_test(test_qp_next_reveals_tail),
+		cmocka_unit_test(test_qp_last_tail_one_timeout),
 		cmocka_unit_test(test_q_prio_split),
 		cmocka_unit_test(test_q_bins_lazy),
 		cmocka_unit_test(test_q_bins),
