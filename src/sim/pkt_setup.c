@@ -996,9 +996,10 @@ ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
  * own slices fill the pipeline in a few of their packet times, a small part of the model's
  * ramp, which it then adds whole; a plain Simple tree on NCCL's channels instead runs its
  * first round at the model's fill (pkt_tree.c nccl_fill()), and one on forced channels its
- * stages at the cap (cap_pace()): those pay their ramp in their own pacing. With chunking off,
- * ops whose end is not their last flow's and background patterns it pays neither, as
- * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
+ * stages at the cap (cap_pace()), and an LL or LL128 chain waits for whole steps at its
+ * hops between nodes (chain_ramp_own()): those pay their ramp in their own messages. With
+ * chunking off, ops whose end is not their last flow's and background patterns it pays
+ * neither, as the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
  * are its pipeline, and it adds no ramp (the flow engine, which runs whole flows, adds
  * both everywhere); the proxy's floor there only where an op's phase runs as a ring
  * on NCCL's launched channels (pkt_nccl.c ring_reps(): proxy_paid()). The model's terms
@@ -1075,8 +1076,9 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	if (!proxy_paid(e, op) || rec->next != PK_NONE)
 		return 0;
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
-	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
-	 * is not added */
+	 * the model's fill on NCCL's channels (nccl_fill()), or are an LL or LL128 chain's
+	 * lines and whole steps (chain_ramp_own()), they are its ramp: the model's is not
+	 * added */
 	if (e->staged)
 		ramp_s = 0;
 	if (ramp_s > 0) {
