@@ -699,8 +699,7 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 
 static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
                           const struct ft_sched_phase *ph, bool mean, double round);
-static double chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op,
-                                double eff);
+static double chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double eff);
 
 /*
  * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
@@ -850,11 +849,11 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 static double
 chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double eff)
 {
-	uint32_t nch = op->nchannels               ? op->nchannels :
+	uint32_t nch = op->nchannels                       ? op->nchannels :
 	               e->op_pl_read && e->op_pl.nchannels ? e->op_pl.nchannels :
 	                                                     1;
-	double round = FT_MIN((double)ft_model_line_grain(FT_PROTO_LL),
-	                      (double)op->sched->bytes / nch);
+	double round =
+	        FT_MIN((double)ft_model_line_grain(FT_PROTO_LL), (double)op->sched->bytes / nch);
 
 	return round / (eff > 0 ? eff : 1.0);
 }
