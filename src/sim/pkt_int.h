@@ -1019,7 +1019,9 @@ struct pk_engine {
 	/* a lazy phase's last pace is over and releases its messages (pkt_tree.c
 	 * pace_done()): those it was the last wait of are held by it */
 	bool pace_release;
-	bool staged; /* the op being submitted has its stages paced at its cap (cap_pace()) */
+	/* the op being submitted has its stages paced at its cap (cap_pace()), or is an LL or
+	 * LL128 chain whose messages carry its ramp (pkt_tree.c chain_ramp_own()) */
+	bool staged;
 	/* the model's pipeline of the op being submitted (ft__sim_pipe_model()), read before
 	 * its first task where a phase of it runs as a tree or chain, or as an LL ring
 	 * (pkt_setup.c pipe_read(); pkt_tree.c nccl_fill(), chain_channels(); pkt_nccl.c

@@ -700,7 +700,8 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
-                          const struct ft_sched_phase *ph, bool mean);
+                          const struct ft_sched_phase *ph, bool mean, double round);
+static double chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double eff);
 
 /*
  * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
@@ -811,11 +812,13 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	double hw = ft__sim_hw_net_s(sc), eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
 	double pin = 0, walk = 0, pnet = 0, span = 0, links = 0, most;
 
+	/* an LL chain's hop inside a node: its round's path and serialization
+	 * (chain_round_bytes()) */
 	if (in > 0 && (ring || chain))
-		pin = node_path_s(e, op, ph, false);
+		pin = node_path_s(e, op, ph, false, chain ? chain_round_bytes(e, op, eff) : 0);
 	/* a ring's messages walk each of its hops in turn (the mean); a chain's walk runs
 	 * before its bytes' pace (no span): the bound alone binds there */
-	walk = ring && in > 0 ? node_path_s(e, op, ph, true) : pin;
+	walk = ring && in > 0 ? node_path_s(e, op, ph, true, 0) : pin;
 	if (net > 0 && hw > 0)
 		pnet = net_path_s(e, op, ph);
 	if (ring && link_span_s(e, op, ph, eff, &links) < 0)
@@ -827,13 +830,65 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 	return 0;
 }
 
+/*
+ * The bytes on the wire of an LL chain's round (@op's, @eff its protocol's efficiency): the
+ * model's grain (ft_model_line_grain(): 4,096 bytes of data, 512 threads' 8-byte lines),
+ * less where a channel carries less (the op's bytes over its launched or forced channels,
+ * pkt_tree.c chain_channels()). The packet engine sends a round as one message, which a
+ * hop inside a node stores whole before the next hop sends it (pkt_tree.c chain_lines()):
+ * it pays the round's serialization on every hop,
+ * where NCCL's LL passes each line on as its flag comes (src/device/prims_ll.h
+ * LLGenericOp(): readLL(), storeLL()) and NCCL's per-hop LL latency, which the barrier
+ * charges, holds a round's way through the hop (the model's, model/pipeline.c ll_ramp():
+ * NCCL's per-hop LL latencies were measured at the round). So a hop's walk is the round's
+ * time at it, its path and its serialization, and the charge takes back that much at most.
+ * Over NVLink the serialization is 0.03 us and the charge (hwLat[NVLINK] 0.6 us) no more
+ * than the path through an NVSwitch already (0.6 us on a DGX H100): nothing moves there;
+ * over PCIe (24 GB/s) it is 0.34 us of a 0.49 us hop, which the barrier paid again:
+ * pcie-l40s:2's LL broadcast of 4 KiB ran 29.75 us against the flow engine's 24.74
+ * (+20.3 %), 14 hops inside its nodes x 0.34 us.
+ */
+static double
+chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double eff)
+{
+	uint32_t nch = op->nchannels                       ? op->nchannels :
+	               e->op_pl_read && e->op_pl.nchannels ? e->op_pl.nchannels :
+	                                                     1;
+	double round =
+	        FT_MIN((double)ft_model_line_grain(FT_PROTO_LL), (double)op->sched->bytes / nch);
+
+	return round / (eff > 0 ? eff : 1.0);
+}
+
+/* The time a message of @bytes on the wire takes from @a to @b inside a node, into @ps:
+ * its path's latency, and its bytes at the path's slowest link (0 bytes: the path alone). */
+static int
+hop_time_ps(struct pk_engine *e, uint32_t a, uint32_t b, double bytes, uint64_t *ps)
+{
+	struct ft_path path;
+	double slow = 0;
+	int rc = ft__pk_path(e, a, b, UINT32_MAX, ft_mix64(((uint64_t)a << 32) | b), 0, &path);
+
+	if (rc < 0)
+		return rc;
+	*ps = 0;
+	for (uint32_t j = 0; j < path.nlinks; j++) {
+		*ps += e->links[path.links[j]].lat_ps;
+		slow = FT_MAX(slow, e->links[path.links[j]].ps_per_byte);
+	}
+	*ps += (uint64_t)(slow * FT_MAX(bytes, 0.0) + 0.5);
+	return 0;
+}
+
 /* The shortest path of phase @ph's flows inside a node, seconds (0: none); with @mean the
- * mean over those flows, each hop of the phase's rings once. A pair with no route is left
+ * mean over those flows, each hop of the phase's rings once; with @round > 0 each path
+ * also the time of a message of @round bytes on the wire at its slowest link
+ * (chain_round_bytes()). A pair with no route is left
  * out of both, as net_path_s() leaves it out of the longest: counted as a path of 0 it
  * would take a chain's or ring's take-back (walk_back_s()) to nothing. */
 static double
 node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-            bool mean)
+            bool mean, double round)
 {
 	const struct ft_schedule *sc = op->sched;
 	uint64_t path = UINT64_MAX, lat = 0;
@@ -851,8 +906,7 @@ node_path_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 		    ft__sim_over_network(e->topo, a, b))
 			continue;
 		if (a != pa || b != pb)
-			routed = ft__pk_path_lat(e, a, b, UINT32_MAX,
-			                         ft_mix64(((uint64_t)a << 32) | b), &lat) == 0;
+			routed = hop_time_ps(e, a, b, round, &lat) == 0;
 		pa = a;
 		pb = b;
 		if (!routed)
@@ -998,9 +1052,10 @@ ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
  * own slices fill the pipeline in a few of their packet times, a small part of the model's
  * ramp, which it then adds whole; a plain Simple tree on NCCL's channels instead runs its
  * first round at the model's fill (pkt_tree.c nccl_fill()), and one on forced channels its
- * stages at the cap (cap_pace()): those pay their ramp in their own pacing. With chunking off,
- * ops whose end is not their last flow's and background patterns it pays neither, as
- * the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
+ * stages at the cap (cap_pace()), and an LL or LL128 chain waits for whole steps at its
+ * hops between nodes (chain_ramp_own()): those pay their ramp in their own messages. With
+ * chunking off, ops whose end is not their last flow's and background patterns it pays
+ * neither, as the flow engine does. On other transports the engine's chunks, cut as NCCL cuts them,
  * are its pipeline, and it adds no ramp (the flow engine, which runs whole flows, adds
  * both everywhere); the proxy's floor there only where an op's phase runs as a ring
  * on NCCL's launched channels (pkt_nccl.c ring_reps(): proxy_paid()). The model's terms
@@ -1077,8 +1132,9 @@ pipe_terms(struct pk_engine *e, const struct ft_sim_op *op, struct pk_op *rec, u
 	if (!proxy_paid(e, op) || rec->next != PK_NONE)
 		return 0;
 	/* where the op's stages were paced, at its cap (pkt_tree.c cap_pace()) or through
-	 * the model's fill on NCCL's channels (nccl_fill()), they are its ramp: the model's
-	 * is not added */
+	 * the model's fill on NCCL's channels (nccl_fill()), or are an LL or LL128 chain's
+	 * lines and whole steps (chain_ramp_own()), they are its ramp: the model's is not
+	 * added */
 	if (e->staged)
 		ramp_s = 0;
 	if (ramp_s > 0) {

@@ -1260,6 +1260,25 @@ chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model
 	ch->slice_bytes = grain;
 }
 
+/*
+ * An LL or LL128 chain's messages are its pipeline: its hops over NVLink pass on the
+ * model's grain as its lines come (chain_lines()) and its hops between nodes wait for the
+ * whole step (wait_msg()), the two terms of the model's ramp (model/pipeline.c
+ * ll128_ramp(), ll_ramp(): the grain through every stage, the step less the grain on each
+ * crossing). So the op takes no ramp of the model's on top (pkt_setup.c pipe_terms(): on
+ * GPUDirect-TCPX/O alone it adds one after unpaced stages), as on the other transports,
+ * where it adds none. Before, a TCPX(O) chain paid both: gcp-a3-high:2's LL128 broadcast
+ * of 16 MiB 610.94 us against the flow engine's 426.28 (the model's ramp 198.62 us). A
+ * Simple chain on NCCL's channels is paced at the model's fill (nccl_fill()), which marks
+ * it so itself.
+ */
+static void
+chain_ramp_own(struct tree_build *tb, const struct ft_schedule *sc)
+{
+	if (ft__sim_chain(sc) && sc->proto != FT_PROTO_SIMPLE && !tb->heads && !tb->collnet)
+		tb->rb.e->staged = true;
+}
+
 int
 ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                    double eff, uint32_t start, uint32_t bar, uint32_t tag, struct ft_error *err)
@@ -1363,6 +1382,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rc = cap_pace(&tb, op, ph, eff);
 	if (rc == 0)
 		rank_pace(&tb, sc);
+	if (rc == 0)
+		chain_ramp_own(&tb, sc);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);
