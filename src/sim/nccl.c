@@ -1382,6 +1382,39 @@ ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule
 }
 
 /*
+ * CollNetDirect's rounds as its kernel runs them (NVIDIA/nccl src/device/all_reduce.h,
+ * RunWork / RunWorkColl for NCCL_ALGO_COLLNET_DIRECT at v2.21.5-1 and v2.27.7-1: the
+ * scatter, the heads' reduce-and-send, their receive-and-broadcast and the gather are
+ * warp groups of their own, each with its fixed threads, looping over the channel's
+ * chunks): the model's reading (ft_model_collnet_direct_stages(), model/pipeline.c
+ * collnet_rounds_s()), one rule for the model and both engines. NCCL's price, the op's
+ * cap (ft__sim_collnet_cap()), is a period where the scatter and the broadcast share the
+ * GPU's NVLink; in the first two rounds the scatter runs without the broadcast beside it,
+ * in the last two the broadcast without the scatter, each a loop in *@nv periods (0.5
+ * where NVLink binds), the network's loop in *@net. The flow engine caps those chunks at
+ * the cap / nv (engine_flow.c submit_chunked()), the packet engine starts the scatter's
+ * loops 1 and 2 that much sooner (pkt_tree.c cap_pace()).
+ */
+void
+ft__sim_collnet_stages(const struct ft_model_links *l, const struct ft_sim_op *op, double *nv,
+                       double *net)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_links t = *l;
+
+	*nv = *net = 0;
+	if (sc->algo != FT_ALGO_COLLNET || sc->collnet_chain || sc->op != FT_OP_ALL_REDUCE ||
+	    sc->bytes == 0)
+		return;
+	if (op->nchannels)
+		ft_model_links_force_channels(&t, FT_MIN(op->nchannels,
+		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
+	if (!ft_model_collnet_direct_stages(&t, sc->bytes, nv, net) || !(*nv > 0) || *nv > 1) {
+		*nv = *net = 0;
+	}
+}
+
+/*
  * Every connection of @s, whose phases run one after another, capped so that the phases
  * last S / @algbw together: each phase's largest connection's bytes, summed over the
  * phases, over that time; bytes/s per connection (0: no bytes).
