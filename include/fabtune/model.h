@@ -789,6 +789,19 @@ FT_API uint64_t ft_model_collnet_chunking(const struct ft_model_links *l, uint64
                                           bool chain, struct ft_model_chunking *out);
 
 /*
+ * CollNetDirect's stages as its kernel runs them at @bytes on @l's ranks (model/pipeline.c
+ * ft__model_collnet_stages(); NVIDIA/nccl src/device/all_reduce.h, CollNetDirect's warp
+ * groups): the time a loop's NVLink stage (the scatter or the broadcast) takes alone, in
+ * *@nv, and a loop's way through the network, in *@net, each in periods of NCCL's price
+ * (a loop with every stage busy: the scatter and the broadcast side by side on NVLink).
+ * Where NVLink binds *@nv is 0.5: a stage alone runs at twice the pace. Returns true, or
+ * false with both 0 where CollNetDirect does not run on @l (forced or not) or has no
+ * stage rates.
+ */
+FT_API bool ft_model_collnet_direct_stages(const struct ft_model_links *l, uint64_t bytes,
+                                           double *nv, double *net);
+
+/*
  * How NCCL cuts one send/recv (a send of an all-to-all, or a point-to-point
  * transfer) at its defaults (NVIDIA/nccl src/init.cc, src/enqueue.cc,
  * src/graph/paths.cc; kb ENV-BUFFSIZE, ENV-NCH_NET_PEER): the communicator's

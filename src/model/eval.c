@@ -573,6 +573,22 @@ ft_model_pipe_terms(const struct ft_model_links *l, enum ft_op op, enum ft_algo 
 	return 0;
 }
 
+bool
+ft_model_collnet_direct_stages(const struct ft_model_links *l, uint64_t bytes, double *nv,
+                               double *net)
+{
+	struct ft_model_links t = *l;
+	struct ft_model_links u;
+	struct ft__model_cost c;
+
+	*nv = *net = 0;
+	t.collnet = FT_COLLNET_DIRECT;
+	if (!timed_cost(&t, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes, &u, &c) ||
+	    strcmp(c.variant, "direct") != 0)
+		return false;
+	return ft__model_collnet_stages(&u, &c, nv, net);
+}
+
 double
 ft_model_kernel_algbw(const struct ft_model_links *l, enum ft_op op, enum ft_algo a,
                       enum ft_proto p, uint64_t bytes)

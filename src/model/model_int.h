@@ -200,6 +200,11 @@ int ft__model_dtree_fill_load(uint32_t nnodes, uint64_t loops, double *load) FT_
 /* A tree on forced channels, Simple, across nodes: its ramp holds NCCL's fill. */
 bool ft__model_forced_fill(const struct ft_model_links *l, enum ft_algo a, enum ft_proto p);
 
+/* CollNetDirect's stage times over its period: a loop's NVLink stage alone in *@nv, its
+ * network stage in *@net (model/pipeline.c); false where @c has no stage rates. */
+bool ft__model_collnet_stages(const struct ft_model_links *l, const struct ft__model_cost *c,
+                              double *nv, double *net);
+
 /* The pipeline terms of (op, a, p) costing @c at @bytes (model/pipeline.c): 0, or
  * FT_ENOMEM where the NVLS tree's fill could not be walked (@out then partial). */
 int ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, enum ft_proto p,

@@ -1645,11 +1645,9 @@ fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, doubl
 /*
  * CollNetDirect's pipeline, round by round, from NCCL's kernel (NVIDIA/nccl
  * src/device/all_reduce.h, RunWork for NCCL_ALGO_COLLNET_DIRECT, read at
- * v2.21.5-1 and v2.27.7-1): @loops loops of @loop bytes, a loop at @t_pace
- * (NCCL's price, c->bw_Bps) where every stage is busy. Returns the seconds of
- * all the rounds: in round r stage s works on loop r - s, and a round lasts as
- * long as its busiest link class takes: NVLink for the stages inside the node,
- * together, the NICs for the network's.
+ * v2.21.5-1 and v2.27.7-1): in round r stage s works on loop r - s, and a
+ * round lasts as long as its busiest link class takes: NVLink for the stages
+ * inside the node, together, the NICs for the network's.
  *
  * The kernel's warp groups each loop over the channel's chunks: the scatter
  * into the heads, the heads' reduce-and-send to the network and receive-and-
@@ -1660,25 +1658,48 @@ fill_net_s(const struct ft_model_links *l, enum ft_algo a, uint64_t loops, doubl
  * round and the last one of them runs alone, at twice the pace where NVLink
  * binds (@c->stage_intra_Bps), in the second and the next to last beside the
  * network alone (@c->stage_inter_Bps), from the third to the loops'th every
- * stage: 2 t_nv + 2 max(t_nv, t_net) + (loops - 2) periods; one loop, the
- * three one after another. The tuner's x0.85 (Hopper on) is read as the
- * kernel's on every stage: the stage times are scaled so that a round with
- * every stage busy lasts @t_pace.
+ * stage. The tuner's x0.85 (Hopper on) is read as the kernel's on every stage:
+ * the stage times are scaled so that a round with every stage busy lasts a
+ * period (NCCL's price, c->bw_Bps). ft__model_collnet_stages() gives a loop's
+ * NVLink stage alone (t_nv) and its network stage (t_net) in periods: t_nv /
+ * max(2 t_nv, t_net) and t_net / max(2 t_nv, t_net) (@nv 0 with one GPU a
+ * node); false where the cost has no stage rates. The engines take the same
+ * (sim/nccl.c ft__sim_collnet_stages()). collnet_rounds_s() sums the rounds of
+ * @loops loops at @t_pace a period: 2 t_nv + 2 max(t_nv, t_net) + (loops - 2)
+ * periods; one loop, the three stages one after another.
  */
+bool
+ft__model_collnet_stages(const struct ft_model_links *l, const struct ft__model_cost *c,
+                         double *nv, double *net)
+{
+	double t_nv, t_net, full;
+
+	*nv = *net = 0;
+	if (!(c->stage_intra_Bps > 0) || !(c->stage_inter_Bps > 0))
+		return false;
+	t_nv = l->ppn > 1 ? 1.0 / c->stage_intra_Bps : 0;
+	t_net = 1.0 / c->stage_inter_Bps;
+	full = FT_MAX(2.0 * t_nv, t_net);
+	if (!(full > 0) || !isfinite(full))
+		return false;
+	*nv = t_nv / full;
+	*net = t_net / full;
+	return true;
+}
+
 static double
 collnet_rounds_s(const struct ft_model_links *l, const struct ft__model_cost *c, uint64_t loops,
-                 double loop, double t_pace)
+                 double t_pace)
 {
-	double t_nv = l->ppn > 1 ? loop / c->stage_intra_Bps : 0, t_net = loop / c->stage_inter_Bps;
-	double full = FT_MAX(2.0 * t_nv, t_net), k = (double)loops, sum;
+	double nv, net, k = (double)loops, sum;
 
-	if (!(full > 0) || !isfinite(full) || loops == 0)
+	if (!ft__model_collnet_stages(l, c, &nv, &net) || loops == 0)
 		return k * t_pace;
 	if (loops == 1)
-		sum = 2.0 * t_nv + t_net;
+		sum = 2.0 * nv + net;
 	else
-		sum = 2.0 * t_nv + 2.0 * FT_MAX(t_nv, t_net) + (k - 2) * full;
-	return sum * t_pace / full;
+		sum = 2.0 * nv + 2.0 * FT_MAX(nv, net) + (k - 2);
+	return sum * t_pace;
 }
 
 /*
@@ -1827,7 +1848,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 		} else if (a == FT_ALGO_COLLNET && !chain && c->stage_intra_Bps > 0 &&
 		           c->stage_inter_Bps > 0) {
 			/* the rounds of every loop, less the loops at the pace */
-			double rounds = collnet_rounds_s(l, c, out->loops, c_eff * pipes, t_pace);
+			double rounds = collnet_rounds_s(l, c, out->loops, t_pace);
 
 			sum = t_pace + FT_MAX(0.0, rounds - (double)out->loops * t_pace);
 		} else {

@@ -1350,10 +1350,11 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
  * the largest one's bytes over S / algbw, so the flows carry the bytes NCCL moves (before,
  * 205.7 / 192 of them, as wire bytes) and the pipeline's loops pass at the tuner's price.
  * The flow engine paces the middle chunks of its pipeline, not the fill and the drain, which
- * cross at the links' rates as the model's pipeline prices them (engine_flow.c
- * submit_chunked(), model/pipeline.c; so an op of one loop is not paced: CollNetDirect at
- * 1 MiB on 4 DGX H100, 56.31 us against the model's 62.24), the packet engine loop m at m
- * periods (pkt_tree.c cap_pace()). Where the model's links bind, the pace is their rate in
+ * cross at the links' rates (engine_flow.c submit_chunked(); so an op of one loop is not
+ * paced: CollNetDirect at 1 MiB on 4 DGX H100, 56.31 us against the model's 53.46), the
+ * packet engine loop m at m periods (pkt_tree.c cap_pace()); CollNetDirect's NVLink stages
+ * alone, in the kernel's first and last rounds, at the pace / nv in both
+ * (ft__sim_collnet_stages()). Where the model's links bind, the pace is their rate in
  * the model's reading of the job, and it can still hold the engines' flows (4 x pcie-l40s
  * with SHARP at 1 MiB: 225.54 -> 234.11 us, the model 245.7). Returns that cap, bytes/s per
  * connection, and the class into @what (@len bytes); 0: none (another schedule, one node,
@@ -1379,6 +1380,38 @@ ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule
 	if (rc == 0 && bw > 0)
 		*cap = largest_flow_cap(s, bw);
 	return rc;
+}
+
+/*
+ * CollNetDirect's rounds as its kernel runs them (NVIDIA/nccl src/device/all_reduce.h,
+ * RunWork / RunWorkColl for NCCL_ALGO_COLLNET_DIRECT at v2.21.5-1 and v2.27.7-1: the
+ * scatter, the heads' reduce-and-send, their receive-and-broadcast and the gather are
+ * warp groups of their own, each with its fixed threads, looping over the channel's
+ * chunks): the model's reading (ft_model_collnet_direct_stages(), model/pipeline.c
+ * collnet_rounds_s()), one rule for the model and both engines. NCCL's price, the op's
+ * cap (ft__sim_collnet_cap()), is a period where the scatter and the broadcast share the
+ * GPU's NVLink; in the first two rounds the scatter runs without the broadcast beside it,
+ * in the last two the broadcast without the scatter, each a loop in *@nv periods (0.5
+ * where NVLink binds), the network's loop in *@net. The flow engine caps those chunks at
+ * the cap / nv (engine_flow.c submit_chunked()), the packet engine starts the scatter's
+ * loops 1 and 2 that much sooner (pkt_tree.c cap_pace()).
+ */
+void
+ft__sim_collnet_stages(const struct ft_model_links *l, const struct ft_sim_op *op, double *nv,
+                       double *net)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft_model_links t = *l;
+
+	*nv = *net = 0;
+	if (sc->algo != FT_ALGO_COLLNET || sc->collnet_chain || sc->op != FT_OP_ALL_REDUCE ||
+	    sc->bytes == 0)
+		return;
+	if (op->nchannels)
+		ft_model_links_force_channels(&t, FT_MIN(op->nchannels,
+		                                         (uint32_t)FT_SPEC_MAX_CHANNELS));
+	if (!ft_model_collnet_direct_stages(&t, sc->bytes, nv, net) || !(*nv > 0))
+		*nv = *net = 0;
 }
 
 /*

@@ -116,6 +116,9 @@ struct tree_build {
 	 * into it (PK_NONE: none is). */
 	uint32_t heads, nodes, msgs;
 	bool collnet; /* a CollNet pipeline: every connection msgs chunks, the switches one vertex */
+	/* CollNetDirect's: a loop of an NVLink stage alone and a loop through the network, in
+	 * periods of its pace (ft__sim_collnet_stages(); 0: none) */
+	double nv, net_loop;
 	/* NVLS across nodes (NVLS with CollNet): the NVLS stages of an NVLS tree, one copy
 	 * per head (its pipe, the head's label), the fabric's switches one vertex between
 	 * the nodes' heads (as a CollNet's); ppn: the ranks of a node */
@@ -289,6 +292,8 @@ collnet_shape(struct tree_build *tb, const struct pk_engine *e, const struct ft_
 	loops = ft_model_collnet_chunking(&l, sc->bytes, sc->collnet_chain, ch);
 	if (op->pipe_chunks)
 		loops = op->pipe_chunks;
+	if (e->op_l_ok)
+		ft__sim_collnet_stages(&l, op, &tb->nv, &tb->net_loop);
 	tb->msgs = (uint32_t)FT_MIN(loops, (uint64_t)UINT32_MAX / 4);
 	return 0;
 }
@@ -1115,6 +1120,36 @@ pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
 	return tb->rb.fill_n + m - tb->fill_k + 1;
 }
 
+/*
+ * CollNetDirect's first rounds (@tb nv, net_loop: ft__sim_collnet_stages(), the model's
+ * collnet_rounds_s()): NCCL's kernel runs the scatter, the heads' way through the network
+ * and the broadcast as warp groups of their own (NVIDIA/nccl src/device/all_reduce.h,
+ * RunWork / RunWorkColl for NCCL_ALGO_COLLNET_DIRECT, v2.21.5-1 and v2.27.7-1), and its
+ * price, the pace, counts the scatter and the broadcast on the GPU's NVLink together. In
+ * the first round the scatter runs alone (nv periods), in the second beside the network
+ * alone (max(nv, net) periods): the scatter's loop 2, the first with every stage busy,
+ * starts after nv + max(nv, net) periods, not 2; loop m after that plus m - 2 periods.
+ * Paced so: paces 1 and 2 a fill of two rounds, each half of those (pace 1 at
+ * (nv + max(nv, net)) / 2 periods, the kernel's nv where NVLink binds and the network is
+ * not slower), every loop's (fill_k = msgs: no stage offsets, pace_of() m). The drain
+ * needs nothing: past the last pace the links alone hold the broadcast's last loops.
+ * Before, loop m waited m periods: on 4 DGX H100 with SHARP at 16 MiB (3 loops) the
+ * scatter's last loop started a period late, 16 % over the model.
+ */
+static int
+collnet_fill(struct tree_build *tb)
+{
+	double two = tb->nv + FT_MAX(tb->nv, tb->net_loop);
+	double f = two / 2 * (double)tb->rb.pace_ps;
+
+	if (!(tb->nv > 0) || tb->msgs < 3 || !(two < 2) || !(f >= 1))
+		return 0;
+	tb->rb.fill_n = 2;
+	tb->rb.fill_ps = (uint64_t)(f + 0.5);
+	tb->fill_k = tb->msgs;
+	return 0;
+}
+
 static int
 cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
          double eff)
@@ -1141,6 +1176,8 @@ cap_pace(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sche
 	}
 	if (tb->pl.nchannels)
 		return nccl_fill(tb, op, ph);
+	if (tb->rb.pace_ps && tb->collnet)
+		return collnet_fill(tb);
 	if (!tb->rb.pace_ps || tb->heads || tb->collnet || !ft__sim_cap_staged(op))
 		return 0;
 	if (tree_depths(tb, op, ph, 1) < 0)

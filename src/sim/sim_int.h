@@ -908,6 +908,12 @@ int ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_sch
 int ft__sim_collnet_cap(const struct ft_cluster_spec *spec, const struct ft_schedule *s,
                         uint32_t nranks, uint32_t gpn, uint32_t nch, char *what, size_t len,
                         double *cap) FT_MUST_CHECK;
+/* CollNetDirect's stages in periods of its price for @op (nccl.c): a loop's NVLink stage
+ * alone in *@nv, its way through the network in *@net, on the model's links @l of the op's
+ * ranks (nranks, nnodes, ppn set); both 0 for another schedule (CollNetChain, not an
+ * all-reduce) or where the model has no stage rates. */
+void ft__sim_collnet_stages(const struct ft_model_links *l, const struct ft_sim_op *op,
+                            double *nv, double *net);
 /* The model's time of a PAT all-gather or reduce-scatter @s over @nranks ranks, one a
  * node, on @nch channels forced (0: NCCL's): its kernel's bytes at NCCL's share of the
  * links, not the tuner's price of S, as a cap per connection (nccl.c), bytes/s, and the

@@ -3076,7 +3076,12 @@ test_collnet_closed_form(void **state)
  * engine is ahead (55.31 against 58.17 us at 1 MiB, 90.57 against 95.44 at 4 MiB): each
  * copy of a channel goes on to its next hop once its own chunk is in, where the flow
  * engine waits for a wave of the whole stage; in 11 chunks the pipeline's steady state
- * dominates and the two are within 2% (435.20 against 429.89 us).
+ * dominates and the two are within 4% (422.57 against 437.78 us, the model's 430.5 between
+ * them, each within 2% of it). Both run the kernel's first and last rounds
+ * (ft__sim_collnet_stages()) but hold the loops between them differently: the packet
+ * engine starts a loop no earlier than its pace and lets the data carry the broadcast, the
+ * flow engine paces each stage's middle chunks as one flow from the end of its first
+ * chunk. Before they ran those rounds at the pace too, 455.70 against 448.18 (2%).
  */
 static void
 test_collnet_direct_chunks_in_node(void **state)
@@ -3158,7 +3163,7 @@ test_collnet_direct_chunks_in_node(void **state)
 			            c[0].makespan_s > 0.9 * c[1].makespan_s);
 		else
 			assert_true(fabs(c[0].makespan_s - c[1].makespan_s) <=
-			            0.02 * c[1].makespan_s);
+			            0.04 * c[1].makespan_s);
 	}
 	ft_topo_free(t[0]);
 	ft_topo_free(t[1]);

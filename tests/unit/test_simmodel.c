@@ -2053,8 +2053,43 @@ test_flow_agrees_on_shared_links(void **state)
 /*
  * CollNetDirect on 8 DGX H100 with SHARP (examples/dgx-h100-sharp.yaml): the flow engine
  * pipelines NCCL's scatter, in-network all-reduce and broadcast chunk by chunk, as the
- * model prices them (kb NA-ALGO-COLLNET); both within 10% from 128 MiB to 1 GiB.
+ * model prices them (kb NA-ALGO-COLLNET); both within 10% from 128 MiB to 1 GiB. And on 4
+ * from 4 to 64 MiB, a few loops, where the kernel's first and last rounds run the scatter
+ * or the broadcast without the other beside it on the GPU's NVLink (model/pipeline.c
+ * collnet_rounds_s(), sim/nccl.c ft__sim_collnet_stages()), the packet engine too at 16
+ * MiB (3 loops). Before both engines held those chunks at the pace: 16 MiB took 161.48 us
+ * (flow) and 165.38 (packet) against the model's 142.5, -12 and -14 % of its busbw.
  */
+/* CollNetDirect on 4 DGX H100 with SHARP at @bytes by @engine against the model (the
+ * comment below). */
+static void
+collnet_direct_agrees(const char *path, uint64_t bytes, const char *engine)
+{
+	double m, f, tm;
+
+	busbw_collnet = FT_COLLNET_DIRECT;
+	m = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes, NULL);
+	tm = busbw_time_us;
+	f = busbw(path, FT_OP_ALL_REDUCE, FT_ALGO_COLLNET, FT_PROTO_SIMPLE, bytes, engine);
+	busbw_collnet = FT_COLLNET_AUTO;
+	print_message("# collnet_direct 4 nodes %llu: %s %.2f us model %.2f us\n",
+	              (unsigned long long)bytes, engine, busbw_time_us, tm);
+	assert_agree(f, m);
+}
+
+static void
+collnet_direct_rounds(void)
+{
+	static const uint64_t sizes[] = { 4u << 20, 8u << 20, 16u << 20, 64u << 20 };
+	char path[512];
+
+	sharp_spec(4, "simmodel-collnet-rounds.yaml", path, sizeof(path));
+	for (size_t k = 0; k < FT_ARRAY_SIZE(sizes); k++)
+		collnet_direct_agrees(path, sizes[k], "flow");
+	collnet_direct_agrees(path, 16u << 20, "packet");
+	remove(path);
+}
+
 static void
 flow_agrees_on_collnet_direct(void)
 {
@@ -2080,6 +2115,7 @@ flow_agrees_on_collnet_direct(void)
 		assert_agree(f, m);
 	}
 	remove(path);
+	collnet_direct_rounds();
 }
 
 /*
