@@ -8651,7 +8651,7 @@ a2a_direct(const struct ft_cluster_spec *s, double S)
 static int
 spine_links(const struct ft_cluster_spec *s, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, err);
+	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, NULL, err);
 }
 
 /*
@@ -8948,10 +8948,10 @@ test_sendrecv_spine_cross_rail(void **state)
 	assert_int_equal(spine_cables(&s), 1);
 	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(1), 1e-9);
 	/* a job past the spec's nodes: the topology lays out no leaf for node 8 */
-	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, true, &l, &err),
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, true, &l, NULL, &err),
 	                 FT_EINVAL);
 	assert_non_null(strstr(err.msg, "spine count"));
-	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, false, &l, &err),
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, false, &l, NULL, &err),
 	                 0);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
