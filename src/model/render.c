@@ -225,8 +225,8 @@ ft_model_shared_note_text(const struct ft_model_result *r, char *buf, size_t len
 {
 	snprintf(buf, len,
 	         "the node's topology graph does not build or route (%s): the in-node links "
-	         "its GPUs' %s sends share are not priced, each part keeps one GPU's share of "
-	         "its link class",
+	         "the %s's sends share are not priced, each part keeps one GPU's share of its "
+	         "link class",
 	         r->shared_error, r->op == FT_OP_SENDRECV ? "send/recv" : "all-to-all");
 }
 

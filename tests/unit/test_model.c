@@ -5667,6 +5667,188 @@ test_sendrecv_shared_gpu_pcie_link(void **state)
 	            r2.time_s - r.time_s < 1.01 * 0.5 * S / pcie);
 }
 
+/*
+ * --explain --json names the shared link a part of the time reads (model/render.c
+ * json_shared()): on pcie-l40s the 8-rank all-to-all's socket link, cpu0 -> cpu1 at 22 GB/s,
+ * 2 S from the 4 GPUs of one socket to the 4 of the other, 2 x 64 MiB / 22 GB/s = 6,100.8
+ * us, and it binds; the send/recv's ring crosses it once, which one GPU's share already
+ * prices: listed, not binding; an all-reduce reads none.
+ */
+static void
+test_shared_link_json(void **state)
+{
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[{\"phase\":\"all\",\"from\":\"cpu0\","
+	                               "\"to\":\"cpu1\",\"class\":\"cpu_link\",\"kind\":\"the "
+	                               "socket link\",\"rate_GBps\":22,\"bytes_per_S\":2,"
+	                               "\"sending_gpus\":4,\"receiving_gpus\":4,"
+	                               "\"from_network\":false,\"to_network\":false,"
+	                               "\"time_us\":6100.81,\"binds\":true}]"));
+	assert_null(strstr(sb.buf, "\"warnings\""));
+	ft_strbuf_release(&sb);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[{\"phase\":\"send_recv\",\"from\":\"cpu0\""));
+	assert_non_null(strstr(sb.buf, "\"bytes_per_S\":1,"));
+	assert_non_null(strstr(sb.buf, "\"binds\":false}]"));
+	ft_strbuf_release(&sb);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[],"));
+	ft_strbuf_release(&sb);
+	free(ex);
+}
+
+/* @op of @bytes on @s's first @ngpus GPUs (0: all), through @cache (NULL: none). */
+static struct ft_model_result
+eval_cached(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, uint32_t ngpus,
+            struct ft_model_cache *cache)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, op, bytes);
+	q.ngpus = ngpus;
+	q.cache = cache;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/* @a and @b the same result, byte for byte where it counts. */
+static void
+assert_same_result(const struct ft_model_result *a, const struct ft_model_result *b)
+{
+	assert_true(a->time_s == b->time_s);
+	assert_true(a->busbw_Bps == b->busbw_Bps);
+	assert_string_equal(a->bottleneck, b->bottleneck);
+	assert_string_equal(a->algo_label, b->algo_label);
+	assert_string_equal(a->shared_error, b->shared_error);
+}
+
+/*
+ * The shared links kept between queries (ft_model_cache, model/share.c): a query the cache
+ * answers gives what the uncached one gives; a size of the same op on the same node and
+ * job is a hit; another node spec (the socket link at half its rate), another job shape
+ * (4 GPUs, one socket), PXN off on AWS p5 (the relay's proxies move the bytes off the
+ * peer's GPU link) each miss, and each gives its own uncached result, not the cached one.
+ */
+static void
+test_shared_link_cache(void **state)
+{
+	struct ft_model_cache *c = ft_model_cache_new();
+	struct ft_cluster_spec s;
+	struct ft_model_result a, b;
+	struct ft_error err = { 0 };
+	uint64_t hits, misses;
+	double full;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &s, &err), 0);
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_same_result(&a, &b);
+	assert_string_equal(a.bottleneck, "cpu_link");
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	assert_same_result(&a, &b);
+	(void)eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 1);
+	assert_int_equal(hits, 2);
+	/* the node: the socket link at half its rate, twice the time */
+	full = b.time_s;
+	s.node.cpu_link_Bps /= 2;
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_same_result(&a, &b);
+	assert_true(a.time_s > 1.9 * full);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 2);
+	/* the job: one socket's 4 GPUs, each GPU's PCIe link */
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 4, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 4, NULL);
+	assert_same_result(&a, &b);
+	assert_string_equal(a.bottleneck, "pcie");
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 3);
+	/* PXN: on AWS p5 a send/recv reads the sender's GPU link with PXN or without */
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	a = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	s.node.nccl_pxn_disable = true;
+	a = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, NULL);
+	assert_same_result(&a, &b);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 5);
+	ft_model_cache_free(c);
+	ft_model_cache_free(NULL);
+}
+
+/*
+ * A node the spec loader takes and the topology graph refuses (32 NUMA domains; the graph
+ * lays out at most 16 CPUs a node): the model prices the all-to-all on one GPU's share of
+ * each link, as before the shared links, and says why: the result's shared_error, a
+ * `shared none:` line in --explain and a "warnings" entry in its JSON naming the field.
+ */
+static void
+test_shared_link_unbuilt(void **state)
+{
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("tests/fixtures/spec/pcie-numa32.yaml", &s, &err), 0);
+	r = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	r = eval_cached(&s, FT_OP_SENDRECV, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	/* an op that reads no shared link says nothing */
+	r = eval_cached(&s, FT_OP_ALL_REDUCE, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "");
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_string_equal(ex->links.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "#    shared      none: the node's topology graph does not "
+	                               "build or route (nodes.numa.domains: expected 0..16, got "
+	                               "32): the in-node links the all-to-all's sends share"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"warnings\":[{\"field\":\"nodes\",\"topology_error\":"
+	                               "\"nodes.numa.domains: expected 0..16, got 32\""));
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[],"));
+	ft_strbuf_release(&sb);
+	/* the pcie-l40s-like node of 2 sockets it is, laid out: no warning */
+	s.node.nnuma = 2;
+	r = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "");
+	free(ex);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -9582,6 +9764,9 @@ main(void)
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_alltoall_shared_socket_link),
 		cmocka_unit_test(test_sendrecv_shared_gpu_pcie_link),
+		cmocka_unit_test(test_shared_link_json),
+		cmocka_unit_test(test_shared_link_cache),
+		cmocka_unit_test(test_shared_link_unbuilt),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
 		cmocka_unit_test(test_published_a100),
