@@ -5849,6 +5849,67 @@ test_shared_link_unbuilt(void **state)
 	free(ex);
 }
 
+/* The next hops from @at to @to in @t, each path walked to its end: 1 where every vertex on
+ * the way offers one, else the most any offers. */
+static int
+most_next_hops(const struct ft_topo *t, uint32_t at, uint32_t to, unsigned depth)
+{
+	uint32_t hops[16];
+	int n, most;
+
+	if (at == to)
+		return 1;
+	n = ft_route_next_hops(t, at, to, hops, FT_ARRAY_SIZE(hops));
+	assert_true(n >= 1 && n <= 16 && depth < 16);
+	most = n;
+	for (int i = 0; i < n; i++)
+		most = FT_MAX(most, most_next_hops(t, ft_topo_link(t, hops[i])->dst, to, depth + 1));
+	return most;
+}
+
+/*
+ * The paths model/share.c walks (a GPU to another, a GPU to its NIC and back) are single in
+ * every node preset: a node's graph is a tree (GPUs and NICs on their PCIe switch or CPU,
+ * each switch on one CPU) with the CPUs joined pairwise by one socket link (cost 3, where
+ * two of them cost 6) and NVLink (cost 1, where PCIe costs 2 a hop and a GPU forwards
+ * nothing), so ft_route_next_hops() offers one hop at every vertex: the model's even split
+ * of equal-cost hops is never taken, and the flow engine's hash (ft_route_path() choose())
+ * has no choice to make. Where a node grows two equal paths this fails, and the model must
+ * then take the busiest link's expectation under the flow engine's hash, not the mean.
+ */
+static void
+test_shared_links_single_paths(void **state)
+{
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_error err = { 0 };
+	char name[64];
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < ft_node_preset_count(); i++) {
+		struct ft_topo *t = NULL;
+
+		snprintf(name, sizeof(name), "%s:1", ft_node_preset_name(i));
+		assert_int_equal(ft_spec_resolve(name, s, &err), 0);
+		s->fabric.kind = FT_FABRIC_NONE;
+		assert_int_equal(ft_topo_build(s, &t, &err), 0);
+		for (uint32_t g = 0; g < s->node.ngpus; g++) {
+			uint32_t gv = ft_topo_gpu(t, 0, g);
+
+			for (uint32_t h = 0; h < s->node.ngpus; h++)
+				assert_int_equal(most_next_hops(t, gv, ft_topo_gpu(t, 0, h), 0), 1);
+			for (uint32_t k = 0; k < s->node.nnics; k++) {
+				uint32_t nv = ft_topo_nic(t, 0, k);
+
+				assert_int_equal(most_next_hops(t, gv, nv, 0), 1);
+				assert_int_equal(most_next_hops(t, nv, gv, 0), 1);
+			}
+		}
+		ft_topo_free(t);
+	}
+	free(s);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -9767,6 +9828,7 @@ main(void)
 		cmocka_unit_test(test_shared_link_json),
 		cmocka_unit_test(test_shared_link_cache),
 		cmocka_unit_test(test_shared_link_unbuilt),
+		cmocka_unit_test(test_shared_links_single_paths),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
 		cmocka_unit_test(test_published_a100),
