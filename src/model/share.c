@@ -5,8 +5,13 @@
  * GPU's own PCIe link where its sends inside the node and to the network meet. The bytes
  * each link carries come from the node's own topology graph, the one the flow engine
  * routes on (ft_topo_build() of one node: topo/node.c), along the in-node paths it routes
- * (ft_route_next_hops(): the shortest, equal-cost ones split evenly), so a link that
- * several GPUs' sends cross is priced on all of them, not on one GPU's share.
+ * (ft_route_next_hops(): the shortest), so a link that several GPUs' sends cross is priced
+ * on all of them, not on one GPU's share. A node's graph offers one shortest hop at every
+ * vertex between its GPUs and NICs (a tree under CPUs joined pairwise, NVLink cheaper than
+ * any PCIe way: topo/node.c), so the flow engine, which hashes a flow onto one of several
+ * equal hops (topo/route.c choose()), routes each send as this walk does; were there
+ * several, the even split below would be the mean, under the busiest link's expectation
+ * under hashing (test_shared_links_single_paths guards it).
  * docs/internals/model.md, "the links a node's GPUs share".
  */
 #include "model_int.h"
