@@ -263,7 +263,8 @@ share_of(const struct ft_topo *t, const struct ft_node_spec *nd, const struct ft
  * net_add() and busiest() read of the links: the job's ranks, nodes, ranks a node and a
  * domain's nodes (the GPUs of one node it takes), PXN and the GPUs it relays for, the rails'
  * GPUs, and the NICs' rate and class. Made on a zeroed key, compared as bytes: two
- * queries whose keys match get the same links.
+ * queries whose keys match get the same links; specs equal in value but not in their
+ * padding bytes (the node is copied whole) only miss, never match wrongly.
  */
 struct share_key {
 	struct ft_node_spec node;
