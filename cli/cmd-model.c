@@ -35,10 +35,40 @@ nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 	cli_warn(ctx, "%s", msg);
 }
 
+/* A warning where the op's in-node shared links could not be priced: the node's topology
+ * graph does not build (ft_model_result shared_error); the model goes on with one GPU's
+ * share of each link class. */
+static void
+shared_note(const char *arg, const struct ft_model_result *r, struct cli_ctx *ctx)
+{
+	char msg[FT_MODEL_SHARED_ERROR_LEN + 256];
+
+	if (!r->shared_error[0])
+		return;
+	ft_model_shared_note_text(r, msg, sizeof(msg));
+	cli_warn(ctx, "%s: %s", arg, msg);
+}
+
+/* The same for a sweep, from its largest size: the links are the same at every size. */
+static void
+sweep_shared_note(const char *arg, const struct ft_cluster_spec *spec,
+                  const struct ft_model_query *q, uint64_t bytes, struct cli_ctx *ctx)
+{
+	struct ft_model_query one = *q;
+	struct ft_model_result r;
+
+	if (q->op != FT_OP_ALLTOALL && q->op != FT_OP_SENDRECV)
+		return;
+	one.bytes = bytes;
+	/* (a query the model refuses is the sweep's to report) */
+	if (ft_model_eval(spec, &one, &r, NULL) == 0)
+		shared_note(arg, &r, ctx);
+}
+
 /* `fabtune model SPEC --explain SIZE`: one size, with its working. */
 static int
-run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64_t bytes,
-            struct cli_ctx *ctx)
+run_explain(const char *arg, const struct ft_cluster_spec *spec, struct ft_model_query *q,
+            uint64_t bytes, struct cli_ctx *ctx)
 {
 	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
 	struct ft_error err = { 0 };
@@ -51,6 +81,8 @@ run_explain(const struct ft_cluster_spec *spec, struct ft_model_query *q, uint64
 	}
 	q->bytes = bytes;
 	rc = ft_model_explain(spec, q, ex, &err);
+	if (rc == 0)
+		shared_note(arg, &ex->result, ctx);
 	ft_strbuf_init(&sb);
 	if (rc == 0 && ctx->json)
 		ft_model_explain_write_json(spec, ex, &sb);
@@ -185,7 +217,8 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 		return cli_finish(ctx, &sb, rc, &err);
 	}
 	if (explain != UINT64_MAX)
-		return run_explain(&spec, &q, explain, ctx);
+		return run_explain(argv[1], &spec, &q, explain, ctx);
+	sweep_shared_note(argv[1], &spec, &q, maxbytes, ctx);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));
 	ft_strbuf_init(&sb);

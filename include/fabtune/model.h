@@ -62,6 +62,9 @@ struct ft_model_shared_link {
 	bool from_net, to_net; /* it carries bytes from the network, to it */
 };
 
+/* The room for ft_model_links shared_error and ft_model_result shared_error. */
+#define FT_MODEL_SHARED_ERROR_LEN 160
+
 struct ft_model_links {
 	uint32_t nranks; /* GPUs taking part */
 	uint32_t nnodes;
@@ -239,6 +242,11 @@ struct ft_model_links {
 	 * model's all-to-all and send/recv queries fill them (ft_model_eval());
 	 * ft_model_links_get() leaves them zero. */
 	struct ft_model_shared_link a2a_shared, a2a_node_shared, a2a_net_shared, sr_shared;
+	/* Why those links are all zero on a node whose topology graph did not build or route
+	 * (ft_topo_build()'s error, "nodes.numa.domains: expected 0..16, got 32"): each part
+	 * then keeps one GPU's share of its link class; empty where the graph built, and where
+	 * the op reads no shared link (model/share.c). */
+	char shared_error[FT_MODEL_SHARED_ERROR_LEN];
 };
 
 /*
@@ -475,7 +483,28 @@ struct ft_model_query {
 	/* NCCL_TUNER_PLUGIN is aws-ofi-nccl's tuner: on AWS p5/p5e its regions pick the
 	 * all-reduce's algorithm and protocol where it has them (model/tuner_ofi.c). */
 	bool ofi_tuner;
+	/* Where the in-node links an all-to-all's or a send/recv's sends share (ft_model_links
+	 * a2a_shared and after) are kept between queries (ft_model_cache_new()); NULL: each
+	 * query lays out its node's topology again. */
+	struct ft_model_cache *cache;
 };
+
+/*
+ * What the model keeps between queries on one cluster: the in-node links an all-to-all's
+ * and a send/recv's sends share, one entry per distinct node, job shape and PXN setting
+ * (model/share.c), so a sweep or a plan search lays out each node's topology once. Its
+ * queries give the same results as without it. Not thread-safe: one cache serves one
+ * thread at a time (give each thread its own).
+ */
+struct ft_model_cache;
+
+/* A new empty cache; NULL when out of memory. */
+FT_API struct ft_model_cache *ft_model_cache_new(void);
+/* Free @c (NULL: nothing). */
+FT_API void ft_model_cache_free(struct ft_model_cache *c);
+/* Queries @c answered from an entry (@hits) and that laid out a node (@misses). */
+FT_API void ft_model_cache_stats(const struct ft_model_cache *c, uint64_t *hits,
+                                 uint64_t *misses);
 
 /* An all_reduce query of @bytes on every GPU of the spec, nothing forced. */
 FT_API void ft_model_query_init(struct ft_model_query *q, enum ft_op op, uint64_t bytes);
@@ -1126,7 +1155,14 @@ struct ft_model_result {
 	 * bw_part_s; with it, time_s = fixed + latency_scale x lat_part_s +
 	 * bandwidth_scale x bw_part_s. */
 	double lat_part_s, bw_part_s;
+	/* An all-to-all or a send/recv on a node whose topology graph did not build: why (links
+	 * shared_error), the time priced on one GPU's share of each link; else empty. */
+	char shared_error[FT_MODEL_SHARED_ERROR_LEN];
 };
+
+/* Why @r's in-node shared links are not priced (@r shared_error set: its node's topology
+ * graph did not build or route), in words, into @buf. */
+FT_API void ft_model_shared_note_text(const struct ft_model_result *r, char *buf, size_t len);
 
 /* @a as the model prints it: ft_algo_name(@a), or "collnet_" @variant for CollNet's
  * "direct" or "chain" (NCCL's CollNetDirect, CollNetChain); into @buf. */

@@ -389,7 +389,8 @@ query_links(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	/* the query's release, else the one the spec's jobs run (`fabtune sim --nccl`) */
 	rc = ft__model_links_get_at(spec, q->ngpus, q->nnodes, q->ppn,
 	                            q->nccl_version ? q->nccl_version : spec->nccl_version,
-	                            q->op == FT_OP_ALLTOALL || q->op == FT_OP_SENDRECV, l, err);
+	                            q->op == FT_OP_ALLTOALL || q->op == FT_OP_SENDRECV, l,
+	                            q->cache, err);
 	if (rc < 0)
 		return rc;
 	/* (after the release's channels: forcing scales the ring graph by the count, the
@@ -902,6 +903,7 @@ eval_into(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
 	out->lat_part_s = parts.lat_part_s;
 	out->bw_part_s = parts.bw_part_s;
 	out->calibrated = spec->ncalib > 0;
+	memcpy(out->shared_error, l.shared_error, sizeof(out->shared_error));
 	return 0;
 }
 
@@ -943,6 +945,7 @@ ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *
                struct ft_error *err)
 {
 	struct ft_model_query one = *q;
+	struct ft_model_cache *own = NULL;
 	struct ft_model_result r;
 	struct ft_result_row row;
 	uint64_t b;
@@ -955,15 +958,22 @@ ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *
 		return ft_error_set(err, FT_EINVAL,
 		                    "minbytes: %" PRIu64 " is above maxbytes %" PRIu64, min_bytes,
 		                    max_bytes);
+	/* every size on the same node and job: its shared links laid out once (a cache of
+	 * the sweep's own where the caller gives none; without memory for it, each size
+	 * lays them out, as uncached) */
+	if (!one.cache)
+		one.cache = own = ft_model_cache_new();
 	for (b = min_bytes;;) {
 		one.bytes = b;
 		rc = ft_model_eval(spec, &one, &r, err);
+		if (rc == 0) {
+			ft_model_result_to_row(&r, &row);
+			rc = ft_run_add(run, &row);
+			if (rc < 0)
+				ft_error_set(err, rc, "model sweep: out of memory");
+		}
 		if (rc < 0)
-			return rc;
-		ft_model_result_to_row(&r, &row);
-		rc = ft_run_add(run, &row);
-		if (rc < 0)
-			return ft_error_set(err, rc, "model sweep: out of memory");
+			break;
 		if (b == 0) {
 			b = 1;
 		} else {
@@ -974,5 +984,6 @@ ft_model_sweep(const struct ft_cluster_spec *spec, const struct ft_model_query *
 		if (b > max_bytes)
 			break;
 	}
-	return 0;
+	ft_model_cache_free(own);
+	return rc < 0 ? rc : 0;
 }

@@ -1161,7 +1161,8 @@ placement(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, u
 
 static int
 links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_model_cache *cache,
+              struct ft_error *err)
 {
 	const struct ft_node_spec *n = &spec->node;
 	struct ft_model_buffs bu;
@@ -1275,7 +1276,7 @@ links_get_one(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	}
 	/* and the in-node links the all-to-all's and the send/recv's sends share */
 	if (rc == 0 && spine)
-		rc = ft__model_shared_links(spec, l, err);
+		rc = ft__model_shared_links(spec, l, cache, err);
 	if (rc == 0 && l->ppn == 1 && l->nnodes > 1)
 		ft__model_net_channels(l, 0);
 	if (rc == 0)
@@ -1337,6 +1338,9 @@ links_take_min(struct ft_model_links *l, const struct ft_model_links *g)
 	shared_take_max(&l->a2a_node_shared, &g->a2a_node_shared);
 	shared_take_max(&l->a2a_net_shared, &g->a2a_net_shared);
 	shared_take_max(&l->sr_shared, &g->sr_shared);
+	/* (a group whose node the graph refuses: the first such group's reason) */
+	if (!l->shared_error[0])
+		memcpy(l->shared_error, g->shared_error, sizeof(l->shared_error));
 	l->ring_tier_factor = FT_MIN(l->ring_tier_factor, g->ring_tier_factor);
 	l->fabric_lat_s = FT_MAX(l->fabric_lat_s, g->fabric_lat_s);
 	l->fabric_rail_lat_s = FT_MAX(l->fabric_rail_lat_s, g->fabric_rail_lat_s);
@@ -1478,7 +1482,8 @@ job_hosts_x86(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
  */
 static int
 links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes, uint32_t ppn,
-              uint32_t version, bool spine, struct ft_model_links *l, struct ft_error *err)
+              uint32_t version, bool spine, struct ft_model_links *l, struct ft_model_cache *cache,
+              struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_model_links g;
@@ -1488,7 +1493,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	int rc;
 
 	if (spec->ngroups < 2) {
-		rc = links_get_one(spec, ngpus, nnodes, ppn, version, spine, l, err);
+		rc = links_get_one(spec, ngpus, nnodes, ppn, version, spine, l, cache, err);
 		l->ppn_min = l->ppn_max = l->ppn;
 		return rc;
 	}
@@ -1500,7 +1505,7 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 	if (mixed && ((ngpus != 0 && ngpus != total) || (nnodes != 0 && nnodes != spec->nnodes))) {
 		rc = first_nodes(spec, ngpus, nnodes, one, err);
 		if (rc == 0)
-			rc = links_get_all(one, 0, 0, 0, version, spine, l, err);
+			rc = links_get_all(one, 0, 0, 0, version, spine, l, cache, err);
 		ft_free(one);
 		return rc;
 	}
@@ -1510,8 +1515,9 @@ links_get_all(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnode
 		one->node = spec->groups[i].node;
 		gn = one->node.ngpus;
 		rc = mixed ? links_get_one(one, gn * spec->nnodes, spec->nnodes, gn, version, spine,
-		                           i ? &g : l, err) :
-		             links_get_one(one, ngpus, nnodes, ppn, version, spine, i ? &g : l, err);
+		                           i ? &g : l, cache, err) :
+		             links_get_one(one, ngpus, nnodes, ppn, version, spine, i ? &g : l, cache,
+		                           err);
 		if (rc < 0) {
 			ft_free(one);
 			return rc;
@@ -1595,9 +1601,9 @@ links_at_release(struct ft_model_links *l, uint32_t version)
 int
 ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                        uint32_t ppn, uint32_t version, bool spine, struct ft_model_links *l,
-                       struct ft_error *err)
+                       struct ft_model_cache *cache, struct ft_error *err)
 {
-	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, spine, l, err);
+	int rc = links_get_all(spec, ngpus, nnodes, ppn, version, spine, l, cache, err);
 
 	if (rc < 0)
 		return rc;
@@ -1611,5 +1617,6 @@ ft_model_links_get(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t 
                    uint32_t ppn, struct ft_model_links *l, struct ft_error *err)
 {
 	/* the spine is counted by the model's own all-to-all and send/recv queries only */
-	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, false, l, err);
+	return ft__model_links_get_at(spec, ngpus, nnodes, ppn, spec->nccl_version, false, l, NULL,
+	                              err);
 }

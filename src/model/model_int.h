@@ -75,11 +75,12 @@ int ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct f
                               double *f) FT_MUST_CHECK;
 /* ft_model_links_get() at release @version (0: the newest) whatever @spec's: the model's
  * query takes its own release, else the spec's. @spine: count the leaves' up-links to the
- * spine (a2a_spine_factor, sr_spine_factor; else 1), which only an all-to-all's and a
+ * spine (a2a_spine_factor, sr_spine_factor; else 1) and the in-node links the sends share
+ * (a2a_shared and after, kept in @cache where not NULL), which only an all-to-all's and a
  * send/recv's time read. */
 int ft__model_links_get_at(const struct ft_cluster_spec *spec, uint32_t ngpus, uint32_t nnodes,
                            uint32_t ppn, uint32_t version, bool spine, struct ft_model_links *l,
-                           struct ft_error *err);
+                           struct ft_model_cache *cache, struct ft_error *err);
 void ft__model_rack_channels(struct ft_model_links *l, uint32_t version);
 /* NCCL's ring graph in an NVLink domain with NICs to other domains: its channels, and a
  * channel's speed in @speed_Bps (links.c); 0 where there is none. */
@@ -159,10 +160,11 @@ double ft__model_time(const struct ft_model_links *l, enum ft_op op, enum ft_alg
                       enum ft_proto p, const struct ft__model_cost *c, uint64_t bytes);
 /* @l's busiest in-node links under the all-to-all's and the send/recv's sends (links
  * a2a_shared, a2a_node_shared, a2a_net_shared, sr_shared) on one node of @spec's kind, from
- * its topology graph (share.c): 0, FT_ENOMEM, or the topology's error for a node it cannot
- * lay out or route. */
+ * its topology graph (share.c), from @cache's entry where it has one for the node and the
+ * job (NULL: none): 0, or FT_ENOMEM. A node the topology cannot lay out or route leaves
+ * them zero and its error in links shared_error. */
 int ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links *l,
-                           struct ft_error *err) FT_MUST_CHECK;
+                           struct ft_model_cache *cache, struct ft_error *err) FT_MUST_CHECK;
 /* The shared links (links a2a_shared and after) that set a part of @op by @a on @l, slower
  * than the model's own term for it (cost_alltoall(), cost_sendrecv()), into @out: the
  * hierarchical all-to-all's phase in the node and its phase between nodes, else one; their

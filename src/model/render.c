@@ -192,19 +192,42 @@ ft_model_sweep_write_text(const struct ft_cluster_spec *spec, const struct ft_mo
 }
 
 /* "warnings": NCCL release @version older than @spec's GPUs (ft_model_nccl_note_get()),
- * @field naming where the release came from; nothing where none is due. */
+ * @field naming where the release came from, and the in-node links @r could not price on a
+ * node whose topology graph did not build (@r shared_error; ft_model_shared_note_text());
+ * nothing where none is due. */
 static void
-json_nccl_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32_t version,
-                   const char *field)
+json_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32_t version,
+              const char *field, const struct ft_model_result *r)
 {
 	struct ft_model_nccl_note note;
+	bool nccl = ft_model_nccl_note_get(spec, version, &note);
+	char msg[FT_MODEL_SHARED_ERROR_LEN + 256];
 
-	if (!ft_model_nccl_note_get(spec, version, &note))
+	if (!nccl && !r->shared_error[0])
 		return;
 	ft_json_key(j, "warnings");
 	ft_json_arr_begin(j);
-	ft_model_nccl_note_json(j, &note, NULL, field);
+	if (nccl)
+		ft_model_nccl_note_json(j, &note, NULL, field);
+	if (r->shared_error[0]) {
+		ft_model_shared_note_text(r, msg, sizeof(msg));
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "field", "nodes");
+		ft_json_kv_str(j, "topology_error", r->shared_error);
+		ft_json_kv_str(j, "message", msg);
+		ft_json_obj_end(j);
+	}
 	ft_json_arr_end(j);
+}
+
+void
+ft_model_shared_note_text(const struct ft_model_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len,
+	         "the node's topology graph does not build or route (%s): the in-node links "
+	         "the %s's sends share are not priced, each part keeps one GPU's share of its "
+	         "link class",
+	         r->shared_error, r->op == FT_OP_SENDRECV ? "send/recv" : "all-to-all");
 }
 
 void
@@ -224,7 +247,7 @@ ft_model_sweep_write_json(const struct ft_cluster_spec *spec, const struct ft_mo
 	json_ranks_per_node(&j, first);
 	ft_json_kv_uint(&j, "nchannels", first->nchannels);
 	/* the release the model followed, --nccl's on the spec (fabtune model) */
-	json_nccl_warnings(&j, spec, spec->nccl_version, "--nccl");
+	json_warnings(&j, spec, spec->nccl_version, "--nccl", first);
 	ft_json_key(&j, "rows");
 	ft_json_arr_begin(&j);
 	for (i = 0; i < ft_run_nrows(run); i++) {
@@ -366,6 +389,86 @@ share_kind(const struct ft_model_shared_link *sh)
 	return "a PCIe switch's up-link";
 }
 
+/* The in-node links the pick's op reads (model/share.c), into @sh with their phase's name in
+ * @phase: a send/recv's; the direct all-to-all's (on one node the hierarchical one's too);
+ * the hierarchical one's phase in the node and between nodes. Their count; none for the
+ * other ops. */
+static uint32_t
+op_shared(const struct ft_model_links *l, const struct ft_model_result *r,
+          const struct ft_model_shared_link *sh[2], const char *phase[2])
+{
+	if (r->op == FT_OP_SENDRECV) {
+		sh[0] = &l->sr_shared;
+		phase[0] = "send_recv";
+		return 1;
+	}
+	if (r->op != FT_OP_ALLTOALL)
+		return 0;
+	if (r->algo != FT_ALGO_HIERARCHICAL || l->nnodes < 2) {
+		sh[0] = &l->a2a_shared;
+		phase[0] = "all";
+		return 1;
+	}
+	sh[0] = &l->a2a_node_shared;
+	phase[0] = "in_node";
+	sh[1] = &l->a2a_net_shared;
+	phase[1] = "between_nodes";
+	return 2;
+}
+
+/* Whether @sh sets a part of @r's time: slower than the model's own term for it
+ * (ft__model_shared_binding()), and where it is the whole op's one part, its class the
+ * bottleneck, as the `shared` line of --explain says. */
+static bool
+shared_binds(const struct ft_model_links *l, const struct ft_model_result *r,
+             const struct ft_model_shared_link *sh)
+{
+	const struct ft_model_shared_link *b[2];
+	uint32_t k = ft__model_shared_binding(l, r->op, r->algo, b), i;
+
+	for (i = 0; i < k; i++)
+		if (b[i] == sh)
+			return k > 1 || strcmp(sh->what, r->bottleneck) == 0;
+	return false;
+}
+
+/* "shared_links": the in-node links the pick's op reads that carry bytes (op_shared()):
+ * each one's ends, class, kind, rate, bytes a byte of S, the GPUs whose sends and receives
+ * cross it, its time at its rate and whether it binds. */
+static void
+json_shared(struct ft_json *j, const struct ft_model_links *l, const struct ft_model_result *r)
+{
+	const struct ft_model_shared_link *sh[2];
+	const char *phase[2];
+	uint32_t k = op_shared(l, r, sh, phase), i;
+
+	ft_json_key(j, "shared_links");
+	ft_json_arr_begin(j);
+	for (i = 0; i < k; i++) {
+		if (!(sh[i]->s > 0))
+			continue;
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "phase", phase[i]);
+		ft_json_kv_str(j, "from", sh[i]->from);
+		ft_json_kv_str(j, "to", sh[i]->to);
+		ft_json_kv_str(j, "class", sh[i]->what);
+		ft_json_kv_str(j, "kind", share_kind(sh[i]));
+		ft_json_key(j, "rate_GBps");
+		ft_json_double_prec(j, sh[i]->cap_Bps / 1e9, 6);
+		ft_json_key(j, "bytes_per_S");
+		ft_json_double_prec(j, sh[i]->load, 6);
+		ft_json_kv_uint(j, "sending_gpus", sh[i]->senders);
+		ft_json_kv_uint(j, "receiving_gpus", sh[i]->receivers);
+		ft_json_kv_bool(j, "from_network", sh[i]->from_net);
+		ft_json_kv_bool(j, "to_network", sh[i]->to_net);
+		ft_json_key(j, "time_us");
+		ft_json_double_prec(j, sh[i]->s * (double)r->bytes * 1e6, 6);
+		ft_json_kv_bool(j, "binds", shared_binds(l, r, sh[i]));
+		ft_json_obj_end(j);
+	}
+	ft_json_arr_end(j);
+}
+
 /* The in-node links the pick's sends share where one sets its part (model/share.c). */
 static void
 explain_shared(const struct ft_model_links *l, const struct ft_model_result *r,
@@ -497,6 +600,12 @@ ft_model_explain_write_text(const struct ft_cluster_spec *spec, const struct ft_
 			               "message\n",
 			               ex->rdv_s * 1e6);
 		explain_shared(l, r, sb);
+		if (r->shared_error[0]) {
+			char msg[FT_MODEL_SHARED_ERROR_LEN + 256];
+
+			ft_model_shared_note_text(r, msg, sizeof(msg));
+			ft_strbuf_addf(sb, "#    shared      none: %s\n", msg);
+		}
 		ft_strbuf_addf(sb, "#    binds       %s%s\n", r->bottleneck, bound_words(r->bottleneck));
 		explain_pipe(&r->pipe, r, sb);
 		if (r->calibrated)
@@ -551,7 +660,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_kv_uint(&j, "nranks", r->nranks);
 	ft_json_kv_uint(&j, "nnodes", r->nnodes);
 	json_ranks_per_node(&j, r);
-	json_nccl_warnings(&j, spec, l->nccl_version, "--nccl");
+	json_warnings(&j, spec, l->nccl_version, "--nccl", r);
 	ft_json_kv_uint(&j, "nchannels", r->nchannels);
 	ft_json_key(&j, "links");
 	ft_json_obj_begin(&j);
@@ -608,6 +717,7 @@ ft_model_explain_write_json(const struct ft_cluster_spec *spec, const struct ft_
 	ft_json_double_prec(&j, ex->rdv_s * 1e6, 6);
 	ft_json_key(&j, "unflushed_latency_us");
 	ft_json_double_prec(&j, ex->unflushed_s * 1e6, 6);
+	json_shared(&j, l, r);
 	ft_json_key(&j, "pipeline");
 	ft_json_obj_begin(&j);
 	ft_json_kv_uint(&j, "nchannels", r->pipe.nchannels);
@@ -729,14 +839,19 @@ ft_model_sweep_report(const struct ft_cluster_spec *spec, const struct ft_model_
                       uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, bool json,
                       struct ft_run *run, struct ft_strbuf *sb, struct ft_error *err)
 {
-	struct ft_model_query largest = *q;
+	struct ft_model_query largest = *q, all = *q;
+	struct ft_model_cache *own = NULL;
 	struct ft_model_result first;
 	int rc;
 
+	/* the header's size and the rows on one node's shared links, laid out once */
+	if (!q->cache)
+		largest.cache = all.cache = own = ft_model_cache_new();
 	largest.bytes = max_bytes;
 	rc = ft_model_eval(spec, &largest, &first, err);
 	if (rc == 0)
-		rc = ft_model_sweep(spec, q, min_bytes, max_bytes, factor, run, err);
+		rc = ft_model_sweep(spec, &all, min_bytes, max_bytes, factor, run, err);
+	ft_model_cache_free(own);
 	if (rc < 0)
 		return rc;
 	if (json)

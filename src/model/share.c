@@ -5,8 +5,13 @@
  * GPU's own PCIe link where its sends inside the node and to the network meet. The bytes
  * each link carries come from the node's own topology graph, the one the flow engine
  * routes on (ft_topo_build() of one node: topo/node.c), along the in-node paths it routes
- * (ft_route_next_hops(): the shortest, equal-cost ones split evenly), so a link that
- * several GPUs' sends cross is priced on all of them, not on one GPU's share.
+ * (ft_route_next_hops(): the shortest), so a link that several GPUs' sends cross is priced
+ * on all of them, not on one GPU's share. A node's graph offers one shortest hop at every
+ * vertex between its GPUs and NICs (a tree under CPUs joined pairwise, NVLink cheaper than
+ * any PCIe way: topo/node.c), so the flow engine, which hashes a flow onto one of several
+ * equal hops (topo/route.c choose()), routes each send as this walk does; were there
+ * several, the even split below would be the mean, under the busiest link's expectation
+ * under hashing (test_shared_links_single_paths guards it).
  * docs/internals/model.md, "the links a node's GPUs share".
  */
 #include "model_int.h"
@@ -250,19 +255,132 @@ share_of(const struct ft_topo *t, const struct ft_node_spec *nd, const struct ft
 	return sl.rc;
 }
 
-int
-ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links *l,
-                       struct ft_error *err)
+/*
+ * What the shared links of a query are a function of, whole: the one-node spec the
+ * topology is laid out from (the node itself and the fabric block, whose link rate a NIC
+ * without its own takes: topo/graph.c ft__topo_host_Bps_node(); its kind set to none, the
+ * node count to 1, as ft__model_shared_links() lays it out), and what pattern_add(),
+ * net_add() and busiest() read of the links: the job's ranks, nodes, ranks a node and a
+ * domain's nodes (the GPUs of one node it takes), PXN and the GPUs it relays for, the rails'
+ * GPUs, and the NICs' rate and class. Made on a zeroed key, compared as bytes: two
+ * queries whose keys match get the same links; specs equal in value but not in their
+ * padding bytes (the node is copied whole) only miss, never match wrongly.
+ */
+struct share_key {
+	struct ft_node_spec node;
+	struct ft_fabric_spec fabric;
+	uint32_t nranks, nnodes, ppn, domain_nodes, rail_ppn;
+	bool pxn;
+	uint16_t pxn_relay[FT_SPEC_MAX_GPUS];
+	double nic_Bps;
+	char nic_what[sizeof(((struct ft_model_links *)0)->nic_what)];
+};
+
+/* One node's shared links, as ft__model_shared_links() leaves them in the links. */
+struct share_entry {
+	struct share_key key;
+	struct ft_model_shared_link a2a, a2a_node, a2a_net, sr;
+	char error[FT_MODEL_SHARED_ERROR_LEN];
+	bool used;
+};
+
+/* Distinct nodes and job shapes a cache holds, the oldest given up first: a plan search
+ * asks a few per group placement. */
+#define SHARE_CACHE_ENTRIES 32
+
+struct ft_model_cache {
+	struct share_entry e[SHARE_CACHE_ENTRIES];
+	uint32_t next; /* the entry the next miss takes */
+	uint64_t hits, misses;
+};
+
+struct ft_model_cache *
+ft_model_cache_new(void)
+{
+	return ft_calloc(1, sizeof(struct ft_model_cache));
+}
+
+void
+ft_model_cache_free(struct ft_model_cache *c)
+{
+	ft_free(c);
+}
+
+void
+ft_model_cache_stats(const struct ft_model_cache *c, uint64_t *hits, uint64_t *misses)
+{
+	*hits = c ? c->hits : 0;
+	*misses = c ? c->misses : 0;
+}
+
+static void
+key_of(const struct ft_cluster_spec *spec, const struct ft_model_links *l, struct share_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(&k->node, &spec->node, sizeof(k->node));
+	memcpy(&k->fabric, &spec->fabric, sizeof(k->fabric));
+	k->fabric.kind = FT_FABRIC_NONE;
+	k->nranks = l->nranks;
+	k->nnodes = l->nnodes;
+	k->ppn = l->ppn;
+	k->domain_nodes = l->domain_nodes;
+	k->rail_ppn = l->rail_ppn;
+	k->pxn = l->pxn;
+	memcpy(k->pxn_relay, l->pxn_relay, sizeof(k->pxn_relay));
+	k->nic_Bps = l->nic_Bps;
+	memcpy(k->nic_what, l->nic_what, sizeof(k->nic_what));
+}
+
+/* @c's entry for @k, NULL where it has none. */
+static const struct share_entry *
+cache_find(const struct ft_model_cache *c, const struct share_key *k)
+{
+	for (uint32_t i = 0; i < SHARE_CACHE_ENTRIES; i++) {
+		const struct share_entry *e = &c->e[i];
+
+		/* (the job's shape first: it tells most entries apart cheaply) */
+		if (e->used && e->key.nranks == k->nranks && e->key.ppn == k->ppn &&
+		    e->key.nnodes == k->nnodes && memcmp(&e->key, k, sizeof(*k)) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void
+entry_get(const struct share_entry *e, struct ft_model_links *l)
+{
+	l->a2a_shared = e->a2a;
+	l->a2a_node_shared = e->a2a_node;
+	l->a2a_net_shared = e->a2a_net;
+	l->sr_shared = e->sr;
+	memcpy(l->shared_error, e->error, sizeof(l->shared_error));
+}
+
+static void
+entry_put(struct ft_model_cache *c, const struct share_key *k, const struct ft_model_links *l)
+{
+	struct share_entry *e = &c->e[c->next];
+
+	c->next = (c->next + 1) % SHARE_CACHE_ENTRIES;
+	e->key = *k;
+	e->a2a = l->a2a_shared;
+	e->a2a_node = l->a2a_node_shared;
+	e->a2a_net = l->a2a_net_shared;
+	e->sr = l->sr_shared;
+	memcpy(e->error, l->shared_error, sizeof(e->error));
+	e->used = true;
+}
+
+/* The shared links of @spec's node under @l's job, laid out and routed afresh. */
+static int
+shared_links_build(const struct ft_cluster_spec *spec, struct ft_model_links *l, uint32_t ppn,
+                   struct ft_error *err)
 {
 	struct ft_cluster_spec *one;
 	struct ft_topo *t = NULL;
 	struct ft_error terr = { 0 };
-	/* the GPUs of one node the job takes: an NVLink domain's ppn is its trays' */
-	uint32_t ppn = l->ppn / FT_MAX(l->domain_nodes, 1u);
 	int rc;
 
-	if (ppn == 0 || ppn > spec->node.ngpus || ppn > FT_SPEC_MAX_GPUS)
-		return 0;
 	one = ft_malloc(sizeof(*one));
 	if (!one)
 		return ft_error_set(err, FT_ENOMEM, "model: the node's links: out of memory");
@@ -281,16 +399,57 @@ ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links
 		rc = share_of(t, &spec->node, l, SHARE_A2A_NET, ppn, &l->a2a_net_shared);
 	if (rc == 0)
 		rc = share_of(t, &spec->node, l, SHARE_SENDRECV, ppn, &l->sr_shared);
-	ft_topo_free(t);
-	if (rc == FT_ENOMEM)
+	if (rc == FT_ENOMEM) {
+		ft_topo_free(t);
 		return ft_error_set(err, rc, "model: the node's links: out of memory");
-	/* A node the topology cannot lay out or route (a spec built by hand that leaves a
-	 * rate the loader would fill, nodes.numa.interconnect, nodes.pcie.nic_bandwidth)
+	}
+	/* A node the topology cannot lay out (a spec the loader takes whose node the graph
+	 * refuses: more than 16 NUMA domains; one built by hand that leaves a rate the
+	 * loader would fill, nodes.numa.interconnect, nodes.pcie.nic_bandwidth) or route
 	 * has no graph to share links on: the model's own terms price it alone, as they did
-	 * before, and the flow engine refuses it with the topology's error. */
+	 * before, and say why (shared_error); the flow engine refuses it with the
+	 * topology's error. */
 	if (rc < 0) {
 		memset(&l->a2a_shared, 0, sizeof(l->a2a_shared));
 		l->a2a_node_shared = l->a2a_net_shared = l->sr_shared = l->a2a_shared;
+		if (!t)
+			snprintf(l->shared_error, sizeof(l->shared_error), "%s",
+			         ft_error_msg(&terr, rc));
+		else
+			snprintf(l->shared_error, sizeof(l->shared_error),
+			         "the node's graph routes no path between its GPUs and NICs (%s)",
+			         ft_strerror(rc));
 	}
+	ft_topo_free(t);
 	return 0;
+}
+
+int
+ft__model_shared_links(const struct ft_cluster_spec *spec, struct ft_model_links *l,
+                       struct ft_model_cache *cache, struct ft_error *err)
+{
+	/* the GPUs of one node the job takes: an NVLink domain's ppn is its trays' */
+	uint32_t ppn = l->ppn / FT_MAX(l->domain_nodes, 1u);
+	const struct share_entry *e;
+	struct share_key k;
+	int rc;
+
+	l->shared_error[0] = '\0';
+	if (ppn == 0 || ppn > spec->node.ngpus || ppn > FT_SPEC_MAX_GPUS)
+		return 0;
+	if (!cache)
+		return shared_links_build(spec, l, ppn, err);
+	key_of(spec, l, &k);
+	e = cache_find(cache, &k);
+	if (e) {
+		cache->hits++;
+		entry_get(e, l);
+		return 0;
+	}
+	rc = shared_links_build(spec, l, ppn, err);
+	if (rc == 0) {
+		cache->misses++;
+		entry_put(cache, &k, l);
+	}
+	return rc;
 }

@@ -245,6 +245,7 @@ struct ctx {
 	double tp_f, cp_f, ep_f; /* TP, CP, EP communication per micro-batch, seconds */
 	struct ft_cluster_spec *dspec; /* the spec with a group's domains as the model is to
 	                                  see them (model_domain_nodes()); made when needed */
+	struct ft_model_cache *cache;  /* the model's queries' (a search's), or NULL */
 };
 
 static int
@@ -397,6 +398,7 @@ eval_op_at(struct ctx *x, enum ft_plan_group g, const struct ft_plan_place *pl, 
 	/* with an engine, an algorithm it runs: no engine has NVLS across nodes (with
 	 * CollNet), so the pick is the one `fabtune sim` makes (ft__sim_pick_algo()) */
 	q.no_nvls_net = x->c->engine[0] && strcmp(x->c->engine, "analytic") != 0;
+	q.cache = x->cache;
 	spec = group_spec(x, pl);
 	if (!spec)
 		return ft_error_set(x->err, FT_ENOMEM, "out of memory for the %s group's spec",
@@ -910,9 +912,9 @@ iteration(struct ctx *x)
 static int
 compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
         const struct ft_plan_config *cfg, struct ft_plan *out, const struct ft_plan_comm *ov,
-        size_t nov, struct ft_error *err)
+        size_t nov, struct ft_model_cache *cache, struct ft_error *err)
 {
-	struct ctx x = { .spec = spec, .p = out, .err = err, .ov = ov, .nov = nov };
+	struct ctx x = { .spec = spec, .p = out, .err = err, .ov = ov, .nov = nov, .cache = cache };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -1001,8 +1003,9 @@ engine_times(struct ft_plan_engine *pe, struct ft_plan *p, struct ft_plan_comm *
 }
 
 int
-ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
-                const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
+ft__plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+                 const struct ft_plan_config *cfg, struct ft_plan *out,
+                 struct ft_model_cache *cache, struct ft_error *err)
 {
 	struct ft_plan_engine pe = { .spec = spec };
 	struct ft_plan_comm ov[FT_PLAN_MAX_COMMS];
@@ -1010,7 +1013,7 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 	int rc;
 
 	if (!cfg->engine[0] || strcmp(cfg->engine, "analytic") == 0)
-		return compute(spec, model, cfg, out, NULL, 0, err);
+		return compute(spec, model, cfg, out, NULL, 0, cache, err);
 	/* The simulator's own "analytic" and "ideal" engines leave out what the planner
 	 * asks of one (contention between groups): flow and packet only. */
 	pe.ops = strcmp(cfg->engine, "flow") == 0 || strcmp(cfg->engine, "packet") == 0 ?
@@ -1022,7 +1025,7 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 		                    "engine: expected analytic, flow or packet, got '%s'",
 		                    cfg->engine);
 	}
-	rc = compute(spec, model, cfg, out, NULL, 0, err);
+	rc = compute(spec, model, cfg, out, NULL, 0, cache, err);
 	if (rc < 0)
 		return rc;
 	ft_vec_init(&pe.keep, sizeof(uint32_t *));
@@ -1032,8 +1035,15 @@ ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *
 	ft_vec_release(&pe.keep);
 	ft_topo_free(pe.topo);
 	if (rc == 0)
-		rc = compute(spec, model, cfg, out, ov, nov, err);
+		rc = compute(spec, model, cfg, out, ov, nov, cache, err);
 	if (rc < 0)
 		memset(out, 0, sizeof(*out));
 	return rc;
+}
+
+int
+ft_plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+                const struct ft_plan_config *cfg, struct ft_plan *out, struct ft_error *err)
+{
+	return ft__plan_compute(spec, model, cfg, out, NULL, err);
 }

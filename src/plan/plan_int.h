@@ -61,6 +61,12 @@ int ft__plan_engine_together(struct ft_plan_engine *pe, const struct ft_plan_con
                              const struct ft_plan *p, double *together, struct ft_error *err);
 void ft__plan_engine_drop_keep(struct ft_plan_engine *pe);
 
+/* ft_plan_compute() with the model's queries kept in @cache (NULL: none; a search's, so
+ * each node's in-node links are laid out once over its configurations: model.h). */
+int ft__plan_compute(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
+                     const struct ft_plan_config *cfg, struct ft_plan *out,
+                     struct ft_model_cache *cache, struct ft_error *err);
+
 /* Routing skew of @m under @c (zipf, place_by_heat) on EP ranks: max_load, dropped share. */
 int ft__plan_moe_skew(struct ft_plan_moe *out, const struct ft_plan_model *m,
                       const struct ft_plan_config *c);

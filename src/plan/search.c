@@ -74,6 +74,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 	struct top t = { 0 };
 	uint32_t ngpus, tp, cp, pp, ep, zero, rc_mode, cpmax;
 	size_t imb, iv, io, tried = 0, fit = 0;
+	struct ft_model_cache *cache;
 	struct ft_plan *p;
 	int rc;
 
@@ -86,9 +87,13 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 	t.cap = o && o->top ? o->top : 10;
 	t.rows = ft_calloc(t.cap + 1, sizeof(*t.rows));
 	p = ft_malloc(sizeof(*p));
-	if (!t.rows || !p) {
+	/* the configurations' all-to-alls and send/recvs on the same nodes share their
+	 * in-node links: each node and job shape laid out once */
+	cache = ft_model_cache_new();
+	if (!t.rows || !p || !cache) {
 		ft_free(t.rows);
 		ft_free(p);
+		ft_model_cache_free(cache);
 		return ft_error_set(err, FT_ENOMEM, "search: out of memory");
 	}
 	cpmax = m->seq >= 32768 ? 16 : m->seq >= 16384 ? 2 : 1;
@@ -142,7 +147,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 					ft_strlcpy(c.order, orders[io], sizeof(c.order));
 				if (c.global_batch % ((uint64_t)dp * c.micro_batch))
 					continue;
-				if (ft_plan_compute(spec, m, &c, p, &e) < 0)
+				if (ft__plan_compute(spec, m, &c, p, cache, &e) < 0)
 					continue;
 				tried++;
 				if (!p->mem.fits)
@@ -153,6 +158,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 		}
 	}
 	ft_free(p);
+	ft_model_cache_free(cache);
 	*rows = t.rows;
 	*nrows = t.n;
 	*nevaluated = tried;

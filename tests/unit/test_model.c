@@ -5667,6 +5667,249 @@ test_sendrecv_shared_gpu_pcie_link(void **state)
 	            r2.time_s - r.time_s < 1.01 * 0.5 * S / pcie);
 }
 
+/*
+ * --explain --json names the shared link a part of the time reads (model/render.c
+ * json_shared()): on pcie-l40s the 8-rank all-to-all's socket link, cpu0 -> cpu1 at 22 GB/s,
+ * 2 S from the 4 GPUs of one socket to the 4 of the other, 2 x 64 MiB / 22 GB/s = 6,100.8
+ * us, and it binds; the send/recv's ring crosses it once, which one GPU's share already
+ * prices: listed, not binding; an all-reduce reads none.
+ */
+static void
+test_shared_link_json(void **state)
+{
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &s, &err), 0);
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[{\"phase\":\"all\",\"from\":\"cpu0\","
+	                               "\"to\":\"cpu1\",\"class\":\"cpu_link\",\"kind\":\"the "
+	                               "socket link\",\"rate_GBps\":22,\"bytes_per_S\":2,"
+	                               "\"sending_gpus\":4,\"receiving_gpus\":4,"
+	                               "\"from_network\":false,\"to_network\":false,"
+	                               "\"time_us\":6100.81,\"binds\":true}]"));
+	assert_null(strstr(sb.buf, "\"warnings\""));
+	ft_strbuf_release(&sb);
+	ft_model_query_init(&q, FT_OP_SENDRECV, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[{\"phase\":\"send_recv\",\"from\":\"cpu0\""));
+	assert_non_null(strstr(sb.buf, "\"bytes_per_S\":1,"));
+	assert_non_null(strstr(sb.buf, "\"binds\":false}]"));
+	ft_strbuf_release(&sb);
+	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[],"));
+	ft_strbuf_release(&sb);
+	free(ex);
+}
+
+/* @op of @bytes on @s's first @ngpus GPUs (0: all), through @cache (NULL: none). */
+static struct ft_model_result
+eval_cached(const struct ft_cluster_spec *s, enum ft_op op, uint64_t bytes, uint32_t ngpus,
+            struct ft_model_cache *cache)
+{
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+
+	ft_model_query_init(&q, op, bytes);
+	q.ngpus = ngpus;
+	q.cache = cache;
+	assert_int_equal(ft_model_eval(s, &q, &r, &err), 0);
+	return r;
+}
+
+/* @a and @b the same result, byte for byte where it counts. */
+static void
+assert_same_result(const struct ft_model_result *a, const struct ft_model_result *b)
+{
+	assert_true(a->time_s == b->time_s);
+	assert_true(a->busbw_Bps == b->busbw_Bps);
+	assert_string_equal(a->bottleneck, b->bottleneck);
+	assert_string_equal(a->algo_label, b->algo_label);
+	assert_string_equal(a->shared_error, b->shared_error);
+}
+
+/*
+ * The shared links kept between queries (ft_model_cache, model/share.c): a query the cache
+ * answers gives what the uncached one gives; a size of the same op on the same node and
+ * job is a hit; another node spec (the socket link at half its rate), another job shape
+ * (4 GPUs, one socket), PXN off on AWS p5 (the relay's proxies move the bytes off the
+ * peer's GPU link) each miss, and each gives its own uncached result, not the cached one.
+ */
+static void
+test_shared_link_cache(void **state)
+{
+	struct ft_model_cache *c = ft_model_cache_new();
+	struct ft_cluster_spec s;
+	struct ft_model_result a, b;
+	struct ft_error err = { 0 };
+	uint64_t hits, misses;
+	double full;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:1", &s, &err), 0);
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_same_result(&a, &b);
+	assert_string_equal(a.bottleneck, "cpu_link");
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	assert_same_result(&a, &b);
+	(void)eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 1);
+	assert_int_equal(hits, 2);
+	/* the node: the socket link at half its rate, twice the time */
+	full = b.time_s;
+	s.node.cpu_link_Bps /= 2;
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_same_result(&a, &b);
+	assert_true(a.time_s > 1.9 * full);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 2);
+	/* the job: one socket's 4 GPUs, each GPU's PCIe link */
+	a = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 4, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 4, NULL);
+	assert_same_result(&a, &b);
+	assert_string_equal(a.bottleneck, "pcie");
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 3);
+	/* PXN: on AWS p5 a send/recv reads the sender's GPU link with PXN or without */
+	assert_int_equal(ft_spec_resolve("aws-p5:2", &s, &err), 0);
+	a = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	s.node.nccl_pxn_disable = true;
+	a = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, c);
+	b = eval_cached(&s, FT_OP_ALLTOALL, 1u << 30, 0, NULL);
+	assert_same_result(&a, &b);
+	ft_model_cache_stats(c, &hits, &misses);
+	assert_int_equal(misses, 5);
+	ft_model_cache_free(c);
+	ft_model_cache_free(NULL);
+}
+
+/*
+ * A node the spec loader takes and the topology graph refuses (32 NUMA domains; the graph
+ * lays out at most 16 CPUs a node): the model prices the all-to-all on one GPU's share of
+ * each link, as before the shared links, and says why: the result's shared_error, a
+ * `shared none:` line in --explain and a "warnings" entry in its JSON naming the field.
+ */
+static void
+test_shared_link_unbuilt(void **state)
+{
+	struct ft_model_explain *ex = calloc(1, sizeof(*ex));
+	struct ft_cluster_spec s;
+	struct ft_model_query q;
+	struct ft_model_result r;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(ex);
+	assert_int_equal(ft_spec_resolve("tests/fixtures/spec/pcie-numa32.yaml", &s, &err), 0);
+	r = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	r = eval_cached(&s, FT_OP_SENDRECV, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	/* an op that reads no shared link says nothing */
+	r = eval_cached(&s, FT_OP_ALL_REDUCE, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "");
+	ft_model_query_init(&q, FT_OP_ALLTOALL, 64u << 20);
+	assert_int_equal(ft_model_explain(&s, &q, ex, &err), 0);
+	assert_string_equal(ex->links.shared_error, "nodes.numa.domains: expected 0..16, got 32");
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_text(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "#    shared      none: the node's topology graph does not "
+	                               "build or route (nodes.numa.domains: expected 0..16, got "
+	                               "32): the in-node links the all-to-all's sends share"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_model_explain_write_json(&s, ex, &sb);
+	assert_non_null(strstr(sb.buf, "\"warnings\":[{\"field\":\"nodes\",\"topology_error\":"
+	                               "\"nodes.numa.domains: expected 0..16, got 32\""));
+	assert_non_null(strstr(sb.buf, "\"shared_links\":[],"));
+	ft_strbuf_release(&sb);
+	/* the pcie-l40s-like node of 2 sockets it is, laid out: no warning */
+	s.node.nnuma = 2;
+	r = eval_cached(&s, FT_OP_ALLTOALL, 64u << 20, 0, NULL);
+	assert_string_equal(r.shared_error, "");
+	free(ex);
+}
+
+/* The next hops from @at to @to in @t, each path walked to its end: 1 where every vertex on
+ * the way offers one, else the most any offers. */
+static int
+most_next_hops(const struct ft_topo *t, uint32_t at, uint32_t to, unsigned depth)
+{
+	uint32_t hops[16];
+	int n, most;
+
+	if (at == to)
+		return 1;
+	n = ft_route_next_hops(t, at, to, hops, FT_ARRAY_SIZE(hops));
+	assert_true(n >= 1 && n <= 16 && depth < 16);
+	most = n;
+	for (int i = 0; i < n; i++)
+		most = FT_MAX(most, most_next_hops(t, ft_topo_link(t, hops[i])->dst, to, depth + 1));
+	return most;
+}
+
+/*
+ * The paths model/share.c walks (a GPU to another, a GPU to its NIC and back) are single in
+ * every node preset: a node's graph is a tree (GPUs and NICs on their PCIe switch or CPU,
+ * each switch on one CPU) with the CPUs joined pairwise by one socket link (cost 3, where
+ * two of them cost 6) and NVLink (cost 1, where PCIe costs 2 a hop and a GPU forwards
+ * nothing), so ft_route_next_hops() offers one hop at every vertex: the model's even split
+ * of equal-cost hops is never taken, and the flow engine's hash (ft_route_path() choose())
+ * has no choice to make. Where a node grows two equal paths this fails, and the model must
+ * then take the busiest link's expectation under the flow engine's hash, not the mean.
+ */
+static void
+test_shared_links_single_paths(void **state)
+{
+	struct ft_cluster_spec *s = calloc(1, sizeof(*s));
+	struct ft_error err = { 0 };
+	char name[64];
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < ft_node_preset_count(); i++) {
+		struct ft_topo *t = NULL;
+
+		snprintf(name, sizeof(name), "%s:1", ft_node_preset_name(i));
+		assert_int_equal(ft_spec_resolve(name, s, &err), 0);
+		s->fabric.kind = FT_FABRIC_NONE;
+		assert_int_equal(ft_topo_build(s, &t, &err), 0);
+		for (uint32_t g = 0; g < s->node.ngpus; g++) {
+			uint32_t gv = ft_topo_gpu(t, 0, g);
+
+			for (uint32_t h = 0; h < s->node.ngpus; h++)
+				assert_int_equal(most_next_hops(t, gv, ft_topo_gpu(t, 0, h), 0), 1);
+			for (uint32_t k = 0; k < s->node.nnics; k++) {
+				uint32_t nv = ft_topo_nic(t, 0, k);
+
+				assert_int_equal(most_next_hops(t, gv, nv, 0), 1);
+				assert_int_equal(most_next_hops(t, nv, gv, 0), 1);
+			}
+		}
+		ft_topo_free(t);
+	}
+	free(s);
+}
+
 /* No NVLink: PCIe (or the socket link) is the bottleneck and LL128 is off by default. */
 static void
 test_pcie_node(void **state)
@@ -8651,7 +8894,7 @@ a2a_direct(const struct ft_cluster_spec *s, double S)
 static int
 spine_links(const struct ft_cluster_spec *s, struct ft_model_links *l, struct ft_error *err)
 {
-	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, err);
+	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, NULL, err);
 }
 
 /*
@@ -8948,10 +9191,10 @@ test_sendrecv_spine_cross_rail(void **state)
 	assert_int_equal(spine_cables(&s), 1);
 	assert_rel(l.sr_spine_factor, 1.0 / sr_ecmp_8_on_4(1), 1e-9);
 	/* a job past the spec's nodes: the topology lays out no leaf for node 8 */
-	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, true, &l, &err),
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, true, &l, NULL, &err),
 	                 FT_EINVAL);
 	assert_non_null(strstr(err.msg, "spine count"));
-	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, false, &l, &err),
+	assert_int_equal(ft__model_links_get_at(&s, 0, 16, 0, s.nccl_version, false, &l, NULL, &err),
 	                 0);
 	s.fabric.routing = FT_ROUTING_ADAPTIVE;
 	assert_int_equal(spine_links(&s, &l, &err), 0);
@@ -9582,6 +9825,10 @@ main(void)
 		cmocka_unit_test(test_pcie_node),
 		cmocka_unit_test(test_alltoall_shared_socket_link),
 		cmocka_unit_test(test_sendrecv_shared_gpu_pcie_link),
+		cmocka_unit_test(test_shared_link_json),
+		cmocka_unit_test(test_shared_link_cache),
+		cmocka_unit_test(test_shared_link_unbuilt),
+		cmocka_unit_test(test_shared_links_single_paths),
 		cmocka_unit_test(test_published_h100_ring),
 		cmocka_unit_test(test_published_h100_nvls),
 		cmocka_unit_test(test_published_a100),
