@@ -46,9 +46,14 @@ ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp)
 		FT_VEC_AT(&e->cp_ev, struct pk_cp, slot) = cp;
 	} else {
 		slot = (uint32_t)e->cp_ev.len;
-		/* (the slots are those of events under way: far fewer than an argument holds) */
-		if (slot + 1 >= 1u << 28)
-			return FT_ERANGE;
+		/* (the slots are those of events under way: far fewer than an argument holds;
+		 * ft__pk_run() reports the message) */
+		if (slot + 1 >= PK_CP_SLOTS)
+			return ft_error_set(&e->route_err, FT_ERANGE,
+			                    "sim: packet engine: more than %u waits under way at "
+			                    "once carry a critical path (an event's argument holds "
+			                    "%d bits, ev_push())",
+			                    PK_CP_SLOTS - 1, 28);
 		/* (the free list holds every slot at most: its room reserved with each) */
 		if (ft_vec_reserve(&e->cp_free, slot + 1 - e->cp_free.len) < 0 ||
 		    ft_vec_push(&e->cp_ev, &cp) < 0)

@@ -306,6 +306,10 @@ struct pk_cp {
 	uint64_t pace_ps, chain_ps, fab_ps;
 };
 
+/* The most paths events under way carry (an event's argument: 28 bits, ev_push(), less
+ * the 0 that carries none). */
+#define PK_CP_SLOTS (1u << 28)
+
 struct pk_task {
 	struct pk_cp cp; /* the critical path to its start */
 	uint64_t delay_ps; /* (a flow's: its pace after the message before, ft__pk_pace_next()) */
@@ -1051,7 +1055,7 @@ struct pk_engine {
 	bool started;
 	struct ft_rng *ber_rng;    /* bit errors: per port (pkt_phys.c) */
 	struct ft_rng *ecn_rng;    /* DCQCN: per port, RED marking (pkt_phys.c) */
-	struct ft_error route_err; /* why a flow could not be routed */
+	struct ft_error route_err; /* why a flow could not be routed (or a path carried) */
 	/* results */
 	struct ft_sim_op_result *op_results;
 	double *link_bytes;

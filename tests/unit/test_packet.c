@@ -5252,7 +5252,7 @@ test_part_keeps_own_flows(void **state)
 }
 
 /*
- * A rank of a split run built for its partition keeps the 64-byte record of a task only
+ * A rank of a split run built for its partition keeps the 88-byte record of a task only
  * for a barrier (every rank runs them) or for a flow it keeps (a vertex of it on the
  * flow's path: it starts, forwards or ends it); of every other flow's task it keeps the
  * flow, its waits, its successors and its op (20 bytes, struct pk_tfar), read through one

@@ -289,6 +289,40 @@ test_crit_path_ring(void **state)
 }
 
 /*
+ * The critical paths that events under way carry (ft__pk_cp_arg()) take a slot each, its
+ * number + 1 in the event's 28-bit argument (ev_push()): past PK_CP_SLOTS - 1 slots the run
+ * stops with FT_ERANGE and says what ran out (the message ft__pk_run() reports), not the
+ * bare error's text. Here the slot vector's length is set to the last one (no free slot, no
+ * memory touched: the check comes first) on a finished run of ring_run().
+ */
+static void
+test_crit_path_slots(void **state)
+{
+	struct pk_run r;
+	struct pk_engine *e;
+	struct pk_cp cp = { 0 };
+	size_t nev, nfree;
+
+	(void)state;
+	ring_run(&r, 4, 4u << 20, NULL, 1);
+	e = ft_container_of(r.e, struct pk_engine, base);
+	nev = e->cp_ev.len;
+	nfree = e->cp_free.len;
+	e->cp_ev.len = PK_CP_SLOTS - 1;
+	e->cp_free.len = 0;
+	assert_int_equal(ft__pk_cp_arg(e, cp), FT_ERANGE);
+	e->cp_ev.len = nev;
+	e->cp_free.len = nfree;
+	assert_int_equal(e->route_err.code, FT_ERANGE);
+	if (!strstr(e->route_err.msg, "more than 268435455 waits under way at once"))
+		fail_msg("route_err: \"%s\"", e->route_err.msg);
+	/* (the length restored: a path is carried again) */
+	e->route_err.code = 0;
+	assert_true(ft__pk_cp_arg(e, cp) > 0);
+	pk_run_free(&r);
+}
+
+/*
  * NCCL's sizes (collectives.h, device.h; kb NA-CONCEPTS, ENV-BUFFSIZE): 8 slots of the
  * protocol's buffer per connection; a Simple ring all-reduce / all-gather / reduce-scatter
  * chunk is 4 slots of 512 KiB and its slice 2; everything else one slot; LL carries 8
@@ -2564,6 +2598,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_pipelined),
 		cmocka_unit_test(test_ring_paced),
+		cmocka_unit_test(test_crit_path_slots),
 		cmocka_unit_test(test_crit_path_ring),
 		cmocka_unit_test(test_chunk_sizes),
 		cmocka_unit_test(test_ring_ll_buffsize),
