@@ -2110,13 +2110,20 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
  * once until the packet it waits for arrives (IBTA vol. 1 9.7.5; RoCEv2 the same; the
  * requester's packet_seq_err, kb ROCE-COUNTERS): a message's lost tail is so found by
  * the QP's next message one round trip on, not by the requester's timer, which a QP's
- * last message alone still waits for.
+ * last message alone still waits for. The PSN expected is the QP's first message still
+ * missing packets (@a's own message before it, where @a took nothing yet either): a
+ * later message's packet NAKs that gap, not @a's first PSN (Linux
+ * drivers/infiniband/sw/rxe/rxe_resp.c check_psn(): one NAK, then silence until the
+ * expected PSN; test_qp_one_nak_per_gap).
  */
 static int
 receive_past_gap(struct pk_engine *e, uint32_t a, struct pk_port *rp)
 {
-	struct pk_flow *g = flow_at(e, a);
+	struct pk_flow *g;
 
+	while (pk_qp_prev(e, a) != PK_NONE)
+		a = pk_qp_prev(e, a);
+	g = flow_at(e, a);
 	rp->rq_oos++;
 	if (g->nak_for == g->rcv_nxt)
 		return 0;

@@ -2311,6 +2311,58 @@ test_qp_next_reveals_tail(void **state)
 }
 
 /*
+ * The responder expects one PSN per QP (IBTA vol. 1 9.7.5): while a message's lost tail
+ * is missing, every later packet on the QP is past that PSN, the packets of the QP's
+ * third message as those of its second, and it NAKs once, at the missing PSN; until that
+ * arrives it drops the rest in silence (Linux drivers/infiniband/sw/rxe/rxe_resp.c
+ * check_psn(): sent_psn_nak). The NAK's way back made 1 ms here, the QP's next two
+ * messages reach the receiver before the go-back: still one NAK, the first message's.
+ * Before, the third message's first packet NAKed the second message's PSN 0 too (a
+ * second sequence NAK for one gap, and a go-back of a message already resent).
+ */
+static void
+test_qp_one_nak_per_gap(void **state)
+{
+	struct ft_packet_cfg pc = { .ib_timeout = 14, .mtu_bytes = 4096, .store_forward = true };
+	struct net n;
+	struct ft_schedule s;
+	struct ft_error err = { 0 };
+	struct ft_engine *e;
+	struct pk_engine *pe;
+	struct pk_flow *f;
+	const struct pk_flow *g, *h;
+	uint32_t fid, naks;
+	bool h_early = false;
+
+	(void)state;
+	e = qp_msgs_engine(&n, &pc, &s, false, &fid);
+	pe = ft_container_of(e, struct pk_engine, base);
+	f = flow_at(pe, fid);
+	g = ft__pk_qp_next(pe, f);
+	assert_non_null(g);
+	h = ft__pk_qp_next(pe, g);
+	assert_non_null(h);
+	while (f->snd_nxt == 0) /* (started: its latency set) */
+		assert_int_equal(ft__pk_step(pe), 0);
+	f->lat_ps = 1000000000; /* (its ACKs' and NAKs' way back: 1 ms) */
+	lose_from(pe, f, f->npkts - 1);
+	naks = (uint32_t)ft__pk_port(e, f->first_link)->qp_naks;
+	while (f->rcv_nxt < f->npkts) {
+		assert_int_equal(ft__pk_step(pe), 0);
+		h_early |= h->snd_nxt > 0;
+	}
+	assert_true(h_early); /* (the third message sent before the go-back) */
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_naks, naks + 1);
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_naks, naks + 1);
+	assert_int_equal(ft__pk_port(e, f->first_link)->qp_timeouts, 0);
+	assert_int_equal(pe->nflows_done, pe->flows.len);
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&s);
+	ft_topo_free(n.t);
+}
+
+/*
  * A QP's last message has nothing after it on the QP to reveal its lost tail: it waits
  * one retransmit timeout after the last ACK that moved its window, as a message alone
  * (test_tail_loss_one_timeout), the QP's earlier messages ended.
@@ -5611,6 +5663,7 @@ main(void)
 		cmocka_unit_test(test_retry_reset_by_progress),
 		cmocka_unit_test(test_tail_loss_one_timeout), cmocka_unit_test(test_q_mean_op_span),
 		cmocka_unit_test(test_qp_next_reveals_tail),
+		cmocka_unit_test(test_qp_one_nak_per_gap),
 		cmocka_unit_test(test_qp_last_tail_one_timeout),
 		cmocka_unit_test(test_q_prio_split),
 		cmocka_unit_test(test_q_bins_lazy),
