@@ -1353,8 +1353,9 @@ ft__sim_nvls_net_cap(const struct ft_cluster_spec *spec, const struct ft_schedul
  * cross at the links' rates (engine_flow.c submit_chunked(); so an op of one loop is not
  * paced: CollNetDirect at 1 MiB on 4 DGX H100, 56.31 us against the model's 53.46), the
  * packet engine loop m at m periods (pkt_tree.c cap_pace()); CollNetDirect's NVLink stages
- * alone, in the kernel's first and last rounds, at the pace / nv in both
- * (ft__sim_collnet_stages()). Where the model's links bind, the pace is their rate in
+ * alone, in the kernel's first and last rounds, take nv periods a loop: the flow engine's
+ * chunks there at the pace / nv, the packet engine's loops 1 and 2 at the kernel's first
+ * two rounds (ft__sim_collnet_stages()). Where the model's links bind, the pace is their rate in
  * the model's reading of the job, and it can still hold the engines' flows (4 x pcie-l40s
  * with SHARP at 1 MiB: 225.54 -> 234.11 us, the model 245.7). Returns that cap, bytes/s per
  * connection, and the class into @what (@len bytes); 0: none (another schedule, one node,

@@ -1730,6 +1730,9 @@ struct ring_build {
 	 * pace_ps (ft__pk_pace_at()); fill_n 0: m x pace_ps. */
 	uint64_t fill_ps;
 	uint32_t fill_n;
+	/* CollNetDirect's first round (pkt_tree.c collnet_fill()): pace 1 at first_ps after
+	 * the start, not fill_ps (0: fill_ps); no later than pace 2. */
+	uint64_t first_ps;
 	/* An LL chain's pace per rank (pkt_tree.c rank_pace()): part k >= 0 of a split
 	 * message m >= 1 of a rank_paced connection starts no sooner than rank_ps after part k
 	 * of message m - 1 started (0: none); rank_last[k] that part's flow, PK_NONE. */
@@ -1743,6 +1746,8 @@ ft__pk_pace_at(const struct ring_build *rb, uint32_t m)
 {
 	uint32_t n = m < rb->fill_n ? m : rb->fill_n;
 
+	if (m == 1 && rb->first_ps)
+		return rb->first_ps;
 	return n * rb->fill_ps + (uint64_t)(m - n) * rb->pace_ps;
 }
 

@@ -1129,23 +1129,24 @@ pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
  * the first round the scatter runs alone (nv periods), in the second beside the network
  * alone (max(nv, net) periods): the scatter's loop 2, the first with every stage busy,
  * starts after nv + max(nv, net) periods, not 2; loop m after that plus m - 2 periods.
- * Paced so: paces 1 and 2 a fill of two rounds, each half of those (pace 1 at
- * (nv + max(nv, net)) / 2 periods, the kernel's nv where NVLink binds and the network is
- * not slower), every loop's (fill_k = msgs: no stage offsets, pace_of() m). The drain
- * needs nothing: past the last pace the links alone hold the broadcast's last loops.
- * Before, loop m waited m periods: on 4 DGX H100 with SHARP at 16 MiB (3 loops) the
- * scatter's last loop started a period late, 16 % over the model.
+ * Paced so, loop by loop: pace 1 at nv periods (rb.first_ps), pace 2 at nv + max(nv,
+ * net) (a fill of two rounds, fill_ps half of it), every loop's (fill_k = msgs: no stage
+ * offsets, pace_of() m). The drain needs nothing: past the last pace the links alone hold
+ * the broadcast's last loops. Before, loop m waited m periods: on 4 DGX H100 with SHARP at
+ * 16 MiB (3 loops) the scatter's last loop started a period late, 16 % over the model.
  */
 static int
 collnet_fill(struct tree_build *tb)
 {
 	double two = tb->nv + FT_MAX(tb->nv, tb->net_loop);
 	double f = two / 2 * (double)tb->rb.pace_ps;
+	double one = tb->nv * (double)tb->rb.pace_ps;
 
-	if (!(tb->nv > 0) || tb->msgs < 3 || !(two < 2) || !(f >= 1))
+	if (!(tb->nv > 0) || tb->msgs < 3 || !(two < 2) || !(f >= 1) || !(one >= 1))
 		return 0;
 	tb->rb.fill_n = 2;
 	tb->rb.fill_ps = (uint64_t)(f + 0.5);
+	tb->rb.first_ps = FT_MIN((uint64_t)(one + 0.5), 2 * tb->rb.fill_ps);
 	tb->fill_k = tb->msgs;
 	return 0;
 }
