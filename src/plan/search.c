@@ -87,15 +87,15 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 	t.cap = o && o->top ? o->top : 10;
 	t.rows = ft_calloc(t.cap + 1, sizeof(*t.rows));
 	p = ft_malloc(sizeof(*p));
-	/* the configurations' all-to-alls and send/recvs on the same nodes share their
-	 * in-node links: each node and job shape laid out once */
-	cache = ft_model_cache_new();
-	if (!t.rows || !p || !cache) {
+	if (!t.rows || !p) {
 		ft_free(t.rows);
 		ft_free(p);
-		ft_model_cache_free(cache);
 		return ft_error_set(err, FT_ENOMEM, "search: out of memory");
 	}
+	/* the configurations' all-to-alls and send/recvs on the same nodes share their
+	 * in-node links: each node and job shape laid out once; without memory for the
+	 * cache each query lays them out, as ft_model_sweep() does, with the same rows */
+	cache = ft_model_cache_new();
 	cpmax = m->seq >= 32768 ? 16 : m->seq >= 16384 ? 2 : 1;
 	for (tp = 1; tp <= spec->node.ngpus; tp *= 2)
 	for (cp = 1; cp <= cpmax; cp *= 2)

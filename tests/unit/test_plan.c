@@ -23,6 +23,7 @@
 
 #include <fabtune/fabtune.h>
 
+#include "base/alloc_int.h"
 #include "plan/plan_int.h"
 
 #define NEAR(a, b, rel) (fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
@@ -1240,6 +1241,57 @@ test_search(void **state)
 }
 
 /*
+ * A search over an MoE model, whose EP all-to-alls read the nodes' shared in-node links
+ * (model/share.c), kept in the search's cache: each row is what ft_plan_compute() says of
+ * its configuration without one; and where the cache cannot be allocated (the search's
+ * third allocation, after its rows and its plan) the search runs uncached, as
+ * ft_model_sweep() does, to the same rows, not FT_ENOMEM.
+ */
+static void
+test_search_moe_cache(void **state)
+{
+	struct ft_cluster_spec s = spec("aws-p5:4");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 5 };
+	struct ft_plan_search_row *rows, *rows2;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	size_t n, tried, fit, n2, tried2, fit2, i;
+	bool fired;
+	int rc;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_config_init(&c);
+	c.global_batch = 512;
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &err), 0);
+	assert_true(n == 5 && fit >= n && tried >= fit);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(ft_plan_compute(&s, &m, &rows[i].cfg, p, &err), 0);
+		assert_true(p->tokens_per_s == rows[i].tokens_per_s);
+	}
+	/* some row runs its experts across GPUs: the cache is read */
+	for (i = 0; i < n && rows[i].cfg.ep < 2; i++)
+		;
+	assert_true(i < n);
+	ft__alloc_fail_at(3);
+	rc = ft_plan_search(&s, &m, &c, &o, &rows2, &n2, &tried2, &fit2, &err);
+	fired = ft__alloc_failed();
+	ft__alloc_fail_at(0);
+	assert_true(fired);
+	assert_int_equal(rc, 0);
+	assert_true(n2 == n && tried2 == tried && fit2 == fit);
+	for (i = 0; i < n; i++) {
+		assert_memory_equal(&rows2[i].cfg, &rows[i].cfg, sizeof(rows[i].cfg));
+		assert_true(rows2[i].tokens_per_s == rows[i].tokens_per_s);
+	}
+	ft_free(rows);
+	ft_free(rows2);
+	free(p);
+}
+
+/*
  * The measured expert load: numbers with commas, spaces, newlines and '#'
  * comments, from a file or from the argument; a bad figure names the file
  * and its line; nothing at all is an error.
@@ -1684,6 +1736,7 @@ main(void)
 		cmocka_unit_test(test_goodput),
 		cmocka_unit_test(test_published_throughput),
 		cmocka_unit_test(test_search),
+		cmocka_unit_test(test_search_moe_cache),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),
 		cmocka_unit_test(test_plan_job_args),
