@@ -1637,6 +1637,40 @@ test_chain_engines_agree(void **state)
 }
 
 /*
+ * One node of GPUDirect-TCPX/O runs as one DGX H100 (the same H100s under NVSwitches): no
+ * step of its ops crosses the network, so none takes the model's ramp the engine adds
+ * after unpaced stages across such nodes (pkt_setup.c spans_nodes(), pipe_paid()).
+ * Before, one gcp-a3-high or gcp-a3-mega node paid it: the tree all-reduce in LL128 at
+ * 4 KiB 43.79 us against one DGX H100's 40.00 (the flow engine 37.01), at 64 KiB 46.81
+ * against 41.76; the LL128 chain at 1 MiB 40.81 against 36.71 before it took its ramp as
+ * its own (chain_ramp_own()). At 1 MiB the tree still runs over one DGX H100 (61.52
+ * against 58.25 us run alone), not the ramp (sim.md, Limits).
+ */
+static void
+test_tcpx_one_node(void **state)
+{
+	static const char *const ops[] = {
+		"{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}",
+		"{op: all_reduce, algo: tree, proto: ll128, size: 64KiB}",
+		"{op: broadcast, algo: ring, proto: ll128, size: 1MiB}",
+	};
+	static const char *const specs[] = { "gcp-a3-high:1", "gcp-a3-mega:1" };
+
+	(void)state;
+	for (size_t o = 0; o < FT_ARRAY_SIZE(ops); o++) {
+		double ref = time_on("dgx-h100:1", ops[o], "packet");
+
+		for (size_t s = 0; s < FT_ARRAY_SIZE(specs); s++) {
+			double t = time_on(specs[s], ops[o], "packet");
+
+			if (!(fabs(t - ref) <= 1e-9 * ref))
+				fail_msg("%s %s: packet %.2f us, one DGX H100 %.2f us", specs[s],
+				         ops[o], t, ref);
+		}
+	}
+}
+
+/*
  * An LL ring all-reduce, all-gather and reduce-scatter inside one node agrees with the
  * flow engine within 5 % from 8 KiB to 4 MiB, an all-reduce across nodes within 1 to 2 %
  * (one pcie-l40s node within 4.5 %). (1) It runs on the channels NCCL launches
@@ -3911,6 +3945,7 @@ main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_chain_engines_agree),
+		cmocka_unit_test(test_tcpx_one_node),
 		cmocka_unit_test(test_ll_ring_engines_agree),
 		cmocka_unit_test(test_ring_engines_agree),
 		cmocka_unit_test(test_ring_span_nic_lanes),
