@@ -1062,11 +1062,32 @@ ring_phases(const struct pk_engine *e, const struct ft_sim_op *op)
  * are read by pipe_read() before the op's first task (an op with its end shifted or acked
  * takes none: its next task is its own).
  */
+/*
+ * Whether @op's ranks sit on more than one node. GPUDirect-TCPX/O carries only an op's
+ * steps between nodes; one inside a node runs over NVLink as on any other node, and
+ * its stages are the engine's messages there (an op without its ranks' GPUs: as one
+ * across nodes). Before, one gcp-a3-high node paid the model's ramp after its tree
+ * all-reduce in LL128 (4 KiB 43.79 us, one DGX H100's 40.00; the flow engine 37.01).
+ */
+static bool
+spans_nodes(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	const struct ft_schedule *sc = op->sched;
+
+	if (!op->rank_gpu || !sc)
+		return true;
+	for (uint32_t r = 1; r < sc->nranks; r++)
+		if (ft_topo_vertex(e->topo, op->rank_gpu[r])->node !=
+		    ft_topo_vertex(e->topo, op->rank_gpu[0])->node)
+			return true;
+	return false;
+}
+
 static bool
 pipe_paid(const struct pk_engine *e, const struct ft_sim_op *op)
 {
 	return e->tcp && e->pc.chunking != FT_PKT_CHUNK_OFF && !op->nominal_end && !op->end_acked &&
-	       op->job != UINT32_MAX;
+	       op->job != UINT32_MAX && spans_nodes(e, op);
 }
 
 /*
