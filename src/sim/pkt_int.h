@@ -794,8 +794,8 @@ struct pk_op {
 	/* a collective whose stages its cap paces (the model's price: CollNet's, an NVLS
 	 * tree's, PAT's, a forced channel count's): what set the cap (struct ft_sim_op
 	 * conn_cap_what, the model's binding link; "" for none), and whether its last pace
-	 * held a message (the pace, not the fabric, its last wait: a split run's rule, whose
-	 * ranks carry no critical path, pkt_report.c crit_pace()) */
+	 * held a message (the pace, not the fabric, its last wait; pkt_report.c crit_pace()
+	 * names the cap by the critical path instead) */
 	char pace_what[16];
 	double cap_ps_per_byte; /* that cap (struct ft_sim_op conn_cap_Bps), 0 for none */
 	bool pace_held;
@@ -1843,7 +1843,7 @@ void ft__pk_lazy_free(struct pk_engine *e);
 void ft__pk_mark_paced(struct pk_engine *e, uint32_t to);
 void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
 /* Op @op's critical path after the run (struct pk_cp): from its start barrier's start to its
- * last message's end (a whole run's; a split run's ranks carry none). */
+ * last message's end (a split run's on rank 0, from the gathered ends, pkt_part.c). */
 struct pk_cp ft__pk_op_cp(struct pk_engine *e, uint32_t op);
 int ft__pk_start_task(struct pk_engine *e, uint32_t t);
 int ft__pk_task_done(struct pk_engine *e, uint32_t t);
