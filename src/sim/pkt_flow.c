@@ -39,8 +39,6 @@ ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp)
 {
 	uint32_t slot;
 
-	if (e->part)
-		return 0;
 	if (e->cp_free.len) {
 		slot = FT_VEC_AT(&e->cp_free, uint32_t, --e->cp_free.len);
 		FT_VEC_AT(&e->cp_ev, struct pk_cp, slot) = cp;
@@ -62,14 +60,21 @@ ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp)
 	return (int64_t)slot + 1;
 }
 
+bool
+ft__pk_cp_out(struct pk_engine *e, uint32_t arg, struct pk_cp *cp)
+{
+	if (arg == 0 || FT_NEVER(arg > e->cp_ev.len))
+		return false;
+	*cp = FT_VEC_AT(&e->cp_ev, struct pk_cp, arg - 1);
+	/* (room reserved with the slot, ft__pk_cp_arg()) */
+	FT_VEC_AT(&e->cp_free, uint32_t, e->cp_free.len++) = arg - 1;
+	return true;
+}
+
 void
 ft__pk_cp_take(struct pk_engine *e, uint32_t arg)
 {
-	if (arg == 0 || FT_NEVER(arg > e->cp_ev.len))
-		return;
-	e->cp = FT_VEC_AT(&e->cp_ev, struct pk_cp, arg - 1);
-	/* (room reserved with the slot, ft__pk_cp_arg()) */
-	FT_VEC_AT(&e->cp_free, uint32_t, e->cp_free.len++) = arg - 1;
+	ft__pk_cp_out(e, arg, &e->cp);
 }
 
 /* A predecessor of task @u is done now (a flow's passes its path latency @lat_ps on). */
@@ -138,12 +143,17 @@ task_done(struct pk_engine *e, uint32_t t, uint64_t lat_ps)
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
 	/* the critical path of what it ends: its own, and its message's time or its pace (a
-	 * split run carries none, crit_pace()) */
-	e->cp = k->cp;
-	if (flow && !e->part)
-		pk_cp_msg(e, &e->cp, flow_at(e, k->flow), e->now_ps - k->t_start_ps);
-	else if (k->pace)
-		e->cp.pace_ps += e->now_ps - k->t_start_ps;
+	 * split run's receiver has the message's start from its sender, pk_flow_cp0()) */
+	if (flow) {
+		const struct pk_flow *f = flow_at(e, k->flow);
+
+		e->cp = pk_flow_cp0(e, f);
+		pk_cp_msg(e, &e->cp, f, e->now_ps - (e->part ? f->t_start_ps : k->t_start_ps));
+	} else {
+		e->cp = k->cp;
+		if (k->pace)
+			e->cp.pace_ps += e->now_ps - k->t_start_ps;
+	}
 	if (k->lazy) /* its successors are not built: the tree names them */
 		return ft__pk_tree_done(e, t, lat_ps);
 	/* (A successor's start may build lazy sends, moving the tasks: @k is read anew.) */
@@ -550,7 +560,7 @@ start_flow(struct pk_engine *e, uint32_t fid)
 		uint32_t u = ft__pk_pace_next(e, fid);
 		uint64_t d_ps = ft__pk_pace_next_ps(e, u);
 		/* (its critical path: this message's start, and the pace) */
-		struct pk_cp cp = task_at(e, f->task)->cp;
+		struct pk_cp cp = pk_flow_cp0(e, f);
 		int64_t arg;
 
 		cp.pace_ps += d_ps;
@@ -590,7 +600,7 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 			o->pace_held = true; /* (its last pace held a message) */
 		if (e->now_ps >= o->last_end_ps) {
 			o->last_end_ps = e->now_ps;
-			o->cp = task_at(e, f->task)->cp; /* (its critical path, pkt_report.c) */
+			o->cp = pk_flow_cp0(e, f); /* (its critical path, pkt_report.c) */
 			pk_cp_msg(e, &o->cp, f, e->now_ps - f->t_start_ps);
 			o->last_held = f->held && !o->coll;
 		}

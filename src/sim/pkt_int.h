@@ -794,8 +794,8 @@ struct pk_op {
 	/* a collective whose stages its cap paces (the model's price: CollNet's, an NVLS
 	 * tree's, PAT's, a forced channel count's): what set the cap (struct ft_sim_op
 	 * conn_cap_what, the model's binding link; "" for none), and whether its last pace
-	 * held a message (the pace, not the fabric, its last wait: a split run's rule, whose
-	 * ranks carry no critical path, pkt_report.c crit_pace()) */
+	 * held a message (the pace, not the fabric, its last wait; pkt_report.c crit_pace()
+	 * names the cap by the critical path instead) */
 	char pace_what[16];
 	double cap_ps_per_byte; /* that cap (struct ft_sim_op conn_cap_Bps), 0 for none */
 	bool pace_held;
@@ -1340,14 +1340,16 @@ pk_flow_cc(const struct pk_engine *e, const struct pk_flow *f)
  * an event happens, a packet's slot and one event's handling, from engine_packet.c.
  */
 struct pk_part;
-/* A completion as rank 0 takes it at the end of a split run (48 bytes; the FCT is the
+/* A completion as rank 0 takes it at the end of a split run (72 bytes; the FCT is the
  * time from its start): its time and tie key, its flow's start and that event's tie key,
- * the flow's ideal time, its task and priority. */
+ * the flow's ideal time, its task and priority, the critical path to its end (its op's,
+ * where it ended last: pkt_report.c crit_pace()). */
 struct pk_end {
 	uint64_t t_ps, seq;
 	uint64_t t_start_ps, start_key;
 	double ideal;
 	uint32_t task, prio;
+	struct pk_cp cp;
 };
 /* Source @src's records @off to @off + @n - 1 of its completions in the order of their
  * ends (@starts false) or of their flows' starts (true), into @buf. */
@@ -1390,6 +1392,8 @@ int ft__pk_pred_done(struct pk_engine *e, uint32_t u, uint64_t lat_ps);
  * (0: e->cp kept). */
 int64_t ft__pk_cp_arg(struct pk_engine *e, struct pk_cp cp);
 void ft__pk_cp_take(struct pk_engine *e, uint32_t arg);
+/* The path an event's argument @arg carries into *@cp, its slot freed (false: none). */
+bool ft__pk_cp_out(struct pk_engine *e, uint32_t arg, struct pk_cp *cp);
 int ft__pk_route_flow(struct pk_engine *e, uint32_t fid);
 int ft__pk_path_lat(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t nic, uint64_t hash,
                     uint64_t *lat_ps);
@@ -1844,7 +1848,7 @@ void ft__pk_lazy_free(struct pk_engine *e);
 void ft__pk_mark_paced(struct pk_engine *e, uint32_t to);
 void ft__pk_bottleneck_link(struct pk_engine *e, uint32_t op, uint32_t k);
 /* Op @op's critical path after the run (struct pk_cp): from its start barrier's start to its
- * last message's end (a whole run's; a split run's ranks carry none). */
+ * last message's end (a split run's on rank 0, from the gathered ends, pkt_part.c). */
 struct pk_cp ft__pk_op_cp(struct pk_engine *e, uint32_t op);
 int ft__pk_start_task(struct pk_engine *e, uint32_t t);
 int ft__pk_task_done(struct pk_engine *e, uint32_t t);
@@ -1867,6 +1871,20 @@ pk_cp_msg(struct pk_engine *e, struct pk_cp *c, const struct pk_flow *f, uint64_
 		own_ps = (uint64_t)((double)f->bytes * o->cap_ps_per_byte) + f->lat_ps;
 	c->chain_ps += FT_MIN(seg_ps, own_ps);
 	c->fab_ps += seg_ps - FT_MIN(seg_ps, own_ps);
+}
+
+/* A split run's record of flow @fid's critical path to its start (pkt_part.c: its source's
+ * rank starts it, a crossing packet carries it on to its receiver's). */
+struct pk_cp ft__pk_part_start_cp(const struct pk_engine *e, uint32_t fid);
+
+/* Message @f's critical path to its start: its task's (start_task()), or on a split run's
+ * rank the one its source's rank started it with (whose task record is there alone). */
+static inline struct pk_cp
+pk_flow_cp0(struct pk_engine *e, const struct pk_flow *f)
+{
+	if (e->part)
+		return ft__pk_part_start_cp(e, pk_task_flow(e, f->task));
+	return task_at(e, f->task)->cp;
 }
 
 /* The flow that follows @f on its QP (its next message), or NULL. */
@@ -1892,7 +1910,7 @@ pk_flow_sent(struct pk_engine *e, struct pk_flow *f)
 	if (t < PK_VIRT && own->sent)
 		return 0; /* told already: a go-back-N resend of the tail tells it once */
 	/* (the wait's critical path: the message's, to now) */
-	cp = own->cp;
+	cp = pk_flow_cp0(e, f);
 	pk_cp_msg(e, &cp, f, e->now_ps - own->t_start_ps);
 	arg = ft__pk_cp_arg(e, cp);
 	if (arg < 0)

@@ -107,6 +107,9 @@ struct pk_part {
 	 * not one per flow. */
 	uint64_t *start_key;
 	size_t nkey;
+	/* and the critical path it started with (struct pk_cp, pkt_flow.c start_task()): its
+	 * receiver's rank ends it on that path (pk_flow_cp0()) */
+	struct pk_cp *start_cp;
 	uint64_t nroot;     /* root and middle barriers: events every rank handled */
 	uint64_t nmid;      /* middle barriers: completions are swapped at window ends */
 	/* --trace: every rank samples at the same times (its own ports' figures are the
@@ -130,7 +133,10 @@ struct pk_msg {
 	struct pk_pkt pkt;
 	uint64_t t_start_ps, start_key; /* a packet's flow's start (its source's rank may
 	                                 * alone have started it) and its event's tie key */
-	uint32_t dst, pad;
+	/* a packet's: its flow's critical path to its start; a PK_EV_PRED's (has_cp): the
+	 * path its wait carries (its argument's slot is this rank's, ft__pk_cp_arg()) */
+	struct pk_cp cp;
+	uint32_t dst, has_cp;
 };
 
 struct pk_done {
@@ -141,6 +147,7 @@ struct pk_done {
 	uint64_t lat_ps; /* the flow's path latency (its barriers' wait) */
 	uint64_t vbase;  /* its receiver's count when it finished (the keys its barriers get) */
 	uint32_t origin, pad; /* its receiver */
+	struct pk_cp cp; /* the critical path to its end (what it tells its barriers) */
 };
 
 static int
@@ -862,7 +869,8 @@ pp_setup(struct pk_engine *e, struct pk_part *pp, const uint32_t *owner, struct 
 	}
 	pp->nkey = e->flows.len ? e->flows.len : 1; /* (split: the spare is one of them) */
 	pp->start_key = ft_calloc(pp->nkey, sizeof(uint64_t));
-	if (!pp->start_key)
+	pp->start_cp = ft_calloc(pp->nkey, sizeof(struct pk_cp));
+	if (!pp->start_key || !pp->start_cp)
 		return FT_ENOMEM;
 	/* Built for this split: routed as built (ft__pk_part_add_flow), for the same rank
 	 * and owners (a launcher that numbers the ranks as MPI does not would own the wrong
@@ -940,6 +948,7 @@ ft__pk_part_free(struct pk_engine *e)
 	ft_free(pp->owner);
 	ft_free(pp->task_kind);
 	ft_free(pp->start_key);
+	ft_free(pp->start_cp);
 	ft_vec_release(&pp->out);
 	ft_vec_release(&pp->done);
 	ft_vec_release(&pp->ends);
@@ -960,6 +969,21 @@ pp_skey(const struct pk_engine *e, uint32_t f)
 	size_t i = e->fsplit ? FT_VEC_AT(&e->fslot, uint32_t, f) : f;
 
 	return &e->part->start_key[i < e->part->nkey ? i : 0];
+}
+
+/* Flow @f's critical path to its start, the same way. */
+static inline struct pk_cp *
+pp_scp(const struct pk_engine *e, uint32_t f)
+{
+	size_t i = e->fsplit ? FT_VEC_AT(&e->fslot, uint32_t, f) : f;
+
+	return &e->part->start_cp[i < e->part->nkey ? i : 0];
+}
+
+struct pk_cp
+ft__pk_part_start_cp(const struct pk_engine *e, uint32_t fid)
+{
+	return *pp_scp(e, fid);
 }
 
 size_t
@@ -996,7 +1020,12 @@ ft__pk_part_push(struct pk_engine *e, const struct pk_event *ev)
 		m.pkt = e->pkts[ev->id];
 		m.t_start_ps = flow_at(e, m.pkt.flow)->t_start_ps;
 		m.start_key = *pp_skey(e, m.pkt.flow);
+		m.cp = *pp_scp(e, m.pkt.flow);
 		ft__pk_pkt_free(e, ev->id);
+	} else if (type == PK_EV_PRED) {
+		/* (its path leaves with it: the slot is this rank's, freed here) */
+		m.has_cp = ft__pk_cp_out(e, ev->aux >> 4, &m.cp);
+		m.ev.aux = type;
 	}
 	return ft_vec_push(&pp->out, &m);
 }
@@ -1012,6 +1041,7 @@ void
 ft__pk_part_flow_start(struct pk_engine *e, uint32_t fid)
 {
 	*pp_skey(e, fid) = e->cur_seq;
+	*pp_scp(e, fid) = e->cp; /* (its task's, start_task()) */
 }
 
 bool
@@ -1028,8 +1058,13 @@ ft__pk_part_flow_done(struct pk_engine *e, uint32_t fid)
 	const struct pk_flow *f = flow_at(e, fid);
 	struct pk_done d = { e->now_ps, e->cur_seq, f->t_start_ps, *pp_skey(e, fid),
 		             f->ideal_s, f->task, f->prio, f->lat_ps, e->vseq[e->origin],
-		             e->origin, 0 };
-	struct pk_end end = { d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio };
+		             e->origin, 0, *pp_scp(e, fid) };
+	struct pk_end end;
+
+	/* (the path to its end, as task_done() takes it in one process) */
+	pk_cp_msg(e, &d.cp, f, e->now_ps - f->t_start_ps);
+	end = (struct pk_end){ d.t_ps, d.seq, d.t_start_ps, d.start_key, d.ideal, d.task, d.prio,
+		               d.cp };
 
 	/* Its successors start (pp_replay) with keys from here, as in one process: the
 	 * counts are kept for them, so this vertex's later events stay after them. */
@@ -1215,6 +1250,15 @@ pp_exchange(struct pk_engine *e)
 			pp_path_here(e, &e->pkts[id]);
 			flow_at(e, in[i].pkt.flow)->t_start_ps = in[i].t_start_ps;
 			*pp_skey(e, in[i].pkt.flow) = in[i].start_key;
+			*pp_scp(e, in[i].pkt.flow) = in[i].cp;
+		} else if (in[i].has_cp) { /* (a PK_EV_PRED's path, in a slot of this rank) */
+			int64_t arg = ft__pk_cp_arg(e, in[i].cp);
+
+			if (arg < 0) {
+				rc = (int)arg;
+				break;
+			}
+			ev.aux = (ev.aux & 15u) | ((uint32_t)arg << 4);
 		}
 		rc = pk_evq_push(&e->evq, &ev);
 	}
@@ -1857,6 +1901,7 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 		if (d->t_ps >= o->last_end_ps) {
 			o->last_end_ps = d->t_ps;
 			o->last_held = held && !o->coll;
+			o->cp = d->cp; /* (its critical path, pkt_report.c crit_pace()) */
 		}
 	}
 	if (pk_task_far_id(e, d->task))
@@ -2117,6 +2162,7 @@ pp_replay(struct pk_engine *e)
 	struct pk_part *pp = e->part;
 	uint64_t now = e->now_ps;
 	uint32_t origin = e->origin;
+	struct pk_cp cp = e->cp;
 	size_t ndone;
 	struct pk_done *dn = pp_collect(pp, pp->done.len ? pp->done.data : NULL, pp->done.len,
 	                                sizeof(*dn), true, &ndone);
@@ -2138,6 +2184,7 @@ pp_replay(struct pk_engine *e)
 		e->now_ps = d->t_ps;
 		e->origin = d->origin;
 		e->vseq[d->origin] = d->vbase;
+		e->cp = d->cp; /* (the path its end tells them, pkt_flow.c task_done()) */
 		for (uint32_t j = 0; j < nsucc && rc == 0; j++) {
 			uint32_t u = e->succ[off + j];
 			const struct pk_task *b;
@@ -2158,6 +2205,7 @@ pp_replay(struct pk_engine *e)
 	}
 	e->now_ps = now;
 	e->origin = origin;
+	e->cp = cp;
 	ft_free(dn);
 	return rc;
 }

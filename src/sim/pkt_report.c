@@ -231,8 +231,8 @@ ft__pk_op_cp(struct pk_engine *e, uint32_t op)
  * what the cap lets them take, is more than what its ports held them beyond that. The
  * flow engine names the cap where it held the op's slowest flow, a port where a link
  * slowed it below the cap (engine_flow.c, ft__fs_flow_capped()): the same split, by
- * time. A split run's ranks carry no path: there its last pace held a message
- * (pace_held).
+ * time. A run split across MPI ranks carries the same path (pkt_part.c: with the waits
+ * that cross ranks, the barriers' completions and rank 0's gather of the ends).
  */
 static bool
 crit_pace(struct pk_engine *e, uint32_t op)
@@ -240,8 +240,8 @@ crit_pace(struct pk_engine *e, uint32_t op)
 	const struct pk_op *o = ft_vec_at(&e->ops, op);
 	struct pk_cp c;
 
-	if (!o->pace_what[0] || e->part)
-		return o->pace_what[0] && o->pace_held;
+	if (!o->pace_what[0])
+		return false;
 	c = ft__pk_op_cp(e, op);
 	return c.pace_ps + c.chain_ps > c.fab_ps;
 }

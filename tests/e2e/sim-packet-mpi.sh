@@ -180,6 +180,12 @@ grep -Eq '"tcp_timeouts": [1-9]' "$tmp/tcp.one.json" &&
 # between them, told of the flows finished on the other ranks at each window's
 # end (their waits are longer than the lookahead).
 check phases tests/fixtures/sim/packet-mpi-k4-phases.yaml 1 '"algo": "halving_doubling"'
+# A collective under a cap held back by a slow NIC (CollNetChain; an LL ring): its
+# bottleneck is named along its critical path (pkt_report.c crit_pace()), which the
+# waits that cross ranks carry (a clear-to-send, a barrier's completions, rank 0's
+# gather of the ends), so the split run names `nic` as one process does.
+check collnet-slow-nic tests/fixtures/sim/collnet-slow-nic.yaml 1 '"bottleneck": "nic"' --engine packet
+check ll-ring-slow-nic tests/fixtures/sim/ll-ring-slow-nic.yaml 1 '"bottleneck": "nic"' --engine packet
 # NCCL's chunked pipelines (ring all-reduce and all-gather, tree all-reduce,
 # chain broadcast): a message follows the one that arrived where it leaves
 # (local), its QP's previous message leaving the NIC (local, the source's
