@@ -596,8 +596,6 @@ ft__pk_flow_done(struct pk_engine *e, uint32_t fid)
 	if (op < e->ops.len) {
 		struct pk_op *o = ft_vec_at(&e->ops, op);
 
-		if (f->held && o->pace_what[0])
-			o->pace_held = true; /* (its last pace held a message) */
 		if (e->now_ps >= o->last_end_ps) {
 			o->last_end_ps = e->now_ps;
 			o->cp = pk_flow_cp0(e, f); /* (its critical path, pkt_report.c) */

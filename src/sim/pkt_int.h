@@ -793,12 +793,10 @@ struct pk_op {
 	struct pk_cp cp; /* the critical path to that flow's end (pkt_report.c crit_pace()) */
 	/* a collective whose stages its cap paces (the model's price: CollNet's, an NVLS
 	 * tree's, PAT's, a forced channel count's): what set the cap (struct ft_sim_op
-	 * conn_cap_what, the model's binding link; "" for none), and whether its last pace
-	 * held a message (the pace, not the fabric, its last wait; pkt_report.c crit_pace()
-	 * names the cap by the critical path instead) */
+	 * conn_cap_what, the model's binding link; "" for none; pkt_report.c crit_pace()
+	 * names it where the cap held the op's critical path) */
 	char pace_what[16];
 	double cap_ps_per_byte; /* that cap (struct ft_sim_op conn_cap_Bps), 0 for none */
-	bool pace_held;
 	bool coll; /* not a send/recv nor an all-to-all: a held flow's pace is its cap's */
 };
 

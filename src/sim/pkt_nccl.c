@@ -570,7 +570,7 @@ link_message(struct ring_build *rb, uint32_t i, uint32_t m, uint32_t slots)
 	 * its send's own (send_pace()) */
 	if (rc == 0 && m > 0 && rb->pace && m < rb->pace_msgs) {
 		rc = ft__pk_add_dep(rb->e, rb->pace[m - 1], to);
-		/* the cap's last pace: held where it is the last wait (struct pk_op pace_held) */
+		/* the last pace: held where it is the last wait (a send's window, last_held) */
 		if (rc == 0 && m + 1 == rb->pace_msgs)
 			ft__pk_mark_paced(rb->e, to);
 	}

@@ -1896,8 +1896,6 @@ pp_take_end(void *ctx, const struct pk_end *d, bool end)
 		struct pk_op *o = ft_vec_at(&e->ops, k->op);
 		bool held = e->part->held[pk_task_flow(e, d->task)] != 0;
 
-		if (held && o->pace_what[0])
-			o->pace_held = true; /* (its last pace held a message) */
 		if (d->t_ps >= o->last_end_ps) {
 			o->last_end_ps = d->t_ps;
 			o->last_held = held && !o->coll;
@@ -2076,7 +2074,7 @@ pp_gather(struct pk_engine *e)
 	for (size_t i = 0; i < e->ops.len; i++) {
 		struct pk_op *o = ft_vec_at(&e->ops, i);
 
-		o->last_end_ps = 0, o->last_held = o->pace_held = false;
+		o->last_end_ps = 0, o->last_held = false;
 	}
 	/* Leaf barriers: started by their last flow, done after their wait (task_done and
 	 * start_task in one process). */

@@ -795,7 +795,7 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0) {
 				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, m, s) - 1], to);
 				/* (the last pace: held where it is its last wait, pkt_flow.c
-				 * barrier_feeds(); struct pk_op pace_held) */
+				 * barrier_feeds()) */
 				if (pace_of(tb, m, s) + 1 == rb->pace_msgs)
 					ft__pk_mark_paced(rb->e, to);
 			}

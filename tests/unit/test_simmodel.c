@@ -2210,7 +2210,7 @@ test_collnet_chain_paced(void **state)
 		assert_string_equal(flow_algo, "collnet_chain");
 		assert_agree(f, m);
 		/* (both engines name the pace's class where it held the op: the packet engine
-		 * where its last pace held a message, struct pk_op pace_held) */
+		 * where the cap held its critical path, pkt_report.c crit_pace()) */
 		assert_string_equal(flow_bottleneck, model_bottleneck);
 		remove(path);
 	}
