@@ -357,6 +357,17 @@ test_real_output_forms(void **state)
 	assert_int_equal(count_obs(&set, "ib.portinfo.ibportstate"), 0);
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/* ibv_devinfo -v: the names of a flags field's bits are read with it, none skipped */
+	parse_fixture(FIXTURES "/ibv_devinfo/cx5-roce-v-mofed4-cap-flag-lists-tabs.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	o = find_obs(&set, "ib.dev.device_cap_flags", "mlx5_1", -1);
+	assert_true(o && o->has_num && o->num == (double)0xe5721c36);
+	o = find_obs(&set, "ib.dev.max_sge", "mlx5_1", -1);
+	assert_true(o && o->num == 30);
+	assert_non_null(find_obs(&set, "ib.port.link_layer", "mlx5_1", 1));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
 	(void)state;
 }
 
