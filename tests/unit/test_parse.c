@@ -368,6 +368,19 @@ test_real_output_forms(void **state)
 	assert_non_null(find_obs(&set, "ib.port.link_layer", "mlx5_1", 1));
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/* ibqueryerrors --data: data counters in 4-byte words; a sweep's timeout is an error */
+	parse_fixture(FIXTURES "/ibqueryerrors/hdr-switch-data-counters-sweep-timeout-report-port.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	o = find_obs(&set, "tool.error", NULL, -1);
+	assert_true(o && strstr(o->str, "Connection timed out"));
+	o = find_obs(&set, "ib.counter.PortXmitData", "ibswh2 [255-B05] HDR-40", 17);
+	assert_true(o && o->num == 912404511330.0 && strcmp(o->unit, "4B") == 0);
+	o = find_obs(&set, "ib.counter.SymbolErrorCounter", "ibswh2 [255-B05] HDR-40", 17);
+	assert_true(o && o->num == 20911 && strcmp(o->unit, "count") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
 	(void)state;
 }
 
