@@ -35,23 +35,32 @@ pid_key(struct ft__span host, uint64_t pid)
 	return h ? h : 1;
 }
 
-static int *
-pid_slot(struct ft__nccl_state *st, uint64_t key, bool insert)
+static size_t
+pid_index(struct ft__nccl_state *st, uint64_t key, bool insert)
 {
 	size_t i = (size_t)(key % FT__NCCL_PIDS);
 
 	for (size_t n = 0; n < FT__NCCL_PIDS; n++, i = (i + 1) % FT__NCCL_PIDS) {
 		if (st->pid[i].key == key)
-			return &st->pid[i].rank;
+			return i;
 		if (st->pid[i].key == 0) {
 			if (!insert)
-				return NULL;
+				return FT__NCCL_PIDS;
 			st->pid[i].key = key;
 			st->pid[i].rank = -1;
-			return &st->pid[i].rank;
+			st->pid[i].nranks = false;
+			return i;
 		}
 	}
-	return NULL;
+	return FT__NCCL_PIDS;
+}
+
+static int *
+pid_slot(struct ft__nccl_state *st, uint64_t key, bool insert)
+{
+	size_t i = pid_index(st, key, insert);
+
+	return i < FT__NCCL_PIDS ? &st->pid[i].rank : NULL;
 }
 
 /* The integer after @word in @s ("rank 4 nranks 8": word "rank"). */
@@ -373,13 +382,17 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		 * with the caller's name: ncclCommInitRank, ncclCommInitAll,
 		 * ncclCommInitRankConfig, ncclCommSplit.
 		 */
-		int *slot = pid_slot(st, key, true);
+		size_t pi = pid_index(st, key, true);
+		/* 2.12 to 2.18 print both lines for a process: its size once */
+		bool seen = pi < FT__NCCL_PIDS && st->pid[pi].nranks;
 
-		if (slot)
-			*slot = (int)v;
+		if (pi < FT__NCCL_PIDS)
+			st->pid[pi].rank = (int)v;
 		c->rank = (int)v;
 		if (ft__starts(m, "comm 0x")) {
-			if (int_after(m, "nRanks", &v) || int_after(m, "nranks", &v)) {
+			if (int_after(m, "nRanks", &v) || (!seen && int_after(m, "nranks", &v))) {
+				if (pi < FT__NCCL_PIDS)
+					st->pid[pi].nranks = true;
 				ft__emit_num(c, line, "nccl.nranks", (double)v, "count");
 				if (v > 0 && v < UINT32_MAX && !st->log_nranks) {
 					st->log_nranks = (uint32_t)v;
