@@ -21,7 +21,9 @@
  * ("tsc 2095.081 MHz, error 3.1 ppm" or "monotonic"; a "# clock: rank 0"
  * line under the table where loops fell back) as `--save` stores it:
  * `bench.clock_hz` and `bench.clock_error` of rank 0. Error lines
- * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`.
+ * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`;
+ * the warning "Conflicting CPU frequency values detected: A != B" is
+ * `host.cpu_freq_conflict` (MHz, the lower), not an error.
  */
 #include "parse_int.h"
 
@@ -379,6 +381,34 @@ copy_line(struct ft__pctx *c, const struct pstate *ps, uint32_t line, struct ft_
 	ft__skipped(c, line, "fabtune copy line of a size with no row", s);
 }
 
+/*
+ * "Conflicting CPU frequency values detected: 1200.000000 != 3591.635000.
+ * CPU Frequency is not max.": perftest's proc_get_cpu_mhz() (get_clock.c)
+ * found the cores of /proc/cpuinfo at different clocks, a frequency governor
+ * at work (HOST-CPU). A warning, between the table's header and its rows:
+ * the run goes on (its figures stand; the latency tests' conversion of
+ * cycles to time uses a sampled clock). `host.cpu_freq_conflict`: the lower
+ * clock in MHz, the two as printed in str.
+ */
+static void
+cpu_freq_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	struct ft__span rest, pair = ft__trim(s);
+	const char *dot = ft__find(pair, ". ");
+	double a, b;
+
+	if (dot) /* the sentence after: "CPU Frequency is not max." */
+		pair.n = (size_t)(dot - pair.p);
+	else if (pair.n && pair.p[pair.n - 1] == '.')
+		pair.n--;
+	if (!ft__lead_dbl(pair, &a, &rest) || !ft__starts(rest, "!= ") ||
+	    !ft__lead_dbl(ft__skip(rest, 3), &b, &rest) || rest.n) {
+		ft__skipped(c, line, "malformed CPU frequency warning", s);
+		return;
+	}
+	ft__emit(c, line, "host.cpu_freq_conflict", true, a < b ? a : b, "MHz", pair);
+}
+
 static bool
 perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -447,6 +477,12 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 			lat_row(c, ps, line, s);
 		return true;
 	}
+	if (ft__starts(s, "Conflicting CPU frequency values detected:")) {
+		cpu_freq_line(c, line, ft__skip(s, 42));
+		return true;
+	}
+	if (ft__starts(s, "Test integrity may be harmed"))
+		return true; /* the end of the warning above, with -F */
 	if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
 	    ft__find(s, " failed")) {
 		ft__emit_str(c, line, "tool.error", s);

@@ -381,6 +381,18 @@ test_real_output_forms(void **state)
 	assert_true(o && o->num == 20911 && strcmp(o->unit, "count") == 0);
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/* perftest's "Conflicting CPU frequency values detected" is a governor at work, not an error */
+	parse_fixture(FIXTURES "/perftest/roce-ib-read-bw-gbits-cpu-frequency-conflict-warnings.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "tool.error"), 0);
+	assert_int_equal(count_obs(&set, "host.cpu_freq_conflict"), 3);
+	o = find_obs(&set, "host.cpu_freq_conflict", "mlx5_0", -1);
+	assert_true(o && o->num == 3645.037 && strcmp(o->unit, "MHz") == 0 &&
+	            strcmp(o->str, "3645.037000 != 4299.667000") == 0);
+	assert_int_equal(ft_run_nrows(&run), 3);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
 	(void)state;
 }
 
