@@ -29,20 +29,49 @@ ft__dotted(struct ft__span s, struct ft__span *name, struct ft__span *val)
 	return true;
 }
 
-/* "# Port counters: Lid 21 port 1 (CapMask: ..." -> device "LID 21", port 1. */
+/*
+ * "# Port counters: Lid 21 port 1 (CapMask: ..." -> device "LID 21", port 1.
+ * A port reached by a directed route (ibportstate's "Peer PortInfo:" of a
+ * switch port, any tool's -D): libibmad's portid2str() prints "Lid 1 DR path
+ * slid 2; dlid 65535; 0,6" (or the path alone, "DR path slid 0; dlid 0;
+ * 0,1"), and the port is the one at the path's end: device "LID 1 DR 0,6".
+ */
 static inline bool
 ft__lid_header(struct ft__pctx *c, struct ft__span s)
 {
 	const char *lid = ft__find(s, "Lid ");
-	struct ft__span rest, tok;
+	const char *dr = ft__find(s, "DR path ");
+	struct ft__span rest, tok, path = FT__NOSTR;
 	uint64_t u;
+	int n = 0;
 
-	if (!ft__starts(s, "# ") || !lid)
+	if (!ft__starts(s, "# ") || (!lid && !dr))
 		return false;
-	rest = ft__skip(s, (size_t)(lid - s.p) + 4);
-	if (!ft__token(&rest, &tok) || !ft__u64(tok, &u))
-		return false;
-	snprintf(c->device, sizeof(c->device), "LID %" PRIu64, u);
+	if (lid && (!dr || lid < dr)) {
+		rest = ft__skip(s, (size_t)(lid - s.p) + 4);
+		if (!ft__token(&rest, &tok) || !ft__u64(tok, &u))
+			return false;
+		n = snprintf(c->device, sizeof(c->device), "LID %" PRIu64, u);
+	}
+	if (dr) {
+		/* the path: the token after the last "; " before " port" */
+		const char *semi = NULL;
+
+		rest = ft__skip(s, (size_t)(dr - s.p));
+		for (const char *q = rest.p; q + 1 < rest.p + rest.n; q++)
+			if (q[0] == ';' && q[1] == ' ')
+				semi = q;
+		if (!semi)
+			return false;
+		rest = ft__skip(rest, (size_t)(semi - rest.p) + 2);
+		if (!ft__token(&rest, &path))
+			return false;
+		snprintf(c->device + n, sizeof(c->device) - (size_t)n, "%sDR %.*s", n ? " " : "",
+		         (int)path.n, path.p);
+	} else {
+		rest = ft__skip(s, (size_t)(lid - s.p) + 4);
+		(void)ft__token(&rest, &tok);
+	}
 	c->port = -1;
 	if (ft__token(&rest, &tok) && ft__eq(tok, "port") && ft__token(&rest, &tok) &&
 	    ft__u64(tok, &u) && u < 256)

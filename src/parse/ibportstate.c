@@ -8,20 +8,70 @@
  * fields show defaults, not a degraded link: rules must check the state.
  * The headings ibportstate prints before a block ("PortInfo:", "Peer
  * PortInfo:" for the far end of a switch port, "After PortInfo set:" after
- * an enable or a reset) carry nothing: the "# Port info" line names the port.
+ * an enable or a reset) carry nothing: the "# Port info" line names the port
+ * ("LID 1 DR 0,6" for the peer a directed route reaches, ft__lid_header()),
+ * or else the prompt's "ibportstate LID PORT". A failed query
+ * ("ibportstate: iberror: failed: ...") is a `tool.error` of that port.
  */
 #include "dotted.h"
+
+/*
+ * "ibportstate [options] LID PORT [op]" (or "smpquery pi LID PORT") at a
+ * prompt: the port the next lines
+ * are about, which names it where the query failed and no "# Port info"
+ * header follows ("ibportstate: iberror: failed: smp query portinfo failed").
+ * A directed route (-D) or a GUID (-G) names no LID: nothing is set.
+ */
+static void
+prompt_port(struct ft__pctx *c, struct ft__span cmd)
+{
+	struct ft__span tok, args[2];
+	size_t n = 0;
+	uint64_t lid, port;
+
+	if (!ft__token(&cmd, &tok))
+		return;
+	/* "smpquery [options] portinfo|pi LID PORT" prints the same block */
+	if (ft__ends(tok, "smpquery") &&
+	    !(ft__token(&cmd, &tok) && (ft__eq(tok, "pi") || ft__eq(tok, "portinfo"))))
+		return;
+	if (!ft__ends(tok, "ibportstate") && !ft__eq(tok, "pi") && !ft__eq(tok, "portinfo"))
+		return;
+	while (ft__token(&cmd, &tok)) {
+		if (tok.p[0] == '-') {
+			if (ft__eq(tok, "-D") || ft__eq(tok, "-G") || ft__eq(tok, "--Direct") ||
+			    ft__eq(tok, "--Guid"))
+				return;
+			continue;
+		}
+		if (n < 2)
+			args[n++] = tok;
+	}
+	if (n < 2 || !ft__u64(args[0], &lid) || !ft__u64(args[1], &port) || port > 255)
+		return;
+	snprintf(c->device, sizeof(c->device), "LID %" PRIu64, lid);
+	c->port = (int)port;
+}
 
 static bool
 ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	struct ft__span name, val;
+	struct ft__span name, val, cmd;
 
 	(void)state;
+	if (ft__is_prompt(s, &cmd) && !ft__starts(s, "# Port info")) {
+		prompt_port(c, cmd);
+		return true;
+	}
 	if (ft__ends(s, "PortInfo:") || ft__eq(s, "After PortInfo set:"))
 		return true;
 	if (ft__lid_header(c, s))
 		return true;
+	/* "ibportstate: iberror: failed: smp query portinfo failed" (libibmad's IBEXIT) */
+	if (ft__find(s, "iberror:")) {
+		ft__emit_str(c, line, "tool.error", s);
+		return true;
+	}
 	if (ft__dotted(s, &name, &val)) {
 		if (!ft__ib_field_emit(c, line, FT__IB_PORTINFO, true, name, val)) {
 			uint64_t u;

@@ -4,10 +4,24 @@
  * "GUID 0x... port N: [Counter == value (scaled)] [...]" (port "ALL" with -c),
  * optionally under "Errors for 0x... "node name"" headers.
  *
- * Each bracket becomes `ib.counter.<Counter>`; the entity is the GUID (or
- * node name when a header gives one) and the port (-1 for ALL).
+ * Each bracket becomes `ib.counter.<Counter>` (PortXmitData and PortRcvData
+ * in 4-byte words, unit "4B", as perfquery's); the entity is the GUID (or
+ * node name when a header gives one) and the port (-1 for ALL). The sweep's
+ * errors ("src/query_smp.c:199; umad (...) bad status 110; Connection timed
+ * out", "ibwarn: ... failed") become `tool.error`.
  */
 #include "parse_int.h"
+
+/*
+ * The data counters count octets divided by 4 (IBA vol. 1, PortCounters and
+ * PortCountersExtended: PortXmitData, PortRcvData), as perfquery prints them;
+ * ibqueryerrors' scaled figure beside them is the bytes ("(17.922PB)").
+ */
+static bool
+is_data(struct ft__span name)
+{
+	return ft__eq(name, "PortXmitData") || ft__eq(name, "PortRcvData");
+}
 
 static void
 brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
@@ -36,8 +50,8 @@ brackets(struct ft__pctx *c, uint32_t line, struct ft__span s)
 		name = ft__trim((struct ft__span){ in.p, (size_t)(eq - in.p) });
 		val = ft__skip(in, (size_t)(eq - in.p) + 2);
 		if (ft__token(&val, &tok) && ft__u64(tok, &u) && name.n)
-			ft__emit_named(c, line, "ib.counter.", name, true, (double)u, "count",
-			               FT__NOSTR);
+			ft__emit_named(c, line, "ib.counter.", name, true, (double)u,
+			               is_data(name) ? "4B" : "count", FT__NOSTR);
 		else
 			ft__skipped(c, line, "counter value is not a number", in);
 	}
@@ -56,6 +70,18 @@ ibqueryerrors_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t 
 	uint64_t u;
 
 	if (ft__starts(s, "##"))
+		return true;
+	/*
+	 * libibnetdisc's and libibmad's errors: "src/query_smp.c:199; umad (DR path
+	 * slid 0; dlid 0; 0,1,10,19 Attr 0x11:0) bad status 110; Connection timed
+	 * out" - a port the sweep could not reach, the tool's error.
+	 */
+	rest = s;
+	if (ft__token(&rest, &tok) && ft__ends(tok, ";") && ft__find(tok, ".c:")) {
+		ft__emit_str(c, line, "tool.error", s);
+		return true;
+	}
+	if (ft__ibwarn(c, line, s))
 		return true;
 	if (ft__starts(s, "Errors for ")) {
 		const char *q = memchr(s.p, '"', s.n);

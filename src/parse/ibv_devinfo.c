@@ -8,7 +8,10 @@
  * that only -v prints and that have no dedicated key keep the tool's name:
  * `ib.dev.<field>` and `ib.port.<field>`. "GID[ 3]: ..." becomes `ib.port.gid`
  * with the index as the number. A paste that starts at a "port: N" line (its
- * hca_id cut away) is read for a device without a name.
+ * hca_id cut away) is read for a device without a name. Under a flags field
+ * ("device_cap_flags: 0xe5721c36", "port_cap_flags:") -v lists the names of
+ * the bits set, one a line ("BAD_PKEY_CNTR", "Unknown flags: 0xe5620000"):
+ * the number kept says as much, and the names are read as part of it.
  */
 #include "parse_int.h"
 
@@ -23,13 +26,36 @@ is_ident(struct ft__span k)
 	return true;
 }
 
+struct devstate {
+	bool in_hca;
+	bool in_flags; /* the lines after a "*_flags:" field: the names of its bits */
+};
+
+/* "BAD_PKEY_CNTR", "EXT_SEND NOP", "Unknown flags: 0x200000000000": a bit of a flags field */
+static bool
+is_flag_name(struct ft__span s)
+{
+	if (ft__starts(s, "Unknown flags:"))
+		return true;
+	for (size_t i = 0; i < s.n; i++)
+		if (!(isupper((unsigned char)s.p[i]) || ft__is_digit(s.p[i]) || s.p[i] == '_' ||
+		      s.p[i] == ' '))
+			return false;
+	return s.n > 0;
+}
+
 static bool
 ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
-	bool *in_hca = state;
+	struct devstate *st = state;
+	bool *in_hca = &st->in_hca;
 	struct ft__span k, v;
 	uint64_t u;
 	double d;
+
+	if (st->in_flags && is_flag_name(s))
+		return true;
+	st->in_flags = false;
 
 	if (ft__starts(s, "hca_id:")) {
 		ft__copy(c->device, sizeof(c->device), ft__trim(ft__skip(s, 7)));
@@ -65,6 +91,7 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		ft__skipped(c, line, "unknown ibv_devinfo line", s);
 		return true;
 	}
+	st->in_flags = ft__ends(k, "_flags");
 	if (ft__eq(k, "port") && ft__u64(v, &u) && u < 256) {
 		c->port = (int)u;
 		return true;
@@ -96,7 +123,7 @@ ibv_devinfo_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 	return true;
 }
 
-FT__LINES_RUN_STATE(ibv_devinfo, bool, "not ibv_devinfo output")
+FT__LINES_RUN_STATE(ibv_devinfo, struct devstate, "not ibv_devinfo output")
 
 FT__PARSER(ibv_devinfo, "ibv_devinfo", "ibv_devinfo [-v]: HCA fields, port state, MTU, LIDs, GIDs",
            { 95, { "hca_id:", "phys_port_cnt|fw_ver" } }, { 60, { "hca_id:" } },

@@ -35,23 +35,32 @@ pid_key(struct ft__span host, uint64_t pid)
 	return h ? h : 1;
 }
 
-static int *
-pid_slot(struct ft__nccl_state *st, uint64_t key, bool insert)
+static size_t
+pid_index(struct ft__nccl_state *st, uint64_t key, bool insert)
 {
 	size_t i = (size_t)(key % FT__NCCL_PIDS);
 
 	for (size_t n = 0; n < FT__NCCL_PIDS; n++, i = (i + 1) % FT__NCCL_PIDS) {
 		if (st->pid[i].key == key)
-			return &st->pid[i].rank;
+			return i;
 		if (st->pid[i].key == 0) {
 			if (!insert)
-				return NULL;
+				return FT__NCCL_PIDS;
 			st->pid[i].key = key;
 			st->pid[i].rank = -1;
-			return &st->pid[i].rank;
+			st->pid[i].nranks = false;
+			return i;
 		}
 	}
-	return NULL;
+	return FT__NCCL_PIDS;
+}
+
+static int *
+pid_slot(struct ft__nccl_state *st, uint64_t key, bool insert)
+{
+	size_t i = pid_index(st, key, insert);
+
+	return i < FT__NCCL_PIDS ? &st->pid[i].rank : NULL;
 }
 
 /* The integer after @word in @s ("rank 4 nranks 8": word "rank"). */
@@ -253,27 +262,40 @@ warn_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 		ft__emit_str(c, line, "nccl.error", m);
 }
 
+/*
+ * A connection line, "... 11[71000] -> 0[1f000] [receive] via NET/IB/0/GDRDMA":
+ * false when @m has no " via ". NCCL 2.7 and later print it as "Channel NN
+ * : ...", 2.4 to 2.6 as "Ring NN : ..." (init.cc, the "via %s" of the
+ * transport chosen for each peer).
+ */
+static bool
+via_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
+{
+	const char *via = ft__find(m, " via ");
+	struct ft__span how;
+
+	if (!via)
+		return false;
+	how = ft__trim(ft__skip(m, (size_t)(via - m.p) + 5));
+	if (ft__starts(how, "NET/")) {
+		ft__emit_str(c, line, "nccl.transport", how);
+		ft__emit_num(c, line, "nccl.gdr", ft__find(how, "/GDRDMA") ? 1 : 0, NULL);
+	}
+	return true;
+}
+
 static void
 channel_line(struct ft__pctx *c, uint32_t line, struct ft__span m)
 {
 	/* "Channel 00/03 : 0 1 2 3" or "Channel 01 : 11[71000] -> 0[1f000] [receive] via
 	 * NET/IB/0/GDRDMA" */
 	struct ft__span rest = ft__skip(m, 8), num;
-	const char *slash, *via = ft__find(m, " via ");
+	const char *slash;
 	uint64_t ch, total;
 
-	if (!ft__token(&rest, &num))
+	if (!ft__token(&rest, &num) || via_line(c, line, m))
 		return;
 	slash = memchr(num.p, '/', num.n);
-	if (via) {
-		struct ft__span how = ft__trim(ft__skip(m, (size_t)(via - m.p) + 5));
-
-		if (ft__starts(how, "NET/")) {
-			ft__emit_str(c, line, "nccl.transport", how);
-			ft__emit_num(c, line, "nccl.gdr", ft__find(how, "/GDRDMA") ? 1 : 0, NULL);
-		}
-		return;
-	}
 	if (slash && ft__u64((struct ft__span){ num.p, (size_t)(slash - num.p) }, &ch) &&
 	    ft__u64((struct ft__span){ slash + 1, num.n - (size_t)(slash - num.p) - 1 }, &total) &&
 	    ch == 0) {
@@ -350,15 +372,27 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 		emit_env(c, line, m, " set by environment to ");
 	} else if (ft__starts(m, "NCCL_") && ft__find(m, " set to ")) {
 		emit_env(c, line, m, " set to ");
-	} else if ((ft__starts(m, "comm 0x") || ft__starts(m, "ncclCommInitRank comm ")) &&
+	} else if ((ft__starts(m, "comm 0x") ||
+	            (ft__starts(m, "ncclComm") && ft__find(m, " comm 0x"))) &&
 	           int_after(m, "rank", &v)) {
-		int *slot = pid_slot(st, key, true);
+		/*
+		 * "comm 0x.. rank R nRanks N nNodes ..." (2.19 and later), "comm 0x.. rank R
+		 * nranks N cudaDev D busId B - Init COMPLETE" (2.4 to 2.18), and the
+		 * "FUNC comm 0x.. rank R nranks N ... busId B" lines init.cc prints
+		 * with the caller's name: ncclCommInitRank, ncclCommInitAll,
+		 * ncclCommInitRankConfig, ncclCommSplit.
+		 */
+		size_t pi = pid_index(st, key, true);
+		/* 2.12 to 2.18 print both lines for a process: its size once */
+		bool seen = pi < FT__NCCL_PIDS && st->pid[pi].nranks;
 
-		if (slot)
-			*slot = (int)v;
+		if (pi < FT__NCCL_PIDS)
+			st->pid[pi].rank = (int)v;
 		c->rank = (int)v;
 		if (ft__starts(m, "comm 0x")) {
-			if (int_after(m, "nRanks", &v)) {
+			if (int_after(m, "nRanks", &v) || (!seen && int_after(m, "nranks", &v))) {
+				if (pi < FT__NCCL_PIDS)
+					st->pid[pi].nranks = true;
 				ft__emit_num(c, line, "nccl.nranks", (double)v, "count");
 				if (v > 0 && v < UINT32_MAX && !st->log_nranks) {
 					st->log_nranks = (uint32_t)v;
@@ -379,7 +413,8 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 	} else if (ft__starts(m, "Trees ") || ft__starts(m, "Tree ")) {
 		ft__emit_str(c, line, "nccl.tree", m);
 	} else if (ft__starts(m, "Ring ")) {
-		ft__emit_str(c, line, "nccl.ring", m);
+		if (!via_line(c, line, m))
+			ft__emit_str(c, line, "nccl.ring", m);
 	} else if ((q = ft__find(m, " coll channels,")) != NULL) {
 		struct ft__span r = m, tok;
 		uint64_t n;

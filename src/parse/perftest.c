@@ -10,14 +10,20 @@
  * `perftest.gid_local` / `perftest.gid_remote` (an all-zero GID means no
  * usable RoCE address; ROCE-GID). Bandwidth rows: a result row (pt2pt_bw,
  * algbw in GB/s) and `bench.bw_peak`, `bench.bw_avg` (Gbps), `bench.msg_rate`
- * (Mpps), str = size. Latency rows: a result row (pt2pt_lat) and
- * `bench.lat_min`, `bench.lat_p50` (t_typical), `bench.lat_avg`,
- * `bench.lat_p99`, `bench.lat_p999`, `bench.lat_max` (us). fabtune bench's
+ * (Mpps), str = size; no `bench.bw_peak` where the peak is printed 0.00 over
+ * a non-zero average (not measured: -D, --run_infinitely, -N). Latency rows:
+ * a result row (pt2pt_lat) and `bench.lat_min`, `bench.lat_p50`
+ * (t_typical), `bench.lat_avg`, `bench.lat_p99`, `bench.lat_p999`,
+ * `bench.lat_max` (us); a table in cycles (`t_min[cycles]`, --report-cycles)
+ * gives no row and its figures under the same keys plus `_cycles`
+ * (`bench.lat_p50_cycles`, unit cycles). fabtune bench's
  * banner adds `bench.binding` and, for latency, rank 0's sample clock
  * ("tsc 2095.081 MHz, error 3.1 ppm" or "monotonic"; a "# clock: rank 0"
  * line under the table where loops fell back) as `--save` stores it:
  * `bench.clock_hz` and `bench.clock_error` of rank 0. Error lines
- * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`.
+ * ("Failed to modify QP 59 to RTR", "Couldn't ...") become `tool.error`;
+ * the warning "Conflicting CPU frequency values detected: A != B" is
+ * `host.cpu_freq_conflict` (MHz, the lower), not an error.
  */
 #include "parse_int.h"
 
@@ -64,6 +70,7 @@ struct pstate {
 	bool fabtune;       /* the banner is fabtune bench's ("shm BW Test (fabtune)") */
 	bool bidir;         /* "... Bidirectional BW Test": both ways at once */
 	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
+	bool cycles;    /* latency columns in CPU cycles ("t_min[cycles]", -C) */
 };
 
 /* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
@@ -200,6 +207,14 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	}
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
+	/*
+	 * perftest's print_report_bw() prints the peak as
+	 * !(user_param->noPeak) * size / shortest interval: 0.00 wherever the
+	 * peak was not measured (-D duration runs, --run_infinitely, -N), whatever
+	 * the link did. A 0.00 peak beside a non-zero average is no figure.
+	 */
+	if (peak == 0 && avg > 0 && !ps->fabtune)
+		peak = NAN;
 	ft__perftest_bw_obs(c, line, bytes, peak * to_gbps, avg * to_gbps, rate);
 }
 
@@ -219,6 +234,7 @@ lat_header(struct pstate *ps, struct ft__span s)
 
 	for (int k = 0; k < 8; k++)
 		ps->lat_col[k] = -1;
+	ps->cycles = ft__find(s, "[cycles]") != NULL;
 	while (ft__token(&s, &tok)) {
 		for (size_t k = 0; k < FT_ARRAY_SIZE(heads); k++) {
 			if (heads[k].prefix ? ft__starts(tok, heads[k].head) :
@@ -260,6 +276,17 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 			return;
 		}
 	}
+	snprintf(size, sizeof(size), "%" PRIu64, bytes);
+	if (ps->cycles) {
+		/* perftest's print_report_lat(): with --report-cycles (-C) the
+		   figures are time stamp counter ticks, not divided by get_cpu_mhz();
+		   the table names no clock rate, so no time can be told from them */
+		for (int k = 0; k < 7; k++)
+			if (!isnan(v[k]))
+				ft__emit_named(c, line, keys[k], ft__span_c("_cycles"), true, v[k],
+				               "cycles", ft__span_c(size));
+		return;
+	}
 	row_init(&r, "pt2pt_lat", ps, bytes, iters);
 	r.lat_min_us = v[0];
 	r.lat_max_us = v[1];
@@ -274,7 +301,6 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 		r.algbw_GBps = r.busbw_GBps = (double)bytes / (r.time_us * 1e3);
 	ft__copy(r.src, sizeof(r.src), ft__span_c(c->device));
 	ft__add_row(c, &r);
-	snprintf(size, sizeof(size), "%" PRIu64, bytes);
 	for (int k = 0; k < 7; k++)
 		if (!isnan(v[k]))
 			ft__emit(c, line, keys[k], true, v[k], "us", ft__span_c(size));
@@ -355,6 +381,34 @@ copy_line(struct ft__pctx *c, const struct pstate *ps, uint32_t line, struct ft_
 	ft__skipped(c, line, "fabtune copy line of a size with no row", s);
 }
 
+/*
+ * "Conflicting CPU frequency values detected: 1200.000000 != 3591.635000.
+ * CPU Frequency is not max.": perftest's proc_get_cpu_mhz() (get_clock.c)
+ * found the cores of /proc/cpuinfo at different clocks, a frequency governor
+ * at work (HOST-CPU). A warning, between the table's header and its rows:
+ * the run goes on (its figures stand; the latency tests' conversion of
+ * cycles to time uses a sampled clock). `host.cpu_freq_conflict`: the lower
+ * clock in MHz, the two as printed in str.
+ */
+static void
+cpu_freq_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
+{
+	struct ft__span rest, pair = ft__trim(s);
+	const char *dot = ft__find(pair, ". ");
+	double a, b;
+
+	if (dot) /* the sentence after: "CPU Frequency is not max." */
+		pair.n = (size_t)(dot - pair.p);
+	else if (pair.n && pair.p[pair.n - 1] == '.')
+		pair.n--;
+	if (!ft__lead_dbl(pair, &a, &rest) || !ft__starts(rest, "!= ") ||
+	    !ft__lead_dbl(ft__skip(rest, 3), &b, &rest) || rest.n) {
+		ft__skipped(c, line, "malformed CPU frequency warning", s);
+		return;
+	}
+	ft__emit(c, line, "host.cpu_freq_conflict", true, a < b ? a : b, "MHz", pair);
+}
+
 static bool
 perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -423,6 +477,12 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 			lat_row(c, ps, line, s);
 		return true;
 	}
+	if (ft__starts(s, "Conflicting CPU frequency values detected:")) {
+		cpu_freq_line(c, line, ft__skip(s, 42));
+		return true;
+	}
+	if (ft__starts(s, "Test integrity may be harmed"))
+		return true; /* the end of the warning above, with -F */
 	if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
 	    ft__find(s, " failed")) {
 		ft__emit_str(c, line, "tool.error", s);

@@ -273,6 +273,129 @@ test_fixture_goldens(void **state)
 	assert_int_equal(nfail, 0);
 }
 
+/* ---- real outputs in forms first met in users' pastes ---------------------- */
+
+/* How many observations of @key carry @str in their str (a substring; NULL: any). */
+static size_t
+count_obs_with(const struct ft_obs_set *set, const char *key, const char *str)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ft_obs_set_len(set); i++) {
+		const struct ft_obs *o = ft_obs_set_at(set, i);
+
+		n += strcmp(o->key, key) == 0 && (!str || strstr(o->str, str));
+	}
+	return n;
+}
+
+static void
+test_real_output_forms(void **state)
+{
+	struct ft_obs_set set;
+	struct ft_run run;
+	const struct ft_obs *o;
+
+	/* perftest -C: the latency table in TSC cycles is no time in us, and no row */
+	parse_fixture(FIXTURES "/perftest/cx3-roce-ib-write-lat-report-cycles-C-all-sizes.txt",
+	              &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 0);
+	assert_int_equal(count_obs(&set, "bench.lat_p50"), 0);
+	assert_int_equal(count_obs(&set, "bench.lat_p99"), 0);
+	assert_int_equal(count_obs(&set, "bench.lat_p50_cycles"), 12);
+	o = find_obs(&set, "bench.lat_p50_cycles", "mlx4_0", -1);
+	assert_true(o && o->num == 4102 && strcmp(o->unit, "cycles") == 0 &&
+	            strcmp(o->str, "2") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* perftest -D: a 0.00 peak beside a 92 Gb/s average was not measured */
+	parse_fixture(FIXTURES "/perftest/roce-ib-write-bw-duration-D10-server-peak-not-measured.txt",
+	              &set, &run);
+	assert_int_equal(ft_run_nrows(&run), 1);
+	assert_int_equal(count_obs(&set, "bench.bw_peak"), 0);
+	o = find_obs(&set, "bench.bw_avg", "mlx5_0", -1);
+	assert_true(o && fabs(o->num - 92.0) < 0.05);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* NCCL 2.5: "Ring NN : a -> b via NET/IB/3" is a connection, the Init COMPLETE
+	   line's "nranks" the communicator's size */
+	parse_fixture(FIXTURES
+	              "/nccl-log/nccl2.5-256rank-rank-tagged-ring-via-net-ib-roce-mixed-excerpt.txt",
+	              &set, &run);
+	assert_int_equal(count_obs_with(&set, "nccl.transport", "NET/IB/3"), 2);
+	assert_int_equal(count_obs_with(&set, "nccl.ring", " via "), 0);
+	o = find_obs(&set, "nccl.gdr", "GPU3", -1);
+	assert_true(o && o->num == 0 && strcmp(o->host, "crow-ib-19") == 0);
+	o = find_obs(&set, "nccl.nranks", NULL, -1);
+	assert_true(o && o->num == 256 && o->rank == 155);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* "ncclCommInitAll comm ... rank R nranks N ... busId B": the rank and bus of each GPU */
+	parse_fixture(FIXTURES "/nccl-log/nccl2.2x-comminitall-2gpu-tuner-plugin-excerpt.txt", &set,
+	              &run);
+	assert_int_equal(count_obs(&set, "nccl.busid"), 2);
+	o = find_obs(&set, "nccl.busid", "GPU1", -1);
+	assert_true(o && o->rank == 1 && strcmp(o->str, "34000") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* ibportstate: the peer a directed route reaches is not the switch; a failed
+	   query is an error of the port the prompt names */
+	parse_fixture(FIXTURES
+	              "/ibportstate/exadata-qdr-switch-port-peer-dr-path-then-portinfo-query-failed.txt",
+	              &set, &run);
+	assert_non_null(find_obs(&set, "ib.port.state", "LID 1", 6));
+	o = find_obs(&set, "ib.port.width_supported", "LID 1 DR 0,6", 1);
+	assert_true(o && strcmp(o->str, "4X (IBA extension)") == 0);
+	assert_int_equal(count_obs(&set, "ib.port.state"), 2);
+	assert_non_null(find_obs(&set, "ib.port.state", "LID 1 DR 0,6", 1));
+	o = find_obs(&set, "tool.error", "LID 2", 37);
+	assert_true(o && strstr(o->str, "smp query portinfo failed"));
+	assert_int_equal(count_obs(&set, "ib.portinfo.ibportstate"), 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* ibv_devinfo -v: the names of a flags field's bits are read with it, none skipped */
+	parse_fixture(FIXTURES "/ibv_devinfo/cx5-roce-v-mofed4-cap-flag-lists-tabs.txt", &set, &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	o = find_obs(&set, "ib.dev.device_cap_flags", "mlx5_1", -1);
+	assert_true(o && o->has_num && o->num == (double)0xe5721c36);
+	o = find_obs(&set, "ib.dev.max_sge", "mlx5_1", -1);
+	assert_true(o && o->num == 30);
+	assert_non_null(find_obs(&set, "ib.port.link_layer", "mlx5_1", 1));
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* ibqueryerrors --data: data counters in 4-byte words; a sweep's timeout is an error */
+	parse_fixture(FIXTURES "/ibqueryerrors/hdr-switch-data-counters-sweep-timeout-report-port.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "parse.skipped"), 0);
+	o = find_obs(&set, "tool.error", NULL, -1);
+	assert_true(o && strstr(o->str, "Connection timed out"));
+	o = find_obs(&set, "ib.counter.PortXmitData", "ibswh2 [255-B05] HDR-40", 17);
+	assert_true(o && o->num == 912404511330.0 && strcmp(o->unit, "4B") == 0);
+	o = find_obs(&set, "ib.counter.SymbolErrorCounter", "ibswh2 [255-B05] HDR-40", 17);
+	assert_true(o && o->num == 20911 && strcmp(o->unit, "count") == 0);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+
+	/* perftest's "Conflicting CPU frequency values detected" is a governor at work, not an error */
+	parse_fixture(FIXTURES "/perftest/roce-ib-read-bw-gbits-cpu-frequency-conflict-warnings.txt",
+	              &set, &run);
+	assert_int_equal(count_obs(&set, "tool.error"), 0);
+	assert_int_equal(count_obs(&set, "host.cpu_freq_conflict"), 3);
+	o = find_obs(&set, "host.cpu_freq_conflict", "mlx5_0", -1);
+	assert_true(o && o->num == 3645.037 && strcmp(o->unit, "MHz") == 0 &&
+	            strcmp(o->str, "3645.037000 != 4299.667000") == 0);
+	assert_int_equal(ft_run_nrows(&run), 3);
+	ft_obs_set_release(&set);
+	ft_run_release(&run);
+	(void)state;
+}
+
 /* ---- facts the diagnosis relies on --------------------------------------- */
 
 static void
@@ -2658,6 +2781,7 @@ main(void)
 		cmocka_unit_test(test_parse_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixture_goldens),
+		cmocka_unit_test(test_real_output_forms),
 		cmocka_unit_test(test_rdma_stat_facts),
 		cmocka_unit_test(test_ib_facts),
 		cmocka_unit_test(test_host_facts),

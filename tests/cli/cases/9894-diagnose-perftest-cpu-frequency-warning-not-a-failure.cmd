@@ -1,0 +1,1 @@
+diagnose tests/fixtures/perftest/roce-ib-read-bw-gbits-cpu-frequency-conflict-warnings.txt
