@@ -125,10 +125,10 @@ leave_by(struct flow_engine *fe, uint32_t id, uint32_t nic)
 
 /* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
  * most @cap_Bps / QPs (0: no cap); out of its node by NIC vertex @nic (UINT32_MAX: its
- * GPU's own). */
+ * GPU's own); its QPs numbered from @qp0 (a launched channel's own: ring_parts()). */
 static int
-add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
-         uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps)
+add_conn_qps(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
+             uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps, uint32_t qp0)
 {
 	struct fs_sim *s = &fe->core;
 	uint32_t q, nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
@@ -139,8 +139,8 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 		uint32_t nchunks = flowlets(fe, per), c, last = prev;
 
 		for (c = 0; c < nchunks; c++) {
-			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst, q * 1024 + c, NULL,
-			                             0, tag);
+			int64_t id = ft__fs_add_flow(s, per / nchunks, src, dst,
+			                             (qp0 + q) * 1024 + c, NULL, 0, tag);
 
 			if (id < 0 || ft__fs_add_dep(s, last, (uint32_t)id) < 0 ||
 			    (nic != UINT32_MAX && leave_by(fe, (uint32_t)id, nic) < 0))
@@ -158,6 +158,60 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
 	return 0;
 }
 
+static int
+add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
+         uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps)
+{
+	return add_conn_qps(fe, wire, src, dst, nic, prev, bar, tag, cap_Bps, 0);
+}
+
+/*
+ * The parts a ring's connection from @src to @dst (out by NIC vertex @nic) runs as: @reps,
+ * its launched channels' copies (ft__sim_ring_reps(): 1 where the routing does not hash per
+ * QP), where a copy's QPs take a path other than the first copy's; else 1. NCCL's launched
+ * channel r connects with QPs of its own (NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc
+ * ncclIbConnect()), numbered r x nq to r x nq + nq - 1 here as in the packet engine
+ * (pkt_nccl.c ring_conns()), so both engines hash them alike (ft_route_flow_hash() of the
+ * same endpoints and QP). Where every copy's QP q lands on QP q's path of the first copy
+ * (one path between the NICs, hashes that fall alike, NVLink) the parts would load the
+ * same links with the same bytes: one flow keeps the engine's flows (and its time) as
+ * they were. A route that fails here is left to fail when the flow starts, with its
+ * words: one flow.
+ */
+static uint32_t
+ring_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uint32_t reps)
+{
+	uint32_t nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst), q, r;
+	uint32_t a[FT_PATH_MAX], b[FT_PATH_MAX];
+	struct ft_error err = { 0 };
+	int na, nb;
+
+	if (reps <= 1 || !ft__sim_over_network(fe->topo, src, dst))
+		return 1;
+	for (q = 0; q < nq; q++) {
+		na = ft__sim_flow_links(fe, src, dst, nic, q * 1024, a, FT_PATH_MAX, &err);
+		if (na < 0)
+			return 1;
+		for (r = 1; r < reps; r++) {
+			nb = ft__sim_flow_links(fe, src, dst, nic, (r * nq + q) * 1024, b,
+			                        FT_PATH_MAX, &err);
+			if (nb < 0)
+				return 1;
+			if (nb != na || memcmp(a, b, (size_t)na * sizeof(*a)) != 0)
+				return reps;
+		}
+	}
+	return 1;
+}
+
+/* Share @i of @n of @bytes, the remainder to the first ones: NCCL's ncclCollCbdPart()
+ * (src/include/device.h) gives each channel its part so, as pkt_nccl.c share() does. */
+static uint64_t
+part_bytes(uint64_t bytes, uint32_t n, uint32_t i)
+{
+	return bytes / n + (i < bytes % n ? 1 : 0);
+}
+
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -165,16 +219,16 @@ add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32
  * pkt_setup.c's add_timed_conn().
  */
 static int
-add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wire, uint32_t src,
-               uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
+add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double eff, uint32_t reps,
+               uint32_t src, uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
                uint32_t shift_ns, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	const struct fs_task *b = ft__fs_task(s, bar); /* copied: adding tasks moves them */
 	double delay = b->delay_s, lat_mult = b->lat_mult, floor_s = b->floor_s, floor_n = b->floor_n;
-	uint32_t tag = b->tag, first, t;
+	uint32_t tag = b->tag, first, t, nic = ft__sim_flow_nic(fe->topo, fl, src, dst), r;
 	int64_t id;
-	int rc;
+	int rc = 0;
 
 	if (fl->start_ns > 0) {
 		if ((id = ft__fs_add_barrier(s, fl->start_ns * 1e-9, 0, tag)) < 0 ||
@@ -183,8 +237,16 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double wi
 		prev = (uint32_t)id;
 	}
 	first = s->ntasks;
-	rc = add_conn(fe, wire, src, dst, ft__sim_flow_nic(fe->topo, fl, src, dst), prev, bar, tag,
-	              cap_Bps);
+	/* a ring's launched channels' parts, each at its share of a channel's cap */
+	reps = ring_parts(fe, src, dst, nic, reps);
+	for (r = 0; r < reps && rc == 0; r++) {
+		uint64_t part = part_bytes(fl->bytes, reps, r);
+
+		if (part > 0)
+			rc = add_conn_qps(fe, (double)part / eff, src, dst, nic, prev, bar, tag,
+			                  cap_Bps / reps,
+			                  r * fe->cfg.qps_per_conn * conn_lanes(fe, src, dst));
+	}
 	if (rc < 0 || rec->next == FS_NONE)
 		return rc;
 	id = ft__fs_add_barrier(s, delay + (shift_ns ? shift_ns - fl->start_ns : 0) * 1e-9,
@@ -1015,6 +1077,35 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 	return 0;
 }
 
+/*
+ * The channels NCCL launches for @op (the model's count, ft__sim_pipe_model(), as the
+ * packet engine reads it: pkt_setup.c pipe_read()) into @launched, where a ring phase of it
+ * may run on their copies with QPs of their own (ring_parts()): the routing hashes per QP
+ * (ft__sim_qp_hashed()) and its rings run in NCCL's chunks in the packet engine
+ * (packet.chunking not off: pkt_nccl.c ring_reps()); else 0. The model's error is returned.
+ */
+static int
+launched_channels(const struct flow_engine *fe, const struct ft_sim_op *op, uint32_t *launched,
+                  struct ft_error *err)
+{
+	struct ft_model_pipeline pl;
+	bool ring = false;
+	int rc;
+
+	*launched = 0;
+	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nchannels ||
+	    !ft__sim_qp_hashed(fe->topo, &fe->cfg))
+		return 0;
+	for (uint32_t p = 0; p < op->sched->phases.len && !ring; p++)
+		ring = ft__sim_ring_chunks(op->sched, ft_sched_phase_at(op->sched, p));
+	if (!ring)
+		return 0;
+	if ((rc = ft__sim_pipe_model(fe->topo, op, &pl, err)) < 0)
+		return rc;
+	*launched = pl.nchannels;
+	return 0;
+}
+
 /* The proxy's floor of op @rec: its end becomes a barrier after both its last phase and a
  * barrier @proxy_s after its start (whole_pipe()); the start barrier holds NCCL's base
  * latency, which the op's time counts from before it. */
@@ -1042,6 +1133,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	struct flow_op rec = { 0 };
 	const struct flow_op *after;
 	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns, chunks;
+	uint32_t launched;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait, ramp_s = 0, proxy_s = 0;
 	struct ft__sim_link_lats ll;
 	int64_t id;
@@ -1060,6 +1152,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	 * submit adds nothing: their error (out of memory) the op's, in the packet engine's
 	 * words (pkt_setup.c ft__pk_submit()) */
 	if ((rc = pipe_chunks(fe, op, &chunks)) < 0 ||
+	    (rc = launched_channels(fe, op, &launched, err)) < 0 ||
 	    (rc = ft__sim_link_lats(fe->topo, sc, &ll)) < 0 ||
 	    (chunks == 0 && (rc = whole_pipe(fe, op, &ramp_s, &proxy_s, err)) < 0))
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
@@ -1132,6 +1225,10 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				return rc;
 			rec.piped = true;
 		} else {
+			uint32_t reps = launched && ft__sim_ring_chunks(sc, ph) ?
+			                        ft__sim_ring_reps(op, ph, launched) :
+			                        1;
+
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
 				uint32_t a = 0, b = 0;
@@ -1142,7 +1239,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_timed_conn(fe, &fl, (double)fl.bytes / eff, a, b, rec.end,
+				rc = add_timed_conn(fe, &fl, eff, reps, a, b, rec.end,
 				                    (uint32_t)bar, &rec, shift_ns,
 				                    op->conn_cap_Bps);
 				if (rc == FT_ERANGE)

@@ -233,6 +233,11 @@ void ft__sim_memo_release(struct route_memo *m);
  * a fresh route), into @links (at most @max): its length, or a negative FT_E*. */
 int ft__sim_flow_route_pair(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp,
                             uint32_t *links, uint32_t max, struct ft_error *err);
+/* The path of a flow of QP @qp from @src to @dst that leaves its node by NIC vertex @nic
+ * (ft__sim_flow_nic(); UINT32_MAX: its GPU's own), as ft__sim_flow_route() takes it when
+ * the flow starts, into @links (at most @max): its length, or a negative FT_E*. */
+int ft__sim_flow_links(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic,
+                       uint32_t qp, uint32_t *links, uint32_t max, struct ft_error *err);
 int ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                        struct ft_error *err);
 /* The path of a PXN send's flow of QP @qp: @src to its proxy @via, then the proxy's route to

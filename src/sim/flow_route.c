@@ -577,6 +577,15 @@ nic_links(struct flow_engine *fe, uint32_t src, uint32_t nic, uint32_t dst, uint
 }
 
 int
+ft__sim_flow_links(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uint32_t qp,
+                   uint32_t *links, uint32_t max, struct ft_error *err)
+{
+	if (nic != UINT32_MAX && ft_topo_vertex(fe->topo, FT_SIM_NIC_VERTEX(nic))->kind == FT_V_NIC)
+		return nic_links(fe, src, nic, dst, qp, links, max, err);
+	return ft__sim_flow_route_pair(fe, src, dst, qp, links, max, err);
+}
+
+int
 ft__sim_flow_route(void *ud, const struct fs_sim *s, uint32_t id, uint32_t *links, uint32_t max,
                    struct ft_error *err)
 {

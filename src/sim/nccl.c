@@ -2133,6 +2133,36 @@ ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *
 	return rc;
 }
 
+bool
+ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+{
+	if (ph->implicit_alltoall)
+		return false;
+	if (sc->op == FT_OP_ALL_GATHER || sc->op == FT_OP_REDUCE_SCATTER)
+		return (sc->algo == FT_ALGO_RING && ph->steps > 1) || sc->algo == FT_ALGO_PAT;
+	return sc->algo == FT_ALGO_RING && ph->steps > 1 && sc->op == FT_OP_ALL_REDUCE;
+}
+
+uint32_t
+ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, uint32_t launched)
+{
+	const struct ft_schedule *sc = op->sched;
+	uint32_t copies = sc->nranks ? ph->nflows / sc->nranks : 0;
+
+	if (op->nchannels || copies == 0 || launched <= copies ||
+	    launched / copies > UINT16_MAX / FT_MAX(ph->nflows, 1u))
+		return 1;
+	return launched / copies;
+}
+
+bool
+ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg)
+{
+	int tech = ft__sim_fabric_tech(ft_topo_spec(t));
+
+	return cfg->routing == FT_ROUTING_ECMP && tech != FT_TECH_EFA && tech != FT_TECH_TCP;
+}
+
 int
 ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
                    struct ft_model_pipeline *out, struct ft_error *err)

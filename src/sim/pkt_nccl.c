@@ -606,13 +606,7 @@ bool
 ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
                   const struct ft_sched_phase *ph)
 {
-	bool ring = sc->algo == FT_ALGO_RING && ph->steps > 1 && sc->op == FT_OP_ALL_REDUCE;
-
-	if (e->pc.chunking == FT_PKT_CHUNK_OFF || ph->implicit_alltoall)
-		return false;
-	if (sc->op == FT_OP_ALL_GATHER || sc->op == FT_OP_REDUCE_SCATTER)
-		ring = (sc->algo == FT_ALGO_RING && ph->steps > 1) || sc->algo == FT_ALGO_PAT;
-	return ring;
+	return e->pc.chunking != FT_PKT_CHUNK_OFF && ft__sim_ring_chunks(sc, ph);
 }
 
 /*
@@ -639,24 +633,28 @@ ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,
 static uint32_t
 ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sched_phase *ph)
 {
-	const struct ft_schedule *sc = op->sched;
-	uint32_t copies = sc->nranks ? ph->nflows / sc->nranks : 0;
-	uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
-
-	if (op->nchannels || copies == 0 || launched <= copies ||
-	    launched / copies > UINT16_MAX / FT_MAX(ph->nflows, 1u))
-		return 1;
-	return launched / copies;
+	return ft__sim_ring_reps(op, ph, e->op_pl_read ? e->op_pl.nchannels : 0);
 }
 
-/* The connections of phase @ph, cut (@reps a flow, ring_reps()); 1 when one carries fewer
- * bytes than messages. */
+/*
+ * The connections of phase @ph, cut (@reps a flow, ring_reps()); 1 when one carries fewer
+ * bytes than messages. Copy r of a connection is NCCL's launched channel of its own, whose
+ * connect opened NCCL_IB_QPS_PER_CONNECTION QPs of its own (NVIDIA/nccl v2.27.7-1
+ * src/transport/net_ib.cc ncclIbConnect()): where the routing hashes per QP
+ * (ft__sim_qp_hashed(): ECMP over IB or RoCE, where each QP's UDP source port differs, kb
+ * ROCE-WIRE) its QPs are r x nq to r x nq + nq - 1, as a send's channels' are (p2p_send()),
+ * so that ECMP may put each copy on a path of its own. The flow engine cuts the connection
+ * into the same parts on the same QPs where their paths differ (engine_flow.c
+ * ring_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
+ * not read them, nor SRD's spraying or TCPX's sockets.
+ */
 static int
 ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,
            double eff, const struct ft_model_chunking *ch, uint32_t reps, uint32_t *nmsg,
            struct ft_error *err)
 {
 	const struct ft_schedule *sc = op->sched;
+	bool own = ft__sim_qp_hashed(rb->e->topo, &rb->e->cfg);
 	uint32_t f;
 	int rc;
 
@@ -678,8 +676,8 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		ft__pk_cut(c, bytes, rb->steps, ch);
 		c->start = rb->start;
 		c->end = rb->bar;
-		c->qp0 = 0;
 		c->nq = ft__pk_conn_qps(rb->e, c->src, c->dst);
+		c->qp0 = own ? f % reps * c->nq : 0;
 		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
 			return 1;
 		c->first = *nmsg;

@@ -807,6 +807,28 @@ double ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps);
  * pipeline: ..."). */
 int ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
                        double *proxy_s, uint32_t *stages, struct ft_error *err) FT_MUST_CHECK;
+/* Whether phase @ph of @sc is a ring NCCL moves in its chunks, on its launched channels:
+ * a ring all-reduce, all-gather or reduce-scatter of more than one step, or PAT (the
+ * packet engine's ft__pk_is_chunked() with chunking on; nccl.c). */
+bool ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_phase *ph);
+/*
+ * The launched channels of NCCL (@launched: the model's count, struct ft_model_pipeline
+ * nchannels, 0 unknown) each ring of ring phase @ph of @op is copied over: launched /
+ * copies, copies being the phase's rings (its flows over the ranks); 1 where NCCL launches
+ * no more channels than that, or the op's channels are forced (NCCL's own count then). A
+ * connection's copy r carries share r of its bytes as NCCL's ncclCollCbdPart() cuts a
+ * channel's part (pkt_nccl.c ring_reps(), engine_flow.c ring_parts()).
+ */
+uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                           uint32_t launched);
+/*
+ * Whether the routing hashes each QP to its own path: ECMP over InfiniBand or RoCE (kb
+ * ROCE-WIRE: a QP's UDP source port is its flow's entropy; fabtune's IB ECMP hashes the
+ * same tuple, ft_route_flow_hash()). EFA's SRD sprays each packet over the equal-cost set
+ * (pkt_setup.c e->spray) and GPUDirect-TCPX/O's sockets hash their own tuple (pkt_tcp.c):
+ * neither is such a routing. D-mod-K and adaptive routing are not either.
+ */
+bool ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg);
 struct ft_model_pipeline;
 int ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
                        struct ft_model_pipeline *out, struct ft_error *err) FT_MUST_CHECK;

@@ -273,6 +273,100 @@ test_channels_stay_on_rail(void **state)
  * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
  * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
  */
+/* A ring all-reduce of 64 MiB under ECMP at seed @seed over two DGX H100 nodes of @nics
+ * RoCE NICs on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks
+ * (0: every GPU; 2: GPU 0 of each node). */
+static void
+ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed)
+{
+	snprintf(text, n,
+	         "name: t\nseed: %u\nrouting: ecmp\n"
+	         "cluster:\n"
+	         "  name: two-roce\n"
+	         "  nodes: { preset: dgx-h100, count: 2, nics: { count: %u, link: roce400 } }\n"
+	         "  fabric: { kind: fat-tree, link: roce400, tiers: 2, radix: %u }\n"
+	         "jobs:\n"
+	         "  - name: a\n%s"
+	         "    ops:\n"
+	         "      - {op: all_reduce, algo: ring, size: 64MiB}\n",
+	         seed, nics, radix,
+	         ranks == 2 ? "    ranks: 2\n    placement: ['0:0', '1:0']\n" : "");
+}
+
+/*
+ * The two engines route a ring's launched channels alike under ECMP: two DGX H100 nodes of
+ * eight NICs on two spines (radix 8: four leaves, two links from each to each spine), where
+ * NCCL launches 2 channels for each of the ring graph's (the model's count): each copy of a
+ * connection on QPs of its own, hashed to a path of its own (NVIDIA/nccl v2.27.7-1
+ * src/transport/net_ib.cc ncclIbConnect(); pkt_nccl.c ring_conns(), engine_flow.c
+ * ring_parts()). Every link carries the same bytes in both engines, at three seeds (the
+ * ECMP salts). Before, the flow engine ran each connection whole on its graph channel's QPs
+ * while the packet engine's copies took their own: their spine links' bytes differed.
+ */
+static void
+test_ecmp_ring_copies_agree(void **state)
+{
+	(void)state;
+	for (uint32_t seed = 1; seed <= 3; seed++) {
+		struct ft_sim_report f, k;
+		char text[1024];
+		size_t i, spine = 0;
+
+		ecmp_ring_text(text, sizeof(text), 8, 8, 0, seed);
+		run_ok(text, "flow", &f);
+		run_ok(text, "packet", &k);
+		assert_true(f.ports.len > 0 && f.ports.len == k.ports.len);
+		/* (by link id: a leaf's two links to a spine share a name) */
+		for (i = 0; i < f.ports.len; i++) {
+			const struct ft_sim_hot_link *a = ft_vec_at(&f.ports, i);
+			const struct ft_sim_hot_link *b = ft_vec_at(&k.ports, i);
+			double pb = b->stat.bytes;
+
+			assert_string_equal(a->name, b->name);
+			spine += strstr(a->name, "spine") != NULL;
+			if (fabs(a->stat.bytes - pb) > 1e-6 * a->stat.bytes)
+				fail_msg(
+				        "seed %u: %s carries %.0f bytes in the flow engine, %.0f in "
+				        "the packet engine",
+				        seed, a->name, a->stat.bytes, pb);
+		}
+		assert_true(spine > 0);
+		ft_sim_report_release(&f);
+		ft_sim_report_release(&k);
+	}
+}
+
+/*
+ * A two-node ring on two spines, closed form: two ranks, GPU 0 of two DGX H100 nodes of
+ * four RoCE NICs (radix 4: two NICs a leaf, four leaves, one link from each to each
+ * spine), 64 MiB: each rank sends S = 2 (n - 1) / n x 64 MiB = 64 MiB to the other, on 4
+ * launched channels (NCCL's count at this size), S / 4 each, each on its own QP (QPs 0 to
+ * 3). At seed 1 QP 0 hashes n0.nic0's connection to spine 1, and two of QPs 1 to 3 with
+ * it, the third to spine 0: leaf0's uplinks carry S / 4 and 3 S / 4, in both engines.
+ * Before, every copy took QP 0's path: S on leaf0 -> spine1, none on leaf0 -> spine0.
+ */
+static void
+test_ecmp_ring_copies_spread(void **state)
+{
+	const char *engs[] = { "flow", "packet" };
+	const double s = 64.0 * 1024 * 1024;
+	char text[1024];
+
+	(void)state;
+	ecmp_ring_text(text, sizeof(text), 4, 4, 2, 1);
+	for (size_t e = 0; e < FT_ARRAY_SIZE(engs); e++) {
+		struct ft_sim_report r;
+
+		run_ok(text, engs[e], &r);
+		/* (port counters in whole bytes of the wire's payload: within 64 bytes) */
+		assert_close(port_bytes(&r, "leaf0 -> spine0"), s / 4, 64);
+		assert_close(port_bytes(&r, "leaf0 -> spine1"), 3 * s / 4, 64);
+		assert_close(port_bytes(&r, "leaf0 -> spine0") + port_bytes(&r, "leaf0 -> spine1"),
+		             s, 64);
+		ft_sim_report_release(&r);
+	}
+}
+
 static void
 test_nvls_part_of_a_node(void **state)
 {
@@ -6326,6 +6420,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_channels_use_every_nic),
 		cmocka_unit_test(test_channels_stay_on_rail),
+		cmocka_unit_test(test_ecmp_ring_copies_agree),
+		cmocka_unit_test(test_ecmp_ring_copies_spread),
 		cmocka_unit_test(test_channels_strided_gpus),
 		cmocka_unit_test(test_channels_placed_gpus_differ),
 		cmocka_unit_test(test_nvls_part_of_a_node),
