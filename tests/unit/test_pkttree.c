@@ -1640,15 +1640,50 @@ test_chain_engines_agree(void **state)
 	}
 }
 
+/* The packet engine's time of the last of @ops (YAML flow items, one a line) run one after
+ * another in one job on cluster @spec, us. */
+static double
+last_of_ops(const char *spec, const char *const *ops, size_t nops)
+{
+	char text[1024];
+	struct ft_scenario *sc = NULL;
+	struct ft_sim_overrides ov;
+	struct ft_sim_report rep;
+	struct ft_error err = { 0 };
+	size_t n;
+	double t;
+
+	n = (size_t)snprintf(text, sizeof(text), "name: t\ncluster: %s\njobs:\n  - name: a\n"
+	                     "    ops:\n", spec);
+	for (size_t i = 0; i < nops && n < sizeof(text); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "      - %s\n", ops[i]);
+	assert_true(n < sizeof(text));
+	assert_int_equal(ft_scenario_load_buffer(text, strlen(text), "t.yaml", &sc, &err), 0);
+	ft_sim_overrides_init(&ov);
+	ov.engine = "packet";
+	ft_sim_report_init(&rep);
+	if (ft_scenario_run(sc, &ov, NULL, &rep, &err) != 0)
+		fail_msg("%s: %s", spec, err.msg);
+	assert_int_equal(ft_run_nrows(&rep.run), nops);
+	t = ((const struct ft_result_row *)ft_vec_at(&rep.run.rows, nops - 1))->time_us;
+	ft_sim_report_release(&rep);
+	ft_scenario_free(sc);
+	return t;
+}
+
 /*
  * One node of GPUDirect-TCPX/O runs as one DGX H100 (the same H100s under NVSwitches): no
  * step of its ops crosses the network, so none takes the model's ramp the engine adds
- * after unpaced stages across such nodes (pkt_setup.c spans_nodes(), pipe_paid()).
- * Before, one gcp-a3-high or gcp-a3-mega node paid it: the tree all-reduce in LL128 at
- * 4 KiB 43.79 us against one DGX H100's 40.00 (the flow engine 37.01), at 64 KiB 46.81
- * against 41.76; the LL128 chain at 1 MiB 40.81 against 36.71 before it took its ramp as
- * its own (chain_ramp_own()). At 1 MiB the tree still runs over one DGX H100 (61.52
- * against 58.25 us run alone), not the ramp (sim.md, Limits).
+ * after unpaced stages across such nodes (pkt_setup.c spans_nodes(), pipe_paid()), and
+ * none of its flows is TCP (pkt_int.h pk_flow_tcp(): only a flow that leaves by a NIC).
+ * Before the ramp's rule, one gcp-a3-high or gcp-a3-mega node paid it: the tree
+ * all-reduce in LL128 at 4 KiB 43.79 us against one DGX H100's 40.00 (the flow engine
+ * 37.01), at 64 KiB 46.81 against 41.76; the LL128 chain at 1 MiB 40.81 against 36.71
+ * before it took its ramp as its own (chain_ramp_own()). Before the flows' rule, every
+ * NVLink flow opened a TCP connection and left in slow start (an initial window of 10
+ * packets, its ACK clock): the Simple broadcast at 1 MiB 67.99 us against 53.19, the
+ * tree all-reduce in LL128 at 1 MiB 61.52 against 58.25, and 61.26 after a 4 KiB one in
+ * the same job (the connections' windows grown by the op before).
  */
 static void
 test_tcpx_one_node(void **state)
@@ -1657,13 +1692,19 @@ test_tcpx_one_node(void **state)
 		"{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}",
 		"{op: all_reduce, algo: tree, proto: ll128, size: 64KiB}",
 		"{op: broadcast, algo: ring, proto: ll128, size: 1MiB}",
+		"{op: all_reduce, algo: tree, proto: ll128, size: 1MiB}",
+		"{op: broadcast, algo: ring, proto: simple, size: 1MiB}",
+	};
+	static const char *const seq[] = {
+		"{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}",
+		"{op: all_reduce, algo: tree, proto: ll128, size: 1MiB}",
 	};
 	static const char *const specs[] = { "gcp-a3-high:1", "gcp-a3-mega:1" };
+	double ref;
 
 	(void)state;
 	for (size_t o = 0; o < FT_ARRAY_SIZE(ops); o++) {
-		double ref = time_on("dgx-h100:1", ops[o], "packet");
-
+		ref = time_on("dgx-h100:1", ops[o], "packet");
 		for (size_t s = 0; s < FT_ARRAY_SIZE(specs); s++) {
 			double t = time_on(specs[s], ops[o], "packet");
 
@@ -1671,6 +1712,14 @@ test_tcpx_one_node(void **state)
 				fail_msg("%s %s: packet %.2f us, one DGX H100 %.2f us", specs[s],
 				         ops[o], t, ref);
 		}
+	}
+	ref = last_of_ops("dgx-h100:1", seq, FT_ARRAY_SIZE(seq));
+	for (size_t s = 0; s < FT_ARRAY_SIZE(specs); s++) {
+		double t = last_of_ops(specs[s], seq, FT_ARRAY_SIZE(seq));
+
+		if (!(fabs(t - ref) <= 1e-9 * ref))
+			fail_msg("%s: 1 MiB after 4 KiB: packet %.2f us, one DGX H100 %.2f us",
+			         specs[s], t, ref);
 	}
 }
 
