@@ -1445,16 +1445,23 @@ net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
 }
 
 /*
- * The ramp of LL128, which flags every line: a hop over NVLink forwards what
+ * The ramp of LL128, which flags every line: a hop inside a node forwards what
  * has arrived without waiting for the chunk, so the first data through those
  * stages is taken as one 16-byte store of each of the channel's threads
  * (grain_of(), 9,600 bytes; NCCL's warps pass on a round of 38,400), at the
- * channel's share of the graph less the flags. A hop between nodes waits for the whole
- * chunk (net_hops()): one chunk less a round more at the channel's rate each.
- * With every hop whole this is the Simple form, stages - 1 chunks. LL's round
- * (4 KiB) over NVLink is the size NCCL's per-hop LL latencies were measured at,
- * so LL's NVLink hops add nothing to them; its hops between nodes are whole
- * steps (ll_ramp()).
+ * channel's share of the node's own class (intra_Bps) less the flags: a GPU
+ * stores each line on to the next as its flag arrives (src/device/prims_ll128.h,
+ * recvReduceSendCopy(): readLL128Lines(), then storeLL128()), whatever paces the
+ * channel further on. A hop between nodes waits for the whole chunk (net_hops())
+ * and sends it at the channel's share of the graph's slowest class (the network
+ * where it is slower than the node): one chunk less a round more at that rate
+ * each. Before, every stage took the grain at that graph share: gcp-a3-high:2's
+ * broadcast chain paid 14 grains at a channel's 5.86 GB/s of the network (22.9
+ * us at 1 MiB) where its NVLink stages move one at 21.1 GB/s (docs/internals/sim.md,
+ * "An LL128 grain crosses NVLink at NVLink's share"). With every hop whole this is
+ * the Simple form, stages - 1 chunks. LL's round (4 KiB) over NVLink is the size
+ * NCCL's per-hop LL latencies were measured at, so LL's NVLink hops add nothing
+ * to them; its hops between nodes are whole steps (ll_ramp()).
  */
 static double
 ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double c_eff)
@@ -1462,12 +1469,12 @@ ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double
 	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
 	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
 	                               l->intra_Bps;
-	double ch_Bps = graph / ft_model_run_nchannels(l, FT_ALGO_RING) *
-	                ft_proto_efficiency(FT_PROTO_LL128);
+	double per_ch = ft_proto_efficiency(FT_PROTO_LL128) / ft_model_run_nchannels(l, FT_ALGO_RING);
+	double in_Bps = l->intra_Bps * per_ch, net_Bps = graph * per_ch;
 
-	if (ch_Bps <= 0)
+	if (in_Bps <= 0 || net_Bps <= 0)
 		return 0;
-	return ((stages - 1) * grain + net * (c_eff - grain)) / ch_Bps;
+	return (double)(stages - 1 - net) * grain / in_Bps + net * c_eff / net_Bps;
 }
 
 /*

@@ -318,7 +318,7 @@ rto_of(struct pk_engine *e, const struct pk_flow *f)
 
 	if (e->sack)
 		return ft__pk_srd_rto(e, f);
-	if (!e->tcp || !(c = ft__pk_tcp_conn(e, f)))
+	if (!pk_flow_tcp(e, f) || !(c = ft__pk_tcp_conn(e, f)))
 		return e->rto_ps;
 	return ft__pk_tcp_rto_ps(c, f->retries);
 }
@@ -1188,7 +1188,7 @@ try_send(struct pk_engine *e, uint32_t l)
 			e->qseq[fid].wait = 1;
 			return try_send(e, l);
 		}
-		if (e->tcp) {
+		if (pk_flow_tcp(e, flow_at(e, fid))) {
 			rc = tcp_pick(e, l, c, fid, &t, &rtx);
 			if (rc != 0)
 				return rc < 0 ? rc : try_send(e, l);
@@ -1997,7 +1997,7 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 
 	if (e->sack && !nak)
 		return sack_rx(e, fid, seq);
-	if (e->tcp)
+	if (pk_flow_tcp(e, f))
 		return tcp_acked(e, fid, seq);
 
 	if (seq > f->snd_una) {
@@ -2052,7 +2052,7 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	uint64_t *bm;
 	int rc;
 
-	if (!f->ooo_bits && e->tcp && seq == f->rcv_nxt) {
+	if (!f->ooo_bits && pk_flow_tcp(e, f) && seq == f->rcv_nxt) {
 		/* TCP in order (its one path, every packet so on a fabric that does not
 		 * drop): no bitmap */
 		f->rcv_nxt++;
@@ -2074,14 +2074,14 @@ receive_ooo(struct pk_engine *e, uint32_t fid, uint32_t seq, uint32_t payload, s
 	if (seq < f->rcv_nxt || (bm[seq / 64] >> (seq % 64) & 1)) {
 		rq->rq_dup++; /* a duplicate */
 		/* TCP: acknowledged at once (RFC 5681 4.2), a duplicate ACK */
-		return e->tcp ? ft__pk_tcp_rx(e, fid, seq, f->rcv_nxt, true) : 0;
+		return pk_flow_tcp(e, f) ? ft__pk_tcp_rx(e, fid, seq, f->rcv_nxt, true) : 0;
 	}
 	bm[seq / 64] |= UINT64_C(1) << (seq % 64);
 	bm[PK_OOO_WORDS(f->npkts)] = FT_MAX(bm[PK_OOO_WORDS(f->npkts)], (uint64_t)seq + 1);
 	e->bytes_delivered += payload;
 	while (f->rcv_nxt < f->npkts && (bm[f->rcv_nxt / 64] >> (f->rcv_nxt % 64) & 1))
 		f->rcv_nxt++;
-	if (e->tcp) {
+	if (pk_flow_tcp(e, f)) {
 		/* TCP's receiver (RFC 5681 4.2; delayed ACKs, SACK: pkt_tcp.c). One path
 		 * latency back, not queued or lost. */
 		if ((rc = ft__pk_tcp_rx(e, fid, seq, before, false)) < 0)
@@ -2181,7 +2181,7 @@ receive(struct pk_engine *e, uint32_t id)
 		}
 	}
 	pkt_free(e, id);
-	if (e->ooo || e->sack || e->tcp)
+	if (e->ooo || e->sack || pk_flow_tcp(e, f))
 		return receive_ooo(e, fid, seq, payload, rp);
 	if (e->nqseq && pk_qp_prev(e, fid) != PK_NONE)
 		return receive_past_gap(e, pk_qp_prev(e, fid), rp);
@@ -2874,7 +2874,7 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	if ((gen & PK_RTO_GEN) != (f->rto_gen & PK_RTO_GEN) || f->snd_una >= f->npkts)
 		return 0;
 	if (gen & PK_RTO_PROBE)
-		return e->tcp ? tcp_reo_timeout(e, fid) : srd_probe(e, fid, gen);
+		return pk_flow_tcp(e, f) ? tcp_reo_timeout(e, fid) : srd_probe(e, fid, gen);
 	if (gen & PK_RTO_TLP) {
 		/* TCP's tail-loss probe, or where ACKs or new data came since it was armed,
 		 * the timer they would have set (tcp_set_xmit_timer()) */
@@ -2912,7 +2912,7 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		 */
 		f->rto_una = f->snd_una;
 		f->retries = 0;
-		if (e->tcp && tcp_tlp_ahead(e, fid, f)) {
+		if (pk_flow_tcp(e, f) && tcp_tlp_ahead(e, fid, f)) {
 			bool tlp;
 			int rc = tcp_xmit_timer(e, fid, f->t_una_ps, &tlp);
 
@@ -2930,7 +2930,7 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 	 * connection fails by Linux's rule instead (tcp_gives_up(): ETIMEDOUT).
 	 */
 	pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_timeouts++;
-	if (e->tcp) {
+	if (pk_flow_tcp(e, f)) {
 		bool fail;
 		int rc = tcp_gives_up(e, f, &fail);
 
@@ -2939,7 +2939,7 @@ ev_rto(struct pk_engine *e, uint32_t fid, uint32_t gen)
 		if (!fail)
 			return tcp_timeout(e, fid);
 	}
-	if (e->tcp || ++f->retries > e->retry_cnt) {
+	if (pk_flow_tcp(e, f) || ++f->retries > e->retry_cnt) {
 		pk_port_at(e, ft__pk_nic_port(f, true, f->first_link))->qp_retry_exc++;
 		e->qp_err_flow = fid;
 		e->qp_err_ps = e->now_ps;
@@ -2989,7 +2989,7 @@ ft__pk_qp_error(struct pk_engine *e, struct ft_sim_qp_error *q)
 	q->link_down = l == PK_NONE ? UINT32_MAX : l;
 	q->timeouts = e->retry_cnt + 1;
 	q->retry_cnt = e->retry_cnt;
-	if (e->tcp) { /* (tcp_gives_up(): it failed at the timeout after its retries) */
+	if (pk_flow_tcp(e, f)) { /* (tcp_gives_up(): it failed at the timeout after its retries) */
 		const struct pk_tcp *c = ft__pk_tcp_conn(e, f);
 
 		q->tcp = true;

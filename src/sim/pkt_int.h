@@ -1329,6 +1329,21 @@ pk_flow_cc(const struct pk_engine *e, const struct pk_flow *f)
 }
 
 /*
+ * Whether flow @f runs as TCP: on GPUDirect-TCPX/O (e->tcp), and only where it leaves its
+ * node by a NIC (nic_link, pkt_flow.c). TCPX carries an op's steps between nodes alone; a
+ * step inside a node is the GPUs' own copy over NVLink or PCIe, which no socket, window,
+ * ACK clock or pacing touches, as on any other node (NCCL's P2P transport,
+ * src/transport/p2p.cc, whatever the net plugin). Before, every flow opened a TCP
+ * connection: one gcp-a3-high node's NVLink steps left in slow start (docs/internals/sim.md,
+ * "One A3 node's steps inside it are not TCP").
+ */
+static inline bool
+pk_flow_tcp(const struct pk_engine *e, const struct pk_flow *f)
+{
+	return e->tcp && f->nic_link != PK_NONE;
+}
+
+/*
  * A run split across MPI ranks by vertex (pkt_part.c): set up when launched so (0 when
  * not, or FT_EINVAL with the reason the run cannot be split); whether this rank owns
  * vertex @v (every rank does when not split); queue an event here or for its owner;

@@ -1242,8 +1242,15 @@ chain_fill_on(const struct ft_schedule *sc, uint32_t nchannels)
  * drops its channels by the same rule, but no reading here says its steps wait as LL's
  * do, and on the launched copies 4 KiB moved away from the flow engine (2 DGX A100
  * 53.05 -> 53.44 us, flow 50.67; 2 DGX H100 53.03 -> 53.26, flow 48.12). On forced
- * channels (the op's nchannels) the schedule's copies are NCCL's: none. @nch becomes the
- * channels so run.
+ * channels (the op's nchannels, NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) the schedule's
+ * copies are the communicator's channels: none is cut into reps, but an LL chain still
+ * runs on the launched ones alone, since topoGetAlgoInfo()'s threshold drops channels from
+ * comm->nChannels whatever set it (the model's count on the forced channels,
+ * ft__sim_pipe_model(): 1 of 2 or 4 on pcie-l40s:2 at 64 KiB, as the flow engine's ramp).
+ * Before, forced channels kept every copy, each with 1 / forced of the bytes and its step
+ * cut so: pcie-l40s:2's LL broadcast of 64 KiB on 2 forced channels 56.86 us against the
+ * flow engine's 41.13, on 4 80.93 against 58.26, its reduce 57.35 and 80.85 against 46.34
+ * and 68.68. @nch becomes the channels so run.
  */
 static int
 chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes, uint32_t *nch)
@@ -1253,7 +1260,7 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 
 	tb->reps = 1;
 	tb->keep = 0;
-	if (!ft__sim_chain(sc) || op->nchannels || pipes == 0)
+	if (!ft__sim_chain(sc) || pipes == 0)
 		return 0;
 	/* the model's pipeline, read before the op's first task (pkt_setup.c pipe_read()) */
 	if (FT_NEVER(!tb->rb.e->op_pl_read))
@@ -1264,7 +1271,7 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 		*nch = pl.nchannels;
 		return 0;
 	}
-	if (pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
+	if (op->nchannels || pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
 		return 0;
 	tb->reps = pl.nchannels / pipes;
 	*nch = pipes * tb->reps;

@@ -467,10 +467,12 @@ test_forced_fill_uneven_nodes(void **state)
  * between nodes, 20 stages (shape_of(), the biggest node's chain), 6 of them network hops
  * (net_hops()). LL128 flags every line, so a hop over NVLink forwards one round of the
  * channel's threads, g = min(c, 640 x 15 bytes), and a hop between nodes waits for the
- * whole chunk c = S / (nch x loops): ramp = (19 g + 6 (c - g)) / r, r the channel's share
- * of the ring graph at LL128's efficiency, min(intra, inter x tier factor) / NCCL's ring
- * channels x 120 / 128 (ft_proto_efficiency(), kb NA-PROTO-LL128; ll128_ramp()). The
- * average node's chain (24 / 5 = 4 ranks) would give 12 stages, 11 g + 6 (c - g).
+ * whole chunk c = S / (nch x loops): ramp = 13 g / r_in + 6 c / r (the 19 rounds past the
+ * first stage, 13 of them inside a node), r_in the channel's
+ * share of the node's class (intra) and r that of the ring graph, min(intra, inter x tier
+ * factor), each over NCCL's ring channels x 120 / 128 (ft_proto_efficiency(), kb
+ * NA-PROTO-LL128; ll128_ramp()). Before, all 19 rounds at r: (19 g + 6 (c - g)) / r. The
+ * average node's chain (24 / 5 = 4 ranks) would give 12 stages, 5 g / r_in + 6 c / r.
  */
 static void
 test_ll128_ramp_uneven_nodes(void **state)
@@ -493,7 +495,7 @@ test_ll128_ramp_uneven_nodes(void **state)
 	assert_int_equal(ft_spec_load_buffer(five, strlen(five), "five.yaml", &s, &err), 0);
 	for (i = 0; i < FT_ARRAY_SIZE(sizes); i++) {
 		const struct ft_model_links *l = &ex->links;
-		double c, g, r, want;
+		double c, g, r, r_in, want;
 
 		ft_model_query_init(&q, FT_OP_ALL_REDUCE, sizes[i]);
 		q.force_algo = q.force_proto = true;
@@ -512,8 +514,10 @@ test_ll128_ramp_uneven_nodes(void **state)
 		g = FT_MIN(c, 640.0 * 15);
 		r = FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) /
 		    ft_model_run_nchannels(l, FT_ALGO_RING) * ft_proto_efficiency(FT_PROTO_LL128);
-		want = (19 * g + 6 * (c - g)) / r;
-		assert_true(want > 0);
+		r_in = l->intra_Bps / ft_model_run_nchannels(l, FT_ALGO_RING) *
+		       ft_proto_efficiency(FT_PROTO_LL128);
+		want = 13 * g / r_in + 6 * c / r;
+		assert_true(want > 0 && r < r_in);
 		assert_rel(ex->result.pipe.ramp_s, want, 1e-9);
 	}
 	free(ex);
