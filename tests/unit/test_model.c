@@ -5819,6 +5819,18 @@ test_shared_link_cache(void **state)
 	free(ex);
 	ft_model_cache_stats(c, &hits, &misses);
 	assert_int_equal(misses, 5);
+	/* either count alone: the other's pointer NULL is not written */
+	{
+		uint64_t h = 99, m = 99;
+
+		ft_model_cache_stats(c, NULL, &m);
+		assert_int_equal(m, misses);
+		ft_model_cache_stats(c, &h, NULL);
+		assert_int_equal(h, hits);
+		ft_model_cache_stats(NULL, &h, NULL);
+		assert_int_equal(h, 0);
+		ft_model_cache_stats(c, NULL, NULL);
+	}
 	ft_model_cache_free(c);
 	ft_model_cache_free(NULL);
 }
@@ -9668,8 +9680,9 @@ test_model_sweep_report(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strbuf_init(&sb);
-	assert_int_equal(
-	        ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err), 0);
+	assert_int_equal(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb,
+	                                       NULL, &err),
+	                 0);
 	assert_int_equal(ft_run_nrows(&run), 3);
 	assert_int_equal(sb.buf[0], '{');
 	for (size_t i = 0; i < 3; i++) {
