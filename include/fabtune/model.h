@@ -492,9 +492,10 @@ struct ft_model_query {
 /*
  * What the model keeps between queries on one cluster: the in-node links an all-to-all's
  * and a send/recv's sends share, one entry per distinct node, job shape and PXN setting
- * (model/share.c), so a sweep or a plan search lays out each node's topology once. Its
- * queries give the same results as without it. Not thread-safe: one cache serves one
- * thread at a time (give each thread its own).
+ * (model/share.c), so a sweep, a plan search, the simulator's analytic engine or
+ * advise's what-ifs lay out each node's topology once for their run. Its queries give
+ * the same results as without it. Not thread-safe: one cache serves one thread at a
+ * time (give each thread its own).
  */
 struct ft_model_cache;
 
