@@ -49,21 +49,6 @@ shared_note(const char *arg, const struct ft_model_result *r, struct cli_ctx *ct
 	cli_warn(ctx, "%s: %s", arg, msg);
 }
 
-/* The same for a sweep, from its largest size: the links are the same at every size. */
-static void
-sweep_shared_note(const char *arg, const struct ft_cluster_spec *spec,
-                  const struct ft_model_query *q, uint64_t bytes, struct cli_ctx *ctx)
-{
-	struct ft_model_query one = *q;
-	struct ft_model_result r;
-
-	if (q->op != FT_OP_ALLTOALL && q->op != FT_OP_SENDRECV)
-		return;
-	one.bytes = bytes;
-	/* (a query the model refuses is the sweep's to report) */
-	if (ft_model_eval(spec, &one, &r, NULL) == 0)
-		shared_note(arg, &r, ctx);
-}
 
 /* `fabtune model SPEC --explain SIZE`: one size, with its working. */
 static int
@@ -111,6 +96,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	uint64_t minbytes = UINT64_MAX, maxbytes = UINT64_MAX, factor = 2;
 	uint64_t explain = UINT64_MAX; /* --explain SIZE; UINT64_MAX: not asked */
 	struct ft_model_args o;
+	struct ft_model_result largest; /* the sweep's header: its note */
 	const struct opt opts[] = {
 		OPT_STRING(0, "op", &o.op, "OP",
 		           "all_reduce (default), all_gather, reduce_scatter, broadcast, reduce, "
@@ -218,12 +204,15 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	}
 	if (explain != UINT64_MAX)
 		return run_explain(argv[1], &spec, &q, explain, ctx);
-	sweep_shared_note(argv[1], &spec, &q, maxbytes, ctx);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strlcpy(run.spec, spec.name, sizeof(run.spec));
 	ft_strbuf_init(&sb);
 	rc = ft_model_sweep_report(&spec, &q, minbytes, maxbytes, factor, ctx->json, &run, &sb,
-	                           &err);
+	                           &largest, &err);
+	/* the note of a sweep from its largest size, the query its header ran: the links are
+	 * the same at every size (a query the model refused is the sweep's error) */
+	if (q.op == FT_OP_ALLTOALL || q.op == FT_OP_SENDRECV)
+		shared_note(argv[1], &largest, ctx);
 	if (rc < 0) {
 		ft_strbuf_release(&sb);
 		ft_run_release(&run);

@@ -492,9 +492,10 @@ struct ft_model_query {
 /*
  * What the model keeps between queries on one cluster: the in-node links an all-to-all's
  * and a send/recv's sends share, one entry per distinct node, job shape and PXN setting
- * (model/share.c), so a sweep or a plan search lays out each node's topology once. Its
- * queries give the same results as without it. Not thread-safe: one cache serves one
- * thread at a time (give each thread its own).
+ * (model/share.c), so a sweep, a plan search, the simulator's analytic engine or
+ * advise's what-ifs lay out each node's topology once for their run. Its queries give
+ * the same results as without it. Not thread-safe: one cache serves one thread at a
+ * time (give each thread its own).
  */
 struct ft_model_cache;
 
@@ -502,7 +503,8 @@ struct ft_model_cache;
 FT_API struct ft_model_cache *ft_model_cache_new(void);
 /* Free @c (NULL: nothing). */
 FT_API void ft_model_cache_free(struct ft_model_cache *c);
-/* Queries @c answered from an entry (@hits) and that laid out a node (@misses). */
+/* Queries @c answered from an entry (@hits) and that laid out a node (@misses); 0 and 0
+ * for a NULL @c. Either pointer may be NULL: that count is not written. */
 FT_API void ft_model_cache_stats(const struct ft_model_cache *c, uint64_t *hits,
                                  uint64_t *misses);
 
@@ -1342,12 +1344,16 @@ FT_API void ft_model_sweep_write_json(const struct ft_cluster_spec *spec,
  * `fabtune model`'s table: @q swept from @min_bytes to @max_bytes
  * (ft_model_sweep(), rows into @run, initialised by the caller) and written
  * with the largest size's pick as its header, in JSON when @json, into @sb.
- * The model's errors (FT_ENOTSUP for a combination it does not cover).
+ * @largest, where not NULL, gets that size's result, whose shared_error says
+ * where the node's shared links went unpriced (the same at every size), even
+ * when a later size fails; zeroed where its own query failed. The model's
+ * errors (FT_ENOTSUP for a combination it does not cover).
  */
 FT_API int ft_model_sweep_report(const struct ft_cluster_spec *spec,
                                  const struct ft_model_query *q, uint64_t min_bytes,
                                  uint64_t max_bytes, uint64_t factor, bool json,
                                  struct ft_run *run, struct ft_strbuf *sb,
+                                 struct ft_model_result *largest,
                                  struct ft_error *err) FT_MUST_CHECK;
 /*
  * The working of ft_model_explain() on @spec: the link classes, the pick's

@@ -17,8 +17,17 @@
  * Communication times come from the analytic model (fabtune/model.h), one
  * query per group and size, or from a simulation engine (fabtune/sim.h,
  * cfg.engine = "flow") that runs every instance of a group at once on the
- * cluster's topology. Deterministic and thread-safe; the analytic path
- * allocates nothing but ft_plan_search()'s result array.
+ * cluster's topology. Deterministic and thread-safe. The analytic path
+ * allocates, and frees before it returns: the copy of the spec a group's
+ * NVLink domains are priced on (where the placement splits one), the MoE
+ * routing's expert loads (plan/moe.c), and the model's own (a mixed-node
+ * spec's link classes; the one-node topology an all-to-all's or a
+ * send/recv's shared links are laid out on, model/share.c).
+ * ft_plan_search() allocates besides its result array (the caller's), the
+ * plan it fills for each configuration and the model's cache of those shared
+ * links for the whole search (ft_model_cache_new(); without memory for it
+ * the search runs uncached, to the same rows). An allocation failure is
+ * FT_ENOMEM, never a figure without it.
  */
 #ifndef FABTUNE_PLAN_H
 #define FABTUNE_PLAN_H
@@ -354,17 +363,33 @@ struct ft_plan_search_row {
 };
 
 /*
+ * The configurations a search could not plan: the model or the placement
+ * refused them (an order that puts a TP group across nodes, a precision the
+ * GPUs lack, an expert placement the EP degree cannot hold). Not among the
+ * evaluated ones.
+ */
+struct ft_plan_search_failures {
+	size_t n;
+	struct ft_plan_config first; /* the first of them, in the search's order (n > 0) */
+	struct ft_error first_err;   /* and why */
+};
+
+/*
  * Enumerate the parallel configurations of @base's model on the spec's GPUs
  * (tp up to the GPUs of a node, pp up to the layers, cp, ep dividing the
  * experts, micro-batch, ZeRO stage, recomputation, interleaving, PP before
  * or after DP in the rank order), keep those
  * that fit, and return the best @opts->top by tokens/s in *@rows (ft_free()),
- * *@nevaluated the configurations tried.
+ * *@nevaluated the configurations planned, *@nfit those of them that fit,
+ * and in @failed (NULL: not told) those the planner refused and the first's
+ * error. Out of memory anywhere is FT_ENOMEM, no rows: never a search of
+ * fewer configurations.
  */
 FT_API int ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *model,
                           const struct ft_plan_config *base, const struct ft_plan_search_opts *o,
                           struct ft_plan_search_row **rows, size_t *nrows, size_t *nevaluated,
-                          size_t *nfit, struct ft_error *err) FT_MUST_CHECK;
+                          size_t *nfit, struct ft_plan_search_failures *failed,
+                          struct ft_error *err) FT_MUST_CHECK;
 
 /* ---- MoE routing skew ---------------------------------------------------------------------- */
 
@@ -420,12 +445,14 @@ FT_API void ft_plan_write_text(const char *spec_label, const struct ft_cluster_s
 FT_API void ft_plan_write_json(struct ft_json *j, const struct ft_plan *p);
 /*
  * A search's best @n of @rows (@tried configurations evaluated, @fit of them
- * fitting in memory): as a JSON object followed by a newline into @j's buffer
- * @sb when @j is not NULL, else as the terminal table.
+ * fitting in memory, @failed those it could not plan, NULL: none): as a JSON
+ * object followed by a newline into @j's buffer @sb when @j is not NULL, else
+ * as the terminal table.
  */
 FT_API void ft_plan_search_write(const char *model, const char *spec_label, uint64_t batch,
                                  const struct ft_plan_search_row *rows, size_t n, size_t tried,
-                                 size_t fit, struct ft_json *j, struct ft_strbuf *sb);
+                                 size_t fit, const struct ft_plan_search_failures *failed,
+                                 struct ft_json *j, struct ft_strbuf *sb);
 /*
  * Interruptions and goodput for a job of @ngpus GPUs (@gpn per node) writing
  * a checkpoint in @ckpt_s, at the recovery @recover_s and at 5 and 30

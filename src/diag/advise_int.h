@@ -52,6 +52,9 @@ struct ft__whatif_spec {
 	const char *label; /* how the basis names it: "dgx-h100:2 calibrated from a.txt" */
 	/* where the measured run placed its ranks (0: the twin fills nodes, as the engines do) */
 	uint32_t nnodes, ppn;
+	/* the analytic model's queries' (the calibration's sizes, each change's pair): one
+	 * for the what-ifs' run (model.h ft_model_cache); NULL: uncached, the same results */
+	struct ft_model_cache *cache;
 };
 
 /*

@@ -289,6 +289,7 @@ model_pair(const struct ft__whatif_spec *ws, enum ft_op op, const struct model_s
 	else if ((rc = ft_scenario_cluster_resolve(ws->arg, &cs, err)) < 0)
 		return rc;
 	ft_model_query_init(&q, op, WHATIF_BYTES);
+	q.cache = ws->cache;
 	if (calib_of(ws, op)) {
 		q.ngpus = calib_of(ws, op)->nranks;
 		q.nnodes = ws->nnodes; /* as the measured run placed them */
@@ -704,6 +705,7 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 		if (seen)
 			continue;
 		ft_model_query_init(&q, op, 0);
+		q.cache = ws->cache; /* a query per measured size (ft_model_calibrate()) */
 		q.ngpus = r->nranks;
 		if (n && ws->nnodes && r->nranks != ws->nnodes * ws->ppn)
 			continue; /* one placement for the what-ifs: the first run's */
@@ -792,7 +794,7 @@ int
 ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 		    struct ft_advice_set *s, struct ft_error *err)
 {
-	struct ft__whatif_spec ws = { NULL, NULL, NULL, 0, 0 };
+	struct ft__whatif_spec ws = { .arg = NULL };
 	struct ft_cluster_spec cs;
 	char why[256], missing[256], files[160], place[96];
 	int rc;
@@ -820,10 +822,17 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 		snprintf(o->label, sizeof(o->label), "%s%s", o->spec_used,
 			 o->derived ? " (from the probe's GPUs)" : "");
 	}
+	/* the calibration's sizes and the changes' pairs query the model on the same nodes:
+	 * their shared links laid out once, as a plan search's (plan/search.c
+	 * ft_plan_search()); without memory for the cache each query lays them out, to the
+	 * same gains */
+	if (ws.arg)
+		ws.cache = ft_model_cache_new();
 	if (ws.arg && o->measured && ft_run_nrows(o->measured)) {
 		memset(&cs, 0, sizeof(cs));
 		rc = ft_scenario_cluster_resolve(ws.arg, &cs, err);
 		if (rc < 0) {
+			ft_model_cache_free(ws.cache);
 			ft_error_prefix(err, "what-if: ");
 			return rc;
 		}
@@ -843,7 +852,9 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 		}
 	}
 	ws.label = o->label;
-	return run_all(in, &ws, missing, s, err);
+	rc = run_all(in, &ws, missing, s, err);
+	ft_model_cache_free(ws.cache);
+	return rc;
 }
 
 int

@@ -837,18 +837,25 @@ ft_model_calib_write_block(const struct ft_model_calib *c, struct ft_strbuf *sb)
 int
 ft_model_sweep_report(const struct ft_cluster_spec *spec, const struct ft_model_query *q,
                       uint64_t min_bytes, uint64_t max_bytes, uint64_t factor, bool json,
-                      struct ft_run *run, struct ft_strbuf *sb, struct ft_error *err)
+                      struct ft_run *run, struct ft_strbuf *sb, struct ft_model_result *largest,
+                      struct ft_error *err)
 {
-	struct ft_model_query largest = *q, all = *q;
+	struct ft_model_query top = *q, all = *q;
 	struct ft_model_cache *own = NULL;
 	struct ft_model_result first;
 	int rc;
 
 	/* the header's size and the rows on one node's shared links, laid out once */
 	if (!q->cache)
-		largest.cache = all.cache = own = ft_model_cache_new();
-	largest.bytes = max_bytes;
-	rc = ft_model_eval(spec, &largest, &first, err);
+		top.cache = all.cache = own = ft_model_cache_new();
+	top.bytes = max_bytes;
+	rc = ft_model_eval(spec, &top, &first, err);
+	if (largest) {
+		if (rc == 0)
+			*largest = first;
+		else
+			memset(largest, 0, sizeof(*largest));
+	}
 	if (rc == 0)
 		rc = ft_model_sweep(spec, &all, min_bytes, max_bytes, factor, run, err);
 	ft_model_cache_free(own);

@@ -309,8 +309,10 @@ ft_model_cache_free(struct ft_model_cache *c)
 void
 ft_model_cache_stats(const struct ft_model_cache *c, uint64_t *hits, uint64_t *misses)
 {
-	*hits = c ? c->hits : 0;
-	*misses = c ? c->misses : 0;
+	if (hits)
+		*hits = c ? c->hits : 0;
+	if (misses)
+		*misses = c ? c->misses : 0;
 }
 
 static void

@@ -269,6 +269,7 @@ ft_plan_job_search(const struct ft_plan_job *job, const struct ft_plan_args *a, 
                    struct ft_strbuf *sb, size_t *n, struct ft_error *err)
 {
 	struct ft_plan_search_opts so = { .top = (uint32_t)(a->top ? FT_MIN(a->top, 1000u) : 10) };
+	struct ft_plan_search_failures failed;
 	struct ft_plan_search_row *rows;
 	size_t tried, fit;
 	struct ft_json j;
@@ -284,13 +285,14 @@ ft_plan_job_search(const struct ft_plan_job *job, const struct ft_plan_args *a, 
 	so.fixed_zero = false;
 	so.fixed_recompute = a->recompute != NULL;
 	so.fixed_order = a->order != NULL;
-	rc = ft_plan_search(&job->spec, &job->model, &job->cfg, &so, &rows, n, &tried, &fit, err);
+	rc = ft_plan_search(&job->spec, &job->model, &job->cfg, &so, &rows, n, &tried, &fit,
+	                    &failed, err);
 	if (rc < 0)
 		return rc;
 	if (json)
 		ft_json_init(&j, sb, false);
 	ft_plan_search_write(job->model.name, job->spec_label, job->cfg.global_batch, rows, *n,
-	                     tried, fit, json ? &j : NULL, sb);
+	                     tried, fit, &failed, json ? &j : NULL, sb);
 	ft_free(rows);
 	return 0;
 }
@@ -311,7 +313,7 @@ ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p, struct 
 		base.engine[0] = '\0';
 		base.dp = 0;
 		rc = ft_plan_search(&job->spec, &job->model, &base, &so, &rows, &nrows, &tried,
-		                    &fit, err);
+		                    &fit, NULL, err);
 	}
 	if (rc == 0)
 		rc = ft_plan_html(job->spec_label, p, ev, nev, rows, nrows, tried, sb);

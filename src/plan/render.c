@@ -355,10 +355,52 @@ ft_plan_to_run(const struct ft_plan *p, const char *spec_arg, struct ft_run *run
 	return rc;
 }
 
+/* A searched configuration's layout members (a row's, a failure's) into @j's open object. */
+static void
+search_config_json(struct ft_json *j, const struct ft_plan_config *c)
+{
+	ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
+	ft_json_kv_uint(j, "micro_batch", c->micro_batch);
+	ft_json_kv_uint(j, "zero", c->zero);
+	ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));
+	ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
+}
+
+/* The configurations the search could not plan: how many, the first and its error. */
+static void
+search_failures_json(struct ft_json *j, const struct ft_plan_search_failures *f)
+{
+	ft_json_kv_uint(j, "failed", f ? f->n : 0);
+	if (!f || !f->n)
+		return;
+	ft_json_key(j, "first_failure");
+	ft_json_obj_begin(j);
+	search_config_json(j, &f->first);
+	ft_json_kv_str(j, "code", ft_err_name(f->first_err.code));
+	ft_json_kv_str(j, "error", f->first_err.msg);
+	ft_json_obj_end(j);
+}
+
+static void
+search_failures_text(const struct ft_plan_search_failures *f, struct ft_strbuf *sb)
+{
+	const struct ft_plan_config *c = &f->first;
+
+	if (!f->n)
+		return;
+	ft_strbuf_addf(sb,
+	               "# %zu configuration%s could not be planned; the first, tp %u cp %u pp %u "
+	               "vpp %u dp %u ep %u mb %u zero %u recompute %s order %s: %s\n",
+	               f->n, f->n == 1 ? "" : "s", c->tp, c->cp, c->pp, c->vpp, c->dp, c->ep,
+	               c->micro_batch, c->zero, ft_plan_recompute_name(c->recompute),
+	               c->order[0] ? c->order : "tp-cp-pp-dp", f->first_err.msg);
+}
+
 void
 ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
                      const struct ft_plan_search_row *rows, size_t n, size_t tried, size_t fit,
-                     struct ft_json *jp, struct ft_strbuf *sb)
+                     const struct ft_plan_search_failures *failed, struct ft_json *jp,
+                     struct ft_strbuf *sb)
 {
 	size_t i;
 
@@ -370,17 +412,14 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 		ft_json_kv_str(j, "spec", spec_arg);
 		ft_json_kv_uint(j, "evaluated", tried);
 		ft_json_kv_uint(j, "fit", fit);
+		search_failures_json(j, failed);
 		ft_json_key(j, "top");
 		ft_json_arr_begin(j);
 		for (i = 0; i < n; i++) {
 			const struct ft_plan_config *c = &rows[i].cfg;
 
 			ft_json_obj_begin(j);
-			ft__json_fields(j, c, layout_fields, FT_ARRAY_SIZE(layout_fields));
-			ft_json_kv_uint(j, "micro_batch", c->micro_batch);
-			ft_json_kv_uint(j, "zero", c->zero);
-			ft_json_kv_str(j, "recompute", ft_plan_recompute_name(c->recompute));
-			ft_json_kv_str(j, "order", c->order[0] ? c->order : "tp-cp-pp-dp");
+			search_config_json(j, c);
 			ft_json_kv_double(j, "tokens_per_s", rows[i].tokens_per_s);
 			ft_json_kv_double(j, "mfu", rows[i].mfu);
 			ft_json_kv_double(j, "iter_s", rows[i].iter_s);
@@ -396,6 +435,8 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 	ft_strbuf_addf(sb, "# fabtune plan --search: %s on %s, batch %" PRIu64
 	               " sequences: %zu configurations, %zu fit in memory\n",
 	               model, spec_arg, batch, tried, fit);
+	if (failed)
+		search_failures_text(failed, sb);
 	ft_strbuf_adds(sb, "rank  tp  cp  pp vpp    dp  ep  mb zero recompute  order        "
 	                   "tokens/s   MFU  iteration  mem GB  bottleneck\n");
 	for (i = 0; i < n; i++) {
@@ -409,7 +450,9 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 		               100 * rows[i].mfu, rows[i].iter_s, rows[i].mem_bytes / 1e9,
 		               rows[i].bottleneck);
 	}
-	if (!n)
+	if (!n && !tried && failed && failed->n)
+		ft_strbuf_adds(sb, "no configuration could be planned\n");
+	else if (!n)
 		ft_strbuf_adds(sb, "no configuration fits in memory\n");
 }
 

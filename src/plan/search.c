@@ -61,11 +61,35 @@ keep(struct top *t, const struct ft_plan *p)
 	t->rows[i] = r;
 }
 
+/*
+ * Whether @m splits into @tp tensor-parallel and @cp context-parallel ranks: the heads and
+ * the KV heads by TP, the sequence by CP times TP (sequence parallel, on with TP). The
+ * planner's own rules (compute.c check_config()); a layout they rule out is not one the
+ * search tries, as one whose stages or batch do not divide.
+ */
+static bool
+model_splits(const struct ft_plan_model *m, uint32_t tp, uint32_t cp)
+{
+	return m->heads % tp == 0 && ft__plan_kv_heads(m) % tp == 0 &&
+	       m->seq % (cp * (tp > 1 ? tp : 1)) == 0;
+}
+
+/* @c refused by the planner for @e: counted, the first kept with its error. */
+static void
+note_failure(struct ft_plan_search_failures *f, const struct ft_plan_config *c,
+             const struct ft_error *e)
+{
+	if (f->n++ == 0) {
+		f->first = *c;
+		f->first_err = *e;
+	}
+}
+
 int
 ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m,
                const struct ft_plan_config *base, const struct ft_plan_search_opts *o,
                struct ft_plan_search_row **rows, size_t *nrows, size_t *nevaluated, size_t *nfit,
-               struct ft_error *err)
+               struct ft_plan_search_failures *failed, struct ft_error *err)
 {
 	static const uint32_t mbs[] = { 1, 2, 4, 8 };
 	static const uint32_t vpps[] = { 1, 2, 3, 4, 6, 8 };
@@ -74,12 +98,17 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 	struct top t = { 0 };
 	uint32_t ngpus, tp, cp, pp, ep, zero, rc_mode, cpmax;
 	size_t imb, iv, io, tried = 0, fit = 0;
+	struct ft_plan_search_failures fails;
+	struct ft_error e = { 0 };
 	struct ft_model_cache *cache;
 	struct ft_plan *p;
-	int rc;
+	int rc = 0;
 
 	*rows = NULL;
 	*nrows = *nevaluated = *nfit = 0;
+	memset(&fails, 0, sizeof(fails));
+	if (failed)
+		*failed = fails;
 	rc = ft_plan_model_validate(m, err);
 	if (rc < 0)
 		return rc;
@@ -103,7 +132,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 		uint64_t rep = (uint64_t)tp * cp * pp;
 		uint32_t dp;
 
-		if (ngpus % rep)
+		if (ngpus % rep || !model_splits(m, tp, cp))
 			continue;
 		dp = (uint32_t)(ngpus / rep);
 		for (ep = 1; ep <= (m->experts ? FT_MIN(m->experts, dp) : 1); ep++) {
@@ -115,7 +144,6 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 			for (zero = 0; zero <= 3; zero++)
 			for (rc_mode = 0; rc_mode < FT_RECOMPUTE_COUNT; rc_mode++) {
 				struct ft_plan_config c = *base;
-				struct ft_error e = { 0 };
 
 				if (o && o->fixed_mb && mbs[imb] != base->micro_batch)
 					continue;
@@ -147,8 +175,23 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 					ft_strlcpy(c.order, orders[io], sizeof(c.order));
 				if (c.global_batch % ((uint64_t)dp * c.micro_batch))
 					continue;
-				if (ft__plan_compute(spec, m, &c, p, cache, &e) < 0)
+				/* the interleaved schedule runs micro-batches in groups of pp
+				 * (Megatron-LM megatron/core/pipeline_parallel/schedules.py
+				 * forward_backward_pipelining_with_interleaving(); check_config()) */
+				if (c.vpp > 1 &&
+				    (c.global_batch / ((uint64_t)dp * c.micro_batch)) % pp)
 					continue;
+				memset(&e, 0, sizeof(e));
+				rc = ft__plan_compute(spec, m, &c, p, cache, &e);
+				/* out of memory ends the search: its rows would leave out
+				 * configurations as if they did not exist */
+				if (rc == FT_ENOMEM)
+					goto out;
+				if (rc < 0) {
+					note_failure(&fails, &c, &e);
+					rc = 0;
+					continue;
+				}
 				tried++;
 				if (!p->mem.fits)
 					continue;
@@ -157,11 +200,21 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 			}
 		}
 	}
+out:
 	ft_free(p);
 	ft_model_cache_free(cache);
+	if (rc < 0) {
+		ft_free(t.rows);
+		if (err)
+			*err = e;
+		ft_error_prefix(err, "search: ");
+		return rc;
+	}
 	*rows = t.rows;
 	*nrows = t.n;
 	*nevaluated = tried;
 	*nfit = fit;
+	if (failed)
+		*failed = fails;
 	return 0;
 }

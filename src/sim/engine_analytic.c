@@ -26,6 +26,9 @@
 struct an_engine {
 	struct ft_engine base;
 	bool model; /* "analytic": op times from ft_model_eval() */
+	/* the model's in-node shared links, laid out once per node and job shape for the
+	 * engine's life (model.h ft_model_cache); NULL: uncached, the same times */
+	struct ft_model_cache *cache;
 	const struct ft_topo *topo;
 	struct ft_sim_cfg cfg;
 	double *cap_Bps;
@@ -60,6 +63,11 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 	}
 	ae->base.ops = ops;
 	ae->model = model;
+	/* every job and size of a scenario queries the model on the same nodes: its shared
+	 * links laid out once, as a plan search's (plan/search.c ft_plan_search()); without
+	 * memory for the cache each query lays them out, to the same times */
+	if (model)
+		ae->cache = ft_model_cache_new();
 	ae->topo = topo;
 	ae->cfg = *cfg;
 	if (ae->cfg.routing == FT_ROUTING_ADAPTIVE)
@@ -207,6 +215,7 @@ model_time(struct an_engine *ae, const struct ft_sim_op *op, struct ft_sim_op_re
 	q.force_proto = true;
 	q.proto = sc->proto;
 	q.nchannels = op->nchannels;
+	q.cache = ae->cache;
 	rc = ft_model_eval(ft_topo_spec(ae->topo), &q, &r, err);
 	if (rc < 0) {
 		ft_error_prefix(err, "analytic engine: ");
@@ -329,6 +338,7 @@ an_destroy(struct ft_engine *e)
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 	}
+	ft_model_cache_free(ae->cache);
 	ft_free(ae);
 }
 

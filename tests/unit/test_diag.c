@@ -31,6 +31,7 @@
 #include <fabtune/parse.h>
 #include <fabtune/probe.h>
 
+#include "base/alloc_int.h"
 #include "diag/advise_int.h"
 #include "diag/diag_int.h"
 
@@ -1418,6 +1419,30 @@ test_advise_whatif_calibrated(void **state)
 	assert_int_equal(ft_model_eval(&cs, &q, &r, &err), 0);
 	assert_string_not_equal(r.bottleneck, "nic");
 	assert_true(fabs(a->gain_pct - 100.0 * (t0 / t1 - 1)) < 0.5);
+	/* the model's cache for the run (the calibration's 26 sizes, the MTU pair) is its first
+	 * allocation: without memory for it the queries run uncached, to the same gain, not
+	 * FT_ENOMEM */
+	{
+		struct ft_advice_set s2;
+		char basis[sizeof(a->gain_basis)];
+		bool fired;
+		int rc;
+
+		ft_strlcpy(basis, a->gain_basis, sizeof(basis));
+		advise(ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024", NULL, 0, &s2);
+		memset(&o, 0, sizeof(o));
+		o.spec = spec;
+		o.measured = &run;
+		ft__alloc_fail_at(1);
+		rc = ft_advise_whatif_ex(&in, &o, &s2, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		assert_true(fired);
+		assert_int_equal(rc, 0);
+		assert_true(o.calibrated);
+		assert_string_equal(ft_advice_find(&s2, "roce-mtu")->gain_basis, basis);
+		ft_advice_set_release(&s2);
+	}
 	ft_advice_set_release(&s);
 	/* the same rows showing no rank count: not calibrated, and the line says why */
 	advise(ROCEP ";ib.port.mtu_active@h1/mlx5_0/1=1024", NULL, 0, &s);

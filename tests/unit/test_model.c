@@ -5823,6 +5823,18 @@ test_shared_link_cache(void **state)
 	free(ex);
 	ft_model_cache_stats(c, &hits, &misses);
 	assert_int_equal(misses, 5);
+	/* either count alone: the other's pointer NULL is not written */
+	{
+		uint64_t h = 99, m = 99;
+
+		ft_model_cache_stats(c, NULL, &m);
+		assert_int_equal(m, misses);
+		ft_model_cache_stats(c, &h, NULL);
+		assert_int_equal(h, hits);
+		ft_model_cache_stats(NULL, &h, NULL);
+		assert_int_equal(h, 0);
+		ft_model_cache_stats(c, NULL, NULL);
+	}
 	ft_model_cache_free(c);
 	ft_model_cache_free(NULL);
 }
@@ -9672,8 +9684,9 @@ test_model_sweep_report(void **state)
 	ft_model_query_init(&q, FT_OP_ALL_REDUCE, 0);
 	ft_run_init(&run, FT_SOURCE_MODEL, "model");
 	ft_strbuf_init(&sb);
-	assert_int_equal(
-	        ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb, &err), 0);
+	assert_int_equal(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, true, &run, &sb,
+	                                       NULL, &err),
+	                 0);
 	assert_int_equal(ft_run_nrows(&run), 3);
 	assert_int_equal(sb.buf[0], '{');
 	for (size_t i = 0; i < 3; i++) {
@@ -9684,6 +9697,38 @@ test_model_sweep_report(void **state)
 	}
 	ft_strbuf_release(&sb);
 	ft_run_release(&run);
+	/* the largest size's result handed back (`fabtune model`'s note on a node whose
+	 * topology does not build reads it, with no query of its own): the header's query */
+	{
+		struct ft_model_result largest;
+
+		memset(&largest, 0xff, sizeof(largest));
+		assert_int_equal(ft_spec_resolve("tests/fixtures/spec/pcie-numa32.yaml", &spec, &err),
+		                 0);
+		ft_model_query_init(&q, FT_OP_ALLTOALL, 0);
+		ft_run_init(&run, FT_SOURCE_MODEL, "model");
+		ft_strbuf_init(&sb);
+		assert_int_equal(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, false, &run,
+		                                       &sb, &largest, &err),
+		                 0);
+		q.bytes = 4 << 20;
+		assert_int_equal(ft_model_eval(&spec, &q, &r, &err), 0);
+		assert_true(largest.time_s == r.time_s);
+		assert_string_equal(largest.shared_error,
+		                    "nodes.numa.domains: expected 0..16, got 32");
+		ft_strbuf_release(&sb);
+		ft_run_release(&run);
+		/* a sweep the model refuses at its largest size: nothing to note */
+		memset(&largest, 0xff, sizeof(largest));
+		ft_run_init(&run, FT_SOURCE_MODEL, "model");
+		ft_strbuf_init(&sb);
+		q.ngpus = 1u << 30;
+		assert_true(ft_model_sweep_report(&spec, &q, 1 << 20, 4 << 20, 2, false, &run, &sb,
+		                                  &largest, &err) < 0);
+		assert_string_equal(largest.shared_error, "");
+		ft_strbuf_release(&sb);
+		ft_run_release(&run);
+	}
 }
 
 /*

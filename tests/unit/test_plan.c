@@ -1217,6 +1217,7 @@ test_search(void **state)
 	struct ft_plan_model m = preset("llama3-8b");
 	struct ft_plan_config c;
 	struct ft_plan_search_opts o = { .top = 5 };
+	struct ft_plan_search_failures failed;
 	struct ft_plan_search_row *rows;
 	struct ft_plan *p = calloc(1, sizeof(*p));
 	struct ft_error err = { 0 };
@@ -1226,8 +1227,11 @@ test_search(void **state)
 	assert_non_null(p);
 	ft_plan_config_init(&c);
 	c.global_batch = 512;
-	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &err), 0);
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
+	                 0);
 	assert_true(n == 5 && fit >= n && tried >= fit);
+	/* every layout the search enumerates is one the planner takes */
+	assert_int_equal(failed.n, 0);
 	for (i = 0; i < n; i++) {
 		assert_true(rows[i].mem_bytes <= 80e9);
 		if (i)
@@ -1265,7 +1269,7 @@ test_search_moe_cache(void **state)
 	assert_non_null(p);
 	ft_plan_config_init(&c);
 	c.global_batch = 512;
-	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &err), 0);
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, NULL, &err), 0);
 	assert_true(n == 5 && fit >= n && tried >= fit);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(ft_plan_compute(&s, &m, &rows[i].cfg, p, &err), 0);
@@ -1276,7 +1280,7 @@ test_search_moe_cache(void **state)
 		;
 	assert_true(i < n);
 	ft__alloc_fail_at(3);
-	rc = ft_plan_search(&s, &m, &c, &o, &rows2, &n2, &tried2, &fit2, &err);
+	rc = ft_plan_search(&s, &m, &c, &o, &rows2, &n2, &tried2, &fit2, NULL, &err);
 	fired = ft__alloc_failed();
 	ft__alloc_fail_at(0);
 	assert_true(fired);
@@ -1289,6 +1293,112 @@ test_search_moe_cache(void **state)
 	ft_free(rows);
 	ft_free(rows2);
 	free(p);
+}
+
+/*
+ * A search whose configurations the planner refuses says so: with the rank order fixed to
+ * dp-tp-cp-pp on 2 DGX H100, TP's ranks are DP apart, so every layout with TP and DP above
+ * 1 puts a TP group across nodes (compute.c place_groups()); on DGX A100 FP8 has no peak,
+ * so nothing can be planned. Each is counted with the first one's configuration and
+ * error, in the text and the JSON, and the layouts that remain are planned as before.
+ * (The search skipped them without a word: 1656 configurations, or "0 configurations,
+ * 0 fit in memory".)
+ */
+static void
+test_search_failures(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:2");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 3, .fixed_order = true };
+	struct ft_plan_search_failures failed;
+	struct ft_plan_search_row *rows;
+	struct ft_error err = { 0 };
+	struct ft_strbuf sb;
+	struct ft_json j;
+	size_t n, tried, fit;
+
+	(void)state;
+	ft_plan_config_init(&c);
+	c.global_batch = 64;
+	ft_strlcpy(c.order, "dp-tp-cp-pp", sizeof(c.order));
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
+	                 0);
+	assert_int_equal(n, 3);
+	assert_true(failed.n > 0 && tried > 0);
+	assert_true(failed.first.tp > 1 && failed.first.dp > 1);
+	assert_int_equal(failed.first_err.code, FT_EINVAL);
+	assert_non_null(strstr(failed.first_err.msg, "across nodes"));
+	ft_strbuf_init(&sb);
+	ft_plan_search_write(m.name, "dgx-h100:2", 64, rows, n, tried, fit, &failed, NULL, &sb);
+	assert_non_null(strstr(sb.buf, "configurations could not be planned; the first, tp 2"));
+	assert_non_null(strstr(sb.buf, "order dp-tp-cp-pp: order: 'dp-tp-cp-pp' puts TP ranks"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	ft_json_init(&j, &sb, false);
+	ft_plan_search_write(m.name, "dgx-h100:2", 64, rows, n, tried, fit, &failed, &j, &sb);
+	assert_non_null(strstr(sb.buf, "\"first_failure\":{\"tp\":2,"));
+	assert_non_null(strstr(sb.buf, "\"code\":\"EINVAL\",\"error\":\"order: "));
+	ft_strbuf_release(&sb);
+	ft_free(rows);
+	/* every configuration refused: none planned, and the text says why, not "fits" */
+	s = spec("dgx-a100:2");
+	ft_plan_config_init(&c);
+	c.global_batch = 64;
+	c.precision = FT_PRECISION_FP8;
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
+	                 0);
+	assert_true(n == 0 && tried == 0 && failed.n > 0);
+	assert_non_null(strstr(failed.first_err.msg, "precision: fp8"));
+	ft_strbuf_init(&sb);
+	ft_plan_search_write(m.name, "dgx-a100:2", 64, rows, n, tried, fit, &failed, NULL, &sb);
+	assert_non_null(strstr(sb.buf, "no configuration could be planned\n"));
+	assert_null(strstr(sb.buf, "fits in memory\n"));
+	ft_strbuf_release(&sb);
+	ft_free(rows);
+}
+
+/*
+ * Out of memory inside a configuration's plan ends the search with FT_ENOMEM and no rows:
+ * the search went on without that configuration and returned a frontier of the others as
+ * if whole. Every allocation after the search's own three (rows, plan, cache), up to the
+ * first twelve, failed in turn on an MoE search (its all-to-alls lay out the node's shared
+ * links). The cache's own failure (the third) is the search's to absorb: the same rows.
+ */
+static void
+test_search_oom(void **state)
+{
+	struct ft_cluster_spec s = spec("aws-p5:4");
+	struct ft_plan_model m = preset("mixtral-8x7b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 5 };
+	struct ft_plan_search_failures failed;
+	struct ft_plan_search_row *rows;
+	size_t n, tried, fit;
+	unsigned long k;
+
+	(void)state;
+	ft_plan_config_init(&c);
+	c.global_batch = 512;
+	for (k = 4; k < 16; k++) {
+		struct ft_error err = { 0 };
+		bool fired;
+		int rc;
+
+		rows = (void *)&c;
+		ft__alloc_fail_at(k);
+		rc = ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err);
+		fired = ft__alloc_failed();
+		ft__alloc_fail_at(0);
+		assert_true(fired);
+		if (rc != FT_ENOMEM)
+			fail_msg("allocation %lu failed: the search returned %d, %zu rows of %zu "
+			         "configurations",
+			         k, rc, n, tried);
+		assert_int_equal(err.code, FT_ENOMEM);
+		assert_null(rows);
+		assert_int_equal(n, 0);
+	}
 }
 
 /*
@@ -1737,6 +1847,8 @@ main(void)
 		cmocka_unit_test(test_published_throughput),
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_search_moe_cache),
+		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_search_oom),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),
 		cmocka_unit_test(test_plan_job_args),
