@@ -1104,8 +1104,10 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
-	if (op->conn_cap_Bps > 0 && op->conn_cap_what)
+	if (op->conn_cap_Bps > 0 && op->conn_cap_what) {
 		ft_strlcpy(rec.cap_what, op->conn_cap_what, sizeof(rec.cap_what));
+		rec.cap_Bps = op->conn_cap_Bps;
+	}
 	rec.base_lat_s = sc->base_lat_s;
 	if (after && ft__fs_add_dep(s, after->next, rec.start) < 0)
 		goto oom;
@@ -1335,8 +1337,9 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	for (i = 0; i < fe->ops.len; i++)
 		fe->op_results[i].bottleneck_link = UINT32_MAX;
 	{
-		double *slowest = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(double));
-		uint8_t *capped = ft_calloc(fe->ops.len ? fe->ops.len : 1, 1);
+		size_t nops = fe->ops.len ? fe->ops.len : 1;
+		double *slowest = ft_calloc(nops * 2, sizeof(double)), *rate = slowest + nops;
+		uint8_t *capped = ft_calloc(nops, 1);
 
 		if (!slowest || !capped) {
 			ft_free(slowest);
@@ -1359,6 +1362,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 				slowest[t->tag] = key;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
 				capped[t->tag] = ft__fs_flow_capped(s, t);
+				rate[t->tag] = ft__fs_flow_rate(t);
 			}
 		}
 		for (i = 0; i < s->tag_slowest.len && i < fe->ops.len; i++) {
@@ -1368,11 +1372,19 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 				slowest[i] = ts->t_done;
 				fe->op_results[i].bottleneck_link = ts->bott_link;
 				capped[i] = ts->capped;
+				rate[i] = ts->rate_Bps;
 			}
 		}
 		for (i = 0; i < fe->ops.len; i++) {
 			const struct flow_op *o = ft_vec_at(&fe->ops, i);
 
+			/* a flow at the op's cap or faster (a pipeline's first or last chunk,
+			 * uncapped, at its links' rates) is the cap's: no link held it below
+			 * the cap, as the packet engine's critical path gives a message
+			 * within its bytes at the cap's rate to the cap (pkt_int.h
+			 * pk_cp_msg()) */
+			if (!capped[i] && ft__fs_rate_at(rate[i], o->cap_Bps))
+				capped[i] = 1;
 			if (capped[i] && o->cap_what[0])
 				ft_strlcpy(fe->op_results[i].bottleneck, o->cap_what,
 				           sizeof(fe->op_results[i].bottleneck));
