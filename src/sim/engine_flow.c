@@ -435,7 +435,14 @@ switch_flow(const struct ft_sched_flow *fl)
  * of p into a: going up (the reduction) from those going up; going down from those going
  * down, or at the top (no flow of p comes down into a) from those going up. Its stage is
  * one more than theirs (0 with none). An NVLS tree's flows into and out of the switch are
- * its first and last stages around its trees. Sets @nst to the stages, 0 when the phase is
+ * its first and last stages around its trees. A CollNet's flows out of the fabric's
+ * switches take the stage of the flows into them: NCCL's proxy posts a step's send and
+ * receive as one iallreduce (NVIDIA/nccl v2.27.7-1 src/transport/coll_net.cc
+ * collNetIallreduce()) and SHARP's streaming aggregation sends the sum down as the packets
+ * come up (kb IB-SHARP), so the network is one stage, as the model's 3 (scatter, network,
+ * broadcast; model/pipeline.c collnet_rounds_s()). As a stage of its own it counted the
+ * network twice: 4 MiB on 4 DGX H100 with SHARP 87.98 us against the model's 81.09. Sets
+ * @nst to the stages, 0 when the phase is
  * no pipeline (a flow without a direction, or a cycle). Returns 0, or FT_ENOMEM (the
  * run's error: a phase whose stages could not be counted is not run whole in their place).
  */
@@ -445,6 +452,8 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 {
 	/* an NVLS tree, or NVLS across nodes (its network flows marked net) */
 	bool nvls = sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_NVLS;
+	/* CollNet: the switches stream the reduction (the comment above) */
+	bool streamed = sc->algo == FT_ALGO_COLLNET;
 	uint32_t *ord, m = 0, f, it, top = 0;
 	bool changed = true;
 
@@ -467,6 +476,8 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 		for (uint32_t i = 0; i < m; i++) {
 			const struct ft_sched_flow *x = &fl[ord[i]];
 			uint32_t j = first_into(fl, ord, m, x->pipe, x->src), s = 0, j0 = j;
+			/* out of CollNet's switches: the stage of the flows into them */
+			uint32_t step = streamed && x->src == FT_SCHED_INNET ? 0 : 1;
 			bool down_in = false;
 
 			for (; j < m && fl[ord[j]].pipe == x->pipe && fl[ord[j]].dst == x->src; j++)
@@ -476,7 +487,7 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 				bool down = fl[ord[j]].dir == FT_SCHED_DOWN;
 
 				if (x->dir == FT_SCHED_UP ? !down : down == down_in)
-					s = FT_MAX(s, stage[ord[j]] + 1);
+					s = FT_MAX(s, stage[ord[j]] + step);
 			}
 			if (s > stage[ord[i]]) {
 				stage[ord[i]] = s;
@@ -527,6 +538,27 @@ static double
 alone_nv(double nv, uint32_t st, uint32_t nst)
 {
 	return nv > 0 && (st == 0 || st + 1 == nst) ? nv : 0;
+}
+
+/*
+ * The cap of a CollNetDirect flow's first and last chunks (@nv > 0, @net: a loop of an
+ * NVLink stage alone and of the network's stage, in periods, ft__sim_collnet_stages()) at
+ * stage @st of @nst, @cap the pace: cap / nv on the scatter and the broadcast, cap / net
+ * through the switches (up and down, one stage: phase_stages()). A round with one stage
+ * busy lasts that stage's time, as the model's rounds have it (model/pipeline.c
+ * collnet_rounds_s(): one loop 2 nv + net periods, the fill nv and max(nv, net)), the
+ * tuner's x0.85 on every stage. Uncapped (the links' rates) the fill and drain ran 1 / 0.85
+ * faster than NCCL's kernel moves them: with the switches' stage counted once, 256 MiB on
+ * 2 DGX H100 went under the pace's own time (test_collnet_direct_closed_form).
+ */
+static double
+collnet_edge(double cap, double nv, double net, uint32_t st, uint32_t nst)
+{
+	if (!(cap > 0))
+		return 0;
+	if (alone_nv(nv, st, nst) > 0)
+		return cap / nv;
+	return net > 0 ? cap / net : 0;
 }
 
 /*
@@ -606,7 +638,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		rc = 1;
 		goto out;
 	}
-	if (k > 2 && op->conn_cap_Bps > 0 && sc->algo == FT_ALGO_COLLNET) {
+	if (op->conn_cap_Bps > 0 && sc->algo == FT_ALGO_COLLNET) {
 		rc = op_links(fe, op, &l);
 		if (rc < 0)
 			goto out;
@@ -646,6 +678,10 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		         (corr < 1 ? (double)fl[f].bytes * (1 - corr) / eff : 0);
 		if (paced)
 			cap = edge = op->conn_cap_Bps * (double)fl[f].bytes / wmax;
+		/* CollNetDirect's fill and drain: a stage alone at the kernel's rate for it,
+		 * the model's rounds (collnet_edge()) */
+		if (nv > 0)
+			edge = collnet_edge(cap, nv, net, stage[f], nst);
 		first = ft__fs_add_barrier(s, 0, 0, tag);
 		join = ft__fs_add_barrier(s, 0, 0, tag);
 		if (first < 0 || join < 0 ||
@@ -1161,8 +1197,10 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 		goto oom;
 	rec.start = (uint32_t)id;
 	rec.job = op->job;
-	if (op->conn_cap_Bps > 0 && op->conn_cap_what)
+	if (op->conn_cap_Bps > 0 && op->conn_cap_what) {
 		ft_strlcpy(rec.cap_what, op->conn_cap_what, sizeof(rec.cap_what));
+		rec.cap_Bps = op->conn_cap_Bps;
+	}
 	rec.base_lat_s = sc->base_lat_s;
 	if (after && ft__fs_add_dep(s, after->next, rec.start) < 0)
 		goto oom;
@@ -1396,8 +1434,9 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 	for (i = 0; i < fe->ops.len; i++)
 		fe->op_results[i].bottleneck_link = UINT32_MAX;
 	{
-		double *slowest = ft_calloc(fe->ops.len ? fe->ops.len : 1, sizeof(double));
-		uint8_t *capped = ft_calloc(fe->ops.len ? fe->ops.len : 1, 1);
+		size_t nops = fe->ops.len ? fe->ops.len : 1;
+		double *slowest = ft_calloc(nops * 2, sizeof(double)), *rate = slowest + nops;
+		uint8_t *capped = ft_calloc(nops, 1);
 
 		if (!slowest || !capped) {
 			ft_free(slowest);
@@ -1420,6 +1459,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 				slowest[t->tag] = key;
 				fe->op_results[t->tag].bottleneck_link = t->bott_link;
 				capped[t->tag] = ft__fs_flow_capped(s, t);
+				rate[t->tag] = ft__fs_flow_rate(t);
 			}
 		}
 		for (i = 0; i < s->tag_slowest.len && i < fe->ops.len; i++) {
@@ -1429,11 +1469,19 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 				slowest[i] = ts->t_done;
 				fe->op_results[i].bottleneck_link = ts->bott_link;
 				capped[i] = ts->capped;
+				rate[i] = ts->rate_Bps;
 			}
 		}
 		for (i = 0; i < fe->ops.len; i++) {
 			const struct flow_op *o = ft_vec_at(&fe->ops, i);
 
+			/* a flow at the op's cap or faster (a pipeline's first or last chunk,
+			 * uncapped, at its links' rates) is the cap's: no link held it below
+			 * the cap, as the packet engine's critical path gives a message
+			 * within its bytes at the cap's rate to the cap (pkt_int.h
+			 * pk_cp_msg()) */
+			if (!capped[i] && ft__fs_rate_at(rate[i], o->cap_Bps))
+				capped[i] = 1;
 			if (capped[i] && o->cap_what[0])
 				ft_strlcpy(fe->op_results[i].bottleneck, o->cap_what,
 				           sizeof(fe->op_results[i].bottleneck));

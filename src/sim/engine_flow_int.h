@@ -26,6 +26,7 @@ struct flow_op {
 	/* what its connections' cap is (struct ft_sim_op conn_cap_what), named where the cap
 	 * held its slowest flow; "" for none */
 	char cap_what[16];
+	double cap_Bps; /* that cap, bytes/s a connection (0: none) */
 };
 
 /*

@@ -773,12 +773,25 @@ release(struct fs_sim *s, uint32_t u_id, double lat)
 bool
 ft__fs_flow_capped(const struct fs_sim *s, const struct fs_task *t)
 {
-	double cap, sending = t->t_done - t->t_start - t->lat_s;
+	double rate = ft__fs_flow_rate(t);
 
-	if (t->cap_idx == 0 || t->cap_idx > s->caps.len || !(sending > 0))
+	if (t->cap_idx == 0 || t->cap_idx > s->caps.len || !(rate > 0))
 		return false;
-	cap = FT_VEC_AT(&s->caps, double, t->cap_idx - 1);
-	return t->bytes / sending >= cap * (1 - FLOW_CAPPED_RTOL);
+	return ft__fs_rate_at(rate, FT_VEC_AT(&s->caps, double, t->cap_idx - 1));
+}
+
+double
+ft__fs_flow_rate(const struct fs_task *t)
+{
+	double sending = t->t_done - t->t_start - t->lat_s;
+
+	return sending > 0 ? t->bytes / sending : 0;
+}
+
+bool
+ft__fs_rate_at(double rate_Bps, double cap_Bps)
+{
+	return cap_Bps > 0 && rate_Bps > 0 && rate_Bps >= cap_Bps * (1 - FLOW_CAPPED_RTOL);
 }
 
 /* A spawned flow is done: keep what the counters need (the slowest of its tag, and whether
@@ -813,6 +826,7 @@ retire(struct fs_sim *s, uint32_t id)
 				ts->t_done = done;
 				ts->bott_link = bott;
 				ts->capped = ft__fs_flow_capped(s, t);
+				ts->rate_Bps = ft__fs_flow_rate(t);
 			}
 		}
 	}

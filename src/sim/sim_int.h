@@ -109,6 +109,7 @@ struct fs_tag_slowest {
 	double t_done;
 	uint32_t bott_link;
 	bool capped; /* its own rate cap held it all the way (ft__fs_flow_capped()) */
+	double rate_Bps; /* its bytes over its time less its path latency (ft__fs_flow_rate()) */
 };
 
 /*
@@ -376,6 +377,10 @@ int ft__fs_barrier_floor(struct fs_sim *s, uint32_t id, double floor_s, double n
 int ft__fs_set_cap(struct fs_sim *s, uint32_t id, double cap_Bps) FT_MUST_CHECK;
 /* Flow @t, done, moved all its bytes at its own cap (the cap, not a link, held it). */
 bool ft__fs_flow_capped(const struct fs_sim *s, const struct fs_task *t);
+/* Flow @t's rate, its bytes over its time less its path latency (0: none), and whether a
+ * rate reaches @cap_Bps to within the tolerance ft__fs_flow_capped() keeps. */
+double ft__fs_flow_rate(const struct fs_task *t);
+bool ft__fs_rate_at(double rate_Bps, double cap_Bps);
 /* A barrier (no delay) that calls s->spawn when it starts, with @arg in its qp field. */
 int64_t ft__fs_add_spawner(struct fs_sim *s, uint32_t arg, uint32_t tag);
 /*

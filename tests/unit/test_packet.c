@@ -4497,7 +4497,7 @@ scenario_bott(const char *path, const char *engine, bool healthy, char *bott, si
 /*
  * A collective's cap against a slow NIC, by its critical path (pkt_report.c crit_pace()):
  * node 1's NIC 3 at 0.05 of its rate holds a CollNetChain all-reduce of 64 MiB on 4
- * channels over sharp-2x8 (3,541.90 us in the flow engine, 1,498.64 healthy) and a ring
+ * channels over sharp-2x8 (3,463.17 us in the flow engine, 1,494.38 healthy) and a ring
  * all-reduce of 4 MiB on LL over 2 DGX H100 (831.97 us, 242.25 healthy). Both engines
  * name the NIC (`nic`), and the cap's class on the healthy twins (`nvlink`, `kernel:ll`).
  * The packet engine named the cap on the slow runs too (3,510.43 and 831.98 us), as the
