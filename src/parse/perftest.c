@@ -515,7 +515,12 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 	}
 	if (ft__starts(s, "Test integrity may be harmed"))
 		return true; /* the end of the warning above, with -F */
-	if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
+	/*
+	 * "Can't produce a report": print_report_bw() found no clock rate; before
+	 * perftest 4.1 (get_clock.c, 2015) the conflict above without -F made
+	 * proc_get_cpu_mhz() return 0 and the run end so.
+	 */
+	if (ft__starts_any(s, "Failed|Couldn't|Can't|Unable|Conflicting|Error") ||
 	    ft__find(s, " failed")) {
 		ft__emit_str(c, line, "tool.error", s);
 		return true;

@@ -393,6 +393,54 @@ test_real_output_forms(void **state)
 	assert_int_equal(ft_run_nrows(&run), 3);
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/* before perftest 4.1 the conflict without -F ended the run: the end is an error */
+	{
+		static const char old[] =
+			" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+			"Conflicting CPU frequency values detected: 1200.000000 != 2601.000000\n"
+			"Can't produce a report\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(old, sizeof(old) - 1, "p.txt", "perftest", &set,
+		                                 NULL, &err),
+		                 0);
+		o = find_obs(&set, "tool.error", NULL, -1);
+		assert_true(o && strcmp(o->str, "Can't produce a report") == 0);
+		o = find_obs(&set, "host.cpu_freq_conflict", NULL, -1);
+		assert_true(o && o->num == 1200);
+		ft_obs_set_release(&set);
+	}
+
+	/* perftest -C pasted with its prompt: "t_min[usec]" heads cycles all the same */
+	{
+		static const char lat[] =
+			"$ ./ib_read_lat --report-cycles -s 8 host2\n"
+			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+			"    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+			" 8       1000          3010.00        9000.00      3100.00  \t       3120.00     "
+			"\t40.00\t\t3400.00 \t\t9000.00\n"
+			"$ ib_read_lat -s 8 host2\n"
+			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+			"    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+			" 8       1000          1.40        4.10      1.45  \t       1.46     "
+			"\t0.02\t\t1.60 \t\t4.10\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		assert_int_equal(ft_parse_buffer(lat, sizeof(lat) - 1, "l.txt", "perftest", &set,
+		                                 &run, &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		assert_int_equal(count_obs(&set, "bench.lat_p50_cycles"), 1);
+		assert_int_equal(count_obs(&set, "bench.lat_p50"), 1);
+		o = find_obs(&set, "bench.lat_p50", NULL, -1);
+		assert_true(o && o->num == 1.45);
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
 	(void)state;
 }
 
