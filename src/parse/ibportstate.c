@@ -20,7 +20,9 @@
  * prompt: the port the next lines
  * are about, which names it where the query failed and no "# Port info"
  * header follows ("ibportstate: iberror: failed: smp query portinfo failed").
- * A directed route (-D) or a GUID (-G) names no LID: nothing is set.
+ * The values of the options that take one (-C mlx5_0, -P 1, -t 1000, ...)
+ * are skipped. A directed route (-D) or a GUID (-G) names no LID: the port
+ * is left unnamed, not the one an earlier query named.
  */
 static void
 prompt_port(struct ft__pctx *c, struct ft__span cmd)
@@ -37,11 +39,21 @@ prompt_port(struct ft__pctx *c, struct ft__span cmd)
 		return;
 	if (!ft__ends(tok, "ibportstate") && !ft__eq(tok, "pi") && !ft__eq(tok, "portinfo"))
 		return;
+	/* a query of its own: what an earlier header or prompt named is not its port */
+	c->device[0] = '\0';
+	c->port = -1;
 	while (ft__token(&cmd, &tok)) {
 		if (tok.p[0] == '-') {
 			if (ft__eq(tok, "-D") || ft__eq(tok, "-G") || ft__eq(tok, "--Direct") ||
 			    ft__eq(tok, "--Guid"))
 				return;
+			/* ibdiag_common.c's options with a value: "-C mlx5_0 -P 1 3 1" */
+			if (ft__starts_any(tok, "-C|-P|-t|-s|-y|-Y|-z") && tok.n == 2)
+				(void)ft__token(&cmd, &tok);
+			else if (ft__starts_any(tok, "--Ca|--Port|--timeout|--sm_port|--m_key|"
+			                             "--pkey-idx|--config") &&
+			         !memchr(tok.p, '=', tok.n))
+				(void)ft__token(&cmd, &tok);
 			continue;
 		}
 		if (n < 2)

@@ -413,6 +413,30 @@ test_real_output_forms(void **state)
 		ft_obs_set_release(&set);
 	}
 
+	/* ibportstate's prompt: the values of -C and -P are no LID or port; a query by
+	   directed route names no LID, and the failure is not the port queried before */
+	{
+		static const char ips[] = "# ibportstate 1 6\n"
+		                          "# Port info: Lid 1 port 6\n"
+		                          "LinkState:.......................Active\n"
+		                          "# ibportstate -C mlx5_0 -P 1 3 1\n"
+		                          "ibportstate: iberror: failed: smp query portinfo failed\n"
+		                          "# ibportstate -D 0,1 3\n"
+		                          "ibportstate: iberror: failed: smp query portinfo failed\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(ips, sizeof(ips) - 1, "i.txt", "ibportstate", &set,
+		                                 NULL, &err),
+		                 0);
+		assert_non_null(find_obs(&set, "ib.port.state", "LID 1", 6));
+		assert_int_equal(count_obs(&set, "tool.error"), 2);
+		assert_non_null(find_obs(&set, "tool.error", "LID 3", 1));
+		o = find_obs(&set, "tool.error", "", -1);
+		assert_true(o && o->line == 7);
+		ft_obs_set_release(&set);
+	}
+
 	/* perftest -C pasted with its prompt: "t_min[usec]" heads cycles all the same */
 	{
 		static const char lat[] =
