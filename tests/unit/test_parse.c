@@ -333,6 +333,35 @@ test_real_output_forms(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* a communicator's size once, whichever of its lines give it: 2.18's Init START
+	   and Init COMPLETE, 2.20's nRanks line and Init COMPLETE, a Destroy COMPLETE;
+	   and once for each communicator of a process */
+	{
+		static const char log[] =
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000"
+			" commId 0x1 - Init START\n"
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000"
+			" commId 0x1 - Init COMPLETE\n"
+			"h1:71:80 [0] NCCL INFO comm 0xb0 rank 1 nranks 2 cudaDev 0 busId 1b000 - Init"
+			" COMPLETE\n"
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 busId 1b000 - Destroy"
+			" COMPLETE\n"
+			"h2:72:81 [0] NCCL INFO comm 0xc0 rank 3 nRanks 8 nNodes 2 localRanks 4 localRank 3"
+			" MNNVL 0\n"
+			"h2:72:81 [0] NCCL INFO comm 0xc0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 3d000"
+			" commId 0x2 - Init COMPLETE\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(log, sizeof(log) - 1, "n.log", "nccl-log", &set, NULL,
+		                                 &err),
+		                 0);
+		assert_int_equal(count_obs(&set, "nccl.nranks"), 3);
+		o = find_obs(&set, "nccl.nranks", NULL, -1);
+		assert_true(o && o->num == 16 && o->line == 2);
+		ft_obs_set_release(&set);
+	}
+
 	/* "ncclCommInitAll comm ... rank R nranks N ... busId B": the rank and bus of each GPU */
 	parse_fixture(FIXTURES "/nccl-log/nccl2.2x-comminitall-2gpu-tuner-plugin-excerpt.txt", &set,
 	              &run);
