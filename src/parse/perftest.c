@@ -11,7 +11,8 @@
  * usable RoCE address; ROCE-GID). Bandwidth rows: a result row (pt2pt_bw,
  * algbw in GB/s) and `bench.bw_peak`, `bench.bw_avg` (Gbps), `bench.msg_rate`
  * (Mpps), str = size; no `bench.bw_peak` where the peak is printed 0.00 over
- * a non-zero average (not measured: -D, --run_infinitely, -N). Latency rows:
+ * a non-zero average (not measured: -D, --run_infinitely, -N, over 20000
+ * iterations, a send test's server). Latency rows:
  * a result row (pt2pt_lat) and `bench.lat_min`, `bench.lat_p50`
  * (t_typical), `bench.lat_avg`, `bench.lat_p99`, `bench.lat_p999`,
  * `bench.lat_max` (us); a table in cycles (under a prompt's `ib_*_lat -C` or
@@ -211,8 +212,11 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	/*
 	 * perftest's print_report_bw() prints the peak as
 	 * !(user_param->noPeak) * size / shortest interval: 0.00 wherever the
-	 * peak was not measured (-D duration runs, --run_infinitely, -N), whatever
-	 * the link did. A 0.00 peak beside a non-zero average is no figure.
+	 * peak was not measured, whatever the link did. perftest_parameters.c
+	 * sets noPeak for -D duration runs, --run_infinitely, -N, more than 20000
+	 * iterations and the receiving side of a send test (" WARNING: BW peak
+	 * won't be measured in this run."). A 0.00 peak beside a non-zero
+	 * average is no figure.
 	 */
 	if (peak == 0 && avg > 0 && !ps->fabtune)
 		peak = NAN;
