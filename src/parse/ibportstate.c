@@ -79,6 +79,10 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		return true;
 	if (ft__lid_header(c, s))
 		return true;
+	if (ft__starts(s, "# Port info")) {
+		ft__skipped(c, line, "port info header names no port", s);
+		return true;
+	}
 	/* "ibportstate: iberror: failed: smp query portinfo failed" (libibmad's IBEXIT) */
 	if (ft__find(s, "iberror:")) {
 		ft__emit_str(c, line, "tool.error", s);

@@ -451,7 +451,11 @@ test_real_output_forms(void **state)
 		                          "# ibportstate -C mlx5_0 -P 1 3 1\n"
 		                          "ibportstate: iberror: failed: smp query portinfo failed\n"
 		                          "# ibportstate -D 0,1 3\n"
-		                          "ibportstate: iberror: failed: smp query portinfo failed\n";
+		                          "ibportstate: iberror: failed: smp query portinfo failed\n"
+		                          "# ibportstate 1 7\n"
+		                          "# Port info: Lid 1 port 7\n"
+		                          "# Port info: Lid 1 DR path slid 2; dlid\n"
+		                          "LinkState:.......................Down\n";
 		struct ft_error err = { 0 };
 
 		ft_obs_set_init(&set);
@@ -463,6 +467,11 @@ test_real_output_forms(void **state)
 		assert_non_null(find_obs(&set, "tool.error", "LID 3", 1));
 		o = find_obs(&set, "tool.error", "", -1);
 		assert_true(o && o->line == 7);
+		/* a directed-route header cut short: its block is no port's, and said so */
+		o = find_obs(&set, "parse.skipped", NULL, -1);
+		assert_true(o && o->line == 10);
+		o = find_obs(&set, "ib.port.state", "", -1);
+		assert_true(o && o->line == 11);
 		ft_obs_set_release(&set);
 	}
 
