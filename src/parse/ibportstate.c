@@ -71,7 +71,7 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 	struct ft__span name, val, cmd;
 
 	(void)state;
-	if (ft__is_prompt(s, &cmd) && !ft__starts(s, "# Port info")) {
+	if (ft__is_prompt(s, &cmd) && !ft__find(s, "Port info: ")) {
 		prompt_port(c, cmd);
 		return true;
 	}
@@ -79,7 +79,7 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		return true;
 	if (ft__lid_header(c, s))
 		return true;
-	if (ft__starts(s, "# Port info")) {
+	if (ft__starts(s, "# ") && ft__find(s, "Port info: ")) {
 		ft__skipped(c, line, "port info header names no port", s);
 		return true;
 	}

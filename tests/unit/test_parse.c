@@ -473,6 +473,16 @@ test_real_output_forms(void **state)
 		o = find_obs(&set, "ib.port.state", "", -1);
 		assert_true(o && o->line == 11);
 		ft_obs_set_release(&set);
+
+		/* "# MLNX ext Port info: ..." (a paste cut above it) is a header, not a prompt */
+		static const char ext[] = "# MLNX ext Port info: Lid 1 port 6\n"
+		                          "StateChangeEnable:...............0x00\n";
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(ext, sizeof(ext) - 1, "i.txt", "ibportstate", &set,
+		                                 NULL, &err),
+		                 0);
+		assert_non_null(find_obs(&set, "ib.portinfo.StateChangeEnable", "LID 1", 6));
+		ft_obs_set_release(&set);
 	}
 
 	/* perftest -C pasted with its prompt: "t_min[usec]" heads cycles all the same */
