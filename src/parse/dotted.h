@@ -36,6 +36,16 @@ ft__dotted(struct ft__span s, struct ft__span *name, struct ft__span *val)
  * slid 2; dlid 65535; 0,6" (or the path alone, "DR path slid 0; dlid 0;
  * 0,1"), and the port is the one at the path's end: device "LID 1 DR 0,6".
  */
+/* "0,6" or "0,1,10,19": libibmad's drpath2str(), the port numbers of each hop */
+static inline bool
+is_drpath(struct ft__span p)
+{
+	for (size_t i = 0; i < p.n; i++)
+		if (!(ft__is_digit(p.p[i]) || (p.p[i] == ',' && i > 0 && p.p[i - 1] != ',')))
+			return false;
+	return p.n > 0 && ft__is_digit(p.p[p.n - 1]);
+}
+
 static inline bool
 ft__lid_header(struct ft__pctx *c, struct ft__span s)
 {
@@ -64,8 +74,12 @@ ft__lid_header(struct ft__pctx *c, struct ft__span s)
 		if (!semi)
 			return false;
 		rest = ft__skip(rest, (size_t)(semi - rest.p) + 2);
-		if (!ft__token(&rest, &path))
+		if (!ft__token(&rest, &path) || !is_drpath(path)) {
+			/* cut or garbled: no port named, not the one before either */
+			c->device[0] = '\0';
+			c->port = -1;
 			return false;
+		}
 		snprintf(c->device + n, sizeof(c->device) - (size_t)n, "%sDR %.*s", n ? " " : "",
 		         (int)path.n, path.p);
 	} else {

@@ -20,7 +20,9 @@
  * prompt: the port the next lines
  * are about, which names it where the query failed and no "# Port info"
  * header follows ("ibportstate: iberror: failed: smp query portinfo failed").
- * A directed route (-D) or a GUID (-G) names no LID: nothing is set.
+ * The values of the options that take one (-C mlx5_0, -P 1, -t 1000, ...)
+ * are skipped. A directed route (-D) or a GUID (-G) names no LID: the port
+ * is left unnamed, not the one an earlier query named.
  */
 static void
 prompt_port(struct ft__pctx *c, struct ft__span cmd)
@@ -37,11 +39,21 @@ prompt_port(struct ft__pctx *c, struct ft__span cmd)
 		return;
 	if (!ft__ends(tok, "ibportstate") && !ft__eq(tok, "pi") && !ft__eq(tok, "portinfo"))
 		return;
+	/* a query of its own: what an earlier header or prompt named is not its port */
+	c->device[0] = '\0';
+	c->port = -1;
 	while (ft__token(&cmd, &tok)) {
 		if (tok.p[0] == '-') {
 			if (ft__eq(tok, "-D") || ft__eq(tok, "-G") || ft__eq(tok, "--Direct") ||
 			    ft__eq(tok, "--Guid"))
 				return;
+			/* ibdiag_common.c's options with a value: "-C mlx5_0 -P 1 3 1" */
+			if (ft__starts_any(tok, "-C|-P|-t|-s|-y|-Y|-z") && tok.n == 2)
+				(void)ft__token(&cmd, &tok);
+			else if (ft__starts_any(tok, "--Ca|--Port|--timeout|--sm_port|--m_key|"
+			                             "--pkey-idx|--config") &&
+			         !memchr(tok.p, '=', tok.n))
+				(void)ft__token(&cmd, &tok);
 			continue;
 		}
 		if (n < 2)
@@ -59,7 +71,7 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 	struct ft__span name, val, cmd;
 
 	(void)state;
-	if (ft__is_prompt(s, &cmd) && !ft__starts(s, "# Port info")) {
+	if (ft__is_prompt(s, &cmd) && !ft__find(s, "Port info: ")) {
 		prompt_port(c, cmd);
 		return true;
 	}
@@ -67,6 +79,10 @@ ibportstate_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t li
 		return true;
 	if (ft__lid_header(c, s))
 		return true;
+	if (ft__starts(s, "# ") && ft__find(s, "Port info: ")) {
+		ft__skipped(c, line, "port info header names no port", s);
+		return true;
+	}
 	/* "ibportstate: iberror: failed: smp query portinfo failed" (libibmad's IBEXIT) */
 	if (ft__find(s, "iberror:")) {
 		ft__emit_str(c, line, "tool.error", s);

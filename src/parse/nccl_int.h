@@ -37,7 +37,7 @@ struct ft__nccl_state {
 	struct {
 		uint64_t key; /* 0 = empty */
 		int rank;
-		bool nranks;  /* its communicator size was given (nccl.nranks) */
+		uint64_t comm; /* the communicator ("comm 0x...") whose size it gave last, 0: none */
 	} pid[FT__NCCL_PIDS];
 	/* nccl-tests table */
 	int col[NT_NCOLS]; /* token index of each column, -1 when absent */

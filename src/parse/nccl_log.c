@@ -48,7 +48,7 @@ pid_index(struct ft__nccl_state *st, uint64_t key, bool insert)
 				return FT__NCCL_PIDS;
 			st->pid[i].key = key;
 			st->pid[i].rank = -1;
-			st->pid[i].nranks = false;
+			st->pid[i].comm = 0;
 			return i;
 		}
 	}
@@ -61,6 +61,21 @@ pid_slot(struct ft__nccl_state *st, uint64_t key, bool insert)
 	size_t i = pid_index(st, key, insert);
 
 	return i < FT__NCCL_PIDS ? &st->pid[i].rank : NULL;
+}
+
+/* The communicator of "comm 0x55d0c0 rank 0 ...": its address, 0 when none. */
+static uint64_t
+comm_addr(struct ft__span m)
+{
+	const char *q = ft__find(m, "comm 0x");
+	uint64_t a = 0;
+
+	if (!q)
+		return 0;
+	for (q += 7; q < m.p + m.n && isxdigit((unsigned char)*q); q++)
+		a = a * 16 + (uint64_t)(isdigit((unsigned char)*q) ? *q - '0' :
+		                                                      (tolower((unsigned char)*q) - 'a' + 10));
+	return a;
 }
 
 /* The integer after @word in @s ("rank 4 nranks 8": word "rank"). */
@@ -376,23 +391,27 @@ info_line(struct ft__pctx *c, struct ft__nccl_state *st, uint64_t key, uint32_t 
 	            (ft__starts(m, "ncclComm") && ft__find(m, " comm 0x"))) &&
 	           int_after(m, "rank", &v)) {
 		/*
-		 * "comm 0x.. rank R nRanks N nNodes ..." (2.19 and later), "comm 0x.. rank R
-		 * nranks N cudaDev D busId B - Init COMPLETE" (2.4 to 2.18), and the
-		 * "FUNC comm 0x.. rank R nranks N ... busId B" lines init.cc prints
-		 * with the caller's name: ncclCommInitRank, ncclCommInitAll,
-		 * ncclCommInitRankConfig, ncclCommSplit.
+		 * init.cc: "comm 0x.. rank R nRanks N nNodes ..." (2.20 and later),
+		 * "comm 0x.. rank R nranks N cudaDev D busId B - Init COMPLETE" (2.4 to
+		 * 2.20; 2.18 to 2.20 print an "- Init START" one too, all of them a
+		 * "- Destroy COMPLETE" one), and the "FUNC comm 0x.. rank R nranks N
+		 * ... busId B" lines it prints with the caller's name from 2.21 on:
+		 * ncclCommInitRank, ncclCommInitAll, ncclCommInitRankConfig,
+		 * ncclCommSplit. A communicator's size is read once: from its nRanks
+		 * line, else from its Init COMPLETE line (2.20 prints both).
 		 */
 		size_t pi = pid_index(st, key, true);
-		/* 2.12 to 2.18 print both lines for a process: its size once */
-		bool seen = pi < FT__NCCL_PIDS && st->pid[pi].nranks;
+		uint64_t comm = comm_addr(m);
+		bool seen = pi < FT__NCCL_PIDS && comm && st->pid[pi].comm == comm;
 
 		if (pi < FT__NCCL_PIDS)
 			st->pid[pi].rank = (int)v;
 		c->rank = (int)v;
 		if (ft__starts(m, "comm 0x")) {
-			if (int_after(m, "nRanks", &v) || (!seen && int_after(m, "nranks", &v))) {
+			if (int_after(m, "nRanks", &v) ||
+			    (!seen && ft__ends(m, "Init COMPLETE") && int_after(m, "nranks", &v))) {
 				if (pi < FT__NCCL_PIDS)
-					st->pid[pi].nranks = true;
+					st->pid[pi].comm = comm;
 				ft__emit_num(c, line, "nccl.nranks", (double)v, "count");
 				if (v > 0 && v < UINT32_MAX && !st->log_nranks) {
 					st->log_nranks = (uint32_t)v;

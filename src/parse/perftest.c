@@ -11,11 +11,12 @@
  * usable RoCE address; ROCE-GID). Bandwidth rows: a result row (pt2pt_bw,
  * algbw in GB/s) and `bench.bw_peak`, `bench.bw_avg` (Gbps), `bench.msg_rate`
  * (Mpps), str = size; no `bench.bw_peak` where the peak is printed 0.00 over
- * a non-zero average (not measured: -D, --run_infinitely, -N). Latency rows:
+ * a non-zero average (not measured: -D, --run_infinitely, -N, over 20000
+ * iterations, a send test's server). Latency rows:
  * a result row (pt2pt_lat) and `bench.lat_min`, `bench.lat_p50`
  * (t_typical), `bench.lat_avg`, `bench.lat_p99`, `bench.lat_p999`,
- * `bench.lat_max` (us); a table in cycles (`t_min[cycles]`, --report-cycles)
- * gives no row and its figures under the same keys plus `_cycles`
+ * `bench.lat_max` (us); a table in cycles (under a prompt's `ib_*_lat -C` or
+ * --report-cycles: the header still says usec) gives no row and its figures under the same keys plus `_cycles`
  * (`bench.lat_p50_cycles`, unit cycles). fabtune bench's
  * banner adds `bench.binding` and, for latency, rank 0's sample clock
  * ("tsc 2095.081 MHz, error 3.1 ppm" or "monotonic"; a "# clock: rank 0"
@@ -70,7 +71,8 @@ struct pstate {
 	bool fabtune;       /* the banner is fabtune bench's ("shm BW Test (fabtune)") */
 	bool bidir;         /* "... Bidirectional BW Test": both ways at once */
 	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
-	bool cycles;    /* latency columns in CPU cycles ("t_min[cycles]", -C) */
+	bool cycles_cmd; /* the prompt's command asks for cycles (-C, --report-cycles) */
+	bool cycles;     /* the latency table's figures are CPU cycles, not us */
 };
 
 /* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
@@ -210,8 +212,11 @@ bw_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	/*
 	 * perftest's print_report_bw() prints the peak as
 	 * !(user_param->noPeak) * size / shortest interval: 0.00 wherever the
-	 * peak was not measured (-D duration runs, --run_infinitely, -N), whatever
-	 * the link did. A 0.00 peak beside a non-zero average is no figure.
+	 * peak was not measured, whatever the link did. perftest_parameters.c
+	 * sets noPeak for -D duration runs, --run_infinitely, -N, more than 20000
+	 * iterations and the receiving side of a send test (" WARNING: BW peak
+	 * won't be measured in this run."). A 0.00 peak beside a non-zero
+	 * average is no figure.
 	 */
 	if (peak == 0 && avg > 0 && !ps->fabtune)
 		peak = NAN;
@@ -234,7 +239,13 @@ lat_header(struct pstate *ps, struct ft__span s)
 
 	for (int k = 0; k < 8; k++)
 		ps->lat_col[k] = -1;
-	ps->cycles = ft__find(s, "[cycles]") != NULL;
+	/*
+	 * perftest's print_report_lat() (perftest_parameters.c) divides by no
+	 * clock under --report-cycles (cycles_to_units = 1), but the header it
+	 * prints is RESULT_FMT_LAT's "t_min[usec]" whatever the unit: only the
+	 * command at the prompt tells (prompt_cycles()).
+	 */
+	ps->cycles = ps->cycles_cmd;
 	while (ft__token(&s, &tok)) {
 		for (size_t k = 0; k < FT_ARRAY_SIZE(heads); k++) {
 			if (heads[k].prefix ? ft__starts(tok, heads[k].head) :
@@ -409,6 +420,30 @@ cpu_freq_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 	ft__emit(c, line, "host.cpu_freq_conflict", true, a < b ? a : b, "MHz", pair);
 }
 
+/*
+ * "ib_write_lat -a -n 1000 -F -C" (or "./ib_read_lat --report-cycles ...")
+ * at a prompt: a latency test asked for its figures in cycles. Short options
+ * run together ("-FC") are not looked into.
+ */
+static bool
+prompt_cycles(struct ft__span cmd)
+{
+	struct ft__span tok, base;
+	const char *slash;
+
+	if (!ft__token(&cmd, &tok))
+		return false;
+	base = tok;
+	while ((slash = memchr(base.p, '/', base.n)) != NULL)
+		base = ft__skip(base, (size_t)(slash - base.p) + 1);
+	if (!ft__starts(base, "ib_") || !ft__ends(base, "_lat"))
+		return false;
+	while (ft__token(&cmd, &tok))
+		if (ft__eq(tok, "-C") || ft__eq(tok, "--report-cycles"))
+			return true;
+	return false;
+}
+
 static bool
 perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 {
@@ -432,6 +467,7 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		rest = cmd;
 		if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))
 			ft__copy(ps->test, sizeof(ps->test), tok);
+		ps->cycles_cmd = prompt_cycles(cmd);
 		ps->table = T_NONE;
 		return true;
 	}
@@ -483,7 +519,12 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 	}
 	if (ft__starts(s, "Test integrity may be harmed"))
 		return true; /* the end of the warning above, with -F */
-	if (ft__starts_any(s, "Failed|Couldn't|Unable|Conflicting|Error") ||
+	/*
+	 * "Can't produce a report": print_report_bw() found no clock rate; before
+	 * perftest 4.1 (get_clock.c, 2015) the conflict above without -F made
+	 * proc_get_cpu_mhz() return 0 and the run end so.
+	 */
+	if (ft__starts_any(s, "Failed|Couldn't|Can't|Unable|Conflicting|Error") ||
 	    ft__find(s, " failed")) {
 		ft__emit_str(c, line, "tool.error", s);
 		return true;

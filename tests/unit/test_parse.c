@@ -333,6 +333,35 @@ test_real_output_forms(void **state)
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
 
+	/* a communicator's size once, whichever of its lines give it: 2.18's Init START
+	   and Init COMPLETE, 2.20's nRanks line and Init COMPLETE, a Destroy COMPLETE;
+	   and once for each communicator of a process */
+	{
+		static const char log[] =
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000"
+			" commId 0x1 - Init START\n"
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000"
+			" commId 0x1 - Init COMPLETE\n"
+			"h1:71:80 [0] NCCL INFO comm 0xb0 rank 1 nranks 2 cudaDev 0 busId 1b000 - Init"
+			" COMPLETE\n"
+			"h1:71:80 [0] NCCL INFO comm 0xa0 rank 0 nranks 16 cudaDev 0 busId 1b000 - Destroy"
+			" COMPLETE\n"
+			"h2:72:81 [0] NCCL INFO comm 0xc0 rank 3 nRanks 8 nNodes 2 localRanks 4 localRank 3"
+			" MNNVL 0\n"
+			"h2:72:81 [0] NCCL INFO comm 0xc0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 3d000"
+			" commId 0x2 - Init COMPLETE\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(log, sizeof(log) - 1, "n.log", "nccl-log", &set, NULL,
+		                                 &err),
+		                 0);
+		assert_int_equal(count_obs(&set, "nccl.nranks"), 3);
+		o = find_obs(&set, "nccl.nranks", NULL, -1);
+		assert_true(o && o->num == 16 && o->line == 2);
+		ft_obs_set_release(&set);
+	}
+
 	/* "ncclCommInitAll comm ... rank R nranks N ... busId B": the rank and bus of each GPU */
 	parse_fixture(FIXTURES "/nccl-log/nccl2.2x-comminitall-2gpu-tuner-plugin-excerpt.txt", &set,
 	              &run);
@@ -393,6 +422,97 @@ test_real_output_forms(void **state)
 	assert_int_equal(ft_run_nrows(&run), 3);
 	ft_obs_set_release(&set);
 	ft_run_release(&run);
+
+	/* before perftest 4.1 the conflict without -F ended the run: the end is an error */
+	{
+		static const char old[] =
+			" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+			"Conflicting CPU frequency values detected: 1200.000000 != 2601.000000\n"
+			"Can't produce a report\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(old, sizeof(old) - 1, "p.txt", "perftest", &set,
+		                                 NULL, &err),
+		                 0);
+		o = find_obs(&set, "tool.error", NULL, -1);
+		assert_true(o && strcmp(o->str, "Can't produce a report") == 0);
+		o = find_obs(&set, "host.cpu_freq_conflict", NULL, -1);
+		assert_true(o && o->num == 1200);
+		ft_obs_set_release(&set);
+	}
+
+	/* ibportstate's prompt: the values of -C and -P are no LID or port; a query by
+	   directed route names no LID, and the failure is not the port queried before */
+	{
+		static const char ips[] = "# ibportstate 1 6\n"
+		                          "# Port info: Lid 1 port 6\n"
+		                          "LinkState:.......................Active\n"
+		                          "# ibportstate -C mlx5_0 -P 1 3 1\n"
+		                          "ibportstate: iberror: failed: smp query portinfo failed\n"
+		                          "# ibportstate -D 0,1 3\n"
+		                          "ibportstate: iberror: failed: smp query portinfo failed\n"
+		                          "# ibportstate 1 7\n"
+		                          "# Port info: Lid 1 port 7\n"
+		                          "# Port info: Lid 1 DR path slid 2; dlid\n"
+		                          "LinkState:.......................Down\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(ips, sizeof(ips) - 1, "i.txt", "ibportstate", &set,
+		                                 NULL, &err),
+		                 0);
+		assert_non_null(find_obs(&set, "ib.port.state", "LID 1", 6));
+		assert_int_equal(count_obs(&set, "tool.error"), 2);
+		assert_non_null(find_obs(&set, "tool.error", "LID 3", 1));
+		o = find_obs(&set, "tool.error", "", -1);
+		assert_true(o && o->line == 7);
+		/* a directed-route header cut short: its block is no port's, and said so */
+		o = find_obs(&set, "parse.skipped", NULL, -1);
+		assert_true(o && o->line == 10);
+		o = find_obs(&set, "ib.port.state", "", -1);
+		assert_true(o && o->line == 11);
+		ft_obs_set_release(&set);
+
+		/* "# MLNX ext Port info: ..." (a paste cut above it) is a header, not a prompt */
+		static const char ext[] = "# MLNX ext Port info: Lid 1 port 6\n"
+		                          "StateChangeEnable:...............0x00\n";
+		ft_obs_set_init(&set);
+		assert_int_equal(ft_parse_buffer(ext, sizeof(ext) - 1, "i.txt", "ibportstate", &set,
+		                                 NULL, &err),
+		                 0);
+		assert_non_null(find_obs(&set, "ib.portinfo.StateChangeEnable", "LID 1", 6));
+		ft_obs_set_release(&set);
+	}
+
+	/* perftest -C pasted with its prompt: "t_min[usec]" heads cycles all the same */
+	{
+		static const char lat[] =
+			"$ ./ib_read_lat --report-cycles -s 8 host2\n"
+			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+			"    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+			" 8       1000          3010.00        9000.00      3100.00  \t       3120.00     "
+			"\t40.00\t\t3400.00 \t\t9000.00\n"
+			"$ ib_read_lat -s 8 host2\n"
+			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+			"    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+			" 8       1000          1.40        4.10      1.45  \t       1.46     "
+			"\t0.02\t\t1.60 \t\t4.10\n";
+		struct ft_error err = { 0 };
+
+		ft_obs_set_init(&set);
+		ft_run_init(&run, FT_SOURCE_IMPORT, "");
+		assert_int_equal(ft_parse_buffer(lat, sizeof(lat) - 1, "l.txt", "perftest", &set,
+		                                 &run, &err),
+		                 0);
+		assert_int_equal(ft_run_nrows(&run), 1);
+		assert_int_equal(count_obs(&set, "bench.lat_p50_cycles"), 1);
+		assert_int_equal(count_obs(&set, "bench.lat_p50"), 1);
+		o = find_obs(&set, "bench.lat_p50", NULL, -1);
+		assert_true(o && o->num == 1.45);
+		ft_obs_set_release(&set);
+		ft_run_release(&run);
+	}
 	(void)state;
 }
 
