@@ -1664,9 +1664,9 @@ test_chain_engines_agree(void **state)
 }
 
 /* The packet engine's time of the last of @ops (YAML flow items, one a line) run one after
- * another in one job on cluster @spec, us. */
+ * another in one job on cluster @spec, us; the run's events into *@nevents. */
 static double
-last_of_ops(const char *spec, const char *const *ops, size_t nops)
+last_of_ops(const char *spec, const char *const *ops, size_t nops, uint64_t *nevents)
 {
 	char text[1024];
 	struct ft_scenario *sc = NULL;
@@ -1689,6 +1689,7 @@ last_of_ops(const char *spec, const char *const *ops, size_t nops)
 		fail_msg("%s: %s", spec, err.msg);
 	assert_int_equal(ft_run_nrows(&rep.run), nops);
 	t = ((const struct ft_result_row *)ft_vec_at(&rep.run.rows, nops - 1))->time_us;
+	*nevents = rep.c.nevents;
 	ft_sim_report_release(&rep);
 	ft_scenario_free(sc);
 	return t;
@@ -1723,6 +1724,7 @@ test_tcpx_one_node(void **state)
 		"{op: all_reduce, algo: tree, proto: ll128, size: 1MiB}",
 	};
 	static const char *const specs[] = { "gcp-a3-high:1", "gcp-a3-mega:1" };
+	uint64_t ref_ev;
 	double ref;
 
 	(void)state;
@@ -1736,13 +1738,19 @@ test_tcpx_one_node(void **state)
 				         ops[o], t, ref);
 		}
 	}
-	ref = last_of_ops("dgx-h100:1", seq, FT_ARRAY_SIZE(seq));
+	ref = last_of_ops("dgx-h100:1", seq, FT_ARRAY_SIZE(seq), &ref_ev);
 	for (size_t s = 0; s < FT_ARRAY_SIZE(specs); s++) {
-		double t = last_of_ops(specs[s], seq, FT_ARRAY_SIZE(seq));
+		uint64_t ev;
+		double t = last_of_ops(specs[s], seq, FT_ARRAY_SIZE(seq), &ev);
 
 		if (!(fabs(t - ref) <= 1e-9 * ref))
 			fail_msg("%s: 1 MiB after 4 KiB: packet %.2f us, one DGX H100 %.2f us",
 			         specs[s], t, ref);
+		/* nor any event a DGX H100 has not: no ACK of a flow inside the node
+		 * (send_ack(); before, one every PK_ACK_SEG packets, which nothing read) */
+		if (ev != ref_ev)
+			fail_msg("%s: 1 MiB after 4 KiB: %llu events, one DGX H100 %llu", specs[s],
+			         (unsigned long long)ev, (unsigned long long)ref_ev);
 	}
 }
 
