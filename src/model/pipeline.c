@@ -1469,7 +1469,8 @@ ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double
 	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
 	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
 	                               l->intra_Bps;
-	double per_ch = ft_proto_efficiency(FT_PROTO_LL128) / ft_model_run_nchannels(l, FT_ALGO_RING);
+	double per_ch = ft_proto_efficiency(FT_PROTO_LL128) /
+	                ft_model_run_nchannels(l, FT_ALGO_RING);
 	double in_Bps = l->intra_Bps * per_ch, net_Bps = graph * per_ch;
 
 	if (in_Bps <= 0 || net_Bps <= 0)

@@ -2025,14 +2025,16 @@ ev_acked(struct pk_engine *e, uint32_t fid, uint32_t seq, bool nak)
 /*
  * The receiver acknowledges in-order progress from @before to rcv_nxt, when it crossed a
  * multiple of PK_ACK_SEG or reached the end; only where packets may be lost (a run that
- * never drops never reads them, and sends none).
+ * never drops never reads them, and sends none). A TCP flow acknowledges through
+ * ft__pk_tcp_rx() (receive_ooo()), so TCPX's window does not call for these: a flow
+ * inside a node of such a cluster (pk_flow_tcp() false) sends none, as on any node.
  */
 static int
 send_ack(struct pk_engine *e, uint32_t fid, uint32_t before)
 {
 	const struct pk_flow *f = flow_at(e, fid);
 
-	if (!(e->may_drop || e->ndrops || e->wnd_pkts) ||
+	if (!(e->may_drop || e->ndrops) ||
 	    (f->rcv_nxt / PK_ACK_SEG == before / PK_ACK_SEG && f->rcv_nxt < f->npkts))
 		return 0;
 	return ev_push_flow(e, e->now_ps + f->lat_ps, PK_EV_ACK, fid, f->rcv_nxt);
