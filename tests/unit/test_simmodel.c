@@ -268,11 +268,6 @@ test_channels_stay_on_rail(void **state)
 	ft_sim_report_release(&rep);
 }
 
-/*
- * NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). Its channels run at
- * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
- * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
- */
 /* A ring all-reduce of 64 MiB under ECMP at seed @seed over two DGX H100 nodes of @nics
  * RoCE NICs on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks
  * (0: every GPU; 2: GPU 0 of each node). */
@@ -367,6 +362,11 @@ test_ecmp_ring_copies_spread(void **state)
 	}
 }
 
+/*
+ * NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). Its channels run at
+ * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
+ * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
+ */
 static void
 test_nvls_part_of_a_node(void **state)
 {
