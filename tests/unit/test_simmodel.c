@@ -295,8 +295,10 @@ ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ran
  * connection on QPs of its own, hashed to a path of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect(); pkt_nccl.c ring_conns(), engine_flow.c
  * ring_parts()). Every link carries the same bytes in both engines, at three seeds (the
- * ECMP salts). Before, the flow engine ran each connection whole on its graph channel's QPs
- * while the packet engine's copies took their own: their spine links' bytes differed.
+ * ECMP salts). It guards the pair: an engine that gives the copies QPs of their own while
+ * the other keeps QP 0's (or splits its bytes otherwise) loads other spine links. Before
+ * the copies had QPs of their own, both engines put every copy on QP 0's path and agreed
+ * too: test_ecmp_ring_copies_spread is the one that fails there.
  */
 static void
 test_ecmp_ring_copies_agree(void **state)
