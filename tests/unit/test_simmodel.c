@@ -268,11 +268,6 @@ test_channels_stay_on_rail(void **state)
 	ft_sim_report_release(&rep);
 }
 
-/*
- * NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). Its channels run at
- * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
- * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
- */
 /* A ring all-reduce of 64 MiB under ECMP at seed @seed over two DGX H100 nodes of @nics
  * RoCE NICs on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks
  * (0: every GPU; 2: GPU 0 of each node). */
@@ -300,8 +295,10 @@ ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ran
  * connection on QPs of its own, hashed to a path of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect(); pkt_nccl.c ring_conns(), engine_flow.c
  * ring_parts()). Every link carries the same bytes in both engines, at three seeds (the
- * ECMP salts). Before, the flow engine ran each connection whole on its graph channel's QPs
- * while the packet engine's copies took their own: their spine links' bytes differed.
+ * ECMP salts). It guards the pair: an engine that gives the copies QPs of their own while
+ * the other keeps QP 0's (or splits its bytes otherwise) loads other spine links. Before
+ * the copies had QPs of their own, both engines put every copy on QP 0's path and agreed
+ * too: test_ecmp_ring_copies_spread is the one that fails there.
  */
 static void
 test_ecmp_ring_copies_agree(void **state)
@@ -367,6 +364,11 @@ test_ecmp_ring_copies_spread(void **state)
 	}
 }
 
+/*
+ * NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). Its channels run at
+ * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
+ * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
+ */
 static void
 test_nvls_part_of_a_node(void **state)
 {
