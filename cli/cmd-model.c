@@ -49,7 +49,6 @@ shared_note(const char *arg, const struct ft_model_result *r, struct cli_ctx *ct
 	cli_warn(ctx, "%s: %s", arg, msg);
 }
 
-
 /* `fabtune model SPEC --explain SIZE`: one size, with its working. */
 static int
 run_explain(const char *arg, const struct ft_cluster_spec *spec, struct ft_model_query *q,

@@ -668,13 +668,16 @@ place_ranks(const struct ft_cluster_spec *cs, uint32_t nranks, uint32_t hosts, c
  * the ranks placed as the run placed them (place_ranks; @ws gets where).
  * A run that shows no rank count is not used: the twin does not take the
  * spec's GPU count for it. Returns the number of entries added; @why says
- * why there are none, @place where the ranks went.
+ * why there are none, @place where the ranks went. Out of memory is
+ * FT_ENOMEM in @err: never a what-if on the spec uncalibrated for want of it.
  */
-static size_t
+static int
 calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct ft_obs_set *obs,
-	     struct ft__whatif_spec *ws, char *place, size_t plen, char *why, size_t wlen)
+	     struct ft__whatif_spec *ws, char *place, size_t plen, char *why, size_t wlen,
+	     struct ft_error *err)
 {
 	size_t i, k, n = 0;
+	int rc;
 	const char *host1 = NULL;
 	uint32_t hosts = ft__run_hosts(obs, &host1);
 
@@ -712,7 +715,13 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 		if (!place_ranks(cs, r->nranks, hosts, host1, &q.nnodes, &q.ppn, place, plen, why,
 				 wlen))
 			continue;
-		if (ft_model_calibrate(cs, &q, run, &c, &e) < 0) {
+		rc = ft_model_calibrate(cs, &q, run, &c, &e);
+		if (rc == FT_ENOMEM) {
+			if (err)
+				*err = e;
+			return rc;
+		}
+		if (rc < 0) {
 			snprintf(why, wlen, "%s of %u ranks: %.120s", ft_op_name(op), r->nranks, e.msg);
 			continue;
 		}
@@ -728,7 +737,7 @@ calibrate_on(struct ft_cluster_spec *cs, const struct ft_run *run, const struct 
 		ws->ppn = q.ppn;
 		n++;
 	}
-	return n;
+	return (int)n; /* at most FT_SPEC_MAX_CALIB */
 }
 
 /*
@@ -837,8 +846,14 @@ ft_advise_whatif_ex(const struct ft_diag_input *in, struct ft_whatif_opts *o,
 			return rc;
 		}
 		cs.ncalib = 0; /* the measurements replace a calibration the spec carries */
-		if (calibrate_on(&cs, o->measured, in->obs, &ws, place, sizeof(place), why,
-				 sizeof(why)) > 0) {
+		rc = calibrate_on(&cs, o->measured, in->obs, &ws, place, sizeof(place), why,
+				  sizeof(why), err);
+		if (rc < 0) {
+			ft_model_cache_free(ws.cache);
+			ft_error_prefix(err, "what-if: ");
+			return rc;
+		}
+		if (rc > 0) {
 			measured_files(in->obs, files, sizeof(files));
 			ws.cs = &cs;
 			o->calibrated = true;

@@ -114,33 +114,34 @@ sq_rel_err(const struct ft_model_calib_point *pts, size_t n, size_t skip, const 
 	return e;
 }
 
-/* The median |relative error| of @k over the points but @skip and the one-off ones. */
+/* The median |relative error| of @k over the points but @skip and the one-off ones; @e
+ * room for @n errors (the caller's: an allocation here that failed made the model's own
+ * constants win the fit, a calibration that silently did not calibrate). */
 static double
-median_err(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3])
+median_err(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3],
+           double *e)
 {
-	double *e = ft_calloc(n ? n : 1, sizeof(double)), m;
+	double m;
 	size_t p, ne = 0;
 
-	if (!e)
-		return INFINITY;
 	for (p = 0; p < n; p++)
 		if (p != skip && !pts[p].one_off)
 			e[ne++] = fabs((k[0] + k[1] * pts[p].lat_s + k[2] * pts[p].bw_s) /
 			                       pts[p].time_s -
 			               1);
 	m = ne ? ft__median(e, ne) : 0;
-	ft_free(e);
 	return m;
 }
 
 /* @k is no worse than the model's own constants: by the squared error, and by the median. */
 static bool
-no_worse(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3])
+no_worse(const struct ft_model_calib_point *pts, size_t n, size_t skip, const double k[3],
+         double *scratch)
 {
 	static const double model[3] = { 0, 1, 1 };
 
 	return sq_rel_err(pts, n, skip, k) <= sq_rel_err(pts, n, skip, model) &&
-	       median_err(pts, n, skip, k) <= median_err(pts, n, skip, model);
+	       median_err(pts, n, skip, k, scratch) <= median_err(pts, n, skip, model, scratch);
 }
 
 /*
@@ -155,7 +156,8 @@ no_worse(const struct ft_model_calib_point *pts, size_t n, size_t skip, const do
  * subsets that keep the model's bandwidth (b = 1) fit such a curve.
  */
 static void
-fit(const struct ft_model_calib_point *pts, size_t n, size_t skip, double best[3])
+fit(const struct ft_model_calib_point *pts, size_t n, size_t skip, double best[3],
+    double *scratch)
 {
 	static const bool sets[][3] = { { true, true, true },   { false, true, true },
 		                        { true, false, true },  { false, false, true },
@@ -171,7 +173,7 @@ fit(const struct ft_model_calib_point *pts, size_t n, size_t skip, double best[3
 		if (!fit_subset(pts, n, skip, sets[i], k))
 			continue;
 		e = sq_rel_err(pts, n, skip, k);
-		if (e < best_e * (1 - 1e-12) && no_worse(pts, n, skip, k)) {
+		if (e < best_e * (1 - 1e-12) && no_worse(pts, n, skip, k, scratch)) {
 			best_e = e;
 			memcpy(best, k, sizeof(k));
 		}
@@ -408,7 +410,8 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 		                  ft_op_name(q->op), who, n, other);
 		goto fail;
 	}
-	errs = ft_calloc(n, sizeof(double));
+	/* the errors, then room for median_err()'s */
+	errs = ft_calloc(2 * n, sizeof(double));
 	if (!errs) {
 		rc = ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
 		goto fail;
@@ -422,9 +425,9 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 	out->n_one_off = mark_one_off(out->pts, n);
 	/* The constants as the block prints them, so that a spec including it gives fit_s;
 	 * the model's own where rounding lost the fit's edge over them. */
-	fit(out->pts, n, SIZE_MAX, k);
+	fit(out->pts, n, SIZE_MAX, k, errs + n);
 	ft__model_calib_round(k);
-	if (!no_worse(out->pts, n, SIZE_MAX, k))
+	if (!no_worse(out->pts, n, SIZE_MAX, k, errs + n))
 		memcpy(k, model, sizeof(k));
 	out->fixed_s = k[0];
 	out->lat_scale = k[1];
@@ -434,7 +437,7 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 		double kk[3];
 
 		p->fit_s = k[0] + k[1] * p->lat_s + k[2] * p->bw_s;
-		fit(out->pts, n, i, kk);
+		fit(out->pts, n, i, kk, errs + n);
 		p->loo_s = (kk[0] + kk[1] * p->lat_s + kk[2] * p->bw_s) *
 		           residual(out->pts, n, i, kk, p->bytes);
 		p->loo_err = fabs(p->loo_s / p->time_s - 1);

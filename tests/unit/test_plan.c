@@ -1359,6 +1359,78 @@ test_search_failures(void **state)
 }
 
 /*
+ * The layouts the search leaves out before planning (model_splits(): the heads and KV heads
+ * by TP, the sequence by CP·TP with sequence parallelism) are exactly those the planner
+ * refuses (compute.c check_config()): on a model of 20 heads, 4 KV heads and a sequence of
+ * 16386 tokens (2 · 8193), TP 8 splits no head evenly and TP 4 or CP 2 with TP 2 no
+ * sequence, while TP 1 with CP 1 or 2 and TP 2 with CP 1 are planned. Each (tp, cp) is
+ * planned alone at pp 1: one the planner takes and fits is among the search's rows, one it
+ * refuses is not, and none of the search's is refused (failed.n 0): a skip too wide loses
+ * layouts, one too narrow counts them as failures.
+ */
+static void
+test_search_splits(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:2");
+	struct ft_plan_model m = preset("llama3-8b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 1000, .fixed_mb = true, .fixed_zero = true,
+		                         .fixed_recompute = true, .fixed_order = true };
+	struct ft_plan_search_failures failed;
+	struct ft_plan_search_row *rows;
+	struct ft_plan *p = calloc(1, sizeof(*p));
+	struct ft_error err = { 0 };
+	size_t n, tried, fit, i;
+	uint32_t tp, cp, planned = 0, refused = 0;
+
+	(void)state;
+	assert_non_null(p);
+	m.hidden = 2560;
+	m.heads = 20;
+	m.kv_heads = 4;
+	m.seq = 16386;
+	ft_plan_config_init(&c);
+	c.global_batch = 64;
+	c.zero = 3;
+	c.recompute = FT_RECOMPUTE_FULL;
+	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
+	                 0);
+	assert_int_equal(failed.n, 0);
+	assert_true(n == fit && n < 1000);
+	for (tp = 1; tp <= 8; tp *= 2)
+		for (cp = 1; cp <= 2; cp++) {
+			struct ft_plan_config one = c;
+			struct ft_error e = { 0 };
+			bool found = false;
+			int rc;
+
+			one.tp = tp;
+			one.cp = cp;
+			one.pp = 1;
+			one.dp = 0;
+			one.sp = tp > 1;
+			rc = ft_plan_compute(&s, &m, &one, p, &e);
+			for (i = 0; i < n && !found; i++)
+				found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
+			if (rc < 0) {
+				assert_int_equal(rc, FT_EINVAL);
+				assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) == 0);
+				assert_false(found);
+				refused++;
+			} else if (p->mem.fits) {
+				if (!found)
+					fail_msg("tp %u cp %u: planned alone, not among the search's rows",
+					         tp, cp);
+				planned++;
+			}
+		}
+	assert_int_equal(planned, 3);
+	assert_int_equal(refused, 5);
+	ft_free(rows);
+	free(p);
+}
+
+/*
  * Out of memory inside a configuration's plan ends the search with FT_ENOMEM and no rows:
  * the search went on without that configuration and returned a frontier of the others as
  * if whole. Every allocation after the search's own three (rows, plan, cache), up to the
@@ -1848,6 +1920,7 @@ main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_search_moe_cache),
 		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_search_splits),
 		cmocka_unit_test(test_search_oom),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),
