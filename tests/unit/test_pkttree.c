@@ -3391,11 +3391,19 @@ test_collnet_engines_agree(void **state)
 				fail_msg("packet %.9g s, flow %.9g s: more than 2%% apart",
 				         cn.makespan_s, cf.makespan_s);
 			/* 3 loops: the packet engine's switches hold a chunk whole (the comment
-			 * above) */
-			if (sizes[i] <= (16u << 20) && !(cn.makespan_s >= 0.99 * cf.makespan_s &&
-			                                 cn.makespan_s <= 1.15 * cf.makespan_s))
-				fail_msg("packet %.9g s, flow %.9g s: not 1 %% under to 15 %% over",
-				         cn.makespan_s, cf.makespan_s);
+			 * above), one network stage more in its fill: the packet engine over the
+			 * flow engine by that stage alone, 2 points either side of the gap
+			 * measured (+12.2 % CollNetDirect, +2.5 % CollNetChain). A streaming
+			 * packet switch closes it (then the 2 % above holds here too). */
+			if (sizes[i] <= (16u << 20)) {
+				double gap = chain ? 0.025 : 0.122;
+
+				if (!(cn.makespan_s >= (1 + gap - 0.02) * cf.makespan_s &&
+				      cn.makespan_s <= (1 + gap + 0.02) * cf.makespan_s))
+					fail_msg("packet %.9g s, flow %.9g s: not %.1f %% over "
+					         "(+- 2 points)",
+					         cn.makespan_s, cf.makespan_s, gap * 100);
+			}
 			ft_flow_engine.destroy(ef);
 			ft_packet_engine.destroy(e);
 			ft_schedule_release(&sch);
