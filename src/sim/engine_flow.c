@@ -1435,7 +1435,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 		fe->op_results[i].bottleneck_link = UINT32_MAX;
 	{
 		size_t nops = fe->ops.len ? fe->ops.len : 1;
-		double *slowest = ft_calloc(nops * 2, sizeof(double)), *rate = slowest + nops;
+		double *slowest = ft_calloc(nops * 2, sizeof(double)), *rate;
 		uint8_t *capped = ft_calloc(nops, 1);
 
 		if (!slowest || !capped) {
@@ -1443,6 +1443,7 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			ft_free(capped);
 			return ft_error_set(err, FT_ENOMEM, "sim: out of memory for counters");
 		}
+		rate = slowest + nops;
 		for (i = 0; i < n; i++) {
 			const struct fs_task *t = ft__fs_task(s, i);
 
