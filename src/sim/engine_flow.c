@@ -204,14 +204,6 @@ ring_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uin
 	return 1;
 }
 
-/* Share @i of @n of @bytes, the remainder to the first ones: NCCL's ncclCollCbdPart()
- * (src/include/device.h) gives each channel its part so, as pkt_nccl.c share() does. */
-static uint64_t
-part_bytes(uint64_t bytes, uint32_t n, uint32_t i)
-{
-	return bytes / n + (i < bytes % n ? 1 : 0);
-}
-
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -240,7 +232,7 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double ef
 	/* a ring's launched channels' parts, each at its share of a channel's cap */
 	reps = ring_parts(fe, src, dst, nic, reps);
 	for (r = 0; r < reps && rc == 0; r++) {
-		uint64_t part = part_bytes(fl->bytes, reps, r);
+		uint64_t part = ft__sim_share(fl->bytes, reps, r);
 
 		if (part > 0)
 			rc = add_conn_qps(fe, (double)part / eff, src, dst, nic, prev, bar, tag,

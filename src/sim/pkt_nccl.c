@@ -311,7 +311,7 @@ ft__pk_flow_into(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst
 static uint64_t
 share(uint64_t bytes, uint64_t n, uint64_t i)
 {
-	return bytes / n + (i < bytes % n ? 1 : 0);
+	return ft__sim_share(bytes, n, i);
 }
 
 uint64_t

@@ -812,6 +812,13 @@ double ft__sim_far_floor_hw_s(const struct ft_schedule *sc, uint32_t net_steps);
  * pipeline: ..."). */
 int ft__sim_pipe_terms(const struct ft_topo *t, const struct ft_sim_op *op, double *ramp_s,
                        double *proxy_s, uint32_t *stages, struct ft_error *err) FT_MUST_CHECK;
+/* Share @i of @n of @bytes, the remainder to the first ones: NCCL's ncclCollCbdPart()
+ * (src/include/device.h) gives each channel its part so; both engines cut by it. */
+static inline uint64_t
+ft__sim_share(uint64_t bytes, uint64_t n, uint64_t i)
+{
+	return bytes / n + (i < bytes % n ? 1 : 0);
+}
 /* Whether phase @ph of @sc is a ring NCCL moves in its chunks, on its launched channels:
  * a ring all-reduce, all-gather or reduce-scatter of more than one step, or PAT (the
  * packet engine's ft__pk_is_chunked() with chunking on; nccl.c). */
