@@ -71,8 +71,8 @@ struct pstate {
 	bool fabtune;       /* the banner is fabtune bench's ("shm BW Test (fabtune)") */
 	bool bidir;         /* "... Bidirectional BW Test": both ways at once */
 	int lat_col[8]; /* min, max, typical, avg, stdev, p99, p999 token indexes */
-	bool cycles_cmd; /* the prompt's command asks for cycles (-C, --report-cycles) */
-	bool cycles;     /* the latency table's figures are CPU cycles, not us */
+	bool cycles;    /* the prompt's latency test asked for cycles (-C, --report-cycles):
+	                   the table's figures are CPU cycles, not us (prompt_cycles()) */
 };
 
 /* "Dual-port : OFF    Device : mlx5_0": pairs separated by runs of blanks. */
@@ -239,13 +239,6 @@ lat_header(struct pstate *ps, struct ft__span s)
 
 	for (int k = 0; k < 8; k++)
 		ps->lat_col[k] = -1;
-	/*
-	 * perftest's print_report_lat() (perftest_parameters.c) divides by no
-	 * clock under --report-cycles (cycles_to_units = 1), but the header it
-	 * prints is RESULT_FMT_LAT's "t_min[usec]" whatever the unit: only the
-	 * command at the prompt tells (prompt_cycles()).
-	 */
-	ps->cycles = ps->cycles_cmd;
 	while (ft__token(&s, &tok)) {
 		for (size_t k = 0; k < FT_ARRAY_SIZE(heads); k++) {
 			if (heads[k].prefix ? ft__starts(tok, heads[k].head) :
@@ -289,9 +282,8 @@ lat_row(struct ft__pctx *c, struct pstate *ps, uint32_t line, struct ft__span s)
 	}
 	snprintf(size, sizeof(size), "%" PRIu64, bytes);
 	if (ps->cycles) {
-		/* perftest's print_report_lat(): with --report-cycles (-C) the
-		   figures are time stamp counter ticks, not divided by get_cpu_mhz();
-		   the table names no clock rate, so no time can be told from them */
+		/* time stamp counter ticks: the table names no clock rate, so no
+		   time can be told from them (prompt_cycles()) */
 		for (int k = 0; k < 7; k++)
 			if (!isnan(v[k]))
 				ft__emit_named(c, line, keys[k], ft__span_c("_cycles"), true, v[k],
@@ -401,6 +393,8 @@ copy_line(struct ft__pctx *c, const struct pstate *ps, uint32_t line, struct ft_
  * cycles to time uses a sampled clock). `host.cpu_freq_conflict`: the lower
  * clock in MHz, the two as printed in str.
  */
+#define FREQ_WARNING "Conflicting CPU frequency values detected:"
+
 static void
 cpu_freq_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 {
@@ -423,7 +417,10 @@ cpu_freq_line(struct ft__pctx *c, uint32_t line, struct ft__span s)
 /*
  * "ib_write_lat -a -n 1000 -F -C" (or "./ib_read_lat --report-cycles ...")
  * at a prompt: a latency test asked for its figures in cycles. Short options
- * run together ("-FC") are not looked into.
+ * run together ("-FC") are not looked into. perftest's print_report_lat()
+ * (perftest_parameters.c) divides by no clock under --report-cycles
+ * (cycles_to_units = 1), but the header it prints is RESULT_FMT_LAT's
+ * "t_min[usec]" whatever the unit: only the command at the prompt tells.
  */
 static bool
 prompt_cycles(struct ft__span cmd)
@@ -467,7 +464,7 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 		rest = cmd;
 		if (ft__token(&rest, &tok) && ft__starts(tok, "ib_"))
 			ft__copy(ps->test, sizeof(ps->test), tok);
-		ps->cycles_cmd = prompt_cycles(cmd);
+		ps->cycles = prompt_cycles(cmd);
 		ps->table = T_NONE;
 		return true;
 	}
@@ -513,8 +510,8 @@ perftest_line(struct ft__pctx *c, void *state, struct ft__span s, uint32_t line)
 			lat_row(c, ps, line, s);
 		return true;
 	}
-	if (ft__starts(s, "Conflicting CPU frequency values detected:")) {
-		cpu_freq_line(c, line, ft__skip(s, 42));
+	if (ft__starts(s, FREQ_WARNING)) {
+		cpu_freq_line(c, line, ft__skip(s, sizeof(FREQ_WARNING) - 1));
 		return true;
 	}
 	if (ft__starts(s, "Test integrity may be harmed"))
