@@ -62,10 +62,11 @@
  * NA-ALGO-COLLNET, NVIDIA/nccl src/device/all_reduce.h) runs as a tree: every connection
  * is cut into as many chunks as the flow engine's and the model's pipeline
  * (ft_model_collnet_chunking(), or the op's pipe_chunks), a rank sends chunk c up once it
- * has come up to it, down once it has come down, and the switches send chunk c back down
- * a copy once it has come up from every rank of the copy: the switches of the network are
- * one vertex of the tree (SHARP's reduction inside them costs no time here, as in the
- * flow engine).
+ * has come up to it, down once it has come down, and the switches stream chunk c back
+ * down a copy as it comes up from every rank of the copy (stream_switch(): its first byte
+ * once every rank's first unit is in, its last unit once all of it is): the switches of
+ * the network are one vertex of the tree (SHARP's reduction inside them costs no time
+ * here, as in the flow engine).
  *
  * NVLS across nodes, NVLS with CollNet (sim/nccl.c ft__sim_nvls_collnet(); NVIDIA/nccl
  * src/device/all_reduce.h, the NVLS kernel's branch with nvls->out) runs as an NVLS tree
@@ -748,7 +749,10 @@ tree_waits(const struct tree_build *tb, const struct tree_edge *ed, wait_fn fn, 
 
 /*
  * The message of connection @up that message @m of edge @ed's first leg waits for: its own
- * index (or @up's last, where @up has fewer), or on a hop of an LL or LL128 chain between
+ * index (or @up's last, where @up has fewer); where either carries a chunk as two messages
+ * (stream_switch()), the same message when both do, the second of @up's two of @m's
+ * chunk (the chunk whole) when @up alone does, @up's message of @m's chunk when @ed's
+ * connection alone does; or on a hop of an LL or LL128 chain between
  * nodes (ed->whole) the last of @up's step: the send proxy posts the step as one message
  * once all of it has come (src/transport/net.cc sendProxyProgress), the rule of the model's
  * ramp (net_hops()). In LL128 it learns so from the connection's tail, which the GPU
