@@ -3200,7 +3200,7 @@ test_collnet_closed_form(void **state)
  * its own. Against the flow engine in the
  * same chunks (the times of `fabtune sim tests/fixtures/spec/sharp-2x8.yaml --algo
  * collnet_direct`): in one loop (k = 1) the four hops take turns in both, and the packet
- * engine is ahead (55.31 against 58.17 us at 1 MiB, 90.57 against 95.44 at 4 MiB): each
+ * engine is ahead (52.23 against 54.76 us at 1 MiB, 75.84 against 82.39 at 4 MiB): each
  * copy of a channel goes on to its next hop once its own chunk is in, where the flow
  * engine waits for a wave of the whole stage. In 11 chunks both run the kernel's first and
  * last rounds (ft__sim_collnet_stages()) and each is held to the model's pipeline, which
