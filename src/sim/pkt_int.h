@@ -1700,7 +1700,23 @@ struct ring_conn {
 	/* an LL chain's edge's first leg, whose split messages' parts take the pace per rank
 	 * (pkt_nccl.c rank_part(); a whole message's: pkt_tree.c rank_edge()) */
 	uint8_t rank_paced;
+	/* a CollNet connection into or out of the fabric's switches, its chunks streamed
+	 * through them (pkt_tree.c stream_switch()): each chunk two messages, a unit of
+	 * @lead wire bytes first (PK_LEAD_FIRST: into the switches) or last (PK_LEAD_LAST:
+	 * out of them) and the rest of the chunk; 0 (PK_LEAD_NONE): one message a chunk */
+	uint8_t lead_at;
+	uint32_t lead;
 };
+
+enum { PK_LEAD_NONE, PK_LEAD_FIRST, PK_LEAD_LAST };
+
+/* The chunk (NCCL's loop) message @m of connection @c belongs to (struct ring_conn
+ * lead_at: two messages a chunk). */
+static inline uint32_t
+ft__pk_msg_chunk(const struct ring_conn *c, uint32_t m)
+{
+	return c->lead_at ? m / 2 : m;
+}
 
 /*
  * The QPs of a connection from @src to @dst: qps_per_conn on every NIC it spreads over
@@ -1832,6 +1848,7 @@ int ft__pk_lazy_ring(struct pk_engine *e, struct ring_build *rb, uint32_t nmsg, 
  * UINT64_MAX none) in the order of their keys, for op @op (pkt_nccl.c): FT_ENOMEM where
  * the order cannot be had (the bottleneck is the report's: the run's error). */
 uint64_t ft__pk_share(uint64_t bytes, uint64_t n, uint64_t i);
+uint64_t ft__pk_msg_wire(const struct ring_conn *c, uint32_t m);
 int ft__pk_first_links(struct pk_engine *e, uint32_t op, const uint64_t *first) FT_MUST_CHECK;
 /* A task or a flow (and its task) into records @task_rec and @flow_rec (PK_NONE: new ones
  * at the end), counted by the lazy phase that builds them (pkt_nccl.c). */

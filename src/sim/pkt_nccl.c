@@ -320,6 +320,23 @@ ft__pk_share(uint64_t bytes, uint64_t n, uint64_t i)
 	return share(bytes, n, i);
 }
 
+/*
+ * The wire bytes of message @m of connection @c: its share of the connection's, or where a
+ * chunk is two messages (struct ring_conn lead_at) the chunk's share cut into its unit,
+ * first or last, and the rest.
+ */
+uint64_t
+ft__pk_msg_wire(const struct ring_conn *c, uint32_t m)
+{
+	uint64_t chunk, unit;
+
+	if (!c->lead_at)
+		return share(c->wire, c->nmsg, m);
+	chunk = share(c->wire, c->nmsg / 2, m / 2);
+	unit = FT_MIN((uint64_t)c->lead, chunk / 2);
+	return (m % 2 == 0) == (c->lead_at == PK_LEAD_FIRST) ? unit : chunk - unit;
+}
+
 int
 ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint32_t prev,
                 uint32_t bar, uint32_t op)
@@ -511,12 +528,14 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 	uint32_t nq = c->nq, lanes = rb->lane_split ? ft__pk_conn_lanes(e, c) : 1;
 	uint32_t per = nq / lanes, q, t;
 	bool split = e->pc.split_data_on_qps && per > 1;
-	uint64_t bytes = share(c->wire, c->nmsg, m);
+	uint64_t bytes = ft__pk_msg_wire(c, m);
+	/* (a chunk's two messages on one QP, in order: ft__pk_msg_chunk()) */
+	uint32_t mq = ft__pk_msg_chunk(c, m);
 	int64_t ready, recv;
 	int rc;
 
 	if (lanes == 1 && !split) {
-		rc = add_part(rb, c, bytes, m % nq, &t);
+		rc = add_part(rb, c, bytes, mq % nq, &t);
 		rb->ready[c->first + m] = rb->recv[c->first + m] = t;
 		return rc < 0 ? rc : add_ends(e, c, t);
 	}
@@ -534,7 +553,7 @@ add_message(struct ring_build *rb, const struct ring_conn *c, uint32_t m)
 
 			if (b == 0)
 				continue;
-			q = l + lanes * (split ? i : m % per);
+			q = l + lanes * (split ? i : mq % per);
 			rc = add_part(rb, c, b, q, &t);
 			if (rc < 0 || ft__pk_add_dep(e, (uint32_t)ready, t) < 0 ||
 			    ft__pk_add_dep(e, t, (uint32_t)recv) < 0 ||

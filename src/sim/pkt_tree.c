@@ -62,10 +62,11 @@
  * NA-ALGO-COLLNET, NVIDIA/nccl src/device/all_reduce.h) runs as a tree: every connection
  * is cut into as many chunks as the flow engine's and the model's pipeline
  * (ft_model_collnet_chunking(), or the op's pipe_chunks), a rank sends chunk c up once it
- * has come up to it, down once it has come down, and the switches send chunk c back down
- * a copy once it has come up from every rank of the copy: the switches of the network are
- * one vertex of the tree (SHARP's reduction inside them costs no time here, as in the
- * flow engine).
+ * has come up to it, down once it has come down, and the switches stream chunk c back
+ * down a copy as it comes up from every rank of the copy (stream_switch(): its first byte
+ * once every rank's first unit is in, its last unit once all of it is): the switches of
+ * the network are one vertex of the tree (SHARP's reduction inside them costs no time
+ * here, as in the flow engine).
  *
  * NVLS across nodes, NVLS with CollNet (sim/nccl.c ft__sim_nvls_collnet(); NVIDIA/nccl
  * src/device/all_reduce.h, the NVLS kernel's branch with nvls->out) runs as an NVLS tree
@@ -613,6 +614,74 @@ index_edges(struct tree_build *tb)
 	return 0;
 }
 
+/*
+ * SHARP's switches stream a CollNet chunk through them: a Quantum switch's streaming
+ * aggregation (kb IB-SHARP, SAT) reduces the children's packets as they come and sends the
+ * sum down at once, and NCCL's proxy posts a step's send and receive as one iallreduce of
+ * the CollNet plugin (NVIDIA/nccl v2.27.7-1 src/transport/coll_net.cc collNetIallreduce()),
+ * so the way down of a chunk runs beside its way up, as the flow engine's stages have it
+ * (engine_flow.c phase_stages()) and the model's (model/pipeline.c collnet_rounds_s(), one
+ * network stage). Here every connection into or out of the fabric's switches (one vertex,
+ * tree_conns()) carries a chunk as two messages on one QP: into them its first unit, then
+ * the rest; out of them all but its last unit, then that unit. The way down's first
+ * message waits for every rank's unit (wait_msg()), so its first byte leaves once the
+ * last child's first unit is in, not once its whole chunk is; its last unit waits for
+ * every rank's rest, so it never leaves before the last byte it sums has come. A unit is
+ * one packet (the engine's MTU): SAT aggregates per packet, and neither the kb nor
+ * NVIDIA's SHARP documents give another grain. The switches' own time to reduce a packet is
+ * none, as before (the kb gives no aggregation latency or rate). In between, the rest down
+ * runs at its own links' rate from the units' arrival: where a child's way up is slower
+ * than the way down, it may send bytes before they have come up (only its last unit
+ * waits for them all; sim.md Limits). Leaves the phase whole (every chunk one message) where
+ * a chunk of a connection would be under two units, a relay leg crosses the switches' edge,
+ * or the messages would pass 2^32. Sets @nmsg to the phase's messages.
+ */
+static void
+stream_switch(struct tree_build *tb, uint32_t *nmsg)
+{
+	struct ring_build *rb = &tb->rb;
+	uint32_t innet = ft_topo_nvertices(rb->e->topo), i, j, lead = rb->e->mtu;
+	uint64_t n = 0;
+
+	if (!tb->collnet || tb->heads || lead == 0)
+		return;
+	for (i = 0; i < tb->nedges; i++) {
+		const struct tree_edge *ed = &tb->edge[i];
+
+		if (ed->src != innet && ed->dst != innet)
+			continue;
+		for (j = 0; j < ed->nlegs; j++) {
+			const struct ring_conn *c = &rb->c[ed->conn + j];
+
+			if (ed->nlegs > 1 || c->nmsg == 0 || c->wire / c->nmsg < 2ull * lead)
+				return;
+		}
+	}
+	for (i = 0; i < tb->nedges; i++) {
+		const struct tree_edge *ed = &tb->edge[i];
+
+		if (ed->src != innet && ed->dst != innet)
+			continue;
+		rb->c[ed->conn].lead_at = ed->dst == innet ? PK_LEAD_FIRST : PK_LEAD_LAST;
+	}
+	for (i = 0; i < rb->n; i++)
+		n += (uint64_t)rb->c[i].nmsg * (rb->c[i].lead_at ? 2u : 1u);
+	if (n >= UINT32_MAX) {
+		for (i = 0; i < rb->n; i++)
+			rb->c[i].lead_at = PK_LEAD_NONE;
+		return;
+	}
+	for (i = 0, n = 0; i < rb->n; i++) {
+		struct ring_conn *c = &rb->c[i];
+
+		c->nmsg *= c->lead_at ? 2u : 1u;
+		c->lead = c->lead_at ? lead : 0;
+		c->first = (uint32_t)n;
+		n += c->nmsg;
+	}
+	*nmsg = (uint32_t)n;
+}
+
 /* The arrival task of message @m (or its last) of edge @f's last leg. */
 static uint32_t
 arrival(const struct tree_build *tb, const struct tree_edge *f, uint32_t m)
@@ -680,7 +749,10 @@ tree_waits(const struct tree_build *tb, const struct tree_edge *ed, wait_fn fn, 
 
 /*
  * The message of connection @up that message @m of edge @ed's first leg waits for: its own
- * index (or @up's last, where @up has fewer), or on a hop of an LL or LL128 chain between
+ * index (or @up's last, where @up has fewer); where either carries a chunk as two messages
+ * (stream_switch()), the same message when both do, the second of @up's two of @m's
+ * chunk (the chunk whole) when @up alone does, @up's message of @m's chunk when @ed's
+ * connection alone does; or on a hop of an LL or LL128 chain between
  * nodes (ed->whole) the last of @up's step: the send proxy posts the step as one message
  * once all of it has come (src/transport/net.cc sendProxyProgress), the rule of the model's
  * ramp (net_hops()). In LL128 it learns so from the connection's tail, which the GPU
@@ -695,8 +767,14 @@ wait_msg(const struct tree_build *tb, const struct tree_edge *ed, const struct r
 	const struct ring_conn *c = &tb->rb.c[ed->conn];
 	uint64_t last;
 
-	if (!ed->whole)
+	/* streamed through the fabric's switches (stream_switch()): a chunk's two messages out
+	 * of them wait for their two into them; anything else for the whole chunk */
+	if (c->lead_at && up->lead_at)
 		return FT_MIN(m, up->nmsg - 1);
+	if (up->lead_at)
+		return FT_MIN(2 * ft__pk_msg_chunk(c, m) + 1, up->nmsg - 1);
+	if (!ed->whole)
+		return FT_MIN(ft__pk_msg_chunk(c, m), up->nmsg - 1);
 	last = ((uint64_t)(m / c->slices) + 1) * up->slices - 1;
 	return (uint32_t)FT_MIN(last, (uint64_t)up->nmsg - 1);
 }
@@ -764,7 +842,7 @@ static uint32_t pace_of(const struct tree_build *tb, uint32_t m, uint32_t s);
 static uint32_t
 conn_slots(const struct tree_build *tb, const struct ring_conn *c, uint32_t slots)
 {
-	uint64_t n = (uint64_t)slots * (tb->lines ? c->slices : 1u);
+	uint64_t n = (uint64_t)slots * (tb->lines ? c->slices : 1u) * (c->lead_at ? 2u : 1u);
 
 	return (uint32_t)FT_MIN(n, (uint64_t)UINT16_MAX);
 }
@@ -785,6 +863,9 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 
 		for (m = 0; m < c->nmsg && rc == 0; m++) {
 			uint32_t to = rb->ready[c->first + m];
+			/* (its chunk: a streamed connection's two messages share one, on one
+			 * QP, stream_switch()) */
+			uint32_t k = ft__pk_msg_chunk(c, m);
 
 			struct wait_dep w = { tb, ed, m, to };
 
@@ -792,17 +873,17 @@ link_edge(const struct tree_build *tb, const struct tree_edge *ed, uint32_t slot
 				rc = ft__pk_add_dep(rb->e, rb->recv[c[-1].first + m], to);
 			else
 				rc = tree_waits(tb, ed, wait_dep, &w);
-			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, m, s) > 0) {
-				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, m, s) - 1], to);
+			if (rc == 0 && j == 0 && rb->pace && pace_of(tb, k, s) > 0) {
+				rc = ft__pk_add_dep(rb->e, rb->pace[pace_of(tb, k, s) - 1], to);
 				/* (the last pace: held where it is its last wait, pkt_flow.c
 				 * barrier_feeds()) */
-				if (pace_of(tb, m, s) + 1 == rb->pace_msgs)
+				if (pace_of(tb, k, s) + 1 == rb->pace_msgs)
 					ft__pk_mark_paced(rb->e, to);
 			}
 			if (rc == 0 && m >= cs)
 				rc = ft__pk_add_dep(rb->e, rb->recv[c->first + m - cs], to);
 			/* The first message on each QP waits for the phase; the others follow it. */
-			if (rc == 0 && m < nq)
+			if (rc == 0 && (!c->lead_at || m % 2 == 0) && k < nq)
 				rc = ft__pk_add_dep(rb->e, c->start, to);
 		}
 	}
@@ -1421,6 +1502,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		return rc;
 	}
 	rc = index_edges(&tb);
+	if (rc == 0)
+		stream_switch(&tb, &nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_switches(&tb);
 	if (rc == 0)
@@ -1569,6 +1652,7 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 		 * m of those feeding it, or their last where they have fewer), a ring's and
 		 * the one feeding it (a message waits for the one `slices` before it there). */
 		if ((!ring && c->nmsg != tb->rb.c[0].nmsg) || (tb->heads && c->nmsg != tb->msgs) ||
+		    c->lead_at ||
 		    (tb->lines && c->slices != tb->rb.c[0].slices) ||
 		    (ring && c->up != PK_NONE &&
 		     (tb->rb.c[c->up].loops != c->loops || tb->rb.c[c->up].slices != c->slices)) ||
@@ -1844,7 +1928,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 			rt = rf = PK_NONE; /* (a new record: the generations would wrap) */
 		gen = rf == PK_NONE ? 0 : gen;
 	}
-	t = ft__pk_flow_into(e, ft__pk_share(c->wire, c->nmsg, m), c->src, c->dst, c->nic,
+	t = ft__pk_flow_into(e, ft__pk_msg_wire(c, m), c->src, c->dst, c->nic,
 	                     c->qp0 + m % c->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
 		return (int)t;
