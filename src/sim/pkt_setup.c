@@ -801,7 +801,8 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * engine pays): of the walk, the grain's pass (chain_grain_s()) is that ramp's, the rest
  * latency paid twice. Before it took nothing back: 14 hops x 0.6 us through a DGX H100's
  * NVSwitch paid beside hwLat[NVLINK][RING][LL128], 2 DGX H100 at 64 KiB 54.04 us where the
- * flow engine takes 49.09 (+10.1 %; now 49.04). Before, LL128's and Simple's steps inside a node took nothing back, their
+ * flow engine takes 49.09 (+10.1 %; now 49.04). Before, a ring's LL128 and Simple steps
+ * inside a node took nothing back, their
  * walk paid in the pipeline and in the barrier's hwLat (2 DGX H100 at 8 KiB: 91.96 and 148.36 us
  * where the flow engine takes 76.54 and 132.88; sim.md, "LL128 and Simple rings"). Before that,
  * the chain's rule took the walk whole and the ring's (inside a node alone) the walk past the
