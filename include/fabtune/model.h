@@ -644,6 +644,11 @@ struct ft_model_pipeline {
 	 * the operation's pace, and the first round through every stage at the stages' rates
 	 * (ramp_s = fill_s - round_s where it is positive); 0 elsewhere */
 	double round_s, fill_s;
+	/* LL128 chains and trees: the first grain's pass through one stage inside a node at
+	 * the channel's share of the node's class (model/pipeline.c ll128_ramp(), a term of
+	 * ramp_s on each such stage; the packet engine's LL128 chain takes it out of what its
+	 * hops walk, sim/pkt_setup.c walk_back_s()); 0 elsewhere */
+	double grain_s;
 };
 
 /*

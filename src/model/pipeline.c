@@ -1464,7 +1464,8 @@ net_hops(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, uint32_t
  * to them; its hops between nodes are whole steps (ll_ramp()).
  */
 static double
-ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double c_eff)
+ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double c_eff,
+           double *grain_s)
 {
 	double grain = FT_MIN(c_eff, (double)grain_of(FT_PROTO_LL128));
 	double graph = l->nnodes > 1 ? FT_MIN(l->intra_Bps, l->inter_Bps * l->ring_tier_factor) :
@@ -1473,9 +1474,11 @@ ll128_ramp(const struct ft_model_links *l, uint32_t stages, uint32_t net, double
 	                ft_model_run_nchannels(l, FT_ALGO_RING);
 	double in_Bps = l->intra_Bps * per_ch, net_Bps = graph * per_ch;
 
+	*grain_s = 0;
 	if (in_Bps <= 0 || net_Bps <= 0)
 		return 0;
-	return (double)(stages - 1 - net) * grain / in_Bps + net * c_eff / net_Bps;
+	*grain_s = grain / in_Bps;
+	return (double)(stages - 1 - net) * *grain_s + net * c_eff / net_Bps;
 }
 
 /*
@@ -1832,7 +1835,7 @@ ft__model_pipe(const struct ft_model_links *l, enum ft_op op, enum ft_algo a, en
 	if (stages > 1 && (p == FT_PROTO_LL128 || p == FT_PROTO_LL))
 		out->net_hops = FT_MIN(net_hops(l, op, a, out->nchannels), stages - 1);
 	if (stages > 1 && p == FT_PROTO_LL128) {
-		out->ramp_s = ll128_ramp(l, stages, out->net_hops, c_eff);
+		out->ramp_s = ll128_ramp(l, stages, out->net_hops, c_eff, &out->grain_s);
 	} else if (stages > 1 && p == FT_PROTO_LL && isfinite(pace_Bps)) {
 		out->ramp_s = ll_ramp(out->net_hops, c_eff, pace_Bps / pipes);
 	} else if (stages > 1 && p == FT_PROTO_SIMPLE && pace_Bps > 0 && isfinite(pace_Bps)) {

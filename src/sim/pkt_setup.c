@@ -702,6 +702,7 @@ net_floor_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 static double node_path_s(struct pk_engine *e, const struct ft_sim_op *op,
                           const struct ft_sched_phase *ph, bool mean, double round);
 static double chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double eff);
+static double chain_grain_s(const struct pk_engine *e, const struct ft_sim_op *op);
 
 /*
  * The span of ring phase @ph's bytes on the links, seconds, into @span: its busiest link's
@@ -776,10 +777,12 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * or a chain's shortest + net x the network's, less the span of the bytes it runs under.
  *
  * Which steps walk where the latency was charged: a step between nodes everywhere (its messages
- * cross the fabric); a step inside a node where the engine runs NCCL's LL messages (an LL chain
- * broadcast or reduce, pkt_tree.c: in LL a rank passes each line on as its flag comes,
- * src/device/prims_ll.h LLGenericOp(): readLL() polls the line, storeLL() writes it to the next
- * rank), and a ring on NCCL's launched channels in every protocol (pkt_nccl.c
+ * cross the fabric); a step inside a node where the engine runs NCCL's LL or LL128 messages (an
+ * LL or LL128 chain broadcast or reduce, pkt_tree.c chain_lines(): in LL a rank passes each line
+ * on as its flag comes, src/device/prims_ll.h LLGenericOp(): readLL() polls the line, storeLL()
+ * writes it to the next rank; in LL128 a warp its 2 KiB of lines once their flags have come,
+ * prims_ll128.h recvReduceSendCopy(): readLL128Lines(), storeLL128()), and a ring on NCCL's
+ * launched channels in every protocol (pkt_nccl.c
  * ring_reps()): its message of step s waits for the one of step s - 1 on the connection feeding
  * its source (link_message()), in LL, LL128 and Simple alike, so the walk is the step's latency
  * whatever the protocol's grain (LL128's 128-byte lines with their flag, prims_ll128.h; Simple's
@@ -792,7 +795,14 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * walk past that span shows (1 MiB on one DGX H100 in LL: 14 x 0.6 us under 13.0 us of bytes; 8
  * KiB: 14 x 0.6 over 1.9; Simple on 2 DGX H100, no cap: its NVLinks' and NICs' span; the cap's, 0,
  * took the whole walk back under bytes that hold it, 3.9 % under the flow engine at 64 MiB on the
- * launched channels). Before, LL128's and Simple's steps inside a node took nothing back, their
+ * launched channels). An LL128 chain's hop walks its message's path and its bytes at the link's
+ * rate, where the price of a hop is hwLat and the model's grain at the channel's share of the
+ * node's class (model/pipeline.c ll128_ramp(), a ramp NCCL's tuner does not have and the flow
+ * engine pays): of the walk, the grain's pass (chain_grain_s()) is that ramp's, the rest
+ * latency paid twice. Before it took nothing back: 14 hops x 0.6 us through a DGX H100's
+ * NVSwitch paid beside hwLat[NVLINK][RING][LL128], 2 DGX H100 at 64 KiB 54.04 us where the
+ * flow engine takes 49.09 (+10.1 %; now 49.04). Before, a ring's LL128 and Simple steps
+ * inside a node took nothing back, their
  * walk paid in the pipeline and in the barrier's hwLat (2 DGX H100 at 8 KiB: 91.96 and 148.36 us
  * where the flow engine takes 76.54 and 132.88; sim.md, "LL128 and Simple rings"). Before that,
  * the chain's rule took the walk whole and the ring's (inside a node alone) the walk past the
@@ -808,14 +818,19 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 {
 	const struct ft_schedule *sc = op->sched;
 	bool ring = ft__pk_is_chunked(e, sc, ph);
-	bool chain = sc->proto == FT_PROTO_LL && ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
+	bool chain = (sc->proto == FT_PROTO_LL || sc->proto == FT_PROTO_LL128) &&
+	             ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
 	double hw = ft__sim_hw_net_s(sc), eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
 	double pin = 0, walk = 0, pnet = 0, span = 0, links = 0, most;
 
-	/* an LL chain's hop inside a node: its round's path and serialization
-	 * (chain_round_bytes()) */
+	/* an LL or LL128 chain's hop inside a node: its round's path and serialization
+	 * (chain_round_bytes()); in LL128 less the grain's pass at the channel's share of
+	 * the node's class, which the model's ramp prices beside NCCL's hop latency
+	 * (chain_grain_s()) */
 	if (in > 0 && (ring || chain))
 		pin = node_path_s(e, op, ph, false, chain ? chain_round_bytes(e, op, eff) : 0);
+	if (in > 0 && chain)
+		pin = FT_MAX(0.0, pin - chain_grain_s(e, op));
 	/* a ring's messages walk each of its hops in turn (the mean); a chain's walk runs
 	 * before its bytes' pace (no span): the bound alone binds there */
 	walk = ring && in > 0 ? node_path_s(e, op, ph, true, 0) : pin;
@@ -831,8 +846,9 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 /*
- * The bytes on the wire of an LL chain's round (@op's, @eff its protocol's efficiency): the
- * model's grain (ft_model_line_grain(): 4,096 bytes of data, 512 threads' 8-byte lines),
+ * The bytes on the wire of an LL or LL128 chain's round (@op's, @eff its protocol's
+ * efficiency): the model's grain (ft_model_line_grain(): LL 4,096 bytes of data, 512 threads'
+ * 8-byte lines; LL128 9,600),
  * less where a channel carries less (the op's bytes over its launched or forced channels,
  * pkt_tree.c chain_channels()). The packet engine sends a round as one message, which a
  * hop inside a node stores whole before the next hop sends it (pkt_tree.c chain_lines()):
@@ -854,10 +870,23 @@ chain_round_bytes(const struct pk_engine *e, const struct ft_sim_op *op, double 
 	uint32_t nch = op->nchannels                       ? op->nchannels :
 	               e->op_pl_read && e->op_pl.nchannels ? e->op_pl.nchannels :
 	                                                     1;
-	double round =
-	        FT_MIN((double)ft_model_line_grain(FT_PROTO_LL), (double)op->sched->bytes / nch);
+	double round = FT_MIN((double)ft_model_line_grain(op->sched->proto),
+	                      (double)op->sched->bytes / nch);
 
 	return round / (eff > 0 ? eff : 1.0);
+}
+
+/* The time the model's LL128 ramp gives the op's first grain on each stage inside a node,
+ * seconds (the pipeline's grain_s: the grain at the channel's share of the node's class,
+ * model/pipeline.c ll128_ramp()); 0 for other protocols, whose rounds hold none (LL's per-hop
+ * latencies were measured at its round, ll_ramp()), or where the model's pipeline is not
+ * read (pipe_read()). */
+static double
+chain_grain_s(const struct pk_engine *e, const struct ft_sim_op *op)
+{
+	if (op->sched->proto != FT_PROTO_LL128 || !e->op_pl_read)
+		return 0;
+	return FT_MAX(e->op_pl.grain_s, 0.0);
 }
 
 /* The time a message of @bytes on the wire takes from @a to @b inside a node, into @ps:

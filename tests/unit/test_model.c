@@ -6610,7 +6610,9 @@ test_tree_depth_in_chunking(void **state)
  * on the channels whose ring enters the root's node elsewhere than at the root (it
  * leaves the node and comes back, NCCL's runRing() from the root), where the sending
  * GPU raises the step's tail after its last line and the proxy sends the step whole:
- * 14 rounds and twice a chunk less a round.
+ * 14 rounds and twice a chunk less a round. A round's pass through one stage inside a
+ * node is the pipeline's grain_s, 9,600 bytes at the channel's share of NVLink (which the
+ * packet engine's LL128 chain takes out of its hops' walk, sim/pkt_setup.c walk_back_s()).
  */
 static void
 test_pipe_ll128_net_hop(void **state)
@@ -6624,12 +6626,14 @@ test_pipe_ll128_net_hop(void **state)
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
 	assert_pipe(&r, 24, 576000, 1, 7);
 	assert_rel(r.pipe.ramp_s, 6 * 9600 / ch, 1e-9);
+	assert_rel(r.pipe.grain_s, 9600 / ch, 1e-9);
 	ch = 22.5 * GB * 15 / 16.0;
 	hopper_spec(&s, 2, 8, 400);
 	eval_both(&s, FT_OP_BROADCAST, 4u << 20, FT_ALGO_RING, FT_PROTO_LL128, &t, &r);
 	assert_pipe(&r, 16, 576000, 1, 15);
 	assert_int_equal(r.pipe.net_hops, 2);
 	assert_rel(r.pipe.ramp_s, (14 * 9600 + 2 * (chunk - 9600)) / ch, 1e-9);
+	assert_rel(r.pipe.grain_s, 9600 / ch, 1e-9);
 	/* the tuner's price: the cap on the graph's 8 channels, under 0.92 x 360; the time:
 	 * the kernel's 16 channels, where it does not bind */
 	assert_rel(t.bw_Bps, 8 * 36.7 * GB, 1e-9);
