@@ -527,7 +527,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 			                   sc->bytes * fl.pipe / tb->keep -
 			                           sc->bytes * (fl.pipe - 1u) / tb->keep;
 		if (reps > 1) { /* replica r of the copy: NCCL's channel r of those it stands for */
-			fl.bytes = fl.bytes * (r + 1) / reps - fl.bytes * r / reps;
+			fl.bytes = ft__sim_chain_part(fl.bytes, reps, r);
 			fl.pipe = fl.pipe ? (uint16_t)((fl.pipe - 1u) * reps + r + 1u) : 0;
 		}
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
@@ -562,6 +562,11 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		}
 		if (conn_open(rb, c, fl.bytes, eff, *nmsg))
 			return 1;
+		/* NCCL's channel of the copy (a chain's rep its own, labelled so above), its
+		 * own QPs (ft__sim_chan_qp0()); a CollNet's and the flows to the fabric's
+		 * switches are SHARP's (ft__sim_flow_chans(): channel 0) */
+		c->qp0 = ft__sim_chan_qp0(rb->e->topo, &rb->e->cfg, c->src, c->dst,
+		                          ft__sim_flow_chans(op, ph, &fl, 0, 1).chan0, c->nq);
 		if (fl.relay) {
 			/* a leg of the edge before: it starts where that one has got to */
 			if (!ed || ed->dst != c->src || ed->pipe != fl.pipe ||
@@ -1271,10 +1276,10 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 		*nch = pl.nchannels;
 		return 0;
 	}
-	if (op->nchannels || pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
-		return 0;
-	tb->reps = pl.nchannels / pipes;
-	*nch = pipes * tb->reps;
+	/* (the flow engine cuts a chain's copies by the same rule: engine_flow.c) */
+	tb->reps = ft__sim_chain_reps(op, pipes, &pl);
+	if (tb->reps > 1)
+		*nch = pipes * tb->reps;
 	return 0;
 }
 
