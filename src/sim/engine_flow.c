@@ -250,10 +250,10 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double ef
 		                            ft__sim_share(fl->bytes, reps, r);
 
 		if (part > 0)
-			rc = add_conn_qps(fe, (double)part / eff, src, dst, nic, prev, bar, tag,
-			                  cap_Bps / reps,
-			                  ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst,
-			                                   ch->chan0 + r, nq));
+			rc = add_conn_qps(
+			        fe, (double)part / eff, src, dst, nic, prev, bar, tag,
+			        cap_Bps / reps,
+			        ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, ch->chan0 + r, nq));
 	}
 	if (rc < 0 || rec->next == FS_NONE)
 		return rc;

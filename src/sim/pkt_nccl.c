@@ -652,7 +652,7 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
  * ROCE-WIRE) its QPs are r x nq to r x nq + nq - 1, as a send's channels' are (p2p_send()),
  * so that ECMP may put each copy on a path of its own. The flow engine cuts the connection
  * into the same parts on the same QPs where their paths differ (engine_flow.c
- * ring_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
+ * chan_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
  * not read them, nor SRD's spraying or TCPX's sockets.
  */
 static int

@@ -26,8 +26,12 @@
  * (chain_fill_on(), nccl_fill()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
- * dependencies are the ones above; a PXN leg (a proxy GPU relaying the
- * flow, sim/nccl.c) forwards message c once it has arrived. The flows of the
+ * dependencies are the ones above; a copy's connection between nodes is NCCL's
+ * channel of its own, whose QPs ECMP hashes on their own (ft__sim_chan_qp0(),
+ * NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc ncclIbConnect(): a connection's
+ * NCCL_IB_QPS_PER_CONNECTION QPs; kb ROCE-WIRE), as the flow engine's; a PXN
+ * leg (a proxy GPU relaying the flow, sim/nccl.c) forwards message c once it
+ * has arrived. The flows of the
  * schedule say which tree copy each belongs to and which way it goes
  * (struct ft_sched_flow pipe, dir, relay). The phase's path latencies are in
  * the simulated pipeline itself: its end barrier keeps only the protocol's

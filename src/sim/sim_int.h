@@ -829,7 +829,7 @@ bool ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_pha
  * copies, copies being the phase's rings (its flows over the ranks); 1 where NCCL launches
  * no more channels than that, or the op's channels are forced (NCCL's own count then). A
  * connection's copy r carries share r of its bytes as NCCL's ncclCollCbdPart() cuts a
- * channel's part (pkt_nccl.c ring_reps(), engine_flow.c ring_parts()).
+ * channel's part (pkt_nccl.c ring_reps(), engine_flow.c chan_parts()).
  */
 uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                            uint32_t launched);

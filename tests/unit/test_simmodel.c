@@ -292,7 +292,8 @@ ecmp_op_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks
 static void
 ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed)
 {
-	ecmp_op_text(text, n, nics, radix, ranks, seed, "{op: all_reduce, algo: ring, size: 64MiB}");
+	ecmp_op_text(text, n, nics, radix, ranks, seed,
+	             "{op: all_reduce, algo: ring, size: 64MiB}");
 }
 
 /* Every link carries the same bytes in the flow engine's report @f as in the packet
@@ -325,7 +326,7 @@ ports_agree(const struct ft_sim_report *f, const struct ft_sim_report *k, const 
  * NCCL launches 2 channels for each of the ring graph's (the model's count): each copy of a
  * connection on QPs of its own, hashed to a path of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect(); pkt_nccl.c ring_conns(), engine_flow.c
- * ring_parts()). Every link carries the same bytes in both engines, at three seeds (the
+ * chan_parts()). Every link carries the same bytes in both engines, at three seeds (the
  * ECMP salts). It guards the pair: an engine that gives the copies QPs of their own while
  * the other keeps QP 0's (or splits its bytes otherwise) loads other spine links. Before
  * the copies had QPs of their own, both engines put every copy on QP 0's path and agreed
@@ -379,10 +380,12 @@ test_ecmp_ring_copies_spread(void **state)
 	}
 }
 
-/* A tree all-reduce in Simple and an LL128 chain (a broadcast) under ECMP. */
+/* A tree all-reduce in Simple, an LL128 chain (a broadcast) and an NVLS tree all-reduce
+ * (every GPU of a node alone: NVLS needs several) under ECMP. */
 static const char *const ecmp_chan_ops[] = {
 	"{op: all_reduce, algo: tree, proto: simple, size: 64MiB}",
 	"{op: broadcast, algo: ring, proto: ll128, size: 4MiB}",
+	"{op: all_reduce, algo: nvls_tree, size: 64MiB}",
 };
 
 /*
@@ -392,7 +395,9 @@ static const char *const ecmp_chan_ops[] = {
  * tree all-reduce of 64 MiB in Simple and an LL128 broadcast of 4 MiB (a chain, on NCCL's
  * launched channels: pkt_tree.c chain_channels(), engine_flow.c chan_parts()) carry the same
  * bytes on every link in both engines at seeds 1 to 3, over every GPU of two DGX H100 of 8
- * RoCE NICs (radix 8) and over GPU 0 of each of two nodes of 4 (radix 4), where the
+ * RoCE NICs (radix 8; an NVLS tree of 64 MiB too, its trees between the nodes' heads on
+ * their copies' QPs, engine_flow.c submit_chunked()) and over GPU 0 of each of two nodes
+ * of 4 (radix 4), where the
  * channels' connections join the same two NICs. There the channels spread over both spines
  * from leaf0 at seed 1 in both engines; before, every channel's connection took QP 0's path
  * and leaf0 sent on one spine alone (the test failed so).
@@ -403,7 +408,7 @@ test_ecmp_tree_chain_copies_agree(void **state)
 	(void)state;
 	for (size_t o = 0; o < FT_ARRAY_SIZE(ecmp_chan_ops); o++)
 		for (uint32_t seed = 1; seed <= 3; seed++)
-			for (uint32_t two = 0; two < 2; two++) {
+			for (uint32_t two = 0; two < (o < 2 ? 2u : 1u); two++) {
 				struct ft_sim_report f, k;
 				char text[1024];
 
