@@ -435,8 +435,9 @@ test_ecmp_tree_chain_copies_agree(void **state)
  * what n0.nic0 sends each. The LL128 broadcast of 4 MiB runs on 4 launched channels (the
  * model's count; a copy cut into 4: ft__sim_chain_reps()), QPs 0 to 3, as the ring's
  * copies of test_ecmp_ring_copies_spread: S / 4 on spine 0 and 3 S / 4 on spine 1 (S the
- * wire bytes, 4 MiB / LL128's 15 / 16). In both engines; before, every channel took QP 0's
- * path: all of it on spine 1.
+ * wire bytes, 4 MiB / LL128's 15 / 16). The tree with packet.chunking off, its flows
+ * whole in both engines, splits in halves alike. In both engines; before, every channel
+ * took QP 0's path: all of it on spine 1.
  */
 static void
 test_ecmp_tree_chain_copies_spread(void **state)
@@ -464,6 +465,17 @@ test_ecmp_tree_chain_copies_spread(void **state)
 		run_ok(text, engs[e], &r);
 		assert_close(port_bytes(&r, "leaf0 -> spine0"), s / 4, 64);
 		assert_close(port_bytes(&r, "leaf0 -> spine1"), 3 * s / 4, 64);
+		ft_sim_report_release(&r);
+
+		/* the tree's flows whole (pkt_setup.c add_timed_conn()): the same halves */
+		ecmp_op_text(text, sizeof(text), 4, 4, 2, 1, ecmp_chan_ops[0]);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		         "packet:\n  chunking: off\n");
+		run_ok(text, engs[e], &r);
+		nic = port_bytes(&r, "n0.nic0 -> leaf0");
+		assert_true(nic > 64e6);
+		assert_close(port_bytes(&r, "leaf0 -> spine0"), nic / 2, 64);
+		assert_close(port_bytes(&r, "leaf0 -> spine1"), nic / 2, 64);
 		ft_sim_report_release(&r);
 	}
 }
