@@ -125,7 +125,7 @@ leave_by(struct flow_engine *fe, uint32_t id, uint32_t nic)
 
 /* A connection of @wire bytes from @src to @dst, split into QPs (and flowlets), each QP at
  * most @cap_Bps / QPs (0: no cap); out of its node by NIC vertex @nic (UINT32_MAX: its
- * GPU's own); its QPs numbered from @qp0 (a launched channel's own: ring_parts()). */
+ * GPU's own); its QPs numbered from @qp0 (a launched channel's own: chan_parts()). */
 static int
 add_conn_qps(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
              uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps, uint32_t qp0)
@@ -158,43 +158,41 @@ add_conn_qps(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, ui
 	return 0;
 }
 
-static int
-add_conn(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, uint32_t nic,
-         uint32_t prev, uint32_t bar, uint32_t tag, double cap_Bps)
-{
-	return add_conn_qps(fe, wire, src, dst, nic, prev, bar, tag, cap_Bps, 0);
-}
-
 /*
- * The parts a ring's connection from @src to @dst (out by NIC vertex @nic) runs as: @reps,
- * its launched channels' copies (ft__sim_ring_reps(): 1 where the routing does not hash per
- * QP), where a copy's QPs take a path other than the first copy's; else 1. NCCL's launched
- * channel r connects with QPs of its own (NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc
- * ncclIbConnect()), numbered r x nq to r x nq + nq - 1 here as in the packet engine
- * (pkt_nccl.c ring_conns()), so both engines hash them alike (ft_route_flow_hash() of the
- * same endpoints and QP). Where every copy's QP q lands on QP q's path of the first copy
- * (one path between the NICs, hashes that fall alike, NVLink) the parts would load the
- * same links with the same bytes: one flow keeps the engine's flows (and its time) as
- * they were. A route that fails here is left to fail when the flow starts, with its
- * words: one flow.
+ * The parts a connection from @src to @dst (out by NIC vertex @nic) runs as: @reps, its
+ * launched channels' copies chan0 .. chan0 + reps - 1 (a ring's: ft__sim_ring_reps(), chan0
+ * 0; a chain copy's: ft__sim_chain_reps(), chan0 its first channel), where a copy's QPs take
+ * a path other than the first copy's; else 1. NCCL's launched channel c connects with QPs
+ * of its own (NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc ncclIbConnect()), numbered c x
+ * nq to c x nq + nq - 1 here as in the packet engine (ft__sim_chan_qp0(); pkt_nccl.c
+ * ring_conns(), pkt_tree.c tree_conns()), so both engines hash them alike
+ * (ft_route_flow_hash() of the same endpoints and QP). Where every copy's QP q lands on QP
+ * q's path of the first copy (one path between the NICs, hashes that fall alike, NVLink,
+ * a routing that reads no QP) the parts would load the same links with the same bytes: one
+ * flow keeps the engine's flows (and its time) as they were. A route that fails here is
+ * left to fail when the flow starts, with its words: one flow.
  */
 static uint32_t
-ring_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uint32_t reps)
+chan_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uint32_t chan0,
+           uint32_t reps)
 {
-	uint32_t nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst), q, r;
+	uint32_t nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst), q, r, q0;
 	uint32_t a[FT_PATH_MAX], b[FT_PATH_MAX];
 	struct ft_error err = { 0 };
 	int na, nb;
 
 	if (reps <= 1 || !ft__sim_over_network(fe->topo, src, dst))
 		return 1;
+	q0 = ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, chan0, nq);
 	for (q = 0; q < nq; q++) {
-		na = ft__sim_flow_links(fe, src, dst, nic, q * 1024, a, FT_PATH_MAX, &err);
+		na = ft__sim_flow_links(fe, src, dst, nic, (q0 + q) * 1024, a, FT_PATH_MAX, &err);
 		if (na < 0)
 			return 1;
 		for (r = 1; r < reps; r++) {
-			nb = ft__sim_flow_links(fe, src, dst, nic, (r * nq + q) * 1024, b,
-			                        FT_PATH_MAX, &err);
+			uint32_t qr = ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, chan0 + r, nq);
+
+			nb = ft__sim_flow_links(fe, src, dst, nic, (qr + q) * 1024, b, FT_PATH_MAX,
+			                        &err);
 			if (nb < 0)
 				return 1;
 			if (nb != na || memcmp(a, b, (size_t)na * sizeof(*a)) != 0)
@@ -204,6 +202,21 @@ ring_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uin
 	return 1;
 }
 
+/* The tree copies of phase @ph: its largest pipe label (pkt_tree.c phase_pipes()). */
+static uint32_t
+phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+{
+	uint32_t f, n = 0;
+
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		n = FT_MAX(n, (uint32_t)fl.pipe);
+	}
+	return n;
+}
+
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -211,14 +224,15 @@ ring_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uin
  * pkt_setup.c's add_timed_conn().
  */
 static int
-add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double eff, uint32_t reps,
-               uint32_t src, uint32_t dst, uint32_t prev, uint32_t bar, const struct flow_op *rec,
-               uint32_t shift_ns, double cap_Bps)
+add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double eff,
+               const struct ft__sim_chans *ch, uint32_t src, uint32_t dst, uint32_t prev,
+               uint32_t bar, const struct flow_op *rec, uint32_t shift_ns, double cap_Bps)
 {
 	struct fs_sim *s = &fe->core;
 	const struct fs_task *b = ft__fs_task(s, bar); /* copied: adding tasks moves them */
 	double delay = b->delay_s, lat_mult = b->lat_mult, floor_s = b->floor_s, floor_n = b->floor_n;
-	uint32_t tag = b->tag, first, t, nic = ft__sim_flow_nic(fe->topo, fl, src, dst), r;
+	uint32_t tag = b->tag, first, t, nic = ft__sim_flow_nic(fe->topo, fl, src, dst), r, reps;
+	uint32_t nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst);
 	int64_t id;
 	int rc = 0;
 
@@ -229,15 +243,17 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double ef
 		prev = (uint32_t)id;
 	}
 	first = s->ntasks;
-	/* a ring's launched channels' parts, each at its share of a channel's cap */
-	reps = ring_parts(fe, src, dst, nic, reps);
+	/* its launched channels' parts, each at its share of a channel's cap, on its QPs */
+	reps = chan_parts(fe, src, dst, nic, ch->chan0, ch->reps);
 	for (r = 0; r < reps && rc == 0; r++) {
-		uint64_t part = ft__sim_share(fl->bytes, reps, r);
+		uint64_t part = ch->chain ? ft__sim_chain_part(fl->bytes, reps, r) :
+		                            ft__sim_share(fl->bytes, reps, r);
 
 		if (part > 0)
-			rc = add_conn_qps(fe, (double)part / eff, src, dst, nic, prev, bar, tag,
-			                  cap_Bps / reps,
-			                  r * fe->cfg.qps_per_conn * conn_lanes(fe, src, dst));
+			rc = add_conn_qps(
+			        fe, (double)part / eff, src, dst, nic, prev, bar, tag,
+			        cap_Bps / reps,
+			        ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, ch->chan0 + r, nq));
 	}
 	if (rc < 0 || rec->next == FS_NONE)
 		return rc;
@@ -508,11 +524,12 @@ phase_stages(const struct ft_schedule *sc, const struct ft_sched_flow *fl, uint3
 	return 0;
 }
 
-/* A connection's bytes between two barriers, at most at a cap (add_conn()). */
+/* A connection's bytes between two barriers, at most at a cap (add_conn_qps()). */
 struct flow_piece {
 	double wire;
 	uint32_t a, b, nic, from, to, tag;
 	double cap;
+	uint32_t qp0; /* its channel's first QP (ft__sim_chan_qp0()) */
 };
 
 static int
@@ -520,7 +537,7 @@ add_piece(struct flow_engine *fe, const struct flow_piece *p, double wire, uint3
           uint32_t to, double cap)
 {
 	if (wire >= 1.0)
-		return add_conn(fe, wire, p->a, p->b, p->nic, from, to, p->tag, cap);
+		return add_conn_qps(fe, wire, p->a, p->b, p->nic, from, to, p->tag, cap, p->qp0);
 	return ft__fs_add_dep(&fe->core, from, to) < 0 ? FT_ENOMEM : 0;
 }
 
@@ -599,7 +616,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 	const struct ft_schedule *sc = op->sched;
 	struct ft_sched_flow *fl = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(*fl));
 	uint32_t *stage = ft_calloc(FT_MAX(ph->nflows, 1u), sizeof(uint32_t));
-	uint32_t *wave = NULL, nst = 0, f, st;
+	uint32_t *wave = NULL, nst = 0, f, st, qp0;
 	/* the first and last chunks' cap: an NVLS tree's pace holds its middle chunks alone,
 	 * and so does CollNet's (NCCL's price, ft__sim_collnet_cap()) */
 	double edge_cap = sc->algo == FT_ALGO_NVLS_TREE || sc->algo == FT_ALGO_COLLNET ?
@@ -683,10 +700,14 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		/* the first chunk (the only one in one loop): no pace to keep (the comment
 		 * above) */
 		nic = ft__sim_flow_nic(fe->topo, &fl[f], a, b);
-		rc = add_conn(fe, piece, a, b, nic, in_first, (uint32_t)first, tag, edge);
+		/* an NVLS tree's copy between nodes on its channel's QPs (ft__sim_flow_chans()) */
+		qp0 = ft__sim_flow_chans(op, ph, &fl[f], 0, 1).chan0;
+		qp0 = ft__sim_chan_qp0(fe->topo, &fe->cfg, a, b, qp0,
+		                       fe->cfg.qps_per_conn * conn_lanes(fe, a, b));
+		rc = add_conn_qps(fe, piece, a, b, nic, in_first, (uint32_t)first, tag, edge, qp0);
 		if (rc == 0) {
 			struct flow_piece mp = { middle, a, b, nic, (uint32_t)first, (uint32_t)join,
-				                 tag, cap };
+				                 tag, cap, qp0 };
 
 			rc = add_middle(fe, &mp, piece, alone_nv(nv, stage[f], nst), stage[f] == 0);
 		}
@@ -697,8 +718,8 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 			continue;
 		}
 		if (rc == 0)
-			rc = add_conn(fe, piece, a, b, nic, (uint32_t)join, wave[2 * stage[f] + 1],
-			              tag, edge);
+			rc = add_conn_qps(fe, piece, a, b, nic, (uint32_t)join,
+			                  wave[2 * stage[f] + 1], tag, edge, qp0);
 		if (rc < 0)
 			goto out;
 	}
@@ -1107,31 +1128,28 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
 
 /*
  * The channels NCCL launches for @op (the model's count, ft__sim_pipe_model(), as the
- * packet engine reads it: pkt_setup.c pipe_read()) into @launched, where a ring phase of it
- * may run on their copies with QPs of their own (ring_parts()): the routing hashes per QP
- * (ft__sim_qp_hashed()) and its rings run in NCCL's chunks in the packet engine
- * (packet.chunking not off: pkt_nccl.c ring_reps()); else 0. The model's error is returned.
+ * packet engine reads it: pkt_setup.c pipe_read()) into @pl, where a ring phase of it may
+ * run on their copies (chan_parts()): the routing hashes per QP (ft__sim_qp_hashed()) and
+ * its rings run in NCCL's chunks in the packet engine (packet.chunking not off: pkt_nccl.c
+ * ring_reps()), or it is a chain broadcast or reduce, whose copies run on NCCL's launched
+ * channels there (pkt_tree.c chain_channels()); else @pl zero. The model's error is
+ * returned.
  */
 static int
-launched_channels(const struct flow_engine *fe, const struct ft_sim_op *op, uint32_t *launched,
-                  struct ft_error *err)
+launched_channels(const struct flow_engine *fe, const struct ft_sim_op *op,
+                  struct ft_model_pipeline *pl, struct ft_error *err)
 {
-	struct ft_model_pipeline pl;
-	bool ring = false;
-	int rc;
+	bool ring = false, chain = ft__sim_chain(op->sched) && !op->nchannels;
 
-	*launched = 0;
+	memset(pl, 0, sizeof(*pl));
 	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nchannels ||
 	    !ft__sim_qp_hashed(fe->topo, &fe->cfg))
 		return 0;
 	for (uint32_t p = 0; p < op->sched->phases.len && !ring; p++)
 		ring = ft__sim_ring_chunks(op->sched, ft_sched_phase_at(op->sched, p));
-	if (!ring)
+	if (!ring && !chain)
 		return 0;
-	if ((rc = ft__sim_pipe_model(fe->topo, op, &pl, err)) < 0)
-		return rc;
-	*launched = pl.nchannels;
-	return 0;
+	return ft__sim_pipe_model(fe->topo, op, pl, err);
 }
 
 /* The proxy's floor of op @rec: its end becomes a barrier after both its last phase and a
@@ -1161,7 +1179,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	struct flow_op rec = { 0 };
 	const struct flow_op *after;
 	uint32_t tag = (uint32_t)fe->ops.len, p, nv = ft_topo_nvertices(fe->topo), shift_ns, chunks;
-	uint32_t launched;
+	struct ft_model_pipeline pl;
 	double eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0, wait, ramp_s = 0, proxy_s = 0;
 	struct ft__sim_link_lats ll;
 	int64_t id;
@@ -1180,7 +1198,7 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 	 * submit adds nothing: their error (out of memory) the op's, in the packet engine's
 	 * words (pkt_setup.c ft__pk_submit()) */
 	if ((rc = pipe_chunks(fe, op, &chunks)) < 0 ||
-	    (rc = launched_channels(fe, op, &launched, err)) < 0 ||
+	    (rc = launched_channels(fe, op, &pl, err)) < 0 ||
 	    (rc = ft__sim_link_lats(fe->topo, sc, &ll)) < 0 ||
 	    (chunks == 0 && (rc = whole_pipe(fe, op, &ramp_s, &proxy_s, err)) < 0))
 		return ft_error_set(err, rc, "sim: the model's links: %s", ft_strerror(rc));
@@ -1255,9 +1273,9 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				return rc;
 			rec.piped = true;
 		} else {
-			uint32_t reps = launched && ft__sim_ring_chunks(sc, ph) ?
-			                        ft__sim_ring_reps(op, ph, launched) :
-			                        1;
+			uint32_t creps = pl.nchannels ?
+			                         ft__sim_chain_reps(op, phase_pipes(sc, ph), &pl) :
+			                         1;
 
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
@@ -1269,7 +1287,10 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_timed_conn(fe, &fl, eff, reps, a, b, rec.end,
+				struct ft__sim_chans ch =
+				        ft__sim_flow_chans(op, ph, &fl, pl.nchannels, creps);
+
+				rc = add_timed_conn(fe, &fl, eff, &ch, a, b, rec.end,
 				                    (uint32_t)bar, &rec, shift_ns,
 				                    op->conn_cap_Bps);
 				if (rc == FT_ERANGE)

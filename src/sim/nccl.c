@@ -2163,6 +2163,50 @@ ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg)
 	return cfg->routing == FT_ROUTING_ECMP && tech != FT_TECH_EFA && tech != FT_TECH_TCP;
 }
 
+uint32_t
+ft__sim_chan_qp0(const struct ft_topo *t, const struct ft_sim_cfg *cfg, uint32_t a, uint32_t b,
+                 uint32_t chan, uint32_t nq)
+{
+	if (chan == 0 || !ft__sim_over_network(t, a, b) || !ft__sim_qp_hashed(t, cfg))
+		return 0;
+	return chan * nq;
+}
+
+struct ft__sim_chans
+ft__sim_flow_chans(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                   const struct ft_sched_flow *fl, uint32_t launched, uint32_t chain_reps)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft__sim_chans ch = { 1, 0, false };
+
+	if (launched && ft__sim_ring_chunks(sc, ph)) {
+		ch.reps = ft__sim_ring_reps(op, ph, launched);
+	} else if (fl->pipe > 0 && !fl->net && sc->algo != FT_ALGO_COLLNET) {
+		ch.chain = ft__sim_chain(sc);
+		ch.reps = ch.chain ? FT_MAX(chain_reps, 1u) : 1;
+		ch.chan0 = (fl->pipe - 1u) * ch.reps;
+	}
+	return ch;
+}
+
+uint32_t
+ft__sim_chain_reps(const struct ft_sim_op *op, uint32_t pipes, const struct ft_model_pipeline *pl)
+{
+	const struct ft_schedule *sc = op->sched;
+
+	if (!ft__sim_chain(sc) || pipes == 0 || op->nchannels)
+		return 1;
+	/* (pkt_tree.c chain_fill_on() with the fill the model gives: nccl_fill()) */
+	if (sc->proto == FT_PROTO_SIMPLE && sc->nranks > 1 && pl->fill_s > 0 && pl->round_s > 0 &&
+	    pl->stages > 1)
+		return 1;
+	if (sc->proto == FT_PROTO_LL && pl->nchannels > 0 && pl->nchannels < pipes)
+		return 1;
+	if (pl->nchannels <= pipes || pl->nchannels / pipes > UINT16_MAX / pipes)
+		return 1;
+	return pl->nchannels / pipes;
+}
+
 int
 ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
                    struct ft_model_pipeline *out, struct ft_error *err)

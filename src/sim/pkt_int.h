@@ -1657,6 +1657,9 @@ int ft__pk_add_conn(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t 
 /* The same, its flows out of their node by NIC @nic (struct pk_flow nic; 0: their GPU's). */
 int ft__pk_add_conn_nic(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
                         uint8_t nic, uint32_t prev, uint32_t bar, uint32_t op);
+/* ft__pk_add_conn_nic() on QPs @qp0 .. @qp0 + nq - 1 (a channel's own: ft__sim_chan_qp0()). */
+int ft__pk_add_conn_qps(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst,
+                        uint8_t nic, uint32_t qp0, uint32_t prev, uint32_t bar, uint32_t op);
 /* Whether phase @ph of @sc runs as NCCL's chunks; submit it so, after @start, before @bar
  * (1: too small to cut, nothing added: submit it whole). */
 bool ft__pk_is_chunked(const struct pk_engine *e, const struct ft_schedule *sc,

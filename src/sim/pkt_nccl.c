@@ -348,6 +348,13 @@ int
 ft__pk_add_conn_nic(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t nic,
                     uint32_t prev, uint32_t bar, uint32_t op)
 {
+	return ft__pk_add_conn_qps(e, bytes, src, dst, nic, 0, prev, bar, op);
+}
+
+int
+ft__pk_add_conn_qps(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t dst, uint8_t nic,
+                    uint32_t qp0, uint32_t prev, uint32_t bar, uint32_t op)
+{
 	uint32_t q, nq = ft__pk_conn_qps(e, src, dst);
 
 	for (q = 0; q < nq; q++) {
@@ -356,7 +363,7 @@ ft__pk_add_conn_nic(struct pk_engine *e, uint64_t bytes, uint32_t src, uint32_t 
 
 		if (b == 0)
 			continue;
-		t = add_flow(e, b, src, dst, 0, nic, q, op);
+		t = add_flow(e, b, src, dst, 0, nic, qp0 + q, op);
 		if (t < 0)
 			return (int)t;
 		if (ft__pk_add_dep(e, prev, (uint32_t)t) < 0 ||
@@ -664,7 +671,7 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
  * ROCE-WIRE) its QPs are r x nq to r x nq + nq - 1, as a send's channels' are (p2p_send()),
  * so that ECMP may put each copy on a path of its own. The flow engine cuts the connection
  * into the same parts on the same QPs where their paths differ (engine_flow.c
- * ring_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
+ * chan_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
  * not read them, nor SRD's spraying or TCPX's sockets.
  */
 static int

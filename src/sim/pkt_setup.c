@@ -586,6 +586,21 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	return rc;
 }
 
+/* The tree copies of phase @ph: its largest pipe label (pkt_tree.c phase_pipes()). */
+static uint32_t
+whole_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+{
+	uint32_t f, n = 0;
+
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		n = FT_MAX(n, (uint32_t)fl.pipe);
+	}
+	return n;
+}
+
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -596,16 +611,22 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
  * have been, had it started at the shift, and its sender knew it.
  */
 static int
-add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t bytes, uint32_t src,
-               uint32_t dst, uint32_t prev, uint32_t bar, const struct pk_op *rec,
-               uint32_t shift_ns)
+add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, double eff,
+               const struct ft__sim_chans *ch, uint32_t src, uint32_t dst, uint32_t prev,
+               uint32_t bar, const struct pk_op *rec, uint32_t shift_ns)
 {
 	const struct pk_task *b = task_at(e, bar); /* copied: adding tasks moves them */
 	uint64_t delay = b->delay_ps;
 	double lat_mult = b->lat_mult;
-	uint32_t tag = b->op, first, t;
+	uint32_t tag = b->op, first, t, r, nq = ft__pk_conn_qps(e, src, dst);
+	uint8_t nic = ft__sim_flow_nic_id(e->topo, fl, src, dst);
+	/* its launched channels' copies on their own QPs over the network, where the routing
+	 * hashes them (ft__sim_chan_qp0()); else one */
+	uint32_t reps = ch->reps > 1 && ft__sim_chan_qp0(e->topo, &e->cfg, src, dst, 1, 1) ?
+	                        ch->reps :
+	                        1;
 	int64_t id;
-	int rc;
+	int rc = 0;
 
 	if (fl->start_ns > 0) {
 		if ((id = ft__pk_add_task(e, PK_T_BARRIER, (uint64_t)fl->start_ns * 1000, 0, tag)) <
@@ -615,8 +636,17 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, uint64_t byt
 		prev = (uint32_t)id;
 	}
 	first = (uint32_t)pk_ntasks(e);
-	rc = ft__pk_add_conn_nic(e, bytes, src, dst, ft__sim_flow_nic_id(e->topo, fl, src, dst),
-	                         prev, bar, tag);
+	for (r = 0; r < reps && rc == 0; r++) {
+		uint64_t part = reps == 1         ? fl->bytes :
+		                ch->chain ? ft__sim_chain_part(fl->bytes, reps, r) :
+		                            ft__sim_share(fl->bytes, reps, r);
+
+		if (part > 0)
+			rc = ft__pk_add_conn_qps(
+			        e, (uint64_t)((double)part / eff + 0.5), src, dst, nic,
+			        ft__sim_chan_qp0(e->topo, &e->cfg, src, dst, ch->chan0 + r, nq), prev,
+			        bar, tag);
+	}
 	if (rc < 0 || rec->next == PK_NONE)
 		return rc;
 	id = ft__pk_add_task(e, PK_T_BARRIER,
@@ -1350,8 +1380,16 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 			if (rc < 0)
 				goto fail;
 		} else if (rc > 0) {
+			/* (the launched channels' copies the flow engine runs, ft__sim_flow_chans():
+			 * the model's count where the packet engine read it, pipe_read()) */
+			uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
+			uint32_t creps = launched ? ft__sim_chain_reps(op, whole_pipes(sc, ph),
+			                                               &e->op_pl) :
+			                            1;
+
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
+				struct ft__sim_chans ch;
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
@@ -1360,9 +1398,9 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 					return rc;
 				if (a == b || fl.bytes == 0)
 					continue;
-				rc = add_timed_conn(e, &fl,
-				                    (uint64_t)((double)fl.bytes / eff + 0.5), a, b,
-				                    rec.end, (uint32_t)bar, &rec, shift_ns);
+				ch = ft__sim_flow_chans(op, ph, &fl, launched, creps);
+				rc = add_timed_conn(e, &fl, eff, &ch, a, b, rec.end, (uint32_t)bar,
+				                    &rec, shift_ns);
 				if (rc < 0)
 					goto fail;
 			}

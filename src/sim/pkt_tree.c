@@ -26,8 +26,12 @@
  * (chain_fill_on(), nccl_fill()).
  *
  * Here, as for rings (pkt_nccl.c), a message is one flow per QP and the
- * dependencies are the ones above; a PXN leg (a proxy GPU relaying the
- * flow, sim/nccl.c) forwards message c once it has arrived. The flows of the
+ * dependencies are the ones above; a copy's connection between nodes is NCCL's
+ * channel of its own, whose QPs ECMP hashes on their own (ft__sim_chan_qp0(),
+ * NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc ncclIbConnect(): a connection's
+ * NCCL_IB_QPS_PER_CONNECTION QPs; kb ROCE-WIRE), as the flow engine's; a PXN
+ * leg (a proxy GPU relaying the flow, sim/nccl.c) forwards message c once it
+ * has arrived. The flows of the
  * schedule say which tree copy each belongs to and which way it goes
  * (struct ft_sched_flow pipe, dir, relay). The phase's path latencies are in
  * the simulated pipeline itself: its end barrier keeps only the protocol's
@@ -528,7 +532,7 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 			                   sc->bytes * fl.pipe / tb->keep -
 			                           sc->bytes * (fl.pipe - 1u) / tb->keep;
 		if (reps > 1) { /* replica r of the copy: NCCL's channel r of those it stands for */
-			fl.bytes = fl.bytes * (r + 1) / reps - fl.bytes * r / reps;
+			fl.bytes = ft__sim_chain_part(fl.bytes, reps, r);
 			fl.pipe = fl.pipe ? (uint16_t)((fl.pipe - 1u) * reps + r + 1u) : 0;
 		}
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
@@ -563,6 +567,11 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		}
 		if (conn_open(rb, c, fl.bytes, eff, *nmsg))
 			return 1;
+		/* NCCL's channel of the copy (a chain's rep its own, labelled so above), its
+		 * own QPs (ft__sim_chan_qp0()); a CollNet's and the flows to the fabric's
+		 * switches are SHARP's (ft__sim_flow_chans(): channel 0) */
+		c->qp0 = ft__sim_chan_qp0(rb->e->topo, &rb->e->cfg, c->src, c->dst,
+		                          ft__sim_flow_chans(op, ph, &fl, 0, 1).chan0, c->nq);
 		if (fl.relay) {
 			/* a leg of the edge before: it starts where that one has got to */
 			if (!ed || ed->dst != c->src || ed->pipe != fl.pipe ||
@@ -1352,10 +1361,10 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 		*nch = pl.nchannels;
 		return 0;
 	}
-	if (op->nchannels || pl.nchannels <= pipes || pl.nchannels / pipes > UINT16_MAX / pipes)
-		return 0;
-	tb->reps = pl.nchannels / pipes;
-	*nch = pipes * tb->reps;
+	/* (the flow engine cuts a chain's copies by the same rule: engine_flow.c) */
+	tb->reps = ft__sim_chain_reps(op, pipes, &pl);
+	if (tb->reps > 1)
+		*nch = pipes * tb->reps;
 	return 0;
 }
 

@@ -829,7 +829,7 @@ bool ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_pha
  * copies, copies being the phase's rings (its flows over the ranks); 1 where NCCL launches
  * no more channels than that, or the op's channels are forced (NCCL's own count then). A
  * connection's copy r carries share r of its bytes as NCCL's ncclCollCbdPart() cuts a
- * channel's part (pkt_nccl.c ring_reps(), engine_flow.c ring_parts()).
+ * channel's part (pkt_nccl.c ring_reps(), engine_flow.c chan_parts()).
  */
 uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                            uint32_t launched);
@@ -841,6 +841,54 @@ uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_pha
  * neither is such a routing. D-mod-K and adaptive routing are not either.
  */
 bool ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg);
+/*
+ * The first QP of NCCL channel @chan's connection from vertex @a to @b, of @nq QPs: chan x nq
+ * where the routing hashes per QP (ft__sim_qp_hashed()) and the connection goes over the
+ * network, else 0. NCCL connects every channel's peers with QPs of their own (NVIDIA/nccl
+ * v2.27.7-1 src/transport/net_ib.cc ncclIbConnect(): NCCL_IB_QPS_PER_CONNECTION QPs a
+ * connection, nccl-env ENV-IB_QPS), whose UDP source ports differ on RoCE (kb ROCE-WIRE),
+ * so a tree's copies, a chain's launched channels and an NVLS tree's trees between nodes
+ * each hash on their own. Both engines number them so: the same QPs, the same
+ * ft_route_flow_hash(), the same paths (pkt_tree.c tree_conns(), pkt_setup.c
+ * whole_conns(), engine_flow.c add_timed_conn() and submit_chunked()).
+ */
+uint32_t ft__sim_chan_qp0(const struct ft_topo *t, const struct ft_sim_cfg *cfg, uint32_t a,
+                          uint32_t b, uint32_t chan, uint32_t nq);
+/*
+ * The launched channels each copy of chain broadcast or reduce @op's phase (of @pipes
+ * copies, one a channel of the schedule) runs as, NCCL's model count in @pl
+ * (ft__sim_pipe_model()): launched / pipes where NCCL launches more, else 1; 1 on forced
+ * channels, for a Simple chain paced at the model's fill (pkt_tree.c nccl_fill()) and for
+ * an LL chain on fewer launched channels than copies (pkt_tree.c chain_channels(): it keeps
+ * the first ones). Copy p's rep r is channel (p - 1) x reps + r, its bytes
+ * ft__sim_chain_part() of the copy's.
+ */
+struct ft_model_pipeline;
+uint32_t ft__sim_chain_reps(const struct ft_sim_op *op, uint32_t pipes,
+                            const struct ft_model_pipeline *pl);
+/* A connection's launched channels: @reps copies from channel @chan0, a chain's bytes cut
+ * by ft__sim_chain_part() (@chain), a ring's by ft__sim_share(). */
+struct ft__sim_chans {
+	uint32_t reps, chan0;
+	bool chain;
+};
+/*
+ * The launched channels flow @fl of phase @ph of @op runs on, the same in both engines: a
+ * ring's copies (ft__sim_ring_reps() of @launched, from channel 0: pkt_nccl.c ring_conns());
+ * a tree's, chain's or NVLS tree's copy p (its pipe label) is NCCL's channel p - 1, a
+ * chain's cut into @chain_reps (ft__sim_chain_reps()) from channel (p - 1) x reps
+ * (pkt_tree.c tree_conns()); a CollNet's and NVLS across nodes' flows to the fabric's
+ * switches (SHARP's connections) one, channel 0.
+ */
+struct ft__sim_chans ft__sim_flow_chans(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                                        const struct ft_sched_flow *fl, uint32_t launched,
+                                        uint32_t chain_reps);
+/* Rep @r of @reps of a chain copy's @bytes (pkt_tree.c tree_conns()). */
+static inline uint64_t
+ft__sim_chain_part(uint64_t bytes, uint32_t reps, uint32_t r)
+{
+	return bytes * (r + 1) / reps - bytes * r / reps;
+}
 struct ft_model_pipeline;
 int ft__sim_pipe_model(const struct ft_topo *t, const struct ft_sim_op *op,
                        struct ft_model_pipeline *out, struct ft_error *err) FT_MUST_CHECK;

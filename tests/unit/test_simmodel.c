@@ -272,7 +272,8 @@ test_channels_stay_on_rail(void **state)
  * RoCE NICs on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks
  * (0: every GPU; 2: GPU 0 of each node). */
 static void
-ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed)
+ecmp_op_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed,
+             const char *op)
 {
 	snprintf(text, n,
 	         "name: t\nseed: %u\nrouting: ecmp\n"
@@ -283,9 +284,40 @@ ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ran
 	         "jobs:\n"
 	         "  - name: a\n%s"
 	         "    ops:\n"
-	         "      - {op: all_reduce, algo: ring, size: 64MiB}\n",
+	         "      - %s\n",
 	         seed, nics, radix,
-	         ranks == 2 ? "    ranks: 2\n    placement: ['0:0', '1:0']\n" : "");
+	         ranks == 2 ? "    ranks: 2\n    placement: ['0:0', '1:0']\n" : "", op);
+}
+
+static void
+ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed)
+{
+	ecmp_op_text(text, n, nics, radix, ranks, seed,
+	             "{op: all_reduce, algo: ring, size: 64MiB}");
+}
+
+/* Every link carries the same bytes in the flow engine's report @f as in the packet
+ * engine's @k (by link id: a leaf's two links to a spine share a name); returns the spine
+ * links seen. */
+static size_t
+ports_agree(const struct ft_sim_report *f, const struct ft_sim_report *k, const char *what,
+            uint32_t seed)
+{
+	size_t i, spine = 0;
+
+	assert_true(f->ports.len > 0 && f->ports.len == k->ports.len);
+	for (i = 0; i < f->ports.len; i++) {
+		const struct ft_sim_hot_link *a = ft_vec_at(&f->ports, i);
+		const struct ft_sim_hot_link *b = ft_vec_at(&k->ports, i);
+
+		assert_string_equal(a->name, b->name);
+		spine += strstr(a->name, "spine") != NULL;
+		if (fabs(a->stat.bytes - b->stat.bytes) > 1e-6 * a->stat.bytes)
+			fail_msg("%s, seed %u: %s carries %.0f bytes in the flow engine, %.0f in "
+			         "the packet engine",
+			         what, seed, a->name, a->stat.bytes, b->stat.bytes);
+	}
+	return spine;
 }
 
 /*
@@ -294,7 +326,7 @@ ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ran
  * NCCL launches 2 channels for each of the ring graph's (the model's count): each copy of a
  * connection on QPs of its own, hashed to a path of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect(); pkt_nccl.c ring_conns(), engine_flow.c
- * ring_parts()). Every link carries the same bytes in both engines, at three seeds (the
+ * chan_parts()). Every link carries the same bytes in both engines, at three seeds (the
  * ECMP salts). It guards the pair: an engine that gives the copies QPs of their own while
  * the other keeps QP 0's (or splits its bytes otherwise) loads other spine links. Before
  * the copies had QPs of their own, both engines put every copy on QP 0's path and agreed
@@ -307,27 +339,11 @@ test_ecmp_ring_copies_agree(void **state)
 	for (uint32_t seed = 1; seed <= 3; seed++) {
 		struct ft_sim_report f, k;
 		char text[1024];
-		size_t i, spine = 0;
 
 		ecmp_ring_text(text, sizeof(text), 8, 8, 0, seed);
 		run_ok(text, "flow", &f);
 		run_ok(text, "packet", &k);
-		assert_true(f.ports.len > 0 && f.ports.len == k.ports.len);
-		/* (by link id: a leaf's two links to a spine share a name) */
-		for (i = 0; i < f.ports.len; i++) {
-			const struct ft_sim_hot_link *a = ft_vec_at(&f.ports, i);
-			const struct ft_sim_hot_link *b = ft_vec_at(&k.ports, i);
-			double pb = b->stat.bytes;
-
-			assert_string_equal(a->name, b->name);
-			spine += strstr(a->name, "spine") != NULL;
-			if (fabs(a->stat.bytes - pb) > 1e-6 * a->stat.bytes)
-				fail_msg(
-				        "seed %u: %s carries %.0f bytes in the flow engine, %.0f in "
-				        "the packet engine",
-				        seed, a->name, a->stat.bytes, pb);
-		}
-		assert_true(spine > 0);
+		assert_true(ports_agree(&f, &k, "ring", seed) > 0);
 		ft_sim_report_release(&f);
 		ft_sim_report_release(&k);
 	}
@@ -360,6 +376,106 @@ test_ecmp_ring_copies_spread(void **state)
 		assert_close(port_bytes(&r, "leaf0 -> spine1"), 3 * s / 4, 64);
 		assert_close(port_bytes(&r, "leaf0 -> spine0") + port_bytes(&r, "leaf0 -> spine1"),
 		             s, 64);
+		ft_sim_report_release(&r);
+	}
+}
+
+/* A tree all-reduce in Simple, an LL128 chain (a broadcast) and an NVLS tree all-reduce
+ * (every GPU of a node alone: NVLS needs several) under ECMP. */
+static const char *const ecmp_chan_ops[] = {
+	"{op: all_reduce, algo: tree, proto: simple, size: 64MiB}",
+	"{op: broadcast, algo: ring, proto: ll128, size: 4MiB}",
+	"{op: all_reduce, algo: nvls_tree, size: 64MiB}",
+};
+
+/*
+ * The two engines route a tree's copies and a chain's launched channels alike under ECMP,
+ * each channel's connection on QPs of its own (NVIDIA/nccl v2.27.7-1
+ * src/transport/net_ib.cc ncclIbConnect(); ft__sim_chan_qp0(), ft__sim_flow_chans()): a
+ * tree all-reduce of 64 MiB in Simple and an LL128 broadcast of 4 MiB (a chain, on NCCL's
+ * launched channels: pkt_tree.c chain_channels(), engine_flow.c chan_parts()) carry the same
+ * bytes on every link in both engines at seeds 1 to 3, over every GPU of two DGX H100 of 8
+ * RoCE NICs (radix 8; an NVLS tree of 64 MiB too, its trees between the nodes' heads on
+ * their copies' QPs, engine_flow.c submit_chunked()) and over GPU 0 of each of two nodes
+ * of 4 (radix 4), where the
+ * channels' connections join the same two NICs. There the channels spread over both spines
+ * from leaf0 at seed 1 in both engines; before, every channel's connection took QP 0's path
+ * and leaf0 sent on one spine alone (the test failed so).
+ */
+static void
+test_ecmp_tree_chain_copies_agree(void **state)
+{
+	(void)state;
+	for (size_t o = 0; o < FT_ARRAY_SIZE(ecmp_chan_ops); o++)
+		for (uint32_t seed = 1; seed <= 3; seed++)
+			for (uint32_t two = 0; two < (o < 2 ? 2u : 1u); two++) {
+				struct ft_sim_report f, k;
+				char text[1024];
+
+				ecmp_op_text(text, sizeof(text), two ? 4 : 8, two ? 4 : 8,
+				             two ? 2 : 0, seed, ecmp_chan_ops[o]);
+				run_ok(text, "flow", &f);
+				run_ok(text, "packet", &k);
+				assert_true(ports_agree(&f, &k, ecmp_chan_ops[o], seed) > 0);
+				if (two && seed == 1) {
+					assert_true(port_bytes(&f, "leaf0 -> spine0") > 0);
+					assert_true(port_bytes(&f, "leaf0 -> spine1") > 0);
+				}
+				ft_sim_report_release(&f);
+				ft_sim_report_release(&k);
+			}
+}
+
+/*
+ * Closed form of the spread, two ranks (GPU 0 of two DGX H100 of four RoCE NICs, radix 4:
+ * two NICs a leaf, one link from each leaf to each spine), seed 1. The tree all-reduce of
+ * 64 MiB in Simple runs on 2 copies (NCCL's channel of each tree of the double binary
+ * tree), one connection each way on each, the copies' QPs 0 and 1: at seed 1 QP 0 hashes
+ * n0.nic0's connection to spine 1 and QP 1 to spine 0, so leaf0's uplinks carry half of
+ * what n0.nic0 sends each. The LL128 broadcast of 4 MiB runs on 4 launched channels (the
+ * model's count; a copy cut into 4: ft__sim_chain_reps()), QPs 0 to 3, as the ring's
+ * copies of test_ecmp_ring_copies_spread: S / 4 on spine 0 and 3 S / 4 on spine 1 (S the
+ * wire bytes, 4 MiB / LL128's 15 / 16). The tree with packet.chunking off, its flows
+ * whole in both engines, splits in halves alike. In both engines; before, every channel
+ * took QP 0's path: all of it on spine 1.
+ */
+static void
+test_ecmp_tree_chain_copies_spread(void **state)
+{
+	const char *engs[] = { "flow", "packet" };
+	const double s = 4.0 * 1024 * 1024 * 16 / 15;
+	char text[1024];
+
+	(void)state;
+	for (size_t e = 0; e < FT_ARRAY_SIZE(engs); e++) {
+		struct ft_sim_report r;
+		double nic, up0, up1;
+
+		ecmp_op_text(text, sizeof(text), 4, 4, 2, 1, ecmp_chan_ops[0]);
+		run_ok(text, engs[e], &r);
+		nic = port_bytes(&r, "n0.nic0 -> leaf0");
+		up0 = port_bytes(&r, "leaf0 -> spine0");
+		up1 = port_bytes(&r, "leaf0 -> spine1");
+		assert_true(nic > 64e6);
+		assert_close(up0, nic / 2, 64);
+		assert_close(up1, nic / 2, 64);
+		ft_sim_report_release(&r);
+
+		ecmp_op_text(text, sizeof(text), 4, 4, 2, 1, ecmp_chan_ops[1]);
+		run_ok(text, engs[e], &r);
+		assert_close(port_bytes(&r, "leaf0 -> spine0"), s / 4, 64);
+		assert_close(port_bytes(&r, "leaf0 -> spine1"), 3 * s / 4, 64);
+		ft_sim_report_release(&r);
+
+		/* the tree's flows whole (pkt_setup.c add_timed_conn()): the same halves */
+		ecmp_op_text(text, sizeof(text), 4, 4, 2, 1, ecmp_chan_ops[0]);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+		         "packet:\n  chunking: off\n");
+		run_ok(text, engs[e], &r);
+		nic = port_bytes(&r, "n0.nic0 -> leaf0");
+		assert_true(nic > 64e6);
+		assert_close(port_bytes(&r, "leaf0 -> spine0"), nic / 2, 64);
+		assert_close(port_bytes(&r, "leaf0 -> spine1"), nic / 2, 64);
 		ft_sim_report_release(&r);
 	}
 }
@@ -6464,6 +6580,8 @@ main(void)
 		cmocka_unit_test(test_channels_stay_on_rail),
 		cmocka_unit_test(test_ecmp_ring_copies_agree),
 		cmocka_unit_test(test_ecmp_ring_copies_spread),
+		cmocka_unit_test(test_ecmp_tree_chain_copies_agree),
+		cmocka_unit_test(test_ecmp_tree_chain_copies_spread),
 		cmocka_unit_test(test_channels_strided_gpus),
 		cmocka_unit_test(test_channels_placed_gpus_differ),
 		cmocka_unit_test(test_nvls_part_of_a_node),
