@@ -220,6 +220,22 @@ void ft__vec_release_ptrs(struct ft_vec *v);
  */
 uint64_t ft__route_switch_salt(uint64_t seed, uint32_t s);
 uint32_t ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n);
+/*
+ * InfiniBand under ECMP: a switch forwards by its linear forwarding table, indexed by the
+ * packet's destination LID alone (kb IB-SM; NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc
+ * ncclIbRtrQp() addresses the peer by its port's LID, ah_attr.dlid, no path bits: LMC 0).
+ * ft__route_by_dlid() says whether @t's fabric is such (ft__topo_fabric_tech() is
+ * FT_TECH_IB); there a switch's ECMP index takes ft__route_dlid_hash(NIC vertex the path
+ * enters its destination by) for the flow hash, so every QP and every source to that port
+ * leaves a switch by one port: a hash-balanced LFT, as minhop or updn fill one.
+ */
+struct ft_topo;
+bool ft__route_by_dlid(const struct ft_topo *t);
+uint64_t ft__route_dlid_hash(uint32_t nic);
+/* The technology of @spec's fabric (enum ft_tech): its fabric.link preset's, else its NICs'
+ * (node.nic_link); -1 when neither names a preset. */
+struct ft_cluster_spec;
+int ft__topo_fabric_tech(const struct ft_cluster_spec *spec);
 
 /*
  * Node @r's parent in tree @t (0 or 1) of NCCL's double binary tree over @n

@@ -239,17 +239,41 @@ whatif_routing(struct ft_advice *x, const struct ft__whatif *w, const struct ft_
 	return 0;
 }
 
+/*
+ * More QPs a connection under ECMP, in the flow engine. On an InfiniBand fabric there is
+ * nothing to run: a switch forwards by destination LID alone (kb IB-SM; NCCL's QPs address
+ * the peer port's LID, NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc ncclIbRtrQp()), so
+ * the twin routes every QP of a connection on its one path (topo/route.c) and the change
+ * gains 0; only adaptive routing spreads them (kb IB-AR). The basis says so.
+ */
 static int
 whatif_qps(struct ft_advice *x, const struct ft__whatif *w, const struct ft__whatif_spec *ws,
 	   enum ft_op op, struct ft_error *err)
 {
 	struct ft_sim_overrides ov;
+	struct ft_cluster_spec cs;
 	unsigned long q = strtoul(x->value, NULL, 10);
 	char to[24];
 	double t0, t1;
 	int rc;
 
-	if (q < 2 || q > 64 || !engines_place(x, ws, w))
+	if (q < 2 || q > 64)
+		return 0;
+	memset(&cs, 0, sizeof(cs));
+	if (ws->cs)
+		cs = *ws->cs;
+	else if ((rc = ft_scenario_cluster_resolve(ws->arg, &cs, err)) < 0)
+		return rc;
+	if (ft__topo_fabric_tech(&cs) == FT_TECH_IB) {
+		x->gain_pct = 0;
+		ft_strlcpy(x->gain_engine, w->engine, sizeof(x->gain_engine));
+		snprintf(x->gain_basis, sizeof(x->gain_basis),
+			 "none on %.120s: an InfiniBand switch forwards by destination LID, so a "
+			 "connection's QPs share one path under ECMP; adaptive routing spreads them",
+			 ws->label);
+		return 0;
+	}
+	if (!engines_place(x, ws, w))
 		return 0;
 	ft_sim_overrides_init(&ov);
 	ov.engine = "flow";

@@ -67,8 +67,10 @@ struct route_memo {
 	struct ft_vec links; /* uint32_t */
 	uint64_t hits, misses;
 	/* ECMP: per vertex, its switch salt, and (as a destination) its way in: in_n links
-	 * from m->links[in_first] starting at vertex in_entry (UINT32_MAX: not known) */
-	bool ecmp;
+	 * from m->links[in_first] starting at vertex in_entry (UINT32_MAX: not known);
+	 * @dlid: an InfiniBand fabric, whose switches hash the destination port (the NIC
+	 * in_entry), not the flow (ft__route_by_dlid()) */
+	bool ecmp, dlid;
 	uint64_t *salt;
 	uint32_t *in_first, *in_entry;
 	uint8_t *in_n;

@@ -43,7 +43,8 @@
  * recovery). When nothing is left to happen while flows are unfinished (a
  * cyclic buffer dependency), the run stops with an error naming a port.
  *
- * Routing: ECMP (per QP hash) and D-mod-K paths are fixed when a flow
+ * Routing: ECMP (per QP hash; per destination port on InfiniBand, route.c)
+ * and D-mod-K paths are fixed when a flow
  * starts, through the same ft_route_path() as the flow engine; adaptive
  * routing chooses at every switch, per packet, the equal-cost port with the
  * fewest queued bytes (ties broken by the flow's hash), or with flowlets

@@ -187,6 +187,7 @@ ft__sim_memo_init(struct route_memo *m, const struct ft_topo *topo, const struct
 	m->ecmp = cfg->routing == FT_ROUTING_ECMP;
 	if (!m->ecmp)
 		return 0;
+	m->dlid = ft__route_by_dlid(topo);
 	m->salt = ft_calloc(nv ? nv : 1, sizeof(uint64_t));
 	m->in_first = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
 	m->in_entry = ft_calloc(nv ? nv : 1, sizeof(uint32_t));
@@ -467,8 +468,11 @@ path_out(const struct ft_path *path, uint32_t *links, uint32_t max, struct ft_er
 /*
  * ECMP: the path of flow (@src, @dst, @qp) from the memo: @src's way up, then from its
  * leaf one equal-cost query per switch and the flow's pick among the links (the hash and
- * salts of ft_route_path()), then @dst's way in. Its length, or 0 when the memo lacks a
- * piece or the walk ends elsewhere than where the way in starts (then route afresh).
+ * salts of ft_route_path()), then @dst's way in. On InfiniBand (m->dlid) the pick hashes
+ * the port the way in starts at, @dst's NIC, as route.c choose() does (the switches of a
+ * walk that ends there are all of that NIC's plane, whose entry NIC it is). Its length, or
+ * 0 when the memo lacks a piece or the walk ends elsewhere than where the way in starts
+ * (then route afresh).
  */
 static uint32_t
 ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint32_t *links,
@@ -480,7 +484,7 @@ ecmp_walk(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t qp, uint3
 
 	if (!m->on || k == 0 || m->in_entry[dst] == UINT32_MAX || k > max)
 		return 0;
-	h = ft_route_flow_hash(src, dst, qp);
+	h = m->dlid ? ft__route_dlid_hash(m->in_entry[dst]) : ft_route_flow_hash(src, dst, qp);
 	for (i = 0; i < k; i++)
 		links[i] = FT_VEC_AT(&m->links, uint32_t, m->up_first[src] + i);
 	while (m->sw[at]) {

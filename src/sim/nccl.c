@@ -2160,7 +2160,8 @@ ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg)
 {
 	int tech = ft__sim_fabric_tech(ft_topo_spec(t));
 
-	return cfg->routing == FT_ROUTING_ECMP && tech != FT_TECH_EFA && tech != FT_TECH_TCP;
+	return cfg->routing == FT_ROUTING_ECMP && tech != FT_TECH_EFA && tech != FT_TECH_TCP &&
+	       !ft__route_by_dlid(t);
 }
 
 uint32_t

@@ -44,11 +44,7 @@ ft__sim_node_nnics(const struct ft_topo *t, uint32_t node)
 int
 ft__sim_fabric_tech(const struct ft_cluster_spec *spec)
 {
-	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
-
-	if (!lp)
-		lp = ft_link_preset_find(spec->node.nic_link);
-	return lp ? (int)lp->tech : -1;
+	return ft__topo_fabric_tech(spec);
 }
 
 bool

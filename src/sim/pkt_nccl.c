@@ -667,12 +667,13 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
  * bytes than messages. Copy r of a connection is NCCL's launched channel of its own, whose
  * connect opened NCCL_IB_QPS_PER_CONNECTION QPs of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect()): where the routing hashes per QP
- * (ft__sim_qp_hashed(): ECMP over IB or RoCE, where each QP's UDP source port differs, kb
+ * (ft__sim_qp_hashed(): ECMP over RoCE, where each QP's UDP source port differs, kb
  * ROCE-WIRE) its QPs are r x nq to r x nq + nq - 1, as a send's channels' are (p2p_send()),
  * so that ECMP may put each copy on a path of its own. The flow engine cuts the connection
  * into the same parts on the same QPs where their paths differ (engine_flow.c
  * chan_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
- * not read them, nor SRD's spraying or TCPX's sockets.
+ * not read them, nor InfiniBand's LFTs (by destination LID), SRD's spraying or TCPX's
+ * sockets.
  */
 static int
 ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sched_phase *ph,

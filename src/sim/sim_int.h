@@ -834,11 +834,13 @@ bool ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_pha
 uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                            uint32_t launched);
 /*
- * Whether the routing hashes each QP to its own path: ECMP over InfiniBand or RoCE (kb
- * ROCE-WIRE: a QP's UDP source port is its flow's entropy; fabtune's IB ECMP hashes the
- * same tuple, ft_route_flow_hash()). EFA's SRD sprays each packet over the equal-cost set
- * (pkt_setup.c e->spray) and GPUDirect-TCPX/O's sockets hash their own tuple (pkt_tcp.c):
- * neither is such a routing. D-mod-K and adaptive routing are not either.
+ * Whether the routing hashes each QP to its own path: ECMP over RoCE (kb ROCE-WIRE: a QP's
+ * UDP source port is its flow's entropy, ft_route_flow_hash()) or a fabric of no known
+ * technology. InfiniBand's ECMP is not: a switch forwards by destination LID alone, every
+ * QP to a port on one path (ft__route_by_dlid(), kb IB-SM). EFA's SRD sprays each packet
+ * over the equal-cost set (pkt_setup.c e->spray) and GPUDirect-TCPX/O's sockets hash their
+ * own tuple (pkt_tcp.c): neither is such a routing. D-mod-K and adaptive routing are not
+ * either.
  */
 bool ft__sim_qp_hashed(const struct ft_topo *t, const struct ft_sim_cfg *cfg);
 /*

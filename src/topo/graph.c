@@ -249,6 +249,22 @@ ft__topo_fabric_Bps_spec(const struct ft_cluster_spec *s)
 	return s->fabric.link_Bps > 0 ? s->fabric.link_Bps : s->node.nic_Bps;
 }
 
+int
+ft__topo_fabric_tech(const struct ft_cluster_spec *spec)
+{
+	const struct ft_link_preset *lp = ft_link_preset_find(spec->fabric.link);
+
+	if (!lp)
+		lp = ft_link_preset_find(spec->node.nic_link);
+	return lp ? (int)lp->tech : -1;
+}
+
+bool
+ft__route_by_dlid(const struct ft_topo *t)
+{
+	return t->by_dlid;
+}
+
 static int
 plan_fabric(struct ft_topo *t, struct ft_error *err)
 {
@@ -382,6 +398,7 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 	if (!t)
 		return ft_error_set(err, FT_ENOMEM, "topology: out of memory");
 	t->spec = *spec;
+	t->by_dlid = ft__topo_fabric_tech(spec) == FT_TECH_IB;
 	b.t = t;
 	ft_vec_init(&b.edges, sizeof(struct ft_edge));
 

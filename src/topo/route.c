@@ -21,7 +21,16 @@
  *
  * Choices (ft_route_path):
  * - ECMP: index = ft_mix64(flow_hash ^ salt(switch)) mod n, with
- *   salt(s) = ft_mix64(salt_seed + 0x9e3779b97f4a7c15 * (s + 1)).
+ *   salt(s) = ft_mix64(salt_seed + 0x9e3779b97f4a7c15 * (s + 1)). On an
+ *   InfiniBand fabric (ft__route_by_dlid()) a fabric switch forwards by
+ *   destination LID alone (kb IB-SM: the SM fills one output port per switch
+ *   per LID; NCCL addresses a peer by its port's base LID, NVIDIA/nccl
+ *   v2.27.7-1 src/transport/net_ib.cc ncclIbRtrQp()): there the flow hash is
+ *   ft__route_dlid_hash() of the NIC the path enters its destination by, so
+ *   the index is a function of (switch, destination port) only, a
+ *   hash-balanced LFT as minhop or updn without ftree's ordering gives, and
+ *   QPs or sources to one port share its path. In-node choices keep the
+ *   flow's hash (no LFT there).
  * - D-mod-K (IB-SM, OpenSM ftree): every NIC has a key, its position in
  *   leaf-major order (leaf index * leaf down ports + port). A leaf going up
  *   takes port key mod n_up; a spine going up takes (key / leaf_up) mod n_up;
@@ -46,6 +55,13 @@ uint64_t
 ft__route_switch_salt(uint64_t seed, uint32_t s)
 {
 	return ft_mix64(seed + UINT64_C(0x9e3779b97f4a7c15) * ((uint64_t)s + 1));
+}
+
+uint64_t
+ft__route_dlid_hash(uint32_t nic)
+{
+	/* "LID" tags the word so that a port's hash is no flow tuple's */
+	return ft_mix64(UINT64_C(0x4c4944) << 32 | nic);
 }
 
 uint32_t
@@ -301,6 +317,19 @@ dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *li
 	return ft_topo_dmodk_pick(key / div, n);
 }
 
+/* What ECMP hashes at @at toward @dst: the destination port's hash at an InfiniBand
+ * switch (its LFT: one port per destination LID), else the flow's. */
+static uint64_t
+ecmp_hash(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route_policy *p)
+{
+	uint32_t in;
+
+	if (p->routing != FT_ROUTING_ECMP || !t->by_dlid || t->v[at].kind != FT_V_SWITCH)
+		return p->flow_hash;
+	in = entry_nic(t, dst, t->v[at].plane);
+	return in != UINT32_MAX ? ft__route_dlid_hash(in) : p->flow_hash;
+}
+
 static uint32_t
 choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route_policy *p,
        const uint32_t *links, uint32_t n)
@@ -317,7 +346,8 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	default:
 		break;
 	}
-	return links[ft__route_ecmp_index(p->flow_hash, ft__route_switch_salt(p->salt_seed, at), n)];
+	return links[ft__route_ecmp_index(ecmp_hash(t, at, dst, p),
+	                                  ft__route_switch_salt(p->salt_seed, at), n)];
 }
 
 static int

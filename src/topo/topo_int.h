@@ -66,6 +66,9 @@ struct ft_topo {
 	uint32_t grp_node0[FT_SPEC_MAX_GROUPS], grp_base[FT_SPEC_MAX_GROUPS];
 	uint32_t nic_stride;  /* nic_key row length: the most NICs of a node */
 	uint32_t switch_base; /* first fabric switch id (after every node's vertices) */
+	/* InfiniBand fabric (ft__topo_fabric_tech()): its switches forward by destination
+	 * LID, so ECMP's pick at a switch is one per destination port (route.c choose()). */
+	bool by_dlid;
 	uint32_t nswitches;
 	/* NIC keys: the D-mod-K index of each NIC (leaf-major order inside its
 	 * tree/plane), indexed node * nic_stride + nic. */

@@ -1143,7 +1143,21 @@ test_advise_whatif(void **state)
 		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
 	       NULL, 0, &s);
 	load(&set, ROCEP);
+	/* On an InfiniBand spec nothing runs: its switches forward by destination LID, so
+	 * a connection's QPs share one path (kb IB-SM, topo/route.c): no gain, and why. */
 	assert_int_equal(ft_advise_whatif(&in, "dgx-h100:8", &s, &err), 0);
+	a = ft_advice_find(&s, "nccl-qps-ecmp");
+	assert_non_null(a);
+	assert_true(a->gain_pct == 0);
+	assert_non_null(strstr(a->gain_basis, "none on dgx-h100:8: an InfiniBand switch forwards "
+	                                      "by destination LID"));
+	ft_advice_set_release(&s);
+	advise(ROCEP ";ib.hw_counter.np_ecn_marked_roce_packets@h1/mlx5_0/1=400000;"
+		     "ib.hw_counter.np_cnp_sent@h1/mlx5_0/1=390000;"
+		     "eth.counter.rx_packets_phy@h1/mlx5_0/1=1000000",
+	       NULL, 0, &s);
+	/* On RoCE the flow engine runs 1 QP and 4 under ECMP. */
+	assert_int_equal(ft_advise_whatif(&in, "examples/hgx-h100-roce-2node.yaml", &s, &err), 0);
 	a = ft_advice_find(&s, "nccl-qps-ecmp");
 	assert_non_null(a);
 	assert_false(isnan(a->gain_pct));
@@ -1151,9 +1165,10 @@ test_advise_whatif(void **state)
 	assert_non_null(strstr(a->gain_basis, "(4 QPs)"));
 	{
 		/*
-		 * NCCL's rings enter and leave every node on one rail, and on
-		 * dgx-h100:8 each rail is one leaf switch: no ring flow crosses a
-		 * spine, so ECMP has nothing to collide on and more QPs buy nothing.
+		 * NCCL's rings enter and leave every node on one rail, and on the
+		 * two-node RoCE rail fat tree each rail is one leaf switch: no ring
+		 * flow crosses a spine, so ECMP has nothing to collide on and more QPs
+		 * buy nothing.
 		 * The twin must say so (gain = t_1qp / t_4qps - 1, about 0).
 		 */
 		double t0 = 0, t1 = 0;

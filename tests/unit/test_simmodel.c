@@ -268,32 +268,49 @@ test_channels_stay_on_rail(void **state)
 	ft_sim_report_release(&rep);
 }
 
-/* A ring all-reduce of 64 MiB under ECMP at seed @seed over two DGX H100 nodes of @nics
- * RoCE NICs on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks
- * (0: every GPU; 2: GPU 0 of each node). */
+/* The op @op under ECMP at seed @seed over two DGX H100 nodes of @nics NICs of link preset
+ * @link on a 2-tier fat-tree of radix-@radix switches (two spines), of @ranks ranks (0:
+ * every GPU; 2: GPU 0 of each node), @qps QPs a connection. */
 static void
-ecmp_op_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed,
-             const char *op)
+ecmp_link_op_text(char *text, size_t n, const char *link, uint32_t nics, uint32_t radix,
+                  uint32_t ranks, uint32_t seed, uint32_t qps, const char *op)
 {
 	snprintf(text, n,
-	         "name: t\nseed: %u\nrouting: ecmp\n"
+	         "name: t\nseed: %u\nrouting: ecmp\nqps_per_connection: %u\n"
 	         "cluster:\n"
-	         "  name: two-roce\n"
-	         "  nodes: { preset: dgx-h100, count: 2, nics: { count: %u, link: roce400 } }\n"
-	         "  fabric: { kind: fat-tree, link: roce400, tiers: 2, radix: %u }\n"
+	         "  name: two-%s\n"
+	         "  nodes: { preset: dgx-h100, count: 2, nics: { count: %u, link: %s } }\n"
+	         "  fabric: { kind: fat-tree, link: %s, tiers: 2, radix: %u }\n"
 	         "jobs:\n"
 	         "  - name: a\n%s"
 	         "    ops:\n"
 	         "      - %s\n",
-	         seed, nics, radix,
+	         seed, qps, link, nics, link, link, radix,
 	         ranks == 2 ? "    ranks: 2\n    placement: ['0:0', '1:0']\n" : "", op);
 }
 
+/* ecmp_link_op_text() on RoCE (roce400), one QP a connection. */
+static void
+ecmp_op_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed,
+             const char *op)
+{
+	ecmp_link_op_text(text, n, "roce400", nics, radix, ranks, seed, 1, op);
+}
+
+/* A ring all-reduce of 64 MiB of ecmp_link_op_text(). */
+static void
+ecmp_link_ring_text(char *text, size_t n, const char *link, uint32_t nics, uint32_t radix,
+                    uint32_t ranks, uint32_t seed, uint32_t qps)
+{
+	ecmp_link_op_text(text, n, link, nics, radix, ranks, seed, qps,
+	                  "{op: all_reduce, algo: ring, size: 64MiB}");
+}
+
+/* ecmp_link_ring_text() on RoCE (roce400), one QP a connection. */
 static void
 ecmp_ring_text(char *text, size_t n, uint32_t nics, uint32_t radix, uint32_t ranks, uint32_t seed)
 {
-	ecmp_op_text(text, n, nics, radix, ranks, seed,
-	             "{op: all_reduce, algo: ring, size: 64MiB}");
+	ecmp_link_ring_text(text, n, "roce400", nics, radix, ranks, seed, 1);
 }
 
 /* Every link carries the same bytes in the flow engine's report @f as in the packet
@@ -477,6 +494,49 @@ test_ecmp_tree_chain_copies_spread(void **state)
 		assert_close(port_bytes(&r, "leaf0 -> spine0"), nic / 2, 64);
 		assert_close(port_bytes(&r, "leaf0 -> spine1"), nic / 2, 64);
 		ft_sim_report_release(&r);
+	}
+}
+
+/*
+ * 4 QPs a connection on InfiniBand against RoCE under ECMP: the two-rank ring of
+ * test_ecmp_ring_copies_spread (GPU 0 of two DGX H100 nodes of four NICs, radix 4: two
+ * NICs a leaf, one link from each leaf to each of two spines, 64 MiB: S = 64 MiB from
+ * each rank to the other) with NCCL_IB_QPS_PER_CONNECTION=4. An IB switch forwards by the
+ * destination's LID alone (kb IB-SM; NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc
+ * ncclIbRtrQp(): every QP's address handle holds the peer port's LID), so leaf0 sends all of
+ * S up one spine link, whatever the QP or launched channel, in both engines; on RoCE each
+ * QP's UDP source port is hashed (kb ROCE-WIRE) and the 4 channels x 4 QPs spread over
+ * both. Before, IB hashed each QP as RoCE does and loaded both spine links.
+ */
+static void
+test_ecmp_ib_qps_one_spine(void **state)
+{
+	const char *engs[] = { "flow", "packet" }, *links[] = { "hdr", "roce400" };
+	const double s = 64.0 * 1024 * 1024;
+	char text[1024];
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(links); k++) {
+		ecmp_link_ring_text(text, sizeof(text), links[k], 4, 4, 2, 1, 4);
+		for (size_t e = 0; e < FT_ARRAY_SIZE(engs); e++) {
+			struct ft_sim_report r;
+			double b0, b1;
+
+			run_ok(text, engs[e], &r);
+			b0 = port_bytes(&r, "leaf0 -> spine0");
+			b1 = port_bytes(&r, "leaf0 -> spine1");
+			/* (port counters in whole bytes of the wire's payload: within 64 bytes) */
+			assert_close(b0 + b1, s, 64);
+			if (k == 0 && FT_MIN(b0, b1) > 64)
+				fail_msg("%s engine, IB: leaf0's spine links carry %.0f and %.0f "
+				         "bytes, not all on one",
+				         engs[e], b0, b1);
+			if (k == 1 && FT_MIN(b0, b1) < s / 16)
+				fail_msg("%s engine, RoCE: leaf0's spine links carry %.0f and "
+				         "%.0f bytes, not spread",
+				         engs[e], b0, b1);
+			ft_sim_report_release(&r);
+		}
 	}
 }
 
@@ -6579,6 +6639,7 @@ main(void)
 		cmocka_unit_test(test_channels_use_every_nic),
 		cmocka_unit_test(test_channels_stay_on_rail),
 		cmocka_unit_test(test_ecmp_ring_copies_agree),
+		cmocka_unit_test(test_ecmp_ib_qps_one_spine),
 		cmocka_unit_test(test_ecmp_ring_copies_spread),
 		cmocka_unit_test(test_ecmp_tree_chain_copies_agree),
 		cmocka_unit_test(test_ecmp_tree_chain_copies_spread),

@@ -1329,6 +1329,108 @@ test_flow_hash(void **state)
 	assert_true(ft_route_flow_hash(1, 2, 3) != ft_route_flow_hash(1, 2, 4));
 }
 
+/*
+ * The switch-by-switch out-link of every path toward NIC @dn of @t under ECMP from every
+ * other node's NIC on @nqp QPs, into @port (per vertex, UINT32_MAX: none yet): the number
+ * of times a switch sent one of them elsewhere than the first; *@choices counts the
+ * switch hops that had several equal-cost links.
+ */
+static uint32_t
+ecmp_out_ports(const struct ft_topo *t, uint32_t dn, uint32_t nqp, uint32_t *port,
+               uint32_t *choices)
+{
+	struct ft_route_policy pol = { .routing = FT_ROUTING_ECMP, .salt_seed = 7 };
+	uint32_t differ = 0, buf[16];
+
+	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++)
+		port[v] = UINT32_MAX;
+	for (uint32_t sn = 0; sn < ft_topo_spec(t)->nnodes; sn++)
+		for (uint32_t qp = 0; qp < nqp; qp++) {
+			uint32_t src = ft_topo_nic(t, sn, 0);
+			struct ft_path p;
+
+			if (src == dn)
+				continue;
+			pol.flow_hash = ft_route_flow_hash(src, dn, qp);
+			assert_int_equal(ft_route_path(t, src, dn, &pol, &p), 0);
+			for (uint32_t i = 0; i < p.nlinks; i++) {
+				uint32_t at = ft_topo_link(t, p.links[i])->src;
+
+				if (ft_topo_vertex(t, at)->kind != FT_V_SWITCH)
+					continue;
+				*choices += ft_route_next_hops(t, at, dn, buf, 16) > 1;
+				if (port[at] == UINT32_MAX)
+					port[at] = p.links[i];
+				differ += port[at] != p.links[i];
+			}
+		}
+	return differ;
+}
+
+/*
+ * InfiniBand under ECMP forwards by destination LID (kb IB-SM: the SM fills one output port
+ * per switch per LID; NCCL addresses a peer by its port's LID, NVIDIA/nccl v2.27.7-1
+ * src/transport/net_ib.cc ncclIbRtrQp()): on a 2-level HDR fat tree (16 one-NIC nodes,
+ * radix 8: four leaves of four up-links, two cables from each spine to each leaf), all 8
+ * QPs of a connection and every source's flows to one destination NIC leave each switch by
+ * one port, while the leaves' picks over the destinations still use more than one up-link.
+ * The same tree on RoCE (kb ROCE-WIRE: each QP's UDP source port is hashed) spreads them.
+ * Before, IB hashed (source, destination, QP) as RoCE does: its switches sent one
+ * destination's flows out of several ports.
+ */
+static void
+test_ecmp_ib_by_dlid(void **state)
+{
+	static const char *const links[] = { "hdr", "roce400" };
+
+	(void)state;
+	for (size_t k = 0; k < FT_ARRAY_SIZE(links); k++) {
+		struct ft_cluster_spec s = { 0 };
+		struct ft_topo *t;
+		uint32_t *port, differ = 0, choices = 0, leaf0 = UINT32_MAX, up0 = UINT32_MAX;
+		bool leaf_spreads = false;
+
+		thin_node(&s.node);
+		fabric(&s, FT_FABRIC_FAT_TREE, 16);
+		s.fabric.tiers = 2;
+		s.fabric.radix = 8;
+		snprintf(s.fabric.link, sizeof(s.fabric.link), "%s", links[k]);
+		t = build_or_fail(&s);
+		port = calloc(ft_topo_nvertices(t), sizeof(*port));
+		assert_non_null(port);
+		for (uint32_t d = 0; d < 16; d++) {
+			differ += ecmp_out_ports(t, ft_topo_nic(t, d, 0), 8, port, &choices);
+			/* one leaf (the first seen going up), toward every destination */
+			for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
+				const struct ft_vertex *x = ft_topo_vertex(t, v);
+
+				if (x->kind != FT_V_SWITCH || x->tier != 1 || port[v] == UINT32_MAX ||
+				    !ft_topo_link(t, port[v])->up)
+					continue;
+				if (leaf0 == UINT32_MAX)
+					leaf0 = v;
+				if (v != leaf0)
+					continue;
+				if (up0 == UINT32_MAX)
+					up0 = port[v];
+				leaf_spreads |= up0 != port[v];
+			}
+		}
+		assert_true(choices > 0);
+		if (k == 0) {
+			if (differ)
+				fail_msg("IB: %u switch hops left by another port than the "
+				         "destination's first",
+				         differ);
+			assert_true(leaf_spreads);
+		} else {
+			assert_true(differ > 0);
+		}
+		free(port);
+		ft_topo_free(t);
+	}
+}
+
 /* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
 static void
 test_specs_route(void **state)
@@ -1574,6 +1676,7 @@ main(void)
 		cmocka_unit_test(test_nics_per_gpu_lanes),
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
+		cmocka_unit_test(test_ecmp_ib_by_dlid),
 		cmocka_unit_test(test_specs_route),
 		cmocka_unit_test(test_write_summary_and_path),
 		cmocka_unit_test(test_topo_query),
