@@ -1359,6 +1359,62 @@ test_search_failures(void **state)
 }
 
 /*
+ * The HTML page's frontier comes from a search of its own (ft_plan_job_html()), which counts
+ * the configurations it could not plan as the text and JSON do; the page shows the count and
+ * the first one's layout and error, escaped. Mixtral 8x7B on 4 AWS p5 with EP 4, experts
+ * placed by heat and 2 copied: every layout of EP 1 is refused (replicas: up to ep). (The
+ * page left them out.) Built by hand: an error with markup is escaped, and none writes
+ * nothing.
+ */
+static void
+test_plan_html_failures(void **state)
+{
+	struct ft_plan_search_failures f;
+	struct ft_plan_args a;
+	struct ft_plan_job job;
+	struct ft_error err = { 0 };
+	struct ft_plan *p = calloc(2, sizeof(*p));
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_args_init(&a);
+	a.model = "mixtral-8x7b";
+	a.ep = 4;
+	a.cfg.place_by_heat = true;
+	a.replicas = 2;
+	a.expert_load = "9,1,1,1,1,1,1,1";
+	assert_int_equal(ft_plan_job_prepare(&a, "aws-p5:4", &job, &err), 0);
+	assert_int_equal(ft_plan_job_compute(&job, &a, p, &err), 0);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_job_html(&job, &p[0], &sb, &err), 0);
+	assert_false(sb.oom);
+	assert_non_null(strstr(sb.buf, " configurations could not be planned; the first, tp 1 cp 1 "
+	                               "pp 1 vpp 1 dp 32 ep 1 mb 1 ZeRO-0 recompute none order "
+	                               "tp-cp-pp-dp (EINVAL): replicas: expected up to ep (1) hot "
+	                               "experts copied, with placement by heat, got 2</p>"));
+	ft_strbuf_release(&sb);
+	/* the page's markup stays the page's */
+	memset(&f, 0, sizeof(f));
+	f.n = 1;
+	f.first = p[0].cfg;
+	ft_error_set(&f.first_err, FT_EINVAL, "model: <b>'x' & \"y\"</b>");
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_html("a<b", &p[0], NULL, 0, NULL, 0, 0, &f, &sb), 0);
+	assert_non_null(strstr(sb.buf, "<p>1 configuration could not be planned; the first, tp 1 "));
+	assert_non_null(strstr(sb.buf, " (EINVAL): model: &lt;b&gt;'x' &amp; &quot;y&quot;&lt;/b&gt;"
+	                               "</p>\n"));
+	assert_null(strstr(sb.buf, "<b>"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_html("a", &p[0], NULL, 0, NULL, 0, 0, NULL, &sb), 0);
+	assert_null(strstr(sb.buf, "could not be planned"));
+	ft_strbuf_release(&sb);
+	free(p);
+	ft_plan_job_release(&job);
+}
+
+/*
  * The layouts the search leaves out before planning (model_splits(): the heads and KV heads
  * by TP, the sequence by CP·TP with sequence parallelism) are exactly those the planner
  * refuses (compute.c check_config()): on a model of 20 heads, 4 KV heads and a sequence of
@@ -1920,6 +1976,7 @@ main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_search_moe_cache),
 		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_plan_html_failures),
 		cmocka_unit_test(test_search_splits),
 		cmocka_unit_test(test_search_oom),
 		cmocka_unit_test(test_expert_load_parse),
