@@ -1422,7 +1422,9 @@ test_plan_html_failures(void **state)
  * sequence, while TP 1 with CP 1 or 2 and TP 2 with CP 1 are planned. Each (tp, cp) is
  * planned alone at pp 1: one the planner takes and fits is among the search's rows, one it
  * refuses is not, and none of the search's is refused (failed.n 0): a skip too wide loses
- * layouts, one too narrow counts them as failures.
+ * layouts, one too narrow counts them as failures. Without sequence parallelism (a base of
+ * sp false, --no-sp) the sequence splits by CP alone: TP 8 is the one refused, and TP 4, or
+ * TP 2 with CP 2, is planned and among the rows (the search skipped them as if SP were on).
  */
 static void
 test_search_splits(void **state)
@@ -1437,7 +1439,7 @@ test_search_splits(void **state)
 	struct ft_plan *p = calloc(1, sizeof(*p));
 	struct ft_error err = { 0 };
 	size_t n, tried, fit, i;
-	uint32_t tp, cp, planned = 0, refused = 0;
+	uint32_t tp, cp;
 
 	(void)state;
 	assert_non_null(p);
@@ -1445,45 +1447,119 @@ test_search_splits(void **state)
 	m.heads = 20;
 	m.kv_heads = 4;
 	m.seq = 16386;
-	ft_plan_config_init(&c);
-	c.global_batch = 64;
-	c.zero = 3;
-	c.recompute = FT_RECOMPUTE_FULL;
-	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
-	                 0);
-	assert_int_equal(failed.n, 0);
-	assert_true(n == fit && n < 1000);
-	for (tp = 1; tp <= 8; tp *= 2)
-		for (cp = 1; cp <= 2; cp++) {
-			struct ft_plan_config one = c;
-			struct ft_error e = { 0 };
-			bool found = false;
-			int rc;
+	for (int sp = 1; sp >= 0; sp--) {
+		uint32_t planned = 0, refused = 0;
 
-			one.tp = tp;
-			one.cp = cp;
-			one.pp = 1;
-			one.dp = 0;
-			one.sp = tp > 1;
-			rc = ft_plan_compute(&s, &m, &one, p, &e);
-			for (i = 0; i < n && !found; i++)
-				found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
-			if (rc < 0) {
-				assert_int_equal(rc, FT_EINVAL);
-				assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) == 0);
-				assert_false(found);
-				refused++;
-			} else if (p->mem.fits) {
-				if (!found)
-					fail_msg("tp %u cp %u: planned alone, not among the search's rows",
-					         tp, cp);
-				planned++;
+		ft_plan_config_init(&c);
+		c.global_batch = 64;
+		c.zero = 3;
+		c.recompute = FT_RECOMPUTE_FULL;
+		c.sp = sp;
+		assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed,
+		                                &err),
+		                 0);
+		assert_int_equal(failed.n, 0);
+		assert_true(n == fit && n < 1000);
+		for (i = 0; i < n; i++)
+			assert_int_equal(rows[i].cfg.sp, sp && rows[i].cfg.tp > 1);
+		for (tp = 1; tp <= 8; tp *= 2)
+			for (cp = 1; cp <= 2; cp++) {
+				struct ft_plan_config one = c;
+				struct ft_error e = { 0 };
+				bool found = false;
+				int rc;
+
+				one.tp = tp;
+				one.cp = cp;
+				one.pp = 1;
+				one.dp = 0;
+				one.sp = sp && tp > 1;
+				rc = ft_plan_compute(&s, &m, &one, p, &e);
+				for (i = 0; i < n && !found; i++)
+					found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
+				if (rc < 0) {
+					assert_int_equal(rc, FT_EINVAL);
+					assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) == 0);
+					assert_false(found);
+					refused++;
+				} else if (p->mem.fits) {
+					if (!found)
+						fail_msg("tp %u cp %u%s: planned alone, not among the "
+						         "search's rows",
+						         tp, cp, sp ? "" : " without SP");
+					planned++;
+				}
 			}
-		}
-	assert_int_equal(planned, 3);
-	assert_int_equal(refused, 5);
-	ft_free(rows);
+		/* with SP, TP 4 and CP 2 with TP 2 split no sequence; without, TP 8 alone is
+		 * refused (20 heads) and the sequence splits by CP alone */
+		assert_int_equal(planned, sp ? 3 : 6);
+		assert_int_equal(refused, sp ? 5 : 2);
+		ft_free(rows);
+	}
 	free(p);
+}
+
+/*
+ * --no-sp in a search (ft_plan_search() with base->sp false): every configuration is planned
+ * without sequence parallelism, as a single plan with --no-sp is. Llama 3 70B on 8 DGX H100,
+ * ZeRO-3 with full recomputation (each layer keeps its input, 2·s·b·h bytes, split by TP
+ * with SP only: kb TRAIN-MEM-ACT, KORTHIKANTI22), micro-batch 1: each layout with TP holds
+ * more memory per GPU without SP, and a layout without TP the same memory and tokens/s; no
+ * more fit. (The search set SP with TP whatever the base said: the same rows both ways.)
+ */
+static void
+test_search_no_sp(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:8");
+	struct ft_plan_model m = preset("llama3-70b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 1000, .fixed_mb = true, .fixed_zero = true,
+		                         .fixed_recompute = true, .fixed_order = true };
+	struct ft_plan_search_row *rows[2];
+	struct ft_error err = { 0 };
+	size_t n[2], tried[2], fit[2], i, k, with_tp = 0, without_tp = 0;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		ft_plan_config_init(&c);
+		c.global_batch = 512;
+		c.zero = 3;
+		c.recompute = FT_RECOMPUTE_FULL;
+		c.sp = k == 0;
+		assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows[k], &n[k], &tried[k], &fit[k],
+		                                NULL, &err),
+		                 0);
+	}
+	assert_int_equal(tried[0], tried[1]);
+	assert_true(fit[1] <= fit[0]);
+	for (i = 0; i < n[0]; i++) {
+		const struct ft_plan_search_row *a = &rows[0][i], *b = NULL;
+
+		for (k = 0; k < n[1] && !b; k++)
+			if (rows[1][k].cfg.tp == a->cfg.tp && rows[1][k].cfg.cp == a->cfg.cp &&
+			    rows[1][k].cfg.pp == a->cfg.pp && rows[1][k].cfg.vpp == a->cfg.vpp &&
+			    rows[1][k].cfg.micro_batch == a->cfg.micro_batch)
+				b = &rows[1][k];
+		if (!b)
+			continue;
+		assert_false(b->cfg.sp);
+		if (a->cfg.tp > 1) {
+			assert_true(a->cfg.sp);
+			if (!(b->mem_bytes > a->mem_bytes))
+				fail_msg("tp %u pp %u vpp %u: %" PRIu64 " B without SP, %" PRIu64
+				         " with", a->cfg.tp, a->cfg.pp, a->cfg.vpp, b->mem_bytes,
+				         a->mem_bytes);
+			with_tp++;
+		} else {
+			assert_int_equal(b->mem_bytes, a->mem_bytes);
+			assert_true(b->tokens_per_s == a->tokens_per_s);
+			without_tp++;
+		}
+	}
+	print_message("# %zu layouts with TP fit both ways, %zu without TP\n", with_tp, without_tp);
+	assert_true(with_tp > 0 && without_tp > 0);
+	ft_free(rows[0]);
+	ft_free(rows[1]);
 }
 
 /*
@@ -1978,6 +2054,7 @@ main(void)
 		cmocka_unit_test(test_search_failures),
 		cmocka_unit_test(test_plan_html_failures),
 		cmocka_unit_test(test_search_splits),
+		cmocka_unit_test(test_search_no_sp),
 		cmocka_unit_test(test_search_oom),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),
