@@ -556,8 +556,10 @@ static void
 test_oom_model_calibrate(void **state)
 {
 	static struct calib_case cases[] = {
-		{ "hgx-h200:2", "tests/fixtures/nccl-tests/"
-		  "h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt", FT_OP_ALLTOALL, 2 },
+		{ "hgx-h200:2",
+		  "tests/fixtures/nccl-tests/"
+		  "h20-vm-2node-alltoall-vendor-plugin-50gbs-excerpt.txt",
+		  FT_OP_ALLTOALL, 2 },
 		{ "dgx-a100", "tests/fixtures/nccl-tests/a100-1x8-sendrecv-g8-128m-1g.txt",
 		  FT_OP_SENDRECV, 0 },
 	};
@@ -595,8 +597,8 @@ test_oom_model_calibrate(void **state)
 		              base.n_one_off);
 		/* the unfailed write's text, which every write that ends must give */
 		ft_strbuf_init(&text);
-		assert_int_equal(ft_workflow_model_calibrate_write(&spec, &q, false, files, 2, false,
-		                                                   &text, &err),
+		assert_int_equal(ft_workflow_model_calibrate_write(&spec, &q, false, files, 2,
+		                                                   false, &text, &err),
 		                 0);
 		assert_false(text.oom);
 		assert_non_null(strstr(text.buf, "calibration:"));

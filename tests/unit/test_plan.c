@@ -1401,9 +1401,11 @@ test_plan_html_failures(void **state)
 	ft_error_set(&f.first_err, FT_EINVAL, "model: <b>'x' & \"y\"</b>");
 	ft_strbuf_init(&sb);
 	assert_int_equal(ft_plan_html("a<b", &p[0], NULL, 0, NULL, 0, 0, &f, &sb), 0);
-	assert_non_null(strstr(sb.buf, "<p>1 configuration could not be planned; the first, tp 1 "));
-	assert_non_null(strstr(sb.buf, " (EINVAL): model: &lt;b&gt;'x' &amp; &quot;y&quot;&lt;/b&gt;"
-	                               "</p>\n"));
+	assert_non_null(
+	        strstr(sb.buf, "<p>1 configuration could not be planned; the first, tp 1 "));
+	assert_non_null(strstr(sb.buf,
+	                       " (EINVAL): model: &lt;b&gt;'x' &amp; &quot;y&quot;&lt;/b&gt;"
+	                       "</p>\n"));
 	assert_null(strstr(sb.buf, "<b>"));
 	ft_strbuf_release(&sb);
 	ft_strbuf_init(&sb);
@@ -1455,9 +1457,8 @@ test_search_splits(void **state)
 		c.zero = 3;
 		c.recompute = FT_RECOMPUTE_FULL;
 		c.sp = sp;
-		assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed,
-		                                &err),
-		                 0);
+		assert_int_equal(
+		        ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err), 0);
 		assert_int_equal(failed.n, 0);
 		assert_true(n == fit && n < 1000);
 		for (i = 0; i < n; i++)
@@ -1479,14 +1480,16 @@ test_search_splits(void **state)
 					found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
 				if (rc < 0) {
 					assert_int_equal(rc, FT_EINVAL);
-					assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) == 0);
+					assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) ==
+					            0);
 					assert_false(found);
 					refused++;
 				} else if (p->mem.fits) {
 					if (!found)
-						fail_msg("tp %u cp %u%s: planned alone, not among the "
-						         "search's rows",
-						         tp, cp, sp ? "" : " without SP");
+						fail_msg(
+						        "tp %u cp %u%s: planned alone, not among the "
+						        "search's rows",
+						        tp, cp, sp ? "" : " without SP");
 					planned++;
 				}
 			}
@@ -1547,7 +1550,8 @@ test_search_no_sp(void **state)
 			assert_true(a->cfg.sp);
 			if (!(b->mem_bytes > a->mem_bytes))
 				fail_msg("tp %u pp %u vpp %u: %" PRIu64 " B without SP, %" PRIu64
-				         " with", a->cfg.tp, a->cfg.pp, a->cfg.vpp, b->mem_bytes,
+				         " with",
+				         a->cfg.tp, a->cfg.pp, a->cfg.vpp, b->mem_bytes,
 				         a->mem_bytes);
 			with_tp++;
 		} else {

@@ -541,12 +541,14 @@ test_nvls_net_is_the_pick(void **state)
 
 		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, NULL, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		assert_int_equal(
-		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, true, NULL, &a), 0);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, true,
+		                                       NULL, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
 		assert_int_equal(
-		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, true, NULL, &a), 0);
+		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, true, NULL, &a),
+		        0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
 }
@@ -573,15 +575,19 @@ test_pick_cached(void **state)
 	for (size_t i = 0; i < FT_ARRAY_SIZE(ops); i++) {
 		for (size_t n = 0; n < FT_ARRAY_SIZE(ranks); n++) {
 			for (uint64_t b = 1024; b <= (1ull << 30); b *= 4) {
-				struct sc_op o = { .op = ops[i], .algo = SC_ALGO_AUTO,
-					           .proto = SC_PROTO_AUTO, .bytes = b };
+				struct sc_op o = { .op = ops[i],
+					           .algo = SC_ALGO_AUTO,
+					           .proto = SC_PROTO_AUTO,
+					           .bytes = b };
 				struct ft_coll_args a = { 0 }, c = { 0 };
 
-				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8, false,
-				                                       false, true, NULL, &a),
+				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8,
+				                                       false, false, true, NULL,
+				                                       &a),
 				                 0);
-				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8, false,
-				                                       false, true, cache, &c),
+				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8,
+				                                       false, false, true, cache,
+				                                       &c),
 				                 0);
 				assert_int_equal(c.algo, a.algo);
 				assert_int_equal(c.proto, a.proto);
