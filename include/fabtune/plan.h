@@ -480,12 +480,14 @@ FT_API int ft_plan_expert_load_parse(const char *arg, double **load, uint32_t *n
 /*
  * A self-contained HTML page (no script, no external resource) of @p: its
  * figures, the timeline @ev, the memory per GPU, the communications and the
- * search's frontier (@rows, best first, of @tried evaluated) into @sb.
+ * search's frontier (@rows, best first, of @tried evaluated) with the
+ * configurations it could not plan (@failed: their count, the first one's
+ * layout and error; NULL: none) into @sb.
  */
 FT_API int ft_plan_html(const char *spec_label, const struct ft_plan *p,
                         const struct ft_plan_event *ev, size_t nev,
                         const struct ft_plan_search_row *rows, size_t nrows, size_t tried,
-                        struct ft_strbuf *sb);
+                        const struct ft_plan_search_failures *failed, struct ft_strbuf *sb);
 
 
 /* ---- a job as asked on the command line ---------------------------------------------------- */
@@ -554,7 +556,8 @@ FT_API void ft_plan_job_write(const struct ft_plan_job *job, const struct ft_pla
 FT_API int ft_plan_job_search(const struct ft_plan_job *job, const struct ft_plan_args *a,
                               bool json, struct ft_strbuf *sb, size_t *n,
                               struct ft_error *err) FT_MUST_CHECK;
-/* --html: the page of @p (ft_plan_html()) with its timeline and a top-40 search frontier. */
+/* --html: the page of @p (ft_plan_html()) with its timeline and a top-40 search frontier,
+ * with the configurations that search could not plan. */
 FT_API int ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p,
                             struct ft_strbuf *sb, struct ft_error *err) FT_MUST_CHECK;
 /* The model presets: name, size and summary per line, or {"models": [...]} and a newline. */

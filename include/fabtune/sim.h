@@ -245,6 +245,11 @@ struct ft_sim_cfg {
 	 * exact max-min rates. Read only with have_rate_rtol (else 1e-2). */
 	bool have_rate_rtol;
 	double rate_rtol;
+	/* The model's cache (model.h ft_model_cache) the analytic engine's queries read,
+	 * borrowed: a caller that queries the model itself on the same cluster (the runner's
+	 * algorithm pick, ft_scenario_run()) shares its own. NULL: the engine makes one for
+	 * its life (uncached where it cannot); the same times either way. */
+	struct ft_model_cache *model_cache;
 };
 
 FT_API void ft_sim_cfg_init(struct ft_sim_cfg *cfg);

@@ -314,16 +314,15 @@ collect(const struct ft_run *run, const struct ft_model_query *q, uint32_t nrank
  * Only a size alone in that (the pairs on either side of it in line): a run
  * of such pairs is a plateau, a per-operation cost the fit's fixed term is
  * for (2 ranks sharing one GPU over sockets: 2.2 ms from 1 to 8 MiB). Three
- * pairs at least, and three sizes left to fit.
+ * pairs at least, and three sizes left to fit. @room holds 2 @n doubles (the caller's: a
+ * count that fell to none without memory for them would fit another curve).
  */
 static size_t
-mark_one_off(struct ft_model_calib_point *pts, size_t n)
+mark_one_off(struct ft_model_calib_point *pts, size_t n, double *room)
 {
-	double *r = ft_calloc(n ? 2 * n : 1, sizeof(double)), *all, med;
+	double *r = room, *all, med;
 	size_t i, k = 0, marked = 0;
 
-	if (!r)
-		return 0;
 	all = r + n; /* each pair's ratio, NAN where the pair does not count */
 	for (i = 0; i + 1 < n; i++) {
 		const struct ft_model_calib_point *a = &pts[i], *b = &pts[i + 1];
@@ -334,10 +333,8 @@ mark_one_off(struct ft_model_calib_point *pts, size_t n)
 			r[k++] = all[i];
 		}
 	}
-	if (k < 3) {
-		ft_free(r);
+	if (k < 3)
 		return 0;
-	}
 	med = ft__median(r, k);
 	for (i = 0; i + 1 < n && med > 0 && n - marked > 3; i++) {
 		bool low = all[i] < 0.5 * med;
@@ -349,7 +346,6 @@ mark_one_off(struct ft_model_calib_point *pts, size_t n)
 			marked++;
 		}
 	}
-	ft_free(r);
 	return marked;
 }
 
@@ -387,6 +383,8 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
                    const struct ft_run *measured, struct ft_model_calib *out, struct ft_error *err)
 {
 	static const double model[3] = { 0, 1, 1 };
+	struct ft_model_query cq = *q;
+	struct ft_model_cache *own = NULL;
 	double k[3], *errs = NULL;
 	size_t i, n;
 	int rc;
@@ -410,19 +408,27 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 		                  ft_op_name(q->op), who, n, other);
 		goto fail;
 	}
-	/* the errors, then room for median_err()'s */
+	/* the errors, then room for median_err()'s; mark_one_off()'s ratios before them */
 	errs = ft_calloc(2 * n, sizeof(double));
 	if (!errs) {
 		rc = ft_error_set(err, FT_ENOMEM, "calibration: out of memory");
 		goto fail;
 	}
+	/* every measured size on the same node and job: an all-to-all's or a send/recv's
+	 * shared links laid out once, in the caller's cache or one of the fit's own, as a
+	 * sweep's (ft_model_sweep()); without memory for it each size lays them out, to the
+	 * same terms */
+	if (!cq.cache)
+		cq.cache = own = ft_model_cache_new();
 	for (i = 0; i < n; i++) {
-		rc = model_terms(spec, q, out->pts[i].bytes, &out->pts[i],
+		rc = model_terms(spec, &cq, out->pts[i].bytes, &out->pts[i],
 		                 out->nranks ? NULL : &out->nranks, err);
 		if (rc < 0)
 			goto fail;
 	}
-	out->n_one_off = mark_one_off(out->pts, n);
+	ft_model_cache_free(own);
+	own = NULL;
+	out->n_one_off = mark_one_off(out->pts, n, errs);
 	/* The constants as the block prints them, so that a spec including it gives fit_s;
 	 * the model's own where rounding lost the fit's edge over them. */
 	fit(out->pts, n, SIZE_MAX, k, errs + n);
@@ -455,6 +461,7 @@ ft_model_calibrate(const struct ft_cluster_spec *spec, const struct ft_model_que
 	ft_free(errs);
 	return 0;
 fail:
+	ft_model_cache_free(own);
 	ft_free(errs);
 	ft_model_calib_release(out);
 	return rc;

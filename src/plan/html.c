@@ -6,8 +6,8 @@
  * communication inside each, the data-parallel tail), the memory per GPU as
  * a stacked bar against the GPU's capacity, the communications table, and
  * the search's frontier (tokens/s against memory per GPU of the layouts
- * that fit, the plan marked). With virtual stages each box is one model
- * chunk of a micro-batch.
+ * that fit, the plan marked) with the configurations it could not plan.
+ * With virtual stages each box is one model chunk of a micro-batch.
  */
 #include "plan_int.h"
 
@@ -149,10 +149,34 @@ frontier(struct ft_strbuf *sb, const struct ft_plan *p, const struct ft_plan_sea
 	               H - p->tokens_per_s / tmax * (H - 20));
 }
 
+/*
+ * The configurations the search could not plan, as the text's second comment line and the
+ * JSON's failed / first_failure say them (render.c search_failures_text()): how many, the
+ * first one's layout and the planner's error, escaped. Nothing where there were none.
+ */
+static void
+failures(struct ft_strbuf *sb, const struct ft_plan_search_failures *f)
+{
+	const struct ft_plan_config *c;
+
+	if (!f || !f->n)
+		return;
+	c = &f->first;
+	ft_strbuf_addf(sb,
+	               "<p>%zu configuration%s could not be planned; the first, tp %u cp %u pp %u "
+	               "vpp %u dp %u ep %u mb %u ZeRO-%u recompute %s order ",
+	               f->n, f->n == 1 ? "" : "s", c->tp, c->cp, c->pp, c->vpp, c->dp, c->ep,
+	               c->micro_batch, c->zero, ft_plan_recompute_name(c->recompute));
+	esc(sb, c->order[0] ? c->order : "tp-cp-pp-dp");
+	ft_strbuf_addf(sb, " (%s): ", ft_err_name(f->first_err.code));
+	esc(sb, f->first_err.msg);
+	ft_strbuf_adds(sb, "</p>\n");
+}
+
 int
 ft_plan_html(const char *spec_arg, const struct ft_plan *p, const struct ft_plan_event *ev,
               size_t nev, const struct ft_plan_search_row *rows, size_t nrows, size_t tried,
-              struct ft_strbuf *sb)
+              const struct ft_plan_search_failures *failed, struct ft_strbuf *sb)
 {
 	size_t i;
 
@@ -202,6 +226,7 @@ ft_plan_html(const char *spec_arg, const struct ft_plan *p, const struct ft_plan
 	ft_strbuf_adds(sb, "</table>\n");
 	ft_strbuf_addf(sb, "<h2>Search frontier: the %zu best layouts of %zu tried</h2>\n", nrows,
 	               tried);
+	failures(sb, failed);
 	frontier(sb, p, rows, nrows);
 	ft_strbuf_adds(sb, "</body></html>\n");
 	return 0;

@@ -302,6 +302,7 @@ ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p, struct 
                  struct ft_error *err)
 {
 	struct ft_plan_search_opts so = { .top = 40 };
+	struct ft_plan_search_failures failed;
 	struct ft_plan_search_row *rows = NULL;
 	struct ft_plan_event *ev = NULL;
 	struct ft_plan_config base = p->cfg;
@@ -313,10 +314,10 @@ ft_plan_job_html(const struct ft_plan_job *job, const struct ft_plan *p, struct 
 		base.engine[0] = '\0';
 		base.dp = 0;
 		rc = ft_plan_search(&job->spec, &job->model, &base, &so, &rows, &nrows, &tried,
-		                    &fit, NULL, err);
+		                    &fit, &failed, err);
 	}
 	if (rc == 0)
-		rc = ft_plan_html(job->spec_label, p, ev, nev, rows, nrows, tried, sb);
+		rc = ft_plan_html(job->spec_label, p, ev, nev, rows, nrows, tried, &failed, sb);
 	ft_free(ev);
 	ft_free(rows);
 	return rc;

@@ -63,15 +63,16 @@ keep(struct top *t, const struct ft_plan *p)
 
 /*
  * Whether @m splits into @tp tensor-parallel and @cp context-parallel ranks: the heads and
- * the KV heads by TP, the sequence by CP times TP (sequence parallel, on with TP). The
- * planner's own rules (compute.c check_config()); a layout they rule out is not one the
- * search tries, as one whose stages or batch do not divide.
+ * the KV heads by TP, the sequence by CP, and by TP too where @sp (sequence parallelism
+ * shards the sequence over the TP ranks between the tensor-parallel regions). The
+ * planner's own rules (compute.c check_config(), the only check that reads sp); a layout
+ * they rule out is not one the search tries, as one whose stages or batch do not divide.
  */
 static bool
-model_splits(const struct ft_plan_model *m, uint32_t tp, uint32_t cp)
+model_splits(const struct ft_plan_model *m, uint32_t tp, uint32_t cp, bool sp)
 {
 	return m->heads % tp == 0 && ft__plan_kv_heads(m) % tp == 0 &&
-	       m->seq % (cp * (tp > 1 ? tp : 1)) == 0;
+	       m->seq % (cp * (sp ? tp : 1)) == 0;
 }
 
 /* @c refused by the planner for @e: counted, the first kept with its error. */
@@ -130,9 +131,14 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 	for (cp = 1; cp <= cpmax; cp *= 2)
 	for (pp = 1; pp <= m->layers; pp++) {
 		uint64_t rep = (uint64_t)tp * cp * pp;
+		/* sequence parallelism with TP, unless the base turns it off (--no-sp):
+		 * Megatron-LM turns it off without TP (megatron/training/arguments.py
+		 * validate_args(): sequence_parallel = False where
+		 * tensor_model_parallel_size == 1) */
+		bool sp = base->sp && tp > 1;
 		uint32_t dp;
 
-		if (ngpus % rep || !model_splits(m, tp, cp))
+		if (ngpus % rep || !model_splits(m, tp, cp, sp))
 			continue;
 		dp = (uint32_t)(ngpus / rep);
 		for (ep = 1; ep <= (m->experts ? FT_MIN(m->experts, dp) : 1); ep++) {
@@ -169,7 +175,7 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 				c.micro_batch = mbs[imb];
 				c.zero = zero;
 				c.recompute = rc_mode;
-				c.sp = tp > 1;
+				c.sp = sp;
 				c.ngpus = ngpus;
 				if (!(o && o->fixed_order))
 					ft_strlcpy(c.order, orders[io], sizeof(c.order));

@@ -27,8 +27,10 @@ struct an_engine {
 	struct ft_engine base;
 	bool model; /* "analytic": op times from ft_model_eval() */
 	/* the model's in-node shared links, laid out once per node and job shape for the
-	 * engine's life (model.h ft_model_cache); NULL: uncached, the same times */
+	 * engine's life (model.h ft_model_cache): the caller's (ft_sim_cfg.model_cache) or,
+	 * where it gives none, the engine's own (@own_cache); NULL: uncached, the same times */
 	struct ft_model_cache *cache;
+	bool own_cache;
 	const struct ft_topo *topo;
 	struct ft_sim_cfg cfg;
 	double *cap_Bps;
@@ -64,10 +66,16 @@ an_create_any(const struct ft_topo *topo, const struct ft_sim_cfg *cfg, bool mod
 	ae->base.ops = ops;
 	ae->model = model;
 	/* every job and size of a scenario queries the model on the same nodes: its shared
-	 * links laid out once, as a plan search's (plan/search.c ft_plan_search()); without
-	 * memory for the cache each query lays them out, to the same times */
-	if (model)
+	 * links laid out once, as a plan search's (plan/search.c ft_plan_search()), in the
+	 * run's cache where the runner shares it (its algorithm pick asks the same queries),
+	 * else in one of the engine's own; without memory for it each query lays them out,
+	 * to the same times */
+	if (model && cfg->model_cache) {
+		ae->cache = cfg->model_cache;
+	} else if (model) {
 		ae->cache = ft_model_cache_new();
+		ae->own_cache = true;
+	}
 	ae->topo = topo;
 	ae->cfg = *cfg;
 	if (ae->cfg.routing == FT_ROUTING_ADAPTIVE)
@@ -338,7 +346,8 @@ an_destroy(struct ft_engine *e)
 		ft__free_all(arrays, FT_ARRAY_SIZE(arrays));
 		ft__vec_release_all(vecs, FT_ARRAY_SIZE(vecs));
 	}
-	ft_model_cache_free(ae->cache);
+	if (ae->own_cache)
+		ft_model_cache_free(ae->cache);
 	ft_free(ae);
 }
 

@@ -25,9 +25,11 @@
  */
 int
 ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                  uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_coll_args *args)
+                  uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_model_cache *cache,
+                  struct ft_coll_args *args)
 {
-	return ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, true, args);
+	return ft__sim_pick_algo_net(spec, o, bytes, nranks, gpn, nvls_off, false, true, cache,
+	                             args);
 }
 
 /* ft__sim_pick_algo(), with NVLS across nodes among the tuner's candidates where
@@ -35,11 +37,14 @@ ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uin
  * @one_a_node: a job whose @gpn reads 1 (spread, random, packed ranks not a multiple of
  * the node's GPUs) with two ranks on some node, which NCCL's nNodes < nRanks keeps from
  * PAT (src/graph/tuning.cc ncclPatEnable(), v2.23.4-1 to v2.30.7-1); the tuner's pick
- * among the others. */
+ * among the others. The query reads @cache, the run's: a scenario picks for every job and
+ * size on the same nodes, and an all-to-all's or a send/recv's pick lays out the node's
+ * shared links (model/share.c), once for the run with it (NULL: each pick lays them out,
+ * to the same pick). */
 int
 ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                       uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net, bool one_a_node,
-                      struct ft_coll_args *args)
+                      struct ft_model_cache *cache, struct ft_coll_args *args)
 {
 	struct ft_model_query q;
 	struct ft_model_result r;
@@ -66,6 +71,7 @@ ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o,
 	q.collnet = o->collnet;
 	q.force_proto = o->proto != SC_PROTO_AUTO;
 	q.proto = q.force_proto ? o->proto : FT_PROTO_SIMPLE;
+	q.cache = cache;
 	/* the tuner's error is the run's where memory ran out; where it prices no such job,
 	 * the defaults below */
 	rc = ft__sim_eval(spec, &q, &r);

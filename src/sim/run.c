@@ -738,7 +738,8 @@ build_uneven_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, 
 		                    "%s: %s across nodes of different GPU counts is not simulated "
 		                    "(ring, tree, nvls_tree, direct and halving_doubling are)",
 		                    WHERE(ji, "--algo", "ops[%zu].algo", k), ft_algo_name(o->algo));
-	rc = ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, &args);
+	rc = ft__sim_pick_algo(ft_topo_spec(t), o, bytes, jr->nranks, 0, jr->nvls_off, jr->cache,
+	                       &args);
 	if (rc < 0)
 		return model_err(sc, ji, k, err, rc, "NCCL's tuner");
 	if (args.algo == FT_ALGO_NVLS_TREE &&
@@ -870,6 +871,7 @@ runs_here(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t by
 		q.no_nvls_net = true;
 		q.force_algo = true;
 		q.algo = cand[i];
+		q.cache = jr->cache;
 		rc = ft__sim_eval(spec, &q, &r);
 		if (rc < 0)
 			return rc;
@@ -1098,7 +1100,7 @@ build_op_on(const struct ft_scenario *sc, const struct sc_op *o, size_t ji, size
 		return build_uneven_sched(sc, o, ji, k, t, jr, bytes, sched, ap, cap, err);
 	rc = ft__sim_pick_algo_net(spec, o, args.bytes, jr->nranks, jr->gpn, jr->nvls_off,
 	                           spec->fabric.sharp && !nvls_net_why(o, jr, sgpn), one_a_node,
-	                           &args);
+	                           jr->cache, &args);
 	if (rc < 0)
 		return model_err(sc, ji, k, err, rc, "NCCL's tuner");
 	ap[0] = args.algo;
@@ -1702,6 +1704,7 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	struct ft_sim_counters c;
 	struct ft_packet_cfg pkt;
 	struct job_run *jrs = NULL;
+	struct ft_model_cache *cache = NULL;
 	double *gpu_slow = NULL, t0 = ft_now_s(), fscale = sc->fabric_scale;
 	const struct ft_cluster_spec *spec = &sc->spec;
 	struct ft_cluster_spec ospec;
@@ -1840,6 +1843,15 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 		ft_vec_init(&jrs[i].first_ops, sizeof(int64_t));
 	for (i = 0; i < sc->jobs.len; i++)
 		ft_vec_init(&jrs[i].first_algo, 3 * sizeof(uint32_t));
+	/* every job and size asks NCCL's tuner on the same nodes (ft__sim_pick_algo_net()),
+	 * and the analytic engine the model again for its times: one cache for the run's
+	 * queries, each node and job shape's shared links laid out once (model.h
+	 * ft_model_cache); without memory for it each query lays them out, to the same
+	 * picks and times (the analytic engine then makes its own, as without a runner) */
+	cache = ft_model_cache_new();
+	cfg.model_cache = cache;
+	for (i = 0; i < sc->jobs.len; i++)
+		jrs[i].cache = cache;
 	rc = ft__sim_prepare_topo(topo, eng, err);
 	if (rc < 0)
 		goto out;
@@ -1949,5 +1961,6 @@ out:
 	ft_free(jrs);
 	ft_free(gpu_slow);
 	ft_topo_free(topo);
+	ft_model_cache_free(cache);
 	return rc;
 }

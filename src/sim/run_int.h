@@ -30,6 +30,9 @@ struct job_run {
 	 * nodes (pkt_tree.c ft__pk_submit_tree()) */
 	bool unchunked;
 	bool nvls_off; /* NCCL_NVLS_ENABLE=0: the job's nvls: false, or --no-nvls */
+	/* the run's model cache (ft_scenario_run()), borrowed: the tuner's pick reads it;
+	 * NULL: uncached, the same picks */
+	struct ft_model_cache *cache;
 };
 
 /* The size op @o runs at: --bytes (ft_sim_overrides.bytes) when given, else its own. */

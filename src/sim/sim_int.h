@@ -542,13 +542,16 @@ int ft__sim_eval(const struct ft_cluster_spec *spec, const struct ft_model_query
  * (direct for an all-to-all) and Simple. FT_ENOMEM where memory ran out in the tuner or
  * the probe of its pick. */
 int ft__sim_pick_algo(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
-                      uint32_t nranks, uint32_t gpn, bool nvls_off,
+                      uint32_t nranks, uint32_t gpn, bool nvls_off, struct ft_model_cache *cache,
                       struct ft_coll_args *args) FT_MUST_CHECK;
 /* ft__sim_pick_algo(), NVLS across nodes a candidate where @nvls_net, PAT none where a
- * node holds more than one rank though @gpn reads 1 (@one_a_node false: nccl.c). */
+ * node holds more than one rank though @gpn reads 1 (@one_a_node false: nccl.c). The
+ * tuner's query reads @cache (the run's, model.h ft_model_cache; NULL: uncached, the
+ * same pick). */
 int ft__sim_pick_algo_net(const struct ft_cluster_spec *spec, const struct sc_op *o, uint64_t bytes,
                           uint32_t nranks, uint32_t gpn, bool nvls_off, bool nvls_net,
-                          bool one_a_node, struct ft_coll_args *args) FT_MUST_CHECK;
+                          bool one_a_node, struct ft_model_cache *cache,
+                          struct ft_coll_args *args) FT_MUST_CHECK;
 /*
  * A node as the topology has it (node.c): its description, its GPUs and NICs counted
  * from the graph, and the NIC GPU vertex @gpu_v leaves its node through (its index in

@@ -93,10 +93,18 @@ ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
                                   const char *const *files, size_t nfiles, bool json,
                                   struct ft_strbuf *sb, struct ft_error *err)
 {
+	struct ft_model_query cq = *q;
+	struct ft_model_cache *own = NULL;
 	struct ft_strbuf block;
 	struct ft_json j;
 	int rc = 0;
 
+	/* the files are fitted on the same cluster: one cache for their queries (model.h
+	 * ft_model_cache), an all-to-all's or a send/recv's shared links laid out once for
+	 * every file of the same job shape; without memory for it, each fit's own (or none),
+	 * to the same fits */
+	if (!cq.cache)
+		cq.cache = own = ft_model_cache_new();
 	ft_strbuf_init(&block);
 	if (json) {
 		ft_json_init(&j, sb, false);
@@ -111,7 +119,7 @@ ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
 	for (size_t i = 0; i < nfiles && rc == 0; i++) {
 		struct ft_model_calib c;
 
-		rc = ft_workflow_model_calibrate_file(spec, q, op_given, files[i], &c, err);
+		rc = ft_workflow_model_calibrate_file(spec, &cq, op_given, files[i], &c, err);
 		if (rc < 0) {
 			ft_error_prefix(err, "%s: ", files[i]);
 			break;
@@ -123,6 +131,9 @@ ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
 		ft_model_calib_write_block(&c, &block);
 		ft_model_calib_release(&c);
 	}
+	/* a block cut short by an append without memory would be written as if whole */
+	if (rc == 0 && block.oom)
+		rc = ft_error_set(err, FT_ENOMEM, "calibration block: out of memory");
 	if (rc == 0 && json) {
 		ft_json_arr_end(&j);
 		ft_json_kv_str(&j, "calibration_block", block.buf);
@@ -133,5 +144,6 @@ ft_workflow_model_calibrate_write(const struct ft_cluster_spec *spec,
 		ft_strbuf_adds(sb, block.buf);
 	}
 	ft_strbuf_release(&block);
+	ft_model_cache_free(own);
 	return rc;
 }

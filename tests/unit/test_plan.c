@@ -1359,6 +1359,64 @@ test_search_failures(void **state)
 }
 
 /*
+ * The HTML page's frontier comes from a search of its own (ft_plan_job_html()), which counts
+ * the configurations it could not plan as the text and JSON do; the page shows the count and
+ * the first one's layout and error, escaped. Mixtral 8x7B on 4 AWS p5 with EP 4, experts
+ * placed by heat and 2 copied: every layout of EP 1 is refused (replicas: up to ep). (The
+ * page left them out.) Built by hand: an error with markup is escaped, and none writes
+ * nothing.
+ */
+static void
+test_plan_html_failures(void **state)
+{
+	struct ft_plan_search_failures f;
+	struct ft_plan_args a;
+	struct ft_plan_job job;
+	struct ft_error err = { 0 };
+	struct ft_plan *p = calloc(2, sizeof(*p));
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(p);
+	ft_plan_args_init(&a);
+	a.model = "mixtral-8x7b";
+	a.ep = 4;
+	a.cfg.place_by_heat = true;
+	a.replicas = 2;
+	a.expert_load = "9,1,1,1,1,1,1,1";
+	assert_int_equal(ft_plan_job_prepare(&a, "aws-p5:4", &job, &err), 0);
+	assert_int_equal(ft_plan_job_compute(&job, &a, p, &err), 0);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_job_html(&job, &p[0], &sb, &err), 0);
+	assert_false(sb.oom);
+	assert_non_null(strstr(sb.buf, " configurations could not be planned; the first, tp 1 cp 1 "
+	                               "pp 1 vpp 1 dp 32 ep 1 mb 1 ZeRO-0 recompute none order "
+	                               "tp-cp-pp-dp (EINVAL): replicas: expected up to ep (1) hot "
+	                               "experts copied, with placement by heat, got 2</p>"));
+	ft_strbuf_release(&sb);
+	/* the page's markup stays the page's */
+	memset(&f, 0, sizeof(f));
+	f.n = 1;
+	f.first = p[0].cfg;
+	ft_error_set(&f.first_err, FT_EINVAL, "model: <b>'x' & \"y\"</b>");
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_html("a<b", &p[0], NULL, 0, NULL, 0, 0, &f, &sb), 0);
+	assert_non_null(
+	        strstr(sb.buf, "<p>1 configuration could not be planned; the first, tp 1 "));
+	assert_non_null(strstr(sb.buf,
+	                       " (EINVAL): model: &lt;b&gt;'x' &amp; &quot;y&quot;&lt;/b&gt;"
+	                       "</p>\n"));
+	assert_null(strstr(sb.buf, "<b>"));
+	ft_strbuf_release(&sb);
+	ft_strbuf_init(&sb);
+	assert_int_equal(ft_plan_html("a", &p[0], NULL, 0, NULL, 0, 0, NULL, &sb), 0);
+	assert_null(strstr(sb.buf, "could not be planned"));
+	ft_strbuf_release(&sb);
+	free(p);
+	ft_plan_job_release(&job);
+}
+
+/*
  * The layouts the search leaves out before planning (model_splits(): the heads and KV heads
  * by TP, the sequence by CP·TP with sequence parallelism) are exactly those the planner
  * refuses (compute.c check_config()): on a model of 20 heads, 4 KV heads and a sequence of
@@ -1366,7 +1424,9 @@ test_search_failures(void **state)
  * sequence, while TP 1 with CP 1 or 2 and TP 2 with CP 1 are planned. Each (tp, cp) is
  * planned alone at pp 1: one the planner takes and fits is among the search's rows, one it
  * refuses is not, and none of the search's is refused (failed.n 0): a skip too wide loses
- * layouts, one too narrow counts them as failures.
+ * layouts, one too narrow counts them as failures. Without sequence parallelism (a base of
+ * sp false, --no-sp) the sequence splits by CP alone: TP 8 is the one refused, and TP 4, or
+ * TP 2 with CP 2, is planned and among the rows (the search skipped them as if SP were on).
  */
 static void
 test_search_splits(void **state)
@@ -1381,7 +1441,7 @@ test_search_splits(void **state)
 	struct ft_plan *p = calloc(1, sizeof(*p));
 	struct ft_error err = { 0 };
 	size_t n, tried, fit, i;
-	uint32_t tp, cp, planned = 0, refused = 0;
+	uint32_t tp, cp;
 
 	(void)state;
 	assert_non_null(p);
@@ -1389,45 +1449,121 @@ test_search_splits(void **state)
 	m.heads = 20;
 	m.kv_heads = 4;
 	m.seq = 16386;
-	ft_plan_config_init(&c);
-	c.global_batch = 64;
-	c.zero = 3;
-	c.recompute = FT_RECOMPUTE_FULL;
-	assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err),
-	                 0);
-	assert_int_equal(failed.n, 0);
-	assert_true(n == fit && n < 1000);
-	for (tp = 1; tp <= 8; tp *= 2)
-		for (cp = 1; cp <= 2; cp++) {
-			struct ft_plan_config one = c;
-			struct ft_error e = { 0 };
-			bool found = false;
-			int rc;
+	for (int sp = 1; sp >= 0; sp--) {
+		uint32_t planned = 0, refused = 0;
 
-			one.tp = tp;
-			one.cp = cp;
-			one.pp = 1;
-			one.dp = 0;
-			one.sp = tp > 1;
-			rc = ft_plan_compute(&s, &m, &one, p, &e);
-			for (i = 0; i < n && !found; i++)
-				found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
-			if (rc < 0) {
-				assert_int_equal(rc, FT_EINVAL);
-				assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) == 0);
-				assert_false(found);
-				refused++;
-			} else if (p->mem.fits) {
-				if (!found)
-					fail_msg("tp %u cp %u: planned alone, not among the search's rows",
-					         tp, cp);
-				planned++;
+		ft_plan_config_init(&c);
+		c.global_batch = 64;
+		c.zero = 3;
+		c.recompute = FT_RECOMPUTE_FULL;
+		c.sp = sp;
+		assert_int_equal(
+		        ft_plan_search(&s, &m, &c, &o, &rows, &n, &tried, &fit, &failed, &err), 0);
+		assert_int_equal(failed.n, 0);
+		assert_true(n == fit && n < 1000);
+		for (i = 0; i < n; i++)
+			assert_int_equal(rows[i].cfg.sp, sp && rows[i].cfg.tp > 1);
+		for (tp = 1; tp <= 8; tp *= 2)
+			for (cp = 1; cp <= 2; cp++) {
+				struct ft_plan_config one = c;
+				struct ft_error e = { 0 };
+				bool found = false;
+				int rc;
+
+				one.tp = tp;
+				one.cp = cp;
+				one.pp = 1;
+				one.dp = 0;
+				one.sp = sp && tp > 1;
+				rc = ft_plan_compute(&s, &m, &one, p, &e);
+				for (i = 0; i < n && !found; i++)
+					found = rows[i].cfg.tp == tp && rows[i].cfg.cp == cp;
+				if (rc < 0) {
+					assert_int_equal(rc, FT_EINVAL);
+					assert_true(strncmp(e.msg, tp == 8 ? "tp: " : "cp: ", 4) ==
+					            0);
+					assert_false(found);
+					refused++;
+				} else if (p->mem.fits) {
+					if (!found)
+						fail_msg(
+						        "tp %u cp %u%s: planned alone, not among the "
+						        "search's rows",
+						        tp, cp, sp ? "" : " without SP");
+					planned++;
+				}
 			}
-		}
-	assert_int_equal(planned, 3);
-	assert_int_equal(refused, 5);
-	ft_free(rows);
+		/* with SP, TP 4 and CP 2 with TP 2 split no sequence; without, TP 8 alone is
+		 * refused (20 heads) and the sequence splits by CP alone */
+		assert_int_equal(planned, sp ? 3 : 6);
+		assert_int_equal(refused, sp ? 5 : 2);
+		ft_free(rows);
+	}
 	free(p);
+}
+
+/*
+ * --no-sp in a search (ft_plan_search() with base->sp false): every configuration is planned
+ * without sequence parallelism, as a single plan with --no-sp is. Llama 3 70B on 8 DGX H100,
+ * ZeRO-3 with full recomputation (each layer keeps its input, 2·s·b·h bytes, split by TP
+ * with SP only: kb TRAIN-MEM-ACT, KORTHIKANTI22), micro-batch 1: each layout with TP holds
+ * more memory per GPU without SP, and a layout without TP the same memory and tokens/s; no
+ * more fit. (The search set SP with TP whatever the base said: the same rows both ways.)
+ */
+static void
+test_search_no_sp(void **state)
+{
+	struct ft_cluster_spec s = spec("dgx-h100:8");
+	struct ft_plan_model m = preset("llama3-70b");
+	struct ft_plan_config c;
+	struct ft_plan_search_opts o = { .top = 1000, .fixed_mb = true, .fixed_zero = true,
+		                         .fixed_recompute = true, .fixed_order = true };
+	struct ft_plan_search_row *rows[2];
+	struct ft_error err = { 0 };
+	size_t n[2], tried[2], fit[2], i, k, with_tp = 0, without_tp = 0;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		ft_plan_config_init(&c);
+		c.global_batch = 512;
+		c.zero = 3;
+		c.recompute = FT_RECOMPUTE_FULL;
+		c.sp = k == 0;
+		assert_int_equal(ft_plan_search(&s, &m, &c, &o, &rows[k], &n[k], &tried[k], &fit[k],
+		                                NULL, &err),
+		                 0);
+	}
+	assert_int_equal(tried[0], tried[1]);
+	assert_true(fit[1] <= fit[0]);
+	for (i = 0; i < n[0]; i++) {
+		const struct ft_plan_search_row *a = &rows[0][i], *b = NULL;
+
+		for (k = 0; k < n[1] && !b; k++)
+			if (rows[1][k].cfg.tp == a->cfg.tp && rows[1][k].cfg.cp == a->cfg.cp &&
+			    rows[1][k].cfg.pp == a->cfg.pp && rows[1][k].cfg.vpp == a->cfg.vpp &&
+			    rows[1][k].cfg.micro_batch == a->cfg.micro_batch)
+				b = &rows[1][k];
+		if (!b)
+			continue;
+		assert_false(b->cfg.sp);
+		if (a->cfg.tp > 1) {
+			assert_true(a->cfg.sp);
+			if (!(b->mem_bytes > a->mem_bytes))
+				fail_msg("tp %u pp %u vpp %u: %" PRIu64 " B without SP, %" PRIu64
+				         " with",
+				         a->cfg.tp, a->cfg.pp, a->cfg.vpp, b->mem_bytes,
+				         a->mem_bytes);
+			with_tp++;
+		} else {
+			assert_int_equal(b->mem_bytes, a->mem_bytes);
+			assert_true(b->tokens_per_s == a->tokens_per_s);
+			without_tp++;
+		}
+	}
+	print_message("# %zu layouts with TP fit both ways, %zu without TP\n", with_tp, without_tp);
+	assert_true(with_tp > 0 && without_tp > 0);
+	ft_free(rows[0]);
+	ft_free(rows[1]);
 }
 
 /*
@@ -1920,7 +2056,9 @@ main(void)
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_search_moe_cache),
 		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_plan_html_failures),
 		cmocka_unit_test(test_search_splits),
+		cmocka_unit_test(test_search_no_sp),
 		cmocka_unit_test(test_search_oom),
 		cmocka_unit_test(test_expert_load_parse),
 		cmocka_unit_test(test_plan_to_run),

@@ -715,16 +715,70 @@ test_nvls_net_is_the_pick(void **state)
 		struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE, .nranks = 32,
 			                  .ranks_per_node = 8, .bytes = 1u << 30 };
 
-		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, &a), 0);
+		assert_int_equal(ft__sim_pick_algo(&cs, &o, 1u << 30, 32, 8, false, NULL, &a), 0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
-		assert_int_equal(
-		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, true, &a), 0);
+		assert_int_equal(ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, false, true, true,
+		                                       NULL, &a),
+		                 0);
 		assert_int_equal(a.algo, FT_ALGO_NVLS);
 		/* NCCL_NVLS_ENABLE=0: no NVLS at all */
 		assert_int_equal(
-		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, true, &a), 0);
+		        ft__sim_pick_algo_net(&cs, &o, 1u << 30, 32, 8, true, true, true, NULL, &a),
+		        0);
 		assert_int_equal(a.algo, FT_ALGO_COLLNET);
 	}
+}
+
+/*
+ * The tuner's pick of a scenario's ops (ft__sim_pick_algo_net()) reads the run's model cache:
+ * an all-to-all's and a send/recv's pick lay out the node's shared links (model/share.c) on
+ * their first size and read them back on the others, the picks those of the uncached tuner
+ * (2 PCIe L40S nodes, 1 KiB to 1 GiB by 4, one node's 8 ranks and both nodes' 16).
+ */
+static void
+test_pick_cached(void **state)
+{
+	static const enum ft_op ops[] = { FT_OP_ALLTOALL, FT_OP_SENDRECV };
+	static const uint32_t ranks[] = { 8, 16 };
+	struct ft_model_cache *cache = ft_model_cache_new();
+	struct ft_cluster_spec cs;
+	struct ft_error err = { 0 };
+	uint64_t hits, misses, picks = 0;
+
+	(void)state;
+	assert_non_null(cache);
+	assert_int_equal(ft_spec_resolve("pcie-l40s:2", &cs, &err), 0);
+	for (size_t i = 0; i < FT_ARRAY_SIZE(ops); i++) {
+		for (size_t n = 0; n < FT_ARRAY_SIZE(ranks); n++) {
+			for (uint64_t b = 1024; b <= (1ull << 30); b *= 4) {
+				struct sc_op o = { .op = ops[i],
+					           .algo = SC_ALGO_AUTO,
+					           .proto = SC_PROTO_AUTO,
+					           .bytes = b };
+				struct ft_coll_args a = { 0 }, c = { 0 };
+
+				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8,
+				                                       false, false, true, NULL,
+				                                       &a),
+				                 0);
+				assert_int_equal(ft__sim_pick_algo_net(&cs, &o, b, ranks[n], 8,
+				                                       false, false, true, cache,
+				                                       &c),
+				                 0);
+				assert_int_equal(c.algo, a.algo);
+				assert_int_equal(c.proto, a.proto);
+				assert_int_equal(c.collnet_chain, a.collnet_chain);
+				picks++;
+			}
+		}
+	}
+	ft_model_cache_stats(cache, &hits, &misses);
+	print_message("# %" PRIu64 " picks: %" PRIu64 " hits, %" PRIu64 " misses\n", picks, hits,
+	              misses);
+	/* a layout per op and job shape at most, every other pick read from the cache */
+	assert_true(misses >= 1 && misses <= FT_ARRAY_SIZE(ops) * FT_ARRAY_SIZE(ranks));
+	assert_int_equal(hits + misses, picks);
+	ft_model_cache_free(cache);
 }
 
 /*
@@ -6648,6 +6702,7 @@ main(void)
 		cmocka_unit_test(test_nvls_part_of_a_node),
 		cmocka_unit_test(test_collnet_sharp_runs),
 		cmocka_unit_test(test_nvls_net_is_the_pick),
+		cmocka_unit_test(test_pick_cached),
 		cmocka_unit_test(test_collnet_chain_closed_form),
 		cmocka_unit_test(test_collnet_chain_pcie_rows),
 		cmocka_unit_test(test_collnet_chain_paced),
