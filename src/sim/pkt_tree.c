@@ -1612,7 +1612,8 @@ struct tree_phase {
 };
 
 /* Which of a successor connection's messages message m of a connection tells: message m
- * (a tree's waits), its own message m + slots, a ring's next step (ring_next()), or, the
+ * (a tree's waits; where either carries a chunk as two messages, those of m's chunk:
+ * same_next()), its own message m + slots, a ring's next step (ring_next()), or, the
  * last of its step, that step's messages (a whole hop of an LL or LL128 chain: wait_msg(),
  * step_next()). */
 enum succ_kind { SUCC_SAME, SUCC_SLOT, SUCC_STEP, SUCC_WHOLE };
@@ -1636,6 +1637,21 @@ struct pk_tree_lazy {
 
 static int put_rec(struct free_recs *fr, uint32_t task, uint32_t flow, uint64_t free_ps);
 
+/* The chunks (NCCL's loops) of connection @c: its messages, or half of them where a chunk
+ * is two (struct ring_conn lead_at, stream_switch()). */
+static uint32_t
+conn_chunks(const struct ring_conn *c)
+{
+	return c->lead_at ? c->nmsg / 2 : c->nmsg;
+}
+
+/* The first message of chunk @k of connection @c. */
+static uint32_t
+chunk_msg(const struct ring_conn *c, uint32_t k)
+{
+	return c->lead_at ? 2 * k : k;
+}
+
 static bool
 lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nmsg)
 {
@@ -1658,14 +1674,17 @@ lazy_tree_ok(const struct pk_engine *e, const struct tree_build *tb, uint32_t nm
 		const struct ring_conn *c = &tb->rb.c[i];
 
 		/* Cut alike, else built whole: a tree's connections (chunk m waits for chunk
-		 * m of those feeding it, or their last where they have fewer), a ring's and
-		 * the one feeding it (a message waits for the one `slices` before it there). */
-		if ((!ring && c->nmsg != tb->rb.c[0].nmsg) || (tb->heads && c->nmsg != tb->msgs) ||
-		    c->lead_at ||
+		 * m of those feeding it, or their last where they have fewer; a chunk two
+		 * messages at the switches, stream_switch(), same_next()), a ring's and the one
+		 * feeding it (a message waits for the one `slices` before it there). */
+		if ((!ring && conn_chunks(c) != conn_chunks(&tb->rb.c[0])) ||
+		    (tb->heads && c->nmsg != tb->msgs) ||
+		    (c->lead_at && (ring || tb->lines || tb->heads || c->nmsg % 2)) ||
 		    (tb->lines && c->slices != tb->rb.c[0].slices) ||
 		    (ring && c->up != PK_NONE &&
 		     (tb->rb.c[c->up].loops != c->loops || tb->rb.c[c->up].slices != c->slices)) ||
-		    c->nmsg == 0 || (c->wire + c->nmsg - 1) / c->nmsg / e->mtu >= UINT32_MAX)
+		    c->nmsg == 0 ||
+		    (c->wire + conn_chunks(c) - 1) / conn_chunks(c) / e->mtu >= UINT32_MAX)
 			return false;
 	}
 	/* (the numbers it takes: two a message, four a message per switch of a node of several,
@@ -1712,13 +1731,47 @@ conn_of(const struct tree_phase *p, uint32_t v)
 	return lo;
 }
 
-/* The QP of message @v of phase @p, among the phase's (connection x nq + m % its nq). */
+/*
+ * Connection @c's QPs take its chunks round robin, a streamed chunk's two messages on one
+ * QP in order (pkt_nccl.c add_message(), ft__pk_msg_chunk()): the message after @m on its
+ * QP (c->nmsg or more: none), the one before it (PK_NONE: none) and @m's place among its
+ * QP's messages.
+ */
+static uint64_t
+qp_next(const struct ring_conn *c, uint32_t m)
+{
+	if (!c->lead_at)
+		return (uint64_t)m + c->nq;
+	return m % 2 == 0 ? (uint64_t)m + 1 : (uint64_t)m + 2ull * c->nq - 1;
+}
+
+static uint32_t
+qp_prev(const struct ring_conn *c, uint32_t m)
+{
+	uint32_t k = ft__pk_msg_chunk(c, m);
+
+	if (c->lead_at && m % 2 == 1)
+		return m - 1;
+	return k < c->nq ? PK_NONE : chunk_msg(c, k - c->nq) + (c->lead_at ? 1u : 0u);
+}
+
+static uint32_t
+qp_ord(const struct ring_conn *c, uint32_t m)
+{
+	uint32_t k = ft__pk_msg_chunk(c, m);
+
+	return c->lead_at ? k / c->nq * 2 + m % 2 : k / c->nq;
+}
+
+/* The QP of message @v of phase @p, among the phase's (connection x nq + its chunk's
+ * m % its nq). */
 static uint32_t
 qp_of(const struct tree_phase *p, uint32_t v)
 {
 	uint32_t ci = conn_of(p, v);
+	const struct ring_conn *c = &p->tb.rb.c[ci];
 
-	return ci * p->nq + (v - p->tb.rb.c[ci].first) % p->tb.rb.c[ci].nq;
+	return ci * p->nq + ft__pk_msg_chunk(c, v - c->first) % c->nq;
 }
 
 /* The phase, message (@v) and QP (@q) of flow @f, if a lazy phase's message with QP state. */
@@ -1749,12 +1802,12 @@ static struct pk_dcqcn *
 lossy_walk(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t q)
 {
 	const struct ring_conn *c = &p->tb.rb.c[conn_of(p, v)];
-	uint32_t m = v - c->first, mm, last = m, fid;
+	uint32_t m = v - c->first, last = m, fid;
 
-	for (mm = m + c->nq; mm < c->nmsg; mm += c->nq) {
-		if (mm / c->nq >= p->qbuilt[q])
+	for (uint64_t mm = qp_next(c, m); mm < c->nmsg; mm = qp_next(c, (uint32_t)mm)) {
+		if (qp_ord(c, (uint32_t)mm) >= p->qbuilt[q])
 			return &p->qcc[q];
-		last = mm;
+		last = (uint32_t)mm;
 		fid = p->mflow[c->first + mm];
 		if (fid != PK_NONE && flow_at(e, fid)->snd_nxt < flow_at(e, fid)->npkts)
 			return pk_flow_cc(e, flow_at(e, fid));
@@ -1842,7 +1895,7 @@ lossy_release(struct pk_engine *e, uint32_t fid)
 		return FT_EINVAL;
 	p->mflow[v] = PK_NONE;
 	c = &p->tb.rb.c[conn_of(p, v)];
-	if (p->qcc && v - c->first + c->nq >= c->nmsg)
+	if (p->qcc && qp_next(c, v - c->first) >= c->nmsg)
 		p->qcc[qp_of(p, v)] = *pk_flow_cc(e, f);
 	return put_rec(&e->tlazy->flows, f->task, fid, e->now_ps);
 }
@@ -1938,7 +1991,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 		gen = rf == PK_NONE ? 0 : gen;
 	}
 	t = ft__pk_flow_into(e, ft__pk_msg_wire(c, m), c->src, c->dst, c->nic,
-	                     c->qp0 + m % c->nq, p->tb.rb.tag, rt, rf);
+	                     c->qp0 + ft__pk_msg_chunk(c, m) % c->nq, p->tb.rb.tag, rt, rf);
 	if (t < 0)
 		return (int)t;
 	k = task_at(e, (uint32_t)t);
@@ -1951,7 +2004,7 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 		flow_at(e, k->flow)->rto_gen = gen;
 		/* it follows the QP's message before in sequence while that one's receiver
 		 * misses packets (struct pk_qpseq; a released one had every ACK) */
-		rf = m >= c->nq ? p->mflow[v - c->nq] : PK_NONE;
+		rf = qp_prev(c, m) != PK_NONE ? p->mflow[c->first + qp_prev(c, m)] : PK_NONE;
 		if (rf != PK_NONE && pk_psn_qp(e) &&
 		    flow_at(e, rf)->rcv_nxt < flow_at(e, rf)->npkts &&
 		    ft__pk_qp_link(e, rf, k->flow) < 0)
@@ -1970,8 +2023,10 @@ build_message(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 			p->qbuilt[q]++;
 	}
 	/* its QP's next message waits for its last packet to leave */
-	flow_at(e, k->flow)->sent_task =
-	        m + c->nq < c->nmsg ? PK_VIRT + p->base + p->nmsg + p->nlag + v + c->nq : PK_NONE;
+	flow_at(e, k->flow)->sent_task = qp_next(c, m) < c->nmsg ?
+	                                         PK_VIRT + p->base + p->nmsg + p->nlag + c->first +
+	                                                 (uint32_t)qp_next(c, m) :
+	                                         PK_NONE;
 	/* an LL chain's next message on an edge's first leg, for its start (rank_edge());
 	 * none on a record reused from another message */
 	pace = p->tb.rank_ps && p->tb.edge[p->conn_edge[ci]].conn == ci && m + 1 < c->nmsg;
@@ -2001,6 +2056,16 @@ build_lag(struct pk_engine *e, struct tree_phase *p, uint32_t v)
 
 static int phase_pred(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint64_t lat_ps);
 
+/* A wait of every message of chunk @k of connection @c of phase @p is over (its one, or a
+ * streamed chunk's two in order, as link_edge() adds them). */
+static int
+chunk_pred(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *c, uint32_t k)
+{
+	int rc = phase_pred(e, p, c->first + chunk_msg(c, k), 0);
+
+	return rc == 0 && c->lead_at ? phase_pred(e, p, c->first + chunk_msg(c, k) + 1, 0) : rc;
+}
+
 /* Pace @m is over: message m - s of every edge's first leg at stage s (tree_depths()), in
  * link_edge()'s order (a ring's: message m of every connection, in pkt_nccl.c
  * link_message()'s). */
@@ -2015,7 +2080,7 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 	e->pace_release = m == p->npace;
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		const struct ring_conn *c = &tb->rb.c[p->ring ? i : tb->edge[i].conn];
-		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]);
+		uint32_t s = p->ring ? 0 : edge_depth(tb, &tb->edge[i]), nk = conn_chunks(c);
 
 		if (!p->ring && tb->fill_clamp) {
 			/* (a chain's: its loop m - s, at the fill's end every loop from there;
@@ -2024,20 +2089,20 @@ pace_done(struct pk_engine *e, struct tree_phase *p, uint32_t m)
 
 			if (m < s)
 				continue;
-			hi = m < tb->rb.fill_n ? m - s + 1 : c->nmsg;
-			for (uint32_t mm = m - s; mm < FT_MIN(hi, c->nmsg) && rc == 0; mm++)
-				rc = phase_pred(e, p, c->first + mm, 0);
+			hi = m < tb->rb.fill_n ? m - s + 1 : nk;
+			for (uint32_t mm = m - s; mm < FT_MIN(hi, nk) && rc == 0; mm++)
+				rc = chunk_pred(e, p, c, mm);
 			continue;
 		}
 		/* (an edge at stage s: its loop m - s; in a fill, its loop after the first
 		 * round that waits for pace m, pace_of()) */
-		if (m >= s && m - s < c->nmsg && (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
-			rc = phase_pred(e, p, c->first + m - s, 0);
+		if (m >= s && m - s < nk && (p->ring || !tb->rb.fill_n || m - s < tb->fill_k))
+			rc = chunk_pred(e, p, c, m - s);
 		if (!p->ring && tb->rb.fill_n && m > tb->rb.fill_n && rc == 0) {
 			uint32_t mm = m - tb->rb.fill_n + tb->fill_k - 1;
 
-			if (mm < c->nmsg)
-				rc = phase_pred(e, p, c->first + mm, 0);
+			if (mm < nk)
+				rc = chunk_pred(e, p, c, mm);
 		}
 	}
 	e->pace_release = false;
@@ -2102,9 +2167,13 @@ ft__pk_tree_start(struct pk_engine *e, uint32_t t)
 	}
 	/* The first message on each QP waits for the phase: as the start's successors, in
 	 * the order link_edge() adds them. */
-	for (i = 0; i < p->tb.rb.n && rc == 0; i++)
-		for (m = 0; m < FT_MIN(p->tb.rb.c[i].nq, p->tb.rb.c[i].nmsg) && rc == 0; m++)
-			rc = phase_pred(e, p, p->tb.rb.c[i].first + m, 0);
+	for (i = 0; i < p->tb.rb.n && rc == 0; i++) {
+		const struct ring_conn *c = &p->tb.rb.c[i];
+
+		/* (a streamed chunk's second message follows its first on the QP) */
+		for (m = 0; m < FT_MIN(c->nq, conn_chunks(c)) && rc == 0; m++)
+			rc = phase_pred(e, p, c->first + chunk_msg(c, m), 0);
+	}
 	k = task_at(e, t);
 	k->done = 1;
 	k->t_done_ps = e->now_ps;
@@ -2167,6 +2236,30 @@ ring_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, 
 }
 
 /*
+ * Message @m of connection @u has ended: the message or messages of connection @c (a tree
+ * edge's, its chunk m waiting for chunk m of @u) that wait for it (wait_msg()), in order.
+ * Where a connection carries a chunk as two messages (stream_switch()): both do, message
+ * m; @u alone, its chunk's second message tells c's chunk; @c alone, u's chunk tells both
+ * of c's.
+ */
+static int
+same_next(struct pk_engine *e, struct tree_phase *p, const struct ring_conn *u, uint32_t m,
+          const struct ring_conn *c, uint32_t dst, uint64_t lat_ps)
+{
+	int rc;
+
+	if (u->lead_at && !c->lead_at)
+		return m % 2 == 1 && m / 2 < c->nmsg ? tell(e, p, c, m / 2, dst, lat_ps) : 0;
+	if (!u->lead_at && c->lead_at) {
+		if (m >= conn_chunks(c))
+			return 0;
+		rc = tell(e, p, c, chunk_msg(c, m), dst, lat_ps);
+		return rc == 0 ? tell(e, p, c, chunk_msg(c, m) + 1, dst, lat_ps) : rc;
+	}
+	return m < c->nmsg ? tell(e, p, c, m, dst, lat_ps) : 0;
+}
+
+/*
  * Message @m of connection @u has ended: if it is the last of its step (or of @u), the
  * messages of connection @c (a hop between nodes, cut as u is: lazy_tree_ok()) that wait
  * for it (wait_msg()), in order.
@@ -2216,7 +2309,11 @@ message_done(struct pk_engine *e, struct tree_phase *p, uint32_t v, uint32_t fid
 			rc = step_next(e, p, u, m, c, dst, lat_ps);
 			continue;
 		}
-		mm = m + (kind == SUCC_SLOT ? conn_slots(&p->tb, c, p->slots) : 0);
+		if (kind == SUCC_SAME) {
+			rc = same_next(e, p, u, m, c, dst, lat_ps);
+			continue;
+		}
+		mm = m + conn_slots(&p->tb, c, p->slots); /* (SUCC_SLOT) */
 		if (mm < c->nmsg)
 			rc = tell(e, p, c, mm, dst, lat_ps);
 	}
@@ -2421,8 +2518,9 @@ phase_pending(struct tree_phase *p, const uint32_t *nwait)
 
 			/* (an edge's first leg: the pace of loop m at its stage s, m + s > 0;
 			 * for m > 0 its pace per rank, told by message m - 1's start) */
-			n += p->npace &&
-			     (p->ring ? m > 0 : ed->conn == ci && pace_of(tb, m, s) > 0);
+			n += p->npace && (p->ring ? m > 0 :
+			                            ed->conn == ci &&
+			                                    pace_of(tb, ft__pk_msg_chunk(c, m), s) > 0);
 			n += tb->rank_ps && ed && ed->conn == ci && m > 0;
 			size_t at = p->nmsg + (size_t)p->lag_of[ci] + (size_t)m * nsw;
 			uint16_t *lag = p->lag_of[ci] != PK_NONE ? &p->pending[at] : NULL;

@@ -43,6 +43,9 @@ static uint32_t pk_run_rank1_start_ns;
 /* The channels forced on the next runs' ops (struct ft_sim_op nchannels; 0: NCCL's). */
 static uint32_t pk_run_nchannels;
 
+/* The next runs' fabric has SHARP (fabric.sharp: CollNet's switches; false: the preset's). */
+static bool pk_run_sharp;
+
 /* NCCL's tree correction on the next runs' schedules (struct ft_schedule tree_corr, its
  * flows carrying 1 / it as ft__sim_nccl_efficiency() leaves them; 0: none). */
 static double pk_run_tree_corr;
@@ -67,6 +70,8 @@ pk_run_prio_ops_on(struct pk_run *r, const struct ft_coll_args *a, uint32_t n, u
 	r->spec.node.nccl_ll_buffsize = pk_run_ll_buffsize;
 	if (pk_run_cable_lat_s > 0)
 		r->spec.fabric.lat_cable_s = pk_run_cable_lat_s;
+	if (pk_run_sharp)
+		r->spec.fabric.sharp = true;
 	r->t = NULL;
 	assert_int_equal(ft_topo_build(&r->spec, &r->t, &err), 0);
 	assert_true((uint64_t)n * (gpn ? gpn : 1) <= FT_ARRAY_SIZE(r->ends));

@@ -3592,6 +3592,87 @@ test_collnet_engines_agree(void **state)
 }
 
 /*
+ * A CollNet phase streamed through SHARP's switches (pkt_tree.c stream_switch(): a
+ * connection into or out of them two messages a chunk on one QP) is built as its messages
+ * may start, as a plain tree's is (lazy_tree(); a chunk's two messages told by the chunk
+ * they wait for, same_next(), and paced, started and sequenced on their QP by chunk), and
+ * holds the messages in flight, not the phase. CollNetDirect and CollNetChain all-reduces
+ * on 2 DGX H100 x 8 GPUs with SHARP, 1 and 16 MiB, with 1 and 2 QPs a connection, under
+ * DCQCN and lossy (test_ring_tree_lazy_lossy_paced's marking and losses): every counter of
+ * the run is the whole build's to the bit, and the lazy run keeps fewer flow records than
+ * the whole one (CollNetChain 16 MiB: 304 to 336 against 3,168; CollNetDirect 1 MiB 160
+ * against 288). Before, lazy_tree_ok() refused a streamed connection and the phase was
+ * built whole (no lazy phase: the test fails there).
+ */
+static void
+test_collnet_streamed_lazy(void **state)
+{
+	static const uint64_t sizes[] = { 1u << 20, 16u << 20 };
+	const struct {
+		uint32_t qps;
+		enum ft_pkt_cc cc;
+		bool lossy;
+	} runs[] = { { 1, FT_PKT_CC_NONE, false },
+		     { 2, FT_PKT_CC_NONE, false },
+		     { 2, FT_PKT_CC_DCQCN, false },
+		     { 1, FT_PKT_CC_DCQCN, true },
+		     { 2, FT_PKT_CC_NONE, true } };
+
+	(void)state;
+	pk_run_sharp = true;
+	for (uint32_t chain = 0; chain < 2; chain++)
+		for (size_t i = 0; i < FT_ARRAY_SIZE(sizes); i++)
+			for (size_t k = 0; k < FT_ARRAY_SIZE(runs); k++) {
+				struct ft_coll_args a = { .op = FT_OP_ALL_REDUCE,
+					                  .algo = FT_ALGO_COLLNET,
+					                  .proto = FT_PROTO_SIMPLE,
+					                  .nranks = 16,
+					                  .ranks_per_node = 8,
+					                  .bytes = sizes[i],
+					                  .collnet_chain = chain };
+				/* (test_ring_tree_lazy_lossy_paced's marking and losses) */
+				struct ft_packet_cfg pc = {
+					.cc = runs[k].cc,
+					.ecn_kmin_bytes = 1,
+					.ecn_kmax_bytes = 2,
+					.ecn_pmax = 1,
+					.fc = runs[k].lossy ? FT_PKT_FC_NONE : FT_PKT_FC_AUTO,
+					.ber = runs[k].lossy ? 1e-7 : 0,
+					.rto_s = runs[k].lossy ? 200e-6 : 0
+				};
+				struct pk_run r[2];
+				size_t whole;
+
+				for (int w = 0; w < 2; w++)
+					pk_run_ops_on(&r[w], &a, 2, 8, &pc, runs[k].qps, w == 0, 1,
+					              FT_ROUTING_ECMP);
+				whole = pk(r[0].e)->flows.len;
+				print_message("# lazy %s %llu MiB, run %zu: %zu flow records "
+				              "(whole: %zu), %llu CNPs, %llu drops\n",
+				              chain ? "CollNetChain" : "CollNetDirect",
+				              (unsigned long long)(sizes[i] >> 20), k,
+				              pk(r[1].e)->flows.len, whole,
+				              (unsigned long long)r[1].c.ncnp,
+				              (unsigned long long)r[1].c.ndrops);
+				assert_null(pk(r[0].e)->tlazy);
+				assert_non_null(pk(r[1].e)->tlazy);
+				assert_int_equal(r[1].c.nflows, whole);
+				if (!(pk(r[1].e)->flows.len < whole))
+					fail_msg("%s %llu MiB run %zu: %zu flow records lazily, %zu "
+					         "whole", chain ? "CollNetChain" : "CollNetDirect",
+					         (unsigned long long)(sizes[i] >> 20), k,
+					         pk(r[1].e)->flows.len, whole);
+				assert_int_equal(r[0].c.ndrops, r[1].c.ndrops);
+				assert_int_equal(r[0].c.nretx, r[1].c.nretx);
+				assert_int_equal(r[0].c.ncnp, r[1].c.ncnp);
+				assert_same_run(&r[0], &r[1]);
+				pk_run_free(&r[1]);
+				pk_run_free(&r[0]);
+			}
+	pk_run_sharp = false;
+}
+
+/*
  * The tree of each of @nch forced channels as NVIDIA/nccl v2.27.7-1 builds them, step by
  * step, for a search graph of @g channels (src/graph/connect.cc): ncclTopoPreset() and
  * connectTrees() give channel c tree 0 and c + g tree 1; ncclTopoPostset() doubles the
@@ -4306,6 +4387,7 @@ main(void)
 		cmocka_unit_test(test_collnet_closed_form),
 		cmocka_unit_test(test_collnet_switch_streams),
 		cmocka_unit_test(test_collnet_engines_agree),
+		cmocka_unit_test(test_collnet_streamed_lazy),
 		cmocka_unit_test(test_collnet_direct_chunks_in_node),
 		cmocka_unit_test(test_nvls_tree_lazy),
 		cmocka_unit_test(test_ring_tree_lazy),
