@@ -1485,17 +1485,35 @@ spray_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
 	return k->dst;
 }
 
+/*
+ * Where packet @k at vertex @v heads for under adaptive routing: at a switch, the NIC its
+ * flow's route enters the receiving node by (the last fabric link's end, nic_rx_link),
+ * since a switch's AR group is one per destination LID, the receiving HCA port, and
+ * holds the min-hop ports toward it (kb IB-AR); inside the receiving node, the packet's
+ * destination. That NIC is not always the one the destination's own route enters by: a
+ * balanced tree's second GPU receives through its channel's NIC (node.c far_nic()), and
+ * heading for the GPU instead would walk a packet to its own rail's NIC, over more hops
+ * than its flow's row holds (flowlet_room()).
+ */
+static uint32_t
+ar_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
+{
+	const struct pk_flow *f = flow_at(e, k->flow);
+
+	if (f->nic_rx_link == PK_NONE || ft_topo_vertex(e->topo, v)->kind != FT_V_SWITCH)
+		return k->dst;
+	return e->links[f->nic_rx_link].dst;
+}
+
 /* Adaptive routing at vertex @v: the equal-cost port that is up with the fewest queued
  * bytes; under SRD's spraying the next one of the flow's rotation (spray_pick()). */
 static int
 least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 {
 	const struct pk_pkt *k = &e->pkts[id];
-	uint32_t cand[64], target = k->dst;
+	uint32_t cand[64], target = e->spray ? spray_target(e, k, v) : ar_target(e, k, v);
 	int n;
 
-	if (e->spray)
-		target = spray_target(e, k, v);
 	n = ft_route_next_hops(e->topo, v, target, cand, FT_ARRAY_SIZE(cand));
 	if (n <= 0)
 		return n < 0 ? n : FT_ENOENT;

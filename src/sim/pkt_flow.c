@@ -216,6 +216,21 @@ nvlink_domain_flow(const struct pk_engine *e, const struct pk_flow *f)
 }
 
 /*
+ * Whether flow @f goes to or comes from the switch that reduces in the network (CollNet /
+ * SHARP, NVLS across nodes: flow_route.c route_innet()): its path is its host's links and
+ * its NIC's host link into that switch, the first one, so no switch of the fabric chooses
+ * along it (kb IB-AR: the AR group is a switch's). It is kept whole under adaptive
+ * routing: no hop-by-hop route leads to a switch (topo/route.c next_hops() takes GPUs,
+ * NICs and in-node vertices).
+ */
+static bool
+innet_flow(const struct pk_engine *e, const struct pk_flow *f)
+{
+	return ft_topo_vertex(e->topo, f->src)->kind == FT_V_SWITCH ||
+	       ft_topo_vertex(e->topo, f->dst)->kind == FT_V_SWITCH;
+}
+
+/*
  * Adaptive routing with flowlets, decided at each switch (as switches that balance
  * flowlets do: the port a flow's packets leave by is chosen by the switch that owns it,
  * from its own queues): flowlet n of a QP is its packets from byte n x flowlet_bytes on.
@@ -445,7 +460,7 @@ ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 	    !nvlink_domain_flow(e, f))
 		fixed = host_fixed(f, &path);
 	if ((e->cfg.routing != FT_ROUTING_ADAPTIVE && !e->spray) || nvlink_domain_flow(e, f) ||
-	    dead || (via != UINT32_MAX && !fixed)) {
+	    dead || (via != UINT32_MAX && !fixed) || innet_flow(e, f)) {
 		/* A reused record (a lazy send's) keeps its room when the path fits. */
 		if (f->path_cap < path.nlinks) {
 			if (ft_vec_reserve(&e->paths, path.nlinks) < 0)
