@@ -227,7 +227,8 @@ uint32_t ft__route_ecmp_index(uint64_t flow_hash, uint64_t salt, uint32_t n);
  * ft__route_by_dlid() says whether @t's fabric is such (ft__topo_fabric_tech() is
  * FT_TECH_IB); there a switch's ECMP index takes ft__route_dlid_hash(NIC vertex the path
  * enters its destination by) for the flow hash, so every QP and every source to that port
- * leaves a switch by one port: a hash-balanced LFT, as minhop or updn fill one.
+ * leaves a switch by one port: a static LFT drawn by hash, not balanced as minhop or updn
+ * balance theirs (counting the LIDs on each port, kb IB-SM).
  */
 struct ft_topo;
 bool ft__route_by_dlid(const struct ft_topo *t);

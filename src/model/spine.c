@@ -71,7 +71,12 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
  * ceil(k / up); under ECMP each flow hashes onto one of its leaf's up links at random (and,
  * where a spine has more than one cable to the destination leaf, again onto one of them:
  * uplinks_add_down()), and the job waits for the busiest link of all its leaves, up or
- * down: the expected maximum (uplinks_ecmp_max()).
+ * down: the expected maximum (uplinks_ecmp_max()). Each flow is a ball of its own, as on
+ * Ethernet, where each QP's UDP source port is hashed (kb ROCE-WIRE). On InfiniBand the
+ * engines forward by destination LID (topo/route.c ecmp_hash(), kb IB-SM): every flow into
+ * one NIC takes one port per switch, fewer and heavier balls, and the busiest link carries
+ * more than counted here (dgx-h100:36, PXN off, all-to-all of 64 MiB: 1,433 us here, 2,977
+ * in the flow engine; on roce400 1,454 and 1,500). Not yet counted by destination.
  */
 struct uplinks {
 	enum ft_routing routing;

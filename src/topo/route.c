@@ -28,7 +28,8 @@
  *   v2.27.7-1 src/transport/net_ib.cc ncclIbRtrQp()): there the flow hash is
  *   ft__route_dlid_hash() of the NIC the path enters its destination by, so
  *   the index is a function of (switch, destination port) only, a
- *   hash-balanced LFT as minhop or updn without ftree's ordering gives, and
+ *   static LFT drawn by hash (not balanced: minhop and updn count the LIDs
+ *   on each port, kb IB-SM; D-mod-K is ftree's balanced table), and
  *   QPs or sources to one port share its path. In-node choices keep the
  *   flow's hash (no LFT there).
  * - D-mod-K (IB-SM, OpenSM ftree): every NIC has a key, its position in

@@ -4958,11 +4958,14 @@ test_flow_alltoall_window_every_view(void **state)
 /*
  * A flat all-to-all takes its paths from the flow engine's route memo (D-mod-K: a GPU's way
  * up, then the (leaf, destination) rest; ECMP: the ways up and in, the switches walked with
- * the flow's hash): every link must carry exactly the flows that routing each pair and QP
- * on its own puts on it, on a cluster with several leaves per rail.
+ * the flow's hash, or on InfiniBand the destination port's, flow_route.c ecmp_walk()):
+ * every link must carry exactly the flows that routing each pair and QP on its own puts on
+ * it, on a cluster with several leaves per rail. dgx-h100's fabric is InfiniBand (ndr);
+ * @roce names its fabric link roce400 instead (ft__topo_fabric_tech(): Ethernet, ECMP
+ * hashing each QP, kb ROCE-WIRE).
  */
 static void
-memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps)
+memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps, bool roce)
 {
 	struct ft_cluster_spec spec;
 	struct ft_topo *t = NULL;
@@ -4986,7 +4989,10 @@ memo_paths_are_routed_paths(enum ft_routing routing, uint64_t seed, uint32_t qps
 
 	assert_non_null(rank_gpu);
 	assert_int_equal(ft_spec_resolve("dgx-h100:64", &spec, &err), 0);
+	if (roce)
+		ft_strlcpy(spec.fabric.link, "roce400", sizeof(spec.fabric.link));
 	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	assert_true(ft__route_by_dlid(t) == !roce);
 	pairs = calloc(ft_topo_nlinks(t), sizeof(uint32_t));
 	assert_non_null(pairs);
 	for (uint32_t v = 0; v < ft_topo_nvertices(t); v++) {
@@ -5054,16 +5060,19 @@ static void
 test_dmodk_memo_paths_are_routed_paths(void **state)
 {
 	(void)state;
-	memo_paths_are_routed_paths(FT_ROUTING_DMODK, 1, 1);
+	memo_paths_are_routed_paths(FT_ROUTING_DMODK, 1, 1, false);
 }
 
-/* ECMP, several salts, and two QPs per connection (the QP is part of the hash). */
+/* ECMP, several salts, and two QPs per connection: on InfiniBand (by destination LID, the
+ * QP no part of the hash) and on RoCE (the QP part of the hash). */
 static void
 test_ecmp_memo_paths_are_routed_paths(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++)
-		memo_paths_are_routed_paths(FT_ROUTING_ECMP, seed, seed == 2 ? 2 : 1);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		memo_paths_are_routed_paths(FT_ROUTING_ECMP, seed, seed == 2 ? 2 : 1, false);
+		memo_paths_are_routed_paths(FT_ROUTING_ECMP, seed, seed == 2 ? 2 : 1, true);
+	}
 }
 
 /* A report filled by hand leaves what the twin was as observations, in order: the

@@ -541,6 +541,43 @@ test_ecmp_ib_qps_one_spine(void **state)
 }
 
 /*
+ * The two engines agree link by link on InfiniBand under ECMP, where neither splits a
+ * connection over its launched channels' QPs (ft__sim_qp_hashed() false: a switch forwards
+ * by destination LID, kb IB-SM) and every route to a NIC is the switches' one per
+ * destination (topo/route.c ecmp_hash(), engine_flow's memo walk flow_route.c
+ * ecmp_walk()): the ring all-reduce of 64 MiB and the ops of ecmp_chan_ops (a tree, an
+ * LL128 chain, an NVLS tree) with 4 QPs a connection, over every GPU of two DGX H100 of 8
+ * HDR NICs (radix 8) and over GPU 0 of each of two nodes of 4 (radix 4), at seeds 1 to 3.
+ * An engine that hashed a channel's or a QP's own path on IB while the other did not (the
+ * memo walk hashing the flow, a copy's QPs split in one engine alone) loads other spine
+ * links and fails here.
+ */
+static void
+test_ecmp_ib_engines_agree(void **state)
+{
+	const char *ops[FT_ARRAY_SIZE(ecmp_chan_ops) + 1];
+
+	(void)state;
+	ops[0] = "{op: all_reduce, algo: ring, size: 64MiB}";
+	for (size_t o = 0; o < FT_ARRAY_SIZE(ecmp_chan_ops); o++)
+		ops[o + 1] = ecmp_chan_ops[o];
+	for (size_t o = 0; o < FT_ARRAY_SIZE(ops); o++)
+		for (uint32_t seed = 1; seed <= 3; seed++)
+			for (uint32_t two = 0; two < (o < 3 ? 2u : 1u); two++) {
+				struct ft_sim_report f, k;
+				char text[1024];
+
+				ecmp_link_op_text(text, sizeof(text), "hdr", two ? 4 : 8,
+				                  two ? 4 : 8, two ? 2 : 0, seed, 4, ops[o]);
+				run_ok(text, "flow", &f);
+				run_ok(text, "packet", &k);
+				assert_true(ports_agree(&f, &k, ops[o], seed) > 0);
+				ft_sim_report_release(&f);
+				ft_sim_report_release(&k);
+			}
+}
+
+/*
  * NVLS on 2 to 7 GPUs of one node runs (it spans one NVSwitch domain). Its channels run at
  * a speed of NCCL's list (ft_model_nvls_channel_share: 370.8 / (n + 1) down to 60, 50, 40
  * GB/s), which is not monotonic in n (6 GPUs: 53 -> 50, 7: 46 -> 40); the rest is.
@@ -6694,6 +6731,7 @@ main(void)
 		cmocka_unit_test(test_channels_stay_on_rail),
 		cmocka_unit_test(test_ecmp_ring_copies_agree),
 		cmocka_unit_test(test_ecmp_ib_qps_one_spine),
+		cmocka_unit_test(test_ecmp_ib_engines_agree),
 		cmocka_unit_test(test_ecmp_ring_copies_spread),
 		cmocka_unit_test(test_ecmp_tree_chain_copies_agree),
 		cmocka_unit_test(test_ecmp_tree_chain_copies_spread),
