@@ -3398,8 +3398,8 @@ test_collnet_direct_chunks_in_node(void **state)
  * one packet per hop at most; the first byte down leaves then, within a packet: not S / R
  * later, as a switch that holds the chunk whole sends it. The last unit down leaves once
  * the last byte up is in, so the op ends at S / R + L_up + L_down within a few packets,
- * not 2 S / R. Before the switches streamed, the first byte down left at 84.1 us (S / R
- * 83.9) and the op took 2 S / R.
+ * not 2 S / R. Before the switches streamed, the first byte down left at 87.58 us (S / R
+ * 87.38) and the op took 2 S / R (175.31 us; now 88.02 against 87.93 by hand).
  */
 static void
 test_collnet_switch_streams(void **state)
@@ -3511,6 +3511,93 @@ test_collnet_switch_streams(void **state)
 	ft_packet_engine.destroy(e);
 	ft_schedule_release(&sch);
 	ft_topo_free(t);
+}
+
+/*
+ * The flows into SHARP's switches of test_collnet_switch_streams()'s op (one switch, two
+ * children, one chunk of @S each way, uncapped), into @nin, and of them those of one
+ * packet (a streamed chunk's first unit, pkt_tree.c stream_switch()) into @nunit.
+ */
+static void
+switch_flows(uint64_t S, uint32_t *nin, uint32_t *nunit)
+{
+	struct ft_cluster_spec spec;
+	struct ft_topo *t = NULL;
+	struct ft_error err = { 0 };
+	struct ft_sim_cfg cfg;
+	uint32_t rank_gpu[2], sw;
+	struct ft_schedule sch;
+	struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 4, .npairs = 4 };
+	struct ft_sched_flow fl[4] = {
+		{ .src = 0, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		{ .src = 1, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		{ .src = FT_SCHED_INNET, .dst = 0, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
+		{ .src = FT_SCHED_INNET, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
+	};
+	struct ft_engine *e = NULL;
+	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1, .pipe_chunks = 1 };
+
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	spec.fabric.sharp = true;
+	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
+	ft_sim_cfg_init(&cfg);
+	for (uint32_t r = 0; r < 2; r++)
+		rank_gpu[r] = ft_topo_gpu(t, r, 0);
+	sw = ft__sim_innet_vertex(t, rank_gpu[0], FT_ALGO_COLLNET);
+	ft_schedule_init(&sch);
+	sch.op = FT_OP_ALL_REDUCE;
+	sch.algo = FT_ALGO_COLLNET;
+	sch.proto = FT_PROTO_SIMPLE;
+	sch.nranks = 2;
+	sch.ranks_per_node = 1;
+	sch.bytes = S;
+	sch.proto_eff = 1.0;
+	ft_strlcpy(ph.what, "collnet", sizeof(ph.what));
+	assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(ft_vec_push(&sch.flows, &fl[i]), 0);
+	op.sched = &sch;
+	assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
+	/* (built whole: every message's record stays to be read) */
+	ft_container_of(e, struct pk_engine, base)->tree_eager = true;
+	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
+	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
+	assert_int_equal(pk(e)->mtu, 4096); /* (the sizes below are in its packets) */
+	*nin = *nunit = 0;
+	for (size_t i = 0; i < pk(e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
+
+		if (f->dst == sw) {
+			(*nin)++;
+			*nunit += f->bytes == pk(e)->mtu;
+		}
+	}
+	ft_packet_engine.destroy(e);
+	ft_schedule_release(&sch);
+	ft_topo_free(t);
+}
+
+/*
+ * A chunk under two packets goes through SHARP's switches whole (pkt_tree.c
+ * stream_switch(): a unit and a rest of at least a packet each, or one message): at 1.5
+ * packets each child sends its chunk up as one message, none of one packet; at 3 packets,
+ * as two, the first of one packet. With the fallback taken out, the 1.5-packet chunk went
+ * up as two messages of 0.75 packet (the unit capped at half the chunk) and the test fails.
+ */
+static void
+test_collnet_switch_small_whole(void **state)
+{
+	uint32_t nin, nunit;
+
+	(void)state;
+	switch_flows(4096 * 3 / 2, &nin, &nunit);
+	print_message("# 1.5 packets: %u flows into the switch, %u of one packet\n", nin, nunit);
+	assert_int_equal(nin, 2);
+	assert_int_equal(nunit, 0);
+	switch_flows(4096 * 3, &nin, &nunit);
+	print_message("# 3 packets: %u flows into the switch, %u of one packet\n", nin, nunit);
+	assert_int_equal(nin, 4);
+	assert_int_equal(nunit, 2);
 }
 
 /*
@@ -4386,6 +4473,7 @@ main(void)
 		cmocka_unit_test(test_nvls_tree_records),
 		cmocka_unit_test(test_collnet_closed_form),
 		cmocka_unit_test(test_collnet_switch_streams),
+		cmocka_unit_test(test_collnet_switch_small_whole),
 		cmocka_unit_test(test_collnet_engines_agree),
 		cmocka_unit_test(test_collnet_streamed_lazy),
 		cmocka_unit_test(test_collnet_direct_chunks_in_node),
