@@ -144,6 +144,11 @@ ft_plan_search(const struct ft_cluster_spec *spec, const struct ft_plan_model *m
 		for (ep = 1; ep <= (m->experts ? FT_MIN(m->experts, dp) : 1); ep++) {
 			if (m->experts && (m->experts % ep || dp % ep))
 				continue;
+			/* hot experts copied (--replicas with --place-by-heat): up to EP of
+			 * them, on EP 2 at least (check_config()); a layout of fewer EP ranks
+			 * is not one the search tries, as one whose experts do not divide */
+			if (base->replicas && base->place_by_heat && (ep < 2 || base->replicas > ep))
+				continue;
 			for (io = 0; io < FT_ARRAY_SIZE(orders); io++)
 			for (imb = 0; imb < FT_ARRAY_SIZE(mbs); imb++)
 			for (iv = 0; iv < FT_ARRAY_SIZE(vpps); iv++)
