@@ -202,21 +202,6 @@ chan_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uin
 	return 1;
 }
 
-/* The tree copies of phase @ph: its largest pipe label (pkt_tree.c phase_pipes()). */
-static uint32_t
-phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
-{
-	uint32_t f, n = 0;
-
-	for (f = 0; f < ph->nflows; f++) {
-		struct ft_sched_flow fl;
-
-		ft_sched_phase_flow(sc, ph, f, &fl);
-		n = FT_MAX(n, (uint32_t)fl.pipe);
-	}
-	return n;
-}
-
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -1273,9 +1258,8 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				return rc;
 			rec.piped = true;
 		} else {
-			uint32_t creps = pl.nchannels ?
-			                         ft__sim_chain_reps(op, phase_pipes(sc, ph), &pl) :
-			                         1;
+			uint32_t pipes = ft__sim_phase_pipes(sc, ph);
+			uint32_t creps = pl.nchannels ? ft__sim_chain_reps(op, pipes, &pl) : 1;
 
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;

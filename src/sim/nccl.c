@@ -2150,6 +2150,20 @@ ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_phase *p
 }
 
 uint32_t
+ft__sim_phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
+{
+	uint32_t f, n = 0;
+
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		n = FT_MAX(n, (uint32_t)fl.pipe);
+	}
+	return n;
+}
+
+uint32_t
 ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph, uint32_t launched)
 {
 	const struct ft_schedule *sc = op->sched;

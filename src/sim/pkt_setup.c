@@ -586,21 +586,6 @@ submit_a2a(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sche
 	return rc;
 }
 
-/* The tree copies of phase @ph: its largest pipe label (pkt_tree.c phase_pipes()). */
-static uint32_t
-whole_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
-{
-	uint32_t f, n = 0;
-
-	for (f = 0; f < ph->nflows; f++) {
-		struct ft_sched_flow fl;
-
-		ft_sched_phase_flow(sc, ph, f, &fl);
-		n = FT_MAX(n, (uint32_t)fl.pipe);
-	}
-	return n;
-}
-
 /*
  * A flow of the schedule as a connection, at its start offset (a barrier of that wait
  * after @prev; struct ft_sched_flow.start_ns). When op @rec's dependents count from its
@@ -1383,9 +1368,8 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 			/* (the launched channels' copies the flow engine runs, ft__sim_flow_chans():
 			 * the model's count where the packet engine read it, pipe_read()) */
 			uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
-			uint32_t creps = launched ? ft__sim_chain_reps(op, whole_pipes(sc, ph),
-			                                               &e->op_pl) :
-			                            1;
+			uint32_t pipes = ft__sim_phase_pipes(sc, ph);
+			uint32_t creps = launched ? ft__sim_chain_reps(op, pipes, &e->op_pl) : 1;
 
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;

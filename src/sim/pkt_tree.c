@@ -189,21 +189,6 @@ op_nodes(const struct pk_engine *e, const struct ft_sim_op *op)
 	return n;
 }
 
-/* Tree copies of the phase: the largest pipe number. */
-static uint32_t
-phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph)
-{
-	uint32_t f, n = 0;
-
-	for (f = 0; f < ph->nflows; f++) {
-		struct ft_sched_flow fl;
-
-		ft_sched_phase_flow(sc, ph, f, &fl);
-		n = FT_MAX(n, (uint32_t)fl.pipe);
-	}
-	return n;
-}
-
 /*
  * An NVLS tree's labels (struct ft_sched_flow head): the heads per node (the largest
  * label), the nodes (one per in-node flow of a head 1 before the first network edge: a
@@ -1427,7 +1412,7 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		        .bar = bar,
 		        .lane_split = true }
 	};
-	uint32_t pipes = phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
+	uint32_t pipes = ft__sim_phase_pipes(sc, ph), nmsg = 0, nodes, groups, i;
 	struct ft_model_chunking ch;
 	bool lazy;
 	int rc;

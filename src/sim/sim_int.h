@@ -836,6 +836,9 @@ bool ft__sim_ring_chunks(const struct ft_schedule *sc, const struct ft_sched_pha
  */
 uint32_t ft__sim_ring_reps(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
                            uint32_t launched);
+/* The tree copies of phase @ph of @sc: its flows' largest pipe label (a tree's or chain's
+ * copies are pipes 1 ... n; nccl.c). */
+uint32_t ft__sim_phase_pipes(const struct ft_schedule *sc, const struct ft_sched_phase *ph);
 /*
  * Whether the routing hashes each QP to its own path: ECMP over RoCE (kb ROCE-WIRE: a QP's
  * UDP source port is its flow's entropy, ft_route_flow_hash()) or a fabric of no known
