@@ -75,37 +75,68 @@ spine_geo(const struct ft_cluster_spec *spec, const struct ft_model_links *l,
  * Ethernet, where each QP's UDP source port is hashed (kb ROCE-WIRE). On InfiniBand the
  * engines forward by destination LID (topo/route.c ecmp_hash(), kb IB-SM): every flow into
  * one NIC takes one port per switch, fewer and heavier balls, and the busiest link carries
- * more than counted here (dgx-h100:36, PXN off, all-to-all of 64 MiB: 1,433 us here, 2,977
- * in the flow engine; on roce400 1,454 and 1,500). Not yet counted by destination.
+ * more than one ball a flow would: there (@dlid) a ball is a destination NIC's flows through
+ * the leaf (or, down, a source leaf's flows into one NIC), a weight, and a group of balls of
+ * weights w_i is counted as round(S^2 / Q) balls of the weight S / that (S the sum of the
+ * w_i, Q of their squares): exact where the weights are equal (every destination NIC of an
+ * all-to-all gets as many flows from a leaf), the same total and nearly the same spread
+ * where they are not. The busiest link of all then weighs the groups' counts
+ * (uplinks_ecmp_wmax()). dgx-h100:36, PXN off, all-to-all of 64 MiB: 1,433 us a ball a
+ * flow, 2,977 in the flow engine.
  */
 struct uplinks {
 	enum ft_routing routing;
+	bool dlid;    /* ECMP forwarded by destination LID (InfiniBand) */
 	uint32_t up;
 	double hot;   /* D-mod-K, adaptive: the busiest link's flows so far */
-	double *k;    /* ECMP: each leaf's flows up */
+	double *k;    /* ECMP: each group's balls */
+	double *w;    /* and each ball's flows (after k in one block) */
 	uint32_t n, cap;
 	bool nomem;
 };
 
-/* ECMP: one more group of @k flows hashed onto @u->up links. */
+/* ECMP: one more group of @k balls of @w flows each hashed onto @u->up links. */
 static void
-uplinks_push(struct uplinks *u, double k)
+uplinks_push_w(struct uplinks *u, double k, double w)
 {
 	if (u->n == u->cap) {
 		uint32_t cap = u->cap ? 2 * u->cap : 64;
-		double *p = ft_malloc(sizeof(*p) * cap);
+		double *p = ft_malloc(sizeof(*p) * 2 * cap);
 
 		if (!p) {
 			u->nomem = true;
 			return;
 		}
-		if (u->n)
+		if (u->n) {
 			memcpy(p, u->k, sizeof(*p) * u->n);
+			memcpy(p + cap, u->w, sizeof(*p) * u->n);
+		}
 		ft_free(u->k);
 		u->k = p;
+		u->w = p + cap;
 		u->cap = cap;
 	}
-	u->k[u->n++] = k;
+	u->k[u->n] = k;
+	u->w[u->n++] = w;
+}
+
+static void
+uplinks_push(struct uplinks *u, double k)
+{
+	uplinks_push_w(u, k, 1.0);
+}
+
+/* By destination LID: balls of @s flows in all, @q the sum of their squares, as one group
+ * of equal balls (struct uplinks). */
+static void
+uplinks_push_balls(struct uplinks *u, double s, double q)
+{
+	double k;
+
+	if (!(s > 0) || !(q > 0))
+		return;
+	k = FT_MAX(1.0, round(s * s / q));
+	uplinks_push_w(u, k, s / k);
 }
 
 static void
@@ -152,9 +183,16 @@ static void
 uplinks_add_down(struct uplinks *u, const double *kin, const uint32_t *from, uint32_t nleaves,
                  uint32_t cables)
 {
-	for (uint32_t i = 0; kin && i < nleaves; i++)
-		if (kin[i] > 0 && (cables > 1 || from[i] == SPINE_FROM_MANY))
+	const double *kq = kin ? kin + nleaves : NULL; /* by DLID: the squares */
+
+	for (uint32_t i = 0; kin && i < nleaves; i++) {
+		if (!(kin[i] > 0 && (cables > 1 || from[i] == SPINE_FROM_MANY)))
+			continue;
+		if (u->dlid)
+			uplinks_push_balls(u, kin[i], kq[i]);
+		else
 			uplinks_push(u, kin[i]);
+	}
 }
 
 /* A flow into leaf @to from leaf @src: who sends into @to (uplinks_add_down()). */
@@ -281,6 +319,93 @@ uplinks_ecmp_max(struct uplinks *u)
 	return e;
 }
 
+/* A step of the busiest link's CDF: group @g's count passes @c at @t flows. */
+struct wstep {
+	double t;
+	uint32_t g, c;
+};
+
+static int
+wstep_cmp(const void *a, const void *b)
+{
+	double x = ((const struct wstep *)a)->t, y = ((const struct wstep *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * By destination LID: E[max] over the loaded links of @u's groups, each group's busiest
+ * link carrying w times its count of balls: the integral over t of 1 - P(max <= t), where
+ * P(max <= t) = prod over the groups of F_g(floor(t / w_g)) (ecmp_leaf_cdf(), the groups
+ * independent as uplinks_ecmp_max() takes them), a step function that changes where t
+ * passes c x w_g, walked in order. Negative where memory runs out; @u's counts are spent.
+ */
+static double
+uplinks_ecmp_wmax(struct uplinks *u)
+{
+	uint32_t i, j, c, nzero = 0, nst = 0, ktot = 0;
+	uint32_t *cnt = ft_calloc(u->n, sizeof(*cnt)), *off = ft_malloc(sizeof(*off) * u->n);
+	double *F = NULL, logp = 0, prev = 0, e = -1;
+	struct wstep *st = NULL;
+
+	if (!cnt || !off)
+		goto out;
+	for (i = 0; i < u->n; i++) { /* groups of equal balls taken together, in cnt[i] */
+		if (u->k[i] == 0)
+			continue;
+		for (j = i; j < u->n; j++)
+			if (u->k[j] == u->k[i] && u->w[j] == u->w[i]) {
+				cnt[i]++;
+				if (j > i)
+					u->k[j] = 0;
+			}
+		off[i] = ktot;
+		ktot += (uint32_t)u->k[i] + 1;
+	}
+	F = ft_malloc(sizeof(*F) * (ktot ? ktot : 1));
+	st = ft_malloc(sizeof(*st) * (ktot ? ktot : 1));
+	if (!F || !st)
+		goto out;
+	for (i = 0; i < u->n; i++) {
+		uint32_t k = (uint32_t)u->k[i];
+
+		if (k == 0)
+			continue;
+		if (ecmp_leaf_cdf(k, u->up, F + off[i]) < 0)
+			goto out;
+		if (F[off[i]] > 0)
+			logp += cnt[i] * log(F[off[i]]);
+		else
+			nzero++;
+		for (c = 1; c <= k; c++)
+			st[nst++] = (struct wstep){ .t = c * u->w[i], .g = i, .c = c };
+	}
+	qsort(st, nst, sizeof(*st), wstep_cmp);
+	/* P(max <= t) is 0 while a group's factor is (nzero), else exp(logp) */
+	e = 0;
+	for (j = 0; j < nst; j++) {
+		const double *Fg = F + off[st[j].g];
+		double a = Fg[st[j].c - 1], b = Fg[st[j].c];
+
+		e += (nzero ? 1.0 : -expm1(logp)) * (st[j].t - prev);
+		prev = st[j].t;
+		if (a > 0)
+			logp -= cnt[st[j].g] * log(a);
+		else
+			nzero--;
+		if (b > 0)
+			logp += cnt[st[j].g] * log(b);
+		else
+			nzero++;
+	}
+out:
+	ft_free(cnt);
+	ft_free(off);
+	ft_free(F);
+	ft_free(st);
+	return e;
+}
+
 /* The busiest up-link's flows of @u (0: none loaded; negative: out of memory). */
 static double
 uplinks_hot(struct uplinks *u)
@@ -289,6 +414,8 @@ uplinks_hot(struct uplinks *u)
 
 	if (u->nomem)
 		hot = -1;
+	else if (u->routing == FT_ROUTING_ECMP && u->n && u->dlid)
+		hot = uplinks_ecmp_wmax(u);
 	else if (u->routing == FT_ROUTING_ECMP && u->n)
 		hot = uplinks_ecmp_max(u);
 	ft_free(u->k);
@@ -358,15 +485,16 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
 	return 0;
 }
 
-/* ECMP: the flows into each leaf (*@kin) and where they come from (nl->from), zeroed; else
- * none. FT_ENOMEM (@nl freed). */
+/* ECMP: the flows into each leaf (*@kin, by DLID then their balls' squares) and where they
+ * come from (nl->from), zeroed; else none. FT_ENOMEM (@nl freed). */
 static int
-nic_leaves_down(struct nic_leaves *nl, enum ft_routing routing, double **kin)
+nic_leaves_down(struct nic_leaves *nl, const struct uplinks *u, double **kin)
 {
 	*kin = NULL;
-	if (routing != FT_ROUTING_ECMP)
+	if (u->routing != FT_ROUTING_ECMP)
 		return 0;
-	*kin = ft_calloc(nl->nleaves, sizeof(**kin));
+	/* by DLID the squares of the balls follow (uplinks_add_down()) */
+	*kin = ft_calloc((size_t)nl->nleaves * (u->dlid ? 2 : 1), sizeof(**kin));
 	nl->from = ft_malloc(sizeof(*nl->from) * nl->nleaves);
 	if (!*kin || !nl->from) {
 		ft_free(*kin);
@@ -435,6 +563,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		return 0;
 	R = geo.R;
 	up = ul.up = geo.up;
+	ul.dlid = ul.routing == FT_ROUTING_ECMP && ft__topo_fabric_tech(spec) == FT_TECH_IB;
 	T = l->nnodes * dom; /* nodes (trays) */
 	tppn = FT_MIN(l->ppn / dom, n->ngpus);
 	if (tppn == 0 || !sends_cross_rails(n, l, tppn))
@@ -445,7 +574,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	rc = nic_leaves(spec, T, R, up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	rc = nic_leaves_down(&nl, ul.routing, &kin);
+	rc = nic_leaves_down(&nl, &ul, &kin);
 	if (rc < 0)
 		return rc;
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
@@ -455,6 +584,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 		for (j = 0; j < R; j++) {
 			uint32_t leaf = nl.leaf[(size_t)lo * R + j];
 			uint32_t c[FT_SPEC_MAX_NICS] = { 0 }, jd;
+			double bs = 0, bq = 0; /* by DLID: the balls' flows, their squares */
 
 			/* flows to each GPU of a node, by its NIC: the run's senders on NIC j */
 			for (h = 0; h < tppn; h++)
@@ -478,13 +608,20 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 					b = FT_MIN(hi, d0 + dom);
 					w = (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
 					load[nl.up[i]] += w;
+					bs += w; /* NIC i's flows: one ball */
+					bq += w * w;
 					if (kin && w > 0) {
 						kin[nl.leaf[i]] += w;
+						if (ul.dlid)
+							kin[nl.nleaves + nl.leaf[i]] += w * w;
 						down_from(nl.from, nl.leaf[i], leaf);
 					}
 				}
 			}
-			uplinks_add(&ul, load);
+			if (ul.dlid)
+				uplinks_push_balls(&ul, bs, bq);
+			else
+				uplinks_add(&ul, load);
 		}
 	}
 	uplinks_add_down(&ul, kin, nl.from, nl.nleaves, nl.cables);
@@ -527,7 +664,7 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	rc = nic_leaves(spec, T, R, geo.up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	rc = nic_leaves_down(&nl, ul.routing, &kin);
+	rc = nic_leaves_down(&nl, &ul, &kin);
 	if (rc < 0)
 		return rc;
 	for (lo = 0; lo < T; lo = hi) {
