@@ -414,7 +414,7 @@ for cname, names in CLASSES:
             sum(1 for p in sel if abs(p[2]) <= TARGET[name]), len(sel),
             100 * statistics.median(abs(p[2]) for p in sel),
             100 * statistics.median(p[2] for p in sel))))
-    print("    %-42s %s" % (cname, " ".join(cells)))
+    print(("    %-42s %s" % (cname, " ".join(cells))).rstrip())
 for sname, names in SETS:
     sres = medians([p for cname, pts in percurve if cname in names for p in pts])
     show(sname, sres)
