@@ -16,11 +16,13 @@
 # curve and over all curves, the median absolute error of the time in three
 # bands (<= 1 MiB, 2-128 MiB, >= 256 MiB) before and after, the ratio
 # after / before, and the median signed error after (negative: the model is
-# faster than the measurement), and per band and curve how many sizes miss
-# the band's target on either side. For the nccl-tests outputs it also runs the
-# calibrated leave-one-out check (`fabtune model SPEC --calibrate FILE`)
-# and prints its median per curve; with --check, a curve whose check cannot
-# be computed fails.
+# faster than the measurement), per band and curve how many sizes miss
+# the band's target on either side, and per cluster class (CLASSES: the
+# hardware and transport a curve runs on) and band the sizes within target
+# and the median |error| and signed error with the pipeline. For the
+# nccl-tests outputs it also runs the calibrated leave-one-out check
+# (`fabtune model SPEC --calibrate FILE`) and prints its median per curve;
+# with --check, a curve whose check cannot be computed fails.
 #
 # usage: bench/model-fidelity.sh [--check | --points | --band N] [path/to/fabtune]
 #        (default: build/cli/fabtune)
@@ -135,6 +137,29 @@ SETS = [("first twelve curves", {c[0] for c in CURVES}),
         ("added 2026-12-03", {c[0] for c in ADDED_CURVES})]
 UNBOUNDED = SETS[-1][1]
 CURVES += EFA_CURVES + NDMV4_CURVES + ADDED_CURVES
+# Every curve's cluster class: the hardware and transport it runs on, and for
+# the EFA tables the operation (their three sets share nothing but the NICs).
+# The summary prints each class's sizes within target and medians per band,
+# so a rule for a class can be weighed on all of it and on no other.
+CLASSES = [
+    ("H100/H200 on IB, RoCE, TCPXO, SHARP; NVLS", {
+        "h100-ib-2x8", "xe9680-ib-2x8", "a3mega-tcpxo-2x8", "h20-ib-2x8-nvlstree",
+        "azure-h200-1x8", "azure-h100-1x8", "oci-h200-roce-2x8",
+        "coreweave-h100-sharp-12x8", "h100-roce-2x1-tree"}),
+    ("AWS p5 EFA all-reduce", {c[0] for c in EFA_CURVES if "-ar-" in c[0]}),
+    ("AWS p5 EFA all-gather", {c[0] for c in EFA_CURVES if "-ag-" in c[0]}),
+    ("AWS p5 EFA all-to-all", {c[0] for c in EFA_CURVES if "-a2a-" in c[0]}),
+    ("GB200 NVL72 (NVLink 5)", {"azure-gb200-1x4", "gb200-nvl72-1rack",
+                                "gb200-nvl64-2rack", "gb200-nvl72-20rack"}),
+    ("A100 on one node's NVLink", {"azure-a100-1x8", "ndmv4-1x8-ag", "ndmv4-1x8-ar",
+                                   "ndmv4-1x8-a2a", "a100-1x8-sendrecv"}),
+    ("A100 across nodes on HDR", {"a100-hdr-3x8-4nic", "ndmv4-2x1-ag", "ndmv4-2x1-ar",
+                                  "ndmv4-2x1-a2a", "ndmv4-2x8-ag", "ndmv4-2x8-ar",
+                                  "ndmv4-2x8-a2a"}),
+    ("H20 VMs, vendor plugin", {"h20-vm-2x2-alltoall"}),
+]
+_classless = {c[0] for c in CURVES} - set().union(*(m for _, m in CLASSES))
+assert not _classless, "model-fidelity: curves without a class: %s" % sorted(_classless)
 BANDS = [("<= 1 MiB", 0, 1 << 20), ("2-128 MiB", (1 << 20) + 1, 128 << 20),
          (">= 256 MiB", 256 << 20, 1 << 62)]
 # --check: loose bounds on the median |error| with the pipeline, each of
@@ -375,6 +400,21 @@ for name, lo, hi in BANDS:
         fast = sum(1 for p in sel if p[2] < -TARGET[name])
         slow = sum(1 for p in sel if p[2] > TARGET[name])
         print("    %-26s %3d / %3d / %3d" % (cname, fast, slow, len(sel) - fast - slow))
+# Per class and band: the sizes within the band's target, the median |error|
+# and the signed median with the pipeline.
+print("  by cluster class (per band: within target / sizes, median |error|, signed):")
+for cname, names in CLASSES:
+    cells = []
+    for name, lo, hi in BANDS:
+        sel = band_errs([p for n, pts in percurve if n in names for p in pts], lo, hi)
+        if not sel:
+            cells.append("%-26s" % "-")
+            continue
+        cells.append("%-26s" % ("%d/%d %5.1f%% %+6.1f%%" % (
+            sum(1 for p in sel if abs(p[2]) <= TARGET[name]), len(sel),
+            100 * statistics.median(abs(p[2]) for p in sel),
+            100 * statistics.median(p[2] for p in sel))))
+    print(("    %-42s %s" % (cname, " ".join(cells))).rstrip())
 for sname, names in SETS:
     sres = medians([p for cname, pts in percurve if cname in names for p in pts])
     show(sname, sres)
