@@ -451,9 +451,10 @@ FT_API void ft_plan_write_json(struct ft_json *j, const struct ft_plan *p);
  * as the terminal table.
  */
 FT_API void ft_plan_search_write(const char *model, const char *spec_label, uint64_t batch,
-                                 bool sp, const struct ft_plan_search_row *rows, size_t n, size_t tried,
-                                 size_t fit, const struct ft_plan_search_failures *failed,
-                                 struct ft_json *j, struct ft_strbuf *sb);
+                                 bool sp, const struct ft_plan_search_row *rows, size_t n,
+                                 size_t tried, size_t fit,
+                                 const struct ft_plan_search_failures *failed, struct ft_json *j,
+                                 struct ft_strbuf *sb);
 /*
  * Interruptions and goodput for a job of @ngpus GPUs (@gpn per node) writing
  * a checkpoint in @ckpt_s, at the recovery @recover_s and at 5 and 30

@@ -1526,12 +1526,15 @@ hop_error(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t target, int rc,
 		snprintf(why, sizeof(why), "its %d equal-cost port%s toward %s %s down", ndown,
 		         ndown == 1 ? "" : "s", to, ndown == 1 ? "is" : "are");
 	else if (rc == FT_EINVAL)
-		snprintf(why, sizeof(why), "%s is a %s, and a route per hop leads only to GPUs, "
+		snprintf(why, sizeof(why),
+		         "%s is a %s, and a route per hop leads only to GPUs, "
 		         "NICs and the vertices inside a node (topo/route.c next_hops())",
 		         to, ft_vertex_kind_name(ft_topo_vertex(e->topo, target)->kind));
 	else if ((rc == FT_ENOENT || rc == 0) && e->ndown)
-		snprintf(why, sizeof(why), "no port there leads toward %s over links that are up "
-		         "(%u link%s down)", to, e->ndown, e->ndown == 1 ? "" : "s");
+		snprintf(why, sizeof(why),
+		         "no port there leads toward %s over links that are up "
+		         "(%u link%s down)",
+		         to, e->ndown, e->ndown == 1 ? "" : "s");
 	else if (rc == FT_ENOENT || rc == 0)
 		snprintf(why, sizeof(why), "no port there leads toward %s", to);
 	else

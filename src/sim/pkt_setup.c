@@ -1416,8 +1416,8 @@ fail:
 		                    "ranks): more than 2^32 packets in a flow, or messages, waits "
 		                    "or tasks than 32-bit ids number: split the op or run the flow "
 		                    "engine",
-		                    (long long)e->ops.len, ft_op_name(sc->op), ft_algo_name(sc->algo),
-		                    sc->bytes, sc->nranks);
+		                    (long long)e->ops.len, ft_op_name(sc->op),
+		                    ft_algo_name(sc->algo), sc->bytes, sc->nranks);
 oom:
 	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }

@@ -4534,8 +4534,10 @@ test_crit_path_slow_nic(void **state)
 		for (size_t k = 0; k < FT_ARRAY_SIZE(scales); k++) {
 			char bf[64], bp[64];
 			double tf = scenario_bott(cases[i].path, "flow", scales[k], bf, sizeof(bf));
-			double tp = scenario_bott(cases[i].path, "packet", scales[k], bp, sizeof(bp));
-			const char *want = scales[k] == 0 || scales[k] > 0.15 ? cases[i].healthy : "nic";
+			double tp =
+			        scenario_bott(cases[i].path, "packet", scales[k], bp, sizeof(bp));
+			const char *want =
+			        scales[k] == 0 || scales[k] > 0.15 ? cases[i].healthy : "nic";
 
 			print_message("# %s at %.2f: flow %.2f us (%s), packet %.2f us (%s)\n",
 			              cases[i].path, scales[k], tf, bf, tp, bp);

@@ -1330,7 +1330,8 @@ test_search_failures(void **state)
 	assert_int_equal(failed.first_err.code, FT_EINVAL);
 	assert_non_null(strstr(failed.first_err.msg, "across nodes"));
 	ft_strbuf_init(&sb);
-	ft_plan_search_write(m.name, "dgx-h100:2", 64, true, rows, n, tried, fit, &failed, NULL, &sb);
+	ft_plan_search_write(m.name, "dgx-h100:2", 64, true, rows, n, tried, fit, &failed, NULL,
+	                     &sb);
 	assert_non_null(strstr(sb.buf, "configurations could not be planned; the first, tp 2"));
 	assert_non_null(strstr(sb.buf, "order dp-tp-cp-pp: order: 'dp-tp-cp-pp' puts TP ranks"));
 	ft_strbuf_release(&sb);
@@ -1351,7 +1352,8 @@ test_search_failures(void **state)
 	assert_true(n == 0 && tried == 0 && failed.n > 0);
 	assert_non_null(strstr(failed.first_err.msg, "precision: fp8"));
 	ft_strbuf_init(&sb);
-	ft_plan_search_write(m.name, "dgx-a100:2", 64, true, rows, n, tried, fit, &failed, NULL, &sb);
+	ft_plan_search_write(m.name, "dgx-a100:2", 64, true, rows, n, tried, fit, &failed, NULL,
+	                     &sb);
 	assert_non_null(strstr(sb.buf, "no configuration could be planned\n"));
 	assert_null(strstr(sb.buf, "fits in memory\n"));
 	ft_strbuf_release(&sb);
@@ -1429,8 +1431,8 @@ test_plan_no_sp_shown(void **state)
 		ft_strbuf_init(&sb);
 		ft_plan_search_write("llama3-8b", "dgx-h100:1", 64, !off, NULL, 0, 0, 0, NULL, NULL,
 		                     &sb);
-		assert_non_null(strstr(sb.buf, off ? "64 sequences, sp off: 0 configurations"
-		                                   : "64 sequences, sp on: 0 configurations"));
+		assert_non_null(strstr(sb.buf, off ? "64 sequences, sp off: 0 configurations" :
+		                                     "64 sequences, sp on: 0 configurations"));
 		ft_strbuf_release(&sb);
 		ft_plan_job_release(&job);
 		memset(p, 0, 2 * sizeof(*p));
