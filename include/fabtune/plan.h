@@ -445,14 +445,16 @@ FT_API void ft_plan_write_text(const char *spec_label, const struct ft_cluster_s
 FT_API void ft_plan_write_json(struct ft_json *j, const struct ft_plan *p);
 /*
  * A search's best @n of @rows (@tried configurations evaluated, @fit of them
- * fitting in memory, @failed those it could not plan, NULL: none): as a JSON
+ * fitting in memory, @failed those it could not plan, NULL: none; @sp: sequence
+ * parallelism with TP, false where --no-sp turned it off): as a JSON
  * object followed by a newline into @j's buffer @sb when @j is not NULL, else
  * as the terminal table.
  */
 FT_API void ft_plan_search_write(const char *model, const char *spec_label, uint64_t batch,
-                                 const struct ft_plan_search_row *rows, size_t n, size_t tried,
-                                 size_t fit, const struct ft_plan_search_failures *failed,
-                                 struct ft_json *j, struct ft_strbuf *sb);
+                                 bool sp, const struct ft_plan_search_row *rows, size_t n,
+                                 size_t tried, size_t fit,
+                                 const struct ft_plan_search_failures *failed, struct ft_json *j,
+                                 struct ft_strbuf *sb);
 /*
  * Interruptions and goodput for a job of @ngpus GPUs (@gpn per node) writing
  * a checkpoint in @ckpt_s, at the recovery @recover_s and at 5 and 30

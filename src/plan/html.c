@@ -189,11 +189,13 @@ ft_plan_html(const char *spec_arg, const struct ft_plan *p, const struct ft_plan
 	ft_strbuf_adds(sb, " on ");
 	esc(sb, spec_arg);
 	ft_strbuf_addf(sb, "</h1>\n<p>%u GPUs; tp %u, cp %u, pp %u (vpp %u), dp %u, ep %u; batch %" PRIu64
-	               " sequences of %u tokens in %u micro-batches of %u; %s, ZeRO-%u, recompute %s.</p>\n",
+	               " sequences of %u tokens in %u micro-batches of %u; %s, ZeRO-%u, recompute %s, "
+	               "sp %s.</p>\n",
 	               p->ngpus, p->cfg.tp, p->cfg.cp, p->cfg.pp, p->cfg.vpp, p->cfg.dp, p->cfg.ep,
 	               p->cfg.global_batch, p->model.seq, p->m, p->cfg.micro_batch,
 	               ft_plan_precision_name(p->cfg.precision), p->cfg.zero,
-	               ft_plan_recompute_name(p->cfg.recompute));
+	               ft_plan_recompute_name(p->cfg.recompute),
+	               p->cfg.sp && p->cfg.tp > 1 ? "on" : "off");
 	ft_strbuf_addf(sb, "<table><tr><th>iteration</th><th>tokens/s</th><th>MFU</th><th>bubble</th>"
 	               "<th>communication exposed</th><th>overlap</th><th>network cost</th>"
 	               "<th>bottleneck</th></tr>\n<tr><td>%.3f s</td><td>%.0f</td><td>%.1f%%</td>"

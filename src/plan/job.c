@@ -291,8 +291,8 @@ ft_plan_job_search(const struct ft_plan_job *job, const struct ft_plan_args *a, 
 		return rc;
 	if (json)
 		ft_json_init(&j, sb, false);
-	ft_plan_search_write(job->model.name, job->spec_label, job->cfg.global_batch, rows, *n,
-	                     tried, fit, &failed, json ? &j : NULL, sb);
+	ft_plan_search_write(job->model.name, job->spec_label, job->cfg.global_batch, job->cfg.sp,
+	                     rows, *n, tried, fit, &failed, json ? &j : NULL, sb);
 	ft_free(rows);
 	return 0;
 }

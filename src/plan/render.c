@@ -397,7 +397,7 @@ search_failures_text(const struct ft_plan_search_failures *f, struct ft_strbuf *
 }
 
 void
-ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
+ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch, bool sp,
                      const struct ft_plan_search_row *rows, size_t n, size_t tried, size_t fit,
                      const struct ft_plan_search_failures *failed, struct ft_json *jp,
                      struct ft_strbuf *sb)
@@ -432,9 +432,10 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch,
 		ft_strbuf_addch(sb, '\n');
 		return;
 	}
+	/* (sp: as a plan's config line says it, config_line(); with TP only) */
 	ft_strbuf_addf(sb, "# fabtune plan --search: %s on %s, batch %" PRIu64
-	               " sequences: %zu configurations, %zu fit in memory\n",
-	               model, spec_arg, batch, tried, fit);
+	               " sequences, sp %s: %zu configurations, %zu fit in memory\n",
+	               model, spec_arg, batch, sp ? "on" : "off", tried, fit);
 	if (failed)
 		search_failures_text(failed, sb);
 	ft_strbuf_adds(sb, "rank  tp  cp  pp vpp    dp  ep  mb zero recompute  order        "

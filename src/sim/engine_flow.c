@@ -1476,7 +1476,8 @@ flow_counters(struct ft_engine *e, struct ft_sim_counters *c, struct ft_error *e
 			/* a flow at the op's cap or faster (a pipeline's first or last chunk,
 			 * uncapped, at its links' rates) is the cap's: no link held it below
 			 * the cap, as the packet engine's critical path gives a message
-			 * within its bytes at the cap's rate to the cap (pkt_int.h
+			 * within its bytes at the cap's rate (and its path latency and fill)
+			 * to the cap whole, one held longer to its link whole (pkt_int.h
 			 * pk_cp_msg()) */
 			if (!capped[i] && ft__fs_rate_at(rate[i], o->cap_Bps))
 				capped[i] = 1;

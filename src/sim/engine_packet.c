@@ -1505,6 +1505,51 @@ ar_target(const struct pk_engine *e, const struct pk_pkt *k, uint32_t v)
 	return e->links[f->nic_rx_link].dst;
 }
 
+/*
+ * Packet @id at vertex @v found no next hop toward @target (@rc: ft_route_next_hops()'s
+ * error, or FT_ENOENT with @ndown equal-cost ports all down): @rc, the run's error
+ * (route_err, engine_packet.c's end of the run reports it) naming the flow by its ends
+ * (vertex names: node, GPU or NIC), its op, where the packet was and why.
+ */
+static int
+hop_error(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t target, int rc, int ndown)
+{
+	const struct pk_pkt *k = &e->pkts[id];
+	const struct pk_flow *f = flow_at(e, k->flow);
+	char a[64], b[64], at[64], to[64], why[256];
+
+	ft_topo_vertex_name(e->topo, f->src, a, sizeof(a));
+	ft_topo_vertex_name(e->topo, f->dst, b, sizeof(b));
+	ft_topo_vertex_name(e->topo, v, at, sizeof(at));
+	ft_topo_vertex_name(e->topo, target, to, sizeof(to));
+	if (ndown > 0)
+		snprintf(why, sizeof(why), "its %d equal-cost port%s toward %s %s down", ndown,
+		         ndown == 1 ? "" : "s", to, ndown == 1 ? "is" : "are");
+	else if (rc == FT_EINVAL)
+		snprintf(why, sizeof(why),
+		         "%s is a %s, and a route per hop leads only to GPUs, "
+		         "NICs and the vertices inside a node (topo/route.c next_hops())",
+		         to, ft_vertex_kind_name(ft_topo_vertex(e->topo, target)->kind));
+	else if ((rc == FT_ENOENT || rc == 0) && e->ndown)
+		snprintf(why, sizeof(why),
+		         "no port there leads toward %s over links that are up "
+		         "(%u link%s down)",
+		         to, e->ndown, e->ndown == 1 ? "" : "s");
+	else if (rc == FT_ENOENT || rc == 0)
+		snprintf(why, sizeof(why), "no port there leads toward %s", to);
+	else
+		snprintf(why, sizeof(why), "routing toward %s: %s", to, ft_strerror(rc));
+	rc = rc < 0 ? rc : FT_ENOENT;
+	if (!e->route_err.code)
+		ft_error_set(&e->route_err, rc,
+		             "sim: packet engine: flow %u (%s -> %s, op %u, %s) has no next "
+		             "hop at %s at %.3f us: %s",
+		             k->flow, a, b, task_at(e, f->task)->op,
+		             e->spray ? "sprayed by SRD" : "adaptive routing", at,
+		             (double)e->now_ps / 1e6, why);
+	return rc;
+}
+
 /* Adaptive routing at vertex @v: the equal-cost port that is up with the fewest queued
  * bytes; under SRD's spraying the next one of the flow's rotation (spray_pick()). */
 static int
@@ -1516,7 +1561,7 @@ least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 
 	n = ft_route_next_hops(e->topo, v, target, cand, FT_ARRAY_SIZE(cand));
 	if (n <= 0)
-		return n < 0 ? n : FT_ENOENT;
+		return hop_error(e, id, v, target, n, 0);
 	{
 		struct choose_ctx cc = { e, flow_at(e, k->flow)->hash ^ k->seq };
 		uint32_t m = (uint32_t)FT_MIN((size_t)n, FT_ARRAY_SIZE(cand)), i, nup = 0;
@@ -1526,7 +1571,7 @@ least_queued_hop(struct pk_engine *e, uint32_t id, uint32_t v, uint32_t *out)
 			if (e->links[cand[i]].ps_per_byte < INFINITY)
 				cand[nup++] = cand[i];
 		if (nup == 0)
-			return FT_ENOENT;
+			return hop_error(e, id, v, target, FT_ENOENT, (int)m);
 		*out = e->spray ? cand[spray_pick(e, id, v, cand, nup)] :
 		                  cand[ft__pk_choose_least_queued(&cc, v, cand, nup)];
 	}

@@ -12,6 +12,8 @@
  */
 #include "pkt_int.h"
 
+#include <math.h>
+
 /* ---- tasks ---------------------------------------------------------------- */
 
 static int start_flow(struct pk_engine *e, uint32_t fid);
@@ -403,31 +405,80 @@ route_via(struct pk_engine *e, uint32_t src, uint32_t dst, uint32_t fqp, uint32_
  * every flow before it starts, in flow order, since a flow started by another flow starts
  * on its source's rank alone; a rank keeps the paths that cross its vertices (pkt_part.c).
  */
+/* What flow @f is routed through before its route (route_via()): its PXN proxy's GPU, or
+ * the NIC it leaves by where that is not its GPU's own; UINT32_MAX none. */
+static uint32_t
+flow_via(const struct pk_engine *e, const struct pk_flow *f)
+{
+	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
+	if (f->pxn)
+		return ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node, f->pxn - 1u);
+	if (f->nic)
+		return ft_topo_nic(e->topo, ft_topo_vertex(e->topo, f->src)->node, f->nic - 1u) |
+		       (f->nic_in ? FT_SIM_NIC_IN : 0);
+	return UINT32_MAX;
+}
+
+/* Flow @f's route at its start into @path (over links down where no other is left);
+ * FT_E* with @err naming both ends where there is none. */
+static int
+flow_path(struct pk_engine *e, const struct pk_flow *f, struct ft_path *path,
+          struct ft_error *err)
+{
+	struct choose_ctx cc = { e, f->hash };
+	uint32_t via = flow_via(e, f);
+	int rc;
+
+	if (via != UINT32_MAX)
+		return route_via(e, f->src, f->dst, f->qp, via, &cc, path, err);
+	if ((rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash, &cc,
+	                        path, err)) < 0)
+		rc = route_dead(e, f->src, f->dst, f->qp, &cc, path, err);
+	return rc;
+}
+
+uint64_t
+ft__pk_flow_fill_ps(struct pk_engine *e, const struct pk_flow *f)
+{
+	struct ft_path path;
+	struct ft_error err = { 0 };
+	const uint32_t *links = path.links;
+	uint32_t n;
+	double one = (double)FT_MIN(f->bytes, (uint64_t)e->mtu), sum = 0, max = 0;
+
+	if (f->npath) {
+		links = &FT_VEC_AT(&e->paths, uint32_t, f->path_off);
+		n = f->npath;
+	} else if (flow_path(e, f, &path, &err) < 0) {
+		return 0;
+	} else {
+		n = path.nlinks;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		const struct pk_link *lk = &e->links[links[j]];
+		double t = (one + lk->hdr) * lk->ps_per_byte;
+
+		if (!isfinite(t))
+			continue; /* (a link down: the path's walk is no pipeline) */
+		sum += t;
+		max = FT_MAX(max, t);
+	}
+	return (uint64_t)(sum - max);
+}
+
 int
 ft__pk_route_flow(struct pk_engine *e, uint32_t fid)
 {
 	struct pk_flow *f = flow_at(e, fid);
 	struct ft_path path;
-	struct choose_ctx cc = { e, f->hash };
 	struct ft_error err = { 0 };
 	double slow = 0;
 	uint32_t j;
 	bool dead; /* routed over links down: its path is kept, adaptive or not */
 	uint32_t fixed = 0; /* under adaptive routing: its links kept (host_fixed()) */
-	/* (its proxy was chosen among the job's GPUs when it was built, pkt_nccl.c a2a_via()) */
-	uint32_t via = f->pxn ? ft_topo_gpu(e->topo, ft_topo_vertex(e->topo, f->src)->node,
-	                                    f->pxn - 1u)
-	               : f->nic ? ft_topo_nic(e->topo, ft_topo_vertex(e->topo, f->src)->node,
-	                                      f->nic - 1u) |
-	                                  (f->nic_in ? FT_SIM_NIC_IN : 0)
-	                        : UINT32_MAX;
-	int rc;
+	uint32_t via = flow_via(e, f);
+	int rc = flow_path(e, f, &path, &err);
 
-	if (via != UINT32_MAX)
-		rc = route_via(e, f->src, f->dst, f->qp, via, &cc, &path, &err);
-	else if ((rc = ft__sim_route(e->topo, &e->cfg, f->src, f->dst, f->qp, choose_by_hash,
-	                             &cc, &path, &err)) < 0)
-		rc = route_dead(e, f->src, f->dst, f->qp, &cc, &path, &err);
 	if (rc < 0) {
 		e->route_err = err; /* the message names both endpoints */
 		return rc;

@@ -295,9 +295,11 @@ enum pk_task_kind {
  * ft__pk_pace_tasks() and send_pace(); a lazy phase's loop pace; an LL chain's message
  * waiting rank_ps after the one before started, pkt_tree.c rank_edge()). A message's time
  * on it (from its start to its end, or to its last packet leaving the NIC where the next
- * message on its QP waited for that) splits at what its op's cap lets it take
- * (pk_cp_msg()): chain_ps up to that, with the path latency a clear-to-send takes back;
- * fab_ps the rest, what its ports' queues or a link slower than the cap held it. Other
+ * message on its QP waited for that) is charged whole to what it waited on (pk_cp_msg()):
+ * chain_ps where it took no longer than its op's cap lets it (its bytes at the cap's rate,
+ * its path latency and its packets' pipeline fill), with the path latency a clear-to-send
+ * takes back; fab_ps where it took longer, held by a link slower than the cap or by its
+ * ports' queues. Other
  * barriers' time (a phase's cost, a launch) is none of them. Carried forward: a task
  * takes the path of the wait that let it start (pkt_flow.c start_task()), an event that
  * tells a wait later carries its own (ft__pk_cp_arg()), so nothing is walked back.
@@ -1887,11 +1889,28 @@ int ft__pk_start_task(struct pk_engine *e, uint32_t t);
 int ft__pk_task_done(struct pk_engine *e, uint32_t t);
 
 /*
- * Message @f's time from its start to now, @seg_ps, onto critical path @c: where its op
- * has a cap, as long as the cap lets it take (its bytes at the cap's rate, and its path's
- * latency: a flow the cap holds takes that in the flow engine) is the cap's (chain_ps),
- * the rest its ports' (fab_ps: it waited in their queues, or a link slower than the cap
- * held it); with none, as long as it would take alone (its ideal time).
+ * The fill of message @f's packet pipeline (ps): one packet (its first, up to the MTU,
+ * with the link's header) on each link of its path but the slowest, whose time its bytes
+ * at the slowest rate count. A message alone on its path ends that long after its bytes
+ * at that rate and its path latency (store-and-forward: the first packet crosses each
+ * link whole before the next link sends it). Its route's links: its kept path, else the
+ * route it was given at its start (routed per hop: each hop's equal-cost ports alike).
+ */
+uint64_t ft__pk_flow_fill_ps(struct pk_engine *e, const struct pk_flow *f);
+
+/*
+ * Message @f's time from its start to now, @seg_ps, onto critical path @c, whole to what
+ * it waited on, as a profiler's critical-path analysis charges a wait to what it waited
+ * for: the cap's (chain_ps) where it took no longer than the cap lets it take (its bytes
+ * at the cap's rate, its path latency and its pipeline's fill, ft__pk_flow_fill_ps(): a
+ * flow the cap holds takes that in the flow engine, less the fill, which the flow engine
+ * has not), its ports' (fab_ps) where it took longer: a link slower than the cap held it,
+ * or its ports' queues did. So a message held below the cap is the link's whole, as the
+ * flow engine gives a flow a link holds below its cap to the link
+ * (engine_flow.c ft__fs_flow_capped()). With no cap, as long as it would take alone (its
+ * ideal time and its fill). Splitting each message at the cap's share instead gave a
+ * link that held every message of the path about twice as long as the cap's share before
+ * its class was named (docs/internals/sim.md, "The critical path").
  */
 static inline void
 pk_cp_msg(struct pk_engine *e, struct pk_cp *c, const struct pk_flow *f, uint64_t seg_ps)
@@ -1902,8 +1921,10 @@ pk_cp_msg(struct pk_engine *e, struct pk_cp *c, const struct pk_flow *f, uint64_
 
 	if (o && o->cap_ps_per_byte > 0)
 		own_ps = (uint64_t)((double)f->bytes * o->cap_ps_per_byte) + f->lat_ps;
-	c->chain_ps += FT_MIN(seg_ps, own_ps);
-	c->fab_ps += seg_ps - FT_MIN(seg_ps, own_ps);
+	if (seg_ps > own_ps && seg_ps > own_ps + ft__pk_flow_fill_ps(e, f))
+		c->fab_ps += seg_ps;
+	else
+		c->chain_ps += seg_ps;
 }
 
 /* A split run's record of flow @fid's critical path to its start (pkt_part.c: its source's

@@ -227,8 +227,9 @@ ft__pk_op_cp(struct pk_engine *e, uint32_t op)
 /*
  * Whether op @op's cap held it, its bottleneck then the class that set the cap
  * (pace_what): along its critical path (struct pk_cp, from its start barrier's start to
- * its last message's end) the cap's time, its pace's waits and its messages' time up to
- * what the cap lets them take, is more than what its ports held them beyond that. The
+ * its last message's end) the cap's time, its pace's waits and the messages that took no
+ * longer than the cap lets them, is more than the time of the messages a link or its
+ * ports' queues held longer (each message whole to what it waited on, pk_cp_msg()). The
  * flow engine names the cap where it held the op's slowest flow, a port where a link
  * slowed it below the cap (engine_flow.c, ft__fs_flow_capped()): the same split, by
  * time. A run split across MPI ranks carries the same path (pkt_part.c: with the waits

@@ -1408,9 +1408,16 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		goto oom;
 	return (int64_t)e->ops.len - 1;
 fail:
+	/* (FT_ERANGE: a flow's packets, a phase's messages or waits, or the run's tasks past
+	 * the 32-bit ids that number them: pkt_nccl.c, pkt_tree.c) */
 	if (rc == FT_ERANGE)
 		return ft_error_set(err, rc,
-		                    "sim: packet engine: a flow of more than 2^32 packets");
+		                    "sim: packet engine: op %lld (%s, %s, %" PRIu64 " bytes on %u "
+		                    "ranks): more than 2^32 packets in a flow, or messages, waits "
+		                    "or tasks than 32-bit ids number: split the op or run the flow "
+		                    "engine",
+		                    (long long)e->ops.len, ft_op_name(sc->op),
+		                    ft_algo_name(sc->algo), sc->bytes, sc->nranks);
 oom:
 	return ft_error_set(err, FT_ENOMEM, "sim: out of memory submitting an op");
 }

@@ -1330,13 +1330,14 @@ test_search_failures(void **state)
 	assert_int_equal(failed.first_err.code, FT_EINVAL);
 	assert_non_null(strstr(failed.first_err.msg, "across nodes"));
 	ft_strbuf_init(&sb);
-	ft_plan_search_write(m.name, "dgx-h100:2", 64, rows, n, tried, fit, &failed, NULL, &sb);
+	ft_plan_search_write(m.name, "dgx-h100:2", 64, true, rows, n, tried, fit, &failed, NULL,
+	                     &sb);
 	assert_non_null(strstr(sb.buf, "configurations could not be planned; the first, tp 2"));
 	assert_non_null(strstr(sb.buf, "order dp-tp-cp-pp: order: 'dp-tp-cp-pp' puts TP ranks"));
 	ft_strbuf_release(&sb);
 	ft_strbuf_init(&sb);
 	ft_json_init(&j, &sb, false);
-	ft_plan_search_write(m.name, "dgx-h100:2", 64, rows, n, tried, fit, &failed, &j, &sb);
+	ft_plan_search_write(m.name, "dgx-h100:2", 64, true, rows, n, tried, fit, &failed, &j, &sb);
 	assert_non_null(strstr(sb.buf, "\"first_failure\":{\"tp\":2,"));
 	assert_non_null(strstr(sb.buf, "\"code\":\"EINVAL\",\"error\":\"order: "));
 	ft_strbuf_release(&sb);
@@ -1351,7 +1352,8 @@ test_search_failures(void **state)
 	assert_true(n == 0 && tried == 0 && failed.n > 0);
 	assert_non_null(strstr(failed.first_err.msg, "precision: fp8"));
 	ft_strbuf_init(&sb);
-	ft_plan_search_write(m.name, "dgx-a100:2", 64, rows, n, tried, fit, &failed, NULL, &sb);
+	ft_plan_search_write(m.name, "dgx-a100:2", 64, true, rows, n, tried, fit, &failed, NULL,
+	                     &sb);
 	assert_non_null(strstr(sb.buf, "no configuration could be planned\n"));
 	assert_null(strstr(sb.buf, "fits in memory\n"));
 	ft_strbuf_release(&sb);
@@ -1395,6 +1397,47 @@ test_search_replicas(void **state)
 	assert_true(n == 0 && tried == 0 && failed.n > 0);
 	assert_non_null(strstr(failed.first_err.msg, "replicas: expected up to ep"));
 	ft_free(rows);
+}
+
+/*
+ * --no-sp is said where each report shows the other parallelism settings: the page's
+ * settings line and the search's header, as a plan's config line says it ("sp on" / "sp
+ * off", with TP only). Llama 3 8B at TP 2 on one DGX H100, with and without.
+ */
+static void
+test_plan_no_sp_shown(void **state)
+{
+	struct ft_plan_args a;
+	struct ft_plan_job job;
+	struct ft_error err = { 0 };
+	struct ft_plan *p = calloc(2, sizeof(*p));
+	struct ft_strbuf sb;
+
+	(void)state;
+	assert_non_null(p);
+	for (int off = 0; off < 2; off++) {
+		ft_plan_args_init(&a);
+		a.model = "llama3-8b";
+		a.tp = 2;
+		a.no_sp = off;
+		assert_int_equal(ft_plan_job_prepare(&a, "dgx-h100:1", &job, &err), 0);
+		assert_int_equal(ft_plan_job_compute(&job, &a, p, &err), 0);
+		assert_int_equal(p[0].cfg.sp, !off);
+		ft_strbuf_init(&sb);
+		assert_int_equal(ft_plan_html("dgx-h100:1", &p[0], NULL, 0, NULL, 0, 0, NULL, &sb),
+		                 0);
+		assert_non_null(strstr(sb.buf, off ? ", sp off.</p>" : ", sp on.</p>"));
+		ft_strbuf_release(&sb);
+		ft_strbuf_init(&sb);
+		ft_plan_search_write("llama3-8b", "dgx-h100:1", 64, !off, NULL, 0, 0, 0, NULL, NULL,
+		                     &sb);
+		assert_non_null(strstr(sb.buf, off ? "64 sequences, sp off: 0 configurations" :
+		                                     "64 sequences, sp on: 0 configurations"));
+		ft_strbuf_release(&sb);
+		ft_plan_job_release(&job);
+		memset(p, 0, 2 * sizeof(*p));
+	}
+	free(p);
 }
 
 /*
@@ -2095,6 +2138,7 @@ main(void)
 		cmocka_unit_test(test_search_failures),
 		cmocka_unit_test(test_search_replicas),
 		cmocka_unit_test(test_plan_html_failures),
+		cmocka_unit_test(test_plan_no_sp_shown),
 		cmocka_unit_test(test_search_splits),
 		cmocka_unit_test(test_search_no_sp),
 		cmocka_unit_test(test_search_oom),

@@ -1,0 +1,1 @@
+sim tests/fixtures/sim/srd-dead-nic.yaml --engine packet
