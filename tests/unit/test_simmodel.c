@@ -6332,10 +6332,14 @@ test_alltoall_pxn_sweep(void **state)
  * ecmp_hash(), kb IB-SM): dgx-h100:36, PXN off, the direct all-to-all's sends that cross
  * rails go leaf, spine, leaf, and every flow into one NIC leaves a switch by one port. The
  * model counts each destination NIC's flows through a leaf as one weighted ball
- * (model/spine.c uplinks_ecmp_wmax()): at 64 and 16 MiB within 15 % of the flow engine,
- * where a ball a flow, as on RoCE, left it 52 % and 47 % short (1,433 against 2,977 us).
- * On roce400, each QP hashed on its own, the model keeps its ball a flow and agrees as
- * before.
+ * (model/spine.c uplinks_ecmp_wmax()), and on the way down the flows of several source
+ * leaves that one spine sends down one cable as sharing a ball (down_balls(): a spine's
+ * table picks one of its cables to the leaf per destination LID): at 64 and 16 MiB within
+ * 5 % of the flow engine (-2.9 % and -1.4 %), where a ball a flow, as on RoCE, left it 52 %
+ * and 47 % short (1,433 against 2,977 us), and the source leaves' balls thrown apart on the
+ * way down 13.6 % and 11.8 % (2,573.9 and 671.7 us; the flow engine's 64 MiB over seeds 1
+ * to 8 averages 2,978.4, its seed 1 2,977.4: the draw was not the gap). On roce400, each QP
+ * hashed on its own, the model keeps its ball a flow and agrees as before (-3.1 %).
  */
 static void
 test_alltoall_spine_ecmp_ib_by_dlid(void **state)
@@ -6367,7 +6371,7 @@ test_alltoall_spine_ecmp_ib_by_dlid(void **state)
 			print_message("# %s %llu MiB: model %.1f us, flow %.1f us (%+.1f%%)\n",
 			              i ? "roce400" : "ndr", (unsigned long long)(sizes[k] >> 20), m,
 			              f, 100 * (m / f - 1));
-			if (fabs(m / f - 1) > 0.15)
+			if (fabs(m / f - 1) > 0.05)
 				fail_msg("model %.1f us against the flow engine's %.1f", m, f);
 		}
 		remove(path);
