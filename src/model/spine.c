@@ -485,16 +485,18 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
 	return 0;
 }
 
-/* ECMP: the flows into each leaf (*@kin, by DLID then their balls' squares) and where they
+/* ECMP: the flows into each leaf (*@kin, by DLID then their balls' squares, then each of
+ * the @nnics NICs' flows in and their source leaves' squares: down_balls()) and where they
  * come from (nl->from), zeroed; else none. FT_ENOMEM (@nl freed). */
 static int
-nic_leaves_down(struct nic_leaves *nl, const struct uplinks *u, double **kin)
+nic_leaves_down(struct nic_leaves *nl, const struct uplinks *u, size_t nnics, double **kin)
 {
 	*kin = NULL;
 	if (u->routing != FT_ROUTING_ECMP)
 		return 0;
 	/* by DLID the squares of the balls follow (uplinks_add_down()) */
-	*kin = ft_calloc((size_t)nl->nleaves * (u->dlid ? 2 : 1), sizeof(**kin));
+	*kin = ft_calloc(u->dlid ? (size_t)nl->nleaves * 2 + nnics * 2 : nl->nleaves,
+	                 sizeof(**kin));
 	nl->from = ft_malloc(sizeof(*nl->from) * nl->nleaves);
 	if (!*kin || !nl->from) {
 		ft_free(*kin);
@@ -506,6 +508,34 @@ nic_leaves_down(struct nic_leaves *nl, const struct uplinks *u, double **kin)
 	for (uint32_t i = 0; i < nl->nleaves; i++)
 		nl->from[i] = SPINE_FROM_NONE;
 	return 0;
+}
+
+/*
+ * By DLID, the balls on a leaf's down-cables: a destination NIC's flows from each source
+ * leaf come to the spine the source leaf's table picks for its LID, and that spine's own
+ * table sends every one of them down one of its @nl cables to the leaf (topo/route.c
+ * choose(): ft_mix64(ft__route_dlid_hash(nic) ^ salt(at)), the same pick whatever leaf the
+ * flows came from; kb IB-SM). Two source leaves' flows to one NIC thus share a down-cable
+ * where they picked one spine, 1 / spines, not 1 / up as two balls thrown apart would:
+ * with @nl cables a spine and @up cables a leaf, the NIC's flows count as balls whose
+ * squares hold that share, sum w^2 + (S^2 - sum w^2) rho with rho = (cables - 1) / (up - 1)
+ * (the pairs of flows that share a ball land together, the others 1 / up apart: rho + (1 -
+ * rho) / up = 1 / spines), S the NIC's flows in, sum w^2 its source leaves' squares
+ * (@nicw, @nicq: @nnics each). One cable a spine: rho 0, the balls as thrown. Into
+ * @kq, the squares by leaf. dgx-h100:36 without PXN on IB under ECMP, 64 MiB: the busiest
+ * down-cable's flows 507 as independent balls, 604 so (the engine's hashes drawn 20 times:
+ * 506 thrown apart, 622 merged at the spine; the flow engine at seeds 1 to 3: 626, 568
+ * and 599).
+ */
+static void
+down_balls(const struct nic_leaves *nl, uint32_t up, size_t nnics, const double *nicw,
+           const double *nicq, double *kq)
+{
+	double rho = nl->cables > 1 && up > 1 ? (double)(nl->cables - 1) / (up - 1) : 0.0;
+
+	for (size_t i = 0; i < nnics; i++)
+		if (nicw[i] > 0)
+			kq[nl->leaf[i]] += nicq[i] + (nicw[i] * nicw[i] - nicq[i]) * rho;
 }
 
 /* The end of the run of nodes from @lo whose NICs share one leaf each (a scalable unit as
@@ -574,7 +604,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 	rc = nic_leaves(spec, T, R, up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	rc = nic_leaves_down(&nl, &ul, &kin);
+	rc = nic_leaves_down(&nl, &ul, (size_t)T * R, &kin);
 	if (rc < 0)
 		return rc;
 	/* a node's NICs' time for its flows, in units of one flow's bytes */
@@ -612,8 +642,11 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 					bq += w * w;
 					if (kin && w > 0) {
 						kin[nl.leaf[i]] += w;
-						if (ul.dlid)
-							kin[nl.nleaves + nl.leaf[i]] += w * w;
+						if (ul.dlid) { /* NIC i's, by source leaf */
+							kin[2 * nl.nleaves + i] += w;
+							kin[2 * nl.nleaves + (size_t)T * R + i] +=
+							        w * w;
+						}
 						down_from(nl.from, nl.leaf[i], leaf);
 					}
 				}
@@ -624,6 +657,9 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 				uplinks_add(&ul, load);
 		}
 	}
+	if (kin && ul.dlid)
+		down_balls(&nl, up, (size_t)T * R, kin + 2 * nl.nleaves,
+		           kin + 2 * nl.nleaves + (size_t)T * R, kin + nl.nleaves);
 	uplinks_add_down(&ul, kin, nl.from, nl.nleaves, nl.cables);
 	ft_free(kin);
 	ft_free(nl.from);
@@ -664,7 +700,7 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 	rc = nic_leaves(spec, T, R, geo.up, &nl);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	rc = nic_leaves_down(&nl, &ul, &kin);
+	rc = nic_leaves_down(&nl, &ul, 0, &kin);
 	if (rc < 0)
 		return rc;
 	for (lo = 0; lo < T; lo = hi) {

@@ -159,10 +159,11 @@ add_conn_qps(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, ui
 }
 
 /*
- * The parts a connection from @src to @dst (out by NIC vertex @nic) runs as: @reps, its
- * launched channels' copies chan0 .. chan0 + reps - 1 (a ring's: ft__sim_ring_reps(), chan0
- * 0; a chain copy's: ft__sim_chain_reps(), chan0 its first channel), where a copy's QPs take
- * a path other than the first copy's; else 1. NCCL's launched channel c connects with QPs
+ * The parts a connection from @src to @dst (out by NIC vertex @nic) runs as: @ch reps, its
+ * launched channels' copies, rep r NCCL's channel chan0 + r x stride (a ring's:
+ * ft__sim_ring_reps(), chan0 its graph ring; a chain copy's: ft__sim_chain_reps(), chan0 its
+ * graph channel: ft__sim_flow_chans()), where a copy's QPs take a path other than the first
+ * copy's; else 1. NCCL's launched channel c connects with QPs
  * of its own (NVIDIA/nccl v2.27.7-1 src/transport/net_ib.cc ncclIbConnect()), numbered c x
  * nq to c x nq + nq - 1 here as in the packet engine (ft__sim_chan_qp0(); pkt_nccl.c
  * ring_conns(), pkt_tree.c tree_conns()), so both engines hash them alike
@@ -173,9 +174,10 @@ add_conn_qps(struct flow_engine *fe, double wire, uint32_t src, uint32_t dst, ui
  * left to fail when the flow starts, with its words: one flow.
  */
 static uint32_t
-chan_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uint32_t chan0,
-           uint32_t reps)
+chan_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic,
+           const struct ft__sim_chans *ch)
 {
+	uint32_t chan0 = ch->chan0, reps = ch->reps;
 	uint32_t nq = fe->cfg.qps_per_conn * conn_lanes(fe, src, dst), q, r, q0;
 	uint32_t a[FT_PATH_MAX], b[FT_PATH_MAX];
 	struct ft_error err = { 0 };
@@ -189,7 +191,8 @@ chan_parts(struct flow_engine *fe, uint32_t src, uint32_t dst, uint32_t nic, uin
 		if (na < 0)
 			return 1;
 		for (r = 1; r < reps; r++) {
-			uint32_t qr = ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, chan0 + r, nq);
+			uint32_t qr = ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst,
+			                               chan0 + r * ch->stride, nq);
 
 			nb = ft__sim_flow_links(fe, src, dst, nic, (qr + q) * 1024, b, FT_PATH_MAX,
 			                        &err);
@@ -229,16 +232,20 @@ add_timed_conn(struct flow_engine *fe, const struct ft_sched_flow *fl, double ef
 	}
 	first = s->ntasks;
 	/* its launched channels' parts, each at its share of a channel's cap, on its QPs */
-	reps = chan_parts(fe, src, dst, nic, ch->chan0, ch->reps);
+	/* an LL chain's kept copy carries its share of S at the pace the cap gives the
+	 * op's (its bytes over the flow's: ft__sim_chain_keep()) */
+	if (ch->bytes != fl->bytes && fl->bytes > 0)
+		cap_Bps *= (double)ch->bytes / (double)fl->bytes;
+	reps = chan_parts(fe, src, dst, nic, ch);
 	for (r = 0; r < reps && rc == 0; r++) {
-		uint64_t part = ch->chain ? ft__sim_chain_part(fl->bytes, reps, r) :
-		                            ft__sim_share(fl->bytes, reps, r);
+		uint64_t part = ch->chain ? ft__sim_chain_part(ch->bytes, reps, r) :
+		                            ft__sim_share(ch->bytes, reps, r);
 
 		if (part > 0)
-			rc = add_conn_qps(
-			        fe, (double)part / eff, src, dst, nic, prev, bar, tag,
-			        cap_Bps / reps,
-			        ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst, ch->chan0 + r, nq));
+			rc = add_conn_qps(fe, (double)part / eff, src, dst, nic, prev, bar, tag,
+			                  cap_Bps / reps,
+			                  ft__sim_chan_qp0(fe->topo, &fe->cfg, src, dst,
+			                                   ch->chan0 + r * ch->stride, nq));
 	}
 	if (rc < 0 || rec->next == FS_NONE)
 		return rc;
@@ -686,7 +693,7 @@ submit_chunked(struct flow_engine *fe, const struct ft_sim_op *op, const struct 
 		 * above) */
 		nic = ft__sim_flow_nic(fe->topo, &fl[f], a, b);
 		/* an NVLS tree's copy between nodes on its channel's QPs (ft__sim_flow_chans()) */
-		qp0 = ft__sim_flow_chans(op, ph, &fl[f], 0, 1).chan0;
+		qp0 = ft__sim_flow_chans(op, ph, NULL, &fl[f], 0).chan0;
 		qp0 = ft__sim_chan_qp0(fe->topo, &fe->cfg, a, b, qp0,
 		                       fe->cfg.qps_per_conn * conn_lanes(fe, a, b));
 		rc = add_conn_qps(fe, piece, a, b, nic, in_first, (uint32_t)first, tag, edge, qp0);
@@ -1117,8 +1124,9 @@ whole_pipe(const struct flow_engine *fe, const struct ft_sim_op *op, double *ram
  * run on their copies (chan_parts()): the routing hashes per QP (ft__sim_qp_hashed()) and
  * its rings run in NCCL's chunks in the packet engine (packet.chunking not off: pkt_nccl.c
  * ring_reps()), or it is a chain broadcast or reduce, whose copies run on NCCL's launched
- * channels there (pkt_tree.c chain_channels()); else @pl zero. The model's error is
- * returned.
+ * channels there (pkt_tree.c chain_channels()), or an LL chain, which runs on the launched
+ * copies alone where NCCL launches fewer than it has (ft__sim_chain_keep()), under any
+ * routing; else @pl zero. The model's error is returned.
  */
 static int
 launched_channels(const struct flow_engine *fe, const struct ft_sim_op *op,
@@ -1127,8 +1135,13 @@ launched_channels(const struct flow_engine *fe, const struct ft_sim_op *op,
 	bool ring = false, chain = ft__sim_chain(op->sched) && !op->nchannels;
 
 	memset(pl, 0, sizeof(*pl));
-	if (fe->chunking == FT_PKT_CHUNK_OFF || op->nchannels ||
-	    !ft__sim_qp_hashed(fe->topo, &fe->cfg))
+	if (fe->chunking == FT_PKT_CHUNK_OFF)
+		return 0;
+	/* an LL chain runs on its launched copies alone under every routing, forced channels
+	 * too (ft__sim_chain_keep(), as pkt_tree.c chain_channels()) */
+	if (ft__sim_chain(op->sched) && op->sched->proto == FT_PROTO_LL)
+		return ft__sim_pipe_model(fe->topo, op, pl, err);
+	if (op->nchannels || !ft__sim_qp_hashed(fe->topo, &fe->cfg))
 		return 0;
 	for (uint32_t p = 0; p < op->sched->phases.len && !ring; p++)
 		ring = ft__sim_ring_chunks(op->sched, ft_sched_phase_at(op->sched, p));
@@ -1258,21 +1271,24 @@ flow_submit(struct ft_engine *e, const struct ft_sim_op *op, struct ft_error *er
 				return rc;
 			rec.piped = true;
 		} else {
-			uint32_t pipes = ft__sim_phase_pipes(sc, ph);
-			uint32_t creps = pl.nchannels ? ft__sim_chain_reps(op, pipes, &pl) : 1;
+			struct ft__sim_phase_chans pc;
+			uint32_t edge = 0;
 
+			ft__sim_phase_chans_get(op, ph, &pl, &pc);
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
+				struct ft__sim_chans ch;
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
+				/* its graph ring: a relay leg carries the edge before on */
+				edge += !fl.relay;
+				ch = ft__sim_flow_chans(op, ph, &pc, &fl, edge - 1u);
 				rc = ft__sim_flow_ends(fe->topo, sc, op, &fl, &a, &b, err);
 				if (rc < 0)
 					return rc;
-				if (a == b || fl.bytes == 0)
+				if (a == b || ch.bytes == 0)
 					continue;
-				struct ft__sim_chans ch =
-				        ft__sim_flow_chans(op, ph, &fl, pl.nchannels, creps);
 
 				rc = add_timed_conn(fe, &fl, eff, &ch, a, b, rec.end,
 				                    (uint32_t)bar, &rec, shift_ns,

@@ -2193,21 +2193,76 @@ ft__sim_chan_qp0(const struct ft_topo *t, const struct ft_sim_cfg *cfg, uint32_t
 	return chan * nq;
 }
 
-struct ft__sim_chans
-ft__sim_flow_chans(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-                   const struct ft_sched_flow *fl, uint32_t launched, uint32_t chain_reps)
+/* Whether @fl of @sc is an edge of one of NCCL's rings: a ring all-reduce's, all-gather's
+ * or reduce-scatter's (a chain's flows are its copies': pipe labels). */
+static bool
+ring_edge(const struct ft_schedule *sc, const struct ft_sched_flow *fl)
+{
+	return sc->algo == FT_ALGO_RING && fl->pipe == 0 &&
+	       (sc->op == FT_OP_ALL_REDUCE || sc->op == FT_OP_ALL_GATHER ||
+	        sc->op == FT_OP_REDUCE_SCATTER);
+}
+
+void
+ft__sim_phase_chans_get(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                        const struct ft_model_pipeline *pl, struct ft__sim_phase_chans *pc)
 {
 	const struct ft_schedule *sc = op->sched;
-	struct ft__sim_chans ch = { 1, 0, false };
+	uint32_t f, edges = 0;
 
-	if (launched && ft__sim_ring_chunks(sc, ph)) {
-		ch.reps = ft__sim_ring_reps(op, ph, launched);
-	} else if (fl->pipe > 0 && !fl->net && sc->algo != FT_ALGO_COLLNET) {
+	*pc = (struct ft__sim_phase_chans){ .chain_reps = 1 };
+	for (f = 0; f < ph->nflows; f++) {
+		struct ft_sched_flow fl;
+
+		ft_sched_phase_flow(sc, ph, f, &fl);
+		pc->pipes = FT_MAX(pc->pipes, (uint32_t)fl.pipe);
+		edges += !fl.relay;
+	}
+	pc->rings = sc->nranks ? FT_MAX(edges / sc->nranks, 1u) : 1;
+	if (!pl || pl->nchannels == 0)
+		return;
+	pc->launched = pl->nchannels;
+	pc->chain_reps = ft__sim_chain_reps(op, pc->pipes, pl);
+	pc->keep = ft__sim_chain_keep(op, pc->pipes, pl);
+}
+
+struct ft__sim_chans
+ft__sim_flow_chans(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                   const struct ft__sim_phase_chans *pc, const struct ft_sched_flow *fl,
+                   uint32_t edge)
+{
+	const struct ft_schedule *sc = op->sched;
+	struct ft__sim_chans ch = { 1, 0, 1, fl->bytes, false };
+	uint32_t keep = pc ? pc->keep : 0, p = fl->pipe;
+
+	if (ring_edge(sc, fl) && pc) {
+		ch.chan0 = FT_MIN(sc->nranks ? edge / sc->nranks : 0, pc->rings - 1u);
+		ch.stride = pc->rings;
+	}
+	if (pc && pc->launched && ft__sim_ring_chunks(sc, ph)) {
+		ch.reps = ft__sim_ring_reps(op, ph, pc->launched);
+	} else if (p > 0 && !fl->net && sc->algo != FT_ALGO_COLLNET) {
 		ch.chain = ft__sim_chain(sc);
-		ch.reps = ch.chain ? FT_MAX(chain_reps, 1u) : 1;
-		ch.chan0 = (fl->pipe - 1u) * ch.reps;
+		ch.reps = ch.chain && pc ? FT_MAX(pc->chain_reps, 1u) : 1;
+		ch.chan0 = p - 1u;
+		ch.stride = pc ? FT_MAX(pc->pipes, 1u) : 1;
+		/* (pkt_tree.c tree_conns(): copy p of the launched ones its 1 / keep of S) */
+		if (ch.chain && keep)
+			ch.bytes =
+			        p > keep ? 0 : sc->bytes * p / keep - sc->bytes * (p - 1u) / keep;
 	}
 	return ch;
+}
+
+uint32_t
+ft__sim_chain_keep(const struct ft_sim_op *op, uint32_t pipes, const struct ft_model_pipeline *pl)
+{
+	const struct ft_schedule *sc = op->sched;
+
+	return ft__sim_chain(sc) && sc->proto == FT_PROTO_LL && pl->nchannels > 0 &&
+	                       pl->nchannels < pipes ?
+	               pl->nchannels :
+	               0;
 }
 
 uint32_t
@@ -2221,7 +2276,7 @@ ft__sim_chain_reps(const struct ft_sim_op *op, uint32_t pipes, const struct ft_m
 	if (sc->proto == FT_PROTO_SIMPLE && sc->nranks > 1 && pl->fill_s > 0 && pl->round_s > 0 &&
 	    pl->stages > 1)
 		return 1;
-	if (sc->proto == FT_PROTO_LL && pl->nchannels > 0 && pl->nchannels < pipes)
+	if (ft__sim_chain_keep(op, pipes, pl))
 		return 1;
 	if (pl->nchannels <= pipes || pl->nchannels / pipes > UINT16_MAX / pipes)
 		return 1;

@@ -668,8 +668,10 @@ ring_reps(const struct pk_engine *e, const struct ft_sim_op *op, const struct ft
  * connect opened NCCL_IB_QPS_PER_CONNECTION QPs of its own (NVIDIA/nccl v2.27.7-1
  * src/transport/net_ib.cc ncclIbConnect()): where the routing hashes per QP
  * (ft__sim_qp_hashed(): ECMP over RoCE, where each QP's UDP source port differs, kb
- * ROCE-WIRE) its QPs are r x nq to r x nq + nq - 1, as a send's channels' are (p2p_send()),
- * so that ECMP may put each copy on a path of its own. The flow engine cuts the connection
+ * ROCE-WIRE) its QPs are c x nq to c x nq + nq - 1, c NCCL's channel: graph ring i's copy r
+ * is channel i + r x rings (ft__sim_flow_chans(): src/graph/connect.cc ncclTopoPostset()
+ * copies channel i to i + nChannels), so that ECMP may put each copy, and each of two rings
+ * between the same two GPUs, on a path of its own. The flow engine cuts the connection
  * into the same parts on the same QPs where their paths differ (engine_flow.c
  * chan_parts()). Elsewhere the copies keep QP 0's numbers: D-mod-K and adaptive routing do
  * not read them, nor InfiniBand's LFTs (by destination LID), SRD's spraying or TCPX's
@@ -682,16 +684,23 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 {
 	const struct ft_schedule *sc = op->sched;
 	bool own = ft__sim_qp_hashed(rb->e->topo, &rb->e->cfg);
-	uint32_t f;
+	struct ft__sim_phase_chans pc;
+	struct ft__sim_chans chans = { 0 };
+	uint32_t f, edge = 0;
 	int rc;
 
 	*nmsg = 0;
+	ft__sim_phase_chans_get(op, ph, NULL, &pc);
 	for (f = 0; f < ph->nflows * reps; f++) {
 		struct ft_sched_flow fl;
 		struct ring_conn *c = &rb->c[rb->n];
 		uint64_t bytes;
 
 		ft_sched_phase_flow(sc, ph, f / reps, &fl);
+		if (f % reps == 0) { /* its graph ring: a relay leg carries the edge before on */
+			edge += !fl.relay;
+			chans = ft__sim_flow_chans(op, ph, &pc, &fl, edge - 1u);
+		}
 		rc = ft__sim_flow_ends(rb->e->topo, sc, op, &fl, &c->src, &c->dst, err);
 		if (rc < 0)
 			return rc;
@@ -704,7 +713,7 @@ ring_conns(struct ring_build *rb, const struct ft_sim_op *op, const struct ft_sc
 		c->start = rb->start;
 		c->end = rb->bar;
 		c->nq = ft__pk_conn_qps(rb->e, c->src, c->dst);
-		c->qp0 = own ? f % reps * c->nq : 0;
+		c->qp0 = own ? (chans.chan0 + f % reps * chans.stride) * c->nq : 0;
 		if (c->wire < c->nmsg || (uint64_t)*nmsg + c->nmsg >= UINT32_MAX)
 			return 1;
 		c->first = *nmsg;

@@ -622,15 +622,16 @@ add_timed_conn(struct pk_engine *e, const struct ft_sched_flow *fl, double eff,
 	}
 	first = (uint32_t)pk_ntasks(e);
 	for (r = 0; r < reps && rc == 0; r++) {
-		uint64_t part = reps == 1         ? fl->bytes :
-		                ch->chain ? ft__sim_chain_part(fl->bytes, reps, r) :
-		                            ft__sim_share(fl->bytes, reps, r);
+		uint64_t part = reps == 1         ? ch->bytes :
+		                ch->chain ? ft__sim_chain_part(ch->bytes, reps, r) :
+		                            ft__sim_share(ch->bytes, reps, r);
 
 		if (part > 0)
-			rc = ft__pk_add_conn_qps(
-			        e, (uint64_t)((double)part / eff + 0.5), src, dst, nic,
-			        ft__sim_chan_qp0(e->topo, &e->cfg, src, dst, ch->chan0 + r, nq), prev,
-			        bar, tag);
+			rc = ft__pk_add_conn_qps(e, (uint64_t)((double)part / eff + 0.5), src, dst,
+			                         nic,
+			                         ft__sim_chan_qp0(e->topo, &e->cfg, src, dst,
+			                                          ch->chan0 + r * ch->stride, nq),
+			                         prev, bar, tag);
 	}
 	if (rc < 0 || rec->next == PK_NONE)
 		return rc;
@@ -1367,22 +1368,24 @@ ft__pk_submit(struct ft_engine *eng, const struct ft_sim_op *op, struct ft_error
 		} else if (rc > 0) {
 			/* (the launched channels' copies the flow engine runs, ft__sim_flow_chans():
 			 * the model's count where the packet engine read it, pipe_read()) */
-			uint32_t launched = e->op_pl_read ? e->op_pl.nchannels : 0;
-			uint32_t pipes = ft__sim_phase_pipes(sc, ph);
-			uint32_t creps = launched ? ft__sim_chain_reps(op, pipes, &e->op_pl) : 1;
+			struct ft__sim_phase_chans pc;
+			uint32_t edge = 0;
 
+			ft__sim_phase_chans_get(op, ph, e->op_pl_read ? &e->op_pl : NULL, &pc);
 			for (f = 0; f < ph->nflows; f++) {
 				struct ft_sched_flow fl;
 				struct ft__sim_chans ch;
 				uint32_t a = 0, b = 0;
 
 				ft_sched_phase_flow(sc, ph, f, &fl);
+				/* its graph ring: a relay leg carries the edge before on */
+				edge += !fl.relay;
+				ch = ft__sim_flow_chans(op, ph, &pc, &fl, edge - 1u);
 				rc = ft__sim_flow_ends(e->topo, sc, op, &fl, &a, &b, err);
 				if (rc < 0)
 					return rc;
-				if (a == b || fl.bytes == 0)
+				if (a == b || ch.bytes == 0)
 					continue;
-				ch = ft__sim_flow_chans(op, ph, &fl, launched, creps);
 				rc = add_timed_conn(e, &fl, eff, &ch, a, b, rec.end, (uint32_t)bar,
 				                    &rec, shift_ns);
 				if (rc < 0)

@@ -501,16 +501,24 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 	const struct ft_schedule *sc = op->sched;
 	struct ring_build *rb = &tb->rb;
 	uint32_t f, innet = ft_topo_nvertices(rb->e->topo), reps = FT_MAX(tb->reps, 1u);
+	struct ft__sim_phase_chans pc;
 	int rc;
 
 	*nmsg = 0;
+	ft__sim_phase_chans_get(op, ph, NULL, &pc);
+	pc.chain_reps = reps;
 	for (f = 0; f < ph->nflows * reps; f++) {
 		struct ft_sched_flow fl;
+		struct ft__sim_chans chans;
 		struct ring_conn *c = &rb->c[rb->n];
 		struct tree_edge *ed = tb->nedges ? &tb->edge[tb->nedges - 1] : NULL;
 		uint32_t r = f / ph->nflows;
 
 		ft_sched_phase_flow(sc, ph, f % ph->nflows, &fl);
+		/* NCCL's channel of the copy's rep r (ft__sim_flow_chans(): a chain copy p's
+		 * channel p - 1 + r x pipes; a CollNet's and the flows to the fabric's switches
+		 * channel 0, NCCL's one CollNet connection a NIC) */
+		chans = ft__sim_flow_chans(op, ph, &pc, &fl, 0);
 		if (tb->keep) /* copy p of the launched ones: its 1 / keep of S; the rest none */
 			fl.bytes = fl.pipe == 0 || fl.pipe > tb->keep ?
 			                   0 :
@@ -552,11 +560,9 @@ tree_conns(struct tree_build *tb, const struct ft_sim_op *op, const struct ft_sc
 		}
 		if (conn_open(rb, c, fl.bytes, eff, *nmsg))
 			return 1;
-		/* NCCL's channel of the copy (a chain's rep its own, labelled so above), its
-		 * own QPs (ft__sim_chan_qp0()); a CollNet's and the flows to the fabric's
-		 * switches are SHARP's (ft__sim_flow_chans(): channel 0) */
+		/* that channel's own QPs (ft__sim_chan_qp0()) */
 		c->qp0 = ft__sim_chan_qp0(rb->e->topo, &rb->e->cfg, c->src, c->dst,
-		                          ft__sim_flow_chans(op, ph, &fl, 0, 1).chan0, c->nq);
+		                          chans.chan0 + r * chans.stride, c->nq);
 		if (fl.relay) {
 			/* a leg of the edge before: it starts where that one has got to */
 			if (!ed || ed->dst != c->src || ed->pipe != fl.pipe ||
@@ -1341,7 +1347,7 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
 	if (FT_NEVER(!tb->rb.e->op_pl_read))
 		return FT_EINVAL;
 	pl = tb->rb.e->op_pl;
-	if (sc->proto == FT_PROTO_LL && pl.nchannels > 0 && pl.nchannels < pipes) {
+	if (ft__sim_chain_keep(op, pipes, &pl)) {
 		tb->keep = pl.nchannels;
 		*nch = pl.nchannels;
 		return 0;

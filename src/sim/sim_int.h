@@ -867,30 +867,61 @@ uint32_t ft__sim_chan_qp0(const struct ft_topo *t, const struct ft_sim_cfg *cfg,
  * copies, one a channel of the schedule) runs as, NCCL's model count in @pl
  * (ft__sim_pipe_model()): launched / pipes where NCCL launches more, else 1; 1 on forced
  * channels, for a Simple chain paced at the model's fill (pkt_tree.c nccl_fill()) and for
- * an LL chain on fewer launched channels than copies (pkt_tree.c chain_channels(): it keeps
- * the first ones). Copy p's rep r is channel (p - 1) x reps + r, its bytes
+ * an LL chain on fewer launched channels than copies (ft__sim_chain_keep()). Copy p's rep r
+ * is NCCL's channel (p - 1) + r x pipes (ft__sim_flow_chans()), its bytes
  * ft__sim_chain_part() of the copy's.
  */
 struct ft_model_pipeline;
 uint32_t ft__sim_chain_reps(const struct ft_sim_op *op, uint32_t pipes,
                             const struct ft_model_pipeline *pl);
-/* A connection's launched channels: @reps copies from channel @chan0, a chain's bytes cut
- * by ft__sim_chain_part() (@chain), a ring's by ft__sim_share(). */
+/*
+ * The copies an LL chain broadcast or reduce @op of @pipes copies runs on where NCCL
+ * launches fewer channels than that (@pl nchannels, the model's count, forced channels
+ * too): launched channel c runs the graph's channel c (NVIDIA/nccl v2.27.7-1
+ * src/graph/connect.cc ncclTopoPostset(): channel c + nChannels a copy of c), and the
+ * op's bytes are cut over the launched ones alone (src/device/broadcast.h runRing(),
+ * ncclCollCbdPart() over nChannels), so copies 1 .. keep carry 1 / keep of S each, the
+ * rest nothing (pkt_tree.c chain_channels()); 0 where every copy runs.
+ */
+uint32_t ft__sim_chain_keep(const struct ft_sim_op *op, uint32_t pipes,
+                            const struct ft_model_pipeline *pl);
+/* What a phase's flows run on: NCCL's launched channels (@launched, the model's count, 0
+ * unknown), the phase's graph rings (@rings, a ring's edges over the ranks: its flows that
+ * are no relay leg), its tree or chain copies (@pipes), a chain copy's reps and the LL
+ * chain's kept copies (ft__sim_chain_reps(), ft__sim_chain_keep()). */
+struct ft__sim_phase_chans {
+	uint32_t launched, rings, pipes, chain_reps, keep;
+};
+/* Phase @ph of @op's into @pc, @pl the model's pipeline (NULL or nchannels 0: unknown:
+ * no launched channels, one rep, every copy). */
+void ft__sim_phase_chans_get(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
+                             const struct ft_model_pipeline *pl, struct ft__sim_phase_chans *pc);
+/* A connection's launched channels: @reps copies, rep r NCCL's channel chan0 + r x @stride,
+ * a chain's bytes cut by ft__sim_chain_part() (@chain), a ring's by ft__sim_share(); @bytes
+ * what the connection carries over them all (the flow's, or an LL chain copy's share of the
+ * kept ones: ft__sim_chain_keep()). */
 struct ft__sim_chans {
-	uint32_t reps, chan0;
+	uint32_t reps, chan0, stride;
+	uint64_t bytes;
 	bool chain;
 };
 /*
- * The launched channels flow @fl of phase @ph of @op runs on, the same in both engines: a
- * ring's copies (ft__sim_ring_reps() of @launched, from channel 0: pkt_nccl.c ring_conns());
- * a tree's, chain's or NVLS tree's copy p (its pipe label) is NCCL's channel p - 1, a
- * chain's cut into @chain_reps (ft__sim_chain_reps()) from channel (p - 1) x reps
- * (pkt_tree.c tree_conns()); a CollNet's and NVLS across nodes' flows to the fabric's
- * switches (SHARP's connections) one, channel 0.
+ * The launched channels flow @fl of phase @ph of @op runs on, the same in both engines
+ * (@pc: ft__sim_phase_chans_get(); NULL: none known). NCCL's launched channel c runs the
+ * graph's channel c mod nChannels (NVIDIA/nccl v2.27.7-1 src/graph/connect.cc
+ * ncclTopoPostset(): channels nChannels .. 2 nChannels - 1 copies of 0 .. nChannels - 1;
+ * rings.cc ncclBuildRings() the rings of them all), each connecting with QPs of its own. A
+ * ring's flow on graph ring i (its @edge, the phase's flows before it that are no relay leg,
+ * over the ranks: the phase's flows come channel by channel) is channel i, its copies
+ * (ft__sim_ring_reps() of the launched) channels i + r x rings (pkt_nccl.c ring_conns()); a
+ * tree's, chain's or NVLS tree's copy p (its pipe label) is channel p - 1, a chain's cut
+ * into its reps channels p - 1 + r x pipes (pkt_tree.c tree_conns()); CollNet's and NVLS
+ * across nodes' flows to the fabric's switches one, channel 0 (NCCL shares one CollNet
+ * connection a NIC over every channel: src/transport/coll_net.cc sharedConnect()).
  */
 struct ft__sim_chans ft__sim_flow_chans(const struct ft_sim_op *op, const struct ft_sched_phase *ph,
-                                        const struct ft_sched_flow *fl, uint32_t launched,
-                                        uint32_t chain_reps);
+                                        const struct ft__sim_phase_chans *pc,
+                                        const struct ft_sched_flow *fl, uint32_t edge);
 /* Rep @r of @reps of a chain copy's @bytes (pkt_tree.c tree_conns()). */
 static inline uint64_t
 ft__sim_chain_part(uint64_t bytes, uint32_t reps, uint32_t r)
