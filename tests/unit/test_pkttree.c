@@ -1657,6 +1657,28 @@ test_chain_engines_agree(void **state)
 		  "shared links", 0.054, 0.064 },
 		{ "pcie-l40s:2", "broadcast, proto: ll, channels: 1", "256KiB", 0.01, NULL },
 		{ "pcie-l40s:2", "broadcast, proto: ll, channels: 1", "1MiB", 0.01, NULL },
+		/* The LL128 tree all-reduce: its hops inside a node pass lines on as the chain's
+		 * (pkt_tree.c ft__pk_lines(), all_reduce.h runTreeSplit), pay their path inside
+		 * hwLat[NVLINK][TREE][LL128] (walk_back_s(); test_tree_ll128_hop_once) and its
+		 * last loop a period at the kernel's cap (tree_last_loop()). Before, whole steps
+		 * a hop, their path paid beside hwLat: dgx-h100:2 4 KiB 56.93 us against 52.47
+		 * (+8.5 %), 64 KiB +6.5 %; dgx-a100:2 4 KiB +4.9 %, 256 KiB -7.4 %; gcp-a3-mega:2
+		 * 4 KiB +13.7 %, 64 KiB +13.7 %; aws-p5:2 64 MiB +8.4 %; dgx-h100:4 4 KiB +7.5 % */
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.025, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "64KiB", 0.02, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "1MiB", 0.02, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "64MiB", 0.01, NULL },
+		{ "dgx-a100:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.03, NULL },
+		{ "dgx-a100:2", "all_reduce, algo: tree, proto: ll128", "256KiB", 0.03, NULL },
+		{ "gcp-a3-mega:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.03, NULL },
+		{ "gcp-a3-mega:2", "all_reduce, algo: tree, proto: ll128", "64KiB", 0.025, NULL },
+		{ "aws-p5:2", "all_reduce, algo: tree, proto: ll128", "64MiB", 0.01, NULL },
+		{ "dgx-h100:4", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.01, NULL },
+		/* gcp-a3-high:2 (4 NICs of 25 GB/s, two copies on each) runs under the flow
+		 * engine where its chains do too (rows above): its crossings' step, not traced */
+		{ "gcp-a3-high:2", "all_reduce, algo: tree, proto: ll128", "256KiB", 0,
+		  "LL128 tree on gcp-a3-high:2 at 256 KiB: -6.5 %, its crossings' step", -0.07,
+		  -0.06 },
 		/* one pcie-l40s node: +10.3 % before (16.32 against 14.79 us), -5.8 % since, as
 		 * one DGX H100's LL chain at 64 KiB (above); not traced (sim.md, Limits) */
 		{ "pcie-l40s:1", "broadcast, proto: ll", "4KiB", 0,
@@ -1723,6 +1745,46 @@ test_chain_ll128_hop_once(void **state)
 		fail_msg("NVLink 0.3 -> 0.8 us: %.2f -> %.2f us, not within hwLat", lo, hi);
 	if (!(fabs(more - over - 14 * 0.5) <= 0.05))
 		fail_msg("NVLink 2.5 -> 3 us: %.2f -> %.2f us, not 14 hops x 0.5 us", over, more);
+}
+
+/* The packet engine's LL128 tree all-reduce of 4 KiB on 2 DGX H100 whose NVLink hop (a GPU
+ * to the NVSwitch) has latency @lat, us. */
+static double
+ll128_tree_at(const char *lat)
+{
+	char spec[128];
+
+	snprintf(spec, sizeof(spec), "{nodes: {preset: dgx-h100, count: 2, nvlink: {latency: %s}}}",
+	         lat);
+	return time_on(spec, "{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}", "packet");
+}
+
+/*
+ * An LL128 tree's hop inside a node pays NCCL's per-hop latency once, its path in it, as
+ * the LL128 chain's (test_chain_ll128_hop_once): its ranks pass lines on as their flags
+ * come (pkt_tree.c ft__pk_lines(); NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h
+ * runTreeSplit, prims_ll128.h), the barrier charges hwLat[NVLINK][TREE][LL128] (1.25 us,
+ * src/graph/tuning.cc) on each of the 14 steps inside the nodes (7 up, 7 down) and takes
+ * back what each hop walks (its path and a grain of 9,600 bytes at the link's rate) past
+ * the model's grain at the channel's share (0.19 us at 4 KiB), never more than the charge
+ * (pkt_setup.c walk_back_s()). So the op does not move while NVLink's latency goes 0.3 ->
+ * 0.8 us, and past the charge (a walk over 1.25 + 0.19 us) each of the critical copy's 14
+ * hops pays its walk alone: 2 -> 2.5 us adds 14 x 0.5 us. Before, every hop paid its path
+ * beside hwLat (0.3 -> 0.8 us: 52.73 -> 59.73 us, 14 x 0.5).
+ */
+static void
+test_tree_ll128_hop_once(void **state)
+{
+	double lo = ll128_tree_at("0.3us"), hi = ll128_tree_at("0.8us");
+	double over = ll128_tree_at("2us"), more = ll128_tree_at("2.5us");
+
+	(void)state;
+	print_message("# LL128 tree 4 KiB: NVLink 0.3 / 0.8 / 2 / 2.5 us: %.2f %.2f %.2f %.2f us\n",
+	              lo, hi, over, more);
+	if (!(fabs(hi - lo) <= 0.05))
+		fail_msg("NVLink 0.3 -> 0.8 us: %.2f -> %.2f us, not within hwLat", lo, hi);
+	if (!(fabs(more - over - 14 * 0.5) <= 0.05))
+		fail_msg("NVLink 2 -> 2.5 us: %.2f -> %.2f us, not 14 hops x 0.5 us", over, more);
 }
 
 /* The packet engine's time of the last of @ops (YAML flow items, one a line) run one after
@@ -4424,6 +4486,7 @@ main(void)
 		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_chain_engines_agree),
 		cmocka_unit_test(test_chain_ll128_hop_once),
+		cmocka_unit_test(test_tree_ll128_hop_once),
 		cmocka_unit_test(test_tcpx_one_node),
 		cmocka_unit_test(test_ll_ring_engines_agree),
 		cmocka_unit_test(test_ring_engines_agree),
