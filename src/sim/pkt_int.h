@@ -1817,6 +1817,10 @@ bool ft__pk_is_tree(const struct pk_engine *e, const struct ft_schedule *sc,
 int ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op,
                        const struct ft_sched_phase *ph, double eff, uint32_t start, uint32_t bar,
                        uint32_t tag, struct ft_error *err);
+/* Whether @sc's hops over NVLink pass on lines as their flags come, its steps cut at the
+ * model's grain (pkt_tree.c chain_lines()): an LL or LL128 chain broadcast or reduce, an
+ * LL128 tree all-reduce. */
+bool ft__pk_lines(const struct ft_schedule *sc);
 
 /*
  * Lazy NVLS trees, trees and rings (pkt_tree.c): a phase's messages are built when their

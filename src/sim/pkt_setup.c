@@ -817,7 +817,12 @@ link_span_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
  * engine pays): of the walk, the grain's pass (chain_grain_s()) is that ramp's, the rest
  * latency paid twice. Before it took nothing back: 14 hops x 0.6 us through a DGX H100's
  * NVSwitch paid beside hwLat[NVLINK][RING][LL128], 2 DGX H100 at 64 KiB 54.04 us where the
- * flow engine takes 49.09 (+10.1 %; now 49.04). Before, a ring's LL128 and Simple steps
+ * flow engine takes 49.09 (+10.1 %; now 49.04). An LL128 tree all-reduce's hops pass lines on
+ * so too (pkt_tree.c ft__pk_lines(): all_reduce.h runTreeSplit calls the same LL128
+ * primitives) and take the same rule under hwLat[NVLINK][TREE][LL128] (1.25 us): before, 2
+ * DGX H100 at 4 KiB paid its 14 hops' 0.6 us paths beside it, 56.93 us where the flow engine
+ * takes 52.47 (now 51.54, with the last loop's period, pkt_tree.c tree_last_loop()).
+ * Before, a ring's LL128 and Simple steps
  * inside a node took nothing back, their
  * walk paid in the pipeline and in the barrier's hwLat (2 DGX H100 at 8 KiB: 91.96 and 148.36 us
  * where the flow engine takes 76.54 and 132.88; sim.md, "LL128 and Simple rings"). Before that,
@@ -834,8 +839,7 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 {
 	const struct ft_schedule *sc = op->sched;
 	bool ring = ft__pk_is_chunked(e, sc, ph);
-	bool chain = (sc->proto == FT_PROTO_LL || sc->proto == FT_PROTO_LL128) &&
-	             ft__sim_chain(sc) && ft__pk_is_tree(e, sc, ph);
+	bool chain = ft__pk_lines(sc) && ft__pk_is_tree(e, sc, ph);
 	double hw = ft__sim_hw_net_s(sc), eff = sc->proto_eff > 0 ? sc->proto_eff : 1.0;
 	double pin = 0, walk = 0, pnet = 0, span = 0, links = 0, most;
 
@@ -862,7 +866,8 @@ walk_back_s(struct pk_engine *e, const struct ft_sim_op *op, const struct ft_sch
 }
 
 /*
- * The bytes on the wire of an LL or LL128 chain's round (@op's, @eff its protocol's
+ * The bytes on the wire of an LL or LL128 chain's round, or an LL128 tree's (@op's, @eff
+ * its protocol's
  * efficiency): the model's grain (ft_model_line_grain(): LL 4,096 bytes of data, 512 threads'
  * 8-byte lines; LL128 9,600),
  * less where a channel carries less (the op's bytes over its launched or forced channels,

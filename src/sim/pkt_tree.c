@@ -1214,7 +1214,11 @@ pace_of(const struct tree_build *tb, uint32_t m, uint32_t s)
  * net) (a fill of two rounds, fill_ps half of it), every loop's (fill_k = msgs: no stage
  * offsets, pace_of() m). The drain needs nothing: past the last pace the links alone hold
  * the broadcast's last loops. Before, loop m waited m periods: on 4 DGX H100 with SHARP at
- * 16 MiB (3 loops) the scatter's last loop started a period late, 16 % over the model.
+ * 16 MiB (3 loops) the scatter's last loop started a period late, 16 % over the model. Two
+ * loops take the first round so too (pace 1 at nv periods; no pace 2): the scatter's warps
+ * start loop 1 once loop 0 is scattered, however many loops follow. Before, two loops kept
+ * a whole period: 8 MiB on those nodes 107.02 us against the model's 93.94 (+13.9 %), where
+ * 4 and 16 MiB ran 6.5 and 5.8 % under it; now 88.96 (-5.3 %).
  */
 static int
 collnet_fill(struct tree_build *tb)
@@ -1223,7 +1227,7 @@ collnet_fill(struct tree_build *tb)
 	double f = two / 2 * (double)tb->rb.pace_ps;
 	double one = tb->nv * (double)tb->rb.pace_ps;
 
-	if (!(tb->nv > 0) || tb->msgs < 3 || !(two < 2) || !(f >= 1) || !(one >= 1))
+	if (!(tb->nv > 0) || tb->msgs < 2 || !(two < 2) || !(f >= 1) || !(one >= 1))
 		return 0;
 	tb->rb.fill_n = 2;
 	tb->rb.fill_ps = (uint64_t)(f + 0.5);
@@ -1374,13 +1378,37 @@ chain_channels(struct tree_build *tb, const struct ft_sim_op *op, uint32_t pipes
  * chain's hop forwards whole steps (broadcast's and reduce's chunk and slice one step,
  * BROADCAST_CHUNKSTEPS, REDUCE_SLICESTEPS: src/include/collectives.h; prims_simple.h
  * genericOp posts a slice once all of it is stored): unchanged.
+ *
+ * An LL128 tree all-reduce moves its lines so too: the tree kernel's ranks call the same
+ * primitives a chunk at a time (v2.27.7-1 src/device/all_reduce.h runTreeUpDown and
+ * runTreeSplit: send, recvReduceSend, recvReduceCopySend, recvCopySend, recv), each
+ * prims_ll128.h GenericOp, whose warps store their lines on to the parent or the children
+ * once their flags have come; only the proxy's hop between nodes waits for the step
+ * (src/transport/net.cc sendProxyProgress(), as the chain's). Before, its hops forwarded
+ * whole steps: a step walked each of a node's 7 hops whole (path and bytes at the link's
+ * rate) where NCCL's hwLat[NVLINK][TREE][LL128] (1.25 us, src/graph/tuning.cc), which the
+ * barrier charges, holds the hop's whole latency, and the model's ramp a grain a stage at
+ * the channel's share (model/pipeline.c ll128_ramp()): 2 DGX H100 at 4 KiB 56.93 us
+ * against the flow engine's 52.47. LL's tree is not cut (its gap, sim.md Limits, is
+ * another's); nor is Simple's, whose recvReduceSend posts a slice once it is stored
+ * (prims_simple.h).
  */
+bool
+ft__pk_lines(const struct ft_schedule *sc)
+{
+	bool chain = ft__sim_chain(sc) && (sc->proto == FT_PROTO_LL || sc->proto == FT_PROTO_LL128);
+	bool tree = sc->algo == FT_ALGO_TREE && sc->op == FT_OP_ALL_REDUCE &&
+	            sc->proto == FT_PROTO_LL128;
+
+	return chain || tree;
+}
+
 static void
 chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model_chunking *ch)
 {
 	uint64_t grain = ft_model_line_grain(sc->proto);
 
-	if (!ft__sim_chain(sc) || grain == 0 || grain >= ch->slice_bytes)
+	if (!ft__pk_lines(sc) || grain == 0 || grain >= ch->slice_bytes)
 		return;
 	tb->lines = true;
 	ch->slice_bytes = grain;
@@ -1401,8 +1429,37 @@ chain_lines(struct tree_build *tb, const struct ft_schedule *sc, struct ft_model
 static void
 chain_ramp_own(struct tree_build *tb, const struct ft_schedule *sc)
 {
-	if (ft__sim_chain(sc) && sc->proto != FT_PROTO_SIMPLE && !tb->heads && !tb->collnet)
+	if (ft__pk_lines(sc) && !tb->heads && !tb->collnet)
 		tb->rb.e->staged = true;
+}
+
+/*
+ * The last loop of an LL128 tree's lines at the kernel's cap. The pace lets message m of
+ * every hop leave m periods after the phase's start (cap_pace(): a period the largest
+ * connection's wire at the cap over its messages, ft__pk_cap_period_ps()), so its last
+ * leaves a period before the cap's time for its bytes and crosses at the links' rates; a
+ * connection of one message (a step of a grain or less: 4 and 64 KiB on 2 DGX H100) has
+ * no pace at all and crosses whole at the links' rates. NCCL's LL128 kernel moves a
+ * channel's lines at its rate (ft__sim_kernel_cap(); kb NA-PROTO-LL128), the model's
+ * bandwidth term the bytes at it, and the flow engine caps its flows so: the whole loop's
+ * bytes take the cap's time, the first grain's pass through every stage after it (the
+ * model's ll128_ramp(), the walk the barrier keeps: pkt_setup.c walk_back_s()). So the
+ * phase's barrier waits one period more: the pace's period, or without a pace the whole
+ * connection's wire at the cap (2 DGX H100 at 4 KiB: 0.46 us, the model's bandwidth term
+ * on its one launched channel). Before, with the lines and the take-back, 256 KiB ran 3.6
+ * % under the flow engine (56.91 us against 59.03) and 4 KiB 2.7 %. A chain's lines are
+ * paced per rank or at the model's fill (rank_pace(), nccl_fill()): not here.
+ */
+static void
+tree_last_loop(const struct tree_build *tb, const struct ft_sim_op *op,
+               const struct ft_sched_phase *ph, double eff, uint32_t bar)
+{
+	const struct ft_schedule *sc = op->sched;
+
+	if (!tb->lines || sc->algo != FT_ALGO_TREE || tb->heads || tb->collnet)
+		return;
+	task_at(tb->rb.e, bar)->delay_ps +=
+		tb->rb.pace_ps ? tb->rb.pace_ps : cap_period_ps(op, ph, eff, 1, 1);
 }
 
 int
@@ -1512,6 +1569,8 @@ ft__pk_submit_tree(struct pk_engine *e, const struct ft_sim_op *op, const struct
 		rank_pace(&tb, sc);
 	if (rc == 0)
 		chain_ramp_own(&tb, sc);
+	if (rc == 0)
+		tree_last_loop(&tb, op, ph, eff, bar);
 	lazy = rc == 0 && lazy_tree_ok(e, &tb, nmsg);
 	if (rc == 0 && tb.heads)
 		rc = nvls_lags(&tb, tag, lazy);

@@ -1515,6 +1515,10 @@ lazy_is_whole(const char *spec, const char *op)
  */
 /* Two nodes of 4 PCIe GPUs and one NIC (a ring's channels all on it). */
 #define PCIE_1NIC "tests/fixtures/spec/pcie-1nic.yaml"
+/* Four DGX H100 on the SHARP example's fabric (examples/dgx-h100-sharp.yaml). */
+#define SHARP_4                                                                            \
+	"{nodes: {preset: dgx-h100, count: 4}, fabric: {kind: rail-fat-tree, link: ndr, "  \
+	"sharp: true}}"
 
 static void
 test_chain_engines_agree(void **state)
@@ -1657,6 +1661,36 @@ test_chain_engines_agree(void **state)
 		  "shared links", 0.054, 0.064 },
 		{ "pcie-l40s:2", "broadcast, proto: ll, channels: 1", "256KiB", 0.01, NULL },
 		{ "pcie-l40s:2", "broadcast, proto: ll, channels: 1", "1MiB", 0.01, NULL },
+		/* The LL128 tree all-reduce: its hops inside a node pass lines on as the chain's
+		 * (pkt_tree.c ft__pk_lines(), all_reduce.h runTreeSplit), pay their path inside
+		 * hwLat[NVLINK][TREE][LL128] (walk_back_s(); test_tree_ll128_hop_once) and its
+		 * last loop a period at the kernel's cap (tree_last_loop()). Before, whole steps
+		 * a hop, their path paid beside hwLat: dgx-h100:2 4 KiB 56.93 us against 52.47
+		 * (+8.5 %), 64 KiB +6.5 %; dgx-a100:2 4 KiB +4.9 %, 256 KiB -7.4 %; gcp-a3-mega:2
+		 * 4 KiB +13.7 %, 64 KiB +13.7 %; aws-p5:2 64 MiB +8.4 %; dgx-h100:4 4 KiB +7.5 % */
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.025, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "64KiB", 0.02, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "1MiB", 0.02, NULL },
+		{ "dgx-h100:2", "all_reduce, algo: tree, proto: ll128", "64MiB", 0.01, NULL },
+		{ "dgx-a100:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.03, NULL },
+		{ "dgx-a100:2", "all_reduce, algo: tree, proto: ll128", "256KiB", 0.03, NULL },
+		{ "gcp-a3-mega:2", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.03, NULL },
+		{ "gcp-a3-mega:2", "all_reduce, algo: tree, proto: ll128", "64KiB", 0.025, NULL },
+		{ "aws-p5:2", "all_reduce, algo: tree, proto: ll128", "64MiB", 0.01, NULL },
+		{ "dgx-h100:4", "all_reduce, algo: tree, proto: ll128", "4KiB", 0.01, NULL },
+		/* gcp-a3-high:2 (4 NICs of 25 GB/s, two copies on each) runs under the flow
+		 * engine where its chains do too (rows above): its crossings' step, not traced */
+		{ "gcp-a3-high:2", "all_reduce, algo: tree, proto: ll128", "256KiB", 0,
+		  "LL128 tree on gcp-a3-high:2 at 256 KiB: -6.5 %, its crossings' step", -0.07,
+		  -0.06 },
+		/* CollNetDirect in two loops (4 DGX H100 with SHARP, 8 MiB): the scatter's loop 1
+		 * starts after nv periods, the kernel's first round, as in three and more
+		 * (pkt_tree.c collnet_fill()); before, two loops kept the pace's 1 period: 107.02
+		 * us against the flow engine's 95.59 (+12.0 %, the model 93.94). What is left is
+		 * the fill and drain at the links' rates (sim.md, Limits; -6.5 % at 4 MiB) */
+		{ SHARP_4, "all_reduce, algo: collnet_direct", "8MiB", 0,
+		  "CollNetDirect 8 MiB: -6.9 %, its fill and drain at the links' rates", -0.075,
+		  -0.06 },
 		/* one pcie-l40s node: +10.3 % before (16.32 against 14.79 us), -5.8 % since, as
 		 * one DGX H100's LL chain at 64 KiB (above); not traced (sim.md, Limits) */
 		{ "pcie-l40s:1", "broadcast, proto: ll", "4KiB", 0,
@@ -1723,6 +1757,46 @@ test_chain_ll128_hop_once(void **state)
 		fail_msg("NVLink 0.3 -> 0.8 us: %.2f -> %.2f us, not within hwLat", lo, hi);
 	if (!(fabs(more - over - 14 * 0.5) <= 0.05))
 		fail_msg("NVLink 2.5 -> 3 us: %.2f -> %.2f us, not 14 hops x 0.5 us", over, more);
+}
+
+/* The packet engine's LL128 tree all-reduce of 4 KiB on 2 DGX H100 whose NVLink hop (a GPU
+ * to the NVSwitch) has latency @lat, us. */
+static double
+ll128_tree_at(const char *lat)
+{
+	char spec[128];
+
+	snprintf(spec, sizeof(spec), "{nodes: {preset: dgx-h100, count: 2, nvlink: {latency: %s}}}",
+	         lat);
+	return time_on(spec, "{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}", "packet");
+}
+
+/*
+ * An LL128 tree's hop inside a node pays NCCL's per-hop latency once, its path in it, as
+ * the LL128 chain's (test_chain_ll128_hop_once): its ranks pass lines on as their flags
+ * come (pkt_tree.c ft__pk_lines(); NVIDIA/nccl v2.27.7-1 src/device/all_reduce.h
+ * runTreeSplit, prims_ll128.h), the barrier charges hwLat[NVLINK][TREE][LL128] (1.25 us,
+ * src/graph/tuning.cc) on each of the 14 steps inside the nodes (7 up, 7 down) and takes
+ * back what each hop walks (its path and a grain of 9,600 bytes at the link's rate) past
+ * the model's grain at the channel's share (0.19 us at 4 KiB), never more than the charge
+ * (pkt_setup.c walk_back_s()). So the op does not move while NVLink's latency goes 0.3 ->
+ * 0.8 us, and past the charge (a walk over 1.25 + 0.19 us) each of the critical copy's 14
+ * hops pays its walk alone: 2 -> 2.5 us adds 14 x 0.5 us. Before, every hop paid its path
+ * beside hwLat (0.3 -> 0.8 us: 52.73 -> 59.73 us, 14 x 0.5).
+ */
+static void
+test_tree_ll128_hop_once(void **state)
+{
+	double lo = ll128_tree_at("0.3us"), hi = ll128_tree_at("0.8us");
+	double over = ll128_tree_at("2us"), more = ll128_tree_at("2.5us");
+
+	(void)state;
+	print_message("# LL128 tree 4 KiB: NVLink 0.3 / 0.8 / 2 / 2.5 us: %.2f %.2f %.2f %.2f us\n",
+	              lo, hi, over, more);
+	if (!(fabs(hi - lo) <= 0.05))
+		fail_msg("NVLink 0.3 -> 0.8 us: %.2f -> %.2f us, not within hwLat", lo, hi);
+	if (!(fabs(more - over - 14 * 0.5) <= 0.05))
+		fail_msg("NVLink 2 -> 2.5 us: %.2f -> %.2f us, not 14 hops x 0.5 us", over, more);
 }
 
 /* The packet engine's time of the last of @ops (YAML flow items, one a line) run one after
@@ -3389,11 +3463,76 @@ test_collnet_direct_chunks_in_node(void **state)
 }
 
 /*
+ * One switch, two children: 2 DGX H100 nodes with SHARP, one rank each on GPU 0 (both NICs
+ * on one leaf), a CollNet all-reduce of one chunk of @S each way, uncapped, built whole
+ * (every message's record stays to be read) and run in the packet engine. The two tests
+ * below read it; switch_free() releases it.
+ */
+struct switch_run {
+	struct ft_topo *t;
+	struct ft_sim_cfg cfg;
+	uint32_t rank_gpu[2], sw;
+	struct ft_schedule sch;
+	struct ft_sim_op op;
+	struct ft_engine *e;
+};
+
+static void
+switch_run(struct switch_run *r, uint64_t S)
+{
+	struct ft_cluster_spec spec;
+	struct ft_error err = { 0 };
+	struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 4, .npairs = 4 };
+	struct ft_sched_flow fl[4] = {
+		{ .src = 0, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		{ .src = 1, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
+		{ .src = FT_SCHED_INNET, .dst = 0, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
+		{ .src = FT_SCHED_INNET, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
+	};
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
+	spec.fabric.sharp = true;
+	assert_int_equal(ft_topo_build(&spec, &r->t, &err), 0);
+	ft_sim_cfg_init(&r->cfg);
+	for (uint32_t k = 0; k < 2; k++)
+		r->rank_gpu[k] = ft_topo_gpu(r->t, k, 0);
+	r->sw = ft__sim_innet_vertex(r->t, r->rank_gpu[0], FT_ALGO_COLLNET);
+	assert_int_equal(ft__sim_innet_vertex(r->t, r->rank_gpu[1], FT_ALGO_COLLNET), r->sw);
+	ft_schedule_init(&r->sch);
+	r->sch.op = FT_OP_ALL_REDUCE;
+	r->sch.algo = FT_ALGO_COLLNET;
+	r->sch.proto = FT_PROTO_SIMPLE;
+	r->sch.nranks = 2;
+	r->sch.ranks_per_node = 1;
+	r->sch.bytes = S;
+	r->sch.proto_eff = 1.0;
+	ft_strlcpy(ph.what, "collnet", sizeof(ph.what));
+	assert_int_equal(ft_vec_push(&r->sch.phases, &ph), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(ft_vec_push(&r->sch.flows, &fl[i]), 0);
+	r->op = (struct ft_sim_op){ .rank_gpu = r->rank_gpu, .after = -1, .pipe_chunks = 1,
+		                    .sched = &r->sch };
+	assert_int_equal(ft_packet_engine.create(r->t, &r->cfg, &r->e, &err), 0);
+	ft_container_of(r->e, struct pk_engine, base)->tree_eager = true;
+	assert_true(ft_packet_engine.submit(r->e, &r->op, &err) >= 0);
+	assert_int_equal(ft_packet_engine.run(r->e, 0, &err), 0);
+}
+
+static void
+switch_free(struct switch_run *r)
+{
+	ft_packet_engine.destroy(r->e);
+	ft_schedule_release(&r->sch);
+	ft_topo_free(r->t);
+}
+
+/*
  * SHARP's switches stream a chunk (pkt_tree.c stream_switch(); kb IB-SHARP, streaming
  * aggregation; NVIDIA/nccl v2.27.7-1 src/transport/coll_net.cc collNetIallreduce(): a
- * step's send and receive posted as one iallreduce). One switch, two children: 2 DGX H100
- * nodes with SHARP, one rank each on GPU 0 (both NICs on one leaf), a CollNet all-reduce
- * of one chunk of S = 4 MiB each way at the path's rate R (its slowest link), uncapped.
+ * step's send and receive posted as one iallreduce). One switch, two children
+ * (switch_run()), one chunk of S = 4 MiB each way at the path's rate R (its slowest link),
+ * uncapped.
  * The last child's first unit (one packet, pkt = MTU / R) is at the switch at L_up plus
  * one packet per hop at most; the first byte down leaves then, within a packet: not S / R
  * later, as a switch that holds the chunk whole sends it. The last unit down leaves once
@@ -3405,64 +3544,28 @@ static void
 test_collnet_switch_streams(void **state)
 {
 	const uint64_t S = 4u << 20;
-	struct ft_cluster_spec spec;
-	struct ft_topo *t = NULL;
+	struct switch_run r;
 	struct ft_error err = { 0 };
 	struct ft_path path;
-	struct ft_sim_cfg cfg;
-	uint32_t rank_gpu[2], sw[2];
 	double R = INFINITY, L_up, L_dn, pkt, first_in = 0, first_down = INFINITY, t0 = INFINITY;
 	double end = 0, want;
-	uint32_t hops, nup = 0, ndown = 0;
-	struct ft_schedule sch;
-	struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 4, .npairs = 4 };
-	struct ft_sched_flow fl[4] = {
-		{ .src = 0, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
-		{ .src = 1, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
-		{ .src = FT_SCHED_INNET, .dst = 0, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
-		{ .src = FT_SCHED_INNET, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
-	};
-	struct ft_engine *e = NULL;
-	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1, .pipe_chunks = 1 };
-	struct ft_sim_counters cn;
+	uint32_t hops, nup = 0, ndown = 0, sw;
+	struct ft_engine *e;
 	struct pk_engine *pe;
 
 	(void)state;
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
-	spec.fabric.sharp = true;
-	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	for (uint32_t r = 0; r < 2; r++) {
-		rank_gpu[r] = ft_topo_gpu(t, r, 0);
-		sw[r] = ft__sim_innet_vertex(t, rank_gpu[r], FT_ALGO_COLLNET);
-	}
-	assert_int_equal(sw[0], sw[1]);
-	assert_int_equal(ft__sim_route(t, &cfg, rank_gpu[0], sw[0], 0, NULL, NULL, &path, &err), 0);
+	switch_run(&r, S);
+	e = r.e;
+	sw = r.sw;
+	assert_int_equal(ft__sim_route(r.t, &r.cfg, r.rank_gpu[0], sw, 0, NULL, NULL, &path, &err),
+	                 0);
 	for (uint32_t i = 0; i < path.nlinks; i++)
-		R = fmin(R, ft_topo_link(t, path.links[i])->cap_Bps);
+		R = fmin(R, ft_topo_link(r.t, path.links[i])->cap_Bps);
 	L_up = path.lat_s;
 	hops = path.nlinks;
-	assert_int_equal(ft__sim_route(t, &cfg, sw[0], rank_gpu[0], 0, NULL, NULL, &path, &err), 0);
+	assert_int_equal(ft__sim_route(r.t, &r.cfg, sw, r.rank_gpu[0], 0, NULL, NULL, &path, &err),
+	                 0);
 	L_dn = path.lat_s;
-	ft_schedule_init(&sch);
-	sch.op = FT_OP_ALL_REDUCE;
-	sch.algo = FT_ALGO_COLLNET;
-	sch.proto = FT_PROTO_SIMPLE;
-	sch.nranks = 2;
-	sch.ranks_per_node = 1;
-	sch.bytes = S;
-	sch.proto_eff = 1.0;
-	ft_strlcpy(ph.what, "collnet", sizeof(ph.what));
-	assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
-	for (uint32_t i = 0; i < 4; i++)
-		assert_int_equal(ft_vec_push(&sch.flows, &fl[i]), 0);
-	op.sched = &sch;
-	assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
-	/* (built whole: every message's record stays to be read) */
-	ft_container_of(e, struct pk_engine, base)->tree_eager = true;
-	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
-	assert_int_equal(ft_packet_engine.counters(e, &cn, &err), 0);
 	pe = ft_container_of(e, struct pk_engine, base);
 	pkt = (double)pk(e)->mtu / R;
 	/* the last child's first unit in: a unit's own message's arrival, or where a chunk is
@@ -3473,7 +3576,7 @@ test_collnet_switch_streams(void **state)
 			double st = (double)f->t_start_ps / PK_PS_PER_S;
 			double done = (double)task_at(pe, f->task)->t_done_ps / PK_PS_PER_S;
 
-			if (f->dst == sw[0] && unit == (f->bytes == pk(e)->mtu)) {
+			if (f->dst == sw && unit == (f->bytes == pk(e)->mtu)) {
 				nup++;
 				t0 = fmin(t0, st);
 				first_in = fmax(first_in, unit ? done : st + L_up + pkt);
@@ -3483,7 +3586,7 @@ test_collnet_switch_streams(void **state)
 	for (size_t i = 0; i < pk(e)->flows.len; i++) {
 		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
 
-		if (f->src == sw[0]) {
+		if (f->src == sw) {
 			ndown++;
 			first_down = fmin(first_down, (double)f->t_start_ps / PK_PS_PER_S);
 			end = fmax(end, (double)task_at(pe, f->task)->t_done_ps / PK_PS_PER_S);
@@ -3508,73 +3611,31 @@ test_collnet_switch_streams(void **state)
 		fail_msg("end %.9g s: closed form S / R + L_up + L_down = %.9g s, - 1 to + %u "
 		         "packets of %.3g s",
 		         end, want, hops + 4, pkt);
-	ft_packet_engine.destroy(e);
-	ft_schedule_release(&sch);
-	ft_topo_free(t);
+	switch_free(&r);
 }
 
 /*
- * The flows into SHARP's switches of test_collnet_switch_streams()'s op (one switch, two
- * children, one chunk of @S each way, uncapped), into @nin, and of them those of one
- * packet (a streamed chunk's first unit, pkt_tree.c stream_switch()) into @nunit.
+ * The flows into SHARP's switch of switch_run()'s op (one switch, two children, one chunk
+ * of @S each way, uncapped), into @nin, and of them those of one packet (a streamed
+ * chunk's first unit, pkt_tree.c stream_switch()) into @nunit.
  */
 static void
 switch_flows(uint64_t S, uint32_t *nin, uint32_t *nunit)
 {
-	struct ft_cluster_spec spec;
-	struct ft_topo *t = NULL;
-	struct ft_error err = { 0 };
-	struct ft_sim_cfg cfg;
-	uint32_t rank_gpu[2], sw;
-	struct ft_schedule sch;
-	struct ft_sched_phase ph = { .steps = 2, .first_flow = 0, .nflows = 4, .npairs = 4 };
-	struct ft_sched_flow fl[4] = {
-		{ .src = 0, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
-		{ .src = 1, .dst = FT_SCHED_INNET, .bytes = S, .pipe = 1, .dir = FT_SCHED_UP },
-		{ .src = FT_SCHED_INNET, .dst = 0, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
-		{ .src = FT_SCHED_INNET, .dst = 1, .bytes = S, .pipe = 1, .dir = FT_SCHED_DOWN },
-	};
-	struct ft_engine *e = NULL;
-	struct ft_sim_op op = { .rank_gpu = rank_gpu, .after = -1, .pipe_chunks = 1 };
+	struct switch_run r;
 
-	assert_int_equal(ft_spec_resolve("dgx-h100:2", &spec, &err), 0);
-	spec.fabric.sharp = true;
-	assert_int_equal(ft_topo_build(&spec, &t, &err), 0);
-	ft_sim_cfg_init(&cfg);
-	for (uint32_t r = 0; r < 2; r++)
-		rank_gpu[r] = ft_topo_gpu(t, r, 0);
-	sw = ft__sim_innet_vertex(t, rank_gpu[0], FT_ALGO_COLLNET);
-	ft_schedule_init(&sch);
-	sch.op = FT_OP_ALL_REDUCE;
-	sch.algo = FT_ALGO_COLLNET;
-	sch.proto = FT_PROTO_SIMPLE;
-	sch.nranks = 2;
-	sch.ranks_per_node = 1;
-	sch.bytes = S;
-	sch.proto_eff = 1.0;
-	ft_strlcpy(ph.what, "collnet", sizeof(ph.what));
-	assert_int_equal(ft_vec_push(&sch.phases, &ph), 0);
-	for (uint32_t i = 0; i < 4; i++)
-		assert_int_equal(ft_vec_push(&sch.flows, &fl[i]), 0);
-	op.sched = &sch;
-	assert_int_equal(ft_packet_engine.create(t, &cfg, &e, &err), 0);
-	/* (built whole: every message's record stays to be read) */
-	ft_container_of(e, struct pk_engine, base)->tree_eager = true;
-	assert_true(ft_packet_engine.submit(e, &op, &err) >= 0);
-	assert_int_equal(ft_packet_engine.run(e, 0, &err), 0);
-	assert_int_equal(pk(e)->mtu, 4096); /* (the sizes below are in its packets) */
+	switch_run(&r, S);
+	assert_int_equal(pk(r.e)->mtu, 4096); /* (the sizes below are in its packets) */
 	*nin = *nunit = 0;
-	for (size_t i = 0; i < pk(e)->flows.len; i++) {
-		const struct pk_flow *f = ft_vec_at(&pk(e)->flows, i);
+	for (size_t i = 0; i < pk(r.e)->flows.len; i++) {
+		const struct pk_flow *f = ft_vec_at(&pk(r.e)->flows, i);
 
-		if (f->dst == sw) {
+		if (f->dst == r.sw) {
 			(*nin)++;
-			*nunit += f->bytes == pk(e)->mtu;
+			*nunit += f->bytes == pk(r.e)->mtu;
 		}
 	}
-	ft_packet_engine.destroy(e);
-	ft_schedule_release(&sch);
-	ft_topo_free(t);
+	switch_free(&r);
 }
 
 /*
@@ -4437,6 +4498,7 @@ main(void)
 		cmocka_unit_test(test_chain_starts_at_root),
 		cmocka_unit_test(test_chain_engines_agree),
 		cmocka_unit_test(test_chain_ll128_hop_once),
+		cmocka_unit_test(test_tree_ll128_hop_once),
 		cmocka_unit_test(test_tcpx_one_node),
 		cmocka_unit_test(test_ll_ring_engines_agree),
 		cmocka_unit_test(test_ring_engines_agree),
