@@ -31,13 +31,12 @@
 #define WF_RUN 16         /* its insertion-sorted runs */
 #define WF_AHEAD 16       /* flows ahead in a link's list whose memory is fetched early */
 
-/* A flow's bottleneck @bott (its record @b) becomes link @l at @now (@lk: the
- * links' records): credit the time of the previous one. */
+/* A flow's bottleneck record @b becomes link @l at @now (@lk: the links' records):
+ * credit the time of the previous one. */
 static inline void
-ft__fs_bott_move(struct fs_act_bn *b, uint32_t *bott, struct fs_link_st *lk, double now,
-                 uint32_t l)
+ft__fs_bott_move(struct fs_act_bn *b, struct fs_link_st *lk, double now, uint32_t l)
 {
-	uint32_t old = *bott;
+	uint32_t old = b->bott;
 	double held = now - b->since;
 
 	if (old == l)
@@ -50,7 +49,7 @@ ft__fs_bott_move(struct fs_act_bn *b, uint32_t *bott, struct fs_link_st *lk, dou
 		lk[old].nbott--;
 	if (l != FS_NONE)
 		lk[l].nbott++;
-	*bott = l;
+	b->bott = l;
 	b->since = now;
 }
 
@@ -58,7 +57,7 @@ ft__fs_bott_move(struct fs_act_bn *b, uint32_t *bott, struct fs_link_st *lk, dou
 static inline void
 ft__fs_set_bottleneck(struct fs_sim *s, uint32_t f, uint32_t l)
 {
-	ft__fs_bott_move(&s->act_bn[f], &s->act_bott[f], s->lk, s->now_s, l);
+	ft__fs_bott_move(&s->act_bn[f], s->lk, s->now_s, l);
 }
 
 /* flowfill.c */

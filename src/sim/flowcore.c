@@ -117,7 +117,6 @@ ft__fs_release(struct fs_sim *s)
 		s->act_capi, s->wf_capped,  s->cap_rank,   s->cap_cnt,  s->tasks_mem,
 		s->wf_bott,  s->inc_in,     s->path_pos,   s->act_t0,   s->act_fin,
 		s->act_hp,   s->fin_heap,   s->fin_tmp,    s->wf_live,  s->act_path,
-		s->act_bott,
 	};
 	struct ft_vec *const vecs[] = {
 		&s->inc_seeds, &s->edges,    &s->paths,       &s->events,        &s->wf_heap,
@@ -516,7 +515,6 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	s->act_rate = ft_calloc(s->act_cap, sizeof(double));
 	s->act_left = ft_calloc(s->act_cap, sizeof(double));
 	s->act_bn = ft_calloc(s->act_cap, sizeof(struct fs_act_bn));
-	s->act_bott = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->act_capi = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->wf_capped = ft_calloc(s->act_cap, sizeof(uint32_t));
 	s->inc_sel = ft_calloc(s->act_cap, sizeof(uint32_t));
@@ -533,8 +531,7 @@ ft__fs_start(struct fs_sim *s, struct ft_error *err)
 	if (!s->full_rates && !s->level_only && !s->comp_only)
 		s->lf = ft_calloc(s->nlinks ? s->nlinks : 1, sizeof(struct fs_lf));
 	if (!s->succ_first || !s->succ || !s->active || !s->act_pf || !s->act_np || !s->act_path ||
-	    !s->act_rate || !s->act_left || !s->act_bn || !s->act_bott || !s->act_capi ||
-	    !s->wf_capped ||
+	    !s->act_rate || !s->act_left || !s->act_bn || !s->act_capi || !s->wf_capped ||
 	    !s->inc_sel || !s->inc_old || !s->wf_bott || !s->inc_in || !s->wf_live ||
 	    !s->act_t0 || !s->act_fin || !s->act_hp || !s->fin_heap || !s->fin_tmp ||
 	    (!s->lf && !s->full_rates && !s->level_only && !s->comp_only))
@@ -644,7 +641,6 @@ grow_active(struct fs_sim *s)
 		{ &s->act_t0, sizeof(*s->act_t0) },     { &s->act_fin, sizeof(*s->act_fin) },
 		{ &s->act_hp, sizeof(*s->act_hp) },     { &s->fin_heap, sizeof(*s->fin_heap) },
 		{ &s->fin_tmp, sizeof(*s->fin_tmp) },   { &s->wf_live, sizeof(*s->wf_live) },
-		{ &s->act_bott, sizeof(*s->act_bott) },
 		{ &s->act_path, FS_SLOT_HOPS * sizeof(*s->act_path) },
 	};
 	bool ok = true;
@@ -728,8 +724,7 @@ start_task(struct fs_sim *s, uint32_t id, struct ft_error *err)
 	       (t->npath < FS_SLOT_HOPS ? t->npath : FS_SLOT_HOPS) * sizeof(*p));
 	s->act_rate[s->nactive] = -1; /* none yet: ft__fs_rates() gives it one */
 	s->act_left[s->nactive] = t->bytes - t->sent;
-	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, s->now_s, 0 };
-	s->act_bott[s->nactive] = FS_NONE;
+	s->act_bn[s->nactive] = (struct fs_act_bn){ FS_NONE, FS_NONE, s->now_s, 0 };
 	s->act_capi[s->nactive] = t->cap_idx;
 	s->act_t0[s->nactive] = s->now_s;
 	s->act_fin[s->nactive] = INFINITY; /* rated by the next recomputation */
@@ -888,7 +883,7 @@ end_transmission(struct fs_sim *s, uint32_t id)
 
 		st->bytes += t->bytes;
 		/* room left on a link that limits no other flow changes no rate */
-		if (st->nbott > (s->act_bott[t->active_idx] == l)) {
+		if (st->nbott > (s->act_bn[t->active_idx].bott == l)) {
 			st->freed += (float)rate;
 			if (st->freed > s->room_rtol * s->cap_Bps[l])
 				s->room_due = true;
@@ -927,7 +922,6 @@ end_transmission(struct fs_sim *s, uint32_t id)
 	s->act_rate[t->active_idx] = s->act_rate[s->nactive];
 	s->act_left[t->active_idx] = s->act_left[s->nactive];
 	s->act_bn[t->active_idx] = s->act_bn[s->nactive];
-	s->act_bott[t->active_idx] = s->act_bott[s->nactive];
 	s->act_capi[t->active_idx] = s->act_capi[s->nactive];
 	s->act_t0[t->active_idx] = s->act_t0[s->nactive];
 	s->act_fin[t->active_idx] = s->act_fin[s->nactive];

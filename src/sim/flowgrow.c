@@ -110,14 +110,13 @@ fin_rates(struct fs_sim *s, uint32_t n, bool fix)
 	const double *olds = s->inc_old, *rate = s->act_rate, now = s->now_s;
 	double *left = s->act_left, *t0 = s->act_t0, *fin = s->act_fin;
 	struct fs_act_bn *bn = s->act_bn;
-	uint32_t *bott = s->act_bott;
 	struct fs_link_st *lk = s->lk;
 
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t f = sel[k];
 		double r = rate[f], old = olds[k];
 
-		ft__fs_bott_move(&bn[f], &bott[f], lk, now, wb[f]);
+		ft__fs_bott_move(&bn[f], lk, now, wb[f]);
 		if (r == old)
 			continue;
 		if (old > 0) {
@@ -314,7 +313,7 @@ grow_widen(struct fs_sim *s, uint32_t from, uint32_t n)
 					uint32_t g = L->e[q].act;
 					double r = s->act_rate[g];
 
-					if (s->act_bott[g] != p[j])
+					if (s->act_bn[g].bott != p[j])
 						continue;
 					left--;
 					if (s->inc_in[g] || r < s->inc_thr || !(r > s->inc_old[k]))
@@ -420,12 +419,12 @@ ft__fs_grow_check(struct fs_sim *s, uint32_t n)
 			uint32_t g = F->e[q].act;
 			double r = s->act_rate[g];
 
-			if (s->act_bott[g] == l)
+			if (s->act_bn[g].bott == l)
 				left--;
 			if (s->inc_in[g])
 				continue;
 			if (over || r > lo ||
-			    (s->act_bott[g] == l && !at_cap(s, g) && (!full || r < hi))) {
+			    (s->act_bn[g].bott == l && !at_cap(s, g) && (!full || r < hi))) {
 				s->inc_in[g] = 1;
 				s->inc_sel[m] = g;
 				s->inc_old[m++] = r;

@@ -166,6 +166,7 @@ struct fs_wf_item {
 
 /* Bottleneck bookkeeping of one active flow. */
 struct fs_act_bn {
+	uint32_t bott;  /* link that froze its rate in the last water filling */
 	uint32_t best;  /* the link that has limited it longest so far */
 	double since;   /* since when bott has been its bottleneck */
 	double best_s;  /* for how long best did */
@@ -199,7 +200,7 @@ struct fs_link_st {
 	double load;       /* the sum of its active flows' rates (incremental recomputation) */
 	uint32_t nactive;  /* active flows crossing it (adaptive routing reads it) */
 	uint32_t maxflows; /* most flows ever sharing it at once */
-	uint32_t nbott;    /* active flows it is the bottleneck of (act_bott) */
+	uint32_t nbott;    /* active flows it is the bottleneck of (fs_act_bn.bott) */
 	float freed;       /* the rates of the flows that ended on it since the last
 	                    * recomputation: room no flow is given yet (room_rtol) */
 };
@@ -241,12 +242,6 @@ struct fs_sim {
 	uint32_t *fin_heap; /* active flows, a min-heap on act_fin (act_cap) */
 	uint32_t *fin_tmp;  /* the flows ending in one event (act_cap) */
 	struct fs_act_bn *act_bn; /* which links limited it, and for how long */
-	/* The link that froze its rate in the last water filling (FS_NONE: none
-	 * yet), apart from act_bn: the grown checks read it for every entry of a
-	 * link's kept list (ft__fs_grow_check(), grow_widen()), and 4 bytes a flow
-	 * keep those scans in cache where act_bn's 24 did not (~10^6 flows in
-	 * flight at dgx-h100:512) */
-	uint32_t *act_bott;
 	uint32_t *act_capi; /* its own rate cap (an NCCL channel's): fs_task.cap_idx */
 	struct ft_vec caps; /* double: the distinct rate caps tasks name (fs_task.cap_idx),
 	                     * FS_MAX_CAPS at most */

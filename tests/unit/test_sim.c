@@ -130,8 +130,8 @@ check_maxmin(const struct fs_sim *s)
 	 * skips a link that is none's) */
 	memset(load, 0, s->nlinks * sizeof(double));
 	for (i = 0; i < s->nactive; i++)
-		if (s->act_bott[i] != FS_NONE)
-			load[s->act_bott[i]]++;
+		if (s->act_bn[i].bott != FS_NONE)
+			load[s->act_bn[i].bott]++;
 	for (i = 0; i < s->nlinks; i++)
 		assert_int_equal(s->lk[i].nbott, (uint32_t)load[i]);
 	free(load);
@@ -1159,7 +1159,7 @@ check_levels(const struct fs_sim *s)
 	for (i = 0; i < s->nlinks; i++)
 		level[i] = -1;
 	for (i = 0; i < s->nactive; i++) {
-		uint32_t l = s->act_bott[i];
+		uint32_t l = s->act_bn[i].bott;
 
 		if (s->act_capi[i])
 			continue;
@@ -2224,8 +2224,7 @@ test_ecmp_alltoall_fast_path_pinned(void **state)
 }
 
 /* The same all-to-all on RoCE (its ECMP hashes every QP, flows of one destination
- * spread over the spine cables), measured before the bottleneck links were laid out
- * apart from the rest of each flow's record (act_bott, sim_int.h) */
+ * spread over the spine cables), measured with the engine of 2026-12-07 */
 #define A2A16_ROCE_MAKESPAN 405.97240790800701e-6 /* s */
 #define A2A16_ROCE_P50      308.17647990464034e-6
 #define A2A16_ROCE_P99      311.63799999999999e-6
@@ -2241,7 +2240,8 @@ test_ecmp_alltoall_fast_path_pinned(void **state)
  * at every recomputation, and the figures are pinned to the build before
  * (makespan, FCT percentiles to 1e-7, events exactly, the weighted bytes per
  * link to 1e-12): a layout of the per-flow records that lost a flow's
- * bottleneck when its slot moved, or checks that read a stale one, fail here.
+ * bottleneck when its slot moved (an end moves the last active flow into the
+ * ended one's slot), or checks that read a stale one, fail here.
  */
 static void
 test_ecmp_alltoall_roce_pinned(void **state)
