@@ -2131,7 +2131,8 @@ run_a2a36(const struct ft_sim_overrides *ov, struct ft_sim_report *rep)
 }
 
 /* The flat all-to-all of dgx-h100:36 at 16 MiB under ECMP through the flow engine
- * (FABTUNE_SIM_RATES=@rates when not NULL). */
+ * (FABTUNE_SIM_RATES=@rates when not NULL); @roce names its fabric link roce400
+ * (ft__topo_fabric_tech(): Ethernet, ECMP hashing each QP, kb ROCE-WIRE). */
 /* measured: bench/flow-ecmp.sh's ECMP all-to-all at dgx-h100:36 (see below) */
 /* (InfiniBand's ECMP by destination LID, topo/route.c; before, hashed per flow: makespan
  * 405.149 us, P50 308.306, P99 311.638, sum 66440059347732) */
@@ -2140,7 +2141,7 @@ run_a2a36(const struct ft_sim_overrides *ov, struct ft_sim_report *rep)
 #define A2A16_P99      612.76653080539491e-6
 #define A2A16_WSUM     66423072306570.0 /* sum of (link id + 1) x bytes */
 static void
-run_a2a36_16m(const char *rates, struct ft_sim_report *rep)
+run_a2a36_16m(const char *rates, bool roce, struct ft_sim_report *rep)
 {
 	struct ft_sim_sweep_args sw = { .spec = "dgx-h100:36", .op = FT_OP_ALLTOALL,
 		                        .algo = FT_ALGO_DIRECT, .proto = FT_PROTO_SIMPLE,
@@ -2156,6 +2157,8 @@ run_a2a36_16m(const char *rates, struct ft_sim_report *rep)
 		assert_int_equal(setenv("FABTUNE_SIM_RATES", rates, 1), 0);
 	assert_int_equal(ft_scenario_from_op(&sw, &sc, &err), 0);
 	sc->spec.node.nccl_pxn_disable = true; /* PXN off, as noted above */
+	if (roce)
+		ft_strlcpy(sc->spec.fabric.link, "roce400", sizeof(sc->spec.fabric.link));
 	ft_sim_report_init(rep);
 	assert_int_equal(ft_scenario_run(sc, &ov, NULL, rep, &err), 0);
 	ft_scenario_free(sc);
@@ -2185,8 +2188,8 @@ test_ecmp_alltoall_fast_path_pinned(void **state)
 	double wsum = 0;
 
 	(void)state;
-	run_a2a36_16m(NULL, &fast);
-	run_a2a36_16m("full", &plain);
+	run_a2a36_16m(NULL, false, &fast);
+	run_a2a36_16m("full", false, &plain);
 	assert_int_equal(fast.c.nflows, 288u * 287u);
 	assert_int_equal(plain.c.nflows, fast.c.nflows);
 	/* the same events and recomputations; only the plain one is full every time */
@@ -2216,6 +2219,59 @@ test_ecmp_alltoall_fast_path_pinned(void **state)
 	assert_double_equal(fast.c.fct_p50_s, A2A16_P50, A2A16_P50 * 1e-7);
 	assert_double_equal(fast.c.fct_p99_s, A2A16_P99, A2A16_P99 * 1e-7);
 	assert_double_equal(wsum, A2A16_WSUM, A2A16_WSUM * 1e-12);
+	ft_sim_report_release(&fast);
+	ft_sim_report_release(&plain);
+}
+
+/* The same all-to-all on RoCE (its ECMP hashes every QP, flows of one destination
+ * spread over the spine cables), measured with the engine of 2026-12-07 */
+#define A2A16_ROCE_MAKESPAN 405.97240790800701e-6 /* s */
+#define A2A16_ROCE_P50      308.17647990464034e-6
+#define A2A16_ROCE_P99      311.63799999999999e-6
+#define A2A16_ROCE_WSUM     66440059347732.0 /* sum of (link id + 1) x bytes */
+#define A2A16_ROCE_EVENTS   11772u
+
+/*
+ * test_ecmp_alltoall_fast_path_pinned on RoCE: there ECMP hashes each flow
+ * (InfiniBand forwards by destination LID), so the all-to-all's flows end
+ * one by one, each end reaching the grown checks (ft__fs_grow_check(),
+ * grow_widen()) that read every kept flow's bottleneck link. The fast paths
+ * give the completion times and the bytes per link of a plain water filling
+ * at every recomputation, and the figures are pinned to the build before
+ * (makespan, FCT percentiles to 1e-7, events exactly, the weighted bytes per
+ * link to 1e-12): a layout of the per-flow records that lost a flow's
+ * bottleneck when its slot moved (an end moves the last active flow into the
+ * ended one's slot), or checks that read a stale one, fail here.
+ */
+static void
+test_ecmp_alltoall_roce_pinned(void **state)
+{
+	struct ft_sim_report fast, plain;
+	double wsum = 0;
+
+	(void)state;
+	run_a2a36_16m(NULL, true, &fast);
+	run_a2a36_16m("full", true, &plain);
+	assert_int_equal(fast.c.nflows, 288u * 287u);
+	assert_int_equal(fast.c.nevents, plain.c.nevents);
+	assert_int_equal(fast.c.nrecompute, plain.c.nrecompute);
+	assert_true(fast.c.nrecompute_full < fast.c.nrecompute);
+	assert_double_equal(fast.c.makespan_s, plain.c.makespan_s, plain.c.makespan_s * 1e-9);
+	assert_double_equal(fast.c.fct_p50_s, plain.c.fct_p50_s, plain.c.fct_p50_s * 1e-9);
+	assert_double_equal(fast.c.fct_p99_s, plain.c.fct_p99_s, plain.c.fct_p99_s * 1e-9);
+	assert_int_equal(fast.ports.len, plain.ports.len);
+	for (size_t k = 0; k < fast.ports.len; k++) {
+		const struct ft_sim_hot_link *a = ft_vec_at(&fast.ports, k), *b = ft_vec_at(&plain.ports, k);
+
+		assert_int_equal(a->stat.link, b->stat.link);
+		assert_double_equal(a->stat.bytes, b->stat.bytes, 0);
+		wsum += (a->stat.link + 1.0) * a->stat.bytes;
+	}
+	assert_int_equal(fast.c.nevents, A2A16_ROCE_EVENTS);
+	assert_double_equal(fast.c.makespan_s, A2A16_ROCE_MAKESPAN, A2A16_ROCE_MAKESPAN * 1e-7);
+	assert_double_equal(fast.c.fct_p50_s, A2A16_ROCE_P50, A2A16_ROCE_P50 * 1e-7);
+	assert_double_equal(fast.c.fct_p99_s, A2A16_ROCE_P99, A2A16_ROCE_P99 * 1e-7);
+	assert_double_equal(wsum, A2A16_ROCE_WSUM, A2A16_ROCE_WSUM * 1e-12);
 	ft_sim_report_release(&fast);
 	ft_sim_report_release(&plain);
 }
@@ -5752,6 +5808,7 @@ main(void)
 		cmocka_unit_test(test_rate_tolerance),
 		cmocka_unit_test(test_tolerance_every_flow),
 		cmocka_unit_test(test_ecmp_alltoall_fast_path_pinned),
+		cmocka_unit_test(test_ecmp_alltoall_roce_pinned),
 		cmocka_unit_test(test_close_ends_share_a_recomputation),
 		cmocka_unit_test(test_ends_that_free_no_bottleneck),
 		cmocka_unit_test(test_ends_leaving_little_room),
