@@ -1812,14 +1812,14 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))
-		return ft_error_set(err, FT_EINVAL,
-		                    "routing: %s does not apply to a %s fabric (expected ecmp, "
-		                    "adaptive%s)",
-		                    ft_routing_name(cfg.routing),
-		                    ft_fabric_kind_name(spec->fabric.kind),
-		                    spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
-		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
-		                                                               ", dmodk or minhop");
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "routing: %s does not apply to a %s fabric (expected ecmp, "
+		        "adaptive%s)",
+		        ft_routing_name(cfg.routing), ft_fabric_kind_name(spec->fabric.kind),
+		        spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
+		        spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
+		                                                   ", dmodk or minhop");
 	if (cfg.routing == FT_ROUTING_MINHOP && spec->fabric.kind != FT_FABRIC_NONE &&
 	    ft__route_minhop_unfit(spec))
 		return ft_error_set(err, FT_EINVAL, "routing: %s", ft__route_minhop_unfit(spec));

@@ -264,7 +264,8 @@ ft__route_minhop_unfit(const struct ft_cluster_spec *spec)
 {
 	int tc;
 
-	if (spec->fabric.kind != FT_FABRIC_FAT_TREE && spec->fabric.kind != FT_FABRIC_RAIL_FAT_TREE &&
+	if (spec->fabric.kind != FT_FABRIC_FAT_TREE &&
+	    spec->fabric.kind != FT_FABRIC_RAIL_FAT_TREE &&
 	    spec->fabric.kind != FT_FABRIC_MULTI_PLANE)
 		return "minhop fills an InfiniBand fat tree's forwarding tables (OpenSM); a "
 		       "dragonfly takes minimal or valiant, a torus dor";
@@ -567,8 +568,7 @@ size_t
 ft_topo_memory(const struct ft_topo *t)
 {
 	return t->mem_bytes + (t->scale ? (size_t)t->nl * sizeof(double) : 0) +
-	       (t->lft && t->lft->port ? (size_t)t->nswitches * t->lft->row * sizeof(uint32_t) :
-	                                 0);
+	       (t->lft && t->lft->port ? (size_t)t->nswitches * t->lft->row * sizeof(uint32_t) : 0);
 }
 
 int

@@ -388,8 +388,8 @@ lid_order(const struct ft_topo *t, struct lid_ord **out, uint32_t *n)
 
 /* Switch @s's LFT: each NIC of @o in turn to the least-used of its min-hop ports. */
 static void
-lft_fill(const struct ft_topo *t, uint32_t s, const struct lid_ord *o, uint32_t n,
-         uint32_t *cnt, uint32_t *row)
+lft_fill(const struct ft_topo *t, uint32_t s, const struct lid_ord *o, uint32_t n, uint32_t *cnt,
+         uint32_t *row)
 {
 	uint32_t buf[HOPS_MAX], plane = t->v[s].plane;
 
@@ -457,8 +457,7 @@ ft__route_minhop_sync(const struct ft_topo *t)
 
 /* minhop's out-link at switch @s toward @dst (its entry NIC's LID), if among @links. */
 static uint32_t
-minhop_port(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *links,
-            uint32_t n)
+minhop_port(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *links, uint32_t n)
 {
 	uint32_t in = entry_nic(t, dst, t->v[s].plane), l;
 

@@ -8961,9 +8961,9 @@ a2a_hot_uplink(const struct ft_topo *t, enum ft_routing r, uint32_t T, uint32_t 
 			assert_true(leaf != UINT32_MAX);
 			for (uint32_t m2 = 0; m2 < T; m2++)
 				for (uint32_t j2 = 0; j2 < R && m2 != m; j2++) {
-					assert_int_equal(ft_route_next_link(t, leaf, ft_topo_nic(t, m2, j2),
-					                                    &pol, &l),
-					                 0);
+					uint32_t d = ft_topo_nic(t, m2, j2);
+
+					assert_int_equal(ft_route_next_link(t, leaf, d, &pol, &l), 0);
 					if (ft_topo_link(t, l)->up)
 						cnt[l]++;
 				}

@@ -3284,7 +3284,8 @@ test_scenario_errors(void **state)
 	             "bad.yaml:");
 	expect_error(
 	        "cluster: dgx-h100:2\nrouting: shortest\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk, minhop, updn, adaptive, minimal, valiant");
+	        FT_EPARSE,
+	        "bad.yaml:2:10: routing: expected ecmp, dmodk, minhop, updn, adaptive, minimal, valiant");
 }
 
 /*

@@ -1480,8 +1480,8 @@ minhop_balanced(const struct ft_topo *t)
 		for (uint32_t a = 0; a < nl; a++)
 			for (uint32_t b = 0; b < nl && set[a]; b++)
 				if (set[b] == set[a] && cnt[a] > cnt[b] + 1)
-					fail_msg("switch %u: port %u has %u LIDs, port %u %u", sw, a,
-					         cnt[a], b, cnt[b]);
+					fail_msg("switch %u: port %u has %u LIDs, port %u %u", sw,
+					         a, cnt[a], b, cnt[b]);
 		memset(cnt, 0, nl * sizeof(*cnt));
 		memset(set, 0, nl * sizeof(*set));
 		checked += any;
@@ -1539,12 +1539,12 @@ test_minhop(void **state)
 	assert_true(minhop_balanced(t) >= 3);
 	for (uint32_t a = 0; a < 15; a++)
 		for (uint32_t b = 0; b < 15; b++) {
+			uint32_t na = ft_topo_nic(t, a, 0), nb = ft_topo_nic(t, b, 0);
+
 			pol.flow_hash = 1;
-			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0), ft_topo_nic(t, b, 0),
-			                               &pol, &p1), 0);
+			assert_int_equal(ft_route_path(t, na, nb, &pol, &p1), 0);
 			pol.flow_hash = 0xdeadbeef;
-			assert_int_equal(ft_route_path(t, ft_topo_nic(t, a, 0), ft_topo_nic(t, b, 0),
-			                               &pol, &p2), 0);
+			assert_int_equal(ft_route_path(t, na, nb, &pol, &p2), 0);
 			assert_memory_equal(&p1, &p2, sizeof(p1));
 		}
 	ft_topo_free(t);
@@ -1561,8 +1561,8 @@ test_minhop(void **state)
 	ft_topo_free(t);
 	snprintf(s.fabric.link, sizeof(s.fabric.link), "roce400");
 	t = build_or_fail(&s);
-	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 100, 0), &pol, &p1),
-	                 FT_EINVAL);
+	l = ft_topo_nic(t, 100, 0);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), l, &pol, &p1), FT_EINVAL);
 	ft_topo_free(t);
 }
 
