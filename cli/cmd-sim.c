@@ -163,7 +163,8 @@ cmd_sim(int argc, char **argv, struct cli_ctx *ctx)
 		OPT_STRING(0, "engine", &o.engine, "NAME",
 		           "analytic, flow, ideal or packet (default: the scenario's, else flow)"),
 		OPT_STRING(0, "routing", &o.routing, "R",
-		           "ecmp, dmodk, adaptive; minimal, valiant (dragonfly); dor (torus)"),
+		           "ecmp, dmodk, minhop (updn: OpenSM's tables, InfiniBand), adaptive; "
+		           "minimal, valiant (dragonfly); dor (torus)"),
 		OPT_U64(0, "qps", &o.qps, "N", "flows per connection (NCCL_IB_QPS_PER_CONNECTION)"),
 		OPT_DOUBLE(0, "fabric-scale", &o.fabric_scale, "X",
 		           "multiply host and fabric link rates (0.5 halves them)"),

@@ -26,8 +26,8 @@ cmd_topo(int argc, char **argv, struct cli_ctx *ctx)
 		           "print the route between two in-node vertices (n0.gpu0,n3.gpu5) hop by "
 		           "hop, with the equal-cost choices at each hop"),
 		OPT_STRING(0, "routing", &q.routing, "NAME",
-		           "routing for --path: ecmp, dmodk, adaptive, minimal, valiant or dor "
-		           "(default: the spec's)"),
+		           "routing for --path: ecmp, dmodk, minhop (updn), adaptive, minimal, "
+		           "valiant or dor (default: the spec's)"),
 		OPT_U64(0, "qp", &q.qp, "N",
 		        "queue pair of the flow for --path (the ECMP hash input)"),
 		OPT_END(),

@@ -237,6 +237,10 @@ uint64_t ft__route_dlid_hash(uint32_t nic);
  * (node.nic_link); -1 when neither names a preset. */
 struct ft_cluster_spec;
 int ft__topo_fabric_tech(const struct ft_cluster_spec *spec);
+/* Why routing minhop (OpenSM's LFTs, topo/route.c) does not apply to @spec's fabric: NULL
+ * where it does (an InfiniBand fat tree, rail-optimized or multi-plane), else the reason
+ * in words (a constant string), for an error that names the field. */
+const char *ft__route_minhop_unfit(const struct ft_cluster_spec *spec);
 
 /*
  * Node @r's parent in tree @t (0 or 1) of NCCL's double binary tree over @n

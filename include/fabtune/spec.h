@@ -214,6 +214,7 @@ enum ft_routing {
 	FT_ROUTING_MINIMAL,  /* dragonfly minimal */
 	FT_ROUTING_VALIANT,  /* dragonfly Valiant (random intermediate group) */
 	FT_ROUTING_DOR,      /* torus dimension order */
+	FT_ROUTING_MINHOP,   /* OpenSM minhop / updn LFTs: least-used min-hop port (InfiniBand) */
 	FT_ROUTING_COUNT
 };
 

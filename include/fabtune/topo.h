@@ -214,6 +214,17 @@ struct ft_route_policy {
 	uint32_t lane;
 };
 
+/*
+ * The link a path under @policy takes at vertex @at toward @dst (an in-node vertex): the
+ * choice ft_route_path() makes there among ft_route_next_hops(), for a switch the entry of
+ * its forwarding table under minhop (FT_ROUTING_MINHOP: OpenSM's least-used min-hop port,
+ * topo/route.c) or D-mod-K, or of its LFT under ECMP on InfiniBand. 0 with *@link set,
+ * FT_ENOENT when unreachable or @at == @dst, FT_EINVAL for bad ids or minhop off an
+ * InfiniBand fat tree, FT_ENOMEM.
+ */
+FT_API int ft_route_next_link(const struct ft_topo *t, uint32_t at, uint32_t dst,
+                              const struct ft_route_policy *policy, uint32_t *link) FT_MUST_CHECK;
+
 /* The path from @src to @dst (in-node vertices) under @policy. FT_ENOENT when unreachable,
  * FT_ERANGE when longer than FT_PATH_MAX links, FT_EINVAL for bad ids. */
 FT_API int ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,

@@ -150,7 +150,7 @@ uplinks_add(struct uplinks *u, const double *load)
 	}
 	if (k == 0)
 		return;
-	if (u->routing == FT_ROUTING_DMODK)
+	if (u->routing == FT_ROUTING_DMODK || u->routing == FT_ROUTING_MINHOP)
 		u->hot = FT_MAX(u->hot, hot);
 	else if (u->routing != FT_ROUTING_ECMP)
 		u->hot = FT_MAX(u->hot, ceil(k / u->up));
@@ -449,23 +449,50 @@ uplinks_share(struct uplinks *u, double t_nic, double link, double *f)
  * (a job past the spec's nodes, a fabric it cannot build), else 0.
  */
 struct nic_leaves {
-	uint32_t *leaf, *up, *from, nleaves, cables;
+	uint32_t *leaf, *up, *key, *from, nleaves, cables;
+	uint32_t down; /* a leaf's down ports (the key's leaf stride) */
 };
+
+/*
+ * The up-link a leaf @src sends a flow to NIC @i by. D-mod-K: nl->up[i], the same from
+ * every leaf. minhop (topo/route.c, OpenSM osm_switch_recommend_path(); kb IB-SM): the leaf
+ * deals its remote LIDs, in key order, over its up-links in turn, the least used first: NIC
+ * i, the (key - down)-th remote LID past the leaf's own NICs (the key-th before them), goes
+ * up that rank mod up. Where up divides down this is D-mod-K's key mod up, the balanced
+ * table; where not, the leaves past @src see the keys shifted by down mod up and a shift
+ * or an all-to-all counts what the shifted picks give. Exact where the leaves hold a NIC on
+ * every down port up to the last (the topology's layout, ft_topo_fattree_leaf_port()).
+ */
+static uint32_t
+nl_up(const struct nic_leaves *nl, enum ft_routing r, size_t i, uint32_t src, uint32_t up)
+{
+	uint64_t k;
+
+	if (r != FT_ROUTING_MINHOP)
+		return nl->up[i];
+	k = nl->key[i];
+	if (k >= ((uint64_t)src + 1) * nl->down)
+		k -= nl->down;
+	return (uint32_t)(k % up);
+}
 
 static int
 nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t up,
            struct nic_leaves *nl)
 {
 	struct ft_topo_leaf_port lp;
+	uint32_t d_up;
 	size_t i;
 
 	nl->nleaves = 0;
 	nl->cables = 0;
+	ft_spec_leaf_ports(&spec->fabric, &nl->down, &d_up);
 	nl->from = NULL;
-	nl->leaf = ft_malloc(sizeof(*nl->leaf) * 2 * (size_t)T * R);
+	nl->leaf = ft_malloc(sizeof(*nl->leaf) * 3 * (size_t)T * R);
 	if (!nl->leaf)
 		return FT_ENOMEM;
 	nl->up = nl->leaf + (size_t)T * R; /* not before the check */
+	nl->key = nl->up + (size_t)T * R;
 	for (i = 0; i < (size_t)T * R; i++) {
 		uint32_t m = (uint32_t)(i / R), r = (uint32_t)(i % R);
 		int rc = ft_topo_fattree_leaf_port(spec, m, r, &lp);
@@ -479,6 +506,7 @@ nic_leaves(const struct ft_cluster_spec *spec, uint32_t T, uint32_t R, uint32_t 
 		}
 		nl->leaf[i] = lp.leaf;
 		nl->up[i] = ft_topo_dmodk_pick(lp.key, up);
+		nl->key[i] = (uint32_t)lp.key;
 		nl->nleaves = FT_MAX(nl->nleaves, lp.leaf + 1);
 		nl->cables = lp.cables;
 	}
@@ -637,7 +665,7 @@ ft__model_spine_factor(const struct ft_cluster_spec *spec, const struct ft_model
 					a = FT_MAX(lo, d0);
 					b = FT_MIN(hi, d0 + dom);
 					w = (double)c[jd] * (hi - lo - (b > a ? b - a : 0));
-					load[nl.up[i]] += w;
+					load[nl_up(&nl, ul.routing, i, leaf, up)] += w;
 					bs += w; /* NIC i's flows: one ball */
 					bq += w * w;
 					if (kin && w > 0) {
@@ -711,7 +739,7 @@ ft__model_sr_spine_factor(const struct ft_cluster_spec *spec, const struct ft_mo
 			uint32_t src = nl.leaf[(size_t)s * R + js];
 
 			if (nl.leaf[i] != src) {
-				load[nl.up[i]] += 1.0;
+				load[nl_up(&nl, ul.routing, i, src, geo.up)] += 1.0;
 				if (kin) {
 					kin[nl.leaf[i]] += 1.0;
 					down_from(nl.from, nl.leaf[i], src);

@@ -156,7 +156,8 @@ ft__sim_memo_init(struct route_memo *m, const struct ft_topo *topo, const struct
 	memset(m, 0, sizeof(*m));
 	ft_vec_init(&m->links, sizeof(uint32_t));
 	/* the memo knows fabric routes only: not where NVLink joins nodes */
-	if ((cfg->routing != FT_ROUTING_DMODK && cfg->routing != FT_ROUTING_ECMP) ||
+	if ((cfg->routing != FT_ROUTING_DMODK && cfg->routing != FT_ROUTING_MINHOP &&
+	     cfg->routing != FT_ROUTING_ECMP) ||
 	    ft__sim_nvlink_domain_spans_nodes(topo))
 		return 0;
 	/* nor ways up that depend on the QP (a GPU driving several NICs) */

@@ -1655,6 +1655,7 @@ routing_fits(const struct ft_fabric_spec *f, enum ft_routing r)
 	case FT_ROUTING_ADAPTIVE:
 		return true;
 	case FT_ROUTING_DMODK:
+	case FT_ROUTING_MINHOP: /* InfiniBand's besides: sim_run() checks */
 		return f->kind == FT_FABRIC_FAT_TREE || f->kind == FT_FABRIC_RAIL_FAT_TREE ||
 		       f->kind == FT_FABRIC_MULTI_PLANE || f->kind == FT_FABRIC_NONE;
 	case FT_ROUTING_MINIMAL:
@@ -1811,14 +1812,17 @@ ft_scenario_run(const struct ft_scenario *sc, const struct ft_sim_overrides *ov,
 	if (!(ov && ov->routing >= 0) && !sc->has_routing)
 		cfg.routing = spec->fabric.routing; /* the cluster's own, --cluster's included */
 	if (!routing_fits(&spec->fabric, cfg.routing))
-		return ft_error_set(err, FT_EINVAL,
-		                    "routing: %s does not apply to a %s fabric (expected ecmp, "
-		                    "adaptive%s)",
-		                    ft_routing_name(cfg.routing),
-		                    ft_fabric_kind_name(spec->fabric.kind),
-		                    spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
-		                    spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
-		                                                               " or dmodk");
+		return ft_error_set(
+		        err, FT_EINVAL,
+		        "routing: %s does not apply to a %s fabric (expected ecmp, "
+		        "adaptive%s)",
+		        ft_routing_name(cfg.routing), ft_fabric_kind_name(spec->fabric.kind),
+		        spec->fabric.kind == FT_FABRIC_DRAGONFLY ? ", minimal or valiant" :
+		        spec->fabric.kind == FT_FABRIC_TORUS     ? " or dor" :
+		                                                   ", dmodk or minhop");
+	if (cfg.routing == FT_ROUTING_MINHOP && spec->fabric.kind != FT_FABRIC_NONE &&
+	    ft__route_minhop_unfit(spec))
+		return ft_error_set(err, FT_EINVAL, "routing: %s", ft__route_minhop_unfit(spec));
 	ft_strlcpy(out->routing, ft_routing_name(cfg.routing), sizeof(out->routing));
 	ngpus = ft_spec_ngpus(spec);
 	out->ngpus = ngpus;

@@ -77,10 +77,10 @@ value_problem(enum dim_kind k, const char *v)
 		               "a factor from 0.001 to 1000" :
 		               NULL;
 	case D_ROUTING:
-		return ft_routing_from_name(v, &r) < 0 || (r != FT_ROUTING_ECMP &&
-		                                           r != FT_ROUTING_DMODK &&
-		                                           r != FT_ROUTING_ADAPTIVE) ?
-		               "ecmp, dmodk or adaptive" :
+		return ft_routing_from_name(v, &r) < 0 ||
+		                       (r != FT_ROUTING_ECMP && r != FT_ROUTING_DMODK &&
+		                        r != FT_ROUTING_MINHOP && r != FT_ROUTING_ADAPTIVE) ?
+		               "ecmp, dmodk, minhop or adaptive" :
 		               NULL;
 	case D_QPS:
 		return ft_parse_u64(v, &u) < 0 || u < 1 || u > 64 ? "1 to 64" : NULL;

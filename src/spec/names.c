@@ -23,7 +23,8 @@
 	X(FT_ROUTING_ADAPTIVE, "adaptive") \
 	X(FT_ROUTING_MINIMAL, "minimal")   \
 	X(FT_ROUTING_VALIANT, "valiant")   \
-	X(FT_ROUTING_DOR, "dor")
+	X(FT_ROUTING_DOR, "dor")           \
+	X(FT_ROUTING_MINHOP, "minhop")
 
 #define NAME_ENTRY(e, s) [e] = s,
 static const char *const kind_names[] = { KIND_MAP(NAME_ENTRY) };
@@ -100,14 +101,39 @@ ft_node_gpu_c2c(const struct ft_node_spec *n)
 
 FT__NAME_SET(ft__spec_routings, routing_names);
 FT__NAME_SET(ft__spec_kinds, kind_names);
-FT__FROM_NAME(ft_routing_from_name, enum ft_routing, ft__spec_routings, FT_ENOENT)
+/*
+ * "updn" names minhop: on a fat tree OpenSM's updn engine ranks the switches from the
+ * roots (the top tier) and keeps, among the min-hop ports, those of up*-down* paths,
+ * which on a fat tree are all of them; the port it picks among them is minhop's
+ * (linux-rdma/opensm osm_ucast_updn.c updn_lid_matrices() gives hop counts only; the
+ * tables are osm_ucast_mgr.c ucast_mgr_build_lfts()'s, minhop's; kb IB-SM).
+ */
+int
+ft_routing_from_name(const char *name, enum ft_routing *out)
+{
+	int v;
+
+	if (name && strcmp(name, "updn") == 0) {
+		*out = FT_ROUTING_MINHOP;
+		return 0;
+	}
+	if (ft__name_lookup(&ft__spec_routings, name, &v) < 0)
+		return FT_ENOENT;
+	*out = (enum ft_routing)v;
+	return 0;
+}
 FT__FROM_NAME(ft__spec_kind_from_name, enum ft_fabric_kind, ft__spec_kinds, FT_ENOENT)
 
 int
 ft_routing_from_arg(const char *opt, const char *name, enum ft_routing *out, struct ft_error *err)
 {
-	int v, rc = ft__name_read(&ft__spec_routings, opt, name, -1, &v, err);
+	int v, rc;
 
+	if (name && strcmp(name, "updn") == 0) {
+		*out = FT_ROUTING_MINHOP; /* ft_routing_from_name() */
+		return 0;
+	}
+	rc = ft__name_read(&ft__spec_routings, opt, name, -1, &v, err);
 	if (rc == 0)
 		*out = (enum ft_routing)v;
 	return rc;
@@ -122,5 +148,5 @@ ft__spec_kind_names(void)
 const char *
 ft__spec_routing_names(void)
 {
-	return "ecmp, dmodk, adaptive, minimal, valiant or dor";
+	return "ecmp, dmodk, minhop, updn, adaptive, minimal, valiant or dor";
 }

@@ -269,8 +269,8 @@ read_routing(struct ft__doc *d, yaml_node_t *v, const char *path, void *obj)
 	/* Whether it fits the fabric is checked when the cluster is known (run.c). */
 	if (ft_routing_from_name(s, &sc->routing) < 0)
 		return ft__doc_fail(d, v, FT_EPARSE, path,
-		                    "expected ecmp, dmodk, adaptive, minimal, valiant or dor, "
-		                    "got '%s'",
+		                    "expected ecmp, dmodk, minhop, updn, adaptive, minimal, valiant "
+		                    "or dor, got '%s'",
 		                    s);
 	sc->has_routing = true;
 	return 0;

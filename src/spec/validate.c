@@ -332,7 +332,7 @@ routing_fits(enum ft_fabric_kind k, enum ft_routing r)
 	if (r == FT_ROUTING_ADAPTIVE)
 		return true;
 	if (is_fat_tree_family(k))
-		return r == FT_ROUTING_ECMP || r == FT_ROUTING_DMODK;
+		return r == FT_ROUTING_ECMP || r == FT_ROUTING_DMODK || r == FT_ROUTING_MINHOP;
 	if (k == FT_FABRIC_DRAGONFLY)
 		return r == FT_ROUTING_MINIMAL || r == FT_ROUTING_VALIANT;
 	return r == FT_ROUTING_DOR;
@@ -342,7 +342,7 @@ static const char *
 routing_expect(enum ft_fabric_kind k)
 {
 	if (is_fat_tree_family(k))
-		return "ecmp, dmodk or adaptive";
+		return "ecmp, dmodk, minhop (updn) or adaptive";
 	if (k == FT_FABRIC_DRAGONFLY)
 		return "minimal, valiant or adaptive";
 	return "dor or adaptive";
@@ -539,6 +539,9 @@ check_fabric(const struct ft_cluster_spec *s, char *field, struct ft_error *err)
 		return fail(field, err, FT_EINVAL, "fabric.routing", "expected %s for a %s, got %s",
 		            routing_expect(f->kind), ft_fabric_kind_name(f->kind),
 		            ft_routing_name(f->routing));
+	if (f->routing == FT_ROUTING_MINHOP && ft__route_minhop_unfit(s))
+		return fail(field, err, FT_EINVAL, "fabric.routing", "%s",
+		            ft__route_minhop_unfit(s));
 	if (f->sharp && !is_fat_tree_family(f->kind))
 		return fail(field, err, FT_EINVAL, "fabric.sharp",
 		            "expected false on a %s (SHARP aggregation trees need an InfiniBand "

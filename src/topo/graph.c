@@ -259,6 +259,26 @@ ft__topo_fabric_tech(const struct ft_cluster_spec *spec)
 	return lp ? (int)lp->tech : -1;
 }
 
+const char *
+ft__route_minhop_unfit(const struct ft_cluster_spec *spec)
+{
+	int tc;
+
+	if (spec->fabric.kind != FT_FABRIC_FAT_TREE &&
+	    spec->fabric.kind != FT_FABRIC_RAIL_FAT_TREE &&
+	    spec->fabric.kind != FT_FABRIC_MULTI_PLANE)
+		return "minhop fills an InfiniBand fat tree's forwarding tables (OpenSM); a "
+		       "dragonfly takes minimal or valiant, a torus dor";
+	tc = ft__topo_fabric_tech(spec);
+	if (tc == FT_TECH_IB)
+		return NULL;
+	if (tc == FT_TECH_ROCE)
+		return "minhop is an InfiniBand subnet manager's routing (OpenSM); on RoCE the "
+		       "switches hash (ecmp) or route adaptively";
+	return "minhop is an InfiniBand subnet manager's routing (OpenSM); this fabric is not "
+	       "InfiniBand: use ecmp, dmodk or adaptive";
+}
+
 bool
 ft__route_by_dlid(const struct ft_topo *t)
 {
@@ -445,6 +465,13 @@ ft_topo_build(const struct ft_cluster_spec *spec, struct ft_topo **out, struct f
 		goto fail;
 	}
 	ft_vec_release(&b.edges);
+	if (t->by_dlid && t->ntrees > 0) {
+		t->lft = ft_calloc(1, sizeof(*t->lft));
+		if (!t->lft) {
+			rc = ft_error_set(err, FT_ENOMEM, "topology: out of memory");
+			goto fail;
+		}
+	}
 	/* The arrays (not the fixed-size struct): what grows with the cluster. */
 	t->mem_bytes = (size_t)t->nv * (sizeof(*t->v) + 2 * sizeof(uint32_t)) +
 	               (size_t)t->nl * sizeof(*t->l) +
@@ -469,6 +496,9 @@ ft_topo_free(struct ft_topo *t)
 	ft_free(t->up_first);
 	ft_free(t->scale);
 	ft_free(t->nic_key);
+	if (t->lft)
+		ft_free(t->lft->port);
+	ft_free(t->lft);
 	ft_free(t->trees);
 	ft_free(t->nl_tpl.dist);
 	for (uint32_t g = 0; g < t->ngl; g++)
@@ -537,7 +567,8 @@ ft_topo_nic(const struct ft_topo *t, uint32_t node, uint32_t nic)
 size_t
 ft_topo_memory(const struct ft_topo *t)
 {
-	return t->mem_bytes + (t->scale ? (size_t)t->nl * sizeof(double) : 0);
+	return t->mem_bytes + (t->scale ? (size_t)t->nl * sizeof(double) : 0) +
+	       (t->lft && t->lft->port ? (size_t)t->nswitches * t->lft->row * sizeof(uint32_t) : 0);
 }
 
 int
@@ -554,10 +585,13 @@ ft_topo_set_link_scale(struct ft_topo *t, uint32_t link, double scale)
 		for (uint32_t i = 0; i < t->nl; i++)
 			t->scale[i] = 1.0;
 	}
-	if (t->scale[link] == 0.0 && scale != 0.0)
+	if (t->scale[link] == 0.0 && scale != 0.0) {
 		t->ndown--;
-	else if (t->scale[link] != 0.0 && scale == 0.0)
+		t->link_gen++;
+	} else if (t->scale[link] != 0.0 && scale == 0.0) {
 		t->ndown++;
+		t->link_gen++;
+	}
 	t->scale[link] = scale;
 	return 0;
 }

@@ -96,6 +96,8 @@ ft_topo_query_write(const struct ft_topo_query *q, const struct ft_cluster_spec 
 		return rc;
 	if (q->routing)
 		(void)ft_routing_from_name(q->routing, &routing); /* checked above */
+	if (q->path && routing == FT_ROUTING_MINHOP && ft__route_minhop_unfit(spec))
+		return ft_error_set(err, FT_EINVAL, "--routing: %s", ft__route_minhop_unfit(spec));
 	t0 = ft_now_s();
 	rc = ft_topo_build(spec, &t, err);
 	build_s = ft_now_s() - t0;

@@ -39,6 +39,26 @@
  *   key mod n from a spine to a leaf, (key / leaf_up) mod n from a core to a
  *   spine, so the way down is the reverse of the destination's way up. Each destination thus has one path
  *   from every source, and a shift permutation loads every up-link equally.
+ * - minhop (and updn, the same tables on a fat tree; IB-SM, OSM-ROUTING): OpenSM's
+ *   default engine fills each switch's LFT one destination LID at a time
+ *   (linux-rdma/opensm osm_ucast_mgr.c ucast_mgr_build_lfts(), ucast_mgr_process_port()).
+ *   The order: sort_ports_by_switch_load() takes the switches with end ports, most first
+ *   (every leaf of a fat tree alike, so in GUID order, as the leaves are numbered), and
+ *   each one's CA ports by port number: the NICs in D-mod-K key order, plane by plane (a
+ *   plane is a subnet of its own). Switch LIDs come after and are not counted
+ *   (port_profile_switch_nodes is off by default); fabtune routes no traffic to them, so
+ *   they have no entry here. For each LID osm_switch_recommend_path() takes, among the
+ *   healthy ports with the least hops to it, the one whose running count of LIDs routed
+ *   through it is lowest, ties to the lowest port number (a strict '<' over ports in
+ *   order; port_shifting and scatter_ports off by default), and counts that port
+ *   (osm_switch_count_path()), a CA on the switch itself included. Port numbers here
+ *   follow the switch's link order (down ports, then up ports, as the builder cables
+ *   them), so the equal-cost list ft__route_fattree() gives is in port order. The
+ *   result (ft__route_minhop_sync()): a leaf sends its i-th remote destination up port
+ *   i mod up, D-mod-K's key mod up where up divides the leaf's down ports, shifted by
+ *   the leaf's own NICs where it does not; a switch with parallel cables to a child
+ *   deals that child's destinations over them in turn. In-node choices keep the flow's
+ *   hash, as ECMP.
  * - Valiant (dragonfly): via an intermediate group picked by
  *   ft_mix64(flow_hash ^ salt_seed), then minimal.
  */
@@ -318,6 +338,139 @@ dmodk_pick(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *li
 	return ft_topo_dmodk_pick(key / div, n);
 }
 
+/* A NIC on the fabric and where it stands in the SM's routing order (plane, key). */
+struct lid_ord {
+	uint64_t key;
+	uint32_t plane, nic;
+};
+
+static int
+lid_ord_cmp(const void *a, const void *b)
+{
+	const struct lid_ord *x = a, *y = b;
+
+	if (x->plane != y->plane)
+		return x->plane < y->plane ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->nic < y->nic ? -1 : x->nic > y->nic;
+}
+
+/* The fabric's NICs (those with a host link) in routing order into *@out, their number in
+ * *@n; FT_ENOMEM. */
+static int
+lid_order(const struct ft_topo *t, struct lid_ord **out, uint32_t *n)
+{
+	struct lid_ord *o = ft_malloc(sizeof(*o) * (t->spec.nnodes * (size_t)t->nic_stride + 1));
+	uint32_t k = 0;
+
+	if (!o)
+		return FT_ENOMEM;
+	for (uint32_t node = 0; node < t->spec.nnodes; node++) {
+		const struct ft_node_layout *nl = ft__topo_node_nl(t, node);
+		uint32_t base = ft__topo_node_base(t, node);
+
+		for (uint32_t r = 0; r < nl->nnics; r++) {
+			uint32_t nic = base + nl->nic0 + r, hl = ft__topo_nic_host_link(t, nic);
+
+			if (hl == UINT32_MAX)
+				continue;
+			o[k].plane = t->v[t->l[hl].dst].plane;
+			o[k].key = t->nic_key[(size_t)node * t->nic_stride + r];
+			o[k++].nic = nic;
+		}
+	}
+	qsort(o, k, sizeof(*o), lid_ord_cmp);
+	*out = o;
+	*n = k;
+	return 0;
+}
+
+/* Switch @s's LFT: each NIC of @o in turn to the least-used of its min-hop ports. */
+static void
+lft_fill(const struct ft_topo *t, uint32_t s, const struct lid_ord *o, uint32_t n, uint32_t *cnt,
+         uint32_t *row)
+{
+	uint32_t buf[HOPS_MAX], plane = t->v[s].plane;
+
+	for (uint32_t l = t->off[s]; l < t->off[s + 1]; l++)
+		cnt[l - t->off[s]] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ft_vertex *vn = &t->v[o[i].nic];
+		uint32_t best;
+		int k;
+
+		if (o[i].plane != plane)
+			continue; /* another subnet */
+		k = fabric_hops(t, s, o[i].nic, buf, HOPS_MAX);
+		if (k <= 0)
+			continue; /* no path: the entry stays UINT32_MAX */
+		best = buf[0];
+		for (int j = 1; j < k && j < HOPS_MAX; j++)
+			if (cnt[buf[j] - t->off[s]] < cnt[best - t->off[s]])
+				best = buf[j];
+		cnt[best - t->off[s]]++;
+		row[(size_t)vn->node * t->nic_stride + vn->local] = best;
+	}
+}
+
+/*
+ * Build (again) @t's minhop tables where they are missing or older than the fabric's
+ * link state; FT_EINVAL where the fabric has none (not an InfiniBand fat tree),
+ * FT_ENOMEM. The table is a cache of the topology, filled on a const topology as a
+ * memo is: the routing of a fabric is a function of its links.
+ */
+int
+ft__route_minhop_sync(const struct ft_topo *t)
+{
+	struct ft_lft *lft = t->lft;
+	struct lid_ord *o = NULL;
+	uint32_t n = 0, *cnt;
+	int rc;
+
+	if (!lft)
+		return FT_EINVAL;
+	if (lft->built && lft->gen == t->link_gen)
+		return 0;
+	lft->row = (size_t)t->spec.nnodes * t->nic_stride;
+	if (!lft->port) {
+		lft->port = ft_malloc(sizeof(uint32_t) * ((size_t)t->nswitches * lft->row + 1));
+		if (!lft->port)
+			return FT_ENOMEM;
+	}
+	cnt = ft_malloc(sizeof(uint32_t) * (t->nl + 1));
+	rc = cnt ? lid_order(t, &o, &n) : FT_ENOMEM;
+	if (rc < 0) {
+		ft_free(cnt);
+		return rc;
+	}
+	for (size_t i = 0; i < (size_t)t->nswitches * lft->row; i++)
+		lft->port[i] = UINT32_MAX;
+	for (uint32_t s = 0; s < t->nswitches; s++)
+		lft_fill(t, t->switch_base + s, o, n, cnt, lft->port + (size_t)s * lft->row);
+	ft_free(o);
+	ft_free(cnt);
+	lft->gen = t->link_gen;
+	lft->built = true;
+	return 0;
+}
+
+/* minhop's out-link at switch @s toward @dst (its entry NIC's LID), if among @links. */
+static uint32_t
+minhop_port(const struct ft_topo *t, uint32_t s, uint32_t dst, const uint32_t *links, uint32_t n)
+{
+	uint32_t in = entry_nic(t, dst, t->v[s].plane), l;
+
+	if (!t->lft || !t->lft->built || in == UINT32_MAX)
+		return UINT32_MAX;
+	l = t->lft->port[(size_t)(s - t->switch_base) * t->lft->row +
+	                 (size_t)t->v[in].node * t->nic_stride + t->v[in].local];
+	for (uint32_t i = 0; i < n; i++)
+		if (links[i] == l)
+			return l;
+	return UINT32_MAX;
+}
+
 /* What ECMP hashes at @at toward @dst: the destination port's hash at an InfiniBand
  * switch (its LFT: one port per destination LID), else the flow's. */
 static uint64_t
@@ -340,6 +493,14 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	switch (p->routing) {
 	case FT_ROUTING_DMODK:
 		return links[dmodk_pick(t, at, dst, links, n)];
+	case FT_ROUTING_MINHOP:
+		if (t->v[at].kind == FT_V_SWITCH) {
+			uint32_t l = minhop_port(t, at, dst, links, n);
+
+			if (l != UINT32_MAX)
+				return l;
+		}
+		break; /* in-node: the flow's hash */
 	case FT_ROUTING_ADAPTIVE:
 		if (p->choose)
 			return links[p->choose(p->ud, at, links, n) % n]; /* an index into @links */
@@ -349,6 +510,31 @@ choose(const struct ft_topo *t, uint32_t at, uint32_t dst, const struct ft_route
 	}
 	return links[ft__route_ecmp_index(ecmp_hash(t, at, dst, p),
 	                                  ft__route_switch_salt(p->salt_seed, at), n)];
+}
+
+int
+ft_route_next_link(const struct ft_topo *t, uint32_t at, uint32_t dst,
+                   const struct ft_route_policy *policy, uint32_t *link)
+{
+	struct ft_route_policy ecmp = { .routing = FT_ROUTING_ECMP };
+	const struct ft_route_policy *p = policy ? policy : &ecmp;
+	uint32_t buf[HOPS_MAX];
+	int n, rc;
+
+	if (!t || !link || at >= t->nv || dst >= t->nv || !in_node(t, dst))
+		return FT_EINVAL;
+	if (p->routing == FT_ROUTING_MINHOP) {
+		rc = ft__route_minhop_sync(t);
+		if (rc < 0)
+			return rc;
+	}
+	n = next_hops(t, at, dst, buf, HOPS_MAX);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return FT_ENOENT;
+	*link = choose(t, at, dst, p, buf, (uint32_t)FT_MIN(n, HOPS_MAX));
+	return 0;
 }
 
 static int
@@ -409,6 +595,11 @@ ft_route_path(const struct ft_topo *t, uint32_t src, uint32_t dst,
 	memset(out, 0, sizeof(*out));
 	if (!in_node(t, src) || !in_node(t, dst))
 		return FT_EINVAL;
+	if (p->routing == FT_ROUTING_MINHOP && t->v[src].node != t->v[dst].node) {
+		rc = ft__route_minhop_sync(t);
+		if (rc < 0)
+			return rc;
+	}
 	valiant = p->routing == FT_ROUTING_VALIANT && t->spec.fabric.kind == FT_FABRIC_DRAGONFLY &&
 	          t->df_groups >= 3;
 	/* Leave the node through the source's own exit NIC (its lane's, when a GPU drives

@@ -70,6 +70,11 @@ struct ft_topo {
 	 * LID, so ECMP's pick at a switch is one per destination port (route.c choose()). */
 	bool by_dlid;
 	uint32_t nswitches;
+	/* minhop's forwarding tables (route.c ft__route_minhop_sync()), on an InfiniBand
+	 * fat-tree family only (else NULL): filled on first use and again after a link goes
+	 * down or comes back (@link_gen moved), as the SM sweeps. */
+	struct ft_lft *lft;
+	uint64_t link_gen; /* bumped when a link's liveness changes */
 	/* NIC keys: the D-mod-K index of each NIC (leaf-major order inside its
 	 * tree/plane), indexed node * nic_stride + nic. */
 	uint32_t *nic_key;
@@ -82,6 +87,16 @@ struct ft_topo {
 	uint32_t tor_dims[3], tor_n;
 	size_t mem_bytes;
 };
+
+/* minhop's LFTs: port[(switch - switch_base) * row + node * nic_stride + nic], the out-link
+ * toward that NIC's LID (UINT32_MAX: none), row = nnodes * nic_stride. */
+struct ft_lft {
+	uint32_t *port;
+	size_t row;
+	uint64_t gen; /* the link_gen it was built at */
+	bool built;
+};
+int ft__route_minhop_sync(const struct ft_topo *t);
 
 /* The edge list the builders fill: one entry per physical link (both directions). */
 struct ft_edge {

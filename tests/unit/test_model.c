@@ -2680,6 +2680,7 @@ test_fabric_latency_rail_paths(void **state)
 	/* a plain fat-tree: a node's NICs share a leaf (4 nodes of 8 NICs fill its 32 ports) */
 	s.fabric.kind = FT_FABRIC_FAT_TREE;
 	s.fabric.nodes_per_unit = 0;
+	s.fabric.tiers = 2;
 	assert_int_equal(ft_model_links_get(&s, 0, 0, 0, &l, &err), 0);
 	assert_rel(l.fabric_rail_lat_s, rail, 1e-12);
 	assert_rel(l.fabric_xrail_lat_s, rail, 1e-12);
@@ -8939,6 +8940,94 @@ spine_links(const struct ft_cluster_spec *s, struct ft_model_links *l, struct ft
 	return ft__model_links_get_at(s, 0, 0, 0, s->nccl_version, true, l, NULL, err);
 }
 
+/* The busiest leaf up-link's flows of a cross-rail all-to-all (every NIC to every NIC of
+ * the other nodes, one flow each: PXN off, a NIC a GPU) as @t routes it under @r: at the
+ * source leaf, ft_route_next_link() toward the destination NIC, the engines' choice. */
+static double
+a2a_hot_uplink(const struct ft_topo *t, enum ft_routing r, uint32_t T, uint32_t R)
+{
+	struct ft_route_policy pol = { .routing = r };
+	uint32_t nl = ft_topo_nlinks(t), *cnt = calloc(nl, sizeof(*cnt)), hot = 0, l, first, n;
+
+	assert_non_null(cnt);
+	for (uint32_t m = 0; m < T; m++)
+		for (uint32_t j = 0; j < R; j++) {
+			uint32_t src = ft_topo_nic(t, m, j), leaf = UINT32_MAX;
+
+			ft_topo_out_links(t, src, &first, &n);
+			for (uint32_t k = first; k < first + n; k++)
+				if (ft_topo_vertex(t, ft_topo_link(t, k)->dst)->kind == FT_V_SWITCH)
+					leaf = ft_topo_link(t, k)->dst;
+			assert_true(leaf != UINT32_MAX);
+			for (uint32_t m2 = 0; m2 < T; m2++)
+				for (uint32_t j2 = 0; j2 < R && m2 != m; j2++) {
+					uint32_t d = ft_topo_nic(t, m2, j2);
+
+					assert_int_equal(ft_route_next_link(t, leaf, d, &pol, &l), 0);
+					if (ft_topo_link(t, l)->up)
+						cnt[l]++;
+				}
+		}
+	for (l = 0; l < nl; l++)
+		hot = cnt[l] > hot ? cnt[l] : hot;
+	free(cnt);
+	return hot;
+}
+
+/*
+ * The spine's share of a cross-rail all-to-all under minhop (OpenSM's LFTs): dgx-h100:7
+ * (InfiniBand ndr), its rail-optimized fabric on radix-12 leaves at 1.5:1 (7 down, 5 up; a
+ * leaf a rail), NCCL_PXN_DISABLE=1. The model counts each leaf's up-links as the table
+ * deals them (the leaf's remote LIDs in key order, in turn): its busiest link's flows are
+ * the ones ft_route_next_link() gives over the built topology, so the factor stands to
+ * D-mod-K's as the busiest links' flows do, inversely (66 flows under D-mod-K, whose key
+ * mod 5 meets the leaves' 7 NICs unevenly; 60 under minhop, which deals each leaf's 49
+ * remote LIDs 10 or 9 a link; the model before counted minhop's flows at D-mod-K's picks
+ * and gave the ratio 1). At 2:1 (8 down, 4 up: up divides
+ * down) minhop's table is D-mod-K's, and so is the factor.
+ */
+static void
+test_alltoall_spine_minhop(void **state)
+{
+	struct ft_cluster_spec s;
+	struct ft_model_links l;
+	struct ft_error err = { 0 };
+	struct ft_topo *t = NULL;
+	double fd, fm, hd, hm;
+
+	(void)state;
+	assert_int_equal(ft_spec_resolve("dgx-h100:7", &s, &err), 0);
+	assert_int_equal(s.node.nnics, 8);
+	s.node.nccl_pxn_disable = true;
+	s.fabric.radix = 12;
+	s.fabric.oversubscription = 1.5;
+	s.fabric.nodes_per_unit = 0;
+	s.fabric.tiers = 2;
+	s.fabric.routing = FT_ROUTING_DMODK;
+	if (ft_topo_build(&s, &t, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	hd = a2a_hot_uplink(t, FT_ROUTING_DMODK, 7, 8);
+	hm = a2a_hot_uplink(t, FT_ROUTING_MINHOP, 7, 8);
+	ft_topo_free(t);
+	print_message("# busiest up-link: D-mod-K %.0f flows, minhop %.0f\n", hd, hm);
+	assert_true(hm != hd);
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	fd = l.a2a_spine_factor;
+	s.fabric.routing = FT_ROUTING_MINHOP;
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	fm = l.a2a_spine_factor;
+	assert_true(fd < 1 && fm < 1);
+	assert_rel(fm / fd, hd / hm, 1e-12);
+	/* 2:1: the same table */
+	s.fabric.radix = 12;
+	s.fabric.oversubscription = 2;
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	fm = l.a2a_spine_factor;
+	s.fabric.routing = FT_ROUTING_DMODK;
+	assert_int_equal(spine_links(&s, &l, &err), 0);
+	assert_rel(fm, l.a2a_spine_factor, 1e-12);
+}
+
 /*
  * The spine's share of a direct all-to-all whose sends cross rails from their own NIC: 8
  * Hopper nodes of 8 NICs, one scalable unit of a rail-optimized fat-tree of radix-12
@@ -9854,6 +9943,7 @@ main(void)
 		cmocka_unit_test(test_pxn_relay_rule),
 		cmocka_unit_test(test_pxn_relay_c2c_by_release),
 		cmocka_unit_test(test_alltoall_spine_cross_rail),
+		cmocka_unit_test(test_alltoall_spine_minhop),
 		cmocka_unit_test(test_alltoall_spine_ecmp_job_max),
 		cmocka_unit_test(test_spine_several_nics_a_gpu),
 		cmocka_unit_test(test_alltoall_spine_gb200_by_release),

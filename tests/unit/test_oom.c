@@ -200,6 +200,40 @@ test_oom_spec(void **state)
 	assert_true(total >= nfiles); /* the sweep reached into the loader */
 }
 
+/* A spec's topology and one path under minhop: its forwarding tables (topo/route.c
+ * ft__route_minhop_sync()) are allocated on that first route. */
+static int
+build_and_route_minhop(const void *arg, struct ft_error *err)
+{
+	struct ft_route_policy pol = { .routing = FT_ROUTING_MINHOP };
+	struct ft_cluster_spec spec;
+	struct ft_topo *topo = NULL;
+	struct ft_path p;
+	int rc = ft_spec_load_file(arg, &spec, err);
+
+	if (rc < 0)
+		return rc;
+	rc = ft_topo_build(&spec, &topo, err);
+	if (rc < 0)
+		return rc;
+	rc = ft_route_path(topo, ft_topo_gpu(topo, 5, 0), ft_topo_gpu(topo, 10, 0), &pol, &p);
+	if (rc < 0)
+		rc = ft_error_set(err, rc, "route: %s", ft_err_name(rc));
+	ft_topo_free(topo);
+	return rc;
+}
+
+static void
+test_oom_route_minhop(void **state)
+{
+	unsigned long n;
+
+	(void)state;
+	n = sweep("minhop", build_and_route_minhop, "tests/fixtures/spec/h100-15x1-minhop.yaml");
+	print_message("# minhop route: %lu allocations swept\n", n);
+	assert_true(n > 3);
+}
+
 /* ---- parsers ---------------------------------------------------------------- */
 
 static int
@@ -1191,6 +1225,7 @@ main(void)
 		cmocka_unit_test(test_oom_share_slots),
 		cmocka_unit_test(test_oom_scenario_sniff),
 		cmocka_unit_test(test_oom_sim),
+		cmocka_unit_test(test_oom_route_minhop),
 		cmocka_unit_test(test_oom_sim_chunked_phase),
 		cmocka_unit_test(test_oom_sim_lossy),
 		cmocka_unit_test(test_oom_sim_runs_here),

@@ -560,6 +560,51 @@ run_jittered(const struct ft_engine_ops *ops, const struct net *n, uint64_t byte
 }
 
 /*
+ * routing minhop (OpenSM's LFTs, topo/route.c) reaches both engines alike: an all-to-all
+ * among GPU 0 of 4 nodes on each of two rail-0 leaves of dgx-h100:64 (InfiniBand; the
+ * flow engine through its route memo, the packet engine routing each flow) loads every
+ * link with the same bytes, and takes more than one spine (the leaf deals the remote
+ * LIDs over its up-links).
+ */
+static void
+test_minhop_engines_agree(void **state)
+{
+	static const uint32_t nodes[8] = { 0, 1, 2, 3, 32, 33, 34, 35 };
+	uint32_t ends[2 * 56], k = 0, spines = 0;
+	struct ft_sim_counters cf, cp;
+	struct ft_engine *ef, *ep;
+	struct ft_sim_cfg cfg;
+	struct net n;
+
+	(void)state;
+	net_build(&n, "dgx-h100:64", NULL);
+	for (uint32_t i = 0; i < 8; i++)
+		for (uint32_t j = 0; j < 8; j++)
+			if (i != j) {
+				ends[k++] = ft_topo_gpu(n.t, nodes[i], 0);
+				ends[k++] = ft_topo_gpu(n.t, nodes[j], 0);
+			}
+	ft_sim_cfg_init(&cfg);
+	cfg.routing = FT_ROUTING_MINHOP;
+	ef = run_pairs(&ft_flow_engine, &n, &cfg, ends, 56, 256u << 10, &cf);
+	ep = run_pairs(&ft_packet_engine, &n, &cfg, ends, 56, 256u << 10, &cp);
+	assert_int_equal(cf.nlinks, cp.nlinks);
+	for (uint32_t l = 0; l < cf.nlinks; l++) {
+		const struct ft_link *lk = ft_topo_link(n.t, l);
+
+		if (cf.link_bytes[l] != cp.link_bytes[l])
+			fail_msg("link %u: flow %.0f B, packet %.0f B", l, cf.link_bytes[l],
+			         cp.link_bytes[l]);
+		spines += lk->kind == FT_L_FABRIC && lk->up && cp.link_bytes[l] > 0;
+	}
+	assert_true(spines > 2);
+	check_conservation(&n, ep, &cp);
+	ft_flow_engine.destroy(ef);
+	ft_packet_engine.destroy(ep);
+	ft_topo_free(n.t);
+}
+
+/*
  * Start offsets, closed forms: two flows of B bytes into one receiver link of payload
  * rate R. Apart by at least a lone flow's time T1, neither waits for the other: each
  * takes T1 (both at line rate). Apart by d < B/R, flow 0 sends R d alone, then they
@@ -5655,6 +5700,7 @@ main(void)
 		cmocka_unit_test(test_agrees_with_flow_engine),
 		cmocka_unit_test(test_nvlink_domain),
 		cmocka_unit_test(test_start_offsets_closed_form),
+		cmocka_unit_test(test_minhop_engines_agree),
 		cmocka_unit_test(test_a2a_round_start_closed_form),
 		cmocka_unit_test(test_a2a_background_across_trays),
 		cmocka_unit_test(test_lossless_incast),

@@ -3340,7 +3340,8 @@ test_scenario_errors(void **state)
 	             "bad.yaml:");
 	expect_error(
 	        "cluster: dgx-h100:2\nrouting: shortest\njobs: [{ops: [{op: all_reduce, size: 1M}]}]\n",
-	        FT_EPARSE, "bad.yaml:2:10: routing: expected ecmp, dmodk, adaptive, minimal, valiant");
+	        FT_EPARSE,
+	        "bad.yaml:2:10: routing: expected ecmp, dmodk, minhop, updn, adaptive, minimal, valiant");
 }
 
 /*
@@ -5119,6 +5120,14 @@ test_dmodk_memo_paths_are_routed_paths(void **state)
 	memo_paths_are_routed_paths(FT_ROUTING_DMODK, 1, 1, false);
 }
 
+/* minhop (OpenSM's LFTs, one path per destination as D-mod-K's): the memo's too. */
+static void
+test_minhop_memo_paths_are_routed_paths(void **state)
+{
+	(void)state;
+	memo_paths_are_routed_paths(FT_ROUTING_MINHOP, 1, 1, false);
+}
+
 /* ECMP, several salts, and two QPs per connection: on InfiniBand (by destination LID, the
  * QP no part of the hash) and on RoCE (the QP part of the hash). */
 static void
@@ -5827,6 +5836,7 @@ main(void)
 		cmocka_unit_test(test_flow_pipelines_chunks_capped_closed_form),
 		cmocka_unit_test(test_flow_alltoall_window_every_view),
 		cmocka_unit_test(test_dmodk_memo_paths_are_routed_paths),
+		cmocka_unit_test(test_minhop_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_ecmp_memo_paths_are_routed_paths),
 		cmocka_unit_test(test_maxmin_invariants_random),
 		cmocka_unit_test(test_fair_share_and_speed_up),

@@ -812,8 +812,13 @@ static const struct bad_case {
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
 	  "  routing: minimal\n",
 	  FT_EINVAL,
-	  "t.yaml:7:12: fabric.routing: expected ecmp, dmodk or adaptive for a fat-tree, got "
-	  "minimal" },
+	  "t.yaml:7:12: fabric.routing: expected ecmp, dmodk, minhop (updn) or adaptive for a "
+	  "fat-tree, got minimal" },
+	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\n  nics:\n    link: roce400\n"
+	  "fabric:\n  kind: fat-tree\n  link: roce400\n  routing: updn\n",
+	  FT_EINVAL,
+	  "t.yaml:10:12: fabric.routing: minhop is an InfiniBand subnet manager's routing "
+	  "(OpenSM); on RoCE the switches hash (ecmp) or route adaptively" },
 	{ "name: x\nnodes:\n  preset: dgx-h100\n  count: 4\nfabric:\n  kind: fat-tree\n"
 	  "  radix: 63\n",
 	  FT_ERANGE,
@@ -1044,8 +1049,8 @@ test_validate_names_field(void **state)
 	s.node.gpu_nic[2] = 2;
 	s.fabric.routing = FT_ROUTING_DOR;
 	assert_int_equal(ft_spec_validate(&s, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk or adaptive "
-	                             "for a rail-fat-tree, got dor");
+	assert_string_equal(err.msg, "dgx-h100:4: fabric.routing: expected ecmp, dmodk, minhop "
+	                             "(updn) or adaptive for a rail-fat-tree, got dor");
 	assert_int_equal(ft_spec_validate(NULL, NULL), FT_EINVAL);
 
 	/* A spec built in code may leave these at 0: non-blocking, units of a leaf. */
@@ -1237,8 +1242,12 @@ test_routing_from_arg(void **state)
 	assert_int_equal(ft_routing_from_arg("--routing", "dmodk", &r, &err), 0);
 	assert_int_equal(r, FT_ROUTING_DMODK);
 	assert_int_equal(ft_routing_from_arg("--routing", "random", &r, &err), FT_EINVAL);
-	assert_string_equal(err.msg, "--routing: expected ecmp, dmodk, adaptive, minimal, valiant "
-	                             "or dor, got 'random'");
+	assert_string_equal(err.msg, "--routing: expected ecmp, dmodk, adaptive, minimal, valiant, "
+	                             "dor or minhop, got 'random'");
+	assert_int_equal(ft_routing_from_arg("--routing", "updn", &r, &err), 0);
+	assert_int_equal(r, FT_ROUTING_MINHOP);
+	assert_int_equal(ft_routing_from_name("minhop", &r), 0);
+	assert_int_equal(r, FT_ROUTING_MINHOP);
 }
 
 /* ---- the NCCL release in scenario and sweep files ----------------------------------------- */

@@ -1431,6 +1431,141 @@ test_ecmp_ib_by_dlid(void **state)
 	}
 }
 
+/* The index of link @l among @sw's equal-cost next hops toward @dst (their port order). */
+static uint32_t
+hop_index(const struct ft_topo *t, uint32_t sw, uint32_t dst, uint32_t l, uint32_t *n)
+{
+	uint32_t buf[64];
+	int k = ft_route_next_hops(t, sw, dst, buf, 64);
+
+	assert_true(k > 0 && k <= 64);
+	*n = (uint32_t)k;
+	for (int i = 0; i < k; i++)
+		if (buf[i] == l)
+			return (uint32_t)i;
+	fail_msg("link %u is no next hop of switch %u toward %u", l, sw, dst);
+	return UINT32_MAX;
+}
+
+/* The minhop invariant: at every switch of @t, the destination NICs of each equal-cost
+ * port set are spread over its ports with counts that differ by at most one (opensm
+ * osm_switch_recommend_path(): the least-used port each time). Returns the switches
+ * checked with a choice. */
+static uint32_t
+minhop_balanced(const struct ft_topo *t)
+{
+	struct ft_route_policy pol = { .routing = FT_ROUTING_MINHOP };
+	uint32_t nv = ft_topo_nvertices(t), nl = ft_topo_nlinks(t), nn = ft_topo_spec(t)->nnodes;
+	uint32_t *cnt = calloc(nl, sizeof(*cnt)), *set = calloc(nl, sizeof(*set)), checked = 0;
+
+	assert_non_null(cnt);
+	assert_non_null(set);
+	for (uint32_t sw = 0; sw < nv; sw++) {
+		bool any = false;
+
+		if (ft_topo_vertex(t, sw)->kind != FT_V_SWITCH)
+			continue;
+		for (uint32_t d = 0; d < nn; d++) {
+			uint32_t dst = ft_topo_nic(t, d, 0), buf[64], l;
+			int k = ft_route_next_hops(t, sw, dst, buf, 64);
+
+			if (k <= 1)
+				continue;
+			assert_int_equal(ft_route_next_link(t, sw, dst, &pol, &l), 0);
+			for (int i = 0; i < k; i++)
+				set[buf[i]] = buf[0] + 1; /* the set, named by its first port */
+			cnt[l]++;
+			any = true;
+		}
+		for (uint32_t a = 0; a < nl; a++)
+			for (uint32_t b = 0; b < nl && set[a]; b++)
+				if (set[b] == set[a] && cnt[a] > cnt[b] + 1)
+					fail_msg("switch %u: port %u has %u LIDs, port %u %u", sw,
+					         a, cnt[a], b, cnt[b]);
+		memset(cnt, 0, nl * sizeof(*cnt));
+		memset(set, 0, nl * sizeof(*set));
+		checked += any;
+	}
+	free(cnt);
+	free(set);
+	return checked;
+}
+
+/*
+ * routing minhop on a 2-level HDR fat tree of radix 8 at 5:3 (15 single-NIC nodes, 3
+ * leaves of 5 down and 3 up ports). OpenSM routes the LIDs in port order, leaf by leaf
+ * (ucast_mgr_build_lfts()), each to the least-used min-hop port, ties to the lowest: leaf
+ * 1 meets the NICs of leaf 0 (keys 0..4) and of leaf 2 (keys 10..14) as its remote LIDs
+ * 0..9 and sends them up ports 0 1 2 0 1 2 0 1 2 0, worked by hand; D-mod-K (key mod 3)
+ * would send keys 10..14 up 1 2 0 1 2. Then the invariant on that tree, on a 1:1 one with
+ * parallel leaf-spine cables (radix 16: 8 leaves' 8 up-links over 4 spines, 2 cables
+ * each, the spines dealing each leaf's NICs over them) and on a 3-tier one. Every path is
+ * one per destination whatever the flow hash; the same tree on RoCE is refused.
+ */
+static void
+test_minhop(void **state)
+{
+	static const uint32_t want1[15] = { 0, 1, 2, 0, 1, 9, 9, 9, 9, 9, 2, 0, 1, 2, 0 };
+	struct ft_route_policy pol = { .routing = FT_ROUTING_MINHOP };
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo *t;
+	uint32_t leaf1, l, n, idx;
+	struct ft_path p1, p2;
+
+	(void)state;
+	thin_node(&s.node);
+	fabric(&s, FT_FABRIC_FAT_TREE, 15);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 8;
+	s.fabric.oversubscription = 1.7;
+	snprintf(s.fabric.link, sizeof(s.fabric.link), "hdr");
+	t = build_or_fail(&s);
+	assert_int_equal(ft_route_next_hops(t, ft_topo_nic(t, 5, 0), ft_topo_nic(t, 0, 0), &l, 1),
+	                 1);
+	leaf1 = ft_topo_link(t, l)->dst;
+	for (uint32_t d = 0; d < 15; d++) {
+		uint32_t dst = ft_topo_nic(t, d, 0);
+
+		assert_int_equal(ft_route_next_link(t, leaf1, dst, &pol, &l), 0);
+		if (want1[d] == 9) {
+			assert_false(ft_topo_link(t, l)->up);
+			continue;
+		}
+		idx = hop_index(t, leaf1, dst, l, &n);
+		assert_int_equal(n, 3);
+		if (idx != want1[d])
+			fail_msg("leaf 1 toward NIC %u: up port %u, want %u", d, idx, want1[d]);
+	}
+	assert_true(minhop_balanced(t) >= 3);
+	for (uint32_t a = 0; a < 15; a++)
+		for (uint32_t b = 0; b < 15; b++) {
+			uint32_t na = ft_topo_nic(t, a, 0), nb = ft_topo_nic(t, b, 0);
+
+			pol.flow_hash = 1;
+			assert_int_equal(ft_route_path(t, na, nb, &pol, &p1), 0);
+			pol.flow_hash = 0xdeadbeef;
+			assert_int_equal(ft_route_path(t, na, nb, &pol, &p2), 0);
+			assert_memory_equal(&p1, &p2, sizeof(p1));
+		}
+	ft_topo_free(t);
+	s.nnodes = 64;
+	s.fabric.radix = 16;
+	s.fabric.oversubscription = 1;
+	t = build_or_fail(&s);
+	assert_true(minhop_balanced(t) >= 8 + 4);
+	ft_topo_free(t);
+	s.nnodes = 128;
+	s.fabric.tiers = 3;
+	t = build_or_fail(&s);
+	assert_true(minhop_balanced(t) > 16);
+	ft_topo_free(t);
+	snprintf(s.fabric.link, sizeof(s.fabric.link), "roce400");
+	t = build_or_fail(&s);
+	l = ft_topo_nic(t, 100, 0);
+	assert_int_equal(ft_route_path(t, ft_topo_nic(t, 0, 0), l, &pol, &p1), FT_EINVAL);
+	ft_topo_free(t);
+}
+
 /* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
 static void
 test_specs_route(void **state)
@@ -1677,6 +1812,7 @@ main(void)
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_ecmp_ib_by_dlid),
+		cmocka_unit_test(test_minhop),
 		cmocka_unit_test(test_specs_route),
 		cmocka_unit_test(test_write_summary_and_path),
 		cmocka_unit_test(test_topo_query),
