@@ -534,8 +534,8 @@ ecmp_rings_text(char *text, size_t n, uint32_t channels, uint32_t seed)
  * GPUs carries two channels, S' / 4 each (S' = 2 (n - 1) / n x 64 MiB = 96 MiB from node 0's
  * NIC). Channel c takes QP c (ft__sim_flow_chans()): at seed 1 three of n0.nic0's four
  * connections hash to spine 0, one to spine 1, in both engines. Before, a ring's QPs counted
- * from 0 in each graph ring, so channel 2 took channel 0's QP and path and channel 3
- * channel 1's: S' / 2 on each spine. On NCCL's own channels (4 launched on the 2 graph
+ * from 0 in each graph ring, so on these forced channels (one copy a ring) all four took
+ * QP 0 and its path: S' up spine 0, none up spine 1. On NCCL's own channels (4 launched on the 2 graph
  * rings, ring i's copy r channel i + 2 r) and at seeds 1 to 3 every link carries the same
  * bytes in both engines.
  */
