@@ -446,7 +446,8 @@ FT_API void ft_plan_write_json(struct ft_json *j, const struct ft_plan *p);
 /*
  * A search's best @n of @rows (@tried configurations evaluated, @fit of them
  * fitting in memory, @failed those it could not plan, NULL: none; @sp: sequence
- * parallelism with TP, false where --no-sp turned it off): as a JSON
+ * parallelism with TP, false where --no-sp turned it off, the header's "sp on|off"
+ * and the JSON's "sp"): as a JSON
  * object followed by a newline into @j's buffer @sb when @j is not NULL, else
  * as the terminal table.
  */

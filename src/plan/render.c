@@ -410,6 +410,7 @@ ft_plan_search_write(const char *model, const char *spec_arg, uint64_t batch, bo
 		ft_json_obj_begin(j);
 		ft_json_kv_str(j, "model", model);
 		ft_json_kv_str(j, "spec", spec_arg);
+		ft_json_kv_bool(j, "sp", sp); /* (as the text's header says it) */
 		ft_json_kv_uint(j, "evaluated", tried);
 		ft_json_kv_uint(j, "fit", fit);
 		search_failures_json(j, failed);

@@ -1401,8 +1401,8 @@ test_search_replicas(void **state)
 
 /*
  * --no-sp is said where each report shows the other parallelism settings: the page's
- * settings line and the search's header, as a plan's config line says it ("sp on" / "sp
- * off", with TP only). Llama 3 8B at TP 2 on one DGX H100, with and without.
+ * settings line, the search's header and its JSON ("sp"), as a plan's config line says it
+ * ("sp on" / "sp off", with TP only). Llama 3 8B at TP 2 on one DGX H100, with and without.
  */
 static void
 test_plan_no_sp_shown(void **state)
@@ -1412,6 +1412,7 @@ test_plan_no_sp_shown(void **state)
 	struct ft_error err = { 0 };
 	struct ft_plan *p = calloc(2, sizeof(*p));
 	struct ft_strbuf sb;
+	struct ft_json j;
 
 	(void)state;
 	assert_non_null(p);
@@ -1433,6 +1434,12 @@ test_plan_no_sp_shown(void **state)
 		                     &sb);
 		assert_non_null(strstr(sb.buf, off ? "64 sequences, sp off: 0 configurations" :
 		                                     "64 sequences, sp on: 0 configurations"));
+		ft_strbuf_release(&sb);
+		ft_strbuf_init(&sb);
+		ft_json_init(&j, &sb, false);
+		ft_plan_search_write("llama3-8b", "dgx-h100:1", 64, !off, NULL, 0, 0, 0, NULL, &j,
+		                     &sb);
+		assert_non_null(strstr(sb.buf, off ? "\"sp\":false," : "\"sp\":true,"));
 		ft_strbuf_release(&sb);
 		ft_plan_job_release(&job);
 		memset(p, 0, 2 * sizeof(*p));
