@@ -35,6 +35,21 @@ nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 	cli_warn(ctx, "%s", msg);
 }
 
+/* A warning where the fabric routes by OpenSM's minhop tables on 3 tiers: the model counts
+ * a leaf's up-links only (model/spine.c nl_up()), and minhop's tables can send all of a
+ * spine's out-of-pod traffic from one leaf over one core link (topo/route.c; kb IB-SM),
+ * a bottleneck only the simulator's routes show. */
+static void
+routing_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
+{
+	if (spec->fabric.routing != FT_ROUTING_MINHOP || spec->fabric.tiers < 3)
+		return;
+	cli_warn(ctx, "fabric.routing: minhop on a %u-tier fat tree: the model prices the leaf "
+	              "up-links only, not the spine-to-core links minhop's tables can crowd; "
+	              "`fabtune sim` routes its tables",
+	         spec->fabric.tiers);
+}
+
 /* A warning where the op's in-node shared links could not be priced: the node's topology
  * graph does not build (ft_model_result shared_error); the model goes on with one GPU's
  * share of each link class. */
@@ -194,6 +209,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	if (q.nccl_version)
 		spec.nccl_version = q.nccl_version;
 	nccl_note(&spec, ctx);
+	routing_note(&spec, ctx);
 	if (calibrate) { /* each nccl-tests output fitted, with its residuals, and the block */
 		ft_strbuf_init(&sb);
 		rc = ft_workflow_model_calibrate_write(&spec, &q, o.op != NULL,
