@@ -35,19 +35,15 @@ nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 	cli_warn(ctx, "%s", msg);
 }
 
-/* A warning where the fabric routes by OpenSM's minhop tables on 3 tiers: the model counts
- * a leaf's up-links only (model/spine.c nl_up()), and minhop's tables can send all of a
- * spine's out-of-pod traffic from one leaf over one core link (topo/route.c; kb IB-SM),
- * a bottleneck only the simulator's routes show. */
+/* A warning where the fabric routes by OpenSM's minhop tables on 3 tiers, whose core links
+ * the model does not price (ft_model_routing_note_text()). */
 static void
 routing_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 {
-	if (spec->fabric.routing != FT_ROUTING_MINHOP || spec->fabric.tiers < 3)
-		return;
-	cli_warn(ctx, "fabric.routing: minhop on a %u-tier fat tree: the model prices the leaf "
-	              "up-links only, not the spine-to-core links minhop's tables can crowd; "
-	              "`fabtune sim` routes its tables",
-	         spec->fabric.tiers);
+	char msg[256];
+
+	if (ft_model_routing_note_text(spec, msg, sizeof(msg)))
+		cli_warn(ctx, "fabric.routing: %s", msg);
 }
 
 /* A warning where the op's in-node shared links could not be priced: the node's topology
