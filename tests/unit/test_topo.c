@@ -1599,11 +1599,11 @@ test_minhop_link_down(void **state)
 		uint32_t nup = round == 1 ? 3 : 4, *live = round == 1 ? up + 1 : up;
 
 		for (uint32_t d = 4; d < 16; d++) {
-			assert_int_equal(ft_route_next_link(t, leaf0, ft_topo_nic(t, d, 0), &pol, &l),
-			                 0);
+			assert_int_equal(
+			        ft_route_next_link(t, leaf0, ft_topo_nic(t, d, 0), &pol, &l), 0);
 			if (l != live[(d - 4) % nup])
-				fail_msg("round %d: leaf 0 toward NIC %u: link %u, want %u", round, d,
-				         l, live[(d - 4) % nup]);
+				fail_msg("round %d: leaf 0 toward NIC %u: link %u, want %u", round,
+				         d, l, live[(d - 4) % nup]);
 		}
 		if (round == 2)
 			break;
