@@ -35,6 +35,17 @@ nccl_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
 	cli_warn(ctx, "%s", msg);
 }
 
+/* A warning where the fabric routes by OpenSM's minhop tables on 3 tiers, whose core links
+ * the model does not price (ft_model_routing_note_text()). */
+static void
+routing_note(const struct ft_cluster_spec *spec, struct cli_ctx *ctx)
+{
+	char msg[256];
+
+	if (ft_model_routing_note_text(spec, msg, sizeof(msg)))
+		cli_warn(ctx, "fabric.routing: %s", msg);
+}
+
 /* A warning where the op's in-node shared links could not be priced: the node's topology
  * graph does not build (ft_model_result shared_error); the model goes on with one GPU's
  * share of each link class. */
@@ -194,6 +205,7 @@ cmd_model(int argc, char **argv, struct cli_ctx *ctx)
 	if (q.nccl_version)
 		spec.nccl_version = q.nccl_version;
 	nccl_note(&spec, ctx);
+	routing_note(&spec, ctx);
 	if (calibrate) { /* each nccl-tests output fitted, with its residuals, and the block */
 		ft_strbuf_init(&sb);
 		rc = ft_workflow_model_calibrate_write(&spec, &q, o.op != NULL,

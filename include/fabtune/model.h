@@ -1171,6 +1171,11 @@ struct ft_model_result {
  * graph did not build or route), in words, into @buf. */
 FT_API void ft_model_shared_note_text(const struct ft_model_result *r, char *buf, size_t len);
 
+/* Where @spec's fabric routes by OpenSM's minhop tables on 3 tiers, which the model prices at
+ * the leaf up-links only (model/spine.c), not at the core links minhop's spines can crowd
+ * (topo/route.c; kb IB-SM): true with the note in words in @buf; else false. */
+FT_API bool ft_model_routing_note_text(const struct ft_cluster_spec *spec, char *buf, size_t len);
+
 /* @a as the model prints it: ft_algo_name(@a), or "collnet_" @variant for CollNet's
  * "direct" or "chain" (NCCL's CollNetDirect, CollNetChain); into @buf. */
 FT_API const char *ft_model_algo_label(enum ft_algo a, const char *variant, char *buf,

@@ -201,14 +201,21 @@ json_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32_t ve
 {
 	struct ft_model_nccl_note note;
 	bool nccl = ft_model_nccl_note_get(spec, version, &note);
-	char msg[FT_MODEL_SHARED_ERROR_LEN + 256];
+	char msg[FT_MODEL_SHARED_ERROR_LEN + 256], rmsg[256];
+	bool routing = ft_model_routing_note_text(spec, rmsg, sizeof(rmsg));
 
-	if (!nccl && !r->shared_error[0])
+	if (!nccl && !r->shared_error[0] && !routing)
 		return;
 	ft_json_key(j, "warnings");
 	ft_json_arr_begin(j);
 	if (nccl)
 		ft_model_nccl_note_json(j, &note, NULL, field);
+	if (routing) {
+		ft_json_obj_begin(j);
+		ft_json_kv_str(j, "field", "fabric.routing");
+		ft_json_kv_str(j, "message", rmsg);
+		ft_json_obj_end(j);
+	}
 	if (r->shared_error[0]) {
 		ft_model_shared_note_text(r, msg, sizeof(msg));
 		ft_json_obj_begin(j);
@@ -218,6 +225,18 @@ json_warnings(struct ft_json *j, const struct ft_cluster_spec *spec, uint32_t ve
 		ft_json_obj_end(j);
 	}
 	ft_json_arr_end(j);
+}
+
+bool
+ft_model_routing_note_text(const struct ft_cluster_spec *spec, char *buf, size_t len)
+{
+	if (spec->fabric.routing != FT_ROUTING_MINHOP || spec->fabric.tiers < 3)
+		return false;
+	snprintf(buf, len,
+	         "minhop on a %u-tier fat tree: the model prices the leaf up-links only, not the "
+	         "spine-to-core links minhop's tables can crowd; `fabtune sim` routes its tables",
+	         spec->fabric.tiers);
+	return true;
 }
 
 void

@@ -1566,6 +1566,54 @@ test_minhop(void **state)
 	ft_topo_free(t);
 }
 
+/*
+ * minhop after a link goes down and comes back: OpenSM re-sweeps and fills the tables
+ * again over the healthy ports (osm_switch_recommend_path() skips a port that is not
+ * healthy or has no remote). On a 1:1 radix-8 tree (4 leaves of 4 NICs, 4 up-links each)
+ * leaf 0 deals its 12 remote LIDs over its up-links 0 1 2 3 0 1 ...; with up-link 0 down,
+ * over 1 2 3 1 2 3 ...; with it back, as before. A table kept from before the failure
+ * would send the LID after the first to up-link 1, not 2.
+ */
+static void
+test_minhop_link_down(void **state)
+{
+	struct ft_route_policy pol = { .routing = FT_ROUTING_MINHOP };
+	struct ft_cluster_spec s = { 0 };
+	struct ft_topo *t;
+	uint32_t leaf0, l, up[4];
+	double scale;
+
+	(void)state;
+	thin_node(&s.node);
+	fabric(&s, FT_FABRIC_FAT_TREE, 16);
+	s.fabric.tiers = 2;
+	s.fabric.radix = 8;
+	s.fabric.oversubscription = 1;
+	snprintf(s.fabric.link, sizeof(s.fabric.link), "hdr");
+	t = build_or_fail(&s);
+	assert_int_equal(ft_route_next_hops(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 1, 0), &l, 1),
+	                 1);
+	leaf0 = ft_topo_link(t, l)->dst;
+	assert_int_equal(ft_route_next_hops(t, leaf0, ft_topo_nic(t, 4, 0), up, 4), 4);
+	for (int round = 0; round < 3; round++) {
+		uint32_t nup = round == 1 ? 3 : 4, *live = round == 1 ? up + 1 : up;
+
+		for (uint32_t d = 4; d < 16; d++) {
+			assert_int_equal(
+			        ft_route_next_link(t, leaf0, ft_topo_nic(t, d, 0), &pol, &l), 0);
+			if (l != live[(d - 4) % nup])
+				fail_msg("round %d: leaf 0 toward NIC %u: link %u, want %u", round,
+				         d, l, live[(d - 4) % nup]);
+		}
+		if (round == 2)
+			break;
+		scale = round == 0 ? 0.0 : 1.0; /* down, then back */
+		assert_int_equal(ft_topo_set_link_scale(t, up[0], scale), 0);
+		assert_int_equal(ft_topo_set_link_scale(t, ft_topo_link(t, up[0])->rev, scale), 0);
+	}
+	ft_topo_free(t);
+}
+
 /* Presets and the shipped example specs: build, summarise, route random GPU pairs. */
 static void
 test_specs_route(void **state)
@@ -1812,6 +1860,7 @@ main(void)
 		cmocka_unit_test(test_stats),         cmocka_unit_test(test_export),
 		cmocka_unit_test(test_bad_specs),     cmocka_unit_test(test_flow_hash),
 		cmocka_unit_test(test_ecmp_ib_by_dlid),
+		cmocka_unit_test(test_minhop_link_down),
 		cmocka_unit_test(test_minhop),
 		cmocka_unit_test(test_specs_route),
 		cmocka_unit_test(test_write_summary_and_path),
