@@ -1741,16 +1741,23 @@ test_chain_engines_agree(void **state)
 	}
 }
 
-/* The packet engine's LL128 chain broadcast of 4 KiB on 2 DGX H100 whose NVLink hop (a
- * GPU to the NVSwitch) has latency @lat, us. */
+/* The packet engine's time, us, for the 4 KiB LL128 op @job on 2 DGX H100 whose NVLink
+ * hop (a GPU to the NVSwitch) has latency @lat. */
 static double
-ll128_chain_at(const char *lat)
+ll128_at(const char *job, const char *lat)
 {
 	char spec[128];
 
 	snprintf(spec, sizeof(spec), "{nodes: {preset: dgx-h100, count: 2, nvlink: {latency: %s}}}",
 	         lat);
-	return time_on(spec, "{op: broadcast, algo: ring, proto: ll128, size: 4KiB}", "packet");
+	return time_on(spec, job, "packet");
+}
+
+/* The LL128 chain broadcast of 4 KiB (ll128_at()). */
+static double
+ll128_chain_at(const char *lat)
+{
+	return ll128_at("{op: broadcast, algo: ring, proto: ll128, size: 4KiB}", lat);
 }
 
 /*
@@ -1780,16 +1787,11 @@ test_chain_ll128_hop_once(void **state)
 		fail_msg("NVLink 2.5 -> 3 us: %.2f -> %.2f us, not 14 hops x 0.5 us", over, more);
 }
 
-/* The packet engine's LL128 tree all-reduce of 4 KiB on 2 DGX H100 whose NVLink hop (a GPU
- * to the NVSwitch) has latency @lat, us. */
+/* The LL128 tree all-reduce of 4 KiB (ll128_at()). */
 static double
 ll128_tree_at(const char *lat)
 {
-	char spec[128];
-
-	snprintf(spec, sizeof(spec), "{nodes: {preset: dgx-h100, count: 2, nvlink: {latency: %s}}}",
-	         lat);
-	return time_on(spec, "{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}", "packet");
+	return ll128_at("{op: all_reduce, algo: tree, proto: ll128, size: 4KiB}", lat);
 }
 
 /*
