@@ -2181,37 +2181,55 @@ run_a2a36_16m(const char *rates, bool roce, struct ft_sim_report *rep)
  * another spine cable: a faster filling that moved rates, or routing that
  * hashed a flow onto another path, fails here.
  */
+/* The all-to-all @fast (the engine's fast paths) against @plain (a full water filling at
+ * every recomputation): every flow, the same events and recomputations, fewer of them
+ * full, the same makespan and FCT percentiles, the same bytes on every link in link
+ * order. Returns the weighted bytes per link, sum of (id + 1) x bytes. */
+static double
+a2a_fast_is_plain(const struct ft_sim_report *fast, const struct ft_sim_report *plain)
+{
+	double wsum = 0;
+
+	assert_int_equal(fast->c.nflows, 288u * 287u);
+	assert_int_equal(fast->c.nevents, plain->c.nevents);
+	assert_int_equal(fast->c.nrecompute, plain->c.nrecompute);
+	assert_true(fast->c.nrecompute_full < fast->c.nrecompute);
+	assert_double_equal(fast->c.makespan_s, plain->c.makespan_s, plain->c.makespan_s * 1e-9);
+	assert_double_equal(fast->c.fct_p50_s, plain->c.fct_p50_s, plain->c.fct_p50_s * 1e-9);
+	assert_double_equal(fast->c.fct_p99_s, plain->c.fct_p99_s, plain->c.fct_p99_s * 1e-9);
+	assert_int_equal(fast->ports.len, plain->ports.len);
+	for (size_t k = 0; k < fast->ports.len; k++) {
+		const struct ft_sim_hot_link *a = ft_vec_at(&fast->ports, k);
+		const struct ft_sim_hot_link *b = ft_vec_at(&plain->ports, k);
+
+		assert_int_equal(a->stat.link, b->stat.link);
+		assert_double_equal(a->stat.bytes, b->stat.bytes, 0);
+		wsum += (a->stat.link + 1.0) * a->stat.bytes;
+	}
+	return wsum;
+}
+
 static void
 test_ecmp_alltoall_fast_path_pinned(void **state)
 {
 	struct ft_sim_report fast, plain;
-	double wsum = 0;
+	double wsum;
 
 	(void)state;
 	run_a2a36_16m(NULL, false, &fast);
 	run_a2a36_16m("full", false, &plain);
-	assert_int_equal(fast.c.nflows, 288u * 287u);
+	wsum = a2a_fast_is_plain(&fast, &plain);
 	assert_int_equal(plain.c.nflows, fast.c.nflows);
-	/* the same events and recomputations; only the plain one is full every time */
-	assert_int_equal(fast.c.nevents, plain.c.nevents);
-	assert_int_equal(fast.c.nrecompute, plain.c.nrecompute);
+	/* only the plain one is full every time */
 	assert_int_equal(plain.c.nrecompute_full, plain.c.nrecompute);
-	assert_true(fast.c.nrecompute_full < fast.c.nrecompute);
 	assert_true(fast.c.nevents > 1000); /* collisions: flows end one by one */
-	assert_double_equal(fast.c.makespan_s, plain.c.makespan_s, plain.c.makespan_s * 1e-9);
-	assert_double_equal(fast.c.fct_p50_s, plain.c.fct_p50_s, plain.c.fct_p50_s * 1e-9);
-	assert_double_equal(fast.c.fct_p99_s, plain.c.fct_p99_s, plain.c.fct_p99_s * 1e-9);
 	assert_double_equal(fast.c.fct_max_s, plain.c.fct_max_s, plain.c.fct_max_s * 1e-9);
 	/* every link that carried bytes (fewer than FT_SIM_MAX_PORTS here), in link order */
-	assert_int_equal(fast.ports.len, plain.ports.len);
 	assert_true(fast.ports.len > 2000 && fast.ports.len < FT_SIM_MAX_PORTS);
 	for (size_t k = 0; k < fast.ports.len; k++) {
 		const struct ft_sim_hot_link *a = ft_vec_at(&fast.ports, k), *b = ft_vec_at(&plain.ports, k);
 
-		assert_int_equal(a->stat.link, b->stat.link);
-		assert_double_equal(a->stat.bytes, b->stat.bytes, 0);
 		assert_int_equal(a->stat.max_flows, b->stat.max_flows);
-		wsum += (a->stat.link + 1.0) * a->stat.bytes;
 	}
 	/* 1e-7: what a compiler that contracts or reorders differently may move; one flow
 	 * on another cable moves the makespan by 1e-2 */
@@ -2247,26 +2265,12 @@ static void
 test_ecmp_alltoall_roce_pinned(void **state)
 {
 	struct ft_sim_report fast, plain;
-	double wsum = 0;
+	double wsum;
 
 	(void)state;
 	run_a2a36_16m(NULL, true, &fast);
 	run_a2a36_16m("full", true, &plain);
-	assert_int_equal(fast.c.nflows, 288u * 287u);
-	assert_int_equal(fast.c.nevents, plain.c.nevents);
-	assert_int_equal(fast.c.nrecompute, plain.c.nrecompute);
-	assert_true(fast.c.nrecompute_full < fast.c.nrecompute);
-	assert_double_equal(fast.c.makespan_s, plain.c.makespan_s, plain.c.makespan_s * 1e-9);
-	assert_double_equal(fast.c.fct_p50_s, plain.c.fct_p50_s, plain.c.fct_p50_s * 1e-9);
-	assert_double_equal(fast.c.fct_p99_s, plain.c.fct_p99_s, plain.c.fct_p99_s * 1e-9);
-	assert_int_equal(fast.ports.len, plain.ports.len);
-	for (size_t k = 0; k < fast.ports.len; k++) {
-		const struct ft_sim_hot_link *a = ft_vec_at(&fast.ports, k), *b = ft_vec_at(&plain.ports, k);
-
-		assert_int_equal(a->stat.link, b->stat.link);
-		assert_double_equal(a->stat.bytes, b->stat.bytes, 0);
-		wsum += (a->stat.link + 1.0) * a->stat.bytes;
-	}
+	wsum = a2a_fast_is_plain(&fast, &plain);
 	assert_int_equal(fast.c.nevents, A2A16_ROCE_EVENTS);
 	assert_double_equal(fast.c.makespan_s, A2A16_ROCE_MAKESPAN, A2A16_ROCE_MAKESPAN * 1e-7);
 	assert_double_equal(fast.c.fct_p50_s, A2A16_ROCE_P50, A2A16_ROCE_P50 * 1e-7);
