@@ -1491,6 +1491,18 @@ minhop_balanced(const struct ft_topo *t)
 	return checked;
 }
 
+/* @s: @nnodes thin nodes on a 2-tier radix-8 HDR fat tree at @oversub. */
+static void
+hdr_two_tier(struct ft_cluster_spec *s, uint32_t nnodes, double oversub)
+{
+	thin_node(&s->node);
+	fabric(s, FT_FABRIC_FAT_TREE, nnodes);
+	s->fabric.tiers = 2;
+	s->fabric.radix = 8;
+	s->fabric.oversubscription = oversub;
+	snprintf(s->fabric.link, sizeof(s->fabric.link), "hdr");
+}
+
 /*
  * routing minhop on a 2-level HDR fat tree of radix 8 at 5:3 (15 single-NIC nodes, 3
  * leaves of 5 down and 3 up ports). OpenSM routes the LIDs in port order, leaf by leaf
@@ -1513,12 +1525,7 @@ test_minhop(void **state)
 	struct ft_path p1, p2;
 
 	(void)state;
-	thin_node(&s.node);
-	fabric(&s, FT_FABRIC_FAT_TREE, 15);
-	s.fabric.tiers = 2;
-	s.fabric.radix = 8;
-	s.fabric.oversubscription = 1.7;
-	snprintf(s.fabric.link, sizeof(s.fabric.link), "hdr");
+	hdr_two_tier(&s, 15, 1.7);
 	t = build_or_fail(&s);
 	assert_int_equal(ft_route_next_hops(t, ft_topo_nic(t, 5, 0), ft_topo_nic(t, 0, 0), &l, 1),
 	                 1);
@@ -1584,12 +1591,7 @@ test_minhop_link_down(void **state)
 	double scale;
 
 	(void)state;
-	thin_node(&s.node);
-	fabric(&s, FT_FABRIC_FAT_TREE, 16);
-	s.fabric.tiers = 2;
-	s.fabric.radix = 8;
-	s.fabric.oversubscription = 1;
-	snprintf(s.fabric.link, sizeof(s.fabric.link), "hdr");
+	hdr_two_tier(&s, 16, 1);
 	t = build_or_fail(&s);
 	assert_int_equal(ft_route_next_hops(t, ft_topo_nic(t, 0, 0), ft_topo_nic(t, 1, 0), &l, 1),
 	                 1);
